@@ -1,0 +1,212 @@
+/**
+ * Domain records as the rest of the gateway sees them. Money is always `bigint` nano-USD (1e-9 USD),
+ * times are Unix epoch milliseconds (`number`), and optional attributes are `null` rather than absent.
+ */
+
+export type NanoUsd = bigint;
+
+export interface Account {
+  id: string;
+  email: string;
+  passwordHash: string | null;
+  tier: string;
+  balanceNano: NanoUsd;
+  /** How far below zero the balance may go (0 = prepaid only). */
+  creditLineNano: NanoUsd;
+  /** Alert when the balance drops below this (null: no alert). */
+  alertBalanceNano: NanoUsd | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ApiKeyStatus = 'enabled' | 'disabled' | 'revoked';
+
+export interface ApiKey {
+  id: string;
+  accountId: string;
+  name: string;
+  /** SHA-256 of the full secret, lowercase hex. The secret itself is never stored. */
+  secretHash: string;
+  /** Safe to show: prefix plus the last four characters, e.g. `sk-…a1b2`. */
+  displayHint: string;
+  status: ApiKeyStatus;
+  quotaNano: NanoUsd | null;
+  spentNano: NanoUsd;
+  allowedModels: string[] | null;
+  ipAllowlist: string[] | null;
+  expiresAt: number | null;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ChannelType = 'openai' | 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini' | 'simulator';
+
+export interface Channel {
+  id: string;
+  name: string;
+  type: ChannelType;
+  baseUrl: string | null;
+  /** Upstream credentials in plaintext in memory; storage encrypts them at rest. One or more, used in rotation. */
+  apiKeys: string[];
+  /** Public model id → the upstream's own model name. */
+  models: Record<string, string>;
+  priority: number;
+  weight: number;
+  enabled: boolean;
+  headers: Record<string, string>;
+  /** Type-specific settings (azure api_version, simulator pacing, timeouts). */
+  settings: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
+
+export interface Pricing {
+  inputPerMtokNano: NanoUsd | null;
+  outputPerMtokNano: NanoUsd | null;
+  cachedInputPerMtokNano: NanoUsd | null;
+  perRequestNano: NanoUsd | null;
+  perImageNano: NanoUsd | null;
+  perAudioMinuteNano: NanoUsd | null;
+  perMcharNano: NanoUsd | null;
+}
+
+export interface Model {
+  id: string;
+  kind: ModelKind;
+  public: boolean;
+  /** Default upstream model name when a channel lists this model without its own mapping. */
+  upstream: string | null;
+  ownedBy: string;
+  pricing: Pricing;
+  rpm: number | null;
+  tpm: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type PlanPeriod = 'day' | 'week' | 'month';
+export type OveragePolicy = 'deny' | 'limit' | 'payg';
+
+export interface Plan {
+  id: string;
+  name: string;
+  period: PlanPeriod;
+  quotaNano: NanoUsd;
+  overagePolicy: OveragePolicy;
+  overageLimitNano: NanoUsd | null;
+  rpm: number | null;
+  tpm: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type SubscriptionStatus = 'active' | 'cancelled';
+
+export interface Subscription {
+  id: string;
+  accountId: string;
+  planId: string;
+  status: SubscriptionStatus;
+  startsAt: number;
+  currentPeriodStart: number;
+  currentPeriodEnd: number;
+  usedNano: NanoUsd;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type LedgerEntryKind = 'topup' | 'usage' | 'refund' | 'correction' | 'referral' | 'subscription_grant';
+
+export interface LedgerEntry {
+  id: string;
+  accountId: string;
+  kind: LedgerEntryKind;
+  /** Signed: credits are positive, charges negative. */
+  amountNano: NanoUsd;
+  keyId: string | null;
+  requestId: string | null;
+  reason: string | null;
+  createdAt: number;
+}
+
+/** One request's charge, settled in a batch with others. */
+export interface UsageCharge {
+  entryId: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  /** Positive amount to take from the balance. */
+  costNano: NanoUsd;
+  createdAt: number;
+}
+
+export type ClientProtocol = 'openai-chat' | 'openai-responses' | 'openai-embeddings' | 'anthropic-messages' | 'gemini';
+
+/** Metadata only (spec 1.8): no prompt, completion or tool-argument text, ever. */
+export interface UsageLogRow {
+  requestId: string;
+  accountId: string | null;
+  keyId: string | null;
+  model: string | null;
+  channelId: string | null;
+  protocol: string;
+  endpoint: string;
+  stream: boolean;
+  status: number;
+  errorCode: string | null;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  reasoningTokens: number;
+  totalTokens: number;
+  costNano: NanoUsd;
+  latencyMs: number;
+  ttfbMs: number | null;
+  attempts: number;
+  createdAt: number;
+}
+
+export interface UsageQuery {
+  accountId?: string;
+  keyId?: string;
+  model?: string;
+  status?: number;
+  from?: number;
+  to?: number;
+}
+
+export interface Announcement {
+  id: string;
+  title: string;
+  body: string;
+  level: 'info' | 'warning' | 'critical';
+  publishedAt: number;
+  expiresAt: number | null;
+  createdAt: number;
+}
+
+export interface FxRates {
+  base: 'USD';
+  /** Currency code → decimal rate as a string, kept exact (e.g. "151.23"). */
+  rates: Record<string, string>;
+  asOf: number;
+  source: string;
+  updatedAt: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  /** Pass as `after` to get the next page; null when this was the last page. */
+  nextCursor: string | null;
+}
+
+export interface PageRequest {
+  limit: number;
+  /** Exclusive cursor: the id (or opaque cursor) of the last row of the previous page. */
+  after?: string | null;
+}

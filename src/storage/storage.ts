@@ -1,0 +1,137 @@
+import type {
+  Account, Announcement, ApiKey, Channel, FxRates, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
+  PageRequest, Plan, Subscription, UsageCharge, UsageLogRow, UsageQuery,
+} from './records.js';
+
+/**
+ * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
+ * driver. Implementations exist for SQLite (better-sqlite3) and PostgreSQL (pg), both through Kysely.
+ * "Not found" is `null`, never a throw. Creation takes the full record (ids and timestamps are chosen by the caller).
+ */
+export interface Storage {
+  readonly dialect: 'sqlite' | 'postgres';
+  accounts: AccountRepository;
+  keys: ApiKeyRepository;
+  channels: ChannelRepository;
+  models: ModelRepository;
+  plans: PlanRepository;
+  subscriptions: SubscriptionRepository;
+  ledger: LedgerRepository;
+  usage: UsageLogRepository;
+  announcements: AnnouncementRepository;
+  fx: FxRepository;
+  settings: SettingsRepository;
+  /** Cheap liveness query (`select 1`). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export type AccountPatch = Partial<Pick<Account, 'email' | 'passwordHash' | 'tier' | 'creditLineNano' | 'alertBalanceNano'>>;
+
+export interface AccountRepository {
+  create(account: Account): Promise<void>;
+  getById(id: string): Promise<Account | null>;
+  getByEmail(email: string): Promise<Account | null>;
+  list(page: PageRequest): Promise<Page<Account>>;
+  update(id: string, patch: AccountPatch, now: number): Promise<Account | null>;
+  /** Balances of many accounts in one query (for cache refresh). */
+  getBalances(ids: string[]): Promise<Map<string, NanoUsd>>;
+}
+
+export type ApiKeyPatch = Partial<Pick<ApiKey,
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency'>>;
+
+export interface ApiKeyRepository {
+  create(key: ApiKey): Promise<void>;
+  getById(id: string): Promise<ApiKey | null>;
+  getBySecretHash(secretHash: string): Promise<ApiKey | null>;
+  listByAccount(accountId: string, page: PageRequest): Promise<Page<ApiKey>>;
+  update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;
+}
+
+export type ChannelPatch = Partial<Omit<Channel, 'id' | 'createdAt' | 'updatedAt'>>;
+
+export interface ChannelRepository {
+  create(channel: Channel): Promise<void>;
+  getById(id: string): Promise<Channel | null>;
+  getByName(name: string): Promise<Channel | null>;
+  list(page: PageRequest): Promise<Page<Channel>>;
+  /** Every channel, enabled or not (the routing snapshot). */
+  listAll(): Promise<Channel[]>;
+  update(id: string, patch: ChannelPatch, now: number): Promise<Channel | null>;
+  delete(id: string): Promise<boolean>;
+}
+
+export type ModelPatch = Partial<Omit<Model, 'id' | 'createdAt' | 'updatedAt'>>;
+
+export interface ModelRepository {
+  create(model: Model): Promise<void>;
+  getById(id: string): Promise<Model | null>;
+  list(page: PageRequest): Promise<Page<Model>>;
+  listAll(): Promise<Model[]>;
+  update(id: string, patch: ModelPatch, now: number): Promise<Model | null>;
+  delete(id: string): Promise<boolean>;
+}
+
+export type PlanPatch = Partial<Omit<Plan, 'id' | 'createdAt' | 'updatedAt'>>;
+
+export interface PlanRepository {
+  create(plan: Plan): Promise<void>;
+  getById(id: string): Promise<Plan | null>;
+  getByName(name: string): Promise<Plan | null>;
+  list(page: PageRequest): Promise<Page<Plan>>;
+  update(id: string, patch: PlanPatch, now: number): Promise<Plan | null>;
+}
+
+export interface SubscriptionRepository {
+  create(subscription: Subscription): Promise<void>;
+  getById(id: string): Promise<Subscription | null>;
+  listByAccount(accountId: string): Promise<Subscription[]>;
+}
+
+export interface LedgerCredit {
+  entryId: string;
+  accountId: string;
+  kind: Exclude<LedgerEntryKind, 'usage'>;
+  /** Signed amount (negative for corrections that take money away). */
+  amountNano: NanoUsd;
+  reason: string | null;
+  createdAt: number;
+}
+
+export interface LedgerRepository {
+  /** Inserts the entry and moves the account balance in one transaction; returns the new balance (null: no such account). */
+  applyCredit(credit: LedgerCredit): Promise<NanoUsd | null>;
+  /**
+   * Settles many usage charges in one transaction: one `usage` entry each (amount = -costNano), account balances
+   * lowered by the sum per account, keys' `spentNano` raised by the sum per key. Idempotent per `entryId`.
+   */
+  settleCharges(charges: UsageCharge[]): Promise<void>;
+  listByAccount(accountId: string, page: PageRequest): Promise<Page<LedgerEntry>>;
+  /** Sum of all entries of the account (the balance derived from the ledger). */
+  sumByAccount(accountId: string): Promise<NanoUsd>;
+}
+
+export interface UsageLogRepository {
+  insertBatch(rows: UsageLogRow[]): Promise<void>;
+  /** Newest first; the cursor is opaque. */
+  query(filter: UsageQuery, page: PageRequest): Promise<Page<UsageLogRow>>;
+}
+
+export interface AnnouncementRepository {
+  create(announcement: Announcement): Promise<void>;
+  /** Published at or before `now` and not expired, newest first. */
+  listActive(now: number, limit: number): Promise<Announcement[]>;
+  list(page: PageRequest): Promise<Page<Announcement>>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface FxRepository {
+  get(): Promise<FxRates | null>;
+  set(rates: FxRates): Promise<void>;
+}
+
+export interface SettingsRepository {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, now: number): Promise<void>;
+}
