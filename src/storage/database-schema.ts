@@ -1,0 +1,191 @@
+import type { ColumnType } from 'kysely';
+
+/**
+ * Kysely table interfaces: the database as the SQL sees it (snake_case columns, money as bigint nano-USD,
+ * times as bigint epoch milliseconds, booleans as 0/1, lists and maps as JSON text).
+ *
+ * Integer columns read back as `bigint` on SQLite (safe integers) and as `number` on PostgreSQL int4, so their
+ * select type is `number | bigint`; repositories convert at the boundary (see `convert.ts`).
+ */
+
+/** Counts, limits and epoch-millisecond times. */
+export type IntegerColumn = ColumnType<number | bigint, number, number>;
+export type NullableIntegerColumn = ColumnType<number | bigint | null, number | null, number | null>;
+/** Nano-USD, always a 64-bit integer. */
+export type MoneyColumn = ColumnType<bigint, bigint, bigint>;
+export type NullableMoneyColumn = ColumnType<bigint | null, bigint | null, bigint | null>;
+/** 0 or 1. */
+export type BooleanColumn = ColumnType<number | bigint, number, number>;
+
+export interface AccountsTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  tier: string;
+  balance_nano: MoneyColumn;
+  credit_line_nano: MoneyColumn;
+  alert_balance_nano: NullableMoneyColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  account_id: string;
+  name: string;
+  secret_hash: string;
+  display_hint: string;
+  status: string;
+  quota_nano: NullableMoneyColumn;
+  spent_nano: MoneyColumn;
+  /** JSON array of strings, or NULL for "all models". */
+  allowed_models: string | null;
+  /** JSON array of strings, or NULL for "any address". */
+  ip_allowlist: string | null;
+  expires_at: NullableIntegerColumn;
+  rpm: NullableIntegerColumn;
+  tpm: NullableIntegerColumn;
+  concurrency: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface ChannelsTable {
+  id: string;
+  name: string;
+  type: string;
+  base_url: string | null;
+  /** SecretBox-sealed JSON array of upstream keys. Never plaintext. */
+  api_keys_sealed: string;
+  /** JSON object: public model id → upstream model name. */
+  models: string;
+  priority: IntegerColumn;
+  weight: IntegerColumn;
+  enabled: BooleanColumn;
+  /** JSON object of extra request headers. */
+  headers: string;
+  /** JSON object of type-specific settings. */
+  settings: string;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface ModelsTable {
+  id: string;
+  kind: string;
+  public: BooleanColumn;
+  upstream: string | null;
+  owned_by: string;
+  input_per_mtok_nano: NullableMoneyColumn;
+  output_per_mtok_nano: NullableMoneyColumn;
+  cached_input_per_mtok_nano: NullableMoneyColumn;
+  per_request_nano: NullableMoneyColumn;
+  per_image_nano: NullableMoneyColumn;
+  per_audio_minute_nano: NullableMoneyColumn;
+  per_mchar_nano: NullableMoneyColumn;
+  rpm: NullableIntegerColumn;
+  tpm: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface PlansTable {
+  id: string;
+  name: string;
+  period: string;
+  quota_nano: MoneyColumn;
+  overage_policy: string;
+  overage_limit_nano: NullableMoneyColumn;
+  rpm: NullableIntegerColumn;
+  tpm: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface SubscriptionsTable {
+  id: string;
+  account_id: string;
+  plan_id: string;
+  status: string;
+  starts_at: IntegerColumn;
+  current_period_start: IntegerColumn;
+  current_period_end: IntegerColumn;
+  used_nano: MoneyColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface LedgerEntriesTable {
+  id: string;
+  account_id: string;
+  kind: string;
+  amount_nano: MoneyColumn;
+  key_id: string | null;
+  request_id: string | null;
+  reason: string | null;
+  created_at: IntegerColumn;
+}
+
+export interface UsageLogsTable {
+  request_id: string;
+  account_id: string | null;
+  key_id: string | null;
+  model: string | null;
+  channel_id: string | null;
+  protocol: string;
+  endpoint: string;
+  stream: BooleanColumn;
+  status: IntegerColumn;
+  error_code: string | null;
+  prompt_tokens: IntegerColumn;
+  completion_tokens: IntegerColumn;
+  cached_tokens: IntegerColumn;
+  reasoning_tokens: IntegerColumn;
+  total_tokens: IntegerColumn;
+  cost_nano: MoneyColumn;
+  latency_ms: IntegerColumn;
+  ttfb_ms: NullableIntegerColumn;
+  attempts: IntegerColumn;
+  created_at: IntegerColumn;
+}
+
+export interface AnnouncementsTable {
+  id: string;
+  title: string;
+  body: string;
+  level: string;
+  published_at: IntegerColumn;
+  expires_at: NullableIntegerColumn;
+  created_at: IntegerColumn;
+}
+
+/** A single row (id = 1). */
+export interface FxRatesTable {
+  id: IntegerColumn;
+  base: string;
+  /** JSON object: currency code → decimal string. */
+  rates: string;
+  as_of: IntegerColumn;
+  source: string;
+  updated_at: IntegerColumn;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: IntegerColumn;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  channels: ChannelsTable;
+  models: ModelsTable;
+  plans: PlansTable;
+  subscriptions: SubscriptionsTable;
+  ledger_entries: LedgerEntriesTable;
+  usage_logs: UsageLogsTable;
+  announcements: AnnouncementsTable;
+  fx_rates: FxRatesTable;
+  settings: SettingsTable;
+}

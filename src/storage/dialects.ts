@@ -1,0 +1,89 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { CompiledQuery, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
+import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig } from 'kysely';
+import pg from 'pg';
+
+/** How many prepared SQLite statements to keep (Kysely would otherwise prepare every query anew). */
+const STATEMENT_CACHE_SIZE = 500;
+const POSTGRES_POOL_SIZE = 10;
+const INT8_TYPE_ID = 20;
+
+/** SQLite transactions take the write lock up front (`begin immediate`), so `busy_timeout` applies to them. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.#config);
+  }
+}
+
+/** Wraps a better-sqlite3 database so Kysely reuses prepared statements (bounded, least recently used out). */
+function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close() {
+      cache.clear();
+      database.close();
+    },
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        statement = database.prepare(sql);
+        if (cache.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = cache.keys().next();
+          if (oldest.done !== true) cache.delete(oldest.value);
+        }
+      } else {
+        cache.delete(sql);
+      }
+      cache.set(sql, statement);
+      return statement;
+    },
+  };
+}
+
+/** Opens (creating parent directories) a SQLite file with safe 64-bit integers, WAL and foreign keys. */
+export function createSqliteDialect(path: string): Dialect {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const database = new BetterSqlite3(path);
+  try {
+    database.defaultSafeIntegers(true);
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+}
+
+/** INT8 (bigint, count(*)) becomes a JS bigint; every other type keeps pg's default parser. */
+const postgresTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((typeId: number, format?: 'text' | 'binary') => {
+    if (typeId === INT8_TYPE_ID && format !== 'binary') return (value: string) => BigInt(value);
+    return pg.types.getTypeParser(typeId, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export function createPostgresDialect(connectionString: string): Dialect {
+  const pool = new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, types: postgresTypes });
+  // An idle client that loses its connection emits 'error' on the pool; pg already discards that client and the
+  // next query reports the problem, so the event must not crash the process as an unhandled 'error'.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}

@@ -1,0 +1,14 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as initial from './0001-initial.js';
+
+/**
+ * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
+ * name order; add new ones as `0002-…` and register them here.
+ */
+const migrations: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(migrations),
+};

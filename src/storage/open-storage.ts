@@ -1,0 +1,66 @@
+import { Kysely, sql } from 'kysely';
+import type { SecretBox } from '../shared/secret-box.js';
+import type { Database } from './database-schema.js';
+import { createPostgresDialect, createSqliteDialect } from './dialects.js';
+import { migrateToLatest } from './migrate.js';
+import { createAccountRepository } from './repositories/account-repository.js';
+import { createAnnouncementRepository } from './repositories/announcement-repository.js';
+import { createApiKeyRepository } from './repositories/api-key-repository.js';
+import { createChannelRepository } from './repositories/channel-repository.js';
+import { createFxRepository } from './repositories/fx-repository.js';
+import { createLedgerRepository } from './repositories/ledger-repository.js';
+import { createModelRepository } from './repositories/model-repository.js';
+import { createPlanRepository } from './repositories/plan-repository.js';
+import { createSettingsRepository } from './repositories/settings-repository.js';
+import { createSubscriptionRepository } from './repositories/subscription-repository.js';
+import { createUsageLogRepository } from './repositories/usage-log-repository.js';
+import type { Storage } from './storage.js';
+import { parseStorageUrl } from './storage-url.js';
+
+export interface OpenStorageOptions {
+  /** `sqlite:<path>` (`sqlite::memory:` too) or `postgres://…` / `postgresql://…`. */
+  url: string;
+  /** Seals channel API keys at rest. */
+  secretBox: SecretBox;
+}
+
+/** Connects, migrates the schema to the latest version and returns the repositories. */
+export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
+  const location = parseStorageUrl(options.url);
+  const dialect = location.dialect === 'sqlite'
+    ? createSqliteDialect(location.path)
+    : createPostgresDialect(location.connectionString);
+  const db = new Kysely<Database>({ dialect });
+  try {
+    await migrateToLatest(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  return {
+    dialect: location.dialect,
+    accounts: createAccountRepository(db),
+    keys: createApiKeyRepository(db),
+    channels: createChannelRepository(db, options.secretBox),
+    models: createModelRepository(db),
+    plans: createPlanRepository(db),
+    subscriptions: createSubscriptionRepository(db),
+    ledger: createLedgerRepository(db, location.dialect),
+    usage: createUsageLogRepository(db),
+    announcements: createAnnouncementRepository(db),
+    fx: createFxRepository(db),
+    settings: createSettingsRepository(db),
+    async ping() {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { AnnouncementsTable, Database } from '../database-schema.js';
+import { pageLimit, toPage } from '../pagination.js';
+import type { Announcement } from '../records.js';
+import type { AnnouncementRepository } from '../storage.js';
+
+const LEVELS: readonly Announcement['level'][] = ['info', 'warning', 'critical'];
+
+function toRecord(row: Selectable<AnnouncementsTable>): Announcement {
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    level: toOneOf(row.level, LEVELS, 'announcement level'),
+    publishedAt: toNumber(row.published_at),
+    expiresAt: toNullableNumber(row.expires_at),
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+function toRow(announcement: Announcement): Insertable<AnnouncementsTable> {
+  return {
+    id: announcement.id,
+    title: announcement.title,
+    body: announcement.body,
+    level: announcement.level,
+    published_at: announcement.publishedAt,
+    expires_at: announcement.expiresAt,
+    created_at: announcement.createdAt,
+  };
+}
+
+export function createAnnouncementRepository(db: Kysely<Database>): AnnouncementRepository {
+  return {
+    async create(announcement) {
+      await db.insertInto('announcements').values(toRow(announcement)).execute();
+    },
+
+    async listActive(now, limit) {
+      if (!(limit > 0)) return [];
+      const rows = await db
+        .selectFrom('announcements')
+        .selectAll()
+        .where('published_at', '<=', now)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+        .orderBy('published_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(Math.floor(limit))
+        .execute();
+      return rows.map(toRecord);
+    },
+
+    async list(page) {
+      const limit = pageLimit(page);
+      let query = db.selectFrom('announcements').selectAll().orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (announcement) => announcement.id);
+    },
+
+    async delete(id) {
+      const result = await db.deleteFrom('announcements').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import {
+  parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
+} from '../convert.js';
+import type { ApiKeysTable, Database } from '../database-schema.js';
+import { pageLimit, toPage } from '../pagination.js';
+import type { ApiKey, ApiKeyStatus } from '../records.js';
+import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
+
+const STATUSES: readonly ApiKeyStatus[] = ['enabled', 'disabled', 'revoked'];
+
+function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    secretHash: row.secret_hash,
+    displayHint: row.display_hint,
+    status: toOneOf(row.status, STATUSES, 'api key status'),
+    quotaNano: toNullableBigInt(row.quota_nano),
+    spentNano: toBigInt(row.spent_nano),
+    allowedModels: parseNullableStringArray(row.allowed_models, 'api_keys.allowed_models'),
+    ipAllowlist: parseNullableStringArray(row.ip_allowlist, 'api_keys.ip_allowlist'),
+    expiresAt: toNullableNumber(row.expires_at),
+    rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    concurrency: toNullableNumber(row.concurrency),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+function toRow(key: ApiKey): Insertable<ApiKeysTable> {
+  return {
+    id: key.id,
+    account_id: key.accountId,
+    name: key.name,
+    secret_hash: key.secretHash,
+    display_hint: key.displayHint,
+    status: key.status,
+    quota_nano: key.quotaNano,
+    spent_nano: key.spentNano,
+    allowed_models: toNullableJson(key.allowedModels),
+    ip_allowlist: toNullableJson(key.ipAllowlist),
+    expires_at: key.expiresAt,
+    rpm: key.rpm,
+    tpm: key.tpm,
+    concurrency: key.concurrency,
+    created_at: key.createdAt,
+    updated_at: key.updatedAt,
+  };
+}
+
+function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
+  const changes: Updateable<ApiKeysTable> = { updated_at: now };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.quotaNano !== undefined) changes.quota_nano = patch.quotaNano;
+  if (patch.allowedModels !== undefined) changes.allowed_models = toNullableJson(patch.allowedModels);
+  if (patch.ipAllowlist !== undefined) changes.ip_allowlist = toNullableJson(patch.ipAllowlist);
+  if (patch.expiresAt !== undefined) changes.expires_at = patch.expiresAt;
+  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
+  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
+  return changes;
+}
+
+export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
+  return {
+    async create(key) {
+      await db.insertInto('api_keys').values(toRow(key)).execute();
+    },
+
+    async getById(id) {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async getBySecretHash(secretHash) {
+      const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async listByAccount(accountId, page) {
+      const limit = pageLimit(page);
+      let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (key) => key.id);
+    },
+
+    async update(id, patch, now) {
+      const row = await db
+        .updateTable('api_keys')
+        .set(toChanges(patch, now))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+  };
+}

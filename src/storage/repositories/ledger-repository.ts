@@ -1,0 +1,175 @@
+import { sql } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { toBigInt, toNumber, toOneOf } from '../convert.js';
+import type { Database, LedgerEntriesTable } from '../database-schema.js';
+import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
+import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../records.js';
+import type { LedgerRepository } from '../storage.js';
+
+const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant'];
+const LEDGER_COLUMNS = 8;
+
+type Dialect = 'sqlite' | 'postgres';
+
+function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntry {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    kind: toOneOf(row.kind, ENTRY_KINDS, 'ledger entry kind'),
+    amountNano: toBigInt(row.amount_nano),
+    keyId: row.key_id,
+    requestId: row.request_id,
+    reason: row.reason,
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+function usageEntry(charge: UsageCharge): Insertable<LedgerEntriesTable> {
+  if (charge.costNano < 0n) throw new RangeError(`Usage charge ${charge.entryId} has a negative cost`);
+  return {
+    id: charge.entryId,
+    account_id: charge.accountId,
+    kind: 'usage',
+    amount_nano: -charge.costNano,
+    key_id: charge.keyId,
+    request_id: charge.requestId,
+    reason: null,
+    created_at: charge.createdAt,
+  };
+}
+
+function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
+  totals.set(id, (totals.get(id) ?? 0n) + amount);
+}
+
+/**
+ * PostgreSQL: takes the row locks of every account and key in the batch up front, in id order, so concurrent
+ * batches cannot deadlock. `for no key update` is what the later UPDATEs need and does not block the foreign-key
+ * checks of ledger inserts. (SQLite transactions already hold the database write lock: `begin immediate`.)
+ */
+async function lockInIdOrder(trx: Transaction<Database>, accountIds: string[], keyIds: string[]): Promise<void> {
+  // Byte order ("C" collation) matches JavaScript's default sort of the ASCII ids, so chunks lock in one order.
+  const byteOrder = sql`${sql.ref('id')} collate "C"`;
+  for (const part of chunk([...accountIds].sort(), rowsPerStatement(1))) {
+    await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
+  }
+  for (const part of chunk([...keyIds].sort(), rowsPerStatement(1))) {
+    await trx.selectFrom('api_keys').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
+  }
+}
+
+/** `case id when $1 then $2 … end`: each row's own amount, so one UPDATE moves many rows by different amounts. */
+function amountById(amounts: [string, bigint][]) {
+  const branches = amounts.map(([id, amount]) => sql`when ${id} then cast(${amount} as bigint)`);
+  return sql<bigint>`case ${sql.ref('id')} ${sql.join(branches, sql` `)} end`;
+}
+
+/** Three parameters per row: the IN list entry and the CASE branch pair. */
+const ROWS_PER_UPDATE = rowsPerStatement(3);
+
+export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): LedgerRepository {
+  return {
+    async applyCredit(credit) {
+      return db.transaction().execute(async (trx): Promise<NanoUsd | null> => {
+        let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
+        if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
+        const account = await lookup.executeTakeFirst();
+        if (account === undefined) return null;
+
+        const inserted = await trx
+          .insertInto('ledger_entries')
+          .values({
+            id: credit.entryId,
+            account_id: credit.accountId,
+            kind: credit.kind,
+            amount_nano: credit.amountNano,
+            key_id: null,
+            request_id: null,
+            reason: credit.reason,
+            created_at: credit.createdAt,
+          })
+          .onConflict((conflict) => conflict.column('id').doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        // Already applied (same entryId): idempotent, the balance stays as it is.
+        if (inserted === undefined) return toBigInt(account.balance_nano);
+
+        const updated = await trx
+          .updateTable('accounts')
+          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
+          .where('id', '=', credit.accountId)
+          .returning('balance_nano')
+          .executeTakeFirstOrThrow();
+        return toBigInt(updated.balance_nano);
+      });
+    },
+
+    async settleCharges(charges) {
+      if (charges.length === 0) return;
+      const entries = charges.map(usageEntry);
+      await db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') {
+          await lockInIdOrder(
+            trx,
+            [...new Set(charges.map((charge) => charge.accountId))],
+            [...new Set(charges.map((charge) => charge.keyId))],
+          );
+        }
+
+        // Only rows actually inserted come back, so replayed entryIds move no money.
+        const costByAccount = new Map<string, bigint>();
+        const costByKey = new Map<string, bigint>();
+        for (const part of chunk(entries, rowsPerStatement(LEDGER_COLUMNS))) {
+          const inserted = await trx
+            .insertInto('ledger_entries')
+            .values(part)
+            .onConflict((conflict) => conflict.column('id').doNothing())
+            .returning(['account_id', 'key_id', 'amount_nano'])
+            .execute();
+          for (const row of inserted) {
+            const cost = -toBigInt(row.amount_nano);
+            addTo(costByAccount, row.account_id, cost);
+            if (row.key_id !== null) addTo(costByKey, row.key_id, cost);
+          }
+        }
+
+        for (const part of chunk([...costByAccount].sort(byId), ROWS_PER_UPDATE)) {
+          await trx
+            .updateTable('accounts')
+            .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountById(part)}` })
+            .where('id', 'in', part.map(([id]) => id))
+            .execute();
+        }
+        for (const part of chunk([...costByKey].sort(byId), ROWS_PER_UPDATE)) {
+          await trx
+            .updateTable('api_keys')
+            .set({ spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountById(part)}` })
+            .where('id', 'in', part.map(([id]) => id))
+            .execute();
+        }
+      });
+    },
+
+    async listByAccount(accountId, page) {
+      const limit = pageLimit(page);
+      let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (entry) => entry.id);
+    },
+
+    async sumByAccount(accountId) {
+      // PostgreSQL's sum(bigint) is numeric (a decimal string from pg); SQLite's is an integer.
+      const row = await db
+        .selectFrom('ledger_entries')
+        .select(sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('total'))
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return toBigInt(row.total);
+    },
+  };
+}
+
+function byId([left]: [string, bigint], [right]: [string, bigint]): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}

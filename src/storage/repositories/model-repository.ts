@@ -1,0 +1,120 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { Database, ModelsTable } from '../database-schema.js';
+import { pageLimit, toPage } from '../pagination.js';
+import type { Model, ModelKind, Pricing } from '../records.js';
+import type { ModelPatch, ModelRepository } from '../storage.js';
+
+const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];
+
+type PricingColumns = Pick<Insertable<ModelsTable>,
+  | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'per_request_nano'
+  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano'>;
+
+function toPricing(row: Selectable<ModelsTable>): Pricing {
+  return {
+    inputPerMtokNano: toNullableBigInt(row.input_per_mtok_nano),
+    outputPerMtokNano: toNullableBigInt(row.output_per_mtok_nano),
+    cachedInputPerMtokNano: toNullableBigInt(row.cached_input_per_mtok_nano),
+    perRequestNano: toNullableBigInt(row.per_request_nano),
+    perImageNano: toNullableBigInt(row.per_image_nano),
+    perAudioMinuteNano: toNullableBigInt(row.per_audio_minute_nano),
+    perMcharNano: toNullableBigInt(row.per_mchar_nano),
+  };
+}
+
+function fromPricing(pricing: Pricing): PricingColumns {
+  return {
+    input_per_mtok_nano: pricing.inputPerMtokNano,
+    output_per_mtok_nano: pricing.outputPerMtokNano,
+    cached_input_per_mtok_nano: pricing.cachedInputPerMtokNano,
+    per_request_nano: pricing.perRequestNano,
+    per_image_nano: pricing.perImageNano,
+    per_audio_minute_nano: pricing.perAudioMinuteNano,
+    per_mchar_nano: pricing.perMcharNano,
+  };
+}
+
+function toRecord(row: Selectable<ModelsTable>): Model {
+  return {
+    id: row.id,
+    kind: toOneOf(row.kind, MODEL_KINDS, 'model kind'),
+    public: toBoolean(row.public),
+    upstream: row.upstream,
+    ownedBy: row.owned_by,
+    pricing: toPricing(row),
+    rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+function toRow(model: Model): Insertable<ModelsTable> {
+  return {
+    id: model.id,
+    kind: model.kind,
+    public: fromBoolean(model.public),
+    upstream: model.upstream,
+    owned_by: model.ownedBy,
+    ...fromPricing(model.pricing),
+    rpm: model.rpm,
+    tpm: model.tpm,
+    created_at: model.createdAt,
+    updated_at: model.updatedAt,
+  };
+}
+
+/** `pricing`, when present, replaces all seven price columns. */
+function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
+  const changes: Updateable<ModelsTable> = { updated_at: now };
+  if (patch.kind !== undefined) changes.kind = patch.kind;
+  if (patch.public !== undefined) changes.public = fromBoolean(patch.public);
+  if (patch.upstream !== undefined) changes.upstream = patch.upstream;
+  if (patch.ownedBy !== undefined) changes.owned_by = patch.ownedBy;
+  if (patch.pricing !== undefined) Object.assign(changes, fromPricing(patch.pricing));
+  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
+  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  return changes;
+}
+
+export function createModelRepository(db: Kysely<Database>): ModelRepository {
+  return {
+    async create(model) {
+      await db.insertInto('models').values(toRow(model)).execute();
+    },
+
+    async getById(id) {
+      const row = await db.selectFrom('models').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async list(page) {
+      const limit = pageLimit(page);
+      let query = db.selectFrom('models').selectAll().orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (model) => model.id);
+    },
+
+    async listAll() {
+      const rows = await db.selectFrom('models').selectAll().orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    async update(id, patch, now) {
+      const row = await db
+        .updateTable('models')
+        .set(toChanges(patch, now))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async delete(id) {
+      const result = await db.deleteFrom('models').where('id', '=', id).executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+  };
+}

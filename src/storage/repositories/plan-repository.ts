@@ -1,0 +1,87 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { Database, PlansTable } from '../database-schema.js';
+import { pageLimit, toPage } from '../pagination.js';
+import type { OveragePolicy, Plan, PlanPeriod } from '../records.js';
+import type { PlanPatch, PlanRepository } from '../storage.js';
+
+const PERIODS: readonly PlanPeriod[] = ['day', 'week', 'month'];
+const OVERAGE_POLICIES: readonly OveragePolicy[] = ['deny', 'limit', 'payg'];
+
+function toRecord(row: Selectable<PlansTable>): Plan {
+  return {
+    id: row.id,
+    name: row.name,
+    period: toOneOf(row.period, PERIODS, 'plan period'),
+    quotaNano: toBigInt(row.quota_nano),
+    overagePolicy: toOneOf(row.overage_policy, OVERAGE_POLICIES, 'overage policy'),
+    overageLimitNano: toNullableBigInt(row.overage_limit_nano),
+    rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+function toRow(plan: Plan): Insertable<PlansTable> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    period: plan.period,
+    quota_nano: plan.quotaNano,
+    overage_policy: plan.overagePolicy,
+    overage_limit_nano: plan.overageLimitNano,
+    rpm: plan.rpm,
+    tpm: plan.tpm,
+    created_at: plan.createdAt,
+    updated_at: plan.updatedAt,
+  };
+}
+
+function toChanges(patch: PlanPatch, now: number): Updateable<PlansTable> {
+  const changes: Updateable<PlansTable> = { updated_at: now };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.period !== undefined) changes.period = patch.period;
+  if (patch.quotaNano !== undefined) changes.quota_nano = patch.quotaNano;
+  if (patch.overagePolicy !== undefined) changes.overage_policy = patch.overagePolicy;
+  if (patch.overageLimitNano !== undefined) changes.overage_limit_nano = patch.overageLimitNano;
+  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
+  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  return changes;
+}
+
+export function createPlanRepository(db: Kysely<Database>): PlanRepository {
+  return {
+    async create(plan) {
+      await db.insertInto('plans').values(toRow(plan)).execute();
+    },
+
+    async getById(id) {
+      const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async getByName(name) {
+      const row = await db.selectFrom('plans').selectAll().where('name', '=', name).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async list(page) {
+      const limit = pageLimit(page);
+      let query = db.selectFrom('plans').selectAll().orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (plan) => plan.id);
+    },
+
+    async update(id, patch, now) {
+      const row = await db
+        .updateTable('plans')
+        .set(toChanges(patch, now))
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+  };
+}

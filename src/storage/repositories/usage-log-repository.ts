@@ -1,0 +1,103 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
+import type { Database, UsageLogsTable } from '../database-schema.js';
+import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
+import type { UsageLogRow } from '../records.js';
+import type { UsageLogRepository } from '../storage.js';
+import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
+
+const USAGE_COLUMNS = 20;
+
+function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
+  return {
+    requestId: row.request_id,
+    accountId: row.account_id,
+    keyId: row.key_id,
+    model: row.model,
+    channelId: row.channel_id,
+    protocol: row.protocol,
+    endpoint: row.endpoint,
+    stream: toBoolean(row.stream),
+    status: toNumber(row.status),
+    errorCode: row.error_code,
+    promptTokens: toNumber(row.prompt_tokens),
+    completionTokens: toNumber(row.completion_tokens),
+    cachedTokens: toNumber(row.cached_tokens),
+    reasoningTokens: toNumber(row.reasoning_tokens),
+    totalTokens: toNumber(row.total_tokens),
+    costNano: toBigInt(row.cost_nano),
+    latencyMs: toNumber(row.latency_ms),
+    ttfbMs: toNullableNumber(row.ttfb_ms),
+    attempts: toNumber(row.attempts),
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
+  return {
+    request_id: log.requestId,
+    account_id: log.accountId,
+    key_id: log.keyId,
+    model: log.model,
+    channel_id: log.channelId,
+    protocol: log.protocol,
+    endpoint: log.endpoint,
+    stream: fromBoolean(log.stream),
+    status: log.status,
+    error_code: log.errorCode,
+    prompt_tokens: log.promptTokens,
+    completion_tokens: log.completionTokens,
+    cached_tokens: log.cachedTokens,
+    reasoning_tokens: log.reasoningTokens,
+    total_tokens: log.totalTokens,
+    cost_nano: log.costNano,
+    latency_ms: log.latencyMs,
+    ttfb_ms: log.ttfbMs,
+    attempts: log.attempts,
+    created_at: log.createdAt,
+  };
+}
+
+export function createUsageLogRepository(db: Kysely<Database>): UsageLogRepository {
+  return {
+    /** Multi-row inserts in one transaction; a request id already logged is skipped, so a retried batch is harmless. */
+    async insertBatch(rows) {
+      if (rows.length === 0) return;
+      const parts = chunk(rows.map(toRow), rowsPerStatement(USAGE_COLUMNS));
+      await db.transaction().execute(async (trx) => {
+        for (const part of parts) {
+          await trx
+            .insertInto('usage_logs')
+            .values(part)
+            .onConflict((conflict) => conflict.column('request_id').doNothing())
+            .execute();
+        }
+      });
+    },
+
+    async query(filter, page) {
+      const limit = pageLimit(page);
+      let query = db
+        .selectFrom('usage_logs')
+        .selectAll()
+        .orderBy('created_at', 'desc')
+        .orderBy('request_id', 'desc')
+        .limit(limit + 1);
+      if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
+      if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
+      if (filter.model !== undefined) query = query.where('model', '=', filter.model);
+      if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+      if (filter.to !== undefined) query = query.where('created_at', '<=', filter.to);
+      if (page.after != null) {
+        const cursor = decodeUsageCursor(page.after);
+        query = query.where((eb) => eb.or([
+          eb('created_at', '<', cursor.createdAt),
+          eb.and([eb('created_at', '=', cursor.createdAt), eb('request_id', '<', cursor.requestId)]),
+        ]));
+      }
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (row) => encodeUsageCursor(row));
+    },
+  };
+}

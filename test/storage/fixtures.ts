@@ -1,0 +1,162 @@
+import { newId } from '../../src/shared/ids.js';
+import type {
+  Account, Announcement, ApiKey, Channel, Model, Plan, Subscription, UsageLogRow,
+} from '../../src/storage/records.js';
+
+/** Above 2^53: a double would round these. */
+export const HUGE_NANO = 2n ** 60n + 12_345n;
+
+export function makeAccount(overrides: Partial<Account> = {}): Account {
+  const id = newId('acct');
+  return {
+    id,
+    email: `${id}@example.test`,
+    passwordHash: 'scrypt$abc',
+    tier: 'default',
+    balanceNano: 0n,
+    creditLineNano: 0n,
+    alertBalanceNano: null,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeApiKey(accountId: string, overrides: Partial<ApiKey> = {}): ApiKey {
+  const id = newId('key');
+  return {
+    id,
+    accountId,
+    name: 'default',
+    secretHash: `hash-${id}`,
+    displayHint: 'sk-…a1b2',
+    status: 'enabled',
+    quotaNano: null,
+    spentNano: 0n,
+    allowedModels: null,
+    ipAllowlist: null,
+    expiresAt: null,
+    rpm: null,
+    tpm: null,
+    concurrency: null,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeChannel(overrides: Partial<Channel> = {}): Channel {
+  const id = newId('chan');
+  return {
+    id,
+    name: `channel-${id}`,
+    type: 'openai',
+    baseUrl: 'https://api.example.test/v1',
+    apiKeys: [`sk-upstream-${id}-one`, `sk-upstream-${id}-two`],
+    models: { 'gpt-4o': 'gpt-4o-2024-08-06' },
+    priority: 10,
+    weight: 3,
+    enabled: true,
+    headers: { 'x-org': 'org-1' },
+    settings: { timeoutMs: 30_000, nested: { flag: true, list: [1, 'two'] } },
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeModel(overrides: Partial<Model> = {}): Model {
+  return {
+    id: newId('model'),
+    kind: 'chat',
+    public: true,
+    upstream: 'gpt-4o-2024-08-06',
+    ownedBy: 'openai',
+    pricing: {
+      inputPerMtokNano: 2_500_000_000n,
+      outputPerMtokNano: HUGE_NANO,
+      cachedInputPerMtokNano: null,
+      perRequestNano: 0n,
+      perImageNano: null,
+      perAudioMinuteNano: null,
+      perMcharNano: null,
+    },
+    rpm: 600,
+    tpm: 1_000_000,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makePlan(overrides: Partial<Plan> = {}): Plan {
+  const id = newId('plan');
+  return {
+    id,
+    name: `plan-${id}`,
+    period: 'month',
+    quotaNano: HUGE_NANO,
+    overagePolicy: 'limit',
+    overageLimitNano: 5_000_000_000n,
+    rpm: null,
+    tpm: 50_000,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeSubscription(accountId: string, planId: string, overrides: Partial<Subscription> = {}): Subscription {
+  return {
+    id: newId('sub'),
+    accountId,
+    planId,
+    status: 'active',
+    startsAt: 1_700_000_000_000,
+    currentPeriodStart: 1_700_000_000_000,
+    currentPeriodEnd: 1_702_592_000_000,
+    usedNano: HUGE_NANO,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeUsageLog(overrides: Partial<UsageLogRow> = {}): UsageLogRow {
+  return {
+    requestId: newId('req'),
+    accountId: null,
+    keyId: null,
+    model: 'gpt-4o',
+    channelId: 'chan_1',
+    protocol: 'openai-chat',
+    endpoint: '/v1/chat/completions',
+    stream: false,
+    status: 200,
+    errorCode: null,
+    promptTokens: 12,
+    completionTokens: 34,
+    cachedTokens: 0,
+    reasoningTokens: 5,
+    totalTokens: 46,
+    costNano: 123_456n,
+    latencyMs: 850,
+    ttfbMs: 120,
+    attempts: 1,
+    createdAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+export function makeAnnouncement(overrides: Partial<Announcement> = {}): Announcement {
+  return {
+    id: newId('ann'),
+    title: 'Maintenance',
+    body: 'Short downtime tonight.',
+    level: 'info',
+    publishedAt: 1_700_000_000_000,
+    expiresAt: null,
+    createdAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
