@@ -1,0 +1,383 @@
+/**
+ * A faithful mock of the OpenAI API as an upstream of the gateway: a real node:http server on
+ * 127.0.0.1 speaking OpenAI's wire format (chat completions, streaming SSE, tool calls, usage,
+ * models, errors), recording every request and able to inject faults.
+ *
+ *   const mock = await startMockOpenAIUpstream();
+ *   new OpenAI({ baseURL: mock.url, apiKey: 'sk-upstream-test' });
+ *   mock.setFault({ kind: 'status', status: 500, times: 1 });
+ *   await mock.close();
+ *
+ * Answer rules (echo text, tool calls on "weather", token counting) are described in
+ * mock-openai-upstream-responses.ts. Model ids starting with `unknown-` answer 404 model_not_found.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  DEFAULT_MODELS,
+  defaultErrorBodyForStatus,
+  errorBody,
+  invalidApiKeyError,
+  invalidJsonError,
+  MockHttpError,
+  modelNotFoundError,
+  modelObject,
+  notFoundUrlError,
+  type OpenAIErrorBody,
+} from './mock-openai-upstream-wire.js';
+import { validateChatRequest, type ChatRequest } from './mock-openai-upstream-validate.js';
+import {
+  buildChunks,
+  buildCompletion,
+  buildUsage,
+  countPromptTokens,
+  messageTokens,
+  newCompletionMeta,
+  planAnswer,
+  toolsTokens,
+  type UsageOverride,
+} from './mock-openai-upstream-responses.js';
+
+export { estimateTokens, splitIntoTokens, DEFAULT_MODELS } from './mock-openai-upstream-wire.js';
+export { countPromptTokens, contentText, type Usage, type UsageOverride } from './mock-openai-upstream-responses.js';
+export { KNOWN_CHAT_PARAMS } from './mock-openai-upstream-validate.js';
+
+export interface RecordedRequest {
+  method: string;
+  /** path without the query string, e.g. /v1/chat/completions */
+  path: string;
+  /** path with the query string */
+  url: string;
+  /** header names lowercased; repeated headers joined with ", " */
+  headers: Record<string, string>;
+  /** parsed JSON body; undefined when empty or not JSON */
+  body: unknown;
+  rawBody: string;
+  receivedAt: number;
+}
+
+export type MockFault =
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; times?: number }
+  | { kind: 'delay'; ms: number; times?: number }
+  | { kind: 'reset'; times?: number } // destroy the socket without answering
+  | { kind: 'cut-stream'; afterChunks: number; times?: number } // end the connection after N data events
+  /** streams N data events, then `data: {"error":{…}}` and ends the response, as OpenAI does on mid-stream failures */
+  | { kind: 'stream-error'; afterChunks: number; error?: OpenAIErrorBody['error']; times?: number };
+
+export interface MockOpenAIUpstreamOptions {
+  /** key expected in `Authorization: Bearer …` (default sk-upstream-test) */
+  apiKey?: string;
+  /** pause between streamed data events (default 0) */
+  chunkDelayMs?: number;
+  /** pause before every answer (default 0), e.g. to simulate upstream latency */
+  responseDelayMs?: number;
+  /** listen port (default 0: random) */
+  port?: number;
+  /** models of GET /v1/models (chat completions accept any model id except `unknown-*`) */
+  models?: string[];
+  /** reject unknown top-level chat parameters like OpenAI does (default true) */
+  strictParams?: boolean;
+  /** keep requests in `requests` (default true; turn off for long benchmarks) */
+  recordRequests?: boolean;
+}
+
+export interface MockOpenAIUpstream {
+  /** SDK-style base URL including /v1, e.g. http://127.0.0.1:PORT/v1 */
+  url: string;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** applies to subsequent requests; faults with `times` clear themselves after that many requests */
+  setFault(fault: MockFault | null): void;
+  /** overrides usage fields of subsequent answers (e.g. cached_tokens for billing tests); null resets */
+  setUsageOverride(override: UsageOverride | null): void;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const MAX_CACHE_KEYS = 50_000;
+
+export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions = {}): Promise<MockOpenAIUpstream> {
+  const apiKey = options.apiKey ?? 'sk-upstream-test';
+  const chunkDelayMs = options.chunkDelayMs ?? 0;
+  const responseDelayMs = options.responseDelayMs ?? 0;
+  const models = options.models ?? [...DEFAULT_MODELS];
+  const strictParams = options.strictParams ?? true;
+  const record = options.recordRequests ?? true;
+
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  const promptCache = new Set<string>();
+  let fault: MockFault | null = null;
+  let usageOverride: UsageOverride | null = null;
+  let closing = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (closing || ms <= 0) return resolve();
+      const entry = {
+        timer: setTimeout(() => {
+          sleepers.delete(entry);
+          resolve();
+        }, ms),
+        resolve,
+      };
+      sleepers.add(entry);
+    });
+
+  const takeFault = (): MockFault | null => {
+    const f = fault;
+    if (f && f.times !== undefined) {
+      if (f.times <= 1) fault = null;
+      else fault = { ...f, times: f.times - 1 };
+    }
+    return f;
+  };
+
+  /** Simulated prompt caching: the longest previously seen message prefix of >= 1024 tokens, in 128-token steps. */
+  const cachedTokensFor = (req: ChatRequest, promptTokens: number): number => {
+    const hash = createHash('sha1');
+    hash.update(`${req.model}\n${JSON.stringify(req.body.tools ?? null)}`);
+    let prefixTokens = 3 + toolsTokens(req.body);
+    let cached = 0;
+    const keys: string[] = [];
+    for (const m of req.messages) {
+      hash.update(JSON.stringify(m));
+      prefixTokens += messageTokens(m);
+      const key = hash.copy().digest('hex');
+      keys.push(key);
+      if (promptCache.has(key)) cached = Math.min(prefixTokens, promptTokens);
+    }
+    if (promptCache.size + keys.length > MAX_CACHE_KEYS) promptCache.clear();
+    for (const k of keys) promptCache.add(k);
+    return cached >= 1024 ? 1024 + Math.floor((cached - 1024) / 128) * 128 : 0;
+  };
+
+  const commonHeaders = (): Record<string, string> => ({
+    'x-request-id': `req_${randomBytes(16).toString('hex')}`,
+    'openai-version': '2020-10-01',
+    'openai-organization': 'mock-org',
+    'openai-processing-ms': '1',
+    'x-ratelimit-limit-requests': '10000',
+    'x-ratelimit-remaining-requests': '9999',
+    'x-ratelimit-reset-requests': '6ms',
+    'x-ratelimit-limit-tokens': '30000000',
+    'x-ratelimit-remaining-tokens': '29999000',
+    'x-ratelimit-reset-tokens': '0s',
+  });
+
+  const sendJson = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void => {
+    if (res.destroyed || res.headersSent) return;
+    const text = JSON.stringify(body);
+    res.writeHead(status, {
+      ...commonHeaders(),
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(text)),
+      ...extra,
+    });
+    res.end(text);
+  };
+
+  const sendError = (res: ServerResponse, err: MockHttpError): void => sendJson(res, err.status, err.body, err.headers);
+
+  const writeEvent = (res: ServerResponse, data: string): Promise<void> | undefined => {
+    if (res.write(`data: ${data}\n\n`)) return undefined;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+
+  /** Ends the connection mid-response: what was written is flushed, then FIN, no HTTP terminator. */
+  const cutConnection = (res: ServerResponse): void => {
+    const socket = res.socket;
+    if (!socket) return;
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+
+  const handleChat = async (res: ServerResponse, body: unknown, f: MockFault | null): Promise<void> => {
+    const req = validateChatRequest(body, { strictParams });
+    const promptTokens = countPromptTokens(req);
+    const plan = planAnswer(req);
+    const usage = buildUsage(promptTokens, plan, req.n, cachedTokensFor(req, promptTokens), usageOverride);
+    const meta = newCompletionMeta(req);
+
+    if (!req.stream) {
+      const completion = buildCompletion(meta, plan, req.n, usage);
+      if (f?.kind === 'cut-stream' || f?.kind === 'stream-error') {
+        // A cut non-streaming answer: headers and half of the body, then the connection ends.
+        const text = JSON.stringify(completion);
+        res.writeHead(200, { ...commonHeaders(), 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+        res.write(text.slice(0, Math.floor(text.length / 2)));
+        cutConnection(res);
+        return;
+      }
+      sendJson(res, 200, completion);
+      return;
+    }
+
+    const chunks = buildChunks(meta, plan, req.n, usage, req.includeUsage);
+    res.writeHead(200, {
+      ...commonHeaders(),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    });
+    for (let i = 0; i <= chunks.length; i++) {
+      if (res.destroyed || closing) return;
+      if (f?.kind === 'cut-stream' && f.afterChunks === i) {
+        cutConnection(res);
+        return;
+      }
+      if (f?.kind === 'stream-error' && f.afterChunks === i) {
+        const error = f.error ?? defaultErrorBodyForStatus(500).error;
+        await writeEvent(res, JSON.stringify({ error }));
+        res.end();
+        return;
+      }
+      if (i === chunks.length) break;
+      const pending = writeEvent(res, JSON.stringify(chunks[i]));
+      if (pending) await pending;
+      if (chunkDelayMs > 0 && i < chunks.length - 1) await sleep(chunkDelayMs);
+    }
+    if (res.destroyed || closing) return;
+    await writeEvent(res, '[DONE]');
+    res.end();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
+    const url = req.url ?? '/';
+    const path = url.split('?')[0] ?? '/';
+    const method = req.method ?? 'GET';
+    let body: unknown;
+    let jsonError = false;
+    if (rawBody.length > 0) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        jsonError = true;
+      }
+    }
+    if (record) {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      requests.push({ method, path, url, headers, body, rawBody, receivedAt: Date.now() });
+    }
+
+    const f = takeFault();
+    if (f?.kind === 'reset') {
+      const socket = req.socket as Socket & { resetAndDestroy?: () => void };
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+      return;
+    }
+    if (f?.kind === 'delay') await sleep(f.ms);
+    if (responseDelayMs > 0) await sleep(responseDelayMs);
+    if (closing || res.destroyed) return;
+    if (f?.kind === 'status') {
+      const payload = f.body === undefined ? defaultErrorBodyForStatus(f.status) : f.body;
+      const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
+      const contentType = typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+      const extra: Record<string, string> = f.status === 429 && !f.headers ? { 'retry-after': '1' } : {};
+      res.writeHead(f.status, { ...commonHeaders(), 'content-type': contentType, ...extra, ...(f.headers ?? {}) });
+      res.end(text);
+      return;
+    }
+
+    if (!path.startsWith('/v1/')) throw notFoundUrlError(method, path);
+    const auth = req.headers.authorization;
+    const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
+    if (presented !== apiKey) throw invalidApiKeyError(presented);
+    if (jsonError) throw invalidJsonError();
+
+    if (method === 'POST' && path === '/v1/chat/completions') return handleChat(res, body ?? {}, f);
+    if (method === 'GET' && path === '/v1/models') {
+      return sendJson(res, 200, { object: 'list', data: models.map(modelObject) });
+    }
+    const modelMatch = /^\/v1\/models\/(.+)$/.exec(path);
+    if (method === 'GET' && modelMatch) {
+      const id = decodeURIComponent(modelMatch[1]!);
+      if (!models.includes(id)) throw modelNotFoundError(id);
+      return sendJson(res, 200, modelObject(id));
+    }
+    throw notFoundUrlError(method, path);
+  };
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else parts.push(b);
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (tooLarge) {
+        sendJson(res, 413, errorBody('Request body too large.', 'invalid_request_error'));
+        return;
+      }
+      handle(req, res, Buffer.concat(parts).toString('utf8')).catch((err: unknown) => {
+        if (err instanceof MockHttpError) sendError(res, err);
+        else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
+        else res.destroy();
+      });
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const origin = `http://127.0.0.1:${port}`;
+  let closed: Promise<void> | undefined;
+
+  return {
+    url: `${origin}/v1`,
+    origin,
+    port,
+    requests,
+    setFault(next) {
+      fault = next;
+    },
+    setUsageOverride(next) {
+      usageOverride = next;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        for (const s of sleepers) {
+          clearTimeout(s.timer);
+          s.resolve();
+        }
+        sleepers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+}
