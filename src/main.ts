@@ -1,1 +1,3 @@
-export {};
+import { main } from './cli.js';
+
+await main(process.argv.slice(2));

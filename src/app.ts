@@ -1,0 +1,52 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createListener } from './http/create-listener.js';
+import { addAccountRoutes } from './http/admin/account-routes.js';
+import { addCatalogRoutes } from './http/admin/catalog-routes.js';
+import { addOperationsRoutes } from './http/admin/operations-routes.js';
+import type { ErrorFormat } from './http/request-context.js';
+import { sendJson } from './http/respond.js';
+import { Router } from './http/router.js';
+import { chatCompletionsRoute } from './http/routes/chat-completions.js';
+import { getModelRoute, listModelsRoute } from './http/routes/models.js';
+import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
+import type { GatewayServices } from './services.js';
+
+export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+function errorFormatFor(path: string): ErrorFormat {
+  if (path.startsWith('/v1/messages')) return 'anthropic';
+  if (path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && path.includes(':'))) return 'gemini';
+  return 'openai';
+}
+
+/** The API listener's handler: /v1/*, /api/*, /admin/*. Built from services; never listens itself. */
+export function createApiApp(services: GatewayServices): RequestListener {
+  const router = new Router()
+    .add('POST', '/v1/chat/completions', chatCompletionsRoute(services))
+    .add('GET', '/v1/models', listModelsRoute(services))
+    .add('GET', '/v1/models/:model', getModelRoute(services))
+    .add('GET', '/api/status', statusRoute(services))
+    .add('GET', '/api/public/announcements', announcementsRoute(services))
+    .add('GET', '/api/fx/latest', fxLatestRoute(services));
+  addCatalogRoutes(router, services);
+  addAccountRoutes(router, services);
+  addOperationsRoutes(router, services);
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
+}
+
+/**
+ * The console listener (separate origin from the API). The web console itself is built in its own issue; until
+ * then this listener answers its health check and says so, rather than pretending to be the console.
+ */
+export function createConsoleApp(services: GatewayServices): RequestListener {
+  const router = new Router()
+    .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
+    .add('GET', '/', async (context) => {
+      const html = '<!doctype html><meta charset="utf-8"><title>Gateway console</title><h1>Gateway console</h1>'
+        + '<p>The web console is not part of this release yet. Operators manage the gateway through the admin API (<code>/admin/*</code> on the API port); see docs/operators.md.</p>';
+      context.response.statusCode = 200;
+      context.response.setHeader('content-type', 'text/html; charset=utf-8');
+      context.response.end(html);
+    });
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp });
+}

@@ -1,0 +1,56 @@
+import type { NanoUsd } from '../storage/records.js';
+
+/** Money is integer nano-USD (1e-9 USD) everywhere; these are the only conversions to and from decimal USD. */
+export const NANO_PER_USD = 1_000_000_000n;
+
+export class MoneyFormatError extends Error {
+  override name = 'MoneyFormatError';
+}
+
+/**
+ * Exact decimal USD → nano-USD. Accepts a JSON number or a decimal string (`"12.5"`, `"-0.000000001"`, `"1e-7"`);
+ * refuses anything finer than one nano-USD rather than rounding money silently.
+ */
+export function usdToNano(value: number | string): NanoUsd {
+  const text = typeof value === 'number' ? numberToPlainDecimal(value) : value.trim();
+  const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
+  if (match === null) throw new MoneyFormatError(`"${String(value)}" is not a decimal USD amount`);
+  const [, sign, whole = '0', fraction = ''] = match;
+  const trimmedFraction = fraction.replace(/0+$/, '');
+  if (trimmedFraction.length > 9) throw new MoneyFormatError(`"${String(value)}" is finer than 1e-9 USD`);
+  const nano = BigInt(whole) * NANO_PER_USD + BigInt(trimmedFraction.padEnd(9, '0') || '0');
+  return sign === '-' ? -nano : nano;
+}
+
+function numberToPlainDecimal(value: number): string {
+  if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not a finite amount`);
+  const text = String(value);
+  if (!/e/i.test(text)) return text;
+  // Exponent form: expand exactly from the digit string, never through float arithmetic.
+  const [mantissa = '', exponentText = '0'] = text.toLowerCase().split('e');
+  const negative = mantissa.startsWith('-');
+  const digits = mantissa.replace('-', '');
+  const [integerPart = '', fractionPart = ''] = digits.split('.');
+  const exponent = Number(exponentText);
+  const allDigits = integerPart + fractionPart;
+  const pointPosition = integerPart.length + exponent;
+  let plain: string;
+  if (pointPosition <= 0) plain = `0.${'0'.repeat(-pointPosition)}${allDigits}`;
+  else if (pointPosition >= allDigits.length) plain = allDigits + '0'.repeat(pointPosition - allDigits.length);
+  else plain = `${allDigits.slice(0, pointPosition)}.${allDigits.slice(pointPosition)}`;
+  return negative ? `-${plain}` : plain;
+}
+
+/** nano-USD → exact decimal string, e.g. 1500000000n → "1.5". */
+export function nanoToDecimalString(nano: NanoUsd): string {
+  const negative = nano < 0n;
+  const absolute = negative ? -nano : nano;
+  const whole = absolute / NANO_PER_USD;
+  const fraction = (absolute % NANO_PER_USD).toString().padStart(9, '0').replace(/0+$/, '');
+  return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
+}
+
+/** For JSON output: the shortest double that prints as the exact decimal (exact below ~9e6 USD). */
+export function nanoToUsd(nano: NanoUsd): number {
+  return Number(nanoToDecimalString(nano));
+}

@@ -1,0 +1,137 @@
+import cluster from 'node:cluster';
+import { parseArgs } from 'node:util';
+import { issueApiKey } from './auth/api-key-format.js';
+import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { ConfigError, loadConfig } from './config/load-config.js';
+import { describeStartup, prepareStorage, startGateway } from './gateway.js';
+import { ConfigFileError } from './management/apply-config-file.js';
+import { systemClock } from './shared/clock.js';
+import { newId } from './shared/ids.js';
+import { createLogger, describeError } from './shared/logger.js';
+
+const USAGE = `Usage: unigate <command>
+
+Commands:
+  serve                                   start the gateway (what npm start runs)
+  migrate                                 apply database migrations and exit
+  admin-token                             rotate the admin token and print the new one once
+  keys create --account <email> [--name <name>] [--form sk|brand]
+                                          issue an API key for an existing account and print it once
+  bench                                   run the benchmark (direct upstream vs through the gateway)
+`;
+
+function printAdminToken(token: string): void {
+  process.stdout.write(`\n  Admin token (shown once, stored hashed; rotate with "unigate admin-token"):\n\n    ${token}\n\n`);
+}
+
+async function serve(config: GatewayConfig): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  if (config.workers > 1 && cluster.isPrimary) {
+    const storage = await prepareStorage(config, {}, logger, systemClock);
+    const admin = await resolveAdminToken(storage, config.adminToken, systemClock.now());
+    await storage.close();
+    if (admin.generated !== null) printAdminToken(admin.generated);
+    logger.info('starting workers', { workers: config.workers });
+    for (let index = 0; index < config.workers; index += 1) cluster.fork();
+    cluster.on('exit', (worker, code, signal) => {
+      if (signal === 'SIGTERM' || signal === 'SIGINT' || code === 0) return;
+      logger.error('worker exited; starting a new one', { pid: worker.process.pid, code, signal });
+      cluster.fork();
+    });
+    const stop = (): void => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    return;
+  }
+  const gateway = await startGateway(config, { logger, applyConfiguration: cluster.isPrimary });
+  if (gateway.generatedAdminToken !== null) printAdminToken(gateway.generatedAdminToken);
+  logger.info('gateway listening', describeStartup(gateway));
+  const shutdown = (signal: string): void => {
+    logger.info('shutting down', { signal });
+    gateway.close().then(() => process.exit(0), (error: unknown) => {
+      logger.error('shutdown failed', describeError(error));
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function migrate(config: GatewayConfig): Promise<void> {
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger(config.logLevel), systemClock);
+  await storage.close();
+  process.stdout.write('migrations applied\n');
+}
+
+async function adminToken(config: GatewayConfig): Promise<void> {
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
+  try {
+    const rotated = await rotateAdminToken(storage, systemClock.now());
+    if (config.adminToken !== null) process.stderr.write('Note: ADMIN_TOKEN is set in the environment and takes precedence over the stored token.\n');
+    if (rotated.generated !== null) printAdminToken(rotated.generated);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { account: { type: 'string' }, name: { type: 'string' }, form: { type: 'string' } } });
+  if (values.account === undefined) throw new ConfigError('keys create needs --account <email>');
+  const form = values.form ?? 'sk';
+  if (form !== 'sk' && form !== 'brand') throw new ConfigError('--form must be sk or brand');
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
+  try {
+    const account = await storage.accounts.getByEmail(values.account.toLowerCase());
+    if (account === null) throw new ConfigError(`no account with email ${values.account} (create it with POST /admin/accounts)`);
+    const now = systemClock.now();
+    const issued = issueApiKey(form, config.keyBrand);
+    const id = newId('key', now);
+    await storage.keys.create({
+      id, accountId: account.id, name: values.name ?? '', secretHash: issued.secretHash, displayHint: issued.displayHint, status: 'enabled',
+      quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now,
+    });
+    process.stdout.write(`key id: ${id}\nkey:    ${issued.plaintext}\n(shown once; only its hash is stored)\n`);
+  } finally {
+    await storage.close();
+  }
+}
+
+async function bench(): Promise<void> {
+  const { runBench } = await import('../bench/run.js');
+  await runBench();
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv;
+  try {
+    if (command === 'help' || command === '--help' || command === '-h') {
+      process.stdout.write(USAGE);
+      return;
+    }
+    if (command === 'bench') return await bench();
+    const config = loadConfig();
+    switch (command) {
+      case 'serve':
+        return await serve(config);
+      case 'migrate':
+        return await migrate(config);
+      case 'admin-token':
+        return await adminToken(config);
+      case 'keys':
+        if (rest[0] === 'create') return await createKey(config, rest.slice(1));
+        throw new ConfigError(`unknown keys command "${rest[0] ?? ''}"`);
+      default:
+        throw new ConfigError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ConfigFileError) {
+      process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
+    } else {
+      process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    process.exitCode = 1;
+  }
+}

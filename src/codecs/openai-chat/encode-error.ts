@@ -1,0 +1,13 @@
+import type { GatewayError } from '../../errors/gateway-error.js';
+
+/** OpenAI's error object, which is also the specification's (spec 2.3): `{ error: { message, type, code, param } }`. */
+export function encodeOpenAIError(error: GatewayError): string {
+  return JSON.stringify({
+    error: { message: error.message, type: error.type, code: error.code, param: error.param ?? null },
+  });
+}
+
+/** The same error as an SSE event, for failures after a stream has started. */
+export function encodeOpenAIStreamError(error: GatewayError): string {
+  return `data: ${encodeOpenAIError(error)}\n\n`;
+}

@@ -1,0 +1,38 @@
+/**
+ * The one registry of error codes. Each code fixes its HTTP status and error type at definition, so a throw
+ * site names only the code and a message. `retryable` says whether the relay may try another channel.
+ */
+export const ERROR_CODES = {
+  // 400: the caller's request is wrong
+  bad_request: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
+  model_not_found: { status: 400, type: 'invalid_request_error', retryable: false },
+  // 401: no usable key
+  missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  revoked_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  expired_api_key: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_admin_token: { status: 401, type: 'authentication_error', retryable: false },
+  // 402: money
+  insufficient_balance: { status: 402, type: 'insufficient_balance', retryable: false },
+  // 403: the key may not do this
+  key_disabled: { status: 403, type: 'permission_error', retryable: false },
+  model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  ip_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  // 404 / 405 / 409 / 413 / 415
+  not_found: { status: 404, type: 'not_found_error', retryable: false },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
+  conflict: { status: 409, type: 'invalid_request_error', retryable: false },
+  payload_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', retryable: false },
+  // 429: limits and quotas
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  quota_exhausted: { status: 429, type: 'rate_limit_error', retryable: false },
+  // 5xx: upstream and gateway faults
+  upstream_error: { status: 502, type: 'upstream_error', retryable: true },
+  upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },
+  upstream_timeout: { status: 504, type: 'upstream_error', retryable: true },
+  internal_error: { status: 500, type: 'server_error', retryable: false },
+} as const satisfies Record<string, { status: number; type: string; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

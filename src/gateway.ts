@@ -1,0 +1,160 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveAdminToken } from './auth/admin-token.js';
+import { createClientIpResolver } from './auth/client-ip.js';
+import { KeyVerifier } from './auth/key-verifier.js';
+import { Ledger } from './billing/ledger.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import { resolveSecretKey } from './config/secret-key.js';
+import { createApiApp, createConsoleApp } from './app.js';
+import { InMemoryRateLimiter } from './limits/in-memory-rate-limiter.js';
+import { applyConfigFile } from './management/apply-config-file.js';
+import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
+import { FxRefresher } from './management/fx-refresher.js';
+import { CredentialRotation } from './relay/credential-rotation.js';
+import { Catalog } from './routing/catalog.js';
+import type { GatewayServices } from './services.js';
+import { systemClock, type Clock } from './shared/clock.js';
+import { createLogger, describeError, type Logger } from './shared/logger.js';
+import { SecretBox } from './shared/secret-box.js';
+import { openStorage } from './storage/open-storage.js';
+import type { Storage } from './storage/storage.js';
+import { AdapterRegistry } from './upstreams/adapter-registry.js';
+import { HttpTransport } from './upstreams/http-transport.js';
+import { UsageLogWriter } from './usage-log/usage-log-writer.js';
+
+export interface StartOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Apply gateway.yaml and provider shortcuts (the primary does it once when there are several workers). */
+  applyConfiguration?: boolean;
+  /** Environment for `${VAR}` expansion in gateway.yaml. */
+  env?: Record<string, string | undefined>;
+  /** How often the routing snapshot is re-read from storage (changes made by other instances). */
+  catalogRefreshMs?: number;
+}
+
+export interface RunningGateway {
+  apiUrl: string;
+  consoleUrl: string;
+  services: GatewayServices;
+  /** Set when the admin token was generated at this start; print it once. */
+  generatedAdminToken: string | null;
+  close(): Promise<void>;
+}
+
+/** Opens storage and brings it to the configured state: migrations, gateway.yaml, provider shortcuts. */
+export async function prepareStorage(config: GatewayConfig, options: StartOptions, logger: Logger, clock: Clock): Promise<Storage> {
+  const secret = resolveSecretKey(config.secretKey, config.dataDirectory);
+  if (secret.source === 'generated') logger.info('generated a key for encrypting upstream credentials', { file: `${config.dataDirectory}/secret.key` });
+  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key) });
+  if (options.applyConfiguration ?? true) {
+    if (config.configFile !== null) {
+      const applied = await applyConfigFile(config.configFile, storage, clock, options.env ?? process.env);
+      logger.info('applied config file', { file: config.configFile, ...applied });
+    }
+    const shortcuts = await applyProviderShortcuts(config, storage, clock);
+    if (shortcuts.length > 0) logger.info('provider env shortcuts applied', { channels: shortcuts });
+  }
+  return storage;
+}
+
+function listen(server: Server, host: string, port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address() as AddressInfo;
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      resolve(`http://${shownHost}:${address.port}`);
+    });
+  });
+}
+
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.closeAllConnections();
+    }, graceMs);
+    timer.unref();
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** The composition root: builds every service once, then starts both listeners. */
+export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const storage = await prepareStorage(config, options, logger, clock);
+  const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
+  const http = new HttpTransport();
+  const adapters = new AdapterRegistry(http, clock);
+  const usageLog = new UsageLogWriter(storage, logger);
+  const services: GatewayServices = {
+    config,
+    clock,
+    logger,
+    storage,
+    adapters,
+    catalog: new Catalog(storage, logger, (channel) => adapters.supports(channel.type)),
+    credentials: new CredentialRotation(logger),
+    keys: new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, maxEntries: 100_000 }),
+    ledger: new Ledger(storage, clock, logger, { cacheTtlMs: 2000, maxBatch: 500, flushIntervalMs: 100 }),
+    usageLog,
+    limiter: new InMemoryRateLimiter(),
+    adminToken: admin.verifier,
+    clientIp: createClientIpResolver(config.trustProxy),
+    startedAt: clock.now(),
+  };
+  await services.catalog.reload();
+  const refresh = setInterval(() => {
+    services.catalog.reload().catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
+  }, options.catalogRefreshMs ?? 5000);
+  refresh.unref();
+  const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
+  fx?.start();
+
+  const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, createApiApp(services));
+  const consoleServer = createServer(createConsoleApp(services));
+  const apiUrl = await listen(apiServer, config.host, config.port);
+  const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
+
+  let closing: Promise<void> | null = null;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      clearInterval(refresh);
+      fx?.stop();
+      await Promise.all([closeServer(apiServer, 10_000), closeServer(consoleServer, 1000)]);
+      await services.ledger.close();
+      await usageLog.close();
+      await services.limiter.close();
+      await http.close();
+      await storage.close();
+    })();
+    return closing;
+  };
+  return { apiUrl, consoleUrl, services, generatedAdminToken: admin.generated, close };
+}
+
+/** The log line an operator reads first: where it listens and which channels it found. */
+export function describeStartup(gateway: RunningGateway): Record<string, unknown> {
+  const { services } = gateway;
+  const channels = services.catalog.channels();
+  return {
+    api: gateway.apiUrl,
+    console: gateway.consoleUrl,
+    storage: services.storage.dialect,
+    channels: channels.map((channel) => ({
+      name: channel.name,
+      type: channel.type,
+      enabled: channel.enabled,
+      routable: channel.enabled && services.adapters.supports(channel.type),
+      models: Object.keys(channel.models).length,
+    })),
+    note: channels.length === 0 ? 'no upstream channels yet: model calls answer 503 until one is added (POST /admin/channels, gateway.yaml or OPENAI_API_KEY)' : undefined,
+  };
+}

@@ -1,0 +1,204 @@
+import { issueApiKey } from '../../auth/api-key-format.js';
+import { hashPassword } from '../../auth/password-hash.js';
+import { nanoToUsd } from '../../billing/money.js';
+import { currentPeriod } from '../../billing/subscription-period.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import {
+  accountPatchFromInput, accountToJson, createAccountSchema, createKeySchema, creditSchema, keyPatchFromInput, keyToJson, updateAccountSchema, updateKeySchema,
+} from '../../management/account-input.js';
+import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { parseInput } from '../../management/parse-input.js';
+import { isoTime, timeInput } from '../../management/time-input.js';
+import type { GatewayServices } from '../../services.js';
+import { newId } from '../../shared/ids.js';
+import type { Account, ApiKey, Plan, Subscription } from '../../storage/records.js';
+import type { Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { z } from 'zod';
+
+const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
+
+export function subscriptionToJson(subscription: Subscription, plan: Plan | null, now: number): Record<string, unknown> {
+  const period = plan === null ? null : currentPeriod(subscription.startsAt, plan.period, now);
+  const used = period !== null && period.start === subscription.currentPeriodStart ? subscription.usedNano : 0n;
+  return {
+    id: subscription.id,
+    object: 'subscription',
+    account_id: subscription.accountId,
+    plan_id: subscription.planId,
+    plan_name: plan?.name ?? null,
+    status: subscription.status,
+    starts_at: isoTime(subscription.startsAt),
+    current_period: period === null ? null : { start: isoTime(period.start), end: isoTime(period.end) },
+    quota_usd: plan === null ? null : nanoToUsd(plan.quotaNano),
+    used_usd: nanoToUsd(used),
+    remaining_usd: plan === null ? null : nanoToUsd(plan.quotaNano > used ? plan.quotaNano - used : 0n),
+    created_at: isoTime(subscription.createdAt),
+  };
+}
+
+/** /admin/accounts, their credits, keys and subscriptions, and /admin/keys (operator contract, section 3). */
+export function addAccountRoutes(router: Router, services: GatewayServices): void {
+  const { storage, clock, ledger, keys } = services;
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+
+  const requireAccount = async (id: string): Promise<Account> => {
+    const account = await storage.accounts.getById(id);
+    if (account === null) throw notFound('account', id);
+    return account;
+  };
+  const accountJson = async (account: Account): Promise<Record<string, unknown>> => {
+    const now = clock.now();
+    const subscriptions = await storage.subscriptions.listByAccount(account.id);
+    const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
+    return { ...accountToJson(account, await ledger.availableBalance(account.id)), subscriptions: withPlans };
+  };
+  const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => keyToJson(key, await ledger.keySpent(key.id), clock.now());
+
+  router.add('POST', '/admin/accounts', guard(async (context) => {
+    const input = parseInput(createAccountSchema, await readAdminBody(context));
+    const now = clock.now();
+    const account: Account = {
+      id: newId('acct', now),
+      email: input.email,
+      passwordHash: input.password === undefined ? null : await hashPassword(input.password),
+      tier: input.tier ?? 'default',
+      balanceNano: 0n,
+      creditLineNano: 0n,
+      alertBalanceNano: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    try {
+      await storage.accounts.create(account);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', `An account with email '${input.email}' already exists.`, { param: 'email' });
+      throw error;
+    }
+    sendJson(context, 201, await accountJson(account));
+  }));
+  router.add('GET', '/admin/accounts', guard(async (context) => {
+    const page = await storage.accounts.list(pageRequestFrom(context.query));
+    const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
+    sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano)));
+  }));
+  router.add('GET', '/admin/accounts/:id', guard(async (context) => {
+    sendJson(context, 200, await accountJson(await requireAccount(context.params.id ?? '')));
+  }));
+  router.add('PATCH', '/admin/accounts/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const input = parseInput(updateAccountSchema, await readAdminBody(context));
+    const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
+    let updated;
+    try {
+      updated = await storage.accounts.update(id, accountPatchFromInput(input, passwordHash), clock.now());
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', 'Another account already has that email.', { param: 'email' });
+      throw error;
+    }
+    if (updated === null) throw notFound('account', id);
+    keys.invalidateAccount(id);
+    sendJson(context, 200, await accountJson(updated));
+  }));
+  router.add('POST', '/admin/accounts/:id/credits', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const input = parseInput(creditSchema, await readAdminBody(context));
+    const now = clock.now();
+    const balance = await ledger.credit({
+      entryId: newId('led', now),
+      accountId: id,
+      kind: input.amount_usd > 0n ? 'topup' : 'correction',
+      amountNano: input.amount_usd,
+      reason: input.reason ?? null,
+      createdAt: now,
+    });
+    if (balance === null) throw notFound('account', id);
+    sendJson(context, 200, { account_id: id, balance_usd: nanoToUsd(balance) });
+  }));
+  router.add('GET', '/admin/accounts/:id/ledger', guard(async (context) => {
+    const id = context.params.id ?? '';
+    await requireAccount(id);
+    const page = await storage.ledger.listByAccount(id, pageRequestFrom(context.query));
+    sendJson(context, 200, pageJson(page, (entry) => ({
+      id: entry.id, kind: entry.kind, amount_usd: nanoToUsd(entry.amountNano), key_id: entry.keyId, request_id: entry.requestId, reason: entry.reason, created_at: isoTime(entry.createdAt),
+    })));
+  }));
+
+  router.add('POST', '/admin/accounts/:id/keys', guard(async (context) => {
+    const account = await requireAccount(context.params.id ?? '');
+    const input = parseInput(createKeySchema, await readAdminBody(context));
+    const now = clock.now();
+    const issued = issueApiKey(input.form ?? 'sk', services.config.keyBrand);
+    const key: ApiKey = {
+      id: newId('key', now),
+      accountId: account.id,
+      name: input.name ?? '',
+      secretHash: issued.secretHash,
+      displayHint: issued.displayHint,
+      status: 'enabled',
+      quotaNano: input.quota_usd ?? null,
+      spentNano: 0n,
+      allowedModels: input.allowed_models ?? null,
+      ipAllowlist: input.ip_allowlist ?? null,
+      expiresAt: input.expires_at ?? null,
+      rpm: input.rpm ?? null,
+      tpm: input.tpm ?? null,
+      concurrency: input.concurrency ?? null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await storage.keys.create(key);
+    sendJson(context, 201, { ...keyToJson(key, 0n, now), key: issued.plaintext });
+  }));
+  router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
+    const account = await requireAccount(context.params.id ?? '');
+    const page = await storage.keys.listByAccount(account.id, pageRequestFrom(context.query));
+    const now = clock.now();
+    sendJson(context, 200, pageJson(page, (key) => keyToJson(key, key.spentNano, now)));
+  }));
+  router.add('GET', '/admin/keys/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const key = await storage.keys.getById(id);
+    if (key === null) throw notFound('key', id);
+    sendJson(context, 200, await keyJson(key));
+  }));
+  router.add('PATCH', '/admin/keys/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const input = parseInput(updateKeySchema, await readAdminBody(context));
+    const existing = await storage.keys.getById(id);
+    if (existing === null) throw notFound('key', id);
+    if (existing.status === 'revoked' && Object.keys(input).length > 0 && input.status !== 'revoked') {
+      throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; issue a new key.');
+    }
+    const updated = await storage.keys.update(id, keyPatchFromInput(input), clock.now());
+    if (updated === null) throw notFound('key', id);
+    keys.invalidateKey(id);
+    ledger.forgetKey(id);
+    sendJson(context, 200, await keyJson(updated));
+  }));
+
+  router.add('POST', '/admin/accounts/:id/subscriptions', guard(async (context) => {
+    const account = await requireAccount(context.params.id ?? '');
+    const input = parseInput(createSubscriptionSchema, await readAdminBody(context));
+    const plan = await storage.plans.getById(input.plan_id);
+    if (plan === null) throw new GatewayError('bad_request', `No plan with id '${input.plan_id}'.`, { param: 'plan_id' });
+    const now = clock.now();
+    const startsAt = input.starts_at ?? now;
+    const period = currentPeriod(startsAt, plan.period, now);
+    const subscription: Subscription = {
+      id: newId('sub', now),
+      accountId: account.id,
+      planId: plan.id,
+      status: 'active',
+      startsAt,
+      currentPeriodStart: period.start,
+      currentPeriodEnd: period.end,
+      usedNano: 0n,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await storage.subscriptions.create(subscription);
+    sendJson(context, 201, subscriptionToJson(subscription, plan, now));
+  }));
+}

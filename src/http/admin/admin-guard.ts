@@ -1,0 +1,30 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { GatewayServices } from '../../services.js';
+import { readJsonObject } from '../read-body.js';
+import type { RequestContext, RouteHandler } from '../request-context.js';
+
+/** Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401. */
+export function adminOnly(services: GatewayServices, handler: RouteHandler): RouteHandler {
+  return async (context) => {
+    const header = context.request.headers.authorization;
+    const token = header === undefined ? null : (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null);
+    if (!services.adminToken.verify(token)) throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    await handler(context);
+  };
+}
+
+/** Admin bodies are small; 1 MiB is plenty. */
+export function readAdminBody(context: RequestContext): Promise<Record<string, unknown>> {
+  return readJsonObject(context, 1024 * 1024);
+}
+
+export function notFound(what: string, id: string): GatewayError {
+  return new GatewayError('not_found', `No ${what} with id '${id}'.`);
+}
+
+/** Unique-constraint violations from either database become a 409. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : '';
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(message);
+}

@@ -1,0 +1,97 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { channelFromInput, channelPatchFromInput, channelToJson, createChannelSchema, updateChannelSchema } from '../../management/channel-input.js';
+import { createModelSchema, modelFromInput, modelPatchFromInput, modelToJson, updateModelSchema } from '../../management/model-input.js';
+import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { parseInput } from '../../management/parse-input.js';
+import type { GatewayServices } from '../../services.js';
+import type { Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+
+/** /admin/channels and /admin/models (operator contract, section 3). */
+export function addCatalogRoutes(router: Router, services: GatewayServices): void {
+  const { storage, catalog, clock, credentials } = services;
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+  const changed = async (channelId?: string): Promise<void> => {
+    if (channelId !== undefined) credentials.forgetChannel(channelId);
+    await catalog.reload();
+  };
+
+  router.add('POST', '/admin/channels', guard(async (context) => {
+    const channel = channelFromInput(parseInput(createChannelSchema, await readAdminBody(context)), clock.now());
+    try {
+      await storage.channels.create(channel);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', `A channel named '${channel.name}' already exists.`, { param: 'name' });
+      throw error;
+    }
+    await changed();
+    sendJson(context, 201, channelToJson(channel));
+  }));
+  router.add('GET', '/admin/channels', guard(async (context) => {
+    sendJson(context, 200, pageJson(await storage.channels.list(pageRequestFrom(context.query)), channelToJson));
+  }));
+  router.add('GET', '/admin/channels/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const channel = await storage.channels.getById(id);
+    if (channel === null) throw notFound('channel', id);
+    sendJson(context, 200, channelToJson(channel));
+  }));
+  router.add('PATCH', '/admin/channels/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const existing = await storage.channels.getById(id);
+    if (existing === null) throw notFound('channel', id);
+    const patch = channelPatchFromInput(existing, parseInput(updateChannelSchema, await readAdminBody(context)));
+    let updated;
+    try {
+      updated = await storage.channels.update(id, patch, clock.now());
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', 'Another channel already has that name.', { param: 'name' });
+      throw error;
+    }
+    if (updated === null) throw notFound('channel', id);
+    await changed(id);
+    sendJson(context, 200, channelToJson(updated));
+  }));
+  router.add('DELETE', '/admin/channels/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    if (!(await storage.channels.delete(id))) throw notFound('channel', id);
+    await changed(id);
+    sendJson(context, 200, { id, object: 'channel', deleted: true });
+  }));
+
+  router.add('POST', '/admin/models', guard(async (context) => {
+    const model = modelFromInput(parseInput(createModelSchema, await readAdminBody(context)), clock.now());
+    try {
+      await storage.models.create(model);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', `A model with id '${model.id}' already exists; PATCH it instead.`, { param: 'id' });
+      throw error;
+    }
+    await changed();
+    sendJson(context, 201, modelToJson(model));
+  }));
+  router.add('GET', '/admin/models', guard(async (context) => {
+    sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
+  }));
+  router.add('GET', '/admin/models/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const model = await storage.models.getById(id);
+    if (model === null) throw notFound('model', id);
+    sendJson(context, 200, modelToJson(model));
+  }));
+  router.add('PATCH', '/admin/models/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const patch = modelPatchFromInput(parseInput(updateModelSchema, await readAdminBody(context)));
+    const updated = await storage.models.update(id, patch, clock.now());
+    if (updated === null) throw notFound('model', id);
+    await changed();
+    sendJson(context, 200, modelToJson(updated));
+  }));
+  router.add('DELETE', '/admin/models/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    if (!(await storage.models.delete(id))) throw notFound('model', id);
+    await changed();
+    sendJson(context, 200, { id, object: 'model', deleted: true });
+  }));
+}

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import { nanoToUsd } from '../../billing/money.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { parseInput } from '../../management/parse-input.js';
+import { createPlanSchema, planFromInput, planPatchFromInput, planToJson, updatePlanSchema } from '../../management/plan-input.js';
+import { isoTime, timeInput } from '../../management/time-input.js';
+import type { GatewayServices } from '../../services.js';
+import { newId } from '../../shared/ids.js';
+import type { Announcement, UsageLogRow, UsageQuery } from '../../storage/records.js';
+import { InvalidCursorError } from '../../storage/usage-cursor.js';
+import type { Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+
+const announcementSchema = z.object({
+  title: z.string().min(1).max(200),
+  body: z.string().max(10_000).default(''),
+  level: z.enum(['info', 'warning', 'critical']).default('info'),
+  published_at: timeInput.optional(),
+  expires_at: timeInput.nullable().optional(),
+}).strict();
+
+const rate = z.union([z.number().positive(), z.string().regex(/^\d+(\.\d+)?$/)]).transform((value) => String(value));
+const fxSchema = z.object({
+  rates: z.object({ JPY: rate, CNY: rate, EUR: rate }).catchall(rate),
+  as_of: timeInput.optional(),
+  source: z.string().max(200).optional(),
+}).strict();
+
+function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
+  return {
+    request_id: row.requestId,
+    account_id: row.accountId,
+    key_id: row.keyId,
+    model: row.model,
+    channel_id: row.channelId,
+    protocol: row.protocol,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    status: row.status,
+    error_code: row.errorCode,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    cached_tokens: row.cachedTokens,
+    reasoning_tokens: row.reasoningTokens,
+    total_tokens: row.totalTokens,
+    cost_usd: nanoToUsd(row.costNano),
+    latency_ms: row.latencyMs,
+    ttfb_ms: row.ttfbMs,
+    attempts: row.attempts,
+    created_at: isoTime(row.createdAt),
+  };
+}
+
+function usageQueryFrom(query: URLSearchParams): UsageQuery {
+  const filter: UsageQuery = {};
+  const text = (name: string): string | undefined => query.get(name) ?? undefined;
+  const time = (name: string): number | undefined => {
+    const raw = query.get(name);
+    if (raw === null) return undefined;
+    const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
+    if (!parsed.success) throw new GatewayError('bad_request', `'${name}' must be an ISO 8601 time or Unix seconds.`, { param: name });
+    return parsed.data;
+  };
+  const accountId = text('account_id');
+  const keyId = text('key_id');
+  const model = text('model');
+  const from = time('from');
+  const to = time('to');
+  if (accountId !== undefined) filter.accountId = accountId;
+  if (keyId !== undefined) filter.keyId = keyId;
+  if (model !== undefined) filter.model = model;
+  if (from !== undefined) filter.from = from;
+  if (to !== undefined) filter.to = to;
+  const status = query.get('status');
+  if (status !== null) {
+    const code = Number(status);
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw new GatewayError('bad_request', "'status' must be an HTTP status code.", { param: 'status' });
+    filter.status = code;
+  }
+  return filter;
+}
+
+/** /admin/plans, /admin/usage, /admin/announcements and /admin/fx (operator contract, section 3). */
+export function addOperationsRoutes(router: Router, services: GatewayServices): void {
+  const { storage, clock } = services;
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+
+  router.add('POST', '/admin/plans', guard(async (context) => {
+    const plan = planFromInput(parseInput(createPlanSchema, await readAdminBody(context)), clock.now());
+    try {
+      await storage.plans.create(plan);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', `A plan named '${plan.name}' already exists.`, { param: 'name' });
+      throw error;
+    }
+    sendJson(context, 201, planToJson(plan));
+  }));
+  router.add('GET', '/admin/plans', guard(async (context) => {
+    sendJson(context, 200, pageJson(await storage.plans.list(pageRequestFrom(context.query)), planToJson));
+  }));
+  router.add('GET', '/admin/plans/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const plan = await storage.plans.getById(id);
+    if (plan === null) throw notFound('plan', id);
+    sendJson(context, 200, planToJson(plan));
+  }));
+  router.add('PATCH', '/admin/plans/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const updated = await storage.plans.update(id, planPatchFromInput(parseInput(updatePlanSchema, await readAdminBody(context))), clock.now());
+    if (updated === null) throw notFound('plan', id);
+    sendJson(context, 200, planToJson(updated));
+  }));
+
+  router.add('GET', '/admin/usage', guard(async (context) => {
+    await services.usageLog.flush();
+    try {
+      const page = await storage.usage.query(usageQueryFrom(context.query), pageRequestFrom(context.query));
+      sendJson(context, 200, pageJson(page, usageRowToJson));
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
+      throw error;
+    }
+  }));
+
+  router.add('POST', '/admin/announcements', guard(async (context) => {
+    const input = parseInput(announcementSchema, await readAdminBody(context));
+    const now = clock.now();
+    const announcement: Announcement = {
+      id: newId('ann', now),
+      title: input.title,
+      body: input.body,
+      level: input.level,
+      publishedAt: input.published_at ?? now,
+      expiresAt: input.expires_at ?? null,
+      createdAt: now,
+    };
+    await storage.announcements.create(announcement);
+    sendJson(context, 201, { id: announcement.id, object: 'announcement', title: announcement.title, body: announcement.body, level: announcement.level, published_at: isoTime(announcement.publishedAt), expires_at: isoTime(announcement.expiresAt) });
+  }));
+  router.add('GET', '/admin/announcements', guard(async (context) => {
+    const page = await storage.announcements.list(pageRequestFrom(context.query));
+    sendJson(context, 200, pageJson(page, (item) => ({ id: item.id, title: item.title, body: item.body, level: item.level, published_at: isoTime(item.publishedAt), expires_at: isoTime(item.expiresAt) })));
+  }));
+  router.add('DELETE', '/admin/announcements/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    if (!(await storage.announcements.delete(id))) throw notFound('announcement', id);
+    sendJson(context, 200, { id, object: 'announcement', deleted: true });
+  }));
+
+  router.add('PUT', '/admin/fx', guard(async (context) => {
+    const input = parseInput(fxSchema, await readAdminBody(context));
+    const now = clock.now();
+    await storage.fx.set({ base: 'USD', rates: input.rates, asOf: input.as_of ?? now, source: input.source ?? 'admin', updatedAt: now });
+    sendJson(context, 200, { base: 'USD', rates: Object.fromEntries(Object.entries(input.rates).map(([code, value]) => [code, Number(value)])), as_of: isoTime(input.as_of ?? now), source: input.source ?? 'admin' });
+  }));
+}

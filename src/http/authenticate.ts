@@ -1,0 +1,39 @@
+import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../auth/extract-api-key.js';
+import { IpRangeSet } from '../auth/ip-ranges.js';
+import type { KeyRefusal } from '../auth/key-verifier.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { GatewayServices } from '../services.js';
+import type { Account, ApiKey } from '../storage/records.js';
+import type { RequestContext } from './request-context.js';
+
+export interface Authenticated {
+  key: ApiKey;
+  account: Account;
+}
+
+const compiledAllowlists = new WeakMap<ApiKey, IpRangeSet>();
+
+const REFUSALS: Record<KeyRefusal, () => GatewayError> = {
+  missing: () => new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <API_KEY>".'),
+  malformed: () => new GatewayError('invalid_api_key', 'The API key is malformed.'),
+  unknown: () => new GatewayError('invalid_api_key', 'The API key is not valid.'),
+  revoked: () => new GatewayError('revoked_api_key', 'The API key has been revoked.'),
+  expired: () => new GatewayError('expired_api_key', 'The API key has expired.'),
+  disabled: () => new GatewayError('key_disabled', 'The API key is disabled.'),
+};
+
+/** Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. */
+export async function authenticate(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Authenticated> {
+  const plaintext = extractApiKey(context.request.headers, context.query, family);
+  const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
+    ? ({ ok: false, reason: 'malformed' } as const)
+    : await services.keys.verify(plaintext);
+  if (!verification.ok) throw REFUSALS[verification.reason]();
+  const { key, account } = verification;
+  if (key.ipAllowlist !== null) {
+    let allowlist = compiledAllowlists.get(key);
+    if (allowlist === undefined) compiledAllowlists.set(key, (allowlist = new IpRangeSet(key.ipAllowlist)));
+    if (!allowlist.has(context.clientIp)) throw new GatewayError('ip_not_allowed', 'Requests from this IP address are not allowed for this API key.');
+  }
+  return { key, account };
+}

@@ -1,0 +1,71 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ClientIpResolver } from '../auth/client-ip.js';
+import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { newId } from '../shared/ids.js';
+import { describeError, type Logger } from '../shared/logger.js';
+import type { ErrorFormat, RequestContext } from './request-context.js';
+import { sendError } from './respond.js';
+import type { Router } from './router.js';
+
+export interface ListenerOptions {
+  router: Router;
+  logger: Logger;
+  clientIp: ClientIpResolver;
+  /** Which family's error shape a path answers in. */
+  errorFormatFor?: (path: string) => ErrorFormat;
+}
+
+/**
+ * The node:http request listener: request id on every response, routing, and one place where anything thrown
+ * becomes the spec's error object. Unexpected errors are logged by class only (their text may hold secrets).
+ */
+export function createListener(options: ListenerOptions): (request: IncomingMessage, response: ServerResponse) => void {
+  const { router, logger, clientIp } = options;
+  const errorFormatFor = options.errorFormatFor ?? (() => 'openai' as const);
+  return (request, response) => {
+    const startedAt = performance.now();
+    const url = request.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt < 0 ? url : url.slice(0, queryAt);
+    const requestId = newId('req');
+    response.setHeader('x-request-id', requestId);
+    const context: RequestContext = {
+      request,
+      response,
+      requestId,
+      method: request.method ?? 'GET',
+      path,
+      query: new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1)),
+      params: {},
+      startedAt,
+      clientIp: clientIp(request),
+      errorFormat: errorFormatFor(path),
+    };
+    const match = router.match(context.method, path);
+    let handling: Promise<void>;
+    if (match.kind === 'found') {
+      context.params = match.params;
+      try {
+        handling = match.handler(context);
+      } catch (error) {
+        handling = Promise.reject(error);
+      }
+    } else if (match.kind === 'method-not-allowed') {
+      response.setHeader('allow', match.allowed.join(', '));
+      handling = Promise.reject(new GatewayError('method_not_allowed', `Method ${context.method} is not allowed on ${path}.`));
+    } else {
+      handling = Promise.reject(new GatewayError('not_found', `No route for ${context.method} ${path}.`));
+    }
+    handling.catch((thrown: unknown) => {
+      const error = toGatewayError(thrown);
+      if (error.code === 'internal_error') {
+        logger.error('unhandled error', { requestId, method: context.method, path, ...describeError(thrown), stack: thrown instanceof Error ? thrown.stack?.split('\n').slice(1, 5).join(' | ') : undefined });
+      }
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      sendError(context, error);
+    });
+  };
+}

@@ -1,0 +1,57 @@
+import type { RouteHandler } from './request-context.js';
+
+interface PatternRoute {
+  method: string;
+  pattern: RegExp;
+  handler: RouteHandler;
+}
+
+export type RouteMatch =
+  | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
+  | { kind: 'method-not-allowed'; allowed: string[] }
+  | { kind: 'not-found' };
+
+/** Turns `/v1/models/:model` into a RegExp with named groups; a pattern may also be given as a RegExp. */
+function compile(pattern: string): RegExp {
+  const source = pattern
+    .split('/')
+    .map((segment) => (segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/** Static paths resolve with one Map lookup; patterned paths are tried in registration order. */
+export class Router {
+  readonly #static = new Map<string, Map<string, RouteHandler>>();
+  readonly #patterns: PatternRoute[] = [];
+
+  add(method: string, pattern: string | RegExp, handler: RouteHandler): this {
+    if (typeof pattern === 'string' && !pattern.includes(':')) {
+      let byMethod = this.#static.get(pattern);
+      if (byMethod === undefined) this.#static.set(pattern, (byMethod = new Map()));
+      byMethod.set(method, handler);
+    } else {
+      this.#patterns.push({ method, pattern: typeof pattern === 'string' ? compile(pattern) : pattern, handler });
+    }
+    return this;
+  }
+
+  match(method: string, path: string): RouteMatch {
+    const byMethod = this.#static.get(path);
+    const staticHandler = byMethod?.get(method);
+    if (staticHandler !== undefined) return { kind: 'found', handler: staticHandler, params: {} };
+    const allowed = byMethod === undefined ? [] : [...byMethod.keys()];
+    for (const route of this.#patterns) {
+      const found = route.pattern.exec(path);
+      if (found === null) continue;
+      if (route.method !== method) {
+        allowed.push(route.method);
+        continue;
+      }
+      const params: Record<string, string> = {};
+      for (const [name, value] of Object.entries(found.groups ?? {})) params[name] = decodeURIComponent(value);
+      return { kind: 'found', handler: route.handler, params };
+    }
+    return allowed.length > 0 ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };
+  }
+}

@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import type { Clock } from '../shared/clock.js';
+import type { Storage } from '../storage/storage.js';
+import { channelFromInput, channelPatchFromInput, createChannelSchema } from './channel-input.js';
+import { createModelSchema, modelFromInput, modelPatchFromInput } from './model-input.js';
+import { parseInput } from './parse-input.js';
+import { createPlanSchema, planFromInput, planPatchFromInput } from './plan-input.js';
+
+export class ConfigFileError extends Error {
+  override name = 'ConfigFileError';
+}
+
+const fileSchema = z.object({
+  channels: z.array(z.unknown()).default([]),
+  models: z.array(z.unknown()).default([]),
+  plans: z.array(z.unknown()).default([]),
+}).strict();
+
+/** Replaces `${NAME}` in every string value (not in the YAML text, so a secret cannot change the structure). */
+export function expandEnvironment(value: unknown, env: Record<string, string | undefined>, path = ''): unknown {
+  if (typeof value === 'string') {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+      const resolved = env[name];
+      if (resolved === undefined) throw new ConfigFileError(`${path || 'value'} refers to \${${name}}, which is not set`);
+      return resolved;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => expandEnvironment(item, env, `${path}[${index}]`));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, expandEnvironment(item, env, path === '' ? key : `${path}.${key}`)]));
+  }
+  return value;
+}
+
+export interface AppliedConfig {
+  channels: number;
+  models: number;
+  plans: number;
+}
+
+function withContext<T>(where: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw new ConfigFileError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * Applies gateway.yaml: channels by name, models by id and plans by name are created or updated to match the file,
+ * so applying the same file twice leaves the same state. Entities not in the file are left alone.
+ */
+export async function applyConfigFile(file: string, storage: Storage, clock: Clock, env: Record<string, string | undefined>): Promise<AppliedConfig> {
+  let raw: unknown;
+  try {
+    raw = parseYaml(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigFileError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const document = withContext(file, () => parseInput(fileSchema, expandEnvironment(raw ?? {}, env)));
+  const now = clock.now();
+
+  for (const [index, entry] of document.models.entries()) {
+    const input = withContext(`models[${index}]`, () => parseInput(createModelSchema, entry));
+    const existing = await storage.models.getById(input.id);
+    if (existing === null) await storage.models.create(modelFromInput(input, now));
+    else await storage.models.update(input.id, modelPatchFromInput(input), now);
+  }
+  for (const [index, entry] of document.channels.entries()) {
+    const input = withContext(`channels[${index}]`, () => parseInput(createChannelSchema, entry));
+    const existing = await storage.channels.getByName(input.name);
+    if (existing === null) await storage.channels.create(withContext(`channels[${index}]`, () => channelFromInput(input, now)));
+    else await storage.channels.update(existing.id, withContext(`channels[${index}]`, () => channelPatchFromInput(existing, input)), now);
+  }
+  for (const [index, entry] of document.plans.entries()) {
+    const input = withContext(`plans[${index}]`, () => parseInput(createPlanSchema, entry));
+    const existing = await storage.plans.getByName(input.name);
+    if (existing === null) await storage.plans.create(planFromInput(input, now));
+    else await storage.plans.update(existing.id, planPatchFromInput(input), now);
+  }
+  return { channels: document.channels.length, models: document.models.length, plans: document.plans.length };
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { GatewayError } from '../errors/gateway-error.js';
+import { newId } from '../shared/ids.js';
+import type { Channel, ChannelType } from '../storage/records.js';
+import type { ChannelPatch } from '../storage/storage.js';
+import { isoTime } from './time-input.js';
+
+export const CHANNEL_TYPES = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'simulator'] as const satisfies readonly ChannelType[];
+
+const modelsInput = z.union([
+  z.array(z.string().min(1)).transform((ids) => Object.fromEntries(ids.map((id) => [id, '']))),
+  z.record(z.string().min(1), z.string()),
+]);
+
+const channelFields = {
+  name: z.string().min(1).max(100),
+  type: z.enum(CHANNEL_TYPES),
+  base_url: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  api_key: z.string().min(1).optional(),
+  /** Several upstream keys, used in rotation. */
+  api_keys: z.array(z.string().min(1)).min(1).optional(),
+  models: modelsInput,
+  priority: z.number().int().min(-1000).max(1000).optional(),
+  weight: z.number().min(0).max(1_000_000).optional(),
+  enabled: z.boolean().optional(),
+  headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+};
+
+export const createChannelSchema = z.object(channelFields).strict();
+export const updateChannelSchema = z.object(channelFields).partial().strict();
+
+export type CreateChannelInput = z.infer<typeof createChannelSchema>;
+export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
+
+function keysOf(input: { api_key?: string | undefined; api_keys?: string[] | undefined }): string[] | undefined {
+  if (input.api_keys !== undefined) return input.api_keys;
+  if (input.api_key !== undefined) return input.api_key.split(/[\n,]/).map((key) => key.trim()).filter(Boolean);
+  return undefined;
+}
+
+/** Type-specific rules the schema cannot say alone. */
+function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys: string[]): void {
+  if (type !== 'simulator' && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
+  if ((type === 'openai-compatible' || type === 'azure-openai') && baseUrl === null) {
+    throw new GatewayError('bad_request', `A ${type} channel needs 'base_url'.`, { param: 'base_url' });
+  }
+}
+
+export function channelFromInput(input: CreateChannelInput, now: number): Channel {
+  const apiKeys = keysOf(input) ?? [];
+  const baseUrl = input.base_url ?? null;
+  checkChannel(input.type, baseUrl, apiKeys);
+  return {
+    id: newId('ch', now),
+    name: input.name,
+    type: input.type,
+    baseUrl,
+    apiKeys,
+    models: input.models,
+    priority: input.priority ?? 0,
+    weight: input.weight ?? 1,
+    enabled: input.enabled ?? true,
+    headers: input.headers ?? {},
+    settings: input.settings ?? {},
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function channelPatchFromInput(existing: Channel, input: UpdateChannelInput): ChannelPatch {
+  const patch: ChannelPatch = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.type !== undefined) patch.type = input.type;
+  if (input.base_url !== undefined) patch.baseUrl = input.base_url;
+  const apiKeys = keysOf(input);
+  if (apiKeys !== undefined) patch.apiKeys = apiKeys;
+  if (input.models !== undefined) patch.models = input.models;
+  if (input.priority !== undefined) patch.priority = input.priority;
+  if (input.weight !== undefined) patch.weight = input.weight;
+  if (input.enabled !== undefined) patch.enabled = input.enabled;
+  if (input.headers !== undefined) patch.headers = input.headers;
+  if (input.settings !== undefined) patch.settings = input.settings;
+  checkChannel(patch.type ?? existing.type, patch.baseUrl === undefined ? existing.baseUrl : patch.baseUrl, patch.apiKeys ?? existing.apiKeys);
+  return patch;
+}
+
+function maskSecret(secret: string): string {
+  return secret.length <= 8 ? '…' : `…${secret.slice(-4)}`;
+}
+
+/** Admin view of a channel: upstream keys and header values are never returned whole. */
+export function channelToJson(channel: Channel): Record<string, unknown> {
+  return {
+    id: channel.id,
+    object: 'channel',
+    name: channel.name,
+    type: channel.type,
+    base_url: channel.baseUrl,
+    api_key_hints: channel.apiKeys.map(maskSecret),
+    models: channel.models,
+    priority: channel.priority,
+    weight: channel.weight,
+    enabled: channel.enabled,
+    headers: Object.fromEntries(Object.entries(channel.headers).map(([name, value]) => [name, maskSecret(value)])),
+    settings: channel.settings,
+    created_at: isoTime(channel.createdAt),
+    updated_at: isoTime(channel.updatedAt),
+  };
+}

@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import { nanoToUsd } from '../billing/money.js';
+import type { Model, ModelKind, NanoUsd, Pricing } from '../storage/records.js';
+import type { ModelPatch } from '../storage/storage.js';
+import { nonNegativeUsdInput } from './money-input.js';
+import { isoTime } from './time-input.js';
+
+const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
+
+/** Prices in USD; per-token prices are per million tokens. */
+const pricingSchema = z.object({
+  input_per_mtok: nonNegativeUsdInput.optional(),
+  output_per_mtok: nonNegativeUsdInput.optional(),
+  cached_input_per_mtok: nonNegativeUsdInput.optional(),
+  per_request: nonNegativeUsdInput.optional(),
+  per_image: nonNegativeUsdInput.optional(),
+  per_audio_minute: nonNegativeUsdInput.optional(),
+  per_mchar: nonNegativeUsdInput.optional(),
+}).strict();
+
+const limitsSchema = z.object({
+  rpm: z.number().int().positive().nullable().optional(),
+  tpm: z.number().int().positive().nullable().optional(),
+}).strict();
+
+const modelFields = {
+  id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -'),
+  kind: z.enum(MODEL_KINDS).optional(),
+  public: z.boolean().optional(),
+  upstream: z.string().min(1).nullable().optional(),
+  owned_by: z.string().min(1).max(100).optional(),
+  pricing: pricingSchema,
+  limits: limitsSchema.optional(),
+};
+
+export const createModelSchema = z.object(modelFields).strict();
+export const updateModelSchema = z.object({ ...modelFields, pricing: pricingSchema.optional() }).omit({ id: true }).partial().strict();
+
+export type CreateModelInput = z.infer<typeof createModelSchema>;
+export type UpdateModelInput = z.infer<typeof updateModelSchema>;
+
+type PricingInput = z.infer<typeof pricingSchema>;
+
+function pricingFromInput(input: PricingInput): Pricing {
+  return {
+    inputPerMtokNano: input.input_per_mtok ?? null,
+    outputPerMtokNano: input.output_per_mtok ?? null,
+    cachedInputPerMtokNano: input.cached_input_per_mtok ?? null,
+    perRequestNano: input.per_request ?? null,
+    perImageNano: input.per_image ?? null,
+    perAudioMinuteNano: input.per_audio_minute ?? null,
+    perMcharNano: input.per_mchar ?? null,
+  };
+}
+
+export function modelFromInput(input: CreateModelInput, now: number): Model {
+  return {
+    id: input.id,
+    kind: input.kind ?? 'chat',
+    public: input.public ?? true,
+    upstream: input.upstream ?? null,
+    ownedBy: input.owned_by ?? 'gateway',
+    pricing: pricingFromInput(input.pricing),
+    rpm: input.limits?.rpm ?? null,
+    tpm: input.limits?.tpm ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function modelPatchFromInput(input: UpdateModelInput): ModelPatch {
+  const patch: ModelPatch = {};
+  if (input.kind !== undefined) patch.kind = input.kind;
+  if (input.public !== undefined) patch.public = input.public;
+  if (input.upstream !== undefined) patch.upstream = input.upstream;
+  if (input.owned_by !== undefined) patch.ownedBy = input.owned_by;
+  if (input.pricing !== undefined) patch.pricing = pricingFromInput(input.pricing);
+  if (input.limits?.rpm !== undefined) patch.rpm = input.limits.rpm;
+  if (input.limits?.tpm !== undefined) patch.tpm = input.limits.tpm;
+  return patch;
+}
+
+const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
+
+export function modelToJson(model: Model): Record<string, unknown> {
+  const pricing = model.pricing;
+  return {
+    id: model.id,
+    object: 'model',
+    kind: model.kind,
+    public: model.public,
+    upstream: model.upstream,
+    owned_by: model.ownedBy,
+    pricing: {
+      input_per_mtok: usd(pricing.inputPerMtokNano),
+      output_per_mtok: usd(pricing.outputPerMtokNano),
+      cached_input_per_mtok: usd(pricing.cachedInputPerMtokNano),
+      per_request: usd(pricing.perRequestNano),
+      per_image: usd(pricing.perImageNano),
+      per_audio_minute: usd(pricing.perAudioMinuteNano),
+      per_mchar: usd(pricing.perMcharNano),
+    },
+    limits: { rpm: model.rpm, tpm: model.tpm },
+    created_at: isoTime(model.createdAt),
+    updated_at: isoTime(model.updatedAt),
+  };
+}

@@ -1,0 +1,74 @@
+import { z } from 'zod';
+import { nanoToUsd } from '../billing/money.js';
+import { newId } from '../shared/ids.js';
+import type { Plan } from '../storage/records.js';
+import type { PlanPatch } from '../storage/storage.js';
+import { nonNegativeUsdInput } from './money-input.js';
+import { isoTime } from './time-input.js';
+
+const overageSchema = z.object({
+  policy: z.enum(['deny', 'limit', 'payg']),
+  limit_usd: nonNegativeUsdInput.optional(),
+}).strict().refine((overage) => overage.policy !== 'limit' || overage.limit_usd !== undefined, {
+  message: "policy 'limit' needs 'limit_usd'",
+  path: ['limit_usd'],
+});
+
+const planFields = {
+  name: z.string().min(1).max(100),
+  period: z.enum(['day', 'week', 'month']),
+  quota_usd: nonNegativeUsdInput,
+  overage: overageSchema,
+  rpm: z.number().int().positive().nullable().optional(),
+  tpm: z.number().int().positive().nullable().optional(),
+};
+
+export const createPlanSchema = z.object(planFields).strict();
+export const updatePlanSchema = z.object(planFields).partial().strict();
+
+export type CreatePlanInput = z.infer<typeof createPlanSchema>;
+export type UpdatePlanInput = z.infer<typeof updatePlanSchema>;
+
+export function planFromInput(input: CreatePlanInput, now: number): Plan {
+  return {
+    id: newId('plan', now),
+    name: input.name,
+    period: input.period,
+    quotaNano: input.quota_usd,
+    overagePolicy: input.overage.policy,
+    overageLimitNano: input.overage.limit_usd ?? null,
+    rpm: input.rpm ?? null,
+    tpm: input.tpm ?? null,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function planPatchFromInput(input: UpdatePlanInput): PlanPatch {
+  const patch: PlanPatch = {};
+  if (input.name !== undefined) patch.name = input.name;
+  if (input.period !== undefined) patch.period = input.period;
+  if (input.quota_usd !== undefined) patch.quotaNano = input.quota_usd;
+  if (input.overage !== undefined) {
+    patch.overagePolicy = input.overage.policy;
+    patch.overageLimitNano = input.overage.limit_usd ?? null;
+  }
+  if (input.rpm !== undefined) patch.rpm = input.rpm;
+  if (input.tpm !== undefined) patch.tpm = input.tpm;
+  return patch;
+}
+
+export function planToJson(plan: Plan): Record<string, unknown> {
+  return {
+    id: plan.id,
+    object: 'plan',
+    name: plan.name,
+    period: plan.period,
+    quota_usd: nanoToUsd(plan.quotaNano),
+    overage: { policy: plan.overagePolicy, limit_usd: plan.overageLimitNano === null ? null : nanoToUsd(plan.overageLimitNano) },
+    rpm: plan.rpm,
+    tpm: plan.tpm,
+    created_at: isoTime(plan.createdAt),
+    updated_at: isoTime(plan.updatedAt),
+  };
+}

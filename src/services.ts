@@ -1,0 +1,32 @@
+import type { AdminTokenVerifier } from './auth/admin-token.js';
+import type { ClientIpResolver } from './auth/client-ip.js';
+import type { KeyVerifier } from './auth/key-verifier.js';
+import type { Ledger } from './billing/ledger.js';
+import type { GatewayConfig } from './config/gateway-config.js';
+import type { RateLimiter } from './limits/rate-limiter.js';
+import type { CredentialRotation } from './relay/credential-rotation.js';
+import type { Catalog } from './routing/catalog.js';
+import type { Clock } from './shared/clock.js';
+import type { Logger } from './shared/logger.js';
+import type { Storage } from './storage/storage.js';
+import type { AdapterRegistry } from './upstreams/adapter-registry.js';
+import type { UsageLogWriter } from './usage-log/usage-log-writer.js';
+
+/** Everything a route needs, built once by the composition root and passed down; no module-level state. */
+export interface GatewayServices {
+  config: GatewayConfig;
+  clock: Clock;
+  logger: Logger;
+  storage: Storage;
+  catalog: Catalog;
+  adapters: AdapterRegistry;
+  credentials: CredentialRotation;
+  keys: KeyVerifier;
+  ledger: Ledger;
+  usageLog: UsageLogWriter;
+  limiter: RateLimiter;
+  adminToken: AdminTokenVerifier;
+  clientIp: ClientIpResolver;
+  /** When the process started (epoch ms), for /api/status. */
+  startedAt: number;
+}

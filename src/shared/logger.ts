@@ -1,0 +1,36 @@
+/** JSON-lines logger. Callers pass metadata only; secrets and prompt text never go in. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+const LEVEL_ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
+  const threshold = LEVEL_ORDER[level];
+  const log = (at: LogLevel, message: string, fields?: Record<string, unknown>): void => {
+    if (LEVEL_ORDER[at] < threshold) return;
+    write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+  };
+  return {
+    debug: (message, fields) => log('debug', message, fields),
+    info: (message, fields) => log('info', message, fields),
+    warn: (message, fields) => log('warn', message, fields),
+    error: (message, fields) => log('error', message, fields),
+  };
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** What may be logged about a thrown value: its class and code, never a message that could carry a secret. */
+export function describeError(error: unknown): Record<string, unknown> {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { errorName: error.name, ...(typeof code === 'string' ? { errorCode: code } : {}) };
+  }
+  return { errorName: typeof error };
+}
