@@ -6,7 +6,7 @@ import { KeyVerifier } from './auth/key-verifier.js';
 import { Ledger } from './billing/ledger.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
-import { createApiApp, createConsoleApp } from './app.js';
+import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { InMemoryRateLimiter } from './limits/in-memory-rate-limiter.js';
 import { applyConfigFile } from './management/apply-config-file.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
@@ -71,18 +71,29 @@ function listen(server: Server, host: string, port: number): Promise<string> {
   });
 }
 
-function closeServer(server: Server, graceMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      server.closeAllConnections();
-    }, graceMs);
-    timer.unref();
-    server.close(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-    server.closeIdleConnections();
-  });
+/** Counts requests whose response has not closed yet, so shutdown can wait for exactly those. */
+function trackInFlight(listener: RequestListener): { listener: RequestListener; inFlight: () => number } {
+  let count = 0;
+  return {
+    listener: (request, response) => {
+      count += 1;
+      response.once('close', () => {
+        count -= 1;
+      });
+      listener(request, response);
+    },
+    inFlight: () => count,
+  };
+}
+
+/** Stops accepting, lets in-flight requests finish (at most `graceMs`), then drops every remaining connection. */
+async function closeServer(server: Server, inFlight: () => number, graceMs: number): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const deadline = performance.now() + graceMs;
+  while (inFlight() > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  server.closeAllConnections();
+  await closed;
 }
 
 /** The composition root: builds every service once, then starts both listeners. */
@@ -118,8 +129,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
   fx?.start();
 
-  const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, createApiApp(services));
-  const consoleServer = createServer(createConsoleApp(services));
+  const api = trackInFlight(createApiApp(services));
+  const consoleApp = trackInFlight(createConsoleApp(services));
+  const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, api.listener);
+  const consoleServer = createServer(consoleApp.listener);
   const apiUrl = await listen(apiServer, config.host, config.port);
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
 
@@ -128,7 +141,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closing ??= (async () => {
       clearInterval(refresh);
       fx?.stop();
-      await Promise.all([closeServer(apiServer, 10_000), closeServer(consoleServer, 1000)]);
+      await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000)]);
       await services.ledger.close();
       await usageLog.close();
       await services.limiter.close();
