@@ -46,7 +46,7 @@ function timeoutsOf(route: ChannelRoute, stream: boolean): UpstreamTimeouts {
  * Retries on the next channel when an upstream fails before anything reached the caller.
  */
 export async function passThroughChat(dependencies: PassThroughDependencies, request: PassThroughRequest): Promise<void> {
-  const { context, meter } = request;
+  const { context } = request;
   const abort = new AbortController();
   const onClose = (): void => {
     if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
