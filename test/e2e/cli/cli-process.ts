@@ -1,0 +1,157 @@
+/** Runs the real `unigate` command (bin/unigate.js → dist/) as a child process, the way an operator does. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+export const BIN = path.join(REPO_ROOT, 'bin', 'unigate.js');
+
+/** The CLI runs the compiled output; `npm test` builds it first (locally: npx tsc -p tsconfig.build.json). */
+export function assertBuilt(): void {
+  const cli = path.join(REPO_ROOT, 'dist', 'src', 'cli.js');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npx tsc -p tsconfig.build.json)`);
+}
+
+/** A port that was free a moment ago (listen on 0, read it, close). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A clean environment: nothing of the test runner's own configuration (ADMIN_TOKEN, DATABASE_URL, provider keys …)
+ * leaks into the child. Only PATH and HOME are kept.
+ */
+export function cleanEnv(extra: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...extra };
+}
+
+export interface RunningCommand {
+  child: ChildProcess;
+  pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal name) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  hasExited(): boolean;
+  /** SIGKILL to the whole process group (workers included); safe to call more than once. */
+  kill(): void;
+}
+
+const running = new Set<RunningCommand>();
+
+/** Starts `node bin/unigate.js <args>` in `cwd`, in its own process group. */
+export function startCommand(args: string[], cwd: string, env: Record<string, string>): RunningCommand {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+  });
+  let done = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => {
+      done = true;
+      resolve({ code, signal });
+    });
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('spawn failed');
+  const handle: RunningCommand = {
+    child,
+    pid,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    hasExited: () => done,
+    kill() {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    },
+  };
+  running.add(handle);
+  void exited.then(() => running.delete(handle));
+  return handle;
+}
+
+/** Kills every command this file started that is still running (for afterEach/afterAll). */
+export function killAll(): void {
+  for (const handle of running) handle.kill();
+}
+
+/** Runs a one-shot command to its end, bounded. */
+export async function runCommand(args: string[], cwd: string, env: Record<string, string>, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const handle = startCommand(args, cwd, env);
+  const result = await withTimeout(handle.exited, timeoutMs, `unigate ${args.join(' ')}`).finally(() => handle.kill());
+  return { code: result.code, stdout: handle.stdout(), stderr: handle.stderr() };
+}
+
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Polls `GET url` until it answers 200, bounded; fails early when the process exits. */
+export async function waitForHttp(url: string, handle: RunningCommand, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    if (handle.hasExited()) throw new Error(`process exited before ${url} answered.\nstdout:\n${handle.stdout()}\nstderr:\n${handle.stderr()}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+      last = `status ${response.status}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (${last}).\nstdout:\n${handle.stdout()}\nstderr:\n${handle.stderr()}`);
+}
+
+/** Waits until `predicate` holds, bounded. */
+export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
+/** The one-time admin token as `serve` / `admin-token` print it. */
+export function printedAdminTokens(output: string): string[] {
+  return [...output.matchAll(/\badm_[A-Za-z0-9_-]{20,}/g)].map((match) => match[0]);
+}
+
+/** True while some process has the pid (signal 0 probes without signalling). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
