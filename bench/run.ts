@@ -20,7 +20,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -97,6 +97,8 @@ export interface BenchOptions {
 export interface SideResult {
   url: string;
   requestsPerSec: number;
+  /** spread of the per-second request counts (a falling min hints at degradation during the run) */
+  perSecond: { min: number; max: number; stddev: number };
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencyAvgMs: number;
@@ -131,7 +133,17 @@ export interface BenchReport {
   finishedAt: string;
   seconds: number;
   warmupSeconds: number;
-  environment: { node: string; platform: string; cpus: number; cpuModel: string; chunkDelayMs: number; gatewayWorkers: string };
+  environment: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    chunkDelayMs: number;
+    gatewayWorkers: string;
+    /** 1-minute load averages at start and end: other work on the machine skews the figures */
+    loadAvg1mStart: number;
+    loadAvg1mEnd: number;
+  };
   scenarios: ScenarioReport[];
 }
 
@@ -393,6 +405,7 @@ async function measure(url: string, apiKey: string, sc: Scenario, seconds: numbe
   return {
     url,
     requestsPerSec: r.duration > 0 ? r['2xx'] / r.duration : 0,
+    perSecond: { min: r.requests.min, max: r.requests.max, stddev: r.requests.stddev },
     latencyP50Ms: percentile(latencies, 0.5) ?? r.latency.p50,
     latencyP99Ms: percentile(latencies, 0.99) ?? r.latency.p99,
     latencyAvgMs: latencies.length > 0 ? latencies.reduce((a, b) => a + b, 0) / latencies.length : r.latency.average,
@@ -457,6 +470,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
+  const loadAvg1mStart = loadavg()[0] ?? 0;
   const failures: string[] = [];
   const scenarios: ScenarioReport[] = [
     { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, failures: [] },
@@ -590,6 +604,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       cpuModel: cpus()[0]?.model ?? 'unknown',
       chunkDelayMs,
       gatewayWorkers: process.env.BENCH_WORKERS ?? 'default',
+      loadAvg1mStart,
+      loadAvg1mEnd: loadavg()[0] ?? 0,
     },
     scenarios,
   };
@@ -597,6 +613,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   log('');
   log(formatTable(scenarios));
   log('');
+  if (report.environment.loadAvg1mStart > cpus().length * 0.5) {
+    log(`[bench] note: load average was ${report.environment.loadAvg1mStart.toFixed(2)} on ${cpus().length} CPUs at start; figures are skewed by other work`);
+  }
   try {
     writeFileSync(resultsPath, `${JSON.stringify(report, null, 2)}\n`);
     log(`[bench] results written to ${resultsPath}`);

@@ -2,7 +2,7 @@
  * Request validation of the mock OpenAI upstream for POST /v1/chat/completions, with the messages,
  * `param` and `code` values api.openai.com uses. Throws MockHttpError on the first problem found.
  */
-import { invalidRequest, isReasoningModel, MockHttpError, modelNotFoundError } from './mock-openai-upstream-wire.js';
+import { invalidRequest, isReasoningModel, modelNotFoundError, type MockHttpError } from './mock-openai-upstream-wire.js';
 
 export type JsonObject = Record<string, unknown>;
 
