@@ -319,7 +319,8 @@ async function configureGateway(base: string, adminToken: string, upstreamUrl: s
   if (typeof accountId !== 'string' && typeof accountId !== 'number') throw new Error(`POST /admin/accounts: no id in ${JSON.stringify(account)}`);
   const enc = encodeURIComponent(String(accountId));
   await adminCall(base, adminToken, 'POST', `/admin/accounts/${enc}/credits`, { amount_usd: 1_000_000 });
-  const key = await adminCall(base, adminToken, 'POST', `/admin/accounts/${enc}/keys`, {});
+  // Limits on, set far above the load, so the limiter's work is part of every measured request.
+  const key = await adminCall(base, adminToken, 'POST', `/admin/accounts/${enc}/keys`, { rpm: 100_000_000, tpm: 1_000_000_000_000, concurrency: 10_000 });
   const secret = pick(key, 'key');
   if (typeof secret !== 'string' || secret === '') throw new Error(`POST /admin/accounts/:id/keys: no key in the answer`);
   return secret;

@@ -101,7 +101,7 @@ async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
 
 async function bench(): Promise<void> {
   const { runBench } = await import('../bench/run.js');
-  await runBench();
+  if (!(await runBench()).ok) process.exitCode = 1;
 }
 
 export async function main(argv: string[]): Promise<void> {

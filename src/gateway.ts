@@ -49,12 +49,17 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
   if (secret.source === 'generated') logger.info('generated a key for encrypting upstream credentials', { file: `${config.dataDirectory}/secret.key` });
   const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key) });
   if (options.applyConfiguration ?? true) {
-    if (config.configFile !== null) {
-      const applied = await applyConfigFile(config.configFile, storage, clock, options.env ?? process.env);
-      logger.info('applied config file', { file: config.configFile, ...applied });
+    try {
+      if (config.configFile !== null) {
+        const applied = await applyConfigFile(config.configFile, storage, clock, options.env ?? process.env);
+        logger.info('applied config file', { file: config.configFile, ...applied });
+      }
+      const shortcuts = await applyProviderShortcuts(config, storage, clock);
+      if (shortcuts.length > 0) logger.info('provider env shortcuts applied', { channels: shortcuts });
+    } catch (error) {
+      await storage.close();
+      throw error;
     }
-    const shortcuts = await applyProviderShortcuts(config, storage, clock);
-    if (shortcuts.length > 0) logger.info('provider env shortcuts applied', { channels: shortcuts });
   }
   return storage;
 }

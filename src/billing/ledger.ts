@@ -46,16 +46,27 @@ export class Ledger {
 
   /** Balance minus charges not yet settled. */
   async availableBalance(accountId: string): Promise<NanoUsd> {
-    const settled = await this.#cached(this.#balances, accountId, async () => {
-      const balances = await this.storage.accounts.getBalances([accountId]);
-      return balances.get(accountId) ?? 0n;
-    });
+    const settled = await this.#cached(this.#balances, accountId, this.options.cacheTtlMs, () => this.#readBalance(accountId));
     return settled - (this.#pendingByAccount.get(accountId) ?? 0n);
+  }
+
+  /**
+   * The balance re-read from storage unless it was read in the last `recheckMs`: used before refusing a request
+   * for lack of funds, so a top-up made through another instance is seen at once.
+   */
+  async confirmedBalance(accountId: string, recheckMs = 250): Promise<NanoUsd> {
+    const settled = await this.#cached(this.#balances, accountId, Math.min(recheckMs, this.options.cacheTtlMs), () => this.#readBalance(accountId));
+    return settled - (this.#pendingByAccount.get(accountId) ?? 0n);
+  }
+
+  async #readBalance(accountId: string): Promise<NanoUsd> {
+    const balances = await this.storage.accounts.getBalances([accountId]);
+    return balances.get(accountId) ?? 0n;
   }
 
   /** Key spend including charges not yet settled. */
   async keySpent(keyId: string): Promise<NanoUsd> {
-    const settled = await this.#cached(this.#keySpend, keyId, async () => (await this.storage.keys.getById(keyId))?.spentNano ?? 0n);
+    const settled = await this.#cached(this.#keySpend, keyId, this.options.cacheTtlMs, async () => (await this.storage.keys.getById(keyId))?.spentNano ?? 0n);
     return settled + (this.#pendingByKey.get(keyId) ?? 0n);
   }
 
@@ -103,10 +114,10 @@ export class Ledger {
     }
   }
 
-  async #cached(cache: Map<string, CachedAmount>, id: string, read: () => Promise<NanoUsd>): Promise<NanoUsd> {
+  async #cached(cache: Map<string, CachedAmount>, id: string, ttlMs: number, read: () => Promise<NanoUsd>): Promise<NanoUsd> {
     const now = this.clock.now();
     const entry = cache.get(id);
-    if (entry !== undefined && now - entry.fetchedAt < this.options.cacheTtlMs) return entry.value;
+    if (entry !== undefined && now - entry.fetchedAt < ttlMs) return entry.value;
     let value = 0n;
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const epoch = this.#epoch;

@@ -12,7 +12,8 @@ export class MoneyFormatError extends Error {
  * refuses anything finer than one nano-USD rather than rounding money silently.
  */
 export function usdToNano(value: number | string): NanoUsd {
-  const text = typeof value === 'number' ? numberToPlainDecimal(value) : value.trim();
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new MoneyFormatError(`${value} is not a finite amount`);
+  const text = expandExponent(typeof value === 'number' ? String(value) : value.trim());
   const match = /^(-)?(\d+)(?:\.(\d+))?$/.exec(text);
   if (match === null) throw new MoneyFormatError(`"${String(value)}" is not a decimal USD amount`);
   const [, sign, whole = '0', fraction = ''] = match;
@@ -22,15 +23,11 @@ export function usdToNano(value: number | string): NanoUsd {
   return sign === '-' ? -nano : nano;
 }
 
-function numberToPlainDecimal(value: number): string {
-  if (!Number.isFinite(value)) throw new MoneyFormatError(`${value} is not a finite amount`);
-  const text = String(value);
-  if (!/e/i.test(text)) return text;
-  // Exponent form: expand exactly from the digit string, never through float arithmetic.
-  const [mantissa = '', exponentText = '0'] = text.toLowerCase().split('e');
-  const negative = mantissa.startsWith('-');
-  const digits = mantissa.replace('-', '');
-  const [integerPart = '', fractionPart = ''] = digits.split('.');
+/** `1.5e-7` → `0.00000015`, exactly from the digit string, never through float arithmetic. Other text is returned as is. */
+function expandExponent(text: string): string {
+  const form = /^(-?)(\d+)(?:\.(\d+))?e([+-]?\d{1,3})$/i.exec(text);
+  if (form === null) return text;
+  const [, sign = '', integerPart = '', fractionPart = '', exponentText = '0'] = form;
   const exponent = Number(exponentText);
   const allDigits = integerPart + fractionPart;
   const pointPosition = integerPart.length + exponent;
@@ -38,7 +35,7 @@ function numberToPlainDecimal(value: number): string {
   if (pointPosition <= 0) plain = `0.${'0'.repeat(-pointPosition)}${allDigits}`;
   else if (pointPosition >= allDigits.length) plain = allDigits + '0'.repeat(pointPosition - allDigits.length);
   else plain = `${allDigits.slice(0, pointPosition)}.${allDigits.slice(pointPosition)}`;
-  return negative ? `-${plain}` : plain;
+  return `${sign}${plain}`;
 }
 
 /** nano-USD → exact decimal string, e.g. 1500000000n → "1.5". */
@@ -50,7 +47,10 @@ export function nanoToDecimalString(nano: NanoUsd): string {
   return `${negative ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}`;
 }
 
-/** For JSON output: the shortest double that prints as the exact decimal (exact below ~9e6 USD). */
+/**
+ * For JSON output: the double nearest to the exact decimal. It prints as that decimal up to about 8.3 million USD
+ * (2^23); beyond that the last nano digits may differ. Storage and arithmetic never use this.
+ */
 export function nanoToUsd(nano: NanoUsd): number {
   return Number(nanoToDecimalString(nano));
 }

@@ -41,20 +41,11 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       clientIp: clientIp(request),
       errorFormat: errorFormatFor(path),
     };
-    const match = router.match(context.method, path);
     let handling: Promise<void>;
-    if (match.kind === 'found') {
-      context.params = match.params;
-      try {
-        handling = match.handler(context);
-      } catch (error) {
-        handling = Promise.reject(error);
-      }
-    } else if (match.kind === 'method-not-allowed') {
-      response.setHeader('allow', match.allowed.join(', '));
-      handling = Promise.reject(new GatewayError('method_not_allowed', `Method ${context.method} is not allowed on ${path}.`));
-    } else {
-      handling = Promise.reject(new GatewayError('not_found', `No route for ${context.method} ${path}.`));
+    try {
+      handling = dispatch(router, context);
+    } catch (error) {
+      handling = Promise.reject(error);
     }
     handling.catch((thrown: unknown) => {
       const error = toGatewayError(thrown);
@@ -68,4 +59,24 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       sendError(context, error);
     });
   };
+}
+
+function dispatch(router: Router, context: RequestContext): Promise<void> {
+  const match = router.match(context.method, context.path);
+  switch (match.kind) {
+    case 'found':
+      context.params = match.params;
+      return match.handler(context);
+    case 'method-not-allowed':
+      context.response.setHeader('allow', match.allowed.join(', '));
+      throw new GatewayError('method_not_allowed', `Method ${context.method} is not allowed on ${context.path}.`);
+    case 'malformed-path':
+      throw new GatewayError('bad_request', 'The request path contains a malformed percent-escape.');
+    case 'not-found':
+      throw new GatewayError('not_found', `No route for ${context.method} ${context.path}.`);
+    default: {
+      const unknown: never = match;
+      throw new Error(`unhandled route match ${String(unknown)}`);
+    }
+  }
 }

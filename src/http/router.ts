@@ -9,7 +9,9 @@ interface PatternRoute {
 export type RouteMatch =
   | { kind: 'found'; handler: RouteHandler; params: Record<string, string> }
   | { kind: 'method-not-allowed'; allowed: string[] }
-  | { kind: 'not-found' };
+  | { kind: 'not-found' }
+  /** A path parameter with a malformed %-escape. */
+  | { kind: 'malformed-path' };
 
 /** Turns `/v1/models/:model` into a RegExp with named groups; a pattern may also be given as a RegExp. */
 function compile(pattern: string): RegExp {
@@ -49,7 +51,13 @@ export class Router {
         continue;
       }
       const params: Record<string, string> = {};
-      for (const [name, value] of Object.entries(found.groups ?? {})) params[name] = decodeURIComponent(value);
+      for (const [name, value] of Object.entries(found.groups ?? {})) {
+        try {
+          params[name] = decodeURIComponent(value);
+        } catch {
+          return { kind: 'malformed-path' };
+        }
+      }
       return { kind: 'found', handler: route.handler, params };
     }
     return allowed.length > 0 ? { kind: 'method-not-allowed', allowed } : { kind: 'not-found' };

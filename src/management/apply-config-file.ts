@@ -66,7 +66,7 @@ export async function applyConfigFile(file: string, storage: Storage, clock: Clo
     const input = withContext(`models[${index}]`, () => parseInput(createModelSchema, entry));
     const existing = await storage.models.getById(input.id);
     if (existing === null) await storage.models.create(modelFromInput(input, now));
-    else await storage.models.update(input.id, modelPatchFromInput(input), now);
+    else await storage.models.update(input.id, modelPatchFromInput(input, null), now);
   }
   for (const [index, entry] of document.channels.entries()) {
     const input = withContext(`channels[${index}]`, () => parseInput(createChannelSchema, entry));

@@ -21,7 +21,7 @@ const channelFields = {
   api_keys: z.array(z.string().min(1)).min(1).optional(),
   models: modelsInput,
   priority: z.number().int().min(-1000).max(1000).optional(),
-  weight: z.number().min(0).max(1_000_000).optional(),
+  weight: z.number().int().min(0).max(1_000_000).optional(),
   enabled: z.boolean().optional(),
   headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/), z.string()).optional(),
   settings: z.record(z.string(), z.unknown()).optional(),

@@ -7,15 +7,16 @@ import { isoTime } from './time-input.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
 
-/** Prices in USD; per-token prices are per million tokens. */
+/** Prices in USD; per-token prices are per million tokens. `null` clears a price. */
+const price = nonNegativeUsdInput.nullable().optional();
 const pricingSchema = z.object({
-  input_per_mtok: nonNegativeUsdInput.optional(),
-  output_per_mtok: nonNegativeUsdInput.optional(),
-  cached_input_per_mtok: nonNegativeUsdInput.optional(),
-  per_request: nonNegativeUsdInput.optional(),
-  per_image: nonNegativeUsdInput.optional(),
-  per_audio_minute: nonNegativeUsdInput.optional(),
-  per_mchar: nonNegativeUsdInput.optional(),
+  input_per_mtok: price,
+  output_per_mtok: price,
+  cached_input_per_mtok: price,
+  per_request: price,
+  per_image: price,
+  per_audio_minute: price,
+  per_mchar: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -41,15 +42,21 @@ export type UpdateModelInput = z.infer<typeof updateModelSchema>;
 
 type PricingInput = z.infer<typeof pricingSchema>;
 
-function pricingFromInput(input: PricingInput): Pricing {
+const NO_PRICES: Pricing = {
+  inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null,
+};
+
+/** Prices given in the input replace those of `base`; absent ones keep it. */
+function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Pricing {
+  const pick = (given: bigint | null | undefined, current: bigint | null): bigint | null => (given === undefined ? current : given);
   return {
-    inputPerMtokNano: input.input_per_mtok ?? null,
-    outputPerMtokNano: input.output_per_mtok ?? null,
-    cachedInputPerMtokNano: input.cached_input_per_mtok ?? null,
-    perRequestNano: input.per_request ?? null,
-    perImageNano: input.per_image ?? null,
-    perAudioMinuteNano: input.per_audio_minute ?? null,
-    perMcharNano: input.per_mchar ?? null,
+    inputPerMtokNano: pick(input.input_per_mtok, base.inputPerMtokNano),
+    outputPerMtokNano: pick(input.output_per_mtok, base.outputPerMtokNano),
+    cachedInputPerMtokNano: pick(input.cached_input_per_mtok, base.cachedInputPerMtokNano),
+    perRequestNano: pick(input.per_request, base.perRequestNano),
+    perImageNano: pick(input.per_image, base.perImageNano),
+    perAudioMinuteNano: pick(input.per_audio_minute, base.perAudioMinuteNano),
+    perMcharNano: pick(input.per_mchar, base.perMcharNano),
   };
 }
 
@@ -68,13 +75,17 @@ export function modelFromInput(input: CreateModelInput, now: number): Model {
   };
 }
 
-export function modelPatchFromInput(input: UpdateModelInput): ModelPatch {
+/**
+ * With `existing`, a PATCH: prices not named keep their value. Without it (gateway.yaml, which declares the whole
+ * model), the given prices replace all of them.
+ */
+export function modelPatchFromInput(input: UpdateModelInput, existing: Model | null): ModelPatch {
   const patch: ModelPatch = {};
   if (input.kind !== undefined) patch.kind = input.kind;
   if (input.public !== undefined) patch.public = input.public;
   if (input.upstream !== undefined) patch.upstream = input.upstream;
   if (input.owned_by !== undefined) patch.ownedBy = input.owned_by;
-  if (input.pricing !== undefined) patch.pricing = pricingFromInput(input.pricing);
+  if (input.pricing !== undefined) patch.pricing = pricingFromInput(input.pricing, existing?.pricing);
   if (input.limits?.rpm !== undefined) patch.rpm = input.limits.rpm;
   if (input.limits?.tpm !== undefined) patch.tpm = input.limits.tpm;
   return patch;

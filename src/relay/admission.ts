@@ -40,7 +40,9 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
   if (key.quotaNano !== null && (await ledger.keySpent(key.id)) >= key.quotaNano) {
     throw new GatewayError('quota_exhausted', 'This API key has reached its quota cap and is paused until the cap is raised.', { retryAfterSeconds: 3600 });
   }
-  if ((await ledger.availableBalance(account.id)) + account.creditLineNano <= 0n) {
+  // A cached balance may predate a top-up made elsewhere: confirm with storage before refusing.
+  const hasFunds = (balance: bigint): boolean => balance + account.creditLineNano > 0n;
+  if (!hasFunds(await ledger.availableBalance(account.id)) && !hasFunds(await ledger.confirmedBalance(account.id))) {
     throw new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');
   }
 

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 
-const SECRET_PATTERN = /\b(?:sk|rk|pk)[-_][A-Za-z0-9_*\-.]{6,}|\bAIza[0-9A-Za-z_-]{20,}|\bBearer\s+\S+/g;
+/** Key-like tokens: `sk-…`, `<brand>_sk_live_…`, `gsk_…`, `rk_`/`pk_` forms, Google `AIza…` keys and Bearer credentials. */
+const SECRET_PATTERN = /(?<![A-Za-z0-9])(?:[A-Za-z0-9]+_)?g?(?:sk|rk|pk)[-_][A-Za-z0-9_*\-.]{6,}|\bAIza[0-9A-Za-z_-]{20,}|\bBearer\s+\S+/g;
 const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>]+/g;
 
 /** Upstream text may carry a (partial) upstream key or its URL; neither reaches the caller. */

@@ -51,10 +51,14 @@ export class BatchWriter<T> {
   }
 
   #kick(delayMs: number): void {
-    if (this.#timer !== null || this.#closed) return;
+    if (this.#closed) return;
+    if (this.#timer !== null) {
+      if (delayMs > 0) return;
+      this.#clearTimer();
+    }
     this.#timer = setTimeout(() => {
       this.#timer = null;
-      if (this.#writing === null) void this.#startWrite(true);
+      if (this.#writing === null && this.#queue.length > 0) void this.#startWrite(true);
     }, delayMs);
     this.#timer.unref();
   }

@@ -20,47 +20,12 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
   };
 }
 
-const USAGE_KEY = Buffer.from('"usage"');
-
-/**
- * Finds the top-level `usage` object of a chat-completion JSON body without parsing the whole body: the last
- * `"usage"` key, then its balanced object. Falls back to a full parse if that fails.
- */
+/** The top-level `usage` of a chat-completion JSON body; null when absent or the body is not JSON. */
 export function findUsageInJson(body: Buffer): Usage | null {
-  const at = body.lastIndexOf(USAGE_KEY);
-  if (at >= 0) {
-    const start = body.indexOf(0x7b /* { */, at + USAGE_KEY.length);
-    const end = start < 0 ? -1 : matchingBrace(body, start);
-    if (end > 0) {
-      try {
-        return usageFromOpenAI(JSON.parse(body.subarray(start, end + 1).toString('utf8')));
-      } catch {
-        // fall through to the full parse
-      }
-    }
-  }
   try {
-    return usageFromOpenAI((JSON.parse(body.toString('utf8')) as { usage?: unknown }).usage);
+    const parsed = JSON.parse(body.toString('utf8')) as { usage?: unknown } | null;
+    return parsed !== null && typeof parsed === 'object' ? usageFromOpenAI(parsed.usage) : null;
   } catch {
     return null;
   }
-}
-
-/** Index of the `}` closing the object opened at `start`, honouring strings; -1 if unbalanced. */
-function matchingBrace(buffer: Buffer, start: number): number {
-  let depth = 0;
-  let inString = false;
-  for (let index = start; index < buffer.length; index += 1) {
-    const byte = buffer[index];
-    if (inString) {
-      if (byte === 0x5c /* \ */) index += 1;
-      else if (byte === 0x22 /* " */) inString = false;
-    } else if (byte === 0x22) inString = true;
-    else if (byte === 0x7b) depth += 1;
-    else if (byte === 0x7d /* } */) {
-      depth -= 1;
-      if (depth === 0) return index;
-    }
-  }
-  return -1;
 }

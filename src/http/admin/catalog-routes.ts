@@ -82,7 +82,9 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
   }));
   router.add('PATCH', '/admin/models/:id', guard(async (context) => {
     const id = context.params.id ?? '';
-    const patch = modelPatchFromInput(parseInput(updateModelSchema, await readAdminBody(context)));
+    const existing = await storage.models.getById(id);
+    if (existing === null) throw notFound('model', id);
+    const patch = modelPatchFromInput(parseInput(updateModelSchema, await readAdminBody(context)), existing);
     const updated = await storage.models.update(id, patch, clock.now());
     if (updated === null) throw notFound('model', id);
     await changed();

@@ -108,7 +108,14 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
   }));
   router.add('PATCH', '/admin/plans/:id', guard(async (context) => {
     const id = context.params.id ?? '';
-    const updated = await storage.plans.update(id, planPatchFromInput(parseInput(updatePlanSchema, await readAdminBody(context))), clock.now());
+    const patch = planPatchFromInput(parseInput(updatePlanSchema, await readAdminBody(context)));
+    let updated;
+    try {
+      updated = await storage.plans.update(id, patch, clock.now());
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', 'Another plan already has that name.', { param: 'name' });
+      throw error;
+    }
     if (updated === null) throw notFound('plan', id);
     sendJson(context, 200, planToJson(updated));
   }));

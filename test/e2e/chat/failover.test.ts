@@ -88,7 +88,7 @@ describe('routing pool: retries on upstream failure across channels (spec 1.4)',
     });
     expect(response.status).toBe(503);
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect((await response.json()).error.code).toBe('upstream_error');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('upstream_error');
   });
 
   it('reaches a working channel after one that refuses connections', async () => {

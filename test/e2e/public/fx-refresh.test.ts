@@ -35,7 +35,7 @@ describe('GET /api/fx/latest refreshed from FX_SOURCE_URL', () => {
     const refresher = await import('../../../src/management/fx-refresher.js');
     const refreshed = await new refresher.FxRefresher(sourceUrl, 60_000, gateway.gateway.services.storage, gateway.gateway.services.clock, gateway.gateway.services.logger).refresh();
     expect(refreshed).toBe(false);
-    const body = await (await fetch(`${gateway.url}/api/fx/latest`)).json();
+    const body = (await (await fetch(`${gateway.url}/api/fx/latest`)).json()) as { rates: Record<string, number> };
     expect(body.rates.JPY).toBe(151.23);
 
     served = { base: 'USD', date: '2026-11-20', rates: { JPY: 150.5, CNY: 7.2, EUR: 0.9 } };
