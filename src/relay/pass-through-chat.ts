@@ -62,7 +62,7 @@ export async function passThroughChat(dependencies: PassThroughDependencies, req
 async function attemptAll(dependencies: PassThroughDependencies, request: PassThroughRequest, signal: AbortSignal): Promise<void> {
   const { context, meter, body, stream } = request;
   const candidates = orderCandidates(request.routes).slice(0, dependencies.maxAttempts);
-  let lastFailure: GatewayError = new GatewayError('upstream_unavailable', `No upstream channel is available for model '${meter.modelId ?? ''}'.`);
+  let lastFailure: GatewayError | null = null;
   const streamOptions = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
   for (const route of candidates) {
     const adapter = dependencies.adapters.get(route.channel.type);
@@ -101,7 +101,7 @@ async function attemptAll(dependencies: PassThroughDependencies, request: PassTh
     else await relayJson(request, response, signal);
     return;
   }
-  throw lastFailure;
+  throw lastFailure ?? new GatewayError('upstream_unavailable', `No upstream channel is available for model '${meter.modelId ?? ''}'.`);
 }
 
 function connectionFailure(error: unknown): GatewayError {
