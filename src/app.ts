@@ -4,10 +4,15 @@ import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addCatalogRoutes } from './http/admin/catalog-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import type { ErrorFormat } from './http/request-context.js';
-import { sendJson } from './http/respond.js';
+import { registerErrorEncoder, sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
-import { chatCompletionsRoute } from './http/routes/chat-completions.js';
-import { getModelRoute, listModelsRoute } from './http/routes/models.js';
+import { chatRoute } from './http/routes/chat-endpoint.js';
+import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './http/routes/chat-endpoints.js';
+import { anthropicCountTokensRoute, geminiCountTokensRoute } from './http/routes/count-tokens.js';
+import { geminiEmbeddingsRoute, openAIEmbeddingsRoute } from './http/routes/embeddings.js';
+import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRoute } from './http/routes/models.js';
+import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
+import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
 import type { GatewayServices } from './services.js';
 
@@ -19,10 +24,28 @@ function errorFormatFor(path: string): ErrorFormat {
   return 'openai';
 }
 
+registerErrorEncoder('anthropic', anthropicMessagesCodec.encodeError);
+registerErrorEncoder('gemini', geminiCodec.encodeError);
+
+/** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
+function geminiAction(action: string): RegExp {
+  return new RegExp(`^/(?:v1beta|v1)/models/(?<model>[^/]+):${action}$`);
+}
+
 /** The API listener's handler: /v1/*, /api/*, /admin/*. Built from services; never listens itself. */
 export function createApiApp(services: GatewayServices): RequestListener {
   const router = new Router()
-    .add('POST', '/v1/chat/completions', chatCompletionsRoute(services))
+    .add('POST', '/v1/chat/completions', chatRoute(services, openAIChatEndpoint))
+    .add('POST', '/v1/embeddings', openAIEmbeddingsRoute(services))
+    .add('POST', '/v1/messages', chatRoute(services, anthropicMessagesEndpoint))
+    .add('POST', '/v1/messages/count_tokens', anthropicCountTokensRoute(services))
+    .add('POST', geminiAction('generateContent'), chatRoute(services, geminiEndpoint(false)))
+    .add('POST', geminiAction('streamGenerateContent'), chatRoute(services, geminiEndpoint(true)))
+    .add('POST', geminiAction('countTokens'), geminiCountTokensRoute(services))
+    .add('POST', geminiAction('embedContent'), geminiEmbeddingsRoute(services, false))
+    .add('POST', geminiAction('batchEmbedContents'), geminiEmbeddingsRoute(services, true))
+    .add('GET', '/v1beta/models', listGeminiModelsRoute(services))
+    .add('GET', '/v1beta/models/:model', getGeminiModelRoute(services))
     .add('GET', '/v1/models', listModelsRoute(services))
     .add('GET', '/v1/models/:model', getModelRoute(services))
     .add('GET', '/api/status', statusRoute(services))

@@ -1,4 +1,4 @@
-import type { Message } from './message.js';
+import type { Message, TextPart } from './message.js';
 
 export interface ToolDefinition {
   name: string;
@@ -10,13 +10,27 @@ export interface ToolDefinition {
 
 export type ToolChoice = { kind: 'auto' } | { kind: 'none' } | { kind: 'required' } | { kind: 'tool'; name: string };
 
-export type ResponseFormat = { kind: 'text' } | { kind: 'json' } | { kind: 'json-schema'; name?: string; schema: Record<string, unknown>; strict?: boolean };
+export type ResponseFormat =
+  | { kind: 'text' }
+  | { kind: 'json' }
+  | { kind: 'json-schema'; name?: string; description?: string; schema: Record<string, unknown>; strict?: boolean };
 
-/** A chat request in canonical form. Unmapped wire fields ride along in `extensions`, never silently lost. */
+export interface ReasoningOptions {
+  effort?: 'minimal' | 'low' | 'medium' | 'high';
+  /** Token budget for thinking (Anthropic budget_tokens, Gemini thinkingBudget). */
+  budgetTokens?: number;
+  /** Ask the upstream to return its reasoning text where it can (Gemini includeThoughts). */
+  includeThoughts?: boolean;
+}
+
+/**
+ * A chat request in canonical form. Decoders fill what their protocol says; encoders map what their upstream
+ * takes and add a line to `warnings` for anything they must drop, so nothing is lost silently.
+ */
 export interface ChatRequest {
   /** Public model id as the caller named it. */
   model: string;
-  system: string[];
+  system: TextPart[];
   messages: Message[];
   stream: boolean;
   maxOutputTokens?: number;
@@ -25,12 +39,17 @@ export interface ChatRequest {
   topK?: number;
   stopSequences?: string[];
   seed?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   responseFormat?: ResponseFormat;
-  reasoning?: { effort?: 'minimal' | 'low' | 'medium' | 'high'; budgetTokens?: number };
+  reasoning?: ReasoningOptions;
   /** Caller-supplied end-user id for abuse tracking. */
   user?: string;
+  /** Wire fields the decoder did not map, by name; never forwarded across protocols, reported in warnings. */
   extensions: Record<string, unknown>;
+  /** Things dropped or changed in translation, for the caller (response header) and the logs. */
+  warnings: string[];
 }

@@ -1,15 +1,27 @@
 /** Canonical conversation content, independent of any wire protocol. */
 
+export type MediaSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string; mediaType?: string };
+
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Opaque provider signature that must travel back unchanged (Gemini's thoughtSignature on text parts). */
+  signature?: string;
+  /** Anthropic prompt-caching breakpoint on this block. */
+  cacheControl?: { type: 'ephemeral'; ttl?: string };
 }
 
 export interface ImagePart {
   type: 'image';
-  /** Either inline data or a URL the upstream may fetch. */
-  source: { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string };
+  source: MediaSource;
   detail?: 'auto' | 'low' | 'high';
+}
+
+/** Documents and other files (PDF, audio) given inline or by URL. */
+export interface FilePart {
+  type: 'file';
+  source: MediaSource;
+  filename?: string;
 }
 
 export interface ReasoningPart {
@@ -17,7 +29,8 @@ export interface ReasoningPart {
   text: string;
   /** Opaque provider signature that must travel back unchanged on the next turn (Anthropic, Gemini). */
   signature?: string;
-  redacted?: boolean;
+  /** Anthropic `redacted_thinking`: `text` is empty and `redactedData` holds the encrypted block. */
+  redactedData?: string;
 }
 
 export interface ToolCallPart {
@@ -33,14 +46,16 @@ export interface ToolCallPart {
 export interface ToolResultPart {
   type: 'tool-result';
   toolCallId: string;
-  toolName?: string;
+  /** Known from the matching tool call; Gemini's functionResponse needs it. */
+  toolName: string;
   content: Array<TextPart | ImagePart>;
   isError?: boolean;
 }
 
-export type ContentPart = TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart;
+export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
 
-export type Role = 'system' | 'user' | 'assistant' | 'tool';
+/** `tool` messages carry only tool-result parts; system text lives in ChatRequest.system. */
+export type Role = 'user' | 'assistant' | 'tool';
 
 export interface Message {
   role: Role;

@@ -3,17 +3,21 @@ import type { Usage } from './usage.js';
 
 /**
  * The canonical stream vocabulary: every block has an id and a start/delta/end life cycle, so any client
- * encoder can rebuild its own framing from any upstream's stream.
+ * encoder can rebuild its own framing from any upstream's stream. Upstream parsers emit, in order:
+ * one `response-start`; blocks (never interleaved deltas of two text blocks, but tool inputs may interleave);
+ * `usage` whenever the upstream reports it (a running total, not a delta); exactly one `finish` last,
+ * or an `error` instead when the upstream fails mid-stream.
  */
 export type StreamPart =
   | { type: 'response-start'; id: string; model: string; created: number }
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
-  | { type: 'text-end'; id: string }
+  | { type: 'text-end'; id: string; signature?: string }
   | { type: 'reasoning-start'; id: string }
   | { type: 'reasoning-delta'; id: string; delta: string }
-  | { type: 'reasoning-end'; id: string; signature?: string }
-  | { type: 'tool-input-start'; id: string; toolName: string; index: number }
+  | { type: 'reasoning-end'; id: string; signature?: string; redactedData?: string }
+  /** `toolCallId` is the call's wire id (generated when the upstream gives none); `index` counts tool calls from 0. */
+  | { type: 'tool-input-start'; id: string; toolCallId: string; toolName: string; index: number }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string; signature?: string }
   | { type: 'usage'; usage: Usage }

@@ -26,3 +26,24 @@ export function estimateMessagesTokens(messages: unknown): number {
   }
   return tokens;
 }
+
+/** The same estimate from a canonical request (any protocol): text of the system prompt, messages and tools. */
+export function estimateChatRequestTokens(request: {
+  system: ReadonlyArray<{ text: string }>;
+  messages: ReadonlyArray<{ content: ReadonlyArray<{ type: string; text?: string; argumentsJson?: string; content?: ReadonlyArray<{ type: string; text?: string }> }> }>;
+  tools?: ReadonlyArray<{ name: string; description?: string; parameters: unknown }>;
+}): number {
+  let tokens = 3;
+  for (const part of request.system) tokens += estimateTextTokens(part.text);
+  for (const message of request.messages) {
+    tokens += 4;
+    for (const part of message.content) {
+      if (part.text !== undefined) tokens += estimateTextTokens(part.text);
+      else if (part.argumentsJson !== undefined) tokens += estimateTextTokens(part.argumentsJson);
+      else if (part.content !== undefined) for (const inner of part.content) tokens += inner.text === undefined ? 85 : estimateTextTokens(inner.text);
+      else tokens += 85;
+    }
+  }
+  for (const tool of request.tools ?? []) tokens += estimateTextTokens(tool.name + (tool.description ?? '') + JSON.stringify(tool.parameters));
+  return tokens;
+}

@@ -1,9 +1,20 @@
+import type { ChatRequest } from '../ir/chat-request.js';
+import type { ChatResponse } from '../ir/chat-response.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
+import type { StreamPart } from '../ir/stream-part.js';
 import type { Channel, ChannelType } from '../storage/records.js';
 
 /** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
 export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'gemini';
 
-export type UpstreamOperation = 'chat-completions';
+/**
+ * Pass-through operations, named by the protocol's own endpoint: the body is the client's, in the upstream's
+ * own protocol. `model` is the upstream model name (Gemini carries it in the URL, the others in the body).
+ */
+export type UpstreamOperation =
+  | { kind: 'chat'; stream: boolean }
+  | { kind: 'count-tokens' }
+  | { kind: 'embeddings'; batch: boolean };
 
 export interface UpstreamRequest {
   url: string;
@@ -27,6 +38,12 @@ export interface UpstreamTimeouts {
   idleMs: number;
 }
 
+/**
+ * What an upstream error answer means for routing: the channel's key is bad (`credential`), the channel cannot
+ * serve now (`channel`), a transient fault (`retryable`), or the caller's request is wrong (`caller`).
+ */
+export type UpstreamErrorClass = 'credential' | 'channel' | 'retryable' | 'caller';
+
 export interface UpstreamTransport {
   send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
 }
@@ -42,4 +59,19 @@ export interface UpstreamAdapter {
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
   /** How the request reaches the upstream: HTTP for real providers, in-process for the simulator. */
   transport(channel: Channel): UpstreamTransport;
+  /** Classifies an error answer when the status alone misleads (Gemini answers a bad key with 400); else by status. */
+  classifyError?(status: number, body: Buffer): UpstreamErrorClass;
+
+  // The translated path: canonical request in, canonical response or stream parts out.
+  /** Maps the canonical request to this upstream's wire (streaming when `request.stream`), clamping what it must. */
+  buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) non-streaming body → canonical response. */
+  parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse;
+  /** A successful streaming body → canonical parts (see StreamPart for the order). */
+  parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart>;
+  /** The upstream's own token counter, when it has one (null: count locally). */
+  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest | null;
+  parseCountTokensResponse(body: Buffer): number;
+  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
+  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
 }

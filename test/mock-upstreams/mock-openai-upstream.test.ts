@@ -435,3 +435,23 @@ describe('models', () => {
     await expect(client.models.retrieve('nope-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   });
 });
+
+describe('embeddings', () => {
+  it('answers the SDK in base64 (its default) and float, with the same deterministic unit vectors', async () => {
+    const base64 = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha', 'beta'], dimensions: 16 });
+    const float = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['alpha', 'beta'], dimensions: 16, encoding_format: 'float' });
+    expect(base64.data).toHaveLength(2);
+    expect(base64.data[0]?.embedding).toHaveLength(16);
+    for (const [index, item] of float.data.entries()) {
+      expect(item.embedding.map((value) => Math.fround(value))).toEqual(base64.data[index]?.embedding.map((value) => Math.fround(value)));
+    }
+    expect(Math.hypot(...(float.data[0]?.embedding ?? []))).toBeCloseTo(1, 5);
+    expect(float.data[0]?.embedding).not.toEqual(float.data[1]?.embedding);
+    expect(base64.usage.prompt_tokens).toBeGreaterThan(0);
+  });
+
+  it('rejects what OpenAI rejects', async () => {
+    await expect(client.embeddings.create({ model: 'text-embedding-3-small', input: '' })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(client.embeddings.create({ model: 'text-embedding-3-small', input: 'x', dimensions: 5000 })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+  });
+});

@@ -11,6 +11,7 @@
  * Answer rules (echo text, tool calls on "weather", token counting) are described in
  * mock-openai-upstream-responses.ts. Model ids starting with `unknown-` answer 404 model_not_found.
  */
+import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
@@ -304,6 +305,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     if (jsonError) throw invalidJsonError();
 
     if (method === 'POST' && path === '/v1/chat/completions') return handleChat(res, body ?? {}, f);
+    if (method === 'POST' && path === '/v1/embeddings') return sendJson(res, 200, answerEmbeddings((body ?? {}) as Record<string, unknown>));
     if (method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, { object: 'list', data: models.map(modelObject) });
     }

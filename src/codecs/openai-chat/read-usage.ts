@@ -4,7 +4,7 @@ function count(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }
 
-/** OpenAI's usage object → canonical usage. Reasoning tokens are part of completion_tokens. */
+/** OpenAI's usage object → canonical usage. Reasoning tokens are part of completion_tokens, cached ones of prompt_tokens. */
 export function usageFromOpenAI(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const usage = raw as Record<string, unknown>;
@@ -13,9 +13,12 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
   const promptDetails = (usage.prompt_tokens_details ?? {}) as Record<string, unknown>;
   const completionDetails = (usage.completion_tokens_details ?? {}) as Record<string, unknown>;
   const cacheRead = Math.min(count(promptDetails.cached_tokens), prompt);
+  // `cache_write_tokens`: prompt tokens written to the cache (a newer field, and what this gateway sends for
+  // Anthropic cache writes); part of prompt_tokens like the cached ones.
+  const cacheWrite = Math.min(count(promptDetails.cache_write_tokens), prompt - cacheRead);
   const reasoning = Math.min(count(completionDetails.reasoning_tokens), completion);
   return {
-    input: { total: prompt, noCache: prompt - cacheRead, cacheRead, cacheWrite: 0 },
+    input: { total: prompt, noCache: prompt - cacheRead - cacheWrite, cacheRead, cacheWrite },
     output: { total: completion, text: completion - reasoning, reasoning },
   };
 }

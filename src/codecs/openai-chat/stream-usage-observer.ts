@@ -1,4 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
+import type { PassThroughStreamObserver } from '../client-codec.js';
 import { usageFromOpenAI } from './read-usage.js';
 import { eventData } from './sse-event-splitter.js';
 
@@ -34,5 +35,39 @@ export class OpenAIStreamUsageObserver {
     }
     if (event.includes(DELTA)) this.deltaEvents += 1;
     return true;
+  }
+}
+
+/**
+ * Without a usage chunk (stream cut short), each delivered delta event counts as one output token; the first delta
+ * (the role chunk) carries none. Null when nothing was delivered.
+ */
+export function estimateStreamUsage(deltaEvents: number, promptTokensEstimate: number): Usage | null {
+  if (deltaEvents === 0) return null;
+  const output = Math.max(0, deltaEvents - 1);
+  return {
+    input: { total: promptTokensEstimate, noCache: promptTokensEstimate, cacheRead: 0, cacheWrite: 0 },
+    output: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+/**
+ * The codec-facing form of the observer (`PassThroughStreamObserver`): `usage(promptTokensEstimate)` answers the
+ * usage seen, or the delta-count estimate. A wrapper rather than the class itself, because the class's public
+ * `usage` field (read by the relay and its tests) cannot also be the interface's `usage()` method.
+ */
+export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
+  readonly #observer: OpenAIStreamUsageObserver;
+
+  constructor(clientWantsUsage: boolean) {
+    this.#observer = new OpenAIStreamUsageObserver(clientWantsUsage);
+  }
+
+  observe(event: Buffer): boolean {
+    return this.#observer.observe(event);
+  }
+
+  usage(promptTokensEstimate: number): Usage | null {
+    return this.#observer.usage ?? estimateStreamUsage(this.#observer.deltaEvents, promptTokensEstimate);
   }
 }

@@ -49,7 +49,9 @@ export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAI
       throw invalid(`${param}.role`, `'${param}.role' must be one of system, developer, user, assistant, tool.`);
     }
     const content = message.content;
-    const contentAllowedMissing = message.role === 'assistant' && (message.tool_calls !== undefined || message.function_call !== undefined);
+    // An assistant turn may be only tool calls, a refusal, or a reference to earlier audio output.
+    const contentAllowedMissing = message.role === 'assistant'
+      && (message.tool_calls !== undefined || message.function_call !== undefined || message.refusal !== undefined || message.audio !== undefined);
     if (content === undefined || content === null) {
       if (!contentAllowedMissing) throw invalid(`${param}.content`, `'${param}.content' is required.`);
     } else if (typeof content !== 'string' && !Array.isArray(content)) {

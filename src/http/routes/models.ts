@@ -1,49 +1,93 @@
-import { extractApiKey, hasMalformedAuthorization } from '../../auth/extract-api-key.js';
+import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../auth/extract-api-key.js';
+import { encodeGeminiModel, encodeGeminiModelList } from '../../codecs/gemini/index.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import type { ApiKey, Model } from '../../storage/records.js';
 import { authenticate } from '../authenticate.js';
 import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
-import { sendJson } from '../respond.js';
+import { sendJson, sendRaw } from '../respond.js';
 
 function toOpenAIModel(model: Model): Record<string, unknown> {
   return { id: model.id, object: 'model', created: Math.floor(model.createdAt / 1000), owned_by: model.ownedBy };
 }
 
 /** With a key: the models that key may use. Without: the publicly visible ones, limited per IP. */
-async function visibleModels(context: RequestContext, services: GatewayServices): Promise<(model: Model) => boolean> {
+async function visibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<(model: Model) => boolean> {
   const headers = context.request.headers;
-  const presentsKey = extractApiKey(headers, context.query, 'openai') !== null || hasMalformedAuthorization(headers);
+  const presentsKey = extractApiKey(headers, context.query, family) !== null || hasMalformedAuthorization(headers);
   if (!presentsKey) {
     await enforcePublicRateLimit(context, services);
     return (model) => model.public && services.catalog.hasRoute(model.id);
   }
-  const { key } = await authenticate(context, services, 'openai');
+  const { key } = await authenticate(context, services, family);
   return (model) => services.catalog.hasRoute(model.id) && allowedFor(key, model);
+}
+
+/**
+ * `/v1/models` serves two families: Google's SDK sends its key as `x-goog-api-key` or `?key=` and gets Gemini's
+ * list shape; everyone else gets OpenAI's.
+ */
+function asksForGeminiShape(context: RequestContext): boolean {
+  const headers = context.request.headers;
+  if (headers.authorization !== undefined || headers['x-api-key'] !== undefined) return false;
+  return headers['x-goog-api-key'] !== undefined || context.query.has('key');
 }
 
 function allowedFor(key: ApiKey, model: Model): boolean {
   return key.allowedModels === null || key.allowedModels.includes(model.id);
 }
 
-/** GET /v1/models (spec 4.1, 4.4). */
+async function sortedVisibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Model[]> {
+  const visible = await visibleModels(context, services, family);
+  return services.catalog.models().filter(visible).sort((left, right) => left.id.localeCompare(right.id));
+}
+
+async function findVisibleModel(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Model> {
+  const visible = await visibleModels(context, services, family);
+  const id = (context.params.model ?? '').replace(/^models\//, '');
+  const model = services.catalog.model(id);
+  if (model === undefined || !visible(model)) throw new GatewayError('not_found', `The model '${id}' does not exist or is not available to you.`);
+  return model;
+}
+
+/** GET /v1/models (spec 4.1, 4.4), or Gemini's list for Google's clients. */
 export function listModelsRoute(services: GatewayServices): RouteHandler {
+  const gemini = listGeminiModelsRoute(services);
   return async (context) => {
-    const visible = await visibleModels(context, services);
-    const data = services.catalog.models().filter(visible).sort((left, right) => left.id.localeCompare(right.id)).map(toOpenAIModel);
-    sendJson(context, 200, { object: 'list', data });
+    if (asksForGeminiShape(context)) return gemini(context);
+    const models = await sortedVisibleModels(context, services, 'openai');
+    sendJson(context, 200, { object: 'list', data: models.map(toOpenAIModel) });
   };
 }
 
 /** GET /v1/models/{model}. */
 export function getModelRoute(services: GatewayServices): RouteHandler {
+  const gemini = getGeminiModelRoute(services);
   return async (context) => {
-    const visible = await visibleModels(context, services);
-    const model = services.catalog.model(context.params.model ?? '');
-    if (model === undefined || !visible(model)) {
-      throw new GatewayError('not_found', `The model '${context.params.model ?? ''}' does not exist or is not available to you.`);
-    }
-    sendJson(context, 200, toOpenAIModel(model));
+    if (asksForGeminiShape(context)) return gemini(context);
+    sendJson(context, 200, toOpenAIModel(await findVisibleModel(context, services, 'openai')));
+  };
+}
+
+/** GET /v1beta/models (spec 4.3). */
+export function listGeminiModelsRoute(services: GatewayServices): RouteHandler {
+  return async (context) => {
+    context.errorFormat = 'gemini';
+    const models = await sortedVisibleModels(context, services, 'gemini');
+    const body = encodeGeminiModelList(models.map((model) => ({ id: model.id, kind: model.kind })), {
+      pageSize: context.query.get('pageSize'),
+      pageToken: context.query.get('pageToken'),
+    });
+    sendRaw(context, 200, body, 'application/json');
+  };
+}
+
+/** GET /v1beta/models/{model}. */
+export function getGeminiModelRoute(services: GatewayServices): RouteHandler {
+  return async (context) => {
+    context.errorFormat = 'gemini';
+    const model = await findVisibleModel(context, services, 'gemini');
+    sendRaw(context, 200, encodeGeminiModel({ id: model.id, kind: model.kind }), 'application/json');
   };
 }

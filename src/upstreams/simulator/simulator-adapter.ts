@@ -1,32 +1,68 @@
 import type { Clock } from '../../shared/clock.js';
 import type { Channel } from '../../storage/records.js';
-import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from '../upstream-adapter.js';
+import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
+import type { UpstreamOperation, UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from '../upstream-adapter.js';
 import { readSimulatorSettings, simulateCompletion, type SimulatedCompletion, type SimulatorSettings } from './simulated-completion.js';
+import { simulateEmbeddings } from './simulated-embedding.js';
 
 const SYSTEM_FINGERPRINT = 'gateway-simulator';
 
+const EMBEDDINGS_PATH = '/embeddings';
+
+function operationPath(operation: UpstreamOperation): string {
+  switch (operation.kind) {
+    case 'chat':
+      return '/chat/completions';
+    case 'embeddings':
+      return EMBEDDINGS_PATH;
+    case 'count-tokens':
+      throw new Error('the simulator has no token-counting endpoint; count locally');
+    default: {
+      const unknown: never = operation;
+      throw new Error(`unknown operation ${String(unknown)}`);
+    }
+  }
+}
+
 /**
- * The built-in simulated provider (channel type `simulator`): OpenAI-shaped chat completions produced in-process,
- * with realistic usage and optional pacing. Its answers say that they are simulated.
+ * The built-in simulated provider (channel type `simulator`): OpenAI-shaped chat completions and embeddings produced
+ * in-process, with realistic usage and optional pacing. Its chat answers say that they are simulated. It speaks
+ * OpenAI's wire, so callers of every protocol reach it through the shared OpenAI translation.
  */
-export class SimulatorAdapter implements UpstreamAdapter {
+export class SimulatorAdapter extends OpenAIWireAdapter {
   readonly types = ['simulator'] as const;
-  readonly protocol = 'openai-chat' as const;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock) {
+    super();
+  }
 
-  buildPassThrough(channel: Channel, _credential: string, _operation: 'chat-completions', upstreamModel: string, body: string): UpstreamRequest {
-    return { url: `simulator://${encodeURIComponent(channel.name)}/${encodeURIComponent(upstreamModel)}`, method: 'POST', headers: {}, body };
+  buildPassThrough(channel: Channel, _credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+    const url = `simulator://${encodeURIComponent(channel.name)}/${encodeURIComponent(upstreamModel)}${operationPath(operation)}`;
+    return { url, method: 'POST', headers: {}, body };
   }
 
   transport(channel: Channel): UpstreamTransport {
     const settings = readSimulatorSettings(channel.settings);
-    return { send: (request, options) => this.#answer(request, settings, options.signal, options.timeouts) };
+    return { send: (request, options) => this.#answer(request, settings, channel.settings, options.signal, options.timeouts) };
   }
 
-  async #answer(request: UpstreamRequest, settings: SimulatorSettings, signal: AbortSignal, _timeouts: UpstreamTimeouts): Promise<UpstreamResponse> {
+  /** The simulator takes what OpenAI takes (base64 embeddings included). */
+  protected isOfficial(): boolean {
+    return true;
+  }
+
+  async #answer(
+    request: UpstreamRequest,
+    settings: SimulatorSettings,
+    channelSettings: Record<string, unknown>,
+    signal: AbortSignal,
+    _timeouts: UpstreamTimeouts,
+  ): Promise<UpstreamResponse> {
     const body = JSON.parse(request.body ?? '{}') as Record<string, unknown>;
     if (settings.latencyMs > 0) await sleep(settings.latencyMs, signal);
+    if (request.url.endsWith(EMBEDDINGS_PATH)) {
+      return response({ 'content-type': 'application/json' }, once(Buffer.from(JSON.stringify(simulateEmbeddings(body, channelSettings)))));
+    }
     const completion = simulateCompletion(body, settings, this.clock.now());
     const model = typeof body.model === 'string' ? body.model : 'simulator';
     if (body.stream === true) {

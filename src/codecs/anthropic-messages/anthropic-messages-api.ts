@@ -1,0 +1,73 @@
+/**
+ * The Anthropic Messages wire shapes this codec writes (responses, stream events, errors), as the API and its
+ * official SDK define them. Requests are read field by field in decode-request.ts, tolerant of what is unknown.
+ */
+
+export type AnthropicStopReason =
+  | 'end_turn'
+  | 'max_tokens'
+  | 'stop_sequence'
+  | 'tool_use'
+  | 'pause_turn'
+  | 'refusal'
+  | 'model_context_window_exceeded';
+
+export const ANTHROPIC_STOP_REASONS: ReadonlySet<string> = new Set<AnthropicStopReason>([
+  'end_turn',
+  'max_tokens',
+  'stop_sequence',
+  'tool_use',
+  'pause_turn',
+  'refusal',
+  'model_context_window_exceeded',
+]);
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  output_tokens: number;
+  /** Present when the upstream reported reasoning tokens; `output_tokens` stays the inclusive total. */
+  output_tokens_details?: { thinking_tokens: number };
+}
+
+export type AnthropicResponseBlock =
+  | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+
+export interface AnthropicMessage {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: AnthropicResponseBlock[];
+  stop_reason: AnthropicStopReason | null;
+  stop_sequence: string | null;
+  usage: AnthropicUsage;
+}
+
+/** Anthropic's error types (https://docs.claude.com/en/api/errors) plus the SDK's `billing_error` and `timeout_error`. */
+export type AnthropicErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'billing_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'api_error'
+  | 'timeout_error'
+  | 'overloaded_error';
+
+export interface AnthropicErrorBody {
+  type: 'error';
+  /** `code` is the gateway's own error code (spec 2.3), an addition Anthropic's clients ignore. */
+  error: { type: AnthropicErrorType; message: string; code: string };
+}
+
+/** One server-sent event in Anthropic's framing: a named event line, then the JSON data line. */
+export function sseEvent(type: string, data: unknown): string {
+  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+}

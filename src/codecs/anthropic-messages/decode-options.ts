@@ -1,0 +1,146 @@
+import type { ReasoningOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
+import { keepUnmapped, type DecodeContext } from './decode-content.js';
+import { invalid, isObject, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
+
+/** Custom tools → canonical tools; Anthropic's server tools (`type: 'web_search_20250305'`, …) are kept unmapped. */
+export function decodeTools(raw: unknown, context: DecodeContext): ToolDefinition[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) throw invalid('tools', 'Input should be a valid list.');
+  const tools: ToolDefinition[] = [];
+  raw.forEach((item: unknown, index) => {
+    const param = `tools.${index}`;
+    const tool = requireObject(item, param);
+    if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+      keepUnmapped(context, param, tool, `The server tool '${String(tool.type)}'`);
+      return;
+    }
+    const name = requireString(tool.name, `${param}.name`);
+    if (!TOOL_NAME.test(name)) throw invalid(`${param}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'.");
+    const schema = tool.input_schema;
+    if (schema === undefined) throw invalid(`${param}.input_schema`, 'Field required.');
+    if (!isObject(schema)) throw invalid(`${param}.input_schema`, 'Input should be an object.');
+    if (schema.type !== 'object') throw invalid(`${param}.input_schema.type`, "Input should be 'object'.");
+    const definition: ToolDefinition = { name, parameters: schema };
+    const description = optionalString(tool.description, `${param}.description`);
+    if (description !== undefined) definition.description = description;
+    const strict = optionalBoolean(tool.strict, `${param}.strict`);
+    if (strict !== undefined) definition.strict = strict;
+    if (tool.cache_control !== undefined && tool.cache_control !== null) {
+      readCacheControl(tool.cache_control, `${param}.cache_control`);
+      warnOnce(context.warnings, 'cache_control on tools is not carried on the translated path.');
+    }
+    tools.push(definition);
+  });
+  return tools;
+}
+
+export interface DecodedToolChoice {
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+}
+
+export function decodeToolChoice(raw: unknown): DecodedToolChoice {
+  if (raw === undefined || raw === null) return {};
+  const choice = requireObject(raw, 'tool_choice');
+  const disable = optionalBoolean(choice.disable_parallel_tool_use, 'tool_choice.disable_parallel_tool_use');
+  const parallel = disable === undefined ? {} : { parallelToolCalls: !disable };
+  switch (choice.type) {
+    case 'auto':
+      return { toolChoice: { kind: 'auto' }, ...parallel };
+    case 'any':
+      return { toolChoice: { kind: 'required' }, ...parallel };
+    case 'none':
+      return { toolChoice: { kind: 'none' } };
+    case 'tool':
+      return { toolChoice: { kind: 'tool', name: requireString(choice.name, 'tool_choice.name') }, ...parallel };
+    default:
+      throw invalid('tool_choice.type', "Input should be 'auto', 'any', 'tool' or 'none'.");
+  }
+}
+
+const EFFORTS = new Set(['low', 'medium', 'high']);
+
+/** `output_config.effort` → canonical effort; `xhigh` and `max` have no canonical level and become `high`. */
+function decodeEffort(raw: unknown, context: DecodeContext): ReasoningOptions['effort'] {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'string') throw invalid('output_config.effort', 'Input should be a valid string.');
+  if (EFFORTS.has(raw)) return raw as 'low' | 'medium' | 'high';
+  if (raw === 'xhigh' || raw === 'max') {
+    warnOnce(context.warnings, `output_config.effort '${raw}' is carried as 'high' on the translated path.`);
+    return 'high';
+  }
+  throw invalid('output_config.effort', "Input should be 'low', 'medium', 'high', 'xhigh' or 'max'.");
+}
+
+export interface DecodedReasoning {
+  reasoning?: ReasoningOptions;
+  responseFormat?: ResponseFormat;
+}
+
+/**
+ * `thinking` and `output_config` → canonical reasoning and response format. `enabled` gives a token budget,
+ * `disabled` a budget of 0 (explicitly off), `adaptive` the effort (or thoughts included); `display: 'omitted'`
+ * asks for no thinking text. `output_config.format` is a JSON-schema response format.
+ */
+export function decodeReasoning(thinkingRaw: unknown, outputRaw: unknown, maxTokens: number, context: DecodeContext): DecodedReasoning {
+  const decoded: DecodedReasoning = {};
+  let effort: ReasoningOptions['effort'];
+  if (outputRaw !== undefined && outputRaw !== null) {
+    const output = requireObject(outputRaw, 'output_config');
+    effort = decodeEffort(output.effort, context);
+    if (output.format !== undefined && output.format !== null) {
+      const format = requireObject(output.format, 'output_config.format');
+      if (format.type !== 'json_schema') throw invalid('output_config.format.type', "Input should be 'json_schema'.");
+      const schema = format.schema;
+      if (!isObject(schema)) throw invalid('output_config.format.schema', 'Input should be an object.');
+      decoded.responseFormat = { kind: 'json-schema', schema };
+    }
+    for (const key of Object.keys(output)) {
+      if (key !== 'effort' && key !== 'format') keepUnmapped(context, `output_config.${key}`, output[key], `output_config.${key}`);
+    }
+  }
+  if (thinkingRaw === undefined || thinkingRaw === null) {
+    if (effort !== undefined) decoded.reasoning = { effort };
+    return decoded;
+  }
+  const thinking = requireObject(thinkingRaw, 'thinking');
+  const display = thinking.display;
+  if (display !== undefined && display !== null && display !== 'summarized' && display !== 'omitted') {
+    throw invalid('thinking.display', "Input should be 'summarized' or 'omitted'.");
+  }
+  const omitted = display === 'omitted' ? { includeThoughts: false } : {};
+  switch (thinking.type) {
+    case 'enabled': {
+      const budget = optionalInteger(thinking.budget_tokens, 'thinking.enabled.budget_tokens', 1024);
+      if (budget === undefined) throw invalid('thinking.enabled.budget_tokens', 'Field required.');
+      if (budget >= maxTokens) throw invalid('max_tokens', '`max_tokens` must be greater than `thinking.budget_tokens`.');
+      decoded.reasoning = { budgetTokens: budget, ...(effort === undefined ? {} : { effort }), ...omitted };
+      return decoded;
+    }
+    case 'disabled':
+      decoded.reasoning = { budgetTokens: 0 };
+      return decoded;
+    case 'adaptive':
+      decoded.reasoning = effort === undefined ? { includeThoughts: display !== 'omitted' } : { effort, ...omitted };
+      return decoded;
+    default:
+      if (typeof thinking.type === 'string') {
+        keepUnmapped(context, 'thinking', thinking, `thinking type '${thinking.type}'`);
+        if (effort !== undefined) decoded.reasoning = { effort };
+        return decoded;
+      }
+      throw invalid('thinking.type', "Input should be 'enabled', 'disabled' or 'adaptive'.");
+  }
+}
+
+/** `metadata`: Anthropic accepts `user_id` only. */
+export function decodeMetadata(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const metadata = requireObject(raw, 'metadata');
+  for (const key of Object.keys(metadata)) {
+    if (key !== 'user_id') throw invalid(`metadata.${key}`, 'Extra inputs are not permitted.');
+  }
+  return optionalString(metadata.user_id, 'metadata.user_id');
+}

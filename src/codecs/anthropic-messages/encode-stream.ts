@@ -1,0 +1,249 @@
+import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import type { Usage } from '../../ir/usage.js';
+import { sseEvent } from './anthropic-messages-api.js';
+import { anthropicErrorBody } from './encode-error.js';
+import { anthropicMessageId } from './encode-response.js';
+import { anthropicStopReason } from './map-finish-reason.js';
+import { usageToAnthropic } from './read-usage.js';
+
+type BlockPart = Extract<
+  StreamPart,
+  { type: 'text-delta' | 'text-end' | 'reasoning-delta' | 'reasoning-end' | 'tool-input-delta' | 'tool-input-end' }
+>;
+type StartPart = Extract<StreamPart, { type: 'text-start' | 'reasoning-start' | 'tool-input-start' }>;
+
+interface Block {
+  start: StartPart;
+  /** Parts that arrived while another block was open on the wire. */
+  buffered: BlockPart[];
+  /** Anthropic's block index, once its content_block_start was written. */
+  index: number | null;
+}
+
+/**
+ * Canonical stream parts → Anthropic's SSE events, in the order Anthropic sends them and the SDK's
+ * `finalMessage()` accepts: message_start, then one content block at a time (start, deltas, stop; indexes 0, 1, …),
+ * message_delta with the stop reason and cumulative usage, message_stop.
+ *
+ * - message_start is written once the part after `response-start` is known, so an upstream's early usage
+ *   (Anthropic's own message_start) lands in it; usage known only at the end goes into message_delta, whose
+ *   input and cache counters the SDK takes over.
+ * - Anthropic never interleaves blocks; interleaved canonical blocks (parallel tool inputs) are queued and written
+ *   one after the other.
+ * - A thinking block's start waits for its first delta or its end, since a redacted block is only known then.
+ */
+export class AnthropicStreamEncoder implements StreamEncoder {
+  readonly #model: string;
+  #pendingStart: { id: string } | null = null;
+  #messageStarted = false;
+  #finished = false;
+  #usage: Usage | null = null;
+  #blocks = new Map<string, Block>();
+  #current: Block | null = null;
+  #queue: Block[] = [];
+  #nextIndex = 0;
+  #sawToolUse = false;
+
+  constructor(options: StreamEncoderOptions) {
+    this.#model = options.model;
+  }
+
+  encode(part: StreamPart): string {
+    if (this.#finished) return '';
+    switch (part.type) {
+      case 'response-start':
+        if (!this.#messageStarted && this.#pendingStart === null) this.#pendingStart = { id: part.id };
+        return '';
+      case 'usage':
+        this.#usage = part.usage;
+        return this.#pendingStart !== null ? this.#writeMessageStart() : '';
+      case 'text-start':
+      case 'reasoning-start':
+      case 'tool-input-start':
+        return this.#ensureMessageStart() + this.#startBlock(part);
+      case 'text-delta':
+      case 'reasoning-delta':
+      case 'tool-input-delta':
+      case 'text-end':
+      case 'reasoning-end':
+      case 'tool-input-end':
+        return this.#ensureMessageStart() + this.#blockPart(part);
+      case 'finish': {
+        if (part.usage !== null) this.#usage = part.usage;
+        const out = this.#ensureMessageStart() + this.#closeAll();
+        this.#finished = true;
+        const usage = this.#usage === null ? { output_tokens: 0 } : usageToAnthropic(this.#usage);
+        return (
+          out +
+          sseEvent('message_delta', {
+            type: 'message_delta',
+            delta: { stop_reason: anthropicStopReason(part.reason, this.#sawToolUse), stop_sequence: null },
+            usage,
+          }) +
+          sseEvent('message_stop', { type: 'message_stop' })
+        );
+      }
+      case 'error': {
+        // A started message keeps its message_start; an error before any response-start stands alone.
+        const out = this.#writeMessageStart();
+        this.#finished = true;
+        return out + sseEvent('error', anthropicErrorBody(part.status, part.code, part.message));
+      }
+      default: {
+        const unknown: never = part;
+        throw new Error(`unknown stream part ${String(unknown)}`);
+      }
+    }
+  }
+
+  end(): string {
+    return '';
+  }
+
+  #ensureMessageStart(): string {
+    if (this.#messageStarted) return '';
+    if (this.#pendingStart === null) this.#pendingStart = { id: `gen_${Date.now().toString(36)}` };
+    return this.#writeMessageStart();
+  }
+
+  #writeMessageStart(): string {
+    const pending = this.#pendingStart;
+    if (pending === null || this.#messageStarted) return '';
+    this.#pendingStart = null;
+    this.#messageStarted = true;
+    const usage = this.#usage === null
+      ? { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }
+      : usageToAnthropic(this.#usage);
+    // As Anthropic does, the output breakdown comes with the final counts in message_delta only.
+    delete usage.output_tokens_details;
+    return sseEvent('message_start', {
+      type: 'message_start',
+      message: {
+        id: anthropicMessageId(pending.id),
+        type: 'message',
+        role: 'assistant',
+        model: this.#model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    });
+  }
+
+  #startBlock(part: StartPart): string {
+    if (this.#blocks.has(part.id)) return '';
+    const block: Block = { start: part, buffered: [], index: null };
+    this.#blocks.set(part.id, block);
+    if (this.#current !== null) {
+      this.#queue.push(block);
+      return '';
+    }
+    return this.#open(block);
+  }
+
+  #blockPart(part: BlockPart): string {
+    const block = this.#blocks.get(part.id);
+    if (block === undefined) return '';
+    if (block !== this.#current) {
+      block.buffered.push(part);
+      return '';
+    }
+    return this.#apply(block, part);
+  }
+
+  #open(block: Block): string {
+    this.#current = block;
+    const start = block.start;
+    // Thinking waits: a redacted block shows itself only at its end.
+    if (start.type === 'reasoning-start') return '';
+    if (start.type === 'text-start') return this.#writeBlockStart(block, { type: 'text', text: '' });
+    this.#sawToolUse = true;
+    return this.#writeBlockStart(block, { type: 'tool_use', id: start.toolCallId, name: start.toolName, input: {} });
+  }
+
+  #writeBlockStart(block: Block, contentBlock: Record<string, unknown>): string {
+    const index = this.#nextIndex++;
+    block.index = index;
+    return sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+  }
+
+  #delta(block: Block, delta: Record<string, unknown>): string {
+    return sseEvent('content_block_delta', { type: 'content_block_delta', index: block.index, delta });
+  }
+
+  #apply(block: Block, part: BlockPart): string {
+    switch (part.type) {
+      case 'text-delta':
+        return part.delta === '' ? '' : this.#delta(block, { type: 'text_delta', text: part.delta });
+      case 'tool-input-delta':
+        return part.delta === '' ? '' : this.#delta(block, { type: 'input_json_delta', partial_json: part.delta });
+      case 'reasoning-delta': {
+        if (part.delta === '') return '';
+        const start = block.index === null ? this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' }) : '';
+        return start + this.#delta(block, { type: 'thinking_delta', thinking: part.delta });
+      }
+      case 'reasoning-end': {
+        let out = '';
+        if (block.index === null) {
+          if (part.redactedData !== undefined) {
+            out += this.#writeBlockStart(block, { type: 'redacted_thinking', data: part.redactedData });
+            return out + this.#stop(block);
+          }
+          out += this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' });
+        }
+        if (part.signature !== undefined && part.signature !== '') out += this.#delta(block, { type: 'signature_delta', signature: part.signature });
+        return out + this.#stop(block);
+      }
+      case 'text-end':
+      case 'tool-input-end':
+        // Signatures on text and tool calls (Gemini's) have no place on Anthropic's wire.
+        return this.#stop(block);
+      default: {
+        const unknown: never = part;
+        throw new Error(`unknown block part ${String(unknown)}`);
+      }
+    }
+  }
+
+  /** Closes the current block and opens the queued ones, replaying what they buffered. */
+  #stop(block: Block): string {
+    let out = sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
+    this.#current = null;
+    while (this.#current === null) {
+      const next = this.#queue.shift();
+      if (next === undefined) break;
+      out += this.#open(next);
+      const buffered = next.buffered;
+      next.buffered = [];
+      for (const part of buffered) out += this.#apply(next, part);
+    }
+    return out;
+  }
+
+  /** At the finish, blocks left open are ended as they stand. */
+  #closeAll(): string {
+    let out = '';
+    while (this.#current !== null) {
+      const block = this.#current;
+      out += this.#apply(block, endOf(block.start));
+    }
+    return out;
+  }
+}
+
+function endOf(start: StartPart): BlockPart {
+  switch (start.type) {
+    case 'text-start':
+      return { type: 'text-end', id: start.id };
+    case 'reasoning-start':
+      return { type: 'reasoning-end', id: start.id };
+    case 'tool-input-start':
+      return { type: 'tool-input-end', id: start.id };
+    default: {
+      const unknown: never = start;
+      throw new Error(`unknown block start ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import type { ClientCodec } from '../client-codec.js';
+import { decodeAnthropicRequest } from './decode-request.js';
+import { encodeAnthropicError, encodeAnthropicStreamError } from './encode-error.js';
+import { encodeAnthropicResponse } from './encode-response.js';
+import { AnthropicStreamEncoder } from './encode-stream.js';
+import { findUsageInMessageJson } from './read-usage.js';
+import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
+
+/** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
+export const anthropicMessagesCodec: ClientCodec = {
+  protocol: 'anthropic-messages',
+  passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
+  decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
+  encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
+  createStreamEncoder: (options) => new AnthropicStreamEncoder(options),
+  encodeError: (error) => encodeAnthropicError(error),
+  // Anthropic streams are always SSE.
+  encodeStreamError: (error) => encodeAnthropicStreamError(error),
+  usageFromResponseBody: (body) => findUsageInMessageJson(body),
+  createPassThroughObserver: () => new AnthropicStreamUsageObserver(),
+};
+
+export { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
+export { anthropicErrorType } from './encode-error.js';

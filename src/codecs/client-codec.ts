@@ -1,0 +1,56 @@
+import type { GatewayError } from '../errors/gateway-error.js';
+import type { ChatRequest } from '../ir/chat-request.js';
+import type { ChatResponse } from '../ir/chat-response.js';
+import type { StreamPart } from '../ir/stream-part.js';
+import type { Usage } from '../ir/usage.js';
+import type { WireProtocol } from '../upstreams/upstream-adapter.js';
+
+/** Turns canonical stream parts into the client protocol's stream bytes. */
+export interface StreamEncoder {
+  /** Text to write for this part ('' when the part produces nothing on this protocol). */
+  encode(part: StreamPart): string;
+  /** Text to write after the last part (e.g. OpenAI's `data: [DONE]`, the closing `]` of a Gemini JSON array). */
+  end(): string;
+}
+
+export interface StreamEncoderOptions {
+  /** The public model id the caller asked for, echoed in the stream. */
+  model: string;
+  /** OpenAI: the caller asked for the usage chunk (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  /** Gemini: `alt=sse` framing (true) or the streamed JSON array (false). */
+  sse: boolean;
+}
+
+/**
+ * Watches a same-protocol (pass-through) stream on the side: reads usage, decides which raw events reach the
+ * client (only OpenAI drops the usage chunk it asked for), and never parses more than it must.
+ */
+export interface PassThroughStreamObserver {
+  /** Returns true when the event must be forwarded. */
+  observe(event: Buffer): boolean;
+  /** The latest usage seen (running totals), or an estimate from what was delivered, or null. */
+  usage(promptTokensEstimate: number): Usage | null;
+}
+
+/**
+ * One client protocol: its wire ⇄ the canonical representation. Every codec folder exports one object of this
+ * shape (`codecs/<protocol>/index.ts`); routes pick it by protocol.
+ */
+export interface ClientCodec {
+  readonly protocol: WireProtocol;
+  /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
+  readonly passThroughHeaders: readonly string[];
+  /** Validates and decodes a request body (400 GatewayError naming the field on bad input). */
+  decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
+  /** A non-streaming response body as JSON text. */
+  encodeResponse(response: ChatResponse, model: string): string;
+  createStreamEncoder(options: StreamEncoderOptions): StreamEncoder;
+  /** The protocol's error body for a gateway error (JSON text), readable by the protocol's official SDK. */
+  encodeError(error: GatewayError): string;
+  /** An error as an in-stream event, for failures after the first byte. */
+  encodeStreamError(error: GatewayError, options: { sse: boolean }): string;
+  /** Usage reader for the pass-through path of this protocol. */
+  usageFromResponseBody(body: Buffer): Usage | null;
+  createPassThroughObserver(options: { includeUsage: boolean }): PassThroughStreamObserver;
+}

@@ -1,0 +1,35 @@
+import type { ClientCodec } from '../client-codec.js';
+import { decodeGeminiRequest } from './decode-request.js';
+import { encodeGeminiError, encodeGeminiStreamError } from './encode-error.js';
+import { encodeGeminiResponse } from './encode-response.js';
+import { GeminiStreamEncoder } from './encode-stream.js';
+import { findGeminiUsageInJson } from './read-usage.js';
+import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
+
+/**
+ * The Gemini client protocol (`/v1beta/models/{model}:generateContent` and friends). Routes give the model from
+ * the URL as `pathModel` and streaming from the endpoint; the stream framing comes from `alt=sse` (`wantsSse`).
+ */
+export const geminiCodec: ClientCodec = {
+  protocol: 'gemini',
+  passThroughHeaders: [],
+  decodeRequest: decodeGeminiRequest,
+  encodeResponse: encodeGeminiResponse,
+  createStreamEncoder: (options) => new GeminiStreamEncoder(options),
+  encodeError: encodeGeminiError,
+  encodeStreamError: encodeGeminiStreamError,
+  usageFromResponseBody: findGeminiUsageInJson,
+  createPassThroughObserver: () => new GeminiStreamUsageObserver(),
+};
+
+export { decodeGeminiRequest } from './decode-request.js';
+export { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from './count-tokens.js';
+export { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, MAX_BATCH_EMBED_REQUESTS } from './decode-embedding-request.js';
+export { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
+export { encodeGeminiError, encodeGeminiStreamError, googleStatusFor } from './encode-error.js';
+export { encodeGeminiModel, encodeGeminiModelList, geminiModelObject, type GeminiModelDescription } from './encode-model-list.js';
+export { encodeGeminiResponse } from './encode-response.js';
+export { GeminiStreamEncoder } from './encode-stream.js';
+export { GeminiJsonArrayReframer, wantsSse } from './json-array-reframer.js';
+export { findGeminiUsageInJson, usageFromGemini } from './read-usage.js';
+export { GeminiStreamUsageObserver } from './stream-usage-observer.js';

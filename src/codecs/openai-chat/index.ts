@@ -1,0 +1,28 @@
+import type { ClientCodec } from '../client-codec.js';
+import { decodeOpenAIChatRequest } from './decode-request.js';
+import { encodeOpenAIError, encodeOpenAIStreamError } from './encode-error.js';
+import { encodeOpenAIChatResponse } from './encode-response.js';
+import { OpenAIChatStreamEncoder } from './encode-stream.js';
+import { findUsageInJson } from './read-usage.js';
+import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
+
+/** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
+export const openAIChatCodec: ClientCodec = {
+  protocol: 'openai-chat',
+  // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
+  passThroughHeaders: [],
+  decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
+  encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
+  createStreamEncoder: (options) => new OpenAIChatStreamEncoder(options),
+  encodeError: (error) => encodeOpenAIError(error),
+  // OpenAI streams are always SSE; `sse` is Gemini's switch.
+  encodeStreamError: (error) => encodeOpenAIStreamError(error),
+  usageFromResponseBody: (body) => findUsageInJson(body),
+  createPassThroughObserver: (options) => new OpenAIPassThroughObserver(options.includeUsage),
+};
+
+export { decodeOpenAIChatRequest } from './decode-request.js';
+export { decodeOpenAIEmbeddingRequest, type DecodedEmbeddingRequest, type EmbeddingEncodingFormat } from './decode-embedding-request.js';
+export { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
+export { encodeOpenAIChatResponse } from './encode-response.js';
+export { OpenAIChatStreamEncoder } from './encode-stream.js';

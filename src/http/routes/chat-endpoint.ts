@@ -1,0 +1,101 @@
+import type { KeyFamily } from '../../auth/extract-api-key.js';
+import type { ClientCodec } from '../../codecs/client-codec.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatRequest } from '../../ir/chat-request.js';
+import { admit } from '../../relay/admission.js';
+import { relayChat } from '../../relay/relay-chat.js';
+import { RequestMeter } from '../../relay/request-meter.js';
+import type { GatewayServices } from '../../services.js';
+import { authenticate } from '../authenticate.js';
+import { readJsonObject } from '../read-body.js';
+import type { RequestContext, RouteHandler } from '../request-context.js';
+
+const MAX_ATTEMPTS = 3;
+
+/** What the gateway reads from a chat request before routing it, validated. */
+export interface ChatEnvelope {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  sse: boolean;
+  maxOutputTokens: number | null;
+  promptTokensEstimate: number;
+  /** The canonical request, decoded now or on first use. */
+  chat: () => ChatRequest;
+}
+
+/** One chat endpoint of one protocol family: its codec, key forms, and how it reads the envelope. */
+export interface ChatEndpoint {
+  /** Usage-log label, e.g. `anthropic-messages`. */
+  protocol: string;
+  codec: ClientCodec;
+  keyFamily: KeyFamily;
+  readEnvelope(context: RequestContext, body: Record<string, unknown>): ChatEnvelope;
+}
+
+/** The specification's placeholder names, accepted for the real headers. */
+const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
+
+function clientHeaders(context: RequestContext, codec: ClientCodec): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of codec.passThroughHeaders) {
+    const alias = HEADER_ALIASES[name];
+    const value = context.request.headers[name] ?? (alias === undefined ? undefined : context.request.headers[alias]);
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
+/** Memoises a decode so the canonical request is built at most once, and only when needed. */
+export function once<T>(build: () => T): () => T {
+  let value: { built: T } | null = null;
+  return () => (value ??= { built: build() }).built;
+}
+
+/** The chat route of any family: authenticate, validate, price, admit, relay, settle once. */
+export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
+  return async (context) => {
+    const { key, account } = await authenticate(context, services, endpoint.keyFamily);
+    const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.protocol, context.path, context.startedAt);
+    try {
+      const body = await readJsonObject(context, services.config.maxBodyBytes);
+      const envelope = endpoint.readEnvelope(context, body);
+      meter.modelId = envelope.model;
+      meter.stream = envelope.stream;
+      const model = services.catalog.model(envelope.model);
+      if (model === undefined) {
+        throw new GatewayError('model_not_found', `The model '${envelope.model}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
+      }
+      meter.model = model;
+      meter.promptTokensEstimate = envelope.promptTokensEstimate;
+      const routes = services.catalog.routes(model.id);
+      if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+      const rateLimitHeaders = await admit(services, {
+        key,
+        account,
+        model,
+        estimatedTokens: envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0),
+        meter,
+      });
+      await relayChat(
+        { adapters: services.adapters, credentials: services.credentials, logger: services.logger, maxAttempts: MAX_ATTEMPTS },
+        {
+          context,
+          meter,
+          codec: endpoint.codec,
+          routes,
+          body,
+          chat: envelope.chat,
+          stream: envelope.stream,
+          includeUsage: envelope.includeUsage,
+          sse: envelope.sse,
+          responseHeaders: rateLimitHeaders,
+          clientHeaders: clientHeaders(context, endpoint.codec),
+        },
+      );
+    } catch (error) {
+      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      throw error;
+    }
+  };
+}

@@ -1,0 +1,124 @@
+import type { KeyFamily } from '../../auth/extract-api-key.js';
+import {
+  decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse,
+} from '../../codecs/gemini/index.js';
+import { decodeOpenAIEmbeddingRequest, encodeOpenAIEmbeddingResponse } from '../../codecs/openai-chat/index.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
+import type { Usage } from '../../ir/usage.js';
+import { admit } from '../../relay/admission.js';
+import { RequestMeter } from '../../relay/request-meter.js';
+import { relayUnary } from '../../relay/relay-unary.js';
+import type { GatewayServices } from '../../services.js';
+import { estimateTextTokens } from '../../shared/estimate-tokens.js';
+import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
+import { authenticate } from '../authenticate.js';
+import { readJsonObject } from '../read-body.js';
+import type { RequestContext, RouteHandler } from '../request-context.js';
+import { sendRaw } from '../respond.js';
+
+interface EmbeddingsEndpoint {
+  protocol: WireProtocol;
+  label: string;
+  keyFamily: KeyFamily;
+  batch: boolean;
+  decode(context: RequestContext, body: Record<string, unknown>): { request: EmbeddingRequest; encode: (response: EmbeddingResponse) => string };
+  /** The caller's body for a same-protocol upstream. */
+  passThroughBody(body: Record<string, unknown>, upstreamModel: string): string;
+  /** Input tokens an upstream answer in this protocol reports, if it does. */
+  reportedTokens(body: Buffer): number | null;
+}
+
+function inputTokensOf(usage: number): Usage {
+  return { input: { total: usage, noCache: usage, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
+}
+
+function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
+  return async (context) => {
+    const { key, account } = await authenticate(context, services, endpoint.keyFamily);
+    const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
+    try {
+      const body = await readJsonObject(context, services.config.maxBodyBytes);
+      const { request, encode } = endpoint.decode(context, body);
+      meter.modelId = request.model;
+      const model = services.catalog.model(request.model);
+      if (model === undefined) throw new GatewayError('model_not_found', `The model '${request.model}' does not exist.`, { param: 'model' });
+      meter.model = model;
+      const routes = services.catalog.routes(model.id);
+      if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+      const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
+      meter.promptTokensEstimate = estimate;
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter });
+      const result = await relayUnary(
+        { adapters: services.adapters, credentials: services.credentials, logger: services.logger, maxAttempts: 3 },
+        context,
+        meter,
+        routes,
+        {
+          request(adapter, route, credential) {
+            if (adapter.protocol === endpoint.protocol) {
+              return adapter.buildPassThrough(route.channel, credential, { kind: 'embeddings', batch: endpoint.batch }, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
+            }
+            return adapter.buildEmbeddingRequest(route.channel, credential, request, route.upstreamModel);
+          },
+          parse(adapter, _route, upstreamBody) {
+            if (adapter.protocol === endpoint.protocol) return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
+            const parsed = adapter.parseEmbeddingResponse(upstreamBody, request);
+            return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
+          },
+        },
+      );
+      if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
+      meter.markFirstByte();
+      sendRaw(context, 200, result.body, 'application/json', rateLimitHeaders);
+      meter.finish({ status: 200, usage: inputTokensOf(result.inputTokens) });
+    } catch (error) {
+      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      throw error;
+    }
+  };
+}
+
+function openAIReportedTokens(body: Buffer): number | null {
+  try {
+    const tokens = (JSON.parse(body.toString('utf8')) as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+    return typeof tokens === 'number' ? tokens : null;
+  } catch {
+    return null;
+  }
+}
+
+/** POST /v1/embeddings. */
+export function openAIEmbeddingsRoute(services: GatewayServices): RouteHandler {
+  return embeddingsRoute(services, {
+    protocol: 'openai-chat',
+    label: 'openai-embeddings',
+    keyFamily: 'openai',
+    batch: true,
+    decode(_context, body) {
+      const decoded = decodeOpenAIEmbeddingRequest(body);
+      return { request: decoded.request, encode: (response) => encodeOpenAIEmbeddingResponse(response, { model: decoded.request.model, encodingFormat: decoded.encodingFormat }) };
+    },
+    passThroughBody: (body, upstreamModel) => JSON.stringify({ ...body, model: upstreamModel }),
+    reportedTokens: openAIReportedTokens,
+  });
+}
+
+/** POST /v1beta/models/{model}:embedContent and :batchEmbedContents (also under /v1/). */
+export function geminiEmbeddingsRoute(services: GatewayServices, batch: boolean): RouteHandler {
+  return embeddingsRoute(services, {
+    protocol: 'gemini',
+    label: 'gemini-embeddings',
+    keyFamily: 'gemini',
+    batch,
+    decode(context, body) {
+      const hints = { pathModel: context.params.model ?? '' };
+      return batch
+        ? { request: decodeGeminiBatchEmbedContentsRequest(body, hints), encode: encodeGeminiBatchEmbedContentsResponse }
+        : { request: decodeGeminiEmbedContentRequest(body, hints), encode: encodeGeminiEmbedContentResponse };
+    },
+    passThroughBody: (body) => JSON.stringify(body),
+    // Gemini's embedding answers carry no token counts: the local estimate is billed.
+    reportedTokens: () => null,
+  });
+}

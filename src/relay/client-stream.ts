@@ -1,0 +1,66 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The caller's side of a stream. The status line and headers go out with the first bytes, not before, so a
+ * failure before anything was written can still be retried on another channel or answered as a plain error.
+ */
+export class ClientStream {
+  #started = false;
+
+  constructor(
+    private readonly out: ServerResponse,
+    private readonly headers: Record<string, string>,
+    private readonly signal: AbortSignal,
+    private readonly onFirstByte: () => void,
+  ) {}
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  async write(chunk: string | Buffer): Promise<void> {
+    if (chunk.length === 0) return;
+    this.#start();
+    if (!this.out.write(chunk)) await this.#drained();
+  }
+
+  end(chunk?: string | Buffer): void {
+    this.#start();
+    if (chunk !== undefined && chunk.length > 0) this.out.end(chunk);
+    else this.out.end();
+  }
+
+  #start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    this.out.statusCode = 200;
+    for (const name in this.headers) this.out.setHeader(name, this.headers[name] as string);
+    this.out.setHeader('cache-control', 'no-cache');
+    this.out.setHeader('x-accel-buffering', 'no');
+    this.onFirstByte();
+  }
+
+  #drained(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.out.off('drain', onDrain);
+        reject(this.signal.reason);
+      };
+      const onDrain = (): void => {
+        this.signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.out.once('drain', onDrain);
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+}
+
+/** A whole JSON answer at once. */
+export function sendJsonBody(out: ServerResponse, status: number, body: string | Buffer, contentType: string, headers: Record<string, string>): void {
+  out.statusCode = status;
+  out.setHeader('content-type', contentType);
+  out.setHeader('content-length', Buffer.byteLength(body));
+  for (const name in headers) out.setHeader(name, headers[name] as string);
+  out.end(body);
+}

@@ -1,0 +1,24 @@
+import type { WireProtocol } from '../upstreams/upstream-adapter.js';
+
+/**
+ * The caller's body for a same-protocol upstream: unchanged except for the model name, and for OpenAI streams
+ * the usage chunk request (dropped again on the way back when the caller did not ask for it). Gemini carries
+ * the model in the URL, so its body goes as it came.
+ */
+export function passThroughBody(protocol: WireProtocol, body: Record<string, unknown>, upstreamModel: string, stream: boolean): string {
+  switch (protocol) {
+    case 'openai-chat': {
+      if (!stream) return JSON.stringify({ ...body, model: upstreamModel });
+      const streamOptions = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
+      return JSON.stringify({ ...body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } });
+    }
+    case 'anthropic-messages':
+      return JSON.stringify({ ...body, model: upstreamModel });
+    case 'gemini':
+      return JSON.stringify(body);
+    default: {
+      const unknown: never = protocol;
+      throw new Error(`unknown protocol ${String(unknown)}`);
+    }
+  }
+}

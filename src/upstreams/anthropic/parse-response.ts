@@ -1,0 +1,65 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatResponse } from '../../ir/chat-response.js';
+import type { ContentPart } from '../../ir/message.js';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { usageFromAnthropic } from './read-usage.js';
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function malformedUpstreamBody(): GatewayError {
+  return new GatewayError('upstream_error', 'The upstream provider answered with a malformed body.');
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** One response content block → a canonical part; server-tool blocks and newer types are reported and skipped. */
+function parseBlock(block: Record<string, unknown>, warnings: string[]): ContentPart | null {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: text(block.text) };
+    case 'thinking': {
+      const signature = text(block.signature);
+      return signature === '' ? { type: 'reasoning', text: text(block.thinking) } : { type: 'reasoning', text: text(block.thinking), signature };
+    }
+    case 'redacted_thinking':
+      return { type: 'reasoning', text: '', redactedData: text(block.data) };
+    case 'tool_use':
+      return { type: 'tool-call', id: text(block.id), name: text(block.name), argumentsJson: JSON.stringify(isObject(block.input) ? block.input : {}) };
+    default: {
+      const warning = `Anthropic '${String(block.type)}' blocks are not carried on the translated path.`;
+      if (!warnings.includes(warning)) warnings.push(warning);
+      return null;
+    }
+  }
+}
+
+/** A 2xx Anthropic `message` body → the canonical response. */
+export function parseAnthropicResponse(body: Buffer): ChatResponse {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch (error) {
+    throw new GatewayError('upstream_error', 'The upstream provider answered with a malformed body.', { cause: error });
+  }
+  if (!isObject(parsed) || !Array.isArray(parsed.content)) throw malformedUpstreamBody();
+  const warnings: string[] = [];
+  const content: ContentPart[] = [];
+  for (const block of parsed.content) {
+    if (!isObject(block)) continue;
+    const part = parseBlock(block, warnings);
+    if (part !== null) content.push(part);
+  }
+  return {
+    id: text(parsed.id),
+    model: text(parsed.model),
+    created: Math.floor(Date.now() / 1000),
+    content,
+    finishReason: mapAnthropicFinishReason(parsed.stop_reason),
+    usage: usageFromAnthropic(isObject(parsed.usage) ? parsed.usage : {}),
+    warnings,
+  };
+}

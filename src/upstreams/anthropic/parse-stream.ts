@@ -1,0 +1,197 @@
+import type { FinishReason } from '../../ir/finish-reason.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from './read-usage.js';
+import { readSseMessages } from './sse-reader.js';
+
+type OpenBlock =
+  | { kind: 'text'; id: string }
+  | { kind: 'reasoning'; id: string; signature: string; redactedData?: string }
+  | { kind: 'tool'; id: string; sawInput: boolean }
+  /** Server-tool blocks and newer types: not carried. */
+  | { kind: 'skipped' };
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** An Anthropic `error` event's type → the status and gateway code of the canonical error part. */
+function streamError(error: unknown): Extract<StreamPart, { type: 'error' }> {
+  const body = isObject(error) && isObject(error.error) ? error.error : {};
+  const type = text(body.type) || 'api_error';
+  const message = text(body.message) || 'The upstream provider failed mid-stream.';
+  if (type === 'overloaded_error') return { type: 'error', status: 503, code: 'upstream_unavailable', message: `Upstream overloaded: ${message}` };
+  return { type: 'error', status: 502, code: 'upstream_error', message: `Upstream ${type}: ${message}` };
+}
+
+/**
+ * Anthropic's SSE stream → canonical parts: response-start (message_start), usage whenever the upstream reports
+ * it (message_start, message_delta; running totals), one block life cycle per content block (ids are the block
+ * indexes), finish at message_stop. An `error` event, or a stream that ends before message_stop, gives an
+ * `error` part instead of the finish.
+ */
+export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncIterable<StreamPart> {
+  const blocks = new Map<number, OpenBlock>();
+  const counters: AnthropicUsageCounters = {};
+  let sawUsage = false;
+  let started = false;
+  let toolIndex = 0;
+  let finishReason: FinishReason = { unified: 'other', raw: null };
+
+  for await (const message of readSseMessages(body)) {
+    if (message.data === '') continue;
+    let event: Record<string, unknown>;
+    try {
+      const parsed = JSON.parse(message.data) as unknown;
+      if (!isObject(parsed)) continue;
+      event = parsed;
+    } catch {
+      yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a malformed stream event.' };
+      return;
+    }
+    const type = message.event ?? text(event.type);
+    switch (type) {
+      case 'message_start': {
+        if (started) break;
+        started = true;
+        const start = isObject(event.message) ? event.message : {};
+        yield { type: 'response-start', id: text(start.id), model: text(start.model), created: Math.floor(Date.now() / 1000) };
+        if (isObject(start.usage)) {
+          mergeUsageCounters(counters, start.usage);
+          sawUsage = true;
+          yield { type: 'usage', usage: usageFromAnthropic(counters) };
+        }
+        break;
+      }
+      case 'content_block_start': {
+        const index = typeof event.index === 'number' ? event.index : blocks.size;
+        const block = isObject(event.content_block) ? event.content_block : {};
+        yield* startBlock(blocks, index, block, () => toolIndex++);
+        break;
+      }
+      case 'content_block_delta': {
+        const open = blocks.get(typeof event.index === 'number' ? event.index : -1);
+        const delta = isObject(event.delta) ? event.delta : {};
+        if (open !== undefined) yield* applyDelta(open, delta);
+        break;
+      }
+      case 'content_block_stop': {
+        const index = typeof event.index === 'number' ? event.index : -1;
+        const open = blocks.get(index);
+        blocks.delete(index);
+        if (open !== undefined) yield* stopBlock(open);
+        break;
+      }
+      case 'message_delta': {
+        const delta = isObject(event.delta) ? event.delta : {};
+        if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = mapAnthropicFinishReason(delta.stop_reason);
+        if (isObject(event.usage)) {
+          mergeUsageCounters(counters, event.usage);
+          sawUsage = true;
+          yield { type: 'usage', usage: usageFromAnthropic(counters) };
+        }
+        break;
+      }
+      case 'message_stop':
+        for (const open of blocks.values()) yield* stopBlock(open);
+        blocks.clear();
+        yield { type: 'finish', reason: finishReason, usage: sawUsage ? usageFromAnthropic(counters) : null };
+        return;
+      case 'error':
+        yield streamError(event);
+        return;
+      default:
+        // ping, and event types Anthropic may add
+        break;
+    }
+  }
+  yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream stream ended before the message was complete.' };
+}
+
+function* startBlock(blocks: Map<number, OpenBlock>, index: number, block: Record<string, unknown>, nextToolIndex: () => number): Generator<StreamPart> {
+  const id = String(index);
+  switch (block.type) {
+    case 'text': {
+      blocks.set(index, { kind: 'text', id });
+      yield { type: 'text-start', id };
+      if (text(block.text) !== '') yield { type: 'text-delta', id, delta: text(block.text) };
+      return;
+    }
+    case 'thinking': {
+      blocks.set(index, { kind: 'reasoning', id, signature: text(block.signature) });
+      yield { type: 'reasoning-start', id };
+      if (text(block.thinking) !== '') yield { type: 'reasoning-delta', id, delta: text(block.thinking) };
+      return;
+    }
+    case 'redacted_thinking':
+      blocks.set(index, { kind: 'reasoning', id, signature: '', redactedData: text(block.data) });
+      yield { type: 'reasoning-start', id };
+      return;
+    case 'tool_use': {
+      const open: OpenBlock = { kind: 'tool', id, sawInput: false };
+      blocks.set(index, open);
+      yield { type: 'tool-input-start', id, toolCallId: text(block.id), toolName: text(block.name), index: nextToolIndex() };
+      if (isObject(block.input) && Object.keys(block.input).length > 0) {
+        open.sawInput = true;
+        yield { type: 'tool-input-delta', id, delta: JSON.stringify(block.input) };
+      }
+      return;
+    }
+    default:
+      blocks.set(index, { kind: 'skipped' });
+  }
+}
+
+function* applyDelta(open: OpenBlock, delta: Record<string, unknown>): Generator<StreamPart> {
+  switch (open.kind) {
+    case 'text':
+      if (delta.type === 'text_delta' && text(delta.text) !== '') yield { type: 'text-delta', id: open.id, delta: text(delta.text) };
+      return;
+    case 'reasoning':
+      if (delta.type === 'thinking_delta' && text(delta.thinking) !== '') yield { type: 'reasoning-delta', id: open.id, delta: text(delta.thinking) };
+      else if (delta.type === 'signature_delta') open.signature = text(delta.signature);
+      return;
+    case 'tool':
+      if (delta.type === 'input_json_delta' && text(delta.partial_json) !== '') {
+        open.sawInput = true;
+        yield { type: 'tool-input-delta', id: open.id, delta: text(delta.partial_json) };
+      }
+      return;
+    case 'skipped':
+      return;
+    default: {
+      const unknown: never = open;
+      throw new Error(`unknown block ${String(unknown)}`);
+    }
+  }
+}
+
+function* stopBlock(open: OpenBlock): Generator<StreamPart> {
+  switch (open.kind) {
+    case 'text':
+      yield { type: 'text-end', id: open.id };
+      return;
+    case 'reasoning': {
+      const end: Extract<StreamPart, { type: 'reasoning-end' }> = { type: 'reasoning-end', id: open.id };
+      if (open.signature !== '') end.signature = open.signature;
+      if (open.redactedData !== undefined) end.redactedData = open.redactedData;
+      yield end;
+      return;
+    }
+    case 'tool':
+      // A tool without arguments streams no JSON; canonical arguments are always a JSON text.
+      if (!open.sawInput) yield { type: 'tool-input-delta', id: open.id, delta: '{}' };
+      yield { type: 'tool-input-end', id: open.id };
+      return;
+    case 'skipped':
+      return;
+    default: {
+      const unknown: never = open;
+      throw new Error(`unknown block ${String(unknown)}`);
+    }
+  }
+}

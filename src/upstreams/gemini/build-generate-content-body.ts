@@ -1,0 +1,125 @@
+import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
+import { buildContents } from './build-contents.js';
+import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
+import type { JsonObject } from './gemini-wire.js';
+import { thinkingConfig, usesThinkingLevel } from './thinking-config.js';
+
+/** Gemini rejects more than 5 stop sequences. */
+export const MAX_STOP_SEQUENCES = 5;
+
+/** Channel settings of a `gemini` channel (besides `api_version`, read by the URL builder). */
+export interface GeminiChannelSettings {
+  /**
+   * `openapi` (default): tool parameters and response schemas are converted to Gemini's `Schema` (accepted by every
+   * model). `json-schema`: sent unchanged as `parametersJsonSchema` / `responseJsonSchema` (Gemini 2.5 and later).
+   */
+  schemaMode: 'openapi' | 'json-schema';
+  /** Send Google's placeholder signature on function calls that have none (default: on for Gemini 3 and later). */
+  dummyThoughtSignatures: boolean;
+}
+
+export function readGeminiSettings(settings: Record<string, unknown>, upstreamModel: string): GeminiChannelSettings {
+  return {
+    schemaMode: settings.schema_mode === 'json-schema' ? 'json-schema' : 'openapi',
+    dummyThoughtSignatures: typeof settings.dummy_thought_signatures === 'boolean' ? settings.dummy_thought_signatures : usesThinkingLevel(upstreamModel),
+  };
+}
+
+/**
+ * Canonical request → `GenerateContentRequest`. What Gemini cannot take is clamped or dropped with a line in
+ * `warnings`: more than 5 stop sequences, `parallelToolCalls`, `user`, `strict`, schema keywords outside Gemini's
+ * `Schema`. Zero presence/frequency penalties (a no-op many OpenAI clients send) are left out, since several Gemini
+ * models reject any penalty field.
+ */
+export function buildGenerateContentBody(request: ChatRequest, upstreamModel: string, settings: GeminiChannelSettings, warnings: string[]): JsonObject {
+  const { contents, systemInstruction } = buildContents(request, { dummySignatures: settings.dummyThoughtSignatures }, warnings);
+  const body: JsonObject = { contents };
+  if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
+  const generationConfig = buildGenerationConfig(request, upstreamModel, settings, warnings);
+  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = [{ functionDeclarations: request.tools.map((tool, index) => functionDeclaration(tool, index, settings, warnings)) }];
+  }
+  // Gemini rejects a function-calling config without function declarations.
+  const toolConfig = body.tools === undefined ? undefined : buildToolConfig(request.toolChoice);
+  if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  if (request.parallelToolCalls !== undefined) warnings.push('parallel_tool_calls has no Gemini equivalent and was not applied.');
+  if (request.user !== undefined) warnings.push('the end-user id has no Gemini equivalent and was not sent.');
+  return body;
+}
+
+function buildGenerationConfig(request: ChatRequest, upstreamModel: string, settings: GeminiChannelSettings, warnings: string[]): JsonObject {
+  const config: JsonObject = {};
+  if (request.temperature !== undefined) {
+    config.temperature = Math.min(Math.max(request.temperature, 0), 2);
+    if (config.temperature !== request.temperature) warnings.push(`temperature ${request.temperature} was clamped to Gemini's range 0..2.`);
+  }
+  if (request.topP !== undefined) config.topP = request.topP;
+  if (request.topK !== undefined) config.topK = request.topK;
+  if (request.maxOutputTokens !== undefined) config.maxOutputTokens = request.maxOutputTokens;
+  const stops = (request.stopSequences ?? []).filter((stop) => stop !== '');
+  if (stops.length > 0) {
+    config.stopSequences = stops.slice(0, MAX_STOP_SEQUENCES);
+    if (stops.length > MAX_STOP_SEQUENCES) warnings.push(`Gemini takes at most ${MAX_STOP_SEQUENCES} stop sequences; the rest were dropped.`);
+  }
+  if (request.seed !== undefined) config.seed = request.seed;
+  if (request.presencePenalty !== undefined && request.presencePenalty !== 0) config.presencePenalty = request.presencePenalty;
+  if (request.frequencyPenalty !== undefined && request.frequencyPenalty !== 0) config.frequencyPenalty = request.frequencyPenalty;
+  Object.assign(config, responseFormatConfig(request.responseFormat, settings, warnings));
+  const thinking = thinkingConfig(request.reasoning, upstreamModel);
+  if (thinking !== undefined) config.thinkingConfig = thinking;
+  return config;
+}
+
+function responseFormatConfig(format: ResponseFormat | undefined, settings: GeminiChannelSettings, warnings: string[]): JsonObject {
+  if (format === undefined || format.kind === 'text') return {};
+  if (format.kind === 'json') return { responseMimeType: 'application/json' };
+  if (format.strict !== undefined) warnings.push('strict structured output has no Gemini switch; the schema was sent as it is.');
+  if (settings.schemaMode === 'json-schema') return { responseMimeType: 'application/json', responseJsonSchema: format.schema };
+  try {
+    const { schema, removed } = cleanSchemaForGemini(format.schema);
+    if (removed.length > 0) warnings.push(`response schema: keywords Gemini does not accept were removed: ${removed.join(', ')}.`);
+    return schema === undefined ? { responseMimeType: 'application/json' } : { responseMimeType: 'application/json', responseSchema: schema };
+  } catch (error) {
+    if (!(error instanceof RecursiveSchemaError)) throw error;
+    return { responseMimeType: 'application/json', responseJsonSchema: format.schema };
+  }
+}
+
+function functionDeclaration(tool: ToolDefinition, index: number, settings: GeminiChannelSettings, warnings: string[]): JsonObject {
+  const declaration: JsonObject = { name: tool.name };
+  if (tool.description !== undefined && tool.description !== '') declaration.description = tool.description;
+  if (tool.strict !== undefined) warnings.push(`tools[${index}] (${tool.name}): strict has no Gemini equivalent and was not applied.`);
+  if (settings.schemaMode === 'json-schema') {
+    declaration.parametersJsonSchema = tool.parameters;
+    return declaration;
+  }
+  try {
+    const { schema, removed } = cleanSchemaForGemini(tool.parameters);
+    if (removed.length > 0) warnings.push(`tools[${index}] (${tool.name}): schema keywords Gemini does not accept were removed: ${removed.join(', ')}.`);
+    if (schema !== undefined) declaration.parameters = schema;
+  } catch (error) {
+    if (!(error instanceof RecursiveSchemaError)) throw error;
+    declaration.parametersJsonSchema = tool.parameters;
+  }
+  return declaration;
+}
+
+/** auto → AUTO, none → NONE, required → ANY, one tool → ANY restricted to that name. */
+function buildToolConfig(choice: ToolChoice | undefined): JsonObject | undefined {
+  if (choice === undefined) return undefined;
+  switch (choice.kind) {
+    case 'auto':
+      return { functionCallingConfig: { mode: 'AUTO' } };
+    case 'none':
+      return { functionCallingConfig: { mode: 'NONE' } };
+    case 'required':
+      return { functionCallingConfig: { mode: 'ANY' } };
+    case 'tool':
+      return { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [choice.name] } };
+    default: {
+      const unknown: never = choice;
+      throw new Error(`unknown tool choice ${JSON.stringify(unknown)}`);
+    }
+  }
+}

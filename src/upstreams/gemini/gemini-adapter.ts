@@ -1,0 +1,104 @@
+import type { ChatRequest } from '../../ir/chat-request.js';
+import type { ChatResponse } from '../../ir/chat-response.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import type { Channel } from '../../storage/records.js';
+import type { UpstreamAdapter, UpstreamErrorClass, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { buildGenerateContentBody, readGeminiSettings } from './build-generate-content-body.js';
+import { classifyGeminiError } from './classify-error.js';
+import { buildCountTokensBody, parseCountTokensBody } from './count-tokens.js';
+import { buildEmbeddingBody, parseEmbeddingBody } from './embeddings.js';
+import { geminiHeaders, geminiModelResource, geminiUrl, type GeminiMethod } from './gemini-endpoint.js';
+import { retargetPassThroughBody } from './retarget-pass-through-body.js';
+import { parseGenerateContentResponse } from './parse-response.js';
+import { parseGeminiStream } from './parse-stream.js';
+
+function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
+  switch (operation.kind) {
+    case 'chat':
+      return operation.stream ? 'streamGenerateContent' : 'generateContent';
+    case 'count-tokens':
+      return 'countTokens';
+    case 'embeddings':
+      return operation.batch ? 'batchEmbedContents' : 'embedContent';
+    default: {
+      const unknown: never = operation;
+      throw new Error(`unknown operation ${JSON.stringify(unknown)}`);
+    }
+  }
+}
+
+/**
+ * Google's Gemini API (channel type `gemini`): `{base}/v1beta/models/{model}:{method}` with the key in
+ * `x-goog-api-key`. Streams are always requested with `alt=sse`; the model travels in the URL.
+ */
+export class GeminiAdapter implements UpstreamAdapter {
+  readonly types = ['gemini'] as const;
+  readonly protocol = 'gemini' as const;
+
+  constructor(private readonly http: UpstreamTransport) {}
+
+  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+    return {
+      url: geminiUrl(channel, upstreamModel, passThroughMethod(operation)),
+      method: 'POST',
+      headers: geminiHeaders(channel, credential),
+      body: retargetPassThroughBody(operation, body, geminiModelResource(upstreamModel)),
+    };
+  }
+
+  transport(): UpstreamTransport {
+    return this.http;
+  }
+
+  classifyError(status: number, body: Buffer): UpstreamErrorClass {
+    return classifyGeminiError(status, body);
+  }
+
+  buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
+    const settings = readGeminiSettings(channel.settings, upstreamModel);
+    const body = buildGenerateContentBody(request, upstreamModel, settings, request.warnings);
+    return {
+      url: geminiUrl(channel, upstreamModel, request.stream ? 'streamGenerateContent' : 'generateContent'),
+      method: 'POST',
+      headers: geminiHeaders(channel, credential),
+      body: JSON.stringify(body),
+    };
+  }
+
+  parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse {
+    return parseGenerateContentResponse(body, request);
+  }
+
+  parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
+    return parseGeminiStream(body, request);
+  }
+
+  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
+    const settings = readGeminiSettings(channel.settings, upstreamModel);
+    return {
+      url: geminiUrl(channel, upstreamModel, 'countTokens'),
+      method: 'POST',
+      headers: geminiHeaders(channel, credential),
+      body: JSON.stringify(buildCountTokensBody(request, upstreamModel, geminiModelResource(upstreamModel), settings)),
+    };
+  }
+
+  parseCountTokensResponse(body: Buffer): number {
+    return parseCountTokensBody(body);
+  }
+
+  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest {
+    const { batch, body } = buildEmbeddingBody(request, geminiModelResource(upstreamModel));
+    return {
+      url: geminiUrl(channel, upstreamModel, batch ? 'batchEmbedContents' : 'embedContent'),
+      method: 'POST',
+      headers: geminiHeaders(channel, credential),
+      body: JSON.stringify(body),
+    };
+  }
+
+  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse {
+    return parseEmbeddingBody(body, request);
+  }
+}

@@ -1,0 +1,159 @@
+import type { ChatRequest } from '../../ir/chat-request.js';
+import type { FinishReason } from '../../ir/finish-reason.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import type { Usage } from '../../ir/usage.js';
+import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
+import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
+import { firstCandidate, newResponseId, newToolCallId, partsOf } from './parse-response.js';
+import { usageFromUsageMetadata } from './parse-usage.js';
+import { readStreamChunks } from './read-stream-chunks.js';
+
+type ErrorPart = Extract<StreamPart, { type: 'error' }>;
+
+/** The parser's state across chunks; parts it produces wait in `parts` until the generator yields them. */
+class StreamState {
+  readonly parts: StreamPart[] = [];
+  #started = false;
+  #block: { kind: 'text' | 'reasoning'; id: string } | null = null;
+  #blocks = 0;
+  #toolCalls = 0;
+  #usage: Usage | null = null;
+  #usageKey = '';
+  /** Gemini's finishReason of the last chunk, or the blockReason of a prompt blocked before any candidate. */
+  #finish: { raw: string; blocked: boolean } | null = null;
+
+  constructor(private readonly request: ChatRequest) {}
+
+  get started(): boolean {
+    return this.#started;
+  }
+
+  chunk(chunk: JsonObject): void {
+    if (!this.#started) {
+      this.#started = true;
+      const id = typeof chunk.responseId === 'string' && chunk.responseId !== '' ? chunk.responseId : newResponseId();
+      this.parts.push({ type: 'response-start', id, model: this.request.model, created: Math.floor(Date.now() / 1000) });
+    }
+    const candidate = firstCandidate(chunk);
+    for (const part of partsOf(candidate)) this.#part(part);
+    const usage = usageFromUsageMetadata(chunk.usageMetadata);
+    if (usage !== null) {
+      const key = JSON.stringify(usage);
+      if (key !== this.#usageKey) this.parts.push({ type: 'usage', usage });
+      this.#usage = usage;
+      this.#usageKey = key;
+    }
+    if (candidate !== null && typeof candidate.finishReason === 'string') this.#finish = { raw: candidate.finishReason, blocked: false };
+    const feedback = chunk.promptFeedback;
+    if (candidate === null && isJsonObject(feedback) && typeof feedback.blockReason === 'string') this.#finish = { raw: feedback.blockReason, blocked: true };
+  }
+
+  /** The closing parts: `finish`, or an error when the stream ended before Gemini's last chunk. */
+  end(): void {
+    this.#closeBlock();
+    if (this.#finish === null) {
+      this.parts.push(streamEndedEarly());
+      return;
+    }
+    const reason: FinishReason = this.#finish.blocked
+      ? blockedPromptFinishReason(this.#finish.raw)
+      : mapGeminiFinishReason(this.#finish.raw, this.#toolCalls > 0);
+    this.parts.push({ type: 'finish', reason, usage: this.#usage });
+  }
+
+  #part(part: JsonObject): void {
+    const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
+    if (typeof part.text === 'string') {
+      const kind = part.thought === true ? 'reasoning' : 'text';
+      const id = this.#openBlock(kind);
+      if (part.text !== '') this.parts.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id, delta: part.text });
+      if (signature !== undefined) this.#closeBlock(signature);
+      return;
+    }
+    const call = part.functionCall;
+    if (isJsonObject(call) && typeof call.name === 'string') {
+      this.#closeBlock();
+      const id = `tool-${this.#blocks++}`;
+      const toolCallId = typeof call.id === 'string' && call.id !== '' ? call.id : newToolCallId();
+      this.parts.push({ type: 'tool-input-start', id, toolCallId, toolName: call.name, index: this.#toolCalls++ });
+      this.parts.push({ type: 'tool-input-delta', id, delta: JSON.stringify(isJsonObject(call.args) ? call.args : {}) });
+      this.parts.push(signature === undefined ? { type: 'tool-input-end', id } : { type: 'tool-input-end', id, signature });
+    }
+    // inlineData and built-in tool parts have no stream part: they are not streamed in translation.
+  }
+
+  #openBlock(kind: 'text' | 'reasoning'): string {
+    if (this.#block !== null && this.#block.kind === kind) return this.#block.id;
+    this.#closeBlock();
+    const id = `${kind}-${this.#blocks++}`;
+    this.#block = { kind, id };
+    this.parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id });
+    return id;
+  }
+
+  #closeBlock(signature?: string): void {
+    const block = this.#block;
+    if (block === null) return;
+    this.#block = null;
+    const type = block.kind === 'text' ? 'text-end' : 'reasoning-end';
+    this.parts.push(signature === undefined ? { type, id: block.id } : { type, id: block.id, signature });
+  }
+}
+
+function streamEndedEarly(): ErrorPart {
+  return { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider ended the stream before it finished.' };
+}
+
+/**
+ * An error object inside the stream (`{"error": {code, status, message}}`, how Google reports failures after the
+ * first byte). Google's message is not passed on: it may name the upstream project or key.
+ */
+function upstreamStreamError(error: unknown): ErrorPart {
+  const code = isJsonObject(error) && typeof error.code === 'number' ? error.code : 500;
+  const status = isJsonObject(error) && typeof error.status === 'string' ? error.status : 'UNKNOWN';
+  const unavailable = code === 429 || code === 503;
+  return {
+    type: 'error',
+    status: unavailable ? 503 : 502,
+    code: unavailable ? 'upstream_unavailable' : 'upstream_error',
+    message: `The upstream provider failed during the stream (${code} ${status}).`,
+  };
+}
+
+/**
+ * Turns Gemini's stream chunks into canonical parts, keeping the documented order: one `response-start`; text
+ * and thoughts as text / reasoning blocks (one block while parts of a kind follow each other; a part's
+ * thoughtSignature ends its block with that signature); each function call as tool-input-start, one delta with the
+ * whole arguments and tool-input-end (with its signature); `usage` whenever the running total changes; `finish`
+ * last with the latest usage. Everything the stream carries arrives before `finish`, because Gemini ends the body
+ * right after its last chunk.
+ */
+export async function* parseGeminiStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
+  const state = new StreamState(request);
+  try {
+    for await (const text of readStreamChunks(body)) {
+      const chunk = parseJson(text);
+      if (!isJsonObject(chunk)) {
+        yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a stream chunk the gateway could not read.' };
+        return;
+      }
+      if (chunk.error !== undefined) {
+        yield* state.parts.splice(0);
+        yield upstreamStreamError(chunk.error);
+        return;
+      }
+      state.chunk(chunk);
+      yield* state.parts.splice(0);
+    }
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a stream the gateway could not read.' };
+    return;
+  }
+  if (!state.started) {
+    yield streamEndedEarly();
+    return;
+  }
+  state.end();
+  yield* state.parts.splice(0);
+}

@@ -1,0 +1,66 @@
+import type { ChatRequest } from '../../ir/chat-request.js';
+import type { ChatResponse } from '../../ir/chat-response.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import type { Channel, ChannelType } from '../../storage/records.js';
+import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.js';
+import { convertToOpenAIEmbeddingRequest } from './convert-to-openai-embedding-request.js';
+import { isOpenAIReasoningModel, listedReasoningModels } from './openai-reasoning-model.js';
+import { parseOpenAIChatResponse } from './parse-openai-chat-response.js';
+import { parseOpenAIChatStream } from './parse-openai-chat-stream.js';
+import { parseOpenAIEmbeddingResponse } from './parse-openai-embedding-response.js';
+
+/**
+ * Everything that speaks OpenAI's chat-completions wire (OpenAI, OpenAI-compatible providers, Azure OpenAI, the
+ * simulator) shares the translated path; each subclass supplies only its URLs, authentication and transport through
+ * `buildPassThrough`, and says whether OpenAI's own model rules apply.
+ */
+export abstract class OpenAIWireAdapter implements UpstreamAdapter {
+  abstract readonly types: readonly ChannelType[];
+  readonly protocol = 'openai-chat' as const;
+
+  abstract buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+  abstract transport(channel: Channel): UpstreamTransport;
+
+  /**
+   * The channel is OpenAI's own service (OpenAI, Azure OpenAI): `reasoning_effort` only for reasoning models,
+   * JSON mode only with a prompt that mentions JSON, and base64 embeddings.
+   */
+  protected abstract isOfficial(channel: Channel): boolean;
+
+  buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
+    const body = convertToOpenAIChatRequest(request, {
+      upstreamModel,
+      official: this.isOfficial(channel),
+      reasoningModel: isOpenAIReasoningModel(upstreamModel, listedReasoningModels(channel.settings)),
+    });
+    return this.buildPassThrough(channel, credential, { kind: 'chat', stream: request.stream }, upstreamModel, JSON.stringify(body));
+  }
+
+  parseChatResponse(body: Buffer, _request: ChatRequest): ChatResponse {
+    return parseOpenAIChatResponse(body);
+  }
+
+  parseChatStream(body: AsyncIterable<Buffer>, _request: ChatRequest): AsyncIterable<StreamPart> {
+    return parseOpenAIChatStream(body);
+  }
+
+  /** OpenAI has no token-counting endpoint for chat completions: the gateway counts locally (src/tokenize). */
+  buildCountTokensRequest(): UpstreamRequest | null {
+    return null;
+  }
+
+  parseCountTokensResponse(): number {
+    throw new Error('OpenAI-protocol upstreams have no token counter; count locally');
+  }
+
+  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest {
+    const body = convertToOpenAIEmbeddingRequest(request, { upstreamModel, base64: this.isOfficial(channel) });
+    return this.buildPassThrough(channel, credential, { kind: 'embeddings', batch: request.inputs.length > 1 }, upstreamModel, JSON.stringify(body));
+  }
+
+  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse {
+    return parseOpenAIEmbeddingResponse(body, request.inputs.length);
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * A faithful mock of Google's Gemini API (generativelanguage.googleapis.com, v1beta and v1) as an upstream of the
+ * gateway: a real node:http server on 127.0.0.1 speaking Gemini's wire format (generateContent, both stream
+ * framings, countTokens, embedContent / batchEmbedContents, the model list, Google's error envelope), recording
+ * every request and able to inject faults.
+ *
+ *   const mock = await startMockGeminiUpstream();
+ *   new GoogleGenAI({ apiKey: 'gemini-upstream-test', httpOptions: { baseUrl: mock.url } });
+ *   mock.setFault({ kind: 'status', status: 503, times: 1 });
+ *   await mock.close();
+ *
+ * Validation (mock-gemini-upstream-validate.ts) is as strict as the real API; answers
+ * (mock-gemini-upstream-answers.ts) are deterministic. Keys go in `x-goog-api-key` or `?key=`; a wrong key is a
+ * 400 API_KEY_INVALID and a missing one a 403, as Google answers. Model ids starting with `unknown-` do not exist;
+ * ids containing `embedding` are embedding models, every other id is a chat model with capabilities by name.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { buildChunks, buildResponse, embeddingVector, planAnswer, promptTokens, type UsageOverride } from './mock-gemini-upstream-answers.js';
+import { checkFields, validateContents, validateGenerateContent } from './mock-gemini-upstream-validate.js';
+import {
+  defaultErrorBodyForStatus,
+  describeModel,
+  DEFAULT_MODELS,
+  field,
+  googleError,
+  invalid,
+  invalidApiKey,
+  invalidJson,
+  isObject,
+  missingApiKey,
+  MockGeminiError,
+  modelNotFound,
+  modelResource,
+  type GoogleErrorBody,
+  type JsonObject,
+  type MockModel,
+} from './mock-gemini-upstream-wire.js';
+
+export { countTokens, embeddingVector, signatureFor, IMAGE_TOKENS, type UsageOverride } from './mock-gemini-upstream-answers.js';
+export { DEFAULT_MODELS, describeModel } from './mock-gemini-upstream-wire.js';
+
+export interface RecordedRequest {
+  method: string;
+  /** path without the query string, e.g. /v1beta/models/gemini-2.5-flash:generateContent */
+  path: string;
+  /** path with the query string */
+  url: string;
+  /** header names lowercased; repeated headers joined with ", " */
+  headers: Record<string, string>;
+  /** parsed JSON body; undefined when empty or not JSON */
+  body: unknown;
+  rawBody: string;
+  receivedAt: number;
+}
+
+export type MockFault =
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; times?: number }
+  | { kind: 'delay'; ms: number; times?: number }
+  | { kind: 'reset'; times?: number }
+  /** ends the connection after N stream chunks (or halfway through a non-streaming body) */
+  | { kind: 'cut-stream'; afterChunks: number; times?: number }
+  /** streams N chunks, then Google's error object as one more chunk, and ends the response */
+  | { kind: 'stream-error'; afterChunks: number; error?: GoogleErrorBody['error']; times?: number };
+
+export interface MockGeminiUpstreamOptions {
+  /** key expected in `x-goog-api-key` or `?key=` (default gemini-upstream-test) */
+  apiKey?: string;
+  /** pause between streamed chunks (default 0) */
+  chunkDelayMs?: number;
+  /** pause before every answer (default 0) */
+  responseDelayMs?: number;
+  /** listen port (default 0: random) */
+  port?: number;
+  /** models of GET /v1beta/models */
+  models?: string[];
+  /** keep requests in `requests` (default true) */
+  recordRequests?: boolean;
+}
+
+export interface MockGeminiUpstream {
+  /** http://127.0.0.1:PORT — the SDK's `httpOptions.baseUrl` and the channel's base URL */
+  url: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** applies to subsequent requests; faults with `times` clear themselves after that many requests */
+  setFault(fault: MockFault | null): void;
+  /** overrides usageMetadata fields of subsequent answers (e.g. cachedContentTokenCount); null resets */
+  setUsageOverride(override: UsageOverride | null): void;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 32 * 1024 * 1024;
+const ROUTE = /^\/(v1beta|v1|v1alpha)\/models\/([^/:]+):([A-Za-z]+)$/;
+const MODEL_ROUTE = /^\/(v1beta|v1|v1alpha)\/models(?:\/([^/:]+))?$/;
+const TASK_TYPES = new Set([
+  'TASK_TYPE_UNSPECIFIED', 'RETRIEVAL_QUERY', 'RETRIEVAL_DOCUMENT', 'SEMANTIC_SIMILARITY', 'CLASSIFICATION', 'CLUSTERING',
+  'QUESTION_ANSWERING', 'FACT_VERIFICATION', 'CODE_RETRIEVAL_QUERY',
+]);
+
+const pretty = (value: unknown): string => JSON.stringify(value, null, 2);
+
+export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions = {}): Promise<MockGeminiUpstream> {
+  const apiKey = options.apiKey ?? 'gemini-upstream-test';
+  const chunkDelayMs = options.chunkDelayMs ?? 0;
+  const responseDelayMs = options.responseDelayMs ?? 0;
+  const models = options.models ?? [...DEFAULT_MODELS];
+  const record = options.recordRequests ?? true;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  let fault: MockFault | null = null;
+  let usageOverride: UsageOverride | null = null;
+  let closing = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      if (closing || ms <= 0) return resolve();
+      const entry = { timer: setTimeout(() => (sleepers.delete(entry), resolve()), ms), resolve };
+      sleepers.add(entry);
+    });
+
+  const takeFault = (): MockFault | null => {
+    const current = fault;
+    if (current?.times !== undefined) fault = current.times <= 1 ? null : { ...current, times: current.times - 1 };
+    return current;
+  };
+
+  const sendJson = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void => {
+    if (res.destroyed || res.headersSent) return;
+    const text = `${pretty(body)}\n`;
+    res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)), vary: 'Origin, X-Origin, Referer', ...extra });
+    res.end(text);
+  };
+
+  const write = (res: ServerResponse, text: string): Promise<void> | undefined => {
+    if (res.write(text)) return undefined;
+    return new Promise((resolve) => {
+      const done = (): void => (res.off('drain', done), res.off('close', done), resolve());
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  };
+
+  const cutConnection = (res: ServerResponse): void => {
+    const socket = res.socket;
+    if (!socket) return;
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), 1000);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
+
+  const resolveModel = (name: string, version: string, method: string, kind: MockModel['kind']): MockModel => {
+    const model = describeModel(decodeURIComponent(name));
+    if (model.name.startsWith('unknown-') || model.kind !== kind) throw modelNotFound(model.name, version, method);
+    return model;
+  };
+
+  const handleGenerate = async (res: ServerResponse, body: unknown, model: MockModel, stream: boolean, sse: boolean, f: MockFault | null): Promise<void> => {
+    const request = validateGenerateContent(body, model);
+    const plan = planAnswer(request, model);
+    const meta = { model: model.name, responseId: randomBytes(15).toString('base64url'), prompt: promptTokens(request), override: usageOverride };
+    if (!stream) {
+      if (f?.kind === 'cut-stream' || f?.kind === 'stream-error') {
+        const text = pretty(buildResponse(plan, meta));
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(Buffer.byteLength(text)) });
+        res.write(text.slice(0, Math.floor(text.length / 2)));
+        cutConnection(res);
+        return;
+      }
+      return sendJson(res, 200, buildResponse(plan, meta));
+    }
+    const chunks = buildChunks(plan, meta);
+    res.writeHead(200, { 'content-type': sse ? 'text/event-stream' : 'application/json; charset=UTF-8', 'x-content-type-options': 'nosniff' });
+    const frame = (index: number, json: unknown): string => {
+      if (sse) return `data: ${JSON.stringify(json)}\r\n\r\n`;
+      return `${index === 0 ? '[' : '\n,\r\n'}${pretty(json)}`;
+    };
+    for (let index = 0; index <= chunks.length; index += 1) {
+      if (res.destroyed || closing) return;
+      if (f?.kind === 'cut-stream' && f.afterChunks === index) return cutConnection(res);
+      if (f?.kind === 'stream-error' && f.afterChunks === index) {
+        await write(res, frame(index, { error: f.error ?? defaultErrorBodyForStatus(500).error }));
+        if (!sse) await write(res, '\n]');
+        res.end();
+        return;
+      }
+      if (index === chunks.length) break;
+      await write(res, frame(index, chunks[index]));
+      if (chunkDelayMs > 0 && index < chunks.length - 1) await sleep(chunkDelayMs);
+    }
+    if (!sse) await write(res, chunks.length === 0 ? '[]' : '\n]');
+    res.end();
+  };
+
+  const handleCountTokens = (res: ServerResponse, body: unknown, model: MockModel): void => {
+    if (!isObject(body)) throw invalid('Invalid JSON payload received. Expected an object.');
+    checkFields(body, new Set(['contents', 'generateContentRequest']), null);
+    const nested = field(body, 'generateContentRequest');
+    const contents = field(body, 'contents');
+    if (nested !== undefined && contents !== undefined) throw invalid('* CountTokensRequest: contents and generate_content_request are mutually exclusive.\n');
+    let prompt: number;
+    if (nested !== undefined) {
+      if (!isObject(nested) || typeof field(nested, 'model') !== 'string') throw invalid('* CountTokensRequest.generate_content_request.model: model is required.\n');
+      prompt = promptTokens(validateGenerateContent(nested, model));
+    } else prompt = promptTokens({ contents: validateContents(contents), system: '', toolsJson: 'null' });
+    sendJson(res, 200, { totalTokens: prompt, promptTokensDetails: [{ modality: 'TEXT', tokenCount: prompt }] });
+  };
+
+  const embedOne = (request: unknown, model: MockModel, at: string, batch: boolean): JsonObject => {
+    if (!isObject(request)) throw invalid(`Invalid value at '${at}'`);
+    checkFields(request, new Set(['model', 'content', 'taskType', 'title', 'outputDimensionality']), at === '' ? null : at);
+    const requestModel = field(request, 'model');
+    if (batch && requestModel !== `models/${model.name}`) {
+      throw invalid(`* BatchEmbedContentsRequest.${at}.model: the model of each request must be the model of the batch, models/${model.name}.\n`);
+    }
+    const content = validateContents([field(request, 'content')])[0];
+    const text = content?.parts.map((part) => (part.kind === 'text' ? part.text : '')).join(' ') ?? '';
+    const taskType = field(request, 'taskType');
+    if (taskType !== undefined && (typeof taskType !== 'string' || !TASK_TYPES.has(taskType))) throw invalid(`Invalid value at '${at}task_type', "${String(taskType)}"`);
+    const size = field(request, 'outputDimensionality') ?? model.dimensions;
+    if (typeof size !== 'number' || !Number.isInteger(size) || size < 1 || size > model.dimensions) {
+      throw invalid(`* EmbedContentRequest.output_dimensionality: output_dimensionality must be between 1 and ${model.dimensions}.\n`);
+    }
+    return { values: embeddingVector(`${taskType ?? ''}\n${text}`, size) };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
+    const url = req.url ?? '/';
+    const [path = '/', query = ''] = url.split('?', 2);
+    const params = new URLSearchParams(query);
+    const method = req.method ?? 'GET';
+    let body: unknown;
+    let jsonError = false;
+    if (rawBody.length > 0) {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        jsonError = true;
+      }
+    }
+    if (record) {
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+      requests.push({ method, path, url, headers, body, rawBody, receivedAt: Date.now() });
+    }
+    const f = takeFault();
+    if (f?.kind === 'reset') {
+      const socket = req.socket as Socket & { resetAndDestroy?: () => void };
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+      else socket.destroy();
+      return;
+    }
+    if (f?.kind === 'delay') await sleep(f.ms);
+    if (responseDelayMs > 0) await sleep(responseDelayMs);
+    if (closing || res.destroyed) return;
+    if (f?.kind === 'status') {
+      const payload = f.body === undefined ? defaultErrorBodyForStatus(f.status) : f.body;
+      const text = typeof payload === 'string' ? payload : pretty(payload);
+      const extra: Record<string, string> = f.status === 429 && f.headers === undefined ? { 'retry-after': '1' } : {};
+      res.writeHead(f.status, { 'content-type': typeof payload === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=UTF-8', ...extra, ...(f.headers ?? {}) });
+      res.end(text);
+      return;
+    }
+    const presented = req.headers['x-goog-api-key'] ?? params.get('key') ?? undefined;
+    if (presented === undefined || presented === '') throw missingApiKey();
+    if (presented !== apiKey) throw invalidApiKey();
+    if (jsonError) throw invalidJson();
+
+    const call = ROUTE.exec(path);
+    if (call !== null && method === 'POST') {
+      const [, version = 'v1beta', name = '', verb = ''] = call;
+      switch (verb) {
+        case 'generateContent':
+          return handleGenerate(res, body ?? {}, resolveModel(name, version, verb, 'chat'), false, false, f);
+        case 'streamGenerateContent':
+          return handleGenerate(res, body ?? {}, resolveModel(name, version, verb, 'chat'), true, params.get('alt') === 'sse', f);
+        case 'countTokens':
+          return handleCountTokens(res, body ?? {}, describeModel(name));
+        case 'embedContent':
+          return sendJson(res, 200, { embedding: embedOne(body ?? {}, resolveModel(name, version, verb, 'embedding'), '', false) });
+        case 'batchEmbedContents': {
+          const model = resolveModel(name, version, verb, 'embedding');
+          if (!isObject(body)) throw invalid('Invalid JSON payload received. Expected an object.');
+          checkFields(body, new Set(['requests']), null);
+          const list = field(body, 'requests');
+          if (!Array.isArray(list) || list.length === 0) throw invalid('* BatchEmbedContentsRequest.requests: requests must not be empty.\n');
+          if (list.length > 100) throw invalid('* BatchEmbedContentsRequest.requests: at most 100 requests can be in one batch.\n');
+          return sendJson(res, 200, { embeddings: list.map((item: unknown, index) => embedOne(item, model, `requests[${index}].`, true)) });
+        }
+        default:
+          throw googleError(404, 'Method not found.');
+      }
+    }
+    const listing = MODEL_ROUTE.exec(path);
+    if (listing !== null && method === 'GET') {
+      const [, version = 'v1beta', name] = listing;
+      if (name !== undefined) {
+        const id = decodeURIComponent(name);
+        if (!models.includes(id)) throw googleError(404, `models/${id} is not found for API version ${version}.`);
+        return sendJson(res, 200, modelResource(describeModel(id)));
+      }
+      const size = Math.min(Number(params.get('pageSize') ?? '50') || 50, 1000);
+      const offset = params.has('pageToken') ? Number(Buffer.from(params.get('pageToken') ?? '', 'base64url').toString()) : 0;
+      if (!Number.isInteger(offset) || offset < 0) throw invalid('Invalid page token.');
+      const page = models.slice(offset, offset + size).map((id) => modelResource(describeModel(id)));
+      const next = offset + size < models.length ? { nextPageToken: Buffer.from(String(offset + size)).toString('base64url') } : {};
+      return sendJson(res, 200, { models: page, ...next });
+    }
+    throw googleError(404, `The requested URL ${path} was not found on this server.`);
+  };
+
+  const server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) parts.push(chunk);
+    });
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      if (size > MAX_BODY_BYTES) return sendJson(res, 413, { error: { code: 413, message: 'Request payload size exceeds the limit.', status: 'INVALID_ARGUMENT' } });
+      handle(req, res, Buffer.concat(parts).toString('utf8')).catch((error: unknown) => {
+        if (error instanceof MockGeminiError) sendJson(res, error.status, error.body, error.headers);
+        else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
+        else res.destroy();
+      });
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => (server.off('error', reject), resolve()));
+  });
+  const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    requests,
+    setFault(next) {
+      fault = next;
+    },
+    setUsageOverride(next) {
+      usageOverride = next;
+    },
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        for (const sleeper of sleepers) {
+          clearTimeout(sleeper.timer);
+          sleeper.resolve();
+        }
+        sleepers.clear();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      });
+      return closed;
+    },
+  };
+}
