@@ -1,5 +1,5 @@
 /**
- * Gateway benchmark: the same load sent straight to a mock OpenAI upstream and through the gateway,
+ * Gateway benchmark: the same load sent straight to a mock upstream and through the gateway,
  * in one run, so the table shows what the gateway adds.
  *
  *   npm run bench                      # builds, then node dist/bench/run.js
@@ -9,10 +9,15 @@
  * BENCH_CHUNK_DELAY_MS (mock pacing of streamed chunks, default 0), BENCH_WORKERS (passed to the
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock).
  *
- * It starts two child processes (the mock upstream from dist/test/mock-upstreams and the gateway
- * `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away SQLite database),
+ * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
+ * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
+ * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
+ * that Anthropic upstream, so the ratio shows the cost of translating OpenAI → Anthropic → OpenAI.
+ *
+ * It starts three child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams and
+ * the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away SQLite database),
  * configures the gateway through the admin API as in the operator contract, runs autocannon, prints
- * a table, writes dist/bench-results.json, and stops both children (also on error and SIGINT).
+ * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
  * throwing when a scenario could not run or more than 1% of its requests failed.
  */
@@ -25,6 +30,17 @@ import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
+import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
+import {
+  ANTHROPIC_UPSTREAM_KEY,
+  ANTHROPIC_UPSTREAM_MODEL,
+  BENCH_CLAUDE_MODEL,
+  BENCH_MODEL,
+  UPSTREAM_KEY,
+  anthropicMessagesRequest,
+  openAIChatRequest,
+  type RequestSpec,
+} from './requests.js';
 
 // ---------------------------------------------------------------- autocannon (CommonJS, no types shipped)
 
@@ -117,6 +133,11 @@ export interface ScenarioReport {
   description: string;
   connections: number;
   stream: boolean;
+  /**
+   * `openai`: OpenAI format on both sides, mock OpenAI upstream. `anthropic`: direct = Anthropic format at the
+   * mock Anthropic upstream, gateway = OpenAI format for a model on an `anthropic` channel (translated).
+   */
+  upstream: 'openai' | 'anthropic';
   direct?: SideResult;
   gateway?: SideResult;
   /** gateway req/s ÷ direct req/s */
@@ -149,7 +170,6 @@ export interface BenchReport {
 
 // ---------------------------------------------------------------- helpers
 
-const UPSTREAM_KEY = 'sk-upstream-test';
 const MAX_ERROR_RATE = 0.01;
 
 function envNumber(name: string, fallback: number): number {
@@ -311,9 +331,9 @@ async function configureGateway(base: string, adminToken: string, upstreamUrl: s
     type: 'openai',
     base_url: upstreamUrl,
     api_key: UPSTREAM_KEY,
-    models: ['bench-model'],
+    models: [BENCH_MODEL],
   });
-  await adminCall(base, adminToken, 'POST', '/admin/models', { id: 'bench-model', pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
+  await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
   const account = await adminCall(base, adminToken, 'POST', '/admin/accounts', { email: 'bench@example.com' });
   const accountId = pick(account, 'id');
   if (typeof accountId !== 'string' && typeof accountId !== 'number') throw new Error(`POST /admin/accounts: no id in ${JSON.stringify(account)}`);
@@ -326,48 +346,41 @@ async function configureGateway(base: string, adminToken: string, upstreamUrl: s
   return secret;
 }
 
+/** The translated route: `bench-claude` on an `anthropic` channel (base URL without /v1), priced like bench-model. */
+async function configureTranslation(base: string, adminToken: string, anthropicBaseUrl: string): Promise<void> {
+  await adminCall(base, adminToken, 'POST', '/admin/channels', {
+    name: 'bench-anthropic-upstream',
+    type: 'anthropic',
+    base_url: anthropicBaseUrl,
+    api_key: ANTHROPIC_UPSTREAM_KEY,
+    models: { [BENCH_CLAUDE_MODEL]: ANTHROPIC_UPSTREAM_MODEL },
+  });
+  await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_CLAUDE_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
+}
+
 // ---------------------------------------------------------------- scenarios
 
-interface Scenario {
-  name: string;
-  description: string;
-  connections: number;
-  stream: boolean;
-}
-
-const MESSAGES = [
-  { role: 'system', content: 'You are a benchmark assistant. Answer briefly.' },
-  { role: 'user', content: 'Give me one short sentence about the latency and throughput of model gateways.' },
-];
-
-function requestBody(stream: boolean): string {
-  return JSON.stringify({
-    model: 'bench-model',
-    messages: MESSAGES,
-    max_tokens: 64,
-    ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
-  });
-}
-
-const verifyJson = (body: string): boolean => /"object"\s*:\s*"chat\.completion"/.test(body) && body.includes('"choices"');
-const verifyStream = (body: string): boolean => body.includes('chat.completion.chunk') && /data: ?\[DONE\]/.test(body);
-
 /** One request outside the load, to fail early with a readable message. */
-async function preflight(url: string, apiKey: string, stream: boolean): Promise<string | null> {
+async function preflight(spec: RequestSpec): Promise<string | null> {
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: requestBody(stream),
-      signal: AbortSignal.timeout(15_000),
-    });
+    const res = await fetch(spec.url, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(15_000) });
     const text = await res.text();
     if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 400)}`;
-    if (!(stream ? verifyStream(text) : verifyJson(text))) return `unexpected body: ${text.slice(0, 400)}`;
+    if (!spec.verify(text)) return `unexpected body: ${text.slice(0, 400)}`;
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
+}
+
+/** Preflight with a few bounded attempts (the first routed call may warm caches). */
+async function preflightRetrying(spec: RequestSpec, attempts: number): Promise<string | null> {
+  let pre: string | null = 'not tried';
+  for (let attempt = 0; attempt < attempts && pre !== null; attempt++) {
+    pre = await preflight(spec);
+    if (pre !== null && attempt < attempts - 1) await sleep(500);
+  }
+  return pre;
 }
 
 const MAX_LATENCY_SAMPLES = 5_000_000;
@@ -378,16 +391,16 @@ function percentile(sorted: number[], q: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-async function measure(url: string, apiKey: string, sc: Scenario, seconds: number, warmupSeconds: number): Promise<SideResult> {
+async function measure(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number): Promise<SideResult> {
   const opts: AutocannonOptions = {
-    url,
+    url: spec.url,
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-    body: requestBody(sc.stream),
-    connections: sc.connections,
+    headers: spec.headers,
+    body: spec.body,
+    connections,
     duration: seconds,
     timeout: 30,
-    verifyBody: sc.stream ? verifyStream : verifyJson,
+    verifyBody: spec.verify,
   };
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
   // autocannon's histogram keeps whole milliseconds; keep the exact 2xx latencies for percentiles.
@@ -404,7 +417,7 @@ async function measure(url: string, apiKey: string, sc: Scenario, seconds: numbe
   const attempts = responses + r.errors;
   const bad = r.non2xx + r.errors + r.mismatches;
   return {
-    url,
+    url: spec.url,
     requestsPerSec: r.duration > 0 ? r['2xx'] / r.duration : 0,
     perSecond: { min: r.requests.min, max: r.requests.max, stddev: r.requests.stddev },
     latencyP50Ms: percentile(latencies, 0.5) ?? r.latency.p50,
@@ -468,15 +481,35 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const resultsPath = options.resultsPath ?? join(distDir, 'bench-results.json');
   const gatewayMain = join(distDir, 'src', 'main.js');
   const mockEntry = options.distDir ? join(distDir, 'test', 'mock-upstreams', 'openai-upstream-server.js') : MOCK_UPSTREAM_SERVER_ENTRY;
+  const anthropicMockEntry = options.distDir
+    ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
+    : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
   const loadAvg1mStart = loadavg()[0] ?? 0;
   const failures: string[] = [];
+  const translatedSides = `direct: Anthropic messages at the mock Anthropic upstream; gateway: OpenAI chat completions for ${BENCH_CLAUDE_MODEL} on an anthropic channel (OpenAI → Anthropic → OpenAI)`;
   const scenarios: ScenarioReport[] = [
-    { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, failures: [] },
-    { name: `chat c=${connections}`, description: `non-streaming chat completion, ${connections} connections (throughput)`, connections, stream: false, failures: [] },
-    { name: `stream c=${connections}`, description: `streaming chat completion with include_usage, ${connections} connections`, connections, stream: true, failures: [] },
+    { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, upstream: 'openai', failures: [] },
+    { name: `chat c=${connections}`, description: `non-streaming chat completion, ${connections} connections (throughput)`, connections, stream: false, upstream: 'openai', failures: [] },
+    { name: `stream c=${connections}`, description: `streaming chat completion with include_usage, ${connections} connections`, connections, stream: true, upstream: 'openai', failures: [] },
+    {
+      name: 'translated chat c=1',
+      description: `non-streaming, 1 connection (added latency of translation); ${translatedSides}`,
+      connections: 1,
+      stream: false,
+      upstream: 'anthropic',
+      failures: [],
+    },
+    {
+      name: `translated stream c=${connections}`,
+      description: `streaming (gateway side with include_usage), ${connections} connections (cost of translating the stream); ${translatedSides}`,
+      connections,
+      stream: true,
+      upstream: 'anthropic',
+      failures: [],
+    },
   ];
   const workDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   const children: Child[] = [];
@@ -492,27 +525,50 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
-  try {
-    if (!existsSync(mockEntry)) throw new Error(`mock upstream entry not found at ${mockEntry} (run npm run build)`);
-    log(`[bench] ${seconds}s per run (+${warmupSeconds}s warm-up), ${connections} connections, node ${process.version}, ${cpus().length} CPUs`);
-
-    const mock = startChild('mock-upstream', [mockEntry, '--port', '0', '--chunk-delay-ms', String(chunkDelayMs), '--exit-on-stdin-close'], {
-      env: { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY },
+  /** Starts a mock upstream process and resolves with the base URL it prints. */
+  const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv): Promise<string> => {
+    if (!existsSync(entry)) throw new Error(`${name} entry not found at ${entry} (run npm run build)`);
+    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelayMs), '--exit-on-stdin-close'], {
+      env: { ...process.env, ...env },
       cwd: workDir,
-      logPath: join(workDir, 'mock-upstream.log'),
+      logPath: join(workDir, `${name}.log`),
       stdinPipe: true,
     });
-    children.push(mock);
-    const upstreamUrl = await waitForLine(mock, 'LISTENING ', 10_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${logTail(mock.logPath)}`);
+    children.push(child);
+    return waitForLine(child, 'LISTENING ', 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${logTail(child.logPath)}`);
     });
+  };
+
+  try {
+    log(`[bench] ${seconds}s per run (+${warmupSeconds}s warm-up), ${connections} connections, node ${process.version}, ${cpus().length} CPUs`);
+
+    const upstreamUrl = await startMock('mock-upstream', mockEntry, { MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY });
     log(`[bench] mock upstream: ${upstreamUrl}`);
     const directUrl = `${upstreamUrl}/chat/completions`;
-    const directPre = await preflight(directUrl, UPSTREAM_KEY, false);
+    const directPre = await preflight(openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, false));
     if (directPre) throw new Error(`mock upstream preflight failed: ${directPre}`);
+
+    // The Anthropic mock only serves the translated scenarios: when it is unavailable, those fail, the rest runs.
+    let anthropicUrl: string | undefined;
+    try {
+      const url = await startMock('mock-anthropic-upstream', anthropicMockEntry, { MOCK_ANTHROPIC_UPSTREAM_API_KEY: ANTHROPIC_UPSTREAM_KEY });
+      log(`[bench] mock Anthropic upstream: ${url}`);
+      for (const stream of [false, true]) {
+        const pre = await preflight(anthropicMessagesRequest(`${url}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, stream));
+        if (pre !== null) throw new Error(`mock Anthropic upstream preflight (${stream ? 'streaming' : 'non-streaming'}) failed: ${pre}`);
+      }
+      anthropicUrl = url;
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      failures.push(`mock Anthropic upstream: ${msg}`);
+      log(`[bench] mock Anthropic upstream unavailable: ${msg}`);
+    }
 
     let gatewayUrl: string | undefined;
     let gatewayKey = '';
+    /** the translated route (bench-claude) answered its preflight */
+    let translationReady = false;
     if (!directOnly) {
       try {
         if (!existsSync(gatewayMain)) throw new Error(`gateway entry not found at ${gatewayMain} (run npm run build)`);
@@ -540,17 +596,30 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           throw new Error(`${err.message}\n--- gateway log (tail) ---\n${logTail(gateway.logPath)}`);
         });
         log(`[bench] gateway: ${base} (log: ${gateway.logPath})`);
-        gatewayKey = await configureGateway(base, adminToken, upstreamUrl);
-        gatewayUrl = `${base}/v1/chat/completions`;
+        const key = await configureGateway(base, adminToken, upstreamUrl);
+        const url = `${base}/v1/chat/completions`;
         // The first routed call may warm caches; allow a few bounded attempts.
-        let pre: string | null = 'not tried';
-        for (let attempt = 0; attempt < 10 && pre !== null; attempt++) {
-          pre = await preflight(gatewayUrl, gatewayKey, false);
-          if (pre !== null) await sleep(500);
-        }
+        const pre = await preflightRetrying(openAIChatRequest(url, key, BENCH_MODEL, false), 10);
         if (pre !== null) throw new Error(`gateway preflight (non-streaming) failed: ${pre}`);
-        const preStream = await preflight(gatewayUrl, gatewayKey, true);
+        const preStream = await preflight(openAIChatRequest(url, key, BENCH_MODEL, true));
         if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
+        gatewayUrl = url;
+        gatewayKey = key;
+
+        if (anthropicUrl !== undefined) {
+          try {
+            await configureTranslation(base, adminToken, anthropicUrl);
+            const preT = await preflightRetrying(openAIChatRequest(url, key, BENCH_CLAUDE_MODEL, false), 5);
+            if (preT !== null) throw new Error(`preflight (non-streaming) failed: ${preT}`);
+            const preTStream = await preflight(openAIChatRequest(url, key, BENCH_CLAUDE_MODEL, true));
+            if (preTStream !== null) throw new Error(`preflight (streaming) failed: ${preTStream}`);
+            translationReady = true;
+          } catch (err) {
+            const msg = err instanceof Error ? err.message : String(err);
+            failures.push(`gateway (${BENCH_CLAUDE_MODEL} on the anthropic channel): ${msg}`);
+            log(`[bench] gateway translation unavailable: ${msg}`);
+          }
+        }
       } catch (err) {
         gatewayUrl = undefined;
         failures.push(`gateway: ${err instanceof Error ? err.message : String(err)}`);
@@ -558,16 +627,31 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
     }
 
+    /** What one side of a scenario sends, or why it cannot run (undefined: skipped on purpose, direct-only). */
+    const specFor = (sc: ScenarioReport, side: 'direct' | 'gateway'): RequestSpec | string | undefined => {
+      if (side === 'direct') {
+        if (sc.upstream === 'openai') return openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, sc.stream);
+        if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
+        return anthropicMessagesRequest(`${anthropicUrl}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, sc.stream);
+      }
+      if (directOnly) return undefined;
+      if (gatewayUrl === undefined) return 'not run';
+      if (sc.upstream === 'openai') return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_MODEL, sc.stream);
+      if (!translationReady) return `not run (${BENCH_CLAUDE_MODEL} route unavailable)`;
+      return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_CLAUDE_MODEL, sc.stream);
+    };
+
     for (const sc of scenarios) {
       for (const side of ['direct', 'gateway'] as const) {
-        const url = side === 'direct' ? directUrl : gatewayUrl;
-        if (url === undefined) {
-          if (!directOnly) sc.failures.push(`${side}: not run`);
+        const spec = specFor(sc, side);
+        if (spec === undefined) continue;
+        if (typeof spec === 'string') {
+          sc.failures.push(`${side}: ${spec}`);
           continue;
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const r = await measure(url, side === 'direct' ? UPSTREAM_KEY : gatewayKey, sc, seconds, warmupSeconds);
+          const r = await measure(spec, sc.connections, seconds, warmupSeconds);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
