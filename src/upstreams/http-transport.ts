@@ -63,10 +63,50 @@ export class HttpTransport implements UpstreamTransport {
   }
 }
 
-async function* wrapBody(body: AsyncIterable<Buffer>, signal: AbortSignal): AsyncIterable<Buffer> {
+/** How much of an unread response body is worth reading out to keep its connection in the pool. */
+const DRAIN_LIMIT_BYTES = 256 * 1024;
+
+/** Reads a body to its end; false when it failed, was aborted or held more than the limit. */
+async function drain(source: AsyncIterator<Buffer>, signal: AbortSignal): Promise<boolean> {
+  let drained = 0;
   try {
-    for await (const chunk of body) yield chunk;
-  } catch (error) {
-    throw new UpstreamConnectionError(classify(error, signal), { cause: error });
+    while (!signal.aborted && drained <= DRAIN_LIMIT_BYTES) {
+      const result = await source.next();
+      if (result.done === true) return true;
+      drained += result.value.length;
+    }
+  } catch {
+    // the connection failed while draining: nothing left to save
   }
+  return false;
+}
+
+/**
+ * The upstream body as the relay reads it: transport errors become UpstreamConnectionError, and a reader that
+ * stops early (a parser done at `message_stop`) does not destroy the connection: the rest of the body, usually a
+ * few bytes, is read out so the keep-alive connection returns to the pool. A caller abort, or a large remainder,
+ * still destroys it.
+ */
+function wrapBody(body: AsyncIterable<Buffer> & { destroy(): void }, signal: AbortSignal): AsyncIterable<Buffer> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Buffer> {
+      const source = body[Symbol.asyncIterator]();
+      return {
+        async next(): Promise<IteratorResult<Buffer>> {
+          try {
+            return await source.next();
+          } catch (error) {
+            throw new UpstreamConnectionError(classify(error, signal), { cause: error });
+          }
+        },
+        async return(): Promise<IteratorResult<Buffer>> {
+          // In the background: the caller's stream must not wait for the upstream's last bytes.
+          void drain(source, signal).then((complete) => {
+            if (!complete) body.destroy();
+          });
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
 }
