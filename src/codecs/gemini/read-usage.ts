@@ -1,28 +1,8 @@
 import type { Usage } from '../../ir/usage.js';
+import { usageFromGemini } from '../../wire/gemini/usage-metadata.js';
 import { isJsonObject } from './gemini-api.js';
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
-/**
- * Gemini's `usageMetadata` → canonical usage. Gemini bills thinking as output but counts it apart:
- * `candidatesTokenCount` is the answer alone and `thoughtsTokenCount` the thinking, so output.total is their sum.
- * `cachedContentTokenCount` is the cached part of `promptTokenCount`; `toolUsePromptTokenCount` (results of built-in
- * tools fed back to the model) is billed as input and counted in. With these, input.total + output.total equals
- * Google's `totalTokenCount`.
- */
-export function usageFromGemini(raw: unknown): Usage | null {
-  if (!isJsonObject(raw)) return null;
-  const prompt = count(raw.promptTokenCount) + count(raw.toolUsePromptTokenCount);
-  const cacheRead = Math.min(count(raw.cachedContentTokenCount), prompt);
-  const text = count(raw.candidatesTokenCount);
-  const reasoning = count(raw.thoughtsTokenCount);
-  return {
-    input: { total: prompt, noCache: prompt - cacheRead, cacheRead, cacheWrite: 0 },
-    output: { total: text + reasoning, text, reasoning },
-  };
-}
+export { usageFromGemini };
 
 /**
  * The usage of a `generateContent` body (or of a whole streamed JSON array, where the last chunk that reports

@@ -7,7 +7,7 @@ import type { ContentPart } from '../../ir/message.js';
 import { emptyUsage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
 import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
-import { usageFromUsageMetadata } from './parse-usage.js';
+import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage-metadata.js';
 
 /** An id for a function call the Gemini API sent without one (most models leave `functionCall.id` out). */
 export function newToolCallId(): string {

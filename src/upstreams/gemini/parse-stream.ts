@@ -5,7 +5,7 @@ import type { Usage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
 import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
 import { firstCandidate, newResponseId, newToolCallId, partsOf } from './parse-response.js';
-import { usageFromUsageMetadata } from './parse-usage.js';
+import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage-metadata.js';
 import { readStreamChunks } from './read-stream-chunks.js';
 
 type ErrorPart = Extract<StreamPart, { type: 'error' }>;
