@@ -1,0 +1,81 @@
+/** The benchmark's options and report shapes. */
+
+export interface BenchOptions {
+  /** measured seconds per run (default BENCH_SECONDS or 8) */
+  seconds?: number;
+  /** warm-up seconds before each measured run (default BENCH_WARMUP_SECONDS or 1) */
+  warmupSeconds?: number;
+  /** concurrency of the throughput scenarios (default BENCH_CONNECTIONS or 32) */
+  connections?: number;
+  /** mock pacing between streamed chunks (default BENCH_CHUNK_DELAY_MS or 0) */
+  chunkDelayMs?: number;
+  /** only measure the mock upstream, no gateway (default BENCH_DIRECT_ONLY=1) */
+  directOnly?: boolean;
+  /** the compiled tree holding src/main.js and test/mock-upstreams (default: the dist this file is in) */
+  distDir?: string;
+  /** where the JSON results go (default <distDir>/bench-results.json) */
+  resultsPath?: string;
+  /** output (default console.log) */
+  log?: (line: string) => void;
+  /** bounded wait for the gateway's GET /api/status (default 20 s) */
+  gatewayStartTimeoutMs?: number;
+}
+
+export interface SideResult {
+  url: string;
+  requestsPerSec: number;
+  /** spread of the per-second request counts (a falling min hints at degradation during the run) */
+  perSecond: { min: number; max: number; stddev: number };
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyAvgMs: number;
+  responses: number;
+  ok2xx: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  statusCodes: Record<string, number>;
+  errorRate: number;
+}
+
+export interface ScenarioReport {
+  name: string;
+  description: string;
+  connections: number;
+  stream: boolean;
+  /**
+   * `openai`: OpenAI format on both sides, mock OpenAI upstream. `anthropic`: direct = Anthropic format at the
+   * mock Anthropic upstream, gateway = OpenAI format for a model on an `anthropic` channel (translated).
+   */
+  upstream: 'openai' | 'anthropic';
+  direct?: SideResult;
+  gateway?: SideResult;
+  /** gateway req/s ÷ direct req/s */
+  ratio?: number;
+  addedP50Ms?: number;
+  addedP99Ms?: number;
+  failures: string[];
+}
+
+export interface BenchReport {
+  ok: boolean;
+  failures: string[];
+  startedAt: string;
+  finishedAt: string;
+  seconds: number;
+  warmupSeconds: number;
+  environment: {
+    node: string;
+    platform: string;
+    cpus: number;
+    cpuModel: string;
+    chunkDelayMs: number;
+    gatewayWorkers: string;
+    /** 1-minute load averages at start and end: other work on the machine skews the figures */
+    loadAvg1mStart: number;
+    loadAvg1mEnd: number;
+  };
+  scenarios: ScenarioReport[];
+}
+

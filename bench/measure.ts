@@ -1,0 +1,141 @@
+/** One side of a scenario measured with autocannon, with exact per-request latencies. */
+import { createRequire } from 'node:module';
+import { type RequestSpec } from './requests.js';
+import { type SideResult } from './bench-types.js';
+import { sleep } from './child-processes.js';
+
+// ---------------------------------------------------------------- autocannon (CommonJS, no types shipped)
+
+export interface Histogram {
+  average: number;
+  mean: number;
+  stddev: number;
+  min: number;
+  max: number;
+  total: number;
+  p50: number;
+  p90: number;
+  p97_5: number;
+  p99: number;
+  sent?: number;
+}
+export interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  mismatches: number;
+  non2xx: number;
+  '2xx': number;
+  statusCodeStats: Record<string, { count: number }>;
+  latency: Histogram;
+  requests: Histogram;
+  throughput: Histogram;
+}
+export interface AutocannonOptions {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string;
+  connections: number;
+  duration: number;
+  timeout: number;
+  verifyBody?: (body: string) => boolean;
+}
+export interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+  stop(): void;
+  /** per response: status code, bytes, latency in ms with sub-millisecond precision */
+  on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, ms: number) => void): this;
+}
+export type Autocannon = (opts: AutocannonOptions) => AutocannonInstance;
+export const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+
+
+/** One request outside the load, to fail early with a readable message. */
+export async function preflight(spec: RequestSpec): Promise<string | null> {
+  try {
+    const res = await fetch(spec.url, { method: 'POST', headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(15_000) });
+    const text = await res.text();
+    if (res.status !== 200) return `HTTP ${res.status}: ${text.slice(0, 400)}`;
+    if (!spec.verify(text)) return `unexpected body: ${text.slice(0, 400)}`;
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** Preflight with a few bounded attempts (the first routed call may warm caches). */
+export async function preflightRetrying(spec: RequestSpec, attempts: number): Promise<string | null> {
+  let pre: string | null = 'not tried';
+  for (let attempt = 0; attempt < attempts && pre !== null; attempt++) {
+    pre = await preflight(spec);
+    if (pre !== null && attempt < attempts - 1) await sleep(500);
+  }
+  return pre;
+}
+
+/** A side whose non-2xx, error and mismatch share is above this fails the bench. */
+export const MAX_ERROR_RATE = 0.01;
+
+export const MAX_LATENCY_SAMPLES = 5_000_000;
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: number[], q: number): number | undefined {
+  if (sorted.length === 0) return undefined;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
+}
+
+export async function measure(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number): Promise<SideResult> {
+  const opts: AutocannonOptions = {
+    url: spec.url,
+    method: 'POST',
+    headers: spec.headers,
+    body: spec.body,
+    connections,
+    duration: seconds,
+    timeout: 30,
+    verifyBody: spec.verify,
+  };
+  if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
+  // autocannon's histogram keeps whole milliseconds; keep the exact 2xx latencies for percentiles.
+  const latencies: number[] = [];
+  const instance = autocannon(opts);
+  instance.on('response', (_client, statusCode, _bytes, ms) => {
+    if (statusCode >= 200 && statusCode < 300 && latencies.length < MAX_LATENCY_SAMPLES) latencies.push(ms);
+  });
+  const r = await instance;
+  latencies.sort((a, b) => a - b);
+  const statusCodes: Record<string, number> = {};
+  for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = v.count;
+  const responses = r.requests.total;
+  const attempts = responses + r.errors;
+  const bad = r.non2xx + r.errors + r.mismatches;
+  return {
+    url: spec.url,
+    requestsPerSec: r.duration > 0 ? r['2xx'] / r.duration : 0,
+    perSecond: { min: r.requests.min, max: r.requests.max, stddev: r.requests.stddev },
+    latencyP50Ms: percentile(latencies, 0.5) ?? r.latency.p50,
+    latencyP99Ms: percentile(latencies, 0.99) ?? r.latency.p99,
+    latencyAvgMs: latencies.length > 0 ? latencies.reduce((a, b) => a + b, 0) / latencies.length : r.latency.average,
+    responses,
+    ok2xx: r['2xx'],
+    non2xx: r.non2xx,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    mismatches: r.mismatches,
+    statusCodes,
+    errorRate: attempts > 0 ? Math.min(1, bad / attempts) : 1,
+  };
+}
+
+export function checkSide(label: string, s: SideResult): string[] {
+  const out: string[] = [];
+  if (s.ok2xx === 0) out.push(`${label}: no successful response`);
+  if (s.errorRate > MAX_ERROR_RATE) {
+    out.push(
+      `${label}: ${(s.errorRate * 100).toFixed(2)}% failed (non-2xx ${s.non2xx} ${JSON.stringify(s.statusCodes)}, connection errors ${s.errors}, timeouts ${s.timeouts}, bad bodies ${s.mismatches})`,
+    );
+  }
+  return out;
+}
+
