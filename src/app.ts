@@ -2,7 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addCatalogRoutes } from './http/admin/catalog-routes.js';
+import { addHealthRoutes } from './http/admin/health-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
+import { addTierRoutes } from './http/admin/tier-routes.js';
 import type { ErrorFormat } from './http/request-context.js';
 import { registerErrorEncoder, sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
@@ -54,6 +56,8 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addCatalogRoutes(router, services);
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
+  addTierRoutes(router, services);
+  addHealthRoutes(router, services);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 

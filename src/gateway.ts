@@ -7,12 +7,17 @@ import { Ledger } from './billing/ledger.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
-import { InMemoryRateLimiter } from './limits/in-memory-rate-limiter.js';
+import { openSharedLimits } from './limits/shared-limits.js';
+import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { FxRefresher } from './management/fx-refresher.js';
+import { GatewayMetrics } from './metrics/gateway-metrics.js';
+import { instrumentListener } from './metrics/instrument-listener.js';
+import { startMetricsListener } from './metrics/metrics-listener.js';
 import { CredentialRotation } from './relay/credential-rotation.js';
 import { Catalog } from './routing/catalog.js';
+import { openChannelHealth } from './routing/open-channel-health.js';
 import type { GatewayServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { createLogger, describeError, type Logger } from './shared/logger.js';
@@ -37,6 +42,8 @@ export interface StartOptions {
 export interface RunningGateway {
   apiUrl: string;
   consoleUrl: string;
+  /** The unauthenticated metrics listener (METRICS_PORT), when configured. */
+  metricsUrl: string | null;
   services: GatewayServices;
   /** Set when the admin token was generated at this start; print it once. */
   generatedAdminToken: string | null;
@@ -110,6 +117,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
   const usageLog = new UsageLogWriter(storage, logger);
+  const shared = await openSharedLimits(config, logger);
+  const channelHealth = await openChannelHealth(config, clock, logger);
+  const metrics = new GatewayMetrics(() => channelHealth.health.states());
   const services: GatewayServices = {
     config,
     clock,
@@ -117,45 +127,57 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     storage,
     adapters,
     catalog: new Catalog(storage, logger, (channel) => adapters.supports(channel.type)),
-    credentials: new CredentialRotation(logger),
-    keys: new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, maxEntries: 100_000 }),
+    credentials: new CredentialRotation(logger, clock, storage.channelKeyFlags),
+    health: channelHealth.health,
+    metrics,
+    keys: new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation),
     ledger: new Ledger(storage, clock, logger, { cacheTtlMs: 2000, maxBatch: 500, flushIntervalMs: 100 }),
     usageLog,
-    limiter: new InMemoryRateLimiter(),
+    limiter: shared.limiter,
+    tiers: new TierBook(storage, shared.invalidation, logger, { refreshMs: 500, liveRefreshMs: 30_000 }),
+    invalidation: shared.invalidation,
     adminToken: admin.verifier,
     clientIp: createClientIpResolver(config.trustProxy),
     startedAt: clock.now(),
   };
+  services.catalog.onReload((channels) => services.health.syncChannels(channels));
   await services.catalog.reload();
+  await services.credentials.refresh();
+  await services.tiers.start();
+  // gateway.yaml may have changed tiers: instances already running re-read theirs.
+  if (options.applyConfiguration ?? true) shared.invalidation.publish({ kind: 'tier', name: '*' });
   const refresh = setInterval(() => {
-    services.catalog.reload().catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
+    services.catalog.reload().then(() => services.credentials.refresh()).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
   }, options.catalogRefreshMs ?? 5000);
   refresh.unref();
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
   fx?.start();
 
-  const api = trackInFlight(createApiApp(services));
+  const api = instrumentListener(createApiApp(services), metrics);
   const consoleApp = trackInFlight(createConsoleApp(services));
   const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, api.listener);
   const consoleServer = createServer(consoleApp.listener);
   const apiUrl = await listen(apiServer, config.host, config.port);
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
+  const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
       clearInterval(refresh);
       fx?.stop();
-      await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000)]);
+      await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
-      await services.limiter.close();
+      services.tiers.stop();
+      await shared.close();
+      await channelHealth.close();
       await http.close();
       await storage.close();
     })();
     return closing;
   };
-  return { apiUrl, consoleUrl, services, generatedAdminToken: admin.generated, close };
+  return { apiUrl, consoleUrl, metricsUrl: metricsListener?.url ?? null, services, generatedAdminToken: admin.generated, close };
 }
 
 /** The log line an operator reads first: where it listens and which channels it found. */
@@ -166,6 +188,8 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
     api: gateway.apiUrl,
     console: gateway.consoleUrl,
     storage: services.storage.dialect,
+    limits: services.config.redisUrl === null ? 'in-process' : `redis (${services.config.redisKeyPrefix})`,
+    metrics: gateway.metricsUrl === null ? undefined : `${gateway.metricsUrl}/metrics`,
     channels: channels.map((channel) => ({
       name: channel.name,
       type: channel.type,

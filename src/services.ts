@@ -3,9 +3,13 @@ import type { ClientIpResolver } from './auth/client-ip.js';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { Ledger } from './billing/ledger.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import type { InvalidationBus } from './invalidation/invalidation-bus.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
+import type { TierBook } from './limits/tier-book.js';
 import type { CredentialRotation } from './relay/credential-rotation.js';
+import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { Catalog } from './routing/catalog.js';
+import type { ChannelHealth } from './routing/channel-health.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import type { Storage } from './storage/storage.js';
@@ -21,10 +25,17 @@ export interface GatewayServices {
   catalog: Catalog;
   adapters: AdapterRegistry;
   credentials: CredentialRotation;
+  /** Circuit breakers per channel and channel-model, fed by relay outcomes. */
+  health: ChannelHealth;
+  metrics: GatewayMetrics;
   keys: KeyVerifier;
   ledger: Ledger;
   usageLog: UsageLogWriter;
   limiter: RateLimiter;
+  /** Per-account limits by tier, in memory. */
+  tiers: TierBook;
+  /** Drops cached keys, accounts and tiers on every instance after an admin change. */
+  invalidation: InvalidationBus;
   adminToken: AdminTokenVerifier;
   clientIp: ClientIpResolver;
   /** When the process started (epoch ms), for /api/status. */

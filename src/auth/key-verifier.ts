@@ -1,3 +1,4 @@
+import { LocalInvalidationBus, type Invalidation, type InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
@@ -15,32 +16,50 @@ interface CacheEntry {
 
 export interface KeyVerifierOptions {
   brand: string;
-  /** How long a looked-up key (or a miss) is trusted before storage is asked again. */
+  /**
+   * How long a looked-up key (or a miss) is trusted while changes on other instances are not pushed here: the
+   * bound on how late a change made elsewhere takes effect (one second by default).
+   */
   ttlMs: number;
+  /** The same while invalidations are live (Redis pub/sub connected): only a safety net then. */
+  liveTtlMs?: number;
   maxEntries: number;
 }
 
 /**
- * Verifies API keys by the SHA-256 of the secret, with a small cache so the hot path makes no database round trip
- * per request. Never throws for a bad key: it returns the reason.
+ * Verifies API keys by the SHA-256 of the secret, with a cache so the hot path makes no database round trip per
+ * request: an entry past half its TTL is served while it is re-read in the background, so a key in steady use
+ * never waits on storage. Admin changes drop entries at once on every instance through the invalidation bus.
+ * Never throws for a bad key: it returns the reason.
  */
 export class KeyVerifier {
   readonly #cache = new Map<string, CacheEntry>();
   readonly #inFlight = new Map<string, Promise<CacheEntry>>();
+  /** Moves on every invalidation: a load that started before one must not put its (possibly stale) result back. */
+  #generation = 0;
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
     private readonly options: KeyVerifierOptions,
-  ) {}
+    private readonly bus: InvalidationBus = new LocalInvalidationBus(),
+  ) {
+    bus.subscribe((message) => this.#drop(message));
+  }
 
   async verify(plaintext: string | null): Promise<KeyVerification> {
     if (plaintext === null) return { ok: false, reason: 'missing' };
     if (!isWellFormedApiKey(plaintext, this.options.brand)) return { ok: false, reason: 'malformed' };
     const hash = hashApiKey(plaintext);
     const now = this.clock.now();
+    const ttlMs = this.bus.live ? (this.options.liveTtlMs ?? this.options.ttlMs) : this.options.ttlMs;
     let entry = this.#cache.get(hash);
-    if (entry === undefined || now - entry.fetchedAt >= this.options.ttlMs) entry = await this.#load(hash);
+    if (entry === undefined || now - entry.fetchedAt >= ttlMs) {
+      entry = await this.#load(hash);
+    } else if (now - entry.fetchedAt >= ttlMs / 2 && !this.#inFlight.has(hash)) {
+      // Refresh ahead: a failure here is retried by the next request (and surfaces once the entry expires).
+      this.#load(hash).catch(() => undefined);
+    }
     const { key, account } = entry;
     if (key === null || account === null) return { ok: false, reason: 'unknown' };
     if (key.status === 'revoked') return { ok: false, reason: 'revoked' };
@@ -49,31 +68,61 @@ export class KeyVerifier {
     return { ok: true, key, account };
   }
 
-  /** Drops cached state of one key or of every key of an account, after an admin change. */
+  /** After an admin change of one key: drops it here and on every other instance. */
   invalidateKey(keyId: string): void {
-    for (const [hash, entry] of this.#cache) if (entry.key?.id === keyId) this.#cache.delete(hash);
+    this.bus.publish({ kind: 'key', id: keyId });
   }
 
+  /** After an admin change of an account (tier, credit line, …): drops its keys here and on every other instance. */
   invalidateAccount(accountId: string): void {
-    for (const [hash, entry] of this.#cache) if (entry.account?.id === accountId) this.#cache.delete(hash);
+    this.bus.publish({ kind: 'account', id: accountId });
+  }
+
+  #drop(message: Invalidation): void {
+    this.#generation += 1;
+    this.#inFlight.clear();
+    switch (message.kind) {
+      case 'key':
+        for (const [hash, entry] of this.#cache) if (entry.key?.id === message.id) this.#cache.delete(hash);
+        return;
+      case 'account':
+        for (const [hash, entry] of this.#cache) if (entry.account?.id === message.id) this.#cache.delete(hash);
+        return;
+      case 'all':
+        this.#cache.clear();
+        return;
+      case 'tier':
+        return;
+      default: {
+        const unknown: never = message;
+        throw new Error(`unhandled invalidation ${String(unknown)}`);
+      }
+    }
   }
 
   #load(hash: string): Promise<CacheEntry> {
     const pending = this.#inFlight.get(hash);
     if (pending !== undefined) return pending;
-    const loading = (async () => {
+    const generation = this.#generation;
+    const loading: Promise<CacheEntry> = (async () => {
       const key = await this.storage.keys.getBySecretHash(hash);
       const account = key === null ? null : await this.storage.accounts.getById(key.accountId);
       const entry: CacheEntry = { key, account, fetchedAt: this.clock.now() };
-      this.#cache.delete(hash);
-      this.#cache.set(hash, entry);
-      if (this.#cache.size > this.options.maxEntries) {
-        const oldest = this.#cache.keys().next().value;
-        if (oldest !== undefined) this.#cache.delete(oldest);
-      }
+      if (generation === this.#generation) this.#remember(hash, entry);
       return entry;
-    })().finally(() => this.#inFlight.delete(hash));
+    })().finally(() => {
+      if (this.#inFlight.get(hash) === loading) this.#inFlight.delete(hash);
+    });
     this.#inFlight.set(hash, loading);
     return loading;
+  }
+
+  #remember(hash: string, entry: CacheEntry): void {
+    this.#cache.delete(hash);
+    this.#cache.set(hash, entry);
+    if (this.#cache.size > this.options.maxEntries) {
+      const oldest = this.#cache.keys().next().value;
+      if (oldest !== undefined) this.#cache.delete(oldest);
+    }
   }
 }

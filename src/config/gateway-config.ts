@@ -13,12 +13,36 @@ export type TrustProxy =
   /** Trust only these proxy addresses/ranges: walk X-Forwarded-For from the right, skipping trusted hops. */
   | { mode: 'list'; ranges: string[] };
 
+/** Failover and circuit breaking (docs/operators.md, "Routing and failover"). */
+export interface RoutingConfig {
+  /** Channels tried per request at most (ROUTING_MAX_ATTEMPTS). */
+  maxAttempts: number;
+  /** No new attempt starts this long after the request arrived; a retry waits no longer than what is left (RETRY_BUDGET_MS). */
+  retryBudgetMs: number;
+  /** A breaker opens after this many failures in a row (BREAKER_FAILURE_THRESHOLD)… */
+  breakerFailureThreshold: number;
+  /** …or at this failure share in percent (BREAKER_FAILURE_RATE)… */
+  breakerFailureRatePercent: number;
+  /** …over at least this many outcomes (BREAKER_MIN_REQUESTS)… */
+  breakerMinimumRequests: number;
+  /** …within this window (BREAKER_WINDOW_MS). */
+  breakerWindowMs: number;
+  /** First cooldown of an open breaker, doubled after each failed probe (BREAKER_COOLDOWN_MS)… */
+  breakerCooldownMs: number;
+  /** …up to this (BREAKER_MAX_COOLDOWN_MS). */
+  breakerMaxCooldownMs: number;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
   consolePort: number;
   databaseUrl: string;
   redisUrl: string | null;
+  /** Prefix of every Redis key and of the invalidation channel (REDIS_KEY_PREFIX), so deployments can share a Redis. */
+  redisKeyPrefix: string;
+  /** How long a concurrency slot outlives a crashed holder on Redis (CONCURRENCY_LEASE_SECONDS); renewed while held. */
+  concurrencyLeaseSeconds: number;
   adminToken: string | null;
   configFile: string | null;
   smtpUrl: string | null;
@@ -34,6 +58,10 @@ export interface GatewayConfig {
   fxSourceUrl: string | null;
   fxRefreshSeconds: number;
   logLevel: LogLevel;
+  /** Routing and failover knobs (docs/operators.md, "Routing and failover"). */
+  routing: RoutingConfig;
+  /** A second listener serving only GET /metrics, without auth, on HOST (METRICS_PORT); null: none. */
+  metricsPort: number | null;
   providers: {
     openai: ProviderShortcut | null;
     anthropic: ProviderShortcut | null;

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { LogLevel } from '../shared/logger.js';
-import type { GatewayConfig, ProviderShortcut, TrustProxy } from './gateway-config.js';
+import type { GatewayConfig, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
 
@@ -48,6 +48,26 @@ function readProvider(env: Environment, name: string): ProviderShortcut | null {
   return { apiKey, baseUrl: read(env, `${name}_BASE_URL`) ?? null };
 }
 
+function readRedisKeyPrefix(env: Environment): string {
+  const prefix = read(env, 'REDIS_KEY_PREFIX') ?? 'unigate:';
+  if (!/^[A-Za-z0-9:_.{}-]{1,64}$/.test(prefix)) throw new ConfigError('REDIS_KEY_PREFIX must be 1-64 letters, digits or : _ . - { }');
+  return prefix;
+}
+
+function readRouting(env: Environment): RoutingConfig {
+  const cooldownMs = readInteger(env, 'BREAKER_COOLDOWN_MS', 10_000, 100, 3_600_000);
+  return {
+    maxAttempts: readInteger(env, 'ROUTING_MAX_ATTEMPTS', 3, 1, 10),
+    retryBudgetMs: readInteger(env, 'RETRY_BUDGET_MS', 30_000, 100, 3_600_000),
+    breakerFailureThreshold: readInteger(env, 'BREAKER_FAILURE_THRESHOLD', 5, 1, 1000),
+    breakerFailureRatePercent: readInteger(env, 'BREAKER_FAILURE_RATE', 50, 1, 100),
+    breakerMinimumRequests: readInteger(env, 'BREAKER_MIN_REQUESTS', 20, 1, 100_000),
+    breakerWindowMs: readInteger(env, 'BREAKER_WINDOW_MS', 60_000, 1000, 3_600_000),
+    breakerCooldownMs: cooldownMs,
+    breakerMaxCooldownMs: readInteger(env, 'BREAKER_MAX_COOLDOWN_MS', Math.max(300_000, cooldownMs), cooldownMs, 86_400_000),
+  };
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The only place that reads the environment. Validated once at start. */
@@ -70,6 +90,8 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     consolePort: readInteger(env, 'CONSOLE_PORT', 8081, 0, 65535),
     databaseUrl,
     redisUrl: read(env, 'REDIS_URL') ?? null,
+    redisKeyPrefix: readRedisKeyPrefix(env),
+    concurrencyLeaseSeconds: readInteger(env, 'CONCURRENCY_LEASE_SECONDS', 30, 1, 3600),
     adminToken: read(env, 'ADMIN_TOKEN') ?? null,
     configFile: configFile === null ? null : path.resolve(cwd, configFile),
     smtpUrl: read(env, 'SMTP_URL') ?? null,
@@ -83,6 +105,8 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     fxSourceUrl: read(env, 'FX_SOURCE_URL') ?? null,
     fxRefreshSeconds: readInteger(env, 'FX_REFRESH_SECONDS', 3600, 10, 86_400 * 7),
     logLevel,
+    routing: readRouting(env),
+    metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
     providers: {
       openai: readProvider(env, 'OPENAI'),
       anthropic: readProvider(env, 'ANTHROPIC'),

@@ -1,11 +1,20 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import { publicEndpointRule } from '../limits/ip-rules.js';
+import type { LimitRule } from '../limits/rate-limiter.js';
 import { rateLimitHeaders } from '../relay/admission.js';
 import type { GatewayServices } from '../services.js';
 import type { RequestContext } from './request-context.js';
 
 /** Spec 8: public endpoints are limited per caller IP (default 60 a minute) and never count against keys. */
 export async function enforcePublicRateLimit(context: RequestContext, services: GatewayServices): Promise<void> {
-  const rule = { id: `ip:${context.clientIp}:public`, dimension: 'ip-public', limit: services.config.publicRateLimitPerMinute, windowMs: 60_000 };
+  await enforceIpRateLimit(context, services, publicEndpointRule(context.clientIp, services.config.publicRateLimitPerMinute));
+}
+
+/**
+ * Takes one request from a per-IP rule (the public endpoints', or a console auth action's: `consoleAuthRule`);
+ * sets the X-RateLimit headers, or throws 429 with Retry-After until the window frees.
+ */
+export async function enforceIpRateLimit(context: RequestContext, services: GatewayServices, rule: LimitRule): Promise<void> {
   const decision = await services.limiter.consume([{ rule, cost: 1 }], services.clock.now());
   if (decision.allowed) {
     const state = decision.states[0];

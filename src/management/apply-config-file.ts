@@ -7,6 +7,7 @@ import { channelFromInput, channelPatchFromInput, createChannelSchema } from './
 import { createModelSchema, modelFromInput, modelPatchFromInput } from './model-input.js';
 import { parseInput } from './parse-input.js';
 import { createPlanSchema, planFromInput, planPatchFromInput } from './plan-input.js';
+import { createTierSchema, tierFromInput, tierStateFromInput } from './tier-input.js';
 
 export class ConfigFileError extends Error {
   override name = 'ConfigFileError';
@@ -16,6 +17,7 @@ const fileSchema = z.object({
   channels: z.array(z.unknown()).default([]),
   models: z.array(z.unknown()).default([]),
   plans: z.array(z.unknown()).default([]),
+  tiers: z.array(z.unknown()).default([]),
 }).strict();
 
 /** Replaces `${NAME}` in every string value (not in the YAML text, so a secret cannot change the structure). */
@@ -38,6 +40,7 @@ export interface AppliedConfig {
   channels: number;
   models: number;
   plans: number;
+  tiers: number;
 }
 
 function withContext<T>(where: string, run: () => T): T {
@@ -49,8 +52,8 @@ function withContext<T>(where: string, run: () => T): T {
 }
 
 /**
- * Applies gateway.yaml: channels by name, models by id and plans by name are created or updated to match the file,
- * so applying the same file twice leaves the same state. Entities not in the file are left alone.
+ * Applies gateway.yaml: channels by name, models by id, plans by name and tiers by name are created or updated to
+ * match the file, so applying the same file twice leaves the same state. Entities not in the file are left alone.
  */
 export async function applyConfigFile(file: string, storage: Storage, clock: Clock, env: Record<string, string | undefined>): Promise<AppliedConfig> {
   let raw: unknown;
@@ -80,5 +83,11 @@ export async function applyConfigFile(file: string, storage: Storage, clock: Clo
     if (existing === null) await storage.plans.create(planFromInput(input, now));
     else await storage.plans.update(existing.id, planPatchFromInput(input), now);
   }
-  return { channels: document.channels.length, models: document.models.length, plans: document.plans.length };
+  for (const [index, entry] of document.tiers.entries()) {
+    const input = withContext(`tiers[${index}]`, () => parseInput(createTierSchema, entry));
+    const existing = await storage.tiers.getByName(input.name);
+    if (existing === null) await storage.tiers.create(tierFromInput(input, now));
+    else if (existing.rpm !== (input.rpm ?? null) || existing.tpm !== (input.tpm ?? null)) await storage.tiers.update(input.name, tierStateFromInput(input), now);
+  }
+  return { channels: document.channels.length, models: document.models.length, plans: document.plans.length, tiers: document.tiers.length };
 }

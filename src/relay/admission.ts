@@ -1,14 +1,17 @@
 import type { Ledger } from '../billing/ledger.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model } from '../storage/records.js';
-import type { RequestMeter } from './request-meter.js';
+import type { RequestMeter, TokenCharge } from './request-meter.js';
 
 export interface AdmissionDependencies {
   ledger: Ledger;
   limiter: RateLimiter;
   clock: Clock;
+  /** Per-account limits by the account's tier, from memory. */
+  tiers: TierLimitsSource;
 }
 
 export interface AdmissionRequest {
@@ -21,6 +24,8 @@ export interface AdmissionRequest {
 }
 
 const MINUTE_MS = 60_000;
+/** A concurrency refusal has no window to wait for: this is how soon a slot is worth asking for again. */
+const CONCURRENCY_RETRY_SECONDS = 1;
 
 function rule(id: string, dimension: string, limit: number): LimitRule {
   return { id, dimension, limit, windowMs: MINUTE_MS };
@@ -28,8 +33,9 @@ function rule(id: string, dimension: string, limit: number): LimitRule {
 
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist,
- * its quota cap, the account's funds, then rate and concurrency limits. Returns the X-RateLimit headers of the
- * tightest dimension; throws the spec's error otherwise.
+ * its quota cap, the account's funds, the key's concurrency, then every rate dimension at once (key, account tier,
+ * model; all or nothing). Returns the X-RateLimit headers of the tightest dimension; throws the spec's error
+ * otherwise. Nothing here reads the database: keys, tiers, models, balances and spend come from caches.
  */
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
@@ -46,41 +52,58 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
     throw new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');
   }
 
-  const now = clock.now();
-  const requests: Array<{ rule: LimitRule; cost: number }> = [];
-  let tokenRule: LimitRule | null = null;
-  if (key.rpm !== null) requests.push({ rule: rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm), cost: 1 });
-  if (key.tpm !== null) {
-    tokenRule = rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm);
-    requests.push({ rule: tokenRule, cost: request.estimatedTokens });
-  }
-  if (model.rpm !== null) requests.push({ rule: rule(`model:${model.id}:rpm`, 'model-rpm', model.rpm), cost: 1 });
-  if (model.tpm !== null) requests.push({ rule: rule(`model:${model.id}:tpm`, 'model-tpm', model.tpm), cost: request.estimatedTokens });
-
-  let states: LimitState[] = [];
-  if (requests.length > 0) {
-    const decision = await limiter.consume(requests, now);
-    if (!decision.allowed) {
-      const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      throw new GatewayError('rate_limit_exceeded', `Rate limit reached (${decision.blocking.rule.dimension}). Retry after ${seconds} s.`, {
-        retryAfterSeconds: seconds,
-        headers: rateLimitHeaders(decision.blocking),
-      });
-    }
-    states = decision.states;
-    if (tokenRule !== null) meter.tokenCharge = { rule: tokenRule, estimate: request.estimatedTokens, chargedAt: now };
-  }
+  // Concurrency first, so a request refused for it takes nothing from the rate windows.
   if (key.concurrency !== null) {
     meter.lease = await limiter.acquire(`key:${key.id}:concurrency`, key.concurrency);
     if (meter.lease === null) {
-      throw new GatewayError('rate_limit_exceeded', 'Too many concurrent requests for this API key.', { retryAfterSeconds: 1 });
+      throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this API key (limit ${key.concurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
     }
   }
-  const tightest = tightestState(states);
+
+  const tier = dependencies.tiers.limitsFor(account.tier);
+  const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
+  const requests: Array<{ rule: LimitRule; cost: number }> = [];
+  const tokenCharges: TokenCharge[] = [];
+  const addRequests = (rpmRule: LimitRule | null, tpmRule: LimitRule | null): void => {
+    if (rpmRule !== null) requests.push({ rule: rpmRule, cost: 1 });
+    if (tpmRule !== null) {
+      // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
+      // untouched window rather than being refused forever; the real usage corrects it afterwards.
+      const charged = Math.min(estimate, tpmRule.limit);
+      requests.push({ rule: tpmRule, cost: charged });
+      tokenCharges.push({ rule: tpmRule, charged });
+    }
+  };
+  addRequests(
+    key.rpm === null ? null : rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm),
+    key.tpm === null ? null : rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm),
+  );
+  addRequests(
+    tier.rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', tier.rpm),
+    tier.tpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', tier.tpm),
+  );
+  addRequests(
+    model.rpm === null ? null : rule(`model:${model.id}:rpm`, 'model-rpm', model.rpm),
+    model.tpm === null ? null : rule(`model:${model.id}:tpm`, 'model-tpm', model.tpm),
+  );
+  if (requests.length === 0) return {};
+
+  const now = clock.now();
+  const decision = await limiter.consume(requests, now);
+  if (!decision.allowed) {
+    meter.lease?.release();
+    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+    throw new GatewayError('rate_limit_exceeded', `Rate limit reached (${decision.blocking.rule.dimension}). Retry after ${seconds} s.`, {
+      retryAfterSeconds: seconds,
+      headers: rateLimitHeaders(decision.blocking),
+    });
+  }
+  if (tokenCharges.length > 0) meter.tokenCharge = { rules: tokenCharges, chargedAt: now };
+  const tightest = tightestState(decision.states);
   return tightest === null ? {} : rateLimitHeaders(tightest);
 }
 
-/** The dimension with the smallest remaining share of its limit. */
+/** The dimension with the smallest remaining share of its limit (the first of equals, in admission order). */
 function tightestState(states: LimitState[]): LimitState | null {
   let tightest: LimitState | null = null;
   for (const state of states) {
@@ -89,10 +112,12 @@ function tightestState(states: LimitState[]): LimitState | null {
   return tightest;
 }
 
+/** The spec's X-RateLimit headers (2.4) of one dimension, plus which dimension it is. */
 export function rateLimitHeaders(state: LimitState): Record<string, string> {
   return {
     'x-ratelimit-limit': String(state.rule.limit),
     'x-ratelimit-remaining': String(state.remaining),
     'x-ratelimit-reset': String(Math.ceil(state.resetAtMs / 1000)),
+    'x-ratelimit-dimension': state.rule.dimension,
   };
 }

@@ -1,27 +1,20 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../codecs/openai-chat/sse-event-splitter.js';
-import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import { orderCandidates } from '../routing/order-candidates.js';
-import type { Logger } from '../shared/logger.js';
-import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
+import { protocolFamily } from '../metrics/gateway-metrics.js';
+import type { UpstreamFailureClass } from '../routing/failure-class.js';
+import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import { ClientStream, sendJsonBody } from './client-stream.js';
-import type { CredentialRotation } from './credential-rotation.js';
 import { passThroughBody } from './pass-through-body.js';
+import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
-import { callUpstream, connectionFailure } from './upstream-call.js';
+import { callUpstream, exhaustedError, failureClassOf, timeoutsOf, upstreamFailureError, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
-
-export interface ChatRelayDependencies {
-  adapters: AdapterRegistry;
-  credentials: CredentialRotation;
-  logger: Logger;
-  maxAttempts: number;
-}
+import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
 
 export interface ChatRelayRequest {
   context: RequestContext;
@@ -41,19 +34,29 @@ export interface ChatRelayRequest {
   responseHeaders: Record<string, string>;
   /** Caller headers a same-protocol upstream should see (the codec's passThroughHeaders). */
   clientHeaders: Record<string, string>;
+  /** Tokens the request may take (prompt estimate plus the output cap), for per-channel-model TPM; default the prompt estimate. */
+  estimatedTokens?: number;
 }
 
-/** An attempt that failed before anything reached the caller, so the next channel may try. */
-type AttemptResult = { kind: 'done' } | { kind: 'retry'; failure: GatewayError };
+/**
+ * How one attempt ended once the upstream had answered 2xx: fully relayed, the caller left, broken off after
+ * bytes reached the caller (the stream ended with an error event), or failed before the first byte (retry).
+ */
+type RelayResult =
+  | { kind: 'success' }
+  | { kind: 'aborted' }
+  | { kind: 'broken'; failureClass: UpstreamFailureClass }
+  | { kind: 'retry'; failureClass: UpstreamFailureClass };
 
-const DONE: AttemptResult = { kind: 'done' };
+const SUCCESS: RelayResult = { kind: 'success' };
+const ABORTED: RelayResult = { kind: 'aborted' };
 
 /**
  * Sends a chat request to the model's channels in routing order until one answers. A channel that speaks the
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
  * wire format (translated). Retries happen only before the first byte reached the caller.
  */
-export async function relayChat(dependencies: ChatRelayDependencies, request: ChatRelayRequest): Promise<void> {
+export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest): Promise<void> {
   const { context } = request;
   const abort = new AbortController();
   const onClose = (): void => {
@@ -73,51 +76,93 @@ function takesPassThrough(adapter: UpstreamAdapter, request: ChatRelayRequest): 
   return !(request.codec.protocol === 'gemini' && request.stream && !request.sse);
 }
 
-async function attemptAll(dependencies: ChatRelayDependencies, request: ChatRelayRequest, signal: AbortSignal): Promise<void> {
+async function attemptAll(dependencies: RelayDependencies, request: ChatRelayRequest, signal: AbortSignal): Promise<void> {
   const { meter } = request;
-  let lastFailure: GatewayError | null = null;
-  for (const route of orderCandidates(request.routes).slice(0, dependencies.maxAttempts)) {
-    const adapter = dependencies.adapters.get(route.channel.type);
-    if (adapter === undefined) continue;
-    meter.attempts += 1;
-    meter.channelId = route.channel.id;
-    const credential = dependencies.credentials.next(route.channel);
-    const passThrough = takesPassThrough(adapter, request);
-    let upstreamRequest: UpstreamRequest;
-    if (passThrough) {
-      const body = passThroughBody(adapter.protocol, request.body, route.upstreamModel, request.stream);
-      upstreamRequest = adapter.buildPassThrough(route.channel, credential, { kind: 'chat', stream: request.stream }, route.upstreamModel, body);
-      Object.assign(upstreamRequest.headers, request.clientHeaders);
-    } else {
-      upstreamRequest = adapter.buildChatRequest(route.channel, credential, { ...request.chat(), stream: request.stream }, route.upstreamModel);
+  const model = meter.model?.id ?? meter.modelId ?? '';
+  const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
+  const failures: FailedAttempt[] = [];
+  let candidate = await plan.next();
+  while (candidate !== null) {
+    let failure: FailedAttempt | null;
+    try {
+      failure = await attemptOne(dependencies, request, plan, candidate, signal);
+    } finally {
+      // Settles nothing when the attempt already has its verdict; frees a probe slot when it threw.
+      candidate.ticket.release();
     }
-    const outcome = await callUpstream(adapter, route, upstreamRequest, { signal, stream: request.stream });
-    switch (outcome.kind) {
-      case 'aborted':
-        meter.finish({ status: 499, errorCode: 'client_closed_request' });
-        return;
-      case 'retry':
-        if (outcome.credentialRejected) dependencies.credentials.reportRejected(route.channel, credential);
-        dependencies.logger.warn('upstream attempt failed', { requestId: request.context.requestId, channelId: route.channel.id, code: outcome.failure.code, status: outcome.failure.status });
-        lastFailure = outcome.failure;
-        continue;
-      case 'refused':
-        throw callerErrorFromUpstream(outcome.status, outcome.body);
-      case 'response': {
-        const result = passThrough
-          ? await relayPassThrough(request, outcome.response, signal)
-          : await relayTranslated(adapter, request, outcome.response, signal);
-        if (result.kind === 'done') return;
-        lastFailure = result.failure;
-        continue;
+    if (failure === null) return;
+    failures.push(failure);
+    candidate = (failure.failureClass === 'credential' ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
+  }
+  throw exhaustedError(plan, failures, model);
+}
+
+/** One channel: null when the request is answered (or the caller left), the failure when the next may try. */
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<FailedAttempt | null> {
+  const { route } = candidate;
+  const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
+  const credential = dependencies.credentials.next(route.channel);
+  const passThrough = takesPassThrough(adapter, request);
+  let upstreamRequest: UpstreamRequest;
+  if (passThrough) {
+    const body = passThroughBody(adapter.protocol, request.body, route.upstreamModel, request.stream);
+    upstreamRequest = adapter.buildPassThrough(route.channel, credential, { kind: 'chat', stream: request.stream }, route.upstreamModel, body);
+    Object.assign(upstreamRequest.headers, request.clientHeaders);
+  } else {
+    upstreamRequest = adapter.buildChatRequest(route.channel, credential, { ...request.chat(), stream: request.stream }, route.upstreamModel);
+  }
+  const attempt = new UpstreamAttempt(dependencies, candidate, credential, request.context.requestId, request.meter);
+  const timeouts = plan.timeouts(candidate, timeoutsOf(route, request.stream));
+  const outcome = await callUpstream(adapter, route, upstreamRequest, { signal, timeouts, now: dependencies.routing.clock.now() });
+  switch (outcome.kind) {
+    case 'aborted':
+      attempt.aborted();
+      request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
+      return null;
+    case 'retry':
+      attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
+      return { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs };
+    case 'refused':
+      attempt.refused();
+      throw callerErrorFromUpstream(outcome.status, outcome.body);
+    case 'response': {
+      attempt.chargeTokensToMeter();
+      const onFirstByte = firstByteObserver(dependencies, request);
+      const result = passThrough
+        ? await relayPassThrough(request, outcome.response, signal, onFirstByte)
+        : await relayTranslated(adapter, request, outcome.response, signal, onFirstByte);
+      switch (result.kind) {
+        case 'success':
+          attempt.succeeded();
+          return null;
+        case 'aborted':
+          attempt.aborted();
+          return null;
+        case 'broken':
+          attempt.failed(result.failureClass, null);
+          return null;
+        case 'retry':
+          attempt.failedBeforeAnswer(result.failureClass, null);
+          return { failureClass: result.failureClass, retryAfterMs: null };
+        default: {
+          const unknown: never = result;
+          throw new Error(`unhandled relay result ${String(unknown)}`);
+        }
       }
-      default: {
-        const unknown: never = outcome;
-        throw new Error(`unhandled outcome ${String(unknown)}`);
-      }
+    }
+    default: {
+      const unknown: never = outcome;
+      throw new Error(`unhandled outcome ${String(unknown)}`);
     }
   }
-  throw lastFailure ?? new GatewayError('upstream_unavailable', `No upstream channel is available for model '${meter.modelId ?? ''}'.`);
+}
+
+/** Marks the first byte for the usage row and the time-to-first-byte histogram. */
+function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
+  return () => {
+    request.meter.markFirstByte();
+    dependencies.metrics.timeToFirstByte.labels(protocolFamily(request.codec.protocol), request.stream ? 'true' : 'false').observe((performance.now() - request.context.startedAt) / 1000);
+  };
 }
 
 async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
@@ -131,7 +176,7 @@ function streamContentType(request: ChatRelayRequest): string {
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal): Promise<AttemptResult> {
+async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
   const { context, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
@@ -139,17 +184,17 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
       body = await readAll(response.body);
     } catch (error) {
       if (signal.aborted) return aborted(request);
-      return { kind: 'retry', failure: connectionFailure(error) };
+      return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
-    meter.markFirstByte();
+    onFirstByte();
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     sendJsonBody(context.response, response.status, body, contentType, request.responseHeaders);
     meter.finish({ status: response.status, usage: codec.usageFromResponseBody(body) });
-    return DONE;
+    return SUCCESS;
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': streamContentType(request) }, signal, () => meter.markFirstByte());
+  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': streamContentType(request) }, signal, onFirstByte);
   try {
     for await (const chunk of response.body) {
       const events = splitter.push(chunk);
@@ -160,20 +205,21 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const rest = splitter.flush();
     client.end(rest !== null && observer.observe(rest) ? rest : undefined);
     meter.finish({ status: 200, usage: observer.usage(meter.promptTokensEstimate) });
-    return DONE;
+    return SUCCESS;
   } catch (error) {
     response.discard();
     if (signal.aborted) return aborted(request, observer.usage(meter.promptTokensEstimate));
-    const failure = connectionFailure(error);
-    if (!client.started) return { kind: 'retry', failure };
+    const failureClass = failureClassOf(error, true);
+    if (!client.started) return { kind: 'retry', failureClass };
+    const failure = upstreamFailureError(failureClass);
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
     meter.finish({ status: failure.status, errorCode: failure.code, usage: observer.usage(meter.promptTokensEstimate) });
-    return DONE;
+    return { kind: 'broken', failureClass };
   }
 }
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
-async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal): Promise<AttemptResult> {
+async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
   const { context, meter, codec } = request;
   const chat = request.chat();
   const model = chat.model;
@@ -187,15 +233,15 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
       encoded = codec.encodeResponse(parsed, model);
     } catch (error) {
       if (signal.aborted) return aborted(request);
-      return { kind: 'retry', failure: error instanceof GatewayError ? error : connectionFailure(error) };
+      return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
-    meter.markFirstByte();
+    onFirstByte();
     sendJsonBody(context.response, 200, encoded, 'application/json', { ...request.responseHeaders, ...warningHeader });
     meter.finish({ status: 200, usage });
-    return DONE;
+    return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, () => meter.markFirstByte());
+  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   let deltas = 0;
@@ -203,27 +249,34 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (part.type === 'usage') usage = part.usage;
       else if (part.type === 'finish' && part.usage !== null) usage = part.usage;
-      else if (part.type === 'error') streamError = { status: part.status, code: part.code };
-      else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') deltas += 1;
+      else if (part.type === 'error') {
+        // An upstream that fails in-band before anything reached the caller is retried like any other failure.
+        if (!client.started && (part.status >= 500 || part.status === 429)) {
+          response.discard();
+          return { kind: 'retry', failureClass: 'stream_error' };
+        }
+        streamError = { status: part.status, code: part.code };
+      } else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') deltas += 1;
       await client.write(encoder.encode(part));
     }
     client.end(encoder.end());
     meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? null, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
-    return DONE;
+    return streamError === null ? SUCCESS : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
     response.discard();
     if (signal.aborted) return aborted(request, usage ?? estimate(deltas, meter.promptTokensEstimate));
-    const failure = error instanceof GatewayError ? error : connectionFailure(error);
-    if (!client.started) return { kind: 'retry', failure };
+    const failureClass = failureClassOf(error, true);
+    if (!client.started) return { kind: 'retry', failureClass };
+    const failure = upstreamFailureError(failureClass);
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
     meter.finish({ status: failure.status, errorCode: failure.code, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
-    return DONE;
+    return { kind: 'broken', failureClass };
   }
 }
 
-function aborted(request: ChatRelayRequest, usage: Usage | null = null): AttemptResult {
+function aborted(request: ChatRelayRequest, usage: Usage | null = null): RelayResult {
   request.meter.finish({ status: 499, errorCode: 'client_closed_request', usage });
-  return DONE;
+  return ABORTED;
 }
 
 /** Without reported usage (a stream cut short), each delivered delta counts as one output token. */
@@ -235,3 +288,4 @@ function estimate(deltas: number, promptTokens: number): Usage | null {
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
+

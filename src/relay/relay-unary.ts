@@ -1,21 +1,13 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import { orderCandidates } from '../routing/order-candidates.js';
-import type { Logger } from '../shared/logger.js';
-import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
+import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
-import type { CredentialRotation } from './credential-rotation.js';
+import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
-import { callUpstream } from './upstream-call.js';
+import { callUpstream, exhaustedError, failureClassOf, timeoutsOf, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
-
-export interface UnaryRelayDependencies {
-  adapters: AdapterRegistry;
-  credentials: CredentialRotation;
-  logger: Logger;
-  maxAttempts: number;
-}
+import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
 
 /**
  * One exchange of a non-streaming JSON operation (embeddings, token counts) against one channel: the request
@@ -26,55 +18,113 @@ export interface UnaryExchange<Result> {
   parse(adapter: UpstreamAdapter, route: ChannelRoute, body: Buffer): Result;
 }
 
+export interface UnaryOptions {
+  /** The public model id (default: the meter's). */
+  model?: string;
+  /** Whether channel-model RPM/TPM apply (default true; token counting does not use up a model's generation limit). */
+  modelLimits?: boolean;
+}
+
+function callerLeft(): GatewayError {
+  return new GatewayError('bad_request', 'The client closed the request.', { status: 499 });
+}
+
 /**
- * Tries the model's channels in routing order for a unary operation; retries on upstream failure, relays the
- * upstream's refusals, and returns the first parsed answer. Null when no channel could take the request at all.
+ * Tries the model's channels in routing order for a unary operation (the same routing as chat: breakers,
+ * per-model limits, bounded attempts and time); retries on upstream failure, relays the upstream's refusals, and
+ * returns the first parsed answer. Null when no channel could take the request at all.
  */
 export async function relayUnary<Result>(
-  dependencies: UnaryRelayDependencies,
+  dependencies: RelayDependencies,
   context: RequestContext,
   meter: RequestMeter | null,
   routes: readonly ChannelRoute[],
   exchange: UnaryExchange<Result>,
+  options: UnaryOptions = {},
 ): Promise<Result | null> {
+  const model = options.model ?? meter?.model?.id ?? meter?.modelId ?? '';
   const abort = new AbortController();
   const onClose = (): void => {
     if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
   };
   context.response.once('close', onClose);
-  let lastFailure: GatewayError | null = null;
+  const plan = new RoutePlan(dependencies.routing, routes, model, meter?.promptTokensEstimate ?? 0, options.modelLimits ?? true);
+  const failures: FailedAttempt[] = [];
   try {
-    for (const route of orderCandidates(routes).slice(0, dependencies.maxAttempts)) {
-      const adapter = dependencies.adapters.get(route.channel.type);
-      if (adapter === undefined) continue;
-      const credential = dependencies.credentials.next(route.channel);
-      const request = exchange.request(adapter, route, credential);
-      if (request === null) continue;
-      if (meter !== null) {
-        meter.attempts += 1;
-        meter.channelId = route.channel.id;
-      }
-      const outcome = await callUpstream(adapter, route, request, { signal: abort.signal, stream: false });
-      if (outcome.kind === 'aborted') throw new GatewayError('bad_request', 'The client closed the request.', { status: 499 });
-      if (outcome.kind === 'refused') throw callerErrorFromUpstream(outcome.status, outcome.body);
-      if (outcome.kind === 'retry') {
-        if (outcome.credentialRejected) dependencies.credentials.reportRejected(route.channel, credential);
-        dependencies.logger.warn('upstream attempt failed', { requestId: context.requestId, channelId: route.channel.id, code: outcome.failure.code });
-        lastFailure = outcome.failure;
-        continue;
-      }
-      const chunks: Buffer[] = [];
+    let candidate = await plan.next();
+    while (candidate !== null) {
+      let outcome: UnaryOutcome<Result>;
       try {
-        for await (const chunk of outcome.response.body) chunks.push(chunk);
-        return exchange.parse(adapter, route, Buffer.concat(chunks));
-      } catch (error) {
-        if (abort.signal.aborted) throw new GatewayError('bad_request', 'The client closed the request.', { status: 499 });
-        lastFailure = error instanceof GatewayError ? error : new GatewayError('upstream_error', 'The upstream provider sent an answer the gateway could not read.');
+        outcome = await attemptOne(dependencies, context, meter, plan, candidate, exchange, abort.signal);
+      } finally {
+        candidate.ticket.release();
       }
+      if (outcome.kind === 'answered') return outcome.result;
+      if (outcome.kind === 'failed') failures.push(outcome.failure);
+      const rejectedKey = outcome.kind === 'failed' && outcome.failure.failureClass === 'credential';
+      candidate = (rejectedKey ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
     }
   } finally {
     context.response.off('close', onClose);
   }
-  if (lastFailure !== null) throw lastFailure;
-  return null;
+  if (failures.length === 0 && plan.exhaustion.kind === 'pool') return null;
+  throw exhaustedError(plan, failures, model);
+}
+
+type UnaryOutcome<Result> = { kind: 'answered'; result: Result } | { kind: 'failed'; failure: FailedAttempt } | { kind: 'skipped' };
+
+async function attemptOne<Result>(
+  dependencies: RelayDependencies,
+  context: RequestContext,
+  meter: RequestMeter | null,
+  plan: RoutePlan,
+  candidate: Candidate,
+  exchange: UnaryExchange<Result>,
+  signal: AbortSignal,
+): Promise<UnaryOutcome<Result>> {
+  const { route } = candidate;
+  const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
+  const credential = dependencies.credentials.next(route.channel);
+  const request = exchange.request(adapter, route, credential);
+  if (request === null) {
+    plan.skip(candidate);
+    return { kind: 'skipped' };
+  }
+  const attempt = new UpstreamAttempt(dependencies, candidate, credential, context.requestId, meter);
+  const timeouts = plan.timeouts(candidate, timeoutsOf(route, false));
+  const outcome = await callUpstream(adapter, route, request, { signal, timeouts, now: dependencies.routing.clock.now() });
+  switch (outcome.kind) {
+    case 'aborted':
+      attempt.aborted();
+      throw callerLeft();
+    case 'refused':
+      attempt.refused();
+      throw callerErrorFromUpstream(outcome.status, outcome.body);
+    case 'retry':
+      attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
+      return { kind: 'failed', failure: { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs } };
+    case 'response': {
+      const chunks: Buffer[] = [];
+      let result: Result;
+      try {
+        for await (const chunk of outcome.response.body) chunks.push(chunk);
+        result = exchange.parse(adapter, route, Buffer.concat(chunks));
+      } catch (error) {
+        if (signal.aborted) {
+          attempt.aborted();
+          throw callerLeft();
+        }
+        const failureClass = failureClassOf(error, true);
+        attempt.failedBeforeAnswer(failureClass, null);
+        return { kind: 'failed', failure: { failureClass, retryAfterMs: null } };
+      }
+      attempt.chargeTokensToMeter();
+      attempt.succeeded();
+      return { kind: 'answered', result };
+    }
+    default: {
+      const unknown: never = outcome;
+      throw new Error(`unhandled outcome ${String(unknown)}`);
+    }
+  }
 }

@@ -17,6 +17,12 @@ export interface MeterDependencies {
   logger: Logger;
 }
 
+/** Tokens taken from one token-limit window before forwarding. */
+export interface TokenCharge {
+  rule: LimitRule;
+  charged: number;
+}
+
 export interface RequestOutcome {
   status: number;
   errorCode?: string | null;
@@ -30,13 +36,17 @@ export interface RequestOutcome {
 export class RequestMeter {
   channelId: string | null = null;
   attempts = 0;
+  /** The channels tried, in order; the usage row keeps them. */
+  readonly attemptedChannels: string[] = [];
   ttfbMs: number | null = null;
   model: Model | null = null;
   modelId: string | null = null;
   stream = false;
   /** Local estimate of the prompt, billed only when a cut stream never reported usage. */
   promptTokensEstimate = 0;
-  tokenCharge: { rule: LimitRule; estimate: number; chargedAt: number } | null = null;
+  /** What admission took from each token window (key, account, model), corrected by the real usage at the end. */
+  tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
+  /** The concurrency slot, released by `finish`: on completion, caller abort and upstream failure alike. */
   lease: ConcurrencyLease | null = null;
   #finished = false;
   readonly createdAt: number;
@@ -71,9 +81,10 @@ export class RequestMeter {
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
     if (this.tokenCharge !== null) {
       const actual = usage === null ? 0 : totalTokens(usage);
-      const { rule, estimate, chargedAt } = this.tokenCharge;
-      if (actual !== estimate) {
-        limiter.adjust(rule, actual - estimate, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
+      const { rules, chargedAt } = this.tokenCharge;
+      for (const { rule, charged } of rules) {
+        if (actual === charged) continue;
+        limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
       }
     }
     if (cost > 0n) {
@@ -99,6 +110,7 @@ export class RequestMeter {
       latencyMs: Math.round(performance.now() - this.startedAt),
       ttfbMs: this.ttfbMs,
       attempts: this.attempts,
+      attemptedChannels: this.attemptedChannels,
       createdAt: this.createdAt,
     });
     return cost;

@@ -17,6 +17,7 @@ export class Catalog {
   #routes = new Map<string, ChannelRoute[]>();
   #channels: Channel[] = [];
   #reloading: Promise<void> | null = null;
+  readonly #listeners: Array<(channels: readonly Channel[]) => void> = [];
 
   constructor(
     private readonly storage: Storage,
@@ -43,6 +44,11 @@ export class Catalog {
 
   hasRoute(modelId: string): boolean {
     return (this.#routes.get(modelId)?.length ?? 0) > 0;
+  }
+
+  /** Called after every reload with all channels (health follows deleted and changed channels this way). */
+  onReload(listener: (channels: readonly Channel[]) => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Coalesces concurrent reloads into one. */
@@ -77,5 +83,6 @@ export class Catalog {
     this.#models = modelsById;
     this.#routes = routes;
     this.#channels = channels;
+    for (const listener of this.#listeners) listener(channels);
   }
 }

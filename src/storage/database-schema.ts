@@ -147,6 +147,8 @@ export interface UsageLogsTable {
   ttfb_ms: NullableIntegerColumn;
   attempts: IntegerColumn;
   created_at: IntegerColumn;
+  /** Comma-separated channel ids in attempt order (null on rows older than the column). */
+  attempted_channels: string | null;
 }
 
 export interface AnnouncementsTable {
@@ -176,6 +178,24 @@ export interface SettingsTable {
   updated_at: IntegerColumn;
 }
 
+/** Per-account limits by tier name; NULL limits mean unlimited. */
+export interface TiersTable {
+  name: string;
+  rpm: NullableIntegerColumn;
+  tpm: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+/** An upstream key a channel's upstream rejected: out of the rotation until the channel is updated. */
+export interface ChannelKeyFlagsTable {
+  channel_id: string;
+  key_fingerprint: string;
+  key_index: IntegerColumn;
+  reason: string;
+  flagged_at: IntegerColumn;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -188,4 +208,6 @@ export interface Database {
   announcements: AnnouncementsTable;
   fx_rates: FxRatesTable;
   settings: SettingsTable;
+  tiers: TiersTable;
+  channel_key_flags: ChannelKeyFlagsTable;
 }

@@ -6,6 +6,7 @@ import { migrateToLatest } from './migrate.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
+import { createChannelKeyFlagRepository } from './repositories/channel-key-flag-repository.js';
 import { createChannelRepository } from './repositories/channel-repository.js';
 import { createFxRepository } from './repositories/fx-repository.js';
 import { createLedgerRepository } from './repositories/ledger-repository.js';
@@ -13,6 +14,7 @@ import { createModelRepository } from './repositories/model-repository.js';
 import { createPlanRepository } from './repositories/plan-repository.js';
 import { createSettingsRepository } from './repositories/settings-repository.js';
 import { createSubscriptionRepository } from './repositories/subscription-repository.js';
+import { createTierRepository } from './repositories/tier-repository.js';
 import { createUsageLogRepository } from './repositories/usage-log-repository.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl } from './storage-url.js';
@@ -51,6 +53,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     announcements: createAnnouncementRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),
+    tiers: createTierRepository(db),
+    channelKeyFlags: createChannelKeyFlagRepository(db),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -63,6 +63,18 @@ export interface Channel {
   updatedAt: number;
 }
 
+/** An upstream key a channel's upstream rejected (401/403): out of the rotation until the channel is updated. */
+export interface ChannelKeyFlag {
+  channelId: string;
+  /** First 16 hex characters of the key's SHA-256: names the key without storing it again. */
+  keyFingerprint: string;
+  /** Position of the key in the channel's `apiKeys` when it was flagged. */
+  keyIndex: number;
+  /** Why, e.g. `credential`. */
+  reason: string;
+  flaggedAt: number;
+}
+
 export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
 
 export interface Pricing {
@@ -84,6 +96,20 @@ export interface Model {
   ownedBy: string;
   pricing: Pricing;
   rpm: number | null;
+  tpm: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The tier every account starts on; it always exists (created by the migration, never deleted). */
+export const DEFAULT_TIER = 'default';
+
+/** Per-account limits (spec 8: per-account RPM and TPM, summed over the account's keys), named by `Account.tier`. */
+export interface Tier {
+  name: string;
+  /** Requests a minute for the whole account; null: unlimited. */
+  rpm: number | null;
+  /** Tokens a minute for the whole account; null: unlimited. */
   tpm: number | null;
   createdAt: number;
   updatedAt: number;
@@ -169,6 +195,8 @@ export interface UsageLogRow {
   ttfbMs: number | null;
   attempts: number;
   createdAt: number;
+  /** The channels tried, in order (the last one is `channelId`); absent on rows older than the column. */
+  attemptedChannels?: string[];
 }
 
 export interface UsageQuery {

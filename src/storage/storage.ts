@@ -1,6 +1,6 @@
 import type {
-  Account, Announcement, ApiKey, Channel, FxRates, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
-  PageRequest, Plan, Subscription, UsageCharge, UsageLogRow, UsageQuery,
+  Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
+  PageRequest, Plan, Subscription, Tier, UsageCharge, UsageLogRow, UsageQuery,
 } from './records.js';
 
 /**
@@ -21,6 +21,8 @@ export interface Storage {
   announcements: AnnouncementRepository;
   fx: FxRepository;
   settings: SettingsRepository;
+  tiers: TierRepository;
+  channelKeyFlags: ChannelKeyFlagRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -62,6 +64,16 @@ export interface ChannelRepository {
   delete(id: string): Promise<boolean>;
 }
 
+/** Upstream keys flagged as rejected, per channel (small: a few rows per channel at most). */
+export interface ChannelKeyFlagRepository {
+  /** Every flag (read with the routing snapshot). */
+  listAll(): Promise<ChannelKeyFlag[]>;
+  /** Adds a flag; a key already flagged keeps its first flag. */
+  add(flag: ChannelKeyFlag): Promise<void>;
+  /** Drops every flag of a channel (its keys were updated, or it was deleted). */
+  clearChannel(channelId: string): Promise<void>;
+}
+
 export type ModelPatch = Partial<Omit<Model, 'id' | 'createdAt' | 'updatedAt'>>;
 
 export interface ModelRepository {
@@ -81,6 +93,20 @@ export interface PlanRepository {
   getByName(name: string): Promise<Plan | null>;
   list(page: PageRequest): Promise<Page<Plan>>;
   update(id: string, patch: PlanPatch, now: number): Promise<Plan | null>;
+}
+
+export type TierPatch = Partial<Pick<Tier, 'rpm' | 'tpm'>>;
+
+/** Tiers by name (the name is the key: accounts refer to it). */
+export interface TierRepository {
+  create(tier: Tier): Promise<void>;
+  getByName(name: string): Promise<Tier | null>;
+  /** By name, with an exclusive name cursor. */
+  list(page: PageRequest): Promise<Page<Tier>>;
+  /** Every tier (the limits snapshot; the table is small). */
+  listAll(): Promise<Tier[]>;
+  update(name: string, patch: TierPatch, now: number): Promise<Tier | null>;
+  delete(name: string): Promise<boolean>;
 }
 
 export interface SubscriptionRepository {

@@ -1,6 +1,6 @@
 import { newId } from '../../src/shared/ids.js';
 import type {
-  Account, Announcement, ApiKey, Channel, Model, Plan, Subscription, UsageLogRow,
+  Account, Announcement, ApiKey, Channel, Model, Plan, Subscription, Tier, UsageLogRow,
 } from '../../src/storage/records.js';
 
 /** Above 2^53: a double would round these. */
@@ -157,6 +157,20 @@ export function makeAnnouncement(overrides: Partial<Announcement> = {}): Announc
     publishedAt: 1_700_000_000_000,
     expiresAt: null,
     createdAt: 1_700_000_000_000,
+    ...overrides,
+  };
+}
+
+let tierCounter = 0;
+
+export function makeTier(overrides: Partial<Tier> = {}): Tier {
+  tierCounter += 1;
+  return {
+    name: `tier-${tierCounter}-${newId('t').slice(-6)}`,
+    rpm: 600,
+    tpm: 2_000_000,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
     ...overrides,
   };
 }

@@ -8,7 +8,7 @@ import type { Storage } from '../../src/storage/storage.js';
 import { InvalidCursorError } from '../../src/storage/usage-cursor.js';
 import {
   HUGE_NANO, makeAccount, makeAnnouncement, makeApiKey, makeChannel, makeModel, makePlan, makeSubscription,
-  makeUsageLog,
+  makeTier, makeUsageLog,
 } from './fixtures.js';
 
 /** What a dialect's test file provides to the shared suite. */
@@ -312,6 +312,61 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       expect(await storage.subscriptions.getById('sub_missing')).toBeNull();
       expect(await storage.subscriptions.listByAccount(account.id)).toEqual([first, second]);
       expect(await storage.subscriptions.listByAccount('acct_missing')).toEqual([]);
+    });
+  });
+
+  describe('tiers', () => {
+    it('has the built-in default tier, unlimited, after migrations', async () => {
+      const builtIn = await storage.tiers.getByName('default');
+      expect(builtIn).toMatchObject({ name: 'default', rpm: null, tpm: null });
+      expect(typeof builtIn?.createdAt).toBe('number');
+    });
+
+    it('round-trips every field, limits above 2^31 included, and rejects a duplicate name', async () => {
+      const tier = makeTier({ rpm: 1, tpm: 2 ** 40 + 3 });
+      await storage.tiers.create(tier);
+      expect(await storage.tiers.getByName(tier.name)).toEqual(tier);
+      expect(await storage.tiers.getByName('no-such-tier')).toBeNull();
+      await expect(storage.tiers.create(makeTier({ name: tier.name }))).rejects.toThrow();
+      const unlimited = makeTier({ rpm: null, tpm: null });
+      await storage.tiers.create(unlimited);
+      expect(await storage.tiers.getByName(unlimited.name)).toEqual(unlimited);
+    });
+
+    it('patches only the fields given, null clears, and returns null for a missing tier', async () => {
+      const tier = makeTier();
+      await storage.tiers.create(tier);
+      const updated = await storage.tiers.update(tier.name, { tpm: null }, 1_800_000_000_000);
+      expect(updated).toEqual({ ...tier, tpm: null, updatedAt: 1_800_000_000_000 });
+      expect(await storage.tiers.update(tier.name, { rpm: 5 }, 1_800_000_000_001)).toEqual({ ...tier, rpm: 5, tpm: null, updatedAt: 1_800_000_000_001 });
+      expect(await storage.tiers.update('no-such-tier', { rpm: 1 }, 1)).toBeNull();
+    });
+
+    it('lists every tier by name and pages with an exclusive name cursor', async () => {
+      const created = [makeTier(), makeTier(), makeTier()];
+      for (const tier of created) await storage.tiers.create(tier);
+      const all = await storage.tiers.listAll();
+      const names = all.map((tier) => tier.name);
+      expect(names).toEqual([...names].sort());
+      expect(names).toEqual(expect.arrayContaining(['default', ...created.map((tier) => tier.name)]));
+      const paged: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const page: Awaited<ReturnType<Storage['tiers']['list']>> = await storage.tiers.list({ limit: 2, after });
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        paged.push(...page.data.map((tier) => tier.name));
+        if (page.nextCursor === null) break;
+        after = page.nextCursor;
+      }
+      expect(paged).toEqual(names);
+    });
+
+    it('deletes by name, once', async () => {
+      const tier = makeTier();
+      await storage.tiers.create(tier);
+      expect(await storage.tiers.delete(tier.name)).toBe(true);
+      expect(await storage.tiers.delete(tier.name)).toBe(false);
+      expect(await storage.tiers.getByName(tier.name)).toBeNull();
     });
   });
 

@@ -49,6 +49,7 @@ function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
     latency_ms: row.latencyMs,
     ttfb_ms: row.ttfbMs,
     attempts: row.attempts,
+    attempted_channels: row.attemptedChannels ?? [],
     created_at: isoTime(row.createdAt),
   };
 }

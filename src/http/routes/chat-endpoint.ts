@@ -4,13 +4,12 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import { admit } from '../../relay/admission.js';
 import { relayChat } from '../../relay/relay-chat.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import type { GatewayServices } from '../../services.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
-
-const MAX_ATTEMPTS = 3;
 
 /** What the gateway reads from a chat request before routing it, validated. */
 export interface ChatEnvelope {
@@ -54,6 +53,7 @@ export function once<T>(build: () => T): () => T {
 
 /** The chat route of any family: authenticate, validate, price, admit, relay, settle once. */
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
+  const relay = relayDependencies(services);
   return async (context) => {
     const { key, account } = await authenticate(context, services, endpoint.keyFamily);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.protocol, context.path, context.startedAt);
@@ -70,15 +70,16 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const routes = services.catalog.routes(model.id);
       if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+      const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {
         key,
         account,
         model,
-        estimatedTokens: envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0),
+        estimatedTokens,
         meter,
       });
       await relayChat(
-        { adapters: services.adapters, credentials: services.credentials, logger: services.logger, maxAttempts: MAX_ATTEMPTS },
+        relay,
         {
           context,
           meter,
@@ -91,6 +92,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
           sse: envelope.sse,
           responseHeaders: rateLimitHeaders,
           clientHeaders: clientHeaders(context, endpoint.codec),
+          estimatedTokens,
         },
       );
     } catch (error) {

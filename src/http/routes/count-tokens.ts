@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { TokenCount } from '../../ir/token-count.js';
 import { passThroughBody } from '../../relay/pass-through-body.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
@@ -26,6 +27,7 @@ interface CountTokensEndpoint {
  * every upstream fails, the local tokenizer. The key's model allowlist still applies.
  */
 function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
+  const relay = relayDependencies(services, 2);
   return async (context) => {
     const { key } = await authenticate(context, services, endpoint.keyFamily);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -38,7 +40,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     let count: TokenCount | null = null;
     try {
       count = await relayUnary(
-        { adapters: services.adapters, credentials: services.credentials, logger: services.logger, maxAttempts: 2 },
+        relay,
         context,
         null,
         services.catalog.routes(model.id),
@@ -52,6 +54,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
           },
           parse: (adapter, _route, upstreamBody) => ({ inputTokens: adapter.parseCountTokensResponse(upstreamBody), source: 'upstream' as const }),
         },
+        { model: model.id, modelLimits: false },
       );
     } catch (error) {
       if (error instanceof GatewayError && error.status < 500) throw error;

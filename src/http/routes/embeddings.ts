@@ -8,6 +8,7 @@ import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js'
 import type { Usage } from '../../ir/usage.js';
 import { admit } from '../../relay/admission.js';
 import { RequestMeter } from '../../relay/request-meter.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
@@ -34,6 +35,7 @@ function inputTokensOf(usage: number): Usage {
 }
 
 function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
+  const relay = relayDependencies(services);
   return async (context) => {
     const { key, account } = await authenticate(context, services, endpoint.keyFamily);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
@@ -50,7 +52,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       meter.promptTokensEstimate = estimate;
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter });
       const result = await relayUnary(
-        { adapters: services.adapters, credentials: services.credentials, logger: services.logger, maxAttempts: 3 },
+        relay,
         context,
         meter,
         routes,

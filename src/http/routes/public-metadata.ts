@@ -1,12 +1,18 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
+import { channelStatus } from '../channel-status.js';
 import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RouteHandler } from '../request-context.js';
 import { sendJson } from '../respond.js';
 
 const VERSION = '0.1.0';
 
-/** GET /api/status: storage and channel health, no key. */
+/**
+ * GET /api/status: storage and channel health, no key. Each channel's `status` comes from its breakers and keys
+ * (operational, degraded, down, disabled); no URL or key is shown. The overall status is `ok` when every enabled
+ * channel is operational (or there is none), `down` when storage is unreachable or every enabled channel is down,
+ * else `degraded`.
+ */
 export function statusRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     await enforcePublicRateLimit(context, services);
@@ -14,12 +20,15 @@ export function statusRoute(services: GatewayServices): RouteHandler {
     const channels = services.catalog.channels().map((channel) => ({
       name: channel.name,
       type: channel.type,
-      status: !channel.enabled ? 'disabled' : services.adapters.supports(channel.type) ? 'operational' : 'unsupported',
+      status: channelStatus(services, channel),
       models: Object.keys(channel.models).length,
     }));
-    const operational = channels.some((channel) => channel.status === 'operational');
+    const enabled = channels.filter((channel) => channel.status !== 'disabled');
+    const allDown = enabled.length > 0 && enabled.every((channel) => channel.status === 'down');
+    // Channels that exist but are all disabled serve nothing: degraded, as is anything short of operational.
+    const allOperational = (enabled.length > 0 || channels.length === 0) && enabled.every((channel) => channel.status === 'operational');
     sendJson(context, storageOk ? 200 : 503, {
-      status: !storageOk ? 'down' : operational || channels.length === 0 ? 'ok' : 'degraded',
+      status: !storageOk || allDown ? 'down' : allOperational ? 'ok' : 'degraded',
       version: VERSION,
       uptime_seconds: Math.floor((services.clock.now() - services.startedAt) / 1000),
       storage: { ok: storageOk, dialect: services.storage.dialect },

@@ -1,5 +1,7 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as initial from './0001-initial.js';
+import * as accountTiers from './0002-account-tiers.js';
+import * as routingHealth from './0003-routing-health.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -7,6 +9,8 @@ import * as initial from './0001-initial.js';
  */
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-account-tiers': accountTiers,
+  '0003-routing-health': routingHealth,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -6,7 +6,7 @@ import type { UsageLogRow } from '../records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
-const USAGE_COLUMNS = 20;
+const USAGE_COLUMNS = 21;
 
 function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
   return {
@@ -30,6 +30,7 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     ttfbMs: toNullableNumber(row.ttfb_ms),
     attempts: toNumber(row.attempts),
     createdAt: toNumber(row.created_at),
+    ...(row.attempted_channels == null || row.attempted_channels === '' ? {} : { attemptedChannels: row.attempted_channels.split(',') }),
   };
 }
 
@@ -55,6 +56,7 @@ function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     ttfb_ms: log.ttfbMs,
     attempts: log.attempts,
     created_at: log.createdAt,
+    attempted_channels: log.attemptedChannels === undefined || log.attemptedChannels.length === 0 ? null : log.attemptedChannels.join(','),
   };
 }
 

@@ -1,0 +1,135 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { isoTime } from '../../management/time-input.js';
+import { parseInput } from '../../management/parse-input.js';
+import { METRICS_CONTENT_TYPE } from '../../metrics/metrics-listener.js';
+import { testChannel } from '../../relay/channel-test.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
+import type { BreakerSnapshot } from '../../routing/circuit-breaker.js';
+import type { GatewayServices } from '../../services.js';
+import type { Channel } from '../../storage/records.js';
+import { channelStatus } from '../channel-status.js';
+import type { Router } from '../router.js';
+import { sendJson, sendRaw } from '../respond.js';
+import { readBody } from '../read-body.js';
+import { adminOnly, notFound } from './admin-guard.js';
+
+function breakerJson(snapshot: BreakerSnapshot, windowMs: number): Record<string, unknown> {
+  return {
+    state: snapshot.state,
+    open_until: snapshot.state === 'closed' ? null : isoTime(snapshot.openUntil),
+    open_reason: snapshot.openReason,
+    cooldown_level: snapshot.level,
+    consecutive_failures: snapshot.consecutiveFailures,
+    recent: { window_seconds: Math.round(windowMs / 1000), successes: snapshot.recent.successes, failures: snapshot.recent.failures },
+    last_error: snapshot.lastFailureClass === null ? null : { class: snapshot.lastFailureClass, at: isoTime(snapshot.lastFailureAt) },
+    last_success_at: isoTime(snapshot.lastSuccessAt),
+  };
+}
+
+/** A channel's health as the admin sees it: breakers, recent counts, last error, flagged keys; no URL, no key. */
+export function channelHealthJson(services: GatewayServices, channel: Channel): Record<string, unknown> {
+  const report = services.health.report(channel);
+  const windowMs = services.config.routing.breakerWindowMs;
+  return {
+    object: 'channel.health',
+    channel_id: channel.id,
+    name: channel.name,
+    type: channel.type,
+    enabled: channel.enabled,
+    status: channelStatus(services, channel),
+    breaker: breakerJson(report.channel, windowMs),
+    models: report.models.map(({ model, ...snapshot }) => ({ model, ...breakerJson(snapshot, windowMs) })),
+    keys: channel.apiKeys.length,
+    rejected_keys: services.credentials.rejectedKeys(channel).map((key) => ({ index: key.index, reason: key.reason, flagged_at: isoTime(key.flaggedAt) })),
+  };
+}
+
+const testSchema = z.object({ model: z.string().min(1).optional() }).strict();
+
+/**
+ * GET /admin/health, GET /admin/channels/:id/health, POST /admin/channels/:id/test, POST
+ * /admin/channels/:id/health/reset and GET /metrics (admin token) — docs/operators.md, "Routing and failover".
+ */
+export function addHealthRoutes(router: Router, services: GatewayServices): void {
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+  const relay = relayDependencies(services, 1);
+  const channelById = async (id: string): Promise<Channel> => {
+    const channel = await services.storage.channels.getById(id);
+    if (channel === null) throw notFound('channel', id);
+    return channel;
+  };
+
+  router.add('GET', '/admin/health', guard(async (context) => {
+    const channels = await services.storage.channels.listAll();
+    const reports = channels.map((channel) => channelHealthJson(services, channel));
+    const enabled = reports.filter((report) => report.status !== 'disabled');
+    const down = enabled.filter((report) => report.status === 'down').length;
+    const degraded = enabled.filter((report) => report.status === 'degraded').length;
+    sendJson(context, 200, {
+      object: 'health',
+      status: enabled.length > 0 && down === enabled.length ? 'down' : down + degraded > 0 ? 'degraded' : 'ok',
+      shared: services.config.redisUrl !== null,
+      channels: reports,
+    });
+  }));
+
+  router.add('GET', '/admin/channels/:id/health', guard(async (context) => {
+    sendJson(context, 200, channelHealthJson(services, await channelById(context.params.id ?? '')));
+  }));
+
+  router.add('POST', '/admin/channels/:id/health/reset', guard(async (context) => {
+    const channel = await channelById(context.params.id ?? '');
+    services.health.reset(channel.id);
+    services.credentials.forgetChannel(channel.id);
+    sendJson(context, 200, channelHealthJson(services, channel));
+  }));
+
+  router.add('POST', '/admin/channels/:id/test', guard(async (context) => {
+    const channel = await channelById(context.params.id ?? '');
+    // The body is optional: an empty POST tests the channel's first model.
+    const raw = await readBody(context, 64 * 1024);
+    let body: unknown = {};
+    if (raw.length > 0) {
+      try {
+        body = JSON.parse(raw.toString('utf8'));
+      } catch {
+        throw new GatewayError('invalid_json', 'Request body is not valid JSON.');
+      }
+    }
+    const input = parseInput(testSchema, body);
+    const models = Object.keys(channel.models);
+    const model = input.model ?? models[0];
+    if (model === undefined) throw new GatewayError('bad_request', 'The channel serves no model to test.', { param: 'model' });
+    if (!(model in channel.models)) throw new GatewayError('bad_request', `The channel does not serve model '${model}'.`, { param: 'model' });
+    const mapped = channel.models[model] as string;
+    const upstreamModel = mapped === '' ? (services.catalog.model(model)?.upstream ?? model) : mapped;
+    const abort = new AbortController();
+    const onClose = (): void => {
+      if (!context.response.writableFinished) abort.abort();
+    };
+    context.response.once('close', onClose);
+    try {
+      const result = await testChannel(relay, channel, model, upstreamModel, abort.signal);
+      sendJson(context, 200, {
+        object: 'channel.test',
+        channel_id: channel.id,
+        ok: result.ok,
+        outcome: result.outcome,
+        model: result.model,
+        upstream_model: result.upstreamModel,
+        latency_ms: result.latencyMs,
+        upstream_status: result.upstreamStatus,
+        failure_class: result.failureClass,
+        message: result.message,
+        health: channelHealthJson(services, channel),
+      });
+    } finally {
+      context.response.off('close', onClose);
+    }
+  }));
+
+  router.add('GET', '/metrics', guard(async (context) => {
+    sendRaw(context, 200, services.metrics.render(), METRICS_CONTENT_TYPE);
+  }));
+}

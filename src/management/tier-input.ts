@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import type { Tier } from '../storage/records.js';
+import type { TierPatch } from '../storage/storage.js';
+import { isoTime } from './time-input.js';
+
+/** The same shape as an account's `tier`, which names one. */
+export const tierName = z.string().min(1).max(50).regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and - only');
+
+/** A per-minute limit; null (or absent on create) means unlimited. */
+const perMinute = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional();
+
+export const createTierSchema = z.object({ name: tierName, rpm: perMinute, tpm: perMinute }).strict();
+/** The name is the tier's identity (accounts refer to it), so it is not patchable. */
+export const updateTierSchema = z.object({ rpm: perMinute, tpm: perMinute }).strict();
+
+export type CreateTierInput = z.infer<typeof createTierSchema>;
+export type UpdateTierInput = z.infer<typeof updateTierSchema>;
+
+export function tierFromInput(input: CreateTierInput, now: number): Tier {
+  return { name: input.name, rpm: input.rpm ?? null, tpm: input.tpm ?? null, createdAt: now, updatedAt: now };
+}
+
+export function tierPatchFromInput(input: UpdateTierInput): TierPatch {
+  const patch: TierPatch = {};
+  if (input.rpm !== undefined) patch.rpm = input.rpm;
+  if (input.tpm !== undefined) patch.tpm = input.tpm;
+  return patch;
+}
+
+/** A declared tier (gateway.yaml) is complete: a limit it leaves out is unlimited. */
+export function tierStateFromInput(input: CreateTierInput): TierPatch {
+  return { rpm: input.rpm ?? null, tpm: input.tpm ?? null };
+}
+
+export function tierToJson(tier: Tier): Record<string, unknown> {
+  return {
+    object: 'tier',
+    name: tier.name,
+    rpm: tier.rpm,
+    tpm: tier.tpm,
+    created_at: isoTime(tier.createdAt),
+    updated_at: isoTime(tier.updatedAt),
+  };
+}

@@ -1,0 +1,62 @@
+import type { BreakerState } from '../routing/circuit-breaker.js';
+import type { WireProtocol } from '../upstreams/upstream-adapter.js';
+import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type GaugeSeries, type Histogram } from './metrics-registry.js';
+
+/** Seconds, 5 ms to 120 s: fast proxied answers at the bottom, long generations at the top. */
+export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120] as const;
+
+/** The family label of a wire protocol, as in `requests_total`. */
+export function protocolFamily(protocol: WireProtocol): 'openai' | 'anthropic' | 'gemini' {
+  switch (protocol) {
+    case 'openai-chat':
+      return 'openai';
+    case 'anthropic-messages':
+      return 'anthropic';
+    case 'gemini':
+      return 'gemini';
+    default: {
+      const unknown: never = protocol;
+      throw new Error(`unknown protocol ${String(unknown)}`);
+    }
+  }
+}
+
+const BREAKER_STATE_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
+
+/** What one upstream attempt came to, for `upstream_attempts_total`. */
+export type AttemptOutcome = 'success' | 'failure' | 'refused' | 'aborted';
+
+/**
+ * The gateway's metrics (docs/operators.md, "Metrics"). Names carry the `unigate_` prefix; label sets are small
+ * and bounded (protocol and endpoint come from a fixed list, channel is the channel's name).
+ */
+export class GatewayMetrics {
+  readonly registry = new MetricsRegistry();
+  readonly requests: Counter;
+  readonly requestDuration: Histogram;
+  readonly timeToFirstByte: Histogram;
+  readonly upstreamAttempts: Counter;
+  readonly retries: CounterSeries;
+  readonly upstreamErrors: Counter;
+  readonly inFlight: GaugeSeries;
+  readonly #inFlightGauge: Gauge;
+
+  constructor(breakerStates: () => Iterable<{ channel: string; model: string; state: BreakerState }> = () => []) {
+    const registry = this.registry;
+    this.requests = registry.counter('unigate_requests_total', 'Requests answered on the API listener, by protocol family, endpoint and HTTP status.', ['protocol', 'endpoint', 'status']);
+    this.requestDuration = registry.histogram('unigate_request_duration_seconds', 'Time from request arrival to the end of the response (streams: the last byte).', ['protocol', 'endpoint'], LATENCY_BUCKETS_SECONDS);
+    this.timeToFirstByte = registry.histogram('unigate_time_to_first_byte_seconds', 'Time from request arrival to the first byte of a relayed model answer.', ['protocol', 'stream'], LATENCY_BUCKETS_SECONDS);
+    this.upstreamAttempts = registry.counter('unigate_upstream_attempts_total', 'Upstream attempts by channel and outcome (success, failure, refused: the caller\'s error, aborted: the caller left).', ['channel', 'outcome']);
+    this.retries = registry.counter('unigate_retries_total', 'Attempts beyond the first of a request (failover to the next channel).').labels();
+    this.upstreamErrors = registry.counter('unigate_upstream_errors_total', 'Failed upstream attempts by channel and failure class.', ['channel', 'class']);
+    this.#inFlightGauge = registry.gauge('unigate_in_flight_requests', 'Requests on the API listener whose response has not finished.');
+    this.inFlight = this.#inFlightGauge.labels();
+    registry.collected('unigate_breaker_state', 'Circuit breaker state: 0 closed, 1 half-open, 2 open; model="" is the channel\'s own breaker.', ['channel', 'model'], function* () {
+      for (const { channel, model, state } of breakerStates()) yield { labels: [channel, model], value: BREAKER_STATE_VALUE[state] };
+    });
+  }
+
+  render(): string {
+    return this.registry.render();
+  }
+}

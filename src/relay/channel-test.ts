@@ -1,0 +1,87 @@
+import type { ChatRequest } from '../ir/chat-request.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { UpstreamFailureClass } from '../routing/failure-class.js';
+import type { Channel } from '../storage/records.js';
+import type { RelayDependencies } from './relay-dependencies.js';
+import { callUpstream, failureClassOf, timeoutsOf } from './upstream-call.js';
+import { UpstreamAttempt } from './upstream-attempt.js';
+
+/** The longest a test waits for the upstream's first byte, and between body chunks. */
+const TEST_TIMEOUT_MS = 30_000;
+
+export interface ChannelTestResult {
+  ok: boolean;
+  /** success: a valid answer; failure: the channel failed (see failureClass); refused: the upstream answered 4xx. */
+  outcome: 'success' | 'failure' | 'refused' | 'aborted';
+  model: string;
+  upstreamModel: string;
+  latencyMs: number;
+  /** The upstream's HTTP status, when it answered. */
+  upstreamStatus: number | null;
+  failureClass: UpstreamFailureClass | null;
+  /** What happened, in the gateway's words (never the upstream's body, URL or key). */
+  message: string;
+}
+
+/**
+ * A 1-token chat to one channel, on demand (POST /admin/channels/:id/test). It goes through the channel's breakers
+ * even when they are open, and its verdict feeds them like any request's: a passing test closes an open breaker.
+ * The answer reports latency and outcome only.
+ */
+export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: AbortSignal): Promise<ChannelTestResult> {
+  const adapter = dependencies.adapters.get(channel.type);
+  const result = (outcome: ChannelTestResult['outcome'], latencyMs: number, upstreamStatus: number | null, failureClass: UpstreamFailureClass | null, message: string): ChannelTestResult => ({
+    ok: outcome === 'success', outcome, model, upstreamModel, latencyMs, upstreamStatus, failureClass, message,
+  });
+  if (adapter === undefined) return result('failure', 0, null, 'unavailable', `Channel type '${channel.type}' is not supported by this gateway.`);
+  const route: ChannelRoute = { channel, upstreamModel };
+  const chat: ChatRequest = { model, system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'ping' }] }], stream: false, maxOutputTokens: 1, extensions: {}, warnings: [] };
+  const credential = dependencies.credentials.next(channel);
+  // A test goes through open breakers, and its verdict counts like any attempt's.
+  const ticket = dependencies.routing.health.force(channel, model);
+  const attempt = new UpstreamAttempt(dependencies, { route, ticket, attempt: 1, tokenCharge: null }, credential, 'admin-channel-test', null);
+  const configured = timeoutsOf(route, false);
+  const timeouts = { firstByteMs: Math.min(configured.firstByteMs, TEST_TIMEOUT_MS), idleMs: Math.min(configured.idleMs, TEST_TIMEOUT_MS) };
+  const startedAt = performance.now();
+  const elapsed = (): number => Math.round(performance.now() - startedAt);
+  const failed = (failureClass: UpstreamFailureClass, status: number | null, message: string, retryAfterMs: number | null = null): ChannelTestResult => {
+    attempt.failed(failureClass, retryAfterMs);
+    return result('failure', elapsed(), status, failureClass, message);
+  };
+  const cancelled = (): ChannelTestResult => {
+    attempt.aborted();
+    return result('aborted', elapsed(), null, null, 'The test was cancelled.');
+  };
+  try {
+    const request = adapter.buildChatRequest(channel, credential, chat, upstreamModel);
+    const outcome = await callUpstream(adapter, route, request, { signal, timeouts, now: dependencies.routing.clock.now() });
+    switch (outcome.kind) {
+      case 'aborted':
+        return cancelled();
+      case 'refused':
+        attempt.refused();
+        return result('refused', elapsed(), outcome.status, null, `The upstream answered but refused the test request (HTTP ${outcome.status}); the channel is reachable and its key accepted.`);
+      case 'retry':
+        return failed(outcome.failureClass, outcome.status, `The channel failed: ${outcome.failureClass.replace(/_/g, ' ')}.`, outcome.retryAfterMs);
+      case 'response': {
+        const chunks: Buffer[] = [];
+        try {
+          for await (const chunk of outcome.response.body) chunks.push(chunk);
+          adapter.parseChatResponse(Buffer.concat(chunks), chat);
+        } catch (error) {
+          if (signal.aborted) return cancelled();
+          const failureClass = failureClassOf(error, true);
+          return failed(failureClass, outcome.response.status, `The channel's answer was unusable: ${failureClass.replace(/_/g, ' ')}.`);
+        }
+        attempt.succeeded();
+        return result('success', elapsed(), outcome.response.status, null, 'The channel answered.');
+      }
+      default: {
+        const unknown: never = outcome;
+        throw new Error(`unhandled outcome ${String(unknown)}`);
+      }
+    }
+  } finally {
+    ticket.release();
+  }
+}

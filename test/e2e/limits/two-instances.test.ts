@@ -1,0 +1,169 @@
+/**
+ * The Redis backend across processes: two `unigate serve` processes on one database and one Redis (REDIS_URL from
+ * TEST_REDIS_URL, a key prefix of their own) admit exactly the limit between them, for RPM and for concurrency; a
+ * key revoked or a tier changed through one is seen by the other within a second (pub/sub); and a gateway killed
+ * (SIGKILL) in the middle of a stream gives its concurrency slot back once its lease expires (1 s here).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { suiteDatabase } from '../../support/gateway-harness.js';
+import { createThrowawayPostgresDatabase, type ThrowawayPostgresDatabase } from '../../support/postgres-test-database.js';
+import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../../unit/limits/redis-test-support.js';
+import { call, type HttpAnswer } from '../admin/helpers.js';
+import { assertBuilt, cleanEnv, freePort, killAll, startCommand, waitForHttp, waitUntil, type RunningCommand } from '../cli/cli-process.js';
+import { MINUTE } from './limits-support.js';
+
+const ADMIN_TOKEN = `adm_test_${randomBytes(12).toString('hex')}`;
+const LEASE_SECONDS = 1;
+
+interface Instance {
+  url: string;
+  process: RunningCommand;
+}
+
+describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redis', () => {
+  const redis = new RedisFixture(TEST_REDIS_URL ?? '', testKeyPrefix());
+  let directory: string;
+  let postgres: ThrowawayPostgresDatabase | null = null;
+  let a: Instance;
+  let b: Instance;
+
+  async function start(name: string, environment: Record<string, string>): Promise<Instance> {
+    const port = await freePort();
+    let consolePort = await freePort();
+    while (consolePort === port) consolePort = await freePort();
+    const process = startCommand(['serve'], directory, cleanEnv({ ...environment, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }));
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/api/status`, process, 20_000);
+    return { url, process };
+  }
+
+  beforeAll(async () => {
+    assertBuilt();
+    directory = await mkdtemp(path.join(tmpdir(), 'unigate-two-instances-'));
+    await writeFile(path.join(directory, 'gateway.yaml'), [
+      'models:',
+      '  - { id: pair-fast, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
+      '  - { id: pair-slow, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
+      '  - { id: pair-stream, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
+      'channels:',
+      '  - { name: pair-fast, type: simulator, models: [pair-fast], settings: { output_tokens: 4 } }',
+      '  - { name: pair-slow, type: simulator, models: [pair-slow], settings: { output_tokens: 4, latency_ms: 1000 } }',
+      '  - { name: pair-stream, type: simulator, models: [pair-stream], settings: { output_tokens: 400, chunk_delay_ms: 50 } }',
+      '',
+    ].join('\n'));
+    postgres = suiteDatabase() === 'postgres' ? await createThrowawayPostgresDatabase() : null;
+    const environment = {
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN,
+      SECRET_KEY: randomBytes(32).toString('hex'),
+      DATABASE_URL: postgres?.url ?? `sqlite:${path.join(directory, 'shared.db')}`,
+      REDIS_URL: TEST_REDIS_URL ?? '',
+      REDIS_KEY_PREFIX: redis.prefix,
+      CONCURRENCY_LEASE_SECONDS: String(LEASE_SECONDS),
+      LOG_LEVEL: 'warn',
+    };
+    // One after the other: the first applies migrations and gateway.yaml, the second finds them done.
+    a = await start('a', environment);
+    b = await start('b', environment);
+  }, 60_000);
+
+  afterAll(async () => {
+    killAll();
+    await redis.cleanUp();
+    await postgres?.drop();
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  });
+
+  const admin = <T = Record<string, unknown>>(instance: Instance, method: string, route: string, body?: unknown): Promise<HttpAnswer<T>> =>
+    call<T>(instance.url, method, route, { token: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) });
+
+  const chat = (instance: Instance, key: string, model = 'pair-fast'): Promise<HttpAnswer> =>
+    call(instance.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages: [{ role: 'user', content: 'hi' }] } });
+
+  /** An account with funds and one key with `attributes`, made through instance A. */
+  async function newKey(attributes: Record<string, unknown>): Promise<{ key: string; keyId: string; accountId: string }> {
+    const account = await admin<{ id: string }>(a, 'POST', '/admin/accounts', { email: `pair-${randomBytes(5).toString('hex')}@example.com` });
+    expect(account.status, account.text).toBe(201);
+    expect((await admin(a, 'POST', `/admin/accounts/${account.body.id}/credits`, { amount_usd: 10 })).status).toBe(200);
+    const key = await admin<{ id: string; key: string }>(a, 'POST', `/admin/accounts/${account.body.id}/keys`, attributes);
+    expect(key.status, key.text).toBe(201);
+    return { key: key.body.key, keyId: key.body.id, accountId: account.body.id };
+  }
+
+  function statuses(answers: HttpAnswer[]): Record<number, number> {
+    const counts: Record<number, number> = {};
+    for (const answer of answers) counts[answer.status] = (counts[answer.status] ?? 0) + 1;
+    return counts;
+  }
+
+  it('admit exactly the RPM limit between them', async () => {
+    const { key } = await newKey({ rpm: 6 });
+    // Far enough from a window edge that every request falls in one window.
+    if (Date.now() % MINUTE > MINUTE - 2000) await new Promise((resolve) => setTimeout(resolve, MINUTE - (Date.now() % MINUTE) + 50));
+    const answers = await Promise.all(Array.from({ length: 24 }, (_unused, index) => chat(index % 2 === 0 ? a : b, key)));
+    expect(statuses(answers)).toEqual({ 200: 6, 429: 18 });
+  });
+
+  it('admit exactly the concurrency limit between them, and free the slots when done', async () => {
+    const { key } = await newKey({ concurrency: 3 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_unused, index) => chat(index % 2 === 0 ? a : b, key, 'pair-slow')));
+    expect(statuses(answers)).toEqual({ 200: 3, 429: 9 });
+    const again = await Promise.all([chat(a, key), chat(b, key), chat(a, key)]);
+    expect(statuses(again)).toEqual({ 200: 3 });
+  });
+
+  it('see a key revoked through the other instance within a second', async () => {
+    const { key, keyId } = await newKey({});
+    expect((await chat(b, key)).status).toBe(200);
+    expect((await chat(a, key)).status).toBe(200);
+    expect((await admin(a, 'PATCH', `/admin/keys/${keyId}`, { status: 'revoked' })).status).toBe(200);
+    const revokedAt = Date.now();
+    let answer = await chat(b, key);
+    while (answer.status === 200 && Date.now() - revokedAt < 3000) answer = await chat(b, key);
+    expect(answer.status, answer.text).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(1000);
+  });
+
+  it('apply a tier change made through the other instance within a second', async () => {
+    const { key, accountId } = await newKey({});
+    expect((await admin(a, 'POST', '/admin/tiers', { name: `pair-${randomBytes(3).toString('hex')}`, rpm: 1 })).status).toBe(201);
+    const tiers = await admin<{ data: Array<{ name: string }> }>(a, 'GET', '/admin/tiers?limit=200');
+    const tier = tiers.body.data.find((entry) => entry.name.startsWith('pair-'))?.name ?? '';
+    expect((await chat(b, key)).status).toBe(200);
+    if (Date.now() % MINUTE > MINUTE - 2000) await new Promise((resolve) => setTimeout(resolve, MINUTE - (Date.now() % MINUTE) + 50));
+    expect((await admin(a, 'PATCH', `/admin/accounts/${accountId}`, { tier })).status).toBe(200);
+    const changedAt = Date.now();
+    let refusals = 0;
+    while (refusals === 0 && Date.now() - changedAt < 3000) {
+      if ((await chat(b, key)).status === 429) refusals += 1;
+    }
+    expect(refusals).toBe(1);
+    expect(Date.now() - changedAt).toBeLessThan(1000);
+  });
+
+  it('get back the concurrency slot of a gateway killed in the middle of a stream, after the lease TTL', async () => {
+    const { key } = await newKey({ concurrency: 1 });
+    const response = await fetch(`${b.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'pair-stream', stream: true, messages: [{ role: 'user', content: 'a long story' }] }),
+    });
+    expect(response.status).toBe(200);
+    const reader = response.body?.getReader();
+    expect((await reader?.read())?.done).toBe(false);
+    // Held across the lease TTL: B renews it while the stream is open.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_SECONDS * 1000 + 300));
+    expect((await chat(a, key)).status).toBe(429);
+
+    b.process.kill();
+    await b.process.exited;
+    await reader?.cancel().catch(() => undefined);
+    const killedAt = Date.now();
+    await waitUntil(async () => (await chat(a, key)).status === 200, 5000, 'the slot of the killed gateway');
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_SECONDS * 1000 + 1000);
+  });
+});
