@@ -3,6 +3,7 @@
  * per-channel-model RPM (spec 8, strict upstream throttling); the retry time budget; idle timeouts on slow drips;
  * embeddings fail over like chat; health shared between instances through Redis.
  */
+import { RedisFixture } from '../../unit/limits/redis-test-support.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -160,14 +161,15 @@ describe('retry budget', () => {
 describe.skipIf(process.env.TEST_REDIS_URL === undefined)('health shared between instances (REDIS_URL)', () => {
   let first: TestGateway;
   let second: TestGateway;
+  const prefix = `unigate-test:${randomBytes(6).toString('hex')}:`;
 
   afterAll(async () => {
     await second?.close();
     await first?.close();
+    await new RedisFixture(process.env.TEST_REDIS_URL ?? '', prefix).cleanUp();
   });
 
   it('a breaker opened on one instance is skipped by the other', async () => {
-    const prefix = `unigate-test:${randomBytes(6).toString('hex')}:`;
     const env = { REDIS_URL: process.env.TEST_REDIS_URL ?? '', REDIS_KEY_PREFIX: prefix, BREAKER_FAILURE_THRESHOLD: '2', BREAKER_COOLDOWN_MS: '60000', SECRET_KEY: 'shared-secret-for-both-instances' };
     first = await startTestGateway({ env, database: 'sqlite' });
     second = await startTestGateway({ env: { ...env, DATABASE_URL: `sqlite:${path.join(first.dataDirectory, 'gateway.db')}` }, database: 'sqlite' });
