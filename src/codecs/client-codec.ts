@@ -31,6 +31,8 @@ export interface PassThroughStreamObserver {
   observe(event: Buffer): boolean;
   /** The latest usage seen (running totals), or an estimate from what was delivered, or null. */
   usage(promptTokensEstimate: number): Usage | null;
+  /** The answer's end was forwarded (finish reason, message_stop, …): a fault after it does not spoil the answer. */
+  completed(): boolean;
 }
 
 /**

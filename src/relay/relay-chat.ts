@@ -211,6 +211,12 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     if (signal.aborted) return aborted(request, observer.usage(meter.promptTokensEstimate));
     const failureClass = failureClassOf(error, true);
     if (!client.started) return { kind: 'retry', failureClass };
+    if (observer.completed()) {
+      // The answer's end already reached the caller: close its stream normally.
+      client.end();
+      meter.finish({ status: 200, usage: observer.usage(meter.promptTokensEstimate) });
+      return SUCCESS;
+    }
     const failure = upstreamFailureError(failureClass);
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
     meter.finish({ status: failure.status, errorCode: failure.code, usage: observer.usage(meter.promptTokensEstimate) });
@@ -245,11 +251,19 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   let deltas = 0;
+  // Once the caller has the finish, the answer is complete: a later upstream fault must not turn it into an error.
+  let finished = false;
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
+      if (finished) {
+        if (part.type === 'usage') usage = part.usage;
+        continue;
+      }
       if (part.type === 'usage') usage = part.usage;
-      else if (part.type === 'finish' && part.usage !== null) usage = part.usage;
-      else if (part.type === 'error') {
+      else if (part.type === 'finish') {
+        finished = true;
+        if (part.usage !== null) usage = part.usage;
+      } else if (part.type === 'error') {
         // An upstream that fails in-band before anything reached the caller is retried like any other failure.
         if (!client.started && (part.status >= 500 || part.status === 429)) {
           response.discard();
@@ -267,6 +281,11 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     if (signal.aborted) return aborted(request, usage ?? estimate(deltas, meter.promptTokensEstimate));
     const failureClass = failureClassOf(error, true);
     if (!client.started) return { kind: 'retry', failureClass };
+    if (finished) {
+      client.end(encoder.end());
+      meter.finish({ status: 200, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
+      return SUCCESS;
+    }
     const failure = upstreamFailureError(failureClass);
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
     meter.finish({ status: failure.status, errorCode: failure.code, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });

@@ -4,6 +4,7 @@ import { usageFromAnthropic } from './read-usage.js';
 
 const MESSAGE_START = Buffer.from('message_start');
 const MESSAGE_DELTA = Buffer.from('message_delta');
+const MESSAGE_STOP = Buffer.from('message_stop');
 const CONTENT_DELTA = Buffer.from('content_block_delta');
 /** The event name (or the data's leading `type`) sits in an event's first bytes. */
 const HEAD_BYTES = 64;
@@ -41,8 +42,15 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   #deltaEvents = 0;
   #sawMessageDelta = false;
 
+  #completed = false;
+
+  completed(): boolean {
+    return this.#completed;
+  }
+
   observe(event: Buffer): boolean {
     const head = event.subarray(0, HEAD_BYTES);
+    if (head.includes(MESSAGE_STOP)) this.#completed = true;
     if (head.includes(CONTENT_DELTA)) {
       this.#deltaEvents += 1;
     } else if (head.includes(MESSAGE_START)) {

@@ -5,6 +5,7 @@ import { usageFromGemini } from './read-usage.js';
 import { eventPayload } from './sse-data.js';
 
 const USAGE_KEY = Buffer.from('"usageMetadata"');
+const FINISH_REASON_KEY = Buffer.from('"finishReason"');
 const TEXT_KEY = Buffer.from('"text"');
 /** Bytes of a chunk that are not answer text (candidates, role, index, modelVersion, responseId), roughly. */
 const ENVELOPE_BYTES = 160;
@@ -24,8 +25,15 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   #events = 0;
   #textBytes = 0;
 
+  #completed = false;
+
+  completed(): boolean {
+    return this.#completed;
+  }
+
   observe(event: Buffer): boolean {
     this.#events += 1;
+    if (event.includes(FINISH_REASON_KEY)) this.#completed = true;
     if (event.includes(USAGE_KEY)) this.#lastUsageEvent = event;
     if (event.includes(TEXT_KEY)) this.#textBytes += Math.max(0, event.length - ENVELOPE_BYTES);
     return true;

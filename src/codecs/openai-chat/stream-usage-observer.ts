@@ -51,6 +51,9 @@ export function estimateStreamUsage(deltaEvents: number, promptTokensEstimate: n
   };
 }
 
+/** A non-null finish reason or the end marker: the answer is complete. */
+const FINISH_MARKERS = [Buffer.from('"finish_reason":"'), Buffer.from('"finish_reason": "'), Buffer.from('data: [DONE]')];
+
 /**
  * The codec-facing form of the observer (`PassThroughStreamObserver`): `usage(promptTokensEstimate)` answers the
  * usage seen, or the delta-count estimate. A wrapper rather than the class itself, because the class's public
@@ -63,8 +66,16 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
     this.#observer = new OpenAIStreamUsageObserver(clientWantsUsage);
   }
 
+  #completed = false;
+
   observe(event: Buffer): boolean {
-    return this.#observer.observe(event);
+    const forward = this.#observer.observe(event);
+    if (forward && !this.#completed && (FINISH_MARKERS.some((marker) => event.includes(marker)))) this.#completed = true;
+    return forward;
+  }
+
+  completed(): boolean {
+    return this.#completed;
   }
 
   usage(promptTokensEstimate: number): Usage | null {
