@@ -53,9 +53,3 @@ export async function rotateAdminToken(storage: Storage, now: number): Promise<R
   return { verifier: AdminTokenVerifier.fromPlaintext(token), generated: token };
 }
 
-/** Re-reads the stored digest (another process may have rotated it). */
-export async function reloadAdminTokenDigest(storage: Storage, verifier: AdminTokenVerifier, configured: string | null): Promise<void> {
-  if (configured !== null) return;
-  const stored = await storage.settings.get(SETTING);
-  if (stored !== null) verifier.replaceDigest(stored);
-}

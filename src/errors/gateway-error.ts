@@ -36,10 +36,6 @@ export class GatewayError extends Error {
   }
 }
 
-export function isGatewayError(value: unknown): value is GatewayError {
-  return value instanceof GatewayError;
-}
-
 /** Anything thrown that is not a GatewayError becomes an opaque 500: its text may hold secrets. */
 export function toGatewayError(value: unknown): GatewayError {
   if (value instanceof GatewayError) return value;

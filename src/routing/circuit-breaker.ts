@@ -17,15 +17,6 @@ export interface BreakerPolicy {
   maxCooldownMs: number;
 }
 
-export const DEFAULT_BREAKER_POLICY: BreakerPolicy = {
-  failureThreshold: 5,
-  failureRatePercent: 50,
-  minimumRequests: 20,
-  windowMs: 60_000,
-  cooldownMs: 10_000,
-  maxCooldownMs: 300_000,
-};
-
 /** Why a breaker is open: failures, or the upstream's own Retry-After on a 429. */
 export type OpenReason = 'failures' | 'retry-after';
 

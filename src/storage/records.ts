@@ -171,8 +171,6 @@ export interface UsageCharge {
   createdAt: number;
 }
 
-export type ClientProtocol = 'openai-chat' | 'openai-responses' | 'openai-embeddings' | 'anthropic-messages' | 'gemini';
-
 /** Metadata only (spec 1.8): no prompt, completion or tool-argument text, ever. */
 export interface UsageLogRow {
   requestId: string;
