@@ -13,7 +13,7 @@ export function generateAdminToken(): string {
 
 /** Checks admin bearer tokens against one SHA-256 digest, in constant time. */
 export class AdminTokenVerifier {
-  constructor(private digest: Buffer) {}
+  constructor(private readonly digest: Buffer) {}
 
   static fromPlaintext(token: string): AdminTokenVerifier {
     return new AdminTokenVerifier(sha256(token));
@@ -24,13 +24,6 @@ export class AdminTokenVerifier {
     return timingSafeEqual(sha256(candidate), this.digest);
   }
 
-  replace(token: string): void {
-    this.digest = sha256(token);
-  }
-
-  replaceDigest(digestHex: string): void {
-    this.digest = Buffer.from(digestHex, 'hex');
-  }
 }
 
 export interface ResolvedAdminToken {
