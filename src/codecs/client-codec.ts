@@ -1,9 +1,10 @@
+import type { UsageKey } from '../billing/usage-cost-field.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { WireProtocol } from '../upstreams/upstream-adapter.js';
+import type { UpstreamOperation, WireProtocol } from '../upstreams/upstream-adapter.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
@@ -23,16 +24,32 @@ export interface StreamEncoderOptions {
 }
 
 /**
+ * How an event at the start of a pass-through stream reads, asked only until the first byte reached the caller:
+ * `preamble` carries no answer yet (Anthropic's message_start or ping, OpenAI's role chunk) and is held back, so an
+ * in-band `error` right after it can still be retried on another channel; `content` releases what was held.
+ */
+export type OpeningEvent = { kind: 'content' } | { kind: 'preamble' } | { kind: 'error'; status: number };
+
+/**
  * Watches a same-protocol (pass-through) stream on the side: reads usage, decides which raw events reach the
- * client (only OpenAI drops the usage chunk it asked for), and never parses more than it must.
+ * client (only OpenAI drops the usage chunk it asked for), and never parses more than it must. Answer events are
+ * kept by reference, and their text extracted only when the stream ends without the upstream's final usage.
  */
 export interface PassThroughStreamObserver {
   /** Returns true when the event must be forwarded. */
   observe(event: Buffer): boolean;
-  /** The latest usage seen (running totals), or an estimate from what was delivered, or null. */
-  usage(promptTokensEstimate: number): Usage | null;
+  /** Classifies an event at the start of the stream (see OpeningEvent); not called once bytes reached the caller. */
+  opening(event: Buffer): OpeningEvent;
+  /** The latest usage the upstream reported (running totals), or null. */
+  reportedUsage(): Usage | null;
+  /** The reported usage covers the whole answer (the upstream's closing usage was seen). */
+  usageIsFinal(): boolean;
+  /** The answer text observed so far (text, reasoning, tool names and arguments), for counting a cut stream. */
+  deliveredText(): string;
   /** The answer's end was forwarded (finish reason, message_stop, …): a fault after it does not spoil the answer. */
   completed(): boolean;
+  /** The upstream ended the stream with its own failure event (e.g. Responses `response.failed`), or null. */
+  failure?(): { code: string; message: string } | null;
 }
 
 /**
@@ -41,8 +58,16 @@ export interface PassThroughStreamObserver {
  */
 export interface ClientCodec {
   readonly protocol: WireProtocol;
+  /** Where a non-streamed answer keeps its usage, for the request's cost spliced in (null: the header only). */
+  readonly usageKey: UsageKey | null;
   /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
   readonly passThroughHeaders: readonly string[];
+  /**
+   * A protocol that is no adapter's own wire but that some channels serve natively (OpenAI's Responses API): the
+   * operation adapters are asked about (`servesPassThrough`) and sent the caller's body with. Absent: pass-through
+   * happens when the adapter's protocol equals the codec's.
+   */
+  passThroughOperation?(stream: boolean): UpstreamOperation;
   /** Validates and decodes a request body (400 GatewayError naming the field on bad input). */
   decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
   /** A non-streaming response body as JSON text. */

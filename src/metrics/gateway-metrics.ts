@@ -9,6 +9,7 @@ export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 export function protocolFamily(protocol: WireProtocol): 'openai' | 'anthropic' | 'gemini' {
   switch (protocol) {
     case 'openai-chat':
+    case 'openai-responses':
       return 'openai';
     case 'anthropic-messages':
       return 'anthropic';

@@ -12,6 +12,7 @@ export function passThroughBody(protocol: WireProtocol, body: Record<string, unk
       const streamOptions = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
       return JSON.stringify({ ...body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } });
     }
+    case 'openai-responses':
     case 'anthropic-messages':
       return JSON.stringify({ ...body, model: upstreamModel });
     case 'gemini':

@@ -4,6 +4,7 @@ import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
+import type { Channel } from '../storage/records.js';
 import { protocolFamily } from '../metrics/gateway-metrics.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
@@ -14,6 +15,9 @@ import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
 import { callUpstream, exhaustedError, failureClassOf, timeoutsOf, upstreamFailureError, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
+import { usageOfDelivered } from './delivered-usage.js';
+import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
+import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
 
 export interface ChatRelayRequest {
@@ -70,7 +74,9 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
   }
 }
 
-function takesPassThrough(adapter: UpstreamAdapter, request: ChatRelayRequest): boolean {
+function takesPassThrough(adapter: UpstreamAdapter, channel: Channel, request: ChatRelayRequest): boolean {
+  const operation = request.codec.passThroughOperation?.(request.stream);
+  if (operation !== undefined) return adapter.servesPassThrough?.(channel, operation) ?? false;
   if (adapter.protocol !== request.codec.protocol) return false;
   // Gemini's JSON-array stream is rebuilt from canonical parts; the upstream is always asked for SSE.
   return !(request.codec.protocol === 'gemini' && request.stream && !request.sse);
@@ -102,11 +108,12 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   const { route } = candidate;
   const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
   const credential = dependencies.credentials.next(route.channel);
-  const passThrough = takesPassThrough(adapter, request);
+  const passThrough = takesPassThrough(adapter, route.channel, request);
   let upstreamRequest: UpstreamRequest;
   if (passThrough) {
-    const body = passThroughBody(adapter.protocol, request.body, route.upstreamModel, request.stream);
-    upstreamRequest = adapter.buildPassThrough(route.channel, credential, { kind: 'chat', stream: request.stream }, route.upstreamModel, body);
+    const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
+    const operation = request.codec.passThroughOperation?.(request.stream) ?? { kind: 'chat', stream: request.stream };
+    upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
   } else {
     upstreamRequest = adapter.buildChatRequest(route.channel, credential, { ...request.chat(), stream: request.stream }, route.upstreamModel);
@@ -188,40 +195,93 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     }
     onFirstByte();
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
-    sendJsonBody(context.response, response.status, body, contentType, request.responseHeaders);
-    meter.finish({ status: response.status, usage: codec.usageFromResponseBody(body) });
+    const usage = codec.usageFromResponseBody(body);
+    const priced = meter.priced(body, { usage }, codec.usageKey);
+    sendJsonBody(context.response, response.status, priced.body, contentType, { ...request.responseHeaders, ...priced.headers });
+    meter.finish({ status: response.status, usage });
     return SUCCESS;
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
   const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': streamContentType(request) }, signal, onFirstByte);
+  const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
+  // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
+  let held: Buffer[] | null = [];
+  // OpenAI callers that asked for usage get the cost in the final usage chunk (the event that completes the usage).
+  let costPending = codec.protocol === 'openai-chat' && request.includeUsage;
   try {
     for await (const chunk of response.body) {
       const events = splitter.push(chunk);
       if (events.length === 0) continue;
-      const forward = events.filter((event) => observer.observe(event));
+      let forward: Buffer[] = [];
+      for (let event of events) {
+        if (!observer.observe(event)) continue;
+        if (costPending && observer.usageIsFinal()) {
+          costPending = false;
+          event = meter.withCostInUsage(event, observer.reportedUsage());
+        }
+        if (held !== null) {
+          const opening = observer.opening(event);
+          if (opening.kind === 'error' && (opening.status >= 500 || opening.status === 429)) {
+            response.discard();
+            return { kind: 'retry', failureClass: opening.status === 429 ? 'throttled' : 'stream_error' };
+          }
+          if (opening.kind === 'preamble') {
+            held.push(event);
+            continue;
+          }
+          forward = held;
+          held = null;
+        }
+        forward.push(event);
+      }
       if (forward.length > 0) await client.write(forward.length === 1 ? (forward[0] as Buffer) : Buffer.concat(forward));
     }
     const rest = splitter.flush();
-    client.end(rest !== null && observer.observe(rest) ? rest : undefined);
-    meter.finish({ status: 200, usage: observer.usage(meter.promptTokensEstimate) });
+    const tail = [...(held ?? []), ...(rest !== null && observer.observe(rest) ? [rest] : [])];
+    // Usage is settled before the caller's stream ends, so the usage row exists once the caller has the whole answer.
+    const usage = await settle();
+    client.end(tail.length === 0 ? undefined : Buffer.concat(tail));
+    // A stream the upstream closed with its own failure event reached the caller as is; the usage row says it failed.
+    const failed = observer.failure?.() ?? null;
+    meter.finish({ status: failed === null ? 200 : 502, errorCode: failed === null ? null : 'upstream_error', usage });
     return SUCCESS;
   } catch (error) {
     response.discard();
-    if (signal.aborted) return aborted(request, observer.usage(meter.promptTokensEstimate));
+    if (signal.aborted) return aborted(request, await settle());
     const failureClass = failureClassOf(error, true);
     if (!client.started) return { kind: 'retry', failureClass };
     if (observer.completed()) {
       // The answer's end already reached the caller: close its stream normally.
+      const usage = await settle();
       client.end();
-      meter.finish({ status: 200, usage: observer.usage(meter.promptTokensEstimate) });
+      meter.finish({ status: 200, usage });
       return SUCCESS;
     }
     const failure = upstreamFailureError(failureClass);
+    const usage = await settle();
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
-    meter.finish({ status: failure.status, errorCode: failure.code, usage: observer.usage(meter.promptTokensEstimate) });
+    meter.finish({ status: failure.status, errorCode: failure.code, usage });
     return { kind: 'broken', failureClass };
   }
+}
+
+/** The request's input counted locally (for a cut stream whose upstream reported none), else the route's estimate. */
+async function localPromptTokens(request: ChatRelayRequest): Promise<number> {
+  try {
+    return (await countTokensLocally(request.chat())).inputTokens;
+  } catch {
+    return request.meter.promptTokensEstimate;
+  }
+}
+
+function passThroughAnswer(request: ChatRelayRequest, observer: PassThroughStreamObserver) {
+  return {
+    reported: observer.reportedUsage(),
+    final: observer.usageIsFinal(),
+    deliveredText: () => observer.deliveredText(),
+    promptTokens: () => localPromptTokens(request),
+  };
 }
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
@@ -242,7 +302,8 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
       return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
     onFirstByte();
-    sendJsonBody(context.response, 200, encoded, 'application/json', { ...request.responseHeaders, ...warningHeader });
+    const priced = meter.priced(encoded, { usage }, codec.usageKey);
+    sendJsonBody(context.response, 200, priced.body, 'application/json', { ...request.responseHeaders, ...warningHeader, ...priced.headers });
     meter.finish({ status: 200, usage });
     return SUCCESS;
   }
@@ -250,9 +311,17 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
-  let deltas = 0;
+  const delivered: string[] = [];
   // Once the caller has the finish, the answer is complete: a later upstream fault must not turn it into an error.
   let finished = false;
+  // Encoded parts before the first answer part (response start, usage), held so an in-band error after them is retried.
+  let held: string | null = '';
+  const settle = (): Promise<Usage | null> => usageOfDelivered({
+    reported: usage,
+    final: finished && usage !== null,
+    deliveredText: () => delivered.join(''),
+    promptTokens: () => localPromptTokens(request),
+  });
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (finished) {
@@ -265,30 +334,47 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
         if (part.usage !== null) usage = part.usage;
       } else if (part.type === 'error') {
         // An upstream that fails in-band before anything reached the caller is retried like any other failure.
-        if (!client.started && (part.status >= 500 || part.status === 429)) {
+        if (held !== null && (part.status >= 500 || part.status === 429)) {
           response.discard();
-          return { kind: 'retry', failureClass: 'stream_error' };
+          return { kind: 'retry', failureClass: part.status === 429 ? 'throttled' : 'stream_error' };
         }
         streamError = { status: part.status, code: part.code };
-      } else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') deltas += 1;
-      await client.write(encoder.encode(part));
+      } else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') delivered.push(part.delta);
+      else if (part.type === 'tool-input-start') delivered.push(part.toolName);
+      let encoded = encoder.encode(part);
+      // OpenAI callers that asked for usage get the cost in the usage chunk the finish part ends with.
+      if (part.type === 'finish' && request.includeUsage && codec.protocol === 'openai-chat') encoded = meter.withCostInUsage(encoded, usage);
+      if (held !== null) {
+        if (part.type === 'response-start' || part.type === 'usage') {
+          held += encoded;
+          continue;
+        }
+        const opening = held + encoded;
+        held = null;
+        await client.write(opening);
+        continue;
+      }
+      await client.write(encoded);
     }
-    client.end(encoder.end());
-    meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? null, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
+    const billed = await settle();
+    client.end((held ?? '') + encoder.end());
+    meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? null, usage: billed });
     return streamError === null ? SUCCESS : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
     response.discard();
-    if (signal.aborted) return aborted(request, usage ?? estimate(deltas, meter.promptTokensEstimate));
+    if (signal.aborted) return aborted(request, await settle());
     const failureClass = failureClassOf(error, true);
     if (!client.started) return { kind: 'retry', failureClass };
     if (finished) {
+      const billed = await settle();
       client.end(encoder.end());
-      meter.finish({ status: 200, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
+      meter.finish({ status: 200, usage: billed });
       return SUCCESS;
     }
     const failure = upstreamFailureError(failureClass);
+    const billed = await settle();
     client.end(codec.encodeStreamError(failure, { sse: request.sse }));
-    meter.finish({ status: failure.status, errorCode: failure.code, usage: usage ?? estimate(deltas, meter.promptTokensEstimate) });
+    meter.finish({ status: failure.status, errorCode: failure.code, usage: billed });
     return { kind: 'broken', failureClass };
   }
 }
@@ -296,12 +382,6 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
 function aborted(request: ChatRelayRequest, usage: Usage | null = null): RelayResult {
   request.meter.finish({ status: 499, errorCode: 'client_closed_request', usage });
   return ABORTED;
-}
-
-/** Without reported usage (a stream cut short), each delivered delta counts as one output token. */
-function estimate(deltas: number, promptTokens: number): Usage | null {
-  if (deltas === 0) return null;
-  return { input: { total: promptTokens, noCache: promptTokens, cacheRead: 0, cacheWrite: 0 }, output: { total: deltas, text: deltas, reasoning: 0 } };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

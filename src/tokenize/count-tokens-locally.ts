@@ -47,6 +47,12 @@ async function loadTokenizer(): Promise<Tokenizer> {
   return { count, functions };
 }
 
+/** Tokens of plain text (an answer, reasoning, tool arguments) with the o200k_base encoder. */
+export async function countTextTokensLocally(text: string): Promise<number> {
+  if (text === '') return 0;
+  return (await loadTokenizer()).count(text);
+}
+
 function imageTokens(image: ImagePart): number {
   return image.detail === 'low' ? LOW_DETAIL_IMAGE_TOKENS : IMAGE_TOKENS;
 }

@@ -113,7 +113,11 @@ export class HttpTransport implements UpstreamTransport {
       response = await request(upstream.url, {
         method: upstream.method,
         headers: upstream.headers,
-        body: upstream.body,
+        // A streamed body (an upload spooled to disk) is opened afresh for every attempt; undici writes an async
+        // iterable chunk by chunk, waiting for the socket to drain (no Readable in between, nothing buffered). undici
+        // accepts async iterables at run time ("a Readable stream, an iterable, or an async iterable"); its request
+        // typings leave them out, hence the cast.
+        body: upstream.streamedBody === undefined ? upstream.body : (upstream.streamedBody.open() as unknown as Dispatcher.RequestOptions['body']),
         signal: timers.controller.signal,
         dispatcher: this.#agent,
         // Ours (ExchangeTimers) are exact; undici's are off.

@@ -91,3 +91,38 @@ describe('OpenAIStreamUsageObserver', () => {
     expect(observer.deltaEvents).toBe(1);
   });
 });
+
+describe('the opening of a pass-through stream', () => {
+  it('OpenAI: the role chunk is preamble; text, tool calls and finishes are content; an error event reads as its status', async () => {
+    const { openAIChatCodec } = await import('../../src/codecs/openai-chat/index.js');
+    const observer = openAIChatCodec.createPassThroughObserver({ includeUsage: false });
+    expect(observer.opening(sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }))).toEqual({ kind: 'preamble' });
+    expect(observer.opening(delta('Hi'))).toEqual({ kind: 'content' });
+    expect(observer.opening(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '' } }] }, finish_reason: null }] }))).toEqual({ kind: 'content' });
+    expect(observer.opening(sse({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }))).toEqual({ kind: 'content' });
+    expect(observer.opening(sse({ error: { message: 'The server had an error', type: 'server_error', code: null } }))).toEqual({ kind: 'error', status: 502 });
+    expect(observer.opening(sse({ error: { message: 'Slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded' } }))).toEqual({ kind: 'error', status: 429 });
+    expect(observer.opening(sse({ error: { message: 'Too long', type: 'invalid_request_error', code: 'context_length_exceeded' } }))).toEqual({ kind: 'error', status: 400 });
+  });
+
+  it('OpenAI: the delivered text covers content, reasoning and tool calls, and nothing of the usage chunk', async () => {
+    const { openAIChatCodec } = await import('../../src/codecs/openai-chat/index.js');
+    const observer = openAIChatCodec.createPassThroughObserver({ includeUsage: false });
+    observer.observe(delta('Hel'));
+    observer.observe(sse({ ...base, choices: [{ index: 0, delta: { reasoning_content: 'think' }, finish_reason: null }] }));
+    observer.observe(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'lookup', arguments: '{"q":' } }] }, finish_reason: null }] }));
+    expect(observer.deliveredText()).toBe('Helthinklookup{"q":');
+    expect(observer.usageIsFinal()).toBe(false);
+    observer.observe(usageOnly);
+    expect(observer.usageIsFinal()).toBe(true);
+  });
+
+  it('Gemini: an error object is an error with its code; candidates are content', async () => {
+    const { geminiCodec } = await import('../../src/codecs/gemini/index.js');
+    const observer = geminiCodec.createPassThroughObserver({ includeUsage: false });
+    expect(observer.opening(Buffer.from('data: {"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}\r\n\r\n'))).toEqual({ kind: 'error', status: 503 });
+    expect(observer.opening(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"the error was"}]}}]}\r\n\r\n'))).toEqual({ kind: 'content' });
+    observer.observe(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a "},{"functionCall":{"name":"f","args":{"x":1}}}]}}]}\r\n\r\n'));
+    expect(observer.deliveredText()).toBe('a f{"x":1}');
+  });
+});

@@ -1,4 +1,4 @@
-import type { PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { Usage } from '../../ir/usage.js';
 import { usageFromAnthropic } from './read-usage.js';
 
@@ -6,6 +6,9 @@ const MESSAGE_START = Buffer.from('message_start');
 const MESSAGE_DELTA = Buffer.from('message_delta');
 const MESSAGE_STOP = Buffer.from('message_stop');
 const CONTENT_DELTA = Buffer.from('content_block_delta');
+const CONTENT_START = Buffer.from('content_block_start');
+const PING = Buffer.from('ping');
+const ERROR = Buffer.from('error');
 /** The event name (or the data's leading `type`) sits in an event's first bytes. */
 const HEAD_BYTES = 64;
 
@@ -31,17 +34,35 @@ function parse(event: Buffer): Record<string, unknown> | null {
   }
 }
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Anthropic's error types → the status they stand for (overloaded 529 is treated as 503). */
+const ERROR_STATUS: Record<string, number> = {
+  overloaded_error: 503,
+  api_error: 502,
+  rate_limit_error: 429,
+  timeout_error: 504,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+};
+
 /**
  * Watches an Anthropic Messages SSE stream on the pass-through path. Only `message_start` (input and cache
  * counters) and `message_delta` (cumulative output, and input counters when the upstream repeats them) are parsed;
- * content deltas are counted from their first bytes, for an estimate when the stream is cut before usage.
+ * content events are kept by reference and their text read only when the stream is cut before message_delta.
  * Every event is forwarded.
  */
 export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   #raw: Record<string, unknown> | null = null;
-  #deltaEvents = 0;
+  readonly #content: Buffer[] = [];
   #sawMessageDelta = false;
-
   #completed = false;
 
   completed(): boolean {
@@ -51,20 +72,17 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   observe(event: Buffer): boolean {
     const head = event.subarray(0, HEAD_BYTES);
     if (head.includes(MESSAGE_STOP)) this.#completed = true;
-    if (head.includes(CONTENT_DELTA)) {
-      this.#deltaEvents += 1;
+    if (head.includes(CONTENT_DELTA) || head.includes(CONTENT_START)) {
+      this.#content.push(event);
     } else if (head.includes(MESSAGE_START)) {
       const message = parse(event)?.message;
-      if (message !== null && typeof message === 'object') {
-        const usage = (message as { usage?: unknown }).usage;
-        if (usage !== null && typeof usage === 'object') this.#raw = { ...(usage as Record<string, unknown>) };
-      }
+      if (isObject(message) && isObject(message.usage)) this.#raw = { ...message.usage };
     } else if (head.includes(MESSAGE_DELTA)) {
       const usage = parse(event)?.usage;
-      if (usage !== null && typeof usage === 'object') {
+      if (isObject(usage)) {
         this.#sawMessageDelta = true;
         const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
-        for (const [key, value] of Object.entries(usage as Record<string, unknown>)) {
+        for (const [key, value] of Object.entries(usage)) {
           if (value !== null && value !== undefined) merged[key] = value;
         }
         this.#raw = merged;
@@ -73,20 +91,35 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     return true;
   }
 
-  usage(promptTokensEstimate: number): Usage | null {
-    const reported = usageFromAnthropic(this.#raw);
-    if (reported !== null) {
-      // A stream cut after message_start still shows its output in the deltas delivered.
-      if (!this.#sawMessageDelta && reported.output.total < this.#deltaEvents) {
-        const extra = this.#deltaEvents - reported.output.total;
-        return { input: reported.input, output: { ...reported.output, total: this.#deltaEvents, text: reported.output.text + extra } };
+  opening(event: Buffer): OpeningEvent {
+    const head = event.subarray(0, HEAD_BYTES);
+    if (head.includes(MESSAGE_START) || head.includes(PING)) return { kind: 'preamble' };
+    if (head.includes(ERROR)) {
+      const body = parse(event);
+      if (body?.type === 'error') {
+        const type = isObject(body.error) ? text(body.error.type) : '';
+        return { kind: 'error', status: ERROR_STATUS[type] ?? 502 };
       }
-      return reported;
     }
-    if (this.#deltaEvents === 0) return null;
-    return {
-      input: { total: promptTokensEstimate, noCache: promptTokensEstimate, cacheRead: 0, cacheWrite: 0 },
-      output: { total: this.#deltaEvents, text: this.#deltaEvents, reasoning: 0 },
-    };
+    return { kind: 'content' };
+  }
+
+  reportedUsage(): Usage | null {
+    return usageFromAnthropic(this.#raw);
+  }
+
+  usageIsFinal(): boolean {
+    return this.#sawMessageDelta;
+  }
+
+  deliveredText(): string {
+    let result = '';
+    for (const event of this.#content) {
+      const body = parse(event);
+      if (body === null) continue;
+      if (isObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
+      else if (isObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
+    }
+    return result;
   }
 }

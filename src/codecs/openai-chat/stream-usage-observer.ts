@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
-import type { PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { usageFromOpenAI } from './read-usage.js';
 import { eventData } from './sse-event-splitter.js';
 
@@ -8,77 +8,130 @@ const DELTA = Buffer.from('"delta"');
 
 /**
  * Watches an OpenAI chat-completions SSE stream on the side of the pass-through path: picks up the usage
- * chunk, counts delta events (a fallback estimate of output tokens if the stream is cut before usage), and tells
- * whether an event goes to the client. Only events that carry a usage object are parsed.
+ * chunk, keeps the delta events (by reference: their text is read only if the stream is cut before usage), and
+ * tells whether an event goes to the client. Only events that carry a usage object are parsed.
  */
 export class OpenAIStreamUsageObserver {
   usage: Usage | null = null;
-  deltaEvents = 0;
+  readonly deltas: Buffer[] = [];
 
   /** @param clientWantsUsage false: the usage-only chunk the gateway asked for is dropped again. */
   constructor(private readonly clientWantsUsage: boolean) {}
 
+  get deltaEvents(): number {
+    return this.deltas.length;
+  }
+
   /** Returns true when the event must be forwarded to the client. */
   observe(event: Buffer): boolean {
     if (USAGE_OBJECT.some((needle) => event.includes(needle))) {
-      const data = eventData(event);
-      if (data !== null) {
-        try {
-          const chunk = JSON.parse(data) as { usage?: unknown; choices?: unknown };
-          this.usage = usageFromOpenAI(chunk.usage) ?? this.usage;
-          if (!this.clientWantsUsage && Array.isArray(chunk.choices) && chunk.choices.length === 0) return false;
-        } catch {
-          // not JSON: forward as it is
-        }
+      const chunk = parseChunk(event);
+      if (chunk !== null) {
+        this.usage = usageFromOpenAI(chunk.usage) ?? this.usage;
+        if (Array.isArray(chunk.choices) && chunk.choices.length > 0) this.deltas.push(event);
+        else if (!this.clientWantsUsage && Array.isArray(chunk.choices)) return false;
       }
       return true;
     }
-    if (event.includes(DELTA)) this.deltaEvents += 1;
+    if (event.includes(DELTA)) this.deltas.push(event);
     return true;
   }
 }
 
-/**
- * Without a usage chunk (stream cut short), each delivered delta event counts as one output token; the first delta
- * (the role chunk) carries none. Null when nothing was delivered.
- */
-export function estimateStreamUsage(deltaEvents: number, promptTokensEstimate: number): Usage | null {
-  if (deltaEvents === 0) return null;
-  const output = Math.max(0, deltaEvents - 1);
-  return {
-    input: { total: promptTokensEstimate, noCache: promptTokensEstimate, cacheRead: 0, cacheWrite: 0 },
-    output: { total: output, text: output, reasoning: 0 },
-  };
+interface Chunk {
+  usage?: unknown;
+  choices?: unknown;
+  error?: unknown;
+}
+
+function parseChunk(event: Buffer): Chunk | null {
+  const data = eventData(event);
+  if (data === null || data === '[DONE]') return null;
+  try {
+    const parsed = JSON.parse(data) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Chunk) : null;
+  } catch {
+    return null;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** Answer text of one chunk's deltas: content, refusal, reasoning and tool calls (names and argument text). */
+export function deltaText(chunk: Chunk): string {
+  let result = '';
+  if (!Array.isArray(chunk.choices)) return result;
+  for (const choice of chunk.choices) {
+    if (!isObject(choice) || !isObject(choice.delta)) continue;
+    const delta = choice.delta;
+    result += text(delta.content) + text(delta.refusal) + text(delta.reasoning_content) + text(delta.reasoning);
+    if (Array.isArray(delta.tool_calls)) {
+      for (const call of delta.tool_calls) {
+        if (isObject(call) && isObject(call.function)) result += text(call.function.name) + text(call.function.arguments);
+      }
+    }
+  }
+  return result;
+}
+
+/** The status an in-band OpenAI error stands for: rate limits 429, the caller's own errors 400, the rest 502. */
+function errorStatus(error: Record<string, unknown>): number {
+  const label = `${text(error.type)} ${text(error.code)}`;
+  if (/rate_limit|insufficient_quota/.test(label)) return 429;
+  if (/invalid_request|context_length|content_filter/.test(label)) return 400;
+  return 502;
 }
 
 /** A non-null finish reason or the end marker: the answer is complete. */
 const FINISH_MARKERS = [Buffer.from('"finish_reason":"'), Buffer.from('"finish_reason": "'), Buffer.from('data: [DONE]')];
 
-/**
- * The codec-facing form of the observer (`PassThroughStreamObserver`): `usage(promptTokensEstimate)` answers the
- * usage seen, or the delta-count estimate. A wrapper rather than the class itself, because the class's public
- * `usage` field (read by the relay and its tests) cannot also be the interface's `usage()` method.
- */
+/** The codec-facing form of the observer (`PassThroughStreamObserver`). */
 export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   readonly #observer: OpenAIStreamUsageObserver;
+  #completed = false;
 
   constructor(clientWantsUsage: boolean) {
     this.#observer = new OpenAIStreamUsageObserver(clientWantsUsage);
   }
 
-  #completed = false;
-
   observe(event: Buffer): boolean {
     const forward = this.#observer.observe(event);
-    if (forward && !this.#completed && (FINISH_MARKERS.some((marker) => event.includes(marker)))) this.#completed = true;
+    if (forward && !this.#completed && FINISH_MARKERS.some((marker) => event.includes(marker))) this.#completed = true;
     return forward;
+  }
+
+  opening(event: Buffer): OpeningEvent {
+    const chunk = parseChunk(event);
+    if (chunk === null) return { kind: 'content' };
+    if (isObject(chunk.error)) return { kind: 'error', status: errorStatus(chunk.error) };
+    // The role chunk (`delta: { role, content: "" }`) says nothing yet; anything with text, a tool call or a finish does.
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const says = choices.some((choice) => isObject(choice) && (choice.finish_reason != null || (isObject(choice.delta) && (deltaText({ choices: [choice] }) !== '' || Array.isArray(choice.delta.tool_calls)))));
+    return says || chunk.usage != null ? { kind: 'content' } : { kind: 'preamble' };
   }
 
   completed(): boolean {
     return this.#completed;
   }
 
-  usage(promptTokensEstimate: number): Usage | null {
-    return this.#observer.usage ?? estimateStreamUsage(this.#observer.deltaEvents, promptTokensEstimate);
+  reportedUsage(): Usage | null {
+    return this.#observer.usage;
+  }
+
+  usageIsFinal(): boolean {
+    return this.#observer.usage !== null;
+  }
+
+  deliveredText(): string {
+    let result = '';
+    for (const event of this.#observer.deltas) {
+      const chunk = parseChunk(event);
+      if (chunk !== null) result += deltaText(chunk);
+    }
+    return result;
   }
 }

@@ -6,6 +6,7 @@
  * tried, what the caller received and the usage row.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { countTextTokensLocally } from '../../../src/tokenize/count-tokens-locally.js';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { callChat, channelFor, FAMILIES, handlesLeftOver, openHandles, startUpstream, usageRow, type AnyUpstream, type Family, type UpstreamFault } from './resilience-support.js';
 
@@ -20,6 +21,8 @@ interface Pool {
 const PROMPT = 'Please tell me about the grey heron of the river bank in a few words';
 /** Stream events before the cut that put at least one text delta in front of every client family. */
 const CUT_AFTER: Record<Family, number> = { openai: 3, anthropic: 4, gemini: 2 };
+/** Events an upstream sends before its in-band error without saying anything yet (OpenAI's role chunk, Anthropic's message_start). */
+const PREAMBLE: Record<Family, number> = { openai: 1, anthropic: 1, gemini: 0 };
 
 type Expectation = 'failover' | 'broken';
 interface FaultCase {
@@ -36,6 +39,7 @@ const CASES: FaultCase[] = [
   { name: 'connection reset', fault: () => ({ kind: 'reset' }), expect: { stream: 'failover', unary: 'failover' } },
   { name: 'hang (first-byte timeout)', fault: () => ({ kind: 'delay', ms: 5000 }), expect: { stream: 'failover', unary: 'failover' } },
   { name: 'cut before the first chunk', fault: () => ({ kind: 'cut', after: 0 }), expect: { stream: 'failover', unary: 'failover' } },
+  { name: 'in-band error event at the start', fault: (kind) => ({ kind: 'in-band-error', after: PREAMBLE[kind] }), expect: { stream: 'failover', unary: 'failover' } },
   { name: 'cut after K chunks', fault: (kind) => ({ kind: 'cut', after: CUT_AFTER[kind] }), expect: { stream: 'broken', unary: 'failover' } },
 ];
 
@@ -105,10 +109,12 @@ describe.each(FAMILIES)('%s client', (client) => {
           expect(result.completed).toBe(false);
           expect(backup.requests.length - backupBefore).toBe(0);
           expect(row).toMatchObject({ status: 502, error_code: 'upstream_error', attempts: 1, attempted_channels: [primaryId] });
-          // Billed for what was delivered: the upstream's own running count when it reports one (Gemini), else
-          // one token per delivered delta.
-          if (kind === 'gemini') expect(row!.completion_tokens).toBeGreaterThanOrEqual(result.deltas);
-          else expect(row!.completion_tokens).toBe(result.deltas);
+          // Billed for what was delivered: the delivered text counted with the local tokenizer, or the upstream's own
+          // running count when it reports one that is higher (Gemini).
+          const counted = await countTextTokensLocally(result.text);
+          expect(counted).toBeGreaterThan(0);
+          if (kind === 'gemini') expect(row!.completion_tokens).toBeGreaterThanOrEqual(counted);
+          else expect(row!.completion_tokens).toBe(counted);
           expect(row!.cost_usd).toBeGreaterThan(0);
         }
       });

@@ -41,7 +41,9 @@ export type UpstreamFault =
   | { kind: 'status'; status: number; headers?: Record<string, string>; times?: number }
   | { kind: 'delay'; ms: number; times?: number }
   | { kind: 'reset'; times?: number }
-  | { kind: 'cut'; after: number; times?: number };
+  | { kind: 'cut'; after: number; times?: number }
+  /** the upstream answers 200, streams `after` events, then its own in-band error event (non-streaming: a cut body) */
+  | { kind: 'in-band-error'; after: number; times?: number };
 
 export const UPSTREAM_KEY: Record<Family, string> = { openai: 'sk-upstream-test', anthropic: 'sk-ant-upstream-test', gemini: 'gemini-upstream-test' };
 export const UPSTREAM_MODEL: Record<Family, string> = { openai: 'gpt-4o-mini', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-flash' };
@@ -52,21 +54,21 @@ export async function startUpstream(kind: Family, options: { chunkDelayMs?: numb
       const mock: MockOpenAIUpstream = await startMockOpenAIUpstream(options satisfies MockOpenAIUpstreamOptions);
       return {
         kind, url: mock.url, port: mock.port, requests: mock.requests, close: () => mock.close(),
-        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterChunks: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
+        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterChunks: fault.after, times: fault.times ?? 1 } : fault.kind === 'in-band-error' ? { kind: 'stream-error', afterChunks: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
       };
     }
     case 'anthropic': {
       const mock: MockAnthropicUpstream = await startMockAnthropicUpstream(options satisfies MockAnthropicUpstreamOptions);
       return {
         kind, url: mock.url, port: mock.port, requests: mock.requests, close: () => mock.close(),
-        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterEvents: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
+        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterEvents: fault.after, times: fault.times ?? 1 } : fault.kind === 'in-band-error' ? { kind: 'stream-error', afterEvents: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
       };
     }
     case 'gemini': {
       const mock: MockGeminiUpstream = await startMockGeminiUpstream(options satisfies MockGeminiUpstreamOptions);
       return {
         kind, url: mock.url, port: mock.port, requests: mock.requests, close: () => mock.close(),
-        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterChunks: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
+        fault: (fault) => mock.setFault(fault === null ? null : fault.kind === 'cut' ? { kind: 'cut-stream', afterChunks: fault.after, times: fault.times ?? 1 } : fault.kind === 'in-band-error' ? { kind: 'stream-error', afterChunks: fault.after, times: fault.times ?? 1 } : { ...fault, times: fault.times ?? 1 }),
       };
     }
     default: {

@@ -1,0 +1,130 @@
+import type { Usage } from '../../ir/usage.js';
+import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import { eventData } from '../openai-chat/sse-event-splitter.js';
+import { usageFromResponses } from './responses-usage.js';
+
+/** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */
+const HEAD_BYTES = 96;
+const COMPLETED = ['response.completed', 'response.incomplete'].map((type) => Buffer.from(type));
+const FAILED = Buffer.from('response.failed');
+const ERROR_EVENTS = [Buffer.from('event: error'), Buffer.from('"type":"error"')];
+const DELTA = Buffer.from('.delta');
+const ITEM_ADDED = Buffer.from('response.output_item.added');
+const PREAMBLE = ['response.created', 'response.in_progress', 'response.queued'].map((type) => Buffer.from(type));
+
+type Parsed = Record<string, unknown> | null;
+
+function parse(event: Buffer): Parsed {
+  const data = eventData(event);
+  if (data === null) return null;
+  try {
+    const value = JSON.parse(data) as unknown;
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** The status an in-band Responses error stands for: rate limits 429, the caller's own errors 400, the rest 502. */
+function errorStatus(error: { code?: unknown; type?: unknown }): number {
+  const label = `${text(error.type)} ${text(error.code)}`;
+  if (/rate_limit|insufficient_quota/.test(label)) return 429;
+  if (/invalid_request|invalid_prompt|context_length|content_filter/.test(label)) return 400;
+  return 502;
+}
+
+/**
+ * Watches an OpenAI Responses SSE stream on the pass-through path: reads usage from the terminal event
+ * (response.completed / response.incomplete / response.failed), notices in-band failures, and keeps the delta events
+ * by reference so a stream cut before its end can be billed for the text it delivered. Only terminal and error
+ * events are parsed while streaming. Every event is forwarded untouched.
+ */
+export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
+  #events = 0;
+  readonly #answerEvents: Buffer[] = [];
+  #usage: Usage | null = null;
+  #final = false;
+  #completed = false;
+  #failure: { code: string; message: string } | null = null;
+
+  observe(event: Buffer): boolean {
+    this.#events += 1;
+    const head = event.subarray(0, HEAD_BYTES);
+    if (head.includes(DELTA) || head.includes(ITEM_ADDED)) {
+      this.#answerEvents.push(event);
+      return true;
+    }
+    const completed = COMPLETED.some((type) => head.includes(type));
+    if (completed || head.includes(FAILED)) {
+      this.#completed = true;
+      const response = (parse(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
+      const usage = usageFromResponses(response?.usage);
+      if (usage !== null) {
+        this.#usage = usage;
+        this.#final = true;
+      }
+      if (!completed) this.#failure = failureOf(response?.error);
+    } else if (ERROR_EVENTS.some((marker) => head.includes(marker))) {
+      const parsed = parse(event);
+      this.#failure = failureOf(parsed?.error ?? parsed);
+    }
+    return true;
+  }
+
+  opening(event: Buffer): OpeningEvent {
+    const head = event.subarray(0, HEAD_BYTES);
+    if (PREAMBLE.some((type) => head.includes(type))) return { kind: 'preamble' };
+    if (head.includes(FAILED)) {
+      const response = (parse(event)?.response ?? null) as { error?: { code?: unknown; type?: unknown } | null } | null;
+      return { kind: 'error', status: errorStatus(response?.error ?? {}) };
+    }
+    if (ERROR_EVENTS.some((marker) => head.includes(marker))) {
+      const parsed = parse(event);
+      return { kind: 'error', status: errorStatus((parsed?.error ?? parsed ?? {}) as { code?: unknown; type?: unknown }) };
+    }
+    return { kind: 'content' };
+  }
+
+  completed(): boolean {
+    return this.#completed;
+  }
+
+  reportedUsage(): Usage | null {
+    return this.#usage;
+  }
+
+  usageIsFinal(): boolean {
+    return this.#final;
+  }
+
+  /** Text, reasoning summaries, refusals, function names and argument text delivered so far. */
+  deliveredText(): string {
+    let result = '';
+    for (const event of this.#answerEvents) {
+      const parsed = parse(event);
+      if (parsed === null) continue;
+      if (parsed.type === 'response.output_item.added') {
+        const item = parsed.item as { type?: unknown; name?: unknown } | undefined;
+        if (item?.type === 'function_call') result += text(item.name);
+      } else result += text(parsed.delta);
+    }
+    return result;
+  }
+
+  /** The upstream's in-band failure (response.failed or an error event), or null. */
+  failure(): { code: string; message: string } | null {
+    return this.#failure;
+  }
+
+  /** Events seen so far: OpenAI numbers them from 0, so this is the next event's sequence_number. */
+  nextSequenceNumber(): number {
+    return this.#events;
+  }
+}
+
+function failureOf(raw: unknown): { code: string; message: string } {
+  const error = (raw ?? {}) as { code?: unknown; message?: unknown };
+  return { code: typeof error.code === 'string' ? error.code : 'upstream_error', message: typeof error.message === 'string' ? error.message : 'The upstream failed.' };
+}

@@ -1,0 +1,107 @@
+import type { RequestContext } from '../http/request-context.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { Candidate, RoutePlan } from '../routing/route-plan.js';
+import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
+import type { RelayDependencies } from './relay-dependencies.js';
+import type { RequestMeter } from './request-meter.js';
+import { callUpstream, exhaustedError, timeoutsOf, type FailedAttempt } from './upstream-call.js';
+import { callerErrorFromUpstream } from './upstream-error.js';
+import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
+
+/** How one channel's attempt ended: answered (`value`), failed (the next channel may try), or skipped. */
+export type PoolOutcome<T> = { kind: 'done'; value: T } | { kind: 'failed'; failure: FailedAttempt } | { kind: 'skipped' };
+
+/**
+ * Runs `attempt` on the plan's candidates in routing order until one is done: a rejected upstream key tries the
+ * channel's next key first, every other failure the next candidate. The caller leaving aborts the signal. Null when
+ * no channel could take the request at all (every one skipped); the spec's upstream error when all failed.
+ */
+export async function tryPool<T>(
+  dependencies: RelayDependencies,
+  context: RequestContext,
+  plan: RoutePlan,
+  model: string,
+  attempt: (candidate: Candidate, signal: AbortSignal) => Promise<PoolOutcome<T>>,
+): Promise<T | null> {
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
+  };
+  context.response.once('close', onClose);
+  const failures: FailedAttempt[] = [];
+  try {
+    let candidate = await plan.next();
+    while (candidate !== null) {
+      let outcome: PoolOutcome<T>;
+      try {
+        outcome = await attempt(candidate, abort.signal);
+      } finally {
+        candidate.ticket.release();
+      }
+      if (outcome.kind === 'done') return outcome.value;
+      if (outcome.kind === 'failed') failures.push(outcome.failure);
+      const rejectedKey = outcome.kind === 'failed' && outcome.failure.failureClass === 'credential';
+      candidate = (rejectedKey ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
+    }
+  } finally {
+    context.response.off('close', onClose);
+  }
+  if (failures.length === 0 && plan.exhaustion.kind === 'pool') return null;
+  throw exhaustedError(plan, failures, model);
+}
+
+/** Builds one channel's request; null skips the channel. */
+export type BuildRequest = (adapter: UpstreamAdapter, route: ChannelRoute, credential: string) => UpstreamRequest | null;
+
+/** A channel's upstream answered 2xx: the response to read, with the attempt to report its end to. */
+export interface OpenedAttempt {
+  kind: 'response';
+  adapter: UpstreamAdapter;
+  route: ChannelRoute;
+  attempt: UpstreamAttempt;
+  response: UpstreamResponse;
+}
+
+/**
+ * The common start of an attempt on one channel: build the request (or skip the channel), call the upstream with
+ * the channel's timeouts, and settle what needs no reading: the caller left (`aborted`), a retryable failure
+ * (`failed`), or a refusal that is the caller's own (thrown as the caller's error).
+ */
+export async function openAttempt(
+  dependencies: RelayDependencies,
+  context: RequestContext,
+  meter: RequestMeter | null,
+  plan: RoutePlan,
+  candidate: Candidate,
+  build: BuildRequest,
+  options: { stream: boolean; signal: AbortSignal },
+): Promise<OpenedAttempt | { kind: 'aborted' } | PoolOutcome<never>> {
+  const { route } = candidate;
+  const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
+  const credential = dependencies.credentials.next(route.channel);
+  const request = build(adapter, route, credential);
+  if (request === null) {
+    plan.skip(candidate);
+    return { kind: 'skipped' };
+  }
+  const attempt = new UpstreamAttempt(dependencies, candidate, credential, context.requestId, meter);
+  const timeouts = plan.timeouts(candidate, timeoutsOf(route, options.stream));
+  const outcome = await callUpstream(adapter, route, request, { signal: options.signal, timeouts, now: dependencies.routing.clock.now() });
+  switch (outcome.kind) {
+    case 'aborted':
+      attempt.aborted();
+      return { kind: 'aborted' };
+    case 'refused':
+      attempt.refused();
+      throw callerErrorFromUpstream(outcome.status, outcome.body);
+    case 'retry':
+      attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
+      return { kind: 'failed', failure: { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs } };
+    case 'response':
+      return { kind: 'response', adapter, route, attempt, response: outcome.response };
+    default: {
+      const unknown: never = outcome;
+      throw new Error(`unhandled outcome ${String(unknown)}`);
+    }
+  }
+}

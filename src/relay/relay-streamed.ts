@@ -1,0 +1,104 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import { RoutePlan, type Candidate } from '../routing/route-plan.js';
+import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
+import { ClientStream } from './client-stream.js';
+import type { RelayDependencies } from './relay-dependencies.js';
+import type { RequestMeter } from './request-meter.js';
+import { failureClassOf } from './upstream-call.js';
+import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
+
+/** One exchange whose answer is streamed to the caller as it arrives (speech audio, transcription events). */
+export interface StreamedExchange {
+  /** The request for this channel; null skips the channel. */
+  request(adapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest | null;
+  /** Sees every chunk before it goes to the caller (usage is read on the side); must not throw. */
+  observe?(chunk: Buffer): void;
+}
+
+/** How a streamed answer ended: complete, the caller left, or cut after bytes had reached the caller. */
+export type StreamedEnd = 'complete' | 'aborted' | 'broken';
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Tries the model's channels in routing order and streams the first 2xx answer's bytes to the caller untouched,
+ * with the upstream's Content-Type. Retries on another channel only before the first byte reached the caller;
+ * an answer cut after that ends the caller's connection without the final chunk, so the client sees the cut.
+ * Null when no channel could take the request at all.
+ */
+export async function relayStreamed(
+  dependencies: RelayDependencies,
+  context: RequestContext,
+  meter: RequestMeter,
+  routes: readonly ChannelRoute[],
+  exchange: StreamedExchange,
+  responseHeaders: Record<string, string>,
+): Promise<StreamedEnd | null> {
+  const model = meter.model?.id ?? meter.modelId ?? '';
+  const plan = new RoutePlan(dependencies.routing, routes, model, meter.promptTokensEstimate);
+  return tryPool(dependencies, context, plan, model, (candidate, signal) => attemptOne(dependencies, context, meter, plan, candidate, exchange, responseHeaders, signal));
+}
+
+async function attemptOne(
+  dependencies: RelayDependencies,
+  context: RequestContext,
+  meter: RequestMeter,
+  plan: RoutePlan,
+  candidate: Candidate,
+  exchange: StreamedExchange,
+  responseHeaders: Record<string, string>,
+  signal: AbortSignal,
+): Promise<PoolOutcome<StreamedEnd>> {
+  const opened = await openAttempt(dependencies, context, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
+  if (opened.kind === 'aborted') return { kind: 'done', value: 'aborted' };
+  if (opened.kind !== 'response') return opened;
+  const { attempt } = opened;
+  attempt.chargeTokensToMeter();
+  const end = await forward(context, meter, opened.response, exchange, responseHeaders, signal);
+  if (end.kind === 'retry') {
+    attempt.failedBeforeAnswer(end.failureClass, null);
+    return { kind: 'failed', failure: { failureClass: end.failureClass, retryAfterMs: null } };
+  }
+  if (end.kind === 'complete') attempt.succeeded();
+  else if (end.kind === 'aborted') attempt.aborted();
+  else attempt.failed(end.failureClass, null);
+  return { kind: 'done', value: end.kind };
+}
+
+type ForwardEnd =
+  | { kind: 'complete' }
+  | { kind: 'aborted' }
+  | { kind: 'broken'; failureClass: ReturnType<typeof failureClassOf> }
+  | { kind: 'retry'; failureClass: ReturnType<typeof failureClassOf> };
+
+async function forward(
+  context: RequestContext,
+  meter: RequestMeter,
+  response: UpstreamResponse,
+  exchange: StreamedExchange,
+  responseHeaders: Record<string, string>,
+  signal: AbortSignal,
+): Promise<ForwardEnd> {
+  const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
+  const client = new ClientStream(context.response, { ...responseHeaders, 'content-type': contentType }, signal, () => meter.markFirstByte());
+  try {
+    for await (const chunk of response.body) {
+      exchange.observe?.(chunk);
+      await client.write(chunk);
+    }
+    client.end();
+    return { kind: 'complete' };
+  } catch (error) {
+    response.discard();
+    if (signal.aborted) return { kind: 'aborted' };
+    const failureClass = failureClassOf(error, true);
+    if (!client.started) return { kind: 'retry', failureClass };
+    // Binary audio has no in-band error: end the connection without the final chunk so the client sees the cut.
+    context.response.destroy(new GatewayError('upstream_error', 'The upstream provider stopped answering mid-response.', { status: 502 }));
+    return { kind: 'broken', failureClass };
+  }
+}
