@@ -1,139 +1,391 @@
-import { BatchWriter } from '../shared/batch-writer.js';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../shared/clock.js';
-import type { Logger } from '../shared/logger.js';
-import type { NanoUsd, UsageCharge } from '../storage/records.js';
+import { describeError, type Logger } from '../shared/logger.js';
+import type { NanoUsd } from '../storage/records.js';
 import type { LedgerCredit, Storage } from '../storage/storage.js';
-
-interface CachedAmount {
-  value: NanoUsd;
-  fetchedAt: number;
-}
+import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from './money-batch.js';
+import {
+  NO_PARTS, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
+} from './money-pools.js';
 
 export interface LedgerOptions {
-  /** How long a balance or key spend read from storage is trusted. */
-  cacheTtlMs: number;
+  /** Stable id of this gateway instance: its holds in storage are keyed by it (see docs/operators.md, Money). */
+  instanceId: string;
+  /** Most settlements per transaction. */
   maxBatch: number;
+  /** Settlements wait at most this long for a transaction (reservations that need storage never wait for it). */
   flushIntervalMs: number;
+  lease: LeasePolicy;
+  /** How often this instance records its heartbeat and releases the holds of instances gone for good. */
+  heartbeatMs: number;
+  /** An instance silent this long is gone: any other instance releases its holds. */
+  staleAfterMs: number;
+  /** How long local knowledge that a subscription's quota is used up is trusted before storage is asked again. */
+  factsTtlMs: number;
 }
 
+export interface ReserveRequest {
+  accountId: string;
+  keyId: string;
+  /** The key has a quota cap: its pool takes part. */
+  keyCapped: boolean;
+  /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
+  subscriptions: readonly string[];
+  /** Upper bound of the request's cost. */
+  amountNano: NanoUsd;
+  entryId: string;
+}
+
+export interface SettleRequest {
+  costNano: NanoUsd;
+  requestId: string;
+  createdAt: number;
+}
+
+interface Waiter {
+  grow: GrowRequest;
+  resolve: (reservation: Reservation) => void;
+  reject: (error: unknown) => void;
+}
+
+const REFUSALS = {
+  insufficient_balance: () => new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.'),
+  quota_exhausted: () => new GatewayError('quota_exhausted', 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).', { retryAfterSeconds: 3600 }),
+} as const;
+
 /**
- * The money side of the hot path. Charges are queued and settled in batched transactions; balances and key spend
- * are read from storage at most once per TTL and corrected locally by what is queued but not yet settled, so a
- * request never waits on a database write. Every settled charge is an immutable ledger entry.
+ * The money side of the hot path: reserve an upper bound before forwarding, settle the real cost afterwards.
+ *
+ * Storage is the arbiter across instances: each instance holds amounts from pools of funds (money_holds rows keyed
+ * by instance and pool) and the holds of all instances never exceed a pool's funds. A reservation that fits in
+ * what this instance already holds (its lease) touches no database; otherwise it waits for the next group commit,
+ * one transaction for every reservation and settlement queued meanwhile. Settlements never make a request wait.
  */
 export class Ledger {
-  readonly #writer: BatchWriter<UsageCharge>;
-  readonly #balances = new Map<string, CachedAmount>();
-  readonly #keySpend = new Map<string, CachedAmount>();
-  readonly #pendingByAccount = new Map<string, NanoUsd>();
-  readonly #pendingByKey = new Map<string, NanoUsd>();
-  /** Odd while a batch is being committed; moves on every commit and credit, so a read that raced one is not trusted. */
-  #epoch = 0;
+  readonly #pools = new Map<string, PoolState>();
+  readonly #facts = new Map<string, SubscriptionFacts & { knownAt: number }>();
+  /** Pools the running transaction recomputes: no local reservation from them until it commits. */
+  readonly #busy = new Set<string>();
+  /** Pools whose funds changed outside this ledger: storage decides their next reservation. */
+  readonly #stale = new Set<string>();
+  #waiters: Waiter[] = [];
+  #settlements: Settlement[] = [];
+  #running: Promise<void> | null = null;
+  #again = false;
+  #timer: NodeJS.Timeout | null = null;
+  #heartbeat: NodeJS.Timeout | null = null;
+  #closed = false;
+  #failedAt = 0;
 
   constructor(
     private readonly storage: Storage,
     private readonly clock: Clock,
-    logger: Logger,
+    private readonly logger: Logger,
     private readonly options: LedgerOptions,
-  ) {
-    this.#writer = new BatchWriter((charges) => this.#settle(charges), {
-      name: 'ledger',
-      maxBatch: options.maxBatch,
-      intervalMs: options.flushIntervalMs,
-      retryDelayMs: 500,
-    }, logger);
+  ) {}
+
+  get instanceId(): string {
+    return this.options.instanceId;
   }
 
-  /** Balance minus charges not yet settled. */
-  async availableBalance(accountId: string): Promise<NanoUsd> {
-    const settled = await this.#cached(this.#balances, accountId, this.options.cacheTtlMs, () => this.#readBalance(accountId));
-    return settled - (this.#pendingByAccount.get(accountId) ?? 0n);
+  /** Releases what a previous run of this instance id held (a crash), and starts the heartbeat. */
+  async start(): Promise<void> {
+    const released = await this.storage.money.registerInstance(this.options.instanceId, this.clock.now());
+    if (released > 0) this.logger.warn('released holds left by a previous run of this instance', { instance: this.options.instanceId, holds: released });
+    await this.#sweep();
+    this.#heartbeat = setInterval(() => {
+      this.#beat().catch((error: unknown) => this.logger.warn('ledger heartbeat failed', describeError(error)));
+    }, this.options.heartbeatMs);
+    this.#heartbeat.unref();
+  }
+
+  async #beat(): Promise<void> {
+    await this.storage.money.heartbeat(this.options.instanceId, this.clock.now());
+    await this.#sweep();
+    // Idle leases go back to the pools (a transaction recomputes them without the lease).
+    const now = this.clock.now();
+    for (const state of this.#pools.values()) {
+      if (state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) {
+        this.#kick(0);
+        break;
+      }
+    }
+  }
+
+  async #sweep(): Promise<void> {
+    const released = await this.storage.money.releaseStaleInstances(this.clock.now() - this.options.staleAfterMs);
+    if (released.length > 0) this.logger.warn('released the holds of instances without a heartbeat', { instances: released });
   }
 
   /**
-   * The balance re-read from storage unless it was read in the last `recheckMs`: used before refusing a request
-   * for lack of funds, so a top-up made through another instance is seen at once.
+   * Holds `amountNano` for a request, or throws the spec's refusal: 402 `insufficient_balance` (the wallet) or
+   * 429 `quota_exhausted` (a key's quota cap, a subscription's quota under policy `deny`, or its overage limit).
    */
-  async confirmedBalance(accountId: string, recheckMs = 250): Promise<NanoUsd> {
-    const settled = await this.#cached(this.#balances, accountId, Math.min(recheckMs, this.options.cacheTtlMs), () => this.#readBalance(accountId));
-    return settled - (this.#pendingByAccount.get(accountId) ?? 0n);
+  async reserve(request: ReserveRequest): Promise<Reservation> {
+    const local = this.#reserveLocally(request);
+    if (local instanceof GatewayError) throw local;
+    if (local !== null) return local;
+    return new Promise<Reservation>((resolve, reject) => {
+      this.#waiters.push({
+        grow: {
+          entryId: request.entryId,
+          accountId: request.accountId,
+          keyId: request.keyId,
+          keyCapped: request.keyCapped,
+          candidateSubscriptions: request.subscriptions,
+          amountNano: request.amountNano,
+        },
+        resolve,
+        reject,
+      });
+      this.#kick(0);
+    });
   }
 
-  async #readBalance(accountId: string): Promise<NanoUsd> {
+  /** From this instance's lease, when every pool involved has room: no storage round trip. */
+  #reserveLocally(request: ReserveRequest): Reservation | GatewayError | null {
+    const amount = request.amountNano;
+    const now = this.clock.now();
+    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n };
+    let subscriptionId: string | null = null;
+    if (request.subscriptions.length > 0) {
+      subscriptionId = request.subscriptions.find((id) => this.#hasRoom(subscriptionPool(id), amount)) ?? null;
+      if (subscriptionId !== null) {
+        parts.subscription = amount;
+      } else {
+        // Only when every subscription's quota is known to be used up does the overage policy decide locally.
+        const facts = request.subscriptions.map((id) => this.#facts.get(id));
+        const allExhausted = facts.every((fact) => fact !== undefined && fact.exhaustedUntil > now && now - fact.knownAt < this.options.factsTtlMs);
+        const first = facts[0];
+        if (!allExhausted || first === undefined) return null;
+        subscriptionId = request.subscriptions[0] ?? null;
+        if (first.policy === 'deny') return REFUSALS.quota_exhausted();
+        parts.wallet = amount;
+        if (first.policy === 'limit') parts.overage = amount;
+      }
+    } else {
+      parts.wallet = amount;
+    }
+    const reservation: Reservation = {
+      entryId: request.entryId,
+      accountId: request.accountId,
+      keyId: request.keyId,
+      keyCapped: request.keyCapped,
+      subscriptionId,
+      candidateSubscriptions: request.subscriptions,
+      amountNano: amount,
+      parts,
+    };
+    const pools = poolsOf(reservation);
+    for (const [pool, part] of pools) if (!this.#hasRoom(pool, part)) return null;
+    for (const [pool, part] of pools) {
+      const state = this.#pools.get(pool) as PoolState;
+      state.inFlight += part;
+      state.lastUsedAt = now;
+    }
+    return reservation;
+  }
+
+  #hasRoom(pool: string, amount: NanoUsd): boolean {
+    if (this.#busy.has(pool) || this.#stale.has(pool)) return false;
+    const state = this.#pools.get(pool);
+    return state !== undefined && state.held - state.inFlight >= amount;
+  }
+
+  /** Queues the real cost for settlement (0 releases the reservation). Never waits. */
+  settle(reservation: Reservation, charge: SettleRequest): void {
+    this.#settlements.push({ reservation, costNano: charge.costNano < 0n ? 0n : charge.costNano, requestId: charge.requestId, createdAt: charge.createdAt });
+    this.#kick(this.#settlements.length >= this.options.maxBatch ? 0 : this.options.flushIntervalMs);
+  }
+
+  /** A charge with nothing reserved for it (an outcome billed without admission): settled like any other. */
+  unreserved(accountId: string, keyId: string, entryId: string): Reservation {
+    return { entryId, accountId, keyId, keyCapped: false, subscriptionId: null, candidateSubscriptions: [], amountNano: 0n, parts: { ...NO_PARTS } };
+  }
+
+  /** The balance after every settlement queued so far (admin and balance views; never on the request path). */
+  async availableBalance(accountId: string): Promise<NanoUsd> {
+    await this.flush();
     const balances = await this.storage.accounts.getBalances([accountId]);
     return balances.get(accountId) ?? 0n;
   }
 
-  /** Key spend including charges not yet settled. */
   async keySpent(keyId: string): Promise<NanoUsd> {
-    const settled = await this.#cached(this.#keySpend, keyId, this.options.cacheTtlMs, async () => (await this.storage.keys.getById(keyId))?.spentNano ?? 0n);
-    return settled + (this.#pendingByKey.get(keyId) ?? 0n);
-  }
-
-  charge(charge: UsageCharge): void {
-    if (charge.costNano <= 0n) return;
-    add(this.#pendingByAccount, charge.accountId, charge.costNano);
-    add(this.#pendingByKey, charge.keyId, charge.costNano);
-    this.#writer.add(charge);
+    await this.flush();
+    return (await this.storage.keys.getById(keyId))?.spentNano ?? 0n;
   }
 
   /** Top-ups and corrections go straight to storage (they are rare and must be confirmed). */
   async credit(credit: LedgerCredit): Promise<NanoUsd | null> {
     const balance = await this.storage.ledger.applyCredit(credit);
-    this.#epoch += 2;
-    this.#balances.delete(credit.accountId);
-    return balance === null ? null : balance - (this.#pendingByAccount.get(credit.accountId) ?? 0n);
+    this.forgetBalance(credit.accountId);
+    return balance;
   }
 
+  /** Funds of the account moved outside this ledger (a redemption code, a correction): storage decides next. */
+  forgetBalance(accountId: string): void {
+    this.#stale.add(walletPool(accountId));
+  }
+
+  /** The key's quota cap changed. */
   forgetKey(keyId: string): void {
-    this.#keySpend.delete(keyId);
+    this.#stale.add(keyPool(keyId));
   }
 
-  flush(): Promise<void> {
-    return this.#writer.flush();
+  /** The subscription changed (plan, cancellation). */
+  forgetSubscription(subscriptionId: string): void {
+    this.#facts.delete(subscriptionId);
+    this.#stale.add(subscriptionPool(subscriptionId));
+    this.#stale.add(overagePool(subscriptionId));
   }
 
-  close(): Promise<void> {
-    return this.#writer.close();
+  /** Writes every queued settlement (and answers every waiting reservation). */
+  async flush(): Promise<void> {
+    this.#clearTimer();
+    while (this.#running !== null || this.#settlements.length > 0 || this.#waiters.length > 0) {
+      if (this.#running !== null) await this.#running;
+      else await this.#run();
+    }
   }
 
-  async #settle(charges: UsageCharge[]): Promise<void> {
-    this.#epoch += 1;
+  /** Settles what is queued and gives every hold of this instance back. */
+  async close(): Promise<void> {
+    if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    await this.flush();
+    this.#closed = true;
+    this.#clearTimer();
     try {
-      await this.storage.ledger.settleCharges(charges);
-    } finally {
-      this.#epoch += 1;
-    }
-    for (const charge of charges) {
-      add(this.#pendingByAccount, charge.accountId, -charge.costNano);
-      add(this.#pendingByKey, charge.keyId, -charge.costNano);
-      const balance = this.#balances.get(charge.accountId);
-      if (balance !== undefined) balance.value -= charge.costNano;
-      const spent = this.#keySpend.get(charge.keyId);
-      if (spent !== undefined) spent.value += charge.costNano;
+      await this.storage.money.releaseInstance(this.options.instanceId);
+      this.#pools.clear();
+    } catch (error) {
+      this.logger.warn('could not release this instance\'s holds; another instance will after the stale interval', describeError(error));
     }
   }
 
-  async #cached(cache: Map<string, CachedAmount>, id: string, ttlMs: number, read: () => Promise<NanoUsd>): Promise<NanoUsd> {
-    const now = this.clock.now();
-    const entry = cache.get(id);
-    if (entry !== undefined && now - entry.fetchedAt < ttlMs) return entry.value;
-    let value = 0n;
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const epoch = this.#epoch;
-      value = await read();
-      if (epoch === this.#epoch && epoch % 2 === 0) {
-        cache.set(id, { value, fetchedAt: this.clock.now() });
-        return value;
+  /** This instance's view of its holds (tests and diagnostics). */
+  heldPools(): Map<string, { held: NanoUsd; inFlight: NanoUsd }> {
+    return new Map([...this.#pools].map(([pool, state]) => [pool, { held: state.held, inFlight: state.inFlight }]));
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #kick(delayMs: number): void {
+    if (this.#closed) return;
+    if (this.#running !== null) {
+      this.#again = true;
+      return;
+    }
+    if (delayMs <= 0) {
+      this.#clearTimer();
+      void this.#run();
+      return;
+    }
+    this.#timer ??= setTimeout(() => {
+      this.#timer = null;
+      if (this.#running === null) void this.#run();
+      else this.#again = true;
+    }, delayMs);
+    this.#timer.unref();
+  }
+
+  #run(): Promise<void> {
+    this.#clearTimer();
+    const running = this.#commit().finally(() => {
+      this.#running = null;
+      const more = this.#again || this.#waiters.length > 0;
+      this.#again = false;
+      if (more || this.#settlements.length > 0) {
+        // After a failure, wait before trying again (queued settlements are kept, never dropped).
+        const pause = this.clock.now() - this.#failedAt < 500 ? 500 : more ? 0 : this.options.flushIntervalMs;
+        this.#kick(pause);
       }
-    }
-    // Every read raced a commit: use the last one uncached; it is off by at most the batch being committed.
-    return value;
+    });
+    this.#running = running;
+    return running;
   }
-}
 
-function add(map: Map<string, NanoUsd>, id: string, amount: NanoUsd): void {
-  const next = (map.get(id) ?? 0n) + amount;
-  if (next === 0n) map.delete(id);
-  else map.set(id, next);
+  async #commit(): Promise<void> {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    const settlements = this.#settlements.splice(0, this.options.maxBatch);
+    const now = this.clock.now();
+    // Pools this transaction recomputes: those of the batch, plus idle leases to give back.
+    const touched = new Map<string, string>();
+    const accounts = new Set<string>();
+    const keys = new Set<string>();
+    const subscriptions = new Set<string>();
+    const addPool = (pool: string, accountId: string): void => {
+      touched.set(pool, accountId);
+      accounts.add(accountId);
+    };
+    const addRequest = (accountId: string, keyId: string, keyCapped: boolean, candidates: readonly string[]): void => {
+      addPool(walletPool(accountId), accountId);
+      if (keyCapped) {
+        keys.add(keyId);
+        addPool(keyPool(keyId), accountId);
+      }
+      for (const id of candidates) {
+        subscriptions.add(id);
+        addPool(subscriptionPool(id), accountId);
+        addPool(overagePool(id), accountId);
+      }
+    };
+    for (const { grow } of waiters) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.candidateSubscriptions);
+    for (const { reservation } of settlements) {
+      addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
+    }
+    for (const [pool, state] of this.#pools) {
+      if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) addPool(pool, state.accountId);
+    }
+    if (touched.size === 0) {
+      for (const waiter of waiters) waiter.reject(new Error('nothing to reserve'));
+      return;
+    }
+    for (const pool of touched.keys()) this.#busy.add(pool);
+    const staleBefore = new Set(this.#stale);
+    try {
+      const plan = await this.storage.money.transact([...accounts], async (transaction) => {
+        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], pools: [...touched.keys()] });
+        const current = new Map<string, PoolState>();
+        for (const pool of touched.keys()) {
+          const state = this.#pools.get(pool);
+          if (state !== undefined) current.set(pool, state);
+        }
+        const planned = planBatch({ now, snapshot, pools: current, grows: waiters.map((waiter) => waiter.grow), settlements, lease: this.options.lease });
+        for (const pool of touched.keys()) {
+          if (!planned.pools.has(pool) && current.has(pool)) planned.pools.set(pool, { ...(current.get(pool) as PoolState), held: (current.get(pool) as PoolState).inFlight });
+        }
+        await transaction.write(this.options.instanceId, {
+          rollovers: planned.rollovers,
+          usages: planned.usages,
+          holds: [...planned.pools].map(([pool, state]) => ({ pool, accountId: state.accountId, heldNano: state.held })),
+          now,
+        });
+        return planned;
+      });
+      // Committed: adopt the planned pools (no local reservation touched them meanwhile: they were busy).
+      for (const [pool, state] of plan.pools) {
+        if (state.held === 0n && state.inFlight === 0n) this.#pools.delete(pool);
+        else this.#pools.set(pool, state);
+      }
+      for (const pool of staleBefore) if (touched.has(pool)) this.#stale.delete(pool);
+      const knownAt = this.clock.now();
+      for (const [id, facts] of plan.subscriptionFacts) this.#facts.set(id, { ...facts, knownAt });
+      plan.outcomes.forEach((outcome, index) => {
+        const waiter = waiters[index] as Waiter;
+        if ('reservation' in outcome) waiter.resolve(outcome.reservation);
+        else waiter.reject(REFUSALS[outcome.refused]());
+      });
+    } catch (error) {
+      this.#failedAt = this.clock.now();
+      this.logger.error('money transaction failed', { ...describeError(error), settlements: settlements.length, reservations: waiters.length });
+      this.#settlements.unshift(...settlements);
+      for (const waiter of waiters) waiter.reject(new GatewayError('internal_error', 'Funds could not be reserved for this request (storage unavailable). Retry shortly.'));
+    } finally {
+      for (const pool of touched.keys()) this.#busy.delete(pool);
+    }
+  }
 }

@@ -1,9 +1,13 @@
+import type { BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
+import { reservationAmount } from '../billing/reservation-amount.js';
+import type { SubscriptionBook } from '../billing/subscription-book.js';
+import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey, Model } from '../storage/records.js';
+import type { Account, ApiKey, Model, Plan } from '../storage/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
 
 export interface AdmissionDependencies {
@@ -12,6 +16,8 @@ export interface AdmissionDependencies {
   clock: Clock;
   /** Per-account limits by the account's tier, from memory. */
   tiers: TierLimitsSource;
+  /** The account's active subscriptions (their quota pays first; their plan's RPM/TPM apply). */
+  subscriptions: SubscriptionBook;
 }
 
 export interface AdmissionRequest {
@@ -20,6 +26,11 @@ export interface AdmissionRequest {
   model: Model;
   /** Prompt estimate plus the requested maximum output: what TPM is charged before forwarding. */
   estimatedTokens: number;
+  /**
+   * Upper bound of what the request can be billed for, for the money reservation. Token endpoints may leave it out
+   * (it is then the prompt estimate plus the output cap); images, audio and per-request endpoints give it.
+   */
+  maxUsage?: BillableUsage;
   meter: RequestMeter;
 }
 
@@ -32,26 +43,45 @@ function rule(id: string, dimension: string, limit: number): LimitRule {
 }
 
 /**
- * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist,
- * its quota cap, the account's funds, the key's concurrency, then every rate dimension at once (key, account tier,
- * model; all or nothing). Returns the X-RateLimit headers of the tightest dimension; throws the spec's error
- * otherwise. Nothing here reads the database: keys, tiers, models, balances and spend come from caches.
+ * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
+ * money (an upper bound of the cost held from the key's quota cap, the subscription's quota and the wallet, all or
+ * nothing; see billing/ledger.ts), the key's concurrency, then every rate dimension at once (key, account tier,
+ * subscription plan, model; all or nothing). Returns the X-RateLimit headers of the tightest dimension; throws the
+ * spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
+ * memory; when it does not, it waits for one group-committed transaction.
  */
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
-  const { ledger, limiter, clock } = dependencies;
+  const { ledger } = dependencies;
   if (key.allowedModels !== null && !key.allowedModels.includes(model.id)) {
     throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
   }
-  if (key.quotaNano !== null && (await ledger.keySpent(key.id)) >= key.quotaNano) {
-    throw new GatewayError('quota_exhausted', 'This API key has reached its quota cap and is paused until the cap is raised.', { retryAfterSeconds: 3600 });
+  const subscriptions = await dependencies.subscriptions.active(account.id);
+  const amountNano = reservationAmount(model.pricing, {
+    promptTokens: meter.promptTokensEstimate,
+    estimatedTokens: request.estimatedTokens,
+    ...(request.maxUsage === undefined ? {} : { maxUsage: request.maxUsage }),
+    producesText: model.kind === 'chat',
+  });
+  meter.reservation = await ledger.reserve({
+    accountId: account.id,
+    keyId: key.id,
+    keyCapped: key.quotaNano !== null,
+    subscriptions: subscriptions.map(({ subscription }) => subscription.id),
+    amountNano,
+    entryId: newId('led', meter.createdAt),
+  });
+  try {
+    return await admitLimits(dependencies, request, subscriptions[0]?.plan ?? null, subscriptions[0]?.subscription.id ?? null);
+  } catch (error) {
+    meter.releaseReservation();
+    throw error;
   }
-  // A cached balance may predate a top-up made elsewhere: confirm with storage before refusing.
-  const hasFunds = (balance: bigint): boolean => balance + account.creditLineNano > 0n;
-  if (!hasFunds(await ledger.availableBalance(account.id)) && !hasFunds(await ledger.confirmedBalance(account.id))) {
-    throw new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');
-  }
+}
 
+async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, plan: Plan | null, subscriptionId: string | null): Promise<Record<string, string>> {
+  const { key, account, model, meter } = request;
+  const { limiter, clock } = dependencies;
   // Concurrency first, so a request refused for it takes nothing from the rate windows.
   if (key.concurrency !== null) {
     meter.lease = await limiter.acquire(`key:${key.id}:concurrency`, key.concurrency);
@@ -82,6 +112,12 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
     tier.rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', tier.rpm),
     tier.tpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', tier.tpm),
   );
+  if (plan !== null && subscriptionId !== null) {
+    addRequests(
+      plan.rpm === null ? null : rule(`subscription:${subscriptionId}:rpm`, 'plan-rpm', plan.rpm),
+      plan.tpm === null ? null : rule(`subscription:${subscriptionId}:tpm`, 'plan-tpm', plan.tpm),
+    );
+  }
   addRequests(
     model.rpm === null ? null : rule(`model:${model.id}:rpm`, 'model-rpm', model.rpm),
     model.tpm === null ? null : rule(`model:${model.id}:tpm`, 'model-tpm', model.tpm),

@@ -1,5 +1,8 @@
-import { computeCost } from '../billing/compute-cost.js';
+import { computeCost, type BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
+import type { Reservation } from '../billing/money-pools.js';
+import { nanoToDecimalString } from '../billing/money.js';
+import { spliceUsageCost, type UsageKey } from '../billing/usage-cost-field.js';
 import { totalTokens, type Usage } from '../ir/usage.js';
 import type { LimitRule, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
@@ -17,6 +20,9 @@ export interface MeterDependencies {
   logger: Logger;
 }
 
+/** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
+export const COST_HEADER = 'x-request-cost-usd';
+
 /** Tokens taken from one token-limit window before forwarding. */
 export interface TokenCharge {
   rule: LimitRule;
@@ -27,6 +33,8 @@ export interface RequestOutcome {
   status: number;
   errorCode?: string | null;
   usage?: Usage | null;
+  /** What was billed besides tokens (images, audio seconds, characters), for the non-token endpoints. */
+  billable?: Omit<BillableUsage, 'tokens'>;
 }
 
 /**
@@ -48,6 +56,10 @@ export class RequestMeter {
   tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
   /** The concurrency slot, released by `finish`: on completion, caller abort and upstream failure alike. */
   lease: ConcurrencyLease | null = null;
+  /** The money held by admission, settled to the real cost by `finish` (released when nothing is billed). */
+  reservation: Reservation | null = null;
+  /** What the request was billed, once finished. */
+  costNano: NanoUsd = 0n;
   #finished = false;
   readonly createdAt: number;
 
@@ -71,13 +83,49 @@ export class RequestMeter {
     return this.#finished;
   }
 
+  /** Gives the money hold back without billing (admission refused the request after reserving). */
+  releaseReservation(): void {
+    const reservation = this.reservation;
+    if (reservation === null) return;
+    this.reservation = null;
+    this.dependencies.ledger.settle(reservation, { costNano: 0n, requestId: this.requestId, createdAt: this.dependencies.clock.now() });
+  }
+
+  /** The cost an outcome will be billed (for the cost header, before the body is sent); `finish` bills the same. */
+  quote(outcome: Pick<RequestOutcome, 'usage' | 'billable'>): NanoUsd {
+    const usage = outcome.usage ?? null;
+    const billable = outcome.billable;
+    return this.model === null || (usage === null && billable === undefined)
+      ? 0n
+      : computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
+  }
+
+  /**
+   * An answer about to be sent with what it costs: the `x-request-cost-usd` header (decimal USD) and, when the body
+   * has a usage object (`usageKey`), `cost` spliced into it. Call `finish` with the same outcome.
+   */
+  priced(body: Buffer | string, outcome: Pick<RequestOutcome, 'usage' | 'billable'>, usageKey: UsageKey | null): { body: Buffer | string; headers: Record<string, string> } {
+    const cost = nanoToDecimalString(this.quote(outcome));
+    const spliced = usageKey === null ? null : spliceUsageCost(body, cost, usageKey);
+    return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
+  }
+
+  /** A streamed event (or tail) carrying the final OpenAI-shape usage, with `usage.cost` spliced in. */
+  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null): T {
+    if (usage === null) return payload;
+    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })));
+    if (spliced === null) return payload;
+    return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
+  }
+
   /** Idempotent: the first call settles, later calls return 0 and do nothing. */
   finish(outcome: RequestOutcome): NanoUsd {
     if (this.#finished) return 0n;
     this.#finished = true;
     this.lease?.release();
     const usage = outcome.usage ?? null;
-    const cost = usage !== null && this.model !== null ? computeCost(this.model.pricing, { tokens: usage }) : 0n;
+    const cost = this.quote(outcome);
+    this.costNano = cost;
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
     if (this.tokenCharge !== null) {
       const actual = usage === null ? 0 : totalTokens(usage);
@@ -87,9 +135,10 @@ export class RequestMeter {
         limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
       }
     }
-    if (cost > 0n) {
-      ledger.charge({ entryId: newId('led', this.createdAt), accountId: this.accountId, keyId: this.keyId, requestId: this.requestId, costNano: cost, createdAt: clock.now() });
-    }
+    // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
+    const reservation = this.reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
+    this.reservation = null;
+    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now() });
     usageLog.record({
       requestId: this.requestId,
       accountId: this.accountId,

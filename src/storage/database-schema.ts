@@ -25,6 +25,8 @@ export interface AccountsTable {
   balance_nano: MoneyColumn;
   credit_line_nano: MoneyColumn;
   alert_balance_nano: NullableMoneyColumn;
+  /** Quota alert threshold in percent (migration 0005; written only by the alerts repository). */
+  alert_quota_percent: ColumnType<number | bigint | null, number | null | undefined, number | null>;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -113,6 +115,10 @@ export interface SubscriptionsTable {
   used_nano: MoneyColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** Overage the wallet paid in the current period (policy `limit` counts it against the plan's limit). */
+  overage_used_nano: ColumnType<bigint, bigint | undefined, bigint>;
+  /** When the subscription ends (cancellation at period end, or immediately); null: renews. */
+  cancel_at: ColumnType<number | bigint | null, number | null | undefined, number | null>;
 }
 
 export interface LedgerEntriesTable {
@@ -123,6 +129,37 @@ export interface LedgerEntriesTable {
   key_id: string | null;
   request_id: string | null;
   reason: string | null;
+  created_at: IntegerColumn;
+  /** Usage entries: the part of the request's cost the funds could not cover (not taken; recorded). */
+  shortfall_nano: ColumnType<bigint, bigint | undefined, bigint>;
+}
+
+/** What one gateway instance holds from one pool of funds (see billing/ledger.ts). */
+export interface MoneyHoldsTable {
+  instance_id: string;
+  /** `wallet:<account>`, `key:<key>`, `sub:<subscription>`, `overage:<subscription>`. */
+  pool: string;
+  account_id: string;
+  held_nano: MoneyColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface GatewayInstancesTable {
+  instance_id: string;
+  started_at: IntegerColumn;
+  heartbeat_at: IntegerColumn;
+}
+
+/** One request's consumption of a subscription's period quota (and the overage the wallet paid beside it). */
+export interface SubscriptionUsageTable {
+  id: string;
+  subscription_id: string;
+  account_id: string;
+  key_id: string | null;
+  request_id: string | null;
+  period_start: IntegerColumn;
+  amount_nano: MoneyColumn;
+  overage_nano: MoneyColumn;
   created_at: IntegerColumn;
 }
 
@@ -210,4 +247,49 @@ export interface Database {
   settings: SettingsTable;
   tiers: TiersTable;
   channel_key_flags: ChannelKeyFlagsTable;
+  money_holds: MoneyHoldsTable;
+  gateway_instances: GatewayInstancesTable;
+  subscription_usage: SubscriptionUsageTable;
+  // issue 6 extras (migration 0005)
+  alert_states: AlertStatesTable;
+  redemption_codes: RedemptionCodesTable;
+}
+
+// ---- issue 6 extras: alerts and redemption codes (migration 0005) ----
+
+export interface AlertStatesTable {
+  /** `balance`, `key_quota` or `subscription_quota`. */
+  kind: string;
+  /** The account, key or subscription id. */
+  subject_id: string;
+  account_id: string;
+  period_start: IntegerColumn;
+  /** `armed`, `pending` or `notified`. */
+  state: string;
+  value_nano: MoneyColumn;
+  threshold_nano: MoneyColumn;
+  limit_nano: NullableMoneyColumn;
+  percent: NullableIntegerColumn;
+  crossed_at: IntegerColumn;
+  attempts: IntegerColumn;
+  next_attempt_at: IntegerColumn;
+  notified_at: NullableIntegerColumn;
+  last_error: string | null;
+  updated_at: IntegerColumn;
+}
+
+export interface RedemptionCodesTable {
+  id: string;
+  /** SHA-256 of the canonical code, lowercase hex. The code itself is never stored. */
+  code_hash: string;
+  hint: string;
+  name: string;
+  amount_nano: MoneyColumn;
+  expires_at: NullableIntegerColumn;
+  disabled_at: NullableIntegerColumn;
+  redeemed_by: string | null;
+  redeemed_at: NullableIntegerColumn;
+  ledger_entry_id: string | null;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
 }

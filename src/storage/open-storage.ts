@@ -3,6 +3,8 @@ import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
 import { createPostgresDialect, createSqliteDialect } from './dialects.js';
 import { migrateToLatest } from './migrate.js';
+import { createAlertRepository } from './repositories/alert-repository.js';
+import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
@@ -10,6 +12,7 @@ import { createChannelKeyFlagRepository } from './repositories/channel-key-flag-
 import { createChannelRepository } from './repositories/channel-repository.js';
 import { createFxRepository } from './repositories/fx-repository.js';
 import { createLedgerRepository } from './repositories/ledger-repository.js';
+import { createMoneyRepository } from './repositories/money-repository.js';
 import { createModelRepository } from './repositories/model-repository.js';
 import { createPlanRepository } from './repositories/plan-repository.js';
 import { createSettingsRepository } from './repositories/settings-repository.js';
@@ -49,12 +52,15 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     plans: createPlanRepository(db),
     subscriptions: createSubscriptionRepository(db),
     ledger: createLedgerRepository(db, location.dialect),
-    usage: createUsageLogRepository(db),
+    usage: createUsageLogRepository(db, location.dialect),
     announcements: createAnnouncementRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),
     tiers: createTierRepository(db),
     channelKeyFlags: createChannelKeyFlagRepository(db),
+    money: createMoneyRepository(db, location.dialect),
+    alerts: createAlertRepository(db),
+    redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -141,7 +141,12 @@ export interface Subscription {
   startsAt: number;
   currentPeriodStart: number;
   currentPeriodEnd: number;
+  /** Settled spend of the current period (`currentPeriodStart`), paid from the plan's quota. */
   usedNano: NanoUsd;
+  /** Overage the wallet paid in the current period (counted against the plan's limit under policy `limit`). */
+  overageUsedNano: NanoUsd;
+  /** When the subscription ends (a cancellation, immediate or at period end); null: it renews every period. */
+  cancelAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -158,6 +163,8 @@ export interface LedgerEntry {
   requestId: string | null;
   reason: string | null;
   createdAt: number;
+  /** Usage entries: what the request cost beyond what its funds could cover (not taken, recorded). */
+  shortfallNano: NanoUsd;
 }
 
 /** One request's charge, settled in a batch with others. */

@@ -1,7 +1,10 @@
 import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
-  PageRequest, Plan, Subscription, Tier, UsageCharge, UsageLogRow, UsageQuery,
+  PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
 } from './records.js';
+// issue 6 extras: alerts and redemption codes (their types live with their repositories).
+import type { AlertRepository } from './repositories/alert-repository.js';
+import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -23,6 +26,12 @@ export interface Storage {
   settings: SettingsRepository;
   tiers: TierRepository;
   channelKeyFlags: ChannelKeyFlagRepository;
+  /** Reservations (holds per instance and pool), settlement of charges and the ledger check. */
+  money: MoneyRepository;
+  /** Alert thresholds and the crossings already claimed (issue 6 extras). */
+  alerts: AlertRepository;
+  /** Redemption codes, redeemed exactly once (issue 6 extras). */
+  redemptionCodes: RedemptionCodeRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -109,10 +118,111 @@ export interface TierRepository {
   delete(name: string): Promise<boolean>;
 }
 
+export type SubscriptionPatch = Partial<Pick<Subscription, 'planId' | 'status' | 'startsAt' | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAt'>> & {
+  /** Zero the period's used quota and overage (a new period starts). */
+  resetUsage?: boolean;
+};
+
 export interface SubscriptionRepository {
   create(subscription: Subscription): Promise<void>;
   getById(id: string): Promise<Subscription | null>;
   listByAccount(accountId: string): Promise<Subscription[]>;
+  update(id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null>;
+}
+
+/** What a money transaction reads about the pools it touches (every instance's holds summed). */
+export interface MoneySnapshot {
+  accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
+  keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd }>;
+  subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
+  /** Sum over every instance of the holds on each pool asked for. */
+  heldByPool: Map<string, NanoUsd>;
+}
+
+export interface MoneySnapshotRequest {
+  accountIds: string[];
+  keyIds: string[];
+  subscriptionIds: string[];
+  pools: string[];
+}
+
+/** One request's settled charge, split between the wallet and a subscription. */
+export interface SettledUsage {
+  entryId: string;
+  accountId: string;
+  keyId: string;
+  requestId: string;
+  /** Taken from the account balance (a `usage` ledger entry of -walletNano). */
+  walletNano: NanoUsd;
+  /** Cost the funds could not cover: recorded on the ledger entry, not taken. */
+  shortfallNano: NanoUsd;
+  subscriptionId: string | null;
+  periodStart: number | null;
+  /** Taken from the subscription's period quota. */
+  subscriptionNano: NanoUsd;
+  /** Part of walletNano counted as the subscription's overage. */
+  overageNano: NanoUsd;
+  createdAt: number;
+}
+
+export interface SubscriptionRollover {
+  id: string;
+  status: SubscriptionStatus;
+  currentPeriodStart: number;
+  currentPeriodEnd: number;
+  /** A new period began: used quota and overage start again from zero. */
+  resetUsage: boolean;
+}
+
+export interface MoneyWrites {
+  rollovers: SubscriptionRollover[];
+  usages: SettledUsage[];
+  /** This instance's holds after the transaction, absolute (0 deletes the row). */
+  holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;
+  now: number;
+}
+
+export interface MoneyTransaction {
+  read(request: MoneySnapshotRequest): Promise<MoneySnapshot>;
+  /** Returns the entry ids that were new (replayed ids move no money). */
+  write(instanceId: string, writes: MoneyWrites): Promise<Set<string>>;
+  /** A plan change or cancellation, under the account's lock so no settlement interleaves with it. */
+  updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null>;
+}
+
+export interface MoneyHold {
+  instanceId: string;
+  pool: string;
+  accountId: string;
+  heldNano: NanoUsd;
+}
+
+/** Raw sums the ledger check compares (billing/ledger-check.ts decides what is a mismatch). */
+export interface LedgerAudit {
+  accounts: Array<{ id: string; balanceNano: NanoUsd; creditLineNano: NanoUsd; ledgerSumNano: NanoUsd; heldNano: NanoUsd }>;
+  keys: Array<{ id: string; accountId: string; spentNano: NanoUsd; usageSumNano: NanoUsd }>;
+  subscriptions: Array<{ id: string; accountId: string; usedNano: NanoUsd; overageUsedNano: NanoUsd; usageSumNano: NanoUsd; overageSumNano: NanoUsd }>;
+  /** Requests with more than one usage entry (must be none). */
+  duplicateCharges: string[];
+}
+
+export interface MoneyRepository {
+  /**
+   * Runs `work` in one transaction that owns the given accounts: PostgreSQL locks their rows in id order (every
+   * change of an account's funds, holds or usage goes through this lock); SQLite's write transaction is exclusive.
+   */
+  transact<T>(accountIds: string[], work: (transaction: MoneyTransaction) => Promise<T>): Promise<T>;
+  /** At start: drops whatever this instance id held before (a crash) and records its heartbeat; returns the holds dropped. */
+  registerInstance(instanceId: string, now: number): Promise<number>;
+  heartbeat(instanceId: string, now: number): Promise<void>;
+  /** At a clean stop: drops the instance's holds and its row. */
+  releaseInstance(instanceId: string): Promise<void>;
+  /** Drops the holds and rows of instances whose last heartbeat is older than `before`; returns their ids. */
+  releaseStaleInstances(before: number): Promise<string[]>;
+  listHolds(accountId?: string): Promise<MoneyHold[]>;
+  audit(accountId?: string): Promise<LedgerAudit>;
+  /** Sum of positive ledger entries (credits) and of negative ones (charges, corrections) of an account. */
+  creditTotals(accountId: string): Promise<{ creditedNano: NanoUsd; debitedNano: NanoUsd }>;
 }
 
 export interface LedgerCredit {

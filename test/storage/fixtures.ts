@@ -116,6 +116,8 @@ export function makeSubscription(accountId: string, planId: string, overrides: P
     currentPeriodStart: 1_700_000_000_000,
     currentPeriodEnd: 1_702_592_000_000,
     usedNano: HUGE_NANO,
+    overageUsedNano: 0n,
+    cancelAt: null,
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,

@@ -10,6 +10,7 @@ import {
   HUGE_NANO, makeAccount, makeAnnouncement, makeApiKey, makeChannel, makeModel, makePlan, makeSubscription,
   makeTier, makeUsageLog,
 } from './fixtures.js';
+import { describeMoneyContract } from './money-contract.js';
 
 /** What a dialect's test file provides to the shared suite. */
 export interface StorageHarness {
@@ -387,8 +388,8 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       const entries = await storage.ledger.listByAccount(account.id, { limit: 10 });
       expect(entries.nextCursor).toBeNull();
       expect(entries.data).toEqual([
-        { id: credit.entryId, accountId: account.id, kind: 'topup', amountNano: HUGE_NANO, keyId: null, requestId: null, reason: 'stripe', createdAt: 5 },
-        { id: correction.entryId, accountId: account.id, kind: 'correction', amountNano: -3n, keyId: null, requestId: null, reason: null, createdAt: 5 },
+        { id: credit.entryId, accountId: account.id, kind: 'topup', amountNano: HUGE_NANO, keyId: null, requestId: null, reason: 'stripe', createdAt: 5, shortfallNano: 0n },
+        { id: correction.entryId, accountId: account.id, kind: 'correction', amountNano: -3n, keyId: null, requestId: null, reason: null, createdAt: 5, shortfallNano: 0n },
       ]);
     });
 
@@ -450,7 +451,7 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       const sample = charges.find((charge) => charge.accountId === account.id)!;
       expect(usage.find((entry) => entry.id === sample.entryId)).toEqual({
         id: sample.entryId, accountId: account.id, kind: 'usage', amountNano: -sample.costNano, keyId: sample.keyId,
-        requestId: sample.requestId, reason: null, createdAt: sample.createdAt,
+        requestId: sample.requestId, reason: null, createdAt: sample.createdAt, shortfallNano: 0n,
       });
     });
 
@@ -657,4 +658,6 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       expect(await storage.settings.get('empty')).toBe('');
     });
   });
+
+  describeMoneyContract(() => storage);
 }

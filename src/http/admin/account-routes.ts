@@ -2,6 +2,7 @@ import { issueApiKey } from '../../auth/api-key-format.js';
 import { hashPassword } from '../../auth/password-hash.js';
 import { nanoToUsd } from '../../billing/money.js';
 import { currentPeriod } from '../../billing/subscription-period.js';
+import { subscriptionAt } from '../../billing/subscription-changes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import {
   accountPatchFromInput, accountToJson, createAccountSchema, createKeySchema, creditSchema, keyPatchFromInput, keyToJson, updateAccountSchema, updateKeySchema,
@@ -20,21 +21,29 @@ import { z } from 'zod';
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
 export function subscriptionToJson(subscription: Subscription, plan: Plan | null, now: number): Record<string, unknown> {
-  const period = plan === null ? null : currentPeriod(subscription.startsAt, plan.period, now);
-  const used = period !== null && period.start === subscription.currentPeriodStart ? subscription.usedNano : 0n;
+  // Read lazily at `now`: a period that has ended shows the new one with nothing used, a due cancellation as cancelled.
+  const view = plan === null ? subscription : subscriptionAt(subscription, plan, now);
+  const active = view.status === 'active';
+  const used = view.usedNano;
   return {
-    id: subscription.id,
+    id: view.id,
     object: 'subscription',
-    account_id: subscription.accountId,
-    plan_id: subscription.planId,
+    account_id: view.accountId,
+    plan_id: view.planId,
     plan_name: plan?.name ?? null,
-    status: subscription.status,
-    starts_at: isoTime(subscription.startsAt),
-    current_period: period === null ? null : { start: isoTime(period.start), end: isoTime(period.end) },
+    status: view.status,
+    starts_at: isoTime(view.startsAt),
+    current_period: plan === null || !active ? null : { start: isoTime(view.currentPeriodStart), end: isoTime(view.currentPeriodEnd) },
+    cancel_at: view.cancelAt === null ? null : isoTime(view.cancelAt),
     quota_usd: plan === null ? null : nanoToUsd(plan.quotaNano),
     used_usd: nanoToUsd(used),
-    remaining_usd: plan === null ? null : nanoToUsd(plan.quotaNano > used ? plan.quotaNano - used : 0n),
-    created_at: isoTime(subscription.createdAt),
+    remaining_usd: plan === null || !active ? 0 : nanoToUsd(plan.quotaNano > used ? plan.quotaNano - used : 0n),
+    overage: plan === null ? null : {
+      policy: plan.overagePolicy,
+      limit_usd: plan.overageLimitNano === null ? null : nanoToUsd(plan.overageLimitNano),
+      used_usd: nanoToUsd(view.overageUsedNano),
+    },
+    created_at: isoTime(view.createdAt),
   };
 }
 
@@ -99,6 +108,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     }
     if (updated === null) throw notFound('account', id);
     keys.invalidateAccount(id);
+    // The credit line may have changed: the next reservation asks storage (this instance's lease is recomputed).
+    ledger.forgetBalance(id);
     sendJson(context, 200, await accountJson(updated));
   }));
   router.add('POST', '/admin/accounts/:id/credits', guard(async (context) => {
@@ -195,10 +206,13 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       currentPeriodStart: period.start,
       currentPeriodEnd: period.end,
       usedNano: 0n,
+      overageUsedNano: 0n,
+      cancelAt: null,
       createdAt: now,
       updatedAt: now,
     };
     await storage.subscriptions.create(subscription);
+    services.subscriptions.forget(account.id);
     sendJson(context, 201, subscriptionToJson(subscription, plan, now));
   }));
 }

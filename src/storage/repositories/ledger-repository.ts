@@ -21,6 +21,7 @@ function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntry {
     requestId: row.request_id,
     reason: row.reason,
     createdAt: toNumber(row.created_at),
+    shortfallNano: toBigInt(row.shortfall_nano),
   };
 }
 

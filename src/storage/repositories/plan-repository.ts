@@ -8,7 +8,7 @@ import type { PlanPatch, PlanRepository } from '../storage.js';
 const PERIODS: readonly PlanPeriod[] = ['day', 'week', 'month'];
 const OVERAGE_POLICIES: readonly OveragePolicy[] = ['deny', 'limit', 'payg'];
 
-function toRecord(row: Selectable<PlansTable>): Plan {
+export function toPlanRecord(row: Selectable<PlansTable>): Plan {
   return {
     id: row.id,
     name: row.name,
@@ -58,12 +58,12 @@ export function createPlanRepository(db: Kysely<Database>): PlanRepository {
 
     async getById(id) {
       const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
+      return row === undefined ? null : toPlanRecord(row);
     },
 
     async getByName(name) {
       const row = await db.selectFrom('plans').selectAll().where('name', '=', name).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
+      return row === undefined ? null : toPlanRecord(row);
     },
 
     async list(page) {
@@ -71,7 +71,7 @@ export function createPlanRepository(db: Kysely<Database>): PlanRepository {
       let query = db.selectFrom('plans').selectAll().orderBy('id').limit(limit + 1);
       if (page.after != null) query = query.where('id', '>', page.after);
       const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (plan) => plan.id);
+      return toPage(rows.map(toPlanRecord), limit, (plan) => plan.id);
     },
 
     async update(id, patch, now) {
@@ -81,7 +81,7 @@ export function createPlanRepository(db: Kysely<Database>): PlanRepository {
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
+      return row === undefined ? null : toPlanRecord(row);
     },
   };
 }

@@ -1,12 +1,12 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import { toBigInt, toNumber, toOneOf } from '../convert.js';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { toBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, SubscriptionsTable } from '../database-schema.js';
 import type { Subscription, SubscriptionStatus } from '../records.js';
-import type { SubscriptionRepository } from '../storage.js';
+import type { SubscriptionPatch, SubscriptionRepository } from '../storage.js';
 
 const STATUSES: readonly SubscriptionStatus[] = ['active', 'cancelled'];
 
-function toRecord(row: Selectable<SubscriptionsTable>): Subscription {
+export function toSubscriptionRecord(row: Selectable<SubscriptionsTable>): Subscription {
   return {
     id: row.id,
     accountId: row.account_id,
@@ -16,6 +16,8 @@ function toRecord(row: Selectable<SubscriptionsTable>): Subscription {
     currentPeriodStart: toNumber(row.current_period_start),
     currentPeriodEnd: toNumber(row.current_period_end),
     usedNano: toBigInt(row.used_nano),
+    overageUsedNano: toBigInt(row.overage_used_nano),
+    cancelAt: toNullableNumber(row.cancel_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -31,6 +33,8 @@ function toRow(subscription: Subscription): Insertable<SubscriptionsTable> {
     current_period_start: subscription.currentPeriodStart,
     current_period_end: subscription.currentPeriodEnd,
     used_nano: subscription.usedNano,
+    overage_used_nano: subscription.overageUsedNano,
+    cancel_at: subscription.cancelAt,
     created_at: subscription.createdAt,
     updated_at: subscription.updatedAt,
   };
@@ -44,13 +48,34 @@ export function createSubscriptionRepository(db: Kysely<Database>): Subscription
 
     async getById(id) {
       const row = await db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
+      return row === undefined ? null : toSubscriptionRecord(row);
     },
 
     /** Ordered by id (creation order for time-sortable ids). */
     async listByAccount(accountId) {
       const rows = await db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-      return rows.map(toRecord);
+      return rows.map(toSubscriptionRecord);
+    },
+
+    async update(id, patch, now) {
+      return updateSubscription(db, id, patch, now);
     },
   };
+}
+
+/** One UPDATE of the patched columns (also used inside money transactions). */
+export async function updateSubscription(db: Kysely<Database>, id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null> {
+  const changes: Updateable<SubscriptionsTable> = { updated_at: now };
+  if (patch.planId !== undefined) changes.plan_id = patch.planId;
+  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.startsAt !== undefined) changes.starts_at = patch.startsAt;
+  if (patch.currentPeriodStart !== undefined) changes.current_period_start = patch.currentPeriodStart;
+  if (patch.currentPeriodEnd !== undefined) changes.current_period_end = patch.currentPeriodEnd;
+  if (patch.cancelAt !== undefined) changes.cancel_at = patch.cancelAt;
+  if (patch.resetUsage === true) {
+    changes.used_nano = 0n;
+    changes.overage_used_nano = 0n;
+  }
+  const row = await db.updateTable('subscriptions').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+  return row === undefined ? null : toSubscriptionRecord(row);
 }

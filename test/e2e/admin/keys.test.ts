@@ -231,20 +231,30 @@ describe('key states and chat calls', () => {
 });
 
 describe('quota caps and spend', () => {
-  it('spent_usd reflects charges; over quota the key is paused (429 quota_exhausted); raising the quota resumes it', async () => {
+  it('spent_usd reflects charges; a request whose upper bound exceeds the cap is refused; at the cap the key is paused (429 quota_exhausted)', async () => {
     const { id, key } = await createKey({ quota_usd: 0.01 });
     expect((await getKey(id))).toMatchObject({ status: 'enabled', quota_usd: 0.01, spent_usd: 0 });
 
+    // The upper bound (prompt + 4096 output tokens at 1000 USD per million) cannot be held from a 0.01 cap.
+    const tooBig = await chat(gateway, key, PRICEY);
+    expectError(tooBig, { status: 429, type: 'rate_limit_error', code: 'quota_exhausted' });
+    await flushWrites(gateway);
+    expect((await getKey(id)).spent_usd).toBe(0);
+
+    expect((await patchKey(id, { quota_usd: 5 })).status).toBe(200);
     const first = await chat(gateway, key, PRICEY);
     expect(first.status, first.text).toBe(200);
     await flushWrites(gateway);
 
-    const usage = await admin<{ data: UsageRowJson[] }>(gateway, 'GET', `/admin/usage?key_id=${id}`);
+    const usage = await admin<{ data: UsageRowJson[] }>(gateway, 'GET', `/admin/usage?key_id=${id}&status=200`);
     expect(usage.body.data).toHaveLength(1);
     const cost = usage.body.data[0]?.cost_usd ?? 0;
     expect(cost).toBeGreaterThan(0.01);
     expect(usage.body.data[0]?.request_id).toBe(first.headers.get('x-request-id'));
+    expect((await getKey(id)).spent_usd).toBe(cost);
 
+    // The cap lowered to the spend: paused.
+    expect((await patchKey(id, { quota_usd: cost })).status).toBe(200);
     const paused = await getKey(id);
     expect(paused.spent_usd).toBe(cost);
     expect(paused.status).toBe('paused');
@@ -257,7 +267,7 @@ describe('quota caps and spend', () => {
     // Refused calls are not charged.
     expect((await getKey(id)).spent_usd).toBe(cost);
 
-    const raised = await patchKey(id, { quota_usd: 1 });
+    const raised = await patchKey(id, { quota_usd: 10 });
     expect(raised.status, raised.text).toBe(200);
     expect(raised.body.status).toBe('enabled');
     expect((await getKey(id)).status).toBe('enabled');
@@ -275,7 +285,8 @@ describe('quota caps and spend', () => {
   });
 
   it('charges the account balance by exactly what the keys spent', async () => {
-    const seeded = await seedAccount(gateway, { balanceUsd: 3 });
+    // Each request holds an upper bound of about 4.1 USD (4096 output tokens at 1000 USD per million) until settled.
+    const seeded = await seedAccount(gateway, { balanceUsd: 30 });
     for (let index = 0; index < 3; index += 1) expect((await chat(gateway, seeded.key, PRICEY, { content: `question ${index}` })).status).toBe(200);
     await flushWrites(gateway);
     const spent = (await getKey(seeded.keyId)).spent_usd;
@@ -284,7 +295,7 @@ describe('quota caps and spend', () => {
     const total = rows.reduce((sum, row) => sum + Math.round(row.cost_usd * 1e9), 0);
     expect(Math.round(spent * 1e9)).toBe(total);
     const account = await admin<{ balance_usd: number }>(gateway, 'GET', `/admin/accounts/${seeded.accountId}`);
-    expect(Math.round(account.body.balance_usd * 1e9)).toBe(3_000_000_000 - total);
+    expect(Math.round(account.body.balance_usd * 1e9)).toBe(30_000_000_000 - total);
   });
 
   it('a plain fetch with x-api-key instead of Authorization is also accepted for chat', async () => {

@@ -71,9 +71,18 @@ describe('key states', () => {
   });
 
   it('paused when spend reaches the quota cap (429 quota_exhausted), back when the cap is raised', async () => {
-    const { key, keyId } = await seedAccount(gateway, { key: { quota_usd: 0.001 } });
-    expectOk(await chatWith(gateway, key, { model: MODEL }));
-    const paused = await chatWith(gateway, key, { model: MODEL });
+    // Admission holds an upper bound of the cost from the cap (prompt + max_tokens, 4096 output tokens when none is
+    // given): a request that could overshoot the cap is refused before any upstream call.
+    const { key, keyId } = await seedAccount(gateway, { key: { quota_usd: 0.01 } });
+    expectError(await chatWith(gateway, key, { model: MODEL }), { status: 429, code: 'quota_exhausted' });
+    expectOk(await chatWith(gateway, key, { model: MODEL, maxTokens: 8 }));
+    await gateway.gateway.services.ledger.flush();
+    const spent = (await admin<{ spent_usd: number }>(gateway, 'GET', `/admin/keys/${keyId}`)).body.spent_usd;
+    expect(spent).toBeGreaterThan(0);
+    expect(spent).toBeLessThanOrEqual(0.01);
+    // The cap lowered to what the key spent: paused.
+    expect((await admin(gateway, 'PATCH', `/admin/keys/${keyId}`, { quota_usd: spent })).status).toBe(200);
+    const paused = await chatWith(gateway, key, { model: MODEL, maxTokens: 8 });
     expectError(paused, { status: 429, type: 'rate_limit_error', code: 'quota_exhausted' });
     expect(paused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await statusOf(keyId)).toBe('paused');

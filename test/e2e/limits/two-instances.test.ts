@@ -5,46 +5,24 @@
  * (SIGKILL) in the middle of a stream gives its concurrency slot back once its lease expires (1 s here).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { suiteDatabase } from '../../support/gateway-harness.js';
-import { createThrowawayPostgresDatabase, type ThrowawayPostgresDatabase } from '../../support/postgres-test-database.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../../unit/limits/redis-test-support.js';
 import { call, type HttpAnswer } from '../admin/helpers.js';
-import { assertBuilt, cleanEnv, freePort, killAll, startCommand, waitForHttp, waitUntil, type RunningCommand } from '../cli/cli-process.js';
+import { killAll, waitUntil } from '../cli/cli-process.js';
+import { startServeCluster, type ServeCluster, type ServeInstance as Instance } from '../serve-cluster.js';
 import { MINUTE } from './limits-support.js';
 
-const ADMIN_TOKEN = `adm_test_${randomBytes(12).toString('hex')}`;
 const LEASE_SECONDS = 1;
-
-interface Instance {
-  url: string;
-  process: RunningCommand;
-}
 
 describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redis', () => {
   const redis = new RedisFixture(TEST_REDIS_URL ?? '', testKeyPrefix());
-  let directory: string;
-  let postgres: ThrowawayPostgresDatabase | null = null;
+  let cluster: ServeCluster;
   let a: Instance;
   let b: Instance;
 
-  async function start(name: string, environment: Record<string, string>): Promise<Instance> {
-    const port = await freePort();
-    let consolePort = await freePort();
-    while (consolePort === port) consolePort = await freePort();
-    const process = startCommand(['serve'], directory, cleanEnv({ ...environment, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }));
-    const url = `http://127.0.0.1:${port}`;
-    await waitForHttp(`${url}/api/status`, process, 20_000);
-    return { url, process };
-  }
-
   beforeAll(async () => {
-    assertBuilt();
-    directory = await mkdtemp(path.join(tmpdir(), 'unigate-two-instances-'));
-    await writeFile(path.join(directory, 'gateway.yaml'), [
+    // One after the other: the first applies migrations and gateway.yaml, the second finds them done.
+    cluster = await startServeCluster(2, [
       'models:',
       '  - { id: pair-fast, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
       '  - { id: pair-slow, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
@@ -53,33 +31,22 @@ describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redi
       '  - { name: pair-fast, type: simulator, models: [pair-fast], settings: { output_tokens: 4 } }',
       '  - { name: pair-slow, type: simulator, models: [pair-slow], settings: { output_tokens: 4, latency_ms: 1000 } }',
       '  - { name: pair-stream, type: simulator, models: [pair-stream], settings: { output_tokens: 400, chunk_delay_ms: 50 } }',
-      '',
-    ].join('\n'));
-    postgres = suiteDatabase() === 'postgres' ? await createThrowawayPostgresDatabase() : null;
-    const environment = {
-      HOST: '127.0.0.1',
-      ADMIN_TOKEN,
-      SECRET_KEY: randomBytes(32).toString('hex'),
-      DATABASE_URL: postgres?.url ?? `sqlite:${path.join(directory, 'shared.db')}`,
+    ], {
       REDIS_URL: TEST_REDIS_URL ?? '',
       REDIS_KEY_PREFIX: redis.prefix,
       CONCURRENCY_LEASE_SECONDS: String(LEASE_SECONDS),
-      LOG_LEVEL: 'warn',
-    };
-    // One after the other: the first applies migrations and gateway.yaml, the second finds them done.
-    a = await start('a', environment);
-    b = await start('b', environment);
+    });
+    [a, b] = cluster.instances as [Instance, Instance];
   }, 60_000);
 
   afterAll(async () => {
     killAll();
+    await cluster?.close();
     await redis.cleanUp();
-    await postgres?.drop();
-    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
   });
 
   const admin = <T = Record<string, unknown>>(instance: Instance, method: string, route: string, body?: unknown): Promise<HttpAnswer<T>> =>
-    call<T>(instance.url, method, route, { token: ADMIN_TOKEN, ...(body === undefined ? {} : { body }) });
+    cluster.admin<T>(method, route, body, cluster.instances.indexOf(instance));
 
   const chat = (instance: Instance, key: string, model = 'pair-fast'): Promise<HttpAnswer> =>
     call(instance.url, 'POST', '/v1/chat/completions', { token: key, body: { model, messages: [{ role: 'user', content: 'hi' }] } });

@@ -1,0 +1,157 @@
+import type { Mailer } from '../mail/mailer.js';
+import type { Clock } from '../shared/clock.js';
+import { describeError, type Logger } from '../shared/logger.js';
+import type { AlertState } from '../storage/repositories/alert-repository.js';
+import type { Storage } from '../storage/storage.js';
+import { composeAlertMail, type AlertMailContext } from './alert-mail.js';
+
+export interface AlertCheckerOptions {
+  /** Time between two checks (ALERT_CHECK_SECONDS). */
+  intervalMs: number;
+  /** Crossings claimed and mails sent per check at most, of each kind. */
+  batch?: number;
+  /** How long one instance owns a delivery; longer than the SMTP timeouts, so a slow send is never doubled. */
+  leaseMs?: number;
+  /** Longest wait between two delivery attempts of one alert. */
+  maxRetryDelayMs?: number;
+}
+
+export interface AlertCheckResult {
+  rearmed: number;
+  claimed: number;
+  sent: number;
+  failed: number;
+}
+
+const DEFAULT_BATCH = 200;
+const DEFAULT_LEASE_MS = 120_000;
+const DEFAULT_MAX_RETRY_DELAY_MS = 3_600_000;
+
+/** Wait before attempt `attempts + 1` after `attempts` failed: the check interval, doubled per failure, capped. */
+export function alertRetryDelayMs(attempts: number, intervalMs: number, maxMs: number): number {
+  const doublings = Math.min(Math.max(attempts - 1, 0), 30);
+  return Math.min(intervalMs * 2 ** doublings, maxMs);
+}
+
+/**
+ * Alerts off the hot path (spec part 6): every interval, on every instance,
+ * 1. re-arms alerts whose value is back on the good side of its threshold (top-up, quota raised, new period);
+ * 2. finds subjects past their threshold and claims each crossing with one conditional upsert, so exactly one
+ *    instance owns it;
+ * 3. delivers due mails: each under a lease taken by a conditional UPDATE, marked notified once the mail server
+ *    accepted it, retried with backoff when it did not. A mail is neither lost nor sent twice (one exception: a
+ *    process that dies between the server's acceptance and the mark sends it again after the lease).
+ */
+export class AlertChecker {
+  #timer: NodeJS.Timeout | null = null;
+  #running: Promise<AlertCheckResult> | null = null;
+  readonly #batch: number;
+  readonly #leaseMs: number;
+  readonly #maxRetryDelayMs: number;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly mailer: Mailer,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: AlertCheckerOptions,
+  ) {
+    this.#batch = options.batch ?? DEFAULT_BATCH;
+    this.#leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.#maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
+  }
+
+  start(): void {
+    if (this.#timer !== null) return;
+    this.#timer = setInterval(() => void this.check(), this.options.intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Stops the schedule and waits for a check in progress. */
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#running?.catch(() => undefined);
+  }
+
+  /** One check; a call while another runs joins it instead of overlapping. Never throws (failures are logged). */
+  check(): Promise<AlertCheckResult> {
+    this.#running ??= this.#check().finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  async #check(): Promise<AlertCheckResult> {
+    const result: AlertCheckResult = { rearmed: 0, claimed: 0, sent: 0, failed: 0 };
+    try {
+      const now = this.clock.now();
+      result.rearmed = await this.storage.alerts.rearm(now);
+      for (const crossing of await this.storage.alerts.findCrossings(now, this.#batch)) {
+        if (await this.storage.alerts.claim(crossing, now)) result.claimed += 1;
+      }
+      for (const alert of await this.storage.alerts.listDue(this.clock.now(), this.#batch)) {
+        const outcome = await this.#deliver(alert);
+        if (outcome === 'sent') result.sent += 1;
+        else if (outcome === 'failed') result.failed += 1;
+      }
+    } catch (error) {
+      this.logger.warn('alert check failed; next check retries', describeError(error));
+    }
+    return result;
+  }
+
+  async #deliver(alert: AlertState): Promise<'sent' | 'failed' | 'skipped'> {
+    const now = this.clock.now();
+    if (!(await this.storage.alerts.lease(alert, now + this.#leaseMs, now))) return 'skipped';
+    const attempts = alert.attempts + 1;
+    const fields = { kind: alert.kind, accountId: alert.accountId, subjectId: alert.subjectId, attempts };
+    try {
+      const context = await this.#context(alert);
+      if (context === null) {
+        // The account is gone: nobody to tell. Mark it so it is not retried forever.
+        await this.storage.alerts.markNotified(alert, attempts, this.clock.now());
+        return 'skipped';
+      }
+      await this.mailer.send(composeAlertMail(alert, context));
+      await this.storage.alerts.markNotified(alert, attempts, this.clock.now());
+      this.logger.info('alert mail sent', { ...fields, via: this.mailer.kind });
+      return 'sent';
+    } catch (error) {
+      const delayMs = alertRetryDelayMs(attempts, this.options.intervalMs, this.#maxRetryDelayMs);
+      const described = describeError(error);
+      this.logger.warn('alert mail failed; will retry', { ...fields, retryInSeconds: Math.ceil(delayMs / 1000), ...described });
+      try {
+        const at = this.clock.now();
+        await this.storage.alerts.markFailed(alert, attempts, at + delayMs, String(described.errorCode ?? described.errorName), at);
+      } catch (markError) {
+        // The lease runs out instead; the mail is retried then.
+        this.logger.warn('could not record a failed alert mail', describeError(markError));
+      }
+      return 'failed';
+    }
+  }
+
+  async #context(alert: AlertState): Promise<AlertMailContext | null> {
+    const account = await this.storage.accounts.getById(alert.accountId);
+    if (account === null) return null;
+    switch (alert.kind) {
+      case 'balance':
+        return { email: account.email };
+      case 'key_quota': {
+        const key = await this.storage.keys.getById(alert.subjectId);
+        return key === null ? { email: account.email } : { email: account.email, key: { name: key.name, hint: key.displayHint } };
+      }
+      case 'subscription_quota': {
+        const subscription = await this.storage.subscriptions.getById(alert.subjectId);
+        const plan = subscription === null ? null : await this.storage.plans.getById(subscription.planId);
+        if (subscription === null || plan === null) return { email: account.email };
+        return { email: account.email, subscription: { planName: plan.name, periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd } };
+      }
+      default: {
+        const unknown: never = alert.kind;
+        throw new TypeError(`unknown alert kind ${String(unknown)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { nanoToDecimalString } from '../billing/money.js';
+import type { MailMessage } from '../mail/mailer.js';
+import type { AlertState } from '../storage/repositories/alert-repository.js';
+
+/** What the mail names besides the numbers stored with the alert. */
+export interface AlertMailContext {
+  email: string;
+  /** key_quota: the key's name and hint (never the key). */
+  key?: { name: string; hint: string };
+  /** subscription_quota: the plan and the period. */
+  subscription?: { planName: string; periodStart: number; periodEnd: number };
+}
+
+function usd(nano: bigint): string {
+  const text = nanoToDecimalString(nano);
+  return nano < 0n ? `-$${text.slice(1)}` : `$${text}`;
+}
+
+function day(epochMs: number): string {
+  return new Date(epochMs).toISOString().slice(0, 10);
+}
+
+/** The alert mail: plain text with the figures of the crossing. No secrets: keys appear by name and hint only. */
+export function composeAlertMail(alert: AlertState, context: AlertMailContext): MailMessage {
+  const footer = '\n\nYou receive this mail once per crossing; the alert re-arms when the value is back on the other side of the threshold.\n';
+  switch (alert.kind) {
+    case 'balance':
+      return {
+        to: context.email,
+        subject: `Balance alert: funds left ${usd(alert.valueNano)}, below ${usd(alert.thresholdNano)}`,
+        text: `The funds left on your account ${context.email} (balance plus credit line) dropped to ${usd(alert.valueNano)}, `
+          + `below your alert threshold of ${usd(alert.thresholdNano)}.\nTop up to keep your requests from being refused.${footer}`,
+      };
+    case 'key_quota': {
+      const key = context.key === undefined ? 'an API key' : `API key "${context.key.name === '' ? context.key.hint : context.key.name}" (${context.key.hint})`;
+      return {
+        to: context.email,
+        subject: `Quota alert: ${key} reached ${alert.percent ?? 0}% of its quota`,
+        text: `${key} of your account ${context.email} has spent ${usd(alert.valueNano)} of its ${usd(alert.limitNano ?? 0n)} quota `
+          + `(alert at ${alert.percent ?? 0}%, ${usd(alert.thresholdNano)}).\nThe key is paused when its quota is used up; raise the quota to keep it running.${footer}`,
+      };
+    }
+    case 'subscription_quota': {
+      const plan = context.subscription === undefined ? 'your subscription' : `your "${context.subscription.planName}" subscription`;
+      const period = context.subscription === undefined ? 'this period' : `the period ${day(context.subscription.periodStart)} to ${day(context.subscription.periodEnd)}`;
+      return {
+        to: context.email,
+        subject: `Quota alert: ${plan} reached ${alert.percent ?? 0}% of this period's quota`,
+        text: `${plan.charAt(0).toUpperCase()}${plan.slice(1)} on account ${context.email} has used ${usd(alert.valueNano)} of its ${usd(alert.limitNano ?? 0n)} quota `
+          + `in ${period} (alert at ${alert.percent ?? 0}%, ${usd(alert.thresholdNano)}).${footer}`,
+      };
+    }
+    default: {
+      const unknown: never = alert.kind;
+      throw new TypeError(`unknown alert kind ${String(unknown)}`);
+    }
+  }
+}

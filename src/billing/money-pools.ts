@@ -1,0 +1,77 @@
+import type { NanoUsd, OveragePolicy } from '../storage/records.js';
+
+/**
+ * A pool is one limited source of funds; every reservation takes from one or more of them at once:
+ * - `wallet:<account>`  the account balance plus its credit line;
+ * - `key:<key>`         what is left of a key's quota cap (only keys with a cap);
+ * - `sub:<id>`          what is left of a subscription's quota in the current period;
+ * - `overage:<id>`      what is left of the overage allowance of a `limit` plan in the current period.
+ */
+export const walletPool = (accountId: string): string => `wallet:${accountId}`;
+export const keyPool = (keyId: string): string => `key:${keyId}`;
+export const subscriptionPool = (subscriptionId: string): string => `sub:${subscriptionId}`;
+export const overagePool = (subscriptionId: string): string => `overage:${subscriptionId}`;
+
+/** How much of one reservation each pool holds. `key` is the whole amount when the key has a cap. */
+export interface ReservationParts {
+  wallet: NanoUsd;
+  subscription: NanoUsd;
+  overage: NanoUsd;
+  key: NanoUsd;
+}
+
+export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n };
+
+/** An amount of money held for one request from admission until it is settled or released. */
+export interface Reservation {
+  /** Also the id of the ledger entry (and subscription usage row) that settles it. */
+  entryId: string;
+  accountId: string;
+  keyId: string;
+  /** Whether the key has a quota cap (its pool is then part of the reservation). */
+  keyCapped: boolean;
+  /** The subscription whose quota pays (first), or null: the wallet alone. */
+  subscriptionId: string | null;
+  /** The subscriptions the account may pay with, in order, for the settlement's overage policy. */
+  candidateSubscriptions: readonly string[];
+  amountNano: NanoUsd;
+  parts: ReservationParts;
+}
+
+/** One pool as this instance sees it: what it holds in storage and how much of that requests in flight use. */
+export interface PoolState {
+  accountId: string;
+  held: NanoUsd;
+  inFlight: NanoUsd;
+  /** Last reservation taken from the pool (ms): idle pools give their lease back. */
+  lastUsedAt: number;
+  /** The largest recent reservation: the unit the lease is sized by. */
+  unit: NanoUsd;
+}
+
+export interface SubscriptionFacts {
+  policy: OveragePolicy;
+  /** The period's quota is used up (no room left) until this time (the period's end), or -1 if not known to be. */
+  exhaustedUntil: number;
+}
+
+export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'subscriptionId' | 'parts'>): Array<[string, NanoUsd]> {
+  const pools: Array<[string, NanoUsd]> = [];
+  if (reservation.parts.wallet > 0n) pools.push([walletPool(reservation.accountId), reservation.parts.wallet]);
+  if (reservation.keyCapped && reservation.parts.key > 0n) pools.push([keyPool(reservation.keyId), reservation.parts.key]);
+  if (reservation.subscriptionId !== null) {
+    if (reservation.parts.subscription > 0n) pools.push([subscriptionPool(reservation.subscriptionId), reservation.parts.subscription]);
+    if (reservation.parts.overage > 0n) pools.push([overagePool(reservation.subscriptionId), reservation.parts.overage]);
+  }
+  return pools;
+}
+
+export function minimum(...values: NanoUsd[]): NanoUsd {
+  let result = values[0] ?? 0n;
+  for (const value of values) if (value < result) result = value;
+  return result;
+}
+
+export function atLeastZero(value: NanoUsd): NanoUsd {
+  return value < 0n ? 0n : value;
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { checkLedger } from '../../billing/ledger-check.js';
+import { nanoToUsd } from '../../billing/money.js';
+import { cancellation, planChange } from '../../billing/subscription-changes.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { parseInput } from '../../management/parse-input.js';
+import type { GatewayServices } from '../../services.js';
+import type { Plan, Subscription } from '../../storage/records.js';
+import type { Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import { subscriptionToJson } from './account-routes.js';
+import { adminOnly, notFound, readAdminBody } from './admin-guard.js';
+
+const changePlanSchema = z.object({ plan_id: z.string().min(1) }).strict();
+const cancelSchema = z.object({ at: z.enum(['now', 'period_end']).optional() }).strict();
+const accountIdQuery = z.string().min(1).max(200);
+
+/**
+ * Money administration: the ledger check, the holds in flight, and subscription changes (plan change, cancellation).
+ * Subscription changes run under the account's money lock, so no settlement interleaves with them.
+ */
+export function addMoneyRoutes(router: Router, services: GatewayServices): void {
+  const { storage, clock, ledger } = services;
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+
+  const requireSubscription = async (id: string): Promise<{ subscription: Subscription; plan: Plan }> => {
+    const subscription = await storage.subscriptions.getById(id);
+    if (subscription === null) throw notFound('subscription', id);
+    const plan = await storage.plans.getById(subscription.planId);
+    if (plan === null) throw new GatewayError('conflict', `The plan '${subscription.planId}' of this subscription no longer exists.`);
+    return { subscription, plan };
+  };
+  const changed = (subscription: Subscription): void => {
+    ledger.forgetSubscription(subscription.id);
+    services.subscriptions.forget(subscription.accountId);
+  };
+  const applyUnderLock = async (subscription: Subscription, patch: Parameters<typeof storage.subscriptions.update>[1]): Promise<Subscription> => {
+    const now = clock.now();
+    const updated = await storage.money.transact([subscription.accountId], (transaction) => transaction.updateSubscription(subscription.id, patch, now));
+    if (updated === null) throw notFound('subscription', subscription.id);
+    changed(updated);
+    return updated;
+  };
+
+  router.add('GET', '/admin/ledger/check', guard(async (context) => {
+    const accountId = context.query.get('account_id');
+    if (accountId !== null && !accountIdQuery.safeParse(accountId).success) throw new GatewayError('bad_request', 'account_id is not valid.', { param: 'account_id' });
+    if (accountId !== null && (await storage.accounts.getById(accountId)) === null) throw notFound('account', accountId);
+    // Settlements still queued on this instance are written first, so the check sees them.
+    await ledger.flush();
+    const report = await checkLedger(storage, accountId ?? undefined);
+    sendJson(context, 200, { object: 'ledger_check', ok: report.ok, checked: report.checked, problems: report.problems });
+  }));
+
+  router.add('GET', '/admin/money/holds', guard(async (context) => {
+    const accountId = context.query.get('account_id') ?? undefined;
+    const holds = await storage.money.listHolds(accountId);
+    sendJson(context, 200, {
+      object: 'list',
+      data: holds.map((hold) => ({ instance_id: hold.instanceId, pool: hold.pool, account_id: hold.accountId, held_usd: nanoToUsd(hold.heldNano) })),
+    });
+  }));
+
+  router.add('GET', '/admin/subscriptions/:id', guard(async (context) => {
+    const { subscription, plan } = await requireSubscription(context.params.id ?? '');
+    sendJson(context, 200, subscriptionToJson(subscription, plan, clock.now()));
+  }));
+
+  router.add('PATCH', '/admin/subscriptions/:id', guard(async (context) => {
+    const { subscription, plan } = await requireSubscription(context.params.id ?? '');
+    const input = parseInput(changePlanSchema, await readAdminBody(context));
+    const next = await storage.plans.getById(input.plan_id);
+    if (next === null) throw new GatewayError('bad_request', `No plan with id '${input.plan_id}'.`, { param: 'plan_id' });
+    const now = clock.now();
+    if (subscription.status !== 'active' || (subscription.cancelAt !== null && subscription.cancelAt <= now)) {
+      throw new GatewayError('conflict', 'A cancelled subscription cannot change plan; create a new subscription.');
+    }
+    const updated = await applyUnderLock(subscription, planChange(subscription, plan, next, now));
+    sendJson(context, 200, subscriptionToJson(updated, next, clock.now()));
+  }));
+
+  router.add('POST', '/admin/subscriptions/:id/cancel', guard(async (context) => {
+    const { subscription, plan } = await requireSubscription(context.params.id ?? '');
+    const headers = context.request.headers;
+    const bodiless = headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined);
+    const input = parseInput(cancelSchema, bodiless ? {} : await readAdminBody(context));
+    const now = clock.now();
+    if (subscription.status !== 'active' || (subscription.cancelAt !== null && subscription.cancelAt <= now)) {
+      throw new GatewayError('conflict', 'The subscription is already cancelled.');
+    }
+    const updated = await applyUnderLock(subscription, cancellation(subscription, plan, input.at ?? 'now', now));
+    sendJson(context, 200, subscriptionToJson(updated, plan, clock.now()));
+  }));
+}

@@ -1,0 +1,74 @@
+import { nanoToUsd } from '../../billing/money.js';
+import { subscriptionAt } from '../../billing/subscription-changes.js';
+import type { GatewayServices } from '../../services.js';
+import type { NanoUsd } from '../../storage/records.js';
+import { authenticate } from '../authenticate.js';
+import type { RouteHandler } from '../request-context.js';
+import { sendJson } from '../respond.js';
+
+interface Grant {
+  id: string;
+  granted: NanoUsd;
+  used: NanoUsd;
+  available: NanoUsd;
+  effectiveAt: number;
+  expiresAt: number | null;
+}
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/**
+ * GET /v1/dashboard/billing/credit_grants: the legacy balance query many clients still call, in its shape
+ * (`credit_summary` with USD numbers and a list of `credit_grant`s). Grants: the wallet (granted = every credit
+ * in the ledger, used = every charge and negative correction, available = the balance, never below 0), then one per
+ * active subscription for its current period (granted = the plan's quota, expires at the period's end).
+ */
+export function creditGrantsRoute(services: GatewayServices): RouteHandler {
+  return async (context) => {
+    const { account } = await authenticate(context, services, 'openai');
+    const now = services.clock.now();
+    const totals = await services.storage.money.creditTotals(account.id);
+    const balance = await services.ledger.availableBalance(account.id);
+    const grants: Grant[] = [{
+      id: `wallet_${account.id}`,
+      granted: totals.creditedNano,
+      used: totals.debitedNano,
+      available: balance > 0n ? balance : 0n,
+      effectiveAt: account.createdAt,
+      expiresAt: null,
+    }];
+    for (const subscription of await services.storage.subscriptions.listByAccount(account.id)) {
+      const plan = await services.storage.plans.getById(subscription.planId);
+      if (plan === null) continue;
+      const view = subscriptionAt(subscription, plan, now);
+      if (view.status !== 'active' || view.startsAt > now) continue;
+      const used = view.usedNano > plan.quotaNano ? plan.quotaNano : view.usedNano;
+      grants.push({
+        id: view.id,
+        granted: plan.quotaNano,
+        used,
+        available: plan.quotaNano - used,
+        effectiveAt: view.currentPeriodStart,
+        expiresAt: view.cancelAt !== null && view.cancelAt < view.currentPeriodEnd ? view.cancelAt : view.currentPeriodEnd,
+      });
+    }
+    const sum = (pick: (grant: Grant) => NanoUsd): number => nanoToUsd(grants.reduce((total, grant) => total + pick(grant), 0n));
+    sendJson(context, 200, {
+      object: 'credit_summary',
+      total_granted: sum((grant) => grant.granted),
+      total_used: sum((grant) => grant.used),
+      total_available: sum((grant) => grant.available),
+      grants: {
+        object: 'list',
+        data: grants.map((grant) => ({
+          object: 'credit_grant',
+          id: grant.id,
+          grant_amount: nanoToUsd(grant.granted),
+          used_amount: nanoToUsd(grant.used),
+          effective_at: seconds(grant.effectiveAt),
+          expires_at: grant.expiresAt === null ? null : seconds(grant.expiresAt),
+        })),
+      },
+    });
+  };
+}

@@ -1,0 +1,351 @@
+import { sql } from 'kysely';
+import type { Insertable, Kysely, Transaction } from 'kysely';
+import { toBigInt } from '../convert.js';
+import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
+import { chunk, rowsPerStatement } from '../pagination.js';
+import type { NanoUsd } from '../records.js';
+import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage } from '../storage.js';
+import { toPlanRecord } from './plan-repository.js';
+import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+
+type Dialect = 'sqlite' | 'postgres';
+
+const IN_LIST = rowsPerStatement(1);
+/** Three parameters per row: the IN list entry and the CASE branch pair. */
+const ROWS_PER_UPDATE = rowsPerStatement(3);
+
+function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
+  if (amount === 0n) return;
+  totals.set(id, (totals.get(id) ?? 0n) + amount);
+}
+
+/** `case <column> when $1 then $2 … end`: each row's own amount, so one UPDATE moves many rows by different amounts. */
+function amountBy(column: string, amounts: [string, bigint][]) {
+  const branches = amounts.map(([id, amount]) => sql`when ${id} then cast(${amount} as bigint)`);
+  return sql<bigint>`case ${sql.ref(column)} ${sql.join(branches, sql` `)} end`;
+}
+
+function byId([left]: [string, bigint], [right]: [string, bigint]): number {
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+function ledgerRow(usage: SettledUsage): Insertable<LedgerEntriesTable> {
+  return {
+    id: usage.entryId,
+    account_id: usage.accountId,
+    kind: 'usage',
+    amount_nano: -usage.walletNano,
+    key_id: usage.keyId,
+    request_id: usage.requestId,
+    reason: usage.subscriptionId === null ? null : `subscription ${usage.subscriptionId}`,
+    created_at: usage.createdAt,
+    shortfall_nano: usage.shortfallNano,
+  };
+}
+
+function subscriptionUsageRow(usage: SettledUsage): Insertable<SubscriptionUsageTable> {
+  return {
+    id: usage.entryId,
+    subscription_id: usage.subscriptionId ?? '',
+    account_id: usage.accountId,
+    key_id: usage.keyId,
+    request_id: usage.requestId,
+    period_start: usage.periodStart ?? 0,
+    amount_nano: usage.subscriptionNano,
+    overage_nano: usage.overageNano,
+    created_at: usage.createdAt,
+  };
+}
+
+/** A usage writes a ledger entry when the wallet paid or a shortfall is recorded, a subscription row when a plan paid. */
+const needsLedgerEntry = (usage: SettledUsage): boolean => usage.walletNano > 0n || usage.shortfallNano > 0n;
+const needsSubscriptionRow = (usage: SettledUsage): boolean => usage.subscriptionId !== null && (usage.subscriptionNano > 0n || usage.overageNano > 0n);
+
+function transactionView(trx: Transaction<Database>): MoneyTransaction {
+  return {
+    async read(request) {
+      const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
+      for (const part of chunk([...new Set(request.accountIds)], IN_LIST)) {
+        const rows = await trx.selectFrom('accounts').select(['id', 'balance_nano', 'credit_line_nano']).where('id', 'in', part).execute();
+        for (const row of rows) snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
+      }
+      for (const part of chunk([...new Set(request.keyIds)], IN_LIST)) {
+        const rows = await trx.selectFrom('api_keys').select(['id', 'account_id', 'quota_nano', 'spent_nano']).where('id', 'in', part).execute();
+        for (const row of rows) {
+          snapshot.keys.set(row.id, { accountId: row.account_id, quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano), spentNano: toBigInt(row.spent_nano) });
+        }
+      }
+      for (const part of chunk([...new Set(request.subscriptionIds)], IN_LIST)) {
+        const subscriptions = await trx.selectFrom('subscriptions').selectAll().where('id', 'in', part).execute();
+        const planIds = [...new Set(subscriptions.map((row) => row.plan_id))];
+        const plans = planIds.length === 0 ? [] : await trx.selectFrom('plans').selectAll().where('id', 'in', planIds).execute();
+        const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
+        for (const row of subscriptions) {
+          const plan = planById.get(row.plan_id);
+          if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
+        }
+      }
+      for (const part of chunk([...new Set(request.pools)], IN_LIST)) {
+        const rows = await trx
+          .selectFrom('money_holds')
+          .select(['pool', sql<bigint | string>`sum(${sql.ref('held_nano')})`.as('held')])
+          .where('pool', 'in', part)
+          .groupBy('pool')
+          .execute();
+        for (const row of rows) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
+      }
+      return snapshot;
+    },
+
+    async write(instanceId, writes: MoneyWrites) {
+      for (const rollover of writes.rollovers) {
+        await trx
+          .updateTable('subscriptions')
+          .set({
+            status: rollover.status,
+            current_period_start: rollover.currentPeriodStart,
+            current_period_end: rollover.currentPeriodEnd,
+            updated_at: writes.now,
+            ...(rollover.resetUsage ? { used_nano: 0n, overage_used_nano: 0n } : {}),
+          })
+          .where('id', '=', rollover.id)
+          .execute();
+      }
+
+      // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
+      const fresh = new Set<string>();
+      const withEntry = writes.usages.filter(needsLedgerEntry);
+      for (const part of chunk(withEntry.map(ledgerRow), rowsPerStatement(9))) {
+        const inserted = await trx.insertInto('ledger_entries').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
+        for (const row of inserted) fresh.add(row.id);
+      }
+      const withSubscription = writes.usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
+      for (const part of chunk(withSubscription.map(subscriptionUsageRow), rowsPerStatement(9))) {
+        const inserted = await trx.insertInto('subscription_usage').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
+        for (const row of inserted) fresh.add(row.id);
+      }
+
+      const debitByAccount = new Map<string, bigint>();
+      const spendByKey = new Map<string, bigint>();
+      const usedBySubscription = new Map<string, bigint>();
+      const overageBySubscription = new Map<string, bigint>();
+      for (const usage of writes.usages) {
+        if (!fresh.has(usage.entryId)) continue;
+        addTo(debitByAccount, usage.accountId, usage.walletNano);
+        addTo(spendByKey, usage.keyId, usage.walletNano + usage.subscriptionNano);
+        if (usage.subscriptionId !== null) {
+          addTo(usedBySubscription, usage.subscriptionId, usage.subscriptionNano);
+          addTo(overageBySubscription, usage.subscriptionId, usage.overageNano);
+        }
+      }
+      for (const part of chunk([...debitByAccount].sort(byId), ROWS_PER_UPDATE)) {
+        await trx.updateTable('accounts')
+          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountBy('id', part)}` })
+          .where('id', 'in', part.map(([id]) => id))
+          .execute();
+      }
+      for (const part of chunk([...spendByKey].sort(byId), ROWS_PER_UPDATE)) {
+        await trx.updateTable('api_keys')
+          .set({ spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}` })
+          .where('id', 'in', part.map(([id]) => id))
+          .execute();
+      }
+      for (const id of new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])) {
+        await trx.updateTable('subscriptions')
+          .set({
+            used_nano: sql<bigint>`${sql.ref('used_nano')} + cast(${usedBySubscription.get(id) ?? 0n} as bigint)`,
+            overage_used_nano: sql<bigint>`${sql.ref('overage_used_nano')} + cast(${overageBySubscription.get(id) ?? 0n} as bigint)`,
+          })
+          .where('id', '=', id)
+          .execute();
+      }
+
+      const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
+      const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
+      for (const part of chunk(dropped, IN_LIST)) {
+        await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).where('pool', 'in', part).execute();
+      }
+      for (const part of chunk(kept, rowsPerStatement(5))) {
+        await trx
+          .insertInto('money_holds')
+          .values(part.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })))
+          .onConflict((conflict) => conflict.columns(['instance_id', 'pool']).doUpdateSet({
+            held_nano: (expression) => expression.ref('excluded.held_nano'),
+            updated_at: (expression) => expression.ref('excluded.updated_at'),
+          }))
+          .execute();
+      }
+      return fresh;
+    },
+
+    updateSubscription(id, patch, now) {
+      return updateSubscription(trx, id, patch, now);
+    },
+  };
+}
+
+/** PostgreSQL sums of bigint are numeric (decimal strings); SQLite's are integers. */
+function sumOf(column: string) {
+  return sql<bigint | string>`coalesce(sum(${sql.ref(column)}), 0)`;
+}
+
+export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): MoneyRepository {
+  const release = async (instanceIds: string[]): Promise<void> => {
+    if (instanceIds.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('money_holds').where('instance_id', 'in', instanceIds).execute();
+      await trx.deleteFrom('gateway_instances').where('instance_id', 'in', instanceIds).execute();
+    });
+  };
+
+  return {
+    async transact(accountIds, work) {
+      return db.transaction().execute(async (trx) => {
+        if (dialect === 'postgres') {
+          // Byte order ("C" collation) matches JavaScript's default sort of the ASCII ids, so every batch locks in one order.
+          const byteOrder = sql`${sql.ref('id')} collate "C"`;
+          for (const part of chunk([...new Set(accountIds)].sort(), IN_LIST)) {
+            await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
+          }
+        }
+        return work(transactionView(trx));
+      });
+    },
+
+    async registerInstance(instanceId, now) {
+      return db.transaction().execute(async (trx) => {
+        const dropped = await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).executeTakeFirst();
+        await trx
+          .insertInto('gateway_instances')
+          .values({ instance_id: instanceId, started_at: now, heartbeat_at: now })
+          .onConflict((conflict) => conflict.column('instance_id').doUpdateSet({ started_at: now, heartbeat_at: now }))
+          .execute();
+        return Number(dropped.numDeletedRows);
+      });
+    },
+
+    async heartbeat(instanceId, now) {
+      await db
+        .insertInto('gateway_instances')
+        .values({ instance_id: instanceId, started_at: now, heartbeat_at: now })
+        .onConflict((conflict) => conflict.column('instance_id').doUpdateSet({ heartbeat_at: now }))
+        .execute();
+    },
+
+    async releaseInstance(instanceId) {
+      await release([instanceId]);
+    },
+
+    async releaseStaleInstances(before) {
+      const stale = await db.selectFrom('gateway_instances').select('instance_id').where('heartbeat_at', '<', before).execute();
+      // Holds whose instance has no heartbeat row at all (it was released, or never registered) are stale too.
+      const orphans = await db
+        .selectFrom('money_holds')
+        .select('instance_id')
+        .distinct()
+        .where('instance_id', 'not in', db.selectFrom('gateway_instances').select('instance_id'))
+        .execute();
+      const ids = [...new Set([...stale.map((row) => row.instance_id), ...orphans.map((row) => row.instance_id)])];
+      await release(ids);
+      return ids;
+    },
+
+    async listHolds(accountId) {
+      let query = db.selectFrom('money_holds').selectAll().orderBy('instance_id').orderBy('pool');
+      if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+      const rows = await query.execute();
+      return rows.map((row) => ({ instanceId: row.instance_id, pool: row.pool, accountId: row.account_id, heldNano: toBigInt(row.held_nano) }));
+    },
+
+    async audit(accountId) {
+      const ledgerSums = db.selectFrom('ledger_entries').select(['account_id', sumOf('amount_nano').as('total')]).groupBy('account_id');
+      const walletHolds = db
+        .selectFrom('money_holds')
+        .select(['account_id', sumOf('held_nano').as('held')])
+        .where('pool', 'like', 'wallet:%')
+        .groupBy('account_id');
+      let accounts = db
+        .selectFrom('accounts')
+        .leftJoin(ledgerSums.as('sums'), 'sums.account_id', 'accounts.id')
+        .leftJoin(walletHolds.as('holds'), 'holds.account_id', 'accounts.id')
+        .select(['accounts.id', 'accounts.balance_nano', 'accounts.credit_line_nano', 'sums.total', 'holds.held'])
+        .orderBy('accounts.id');
+      if (accountId !== undefined) accounts = accounts.where('accounts.id', '=', accountId);
+
+      const walletByKey = db.selectFrom('ledger_entries').select(['key_id', sumOf('amount_nano').as('total')]).where('kind', '=', 'usage').groupBy('key_id');
+      const planByKey = db.selectFrom('subscription_usage').select(['key_id', sumOf('amount_nano').as('total')]).groupBy('key_id');
+      let keys = db
+        .selectFrom('api_keys')
+        .leftJoin(walletByKey.as('wallet'), 'wallet.key_id', 'api_keys.id')
+        .leftJoin(planByKey.as('plan'), 'plan.key_id', 'api_keys.id')
+        .select(['api_keys.id', 'api_keys.account_id', 'api_keys.spent_nano', 'wallet.total as wallet_total', 'plan.total as plan_total'])
+        .orderBy('api_keys.id');
+      if (accountId !== undefined) keys = keys.where('api_keys.account_id', '=', accountId);
+
+      let subscriptions = db
+        .selectFrom('subscriptions')
+        .select((expression) => [
+          'subscriptions.id',
+          'subscriptions.account_id',
+          'subscriptions.used_nano',
+          'subscriptions.overage_used_nano',
+          expression
+            .selectFrom('subscription_usage')
+            .select(sumOf('amount_nano').as('total'))
+            .whereRef('subscription_usage.subscription_id', '=', 'subscriptions.id')
+            .whereRef('subscription_usage.period_start', '=', 'subscriptions.current_period_start')
+            .as('usage_total'),
+          expression
+            .selectFrom('subscription_usage')
+            .select(sumOf('overage_nano').as('total'))
+            .whereRef('subscription_usage.subscription_id', '=', 'subscriptions.id')
+            .whereRef('subscription_usage.period_start', '=', 'subscriptions.current_period_start')
+            .as('overage_total'),
+        ])
+        .orderBy('subscriptions.id');
+      if (accountId !== undefined) subscriptions = subscriptions.where('subscriptions.account_id', '=', accountId);
+
+      let duplicates = db
+        .selectFrom('ledger_entries')
+        .select('request_id')
+        .where('kind', '=', 'usage')
+        .where('request_id', 'is not', null)
+        .groupBy('request_id')
+        .having(sql`count(*)`, '>', 1);
+      if (accountId !== undefined) duplicates = duplicates.where('account_id', '=', accountId);
+
+      const [accountRows, keyRows, subscriptionRows, duplicateRows] = await Promise.all([accounts.execute(), keys.execute(), subscriptions.execute(), duplicates.execute()]);
+      const amount = (value: unknown): NanoUsd => (value === null || value === undefined ? 0n : toBigInt(value));
+      const report: LedgerAudit = {
+        accounts: accountRows.map((row) => ({
+          id: row.id, balanceNano: amount(row.balance_nano), creditLineNano: amount(row.credit_line_nano), ledgerSumNano: amount(row.total), heldNano: amount(row.held),
+        })),
+        keys: keyRows.map((row) => ({
+          id: row.id, accountId: row.account_id, spentNano: amount(row.spent_nano), usageSumNano: -amount(row.wallet_total) + amount(row.plan_total),
+        })),
+        subscriptions: subscriptionRows.map((row) => ({
+          id: row.id,
+          accountId: row.account_id,
+          usedNano: amount(row.used_nano),
+          overageUsedNano: amount(row.overage_used_nano),
+          usageSumNano: amount(row.usage_total),
+          overageSumNano: amount(row.overage_total),
+        })),
+        duplicateCharges: duplicateRows.map((row) => row.request_id ?? ''),
+      };
+      return report;
+    },
+
+    async creditTotals(accountId) {
+      const row = await db
+        .selectFrom('ledger_entries')
+        .select([
+          sql<bigint | string>`coalesce(sum(case when ${sql.ref('amount_nano')} > 0 then ${sql.ref('amount_nano')} else 0 end), 0)`.as('credited'),
+          sql<bigint | string>`coalesce(sum(case when ${sql.ref('amount_nano')} < 0 then ${sql.ref('amount_nano')} else 0 end), 0)`.as('debited'),
+        ])
+        .where('account_id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      return { creditedNano: toBigInt(row.credited), debitedNano: -toBigInt(row.debited) };
+    },
+  };
+}

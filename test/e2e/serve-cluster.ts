@@ -1,0 +1,104 @@
+/** Real `unigate serve` processes on one database (SQLite file or a throwaway PostgreSQL), for the multi-instance tests. */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suiteDatabase } from '../support/gateway-harness.js';
+import { createThrowawayPostgresDatabase, type ThrowawayPostgresDatabase } from '../support/postgres-test-database.js';
+import { call, type HttpAnswer } from './admin/helpers.js';
+import { assertBuilt, cleanEnv, freePort, startCommand, waitForHttp, type RunningCommand } from './cli/cli-process.js';
+
+export interface ServeInstance {
+  url: string;
+  process: RunningCommand;
+  name: string;
+  port: number;
+}
+
+export interface ServeCluster {
+  directory: string;
+  databaseUrl: string;
+  adminToken: string;
+  environment: Record<string, string>;
+  instances: ServeInstance[];
+  start(name: string, extra?: Record<string, string>, port?: number): Promise<ServeInstance>;
+  admin<T = Record<string, unknown>>(method: string, route: string, body?: unknown, instance?: number): Promise<HttpAnswer<T>>;
+  close(): Promise<void>;
+}
+
+/** Writes gateway.yaml, prepares the database, and starts `count` instances one after the other. */
+export async function startServeCluster(count: number, yaml: string[], extraEnvironment: Record<string, string> = {}): Promise<ServeCluster> {
+  assertBuilt();
+  const directory = await mkdtemp(path.join(tmpdir(), 'unigate-cluster-'));
+  await writeFile(path.join(directory, 'gateway.yaml'), [...yaml, ''].join('\n'));
+  const postgres: ThrowawayPostgresDatabase | null = suiteDatabase() === 'postgres' ? await createThrowawayPostgresDatabase() : null;
+  const adminToken = `adm_test_${randomBytes(12).toString('hex')}`;
+  const databaseUrl = postgres?.url ?? `sqlite:${path.join(directory, 'shared.db')}`;
+  const environment = {
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN: adminToken,
+    SECRET_KEY: randomBytes(32).toString('hex'),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    ...extraEnvironment,
+  };
+  const instances: ServeInstance[] = [];
+  const cluster: ServeCluster = {
+    directory,
+    databaseUrl,
+    adminToken,
+    environment,
+    instances,
+    async start(name, extra = {}, fixedPort) {
+      const port = fixedPort ?? (await freePort());
+      let consolePort = await freePort();
+      while (consolePort === port) consolePort = await freePort();
+      const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }));
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHttp(`${url}/api/status`, child, 20_000);
+      const instance = { url, process: child, name, port };
+      instances.push(instance);
+      return instance;
+    },
+    admin(method, route, body, instance = 0) {
+      const target = instances[instance] ?? instances[0];
+      if (target === undefined) throw new Error('no instance running');
+      return call(target.url, method, route, { token: adminToken, ...(body === undefined ? {} : { body }) });
+    },
+    async close() {
+      for (const instance of instances) instance.process.kill();
+      await Promise.all(instances.map((instance) => instance.process.exited));
+      await postgres?.drop();
+      await rm(directory, { recursive: true, force: true });
+    },
+  };
+  for (let index = 0; index < count; index += 1) await cluster.start(`instance-${index}`);
+  return cluster;
+}
+
+export interface LedgerEntryJson {
+  id: string;
+  kind: string;
+  amount_usd: number;
+  key_id: string | null;
+  request_id: string | null;
+}
+
+/** Every ledger entry of an account (all pages). */
+export async function ledgerEntries(cluster: ServeCluster, accountId: string): Promise<LedgerEntryJson[]> {
+  const entries: LedgerEntryJson[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < 100; page += 1) {
+    const answer: HttpAnswer<{ data: LedgerEntryJson[]; has_more: boolean; next_cursor?: string | null; last_id?: string | null }> = await cluster.admin('GET', `/admin/accounts/${accountId}/ledger?limit=200${after === null ? '' : `&after=${after}`}`);
+    if (answer.status !== 200) throw new Error(`ledger read failed: ${answer.text}`);
+    entries.push(...answer.body.data);
+    if (!answer.body.has_more) break;
+    after = answer.body.data.at(-1)?.id ?? null;
+  }
+  return entries;
+}
+
+/** Nano-USD from a JSON USD number (exact for the amounts these tests use). */
+export function nano(usd: number): bigint {
+  return BigInt(Math.round(usd * 1e9));
+}

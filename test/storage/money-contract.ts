@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { newId } from '../../src/shared/ids.js';
+import type { SettledUsage, Storage } from '../../src/storage/storage.js';
+import { makeAccount, makeApiKey, makePlan, makeSubscription } from './fixtures.js';
+
+/** Money: holds per instance and pool, settlement split between wallet and subscription, heartbeats, the audit. */
+export function describeMoneyContract(storageOf: () => Storage): void {
+  async function seed(balanceNano: bigint) {
+    const storage = storageOf();
+    const account = makeAccount({ balanceNano: 0n });
+    await storage.accounts.create(account);
+    if (balanceNano !== 0n) {
+      await storage.ledger.applyCredit({ entryId: newId('led'), accountId: account.id, kind: 'topup', amountNano: balanceNano, reason: null, createdAt: 1 });
+    }
+    const key = makeApiKey(account.id, { quotaNano: 1_000n, spentNano: 0n });
+    await storage.keys.create(key);
+    const plan = makePlan({ quotaNano: 500n, overagePolicy: 'limit', overageLimitNano: 100n, period: 'day' });
+    await storage.plans.create(plan);
+    const subscription = makeSubscription(account.id, plan.id, { usedNano: 0n, currentPeriodStart: 1_000, currentPeriodEnd: 86_401_000, startsAt: 1_000 });
+    await storage.subscriptions.create(subscription);
+    return { account, key, plan, subscription };
+  }
+
+  function usage(accountId: string, keyId: string, subscriptionId: string, parts: Partial<SettledUsage>): SettledUsage {
+    return {
+      entryId: newId('led'), accountId, keyId, requestId: newId('req'), walletNano: 0n, shortfallNano: 0n, subscriptionId,
+      periodStart: 1_000, subscriptionNano: 0n, overageNano: 0n, createdAt: 5, ...parts,
+    };
+  }
+
+  describe('money', () => {
+    it('reads pools, settles wallet and subscription parts once, writes absolute holds, and the audit balances', async () => {
+      const storage = storageOf();
+      const { account, key, subscription } = await seed(10_000n);
+      const paid = [
+        usage(account.id, key.id, subscription.id, { subscriptionNano: 300n }),
+        usage(account.id, key.id, subscription.id, { subscriptionNano: 200n, walletNano: 50n, overageNano: 50n }),
+        usage(account.id, key.id, subscription.id, { subscriptionId: null, walletNano: 7n, shortfallNano: 3n }),
+      ];
+      const fresh = await storage.money.transact([account.id], async (transaction) => {
+        const snapshot = await transaction.read({ accountIds: [account.id], keyIds: [key.id], subscriptionIds: [subscription.id], pools: [`wallet:${account.id}`] });
+        expect(snapshot.accounts.get(account.id)).toEqual({ balanceNano: 10_000n, creditLineNano: 0n });
+        expect(snapshot.keys.get(key.id)).toEqual({ accountId: account.id, quotaNano: 1_000n, spentNano: 0n });
+        expect(snapshot.subscriptions.get(subscription.id)?.plan.quotaNano).toBe(500n);
+        expect(snapshot.heldByPool.size).toBe(0);
+        return transaction.write('instance-a', { rollovers: [], usages: paid, holds: [{ pool: `wallet:${account.id}`, accountId: account.id, heldNano: 400n }], now: 9 });
+      });
+      expect(fresh.size).toBe(3);
+      // Replayed (an unacknowledged commit retried): nothing moves twice.
+      const replay = await storage.money.transact([account.id], (transaction) => transaction.write('instance-a', { rollovers: [], usages: paid, holds: [], now: 10 }));
+      expect(replay.size).toBe(0);
+
+      expect((await storage.accounts.getById(account.id))?.balanceNano).toBe(10_000n - 57n);
+      expect((await storage.keys.getById(key.id))?.spentNano).toBe(557n);
+      expect(await storage.subscriptions.getById(subscription.id)).toMatchObject({ usedNano: 500n, overageUsedNano: 50n });
+      const entries = (await storage.ledger.listByAccount(account.id, { limit: 10 })).data.filter((entry) => entry.kind === 'usage');
+      expect(entries.map((entry) => [entry.amountNano, entry.shortfallNano]).sort()).toEqual([[-50n, 0n], [-7n, 3n]].sort());
+      expect(await storage.money.listHolds(account.id)).toEqual([{ instanceId: 'instance-a', pool: `wallet:${account.id}`, accountId: account.id, heldNano: 400n }]);
+
+      const audit = await storage.money.audit(account.id);
+      expect(audit.accounts).toEqual([{ id: account.id, balanceNano: 9_943n, creditLineNano: 0n, ledgerSumNano: 9_943n, heldNano: 400n }]);
+      expect(audit.keys).toEqual([{ id: key.id, accountId: account.id, spentNano: 557n, usageSumNano: 557n }]);
+      expect(audit.subscriptions).toEqual([{ id: subscription.id, accountId: account.id, usedNano: 500n, overageUsedNano: 50n, usageSumNano: 500n, overageSumNano: 50n }]);
+      expect(audit.duplicateCharges).toEqual([]);
+      expect(await storage.money.creditTotals(account.id)).toEqual({ creditedNano: 10_000n, debitedNano: 57n });
+
+      // A rollover starts the period from zero; a hold written as 0 is deleted.
+      await storage.money.transact([account.id], (transaction) => transaction.write('instance-a', {
+        rollovers: [{ id: subscription.id, status: 'active', currentPeriodStart: 86_401_000, currentPeriodEnd: 172_801_000, resetUsage: true }],
+        usages: [],
+        holds: [{ pool: `wallet:${account.id}`, accountId: account.id, heldNano: 0n }],
+        now: 11,
+      }));
+      expect(await storage.subscriptions.getById(subscription.id)).toMatchObject({ usedNano: 0n, overageUsedNano: 0n, currentPeriodStart: 86_401_000 });
+      expect(await storage.money.listHolds(account.id)).toEqual([]);
+      expect((await storage.money.audit(account.id)).subscriptions[0]).toMatchObject({ usedNano: 0n, usageSumNano: 0n });
+
+      // The audit sees a balance moved behind the ledger's back.
+      await storage.accounts.update(account.id, { creditLineNano: 5n }, 12);
+      expect((await storage.money.audit(account.id)).accounts[0]?.creditLineNano).toBe(5n);
+    });
+
+    it('sums holds of every instance per pool; a restart drops its own; stale instances are released', async () => {
+      const storage = storageOf();
+      const { account } = await seed(1_000n);
+      const pool = `wallet:${account.id}`;
+      const first = `first-${newId('i')}`;
+      const second = `second-${newId('i')}`;
+      expect(await storage.money.registerInstance(first, 100)).toBe(0);
+      await storage.money.registerInstance(second, 100);
+      for (const [instance, held] of [[first, 300n], [second, 200n]] as const) {
+        await storage.money.transact([account.id], (transaction) => transaction.write(instance, { rollovers: [], usages: [], holds: [{ pool, accountId: account.id, heldNano: held }], now: 100 }));
+      }
+      const sum = await storage.money.transact([account.id], (transaction) => transaction.read({ accountIds: [], keyIds: [], subscriptionIds: [], pools: [pool] }));
+      expect(sum.heldByPool.get(pool)).toBe(500n);
+
+      expect(await storage.money.registerInstance(first, 200)).toBe(1);
+      expect((await storage.money.listHolds(account.id)).map((hold) => hold.instanceId)).toEqual([second]);
+      await storage.money.heartbeat(first, 10_000);
+      const released = await storage.money.releaseStaleInstances(5_000);
+      expect(released).toContain(second);
+      expect(released).not.toContain(first);
+      expect(await storage.money.listHolds(account.id)).toEqual([]);
+      await storage.money.releaseInstance(first);
+    });
+
+    it('serialises transactions on one account: concurrent conditional holds never exceed the funds', async () => {
+      const storage = storageOf();
+      const { account } = await seed(100n);
+      const pool = `wallet:${account.id}`;
+      const attempts = Array.from({ length: 12 }, (_, index) => storage.money.transact([account.id], async (transaction) => {
+        const snapshot = await transaction.read({ accountIds: [account.id], keyIds: [], subscriptionIds: [], pools: [pool] });
+        const free = (snapshot.accounts.get(account.id)?.balanceNano ?? 0n) - (snapshot.heldByPool.get(pool) ?? 0n);
+        if (free < 30n) return false;
+        await transaction.write(`racer-${index}`, { rollovers: [], usages: [], holds: [{ pool, accountId: account.id, heldNano: 30n }], now: 1 });
+        return true;
+      }));
+      const granted = (await Promise.all(attempts)).filter(Boolean).length;
+      expect(granted).toBe(3);
+      const holds = await storage.money.listHolds(account.id);
+      expect(holds.reduce((total, hold) => total + hold.heldNano, 0n)).toBe(90n);
+      await storage.money.releaseStaleInstances(Number.MAX_SAFE_INTEGER);
+    });
+
+    it('changes a subscription inside a money transaction', async () => {
+      const storage = storageOf();
+      const { account, subscription } = await seed(0n);
+      const other = makePlan({ quotaNano: 9n });
+      await storage.plans.create(other);
+      const updated = await storage.money.transact([account.id], (transaction) => transaction.updateSubscription(subscription.id, { planId: other.id, cancelAt: 77 }, 50));
+      expect(updated).toMatchObject({ planId: other.id, cancelAt: 77, updatedAt: 50 });
+      expect(await storage.subscriptions.update('sub_missing', { status: 'cancelled' }, 1)).toBeNull();
+    });
+  });
+}
