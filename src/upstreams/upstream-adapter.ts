@@ -3,9 +3,10 @@ import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Channel, ChannelType } from '../storage/records.js';
+import type { MediaCapabilities } from './media-capabilities.js';
 
 /** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
-export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'gemini';
+export type WireProtocol = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
 /**
  * Pass-through operations, named by the protocol's own endpoint: the body is the client's, in the upstream's
@@ -14,13 +15,26 @@ export type WireProtocol = 'openai-chat' | 'anthropic-messages' | 'gemini';
 export type UpstreamOperation =
   | { kind: 'chat'; stream: boolean }
   | { kind: 'count-tokens' }
-  | { kind: 'embeddings'; batch: boolean };
+  | { kind: 'embeddings'; batch: boolean }
+  /** OpenAI's Responses API (`POST /responses`), served natively only where `servesPassThrough` says so. */
+  | { kind: 'responses'; stream: boolean };
+
+/**
+ * A body too large to hold in memory (an uploaded file rebuilt as multipart): its exact length (sent as
+ * Content-Length), and a fresh stream of it for every attempt, so a retry can send it again.
+ */
+export interface StreamedBody {
+  readonly length: number;
+  open(): AsyncIterable<Buffer>;
+}
 
 export interface UpstreamRequest {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
   body: string | null;
+  /** Sent instead of `body` when present: a large upload, streamed from disk. */
+  streamedBody?: StreamedBody;
 }
 
 export interface UpstreamResponse {
@@ -57,6 +71,11 @@ export interface UpstreamAdapter {
   readonly protocol: WireProtocol;
   /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+  /**
+   * Whether this channel takes `operation` natively, for a client protocol that is not the adapter's own wire (the
+   * Responses API on OpenAI channels). Absent: only the adapter's own protocol is passed through.
+   */
+  servesPassThrough?(channel: Channel, operation: UpstreamOperation): boolean;
   /** How the request reaches the upstream: HTTP for real providers, in-process for the simulator. */
   transport(channel: Channel): UpstreamTransport;
   /** Classifies an error answer when the status alone misleads (Gemini answers a bad key with 400); else by status. */
@@ -74,4 +93,6 @@ export interface UpstreamAdapter {
   parseCountTokensResponse(body: Buffer): number;
   buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
   parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+  /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */
+  readonly media?: MediaCapabilities;
 }

@@ -19,6 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo, Socket } from 'node:net';
 import { buildChunks, buildResponse, embeddingVector, planAnswer, promptTokens, type UsageOverride } from './mock-gemini-upstream-answers.js';
 import { checkFields, validateContents, validateGenerateContent } from './mock-gemini-upstream-validate.js';
+import { imageGenerationAnswer, isImageModel } from './mock-gemini-upstream-images.js';
 import {
   defaultErrorBodyForStatus,
   describeModel,
@@ -160,6 +161,7 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
 
   const handleGenerate = async (res: ServerResponse, body: unknown, model: MockModel, stream: boolean, sse: boolean, f: MockFault | null): Promise<void> => {
     const request = validateGenerateContent(body, model);
+    if (isImageModel(model.name) && !stream) return sendJson(res, 200, imageGenerationAnswer(body, request, model.name, randomBytes(15).toString('base64url')));
     const plan = planAnswer(request, model);
     const meta = { model: model.name, responseId: randomBytes(15).toString('base64url'), prompt: promptTokens(request), override: usageOverride };
     if (!stream) {

@@ -12,6 +12,8 @@
  * mock-openai-upstream-responses.ts. Model ids starting with `unknown-` answer 404 model_not_found.
  */
 import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
+import { answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
+import { isOpenAIMediaRequest, serveOpenAIMedia } from './mock-openai-media.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
@@ -112,6 +114,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   const sockets = new Set<Socket>();
   const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   const promptCache = new Set<string>();
+  const storedResponses = new Map<string, StoredResponse>();
   let fault: MockFault | null = null;
   let usageOverride: UsageOverride | null = null;
   let closing = false;
@@ -257,6 +260,26 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     res.end();
   };
 
+  /** POST /v1/responses: a response object, or its event sequence (`event:` + `data:` framing) with stream faults. */
+  const handleResponses = async (res: ServerResponse, body: unknown, f: MockFault | null): Promise<void> => {
+    const answer = answerResponses(body ?? {}, storedResponses, { strict: strictParams, usageOverride });
+    if (answer.kind === 'json') return sendJson(res, 200, answer.body);
+    res.writeHead(200, { ...commonHeaders(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    for (let i = 0; i < answer.events.length; i++) {
+      if (res.destroyed || closing) return;
+      if (f?.kind === 'cut-stream' && f.afterChunks === i) return cutConnection(res);
+      if (f?.kind === 'stream-error' && f.afterChunks === i) {
+        const error = f.error ?? defaultErrorBodyForStatus(500).error;
+        res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', sequence_number: i, code: error.code, message: error.message, param: error.param })}\n\n`);
+        return;
+      }
+      const event = answer.events[i]!;
+      if (!res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)) await new Promise((resolve) => res.once('drain', resolve));
+      if (chunkDelayMs > 0) await sleep(chunkDelayMs);
+    }
+    res.end();
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
     const url = req.url ?? '/';
     const path = url.split('?')[0] ?? '/';
@@ -305,6 +328,14 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     if (jsonError) throw invalidJsonError();
 
     if (method === 'POST' && path === '/v1/chat/completions') return handleChat(res, body ?? {}, f);
+    if (method === 'POST' && path === '/v1/responses') return handleResponses(res, body, f);
+    const storedMatch = /^\/v1\/responses\/([^/]+)$/.exec(path);
+    if (storedMatch && (method === 'GET' || method === 'DELETE')) {
+      const stored = storedResponses.get(storedMatch[1]!);
+      if (stored === undefined) throw new MockHttpError(404, errorBody(`Response with id '${storedMatch[1]!}' not found.`, 'invalid_request_error', null, null));
+      if (method === 'DELETE') storedResponses.delete(storedMatch[1]!);
+      return sendJson(res, 200, method === 'GET' ? stored.response : { id: storedMatch[1], object: 'response', deleted: true });
+    }
     if (method === 'POST' && path === '/v1/embeddings') return sendJson(res, 200, answerEmbeddings((body ?? {}) as Record<string, unknown>));
     if (method === 'GET' && path === '/v1/models') {
       return sendJson(res, 200, { object: 'list', data: models.map(modelObject) });
@@ -319,6 +350,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   };
 
   const server = createServer((req, res) => {
+    if (isOpenAIMediaRequest(req)) return serveOpenAIMedia(req, res, { apiKey, takeFault, requests: record ? requests : null, chunkDelayMs, origin: () => `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
     const parts: Buffer[] = [];
     let size = 0;
     let tooLarge = false;

@@ -9,6 +9,7 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
+  usageKey: 'usage',
   passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),

@@ -12,6 +12,7 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  */
 export const geminiCodec: ClientCodec = {
   protocol: 'gemini',
+  usageKey: 'usageMetadata',
   passThroughHeaders: [],
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,

@@ -9,6 +9,7 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
 export const openAIChatCodec: ClientCodec = {
   protocol: 'openai-chat',
+  usageKey: 'usage',
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
   passThroughHeaders: [],
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),

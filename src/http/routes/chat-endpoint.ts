@@ -1,4 +1,5 @@
 import type { KeyFamily } from '../../auth/extract-api-key.js';
+import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
@@ -60,16 +61,9 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
       const envelope = endpoint.readEnvelope(context, body);
-      meter.modelId = envelope.model;
       meter.stream = envelope.stream;
-      const model = services.catalog.model(envelope.model);
-      if (model === undefined) {
-        throw new GatewayError('model_not_found', `The model '${envelope.model}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
-      }
-      meter.model = model;
+      const { model, routes } = resolveModel(services, meter, envelope.model);
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
-      const routes = services.catalog.routes(model.id);
-      if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {
         key,

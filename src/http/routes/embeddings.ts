@@ -1,4 +1,5 @@
 import type { KeyFamily } from '../../auth/extract-api-key.js';
+import { resolveModel } from './resolve-model.js';
 import {
   decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse,
 } from '../../codecs/gemini/index.js';
@@ -42,12 +43,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
       const { request, encode } = endpoint.decode(context, body);
-      meter.modelId = request.model;
-      const model = services.catalog.model(request.model);
-      if (model === undefined) throw new GatewayError('model_not_found', `The model '${request.model}' does not exist.`, { param: 'model' });
-      meter.model = model;
-      const routes = services.catalog.routes(model.id);
-      if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+      const { model, routes } = resolveModel(services, meter, request.model);
       const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
       meter.promptTokensEstimate = estimate;
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter });
@@ -72,8 +68,10 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       );
       if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
       meter.markFirstByte();
-      sendRaw(context, 200, result.body, 'application/json', rateLimitHeaders);
-      meter.finish({ status: 200, usage: inputTokensOf(result.inputTokens) });
+      const usage = inputTokensOf(result.inputTokens);
+      const priced = meter.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
+      sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
+      meter.finish({ status: 200, usage });
     } catch (error) {
       meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
       throw error;

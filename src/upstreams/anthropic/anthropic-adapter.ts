@@ -63,6 +63,8 @@ export class AnthropicAdapter implements UpstreamAdapter {
         return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body };
       case 'embeddings':
         throw noEmbeddings();
+      case 'responses':
+        throw new Error('Anthropic has no Responses API; requests are translated');
       default: {
         const unknown: never = operation;
         throw new Error(`unknown operation ${String(unknown)}`);

@@ -9,6 +9,7 @@ import { classifyGeminiError } from './classify-error.js';
 import { buildCountTokensBody, parseCountTokensBody } from './count-tokens.js';
 import { buildEmbeddingBody, parseEmbeddingBody } from './embeddings.js';
 import { geminiHeaders, geminiModelResource, geminiUrl, type GeminiMethod } from './gemini-endpoint.js';
+import { geminiMediaCapabilities } from './image-generation.js';
 import { retargetPassThroughBody } from './retarget-pass-through-body.js';
 import { parseGenerateContentResponse } from './parse-response.js';
 import { parseGeminiStream } from './parse-stream.js';
@@ -21,6 +22,8 @@ function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
       return 'countTokens';
     case 'embeddings':
       return operation.batch ? 'batchEmbedContents' : 'embedContent';
+    case 'responses':
+      throw new Error('Gemini has no Responses API; requests are translated');
     default: {
       const unknown: never = operation;
       throw new Error(`unknown operation ${JSON.stringify(unknown)}`);
@@ -35,6 +38,7 @@ function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
 export class GeminiAdapter implements UpstreamAdapter {
   readonly types = ['gemini'] as const;
   readonly protocol = 'gemini' as const;
+  readonly media = geminiMediaCapabilities;
 
   constructor(private readonly http: UpstreamTransport) {}
 

@@ -1,6 +1,8 @@
 import type { Channel } from '../../storage/records.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { openAIMediaCapabilities } from './openai-media.js';
 import { OpenAIWireAdapter } from './openai-wire-adapter.js';
+import { servesResponsesApi } from './serves-responses-api.js';
 
 function operationPath(operation: UpstreamOperation): string {
   switch (operation.kind) {
@@ -8,6 +10,8 @@ function operationPath(operation: UpstreamOperation): string {
       return '/chat/completions';
     case 'embeddings':
       return '/embeddings';
+    case 'responses':
+      return '/responses';
     case 'count-tokens':
       throw new Error('OpenAI has no token-counting endpoint; count locally');
     default: {
@@ -26,6 +30,10 @@ function joinUrl(base: string, path: string): string {
 /** OpenAI and every OpenAI-compatible provider: `<base_url>/chat/completions` with a Bearer key. */
 export class OpenAIAdapter extends OpenAIWireAdapter {
   readonly types = ['openai', 'openai-compatible'] as const;
+  readonly media = openAIMediaCapabilities((channel, credential, path) => ({
+    url: joinUrl(channel.baseUrl ?? OPENAI_DEFAULT_BASE_URL, path),
+    headers: { ...channel.headers, authorization: `Bearer ${credential}` },
+  }));
 
   constructor(private readonly http: UpstreamTransport) {
     super();
@@ -45,9 +53,22 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
     return this.http;
   }
 
+  servesPassThrough(channel: Channel, operation: UpstreamOperation): boolean {
+    return operation.kind === 'responses' && servesResponsesApi(channel, channel.type === 'openai');
+  }
+
   protected isOfficial(channel: Channel): boolean {
     return channel.type === 'openai';
   }
+}
+
+/** A deployment URL with `api-version`, or the v1 API (`settings.api_version: "v1"`). */
+function azureUrl(channel: Channel, path: string, upstreamModel: string): string {
+  const base = (channel.baseUrl ?? '').replace(/\/+$/, '');
+  const apiVersion = typeof channel.settings.api_version === 'string' ? channel.settings.api_version : '2024-10-21';
+  return apiVersion === 'v1'
+    ? `${base}/openai/v1${path}`
+    : `${base}/openai/deployments/${encodeURIComponent(upstreamModel)}${path}?api-version=${encodeURIComponent(apiVersion)}`;
 }
 
 /**
@@ -56,23 +77,27 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
  */
 export class AzureOpenAIAdapter extends OpenAIWireAdapter {
   readonly types = ['azure-openai'] as const;
+  readonly media = openAIMediaCapabilities((channel, credential, path, upstreamModel) => ({
+    url: azureUrl(channel, path, upstreamModel),
+    headers: { ...channel.headers, 'api-key': credential },
+  }));
 
   constructor(private readonly http: UpstreamTransport) {
     super();
   }
 
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
-    const base = (channel.baseUrl ?? '').replace(/\/+$/, '');
-    const apiVersion = typeof channel.settings.api_version === 'string' ? channel.settings.api_version : '2024-10-21';
-    const path = operationPath(operation);
-    const url = apiVersion === 'v1'
-      ? `${base}/openai/v1${path}`
-      : `${base}/openai/deployments/${encodeURIComponent(upstreamModel)}${path}?api-version=${encodeURIComponent(apiVersion)}`;
+    const url = azureUrl(channel, operationPath(operation), upstreamModel);
     return { url, method: 'POST', headers: { ...channel.headers, 'content-type': 'application/json', 'api-key': credential }, body };
   }
 
   transport(): UpstreamTransport {
     return this.http;
+  }
+
+  /** Azure serves the Responses API on its v1 API (`/openai/v1/responses`); deployment URLs are translated via chat. */
+  servesPassThrough(channel: Channel, operation: UpstreamOperation): boolean {
+    return operation.kind === 'responses' && channel.settings.api_version === 'v1' && servesResponsesApi(channel, true);
   }
 
   protected isOfficial(): boolean {

@@ -17,6 +17,8 @@ function operationPath(operation: UpstreamOperation): string {
       return EMBEDDINGS_PATH;
     case 'count-tokens':
       throw new Error('the simulator has no token-counting endpoint; count locally');
+    case 'responses':
+      throw new Error('the simulator has no Responses API; requests are translated');
     default: {
       const unknown: never = operation;
       throw new Error(`unknown operation ${String(unknown)}`);

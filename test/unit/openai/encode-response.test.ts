@@ -1,3 +1,5 @@
+import { billedUsage } from '../../support/billed-usage.js';
+import { countTextTokensLocally } from '../../../src/tokenize/count-tokens-locally.js';
 import { describe, expect, it } from 'vitest';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
@@ -98,17 +100,21 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
     expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIChatCodec.encodeError(error)}\n\n`);
   });
 
-  it('reads usage off a pass-through body and stream, with the delta estimate when the stream is cut', () => {
+  it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {
     expect(openAIChatCodec.protocol).toBe('openai-chat');
     expect(openAIChatCodec.passThroughHeaders).toEqual([]);
     expect(openAIChatCodec.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
     const sse = (value: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
     const observer = openAIChatCodec.createPassThroughObserver({ includeUsage: false });
-    expect(observer.usage(10)).toBeNull();
-    for (const text of ['', 'a', 'b']) expect(observer.observe(sse({ choices: [{ index: 0, delta: { content: text } }] }))).toBe(true);
-    expect(observer.usage(10)).toEqual({ input: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 2, text: 2, reasoning: 0 } });
+    expect(await billedUsage(observer, 10)).toBeNull();
+    const texts = ['', 'The grey heron', ' stands still.'];
+    for (const text of texts) expect(observer.observe(sse({ choices: [{ index: 0, delta: { content: text } }] }))).toBe(true);
+    const counted = await countTextTokensLocally(texts.join(''));
+    expect(counted).toBeGreaterThan(2);
+    expect(await billedUsage(observer, 10)).toEqual({ input: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: counted, text: counted, reasoning: 0 } });
     expect(observer.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(false);
-    expect(observer.usage(10)?.input.total).toBe(7);
+    expect((await billedUsage(observer, 10))?.input.total).toBe(7);
+    expect((await billedUsage(observer, 10))?.output.total).toBe(2);
     const wanting = openAIChatCodec.createPassThroughObserver({ includeUsage: true });
     expect(wanting.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(true);
   });

@@ -1,0 +1,65 @@
+import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
+import { badRequest, isJsonObject } from './wire-values.js';
+
+/** Responses tools: function tools are translated; built-in (hosted) tools exist only on OpenAI. */
+export function decodeResponsesTools(raw: unknown): ToolDefinition[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) throw badRequest('tools', "'tools' must be an array.");
+  const tools = raw.map((tool: unknown, index): ToolDefinition => {
+    const param = `tools[${index}]`;
+    if (!isJsonObject(tool)) throw badRequest(param, `'${param}' must be an object.`);
+    if (tool.type !== 'function') {
+      throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(tool.type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.`);
+    }
+    if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
+    const parameters = tool.parameters ?? { type: 'object', properties: {} };
+    if (!isJsonObject(parameters)) throw badRequest(`${param}.parameters`, `'${param}.parameters' must be a JSON Schema object.`);
+    const definition: ToolDefinition = { name: tool.name, parameters };
+    if (typeof tool.description === 'string') definition.description = tool.description;
+    if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
+    return definition;
+  });
+  return tools.length > 0 ? tools : undefined;
+}
+
+/** `tool_choice`: a mode, a named function, or `allowed_tools` (its mode kept, its subset reported as dropped). */
+export function decodeResponsesToolChoice(raw: unknown, warnings: string[]): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw === 'auto' || raw === 'none' || raw === 'required') return { kind: raw };
+  if (!isJsonObject(raw)) throw badRequest('tool_choice', "'tool_choice' must be 'auto', 'none', 'required' or an object.");
+  if (raw.type === 'function') {
+    if (typeof raw.name !== 'string' || raw.name === '') throw badRequest('tool_choice.name', "'tool_choice.name' is required.");
+    return { kind: 'tool', name: raw.name };
+  }
+  if (raw.type === 'allowed_tools') {
+    warnings.push("'tool_choice.tools' of allowed_tools is not translated for this model: every tool stays available.");
+    return { kind: raw.mode === 'required' ? 'required' : 'auto' };
+  }
+  throw badRequest('tool_choice.type', `'tool_choice.type' ${JSON.stringify(raw.type)} names a built-in OpenAI tool; this model is served by another provider.`);
+}
+
+/** `text.format` (text, json_object, json_schema with the schema inline) → canonical response format. */
+export function decodeResponsesTextFormat(text: unknown, warnings: string[]): ResponseFormat | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (!isJsonObject(text)) throw badRequest('text', "'text' must be an object.");
+  if (text.verbosity !== undefined && text.verbosity !== null) warnings.push("'text.verbosity' is not translated for this model and was ignored.");
+  const format = text.format;
+  if (format === undefined || format === null) return undefined;
+  if (!isJsonObject(format)) throw badRequest('text.format', "'text.format' must be an object.");
+  switch (format.type) {
+    case 'text':
+      return { kind: 'text' };
+    case 'json_object':
+      return { kind: 'json' };
+    case 'json_schema': {
+      if (!isJsonObject(format.schema)) throw badRequest('text.format.schema', "'text.format.schema' must be a JSON Schema object.");
+      const decoded: ResponseFormat = { kind: 'json-schema', schema: format.schema };
+      if (typeof format.name === 'string') decoded.name = format.name;
+      if (typeof format.description === 'string') decoded.description = format.description;
+      if (typeof format.strict === 'boolean') decoded.strict = format.strict;
+      return decoded;
+    }
+    default:
+      throw badRequest('text.format.type', "'text.format.type' must be one of text, json_object, json_schema.");
+  }
+}

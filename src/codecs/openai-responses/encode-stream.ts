@@ -1,0 +1,230 @@
+import type { GatewayError } from '../../errors/gateway-error.js';
+import type { FinishReason } from '../../ir/finish-reason.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import { emptyUsage, type Usage } from '../../ir/usage.js';
+import type { StreamEncoder } from '../client-codec.js';
+import { openAIErrorType } from '../openai-chat/encode-stream.js';
+import { argumentsText, outputText } from './encode-response.js';
+import { encodeReasoningToken } from './reasoning-token.js';
+import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
+import { encodeResponsesUsage } from './responses-usage.js';
+
+/** One open output item, keyed by the canonical block id. */
+interface OpenBlock {
+  item: OutputItem;
+  outputIndex: number;
+  text: string;
+  /** Reasoning: the summary part was announced (on the first delta). */
+  announced: boolean;
+}
+
+/** A Responses server-sent event: the `event:` line names the type, which the JSON repeats. */
+export function responsesEvent(type: string, sequenceNumber: number, payload: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequenceNumber, ...payload })}\n\n`;
+}
+
+/**
+ * The Responses `error` event, in both shapes clients read: flat `code`/`message` (OpenAI's documented event) and a
+ * nested `error` object, which makes the openai SDKs raise an APIError instead of yielding the event silently.
+ */
+export function responsesErrorEvent(sequenceNumber: number, status: number, code: string, message: string): string {
+  return responsesEvent('error', sequenceNumber, { code, message, param: null, error: { type: openAIErrorType(status, code), code, message, param: null } });
+}
+
+/**
+ * Canonical stream parts → the Responses event sequence: response.created and response.in_progress; per block
+ * response.output_item.added, its deltas (output_text / function_call_arguments / reasoning_summary_text) and done
+ * events, response.output_item.done; then response.completed (or response.incomplete) with the whole response and
+ * usage. Every event carries a running sequence_number; output_index counts items, content_index/summary_index
+ * are 0 (one part per item). An upstream failure becomes response.failed followed by an error event.
+ */
+export class ResponsesStreamEncoder implements StreamEncoder {
+  #sequence = 0;
+  #started = false;
+  #closed = false;
+  #usage: Usage | null = null;
+  readonly #blocks = new Map<string, OpenBlock>();
+  readonly #state: ResponseState;
+
+  constructor(
+    model: string,
+    private readonly echo: ResponseEcho,
+  ) {
+    this.#state = { id: responseId(''), createdAt: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [], usage: null, error: null, incompleteDetails: null, completedAt: null };
+  }
+
+  encode(part: StreamPart): string {
+    if (this.#closed) return '';
+    switch (part.type) {
+      case 'response-start':
+        if (!this.#started) {
+          this.#state.id = responseId(part.id);
+          this.#state.createdAt = part.created;
+        }
+        return this.#start();
+      case 'text-start':
+        return this.#open(part.id, 'message').events;
+      case 'text-delta': {
+        if (part.delta === '') return '';
+        const { block, events } = this.#open(part.id, 'message');
+        block.text += part.delta;
+        return events + this.#event('response.output_text.delta', { item_id: block.item.id, output_index: block.outputIndex, content_index: 0, delta: part.delta, logprobs: [] });
+      }
+      case 'reasoning-start':
+        return this.#open(part.id, 'reasoning').events;
+      case 'reasoning-delta': {
+        if (part.delta === '') return '';
+        const { block, events } = this.#open(part.id, 'reasoning');
+        let out = events;
+        if (!block.announced) {
+          block.announced = true;
+          out += this.#event('response.reasoning_summary_part.added', { item_id: block.item.id, output_index: block.outputIndex, summary_index: 0, part: { type: 'summary_text', text: '' } });
+        }
+        block.text += part.delta;
+        return out + this.#event('response.reasoning_summary_text.delta', { item_id: block.item.id, output_index: block.outputIndex, summary_index: 0, delta: part.delta });
+      }
+      case 'reasoning-end': {
+        const block = this.#blocks.get(part.id);
+        if (block === undefined || block.item.type !== 'reasoning') return '';
+        const token = encodeReasoningToken(part);
+        if (token !== null) block.item.encrypted_content = token;
+        return this.#close(part.id, block);
+      }
+      case 'tool-input-start': {
+        if (this.#blocks.has(part.id)) return '';
+        const item: OutputItem = { id: itemId('fc'), type: 'function_call', status: 'in_progress', call_id: part.toolCallId, name: part.toolName, arguments: '' };
+        return this.#add(part.id, item);
+      }
+      case 'tool-input-delta': {
+        const block = this.#blocks.get(part.id);
+        if (block === undefined || part.delta === '') return '';
+        block.text += part.delta;
+        return this.#event('response.function_call_arguments.delta', { item_id: block.item.id, output_index: block.outputIndex, delta: part.delta });
+      }
+      case 'text-end':
+      case 'tool-input-end': {
+        const block = this.#blocks.get(part.id);
+        return block === undefined ? '' : this.#close(part.id, block);
+      }
+      case 'usage':
+        this.#usage = part.usage;
+        return '';
+      case 'finish':
+        return this.#finish(part.reason, part.usage);
+      case 'error':
+        return this.#fail(part.status, part.code, part.message);
+      default: {
+        const unknown: never = part;
+        throw new Error(`unknown stream part ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** Responses streams end with their terminal event; there is no `[DONE]` marker. */
+  end(): string {
+    this.#closed = true;
+    return '';
+  }
+
+  /** A failure after the stream started (the upstream broke off): response.failed and an error event. */
+  fail(error: GatewayError): string {
+    if (this.#closed) return '';
+    return this.#fail(error.status, error.code, error.message);
+  }
+
+  #event(type: string, payload: Record<string, unknown>): string {
+    return responsesEvent(type, this.#sequence++, payload);
+  }
+
+  #response(): Record<string, unknown> {
+    return responseObject(this.#state, this.echo);
+  }
+
+  #start(): string {
+    if (this.#started) return '';
+    this.#started = true;
+    return this.#event('response.created', { response: this.#response() }) + this.#event('response.in_progress', { response: this.#response() });
+  }
+
+  #open(id: string, kind: 'message' | 'reasoning'): { block: OpenBlock; events: string } {
+    const existing = this.#blocks.get(id);
+    if (existing !== undefined) return { block: existing, events: '' };
+    const item: OutputItem = kind === 'message'
+      ? { id: itemId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] }
+      : { id: itemId('rs'), type: 'reasoning', summary: [] };
+    const events = this.#add(id, item);
+    const block = this.#blocks.get(id) as OpenBlock;
+    if (kind === 'message') {
+      return { block, events: events + this.#event('response.content_part.added', { item_id: item.id, output_index: block.outputIndex, content_index: 0, part: outputText('') }) };
+    }
+    return { block, events };
+  }
+
+  #add(id: string, item: OutputItem): string {
+    const start = this.#start();
+    const outputIndex = this.#state.output.length;
+    this.#state.output.push(item);
+    this.#blocks.set(id, { item, outputIndex, text: '', announced: false });
+    return start + this.#event('response.output_item.added', { output_index: outputIndex, item });
+  }
+
+  #close(id: string, block: OpenBlock): string {
+    this.#blocks.delete(id);
+    const { item, outputIndex, text } = block;
+    let out = '';
+    switch (item.type) {
+      case 'message': {
+        const part = outputText(text);
+        out += this.#event('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
+        out += this.#event('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
+        item.content = [part];
+        item.status = 'completed';
+        break;
+      }
+      case 'reasoning':
+        if (block.announced) {
+          const summary = { type: 'summary_text' as const, text };
+          out += this.#event('response.reasoning_summary_text.done', { item_id: item.id, output_index: outputIndex, summary_index: 0, text });
+          out += this.#event('response.reasoning_summary_part.done', { item_id: item.id, output_index: outputIndex, summary_index: 0, part: summary });
+          item.summary = [summary];
+        }
+        break;
+      case 'function_call':
+        item.arguments = argumentsText(text);
+        item.status = 'completed';
+        out += this.#event('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: item.arguments });
+        break;
+      default: {
+        const unknown: never = item;
+        throw new Error(`unknown output item ${JSON.stringify(unknown)}`);
+      }
+    }
+    return out + this.#event('response.output_item.done', { output_index: outputIndex, item });
+  }
+
+  #closeAll(): string {
+    let out = '';
+    for (const [id, block] of [...this.#blocks]) out += this.#close(id, block);
+    return out;
+  }
+
+  #finish(reason: FinishReason, usage: Usage | null): string {
+    const out = this.#start() + this.#closeAll();
+    this.#closed = true;
+    const { status, incomplete_details } = statusOf(reason);
+    this.#state.status = status;
+    this.#state.incompleteDetails = incomplete_details;
+    this.#state.usage = encodeResponsesUsage(usage ?? this.#usage ?? emptyUsage());
+    this.#state.completedAt = Math.floor(Date.now() / 1000);
+    return out + this.#event(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: this.#response() });
+  }
+
+  #fail(status: number, code: string, message: string): string {
+    const out = this.#start();
+    this.#closed = true;
+    this.#state.status = 'failed';
+    this.#state.error = { code, message };
+    if (this.#usage !== null) this.#state.usage = encodeResponsesUsage(this.#usage);
+    return out + this.#event('response.failed', { response: this.#response() }) + responsesErrorEvent(this.#sequence++, status, code, message);
+  }
+}

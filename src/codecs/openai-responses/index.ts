@@ -1,0 +1,39 @@
+import type { ClientCodec } from '../client-codec.js';
+import { decodeResponsesRequest } from './decode-request.js';
+import { encodeResponsesError, encodeResponsesStreamError } from './encode-error.js';
+import { encodeResponsesResponse } from './encode-response.js';
+import { ResponsesStreamEncoder } from './encode-stream.js';
+import { echoOf } from './response-object.js';
+import { findResponsesUsageInJson } from './responses-usage.js';
+import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
+import type { JsonObject } from './wire-values.js';
+
+/**
+ * The OpenAI Responses client protocol (POST /v1/responses), bound to one request: a response object echoes the
+ * request's settings, and an error event after a break continues the stream's sequence numbers, so the codec is
+ * built per request (a handful of closures). Channels that serve the Responses API natively (OpenAI) get the
+ * caller's body as it came (`passThroughOperation`); every other channel gets the canonical request.
+ */
+export function openAIResponsesCodec(body: JsonObject): ClientCodec {
+  let encoder: ResponsesStreamEncoder | null = null;
+  let observer: ResponsesPassThroughObserver | null = null;
+  return {
+    protocol: 'openai-responses',
+    // The response object has fields after its usage (user, metadata): the cost goes in the header only.
+    usageKey: null,
+    passThroughHeaders: [],
+    passThroughOperation: (stream) => ({ kind: 'responses', stream }),
+    decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
+    encodeResponse: (response, model) => encodeResponsesResponse(response, model, body),
+    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body))),
+    encodeError: (error) => encodeResponsesError(error),
+    encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
+    usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),
+    createPassThroughObserver: () => (observer = new ResponsesPassThroughObserver()),
+  };
+}
+
+export { decodeResponsesRequest, validateResponsesRequest, type ResponsesEnvelope, type NativeOnlyField } from './decode-request.js';
+export { encodeResponsesResponse } from './encode-response.js';
+export { ResponsesStreamEncoder } from './encode-stream.js';
+export { ResponsesPassThroughObserver } from './stream-usage-observer.js';

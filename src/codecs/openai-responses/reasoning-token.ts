@@ -1,0 +1,21 @@
+/**
+ * A reasoning item's `encrypted_content` on a bridged answer carries the upstream's opaque reasoning state
+ * (Anthropic's thinking signature or redacted thinking, Gemini's thought signature) so that a stateless client
+ * (`store: false`, Codex-style) can hand it back on the next turn. The prefix tells these apart from OpenAI's own
+ * encrypted reasoning, which no other provider can read.
+ */
+const SIGNATURE_PREFIX = 'ugw1.s.';
+const REDACTED_PREFIX = 'ugw1.r.';
+
+export function encodeReasoningToken(part: { signature?: string; redactedData?: string }): string | null {
+  if (part.redactedData !== undefined) return REDACTED_PREFIX + part.redactedData;
+  if (part.signature !== undefined) return SIGNATURE_PREFIX + part.signature;
+  return null;
+}
+
+/** The provider state inside a token this gateway issued; null for foreign (OpenAI) encrypted content. */
+export function decodeReasoningToken(token: string): { signature: string } | { redactedData: string } | null {
+  if (token.startsWith(SIGNATURE_PREFIX)) return { signature: token.slice(SIGNATURE_PREFIX.length) };
+  if (token.startsWith(REDACTED_PREFIX)) return { redactedData: token.slice(REDACTED_PREFIX.length) };
+  return null;
+}

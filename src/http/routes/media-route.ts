@@ -1,0 +1,70 @@
+import { tmpdir } from 'node:os';
+import { resolveModel } from './resolve-model.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { MultipartForm } from '../../multipart/read-multipart-form.js';
+import type { RelayDependencies } from '../../relay/relay-dependencies.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
+import { RequestMeter } from '../../relay/request-meter.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
+import type { GatewayServices } from '../../services.js';
+import type { Account, ApiKey, Model, ModelKind } from '../../storage/records.js';
+import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
+import { authenticate } from '../authenticate.js';
+import type { RequestContext, RouteHandler } from '../request-context.js';
+
+/** Everything a media route works with once the caller is authenticated. */
+export interface MediaCall {
+  context: RequestContext;
+  services: GatewayServices;
+  relay: RelayDependencies;
+  key: ApiKey;
+  account: Account;
+  meter: RequestMeter;
+  /** A parsed upload to remove when the request ends, however it ends. */
+  holdForm(form: MultipartForm): MultipartForm;
+}
+
+/** Where uploads are spooled while they are forwarded. */
+export const SPOOL_DIRECTORY = tmpdir();
+
+/**
+ * The frame of every media route (images, audio, moderations): authenticate, meter, run, settle exactly once,
+ * and remove spooled uploads afterwards (also when the client left or the upstream failed).
+ */
+export function mediaRoute(services: GatewayServices, protocol: string, handle: (call: MediaCall) => Promise<void>): RouteHandler {
+  const relay = relayDependencies(services);
+  return async (context) => {
+    const { key, account } = await authenticate(context, services, 'openai');
+    const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
+    const forms: MultipartForm[] = [];
+    try {
+      await handle({ context, services, relay, key, account, meter, holdForm: (form) => (forms.push(form), form) });
+    } catch (error) {
+      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      if (error instanceof GatewayError && error.status === 413) context.response.setHeader('connection', 'close');
+      throw error;
+    } finally {
+      await Promise.all(forms.map((form) => form.dispose()));
+    }
+  };
+}
+
+/** The public model, of the kind the endpoint serves, with its routes; 400 / 503 otherwise. */
+export function resolveMediaModel(call: MediaCall, modelId: string, kind: ModelKind, endpoint: string): { model: Model; routes: readonly ChannelRoute[] } {
+  const resolved = resolveModel(call.services, call.meter, modelId);
+  const { kind: actual } = resolved.model;
+  if (actual !== kind) {
+    throw new GatewayError('bad_request', `Model '${modelId}' is a ${actual} model; ${endpoint} takes ${kind === 'image' ? 'an image' : `a${kind === 'audio' ? 'n' : ''} ${kind}`} model.`, { param: 'model' });
+  }
+  return resolved;
+}
+
+/** No channel of the model offers the operation (e.g. image variations on a Gemini channel). */
+export function noChannelFor(model: Model, operation: string): GatewayError {
+  return new GatewayError('bad_request', `Model '${model.id}' has no channel that serves ${operation}.`, { param: 'model' });
+}
+
+/** True when the adapter speaks OpenAI's media wire. */
+export function speaksOpenAIMedia(adapter: UpstreamAdapter): boolean {
+  return adapter.media?.openAIMediaRequest !== undefined;
+}

@@ -1,0 +1,21 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { RequestMeter } from '../../relay/request-meter.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
+import type { GatewayServices } from '../../services.js';
+import type { Model } from '../../storage/records.js';
+
+/**
+ * The public model a request names, recorded on its meter, with the channels that serve it: 400 `model_not_found`
+ * when the catalog has no such model, 503 `upstream_unavailable` when no channel serves it.
+ */
+export function resolveModel(services: GatewayServices, meter: RequestMeter, modelId: string): { model: Model; routes: readonly ChannelRoute[] } {
+  meter.modelId = modelId;
+  const model = services.catalog.model(modelId);
+  if (model === undefined) {
+    throw new GatewayError('model_not_found', `The model '${modelId}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
+  }
+  meter.model = model;
+  const routes = services.catalog.routes(model.id);
+  if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+  return { model, routes };
+}

@@ -1,0 +1,82 @@
+import { openAIResponsesCodec } from '../../codecs/openai-responses/index.js';
+import { resolveModel } from './resolve-model.js';
+import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/decode-request.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { admit } from '../../relay/admission.js';
+import { relayChat } from '../../relay/relay-chat.js';
+import { relayDependencies } from '../../relay/relay-dependencies.js';
+import { RequestMeter } from '../../relay/request-meter.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
+import type { GatewayServices } from '../../services.js';
+import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
+import { authenticate } from '../authenticate.js';
+import { readJsonObject } from '../read-body.js';
+import type { RouteHandler } from '../request-context.js';
+import { once } from './chat-endpoint.js';
+
+/**
+ * Requests that need OpenAI's stored state or built-in tools go only to channels serving the Responses API natively;
+ * with none in the model's pool they are refused up front with the field that needs it.
+ */
+function nativeRoutes(adapters: AdapterRegistry, routes: readonly ChannelRoute[], stream: boolean, field: NativeOnlyField): readonly ChannelRoute[] {
+  const native = routes.filter((route) => adapters.get(route.channel.type)?.servesPassThrough?.(route.channel, { kind: 'responses', stream }) === true);
+  if (native.length === 0) throw new GatewayError('unsupported_parameter', field.message, { param: field.param });
+  return native;
+}
+
+/**
+ * POST /v1/responses (OpenAI Responses API): authenticate, validate, price, admit, relay, settle once — the chat
+ * route's steps. OpenAI channels get the caller's body untouched; every other channel type gets it translated through
+ * the canonical request, with the Responses event sequence rebuilt on the way back.
+ */
+export function responsesRoute(services: GatewayServices): RouteHandler {
+  const relay = relayDependencies(services);
+  return async (context) => {
+    const { key, account } = await authenticate(context, services, 'openai');
+    const meter = new RequestMeter(services, context.requestId, account.id, key.id, 'openai-responses', context.path, context.startedAt);
+    try {
+      const body = await readJsonObject(context, services.config.maxBodyBytes);
+      const envelope = validateResponsesRequest(body);
+      meter.stream = envelope.stream;
+      const resolved = resolveModel(services, meter, envelope.model);
+      const { model } = resolved;
+      let { routes } = resolved;
+      meter.promptTokensEstimate = envelope.promptTokensEstimate;
+      if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, envelope.stream, envelope.nativeOnly);
+      const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter });
+      await relayChat(relay, {
+        context,
+        meter,
+        codec: openAIResponsesCodec(body),
+        routes,
+        body,
+        chat: once(() => decodeResponsesRequest(body)),
+        stream: envelope.stream,
+        includeUsage: false,
+        sse: true,
+        responseHeaders: rateLimitHeaders,
+        clientHeaders: {},
+        estimatedTokens,
+      });
+    } catch (error) {
+      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      throw error;
+    }
+  };
+}
+
+/**
+ * GET/DELETE /v1/responses/{id}, POST /v1/responses/{id}/cancel, GET /v1/responses/{id}/input_items: the gateway keeps
+ * no response bodies (metadata-only usage logs) and does not know which upstream account holds a stored response, so
+ * these answer a clear 404 after authentication rather than guessing a channel.
+ */
+export function storedResponseRoute(services: GatewayServices): RouteHandler {
+  return async (context) => {
+    await authenticate(context, services, 'openai');
+    throw new GatewayError(
+      'not_found',
+      `Response '${context.params.id ?? ''}' cannot be retrieved, cancelled or deleted through this gateway: it stores no response bodies. Keep the output on the client (send 'store': false and pass the conversation in 'input').`,
+    );
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Fidelity of the mock OpenAI upstream's Responses API: the official `openai` SDK, pointed straight at it, accepts
+ * its response objects and event sequences (text, tool calls, usage, previous_response_id, errors) as OpenAI's.
+ */
+import OpenAI from 'openai';
+import type { FunctionTool, ResponseStreamEvent } from 'openai/resources/responses/responses';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../support/mock-openai-upstream.js';
+
+const API_KEY = 'sk-upstream-test';
+const weather: FunctionTool = {
+  type: 'function',
+  name: 'get_weather',
+  description: 'Current weather of a city',
+  parameters: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'], additionalProperties: false },
+  strict: true,
+};
+
+let mock: MockOpenAIUpstream;
+let client: OpenAI;
+
+beforeAll(async () => {
+  mock = await startMockOpenAIUpstream({ apiKey: API_KEY });
+  client = new OpenAI({ baseURL: mock.url, apiKey: API_KEY, maxRetries: 0, timeout: 10_000 });
+});
+afterAll(async () => {
+  await mock.close();
+});
+afterEach(() => {
+  mock.setFault(null);
+  mock.requests.length = 0;
+});
+
+describe('mock OpenAI upstream: POST /v1/responses', () => {
+  it('answers a string input with a response object the SDK reads (output_text, usage)', async () => {
+    const response = await client.responses.create({ model: 'gpt-4o-mini', input: 'Say hello', instructions: 'Be brief.' });
+    expect(response.object).toBe('response');
+    expect(response.id).toMatch(/^resp_/);
+    expect(response.status).toBe('completed');
+    expect(response.output_text).toBe('Echo: Say hello');
+    expect(response.usage?.input_tokens).toBeGreaterThan(0);
+    expect(response.usage?.total_tokens).toBe((response.usage?.input_tokens ?? 0) + (response.usage?.output_tokens ?? 0));
+    expect(mock.requests[0]?.path).toBe('/v1/responses');
+  });
+
+  it('streams the Responses event sequence with increasing sequence numbers', async () => {
+    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Stream a few words please', stream: true });
+    const events: ResponseStreamEvent[] = [];
+    for await (const event of stream) events.push(event);
+    expect(events[0]?.type).toBe('response.created');
+    expect(events[1]?.type).toBe('response.in_progress');
+    expect(events.at(-1)?.type).toBe('response.completed');
+    expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
+    const text = events.filter((event) => event.type === 'response.output_text.delta').map((event) => (event as { delta: string }).delta).join('');
+    expect(text).toBe('Echo: Stream a few words please');
+  });
+
+  it('calls a function, streams its arguments, and continues with previous_response_id', async () => {
+    const runner = client.responses.stream({ model: 'gpt-4o-mini', input: 'What is the weather in Paris?', tools: [weather] });
+    const argumentDeltas: string[] = [];
+    runner.on('response.function_call_arguments.delta', (event) => argumentDeltas.push(event.delta));
+    const first = await runner.finalResponse();
+    const call = first.output.find((item) => item.type === 'function_call');
+    expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"location":"Paris"}' });
+    expect(argumentDeltas.join('')).toBe('{"location":"Paris"}');
+    const second = await client.responses.create({
+      model: 'gpt-4o-mini',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: (call as { call_id: string }).call_id, output: '{"temperature_c":18}' }],
+      tools: [weather],
+    });
+    expect(second.output_text).toBe('Tool get_weather returned: {"temperature_c":18}');
+    const stored = await client.responses.retrieve(second.id);
+    expect(stored.id).toBe(second.id);
+  });
+
+  it('refuses what OpenAI refuses: unknown parameters, unknown previous responses, stray function outputs', async () => {
+    await expect(client.responses.create({ model: 'gpt-4o-mini', input: 'x', bogus: 1 } as never)).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(client.responses.create({ model: 'gpt-4o-mini', input: 'x', previous_response_id: 'resp_missing' })).rejects.toMatchObject({ status: 400, param: 'previous_response_id' });
+    await expect(client.responses.create({ model: 'gpt-4o-mini', input: [{ type: 'function_call_output', call_id: 'call_x', output: 'y' }] })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+  });
+
+  it('ends a stream with an error event on a stream-error fault', async () => {
+    mock.setFault({ kind: 'stream-error', afterChunks: 3, times: 1 });
+    const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Stream a few words please', stream: true });
+    const types: string[] = [];
+    for await (const event of stream) types.push(event.type);
+    expect(types.at(-1)).toBe('error');
+  });
+});
