@@ -166,7 +166,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           ADMIN_TOKEN: adminToken,
           ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
         });
-        const gateway = startChild('gateway', [gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, 'gateway.log'), stdinPipe: false });
+        // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs).
+        const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+        const gateway = startChild('gateway', [...profile, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, 'gateway.log'), stdinPipe: false });
         children.push(gateway);
         const base = `http://127.0.0.1:${port}`;
         await waitForStatus(`${base}/api/status`, gateway, options.gatewayStartTimeoutMs ?? 20_000).catch((err: Error) => {

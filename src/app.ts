@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
+import { addAlertRoutes } from './http/admin/alert-routes.js';
+import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
 import { addCatalogRoutes } from './http/admin/catalog-routes.js';
 import { addHealthRoutes } from './http/admin/health-routes.js';
+import { addMoneyRoutes } from './http/admin/money-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import { addTierRoutes } from './http/admin/tier-routes.js';
 import type { ErrorFormat } from './http/request-context.js';
@@ -10,8 +13,14 @@ import { registerErrorEncoder, sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { chatRoute } from './http/routes/chat-endpoint.js';
 import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './http/routes/chat-endpoints.js';
+import { creditGrantsRoute } from './http/routes/credit-grants.js';
 import { anthropicCountTokensRoute, geminiCountTokensRoute } from './http/routes/count-tokens.js';
 import { geminiEmbeddingsRoute, openAIEmbeddingsRoute } from './http/routes/embeddings.js';
+import { responsesRoute, storedResponseRoute } from './http/routes/responses.js';
+import { redeemRoute } from './http/routes/redeem.js';
+import { speechRoute, transcriptionsRoute, translationsRoute } from './http/routes/audio.js';
+import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from './http/routes/images.js';
+import { moderationsRoute } from './http/routes/moderations.js';
 import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRoute } from './http/routes/models.js';
 import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
@@ -39,6 +48,20 @@ export function createApiApp(services: GatewayServices): RequestListener {
   const router = new Router()
     .add('POST', '/v1/chat/completions', chatRoute(services, openAIChatEndpoint))
     .add('POST', '/v1/embeddings', openAIEmbeddingsRoute(services))
+    // OpenAI Responses API: POST relays; stored-response operations answer 404 (no response bodies are kept).
+    .add('POST', '/v1/responses', responsesRoute(services))
+    .add('GET', '/v1/responses/:id', storedResponseRoute(services))
+    .add('DELETE', '/v1/responses/:id', storedResponseRoute(services))
+    .add('POST', '/v1/responses/:id/cancel', storedResponseRoute(services))
+    .add('GET', '/v1/responses/:id/input_items', storedResponseRoute(services))
+    // Media (images, audio, moderations): OpenAI's wire; multipart uploads are spooled to disk, never held whole.
+    .add('POST', '/v1/images/generations', imageGenerationsRoute(services))
+    .add('POST', '/v1/images/edits', imageEditsRoute(services))
+    .add('POST', '/v1/images/variations', imageVariationsRoute(services))
+    .add('POST', '/v1/audio/transcriptions', transcriptionsRoute(services))
+    .add('POST', '/v1/audio/translations', translationsRoute(services))
+    .add('POST', '/v1/audio/speech', speechRoute(services))
+    .add('POST', '/v1/moderations', moderationsRoute(services))
     .add('POST', '/v1/messages', chatRoute(services, anthropicMessagesEndpoint))
     .add('POST', '/v1/messages/count_tokens', anthropicCountTokensRoute(services))
     .add('POST', geminiAction('generateContent'), chatRoute(services, geminiEndpoint(false)))
@@ -50,14 +73,19 @@ export function createApiApp(services: GatewayServices): RequestListener {
     .add('GET', '/v1beta/models/:model', getGeminiModelRoute(services))
     .add('GET', '/v1/models', listModelsRoute(services))
     .add('GET', '/v1/models/:model', getModelRoute(services))
+    .add('GET', '/v1/dashboard/billing/credit_grants', creditGrantsRoute(services))
     .add('GET', '/api/status', statusRoute(services))
     .add('GET', '/api/public/announcements', announcementsRoute(services))
-    .add('GET', '/api/fx/latest', fxLatestRoute(services));
+    .add('GET', '/api/fx/latest', fxLatestRoute(services))
+    .add('POST', '/v1/dashboard/billing/redeem', redeemRoute(services));
   addCatalogRoutes(router, services);
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);
+  addMoneyRoutes(router, services);
   addHealthRoutes(router, services);
+  addAlertRoutes(router, services);
+  addRedemptionRoutes(router, services);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { issueApiKey } from './auth/api-key-format.js';
 import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { checkLedger } from './billing/ledger-check.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { ConfigFileError } from './management/apply-config-file.js';
@@ -18,6 +19,8 @@ Commands:
   admin-token                             rotate the admin token and print the new one once
   keys create --account <email> [--name <name>] [--form sk|brand]
                                           issue an API key for an existing account and print it once
+  ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
+                                          against the ledger); exits 1 on any mismatch
   bench                                   run the benchmark (direct upstream vs through the gateway)
 `;
 
@@ -33,11 +36,19 @@ async function serve(config: GatewayConfig): Promise<void> {
     await storage.close();
     if (admin.generated !== null) printAdminToken(admin.generated);
     logger.info('starting workers', { workers: config.workers });
-    for (let index = 0; index < config.workers; index += 1) cluster.fork();
+    // Each worker keeps its index across restarts: it is part of the instance id its money holds are keyed by.
+    const indexOf = new Map<number, number>();
+    const fork = (index: number): void => {
+      const worker = cluster.fork({ WORKER_INDEX: String(index) });
+      indexOf.set(worker.id, index);
+    };
+    for (let index = 0; index < config.workers; index += 1) fork(index);
     cluster.on('exit', (worker, code, signal) => {
+      const index = indexOf.get(worker.id) ?? 0;
+      indexOf.delete(worker.id);
       if (signal === 'SIGTERM' || signal === 'SIGINT' || code === 0) return;
       logger.error('worker exited; starting a new one', { pid: worker.process.pid, code, signal });
-      cluster.fork();
+      fork(index);
     });
     const stop = (): void => {
       for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
@@ -99,6 +110,18 @@ async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
   }
 }
 
+async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
+  try {
+    const report = await checkLedger(storage, values.account);
+    process.stdout.write(`${JSON.stringify({ ok: report.ok, checked: report.checked, problems: report.problems }, null, 2)}\n`);
+    if (!report.ok) process.exitCode = 1;
+  } finally {
+    await storage.close();
+  }
+}
+
 async function bench(): Promise<void> {
   const { runBench } = await import('../bench/run.js');
   if (!(await runBench()).ok) process.exitCode = 1;
@@ -120,6 +143,9 @@ export async function main(argv: string[]): Promise<void> {
         return await migrate(config);
       case 'admin-token':
         return await adminToken(config);
+      case 'ledger':
+        if (rest[0] === 'check') return await ledgerCheck(config, rest.slice(1));
+        throw new ConfigError(`unknown ledger command "${rest[0] ?? ''}"`);
       case 'keys':
         if (rest[0] === 'create') return await createKey(config, rest.slice(1));
         throw new ConfigError(`unknown keys command "${rest[0] ?? ''}"`);

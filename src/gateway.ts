@@ -1,9 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AlertChecker } from './alerts/alert-checker.js';
 import { resolveAdminToken } from './auth/admin-token.js';
 import { createClientIpResolver } from './auth/client-ip.js';
 import { KeyVerifier } from './auth/key-verifier.js';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { Ledger } from './billing/ledger.js';
+import { SubscriptionBook } from './billing/subscription-book.js';
+import { NANO_PER_USD } from './billing/money.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
@@ -11,6 +16,7 @@ import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
+import { createMailer } from './mail/create-mailer.js';
 import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
@@ -108,6 +114,25 @@ async function closeServer(server: Server, inFlight: () => number, graceMs: numb
   await closed;
 }
 
+/** Money: see docs/operators.md ("Money") for what each figure means. */
+const LEDGER_OPTIONS = {
+  maxBatch: 500,
+  flushIntervalMs: 100,
+  lease: { capNano: NANO_PER_USD / 2n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 },
+  factsTtlMs: 2000,
+};
+
+/**
+ * INSTANCE_ID, or host name + port + worker index: stable across restarts, so a restarted instance releases what its
+ * previous run held. With an ephemeral port (0) there is nothing stable to derive from: a unique id is made, and
+ * a crashed run's holds are released by the heartbeat sweep instead.
+ */
+function instanceIdOf(config: GatewayConfig): string {
+  if (config.instanceId !== null) return config.instanceId;
+  if (config.port === 0) return `${hostname()}:ephemeral:${process.pid}:${randomBytes(4).toString('hex')}`;
+  return `${hostname()}:${config.port}:${config.workerIndex}`;
+}
+
 /** The composition root: builds every service once, then starts both listeners. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
@@ -131,15 +156,25 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     health: channelHealth.health,
     metrics,
     keys: new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation),
-    ledger: new Ledger(storage, clock, logger, { cacheTtlMs: 2000, maxBatch: 500, flushIntervalMs: 100 }),
+    ledger: new Ledger(storage, clock, logger, {
+      ...LEDGER_OPTIONS,
+      instanceId: instanceIdOf(config),
+      // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
+      heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
+      staleAfterMs: config.instanceStaleSeconds * 1000,
+    }),
+    subscriptions: new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 }),
     usageLog,
     limiter: shared.limiter,
     tiers: new TierBook(storage, shared.invalidation, logger, { refreshMs: 500, liveRefreshMs: 30_000 }),
     invalidation: shared.invalidation,
     adminToken: admin.verifier,
     clientIp: createClientIpResolver(config.trustProxy),
+    mailer: createMailer(config, logger),
     startedAt: clock.now(),
   };
+  // Holds left by a crashed run of this instance are released before the first request.
+  await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
   await services.catalog.reload();
   await services.credentials.refresh();
@@ -152,6 +187,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   refresh.unref();
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
   fx?.start();
+  const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
+  alerts.start();
 
   const api = instrumentListener(createApiApp(services), metrics);
   const consoleApp = trackInFlight(createConsoleApp(services));
@@ -166,6 +203,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closing ??= (async () => {
       clearInterval(refresh);
       fx?.stop();
+      await alerts.stop();
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
@@ -173,6 +211,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await shared.close();
       await channelHealth.close();
       await http.close();
+      services.mailer.close();
       await storage.close();
     })();
     return closing;
@@ -189,6 +228,7 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
     console: gateway.consoleUrl,
     storage: services.storage.dialect,
     limits: services.config.redisUrl === null ? 'in-process' : `redis (${services.config.redisKeyPrefix})`,
+    mail: services.mailer.kind === 'smtp' ? 'smtp' : 'log (SMTP_URL not set)',
     metrics: gateway.metricsUrl === null ? undefined : `${gateway.metricsUrl}/metrics`,
     channels: channels.map((channel) => ({
       name: channel.name,

@@ -2,7 +2,9 @@ import type { AdminTokenVerifier } from './auth/admin-token.js';
 import type { ClientIpResolver } from './auth/client-ip.js';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { Ledger } from './billing/ledger.js';
+import type { SubscriptionBook } from './billing/subscription-book.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import type { Mailer } from './mail/mailer.js';
 import type { InvalidationBus } from './invalidation/invalidation-bus.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { TierBook } from './limits/tier-book.js';
@@ -30,6 +32,8 @@ export interface GatewayServices {
   metrics: GatewayMetrics;
   keys: KeyVerifier;
   ledger: Ledger;
+  /** Active subscriptions per account (cached briefly), for admission. */
+  subscriptions: SubscriptionBook;
   usageLog: UsageLogWriter;
   limiter: RateLimiter;
   /** Per-account limits by tier, in memory. */
@@ -38,6 +42,8 @@ export interface GatewayServices {
   invalidation: InvalidationBus;
   adminToken: AdminTokenVerifier;
   clientIp: ClientIpResolver;
+  /** Outgoing mail: SMTP (SMTP_URL) or the log. */
+  mailer: Mailer;
   /** When the process started (epoch ms), for /api/status. */
   startedAt: number;
 }

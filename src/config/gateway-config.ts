@@ -45,8 +45,19 @@ export interface GatewayConfig {
   concurrencyLeaseSeconds: number;
   adminToken: string | null;
   configFile: string | null;
+  /** Outgoing mail server (SMTP_URL: smtp://user:pass@host:port or smtps://…); null: mails are written to the log. */
   smtpUrl: string | null;
+  /** Sender of every mail (MAIL_FROM), e.g. `Gateway <alerts@example.com>`. */
+  mailFrom: string;
+  /** How often the alert checker looks for balances and quotas past their thresholds (ALERT_CHECK_SECONDS). */
+  alertCheckSeconds: number;
   workers: number;
+  /** Which worker of a `WORKERS>1` cluster this process is (set by the primary; 0 otherwise). */
+  workerIndex: number;
+  /** Stable id of this instance for its money holds (INSTANCE_ID); null: derived from host name, port and worker. */
+  instanceId: string | null;
+  /** An instance silent this long is gone and any other releases its money holds (INSTANCE_STALE_SECONDS). */
+  instanceStaleSeconds: number;
   dataDirectory: string;
   /** Key for encrypting upstream credentials at rest; when null one is generated under the data directory. */
   secretKey: string | null;

@@ -68,6 +68,30 @@ function readRouting(env: Environment): RoutingConfig {
   };
 }
 
+/** MAIL_FROM: `address` or `Name <address>`; default `<brand> <noreply@localhost>`. */
+function readMailFrom(env: Environment, brand: string): string {
+  const from = read(env, 'MAIL_FROM') ?? `${brand} <noreply@localhost>`;
+  if (from.length > 320 || !/^(?:[^<>\r\n]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(from)) {
+    throw new ConfigError('MAIL_FROM must be an email address or "Name <address>"');
+  }
+  return from;
+}
+
+/** SMTP_URL: smtp:// or smtps:// (nodemailer's connection URL). */
+function readSmtpUrl(env: Environment): string | null {
+  const url = read(env, 'SMTP_URL');
+  if (url === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError('SMTP_URL is not a URL (expected smtp://user:pass@host:port or smtps://…)');
+  }
+  if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
+  if (parsed.hostname === '') throw new ConfigError('SMTP_URL has no host');
+  return url;
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The only place that reads the environment. Validated once at start. */
@@ -94,8 +118,13 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     concurrencyLeaseSeconds: readInteger(env, 'CONCURRENCY_LEASE_SECONDS', 30, 1, 3600),
     adminToken: read(env, 'ADMIN_TOKEN') ?? null,
     configFile: configFile === null ? null : path.resolve(cwd, configFile),
-    smtpUrl: read(env, 'SMTP_URL') ?? null,
+    smtpUrl: readSmtpUrl(env),
+    mailFrom: readMailFrom(env, keyBrand),
+    alertCheckSeconds: readInteger(env, 'ALERT_CHECK_SECONDS', 30, 1, 86_400),
     workers: readInteger(env, 'WORKERS', 1, 1, 64),
+    workerIndex: readInteger(env, 'WORKER_INDEX', 0, 0, 63),
+    instanceId: read(env, 'INSTANCE_ID') ?? null,
+    instanceStaleSeconds: readInteger(env, 'INSTANCE_STALE_SECONDS', 30, 2, 3600),
     dataDirectory,
     secretKey: read(env, 'SECRET_KEY') ?? null,
     trustProxy: readTrustProxy(env),

@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   bad_request: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_json: { status: 400, type: 'invalid_request_error', retryable: false },
   model_not_found: { status: 400, type: 'invalid_request_error', retryable: false },
+  /** A valid parameter this model's channels cannot honour (e.g. Responses state on a bridged provider). */
+  unsupported_parameter: { status: 400, type: 'invalid_request_error', retryable: false },
   // 401: no usable key
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },
@@ -28,6 +30,12 @@ export const ERROR_CODES = {
   // 429: limits and quotas
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
   quota_exhausted: { status: 429, type: 'rate_limit_error', retryable: false },
+  // redemption codes (issue 6 extras): malformed, unknown, already used, expired, disabled
+  invalid_redemption_code: { status: 400, type: 'invalid_request_error', retryable: false },
+  redemption_code_not_found: { status: 404, type: 'not_found_error', retryable: false },
+  redemption_code_redeemed: { status: 409, type: 'invalid_request_error', retryable: false },
+  redemption_code_expired: { status: 409, type: 'invalid_request_error', retryable: false },
+  redemption_code_disabled: { status: 409, type: 'invalid_request_error', retryable: false },
   // 5xx: upstream and gateway faults
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },

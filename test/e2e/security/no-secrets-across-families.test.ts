@@ -55,6 +55,7 @@ describe(`no secrets or prompt text at rest, whatever the family (${suiteDatabas
         // drain
       }
       await openai.chat.completions.stream({ model, messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: PROMPT }] }).finalChatCompletion();
+      await openai.responses.stream({ model, instructions: SYSTEM, input: `What is the weather in ${CITY}? ${PROMPT}`, store: false, tools: [{ type: 'function', name: 'get_weather', parameters: weather.input_schema, strict: false }] }).finalResponse();
     }
     mocks.anthropic.setFault({ kind: 'status', status: 500, times: 1, body: { type: 'error', error: { type: 'api_error', message: `boom ${PROMPT} ${KEYS.anthropic}` } } });
     await anthropic.messages.create({ model: 'm-anthropic', max_tokens: 16, messages: [{ role: 'user', content: PROMPT }] }).catch(() => undefined);
