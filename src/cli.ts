@@ -6,6 +6,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { checkLedger } from './billing/ledger-check.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeStartup, prepareStorage, startGateway } from './gateway.js';
+import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
 import { ConfigFileError } from './management/apply-config-file.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
@@ -36,6 +37,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     await storage.close();
     if (admin.generated !== null) printAdminToken(admin.generated);
     logger.info('starting workers', { workers: config.workers });
+    if (config.redisUrl === null) relayInvalidationsBetweenWorkers();
     // Each worker keeps its index across restarts: it is part of the instance id its money holds are keyed by.
     const indexOf = new Map<number, number>();
     const fork = (index: number): void => {

@@ -133,6 +133,30 @@ function instanceIdOf(config: GatewayConfig): string {
   return `${hostname()}:${config.port}:${config.workerIndex}`;
 }
 
+/** What the caches of this process that are not subscribers of their own do on an invalidation. */
+function followInvalidations(services: GatewayServices): void {
+  const { catalog, credentials, ledger, invalidation } = services;
+  invalidation.subscribe((message) => {
+    switch (message.kind) {
+      case 'catalog':
+        if (message.channelId !== undefined) credentials.forgetChannel(message.channelId);
+        return catalog.reload().then(() => credentials.refresh());
+      case 'all':
+        return catalog.reload().then(() => credentials.refresh());
+      case 'account':
+        // The credit line may have changed: the next reservation asks storage (the lease is recomputed).
+        ledger.forgetBalance(message.id);
+        return undefined;
+      case 'key':
+        // The quota cap may have changed.
+        ledger.forgetKey(message.id);
+        return undefined;
+      case 'tier':
+        return undefined;
+    }
+  });
+}
+
 /** The composition root: builds every service once, then starts both listeners. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
@@ -176,11 +200,15 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
+  followInvalidations(services);
   await services.catalog.reload();
   await services.credentials.refresh();
   await services.tiers.start();
-  // gateway.yaml may have changed tiers: instances already running re-read theirs.
-  if (options.applyConfiguration ?? true) shared.invalidation.publish({ kind: 'tier', name: '*' });
+  // gateway.yaml may have changed tiers, channels and models: instances already running re-read theirs.
+  if (options.applyConfiguration ?? true) {
+    await shared.invalidation.publish({ kind: 'tier', name: '*' });
+    await shared.invalidation.publish({ kind: 'catalog' });
+  }
   const refresh = setInterval(() => {
     services.catalog.reload().then(() => services.credentials.refresh()).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
   }, options.catalogRefreshMs ?? 5000);

@@ -69,13 +69,13 @@ export class KeyVerifier {
   }
 
   /** After an admin change of one key: drops it here and on every other instance. */
-  invalidateKey(keyId: string): void {
-    this.bus.publish({ kind: 'key', id: keyId });
+  invalidateKey(keyId: string): Promise<void> {
+    return this.bus.publish({ kind: 'key', id: keyId });
   }
 
   /** After an admin change of an account (tier, credit line, …): drops its keys here and on every other instance. */
-  invalidateAccount(accountId: string): void {
-    this.bus.publish({ kind: 'account', id: accountId });
+  invalidateAccount(accountId: string): Promise<void> {
+    return this.bus.publish({ kind: 'account', id: accountId });
   }
 
   #drop(message: Invalidation): void {
@@ -92,6 +92,7 @@ export class KeyVerifier {
         this.#cache.clear();
         return;
       case 'tier':
+      case 'catalog':
         return;
       default: {
         const unknown: never = message;

@@ -3,14 +3,18 @@ export type Invalidation =
   | { kind: 'key'; id: string }
   | { kind: 'account'; id: string }
   | { kind: 'tier'; name: string }
+  /** Channels or models changed: the routing snapshot is re-read (and the channel's credentials, when named). */
+  | { kind: 'catalog'; channelId?: string }
   | { kind: 'all' };
 
-export type InvalidationHandler = (message: Invalidation) => void;
+/** Drops or re-reads what the message names; a returned promise settles once the change is in effect here. */
+export type InvalidationHandler = (message: Invalidation) => void | Promise<void>;
 
 /**
- * Tells every cache of every instance that something changed. `publish` runs this process's handlers before it
- * returns (so an admin answer is never ahead of this instance's caches) and, with Redis, reaches the other
- * instances within milliseconds. Without Redis, other instances rely on their caches' TTL (at most a second).
+ * Tells every cache of every instance that something changed. `publish` settles once this process's handlers have
+ * applied the change (so an admin answer is never ahead of this instance's caches) and, between the workers of one
+ * `WORKERS>1` process, once every sibling has applied it too. With Redis it reaches the other instances within
+ * milliseconds; without Redis, other instances rely on their caches' TTL (at most a second) and periodic re-reads.
  */
 export interface InvalidationBus {
   /**
@@ -18,7 +22,7 @@ export interface InvalidationBus {
    * may then keep entries longer. False means caches must expire entries within a second on their own.
    */
   readonly live: boolean;
-  publish(message: Invalidation): void;
+  publish(message: Invalidation): Promise<void>;
   subscribe(handler: InvalidationHandler): () => void;
   close(): Promise<void>;
 }
@@ -31,8 +35,8 @@ export class LocalInvalidationBus implements InvalidationBus {
     return false;
   }
 
-  publish(message: Invalidation): void {
-    this.deliver(message);
+  publish(message: Invalidation): Promise<void> {
+    return this.deliver(message);
   }
 
   subscribe(handler: InvalidationHandler): () => void {
@@ -40,15 +44,21 @@ export class LocalInvalidationBus implements InvalidationBus {
     return () => this.#handlers.delete(handler);
   }
 
-  /** Runs every handler; one that throws does not stop the others. */
-  protected deliver(message: Invalidation): void {
+  /**
+   * Runs every handler and settles when all have applied the change; one that throws or rejects does not stop the
+   * others (a cache that cannot drop an entry still expires it by TTL).
+   */
+  protected async deliver(message: Invalidation): Promise<void> {
+    const pending: Array<Promise<void>> = [];
     for (const handler of this.#handlers) {
       try {
-        handler(message);
+        const applied = handler(message);
+        if (applied !== undefined) pending.push(applied.catch(() => undefined));
       } catch {
-        // A cache that cannot drop an entry still expires it by TTL.
+        // See above.
       }
     }
+    if (pending.length > 0) await Promise.all(pending);
   }
 
   async close(): Promise<void> {
@@ -65,6 +75,8 @@ export function isInvalidation(value: unknown): value is Invalidation {
       return typeof message.id === 'string';
     case 'tier':
       return typeof message.name === 'string';
+    case 'catalog':
+      return message.channelId === undefined || typeof message.channelId === 'string';
     case 'all':
       return true;
     default:

@@ -18,7 +18,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
   #connectedBefore = false;
   #subscribed = false;
   readonly #onReady = (): void => {
-    if (this.#connectedBefore) this.deliver({ kind: 'all' });
+    if (this.#connectedBefore) void this.deliver({ kind: 'all' });
     this.#connectedBefore = true;
     if (!this.#subscribed) void this.#subscribe();
   };
@@ -31,7 +31,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
       return;
     }
     if (envelope.origin === this.#origin || !isInvalidation(envelope.message)) return;
-    this.deliver(envelope.message);
+    void this.deliver(envelope.message);
   };
 
   private constructor(
@@ -69,12 +69,16 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     return this.#subscribed && this.subscriber.status === 'ready';
   }
 
-  override publish(message: Invalidation): void {
-    this.deliver(message);
+  /** Settles once this process applied the change and Redis took the message (not when other instances applied it). */
+  override async publish(message: Invalidation): Promise<void> {
     const envelope: Envelope = { origin: this.#origin, message };
-    this.publisher.publish(this.channel, JSON.stringify(envelope)).catch((error: unknown) => {
-      this.logger.warn('cache invalidation not published: other instances see the change when their cache expires', { kind: message.kind, ...describeError(error) });
-    });
+    const sent = this.publisher.publish(this.channel, JSON.stringify(envelope)).then(
+      () => undefined,
+      (error: unknown) => {
+        this.logger.warn('cache invalidation not published: other instances see the change when their cache expires', { kind: message.kind, ...describeError(error) });
+      },
+    );
+    await Promise.all([this.deliver(message), sent]);
   }
 
   override async close(): Promise<void> {

@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { ClusterInvalidationBus } from '../invalidation/cluster-invalidation-bus.js';
 import { LocalInvalidationBus, type InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { RedisInvalidationBus } from '../invalidation/redis-invalidation-bus.js';
 import { createRedisConnection, type Redis } from '../redis/redis-connection.js';
@@ -22,7 +24,8 @@ export const INVALIDATION_CHANNEL = 'invalidations';
 export async function openSharedLimits(config: GatewayConfig, logger: Logger): Promise<SharedLimits> {
   if (config.redisUrl === null) {
     const limiter = new InMemoryRateLimiter();
-    const invalidation = new LocalInvalidationBus();
+    // Workers of one process tell each other through the primary; a single process only itself.
+    const invalidation = cluster.isWorker ? new ClusterInvalidationBus() : new LocalInvalidationBus();
     return {
       limiter,
       invalidation,

@@ -10,13 +10,16 @@ export interface ChannelRoute {
 
 /**
  * The routing snapshot: models and the enabled channels that serve each, read from storage once and rebuilt
- * after every admin change (and on a timer, for changes made by other instances). Requests read it without I/O.
+ * after every admin change (here and, through the invalidation bus, on sibling workers and Redis-connected
+ * instances; on a timer for anything else). Requests read it without I/O.
  */
 export class Catalog {
   #models = new Map<string, Model>();
   #routes = new Map<string, ChannelRoute[]>();
   #channels: Channel[] = [];
   #reloading: Promise<void> | null = null;
+  /** One more load queued behind the running one (whose read may predate the change its caller made). */
+  #reloadAfter: Promise<void> | null = null;
   readonly #listeners: Array<(channels: readonly Channel[]) => void> = [];
 
   constructor(
@@ -51,12 +54,24 @@ export class Catalog {
     this.#listeners.push(listener);
   }
 
-  /** Coalesces concurrent reloads into one. */
+  /**
+   * Re-reads channels and models; settles once the snapshot reflects everything written before the call. A call
+   * while a load runs queues one more load after it (shared by every such call) rather than joining it.
+   */
   reload(): Promise<void> {
-    this.#reloading ??= this.#load().finally(() => {
-      this.#reloading = null;
-    });
-    return this.#reloading;
+    if (this.#reloading === null) {
+      this.#reloading = this.#load().finally(() => {
+        this.#reloading = null;
+      });
+      return this.#reloading;
+    }
+    this.#reloadAfter ??= this.#reloading
+      .catch(() => undefined)
+      .then(() => {
+        this.#reloadAfter = null;
+        return this.reload();
+      });
+    return this.#reloadAfter;
   }
 
   async #load(): Promise<void> {

@@ -107,9 +107,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       throw error;
     }
     if (updated === null) throw notFound('account', id);
-    keys.invalidateAccount(id);
-    // The credit line may have changed: the next reservation asks storage (this instance's lease is recomputed).
-    ledger.forgetBalance(id);
+    // The credit line may have changed: the next reservation of every instance asks storage (see gateway.ts).
+    await keys.invalidateAccount(id);
     sendJson(context, 200, await accountJson(updated));
   }));
   router.add('POST', '/admin/accounts/:id/credits', guard(async (context) => {
@@ -184,8 +183,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     }
     const updated = await storage.keys.update(id, keyPatchFromInput(input), clock.now());
     if (updated === null) throw notFound('key', id);
-    keys.invalidateKey(id);
-    ledger.forgetKey(id);
+    await keys.invalidateKey(id);
     sendJson(context, 200, await keyJson(updated));
   }));
 

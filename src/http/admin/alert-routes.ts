@@ -66,7 +66,7 @@ export function addAlertRoutes(router: Router, services: GatewayServices): void 
     if (input.alert_quota_percent !== undefined) patch.quotaPercent = input.alert_quota_percent;
     const settings = await storage.alerts.setSettings(id, patch, clock.now());
     if (settings === null) throw notFound('account', id);
-    services.keys.invalidateAccount(id);
+    await services.keys.invalidateAccount(id);
     sendJson(context, 200, settingsToJson(id, settings, await storage.alerts.listByAccount(id)));
   }));
 }

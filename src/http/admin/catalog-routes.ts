@@ -10,12 +10,10 @@ import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-g
 
 /** /admin/channels and /admin/models (operator contract, section 3). */
 export function addCatalogRoutes(router: Router, services: GatewayServices): void {
-  const { storage, catalog, clock, credentials } = services;
+  const { storage, clock, invalidation } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
-  const changed = async (channelId?: string): Promise<void> => {
-    if (channelId !== undefined) credentials.forgetChannel(channelId);
-    await catalog.reload();
-  };
+  /** Settles once this process (and every sibling worker) routes by the change. */
+  const changed = (channelId?: string): Promise<void> => invalidation.publish(channelId === undefined ? { kind: 'catalog' } : { kind: 'catalog', channelId });
 
   router.add('POST', '/admin/channels', guard(async (context) => {
     const channel = channelFromInput(parseInput(createChannelSchema, await readAdminBody(context)), clock.now());

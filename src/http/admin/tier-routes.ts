@@ -21,7 +21,7 @@ export function addTierRoutes(router: Router, services: GatewayServices): void {
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
   const changed = async (name: string): Promise<void> => {
     await tiers.reload();
-    invalidation.publish({ kind: 'tier', name });
+    await invalidation.publish({ kind: 'tier', name });
   };
 
   router.add('POST', '/admin/tiers', guard(async (context) => {

@@ -80,6 +80,9 @@ afterAll(async () => {
 
 describe('WORKERS=2', () => {
   let workerPids: number[] = [];
+  let clientKeyForLaterTests = '';
+  let keyIdForLaterTests = '';
+  let adminForLaterTests: Record<string, string> = {};
 
   it('starts two worker processes and prints the admin token once', async () => {
     await waitUntil(() => childPids(server.pid).length >= 2, 10_000, 'two worker processes');
@@ -112,14 +115,37 @@ describe('WORKERS=2', () => {
     const chatRound = (size: number) => Promise.all(Array.from({ length: size }, (_, index) => freshConnection('POST', '/v1/chat/completions', { authorization: `Bearer ${clientKey}` }, {
       model: 'workers-sim', messages: [{ role: 'user', content: `question ${index}` }],
     })));
-    // Each worker caches an account's balance for a moment (the account creation above read it as 0 in one of
-    // them), so a top-up made through one worker reaches the other shortly after, not at once. Wait for that.
-    await waitUntil(async () => (await chatRound(4)).every((answer) => answer.status === 200), 8000, 'the top-up visible to every worker');
+    // Storage decides every reservation the worker's lease cannot cover, so the top-up counts on both at once.
     const chats = await chatRound(12);
     for (const answer of chats) {
       expect(answer.status, answer.text).toBe(200);
       expect(JSON.parse(answer.text)).toMatchObject({ object: 'chat.completion' });
     }
+    clientKeyForLaterTests = clientKey;
+    keyIdForLaterTests = (JSON.parse(key.text) as { id: string }).id;
+    adminForLaterTests = admin;
+  });
+
+  it('an admin change made through one worker is in effect on every worker when its answer arrives', async () => {
+    const admin = adminForLaterTests;
+    const bearer = { authorization: `Bearer ${clientKeyForLaterTests}` };
+    const chatOn = (model: string, size: number) => Promise.all(Array.from({ length: size }, () => freshConnection('POST', '/v1/chat/completions', bearer, {
+      model, messages: [{ role: 'user', content: 'hello' }],
+    })));
+    // A new model and channel: the periodic re-read (5 s) would be too late for requests sent right after.
+    expect((await freshConnection('POST', '/admin/models', admin, { id: 'workers-late', pricing: { input_per_mtok: 1, output_per_mtok: 2 } })).status).toBe(201);
+    const channel = await freshConnection('POST', '/admin/channels', admin, { name: 'workers-late-sim', type: 'simulator', models: ['workers-late'] });
+    expect(channel.status, channel.text).toBe(201);
+    for (const answer of await chatOn('workers-late', 12)) expect(answer.status, answer.text).toBe(200);
+
+    // Disabling the channel takes the model off every worker at once.
+    const channelId = (JSON.parse(channel.text) as { id: string }).id;
+    expect((await freshConnection('PATCH', `/admin/channels/${channelId}`, admin, { enabled: false })).status).toBe(200);
+    for (const answer of await chatOn('workers-late', 12)) expect(answer.status, answer.text).toBe(503);
+
+    // A disabled key is refused by every worker at once (their key caches would otherwise keep it for a second).
+    expect((await freshConnection('PATCH', `/admin/keys/${keyIdForLaterTests}`, admin, { status: 'disabled' })).status).toBe(200);
+    for (const answer of await chatOn('workers-sim', 12)) expect([answer.status, (JSON.parse(answer.text) as { error: { code: string } }).error.code]).toEqual([403, 'key_disabled']);
   });
 
   it('SIGTERM to the primary stops every process, exit code 0', async () => {

@@ -1,7 +1,7 @@
 /**
  * The Redis backend across processes: two `unigate serve` processes on one database and one Redis (REDIS_URL from
  * TEST_REDIS_URL, a key prefix of their own) admit exactly the limit between them, for RPM and for concurrency; a
- * key revoked or a tier changed through one is seen by the other within a second (pub/sub); and a gateway killed
+ * key revoked, a tier changed or a channel added through one is seen by the other within a second (pub/sub); and a gateway killed
  * (SIGKILL) in the middle of a stream gives its concurrency slot back once its lease expires (1 s here).
  */
 import { randomBytes } from 'node:crypto';
@@ -93,6 +93,19 @@ describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redi
     while (answer.status === 200 && Date.now() - revokedAt < 3000) answer = await chat(b, key);
     expect(answer.status, answer.text).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(1000);
+  });
+
+  it('route a model and channel added through the other instance within a second (not the 5 s re-read)', async () => {
+    const { key } = await newKey({});
+    const model = `pair-new-${randomBytes(3).toString('hex')}`;
+    expect((await chat(b, key, model)).status).toBe(400);
+    expect((await admin(a, 'POST', '/admin/models', { id: model, pricing: { input_per_mtok: 1, output_per_mtok: 1 } })).status).toBe(201);
+    expect((await admin(a, 'POST', '/admin/channels', { name: model, type: 'simulator', models: [model] })).status).toBe(201);
+    const addedAt = Date.now();
+    let answer = await chat(b, key, model);
+    while (answer.status !== 200 && Date.now() - addedAt < 6000) answer = await chat(b, key, model);
+    expect(answer.status, answer.text).toBe(200);
+    expect(Date.now() - addedAt).toBeLessThan(1000);
   });
 
   it('apply a tier change made through the other instance within a second', async () => {

@@ -18,7 +18,7 @@ describe('LocalInvalidationBus', () => {
     bus.subscribe(() => {
       throw new Error('broken cache');
     });
-    const unsubscribe = bus.subscribe((message) => seen.push(message));
+    const unsubscribe = bus.subscribe((message) => void seen.push(message));
     bus.publish({ kind: 'key', id: 'k1' });
     expect(seen).toEqual([{ kind: 'key', id: 'k1' }]);
     unsubscribe();
@@ -37,7 +37,7 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
     const bus = await RedisInvalidationBus.start(fixture.connect('publisher'), subscriber, channel, silentLogger);
     buses.push(bus);
     const seen: Invalidation[] = [];
-    bus.subscribe((message) => seen.push(message));
+    bus.subscribe((message) => void seen.push(message));
     return { bus, seen, subscriber };
   };
 
