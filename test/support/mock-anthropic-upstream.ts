@@ -13,32 +13,19 @@
  * `anthropic-version` is required. Validation rules: mock-anthropic-upstream-validate.ts; answer rules:
  * mock-anthropic-upstream-responses.ts. Model ids starting with `unknown-` answer 404 not_found_error.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildMessage, buildStreamEvents, buildUsage, countInput, planAnswer } from './mock-anthropic-upstream-responses.js';
 import { validateMessagesRequest, type MessagesRequest } from './mock-anthropic-upstream-validate.js';
 import { DEFAULT_MODELS, defaultFaultError, invalidRequest, MockAnthropicError, modelInfo, requestId, type AnthropicErrorType } from './mock-anthropic-upstream-wire.js';
+import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
 export { estimateTokens, splitIntoTokens, signThinking, DEFAULT_MODELS } from './mock-anthropic-upstream-wire.js';
 
-export interface RecordedRequest {
-  method: string;
-  /** path without the query string, e.g. /v1/messages */
-  path: string;
-  url: string;
-  /** header names lowercased; repeated headers joined with ", " */
-  headers: Record<string, string>;
-  /** parsed JSON body; undefined when empty or not JSON */
-  body: unknown;
-  rawBody: string;
-  receivedAt: number;
-}
+export type { RecordedRequest } from './mock-server-kit.js';
 
 export type MockFault =
+  | CommonFault
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; times?: number }
-  | { kind: 'delay'; ms: number; times?: number }
-  /** destroy the socket without answering */
-  | { kind: 'reset'; times?: number }
   /** end the connection after N SSE events (non-streaming: after half the body) */
   | { kind: 'cut-stream'; afterEvents: number; times?: number }
   /** stream N events, then Anthropic's `event: error` (default overloaded_error) and end, as the API does mid-stream */
@@ -84,30 +71,16 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
   const minCacheTokens = options.minCacheTokens ?? 1024;
   const record = options.recordRequests ?? true;
 
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  const kit = new MockServerKit<MockFault>(record);
+  const { requests } = kit;
+  const sleep = (ms: number): Promise<void> => kit.sleep(ms);
   const cache = new Set<string>();
-  let fault: MockFault | null = null;
-  let closing = false;
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (closing || ms <= 0) return resolve();
-      const entry = {
-        timer: setTimeout(() => {
-          sleepers.delete(entry);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      sleepers.add(entry);
-    });
-
-  const takeFault = (): MockFault | null => {
-    const current = fault;
-    if (current?.times !== undefined) fault = current.times <= 1 ? null : { ...current, times: current.times - 1 };
-    return current;
+  /** Anthropic's request-id, one per request, also on the answers to bodies that were too large or failed. */
+  const ids = new WeakMap<IncomingMessage, string>();
+  const idOf = (req: IncomingMessage): string => {
+    let id = ids.get(req);
+    if (id === undefined) ids.set(req, (id = requestId()));
+    return id;
   };
 
   const sendJson = (res: ServerResponse, status: number, body: unknown, id: string, extra: Record<string, string> = {}): void => {
@@ -176,7 +149,7 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     const events = buildStreamEvents(message, plan, usage);
     res.writeHead(200, { 'request-id': id, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (let index = 0; index <= events.length; index++) {
-      if (res.destroyed || closing) return;
+      if (res.destroyed || kit.closing) return;
       if (f?.kind === 'cut-stream' && f.afterEvents === index) return cutConnection(res);
       if (f?.kind === 'stream-error' && f.afterEvents === index) {
         await writeEvent(res, 'error', { type: 'error', error: f.error ?? { type: 'overloaded_error', message: 'Overloaded' } });
@@ -192,37 +165,11 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     res.end();
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string, id: string): Promise<void> => {
-    const url = req.url ?? '/';
-    const path = url.split('?')[0] ?? '/';
-    const method = req.method ?? 'GET';
-    let body: unknown;
-    let jsonError = false;
-    if (rawBody.length > 0) {
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        jsonError = true;
-      }
-    }
-    if (record) {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) {
-        if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      }
-      requests.push({ method, path, url, headers, body, rawBody, receivedAt: Date.now() });
-    }
-
-    const f = takeFault();
-    if (f?.kind === 'reset') {
-      const socket = req.socket as Socket & { resetAndDestroy?: () => void };
-      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-      else socket.destroy();
-      return;
-    }
-    if (f?.kind === 'delay') await sleep(f.ms);
-    if (responseDelayMs > 0) await sleep(responseDelayMs);
-    if (closing || res.destroyed) return;
+  const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
+    const id = idOf(req);
+    const { method, path, body, jsonError } = kit.intake(req, rawBody);
+    const f = kit.takeFault();
+    if (!(await kit.beforeAnswer(req, res, f, responseDelayMs))) return;
     if (f?.kind === 'status') {
       const error = defaultFaultError(f.status);
       sendJson(res, f.status, f.body ?? error.body(id), id, { ...error.headers, ...(f.headers ?? {}) });
@@ -257,67 +204,26 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     throw new MockAnthropicError(404, 'not_found_error', `Not Found: ${method} ${path}`);
   };
 
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    const id = requestId();
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else parts.push(chunk);
-    });
-    req.on('error', () => res.destroy());
-    req.on('end', () => {
-      if (tooLarge) {
-        const error = defaultFaultError(413);
-        sendJson(res, 413, error.body(id), id);
-        return;
-      }
-      handle(req, res, Buffer.concat(parts).toString('utf8'), id).catch((error: unknown) => {
-        if (error instanceof MockAnthropicError) sendJson(res, error.status, error.body(id), id, error.headers);
-        else if (!res.headersSent) sendJson(res, 500, defaultFaultError(500).body(id), id);
-        else res.destroy();
-      });
-    });
+  const { port } = await kit.listen({
+    port: options.port,
+    maxBodyBytes: MAX_BODY_BYTES,
+    handle,
+    tooLarge: (req, res) => sendJson(res, 413, defaultFaultError(413).body(idOf(req)), idOf(req)),
+    failed: (req, res, error) => {
+      const id = idOf(req);
+      if (error instanceof MockAnthropicError) sendJson(res, error.status, error.body(id), id, error.headers);
+      else if (!res.headersSent) sendJson(res, 500, defaultFaultError(500).body(id), id);
+      else res.destroy();
+    },
   });
-  server.keepAliveTimeout = 65_000;
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
-  let closed: Promise<void> | undefined;
 
   return {
     url: origin,
     origin,
     port,
     requests,
-    setFault(next) {
-      fault = next;
-    },
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        closing = true;
-        for (const sleeper of sleepers) {
-          clearTimeout(sleeper.timer);
-          sleeper.resolve();
-        }
-        sleepers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closed;
-    },
+    setFault: (next) => kit.setFault(next),
+    close: () => kit.close(),
   };
 }

@@ -15,8 +15,7 @@
  * ids containing `embedding` are embedding models, every other id is a chat model with capabilities by name.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildChunks, buildResponse, embeddingVector, planAnswer, promptTokens, type UsageOverride } from './mock-gemini-upstream-answers.js';
 import { checkFields, validateContents, validateGenerateContent } from './mock-gemini-upstream-validate.js';
 import { imageGenerationAnswer, isImageModel } from './mock-gemini-upstream-images.js';
@@ -38,28 +37,16 @@ import {
   type JsonObject,
   type MockModel,
 } from './mock-gemini-upstream-wire.js';
+import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
 export { countTokens, embeddingVector, signatureFor, IMAGE_TOKENS, type UsageOverride } from './mock-gemini-upstream-answers.js';
 export { DEFAULT_MODELS, describeModel } from './mock-gemini-upstream-wire.js';
 
-export interface RecordedRequest {
-  method: string;
-  /** path without the query string, e.g. /v1beta/models/gemini-2.5-flash:generateContent */
-  path: string;
-  /** path with the query string */
-  url: string;
-  /** header names lowercased; repeated headers joined with ", " */
-  headers: Record<string, string>;
-  /** parsed JSON body; undefined when empty or not JSON */
-  body: unknown;
-  rawBody: string;
-  receivedAt: number;
-}
+export type { RecordedRequest } from './mock-server-kit.js';
 
 export type MockFault =
+  | CommonFault
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; times?: number }
-  | { kind: 'delay'; ms: number; times?: number }
-  | { kind: 'reset'; times?: number }
   /** ends the connection after N stream chunks (or halfway through a non-streaming body) */
   | { kind: 'cut-stream'; afterChunks: number; times?: number }
   /** streams N chunks, then Google's error object as one more chunk, and ends the response */
@@ -108,25 +95,10 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
   const responseDelayMs = options.responseDelayMs ?? 0;
   const models = options.models ?? [...DEFAULT_MODELS];
   const record = options.recordRequests ?? true;
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
-  let fault: MockFault | null = null;
+  const kit = new MockServerKit<MockFault>(record);
+  const { requests } = kit;
+  const sleep = (ms: number): Promise<void> => kit.sleep(ms);
   let usageOverride: UsageOverride | null = null;
-  let closing = false;
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (closing || ms <= 0) return resolve();
-      const entry = { timer: setTimeout(() => (sleepers.delete(entry), resolve()), ms), resolve };
-      sleepers.add(entry);
-    });
-
-  const takeFault = (): MockFault | null => {
-    const current = fault;
-    if (current?.times !== undefined) fault = current.times <= 1 ? null : { ...current, times: current.times - 1 };
-    return current;
-  };
 
   const sendJson = (res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void => {
     if (res.destroyed || res.headersSent) return;
@@ -181,7 +153,7 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
       return `${index === 0 ? '[' : '\n,\r\n'}${pretty(json)}`;
     };
     for (let index = 0; index <= chunks.length; index += 1) {
-      if (res.destroyed || closing) return;
+      if (res.destroyed || kit.closing) return;
       if (f?.kind === 'cut-stream' && f.afterChunks === index) return cutConnection(res);
       if (f?.kind === 'stream-error' && f.afterChunks === index) {
         await write(res, frame(index, { error: f.error ?? defaultErrorBodyForStatus(500).error }));
@@ -230,34 +202,9 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
-    const url = req.url ?? '/';
-    const [path = '/', query = ''] = url.split('?', 2);
-    const params = new URLSearchParams(query);
-    const method = req.method ?? 'GET';
-    let body: unknown;
-    let jsonError = false;
-    if (rawBody.length > 0) {
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        jsonError = true;
-      }
-    }
-    if (record) {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-      requests.push({ method, path, url, headers, body, rawBody, receivedAt: Date.now() });
-    }
-    const f = takeFault();
-    if (f?.kind === 'reset') {
-      const socket = req.socket as Socket & { resetAndDestroy?: () => void };
-      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-      else socket.destroy();
-      return;
-    }
-    if (f?.kind === 'delay') await sleep(f.ms);
-    if (responseDelayMs > 0) await sleep(responseDelayMs);
-    if (closing || res.destroyed) return;
+    const { method, path, params, body, jsonError } = kit.intake(req, rawBody);
+    const f = kit.takeFault();
+    if (!(await kit.beforeAnswer(req, res, f, responseDelayMs))) return;
     if (f?.kind === 'status') {
       const payload = f.body === undefined ? defaultErrorBodyForStatus(f.status) : f.body;
       const text = typeof payload === 'string' ? payload : pretty(payload);
@@ -314,56 +261,25 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
     throw googleError(404, `The requested URL ${path} was not found on this server.`);
   };
 
-  const server = createServer((req, res) => {
-    const parts: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) parts.push(chunk);
-    });
-    req.on('error', () => res.destroy());
-    req.on('end', () => {
-      if (size > MAX_BODY_BYTES) return sendJson(res, 413, { error: { code: 413, message: 'Request payload size exceeds the limit.', status: 'INVALID_ARGUMENT' } });
-      handle(req, res, Buffer.concat(parts).toString('utf8')).catch((error: unknown) => {
-        if (error instanceof MockGeminiError) sendJson(res, error.status, error.body, error.headers);
-        else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
-        else res.destroy();
-      });
-    });
+  const { port } = await kit.listen({
+    port: options.port,
+    maxBodyBytes: MAX_BODY_BYTES,
+    handle,
+    tooLarge: (_req, res) => sendJson(res, 413, { error: { code: 413, message: 'Request payload size exceeds the limit.', status: 'INVALID_ARGUMENT' } }),
+    failed: (_req, res, error) => {
+      if (error instanceof MockGeminiError) sendJson(res, error.status, error.body, error.headers);
+      else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
+      else res.destroy();
+    },
   });
-  server.keepAliveTimeout = 65_000;
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => (server.off('error', reject), resolve()));
-  });
-  const port = (server.address() as AddressInfo).port;
-  let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    setFault(next) {
-      fault = next;
-    },
+    setFault: (next) => kit.setFault(next),
     setUsageOverride(next) {
       usageOverride = next;
     },
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        closing = true;
-        for (const sleeper of sleepers) {
-          clearTimeout(sleeper.timer);
-          sleeper.resolve();
-        }
-        sleepers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closed;
-    },
+    close: () => kit.close(),
   };
 }

@@ -14,8 +14,7 @@
 import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
 import { answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
 import { isOpenAIMediaRequest, serveOpenAIMedia } from './mock-openai-media.js';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
   DEFAULT_MODELS,
@@ -30,6 +29,7 @@ import {
   type OpenAIErrorBody,
 } from './mock-openai-upstream-wire.js';
 import { validateChatRequest, type ChatRequest } from './mock-openai-upstream-validate.js';
+import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 import {
   buildChunks,
   buildCompletion,
@@ -45,25 +45,11 @@ import {
 export { estimateTokens, splitIntoTokens, DEFAULT_MODELS } from './mock-openai-upstream-wire.js';
 export { countPromptTokens, contentText, type Usage, type UsageOverride } from './mock-openai-upstream-responses.js';
 export { KNOWN_CHAT_PARAMS } from './mock-openai-upstream-validate.js';
-
-export interface RecordedRequest {
-  method: string;
-  /** path without the query string, e.g. /v1/chat/completions */
-  path: string;
-  /** path with the query string */
-  url: string;
-  /** header names lowercased; repeated headers joined with ", " */
-  headers: Record<string, string>;
-  /** parsed JSON body; undefined when empty or not JSON */
-  body: unknown;
-  rawBody: string;
-  receivedAt: number;
-}
+export type { RecordedRequest } from './mock-server-kit.js';
 
 export type MockFault =
+  | CommonFault
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string>; times?: number }
-  | { kind: 'delay'; ms: number; times?: number }
-  | { kind: 'reset'; times?: number } // destroy the socket without answering
   | { kind: 'cut-stream'; afterChunks: number; times?: number } // end the connection after N data events
   /** streams N data events, then `data: {"error":{…}}` and ends the response, as OpenAI does on mid-stream failures */
   | { kind: 'stream-error'; afterChunks: number; error?: OpenAIErrorBody['error']; times?: number };
@@ -110,36 +96,13 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   const strictParams = options.strictParams ?? true;
   const record = options.recordRequests ?? true;
 
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  const sleepers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
+  const kit = new MockServerKit<MockFault>(record);
+  const { requests } = kit;
+  const sleep = (ms: number): Promise<void> => kit.sleep(ms);
+  const takeFault = (): MockFault | null => kit.takeFault();
   const promptCache = new Set<string>();
   const storedResponses = new Map<string, StoredResponse>();
-  let fault: MockFault | null = null;
   let usageOverride: UsageOverride | null = null;
-  let closing = false;
-
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (closing || ms <= 0) return resolve();
-      const entry = {
-        timer: setTimeout(() => {
-          sleepers.delete(entry);
-          resolve();
-        }, ms),
-        resolve,
-      };
-      sleepers.add(entry);
-    });
-
-  const takeFault = (): MockFault | null => {
-    const f = fault;
-    if (f && f.times !== undefined) {
-      if (f.times <= 1) fault = null;
-      else fault = { ...f, times: f.times - 1 };
-    }
-    return f;
-  };
 
   /** Simulated prompt caching: the longest previously seen message prefix of >= 1024 tokens, in 128-token steps. */
   const cachedTokensFor = (req: ChatRequest, promptTokens: number): number => {
@@ -239,7 +202,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
       connection: 'keep-alive',
     });
     for (let i = 0; i <= chunks.length; i++) {
-      if (res.destroyed || closing) return;
+      if (res.destroyed || kit.closing) return;
       if (f?.kind === 'cut-stream' && f.afterChunks === i) {
         cutConnection(res);
         return;
@@ -255,7 +218,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
       if (pending) await pending;
       if (chunkDelayMs > 0 && i < chunks.length - 1) await sleep(chunkDelayMs);
     }
-    if (res.destroyed || closing) return;
+    if (res.destroyed || kit.closing) return;
     await writeEvent(res, '[DONE]');
     res.end();
   };
@@ -266,7 +229,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     if (answer.kind === 'json') return sendJson(res, 200, answer.body);
     res.writeHead(200, { ...commonHeaders(), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     for (let i = 0; i < answer.events.length; i++) {
-      if (res.destroyed || closing) return;
+      if (res.destroyed || kit.closing) return;
       if (f?.kind === 'cut-stream' && f.afterChunks === i) return cutConnection(res);
       if (f?.kind === 'stream-error' && f.afterChunks === i) {
         const error = f.error ?? defaultErrorBodyForStatus(500).error;
@@ -281,36 +244,9 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
-    const url = req.url ?? '/';
-    const path = url.split('?')[0] ?? '/';
-    const method = req.method ?? 'GET';
-    let body: unknown;
-    let jsonError = false;
-    if (rawBody.length > 0) {
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        jsonError = true;
-      }
-    }
-    if (record) {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
-      }
-      requests.push({ method, path, url, headers, body, rawBody, receivedAt: Date.now() });
-    }
-
+    const { method, path, body, jsonError } = kit.intake(req, rawBody);
     const f = takeFault();
-    if (f?.kind === 'reset') {
-      const socket = req.socket as Socket & { resetAndDestroy?: () => void };
-      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-      else socket.destroy();
-      return;
-    }
-    if (f?.kind === 'delay') await sleep(f.ms);
-    if (responseDelayMs > 0) await sleep(responseDelayMs);
-    if (closing || res.destroyed) return;
+    if (!(await kit.beforeAnswer(req, res, f, responseDelayMs))) return;
     if (f?.kind === 'status') {
       const payload = f.body === undefined ? defaultErrorBodyForStatus(f.status) : f.body;
       const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
@@ -349,69 +285,33 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     throw notFoundUrlError(method, path);
   };
 
-  const server = createServer((req, res) => {
-    if (isOpenAIMediaRequest(req)) return serveOpenAIMedia(req, res, { apiKey, takeFault, requests: record ? requests : null, chunkDelayMs, origin: () => `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-    const parts: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > MAX_BODY_BYTES) tooLarge = true;
-      else parts.push(b);
-    });
-    req.on('error', () => res.destroy());
-    req.on('end', () => {
-      if (tooLarge) {
-        sendJson(res, 413, errorBody('Request body too large.', 'invalid_request_error'));
-        return;
-      }
-      handle(req, res, Buffer.concat(parts).toString('utf8')).catch((err: unknown) => {
-        if (err instanceof MockHttpError) sendError(res, err);
-        else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
-        else res.destroy();
-      });
-    });
+  const { port } = await kit.listen({
+    port: options.port,
+    maxBodyBytes: MAX_BODY_BYTES,
+    intercept: (req, res) => {
+      if (!isOpenAIMediaRequest(req)) return false;
+      serveOpenAIMedia(req, res, { apiKey, takeFault, requests: record ? requests : null, chunkDelayMs, origin: () => origin });
+      return true;
+    },
+    handle,
+    tooLarge: (_req, res) => sendJson(res, 413, errorBody('Request body too large.', 'invalid_request_error')),
+    failed: (_req, res, err) => {
+      if (err instanceof MockHttpError) sendError(res, err);
+      else if (!res.headersSent) sendJson(res, 500, defaultErrorBodyForStatus(500));
+      else res.destroy();
+    },
   });
-  server.keepAliveTimeout = 65_000;
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
   const origin = `http://127.0.0.1:${port}`;
-  let closed: Promise<void> | undefined;
 
   return {
     url: `${origin}/v1`,
     origin,
     port,
     requests,
-    setFault(next) {
-      fault = next;
-    },
+    setFault: (next) => kit.setFault(next),
     setUsageOverride(next) {
       usageOverride = next;
     },
-    close() {
-      closed ??= new Promise<void>((resolve) => {
-        closing = true;
-        for (const s of sleepers) {
-          clearTimeout(s.timer);
-          s.resolve();
-        }
-        sleepers.clear();
-        server.close(() => resolve());
-        for (const socket of sockets) socket.destroy();
-      });
-      return closed;
-    },
+    close: () => kit.close(),
   };
 }
