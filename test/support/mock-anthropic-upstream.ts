@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildMessage, buildStreamEvents, buildUsage, countInput, planAnswer } from './mock-anthropic-upstream-responses.js';
 import { validateMessagesRequest, type MessagesRequest } from './mock-anthropic-upstream-validate.js';
 import { DEFAULT_MODELS, defaultFaultError, invalidRequest, MockAnthropicError, modelInfo, requestId, type AnthropicErrorType } from './mock-anthropic-upstream-wire.js';
-import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
+import { cutConnection, MockServerKit, writeWithBackpressure, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
 export { estimateTokens, splitIntoTokens, signThinking, DEFAULT_MODELS } from './mock-anthropic-upstream-wire.js';
 
@@ -96,28 +96,8 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     res.end(text);
   };
 
-  const writeEvent = (res: ServerResponse, event: string, data: unknown): Promise<void> | undefined => {
-    if (res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)) return undefined;
-    return new Promise((resolve) => {
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-  };
-
-  /** Ends the connection mid-response: what was written is flushed, then FIN, no HTTP terminator. */
-  const cutConnection = (res: ServerResponse): void => {
-    const socket = res.socket;
-    if (!socket) return;
-    socket.end();
-    const timer = setTimeout(() => socket.destroy(), 1000);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  };
+  const writeEvent = (res: ServerResponse, event: string, data: unknown): Promise<void> | undefined =>
+    writeWithBackpressure(res, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 
   /** Simulated prompt caching: a prefix up to a cache_control breakpoint, written once, then read. */
   const inputUsage = (request: MessagesRequest): { noCache: number; cacheRead: number; cacheWrite: number } => {

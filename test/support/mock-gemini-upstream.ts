@@ -37,7 +37,7 @@ import {
   type JsonObject,
   type MockModel,
 } from './mock-gemini-upstream-wire.js';
-import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
+import { cutConnection, MockServerKit, writeWithBackpressure, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
 export { countTokens, embeddingVector, signatureFor, IMAGE_TOKENS, type UsageOverride } from './mock-gemini-upstream-answers.js';
 export { DEFAULT_MODELS, describeModel } from './mock-gemini-upstream-wire.js';
@@ -107,23 +107,7 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
     res.end(text);
   };
 
-  const write = (res: ServerResponse, text: string): Promise<void> | undefined => {
-    if (res.write(text)) return undefined;
-    return new Promise((resolve) => {
-      const done = (): void => (res.off('drain', done), res.off('close', done), resolve());
-      res.on('drain', done);
-      res.on('close', done);
-    });
-  };
-
-  const cutConnection = (res: ServerResponse): void => {
-    const socket = res.socket;
-    if (!socket) return;
-    socket.end();
-    const timer = setTimeout(() => socket.destroy(), 1000);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  };
+  const write = writeWithBackpressure;
 
   const resolveModel = (name: string, version: string, method: string, kind: MockModel['kind']): MockModel => {
     const model = describeModel(decodeURIComponent(name));

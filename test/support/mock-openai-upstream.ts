@@ -29,7 +29,7 @@ import {
   type OpenAIErrorBody,
 } from './mock-openai-upstream-wire.js';
 import { validateChatRequest, type ChatRequest } from './mock-openai-upstream-validate.js';
-import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
+import { cutConnection, MockServerKit, writeWithBackpressure, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 import {
   buildChunks,
   buildCompletion,
@@ -150,28 +150,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
 
   const sendError = (res: ServerResponse, err: MockHttpError): void => sendJson(res, err.status, err.body, err.headers);
 
-  const writeEvent = (res: ServerResponse, data: string): Promise<void> | undefined => {
-    if (res.write(`data: ${data}\n\n`)) return undefined;
-    return new Promise((resolve) => {
-      const done = (): void => {
-        res.off('drain', done);
-        res.off('close', done);
-        resolve();
-      };
-      res.on('drain', done);
-      res.on('close', done);
-    });
-  };
-
-  /** Ends the connection mid-response: what was written is flushed, then FIN, no HTTP terminator. */
-  const cutConnection = (res: ServerResponse): void => {
-    const socket = res.socket;
-    if (!socket) return;
-    socket.end();
-    const timer = setTimeout(() => socket.destroy(), 1000);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-  };
+  const writeEvent = (res: ServerResponse, data: string): Promise<void> | undefined => writeWithBackpressure(res, `data: ${data}\n\n`);
 
   const handleChat = async (res: ServerResponse, body: unknown, f: MockFault | null): Promise<void> => {
     const req = validateChatRequest(body, { strictParams });

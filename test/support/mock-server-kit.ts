@@ -178,3 +178,27 @@ export class MockServerKit<Fault extends { kind: string; times?: number }> {
     return this.#closed;
   }
 }
+
+/** Writes `text`; when the socket is full, the promise settles on drain (or close) so a stream keeps its pace. */
+export function writeWithBackpressure(res: ServerResponse, text: string): Promise<void> | undefined {
+  if (res.write(text)) return undefined;
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/** Ends the connection mid-response: what was written is flushed, then FIN, no HTTP terminator. */
+export function cutConnection(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end();
+  const timer = setTimeout(() => socket.destroy(), 1000);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+}
