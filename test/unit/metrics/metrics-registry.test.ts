@@ -82,6 +82,13 @@ describe('routeLabels', () => {
   it.each([
     ['/v1/chat/completions', 'openai', 'chat.completions'],
     ['/v1/embeddings', 'openai', 'embeddings'],
+    ['/v1/responses', 'openai', 'responses'],
+    ['/v1/responses/input_tokens', 'openai', 'responses.input_tokens'],
+    ['/v1/images/edits', 'openai', 'images.edits'],
+    ['/v1/audio/transcriptions', 'openai', 'audio.transcriptions'],
+    ['/v1/audio/speech', 'openai', 'audio.speech'],
+    ['/v1/moderations', 'openai', 'moderations'],
+    ['/v1/responses/resp_123', 'other', 'other'],
     ['/v1/models', 'openai', 'models'],
     ['/v1/models/gpt-4o', 'openai', 'models'],
     ['/v1/messages', 'anthropic', 'messages'],
