@@ -14,7 +14,7 @@ import { Router } from './http/router.js';
 import { chatRoute } from './http/routes/chat-endpoint.js';
 import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './http/routes/chat-endpoints.js';
 import { creditGrantsRoute } from './http/routes/credit-grants.js';
-import { anthropicCountTokensRoute, geminiCountTokensRoute } from './http/routes/count-tokens.js';
+import { anthropicCountTokensRoute, geminiCountTokensRoute, responsesInputTokensRoute } from './http/routes/count-tokens.js';
 import { geminiEmbeddingsRoute, openAIEmbeddingsRoute } from './http/routes/embeddings.js';
 import { responsesRoute, storedResponseRoute } from './http/routes/responses.js';
 import { redeemRoute } from './http/routes/redeem.js';
@@ -50,6 +50,7 @@ export function createApiApp(services: GatewayServices): RequestListener {
     .add('POST', '/v1/embeddings', openAIEmbeddingsRoute(services))
     // OpenAI Responses API: POST relays; stored-response operations answer 404 (no response bodies are kept).
     .add('POST', '/v1/responses', responsesRoute(services))
+    .add('POST', '/v1/responses/input_tokens', responsesInputTokensRoute(services))
     .add('GET', '/v1/responses/:id', storedResponseRoute(services))
     .add('DELETE', '/v1/responses/:id', storedResponseRoute(services))
     .add('POST', '/v1/responses/:id/cancel', storedResponseRoute(services))

@@ -17,7 +17,9 @@ export type UpstreamOperation =
   | { kind: 'count-tokens' }
   | { kind: 'embeddings'; batch: boolean }
   /** OpenAI's Responses API (`POST /responses`), served natively only where `servesPassThrough` says so. */
-  | { kind: 'responses'; stream: boolean };
+  | { kind: 'responses'; stream: boolean }
+  /** The Responses API's token counter (`POST /responses/input_tokens`), on the same channels as `responses`. */
+  | { kind: 'responses-input-tokens' };
 
 /**
  * A body too large to hold in memory (an uploaded file rebuilt as multipart): its exact length (sent as

@@ -88,3 +88,20 @@ describe('mock OpenAI upstream: POST /v1/responses', () => {
     expect(types.at(-1)).toBe('error');
   });
 });
+
+describe('mock OpenAI upstream: POST /v1/responses/input_tokens', () => {
+  it('counts the input a response would be billed for, as the SDK reads it', async () => {
+    const counted = await client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'Say hello', instructions: 'Be brief.' });
+    expect(counted.object).toBe('response.input_tokens');
+    const created = await client.responses.create({ model: 'gpt-4o-mini', input: 'Say hello', instructions: 'Be brief.', store: false });
+    expect(counted.input_tokens).toBe(created.usage?.input_tokens);
+  });
+
+  it('counts a continued conversation with its stored turns, and refuses unknown parameters', async () => {
+    const first = await client.responses.create({ model: 'gpt-4o-mini', input: 'Remember the word teapot' });
+    const alone = await client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'What was the word?' });
+    const continued = await client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'What was the word?', previous_response_id: first.id });
+    expect(continued.input_tokens).toBeGreaterThan(alone.input_tokens);
+    await expect(client.responses.inputTokens.count({ model: 'gpt-4o-mini', input: 'x', stream: true } as never)).rejects.toMatchObject({ status: 400, code: 'unknown_parameter' });
+  });
+});

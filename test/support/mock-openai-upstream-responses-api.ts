@@ -1,5 +1,6 @@
 /**
- * The mock OpenAI upstream's Responses API (POST /v1/responses, GET/DELETE /v1/responses/{id}): the request is
+ * The mock OpenAI upstream's Responses API (POST /v1/responses, POST /v1/responses/input_tokens, GET/DELETE
+ * /v1/responses/{id}): the request is
  * validated like api.openai.com does (unknown parameters, types, previous_response_id), turned into the chat
  * conversation the chat answer rules already know (mock-openai-upstream-responses.ts: echo text, tool calls on
  * "weather", tool results echoed back), and answered as a `response` object or as the Responses event sequence.
@@ -17,6 +18,12 @@ export const KNOWN_RESPONSES_PARAMS: ReadonlySet<string> = new Set([
   'metadata', 'model', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention',
   'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice',
   'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
+]);
+
+/** Top-level parameters of POST /v1/responses/input_tokens (from the official SDK's InputTokenCountParams). */
+export const KNOWN_INPUT_TOKENS_PARAMS: ReadonlySet<string> = new Set([
+  'conversation', 'input', 'instructions', 'model', 'parallel_tool_calls', 'personality', 'previous_response_id', 'reasoning', 'text',
+  'tool_choice', 'tools', 'truncation',
 ]);
 
 export interface StoredResponse {
@@ -136,18 +143,34 @@ function validate(body: unknown, strict: boolean): JsonObject {
   return body;
 }
 
+/** The stored conversation `previous_response_id` continues (400 when there is no such response). */
+function previousMessages(body: JsonObject, store: Map<string, StoredResponse>): ChatMessage[] {
+  if (body.previous_response_id === undefined || body.previous_response_id === null) return [];
+  const stored = typeof body.previous_response_id === 'string' ? store.get(body.previous_response_id) : undefined;
+  if (stored === undefined) {
+    throw new MockHttpError(400, errorBody(`Previous response with id '${String(body.previous_response_id)}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found'));
+  }
+  return stored.messages;
+}
+
+/** Answers POST /v1/responses/input_tokens: the prompt tokens a response to this request would be billed for. */
+export function answerInputTokens(raw: unknown, store: Map<string, StoredResponse>, options: { strict: boolean }): JsonObject {
+  if (!isObject(raw)) throw invalidRequest('Invalid type for request body: expected an object.');
+  if (options.strict) {
+    const unknown = Object.keys(raw).filter((key) => !KNOWN_INPUT_TOKENS_PARAMS.has(key));
+    if (unknown.length > 0) throw invalidRequest(`Unknown parameter: '${unknown[0]}'.`, unknown[0], 'unknown_parameter');
+  }
+  if (raw.model !== undefined && raw.model !== null && typeof raw.model !== 'string') throw invalidRequest("Invalid type for 'model': expected a string.", 'model', 'invalid_type');
+  if (typeof raw.model === 'string' && raw.model.startsWith('unknown-')) throw modelNotFoundError(raw.model);
+  const body: JsonObject = { ...raw, model: typeof raw.model === 'string' ? raw.model : 'gpt-4o' };
+  const chat = chatRequestOf(body, toMessages(body, previousMessages(body, store)));
+  return { object: 'response.input_tokens', input_tokens: countPromptTokens(chat) };
+}
+
 /** Answers POST /v1/responses; `store` holds the stored responses of this mock. */
 export function answerResponses(raw: unknown, store: Map<string, StoredResponse>, options: { strict: boolean; usageOverride: UsageOverride | null }): ResponsesAnswer {
   const body = validate(raw, options.strict);
-  let previous: ChatMessage[] = [];
-  if (body.previous_response_id !== undefined) {
-    const stored = typeof body.previous_response_id === 'string' ? store.get(body.previous_response_id) : undefined;
-    if (stored === undefined) {
-      throw new MockHttpError(400, errorBody(`Previous response with id '${String(body.previous_response_id)}' not found.`, 'invalid_request_error', 'previous_response_id', 'previous_response_not_found'));
-    }
-    previous = stored.messages;
-  }
-  const messages = toMessages(body, previous);
+  const messages = toMessages(body, previousMessages(body, store));
   const chat = chatRequestOf(body, messages);
   const plan = planAnswer(chat);
   const usage = buildUsage(countPromptTokens(chat), plan, 1, 0, options.usageOverride);

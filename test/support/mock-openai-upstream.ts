@@ -12,7 +12,7 @@
  * mock-openai-upstream-responses.ts. Model ids starting with `unknown-` answer 404 model_not_found.
  */
 import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
-import { answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
+import { answerInputTokens, answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
 import { isOpenAIMediaRequest, serveOpenAIMedia } from './mock-openai-media.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
@@ -244,6 +244,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
 
     if (method === 'POST' && path === '/v1/chat/completions') return handleChat(res, body ?? {}, f);
     if (method === 'POST' && path === '/v1/responses') return handleResponses(res, body, f);
+    if (method === 'POST' && path === '/v1/responses/input_tokens') return sendJson(res, 200, answerInputTokens(body ?? {}, storedResponses, { strict: strictParams }));
     const storedMatch = /^\/v1\/responses\/([^/]+)$/.exec(path);
     if (storedMatch && (method === 'GET' || method === 'DELETE')) {
       const stored = storedResponses.get(storedMatch[1]!);

@@ -1,24 +1,38 @@
 import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from '../../codecs/anthropic-messages/index.js';
 import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from '../../codecs/gemini/index.js';
+import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/index.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { TokenCount } from '../../ir/token-count.js';
 import { passThroughBody } from '../../relay/pass-through-body.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
+import type { Channel } from '../../storage/records.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamOperation, WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
 
+/** What a count request asks for: the model, and the canonical request unless only a pass-through channel can count it. */
+interface CountTokensRequest {
+  model: string;
+  /** Null when the request needs the upstream's own state (e.g. `previous_response_id`): no local count is possible. */
+  chat: ChatRequest | null;
+  /** Why `chat` is null, said to the caller when no channel of the model takes the request as it is. */
+  nativeOnly?: NativeOnlyField;
+}
+
 interface CountTokensEndpoint {
-  protocol: WireProtocol;
   keyFamily: KeyFamily;
-  decode(context: RequestContext, body: Record<string, unknown>): ChatRequest;
+  /** The operation a channel that speaks this endpoint's wire gets the caller's body with. */
+  operation: UpstreamOperation;
+  passesThrough(adapter: UpstreamAdapter, channel: Channel): boolean;
+  decode(context: RequestContext, body: Record<string, unknown>): CountTokensRequest;
   encode(count: TokenCount): string;
 }
 
@@ -31,11 +45,20 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
   return async (context) => {
     const { key } = await authenticate(context, services, endpoint.keyFamily);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
-    const chat = endpoint.decode(context, body);
-    const model = services.catalog.model(chat.model);
-    if (model === undefined) throw new GatewayError('model_not_found', `The model '${chat.model}' does not exist.`, { param: 'model' });
+    const { model: modelId, chat, nativeOnly } = endpoint.decode(context, body);
+    const model = services.catalog.model(modelId);
+    if (model === undefined) throw new GatewayError('model_not_found', `The model '${modelId}' does not exist.`, { param: 'model' });
     if (key.allowedModels !== null && !key.allowedModels.includes(model.id)) {
       throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
+    }
+    const passesThrough = (route: ChannelRoute): boolean => {
+      const adapter = services.adapters.get(route.channel.type);
+      return adapter !== undefined && endpoint.passesThrough(adapter, route.channel);
+    };
+    let routes = services.catalog.routes(model.id);
+    if (chat === null) {
+      routes = routes.filter(passesThrough);
+      if (routes.length === 0) throw new GatewayError('unsupported_parameter', nativeOnly?.message ?? 'This request can only be counted by the upstream.', nativeOnly === undefined ? {} : { param: nativeOnly.param });
     }
     let count: TokenCount | null = null;
     try {
@@ -43,34 +66,42 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
         relay,
         context,
         null,
-        services.catalog.routes(model.id),
+        routes,
         {
           request(adapter, route, credential) {
-            if (adapter.protocol === endpoint.protocol) {
+            if (endpoint.passesThrough(adapter, route.channel)) {
               const upstreamBody = passThroughBody(adapter.protocol, body, route.upstreamModel, false);
-              return adapter.buildPassThrough(route.channel, credential, { kind: 'count-tokens' }, route.upstreamModel, upstreamBody);
+              return adapter.buildPassThrough(route.channel, credential, endpoint.operation, route.upstreamModel, upstreamBody);
             }
-            return adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
+            return chat === null ? null : adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
           },
           parse: (adapter, _route, upstreamBody) => ({ inputTokens: adapter.parseCountTokensResponse(upstreamBody), source: 'upstream' as const }),
         },
         { model: model.id, modelLimits: false },
       );
     } catch (error) {
-      if (error instanceof GatewayError && error.status < 500) throw error;
+      if ((error instanceof GatewayError && error.status < 500) || chat === null) throw error;
       services.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId });
     }
-    count ??= await countTokensLocally(chat);
+    if (count === null && chat === null) throw new GatewayError('upstream_unavailable', `No upstream channel can count this request for model '${model.id}' now.`);
+    count ??= await countTokensLocally(chat as ChatRequest);
     sendRaw(context, 200, endpoint.encode(count), 'application/json', { 'x-token-count-source': count.source });
   };
 }
 
+/** Channels whose adapter speaks the endpoint's own protocol take the caller's body. */
+const sameProtocol = (protocol: WireProtocol) => (adapter: UpstreamAdapter): boolean => adapter.protocol === protocol;
+
 /** POST /v1/messages/count_tokens. */
 export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    protocol: 'anthropic-messages',
     keyFamily: 'anthropic',
-    decode: (_context, body) => decodeAnthropicCountTokensRequest(body),
+    operation: { kind: 'count-tokens' },
+    passesThrough: sameProtocol('anthropic-messages'),
+    decode: (_context, body) => {
+      const chat = decodeAnthropicCountTokensRequest(body);
+      return { model: chat.model, chat };
+    },
     encode: (count) => encodeAnthropicCountTokensResponse(count),
   });
 }
@@ -78,9 +109,33 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    protocol: 'gemini',
     keyFamily: 'gemini',
-    decode: (context, body) => decodeGeminiCountTokensRequest(body, { pathModel: context.params.model ?? '' }),
+    operation: { kind: 'count-tokens' },
+    passesThrough: sameProtocol('gemini'),
+    decode: (context, body) => {
+      const chat = decodeGeminiCountTokensRequest(body, { pathModel: context.params.model ?? '' });
+      return { model: chat.model, chat };
+    },
     encode: encodeGeminiCountTokensResponse,
+  });
+}
+
+/**
+ * POST /v1/responses/input_tokens (OpenAI Responses API): OpenAI channels count the caller's body themselves
+ * (`previous_response_id` and `conversation` only there); every other channel counts the translated request, or the
+ * local tokenizer does.
+ */
+export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
+  const operation: UpstreamOperation = { kind: 'responses-input-tokens' };
+  return countTokensRoute(services, {
+    keyFamily: 'openai',
+    operation,
+    passesThrough: (adapter, channel) => adapter.servesPassThrough?.(channel, operation) === true,
+    decode: (_context, body) => {
+      const envelope = validateResponsesRequest(body);
+      if (envelope.nativeOnly !== null) return { model: envelope.model, chat: null, nativeOnly: envelope.nativeOnly };
+      return { model: envelope.model, chat: decodeResponsesRequest(body) };
+    },
+    encode: (count) => JSON.stringify({ object: 'response.input_tokens', input_tokens: count.inputTokens }),
   });
 }

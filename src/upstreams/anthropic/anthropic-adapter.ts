@@ -64,6 +64,7 @@ export class AnthropicAdapter implements UpstreamAdapter {
       case 'embeddings':
         throw noEmbeddings();
       case 'responses':
+      case 'responses-input-tokens':
         throw new Error('Anthropic has no Responses API; requests are translated');
       default: {
         const unknown: never = operation;

@@ -23,6 +23,7 @@ function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
     case 'embeddings':
       return operation.batch ? 'batchEmbedContents' : 'embedContent';
     case 'responses':
+    case 'responses-input-tokens':
       throw new Error('Gemini has no Responses API; requests are translated');
     default: {
       const unknown: never = operation;

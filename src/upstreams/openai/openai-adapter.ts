@@ -12,6 +12,8 @@ function operationPath(operation: UpstreamOperation): string {
       return '/embeddings';
     case 'responses':
       return '/responses';
+    case 'responses-input-tokens':
+      return '/responses/input_tokens';
     case 'count-tokens':
       throw new Error('OpenAI has no token-counting endpoint; count locally');
     default: {
@@ -54,7 +56,7 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
   }
 
   servesPassThrough(channel: Channel, operation: UpstreamOperation): boolean {
-    return operation.kind === 'responses' && servesResponsesApi(channel, channel.type === 'openai');
+    return (operation.kind === 'responses' || operation.kind === 'responses-input-tokens') && servesResponsesApi(channel, channel.type === 'openai');
   }
 
   protected isOfficial(channel: Channel): boolean {

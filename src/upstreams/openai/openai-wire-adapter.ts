@@ -51,8 +51,12 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
     return null;
   }
 
-  parseCountTokensResponse(): number {
-    throw new Error('OpenAI-protocol upstreams have no token counter; count locally');
+  /** The Responses API's `{ "object": "response.input_tokens", "input_tokens": N }` (the only OpenAI token counter). */
+  parseCountTokensResponse(body: Buffer): number {
+    const parsed = JSON.parse(body.toString('utf8')) as { input_tokens?: unknown } | null;
+    const count = parsed?.input_tokens;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new Error('the upstream token count has no input_tokens');
+    return count;
   }
 
   buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest {

@@ -18,6 +18,7 @@ function operationPath(operation: UpstreamOperation): string {
     case 'count-tokens':
       throw new Error('the simulator has no token-counting endpoint; count locally');
     case 'responses':
+    case 'responses-input-tokens':
       throw new Error('the simulator has no Responses API; requests are translated');
     default: {
       const unknown: never = operation;

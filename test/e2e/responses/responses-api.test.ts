@@ -223,6 +223,55 @@ describe('stored state: honest about where it lives', () => {
   });
 });
 
+describe('POST /v1/responses/input_tokens', () => {
+  const counterPathOf: Record<(typeof MODELS)[number], string | null> = {
+    'r-openai': '/v1/responses/input_tokens',
+    'r-compatible': null,
+    'r-anthropic': '/v1/messages/count_tokens',
+    'r-gemini': ':countTokens',
+  };
+
+  it.each(MODELS)('counts through %s: the upstream counter where there is one, else the local tokenizer', async (model) => {
+    const before = { openai: openaiUpstream.requests.length, anthropic: anthropicUpstream.requests.length, gemini: geminiUpstream.requests.length };
+    const { data, response } = await client.responses.inputTokens
+      .count({ model, input: [{ role: 'user', content: 'What is the weather in Rome?' }], instructions: 'Answer briefly.', tools: [weather] })
+      .withResponse();
+    expect(data.object).toBe('response.input_tokens');
+    expect(data.input_tokens).toBeGreaterThan(10);
+    const sent = [...openaiUpstream.requests.slice(before.openai), ...anthropicUpstream.requests.slice(before.anthropic), ...geminiUpstream.requests.slice(before.gemini)];
+    const counter = counterPathOf[model];
+    if (counter === null) {
+      expect(response.headers.get('x-token-count-source')).toBe('local');
+      expect(sent).toHaveLength(0);
+    } else {
+      expect(response.headers.get('x-token-count-source')).toBe('upstream');
+      expect(sent.map((request) => request.path.endsWith(counter))).toEqual([true]);
+    }
+  });
+
+  it('passes the body through to the OpenAI channel, which alone can count a continued conversation', async () => {
+    const first = await client.responses.create({ model: 'r-openai', input: 'Remember the word teapot' });
+    const alone = await client.responses.inputTokens.count({ model: 'r-openai', input: 'What was the word?' });
+    const continued = await client.responses.inputTokens.count({ model: 'r-openai', input: 'What was the word?', previous_response_id: first.id });
+    expect(continued.input_tokens).toBeGreaterThan(alone.input_tokens);
+    const sent = openaiUpstream.requests.at(-1);
+    expect(sent?.path).toBe('/v1/responses/input_tokens');
+    expect(sent?.body).toEqual({ model: 'gpt-4o-mini', input: 'What was the word?', previous_response_id: first.id });
+    const refused = await client.responses.inputTokens.count({ model: 'r-anthropic', input: 'x', previous_response_id: first.id }).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'previous_response_id' });
+  });
+
+  it('validates like POST /v1/responses and is never billed', async () => {
+    await expect(client.responses.inputTokens.count({ input: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
+    await expect(client.responses.inputTokens.count({ model: 'no-such-model', input: 'x' })).rejects.toMatchObject({ status: 400, code: 'model_not_found' });
+    const { body: before } = await gateway.admin<{ balance_usd: number }>('GET', `/admin/accounts/${account.accountId}`);
+    await client.responses.inputTokens.count({ model: 'r-anthropic', input: 'How much is this?' });
+    await flushWrites(gateway);
+    const { body: after } = await gateway.admin<{ balance_usd: number }>('GET', `/admin/accounts/${account.accountId}`);
+    expect(after.balance_usd).toBe(before.balance_usd);
+  });
+});
+
 describe('errors and limits like chat', () => {
   it('validates input and names the field', async () => {
     await expect(client.responses.create({ model: 'r-anthropic' } as never)).rejects.toMatchObject({ status: 400, param: 'input' });
