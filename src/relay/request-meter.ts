@@ -110,10 +110,14 @@ export class RequestMeter {
     return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
   }
 
-  /** A streamed event (or tail) carrying the final OpenAI-shape usage, with `usage.cost` spliced in. */
-  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null): T {
+  /**
+   * A streamed event (or encoded tail) carrying the final usage, with the cost of that usage spliced into its usage
+   * object (`usage` of OpenAI and Anthropic events, `usageMetadata` of Gemini chunks): what `finish` bills when the
+   * stream ends with this usage.
+   */
+  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: UsageKey): T {
     if (usage === null) return payload;
-    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })));
+    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })), usageKey);
     if (spliced === null) return payload;
     return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
   }
