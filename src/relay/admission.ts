@@ -116,9 +116,9 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const tokenCharges: TokenCharge[] = [];
   // Windows the request was already counted in before its body was read are not counted again.
   const early = meter.requestCharge;
-  const countedEarly = new Set(early?.rules.map((counted) => counted.id));
+  const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
   const addRequests = (rpmRule: LimitRule | null, tpmRule: LimitRule | null): void => {
-    if (rpmRule !== null && !countedEarly.has(rpmRule.id)) requests.push({ rule: rpmRule, cost: 1 });
+    if (rpmRule !== null && countedEarly?.has(rpmRule.id) !== true) requests.push({ rule: rpmRule, cost: 1 });
     if (tpmRule !== null) {
       // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
       // untouched window rather than being refused forever; the real usage corrects it afterwards.
@@ -150,7 +150,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     states = decision.states;
   }
   if (early !== null) early.admitted = true;
-  const tightest = tightestState([...(early?.states ?? []), ...states]);
+  const tightest = tightestState(early === null ? states : [...early.states, ...states]);
   return tightest === null ? {} : rateLimitHeaders(tightest);
 }
 

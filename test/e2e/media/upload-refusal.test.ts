@@ -94,7 +94,8 @@ beforeAll(async () => {
   server = startCommand(['serve'], directory, cleanEnv({ PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, TMPDIR: spool, LOG_LEVEL: 'warn' }));
   await waitForHttp(`${api}/api/status`, server, 15_000);
   await admin('POST', '/admin/models', { id: 'whisper', kind: 'audio', pricing: { per_audio_minute: 0.006 } });
-  await admin('POST', '/admin/channels', { name: 'openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { whisper: 'whisper-1', 'whisper-free': 'whisper-1' } });
+  await admin('POST', '/admin/models', { id: 'image-editor', kind: 'image', pricing: { per_image: 0.04 } });
+  await admin('POST', '/admin/channels', { name: 'openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { whisper: 'whisper-1', 'whisper-free': 'whisper-1', 'image-editor': 'gpt-image-1' } });
   bigFile = path.join(directory, 'big.wav');
   await writeWavFile(bigFile, LIMIT);
 }, 60_000);
@@ -114,6 +115,16 @@ describe('uploads refused before they are read', () => {
     expect(upstream.requests.length).toBe(before);
     expect(created).toEqual([]);
     expect(await readdir(spool)).toEqual([]);
+  }, 60_000);
+
+  it('an empty wallet: a 25 MB image edit is refused the same way', async () => {
+    const client = await caller(0);
+    const before = upstream.requests.length;
+    const { result, created } = await spooledDuring(async () =>
+      client.images.edit({ model: 'image-editor', prompt: 'add a hat', image: await toFile(await openAsBlob(bigFile, { type: 'image/png' }), 'big.png') }).catch((caught: unknown) => caught));
+    expectApiError(result, 402, 'insufficient_balance', 'insufficient_balance');
+    expect(upstream.requests.length).toBe(before);
+    expect(created).toEqual([]);
   }, 60_000);
 
   it('a key paused at its quota cap: 429 quota_exhausted with Retry-After, nothing spooled', async () => {
