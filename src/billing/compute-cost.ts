@@ -38,3 +38,8 @@ export function computeCost(pricing: Pricing, usage: BillableUsage): NanoUsd {
 function ceilDivide(numerator: bigint, denominator: bigint): bigint {
   return numerator <= 0n ? 0n : (numerator + denominator - 1n) / denominator;
 }
+
+/** A model that bills nothing whatever it is used for (every price unset or zero). */
+export function chargesNothing(pricing: Pricing): boolean {
+  return Object.values(pricing).every((price: NanoUsd | null) => price === null || price === 0n);
+}

@@ -48,6 +48,10 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** What `assertCanPay` asks the pools for: any cost at all. */
+const SMALLEST_AMOUNT_NANO = 1n;
+const PROBE_ENTRY_ID = 'probe';
+
 const REFUSALS = {
   insufficient_balance: () => new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.'),
   quota_exhausted: () => new GatewayError('quota_exhausted', 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).', { retryAfterSeconds: 3600 }),
@@ -122,9 +126,34 @@ export class Ledger {
    * 429 `quota_exhausted` (a key's quota cap, a subscription's quota under policy `deny`, or its overage limit).
    */
   async reserve(request: ReserveRequest): Promise<Reservation> {
-    const local = this.#reserveLocally(request);
+    const local = this.#planLocally(request);
     if (local instanceof GatewayError) throw local;
-    if (local !== null) return local;
+    if (local !== null) {
+      const now = this.clock.now();
+      for (const [pool, part] of poolsOf(local)) {
+        const state = this.#pools.get(pool) as PoolState;
+        state.inFlight += part;
+        state.lastUsedAt = now;
+      }
+      return local;
+    }
+    return this.#askStorage(request, false);
+  }
+
+  /**
+   * Resolves when the caller can pay some cost (the smallest amount would be held now); throws what `reserve` would
+   * throw otherwise: 402 `insufficient_balance` (the wallet at or below its credit line, no subscription quota or
+   * overage left) or 429 `quota_exhausted`. Holds nothing. Answered from this instance's leases when they have
+   * room, otherwise by the next group commit, like a reservation.
+   */
+  async assertCanPay(request: Omit<ReserveRequest, 'amountNano' | 'entryId'>): Promise<void> {
+    const probe: ReserveRequest = { ...request, amountNano: SMALLEST_AMOUNT_NANO, entryId: PROBE_ENTRY_ID };
+    const local = this.#planLocally(probe);
+    if (local instanceof GatewayError) throw local;
+    if (local === null) await this.#askStorage(probe, true);
+  }
+
+  #askStorage(request: ReserveRequest, probe: boolean): Promise<Reservation> {
     return new Promise<Reservation>((resolve, reject) => {
       this.#waiters.push({
         grow: {
@@ -134,6 +163,7 @@ export class Ledger {
           keyCapped: request.keyCapped,
           candidateSubscriptions: request.subscriptions,
           amountNano: request.amountNano,
+          ...(probe ? { probe } : {}),
         },
         resolve,
         reject,
@@ -142,8 +172,8 @@ export class Ledger {
     });
   }
 
-  /** From this instance's lease, when every pool involved has room: no storage round trip. */
-  #reserveLocally(request: ReserveRequest): Reservation | GatewayError | null {
+  /** The reservation this instance's lease can give, when every pool involved has room (no storage round trip). */
+  #planLocally(request: ReserveRequest): Reservation | GatewayError | null {
     const amount = request.amountNano;
     const now = this.clock.now();
     const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n };
@@ -176,13 +206,7 @@ export class Ledger {
       amountNano: amount,
       parts,
     };
-    const pools = poolsOf(reservation);
-    for (const [pool, part] of pools) if (!this.#hasRoom(pool, part)) return null;
-    for (const [pool, part] of pools) {
-      const state = this.#pools.get(pool) as PoolState;
-      state.inFlight += part;
-      state.lastUsedAt = now;
-    }
+    for (const [pool, part] of poolsOf(reservation)) if (!this.#hasRoom(pool, part)) return null;
     return reservation;
   }
 

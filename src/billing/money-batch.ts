@@ -14,6 +14,8 @@ export interface GrowRequest {
   keyCapped: boolean;
   candidateSubscriptions: readonly string[];
   amountNano: NanoUsd;
+  /** Only asks whether the amount would be held (Ledger.assertCanPay): answered like a reservation, nothing held. */
+  probe?: boolean;
 }
 
 export interface Settlement {
@@ -229,6 +231,10 @@ export function planBatch(input: {
       amountNano: amount,
       parts,
     };
+    if (grow.probe === true) {
+      outcomes.push({ reservation });
+      continue;
+    }
     for (const [pool, part] of poolsOf(reservation)) {
       const state = poolOf(pool, accountId);
       state.inFlight += part;

@@ -60,6 +60,11 @@ export interface ClientCodec {
   readonly protocol: WireProtocol;
   /** Where a non-streamed answer keeps its usage, for the request's cost spliced in (null: the header only). */
   readonly usageKey: UsageKey | null;
+  /**
+   * Where a streamed answer keeps its final usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's last
+   * chunk), for the request's cost spliced into the event that completes it; null when the stream carries none.
+   */
+  streamUsageKey(options: { includeUsage: boolean }): UsageKey | null;
   /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
   readonly passThroughHeaders: readonly string[];
   /**

@@ -7,6 +7,7 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { GatewayError } from '../errors/gateway-error.js';
+import { DRAIN_BEFORE_ANSWER_MS, drained } from './drain-request.js';
 
 /** One uploaded file, written to a private temporary file while it arrived (never held whole in memory). */
 export interface SpooledFile {
@@ -29,30 +30,6 @@ export interface MultipartLimits {
   maxFieldBytes: number;
   /** Where files are spooled (the operating system's temporary directory by default). */
   spoolDirectory: string;
-}
-
-/**
- * After a refusal, how long the rest of the upload is read and dropped before the answer goes out: a connection
- * closed with unread bytes is reset, and a client still sending would see the reset instead of the answer.
- */
-const DRAIN_BEFORE_ANSWER_MS = 3000;
-
-/** Resolves once the request body has been read to its end (or failed), or after `limitMs`. */
-function drained(request: IncomingMessage, limitMs: number): Promise<void> {
-  if (request.complete || request.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      request.off('end', done);
-      request.off('close', done);
-      request.off('error', done);
-      resolve();
-    };
-    const timer = setTimeout(done, limitMs);
-    request.once('end', done);
-    request.once('close', done);
-    request.once('error', done);
-  });
 }
 
 /** Room for the form's own framing and text fields on top of the files, for the Content-Length precheck. */

@@ -1,13 +1,13 @@
 import type { BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
 import { reservationAmount } from '../billing/reservation-amount.js';
-import type { SubscriptionBook } from '../billing/subscription-book.js';
+import type { ActiveSubscription, SubscriptionBook } from '../billing/subscription-book.js';
 import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
-import type { TierLimitsSource } from '../limits/tier-book.js';
+import type { LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { TierLimits, TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey, Model, Plan } from '../storage/records.js';
+import type { Account, ApiKey, Model } from '../storage/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
 
 export interface AdmissionDependencies {
@@ -42,6 +42,26 @@ function rule(id: string, dimension: string, limit: number): LimitRule {
   return { id, dimension, limit, windowMs: MINUTE_MS };
 }
 
+const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm));
+const accountRpmRule = (account: Account, tier: TierLimits): LimitRule | null => (tier.rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', tier.rpm));
+const planRpmRule = (subscription: ActiveSubscription | null): LimitRule | null =>
+  subscription === null || subscription.plan.rpm === null ? null : rule(`subscription:${subscription.subscription.id}:rpm`, 'plan-rpm', subscription.plan.rpm);
+
+/** The request-rate windows that do not depend on the model: the key's, the account tier's and the plan's RPM. */
+export function modelFreeRequestRules(dependencies: Pick<AdmissionDependencies, 'tiers'>, key: ApiKey, account: Account, subscription: ActiveSubscription | null): LimitRule[] {
+  const rules = [keyRpmRule(key), accountRpmRule(account, dependencies.tiers.limitsFor(account.tier)), planRpmRule(subscription)];
+  return rules.filter((candidate): candidate is LimitRule => candidate !== null);
+}
+
+/** The spec's 429 for a refused limit decision: Retry-After and the blocking dimension's X-RateLimit headers. */
+export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: false }>): GatewayError {
+  const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new GatewayError('rate_limit_exceeded', `Rate limit reached (${decision.blocking.rule.dimension}). Retry after ${seconds} s.`, {
+    retryAfterSeconds: seconds,
+    headers: rateLimitHeaders(decision.blocking),
+  });
+}
+
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
  * money (an upper bound of the cost held from the key's quota cap, the subscription's quota and the wallet, all or
@@ -72,14 +92,14 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
     entryId: newId('led', meter.createdAt),
   });
   try {
-    return await admitLimits(dependencies, request, subscriptions[0]?.plan ?? null, subscriptions[0]?.subscription.id ?? null);
+    return await admitLimits(dependencies, request, subscriptions[0] ?? null);
   } catch (error) {
     meter.releaseReservation();
     throw error;
   }
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, plan: Plan | null, subscriptionId: string | null): Promise<Record<string, string>> {
+async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { limiter, clock } = dependencies;
   // Concurrency first, so a request refused for it takes nothing from the rate windows.
@@ -94,8 +114,11 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
+  // Windows the request was already counted in before its body was read are not counted again.
+  const early = meter.requestCharge;
+  const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
   const addRequests = (rpmRule: LimitRule | null, tpmRule: LimitRule | null): void => {
-    if (rpmRule !== null) requests.push({ rule: rpmRule, cost: 1 });
+    if (rpmRule !== null && countedEarly?.has(rpmRule.id) !== true) requests.push({ rule: rpmRule, cost: 1 });
     if (tpmRule !== null) {
       // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
       // untouched window rather than being refused forever; the real usage corrects it afterwards.
@@ -104,38 +127,30 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
       tokenCharges.push({ rule: tpmRule, charged });
     }
   };
-  addRequests(
-    key.rpm === null ? null : rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm),
-    key.tpm === null ? null : rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm),
-  );
-  addRequests(
-    tier.rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', tier.rpm),
-    tier.tpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', tier.tpm),
-  );
-  if (plan !== null && subscriptionId !== null) {
-    addRequests(
-      plan.rpm === null ? null : rule(`subscription:${subscriptionId}:rpm`, 'plan-rpm', plan.rpm),
-      plan.tpm === null ? null : rule(`subscription:${subscriptionId}:tpm`, 'plan-tpm', plan.tpm),
-    );
+  addRequests(keyRpmRule(key), key.tpm === null ? null : rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm));
+  addRequests(accountRpmRule(account, tier), tier.tpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', tier.tpm));
+  if (subscription !== null) {
+    const { plan } = subscription;
+    addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(`subscription:${subscription.subscription.id}:tpm`, 'plan-tpm', plan.tpm));
   }
   addRequests(
     model.rpm === null ? null : rule(`model:${model.id}:rpm`, 'model-rpm', model.rpm),
     model.tpm === null ? null : rule(`model:${model.id}:tpm`, 'model-tpm', model.tpm),
   );
-  if (requests.length === 0) return {};
 
-  const now = clock.now();
-  const decision = await limiter.consume(requests, now);
-  if (!decision.allowed) {
-    meter.lease?.release();
-    const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw new GatewayError('rate_limit_exceeded', `Rate limit reached (${decision.blocking.rule.dimension}). Retry after ${seconds} s.`, {
-      retryAfterSeconds: seconds,
-      headers: rateLimitHeaders(decision.blocking),
-    });
+  let states: LimitState[] = [];
+  if (requests.length > 0) {
+    const now = clock.now();
+    const decision = await limiter.consume(requests, now);
+    if (!decision.allowed) {
+      meter.lease?.release();
+      throw rateLimitRefusal(decision);
+    }
+    if (tokenCharges.length > 0) meter.tokenCharge = { rules: tokenCharges, chargedAt: now };
+    states = decision.states;
   }
-  if (tokenCharges.length > 0) meter.tokenCharge = { rules: tokenCharges, chargedAt: now };
-  const tightest = tightestState(decision.states);
+  if (early !== null) early.admitted = true;
+  const tightest = tightestState(early === null ? states : [...early.states, ...states]);
   return tightest === null ? {} : rateLimitHeaders(tightest);
 }
 

@@ -207,8 +207,9 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
-  // OpenAI callers that asked for usage get the cost in the final usage chunk (the event that completes the usage).
-  let costPending = codec.protocol === 'openai-chat' && request.includeUsage;
+  // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
+  // gets the cost of that usage.
+  let costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
   try {
     for await (const chunk of response.body) {
       const events = splitter.push(chunk);
@@ -216,9 +217,9 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
       let forward: Buffer[] = [];
       for (let event of events) {
         if (!observer.observe(event)) continue;
-        if (costPending && observer.usageIsFinal()) {
-          costPending = false;
-          event = meter.withCostInUsage(event, observer.reportedUsage());
+        if (costKey !== null && observer.usageIsFinal()) {
+          event = meter.withCostInUsage(event, observer.reportedUsage(), costKey);
+          costKey = null;
         }
         if (held !== null) {
           const opening = observer.opening(event);
@@ -308,6 +309,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
+  const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
   const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
@@ -342,8 +344,9 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
       } else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') delivered.push(part.delta);
       else if (part.type === 'tool-input-start') delivered.push(part.toolName);
       let encoded = encoder.encode(part);
-      // OpenAI callers that asked for usage get the cost in the usage chunk the finish part ends with.
-      if (part.type === 'finish' && request.includeUsage && codec.protocol === 'openai-chat') encoded = meter.withCostInUsage(encoded, usage);
+      // The finish part's encoding ends with the final usage (OpenAI's usage chunk, Anthropic's message_delta,
+      // Gemini's closing chunk): it gets the cost of that usage.
+      if (part.type === 'finish' && costKey !== null) encoded = meter.withCostInUsage(encoded, usage, costKey);
       if (held !== null) {
         if (part.type === 'response-start' || part.type === 'usage') {
           held += encoded;

@@ -4,7 +4,7 @@ import type { Reservation } from '../billing/money-pools.js';
 import { nanoToDecimalString } from '../billing/money.js';
 import { spliceUsageCost, type UsageKey } from '../billing/usage-cost-field.js';
 import { totalTokens, type Usage } from '../ir/usage.js';
-import type { LimitRule, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
+import type { LimitRule, LimitState, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
@@ -27,6 +27,19 @@ export const COST_HEADER = 'x-request-cost-usd';
 export interface TokenCharge {
   rule: LimitRule;
   charged: number;
+}
+
+/**
+ * One request counted in rate windows before its body was read (relay/admit-before-body.ts): it stands once
+ * admission takes the request, and is given back by `finish` otherwise (a request refused or failed before
+ * admission is not counted, as when all limits are checked at admission).
+ */
+export interface RequestCharge {
+  rules: LimitRule[];
+  /** The windows as the early check left them, for the X-RateLimit headers. */
+  states: LimitState[];
+  chargedAt: number;
+  admitted: boolean;
 }
 
 export interface RequestOutcome {
@@ -54,6 +67,8 @@ export class RequestMeter {
   promptTokensEstimate = 0;
   /** What admission took from each token window (key, account, model), corrected by the real usage at the end. */
   tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
+  /** Requests counted before the body was read; admission does not count these rules again. */
+  requestCharge: RequestCharge | null = null;
   /** The concurrency slot, released by `finish`: on completion, caller abort and upstream failure alike. */
   lease: ConcurrencyLease | null = null;
   /** The money held by admission, settled to the real cost by `finish` (released when nothing is billed). */
@@ -110,10 +125,14 @@ export class RequestMeter {
     return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
   }
 
-  /** A streamed event (or tail) carrying the final OpenAI-shape usage, with `usage.cost` spliced in. */
-  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null): T {
+  /**
+   * A streamed event (or encoded tail) carrying the final usage, with the cost of that usage spliced into its usage
+   * object (`usage` of OpenAI and Anthropic events, `usageMetadata` of Gemini chunks): what `finish` bills when the
+   * stream ends with this usage.
+   */
+  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: UsageKey): T {
     if (usage === null) return payload;
-    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })));
+    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })), usageKey);
     if (spliced === null) return payload;
     return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
   }
@@ -134,6 +153,10 @@ export class RequestMeter {
         if (actual === charged) continue;
         limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
       }
+    }
+    if (this.requestCharge !== null && !this.requestCharge.admitted) {
+      const { rules, chargedAt } = this.requestCharge;
+      for (const rule of rules) limiter.adjust(rule, -1, chargedAt).catch((error: unknown) => logger.warn('request limit refund failed', describeError(error)));
     }
     // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
     const reservation = this.reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);

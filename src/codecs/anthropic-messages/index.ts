@@ -10,6 +10,8 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
   usageKey: 'usage',
+  // message_delta carries the final counts.
+  streamUsageKey: () => 'usage',
   passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),

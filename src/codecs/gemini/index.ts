@@ -13,6 +13,8 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
 export const geminiCodec: ClientCodec = {
   protocol: 'gemini',
   usageKey: 'usageMetadata',
+  // The closing chunk carries the final totals.
+  streamUsageKey: () => 'usageMetadata',
   passThroughHeaders: [],
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,

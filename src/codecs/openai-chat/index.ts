@@ -10,6 +10,7 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 export const openAIChatCodec: ClientCodec = {
   protocol: 'openai-chat',
   usageKey: 'usage',
+  streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
   passThroughHeaders: [],
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),

@@ -21,6 +21,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     protocol: 'openai-responses',
     // The response object has fields after its usage (user, metadata): the cost goes in the header only.
     usageKey: null,
+    streamUsageKey: () => null,
     passThroughHeaders: [],
     passThroughOperation: (stream) => ({ kind: 'responses', stream }),
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),

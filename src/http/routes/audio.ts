@@ -112,7 +112,7 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const outcome = { usage: answer.usage.tokens, billable: { audioSeconds: answer.usage.seconds ?? duration.seconds } };
     sendRaw(call.context, 200, answer.body, transcriptContentType(format), { ...headers, ...call.meter.priced(answer.body, outcome, null).headers });
     call.meter.finish({ status: 200, ...outcome });
-  });
+  }, { refuseBeforeUpload: 'audio' });
 }
 
 export function transcriptionsRoute(services: GatewayServices): RouteHandler {

@@ -231,7 +231,7 @@ function multipartImageRoute(services: GatewayServices, path: '/images/edits' | 
     const size = form.field('size');
     const request = variations ? null : await inlineEditRequest(call, routes, form, { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }) });
     await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits' });
-  });
+  }, { refuseBeforeUpload: 'image' });
 }
 
 export function imageEditsRoute(services: GatewayServices): RouteHandler {

@@ -1,7 +1,9 @@
 import { tmpdir } from 'node:os';
 import { resolveModel } from './resolve-model.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import { discardRequestBody } from '../../multipart/drain-request.js';
 import type { MultipartForm } from '../../multipart/read-multipart-form.js';
+import { admitBeforeBody, type BeforeBodyRequest } from '../../relay/admit-before-body.js';
 import type { RelayDependencies } from '../../relay/relay-dependencies.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
@@ -27,17 +29,38 @@ export interface MediaCall {
 /** Where uploads are spooled while they are forwarded. */
 export const SPOOL_DIRECTORY = tmpdir();
 
+export interface MediaRouteOptions {
+  /**
+   * Multipart uploads (up to tens of MB) of an endpoint serving this kind of model: what can be refused without the
+   * body (no funds at all, a paused key, the model-independent RPM windows; relay/admit-before-body.ts) is refused
+   * before the upload is read, and the upload is then read and dropped so the client gets the answer.
+   */
+  refuseBeforeUpload?: ModelKind;
+}
+
+/** Refusals that need no body, answered after the unread upload is dropped (never spooled). */
+async function admitBeforeUpload(context: RequestContext, services: GatewayServices, request: BeforeBodyRequest): Promise<void> {
+  try {
+    await admitBeforeBody(services, request);
+  } catch (error) {
+    if (!(await discardRequestBody(context.request))) context.response.setHeader('connection', 'close');
+    throw error;
+  }
+}
+
 /**
  * The frame of every media route (images, audio, moderations): authenticate, meter, run, settle exactly once,
  * and remove spooled uploads afterwards (also when the client left or the upstream failed).
  */
-export function mediaRoute(services: GatewayServices, protocol: string, handle: (call: MediaCall) => Promise<void>): RouteHandler {
+export function mediaRoute(services: GatewayServices, protocol: string, handle: (call: MediaCall) => Promise<void>, options: MediaRouteOptions = {}): RouteHandler {
   const relay = relayDependencies(services);
+  const { refuseBeforeUpload } = options;
   return async (context) => {
     const { key, account } = await authenticate(context, services, 'openai');
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     const forms: MultipartForm[] = [];
     try {
+      if (refuseBeforeUpload !== undefined) await admitBeforeUpload(context, services, { key, account, kind: refuseBeforeUpload, meter });
       await handle({ context, services, relay, key, account, meter, holdForm: (form) => (forms.push(form), form) });
     } catch (error) {
       meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });

@@ -138,4 +138,20 @@ describe('planBatch', () => {
       },
     ), { numRuns: 300 });
   });
+  it('a probe is answered like a reservation and holds nothing (the early refusal of a caller who cannot pay)', () => {
+    const probe = (amountNano: bigint, options: Partial<GrowRequest> = {}): GrowRequest => grow(amountNano, { probe: true, ...options });
+    const outcomes = (balanceNano: bigint, options: Parameters<typeof snapshot>[1], grows: GrowRequest[]) =>
+      planBatch({ now: NOW, snapshot: snapshot(balanceNano, options), pools: new Map(), grows, settlements: [], lease: NO_LEASE });
+    const funded = outcomes(1n, {}, [probe(1n), grow(1n)]);
+    expect(funded.outcomes.map((outcome) => ('refused' in outcome ? outcome.refused : 'ok'))).toEqual(['ok', 'ok']);
+    // The probe took nothing: the reservation after it still found the single nano-dollar.
+    expect(funded.pools.get('wallet:acct')).toMatchObject({ inFlight: 1n, held: 1n });
+    expect(outcomes(0n, {}, [probe(1n)]).outcomes[0]).toEqual({ refused: 'insufficient_balance' });
+    expect(outcomes(0n, { held: { 'wallet:acct': 0n } }, [probe(1n)]).pools.get('wallet:acct')).toMatchObject({ inFlight: 0n, held: 0n });
+    expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    const spentSubscription = { subscription: subscription({ usedNano: 500n }), plan: plan('deny', 500n) };
+    expect(outcomes(10_000n, { sub: spentSubscription }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    const quotaLeft = { subscription: subscription({ usedNano: 499n }), plan: plan('deny', 500n) };
+    expect(reserved(outcomes(0n, { sub: quotaLeft }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).parts.subscription).toBe(1n);
+  });
 });

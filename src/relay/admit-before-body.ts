@@ -1,0 +1,44 @@
+import { chargesNothing } from '../billing/compute-cost.js';
+import type { Catalog } from '../routing/catalog.js';
+import type { Account, ApiKey, ModelKind } from '../storage/records.js';
+import { modelFreeRequestRules, rateLimitRefusal, type AdmissionDependencies } from './admission.js';
+import type { RequestMeter } from './request-meter.js';
+
+export interface BeforeBodyRequest {
+  key: ApiKey;
+  account: Account;
+  /** The kind of model the endpoint serves (the request names its model only in the body). */
+  kind: ModelKind;
+  meter: RequestMeter;
+}
+
+/** True when the key may use a model of this kind that bills nothing: then an empty wallet is no reason to refuse. */
+function mayUseFreeModel(catalog: Pick<Catalog, 'models'>, key: ApiKey, kind: ModelKind): boolean {
+  return catalog.models().some((model) => model.kind === kind && chargesNothing(model.pricing) && (key.allowedModels === null || key.allowedModels.includes(model.id)));
+}
+
+/**
+ * What can be refused before an upload is read, with the errors admission would give after it: a caller who can pay
+ * nothing at all (402 `insufficient_balance`, or 429 `quota_exhausted` for a key paused at its cap or a used-up
+ * subscription that allows no overage), and the request-rate windows that do not depend on the model (key, account
+ * tier and plan RPM; 429 with Retry-After). Nothing is held; the request is counted once in those windows here, and
+ * `admit` (once the model is known) reserves the money and checks everything else without counting them again.
+ */
+export async function admitBeforeBody(dependencies: AdmissionDependencies & { catalog: Pick<Catalog, 'models'> }, request: BeforeBodyRequest): Promise<void> {
+  const { key, account, meter } = request;
+  const subscriptions = await dependencies.subscriptions.active(account.id);
+  if (!mayUseFreeModel(dependencies.catalog, key, request.kind)) {
+    await dependencies.ledger.assertCanPay({
+      accountId: account.id,
+      keyId: key.id,
+      keyCapped: key.quotaNano !== null,
+      subscriptions: subscriptions.map(({ subscription }) => subscription.id),
+    });
+  }
+  const rules = modelFreeRequestRules(dependencies, key, account, subscriptions[0] ?? null);
+  if (rules.length === 0) return;
+  const now = dependencies.clock.now();
+  const decision = await dependencies.limiter.consume(rules.map((rule) => ({ rule, cost: 1 })), now);
+  if (!decision.allowed) throw rateLimitRefusal(decision);
+  meter.requestCharge = { rules, states: decision.states, chargedAt: now, admitted: false };
+}

@@ -1,0 +1,110 @@
+/**
+ * The cost in streamed Anthropic and Gemini answers: which event gets it (the one that completes the usage, as the
+ * relay picks it with the codec's observer on the pass-through path, or the finish part's encoding on the translated
+ * path), and that the splice leaves every other byte and the framing as they were.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { spliceUsageCost } from '../../../src/billing/usage-cost-field.js';
+import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
+import type { ClientCodec } from '../../../src/codecs/client-codec.js';
+import { geminiCodec } from '../../../src/codecs/gemini/index.js';
+import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
+import { SseEventSplitter } from '../../../src/codecs/openai-chat/sse-event-splitter.js';
+import type { StreamPart } from '../../../src/ir/stream-part.js';
+import type { Usage } from '../../../src/ir/usage.js';
+
+const fixture = (folder: string, name: string): string => readFileSync(new URL(`../${folder}/__fixtures__/${name}`, import.meta.url), 'utf8');
+const usage: Usage = { input: { total: 120, noCache: 20, cacheRead: 100, cacheWrite: 0 }, output: { total: 15, text: 15, reasoning: 0 } };
+
+/** The raw events of a stream as the pass-through relay sees them, and the index of the one it prices. */
+function pricedEvent(codec: ClientCodec, stream: string): { events: Buffer[]; index: number } {
+  const splitter = new SseEventSplitter();
+  const events = [...splitter.push(Buffer.from(stream, 'utf8'))];
+  const rest = splitter.flush();
+  if (rest !== null) events.push(rest);
+  const observer = codec.createPassThroughObserver({ includeUsage: false });
+  const index = events.findIndex((event) => observer.observe(event) && observer.usageIsFinal());
+  return { events, index };
+}
+
+function dataOf(event: string): Record<string, unknown> {
+  const line = event.split(/\r?\n/).find((candidate) => candidate.startsWith('data:')) ?? '';
+  return JSON.parse(line.slice(5)) as Record<string, unknown>;
+}
+
+describe('where streamed answers carry the cost', () => {
+  it('each family names the key of its final usage; OpenAI only when the caller asked for usage', () => {
+    expect(anthropicMessagesCodec.streamUsageKey({ includeUsage: false })).toBe('usage');
+    expect(geminiCodec.streamUsageKey({ includeUsage: false })).toBe('usageMetadata');
+    expect(openAIChatCodec.streamUsageKey({ includeUsage: false })).toBeNull();
+    expect(openAIChatCodec.streamUsageKey({ includeUsage: true })).toBe('usage');
+  });
+
+  it('Anthropic pass-through: message_delta (final output_tokens) is the priced event, spliced byte for byte', () => {
+    const { events, index } = pricedEvent(anthropicMessagesCodec, fixture('anthropic', 'stream-text.chunks.txt'));
+    const event = events[index]?.toString('utf8') ?? '';
+    expect(event.startsWith('event: message_delta\n')).toBe(true);
+    const spliced = spliceUsageCost(event, '0.000411', 'usage')?.toString('utf8') ?? '';
+    expect(dataOf(spliced)).toEqual({ type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { cost: 0.000411, output_tokens: 15 } });
+    expect(spliced.replace('"cost":0.000411,', '')).toBe(event);
+    // message_start's usage (input only) comes earlier and is never the priced event.
+    expect(events.slice(0, index).some((earlier) => earlier.includes('message_start'))).toBe(true);
+  });
+
+  it('Gemini pass-through: the closing chunk (finishReason and final totals) is the priced event', () => {
+    const { events, index } = pricedEvent(geminiCodec, fixture('gemini', 'stream-text.sse.txt'));
+    expect(index).toBe(events.length - 1);
+    const event = events[index]?.toString('utf8') ?? '';
+    const spliced = spliceUsageCost(event, '0.25', 'usageMetadata')?.toString('utf8') ?? '';
+    const chunk = dataOf(spliced) as { usageMetadata: Record<string, unknown>; candidates: Array<{ finishReason: string }> };
+    expect(chunk.candidates[0]?.finishReason).toBe('STOP');
+    expect(chunk.usageMetadata).toEqual({ ...(dataOf(event).usageMetadata as Record<string, unknown>), cost: 0.25 });
+    expect(spliced.replace('"cost":0.25,', '')).toBe(event);
+  });
+
+  it('Gemini pass-through: totals sent after the finish chunk make that later chunk the priced one', () => {
+    const stream = 'data: {"candidates":[{"content":{"parts":[{"text":"Hi"}],"role":"model"},"finishReason":"STOP","index":0}]}\r\n\r\n'
+      + 'data: {"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4}}\r\n\r\n';
+    const { events, index } = pricedEvent(geminiCodec, stream);
+    expect(index).toBe(1);
+    expect(dataOf(spliceUsageCost(events[index] as Buffer, '1', 'usageMetadata')?.toString('utf8') ?? '')).toEqual({ usageMetadata: { cost: 1, promptTokenCount: 3, candidatesTokenCount: 1, totalTokenCount: 4 } });
+  });
+
+  it('Anthropic translated: the finish encoding gets the cost in message_delta only, and the SDK events stay valid', () => {
+    const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: true });
+    const parts: StreamPart[] = [
+      { type: 'response-start', id: 'msg_1', model: 'up', created: 1 },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Hello' },
+    ];
+    const head = parts.map((part) => encoder.encode(part)).join('');
+    const finish = encoder.encode({ type: 'finish', reason: { unified: 'stop', raw: 'end_turn' }, usage });
+    const spliced = spliceUsageCost(finish, '0.5', 'usage')?.toString('utf8') ?? '';
+    const events = spliced.split('\n\n').filter((block) => block !== '');
+    expect(events.map((block) => block.split('\n')[0])).toEqual(['event: content_block_stop', 'event: message_delta', 'event: message_stop']);
+    expect((dataOf(events[1] ?? '').usage as Record<string, unknown>).cost).toBe(0.5);
+    expect((dataOf(events[1] ?? '').usage as Record<string, unknown>).output_tokens).toBe(15);
+    expect(head.includes('"cost"')).toBe(false);
+  });
+
+  it.each([true, false])('Gemini translated (sse %s): the closing chunk gets the cost, the framing stays whole', (sse) => {
+    const encoder = geminiCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse });
+    const head = [
+      encoder.encode({ type: 'response-start', id: 'r1', model: 'up', created: 1 }),
+      encoder.encode({ type: 'text-start', id: 't' }),
+      encoder.encode({ type: 'text-delta', id: 't', delta: 'Hello' }),
+    ].join('');
+    const finish = encoder.encode({ type: 'finish', reason: { unified: 'stop', raw: 'STOP' }, usage });
+    const spliced = spliceUsageCost(finish, '0.000002', 'usageMetadata')?.toString('utf8') ?? '';
+    const whole = head + spliced + encoder.end();
+    const chunks = sse
+      ? whole.split('\r\n\r\n').filter((block) => block !== '').map((block) => dataOf(block))
+      : (JSON.parse(whole) as Array<Record<string, unknown>>);
+    expect(chunks).toHaveLength(2);
+    const last = chunks[1] as { usageMetadata: Record<string, unknown>; candidates: Array<{ finishReason: string }> };
+    expect(last.candidates[0]?.finishReason).toBe('STOP');
+    expect(last.usageMetadata).toMatchObject({ cost: 0.000002, promptTokenCount: 120, candidatesTokenCount: 15 });
+    expect(JSON.stringify(chunks[0])).not.toContain('cost');
+  });
+});
