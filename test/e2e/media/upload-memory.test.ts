@@ -4,17 +4,17 @@
  * streaming, and earlier from a Content-Length past the limit), and no spooled file outlives its request.
  * Memory is the gateway process's peak resident set (VmHWM in /proc/<pid>/status) before and after the upload.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream, openAsBlob } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wavOfSeconds, writeWavFile } from '../../support/audio-fixtures.js';
-import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
-import { assertBuilt, cleanEnv, freePort, killAll, startCommand, waitForHttp, waitUntil, type RunningCommand } from '../cli/cli-process.js';
+import type { MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { waitUntil, type RunningCommand } from '../cli/cli-process.js';
+import { startUploadGateway, type UploadGateway } from './upload-gateway.js';
 
 const LIMIT = 25 * 1024 * 1024;
 /**
@@ -27,24 +27,13 @@ const SINGLE_UPLOAD_GROWTH_BYTES = 80 * 1024 * 1024;
 /** Six concurrent 25 MB uploads: held in memory they would need 150 MiB on top of everything else. */
 const CONCURRENT_GROWTH_BYTES = 100 * 1024 * 1024;
 
+let gateway: UploadGateway;
 let directory: string;
 let spool: string;
 let api: string;
 let server: RunningCommand;
 let upstream: MockOpenAIUpstream;
 let client: OpenAI;
-let adminToken: string;
-
-async function admin(method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(api + route, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const parsed = (await response.json()) as Record<string, unknown>;
-  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
 
 async function peakRss(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -54,19 +43,9 @@ async function peakRss(pid: number): Promise<number> {
 }
 
 beforeAll(async () => {
-  assertBuilt();
-  directory = await mkdtemp(path.join(tmpdir(), 'unigate-upload-memory-'));
-  spool = path.join(directory, 'spool');
-  await mkdir(spool);
-  upstream = await startMockOpenAIUpstream({ recordRequests: true });
-  const port = await freePort();
-  let consolePort = await freePort();
-  while (consolePort === port) consolePort = await freePort();
-  api = `http://127.0.0.1:${port}`;
-  adminToken = `adm_${randomBytes(16).toString('hex')}`;
-  // TMPDIR: the gateway spools uploads into a directory of this test's own, so leftovers can be counted.
-  server = startCommand(['serve'], directory, cleanEnv({ PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, TMPDIR: spool, LOG_LEVEL: process.env.UPLOAD_TEST_LOG_LEVEL ?? 'warn' }));
-  await waitForHttp(`${api}/api/status`, server, 15_000);
+  gateway = await startUploadGateway('upload-memory', process.env.UPLOAD_TEST_LOG_LEVEL ?? 'warn');
+  ({ directory, spool, api, server, upstream } = gateway);
+  const { admin } = gateway;
   await admin('POST', '/admin/models', { id: 'whisper', kind: 'audio', pricing: { per_audio_minute: 0.006 } });
   await admin('POST', '/admin/channels', { name: 'openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { whisper: 'whisper-1' } });
   const account = await admin('POST', '/admin/accounts', { email: 'upload@example.com' });
@@ -78,9 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  killAll();
-  await upstream?.close();
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  await gateway?.close();
 });
 
 async function sha256Of(file: string): Promise<string> {

@@ -7,37 +7,24 @@
  */
 import { randomBytes } from 'node:crypto';
 import { openAsBlob, watch, type FSWatcher } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wavOfSeconds, writeWavFile } from '../../support/audio-fixtures.js';
-import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
-import { assertBuilt, cleanEnv, freePort, killAll, startCommand, waitForHttp, type RunningCommand } from '../cli/cli-process.js';
+import type { MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { startUploadGateway, type UploadGateway } from './upload-gateway.js';
 
 const LIMIT = 25 * 1024 * 1024;
 const MINUTE = 60_000;
 
-let directory: string;
+let gateway: UploadGateway;
 let spool: string;
 let api: string;
-let server: RunningCommand;
 let upstream: MockOpenAIUpstream;
-let adminToken: string;
 let bigFile: string;
-
-async function admin(method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(api + route, {
-    method,
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const parsed = (await response.json()) as Record<string, unknown>;
-  if (response.status >= 300) throw new Error(`${method} ${route}: ${response.status} ${JSON.stringify(parsed)}`);
-  return parsed;
-}
+const admin = (method: string, route: string, body?: unknown): Promise<Record<string, unknown>> => gateway.admin(method, route, body);
 
 /** An account with `balanceUsd` and one key with the given attributes; the OpenAI SDK client of that key. */
 async function caller(balanceUsd: number, key: Record<string, unknown> = {}): Promise<OpenAI> {
@@ -81,29 +68,17 @@ async function roomInWindow(neededMs: number): Promise<void> {
 }
 
 beforeAll(async () => {
-  assertBuilt();
-  directory = await mkdtemp(path.join(tmpdir(), 'unigate-upload-refusal-'));
-  spool = path.join(directory, 'spool');
-  await mkdir(spool);
-  upstream = await startMockOpenAIUpstream({ recordRequests: true });
-  const port = await freePort();
-  let consolePort = await freePort();
-  while (consolePort === port) consolePort = await freePort();
-  api = `http://127.0.0.1:${port}`;
-  adminToken = `adm_${randomBytes(16).toString('hex')}`;
-  server = startCommand(['serve'], directory, cleanEnv({ PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, TMPDIR: spool, LOG_LEVEL: 'warn' }));
-  await waitForHttp(`${api}/api/status`, server, 15_000);
+  gateway = await startUploadGateway('upload-refusal');
+  ({ spool, api, upstream } = gateway);
   await admin('POST', '/admin/models', { id: 'whisper', kind: 'audio', pricing: { per_audio_minute: 0.006 } });
   await admin('POST', '/admin/models', { id: 'image-editor', kind: 'image', pricing: { per_image: 0.04 } });
   await admin('POST', '/admin/channels', { name: 'openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { whisper: 'whisper-1', 'whisper-free': 'whisper-1', 'image-editor': 'gpt-image-1' } });
-  bigFile = path.join(directory, 'big.wav');
+  bigFile = path.join(gateway.directory, 'big.wav');
   await writeWavFile(bigFile, LIMIT);
 }, 60_000);
 
 afterAll(async () => {
-  killAll();
-  await upstream?.close();
-  if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  await gateway?.close();
 });
 
 describe('uploads refused before they are read', () => {
