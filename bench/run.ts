@@ -33,6 +33,7 @@ import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild
 import { configureGateway, configureTranslation } from './configure-gateway.js';
 import { checkSide, measure, preflight, preflightRetrying } from './measure.js';
 import { formatTable } from './report.js';
+import { groupCpuMs } from './process-cpu.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
   ANTHROPIC_UPSTREAM_MODEL,
@@ -144,6 +145,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
     let gatewayUrl: string | undefined;
     let gatewayKey = '';
+    let gatewayCpuMs: (() => number | undefined) | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
     if (!directOnly) {
@@ -184,6 +186,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
         gatewayUrl = url;
         gatewayKey = key;
+        const gatewayGroup = gateway.proc.pid;
+        if (gatewayGroup !== undefined) gatewayCpuMs = () => groupCpuMs(gatewayGroup);
 
         if (anthropicUrl !== undefined) {
           try {
@@ -230,7 +234,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const r = await measure(spec, sc.connections, seconds, warmupSeconds);
+          const r = await measure(spec, sc.connections, seconds, warmupSeconds, side === 'gateway' ? gatewayCpuMs : undefined);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
