@@ -7,7 +7,8 @@
  *
  * Environment: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS (default 32),
  * BENCH_CHUNK_DELAY_MS (mock pacing of streamed chunks, default 0), BENCH_WORKERS (passed to the
- * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock).
+ * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
+ * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
  *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
@@ -224,7 +225,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_CLAUDE_MODEL, sc.stream);
     };
 
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
+      if (only !== null && !only.test(sc.name)) continue;
       for (const side of ['direct', 'gateway'] as const) {
         const spec = specFor(sc, side);
         if (spec === undefined) continue;

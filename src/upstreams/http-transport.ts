@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Agent, errors, request, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 
@@ -30,19 +31,24 @@ function classify(error: unknown, signal: AbortSignal): UpstreamFailureKind {
  * The first-byte and idle timers of one upstream exchange, on native timers: undici's own run on a coarse clock
  * (about a second of slack), too loose for sub-second settings and for telling the two apart. The idle timer runs
  * only while the relay waits for the upstream, so a slow caller (backpressure) never looks like a silent upstream.
+ *
+ * It is also the exchange's abort signal for undici, which takes an EventEmitter with `aborted`, `reason` and an
+ * `abort` event as well as an AbortSignal: an AbortController costs a few microseconds to create, this next to nothing.
  */
-class ExchangeTimers {
-  readonly controller = new AbortController();
+class ExchangeTimers extends EventEmitter {
+  aborted = false;
+  reason: unknown = undefined;
   expired: 'first-byte-timeout' | 'idle-timeout' | null = null;
   #waiting = false;
   #head: NodeJS.Timeout | null;
   #idle: NodeJS.Timeout | null = null;
-  readonly #onCallerAbort = (): void => this.controller.abort(this.caller.reason);
+  readonly #onCallerAbort = (): void => this.#abort(this.caller.reason);
 
   constructor(
     private readonly caller: AbortSignal,
     private readonly timeouts: UpstreamTimeouts,
   ) {
+    super();
     caller.addEventListener('abort', this.#onCallerAbort, { once: true });
     this.#head = setTimeout(() => this.#expire('first-byte-timeout'), timeouts.firstByteMs);
     this.#head.unref();
@@ -87,7 +93,14 @@ class ExchangeTimers {
 
   #expire(kind: 'first-byte-timeout' | 'idle-timeout'): void {
     this.expired = kind;
-    this.controller.abort();
+    this.#abort(new UpstreamConnectionError(kind));
+  }
+
+  #abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.emit('abort');
   }
 }
 
@@ -118,7 +131,7 @@ export class HttpTransport implements UpstreamTransport {
         // accepts async iterables at run time ("a Readable stream, an iterable, or an async iterable"); its request
         // typings leave them out, hence the cast.
         body: upstream.streamedBody === undefined ? upstream.body : (upstream.streamedBody.open() as unknown as Dispatcher.RequestOptions['body']),
-        signal: timers.controller.signal,
+        signal: timers,
         dispatcher: this.#agent,
         // Ours (ExchangeTimers) are exact; undici's are off.
         headersTimeout: 0,
@@ -150,7 +163,7 @@ export class HttpTransport implements UpstreamTransport {
 const DRAIN_LIMIT_BYTES = 256 * 1024;
 
 /** Reads a body to its end; false when it failed, was aborted or held more than the limit. */
-async function drain(source: AsyncIterator<Buffer>, signal: AbortSignal): Promise<boolean> {
+async function drain(source: AsyncIterator<Buffer>, signal: { readonly aborted: boolean }): Promise<boolean> {
   let drained = 0;
   try {
     while (!signal.aborted && drained <= DRAIN_LIMIT_BYTES) {
@@ -192,7 +205,7 @@ function wrapBody(body: AsyncIterable<Buffer> & { destroy(): void }, timers: Exc
         next: () => timed.next(),
         async return(): Promise<IteratorResult<Buffer>> {
           // In the background: the caller's stream must not wait for the upstream's last bytes.
-          void drain(timed, timers.controller.signal).then((complete) => {
+          void drain(timed, timers).then((complete) => {
             timers.done();
             if (!complete) body.destroy();
           });
