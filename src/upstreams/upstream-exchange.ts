@@ -68,7 +68,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   #reader: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | null = null;
   #draining = 0;
   #discarding = false;
-  #head: NodeJS.Timeout | null;
+  #headTimer: NodeJS.Timeout | null;
   #idle: NodeJS.Timeout | null = null;
   /** The relay waits for body bytes (or the rest is being read out): the idle clock runs. */
   #waiting = false;
@@ -84,8 +84,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
       this.#rejectHead = reject;
     });
     caller.addEventListener('abort', this.#onCallerAbort, { once: true });
-    this.#head = setTimeout(() => this.#expire('first-byte-timeout'), timeouts.firstByteMs);
-    this.#head.unref();
+    this.#headTimer = setTimeout(() => this.#expire('first-byte-timeout'), timeouts.firstByteMs);
+    this.#headTimer.unref();
   }
 
   // ------------------------------------------------------------------ undici's side
@@ -98,8 +98,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
     if (statusCode < 200 || this.#headSettled) return;
     this.#headSettled = true;
-    if (this.#head !== null) clearTimeout(this.#head);
-    this.#head = null;
+    if (this.#headTimer !== null) clearTimeout(this.#headTimer);
+    this.#headTimer = null;
     this.#resolveHead({ status: statusCode, headers });
   }
 
@@ -156,9 +156,9 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     if (this.#timersDone) return;
     this.#timersDone = true;
     this.#waiting = false;
-    if (this.#head !== null) clearTimeout(this.#head);
+    if (this.#headTimer !== null) clearTimeout(this.#headTimer);
     if (this.#idle !== null) clearTimeout(this.#idle);
-    this.#head = null;
+    this.#headTimer = null;
     this.#idle = null;
     this.caller.removeEventListener('abort', this.#onCallerAbort);
   }
