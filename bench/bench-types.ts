@@ -37,6 +37,8 @@ export interface SideResult {
   mismatches: number;
   statusCodes: Record<string, number>;
   errorRate: number;
+  /** CPU time (user + system) the measured process used per response, where the bench could read it (Linux /proc) */
+  cpuMicrosPerRequest?: number;
 }
 
 export interface ScenarioReport {

@@ -85,7 +85,11 @@ export function percentile(sorted: number[], q: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-export async function measure(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number): Promise<SideResult> {
+/**
+ * One measured run after a warm-up. `cpuMs`, when given, reads the CPU time of the process under test; the
+ * result then carries its CPU time per response of the measured run.
+ */
+export async function measure(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined): Promise<SideResult> {
   const opts: AutocannonOptions = {
     url: spec.url,
     method: 'POST',
@@ -99,11 +103,13 @@ export async function measure(spec: RequestSpec, connections: number, seconds: n
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
   // autocannon's histogram keeps whole milliseconds; keep the exact 2xx latencies for percentiles.
   const latencies: number[] = [];
+  const cpuBefore = cpuMs?.();
   const instance = autocannon(opts);
   instance.on('response', (_client, statusCode, _bytes, ms) => {
     if (statusCode >= 200 && statusCode < 300 && latencies.length < MAX_LATENCY_SAMPLES) latencies.push(ms);
   });
   const r = await instance;
+  const cpuAfter = cpuMs?.();
   latencies.sort((a, b) => a - b);
   const statusCodes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = v.count;
@@ -125,6 +131,7 @@ export async function measure(spec: RequestSpec, connections: number, seconds: n
     mismatches: r.mismatches,
     statusCodes,
     errorRate: attempts > 0 ? Math.min(1, bad / attempts) : 1,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? { cpuMicrosPerRequest: ((cpuAfter - cpuBefore) * 1000) / responses } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ export function fmt(n: number | undefined, digits = 1): string {
 }
 
 export function formatTable(scenarios: ScenarioReport[]): string {
-  const header = ['scenario', 'direct req/s', 'gateway req/s', 'ratio', 'direct p50/p99 ms', 'gateway p50/p99 ms', 'added p50 ms', 'errors d/g'];
+  const header = ['scenario', 'direct req/s', 'gateway req/s', 'ratio', 'direct p50/p99 ms', 'gateway p50/p99 ms', 'added p50 ms', 'gw CPU µs/req', 'errors d/g'];
   const rows = scenarios.map((s) => [
     s.name,
     fmt(s.direct?.requestsPerSec, 0),
@@ -15,6 +15,7 @@ export function formatTable(scenarios: ScenarioReport[]): string {
     s.direct ? `${fmt(s.direct.latencyP50Ms, 3)} / ${fmt(s.direct.latencyP99Ms, 3)}` : '-',
     s.gateway ? `${fmt(s.gateway.latencyP50Ms, 3)} / ${fmt(s.gateway.latencyP99Ms, 3)}` : '-',
     fmt(s.addedP50Ms, 3),
+    fmt(s.gateway?.cpuMicrosPerRequest, 0),
     `${s.direct ? s.direct.non2xx + s.direct.errors + s.direct.mismatches : '-'} / ${s.gateway ? s.gateway.non2xx + s.gateway.errors + s.gateway.mismatches : '-'}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -7,7 +7,8 @@
  *
  * Environment: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS (default 32),
  * BENCH_CHUNK_DELAY_MS (mock pacing of streamed chunks, default 0), BENCH_WORKERS (passed to the
- * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock).
+ * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
+ * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
  *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
@@ -33,6 +34,7 @@ import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild
 import { configureGateway, configureTranslation } from './configure-gateway.js';
 import { checkSide, measure, preflight, preflightRetrying } from './measure.js';
 import { formatTable } from './report.js';
+import { groupCpuMs } from './process-cpu.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
   ANTHROPIC_UPSTREAM_MODEL,
@@ -144,6 +146,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
     let gatewayUrl: string | undefined;
     let gatewayKey = '';
+    let gatewayCpuMs: (() => number | undefined) | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
     if (!directOnly) {
@@ -184,6 +187,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
         gatewayUrl = url;
         gatewayKey = key;
+        const gatewayGroup = gateway.proc.pid;
+        if (gatewayGroup !== undefined) gatewayCpuMs = () => groupCpuMs(gatewayGroup);
 
         if (anthropicUrl !== undefined) {
           try {
@@ -220,7 +225,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_CLAUDE_MODEL, sc.stream);
     };
 
+    const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
+      if (only !== null && !only.test(sc.name)) continue;
       for (const side of ['direct', 'gateway'] as const) {
         const spec = specFor(sc, side);
         if (spec === undefined) continue;
@@ -230,7 +237,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const r = await measure(spec, sc.connections, seconds, warmupSeconds);
+          const r = await measure(spec, sc.connections, seconds, warmupSeconds, side === 'gateway' ? gatewayCpuMs : undefined);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {

@@ -6,6 +6,12 @@ import type { ServerResponse } from 'node:http';
  */
 export class ClientStream {
   #started = false;
+  #corked = false;
+  readonly #uncork = (): void => {
+    if (!this.#corked) return;
+    this.#corked = false;
+    this.out.uncork();
+  };
 
   constructor(
     private readonly out: ServerResponse,
@@ -18,14 +24,28 @@ export class ClientStream {
     return this.#started;
   }
 
+  /**
+   * Writes of one turn of the event loop leave together, in one system call, with the stream's end when it comes in
+   * that turn too (node:http alone flushes after each callback, and its end is a write of its own).
+   */
   async write(chunk: string | Buffer): Promise<void> {
     if (chunk.length === 0) return;
     this.#start();
-    if (!this.out.write(chunk)) await this.#drained();
+    if (!this.#corked) {
+      this.#corked = true;
+      this.out.cork();
+      setImmediate(this.#uncork);
+    }
+    if (!this.out.write(chunk)) {
+      this.#uncork();
+      await this.#drained();
+    }
   }
 
   end(chunk?: string | Buffer): void {
     this.#start();
+    // end() sends whatever is corked.
+    this.#corked = false;
     if (chunk !== undefined && chunk.length > 0) this.out.end(chunk);
     else this.out.end();
   }

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { RoutePlan } from '../routing/route-plan.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
-import { UpstreamConnectionError } from '../upstreams/http-transport.js';
+import { UpstreamConnectionError } from '../upstreams/upstream-exchange.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamResponse, UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
 import { isRetryableUpstreamStatus, isUpstreamCredentialFailure } from './upstream-error.js';
 

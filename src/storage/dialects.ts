@@ -55,8 +55,20 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
+/** A SQLite database: the Kysely dialect over it, and the connection itself for synchronous batch writes. */
+export interface SqliteHandle {
+  dialect: Dialect;
+  database: BetterSqlite3.Database;
+}
+
+/** Synchronous work on the SQLite connection, in one immediate transaction of its own. */
+export interface SqliteBatches {
+  database: BetterSqlite3.Database;
+  run<T>(work: () => T): Promise<T>;
+}
+
 /** Opens (creating parent directories) a SQLite file with safe 64-bit integers, WAL and foreign keys. */
-export function createSqliteDialect(path: string): Dialect {
+export function openSqlite(path: string): SqliteHandle {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = new BetterSqlite3(path);
   try {
@@ -69,7 +81,7 @@ export function createSqliteDialect(path: string): Dialect {
     database.close();
     throw error;
   }
-  return new ImmediateSqliteDialect({ database: withStatementCache(database) });
+  return { dialect: new ImmediateSqliteDialect({ database: withStatementCache(database) }), database };
 }
 
 /** INT8 (bigint, count(*)) becomes a JS bigint; every other type keeps pg's default parser. */

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
-import { createPostgresDialect, createSqliteDialect } from './dialects.js';
+import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandle } from './dialects.js';
 import { migrateToLatest } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
@@ -20,7 +20,19 @@ import { createSubscriptionRepository } from './repositories/subscription-reposi
 import { createTierRepository } from './repositories/tier-repository.js';
 import { createUsageLogRepository } from './repositories/usage-log-repository.js';
 import type { Storage } from './storage.js';
-import { parseStorageUrl } from './storage-url.js';
+import { parseStorageUrl, type StorageLocation } from './storage-url.js';
+
+/**
+ * Synchronous better-sqlite3 work in one `begin immediate` transaction, run while Kysely's only connection is held,
+ * so no Kysely transaction is open around it. For batch writes whose per-statement promises would cost more than the
+ * statements themselves.
+ */
+function sqliteBatches(db: Kysely<Database>, database: SqliteHandle['database']): SqliteBatches {
+  return {
+    database,
+    run: (work) => db.connection().execute(async () => database.transaction(work).immediate()),
+  };
+}
 
 export interface OpenStorageOptions {
   /** `sqlite:<path>` (`sqlite::memory:` too) or `postgres://…` / `postgresql://…`. */
@@ -29,13 +41,16 @@ export interface OpenStorageOptions {
   secretBox: SecretBox;
 }
 
+function postgresUrl(location: StorageLocation): string {
+  if (location.dialect !== 'postgres') throw new Error('not a PostgreSQL storage URL');
+  return location.connectionString;
+}
+
 /** Connects, migrates the schema to the latest version and returns the repositories. */
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   const location = parseStorageUrl(options.url);
-  const dialect = location.dialect === 'sqlite'
-    ? createSqliteDialect(location.path)
-    : createPostgresDialect(location.connectionString);
-  const db = new Kysely<Database>({ dialect });
+  const sqlite: SqliteHandle | null = location.dialect === 'sqlite' ? openSqlite(location.path) : null;
+  const db = new Kysely<Database>({ dialect: sqlite?.dialect ?? createPostgresDialect(postgresUrl(location)) });
   try {
     await migrateToLatest(db);
   } catch (error) {
@@ -52,7 +67,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     plans: createPlanRepository(db),
     subscriptions: createSubscriptionRepository(db),
     ledger: createLedgerRepository(db, location.dialect),
-    usage: createUsageLogRepository(db, location.dialect),
+    usage: createUsageLogRepository(db, sqlite === null ? null : sqliteBatches(db, sqlite.database)),
     announcements: createAnnouncementRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),

@@ -1,94 +1,20 @@
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
+import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
 
-/**
- * connect: refused, unresolvable or not connected in time; first-byte-timeout: no response head within the
- * first-byte timeout; idle-timeout: the body went silent longer than the idle timeout; reset: the connection
- * broke; aborted: the caller left.
- */
-export type UpstreamFailureKind = 'connect' | 'first-byte-timeout' | 'idle-timeout' | 'reset' | 'aborted';
+/** Origin and path of each upstream URL, parsed once (a channel has a handful). */
+const targets = new Map<string, { origin: string; path: string }>();
+const MAX_TARGETS = 1024;
 
-/** A transport-level failure; its message is generic because the underlying one may contain the upstream URL. */
-export class UpstreamConnectionError extends Error {
-  override name = 'UpstreamConnectionError';
-  constructor(readonly kind: UpstreamFailureKind, options?: { cause?: unknown }) {
-    super(`upstream ${kind} failure`, options);
+function targetOf(url: string): { origin: string; path: string } {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    if (targets.size >= MAX_TARGETS) targets.clear();
+    targets.set(url, target);
   }
-}
-
-function classify(error: unknown, signal: AbortSignal): UpstreamFailureKind {
-  if (signal.aborted) return 'aborted';
-  if (error instanceof errors.HeadersTimeoutError) return 'first-byte-timeout';
-  if (error instanceof errors.BodyTimeoutError) return 'idle-timeout';
-  if (error instanceof errors.ConnectTimeoutError) return 'connect';
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'connect';
-  return 'reset';
-}
-
-/**
- * The first-byte and idle timers of one upstream exchange, on native timers: undici's own run on a coarse clock
- * (about a second of slack), too loose for sub-second settings and for telling the two apart. The idle timer runs
- * only while the relay waits for the upstream, so a slow caller (backpressure) never looks like a silent upstream.
- */
-class ExchangeTimers {
-  readonly controller = new AbortController();
-  expired: 'first-byte-timeout' | 'idle-timeout' | null = null;
-  #waiting = false;
-  #head: NodeJS.Timeout | null;
-  #idle: NodeJS.Timeout | null = null;
-  readonly #onCallerAbort = (): void => this.controller.abort(this.caller.reason);
-
-  constructor(
-    private readonly caller: AbortSignal,
-    private readonly timeouts: UpstreamTimeouts,
-  ) {
-    caller.addEventListener('abort', this.#onCallerAbort, { once: true });
-    this.#head = setTimeout(() => this.#expire('first-byte-timeout'), timeouts.firstByteMs);
-    this.#head.unref();
-  }
-
-  headersArrived(): void {
-    if (this.#head !== null) clearTimeout(this.#head);
-    this.#head = null;
-  }
-
-  /** The relay asks for the next body chunk: the idle clock starts. */
-  waiting(): void {
-    this.#waiting = true;
-    if (this.#idle === null) {
-      this.#idle = setTimeout(() => {
-        if (this.#waiting) this.#expire('idle-timeout');
-      }, this.timeouts.idleMs);
-      this.#idle.unref();
-    } else {
-      this.#idle.refresh();
-    }
-  }
-
-  /** A chunk (or the end) arrived: the idle clock stops. */
-  arrived(): void {
-    this.#waiting = false;
-  }
-
-  done(): void {
-    this.#waiting = false;
-    if (this.#head !== null) clearTimeout(this.#head);
-    if (this.#idle !== null) clearTimeout(this.#idle);
-    this.#head = null;
-    this.#idle = null;
-    this.caller.removeEventListener('abort', this.#onCallerAbort);
-  }
-
-  /** Why the exchange failed: a timer of ours, the caller leaving, or what the connection said. */
-  failure(error: unknown): UpstreamConnectionError {
-    return new UpstreamConnectionError(this.expired ?? classify(error, this.caller), { cause: error });
-  }
-
-  #expire(kind: 'first-byte-timeout' | 'idle-timeout'): void {
-    this.expired = kind;
-    this.controller.abort();
-  }
+  return target;
 }
 
 /** Upstream HTTP through one undici Agent: keep-alive pools per origin, no new connection per request. */
@@ -107,98 +33,38 @@ export class HttpTransport implements UpstreamTransport {
 
   async send(upstream: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
     if (options.signal.aborted) throw new UpstreamConnectionError('aborted');
-    const timers = new ExchangeTimers(options.signal, options.timeouts);
-    let response: Dispatcher.ResponseData;
+    const exchange = new UpstreamExchange(options.signal, options.timeouts);
+    let head: ResponseHead;
     try {
-      response = await request(upstream.url, {
+      const { origin, path } = targetOf(upstream.url);
+      this.#agent.dispatch({
+        origin,
+        path,
         method: upstream.method,
         headers: upstream.headers,
         // A streamed body (an upload spooled to disk) is opened afresh for every attempt; undici writes an async
         // iterable chunk by chunk, waiting for the socket to drain (no Readable in between, nothing buffered). undici
-        // accepts async iterables at run time ("a Readable stream, an iterable, or an async iterable"); its request
+        // accepts async iterables at run time ("a Readable stream, an iterable, or an async iterable"); its
         // typings leave them out, hence the cast.
-        body: upstream.streamedBody === undefined ? upstream.body : (upstream.streamedBody.open() as unknown as Dispatcher.RequestOptions['body']),
-        signal: timers.controller.signal,
-        dispatcher: this.#agent,
-        // Ours (ExchangeTimers) are exact; undici's are off.
+        body: upstream.streamedBody === undefined ? upstream.body : (upstream.streamedBody.open() as unknown as Dispatcher.DispatchOptions['body']),
+        // Ours (UpstreamExchange) are exact; undici's are off.
         headersTimeout: 0,
         bodyTimeout: 0,
-      });
+      }, exchange);
+      head = await exchange.head;
     } catch (error) {
-      timers.done();
-      throw timers.failure(error);
+      exchange.done();
+      throw exchange.failure(error);
     }
-    timers.headersArrived();
-    const body = response.body;
     return {
-      status: response.statusCode,
-      headers: response.headers,
-      body: wrapBody(body, timers),
-      discard: () => {
-        timers.done();
-        body.destroy();
-      },
+      status: head.status,
+      headers: head.headers,
+      body: exchange.body(),
+      discard: () => exchange.destroy(),
     };
   }
 
   close(): Promise<void> {
     return this.#agent.close();
   }
-}
-
-/** How much of an unread response body is worth reading out to keep its connection in the pool. */
-const DRAIN_LIMIT_BYTES = 256 * 1024;
-
-/** Reads a body to its end; false when it failed, was aborted or held more than the limit. */
-async function drain(source: AsyncIterator<Buffer>, signal: AbortSignal): Promise<boolean> {
-  let drained = 0;
-  try {
-    while (!signal.aborted && drained <= DRAIN_LIMIT_BYTES) {
-      const result = await source.next();
-      if (result.done === true) return true;
-      drained += result.value.length;
-    }
-  } catch {
-    // the connection failed while draining: nothing left to save
-  }
-  return false;
-}
-
-/**
- * The upstream body as the relay reads it: transport errors become UpstreamConnectionError (timeouts named by
- * ExchangeTimers), and a reader that stops early (a parser done at `message_stop`) does not destroy the
- * connection: the rest of the body, usually a few bytes, is read out so the keep-alive connection returns to the
- * pool. A caller abort, a timeout, or a large remainder still destroys it.
- */
-function wrapBody(body: AsyncIterable<Buffer> & { destroy(): void }, timers: ExchangeTimers): AsyncIterable<Buffer> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<Buffer> {
-      const source = body[Symbol.asyncIterator]();
-      const timed: AsyncIterator<Buffer> = {
-        async next(): Promise<IteratorResult<Buffer>> {
-          timers.waiting();
-          try {
-            const result = await source.next();
-            timers.arrived();
-            if (result.done === true) timers.done();
-            return result;
-          } catch (error) {
-            timers.done();
-            throw timers.failure(error);
-          }
-        },
-      };
-      return {
-        next: () => timed.next(),
-        async return(): Promise<IteratorResult<Buffer>> {
-          // In the background: the caller's stream must not wait for the upstream's last bytes.
-          void drain(timed, timers.controller.signal).then((complete) => {
-            timers.done();
-            if (!complete) body.destroy();
-          });
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
 }

@@ -583,6 +583,20 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       rows.push(extra);
     });
 
+    it('keeps a batch written while a money transaction is open, though that transaction rolls back', async () => {
+      const row = makeUsageLog({ accountId, createdAt: base - 2_000 });
+      let written: Promise<void> | undefined;
+      await expect(storage.money.transact([], async (transaction) => {
+        await transaction.read({ accountIds: [], keyIds: [], subscriptionIds: [], pools: [] });
+        written = storage.usage.insertBatch([row]);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('rolled back');
+      })).rejects.toThrow('rolled back');
+      await written;
+      expect((await queryAll({ accountId }, 500)).at(-1)).toEqual(row);
+      rows.push(row);
+    });
+
     it('pages newest first with an opaque cursor, without gaps or repeats', async () => {
       const expected = newestFirst(rows.filter((row) => row.accountId === accountId));
       const walked = await queryAll({ accountId }, 37);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { usageFromOpenAI } from '../../src/codecs/openai-chat/read-usage.js';
-import { OpenAIStreamUsageObserver } from '../../src/codecs/openai-chat/stream-usage-observer.js';
+import fc from 'fast-check';
+import { DELTA, FINISH, markersOf, OpenAIStreamUsageObserver, USAGE_OBJECT } from '../../src/codecs/openai-chat/stream-usage-observer.js';
 
 const sse = (chunk: unknown, eol = '\n'): Buffer => Buffer.from(`data: ${JSON.stringify(chunk)}${eol}${eol}`, 'utf8');
 const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini' };
@@ -124,5 +125,23 @@ describe('the opening of a pass-through stream', () => {
     expect(observer.opening(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"the error was"}]}}]}\r\n\r\n'))).toEqual({ kind: 'content' });
     observer.observe(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a "},{"functionCall":{"name":"f","args":{"x":1}}}]}}]}\r\n\r\n'));
     expect(observer.deliveredText()).toBe('a f{"x":1}');
+  });
+});
+
+describe('markersOf', () => {
+  /** The markers as separate searches, one per needle: what the one-pass scan must agree with. */
+  const bySearch = (event: Buffer): number =>
+    (['"usage":{', '"usage": {'].some((needle) => event.includes(needle)) ? USAGE_OBJECT : 0)
+    | (event.includes('"delta"') ? DELTA : 0)
+    | (['"finish_reason":"', '"finish_reason": "', 'data: [DONE]'].some((needle) => event.includes(needle)) ? FINISH : 0);
+
+  it('finds exactly what a search per marker finds, also where markers touch or overlap', () => {
+    const pieces = ['"usage":{', '"usage": {', '"usage":null', '"delta"', '"delta', 'delta"', '"finish_reason":"', '"finish_reason": "', '"finish_reason":null',
+      'data: [DONE]', 'data: [DONE', '"', ':', ' ', '{', '}', 'stop"', 'é', 'x'];
+    fc.assert(fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 12 }), (parts) => {
+      const event = Buffer.from(parts.join(''), 'utf8');
+      expect(markersOf(event)).toBe(bySearch(event));
+    }), { numRuns: 2000 });
+    expect(markersOf(Buffer.from('data: {"finish_reason":"delta"}'))).toBe(DELTA | FINISH);
   });
 });

@@ -3,8 +3,28 @@ import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js
 import { usageFromOpenAI } from './read-usage.js';
 import { eventData } from './sse-event-splitter.js';
 
-const USAGE_OBJECT = [Buffer.from('"usage":{'), Buffer.from('"usage": {')];
-const DELTA = Buffer.from('"delta"');
+export const USAGE_OBJECT = 1;
+export const DELTA = 2;
+/** A non-null finish reason or the end marker: the answer is complete. */
+export const FINISH = 4;
+/**
+ * `"usage":{` or `"usage": {`, `"delta"`, `"finish_reason":"` or `"finish_reason": "`, and `data: [DONE]`, all found in
+ * one pass over the event (a Buffer.includes per marker costs a native call and a scan each). The lookaheads leave
+ * a closing quote unconsumed, so each marker is found wherever a search for it alone would find it.
+ */
+const MARKERS = /"usage": ?\{|"delta(?=")|"finish_reason": ?(?=")|data: \[DONE\]/g;
+
+/** Which markers an event holds (bit set of USAGE_OBJECT, DELTA, FINISH). */
+export function markersOf(event: Buffer): number {
+  const text = event.toString('latin1');
+  let found = 0;
+  MARKERS.lastIndex = 0;
+  for (let match = MARKERS.exec(text); match !== null; match = MARKERS.exec(text)) {
+    const second = match[0].charCodeAt(1);
+    found |= second === 0x75 ? USAGE_OBJECT : second === 0x64 ? DELTA : FINISH;
+  }
+  return found;
+}
 
 /**
  * Watches an OpenAI chat-completions SSE stream on the side of the pass-through path: picks up the usage
@@ -23,8 +43,8 @@ export class OpenAIStreamUsageObserver {
   }
 
   /** Returns true when the event must be forwarded to the client. */
-  observe(event: Buffer): boolean {
-    if (USAGE_OBJECT.some((needle) => event.includes(needle))) {
+  observe(event: Buffer, markers: number = markersOf(event)): boolean {
+    if ((markers & USAGE_OBJECT) !== 0) {
       const chunk = parseChunk(event);
       if (chunk !== null) {
         this.usage = usageFromOpenAI(chunk.usage) ?? this.usage;
@@ -33,7 +53,7 @@ export class OpenAIStreamUsageObserver {
       }
       return true;
     }
-    if (event.includes(DELTA)) this.deltas.push(event);
+    if ((markers & DELTA) !== 0) this.deltas.push(event);
     return true;
   }
 }
@@ -86,9 +106,6 @@ function errorStatus(error: Record<string, unknown>): number {
   return 502;
 }
 
-/** A non-null finish reason or the end marker: the answer is complete. */
-const FINISH_MARKERS = [Buffer.from('"finish_reason":"'), Buffer.from('"finish_reason": "'), Buffer.from('data: [DONE]')];
-
 /** The codec-facing form of the observer (`PassThroughStreamObserver`). */
 export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   readonly #observer: OpenAIStreamUsageObserver;
@@ -99,8 +116,9 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   }
 
   observe(event: Buffer): boolean {
-    const forward = this.#observer.observe(event);
-    if (forward && !this.#completed && FINISH_MARKERS.some((marker) => event.includes(marker))) this.#completed = true;
+    const markers = markersOf(event);
+    const forward = this.#observer.observe(event, markers);
+    if (forward && !this.#completed && (markers & FINISH) !== 0) this.#completed = true;
     return forward;
   }
 

@@ -1,6 +1,8 @@
-import { CompiledQuery, type Insertable, type Kysely, type Selectable } from 'kysely';
+import type { Statement } from 'better-sqlite3';
+import { type Insertable, type Kysely, type Selectable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, UsageLogsTable } from '../database-schema.js';
+import type { SqliteBatches } from '../dialects.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { UsageLogRow } from '../records.js';
 import type { UsageLogRepository } from '../storage.js';
@@ -68,20 +70,24 @@ const USAGE_COLUMN_NAMES = Object.keys(toRow({
 /** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
 const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
 
-export function createUsageLogRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): UsageLogRepository {
+/** `sqlite`: the SQLite connection (PostgreSQL: null). */
+export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBatches | null): UsageLogRepository {
+  let sqliteInsert: Statement | null = null;
   return {
     /**
      * One transaction; a request id already logged is skipped, so a retried batch is harmless. SQLite runs one
-     * prepared single-row insert per row (about twice as fast per row as a multi-row insert, whose text changes with
-     * the batch size and is prepared anew each time); PostgreSQL takes multi-row inserts (one round trip each).
+     * prepared single-row insert per row, synchronously in one transaction (about twice as fast per row as a multi-row
+     * insert, and half the CPU of the same inserts as one awaited Kysely query each); PostgreSQL takes multi-row
+     * inserts (one round trip each).
      */
     async insertBatch(rows) {
       if (rows.length === 0) return;
-      if (dialect === 'sqlite') {
-        await db.transaction().execute(async (trx) => {
+      if (sqlite !== null) {
+        const insert = (sqliteInsert ??= sqlite.database.prepare(SQLITE_ROW_INSERT));
+        await sqlite.run(() => {
           for (const log of rows) {
             const row = toRow(log);
-            await trx.executeQuery(CompiledQuery.raw(SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES.map((name) => row[name])));
+            insert.run(USAGE_COLUMN_NAMES.map((name) => row[name]));
           }
         });
         return;

@@ -2,7 +2,7 @@ import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
 import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from './read-usage.js';
-import { readSseMessages } from './sse-reader.js';
+import { readSseMessageBatches } from './sse-reader.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
@@ -42,71 +42,73 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
   let toolIndex = 0;
   let finishReason: FinishReason = { unified: 'other', raw: null };
 
-  for await (const message of readSseMessages(body)) {
-    if (message.data === '') continue;
-    let event: Record<string, unknown>;
-    try {
-      const parsed = JSON.parse(message.data) as unknown;
-      if (!isObject(parsed)) continue;
-      event = parsed;
-    } catch {
-      yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a malformed stream event.' };
-      return;
-    }
-    const type = message.event ?? text(event.type);
-    switch (type) {
-      case 'message_start': {
-        if (started) break;
-        started = true;
-        const start = isObject(event.message) ? event.message : {};
-        yield { type: 'response-start', id: text(start.id), model: text(start.model), created: Math.floor(Date.now() / 1000) };
-        if (isObject(start.usage)) {
-          mergeUsageCounters(counters, start.usage);
-          sawUsage = true;
-          yield { type: 'usage', usage: usageFromAnthropic(counters) };
-        }
-        break;
-      }
-      case 'content_block_start': {
-        const index = typeof event.index === 'number' ? event.index : blocks.size;
-        const block = isObject(event.content_block) ? event.content_block : {};
-        yield* startBlock(blocks, index, block, () => toolIndex++);
-        break;
-      }
-      case 'content_block_delta': {
-        const open = blocks.get(typeof event.index === 'number' ? event.index : -1);
-        const delta = isObject(event.delta) ? event.delta : {};
-        if (open !== undefined) yield* applyDelta(open, delta);
-        break;
-      }
-      case 'content_block_stop': {
-        const index = typeof event.index === 'number' ? event.index : -1;
-        const open = blocks.get(index);
-        blocks.delete(index);
-        if (open !== undefined) yield* stopBlock(open);
-        break;
-      }
-      case 'message_delta': {
-        const delta = isObject(event.delta) ? event.delta : {};
-        if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = mapAnthropicFinishReason(delta.stop_reason);
-        if (isObject(event.usage)) {
-          mergeUsageCounters(counters, event.usage);
-          sawUsage = true;
-          yield { type: 'usage', usage: usageFromAnthropic(counters) };
-        }
-        break;
-      }
-      case 'message_stop':
-        for (const open of blocks.values()) yield* stopBlock(open);
-        blocks.clear();
-        yield { type: 'finish', reason: finishReason, usage: sawUsage ? usageFromAnthropic(counters) : null };
+  for await (const batch of readSseMessageBatches(body)) {
+    for (const message of batch) {
+      if (message.data === '') continue;
+      let event: Record<string, unknown>;
+      try {
+        const parsed = JSON.parse(message.data) as unknown;
+        if (!isObject(parsed)) continue;
+        event = parsed;
+      } catch {
+        yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a malformed stream event.' };
         return;
-      case 'error':
-        yield streamError(event);
-        return;
-      default:
-        // ping, and event types Anthropic may add
-        break;
+      }
+      const type = message.event ?? text(event.type);
+      switch (type) {
+        case 'message_start': {
+          if (started) break;
+          started = true;
+          const start = isObject(event.message) ? event.message : {};
+          yield { type: 'response-start', id: text(start.id), model: text(start.model), created: Math.floor(Date.now() / 1000) };
+          if (isObject(start.usage)) {
+            mergeUsageCounters(counters, start.usage);
+            sawUsage = true;
+            yield { type: 'usage', usage: usageFromAnthropic(counters) };
+          }
+          break;
+        }
+        case 'content_block_start': {
+          const index = typeof event.index === 'number' ? event.index : blocks.size;
+          const block = isObject(event.content_block) ? event.content_block : {};
+          yield* startBlock(blocks, index, block, () => toolIndex++);
+          break;
+        }
+        case 'content_block_delta': {
+          const open = blocks.get(typeof event.index === 'number' ? event.index : -1);
+          const delta = isObject(event.delta) ? event.delta : {};
+          if (open !== undefined) yield* applyDelta(open, delta);
+          break;
+        }
+        case 'content_block_stop': {
+          const index = typeof event.index === 'number' ? event.index : -1;
+          const open = blocks.get(index);
+          blocks.delete(index);
+          if (open !== undefined) yield* stopBlock(open);
+          break;
+        }
+        case 'message_delta': {
+          const delta = isObject(event.delta) ? event.delta : {};
+          if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = mapAnthropicFinishReason(delta.stop_reason);
+          if (isObject(event.usage)) {
+            mergeUsageCounters(counters, event.usage);
+            sawUsage = true;
+            yield { type: 'usage', usage: usageFromAnthropic(counters) };
+          }
+          break;
+        }
+        case 'message_stop':
+          for (const open of blocks.values()) yield* stopBlock(open);
+          blocks.clear();
+          yield { type: 'finish', reason: finishReason, usage: sawUsage ? usageFromAnthropic(counters) : null };
+          return;
+        case 'error':
+          yield streamError(event);
+          return;
+        default:
+          // ping, and event types Anthropic may add
+          break;
+      }
     }
   }
   yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream stream ended before the message was complete.' };

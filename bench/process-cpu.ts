@@ -1,0 +1,58 @@
+/**
+ * CPU time of a process group (the gateway, its cluster workers and their threads), read from /proc on Linux.
+ * Requests per second move with whatever else runs on the machine; the gateway's CPU time per request does not,
+ * so it is the figure to judge hot-path changes by.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+let ticksPerSecond: number | undefined;
+
+function clockTicksPerSecond(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime in clock ticks and the process group of one /proc/<pid>/stat line. */
+function parseStat(line: string): { group: number; ticks: number } | null {
+  // The command name is in parentheses and may hold spaces; the fields after it start at field 3 (state).
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' ');
+  const group = Number(fields[2]);
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(group) && Number.isFinite(ticks) ? { group, ticks } : null;
+}
+
+/**
+ * User + system CPU milliseconds used so far by the live processes of group `groupId` (the bench starts the gateway
+ * as a group leader); undefined where /proc is not available.
+ */
+export function groupCpuMs(groupId: number): number | undefined {
+  if (process.platform !== 'linux') return undefined;
+  let ticks = 0;
+  let found = false;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
+    let stat: ReturnType<typeof parseStat>;
+    try {
+      stat = parseStat(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    if (stat === null || stat.group !== groupId) continue;
+    ticks += stat.ticks;
+    found = true;
+  }
+  return found ? (ticks * 1000) / clockTicksPerSecond() : undefined;
+}
