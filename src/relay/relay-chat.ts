@@ -1,5 +1,5 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
-import { SseEventSplitter } from '../codecs/openai-chat/sse-event-splitter.js';
+import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';

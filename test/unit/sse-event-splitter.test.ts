@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventData, SseEventSplitter } from '../../src/codecs/openai-chat/sse-event-splitter.js';
+import { eventData, SseEventSplitter } from '../../src/wire/sse-event-splitter.js';
 
 /** Any Unicode scalar value (no lone surrogates), weighted toward ASCII and multi-byte ranges. */
 const anyChar = fc.oneof(

@@ -1,7 +1,7 @@
 import type { FilePart, ImagePart, TextPart } from '../../ir/message.js';
 import { badRequest } from './bad-request.js';
-import { mediaSourceFromUrl } from './data-url.js';
-import { isJsonObject, type JsonObject } from './json-object.js';
+import { mediaSourceFromUrl } from '../../wire/data-url.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 /** OpenAI `input_audio.format` → media type (OpenAI documents wav and mp3; other names pass as `audio/<format>`). */
 const AUDIO_MEDIA_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audio/mpeg' };

@@ -1,6 +1,6 @@
 import type { EmbeddingRequest } from '../../ir/embedding.js';
 import { badRequest } from './bad-request.js';
-import type { JsonObject } from './json-object.js';
+import type { JsonObject } from '../../wire/json-object.js';
 
 export type EmbeddingEncodingFormat = 'float' | 'base64';
 

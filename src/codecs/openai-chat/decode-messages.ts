@@ -1,7 +1,7 @@
 import type { ContentPart, Message, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../ir/message.js';
 import { badRequest } from './bad-request.js';
 import { decodeTextContent, decodeUserContentPart } from './decode-content-parts.js';
-import { isJsonObject, type JsonObject } from './json-object.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 export interface DecodedConversation {
   system: TextPart[];

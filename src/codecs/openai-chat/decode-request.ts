@@ -2,7 +2,7 @@ import type { ChatRequest, ReasoningOptions } from '../../ir/chat-request.js';
 import { badRequest } from './bad-request.js';
 import { decodeOpenAIMessages } from './decode-messages.js';
 import { decodeOpenAIResponseFormat, decodeOpenAIToolChoice, decodeOpenAITools } from './decode-tools.js';
-import type { JsonObject } from './json-object.js';
+import type { JsonObject } from '../../wire/json-object.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
 
 /** Fields this decoder maps to the canonical request; any other non-null field goes to `extensions` with a warning. */

@@ -1,6 +1,6 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import { badRequest } from './bad-request.js';
-import { isJsonObject, type JsonObject } from './json-object.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 function parametersOf(value: unknown, param: string): Record<string, unknown> {
   if (value === undefined || value === null) return { type: 'object', properties: {} };

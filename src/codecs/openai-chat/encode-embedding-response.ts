@@ -1,7 +1,7 @@
 import type { CreateEmbeddingResponse } from 'openai/resources/embeddings';
 import type { EmbeddingResponse } from '../../ir/embedding.js';
 import type { EmbeddingEncodingFormat } from './decode-embedding-request.js';
-import { float32ToBase64 } from './float32-base64.js';
+import { float32ToBase64 } from '../../wire/openai/float32-base64.js';
 
 /** A vector in base64 form: the SDK types say number[], the wire carries a string. */
 interface Base64Embedding {

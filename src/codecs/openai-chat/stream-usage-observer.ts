@@ -1,7 +1,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { usageFromOpenAI } from './read-usage.js';
-import { eventData } from './sse-event-splitter.js';
+import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
+import { eventData } from '../../wire/sse-event-splitter.js';
 
 export const USAGE_OBJECT = 1;
 export const DELTA = 2;

@@ -1,5 +1,5 @@
 import type { ImagePart, Message, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, FilePart } from '../../ir/message.js';
-import { mediaSourceFromUrl } from '../openai-chat/data-url.js';
+import { mediaSourceFromUrl } from '../../wire/data-url.js';
 import { decodeReasoningToken } from './reasoning-token.js';
 import { badRequest, isJsonObject, type JsonObject } from './wire-values.js';
 

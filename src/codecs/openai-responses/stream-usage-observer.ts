@@ -1,6 +1,6 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { eventData } from '../openai-chat/sse-event-splitter.js';
+import { eventData } from '../../wire/sse-event-splitter.js';
 import { usageFromResponses } from './responses-usage.js';
 
 /** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */

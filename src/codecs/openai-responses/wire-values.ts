@@ -1,5 +1,5 @@
 import { badRequest } from '../openai-chat/bad-request.js';
-import { isJsonObject, type JsonObject } from '../openai-chat/json-object.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 export { badRequest, isJsonObject, type JsonObject };
 

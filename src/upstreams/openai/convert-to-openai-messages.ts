@@ -3,7 +3,7 @@ import type {
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { dataUrl } from '../../codecs/openai-chat/data-url.js';
+import { dataUrl } from '../../wire/data-url.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ContentPart, FilePart, ImagePart, TextPart, ToolResultPart } from '../../ir/message.js';
 

@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject } from '../../codecs/openai-chat/json-object.js';
-import { usageFromOpenAI } from '../../codecs/openai-chat/read-usage.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
+import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart, ToolCallPart } from '../../ir/message.js';

@@ -1,6 +1,6 @@
-import { isJsonObject, type JsonObject } from '../../codecs/openai-chat/json-object.js';
-import { usageFromOpenAI } from '../../codecs/openai-chat/read-usage.js';
-import { eventData, SseEventSplitter } from '../../codecs/openai-chat/sse-event-splitter.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
+import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
+import { eventData, SseEventSplitter } from '../../wire/sse-event-splitter.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';

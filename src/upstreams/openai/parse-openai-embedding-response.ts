@@ -1,5 +1,5 @@
-import { base64ToFloat32 } from '../../codecs/openai-chat/float32-base64.js';
-import { isJsonObject } from '../../codecs/openai-chat/json-object.js';
+import { base64ToFloat32 } from '../../wire/openai/float32-base64.js';
+import { isJsonObject } from '../../wire/json-object.js';
 import type { EmbeddingResponse } from '../../ir/embedding.js';
 import { malformedUpstreamAnswer } from './upstream-wire-error.js';
 

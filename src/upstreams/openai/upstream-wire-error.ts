@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { isJsonObject } from '../../codecs/openai-chat/json-object.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 /** A 2xx body that is not what the protocol promises: the next channel may do better. */
 export function malformedUpstreamAnswer(what: string): GatewayError {

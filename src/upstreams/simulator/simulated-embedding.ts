@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { float32ToBase64 } from '../../codecs/openai-chat/float32-base64.js';
+import { float32ToBase64 } from '../../wire/openai/float32-base64.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 
 /** Vector length when neither the request (`dimensions`) nor the channel (`settings.embedding_dimensions`) says. */

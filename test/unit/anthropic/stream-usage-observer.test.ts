@@ -3,7 +3,7 @@ import { countTextTokensLocally } from '../../../src/tokenize/count-tokens-local
 import { billedUsage } from '../../support/billed-usage.js';
 import { describe, expect, it } from 'vitest';
 import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
-import { SseEventSplitter } from '../../../src/codecs/openai-chat/sse-event-splitter.js';
+import { SseEventSplitter } from '../../../src/wire/sse-event-splitter.js';
 import { fixtureText } from './helpers.js';
 
 async function observe(sse: string, cuts: number[] = []): Promise<{ forwarded: string; usage: Usage | null; delivered: string }> {

@@ -10,7 +10,7 @@ import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/i
 import type { ClientCodec } from '../../../src/codecs/client-codec.js';
 import { geminiCodec } from '../../../src/codecs/gemini/index.js';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
-import { SseEventSplitter } from '../../../src/codecs/openai-chat/sse-event-splitter.js';
+import { SseEventSplitter } from '../../../src/wire/sse-event-splitter.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
 import type { Usage } from '../../../src/ir/usage.js';
 

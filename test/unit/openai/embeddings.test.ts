@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeOpenAIEmbeddingRequest } from '../../../src/codecs/openai-chat/decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from '../../../src/codecs/openai-chat/encode-embedding-response.js';
-import { base64ToFloat32, float32ToBase64 } from '../../../src/codecs/openai-chat/float32-base64.js';
+import { base64ToFloat32, float32ToBase64 } from '../../../src/wire/openai/float32-base64.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { EmbeddingRequest } from '../../../src/ir/embedding.js';
 import { AzureOpenAIAdapter, OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';

@@ -1,4 +1,4 @@
-import type { MediaSource } from '../../ir/message.js';
+import type { MediaSource } from '../ir/message.js';
 
 const DATA_URL = /^data:([^;,]*)((?:;[^;,]*)*),(.*)$/s;
 
