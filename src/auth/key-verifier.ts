@@ -35,8 +35,6 @@ export interface KeyVerifierOptions {
 export class KeyVerifier {
   readonly #cache = new Map<string, CacheEntry>();
   readonly #inFlight = new Map<string, Promise<CacheEntry>>();
-  /** SHA-256 of well-formed keys seen lately: a key in steady use is hashed once, not on every request. */
-  readonly #hashes = new Map<string, string>();
   /** Moves on every invalidation: a load that started before one must not put its (possibly stale) result back. */
   #generation = 0;
 
@@ -51,8 +49,9 @@ export class KeyVerifier {
 
   async verify(plaintext: string | null): Promise<KeyVerification> {
     if (plaintext === null) return { ok: false, reason: 'missing' };
-    const hash = this.#hashOf(plaintext);
-    if (hash === null) return { ok: false, reason: 'malformed' };
+    if (!isWellFormedApiKey(plaintext, this.options.brand)) return { ok: false, reason: 'malformed' };
+    // Hashed on every request (about a microsecond): a cache keyed by the secret would keep plaintext keys in memory.
+    const hash = hashApiKey(plaintext);
     const now = this.clock.now();
     const ttlMs = this.bus.live ? (this.options.liveTtlMs ?? this.options.ttlMs) : this.options.ttlMs;
     let entry = this.#cache.get(hash);
@@ -68,20 +67,6 @@ export class KeyVerifier {
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
     if (key.status === 'disabled') return { ok: false, reason: 'disabled' };
     return { ok: true, key, account };
-  }
-
-  /** The key's SHA-256, or null when it is malformed (only well-formed keys are remembered). */
-  #hashOf(plaintext: string): string | null {
-    const known = this.#hashes.get(plaintext);
-    if (known !== undefined) return known;
-    if (!isWellFormedApiKey(plaintext, this.options.brand)) return null;
-    const hash = hashApiKey(plaintext);
-    if (this.#hashes.size >= this.options.maxEntries) {
-      const oldest = this.#hashes.keys().next().value;
-      if (oldest !== undefined) this.#hashes.delete(oldest);
-    }
-    this.#hashes.set(plaintext, hash);
-    return hash;
   }
 
   /** After an admin change of one key: drops it here and on every other instance. */
