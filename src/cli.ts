@@ -37,7 +37,10 @@ async function serve(config: GatewayConfig): Promise<void> {
     await storage.close();
     if (admin.generated !== null) printAdminToken(admin.generated);
     logger.info('starting workers', { workers: config.workers });
-    if (config.redisUrl === null) relayInvalidationsBetweenWorkers();
+    if (config.redisUrl === null) {
+      relayInvalidationsBetweenWorkers();
+      logger.warn('without REDIS_URL each worker counts rate limits and concurrency on its own: a key may get up to WORKERS times its limits', { workers: config.workers });
+    }
     // Each worker keeps its index across restarts: it is part of the instance id its money holds are keyed by.
     const indexOf = new Map<number, number>();
     const fork = (index: number): void => {

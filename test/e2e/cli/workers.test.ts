@@ -90,6 +90,8 @@ describe('WORKERS=2', () => {
     expect(workerPids).toHaveLength(2);
     await waitUntil(() => (server.stdout().match(/gateway listening/g) ?? []).length >= 2 || printedAdminTokens(server.stdout()).length > 0, 5000, 'startup output');
     expect(printedAdminTokens(server.stdout())).toHaveLength(1);
+    // Without REDIS_URL the primary warns once that limits are counted per worker.
+    expect(server.stdout().match(/each worker counts rate limits/g)).toHaveLength(1);
   });
 
   it('serves many requests on fresh connections: status, admin and chat calls all succeed', async () => {
