@@ -18,14 +18,12 @@ import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
 
-/** What a count request asks for: the model, and the canonical request unless only a pass-through channel can count it. */
-interface CountTokensRequest {
-  model: string;
-  /** Null when the request needs the upstream's own state (e.g. `previous_response_id`): no local count is possible. */
-  chat: ChatRequest | null;
-  /** Why `chat` is null, said to the caller when no channel of the model takes the request as it is. */
-  nativeOnly?: NativeOnlyField;
-}
+/**
+ * What a count request asks for: the model and the canonical request, or, for a request that needs the upstream's
+ * own state (e.g. `previous_response_id`), no canonical request and the field that needs it: then only pass-through
+ * channels can count it and there is no local count.
+ */
+type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
 
 interface CountTokensEndpoint {
   keyFamily: KeyFamily;
@@ -45,9 +43,10 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
   return async (context) => {
     const { key } = await authenticate(context, services, endpoint.keyFamily);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
-    const { model: modelId, chat, nativeOnly } = endpoint.decode(context, body);
-    const model = services.catalog.model(modelId);
-    if (model === undefined) throw new GatewayError('model_not_found', `The model '${modelId}' does not exist.`, { param: 'model' });
+    const request = endpoint.decode(context, body);
+    const { chat } = request;
+    const model = services.catalog.model(request.model);
+    if (model === undefined) throw new GatewayError('model_not_found', `The model '${request.model}' does not exist.`, { param: 'model' });
     if (key.allowedModels !== null && !key.allowedModels.includes(model.id)) {
       throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
     }
@@ -56,9 +55,9 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
       return adapter !== undefined && endpoint.passesThrough(adapter, route.channel);
     };
     let routes = services.catalog.routes(model.id);
-    if (chat === null) {
+    if (request.chat === null) {
       routes = routes.filter(passesThrough);
-      if (routes.length === 0) throw new GatewayError('unsupported_parameter', nativeOnly?.message ?? 'This request can only be counted by the upstream.', nativeOnly === undefined ? {} : { param: nativeOnly.param });
+      if (routes.length === 0) throw new GatewayError('unsupported_parameter', request.nativeOnly.message, { param: request.nativeOnly.param });
     }
     let count: TokenCount | null = null;
     try {
@@ -83,8 +82,10 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
       if ((error instanceof GatewayError && error.status < 500) || chat === null) throw error;
       services.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId });
     }
-    if (count === null && chat === null) throw new GatewayError('upstream_unavailable', `No upstream channel can count this request for model '${model.id}' now.`);
-    count ??= await countTokensLocally(chat as ChatRequest);
+    if (count === null) {
+      if (chat === null) throw new GatewayError('upstream_unavailable', `No upstream channel can count this request for model '${model.id}' now.`);
+      count = await countTokensLocally(chat);
+    }
     sendRaw(context, 200, endpoint.encode(count), 'application/json', { 'x-token-count-source': count.source });
   };
 }

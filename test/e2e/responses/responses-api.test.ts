@@ -261,6 +261,24 @@ describe('POST /v1/responses/input_tokens', () => {
     expect(refused).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'previous_response_id' });
   });
 
+  it('counts locally when the OpenAI upstream fails, but never a conversation only the upstream holds', async () => {
+    // A channel of its own (same mock), so the failures below leave the breaker of the other tests' channel alone.
+    await addRoutedModel(gateway, { model: 'r-openai-count', channel: { name: 'o-count', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'r-openai-count': 'gpt-4o-mini' } } });
+    const first = await client.responses.create({ model: 'r-openai', input: 'Remember the word kettle' });
+    openaiUpstream.setFault({ kind: 'status', status: 500, times: 10 });
+    try {
+      const { data, response } = await client.responses.inputTokens.count({ model: 'r-openai-count', input: 'What was the word?' }).withResponse();
+      expect(response.headers.get('x-token-count-source')).toBe('local');
+      expect(data.input_tokens).toBeGreaterThan(0);
+      const failed = await client.responses.inputTokens.count({ model: 'r-openai-count', input: 'What was the word?', previous_response_id: first.id }).catch((caught: unknown) => caught);
+      expect(failed).toBeInstanceOf(OpenAI.APIError);
+      expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
+      expect(JSON.stringify((failed as InstanceType<typeof OpenAI.APIError>).error)).not.toContain(openaiUpstream.url);
+    } finally {
+      openaiUpstream.setFault(null);
+    }
+  });
+
   it('validates like POST /v1/responses and is never billed', async () => {
     await expect(client.responses.inputTokens.count({ input: 'x' })).rejects.toMatchObject({ status: 400, param: 'model' });
     await expect(client.responses.inputTokens.count({ model: 'no-such-model', input: 'x' })).rejects.toMatchObject({ status: 400, code: 'model_not_found' });
