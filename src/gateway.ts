@@ -133,16 +133,21 @@ function instanceIdOf(config: GatewayConfig): string {
   return `${hostname()}:${config.port}:${config.workerIndex}`;
 }
 
+/** Re-reads channels and models, then the channels' upstream keys. */
+function reloadRouting(services: GatewayServices): Promise<void> {
+  return services.catalog.reload().then(() => services.credentials.refresh());
+}
+
 /** What the caches of this process that are not subscribers of their own do on an invalidation. */
 function followInvalidations(services: GatewayServices): void {
-  const { catalog, credentials, ledger, invalidation } = services;
+  const { credentials, ledger, invalidation } = services;
   invalidation.subscribe((message) => {
     switch (message.kind) {
       case 'catalog':
         if (message.channelId !== undefined) credentials.forgetChannel(message.channelId);
-        return catalog.reload().then(() => credentials.refresh());
+        return reloadRouting(services);
       case 'all':
-        return catalog.reload().then(() => credentials.refresh());
+        return reloadRouting(services);
       case 'account':
         // The credit line may have changed: the next reservation asks storage (the lease is recomputed).
         ledger.forgetBalance(message.id);
@@ -210,7 +215,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     await shared.invalidation.publish({ kind: 'catalog' });
   }
   const refresh = setInterval(() => {
-    services.catalog.reload().then(() => services.credentials.refresh()).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
+    reloadRouting(services).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
   }, options.catalogRefreshMs ?? 5000);
   refresh.unref();
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
