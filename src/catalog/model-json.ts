@@ -41,3 +41,20 @@ export function catalogFactsToJson(model: CatalogModel): Record<string, unknown>
     provider: model.provider,
   };
 }
+
+/**
+ * A model of GET /v1/models: OpenAI's fields (`id`, `object`, `created`, `owned_by`) and the catalog's — kind,
+ * limits, capabilities, modalities and prices in USD. An alias is listed under its own id with `alias_of`.
+ */
+export function listedModelJson(model: CatalogModel, name: string = model.id): Record<string, unknown> {
+  return {
+    id: name,
+    object: 'model',
+    created: Math.floor(model.createdAt / 1000),
+    owned_by: model.ownedBy,
+    ...(name === model.id ? {} : { alias_of: model.id }),
+    kind: model.kind,
+    ...catalogFactsToJson(model),
+    pricing: pricingToJson(model.pricing),
+  };
+}

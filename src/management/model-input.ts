@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
-import type { Model, ModelKind, NanoUsd, Pricing } from '../storage/records.js';
+import type { Model, ModelKind, Pricing } from '../storage/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
