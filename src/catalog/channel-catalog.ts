@@ -12,6 +12,9 @@ export interface ChannelCatalog {
 
 const everything = (): boolean => true;
 
+/** Providers of the bundled data that channel types serve without further settings. */
+export const BUILT_IN_PROVIDERS: readonly string[] = ['openai', 'anthropic', 'google'];
+
 /** Bundled provider of each channel type that has one; an `openai-compatible` channel names it in `settings.catalog_provider`. */
 const BUNDLED_PROVIDER_OF_TYPE: Partial<Record<ChannelType, ChannelCatalog>> = {
   openai: { provider: 'openai', serves: everything },
