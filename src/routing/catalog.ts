@@ -23,6 +23,8 @@ export interface ChannelRoute {
 const RESOLVED_LIMIT = 1024;
 /** Dated snapshot ids (`-20250929`, `-2024-08-06`, `-0613`): sent upstream as asked, since the upstream serves each. */
 const DATED = /-(\d{8}|\d{4}-\d{2}-\d{2}|\d{4})$/;
+/** Ids resolved through the data's rules when no name matched: full dates only, so a typo never lands on a broad rule. */
+const SNAPSHOT_DATE = /-20\d{2}-?\d{2}-?\d{2}$/;
 
 interface Snapshot {
   models: Map<string, CatalogModel>;
@@ -117,13 +119,13 @@ export class Catalog {
     return this.#reloadAfter;
   }
 
-  /** An id no name matched: the first routable bundled model whose rule accepts it (a dated snapshot, say). */
+  /** A dated id no name matched: the first routable bundled model whose rule accepts it, or its undated form. */
   #resolve(name: string): { model: CatalogModel; routes: ChannelRoute[] } | null {
     const known = this.#resolved.get(name);
     if (known !== undefined) return known;
     const snapshot = this.#snapshot;
     let resolved: { model: CatalogModel; routes: ChannelRoute[] } | null = null;
-    if (name.length <= 200 && snapshot.routable.length > 0) {
+    if (name.length <= 200 && SNAPSHOT_DATE.test(name) && snapshot.routable.length > 0) {
       const bundled = matchBundled(snapshot.routable, name);
       const model = bundled === undefined ? undefined : snapshot.models.get(bundled.model.id);
       if (model !== undefined) resolved = { model, routes: aliasRoutes(snapshot.routes.get(model.id) ?? [], model, name) };

@@ -61,6 +61,16 @@ describe('capability routing', () => {
     expect(chatCalls(before)).toEqual([]);
   });
 
+  it('routes and refuses Responses API requests the same way', async () => {
+    const before = upstream.requests.length;
+    const tools: OpenAI.Responses.FunctionTool[] = [{ type: 'function', name: 'lookup', strict: false, parameters: { type: 'object', properties: {} } }];
+    await expect(client.responses.create({ model: 'o1-mini', input: 'hi', tools, store: false }))
+      .rejects.toMatchObject({ status: 400, code: 'model_capability_unsupported' });
+    expect(upstream.requests.slice(before)).toEqual([]);
+    await client.responses.create({ model: 'smart', store: false, input: [{ role: 'user', content: [{ type: 'input_image', image_url: IMAGE, detail: 'auto' }] }] });
+    expect(upstream.requests.slice(before).map((request) => (request.body as { model: string }).model)).toEqual(['gpt-4o']);
+  });
+
   it('refuses the same in the caller’s own protocol (Anthropic Messages to an OpenAI model)', async () => {
     const anthropic = new Anthropic({ baseURL: gateway.url, apiKey: account.key, maxRetries: 0 });
     const before = upstream.requests.length;
