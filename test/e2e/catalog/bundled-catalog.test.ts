@@ -100,6 +100,16 @@ describe('the bundled catalog behind three provider keys', () => {
     expect(asked).toContain('claude-sonnet-4-5');
   });
 
+  it('a channel test on a "*" channel tries its cheapest chat model, or the one named', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels');
+    const channel = channels.body.data.find((item) => item.name === 'env-anthropic');
+    const tested = await gateway.admin<{ ok: boolean; model: string; upstream_model: string }>('POST', `/admin/channels/${channel?.id ?? ''}/test`);
+    expect(tested.body).toMatchObject({ ok: true, model: 'claude-3-haiku' });
+    const named = await gateway.admin<{ ok: boolean; model: string; upstream_model: string }>('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'claude-sonnet-4-5-20250929' });
+    expect(named.body).toMatchObject({ ok: true, upstream_model: 'claude-sonnet-4-5-20250929' });
+    expect((await gateway.admin('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'gpt-4o' })).status).toBe(400);
+  });
+
   it('an unknown model still answers 400 model_not_found', async () => {
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
     await expect(client.chat.completions.create({ model: 'no-such-model-anywhere', messages: [{ role: 'user', content: 'hi' }] }))
