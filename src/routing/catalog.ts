@@ -147,13 +147,9 @@ export class Catalog {
     const storedById = new Map(stored.map((model) => [model.id, model]));
     const models = new Map<string, CatalogModel>();
     const bundledById = new Map<string, BundledModel>();
-    const routeLists = new Map<string, ChannelRoute[]>();
     const unpriced = new Set<string>();
-    const addRoute = (model: CatalogModel, route: ChannelRoute): void => {
-      const list = routeLists.get(model.id) ?? [];
-      list.push(route);
-      routeLists.set(model.id, list);
-    };
+    /** Routes by model id; their facts are filled in once every model (and every operator override) is known. */
+    const pending: Array<{ modelId: string; channel: Channel; upstreamModel: string; upstreamFacts: CatalogModel | undefined }> = [];
     /** The catalog model for a bundled one, with the operator's record over it when there is one. */
     const fromBundled = (bundled: BundledModel): CatalogModel => {
       const id = bundled.model.id;
@@ -174,8 +170,7 @@ export class Catalog {
         if (!channel.enabled || !routable) return;
         const upstreamModel = upstreamName === '' ? (model.upstream ?? model.id) : upstreamName;
         const upstreamFacts = upstreamModel === model.id ? undefined : offered.find((bundled) => bundled.model.id === upstreamModel)?.model;
-        const facts = factsOf(upstreamFacts ?? model);
-        addRoute(model, facts === undefined ? { channel, upstreamModel } : { channel, upstreamModel, facts });
+        pending.push({ modelId: model.id, channel, upstreamModel, upstreamFacts });
       };
       for (const [publicId, upstreamName] of Object.entries(channel.models)) {
         if (publicId === ALL_BUNDLED_MODELS) {
@@ -183,7 +178,8 @@ export class Catalog {
           continue;
         }
         const storedModel = storedById.get(publicId);
-        const bundled = offered.find((entry) => entry.model.id === publicId || entry.model.aliases.includes(publicId)) ?? (storedModel === undefined ? matchBundled(offered, publicId) : undefined);
+        const bundled = offered.find((entry) => entry.model.id === publicId || entry.model.aliases.includes(publicId))
+          ?? (storedModel === undefined && SNAPSHOT_DATE.test(publicId) ? matchBundled(offered, publicId) : undefined);
         if (bundled !== undefined && (storedModel === undefined || bundled.model.id === publicId)) {
           serve(fromBundled(bundled), upstreamName === '' && bundled.model.id !== publicId ? publicId : upstreamName);
           continue;
@@ -195,6 +191,13 @@ export class Catalog {
         }
         serve(model, upstreamName);
       }
+    }
+    const routeLists = new Map<string, ChannelRoute[]>();
+    for (const { modelId, channel, upstreamModel, upstreamFacts } of pending) {
+      const facts = factsOf(upstreamFacts ?? (models.get(modelId) as CatalogModel));
+      const list = routeLists.get(modelId) ?? [];
+      list.push(facts === undefined ? { channel, upstreamModel } : { channel, upstreamModel, facts });
+      routeLists.set(modelId, list);
     }
     if (unpriced.size > 0) {
       this.logger.warn('channels list models that have no model record (and so no price); they are not routable', { models: [...unpriced] });
