@@ -4,6 +4,7 @@ import { issueApiKey } from './auth/api-key-format.js';
 import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { checkLedger } from './billing/ledger-check.js';
+import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
@@ -23,7 +24,7 @@ Commands:
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
   bench                                   run the benchmark (direct upstream vs through the gateway)
-`;
+${MODELS_USAGE}`;
 
 function printAdminToken(token: string): void {
   process.stdout.write(`\n  Admin token (shown once, stored hashed; rotate with "unigate admin-token"):\n\n    ${token}\n\n`);
@@ -127,6 +128,16 @@ async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void>
   }
 }
 
+async function models(config: GatewayConfig, args: string[]): Promise<void> {
+  const logger = createLogger('error');
+  const storage = await prepareStorage(config, { applyConfiguration: false }, logger, systemClock);
+  try {
+    await modelsCommand(storage, logger, systemClock.now(), args, (text) => process.stdout.write(text));
+  } finally {
+    await storage.close();
+  }
+}
+
 async function bench(): Promise<void> {
   const { runBench } = await import('../bench/run.js');
   if (!(await runBench()).ok) process.exitCode = 1;
@@ -151,6 +162,8 @@ export async function main(argv: string[]): Promise<void> {
       case 'ledger':
         if (rest[0] === 'check') return await ledgerCheck(config, rest.slice(1));
         throw new ConfigError(`unknown ledger command "${rest[0] ?? ''}"`);
+      case 'models':
+        return await models(config, rest);
       case 'keys':
         if (rest[0] === 'create') return await createKey(config, rest.slice(1));
         throw new ConfigError(`unknown keys command "${rest[0] ?? ''}"`);

@@ -15,6 +15,7 @@ import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
+import { BundledCatalog } from './catalog/bundled-catalog.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { createMailer } from './mail/create-mailer.js';
 import { FxRefresher } from './management/fx-refresher.js';
@@ -180,7 +181,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     logger,
     storage,
     adapters,
-    catalog: new Catalog(storage, logger, (channel) => adapters.supports(channel.type)),
+    catalog: new Catalog(storage, logger, (channel) => adapters.supports(channel.type), new BundledCatalog(clock.now())),
     credentials: new CredentialRotation(logger, clock, storage.channelKeyFlags),
     health: channelHealth.health,
     metrics,

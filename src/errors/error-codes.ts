@@ -9,6 +9,10 @@ export const ERROR_CODES = {
   model_not_found: { status: 400, type: 'invalid_request_error', retryable: false },
   /** A valid parameter this model's channels cannot honour (e.g. Responses state on a bridged provider). */
   unsupported_parameter: { status: 400, type: 'invalid_request_error', retryable: false },
+  /** The request needs tools, images or a JSON schema, and no channel's model of this name offers it. */
+  model_capability_unsupported: { status: 400, type: 'invalid_request_error', retryable: false },
+  /** The prompt (and the output asked for) does not fit any channel's context window. */
+  context_length_exceeded: { status: 400, type: 'invalid_request_error', retryable: false },
   // 401: no usable key
   missing_api_key: { status: 401, type: 'authentication_error', retryable: false },
   invalid_api_key: { status: 401, type: 'authentication_error', retryable: false },

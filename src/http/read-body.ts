@@ -23,6 +23,7 @@ function tooLarge(maxBytes: number): GatewayError {
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readBody(context, maxBytes);
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
+  context.bodyBytes = body.length;
   let value: unknown;
   try {
     value = JSON.parse(body.toString('utf8'));

@@ -16,6 +16,8 @@ export interface RequestContext {
   readonly startedAt: number;
   readonly clientIp: string;
   errorFormat: ErrorFormat;
+  /** Size of the request body once read as JSON (an upper bound of its tokens). */
+  bodyBytes?: number;
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { nanoToUsd } from '../billing/money.js';
-import type { Model, ModelKind, NanoUsd, Pricing } from '../storage/records.js';
+import type { CatalogModel } from '../catalog/catalog-model.js';
+import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
+import type { Model, ModelKind, Pricing } from '../storage/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
@@ -13,6 +14,7 @@ const pricingSchema = z.object({
   input_per_mtok: price,
   output_per_mtok: price,
   cached_input_per_mtok: price,
+  cache_write_per_mtok: price,
   per_request: price,
   per_image: price,
   per_audio_minute: price,
@@ -43,7 +45,7 @@ export type UpdateModelInput = z.infer<typeof updateModelSchema>;
 type PricingInput = z.infer<typeof pricingSchema>;
 
 const NO_PRICES: Pricing = {
-  inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null,
+  inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null,
 };
 
 /** Prices given in the input replace those of `base`; absent ones keep it. */
@@ -53,6 +55,7 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     inputPerMtokNano: pick(input.input_per_mtok, base.inputPerMtokNano),
     outputPerMtokNano: pick(input.output_per_mtok, base.outputPerMtokNano),
     cachedInputPerMtokNano: pick(input.cached_input_per_mtok, base.cachedInputPerMtokNano),
+    cacheWritePerMtokNano: pick(input.cache_write_per_mtok, base.cacheWritePerMtokNano),
     perRequestNano: pick(input.per_request, base.perRequestNano),
     perImageNano: pick(input.per_image, base.perImageNano),
     perAudioMinuteNano: pick(input.per_audio_minute, base.perAudioMinuteNano),
@@ -91,10 +94,7 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   return patch;
 }
 
-const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
-
-export function modelToJson(model: Model): Record<string, unknown> {
-  const pricing = model.pricing;
+export function modelToJson(model: Model | CatalogModel): Record<string, unknown> {
   return {
     id: model.id,
     object: 'model',
@@ -102,16 +102,9 @@ export function modelToJson(model: Model): Record<string, unknown> {
     public: model.public,
     upstream: model.upstream,
     owned_by: model.ownedBy,
-    pricing: {
-      input_per_mtok: usd(pricing.inputPerMtokNano),
-      output_per_mtok: usd(pricing.outputPerMtokNano),
-      cached_input_per_mtok: usd(pricing.cachedInputPerMtokNano),
-      per_request: usd(pricing.perRequestNano),
-      per_image: usd(pricing.perImageNano),
-      per_audio_minute: usd(pricing.perAudioMinuteNano),
-      per_mchar: usd(pricing.perMcharNano),
-    },
+    pricing: pricingToJson(model.pricing),
     limits: { rpm: model.rpm, tpm: model.tpm },
+    ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),
   };

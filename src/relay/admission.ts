@@ -73,7 +73,8 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { ledger } = dependencies;
-  if (key.allowedModels !== null && !key.allowedModels.includes(model.id)) {
+  // The allowlist may name the model by its id or by the alias the request used.
+  if (key.allowedModels !== null && !key.allowedModels.includes(model.id) && !(meter.modelId !== null && key.allowedModels.includes(meter.modelId))) {
     throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
   }
   const subscriptions = await dependencies.subscriptions.active(account.id);

@@ -81,6 +81,7 @@ export interface ModelsTable {
   input_per_mtok_nano: NullableMoneyColumn;
   output_per_mtok_nano: NullableMoneyColumn;
   cached_input_per_mtok_nano: NullableMoneyColumn;
+  cache_write_per_mtok_nano: NullableMoneyColumn;
   per_request_nano: NullableMoneyColumn;
   per_image_nano: NullableMoneyColumn;
   per_audio_minute_nano: NullableMoneyColumn;

@@ -81,10 +81,25 @@ export interface Pricing {
   inputPerMtokNano: NanoUsd | null;
   outputPerMtokNano: NanoUsd | null;
   cachedInputPerMtokNano: NanoUsd | null;
+  /** Prompt-cache writes; unset: billed at the input price. */
+  cacheWritePerMtokNano: NanoUsd | null;
   perRequestNano: NanoUsd | null;
   perImageNano: NanoUsd | null;
   perAudioMinuteNano: NanoUsd | null;
   perMcharNano: NanoUsd | null;
+  /**
+   * Long-context prices (bundled catalog only): once the request's input passes `aboveInputTokens`, every token of
+   * it is billed at the tier's rates. Ascending by threshold; the last one passed applies.
+   */
+  tiers?: readonly PriceTier[];
+}
+
+export interface PriceTier {
+  aboveInputTokens: number;
+  inputPerMtokNano: NanoUsd | null;
+  outputPerMtokNano: NanoUsd | null;
+  cachedInputPerMtokNano: NanoUsd | null;
+  cacheWritePerMtokNano: NanoUsd | null;
 }
 
 export interface Model {

@@ -76,6 +76,7 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
       inputPerMtokNano: 2_500_000_000n,
       outputPerMtokNano: HUGE_NANO,
       cachedInputPerMtokNano: null,
+      cacheWritePerMtokNano: null,
       perRequestNano: 0n,
       perImageNano: null,
       perAudioMinuteNano: null,

@@ -11,6 +11,7 @@ function pricing(overrides: Partial<Pricing> = {}): Pricing {
     inputPerMtokNano: null,
     outputPerMtokNano: null,
     cachedInputPerMtokNano: null,
+    cacheWritePerMtokNano: null,
     perRequestNano: null,
     perImageNano: null,
     perAudioMinuteNano: null,
@@ -129,6 +130,7 @@ const pricingArb = fc.record({
   inputPerMtokNano: priceArb,
   outputPerMtokNano: priceArb,
   cachedInputPerMtokNano: priceArb,
+  cacheWritePerMtokNano: priceArb,
   perRequestNano: priceArb,
   perImageNano: priceArb,
   perAudioMinuteNano: priceArb,
@@ -142,6 +144,23 @@ type Counts = { noCache: number; cacheRead: number; cacheWrite: number; text: nu
 function billable(counts: Counts): BillableUsage {
   return { tokens: tokens(counts), images: counts.images, audioSeconds: counts.audioTenths / 10, characters: counts.characters };
 }
+
+describe('computeCost cache writes and long-context tiers', () => {
+  it('bills cache writes at their own price, and as input when they have none', () => {
+    const usage = { tokens: tokens({ noCache: 1_000_000, cacheWrite: 1_000_000 }) };
+    expect(computeCost(pricing({ inputPerMtokNano: 3n * USD, cacheWritePerMtokNano: 3_750_000_000n }), usage)).toBe(3n * USD + 3_750_000_000n);
+    expect(computeCost(pricing({ inputPerMtokNano: 3n * USD }), usage)).toBe(6n * USD);
+  });
+
+  it('bills the whole request at the tier once the input passes its threshold', () => {
+    const tiered = pricing({
+      inputPerMtokNano: 3n * USD, outputPerMtokNano: 15n * USD,
+      tiers: [{ aboveInputTokens: 200_000, inputPerMtokNano: 6n * USD, outputPerMtokNano: 22_500_000_000n, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null }],
+    });
+    expect(computeCost(tiered, { tokens: tokens({ noCache: 200_000, text: 1_000_000 }) })).toBe(600_000_000n + 15n * USD);
+    expect(computeCost(tiered, { tokens: tokens({ noCache: 200_001, text: 1_000_000 }) })).toBe(1_200_006_000n + 22_500_000_000n);
+  });
+});
 
 describe('computeCost properties', () => {
   it('is never negative and never below the per-request price', () => {
@@ -171,7 +190,8 @@ describe('computeCost properties', () => {
       fc.property(pricingArb, countsArb, (price, counts) => {
         const input = price.inputPerMtokNano ?? 0n;
         const cached = price.cachedInputPerMtokNano ?? input;
-        const perMillion = BigInt(counts.noCache + counts.cacheWrite) * input + BigInt(counts.cacheRead) * cached
+        const cacheWrite = price.cacheWritePerMtokNano ?? input;
+        const perMillion = BigInt(counts.noCache) * input + BigInt(counts.cacheWrite) * cacheWrite + BigInt(counts.cacheRead) * cached
           + BigInt(counts.text + counts.reasoning) * (price.outputPerMtokNano ?? 0n) + BigInt(counts.characters) * (price.perMcharNano ?? 0n);
         const audioSeconds = BigInt(Math.ceil(counts.audioTenths / 10));
         const audio = price.perAudioMinuteNano === null ? 0n : (audioSeconds * price.perAudioMinuteNano + 59n) / 60n;

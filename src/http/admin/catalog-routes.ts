@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { channelFromInput, channelPatchFromInput, channelToJson, createChannelSchema, updateChannelSchema } from '../../management/channel-input.js';
 import { createModelSchema, modelFromInput, modelPatchFromInput, modelToJson, updateModelSchema } from '../../management/model-input.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
 import type { Router } from '../router.js';
@@ -72,17 +73,35 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
   router.add('GET', '/admin/models', guard(async (context) => {
     sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
   }));
+  /** The bundled catalog's model of exactly this id that no stored record overrides yet. */
+  const bundledOnly = (id: string): CatalogModel | null => {
+    const model = services.catalog.model(id);
+    return model !== undefined && model.id === id && model.priceSource === 'bundled' ? model : null;
+  };
   router.add('GET', '/admin/models/:id', guard(async (context) => {
     const id = context.params.id ?? '';
     const model = await storage.models.getById(id);
-    if (model === null) throw notFound('model', id);
-    sendJson(context, 200, modelToJson(model));
+    const served = services.catalog.model(id);
+    if (model === null) {
+      const bundled = bundledOnly(id);
+      if (bundled === null) throw notFound('model', id);
+      sendJson(context, 200, modelToJson(bundled));
+      return;
+    }
+    sendJson(context, 200, modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model));
   }));
   router.add('PATCH', '/admin/models/:id', guard(async (context) => {
     const id = context.params.id ?? '';
-    const existing = await storage.models.getById(id);
-    if (existing === null) throw notFound('model', id);
-    const patch = modelPatchFromInput(parseInput(updateModelSchema, await readAdminBody(context)), existing);
+    const input = parseInput(updateModelSchema, await readAdminBody(context));
+    let existing = await storage.models.getById(id);
+    if (existing === null) {
+      // Changing a bundled model stores the operator's own record of it, which overrides the bundled one from now on.
+      const bundled = bundledOnly(id);
+      if (bundled === null) throw notFound('model', id);
+      existing = operatorCopy(bundled, clock.now());
+      await storage.models.create(existing);
+    }
+    const patch = modelPatchFromInput(input, existing);
     const updated = await storage.models.update(id, patch, clock.now());
     if (updated === null) throw notFound('model', id);
     await changed();

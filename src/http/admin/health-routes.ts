@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { CatalogModel } from '../../catalog/catalog-model.js';
+import { ALL_BUNDLED_MODELS, channelCatalog } from '../../catalog/channel-catalog.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { isoTime } from '../../management/time-input.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -98,12 +100,10 @@ export function addHealthRoutes(router: Router, services: GatewayServices): void
       }
     }
     const input = parseInput(testSchema, body);
-    const models = Object.keys(channel.models);
-    const model = input.model ?? models[0];
+    const model = input.model ?? firstModelOf(services, channel);
     if (model === undefined) throw new GatewayError('bad_request', 'The channel serves no model to test.', { param: 'model' });
-    if (!(model in channel.models)) throw new GatewayError('bad_request', `The channel does not serve model '${model}'.`, { param: 'model' });
-    const mapped = channel.models[model] as string;
-    const upstreamModel = mapped === '' ? (services.catalog.model(model)?.upstream ?? model) : mapped;
+    const upstreamModel = upstreamNameOn(services, channel, model);
+    if (upstreamModel === null) throw new GatewayError('bad_request', `The channel does not serve model '${model}'.`, { param: 'model' });
     const abort = new AbortController();
     const onClose = (): void => {
       if (!context.response.writableFinished) abort.abort();
@@ -132,4 +132,25 @@ export function addHealthRoutes(router: Router, services: GatewayServices): void
   router.add('GET', '/metrics', guard(async (context) => {
     sendRaw(context, 200, services.metrics.render(), METRICS_CONTENT_TYPE);
   }));
+}
+
+/** The name the channel's upstream knows a model by: its own mapping, or the catalog's route (`*` channels). */
+function upstreamNameOn(services: GatewayServices, channel: Channel, model: string): string | null {
+  const mapped = channel.models[model];
+  if (mapped !== undefined && model !== ALL_BUNDLED_MODELS) return mapped === '' ? (services.catalog.model(model)?.upstream ?? model) : mapped;
+  const routed = services.catalog.routes(model).find((route) => route.channel.id === channel.id)?.upstreamModel;
+  if (routed !== undefined) return routed;
+  // A disabled `*` channel has no routes; the catalog still knows what it would ask for.
+  const bundled = ALL_BUNDLED_MODELS in channel.models ? channelCatalog(channel) : null;
+  const known = bundled === null ? undefined : services.catalog.model(model);
+  return known === undefined || known.provider !== bundled?.provider || !bundled.serves(known.id) ? null : (known.upstream ?? known.id);
+}
+
+/** The model an empty test request tries: the first the channel names, or for a `*` channel its cheapest chat model. */
+function firstModelOf(services: GatewayServices, channel: Channel): string | undefined {
+  const named = Object.keys(channel.models).find((model) => model !== ALL_BUNDLED_MODELS);
+  if (named !== undefined) return named;
+  const served = services.catalog.models().filter((model) => model.kind === 'chat' && services.catalog.routes(model.id).some((route) => route.channel.id === channel.id));
+  const price = (model: CatalogModel): bigint => model.pricing.inputPerMtokNano ?? 0n;
+  return served.sort((left, right) => (price(left) < price(right) ? -1 : price(left) > price(right) ? 1 : left.id.localeCompare(right.id)))[0]?.id;
 }

@@ -3,6 +3,9 @@ import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
+import type { RequestNeeds } from '../../ir/request-needs.js';
+import { fitRoutes } from '../../routing/fit-routes.js';
+import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import { admit } from '../../relay/admission.js';
 import { relayChat } from '../../relay/relay-chat.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
@@ -20,6 +23,8 @@ export interface ChatEnvelope {
   sse: boolean;
   maxOutputTokens: number | null;
   promptTokensEstimate: number;
+  /** Tools, images, JSON schema: routing sends the request only to channels whose model offers them. */
+  needs: RequestNeeds;
   /** The canonical request, decoded now or on first use. */
   chat: () => ChatRequest;
 }
@@ -62,7 +67,14 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       const body = await readJsonObject(context, services.config.maxBodyBytes);
       const envelope = endpoint.readEnvelope(context, body);
       meter.stream = envelope.stream;
-      const { model, routes } = resolveModel(services, meter, envelope.model);
+      const resolved = resolveModel(services, meter, envelope.model);
+      const { model } = resolved;
+      const routes = await fitRoutes(envelope.model, resolved.routes, {
+        needs: envelope.needs,
+        bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+        outputTokens: envelope.maxOutputTokens ?? 0,
+        countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+      });
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {

@@ -1,7 +1,9 @@
 import { anthropicMessagesCodec } from '../../codecs/anthropic-messages/index.js';
 import { geminiCodec } from '../../codecs/gemini/index.js';
 import { openAIChatCodec } from '../../codecs/openai-chat/index.js';
+import { needsOfOpenAIChatBody } from '../../codecs/openai-chat/request-needs.js';
 import { validateOpenAIChatRequest } from '../../codecs/openai-chat/validate-request.js';
+import { needsOfChat } from '../../ir/request-needs.js';
 import { estimateChatRequestTokens, estimateMessagesTokens } from '../../shared/estimate-tokens.js';
 import type { ChatEndpoint } from './chat-endpoint.js';
 import { once } from './chat-endpoint.js';
@@ -20,6 +22,7 @@ export const openAIChatEndpoint: ChatEndpoint = {
       sse: true,
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: estimateMessagesTokens(body.messages),
+      needs: needsOfOpenAIChatBody(body),
       chat: once(() => openAIChatCodec.decodeRequest(body, {})),
     };
   },
@@ -39,6 +42,7 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
       sse: true,
       maxOutputTokens: chat.maxOutputTokens ?? null,
       promptTokensEstimate: estimateChatRequestTokens(chat),
+      needs: needsOfChat(chat),
       chat: () => chat,
     };
   },
@@ -59,6 +63,7 @@ export function geminiEndpoint(stream: boolean): ChatEndpoint {
         sse: context.query.get('alt') === 'sse',
         maxOutputTokens: chat.maxOutputTokens ?? null,
         promptTokensEstimate: estimateChatRequestTokens(chat),
+        needs: needsOfChat(chat),
         chat: () => chat,
       };
     },

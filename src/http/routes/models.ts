@@ -2,18 +2,17 @@ import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../
 import { encodeGeminiModel, encodeGeminiModelList } from '../../codecs/gemini/index.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
-import type { ApiKey, Model } from '../../storage/records.js';
+import type { CatalogModel } from '../../catalog/catalog-model.js';
+import { listedModelJson } from '../../catalog/model-json.js';
+import type { ApiKey } from '../../storage/records.js';
 import { authenticate } from '../authenticate.js';
 import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson, sendRaw } from '../respond.js';
 
-function toOpenAIModel(model: Model): Record<string, unknown> {
-  return { id: model.id, object: 'model', created: Math.floor(model.createdAt / 1000), owned_by: model.ownedBy };
-}
 
 /** With a key: the models that key may use. Without: the publicly visible ones, limited per IP. */
-async function visibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<(model: Model) => boolean> {
+async function visibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<(model: CatalogModel) => boolean> {
   const headers = context.request.headers;
   const presentsKey = extractApiKey(headers, context.query, family) !== null || hasMalformedAuthorization(headers);
   if (!presentsKey) {
@@ -34,16 +33,16 @@ function asksForGeminiShape(context: RequestContext): boolean {
   return headers['x-goog-api-key'] !== undefined || context.query.has('key');
 }
 
-function allowedFor(key: ApiKey, model: Model): boolean {
-  return key.allowedModels === null || key.allowedModels.includes(model.id);
+function allowedFor(key: ApiKey, model: CatalogModel): boolean {
+  return key.allowedModels === null || key.allowedModels.includes(model.id) || model.aliases.some((alias) => key.allowedModels?.includes(alias));
 }
 
-async function sortedVisibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Model[]> {
+async function sortedVisibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<CatalogModel[]> {
   const visible = await visibleModels(context, services, family);
   return services.catalog.models().filter(visible).sort((left, right) => left.id.localeCompare(right.id));
 }
 
-async function findVisibleModel(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Model> {
+async function findVisibleModel(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<CatalogModel> {
   const visible = await visibleModels(context, services, family);
   const id = (context.params.model ?? '').replace(/^models\//, '');
   const model = services.catalog.model(id);
@@ -57,7 +56,8 @@ export function listModelsRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
     const models = await sortedVisibleModels(context, services, 'openai');
-    sendJson(context, 200, { object: 'list', data: models.map(toOpenAIModel) });
+    // Dated snapshots and other aliases are listed under their own ids, as OpenAI lists its snapshots.
+    sendJson(context, 200, { object: 'list', data: models.flatMap((model) => [model.id, ...model.aliases].map((name) => listedModelJson(model, name))) });
   };
 }
 
@@ -66,7 +66,8 @@ export function getModelRoute(services: GatewayServices): RouteHandler {
   const gemini = getGeminiModelRoute(services);
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
-    sendJson(context, 200, toOpenAIModel(await findVisibleModel(context, services, 'openai')));
+    const id = (context.params.model ?? '').replace(/^models\//, '');
+    sendJson(context, 200, listedModelJson(await findVisibleModel(context, services, 'openai'), id));
   };
 }
 

@@ -5,7 +5,8 @@ import type { GatewayServices } from '../../services.js';
 import type { Model } from '../../storage/records.js';
 
 /**
- * The public model a request names, recorded on its meter, with the channels that serve it: 400 `model_not_found`
+ * The public model a request names (by id, alias or dated snapshot id), recorded on its meter (the usage row keeps
+ * the name asked for), with the channels that serve it under that name: 400 `model_not_found`
  * when the catalog has no such model, 503 `upstream_unavailable` when no channel serves it.
  */
 export function resolveModel(services: GatewayServices, meter: RequestMeter, modelId: string): { model: Model; routes: readonly ChannelRoute[] } {
@@ -15,7 +16,7 @@ export function resolveModel(services: GatewayServices, meter: RequestMeter, mod
     throw new GatewayError('model_not_found', `The model '${modelId}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
   }
   meter.model = model;
-  const routes = services.catalog.routes(model.id);
+  const routes = services.catalog.routes(modelId);
   if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
   return { model, routes };
 }

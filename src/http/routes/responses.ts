@@ -7,6 +7,9 @@ import { relayChat } from '../../relay/relay-chat.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
+import { fitRoutes } from '../../routing/fit-routes.js';
+import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
+import { needsOfResponsesBody } from '../../codecs/openai-responses/request-needs.js';
 import type { GatewayServices } from '../../services.js';
 import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
 import { authenticate } from '../authenticate.js';
@@ -43,6 +46,13 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       let { routes } = resolved;
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, envelope.stream, envelope.nativeOnly);
+      const chat = once(() => decodeResponsesRequest(body));
+      routes = await fitRoutes(envelope.model, routes, {
+        needs: needsOfResponsesBody(body),
+        bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+        outputTokens: envelope.maxOutputTokens ?? 0,
+        countPromptTokens: async () => (await countTokensLocally(chat())).inputTokens,
+      });
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter });
       await relayChat(relay, {
@@ -51,7 +61,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
         codec: openAIResponsesCodec(body),
         routes,
         body,
-        chat: once(() => decodeResponsesRequest(body)),
+        chat,
         stream: envelope.stream,
         includeUsage: false,
         sse: true,

@@ -8,7 +8,7 @@ import type { ModelPatch, ModelRepository } from '../storage.js';
 const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
-  | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'per_request_nano'
+  | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
   | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano'>;
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
@@ -16,6 +16,7 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     inputPerMtokNano: toNullableBigInt(row.input_per_mtok_nano),
     outputPerMtokNano: toNullableBigInt(row.output_per_mtok_nano),
     cachedInputPerMtokNano: toNullableBigInt(row.cached_input_per_mtok_nano),
+    cacheWritePerMtokNano: toNullableBigInt(row.cache_write_per_mtok_nano),
     perRequestNano: toNullableBigInt(row.per_request_nano),
     perImageNano: toNullableBigInt(row.per_image_nano),
     perAudioMinuteNano: toNullableBigInt(row.per_audio_minute_nano),
@@ -28,6 +29,7 @@ function fromPricing(pricing: Pricing): PricingColumns {
     input_per_mtok_nano: pricing.inputPerMtokNano,
     output_per_mtok_nano: pricing.outputPerMtokNano,
     cached_input_per_mtok_nano: pricing.cachedInputPerMtokNano,
+    cache_write_per_mtok_nano: pricing.cacheWritePerMtokNano,
     per_request_nano: pricing.perRequestNano,
     per_image_nano: pricing.perImageNano,
     per_audio_minute_nano: pricing.perAudioMinuteNano,
@@ -65,7 +67,7 @@ function toRow(model: Model): Insertable<ModelsTable> {
   };
 }
 
-/** `pricing`, when present, replaces all seven price columns. */
+/** `pricing`, when present, replaces all eight price columns. */
 function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   const changes: Updateable<ModelsTable> = { updated_at: now };
   if (patch.kind !== undefined) changes.kind = patch.kind;

@@ -190,17 +190,18 @@ describe('gateway.yaml', () => {
 });
 
 describe('provider shortcut', () => {
-  it('OPENAI_API_KEY + OPENAI_BASE_URL bring channel env-openai with the standard models, and a chat call reaches the upstream', async () => {
+  it('OPENAI_API_KEY + OPENAI_BASE_URL bring channel env-openai serving the bundled catalog, and a chat call reaches the upstream', async () => {
     const gateway = await startTestGateway({ env: { OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: mock.url } });
     gateways.push(gateway);
     const channels = await admin<{ data: ChannelJson[] }>(gateway, 'GET', '/admin/channels');
     const channel = channels.body.data.find((item) => item.name === 'env-openai');
     expect(channel).toMatchObject({ type: 'openai', base_url: mock.url, enabled: true });
-    for (const model of ['gpt-4o-mini', 'gpt-4o']) expect(Object.keys(channel?.models ?? {})).toContain(model);
+    expect(channel?.models).toEqual({ '*': '' });
     expect(channels.text).not.toContain(UPSTREAM_KEY);
-    const model = await admin<ModelJson>(gateway, 'GET', '/admin/models/gpt-4o-mini');
+    const model = await admin<ModelJson & { price_source: string }>(gateway, 'GET', '/admin/models/gpt-4o-mini');
     expect(model.status).toBe(200);
-    expect(model.body.pricing.input_per_mtok).toBeGreaterThan(0);
+    expect(model.body.pricing.input_per_mtok).toBe(0.15);
+    expect(model.body.price_source).toBe('bundled');
 
     const seeded = await seedAccount(gateway, { balanceUsd: 5 });
     const before = mock.requests.length;

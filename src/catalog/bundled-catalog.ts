@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';
+import { chargesNothing } from '../billing/compute-cost.js';
+import type { Model } from '../storage/records.js';
+import type { CatalogModel } from './catalog-model.js';
+import { currentPrices, toPricing } from './convert-prices.js';
+import { DATA_IDS, KNOWN_SNAPSHOTS } from './known-ids.js';
+import { exactIds, matches } from './match-logic.js';
+import { isServable, traitsOf } from './model-traits.js';
+
+/** A bundled model with the data's rule for the ids it answers to (dated snapshots the data names by pattern). */
+export interface BundledModel {
+  model: CatalogModel;
+  match: MatchLogic;
+}
+
+const PACKAGE = '@pydantic/genai-prices';
+
+/** The data package's version, read once from its package.json. */
+function packageVersion(): string {
+  const entry = createRequire(import.meta.url).resolve(PACKAGE);
+  const manifest = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
+
+function toBundled(provider: string, info: ModelInfo, createdAt: number): BundledModel | null {
+  const id = DATA_IDS[info.id] ?? info.id;
+  if (!isServable(id) || id.endsWith('-')) return null;
+  const traits = traitsOf(id.toLowerCase());
+  const pricing = toPricing(currentPrices(info, createdAt), traits.kind);
+  // A model the data gives no price for is left out rather than served free; moderation is free by design.
+  if (traits.kind !== 'moderation' && chargesNothing(pricing)) return null;
+  const aliases = new Set([...exactIds(info.match), ...(KNOWN_SNAPSHOTS[id] ?? [])]);
+  aliases.delete(id);
+  const base: Model = {
+    id,
+    kind: traits.kind,
+    public: true,
+    upstream: null,
+    ownedBy: provider,
+    pricing,
+    rpm: null,
+    tpm: null,
+    createdAt,
+    updatedAt: createdAt,
+  };
+  return {
+    model: {
+      ...base,
+      aliases: [...aliases].filter(isServable),
+      contextWindow: info.context_window ?? traits.contextWindow,
+      maxOutputTokens: traits.maxOutputTokens,
+      modalities: traits.modalities,
+      capabilities: traits.capabilities,
+      priceSource: 'bundled',
+      provider,
+    },
+    match: info.match,
+  };
+}
+
+/**
+ * The default catalog: every model of the bundled price data (@pydantic/genai-prices) that the gateway can serve,
+ * with prices converted to nano-USD once at start and the traits the data lacks. Upgrading the package updates it;
+ * nothing is fetched at run time.
+ */
+export class BundledCatalog {
+  readonly version: string;
+  readonly #byProvider = new Map<string, readonly BundledModel[]>();
+
+  constructor(private readonly now: number) {
+    this.version = packageVersion();
+  }
+
+  /** The provider's models (built on first use), or an empty list for a provider the data does not have. */
+  provider(providerId: string): readonly BundledModel[] {
+    let models = this.#byProvider.get(providerId);
+    if (models === undefined) {
+      const provider = findProvider({ providerId });
+      const seen = new Set<string>();
+      const built: BundledModel[] = [];
+      for (const info of provider?.id === providerId ? provider.models : []) {
+        const bundled = toBundled(providerId, info, this.now);
+        if (bundled === null || seen.has(bundled.model.id)) continue;
+        seen.add(bundled.model.id);
+        built.push(bundled);
+      }
+      models = built;
+      this.#byProvider.set(providerId, models);
+    }
+    return models;
+  }
+}
+
+/** The first bundled model whose rule accepts the id, also with a `-YYYYMMDD` / `-YYYY-MM-DD` date suffix removed. */
+export function matchBundled(models: Iterable<BundledModel>, id: string): BundledModel | undefined {
+  const list = [...models];
+  const exact = list.find((bundled) => matches(bundled.match, id));
+  if (exact !== undefined) return exact;
+  const undated = id.replace(/-(20\d{2})-?(\d{2})-?(\d{2})$/, '');
+  return undated === id ? undefined : list.find((bundled) => bundled.model.id === undated || matches(bundled.match, undated));
+}

@@ -1,0 +1,49 @@
+import type { Model } from '../storage/records.js';
+
+/** What a request may need of a model; routing sends it only to channels whose model has it. */
+export interface ModelCapabilities {
+  tools: boolean;
+  vision: boolean;
+  jsonSchema: boolean;
+  reasoning: boolean;
+}
+
+export type Modality = 'text' | 'image' | 'audio' | 'video' | 'embedding';
+
+export interface Modalities {
+  input: readonly Modality[];
+  output: readonly Modality[];
+}
+
+/**
+ * A model as the gateway serves it: the stored record (or one built from the bundled catalog) plus what the
+ * bundled catalog knows of it. `null` facts are unknown and never used to refuse a request.
+ */
+export interface CatalogModel extends Model {
+  /** Other ids that name this model (dated snapshots, `-latest` forms); each resolves to it. */
+  aliases: readonly string[];
+  contextWindow: number | null;
+  maxOutputTokens: number | null;
+  modalities: Modalities | null;
+  capabilities: ModelCapabilities | null;
+  /** Where the prices come from: the bundled data package, or the operator (admin API, gateway.yaml). */
+  priceSource: 'bundled' | 'operator';
+  /** Provider id in the bundled data (`openai`, `anthropic`, `google`, …); null for operator-only models. */
+  provider: string | null;
+}
+
+/** A stored model with no bundled facts. */
+export function operatorModel(model: Model): CatalogModel {
+  return { ...model, aliases: [], contextWindow: null, maxOutputTokens: null, modalities: null, capabilities: null, priceSource: 'operator', provider: null };
+}
+
+/** The operator's record over the bundled one: the operator's kind, visibility, upstream and prices; the bundled facts. */
+export function overlayOperatorModel(bundled: CatalogModel, model: Model): CatalogModel {
+  return { ...bundled, ...model, priceSource: 'operator' };
+}
+
+/** A stored record with a bundled model's id, kind and prices (long-context tiers are the bundled data's alone). */
+export function operatorCopy(model: CatalogModel, now: number): Model {
+  const { tiers: _tiers, ...pricing } = model.pricing;
+  return { id: model.id, kind: model.kind, public: model.public, upstream: model.upstream, ownedBy: model.ownedBy, pricing, rpm: model.rpm, tpm: model.tpm, createdAt: now, updatedAt: now };
+}

@@ -1,0 +1,60 @@
+import { nanoToUsd } from '../billing/money.js';
+import type { NanoUsd, Pricing } from '../storage/records.js';
+import type { CatalogModel } from './catalog-model.js';
+
+const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
+
+/** Prices in USD (per million tokens, per request, image, audio minute, million characters), with long-context tiers. */
+export function pricingToJson(pricing: Pricing): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    input_per_mtok: usd(pricing.inputPerMtokNano),
+    output_per_mtok: usd(pricing.outputPerMtokNano),
+    cached_input_per_mtok: usd(pricing.cachedInputPerMtokNano),
+    cache_write_per_mtok: usd(pricing.cacheWritePerMtokNano),
+    per_request: usd(pricing.perRequestNano),
+    per_image: usd(pricing.perImageNano),
+    per_audio_minute: usd(pricing.perAudioMinuteNano),
+    per_mchar: usd(pricing.perMcharNano),
+  };
+  if (pricing.tiers !== undefined && pricing.tiers.length > 0) {
+    json.tiers = pricing.tiers.map((tier) => ({
+      above_input_tokens: tier.aboveInputTokens,
+      input_per_mtok: usd(tier.inputPerMtokNano),
+      output_per_mtok: usd(tier.outputPerMtokNano),
+      cached_input_per_mtok: usd(tier.cachedInputPerMtokNano),
+      cache_write_per_mtok: usd(tier.cacheWritePerMtokNano),
+    }));
+  }
+  return json;
+}
+
+/** What the catalog knows of a model beyond its stored record: limits, capabilities, modalities, aliases. */
+export function catalogFactsToJson(model: CatalogModel): Record<string, unknown> {
+  const { capabilities } = model;
+  return {
+    aliases: model.aliases,
+    context_window: model.contextWindow,
+    max_output_tokens: model.maxOutputTokens,
+    modalities: model.modalities,
+    capabilities: capabilities === null ? null : { tools: capabilities.tools, vision: capabilities.vision, json_schema: capabilities.jsonSchema, reasoning: capabilities.reasoning },
+    price_source: model.priceSource,
+    provider: model.provider,
+  };
+}
+
+/**
+ * A model of GET /v1/models: OpenAI's fields (`id`, `object`, `created`, `owned_by`) and the catalog's — kind,
+ * limits, capabilities, modalities and prices in USD. An alias is listed under its own id with `alias_of`.
+ */
+export function listedModelJson(model: CatalogModel, name: string = model.id): Record<string, unknown> {
+  return {
+    id: name,
+    object: 'model',
+    created: Math.floor(model.createdAt / 1000),
+    owned_by: model.ownedBy,
+    ...(name === model.id ? {} : { alias_of: model.id }),
+    kind: model.kind,
+    ...catalogFactsToJson(model),
+    pricing: pricingToJson(model.pricing),
+  };
+}

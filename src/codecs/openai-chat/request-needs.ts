@@ -1,0 +1,22 @@
+import type { RequestNeeds } from '../../ir/request-needs.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+
+/** The needs of an OpenAI chat body, read without decoding it (the pass-through path may never decode it). */
+export function needsOfOpenAIChatBody(body: Record<string, unknown>): RequestNeeds {
+  let images = 0;
+  let files = 0;
+  if (Array.isArray(body.messages)) {
+    for (const message of body.messages) {
+      if (!isObject(message) || !Array.isArray(message.content)) continue;
+      for (const part of message.content) {
+        if (!isObject(part)) continue;
+        if (part.type === 'image_url') images += 1;
+        else if (part.type === 'file' || part.type === 'input_audio') files += 1;
+      }
+    }
+  }
+  const tools = (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0);
+  const format = body.response_format;
+  return { tools, vision: images > 0, jsonSchema: isObject(format) && format.type === 'json_schema', mediaParts: images + files };
+}

@@ -1,0 +1,60 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestNeeds } from '../ir/request-needs.js';
+import type { ChannelRoute, RouteFacts } from './catalog.js';
+
+/** Tokens an image or file part may cost at most as the local count measures it (its bytes in the body aside). */
+const MEDIA_PART_TOKENS = 1000;
+
+/** What a chat request asks of the model, as routing checks it before any upstream call. */
+export interface RouteDemand {
+  needs: RequestNeeds;
+  /** Size of the request body in bytes: no tokenizer makes more tokens of text than it has bytes. */
+  bodyBytes: number;
+  /** Output tokens the caller asked for (max_tokens), 0 when it named none. */
+  outputTokens: number;
+  /** The prompt's exact token count, asked for only when the cheap bound does not already fit. */
+  countPromptTokens: () => Promise<number>;
+}
+
+const CAPABILITY_NAMES = { tools: 'tools (function calling)', vision: 'image input', jsonSchema: 'JSON schema output' } as const;
+
+function missing(facts: RouteFacts | undefined, needs: RequestNeeds): Array<keyof typeof CAPABILITY_NAMES> {
+  const capabilities = facts?.capabilities;
+  if (capabilities === null || capabilities === undefined) return [];
+  const lacking: Array<keyof typeof CAPABILITY_NAMES> = [];
+  if (needs.tools && !capabilities.tools) lacking.push('tools');
+  if (needs.vision && !capabilities.vision) lacking.push('vision');
+  if (needs.jsonSchema && !capabilities.jsonSchema) lacking.push('jsonSchema');
+  return lacking;
+}
+
+/**
+ * The routes able to take the request: those whose model offers what it needs (tools, images, JSON schema) and
+ * whose context window holds its prompt plus the output asked for. Unknown facts never refuse. When none is left,
+ * a 400 that says why, before any upstream call. The prompt is counted exactly only when its byte-size bound
+ * does not fit the smallest window, so ordinary requests cost no tokenizer run.
+ */
+export async function fitRoutes(modelName: string, routes: readonly ChannelRoute[], demand: RouteDemand): Promise<readonly ChannelRoute[]> {
+  let capable = routes;
+  const { needs } = demand;
+  if (needs.tools || needs.vision || needs.jsonSchema) {
+    capable = routes.filter((route) => missing(route.facts, needs).length === 0);
+    if (capable.length === 0 && routes.length > 0) {
+      const lacking = missing(routes[0]?.facts, needs).map((name) => CAPABILITY_NAMES[name]);
+      throw new GatewayError('model_capability_unsupported', `Model '${modelName}' does not support ${lacking.join(', ')}; choose a model that does (GET /v1/models lists each model's capabilities).`, { param: 'model' });
+    }
+  }
+  const windows = capable.map((route) => route.facts?.contextWindow ?? null);
+  if (windows.length === 0 || windows.some((window) => window === null)) return capable;
+  const smallest = Math.min(...(windows as number[]));
+  const bound = demand.bodyBytes + needs.mediaParts * MEDIA_PART_TOKENS + demand.outputTokens;
+  if (bound <= smallest) return capable;
+  const needed = (await demand.countPromptTokens()) + demand.outputTokens;
+  const fitting = capable.filter((route) => needed <= (route.facts?.contextWindow as number));
+  if (fitting.length === 0) {
+    const largest = Math.max(...(windows as number[]));
+    const asked = demand.outputTokens > 0 ? ` (${needed - demand.outputTokens} in the prompt plus ${demand.outputTokens} of output asked for)` : '';
+    throw new GatewayError('context_length_exceeded', `This request needs ${needed} tokens${asked}, more than model '${modelName}' can take (${largest} tokens of context). Shorten the messages or ask for less output.`, { param: 'messages' });
+  }
+  return fitting;
+}

@@ -1,0 +1,130 @@
+/**
+ * The default catalog with nothing but the three provider keys set (fake values, mock upstreams): GET /v1/models
+ * lists hundreds of models of every kind with prices; Claude Code's default ids, dated and alias forms, resolve to
+ * one model and reach the upstream as asked; the usage row keeps the id asked; an operator's price wins.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
+import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
+import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+
+interface ListedModel {
+  id: string;
+  object: string;
+  owned_by: string;
+  alias_of?: string;
+  kind: string;
+  context_window: number | null;
+  max_output_tokens: number | null;
+  capabilities: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
+  pricing: Record<string, number | null | unknown[]>;
+  price_source: string;
+}
+
+let openai: MockOpenAIUpstream;
+let anthropic: MockAnthropicUpstream;
+let gemini: MockGeminiUpstream;
+let gateway: TestGateway;
+let account: SeededAccount;
+
+async function listModels(): Promise<ListedModel[]> {
+  const response = await fetch(`${gateway.baseURL}/models`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { data: ListedModel[] }).data;
+}
+
+beforeAll(async () => {
+  [openai, anthropic, gemini] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
+  gateway = await startTestGateway({
+    env: {
+      OPENAI_API_KEY: 'sk-upstream-test', OPENAI_BASE_URL: openai.url,
+      ANTHROPIC_API_KEY: 'sk-ant-upstream-test', ANTHROPIC_BASE_URL: anthropic.url,
+      GEMINI_API_KEY: 'gemini-upstream-test', GEMINI_BASE_URL: gemini.url,
+    },
+  });
+  account = await seedAccount(gateway, { balanceUsd: 20 });
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+});
+
+describe('the bundled catalog behind three provider keys', () => {
+  it('GET /v1/models lists hundreds of models of every kind, each priced', async () => {
+    const models = await listModels();
+    expect(models.length).toBeGreaterThanOrEqual(200);
+    const kinds = new Set(models.map((model) => model.kind));
+    expect([...kinds].sort()).toEqual(['audio', 'chat', 'embedding', 'image', 'moderation']);
+    for (const model of models) {
+      expect(model.object).toBe('model');
+      if (model.kind === 'moderation') continue;
+      const prices = Object.values(model.pricing).filter((price) => typeof price === 'number' && price > 0);
+      expect(prices.length, model.id).toBeGreaterThan(0);
+    }
+    const byId = new Map(models.map((model) => [model.id, model]));
+    expect(byId.get('gpt-4o-mini')).toMatchObject({ kind: 'chat', owned_by: 'openai', context_window: 128000, max_output_tokens: 16384, price_source: 'bundled',
+      capabilities: { tools: true, vision: true, json_schema: true, reasoning: false }, pricing: { input_per_mtok: 0.15, output_per_mtok: 0.6 } });
+    expect(byId.get('claude-sonnet-4-5')).toMatchObject({ kind: 'chat', owned_by: 'anthropic', context_window: 200000, max_output_tokens: 64000,
+      pricing: { input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3, cache_write_per_mtok: 3.75 } });
+    expect(byId.get('claude-sonnet-4-5')?.pricing.tiers).toEqual([{ above_input_tokens: 200000, input_per_mtok: 6, output_per_mtok: 22.5, cached_input_per_mtok: 0.6, cache_write_per_mtok: 7.5 }]);
+    expect(byId.get('claude-sonnet-4-5-20250929')).toMatchObject({ alias_of: 'claude-sonnet-4-5', pricing: { input_per_mtok: 3 } });
+    expect(byId.get('gemini-2.5-flash')).toMatchObject({ kind: 'chat', owned_by: 'google', capabilities: { reasoning: true } });
+    expect(byId.get('text-embedding-3-small')).toMatchObject({ kind: 'embedding', pricing: { input_per_mtok: 0.02 } });
+    expect(byId.get('whisper-1')).toMatchObject({ kind: 'audio', pricing: { per_audio_minute: 0.006 } });
+    expect(byId.get('gpt-image-1')).toMatchObject({ kind: 'image' });
+    expect(byId.get('omni-moderation-latest')).toMatchObject({ kind: 'moderation' });
+    // The Gemini channel serves Gemini's models, not the Claude models the data lists for Vertex AI.
+    expect(models.filter((model) => model.owned_by === 'google' && model.id.startsWith('claude'))).toEqual([]);
+  });
+
+  it("Claude Code's default ids, dated and alias forms, resolve to one model and reach Anthropic as asked", async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: account.key, maxRetries: 0 });
+    for (const model of ['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5', 'claude-haiku-4-5-20251001', 'claude-opus-4-1-20250805', 'claude-opus-4-6', 'claude-sonnet-4-5-20991231']) {
+      const before = anthropic.requests.length;
+      const message = await client.messages.create({ model, max_tokens: 32, messages: [{ role: 'user', content: `hello ${model}` }] });
+      expect(message.type).toBe('message');
+      const forwarded = anthropic.requests.slice(before).filter((request) => request.path === '/v1/messages');
+      expect(forwarded, model).toHaveLength(1);
+      expect((forwarded[0]?.body as { model: string }).model).toBe(model);
+    }
+    const single = await fetch(`${gateway.baseURL}/models/claude-sonnet-4-5-20991231`);
+    expect(await single.json()).toMatchObject({ id: 'claude-sonnet-4-5-20991231', alias_of: 'claude-sonnet-4-5' });
+    await flushWrites(gateway);
+    const usage = await gateway.admin<{ data: Array<{ model: string; cost_usd: number }> }>('GET', `/admin/usage?key_id=${account.keyId}&limit=50`);
+    const asked = usage.body.data.map((row) => row.model);
+    expect(asked).toContain('claude-sonnet-4-5-20250929');
+    expect(asked).toContain('claude-sonnet-4-5');
+  });
+
+  it('a channel test on a "*" channel tries its cheapest chat model, or the one named', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels');
+    const channel = channels.body.data.find((item) => item.name === 'env-anthropic');
+    const tested = await gateway.admin<{ ok: boolean; model: string; upstream_model: string }>('POST', `/admin/channels/${channel?.id ?? ''}/test`);
+    expect(tested.body).toMatchObject({ ok: true, model: 'claude-3-haiku' });
+    const named = await gateway.admin<{ ok: boolean; model: string; upstream_model: string }>('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'claude-sonnet-4-5-20250929' });
+    expect(named.body).toMatchObject({ ok: true, upstream_model: 'claude-sonnet-4-5-20250929' });
+    expect((await gateway.admin('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'gpt-4o' })).status).toBe(400);
+  });
+
+  it('an unknown model still answers 400 model_not_found', async () => {
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
+    await expect(client.chat.completions.create({ model: 'no-such-model-anywhere', messages: [{ role: 'user', content: 'hi' }] }))
+      .rejects.toMatchObject({ status: 400, code: 'model_not_found' });
+  });
+
+  it("an operator's price overrides the bundled one, and removing it brings the bundled price back", async () => {
+    const patched = await gateway.admin<{ pricing: Record<string, number>; price_source: string }>('PATCH', '/admin/models/gpt-4o-mini', { pricing: { input_per_mtok: 0.5 } });
+    expect(patched.status).toBe(200);
+    expect(patched.body.pricing).toMatchObject({ input_per_mtok: 0.5, output_per_mtok: 0.6 });
+    let listed = (await listModels()).find((model) => model.id === 'gpt-4o-mini');
+    expect(listed).toMatchObject({ price_source: 'operator', pricing: { input_per_mtok: 0.5, output_per_mtok: 0.6 }, context_window: 128000 });
+    expect((await listModels()).find((model) => model.id === 'gpt-4o-mini-2024-07-18')).toMatchObject({ price_source: 'operator', pricing: { input_per_mtok: 0.5 } });
+    expect((await gateway.admin('DELETE', '/admin/models/gpt-4o-mini')).status).toBe(200);
+    listed = (await listModels()).find((model) => model.id === 'gpt-4o-mini');
+    expect(listed).toMatchObject({ price_source: 'bundled', pricing: { input_per_mtok: 0.15 } });
+  });
+});
