@@ -1,7 +1,9 @@
 import type { Clock } from '../shared/clock.js';
 import type { ChannelType } from '../storage/records.js';
 import { AnthropicAdapter } from './anthropic/anthropic-adapter.js';
+import { BedrockAdapter } from './bedrock/bedrock-adapter.js';
 import { GeminiAdapter } from './gemini/gemini-adapter.js';
+import { OpenAICompatiblePresetAdapter } from './openai-compatible/preset-adapter.js';
 import { AzureOpenAIAdapter, OpenAIAdapter } from './openai/openai-adapter.js';
 import { SimulatorAdapter } from './simulator/simulator-adapter.js';
 import type { UpstreamAdapter, UpstreamTransport } from './upstream-adapter.js';
@@ -11,7 +13,7 @@ export class AdapterRegistry {
   readonly #byType = new Map<ChannelType, UpstreamAdapter>();
 
   constructor(http: UpstreamTransport, clock: Clock) {
-    for (const adapter of [new OpenAIAdapter(http), new AzureOpenAIAdapter(http), new AnthropicAdapter(http), new GeminiAdapter(http), new SimulatorAdapter(clock)]) {
+    for (const adapter of [new OpenAIAdapter(http), new AzureOpenAIAdapter(http), new AnthropicAdapter(http), new GeminiAdapter(http), new BedrockAdapter(http), new OpenAICompatiblePresetAdapter(http), new SimulatorAdapter(clock)]) {
       for (const type of adapter.types) this.#byType.set(type, adapter);
     }
   }
