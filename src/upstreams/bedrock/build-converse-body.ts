@@ -103,8 +103,8 @@ export function buildConverseBody(request: ChatRequest, options: ConverseBodyOpt
   if (maxTokens !== undefined) inference.maxTokens = maxTokens;
   if (request.temperature !== undefined) {
     if (thinking !== null) warn(warnings, 'temperature was dropped: Claude takes only the default while thinking.');
-    else if (anthropic && request.temperature > 1) {
-      warn(warnings, "temperature was clamped to 1, the top of Claude's 0..1 range.");
+    else if (request.temperature > 1) {
+      warn(warnings, "temperature was clamped to 1, the top of Bedrock models' 0..1 range.");
       inference.temperature = 1;
     } else inference.temperature = request.temperature;
   }

@@ -70,7 +70,7 @@ function readHeaders(bytes: Buffer): Record<string, EventStreamHeaderValue> {
         const length = bytes.readUInt16BE(offset);
         offset += 2;
         need(length);
-        value = type === 6 ? Uint8Array.prototype.slice.call(bytes, offset, offset + length) : bytes.toString('utf8', offset, offset + length);
+        value = type === 6 ? new Uint8Array(bytes.subarray(offset, offset + length)) : bytes.toString('utf8', offset, offset + length);
         offset += length;
         break;
       }
