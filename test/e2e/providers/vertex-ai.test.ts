@@ -28,7 +28,7 @@ afterAll(async () => {
 });
 
 const drivers = (): ClientDriver[] => [openAIDriver(gateway.baseURL, account.key), anthropicDriver(gateway.url, account.key, 'x-api-key'), geminiDriver(gateway.url, account.key)];
-const EXPECTED_PATH = {
+const EXPECTED_PATH: Record<string, RegExp> = {
   [GEMINI]: new RegExp(`^/v1/projects/${MOCK_VERTEX_PROJECT}/locations/us-east5/publishers/google/models/gemini-2\\.5-flash:(generateContent|streamGenerateContent)$`),
   [CLAUDE]: new RegExp(`^/v1/projects/${MOCK_VERTEX_PROJECT}/locations/us-east5/publishers/anthropic/models/claude-sonnet-4-5%4020250929:(rawPredict|streamRawPredict)$`),
 };
@@ -40,7 +40,7 @@ describe.each(['openai', 'anthropic (x-api-key)', 'gemini'])('%s client → vert
     it('answers a plain request', async () => {
       expect(await driver().plain(model, 'Say the word pelican')).toContain('pelican');
       const sent = vertex.requests.at(-1)!;
-      expect(sent.path).toMatch(EXPECTED_PATH[model]);
+      expect(sent.path).toMatch(EXPECTED_PATH[model]!);
       expect(sent.headers.authorization).toMatch(/^Bearer ya29\.mock-\d+$/);
     });
 
