@@ -13,7 +13,7 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
   const promptDetails = (usage.prompt_tokens_details ?? {}) as Record<string, unknown>;
   const completionDetails = (usage.completion_tokens_details ?? {}) as Record<string, unknown>;
   // DeepSeek reports its cache hits as `prompt_cache_hit_tokens` (part of prompt_tokens).
-  const cacheRead = Math.min(promptDetails.cached_tokens === undefined ? count(usage.prompt_cache_hit_tokens) : count(promptDetails.cached_tokens), prompt);
+  const cacheRead = Math.min(Math.max(count(promptDetails.cached_tokens), count(usage.prompt_cache_hit_tokens)), prompt);
   // `cache_write_tokens`: prompt tokens written to the cache (a newer field, and what this gateway sends for
   // Anthropic cache writes); part of prompt_tokens like the cached ones.
   const cacheWrite = Math.min(count(promptDetails.cache_write_tokens), prompt - cacheRead);
