@@ -37,9 +37,10 @@ export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
   }
 
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
-    const adjust = presetOf(channel).adjustChatBody;
+    const preset = presetOf(channel);
+    const adjust = preset.adjustChatBody;
     let sent = body;
-    if (operation.kind === 'chat' && adjust !== undefined) {
+    if (operation.kind === 'chat' && adjust !== undefined && (preset.adjustsWhen === undefined || preset.adjustsWhen.test(body))) {
       const parsed = JSON.parse(body) as WireBody;
       adjust(parsed, { channel, upstreamModel, warnings: null });
       sent = JSON.stringify(parsed);

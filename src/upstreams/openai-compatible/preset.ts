@@ -23,6 +23,8 @@ export interface OpenAICompatiblePreset {
   headers?(channel: Channel): Record<string, string>;
   /** Rewrites a chat-completions body in place into what the provider accepts. */
   adjustChatBody?(body: WireBody, context: QuirkContext): void;
+  /** A caller's body is parsed for `adjustChatBody` only when its text matches (absent: always). */
+  adjustsWhen?: RegExp;
 }
 
 export function reportQuirk(context: QuirkContext, warning: string): void {

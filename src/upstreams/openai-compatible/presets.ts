@@ -49,15 +49,15 @@ function openRouterHeaders(channel: Channel): Record<string, string> {
 /** The channel types that are an OpenAI-compatible provider with known defaults and quirks. */
 export const OPENAI_COMPATIBLE_PRESETS: Record<OpenAICompatiblePresetType, OpenAICompatiblePreset> = {
   mistral: { defaultBaseUrl: 'https://api.mistral.ai/v1', keyOptional: false, adjustChatBody: adjustMistralBody },
-  groq: { defaultBaseUrl: 'https://api.groq.com/openai/v1', keyOptional: false, adjustChatBody: adjustGroqBody },
-  deepseek: { defaultBaseUrl: 'https://api.deepseek.com/v1', keyOptional: false, adjustChatBody: adjustDeepSeekBody },
-  xai: { defaultBaseUrl: 'https://api.x.ai/v1', keyOptional: false, adjustChatBody: adjustXaiBody },
+  groq: { defaultBaseUrl: 'https://api.groq.com/openai/v1', keyOptional: false, adjustChatBody: adjustGroqBody, adjustsWhen: /"(logprobs|top_logprobs|logit_bias|n|name|service_tier|store|metadata)"/ },
+  deepseek: { defaultBaseUrl: 'https://api.deepseek.com/v1', keyOptional: false, adjustChatBody: adjustDeepSeekBody, adjustsWhen: /"reasoning_content"/ },
+  xai: { defaultBaseUrl: 'https://api.x.ai/v1', keyOptional: false, adjustChatBody: adjustXaiBody, adjustsWhen: /"(presence_penalty|frequency_penalty|stop|reasoning_effort)"/ },
   openrouter: { defaultBaseUrl: 'https://openrouter.ai/api/v1', keyOptional: false, headers: openRouterHeaders },
   together: { defaultBaseUrl: 'https://api.together.xyz/v1', keyOptional: false },
   fireworks: { defaultBaseUrl: 'https://api.fireworks.ai/inference/v1', keyOptional: false },
   ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', keyOptional: true },
   vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1', keyOptional: true },
-  lmstudio: { defaultBaseUrl: 'http://127.0.0.1:1234/v1', keyOptional: true, adjustChatBody: adjustLmStudioBody },
+  lmstudio: { defaultBaseUrl: 'http://127.0.0.1:1234/v1', keyOptional: true, adjustChatBody: adjustLmStudioBody, adjustsWhen: /"json_object"/ },
 };
 
 export const OPENAI_COMPATIBLE_PRESET_TYPES = Object.keys(OPENAI_COMPATIBLE_PRESETS) as OpenAICompatiblePresetType[];
