@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { GatewayError } from '../errors/gateway-error.js';
 import { newId } from '../shared/ids.js';
 import type { Channel, ChannelType } from '../storage/records.js';
 import type { ChannelPatch } from '../storage/storage.js';
+import { checkChannel, takesStructuredKeys } from './channel-type-rules.js';
 import { isoTime } from './time-input.js';
 
-export const CHANNEL_TYPES = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'simulator'] as const satisfies readonly ChannelType[];
+export const CHANNEL_TYPES = [
+  'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'simulator',
+  'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio',
+] as const satisfies readonly ChannelType[];
 
 const modelsInput = z.union([
   z.array(z.string().min(1)).transform((ids) => Object.fromEntries(ids.map((id) => [id, '']))),
@@ -19,6 +22,8 @@ const channelFields = {
   api_key: z.string().min(1).optional(),
   /** Several upstream keys, used in rotation. */
   api_keys: z.array(z.string().min(1)).min(1).optional(),
+  /** Structured credentials (bedrock: `{access_key_id, secret_access_key, session_token?}`; vertex-ai: the service-account key), one or several. */
+  credentials: z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown())).min(1)]).optional(),
   models: modelsInput,
   priority: z.number().int().min(-1000).max(1000).optional(),
   weight: z.number().int().min(0).max(1_000_000).optional(),
@@ -33,24 +38,26 @@ export const updateChannelSchema = z.object(channelFields).partial().strict();
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
 
-function keysOf(input: { api_key?: string | undefined; api_keys?: string[] | undefined }): string[] | undefined {
+type KeyInput = { api_key?: string | undefined; api_keys?: string[] | undefined; credentials?: Record<string, unknown> | Array<Record<string, unknown>> | undefined };
+
+/**
+ * The channel's keys: `credentials` (JSON objects, stored as JSON text), `api_keys`, or `api_key` — split on commas
+ * and newlines into several keys, except for types whose key is one JSON document.
+ */
+function keysOf(input: KeyInput, type: ChannelType): string[] | undefined {
+  if (input.credentials !== undefined) return (Array.isArray(input.credentials) ? input.credentials : [input.credentials]).map((entry) => JSON.stringify(entry));
   if (input.api_keys !== undefined) return input.api_keys;
-  if (input.api_key !== undefined) return input.api_key.split(/[\n,]/).map((key) => key.trim()).filter(Boolean);
+  if (input.api_key !== undefined) {
+    if (takesStructuredKeys(type)) return [input.api_key.trim()].filter(Boolean);
+    return input.api_key.split(/[\n,]/).map((key) => key.trim()).filter(Boolean);
+  }
   return undefined;
 }
 
-/** Type-specific rules the schema cannot say alone. */
-function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys: string[]): void {
-  if (type !== 'simulator' && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
-  if ((type === 'openai-compatible' || type === 'azure-openai') && baseUrl === null) {
-    throw new GatewayError('bad_request', `A ${type} channel needs 'base_url'.`, { param: 'base_url' });
-  }
-}
-
 export function channelFromInput(input: CreateChannelInput, now: number): Channel {
-  const apiKeys = keysOf(input) ?? [];
+  const apiKeys = keysOf(input, input.type) ?? [];
   const baseUrl = input.base_url ?? null;
-  checkChannel(input.type, baseUrl, apiKeys);
+  checkChannel(input.type, baseUrl, apiKeys, input.settings ?? {});
   return {
     id: newId('ch', now),
     name: input.name,
@@ -73,7 +80,7 @@ export function channelPatchFromInput(existing: Channel, input: UpdateChannelInp
   if (input.name !== undefined) patch.name = input.name;
   if (input.type !== undefined) patch.type = input.type;
   if (input.base_url !== undefined) patch.baseUrl = input.base_url;
-  const apiKeys = keysOf(input);
+  const apiKeys = keysOf(input, input.type ?? existing.type);
   if (apiKeys !== undefined) patch.apiKeys = apiKeys;
   if (input.models !== undefined) patch.models = input.models;
   if (input.priority !== undefined) patch.priority = input.priority;
@@ -81,7 +88,7 @@ export function channelPatchFromInput(existing: Channel, input: UpdateChannelInp
   if (input.enabled !== undefined) patch.enabled = input.enabled;
   if (input.headers !== undefined) patch.headers = input.headers;
   if (input.settings !== undefined) patch.settings = input.settings;
-  checkChannel(patch.type ?? existing.type, patch.baseUrl === undefined ? existing.baseUrl : patch.baseUrl, patch.apiKeys ?? existing.apiKeys);
+  checkChannel(patch.type ?? existing.type, patch.baseUrl === undefined ? existing.baseUrl : patch.baseUrl, patch.apiKeys ?? existing.apiKeys, patch.settings ?? existing.settings);
   return patch;
 }
 

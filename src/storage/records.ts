@@ -42,7 +42,10 @@ export interface ApiKey {
   updatedAt: number;
 }
 
-export type ChannelType = 'openai' | 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini' | 'simulator';
+/** OpenAI-compatible providers with a preset: base URL, authentication and quirks filled in by the type. */
+export type OpenAICompatiblePresetType = 'mistral' | 'groq' | 'deepseek' | 'xai' | 'openrouter' | 'together' | 'fireworks' | 'ollama' | 'vllm' | 'lmstudio';
+
+export type ChannelType = 'openai' | 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex-ai' | 'simulator' | OpenAICompatiblePresetType;
 
 export interface Channel {
   id: string;

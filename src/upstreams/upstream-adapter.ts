@@ -8,6 +8,13 @@ import type { MediaCapabilities } from './media-capabilities.js';
 /** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
 export type WireProtocol = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
 
+/** Wires that only upstreams speak: no client protocol equals them, so their requests are always translated. */
+export type UpstreamOnlyProtocol = 'bedrock-converse' | 'vertex-ai';
+
+export function isClientWire(protocol: WireProtocol | UpstreamOnlyProtocol): protocol is WireProtocol {
+  return protocol !== 'bedrock-converse' && protocol !== 'vertex-ai';
+}
+
 /**
  * Pass-through operations, named by the protocol's own endpoint: the body is the client's, in the upstream's
  * own protocol. `model` is the upstream model name (Gemini carries it in the URL, the others in the body).
@@ -37,6 +44,12 @@ export interface UpstreamRequest {
   body: string | null;
   /** Sent instead of `body` when present: a large upload, streamed from disk. */
   streamedBody?: StreamedBody;
+  /**
+   * Credentials computed per request, applied by the transport right before sending: a signature over the final
+   * request (AWS SigV4) or a fetched access token (Google OAuth). `refresh`: the last credential was refused (401),
+   * so a cached one must not be reused.
+   */
+  authorize?: (request: UpstreamRequest, options: { refresh: boolean }) => Promise<UpstreamRequest>;
 }
 
 export interface UpstreamResponse {
@@ -70,7 +83,7 @@ export interface UpstreamTransport {
  */
 export interface UpstreamAdapter {
   readonly types: readonly ChannelType[];
-  readonly protocol: WireProtocol;
+  readonly protocol: WireProtocol | UpstreamOnlyProtocol;
   /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
   /**

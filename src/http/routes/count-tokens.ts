@@ -12,7 +12,7 @@ import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { Channel } from '../../storage/records.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import type { UpstreamAdapter, UpstreamOperation, WireProtocol } from '../../upstreams/upstream-adapter.js';
+import { isClientWire, type UpstreamAdapter, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
@@ -68,7 +68,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
         routes,
         {
           request(adapter, route, credential) {
-            if (endpoint.passesThrough(adapter, route.channel)) {
+            if (endpoint.passesThrough(adapter, route.channel) && isClientWire(adapter.protocol)) {
               const upstreamBody = passThroughBody(adapter.protocol, body, route.upstreamModel, false);
               return adapter.buildPassThrough(route.channel, credential, endpoint.operation, route.upstreamModel, upstreamBody);
             }

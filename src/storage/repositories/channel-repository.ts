@@ -9,7 +9,8 @@ import type { Channel, ChannelType } from '../records.js';
 import type { ChannelPatch, ChannelRepository } from '../storage.js';
 
 const CHANNEL_TYPES: readonly ChannelType[] = [
-  'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'simulator',
+  'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'simulator',
+  'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio',
 ];
 
 /** Upstream keys are only ever written sealed; `api_keys_sealed` holds SecretBox ciphertext of a JSON array. */

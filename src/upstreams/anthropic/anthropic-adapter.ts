@@ -39,7 +39,7 @@ export function anthropicHeaders(channel: Channel, credential: string): Record<s
   return headers;
 }
 
-function bodyOptions(channel: Channel, upstreamModel: string): AnthropicBodyOptions {
+export function anthropicBodyOptions(channel: Channel, upstreamModel: string): AnthropicBodyOptions {
   const configured = channel.settings.default_max_tokens;
   return {
     upstreamModel,
@@ -78,7 +78,7 @@ export class AnthropicAdapter implements UpstreamAdapter {
   }
 
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const body = buildAnthropicBody(request, bodyOptions(channel, upstreamModel));
+    const body = buildAnthropicBody(request, anthropicBodyOptions(channel, upstreamModel));
     return { url: anthropicUrl(channel, 'messages'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
   }
 
@@ -91,7 +91,7 @@ export class AnthropicAdapter implements UpstreamAdapter {
   }
 
   buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const body = buildAnthropicCountTokensBody(request, bodyOptions(channel, upstreamModel));
+    const body = buildAnthropicCountTokensBody(request, anthropicBodyOptions(channel, upstreamModel));
     return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
   }
 

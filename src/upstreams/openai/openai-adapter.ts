@@ -4,7 +4,7 @@ import { openAIMediaCapabilities } from './openai-media.js';
 import { OpenAIWireAdapter } from './openai-wire-adapter.js';
 import { servesResponsesApi } from './serves-responses-api.js';
 
-function operationPath(operation: UpstreamOperation): string {
+export function operationPath(operation: UpstreamOperation): string {
   switch (operation.kind) {
     case 'chat':
       return '/chat/completions';
@@ -25,7 +25,7 @@ function operationPath(operation: UpstreamOperation): string {
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-function joinUrl(base: string, path: string): string {
+export function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, '') + path;
 }
 

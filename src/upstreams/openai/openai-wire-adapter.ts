@@ -4,6 +4,7 @@ import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js'
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel, ChannelType } from '../../storage/records.js';
 import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.js';
 import { convertToOpenAIEmbeddingRequest } from './convert-to-openai-embedding-request.js';
 import { isOpenAIReasoningModel, listedReasoningModels } from './openai-reasoning-model.js';
@@ -29,13 +30,23 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
    */
   protected abstract isOfficial(channel: Channel): boolean;
 
+  /** The translated chat body, for a provider that needs it changed (presets' quirks); default unchanged. */
+  protected chatBody(_channel: Channel, body: ChatCompletionCreateParamsBase, _request: ChatRequest, _upstreamModel: string): string {
+    return JSON.stringify(body);
+  }
+
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
     const body = convertToOpenAIChatRequest(request, {
       upstreamModel,
       official: this.isOfficial(channel),
       reasoningModel: isOpenAIReasoningModel(upstreamModel, listedReasoningModels(channel.settings)),
     });
-    return this.buildPassThrough(channel, credential, { kind: 'chat', stream: request.stream }, upstreamModel, JSON.stringify(body));
+    return this.passThroughChat(channel, credential, request.stream, upstreamModel, this.chatBody(channel, body, request, upstreamModel));
+  }
+
+  /** Sends an already-translated chat body (it must not be rewritten again as a caller's pass-through body). */
+  protected passThroughChat(channel: Channel, credential: string, stream: boolean, upstreamModel: string, body: string): UpstreamRequest {
+    return this.buildPassThrough(channel, credential, { kind: 'chat', stream }, upstreamModel, body);
   }
 
   parseChatResponse(body: Buffer, _request: ChatRequest): ChatResponse {

@@ -82,7 +82,8 @@ export class OpenAIChatStreamParser {
         this.#closeAll(parts);
       }
     }
-    const usage = usageFromOpenAI(chunk.usage);
+    // Groq puts the usage of a stream in `x_groq.usage` of its last chunk.
+    const usage = usageFromOpenAI(chunk.usage) ?? (isJsonObject(chunk.x_groq) ? usageFromOpenAI(chunk.x_groq.usage) : null);
     if (usage !== null) {
       this.#usage = usage;
       parts.push(...this.#start(), { type: 'usage', usage });

@@ -12,7 +12,8 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
   const completion = count(usage.completion_tokens);
   const promptDetails = (usage.prompt_tokens_details ?? {}) as Record<string, unknown>;
   const completionDetails = (usage.completion_tokens_details ?? {}) as Record<string, unknown>;
-  const cacheRead = Math.min(count(promptDetails.cached_tokens), prompt);
+  // DeepSeek reports its cache hits as `prompt_cache_hit_tokens` (part of prompt_tokens).
+  const cacheRead = Math.min(Math.max(count(promptDetails.cached_tokens), count(usage.prompt_cache_hit_tokens)), prompt);
   // `cache_write_tokens`: prompt tokens written to the cache (a newer field, and what this gateway sends for
   // Anthropic cache writes); part of prompt_tokens like the cached ones.
   const cacheWrite = Math.min(count(promptDetails.cache_write_tokens), prompt - cacheRead);

@@ -1,0 +1,59 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ChannelType } from '../storage/records.js';
+import { bedrockCredentials } from '../upstreams/bedrock/bedrock-credentials.js';
+import { OPENAI_COMPATIBLE_PRESETS } from '../upstreams/openai-compatible/presets.js';
+import { serviceAccountOf } from '../upstreams/vertex-ai/service-account.js';
+
+/** Channel types whose keys are JSON documents (never split on commas or newlines). */
+export function takesStructuredKeys(type: ChannelType): boolean {
+  return type === 'bedrock' || type === 'vertex-ai';
+}
+
+/** Local servers that need no key (a key given is still sent). */
+function keyless(type: ChannelType): boolean {
+  if (type === 'simulator') return true;
+  const preset = (OPENAI_COMPATIBLE_PRESETS as Partial<Record<ChannelType, { keyOptional: boolean }>>)[type];
+  return preset?.keyOptional === true;
+}
+
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
+
+function badSetting(name: string, message: string): GatewayError {
+  return new GatewayError('bad_request', message, { param: `settings.${name}` });
+}
+
+function checkBedrock(apiKeys: readonly string[], settings: Record<string, unknown>): void {
+  for (const key of apiKeys) bedrockCredentials(key);
+  if (typeof settings.region !== 'string' || !REGION.test(settings.region)) {
+    throw badSetting('region', "A bedrock channel needs 'settings.region', an AWS region such as 'us-east-1'.");
+  }
+  const profile = settings.inference_profile;
+  if (profile !== undefined && (typeof profile !== 'string' || !/^(none|auto|[a-z]{2,5}(-gov)?)$/.test(profile))) {
+    throw badSetting('inference_profile', "'settings.inference_profile' is 'auto', 'none' or a geography prefix such as 'us', 'eu', 'apac' or 'global'.");
+  }
+}
+
+function checkVertex(apiKeys: readonly string[], settings: Record<string, unknown>): void {
+  const accounts = apiKeys.map(serviceAccountOf);
+  const project = settings.project_id;
+  if (project !== undefined && (typeof project !== 'string' || !/^[a-z][a-z0-9-]{4,61}[a-z0-9]$/.test(project))) {
+    throw badSetting('project_id', "'settings.project_id' must be a Google Cloud project id.");
+  }
+  if (project === undefined && accounts.some((account) => account.projectId === null)) {
+    throw badSetting('project_id', "A vertex-ai channel needs 'settings.project_id' when its service-account key names no project_id.");
+  }
+  const location = settings.location;
+  if (location !== undefined && (typeof location !== 'string' || !/^(global|[a-z]+-[a-z]+\d+)$/.test(location))) {
+    throw badSetting('location', "'settings.location' must be 'global' or a Google Cloud region such as 'us-east5'.");
+  }
+}
+
+/** Type-specific rules the schema cannot say alone: keys, base URLs and required settings. */
+export function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys: string[], settings: Record<string, unknown>): void {
+  if (!keyless(type) && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
+  if ((type === 'openai-compatible' || type === 'azure-openai') && baseUrl === null) {
+    throw new GatewayError('bad_request', `A ${type} channel needs 'base_url'.`, { param: 'base_url' });
+  }
+  if (type === 'bedrock') checkBedrock(apiKeys, settings);
+  if (type === 'vertex-ai') checkVertex(apiKeys, settings);
+}

@@ -1,0 +1,99 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChatRequest } from '../../ir/chat-request.js';
+import type { ChatResponse } from '../../ir/chat-response.js';
+import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
+import type { StreamPart } from '../../ir/stream-part.js';
+import type { Channel } from '../../storage/records.js';
+import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../anthropic/anthropic-adapter.js';
+import { AuthorizingTransport } from '../authorizing-transport.js';
+import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { bedrockCredentials } from './bedrock-credentials.js';
+import { bedrockRegion, bedrockUrl } from './bedrock-endpoint.js';
+import { buildConverseBody } from './build-converse-body.js';
+import { classifyBedrockError } from './classify-error.js';
+import { parseConverseResponse } from './parse-converse-response.js';
+import { parseConverseStream } from './parse-converse-stream.js';
+import { signRequest } from './sign-request.js';
+
+function noEmbeddings(): GatewayError {
+  return new GatewayError('bad_request', 'Bedrock channels serve chat models only (the Converse API); embeddings are not available on them.');
+}
+
+/**
+ * The channel's headers and the credential: a Bedrock API key as a Bearer token, or IAM credentials as a SigV4
+ * signature applied by the transport over the final request.
+ */
+function authenticated(channel: Channel, credential: string, request: Omit<UpstreamRequest, 'headers'>, accept: string): UpstreamRequest {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
+  headers['content-type'] = 'application/json';
+  headers.accept = accept;
+  const credentials = bedrockCredentials(credential);
+  if (credentials.kind === 'api-key') {
+    headers.authorization = `Bearer ${credentials.apiKey}`;
+    return { ...request, headers };
+  }
+  const region = bedrockRegion(channel);
+  return { ...request, headers, authorize: (unsigned) => signRequest(unsigned, credentials, { region, service: 'bedrock' }) };
+}
+
+/**
+ * Amazon Bedrock (channel type `bedrock`) through the Converse and ConverseStream APIs, which serve every chat model
+ * family on Bedrock (Anthropic, Llama, Mistral, Nova, Cohere, …) in one wire. Requests are always translated.
+ */
+export class BedrockAdapter implements UpstreamAdapter {
+  readonly types = ['bedrock'] as const;
+  readonly protocol = 'bedrock-converse' as const;
+  readonly #transport: UpstreamTransport;
+
+  constructor(http: UpstreamTransport) {
+    this.#transport = new AuthorizingTransport(http);
+  }
+
+  buildPassThrough(): UpstreamRequest {
+    throw new Error('Bedrock speaks no client protocol; requests are translated');
+  }
+
+  transport(): UpstreamTransport {
+    return this.#transport;
+  }
+
+  classifyError(status: number): UpstreamErrorClass {
+    return classifyBedrockError(status);
+  }
+
+  buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
+    const configured = channel.settings.default_max_tokens;
+    const body = buildConverseBody(request, {
+      upstreamModel,
+      defaultMaxTokens: typeof configured === 'number' && Number.isInteger(configured) && configured > 0 ? configured : ANTHROPIC_DEFAULT_MAX_TOKENS,
+    });
+    const url = bedrockUrl(channel, upstreamModel, request.stream ? 'converse-stream' : 'converse');
+    return authenticated(channel, credential, { url, method: 'POST', body: JSON.stringify(body) }, request.stream ? 'application/vnd.amazon.eventstream' : 'application/json');
+  }
+
+  parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse {
+    return parseConverseResponse(body, request.model);
+  }
+
+  parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
+    return parseConverseStream(body, request.model);
+  }
+
+  /** Counted locally: Bedrock's CountTokens API is not offered in every region. */
+  buildCountTokensRequest(): UpstreamRequest | null {
+    return null;
+  }
+
+  parseCountTokensResponse(): number {
+    throw new Error('Bedrock token counts are computed locally');
+  }
+
+  buildEmbeddingRequest(_channel: Channel, _credential: string, _request: EmbeddingRequest, _upstreamModel: string): UpstreamRequest {
+    throw noEmbeddings();
+  }
+
+  parseEmbeddingResponse(_body: Buffer, _request: EmbeddingRequest): EmbeddingResponse {
+    throw noEmbeddings();
+  }
+}

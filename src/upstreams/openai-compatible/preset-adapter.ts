@@ -1,0 +1,76 @@
+import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
+import type { ChatRequest } from '../../ir/chat-request.js';
+import type { Channel, OpenAICompatiblePresetType } from '../../storage/records.js';
+import { joinUrl, operationPath } from '../openai/openai-adapter.js';
+import { openAIMediaCapabilities } from '../openai/openai-media.js';
+import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
+import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { OpenAICompatiblePreset, WireBody } from './preset.js';
+import { OPENAI_COMPATIBLE_PRESET_TYPES, OPENAI_COMPATIBLE_PRESETS } from './presets.js';
+
+function presetOf(channel: Channel): OpenAICompatiblePreset {
+  return OPENAI_COMPATIBLE_PRESETS[channel.type as OpenAICompatiblePresetType];
+}
+
+function baseUrlOf(channel: Channel): string {
+  return channel.baseUrl ?? presetOf(channel).defaultBaseUrl;
+}
+
+/** The preset's headers, the channel's own, and the key as a Bearer token (none for a keyless local server). */
+function headersOf(channel: Channel, credential: string): Record<string, string> {
+  const headers: Record<string, string> = { ...presetOf(channel).headers?.(channel), ...channel.headers };
+  if (credential !== '') headers.authorization = `Bearer ${credential}`;
+  return headers;
+}
+
+/**
+ * The OpenAI-compatible providers with a preset (`mistral`, `groq`, `deepseek`, `xai`, `openrouter`, `together`,
+ * `fireworks`, `ollama`, `vllm`, `lmstudio`): the OpenAI wire with the preset's base URL, authentication and headers,
+ * and its body quirks applied on both the translated and the pass-through path.
+ */
+export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
+  readonly types = OPENAI_COMPATIBLE_PRESET_TYPES;
+  readonly media = openAIMediaCapabilities((channel, credential, path) => ({ url: joinUrl(baseUrlOf(channel), path), headers: headersOf(channel, credential) }));
+
+  constructor(private readonly http: UpstreamTransport) {
+    super();
+  }
+
+  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+    const preset = presetOf(channel);
+    const adjust = preset.adjustChatBody;
+    let sent = body;
+    if (operation.kind === 'chat' && adjust !== undefined && (preset.adjustsWhen === undefined || preset.adjustsWhen.test(body))) {
+      const parsed = JSON.parse(body) as WireBody;
+      adjust(parsed, { channel, upstreamModel, warnings: null });
+      sent = JSON.stringify(parsed);
+    }
+    return this.#request(channel, credential, operation, sent);
+  }
+
+  transport(): UpstreamTransport {
+    return this.http;
+  }
+
+  protected isOfficial(): boolean {
+    return false;
+  }
+
+  protected override chatBody(channel: Channel, body: ChatCompletionCreateParamsBase, request: ChatRequest, upstreamModel: string): string {
+    presetOf(channel).adjustChatBody?.(body as unknown as WireBody, { channel, upstreamModel, warnings: request.warnings });
+    return JSON.stringify(body);
+  }
+
+  protected override passThroughChat(channel: Channel, credential: string, stream: boolean, _upstreamModel: string, body: string): UpstreamRequest {
+    return this.#request(channel, credential, { kind: 'chat', stream }, body);
+  }
+
+  #request(channel: Channel, credential: string, operation: UpstreamOperation, body: string): UpstreamRequest {
+    return {
+      url: joinUrl(baseUrlOf(channel), operationPath(operation)),
+      method: 'POST',
+      headers: { ...headersOf(channel, credential), 'content-type': 'application/json' },
+      body,
+    };
+  }
+}
