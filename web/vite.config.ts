@@ -1,3 +1,5 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 
@@ -9,28 +11,28 @@ function precompress(): Plugin {
   return {
     name: 'unigate-precompress',
     apply: 'build',
-    generateBundle(_options, bundle) {
-      for (const file of Object.values(bundle)) {
-        if (!/\.(?:js|css|html|svg|json|txt)$/.test(file.fileName)) continue;
-        const source = file.type === 'chunk' ? file.code : file.source;
-        const bytes = typeof source === 'string' ? Buffer.from(source) : Buffer.from(source);
+    // After writing: other plugins still rewrite chunks during generateBundle (the preload map, for one).
+    writeBundle(options, bundle) {
+      const directory = options.dir;
+      if (directory === undefined) return;
+      for (const fileName of Object.keys(bundle)) {
+        if (!/\.(?:js|css|html|svg|json|txt)$/.test(fileName)) continue;
+        const file = path.join(directory, fileName);
+        const bytes = readFileSync(file);
         if (bytes.length < 1024) continue;
-        this.emitFile({ type: 'asset', fileName: `${file.fileName}.br`, source: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }) });
-        this.emitFile({ type: 'asset', fileName: `${file.fileName}.gz`, source: gzipSync(bytes, { level: 9 }) });
+        writeFileSync(`${file}.br`, brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } }));
+        writeFileSync(`${file}.gz`, gzipSync(bytes, { level: 9 }));
       }
     },
   };
 }
 
-/**
- * The console's browser app. Built from the repository root (`npm run build`) into dist/web with hashed file
- * names; the console listener serves that folder. JSX goes through Vite's own esbuild transform (no React plugin:
- * the production build needs no Fast Refresh).
- */
-export default defineConfig({
+export default defineConfig(({ command }) => ({
   root: 'web',
   base: '/',
   esbuild: { jsx: 'automatic' },
+  // A build is always the production React, whatever NODE_ENV the calling process has (vitest sets "test").
+  ...(command === 'build' ? { define: { 'process.env.NODE_ENV': JSON.stringify('production') } } : {}),
   plugins: [precompress()],
   build: {
     outDir: '../dist/web',
@@ -60,4 +62,4 @@ export default defineConfig({
     // `npx vite --config web/vite.config.ts` during development: the console API of a running gateway.
     proxy: { '/api': 'http://127.0.0.1:8081' },
   },
-});
+}));
