@@ -18,7 +18,7 @@ export function useCreateKey() {
   const api = useApi();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: KeyInput) => api.post<{ key: ApiKey; secret: string }>('/api/keys', input),
+    mutationFn: (input: Partial<KeyInput>) => api.post<{ key: ApiKey; secret: string }>('/api/keys', input),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: keysQueryKey }),
   });
 }

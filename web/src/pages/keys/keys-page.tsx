@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import type { ApiKey } from '../../api/types';
+import type { ApiKey, KeyInput } from '../../api/types';
 import { formatDate, formatDateTime, formatInteger, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
@@ -11,6 +11,19 @@ import { KeyForm } from './key-form';
 import { KeyStatusBadge } from './key-status';
 import { SecretDialog } from './secret-dialog';
 import { useCreateKey, useKeys, useModels, useRevokeKey, useUpdateKey } from './key-queries';
+
+/** A new key: unset attributes are left out (the server's defaults: no limit). */
+function creationBody(input: KeyInput): Partial<KeyInput> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as Partial<KeyInput>;
+}
+
+/** An edit sends every attribute (null clears one); the budget only when it changed. */
+function editBody(key: ApiKey, input: KeyInput): Partial<KeyInput> {
+  const before = key.budget === null ? null : { period: key.budget.period, limit_usd: key.budget.limit_usd };
+  if (JSON.stringify(before) !== JSON.stringify(input.budget)) return input;
+  const { budget: _unchanged, ...rest } = input;
+  return rest;
+}
 
 function limitsOf(key: ApiKey): string {
   const parts = [
@@ -111,7 +124,7 @@ export function KeysPage() {
           <KeyForm initial={null} models={models.data?.data ?? []} submitLabel="Create key" busy={createKey.isPending}
             serverError={createKey.isError ? errorMessage(createKey.error) : null}
             onCancel={() => setCreating(false)}
-            onSubmit={(input) => createKey.mutate(input, { onSuccess: (result) => { setCreating(false); setCreated({ name: result.key.name, secret: result.secret }); } })} />
+            onSubmit={(input) => createKey.mutate(creationBody(input), { onSuccess: (result) => { setCreating(false); setCreated({ name: result.key.name, secret: result.secret }); } })} />
         ) : null}
       </Dialog>
 
@@ -120,7 +133,7 @@ export function KeysPage() {
           <KeyForm initial={editing} models={models.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
             serverError={updateKey.isError ? errorMessage(updateKey.error) : null}
             onCancel={() => setEditing(null)}
-            onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: input }, { onSuccess: () => setEditing(null) })} />
+            onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: editBody(editing, input) }, { onSuccess: () => setEditing(null) })} />
         )}
       </Dialog>
 
