@@ -27,6 +27,8 @@ import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
 import type { GatewayServices } from './services.js';
+import { addConsoleApiRoutes } from './console/console-api.js';
+import type { ConsoleUrls } from './console/console-deps.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -92,9 +94,11 @@ export function createApiApp(services: GatewayServices): RequestListener {
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */
-export function createConsoleApp(services: GatewayServices): RequestListener {
+export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): RequestListener {
   const router = new Router()
     .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }));
+  // The console's JSON API (src/console/, docs/console-api.md): everything under /api/.
+  addConsoleApiRoutes(router, { services, urls });
   // Web console (src/console/static): the built browser app for every GET outside /api/ and /healthz. Keep last.
   addWebAppRoutes(router, services.logger);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp });
