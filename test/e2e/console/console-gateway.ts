@@ -54,3 +54,12 @@ export async function signUpUser(setup: ConsoleGateway, options: { verify?: bool
   }
   return { client, email, password, accountId: body.account.id, userId: body.user.id };
 }
+
+/**
+ * Limit windows are aligned to the epoch: waits until at least `marginMs` remain in the current window of
+ * `windowMs`, so a test that fills a window does not straddle its edge.
+ */
+export async function awayFromWindowEdge(windowMs: number, marginMs: number): Promise<void> {
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < marginMs) await new Promise((resolve) => setTimeout(resolve, left + 50));
+}

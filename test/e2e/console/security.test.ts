@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient, strongPassword, uniqueEmail } from '../../support/console-client.js';
-import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
+import { awayFromWindowEdge, signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
 let alice: SignedUpUser;
@@ -135,6 +135,7 @@ describe('session fixation', () => {
 
 describe('brute force', () => {
   it('limits sign-in per IP with 429 and Retry-After', async () => {
+    await awayFromWindowEdge(60_000, 8000);
     const guesser = setup.client();
     let last = await guesser.signIn(uniqueEmail(), 'guess number 0');
     for (let attempt = 1; attempt <= 12 && last.status !== 429; attempt += 1) last = await guesser.signIn(uniqueEmail(), `guess number ${attempt}`);
@@ -146,6 +147,7 @@ describe('brute force', () => {
   });
 
   it('limits guesses at one account from many IPs, and the right password waits too', async () => {
+    await awayFromWindowEdge(5 * 60_000, 10_000);
     const target = await signUpUser(setup);
     let last = await setup.client().signIn(target.email, 'wrong password 0 x');
     for (let attempt = 1; attempt <= 6 && last.status !== 429; attempt += 1) last = await setup.client().signIn(target.email, `wrong password ${attempt} x`);
@@ -158,6 +160,7 @@ describe('brute force', () => {
   });
 
   it('limits password reset requests and sign-ups per IP', async () => {
+    await awayFromWindowEdge(3_600_000, 15_000);
     const asker = setup.client();
     const statuses: number[] = [];
     for (let attempt = 0; attempt < 7; attempt += 1) statuses.push((await asker.request('POST', '/api/auth/password-reset', { email: uniqueEmail() })).status);
@@ -171,6 +174,7 @@ describe('brute force', () => {
   });
 
   it('limits second-factor guesses per user', async () => {
+    await awayFromWindowEdge(5 * 60_000, 10_000);
     const user = await signUpUser(setup);
     const enrolment = await user.client.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
     const statuses: number[] = [];
