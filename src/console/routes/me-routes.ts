@@ -11,7 +11,7 @@ import { sessionJson } from '../console-views.js';
 import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { acceptSecondFactor } from '../second-factor.js';
-import { clearSessionCookie, startSession } from '../session-store.js';
+import { clearSessionCookie, SESSION_IDLE_MS, startSession } from '../session-store.js';
 import { describeEnrolment, matchTotpStep, newTotpSecret } from '../totp.js';
 
 const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
@@ -41,7 +41,8 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('GET', '/api/me/sessions', signedInRoute(deps, null, async ({ context, active }) => {
-    const sessions = await storage.console.listSessions(active.user.id, clock.now());
+    const now = clock.now();
+    const sessions = (await storage.console.listSessions(active.user.id, now)).filter((session) => session.lastSeenAt + SESSION_IDLE_MS > now);
     sendJson(context, 200, { data: sessions.map((session) => sessionJson(session, active.session.id)) });
   }));
 

@@ -136,9 +136,17 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
       response.setHeader('x-upstream-request-id', requestId);
       response.flushHeaders();
       const watcher = new StreamWatcher(startedAt);
-      for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-        watcher.push(chunk.toString('utf8'));
-        if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
+      try {
+        for await (const chunk of answer.body as AsyncIterable<Buffer>) {
+          watcher.push(chunk.toString('utf8'));
+          if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
+        }
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        logger.warn('playground stream broke off', { requestId: context.requestId, ...describeError(error) });
+        const failure = { error: { message: 'The answer broke off before it was complete.', type: 'upstream_error', code: 'upstream_error' } };
+        response.end(`event: error\ndata: ${JSON.stringify(failure)}\n\n`);
+        return;
       }
       const facts = watcher.facts;
       const summary = {

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient, linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
+import { startTestGateway } from '../../support/gateway-harness.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -208,5 +209,31 @@ describe('accounts made through the admin API', () => {
     expect(first.body).toMatchObject({ account: { id: account.body.id }, role: 'owner', user: { email_verified: true } });
     const second = await setup.client().signIn(email, password);
     expect(second.status).toBe(200);
+  });
+});
+
+describe('without SMTP_URL', () => {
+  it('writes the one-time link to the log line instead of mailing it, and never the password', async () => {
+    const gateway = await startTestGateway({ env: { TRUST_PROXY: 'all' } });
+    try {
+      const client = new ConsoleClient(gateway.consoleUrl);
+      const email = uniqueEmail();
+      const password = strongPassword();
+      expect((await client.signUp(email, password)).status).toBe(201);
+      const deadline = Date.now() + 5000;
+      let line: string | undefined;
+      while (line === undefined && Date.now() < deadline) {
+        line = gateway.logs.find((entry) => entry.includes('console mail not sent') && entry.includes(email));
+        if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(line).toBeDefined();
+      const token = /verify-email\?token=([A-Za-z0-9_-]+)/.exec(line ?? '')?.[1];
+      expect(token).toBeDefined();
+      expect((await client.request('POST', '/api/auth/verify-email', { token })).status).toBe(200);
+      expect(gateway.logs.join('\n')).not.toContain(password);
+      expect((await client.request('GET', '/api/config')).body).toMatchObject({ mail_configured: false, api_base_url: gateway.url, console_url: gateway.consoleUrl });
+    } finally {
+      await gateway.close();
+    }
   });
 });
