@@ -62,18 +62,22 @@ async function signIn(deps: ConsoleDeps, context: RequestContext, user: ConsoleU
   });
 }
 
+/** Stands for "no password yet": matches no password (it is neither an argon2 nor a scrypt hash). */
+const NO_PASSWORD = '!none';
+
 /**
- * The console user of an account made through the admin API (with a password, scrypt-hashed on the account), made
- * on first use: owner of that account, its email taken as verified (the operator entered it), the same hash (it is
- * replaced by argon2id at the first successful sign-in).
+ * The console user of an account made through the admin API, made on first use: owner of that account, its email
+ * taken as verified (the operator entered it), with the account's password hash (scrypt, replaced by argon2id at
+ * the first successful sign-in). At sign-in only accounts with a password are adopted; a password reset adopts an
+ * account without one too, so its owner can choose a password through the mailed link.
  */
-async function adoptAdminAccount(deps: ConsoleDeps, emailAddress: string): Promise<ConsoleUser | null> {
+async function adoptAdminAccount(deps: ConsoleDeps, emailAddress: string, withoutPassword: boolean): Promise<ConsoleUser | null> {
   const { storage, clock } = deps.services;
   const account = await storage.accounts.getByEmail(emailAddress);
-  if (account === null || account.passwordHash === null) return null;
+  if (account === null || (account.passwordHash === null && !withoutPassword)) return null;
   const now = clock.now();
   const user: ConsoleUser = {
-    id: newId('usr', now), email: emailAddress, passwordHash: account.passwordHash, emailVerifiedAt: now,
+    id: newId('usr', now), email: emailAddress, passwordHash: account.passwordHash ?? NO_PASSWORD, emailVerifiedAt: now,
     totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null, createdAt: now, updatedAt: now,
   };
   try {
@@ -145,7 +149,7 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
   router.add('POST', '/api/auth/sign-in', anyoneRoute(deps, async ({ context }) => {
     const input = parseInput(credentialsSchema, await readConsoleBody(context));
     const attempt = await countAuthAttempt(deps, context, 'sign-in', input.email);
-    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email));
+    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, false));
     if (user === null) {
       await burnPasswordCheck(input.password);
       throw new GatewayError('invalid_credentials', 'The email or password is wrong.');
@@ -192,7 +196,7 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
   router.add('POST', '/api/auth/password-reset', anyoneRoute(deps, async ({ context }) => {
     const input = parseInput(resetRequestSchema, await readConsoleBody(context));
     await countAuthAttempt(deps, context, 'password-reset', input.email);
-    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email));
+    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, true));
     if (user !== null) mailLater(deps, 'password-reset', user.email, await issueToken(deps, user.id, 'password-reset', PASSWORD_RESET_TTL_MS));
     sendNoContent(context, 202);
   }));

@@ -210,6 +210,20 @@ describe('accounts made through the admin API', () => {
     const second = await setup.client().signIn(email, password);
     expect(second.status).toBe(200);
   });
+
+  it('without a password, get one through the reset link and then sign in', async () => {
+    const email = uniqueEmail('api-only');
+    const account = await setup.gateway.admin<{ id: string }>('POST', '/admin/accounts', { email });
+    const browser = setup.client();
+    expect((await browser.signIn(email, 'anything at all 9')).status).toBe(401);
+    expect((await browser.request('POST', '/api/auth/password-reset', { email })).status).toBe(202);
+    const token = linkToken(await waitForMail(setup.mail, email, /reset your console password/i));
+    const password = strongPassword();
+    expect((await browser.request('POST', '/api/auth/password-reset/confirm', { token, password })).status).toBe(204);
+    const signedIn = await setup.client().signIn(email, password);
+    expect(signedIn.status, signedIn.text).toBe(200);
+    expect(signedIn.body).toMatchObject({ account: { id: account.body.id }, role: 'owner' });
+  });
 });
 
 describe('without SMTP_URL', () => {
