@@ -251,3 +251,22 @@ describe('without SMTP_URL', () => {
     }
   });
 });
+
+describe('with CONSOLE_SIGN_UP=false', () => {
+  it('refuses sign-up and says so in the config, while existing accounts still sign in', async () => {
+    const gateway = await startTestGateway({ env: { TRUST_PROXY: 'all', CONSOLE_SIGN_UP: 'false' } });
+    try {
+      const client = new ConsoleClient(gateway.consoleUrl);
+      expect((await client.request('GET', '/api/config')).body).toMatchObject({ features: { sign_up: false } });
+      const refused = await client.signUp(uniqueEmail(), strongPassword());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: { code: 'forbidden' } });
+      const email = uniqueEmail();
+      const password = strongPassword();
+      expect((await gateway.admin('POST', '/admin/accounts', { email, password })).status).toBe(201);
+      expect((await client.signIn(email, password)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
