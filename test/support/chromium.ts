@@ -91,11 +91,11 @@ export async function recordCspViolations(context: BrowserContext): Promise<CspV
   await context.exposeBinding('__reportCspViolation', (_source, violation: CspViolation) => {
     violations.push(violation);
   });
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      const report = (window as unknown as { __reportCspViolation: (violation: unknown) => void }).__reportCspViolation;
-      void report({ directive: event.effectiveDirective, blockedURI: event.blockedURI, sample: event.sample });
-    });
+  // A string, not a function: this file is compiled without the DOM library.
+  await context.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (event) => {
+      void window.__reportCspViolation({ directive: event.effectiveDirective, blockedURI: event.blockedURI, sample: event.sample });
+    });`,
   });
   return violations;
 }

@@ -1,10 +1,11 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
+import { Navigate, Route, Routes, useLocation, useSearchParams } from 'react-router-dom';
 import { useSession } from './api/api-context';
 import { AppShell } from './layout/app-shell';
 import { AuthShell } from './layout/auth-shell';
 import { Loading } from './ui/feedback';
 import { SignInPage } from './pages/sign-in/sign-in-page';
+import { safeNextPath } from './pages/sign-in/safe-next-path';
 import { SignUpPage } from './pages/sign-up/sign-up-page';
 import { VerifyEmailPage } from './pages/verify-email/verify-email-page';
 import { ResetPasswordPage } from './pages/reset-password/reset-password-page';
@@ -30,8 +31,9 @@ function RequireSession({ children }: { children: ReactNode }) {
 
 function AnonymousOnly({ children }: { children: ReactNode }) {
   const session = useSession();
+  const [searchParams] = useSearchParams();
   if (session.isPending) return <Loading />;
-  if (session.data?.user != null) return <Navigate to="/keys" replace />;
+  if (session.data?.user != null) return <Navigate to={safeNextPath(searchParams.get('next'))} replace />;
   return <AuthShell>{children}</AuthShell>;
 }
 

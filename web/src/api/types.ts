@@ -61,7 +61,8 @@ export interface ApiKey {
   rpm: number | null;
   tpm: number | null;
   concurrency: number | null;
-  budget: null | { period: BudgetPeriod; limit_usd: number; spent_usd: number; resets_at: string };
+  /** Present once the server keeps per-key periodic budgets. */
+  budget?: null | { period: BudgetPeriod; limit_usd: number; spent_usd: number; resets_at: string };
   created_at: string;
   created_by: string | null;
 }
@@ -77,7 +78,6 @@ export interface KeyInput {
   rpm: number | null;
   tpm: number | null;
   concurrency: number | null;
-  budget: null | { period: BudgetPeriod; limit_usd: number };
 }
 
 export interface CatalogModel {

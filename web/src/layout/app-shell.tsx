@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
-import { useApi, useConsoleConfig, useResetSession, useSession } from '../api/api-context';
+import { useApi, useConsoleConfig, useSession } from '../api/api-context';
 import { errorMessage } from '../api/client';
 import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
@@ -42,7 +42,6 @@ export function AppShell({ children }: { children: ReactNode }) {
   const api = useApi();
   const session = useSession();
   const config = useConsoleConfig();
-  const resetSession = useResetSession();
   const navigate = useNavigate();
   const location = useLocation();
   const mainRef = useRef<HTMLElement>(null);
@@ -60,8 +59,8 @@ export function AppShell({ children }: { children: ReactNode }) {
     setSignOutError(null);
     try {
       await api.post(everywhere ? '/api/auth/sign-out-everywhere' : '/api/auth/sign-out');
-      await resetSession();
-      navigate('/sign-in', { replace: true });
+      // A full load: nothing of the old session stays in memory (query cache, CSRF token, form state).
+      window.location.replace('/sign-in');
     } catch (error) {
       setSignOutError(errorMessage(error));
     }

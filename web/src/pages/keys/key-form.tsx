@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput } from '../../api/types';
+import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
 import { isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
-import { FieldFrame, SelectField, TextField } from '../../ui/field';
+import { FieldFrame, TextField } from '../../ui/field';
 
 interface Draft {
   name: string;
@@ -16,8 +16,6 @@ interface Draft {
   rpm: string;
   tpm: string;
   concurrency: string;
-  budgetPeriod: '' | BudgetPeriod;
-  budgetLimit: string;
 }
 
 function draftOf(key: ApiKey | null): Draft {
@@ -32,8 +30,6 @@ function draftOf(key: ApiKey | null): Draft {
     rpm: key?.rpm == null ? '' : String(key.rpm),
     tpm: key?.tpm == null ? '' : String(key.tpm),
     concurrency: key?.concurrency == null ? '' : String(key.concurrency),
-    budgetPeriod: key?.budget?.period ?? '',
-    budgetLimit: key?.budget == null ? '' : String(key.budget.limit_usd),
   };
 }
 
@@ -61,8 +57,6 @@ function parseDraft(draft: Draft): Parsed {
   if (draft.expiresAt !== '' && expiresAt === null) errors.expiresAt = 'Enter a date and time.';
   else if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) errors.expiresAt = 'Choose a time in the future.';
   if (draft.restrictModels && draft.models.length === 0) errors.models = 'Pick at least one model, or allow every model.';
-  const budgetLimit = money('budgetLimit', draft.budgetLimit);
-  if (draft.budgetPeriod !== '' && budgetLimit === null) errors.budgetLimit = 'Enter the budget for the period.';
   const input: KeyInput = {
     name,
     environment: draft.environment.trim() === '' ? null : draft.environment.trim(),
@@ -73,7 +67,6 @@ function parseDraft(draft: Draft): Parsed {
     rpm: count('rpm', draft.rpm),
     tpm: count('tpm', draft.tpm),
     concurrency: count('concurrency', draft.concurrency),
-    budget: draft.budgetPeriod === '' || budgetLimit === null ? null : { period: draft.budgetPeriod, limit_usd: budgetLimit },
   };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 }
@@ -121,9 +114,6 @@ export function KeyForm({ initial, models, submitLabel, busy, serverError, onSub
         <legend>Spending</legend>
         <div className="form-grid">
           <TextField label="Quota cap (USD)" type="number" inputMode="decimal" min={0} step="0.01" value={draft.quota} onChange={(event) => set('quota', event.target.value)} error={errors.quota} hint="Total this key may spend. Empty: no cap." />
-          <SelectField label="Budget period" value={draft.budgetPeriod} onChange={(event) => set('budgetPeriod', event.target.value as Draft['budgetPeriod'])}
-            options={[{ value: '', label: 'No periodic budget' }, { value: 'day', label: 'Per day' }, { value: 'week', label: 'Per week' }, { value: 'month', label: 'Per month' }]} />
-          <TextField label="Budget (USD)" type="number" inputMode="decimal" min={0} step="0.01" value={draft.budgetLimit} onChange={(event) => set('budgetLimit', event.target.value)} disabled={draft.budgetPeriod === ''} error={errors.budgetLimit} hint="Spending per period; the key pauses when it is reached." />
         </div>
       </fieldset>
       <fieldset>

@@ -17,14 +17,6 @@ function creationBody(input: KeyInput): Partial<KeyInput> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as Partial<KeyInput>;
 }
 
-/** An edit sends every attribute (null clears one); the budget only when it changed. */
-function editBody(key: ApiKey, input: KeyInput): Partial<KeyInput> {
-  const before = key.budget === null ? null : { period: key.budget.period, limit_usd: key.budget.limit_usd };
-  if (JSON.stringify(before) !== JSON.stringify(input.budget)) return input;
-  const { budget: _unchanged, ...rest } = input;
-  return rest;
-}
-
 function limitsOf(key: ApiKey): string {
   const parts = [
     key.rpm == null ? null : `${formatInteger(key.rpm)} RPM`,
@@ -133,7 +125,7 @@ export function KeysPage() {
           <KeyForm initial={editing} models={models.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
             serverError={updateKey.isError ? errorMessage(updateKey.error) : null}
             onCancel={() => setEditing(null)}
-            onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: editBody(editing, input) }, { onSuccess: () => setEditing(null) })} />
+            onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: input }, { onSuccess: () => setEditing(null) })} />
         )}
       </Dialog>
 

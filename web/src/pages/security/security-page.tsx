@@ -1,6 +1,5 @@
 import { useState } from 'react';
-import { useNavigate } from 'react-router-dom';
-import { useApi, useResetSession, useSession } from '../../api/api-context';
+import { useApi, useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { formatDate } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
@@ -13,15 +12,12 @@ export function SecurityPage() {
   useDocumentTitle('Security');
   const api = useApi();
   const session = useSession();
-  const resetSession = useResetSession();
-  const navigate = useNavigate();
   const [error, setError] = useState<string | null>(null);
   const user = session.data?.user;
   const signOutEverywhere = async () => {
     try {
       await api.post('/api/auth/sign-out-everywhere');
-      await resetSession();
-      navigate('/sign-in', { replace: true });
+      window.location.replace('/sign-in');
     } catch (thrown) {
       setError(errorMessage(thrown));
     }

@@ -7,11 +7,8 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
 import { TextField } from '../../ui/field';
+import { safeNextPath } from './safe-next-path';
 
-/** Only same-site paths are followed after sign-in (never `//evil.example` or a full URL). */
-export function safeNextPath(next: string | null): string {
-  return next !== null && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/keys';
-}
 
 function TwoFactorStep({ challenge, onDone }: { challenge: string; onDone: (result: SignInResult) => Promise<void> }) {
   const api = useApi();

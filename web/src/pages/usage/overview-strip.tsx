@@ -1,5 +1,5 @@
 import { errorMessage } from '../../api/client';
-import { formatDate, formatInteger, formatUsd } from '../../format/format';
+import { formatCost, formatDate, formatInteger, formatUsd } from '../../format/format';
 import { Alert } from '../../ui/feedback';
 import { useOverview } from './usage-queries';
 
@@ -17,7 +17,7 @@ export function OverviewStrip() {
           <dd>{formatUsd(subscription.remaining_usd)}<span className="stat-note">until {formatDate(subscription.period_end)}</span></dd>
         </div>
       ))}
-      <div className="stat"><dt>Spent today</dt><dd>{formatUsd(data?.spend_today_usd)}</dd></div>
+      <div className="stat"><dt>Spent today</dt><dd data-testid="spend-today">{formatCost(data?.spend_today_usd)}</dd></div>
       <div className="stat"><dt>Requests today</dt><dd>{formatInteger(data?.requests_today)}</dd></div>
     </dl>
   );
