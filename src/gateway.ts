@@ -242,6 +242,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
   listening.api = apiUrl;
   listening.console = consoleUrl;
+  if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
+    logger.warn('CONSOLE_URL is not set: console mails will link to the listener address; set it to the address users open', { console: consoleUrl });
+  }
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
 
   let closing: Promise<void> | null = null;

@@ -34,7 +34,7 @@ export function csrfTokenFor(deps: ConsoleDeps, context: RequestContext, active:
 export function checkCsrf(deps: ConsoleDeps, context: RequestContext, active: ActiveSession | null): void {
   const headers = context.request.headers;
   const origin = headers.origin;
-  if (origin !== undefined && origin !== deps.urls.console()) throw refused('The request did not come from the console (Origin differs).');
+  if (origin !== undefined && !isConsoleOrigin(deps, origin, headers.host)) throw refused('The request did not come from the console (Origin differs).');
   const site = headers['sec-fetch-site'];
   if (site !== undefined && site !== 'same-origin' && site !== 'none') throw refused('The request did not come from the console (cross-site).');
   const sent = headers['x-csrf-token'];
@@ -45,6 +45,15 @@ export function checkCsrf(deps: ConsoleDeps, context: RequestContext, active: Ac
   }
   const cookie = readCookies(context.request).get(preSessionCookieName(deps));
   if (cookie === undefined || !sameSecret(sent, preSessionToken(cookie))) throw refused('The X-CSRF-Token header does not match this browser; read the token from GET /api/session.');
+}
+
+/**
+ * With CONSOLE_URL, exactly that origin. Without it, the origin of the address the browser used (its Host header),
+ * so a console reached through any name of the machine works; a cross-site page's Origin never equals it.
+ */
+function isConsoleOrigin(deps: ConsoleDeps, origin: string, host: string | undefined): boolean {
+  if (deps.services.config.consoleUrl !== null) return origin === deps.services.config.consoleUrl;
+  return origin === deps.urls.console() || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
 }
 
 function refused(message: string): GatewayError {

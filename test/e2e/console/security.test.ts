@@ -3,6 +3,7 @@
  * usage or sessions (IDOR), session fixation, brute force answered with 429 and Retry-After per IP and per
  * account, cookie flags over HTTP and for a TLS console, and the security headers of API answers.
  */
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleClient, strongPassword, uniqueEmail } from '../../support/console-client.js';
 import { awayFromWindowEdge, signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
@@ -38,6 +39,19 @@ describe('CSRF', () => {
     expect(crossSite.status).toBe(403);
     const ownOrigin = await alice.client.request('POST', '/api/keys', { name: 'csrf' }, { headers: { origin: setup.gateway.consoleUrl, 'sec-fetch-site': 'same-origin' } });
     expect(ownOrigin.status, ownOrigin.text).toBe(201);
+    // Without CONSOLE_URL, the origin of the address the browser used is the console's (any name of the machine).
+    const port = new URL(setup.gateway.consoleUrl).port;
+    const byName = await request(`${setup.gateway.consoleUrl}/api/keys`, {
+      method: 'POST',
+      headers: {
+        host: `localhost:${port}`, origin: `http://localhost:${port}`, cookie: alice.client.cookieHeader(), 'x-csrf-token': alice.client.csrfToken ?? '',
+        'x-forwarded-for': alice.client.ip, 'content-type': 'application/json',
+      },
+      body: JSON.stringify({ name: 'csrf' }),
+    });
+    expect(byName.statusCode, await byName.body.text()).toBe(201);
+    const spoofed = await alice.client.request('POST', '/api/keys', { name: 'csrf' }, { headers: { origin: `http://evil.example:${port}` } });
+    expect(spoofed.status).toBe(403);
     // Revoking, deleting sessions and signing out are state changes too.
     expect((await alice.client.request('POST', '/api/auth/sign-out-everywhere', undefined, { csrf: false })).status).toBe(403);
     expect((await alice.client.request('GET', '/api/session')).body).toMatchObject({ user: { id: alice.userId } });
