@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import type { ApiKey, KeyInput } from '../../api/types';
-import { formatDate, formatDateTime, formatInteger, formatUsd } from '../../format/format';
+import { formatCost, formatDate, formatDateTime, formatInteger, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
@@ -29,7 +29,7 @@ function limitsOf(key: ApiKey): string {
 function Spend({ apiKey }: { apiKey: ApiKey }) {
   return (
     <div className="spend">
-      <span>{formatUsd(apiKey.spent_usd)}{apiKey.quota_usd == null ? '' : ` of ${formatUsd(apiKey.quota_usd)}`}</span>
+      <span>{formatCost(apiKey.spent_usd)}{apiKey.quota_usd == null ? '' : ` of ${formatUsd(apiKey.quota_usd)}`}</span>
       {apiKey.quota_usd == null || apiKey.quota_usd === 0 ? null : (
         <meter min={0} max={apiKey.quota_usd} value={Math.min(apiKey.spent_usd, apiKey.quota_usd)} aria-label={`Spent of the ${apiKey.name} cap`} />
       )}

@@ -1,6 +1,6 @@
 import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DailyUsage } from '../../api/types';
-import { formatCompact, formatCost, formatDay, formatInteger, formatPercent, formatUsd } from '../../format/format';
+import { formatCompact, formatCost, formatDay, formatInteger, formatPercent } from '../../format/format';
 
 const palette = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)', 'var(--chart-6)'];
 
@@ -56,7 +56,7 @@ export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
   if (days.length === 0) return <p className="empty">No requests in this period yet.</p>;
   return (
     <div className="chart-grid" data-testid="usage-charts">
-      <ChartFigure title="Spend per day" summary={`${formatUsd(totals.cost)} in total, by model.`}>
+      <ChartFigure title="Spend per day" summary={`${formatCost(totals.cost)} in total, by model.`}>
         <BarChart data={days} accessibilityLayer>
           <CartesianGrid stroke="var(--border)" vertical={false} />
           <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} />
