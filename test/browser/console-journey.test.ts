@@ -196,11 +196,13 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   // Revoke: the SDK gets 401 at once; the console session is unaffected.
   step.name = 'Revoke';
   await page.goto(`${consoleUrl}/keys`);
+  await expect.poll(() => page.getByRole('row', { name: /ci journey/ }).textContent()).toMatch(/\$0\.0\d*[1-9]\d* of \$1\.00/);
+  await screenshot(fixture, page, 'keys');
   await page.getByRole('button', { name: 'Revoke ci journey' }).click();
   await page.getByRole('dialog', { name: 'Revoke API key' }).getByRole('button', { name: 'Revoke key' }).click();
   await page.getByRole('row', { name: /ci journey/ }).getByText('Revoked').waitFor();
   await expect(client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'after revoke' }] })).rejects.toMatchObject({ status: 401 });
   await page.reload();
   await page.getByRole('row', { name: /ci journey/ }).getByText('Revoked').waitFor();
-  await screenshot(fixture, page, 'keys');
+  await screenshot(fixture, page, 'keys-revoked');
 }

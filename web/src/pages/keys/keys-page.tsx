@@ -85,11 +85,11 @@ export function KeysPage() {
                       <span className="key-meta mono">{key.hint}{key.environment == null ? null : <> · {key.environment}</>}</span>
                       <span className="key-meta">Created {formatDate(key.created_at)}</span>
                     </th>
-                    <td><KeyStatusBadge status={key.status} /></td>
-                    <td><Spend apiKey={key} /></td>
-                    <td>{key.allowed_models == null ? 'All' : key.allowed_models.join(', ')}{key.ip_allowlist == null ? null : <span className="key-meta">IPs: {key.ip_allowlist.join(', ')}</span>}</td>
-                    <td>{limitsOf(key)}</td>
-                    <td>{key.expires_at == null ? 'Never' : formatDateTime(key.expires_at)}</td>
+                    <td data-label="State"><KeyStatusBadge status={key.status} /></td>
+                    <td data-label="Spend"><Spend apiKey={key} /></td>
+                    <td data-label="Models">{key.allowed_models == null ? 'All' : key.allowed_models.join(', ')}{key.ip_allowlist == null ? null : <span className="key-meta">IPs: {key.ip_allowlist.join(', ')}</span>}</td>
+                    <td data-label="Limits">{limitsOf(key)}</td>
+                    <td data-label="Expires">{key.expires_at == null ? 'Never' : formatDateTime(key.expires_at)}</td>
                     <td className="cell-actions">
                       {key.status === 'revoked' ? null : (
                         <>

@@ -63,7 +63,7 @@ export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
           <YAxis tickFormatter={(value: number) => formatCost(value)} width={72} {...axisProps} />
           <Tooltip {...tooltipProps} formatter={(value) => formatCost(Number(value))} />
           <Legend />
-          {models.map((model, index) => <Bar key={model} dataKey={`cost:${model}`} name={model} stackId="cost" fill={palette[index % palette.length]} />)}
+          {models.map((model, index) => <Bar key={model} dataKey={`cost:${model}`} name={model} stackId="cost" isAnimationActive={false} fill={palette[index % palette.length]} />)}
         </BarChart>
       </ChartFigure>
       <ChartFigure title="Tokens per day" summary={`${formatInteger(totals.tokens)} tokens in and out, by model.`}>
@@ -73,7 +73,7 @@ export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
           <YAxis tickFormatter={formatCompact} width={56} {...axisProps} />
           <Tooltip {...tooltipProps} formatter={(value) => formatInteger(Number(value))} />
           <Legend />
-          {models.map((model, index) => <Bar key={model} dataKey={`tokens:${model}`} name={model} stackId="tokens" fill={palette[index % palette.length]} />)}
+          {models.map((model, index) => <Bar key={model} dataKey={`tokens:${model}`} name={model} stackId="tokens" isAnimationActive={false} fill={palette[index % palette.length]} />)}
         </BarChart>
       </ChartFigure>
       <ChartFigure title="Requests and error rate" summary={`${formatInteger(totals.requests)} requests, ${formatPercent(totals.requests === 0 ? 0 : totals.errors / totals.requests)} failed.`}>
@@ -84,8 +84,8 @@ export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
           <YAxis yAxisId="rate" orientation="right" tickFormatter={(value: number) => formatPercent(value)} domain={[0, 1]} width={48} {...axisProps} />
           <Tooltip {...tooltipProps} formatter={(value, name) => (name === 'Error rate' ? formatPercent(Number(value)) : formatInteger(Number(value)))} />
           <Legend />
-          <Bar yAxisId="requests" dataKey="requests" name="Requests" fill="var(--chart-1)" />
-          <Line yAxisId="rate" dataKey="errorRate" name="Error rate" stroke="var(--danger)" strokeWidth={2} dot={false} type="monotone" />
+          <Bar yAxisId="requests" dataKey="requests" name="Requests" fill="var(--chart-1)" isAnimationActive={false} />
+          <Line yAxisId="rate" dataKey="errorRate" name="Error rate" stroke="var(--danger)" strokeWidth={2} dot={false} type="monotone" isAnimationActive={false} />
         </ComposedChart>
       </ChartFigure>
     </div>
