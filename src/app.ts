@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
+import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
@@ -26,6 +27,8 @@ import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
 import type { GatewayServices } from './services.js';
+import { addConsoleApiRoutes } from './console/console-api.js';
+import type { ConsoleUrls } from './console/console-deps.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -90,19 +93,13 @@ export function createApiApp(services: GatewayServices): RequestListener {
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 
-/**
- * The console listener (separate origin from the API). The web console itself is built in its own issue; until
- * then this listener answers its health check and says so, rather than pretending to be the console.
- */
-export function createConsoleApp(services: GatewayServices): RequestListener {
+/** The console listener (separate origin from the API): its health check, and the web console. */
+export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): RequestListener {
   const router = new Router()
-    .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
-    .add('GET', '/', async (context) => {
-      const html = '<!doctype html><meta charset="utf-8"><title>Gateway console</title><h1>Gateway console</h1>'
-        + '<p>The web console is not part of this release yet. Operators manage the gateway through the admin API (<code>/admin/*</code> on the API port); see docs/operators.md.</p>';
-      context.response.statusCode = 200;
-      context.response.setHeader('content-type', 'text/html; charset=utf-8');
-      context.response.end(html);
-    });
+    .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }));
+  // The console's JSON API (src/console/, docs/console-api.md): everything under /api/.
+  addConsoleApiRoutes(router, { services, urls });
+  // Web console (src/console/static): the built browser app for every GET outside /api/ and /healthz. Keep last.
+  addWebAppRoutes(router, services.logger);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp });
 }

@@ -109,6 +109,7 @@ async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
     await storage.keys.create({
       id, accountId: account.id, name: values.name ?? '', secretHash: issued.secretHash, displayHint: issued.displayHint, status: 'enabled',
       quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now,
+      environment: null, createdBy: null, playground: false,
     });
     process.stdout.write(`key id: ${id}\nkey:    ${issued.plaintext}\n(shown once; only its hash is stored)\n`);
   } finally {

@@ -90,6 +90,11 @@ function listen(server: Server, host: string, port: number): Promise<string> {
   });
 }
 
+/** A listener address this process can connect to: a wildcard host (0.0.0.0, ::) becomes the loopback. */
+function reachableUrl(url: string): string {
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
+}
+
 /** Counts requests whose response has not closed yet, so shutdown can wait for exactly those. */
 function trackInFlight(listener: RequestListener): { listener: RequestListener; inFlight: () => number } {
   let count = 0;
@@ -225,11 +230,22 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   alerts.start();
 
   const api = instrumentListener(createApiApp(services), metrics);
-  const consoleApp = trackInFlight(createConsoleApp(services));
+  // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
+  const listening = { api: '', console: '' };
+  const consoleApp = trackInFlight(createConsoleApp(services, {
+    console: () => config.consoleUrl ?? listening.console,
+    apiPublic: () => config.apiPublicUrl ?? listening.api,
+    apiInternal: () => reachableUrl(listening.api),
+  }));
   const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, api.listener);
   const consoleServer = createServer(consoleApp.listener);
   const apiUrl = await listen(apiServer, config.host, config.port);
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
+  listening.api = apiUrl;
+  listening.console = consoleUrl;
+  if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
+    logger.warn('CONSOLE_URL is not set: console mails will link to the listener address; set it to the address users open', { console: consoleUrl });
+  }
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
 
   let closing: Promise<void> | null = null;

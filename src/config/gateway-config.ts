@@ -37,6 +37,15 @@ export interface GatewayConfig {
   host: string;
   port: number;
   consolePort: number;
+  /**
+   * The console's public origin (CONSOLE_URL), e.g. `https://console.example.com`: the links in its mails, the
+   * Origin it accepts, and `Secure` cookies when https. null: the console listener's own address.
+   */
+  consoleUrl: string | null;
+  /** The API's public base address shown to console users (API_PUBLIC_URL); null: the API listener's own address. */
+  apiPublicUrl: string | null;
+  /** Whether visitors may create accounts in the console (CONSOLE_SIGN_UP, default true). */
+  consoleSignUp: boolean;
   databaseUrl: string;
   redisUrl: string | null;
   /** Prefix of every Redis key and of the invalidation channel (REDIS_KEY_PREFIX), so deployments can share a Redis. */

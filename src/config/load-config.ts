@@ -92,6 +92,31 @@ function readSmtpUrl(env: Environment): string | null {
   return url;
 }
 
+function readBoolean(env: Environment, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** An http(s) origin (no path, query or fragment), without its trailing slash. */
+function readOrigin(env: Environment, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL (expected e.g. https://console.example.com)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must start with http:// or https://`);
+  if ((parsed.pathname !== '/' && parsed.pathname !== '') || parsed.search !== '' || parsed.hash !== '' || parsed.username !== '') {
+    throw new ConfigError(`${name} must be an origin only (scheme, host and port), without a path`);
+  }
+  return parsed.origin;
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The only place that reads the environment. Validated once at start. */
@@ -112,6 +137,9 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     host: read(env, 'HOST') ?? '127.0.0.1',
     port: readInteger(env, 'PORT', 8080, 0, 65535),
     consolePort: readInteger(env, 'CONSOLE_PORT', 8081, 0, 65535),
+    consoleUrl: readOrigin(env, 'CONSOLE_URL'),
+    apiPublicUrl: readOrigin(env, 'API_PUBLIC_URL'),
+    consoleSignUp: readBoolean(env, 'CONSOLE_SIGN_UP', true),
     databaseUrl,
     redisUrl: read(env, 'REDIS_URL') ?? null,
     redisKeyPrefix: readRedisKeyPrefix(env),

@@ -40,6 +40,16 @@ export const ERROR_CODES = {
   redemption_code_redeemed: { status: 409, type: 'invalid_request_error', retryable: false },
   redemption_code_expired: { status: 409, type: 'invalid_request_error', retryable: false },
   redemption_code_disabled: { status: 409, type: 'invalid_request_error', retryable: false },
+  // web console: sessions, credentials and second factors
+  unauthenticated: { status: 401, type: 'authentication_error', retryable: false },
+  invalid_credentials: { status: 401, type: 'authentication_error', retryable: false },
+  forbidden: { status: 403, type: 'permission_error', retryable: false },
+  csrf_failed: { status: 403, type: 'permission_error', retryable: false },
+  email_unverified: { status: 403, type: 'permission_error', retryable: false },
+  weak_password: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_code: { status: 400, type: 'invalid_request_error', retryable: false },
+  invalid_token: { status: 400, type: 'invalid_request_error', retryable: false },
+  email_taken: { status: 409, type: 'invalid_request_error', retryable: false },
   // 5xx: upstream and gateway faults
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },

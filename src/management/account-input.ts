@@ -41,6 +41,7 @@ const keyAttributes = {
   rpm: z.number().int().positive().nullable().optional(),
   tpm: z.number().int().positive().nullable().optional(),
   concurrency: z.number().int().positive().nullable().optional(),
+  environment: z.string().trim().min(1).max(50).nullable().optional(),
 };
 
 export const createKeySchema = z.object({ ...keyAttributes, form: z.enum(['sk', 'brand']).optional() }).strict();
@@ -60,6 +61,7 @@ export function keyPatchFromInput(input: UpdateKeyInput): ApiKeyPatch {
   if (input.rpm !== undefined) patch.rpm = input.rpm;
   if (input.tpm !== undefined) patch.tpm = input.tpm;
   if (input.concurrency !== undefined) patch.concurrency = input.concurrency;
+  if (input.environment !== undefined) patch.environment = input.environment;
   return patch;
 }
 
@@ -90,8 +92,25 @@ export function keyToJson(key: ApiKey, spentNano: NanoUsd, now: number): Record<
     rpm: key.rpm,
     tpm: key.tpm,
     concurrency: key.concurrency,
+    environment: key.environment,
+    created_by: key.createdBy,
     created_at: isoTime(key.createdAt),
     updated_at: isoTime(key.updatedAt),
+  };
+}
+
+/** A new account as the admin API and the console's sign-up both create it: no money, the default tier unless named. */
+export function newAccountRecord(id: string, email: string, passwordHash: string | null, tier: string | undefined, now: number): Account {
+  return {
+    id,
+    email,
+    passwordHash,
+    tier: tier ?? 'default',
+    balanceNano: 0n,
+    creditLineNano: 0n,
+    alertBalanceNano: null,
+    createdAt: now,
+    updatedAt: now,
   };
 }
 

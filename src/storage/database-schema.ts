@@ -50,6 +50,12 @@ export interface ApiKeysTable {
   concurrency: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** Free label such as `production` (migration 0006). */
+  environment: string | null;
+  /** The console user who created the key; null for admin API and CLI keys. */
+  created_by: string | null;
+  /** 1: a short-lived key the console's playground minted. */
+  playground: ColumnType<number | bigint, number | undefined, number>;
 }
 
 export interface ChannelsTable {
@@ -254,6 +260,12 @@ export interface Database {
   // issue 6 extras (migration 0005)
   alert_states: AlertStatesTable;
   redemption_codes: RedemptionCodesTable;
+  // web console (migration 0006)
+  console_users: ConsoleUsersTable;
+  account_members: AccountMembersTable;
+  console_sessions: ConsoleSessionsTable;
+  console_tokens: ConsoleTokensTable;
+  console_backup_codes: ConsoleBackupCodesTable;
 }
 
 // ---- issue 6 extras: alerts and redemption codes (migration 0005) ----
@@ -293,4 +305,60 @@ export interface RedemptionCodesTable {
   ledger_entry_id: string | null;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+}
+
+// ---- web console: people, sessions and their credentials (migration 0006) ----
+
+export interface ConsoleUsersTable {
+  id: string;
+  email: string;
+  /** argon2id (PHC string). */
+  password_hash: string;
+  email_verified_at: NullableIntegerColumn;
+  /** The confirmed TOTP secret, sealed with the secret key; null: two-factor is off. */
+  totp_secret_sealed: string | null;
+  /** A secret being enrolled (set up, not yet confirmed by a first code). */
+  totp_pending_sealed: string | null;
+  totp_enabled_at: NullableIntegerColumn;
+  /** The last TOTP time step accepted (codes of that step or earlier are refused). */
+  totp_last_step: NullableIntegerColumn;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface AccountMembersTable {
+  account_id: string;
+  user_id: string;
+  role: string;
+  created_at: IntegerColumn;
+}
+
+export interface ConsoleSessionsTable {
+  id: string;
+  /** SHA-256 of the cookie value, lowercase hex. */
+  token_hash: string;
+  user_id: string;
+  account_id: string;
+  csrf_token: string;
+  ip: string;
+  user_agent: string;
+  created_at: IntegerColumn;
+  last_seen_at: IntegerColumn;
+  expires_at: IntegerColumn;
+}
+
+export interface ConsoleTokensTable {
+  token_hash: string;
+  kind: string;
+  user_id: string;
+  expires_at: IntegerColumn;
+  used_at: NullableIntegerColumn;
+  created_at: IntegerColumn;
+}
+
+export interface ConsoleBackupCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: NullableIntegerColumn;
+  created_at: IntegerColumn;
 }

@@ -5,6 +5,7 @@ import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandl
 import { migrateToLatest } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
+import { createConsoleRepository } from './repositories/console-repository.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
@@ -76,6 +77,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     money: createMoneyRepository(db, location.dialect),
     alerts: createAlertRepository(db),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
+    console: createConsoleRepository(db, options.secretBox),
     async ping() {
       try {
         await sql`select 1`.execute(db);

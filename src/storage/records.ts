@@ -40,6 +40,12 @@ export interface ApiKey {
   concurrency: number | null;
   createdAt: number;
   updatedAt: number;
+  /** Free label such as `production`; null: none. */
+  environment: string | null;
+  /** The console user who created the key; null for admin API and CLI keys. */
+  createdBy: string | null;
+  /** A short-lived key minted by the console's playground: not listed, revoked after its call. */
+  playground: boolean;
 }
 
 /** OpenAI-compatible providers with a preset: base URL, authentication and quirks filled in by the type. */

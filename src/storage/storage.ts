@@ -5,6 +5,7 @@ import type {
 // issue 6 extras: alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
+import type { ConsoleRepository } from './repositories/console-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -32,6 +33,8 @@ export interface Storage {
   alerts: AlertRepository;
   /** Redemption codes, redeemed exactly once (issue 6 extras). */
   redemptionCodes: RedemptionCodeRepository;
+  /** The web console's users, memberships, sessions and single-use tokens. */
+  console: ConsoleRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -50,13 +53,14 @@ export interface AccountRepository {
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency'>>;
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment'>>;
 
 export interface ApiKeyRepository {
   create(key: ApiKey): Promise<void>;
   getById(id: string): Promise<ApiKey | null>;
   getBySecretHash(secretHash: string): Promise<ApiKey | null>;
-  listByAccount(accountId: string, page: PageRequest): Promise<Page<ApiKey>>;
+  /** `playground: false` leaves out the console playground's short-lived keys. */
+  listByAccount(accountId: string, page: PageRequest, options?: { playground?: false }): Promise<Page<ApiKey>>;
   update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;
 }
 
@@ -252,6 +256,19 @@ export interface UsageLogRepository {
   insertBatch(rows: UsageLogRow[]): Promise<void>;
   /** Newest first; the cursor is opaque. */
   query(filter: UsageQuery, page: PageRequest): Promise<Page<UsageLogRow>>;
+  /** Per UTC day and model: requests, errors (status >= 400), tokens and cost; days ascending. */
+  dailyTotals(filter: { accountId: string; from: number; to: number }): Promise<UsageDailyTotal[]>;
+}
+
+export interface UsageDailyTotal {
+  /** Start of the UTC day, epoch ms. */
+  day: number;
+  model: string | null;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costNano: NanoUsd;
 }
 
 export interface AnnouncementRepository {

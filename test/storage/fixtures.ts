@@ -41,6 +41,9 @@ export function makeApiKey(accountId: string, overrides: Partial<ApiKey> = {}): 
     concurrency: null,
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
+    environment: null,
+    createdBy: null,
+    playground: false,
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@ import { currentPeriod } from '../../billing/subscription-period.js';
 import { subscriptionAt } from '../../billing/subscription-changes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import {
-  accountPatchFromInput, accountToJson, createAccountSchema, createKeySchema, creditSchema, keyPatchFromInput, keyToJson, updateAccountSchema, updateKeySchema,
+  accountPatchFromInput, accountToJson, createAccountSchema, newAccountRecord, createKeySchema, creditSchema, keyPatchFromInput, keyToJson, updateAccountSchema, updateKeySchema,
 } from '../../management/account-input.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -68,17 +68,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('POST', '/admin/accounts', guard(async (context) => {
     const input = parseInput(createAccountSchema, await readAdminBody(context));
     const now = clock.now();
-    const account: Account = {
-      id: newId('acct', now),
-      email: input.email,
-      passwordHash: input.password === undefined ? null : await hashPassword(input.password),
-      tier: input.tier ?? 'default',
-      balanceNano: 0n,
-      creditLineNano: 0n,
-      alertBalanceNano: null,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+    const account = newAccountRecord(newId('acct', now), input.email, passwordHash, input.tier, now);
     try {
       await storage.accounts.create(account);
     } catch (error) {
@@ -157,6 +148,9 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       concurrency: input.concurrency ?? null,
       createdAt: now,
       updatedAt: now,
+      environment: input.environment ?? null,
+      createdBy: null,
+      playground: false,
     };
     await storage.keys.create(key);
     sendJson(context, 201, { ...keyToJson(key, 0n, now), key: issued.plaintext });

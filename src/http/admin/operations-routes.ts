@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -7,8 +6,9 @@ import { createPlanSchema, planFromInput, planPatchFromInput, planToJson, update
 import { isoTime, timeInput } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
-import type { Announcement, UsageLogRow, UsageQuery } from '../../storage/records.js';
+import type { Announcement } from '../../storage/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
+import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
@@ -27,61 +27,6 @@ const fxSchema = z.object({
   as_of: timeInput.optional(),
   source: z.string().max(200).optional(),
 }).strict();
-
-function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
-  return {
-    request_id: row.requestId,
-    account_id: row.accountId,
-    key_id: row.keyId,
-    model: row.model,
-    channel_id: row.channelId,
-    protocol: row.protocol,
-    endpoint: row.endpoint,
-    stream: row.stream,
-    status: row.status,
-    error_code: row.errorCode,
-    prompt_tokens: row.promptTokens,
-    completion_tokens: row.completionTokens,
-    cached_tokens: row.cachedTokens,
-    reasoning_tokens: row.reasoningTokens,
-    total_tokens: row.totalTokens,
-    cost_usd: nanoToUsd(row.costNano),
-    latency_ms: row.latencyMs,
-    ttfb_ms: row.ttfbMs,
-    attempts: row.attempts,
-    attempted_channels: row.attemptedChannels ?? [],
-    created_at: isoTime(row.createdAt),
-  };
-}
-
-function usageQueryFrom(query: URLSearchParams): UsageQuery {
-  const filter: UsageQuery = {};
-  const text = (name: string): string | undefined => query.get(name) ?? undefined;
-  const time = (name: string): number | undefined => {
-    const raw = query.get(name);
-    if (raw === null) return undefined;
-    const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
-    if (!parsed.success) throw new GatewayError('bad_request', `'${name}' must be an ISO 8601 time or Unix seconds.`, { param: name });
-    return parsed.data;
-  };
-  const accountId = text('account_id');
-  const keyId = text('key_id');
-  const model = text('model');
-  const from = time('from');
-  const to = time('to');
-  if (accountId !== undefined) filter.accountId = accountId;
-  if (keyId !== undefined) filter.keyId = keyId;
-  if (model !== undefined) filter.model = model;
-  if (from !== undefined) filter.from = from;
-  if (to !== undefined) filter.to = to;
-  const status = query.get('status');
-  if (status !== null) {
-    const code = Number(status);
-    if (!Number.isInteger(code) || code < 100 || code > 599) throw new GatewayError('bad_request', "'status' must be an HTTP status code.", { param: 'status' });
-    filter.status = code;
-  }
-  return filter;
-}
 
 /** /admin/plans, /admin/usage, /admin/announcements and /admin/fx (operator contract, section 3). */
 export function addOperationsRoutes(router: Router, services: GatewayServices): void {

@@ -3,8 +3,8 @@ import * as initial from './0001-initial.js';
 import * as accountTiers from './0002-account-tiers.js';
 import * as routingHealth from './0003-routing-health.js';
 import * as moneyHolds from './0004-money-holds.js';
-// issue 6 extras (alerts, redemption codes); 0004 is money-core's.
 import * as alertsAndRedemptionCodes from './0005-alerts-and-redemption-codes.js';
+import * as consoleAccounts from './0006-console-accounts.js';
 import * as catalogPrices from './0008-catalog-prices.js';
 
 /**
@@ -17,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003-routing-health': routingHealth,
   '0004-money-holds': moneyHolds,
   '0005-alerts-and-redemption-codes': alertsAndRedemptionCodes,
+  '0006-console-accounts': consoleAccounts,
   '0008-catalog-prices': catalogPrices,
 };
 

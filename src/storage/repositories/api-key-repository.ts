@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import {
-  parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
+  fromBoolean, parseNullableStringArray, toBigInt, toBoolean, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
@@ -27,6 +27,9 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     concurrency: toNullableNumber(row.concurrency),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
+    environment: row.environment,
+    createdBy: row.created_by,
+    playground: toBoolean(row.playground),
   };
 }
 
@@ -48,6 +51,9 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     concurrency: key.concurrency,
     created_at: key.createdAt,
     updated_at: key.updatedAt,
+    environment: key.environment,
+    created_by: key.createdBy,
+    playground: fromBoolean(key.playground),
   };
 }
 
@@ -62,6 +68,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
+  if (patch.environment !== undefined) changes.environment = patch.environment;
   return changes;
 }
 
@@ -81,9 +88,10 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
       return row === undefined ? null : toRecord(row);
     },
 
-    async listByAccount(accountId, page) {
+    async listByAccount(accountId, page, options) {
       const limit = pageLimit(page);
       let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
+      if (options?.playground === false) query = query.where('playground', '=', 0);
       if (page.after != null) query = query.where('id', '>', page.after);
       const rows = await query.execute();
       return toPage(rows.map(toRecord), limit, (key) => key.id);

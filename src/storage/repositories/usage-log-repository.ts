@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { type Insertable, type Kysely, type Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
@@ -9,6 +9,7 @@ import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
 const USAGE_COLUMNS = 21;
+const DAY_MS = 86_400_000;
 
 function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
   return {
@@ -127,6 +128,38 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
       }
       const rows = await query.execute();
       return toPage(rows.map(toRecord), limit, (row) => encodeUsageCursor(row));
+    },
+
+    async dailyTotals(filter) {
+      // Integer division of epoch ms by a day's ms is the UTC day on both databases (both columns are bigint).
+      const day = sql<number | bigint>`created_at / ${sql.lit(DAY_MS)}`;
+      const rows = await db
+        .selectFrom('usage_logs')
+        .select([
+          day.as('day'),
+          'model',
+          (eb) => eb.fn.countAll().as('requests'),
+          sql<number | bigint | string>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
+          sql<number | bigint | string>`coalesce(sum(prompt_tokens), 0)`.as('input_tokens'),
+          sql<number | bigint | string>`coalesce(sum(completion_tokens), 0)`.as('output_tokens'),
+          sql<number | bigint | string>`coalesce(sum(cost_nano), 0)`.as('cost_nano'),
+        ])
+        .where('account_id', '=', filter.accountId)
+        .where('created_at', '>=', filter.from)
+        .where('created_at', '<=', filter.to)
+        .groupBy([day, 'model'])
+        .orderBy(day)
+        .orderBy('model')
+        .execute();
+      return rows.map((row) => ({
+        day: toNumber(row.day) * DAY_MS,
+        model: row.model,
+        requests: toNumber(row.requests),
+        errors: toNumber(row.errors),
+        inputTokens: toNumber(row.input_tokens),
+        outputTokens: toNumber(row.output_tokens),
+        costNano: toBigInt(row.cost_nano),
+      }));
     },
   };
 }

@@ -1,0 +1,36 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Router } from '../http/router.js';
+import { sendJson } from '../http/respond.js';
+import type { ConsoleDeps } from './console-deps.js';
+import { anyoneRoute } from './console-route.js';
+import { addAuthRoutes } from './routes/auth-routes.js';
+import { addKeyRoutes } from './routes/key-routes.js';
+import { addMeRoutes } from './routes/me-routes.js';
+import { addPlaygroundRoute } from './routes/playground-route.js';
+import { addUsageRoutes } from './routes/usage-routes.js';
+
+const API_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
+
+/** The console's JSON API (docs/console-api.md), all under /api/ on the console origin. */
+export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
+  const { config, mailer } = deps.services;
+  router.add('GET', '/api/config', anyoneRoute(deps, async ({ context }) => {
+    sendJson(context, 200, {
+      api_base_url: deps.urls.apiPublic(),
+      console_url: deps.urls.console(),
+      product_name: config.keyBrand,
+      mail_configured: mailer.kind === 'smtp',
+      features: { sign_up: config.consoleSignUp },
+    });
+  }));
+  addAuthRoutes(router, deps);
+  addMeRoutes(router, deps);
+  addKeyRoutes(router, deps);
+  addUsageRoutes(router, deps);
+  addPlaygroundRoute(router, deps);
+  // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.
+  const unknown = anyoneRoute(deps, async (request) => {
+    throw new GatewayError('not_found', `No route for ${request.context.method} ${request.context.path}.`);
+  });
+  for (const method of API_METHODS) router.add(method, /^\/api\/.*$/, unknown);
+}

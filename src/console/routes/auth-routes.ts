@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import { isUniqueViolation } from '../../http/admin/admin-guard.js';
+import type { RequestContext } from '../../http/request-context.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { newAccountRecord } from '../../management/account-input.js';
+import { parseInput } from '../../management/parse-input.js';
+import { newId } from '../../shared/ids.js';
+import type { ConsoleUser } from '../../storage/repositories/console-repository.js';
+import { countAuthAttempt } from '../auth-limits.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { sendConsoleMail } from '../console-mails.js';
+import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { accountJson, userJson } from '../console-views.js';
+import { csrfTokenFor } from '../csrf.js';
+import { burnPasswordCheck, hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
+import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
+import { acceptSecondFactor } from '../second-factor.js';
+import { clearSessionCookie, startSession } from '../session-store.js';
+import { hashToken, newSecretToken } from '../secret-token.js';
+
+const MINUTE_MS = 60_000;
+const VERIFY_EMAIL_TTL_MS = 24 * 60 * MINUTE_MS;
+const PASSWORD_RESET_TTL_MS = 30 * MINUTE_MS;
+const TWO_FACTOR_CHALLENGE_TTL_MS = 5 * MINUTE_MS;
+
+const email = z.email().max(254).transform((value) => value.toLowerCase());
+// Length and strength are judged by the policy (400 weak_password); the schema only bounds the input.
+const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
+const credentialsSchema = z.object({ email, password }).strict();
+const tokenSchema = z.object({ token: z.string().min(1).max(200) }).strict();
+const challengeSchema = z.object({ challenge: z.string().min(1).max(200), code: z.string().min(1).max(40) }).strict();
+const resetRequestSchema = z.object({ email }).strict();
+const resetConfirmSchema = z.object({ token: z.string().min(1).max(200), password }).strict();
+
+/** Issues a single-use token of `kind` for the user; returns the token (only its hash is stored). */
+export async function issueToken(deps: ConsoleDeps, userId: string, kind: 'verify-email' | 'password-reset' | 'two-factor-challenge', ttlMs: number): Promise<string> {
+  const now = deps.services.clock.now();
+  const token = newSecretToken();
+  await deps.services.storage.console.createToken({ tokenHash: hashToken(token), kind, userId, expiresAt: now + ttlMs, createdAt: now });
+  return token;
+}
+
+/** Mails go out after the answer: a slow mail server neither delays the page nor tells who has an account. */
+function mailLater(deps: ConsoleDeps, kind: 'verify-email' | 'password-reset', to: string, token: string): void {
+  void sendConsoleMail(deps, kind, to, token);
+}
+
+/** The signed-in answer: a new session on the user's first account. */
+async function signIn(deps: ConsoleDeps, context: RequestContext, user: ConsoleUser, status: number): Promise<void> {
+  const memberships = await deps.services.storage.console.listMemberships(user.id);
+  const membership = memberships[0];
+  if (membership === undefined) throw new GatewayError('forbidden', 'This user is not a member of any account.');
+  const session = await startSession(deps, context, user.id, membership.accountId);
+  sendJson(context, status, {
+    status: 'signed_in',
+    user: userJson(user),
+    account: await accountJson(deps, membership.accountId),
+    role: membership.role,
+    csrf_token: session.csrfToken,
+  });
+}
+
+/** Stands for "no password yet": matches no password (it is neither an argon2 nor a scrypt hash). */
+const NO_PASSWORD = '!none';
+
+/**
+ * The console user of an account made through the admin API, made on first use: owner of that account, its email
+ * taken as verified (the operator entered it), with the account's password hash (scrypt, replaced by argon2id at
+ * the first successful sign-in). At sign-in only accounts with a password are adopted; a password reset adopts an
+ * account without one too, so its owner can choose a password through the mailed link.
+ */
+async function adoptAdminAccount(deps: ConsoleDeps, emailAddress: string, withoutPassword: boolean): Promise<ConsoleUser | null> {
+  const { storage, clock } = deps.services;
+  const account = await storage.accounts.getByEmail(emailAddress);
+  if (account === null || (account.passwordHash === null && !withoutPassword)) return null;
+  const now = clock.now();
+  const user: ConsoleUser = {
+    id: newId('usr', now), email: emailAddress, passwordHash: account.passwordHash ?? NO_PASSWORD, emailVerifiedAt: now,
+    totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null, createdAt: now, updatedAt: now,
+  };
+  try {
+    await storage.console.createUser(user, { accountId: account.id, userId: user.id, role: 'owner', createdAt: now });
+  } catch (error) {
+    // Another request adopted it first.
+    if (isUniqueViolation(error)) return storage.console.getUserByEmail(emailAddress);
+    throw error;
+  }
+  return user;
+}
+
+export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock, config } = deps.services;
+
+  router.add('GET', '/api/session', anyoneRoute(deps, async ({ context, active }) => {
+    sendJson(context, 200, {
+      user: active === null ? null : userJson(active.user),
+      account: active === null ? null : await accountJson(deps, active.session.accountId),
+      role: active?.role ?? null,
+      csrf_token: csrfTokenFor(deps, context, active),
+    });
+  }));
+
+  router.add('POST', '/api/auth/sign-up', anyoneRoute(deps, async ({ context }) => {
+    if (!config.consoleSignUp) throw new GatewayError('forbidden', 'Sign-up is closed on this gateway; ask its operator for an account.');
+    const input = parseInput(credentialsSchema, await readConsoleBody(context));
+    await countAuthAttempt(deps, context, 'sign-up', input.email);
+    assertStrongPassword(input.password, input.email, 'password');
+    if (await storage.console.getUserByEmail(input.email) !== null || await storage.accounts.getByEmail(input.email) !== null) {
+      throw new GatewayError('email_taken', 'An account with this email already exists; sign in or reset its password.', { param: 'email' });
+    }
+    const now = clock.now();
+    const account = newAccountRecord(newId('acct', now), input.email, null, undefined, now);
+    const user: ConsoleUser = {
+      id: newId('usr', now), email: input.email, passwordHash: await hashConsolePassword(input.password), emailVerifiedAt: null,
+      totpSecret: null, totpPendingSecret: null, totpEnabledAt: null, totpLastStep: null, createdAt: now, updatedAt: now,
+    };
+    try {
+      await storage.accounts.create(account);
+      await storage.console.createUser(user, { accountId: account.id, userId: user.id, role: 'owner', createdAt: now });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('email_taken', 'An account with this email already exists; sign in or reset its password.', { param: 'email' });
+      throw error;
+    }
+    mailLater(deps, 'verify-email', user.email, await issueToken(deps, user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
+    await signIn(deps, context, user, 201);
+  }));
+
+  router.add('POST', '/api/auth/verify-email', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(tokenSchema, await readConsoleBody(context));
+    const now = clock.now();
+    const userId = await storage.console.consumeToken(hashToken(input.token), 'verify-email', now);
+    if (userId === null) throw new GatewayError('invalid_token', 'This verification link is invalid, used or expired; ask for a new one.', { param: 'token' });
+    await storage.console.markEmailVerified(userId, now);
+    const user = await storage.console.getUserById(userId);
+    if (user === null) throw new GatewayError('invalid_token', 'This verification link is invalid, used or expired.', { param: 'token' });
+    sendJson(context, 200, { user: userJson(user) });
+  }));
+
+  router.add('POST', '/api/auth/verify-email/resend', signedInRoute(deps, null, async ({ context, active }) => {
+    if (active.user.emailVerifiedAt === null) {
+      await countAuthAttempt(deps, context, 'password-reset', `verify:${active.user.id}`);
+      mailLater(deps, 'verify-email', active.user.email, await issueToken(deps, active.user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
+    }
+    sendNoContent(context, 202);
+  }));
+
+  router.add('POST', '/api/auth/sign-in', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(credentialsSchema, await readConsoleBody(context));
+    const attempt = await countAuthAttempt(deps, context, 'sign-in', input.email);
+    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, false));
+    if (user === null) {
+      await burnPasswordCheck(input.password);
+      throw new GatewayError('invalid_credentials', 'The email or password is wrong.');
+    }
+    if (!(await verifyConsolePassword(input.password, user.passwordHash))) throw new GatewayError('invalid_credentials', 'The email or password is wrong.');
+    await attempt.succeeded();
+    if (!user.passwordHash.startsWith('$argon2id$')) await storage.console.setPasswordHash(user.id, await hashConsolePassword(input.password), clock.now());
+    if (user.totpSecret !== null) {
+      const challenge = await issueToken(deps, user.id, 'two-factor-challenge', TWO_FACTOR_CHALLENGE_TTL_MS);
+      sendJson(context, 200, { status: 'two_factor_required', challenge });
+      return;
+    }
+    await signIn(deps, context, user, 200);
+  }));
+
+  router.add('POST', '/api/auth/sign-in/two-factor', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(challengeSchema, await readConsoleBody(context));
+    const challengeHash = hashToken(input.challenge);
+    const userId = await storage.console.peekToken(challengeHash, 'two-factor-challenge', clock.now());
+    if (userId === null) throw new GatewayError('invalid_token', 'The sign-in has expired; enter your email and password again.', { param: 'challenge' });
+    const attempt = await countAuthAttempt(deps, context, 'two-factor', userId);
+    const user = await storage.console.getUserById(userId);
+    if (user === null || user.totpSecret === null) throw new GatewayError('invalid_token', 'The sign-in has expired; enter your email and password again.', { param: 'challenge' });
+    if (!(await acceptSecondFactor(deps, user, input.code, true))) throw new GatewayError('invalid_code', 'The code is wrong, expired or already used.', { param: 'code' });
+    if (await storage.console.consumeToken(challengeHash, 'two-factor-challenge', clock.now()) === null) {
+      throw new GatewayError('invalid_token', 'The sign-in has expired; enter your email and password again.', { param: 'challenge' });
+    }
+    await attempt.succeeded();
+    await signIn(deps, context, user, 200);
+  }));
+
+  router.add('POST', '/api/auth/sign-out', anyoneRoute(deps, async ({ context, active }) => {
+    if (active !== null) await storage.console.deleteSession(active.session.id);
+    clearSessionCookie(deps, context);
+    sendNoContent(context);
+  }));
+
+  router.add('POST', '/api/auth/sign-out-everywhere', signedInRoute(deps, null, async ({ context, active }) => {
+    await storage.console.deleteUserSessions(active.user.id, null);
+    clearSessionCookie(deps, context);
+    sendNoContent(context);
+  }));
+
+  router.add('POST', '/api/auth/password-reset', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(resetRequestSchema, await readConsoleBody(context));
+    await countAuthAttempt(deps, context, 'password-reset', input.email);
+    const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, true));
+    if (user !== null) mailLater(deps, 'password-reset', user.email, await issueToken(deps, user.id, 'password-reset', PASSWORD_RESET_TTL_MS));
+    sendNoContent(context, 202);
+  }));
+
+  router.add('POST', '/api/auth/password-reset/confirm', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(resetConfirmSchema, await readConsoleBody(context));
+    const tokenHash = hashToken(input.token);
+    const invalid = (): GatewayError => new GatewayError('invalid_token', 'This reset link is invalid, used or expired; ask for a new one.', { param: 'token' });
+    const userId = await storage.console.peekToken(tokenHash, 'password-reset', clock.now());
+    const user = userId === null ? null : await storage.console.getUserById(userId);
+    if (user === null) throw invalid();
+    assertStrongPassword(input.password, user.email, 'password');
+    const passwordHash = await hashConsolePassword(input.password);
+    const now = clock.now();
+    if (await storage.console.consumeToken(tokenHash, 'password-reset', now) === null) throw invalid();
+    await storage.console.setPasswordHash(user.id, passwordHash, now);
+    await storage.console.retireTokens(user.id, 'password-reset', now);
+    // Opening the mailed link proves the mailbox.
+    await storage.console.markEmailVerified(user.id, now);
+    await storage.console.deleteUserSessions(user.id, null);
+    clearSessionCookie(deps, context);
+    sendNoContent(context);
+  }));
+}

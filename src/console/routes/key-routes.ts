@@ -1,0 +1,104 @@
+import { issueApiKey } from '../../auth/api-key-format.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { createKeySchema, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
+import { modelToJson } from '../../management/model-input.js';
+import { parseInput } from '../../management/parse-input.js';
+import { newId } from '../../shared/ids.js';
+import type { ApiKey } from '../../storage/records.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { readConsoleBody, signedInRoute } from '../console-route.js';
+
+/** Keys listed at most (an account with more pages through the admin API). */
+const MAX_LISTED_KEYS = 5000;
+
+/** The account's keys, made through the same key code as the admin API (validation, issue, JSON, invalidation). */
+export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock, ledger, keys, catalog, config } = deps.services;
+
+  /** A key of the session's account that the keys page shows; anything else is "not found", never "forbidden". */
+  const ownKey = async (accountId: string, id: string): Promise<ApiKey> => {
+    const key = await storage.keys.getById(id);
+    if (key === null || key.accountId !== accountId || key.playground) throw new GatewayError('not_found', `No key with id '${id}'.`);
+    return key;
+  };
+  const keyJson = (key: ApiKey): Record<string, unknown> => keyToJson(key, key.spentNano, clock.now());
+
+  router.add('GET', '/api/keys', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+    // Charges still queued in this process land first, so each key's spend is current.
+    await ledger.flush();
+    const listed: ApiKey[] = [];
+    let after: string | null = null;
+    do {
+      const page = await storage.keys.listByAccount(active.session.accountId, { limit: 200, after }, { playground: false });
+      listed.push(...page.data);
+      after = page.nextCursor;
+    } while (after !== null && listed.length < MAX_LISTED_KEYS);
+    sendJson(context, 200, { data: listed.map(keyJson) });
+  }));
+
+  router.add('GET', '/api/keys/:id', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+    const key = await ownKey(active.session.accountId, context.params.id ?? '');
+    sendJson(context, 200, { key: keyToJson(key, await ledger.keySpent(key.id), clock.now()) });
+  }));
+
+  router.add('POST', '/api/keys', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+    if (active.user.emailVerifiedAt === null) throw new GatewayError('email_unverified', 'Confirm your email address (the link in the mail we sent) before creating keys.');
+    const input = parseInput(createKeySchema, await readConsoleBody(context));
+    const now = clock.now();
+    const issued = issueApiKey(input.form ?? 'sk', config.keyBrand);
+    const key: ApiKey = {
+      id: newId('key', now),
+      accountId: active.session.accountId,
+      name: input.name ?? '',
+      secretHash: issued.secretHash,
+      displayHint: issued.displayHint,
+      status: 'enabled',
+      quotaNano: input.quota_usd ?? null,
+      spentNano: 0n,
+      allowedModels: input.allowed_models ?? null,
+      ipAllowlist: input.ip_allowlist ?? null,
+      expiresAt: input.expires_at ?? null,
+      rpm: input.rpm ?? null,
+      tpm: input.tpm ?? null,
+      concurrency: input.concurrency ?? null,
+      createdAt: now,
+      updatedAt: now,
+      environment: input.environment ?? null,
+      createdBy: active.user.id,
+      playground: false,
+    };
+    await storage.keys.create(key);
+    sendJson(context, 201, { key: keyToJson(key, 0n, now), secret: issued.plaintext });
+  }));
+
+  router.add('PATCH', '/api/keys/:id', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+    const existing = await ownKey(active.session.accountId, context.params.id ?? '');
+    const input = parseInput(updateKeySchema, await readConsoleBody(context));
+    if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });
+    if (existing.status === 'revoked' && Object.keys(input).length > 0) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
+    const updated = await storage.keys.update(existing.id, keyPatchFromInput(input), clock.now());
+    if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
+    await keys.invalidateKey(existing.id);
+    sendJson(context, 200, { key: keyToJson(updated, await ledger.keySpent(updated.id), clock.now()) });
+  }));
+
+  router.add('POST', '/api/keys/:id/revoke', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+    const existing = await ownKey(active.session.accountId, context.params.id ?? '');
+    const updated = existing.status === 'revoked' ? existing : await storage.keys.update(existing.id, { status: 'revoked' }, clock.now());
+    if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
+    await keys.invalidateKey(existing.id);
+    sendJson(context, 200, { key: keyToJson(updated, await ledger.keySpent(updated.id), clock.now()) });
+  }));
+
+  router.add('GET', '/api/models', signedInRoute(deps, 'account:read', async ({ context }) => {
+    const models = catalog.models().filter((model) => catalog.hasRoute(model.id)).sort((left, right) => left.id.localeCompare(right.id));
+    sendJson(context, 200, {
+      data: models.map((model) => {
+        const json = modelToJson(model);
+        return { id: json.id, kind: json.kind, owned_by: json.owned_by, pricing: json.pricing };
+      }),
+    });
+  }));
+}

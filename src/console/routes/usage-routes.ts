@@ -1,0 +1,139 @@
+import { nanoToUsd } from '../../billing/money.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { subscriptionToJson } from '../../http/admin/account-routes.js';
+import type { RequestContext } from '../../http/request-context.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { timeInput } from '../../management/time-input.js';
+import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
+import type { UsageQuery } from '../../storage/records.js';
+import { InvalidCursorError } from '../../storage/usage-cursor.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { signedInRoute } from '../console-route.js';
+
+const DAY_MS = 86_400_000;
+/** The daily chart spans at most this many days. */
+const MAX_DAILY_SPAN_DAYS = 400;
+/** A CSV export holds at most this many rows (narrow the dates for more). */
+const MAX_CSV_ROWS = 100_000;
+const CSV_COLUMNS = [
+  'created_at', 'request_id', 'key_id', 'model', 'endpoint', 'stream', 'status', 'error_code', 'prompt_tokens', 'completion_tokens',
+  'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms',
+] as const;
+
+/** The console's usage filters: the admin API's, always narrowed to the session's account. */
+function accountUsageQuery(query: URLSearchParams, accountId: string): UsageQuery {
+  return { ...usageQueryFrom(query), accountId };
+}
+
+function badCursor(): GatewayError {
+  return new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
+}
+
+/** A CSV field: quoted when needed, and a leading formula character neutralised for spreadsheets. */
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  let text = String(value);
+  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+function timeParam(query: URLSearchParams, name: string, fallback: number): number {
+  const raw = query.get(name);
+  if (raw === null) return fallback;
+  const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
+  if (!parsed.success) throw new GatewayError('bad_request', `'${name}' must be an ISO 8601 time or Unix seconds.`, { param: name });
+  return parsed.data;
+}
+
+async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery): Promise<void> {
+  const response = context.response;
+  response.statusCode = 200;
+  response.setHeader('content-type', 'text/csv; charset=utf-8');
+  response.setHeader('content-disposition', `attachment; filename="usage-${new Date(deps.services.clock.now()).toISOString().slice(0, 10)}.csv"`);
+  response.write(`${CSV_COLUMNS.join(',')}\r\n`);
+  let after: string | null = null;
+  let written = 0;
+  do {
+    const page = await deps.services.storage.usage.query(filter, { limit: 200, after });
+    let chunk = '';
+    for (const row of page.data) {
+      const json = usageRowToJson(row);
+      chunk += `${CSV_COLUMNS.map((column) => csvField(json[column])).join(',')}\r\n`;
+    }
+    written += page.data.length;
+    if (chunk !== '' && !response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
+    after = page.nextCursor;
+  } while (after !== null && written < MAX_CSV_ROWS && !response.destroyed);
+  response.end();
+}
+
+/** The account's usage log (metadata only), its CSV export, daily totals and the overview figures. */
+export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock, ledger, usageLog } = deps.services;
+
+  router.add('GET', '/api/usage', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+    const filter = accountUsageQuery(context.query, active.session.accountId);
+    const page = pageRequestFrom(context.query);
+    await usageLog.flush();
+    try {
+      sendJson(context, 200, pageJson(await storage.usage.query(filter, page), usageRowToJson));
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw badCursor();
+      throw error;
+    }
+  }));
+
+  router.add('GET', '/api/usage.csv', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+    const filter = accountUsageQuery(context.query, active.session.accountId);
+    await usageLog.flush();
+    await writeCsv(deps, context, filter);
+  }));
+
+  router.add('GET', '/api/usage/daily', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+    const now = clock.now();
+    const to = timeParam(context.query, 'to', now);
+    const from = timeParam(context.query, 'from', to - 30 * DAY_MS);
+    if (from > to) throw new GatewayError('bad_request', "'from' must not be after 'to'.", { param: 'from' });
+    if (to - from > MAX_DAILY_SPAN_DAYS * DAY_MS) throw new GatewayError('bad_request', `The range spans at most ${MAX_DAILY_SPAN_DAYS} days.`, { param: 'from' });
+    await usageLog.flush();
+    const totals = await storage.usage.dailyTotals({ accountId: active.session.accountId, from, to });
+    sendJson(context, 200, {
+      data: totals.map((total) => ({
+        date: new Date(total.day).toISOString().slice(0, 10),
+        model: total.model,
+        requests: total.requests,
+        errors: total.errors,
+        input_tokens: total.inputTokens,
+        output_tokens: total.outputTokens,
+        cost_usd: nanoToUsd(total.costNano),
+      })),
+    });
+  }));
+
+  router.add('GET', '/api/overview', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+    const accountId = active.session.accountId;
+    const now = clock.now();
+    await usageLog.flush();
+    const dayStart = now - (now % DAY_MS);
+    const [balance, subscriptions, today] = await Promise.all([
+      ledger.availableBalance(accountId),
+      storage.subscriptions.listByAccount(accountId),
+      storage.usage.dailyTotals({ accountId, from: dayStart, to: now }),
+    ]);
+    const shown: Array<Record<string, unknown>> = [];
+    for (const subscription of subscriptions) {
+      const json = subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now);
+      if (json.status !== 'active') continue;
+      const period = json.current_period as { end: string } | null;
+      shown.push({ id: json.id, plan: json.plan_name, period_end: period?.end ?? null, quota_usd: json.quota_usd, used_usd: json.used_usd, remaining_usd: json.remaining_usd });
+    }
+    sendJson(context, 200, {
+      balance_usd: nanoToUsd(balance),
+      subscriptions: shown,
+      spend_today_usd: nanoToUsd(today.reduce((sum, total) => sum + total.costNano, 0n)),
+      requests_today: today.reduce((sum, total) => sum + total.requests, 0),
+    });
+  }));
+}

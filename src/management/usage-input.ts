@@ -1,0 +1,61 @@
+import { nanoToUsd } from '../billing/money.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { UsageLogRow, UsageQuery } from '../storage/records.js';
+import { isoTime, timeInput } from './time-input.js';
+
+/** A usage-log row as the admin API and the console show it (metadata only). */
+export function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
+  return {
+    request_id: row.requestId,
+    account_id: row.accountId,
+    key_id: row.keyId,
+    model: row.model,
+    channel_id: row.channelId,
+    protocol: row.protocol,
+    endpoint: row.endpoint,
+    stream: row.stream,
+    status: row.status,
+    error_code: row.errorCode,
+    prompt_tokens: row.promptTokens,
+    completion_tokens: row.completionTokens,
+    cached_tokens: row.cachedTokens,
+    reasoning_tokens: row.reasoningTokens,
+    total_tokens: row.totalTokens,
+    cost_usd: nanoToUsd(row.costNano),
+    latency_ms: row.latencyMs,
+    ttfb_ms: row.ttfbMs,
+    attempts: row.attempts,
+    attempted_channels: row.attemptedChannels ?? [],
+    created_at: isoTime(row.createdAt),
+  };
+}
+
+/** The filters of a usage query string (`account_id`, `key_id`, `model`, `status`, `from`, `to`). */
+export function usageQueryFrom(query: URLSearchParams): UsageQuery {
+  const filter: UsageQuery = {};
+  const text = (name: string): string | undefined => query.get(name) ?? undefined;
+  const time = (name: string): number | undefined => {
+    const raw = query.get(name);
+    if (raw === null) return undefined;
+    const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
+    if (!parsed.success) throw new GatewayError('bad_request', `'${name}' must be an ISO 8601 time or Unix seconds.`, { param: name });
+    return parsed.data;
+  };
+  const accountId = text('account_id');
+  const keyId = text('key_id');
+  const model = text('model');
+  const from = time('from');
+  const to = time('to');
+  if (accountId !== undefined) filter.accountId = accountId;
+  if (keyId !== undefined) filter.keyId = keyId;
+  if (model !== undefined) filter.model = model;
+  if (from !== undefined) filter.from = from;
+  if (to !== undefined) filter.to = to;
+  const status = query.get('status');
+  if (status !== null) {
+    const code = Number(status);
+    if (!Number.isInteger(code) || code < 100 || code > 599) throw new GatewayError('bad_request', "'status' must be an HTTP status code.", { param: 'status' });
+    filter.status = code;
+  }
+  return filter;
+}

@@ -1,0 +1,137 @@
+/** The console API's shapes (docs/console-api.md). */
+
+export interface User {
+  id: string;
+  email: string;
+  email_verified: boolean;
+  two_factor_enabled: boolean;
+  created_at: string;
+}
+
+export interface Account {
+  id: string;
+  email: string;
+  balance_usd: number;
+  tier: string;
+  status: string;
+}
+
+export interface Session {
+  user: User | null;
+  account: Account | null;
+  role: string | null;
+  csrf_token: string;
+}
+
+export interface ConsoleConfig {
+  api_base_url: string;
+  console_url: string;
+  product_name: string;
+  mail_configured: boolean;
+  features: { sign_up: boolean };
+}
+
+export type SignInResult =
+  | { status: 'signed_in'; user: User; account: Account; csrf_token: string }
+  | { status: 'two_factor_required'; challenge: string };
+
+export interface SessionRow {
+  id: string;
+  device: string;
+  ip: string;
+  created_at: string;
+  last_seen_at: string;
+  current: boolean;
+}
+
+export type KeyStatus = 'enabled' | 'disabled' | 'revoked' | 'expired' | 'paused';
+export type BudgetPeriod = 'day' | 'week' | 'month';
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  environment: string | null;
+  status: KeyStatus;
+  hint: string;
+  quota_usd: number | null;
+  spent_usd: number;
+  allowed_models: string[] | null;
+  ip_allowlist: string[] | null;
+  expires_at: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+  /** Present once the server keeps per-key periodic budgets. */
+  budget?: null | { period: BudgetPeriod; limit_usd: number; spent_usd: number; resets_at: string };
+  created_at: string;
+  created_by: string | null;
+}
+
+/** The attributes a key is created or edited with; null clears an attribute on edit. */
+export interface KeyInput {
+  name: string;
+  environment: string | null;
+  quota_usd: number | null;
+  allowed_models: string[] | null;
+  ip_allowlist: string[] | null;
+  expires_at: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+}
+
+export interface CatalogModel {
+  id: string;
+  kind: string;
+  owned_by: string;
+  pricing: Record<string, number> | null;
+}
+
+export interface Overview {
+  balance_usd: number;
+  subscriptions: { plan: string; period_end: string; remaining_usd: number }[];
+  spend_today_usd: number;
+  requests_today: number;
+}
+
+export interface UsageRow {
+  request_id: string;
+  key_id: string | null;
+  model: string | null;
+  endpoint: string;
+  protocol: string;
+  stream: boolean;
+  status: number;
+  error_code: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  cost_usd: number | null;
+  latency_ms: number | null;
+  ttfb_ms: number | null;
+  created_at: string;
+}
+
+export interface DailyUsage {
+  date: string;
+  model: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export interface PlaygroundSummary {
+  request_id: string;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+  latency_ms: number;
+  first_token_ms: number | null;
+}

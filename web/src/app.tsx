@@ -1,0 +1,58 @@
+import { lazy, Suspense, type ReactNode } from 'react';
+import { Navigate, Route, Routes, useLocation, useSearchParams } from 'react-router-dom';
+import { useSession } from './api/api-context';
+import { AppShell } from './layout/app-shell';
+import { AuthShell } from './layout/auth-shell';
+import { Loading } from './ui/feedback';
+import { SignInPage } from './pages/sign-in/sign-in-page';
+import { safeNextPath } from './pages/sign-in/safe-next-path';
+import { SignUpPage } from './pages/sign-up/sign-up-page';
+import { VerifyEmailPage } from './pages/verify-email/verify-email-page';
+import { ResetPasswordPage } from './pages/reset-password/reset-password-page';
+import { KeysPage } from './pages/keys/keys-page';
+import { SecurityPage } from './pages/security/security-page';
+import { QuickstartPage } from './pages/quickstart/quickstart-page';
+import { NotFoundPage } from './pages/not-found/not-found-page';
+
+// The charts library is the largest dependency: only the usage page loads it.
+const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
+const PlaygroundPage = lazy(() => import('./pages/playground/playground-page').then((module) => ({ default: module.PlaygroundPage })));
+
+function RequireSession({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const location = useLocation();
+  if (session.isPending) return <Loading />;
+  if (session.data?.user == null) {
+    const next = `${location.pathname}${location.search}`;
+    return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
+  }
+  return <AppShell>{children}</AppShell>;
+}
+
+function AnonymousOnly({ children }: { children: ReactNode }) {
+  const session = useSession();
+  const [searchParams] = useSearchParams();
+  if (session.isPending) return <Loading />;
+  if (session.data?.user != null) return <Navigate to={safeNextPath(searchParams.get('next'))} replace />;
+  return <AuthShell>{children}</AuthShell>;
+}
+
+export function App() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <Routes>
+        <Route path="/" element={<Navigate to="/keys" replace />} />
+        <Route path="/sign-in" element={<AnonymousOnly><SignInPage /></AnonymousOnly>} />
+        <Route path="/sign-up" element={<AnonymousOnly><SignUpPage /></AnonymousOnly>} />
+        <Route path="/verify-email" element={<AuthShell><VerifyEmailPage /></AuthShell>} />
+        <Route path="/reset-password" element={<AuthShell><ResetPasswordPage /></AuthShell>} />
+        <Route path="/keys" element={<RequireSession><KeysPage /></RequireSession>} />
+        <Route path="/usage" element={<RequireSession><UsagePage /></RequireSession>} />
+        <Route path="/playground" element={<RequireSession><PlaygroundPage /></RequireSession>} />
+        <Route path="/quickstart" element={<RequireSession><QuickstartPage /></RequireSession>} />
+        <Route path="/security" element={<RequireSession><SecurityPage /></RequireSession>} />
+        <Route path="*" element={<NotFoundPage />} />
+      </Routes>
+    </Suspense>
+  );
+}

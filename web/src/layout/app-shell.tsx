@@ -1,0 +1,112 @@
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { NavLink, useLocation, useNavigate } from 'react-router-dom';
+import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
+import { useApi, useConsoleConfig, useSession } from '../api/api-context';
+import { errorMessage } from '../api/client';
+import { Alert } from '../ui/feedback';
+import { Button } from '../ui/button';
+
+const navigation = [
+  { to: '/keys', label: 'API keys' },
+  { to: '/usage', label: 'Usage' },
+  { to: '/playground', label: 'Playground' },
+  { to: '/quickstart', label: 'Quickstart' },
+  { to: '/security', label: 'Security' },
+];
+
+function VerifyEmailBanner() {
+  const api = useApi();
+  const [state, setState] = useState<'idle' | 'sending' | 'sent' | string>('idle');
+  const resend = async () => {
+    setState('sending');
+    try {
+      await api.post('/api/auth/verify-email/resend');
+      setState('sent');
+    } catch (error) {
+      setState(errorMessage(error));
+    }
+  };
+  return (
+    <Alert tone="warning">
+      Confirm your email address to create API keys: open the link we mailed you.{' '}
+      {state === 'sent' ? <strong>A new link is on its way.</strong> : (
+        <Button variant="ghost" onClick={() => void resend()} busy={state === 'sending'}>Send the link again</Button>
+      )}
+      {state !== 'idle' && state !== 'sending' && state !== 'sent' ? <span> {state}</span> : null}
+    </Alert>
+  );
+}
+
+/** The signed-in frame: skip link, header with the account menu, navigation, and the page. */
+export function AppShell({ children }: { children: ReactNode }) {
+  const api = useApi();
+  const session = useSession();
+  const config = useConsoleConfig();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const mainRef = useRef<HTMLElement>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const [signOutError, setSignOutError] = useState<string | null>(null);
+  const user = session.data?.user;
+
+  // A route change moves focus to the new page's heading region, as a full page load would.
+  useEffect(() => {
+    setMenuOpen(false);
+    mainRef.current?.focus({ preventScroll: true });
+  }, [location.pathname]);
+
+  const signOut = async (everywhere: boolean) => {
+    setSignOutError(null);
+    try {
+      await api.post(everywhere ? '/api/auth/sign-out-everywhere' : '/api/auth/sign-out');
+      // A full load: nothing of the old session stays in memory (query cache, CSRF token, form state).
+      window.location.replace('/sign-in');
+    } catch (error) {
+      setSignOutError(errorMessage(error));
+    }
+  };
+
+  return (
+    <div className="app-shell">
+      <a className="skip-link" href="#main">Skip to content</a>
+      <header className="top-bar">
+        <NavLink to="/keys" className="brand"><span className="brand-mark" aria-hidden="true">u</span>{config.data?.product_name ?? 'Console'}</NavLink>
+        <button type="button" className="menu-toggle button button-ghost" aria-expanded={menuOpen} aria-controls="primary-navigation" onClick={() => setMenuOpen((open) => !open)}>
+          Menu
+        </button>
+        <DropdownMenu.Root modal={false}>
+          <DropdownMenu.Trigger asChild>
+            <button type="button" className="account-button button button-ghost" aria-label={`Account menu for ${user?.email ?? ''}`}>
+              <span className="account-email">{user?.email}</span>
+              <span aria-hidden="true">▾</span>
+            </button>
+          </DropdownMenu.Trigger>
+          <DropdownMenu.Portal>
+            <DropdownMenu.Content className="menu" align="end" sideOffset={6}>
+              <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/security')}>Security and sessions</DropdownMenu.Item>
+              <DropdownMenu.Separator className="menu-separator" />
+              <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(false)}>Sign out</DropdownMenu.Item>
+              <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(true)}>Sign out everywhere</DropdownMenu.Item>
+            </DropdownMenu.Content>
+          </DropdownMenu.Portal>
+        </DropdownMenu.Root>
+      </header>
+      <div className="app-body">
+        <nav id="primary-navigation" aria-label="Console" className={menuOpen ? 'side-nav open' : 'side-nav'}>
+          <ul>
+            {navigation.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>{item.label}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <main id="main" ref={mainRef} tabIndex={-1} className="app-main">
+          {signOutError === null ? null : <Alert tone="error">{signOutError}</Alert>}
+          {user != null && !user.email_verified ? <VerifyEmailBanner /> : null}
+          {children}
+        </main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,157 @@
+import { useState, type FormEvent } from 'react';
+import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
+import { isoToLocalInput, localInputToIso } from '../../format/format';
+import { Button } from '../../ui/button';
+import { Alert } from '../../ui/feedback';
+import { FieldFrame, TextField } from '../../ui/field';
+
+interface Draft {
+  name: string;
+  environment: string;
+  quota: string;
+  models: string[];
+  restrictModels: boolean;
+  ipAllowlist: string;
+  expiresAt: string;
+  rpm: string;
+  tpm: string;
+  concurrency: string;
+}
+
+function draftOf(key: ApiKey | null): Draft {
+  return {
+    name: key?.name ?? '',
+    environment: key?.environment ?? '',
+    quota: key?.quota_usd == null ? '' : String(key.quota_usd),
+    models: key?.allowed_models ?? [],
+    restrictModels: key?.allowed_models != null,
+    ipAllowlist: (key?.ip_allowlist ?? []).join('\n'),
+    expiresAt: isoToLocalInput(key?.expires_at ?? null),
+    rpm: key?.rpm == null ? '' : String(key.rpm),
+    tpm: key?.tpm == null ? '' : String(key.tpm),
+    concurrency: key?.concurrency == null ? '' : String(key.concurrency),
+  };
+}
+
+type Parsed = { ok: true; input: KeyInput } | { ok: false; errors: Partial<Record<keyof Draft, string>> };
+
+function parseDraft(draft: Draft): Parsed {
+  const errors: Partial<Record<keyof Draft, string>> = {};
+  const money = (field: keyof Draft, text: string): number | null => {
+    if (text.trim() === '') return null;
+    const value = Number(text);
+    if (!Number.isFinite(value) || value < 0) errors[field] = 'Enter an amount in USD, 0 or more.';
+    return value;
+  };
+  const count = (field: keyof Draft, text: string): number | null => {
+    if (text.trim() === '') return null;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1) errors[field] = 'Enter a whole number, 1 or more.';
+    return value;
+  };
+  const name = draft.name.trim();
+  if (name === '') errors.name = 'Give the key a name.';
+  else if (name.length > 100) errors.name = 'At most 100 characters.';
+  const ips = draft.ipAllowlist.split(/[\s,]+/).map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const expiresAt = localInputToIso(draft.expiresAt);
+  if (draft.expiresAt !== '' && expiresAt === null) errors.expiresAt = 'Enter a date and time.';
+  else if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) errors.expiresAt = 'Choose a time in the future.';
+  if (draft.restrictModels && draft.models.length === 0) errors.models = 'Pick at least one model, or allow every model.';
+  const input: KeyInput = {
+    name,
+    environment: draft.environment.trim() === '' ? null : draft.environment.trim(),
+    quota_usd: money('quota', draft.quota),
+    allowed_models: draft.restrictModels ? draft.models : null,
+    ip_allowlist: ips.length === 0 ? null : ips,
+    expires_at: expiresAt,
+    rpm: count('rpm', draft.rpm),
+    tpm: count('tpm', draft.tpm),
+    concurrency: count('concurrency', draft.concurrency),
+  };
+  return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
+}
+
+interface KeyFormProps {
+  initial: ApiKey | null;
+  models: CatalogModel[];
+  submitLabel: string;
+  busy: boolean;
+  serverError: string | null;
+  onSubmit: (input: KeyInput) => void;
+  onCancel: () => void;
+}
+
+/** Every attribute of a key, for creating and editing alike; empty fields mean "no limit". */
+export function KeyForm({ initial, models, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(initial));
+  const [errors, setErrors] = useState<Partial<Record<keyof Draft, string>>>({});
+  const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const parsed = parseDraft(draft);
+    if (!parsed.ok) {
+      setErrors(parsed.errors);
+      return;
+    }
+    setErrors({});
+    onSubmit(parsed.input);
+  };
+  const toggleModel = (id: string, checked: boolean) =>
+    set('models', checked ? [...draft.models, id] : draft.models.filter((model) => model !== id));
+
+  return (
+    <form className="key-form" onSubmit={submit} noValidate>
+      {serverError === null ? null : <Alert tone="error">{serverError}</Alert>}
+      <fieldset>
+        <legend>Key</legend>
+        <div className="form-grid">
+          <TextField label="Name" value={draft.name} onChange={(event) => set('name', event.target.value)} required maxLength={100} error={errors.name} autoFocus />
+          <TextField label="Environment label" value={draft.environment} onChange={(event) => set('environment', event.target.value)} placeholder="production" maxLength={40} hint="Optional, e.g. production or staging." />
+          <TextField label="Expires" type="datetime-local" value={draft.expiresAt} onChange={(event) => set('expiresAt', event.target.value)} error={errors.expiresAt} hint="Empty: never." />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Spending</legend>
+        <div className="form-grid">
+          <TextField label="Quota cap (USD)" type="number" inputMode="decimal" min={0} step="0.01" value={draft.quota} onChange={(event) => set('quota', event.target.value)} error={errors.quota} hint="Total this key may spend. Empty: no cap." />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Rate limits</legend>
+        <div className="form-grid">
+          <TextField label="Requests per minute" type="number" inputMode="numeric" min={1} step={1} value={draft.rpm} onChange={(event) => set('rpm', event.target.value)} error={errors.rpm} hint="Empty: the account's limit." />
+          <TextField label="Tokens per minute" type="number" inputMode="numeric" min={1} step={1} value={draft.tpm} onChange={(event) => set('tpm', event.target.value)} error={errors.tpm} />
+          <TextField label="Concurrent requests" type="number" inputMode="numeric" min={1} step={1} value={draft.concurrency} onChange={(event) => set('concurrency', event.target.value)} error={errors.concurrency} />
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend>Access</legend>
+        <div className="checkbox-row">
+          <input id="restrict-models" type="checkbox" checked={draft.restrictModels} onChange={(event) => set('restrictModels', event.target.checked)} />
+          <label htmlFor="restrict-models">Only allow the models chosen below</label>
+        </div>
+        {draft.restrictModels ? (
+          <div className="model-picker" role="group" aria-label="Allowed models">
+            {models.length === 0 ? <p className="field-hint">No models are available to this account.</p> : null}
+            {models.map((model) => (
+              <label key={model.id} className="checkbox-row">
+                <input type="checkbox" checked={draft.models.includes(model.id)} onChange={(event) => toggleModel(model.id, event.target.checked)} />
+                <span className="mono">{model.id}</span>
+              </label>
+            ))}
+            {errors.models === undefined ? null : <p className="field-error" role="alert">{errors.models}</p>}
+          </div>
+        ) : null}
+        <FieldFrame label="IP allowlist" hint="Addresses or CIDR ranges (203.0.113.0/24, 2001:db8::/32), one per line. Empty: any address.">
+          {({ inputId, describedBy }) => (
+            <textarea id={inputId} aria-describedby={describedBy} rows={3} value={draft.ipAllowlist} onChange={(event) => set('ipAllowlist', event.target.value)} spellCheck={false} className="mono" />
+          )}
+        </FieldFrame>
+      </fieldset>
+      <div className="form-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" busy={busy}>{submitLabel}</Button>
+      </div>
+    </form>
+  );
+}

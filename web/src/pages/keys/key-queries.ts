@@ -1,0 +1,43 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../../api/api-context';
+import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
+
+export const keysQueryKey = ['keys'] as const;
+
+export function useKeys() {
+  const api = useApi();
+  return useQuery({ queryKey: keysQueryKey, queryFn: () => api.get<{ data: ApiKey[] }>('/api/keys') });
+}
+
+export function useModels() {
+  const api = useApi();
+  return useQuery({ queryKey: ['models'], queryFn: () => api.get<{ data: CatalogModel[] }>('/api/models'), staleTime: 5 * 60_000 });
+}
+
+export function useCreateKey() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: Partial<KeyInput>) => api.post<{ key: ApiKey; secret: string }>('/api/keys', input),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keysQueryKey }),
+  });
+}
+
+export function useUpdateKey() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, changes }: { id: string; changes: Partial<KeyInput> & { status?: 'enabled' | 'disabled' } }) =>
+      api.patch<{ key: ApiKey }>(`/api/keys/${encodeURIComponent(id)}`, changes),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keysQueryKey }),
+  });
+}
+
+export function useRevokeKey() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.post<{ key: ApiKey }>(`/api/keys/${encodeURIComponent(id)}/revoke`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keysQueryKey }),
+  });
+}

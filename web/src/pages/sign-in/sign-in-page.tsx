@@ -1,0 +1,88 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { useApi, useResetSession } from '../../api/api-context';
+import { errorMessage } from '../../api/client';
+import type { SignInResult } from '../../api/types';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { Button } from '../../ui/button';
+import { Alert } from '../../ui/feedback';
+import { TextField } from '../../ui/field';
+import { safeNextPath } from './safe-next-path';
+
+
+function TwoFactorStep({ challenge, onDone }: { challenge: string; onDone: (result: SignInResult) => Promise<void> }) {
+  const api = useApi();
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await onDone(await api.post<SignInResult>('/api/auth/sign-in/two-factor', { challenge, code: code.trim() }));
+    } catch (thrown) {
+      setError(errorMessage(thrown));
+      setBusy(false);
+    }
+  };
+  return (
+    <form onSubmit={(event) => void submit(event)} className="stack" noValidate>
+      <h1>Two-factor authentication</h1>
+      <p>Enter the 6-digit code from your authenticator app, or one of your backup codes.</p>
+      {error === null ? null : <Alert tone="error">{error}</Alert>}
+      <TextField label="Code" name="code" value={code} onChange={(event) => setCode(event.target.value)} autoComplete="one-time-code" autoFocus required spellCheck={false} />
+      <Button type="submit" variant="primary" busy={busy}>Verify</Button>
+    </form>
+  );
+}
+
+export function SignInPage() {
+  useDocumentTitle('Sign in');
+  const api = useApi();
+  const resetSession = useResetSession();
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [challenge, setChallenge] = useState<string | null>(null);
+
+  const finish = async (result: SignInResult) => {
+    if (result.status === 'two_factor_required') {
+      setChallenge(result.challenge);
+      setBusy(false);
+      return;
+    }
+    await resetSession({ user: result.user, account: result.account, role: null, csrf_token: result.csrf_token });
+    navigate(safeNextPath(searchParams.get('next')), { replace: true });
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await finish(await api.post<SignInResult>('/api/auth/sign-in', { email: email.trim(), password }));
+    } catch (thrown) {
+      setError(errorMessage(thrown));
+      setBusy(false);
+    }
+  };
+
+  if (challenge !== null) return <TwoFactorStep challenge={challenge} onDone={finish} />;
+  return (
+    <form onSubmit={(event) => void submit(event)} className="stack" noValidate>
+      <h1>Sign in</h1>
+      {error === null ? null : <Alert tone="error">{error}</Alert>}
+      <TextField label="Email" name="email" type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" required autoFocus />
+      <TextField label="Password" name="password" type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" required />
+      <Button type="submit" variant="primary" busy={busy}>Sign in</Button>
+      <p className="auth-links">
+        <Link to="/reset-password">Forgot your password?</Link>
+        <Link to="/sign-up">Create an account</Link>
+      </p>
+    </form>
+  );
+}

@@ -1,0 +1,40 @@
+import type { ApiKey, UsageRow } from '../../api/types';
+import { formatCost, formatDateTime, formatInteger, formatMilliseconds } from '../../format/format';
+import { Badge } from '../../ui/feedback';
+
+function StatusBadge({ row }: { row: UsageRow }) {
+  const ok = row.status >= 200 && row.status < 300;
+  return <Badge tone={ok ? 'success' : row.status === 499 ? 'neutral' : 'danger'}>{row.status}{row.error_code == null ? '' : ` ${row.error_code}`}</Badge>;
+}
+
+export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] }) {
+  const keyNames = new Map(keys.map((key) => [key.id, key.name]));
+  return (
+    <div className="table-scroll">
+      <table className="table usage-table" data-testid="usage-table">
+        <caption className="visually-hidden">Requests, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Status</th>
+            <th scope="col" className="numeric">Tokens in</th><th scope="col" className="numeric">Tokens out</th>
+            <th scope="col" className="numeric">Cost</th><th scope="col" className="numeric">Latency</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => (
+            <tr key={row.request_id}>
+              <td><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
+              <td>{row.key_id == null ? '—' : keyNames.get(row.key_id) ?? row.key_id}</td>
+              <td className="mono">{row.model ?? '—'}<span className="key-meta">{row.endpoint}{row.stream ? ' · stream' : ''}</span></td>
+              <td><StatusBadge row={row} /></td>
+              <td className="numeric">{formatInteger(row.prompt_tokens)}</td>
+              <td className="numeric">{formatInteger(row.completion_tokens)}</td>
+              <td className="numeric">{formatCost(row.cost_usd)}</td>
+              <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
