@@ -25,6 +25,8 @@ import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRo
 import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
+import { addSupportAdminRoutes } from './console-billing/admin-support-routes.js';
+import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -87,6 +89,7 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addHealthRoutes(router, services);
   addAlertRoutes(router, services);
   addRedemptionRoutes(router, services);
+  addSupportAdminRoutes(router, services);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 
@@ -97,6 +100,8 @@ export function createApiApp(services: GatewayServices): RequestListener {
 export function createConsoleApp(services: GatewayServices): RequestListener {
   const router = new Router()
     .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
+    // Stripe's webhook (card top-ups, refunds, disputes): authenticated by its signature, not by a console session.
+    .add('POST', '/api/webhooks/stripe', stripeWebhookRoute(services))
     .add('GET', '/', async (context) => {
       const html = '<!doctype html><meta charset="utf-8"><title>Gateway console</title><h1>Gateway console</h1>'
         + '<p>The web console is not part of this release yet. Operators manage the gateway through the admin API (<code>/admin/*</code> on the API port); see docs/operators.md.</p>';

@@ -17,6 +17,7 @@ import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { createMailer } from './mail/create-mailer.js';
+import { createCommerceServices } from './console-billing/commerce-services.js';
 import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
@@ -174,7 +175,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const shared = await openSharedLimits(config, logger);
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
-  const services: GatewayServices = {
+  const base: Omit<GatewayServices, 'commerce'> = {
     config,
     clock,
     logger,
@@ -202,6 +203,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     mailer: createMailer(config, logger),
     startedAt: clock.now(),
   };
+  const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
