@@ -23,7 +23,8 @@ export class StripeWebhook {
   verify(body: Buffer, signature: string | undefined): Stripe.Event {
     if (signature === undefined || signature === '') throw new GatewayError('bad_request', 'The Stripe-Signature header is missing.');
     try {
-      return this.stripe.webhooks.constructEvent(body, signature, this.secret, WEBHOOK_TOLERANCE_SECONDS, undefined, Math.floor(this.clock.now() / 1000));
+      // The last argument is "now" in epoch milliseconds (the package divides it by 1000).
+      return this.stripe.webhooks.constructEvent(body, signature, this.secret, WEBHOOK_TOLERANCE_SECONDS, undefined, this.clock.now());
     } catch (error) {
       this.logger.warn('refused a Stripe webhook whose signature does not verify', { reason: error instanceof Error ? error.message.split('\n')[0] : 'unknown' });
       throw new GatewayError('bad_request', 'The webhook signature does not verify (wrong secret, altered body or a timestamp outside the tolerance).');
