@@ -111,7 +111,10 @@ export class StripeEvents {
       if (!(await trx.claimEvent(event.id, event.type, 'credited', now))) return 'duplicate';
       await trx.lockAccounts(referral === null ? [stored.accountId] : [stored.accountId, referral.referrerAccountId]);
       const current = await trx.session(stored.id);
-      if (current === null || current.status === 'paid') return 'already_paid';
+      if (current === null || current.status === 'paid') {
+        await trx.setEventOutcome(event.id, 'already_paid');
+        return 'already_paid';
+      }
       const paidTopUpsBefore = await trx.paidSessionCount(stored.accountId);
       const ledgerEntryId = `led_topup_${stored.id}`;
       const invoiceId = newId('inv', now);
@@ -194,8 +197,12 @@ export class StripeEvents {
       const left = centsToNano(session.creditCents) - session.reversedNano;
       const debit = options.cumulative ? share - session.reversedNano : share;
       const amount = debit < left ? debit : left;
-      if (amount <= 0n) return 'nothing_to_reverse';
-      if (!(await trx.applyLedgerEntry({ entryId: options.entryId, accountId: session.accountId, kind: 'refund', amountNano: -amount, reason: options.reason, createdAt: now }))) return 'nothing_to_reverse';
+      const applied = amount > 0n
+        && await trx.applyLedgerEntry({ entryId: options.entryId, accountId: session.accountId, kind: 'refund', amountNano: -amount, reason: options.reason, createdAt: now });
+      if (!applied) {
+        await trx.setEventOutcome(event.id, 'nothing_to_reverse');
+        return 'nothing_to_reverse';
+      }
       await trx.addReversed(session.id, amount);
       const original = session.invoiceId === null ? null : await trx.invoice(session.invoiceId);
       if (options.creditNote && original !== null) {

@@ -16,6 +16,8 @@ type Dialect = 'sqlite' | 'postgres';
 export interface PaymentTransaction {
   /** Records the event id; false when it was already processed (a duplicate or replay). */
   claimEvent(id: string, type: string, outcome: string, now: number): Promise<boolean>;
+  /** Records what the event's processing came to (the claim wrote a provisional outcome). */
+  setEventOutcome(id: string, outcome: string): Promise<void>;
   /** Takes the row locks of these accounts in one order (PostgreSQL), before any balance moves. */
   lockAccounts(accountIds: string[]): Promise<void>;
   session(id: string): Promise<CheckoutSession | null>;
@@ -53,6 +55,10 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
         .returning('id')
         .executeTakeFirst();
       return inserted !== undefined;
+    },
+
+    async setEventOutcome(id, outcome) {
+      await trx.updateTable('stripe_events').set({ outcome }).where('id', '=', id).execute();
     },
 
     async lockAccounts(accountIds) {
