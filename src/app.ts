@@ -25,6 +25,7 @@ import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRo
 import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
+import { addInvoiceAdminRoutes } from './console-billing/admin-invoice-routes.js';
 import { addSupportAdminRoutes } from './console-billing/admin-support-routes.js';
 import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
@@ -90,6 +91,7 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addAlertRoutes(router, services);
   addRedemptionRoutes(router, services);
   addSupportAdminRoutes(router, services);
+  addInvoiceAdminRoutes(router, services);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 

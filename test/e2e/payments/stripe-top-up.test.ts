@@ -172,9 +172,15 @@ describe('the webhook credits once, and only when signed', () => {
     for (const expected of ['Invoice', invoice.number, 'Example Gateway Ltd', 'GB123456789', 'Ada Buyer GmbH', 'DE999999999', 'Hauptstrasse 1', 'Prepaid account credit', '25.00 USD', 'VAT (20 %)', '5.00 USD', '30.00 USD']) {
       expect(text).toContain(expected);
     }
-    // Another account cannot read it.
+    // Another account cannot read it; the operator can.
     const stranger = await newActor();
     expectError(await consoleCall(consoleServer.url, stranger, 'GET', `/api/console/billing/invoices/${invoice.id}`), { status: 404 });
+    const operatorList = await admin<{ data: InvoiceJson[] }>(gateway, 'GET', `/admin/accounts/${actor.accountId}/invoices`);
+    expect(operatorList.body.data.map((entry) => entry.number)).toEqual([invoice.number]);
+    const operatorPdf = await fetch(`${gateway.url}/admin/invoices/${invoice.id}/pdf`, { headers: { authorization: `Bearer ${gateway.adminToken}` } });
+    expect(operatorPdf.status).toBe(200);
+    expect(Buffer.from(await operatorPdf.arrayBuffer()).equals(bytes)).toBe(true);
+    expectError(await call(gateway.url, 'GET', `/admin/invoices/${invoice.id}`), { status: 401 });
     await expectLedgerBalanced(gateway);
   });
 
