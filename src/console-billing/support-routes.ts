@@ -15,7 +15,8 @@ const ticketSchema = z.object({
   subject: z.string().trim().min(1).max(200),
   category: z.enum(SUPPORT_CATEGORIES),
   message: z.string().trim().min(1).max(20_000),
-  request_id: z.string().trim().min(1).max(200).nullable().optional(),
+  // A request id as the gateway issues them (the x-request-id of an answer, the usage log's request_id).
+  request_id: z.string().trim().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'must be a request id from the usage log').nullable().optional(),
 }).strict();
 
 /** Owners and admins see every ticket of the account; other members see their own. */

@@ -119,6 +119,18 @@ describe('opening a top-up', () => {
     expect(status.body.status).toBe('open');
   });
 
+  it('lets only owners, admins and billing members edit the billing details, and validates them', async () => {
+    const actor = await newActor();
+    const details = { name: 'Team Ltd', address: '5 Road', country: 'gb', tax_id: 'GB5' };
+    expectError(await consoleCall(consoleServer.url, { ...actor, role: 'viewer' }, 'PUT', '/api/console/billing/profile', details), { status: 403, code: 'role_not_allowed' });
+    expectError(await consoleCall(consoleServer.url, { ...actor, role: 'developer' }, 'GET', '/api/console/billing/profile'), { status: 403 });
+    expectError(await consoleCall(consoleServer.url, actor, 'PUT', '/api/console/billing/profile', { ...details, country: 'Britain' }), { status: 400, param: 'country' });
+    const saved = await consoleCall(consoleServer.url, { ...actor, role: 'billing' }, 'PUT', '/api/console/billing/profile', details);
+    expect(saved.status, saved.text).toBe(200);
+    const read = await consoleCall(consoleServer.url, { ...actor, role: 'viewer' }, 'GET', '/api/console/billing/profile');
+    expect(read.body).toMatchObject({ name: 'Team Ltd', address: '5 Road', country: 'GB', tax_id: 'GB5', email: null });
+  });
+
   it('refuses amounts outside the bounds, finer than a cent or not numbers, and roles that may not pay', async () => {
     const actor = await newActor();
     for (const amount of [4.99, 500.01, '10.001', 'ten', -5]) {
@@ -181,6 +193,15 @@ describe('the webhook credits once, and only when signed', () => {
     expect(operatorPdf.status).toBe(200);
     expect(Buffer.from(await operatorPdf.arrayBuffer()).equals(bytes)).toBe(true);
     expectError(await call(gateway.url, 'GET', `/admin/invoices/${invoice.id}`), { status: 401 });
+
+    // Issued invoices never change: new billing details apply to later invoices only.
+    const changed = await consoleCall(consoleServer.url, actor, 'PUT', '/api/console/billing/profile', { name: 'Ada Renamed AG', address: 'Elsewhere 2', country: 'AT' });
+    expect(changed.status, changed.text).toBe(200);
+    const again = await consoleCall<InvoiceJson>(consoleServer.url, actor, 'GET', `/api/console/billing/invoices/${invoice.id}`);
+    expect(again.body).toEqual(invoice);
+    await paidTopUp(actor, 10);
+    const later = await consoleCall<{ data: InvoiceJson[] }>(consoleServer.url, actor, 'GET', '/api/console/billing/invoices');
+    expect(later.body.data[0]?.buyer).toMatchObject({ name: 'Ada Renamed AG', address_lines: ['Elsewhere 2'], tax_id: null });
     await expectLedgerBalanced(gateway);
   });
 
@@ -224,6 +245,16 @@ describe('the webhook credits once, and only when signed', () => {
     expect((await stripe.deliver(webhookUrl, event)).body.outcome).toBe('credited');
     expect(await balanceOf(gateway, actor.accountId)).toBe(10);
     await expectLedgerBalanced(gateway);
+  });
+
+  it('an expired session is marked expired and credits nothing', async () => {
+    const actor = await newActor();
+    const opened = await openCheckout(actor, 10);
+    const expired = await stripe.deliver(webhookUrl, stripe.event('checkout.session.expired', { ...stripe.completedEvent(opened.id).data.object, status: 'expired' }));
+    expect(expired.body.outcome).toBe('expired');
+    const status = await consoleCall<CheckoutJson>(consoleServer.url, actor, 'GET', `/api/console/billing/checkout/${opened.id}`);
+    expect(status.body.status).toBe('expired');
+    expect(await balanceOf(gateway, actor.accountId)).toBe(0);
   });
 
   it('a completion for a session still unpaid credits nothing; an unknown session is acknowledged and ignored', async () => {

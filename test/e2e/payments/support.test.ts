@@ -98,6 +98,7 @@ describe('support tickets', () => {
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: '', category: 'billing', message: 'x' }), { status: 400, param: 'subject' });
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'a', category: 'sales', message: 'x' }), { status: 400, param: 'category' });
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'a', category: 'other', message: 'x', priority: 'urgent' }), { status: 400 });
+    expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'a', category: 'other', message: 'x', request_id: 'not a request id' }), { status: 400, param: 'request_id' });
     expectError(await admin(gateway, 'POST', '/admin/support/tickets/tkt_missing/replies', { body: 'hello' }), { status: 404 });
     expectError(await admin(gateway, 'GET', '/admin/support/tickets?status=pending'), { status: 400, param: 'status' });
   });
