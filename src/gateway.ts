@@ -265,6 +265,7 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
     limits: services.config.redisUrl === null ? 'in-process' : `redis (${services.config.redisKeyPrefix})`,
     mail: services.mailer.kind === 'smtp' ? 'smtp' : 'log (SMTP_URL not set)',
     metrics: gateway.metricsUrl === null ? undefined : `${gateway.metricsUrl}/metrics`,
+    card_payments: services.commerce.webhook === null ? 'off (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET not set)' : `stripe (webhook ${gateway.consoleUrl}/api/webhooks/stripe)`,
     channels: channels.map((channel) => ({
       name: channel.name,
       type: channel.type,

@@ -10,6 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
 import { startConsoleTestServer, type ConsoleTestServer } from '../../support/console-test-auth.js';
+import { describeStartup } from '../../../src/gateway.js';
 import { FakeStripe } from '../../support/fake-stripe.js';
 import { addRoutedModel, flushWrites, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
@@ -87,6 +88,10 @@ async function paidTopUp(actor: ConsoleActor, amountUsd: number): Promise<string
 }
 
 describe('opening a top-up', () => {
+  it('the start-up line names the webhook endpoint', () => {
+    expect(describeStartup(gateway.gateway).card_payments).toBe(`stripe (webhook ${gateway.consoleUrl}/api/webhooks/stripe)`);
+  });
+
   it('shows the card option with the operator\'s presets, bounds and tax', async () => {
     const actor = await newActor();
     const billing = await consoleCall<{ balance_usd: number; card: Record<string, unknown> }>(consoleServer.url, actor, 'GET', '/api/console/billing');
@@ -355,6 +360,7 @@ describe('without Stripe configured', () => {
       const billing = await consoleCall<{ card: { enabled: boolean; how_to_enable: string } }>(server.url, actor, 'GET', '/api/console/billing');
       expect(billing.body.card.enabled).toBe(false);
       expect(billing.body.card.how_to_enable).toContain('STRIPE_SECRET_KEY');
+      expect(describeStartup(bare.gateway).card_payments).toContain('off');
       expectError(await consoleCall(server.url, actor, 'POST', '/api/console/billing/checkout', { amount_usd: 10 }), { status: 409, code: 'conflict' });
       expectError(await call(bare.consoleUrl, 'POST', '/api/webhooks/stripe', { body: {} }), { status: 404 });
     } finally {
