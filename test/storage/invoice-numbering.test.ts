@@ -92,7 +92,7 @@ describe('invoice numbering', () => {
       expectGapFree(committed, commits.filter(Boolean).length);
       expectGapFree((await a.invoices.listSeries(series)).map((invoice) => invoice.sequence), committed.length);
     }), { numRuns: 25 });
-  });
+  }, 60_000);
 
   it('two operating-system processes issuing at once share one gap-free series', async () => {
     if (!existsSync(ISSUER)) throw new Error(`${ISSUER} is missing: build first (npx tsc -p tsconfig.build.json)`);
@@ -103,5 +103,5 @@ describe('invoice numbering', () => {
     expectGapFree(sequences, 80);
     expect((JSON.parse(first?.stdout ?? '{}') as { sequences: number[] }).sequences).toHaveLength(40);
     expectGapFree((await a.invoices.listSeries(series)).map((invoice) => invoice.sequence), 80);
-  });
+  }, 120_000);
 });
