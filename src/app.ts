@@ -26,6 +26,9 @@ import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRo
 import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
+import { addInvoiceAdminRoutes } from './console-billing/admin-invoice-routes.js';
+import { addSupportAdminRoutes } from './console-billing/admin-support-routes.js';
+import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
 import { addConsoleApiRoutes } from './console/console-api.js';
 import type { ConsoleUrls } from './console/console-deps.js';
@@ -90,13 +93,17 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addHealthRoutes(router, services);
   addAlertRoutes(router, services);
   addRedemptionRoutes(router, services);
+  addSupportAdminRoutes(router, services);
+  addInvoiceAdminRoutes(router, services);
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */
 export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): RequestListener {
   const router = new Router()
-    .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }));
+    .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
+    // Stripe's webhook (card top-ups, refunds, disputes): authenticated by its signature, not by a console session.
+    .add('POST', '/api/webhooks/stripe', stripeWebhookRoute(services));
   // The console's JSON API (src/console/, docs/console-api.md): everything under /api/.
   addConsoleApiRoutes(router, { services, urls });
   // Web console (src/console/static): the built browser app for every GET outside /api/ and /healthz. Keep last.

@@ -18,6 +18,7 @@ import { applyConfigFile } from './management/apply-config-file.js';
 import { BundledCatalog } from './catalog/bundled-catalog.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { createMailer } from './mail/create-mailer.js';
+import { createCommerceServices } from './console-billing/commerce-services.js';
 import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
@@ -180,7 +181,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const shared = await openSharedLimits(config, logger);
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
-  const services: GatewayServices = {
+  const base: Omit<GatewayServices, 'commerce'> = {
     config,
     clock,
     logger,
@@ -208,6 +209,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     mailer: createMailer(config, logger),
     startedAt: clock.now(),
   };
+  const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
@@ -280,6 +282,7 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
     limits: services.config.redisUrl === null ? 'in-process' : `redis (${services.config.redisKeyPrefix})`,
     mail: services.mailer.kind === 'smtp' ? 'smtp' : 'log (SMTP_URL not set)',
     metrics: gateway.metricsUrl === null ? undefined : `${gateway.metricsUrl}/metrics`,
+    card_payments: services.commerce.webhook === null ? 'off (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET not set)' : `stripe (webhook ${gateway.consoleUrl}/api/webhooks/stripe)`,
     channels: channels.map((channel) => ({
       name: channel.name,
       type: channel.type,

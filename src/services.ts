@@ -12,6 +12,7 @@ import type { CredentialRotation } from './relay/credential-rotation.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { Catalog } from './routing/catalog.js';
 import type { ChannelHealth } from './routing/channel-health.js';
+import type { CommerceServices } from './console-billing/commerce-services.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import type { Storage } from './storage/storage.js';
@@ -44,6 +45,8 @@ export interface GatewayServices {
   clientIp: ClientIpResolver;
   /** Outgoing mail: SMTP (SMTP_URL) or the log. */
   mailer: Mailer;
+  /** Card top-ups through Stripe, invoices, referrals and support tickets. */
+  commerce: CommerceServices;
   /** When the process started (epoch ms), for /api/status. */
   startedAt: number;
 }

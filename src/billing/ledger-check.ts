@@ -41,8 +41,10 @@ export async function checkLedger(storage: Storage, accountId?: string): Promise
     if (account.balanceNano !== account.ledgerSumNano) {
       problems.push({ kind: 'balance_mismatch', id: account.id, recorded: usd(account.balanceNano), derived: usd(account.ledgerSumNano) });
     }
-    if (account.balanceNano + account.creditLineNano < 0n) {
-      problems.push({ kind: 'overdrawn', id: account.id, recorded: usd(account.balanceNano), derived: usd(-account.creditLineNano) });
+    // A refund or dispute may take the balance below zero (the card holder took the money back); only spending
+    // may never pass the credit line, so the balance without those reversals is what must stay within it.
+    if (account.balanceNano - account.reversedNano + account.creditLineNano < 0n) {
+      problems.push({ kind: 'overdrawn', id: account.id, recorded: usd(account.balanceNano - account.reversedNano), derived: usd(-account.creditLineNano) });
     }
     if (account.heldNano > 0n && account.heldNano > account.balanceNano + account.creditLineNano) {
       problems.push({ kind: 'over_held', id: account.id, recorded: usd(account.heldNano), derived: usd(account.balanceNano + account.creditLineNano) });

@@ -1,4 +1,5 @@
 import type { LogLevel } from '../shared/logger.js';
+import type { CommerceConfig } from './commerce-config.js';
 
 export interface ProviderShortcut {
   apiKey: string;
@@ -82,6 +83,8 @@ export interface GatewayConfig {
   routing: RoutingConfig;
   /** A second listener serving only GET /metrics, without auth, on HOST (METRICS_PORT); null: none. */
   metricsPort: number | null;
+  /** Card top-ups (Stripe), invoices, referral rewards and support mail (docs/operators.md, "Payments, invoices, referrals, support"). */
+  commerce: CommerceConfig;
   providers: {
     openai: ProviderShortcut | null;
     anthropic: ProviderShortcut | null;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import type { LogLevel } from '../shared/logger.js';
+import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import type { GatewayConfig, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -117,6 +118,15 @@ function readOrigin(env: Environment, name: string): string | null {
   return parsed.origin;
 }
 
+function readCommerce(env: Environment): CommerceConfig {
+  try {
+    return readCommerceConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof CommerceConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The only place that reads the environment. Validated once at start. */
@@ -164,6 +174,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     logLevel,
     routing: readRouting(env),
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
+    commerce: readCommerce(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),
       anthropic: readProvider(env, 'ANTHROPIC'),

@@ -2,7 +2,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import type { ConsoleDeps } from './console-deps.js';
-import { anyoneRoute } from './console-route.js';
+import { anyoneRoute, consoleActorOf } from './console-route.js';
+import { addBillingConsoleRoutes } from '../console-billing/billing-routes.js';
 import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
@@ -28,6 +29,8 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addKeyRoutes(router, deps);
   addUsageRoutes(router, deps);
   addPlaygroundRoute(router, deps);
+  // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
+  addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.
   const unknown = anyoneRoute(deps, async (request) => {
     throw new GatewayError('not_found', `No route for ${request.context.method} ${request.context.path}.`);

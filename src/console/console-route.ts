@@ -70,3 +70,12 @@ export function sendNoContent(context: RequestContext, status = 204): void {
   context.response.statusCode = status;
   context.response.end();
 }
+
+/** The signed-in caller as the billing, referral and support routes take it: 401 without a live session. */
+export function consoleActorOf(deps: ConsoleDeps): (context: RequestContext) => Promise<{ accountId: string; userId: string; role: ActiveSession['role']; email: string }> {
+  return async (context) => {
+    const active = await prepare(deps, context);
+    if (active === null) throw new GatewayError('unauthenticated', 'Sign in to the console first (no session, or it has ended).');
+    return { accountId: active.session.accountId, userId: active.user.id, role: active.role, email: active.user.email };
+  };
+}

@@ -20,6 +20,12 @@ import { createSettingsRepository } from './repositories/settings-repository.js'
 import { createSubscriptionRepository } from './repositories/subscription-repository.js';
 import { createTierRepository } from './repositories/tier-repository.js';
 import { createUsageLogRepository } from './repositories/usage-log-repository.js';
+import { createBillingProfileRepository } from './repositories/billing-profile-repository.js';
+import { createInvoiceRepository } from './repositories/invoice-repository.js';
+import { createPaymentRepository } from './repositories/payment-repository.js';
+import { createReferralRepository } from './repositories/referral-repository.js';
+import { createSupportRepository } from './repositories/support-repository.js';
+import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
 
@@ -59,6 +65,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     throw error;
   }
 
+  const commerce = db.withTables<CommerceTables>();
   return {
     dialect: location.dialect,
     accounts: createAccountRepository(db),
@@ -78,6 +85,12 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     alerts: createAlertRepository(db),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     console: createConsoleRepository(db, options.secretBox),
+
+    billingProfiles: createBillingProfileRepository(commerce),
+    payments: createPaymentRepository(commerce, location.dialect),
+    invoices: createInvoiceRepository(commerce),
+    referrals: createReferralRepository(commerce, location.dialect),
+    support: createSupportRepository(commerce),
     async ping() {
       try {
         await sql`select 1`.execute(db);

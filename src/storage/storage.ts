@@ -7,6 +7,13 @@ import type { AlertRepository } from './repositories/alert-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 import type { ConsoleRepository } from './repositories/console-repository.js';
 
+// Card top-ups, invoices, referrals and support (their types live with their repositories).
+import type { BillingProfileRepository } from './repositories/billing-profile-repository.js';
+import type { InvoiceRepository } from './repositories/invoice-repository.js';
+import type { PaymentRepository } from './repositories/payment-repository.js';
+import type { ReferralRepository } from './repositories/referral-repository.js';
+import type { SupportRepository } from './repositories/support-repository.js';
+
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
  * driver. Implementations exist for SQLite (better-sqlite3) and PostgreSQL (pg), both through Kysely.
@@ -35,6 +42,15 @@ export interface Storage {
   redemptionCodes: RedemptionCodeRepository;
   /** The web console's users, memberships, sessions and single-use tokens. */
   console: ConsoleRepository;
+
+  /** Buyer details printed on invoices. */
+  billingProfiles: BillingProfileRepository;
+  /** Stripe Checkout Sessions and the webhook's all-or-nothing transaction (credit, invoice, reward). */
+  payments: PaymentRepository;
+  /** Invoices and credit notes with gap-free numbers per series. */
+  invoices: InvoiceRepository;
+  referrals: ReferralRepository;
+  support: SupportRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -203,7 +219,8 @@ export interface MoneyHold {
 
 /** Raw sums the ledger check compares (billing/ledger-check.ts decides what is a mismatch). */
 export interface LedgerAudit {
-  accounts: Array<{ id: string; balanceNano: NanoUsd; creditLineNano: NanoUsd; ledgerSumNano: NanoUsd; heldNano: NanoUsd }>;
+  /** `reversedNano`: what refunds and disputes took back (the sum of `refund` entries, zero or negative). */
+  accounts: Array<{ id: string; balanceNano: NanoUsd; creditLineNano: NanoUsd; ledgerSumNano: NanoUsd; heldNano: NanoUsd; reversedNano: NanoUsd }>;
   keys: Array<{ id: string; accountId: string; spentNano: NanoUsd; usageSumNano: NanoUsd }>;
   subscriptions: Array<{ id: string; accountId: string; usedNano: NanoUsd; overageUsedNano: NanoUsd; usageSumNano: NanoUsd; overageSumNano: NanoUsd }>;
   /** Requests with more than one usage entry (must be none). */

@@ -58,7 +58,7 @@ export function describeMoneyContract(storageOf: () => Storage): void {
       expect(await storage.money.listHolds(account.id)).toEqual([{ instanceId: 'instance-a', pool: `wallet:${account.id}`, accountId: account.id, heldNano: 400n }]);
 
       const audit = await storage.money.audit(account.id);
-      expect(audit.accounts).toEqual([{ id: account.id, balanceNano: 9_943n, creditLineNano: 0n, ledgerSumNano: 9_943n, heldNano: 400n }]);
+      expect(audit.accounts).toEqual([{ id: account.id, balanceNano: 9_943n, creditLineNano: 0n, ledgerSumNano: 9_943n, heldNano: 400n, reversedNano: 0n }]);
       expect(audit.keys).toEqual([{ id: key.id, accountId: account.id, spentNano: 557n, usageSumNano: 557n }]);
       expect(audit.subscriptions).toEqual([{ id: subscription.id, accountId: account.id, usedNano: 500n, overageUsedNano: 50n, usageSumNano: 500n, overageSumNano: 50n }]);
       expect(audit.duplicateCharges).toEqual([]);

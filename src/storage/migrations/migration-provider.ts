@@ -6,6 +6,7 @@ import * as moneyHolds from './0004-money-holds.js';
 import * as alertsAndRedemptionCodes from './0005-alerts-and-redemption-codes.js';
 import * as consoleAccounts from './0006-console-accounts.js';
 import * as catalogPrices from './0008-catalog-prices.js';
+import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0005-alerts-and-redemption-codes': alertsAndRedemptionCodes,
   '0006-console-accounts': consoleAccounts,
   '0008-catalog-prices': catalogPrices,
+  '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -264,11 +264,13 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
         .select(['account_id', sumOf('held_nano').as('held')])
         .where('pool', 'like', 'wallet:%')
         .groupBy('account_id');
+      const reversals = db.selectFrom('ledger_entries').select(['account_id', sumOf('amount_nano').as('reversed')]).where('kind', '=', 'refund').groupBy('account_id');
       let accounts = db
         .selectFrom('accounts')
         .leftJoin(ledgerSums.as('sums'), 'sums.account_id', 'accounts.id')
         .leftJoin(walletHolds.as('holds'), 'holds.account_id', 'accounts.id')
-        .select(['accounts.id', 'accounts.balance_nano', 'accounts.credit_line_nano', 'sums.total', 'holds.held'])
+        .leftJoin(reversals.as('reversals'), 'reversals.account_id', 'accounts.id')
+        .select(['accounts.id', 'accounts.balance_nano', 'accounts.credit_line_nano', 'sums.total', 'holds.held', 'reversals.reversed'])
         .orderBy('accounts.id');
       if (accountId !== undefined) accounts = accounts.where('accounts.id', '=', accountId);
 
@@ -318,7 +320,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
       const amount = (value: unknown): NanoUsd => (value === null || value === undefined ? 0n : toBigInt(value));
       const report: LedgerAudit = {
         accounts: accountRows.map((row) => ({
-          id: row.id, balanceNano: amount(row.balance_nano), creditLineNano: amount(row.credit_line_nano), ledgerSumNano: amount(row.total), heldNano: amount(row.held),
+          id: row.id, balanceNano: amount(row.balance_nano), creditLineNano: amount(row.credit_line_nano), ledgerSumNano: amount(row.total), heldNano: amount(row.held), reversedNano: amount(row.reversed),
         })),
         keys: keyRows.map((row) => ({
           id: row.id, accountId: row.account_id, spentNano: amount(row.spent_nano), usageSumNano: -amount(row.wallet_total) + amount(row.plan_total),

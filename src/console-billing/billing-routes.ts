@@ -1,0 +1,128 @@
+import { z } from 'zod';
+import { nanoToUsd } from '../billing/money.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { renderInvoicePdf } from '../invoices/invoice-pdf.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { Router } from '../http/router.js';
+import { sendJson, sendRaw } from '../http/respond.js';
+import { pageJson, pageRequestFrom } from '../management/pagination.js';
+import { parseInput } from '../management/parse-input.js';
+import type { GatewayServices } from '../services.js';
+import { BILLING_READERS, BILLING_WRITERS, requireRole, type Authenticate } from './console-actor.js';
+import { consoleBase } from './console-base.js';
+import { billingProfileJson, centsToUsd, checkoutJson, invoiceJson } from './json.js';
+import { addReferralConsoleRoutes } from './referral-routes.js';
+import { addSupportConsoleRoutes } from './support-routes.js';
+
+const BODY_LIMIT = 64 * 1024;
+
+const profileSchema = z.object({
+  name: z.string().trim().min(1).max(200),
+  address: z.string().trim().min(1).max(1000),
+  country: z.string().trim().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code').transform((code) => code.toUpperCase()),
+  tax_id: z.string().trim().min(1).max(64).nullable().optional(),
+  email: z.email().max(254).nullable().optional(),
+}).strict();
+
+const checkoutSchema = z.object({ amount_usd: z.union([z.number(), z.string().max(32)]) }).strict();
+
+/**
+ * The console's money pages: balance and top-up options, the buyer's billing details, Stripe Checkout for card
+ * top-ups, invoices (JSON and PDF); then referrals and support. Every route runs as the actor `authenticate`
+ * resolves (the console's session layer), within that actor's account only.
+ */
+export function addBillingConsoleRoutes(router: Router, services: GatewayServices, authenticate: Authenticate): void {
+  const { storage, clock, ledger } = services;
+  const commerce = services.commerce;
+  const topUp = commerce.config.topUp;
+
+  router.add('GET', '/api/console/billing', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    const [balance, sessions] = await Promise.all([ledger.availableBalance(actor.accountId), storage.payments.listSessions(actor.accountId, 20)]);
+    sendJson(context, 200, {
+      object: 'billing',
+      account_id: actor.accountId,
+      balance_usd: nanoToUsd(balance),
+      // A negative balance (after a refund or dispute) refuses billed requests until a top-up makes it positive.
+      can_spend: balance > 0n,
+      card: commerce.checkout === null
+        ? { enabled: false, how_to_enable: 'The operator enables card top-ups by setting STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET (see docs/operators.md, "Payments").' }
+        : {
+          enabled: true,
+          currency: 'usd',
+          presets_usd: topUp.presetCents.map(centsToUsd),
+          min_usd: centsToUsd(topUp.minimumCents),
+          max_usd: centsToUsd(topUp.maximumCents),
+          tax: commerce.config.tax === null ? null : { label: commerce.config.tax.label, rate_percent: commerce.config.tax.rateBasisPoints / 100 },
+        },
+      recent_top_ups: sessions.map(checkoutJson),
+    });
+  });
+
+  router.add('GET', '/api/console/billing/profile', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    sendJson(context, 200, billingProfileJson(await storage.billingProfiles.get(actor.accountId)));
+  });
+
+  router.add('PUT', '/api/console/billing/profile', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_WRITERS);
+    const input = parseInput(profileSchema, await readJsonObject(context, BODY_LIMIT));
+    const profile = { accountId: actor.accountId, name: input.name, address: input.address, country: input.country, taxId: input.tax_id ?? null, email: input.email ?? null, updatedAt: clock.now() };
+    await storage.billingProfiles.put(profile);
+    sendJson(context, 200, billingProfileJson(profile));
+  });
+
+  router.add('POST', '/api/console/billing/checkout', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_WRITERS);
+    const input = parseInput(checkoutSchema, await readJsonObject(context, BODY_LIMIT));
+    if (commerce.checkout === null) {
+      throw new GatewayError('conflict', 'Card top-ups are not enabled on this gateway: the operator sets STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
+    }
+    const opened = await commerce.checkout.open({
+      accountId: actor.accountId, userId: actor.userId, amountUsd: input.amount_usd, consoleBase: consoleBase(commerce.config.consolePublicUrl, context),
+    });
+    sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url });
+  });
+
+  router.add('GET', '/api/console/billing/checkout/:id', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    const session = await storage.payments.getSession(context.params.id ?? '');
+    if (session === null || session.accountId !== actor.accountId) throw new GatewayError('not_found', 'No such top-up.');
+    sendJson(context, 200, checkoutJson(session));
+  });
+
+  router.add('GET', '/api/console/billing/invoices', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    const page = await storage.invoices.listByAccount(actor.accountId, pageRequestFrom(context.query));
+    sendJson(context, 200, pageJson(page, invoiceJson));
+  });
+
+  const ownInvoice = async (accountId: string, id: string) => {
+    const invoice = await storage.invoices.getById(id);
+    if (invoice === null || invoice.accountId !== accountId) throw new GatewayError('not_found', `No invoice with id '${id}'.`);
+    return invoice;
+  };
+
+  router.add('GET', '/api/console/billing/invoices/:id', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    sendJson(context, 200, invoiceJson(await ownInvoice(actor.accountId, context.params.id ?? '')));
+  });
+
+  router.add('GET', '/api/console/billing/invoices/:id/pdf', async (context) => {
+    const actor = await authenticate(context);
+    requireRole(actor, BILLING_READERS);
+    const invoice = await ownInvoice(actor.accountId, context.params.id ?? '');
+    const pdf = await renderInvoicePdf(invoice);
+    sendRaw(context, 200, pdf, 'application/pdf', { 'content-disposition': `attachment; filename="${invoice.number}.pdf"`, 'cache-control': 'private, max-age=0' });
+  });
+
+  addReferralConsoleRoutes(router, services, authenticate);
+  addSupportConsoleRoutes(router, services, authenticate);
+}

@@ -1,0 +1,38 @@
+import type Stripe from 'stripe';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Clock } from '../shared/clock.js';
+import type { Logger } from '../shared/logger.js';
+import type { EventOutcome, StripeEvents } from './stripe-events.js';
+
+/** Stripe's own default: a signature older than five minutes is refused (a replay or a late delivery). */
+export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/**
+ * The webhook's door: only events whose `Stripe-Signature` verifies against STRIPE_WEBHOOK_SECRET over the exact
+ * body bytes, with a timestamp within the tolerance of this gateway's clock, reach the books.
+ */
+export class StripeWebhook {
+  constructor(
+    private readonly stripe: Stripe,
+    private readonly secret: string,
+    private readonly events: StripeEvents,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  verify(body: Buffer, signature: string | undefined): Stripe.Event {
+    if (signature === undefined || signature === '') throw new GatewayError('bad_request', 'The Stripe-Signature header is missing.');
+    try {
+      // The last argument is "now" in epoch milliseconds (the package divides it by 1000).
+      return this.stripe.webhooks.constructEvent(body, signature, this.secret, WEBHOOK_TOLERANCE_SECONDS, undefined, this.clock.now());
+    } catch (error) {
+      this.logger.warn('refused a Stripe webhook whose signature does not verify', { reason: error instanceof Error ? error.message.split('\n')[0] : 'unknown' });
+      throw new GatewayError('bad_request', 'The webhook signature does not verify (wrong secret, altered body or a timestamp outside the tolerance).');
+    }
+  }
+
+  async receive(body: Buffer, signature: string | undefined): Promise<{ event: string; outcome: EventOutcome }> {
+    const event = this.verify(body, signature);
+    return { event: event.id, outcome: await this.events.apply(event) };
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A test-only stand-in for the console's session layer: the caller names its actor in `x-test-actor`
+ * (`<accountId>:<userId>:<role>:<email>`). The money routes take whatever `authenticate` resolves, so this lets
+ * tests drive them over real HTTP before the console's sessions exist.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { addBillingConsoleRoutes } from '../../src/console-billing/billing-routes.js';
+import type { Authenticate, ConsoleActor, ConsoleRole } from '../../src/console-billing/console-actor.js';
+import { GatewayError } from '../../src/errors/gateway-error.js';
+import { createListener } from '../../src/http/create-listener.js';
+import { Router } from '../../src/http/router.js';
+import type { GatewayServices } from '../../src/services.js';
+
+const ROLES: readonly ConsoleRole[] = ['owner', 'admin', 'developer', 'billing', 'viewer'];
+
+export const testAuthenticate: Authenticate = async (context) => {
+  const header = context.request.headers['x-test-actor'];
+  const [accountId, userId, role, email] = (typeof header === 'string' ? header : '').split(':');
+  if (accountId === undefined || accountId === '' || userId === undefined || email === undefined || !ROLES.some((known) => known === role)) {
+    throw new GatewayError('invalid_api_key', 'No test actor.');
+  }
+  return { accountId, userId, role: role as ConsoleRole, email };
+};
+
+export function actorHeader(actor: ConsoleActor): Record<string, string> {
+  return { 'x-test-actor': `${actor.accountId}:${actor.userId}:${actor.role}:${actor.email}` };
+}
+
+export interface ConsoleTestServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The console money routes on their own 127.0.0.1 listener, over the gateway's real services. */
+export async function startConsoleTestServer(services: GatewayServices): Promise<ConsoleTestServer> {
+  const router = new Router();
+  addBillingConsoleRoutes(router, services, testAuthenticate);
+  const server: Server = createServer(createListener({ router, logger: services.logger, clientIp: services.clientIp }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
