@@ -110,6 +110,21 @@ describe('the bundled catalog behind three provider keys', () => {
     expect((await gateway.admin('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'gpt-4o' })).status).toBe(400);
   });
 
+  it('bills prompt-cache writes at the cache-write price and reads at the cache-read price (claude-sonnet-4-5: $3.75 and $0.30 per M)', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: account.key, maxRetries: 0 });
+    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'You answer questions about herons. '.repeat(400), cache_control: { type: 'ephemeral' } }];
+    const ask = (): Promise<Anthropic.Message> => client.messages.create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 32, system, messages: [{ role: 'user', content: 'Where do grey herons nest?' }] });
+    const written = await ask();
+    const read = await ask();
+    expect(written.usage.cache_creation_input_tokens ?? 0).toBeGreaterThan(1000);
+    expect(read.usage.cache_read_input_tokens ?? 0).toBeGreaterThan(1000);
+    await flushWrites(gateway);
+    const rows = (await gateway.admin<{ data: Array<{ request_id: string; cost_usd: number }> }>('GET', `/admin/usage?key_id=${account.keyId}&limit=2`)).body.data;
+    // Nano-USD per token: $3/M is 3000.
+    const expectedNano = (usage: Anthropic.Usage): number => usage.input_tokens * 3000 + (usage.cache_creation_input_tokens ?? 0) * 3750 + (usage.cache_read_input_tokens ?? 0) * 300 + usage.output_tokens * 15000;
+    expect(rows.map((row) => Math.round(row.cost_usd * 1e9))).toEqual([expectedNano(read.usage), expectedNano(written.usage)]);
+  });
+
   it('an unknown model still answers 400 model_not_found', async () => {
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
     await expect(client.chat.completions.create({ model: 'no-such-model-anywhere', messages: [{ role: 'user', content: 'hi' }] }))
