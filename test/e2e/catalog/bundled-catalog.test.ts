@@ -127,6 +127,16 @@ describe('the bundled catalog behind three provider keys', () => {
     expect(rows.map((row) => Math.round(row.cost_usd * 1e9))).toEqual([expectedNano(read.usage), expectedNano(written.usage)]);
   });
 
+  it("a key's allowlist may name a model by either form, and lists it with its aliases", async () => {
+    const limited = await seedAccount(gateway, { balanceUsd: 5, key: { allowed_models: ['claude-haiku-4-5'] } });
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: limited.key, maxRetries: 0 });
+    const message = await client.messages.create({ model: 'claude-haiku-4-5-20251001', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.type).toBe('message');
+    await expect(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403 });
+    const listed = await fetch(`${gateway.baseURL}/models`, { headers: { authorization: `Bearer ${limited.key}` } });
+    expect(((await listed.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id).sort()).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5-20251001']);
+  });
+
   it('an unknown model still answers 400 model_not_found', async () => {
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
     await expect(client.chat.completions.create({ model: 'no-such-model-anywhere', messages: [{ role: 'user', content: 'hi' }] }))
