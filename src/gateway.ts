@@ -288,7 +288,7 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
       type: channel.type,
       enabled: channel.enabled,
       routable: channel.enabled && services.adapters.supports(channel.type),
-      models: Object.keys(channel.models).length,
+      models: services.catalog.servedModelCount(channel),
     })),
     note: channels.length === 0 ? 'no upstream channels yet: model calls answer 503 until one is added (POST /admin/channels, gateway.yaml or OPENAI_API_KEY)' : undefined,
   };

@@ -35,6 +35,8 @@ interface Snapshot {
   /** Bundled models that have routes, for resolving ids no name matched. */
   routable: BundledModel[];
   channels: Channel[];
+  /** Models each enabled channel serves, by channel id (a `*` channel serves its provider's whole catalog). */
+  servedCounts: Map<string, number>;
 }
 
 function factsOf(model: CatalogModel): RouteFacts | undefined {
@@ -57,7 +59,7 @@ function aliasRoutes(routes: readonly ChannelRoute[], model: CatalogModel, alias
  * visibility and upstream name, keeping the bundled facts. Aliases and capabilities are resolved here, once.
  */
 export class Catalog {
-  #snapshot: Snapshot = { models: new Map(), names: new Map(), routes: new Map(), routable: [], channels: [] };
+  #snapshot: Snapshot = { models: new Map(), names: new Map(), routes: new Map(), routable: [], channels: [], servedCounts: new Map() };
   #resolved = new Map<string, { model: CatalogModel; routes: ChannelRoute[] } | null>();
   #reloading: Promise<void> | null = null;
   /** One more load queued behind the running one (whose read may predate the change its caller made). */
@@ -88,6 +90,11 @@ export class Catalog {
   /** Enabled channels serving the model by this name (unordered; the router orders them per request). */
   routes(name: string): readonly ChannelRoute[] {
     return this.#snapshot.routes.get(name) ?? this.#resolve(name)?.routes ?? [];
+  }
+
+  /** How many models the channel serves: those routed through it, or for a disabled channel the ones it names. */
+  servedModelCount(channel: Channel): number {
+    return this.#snapshot.servedCounts.get(channel.id) ?? Object.keys(channel.models).filter((name) => name !== ALL_BUNDLED_MODELS).length;
   }
 
   hasRoute(modelId: string): boolean {
@@ -193,7 +200,9 @@ export class Catalog {
       }
     }
     const routeLists = new Map<string, ChannelRoute[]>();
+    const servedCounts = new Map<string, number>();
     for (const { modelId, channel, upstreamModel, upstreamFacts } of pending) {
+      servedCounts.set(channel.id, (servedCounts.get(channel.id) ?? 0) + 1);
       const facts = factsOf(upstreamFacts ?? (models.get(modelId) as CatalogModel));
       const list = routeLists.get(modelId) ?? [];
       list.push(facts === undefined ? { channel, upstreamModel } : { channel, upstreamModel, facts });
@@ -219,6 +228,6 @@ export class Catalog {
       }
     }
     const routable = [...bundledById.values()].filter((bundled) => routeLists.has(bundled.model.id));
-    return { models, names, routes, routable, channels };
+    return { models, names, routes, routable, channels, servedCounts };
   }
 }

@@ -4,12 +4,20 @@ import type { ChannelRoute, RouteFacts } from './catalog.js';
 
 /** Tokens an image or file part may cost at most as the local count measures it (its bytes in the body aside). */
 const MEDIA_PART_TOKENS = 1000;
+/**
+ * Below this share of the window by the cheap estimate (about four characters a token), the prompt is not counted:
+ * ordinary text would need well under three characters a token to overflow, and for text that does (CJK, say) the
+ * upstream still refuses on its own. Above it the tokenizer decides, so nothing is refused on a guess.
+ */
+const NEAR_LIMIT_SHARE = 0.8;
 
 /** What a chat request asks of the model, as routing checks it before any upstream call. */
 export interface RouteDemand {
   needs: RequestNeeds;
   /** Size of the request body in bytes: no tokenizer makes more tokens of text than it has bytes. */
   bodyBytes: number;
+  /** The cheap estimate of the prompt's tokens (characters / 4 plus framing) the endpoint already made. */
+  estimatedPromptTokens: number;
   /** Output tokens the caller asked for (max_tokens), 0 when it named none. */
   outputTokens: number;
   /** The prompt's exact token count, asked for only when the cheap bound does not already fit. */
@@ -31,8 +39,8 @@ function missing(facts: RouteFacts | undefined, needs: RequestNeeds): Array<keyo
 /**
  * The routes able to take the request: those whose model offers what it needs (tools, images, JSON schema) and
  * whose context window holds its prompt plus the output asked for. Unknown facts never refuse. When none is left,
- * a 400 that says why, before any upstream call. The prompt is counted exactly only when its byte-size bound
- * does not fit the smallest window, so ordinary requests cost no tokenizer run.
+ * a 400 that says why, before any upstream call. The tokenizer runs only near the limit: not when the body's byte
+ * size (an upper bound of its tokens) fits the smallest window, nor when the cheap estimate is well inside it.
  */
 export async function fitRoutes(modelName: string, routes: readonly ChannelRoute[], demand: RouteDemand): Promise<readonly ChannelRoute[]> {
   let capable = routes;
@@ -49,6 +57,7 @@ export async function fitRoutes(modelName: string, routes: readonly ChannelRoute
   const smallest = Math.min(...(windows as number[]));
   const bound = demand.bodyBytes + needs.mediaParts * MEDIA_PART_TOKENS + demand.outputTokens;
   if (bound <= smallest) return capable;
+  if (demand.estimatedPromptTokens + demand.outputTokens <= smallest * NEAR_LIMIT_SHARE) return capable;
   const needed = (await demand.countPromptTokens()) + demand.outputTokens;
   const fitting = capable.filter((route) => needed <= (route.facts?.contextWindow as number));
   if (fitting.length === 0) {

@@ -72,6 +72,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       const routes = await fitRoutes(envelope.model, resolved.routes, {
         needs: envelope.needs,
         bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+        estimatedPromptTokens: envelope.promptTokensEstimate,
         outputTokens: envelope.maxOutputTokens ?? 0,
         countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
       });

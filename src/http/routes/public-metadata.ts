@@ -21,7 +21,7 @@ export function statusRoute(services: GatewayServices): RouteHandler {
       name: channel.name,
       type: channel.type,
       status: channelStatus(services, channel),
-      models: Object.keys(channel.models).length,
+      models: services.catalog.servedModelCount(channel),
     }));
     const enabled = channels.filter((channel) => channel.status !== 'disabled');
     const allDown = enabled.length > 0 && enabled.every((channel) => channel.status === 'down');

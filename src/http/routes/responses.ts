@@ -50,6 +50,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       routes = await fitRoutes(envelope.model, routes, {
         needs: needsOfResponsesBody(body),
         bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+        estimatedPromptTokens: envelope.promptTokensEstimate,
         outputTokens: envelope.maxOutputTokens ?? 0,
         countPromptTokens: async () => (await countTokensLocally(chat())).inputTokens,
       });

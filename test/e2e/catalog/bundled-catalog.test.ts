@@ -77,6 +77,8 @@ describe('the bundled catalog behind three provider keys', () => {
     expect(byId.get('whisper-1')).toMatchObject({ kind: 'audio', pricing: { per_audio_minute: 0.006 } });
     expect(byId.get('gpt-image-1')).toMatchObject({ kind: 'image' });
     expect(byId.get('omni-moderation-latest')).toMatchObject({ kind: 'moderation' });
+    const status = (await (await fetch(`${gateway.url}/api/status`)).json()) as { channels: Array<{ name: string; models: number }> };
+    for (const name of ['env-openai', 'env-anthropic', 'env-gemini']) expect(status.channels.find((channel) => channel.name === name)?.models, name).toBeGreaterThan(15);
     // The Gemini channel serves Gemini's models, not the Claude models the data lists for Vertex AI.
     expect(models.filter((model) => model.owned_by === 'google' && model.id.startsWith('claude'))).toEqual([]);
   });
@@ -108,6 +110,31 @@ describe('the bundled catalog behind three provider keys', () => {
     const named = await gateway.admin<{ ok: boolean; model: string; upstream_model: string }>('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'claude-sonnet-4-5-20250929' });
     expect(named.body).toMatchObject({ ok: true, upstream_model: 'claude-sonnet-4-5-20250929' });
     expect((await gateway.admin('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'gpt-4o' })).status).toBe(400);
+  });
+
+  it('bills prompt-cache writes at the cache-write price and reads at the cache-read price (claude-sonnet-4-5: $3.75 and $0.30 per M)', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: account.key, maxRetries: 0 });
+    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'You answer questions about herons. '.repeat(400), cache_control: { type: 'ephemeral' } }];
+    const ask = (): Promise<Anthropic.Message> => client.messages.create({ model: 'claude-sonnet-4-5-20250929', max_tokens: 32, system, messages: [{ role: 'user', content: 'Where do grey herons nest?' }] });
+    const written = await ask();
+    const read = await ask();
+    expect(written.usage.cache_creation_input_tokens ?? 0).toBeGreaterThan(1000);
+    expect(read.usage.cache_read_input_tokens ?? 0).toBeGreaterThan(1000);
+    await flushWrites(gateway);
+    const rows = (await gateway.admin<{ data: Array<{ request_id: string; cost_usd: number }> }>('GET', `/admin/usage?key_id=${account.keyId}&limit=2`)).body.data;
+    // Nano-USD per token: $3/M is 3000.
+    const expectedNano = (usage: Anthropic.Usage): number => usage.input_tokens * 3000 + (usage.cache_creation_input_tokens ?? 0) * 3750 + (usage.cache_read_input_tokens ?? 0) * 300 + usage.output_tokens * 15000;
+    expect(rows.map((row) => Math.round(row.cost_usd * 1e9))).toEqual([expectedNano(read.usage), expectedNano(written.usage)]);
+  });
+
+  it("a key's allowlist may name a model by either form, and lists it with its aliases", async () => {
+    const limited = await seedAccount(gateway, { balanceUsd: 5, key: { allowed_models: ['claude-haiku-4-5'] } });
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: limited.key, maxRetries: 0 });
+    const message = await client.messages.create({ model: 'claude-haiku-4-5-20251001', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    expect(message.type).toBe('message');
+    await expect(client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403 });
+    const listed = await fetch(`${gateway.baseURL}/models`, { headers: { authorization: `Bearer ${limited.key}` } });
+    expect(((await listed.json()) as { data: Array<{ id: string }> }).data.map((model) => model.id).sort()).toEqual(['claude-haiku-4-5', 'claude-haiku-4-5-20251001']);
   });
 
   it('an unknown model still answers 400 model_not_found', async () => {

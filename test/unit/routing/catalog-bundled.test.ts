@@ -64,6 +64,15 @@ describe('Catalog with the bundled catalog', () => {
     expect(catalog.hasRoute('claude-sonnet-4-5')).toBe(false);
   });
 
+  it('an openai-compatible channel serves the bundled catalog of the provider its settings name', async () => {
+    const groq = { ...channel('groq', 'openai-compatible', { '*': '' }), settings: { catalog_provider: 'groq' } };
+    const catalog = await load([groq], []);
+    const served = catalog.models().filter((model) => catalog.hasRoute(model.id));
+    expect(served.length).toBeGreaterThan(5);
+    expect(served.every((model) => model.provider === 'groq' && model.priceSource === 'bundled')).toBe(true);
+    expect(catalog.servedModelCount(groq)).toBe(served.length);
+  });
+
   it('a disabled "*" channel makes its models known but routes nothing', async () => {
     const catalog = await load([channel('off', 'gemini', { '*': '' }, false)], []);
     expect(catalog.model('gemini-2.5-flash')?.kind).toBe('chat');
