@@ -31,6 +31,9 @@ function checkBedrock(apiKeys: readonly string[], settings: Record<string, unkno
   if (profile !== undefined && (typeof profile !== 'string' || !/^(none|auto|[a-z]{2,5}(-gov)?)$/.test(profile))) {
     throw badSetting('inference_profile', "'settings.inference_profile' is 'auto', 'none' or a geography prefix such as 'us', 'eu', 'apac' or 'global'.");
   }
+  for (const name of ['guardrail_identifier', 'guardrail_version']) {
+    if (settings[name] !== undefined && (typeof settings[name] !== 'string' || settings[name] === '')) throw badSetting(name, `'settings.${name}' must be a non-empty string.`);
+  }
 }
 
 function checkVertex(apiKeys: readonly string[], settings: Record<string, unknown>): void {

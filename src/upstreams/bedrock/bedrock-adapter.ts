@@ -11,9 +11,18 @@ import { bedrockCredentials } from './bedrock-credentials.js';
 import { bedrockRegion, bedrockUrl } from './bedrock-endpoint.js';
 import { buildConverseBody } from './build-converse-body.js';
 import { classifyBedrockError } from './classify-error.js';
+import type { ConverseRequestBody } from './converse-wire.js';
 import { parseConverseResponse } from './parse-converse-response.js';
 import { parseConverseStream } from './parse-converse-stream.js';
 import { signRequest } from './sign-request.js';
+
+/** A Bedrock guardrail applied to every request of the channel (`settings.guardrail_identifier`, `guardrail_version`). */
+function guardrailOf(channel: Channel): ConverseRequestBody['guardrailConfig'] {
+  const identifier = channel.settings.guardrail_identifier;
+  if (typeof identifier !== 'string' || identifier === '') return undefined;
+  const version = channel.settings.guardrail_version;
+  return { guardrailIdentifier: identifier, guardrailVersion: typeof version === 'string' && version !== '' ? version : 'DRAFT' };
+}
 
 function noEmbeddings(): GatewayError {
   return new GatewayError('bad_request', 'Bedrock channels serve chat models only (the Converse API); embeddings are not available on them.');
@@ -68,6 +77,8 @@ export class BedrockAdapter implements UpstreamAdapter {
       upstreamModel,
       defaultMaxTokens: typeof configured === 'number' && Number.isInteger(configured) && configured > 0 ? configured : ANTHROPIC_DEFAULT_MAX_TOKENS,
     });
+    const guardrail = guardrailOf(channel);
+    if (guardrail !== undefined) body.guardrailConfig = guardrail;
     const url = bedrockUrl(channel, upstreamModel, request.stream ? 'converse-stream' : 'converse');
     return authenticated(channel, credential, { url, method: 'POST', body: JSON.stringify(body) }, request.stream ? 'application/vnd.amazon.eventstream' : 'application/json');
   }

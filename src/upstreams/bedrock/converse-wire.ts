@@ -33,4 +33,5 @@ export interface ConverseRequestBody {
   inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: { tools: ConverseTool[]; toolChoice?: ConverseToolChoice };
   additionalModelRequestFields?: Record<string, unknown>;
+  guardrailConfig?: { guardrailIdentifier: string; guardrailVersion: string; trace?: 'enabled' | 'disabled' };
 }

@@ -1,5 +1,4 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/message.js';
-import { toolInput } from '../anthropic/convert-to-anthropic-messages.js';
 import type { ConverseContentBlock, ConverseDocumentFormat, ConverseImageFormat, ConverseMessage, ConverseToolResultContent } from './converse-wire.js';
 
 const IMAGE_FORMATS: Record<string, ConverseImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
@@ -19,6 +18,19 @@ const PLACEHOLDER_USER_TEXT = '.';
 
 export function warn(warnings: string[], warning: string): void {
   if (!warnings.includes(warning)) warnings.push(warning);
+}
+
+/** Tool arguments as the object Converse's `input` must be; anything else becomes `{}` with a warning. */
+function toolInput(argumentsJson: string, warnings: string[]): Record<string, unknown> {
+  if (argumentsJson.trim() === '') return {};
+  try {
+    const parsed = JSON.parse(argumentsJson) as unknown;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // falls through to the warning
+  }
+  warn(warnings, 'Tool call arguments that were not a JSON object were sent to Bedrock as {}.');
+  return {};
 }
 
 /** Base64 bytes of a source: inline data, or a `data:` URL. Converse takes no web URLs (only S3 locations). */

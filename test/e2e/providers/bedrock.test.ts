@@ -76,6 +76,13 @@ describe('bedrock channels', () => {
     }
   });
 
+  it('pass the admin channel test, signed like any request', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels?limit=50');
+    const id = channels.body.data.find((channel) => channel.name === 'bedrock-up')!.id;
+    const result = await gateway.admin<{ ok: boolean; outcome: string }>('POST', `/admin/channels/${id}/test`, {});
+    expect(result.body).toMatchObject({ ok: true, outcome: 'success' });
+  });
+
   it('take a Bedrock API key instead of IAM credentials', async () => {
     await addRoutedModel(gateway, { model: 'llama-on-bedrock', channel: { name: 'bedrock-key', type: 'bedrock', base_url: bedrock.url, api_key: MOCK_BEDROCK_API_KEY, settings: { region: MOCK_BEDROCK_REGION }, models: { 'llama-on-bedrock': 'meta.llama3-3-70b-instruct-v1:0' } } });
     expect(await openAIDriver(gateway.baseURL, account.key).plain('llama-on-bedrock', 'hello llama')).toBe('Echo: hello llama');

@@ -65,6 +65,13 @@ describe('vertex-ai channels', () => {
     expect(vertex.tokenRequests).toBe(1);
   });
 
+  it('pass the admin channel test with a token', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels?limit=50');
+    const id = channels.body.data.find((channel) => channel.name === 'vertex-claude')!.id;
+    const result = await gateway.admin<{ ok: boolean; outcome: string }>('POST', `/admin/channels/${id}/test`, {});
+    expect(result.body).toMatchObject({ ok: true, outcome: 'success' });
+  });
+
   it('send Claude the Vertex body: anthropic_version, no model', () => {
     const claude = vertex.requests.filter((request) => request.path.includes('/publishers/anthropic/')).at(-1)!;
     expect(claude.body).toMatchObject({ anthropic_version: 'vertex-2023-10-16' });

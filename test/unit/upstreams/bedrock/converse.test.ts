@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
 import type { Channel } from '../../../../src/storage/records.js';
+import { BedrockAdapter } from '../../../../src/upstreams/bedrock/bedrock-adapter.js';
 import { bedrockModelId, bedrockUrl } from '../../../../src/upstreams/bedrock/bedrock-endpoint.js';
+import type { UpstreamTransport } from '../../../../src/upstreams/upstream-adapter.js';
 import { buildConverseBody } from '../../../../src/upstreams/bedrock/build-converse-body.js';
 import { parseConverseResponse } from '../../../../src/upstreams/bedrock/parse-converse-response.js';
 import { parseConverseStream } from '../../../../src/upstreams/bedrock/parse-converse-stream.js';
@@ -79,6 +81,16 @@ describe('Bedrock endpoints', () => {
 
   it('builds the regional runtime URL with the model id escaped', () => {
     expect(bedrockUrl(channel({ region: 'us-west-2' }), 'anthropic.claude-3-haiku-20240307-v1:0', 'converse-stream')).toBe('https://bedrock-runtime.us-west-2.amazonaws.com/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream');
+  });
+});
+
+describe('BedrockAdapter', () => {
+  it('applies the channel’s guardrail and signs through the transport', () => {
+    const adapter = new BedrockAdapter({} as UpstreamTransport);
+    const request = adapter.buildChatRequest(channel({ region: 'us-east-1', guardrail_identifier: 'gr-123', guardrail_version: '2' }), 'AKID:SECRET', chat(), 'amazon.nova-pro-v1:0');
+    expect(JSON.parse(request.body as string)).toMatchObject({ guardrailConfig: { guardrailIdentifier: 'gr-123', guardrailVersion: '2' } });
+    expect(request.authorize).toBeTypeOf('function');
+    expect(adapter.buildChatRequest(channel({ region: 'us-east-1' }), 'ABSKapikey', chat(), 'amazon.nova-pro-v1:0').headers.authorization).toBe('Bearer ABSKapikey');
   });
 });
 
