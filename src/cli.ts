@@ -102,12 +102,14 @@ async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
   try {
     const account = await storage.accounts.getByEmail(values.account.toLowerCase());
     if (account === null) throw new ConfigError(`no account with email ${values.account} (create it with POST /admin/accounts)`);
+    if (account.status !== 'enabled') throw new ConfigError(`the account ${values.account} is ${account.status}: enable it first`);
     const now = systemClock.now();
     const issued = issueApiKey(form, config.keyBrand);
     const id = newId('key', now);
     await storage.keys.create({
       id, accountId: account.id, name: values.name ?? '', secretHash: issued.secretHash, displayHint: issued.displayHint, status: 'enabled',
-      quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now,
+      quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null,
+      budget: null, allowedOrigins: null, createdAt: now, updatedAt: now,
     });
     process.stdout.write(`key id: ${id}\nkey:    ${issued.plaintext}\n(shown once; only its hash is stored)\n`);
   } finally {

@@ -20,6 +20,7 @@ const REFUSALS: Record<KeyRefusal, () => GatewayError> = {
   revoked: () => new GatewayError('revoked_api_key', 'The API key has been revoked.'),
   expired: () => new GatewayError('expired_api_key', 'The API key has expired.'),
   disabled: () => new GatewayError('key_disabled', 'The API key is disabled.'),
+  account_disabled: () => new GatewayError('account_disabled', 'The account this API key belongs to is disabled. Contact the operator of this gateway.'),
 };
 
 /** Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. */

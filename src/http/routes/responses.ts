@@ -44,7 +44,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, envelope.stream, envelope.nativeOnly);
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter });
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: 'openai' });
       await relayChat(relay, {
         context,
         meter,

@@ -4,10 +4,17 @@ import {
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { ApiKey, ApiKeyStatus } from '../records.js';
+import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
 const STATUSES: readonly ApiKeyStatus[] = ['enabled', 'disabled', 'revoked'];
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
+
+function budgetColumns(budget: KeyBudget | null): Pick<Insertable<ApiKeysTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'> {
+  return budget === null
+    ? { budget_period: null, budget_limit_nano: null, budget_spent_nano: 0n, budget_period_start: 0 }
+    : { budget_period: budget.period, budget_limit_nano: budget.limitNano, budget_spent_nano: budget.spentNano, budget_period_start: budget.periodStart };
+}
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -25,6 +32,13 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
     concurrency: toNullableNumber(row.concurrency),
+    budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
+      period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
+      limitNano: toBigInt(row.budget_limit_nano),
+      spentNano: toBigInt(row.budget_spent_nano),
+      periodStart: toNumber(row.budget_period_start),
+    },
+    allowedOrigins: parseNullableStringArray(row.allowed_origins, 'api_keys.allowed_origins'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -46,6 +60,8 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     rpm: key.rpm,
     tpm: key.tpm,
     concurrency: key.concurrency,
+    ...budgetColumns(key.budget),
+    allowed_origins: toNullableJson(key.allowedOrigins),
     created_at: key.createdAt,
     updated_at: key.updatedAt,
   };
@@ -62,6 +78,11 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
+  if (patch.budget !== undefined) {
+    if (patch.budgetLimitOnly === true && patch.budget !== null) changes.budget_limit_nano = patch.budget.limitNano;
+    else Object.assign(changes, budgetColumns(patch.budget));
+  }
+  if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
   return changes;
 }
 
