@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
+import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
@@ -87,7 +88,8 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addHealthRoutes(router, services);
   addAlertRoutes(router, services);
   addRedemptionRoutes(router, services);
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
+  const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor, cors });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { KeyRefusal } from '../auth/key-verifier.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
 import type { Account, ApiKey } from '../storage/records.js';
+import { enforceBrowserPolicy } from './cors.js';
 import type { RequestContext } from './request-context.js';
 
 export interface Authenticated {
@@ -31,6 +32,7 @@ export async function authenticate(context: RequestContext, services: GatewaySer
     : await services.keys.verify(plaintext);
   if (!verification.ok) throw REFUSALS[verification.reason]();
   const { key, account } = verification;
+  enforceBrowserPolicy(context, key);
   if (key.ipAllowlist !== null) {
     let allowlist = compiledAllowlists.get(key);
     if (allowlist === undefined) compiledAllowlists.set(key, (allowlist = new IpRangeSet(key.ipAllowlist)));

@@ -67,6 +67,8 @@ export interface ApiKeyRepository {
   getBySecretHash(secretHash: string): Promise<ApiKey | null>;
   listByAccount(accountId: string, page: PageRequest): Promise<Page<ApiKey>>;
   update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;
+  /** Whether a key that is not revoked lists this browser origin (answers preflights, which carry no key). */
+  anyAllowsOrigin(origin: string): Promise<boolean>;
 }
 
 export type ChannelPatch = Partial<Omit<Channel, 'id' | 'createdAt' | 'updatedAt'>>;

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import {
   parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
 } from '../convert.js';
@@ -118,6 +118,19 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
         .returningAll()
         .executeTakeFirst();
       return row === undefined ? null : toRecord(row);
+    },
+
+    async anyAllowsOrigin(origin) {
+      // The JSON array holds the origin as a quoted string; LIKE wildcards in it are escaped.
+      const pattern = `%${JSON.stringify(origin).replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const row = await db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('status', '!=', 'revoked')
+        .where(sql<boolean>`${sql.ref('allowed_origins')} like ${pattern} escape '\\'`)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
   };
 }
