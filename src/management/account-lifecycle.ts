@@ -18,9 +18,10 @@ export type AccountLifecycleListener = (event: AccountLifecycleEvent, account: A
 
 export interface AccountLifecycleDependencies {
   storage: Storage;
-  keys: KeyVerifier;
-  ledger: Ledger;
-  subscriptions: SubscriptionBook;
+  /** Drops the account's cached keys here and on every instance. */
+  keys: Pick<KeyVerifier, 'invalidateAccount'>;
+  ledger: Pick<Ledger, 'forgetSubscription'>;
+  subscriptions: Pick<SubscriptionBook, 'forget'>;
   clock: Clock;
   logger: Logger;
 }
