@@ -217,6 +217,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('PATCH', '/admin/keys/:id', guard(async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateKeySchema, await readAdminBody(context));
+    // Spend settled before the change counts to the budget's old period, not to the one the change starts.
+    if (input.budget !== undefined) await ledger.flush();
     const existing = await storage.keys.getById(id);
     if (existing === null) throw notFound('key', id);
     if (existing.status === 'revoked' && Object.keys(input).length > 0 && input.status !== 'revoked') {
