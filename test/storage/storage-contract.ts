@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIER_RPM, DEFAULT_TIER_TPM } from '../../src/storage/migrations/0007-account-lifecycle-and-key-budgets.js';
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -317,9 +318,9 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
   });
 
   describe('tiers', () => {
-    it('has the built-in default tier, unlimited, after migrations', async () => {
+    it('has the built-in default tier, with its finite default limits, after migrations', async () => {
       const builtIn = await storage.tiers.getByName('default');
-      expect(builtIn).toMatchObject({ name: 'default', rpm: null, tpm: null });
+      expect(builtIn).toMatchObject({ name: 'default', rpm: DEFAULT_TIER_RPM, tpm: DEFAULT_TIER_TPM });
       expect(typeof builtIn?.createdAt).toBe('number');
     });
 
