@@ -89,6 +89,9 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addAlertRoutes(router, services);
   addRedemptionRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
+  services.invalidation.subscribe((message) => {
+    if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
+  });
   return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor, cors });
 }
 

@@ -22,11 +22,12 @@ export function isPublicPath(path: string): boolean {
 
 /**
  * True when a browser sent the request on a page's behalf: browsers add `Origin` to cross-origin fetches and
- * `Sec-Fetch-Mode` (fetch metadata) to every request they make. Servers and SDKs send neither pair.
+ * `Sec-Fetch-Site` (fetch metadata) to every request they make. Servers and SDKs send neither; Node's own fetch sends
+ * `Sec-Fetch-Mode` but never `Sec-Fetch-Site`, so it is not taken for a browser.
  */
 export function sentByBrowser(context: RequestContext): boolean {
   const headers = context.request.headers;
-  return typeof headers.origin === 'string' && headers['sec-fetch-mode'] !== undefined;
+  return typeof headers.origin === 'string' && headers['sec-fetch-site'] !== undefined;
 }
 
 /** Whether any usable key lists this origin (for preflights, which carry no key). */
@@ -84,6 +85,11 @@ export class CorsPolicy {
   /** Before a public endpoint's handler: any page may read the answer. */
   allowAnyOrigin(context: RequestContext): void {
     context.response.setHeader('access-control-allow-origin', '*');
+  }
+
+  /** Keys changed: preflights ask storage again. */
+  forget(): void {
+    this.#cache.clear();
   }
 
   async #listed(origin: string): Promise<boolean> {

@@ -200,6 +200,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       updatedAt: now,
     };
     await storage.keys.create(key);
+    // Browser preflights of every instance ask storage again for an origin this key lists.
+    if (key.allowedOrigins !== null) await keys.invalidateKey(key.id);
     sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: issued.plaintext });
   }));
   router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
