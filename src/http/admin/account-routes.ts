@@ -9,6 +9,7 @@ import {
   updateAccountSchema, updateKeySchema,
 } from '../../management/account-input.js';
 import { effectiveAccountLimits } from '../../limits/account-limits.js';
+import { keyViewOf } from '../../management/key-view.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
@@ -72,18 +73,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const limits = effectiveAccountLimits(services.tiers, account);
     return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans };
   };
-  /**
-   * The JSON of an account's keys as admission sees them: call first (it writes every queued settlement), then read
-   * the keys and map them.
-   */
-  const keyViewOf = async (accountId: string): Promise<(key: ApiKey) => Record<string, unknown>> => {
-    const holdsOf = await ledger.keyHolds(accountId);
-    const accountStatus = (await storage.accounts.getById(accountId))?.status ?? 'deleted';
-    const now = clock.now();
-    return (key) => keyToJson(key, { ...holdsOf(key.id), accountStatus }, now);
-  };
   const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
-    const view = await keyViewOf(key.accountId);
+    const view = await keyViewOf(services, key.accountId);
     return view((await storage.keys.getById(key.id)) ?? key);
   };
 
@@ -206,7 +197,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   }));
   router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
     const account = await requireAccount(context.params.id ?? '');
-    const view = await keyViewOf(account.id);
+    const view = await keyViewOf(services, account.id);
     const page = await storage.keys.listByAccount(account.id, pageRequestFrom(context.query));
     sendJson(context, 200, pageJson(page, view));
   }));
