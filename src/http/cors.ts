@@ -12,6 +12,8 @@ const EXPOSED_HEADERS = [
   'x-request-id', 'retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-dimension',
   'x-ratelimit-limit-requests', 'x-ratelimit-remaining-requests', 'x-ratelimit-reset-requests',
   'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-tokens',
+  ...['requests', 'tokens', 'input-tokens', 'output-tokens'].flatMap((kind) => ['limit', 'remaining', 'reset'].map((part) => `anthropic-ratelimit-${kind}-${part}`)),
+  'x-request-cost-usd',
 ].join(', ');
 
 const PREFLIGHT_MAX_AGE_SECONDS = '600';
