@@ -58,8 +58,6 @@ export function modelFreeRequestRules(dependencies: Pick<AdmissionDependencies, 
   return rules.filter((candidate): candidate is LimitRule => candidate !== null);
 }
 
-export { rateLimitHeaders } from '../limits/rate-limit-headers.js';
-
 /** The spec's 429 for a refused limit decision: Retry-After and the blocking dimension's X-RateLimit headers. */
 export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: false }>): GatewayError {
   const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
@@ -71,10 +69,10 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
 
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
- * money (an upper bound of the cost held from the key's quota cap, the subscription's quota and the wallet, all or
- * nothing; see billing/ledger.ts), the key's concurrency, then every rate dimension at once (key, account tier,
- * subscription plan, model; all or nothing). Returns the X-RateLimit headers of the tightest dimension; throws the
- * spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
+ * money (an upper bound of the cost held from the key's quota cap and budget, the subscription's quota and the
+ * wallet, all or nothing; see billing/ledger.ts), the key's and the account's concurrency, then every rate dimension
+ * at once (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
+ * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
