@@ -3,7 +3,8 @@ import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { NanoUsd } from '../storage/records.js';
 import type { LedgerCredit, Storage } from '../storage/storage.js';
-import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from './money-batch.js';
+import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
+import { nanoToUsd } from './money.js';
 import {
   NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
@@ -60,14 +61,31 @@ interface Waiter {
 const SMALLEST_AMOUNT_NANO = 1n;
 const PROBE_ENTRY_ID = 'probe';
 
+const SUBSCRIPTION_QUOTA_MESSAGE = 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).';
+
 const REFUSALS = {
   insufficient_balance: () => new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.'),
-  quota_exhausted: (retryAfterMs?: number) => retryAfterMs === undefined
-    ? new GatewayError('quota_exhausted', 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).', { retryAfterSeconds: 3600 })
-    : new GatewayError('quota_exhausted', 'This key\'s budget for the current period is used up; it resets at the start of the next period.', {
-      retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-    }),
+  quota_exhausted: () => new GatewayError('quota_exhausted', SUBSCRIPTION_QUOTA_MESSAGE, { retryAfterSeconds: 3600 }),
 } as const;
+
+/**
+ * The refusal of a key's own cap or budget. Nothing left: the key is paused (its view says so). Something left but
+ * less than this request's upper bound: the key stays enabled, and the message says how to fit.
+ */
+function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
+  const what = refusal.pool === 'key' ? 'this API key\'s quota cap' : 'this API key\'s budget for the current period';
+  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  const resets = refusal.pool === 'budget' ? ' It resets at the start of the next period.' : '';
+  if (refusal.remainingNano <= 0n) {
+    return new GatewayError('quota_exhausted', `Nothing is left of ${what}: the key is paused.${resets}`, { retryAfterSeconds });
+  }
+  return new GatewayError(
+    'quota_exhausted',
+    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
+    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
+    { retryAfterSeconds },
+  );
+}
 
 /**
  * The money side of the hot path: reserve an upper bound before forwarding, settle the real cost afterwards.
@@ -436,7 +454,8 @@ export class Ledger {
       plan.outcomes.forEach((outcome, index) => {
         const waiter = waiters[index] as Waiter;
         if ('reservation' in outcome) waiter.resolve(outcome.reservation);
-        else waiter.reject(outcome.refused === 'quota_exhausted' ? REFUSALS.quota_exhausted(outcome.retryAfterMs) : REFUSALS.insufficient_balance());
+        else if ('pool' in outcome) waiter.reject(keyPoolRefusal(outcome, waiter.grow.amountNano));
+        else waiter.reject(REFUSALS[outcome.refused]());
       });
     } catch (error) {
       this.#failedAt = this.clock.now();

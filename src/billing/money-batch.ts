@@ -27,8 +27,15 @@ export interface Settlement {
   createdAt: number;
 }
 
-/** A refusal; `retryAfterMs` when waiting helps (a key budget's period resets then). */
-export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' | 'quota_exhausted'; retryAfterMs?: number };
+/** A refusal by the key's own quota cap or budget: what was left of it, and for a budget the wait until it resets. */
+export interface KeyPoolRefusal {
+  refused: 'quota_exhausted';
+  pool: 'key' | 'budget';
+  remainingNano: NanoUsd;
+  retryAfterMs?: number;
+}
+
+export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' | 'quota_exhausted' } | KeyPoolRefusal;
 
 export interface LeasePolicy {
   /** Most an instance holds beyond its requests in flight, per pool. */
@@ -209,12 +216,13 @@ export function planBatch(input: {
   for (const grow of input.grows) {
     const { accountId, amountNano: amount } = grow;
     if (grow.keyCapped && !fits(keyPool(grow.keyId), accountId, amount)) {
-      outcomes.push({ refused: 'quota_exhausted' });
+      outcomes.push({ refused: 'quota_exhausted', pool: 'key', remainingNano: roomOf(keyPool(grow.keyId), accountId) ?? 0n });
       continue;
     }
     const budget = grow.keyBudgeted ? snapshot.keys.get(grow.keyId)?.budget ?? null : null;
     if (budget !== null && !fits(budgetPool(grow.keyId), accountId, amount)) {
-      outcomes.push({ refused: 'quota_exhausted', retryAfterMs: budgetPeriodAt(budget.period, now).end - now });
+      const remainingNano = roomOf(budgetPool(grow.keyId), accountId) ?? 0n;
+      outcomes.push({ refused: 'quota_exhausted', pool: 'budget', remainingNano, retryAfterMs: budgetPeriodAt(budget.period, now).end - now });
       continue;
     }
     const parts: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n };

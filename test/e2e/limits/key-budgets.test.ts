@@ -34,6 +34,7 @@ interface KeyJson {
   status: string;
   spent_usd: number;
   quota_usd: number | null;
+  held_usd: number;
   budget: { period: string; limit_usd: number; spent_usd: number; resets_at: string } | null;
 }
 
@@ -102,7 +103,8 @@ describe('a key\'s state agrees with admission', () => {
       body: JSON.stringify({ model: SLOW_CENT, stream: true, messages: [{ role: 'user', content: 'hold' }] }),
     })));
     expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
-    expectError(await chatWith(gateway, key, { model: CENT }), { status: 429, code: 'quota_exhausted' });
+    const refused = expectError(await chatWith(gateway, key, { model: CENT }), { status: 429, code: 'quota_exhausted' });
+    expect(refused.message).toContain('the key is paused');
     expect(await keyView(keyId)).toMatchObject({ status: 'paused', spent_usd: 0 });
     // Both streams finish and are billed their request fee: the cap is reached.
     await Promise.all(streams.map((stream) => stream.text()));
@@ -112,6 +114,21 @@ describe('a key\'s state agrees with admission', () => {
     const raised = await admin<KeyJson>(gateway, 'PATCH', `/admin/keys/${keyId}`, { quota_usd: 0.03 });
     expect(raised.body.status).toBe('enabled');
     expectOk(await chatWith(gateway, key, { model: CENT }));
+  });
+
+  it('a request larger than what is left is refused while the key stays enabled, and the message says why', async () => {
+    clock.set(Date.UTC(2026, 2, 10, 14, 30, 0));
+    const { keyId, key } = await seedAccount(gateway, { key: { quota_usd: 0.015 } });
+    const stream = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: SLOW_CENT, stream: true, messages: [{ role: 'user', content: 'hold' }] }),
+    });
+    expect(stream.status).toBe(200);
+    const refused = expectError(await chatWith(gateway, key, { model: CENT }), { status: 429, code: 'quota_exhausted' });
+    expect(refused.message).toBe('This request could cost up to 0.01 USD, more than the 0.005 USD left of this API key\'s quota cap. Send a lower max_tokens (or a shorter prompt).');
+    expect(await keyView(keyId)).toMatchObject({ status: 'enabled', held_usd: 0.01 });
+    await stream.text();
   });
 
   it('a budget held by requests in flight reads paused too', async () => {
@@ -125,7 +142,7 @@ describe('a key\'s state agrees with admission', () => {
     expect(stream.status).toBe(200);
     expect(await keyView(keyId)).toMatchObject({ status: 'paused', budget: { spent_usd: 0 } });
     const refused = await chatWith(gateway, key, { model: CENT });
-    expectError(refused, { status: 429, code: 'quota_exhausted' });
+    expect(expectError(refused, { status: 429, code: 'quota_exhausted' }).message).toBe('Nothing is left of this API key\'s budget for the current period: the key is paused. It resets at the start of the next period.');
     expect(Number(refused.headers.get('retry-after'))).toBe(9 * 3600);
     await stream.text();
   });

@@ -78,7 +78,7 @@ describe('planBatch', () => {
 
   it('the key cap is a pool of its own: the upper bound must fit under it (429 quota_exhausted)', () => {
     const result = planBatch({ now: NOW, snapshot: snapshot(10_000n, { quotaNano: 100n, spentNano: 80n }), pools: new Map(), grows: [grow(30n, { keyCapped: true }), grow(20n, { keyCapped: true })], settlements: [], lease: NO_LEASE });
-    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'key', remainingNano: 20n });
     expect(reserved(result.outcomes[1]).parts).toMatchObject({ key: 20n, wallet: 20n });
   });
 
@@ -87,7 +87,7 @@ describe('planBatch', () => {
     const result = planBatch({
       now: NOW, snapshot: snapshot(10_000n, { budget }), pools: new Map(), grows: [grow(30n, { keyBudgeted: true }), grow(20n, { keyBudgeted: true })], settlements: [], lease: NO_LEASE,
     });
-    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted', retryAfterMs: 11 * DAY - NOW });
+    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'budget', remainingNano: 20n, retryAfterMs: 11 * DAY - NOW });
     expect(reserved(result.outcomes[1]).parts).toMatchObject({ budget: 20n, wallet: 20n });
     expect(result.budgetRollovers).toEqual([]);
   });
@@ -176,7 +176,7 @@ describe('planBatch', () => {
     expect(funded.pools.get('wallet:acct')).toMatchObject({ inFlight: 1n, held: 1n });
     expect(outcomes(0n, {}, [probe(1n)]).outcomes[0]).toEqual({ refused: 'insufficient_balance' });
     expect(outcomes(0n, { held: { 'wallet:acct': 0n } }, [probe(1n)]).pools.get('wallet:acct')).toMatchObject({ inFlight: 0n, held: 0n });
-    expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'key', remainingNano: 0n });
     const spentSubscription = { subscription: subscription({ usedNano: 500n }), plan: plan('deny', 500n) };
     expect(outcomes(10_000n, { sub: spentSubscription }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
     const quotaLeft = { subscription: subscription({ usedNano: 499n }), plan: plan('deny', 500n) };
