@@ -42,6 +42,8 @@ export async function configureGateway(base: string, adminToken: string, upstrea
   if (typeof accountId !== 'string' && typeof accountId !== 'number') throw new Error(`POST /admin/accounts: no id in ${JSON.stringify(account)}`);
   const enc = encodeURIComponent(String(accountId));
   await adminCall(base, adminToken, 'POST', `/admin/accounts/${enc}/credits`, { amount_usd: 1_000_000 });
+  // The account's own limits, far above the load (the default tier's would refuse it), counted on every request.
+  await adminCall(base, adminToken, 'PATCH', `/admin/accounts/${enc}`, { rpm: 100_000_000, tpm: 1_000_000_000_000 });
   // Limits on, set far above the load, so the limiter's work is part of every measured request.
   const key = await adminCall(base, adminToken, 'POST', `/admin/accounts/${enc}/keys`, { rpm: 100_000_000, tpm: 1_000_000_000_000, concurrency: 10_000 });
   const secret = pick(key, 'key');

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
+import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
@@ -95,7 +96,11 @@ export function createApiApp(services: GatewayServices): RequestListener {
   addRedemptionRoutes(router, services);
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor });
+  const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
+  services.invalidation.subscribe((message) => {
+    if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
+  });
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor, cors });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */

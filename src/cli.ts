@@ -8,6 +8,9 @@ import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
+import { GatewayError } from './errors/gateway-error.js';
+import { openSharedLimits } from './limits/shared-limits.js';
+import { AccountLifecycle } from './management/account-lifecycle.js';
 import { ConfigFileError } from './management/apply-config-file.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
@@ -21,6 +24,9 @@ Commands:
   admin-token                             rotate the admin token and print the new one once
   keys create --account <email> [--name <name>] [--form sk|brand]
                                           issue an API key for an existing account and print it once
+  accounts disable|enable|delete --account <email|id>
+                                          disable (keys answer 403, nothing deleted), enable again, or delete
+                                          (keys revoked, personal data erased, accounting kept); safe to repeat
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
   bench                                   run the benchmark (direct upstream vs through the gateway)
@@ -103,16 +109,49 @@ async function createKey(config: GatewayConfig, args: string[]): Promise<void> {
   try {
     const account = await storage.accounts.getByEmail(values.account.toLowerCase());
     if (account === null) throw new ConfigError(`no account with email ${values.account} (create it with POST /admin/accounts)`);
+    if (account.status !== 'enabled') throw new ConfigError(`the account ${values.account} is ${account.status}: enable it first`);
     const now = systemClock.now();
     const issued = issueApiKey(form, config.keyBrand);
     const id = newId('key', now);
     await storage.keys.create({
       id, accountId: account.id, name: values.name ?? '', secretHash: issued.secretHash, displayHint: issued.displayHint, status: 'enabled',
-      quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null, createdAt: now, updatedAt: now,
-      environment: null, createdBy: null, playground: false,
+      quotaNano: null, spentNano: 0n, allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null,
+      budget: null, allowedOrigins: null, createdAt: now, updatedAt: now, environment: null, createdBy: null, playground: false,
     });
     process.stdout.write(`key id: ${id}\nkey:    ${issued.plaintext}\n(shown once; only its hash is stored)\n`);
   } finally {
+    await storage.close();
+  }
+}
+
+/**
+ * Changes an account's status with the same service the admin API uses. Running gateways drop the account's cached
+ * keys at once when they share REDIS_URL with this command, otherwise within their key cache's refresh (1 s).
+ */
+async function changeAccount(config: GatewayConfig, action: 'disable' | 'enable' | 'delete', args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
+  if (values.account === undefined) throw new ConfigError(`accounts ${action} needs --account <email|id>`);
+  const logger = createLogger('warn');
+  const storage = await prepareStorage(config, { applyConfiguration: false }, logger, systemClock);
+  const shared = await openSharedLimits(config, logger);
+  try {
+    const account = (await storage.accounts.getById(values.account)) ?? (await storage.accounts.getByEmail(values.account.toLowerCase()));
+    if (account === null) throw new ConfigError(`no account ${values.account}`);
+    const lifecycle = new AccountLifecycle({
+      storage,
+      keys: { invalidateAccount: (id) => shared.invalidation.publish({ kind: 'account', id }) },
+      ledger: { forgetSubscription: () => undefined },
+      subscriptions: { forget: () => undefined },
+      clock: systemClock,
+      logger,
+    });
+    const changed = action === 'delete' ? await lifecycle.delete(account.id) : await lifecycle.setStatus(account.id, action === 'enable' ? 'enabled' : 'disabled');
+    process.stdout.write(`account ${account.id}: ${changed?.status ?? 'not found'}\n`);
+  } catch (error) {
+    if (error instanceof GatewayError) throw new ConfigError(error.message);
+    throw error;
+  } finally {
+    await shared.close();
     await storage.close();
   }
 }
@@ -165,6 +204,9 @@ export async function main(argv: string[]): Promise<void> {
         throw new ConfigError(`unknown ledger command "${rest[0] ?? ''}"`);
       case 'models':
         return await models(config, rest);
+      case 'accounts':
+        if (rest[0] === 'disable' || rest[0] === 'enable' || rest[0] === 'delete') return await changeAccount(config, rest[0], rest.slice(1));
+        throw new ConfigError(`unknown accounts command "${rest[0] ?? ''}"`);
       case 'keys':
         if (rest[0] === 'create') return await createKey(config, rest.slice(1));
         throw new ConfigError(`unknown keys command "${rest[0] ?? ''}"`);

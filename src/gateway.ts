@@ -19,6 +19,7 @@ import { BundledCatalog } from './catalog/bundled-catalog.js';
 import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { createMailer } from './mail/create-mailer.js';
 import { createCommerceServices } from './console-billing/commerce-services.js';
+import { AccountLifecycle } from './management/account-lifecycle.js';
 import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
@@ -181,6 +182,15 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const shared = await openSharedLimits(config, logger);
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
+  const ledger = new Ledger(storage, clock, logger, {
+    ...LEDGER_OPTIONS,
+    instanceId: instanceIdOf(config),
+    // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
+    heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
+    staleAfterMs: config.instanceStaleSeconds * 1000,
+  });
+  const subscriptions = new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 });
   const base: Omit<GatewayServices, 'commerce'> = {
     config,
     clock,
@@ -191,15 +201,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     credentials: new CredentialRotation(logger, clock, storage.channelKeyFlags),
     health: channelHealth.health,
     metrics,
-    keys: new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation),
-    ledger: new Ledger(storage, clock, logger, {
-      ...LEDGER_OPTIONS,
-      instanceId: instanceIdOf(config),
-      // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
-      heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
-      staleAfterMs: config.instanceStaleSeconds * 1000,
-    }),
-    subscriptions: new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 }),
+    keys,
+    ledger,
+    subscriptions,
     usageLog,
     limiter: shared.limiter,
     tiers: new TierBook(storage, shared.invalidation, logger, { refreshMs: 500, liveRefreshMs: 30_000 }),
@@ -207,9 +211,18 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     adminToken: admin.verifier,
     clientIp: createClientIpResolver(config.trustProxy),
     mailer: createMailer(config, logger),
+    accountLifecycle: new AccountLifecycle({ storage, keys, ledger, subscriptions, clock, logger }),
     startedAt: clock.now(),
   };
   const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
+  // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
+  services.accountLifecycle.onChange(async (event, account) => {
+    if (event === 'enabled') return;
+    await storage.console.deleteAccountSessions(account.id);
+    if (event !== 'deleted') return;
+    await storage.console.eraseUsersOnlyIn(account.id, clock.now());
+    await storage.billingProfiles.erase(account.id);
+  });
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));

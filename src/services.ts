@@ -5,6 +5,7 @@ import type { Ledger } from './billing/ledger.js';
 import type { SubscriptionBook } from './billing/subscription-book.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import type { Mailer } from './mail/mailer.js';
+import type { AccountLifecycle } from './management/account-lifecycle.js';
 import type { InvalidationBus } from './invalidation/invalidation-bus.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { TierBook } from './limits/tier-book.js';
@@ -47,6 +48,8 @@ export interface GatewayServices {
   mailer: Mailer;
   /** Card top-ups through Stripe, invoices, referrals and support tickets. */
   commerce: CommerceServices;
+  /** Disables, enables and deletes accounts; other parts (console sessions) listen for these changes. */
+  accountLifecycle: AccountLifecycle;
   /** When the process started (epoch ms), for /api/status. */
   startedAt: number;
 }

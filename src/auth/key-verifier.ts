@@ -4,7 +4,7 @@ import type { Account, ApiKey } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
-export type KeyRefusal = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'disabled';
+export type KeyRefusal = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'disabled' | 'account_disabled';
 
 export type KeyVerification = { ok: true; key: ApiKey; account: Account } | { ok: false; reason: KeyRefusal };
 
@@ -63,9 +63,11 @@ export class KeyVerifier {
     }
     const { key, account } = entry;
     if (key === null || account === null) return { ok: false, reason: 'unknown' };
-    if (key.status === 'revoked') return { ok: false, reason: 'revoked' };
+    // The key's own state and its account's, in the order the admin view names them (management/account-input.ts).
+    if (key.status === 'revoked' || account.status === 'deleted') return { ok: false, reason: 'revoked' };
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
     if (key.status === 'disabled') return { ok: false, reason: 'disabled' };
+    if (account.status === 'disabled') return { ok: false, reason: 'account_disabled' };
     return { ok: true, key, account };
   }
 

@@ -3,9 +3,10 @@ import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { NanoUsd } from '../storage/records.js';
 import type { LedgerCredit, Storage } from '../storage/storage.js';
-import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from './money-batch.js';
+import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
+import { nanoToUsd } from './money.js';
 import {
-  NO_PARTS, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
+  NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 
 export interface LedgerOptions {
@@ -29,11 +30,19 @@ export interface ReserveRequest {
   keyId: string;
   /** The key has a quota cap: its pool takes part. */
   keyCapped: boolean;
+  /** The key has a period budget: its pool takes part. */
+  keyBudgeted: boolean;
   /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
   subscriptions: readonly string[];
   /** Upper bound of the request's cost. */
   amountNano: NanoUsd;
   entryId: string;
+}
+
+/** Amounts held from a key's pools that new requests cannot use. */
+export interface KeyHolds {
+  capHeldNano: NanoUsd;
+  budgetHeldNano: NanoUsd;
 }
 
 export interface SettleRequest {
@@ -52,10 +61,31 @@ interface Waiter {
 const SMALLEST_AMOUNT_NANO = 1n;
 const PROBE_ENTRY_ID = 'probe';
 
+const SUBSCRIPTION_QUOTA_MESSAGE = 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).';
+
 const REFUSALS = {
   insufficient_balance: () => new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.'),
-  quota_exhausted: () => new GatewayError('quota_exhausted', 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).', { retryAfterSeconds: 3600 }),
+  quota_exhausted: () => new GatewayError('quota_exhausted', SUBSCRIPTION_QUOTA_MESSAGE, { retryAfterSeconds: 3600 }),
 } as const;
+
+/**
+ * The refusal of a key's own cap or budget. Nothing left: the key is paused (its view says so). Something left but
+ * less than this request's upper bound: the key stays enabled, and the message says how to fit.
+ */
+function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
+  const what = refusal.pool === 'key' ? 'this API key\'s quota cap' : 'this API key\'s budget for the current period';
+  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  const resets = refusal.pool === 'budget' ? ' It resets at the start of the next period.' : '';
+  if (refusal.remainingNano <= 0n) {
+    return new GatewayError('quota_exhausted', `Nothing is left of ${what}: the key is paused.${resets}`, { retryAfterSeconds });
+  }
+  return new GatewayError(
+    'quota_exhausted',
+    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
+    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
+    { retryAfterSeconds },
+  );
+}
 
 /**
  * The money side of the hot path: reserve an upper bound before forwarding, settle the real cost afterwards.
@@ -161,6 +191,7 @@ export class Ledger {
           accountId: request.accountId,
           keyId: request.keyId,
           keyCapped: request.keyCapped,
+          keyBudgeted: request.keyBudgeted,
           candidateSubscriptions: request.subscriptions,
           amountNano: request.amountNano,
           ...(probe ? { probe } : {}),
@@ -176,7 +207,7 @@ export class Ledger {
   #planLocally(request: ReserveRequest): Reservation | GatewayError | null {
     const amount = request.amountNano;
     const now = this.clock.now();
-    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n };
+    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n };
     let subscriptionId: string | null = null;
     if (request.subscriptions.length > 0) {
       subscriptionId = request.subscriptions.find((id) => this.#hasRoom(subscriptionPool(id), amount)) ?? null;
@@ -201,6 +232,7 @@ export class Ledger {
       accountId: request.accountId,
       keyId: request.keyId,
       keyCapped: request.keyCapped,
+      keyBudgeted: request.keyBudgeted,
       subscriptionId,
       candidateSubscriptions: request.subscriptions,
       amountNano: amount,
@@ -224,7 +256,7 @@ export class Ledger {
 
   /** A charge with nothing reserved for it (an outcome billed without admission): settled like any other. */
   unreserved(accountId: string, keyId: string, entryId: string): Reservation {
-    return { entryId, accountId, keyId, keyCapped: false, subscriptionId: null, candidateSubscriptions: [], amountNano: 0n, parts: { ...NO_PARTS } };
+    return { entryId, accountId, keyId, keyCapped: false, keyBudgeted: false, subscriptionId: null, candidateSubscriptions: [], amountNano: 0n, parts: { ...NO_PARTS } };
   }
 
   /** The balance after every settlement queued so far (admin and balance views; never on the request path). */
@@ -239,6 +271,21 @@ export class Ledger {
     return (await this.storage.keys.getById(keyId))?.spentNano ?? 0n;
   }
 
+  /**
+   * What no new request of this instance can take from each key's quota cap and budget, after every queued
+   * settlement is written (read the keys after this): the holds of other instances plus this instance's requests in
+   * flight — exactly what a reservation is checked against besides the spend (admin and console views only).
+   */
+  async keyHolds(accountId: string): Promise<(keyId: string) => KeyHolds> {
+    await this.flush();
+    const unavailable = new Map<string, NanoUsd>();
+    for (const hold of await this.storage.money.listHolds(accountId)) {
+      if (hold.instanceId !== this.options.instanceId) unavailable.set(hold.pool, (unavailable.get(hold.pool) ?? 0n) + hold.heldNano);
+    }
+    for (const [pool, state] of this.#pools) if (state.accountId === accountId && state.inFlight > 0n) unavailable.set(pool, (unavailable.get(pool) ?? 0n) + state.inFlight);
+    return (keyId) => ({ capHeldNano: unavailable.get(keyPool(keyId)) ?? 0n, budgetHeldNano: unavailable.get(budgetPool(keyId)) ?? 0n });
+  }
+
   /** Top-ups and corrections go straight to storage (they are rare and must be confirmed). */
   async credit(credit: LedgerCredit): Promise<NanoUsd | null> {
     const balance = await this.storage.ledger.applyCredit(credit);
@@ -251,9 +298,10 @@ export class Ledger {
     this.#stale.add(walletPool(accountId));
   }
 
-  /** The key's quota cap changed. */
+  /** The key's quota cap or budget changed. */
   forgetKey(keyId: string): void {
     this.#stale.add(keyPool(keyId));
+    this.#stale.add(budgetPool(keyId));
   }
 
   /** The subscription changed (plan, cancellation). */
@@ -345,11 +393,15 @@ export class Ledger {
       touched.set(pool, accountId);
       accounts.add(accountId);
     };
-    const addRequest = (accountId: string, keyId: string, keyCapped: boolean, candidates: readonly string[]): void => {
+    const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
       addPool(walletPool(accountId), accountId);
       if (keyCapped) {
         keys.add(keyId);
         addPool(keyPool(keyId), accountId);
+      }
+      if (keyBudgeted) {
+        keys.add(keyId);
+        addPool(budgetPool(keyId), accountId);
       }
       for (const id of candidates) {
         subscriptions.add(id);
@@ -357,9 +409,9 @@ export class Ledger {
         addPool(overagePool(id), accountId);
       }
     };
-    for (const { grow } of waiters) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.candidateSubscriptions);
+    for (const { grow } of waiters) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
     for (const { reservation } of settlements) {
-      addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
+      addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
     }
     for (const [pool, state] of this.#pools) {
       if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) addPool(pool, state.accountId);
@@ -384,6 +436,7 @@ export class Ledger {
         }
         await transaction.write(this.options.instanceId, {
           rollovers: planned.rollovers,
+          budgetRollovers: planned.budgetRollovers,
           usages: planned.usages,
           holds: [...planned.pools].map(([pool, state]) => ({ pool, accountId: state.accountId, heldNano: state.held })),
           now,
@@ -401,6 +454,7 @@ export class Ledger {
       plan.outcomes.forEach((outcome, index) => {
         const waiter = waiters[index] as Waiter;
         if ('reservation' in outcome) waiter.resolve(outcome.reservation);
+        else if ('pool' in outcome) waiter.reject(keyPoolRefusal(outcome, waiter.grow.amountNano));
         else waiter.reject(REFUSALS[outcome.refused]());
       });
     } catch (error) {

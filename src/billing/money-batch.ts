@@ -1,7 +1,8 @@
-import type { MoneySnapshot, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
+import type { BudgetRollover, MoneySnapshot, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
 import type { NanoUsd, Plan, Subscription } from '../storage/records.js';
+import { budgetPeriodAt, budgetSpentAt } from './budget-period.js';
 import {
-  atLeastZero, keyPool, minimum, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts,
+  atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts,
   type SubscriptionFacts,
 } from './money-pools.js';
 import { currentPeriod } from './subscription-period.js';
@@ -12,6 +13,7 @@ export interface GrowRequest {
   accountId: string;
   keyId: string;
   keyCapped: boolean;
+  keyBudgeted: boolean;
   candidateSubscriptions: readonly string[];
   amountNano: NanoUsd;
   /** Only asks whether the amount would be held (Ledger.assertCanPay): answered like a reservation, nothing held. */
@@ -25,7 +27,15 @@ export interface Settlement {
   createdAt: number;
 }
 
-export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' | 'quota_exhausted' };
+/** A refusal by the key's own quota cap or budget: what was left of it, and for a budget the wait until it resets. */
+export interface KeyPoolRefusal {
+  refused: 'quota_exhausted';
+  pool: 'key' | 'budget';
+  remainingNano: NanoUsd;
+  retryAfterMs?: number;
+}
+
+export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' | 'quota_exhausted' } | KeyPoolRefusal;
 
 export interface LeasePolicy {
   /** Most an instance holds beyond its requests in flight, per pool. */
@@ -40,6 +50,7 @@ export interface LeasePolicy {
 
 export interface BatchPlan {
   rollovers: SubscriptionRollover[];
+  budgetRollovers: BudgetRollover[];
   usages: SettledUsage[];
   /** This instance's pools after the batch (only pools the batch touched). */
   pools: Map<string, PoolState>;
@@ -101,6 +112,13 @@ export function planBatch(input: {
     if (state.rollover !== null) rollovers.push(state.rollover);
     subscriptions.set(id, { subscription: state.subscription, plan });
   }
+  // A key budget whose period has ended starts the current one from zero.
+  const budgetRollovers: BudgetRollover[] = [];
+  for (const [keyId, key] of snapshot.keys) {
+    if (key.budget === null) continue;
+    const start = budgetPeriodAt(key.budget.period, now).start;
+    if (key.budget.periodStart !== start) budgetRollovers.push({ keyId, periodStart: start });
+  }
   const usable = (id: string): { subscription: Subscription; plan: Plan } | null => {
     const entry = subscriptions.get(id);
     return entry !== undefined && entry.subscription.status === 'active' && entry.subscription.startsAt <= now ? entry : null;
@@ -119,6 +137,9 @@ export function planBatch(input: {
     } else if (kind === 'key') {
       const key = snapshot.keys.get(id);
       funds = key === undefined || key.quotaNano === null ? null : key.quotaNano - key.spentNano;
+    } else if (kind === 'budget') {
+      const budget = snapshot.keys.get(id)?.budget ?? null;
+      funds = budget === null ? null : budget.limitNano - budgetSpentAt(budget, now);
     } else if (kind === 'sub') {
       const entry = usable(id);
       funds = entry === null ? 0n : entry.plan.quotaNano - entry.subscription.usedNano;
@@ -154,6 +175,7 @@ export function planBatch(input: {
     const { accountId, keyId } = reservation;
     let total = costNano;
     if (reservation.keyCapped) total = capTo(total, roomOf(keyPool(keyId), accountId));
+    if (reservation.keyBudgeted) total = capTo(total, roomOf(budgetPool(keyId), accountId));
     const subscriptionId = reservation.subscriptionId ?? reservation.candidateSubscriptions.find((id) => usable(id) !== null) ?? null;
     const governing = subscriptionId === null ? null : usable(subscriptionId);
     let fromSubscription = 0n;
@@ -169,6 +191,7 @@ export function planBatch(input: {
     const charged = fromSubscription + fromWallet;
     take(walletPool(accountId), accountId, fromWallet);
     if (reservation.keyCapped) take(keyPool(keyId), accountId, charged);
+    if (reservation.keyBudgeted) take(budgetPool(keyId), accountId, charged);
     if (subscriptionId !== null) {
       take(subscriptionPool(subscriptionId), accountId, fromSubscription);
       take(overagePool(subscriptionId), accountId, overage);
@@ -193,10 +216,16 @@ export function planBatch(input: {
   for (const grow of input.grows) {
     const { accountId, amountNano: amount } = grow;
     if (grow.keyCapped && !fits(keyPool(grow.keyId), accountId, amount)) {
-      outcomes.push({ refused: 'quota_exhausted' });
+      outcomes.push({ refused: 'quota_exhausted', pool: 'key', remainingNano: roomOf(keyPool(grow.keyId), accountId) ?? 0n });
       continue;
     }
-    const parts: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n };
+    const budget = grow.keyBudgeted ? snapshot.keys.get(grow.keyId)?.budget ?? null : null;
+    if (budget !== null && !fits(budgetPool(grow.keyId), accountId, amount)) {
+      const remainingNano = roomOf(budgetPool(grow.keyId), accountId) ?? 0n;
+      outcomes.push({ refused: 'quota_exhausted', pool: 'budget', remainingNano, retryAfterMs: budgetPeriodAt(budget.period, now).end - now });
+      continue;
+    }
+    const parts: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n };
     const active = grow.candidateSubscriptions.filter((id) => usable(id) !== null);
     let subscriptionId: string | null = active.find((id) => fits(subscriptionPool(id), accountId, amount)) ?? null;
     let refused: 'insufficient_balance' | 'quota_exhausted' | null = null;
@@ -226,6 +255,7 @@ export function planBatch(input: {
       accountId,
       keyId: grow.keyId,
       keyCapped: grow.keyCapped,
+      keyBudgeted: grow.keyBudgeted,
       subscriptionId,
       candidateSubscriptions: grow.candidateSubscriptions,
       amountNano: amount,
@@ -264,5 +294,5 @@ export function planBatch(input: {
     const room = usable(id) === null ? 0n : roomOf(subscriptionPool(id), entry.subscription.accountId) ?? 0n;
     subscriptionFacts.set(id, { policy: entry.plan.overagePolicy, exhaustedUntil: room > 0n ? -1 : entry.subscription.currentPeriodEnd });
   }
-  return { rollovers, usages, pools, outcomes, subscriptionFacts };
+  return { rollovers, budgetRollovers, usages, pools, outcomes, subscriptionFacts };
 }

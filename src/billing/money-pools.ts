@@ -4,23 +4,26 @@ import type { NanoUsd, OveragePolicy } from '../storage/records.js';
  * A pool is one limited source of funds; every reservation takes from one or more of them at once:
  * - `wallet:<account>`  the account balance plus its credit line;
  * - `key:<key>`         what is left of a key's quota cap (only keys with a cap);
+ * - `budget:<key>`      what is left of a key's budget in the current UTC day, week or month (only keys with one);
  * - `sub:<id>`          what is left of a subscription's quota in the current period;
  * - `overage:<id>`      what is left of the overage allowance of a `limit` plan in the current period.
  */
 export const walletPool = (accountId: string): string => `wallet:${accountId}`;
 export const keyPool = (keyId: string): string => `key:${keyId}`;
+export const budgetPool = (keyId: string): string => `budget:${keyId}`;
 export const subscriptionPool = (subscriptionId: string): string => `sub:${subscriptionId}`;
 export const overagePool = (subscriptionId: string): string => `overage:${subscriptionId}`;
 
-/** How much of one reservation each pool holds. `key` is the whole amount when the key has a cap. */
+/** How much of one reservation each pool holds. `key` and `budget` are the whole amount when the key has a cap, a budget. */
 export interface ReservationParts {
   wallet: NanoUsd;
   subscription: NanoUsd;
   overage: NanoUsd;
   key: NanoUsd;
+  budget: NanoUsd;
 }
 
-export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n };
+export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n };
 
 /** An amount of money held for one request from admission until it is settled or released. */
 export interface Reservation {
@@ -30,6 +33,8 @@ export interface Reservation {
   keyId: string;
   /** Whether the key has a quota cap (its pool is then part of the reservation). */
   keyCapped: boolean;
+  /** Whether the key has a period budget (its pool is then part of the reservation). */
+  keyBudgeted: boolean;
   /** The subscription whose quota pays (first), or null: the wallet alone. */
   subscriptionId: string | null;
   /** The subscriptions the account may pay with, in order, for the settlement's overage policy. */
@@ -55,10 +60,11 @@ export interface SubscriptionFacts {
   exhaustedUntil: number;
 }
 
-export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'subscriptionId' | 'parts'>): Array<[string, NanoUsd]> {
+export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'keyBudgeted' | 'subscriptionId' | 'parts'>): Array<[string, NanoUsd]> {
   const pools: Array<[string, NanoUsd]> = [];
   if (reservation.parts.wallet > 0n) pools.push([walletPool(reservation.accountId), reservation.parts.wallet]);
   if (reservation.keyCapped && reservation.parts.key > 0n) pools.push([keyPool(reservation.keyId), reservation.parts.key]);
+  if (reservation.keyBudgeted && reservation.parts.budget > 0n) pools.push([budgetPool(reservation.keyId), reservation.parts.budget]);
   if (reservation.subscriptionId !== null) {
     if (reservation.parts.subscription > 0n) pools.push([subscriptionPool(reservation.subscriptionId), reservation.parts.subscription]);
     if (reservation.parts.overage > 0n) pools.push([overagePool(reservation.subscriptionId), reservation.parts.overage]);

@@ -2,7 +2,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
 import { consoleAuthRule, type ConsoleAuthAction } from '../limits/ip-rules.js';
 import type { LimitRule } from '../limits/rate-limiter.js';
-import { rateLimitHeaders } from '../relay/admission.js';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { ConsoleDeps } from './console-deps.js';
 import { hashToken } from './secret-token.js';
 

@@ -22,8 +22,7 @@ export async function accountJson(deps: ConsoleDeps, accountId: string): Promise
     email: account.email,
     balance_usd: nanoToUsd(await deps.services.ledger.availableBalance(account.id)),
     tier: account.tier,
-    // Accounts have no lifecycle state yet: every account that exists is usable.
-    status: 'enabled',
+    status: account.status,
   };
 }
 

@@ -28,7 +28,10 @@ export interface ActiveSession {
   role: AccountRole;
 }
 
-/** The session the request's cookie names, if it is live and its user is still a member of its account. */
+/**
+ * The session the request's cookie names, if it is live, its user is still a member of its account and that account
+ * is enabled (a disabled or deleted account ends its sessions, whichever process changed it).
+ */
 export async function resolveSession(deps: ConsoleDeps, context: RequestContext): Promise<ActiveSession | null> {
   const token = readCookies(context.request).get(sessionCookieName(deps));
   if (token === undefined || token.length > 100) return null;
@@ -40,7 +43,15 @@ export async function resolveSession(deps: ConsoleDeps, context: RequestContext)
     await repository.deleteSession(session.id);
     return null;
   }
-  const [user, membership] = await Promise.all([repository.getUserById(session.userId), repository.getMembership(session.accountId, session.userId)]);
+  const [user, membership, account] = await Promise.all([
+    repository.getUserById(session.userId),
+    repository.getMembership(session.accountId, session.userId),
+    deps.services.storage.accounts.getById(session.accountId),
+  ]);
+  if (account === null || account.status !== 'enabled') {
+    await repository.deleteSession(session.id);
+    return null;
+  }
   if (user === null || membership === null) return null;
   if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS || session.ip !== context.clientIp) {
     await repository.touchSession(session.id, now, context.clientIp);

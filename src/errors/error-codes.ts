@@ -27,6 +27,9 @@ export const ERROR_CODES = {
   ip_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   /** A console member whose role does not allow the action (billing needs owner, admin or billing). */
   role_not_allowed: { status: 403, type: 'permission_error', retryable: false },
+  account_disabled: { status: 403, type: 'permission_error', retryable: false },
+  /** A keyed request sent by a browser from an origin the key does not list. */
+  browser_access_denied: { status: 403, type: 'permission_error', retryable: false },
   // 404 / 405 / 409 / 413 / 415
   not_found: { status: 404, type: 'not_found_error', retryable: false },
   method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },

@@ -4,6 +4,7 @@ import type { KeyRefusal } from '../auth/key-verifier.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
 import type { Account, ApiKey } from '../storage/records.js';
+import { enforceBrowserPolicy } from './cors.js';
 import type { RequestContext } from './request-context.js';
 
 export interface Authenticated {
@@ -20,6 +21,7 @@ const REFUSALS: Record<KeyRefusal, () => GatewayError> = {
   revoked: () => new GatewayError('revoked_api_key', 'The API key has been revoked.'),
   expired: () => new GatewayError('expired_api_key', 'The API key has expired.'),
   disabled: () => new GatewayError('key_disabled', 'The API key is disabled.'),
+  account_disabled: () => new GatewayError('account_disabled', 'The account this API key belongs to is disabled. Contact the operator of this gateway.'),
 };
 
 /** Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. */
@@ -30,6 +32,7 @@ export async function authenticate(context: RequestContext, services: GatewaySer
     : await services.keys.verify(plaintext);
   if (!verification.ok) throw REFUSALS[verification.reason]();
   const { key, account } = verification;
+  enforceBrowserPolicy(context, key);
   if (key.ipAllowlist !== null) {
     let allowlist = compiledAllowlists.get(key);
     if (allowlist === undefined) compiledAllowlists.set(key, (allowlist = new IpRangeSet(key.ipAllowlist)));

@@ -3,6 +3,7 @@ import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { isPublicPath, type CorsPolicy } from './cors.js';
 import type { ErrorFormat, RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
@@ -13,6 +14,8 @@ export interface ListenerOptions {
   clientIp: ClientIpResolver;
   /** Which family's error shape a path answers in. */
   errorFormatFor?: (path: string) => ErrorFormat;
+  /** The browser policy (API listener): preflights and cross-origin reads of public endpoints. */
+  cors?: CorsPolicy;
 }
 
 /**
@@ -43,7 +46,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
     };
     let handling: Promise<void>;
     try {
-      handling = dispatch(router, context);
+      handling = dispatch(router, context, options.cors);
     } catch (error) {
       handling = Promise.reject(error);
     }
@@ -61,7 +64,11 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
   };
 }
 
-function dispatch(router: Router, context: RequestContext): Promise<void> {
+function dispatch(router: Router, context: RequestContext, cors: CorsPolicy | undefined): Promise<void> {
+  if (cors !== undefined) {
+    if (context.method === 'OPTIONS') return cors.preflight(context);
+    if (isPublicPath(context.path)) cors.allowAnyOrigin(context);
+  }
   const match = router.match(context.method, context.path);
   switch (match.kind) {
     case 'found':

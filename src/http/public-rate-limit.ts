@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { publicEndpointRule } from '../limits/ip-rules.js';
 import type { LimitRule } from '../limits/rate-limiter.js';
-import { rateLimitHeaders } from '../relay/admission.js';
+import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { GatewayServices } from '../services.js';
 import type { RequestContext } from './request-context.js';
 

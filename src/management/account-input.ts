@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { validateIpRange } from '../auth/ip-ranges.js';
+import { budgetPeriodAt, budgetSpentAt } from '../billing/budget-period.js';
+import type { KeyHolds } from '../billing/ledger.js';
 import { nanoToUsd } from '../billing/money.js';
-import type { Account, ApiKey, NanoUsd } from '../storage/records.js';
+import type { EffectiveAccountLimits, EffectiveLimit } from '../limits/account-limits.js';
+import type { Account, AccountStatus, ApiKey, KeyBudget, NanoUsd } from '../storage/records.js';
 import type { AccountPatch, ApiKeyPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput, usdInput } from './money-input.js';
 import { isoTime, timeInput } from './time-input.js';
@@ -18,6 +21,11 @@ export const updateAccountSchema = z.object({
   tier: tier.optional(),
   credit_line_usd: nonNegativeUsdInput.optional(),
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
+  alert_quota_percent: z.number().int().min(1).max(100).nullable().optional(),
+  status: z.enum(['enabled', 'disabled']).optional(),
+  rpm: z.number().int().positive().nullable().optional(),
+  tpm: z.number().int().positive().nullable().optional(),
+  concurrency: z.number().int().positive().nullable().optional(),
 }).strict();
 
 export const creditSchema = z.object({
@@ -32,6 +40,16 @@ const ipList = z.array(z.string()).max(1000).superRefine((entries, context) => {
   }
 });
 
+/** A browser origin exactly as browsers send it: scheme, host and optional port, nothing else. */
+const originInput = z.string().max(300).refine((text) => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
+  } catch {
+    return false;
+  }
+}, 'must be an origin such as https://app.example.com (scheme, host and optional port; no path or trailing slash)');
+
 const keyAttributes = {
   name: z.string().max(100).optional(),
   quota_usd: nonNegativeUsdInput.nullable().optional(),
@@ -42,6 +60,11 @@ const keyAttributes = {
   tpm: z.number().int().positive().nullable().optional(),
   concurrency: z.number().int().positive().nullable().optional(),
   environment: z.string().trim().min(1).max(50).nullable().optional(),
+  budget: z.object({
+    period: z.enum(['day', 'week', 'month']),
+    limit_usd: nonNegativeUsdInput,
+  }).strict().nullable().optional(),
+  allowed_origins: z.array(originInput).max(100).nullable().optional(),
 };
 
 export const createKeySchema = z.object({ ...keyAttributes, form: z.enum(['sk', 'brand']).optional() }).strict();
@@ -50,7 +73,19 @@ export const updateKeySchema = z.object({ ...keyAttributes, status: z.enum(['ena
 export type CreateKeyInput = z.infer<typeof createKeySchema>;
 export type UpdateKeyInput = z.infer<typeof updateKeySchema>;
 
-export function keyPatchFromInput(input: UpdateKeyInput): ApiKeyPatch {
+/**
+ * The budget a key gets from input at `now`: a new budget, or one whose period changes, starts the current period
+ * from zero; changing only the limit keeps what the period has spent.
+ */
+export function budgetFromInput(input: { period: KeyBudget['period']; limit_usd: NanoUsd } | null, existing: KeyBudget | null, now: number): KeyBudget | null {
+  if (input === null) return null;
+  if (existing !== null && existing.period === input.period) {
+    return { period: input.period, limitNano: input.limit_usd, spentNano: budgetSpentAt(existing, now), periodStart: budgetPeriodAt(input.period, now).start };
+  }
+  return { period: input.period, limitNano: input.limit_usd, spentNano: 0n, periodStart: budgetPeriodAt(input.period, now).start };
+}
+
+export function keyPatchFromInput(input: UpdateKeyInput, existing: ApiKey, now: number): ApiKeyPatch {
   const patch: ApiKeyPatch = {};
   if (input.name !== undefined) patch.name = input.name;
   if (input.status !== undefined) patch.status = input.status;
@@ -62,32 +97,69 @@ export function keyPatchFromInput(input: UpdateKeyInput): ApiKeyPatch {
   if (input.tpm !== undefined) patch.tpm = input.tpm;
   if (input.concurrency !== undefined) patch.concurrency = input.concurrency;
   if (input.environment !== undefined) patch.environment = input.environment;
+  if (input.budget !== undefined) {
+    patch.budget = budgetFromInput(input.budget, existing.budget, now);
+    if (input.budget !== null && existing.budget?.period === input.budget.period) patch.budgetLimitOnly = true;
+  }
+  if (input.allowed_origins !== undefined) patch.allowedOrigins = input.allowed_origins;
   return patch;
 }
 
 export type EffectiveKeyState = 'enabled' | 'disabled' | 'revoked' | 'expired' | 'paused';
 
-/** Spec part 3: the stored status plus what time and spend make of it. */
-export function effectiveKeyState(key: ApiKey, spentNano: NanoUsd, now: number): EffectiveKeyState {
-  if (key.status === 'revoked') return 'revoked';
+/**
+ * What the money side knows of a key beyond its row: amounts held from its quota cap and from its budget by requests
+ * in flight (on every instance), which no other request can use; and its account's status.
+ */
+export interface KeyStanding extends KeyHolds {
+  accountStatus: AccountStatus;
+}
+
+/** A key just created: nothing held, its account enabled. */
+export const FRESH_KEY_STANDING: KeyStanding = { capHeldNano: 0n, budgetHeldNano: 0n, accountStatus: 'enabled' };
+
+/**
+ * The stored status plus what time, spend and the account make of it, as admission decides: `revoked` and `expired`
+ * keys answer 401, `disabled` ones (or any key of a disabled account) 403; a key is `paused` (429 `quota_exhausted`)
+ * while its quota cap or its period budget has nothing left once spend and the amounts held for requests in flight
+ * are counted — a budget until its period resets.
+ */
+export function effectiveKeyState(key: ApiKey, standing: KeyStanding, now: number): EffectiveKeyState {
+  if (key.status === 'revoked' || standing.accountStatus === 'deleted') return 'revoked';
   if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
-  if (key.status === 'disabled') return 'disabled';
-  if (key.quotaNano !== null && spentNano >= key.quotaNano) return 'paused';
+  if (key.status === 'disabled' || standing.accountStatus === 'disabled') return 'disabled';
+  if (key.quotaNano !== null && key.spentNano + standing.capHeldNano >= key.quotaNano) return 'paused';
+  if (key.budget !== null && budgetSpentAt(key.budget, now) + standing.budgetHeldNano >= key.budget.limitNano) return 'paused';
   return 'enabled';
 }
 
-export function keyToJson(key: ApiKey, spentNano: NanoUsd, now: number): Record<string, unknown> {
+function budgetToJson(budget: KeyBudget | null, now: number): Record<string, unknown> | null {
+  if (budget === null) return null;
+  return {
+    period: budget.period,
+    limit_usd: nanoToUsd(budget.limitNano),
+    spent_usd: nanoToUsd(budgetSpentAt(budget, now)),
+    resets_at: isoTime(budgetPeriodAt(budget.period, now).end),
+  };
+}
+
+/** The one JSON view of a key (admin API and console). `key` must be read after the ledger flushed its settlements. */
+export function keyToJson(key: ApiKey, standing: KeyStanding, now: number): Record<string, unknown> {
   return {
     id: key.id,
     object: 'api_key',
     account_id: key.accountId,
     name: key.name,
     hint: key.displayHint,
-    status: effectiveKeyState(key, spentNano, now),
+    status: effectiveKeyState(key, standing, now),
     quota_usd: key.quotaNano === null ? null : nanoToUsd(key.quotaNano),
-    spent_usd: nanoToUsd(spentNano),
+    spent_usd: nanoToUsd(key.spentNano),
+    held_usd: nanoToUsd(standing.capHeldNano > standing.budgetHeldNano ? standing.capHeldNano : standing.budgetHeldNano),
+    budget: budgetToJson(key.budget, now),
     allowed_models: key.allowedModels,
     ip_allowlist: key.ipAllowlist,
+    allowed_origins: key.allowedOrigins,
+    ...(key.allowedOrigins === null ? {} : { allowed_origins_warning: BROWSER_ACCESS_WARNING }),
     expires_at: isoTime(key.expiresAt),
     rpm: key.rpm,
     tpm: key.tpm,
@@ -109,10 +181,17 @@ export function newAccountRecord(id: string, email: string, passwordHash: string
     balanceNano: 0n,
     creditLineNano: 0n,
     alertBalanceNano: null,
+    status: 'enabled',
+    rpm: null,
+    tpm: null,
+    concurrency: null,
+    deletedAt: null,
     createdAt: now,
     updatedAt: now,
   };
 }
+
+export const BROWSER_ACCESS_WARNING = 'Browsers on these origins may call the API with this key, so anyone who can read the page can copy the key. Keep keys on a server unless the key is meant to be public (tight quota, budget and model allowlist).';
 
 export function accountPatchFromInput(input: z.infer<typeof updateAccountSchema>, passwordHash: string | undefined): AccountPatch {
   const patch: AccountPatch = {};
@@ -121,15 +200,29 @@ export function accountPatchFromInput(input: z.infer<typeof updateAccountSchema>
   if (input.tier !== undefined) patch.tier = input.tier;
   if (input.credit_line_usd !== undefined) patch.creditLineNano = input.credit_line_usd;
   if (input.alert_balance_usd !== undefined) patch.alertBalanceNano = input.alert_balance_usd;
+  if (input.status !== undefined) patch.status = input.status;
+  if (input.rpm !== undefined) patch.rpm = input.rpm;
+  if (input.tpm !== undefined) patch.tpm = input.tpm;
+  if (input.concurrency !== undefined) patch.concurrency = input.concurrency;
   return patch;
 }
 
-export function accountToJson(account: Account, availableNano: NanoUsd): Record<string, unknown> {
+function limitToJson(limit: EffectiveLimit): Record<string, unknown> {
+  return { value: limit.value, source: limit.source };
+}
+
+export function accountToJson(account: Account, availableNano: NanoUsd, limits: EffectiveAccountLimits): Record<string, unknown> {
   return {
     id: account.id,
     object: 'account',
     email: account.email,
+    status: account.status,
+    deleted_at: isoTime(account.deletedAt),
     tier: account.tier,
+    rpm: account.rpm,
+    tpm: account.tpm,
+    concurrency: account.concurrency,
+    effective_limits: { rpm: limitToJson(limits.rpm), tpm: limitToJson(limits.tpm), concurrency: limitToJson(limits.concurrency) },
     balance_usd: nanoToUsd(availableNano),
     credit_line_usd: nanoToUsd(account.creditLineNano),
     alert_balance_usd: account.alertBalanceNano === null ? null : nanoToUsd(account.alertBalanceNano),

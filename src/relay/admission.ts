@@ -4,8 +4,11 @@ import { reservationAmount } from '../billing/reservation-amount.js';
 import type { ActiveSubscription, SubscriptionBook } from '../billing/subscription-book.js';
 import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
-import type { TierLimits, TierLimitsSource } from '../limits/tier-book.js';
+import type { KeyFamily } from '../auth/extract-api-key.js';
+import { effectiveAccountLimits } from '../limits/account-limits.js';
+import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
+import type { ConcurrencyLease, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model } from '../storage/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
@@ -32,6 +35,8 @@ export interface AdmissionRequest {
    */
   maxUsage?: BillableUsage;
   meter: RequestMeter;
+  /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
+  family: KeyFamily;
 }
 
 const MINUTE_MS = 60_000;
@@ -43,13 +48,13 @@ function rule(id: string, dimension: string, limit: number): LimitRule {
 }
 
 const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm));
-const accountRpmRule = (account: Account, tier: TierLimits): LimitRule | null => (tier.rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', tier.rpm));
+const accountRpmRule = (account: Account, rpm: number | null): LimitRule | null => (rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', rpm));
 const planRpmRule = (subscription: ActiveSubscription | null): LimitRule | null =>
   subscription === null || subscription.plan.rpm === null ? null : rule(`subscription:${subscription.subscription.id}:rpm`, 'plan-rpm', subscription.plan.rpm);
 
 /** The request-rate windows that do not depend on the model: the key's, the account tier's and the plan's RPM. */
 export function modelFreeRequestRules(dependencies: Pick<AdmissionDependencies, 'tiers'>, key: ApiKey, account: Account, subscription: ActiveSubscription | null): LimitRule[] {
-  const rules = [keyRpmRule(key), accountRpmRule(account, dependencies.tiers.limitsFor(account.tier)), planRpmRule(subscription)];
+  const rules = [keyRpmRule(key), accountRpmRule(account, effectiveAccountLimits(dependencies.tiers, account).rpm.value), planRpmRule(subscription)];
   return rules.filter((candidate): candidate is LimitRule => candidate !== null);
 }
 
@@ -64,10 +69,10 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
 
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
- * money (an upper bound of the cost held from the key's quota cap, the subscription's quota and the wallet, all or
- * nothing; see billing/ledger.ts), the key's concurrency, then every rate dimension at once (key, account tier,
- * subscription plan, model; all or nothing). Returns the X-RateLimit headers of the tightest dimension; throws the
- * spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
+ * money (an upper bound of the cost held from the key's quota cap and budget, the subscription's quota and the
+ * wallet, all or nothing; see billing/ledger.ts), the key's and the account's concurrency, then every rate dimension
+ * at once (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
+ * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
@@ -88,6 +93,7 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
     accountId: account.id,
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
+    keyBudgeted: key.budget !== null,
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
@@ -103,15 +109,9 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
 async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { limiter, clock } = dependencies;
+  const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
   // Concurrency first, so a request refused for it takes nothing from the rate windows.
-  if (key.concurrency !== null) {
-    meter.lease = await limiter.acquire(`key:${key.id}:concurrency`, key.concurrency);
-    if (meter.lease === null) {
-      throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this API key (limit ${key.concurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
-    }
-  }
-
-  const tier = dependencies.tiers.limitsFor(account.tier);
+  meter.lease = await acquireConcurrency(limiter, key, account, accountLimits.concurrency.value);
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
@@ -129,7 +129,8 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     }
   };
   addRequests(keyRpmRule(key), key.tpm === null ? null : rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm));
-  addRequests(accountRpmRule(account, tier), tier.tpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', tier.tpm));
+  const accountTpm = accountLimits.tpm.value;
+  addRequests(accountRpmRule(account, accountLimits.rpm.value), accountTpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', accountTpm));
   if (subscription !== null) {
     const { plan } = subscription;
     addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(`subscription:${subscription.subscription.id}:tpm`, 'plan-tpm', plan.tpm));
@@ -140,8 +141,8 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   );
 
   let states: LimitState[] = [];
+  const now = clock.now();
   if (requests.length > 0) {
-    const now = clock.now();
     const decision = await limiter.consume(requests, now);
     if (!decision.allowed) {
       meter.lease?.release();
@@ -151,25 +152,27 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     states = decision.states;
   }
   if (early !== null) early.admitted = true;
-  const tightest = tightestState(early === null ? states : [...early.states, ...states]);
-  return tightest === null ? {} : rateLimitHeaders(tightest);
+  const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
+  return admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
 }
 
-/** The dimension with the smallest remaining share of its limit (the first of equals, in admission order). */
-function tightestState(states: LimitState[]): LimitState | null {
-  let tightest: LimitState | null = null;
-  for (const state of states) {
-    if (tightest === null || state.remaining / state.rule.limit < tightest.remaining / tightest.rule.limit) tightest = state;
+/** Takes a slot of the key's and of the account's concurrency limit (both or neither); throws the spec's 429. */
+async function acquireConcurrency(limiter: RateLimiter, key: ApiKey, account: Account, accountConcurrency: number | null): Promise<ConcurrencyLease | null> {
+  const keyLease = key.concurrency === null ? null : await limiter.acquire(`key:${key.id}:concurrency`, key.concurrency);
+  if (key.concurrency !== null && keyLease === null) {
+    throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this API key (limit ${key.concurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
   }
-  return tightest;
-}
-
-/** The spec's X-RateLimit headers (2.4) of one dimension, plus which dimension it is. */
-export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  if (accountConcurrency === null) return keyLease;
+  const accountLease = await limiter.acquire(`account:${account.id}:concurrency`, accountConcurrency);
+  if (accountLease === null) {
+    keyLease?.release();
+    throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this account (limit ${accountConcurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
+  }
+  if (keyLease === null) return accountLease;
   return {
-    'x-ratelimit-limit': String(state.rule.limit),
-    'x-ratelimit-remaining': String(state.remaining),
-    'x-ratelimit-reset': String(Math.ceil(state.resetAtMs / 1000)),
-    'x-ratelimit-dimension': state.rule.dimension,
+    release() {
+      keyLease.release();
+      accountLease.release();
+    },
   };
 }

@@ -32,6 +32,7 @@ export async function admitBeforeBody(dependencies: AdmissionDependencies & { ca
       accountId: account.id,
       keyId: key.id,
       keyCapped: key.quotaNano !== null,
+      keyBudgeted: key.budget !== null,
       subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     });
   }

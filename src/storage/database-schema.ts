@@ -27,6 +27,12 @@ export interface AccountsTable {
   alert_balance_nano: NullableMoneyColumn;
   /** Quota alert threshold in percent (migration 0005; written only by the alerts repository). */
   alert_quota_percent: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  /** Migration 0007. */
+  status: ColumnType<string, string | undefined, string>;
+  deleted_at: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  rpm: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  tpm: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  concurrency: ColumnType<number | bigint | null, number | null | undefined, number | null>;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -48,6 +54,12 @@ export interface ApiKeysTable {
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   concurrency: NullableIntegerColumn;
+  /** Migration 0007: the period budget (all null or all set) and the browser origins (JSON array or NULL). */
+  budget_period: ColumnType<string | null, string | null | undefined, string | null>;
+  budget_limit_nano: ColumnType<bigint | null, bigint | null | undefined, bigint | null>;
+  budget_spent_nano: ColumnType<bigint, bigint | undefined, bigint>;
+  budget_period_start: ColumnType<number | bigint, number | undefined, number>;
+  allowed_origins: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
   /** Free label such as `production` (migration 0006). */

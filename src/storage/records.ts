@@ -15,11 +15,31 @@ export interface Account {
   creditLineNano: NanoUsd;
   /** Alert when the balance drops below this (null: no alert). */
   alertBalanceNano: NanoUsd | null;
+  status: AccountStatus;
+  /** Per-account limits overriding the tier's (null: the tier's; concurrency has no tier value, null is none). */
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+  deletedAt: number | null;
   createdAt: number;
   updatedAt: number;
 }
 
 export type ApiKeyStatus = 'enabled' | 'disabled' | 'revoked';
+
+/** `disabled`: every key refused, nothing deleted. `deleted`: keys revoked, personal data erased, accounting kept. */
+export type AccountStatus = 'enabled' | 'disabled' | 'deleted';
+
+export type BudgetPeriod = 'day' | 'week' | 'month';
+
+/** A key's spend limit that starts again at each UTC day, week (from Monday) or month. */
+export interface KeyBudget {
+  period: BudgetPeriod;
+  limitNano: NanoUsd;
+  /** Spend settled in the period that starts at `periodStart` (an earlier period's spend counts for nothing now). */
+  spentNano: NanoUsd;
+  periodStart: number;
+}
 
 export interface ApiKey {
   id: string;
@@ -38,6 +58,9 @@ export interface ApiKey {
   rpm: number | null;
   tpm: number | null;
   concurrency: number | null;
+  budget: KeyBudget | null;
+  /** Browser origins (`https://app.example.com`) allowed to call with this key; null: no browser may. */
+  allowedOrigins: string[] | null;
   createdAt: number;
   updatedAt: number;
   /** Free label such as `production`; null: none. */

@@ -1,5 +1,5 @@
 import type {
-  Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
+  Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
   PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
 } from './records.js';
 // issue 6 extras: alerts and redemption codes (their types live with their repositories).
@@ -56,7 +56,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-export type AccountPatch = Partial<Pick<Account, 'email' | 'passwordHash' | 'tier' | 'creditLineNano' | 'alertBalanceNano'>>;
+export type AccountPatch = Partial<Pick<Account, 'email' | 'passwordHash' | 'tier' | 'creditLineNano' | 'alertBalanceNano' | 'status' | 'rpm' | 'tpm' | 'concurrency' | 'deletedAt'>>;
 
 export interface AccountRepository {
   create(account: Account): Promise<void>;
@@ -66,10 +66,19 @@ export interface AccountRepository {
   update(id: string, patch: AccountPatch, now: number): Promise<Account | null>;
   /** Balances of many accounts in one query (for cache refresh). */
   getBalances(ids: string[]): Promise<Map<string, NanoUsd>>;
+  /**
+   * Deletes an account for good in one transaction, keeping what accounting needs: every key revoked, active
+   * subscriptions cancelled, the email replaced by a pseudonym and the password, alert settings and other personal
+   * data cleared; the row, its ledger entries and usage rows stay. Repeating it changes nothing more.
+   */
+  erase(id: string, now: number): Promise<Account | null>;
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment'>>;
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins'>> & {
+  /** The budget keeps its period: only its limit is written, so spend settled meanwhile is not overwritten. */
+  budgetLimitOnly?: boolean;
+};
 
 export interface ApiKeyRepository {
   create(key: ApiKey): Promise<void>;
@@ -78,6 +87,8 @@ export interface ApiKeyRepository {
   /** `playground: false` leaves out the console playground's short-lived keys. */
   listByAccount(accountId: string, page: PageRequest, options?: { playground?: false }): Promise<Page<ApiKey>>;
   update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;
+  /** Whether a key that is not revoked lists this browser origin (answers preflights, which carry no key). */
+  anyAllowsOrigin(origin: string): Promise<boolean>;
 }
 
 export type ChannelPatch = Partial<Omit<Channel, 'id' | 'createdAt' | 'updatedAt'>>;
@@ -153,7 +164,7 @@ export interface SubscriptionRepository {
 /** What a money transaction reads about the pools it touches (every instance's holds summed). */
 export interface MoneySnapshot {
   accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
-  keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd }>;
+  keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
@@ -194,8 +205,15 @@ export interface SubscriptionRollover {
   resetUsage: boolean;
 }
 
+/** A key budget's new period: its spend starts again from zero. */
+export interface BudgetRollover {
+  keyId: string;
+  periodStart: number;
+}
+
 export interface MoneyWrites {
   rollovers: SubscriptionRollover[];
+  budgetRollovers?: BudgetRollover[];
   usages: SettledUsage[];
   /** This instance's holds after the transaction, absolute (0 deletes the row). */
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;

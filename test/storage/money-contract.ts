@@ -40,7 +40,7 @@ export function describeMoneyContract(storageOf: () => Storage): void {
       const fresh = await storage.money.transact([account.id], async (transaction) => {
         const snapshot = await transaction.read({ accountIds: [account.id], keyIds: [key.id], subscriptionIds: [subscription.id], pools: [`wallet:${account.id}`] });
         expect(snapshot.accounts.get(account.id)).toEqual({ balanceNano: 10_000n, creditLineNano: 0n });
-        expect(snapshot.keys.get(key.id)).toEqual({ accountId: account.id, quotaNano: 1_000n, spentNano: 0n });
+        expect(snapshot.keys.get(key.id)).toEqual({ accountId: account.id, quotaNano: 1_000n, spentNano: 0n, budget: null });
         expect(snapshot.subscriptions.get(subscription.id)?.plan.quotaNano).toBe(500n);
         expect(snapshot.heldByPool.size).toBe(0);
         return transaction.write('instance-a', { rollovers: [], usages: paid, holds: [{ pool: `wallet:${account.id}`, accountId: account.id, heldNano: 400n }], now: 9 });

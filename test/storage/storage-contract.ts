@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIER_RPM, DEFAULT_TIER_TPM } from '../../src/storage/migrations/0007-account-lifecycle-and-key-budgets.js';
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -211,6 +212,41 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
     });
   });
 
+  describe('account lifecycle, budgets and origins', () => {
+    it('round-trips a budget, writes only the limit when asked, and finds keys by a listed origin', async () => {
+      const account = makeAccount();
+      await storage.accounts.create(account);
+      const budget = { period: 'week' as const, limitNano: HUGE_NANO, spentNano: 5n, periodStart: 1_700_000_000_000 };
+      const key = makeApiKey(account.id, { budget, allowedOrigins: ['https://a_b.example.com', 'http://localhost:5173'] });
+      await storage.keys.create(key);
+      expect(await storage.keys.getById(key.id)).toEqual(key);
+      const raised = await storage.keys.update(key.id, { budget: { ...budget, limitNano: 9n, spentNano: 0n }, budgetLimitOnly: true }, 1);
+      expect(raised?.budget).toEqual({ ...budget, limitNano: 9n });
+      expect((await storage.keys.update(key.id, { budget: null }, 2))?.budget).toBeNull();
+      expect(await storage.keys.anyAllowsOrigin('http://localhost:5173')).toBe(true);
+      expect(await storage.keys.anyAllowsOrigin('https://a_b.example.com')).toBe(true);
+      // LIKE wildcards in an origin match only themselves.
+      expect(await storage.keys.anyAllowsOrigin('https://a%b.example.com')).toBe(false);
+      expect(await storage.keys.anyAllowsOrigin('http://localhost:517')).toBe(false);
+      await storage.keys.update(key.id, { status: 'revoked' }, 3);
+      expect(await storage.keys.anyAllowsOrigin('http://localhost:5173')).toBe(false);
+    });
+
+    it('erases an account: keys revoked, subscriptions cancelled, personal data gone, the row kept; again changes nothing', async () => {
+      const { account, keys } = await seedAccountWithKeys(2, 1_000n);
+      await storage.accounts.update(account.id, { status: 'disabled', rpm: 5, tpm: 6, concurrency: 7, alertBalanceNano: 3n }, 10);
+      const erased = await storage.accounts.erase(account.id, 20);
+      expect(erased).toMatchObject({
+        id: account.id, status: 'deleted', email: `deleted+${account.id}@deleted.invalid`, passwordHash: null, alertBalanceNano: null,
+        balanceNano: 1_000n, deletedAt: 20, rpm: 5,
+      });
+      for (const key of keys) expect((await storage.keys.getById(key.id))?.status).toBe('revoked');
+      expect(await storage.accounts.getByEmail(account.email)).toBeNull();
+      expect(await storage.accounts.erase(account.id, 30)).toEqual(erased);
+      expect(await storage.accounts.erase('acct_missing', 30)).toBeNull();
+    });
+  });
+
   describe('channels', () => {
     it('round-trips every field, including the upstream keys', async () => {
       const channel = makeChannel({ type: 'azure-openai', baseUrl: null, enabled: false, headers: {}, settings: {} });
@@ -317,9 +353,9 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
   });
 
   describe('tiers', () => {
-    it('has the built-in default tier, unlimited, after migrations', async () => {
+    it('has the built-in default tier, with its finite default limits, after migrations', async () => {
       const builtIn = await storage.tiers.getByName('default');
-      expect(builtIn).toMatchObject({ name: 'default', rpm: null, tpm: null });
+      expect(builtIn).toMatchObject({ name: 'default', rpm: DEFAULT_TIER_RPM, tpm: DEFAULT_TIER_TPM });
       expect(typeof builtIn?.createdAt).toBe('number');
     });
 

@@ -52,6 +52,10 @@ async function signIn(deps: ConsoleDeps, context: RequestContext, user: ConsoleU
   const memberships = await deps.services.storage.console.listMemberships(user.id);
   const membership = memberships[0];
   if (membership === undefined) throw new GatewayError('forbidden', 'This user is not a member of any account.');
+  const account = await deps.services.storage.accounts.getById(membership.accountId);
+  if (account === null || account.status !== 'enabled') {
+    throw new GatewayError('account_disabled', 'This account is disabled; sign-in is refused. Ask the gateway\'s operator to enable it.');
+  }
   const session = await startSession(deps, context, user.id, membership.accountId);
   sendJson(context, status, {
     status: 'signed_in',

@@ -2,7 +2,8 @@ import { issueApiKey } from '../../auth/api-key-format.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
-import { createKeySchema, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
+import { budgetFromInput, createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
+import { keyViewOf } from '../../management/key-view.js';
 import { modelToJson } from '../../management/model-input.js';
 import { parseInput } from '../../management/parse-input.js';
 import { newId } from '../../shared/ids.js';
@@ -15,7 +16,7 @@ const MAX_LISTED_KEYS = 5000;
 
 /** The account's keys, made through the same key code as the admin API (validation, issue, JSON, invalidation). */
 export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
-  const { storage, clock, ledger, keys, catalog, config } = deps.services;
+  const { storage, clock, keys, catalog, config } = deps.services;
 
   /** A key of the session's account that the keys page shows; anything else is "not found", never "forbidden". */
   const ownKey = async (accountId: string, id: string): Promise<ApiKey> => {
@@ -23,11 +24,11 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     if (key === null || key.accountId !== accountId || key.playground) throw new GatewayError('not_found', `No key with id '${id}'.`);
     return key;
   };
-  const keyJson = (key: ApiKey): Record<string, unknown> => keyToJson(key, key.spentNano, clock.now());
+  /** Keys as admission sees them: queued charges written first, in-flight holds and the account's status counted. */
+  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => Record<string, unknown>> => keyViewOf(deps.services, accountId);
 
   router.add('GET', '/api/keys', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
-    // Charges still queued in this process land first, so each key's spend is current.
-    await ledger.flush();
+    const keyJson = await keyJsonOf(active.session.accountId);
     const listed: ApiKey[] = [];
     let after: string | null = null;
     do {
@@ -40,7 +41,7 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('GET', '/api/keys/:id', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
     const key = await ownKey(active.session.accountId, context.params.id ?? '');
-    sendJson(context, 200, { key: keyToJson(key, await ledger.keySpent(key.id), clock.now()) });
+    sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) });
   }));
 
   router.add('POST', '/api/keys', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
@@ -63,6 +64,8 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
       rpm: input.rpm ?? null,
       tpm: input.tpm ?? null,
       concurrency: input.concurrency ?? null,
+      budget: budgetFromInput(input.budget ?? null, null, now),
+      allowedOrigins: input.allowed_origins ?? null,
       createdAt: now,
       updatedAt: now,
       environment: input.environment ?? null,
@@ -70,7 +73,9 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
       playground: false,
     };
     await storage.keys.create(key);
-    sendJson(context, 201, { key: keyToJson(key, 0n, now), secret: issued.plaintext });
+    // Browser preflights of every instance ask storage again for an origin this key lists.
+    if (key.allowedOrigins !== null) await keys.invalidateKey(key.id);
+    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: issued.plaintext });
   }));
 
   router.add('PATCH', '/api/keys/:id', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
@@ -78,10 +83,10 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     const input = parseInput(updateKeySchema, await readConsoleBody(context));
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });
     if (existing.status === 'revoked' && Object.keys(input).length > 0) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
-    const updated = await storage.keys.update(existing.id, keyPatchFromInput(input), clock.now());
+    const updated = await storage.keys.update(existing.id, keyPatchFromInput(input, existing, clock.now()), clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
-    sendJson(context, 200, { key: keyToJson(updated, await ledger.keySpent(updated.id), clock.now()) });
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
   }));
 
   router.add('POST', '/api/keys/:id/revoke', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
@@ -89,7 +94,7 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     const updated = existing.status === 'revoked' ? existing : await storage.keys.update(existing.id, { status: 'revoked' }, clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
-    sendJson(context, 200, { key: keyToJson(updated, await ledger.keySpent(updated.id), clock.now()) });
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
   }));
 
   router.add('GET', '/api/models', signedInRoute(deps, 'account:read', async ({ context }) => {

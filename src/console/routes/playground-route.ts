@@ -104,7 +104,7 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
     const issued = issueApiKey('sk', config.keyBrand);
     const key: ApiKey = {
       id: newId('key', now), accountId: active.session.accountId, name: PLAYGROUND_NAME, secretHash: issued.secretHash, displayHint: issued.displayHint,
-      status: 'enabled', quotaNano: null, spentNano: 0n, allowedModels: [input.model], ipAllowlist: null, expiresAt: now + PLAYGROUND_KEY_TTL_MS,
+      status: 'enabled', quotaNano: null, spentNano: 0n, budget: null, allowedOrigins: null, allowedModels: [input.model], ipAllowlist: null, expiresAt: now + PLAYGROUND_KEY_TTL_MS,
       rpm: null, tpm: null, concurrency: 1, createdAt: now, updatedAt: now, environment: null, createdBy: active.user.id, playground: true,
     };
     await storage.keys.create(key);

@@ -5,8 +5,11 @@ import { currentPeriod } from '../../billing/subscription-period.js';
 import { subscriptionAt } from '../../billing/subscription-changes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import {
-  accountPatchFromInput, accountToJson, createAccountSchema, newAccountRecord, createKeySchema, creditSchema, keyPatchFromInput, keyToJson, updateAccountSchema, updateKeySchema,
+  accountPatchFromInput, accountToJson, budgetFromInput, createAccountSchema, createKeySchema, creditSchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson,
+  newAccountRecord, updateAccountSchema, updateKeySchema,
 } from '../../management/account-input.js';
+import { effectiveAccountLimits } from '../../limits/account-limits.js';
+import { keyViewOf } from '../../management/key-view.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
@@ -57,13 +60,23 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     if (account === null) throw notFound('account', id);
     return account;
   };
+  /** Money and keys may not be added to a deleted account (its data is kept for accounting only). */
+  const requireLiveAccount = async (id: string): Promise<Account> => {
+    const account = await requireAccount(id);
+    if (account.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted.');
+    return account;
+  };
   const accountJson = async (account: Account): Promise<Record<string, unknown>> => {
     const now = clock.now();
     const subscriptions = await storage.subscriptions.listByAccount(account.id);
     const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
-    return { ...accountToJson(account, await ledger.availableBalance(account.id)), subscriptions: withPlans };
+    const limits = effectiveAccountLimits(services.tiers, account);
+    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans };
   };
-  const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => keyToJson(key, await ledger.keySpent(key.id), clock.now());
+  const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
+    const view = await keyViewOf(services, key.accountId);
+    return view((await storage.keys.getById(key.id)) ?? key);
+  };
 
   router.add('POST', '/admin/accounts', guard(async (context) => {
     const input = parseInput(createAccountSchema, await readAdminBody(context));
@@ -81,7 +94,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('GET', '/admin/accounts', guard(async (context) => {
     const page = await storage.accounts.list(pageRequestFrom(context.query));
     const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
-    sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano)));
+    sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano, effectiveAccountLimits(services.tiers, account))));
   }));
   router.add('GET', '/admin/accounts/:id', guard(async (context) => {
     sendJson(context, 200, await accountJson(await requireAccount(context.params.id ?? '')));
@@ -89,22 +102,34 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('PATCH', '/admin/accounts/:id', guard(async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateAccountSchema, await readAdminBody(context));
+    const existing = await requireAccount(id);
+    if (existing.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted; it cannot be changed.');
     const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
+    const { status, ...attributes } = input;
     let updated;
     try {
-      updated = await storage.accounts.update(id, accountPatchFromInput(input, passwordHash), clock.now());
+      updated = await storage.accounts.update(id, accountPatchFromInput(attributes, passwordHash), clock.now());
     } catch (error) {
       if (isUniqueViolation(error)) throw new GatewayError('conflict', 'Another account already has that email.', { param: 'email' });
       throw error;
     }
     if (updated === null) throw notFound('account', id);
-    // The credit line may have changed: the next reservation of every instance asks storage (see gateway.ts).
+    if (input.alert_quota_percent !== undefined) await storage.alerts.setSettings(id, { quotaPercent: input.alert_quota_percent }, clock.now());
+    // The credit line or limits may have changed: the next reservation of every instance asks storage (see gateway.ts).
     await keys.invalidateAccount(id);
+    if (status !== undefined) updated = (await services.accountLifecycle.setStatus(id, status)) ?? updated;
     sendJson(context, 200, await accountJson(updated));
+  }));
+  router.add('DELETE', '/admin/accounts/:id', guard(async (context) => {
+    const id = context.params.id ?? '';
+    const deleted = await services.accountLifecycle.delete(id);
+    if (deleted === null) throw notFound('account', id);
+    sendJson(context, 200, await accountJson(deleted));
   }));
   router.add('POST', '/admin/accounts/:id/credits', guard(async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(creditSchema, await readAdminBody(context));
+    await requireLiveAccount(id);
     const now = clock.now();
     const balance = await ledger.credit({
       entryId: newId('led', now),
@@ -127,7 +152,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   }));
 
   router.add('POST', '/admin/accounts/:id/keys', guard(async (context) => {
-    const account = await requireAccount(context.params.id ?? '');
+    const account = await requireLiveAccount(context.params.id ?? '');
     const input = parseInput(createKeySchema, await readAdminBody(context));
     const now = clock.now();
     const issued = issueApiKey(input.form ?? 'sk', services.config.keyBrand);
@@ -146,6 +171,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       rpm: input.rpm ?? null,
       tpm: input.tpm ?? null,
       concurrency: input.concurrency ?? null,
+      budget: budgetFromInput(input.budget ?? null, null, now),
+      allowedOrigins: input.allowed_origins ?? null,
       createdAt: now,
       updatedAt: now,
       environment: input.environment ?? null,
@@ -153,13 +180,15 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       playground: false,
     };
     await storage.keys.create(key);
-    sendJson(context, 201, { ...keyToJson(key, 0n, now), key: issued.plaintext });
+    // Browser preflights of every instance ask storage again for an origin this key lists.
+    if (key.allowedOrigins !== null) await keys.invalidateKey(key.id);
+    sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: issued.plaintext });
   }));
   router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
     const account = await requireAccount(context.params.id ?? '');
+    const view = await keyViewOf(services, account.id);
     const page = await storage.keys.listByAccount(account.id, pageRequestFrom(context.query));
-    const now = clock.now();
-    sendJson(context, 200, pageJson(page, (key) => keyToJson(key, key.spentNano, now)));
+    sendJson(context, 200, pageJson(page, view));
   }));
   router.add('GET', '/admin/keys/:id', guard(async (context) => {
     const id = context.params.id ?? '';
@@ -170,19 +199,22 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('PATCH', '/admin/keys/:id', guard(async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateKeySchema, await readAdminBody(context));
+    // Spend settled before the change counts to the budget's old period, not to the one the change starts.
+    if (input.budget !== undefined) await ledger.flush();
     const existing = await storage.keys.getById(id);
     if (existing === null) throw notFound('key', id);
     if (existing.status === 'revoked' && Object.keys(input).length > 0 && input.status !== 'revoked') {
       throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; issue a new key.');
     }
-    const updated = await storage.keys.update(id, keyPatchFromInput(input), clock.now());
+    const now = clock.now();
+    const updated = await storage.keys.update(id, keyPatchFromInput(input, existing, now), now);
     if (updated === null) throw notFound('key', id);
     await keys.invalidateKey(id);
     sendJson(context, 200, await keyJson(updated));
   }));
 
   router.add('POST', '/admin/accounts/:id/subscriptions', guard(async (context) => {
-    const account = await requireAccount(context.params.id ?? '');
+    const account = await requireLiveAccount(context.params.id ?? '');
     const input = parseInput(createSubscriptionSchema, await readAdminBody(context));
     const plan = await storage.plans.getById(input.plan_id);
     if (plan === null) throw new GatewayError('bad_request', `No plan with id '${input.plan_id}'.`, { param: 'plan_id' });

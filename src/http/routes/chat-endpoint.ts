@@ -79,6 +79,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {
+        family: endpoint.keyFamily,
         key,
         account,
         model,

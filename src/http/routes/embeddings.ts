@@ -46,7 +46,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       const { model, routes } = resolveModel(services, meter, request.model);
       const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
       meter.promptTokensEstimate = estimate;
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter });
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: endpoint.keyFamily });
       const result = await relayUnary(
         relay,
         context,

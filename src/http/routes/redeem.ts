@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import { redeemCode } from '../../redemption/redeem-code.js';
 import { redeemFailureRules } from '../../redemption/redeem-limits.js';
-import { rateLimitHeaders } from '../../relay/admission.js';
+import { rateLimitHeaders } from '../../limits/rate-limit-headers.js';
 import type { GatewayServices } from '../../services.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';

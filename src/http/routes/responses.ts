@@ -55,7 +55,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
         countPromptTokens: async () => (await countTokensLocally(chat())).inputTokens,
       });
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter });
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: 'openai' });
       await relayChat(relay, {
         context,
         meter,

@@ -5,6 +5,7 @@ import * as routingHealth from './0003-routing-health.js';
 import * as moneyHolds from './0004-money-holds.js';
 import * as alertsAndRedemptionCodes from './0005-alerts-and-redemption-codes.js';
 import * as consoleAccounts from './0006-console-accounts.js';
+import * as accountLifecycleAndKeyBudgets from './0007-account-lifecycle-and-key-budgets.js';
 import * as catalogPrices from './0008-catalog-prices.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0004-money-holds': moneyHolds,
   '0005-alerts-and-redemption-codes': alertsAndRedemptionCodes,
   '0006-console-accounts': consoleAccounts,
+  '0007-account-lifecycle-and-key-budgets': accountLifecycleAndKeyBudgets,
   '0008-catalog-prices': catalogPrices,
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
 };

@@ -1,9 +1,16 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { toBigInt, toNullableBigInt, toNumber } from '../convert.js';
+import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, Database } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { Account, NanoUsd, Page, PageRequest } from '../records.js';
+import type { Account, AccountStatus, NanoUsd, Page, PageRequest } from '../records.js';
+
+const ACCOUNT_STATUSES: readonly AccountStatus[] = ['enabled', 'disabled', 'deleted'];
 import type { AccountPatch, AccountRepository } from '../storage.js';
+
+/** The pseudonym a deleted account keeps in place of its email: unique, not deliverable, not personal. */
+export function deletedEmail(accountId: string): string {
+  return `deleted+${accountId}@deleted.invalid`;
+}
 
 function toRecord(row: Selectable<AccountsTable>): Account {
   return {
@@ -14,6 +21,11 @@ function toRecord(row: Selectable<AccountsTable>): Account {
     balanceNano: toBigInt(row.balance_nano),
     creditLineNano: toBigInt(row.credit_line_nano),
     alertBalanceNano: toNullableBigInt(row.alert_balance_nano),
+    status: toOneOf(row.status, ACCOUNT_STATUSES, 'account status'),
+    rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    concurrency: toNullableNumber(row.concurrency),
+    deletedAt: toNullableNumber(row.deleted_at),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -28,6 +40,11 @@ function toRow(account: Account): Insertable<AccountsTable> {
     balance_nano: account.balanceNano,
     credit_line_nano: account.creditLineNano,
     alert_balance_nano: account.alertBalanceNano,
+    status: account.status,
+    rpm: account.rpm,
+    tpm: account.tpm,
+    concurrency: account.concurrency,
+    deleted_at: account.deletedAt,
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   };
@@ -40,6 +57,11 @@ function toChanges(patch: AccountPatch, now: number): Updateable<AccountsTable> 
   if (patch.tier !== undefined) changes.tier = patch.tier;
   if (patch.creditLineNano !== undefined) changes.credit_line_nano = patch.creditLineNano;
   if (patch.alertBalanceNano !== undefined) changes.alert_balance_nano = patch.alertBalanceNano;
+  if (patch.status !== undefined) changes.status = patch.status;
+  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
+  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
+  if (patch.deletedAt !== undefined) changes.deleted_at = patch.deletedAt;
   return changes;
 }
 
@@ -75,6 +97,31 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
         .returningAll()
         .executeTakeFirst();
       return row === undefined ? null : toRecord(row);
+    },
+
+    async erase(id, now) {
+      return db.transaction().execute(async (trx) => {
+        const existing = await trx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+        if (existing === undefined) return null;
+        if (existing.status === 'deleted') return toRecord(existing);
+        await trx.updateTable('api_keys').set({ status: 'revoked', updated_at: now }).where('account_id', '=', id).where('status', '!=', 'revoked').execute();
+        await trx.updateTable('subscriptions').set({ status: 'cancelled', cancel_at: now, updated_at: now }).where('account_id', '=', id).where('status', '=', 'active').execute();
+        const row = await trx
+          .updateTable('accounts')
+          .set({
+            status: 'deleted',
+            email: deletedEmail(id),
+            password_hash: null,
+            alert_balance_nano: null,
+            alert_quota_percent: null,
+            deleted_at: now,
+            updated_at: now,
+          })
+          .where('id', '=', id)
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        return toRecord(row);
+      });
     },
 
     async getBalances(ids) {

@@ -1,13 +1,20 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import {
   fromBoolean, parseNullableStringArray, toBigInt, toBoolean, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { ApiKey, ApiKeyStatus } from '../records.js';
+import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
 const STATUSES: readonly ApiKeyStatus[] = ['enabled', 'disabled', 'revoked'];
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
+
+function budgetColumns(budget: KeyBudget | null): Pick<Insertable<ApiKeysTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'> {
+  return budget === null
+    ? { budget_period: null, budget_limit_nano: null, budget_spent_nano: 0n, budget_period_start: 0 }
+    : { budget_period: budget.period, budget_limit_nano: budget.limitNano, budget_spent_nano: budget.spentNano, budget_period_start: budget.periodStart };
+}
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -25,6 +32,13 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
     concurrency: toNullableNumber(row.concurrency),
+    budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
+      period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
+      limitNano: toBigInt(row.budget_limit_nano),
+      spentNano: toBigInt(row.budget_spent_nano),
+      periodStart: toNumber(row.budget_period_start),
+    },
+    allowedOrigins: parseNullableStringArray(row.allowed_origins, 'api_keys.allowed_origins'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     environment: row.environment,
@@ -49,6 +63,8 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     rpm: key.rpm,
     tpm: key.tpm,
     concurrency: key.concurrency,
+    ...budgetColumns(key.budget),
+    allowed_origins: toNullableJson(key.allowedOrigins),
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     environment: key.environment,
@@ -69,6 +85,11 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
   if (patch.environment !== undefined) changes.environment = patch.environment;
+  if (patch.budget !== undefined) {
+    if (patch.budgetLimitOnly === true && patch.budget !== null) changes.budget_limit_nano = patch.budget.limitNano;
+    else Object.assign(changes, budgetColumns(patch.budget));
+  }
+  if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
   return changes;
 }
 
@@ -105,6 +126,19 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
         .returningAll()
         .executeTakeFirst();
       return row === undefined ? null : toRecord(row);
+    },
+
+    async anyAllowsOrigin(origin) {
+      // The JSON array holds the origin as a quoted string; LIKE wildcards in it are escaped.
+      const pattern = `%${JSON.stringify(origin).replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+      const row = await db
+        .selectFrom('api_keys')
+        .select('id')
+        .where('status', '!=', 'revoked')
+        .where(sql<boolean>`${sql.ref('allowed_origins')} like ${pattern} escape '\\'`)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
   };
 }

@@ -7,6 +7,8 @@ import { toBillingProfile } from './commerce-rows.js';
 export interface BillingProfileRepository {
   get(accountId: string): Promise<BillingProfile | null>;
   put(profile: BillingProfile): Promise<void>;
+  /** Forgets the buyer details (a deleted account's personal data); issued invoices keep theirs. */
+  erase(accountId: string): Promise<void>;
 }
 
 export function createBillingProfileRepository(db: Kysely<CommerceDatabase>): BillingProfileRepository {
@@ -14,6 +16,10 @@ export function createBillingProfileRepository(db: Kysely<CommerceDatabase>): Bi
     async get(accountId) {
       const row = await db.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
       return row === undefined ? null : toBillingProfile(row);
+    },
+
+    async erase(accountId) {
+      await db.deleteFrom('billing_profiles').where('account_id', '=', accountId).execute();
     },
 
     async put(profile) {

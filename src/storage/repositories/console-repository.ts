@@ -84,6 +84,13 @@ export interface ConsoleRepository {
   deleteUserSession(userId: string, id: string): Promise<boolean>;
   /** Ends every session of the user except `keepId` (null: all). */
   deleteUserSessions(userId: string, keepId: string | null): Promise<void>;
+  /** Ends every session on the account, whoever holds it. */
+  deleteAccountSessions(accountId: string): Promise<void>;
+  /**
+   * Erases the personal data of the people who belong to this account only (a deleted account): email replaced by
+   * a placeholder, password and second factor removed, tokens and backup codes dropped. Members of other accounts keep theirs.
+   */
+  eraseUsersOnlyIn(accountId: string, now: number): Promise<void>;
 
   createToken(token: ConsoleToken): Promise<void>;
   /** Marks the token used if it is of that kind, unexpired and unused; returns its user id, or null. */
@@ -264,6 +271,27 @@ export function createConsoleRepository(db: Kysely<Database>, secretBox: SecretB
     async deleteUserSession(userId, id) {
       const result = await db.deleteFrom('console_sessions').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
       return result.numDeletedRows > 0n;
+    },
+
+    async deleteAccountSessions(accountId) {
+      await db.deleteFrom('console_sessions').where('account_id', '=', accountId).execute();
+    },
+
+    async eraseUsersOnlyIn(accountId, now) {
+      const members = await db.selectFrom('account_members').select('user_id').where('account_id', '=', accountId).execute();
+      for (const { user_id: userId } of members) {
+        const elsewhere = await db.selectFrom('account_members').select('account_id')
+          .where('user_id', '=', userId).where('account_id', '!=', accountId).executeTakeFirst();
+        if (elsewhere !== undefined) continue;
+        await db.transaction().execute(async (transaction) => {
+          await transaction.updateTable('console_users').set({
+            email: `deleted+${userId}@deleted.invalid`, password_hash: '!none', email_verified_at: null,
+            totp_secret_sealed: null, totp_pending_sealed: null, totp_enabled_at: null, totp_last_step: null, updated_at: now,
+          }).where('id', '=', userId).execute();
+          await transaction.deleteFrom('console_backup_codes').where('user_id', '=', userId).execute();
+          await transaction.deleteFrom('console_tokens').where('user_id', '=', userId).execute();
+        });
+      }
     },
 
     async deleteUserSessions(userId, keepId) {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Insertable, Kysely, Transaction } from 'kysely';
-import { toBigInt } from '../convert.js';
+import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
-import type { NanoUsd } from '../records.js';
+import type { BudgetPeriod, NanoUsd } from '../records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage } from '../storage.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
@@ -13,6 +13,9 @@ type Dialect = 'sqlite' | 'postgres';
 const IN_LIST = rowsPerStatement(1);
 /** Three parameters per row: the IN list entry and the CASE branch pair. */
 const ROWS_PER_UPDATE = rowsPerStatement(3);
+/** Keys move two columns by the same amounts: two CASE expressions, five parameters per row. */
+const KEYS_PER_UPDATE = rowsPerStatement(5);
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
 function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
   if (amount === 0n) return;
@@ -70,9 +73,23 @@ function transactionView(trx: Transaction<Database>): MoneyTransaction {
         for (const row of rows) snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
       }
       for (const part of chunk([...new Set(request.keyIds)], IN_LIST)) {
-        const rows = await trx.selectFrom('api_keys').select(['id', 'account_id', 'quota_nano', 'spent_nano']).where('id', 'in', part).execute();
+        const rows = await trx
+          .selectFrom('api_keys')
+          .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
+          .where('id', 'in', part)
+          .execute();
         for (const row of rows) {
-          snapshot.keys.set(row.id, { accountId: row.account_id, quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano), spentNano: toBigInt(row.spent_nano) });
+          snapshot.keys.set(row.id, {
+            accountId: row.account_id,
+            quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
+            spentNano: toBigInt(row.spent_nano),
+            budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
+              period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
+              limitNano: toBigInt(row.budget_limit_nano),
+              spentNano: toBigInt(row.budget_spent_nano),
+              periodStart: toNumber(row.budget_period_start),
+            },
+          });
         }
       }
       for (const part of chunk([...new Set(request.subscriptionIds)], IN_LIST)) {
@@ -112,6 +129,14 @@ function transactionView(trx: Transaction<Database>): MoneyTransaction {
           .execute();
       }
 
+      for (const rollover of writes.budgetRollovers ?? []) {
+        await trx
+          .updateTable('api_keys')
+          .set({ budget_period_start: rollover.periodStart, budget_spent_nano: 0n })
+          .where('id', '=', rollover.keyId)
+          .execute();
+      }
+
       // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
       const fresh = new Set<string>();
       const withEntry = writes.usages.filter(needsLedgerEntry);
@@ -144,9 +169,12 @@ function transactionView(trx: Transaction<Database>): MoneyTransaction {
           .where('id', 'in', part.map(([id]) => id))
           .execute();
       }
-      for (const part of chunk([...spendByKey].sort(byId), ROWS_PER_UPDATE)) {
+      for (const part of chunk([...spendByKey].sort(byId), KEYS_PER_UPDATE)) {
         await trx.updateTable('api_keys')
-          .set({ spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}` })
+          .set({
+            spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}`,
+            budget_spent_nano: sql<bigint>`${sql.ref('budget_spent_nano')} + ${amountBy('id', part)}`,
+          })
           .where('id', 'in', part.map(([id]) => id))
           .execute();
       }

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InMemoryRateLimiter } from '../../../src/limits/in-memory-rate-limiter.js';
 import { ManualClock } from '../../../src/shared/clock.js';
+import { DEFAULT_TIER_RPM } from '../../../src/storage/migrations/0007-account-lifecycle-and-key-budgets.js';
 import { seedAccount, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { addSimulatorModel, admin, call, sleep } from '../admin/helpers.js';
 import { chatWith, expectOk, expectRateLimited, MINUTE, nextWindow, rateLimitHeadersOf } from './limits-support.js';
@@ -212,15 +213,19 @@ describe('per-account limits from the tier', () => {
     const { accountId, key } = await seedAccount(gateway);
     await admin(gateway, 'PATCH', `/admin/accounts/${accountId}`, { tier: 'limits-not-created' });
     nextWindow(clock, 1000);
-    for (let index = 0; index < 5; index += 1) expectOk(await chatWith(gateway, key, { model: FAST }));
+    for (let index = 0; index < 5; index += 1) {
+      const answer = await chatWith(gateway, key, { model: FAST });
+      expectOk(answer);
+      expect(rateLimitHeadersOf(answer)).toMatchObject({ limit: DEFAULT_TIER_RPM, remaining: DEFAULT_TIER_RPM - 1 - index, dimension: 'account-rpm' });
+    }
     expect((await admin(gateway, 'PATCH', '/admin/tiers/default', { rpm: 2 })).status).toBe(200);
     try {
-      // Counted from the moment the limit exists.
+      nextWindow(clock, 1000);
       expectOk(await chatWith(gateway, key, { model: FAST }));
       expectOk(await chatWith(gateway, key, { model: FAST }));
       expectRateLimited(await chatWith(gateway, key, { model: FAST }), 'account-rpm');
     } finally {
-      expect((await admin(gateway, 'PATCH', '/admin/tiers/default', { rpm: null })).status).toBe(200);
+      expect((await admin(gateway, 'PATCH', '/admin/tiers/default', { rpm: DEFAULT_TIER_RPM })).status).toBe(200);
     }
     expectOk(await chatWith(gateway, key, { model: FAST }));
   });
@@ -253,11 +258,12 @@ describe('headers of the tightest dimension', () => {
     expect(rateLimitHeadersOf(heavy)).toMatchObject({ limit: 10_000, dimension: 'key-tpm' });
   });
 
-  it('are absent when no limit applies', async () => {
+  it('are present on every billed answer: with no limit of its own, the account\'s default tier describes the window', async () => {
     const { key } = await seedAccount(gateway);
+    const start = nextWindow(clock, 1000);
     const answer = await chatWith(gateway, key, { model: FAST });
     expectOk(answer);
-    expect(answer.headers.get('x-ratelimit-limit')).toBeNull();
+    expect(rateLimitHeadersOf(answer)).toEqual({ limit: DEFAULT_TIER_RPM, remaining: DEFAULT_TIER_RPM - 1, reset: (start + MINUTE) / 1000, dimension: 'account-rpm' });
   });
 });
 

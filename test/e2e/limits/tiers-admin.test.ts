@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIER_RPM, DEFAULT_TIER_TPM } from '../../../src/storage/migrations/0007-account-lifecycle-and-key-budgets.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { admin, call, collectPages, expectError, uniqueName } from '../admin/helpers.js';
 
@@ -34,10 +35,10 @@ afterAll(async () => {
 });
 
 describe('/admin/tiers', () => {
-  it('has the built-in default tier, unlimited', async () => {
+  it('has the built-in default tier, with the documented finite limits', async () => {
     const builtIn = await admin<TierJson>(gateway, 'GET', '/admin/tiers/default');
     expect(builtIn.status, builtIn.text).toBe(200);
-    expect(builtIn.body).toMatchObject({ object: 'tier', name: 'default', rpm: null, tpm: null });
+    expect(builtIn.body).toMatchObject({ object: 'tier', name: 'default', rpm: DEFAULT_TIER_RPM, tpm: DEFAULT_TIER_TPM });
   });
 
   it('creates, reads, patches (null clears) and deletes a tier', async () => {
@@ -85,7 +86,7 @@ describe('/admin/tiers', () => {
   it('keeps the default tier: it cannot be deleted, only given limits', async () => {
     expectError(await admin(gateway, 'DELETE', '/admin/tiers/default'), { status: 409, code: 'conflict' });
     const patched = await admin<TierJson>(gateway, 'PATCH', '/admin/tiers/default', { rpm: 100_000 });
-    expect(patched.body).toMatchObject({ name: 'default', rpm: 100_000, tpm: null });
+    expect(patched.body).toMatchObject({ name: 'default', rpm: 100_000, tpm: DEFAULT_TIER_TPM });
     expect((await admin<TierJson>(gateway, 'PATCH', '/admin/tiers/default', { rpm: null })).body.rpm).toBeNull();
   });
 

@@ -131,4 +131,27 @@ describe.each([1, 2])('concurrent spend against a small balance, %i gateway inst
     expect(seen.refused).toBeGreaterThan(100);
     expect((await call(cluster.instances[0]?.url ?? '', 'GET', '/api/status')).status).toBe(200);
   }, 120_000);
+
+  it('a key\'s daily budget holds the same way: never exceeded, refusals are quota_exhausted, the books balance', async () => {
+    const budgetUsd = 0.2;
+    const account = await cluster.admin<{ id: string }>('POST', '/admin/accounts', { email: `budget-${Math.random().toString(36).slice(2)}@example.com` });
+    const accountId = account.body.id;
+    expect((await cluster.admin('POST', `/admin/accounts/${accountId}/credits`, { amount_usd: 10 })).status).toBe(200);
+    const key = await cluster.admin<{ id: string; key: string }>('POST', `/admin/accounts/${accountId}/keys`, { budget: { period: 'day', limit_usd: budgetUsd } });
+    expect(key.status, key.text).toBe(201);
+    const requests = fc.sample(requestArbitrary, { numRuns: 150, seed: 7 });
+    const outcomes = await Promise.all(requests.map((request, index) => send((cluster.instances[index % cluster.instances.length] ?? cluster.instances[0])?.url ?? '', key.body.key, request)));
+    for (let index = 0; index < cluster.instances.length; index += 1) {
+      const check = await cluster.admin<{ problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${accountId}`, undefined, index);
+      expect(check.body.problems).toEqual([]);
+    }
+    const refused = outcomes.filter((outcome) => outcome.status !== 200);
+    for (const outcome of refused) expect([outcome.status, outcome.code]).toEqual([429, 'quota_exhausted']);
+    expect(refused.length).toBeGreaterThan(50);
+    const charged = (await ledgerEntries(cluster, accountId)).filter((entry) => entry.kind === 'usage').reduce((total, entry) => total - nano(entry.amount_usd), 0n);
+    expect(charged).toBeGreaterThan(0n);
+    expect(charged).toBeLessThanOrEqual(nano(budgetUsd));
+    const view = await cluster.admin<{ budget: { spent_usd: number } }>('GET', `/admin/keys/${key.body.id}`);
+    expect(nano(view.body.budget.spent_usd)).toBe(charged);
+  }, 120_000);
 });

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from '../../../src/billing/money-batch.js';
 import type { PoolState, Reservation } from '../../../src/billing/money-pools.js';
-import type { OveragePolicy, Plan, Subscription } from '../../../src/storage/records.js';
+import type { KeyBudget, OveragePolicy, Plan, Subscription } from '../../../src/storage/records.js';
 import type { MoneySnapshot } from '../../../src/storage/storage.js';
 
 const DAY = 86_400_000;
@@ -20,10 +20,13 @@ function subscription(overrides: Partial<Subscription> = {}): Subscription {
   };
 }
 
-function snapshot(balanceNano: bigint, options: { quotaNano?: bigint | null; spentNano?: bigint; sub?: { subscription: Subscription; plan: Plan }; held?: Record<string, bigint> } = {}): MoneySnapshot {
+function snapshot(
+  balanceNano: bigint,
+  options: { quotaNano?: bigint | null; spentNano?: bigint; budget?: KeyBudget; sub?: { subscription: Subscription; plan: Plan }; held?: Record<string, bigint> } = {},
+): MoneySnapshot {
   return {
     accounts: new Map([['acct', { balanceNano, creditLineNano: 0n }]]),
-    keys: new Map([['key', { accountId: 'acct', quotaNano: options.quotaNano ?? null, spentNano: options.spentNano ?? 0n }]]),
+    keys: new Map([['key', { accountId: 'acct', quotaNano: options.quotaNano ?? null, spentNano: options.spentNano ?? 0n, budget: options.budget ?? null }]]),
     subscriptions: options.sub === undefined ? new Map() : new Map([['sub', options.sub]]),
     heldByPool: new Map(Object.entries(options.held ?? {})),
   };
@@ -32,7 +35,7 @@ function snapshot(balanceNano: bigint, options: { quotaNano?: bigint | null; spe
 let sequence = 0;
 function grow(amountNano: bigint, options: Partial<GrowRequest> = {}): GrowRequest {
   sequence += 1;
-  return { entryId: `led_${sequence}`, accountId: 'acct', keyId: 'key', keyCapped: false, candidateSubscriptions: [], amountNano, ...options };
+  return { entryId: `led_${sequence}`, accountId: 'acct', keyId: 'key', keyCapped: false, keyBudgeted: false, candidateSubscriptions: [], amountNano, ...options };
 }
 
 function settle(reservation: Reservation, costNano: bigint): Settlement {
@@ -75,8 +78,33 @@ describe('planBatch', () => {
 
   it('the key cap is a pool of its own: the upper bound must fit under it (429 quota_exhausted)', () => {
     const result = planBatch({ now: NOW, snapshot: snapshot(10_000n, { quotaNano: 100n, spentNano: 80n }), pools: new Map(), grows: [grow(30n, { keyCapped: true }), grow(20n, { keyCapped: true })], settlements: [], lease: NO_LEASE });
-    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'key', remainingNano: 20n });
     expect(reserved(result.outcomes[1]).parts).toMatchObject({ key: 20n, wallet: 20n });
+  });
+
+  it('a key budget is a pool of its own: refused until the period ends, with the wait until then', () => {
+    const budget: KeyBudget = { period: 'day', limitNano: 100n, spentNano: 80n, periodStart: 10 * DAY };
+    const result = planBatch({
+      now: NOW, snapshot: snapshot(10_000n, { budget }), pools: new Map(), grows: [grow(30n, { keyBudgeted: true }), grow(20n, { keyBudgeted: true })], settlements: [], lease: NO_LEASE,
+    });
+    expect(result.outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'budget', remainingNano: 20n, retryAfterMs: 11 * DAY - NOW });
+    expect(reserved(result.outcomes[1]).parts).toMatchObject({ budget: 20n, wallet: 20n });
+    expect(result.budgetRollovers).toEqual([]);
+  });
+
+  it('a key budget of an earlier period starts again from zero, and the rollover is written', () => {
+    const budget: KeyBudget = { period: 'day', limitNano: 100n, spentNano: 100n, periodStart: 9 * DAY };
+    const result = planBatch({ now: NOW, snapshot: snapshot(10_000n, { budget }), pools: new Map(), grows: [grow(100n, { keyBudgeted: true })], settlements: [], lease: NO_LEASE });
+    expect(reserved(result.outcomes[0]).parts.budget).toBe(100n);
+    expect(result.budgetRollovers).toEqual([{ keyId: 'key', periodStart: 10 * DAY }]);
+  });
+
+  it('a settlement never charges a budget beyond what is left of it', () => {
+    const budget: KeyBudget = { period: 'day', limitNano: 100n, spentNano: 90n, periodStart: 10 * DAY };
+    const first = planBatch({ now: NOW, snapshot: snapshot(10_000n, { budget }), pools: new Map(), grows: [grow(10n, { keyBudgeted: true })], settlements: [], lease: NO_LEASE });
+    const reservation = reserved(first.outcomes[0]);
+    const result = planBatch({ now: NOW, snapshot: snapshot(10_000n, { budget, held: { 'budget:key': 10n, 'wallet:acct': 10n } }), pools: first.pools, grows: [], settlements: [settle(reservation, 25n)], lease: NO_LEASE });
+    expect(result.usages[0]).toMatchObject({ walletNano: 10n, shortfallNano: 15n });
   });
 
   it.each([
@@ -148,7 +176,7 @@ describe('planBatch', () => {
     expect(funded.pools.get('wallet:acct')).toMatchObject({ inFlight: 1n, held: 1n });
     expect(outcomes(0n, {}, [probe(1n)]).outcomes[0]).toEqual({ refused: 'insufficient_balance' });
     expect(outcomes(0n, { held: { 'wallet:acct': 0n } }, [probe(1n)]).pools.get('wallet:acct')).toMatchObject({ inFlight: 0n, held: 0n });
-    expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'key', remainingNano: 0n });
     const spentSubscription = { subscription: subscription({ usedNano: 500n }), plan: plan('deny', 500n) };
     expect(outcomes(10_000n, { sub: spentSubscription }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
     const quotaLeft = { subscription: subscription({ usedNano: 499n }), plan: plan('deny', 500n) };

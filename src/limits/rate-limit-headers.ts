@@ -1,0 +1,94 @@
+import type { KeyFamily } from '../auth/extract-api-key.js';
+import type { LimitState } from './rate-limiter.js';
+
+/** The windows one admission passed, in admission order, and which of them count tokens (the rest count requests). */
+export interface AdmittedWindows {
+  states: readonly LimitState[];
+  tokenRules: ReadonlySet<string>;
+}
+
+/** The window with the smallest remaining share of its limit (the first of equals). */
+export function tightestState(states: Iterable<LimitState>): LimitState | null {
+  let tightest: LimitState | null = null;
+  for (const state of states) {
+    if (tightest === null || state.remaining / state.rule.limit < tightest.remaining / tightest.rule.limit) tightest = state;
+  }
+  return tightest;
+}
+
+/** The generic X-RateLimit headers of one window, plus which dimension it is. */
+export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(state.rule.limit),
+    'x-ratelimit-remaining': String(state.remaining),
+    'x-ratelimit-reset': String(Math.ceil(state.resetAtMs / 1000)),
+    'x-ratelimit-dimension': state.rule.dimension,
+  };
+}
+
+/**
+ * A duration as OpenAI writes its reset headers (Go's duration format): `12ms`, `1s`, `59.5s`, `6m0s`, `1h2m3s`.
+ */
+export function goDuration(milliseconds: number): string {
+  const ms = Math.max(0, Math.ceil(milliseconds));
+  if (ms < 1000) return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = (ms % 60_000) / 1000;
+  const secondsText = `${Number.isInteger(seconds) ? seconds : Number(seconds.toFixed(3))}s`;
+  if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
+  if (minutes > 0) return `${minutes}m${secondsText}`;
+  return secondsText;
+}
+
+/** An instant as RFC 3339 in UTC to the second, as Anthropic writes its reset headers. */
+export function rfc3339(epochMs: number): string {
+  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function openAIHeaders(headers: Record<string, string>, suffix: 'requests' | 'tokens', state: LimitState, now: number): void {
+  headers[`x-ratelimit-limit-${suffix}`] = String(state.rule.limit);
+  headers[`x-ratelimit-remaining-${suffix}`] = String(state.remaining);
+  headers[`x-ratelimit-reset-${suffix}`] = goDuration(state.resetAtMs - now);
+}
+
+function anthropicHeaders(headers: Record<string, string>, prefix: string, state: LimitState): void {
+  headers[`anthropic-ratelimit-${prefix}-limit`] = String(state.rule.limit);
+  headers[`anthropic-ratelimit-${prefix}-remaining`] = String(state.remaining);
+  headers[`anthropic-ratelimit-${prefix}-reset`] = rfc3339(state.resetAtMs);
+}
+
+/**
+ * The rate-limit headers of a billed answer: the generic X-RateLimit set of the tightest window of all, and the
+ * family's own set where its clients read one — OpenAI's `x-ratelimit-*-requests|tokens` (reset as a duration) and
+ * Anthropic's `anthropic-ratelimit-requests|tokens|input-tokens|output-tokens-*` (reset as RFC 3339). Each set
+ * describes the tightest window of its kind. One token window counts input and output together, so it bounds both
+ * Anthropic's input and output sets. Computed from what admission already knows: no store round trip.
+ */
+export function admittedRateLimitHeaders(windows: AdmittedWindows, family: KeyFamily, now: number): Record<string, string> {
+  const overall = tightestState(windows.states);
+  if (overall === null) return {};
+  const headers = rateLimitHeaders(overall);
+  const requests = tightestState(windows.states.filter((state) => !windows.tokenRules.has(state.rule.id)));
+  const tokens = tightestState(windows.states.filter((state) => windows.tokenRules.has(state.rule.id)));
+  switch (family) {
+    case 'openai':
+      if (requests !== null) openAIHeaders(headers, 'requests', requests, now);
+      if (tokens !== null) openAIHeaders(headers, 'tokens', tokens, now);
+      return headers;
+    case 'anthropic':
+      if (requests !== null) anthropicHeaders(headers, 'requests', requests);
+      if (tokens !== null) {
+        anthropicHeaders(headers, 'tokens', tokens);
+        anthropicHeaders(headers, 'input-tokens', tokens);
+        anthropicHeaders(headers, 'output-tokens', tokens);
+      }
+      return headers;
+    case 'gemini':
+      return headers;
+    default: {
+      const unknown: never = family;
+      throw new Error(`unknown key family ${String(unknown)}`);
+    }
+  }
+}
