@@ -152,6 +152,15 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   const answer = await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'hello from the journey' }], max_tokens: 20 });
   expect(answer.choices[0]?.message.content).toBeTruthy();
   await expect(client.chat.completions.create({ model: OTHER_MODEL, messages: [{ role: 'user', content: 'not allowed' }] })).rejects.toMatchObject({ status: 403 });
+
+  // Disabled, the key is refused; enabled again, it works.
+  step.name = 'Disable and enable';
+  await page.getByRole('button', { name: 'Disable ci journey' }).click();
+  await page.getByRole('row', { name: /ci journey/ }).getByText('Disabled').waitFor();
+  await expect(client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'while disabled' }] })).rejects.toMatchObject({ status: 403 });
+  await page.getByRole('button', { name: 'Enable ci journey' }).click();
+  await page.getByRole('row', { name: /ci journey/ }).getByText('Enabled').waitFor();
+  expect((await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'enabled again' }], max_tokens: 5 })).choices).toHaveLength(1);
   await flushWrites(fixture.gateway);
 
   // The call is in the usage table and the charts; the balance is at the top.
