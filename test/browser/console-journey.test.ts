@@ -152,6 +152,25 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   const answer = await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'hello from the journey' }], max_tokens: 20 });
   expect(answer.choices[0]?.message.content).toBeTruthy();
   await expect(client.chat.completions.create({ model: OTHER_MODEL, messages: [{ role: 'user', content: 'not allowed' }] })).rejects.toMatchObject({ status: 403 });
+
+  // Edited: a new rate limit shows in the list.
+  step.name = 'Edit';
+  await page.getByRole('button', { name: 'Edit ci journey' }).click();
+  const editForm = page.getByRole('dialog', { name: 'Edit API key' });
+  expect(await editForm.getByLabel('Requests per minute').inputValue()).toBe('60');
+  await editForm.getByLabel('Requests per minute').fill('120');
+  await editForm.getByRole('button', { name: 'Save changes' }).click();
+  await editForm.waitFor({ state: 'hidden' });
+  await expect.poll(() => page.getByRole('row', { name: /ci journey/ }).textContent()).toContain('120 RPM');
+
+  // Disabled, the key is refused; enabled again, it works.
+  step.name = 'Disable and enable';
+  await page.getByRole('button', { name: 'Disable ci journey' }).click();
+  await page.getByRole('row', { name: /ci journey/ }).getByText('Disabled').waitFor();
+  await expect(client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'while disabled' }] })).rejects.toMatchObject({ status: 403 });
+  await page.getByRole('button', { name: 'Enable ci journey' }).click();
+  await page.getByRole('row', { name: /ci journey/ }).getByText('Enabled').waitFor();
+  expect((await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'enabled again' }], max_tokens: 5 })).choices).toHaveLength(1);
   await flushWrites(fixture.gateway);
 
   // The call is in the usage table and the charts; the balance is at the top.
@@ -161,6 +180,15 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   await usageTable.getByRole('cell', { name: new RegExp(CHAT_MODEL) }).first().waitFor();
   expect(await usageTable.textContent()).toContain('ci journey');
   expect(await usageTable.textContent()).toContain('200');
+  // Filtered by status, only refused calls are left (the model outside the allowlist among them).
+  await page.getByLabel('Status').selectOption('403');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForURL(/status=403/);
+  await expect.poll(() => usageTable.locator('tbody tr').allTextContents()).toContainEqual(expect.stringContaining(OTHER_MODEL));
+  const statuses = await usageTable.locator('tbody tr td:nth-child(4)').allTextContents();
+  expect(statuses.length).toBeGreaterThan(0);
+  for (const status of statuses) expect(status).toMatch(/^403\b/);
+  await page.goto(`${consoleUrl}/usage`);
   await page.getByTestId('usage-charts').locator('.recharts-bar-rectangle').first().waitFor();
   expect(await page.getByTestId('usage-charts').textContent()).toContain(CHAT_MODEL);
   expect(await page.getByTestId('balance').textContent()).toMatch(/^\$[45]\.\d\d$/);

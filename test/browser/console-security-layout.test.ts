@@ -152,6 +152,46 @@ describe.skipIf(!chromiumPresent)('console security and layout in Chromium', () 
     }
   }, 150_000);
 
+  it('ends another browser\'s session, then every session with "sign out everywhere"', async () => {
+    const signIn = async (page: Page) => {
+      await page.goto(`${fixture.gateway.consoleUrl}/sign-in`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL('**/keys');
+    };
+    const first = await openPage(fixture.browser);
+    const second = await openPage(fixture.browser);
+    const third = await openPage(fixture.browser);
+    for (const watched of [first, second, third]) await signIn(watched.page);
+
+    await first.page.goto(`${fixture.gateway.consoleUrl}/security`);
+    const table = first.page.getByRole('table', { name: 'Browsers signed in to this account' });
+    await table.getByText('This browser').waitFor();
+    const others = table.getByRole('button', { name: /^Sign out Chrome/ });
+    await expect.poll(() => others.count()).toBeGreaterThanOrEqual(2);
+    const before = await others.count();
+    await others.first().click();
+    await expect.poll(() => others.count()).toBe(before - 1);
+    // Exactly one of the other two browsers lost its session.
+    const signedOut = async (page: Page) => {
+      await page.goto(`${fixture.gateway.consoleUrl}/keys`);
+      await page.waitForURL(/\/(keys|sign-in)/);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      return page.url().includes('/sign-in');
+    };
+    expect([await signedOut(second.page), await signedOut(third.page)].filter(Boolean)).toHaveLength(1);
+
+    await first.page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await first.page.waitForURL(/\/sign-in(?:\?|$)/);
+    expect(await signedOut(second.page)).toBe(true);
+    expect(await signedOut(third.page)).toBe(true);
+    for (const watched of [first, second, third]) {
+      expectCleanPage(watched);
+      await watched.context.close();
+    }
+  }, 60_000);
+
   it('resets a forgotten password from the mailed link', async () => {
     const watched = await openPage(fixture.browser);
     const { page } = watched;

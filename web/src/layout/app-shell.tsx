@@ -14,7 +14,7 @@ const navigation = [
   { to: '/security', label: 'Security' },
 ];
 
-function VerifyEmailBanner() {
+function VerifyEmailBanner({ mailConfigured }: { mailConfigured: boolean }) {
   const api = useApi();
   const [state, setState] = useState<'idle' | 'sending' | 'sent' | string>('idle');
   const resend = async () => {
@@ -26,6 +26,9 @@ function VerifyEmailBanner() {
       setState(errorMessage(error));
     }
   };
+  if (!mailConfigured) {
+    return <Alert tone="warning">Confirm your email address to create API keys. This gateway sends no mail yet, so its operator finds your link in the gateway's log.</Alert>;
+  }
   return (
     <Alert tone="warning">
       Confirm your email address to create API keys: open the link we mailed you.{' '}
@@ -103,7 +106,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         </nav>
         <main id="main" ref={mainRef} tabIndex={-1} className="app-main">
           {signOutError === null ? null : <Alert tone="error">{signOutError}</Alert>}
-          {user != null && !user.email_verified ? <VerifyEmailBanner /> : null}
+          {user != null && !user.email_verified ? <VerifyEmailBanner mailConfigured={config.data?.mail_configured !== false} /> : null}
           {children}
         </main>
       </div>
