@@ -22,7 +22,8 @@ const MAXIMUM_MESSAGE_BYTES = 16 * 1024 * 1024;
 const MAXIMUM_HEADERS_BYTES = 128 * 1024;
 
 function readHeaders(bytes: Buffer): Record<string, EventStreamHeaderValue> {
-  const headers: Record<string, EventStreamHeaderValue> = {};
+  // No prototype: a header named `__proto__` is a header like any other.
+  const headers = Object.create(null) as Record<string, EventStreamHeaderValue>;
   let offset = 0;
   const need = (count: number): void => {
     if (offset + count > bytes.length) throw new EventStreamError('An event stream header runs past its section.');

@@ -101,6 +101,14 @@ describe('EventStreamDecoder', () => {
     );
   });
 
+  it('keeps a header named __proto__ as a header', () => {
+    const headers = JSON.parse('{"__proto__":"x",":event-type":"metadata"}') as Record<string, string>;
+    const [decoded] = new EventStreamDecoder().push(encodeEventStreamMessage(headers, '{}'));
+    expect(Object.getPrototypeOf(decoded!.headers)).toBeNull();
+    expect(Object.getOwnPropertyDescriptor(decoded!.headers, '__proto__')?.value).toBe('x');
+    expect(decoded!.headers[':event-type']).toBe('metadata');
+  });
+
   it('holds an unfinished message until the rest arrives', () => {
     const bytes = encodeEventStreamMessage({ ':event-type': 'messageStart' }, '{"role":"assistant"}');
     const decoder = new EventStreamDecoder();
