@@ -18,6 +18,8 @@ const ANTHROPIC_STREAM = [
 describe('upstream connections are kept alive on the translated stream path', () => {
   let upstream: Server;
   let connections = 0;
+  /** The upstream ends its body this long after the last event: the caller must have its answer well before. */
+  const BODY_END_DELAY_MS = 700;
   let gateway: TestGateway;
   let account: SeededAccount;
 
@@ -29,7 +31,7 @@ describe('upstream connections are kept alive on the translated stream path', ()
         // Every event first; the end of the chunked body follows later, as over a real network. A parser
         // done at message_stop stops reading before that end arrives.
         response.write(ANTHROPIC_STREAM);
-        setTimeout(() => response.end(), 300);
+        setTimeout(() => response.end(), BODY_END_DELAY_MS);
       });
     });
     upstream.on('connection', () => {
@@ -54,9 +56,9 @@ describe('upstream connections are kept alive on the translated stream path', ()
       const started = performance.now();
       const final = await client.chat.completions.stream({ model: 'claude-via-openai', messages: [{ role: 'user', content: 'hi' }] }).finalChatCompletion();
       expect(final.choices[0]?.message.content).toBe('Hello there');
-      expect(performance.now() - started).toBeLessThan(250);
-      // The connection is busy until the upstream's body ends (300 ms after the last event here).
-      await new Promise((resolve) => setTimeout(resolve, 350));
+      expect(performance.now() - started).toBeLessThan(BODY_END_DELAY_MS - 200);
+      // The connection is busy until the upstream's body ends (BODY_END_DELAY_MS after the last event here).
+      await new Promise((resolve) => setTimeout(resolve, BODY_END_DELAY_MS + 50));
     }
     expect(connections).toBe(1);
   });
