@@ -54,8 +54,13 @@ export interface ToolResultPart {
 
 export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
 
-/** `tool` messages carry only tool-result parts; system text lives in ChatRequest.system. */
-export type Role = 'user' | 'assistant' | 'tool';
+/**
+ * `tool` messages carry only tool-result parts. The system prompt lives in ChatRequest.system; a `system` message
+ * carries text parts only and is an instruction given at that point of the conversation (Anthropic's
+ * mid-conversation system message): upstreams with a positional system message keep it in place, the others
+ * append it to their system prompt.
+ */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface Message {
   role: Role;

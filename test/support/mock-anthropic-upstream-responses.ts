@@ -91,6 +91,7 @@ export function countInput(request: MessagesRequest): { total: number; cachePref
     hash.update(part.text);
     if (part.cacheControl) breakpoint();
   }
+  for (const message of request.systemMessages) total += 4 + estimateTokens(message.text);
   for (const turn of request.turns) {
     total += 4;
     hash.update(turn.role);

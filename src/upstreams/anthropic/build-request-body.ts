@@ -1,5 +1,6 @@
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice, TextBlock } from './anthropic-wire.js';
+import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { planThinking } from './map-reasoning.js';
 
@@ -93,7 +94,9 @@ function buildSystem(request: ChatRequest, instruction: string | null): string |
  * thinking on, temperature/top_k are dropped and top_p raised to 0.95, as Anthropic requires; forced tool use
  * wins over thinking.
  */
-export function buildAnthropicBody(request: ChatRequest, options: AnthropicBodyOptions): AnthropicRequestBody {
+export function buildAnthropicBody(original: ChatRequest, options: AnthropicBodyOptions): AnthropicRequestBody {
+  // A translated request has no anthropic-beta header to allow positional system messages: they join `system`.
+  const request = hoistSystemMessages(original);
   const warnings = request.warnings;
   const messages = convertToAnthropicMessages(request.messages, warnings);
   const tools = request.tools !== undefined && request.tools.length > 0 ? buildTools(request.tools, options, warnings) : undefined;

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ContentPart, MediaSource, Message, ToolResultPart } from '../../ir/message.js';
+import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { isJsonObject, parseJson, type GeminiContent, type GeminiPart, type JsonObject } from './gemini-wire.js';
 
 /**
@@ -22,7 +23,9 @@ export interface BuiltContents {
  * parts are dropped (Gemini rejects them) unless they carry a signature, and signatures go back on the parts
  * they came with.
  */
-export function buildContents(request: ChatRequest, options: { dummySignatures: boolean }, warnings: string[]): BuiltContents {
+export function buildContents(original: ChatRequest, options: { dummySignatures: boolean }, warnings: string[]): BuiltContents {
+  // Gemini has no positional system message: instructions given mid-conversation join systemInstruction.
+  const request = hoistSystemMessages(original);
   const toolNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
   const notes = new Set<string>();
