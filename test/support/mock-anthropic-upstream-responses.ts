@@ -14,6 +14,7 @@
  * - Tokens: about four characters each (estimateTokens); input counts system, messages and tools.
  */
 import { createHash } from 'node:crypto';
+import { requestedToolName } from './mock-tool-request.js';
 import type { Block, JsonObject, MessagesRequest, Tool } from './mock-anthropic-upstream-validate.js';
 import { estimateTokens, messageId, redactedThinkingData, signThinking, splitIntoTokens, toolUseId } from './mock-anthropic-upstream-wire.js';
 
@@ -186,13 +187,15 @@ export function planAnswer(request: MessagesRequest): AnswerPlan {
   const afterTools = toolResultAnswer(request);
   const choice = request.toolChoice;
   const forced = choice?.type === 'any' || choice?.type === 'tool';
-  const wantsTool = request.tools.length > 0 && choice?.type !== 'none' && afterTools === null && (forced || /weather/i.test(userText));
+  const named = afterTools === null ? requestedToolName(userText, request.tools.map((t) => t.name)) : undefined;
+  const wantsTool = request.tools.length > 0 && choice?.type !== 'none' && afterTools === null && (forced || named !== undefined || /weather/i.test(userText));
   let budget = request.maxTokens - thinkingTokens;
   if (wantsTool) {
     const tool = (choice?.type === 'tool' ? request.tools.find((t) => t.name === choice.name) : undefined) ??
+      request.tools.find((t) => t.name === named) ??
       request.tools.find((t) => /weather/i.test(t.name)) ?? request.tools[0]!;
     if (!forced) content.push({ type: 'text', text: 'Let me check that for you.' });
-    const places = choice?.disableParallel === true ? locations(userText).slice(0, 1) : locations(userText);
+    const places = choice?.disableParallel === true || named !== undefined ? locations(userText).slice(0, 1) : locations(userText);
     for (const place of places) content.push({ type: 'tool_use', id: toolUseId(), name: tool.name, input: toolInput(tool, place) });
     const outputTokens = thinkingTokens + content.reduce((sum, block) => sum + (block.type === 'text' ? splitIntoTokens(block.text).length : block.type === 'tool_use' ? estimateTokens(JSON.stringify(block.input)) + 5 : 0), 0);
     return { content, stopReason: 'tool_use', stopSequence: null, outputTokens, thinkingTokens };

@@ -11,6 +11,7 @@
  * text (in streams: a last empty text part).
  * Tokens are words and punctuation marks; an image counts 258, as Gemini counts it.
  */
+import { requestedToolName } from './mock-tool-request.js';
 import { createHash } from 'node:crypto';
 import type { Declaration, GenerateRequest, MockContent } from './mock-gemini-upstream-validate.js';
 import { isObject, type JsonObject, type MockModel } from './mock-gemini-upstream-wire.js';
@@ -73,9 +74,10 @@ function lastUserText(contents: readonly MockContent[]): string {
 
 function weatherCall(request: GenerateRequest, text: string): PlannedPart | null {
   if (request.declarations.length === 0 || request.mode === 'NONE') return null;
-  if (request.mode !== 'ANY' && !/weather/i.test(text)) return null;
   const callable = request.allowed.length > 0 ? request.declarations.filter((d) => request.allowed.includes(d.name)) : request.declarations;
-  const target: Declaration | undefined = callable.find((d) => /weather/i.test(d.name)) ?? callable[0];
+  const named = requestedToolName(text, callable.map((d) => d.name));
+  if (request.mode !== 'ANY' && named === undefined && !/weather/i.test(text)) return null;
+  const target: Declaration | undefined = callable.find((d) => d.name === named) ?? callable.find((d) => /weather/i.test(d.name)) ?? callable[0];
   if (target === undefined) return null;
   const location = /\bin ([A-Z][A-Za-z]+)/.exec(text)?.[1] ?? 'Paris';
   const properties = isObject(target.parameters?.properties) ? target.parameters.properties : {};

@@ -1,23 +1,45 @@
 import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
-import { badRequest, isJsonObject } from './wire-values.js';
+import type { ToolNamespaces } from './tool-namespaces.js';
+import { badRequest, isJsonObject, type JsonObject } from './wire-values.js';
 
-/** Responses tools: function tools are translated; built-in (hosted) tools exist only on OpenAI. */
-export function decodeResponsesTools(raw: unknown): ToolDefinition[] | undefined {
+function functionTool(tool: JsonObject, param: string, name: string, context?: string): ToolDefinition {
+  if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
+  const parameters = tool.parameters ?? { type: 'object', properties: {} };
+  if (!isJsonObject(parameters)) throw badRequest(`${param}.parameters`, `'${param}.parameters' must be a JSON Schema object.`);
+  const definition: ToolDefinition = { name, parameters };
+  const description = [context, typeof tool.description === 'string' ? tool.description : undefined].filter((text) => text !== undefined && text !== '').join('\n\n');
+  if (description !== '') definition.description = description;
+  if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
+  return definition;
+}
+
+/**
+ * Responses tools: function tools are translated, and the function tools of a `namespace` group become flat
+ * function tools (named by `namespaces`); built-in (hosted) tools exist only on OpenAI.
+ */
+export function decodeResponsesTools(raw: unknown, namespaces: ToolNamespaces): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw badRequest('tools', "'tools' must be an array.");
-  const tools = raw.map((tool: unknown, index): ToolDefinition => {
+  const tools: ToolDefinition[] = [];
+  raw.forEach((tool: unknown, index) => {
     const param = `tools[${index}]`;
     if (!isJsonObject(tool)) throw badRequest(param, `'${param}' must be an object.`);
-    if (tool.type !== 'function') {
-      throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(tool.type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.`);
+    if (tool.type === 'function') {
+      tools.push(functionTool(tool, param, String(tool.name)));
+      return;
     }
-    if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
-    const parameters = tool.parameters ?? { type: 'object', properties: {} };
-    if (!isJsonObject(parameters)) throw badRequest(`${param}.parameters`, `'${param}.parameters' must be a JSON Schema object.`);
-    const definition: ToolDefinition = { name: tool.name, parameters };
-    if (typeof tool.description === 'string') definition.description = tool.description;
-    if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
-    return definition;
+    if (tool.type === 'namespace') {
+      if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
+      if (!Array.isArray(tool.tools)) throw badRequest(`${param}.tools`, `'${param}.tools' must be an array of function tools.`);
+      const context = typeof tool.description === 'string' && tool.description !== '' ? `(${tool.name}: ${tool.description})` : undefined;
+      tool.tools.forEach((member: unknown, memberIndex) => {
+        const memberParam = `${param}.tools[${memberIndex}]`;
+        if (!isJsonObject(member) || member.type !== 'function') throw badRequest(`${memberParam}.type`, `'${memberParam}.type' must be 'function': a namespace groups function tools.`);
+        tools.push(functionTool(member, memberParam, namespaces.flat(tool.name as string, String(member.name)), context));
+      });
+      return;
+    }
+    throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(tool.type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.`);
   });
   return tools.length > 0 ? tools : undefined;
 }

@@ -4,7 +4,8 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import { emptyUsage, type Usage } from '../../ir/usage.js';
 import type { StreamEncoder } from '../client-codec.js';
 import { openAIErrorType } from '../openai-chat/encode-stream.js';
-import { argumentsText, outputText } from './encode-response.js';
+import { argumentsText, functionCallItem, outputText } from './encode-response.js';
+import type { ToolNamespaces } from './tool-namespaces.js';
 import { encodeReasoningToken } from './reasoning-token.js';
 import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
 import { encodeResponsesUsage } from './responses-usage.js';
@@ -49,6 +50,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   constructor(
     model: string,
     private readonly echo: ResponseEcho,
+    private readonly namespaces: ToolNamespaces | null = null,
   ) {
     this.#state = { id: responseId(''), createdAt: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [], usage: null, error: null, incompleteDetails: null, completedAt: null };
   }
@@ -92,7 +94,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'tool-input-start': {
         if (this.#blocks.has(part.id)) return '';
-        const item: OutputItem = { id: itemId('fc'), type: 'function_call', status: 'in_progress', call_id: part.toolCallId, name: part.toolName, arguments: '' };
+        const item: OutputItem = functionCallItem(itemId('fc'), 'in_progress', part.toolCallId, part.toolName, '', this.namespaces);
         return this.#add(part.id, item);
       }
       case 'tool-input-delta': {

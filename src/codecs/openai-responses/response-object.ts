@@ -6,7 +6,8 @@ import { isJsonObject, type JsonObject } from './wire-values.js';
 /** One output item of a response (message, function_call, reasoning), as sent on the wire. */
 export type OutputItem =
   | { id: string; type: 'message'; status: 'in_progress' | 'completed' | 'incomplete'; role: 'assistant'; content: OutputText[] }
-  | { id: string; type: 'function_call'; status: 'in_progress' | 'completed' | 'incomplete'; call_id: string; name: string; arguments: string }
+  /** `namespace`: the tool group the function belongs to (Codex's namespace tools), absent for ordinary tools. */
+  | { id: string; type: 'function_call'; status: 'in_progress' | 'completed' | 'incomplete'; call_id: string; namespace?: string; name: string; arguments: string }
   | { id: string; type: 'reasoning'; summary: SummaryText[]; encrypted_content?: string | null };
 
 export interface OutputText {
