@@ -35,6 +35,8 @@ export interface MessagesRequest {
   /** Mid-conversation system messages (`role: "system"` inside messages), by their index in `messages`. */
   systemMessages: Array<{ index: number; text: string }>;
   tools: Tool[];
+  /** The server-side web search tool was given (`web_search_20250305`), with its max_uses. */
+  webSearch: { maxUses: number | null } | null;
   toolChoice: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disableParallel: boolean } | null;
   /** adaptive: the model decides per turn whether to think, so a turn without a thinking block is valid */
   thinking: { budgetTokens: number; omitted: boolean; adaptive?: boolean } | null;
@@ -276,6 +278,17 @@ function checkJsonSchema(value: unknown): JsonObject | null {
   return value.format.schema;
 }
 
+function webSearchOf(value: unknown): MessagesRequest['webSearch'] {
+  if (!Array.isArray(value)) return null;
+  const tool = value.find((raw: unknown) => isObject(raw) && typeof raw.type === 'string' && raw.type.startsWith('web_search_'));
+  if (!isObject(tool)) return null;
+  const index = value.indexOf(tool);
+  allowOnly(tool, `tools.${index}.web_search`, ['type', 'name', 'max_uses', 'allowed_domains', 'blocked_domains', 'user_location', 'cache_control']);
+  if (tool.name !== 'web_search') throw invalidRequest(`tools.${index}.web_search.name: Input should be 'web_search'`);
+  if (tool.allowed_domains !== undefined && tool.blocked_domains !== undefined) throw invalidRequest(`tools.${index}: Cannot specify both allowed_domains and blocked_domains`);
+  return { maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : null };
+}
+
 export function validateMessagesRequest(raw: unknown, options: ValidateOptions): MessagesRequest {
   if (!isObject(raw)) throw invalidRequest('Request body must be a JSON object.');
   const body = raw;
@@ -317,6 +330,7 @@ export function validateMessagesRequest(raw: unknown, options: ValidateOptions):
     turns,
     systemMessages,
     tools,
+    webSearch: webSearchOf(body.tools),
     toolChoice,
     thinking: checkThinking(body, maxTokens, options.countTokens),
     stopSequences,

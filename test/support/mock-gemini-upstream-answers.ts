@@ -1,6 +1,9 @@
 /**
  * Deterministic answers of the mock Gemini upstream:
  * - the last user turn is function responses → "Tool results: name=<response JSON> …";
+ * - a googleSearch tool and a last user text mentioning "search" → a text answer with groundingMetadata (the last 100
+ *   characters of that text as query, two web sources, the first sentence cited); googleSearch with function
+ *   declarations is refused before Gemini 3, as the API does.
  * - tools are declared, mode is not NONE, and the last user text mentions "weather" (or mode is ANY) → one
  *   function call to the weather-like (else first allowed) function with `{location}` (the word after "in", else
  *   Paris) and `unit: "celsius"` when the schema has a unit;
@@ -60,6 +63,24 @@ export interface Plan {
   textSignature?: string;
   thoughtsTokens: number;
   candidatesTokens: number;
+  /** Google Search grounding of the answer (googleSearch tool and a user text mentioning "search"). */
+  grounding?: JsonObject;
+}
+
+export const MOCK_GROUNDING_SOURCES = [
+  { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/unigate-release', title: 'example.com' },
+  { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/gateway-guide', title: 'example.org' },
+];
+
+/** Grounding as Gemini reports it: the queries, the web sources, and which spans of the answer (bytes) cite which. */
+function groundingFor(query: string, answer: string): JsonObject {
+  const sentence = answer.slice(0, answer.indexOf('.') + 1);
+  return {
+    webSearchQueries: [query],
+    searchEntryPoint: { renderedContent: '<div>Search suggestions</div>' },
+    groundingChunks: MOCK_GROUNDING_SOURCES.map((web) => ({ web })),
+    groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(sentence), text: sentence }, groundingChunkIndices: [0, 1] }],
+  };
 }
 
 function lastUserText(contents: readonly MockContent[]): string {
@@ -93,7 +114,9 @@ export function planAnswer(request: GenerateRequest, model: MockModel): Plan {
   const thinks = model.thinking && request.thinkingBudget !== 0;
   const thought = thinks ? `Thinking about "${text.slice(0, 60)}".` : null;
   let part: PlannedPart | null;
+  const searches = request.googleSearch && responses.length === 0 && /search/i.test(text);
   if (responses.length > 0) part = { kind: 'text', text: `Tool results: ${responses.map((r) => `${r.name}=${JSON.stringify(r.response)}`).join(' ')}` };
+  else if (searches) part = { kind: 'text', text: 'The gateway now maps web search. Its release notes say so.' };
   else part = weatherCall(request, text) ?? { kind: 'text', text: request.responseMimeType === 'application/json' ? JSON.stringify({ echo: text }) : `Echo: ${text}` };
   let finishReason: Plan['finishReason'] = 'STOP';
   if (part.kind === 'text') {
@@ -110,6 +133,7 @@ export function planAnswer(request: GenerateRequest, model: MockModel): Plan {
     thoughtsTokens: thought === null ? 0 : countTokens(thought) + 8,
     candidatesTokens: part === null ? 0 : part.kind === 'text' ? countTokens(part.text) : countTokens(`${part.name} ${JSON.stringify(part.args)}`),
   };
+  if (searches && part?.kind === 'text') plan.grounding = groundingFor(text.slice(-100).trim(), part.text);
   if (part?.kind === 'call' && model.thinking) plan.callSignature = signatureFor(`${model.name}:${part.name}:${JSON.stringify(part.args)}`);
   if (part?.kind === 'text' && (model.requiresSignatures || plan.includeThoughts)) plan.textSignature = signatureFor(`${model.name}:${part.text}`);
   return plan;
@@ -177,6 +201,7 @@ export function buildResponse(plan: Plan, meta: AnswerMeta): JsonObject {
   if (plan.includeThoughts && plan.thought !== null) parts.push({ text: plan.thought, thought: true });
   if (plan.part !== null) parts.push(plannedPart(plan.part, plan.part.kind === 'call' ? plan.callSignature : plan.textSignature));
   const candidate: JsonObject = { ...(parts.length > 0 ? { content: { parts, role: 'model' } } : {}), finishReason: plan.finishReason, index: 0 };
+  if (plan.grounding !== undefined) candidate.groundingMetadata = plan.grounding;
   return envelope(meta, candidate, usageMetadata(meta.prompt, plan.candidatesTokens, plan.thoughtsTokens, meta.override));
 }
 
@@ -200,7 +225,8 @@ export function buildChunks(plan: Plan, meta: AnswerMeta): JsonObject[] {
     const last = index + 3 >= words.length;
     const parts: JsonObject[] = [{ text: piece }];
     if (last && plan.textSignature !== undefined) parts.push({ text: '', thoughtSignature: plan.textSignature });
-    const candidate = last ? { ...content(parts), finishReason: plan.finishReason } : content(parts);
+    const candidate: JsonObject = last ? { ...content(parts), finishReason: plan.finishReason } : content(parts);
+    if (last && plan.grounding !== undefined) candidate.groundingMetadata = plan.grounding;
     chunks.push(envelope(meta, candidate, usageMetadata(meta.prompt, countTokens(sent), plan.thoughtsTokens, meta.override)));
   }
   if (words.length === 0) {

@@ -92,6 +92,10 @@ function toMessages(body: JsonObject, previous: ChatMessage[]): ChatMessage[] {
 /** Tools OpenAI runs itself; the mock accepts them and runs web search (see the web search module). */
 const HOSTED_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'file_search', 'code_interpreter', 'image_generation', 'computer_use_preview', 'mcp', 'local_shell']);
 
+function hasWebSearch(body: JsonObject): boolean {
+  return Array.isArray(body.tools) && body.tools.some((tool: unknown) => isObject(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search'));
+}
+
 function toolsOf(body: JsonObject): ToolDef[] {
   if (body.tools === undefined) return [];
   if (!Array.isArray(body.tools)) throw invalidRequest("Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
@@ -193,12 +197,22 @@ export function answerResponses(raw: unknown, store: Map<string, StoredResponse>
   const id = randomId('resp_', 48);
   const createdAt = Math.floor(Date.now() / 1000);
   const output: JsonObject[] = [];
-  if (plan.reasoningTokens > 0) {
-    const wantsEncrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
-    output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: `gAAAAA${randomId('', 64)}` } : {}) });
-  }
-  if (plan.text !== null) {
-    output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }] });
+  const lastText = [...messages].reverse().find((message) => message.role === 'user');
+  const searchText = typeof lastText?.content === 'string' ? lastText.content : '';
+  if (hasWebSearch(body) && /search/i.test(searchText) && plan.toolCalls.length === 0) {
+    // OpenAI's web search: a web_search_call item, then the answer citing a source with a url_citation.
+    const text = 'According to the release notes, the gateway now maps web search.';
+    output.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'search', query: searchText.slice(0, 100) } });
+    plan.text = text;
+    output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [{ type: 'url_citation', start_index: 0, end_index: text.length, url: 'https://example.com/unigate-release', title: 'Unigate release notes' }], logprobs: [] }] });
+  } else {
+    if (plan.reasoningTokens > 0) {
+      const wantsEncrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+      output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: `gAAAAA${randomId('', 64)}` } : {}) });
+    }
+    if (plan.text !== null) {
+      output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }] });
+    }
   }
   for (const call of plan.toolCalls) {
     const namespace = chat.tools.find((tool) => tool.name === call.name)?.namespace;
@@ -271,6 +285,9 @@ function streamEvents(response: JsonObject): JsonObject[] {
       push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const delta of splitIntoTokens(item.arguments as string)) push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta });
       push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: outputIndex, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'web_search_call') {
+      push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress' } });
+      for (const step of ['in_progress', 'searching', 'completed']) push({ type: `response.web_search_call.${step}`, item_id: itemId, output_index: outputIndex });
     } else {
       push({ type: 'response.output_item.added', output_index: outputIndex, item });
     }

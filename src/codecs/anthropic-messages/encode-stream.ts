@@ -84,6 +84,11 @@ export class AnthropicStreamEncoder implements StreamEncoder {
           sseEvent('message_stop', { type: 'message_stop' })
         );
       }
+      case 'web-search':
+      case 'text-citation':
+        // Streamed answers leave searches and citations out: Anthropic's stream interleaves them with text blocks
+        // in ways a translated stream cannot always reproduce; the answer text is complete without them.
+        return '';
       case 'error': {
         // A started message keeps its message_start; an error before any response-start stands alone.
         const out = this.#writeMessageStart();

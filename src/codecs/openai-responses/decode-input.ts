@@ -11,7 +11,7 @@ export interface DecodedInput {
 
 /** Item types that exist only as state or built-in tools on OpenAI's side. */
 const OPENAI_ONLY_ITEMS = new Set([
-  'item_reference', 'web_search_call', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
+  'item_reference', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
   'image_generation_call', 'local_shell_call', 'local_shell_call_output', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request',
   'mcp_approval_response', 'custom_tool_call', 'custom_tool_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call',
   'apply_patch_call_output', 'compaction', 'tool_search_call', 'tool_search_output',
@@ -230,6 +230,9 @@ export function decodeResponsesInput(input: unknown, instructions: string | unde
         break;
       case 'reasoning':
         decodeReasoning(raw, param, builder);
+        break;
+      case 'web_search_call':
+        // A search of an earlier turn: the answer built on it follows as text; providers take back only their own.
         break;
       default:
         if (typeof type === 'string' && OPENAI_ONLY_ITEMS.has(type)) {

@@ -4,6 +4,7 @@ import { encodeResponsesError, encodeResponsesStreamError } from './encode-error
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
+import { wantsSearchSources } from './encode-response.js';
 import { findResponsesUsageInJson } from './responses-usage.js';
 import { ToolNamespaces } from './tool-namespaces.js';
 import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
@@ -30,7 +31,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     passThroughOperation: (stream) => ({ kind: 'responses', stream }),
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
     encodeResponse: (response, model) => encodeResponsesResponse(response, model, body, toolNamespaces()),
-    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces())),
+    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),
     encodeError: (error) => encodeResponsesError(error),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),

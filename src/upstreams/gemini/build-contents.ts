@@ -74,6 +74,9 @@ function encodePart(part: ContentPart, message: Message, toolNames: Map<string, 
     case 'file':
       if (part.filename !== undefined) notes.add('file names have no Gemini equivalent and were not sent.');
       return [media(part.source, notes)];
+    case 'web-search':
+      // A search of an earlier turn: the answer text stays, the search itself is the upstream's own business.
+      return [];
     default: {
       const unknown: never = part;
       throw new Error(`unknown content part in a ${message.role} message: ${JSON.stringify(unknown)}`);

@@ -43,11 +43,6 @@ function withUserText(fixture: AgentFixture, text: string): AgentFixture {
   return { ...fixture, body: { ...fixture.body, input } };
 }
 
-function functionTools(fixture: AgentFixture): AgentFixture {
-  const tools = (fixture.body.tools as Array<{ type: string }>).filter((tool) => tool.type === 'function' || tool.type === 'namespace');
-  return { ...fixture, body: { ...fixture.body, tools } };
-}
-
 function sentToolNames(family: string): string[] {
   switch (family) {
     case 'openai-chat':
@@ -63,7 +58,7 @@ function sentToolNames(family: string): string[] {
 
 describe('Codex namespace tools on every family', () => {
   it.each(FAMILIES)('a streamed call of a namespaced tool comes back with its namespace ($family)', async ({ family, model }) => {
-    const fixture = withUserText(functionTools(loadAgentFixture('codex-first-turn')), 'call close_agent');
+    const fixture = withUserText(loadAgentFixture('codex-first-turn'), 'call close_agent');
     const response = await replayFixture(gateway.url, fixture, { model, key: account.key });
     expect(response.status, await response.clone().text()).toBe(200);
     const events = await readEvents(response);
@@ -84,15 +79,24 @@ describe('Codex namespace tools on every family', () => {
   });
 
   it.each(FAMILIES)('a non-streamed answer names the namespace too ($family)', async ({ model }) => {
-    const fixture = withUserText(functionTools(loadAgentFixture('codex-first-turn')), 'call close_agent');
+    const fixture = withUserText(loadAgentFixture('codex-first-turn'), 'call close_agent');
     const response = await replayFixture(gateway.url, { ...fixture, body: { ...fixture.body, stream: false } }, { model, key: account.key });
     expect(response.status, await response.clone().text()).toBe(200);
     const body = (await response.json()) as { output: Array<Record<string, unknown>> };
     expect(body.output.find((item) => item.type === 'function_call')).toMatchObject({ namespace: 'multi_agent_v1', name: 'close_agent' });
   });
 
+  it.each(['codex-tool-loop', 'codex-namespace-tool-loop'].flatMap((name) => FAMILIES.map((family) => ({ ...family, name }))))('$name goes through as recorded, default tools included ($family)', async ({ model, name }) => {
+    const response = await replayFixture(gateway.url, loadAgentFixture(name), { model, key: account.key });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const events = await readEvents(response);
+    expect(events.at(-1)?.data.type).toBe('response.completed');
+    const done = events.filter((event) => event.data.type === 'response.output_item.done');
+    expect(done.length).toBeGreaterThan(0);
+  });
+
   it.each(FAMILIES)('the tool loop with a namespaced call and its output goes through ($family)', async ({ family, model }) => {
-    const fixture = functionTools(loadAgentFixture('codex-namespace-tool-loop'));
+    const fixture = loadAgentFixture('codex-namespace-tool-loop');
     const response = await replayFixture(gateway.url, fixture, { model, key: account.key });
     expect(response.status, await response.clone().text()).toBe(200);
     const events = await readEvents(response);
