@@ -63,11 +63,10 @@ describe('decodeRequest: a real tool-loop request', () => {
         parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] },
       },
     ]);
-    expect(Object.keys(request.extensions).sort()).toEqual(['service_tier', 'tools.1']);
-    expect(request.warnings).toEqual([
-      "The server tool 'web_search_20250305' is not carried on the translated path and was dropped (tools.1).",
-      "'service_tier' is not carried on the translated path.",
-    ]);
+    expect(Object.keys(request.extensions).sort()).toEqual(['service_tier']);
+    // The server-side web search tool maps to the canonical hosted tool, for every family's equivalent.
+    expect(request.hostedTools).toEqual([{ kind: 'web-search', maxUses: 3 }]);
+    expect(request.warnings).toEqual(["'service_tier' is not carried on the translated path."]);
   });
 });
 
