@@ -1,5 +1,7 @@
 import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../auth/extract-api-key.js';
+import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from '../../codecs/anthropic-messages/encode-model-list.js';
 import { encodeGeminiModel, encodeGeminiModelList } from '../../codecs/gemini/index.js';
+import { nanoToDecimalString } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import type { ApiKey, Model } from '../../storage/records.js';
@@ -8,8 +10,61 @@ import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson, sendRaw } from '../respond.js';
 
+/** USD per token as a decimal string, from nano-USD per million tokens (exact: 10^15 nano-USD-per-Mtok in a USD). */
+function usdPerToken(perMtokNano: bigint): string {
+  const digits = perMtokNano.toString().padStart(16, '0');
+  const whole = digits.slice(0, -15).replace(/^0+(?=\d)/, '');
+  const fraction = digits.slice(-15).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+function usd(nano: bigint): string {
+  return nanoToDecimalString(nano);
+}
+
+/**
+ * Prices in OpenRouter's extension of the OpenAI model object: USD per token (`prompt`, `completion`,
+ * `input_cache_read`) and per request or image, as decimal strings; only the prices the model has.
+ */
+function openRouterPricing(model: Model): Record<string, string> | null {
+  const pricing: Record<string, string> = {};
+  const { inputPerMtokNano, outputPerMtokNano, cachedInputPerMtokNano, perRequestNano, perImageNano } = model.pricing;
+  if (inputPerMtokNano !== null) pricing.prompt = usdPerToken(inputPerMtokNano);
+  if (outputPerMtokNano !== null) pricing.completion = usdPerToken(outputPerMtokNano);
+  if (cachedInputPerMtokNano !== null) pricing.input_cache_read = usdPerToken(cachedInputPerMtokNano);
+  if (perRequestNano !== null) pricing.request = usd(perRequestNano);
+  if (perImageNano !== null) pricing.image = usd(perImageNano);
+  return Object.keys(pricing).length === 0 ? null : pricing;
+}
+
 function toOpenAIModel(model: Model): Record<string, unknown> {
-  return { id: model.id, object: 'model', created: Math.floor(model.createdAt / 1000), owned_by: model.ownedBy };
+  const object: Record<string, unknown> = { id: model.id, object: 'model', created: Math.floor(model.createdAt / 1000), owned_by: model.ownedBy };
+  const pricing = openRouterPricing(model);
+  if (pricing !== null) object.pricing = pricing;
+  return object;
+}
+
+function toAnthropicModel(model: Model): AnthropicModelDescription {
+  return { id: model.id, displayName: model.id, createdAt: model.createdAt };
+}
+
+/** Anthropic's clients send `anthropic-version` on every call, the model list included. */
+function asksForAnthropicShape(context: RequestContext): boolean {
+  const headers = context.request.headers;
+  return headers['anthropic-version'] !== undefined || headers['vendorb-version'] !== undefined;
+}
+
+async function listAnthropicModels(context: RequestContext, services: GatewayServices): Promise<void> {
+  context.errorFormat = 'anthropic';
+  const visible = await visibleModels(context, services, 'anthropic');
+  // Anthropic lists the newest models first.
+  const models = services.catalog.models().filter(visible).sort((left, right) => right.createdAt - left.createdAt || left.id.localeCompare(right.id));
+  const body = encodeAnthropicModelList(models.map(toAnthropicModel), {
+    limit: context.query.get('limit'),
+    afterId: context.query.get('after_id'),
+    beforeId: context.query.get('before_id'),
+  });
+  sendRaw(context, 200, body, 'application/json');
 }
 
 /** With a key: the models that key may use. Without: the publicly visible ones, limited per IP. */
@@ -56,6 +111,7 @@ export function listModelsRoute(services: GatewayServices): RouteHandler {
   const gemini = listGeminiModelsRoute(services);
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
+    if (asksForAnthropicShape(context)) return listAnthropicModels(context, services);
     const models = await sortedVisibleModels(context, services, 'openai');
     sendJson(context, 200, { object: 'list', data: models.map(toOpenAIModel) });
   };
@@ -66,6 +122,12 @@ export function getModelRoute(services: GatewayServices): RouteHandler {
   const gemini = getGeminiModelRoute(services);
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
+    if (asksForAnthropicShape(context)) {
+      context.errorFormat = 'anthropic';
+      const model = await findVisibleModel(context, services, 'anthropic');
+      sendRaw(context, 200, JSON.stringify(anthropicModelObject(toAnthropicModel(model))), 'application/json');
+      return;
+    }
     sendJson(context, 200, toOpenAIModel(await findVisibleModel(context, services, 'openai')));
   };
 }
