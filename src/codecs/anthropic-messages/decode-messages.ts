@@ -10,6 +10,7 @@ import {
   keepUnmapped,
   type DecodeContext,
 } from './decode-content.js';
+import { restoreCarriedSignatures } from './carried-signature.js';
 import { invalid, requireObject } from './request-fields.js';
 
 type Role = 'user' | 'assistant';
@@ -74,7 +75,7 @@ function decodeMessage(raw: unknown, index: number, isLast: boolean, context: De
   } else {
     throw invalid(`${param}.content`, content === undefined ? 'Field required.' : 'Input should be a string or an array of content blocks.');
   }
-  if (role === 'assistant') return parts.length === 0 ? [] : [{ role, content: parts }];
+  if (role === 'assistant') return parts.length === 0 ? [] : [{ role, content: restoreCarriedSignatures(parts) }];
   const out: Message[] = [];
   for (const part of parts) {
     const target = part.type === 'tool-result' ? 'tool' : 'user';

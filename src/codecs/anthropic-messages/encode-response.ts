@@ -1,6 +1,7 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { Citation, ContentPart, WebSearchPart } from '../../ir/message.js';
 import type { AnthropicMessage, AnthropicResponseBlock, AnthropicWebCitation } from './anthropic-messages-api.js';
+import { carrierBlock } from './carried-signature.js';
 import { anthropicStopReason } from './map-finish-reason.js';
 import { usageToAnthropic } from './read-usage.js';
 
@@ -80,6 +81,8 @@ export function encodeAnthropicMessage(response: ChatResponse, model: string): A
     const block = encodeBlock(part);
     if (Array.isArray(block)) content.push(...block);
     else if (block !== null) content.push(block);
+    // Gemini's signature on a text or a function call travels in a thinking block after it.
+    if (block !== null && (part.type === 'text' || part.type === 'tool-call') && part.signature !== undefined && part.signature !== '') content.push(carrierBlock(part.signature));
   }
   const hasToolCalls = content.some((block) => block.type === 'tool_use');
   return {

@@ -3,6 +3,7 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { sseEvent } from './anthropic-messages-api.js';
 import { anthropicErrorBody } from './encode-error.js';
+import { carriedSignature } from './carried-signature.js';
 import { anthropicMessageId } from './encode-response.js';
 import { anthropicStopReason } from './map-finish-reason.js';
 import { usageToAnthropic } from './read-usage.js';
@@ -203,8 +204,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       }
       case 'text-end':
       case 'tool-input-end':
-        // Signatures on text and tool calls (Gemini's) have no place on Anthropic's wire.
-        return this.#stop(block);
+        // Gemini's signature on a text or a function call travels in a thinking block right after it.
+        return this.#stop(block, part.signature);
       default: {
         const unknown: never = part;
         throw new Error(`unknown block part ${String(unknown)}`);
@@ -213,8 +214,14 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   }
 
   /** Closes the current block and opens the queued ones, replaying what they buffered. */
-  #stop(block: Block): string {
+  #stop(block: Block, carriedSignatureOf?: string): string {
     let out = sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
+    if (carriedSignatureOf !== undefined && carriedSignatureOf !== '') {
+      const index = this.#nextIndex++;
+      out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      out += sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: carriedSignature(carriedSignatureOf) } });
+      out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
+    }
     this.#current = null;
     while (this.#current === null) {
       const next = this.#queue.shift();
