@@ -22,7 +22,7 @@ export function toolInputObject(argumentsJson: string): Record<string, unknown> 
 }
 
 /** A citation as Anthropic's web_search_result_location; the cited text is the span it covers. */
-function anthropicCitation(citation: Citation, text: string): AnthropicWebCitation {
+export function anthropicCitation(citation: Citation, text: string): AnthropicWebCitation {
   return {
     type: 'web_search_result_location',
     url: citation.url,
@@ -36,7 +36,7 @@ function anthropicCitation(citation: Citation, text: string): AnthropicWebCitati
  * A search another provider ran, as Anthropic's server_tool_use and web_search_tool_result blocks (the results'
  * encrypted content is empty: only Anthropic can produce it, and only Anthropic reads it back).
  */
-function webSearchBlocks(part: WebSearchPart): AnthropicResponseBlock[] {
+export function webSearchBlocks(part: WebSearchPart): AnthropicResponseBlock[] {
   const id = part.id.startsWith('srvtoolu_') ? part.id : `srvtoolu_${part.id.replace(/[^A-Za-z0-9_]/g, '')}`;
   return [
     { type: 'server_tool_use', id, name: 'web_search', input: { query: part.query ?? '' } },

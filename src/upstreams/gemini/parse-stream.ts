@@ -16,6 +16,8 @@ class StreamState {
   readonly parts: StreamPart[] = [];
   #started = false;
   #block: { kind: 'text' | 'reasoning'; id: string } | null = null;
+  /** The signature that ends the open block, once a part carried it (the block closes at the end of the chunk). */
+  #endingSignature: string | undefined;
   /** The answer's text blocks so far, with their whole text, for citing grounded spans in them. */
   readonly #texts: Array<{ id: string; text: string }> = [];
   #blocks = 0;
@@ -40,6 +42,8 @@ class StreamState {
     const candidate = firstCandidate(chunk);
     for (const part of partsOf(candidate)) this.#part(part);
     this.#grounding(candidate);
+    // A block a signature ended stays open through the chunk, so the chunk's grounding can still cite it.
+    if (this.#endingSignature !== undefined) this.#closeBlock();
     const usage = usageFromUsageMetadata(chunk.usageMetadata);
     if (usage !== null) {
       const key = JSON.stringify(usage);
@@ -69,6 +73,7 @@ class StreamState {
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     if (typeof part.text === 'string') {
       const kind = part.thought === true ? 'reasoning' : 'text';
+      if (this.#endingSignature !== undefined) this.#closeBlock();
       const id = this.#openBlock(kind);
       if (part.text !== '') this.parts.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id, delta: part.text });
       if (kind === 'text') {
@@ -76,7 +81,7 @@ class StreamState {
         if (last?.id === id) last.text += part.text;
         else this.#texts.push({ id, text: part.text });
       }
-      if (signature !== undefined) this.#closeBlock(signature);
+      if (signature !== undefined) this.#endingSignature = signature;
       return;
     }
     const call = part.functionCall;
@@ -113,8 +118,10 @@ class StreamState {
     return id;
   }
 
-  #closeBlock(signature?: string): void {
+  #closeBlock(): void {
     const block = this.#block;
+    const signature = this.#endingSignature;
+    this.#endingSignature = undefined;
     if (block === null) return;
     this.#block = null;
     const type = block.kind === 'text' ? 'text-end' : 'reasoning-end';

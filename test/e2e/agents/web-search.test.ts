@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
@@ -129,5 +130,27 @@ describe("Codex's default web_search on every family", () => {
     const response = await replayFixture(gateway.url, { ...fixture, body: { ...fixture.body, tools } }, { model: 'search-anthropic', key: account.key });
     expect(response.status, await response.clone().text()).toBe(200);
     expect(response.headers.get('x-gateway-dropped-tools')).toBe('code_interpreter');
+  });
+});
+
+describe("Claude Code's WebSearch (Anthropic's server tool) on other families", () => {
+  it.each([false, true])('maps to Google Search on Gemini, with server_tool_use, results and citations back (stream %s)', async (stream) => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: account.key, maxRetries: 0 });
+    const request = {
+      model: 'search-gemini-3',
+      max_tokens: 500,
+      tools: [{ type: 'web_search_20250305' as const, name: 'web_search' as const, max_uses: 8 }],
+      messages: [{ role: 'user' as const, content: 'Perform a web search for the query: unigate release notes' }],
+    };
+    const message = stream ? await client.messages.stream(request).finalMessage() : await client.messages.create(request);
+    expect((gemini.requests.at(-1)?.body as { tools: unknown[] }).tools).toEqual([{ googleSearch: {} }]);
+    const use = message.content.find((block) => block.type === 'server_tool_use');
+    expect(use).toMatchObject({ type: 'server_tool_use', name: 'web_search', input: { query: expect.stringContaining('unigate release notes') as string } });
+    const result = message.content.find((block) => block.type === 'web_search_tool_result');
+    expect(result).toMatchObject({ type: 'web_search_tool_result', tool_use_id: (use as { id: string }).id });
+    const results = (result as { content: Array<{ url: string }> }).content;
+    expect(results.map((entry) => entry.url)).toEqual(expect.arrayContaining([expect.stringMatching(/^https:\/\/vertexaisearch/)]));
+    const text = message.content.find((block) => block.type === 'text') as Anthropic.TextBlock;
+    expect(text.citations?.[0]).toMatchObject({ type: 'web_search_result_location', url: expect.stringMatching(/^https:\/\/vertexaisearch/) as string });
   });
 });
