@@ -42,6 +42,34 @@ afterAll(async () => {
 
 const FIXTURES = ['claude-code-first-turn', 'claude-code-tool-loop', 'claude-code-image-tool-result'] as const;
 
+describe('Claude Code tool loops and images in tool results on other families', () => {
+  it('the tool loop reaches OpenAI as tool calls and tool messages, and the answer is Anthropic SSE', async () => {
+    const response = await replayFixture(gateway.url, loadAgentFixture('claude-code-tool-loop'), { model: 'gpt-5.1', key: account.key });
+    expect(response.status).toBe(200);
+    const events = await readEvents(response);
+    const text = events.filter((event) => event.event === 'content_block_delta').map((event) => (event.data.delta as { text?: string }).text ?? '').join('');
+    expect(text).toContain('hi');
+    expect(events.find((event) => event.event === 'message_delta')?.data).toMatchObject({ delta: { stop_reason: 'end_turn' }, usage: { output_tokens: expect.any(Number) as number } });
+    const sent = openai.requests.at(-1)?.body as { messages: Array<{ role: string; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string; content: unknown }> };
+    const call = sent.messages.find((message) => message.tool_calls !== undefined)?.tool_calls?.[0];
+    expect(call?.function.name).toBe('Bash');
+    expect(sent.messages.find((message) => message.role === 'tool')).toMatchObject({ tool_call_id: call?.id, content: 'hi' });
+  });
+
+  it('an image returned by a tool reaches OpenAI as an image part after the tool messages, and Gemini inline', async () => {
+    const fixture = loadAgentFixture('claude-code-image-tool-result');
+    expect((await replayFixture(gateway.url, fixture, { model: 'gpt-5.1', key: account.key })).status).toBe(200);
+    const toOpenAI = openai.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+    const toolIndex = toOpenAI.messages.map((message) => message.role).lastIndexOf('tool');
+    expect(JSON.stringify(toOpenAI.messages[toolIndex + 1]?.content)).toContain('data:image/png;base64,iVBORw0KGgo');
+    expect((await replayFixture(gateway.url, fixture, { model: 'gemini-coder', key: account.key })).status).toBe(200);
+    const toGemini = gemini.requests.at(-1)?.body as { contents: Array<{ parts: Array<{ inlineData?: { mimeType: string }; functionResponse?: { name: string } }> }> };
+    const parts = toGemini.contents.flatMap((content) => content.parts);
+    expect(parts.some((part) => part.functionResponse?.name === 'Read')).toBe(true);
+    expect(parts.some((part) => part.inlineData?.mimeType === 'image/png')).toBe(true);
+  });
+});
+
 describe('Claude Code requests with a mid-conversation system message', () => {
   it.each(FIXTURES)('%s reaches an OpenAI upstream with the system message in place', async (name) => {
     const fixture = loadAgentFixture(name);
