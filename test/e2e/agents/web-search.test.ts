@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
@@ -152,5 +153,15 @@ describe("Claude Code's WebSearch (Anthropic's server tool) on other families", 
     expect(results.map((entry) => entry.url)).toEqual(expect.arrayContaining([expect.stringMatching(/^https:\/\/vertexaisearch/)]));
     const text = message.content.find((block) => block.type === 'text') as Anthropic.TextBlock;
     expect(text.citations?.[0]).toMatchObject({ type: 'web_search_result_location', url: expect.stringMatching(/^https:\/\/vertexaisearch/) as string });
+  });
+});
+
+describe('chat completions web_search_options on other families', () => {
+  it('maps to Anthropic web search, citations back as url_citation annotations', async () => {
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
+    const completion = await client.chat.completions.create({ model: 'search-anthropic', web_search_options: {}, messages: [{ role: 'user', content: 'search the web for the unigate release notes' }] });
+    expect((anthropic.requests.at(-1)?.body as { tools: unknown[] }).tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
+    const message = completion.choices[0]!.message;
+    expect(message.annotations?.[0]).toMatchObject({ type: 'url_citation', url_citation: { url: 'https://example.com/unigate-release', start_index: 0, end_index: message.content!.length } });
   });
 });
