@@ -21,6 +21,16 @@ const BUNDLED_PROVIDER_OF_TYPE: Partial<Record<ChannelType, ChannelCatalog>> = {
   'azure-openai': { provider: 'openai', serves: everything },
   anthropic: { provider: 'anthropic', serves: everything },
   gemini: { provider: 'google', serves: (id) => /^(gemini|gemma|imagen|veo|learnlm)/.test(id) },
+  // Vertex AI serves Google's Gemini models by default; Claude on Vertex is named per model by the operator.
+  'vertex-ai': { provider: 'google', serves: (id) => /^gemini/.test(id) },
+  bedrock: { provider: 'aws', serves: everything },
+  mistral: { provider: 'mistral', serves: everything },
+  groq: { provider: 'groq', serves: everything },
+  deepseek: { provider: 'deepseek', serves: everything },
+  xai: { provider: 'x-ai', serves: everything },
+  openrouter: { provider: 'openrouter', serves: everything },
+  together: { provider: 'together', serves: everything },
+  fireworks: { provider: 'fireworks', serves: everything },
 };
 
 export function channelCatalog(channel: Channel): ChannelCatalog | null {

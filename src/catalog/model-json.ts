@@ -1,8 +1,31 @@
-import { nanoToUsd } from '../billing/money.js';
+import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
 import type { NanoUsd, Pricing } from '../storage/records.js';
 import type { CatalogModel } from './catalog-model.js';
 
 const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
+
+/** USD per token as a decimal string, from nano-USD per million tokens (exact: 10^15 nano-USD-per-Mtok in a USD). */
+function usdPerToken(perMtokNano: bigint): string {
+  const digits = perMtokNano.toString().padStart(16, '0');
+  const whole = digits.slice(0, -15).replace(/^0+(?=\d)/, '');
+  const fraction = digits.slice(-15).replace(/0+$/, '');
+  return fraction === '' ? whole : `${whole}.${fraction}`;
+}
+
+/**
+ * OpenRouter's price fields on the same object, for clients written against its model list: USD per token
+ * (`prompt`, `completion`, `input_cache_read`, `input_cache_write`) and per request or image, as decimal strings.
+ */
+function openRouterPricing(pricing: Pricing): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (pricing.inputPerMtokNano !== null) fields.prompt = usdPerToken(pricing.inputPerMtokNano);
+  if (pricing.outputPerMtokNano !== null) fields.completion = usdPerToken(pricing.outputPerMtokNano);
+  if (pricing.cachedInputPerMtokNano !== null) fields.input_cache_read = usdPerToken(pricing.cachedInputPerMtokNano);
+  if (pricing.cacheWritePerMtokNano !== null) fields.input_cache_write = usdPerToken(pricing.cacheWritePerMtokNano);
+  if (pricing.perRequestNano !== null) fields.request = nanoToDecimalString(pricing.perRequestNano);
+  if (pricing.perImageNano !== null) fields.image = nanoToDecimalString(pricing.perImageNano);
+  return fields;
+}
 
 /** Prices in USD (per million tokens, per request, image, audio minute, million characters), with long-context tiers. */
 export function pricingToJson(pricing: Pricing): Record<string, unknown> {
@@ -55,6 +78,8 @@ export function listedModelJson(model: CatalogModel, name: string = model.id): R
     ...(name === model.id ? {} : { alias_of: model.id }),
     kind: model.kind,
     ...catalogFactsToJson(model),
-    pricing: pricingToJson(model.pricing),
+    // OpenRouter's name for the context window.
+    context_length: model.contextWindow,
+    pricing: { ...pricingToJson(model.pricing), ...openRouterPricing(model.pricing) },
   };
 }

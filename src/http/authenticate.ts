@@ -14,9 +14,16 @@ export interface Authenticated {
 
 const compiledAllowlists = new WeakMap<ApiKey, IpRangeSet>();
 
-const REFUSALS: Record<KeyRefusal, () => GatewayError> = {
-  missing: () => new GatewayError('missing_api_key', 'No API key was provided. Send it as "Authorization: Bearer <API_KEY>".'),
-  malformed: () => new GatewayError('invalid_api_key', 'The API key is malformed.'),
+/** How each family's clients send the key, as the refusal of a missing or malformed key names it. */
+const KEY_FORMS: Record<KeyFamily, string> = {
+  openai: 'Send it as "Authorization: Bearer <API_KEY>".',
+  anthropic: 'Send it in the "x-api-key" header ("x-api-key: <API_KEY>"), as Anthropic\'s clients do.',
+  gemini: 'Send it in the "x-goog-api-key" header or as the "key" query parameter, as Google\'s clients do.',
+};
+
+const REFUSALS: Record<KeyRefusal, (family: KeyFamily) => GatewayError> = {
+  missing: (family) => new GatewayError('missing_api_key', `No API key was provided. ${KEY_FORMS[family]}`),
+  malformed: (family) => new GatewayError('invalid_api_key', `The API key is malformed. ${KEY_FORMS[family]}`),
   unknown: () => new GatewayError('invalid_api_key', 'The API key is not valid.'),
   revoked: () => new GatewayError('revoked_api_key', 'The API key has been revoked.'),
   expired: () => new GatewayError('expired_api_key', 'The API key has expired.'),
@@ -30,7 +37,7 @@ export async function authenticate(context: RequestContext, services: GatewaySer
   const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
     ? ({ ok: false, reason: 'malformed' } as const)
     : await services.keys.verify(plaintext);
-  if (!verification.ok) throw REFUSALS[verification.reason]();
+  if (!verification.ok) throw REFUSALS[verification.reason](family);
   const { key, account } = verification;
   enforceBrowserPolicy(context, key);
   if (key.ipAllowlist !== null) {

@@ -8,6 +8,20 @@ export interface ToolDefinition {
   strict?: boolean;
 }
 
+/**
+ * A tool the upstream runs itself. Web search maps between OpenAI's web_search, Anthropic's server-side web search
+ * tool and Gemini's Google Search grounding.
+ */
+export interface WebSearchTool {
+  kind: 'web-search';
+  maxUses?: number;
+  allowedDomains?: string[];
+  blockedDomains?: string[];
+  userLocation?: { city?: string; region?: string; country?: string; timezone?: string };
+}
+
+export type HostedTool = WebSearchTool;
+
 export type ToolChoice = { kind: 'auto' } | { kind: 'none' } | { kind: 'required' } | { kind: 'tool'; name: string };
 
 export type ResponseFormat =
@@ -42,6 +56,13 @@ export interface ChatRequest {
   presencePenalty?: number;
   frequencyPenalty?: number;
   tools?: ToolDefinition[];
+  /** Tools the upstream runs itself (mapped where the target family has an equivalent). */
+  hostedTools?: HostedTool[];
+  /**
+   * Hosted tools left out because the target has no equivalent or the operator switched the mapping off, by the
+   * caller's name for them (e.g. `web_search`); named in a response header and in the usage row.
+   */
+  droppedHostedTools?: string[];
   toolChoice?: ToolChoice;
   parallelToolCalls?: boolean;
   responseFormat?: ResponseFormat;

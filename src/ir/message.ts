@@ -2,9 +2,22 @@
 
 export type MediaSource = { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string; mediaType?: string };
 
+/** A web source an answer's text cites (Anthropic's web_search_result_location, Gemini's grounding, OpenAI's url_citation). */
+export interface Citation {
+  url: string;
+  title?: string;
+  /** The cited passage, where the upstream gives it. */
+  citedText?: string;
+  /** The cited span in the text part, in UTF-16 code units; absent: the whole part. */
+  startIndex?: number;
+  endIndex?: number;
+}
+
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Web sources this text is based on (answers of a hosted web search). */
+  citations?: Citation[];
   /** Opaque provider signature that must travel back unchanged (Gemini's thoughtSignature on text parts). */
   signature?: string;
   /** Anthropic prompt-caching breakpoint on this block. */
@@ -52,10 +65,23 @@ export interface ToolResultPart {
   isError?: boolean;
 }
 
-export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart;
+/** A web search the upstream ran itself (a hosted tool) and the sources it found; only in answers. */
+export interface WebSearchPart {
+  type: 'web-search';
+  id: string;
+  query?: string;
+  sources: Array<{ url: string; title?: string }>;
+}
 
-/** `tool` messages carry only tool-result parts; system text lives in ChatRequest.system. */
-export type Role = 'user' | 'assistant' | 'tool';
+export type ContentPart = TextPart | ImagePart | FilePart | ReasoningPart | ToolCallPart | ToolResultPart | WebSearchPart;
+
+/**
+ * `tool` messages carry only tool-result parts. The system prompt lives in ChatRequest.system; a `system` message
+ * carries text parts only and is an instruction given at that point of the conversation (Anthropic's
+ * mid-conversation system message): upstreams with a positional system message keep it in place, the others
+ * append it to their system prompt.
+ */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
 
 export interface Message {
   role: Role;

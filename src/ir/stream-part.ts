@@ -1,4 +1,5 @@
 import type { FinishReason } from './finish-reason.js';
+import type { Citation } from './message.js';
 import type { Usage } from './usage.js';
 
 /**
@@ -20,6 +21,10 @@ export type StreamPart =
   | { type: 'tool-input-start'; id: string; toolCallId: string; toolName: string; index: number }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string; signature?: string }
+  /** A web search the upstream ran itself, complete with its sources (searches are not streamed piecewise). */
+  | { type: 'web-search'; id: string; query?: string; sources: Array<{ url: string; title?: string }> }
+  /** A source the text block `id` cites; may come after the block ended (Gemini reports grounding last). */
+  | { type: 'text-citation'; id: string; citation: Citation }
   | { type: 'usage'; usage: Usage }
   | { type: 'finish'; reason: FinishReason; usage: Usage | null }
   | { type: 'error'; status: number; code: string; message: string };

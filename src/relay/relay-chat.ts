@@ -116,7 +116,11 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
     upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
   } else {
-    upstreamRequest = adapter.buildChatRequest(route.channel, credential, { ...request.chat(), stream: request.stream }, route.upstreamModel);
+    const chat = request.chat();
+    const translated = { ...chat, stream: request.stream };
+    upstreamRequest = adapter.buildChatRequest(route.channel, credential, translated, route.upstreamModel);
+    // What this channel left out is what the answer's header and usage row report.
+    if (translated.droppedHostedTools !== undefined) chat.droppedHostedTools = translated.droppedHostedTools;
   }
   const attempt = new UpstreamAttempt(dependencies, candidate, credential, request.context.requestId, request.meter);
   const timeouts = plan.timeouts(candidate, timeoutsOf(route, request.stream));
@@ -291,6 +295,10 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   const chat = request.chat();
   const model = chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
+  // A successful answer that went without some hosted tool says so in a header and in its usage row's code.
+  const dropped = chat.droppedHostedTools ?? [];
+  if (dropped.length > 0) warningHeader['x-gateway-dropped-tools'] = dropped.join(', ');
+  const successCode = dropped.length > 0 ? 'hosted_tool_dropped' : null;
   if (!request.stream) {
     let usage: Usage;
     let encoded: string;
@@ -305,7 +313,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     onFirstByte();
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
     sendJsonBody(context.response, 200, priced.body, 'application/json', { ...request.responseHeaders, ...warningHeader, ...priced.headers });
-    meter.finish({ status: 200, usage });
+    meter.finish({ status: 200, errorCode: successCode, usage });
     return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
@@ -361,7 +369,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     }
     const billed = await settle();
     client.end((held ?? '') + encoder.end());
-    meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? null, usage: billed });
+    meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? successCode, usage: billed });
     return streamError === null ? SUCCESS : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
     response.discard();
@@ -371,7 +379,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     if (finished) {
       const billed = await settle();
       client.end(encoder.end());
-      meter.finish({ status: 200, usage: billed });
+      meter.finish({ status: 200, errorCode: successCode, usage: billed });
       return SUCCESS;
     }
     const failure = upstreamFailureError(failureClass);

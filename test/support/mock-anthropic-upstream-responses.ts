@@ -10,10 +10,14 @@
  *   with `auto` a short text block comes first. Input is filled from the tool's schema.
  * - Otherwise text: after tool results `Tool <name> returned: <result text>`, else `Echo: <last user text>`
  *   (200 characters at most); with `output_config.format` a JSON object filled from the schema.
+ * - Web search: with the web_search server tool and a last user text mentioning "search", a server_tool_use (the
+ *   last 100 characters of that text as query), its web_search_tool_result with two results, and a text block
+ *   citing the first (streamed with a citations_delta before its text).
  * - Stop sequences cut the text (stop_reason stop_sequence); max_tokens cuts the output (stop_reason max_tokens).
  * - Tokens: about four characters each (estimateTokens); input counts system, messages and tools.
  */
 import { createHash } from 'node:crypto';
+import { requestedToolName } from './mock-tool-request.js';
 import type { Block, JsonObject, MessagesRequest, Tool } from './mock-anthropic-upstream-validate.js';
 import { estimateTokens, messageId, redactedThinkingData, signThinking, splitIntoTokens, toolUseId } from './mock-anthropic-upstream-wire.js';
 
@@ -21,7 +25,10 @@ export type ContentBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
-  | { type: 'tool_use'; id: string; name: string; input: JsonObject };
+  | { type: 'tool_use'; id: string; name: string; input: JsonObject }
+  | { type: 'server_tool_use'; id: string; name: 'web_search'; input: { query: string } }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: Array<{ type: 'web_search_result'; url: string; title: string; encrypted_content: string; page_age: string }> }
+  | { type: 'text'; text: string; citations: Array<{ type: 'web_search_result_location'; url: string; title: string; encrypted_index: string; cited_text: string }> };
 
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use';
 
@@ -31,6 +38,8 @@ export interface AnswerPlan {
   stopSequence: string | null;
   outputTokens: number;
   thinkingTokens: number;
+  /** Server-side web searches run for the answer. */
+  webSearches?: number;
 }
 
 export interface MockUsage {
@@ -41,6 +50,26 @@ export interface MockUsage {
   output_tokens: number;
   service_tier: 'standard';
   output_tokens_details?: { thinking_tokens: number };
+  server_tool_use?: { web_search_requests: number };
+}
+
+export const MOCK_SEARCH_RESULTS = [
+  { url: 'https://example.com/unigate-release', title: 'Unigate release notes' },
+  { url: 'https://example.org/gateway-guide', title: 'A guide to model gateways' },
+];
+
+function webSearchBlocks(query: string): ContentBlock[] {
+  const id = `srvtoolu_01${createHash('sha1').update(query).digest('hex').slice(0, 20)}`;
+  const text = 'According to the release notes, the gateway now maps web search.';
+  return [
+    { type: 'server_tool_use', id, name: 'web_search', input: { query } },
+    {
+      type: 'web_search_tool_result',
+      tool_use_id: id,
+      content: MOCK_SEARCH_RESULTS.map((result) => ({ type: 'web_search_result', ...result, encrypted_content: `enc_${Buffer.from(result.url).toString('base64')}`, page_age: 'November 1, 2026' })),
+    },
+    { type: 'text', text, citations: [{ type: 'web_search_result_location', url: MOCK_SEARCH_RESULTS[0]!.url, title: MOCK_SEARCH_RESULTS[0]!.title, encrypted_index: 'Eo8BCioIAhgBIiQ', cited_text: 'The gateway now maps web search.' }] },
+  ];
 }
 
 const MAX_ECHO_CHARS = 200;
@@ -91,6 +120,7 @@ export function countInput(request: MessagesRequest): { total: number; cachePref
     hash.update(part.text);
     if (part.cacheControl) breakpoint();
   }
+  for (const message of request.systemMessages) total += 4 + estimateTokens(message.text);
   for (const turn of request.turns) {
     total += 4;
     hash.update(turn.role);
@@ -185,13 +215,19 @@ export function planAnswer(request: MessagesRequest): AnswerPlan {
   const afterTools = toolResultAnswer(request);
   const choice = request.toolChoice;
   const forced = choice?.type === 'any' || choice?.type === 'tool';
-  const wantsTool = request.tools.length > 0 && choice?.type !== 'none' && afterTools === null && (forced || /weather/i.test(userText));
+  const named = afterTools === null ? requestedToolName(userText, request.tools.map((t) => t.name)) : undefined;
+  const wantsTool = request.tools.length > 0 && choice?.type !== 'none' && afterTools === null && (forced || named !== undefined || /weather/i.test(userText));
   let budget = request.maxTokens - thinkingTokens;
+  if (request.webSearch !== null && afterTools === null && /search/i.test(userText)) {
+    content.push(...webSearchBlocks(userText.slice(-100).trim()));
+    return { content, stopReason: 'end_turn', stopSequence: null, outputTokens: thinkingTokens + 24, thinkingTokens, webSearches: 1 };
+  }
   if (wantsTool) {
     const tool = (choice?.type === 'tool' ? request.tools.find((t) => t.name === choice.name) : undefined) ??
+      request.tools.find((t) => t.name === named) ??
       request.tools.find((t) => /weather/i.test(t.name)) ?? request.tools[0]!;
     if (!forced) content.push({ type: 'text', text: 'Let me check that for you.' });
-    const places = choice?.disableParallel === true ? locations(userText).slice(0, 1) : locations(userText);
+    const places = choice?.disableParallel === true || named !== undefined ? locations(userText).slice(0, 1) : locations(userText);
     for (const place of places) content.push({ type: 'tool_use', id: toolUseId(), name: tool.name, input: toolInput(tool, place) });
     const outputTokens = thinkingTokens + content.reduce((sum, block) => sum + (block.type === 'text' ? splitIntoTokens(block.text).length : block.type === 'tool_use' ? estimateTokens(JSON.stringify(block.input)) + 5 : 0), 0);
     return { content, stopReason: 'tool_use', stopSequence: null, outputTokens, thinkingTokens };
@@ -228,6 +264,7 @@ export function buildUsage(input: { noCache: number; cacheRead: number; cacheWri
     service_tier: 'standard',
   };
   if (plan.thinkingTokens > 0) usage.output_tokens_details = { thinking_tokens: plan.thinkingTokens };
+  if (plan.webSearches !== undefined) usage.server_tool_use = { web_search_requests: plan.webSearches };
   return usage;
 }
 
@@ -271,7 +308,8 @@ export function buildStreamEvents(message: JsonObject, plan: AnswerPlan, usage: 
     };
     switch (block.type) {
       case 'text': {
-        start({ type: 'text', text: '' });
+        start('citations' in block ? { type: 'text', text: '', citations: [] } : { type: 'text', text: '' });
+        if ('citations' in block) for (const citation of block.citations) delta({ type: 'citations_delta', citation });
         const pieces = splitIntoTokens(block.text);
         for (let at = 0; at < pieces.length; at += 3) delta({ type: 'text_delta', text: pieces.slice(at, at + 3).join('') });
         break;
@@ -283,6 +321,13 @@ export function buildStreamEvents(message: JsonObject, plan: AnswerPlan, usage: 
         break;
       case 'redacted_thinking':
         start({ type: 'redacted_thinking', data: block.data });
+        break;
+      case 'server_tool_use':
+        start({ type: 'server_tool_use', id: block.id, name: block.name, input: {} });
+        delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) });
+        break;
+      case 'web_search_tool_result':
+        start(block);
         break;
       case 'tool_use':
         start({ type: 'tool_use', id: block.id, name: block.name, input: {} });

@@ -32,9 +32,14 @@ export interface MessagesRequest {
   stream: boolean;
   system: Array<{ text: string; cacheControl: boolean }>;
   turns: Turn[];
+  /** Mid-conversation system messages (`role: "system"` inside messages), by their index in `messages`. */
+  systemMessages: Array<{ index: number; text: string }>;
   tools: Tool[];
+  /** The server-side web search tool was given (`web_search_20250305`), with its max_uses. */
+  webSearch: { maxUses: number | null } | null;
   toolChoice: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disableParallel: boolean } | null;
-  thinking: { budgetTokens: number; omitted: boolean } | null;
+  /** adaptive: the model decides per turn whether to think, so a turn without a thinking block is valid */
+  thinking: { budgetTokens: number; omitted: boolean; adaptive?: boolean } | null;
   stopSequences: string[];
   jsonSchema: JsonObject | null;
   body: JsonObject;
@@ -44,6 +49,41 @@ export interface ValidateOptions {
   /** count_tokens: no max_tokens or generation fields. */
   countTokens: boolean;
   requireAlternation: boolean;
+  /** The model takes `role: "system"` messages (the mid-conversation-system beta header was sent). */
+  midConversationSystem?: boolean;
+}
+
+export const MID_CONVERSATION_SYSTEM_BETA = 'mid-conversation-system-2026-04-07';
+
+/** Models that take mid-conversation system messages without the beta header, as Anthropic documents for Opus 4.8. */
+export function takesSystemMessagesNatively(model: string): boolean {
+  return /^claude-opus-4-8/.test(model);
+}
+
+/**
+ * Anthropic's placement rules for a mid-conversation system message: not first, right after a user turn, followed
+ * by an assistant turn or nothing, never two in a row; text only. Without the beta the role is refused in
+ * Anthropic's own words, which Claude Code recognises to fall back to system reminders in user turns.
+ */
+function checkSystemMessage(raw: JsonObject, index: number, all: unknown[], allowed: boolean): string {
+  if (!allowed) throw invalidRequest("role 'system' is not supported on this model");
+  const path = `messages.${index}`;
+  const previous = all[index - 1];
+  const next = all[index + 1];
+  const roleOf = (value: unknown): unknown => (isObject(value) ? value.role : undefined);
+  if (index === 0) throw invalidRequest(`${path}: a system message cannot be the first message; use the top-level \`system\` parameter`);
+  if (roleOf(previous) !== 'user') throw invalidRequest(`${path}: a system message must follow a user message`);
+  if (next !== undefined && roleOf(next) !== 'assistant') throw invalidRequest(`${path}: a system message must be the last message or be followed by an assistant message`);
+  if (typeof raw.content === 'string') {
+    if (raw.content === '') throw invalidRequest(`${path}: all messages must have non-empty content except for the optional final assistant message`);
+    return raw.content;
+  }
+  if (!Array.isArray(raw.content) || raw.content.length === 0) throw invalidRequest(`${path}.content: Input should be a valid string or a non-empty list`);
+  return raw.content.map((block: unknown, blockIndex) => {
+    if (!isObject(block) || block.type !== 'text') throw invalidRequest(`${path}.content.${blockIndex}.type: Input should be 'text'`);
+    const text = checkText(block, `${path}.content.${blockIndex}`);
+    return text.type === 'text' ? text.text : '';
+  }).join('\n');
 }
 
 const MESSAGE_FIELDS = ['model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'thinking', 'metadata', 'service_tier', 'output_config', 'container', 'mcp_servers', 'context_management', 'inference_geo', 'cache_control'];
@@ -78,7 +118,7 @@ function checkSystem(value: unknown): MessagesRequest['system'] {
   });
 }
 
-function checkTurns(value: unknown, requireAlternation: boolean): Turn[] {
+function checkTurns(value: unknown, requireAlternation: boolean, midConversationSystem: boolean, systemMessages: MessagesRequest['systemMessages']): Turn[] {
   if (value === undefined) throw invalidRequest('messages: Field required');
   if (!Array.isArray(value)) throw invalidRequest('messages: Input should be a valid list');
   if (value.length === 0) throw invalidRequest('messages: at least one message is required');
@@ -88,6 +128,10 @@ function checkTurns(value: unknown, requireAlternation: boolean): Turn[] {
     if (!isObject(raw)) throw invalidRequest(`${path}: Input should be a valid dictionary`);
     allowOnly(raw, path, ['role', 'content']);
     const role = raw.role;
+    if (role === 'system') {
+      systemMessages.push({ index, text: checkSystemMessage(raw, index, value, midConversationSystem) });
+      return;
+    }
     if (role !== 'user' && role !== 'assistant') throw invalidRequest(`${path}.role: Input should be 'user' or 'assistant'`);
     const isLast = index === value.length - 1;
     let blocks: Block[];
@@ -156,7 +200,9 @@ function checkTools(value: unknown): Tool[] {
     const path = `tools.${index}`;
     if (!isObject(raw)) throw invalidRequest(`${path}: Input should be a valid dictionary`);
     if (raw.type !== undefined && raw.type !== 'custom') return { name: String(raw.name ?? raw.type), description: '', schema: {}, cacheControl: false };
-    allowOnly(raw, `${path}.custom`, ['type', 'name', 'description', 'input_schema', 'cache_control', 'strict']);
+    // defer_loading: tool search (Claude Code sends it on its deferred tools)
+    allowOnly(raw, `${path}.custom`, ['type', 'name', 'description', 'input_schema', 'cache_control', 'strict', 'defer_loading']);
+    if (raw.defer_loading !== undefined && typeof raw.defer_loading !== 'boolean') throw invalidRequest(`${path}.custom.defer_loading: Input should be a valid boolean`);
     const name = requireString(raw.name, `${path}.custom.name`);
     if (!TOOL_NAME.test(name)) throw invalidRequest(`${path}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
     const schema = raw.input_schema;
@@ -191,7 +237,7 @@ function checkThinking(body: JsonObject, maxTokens: number, countTokens: boolean
   if (value === undefined) return null;
   if (!isObject(value)) throw invalidRequest('thinking: Input should be a valid dictionary');
   if (value.type === 'disabled') return null;
-  if (value.type === 'adaptive') return { budgetTokens: 2048, omitted: value.display === 'omitted' };
+  if (value.type === 'adaptive') return { budgetTokens: 2048, omitted: value.display === 'omitted', adaptive: true };
   if (value.type !== 'enabled') throw invalidRequest(`thinking: Input tag '${String(value.type)}' found using 'type' does not match any of the expected tags: 'enabled', 'disabled', 'adaptive'`);
   allowOnly(value, 'thinking.enabled', ['type', 'budget_tokens', 'display']);
   const budget = value.budget_tokens;
@@ -209,7 +255,7 @@ function checkThinkingRules(body: JsonObject, request: MessagesRequest): void {
   if (body.top_k !== undefined) throw invalidRequest('`top_k` must be unset when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility');
   if (typeof body.top_p === 'number' && body.top_p < 0.95) throw invalidRequest('`top_p` must be greater than or equal to 0.95 or unset when thinking is enabled.');
   if (request.toolChoice?.type === 'any' || request.toolChoice?.type === 'tool') throw invalidRequest('Thinking may not be enabled when tool_choice forces tool use.');
-  for (let index = request.turns.length - 1; index >= 0; index--) {
+  for (let index = request.turns.length - 1; index >= 0 && request.thinking.adaptive !== true; index--) {
     const turn = request.turns[index]!;
     if (turn.role !== 'assistant') continue;
     if (!turn.blocks.some((block) => block.type === 'tool_use')) break;
@@ -232,6 +278,17 @@ function checkJsonSchema(value: unknown): JsonObject | null {
   return value.format.schema;
 }
 
+function webSearchOf(value: unknown): MessagesRequest['webSearch'] {
+  if (!Array.isArray(value)) return null;
+  const tool = value.find((raw: unknown) => isObject(raw) && typeof raw.type === 'string' && raw.type.startsWith('web_search_'));
+  if (!isObject(tool)) return null;
+  const index = value.indexOf(tool);
+  allowOnly(tool, `tools.${index}.web_search`, ['type', 'name', 'max_uses', 'allowed_domains', 'blocked_domains', 'user_location', 'cache_control']);
+  if (tool.name !== 'web_search') throw invalidRequest(`tools.${index}.web_search.name: Input should be 'web_search'`);
+  if (tool.allowed_domains !== undefined && tool.blocked_domains !== undefined) throw invalidRequest(`tools.${index}: Cannot specify both allowed_domains and blocked_domains`);
+  return { maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : null };
+}
+
 export function validateMessagesRequest(raw: unknown, options: ValidateOptions): MessagesRequest {
   if (!isObject(raw)) throw invalidRequest('Request body must be a JSON object.');
   const body = raw;
@@ -245,7 +302,8 @@ export function validateMessagesRequest(raw: unknown, options: ValidateOptions):
     if (value === undefined) throw invalidRequest('max_tokens: Field required');
     maxTokens = value;
   }
-  const turns = checkTurns(body.messages, options.requireAlternation);
+  const systemMessages: MessagesRequest['systemMessages'] = [];
+  const turns = checkTurns(body.messages, options.requireAlternation, options.midConversationSystem === true, systemMessages);
   const system = checkSystem(body.system);
   number(body, 'temperature', 0, 1);
   number(body, 'top_p', 0, 1);
@@ -270,7 +328,9 @@ export function validateMessagesRequest(raw: unknown, options: ValidateOptions):
     stream: body.stream === true,
     system,
     turns,
+    systemMessages,
     tools,
+    webSearch: webSearchOf(body.tools),
     toolChoice,
     thinking: checkThinking(body, maxTokens, options.countTokens),
     stopSequences,

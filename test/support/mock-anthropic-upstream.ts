@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { buildMessage, buildStreamEvents, buildUsage, countInput, planAnswer } from './mock-anthropic-upstream-responses.js';
-import { validateMessagesRequest, type MessagesRequest } from './mock-anthropic-upstream-validate.js';
+import { MID_CONVERSATION_SYSTEM_BETA, takesSystemMessagesNatively, validateMessagesRequest, type MessagesRequest } from './mock-anthropic-upstream-validate.js';
 import { DEFAULT_MODELS, defaultFaultError, invalidRequest, MockAnthropicError, modelInfo, requestId, type AnthropicErrorType } from './mock-anthropic-upstream-wire.js';
 import { cutConnection, MockServerKit, writeWithBackpressure, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
@@ -61,6 +61,10 @@ export interface MockAnthropicUpstream {
 }
 
 const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+function modelOf(body: unknown): string {
+  return typeof body === 'object' && body !== null && typeof (body as { model?: unknown }).model === 'string' ? (body as { model: string }).model : '';
+}
 
 export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamOptions = {}): Promise<MockAnthropicUpstream> {
   const apiKey = options.apiKey ?? 'sk-ant-upstream-test';
@@ -109,8 +113,8 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     return { noCache: total - cachePrefix, cacheRead: 0, cacheWrite: cachePrefix };
   };
 
-  const handleMessages = async (res: ServerResponse, body: unknown, id: string, f: MockFault | null): Promise<void> => {
-    const request = validateMessagesRequest(body, { countTokens: false, requireAlternation });
+  const handleMessages = async (res: ServerResponse, body: unknown, id: string, f: MockFault | null, betas: readonly string[]): Promise<void> => {
+    const request = validateMessagesRequest(body, { countTokens: false, requireAlternation, midConversationSystem: betas.includes(MID_CONVERSATION_SYSTEM_BETA) || takesSystemMessagesNatively(modelOf(body)) });
     if (request.model.startsWith('unknown-')) throw new MockAnthropicError(404, 'not_found_error', `model: ${request.model}`);
     const plan = planAnswer(request);
     const usage = buildUsage(inputUsage(request), plan);
@@ -166,9 +170,11 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     if (typeof version !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(version)) throw invalidRequest(`anthropic-version: invalid version '${String(version)}'`);
     if (jsonError) throw invalidRequest('There was an issue with the format or content of your request: the body is not valid JSON.');
 
-    if (method === 'POST' && path === '/v1/messages') return handleMessages(res, body, id, f);
+    const betasHeader = req.headers['anthropic-beta'];
+    const betas = (Array.isArray(betasHeader) ? betasHeader.join(',') : betasHeader ?? '').split(',').map((beta) => beta.trim());
+    if (method === 'POST' && path === '/v1/messages') return handleMessages(res, body, id, f, betas);
     if (method === 'POST' && path === '/v1/messages/count_tokens') {
-      const request = validateMessagesRequest(body, { countTokens: true, requireAlternation });
+      const request = validateMessagesRequest(body, { countTokens: true, requireAlternation, midConversationSystem: betas.includes(MID_CONVERSATION_SYSTEM_BETA) || takesSystemMessagesNatively(modelOf(body)) });
       if (request.model.startsWith('unknown-')) throw new MockAnthropicError(404, 'not_found_error', `model: ${request.model}`);
       return sendJson(res, 200, { input_tokens: countInput(request).total }, id);
     }

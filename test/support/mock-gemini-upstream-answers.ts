@@ -1,6 +1,9 @@
 /**
  * Deterministic answers of the mock Gemini upstream:
  * - the last user turn is function responses → "Tool results: name=<response JSON> …";
+ * - a googleSearch tool and a last user text mentioning "search" → a text answer with groundingMetadata (the last 100
+ *   characters of that text as query, two web sources, the first sentence cited); googleSearch with function
+ *   declarations is refused before Gemini 3, as the API does.
  * - tools are declared, mode is not NONE, and the last user text mentions "weather" (or mode is ANY) → one
  *   function call to the weather-like (else first allowed) function with `{location}` (the word after "in", else
  *   Paris) and `unit: "celsius"` when the schema has a unit;
@@ -11,6 +14,7 @@
  * text (in streams: a last empty text part).
  * Tokens are words and punctuation marks; an image counts 258, as Gemini counts it.
  */
+import { requestedToolName } from './mock-tool-request.js';
 import { createHash } from 'node:crypto';
 import type { Declaration, GenerateRequest, MockContent } from './mock-gemini-upstream-validate.js';
 import { isObject, type JsonObject, type MockModel } from './mock-gemini-upstream-wire.js';
@@ -59,6 +63,24 @@ export interface Plan {
   textSignature?: string;
   thoughtsTokens: number;
   candidatesTokens: number;
+  /** Google Search grounding of the answer (googleSearch tool and a user text mentioning "search"). */
+  grounding?: JsonObject;
+}
+
+export const MOCK_GROUNDING_SOURCES = [
+  { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/unigate-release', title: 'example.com' },
+  { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/gateway-guide', title: 'example.org' },
+];
+
+/** Grounding as Gemini reports it: the queries, the web sources, and which spans of the answer (bytes) cite which. */
+function groundingFor(query: string, answer: string): JsonObject {
+  const sentence = answer.slice(0, answer.indexOf('.') + 1);
+  return {
+    webSearchQueries: [query],
+    searchEntryPoint: { renderedContent: '<div>Search suggestions</div>' },
+    groundingChunks: MOCK_GROUNDING_SOURCES.map((web) => ({ web })),
+    groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(sentence), text: sentence }, groundingChunkIndices: [0, 1] }],
+  };
 }
 
 function lastUserText(contents: readonly MockContent[]): string {
@@ -73,9 +95,10 @@ function lastUserText(contents: readonly MockContent[]): string {
 
 function weatherCall(request: GenerateRequest, text: string): PlannedPart | null {
   if (request.declarations.length === 0 || request.mode === 'NONE') return null;
-  if (request.mode !== 'ANY' && !/weather/i.test(text)) return null;
   const callable = request.allowed.length > 0 ? request.declarations.filter((d) => request.allowed.includes(d.name)) : request.declarations;
-  const target: Declaration | undefined = callable.find((d) => /weather/i.test(d.name)) ?? callable[0];
+  const named = requestedToolName(text, callable.map((d) => d.name));
+  if (request.mode !== 'ANY' && named === undefined && !/weather/i.test(text)) return null;
+  const target: Declaration | undefined = callable.find((d) => d.name === named) ?? callable.find((d) => /weather/i.test(d.name)) ?? callable[0];
   if (target === undefined) return null;
   const location = /\bin ([A-Z][A-Za-z]+)/.exec(text)?.[1] ?? 'Paris';
   const properties = isObject(target.parameters?.properties) ? target.parameters.properties : {};
@@ -91,7 +114,9 @@ export function planAnswer(request: GenerateRequest, model: MockModel): Plan {
   const thinks = model.thinking && request.thinkingBudget !== 0;
   const thought = thinks ? `Thinking about "${text.slice(0, 60)}".` : null;
   let part: PlannedPart | null;
+  const searches = request.googleSearch && responses.length === 0 && /search/i.test(text);
   if (responses.length > 0) part = { kind: 'text', text: `Tool results: ${responses.map((r) => `${r.name}=${JSON.stringify(r.response)}`).join(' ')}` };
+  else if (searches) part = { kind: 'text', text: 'The gateway now maps web search. Its release notes say so.' };
   else part = weatherCall(request, text) ?? { kind: 'text', text: request.responseMimeType === 'application/json' ? JSON.stringify({ echo: text }) : `Echo: ${text}` };
   let finishReason: Plan['finishReason'] = 'STOP';
   if (part.kind === 'text') {
@@ -108,6 +133,7 @@ export function planAnswer(request: GenerateRequest, model: MockModel): Plan {
     thoughtsTokens: thought === null ? 0 : countTokens(thought) + 8,
     candidatesTokens: part === null ? 0 : part.kind === 'text' ? countTokens(part.text) : countTokens(`${part.name} ${JSON.stringify(part.args)}`),
   };
+  if (searches && part?.kind === 'text') plan.grounding = groundingFor(text.slice(-100).trim(), part.text);
   if (part?.kind === 'call' && model.thinking) plan.callSignature = signatureFor(`${model.name}:${part.name}:${JSON.stringify(part.args)}`);
   if (part?.kind === 'text' && (model.requiresSignatures || plan.includeThoughts)) plan.textSignature = signatureFor(`${model.name}:${part.text}`);
   return plan;
@@ -175,6 +201,7 @@ export function buildResponse(plan: Plan, meta: AnswerMeta): JsonObject {
   if (plan.includeThoughts && plan.thought !== null) parts.push({ text: plan.thought, thought: true });
   if (plan.part !== null) parts.push(plannedPart(plan.part, plan.part.kind === 'call' ? plan.callSignature : plan.textSignature));
   const candidate: JsonObject = { ...(parts.length > 0 ? { content: { parts, role: 'model' } } : {}), finishReason: plan.finishReason, index: 0 };
+  if (plan.grounding !== undefined) candidate.groundingMetadata = plan.grounding;
   return envelope(meta, candidate, usageMetadata(meta.prompt, plan.candidatesTokens, plan.thoughtsTokens, meta.override));
 }
 
@@ -198,7 +225,8 @@ export function buildChunks(plan: Plan, meta: AnswerMeta): JsonObject[] {
     const last = index + 3 >= words.length;
     const parts: JsonObject[] = [{ text: piece }];
     if (last && plan.textSignature !== undefined) parts.push({ text: '', thoughtSignature: plan.textSignature });
-    const candidate = last ? { ...content(parts), finishReason: plan.finishReason } : content(parts);
+    const candidate: JsonObject = last ? { ...content(parts), finishReason: plan.finishReason } : content(parts);
+    if (last && plan.grounding !== undefined) candidate.groundingMetadata = plan.grounding;
     chunks.push(envelope(meta, candidate, usageMetadata(meta.prompt, countTokens(sent), plan.thoughtsTokens, meta.override)));
   }
   if (words.length === 0) {

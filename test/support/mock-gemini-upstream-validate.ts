@@ -38,6 +38,8 @@ export interface GenerateRequest {
   thinkingBudget?: number;
   /** JSON of the tools, for prompt token counting. */
   toolsJson: string;
+  /** A `googleSearch` tool was given (Google Search grounding). */
+  googleSearch: boolean;
 }
 
 const REQUEST_FIELDS = new Set(['model', 'contents', 'systemInstruction', 'tools', 'toolConfig', 'safetySettings', 'generationConfig', 'cachedContent', 'serviceTier', 'store', 'labels']);
@@ -78,7 +80,12 @@ export function validateGenerateContent(body: unknown, model: MockModel): Genera
     stopSequences: [],
     includeThoughts: false,
     toolsJson: JSON.stringify(field(body, 'tools') ?? null),
+    googleSearch: Array.isArray(field(body, 'tools')) && (field(body, 'tools') as unknown[]).some((tool) => isObject(tool) && field(tool, 'googleSearch') !== undefined),
   };
+  // Before Gemini 3 a request cannot combine a built-in tool with function calling.
+  if (request.googleSearch && request.declarations.length > 0 && !model.requiresSignatures) {
+    throw invalid('Tool use with function calling is unsupported for this model: built-in tools (google_search) and function declarations cannot be combined.');
+  }
   validateToolConfig(field(body, 'toolConfig'), request);
   validateGenerationConfig(field(body, 'generationConfig'), request, model);
   return request;

@@ -12,9 +12,12 @@ import { invalidRequest, isReasoningModel, MockHttpError, errorBody, modelNotFou
 import { isObject, type ChatMessage, type ChatRequest, type JsonObject, type ToolChoice, type ToolDef } from './mock-openai-upstream-validate.js';
 import { buildUsage, countPromptTokens, planAnswer, type UsageOverride } from './mock-openai-upstream-responses.js';
 
-/** Top-level parameters api.openai.com accepts on POST /v1/responses (from the official SDK's types). */
+/**
+ * Top-level parameters api.openai.com accepts on POST /v1/responses (from the official SDK's types, plus
+ * `client_metadata`, which the Codex CLI sends to OpenAI on every turn).
+ */
 export const KNOWN_RESPONSES_PARAMS: ReadonlySet<string> = new Set([
-  'background', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens', 'max_tool_calls',
+  'background', 'client_metadata', 'context_management', 'conversation', 'include', 'input', 'instructions', 'max_output_tokens', 'max_tool_calls',
   'metadata', 'model', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention',
   'reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text', 'tool_choice',
   'tools', 'top_logprobs', 'top_p', 'truncation', 'user',
@@ -86,14 +89,31 @@ function toMessages(body: JsonObject, previous: ChatMessage[]): ChatMessage[] {
   return messages;
 }
 
+/** Tools OpenAI runs itself; the mock accepts them and runs web search (see the web search module). */
+const HOSTED_TOOLS = new Set(['web_search', 'web_search_preview', 'web_search_2025_08_26', 'file_search', 'code_interpreter', 'image_generation', 'computer_use_preview', 'mcp', 'local_shell']);
+
+function hasWebSearch(body: JsonObject): boolean {
+  return Array.isArray(body.tools) && body.tools.some((tool: unknown) => isObject(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search'));
+}
+
 function toolsOf(body: JsonObject): ToolDef[] {
   if (body.tools === undefined) return [];
   if (!Array.isArray(body.tools)) throw invalidRequest("Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
-  return body.tools.map((tool: unknown, index) => {
+  return body.tools.flatMap((tool: unknown, index): ToolDef[] => {
+    if (isObject(tool) && HOSTED_TOOLS.has(String(tool.type))) return [];
+    if (isObject(tool) && tool.type === 'namespace' && typeof tool.name === 'string' && Array.isArray(tool.tools)) {
+      const namespace = tool.name;
+      return tool.tools.map((member: unknown, memberIndex) => {
+        if (!isObject(member) || member.type !== 'function' || typeof member.name !== 'string') {
+          throw invalidRequest(`Missing required parameter: 'tools[${index}].tools[${memberIndex}].name'.`, `tools[${index}].tools[${memberIndex}].name`, 'missing_required_parameter');
+        }
+        return { name: member.name, parameters: member.parameters, namespace };
+      });
+    }
     if (!isObject(tool) || tool.type !== 'function' || typeof tool.name !== 'string') {
       throw invalidRequest(`Missing required parameter: 'tools[${index}].name'.`, `tools[${index}].name`, 'missing_required_parameter');
     }
-    return { name: tool.name, parameters: tool.parameters };
+    return [{ name: tool.name, parameters: tool.parameters }];
   });
 }
 
@@ -177,15 +197,26 @@ export function answerResponses(raw: unknown, store: Map<string, StoredResponse>
   const id = randomId('resp_', 48);
   const createdAt = Math.floor(Date.now() / 1000);
   const output: JsonObject[] = [];
-  if (plan.reasoningTokens > 0) {
-    const wantsEncrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
-    output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: `gAAAAA${randomId('', 64)}` } : {}) });
-  }
-  if (plan.text !== null) {
-    output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }] });
+  const lastText = [...messages].reverse().find((message) => message.role === 'user');
+  const searchText = typeof lastText?.content === 'string' ? lastText.content : '';
+  if (hasWebSearch(body) && /search/i.test(searchText) && plan.toolCalls.length === 0) {
+    // OpenAI's web search: a web_search_call item, then the answer citing a source with a url_citation.
+    const text = 'According to the release notes, the gateway now maps web search.';
+    output.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'search', query: searchText.slice(0, 100) } });
+    plan.text = text;
+    output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [{ type: 'url_citation', start_index: 0, end_index: text.length, url: 'https://example.com/unigate-release', title: 'Unigate release notes' }], logprobs: [] }] });
+  } else {
+    if (plan.reasoningTokens > 0) {
+      const wantsEncrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
+      output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: `gAAAAA${randomId('', 64)}` } : {}) });
+    }
+    if (plan.text !== null) {
+      output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }] });
+    }
   }
   for (const call of plan.toolCalls) {
-    output.push({ id: randomId('fc_', 48), type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments });
+    const namespace = chat.tools.find((tool) => tool.name === call.name)?.namespace;
+    output.push({ id: randomId('fc_', 48), type: 'function_call', status: 'completed', call_id: call.id, ...(namespace === undefined ? {} : { namespace }), name: call.name, arguments: call.arguments });
   }
   const incomplete = plan.finishReason === 'length';
   const response: JsonObject = {
@@ -254,6 +285,9 @@ function streamEvents(response: JsonObject): JsonObject[] {
       push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
       for (const delta of splitIntoTokens(item.arguments as string)) push({ type: 'response.function_call_arguments.delta', item_id: itemId, output_index: outputIndex, delta });
       push({ type: 'response.function_call_arguments.done', item_id: itemId, output_index: outputIndex, name: item.name, arguments: item.arguments });
+    } else if (item.type === 'web_search_call') {
+      push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress' } });
+      for (const step of ['in_progress', 'searching', 'completed']) push({ type: `response.web_search_call.${step}`, item_id: itemId, output_index: outputIndex });
     } else {
       push({ type: 'response.output_item.added', output_index: outputIndex, item });
     }

@@ -14,6 +14,7 @@
  * - Reasoning models (o*, gpt-5*) spend reasoning tokens (effort minimal 0, low 16, medium 64, high 192)
  *   counted in completion_tokens and in the max_completion_tokens budget.
  */
+import { requestedToolName } from './mock-tool-request.js';
 import { estimateTokens, randomId, splitIntoTokens, SYSTEM_FINGERPRINT, isReasoningModel } from './mock-openai-upstream-wire.js';
 import { isObject, type ChatMessage, type ChatRequest, type JsonObject } from './mock-openai-upstream-validate.js';
 
@@ -145,14 +146,16 @@ function planToolCalls(req: ChatRequest): PlannedToolCall[] {
   const last = req.messages[req.messages.length - 1]!;
   const text = last.role === 'user' ? contentText(last.content) : '';
   const forced = typeof req.toolChoice === 'object' ? req.toolChoice.name : undefined;
-  const wants = forced !== undefined || req.toolChoice === 'required' || (last.role === 'user' && /weather/i.test(text));
+  const named = last.role === 'user' ? requestedToolName(text, req.tools.map((t) => t.name)) : undefined;
+  const wants = forced !== undefined || named !== undefined || req.toolChoice === 'required' || (last.role === 'user' && /weather/i.test(text));
   if (!wants) return [];
   const tool =
     req.tools.find((t) => t.name === forced) ??
+    req.tools.find((t) => t.name === named) ??
     (/weather/i.test(text) ? req.tools.find((t) => /weather/i.test(t.name)) : undefined) ??
     req.tools[0]!;
   const places = locationsIn(text);
-  const chosen = req.parallelToolCalls ? places : places.slice(0, 1);
+  const chosen = req.parallelToolCalls && named === undefined ? places : places.slice(0, 1);
   return chosen.map((place) => ({
     id: randomId('call_', 24),
     name: tool.name,

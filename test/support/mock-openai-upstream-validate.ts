@@ -17,6 +17,8 @@ export interface ChatMessage {
 export interface ToolDef {
   name: string;
   parameters: unknown;
+  /** Responses API: the namespace tool this function belongs to. */
+  namespace?: string;
 }
 
 export type ToolChoice = 'none' | 'auto' | 'required' | { name: string } | undefined;

@@ -31,8 +31,23 @@ export interface AnthropicUsage {
   output_tokens_details?: { thinking_tokens: number };
 }
 
+/** A web search result cited by a text block; `encrypted_index` is empty when the search ran on another provider. */
+export interface AnthropicWebCitation {
+  type: 'web_search_result_location';
+  url: string;
+  title: string | null;
+  cited_text: string;
+  encrypted_index: string;
+}
+
 export type AnthropicResponseBlock =
-  | { type: 'text'; text: string }
+  | { type: 'text'; text: string; citations?: AnthropicWebCitation[] }
+  | { type: 'server_tool_use'; id: string; name: 'web_search'; input: { query: string } }
+  | {
+    type: 'web_search_tool_result';
+    tool_use_id: string;
+    content: Array<{ type: 'web_search_result'; url: string; title: string; encrypted_content: string; page_age: string | null }>;
+  }
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };

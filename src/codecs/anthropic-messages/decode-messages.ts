@@ -10,6 +10,7 @@ import {
   keepUnmapped,
   type DecodeContext,
 } from './decode-content.js';
+import { restoreCarriedSignatures } from './carried-signature.js';
 import { invalid, requireObject } from './request-fields.js';
 
 type Role = 'user' | 'assistant';
@@ -51,7 +52,8 @@ function decodeMessage(raw: unknown, index: number, isLast: boolean, context: De
   const param = `messages.${index}`;
   const message = requireObject(raw, param);
   const role = message.role;
-  if (role !== 'user' && role !== 'assistant') throw invalid(`${param}.role`, "Input should be 'user' or 'assistant'.");
+  if (role === 'system') return [decodeSystemMessage(message.content, param, context)];
+  if (role !== 'user' && role !== 'assistant') throw invalid(`${param}.role`, "Input should be 'user', 'assistant' or 'system'.");
   const content = message.content;
   const finalAssistant = isLast && role === 'assistant';
   let parts: ContentPart[];
@@ -73,7 +75,7 @@ function decodeMessage(raw: unknown, index: number, isLast: boolean, context: De
   } else {
     throw invalid(`${param}.content`, content === undefined ? 'Field required.' : 'Input should be a string or an array of content blocks.');
   }
-  if (role === 'assistant') return parts.length === 0 ? [] : [{ role, content: parts }];
+  if (role === 'assistant') return parts.length === 0 ? [] : [{ role, content: restoreCarriedSignatures(parts) }];
   const out: Message[] = [];
   for (const part of parts) {
     const target = part.type === 'tool-result' ? 'tool' : 'user';
@@ -82,6 +84,26 @@ function decodeMessage(raw: unknown, index: number, isLast: boolean, context: De
     else out.push({ role: target, content: [part] });
   }
   return out;
+}
+
+/**
+ * A mid-conversation system message (what Claude Code sends for models it does not know as Claude): text only, as
+ * Anthropic takes it. Its placement rules are left to an Anthropic upstream; other families take it anywhere.
+ */
+function decodeSystemMessage(content: unknown, param: string, context: DecodeContext): Message {
+  if (typeof content === 'string') {
+    if (content.length === 0) throw invalid(param, 'all messages must have non-empty content except for the optional final assistant message.');
+    return { role: 'system', content: [{ type: 'text', text: content }] };
+  }
+  if (!Array.isArray(content)) throw invalid(`${param}.content`, content === undefined ? 'Field required.' : 'Input should be a string or an array of content blocks.');
+  if (content.length === 0) throw invalid(param, 'all messages must have non-empty content except for the optional final assistant message.');
+  const parts = content.map((block: unknown, blockIndex) => {
+    const blockParam = `${param}.content.${blockIndex}`;
+    const text = requireObject(block, blockParam);
+    if (text.type !== 'text') throw invalid(`${blockParam}.type`, "system messages take only 'text' blocks.");
+    return decodeText(text, blockParam, context);
+  });
+  return { role: 'system', content: parts };
 }
 
 export function decodeMessages(raw: unknown, context: DecodeContext): Message[] {

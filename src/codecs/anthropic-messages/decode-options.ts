@@ -1,10 +1,51 @@
-import type { ReasoningOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
+import type { HostedTool, ReasoningOptions, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
 import { keepUnmapped, type DecodeContext } from './decode-content.js';
 import { invalid, isObject, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
 /** Custom tools → canonical tools; Anthropic's server tools (`type: 'web_search_20250305'`, …) are kept unmapped. */
+function isWebSearchTool(tool: Record<string, unknown>): boolean {
+  return typeof tool.type === 'string' && tool.type.startsWith('web_search_');
+}
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
+/**
+ * Anthropic's server-side web search tool (`web_search_20250305` and later) → the canonical hosted tool; the other
+ * Anthropic-defined tools (code execution, web fetch, bash, text editor, …) are named as dropped.
+ */
+export function decodeHostedTools(raw: unknown): { hosted: HostedTool[]; dropped: string[] } {
+  const hosted: HostedTool[] = [];
+  const dropped: string[] = [];
+  if (!Array.isArray(raw)) return { hosted, dropped };
+  for (const tool of raw) {
+    if (!isObject(tool) || typeof tool.type !== 'string' || tool.type === 'custom') continue;
+    if (!isWebSearchTool(tool)) {
+      dropped.push(tool.type);
+      continue;
+    }
+    const web: WebSearchTool = { kind: 'web-search' };
+    if (typeof tool.max_uses === 'number') web.maxUses = tool.max_uses;
+    const allowed = stringList(tool.allowed_domains);
+    if (allowed !== undefined) web.allowedDomains = allowed;
+    const blocked = stringList(tool.blocked_domains);
+    if (blocked !== undefined) web.blockedDomains = blocked;
+    if (isObject(tool.user_location)) {
+      const location: NonNullable<WebSearchTool['userLocation']> = {};
+      for (const key of ['city', 'region', 'country', 'timezone'] as const) {
+        const value = tool.user_location[key];
+        if (typeof value === 'string') location[key] = value;
+      }
+      if (Object.keys(location).length > 0) web.userLocation = location;
+    }
+    hosted.push(web);
+  }
+  return { hosted, dropped };
+}
+
 export function decodeTools(raw: unknown, context: DecodeContext): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw invalid('tools', 'Input should be a valid list.');
@@ -13,7 +54,8 @@ export function decodeTools(raw: unknown, context: DecodeContext): ToolDefinitio
     const param = `tools.${index}`;
     const tool = requireObject(item, param);
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
-      keepUnmapped(context, param, tool, `The server tool '${String(tool.type)}'`);
+      // Web search is read by decodeHostedTools; other Anthropic-defined tools have no canonical form.
+      if (!isWebSearchTool(tool)) keepUnmapped(context, param, tool, `The server tool '${String(tool.type)}'`);
       return;
     }
     const name = requireString(tool.name, `${param}.name`);

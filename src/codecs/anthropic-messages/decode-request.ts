@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { DecodeContext } from './decode-content.js';
 import { decodeMessages, decodeSystem } from './decode-messages.js';
-import { decodeMetadata, decodeReasoning, decodeToolChoice, decodeTools } from './decode-options.js';
+import { decodeHostedTools, decodeMetadata, decodeReasoning, decodeToolChoice, decodeTools } from './decode-options.js';
 import { invalid, optionalBoolean, optionalInteger, optionalNumber, warnOnce } from './request-fields.js';
 
 /** Top-level fields this decoder maps; any other field is kept in `extensions` and reported in `warnings`. */
@@ -82,6 +82,9 @@ export function decodeAnthropicRequest(body: Record<string, unknown>, hints: { p
   if (topK !== undefined) request.topK = topK;
   if (stopSequences !== undefined) request.stopSequences = stopSequences;
   if (tools !== undefined) request.tools = tools;
+  const { hosted, dropped } = decodeHostedTools(body.tools);
+  if (hosted.length > 0) request.hostedTools = hosted;
+  if (dropped.length > 0) request.droppedHostedTools = dropped;
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (parallelToolCalls !== undefined) request.parallelToolCalls = parallelToolCalls;
   if (reasoning !== undefined) request.reasoning = reasoning;

@@ -1,6 +1,7 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
-import type { ContentPart } from '../../ir/message.js';
-import type { AnthropicMessage, AnthropicResponseBlock } from './anthropic-messages-api.js';
+import type { Citation, ContentPart, WebSearchPart } from '../../ir/message.js';
+import type { AnthropicMessage, AnthropicResponseBlock, AnthropicWebCitation } from './anthropic-messages-api.js';
+import { carrierBlock } from './carried-signature.js';
 import { anthropicStopReason } from './map-finish-reason.js';
 import { usageToAnthropic } from './read-usage.js';
 
@@ -20,10 +21,42 @@ export function toolInputObject(argumentsJson: string): Record<string, unknown> 
   }
 }
 
-function encodeBlock(part: ContentPart): AnthropicResponseBlock | null {
+/** A citation as Anthropic's web_search_result_location; the cited text is the span it covers. */
+export function anthropicCitation(citation: Citation, text: string): AnthropicWebCitation {
+  return {
+    type: 'web_search_result_location',
+    url: citation.url,
+    title: citation.title ?? null,
+    cited_text: citation.citedText ?? text.slice(citation.startIndex ?? 0, citation.endIndex ?? text.length),
+    encrypted_index: '',
+  };
+}
+
+/**
+ * A search another provider ran, as Anthropic's server_tool_use and web_search_tool_result blocks (the results'
+ * encrypted content is empty: only Anthropic can produce it, and only Anthropic reads it back).
+ */
+export function webSearchBlocks(part: WebSearchPart): AnthropicResponseBlock[] {
+  const id = part.id.startsWith('srvtoolu_') ? part.id : `srvtoolu_${part.id.replace(/[^A-Za-z0-9_]/g, '')}`;
+  return [
+    { type: 'server_tool_use', id, name: 'web_search', input: { query: part.query ?? '' } },
+    {
+      type: 'web_search_tool_result',
+      tool_use_id: id,
+      content: part.sources.map((source) => ({ type: 'web_search_result', url: source.url, title: source.title ?? source.url, encrypted_content: '', page_age: null })),
+    },
+  ];
+}
+
+function encodeBlock(part: ContentPart): AnthropicResponseBlock | AnthropicResponseBlock[] | null {
   switch (part.type) {
     case 'text':
-      return part.text.length === 0 ? null : { type: 'text', text: part.text };
+      if (part.text.length === 0) return null;
+      return part.citations === undefined || part.citations.length === 0
+        ? { type: 'text', text: part.text }
+        : { type: 'text', text: part.text, citations: part.citations.map((citation) => anthropicCitation(citation, part.text)) };
+    case 'web-search':
+      return webSearchBlocks(part);
     case 'reasoning':
       if (part.redactedData !== undefined) return { type: 'redacted_thinking', data: part.redactedData };
       return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
@@ -46,7 +79,10 @@ export function encodeAnthropicMessage(response: ChatResponse, model: string): A
   const content: AnthropicResponseBlock[] = [];
   for (const part of response.content) {
     const block = encodeBlock(part);
-    if (block !== null) content.push(block);
+    if (Array.isArray(block)) content.push(...block);
+    else if (block !== null) content.push(block);
+    // Gemini's signature on a text or a function call travels in a thinking block after it.
+    if (block !== null && (part.type === 'text' || part.type === 'tool-call') && part.signature !== undefined && part.signature !== '') content.push(carrierBlock(part.signature));
   }
   const hasToolCalls = content.some((block) => block.type === 'tool_use');
   return {

@@ -3,7 +3,9 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { sseEvent } from './anthropic-messages-api.js';
 import { anthropicErrorBody } from './encode-error.js';
-import { anthropicMessageId } from './encode-response.js';
+import { carriedSignature } from './carried-signature.js';
+import { anthropicCitation, anthropicMessageId, webSearchBlocks } from './encode-response.js';
+import type { Citation } from '../../ir/message.js';
 import { anthropicStopReason } from './map-finish-reason.js';
 import { usageToAnthropic } from './read-usage.js';
 
@@ -44,6 +46,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #queue: Block[] = [];
   #nextIndex = 0;
   #sawToolUse = false;
+  #searches: Array<Extract<StreamPart, { type: 'web-search' }>> = [];
 
   constructor(options: StreamEncoderOptions) {
     this.#model = options.model;
@@ -71,7 +74,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.#ensureMessageStart() + this.#blockPart(part);
       case 'finish': {
         if (part.usage !== null) this.#usage = part.usage;
-        const out = this.#ensureMessageStart() + this.#closeAll();
+        const out = this.#ensureMessageStart() + this.#closeAll() + this.#flushSearches();
         this.#finished = true;
         const usage = this.#usage === null ? { output_tokens: 0 } : usageToAnthropic(this.#usage);
         return (
@@ -84,6 +87,12 @@ export class AnthropicStreamEncoder implements StreamEncoder {
           sseEvent('message_stop', { type: 'message_stop' })
         );
       }
+      case 'web-search':
+        // Written between blocks: at once when none is open, else when the open ones are done.
+        this.#searches.push(part);
+        return this.#ensureMessageStart() + (this.#current === null ? this.#flushSearches() : '');
+      case 'text-citation':
+        return this.#cite(part.id, part.citation);
       case 'error': {
         // A started message keeps its message_start; an error before any response-start stands alone.
         const out = this.#writeMessageStart();
@@ -198,8 +207,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       }
       case 'text-end':
       case 'tool-input-end':
-        // Signatures on text and tool calls (Gemini's) have no place on Anthropic's wire.
-        return this.#stop(block);
+        // Gemini's signature on a text or a function call travels in a thinking block right after it.
+        return this.#stop(block, part.signature);
       default: {
         const unknown: never = part;
         throw new Error(`unknown block part ${String(unknown)}`);
@@ -208,8 +217,14 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   }
 
   /** Closes the current block and opens the queued ones, replaying what they buffered. */
-  #stop(block: Block): string {
+  #stop(block: Block, carriedSignatureOf?: string): string {
     let out = sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
+    if (carriedSignatureOf !== undefined && carriedSignatureOf !== '') {
+      const index = this.#nextIndex++;
+      out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
+      out += sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: carriedSignature(carriedSignatureOf) } });
+      out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
+    }
     this.#current = null;
     while (this.#current === null) {
       const next = this.#queue.shift();
@@ -219,7 +234,33 @@ export class AnthropicStreamEncoder implements StreamEncoder {
       next.buffered = [];
       for (const part of buffered) out += this.#apply(next, part);
     }
+    if (this.#current === null) out += this.#flushSearches();
     return out;
+  }
+
+  /** Searches another provider ran, as Anthropic's server_tool_use and web_search_tool_result blocks. */
+  #flushSearches(): string {
+    let out = '';
+    for (const search of this.#searches.splice(0)) {
+      for (const block of webSearchBlocks(search)) {
+        const index = this.#nextIndex++;
+        if (block.type === 'server_tool_use') {
+          out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
+          out += sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
+        } else {
+          out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block });
+        }
+        out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
+      }
+    }
+    return out;
+  }
+
+  /** A citation of the text block being written, as Anthropic's citations_delta; other blocks' are left out. */
+  #cite(id: string, citation: Citation): string {
+    const block = this.#blocks.get(id);
+    if (block === undefined || block !== this.#current || block.index === null || block.start.type !== 'text-start') return '';
+    return this.#delta(block, { type: 'citations_delta', citation: anthropicCitation(citation, '') });
   }
 
   /** At the finish, blocks left open are ended as they stand. */

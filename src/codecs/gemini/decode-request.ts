@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../ir/chat-request.js';
+import type { ChatRequest, HostedTool } from '../../ir/chat-request.js';
 import type { TextPart } from '../../ir/message.js';
 import { decodeContents } from './decode-contents.js';
 import { decodeGenerationConfig } from './decode-generation-config.js';
@@ -30,8 +30,12 @@ export function decodeGeminiRequest(body: Record<string, unknown>, hints: { path
     extensions,
     warnings,
   };
-  const tools = decodeTools(readField(body, 'tools'), extensions, warnings);
+  const hosted: HostedTool[] = [];
+  const dropped: string[] = [];
+  const tools = decodeTools(readField(body, 'tools'), extensions, warnings, hosted, dropped);
   if (tools !== undefined) request.tools = tools;
+  if (hosted.length > 0) request.hostedTools = hosted;
+  if (dropped.length > 0) request.droppedHostedTools = dropped;
   const toolChoice = decodeToolConfig(readField(body, 'toolConfig'), extensions, warnings);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   for (const [key, value] of Object.entries(body)) {

@@ -1,3 +1,4 @@
+import type { HostedTool } from '../../ir/chat-request.js';
 import type { ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import { camelCase, isJsonObject, readField, type JsonObject } from './gemini-api.js';
 import { invalidArgument } from './invalid-argument.js';
@@ -7,10 +8,11 @@ import { jsonSchemaFromGemini } from './openapi-schema.js';
 const FUNCTION_NAME = /^[A-Za-z_][A-Za-z0-9_.:-]{0,63}$/;
 
 /**
- * `tools[].functionDeclarations[]` → canonical tool definitions. Built-in tools (googleSearch, codeExecution,
- * urlContext, …) have no canonical form: they go to `extensions.tools` with a warning.
+ * `tools[].functionDeclarations[]` → canonical tool definitions; Google Search grounding → the canonical web search
+ * (into `hosted`). Other built-in tools (codeExecution, urlContext, …) have no canonical form: they go to
+ * `extensions.tools` with a warning and are named in `dropped`.
  */
-export function decodeTools(value: unknown, extensions: JsonObject, warnings: string[]): ToolDefinition[] | undefined {
+export function decodeTools(value: unknown, extensions: JsonObject, warnings: string[], hosted: HostedTool[] = [], dropped: string[] = []): ToolDefinition[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw invalidArgument('tools', "'tools' must be an array.");
   const definitions: ToolDefinition[] = [];
@@ -21,7 +23,9 @@ export function decodeTools(value: unknown, extensions: JsonObject, warnings: st
     for (const [key, field] of Object.entries(tool)) {
       const name = camelCase(key);
       if (name === 'functionDeclarations') definitions.push(...decodeDeclarations(field, `${param}.functionDeclarations`, warnings));
+      else if (name === 'googleSearch' || name === 'googleSearchRetrieval') hosted.push({ kind: 'web-search' });
       else {
+        dropped.push(name);
         builtIn.push({ [name]: field });
         warnings.push(`${param}.${name} (a built-in Gemini tool) is not supported in translation and was not applied.`);
       }

@@ -28,6 +28,8 @@ export function encodeModelParts(content: readonly ContentPart[]): GeminiPart[] 
         parts.push(mediaPart(part.source));
         break;
       case 'tool-result':
+      case 'web-search':
+        // Searches reach a Gemini caller as the response's groundingMetadata, not as parts.
         break;
       default: {
         const unknown: never = part;

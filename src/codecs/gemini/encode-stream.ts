@@ -76,6 +76,10 @@ export class GeminiStreamEncoder implements StreamEncoder {
         if (part.usage !== null) this.#usage = part.usage;
         this.#closed = true;
         return this.#chunk({ finishReason: toGeminiFinishReason(part.reason), index: 0 });
+      case 'web-search':
+      case 'text-citation':
+        // Searches and citations are not rebuilt as groundingMetadata on this wire.
+        return '';
       case 'error': {
         this.#closed = true;
         const text = this.#frame(streamErrorObject(part));

@@ -1,4 +1,4 @@
-import type { ChatRequest, ReasoningOptions } from '../../ir/chat-request.js';
+import type { ChatRequest, ReasoningOptions, WebSearchTool } from '../../ir/chat-request.js';
 import { badRequest } from './bad-request.js';
 import { decodeOpenAIMessages } from './decode-messages.js';
 import { decodeOpenAIResponseFormat, decodeOpenAIToolChoice, decodeOpenAITools } from './decode-tools.js';
@@ -9,8 +9,24 @@ import { validateOpenAIChatRequest } from './validate-request.js';
 const MAPPED_FIELDS: ReadonlySet<string> = new Set([
   'model', 'messages', 'stream', 'stream_options', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop',
   'seed', 'presence_penalty', 'frequency_penalty', 'tools', 'tool_choice', 'parallel_tool_calls', 'functions',
-  'function_call', 'response_format', 'reasoning_effort', 'user', 'safety_identifier', 'n',
+  'function_call', 'response_format', 'reasoning_effort', 'user', 'safety_identifier', 'n', 'web_search_options',
 ]);
+
+/** `web_search_options` (OpenAI's search models) → the canonical web search, for other families' equivalents. */
+function webSearchOf(raw: unknown): WebSearchTool | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const web: WebSearchTool = { kind: 'web-search' };
+  const location = (raw as { user_location?: { approximate?: Record<string, unknown> } }).user_location?.approximate;
+  if (typeof location === 'object' && location !== null) {
+    const userLocation: NonNullable<WebSearchTool['userLocation']> = {};
+    for (const key of ['city', 'region', 'country', 'timezone'] as const) {
+      const value = location[key];
+      if (typeof value === 'string') userLocation[key] = value;
+    }
+    if (Object.keys(userLocation).length > 0) web.userLocation = userLocation;
+  }
+  return web;
+}
 
 function optionalNumber(body: JsonObject, name: string): number | undefined {
   const value = body[name];
@@ -90,6 +106,8 @@ export function decodeOpenAIChatRequest(body: JsonObject, hints: { pathModel?: s
   if (frequencyPenalty !== undefined) request.frequencyPenalty = frequencyPenalty;
   const tools = decodeOpenAITools(body);
   if (tools !== undefined) request.tools = tools;
+  const webSearch = webSearchOf(body.web_search_options);
+  if (webSearch !== undefined) request.hostedTools = [webSearch];
   const toolChoice = decodeOpenAIToolChoice(body, warnings);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   if (typeof body.parallel_tool_calls === 'boolean') request.parallelToolCalls = body.parallel_tool_calls;

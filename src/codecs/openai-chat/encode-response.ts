@@ -25,8 +25,18 @@ export function encodeOpenAIChatResponse(response: ChatResponse, model: string):
   let text = '';
   let reasoning = '';
   const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
+  const annotations: ChatCompletionMessage.Annotation[] = [];
   for (const part of response.content) {
-    if (part.type === 'text') text += part.text;
+    if (part.type === 'text') {
+      // Web sources the text cites (a hosted web search of another family), as OpenAI's url_citation annotations.
+      for (const citation of part.citations ?? []) {
+        annotations.push({
+          type: 'url_citation',
+          url_citation: { url: citation.url, title: citation.title ?? citation.url, start_index: text.length + (citation.startIndex ?? 0), end_index: text.length + (citation.endIndex ?? part.text.length) },
+        });
+      }
+      text += part.text;
+    }
     else if (part.type === 'reasoning') reasoning += part.text;
     else if (part.type === 'tool-call') {
       toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: argumentsText(part.argumentsJson) } });
@@ -36,7 +46,7 @@ export function encodeOpenAIChatResponse(response: ChatResponse, model: string):
     role: 'assistant',
     content: text === '' && toolCalls.length > 0 ? null : text,
     refusal: null,
-    annotations: [],
+    annotations,
   };
   if (reasoning !== '') message.reasoning_content = reasoning;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;

@@ -90,6 +90,10 @@ export class OpenAIChatStreamEncoder implements StreamEncoder {
         return '';
       case 'finish':
         return this.#finish(part.reason, part.usage);
+      case 'web-search':
+      case 'text-citation':
+        // Chat completion chunks carry no search items; citations go out as annotations on unstreamed answers only.
+        return '';
       case 'error':
         this.#closed = true;
         this.#failed = true;

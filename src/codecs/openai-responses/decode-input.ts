@@ -1,4 +1,5 @@
 import type { ImagePart, Message, ReasoningPart, TextPart, ToolCallPart, ToolResultPart, FilePart } from '../../ir/message.js';
+import { ToolNamespaces } from './tool-namespaces.js';
 import { mediaSourceFromUrl } from '../../wire/data-url.js';
 import { decodeReasoningToken } from './reasoning-token.js';
 import { badRequest, isJsonObject, type JsonObject } from './wire-values.js';
@@ -10,7 +11,7 @@ export interface DecodedInput {
 
 /** Item types that exist only as state or built-in tools on OpenAI's side. */
 const OPENAI_ONLY_ITEMS = new Set([
-  'item_reference', 'web_search_call', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
+  'item_reference', 'file_search_call', 'computer_call', 'computer_call_output', 'code_interpreter_call',
   'image_generation_call', 'local_shell_call', 'local_shell_call_output', 'mcp_call', 'mcp_list_tools', 'mcp_approval_request',
   'mcp_approval_response', 'custom_tool_call', 'custom_tool_call_output', 'shell_call', 'shell_call_output', 'apply_patch_call',
   'apply_patch_call_output', 'compaction', 'tool_search_call', 'tool_search_output',
@@ -144,11 +145,12 @@ function decodeMessage(item: JsonObject, param: string, builder: InputBuilder): 
   }
 }
 
-function decodeFunctionCall(item: JsonObject, param: string, builder: InputBuilder): void {
+function decodeFunctionCall(item: JsonObject, param: string, builder: InputBuilder, namespaces: ToolNamespaces): void {
   if (typeof item.call_id !== 'string' || item.call_id === '') throw badRequest(`${param}.call_id`, `'${param}.call_id' is required.`);
   if (typeof item.name !== 'string' || item.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
   if (typeof item.arguments !== 'string') throw badRequest(`${param}.arguments`, `'${param}.arguments' must be a string of JSON.`);
-  builder.addAssistant({ type: 'tool-call', id: item.call_id, name: item.name, argumentsJson: item.arguments });
+  const name = typeof item.namespace === 'string' && item.namespace !== '' ? namespaces.flat(item.namespace, item.name) : item.name;
+  builder.addAssistant({ type: 'tool-call', id: item.call_id, name, argumentsJson: item.arguments });
 }
 
 function decodeFunctionCallOutput(item: JsonObject, param: string, builder: InputBuilder): void {
@@ -204,7 +206,7 @@ function decodeReasoning(item: JsonObject, param: string, builder: InputBuilder)
  * The Responses `input` (a string, or items: messages, function calls and their outputs, reasoning) plus
  * `instructions` → canonical system prompt and conversation.
  */
-export function decodeResponsesInput(input: unknown, instructions: string | undefined, warnings: string[]): DecodedInput {
+export function decodeResponsesInput(input: unknown, instructions: string | undefined, warnings: string[], namespaces: ToolNamespaces = new ToolNamespaces(undefined)): DecodedInput {
   const builder = new InputBuilder(warnings);
   if (instructions !== undefined && instructions !== '') builder.system.push({ type: 'text', text: instructions });
   if (typeof input === 'string') {
@@ -221,13 +223,16 @@ export function decodeResponsesInput(input: unknown, instructions: string | unde
         decodeMessage(raw, param, builder);
         break;
       case 'function_call':
-        decodeFunctionCall(raw, param, builder);
+        decodeFunctionCall(raw, param, builder, namespaces);
         break;
       case 'function_call_output':
         decodeFunctionCallOutput(raw, param, builder);
         break;
       case 'reasoning':
         decodeReasoning(raw, param, builder);
+        break;
+      case 'web_search_call':
+        // A search of an earlier turn: the answer built on it follows as text; providers take back only their own.
         break;
       default:
         if (typeof type === 'string' && OPENAI_ONLY_ITEMS.has(type)) {

@@ -1,8 +1,9 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest, ReasoningOptions } from '../../ir/chat-request.js';
 import { decodeResponsesInput, OPENAI_ONLY_ITEMS } from './decode-input.js';
-import { decodeResponsesTextFormat, decodeResponsesToolChoice, decodeResponsesTools } from './decode-tools.js';
+import { decodeResponsesHostedTools, decodeResponsesTextFormat, decodeResponsesToolChoice, decodeResponsesTools, HOSTED_TOOLS } from './decode-tools.js';
 import { estimateResponsesInputTokens } from './estimate-input-tokens.js';
+import { ToolNamespaces } from './tool-namespaces.js';
 import { badRequest, isJsonObject, optionalBoolean, optionalNumber, optionalString, type JsonObject } from './wire-values.js';
 
 /** A request field only an OpenAI channel can honour: the state lives there, or the feature is OpenAI's own. */
@@ -37,7 +38,7 @@ function nativeOnlyField(body: JsonObject): NativeOnlyField | null {
   if (body.background === true) return { param: 'background', message: "'background' responses are stored and polled at OpenAI; this model is served by a provider without them." };
   if (body.store === true) return { param: 'store', message: "'store': true would keep the response for later retrieval, which this model's provider cannot do through the gateway; send 'store': false (or leave it out) and keep the conversation on the client." };
   if (Array.isArray(body.tools)) {
-    const index = body.tools.findIndex((tool: unknown) => isJsonObject(tool) && tool.type !== 'function');
+    const index = body.tools.findIndex((tool: unknown) => isJsonObject(tool) && tool.type !== 'function' && tool.type !== 'namespace' && !HOSTED_TOOLS.has(String(tool.type)));
     if (index >= 0) return { param: `tools[${index}].type`, message: `'tools[${index}].type' ${JSON.stringify((body.tools[index] as JsonObject).type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.` };
   }
   if (isJsonObject(body.tool_choice) && body.tool_choice.type !== 'function' && body.tool_choice.type !== 'allowed_tools') {
@@ -115,15 +116,19 @@ export function decodeResponsesRequest(body: JsonObject, hints: { stream?: boole
   if (envelope.nativeOnly !== null) throw new GatewayError('unsupported_parameter', envelope.nativeOnly.message, { param: envelope.nativeOnly.param });
   const warnings: string[] = [];
   if (Array.isArray(body.instructions)) throw badRequest('instructions', "'instructions' must be a string.");
-  const { system, messages } = decodeResponsesInput(body.input, optionalString(body, 'instructions'), warnings);
+  const namespaces = new ToolNamespaces(body.tools);
+  const { system, messages } = decodeResponsesInput(body.input, optionalString(body, 'instructions'), warnings, namespaces);
   const request: ChatRequest = { model: envelope.model, system, messages, stream: hints.stream ?? envelope.stream, extensions: {}, warnings };
   if (envelope.maxOutputTokens !== null) request.maxOutputTokens = envelope.maxOutputTokens;
   const temperature = optionalNumber(body, 'temperature', 0, 2);
   if (temperature !== undefined) request.temperature = temperature;
   const topP = optionalNumber(body, 'top_p', 0, 1);
   if (topP !== undefined) request.topP = topP;
-  const tools = decodeResponsesTools(body.tools);
+  const tools = decodeResponsesTools(body.tools, namespaces);
   if (tools !== undefined) request.tools = tools;
+  const { hosted, dropped } = decodeResponsesHostedTools(body.tools, warnings);
+  if (hosted.length > 0) request.hostedTools = hosted;
+  if (dropped.length > 0) request.droppedHostedTools = dropped;
   const toolChoice = decodeResponsesToolChoice(body.tool_choice, warnings);
   if (toolChoice !== undefined) request.toolChoice = toolChoice;
   const parallel = optionalBoolean(body, 'parallel_tool_calls');

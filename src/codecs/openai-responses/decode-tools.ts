@@ -1,23 +1,88 @@
-import type { ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
-import { badRequest, isJsonObject } from './wire-values.js';
+import type { HostedTool, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
+import type { ToolNamespaces } from './tool-namespaces.js';
+import { badRequest, isJsonObject, type JsonObject } from './wire-values.js';
 
-/** Responses tools: function tools are translated; built-in (hosted) tools exist only on OpenAI. */
-export function decodeResponsesTools(raw: unknown): ToolDefinition[] | undefined {
+function functionTool(tool: JsonObject, param: string, name: string, context?: string): ToolDefinition {
+  if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
+  const parameters = tool.parameters ?? { type: 'object', properties: {} };
+  if (!isJsonObject(parameters)) throw badRequest(`${param}.parameters`, `'${param}.parameters' must be a JSON Schema object.`);
+  const definition: ToolDefinition = { name, parameters };
+  const description = [context, typeof tool.description === 'string' ? tool.description : undefined].filter((text) => text !== undefined && text !== '').join('\n\n');
+  if (description !== '') definition.description = description;
+  if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
+  return definition;
+}
+
+/** OpenAI's web search tool under its names (the GA name, the preview and the dated one). */
+const WEB_SEARCH_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_search_preview', 'web_search_preview_2025_03_11', 'web_search_2025_08_26']);
+
+/**
+ * Tools OpenAI runs on its side. Another provider's channel maps web search and leaves the others out (named in
+ * `droppedHostedTools`); tools the client runs itself (custom, shell, computer use) still need an OpenAI channel.
+ */
+export const HOSTED_TOOLS: ReadonlySet<string> = new Set([...WEB_SEARCH_TOOLS, 'file_search', 'code_interpreter', 'image_generation', 'mcp']);
+
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
+function webSearchTool(tool: JsonObject): WebSearchTool {
+  const web: WebSearchTool = { kind: 'web-search' };
+  const allowed = isJsonObject(tool.filters) ? stringList(tool.filters.allowed_domains) : undefined;
+  if (allowed !== undefined && allowed.length > 0) web.allowedDomains = allowed;
+  const location = tool.user_location;
+  if (isJsonObject(location)) {
+    const userLocation: NonNullable<WebSearchTool['userLocation']> = {};
+    for (const key of ['city', 'region', 'country', 'timezone'] as const) if (typeof location[key] === 'string') userLocation[key] = location[key];
+    if (Object.keys(userLocation).length > 0) web.userLocation = userLocation;
+  }
+  return web;
+}
+
+/** The hosted tools of a Responses request: web search in canonical form, the others as dropped (with a warning). */
+export function decodeResponsesHostedTools(raw: unknown, warnings: string[]): { hosted: HostedTool[]; dropped: string[] } {
+  const hosted: HostedTool[] = [];
+  const dropped: string[] = [];
+  if (!Array.isArray(raw)) return { hosted, dropped };
+  for (const tool of raw) {
+    if (!isJsonObject(tool) || typeof tool.type !== 'string' || !HOSTED_TOOLS.has(tool.type)) continue;
+    if (WEB_SEARCH_TOOLS.has(tool.type)) hosted.push(webSearchTool(tool));
+    else {
+      dropped.push(tool.type);
+      warnings.push(`The hosted tool '${tool.type}' has no equivalent on this model's provider and was left out.`);
+    }
+  }
+  return { hosted, dropped };
+}
+
+/**
+ * Responses tools: function tools are translated, and the function tools of a `namespace` group become flat
+ * function tools (named by `namespaces`); hosted tools are read by decodeResponsesHostedTools.
+ */
+export function decodeResponsesTools(raw: unknown, namespaces: ToolNamespaces): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw badRequest('tools', "'tools' must be an array.");
-  const tools = raw.map((tool: unknown, index): ToolDefinition => {
+  const tools: ToolDefinition[] = [];
+  raw.forEach((tool: unknown, index) => {
     const param = `tools[${index}]`;
     if (!isJsonObject(tool)) throw badRequest(param, `'${param}' must be an object.`);
-    if (tool.type !== 'function') {
-      throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(tool.type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.`);
+    if (tool.type === 'function') {
+      tools.push(functionTool(tool, param, String(tool.name)));
+      return;
     }
-    if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
-    const parameters = tool.parameters ?? { type: 'object', properties: {} };
-    if (!isJsonObject(parameters)) throw badRequest(`${param}.parameters`, `'${param}.parameters' must be a JSON Schema object.`);
-    const definition: ToolDefinition = { name: tool.name, parameters };
-    if (typeof tool.description === 'string') definition.description = tool.description;
-    if (typeof tool.strict === 'boolean') definition.strict = tool.strict;
-    return definition;
+    if (tool.type === 'namespace') {
+      if (typeof tool.name !== 'string' || tool.name === '') throw badRequest(`${param}.name`, `'${param}.name' is required.`);
+      if (!Array.isArray(tool.tools)) throw badRequest(`${param}.tools`, `'${param}.tools' must be an array of function tools.`);
+      const context = typeof tool.description === 'string' && tool.description !== '' ? `(${tool.name}: ${tool.description})` : undefined;
+      tool.tools.forEach((member: unknown, memberIndex) => {
+        const memberParam = `${param}.tools[${memberIndex}]`;
+        if (!isJsonObject(member) || member.type !== 'function') throw badRequest(`${memberParam}.type`, `'${memberParam}.type' must be 'function': a namespace groups function tools.`);
+        tools.push(functionTool(member, memberParam, namespaces.flat(tool.name as string, String(member.name)), context));
+      });
+      return;
+    }
+    if (typeof tool.type === 'string' && HOSTED_TOOLS.has(tool.type)) return;
+    throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(tool.type)} is a built-in OpenAI tool; this model is served by another provider, which takes only 'function' tools.`);
   });
   return tools.length > 0 ? tools : undefined;
 }

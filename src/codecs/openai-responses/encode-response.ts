@@ -1,16 +1,50 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { encodeReasoningToken } from './reasoning-token.js';
-import { echoOf, itemId, responseId, responseObject, statusOf, type OutputItem, type OutputText } from './response-object.js';
+import type { Citation } from '../../ir/message.js';
+import { echoOf, itemId, responseId, responseObject, statusOf, type OutputItem, type OutputText, type UrlCitation, type WebSearchAction } from './response-object.js';
 import { encodeResponsesUsage } from './responses-usage.js';
+import type { ToolNamespaces } from './tool-namespaces.js';
 import type { JsonObject } from './wire-values.js';
+
+/** A function_call item, with the namespace and name the caller gave a namespaced tool. */
+export function functionCallItem(id: string, status: 'in_progress' | 'completed', callId: string, flatName: string, argumentsJson: string, namespaces: ToolNamespaces | null): Extract<OutputItem, { type: 'function_call' }> {
+  const member = namespaces?.member(flatName) ?? null;
+  return member === null
+    ? { id, type: 'function_call', status, call_id: callId, name: flatName, arguments: argumentsJson }
+    : { id, type: 'function_call', status, call_id: callId, namespace: member.namespace, name: member.name, arguments: argumentsJson };
+}
 
 /** Arguments must be JSON text; a call without arguments says `{}`, as OpenAI's do. */
 export function argumentsText(argumentsJson: string): string {
   return argumentsJson === '' ? '{}' : argumentsJson;
 }
 
-export function outputText(text: string): OutputText {
-  return { type: 'output_text', text, annotations: [], logprobs: [] };
+export function outputText(text: string, citations: readonly Citation[] = []): OutputText {
+  return { type: 'output_text', text, annotations: citations.map((citation) => urlCitation(citation, text.length)), logprobs: [] };
+}
+
+/** A canonical citation as OpenAI's url_citation; one without a span cites the whole text. */
+export function urlCitation(citation: Citation, textLength: number): UrlCitation {
+  return {
+    type: 'url_citation',
+    start_index: citation.startIndex ?? 0,
+    end_index: citation.endIndex ?? textLength,
+    url: citation.url,
+    title: citation.title ?? citation.url,
+  };
+}
+
+/** A finished search as a web_search_call item. */
+export function webSearchItem(id: string, query: string | undefined, sources: ReadonlyArray<{ url: string }>, includeSources: boolean): OutputItem {
+  const action: WebSearchAction = { type: 'search' };
+  if (query !== undefined) action.query = query;
+  if (includeSources) action.sources = sources.map((source) => ({ type: 'url', url: source.url }));
+  return { id, type: 'web_search_call', status: 'completed', action };
+}
+
+/** Whether the request asked for the sources of web searches (`include: ["web_search_call.action.sources"]`). */
+export function wantsSearchSources(body: JsonObject): boolean {
+  return Array.isArray(body.include) && body.include.includes('web_search_call.action.sources');
 }
 
 /**
@@ -18,7 +52,7 @@ export function outputText(text: string): OutputText {
  * `encrypted_content`), consecutive text parts one assistant message, tool calls function_call items. Images and
  * files have no place in a model's output on this wire and are left out.
  */
-export function outputItemsOf(response: ChatResponse): OutputItem[] {
+export function outputItemsOf(response: ChatResponse, namespaces: ToolNamespaces | null = null, includeSources = false): OutputItem[] {
   const items: OutputItem[] = [];
   let message: Extract<OutputItem, { type: 'message' }> | null = null;
   for (const part of response.content) {
@@ -27,7 +61,7 @@ export function outputItemsOf(response: ChatResponse): OutputItem[] {
         message = { id: itemId('msg'), type: 'message', status: 'completed', role: 'assistant', content: [] };
         items.push(message);
       }
-      message.content.push(outputText(part.text));
+      message.content.push(outputText(part.text, part.citations));
       continue;
     }
     message = null;
@@ -37,21 +71,23 @@ export function outputItemsOf(response: ChatResponse): OutputItem[] {
       if (token !== null) item.encrypted_content = token;
       items.push(item);
     } else if (part.type === 'tool-call') {
-      items.push({ id: itemId('fc'), type: 'function_call', status: 'completed', call_id: part.id, name: part.name, arguments: argumentsText(part.argumentsJson) });
+      items.push(functionCallItem(itemId('fc'), 'completed', part.id, part.name, argumentsText(part.argumentsJson), namespaces));
+    } else if (part.type === 'web-search') {
+      items.push(webSearchItem(itemId('ws'), part.query, part.sources, includeSources));
     }
   }
   return items;
 }
 
 /** Canonical response → the Responses `response` object as JSON text; `body` is the caller's request (echoed fields). */
-export function encodeResponsesResponse(response: ChatResponse, model: string, body: JsonObject): string {
+export function encodeResponsesResponse(response: ChatResponse, model: string, body: JsonObject, namespaces: ToolNamespaces | null = null): string {
   const { status, incomplete_details } = statusOf(response.finishReason);
   return JSON.stringify(responseObject({
     id: responseId(response.id),
     createdAt: response.created,
     model,
     status,
-    output: outputItemsOf(response),
+    output: outputItemsOf(response, namespaces, wantsSearchSources(body)),
     usage: encodeResponsesUsage(response.usage),
     error: null,
     incompleteDetails: incomplete_details,

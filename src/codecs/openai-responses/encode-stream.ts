@@ -4,7 +4,9 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import { emptyUsage, type Usage } from '../../ir/usage.js';
 import type { StreamEncoder } from '../client-codec.js';
 import { openAIErrorType } from '../openai-chat/encode-stream.js';
-import { argumentsText, outputText } from './encode-response.js';
+import type { Citation } from '../../ir/message.js';
+import { argumentsText, functionCallItem, outputText, urlCitation, webSearchItem } from './encode-response.js';
+import type { ToolNamespaces } from './tool-namespaces.js';
 import { encodeReasoningToken } from './reasoning-token.js';
 import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
 import { encodeResponsesUsage } from './responses-usage.js';
@@ -16,6 +18,8 @@ interface OpenBlock {
   text: string;
   /** Reasoning: the summary part was announced (on the first delta). */
   announced: boolean;
+  /** Message: the sources its text cites, turned into annotations when the text is complete. */
+  citations: Citation[];
 }
 
 /** A Responses server-sent event: the `event:` line names the type, which the JSON repeats. */
@@ -44,11 +48,15 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #closed = false;
   #usage: Usage | null = null;
   readonly #blocks = new Map<string, OpenBlock>();
+  /** Message items already done, by canonical block id, for citations that arrive after their text. */
+  readonly #closedMessages = new Map<string, { item: OutputItem; outputIndex: number }>();
   readonly #state: ResponseState;
 
   constructor(
     model: string,
     private readonly echo: ResponseEcho,
+    private readonly namespaces: ToolNamespaces | null = null,
+    private readonly includeSources = false,
   ) {
     this.#state = { id: responseId(''), createdAt: Math.floor(Date.now() / 1000), model, status: 'in_progress', output: [], usage: null, error: null, incompleteDetails: null, completedAt: null };
   }
@@ -92,7 +100,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'tool-input-start': {
         if (this.#blocks.has(part.id)) return '';
-        const item: OutputItem = { id: itemId('fc'), type: 'function_call', status: 'in_progress', call_id: part.toolCallId, name: part.toolName, arguments: '' };
+        const item: OutputItem = functionCallItem(itemId('fc'), 'in_progress', part.toolCallId, part.toolName, '', this.namespaces);
         return this.#add(part.id, item);
       }
       case 'tool-input-delta': {
@@ -106,6 +114,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const block = this.#blocks.get(part.id);
         return block === undefined ? '' : this.#close(part.id, block);
       }
+      case 'web-search':
+        return this.#webSearch(part.query, part.sources);
+      case 'text-citation':
+        return this.#cite(part.id, part.citation);
       case 'usage':
         this.#usage = part.usage;
         return '';
@@ -164,7 +176,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     const start = this.#start();
     const outputIndex = this.#state.output.length;
     this.#state.output.push(item);
-    this.#blocks.set(id, { item, outputIndex, text: '', announced: false });
+    this.#blocks.set(id, { item, outputIndex, text: '', announced: false, citations: [] });
     return start + this.#event('response.output_item.added', { output_index: outputIndex, item });
   }
 
@@ -174,7 +186,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     let out = '';
     switch (item.type) {
       case 'message': {
-        const part = outputText(text);
+        const part = outputText(text, block.citations);
+        part.annotations.forEach((annotation, annotationIndex) => {
+          out += this.#event('response.output_text.annotation.added', { item_id: item.id, output_index: outputIndex, content_index: 0, annotation_index: annotationIndex, annotation });
+        });
+        this.#closedMessages.set(id, { item, outputIndex });
         out += this.#event('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
         out += this.#event('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
         item.content = [part];
@@ -194,12 +210,50 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         item.status = 'completed';
         out += this.#event('response.function_call_arguments.done', { item_id: item.id, output_index: outputIndex, name: item.name, arguments: item.arguments });
         break;
+      case 'web_search_call':
+        break;
       default: {
         const unknown: never = item;
         throw new Error(`unknown output item ${JSON.stringify(unknown)}`);
       }
     }
     return out + this.#event('response.output_item.done', { output_index: outputIndex, item });
+  }
+
+  /** A finished search: its item added, the search events OpenAI sends while searching, and the item done. */
+  #webSearch(query: string | undefined, sources: ReadonlyArray<{ url: string }>): string {
+    const item = webSearchItem(itemId('ws'), query, sources, this.includeSources);
+    if (item.type !== 'web_search_call') return '';
+    const done = { ...item, action: { ...item.action } };
+    item.status = 'in_progress';
+    const start = this.#start();
+    const outputIndex = this.#state.output.length;
+    this.#state.output.push(done);
+    const ids = { item_id: item.id, output_index: outputIndex };
+    return start +
+      this.#event('response.output_item.added', { output_index: outputIndex, item }) +
+      this.#event('response.web_search_call.in_progress', ids) +
+      this.#event('response.web_search_call.searching', ids) +
+      this.#event('response.web_search_call.completed', ids) +
+      this.#event('response.output_item.done', { output_index: outputIndex, item: done });
+  }
+
+  /**
+   * A source the text block cites: kept until the block's text is complete (Anthropic cites before the text), or,
+   * for a block already done (Gemini reports grounding last), added to its item at once.
+   */
+  #cite(id: string, citation: Citation): string {
+    const open = this.#blocks.get(id);
+    if (open !== undefined) {
+      open.citations.push(citation);
+      return '';
+    }
+    const closed = this.#closedMessages.get(id);
+    const part = closed?.item.type === 'message' ? closed.item.content[0] : undefined;
+    if (closed === undefined || part === undefined) return '';
+    const annotation = urlCitation(citation, part.text.length);
+    part.annotations.push(annotation);
+    return this.#event('response.output_text.annotation.added', { item_id: closed.item.id, output_index: closed.outputIndex, content_index: 0, annotation_index: part.annotations.length - 1, annotation });
   }
 
   #closeAll(): string {

@@ -4,7 +4,9 @@ import { encodeResponsesError, encodeResponsesStreamError } from './encode-error
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
+import { wantsSearchSources } from './encode-response.js';
 import { findResponsesUsageInJson } from './responses-usage.js';
+import { ToolNamespaces } from './tool-namespaces.js';
 import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
 import type { JsonObject } from './wire-values.js';
 
@@ -17,6 +19,9 @@ import type { JsonObject } from './wire-values.js';
 export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   let encoder: ResponsesStreamEncoder | null = null;
   let observer: ResponsesPassThroughObserver | null = null;
+  // Only translated answers need the namespace map, so it is built on first use.
+  let namespaces: ToolNamespaces | null = null;
+  const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
     protocol: 'openai-responses',
     // The response object has fields after its usage (user, metadata): the cost goes in the header only.
@@ -25,8 +30,8 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     passThroughHeaders: [],
     passThroughOperation: (stream) => ({ kind: 'responses', stream }),
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
-    encodeResponse: (response, model) => encodeResponsesResponse(response, model, body),
-    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body))),
+    encodeResponse: (response, model) => encodeResponsesResponse(response, model, body, toolNamespaces()),
+    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),
     encodeError: (error) => encodeResponsesError(error),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),

@@ -6,13 +6,31 @@ import { isJsonObject, type JsonObject } from './wire-values.js';
 /** One output item of a response (message, function_call, reasoning), as sent on the wire. */
 export type OutputItem =
   | { id: string; type: 'message'; status: 'in_progress' | 'completed' | 'incomplete'; role: 'assistant'; content: OutputText[] }
-  | { id: string; type: 'function_call'; status: 'in_progress' | 'completed' | 'incomplete'; call_id: string; name: string; arguments: string }
-  | { id: string; type: 'reasoning'; summary: SummaryText[]; encrypted_content?: string | null };
+  /** `namespace`: the tool group the function belongs to (Codex's namespace tools), absent for ordinary tools. */
+  | { id: string; type: 'function_call'; status: 'in_progress' | 'completed' | 'incomplete'; call_id: string; namespace?: string; name: string; arguments: string }
+  | { id: string; type: 'reasoning'; summary: SummaryText[]; encrypted_content?: string | null }
+  | { id: string; type: 'web_search_call'; status: 'in_progress' | 'searching' | 'completed' | 'failed'; action: WebSearchAction };
+
+/** What a web_search_call did; `sources` only when the request's `include` asks for them, as OpenAI does. */
+export interface WebSearchAction {
+  type: 'search';
+  query?: string;
+  sources?: Array<{ type: 'url'; url: string }>;
+}
+
+/** OpenAI's citation of a web source in output text: the cited span by character offsets. */
+export interface UrlCitation {
+  type: 'url_citation';
+  start_index: number;
+  end_index: number;
+  url: string;
+  title: string;
+}
 
 export interface OutputText {
   type: 'output_text';
   text: string;
-  annotations: unknown[];
+  annotations: UrlCitation[];
   logprobs: unknown[];
 }
 
@@ -66,7 +84,7 @@ export function responseId(upstreamId: string): string {
 }
 
 /** Item ids: a prefix by type (`msg_`, `fc_`, `rs_`) and a random part. */
-export function itemId(prefix: 'msg' | 'fc' | 'rs'): string {
+export function itemId(prefix: 'msg' | 'fc' | 'rs' | 'ws'): string {
   return `${prefix}_${randomUUID().replaceAll('-', '')}`;
 }
 

@@ -30,6 +30,8 @@ interface CountTokensEndpoint {
   /** The operation a channel that speaks this endpoint's wire gets the caller's body with. */
   operation: UpstreamOperation;
   passesThrough(adapter: UpstreamAdapter, channel: Channel): boolean;
+  /** Caller headers a same-protocol upstream should see (Anthropic's version and betas). */
+  passThroughHeaders?: readonly string[];
   decode(context: RequestContext, body: Record<string, unknown>): CountTokensRequest;
   encode(count: TokenCount): string;
 }
@@ -70,7 +72,12 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
           request(adapter, route, credential) {
             if (endpoint.passesThrough(adapter, route.channel) && isClientWire(adapter.protocol)) {
               const upstreamBody = passThroughBody(adapter.protocol, body, route.upstreamModel, false);
-              return adapter.buildPassThrough(route.channel, credential, endpoint.operation, route.upstreamModel, upstreamBody);
+              const upstreamRequest = adapter.buildPassThrough(route.channel, credential, endpoint.operation, route.upstreamModel, upstreamBody);
+              for (const name of endpoint.passThroughHeaders ?? []) {
+                const value = context.request.headers[name];
+                if (typeof value === 'string') upstreamRequest.headers[name] = value;
+              }
+              return upstreamRequest;
             }
             return chat === null ? null : adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
           },
@@ -99,6 +106,7 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
     keyFamily: 'anthropic',
     operation: { kind: 'count-tokens' },
     passesThrough: sameProtocol('anthropic-messages'),
+    passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
     decode: (_context, body) => {
       const chat = decodeAnthropicCountTokensRequest(body);
       return { model: chat.model, chat };

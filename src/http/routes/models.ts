@@ -1,4 +1,5 @@
 import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../auth/extract-api-key.js';
+import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from '../../codecs/anthropic-messages/encode-model-list.js';
 import { encodeGeminiModel, encodeGeminiModelList } from '../../codecs/gemini/index.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
@@ -10,6 +11,28 @@ import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson, sendRaw } from '../respond.js';
 
+function toAnthropicModel(model: CatalogModel): AnthropicModelDescription {
+  return { id: model.id, displayName: model.id, createdAt: model.createdAt };
+}
+
+/** Anthropic's clients send `anthropic-version` on every call, the model list included. */
+function asksForAnthropicShape(context: RequestContext): boolean {
+  const headers = context.request.headers;
+  return headers['anthropic-version'] !== undefined || headers['vendorb-version'] !== undefined;
+}
+
+async function listAnthropicModels(context: RequestContext, services: GatewayServices): Promise<void> {
+  context.errorFormat = 'anthropic';
+  const visible = await visibleModels(context, services, 'anthropic');
+  // Anthropic lists the newest models first.
+  const models = services.catalog.models().filter(visible).sort((left, right) => right.createdAt - left.createdAt || left.id.localeCompare(right.id));
+  const body = encodeAnthropicModelList(models.map(toAnthropicModel), {
+    limit: context.query.get('limit'),
+    afterId: context.query.get('after_id'),
+    beforeId: context.query.get('before_id'),
+  });
+  sendRaw(context, 200, body, 'application/json');
+}
 
 /** With a key: the models that key may use. Without: the publicly visible ones, limited per IP. */
 async function visibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<(model: CatalogModel) => boolean> {
@@ -55,6 +78,7 @@ export function listModelsRoute(services: GatewayServices): RouteHandler {
   const gemini = listGeminiModelsRoute(services);
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
+    if (asksForAnthropicShape(context)) return listAnthropicModels(context, services);
     const models = await sortedVisibleModels(context, services, 'openai');
     // Dated snapshots and other aliases are listed under their own ids, as OpenAI lists its snapshots.
     sendJson(context, 200, { object: 'list', data: models.flatMap((model) => [model.id, ...model.aliases].map((name) => listedModelJson(model, name))) });
@@ -66,6 +90,12 @@ export function getModelRoute(services: GatewayServices): RouteHandler {
   const gemini = getGeminiModelRoute(services);
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
+    if (asksForAnthropicShape(context)) {
+      context.errorFormat = 'anthropic';
+      const model = await findVisibleModel(context, services, 'anthropic');
+      sendRaw(context, 200, JSON.stringify(anthropicModelObject(toAnthropicModel(model))), 'application/json');
+      return;
+    }
     const id = (context.params.model ?? '').replace(/^models\//, '');
     sendJson(context, 200, listedModelJson(await findVisibleModel(context, services, 'openai'), id));
   };

@@ -5,6 +5,7 @@ import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js'
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../storage/records.js';
 import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { mapsHostedTools } from '../hosted-tools.js';
 import { buildAnthropicBody, buildAnthropicCountTokensBody, type AnthropicBodyOptions } from './build-request-body.js';
 import { parseAnthropicResponse, malformedUpstreamBody } from './parse-response.js';
 import { parseAnthropicStream } from './parse-stream.js';
@@ -39,12 +40,13 @@ export function anthropicHeaders(channel: Channel, credential: string): Record<s
   return headers;
 }
 
-export function anthropicBodyOptions(channel: Channel, upstreamModel: string): AnthropicBodyOptions {
+export function anthropicBodyOptions(channel: Channel, upstreamModel: string, publicModel: string): AnthropicBodyOptions {
   const configured = channel.settings.default_max_tokens;
   return {
     upstreamModel,
     defaultMaxTokens: typeof configured === 'number' && Number.isInteger(configured) && configured > 0 ? configured : ANTHROPIC_DEFAULT_MAX_TOKENS,
     structuredOutputs: channel.settings.structured_outputs === true,
+    hostedTools: mapsHostedTools(channel, publicModel),
   };
 }
 
@@ -78,7 +80,7 @@ export class AnthropicAdapter implements UpstreamAdapter {
   }
 
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const body = buildAnthropicBody(request, anthropicBodyOptions(channel, upstreamModel));
+    const body = buildAnthropicBody(request, anthropicBodyOptions(channel, upstreamModel, request.model));
     return { url: anthropicUrl(channel, 'messages'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
   }
 
@@ -91,7 +93,7 @@ export class AnthropicAdapter implements UpstreamAdapter {
   }
 
   buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const body = buildAnthropicCountTokensBody(request, anthropicBodyOptions(channel, upstreamModel));
+    const body = buildAnthropicCountTokensBody(request, anthropicBodyOptions(channel, upstreamModel, request.model));
     return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
   }
 

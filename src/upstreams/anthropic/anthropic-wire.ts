@@ -66,6 +66,16 @@ export interface AnthropicTool {
   strict?: boolean;
 }
 
+/** Anthropic's server-side web search tool. */
+export interface AnthropicWebSearchTool {
+  type: 'web_search_20250305';
+  name: 'web_search';
+  max_uses?: number;
+  allowed_domains?: string[];
+  blocked_domains?: string[];
+  user_location?: { type: 'approximate'; city?: string; region?: string; country?: string; timezone?: string };
+}
+
 export type AnthropicToolChoice =
   | { type: 'auto'; disable_parallel_tool_use?: boolean }
   | { type: 'any'; disable_parallel_tool_use?: boolean }
@@ -82,7 +92,7 @@ export interface AnthropicRequestBody {
   top_k?: number;
   stop_sequences?: string[];
   stream?: boolean;
-  tools?: AnthropicTool[];
+  tools?: Array<AnthropicTool | AnthropicWebSearchTool>;
   tool_choice?: AnthropicToolChoice;
   thinking?: { type: 'enabled'; budget_tokens: number };
   metadata?: { user_id: string };

@@ -1,5 +1,7 @@
-import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
-import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice, TextBlock } from './anthropic-wire.js';
+import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
+import { dropHostedTool } from '../hosted-tools.js';
+import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool, TextBlock } from './anthropic-wire.js';
+import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { planThinking } from './map-reasoning.js';
 
@@ -9,6 +11,28 @@ export interface AnthropicBodyOptions {
   defaultMaxTokens: number;
   /** The channel's models take `strict` tools and `output_config.format` (Anthropic structured outputs). */
   structuredOutputs: boolean;
+  /** Hosted tools are mapped to Anthropic's server tools (the channel's `hosted_tools` setting). */
+  hostedTools: boolean;
+}
+
+/** OpenAI's web search or Gemini's Google Search → Anthropic's server-side web search tool. */
+function webSearchTool(tool: WebSearchTool): AnthropicWebSearchTool {
+  const wire: AnthropicWebSearchTool = { type: 'web_search_20250305', name: 'web_search' };
+  if (tool.maxUses !== undefined) wire.max_uses = tool.maxUses;
+  // Anthropic takes either list, not both; the allowed list is the stricter one.
+  if (tool.allowedDomains !== undefined) wire.allowed_domains = tool.allowedDomains;
+  else if (tool.blockedDomains !== undefined) wire.blocked_domains = tool.blockedDomains;
+  if (tool.userLocation !== undefined) wire.user_location = { type: 'approximate', ...tool.userLocation };
+  return wire;
+}
+
+function buildHostedTools(request: ChatRequest, options: AnthropicBodyOptions): AnthropicWebSearchTool[] {
+  const out: AnthropicWebSearchTool[] = [];
+  for (const tool of request.hostedTools ?? []) {
+    if (!options.hostedTools) dropHostedTool(request, tool, "the operator switched hosted tool mapping off for this model's channel.");
+    else out.push(webSearchTool(tool));
+  }
+  return out;
 }
 
 function warn(warnings: string[], warning: string): void {
@@ -93,10 +117,14 @@ function buildSystem(request: ChatRequest, instruction: string | null): string |
  * thinking on, temperature/top_k are dropped and top_p raised to 0.95, as Anthropic requires; forced tool use
  * wins over thinking.
  */
-export function buildAnthropicBody(request: ChatRequest, options: AnthropicBodyOptions): AnthropicRequestBody {
+export function buildAnthropicBody(original: ChatRequest, options: AnthropicBodyOptions): AnthropicRequestBody {
+  // A translated request has no anthropic-beta header to allow positional system messages: they join `system`.
+  const request = hoistSystemMessages(original);
   const warnings = request.warnings;
   const messages = convertToAnthropicMessages(request.messages, warnings);
-  const tools = request.tools !== undefined && request.tools.length > 0 ? buildTools(request.tools, options, warnings) : undefined;
+  const functionTools = request.tools !== undefined && request.tools.length > 0 ? buildTools(request.tools, options, warnings) : [];
+  const allTools = [...functionTools, ...buildHostedTools(request, options)];
+  const tools = allTools.length > 0 ? allTools : undefined;
   const toolChoice = tools === undefined ? undefined : buildToolChoice(request.toolChoice, request.parallelToolCalls);
   if (tools === undefined && request.toolChoice !== undefined && request.toolChoice.kind !== 'none' && request.toolChoice.kind !== 'auto') {
     warn(warnings, 'tool_choice was dropped: the request has no tools.');

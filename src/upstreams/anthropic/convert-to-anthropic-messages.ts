@@ -87,6 +87,8 @@ function userBlock(part: ContentPart, warnings: string[]): UserBlock | null {
     case 'tool-call':
       warn(warnings, `A ${part.type} part in a user message has no place on Anthropic's wire and was dropped.`);
       return null;
+    case 'web-search':
+      return null;
     default: {
       const unknown: never = part;
       throw new Error(`unknown content part ${String(unknown)}`);
@@ -109,6 +111,9 @@ function assistantBlock(part: ContentPart, warnings: string[]): AssistantBlock |
     case 'file':
     case 'tool-result':
       warn(warnings, `A ${part.type} part in an assistant message has no place on Anthropic's wire and was dropped.`);
+      return null;
+    case 'web-search':
+      // A search of an earlier turn: its answer text stays; Anthropic takes back only its own encrypted results.
       return null;
     default: {
       const unknown: never = part;

@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart } from '../../ir/message.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
 import { usageFromAnthropic } from './read-usage.js';
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -17,10 +18,23 @@ function text(value: unknown): string {
 }
 
 /** One response content block → a canonical part; server-tool blocks and newer types are reported and skipped. */
-function parseBlock(block: Record<string, unknown>, warnings: string[]): ContentPart | null {
+function parseBlock(block: Record<string, unknown>, warnings: string[], queries: Map<string, string>): ContentPart | null {
   switch (block.type) {
-    case 'text':
-      return { type: 'text', text: text(block.text) };
+    case 'text': {
+      const citations = citationsOf(block.citations);
+      return citations.length > 0 ? { type: 'text', text: text(block.text), citations } : { type: 'text', text: text(block.text) };
+    }
+    case 'server_tool_use': {
+      const query = webSearchQuery(block);
+      if (query === null) break;
+      queries.set(text(block.id), query);
+      return null;
+    }
+    case 'web_search_tool_result': {
+      const search = webSearchResult(block, queries);
+      queries.delete(search.id);
+      return search;
+    }
     case 'thinking': {
       const signature = text(block.signature);
       return signature === '' ? { type: 'reasoning', text: text(block.thinking) } : { type: 'reasoning', text: text(block.thinking), signature };
@@ -29,12 +43,12 @@ function parseBlock(block: Record<string, unknown>, warnings: string[]): Content
       return { type: 'reasoning', text: '', redactedData: text(block.data) };
     case 'tool_use':
       return { type: 'tool-call', id: text(block.id), name: text(block.name), argumentsJson: JSON.stringify(isObject(block.input) ? block.input : {}) };
-    default: {
-      const warning = `Anthropic '${String(block.type)}' blocks are not carried on the translated path.`;
-      if (!warnings.includes(warning)) warnings.push(warning);
-      return null;
-    }
+    default:
+      break;
   }
+  const warning = `Anthropic '${String(block.type)}' blocks are not carried on the translated path.`;
+  if (!warnings.includes(warning)) warnings.push(warning);
+  return null;
 }
 
 /** A 2xx Anthropic `message` body → the canonical response. */
@@ -48,11 +62,14 @@ export function parseAnthropicResponse(body: Buffer): ChatResponse {
   if (!isObject(parsed) || !Array.isArray(parsed.content)) throw malformedUpstreamBody();
   const warnings: string[] = [];
   const content: ContentPart[] = [];
+  const queries = new Map<string, string>();
   for (const block of parsed.content) {
     if (!isObject(block)) continue;
-    const part = parseBlock(block, warnings);
+    const part = parseBlock(block, warnings, queries);
     if (part !== null) content.push(part);
   }
+  // A search whose results the message does not hold (the turn paused) carries nothing to translate.
+  if (queries.size > 0) warnings.push("Anthropic 'server_tool_use' blocks are not carried on the translated path.");
   return {
     id: text(parsed.id),
     model: text(parsed.model),

@@ -3,11 +3,14 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
 import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from './read-usage.js';
 import { readSseMessageBatches } from './sse-reader.js';
+import { citationOf, citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
   | { kind: 'reasoning'; id: string; signature: string; redactedData?: string }
   | { kind: 'tool'; id: string; sawInput: boolean }
+  /** The web search tool's server_tool_use: its input (the query) is collected until the block stops. */
+  | { kind: 'search'; toolUseId: string; input: string }
   /** Server-tool blocks and newer types: not carried. */
   | { kind: 'skipped' };
 
@@ -36,6 +39,7 @@ function streamError(error: unknown): Extract<StreamPart, { type: 'error' }> {
  */
 export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncIterable<StreamPart> {
   const blocks = new Map<number, OpenBlock>();
+  const queries = new Map<string, string>();
   const counters: AnthropicUsageCounters = {};
   let sawUsage = false;
   let started = false;
@@ -71,7 +75,7 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
         case 'content_block_start': {
           const index = typeof event.index === 'number' ? event.index : blocks.size;
           const block = isObject(event.content_block) ? event.content_block : {};
-          yield* startBlock(blocks, index, block, () => toolIndex++);
+          yield* startBlock(blocks, index, block, () => toolIndex++, queries);
           break;
         }
         case 'content_block_delta': {
@@ -84,7 +88,7 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
           const index = typeof event.index === 'number' ? event.index : -1;
           const open = blocks.get(index);
           blocks.delete(index);
-          if (open !== undefined) yield* stopBlock(open);
+          if (open !== undefined) yield* stopBlock(open, queries);
           break;
         }
         case 'message_delta': {
@@ -98,7 +102,7 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
           break;
         }
         case 'message_stop':
-          for (const open of blocks.values()) yield* stopBlock(open);
+          for (const open of blocks.values()) yield* stopBlock(open, queries);
           blocks.clear();
           yield { type: 'finish', reason: finishReason, usage: sawUsage ? usageFromAnthropic(counters) : null };
           return;
@@ -114,13 +118,26 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
   yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream stream ended before the message was complete.' };
 }
 
-function* startBlock(blocks: Map<number, OpenBlock>, index: number, block: Record<string, unknown>, nextToolIndex: () => number): Generator<StreamPart> {
+function* startBlock(blocks: Map<number, OpenBlock>, index: number, block: Record<string, unknown>, nextToolIndex: () => number, queries: Map<string, string>): Generator<StreamPart> {
   const id = String(index);
   switch (block.type) {
     case 'text': {
       blocks.set(index, { kind: 'text', id });
       yield { type: 'text-start', id };
+      for (const citation of citationsOf(block.citations)) yield { type: 'text-citation', id, citation };
       if (text(block.text) !== '') yield { type: 'text-delta', id, delta: text(block.text) };
+      return;
+    }
+    case 'server_tool_use': {
+      const query = webSearchQuery(block);
+      if (query === null) blocks.set(index, { kind: 'skipped' });
+      else blocks.set(index, { kind: 'search', toolUseId: text(block.id), input: query === '' ? '' : JSON.stringify({ query }) });
+      return;
+    }
+    case 'web_search_tool_result': {
+      blocks.set(index, { kind: 'skipped' });
+      const search = webSearchResult(block, queries);
+      yield search.query === undefined ? { type: 'web-search', id: search.id, sources: search.sources } : { type: 'web-search', id: search.id, query: search.query, sources: search.sources };
       return;
     }
     case 'thinking': {
@@ -152,6 +169,13 @@ function* applyDelta(open: OpenBlock, delta: Record<string, unknown>): Generator
   switch (open.kind) {
     case 'text':
       if (delta.type === 'text_delta' && text(delta.text) !== '') yield { type: 'text-delta', id: open.id, delta: text(delta.text) };
+      else if (delta.type === 'citations_delta') {
+        const citation = citationOf(delta.citation);
+        if (citation !== null) yield { type: 'text-citation', id: open.id, citation };
+      }
+      return;
+    case 'search':
+      if (delta.type === 'input_json_delta') open.input += text(delta.partial_json);
       return;
     case 'reasoning':
       if (delta.type === 'thinking_delta' && text(delta.thinking) !== '') yield { type: 'reasoning-delta', id: open.id, delta: text(delta.thinking) };
@@ -172,7 +196,16 @@ function* applyDelta(open: OpenBlock, delta: Record<string, unknown>): Generator
   }
 }
 
-function* stopBlock(open: OpenBlock): Generator<StreamPart> {
+function searchQuery(input: string): string {
+  try {
+    const parsed = JSON.parse(input) as unknown;
+    return isObject(parsed) && typeof parsed.query === 'string' ? parsed.query : '';
+  } catch {
+    return '';
+  }
+}
+
+function* stopBlock(open: OpenBlock, queries: Map<string, string>): Generator<StreamPart> {
   switch (open.kind) {
     case 'text':
       yield { type: 'text-end', id: open.id };
@@ -188,6 +221,9 @@ function* stopBlock(open: OpenBlock): Generator<StreamPart> {
       // A tool without arguments streams no JSON; canonical arguments are always a JSON text.
       if (!open.sawInput) yield { type: 'tool-input-delta', id: open.id, delta: '{}' };
       yield { type: 'tool-input-end', id: open.id };
+      return;
+    case 'search':
+      queries.set(open.toolUseId, searchQuery(open.input));
       return;
     case 'skipped':
       return;

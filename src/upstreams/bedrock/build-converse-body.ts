@@ -1,3 +1,5 @@
+import { dropHostedTool } from '../hosted-tools.js';
+import { hoistSystemMessages } from '../hoist-system-messages.js';
 import type { ChatRequest, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import { jsonInstruction } from '../anthropic/build-request-body.js';
 import { planThinking } from '../anthropic/map-reasoning.js';
@@ -63,7 +65,10 @@ function buildSystem(request: ChatRequest, instruction: string | null): Converse
  * `request.warnings`: seed and penalties, top_k and reasoning on other models, sampling while Claude thinks, and
  * JSON response formats, which become a system instruction.
  */
-export function buildConverseBody(request: ChatRequest, options: ConverseBodyOptions): ConverseRequestBody {
+export function buildConverseBody(original: ChatRequest, options: ConverseBodyOptions): ConverseRequestBody {
+  // Converse has no positional system message and runs no hosted tools (web search).
+  const request = hoistSystemMessages(original);
+  for (const tool of original.hostedTools ?? []) dropHostedTool(original, tool, 'Bedrock Converse runs no hosted tools.');
   const warnings = request.warnings;
   const anthropic = isAnthropicModel(options.upstreamModel);
   const messages = convertToConverseMessages(request.messages, warnings);

@@ -117,6 +117,9 @@ function convertPart(part: ContentPart, role: 'user' | 'assistant', state: { doc
       return [{ toolUse: { toolUseId: part.id, name: part.name, input: toolInput(part.argumentsJson, warnings) } }];
     case 'tool-result':
       return [toolResultBlock(part, warnings)];
+    case 'web-search':
+      // A search of an earlier turn: the answer text stays, the search itself was the other upstream's business.
+      return [];
     default: {
       const unknown: never = part;
       throw new Error(`unknown content part ${String(unknown)}`);

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ContentPart, MediaSource, Message, ToolResultPart } from '../../ir/message.js';
+import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { isJsonObject, parseJson, type GeminiContent, type GeminiPart, type JsonObject } from './gemini-wire.js';
 
 /**
@@ -22,7 +23,9 @@ export interface BuiltContents {
  * parts are dropped (Gemini rejects them) unless they carry a signature, and signatures go back on the parts
  * they came with.
  */
-export function buildContents(request: ChatRequest, options: { dummySignatures: boolean }, warnings: string[]): BuiltContents {
+export function buildContents(original: ChatRequest, options: { dummySignatures: boolean }, warnings: string[]): BuiltContents {
+  // Gemini has no positional system message: instructions given mid-conversation join systemInstruction.
+  const request = hoistSystemMessages(original);
   const toolNames = new Map<string, string>();
   const contents: GeminiContent[] = [];
   const notes = new Set<string>();
@@ -71,6 +74,9 @@ function encodePart(part: ContentPart, message: Message, toolNames: Map<string, 
     case 'file':
       if (part.filename !== undefined) notes.add('file names have no Gemini equivalent and were not sent.');
       return [media(part.source, notes)];
+    case 'web-search':
+      // A search of an earlier turn: the answer text stays, the search itself is the upstream's own business.
+      return [];
     default: {
       const unknown: never = part;
       throw new Error(`unknown content part in a ${message.role} message: ${JSON.stringify(unknown)}`);

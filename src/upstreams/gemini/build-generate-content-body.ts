@@ -1,3 +1,4 @@
+import { dropHostedTool } from '../hosted-tools.js';
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import { buildContents } from './build-contents.js';
 import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
@@ -16,14 +17,38 @@ export interface GeminiChannelSettings {
   schemaMode: 'openapi' | 'json-schema';
   /** Send Google's placeholder signature on function calls that have none (default: on for Gemini 3 and later). */
   dummyThoughtSignatures: boolean;
+  /** Hosted tools are mapped to Gemini's own (web search → Google Search grounding); the channel's `hosted_tools`. */
+  hostedTools: boolean;
+  /** The model combines Google Search with function calling in one request (Gemini 3 and later). */
+  combinesSearchWithFunctions: boolean;
 }
 
-export function readGeminiSettings(settings: Record<string, unknown>, upstreamModel: string): GeminiChannelSettings {
+export function readGeminiSettings(settings: Record<string, unknown>, upstreamModel: string, hostedTools = true): GeminiChannelSettings {
   return {
     schemaMode: settings.schema_mode === 'json-schema' ? 'json-schema' : 'openapi',
     dummyThoughtSignatures: typeof settings.dummy_thought_signatures === 'boolean' ? settings.dummy_thought_signatures : usesThinkingLevel(upstreamModel),
+    hostedTools,
+    combinesSearchWithFunctions: usesThinkingLevel(upstreamModel),
   };
 }
+
+/** Hosted tools → Gemini built-in tools: web search becomes Google Search grounding where the model allows it. */
+function hostedTools(request: ChatRequest, settings: GeminiChannelSettings, hasFunctions: boolean): JsonObject[] {
+  const out: JsonObject[] = [];
+  for (const tool of request.hostedTools ?? []) {
+    if (!settings.hostedTools) dropHostedTool(request, tool, "the operator switched hosted tool mapping off for this model's channel.");
+    else if (hasFunctions && !settings.combinesSearchWithFunctions) dropHostedTool(request, tool, 'Gemini models before Gemini 3 cannot combine Google Search with function calling.');
+    else {
+      if (tool.allowedDomains !== undefined || tool.blockedDomains !== undefined || tool.userLocation !== undefined) {
+        if (!request.warnings.includes(GROUNDING_OPTIONS_WARNING)) request.warnings.push(GROUNDING_OPTIONS_WARNING);
+      }
+      if (!out.some((existing) => 'googleSearch' in existing)) out.push({ googleSearch: {} });
+    }
+  }
+  return out;
+}
+
+const GROUNDING_OPTIONS_WARNING = 'Web search domain filters and user location have no Google Search equivalent and were not applied.';
 
 /**
  * Canonical request → `GenerateContentRequest`. What Gemini cannot take is clamped or dropped with a line in
@@ -37,11 +62,12 @@ export function buildGenerateContentBody(request: ChatRequest, upstreamModel: st
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
   const generationConfig = buildGenerationConfig(request, upstreamModel, settings, warnings);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = [{ functionDeclarations: request.tools.map((tool, index) => functionDeclaration(tool, index, settings, warnings)) }];
-  }
+  const hasFunctions = request.tools !== undefined && request.tools.length > 0;
+  const tools: JsonObject[] = hasFunctions ? [{ functionDeclarations: (request.tools ?? []).map((tool, index) => functionDeclaration(tool, index, settings, warnings)) }] : [];
+  tools.push(...hostedTools(request, settings, hasFunctions));
+  if (tools.length > 0) body.tools = tools;
   // Gemini rejects a function-calling config without function declarations.
-  const toolConfig = body.tools === undefined ? undefined : buildToolConfig(request.toolChoice);
+  const toolConfig = hasFunctions ? buildToolConfig(request.toolChoice) : undefined;
   if (toolConfig !== undefined) body.toolConfig = toolConfig;
   if (request.parallelToolCalls !== undefined) warnings.push('parallel_tool_calls has no Gemini equivalent and was not applied.');
   if (request.user !== undefined) warnings.push('the end-user id has no Gemini equivalent and was not sent.');

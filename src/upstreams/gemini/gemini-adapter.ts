@@ -1,3 +1,4 @@
+import { mapsHostedTools } from '../hosted-tools.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
@@ -61,7 +62,7 @@ export class GeminiAdapter implements UpstreamAdapter {
   }
 
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const settings = readGeminiSettings(channel.settings, upstreamModel);
+    const settings = readGeminiSettings(channel.settings, upstreamModel, mapsHostedTools(channel, request.model));
     const body = buildGenerateContentBody(request, upstreamModel, settings, request.warnings);
     return {
       url: geminiUrl(channel, upstreamModel, request.stream ? 'streamGenerateContent' : 'generateContent'),

@@ -3,7 +3,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { FinishReason } from '../../ir/finish-reason.js';
-import type { ContentPart } from '../../ir/message.js';
+import type { ContentPart, TextPart } from '../../ir/message.js';
+import { citationsByBlock, groundingOf } from './grounding.js';
 import { emptyUsage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
 import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
@@ -59,6 +60,14 @@ export function parseGenerateContentResponse(body: Buffer, request: ChatRequest)
     const decoded = contentPart(part);
     if (decoded !== null) content.push(decoded);
     else warnings.push(`a Gemini part (${Object.keys(part).join(', ')}) has no canonical form and was dropped.`);
+  }
+  const grounding = groundingOf(candidate);
+  if (grounding !== null) {
+    const texts = content.filter((part): part is TextPart => part.type === 'text');
+    citationsByBlock(texts.map((part) => part.text), grounding.supports).forEach((citations, index) => {
+      if (citations.length > 0) (texts[index] as TextPart).citations = citations;
+    });
+    content.unshift(...grounding.searches);
   }
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
   return {

@@ -7,6 +7,7 @@ import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-r
 import { firstCandidate, newResponseId, newToolCallId, partsOf } from './parse-response.js';
 import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage-metadata.js';
 import { readStreamChunks } from './read-stream-chunks.js';
+import { citationsByBlock, groundingOf } from './grounding.js';
 
 type ErrorPart = Extract<StreamPart, { type: 'error' }>;
 
@@ -15,6 +16,10 @@ class StreamState {
   readonly parts: StreamPart[] = [];
   #started = false;
   #block: { kind: 'text' | 'reasoning'; id: string } | null = null;
+  /** The signature that ends the open block, once a part carried it (the block closes at the end of the chunk). */
+  #endingSignature: string | undefined;
+  /** The answer's text blocks so far, with their whole text, for citing grounded spans in them. */
+  readonly #texts: Array<{ id: string; text: string }> = [];
   #blocks = 0;
   #toolCalls = 0;
   #usage: Usage | null = null;
@@ -36,6 +41,9 @@ class StreamState {
     }
     const candidate = firstCandidate(chunk);
     for (const part of partsOf(candidate)) this.#part(part);
+    this.#grounding(candidate);
+    // A block a signature ended stays open through the chunk, so the chunk's grounding can still cite it.
+    if (this.#endingSignature !== undefined) this.#closeBlock();
     const usage = usageFromUsageMetadata(chunk.usageMetadata);
     if (usage !== null) {
       const key = JSON.stringify(usage);
@@ -65,9 +73,15 @@ class StreamState {
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     if (typeof part.text === 'string') {
       const kind = part.thought === true ? 'reasoning' : 'text';
+      if (this.#endingSignature !== undefined) this.#closeBlock();
       const id = this.#openBlock(kind);
       if (part.text !== '') this.parts.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id, delta: part.text });
-      if (signature !== undefined) this.#closeBlock(signature);
+      if (kind === 'text') {
+        const last = this.#texts.at(-1);
+        if (last?.id === id) last.text += part.text;
+        else this.#texts.push({ id, text: part.text });
+      }
+      if (signature !== undefined) this.#endingSignature = signature;
       return;
     }
     const call = part.functionCall;
@@ -82,6 +96,19 @@ class StreamState {
     // inlineData and built-in tool parts have no stream part: they are not streamed in translation.
   }
 
+  /** Google Search grounding (sent with the last chunks): the searches, and citations of the text blocks. */
+  #grounding(candidate: JsonObject | null): void {
+    const grounding = groundingOf(candidate);
+    if (grounding === null) return;
+    for (const search of grounding.searches) {
+      this.parts.push(search.query === undefined ? { type: 'web-search', id: search.id, sources: search.sources } : { type: 'web-search', id: search.id, query: search.query, sources: search.sources });
+    }
+    citationsByBlock(this.#texts.map((block) => block.text), grounding.supports).forEach((citations, index) => {
+      const id = (this.#texts[index] as { id: string }).id;
+      for (const citation of citations) this.parts.push({ type: 'text-citation', id, citation });
+    });
+  }
+
   #openBlock(kind: 'text' | 'reasoning'): string {
     if (this.#block !== null && this.#block.kind === kind) return this.#block.id;
     this.#closeBlock();
@@ -91,8 +118,10 @@ class StreamState {
     return id;
   }
 
-  #closeBlock(signature?: string): void {
+  #closeBlock(): void {
     const block = this.#block;
+    const signature = this.#endingSignature;
+    this.#endingSignature = undefined;
     if (block === null) return;
     this.#block = null;
     const type = block.kind === 'text' ? 'text-end' : 'reasoning-end';

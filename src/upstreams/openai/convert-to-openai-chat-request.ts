@@ -1,3 +1,4 @@
+import { dropHostedTool } from '../hosted-tools.js';
 import type {
   ChatCompletionCreateParamsBase,
   ChatCompletionMessageParam,
@@ -123,6 +124,8 @@ function applySampling(body: ChatCompletionCreateParamsBase, request: ChatReques
 }
 
 function applyTools(body: ChatCompletionCreateParamsBase, request: ChatRequest): void {
+  // Chat completions run no hosted tools (web search exists only on OpenAI's own search models and its Responses API).
+  for (const tool of request.hostedTools ?? []) dropHostedTool(request, tool, 'chat completions upstreams run no hosted tools.');
   const tools = request.tools ?? [];
   if (tools.length === 0) {
     if (request.toolChoice !== undefined && request.toolChoice.kind !== 'none' && request.toolChoice.kind !== 'auto') {

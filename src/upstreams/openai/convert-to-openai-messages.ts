@@ -115,7 +115,7 @@ export function convertToOpenAIMessages(request: ChatRequest): ChatCompletionMes
     pendingImages = [];
   };
   for (const message of request.messages) {
-    if (message.role !== 'assistant') {
+    if (message.role === 'user' || message.role === 'tool') {
       // A user turn may carry tool results first (Anthropic's shape): they go out as tool messages before it.
       const results = message.content.filter((part): part is ToolResultPart => part.type === 'tool-result');
       pendingImages.push(...addToolResults(results, out, warnings));
@@ -123,6 +123,13 @@ export function convertToOpenAIMessages(request: ChatRequest): ChatCompletionMes
     switch (message.role) {
       case 'tool':
         break;
+      case 'system': {
+        // An instruction given mid-conversation stays in place, as OpenAI reads system messages anywhere.
+        flushImages();
+        const text = joinText(message.content);
+        if (text !== '') out.push({ role: 'system', content: text });
+        break;
+      }
       case 'user': {
         flushImages();
         const user = userMessage(message.content, warnings);

@@ -68,7 +68,7 @@ export class VertexAIAdapter implements UpstreamAdapter {
     let body: Record<string, unknown>;
     let url: string;
     if (anthropic) {
-      const { model: _model, ...messages } = buildAnthropicBody(request, anthropicBodyOptions(channel, upstreamModel));
+      const { model: _model, ...messages } = buildAnthropicBody(request, anthropicBodyOptions(channel, upstreamModel, request.model));
       body = { anthropic_version: VERTEX_ANTHROPIC_VERSION, ...messages };
       url = vertexUrl(channel, account, upstreamModel, request.stream ? 'streamRawPredict' : 'rawPredict');
     } else {

@@ -206,7 +206,7 @@ describe('stored state: honest about where it lives', () => {
     for (const [body, param] of [
       [{ previous_response_id: 'resp_123', input: 'x' }, 'previous_response_id'],
       [{ store: true, input: 'x' }, 'store'],
-      [{ input: 'x', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
+      [{ input: 'x', tools: [{ type: 'local_shell' }] }, 'tools[0].type'],
       [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0]'],
     ] as const) {
       const error = await client.responses.create({ model, ...body } as never).catch((caught: unknown) => caught);

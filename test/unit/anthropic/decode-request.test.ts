@@ -63,11 +63,10 @@ describe('decodeRequest: a real tool-loop request', () => {
         parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location'] },
       },
     ]);
-    expect(Object.keys(request.extensions).sort()).toEqual(['service_tier', 'tools.1']);
-    expect(request.warnings).toEqual([
-      "The server tool 'web_search_20250305' is not carried on the translated path and was dropped (tools.1).",
-      "'service_tier' is not carried on the translated path.",
-    ]);
+    expect(Object.keys(request.extensions).sort()).toEqual(['service_tier']);
+    // The server-side web search tool maps to the canonical hosted tool, for every family's equivalent.
+    expect(request.hostedTools).toEqual([{ kind: 'web-search', maxUses: 3 }]);
+    expect(request.warnings).toEqual(["'service_tier' is not carried on the translated path."]);
   });
 });
 
@@ -157,6 +156,13 @@ describe('decodeRequest: options', () => {
     expect(anthropicMessagesCodec.decodeRequest({ model: 'm', max_tokens: 5, messages: [user('a')] }, { stream: true }).stream).toBe(true);
   });
 
+  it('keeps a mid-conversation system message in its place', () => {
+    const request = decodeAnthropicCountTokensRequest({ model: 'm', messages: [user('a'), { role: 'system', content: [{ type: 'text', text: 'Be brief.' }] }, { role: 'assistant', content: 'ok' }] });
+    expect(request.messages.map((message) => message.role)).toEqual(['user', 'system', 'assistant']);
+    expect(request.messages[1]?.content).toEqual([{ type: 'text', text: 'Be brief.' }]);
+    expect(request.system).toEqual([]);
+  });
+
   it('decodes a count_tokens body without max_tokens', () => {
     const request = decodeAnthropicCountTokensRequest({ model: 'm', messages: [user('count me')] });
     expect(request.maxOutputTokens).toBeUndefined();
@@ -172,7 +178,8 @@ describe('decodeRequest: validation like Anthropic', () => {
     ['max_tokens', { ...ok, max_tokens: 0 }, 'max_tokens: Input should be greater than or equal to 1.'],
     ['max_tokens', { ...ok, max_tokens: 1.5 }, 'max_tokens: Input should be a valid integer.'],
     ['messages', { ...ok, messages: [] }, 'messages: at least one message is required.'],
-    ['messages.0.role', { ...ok, messages: [{ role: 'system', content: 'x' }] }, "messages.0.role: Input should be 'user' or 'assistant'."],
+    ['messages.0.role', { ...ok, messages: [{ role: 'developer', content: 'x' }] }, "messages.0.role: Input should be 'user', 'assistant' or 'system'."],
+    ['messages.1.content.0.type', { ...ok, messages: [user('a'), { role: 'system', content: [{ type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] }] }, "messages.1.content.0.type: system messages take only 'text' blocks."],
     ['messages.0', { ...ok, messages: [user('')] }, 'messages.0: all messages must have non-empty content except for the optional final assistant message.'],
     ['messages.0.content.0', { ...ok, messages: [user([{ type: 'text', text: '' }])] }, 'messages.0.content.0: text content blocks must be non-empty.'],
     ['messages.0.content.0.source.media_type', { ...ok, messages: [user([{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'x' } }])] }, "messages.0.content.0.source.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'."],

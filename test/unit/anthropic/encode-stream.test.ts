@@ -26,7 +26,7 @@ async function finalMessage(sse: string) {
 }
 
 describe('the stream encoder', () => {
-  it('writes the event sequence the SDK rebuilds: thinking with signature, text, tool input, usage', async () => {
+  it('writes the event sequence the SDK rebuilds: thinking with signature, text (its Gemini signature carried in a thinking block after it), tool input, usage', async () => {
     const sse = encode([
       { type: 'response-start', id: 'msg_01abc', model: 'claude-upstream', created: 1 },
       { type: 'usage', usage: { ...usage, output: { total: 1, text: 1, reasoning: 0 } } },
@@ -49,6 +49,7 @@ describe('the stream encoder', () => {
       'message_start',
       'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_delta', 'content_block_stop',
       'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
       'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop',
       'message_delta', 'message_stop',
     ]);
@@ -58,6 +59,7 @@ describe('the stream encoder', () => {
     expect(message.content).toEqual([
       { type: 'thinking', thinking: 'Let me think.', signature: 'sig==' },
       { type: 'text', text: 'Checking' },
+      { type: 'thinking', thinking: '', signature: 'ugw1.g.gemini-only' },
       { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { location: 'Paris' } },
     ]);
     expect(message.stop_reason).toBe('tool_use');

@@ -8,7 +8,8 @@
  * - usage: input total = uncached + cache read + cache write, text output = output - reasoning;
  * - stream: ids become Anthropic block indexes; deltas of a block are joined, empty deltas vanish; interleaved
  *   tool inputs come back one block after the other in start order; a tool call without input reads back `{}`;
- *   signatures on text and tool-input ends (Gemini's) are dropped; `usage` parts are compared through the finish.
+ *   a signature on a text or tool-input end (Gemini's) comes back as an empty thinking block right after that block,
+ *   its signature marked `ugw1.g.`; `usage` parts are compared through the finish.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -147,12 +148,18 @@ const ERROR_TYPES: Record<number, string> = { 400: 'invalid_request_error', 429:
 function expectedParts(s: Scenario): StreamPart[] {
   const parts: StreamPart[] = [{ type: 'response-start', id: 'msg_stream', model: 'public-model', created: 0 }];
   let toolIndex = 0;
-  s.blocks.forEach((current, index) => {
-    const id = String(index);
+  let next = 0;
+  const carrier = (signature: string): void => {
+    const id = String(next++);
+    parts.push({ type: 'reasoning-start', id }, { type: 'reasoning-end', id, signature: `ugw1.g.${signature}` });
+  };
+  s.blocks.forEach((current) => {
+    const id = String(next++);
     const joined = current.kind === 'redacted' ? '' : current.deltas.join('');
     switch (current.kind) {
       case 'text':
         parts.push({ type: 'text-start', id }, ...(joined === '' ? [] : [{ type: 'text-delta' as const, id, delta: joined }]), { type: 'text-end', id });
+        if (current.signature !== undefined && current.signature !== '') carrier(current.signature);
         break;
       case 'reasoning':
         parts.push({ type: 'reasoning-start', id }, ...(joined === '' ? [] : [{ type: 'reasoning-delta' as const, id, delta: joined }]), { type: 'reasoning-end', id, ...(current.signature === undefined ? {} : { signature: current.signature }) });
@@ -166,6 +173,7 @@ function expectedParts(s: Scenario): StreamPart[] {
           { type: 'tool-input-delta', id, delta: joined === '' ? '{}' : joined },
           { type: 'tool-input-end', id },
         );
+        carrier('gemini');
         break;
     }
   });

@@ -74,8 +74,9 @@ describe('geminiCodec.decodeRequest', () => {
         },
       },
     ]);
-    expect(Object.keys(request.extensions).sort()).toEqual(['generationConfig.responseModalities', 'safetySettings', 'tools']);
-    expect(request.warnings.join('\n')).toContain('googleSearch');
+    expect(Object.keys(request.extensions).sort()).toEqual(['generationConfig.responseModalities', 'safetySettings']);
+    // Google Search grounding maps to the canonical web search, for every family's equivalent.
+    expect(request.hostedTools).toEqual([{ kind: 'web-search' }]);
   });
 
   it('matches function responses to calls by id first', () => {

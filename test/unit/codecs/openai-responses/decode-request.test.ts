@@ -96,13 +96,21 @@ describe('decodeResponsesRequest', () => {
     expect(errorOf(() => decodeResponsesRequest({ model: 'm', input: 'x', reasoning: { effort: 'huge' } })).param).toBe('reasoning.effort');
   });
 
+  it('maps web search and leaves out other hosted tools instead of refusing them', () => {
+    const request = decodeResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'function', name: 'f' }, { type: 'web_search', filters: { allowed_domains: ['example.com'] } }, { type: 'file_search', vector_store_ids: ['vs_1'] }] });
+    expect(request.hostedTools).toEqual([{ kind: 'web-search', allowedDomains: ['example.com'] }]);
+    expect(request.droppedHostedTools).toEqual(['file_search']);
+    expect(request.tools?.map((tool) => tool.name)).toEqual(['f']);
+    expect(validateResponsesRequest({ model: 'm', input: 'x', tools: [{ type: 'web_search' }] }).nativeOnly).toBeNull();
+  });
+
   it('refuses what only OpenAI can serve with unsupported_parameter', () => {
     for (const [extra, param] of [
       [{ previous_response_id: 'resp_1' }, 'previous_response_id'],
       [{ store: true }, 'store'],
       [{ background: true }, 'background'],
       [{ conversation: 'conv_1' }, 'conversation'],
-      [{ tools: [{ type: 'function', name: 'f' }, { type: 'file_search' }] }, 'tools[1].type'],
+      [{ tools: [{ type: 'function', name: 'f' }, { type: 'local_shell' }] }, 'tools[1].type'],
       [{ tool_choice: { type: 'web_search_preview' } }, 'tool_choice.type'],
       [{ input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0]'],
     ] as const) {
