@@ -44,7 +44,10 @@ describe('GET /v1/models answers in the caller\'s family', () => {
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
     const list = await client.models.list();
     const model = list.data.find((entry) => entry.id === 'list-a') as unknown as { pricing: Record<string, string> };
-    expect(model.pricing).toEqual({ prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003' });
+    // OpenRouter's fields sit beside the gateway's own USD-per-million fields; prices the model lacks have no OpenRouter field.
+    const openRouterFields = Object.fromEntries(Object.entries(model.pricing).filter(([name]) => ['prompt', 'completion', 'input_cache_read', 'input_cache_write', 'request', 'image'].includes(name)));
+    expect(openRouterFields).toEqual({ prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003' });
+    expect(model.pricing).toMatchObject({ input_per_mtok: 3, output_per_mtok: 15, cached_input_per_mtok: 0.3 });
   });
 
   it('the Google SDK gets Gemini\'s list on /v1beta/models', async () => {
