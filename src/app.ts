@@ -25,6 +25,7 @@ import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRo
 import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
 import { geminiCodec } from './codecs/gemini/index.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
+import { livenessRoute, readinessRoute } from './http/routes/health.js';
 import type { GatewayServices } from './services.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
@@ -75,6 +76,8 @@ export function createApiApp(services: GatewayServices): RequestListener {
     .add('GET', '/v1/models', listModelsRoute(services))
     .add('GET', '/v1/models/:model', getModelRoute(services))
     .add('GET', '/v1/dashboard/billing/credit_grants', creditGrantsRoute(services))
+    .add('GET', '/healthz', livenessRoute())
+    .add('GET', '/readyz', readinessRoute(services))
     .add('GET', '/api/status', statusRoute(services))
     .add('GET', '/api/public/announcements', announcementsRoute(services))
     .add('GET', '/api/fx/latest', fxLatestRoute(services))

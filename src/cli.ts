@@ -77,7 +77,7 @@ async function serve(config: GatewayConfig): Promise<void> {
 }
 
 async function migrate(config: GatewayConfig): Promise<void> {
-  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger(config.logLevel), systemClock);
+  const storage = await prepareStorage(config, { applyConfiguration: false, migrate: true }, createLogger(config.logLevel), systemClock);
   await storage.close();
   process.stdout.write('migrations applied\n');
 }

@@ -12,6 +12,9 @@ import { NANO_PER_USD } from './billing/money.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
+import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
+import { Readiness } from './health/readiness.js';
+import { hardenServer, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
@@ -43,6 +46,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** How often the routing snapshot is re-read from storage (changes made by other instances). */
   catalogRefreshMs?: number;
+  /** Apply pending migrations; defaults to MIGRATE_ON_START (`unigate migrate` always does). */
+  migrate?: boolean;
 }
 
 export interface RunningGateway {
@@ -60,7 +65,7 @@ export interface RunningGateway {
 export async function prepareStorage(config: GatewayConfig, options: StartOptions, logger: Logger, clock: Clock): Promise<Storage> {
   const secret = resolveSecretKey(config.secretKey, config.dataDirectory);
   if (secret.source === 'generated') logger.info('generated a key for encrypting upstream credentials', { file: `${config.dataDirectory}/secret.key` });
-  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key) });
+  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key), migrate: options.migrate ?? config.migrateOnStart });
   if (options.applyConfiguration ?? true) {
     try {
       if (config.configFile !== null) {
@@ -201,6 +206,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     clientIp: createClientIpResolver(config.trustProxy),
     mailer: createMailer(config, logger),
     startedAt: clock.now(),
+    readiness: new Readiness(storage, shared.ping, { timeoutMs: 2000, cacheMs: 1000 }),
+    authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
   };
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
@@ -225,8 +232,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
   const api = instrumentListener(createApiApp(services), metrics);
   const consoleApp = trackInFlight(createConsoleApp(services));
-  const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, api.listener);
-  const consoleServer = createServer(consoleApp.listener);
+  const apiServer = createServer(serverOptions(config.listener), api.listener);
+  const consoleServer = createServer(serverOptions(config.listener), consoleApp.listener);
+  hardenServer(apiServer, config.listener, logger);
+  hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port);
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
@@ -234,6 +243,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
+      services.readiness.startDraining();
+      if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       fx?.stop();
       await alerts.stop();

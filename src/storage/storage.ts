@@ -34,6 +34,8 @@ export interface Storage {
   redemptionCodes: RedemptionCodeRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
+  /** Migrations this build knows that the database has not applied (empty when the schema is current). */
+  pendingMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }
 

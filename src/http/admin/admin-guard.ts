@@ -1,14 +1,23 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
+import { recordGuess, refuseGuessing } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
-/** Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401. */
+/**
+ * Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401; an address that sent too many wrong tokens
+ * gets 429 until its window ends, whatever it sends.
+ */
 export function adminOnly(services: GatewayServices, handler: RouteHandler): RouteHandler {
   return async (context) => {
+    const now = services.clock.now();
+    refuseGuessing(services, 'admin-token', context, now);
     const header = context.request.headers.authorization;
     const token = header === undefined ? null : (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null);
-    if (!services.adminToken.verify(token)) throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    if (!services.adminToken.verify(token)) {
+      if (token !== null) recordGuess(services, 'admin-token', context, now);
+      throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    }
     await handler(context);
   };
 }
