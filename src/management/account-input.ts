@@ -5,6 +5,7 @@ import type { Account, ApiKey, NanoUsd } from '../storage/records.js';
 import type { AccountPatch, ApiKeyPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput, usdInput } from './money-input.js';
 import { isoTime, timeInput } from './time-input.js';
+import { limitInput } from './limit-input.js';
 
 const email = z.email().max(254).transform((value) => value.toLowerCase());
 const password = z.string().min(8).max(200);
@@ -38,9 +39,9 @@ const keyAttributes = {
   allowed_models: z.array(z.string().min(1)).max(10_000).nullable().optional(),
   ip_allowlist: ipList.nullable().optional(),
   expires_at: timeInput.nullable().optional(),
-  rpm: z.number().int().positive().nullable().optional(),
-  tpm: z.number().int().positive().nullable().optional(),
-  concurrency: z.number().int().positive().nullable().optional(),
+  rpm: limitInput,
+  tpm: limitInput,
+  concurrency: limitInput,
 };
 
 export const createKeySchema = z.object({ ...keyAttributes, form: z.enum(['sk', 'brand']).optional() }).strict();

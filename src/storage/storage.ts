@@ -235,6 +235,17 @@ export interface LedgerCredit {
   amountNano: NanoUsd;
   reason: string | null;
   createdAt: number;
+  /** Refuse (BalanceLimitError, nothing written) when the balance would leave -max..max. */
+  maxBalanceNano?: NanoUsd;
+}
+
+/** A credit would move the balance past its allowed maximum; nothing was written. */
+export class BalanceLimitError extends Error {
+  override name = 'BalanceLimitError';
+
+  constructor(readonly balanceNano: NanoUsd, readonly maxBalanceNano: NanoUsd) {
+    super('the balance would pass its maximum');
+  }
 }
 
 export interface LedgerRepository {
