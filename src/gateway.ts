@@ -14,7 +14,7 @@ import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { Readiness } from './health/readiness.js';
-import { hardenServer, serverOptions } from './http/harden-server.js';
+import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
@@ -232,8 +232,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
 
   const api = instrumentListener(createApiApp(services), metrics);
   const consoleApp = trackInFlight(createConsoleApp(services));
-  const apiServer = createServer(serverOptions(config.listener), api.listener);
-  const consoleServer = createServer(serverOptions(config.listener), consoleApp.listener);
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(api.listener, config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port);

@@ -1,4 +1,4 @@
-import type { Server, ServerOptions } from 'node:http';
+import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ListenerLimits } from '../config/gateway-config.js';
 import { encodeOpenAIError } from '../codecs/openai-chat/encode-error.js';
@@ -6,6 +6,8 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ErrorCode } from '../errors/error-codes.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
+
+type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** How often Node checks the header and request deadlines of open connections. */
 const DEADLINE_CHECK_INTERVAL_MS = 1000;
@@ -31,9 +33,25 @@ export function serverOptions(limits: ListenerLimits): ServerOptions {
  * `maxConnectionsPerIp` connections has further ones answered 429 and closed.
  */
 export function hardenServer(server: Server, limits: ListenerLimits, logger: Logger): void {
-  server.maxHeadersCount = limits.maxHeadersCount;
+  // Node keeps at most this many headers (the rest are dropped unparsed); one more than allowed reveals an excess.
+  server.maxHeadersCount = limits.maxHeadersCount + 1;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => answerClientError(error, socket));
   if (limits.maxConnectionsPerIp > 0) capConnectionsPerAddress(server, limits.maxConnectionsPerIp, logger);
+}
+
+/** Refuses a request with more than `maxHeadersCount` headers with 431 before it reaches the routes. */
+export function refuseExcessHeaders(listener: RequestListener, limits: ListenerLimits): RequestListener {
+  const maxRawEntries = limits.maxHeadersCount * 2;
+  return (request, response) => {
+    if (request.rawHeaders.length <= maxRawEntries) {
+      listener(request, response);
+      return;
+    }
+    const error = new GatewayError('headers_too_large', `The request has more than ${limits.maxHeadersCount} headers.`);
+    const body = encodeOpenAIError(error);
+    response.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-request-id': newId('req'), connection: 'close' });
+    response.end(body);
+  };
 }
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
