@@ -33,11 +33,24 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 50, unit: 'binary' }),
 );
 
+function countPaths(skeleton: Record<string, unknown>): number {
+  let count = 0;
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 8 || node === null || typeof node !== 'object') return;
+    for (const child of Object.values(node)) {
+      count += 1;
+      visit(child, depth + 1);
+    }
+  };
+  visit(skeleton, 0);
+  return count;
+}
+
 function withValueAt(skeleton: Record<string, unknown>, pathChoice: number, value: unknown): Record<string, unknown> {
   const copy = structuredClone(skeleton);
   const paths: Array<[Record<string, unknown> | unknown[], string | number]> = [];
   const visit = (node: unknown, depth: number): void => {
-    if (depth > 4 || node === null || typeof node !== 'object') return;
+    if (depth > 8 || node === null || typeof node !== 'object') return;
     if (Array.isArray(node)) node.forEach((child, index) => { paths.push([node, index]); visit(child, depth + 1); });
     else for (const [key, child] of Object.entries(node)) { paths.push([node as Record<string, unknown>, key]); visit(child, depth + 1); }
   };
@@ -60,25 +73,37 @@ function nestedText(depth: number, open: string, close: string, inner: string): 
   return `${open.repeat(depth)}${inner}${close.repeat(depth)}`;
 }
 
+/**
+ * Nesting around the limit and far past it, either in place of a field (which validation may refuse first) or as
+ * an extra field (which must survive to the pass-through path, where the body is serialised again).
+ */
+function deepArbitrary(base: Record<string, unknown>): fc.Arbitrary<[string, Uint8Array]> {
+  return fc.tuple(fc.constantFrom(63, 65, 5000, 100_000, 100_000, 100_000), fc.constantFrom(['[', ']'], ['{"a":', '}']), fc.nat(), fc.boolean())
+    .map(([depth, [open, close], at, inPlace]): [string, Uint8Array] => {
+      const marker = '"__DEEP__"';
+      const template = JSON.stringify(inPlace ? withValueAt(base, at, '__DEEP__') : { ...base, fuzz_extra: '__DEEP__' });
+      return [`deep-${depth}${inPlace ? '' : '-extra'}`, utf8(template.replace(marker, nestedText(depth, open as string, close as string, '0')))];
+    });
+}
+
 /** Bodies as bytes, given the endpoint's skeleton and the body size limit. */
 function bodyArbitrary(skeleton: Record<string, unknown> | null, maxBodyBytes: number): fc.Arbitrary<[string, Uint8Array | null]> {
   const base = skeleton ?? {};
   const text = JSON.stringify(base);
   return fc.oneof(
-    fc.constant<[string, Uint8Array | null]>(['valid', utf8(text)]),
-    fc.tuple(fc.nat(), anyValue).map(([at, value]): [string, Uint8Array] => ['wrong-type', utf8(JSON.stringify(withValueAt(base, at, value)))]),
-    fc.tuple(fc.string({ maxLength: 20 }), anyValue).map(([key, value]): [string, Uint8Array] => ['extra-field', utf8(JSON.stringify({ ...base, [key]: value }))]),
-    fc.nat().map((at): [string, Uint8Array] => ['missing-field', utf8(JSON.stringify(dropAt(base, at)))]),
-    anyValue.map((value): [string, Uint8Array] => ['random-json', utf8(JSON.stringify(value) ?? 'null')]),
-    fc.tuple(fc.constantFrom(60, 63, 65, 200, 5000, 100_000), fc.constantFrom(['[', ']'], ['{"a":', '}']), fc.nat()).map(([depth, [open, close], at]): [string, Uint8Array] => {
-      const marker = '"__DEEP__"';
-      const template = JSON.stringify(withValueAt(base, at, '__DEEP__'));
-      return [`deep-${depth}`, utf8(template.replace(marker, nestedText(depth, open as string, close as string, '0')))];
-    }),
-    fc.nat({ max: Math.max(1, text.length - 1) }).map((cut): [string, Uint8Array] => ['truncated', utf8(text.slice(0, cut))]),
-    fc.uint8Array({ maxLength: 2000 }).map((bytes): [string, Uint8Array] => ['random-bytes', bytes]),
-    fc.constantFrom('utf16', 'bom', 'invalid-utf8', 'lone-surrogate', 'empty', 'no-body', 'form', 'oversized', 'huge-array', 'many-keys')
-      .map((name): [string, Uint8Array | null] => [name, oddBody(name, base, text, maxBodyBytes)]),
+    { weight: 1, arbitrary: fc.constant<[string, Uint8Array | null]>(['valid', utf8(text)]) },
+    { weight: 2, arbitrary: fc.tuple(fc.nat(), anyValue).map(([at, value]): [string, Uint8Array] => ['wrong-type', utf8(JSON.stringify(withValueAt(base, at, value)))]) },
+    { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 20 }), anyValue).map(([key, value]): [string, Uint8Array] => ['extra-field', utf8(JSON.stringify({ ...base, [key]: value }))]) },
+    { weight: 1, arbitrary: fc.nat().map((at): [string, Uint8Array] => ['missing-field', utf8(JSON.stringify(dropAt(base, at)))]) },
+    { weight: 1, arbitrary: anyValue.map((value): [string, Uint8Array] => ['random-json', utf8(JSON.stringify(value) ?? 'null')]) },
+    { weight: 4, arbitrary: deepArbitrary(base) },
+    { weight: 1, arbitrary: fc.nat({ max: Math.max(1, text.length - 1) }).map((cut): [string, Uint8Array] => ['truncated', utf8(text.slice(0, cut))]) },
+    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 2000 }).map((bytes): [string, Uint8Array] => ['random-bytes', bytes]) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom('utf16', 'bom', 'invalid-utf8', 'lone-surrogate', 'empty', 'no-body', 'form', 'oversized', 'huge-array', 'many-keys')
+        .map((name): [string, Uint8Array | null] => [name, oddBody(name, base, text, maxBodyBytes)]),
+    },
   );
 }
 
@@ -118,6 +143,55 @@ const queryArbitrary = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('?alt=sse', '?key=', '?key=%zz', '?limit=-1', '?limit=abc&cursor=%%%', '?from=9999999999999&to=-5', '?cursor=bm90LWpzb24', `?x=${'q'.repeat(4000)}`) },
 );
 
+function headersFor(endpoint: Endpoint, credentials: { key: string; adminToken: string }, contentType: string, hasBody: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (contentType !== '' && hasBody) headers['content-type'] = contentType;
+  switch (endpoint.auth) {
+    case 'bearer':
+      headers.authorization = `Bearer ${credentials.key}`;
+      break;
+    case 'x-api-key':
+      headers['x-api-key'] = credentials.key;
+      headers['anthropic-version'] = '2023-06-01';
+      break;
+    case 'x-goog-api-key':
+      headers['x-goog-api-key'] = credentials.key;
+      break;
+    case 'admin':
+      headers.authorization = `Bearer ${credentials.adminToken}`;
+      break;
+    case null:
+      break;
+  }
+  return headers;
+}
+
+/**
+ * The attack classes known to have broken the gateway, swept over every endpoint before the random phase: nesting
+ * far past the limit in every field of the skeleton and as an extra field, thousands of unknown fields, and a body
+ * just over the size limit.
+ */
+export function sweepRequests(endpoints: Endpoint[], credentials: { key: string; adminToken: string }, maxBodyBytes: number): FuzzRequest[] {
+  const requests: FuzzRequest[] = [];
+  for (const endpoint of endpoints) {
+    if (endpoint.skeleton === null) continue;
+    const base = endpoint.skeleton;
+    const deep = nestedText(100_000, '[', ']', '0');
+    const bodies: Array<[string, Uint8Array | null]> = [
+      ['deep-100000-extra', utf8(JSON.stringify({ ...base, fuzz_extra: '__DEEP__' }).replace('"__DEEP__"', deep))],
+      ['many-keys', oddBody('many-keys', base, '', maxBodyBytes)],
+      ['oversized', oddBody('oversized', base, '', maxBodyBytes)],
+    ];
+    for (let at = 0; at < countPaths(base); at += 1) {
+      bodies.push([`deep-100000@${at}`, utf8(JSON.stringify(withValueAt(base, at, '__DEEP__')).replace('"__DEEP__"', deep))]);
+    }
+    for (const [mutation, body] of bodies) {
+      requests.push({ endpoint, method: endpoint.method, url: endpoint.path, headers: headersFor(endpoint, credentials, 'application/json', true), body, mutation });
+    }
+  }
+  return requests;
+}
+
 /** One fuzzed request for one of `endpoints`, authenticated with `credential` (`admin` uses `adminToken`). */
 export function requestArbitrary(endpoints: Endpoint[], credentials: { key: string; adminToken: string }, maxBodyBytes: number): fc.Arbitrary<FuzzRequest> {
   return fc.oneof(...endpoints.map((endpoint) => fc.record({
@@ -126,26 +200,7 @@ export function requestArbitrary(endpoints: Endpoint[], credentials: { key: stri
     query: queryArbitrary,
     wrongMethod: fc.oneof({ weight: 12, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST') }),
   }).map(({ body: [mutation, body], contentType, query, wrongMethod }): FuzzRequest => {
-    const headers: Record<string, string> = {};
-    if (contentType !== '' && body !== null) headers['content-type'] = contentType;
-    switch (endpoint.auth) {
-      case 'bearer':
-        headers.authorization = `Bearer ${credentials.key}`;
-        break;
-      case 'x-api-key':
-        headers['x-api-key'] = credentials.key;
-        headers['anthropic-version'] = '2023-06-01';
-        break;
-      case 'x-goog-api-key':
-        headers['x-goog-api-key'] = credentials.key;
-        break;
-      case 'admin':
-        headers.authorization = `Bearer ${credentials.adminToken}`;
-        break;
-      case null:
-        break;
-    }
     const method = wrongMethod ?? endpoint.method;
-    return { endpoint, method, url: endpoint.path + query, headers, body: method === 'GET' ? null : body, mutation };
+    return { endpoint, method, url: endpoint.path + query, headers: headersFor(endpoint, credentials, contentType, body !== null), body: method === 'GET' ? null : body, mutation };
   })));
 }

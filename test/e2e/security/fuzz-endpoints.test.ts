@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { familyErrorProblem, familyOfPath } from '../../support/family-error.js';
-import { requestArbitrary, type Endpoint, type FuzzRequest } from '../../support/fuzz-requests.js';
+import { requestArbitrary, sweepRequests, type Endpoint, type FuzzRequest } from '../../support/fuzz-requests.js';
 import { seedAccount, type SeededAccount } from '../../support/gateway-harness.js';
 import { startMediaSetup, type MediaSetup } from '../media/media-support.js';
 
@@ -21,7 +21,12 @@ const MIN_REQUESTS = 40;
 
 const chat = { model: 'chat-openai', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 };
 const messages = { model: 'chat-anthropic', max_tokens: 8, messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [{ name: 'f', input_schema: { type: 'object', properties: { a: { type: 'string' } } } }] };
-const contents = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 8 }, tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] }] };
+const contents = {
+  contents: [
+    { role: 'user', parts: [{ text: 'hi' }] },
+    { role: 'model', parts: [{ functionCall: { name: 'f', args: { a: 'x' } } }] },
+    { role: 'user', parts: [{ functionResponse: { name: 'f', response: { result: { a: 1 } } } }] },
+  ], generationConfig: { maxOutputTokens: 8 }, tools: [{ functionDeclarations: [{ name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] }] };
 
 function families(ids: { accountId: string; keyId: string; channelId: string }): Record<string, Endpoint[]> {
   return {
@@ -154,17 +159,19 @@ describe('fuzzing every endpoint family', () => {
       const endpoints = families({ accountId: target.accountId, keyId: target.keyId, channelId })[family] as Endpoint[];
       const arbitrary = requestArbitrary(endpoints, { key: account.key, adminToken: setup.gateway.adminToken }, MAX_BODY_BYTES);
       const findings: Finding[] = [];
-      const deadline = performance.now() + FUZZ_MS;
-      // Requests are drawn in seeded chunks and sent by CONCURRENCY callers until the time is up.
-      const queue: FuzzRequest[] = [];
+      // First the sweep of known attack classes over every endpoint (all of it), then requests drawn in seeded
+      // chunks, sent by CONCURRENCY callers until the time is up.
+      const sweep = sweepRequests(endpoints, { key: account.key, adminToken: setup.gateway.adminToken }, MAX_BODY_BYTES);
+      const queue: FuzzRequest[] = [...sweep];
       let chunk = 0;
       const next = (): FuzzRequest => {
         if (queue.length === 0) queue.push(...fc.sample(arbitrary, { seed: SEED + family.length * 1_000_003 + chunk++, numRuns: 64 }));
         return queue.shift() as FuzzRequest;
       };
       let sent = 0;
+      const deadline = performance.now() + FUZZ_MS;
       await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < deadline) {
+        while (performance.now() < deadline || sent < sweep.length) {
           const request = next();
           sent += 1;
           const problem = await exercise(setup.gateway.url, request);
@@ -173,7 +180,7 @@ describe('fuzzing every endpoint family', () => {
       }));
       counts[family] = sent;
       expect(findings.slice(0, 8), `${findings.length} of ${sent} fuzzed requests went wrong`).toEqual([]);
-      expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
+      expect(sent).toBeGreaterThanOrEqual(sweep.length + MIN_REQUESTS);
     }, FUZZ_MS + 120_000);
   }
 });
