@@ -16,7 +16,7 @@ const USAGE = `Usage: unigate <command>
 
 Commands:
   serve                                   start the gateway (what npm start runs)
-  migrate                                 apply database migrations and exit
+  migrate                                 apply database migrations and exit (under the migration lock)
   admin-token                             rotate the admin token and print the new one once
   keys create --account <email> [--name <name>] [--form sk|brand]
                                           issue an API key for an existing account and print it once
