@@ -116,6 +116,18 @@ describe('hostile input', () => {
     expect(await gateway.gateway.services.storage.ledger.sumByAccount(rich.accountId)).toBe(-1_000_000_000n * 1_000_000_000n);
   });
 
+  it('refuses a redemption code that would take the balance past the maximum, leaving the code unredeemed', async () => {
+    const rich = await seedAccount(gateway, { balanceUsd: 999_999_999 });
+    const created = await gateway.admin<{ data: Array<{ id: string; code: string }> }>('POST', '/admin/redemption-codes', { amount_usd: 2, count: 1 });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const code = created.body.data[0] as { id: string; code: string };
+    const answer = await call(gateway.url, 'POST', '/v1/dashboard/billing/redeem', { token: rich.key, body: { code: code.code } });
+    expect(answer.status, answer.text).toBe(400);
+    expect(familyErrorProblem('openai', answer.text)).toBeNull();
+    expect((await gateway.admin<{ balance_usd: number }>('GET', `/admin/accounts/${rich.accountId}`)).body.balance_usd).toBe(999_999_999);
+    expect((await gateway.admin<{ state: string; redeemed_by: string | null }>('GET', `/admin/redemption-codes/${code.id}`)).body).toMatchObject({ state: 'active', redeemed_by: null });
+  });
+
   it('refuses limits past the 32-bit column and times past year 9999 with 400, on either database', async () => {
     const probes: Array<[string, string, unknown]> = [
       ['POST', `/admin/accounts/${account.accountId}/keys`, { tpm: 1_000_000_000_000 }],
