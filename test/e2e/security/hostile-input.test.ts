@@ -128,24 +128,39 @@ describe('hostile input', () => {
     expect((await gateway.admin<{ state: string; redeemed_by: string | null }>('GET', `/admin/redemption-codes/${code.id}`)).body).toMatchObject({ state: 'active', redeemed_by: null });
   });
 
-  it('refuses limits past the 32-bit column and times past year 9999 with 400, on either database', async () => {
-    const probes: Array<[string, string, unknown]> = [
-      ['POST', `/admin/accounts/${account.accountId}/keys`, { tpm: 1_000_000_000_000 }],
-      ['POST', `/admin/accounts/${account.accountId}/keys`, { rpm: 2_147_483_648 }],
-      ['POST', `/admin/accounts/${account.accountId}/keys`, { concurrency: 1e15 }],
-      ['POST', `/admin/accounts/${account.accountId}/keys`, { expires_at: 1e15 }],
+  it('stores a TPM of 10^12 on either database and refuses limits past 2^53 - 1 and times past year 9999 with 400', async () => {
+    const huge = await call(gateway.url, 'POST', `/admin/accounts/${account.accountId}/keys`, { token: gateway.adminToken, body: { tpm: 1_000_000_000_000, rpm: 2_147_483_648, concurrency: 5_000_000_000 } });
+    expect(huge.status, huge.text).toBe(201);
+    expect(huge.body).toMatchObject({ tpm: 1_000_000_000_000, rpm: 2_147_483_648, concurrency: 5_000_000_000 });
+    const keyId = (huge.body as { id: string }).id;
+    expect((await gateway.admin('GET', `/admin/keys/${keyId}`)).body).toMatchObject({ tpm: 1_000_000_000_000 });
+    for (const [method, route, body] of [
       ['PATCH', `/admin/keys/${account.keyId}`, { tpm: 1_000_000_000_000 }],
-      ['PATCH', `/admin/models/${MODEL}`, { limits: { tpm: 1_000_000_000_000 } }],
-      ['POST', '/admin/plans', { name: 'huge', period: 'month', quota_usd: 1, overage: { policy: 'deny' }, tpm: 1_000_000_000_000 }],
+      ['PATCH', `/admin/models/${MODEL}`, { limits: { rpm: 1_000_000_000_000, tpm: 1_000_000_000_000 } }],
+      ['POST', '/admin/plans', { name: 'huge', period: 'month', quota_usd: 1, overage: { policy: 'deny' }, rpm: 1_000_000_000_000, tpm: 1_000_000_000_000 }],
+    ] as const) {
+      const answer = await call(gateway.url, method, route, { token: gateway.adminToken, body });
+      expect(answer.status, `${method} ${route}: ${answer.text}`).toBeLessThan(300);
+    }
+    // A key with such limits still serves requests.
+    const served = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${(huge.body as { key: string }).key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(served.status).toBe(200);
+
+    const refused: Array<[string, string, unknown]> = [
+      ['POST', `/admin/accounts/${account.accountId}/keys`, { tpm: 2 ** 53 }],
+      ['POST', `/admin/accounts/${account.accountId}/keys`, { concurrency: 1e300 }],
+      ['POST', `/admin/accounts/${account.accountId}/keys`, { expires_at: 1e15 }],
+      ['PATCH', `/admin/models/${MODEL}`, { limits: { tpm: 2 ** 60 } }],
     ];
-    for (const [method, route, body] of probes) {
+    for (const [method, route, body] of refused) {
       const answer = await call(gateway.url, method, route, { token: gateway.adminToken, body });
       expect(answer.status, `${method} ${route} ${JSON.stringify(body)}: ${answer.text}`).toBe(400);
       expect(familyErrorProblem('openai', answer.text)).toBeNull();
     }
-    const largest = await call(gateway.url, 'POST', `/admin/accounts/${account.accountId}/keys`, { token: gateway.adminToken, body: { tpm: 2_147_483_647 } });
-    expect(largest.status, largest.text).toBe(201);
-    expect(largest.body).toMatchObject({ tpm: 2_147_483_647 });
   });
 });
 
