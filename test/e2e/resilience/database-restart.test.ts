@@ -2,7 +2,7 @@
  * PostgreSQL restarted under load, against two real `unigate serve` processes on a server of the test's own: no
  * instance dies, every request while the database is away answers 200 (served from what the instance holds) or 503
  * with Retry-After in the caller's family, /readyz says unready meanwhile, the instances reconnect by themselves,
- * and the books balance afterwards. Repeated (RESTART_ROUNDS, default 3) to catch the checked-out-client race.
+ * and the books balance afterwards. Repeated (RESTART_ROUNDS, default 5) to catch the checked-out-client race.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ const YAML = [
   'channels:',
   `  - { name: restart-sim, type: simulator, models: [${MODEL}], settings: { output_tokens: 8, latency_ms: 5 } }`,
 ];
-const ROUNDS = Number(process.env.RESTART_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.RESTART_ROUNDS ?? 5);
 const DOWN_MS = Number(process.env.RESTART_DOWN_MS ?? 3000);
 const CALLERS = 6;
 
