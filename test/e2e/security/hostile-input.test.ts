@@ -3,7 +3,7 @@
  * credential guessing. Each answers a clear 4xx in the caller's family, never a 500, and leaves state consistent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
+import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { familyErrorProblem, type Family } from '../../support/family-error.js';
 import { MAX_JSON_DEPTH } from '../../../src/wire/json-depth.js';
 import { call } from '../admin/helpers.js';
@@ -114,6 +114,19 @@ describe('hostile input', () => {
     const ledger = await gateway.admin<{ data: Array<{ amount_usd: number }> }>('GET', `/admin/accounts/${rich.accountId}/ledger?limit=50`);
     expect(ledger.body.data.map((entry) => entry.amount_usd).sort()).toEqual([-1e9, -1e9, 1e9].sort());
     expect(await gateway.gateway.services.storage.ledger.sumByAccount(rich.accountId)).toBe(-1_000_000_000n * 1_000_000_000n);
+  });
+
+  it('logs usage of requests naming NUL-laden or enormous models without blocking the usage writer', async () => {
+    const answers = await Promise.all([
+      fetch(`${gateway.url}/v1beta/models/%00bad${'m'.repeat(3000)}:generateContent`, { method: 'POST', headers: { 'x-goog-api-key': account.key, 'content-type': 'application/json' }, body: '{"contents":[{"parts":[{"text":"hi"}]}]}' }),
+      fetch(`${gateway.url}/v1/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'x\u0000y', messages: [{ role: 'user', content: 'hi' }] }) }),
+    ]);
+    for (const answer of answers) expect(answer.status).toBe(400);
+    const flushed = await Promise.race([flushWrites(gateway).then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 5000))]);
+    expect(flushed, 'usage rows written within 5 s').toBe(true);
+    const usage = await gateway.admin<{ data: Array<{ model: string | null; status: number }> }>('GET', `/admin/usage?key_id=${account.keyId}&status=400&limit=200`);
+    expect(usage.status).toBe(200);
+    expect(usage.body.data.some((row) => row.model?.startsWith('x\uFFFDy') === true)).toBe(true);
   });
 
   it('refuses a redemption code that would take the balance past the maximum, leaving the code unredeemed', async () => {
