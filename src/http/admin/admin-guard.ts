@@ -22,9 +22,22 @@ export function adminOnly(services: GatewayServices, handler: RouteHandler): Rou
   };
 }
 
-/** Admin bodies are small; 1 MiB is plenty. */
-export function readAdminBody(context: RequestContext): Promise<Record<string, unknown>> {
-  return readJsonObject(context, 1024 * 1024);
+/**
+ * Admin bodies are small; 1 MiB is plenty. Text with a NUL character is refused: PostgreSQL cannot store it (and no
+ * name, reason or announcement needs one).
+ */
+export async function readAdminBody(context: RequestContext): Promise<Record<string, unknown>> {
+  const body = await readJsonObject(context, 1024 * 1024);
+  if (containsNul(body)) throw new GatewayError('bad_request', 'Text fields must not contain NUL characters (\\u0000).');
+  return body;
+}
+
+/** Whether a string anywhere in the value (keys included) holds U+0000. The depth is bounded by readJsonObject. */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNul);
+  return Object.entries(value).some(([key, child]) => key.includes('\u0000') || containsNul(child));
 }
 
 export function notFound(what: string, id: string): GatewayError {

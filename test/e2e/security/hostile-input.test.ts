@@ -129,6 +129,22 @@ describe('hostile input', () => {
     expect(usage.body.data.some((row) => row.model?.startsWith('x\uFFFDy') === true)).toBe(true);
   });
 
+  it('refuses admin text with a NUL character with 400 (PostgreSQL cannot store it)', async () => {
+    for (const [route, body] of [
+      [`/admin/accounts/${account.accountId}/keys`, { name: 'a\u0000b' }],
+      ['/admin/announcements', { title: 'x\u0000' }],
+      ['/admin/channels', { name: 'c\u0000', type: 'simulator', models: [MODEL] }],
+      [`/admin/accounts/${account.accountId}/credits`, { amount_usd: 1, reason: '\u0000' }],
+      [`/admin/channels`, { name: 'ok-name', type: 'simulator', models: [MODEL], settings: { 'k\u0000': 1 } }],
+    ] as const) {
+      const answer = await call(gateway.url, 'POST', route, { token: gateway.adminToken, body });
+      expect(answer.status, `${route}: ${answer.text}`).toBe(400);
+      expect(familyErrorProblem('openai', answer.text)).toBeNull();
+    }
+    const literal = await call(gateway.url, 'POST', `/admin/accounts/${account.accountId}/keys`, { token: gateway.adminToken, body: { name: 'backslash \\u0000 is text' } });
+    expect(literal.status, literal.text).toBe(201);
+  });
+
   it('refuses a redemption code that would take the balance past the maximum, leaving the code unredeemed', async () => {
     const rich = await seedAccount(gateway, { balanceUsd: 999_999_999 });
     const created = await gateway.admin<{ data: Array<{ id: string; code: string }> }>('POST', '/admin/redemption-codes', { amount_usd: 2, count: 1 });
