@@ -39,10 +39,22 @@ export function hardenServer(server: Server, limits: ListenerLimits, logger: Log
   if (limits.maxConnectionsPerIp > 0) capConnectionsPerAddress(server, limits.maxConnectionsPerIp, logger);
 }
 
-/** Refuses a request with more than `maxHeadersCount` headers with 431 before it reaches the routes. */
+/** Marks a connection already answered 429 by the connection cap: nothing it sends may reach the routes. */
+const REFUSED_CONNECTION = Symbol('refused-connection');
+
+type MarkedSocket = Socket & { [REFUSED_CONNECTION]?: true };
+
+/**
+ * Refuses a request with more than `maxHeadersCount` headers with 431 before it reaches the routes, and drops any
+ * request that arrives on a connection the per-IP cap refused (it was answered already; it must not be served).
+ */
 export function refuseExcessHeaders(listener: RequestListener, limits: ListenerLimits): RequestListener {
   const maxRawEntries = limits.maxHeadersCount * 2;
   return (request, response) => {
+    if ((request.socket as MarkedSocket)[REFUSED_CONNECTION] === true) {
+      request.socket.destroy();
+      return;
+    }
     if (request.rawHeaders.length <= maxRawEntries) {
       listener(request, response);
       return;
@@ -111,6 +123,7 @@ function capConnectionsPerAddress(server: Server, cap: number, logger: Logger): 
         lastReport = Date.now();
         logger.warn('connection cap per IP address reached: refusing new connections', { clientIp: address, cap });
       }
+      (socket as MarkedSocket)[REFUSED_CONNECTION] = true;
       writeAndClose(socket, new GatewayError('rate_limit_exceeded', `Too many open connections from this IP address (at most ${cap}).`, { retryAfterSeconds: 1 }), ['retry-after: 1']);
       return;
     }

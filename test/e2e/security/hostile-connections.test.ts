@@ -159,11 +159,17 @@ describe('hostile connections', () => {
         held.push(socket);
       }
       await sleep(100);
+      const balance = async (): Promise<bigint> => (await gateway.gateway.services.storage.accounts.getById(account.accountId))?.balanceNano ?? -1n;
+      const before = await balance();
+      // An admin credit on a refused connection: answered 429 and never served.
       const refused = await exchange(port, (socket) => {
-        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+        socket.write(`POST /admin/accounts/${account.accountId}/credits HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gateway.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"amount_usd":50}`);
       });
       expectErrorAnswer(refused, 429, 'rate_limit_exceeded');
       expect(refused.text.toLowerCase()).toContain('retry-after: 1');
+      expect(refused.text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+      await sleep(300);
+      expect(await balance()).toBe(before);
     } finally {
       for (const socket of held) socket.destroy();
     }
