@@ -67,13 +67,17 @@ export function refuseExcessHeaders(listener: RequestListener, limits: ListenerL
 }
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
-  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean; req?: { destroy(): void } } })._httpMessage;
+  (socket as MarkedSocket)[REFUSED_CONNECTION] = true;
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent === true) {
     socket.destroy();
     return;
   }
   const [code, message] = clientErrorAnswer(error.code);
   writeAndClose(socket, new GatewayError(code, message));
+  // A request whose body missed its deadline must not be served afterwards: once the answer is on its way, its
+  // handler sees the body fail.
+  if (inFlight?.req !== undefined) setImmediate(() => inFlight.req?.destroy());
 }
 
 function clientErrorAnswer(code: string | undefined): [ErrorCode, string] {

@@ -140,6 +140,19 @@ describe('hostile connections', () => {
     expectErrorAnswer(answer, 408, 'request_timeout');
   });
 
+  it('never serves a request whose body completes just after it was answered 408', async () => {
+    const balance = async (): Promise<bigint> => (await gateway.gateway.services.storage.accounts.getById(account.accountId))?.balanceNano ?? -1n;
+    const before = await balance();
+    const answer = await exchange(port, async (socket) => {
+      socket.write(`POST /admin/accounts/${account.accountId}/credits HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${gateway.adminToken}\r\nContent-Type: application/json\r\nContent-Length: 17\r\n\r\n{"amount_usd"`);
+      await new Promise((resolve) => socket.once('data', resolve));
+      socket.write(':50}');
+    });
+    expectErrorAnswer(answer, 408, 'request_timeout');
+    await sleep(300);
+    expect(await balance()).toBe(before);
+  });
+
   it('closes an idle keep-alive connection after the keep-alive deadline', async () => {
     const answer = await exchange(port, (socket) => {
       socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
