@@ -30,6 +30,7 @@ import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/pu
 import { addInvoiceAdminRoutes } from './console-billing/admin-invoice-routes.js';
 import { addSupportAdminRoutes } from './console-billing/admin-support-routes.js';
 import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
+import { livenessRoute, readinessRoute } from './http/routes/health.js';
 import type { GatewayServices } from './services.js';
 import { addConsoleApiRoutes } from './console/console-api.js';
 import type { ConsoleUrls } from './console/console-deps.js';
@@ -82,6 +83,8 @@ export function createApiApp(services: GatewayServices): RequestListener {
     .add('GET', '/v1/models', listModelsRoute(services))
     .add('GET', '/v1/models/:model', getModelRoute(services))
     .add('GET', '/v1/dashboard/billing/credit_grants', creditGrantsRoute(services))
+    .add('GET', '/healthz', livenessRoute())
+    .add('GET', '/readyz', readinessRoute(services))
     .add('GET', '/api/status', statusRoute(services))
     .add('GET', '/api/public/announcements', announcementsRoute(services))
     .add('GET', '/api/fx/latest', fxLatestRoute(services))

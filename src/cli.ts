@@ -20,7 +20,7 @@ const USAGE = `Usage: unigate <command>
 
 Commands:
   serve                                   start the gateway (what npm start runs)
-  migrate                                 apply database migrations and exit
+  migrate                                 apply database migrations and exit (under the migration lock)
   admin-token                             rotate the admin token and print the new one once
   keys create --account <email> [--name <name>] [--form sk|brand]
                                           issue an API key for an existing account and print it once
@@ -84,7 +84,7 @@ async function serve(config: GatewayConfig): Promise<void> {
 }
 
 async function migrate(config: GatewayConfig): Promise<void> {
-  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger(config.logLevel), systemClock);
+  const storage = await prepareStorage(config, { applyConfiguration: false, migrate: true }, createLogger(config.logLevel), systemClock);
   await storage.close();
   process.stdout.write('migrations applied\n');
 }

@@ -12,6 +12,9 @@ import { NANO_PER_USD } from './billing/money.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
+import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
+import { Readiness } from './health/readiness.js';
+import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
@@ -46,6 +49,8 @@ export interface StartOptions {
   env?: Record<string, string | undefined>;
   /** How often the routing snapshot is re-read from storage (changes made by other instances). */
   catalogRefreshMs?: number;
+  /** Apply pending migrations; defaults to MIGRATE_ON_START (`unigate migrate` always does). */
+  migrate?: boolean;
 }
 
 export interface RunningGateway {
@@ -63,7 +68,7 @@ export interface RunningGateway {
 export async function prepareStorage(config: GatewayConfig, options: StartOptions, logger: Logger, clock: Clock): Promise<Storage> {
   const secret = resolveSecretKey(config.secretKey, config.dataDirectory);
   if (secret.source === 'generated') logger.info('generated a key for encrypting upstream credentials', { file: `${config.dataDirectory}/secret.key` });
-  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key) });
+  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key), migrate: options.migrate ?? config.migrateOnStart });
   if (options.applyConfiguration ?? true) {
     try {
       if (config.configFile !== null) {
@@ -213,6 +218,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     mailer: createMailer(config, logger),
     accountLifecycle: new AccountLifecycle({ storage, keys, ledger, subscriptions, clock, logger }),
     startedAt: clock.now(),
+    readiness: new Readiness(storage, shared.ping, { timeoutMs: 2000, cacheMs: 1000 }),
+    authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
   };
   const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
@@ -252,8 +259,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const apiServer = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, headersTimeout: 60_000 }, api.listener);
-  const consoleServer = createServer(consoleApp.listener);
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(api.listener, config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
+  hardenServer(apiServer, config.listener, logger);
+  hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port);
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
   listening.api = apiUrl;
@@ -266,6 +275,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
+      services.readiness.startDraining();
+      if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       fx?.stop();
       await alerts.stop();

@@ -1,9 +1,11 @@
 import type { AdminTokenVerifier } from './auth/admin-token.js';
 import type { ClientIpResolver } from './auth/client-ip.js';
+import type { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import type { KeyVerifier } from './auth/key-verifier.js';
 import type { Ledger } from './billing/ledger.js';
 import type { SubscriptionBook } from './billing/subscription-book.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import type { Readiness } from './health/readiness.js';
 import type { Mailer } from './mail/mailer.js';
 import type { AccountLifecycle } from './management/account-lifecycle.js';
 import type { InvalidationBus } from './invalidation/invalidation-bus.js';
@@ -52,4 +54,8 @@ export interface GatewayServices {
   accountLifecycle: AccountLifecycle;
   /** When the process started (epoch ms), for /api/status. */
   startedAt: number;
+  /** /readyz: dependencies, migrations and draining. */
+  readiness: Readiness;
+  /** Failed API keys and admin tokens per client IP. */
+  authFailures: FailedAttemptGuard;
 }

@@ -1,4 +1,5 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError, serviceUnavailable } from '../errors/gateway-error.js';
+import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { NanoUsd } from '../storage/records.js';
@@ -461,7 +462,10 @@ export class Ledger {
       this.#failedAt = this.clock.now();
       this.logger.error('money transaction failed', { ...describeError(error), settlements: settlements.length, reservations: waiters.length });
       this.#settlements.unshift(...settlements);
-      for (const waiter of waiters) waiter.reject(new GatewayError('internal_error', 'Funds could not be reserved for this request (storage unavailable). Retry shortly.'));
+      const refusal = (): GatewayError => (isDependencyUnavailable(error)
+        ? serviceUnavailable(error)
+        : new GatewayError('internal_error', 'Funds could not be reserved for this request. Retry shortly.'));
+      for (const waiter of waiters) waiter.reject(refusal());
     } finally {
       for (const pool of touched.keys()) this.#busy.delete(pool);
     }

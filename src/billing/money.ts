@@ -3,6 +3,12 @@ import type { NanoUsd } from '../storage/records.js';
 /** Money is integer nano-USD (1e-9 USD) everywhere; these are the only conversions to and from decimal USD. */
 export const NANO_PER_USD = 1_000_000_000n;
 
+/**
+ * The largest balance an account may hold, and the largest debt a correction may leave (one billion USD): far
+ * inside a signed 64-bit count of nano-USD even with a credit line of the same size added.
+ */
+export const MAX_BALANCE_NANO = 1_000_000_000n * NANO_PER_USD;
+
 export class MoneyFormatError extends Error {
   override name = 'MoneyFormatError';
 }

@@ -34,6 +34,30 @@ export interface RoutingConfig {
   breakerMaxCooldownMs: number;
 }
 
+/** Deadlines and caps of the API listener against slow or abusive clients (docs/operators.md, "Input limits"). */
+export interface ListenerLimits {
+  /** All request headers must arrive within this (HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this (REQUEST_TIMEOUT_MS); 0 disables. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this (KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+  /** Open connections one client IP address may hold (MAX_CONNECTIONS_PER_IP); 0 disables. */
+  maxConnectionsPerIp: number;
+  /** Total size of the request line and headers (MAX_HEADER_BYTES). */
+  maxHeaderBytes: number;
+  /** Number of request headers (MAX_HEADERS_COUNT). */
+  maxHeadersCount: number;
+}
+
+/** Failed-credential limits per client IP address (docs/operators.md, "Input limits"). */
+export interface AuthFailureLimits {
+  /** Failed API keys or admin tokens an IP address may send per window before it is refused (AUTH_FAILURE_LIMIT). */
+  limit: number;
+  /** The window (AUTH_FAILURE_WINDOW_SECONDS). */
+  windowSeconds: number;
+}
+
 export interface GatewayConfig {
   host: string;
   port: number;
@@ -73,6 +97,12 @@ export interface GatewayConfig {
   secretKey: string | null;
   trustProxy: TrustProxy;
   maxBodyBytes: number;
+  listener: ListenerLimits;
+  authFailures: AuthFailureLimits;
+  /** Apply pending migrations at start (MIGRATE_ON_START); when false, `unigate migrate` must have run. */
+  migrateOnStart: boolean;
+  /** After SIGTERM, /readyz answers 503 this long before the listeners stop accepting (DRAIN_SECONDS). */
+  drainSeconds: number;
   /** Brand of the `<brand>_sk_live_` key form. */
   keyBrand: string;
   publicRateLimitPerMinute: number;

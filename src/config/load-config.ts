@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import type { LogLevel } from '../shared/logger.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
-import type { GatewayConfig, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
+import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
 
@@ -69,6 +69,32 @@ function readRouting(env: Environment): RoutingConfig {
   };
 }
 
+function readBoolean(env: Environment, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function readListenerLimits(env: Environment): ListenerLimits {
+  return {
+    headersTimeoutMs: readInteger(env, 'HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),
+    requestTimeoutMs: readInteger(env, 'REQUEST_TIMEOUT_MS', 60_000, 0, 3_600_000),
+    keepAliveTimeoutMs: readInteger(env, 'KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000),
+    maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 1000, 0, 1_000_000),
+    maxHeaderBytes: readInteger(env, 'MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
+    maxHeadersCount: readInteger(env, 'MAX_HEADERS_COUNT', 100, 10, 2000),
+  };
+}
+
+function readAuthFailureLimits(env: Environment): AuthFailureLimits {
+  return {
+    limit: readInteger(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    windowSeconds: readInteger(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400),
+  };
+}
+
 /** MAIL_FROM: `address` or `Name <address>`; default `<brand> <noreply@localhost>`. */
 function readMailFrom(env: Environment, brand: string): string {
   const from = read(env, 'MAIL_FROM') ?? `${brand} <noreply@localhost>`;
@@ -91,14 +117,6 @@ function readSmtpUrl(env: Environment): string | null {
   if (parsed.protocol !== 'smtp:' && parsed.protocol !== 'smtps:') throw new ConfigError('SMTP_URL must start with smtp:// or smtps://');
   if (parsed.hostname === '') throw new ConfigError('SMTP_URL has no host');
   return url;
-}
-
-function readBoolean(env: Environment, name: string, fallback: boolean): boolean {
-  const raw = read(env, name);
-  if (raw === undefined) return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 /** An http(s) origin (no path, query or fragment), without its trailing slash. */
@@ -167,6 +185,10 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     secretKey: read(env, 'SECRET_KEY') ?? null,
     trustProxy: readTrustProxy(env),
     maxBodyBytes: readInteger(env, 'MAX_BODY_BYTES', 10 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    listener: readListenerLimits(env),
+    authFailures: readAuthFailureLimits(env),
+    migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true),
+    drainSeconds: readInteger(env, 'DRAIN_SECONDS', 0, 0, 600),
     keyBrand,
     publicRateLimitPerMinute: readInteger(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     fxSourceUrl: read(env, 'FX_SOURCE_URL') ?? null,

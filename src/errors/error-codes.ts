@@ -30,14 +30,18 @@ export const ERROR_CODES = {
   account_disabled: { status: 403, type: 'permission_error', retryable: false },
   /** A keyed request sent by a browser from an origin the key does not list. */
   browser_access_denied: { status: 403, type: 'permission_error', retryable: false },
-  // 404 / 405 / 409 / 413 / 415
+  // 404 / 405 / 408 / 409 / 413 / 415 / 431
   not_found: { status: 404, type: 'not_found_error', retryable: false },
   method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
+  request_timeout: { status: 408, type: 'invalid_request_error', retryable: false },
   conflict: { status: 409, type: 'invalid_request_error', retryable: false },
   payload_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', retryable: false },
+  headers_too_large: { status: 431, type: 'invalid_request_error', retryable: false },
   // 429: limits and quotas
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', retryable: false },
+  /** Too many failed credentials (API keys or admin token) from one IP address. */
+  too_many_failed_attempts: { status: 429, type: 'rate_limit_error', retryable: false },
   quota_exhausted: { status: 429, type: 'rate_limit_error', retryable: false },
   // redemption codes (issue 6 extras): malformed, unknown, already used, expired, disabled
   invalid_redemption_code: { status: 400, type: 'invalid_request_error', retryable: false },
@@ -59,6 +63,8 @@ export const ERROR_CODES = {
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },
   upstream_timeout: { status: 504, type: 'upstream_error', retryable: true },
+  /** The gateway's own database or Redis is unreachable: nothing was billed; retry after Retry-After. */
+  service_unavailable: { status: 503, type: 'server_error', retryable: false },
   internal_error: { status: 500, type: 'server_error', retryable: false },
 } as const satisfies Record<string, { status: number; type: string; retryable: boolean }>;
 

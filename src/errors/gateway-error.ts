@@ -1,3 +1,4 @@
+import { isDependencyUnavailable } from './dependency-unavailable.js';
 import { ERROR_CODES, type ErrorCode } from './error-codes.js';
 
 export interface GatewayErrorOptions {
@@ -36,8 +37,23 @@ export class GatewayError extends Error {
   }
 }
 
-/** Anything thrown that is not a GatewayError becomes an opaque 500: its text may hold secrets. */
+/** Seconds a caller is asked to wait when the gateway's database or Redis is away. */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+/** The answer while the gateway's own database or Redis is unreachable. */
+export function serviceUnavailable(cause?: unknown): GatewayError {
+  return new GatewayError('service_unavailable', 'The gateway cannot reach its database right now; nothing was charged. Retry shortly.', {
+    retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+    cause,
+  });
+}
+
+/**
+ * Anything thrown that is not a GatewayError becomes an opaque 500 (its text may hold secrets), except a lost
+ * database or Redis connection, which is a 503 with Retry-After.
+ */
 export function toGatewayError(value: unknown): GatewayError {
   if (value instanceof GatewayError) return value;
+  if (isDependencyUnavailable(value)) return serviceUnavailable(value);
   return new GatewayError('internal_error', 'The gateway hit an internal error. The request id identifies it in the logs.', { cause: value });
 }

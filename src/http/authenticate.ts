@@ -1,4 +1,5 @@
 import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../auth/extract-api-key.js';
+import type { CredentialSurface } from '../auth/failed-attempt-guard.js';
 import { IpRangeSet } from '../auth/ip-ranges.js';
 import type { KeyRefusal } from '../auth/key-verifier.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -10,6 +11,23 @@ import type { RequestContext } from './request-context.js';
 export interface Authenticated {
   key: ApiKey;
   account: Account;
+}
+
+/** 429 with Retry-After while the caller's address is over its failed-credential limit. */
+export function refuseGuessing(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number): void {
+  const seconds = services.authFailures.refusedFor(surface, context.clientIp, now);
+  if (seconds === null) return;
+  const what = surface === 'api-key' ? 'API keys' : 'admin tokens';
+  throw new GatewayError('too_many_failed_attempts', `Too many invalid ${what} from this IP address. Retry after ${seconds} s.`, { retryAfterSeconds: seconds });
+}
+
+/** Counts a wrong credential from the caller's address; the one that reaches the limit is logged. */
+export function recordGuess(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number): void {
+  if (services.authFailures.recordFailure(surface, context.clientIp, now)) {
+    services.logger.warn('failed-credential limit reached: refusing this address until its window ends', {
+      surface, clientIp: context.clientIp, limit: services.config.authFailures.limit, windowSeconds: services.config.authFailures.windowSeconds,
+    });
+  }
 }
 
 const compiledAllowlists = new WeakMap<ApiKey, IpRangeSet>();
@@ -31,13 +49,21 @@ const REFUSALS: Record<KeyRefusal, (family: KeyFamily) => GatewayError> = {
   account_disabled: () => new GatewayError('account_disabled', 'The account this API key belongs to is disabled. Contact the operator of this gateway.'),
 };
 
-/** Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. */
+/**
+ * Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. An address that sent
+ * too many malformed or unknown keys is refused with 429 before its key is looked at (FailedAttemptGuard).
+ */
 export async function authenticate(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Authenticated> {
+  const now = services.clock.now();
+  refuseGuessing(services, 'api-key', context, now);
   const plaintext = extractApiKey(context.request.headers, context.query, family);
   const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
     ? ({ ok: false, reason: 'malformed' } as const)
     : await services.keys.verify(plaintext);
-  if (!verification.ok) throw REFUSALS[verification.reason](family);
+  if (!verification.ok) {
+    if (verification.reason === 'malformed' || verification.reason === 'unknown') recordGuess(services, 'api-key', context, now);
+    throw REFUSALS[verification.reason](family);
+  }
   const { key, account } = verification;
   enforceBrowserPolicy(context, key);
   if (key.ipAllowlist !== null) {

@@ -15,6 +15,8 @@ export interface SharedLimits {
   invalidation: InvalidationBus;
   /** `redis` or `memory`, for the startup log. */
   backend: 'redis' | 'memory';
+  /** Whether Redis answers (null without Redis), for /readyz. */
+  ping: (() => Promise<boolean>) | null;
   close(): Promise<void>;
 }
 
@@ -30,6 +32,7 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger): P
       limiter,
       invalidation,
       backend: 'memory',
+      ping: null,
       async close() {
         await limiter.close();
         await invalidation.close();
@@ -53,6 +56,7 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger): P
     limiter,
     invalidation,
     backend: 'redis',
+    ping: async () => (await commands.ping()) === 'PONG',
     async close() {
       await limiter.close();
       await invalidation.close();

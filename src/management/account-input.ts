@@ -8,6 +8,7 @@ import type { Account, AccountStatus, ApiKey, KeyBudget, NanoUsd } from '../stor
 import type { AccountPatch, ApiKeyPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput, usdInput } from './money-input.js';
 import { isoTime, timeInput } from './time-input.js';
+import { limitInput } from './limit-input.js';
 
 const email = z.email().max(254).transform((value) => value.toLowerCase());
 const password = z.string().min(8).max(200);
@@ -56,9 +57,9 @@ const keyAttributes = {
   allowed_models: z.array(z.string().min(1)).max(10_000).nullable().optional(),
   ip_allowlist: ipList.nullable().optional(),
   expires_at: timeInput.nullable().optional(),
-  rpm: z.number().int().positive().nullable().optional(),
-  tpm: z.number().int().positive().nullable().optional(),
-  concurrency: z.number().int().positive().nullable().optional(),
+  rpm: limitInput,
+  tpm: limitInput,
+  concurrency: limitInput,
   environment: z.string().trim().min(1).max(50).nullable().optional(),
   budget: z.object({
     period: z.enum(['day', 'week', 'month']),

@@ -5,6 +5,7 @@ import type { Model, ModelKind, Pricing } from '../storage/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
+import { limitInput } from './limit-input.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
 
@@ -22,8 +23,8 @@ const pricingSchema = z.object({
 }).strict();
 
 const limitsSchema = z.object({
-  rpm: z.number().int().positive().nullable().optional(),
-  tpm: z.number().int().positive().nullable().optional(),
+  rpm: limitInput,
+  tpm: limitInput,
 }).strict();
 
 const modelFields = {

@@ -5,6 +5,7 @@ import type { Plan } from '../storage/records.js';
 import type { PlanPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
+import { limitInput } from './limit-input.js';
 
 const overageSchema = z.object({
   policy: z.enum(['deny', 'limit', 'payg']),
@@ -19,8 +20,8 @@ const planFields = {
   period: z.enum(['day', 'week', 'month']),
   quota_usd: nonNegativeUsdInput,
   overage: overageSchema,
-  rpm: z.number().int().positive().nullable().optional(),
-  tpm: z.number().int().positive().nullable().optional(),
+  rpm: limitInput,
+  tpm: limitInput,
 };
 
 export const createPlanSchema = z.object(planFields).strict();

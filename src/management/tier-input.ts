@@ -2,12 +2,13 @@ import { z } from 'zod';
 import type { Tier } from '../storage/records.js';
 import type { TierPatch } from '../storage/storage.js';
 import { isoTime } from './time-input.js';
+import { limitInput } from './limit-input.js';
 
 /** The same shape as an account's `tier`, which names one. */
 export const tierName = z.string().min(1).max(50).regex(/^[a-z0-9_-]+$/, 'lowercase letters, digits, _ and - only');
 
 /** A per-minute limit; null (or absent on create) means unlimited. */
-const perMinute = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).nullable().optional();
+const perMinute = limitInput;
 
 export const createTierSchema = z.object({ name: tierName, rpm: perMinute, tpm: perMinute }).strict();
 /** The name is the tier's identity (accounts refer to it), so it is not patchable. */

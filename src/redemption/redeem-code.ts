@@ -1,7 +1,9 @@
+import { MAX_BALANCE_NANO, nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
 import { newId } from '../shared/ids.js';
 import type { NanoUsd } from '../storage/records.js';
+import { BalanceLimitError } from '../storage/storage.js';
 import type { RedemptionCode } from '../storage/repositories/redemption-repository.js';
 import { parseRedemptionCode } from './redemption-code.js';
 
@@ -20,7 +22,12 @@ export async function redeemCode(services: Pick<GatewayServices, 'storage' | 'le
   const parsed = parseRedemptionCode(typed);
   if (parsed === null) throw new GatewayError('invalid_redemption_code', 'That is not a redemption code: check it and try again.', { param: 'code' });
   const now = services.clock.now();
-  const outcome = await services.storage.redemptionCodes.redeem({ codeHash: parsed.codeHash, accountId, ledgerEntryId: newId('led', now), now });
+  const outcome = await services.storage.redemptionCodes
+    .redeem({ codeHash: parsed.codeHash, accountId, ledgerEntryId: newId('led', now), now, maxBalanceNano: MAX_BALANCE_NANO })
+    .catch((error: unknown) => {
+      if (!(error instanceof BalanceLimitError)) throw error;
+      throw new GatewayError('bad_request', `This code would take the balance past the maximum of ${nanoToUsd(MAX_BALANCE_NANO)} USD; it was not redeemed.`, { param: 'code' });
+    });
   if (!outcome.ok) {
     switch (outcome.reason) {
       case 'no_account':

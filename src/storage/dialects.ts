@@ -1,19 +1,32 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, PostgresDialect, SqliteDialect, SqliteDriver } from 'kysely';
-import type { DatabaseConnection, Dialect, Driver, SqliteDatabase, SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
+import type { DatabaseConnection, Dialect, DialectAdapter, Driver, SqliteDatabase, SqliteDialectConfig } from 'kysely';
 import pg from 'pg';
 
 /** How many prepared SQLite statements to keep (Kysely would otherwise prepare every query anew). */
 const STATEMENT_CACHE_SIZE = 500;
 const POSTGRES_POOL_SIZE = 10;
+/** A request waits no longer than this for a database connection while the server is away. */
+const POSTGRES_CONNECT_TIMEOUT_MS = 5000;
 const INT8_TYPE_ID = 20;
 
 /** SQLite transactions take the write lock up front (`begin immediate`), so `busy_timeout` applies to them. */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/**
+ * SQLite's DDL is transactional, so the migrator runs all pending migrations in one transaction, which the driver
+ * opens with `begin immediate`: a second process starting at the same time waits for the file's write lock, then
+ * finds every migration applied.
+ */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
   }
 }
 
@@ -27,6 +40,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): Driver {
     return new ImmediateSqliteDriver(this.#config);
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
   }
 }
 
@@ -93,9 +110,13 @@ const postgresTypes: pg.CustomTypesConfig = {
 };
 
 export function createPostgresDialect(connectionString: string): Dialect {
-  const pool = new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, types: postgresTypes });
-  // An idle client that loses its connection emits 'error' on the pool; pg already discards that client and the
-  // next query reports the problem, so the event must not crash the process as an unhandled 'error'.
+  const pool = new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, types: postgresTypes, connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS });
+  // A client that loses its connection emits 'error': on the pool while idle, on the client itself while checked
+  // out. Either way pg discards that client and the query in flight (or the next one) fails and is answered 503,
+  // so neither event may crash the process as an unhandled 'error'.
   pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   return new PostgresDialect({ pool });
 }

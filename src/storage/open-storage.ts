@@ -2,7 +2,7 @@ import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
 import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandle } from './dialects.js';
-import { migrateToLatest } from './migrate.js';
+import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
 import { createConsoleRepository } from './repositories/console-repository.js';
@@ -46,6 +46,16 @@ export interface OpenStorageOptions {
   url: string;
   /** Seals channel API keys at rest. */
   secretBox: SecretBox;
+  /**
+   * Apply pending migrations (the default). When false the schema must already be current (`unigate migrate` ran
+   * before the deploy): pending migrations are an error.
+   */
+  migrate?: boolean;
+}
+
+/** The database's schema is older than this build and this start may not migrate it. */
+export class PendingMigrationsError extends Error {
+  override name = 'PendingMigrationsError';
 }
 
 function postgresUrl(location: StorageLocation): string {
@@ -59,7 +69,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const sqlite: SqliteHandle | null = location.dialect === 'sqlite' ? openSqlite(location.path) : null;
   const db = new Kysely<Database>({ dialect: sqlite?.dialect ?? createPostgresDialect(postgresUrl(location)) });
   try {
-    await migrateToLatest(db);
+    if (options.migrate ?? true) await migrateToLatest(db);
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) throw new PendingMigrationsError(`The database schema is not current (pending: ${pending.join(', ')}); run "unigate migrate" first.`);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -91,6 +103,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     invoices: createInvoiceRepository(commerce),
     referrals: createReferralRepository(commerce, location.dialect),
     support: createSupportRepository(commerce),
+    async pendingMigrations() {
+      return pendingMigrations(db);
+    },
     async ping() {
       try {
         await sql`select 1`.execute(db);

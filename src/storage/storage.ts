@@ -53,6 +53,8 @@ export interface Storage {
   support: SupportRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
+  /** Migrations this build knows that the database has not applied (empty when the schema is current). */
+  pendingMigrations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -272,6 +274,17 @@ export interface LedgerCredit {
   amountNano: NanoUsd;
   reason: string | null;
   createdAt: number;
+  /** Refuse (BalanceLimitError, nothing written) when the balance would leave -max..max. */
+  maxBalanceNano?: NanoUsd;
+}
+
+/** A credit would move the balance past its allowed maximum; nothing was written. */
+export class BalanceLimitError extends Error {
+  override name = 'BalanceLimitError';
+
+  constructor(readonly balanceNano: NanoUsd, readonly maxBalanceNano: NanoUsd) {
+    super('the balance would pass its maximum');
+  }
 }
 
 export interface LedgerRepository {

@@ -40,6 +40,7 @@ export async function startServeCluster(count: number, yaml: string[], extraEnvi
     SECRET_KEY: randomBytes(32).toString('hex'),
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
+    AUTH_FAILURE_LIMIT: '1000000',
     ...extraEnvironment,
   };
   const instances: ServeInstance[] = [];

@@ -49,9 +49,15 @@ export function optionalInteger(value: unknown, param: string, min: number): num
   return value;
 }
 
-/** Adds a warning once (builders may run again for another channel). */
+/**
+ * Warnings kept per request at most: they only feed a header of a few KB, and a body with thousands of unknown
+ * fields must not cost thousands of comparisons each.
+ */
+export const MAX_WARNINGS = 32;
+
+/** Adds a warning once (builders may run again for another channel), up to MAX_WARNINGS. */
 export function warnOnce(warnings: string[], warning: string): void {
-  if (!warnings.includes(warning)) warnings.push(warning);
+  if (warnings.length < MAX_WARNINGS && !warnings.includes(warning)) warnings.push(warning);
 }
 
 /** `cache_control: {type:'ephemeral', ttl?}` on a block, validated. */

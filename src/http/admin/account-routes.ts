@@ -1,6 +1,6 @@
 import { issueApiKey } from '../../auth/api-key-format.js';
 import { hashPassword } from '../../auth/password-hash.js';
-import { nanoToUsd } from '../../billing/money.js';
+import { MAX_BALANCE_NANO, nanoToUsd } from '../../billing/money.js';
 import { currentPeriod } from '../../billing/subscription-period.js';
 import { subscriptionAt } from '../../billing/subscription-changes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -16,6 +16,7 @@ import { isoTime, timeInput } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
 import type { Account, ApiKey, Plan, Subscription } from '../../storage/records.js';
+import { BalanceLimitError } from '../../storage/storage.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
@@ -138,6 +139,10 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       amountNano: input.amount_usd,
       reason: input.reason ?? null,
       createdAt: now,
+      maxBalanceNano: MAX_BALANCE_NANO,
+    }).catch((error: unknown) => {
+      if (!(error instanceof BalanceLimitError)) throw error;
+      throw new GatewayError('bad_request', `'amount_usd': the balance (${nanoToUsd(error.balanceNano)} USD) would leave the allowed range of ±${nanoToUsd(MAX_BALANCE_NANO)} USD; nothing was credited.`, { param: 'amount_usd' });
     });
     if (balance === null) throw notFound('account', id);
     sendJson(context, 200, { account_id: id, balance_usd: nanoToUsd(balance) });

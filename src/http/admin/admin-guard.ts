@@ -1,21 +1,43 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
+import { recordGuess, refuseGuessing } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
-/** Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401. */
+/**
+ * Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401; an address that sent too many wrong tokens
+ * gets 429 until its window ends, whatever it sends.
+ */
 export function adminOnly(services: GatewayServices, handler: RouteHandler): RouteHandler {
   return async (context) => {
+    const now = services.clock.now();
+    refuseGuessing(services, 'admin-token', context, now);
     const header = context.request.headers.authorization;
     const token = header === undefined ? null : (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null);
-    if (!services.adminToken.verify(token)) throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    if (!services.adminToken.verify(token)) {
+      if (token !== null) recordGuess(services, 'admin-token', context, now);
+      throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+    }
     await handler(context);
   };
 }
 
-/** Admin bodies are small; 1 MiB is plenty. */
-export function readAdminBody(context: RequestContext): Promise<Record<string, unknown>> {
-  return readJsonObject(context, 1024 * 1024);
+/**
+ * Admin bodies are small; 1 MiB is plenty. Text with a NUL character is refused: PostgreSQL cannot store it (and no
+ * name, reason or announcement needs one).
+ */
+export async function readAdminBody(context: RequestContext): Promise<Record<string, unknown>> {
+  const body = await readJsonObject(context, 1024 * 1024);
+  if (containsNul(body)) throw new GatewayError('bad_request', 'Text fields must not contain NUL characters (\\u0000).');
+  return body;
+}
+
+/** Whether a string anywhere in the value (keys included) holds U+0000. The depth is bounded by readJsonObject. */
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.some(containsNul);
+  return Object.entries(value).some(([key, child]) => key.includes('\u0000') || containsNul(child));
 }
 
 export function notFound(what: string, id: string): GatewayError {

@@ -1,7 +1,7 @@
 import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { toGatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { RequestNeeds } from '../../ir/request-needs.js';
 import { fitRoutes } from '../../routing/fit-routes.js';
@@ -104,7 +104,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
         },
       );
     } catch (error) {
-      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      const failure = toGatewayError(error);
+      meter.finish({ status: failure.status, errorCode: failure.code });
       throw error;
     }
   };

@@ -4,7 +4,7 @@ import {
   decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse,
 } from '../../codecs/gemini/index.js';
 import { decodeOpenAIEmbeddingRequest, encodeOpenAIEmbeddingResponse } from '../../codecs/openai-chat/index.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { Usage } from '../../ir/usage.js';
 import { admit } from '../../relay/admission.js';
@@ -73,7 +73,8 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
       meter.finish({ status: 200, usage });
     } catch (error) {
-      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      const failure = toGatewayError(error);
+      meter.finish({ status: failure.status, errorCode: failure.code });
       throw error;
     }
   };

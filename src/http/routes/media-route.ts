@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { resolveModel } from './resolve-model.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import { discardRequestBody } from '../../multipart/drain-request.js';
 import type { MultipartForm } from '../../multipart/read-multipart-form.js';
 import { admitBeforeBody, type BeforeBodyRequest } from '../../relay/admit-before-body.js';
@@ -63,7 +63,8 @@ export function mediaRoute(services: GatewayServices, protocol: string, handle: 
       if (refuseBeforeUpload !== undefined) await admitBeforeUpload(context, services, { key, account, kind: refuseBeforeUpload, meter });
       await handle({ context, services, relay, key, account, meter, holdForm: (form) => (forms.push(form), form) });
     } catch (error) {
-      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      const failure = toGatewayError(error);
+      meter.finish({ status: failure.status, errorCode: failure.code });
       if (error instanceof GatewayError && error.status === 413) context.response.setHeader('connection', 'close');
       throw error;
     } finally {

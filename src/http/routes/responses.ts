@@ -1,7 +1,7 @@
 import { openAIResponsesCodec } from '../../codecs/openai-responses/index.js';
 import { resolveModel } from './resolve-model.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/decode-request.js';
-import { GatewayError } from '../../errors/gateway-error.js';
+import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import { admit } from '../../relay/admission.js';
 import { relayChat } from '../../relay/relay-chat.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
@@ -71,7 +71,8 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
         estimatedTokens,
       });
     } catch (error) {
-      meter.finish({ status: error instanceof GatewayError ? error.status : 500, errorCode: error instanceof GatewayError ? error.code : 'internal_error' });
+      const failure = toGatewayError(error);
+      meter.finish({ status: failure.status, errorCode: failure.code });
       throw error;
     }
   };

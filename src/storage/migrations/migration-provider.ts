@@ -7,6 +7,7 @@ import * as alertsAndRedemptionCodes from './0005-alerts-and-redemption-codes.js
 import * as consoleAccounts from './0006-console-accounts.js';
 import * as accountLifecycleAndKeyBudgets from './0007-account-lifecycle-and-key-budgets.js';
 import * as catalogPrices from './0008-catalog-prices.js';
+import * as wideLimitColumns from './0009-wide-limit-columns.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 
 /**
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0006-console-accounts': consoleAccounts,
   '0007-account-lifecycle-and-key-budgets': accountLifecycleAndKeyBudgets,
   '0008-catalog-prices': catalogPrices,
+  '0009-wide-limit-columns': wideLimitColumns,
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
 };
 

@@ -4,7 +4,7 @@ import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../records.js';
-import type { LedgerRepository } from '../storage.js';
+import { BalanceLimitError, type LedgerRepository } from '../storage.js';
 
 const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant'];
 const LEDGER_COLUMNS = 8;
@@ -94,6 +94,10 @@ export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): 
           .executeTakeFirst();
         // Already applied (same entryId): idempotent, the balance stays as it is.
         if (inserted === undefined) return toBigInt(account.balance_nano);
+        const max = credit.maxBalanceNano;
+        const next = toBigInt(account.balance_nano) + credit.amountNano;
+        // Thrown inside the transaction, so the entry just inserted is rolled back with it.
+        if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
 
         const updated = await trx
           .updateTable('accounts')

@@ -4,6 +4,7 @@ import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, RedemptionCodesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { NanoUsd, Page, PageRequest } from '../records.js';
+import { BalanceLimitError } from '../storage.js';
 
 /** A code worth `amountNano`, redeemable once. Only the SHA-256 of the code is kept. */
 export interface RedemptionCode {
@@ -52,6 +53,8 @@ export interface Redemption {
   /** Id of the `topup` ledger entry to write. */
   ledgerEntryId: string;
   now: number;
+  /** Refuse (BalanceLimitError, nothing written, the code stays unredeemed) past this balance. */
+  maxBalanceNano?: NanoUsd;
 }
 
 export type RedemptionOutcome =
@@ -174,7 +177,7 @@ export function createRedemptionCodeRepository(db: Kysely<Database>, dialect: 's
       return existing === null ? { outcome: 'not_found' } : { outcome: 'redeemed', code: existing };
     },
 
-    async redeem({ codeHash, accountId, ledgerEntryId, now }) {
+    async redeem({ codeHash, accountId, ledgerEntryId, now, maxBalanceNano }) {
       return db.transaction().execute(async (trx): Promise<RedemptionOutcome> => {
         let lookup = trx.selectFrom('accounts').select('id').where('id', '=', accountId);
         if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
@@ -214,7 +217,10 @@ export function createRedemptionCodeRepository(db: Kysely<Database>, dialect: 's
           .where('id', '=', accountId)
           .returning('balance_nano')
           .executeTakeFirstOrThrow();
-        return { ok: true, code, balanceNano: toBigInt(account.balance_nano) };
+        const balanceNano = toBigInt(account.balance_nano);
+        // Thrown inside the transaction: the claim and the ledger entry are rolled back with it.
+        if (maxBalanceNano !== undefined && balanceNano > maxBalanceNano) throw new BalanceLimitError(balanceNano - code.amountNano, maxBalanceNano);
+        return { ok: true, code, balanceNano };
       });
     },
   };

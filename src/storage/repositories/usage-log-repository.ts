@@ -37,27 +37,48 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
   };
 }
 
+/** The largest value of the 32-bit integer columns on PostgreSQL. */
+const INTEGER_MAX = 2_147_483_647;
+/** Longest model name kept in a row (the caller may have sent any text as a model). */
+const MODEL_TEXT_MAX = 256;
+
+/** A count as the integer column takes it: rounded, at least 0, at most INTEGER_MAX. */
+function storableCount(value: number): number {
+  return Number.isFinite(value) ? Math.min(INTEGER_MAX, Math.max(0, Math.round(value))) : 0;
+}
+
+/** Text as PostgreSQL takes it (no NUL characters), at most `max` characters. */
+function storableText(value: string | null, max = 1000): string | null {
+  if (value === null) return null;
+  const bounded = value.length > max ? value.slice(0, max) : value;
+  return bounded.includes('\u0000') ? bounded.replaceAll('\u0000', '\uFFFD') : bounded;
+}
+
+/**
+ * A row every database accepts whatever the request carried: a batch that can never be written would be retried
+ * forever and hold back every later row (and the usage flush of the admin API and of shutdown with it).
+ */
 function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
   return {
     request_id: log.requestId,
     account_id: log.accountId,
     key_id: log.keyId,
-    model: log.model,
+    model: storableText(log.model, MODEL_TEXT_MAX),
     channel_id: log.channelId,
     protocol: log.protocol,
-    endpoint: log.endpoint,
+    endpoint: storableText(log.endpoint) ?? '',
     stream: fromBoolean(log.stream),
-    status: log.status,
-    error_code: log.errorCode,
-    prompt_tokens: log.promptTokens,
-    completion_tokens: log.completionTokens,
-    cached_tokens: log.cachedTokens,
-    reasoning_tokens: log.reasoningTokens,
-    total_tokens: log.totalTokens,
+    status: storableCount(log.status),
+    error_code: storableText(log.errorCode),
+    prompt_tokens: storableCount(log.promptTokens),
+    completion_tokens: storableCount(log.completionTokens),
+    cached_tokens: storableCount(log.cachedTokens),
+    reasoning_tokens: storableCount(log.reasoningTokens),
+    total_tokens: storableCount(log.totalTokens),
     cost_nano: log.costNano,
-    latency_ms: log.latencyMs,
-    ttfb_ms: log.ttfbMs,
-    attempts: log.attempts,
+    latency_ms: storableCount(log.latencyMs),
+    ttfb_ms: log.ttfbMs === null ? null : storableCount(log.ttfbMs),
+    attempts: storableCount(log.attempts),
     created_at: log.createdAt,
     attempted_channels: log.attemptedChannels === undefined || log.attemptedChannels.length === 0 ? null : log.attemptedChannels.join(','),
   };

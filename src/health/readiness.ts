@@ -1,0 +1,103 @@
+import type { Storage } from '../storage/storage.js';
+
+/** What /readyz reports: each dependency, and whether this instance takes traffic. */
+export interface ReadinessReport {
+  ready: boolean;
+  database: 'ok' | 'unavailable';
+  /** Null when REDIS_URL is not set. */
+  redis: 'ok' | 'unavailable' | null;
+  migrations: 'current' | 'pending' | 'unknown';
+  draining: boolean;
+}
+
+export interface ReadinessOptions {
+  /** A check slower than this counts as a failure. */
+  timeoutMs: number;
+  /** A report younger than this is reused, so probes (or a flood of them) cost at most one round trip each. */
+  cacheMs: number;
+}
+
+/**
+ * Whether this instance should receive traffic: its database answers, Redis answers when configured, the schema
+ * holds every migration this build knows, and it is not draining for shutdown.
+ */
+export class Readiness {
+  #draining = false;
+  #migrationsCurrent = false;
+  #last: { report: ReadinessReport; at: number } | null = null;
+  #running: Promise<ReadinessReport> | null = null;
+
+  constructor(
+    private readonly storage: Pick<Storage, 'ping' | 'pendingMigrations'>,
+    private readonly redisPing: (() => Promise<boolean>) | null,
+    private readonly options: ReadinessOptions,
+  ) {}
+
+  /** From now on the instance reports unready (SIGTERM received), while it still answers requests. */
+  startDraining(): void {
+    this.#draining = true;
+    this.#last = null;
+  }
+
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  check(): Promise<ReadinessReport> {
+    const now = performance.now();
+    if (this.#last !== null && now - this.#last.at < this.options.cacheMs) return Promise.resolve(this.#last.report);
+    this.#running ??= this.#probe().then((report) => {
+      this.#last = { report, at: performance.now() };
+      return report;
+    }).finally(() => {
+      this.#running = null;
+    });
+    return this.#running;
+  }
+
+  async #probe(): Promise<ReadinessReport> {
+    const [databaseUp, redisUp, migrations] = await Promise.all([
+      this.#within(this.storage.ping()),
+      this.redisPing === null ? Promise.resolve(null) : this.#within(this.redisPing()),
+      this.#migrations(),
+    ]);
+    const database = databaseUp ? 'ok' : 'unavailable';
+    const redis = redisUp === null ? null : redisUp ? 'ok' : 'unavailable';
+    return {
+      ready: databaseUp && redisUp !== false && migrations === 'current' && !this.#draining,
+      database,
+      redis,
+      migrations,
+      draining: this.#draining,
+    };
+  }
+
+  /** The schema only moves forward, so once current it stays current for this build. */
+  async #migrations(): Promise<ReadinessReport['migrations']> {
+    if (this.#migrationsCurrent) return 'current';
+    try {
+      const pending = await this.#withTimeout(this.storage.pendingMigrations());
+      if (pending === null) return 'unknown';
+      this.#migrationsCurrent = pending.length === 0;
+      return this.#migrationsCurrent ? 'current' : 'pending';
+    } catch {
+      return 'unknown';
+    }
+  }
+
+  async #within(check: Promise<boolean>): Promise<boolean> {
+    try {
+      return (await this.#withTimeout(check)) === true;
+    } catch {
+      return false;
+    }
+  }
+
+  #withTimeout<T>(work: Promise<T>): Promise<T | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.options.timeoutMs);
+    });
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+  }
+}
