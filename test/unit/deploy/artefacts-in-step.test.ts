@@ -103,6 +103,31 @@ describe('Dockerfile', () => {
     expect(copies.some((args) => /\/app\/src\b/.test(args)), 'no TypeScript sources in the runtime image').toBe(false);
   });
 
+  it('keeps every package the gateway imports at run time: each is a production dependency', () => {
+    const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const imported = new Set<string>();
+    const sources = (directory: string): string[] => readdirSync(path.join(root, directory), { withFileTypes: true }).flatMap((entry) => {
+      const relative = path.join(directory, entry.name);
+      if (entry.isDirectory()) return sources(relative);
+      return entry.name.endsWith('.ts') ? [relative] : [];
+    });
+    for (const file of [...sources('src'), 'bin/unigate.js']) {
+      const text = read(file);
+      const specifiers = [
+        ...text.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s+'([^']+)'/gms),
+        ...text.matchAll(/^import\s+'([^']+)'/gm),
+        ...text.matchAll(/\bimport\('([^']+)'\)/g),
+      ].map((match) => match[1]!);
+      for (const specifier of specifiers) {
+        if (specifier.startsWith('.') || specifier.startsWith('node:')) continue;
+        imported.add(/^(@[^/]+\/[^/]+|[^/]+)/.exec(specifier)![1]!);
+      }
+    }
+    expect(imported.size).toBeGreaterThan(5);
+    const missing = [...imported].filter((name) => manifest.dependencies[name] === undefined);
+    expect(missing, 'imported by the gateway but removed by npm prune --omit=dev').toEqual([]);
+  });
+
   it('runs as a non-root user and stops on SIGTERM', () => {
     const users = runtimeOf('USER');
     expect(users).toHaveLength(1);
