@@ -39,6 +39,7 @@ import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { HttpTransport } from './upstreams/http-transport.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
+import { UsageRetention } from './usage-log/usage-retention.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -250,6 +251,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   fx?.start();
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
+  // One worker per process group prunes; across instances the storage's pruning lock lets one at a time.
+  const retention = config.usageRetentionDays === null || config.workerIndex !== 0
+    ? null
+    // A SQLite delete runs on the event loop: 1,000 rows cost about 10 ms of it, 5,000 about 50 ms.
+    : new UsageRetention(storage.usage, clock, logger, { retentionDays: config.usageRetentionDays, batchSize: storage.dialect === 'sqlite' ? 1000 : 5000 });
+  retention?.start();
 
   const api = instrumentListener(createApiApp(services), metrics);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
@@ -281,6 +288,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       clearInterval(refresh);
       fx?.stop();
       await alerts.stop();
+      await retention?.stop();
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();

@@ -113,6 +113,8 @@ export interface GatewayConfig {
   routing: RoutingConfig;
   /** A second listener serving only GET /metrics, without auth, on HOST (METRICS_PORT); null: none. */
   metricsPort: number | null;
+  /** Usage-log rows older than this many days are deleted in the background (USAGE_RETENTION_DAYS); null keeps them. */
+  usageRetentionDays: number | null;
   /** Card top-ups (Stripe), invoices, referral rewards and support mail (docs/operators.md, "Payments, invoices, referrals, support"). */
   commerce: CommerceConfig;
   providers: {

@@ -196,6 +196,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     logLevel,
     routing: readRouting(env),
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
+    usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),

@@ -306,6 +306,13 @@ export interface UsageLogRepository {
   query(filter: UsageQuery, page: PageRequest): Promise<Page<UsageLogRow>>;
   /** Per UTC day and model: requests, errors (status >= 400), tokens and cost; days ascending. */
   dailyTotals(filter: { accountId: string; from: number; to: number }): Promise<UsageDailyTotal[]>;
+  /**
+   * Deletes at most `limit` rows created before `before`, oldest first, in one statement. On PostgreSQL it runs
+   * under a transaction-scoped advisory lock taken without waiting, so instances never prune at the same time:
+   * null means another instance holds it. On SQLite the database's single writer serialises it. Never touches
+   * the ledger.
+   */
+  pruneBatch(before: number, limit: number): Promise<number | null>;
 }
 
 export interface UsageDailyTotal {

@@ -10,6 +10,8 @@ import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
 const USAGE_COLUMNS = 21;
 const DAY_MS = 86_400_000;
+/** Advisory-lock name of usage-log pruning (PostgreSQL): one instance prunes at a time. */
+const PRUNE_LOCK = 'unigate:usage-log-retention';
 
 function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
   return {
@@ -181,6 +183,24 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
         outputTokens: toNumber(row.output_tokens),
         costNano: toBigInt(row.cost_nano),
       }));
+    },
+
+    async pruneBatch(before, limit) {
+      const remove = (executor: Kysely<Database>) => executor
+        .deleteFrom('usage_logs')
+        .where('request_id', 'in', (eb) => eb
+          .selectFrom('usage_logs')
+          .select('request_id')
+          .where('created_at', '<', before)
+          .orderBy('created_at')
+          .limit(limit))
+        .executeTakeFirst();
+      if (sqlite !== null) return Number((await remove(db)).numDeletedRows);
+      return db.transaction().execute(async (trx) => {
+        const lock = await sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(hashtext(${PRUNE_LOCK})) as locked`.execute(trx);
+        if (lock.rows[0]?.locked !== true) return null;
+        return Number((await remove(trx)).numDeletedRows);
+      });
     },
   };
 }

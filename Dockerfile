@@ -1,0 +1,48 @@
+# unigate gateway image.
+#   docker build -t unigate .
+#   docker run -p 8080:8080 -p 8081:8081 -e SECRET_KEY=… -e DATABASE_URL=postgres://… unigate
+# Both stages use the same Node 20 Debian image, so the native modules built in the first (better-sqlite3,
+# argon2) load in the second.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# Toolchain for better-sqlite3 when no prebuilt binary matches the platform.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+COPY bin ./bin
+COPY src ./src
+COPY web ./web
+COPY bench ./bench
+COPY test/support ./test/support
+COPY test/mock-upstreams ./test/mock-upstreams
+COPY tsconfig.json tsconfig.build.json ./
+# One install: `npm ci` runs the package's `prepare` script, which compiles the TypeScript and the console into
+# dist/. Then the development dependencies are removed from the same node_modules.
+RUN npm ci && npm prune --omit=dev && npm cache clean --force
+
+FROM node:20-bookworm-slim AS runtime
+ENV HOST=0.0.0.0 \
+    PORT=8080 \
+    CONSOLE_PORT=8081 \
+    DATA_DIR=/var/lib/unigate
+WORKDIR /app
+COPY --from=build --chown=root:root /app/package.json /app/package-lock.json ./
+COPY --from=build --chown=root:root /app/bin ./bin
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --from=build --chown=root:root /app/node_modules ./node_modules
+# The code is owned by root and read-only to the gateway; only the data directory (SQLite file, generated
+# secret key) is writable by the unprivileged user.
+RUN groupadd --system --gid 10001 unigate \
+ && useradd --system --uid 10001 --gid unigate --home-dir /var/lib/unigate --shell /usr/sbin/nologin unigate \
+ && mkdir -p /var/lib/unigate \
+ && chown unigate:unigate /var/lib/unigate
+USER 10001:10001
+VOLUME ["/var/lib/unigate"]
+EXPOSE 8080 8081
+STOPSIGNAL SIGTERM
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["node", "bin/unigate.js"]
+CMD ["serve"]
