@@ -50,6 +50,7 @@ describe.skipIf(!chromiumPresent)('key budgets and browser origins in the consol
     await form.getByLabel('Name', { exact: true }).fill('budgeted');
     await form.getByLabel('Budget period').selectOption('day');
     await form.getByLabel('Budget limit (USD)').fill('2.5');
+    await screenshot(fixture, page, 'keys-create-budget-fields');
     await form.getByLabel('Allow direct browser access (dangerous)').check();
     await form.getByText('anyone who can read the page can copy the key').waitFor();
     await form.getByLabel('Allowed browser origins').fill('https://app.example.com/');
@@ -95,6 +96,12 @@ describe.skipIf(!chromiumPresent)('key budgets and browser origins in the consol
     expect(await row.textContent()).toContain('Daily budget spent');
     expect(await budgetCell.textContent()).toBe(`Daily budget$0.00 of $0.00Paused until ${resetText}`);
     await screenshot(fixture, page, 'keys-budget-paused');
+    // On a phone in dark mode the budget still fits the width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await row.getByTestId('key-budget').scrollIntoViewIfNeeded();
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    await screenshot(fixture, page, 'keys-budget-phone-dark');
     const client = new OpenAI({ apiKey, baseURL: fixture.gateway.baseURL, maxRetries: 0 });
     await expect(client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'over budget' }], max_tokens: 5 }))
       .rejects.toMatchObject({ status: 429, code: 'quota_exhausted' });
