@@ -47,6 +47,14 @@ export interface SessionRow {
 export type KeyStatus = 'enabled' | 'disabled' | 'revoked' | 'expired' | 'paused';
 export type BudgetPeriod = 'day' | 'week' | 'month';
 
+/** What a key may spend in each UTC day, week (from Monday) or month; `spent_usd` is this period's. */
+export interface KeyBudget {
+  period: BudgetPeriod;
+  limit_usd: number;
+  spent_usd: number;
+  resets_at: string;
+}
+
 export interface ApiKey {
   id: string;
   name: string;
@@ -61,8 +69,10 @@ export interface ApiKey {
   rpm: number | null;
   tpm: number | null;
   concurrency: number | null;
-  /** Present once the server keeps per-key periodic budgets. */
-  budget?: null | { period: BudgetPeriod; limit_usd: number; spent_usd: number; resets_at: string };
+  budget: KeyBudget | null;
+  allowed_origins: string[] | null;
+  /** Present exactly when `allowed_origins` is set: why a key usable from browsers is a risk. */
+  allowed_origins_warning?: string;
   created_at: string;
   created_by: string | null;
 }
@@ -78,6 +88,8 @@ export interface KeyInput {
   rpm: number | null;
   tpm: number | null;
   concurrency: number | null;
+  budget: { period: BudgetPeriod; limit_usd: number } | null;
+  allowed_origins: string[] | null;
 }
 
 export interface CatalogModel {

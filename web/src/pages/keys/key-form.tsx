@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
-import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
-import { isoToLocalInput, localInputToIso } from '../../format/format';
+import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput } from '../../api/types';
+import { formatCost, isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
-import { FieldFrame, TextField } from '../../ui/field';
+import { FieldFrame, SelectField, TextField } from '../../ui/field';
 
 interface Draft {
   name: string;
@@ -16,6 +16,34 @@ interface Draft {
   rpm: string;
   tpm: string;
   concurrency: string;
+  budgetPeriod: BudgetPeriod | '';
+  budgetLimit: string;
+  browserAccess: boolean;
+  origins: string;
+}
+
+/** The same words the server attaches to a key with browser origins (`allowed_origins_warning`). */
+const BROWSER_ACCESS_WARNING = 'Browsers on these origins may call the API with this key, so anyone who can read the page can copy the key. Keep keys on a server unless the key is meant to be public (tight quota, budget and model allowlist).';
+
+const budgetPeriods = [
+  { value: '', label: 'No budget' },
+  { value: 'day', label: 'Per day' },
+  { value: 'week', label: 'Per week' },
+  { value: 'month', label: 'Per month' },
+];
+
+function isBudgetPeriod(value: string): value is BudgetPeriod | '' {
+  return value === '' || value === 'day' || value === 'week' || value === 'month';
+}
+
+/** An origin exactly as browsers send it: http(s), host, optional port; no path, no trailing slash. */
+function isOrigin(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === text;
+  } catch {
+    return false;
+  }
 }
 
 function draftOf(key: ApiKey | null): Draft {
@@ -30,6 +58,10 @@ function draftOf(key: ApiKey | null): Draft {
     rpm: key?.rpm == null ? '' : String(key.rpm),
     tpm: key?.tpm == null ? '' : String(key.tpm),
     concurrency: key?.concurrency == null ? '' : String(key.concurrency),
+    budgetPeriod: key?.budget?.period ?? '',
+    budgetLimit: key?.budget == null ? '' : String(key.budget.limit_usd),
+    browserAccess: key?.allowed_origins != null,
+    origins: (key?.allowed_origins ?? []).join('\n'),
   };
 }
 
@@ -57,6 +89,12 @@ function parseDraft(draft: Draft): Parsed {
   if (draft.expiresAt !== '' && expiresAt === null) errors.expiresAt = 'Enter a date and time.';
   else if (expiresAt !== null && Date.parse(expiresAt) <= Date.now()) errors.expiresAt = 'Choose a time in the future.';
   if (draft.restrictModels && draft.models.length === 0) errors.models = 'Pick at least one model, or allow every model.';
+  const budgetLimit = draft.budgetPeriod === '' ? null : money('budgetLimit', draft.budgetLimit);
+  if (draft.budgetPeriod !== '' && budgetLimit === null) errors.budgetLimit = 'Enter the budget in USD, or choose no budget.';
+  const origins = draft.origins.split(/[\s,]+/).filter((entry) => entry !== '');
+  const badOrigin = origins.find((origin) => !isOrigin(origin));
+  if (draft.browserAccess && badOrigin !== undefined) errors.origins = `${badOrigin} is not an origin: scheme, host and optional port, such as https://app.example.com (no path, no trailing slash).`;
+  else if (draft.browserAccess && origins.length === 0) errors.origins = 'Enter at least one origin, or turn browser access off.';
   const input: KeyInput = {
     name,
     environment: draft.environment.trim() === '' ? null : draft.environment.trim(),
@@ -67,6 +105,8 @@ function parseDraft(draft: Draft): Parsed {
     rpm: count('rpm', draft.rpm),
     tpm: count('tpm', draft.tpm),
     concurrency: count('concurrency', draft.concurrency),
+    budget: draft.budgetPeriod === '' || budgetLimit === null ? null : { period: draft.budgetPeriod, limit_usd: budgetLimit },
+    allowed_origins: draft.browserAccess ? origins : null,
   };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 }
@@ -114,6 +154,12 @@ export function KeyForm({ initial, models, submitLabel, busy, serverError, onSub
         <legend>Spending</legend>
         <div className="form-grid">
           <TextField label="Quota cap (USD)" type="number" inputMode="decimal" min={0} step="0.01" value={draft.quota} onChange={(event) => set('quota', event.target.value)} error={errors.quota} hint="Total this key may spend. Empty: no cap." />
+          <SelectField label="Budget period" options={budgetPeriods} value={draft.budgetPeriod} onChange={(event) => { if (isBudgetPeriod(event.target.value)) set('budgetPeriod', event.target.value); }}
+            hint="Resets at 00:00 UTC: every day, every Monday or on the 1st. The key pauses when it is spent." />
+          {draft.budgetPeriod === '' ? null : (
+            <TextField label="Budget limit (USD)" type="number" inputMode="decimal" min={0} step="0.01" value={draft.budgetLimit} onChange={(event) => set('budgetLimit', event.target.value)} error={errors.budgetLimit}
+              hint={initial?.budget != null && initial.budget.period === draft.budgetPeriod ? `Spent this period: ${formatCost(initial.budget.spent_usd)}. Changing only the limit keeps it.` : 'A new budget or period starts from zero.'} />
+          )}
         </div>
       </fieldset>
       <fieldset>
@@ -147,6 +193,22 @@ export function KeyForm({ initial, models, submitLabel, busy, serverError, onSub
             <textarea id={inputId} aria-describedby={describedBy} rows={3} value={draft.ipAllowlist} onChange={(event) => set('ipAllowlist', event.target.value)} spellCheck={false} className="mono" />
           )}
         </FieldFrame>
+        <div className="browser-access">
+          <div className="checkbox-row">
+            <input id="browser-access" type="checkbox" checked={draft.browserAccess} onChange={(event) => set('browserAccess', event.target.checked)} />
+            <label htmlFor="browser-access">Allow direct browser access (dangerous)</label>
+          </div>
+          {draft.browserAccess ? (
+            <>
+              <Alert tone="warning"><strong>This exposes the key.</strong> {initial?.allowed_origins_warning ?? BROWSER_ACCESS_WARNING}</Alert>
+              <FieldFrame label="Allowed browser origins" hint="Origins such as https://app.example.com, one per line: scheme, host and optional port." error={errors.origins}>
+                {({ inputId, describedBy }) => (
+                  <textarea id={inputId} aria-describedby={describedBy} aria-invalid={errors.origins === undefined ? undefined : true} rows={2} value={draft.origins} onChange={(event) => set('origins', event.target.value)} spellCheck={false} className="mono" />
+                )}
+              </FieldFrame>
+            </>
+          ) : null}
+        </div>
       </fieldset>
       <div className="form-actions">
         <Button onClick={onCancel}>Cancel</Button>

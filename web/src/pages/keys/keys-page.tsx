@@ -1,14 +1,14 @@
 import { useState } from 'react';
 import { useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import type { ApiKey, KeyInput } from '../../api/types';
+import type { ApiKey, KeyBudget, KeyInput } from '../../api/types';
 import { formatCost, formatDate, formatDateTime, formatInteger, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
-import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { Dialog } from '../../ui/dialog';
 import { KeyForm } from './key-form';
-import { KeyStatusBadge } from './key-status';
+import { budgetSpent, KeyStatusBadge, periodAdjectives } from './key-status';
 import { SecretDialog } from './secret-dialog';
 import { useCreateKey, useKeys, useModels, useRevokeKey, useUpdateKey } from './key-queries';
 
@@ -33,10 +33,38 @@ function Spend({ apiKey }: { apiKey: ApiKey }) {
       {apiKey.quota_usd == null || apiKey.quota_usd === 0 ? null : (
         <meter min={0} max={apiKey.quota_usd} value={Math.min(apiKey.spent_usd, apiKey.quota_usd)} aria-label={`Spent of the ${apiKey.name} cap`} />
       )}
-      {apiKey.budget == null ? null : (
-        <span className="field-hint">Budget {formatUsd(apiKey.budget.spent_usd)} of {formatUsd(apiKey.budget.limit_usd)} per {apiKey.budget.period}, resets {formatDateTime(apiKey.budget.resets_at)}</span>
-      )}
+      {apiKey.budget == null ? null : <BudgetSpend apiKey={apiKey} budget={apiKey.budget} />}
     </div>
+  );
+}
+
+function BudgetSpend({ apiKey, budget }: { apiKey: ApiKey; budget: KeyBudget }) {
+  return (
+    <div className="budget" data-testid="key-budget">
+      <span className="budget-label">{periodAdjectives[budget.period]} budget</span>
+      <span>{formatCost(budget.spent_usd)} of {formatUsd(budget.limit_usd)}</span>
+      {budget.limit_usd === 0 ? null : (
+        <meter min={0} max={budget.limit_usd} high={budget.limit_usd * 0.8} value={Math.min(budget.spent_usd, budget.limit_usd)} aria-label={`Spent of the ${apiKey.name} ${budget.period} budget`} />
+      )}
+      {budgetSpent(apiKey)
+        ? <span className="key-meta key-paused">Paused until {formatDateTime(budget.resets_at)}</span>
+        : <span className="key-meta">Resets {formatDateTime(budget.resets_at)}</span>}
+    </div>
+  );
+}
+
+function AccessOf({ apiKey }: { apiKey: ApiKey }) {
+  return (
+    <>
+      {apiKey.allowed_models == null ? 'All' : apiKey.allowed_models.join(', ')}
+      {apiKey.ip_allowlist == null ? null : <span className="key-meta">IPs: {apiKey.ip_allowlist.join(', ')}</span>}
+      {apiKey.allowed_origins == null ? null : (
+        <span className="key-origins" title={apiKey.allowed_origins_warning}>
+          <Badge tone="warning">Browser access</Badge>
+          <span className="key-meta mono">{apiKey.allowed_origins.join(', ')}</span>
+        </span>
+      )}
+    </>
   );
 }
 
@@ -85,9 +113,9 @@ export function KeysPage() {
                       <span className="key-meta mono">{key.hint}{key.environment == null ? null : <> · {key.environment}</>}</span>
                       <span className="key-meta">Created {formatDate(key.created_at)}</span>
                     </th>
-                    <td data-label="State"><KeyStatusBadge status={key.status} /></td>
+                    <td data-label="State"><KeyStatusBadge apiKey={key} /></td>
                     <td data-label="Spend"><Spend apiKey={key} /></td>
-                    <td data-label="Models">{key.allowed_models == null ? 'All' : key.allowed_models.join(', ')}{key.ip_allowlist == null ? null : <span className="key-meta">IPs: {key.ip_allowlist.join(', ')}</span>}</td>
+                    <td data-label="Models"><AccessOf apiKey={key} /></td>
                     <td data-label="Limits">{limitsOf(key)}</td>
                     <td data-label="Expires">{key.expires_at == null ? 'Never' : formatDateTime(key.expires_at)}</td>
                     <td className="cell-actions">
