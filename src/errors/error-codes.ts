@@ -25,8 +25,6 @@ export const ERROR_CODES = {
   key_disabled: { status: 403, type: 'permission_error', retryable: false },
   model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   ip_not_allowed: { status: 403, type: 'permission_error', retryable: false },
-  /** A console member whose role does not allow the action (billing needs owner, admin or billing). */
-  role_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   // 404 / 405 / 409 / 413 / 415
   not_found: { status: 404, type: 'not_found_error', retryable: false },
   method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },

@@ -31,7 +31,7 @@ interface ReferralsJson {
 beforeAll(async () => {
   stripe = new FakeStripe();
   await stripe.start();
-  gateway = await startTestGateway({ env: { ...stripe.env(), REFERRAL_REWARD: '10%', REFERRAL_REWARD_TOPUPS: '2', CONSOLE_PUBLIC_URL: 'https://console.example.com' } });
+  gateway = await startTestGateway({ env: { ...stripe.env(), REFERRAL_REWARD: '10%', REFERRAL_REWARD_TOPUPS: '2', CONSOLE_URL: 'https://console.example.com' } });
   webhookUrl = `${gateway.consoleUrl}/api/webhooks/stripe`;
   consoleServer = await startConsoleTestServer(gateway.gateway.services);
   referrals = gateway.gateway.services.commerce.referrals;
