@@ -1,0 +1,43 @@
+/**
+ * The billing page's console routes over real HTTP: redeeming a redemption code (once; a used code and a viewer are
+ * refused) and the published exchange rates on the console origin.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signUpUser, startConsoleGateway, type ConsoleGateway } from './console-gateway.js';
+
+let setup: ConsoleGateway;
+
+beforeAll(async () => {
+  setup = await startConsoleGateway();
+});
+
+afterAll(async () => {
+  await setup?.close();
+});
+
+describe('console wallet routes', () => {
+  it('redeems a code once into the session\'s account', async () => {
+    const user = await signUpUser(setup);
+    const created = await setup.gateway.admin('POST', '/admin/redemption-codes', { amount_usd: 7.5 });
+    expect(created.status).toBe(201);
+    const code = (created.body as { data: Array<{ code: string }> }).data[0]?.code ?? '';
+    const redeemed = await user.client.request('POST', '/api/console/billing/redeem', { code: ` ${code} ` });
+    expect(redeemed.status, redeemed.text).toBe(200);
+    expect(redeemed.body).toMatchObject({ amount_usd: 7.5, balance_usd: 7.5 });
+    const again = await user.client.request('POST', '/api/console/billing/redeem', { code });
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ error: { code: 'redemption_code_redeemed' } });
+    const billing = await user.client.request('GET', '/api/console/billing');
+    expect(billing.body).toMatchObject({ balance_usd: 7.5 });
+  });
+
+  it('shows the published exchange rates, or none yet', async () => {
+    const user = await signUpUser(setup, { verify: false });
+    expect((await user.client.request('GET', '/api/console/fx')).body).toMatchObject({ rates: null });
+    const now = Date.now();
+    await setup.gateway.gateway.services.storage.fx.set({ base: 'USD', rates: { JPY: '151.2', CNY: '7.21', EUR: '0.92' }, asOf: now, source: 'test', updatedAt: now });
+    const fx = await user.client.request('GET', '/api/console/fx');
+    expect(fx.body).toMatchObject({ base: 'USD', rates: { JPY: 151.2, CNY: 7.21, EUR: 0.92 }, as_of: new Date(now).toISOString() });
+    expect((await setup.client().request('GET', '/api/console/fx')).status).toBe(401);
+  });
+});
