@@ -11,6 +11,11 @@ const navigation = [
   { to: '/usage', label: 'Usage' },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
+  // Money and people (money-web branch).
+  { to: '/billing', label: 'Billing' },
+  { to: '/referrals', label: 'Referrals' },
+  { to: '/members', label: 'Members' },
+  { to: '/support', label: 'Support' },
   { to: '/security', label: 'Security' },
 ];
 
