@@ -69,11 +69,12 @@ function TopUpCard({ billing }: { billing: Billing }) {
         </div>
         <div className="inline-form">
           <TextField label="Amount (USD)" name="amount" inputMode="decimal" value={amount} onChange={(event) => setAmount(event.target.value.trim())}
-            error={outOfBounds ? `Between ${formatUsd(card.min_usd)} and ${formatUsd(card.max_usd)}.` : null}
-            hint={card.tax === null ? `From ${formatUsd(card.min_usd)} to ${formatUsd(card.max_usd)}.` : `Plus ${card.tax.label} ${card.tax.rate_percent}%.`} />
+            error={outOfBounds ? `Between ${formatUsd(card.min_usd)} and ${formatUsd(card.max_usd)}.` : null} />
           <Button type="submit" variant="primary" busy={checkout.isPending} disabled={outOfBounds || amount === ''}>Pay by card</Button>
         </div>
-        <p className="field-hint">You pay on Stripe&apos;s page and come back here; the balance rises once Stripe confirms the payment, and an invoice appears below.</p>
+        <p className="field-hint">
+          From {formatUsd(card.min_usd)} to {formatUsd(card.max_usd)}{card.tax === null ? '' : `, plus ${card.tax.label} ${card.tax.rate_percent}%`}.
+          You pay on Stripe&apos;s page and come back here; the balance rises once Stripe confirms the payment, and an invoice appears below.</p>
       </form>
     </Card>
   );

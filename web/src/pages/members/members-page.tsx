@@ -40,9 +40,10 @@ function InviteForm({ mayInviteOwner }: { mayInviteOwner: boolean }) {
       <form className="inline-form" onSubmit={submit} noValidate>
         <TextField label="Email" name="invite-email" type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="off" required />
         <SelectField label="Role" name="invite-role" value={role} onChange={(event) => setRole(event.target.value as MemberRole)}
-          options={ROLES.filter((option) => mayInviteOwner || option !== 'owner').map((option) => ({ value: option, label: ROLE_TEXT[option] }))} />
+          options={ROLES.filter((option) => mayInviteOwner || option !== 'owner').map((option) => ({ value: option, label: option[0]?.toUpperCase() + option.slice(1) }))} />
         <Button type="submit" variant="primary" busy={invite.isPending} disabled={email.trim() === ''}>Send invitation</Button>
       </form>
+      <ul className="role-list">{ROLES.map((option) => <li key={option}>{ROLE_TEXT[option]}</li>)}</ul>
       {invite.isError ? <Alert tone="error">{errorMessage(invite.error)}</Alert> : null}
       {invite.isSuccess ? <Alert tone="success">Invitation sent. The link in the mail works once, for 7 days.</Alert> : null}
     </Card>
@@ -73,7 +74,9 @@ export function MembersPage() {
               <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>{members.data.can_manage ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
               <tbody>
                 {members.data.data.map((member) => {
-                  const locked = myRole !== 'owner' && member.role === 'owner';
+                  const owners = members.data.data.filter((other) => other.role === 'owner').length;
+                  // Admins leave owners alone, and the last owner stays (the API refuses both as well).
+                  const locked = (myRole !== 'owner' && member.role === 'owner') || (member.role === 'owner' && owners === 1);
                   return (
                     <tr key={member.user_id}>
                       <th scope="row">{member.email} {member.you ? <Badge tone="info">you</Badge> : null}</th>
