@@ -9,6 +9,7 @@ import { addKeyRoutes } from './routes/key-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
+import { addConsoleAlertRoutes } from './routes/alert-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
 
@@ -35,6 +36,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addMemberRoutes(router, deps);
   // Exchange rates and redemption codes for the billing page (money-web branch).
   addWalletRoutes(router, deps);
+  addConsoleAlertRoutes(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.

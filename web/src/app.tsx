@@ -19,6 +19,7 @@ import { SupportPage } from './pages/support/support-page';
 import { ReferralsPage } from './pages/referrals/referrals-page';
 import { MembersPage } from './pages/members/members-page';
 import { InvitationPage } from './pages/invitation/invitation-page';
+import { AlertsPage } from './pages/alerts/alerts-page';
 
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
@@ -61,6 +62,7 @@ export function App() {
         <Route path="/billing" element={<RequireSession><BillingPage /></RequireSession>} />
         <Route path="/referrals" element={<RequireSession><ReferralsPage /></RequireSession>} />
         <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
+        <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />
         <Route path="*" element={<NotFoundPage />} />

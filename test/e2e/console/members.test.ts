@@ -111,6 +111,11 @@ describe('roles are enforced by the API', () => {
     ['developer', 'POST', '/api/console/billing/checkout', { amount_usd: 10 }],
     ['developer', 'PUT', '/api/console/billing/profile', { name: 'D', address: 'A', country: 'FR' }],
     ['developer', 'POST', '/api/members/invitations', { email: 'x-dev@example.com', role: 'viewer' }],
+    ['viewer', 'PUT', '/api/console/alerts', { alert_balance_usd: 1 }],
+    ['billing', 'PUT', '/api/console/alerts', { alert_balance_usd: 1 }],
+    ['developer', 'PUT', '/api/console/alerts', { alert_balance_usd: 1 }],
+    ['developer', 'POST', '/api/console/billing/redeem', { code: 'x' }],
+    ['viewer', 'POST', '/api/console/billing/redeem', { code: 'x' }],
     ['admin', 'POST', '/api/members/invitations', { email: 'x-admin@example.com', role: 'owner' }],
   ])('%s may not %s %s', async (role, method, path, body) => {
     const member = await inviteAndAccept(role);

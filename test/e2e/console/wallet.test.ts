@@ -31,6 +31,18 @@ describe('console wallet routes', () => {
     expect(billing.body).toMatchObject({ balance_usd: 7.5 });
   });
 
+  it('keeps the alert thresholds the owner sets, the same the admin API reads', async () => {
+    const user = await signUpUser(setup);
+    const saved = await user.client.request('PUT', '/api/console/alerts', { alert_balance_usd: 2.5, alert_quota_percent: 80 });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body).toMatchObject({ alert_balance_usd: 2.5, alert_quota_percent: 80, alerts: [] });
+    const admin = await setup.gateway.admin('GET', `/admin/accounts/${user.accountId}/alerts`);
+    expect(admin.body).toMatchObject({ alert_balance_usd: 2.5, alert_quota_percent: 80 });
+    const bad = await user.client.request('PUT', '/api/console/alerts', { alert_quota_percent: 150 });
+    expect(bad.status).toBe(400);
+    expect((await user.client.request('PUT', '/api/console/alerts', { alert_balance_usd: null })).body).toMatchObject({ alert_balance_usd: null, alert_quota_percent: 80 });
+  });
+
   it('shows the published exchange rates, or none yet', async () => {
     const user = await signUpUser(setup, { verify: false });
     expect((await user.client.request('GET', '/api/console/fx')).body).toMatchObject({ rates: null });

@@ -15,6 +15,7 @@ const navigation = [
   { to: '/billing', label: 'Billing' },
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
+  { to: '/alerts', label: 'Alerts' },
   { to: '/support', label: 'Support' },
   { to: '/security', label: 'Security' },
 ];
