@@ -3,9 +3,11 @@
  * (its hosted checkout page stood in by intercepting the browser's navigation; payment and webhook as Stripe sends
  * them) and an SMTP sink: top up by card → the balance rises once, however often the webhook comes → the invoice is
  * listed and its PDF (read with pdftotext) names the number, amount and buyer → redeem a code → a second account
- * signs up through the referral link and tops up → the reward appears once → a support ticket mails the user and
+ * signs up through the referral link and tops up → the reward appears once → a balance alert set in the console
+ * fires exactly one mail when a request spends past it → a support ticket mails the user and
  * support → an invited developer makes keys but cannot top up, refused by the API too. Screenshots of each page.
  */
+import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import { FakeStripe } from '../support/fake-stripe.js';
-import { PASSWORD, expectCleanPage, mailedLink, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
+import { CHAT_MODEL, PASSWORD, expectCleanPage, mailedLink, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
 import { pdfText } from '../e2e/payments/helpers.js';
 
 const chromiumPresent = ensureChromium();
@@ -27,7 +29,7 @@ beforeAll(async () => {
   await stripe.start();
   fixture = await startConsoleFixture({
     ...stripe.env(), TOPUP_PRESETS_USD: '10,20,50', TOPUP_MIN_USD: '5', REFERRAL_REWARD: '10%', REFERRAL_REWARD_TOPUPS: '1',
-    SUPPORT_EMAIL: SUPPORT, SELLER_NAME: 'Example Gateway Ltd', SELLER_ADDRESS: '1 Market Street|London', INVOICE_SERIES: 'UG',
+    SUPPORT_EMAIL: SUPPORT, ALERT_CHECK_SECONDS: '1', SELLER_NAME: 'Example Gateway Ltd', SELLER_ADDRESS: '1 Market Street|London', INVOICE_SERIES: 'UG',
   });
 }, 300_000);
 
@@ -146,6 +148,24 @@ describe.skipIf(!chromiumPresent)('money and people in Chromium', () => {
     expectCleanPage(friend);
     await friend.context.close();
 
+    // A balance alert just under the balance; one paid request crosses it: exactly one mail.
+    await page.goto(`${base}/alerts`);
+    await page.getByLabel('Balance below (USD)').fill('29.9999999');
+    await page.getByRole('button', { name: 'Save alerts' }).click();
+    await page.getByText('Saved. Each crossing').waitFor();
+    const ownerKey = await csrfPost(page, '/api/keys', { name: 'alert spender' });
+    expect(ownerKey.status).toBe(201);
+    const client = new OpenAI({ apiKey: String(ownerKey.body.secret), baseURL: fixture.gateway.baseURL, maxRetries: 0 });
+    await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'spend a little' }] });
+    const balanceAlerts = () => fixture.smtp.to(ownerEmail).filter((mail) => /^Balance alert/.test(mail.subject)).length;
+    await expect.poll(balanceAlerts, { timeout: 15_000 }).toBe(1);
+    await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'spend a little more' }] });
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(balanceAlerts()).toBe(1);
+    await page.reload();
+    await page.getByText('mailed').waitFor();
+    await screenshot(fixture, page, 'alerts');
+
     // A support ticket: the user and the support desk both get a mail.
     await page.goto(`${base}/support`);
     await page.getByLabel('Subject').fill('Streaming stops early');
@@ -189,7 +209,8 @@ describe.skipIf(!chromiumPresent)('money and people in Chromium', () => {
     const refused = await csrfPost(developer.page, '/api/console/billing/checkout', { amount_usd: 10 });
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({ error: { code: 'forbidden' } });
-    expect(await balanceOf(accountId)).toBe(30);
+    expect(await balanceOf(accountId)).toBeLessThan(30);
+    expect(await balanceOf(accountId)).toBeGreaterThan(29.99);
     await page.reload();
     await page.getByRole('combobox', { name: `Role of ${developerEmail}` }).waitFor();
     await screenshot(fixture, page, 'members');
