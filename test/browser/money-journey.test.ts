@@ -166,6 +166,13 @@ describe.skipIf(!chromiumPresent)('money and people in Chromium', () => {
     await page.getByText('mailed').waitFor();
     await screenshot(fixture, page, 'alerts');
 
+    // The Plans page with a plan the operator granted.
+    const plan = await fixture.gateway.admin('POST', '/admin/plans', { name: 'Team monthly', period: 'month', quota_usd: 40, overage: { policy: 'limit', limit_usd: 10 } });
+    await fixture.gateway.admin('POST', `/admin/accounts/${accountId}/subscriptions`, { plan_id: (plan.body as { id: string }).id });
+    await page.goto(`${base}/plans`);
+    await page.getByText('Remaining this period').waitFor();
+    await screenshot(fixture, page, 'plans');
+
     // A support ticket: the user and the support desk both get a mail.
     await page.goto(`${base}/support`);
     await page.getByLabel('Subject').fill('Streaming stops early');

@@ -20,6 +20,7 @@ import { ReferralsPage } from './pages/referrals/referrals-page';
 import { MembersPage } from './pages/members/members-page';
 import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
+import { PlansPage } from './pages/plans/plans-page';
 
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
@@ -62,6 +63,7 @@ export function App() {
         <Route path="/billing" element={<RequireSession><BillingPage /></RequireSession>} />
         <Route path="/referrals" element={<RequireSession><ReferralsPage /></RequireSession>} />
         <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
+        <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />

@@ -43,6 +43,17 @@ describe('console wallet routes', () => {
     expect((await user.client.request('PUT', '/api/console/alerts', { alert_balance_usd: null })).body).toMatchObject({ alert_balance_usd: null, alert_quota_percent: 80 });
   });
 
+  it('shows the account\'s plan with its period, quota left and overage policy', async () => {
+    const user = await signUpUser(setup, { verify: false });
+    expect((await user.client.request('GET', '/api/console/plans')).body).toMatchObject({ data: [] });
+    const plan = await setup.gateway.admin('POST', '/admin/plans', { name: `Team ${Date.now()}`, period: 'month', quota_usd: 40, overage: { policy: 'limit', limit_usd: 10 } });
+    expect(plan.status).toBe(201);
+    const planId = (plan.body as { id: string }).id;
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/subscriptions`, { plan_id: planId })).status).toBe(201);
+    const plans = await user.client.request('GET', '/api/console/plans');
+    expect(plans.body).toMatchObject({ data: [{ plan_id: planId, status: 'active', quota_usd: 40, remaining_usd: 40, overage: { policy: 'limit', limit_usd: 10 } }] });
+  });
+
   it('shows the published exchange rates, or none yet', async () => {
     const user = await signUpUser(setup, { verify: false });
     expect((await user.client.request('GET', '/api/console/fx')).body).toMatchObject({ rates: null });

@@ -13,6 +13,7 @@ const navigation = [
   { to: '/quickstart', label: 'Quickstart' },
   // Money and people (money-web branch).
   { to: '/billing', label: 'Billing' },
+  { to: '/plans', label: 'Plans' },
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
