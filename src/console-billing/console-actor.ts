@@ -2,8 +2,9 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
 import { roleAllows, rolesAllowed, type ConsolePermission } from '../console/roles.js';
 
-export type { AccountRole as ConsoleRole } from '../storage/repositories/console-repository.js';
-import type { AccountRole as ConsoleRole } from '../storage/repositories/console-repository.js';
+import type { AccountRole } from '../storage/repositories/console-repository.js';
+
+export type ConsoleRole = AccountRole;
 
 /** Who is calling, as the console's session layer established it. */
 export interface ConsoleActor {

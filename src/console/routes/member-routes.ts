@@ -81,6 +81,20 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     });
   }));
 
+  // A person in several accounts (through invitations) lists them and moves the session to another one.
+  router.add('GET', '/api/session/accounts', signedInRoute(deps, null, async ({ context, active }) => {
+    const memberships = await storage.console.listMemberships(active.user.id);
+    const accounts = await Promise.all(memberships.map(async (membership) => ({ ...(await accountJson(deps, membership.accountId)), role: membership.role, current: membership.accountId === active.session.accountId })));
+    sendJson(context, 200, { data: accounts });
+  }));
+
+  router.add('POST', '/api/session/account', signedInRoute(deps, null, async ({ context, active }) => {
+    const input = parseInput(z.object({ account_id: z.string().min(1).max(200) }).strict(), await readConsoleBody(context));
+    const membership = await storage.console.getMembership(input.account_id, active.user.id);
+    if (membership === null) throw new GatewayError('not_found', 'You are not a member of that account.', { param: 'account_id' });
+    await signInTo(deps, context, active.user, membership.accountId, membership.role);
+  }));
+
   router.add('POST', '/api/members/invitations', signedInRoute(deps, 'members:write', async ({ context, active }) => {
     const input = parseInput(inviteSchema, await readConsoleBody(context));
     checkRoleChange(active.role, null, input.role);

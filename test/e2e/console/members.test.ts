@@ -98,6 +98,18 @@ describe('invitations', () => {
     // Now on the owner's account as billing: the billing details are theirs to write, keys are not.
     expect((await other.client.request('PUT', '/api/console/billing/profile', { name: 'Billing Person', address: '1 Road', country: 'de' })).status).toBe(200);
     expect((await other.client.request('POST', '/api/keys', { name: 'nope' })).status).toBe(403);
+    // Both accounts are theirs to move between; another account is not.
+    const accounts = await other.client.request<{ data: Array<{ id: string; role: string; current: boolean }> }>('GET', '/api/session/accounts');
+    expect(accounts.body.data).toEqual(expect.arrayContaining([
+      expect.objectContaining({ id: other.accountId, role: 'owner', current: false }),
+      expect.objectContaining({ id: owner.accountId, role: 'billing', current: true }),
+    ]));
+    const back = await other.client.request('POST', '/api/session/account', { account_id: other.accountId });
+    expect(back.status, back.text).toBe(200);
+    expect(back.body).toMatchObject({ role: 'owner', account: { id: other.accountId } });
+    expect((await other.client.request('POST', '/api/keys', { name: 'own key' })).status).toBe(201);
+    const stranger2 = await signUpUser(setup, { verify: false });
+    expect((await other.client.request('POST', '/api/session/account', { account_id: stranger2.accountId })).status).toBe(404);
   });
 });
 
