@@ -5,6 +5,7 @@ import { useApi, useConsoleConfig, useSession } from '../api/api-context';
 import { errorMessage } from '../api/client';
 import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
+import { AccountSwitcherItems } from './account-switcher';
 
 const navigation = [
   { to: '/keys', label: 'API keys' },
@@ -90,6 +91,8 @@ export function AppShell({ children }: { children: ReactNode }) {
           </DropdownMenu.Trigger>
           <DropdownMenu.Portal>
             <DropdownMenu.Content className="menu" align="end" sideOffset={6}>
+              {/* Members of several accounts (money-web branch). */}
+              <AccountSwitcherItems />
               <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/security')}>Security and sessions</DropdownMenu.Item>
               <DropdownMenu.Separator className="menu-separator" />
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(false)}>Sign out</DropdownMenu.Item>
