@@ -46,8 +46,6 @@ export interface CommerceConfig {
   referralReward: ReferralReward;
   /** Where support tickets are mailed (SUPPORT_EMAIL); null: tickets are only stored and logged. */
   supportEmail: string | null;
-  /** The console's address as users reach it (CONSOLE_PUBLIC_URL), for Stripe's return pages and referral links. */
-  consolePublicUrl: string | null;
 }
 
 export class CommerceConfigError extends Error {
@@ -143,19 +141,6 @@ function readEmail(read: Read, name: string): string | null {
   return value;
 }
 
-function readPublicUrl(read: Read): string | null {
-  const raw = read('CONSOLE_PUBLIC_URL');
-  if (raw === undefined) return null;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new CommerceConfigError(`CONSOLE_PUBLIC_URL is not a URL: "${raw}"`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CommerceConfigError('CONSOLE_PUBLIC_URL must start with http:// or https://');
-  return url.toString().replace(/\/+$/, '');
-}
-
 /** Payments, invoices, referrals and support: read from the environment once, with the rest of the configuration. */
 export function readCommerceConfig(read: Read): CommerceConfig {
   const series = read('INVOICE_SERIES') ?? 'INV';
@@ -173,6 +158,5 @@ export function readCommerceConfig(read: Read): CommerceConfig {
     invoiceSeries: series,
     referralReward: readReferralReward(read),
     supportEmail: readEmail(read, 'SUPPORT_EMAIL'),
-    consolePublicUrl: readPublicUrl(read),
   };
 }

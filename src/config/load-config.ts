@@ -165,7 +165,8 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     host: read(env, 'HOST') ?? '127.0.0.1',
     port: readInteger(env, 'PORT', 8080, 0, 65535),
     consolePort: readInteger(env, 'CONSOLE_PORT', 8081, 0, 65535),
-    consoleUrl: readOrigin(env, 'CONSOLE_URL'),
+    // CONSOLE_PUBLIC_URL is the deprecated name of CONSOLE_URL (card payments read it before the two were one).
+    consoleUrl: readOrigin(env, 'CONSOLE_URL') ?? readOrigin(env, 'CONSOLE_PUBLIC_URL'),
     apiPublicUrl: readOrigin(env, 'API_PUBLIC_URL'),
     consoleSignUp: readBoolean(env, 'CONSOLE_SIGN_UP', true),
     databaseUrl,

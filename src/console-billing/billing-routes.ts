@@ -8,7 +8,7 @@ import { sendJson, sendRaw } from '../http/respond.js';
 import { pageJson, pageRequestFrom } from '../management/pagination.js';
 import { parseInput } from '../management/parse-input.js';
 import type { GatewayServices } from '../services.js';
-import { BILLING_READERS, BILLING_WRITERS, requireRole, type Authenticate } from './console-actor.js';
+import { requirePermission, type Authenticate } from './console-actor.js';
 import { consoleBase } from './console-base.js';
 import { billingProfileJson, centsToUsd, checkoutJson, invoiceJson } from './json.js';
 import { addReferralConsoleRoutes } from './referral-routes.js';
@@ -38,7 +38,7 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
 
   router.add('GET', '/api/console/billing', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     const [balance, sessions] = await Promise.all([ledger.availableBalance(actor.accountId), storage.payments.listSessions(actor.accountId, 20)]);
     sendJson(context, 200, {
       object: 'billing',
@@ -62,13 +62,13 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
 
   router.add('GET', '/api/console/billing/profile', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     sendJson(context, 200, billingProfileJson(await storage.billingProfiles.get(actor.accountId)));
   });
 
   router.add('PUT', '/api/console/billing/profile', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_WRITERS);
+    requirePermission(actor, 'billing:write');
     const input = parseInput(profileSchema, await readJsonObject(context, BODY_LIMIT));
     const profile = { accountId: actor.accountId, name: input.name, address: input.address, country: input.country, taxId: input.tax_id ?? null, email: input.email ?? null, updatedAt: clock.now() };
     await storage.billingProfiles.put(profile);
@@ -77,20 +77,20 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
 
   router.add('POST', '/api/console/billing/checkout', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_WRITERS);
+    requirePermission(actor, 'billing:write');
     const input = parseInput(checkoutSchema, await readJsonObject(context, BODY_LIMIT));
     if (commerce.checkout === null) {
       throw new GatewayError('conflict', 'Card top-ups are not enabled on this gateway: the operator sets STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');
     }
     const opened = await commerce.checkout.open({
-      accountId: actor.accountId, userId: actor.userId, amountUsd: input.amount_usd, consoleBase: consoleBase(commerce.config.consolePublicUrl, context),
+      accountId: actor.accountId, userId: actor.userId, amountUsd: input.amount_usd, consoleBase: consoleBase(services.config.consoleUrl, context),
     });
     sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url });
   });
 
   router.add('GET', '/api/console/billing/checkout/:id', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     const session = await storage.payments.getSession(context.params.id ?? '');
     if (session === null || session.accountId !== actor.accountId) throw new GatewayError('not_found', 'No such top-up.');
     sendJson(context, 200, checkoutJson(session));
@@ -98,7 +98,7 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
 
   router.add('GET', '/api/console/billing/invoices', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     const page = await storage.invoices.listByAccount(actor.accountId, pageRequestFrom(context.query));
     sendJson(context, 200, pageJson(page, invoiceJson));
   });
@@ -111,13 +111,13 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
 
   router.add('GET', '/api/console/billing/invoices/:id', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     sendJson(context, 200, invoiceJson(await ownInvoice(actor.accountId, context.params.id ?? '')));
   });
 
   router.add('GET', '/api/console/billing/invoices/:id/pdf', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     const invoice = await ownInvoice(actor.accountId, context.params.id ?? '');
     const pdf = await renderInvoicePdf(invoice);
     sendRaw(context, 200, pdf, 'application/pdf', { 'content-disposition': `attachment; filename="${invoice.number}.pdf"`, 'cache-control': 'private, max-age=0' });

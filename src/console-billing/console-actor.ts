@@ -1,7 +1,10 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
+import { roleAllows, rolesAllowed, type ConsolePermission } from '../console/roles.js';
 
-export type ConsoleRole = 'owner' | 'admin' | 'developer' | 'billing' | 'viewer';
+import type { AccountRole } from '../storage/repositories/console-repository.js';
+
+export type ConsoleRole = AccountRole;
 
 /** Who is calling, as the console's session layer established it. */
 export interface ConsoleActor {
@@ -18,13 +21,12 @@ export interface ConsoleActor {
  */
 export type Authenticate = (context: RequestContext) => Promise<ConsoleActor>;
 
-/** Roles that may spend the account's money and change its billing details. */
-export const BILLING_WRITERS: readonly ConsoleRole[] = ['owner', 'admin', 'billing'];
-/** Roles that may see balances, invoices and referral earnings. */
-export const BILLING_READERS: readonly ConsoleRole[] = ['owner', 'admin', 'billing', 'viewer'];
-
-export function requireRole(actor: ConsoleActor, roles: readonly ConsoleRole[]): void {
-  if (!roles.includes(actor.role)) {
-    throw new GatewayError('role_not_allowed', `Your role (${actor.role}) may not do this; it needs one of: ${roles.join(', ')}.`);
+/**
+ * Refuses the actor unless its role holds `permission`, with the console's own check (src/console/roles.ts) and
+ * its 403 `forbidden`, so the money routes and the rest of the console answer a role the same way.
+ */
+export function requirePermission(actor: ConsoleActor, permission: ConsolePermission): void {
+  if (!roleAllows(actor.role, permission)) {
+    throw new GatewayError('forbidden', `Your role (${actor.role}) on this account does not allow this; it needs one of: ${rolesAllowed(permission).join(', ')}.`);
   }
 }

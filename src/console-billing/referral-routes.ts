@@ -2,7 +2,7 @@ import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { describeReferralReward } from '../referrals/referral-reward.js';
 import type { GatewayServices } from '../services.js';
-import { BILLING_READERS, requireRole, type Authenticate } from './console-actor.js';
+import { requirePermission, type Authenticate } from './console-actor.js';
 import { consoleBase } from './console-base.js';
 import { referredJson, rewardJson } from './json.js';
 
@@ -11,12 +11,12 @@ export function addReferralConsoleRoutes(router: Router, services: GatewayServic
   const { referrals, config } = services.commerce;
   router.add('GET', '/api/console/referrals', async (context) => {
     const actor = await authenticate(context);
-    requireRole(actor, BILLING_READERS);
+    requirePermission(actor, 'billing:read');
     const overview = await referrals.overview(actor.accountId);
     sendJson(context, 200, {
       object: 'referrals',
       code: overview.code,
-      link: referrals.link(overview.code, consoleBase(config.consolePublicUrl, context)),
+      link: referrals.link(overview.code, consoleBase(services.config.consoleUrl, context)),
       reward: describeReferralReward(config.referralReward),
       referred: overview.referred.map(referredJson),
       rewards: overview.rewards.map(rewardJson),

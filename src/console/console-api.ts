@@ -7,6 +7,10 @@ import { addBillingConsoleRoutes } from '../console-billing/billing-routes.js';
 import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
+import { addMemberRoutes } from './routes/member-routes.js';
+import { addWalletRoutes } from './routes/wallet-routes.js';
+import { addConsoleAlertRoutes } from './routes/alert-routes.js';
+import { addConsolePlanRoutes } from './routes/plan-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
 
@@ -29,6 +33,12 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addKeyRoutes(router, deps);
   addUsageRoutes(router, deps);
   addPlaygroundRoute(router, deps);
+  // Members and invitations (money-web branch).
+  addMemberRoutes(router, deps);
+  // Exchange rates and redemption codes for the billing page (money-web branch).
+  addWalletRoutes(router, deps);
+  addConsoleAlertRoutes(router, deps);
+  addConsolePlanRoutes(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.

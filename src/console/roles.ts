@@ -1,17 +1,26 @@
 import type { AccountRole } from '../storage/repositories/console-repository.js';
 
 /** What a console request may do on its account. */
-export type ConsolePermission = 'account:read' | 'keys:read' | 'keys:write' | 'usage:read' | 'playground:use';
+export type ConsolePermission =
+  | 'account:read' | 'keys:read' | 'keys:write' | 'usage:read' | 'playground:use'
+  | 'billing:read' | 'billing:write' | 'members:read' | 'members:write' | 'alerts:write';
 
 const GRANTS: Readonly<Record<AccountRole, ReadonlySet<ConsolePermission>>> = {
-  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use']),
-  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use']),
-  developer: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use']),
-  billing: new Set(['account:read', 'usage:read']),
-  viewer: new Set(['account:read', 'keys:read', 'usage:read']),
+  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write']),
+  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write']),
+  // Keys and usage: developers make and use keys but neither spend the account's money nor read its invoices.
+  developer: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'members:read']),
+  // Top-ups, billing details and invoices.
+  billing: new Set(['account:read', 'usage:read', 'billing:read', 'billing:write', 'members:read']),
+  viewer: new Set(['account:read', 'keys:read', 'usage:read', 'billing:read', 'members:read']),
 };
 
 /** The one place that decides whether a role may do something. */
 export function roleAllows(role: AccountRole, permission: ConsolePermission): boolean {
   return GRANTS[role].has(permission);
+}
+
+/** The roles that hold `permission`, for error messages and the members page. */
+export function rolesAllowed(permission: ConsolePermission): AccountRole[] {
+  return (Object.keys(GRANTS) as AccountRole[]).filter((role) => GRANTS[role].has(permission));
 }

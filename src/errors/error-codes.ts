@@ -25,8 +25,6 @@ export const ERROR_CODES = {
   key_disabled: { status: 403, type: 'permission_error', retryable: false },
   model_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   ip_not_allowed: { status: 403, type: 'permission_error', retryable: false },
-  /** A console member whose role does not allow the action (billing needs owner, admin or billing). */
-  role_not_allowed: { status: 403, type: 'permission_error', retryable: false },
   account_disabled: { status: 403, type: 'permission_error', retryable: false },
   /** A keyed request sent by a browser from an origin the key does not list. */
   browser_access_denied: { status: 403, type: 'permission_error', retryable: false },

@@ -71,7 +71,7 @@ export class ReferralProgram {
 
   /** The link a referrer shares: the console's sign-up page with the code. */
   link(code: string, consoleBase: string): string {
-    return `${consoleBase}/signup?ref=${encodeURIComponent(code)}`;
+    return `${consoleBase}/sign-up?ref=${encodeURIComponent(code)}`;
   }
 
   /**

@@ -278,6 +278,8 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   console_tokens: ConsoleTokensTable;
   console_backup_codes: ConsoleBackupCodesTable;
+  // console members (migration 0011)
+  console_invitations: ConsoleInvitationsTable;
 }
 
 // ---- issue 6 extras: alerts and redemption codes (migration 0005) ----
@@ -365,6 +367,22 @@ export interface ConsoleTokensTable {
   user_id: string;
   expires_at: IntegerColumn;
   used_at: NullableIntegerColumn;
+  created_at: IntegerColumn;
+}
+
+export interface ConsoleInvitationsTable {
+  id: string;
+  /** SHA-256 of the mailed token, lowercase hex. */
+  token_hash: string;
+  account_id: string;
+  email: string;
+  role: string;
+  /** The console user who invited. */
+  invited_by: string;
+  expires_at: IntegerColumn;
+  accepted_at: NullableIntegerColumn;
+  accepted_by: string | null;
+  revoked_at: NullableIntegerColumn;
   created_at: IntegerColumn;
 }
 

@@ -6,6 +6,7 @@ import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
 import { createConsoleRepository } from './repositories/console-repository.js';
+import { createMemberRepository } from './repositories/member-repository.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
@@ -97,6 +98,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     alerts: createAlertRepository(db),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     console: createConsoleRepository(db, options.secretBox),
+    members: createMemberRepository(db),
 
     billingProfiles: createBillingProfileRepository(commerce),
     payments: createPaymentRepository(commerce, location.dialect),

@@ -1,3 +1,4 @@
+import type { MemberRepository } from './repositories/member-repository.js';
 import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
   PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
@@ -42,6 +43,8 @@ export interface Storage {
   redemptionCodes: RedemptionCodeRepository;
   /** The web console's users, memberships, sessions and single-use tokens. */
   console: ConsoleRepository;
+  /** An account's members and open invitations. */
+  members: MemberRepository;
 
   /** Buyer details printed on invoices. */
   billingProfiles: BillingProfileRepository;

@@ -28,12 +28,13 @@ export interface ConsoleFixture {
   close(): Promise<void>;
 }
 
-export async function startConsoleFixture(): Promise<ConsoleFixture> {
+/** `env` adds gateway settings (the money journey's fake Stripe, referral reward, support address). */
+export async function startConsoleFixture(env: Record<string, string> = {}): Promise<ConsoleFixture> {
   ensureWebBuild();
   const smtp = new SmtpCapture();
   await smtp.start();
   const upstream = await startMockOpenAIUpstream();
-  const gateway = await startTestGateway({ database: 'auto', env: { SMTP_URL: smtp.url(), MAIL_FROM: 'console@example.com' } });
+  const gateway = await startTestGateway({ database: 'auto', env: { SMTP_URL: smtp.url(), MAIL_FROM: 'console@example.com', ...env } });
   for (const model of [CHAT_MODEL, OTHER_MODEL]) {
     await addRoutedModel(gateway, {
       model,

@@ -13,6 +13,14 @@ import { KeysPage } from './pages/keys/keys-page';
 import { SecurityPage } from './pages/security/security-page';
 import { QuickstartPage } from './pages/quickstart/quickstart-page';
 import { NotFoundPage } from './pages/not-found/not-found-page';
+// Money and people (money-web branch).
+import { BillingPage } from './pages/billing/billing-page';
+import { SupportPage } from './pages/support/support-page';
+import { ReferralsPage } from './pages/referrals/referrals-page';
+import { MembersPage } from './pages/members/members-page';
+import { InvitationPage } from './pages/invitation/invitation-page';
+import { AlertsPage } from './pages/alerts/alerts-page';
+import { PlansPage } from './pages/plans/plans-page';
 
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
@@ -51,6 +59,14 @@ export function App() {
         <Route path="/playground" element={<RequireSession><PlaygroundPage /></RequireSession>} />
         <Route path="/quickstart" element={<RequireSession><QuickstartPage /></RequireSession>} />
         <Route path="/security" element={<RequireSession><SecurityPage /></RequireSession>} />
+        {/* Money and people (money-web branch). */}
+        <Route path="/billing" element={<RequireSession><BillingPage /></RequireSession>} />
+        <Route path="/referrals" element={<RequireSession><ReferralsPage /></RequireSession>} />
+        <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
+        <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
+        <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
+        <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
+        <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

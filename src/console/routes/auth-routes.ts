@@ -29,6 +29,8 @@ const email = z.email().max(254).transform((value) => value.toLowerCase());
 // Length and strength are judged by the policy (400 weak_password); the schema only bounds the input.
 const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
 const credentialsSchema = z.object({ email, password }).strict();
+// The `ref` of a referral link (/signup?ref=CODE), carried through sign-up by the web app.
+const signUpSchema = z.object({ email, password, ref: z.string().trim().max(64).optional() }).strict();
 const tokenSchema = z.object({ token: z.string().min(1).max(200) }).strict();
 const challengeSchema = z.object({ challenge: z.string().min(1).max(200), code: z.string().min(1).max(40) }).strict();
 const resetRequestSchema = z.object({ email }).strict();
@@ -94,6 +96,15 @@ async function adoptAdminAccount(deps: ConsoleDeps, emailAddress: string, withou
   return user;
 }
 
+/**
+ * Records that the new account came through a referral link. An unknown or own code never fails the sign-up: the
+ * account exists either way, and the referral page simply does not count it.
+ */
+async function attributeReferral(deps: ConsoleDeps, accountId: string, code: string, ip: string): Promise<void> {
+  const result = await deps.services.commerce.referrals.attributeSignUp({ referredAccountId: accountId, code, ip, emailVerified: false });
+  if (!result.attributed) deps.services.logger.info('sign-up referral code not attributed', { account: accountId, reason: result.reason });
+}
+
 export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock, config } = deps.services;
 
@@ -108,7 +119,7 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/auth/sign-up', anyoneRoute(deps, async ({ context }) => {
     if (!config.consoleSignUp) throw new GatewayError('forbidden', 'Sign-up is closed on this gateway; ask its operator for an account.');
-    const input = parseInput(credentialsSchema, await readConsoleBody(context));
+    const input = parseInput(signUpSchema, await readConsoleBody(context));
     await countAuthAttempt(deps, context, 'sign-up', input.email);
     assertStrongPassword(input.password, input.email, 'password');
     if (await storage.console.getUserByEmail(input.email) !== null || await storage.accounts.getByEmail(input.email) !== null) {
@@ -127,6 +138,7 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       if (isUniqueViolation(error)) throw new GatewayError('email_taken', 'An account with this email already exists; sign in or reset its password.', { param: 'email' });
       throw error;
     }
+    if (input.ref !== undefined && input.ref !== '') await attributeReferral(deps, account.id, input.ref, context.clientIp);
     mailLater(deps, 'verify-email', user.email, await issueToken(deps, user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
     await signIn(deps, context, user, 201);
   }));
@@ -139,6 +151,10 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.console.markEmailVerified(userId, now);
     const user = await storage.console.getUserById(userId);
     if (user === null) throw new GatewayError('invalid_token', 'This verification link is invalid, used or expired.', { param: 'token' });
+    // A referred account earns its referrer's reward only once its owner's mailbox is proven.
+    for (const membership of await storage.console.listMemberships(userId)) {
+      if (membership.role === 'owner') await deps.services.commerce.referrals.confirmEmail(membership.accountId);
+    }
     sendJson(context, 200, { user: userJson(user) });
   }));
 

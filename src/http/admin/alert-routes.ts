@@ -32,7 +32,7 @@ function alertToJson(alert: AlertState): Record<string, unknown> {
   };
 }
 
-function settingsToJson(accountId: string, settings: AlertSettings, alerts: AlertState[]): Record<string, unknown> {
+export function settingsToJson(accountId: string, settings: AlertSettings, alerts: AlertState[]): Record<string, unknown> {
   return {
     object: 'account_alerts',
     account_id: accountId,

@@ -9,6 +9,7 @@ import * as accountLifecycleAndKeyBudgets from './0007-account-lifecycle-and-key
 import * as catalogPrices from './0008-catalog-prices.js';
 import * as wideLimitColumns from './0009-wide-limit-columns.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
+import * as consoleInvitations from './0011-console-invitations.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0008-catalog-prices': catalogPrices,
   '0009-wide-limit-columns': wideLimitColumns,
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
+  '0011-console-invitations': consoleInvitations,
 };
 
 export const migrationProvider: MigrationProvider = {

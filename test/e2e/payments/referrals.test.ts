@@ -31,7 +31,7 @@ interface ReferralsJson {
 beforeAll(async () => {
   stripe = new FakeStripe();
   await stripe.start();
-  gateway = await startTestGateway({ env: { ...stripe.env(), REFERRAL_REWARD: '10%', REFERRAL_REWARD_TOPUPS: '2', CONSOLE_PUBLIC_URL: 'https://console.example.com' } });
+  gateway = await startTestGateway({ env: { ...stripe.env(), REFERRAL_REWARD: '10%', REFERRAL_REWARD_TOPUPS: '2', CONSOLE_URL: 'https://console.example.com' } });
   webhookUrl = `${gateway.consoleUrl}/api/webhooks/stripe`;
   consoleServer = await startConsoleTestServer(gateway.gateway.services);
   referrals = gateway.gateway.services.commerce.referrals;
@@ -73,7 +73,7 @@ describe('referral codes and attribution', () => {
     const actor = await newActor();
     const first = await overview(actor);
     expect(first.code).toMatch(/^[A-HJKMNP-Z2-9]{8}$/);
-    expect(first.link).toBe(`https://console.example.com/signup?ref=${first.code}`);
+    expect(first.link).toBe(`https://console.example.com/sign-up?ref=${first.code}`);
     expect(first.reward).toBe('10 % of the referred account\'s first 2 paid top-ups');
     expect((await overview(actor)).code).toBe(first.code);
     expect((await overview(await newActor())).code).not.toBe(first.code);

@@ -47,7 +47,7 @@ beforeAll(async () => {
       SELLER_ADDRESS: '1 Market Street|London EC1A 1AA|United Kingdom',
       SELLER_TAX_ID: 'GB123456789',
       INVOICE_SERIES: 'UG',
-      CONSOLE_PUBLIC_URL: 'https://console.example.com',
+      CONSOLE_URL: 'https://console.example.com',
     },
   });
   webhookUrl = `${gateway.consoleUrl}/api/webhooks/stripe`;
@@ -127,7 +127,7 @@ describe('opening a top-up', () => {
   it('lets only owners, admins and billing members edit the billing details, and validates them', async () => {
     const actor = await newActor();
     const details = { name: 'Team Ltd', address: '5 Road', country: 'gb', tax_id: 'GB5' };
-    expectError(await consoleCall(consoleServer.url, { ...actor, role: 'viewer' }, 'PUT', '/api/console/billing/profile', details), { status: 403, code: 'role_not_allowed' });
+    expectError(await consoleCall(consoleServer.url, { ...actor, role: 'viewer' }, 'PUT', '/api/console/billing/profile', details), { status: 403, code: 'forbidden' });
     expectError(await consoleCall(consoleServer.url, { ...actor, role: 'developer' }, 'GET', '/api/console/billing/profile'), { status: 403 });
     expectError(await consoleCall(consoleServer.url, actor, 'PUT', '/api/console/billing/profile', { ...details, country: 'Britain' }), { status: 400, param: 'country' });
     const saved = await consoleCall(consoleServer.url, { ...actor, role: 'billing' }, 'PUT', '/api/console/billing/profile', details);
@@ -143,7 +143,7 @@ describe('opening a top-up', () => {
       expectError(refused, { status: 400, code: 'bad_request', param: 'amount_usd' });
     }
     const developer = { ...actor, role: 'developer' as const };
-    expectError(await consoleCall(consoleServer.url, developer, 'POST', '/api/console/billing/checkout', { amount_usd: 10 }), { status: 403, code: 'role_not_allowed' });
+    expectError(await consoleCall(consoleServer.url, developer, 'POST', '/api/console/billing/checkout', { amount_usd: 10 }), { status: 403, code: 'forbidden' });
     expect(await consoleCall(consoleServer.url, { ...actor, role: 'billing' }, 'POST', '/api/console/billing/checkout', { amount_usd: 10 })).toMatchObject({ status: 201 });
   });
 

@@ -16,13 +16,15 @@ const vat = { rateBasisPoints: 2000, label: 'VAT' };
 
 describe('commerce configuration', () => {
   it('reads Stripe, bounds, seller, tax, series, referral reward and support address', () => {
-    const config = loadConfig({
+    const loaded = loadConfig({
       STRIPE_SECRET_KEY: 'sk_test_1', STRIPE_WEBHOOK_SECRET: 'whsec_1', STRIPE_API_BASE: 'http://127.0.0.1:12111',
       TOPUP_MIN_USD: '2.5', TOPUP_MAX_USD: '100', TOPUP_PRESETS_USD: '50, 5,10',
       SELLER_NAME: 'Seller Ltd', SELLER_ADDRESS: 'Line 1|Line 2', SELLER_TAX_ID: 'GB1',
       TAX_RATE_PERCENT: '8.25', TAX_LABEL: 'Sales tax', INVOICE_SERIES: 'EU1',
       REFERRAL_REWARD: '12.5%', REFERRAL_REWARD_TOPUPS: '3', SUPPORT_EMAIL: 'help@example.com', CONSOLE_PUBLIC_URL: 'https://console.example.com/',
-    }, '/tmp').commerce;
+    }, '/tmp');
+    expect(loaded.consoleUrl).toBe('https://console.example.com');
+    const config = loaded.commerce;
     expect(config.stripe?.apiBase?.port).toBe('12111');
     expect(config.topUp).toEqual({ minimumCents: 250, maximumCents: 10_000, presetCents: [500, 1000, 5000] });
     expect(config.seller).toEqual({ name: 'Seller Ltd', address: 'Line 1\nLine 2', taxId: 'GB1', email: null });
@@ -30,7 +32,11 @@ describe('commerce configuration', () => {
     expect(config.invoiceSeries).toBe('EU1');
     expect(config.referralReward).toEqual({ kind: 'percent', basisPoints: 1250, topUps: 3 });
     expect(config.supportEmail).toBe('help@example.com');
-    expect(config.consolePublicUrl).toBe('https://console.example.com');
+  });
+
+  it('takes CONSOLE_URL over its deprecated alias CONSOLE_PUBLIC_URL, which must be an origin too', () => {
+    expect(loadConfig({ CONSOLE_URL: 'https://a.example.com', CONSOLE_PUBLIC_URL: 'https://b.example.com' }, '/tmp').consoleUrl).toBe('https://a.example.com');
+    expect(() => loadConfig({ CONSOLE_PUBLIC_URL: 'https://b.example.com/console' }, '/tmp')).toThrow(/CONSOLE_PUBLIC_URL must be an origin/);
   });
 
   it('turns card payments off unless both Stripe secrets are set, and has working defaults', () => {

@@ -56,6 +56,10 @@ export class ApiClient {
     return this.request<T>('POST', path, body);
   }
 
+  put<T>(path: string, body: unknown): Promise<T> {
+    return this.request<T>('PUT', path, body);
+  }
+
   patch<T>(path: string, body: unknown): Promise<T> {
     return this.request<T>('PATCH', path, body);
   }

@@ -5,12 +5,20 @@ import { useApi, useConsoleConfig, useSession } from '../api/api-context';
 import { errorMessage } from '../api/client';
 import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
+import { AccountSwitcherItems } from './account-switcher';
 
 const navigation = [
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
+  // Money and people (money-web branch).
+  { to: '/billing', label: 'Billing' },
+  { to: '/plans', label: 'Plans' },
+  { to: '/referrals', label: 'Referrals' },
+  { to: '/members', label: 'Members' },
+  { to: '/alerts', label: 'Alerts' },
+  { to: '/support', label: 'Support' },
   { to: '/security', label: 'Security' },
 ];
 
@@ -86,6 +94,8 @@ export function AppShell({ children }: { children: ReactNode }) {
           </DropdownMenu.Trigger>
           <DropdownMenu.Portal>
             <DropdownMenu.Content className="menu" align="end" sideOffset={6}>
+              {/* Members of several accounts (money-web branch). */}
+              <AccountSwitcherItems />
               <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/security')}>Security and sessions</DropdownMenu.Item>
               <DropdownMenu.Separator className="menu-separator" />
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(false)}>Sign out</DropdownMenu.Item>

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useConsoleConfig, useResetSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import type { Account, User } from '../../api/types';
@@ -14,6 +14,9 @@ export function SignUpPage() {
   const config = useConsoleConfig();
   const resetSession = useResetSession();
   const navigate = useNavigate();
+  // A referral link (/sign-up?ref=CODE) credits whoever shared it; the code rides along with the sign-up.
+  const [searchParams] = useSearchParams();
+  const referralCode = (searchParams.get('ref') ?? '').trim().slice(0, 64);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [confirmation, setConfirmation] = useState('');
@@ -30,7 +33,7 @@ export function SignUpPage() {
     setBusy(true);
     setError(null);
     try {
-      const result = await api.post<{ user: User; account: Account; csrf_token: string }>('/api/auth/sign-up', { email: email.trim(), password });
+      const result = await api.post<{ user: User; account: Account; csrf_token: string }>('/api/auth/sign-up', { email: email.trim(), password, ...(referralCode === '' ? {} : { ref: referralCode }) });
       await resetSession({ user: result.user, account: result.account, role: null, csrf_token: result.csrf_token });
       navigate('/keys', { replace: true });
     } catch (thrown) {
@@ -52,6 +55,7 @@ export function SignUpPage() {
     <form onSubmit={(event) => void submit(event)} className="stack" noValidate>
       <h1>Create an account</h1>
       {error === null ? null : <Alert tone="error">{error}</Alert>}
+      {referralCode === '' ? null : <p className="field-hint">Invited with referral code <strong>{referralCode}</strong>.</p>}
       <TextField label="Email" name="email" type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="email" required autoFocus />
       <TextField label="Password" name="password" type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="new-password" required minLength={10} maxLength={200} hint="At least 10 characters; not a common password." />
       <TextField label="Repeat the password" name="password-confirmation" type="password" value={confirmation} onChange={(event) => setConfirmation(event.target.value)} autoComplete="new-password" required error={mismatch ? 'The two passwords differ.' : null} />

@@ -1,0 +1,89 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useApi, useSession } from '../../api/api-context';
+import { errorMessage } from '../../api/client';
+import { formatDateTime } from '../../format/format';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { Button } from '../../ui/button';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { TextField } from '../../ui/field';
+
+interface AlertSettings {
+  alert_balance_usd: number | null;
+  alert_quota_percent: number | null;
+  alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
+}
+
+// Thresholds may sit a fraction of a cent from the value that crossed them: both are shown to the nano-dollar's 7th place.
+const usdExact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 7 });
+const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota' };
+
+function SettingsForm({ settings, editable }: { settings: AlertSettings; editable: boolean }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const [balance, setBalance] = useState(settings.alert_balance_usd === null ? '' : String(settings.alert_balance_usd));
+  const [percent, setPercent] = useState(settings.alert_quota_percent === null ? '' : String(settings.alert_quota_percent));
+  const save = useMutation({
+    mutationFn: () => api.put<AlertSettings>('/api/console/alerts', {
+      alert_balance_usd: balance.trim() === '' ? null : Number(balance),
+      alert_quota_percent: percent.trim() === '' ? null : Number(percent),
+    }),
+    onSuccess: (saved) => queryClient.setQueryData(['alerts'], saved),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <form className="stack" onSubmit={submit} noValidate>
+      {save.isError ? <Alert tone="error">{errorMessage(save.error)}</Alert> : null}
+      {save.isSuccess ? <Alert tone="success">Saved. Each crossing sends one mail to the account&apos;s email.</Alert> : null}
+      <div className="form-grid">
+        <TextField label="Balance below (USD)" name="alert-balance" inputMode="decimal" value={balance} onChange={(event) => setBalance(event.target.value)} disabled={!editable}
+          hint="Mail when the funds left drop below this. Empty: off." />
+        <TextField label="Key quota used (%)" name="alert-quota" inputMode="numeric" value={percent} onChange={(event) => setPercent(event.target.value)} disabled={!editable}
+          hint="Mail when any key with a quota (or your plan) reaches this share of it. Empty: off." />
+      </div>
+      {editable ? <div className="form-actions"><Button type="submit" variant="primary" busy={save.isPending}>Save alerts</Button></div> : <p className="field-hint">Only owners and admins change the alerts.</p>}
+    </form>
+  );
+}
+
+export function AlertsPage() {
+  useDocumentTitle('Alerts');
+  const api = useApi();
+  const session = useSession();
+  const settings = useQuery({ queryKey: ['alerts'], queryFn: () => api.get<AlertSettings>('/api/console/alerts') });
+  const role = session.data?.role;
+  const editable = role === 'owner' || role === 'admin';
+  return (
+    <div className="page stack">
+      <PageHeader title="Alerts" description="Mails before money or a key's quota runs out." />
+      {settings.isPending ? <Loading /> : settings.isError ? <Alert tone="error">{errorMessage(settings.error)}</Alert> : (
+        <>
+          <Card title="Thresholds"><SettingsForm settings={settings.data} editable={editable} /></Card>
+          <Card title="Alerts sent">
+            {settings.data.alerts.length === 0 ? <p className="empty">No alert has fired.</p> : (
+              <div className="table-scroll">
+                <table className="table">
+                  <thead><tr><th scope="col">What</th><th scope="col">State</th><th scope="col" className="numeric">Value</th><th scope="col" className="numeric">Threshold</th><th scope="col">Crossed</th></tr></thead>
+                  <tbody>
+                    {settings.data.alerts.map((alert) => (
+                      <tr key={`${alert.kind}-${alert.subject_id}`}>
+                        <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
+                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? 'mailed' : alert.state}</Badge></td>
+                        <td className="numeric">{usdExact.format(alert.value_usd)}</td>
+                        <td className="numeric">{usdExact.format(alert.threshold_usd)}</td>
+                        <td>{formatDateTime(alert.crossed_at)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </Card>
+        </>
+      )}
+    </div>
+  );
+}
