@@ -9,6 +9,8 @@ import { addKeyRoutes } from './routes/key-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
+// The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
+import { addOperatorRoutes } from './operator/operator-routes.js';
 
 const API_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
@@ -31,6 +33,8 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addPlaygroundRoute(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
+  // Operator pages' API under /api/operator/ (operator role and a second factor required).
+  addOperatorRoutes(router, deps);
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.
   const unknown = anyoneRoute(deps, async (request) => {
     throw new GatewayError('not_found', `No route for ${request.context.method} ${request.context.path}.`);

@@ -3,9 +3,23 @@ import type { GatewayServices } from '../../services.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
-/** Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` or 401. */
+/**
+ * Requests the console's operator bridge (src/console/operator/admin-bridge.ts) has already authorised: a signed-in
+ * operator with a second factor and a role that allows the call. Only server code can add to this set.
+ */
+const operatorAuthorised = new WeakSet<RequestContext>();
+
+export function authoriseOperatorCall(context: RequestContext): void {
+  operatorAuthorised.add(context);
+}
+
+/** Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` (or an authorised operator call) or 401. */
 export function adminOnly(services: GatewayServices, handler: RouteHandler): RouteHandler {
   return async (context) => {
+    if (operatorAuthorised.has(context)) {
+      await handler(context);
+      return;
+    }
     const header = context.request.headers.authorization;
     const token = header === undefined ? null : (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null);
     if (!services.adminToken.verify(token)) throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');

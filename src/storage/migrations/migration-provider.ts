@@ -7,6 +7,7 @@ import * as alertsAndRedemptionCodes from './0005-alerts-and-redemption-codes.js
 import * as consoleAccounts from './0006-console-accounts.js';
 import * as catalogPrices from './0008-catalog-prices.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
+import * as consoleOperators from './0012-console-operators.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0006-console-accounts': consoleAccounts,
   '0008-catalog-prices': catalogPrices,
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
+  '0012-console-operators': consoleOperators,
 };
 
 export const migrationProvider: MigrationProvider = {
