@@ -13,6 +13,12 @@ import { KeysPage } from './pages/keys/keys-page';
 import { SecurityPage } from './pages/security/security-page';
 import { QuickstartPage } from './pages/quickstart/quickstart-page';
 import { NotFoundPage } from './pages/not-found/not-found-page';
+// Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
+import { RequireOperator } from './pages/operator/require-operator';
+import { OperatorSetupPage } from './pages/operator/operator-setup-page';
+import {
+  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage,
+} from './pages/operator/operator-routes';
 
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
@@ -51,6 +57,15 @@ export function App() {
         <Route path="/playground" element={<RequireSession><PlaygroundPage /></RequireSession>} />
         <Route path="/quickstart" element={<RequireSession><QuickstartPage /></RequireSession>} />
         <Route path="/security" element={<RequireSession><SecurityPage /></RequireSession>} />
+        {/* Operator console */}
+        <Route path="/operator/setup" element={<AuthShell><OperatorSetupPage /></AuthShell>} />
+        <Route path="/operator" element={<RequireSession><RequireOperator><OperatorOverviewPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/channels" element={<RequireSession><RequireOperator><OperatorChannelsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/models" element={<RequireSession><RequireOperator><OperatorModelsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/accounts" element={<RequireSession><RequireOperator><OperatorAccountsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/tickets" element={<RequireSession><RequireOperator><OperatorTicketsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/usage" element={<RequireSession><RequireOperator><OperatorUsagePage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

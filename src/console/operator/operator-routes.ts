@@ -20,6 +20,8 @@ import { operatorAllows } from './operator-roles.js';
 import { operatorRoute } from './operator-route.js';
 import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
+import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
+import { usageQueryFrom } from '../../management/usage-input.js';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const bootstrapSchema = z.object({ admin_token: z.string().min(1).max(400), email, password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4) }).strict();
@@ -145,6 +147,12 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
       after = page.nextCursor;
     }
     response.end();
+  }));
+
+  // The whole deployment's usage log as CSV, with the same filters as /admin/usage (account_id, key_id, model, status, from, to).
+  router.add('GET', '/api/operator/usage.csv', operatorRoute(deps, 'read', async ({ context }) => {
+    await deps.services.usageLog.flush();
+    await writeCsv(deps, context, usageQueryFrom(context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
   }));
 
   addOverviewRoute(router, deps);
