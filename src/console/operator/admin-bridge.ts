@@ -87,10 +87,12 @@ function idInJson(text: string | null): unknown {
   }
 }
 
-/** `/admin/<collection>/<id>` of a path below a resource, whose GET shows the resource's state. */
-function resourcePathOf(adminPath: string): string | null {
-  const segments = adminPath.split('/');
-  return segments.length >= 4 ? segments.slice(0, 4).join('/') : null;
+/**
+ * The resource a change acts on, whose GET shows its state: the path itself for PATCH, PUT and DELETE; for POST the
+ * path without its last segment (`/admin/accounts/:id/credits` → `/admin/accounts/:id`).
+ */
+function resourcePathOf(method: string, adminPath: string): string {
+  return method === 'POST' ? adminPath.slice(0, adminPath.lastIndexOf('/')) : adminPath;
 }
 
 /**
@@ -107,14 +109,14 @@ export function adminBridgeRoute(deps: ConsoleDeps) {
       if (!(await runAdmin(router, context, context.method, adminPath, context.response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
       return;
     }
-    const resourcePath = resourcePathOf(adminPath);
+    const candidate = resourcePathOf(context.method, adminPath);
     let before: string | null = null;
-    if (resourcePath !== null) {
-      const capture = captureResponse();
-      if (await runAdmin(router, context, 'GET', resourcePath, capture.response).catch(() => false)) {
-        const read = capture.result();
-        if (read.status === 200) before = redactedJsonText(read.body);
-      }
+    let resourcePath: string | null = null;
+    const capture = captureResponse();
+    if (await runAdmin(router, context, 'GET', candidate, capture.response).catch(() => false)) {
+      resourcePath = candidate;
+      const read = capture.result();
+      if (read.status === 200) before = redactedJsonText(read.body);
     }
     // Hold the answer until its audit entry is written.
     const response = context.response;

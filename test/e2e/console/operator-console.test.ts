@@ -176,6 +176,10 @@ describe('the audit log', () => {
     expect(credit?.target).toBe(`/admin/accounts/${accountId}`);
     expect(credit?.before).toMatchObject({ id: accountId, balance_usd: 0 });
     expect(credit?.after).toMatchObject({ balance_usd: 5 });
+    const reply = answer.body.data.find((entry) => /\/replies$/.test(entry.action));
+    expect(reply?.target).toMatch(/^\/admin\/support\/tickets\/[^/]+$/);
+    expect(reply?.before).toMatchObject({ status: 'open' });
+    expect(reply?.after).toMatchObject({ status: 'closed' });
     const channel = answer.body.data.find((entry) => entry.action === 'POST /admin/channels');
     expect(channel?.target).toBe(`/admin/channels/${channelId}`);
     expect(channel?.after).toMatchObject({ id: channelId, name: 'mock-openai' });

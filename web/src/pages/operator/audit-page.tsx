@@ -35,7 +35,7 @@ export function OperatorAuditPage() {
               <tr key={entry.id}>
                 <td>{formatDateTime(entry.at)}</td>
                 <td>{entry.operator.email}</td>
-                <th scope="row" className="mono">{entry.action}<span className="key-meta">{entry.target} · {entry.status}</span></th>
+                <th scope="row" className="mono audit-action">{entry.action}<span className="key-meta">{entry.target} · {entry.status}</span></th>
                 <td><Json value={entry.before} /></td>
                 <td><Json value={entry.after} /></td>
                 <td className="mono">{entry.ip}</td>

@@ -40,7 +40,7 @@ export function OperatorModelsPage() {
   useDocumentTitle('Models and prices');
   const me = useOperatorMe();
   const writable = canWrite(me.data);
-  const models = useOperatorGet<{ data: Model[] }>('admin/models', { limit: '500' });
+  const models = useOperatorGet<{ data: Model[] }>('admin/models', { limit: '200' });
   const channels = useOperatorGet<{ data: Channel[] }>('admin/channels', { limit: '200' });
   const action = useOperatorAction();
   const [creating, setCreating] = useState(false);

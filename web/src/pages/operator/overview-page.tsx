@@ -37,7 +37,7 @@ function time(iso: string, window: string): string {
   return window === '7d' ? date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', hour: '2-digit' }) : date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
-function SeriesChart({ title, data, field, window, format }: { title: string; data: Overview['series']; field: keyof Summary; window: string; format: (value: number) => string }) {
+function SeriesChart({ title, data, field, window, format, fraction = false }: { title: string; data: Overview['series']; field: keyof Summary; window: string; format: (value: number) => string; fraction?: boolean }) {
   return (
     <figure className="chart">
       <figcaption><h2>{title}</h2></figcaption>
@@ -46,7 +46,7 @@ function SeriesChart({ title, data, field, window, format }: { title: string; da
           <LineChart data={data} accessibilityLayer>
             <CartesianGrid stroke="var(--border)" vertical={false} />
             <XAxis dataKey="at" {...axisProps} tickFormatter={(value: string) => time(value, window)} minTickGap={24} />
-            <YAxis {...axisProps} width={64} tickFormatter={(value: number) => format(value)} />
+            <YAxis {...axisProps} width={64} tickFormatter={(value: number) => format(value)} allowDecimals={field !== 'requests'} {...(fraction ? { domain: [0, 1] } : {})} />
             <Tooltip formatter={(value) => format(Number(value))} labelFormatter={(label) => formatDateTime(String(label))} contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 8, color: 'var(--text)' }} />
             <Line type="monotone" dataKey={field} stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} connectNulls />
           </LineChart>
@@ -105,7 +105,7 @@ export function OperatorOverviewPage() {
           </dl>
           <div className="chart-grid">
             <SeriesChart title="Requests" data={data.series} field="requests" window={data.window} format={formatInteger} />
-            <SeriesChart title="Error rate" data={data.series} field="error_rate" window={data.window} format={formatPercent} />
+            <SeriesChart title="Error rate" data={data.series} field="error_rate" window={data.window} format={formatPercent} fraction />
             <SeriesChart title="Latency p99" data={data.series} field="latency_p99_ms" window={data.window} format={formatMilliseconds} />
             <SeriesChart title="Spend" data={data.series} field="spend_usd" window={data.window} format={formatCost} />
           </div>
