@@ -156,12 +156,32 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   expect(seen.body.replies.map((reply) => reply.body)).toContain('It is under Billing, Invoices.');
   await expect.poll(() => fixture.smtp.to(userEmail).some((mail) => mail.text.includes('It is under Billing, Invoices.')), { timeout: 10_000 }).toBe(true);
 
+  step.name = 'Redemption codes in a batch, and an announcement';
+  await page.goto(`${consoleUrl}/operator/offers`);
+  await page.getByLabel('Amount per code (USD)').fill('2');
+  await page.getByLabel('How many').fill('3');
+  await page.getByLabel('Batch name').fill('tour batch');
+  await page.getByRole('button', { name: 'Generate' }).click();
+  const newCodes = page.getByRole('list', { name: 'New codes' }).getByRole('listitem');
+  await expect.poll(() => newCodes.count()).toBe(3);
+  const firstCode = ((await newCodes.first().textContent()) ?? '').trim();
+  expect(firstCode.length).toBeGreaterThan(10);
+  await screenshot(fixture, page, 'operator-offers');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.getByLabel('Title').fill('Maintenance on Sunday');
+  await page.getByLabel('Text').fill('The gateway restarts at 02:00 UTC.');
+  await page.getByRole('button', { name: 'Publish' }).click();
+  await page.getByRole('cell', { name: /Maintenance on Sunday/ }).waitFor();
+  const published = await fetch(`${fixture.gateway.url}/api/public/announcements`);
+  expect(JSON.stringify(await published.json())).toContain('Maintenance on Sunday');
+
   step.name = 'The audit log lists every step';
   await page.goto(`${consoleUrl}/operator/audit`);
   const audit = page.getByTestId('audit-table');
   await audit.waitFor();
   const text = (await audit.textContent()) ?? '';
-  for (const action of ['bootstrap owner with the admin token', 'POST /admin/channels', '/test', 'POST /admin/models', '/credits', '/replies']) expect(text, action).toContain(action);
+  for (const action of ['bootstrap owner with the admin token', 'POST /admin/channels', '/test', 'POST /admin/models', '/credits', '/replies', 'POST /admin/redemption-codes', 'POST /admin/announcements']) expect(text, action).toContain(action);
   expect(text).not.toContain('sk-upstream-test');
+  expect(text).not.toContain(firstCode);
   await screenshot(fixture, page, 'operator-audit');
 }

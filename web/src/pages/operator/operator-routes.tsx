@@ -10,6 +10,7 @@ export const OperatorModelsPage = lazyPage(() => import('./models-page'), 'Opera
 export const OperatorAccountsPage = lazyPage(() => import('./accounts-page'), 'OperatorAccountsPage');
 export const OperatorTicketsPage = lazyPage(() => import('./tickets-page'), 'OperatorTicketsPage');
 export const OperatorUsagePage = lazyPage(() => import('./usage-page'), 'OperatorUsagePage');
+export const OperatorOffersPage = lazyPage(() => import('./offers-page'), 'OperatorOffersPage');
 export const OperatorAuditPage = lazyPage(() => import('./audit-page'), 'OperatorAuditPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
@@ -20,5 +21,6 @@ export const operatorNavigation = [
   { to: '/operator/accounts', label: 'Accounts' },
   { to: '/operator/tickets', label: 'Support tickets' },
   { to: '/operator/usage', label: 'Usage explorer' },
+  { to: '/operator/offers', label: 'Plans, codes, news' },
   { to: '/operator/audit', label: 'Audit log' },
 ];
