@@ -56,6 +56,7 @@ export const ERROR_CODES = {
   not_operator: { status: 403, type: 'permission_error', retryable: false },
   two_factor_required: { status: 403, type: 'permission_error', retryable: false },
   operators_exist: { status: 409, type: 'invalid_request_error', retryable: false },
+  account_locked: { status: 403, type: 'permission_error', retryable: false },
   // 5xx: upstream and gateway faults
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },

@@ -20,6 +20,7 @@ import { operatorAllows } from './operator-roles.js';
 import { operatorRoute } from './operator-route.js';
 import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
+import { addUserRoutes } from './user-routes.js';
 import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
 import { usageQueryFrom } from '../../management/usage-input.js';
 
@@ -156,6 +157,7 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   addOverviewRoute(router, deps);
+  addUserRoutes(router, deps);
   // The admin API's handlers for operators (reads for every role, changes by role, changes audited).
   const bridge = adminBridgeRoute(deps);
   const bridged = new RegExp(`^${BRIDGE_PREFIX.replace(/\//g, '\\/')}.+$`);

@@ -8,6 +8,7 @@ import type { Kysely } from 'kysely';
  * - `operator_audit_log`: one row per change an operator made through the console: who (user id and email at the
  *   time), the action (method and admin path), its target, the state before and after as JSON with secrets removed,
  *   the answer's status, the caller's IP and the time.
+ * - `console_user_locks`: console users an operator locked out (no session starts or resolves while locked).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -32,9 +33,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('ip', 'text', (column) => column.notNull())
     .execute();
   await db.schema.createIndex('operator_audit_log_at_index').on('operator_audit_log').column('at').execute();
+
+  await db.schema
+    .createTable('console_user_locks')
+    .addColumn('user_id', 'text', (column) => column.primaryKey().references('console_users.id'))
+    .addColumn('reason', 'text', (column) => column.notNull())
+    .addColumn('locked_by', 'text', (column) => column.notNull())
+    .addColumn('locked_at', 'bigint', (column) => column.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('console_user_locks').ifExists().execute();
   await db.schema.dropTable('operator_audit_log').ifExists().execute();
   await db.schema.dropTable('console_operators').ifExists().execute();
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, IntegerColumn } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
 import type { Page, PageRequest } from '../records.js';
@@ -58,7 +58,22 @@ type OperatorAuditLogTable = {
   ip: string;
 }
 
+type ConsoleUserLocksTable = {
+  user_id: string;
+  reason: string;
+  locked_by: string;
+  locked_at: IntegerColumn;
+}
+
+export interface UserLock {
+  userId: string;
+  reason: string;
+  lockedBy: string;
+  lockedAt: number;
+}
+
 export type OperatorTables = {
+  console_user_locks: ConsoleUserLocksTable;
   console_operators: ConsoleOperatorsTable;
   operator_audit_log: OperatorAuditLogTable;
 }
@@ -75,6 +90,10 @@ export interface RecentCall {
 }
 
 export interface OperatorRepository {
+  getLock(userId: string): Promise<UserLock | null>;
+  /** Locks the user (replacing an earlier lock's reason). */
+  lock(lock: UserLock): Promise<void>;
+  unlock(userId: string): Promise<boolean>;
   /** The newest calls (at most `limit`) in [from, to), newest first. */
   recentCalls(from: number, to: number, limit: number): Promise<RecentCall[]>;
   /** Sum and count of the balances below zero (what accounts owe). */
@@ -109,6 +128,20 @@ function toAudit(row: Selectable<OperatorAuditLogTable>): AuditEntry {
 
 export function createOperatorRepository(db: Kysely<Database & OperatorTables>): OperatorRepository {
   return {
+    async getLock(userId) {
+      const row = await db.selectFrom('console_user_locks').selectAll().where('user_id', '=', userId).executeTakeFirst();
+      return row === undefined ? null : { userId: row.user_id, reason: row.reason, lockedBy: row.locked_by, lockedAt: Number(row.locked_at) };
+    },
+    async lock(lock) {
+      await db.insertInto('console_user_locks')
+        .values({ user_id: lock.userId, reason: lock.reason, locked_by: lock.lockedBy, locked_at: lock.lockedAt })
+        .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ reason: lock.reason, locked_by: lock.lockedBy, locked_at: lock.lockedAt }))
+        .execute();
+    },
+    async unlock(userId) {
+      const result = await db.deleteFrom('console_user_locks').where('user_id', '=', userId).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
     async recentCalls(from, to, limit) {
       const rows = await db.selectFrom('usage_logs')
         .select(['created_at', 'account_id', 'model', 'channel_id', 'status', 'latency_ms', 'cost_nano'])
@@ -160,9 +193,9 @@ export function createOperatorRepository(db: Kysely<Database & OperatorTables>):
       if (query.from !== undefined) select = select.where('at', '>=', query.from);
       if (query.to !== undefined) select = select.where('at', '<', query.to);
       if (query.search !== undefined && query.search !== '') {
-        // Wildcards in the search text are dropped rather than escaped (escaping differs between the two databases).
-        const pattern = `%${query.search.replace(/[%_\\]/g, '')}%`;
-        select = select.where((eb) => eb.or([eb('action', 'like', pattern), eb('target', 'like', pattern)]));
+        // The search text is literal: LIKE's wildcards in it are escaped (ids hold underscores).
+        const pattern = `%${query.search.replace(/[%_\\]/g, (match) => `\\${match}`)}%`;
+        select = select.where(sql<boolean>`(action like ${pattern} escape '\\' or target like ${pattern} escape '\\')`);
       }
       if (page.after != null) select = select.where('id', '<', page.after);
       const rows = await select.orderBy('id', 'desc').limit(limit + 1).execute();

@@ -156,6 +156,40 @@ describe('support tickets', () => {
   });
 });
 
+describe("a user's sign-in status", () => {
+  it('locks a user out (sessions end, sign-in refused), unlocks, and resets a lost second factor with a note of the identity check', async () => {
+    const person = await signUpUser(setup);
+    const secret = await enrolTwoFactor(person.client);
+    const found = await owner.request<{ data: { id: string; two_factor_enabled: boolean; locked: unknown }[] }>('GET', `/api/operator/users?email=${encodeURIComponent(person.email)}`);
+    expect(found.status, found.text).toBe(200);
+    expect(found.body.data[0]).toMatchObject({ id: person.userId, two_factor_enabled: true, locked: null });
+
+    const locked = await owner.request('POST', `/api/operator/users/${person.userId}/lock`, { reason: 'card fraud report' });
+    expect(locked.status, locked.text).toBe(200);
+    expect(locked.body).toMatchObject({ locked: { reason: 'card fraud report' }, active_sessions: 0 });
+    expect((await person.client.request('GET', '/api/session')).body).toMatchObject({ user: null });
+    // The lock shows only after both factors, so a password alone tells nothing.
+    const stranger = setup.client();
+    const first = await stranger.signIn(person.email, person.password);
+    expect(first.body).toMatchObject({ status: 'two_factor_required' });
+    const refused = await stranger.request('POST', '/api/auth/sign-in/two-factor', { challenge: (first.body as { challenge: string }).challenge, code: totpCode(secret, now()) });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body).toMatchObject({ error: { code: 'account_locked' } });
+
+    expect((await owner.request('POST', `/api/operator/users/${person.userId}/unlock`)).status).toBe(200);
+    const tooShort = await owner.request('POST', `/api/operator/users/${person.userId}/reset-two-factor`, { identity_check: 'ok' });
+    expect(tooShort.status).toBe(400);
+    const reset = await owner.request('POST', `/api/operator/users/${person.userId}/reset-two-factor`, { identity_check: 'called back on the phone number of the invoice' });
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body).toMatchObject({ two_factor_enabled: false });
+    // Signs in again with the password alone.
+    expect((await setup.client().signIn(person.email, person.password)).body).toMatchObject({ status: 'signed_in' });
+    const audit = await owner.request<{ data: { action: string; target: string; after: Record<string, unknown> }[] }>('GET', '/api/operator/audit?q=' + encodeURIComponent(`user:${person.userId}`));
+    expect(audit.body.data.map((entry) => entry.action)).toEqual(['reset two-factor', 'unlock console user', 'lock console user']);
+    expect(audit.body.data[0]?.after).toMatchObject({ identity_check: 'called back on the phone number of the invoice' });
+  });
+});
+
 describe('the audit log', () => {
   it('lists every change with who, what, before/after and IP, secrets removed, and exports CSV', async () => {
     const answer = await owner.request<{ data: { action: string; target: string; operator: { id: string }; ip: string; before: unknown; after: unknown }[] }>('GET', '/api/operator/audit?limit=100');
@@ -219,6 +253,8 @@ function writes(): [string, string, unknown][] {
     ['PUT', '/api/operator/admin/fx', { rates: {} }],
     ['POST', '/api/operator/admin/tiers', { name: 'evil' }],
     ['POST', '/api/operator/operators', { email: 'evil@example.com', role: 'owner' }],
+    ['POST', `/api/operator/users/${ownerUserId}/lock`, { reason: 'take over' }],
+    ['POST', `/api/operator/users/${ownerUserId}/reset-two-factor`, { identity_check: 'trust me, really' }],
   ];
 }
 
