@@ -11,6 +11,48 @@ interface Account { id: string; email: string; tier: string; balance_usd: number
 interface LedgerEntry { id: string; kind: string; amount_usd: number; reason?: string | null; created_at: string }
 interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
 
+interface UserStatus { id: string; email: string; email_verified: boolean; two_factor_enabled: boolean; locked: { reason: string; locked_at: string } | null; active_sessions: number }
+
+/** The console user behind an account's email: lock or unlock, and reset a lost second factor after an identity check. */
+function SignInStatus({ email, writable }: { email: string; writable: boolean }) {
+  const users = useOperatorGet<{ data: UserStatus[] }>('users', { email });
+  const action = useOperatorAction();
+  const [reason, setReason] = useState('');
+  const [identityCheck, setIdentityCheck] = useState('');
+  const user = users.data?.data[0];
+  if (users.isPending) return <Loading />;
+  if (user === undefined) return <p className="empty">No console user signs in with this email.</p>;
+  const path = `users/${encodeURIComponent(user.id)}`;
+  return (
+    <div className="stack" data-testid="sign-in-status">
+      <p>
+        {user.locked === null ? <Badge tone="success">can sign in</Badge> : <Badge tone="danger">locked</Badge>}{' '}
+        {user.two_factor_enabled ? <Badge tone="info">two-factor on</Badge> : <Badge tone="neutral">no second factor</Badge>}{' '}
+        <span className="field-hint">{user.active_sessions} active sessions{user.locked === null ? '' : ` · locked ${formatDateTime(user.locked.locked_at)}: ${user.locked.reason}`}</span>
+      </p>
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      {writable ? (
+        <div className="form-grid">
+          {user.locked === null ? (
+            <form className="stack" onSubmit={(event) => { event.preventDefault(); action.mutate({ method: 'POST', path: `${path}/lock`, body: { reason } }, { onSuccess: () => setReason('') }); }}>
+              <TextField label="Reason to lock" value={reason} onChange={(event) => setReason(event.target.value)} required minLength={3} maxLength={500} hint="Ends every session at once." />
+              <div className="form-actions"><Button variant="danger" type="submit" busy={action.isPending}>Lock</Button></div>
+            </form>
+          ) : (
+            <div className="form-actions"><Button onClick={() => action.mutate({ method: 'POST', path: `${path}/unlock` })} busy={action.isPending}>Unlock</Button></div>
+          )}
+          {user.two_factor_enabled ? (
+            <form className="stack" onSubmit={(event) => { event.preventDefault(); action.mutate({ method: 'POST', path: `${path}/reset-two-factor`, body: { identity_check: identityCheck } }, { onSuccess: () => setIdentityCheck('') }); }}>
+              <TextField label="How was their identity checked?" value={identityCheck} onChange={(event) => setIdentityCheck(event.target.value)} required minLength={10} maxLength={1000} hint="Kept in the audit log." />
+              <div className="form-actions"><Button variant="danger" type="submit" busy={action.isPending}>Reset two-factor</Button></div>
+            </form>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
 function AccountDetail({ account, writable }: { account: Account; writable: boolean }) {
   const path = `admin/accounts/${encodeURIComponent(account.id)}`;
   const detail = useOperatorGet<Account>(path);
@@ -41,6 +83,8 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
           <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Apply</Button></div>
         </form>
       ) : null}
+      <h3>Sign-in</h3>
+      <SignInStatus email={current.email} writable={writable} />
       <h3>Keys</h3>
       {keys.isPending ? <Loading /> : null}
       {keys.data?.data.length === 0 ? <p className="empty">No keys.</p> : null}
