@@ -46,7 +46,7 @@ function SeriesChart({ title, data, field, window, format, fraction = false }: {
           <LineChart data={data} accessibilityLayer>
             <CartesianGrid stroke="var(--border)" vertical={false} />
             <XAxis dataKey="at" {...axisProps} tickFormatter={(value: string) => time(value, window)} minTickGap={24} />
-            <YAxis {...axisProps} width={64} tickFormatter={(value: number) => format(value)} allowDecimals={field !== 'requests'} {...(fraction ? { domain: [0, 1] } : {})} />
+            <YAxis {...axisProps} width={84} tickFormatter={(value: number) => format(value)} allowDecimals={field !== 'requests'} {...(fraction ? { domain: [0, 1] } : {})} />
             <Tooltip formatter={(value) => format(Number(value))} labelFormatter={(label) => formatDateTime(String(label))} contentStyle={{ background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 8, color: 'var(--text)' }} />
             <Line type="monotone" dataKey={field} stroke="var(--chart-1)" strokeWidth={2} dot={false} isAnimationActive={false} connectNulls />
           </LineChart>
