@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { issueApiKey } from './auth/api-key-format.js';
 import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
@@ -15,6 +16,9 @@ import { ConfigFileError } from './management/apply-config-file.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { createLogger, describeError } from './shared/logger.js';
+import { hashConsolePassword } from './console/password-hashing.js';
+import { grantOperator } from './console/operator/operator-users.js';
+import { OPERATOR_ROLES } from './storage/repositories/operator-repository.js';
 
 const USAGE = `Usage: unigate <command>
 
@@ -29,6 +33,10 @@ Commands:
                                           (keys revoked, personal data erased, accounting kept); safe to repeat
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
+  operators create --email <email> --role owner|admin|support|viewer
+                                          make a console user an operator (a new user gets a one-time password,
+                                          printed once); operators must turn on two-factor sign-in
+  operators list                          list the console's operators and their roles
   bench                                   run the benchmark (direct upstream vs through the gateway)
 ${MODELS_USAGE}`;
 
@@ -156,6 +164,31 @@ async function changeAccount(config: GatewayConfig, action: 'disable' | 'enable'
   }
 }
 
+async function operators(config: GatewayConfig, args: string[]): Promise<void> {
+  const [action, ...rest] = args;
+  if (action !== 'create' && action !== 'list') throw new ConfigError(`unknown operators command "${action ?? ''}"`);
+  const { values } = parseArgs({ args: rest, options: { email: { type: 'string' }, role: { type: 'string' } } });
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
+  try {
+    if (action === 'list') {
+      for (const operator of await storage.operators.list()) {
+        const user = await storage.console.getUserById(operator.userId);
+        process.stdout.write(`${operator.role.padEnd(8)} ${user?.email ?? operator.userId}${user?.totpSecret == null ? '  (two-factor not on yet)' : ''}\n`);
+      }
+      return;
+    }
+    const role = OPERATOR_ROLES.find((known) => known === values.role);
+    if (values.email === undefined || role === undefined) throw new ConfigError(`operators create needs --email <email> --role ${OPERATOR_ROLES.join('|')}`);
+    const password = `${randomBytes(12).toString('base64url')}-${randomBytes(6).toString('hex')}`;
+    const { user, created } = await grantOperator(storage, { email: values.email, passwordHash: await hashConsolePassword(password), role, createdBy: null, now: systemClock.now() });
+    process.stdout.write(`operator: ${user.email} (${role})\n`);
+    if (created) process.stdout.write(`password: ${password}\n(shown once; change it in the console under Security, then turn on two-factor sign-in)\n`);
+    else process.stdout.write('existing console user: signs in with their own password; two-factor sign-in is required for operator pages\n');
+  } finally {
+    await storage.close();
+  }
+}
+
 async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
   const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
@@ -207,6 +240,9 @@ export async function main(argv: string[]): Promise<void> {
       case 'accounts':
         if (rest[0] === 'disable' || rest[0] === 'enable' || rest[0] === 'delete') return await changeAccount(config, rest[0], rest.slice(1));
         throw new ConfigError(`unknown accounts command "${rest[0] ?? ''}"`);
+
+      case 'operators':
+        return await operators(config, rest);
       case 'keys':
         if (rest[0] === 'create') return await createKey(config, rest.slice(1));
         throw new ConfigError(`unknown keys command "${rest[0] ?? ''}"`);

@@ -13,6 +13,8 @@ import { addConsoleAlertRoutes } from './routes/alert-routes.js';
 import { addConsolePlanRoutes } from './routes/plan-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
+// The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
+import { addOperatorRoutes } from './operator/operator-routes.js';
 
 const API_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
@@ -41,6 +43,8 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addConsolePlanRoutes(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
+  // Operator pages' API under /api/operator/ (operator role and a second factor required).
+  addOperatorRoutes(router, deps);
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.
   const unknown = anyoneRoute(deps, async (request) => {
     throw new GatewayError('not_found', `No route for ${request.context.method} ${request.context.path}.`);

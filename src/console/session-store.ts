@@ -1,3 +1,4 @@
+import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestContext } from '../http/request-context.js';
 import { newId } from '../shared/ids.js';
 import type { AccountRole, ConsoleSession, ConsoleUser } from '../storage/repositories/console-repository.js';
@@ -43,16 +44,18 @@ export async function resolveSession(deps: ConsoleDeps, context: RequestContext)
     await repository.deleteSession(session.id);
     return null;
   }
-  const [user, membership, account] = await Promise.all([
+  const [user, membership, account, lock] = await Promise.all([
     repository.getUserById(session.userId),
     repository.getMembership(session.accountId, session.userId),
     deps.services.storage.accounts.getById(session.accountId),
+    deps.services.storage.operators.getLock(session.userId),
   ]);
   if (account === null || account.status !== 'enabled') {
     await repository.deleteSession(session.id);
     return null;
   }
-  if (user === null || membership === null) return null;
+  // A user an operator locked out has no session (src/console/operator/user-routes.ts).
+  if (user === null || membership === null || lock !== null) return null;
   if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS || session.ip !== context.clientIp) {
     await repository.touchSession(session.id, now, context.clientIp);
   }
@@ -65,6 +68,8 @@ export async function resolveSession(deps: ConsoleDeps, context: RequestContext)
  */
 export async function startSession(deps: ConsoleDeps, context: RequestContext, userId: string, accountId: string): Promise<ConsoleSession> {
   const repository = deps.services.storage.console;
+  // A user an operator locked out cannot sign in (src/console/operator/user-routes.ts).
+  if (await deps.services.storage.operators.getLock(userId) !== null) throw new GatewayError('account_locked', 'This user is locked; contact the operator of this gateway.');
   const previous = readCookies(context.request).get(sessionCookieName(deps));
   if (previous !== undefined && previous.length <= 100) {
     const old = await repository.getSessionByTokenHash(hashToken(previous));

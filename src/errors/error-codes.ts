@@ -57,6 +57,11 @@ export const ERROR_CODES = {
   invalid_code: { status: 400, type: 'invalid_request_error', retryable: false },
   invalid_token: { status: 400, type: 'invalid_request_error', retryable: false },
   email_taken: { status: 409, type: 'invalid_request_error', retryable: false },
+  // web console operators: a deployment-wide role, with a second factor required
+  not_operator: { status: 403, type: 'permission_error', retryable: false },
+  two_factor_required: { status: 403, type: 'permission_error', retryable: false },
+  operators_exist: { status: 409, type: 'invalid_request_error', retryable: false },
+  account_locked: { status: 403, type: 'permission_error', retryable: false },
   // 5xx: upstream and gateway faults
   upstream_error: { status: 502, type: 'upstream_error', retryable: true },
   upstream_unavailable: { status: 503, type: 'upstream_error', retryable: true },

@@ -26,6 +26,7 @@ import { createInvoiceRepository } from './repositories/invoice-repository.js';
 import { createPaymentRepository } from './repositories/payment-repository.js';
 import { createReferralRepository } from './repositories/referral-repository.js';
 import { createSupportRepository } from './repositories/support-repository.js';
+import { createOperatorRepository, type OperatorTables } from './repositories/operator-repository.js';
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
@@ -108,6 +109,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     async pendingMigrations() {
       return pendingMigrations(db);
     },
+
+    // The console's operators and their audit log (migration 0012).
+    operators: createOperatorRepository(db.withTables<OperatorTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

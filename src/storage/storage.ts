@@ -14,6 +14,8 @@ import type { InvoiceRepository } from './repositories/invoice-repository.js';
 import type { PaymentRepository } from './repositories/payment-repository.js';
 import type { ReferralRepository } from './repositories/referral-repository.js';
 import type { SupportRepository } from './repositories/support-repository.js';
+// The console's operators and their audit log (migration 0012).
+import type { OperatorRepository } from './repositories/operator-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -54,6 +56,8 @@ export interface Storage {
   invoices: InvoiceRepository;
   referrals: ReferralRepository;
   support: SupportRepository;
+  /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
+  operators: OperatorRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */

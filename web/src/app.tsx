@@ -22,6 +22,13 @@ import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
 import { PlansPage } from './pages/plans/plans-page';
 
+// Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
+import { RequireOperator } from './pages/operator/require-operator';
+import { OperatorSetupPage } from './pages/operator/operator-setup-page';
+import {
+  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage,
+} from './pages/operator/operator-routes';
+
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
 const PlaygroundPage = lazy(() => import('./pages/playground/playground-page').then((module) => ({ default: module.PlaygroundPage })));
@@ -67,6 +74,17 @@ export function App() {
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />
+
+        {/* Operator console */}
+        <Route path="/operator/setup" element={<AuthShell><OperatorSetupPage /></AuthShell>} />
+        <Route path="/operator" element={<RequireSession><RequireOperator><OperatorOverviewPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/channels" element={<RequireSession><RequireOperator><OperatorChannelsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/models" element={<RequireSession><RequireOperator><OperatorModelsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/accounts" element={<RequireSession><RequireOperator><OperatorAccountsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/tickets" element={<RequireSession><RequireOperator><OperatorTicketsPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/usage" element={<RequireSession><RequireOperator><OperatorUsagePage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/offers" element={<RequireSession><RequireOperator><OperatorOffersPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

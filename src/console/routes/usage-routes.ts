@@ -17,7 +17,7 @@ const DAY_MS = 86_400_000;
 const MAX_DAILY_SPAN_DAYS = 400;
 /** A CSV export holds at most this many rows (narrow the dates for more). */
 const MAX_CSV_ROWS = 100_000;
-const CSV_COLUMNS = [
+export const CSV_COLUMNS = [
   'created_at', 'request_id', 'key_id', 'model', 'endpoint', 'stream', 'status', 'error_code', 'prompt_tokens', 'completion_tokens',
   'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms',
 ] as const;
@@ -47,12 +47,13 @@ function timeParam(query: URLSearchParams, name: string, fallback: number): numb
   return parsed.data;
 }
 
-async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery): Promise<void> {
+/** Streams the usage rows of `filter` as CSV (also the operator's export, with the account and channel columns). */
+export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery, columns: readonly string[] = CSV_COLUMNS): Promise<void> {
   const response = context.response;
   response.statusCode = 200;
   response.setHeader('content-type', 'text/csv; charset=utf-8');
   response.setHeader('content-disposition', `attachment; filename="usage-${new Date(deps.services.clock.now()).toISOString().slice(0, 10)}.csv"`);
-  response.write(`${CSV_COLUMNS.join(',')}\r\n`);
+  response.write(`${columns.join(',')}\r\n`);
   let after: string | null = null;
   let written = 0;
   do {
@@ -60,7 +61,7 @@ async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: Usag
     let chunk = '';
     for (const row of page.data) {
       const json = usageRowToJson(row);
-      chunk += `${CSV_COLUMNS.map((column) => csvField(json[column])).join(',')}\r\n`;
+      chunk += `${columns.map((column) => csvField(json[column])).join(',')}\r\n`;
     }
     written += page.data.length;
     if (chunk !== '' && !response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));

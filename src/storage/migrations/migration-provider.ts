@@ -10,6 +10,7 @@ import * as catalogPrices from './0008-catalog-prices.js';
 import * as wideLimitColumns from './0009-wide-limit-columns.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 import * as consoleInvitations from './0011-console-invitations.js';
+import * as consoleOperators from './0012-console-operators.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0009-wide-limit-columns': wideLimitColumns,
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
   '0011-console-invitations': consoleInvitations,
+  '0012-console-operators': consoleOperators,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -7,6 +7,10 @@ import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
 import { AccountSwitcherItems } from './account-switcher';
 
+// Operator console: its navigation, shown to operators only.
+import { operatorNavigation } from '../pages/operator/operator-routes';
+import { useOperatorMe } from '../pages/operator/operator-queries';
+
 const navigation = [
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
@@ -59,6 +63,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const [menuOpen, setMenuOpen] = useState(false);
   const [signOutError, setSignOutError] = useState<string | null>(null);
   const user = session.data?.user;
+  const operator = useOperatorMe();
 
   // A route change moves focus to the new page's heading region, as a full page load would.
   useEffect(() => {
@@ -113,6 +118,18 @@ export function AppShell({ children }: { children: ReactNode }) {
               </li>
             ))}
           </ul>
+          {operator.isSuccess ? (
+            <>
+              <h2 className="nav-heading">Operator</h2>
+              <ul aria-label="Operator">
+                {operatorNavigation.map((item) => (
+                  <li key={item.to}>
+                    <NavLink to={item.to} end className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>{item.label}</NavLink>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : null}
         </nav>
         <main id="main" ref={mainRef} tabIndex={-1} className="app-main">
           {signOutError === null ? null : <Alert tone="error">{signOutError}</Alert>}

@@ -1,0 +1,38 @@
+import { isoTime } from '../../management/time-input.js';
+import type { AuditEntry } from '../../storage/repositories/operator-repository.js';
+
+function parsed(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+export function auditJson(entry: AuditEntry): Record<string, unknown> {
+  return {
+    id: entry.id,
+    at: isoTime(entry.at),
+    operator: { id: entry.operatorId, email: entry.operatorEmail },
+    action: entry.action,
+    target: entry.target,
+    status: entry.status,
+    before: parsed(entry.before),
+    after: parsed(entry.after),
+    ip: entry.ip,
+  };
+}
+
+function csvCell(value: string): string {
+  // A leading =, +, - or @ would run as a formula in a spreadsheet; a quote before it keeps it text.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export const AUDIT_CSV_HEADER = 'id,at,operator_id,operator_email,action,target,status,ip,before,after\r\n';
+
+export function auditCsvLine(entry: AuditEntry): string {
+  return [entry.id, isoTime(entry.at) ?? '', entry.operatorId, entry.operatorEmail, entry.action, entry.target, String(entry.status), entry.ip, entry.before ?? '', entry.after ?? '']
+    .map(csvCell).join(',') + '\r\n';
+}

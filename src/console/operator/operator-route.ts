@@ -1,0 +1,42 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { RequestContext, RouteHandler } from '../../http/request-context.js';
+import type { ConsoleOperator } from '../../storage/repositories/operator-repository.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { signedInRoute } from '../console-route.js';
+import type { ActiveSession } from '../session-store.js';
+import { operatorAllows, type OperatorPermission } from './operator-roles.js';
+
+export interface OperatorRequest {
+  context: RequestContext;
+  active: ActiveSession;
+  operator: ConsoleOperator;
+}
+
+/** The signed-in user's operator record, or 403: not an operator, or without a second factor. */
+export async function requireOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
+  const operator = await deps.services.storage.operators.get(active.user.id);
+  if (operator === null) throw new GatewayError('not_operator', 'This user is not an operator of the gateway.');
+  if (active.user.totpSecret === null) {
+    throw new GatewayError('two_factor_required', 'Operators must turn on two-factor authentication (Security page) before using the operator console.');
+  }
+  return operator;
+}
+
+/**
+ * A route for operators: a console session (CSRF checked on changes), an operator role that allows `permission`,
+ * or a function of the request deciding it, and a second factor.
+ */
+export function operatorRoute(
+  deps: ConsoleDeps,
+  permission: OperatorPermission | ((context: RequestContext) => OperatorPermission),
+  handler: (request: OperatorRequest) => Promise<void>,
+): RouteHandler {
+  return signedInRoute(deps, null, async ({ context, active }) => {
+    const operator = await requireOperator(deps, active);
+    const needed = typeof permission === 'function' ? permission(context) : permission;
+    if (!operatorAllows(operator.role, needed)) {
+      throw new GatewayError('forbidden', `Your operator role (${operator.role}) does not allow this.`);
+    }
+    await handler({ context, active, operator });
+  });
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { pageJson, pageRequestFrom } from '../../management/pagination.js';
+import { parseInput } from '../../management/parse-input.js';
+import { isoTime } from '../../management/time-input.js';
+import { OPERATOR_ROLES, type AuditQuery } from '../../storage/repositories/operator-repository.js';
+import { countAuthAttempt } from '../auth-limits.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { userJson } from '../console-views.js';
+import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
+import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
+import { startSession } from '../session-store.js';
+import { adminBridgeRoute, BRIDGE_PREFIX } from './admin-bridge.js';
+import { recordAudit } from './audit-log.js';
+import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
+import { operatorAllows } from './operator-roles.js';
+import { operatorRoute } from './operator-route.js';
+import { grantOperator } from './operator-users.js';
+import { addOverviewRoute } from './overview-route.js';
+import { addUserRoutes } from './user-routes.js';
+import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
+import { usageQueryFrom } from '../../management/usage-input.js';
+
+const email = z.string().trim().toLowerCase().email().max(254);
+const bootstrapSchema = z.object({ admin_token: z.string().min(1).max(400), email, password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4) }).strict();
+const grantSchema = z.object({ email, role: z.enum(OPERATOR_ROLES as [string, ...string[]]) }).strict();
+const roleSchema = z.object({ role: z.enum(OPERATOR_ROLES as [string, ...string[]]) }).strict();
+
+/** Most rows one CSV export writes. */
+const CSV_MAX_ROWS = 100_000;
+const CSV_PAGE = 1000;
+
+function auditQueryFrom(query: URLSearchParams): AuditQuery {
+  const time = (name: string): number | undefined => {
+    const value = query.get(name);
+    if (value === null || value === '') return undefined;
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) throw new GatewayError('bad_request', `'${name}' must be an ISO 8601 time.`, { param: name });
+    return ms;
+  };
+  const operatorId = query.get('operator');
+  const search = query.get('q');
+  return {
+    ...(operatorId === null || operatorId === '' ? {} : { operatorId }),
+    ...(search === null || search === '' ? {} : { search: search.slice(0, 200) }),
+    ...(time('from') === undefined ? {} : { from: time('from') as number }),
+    ...(time('to') === undefined ? {} : { to: time('to') as number }),
+  };
+}
+
+/** The operator's console (docs/console-api.md, "Operator API"): identity, operators, the audit log, the admin bridge. */
+export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock } = deps.services;
+
+  router.add('GET', '/api/operator/me', signedInRoute(deps, null, async ({ context, active }) => {
+    const operator = await storage.operators.get(active.user.id);
+    if (operator === null) throw new GatewayError('not_operator', 'This user is not an operator of the gateway.');
+    const permissions = (['read', 'write', 'support:reply', 'operators:manage'] as const).filter((permission) => operatorAllows(operator.role, permission));
+    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions });
+  }));
+
+  // The first operator, with the admin token: once, while there is no operator yet. A second factor is then
+  // required before any operator route answers.
+  router.add('POST', '/api/operator/bootstrap', anyoneRoute(deps, async ({ context }) => {
+    const input = parseInput(bootstrapSchema, await readConsoleBody(context));
+    const attempt = await countAuthAttempt(deps, context, 'sign-in', 'operator-bootstrap');
+    if (!deps.services.adminToken.verify(input.admin_token)) throw new GatewayError('invalid_admin_token', 'The admin token is not valid.', { param: 'admin_token' });
+    await attempt.succeeded();
+    if (await storage.operators.count() > 0) throw new GatewayError('operators_exist', 'The gateway already has operators; an owner grants operator roles from the console or the CLI.');
+    const existing = await storage.console.getUserByEmail(input.email);
+    if (existing !== null && !(await verifyConsolePassword(input.password, existing.passwordHash))) {
+      throw new GatewayError('invalid_credentials', 'This email already has a console user: give its current password.', { param: 'password' });
+    }
+    if (existing === null) assertStrongPassword(input.password, input.email, 'password');
+    const now = clock.now();
+    const { user } = await grantOperator(storage, { email: input.email, passwordHash: existing?.passwordHash ?? await hashConsolePassword(input.password), role: 'owner', createdBy: null, now });
+    const membership = (await storage.console.listMemberships(user.id))[0];
+    if (membership === undefined) throw new GatewayError('forbidden', 'This user is not a member of any account.');
+    const session = await startSession(deps, context, user.id, membership.accountId);
+    await recordAudit(deps, { operatorId: user.id, operatorEmail: user.email, action: 'bootstrap owner with the admin token', target: `operator:${user.id}`, status: 201, before: null, after: { user_id: user.id, email: user.email, role: 'owner' }, ip: context.clientIp });
+    sendJson(context, 201, { status: 'signed_in', user: userJson(user), role: 'owner', two_factor_required: user.totpSecret === null, csrf_token: session.csrfToken });
+  }));
+
+  router.add('GET', '/api/operator/operators', operatorRoute(deps, 'read', async ({ context }) => {
+    const operators = await storage.operators.list();
+    const users = await Promise.all(operators.map((operator) => storage.console.getUserById(operator.userId)));
+    sendJson(context, 200, {
+      data: operators.map((operator, index) => ({
+        user_id: operator.userId, email: users[index]?.email ?? null, role: operator.role,
+        two_factor_enabled: users[index]?.totpSecret != null, created_at: isoTime(operator.createdAt), created_by: operator.createdBy,
+      })),
+    });
+  }));
+
+  router.add('POST', '/api/operator/operators', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
+    const input = parseInput(grantSchema, await readConsoleBody(context));
+    const user = await storage.console.getUserByEmail(input.email);
+    if (user === null) throw new GatewayError('not_found', 'No console user with this email: they sign up first (or create them with "unigate operators create").', { param: 'email' });
+    const before = await storage.operators.get(user.id);
+    const role = input.role as (typeof OPERATOR_ROLES)[number];
+    await storage.operators.upsert({ userId: user.id, role, createdAt: clock.now(), createdBy: operator.userId });
+    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'grant operator role', target: `operator:${user.id}`, status: 201, before, after: { user_id: user.id, email: user.email, role }, ip: context.clientIp });
+    sendJson(context, 201, { user_id: user.id, email: user.email, role });
+  }));
+
+  router.add('PATCH', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
+    const input = parseInput(roleSchema, await readConsoleBody(context));
+    const id = context.params.id ?? '';
+    const before = await storage.operators.get(id);
+    if (before === null) throw new GatewayError('not_found', `No operator with user id '${id}'.`);
+    if (id === operator.userId && input.role !== 'owner') throw new GatewayError('conflict', 'You cannot lower your own role; another owner can.');
+    const role = input.role as (typeof OPERATOR_ROLES)[number];
+    await storage.operators.upsert({ ...before, role });
+    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'change operator role', target: `operator:${id}`, status: 200, before, after: { ...before, role }, ip: context.clientIp });
+    sendJson(context, 200, { user_id: id, role });
+  }));
+
+  router.add('DELETE', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
+    const id = context.params.id ?? '';
+    if (id === operator.userId) throw new GatewayError('conflict', 'You cannot remove yourself; another owner can.');
+    const before = await storage.operators.get(id);
+    if (before === null || !(await storage.operators.remove(id))) throw new GatewayError('not_found', `No operator with user id '${id}'.`);
+    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'remove operator', target: `operator:${id}`, status: 204, before, after: null, ip: context.clientIp });
+    sendNoContent(context);
+  }));
+
+  router.add('GET', '/api/operator/audit', operatorRoute(deps, 'read', async ({ context }) => {
+    const page = await storage.operators.listAudit(auditQueryFrom(context.query), pageRequestFrom(context.query));
+    sendJson(context, 200, pageJson(page, auditJson));
+  }));
+
+  router.add('GET', '/api/operator/audit.csv', operatorRoute(deps, 'read', async ({ context }) => {
+    const query = auditQueryFrom(context.query);
+    const response = context.response;
+    response.statusCode = 200;
+    response.setHeader('content-type', 'text/csv; charset=utf-8');
+    response.setHeader('content-disposition', `attachment; filename="unigate-audit-${new Date(clock.now()).toISOString().slice(0, 10)}.csv"`);
+    response.write(AUDIT_CSV_HEADER);
+    let after: string | null = null;
+    for (let written = 0; written < CSV_MAX_ROWS;) {
+      const page = await storage.operators.listAudit(query, { limit: CSV_PAGE, after });
+      for (const entry of page.data) response.write(auditCsvLine(entry));
+      written += page.data.length;
+      if (page.nextCursor === null) break;
+      after = page.nextCursor;
+    }
+    response.end();
+  }));
+
+  // The whole deployment's usage log as CSV, with the same filters as /admin/usage (account_id, key_id, model, status, from, to).
+  router.add('GET', '/api/operator/usage.csv', operatorRoute(deps, 'read', async ({ context }) => {
+    await deps.services.usageLog.flush();
+    await writeCsv(deps, context, usageQueryFrom(context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
+  }));
+
+  addOverviewRoute(router, deps);
+  addUserRoutes(router, deps);
+  // The admin API's handlers for operators (reads for every role, changes by role, changes audited).
+  const bridge = adminBridgeRoute(deps);
+  const bridged = new RegExp(`^${BRIDGE_PREFIX.replace(/\//g, '\\/')}.+$`);
+  for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']) router.add(method, bridged, bridge);
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { parseInput } from '../../management/parse-input.js';
+import { isoTime } from '../../management/time-input.js';
+import type { ConsoleUser } from '../../storage/repositories/console-repository.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { readConsoleBody } from '../console-route.js';
+import { recordAudit } from './audit-log.js';
+import { operatorRoute, type OperatorRequest } from './operator-route.js';
+
+const lockSchema = z.object({ reason: z.string().trim().min(3).max(500) }).strict();
+/** Resetting a second factor needs a note of how the person's identity was checked; it goes to the audit log. */
+const resetSchema = z.object({ identity_check: z.string().trim().min(10).max(1000) }).strict();
+
+/** The sign-in status of console users: find by email, lock and unlock, reset the second factor. */
+export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock } = deps.services;
+
+  const statusJson = async (user: ConsoleUser): Promise<Record<string, unknown>> => {
+    const [lock, memberships, sessions, operator] = await Promise.all([
+      storage.operators.getLock(user.id), storage.console.listMemberships(user.id), storage.console.listSessions(user.id, clock.now()), storage.operators.get(user.id),
+    ]);
+    return {
+      id: user.id,
+      email: user.email,
+      email_verified: user.emailVerifiedAt !== null,
+      two_factor_enabled: user.totpSecret !== null,
+      locked: lock === null ? null : { reason: lock.reason, locked_by: lock.lockedBy, locked_at: isoTime(lock.lockedAt) },
+      memberships: memberships.map((membership) => ({ account_id: membership.accountId, role: membership.role })),
+      active_sessions: sessions.length,
+      operator_role: operator?.role ?? null,
+      created_at: isoTime(user.createdAt),
+    };
+  };
+
+  const userById = async (id: string): Promise<ConsoleUser> => {
+    const user = await storage.console.getUserById(id);
+    if (user === null) throw new GatewayError('not_found', `No console user with id '${id}'.`);
+    return user;
+  };
+
+  const audit = (request: OperatorRequest, action: string, user: ConsoleUser, before: unknown, after: unknown) => recordAudit(deps, {
+    operatorId: request.operator.userId, operatorEmail: request.active.user.email, action, target: `user:${user.id}`, status: 200, before, after, ip: request.context.clientIp,
+  });
+
+  router.add('GET', '/api/operator/users', operatorRoute(deps, 'read', async ({ context }) => {
+    const email = (context.query.get('email') ?? '').trim().toLowerCase();
+    if (email === '') throw new GatewayError('bad_request', "'email' is required.", { param: 'email' });
+    const user = await storage.console.getUserByEmail(email);
+    sendJson(context, 200, { data: user === null ? [] : [await statusJson(user)] });
+  }));
+
+  router.add('POST', '/api/operator/users/:id/lock', operatorRoute(deps, 'write', async (request) => {
+    const input = parseInput(lockSchema, await readConsoleBody(request.context));
+    const user = await userById(request.context.params.id ?? '');
+    if (user.id === request.operator.userId) throw new GatewayError('conflict', 'You cannot lock yourself out.');
+    const before = await statusJson(user);
+    await storage.operators.lock({ userId: user.id, reason: input.reason, lockedBy: request.operator.userId, lockedAt: clock.now() });
+    await storage.console.deleteUserSessions(user.id, null);
+    const after = await statusJson(user);
+    await audit(request, 'lock console user', user, before, after);
+    sendJson(request.context, 200, after);
+  }));
+
+  router.add('POST', '/api/operator/users/:id/unlock', operatorRoute(deps, 'write', async (request) => {
+    const user = await userById(request.context.params.id ?? '');
+    const before = await statusJson(user);
+    await storage.operators.unlock(user.id);
+    const after = await statusJson(user);
+    await audit(request, 'unlock console user', user, before, after);
+    sendJson(request.context, 200, after);
+  }));
+
+  router.add('POST', '/api/operator/users/:id/reset-two-factor', operatorRoute(deps, 'write', async (request) => {
+    const input = parseInput(resetSchema, await readConsoleBody(request.context));
+    const user = await userById(request.context.params.id ?? '');
+    if (user.totpSecret === null) throw new GatewayError('conflict', 'This user has no second factor to reset.');
+    const before = await statusJson(user);
+    await storage.console.disableTotp(user.id, clock.now());
+    await storage.console.deleteUserSessions(user.id, null);
+    const after = { ...(await statusJson((await storage.console.getUserById(user.id)) ?? user)), identity_check: input.identity_check };
+    await audit(request, 'reset two-factor', user, before, after);
+    sendJson(request.context, 200, after);
+  }));
+}

@@ -1,0 +1,148 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../../api/client';
+import { formatCost, formatDateTime, formatUsd } from '../../format/format';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { Button } from '../../ui/button';
+import { TextField } from '../../ui/field';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+
+interface Account { id: string; email: string; tier: string; balance_usd: number; credit_line_usd: number; created_at: string }
+interface LedgerEntry { id: string; kind: string; amount_usd: number; reason?: string | null; created_at: string }
+interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
+
+interface UserStatus { id: string; email: string; email_verified: boolean; two_factor_enabled: boolean; locked: { reason: string; locked_at: string } | null; active_sessions: number }
+
+/** The console user behind an account's email: lock or unlock, and reset a lost second factor after an identity check. */
+function SignInStatus({ email, writable }: { email: string; writable: boolean }) {
+  const users = useOperatorGet<{ data: UserStatus[] }>('users', { email });
+  const action = useOperatorAction();
+  const [reason, setReason] = useState('');
+  const [identityCheck, setIdentityCheck] = useState('');
+  const user = users.data?.data[0];
+  if (users.isPending) return <Loading />;
+  if (user === undefined) return <p className="empty">No console user signs in with this email.</p>;
+  const path = `users/${encodeURIComponent(user.id)}`;
+  return (
+    <div className="stack" data-testid="sign-in-status">
+      <p>
+        {user.locked === null ? <Badge tone="success">can sign in</Badge> : <Badge tone="danger">locked</Badge>}{' '}
+        {user.two_factor_enabled ? <Badge tone="info">two-factor on</Badge> : <Badge tone="neutral">no second factor</Badge>}{' '}
+        <span className="field-hint">{user.active_sessions} active sessions{user.locked === null ? '' : ` · locked ${formatDateTime(user.locked.locked_at)}: ${user.locked.reason}`}</span>
+      </p>
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      {writable ? (
+        <div className="form-grid">
+          {user.locked === null ? (
+            <form className="stack" onSubmit={(event) => { event.preventDefault(); action.mutate({ method: 'POST', path: `${path}/lock`, body: { reason } }, { onSuccess: () => setReason('') }); }}>
+              <TextField label="Reason to lock" value={reason} onChange={(event) => setReason(event.target.value)} required minLength={3} maxLength={500} hint="Ends every session at once." />
+              <div className="form-actions"><Button variant="danger" type="submit" busy={action.isPending}>Lock</Button></div>
+            </form>
+          ) : (
+            <div className="form-actions"><Button onClick={() => action.mutate({ method: 'POST', path: `${path}/unlock` })} busy={action.isPending}>Unlock</Button></div>
+          )}
+          {user.two_factor_enabled ? (
+            <form className="stack" onSubmit={(event) => { event.preventDefault(); action.mutate({ method: 'POST', path: `${path}/reset-two-factor`, body: { identity_check: identityCheck } }, { onSuccess: () => setIdentityCheck('') }); }}>
+              <TextField label="How was their identity checked?" value={identityCheck} onChange={(event) => setIdentityCheck(event.target.value)} required minLength={10} maxLength={1000} hint="Kept in the audit log." />
+              <div className="form-actions"><Button variant="danger" type="submit" busy={action.isPending}>Reset two-factor</Button></div>
+            </form>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function AccountDetail({ account, writable }: { account: Account; writable: boolean }) {
+  const path = `admin/accounts/${encodeURIComponent(account.id)}`;
+  const detail = useOperatorGet<Account>(path);
+  const ledger = useOperatorGet<{ data: LedgerEntry[] }>(`${path}/ledger`, { limit: '20' });
+  const keys = useOperatorGet<{ data: Key[] }>(`${path}/keys`, { limit: '100' });
+  const action = useOperatorAction();
+  const [amount, setAmount] = useState('');
+  const [reason, setReason] = useState('');
+  const credit = (event: FormEvent) => {
+    event.preventDefault();
+    action.mutate({ method: 'POST', path: `${path}/credits`, body: { amount_usd: amount, ...(reason === '' ? {} : { reason }) } }, { onSuccess: () => { setAmount(''); setReason(''); } });
+  };
+  const current = detail.data ?? account;
+  return (
+    <Card title={current.email}>
+      <dl className="stat-strip">
+        <div className="stat"><dt>Balance</dt><dd data-testid="account-balance">{formatUsd(current.balance_usd)}</dd></div>
+        <div className="stat"><dt>Tier</dt><dd>{current.tier}</dd></div>
+        <div className="stat"><dt>Credit line</dt><dd>{formatUsd(current.credit_line_usd)}</dd></div>
+      </dl>
+      {writable ? (
+        <form className="stack" onSubmit={credit} aria-label="Credit or debit">
+          <div className="form-grid">
+            <TextField label="Amount (USD)" value={amount} onChange={(event) => setAmount(event.target.value)} required inputMode="decimal" pattern="-?[0-9]+(\.[0-9]+)?" hint="Negative to debit." />
+            <TextField label="Reason" value={reason} onChange={(event) => setReason(event.target.value)} maxLength={200} hint="Kept in the ledger and the audit log." />
+          </div>
+          {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+          <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Apply</Button></div>
+        </form>
+      ) : null}
+      <h3>Sign-in</h3>
+      <SignInStatus email={current.email} writable={writable} />
+      <h3>Keys</h3>
+      {keys.isPending ? <Loading /> : null}
+      {keys.data?.data.length === 0 ? <p className="empty">No keys.</p> : null}
+      {keys.data === undefined || keys.data.data.length === 0 ? null : (
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Keys of {current.email}</caption>
+          <thead><tr><th scope="col">Key</th><th scope="col">State</th><th scope="col" className="numeric">Spent</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{keys.data.data.map((key) => (
+            <tr key={key.id}>
+              <th scope="row">{key.name || '(unnamed)'} <span className="key-meta mono">{key.hint}</span></th>
+              <td><Badge tone={key.status === 'enabled' ? 'success' : 'neutral'}>{key.status}</Badge></td>
+              <td className="numeric">{formatCost(key.spent_usd)}</td>
+              <td className="cell-actions">{writable && key.status !== 'revoked' ? (
+                <>
+                  <Button variant="ghost" onClick={() => action.mutate({ method: 'PATCH', path: `admin/keys/${encodeURIComponent(key.id)}`, body: { status: key.status === 'disabled' ? 'enabled' : 'disabled' } })}>{key.status === 'disabled' ? 'Enable' : 'Disable'}</Button>
+                  <Button variant="danger" onClick={() => action.mutate({ method: 'PATCH', path: `admin/keys/${encodeURIComponent(key.id)}`, body: { status: 'revoked' } })}>Revoke</Button>
+                </>
+              ) : null}</td>
+            </tr>
+          ))}</tbody></table></div>
+      )}
+      <h3>Ledger</h3>
+      {ledger.data?.data.length === 0 ? <p className="empty">No entries.</p> : null}
+      {ledger.data === undefined || ledger.data.data.length === 0 ? null : (
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Ledger of {current.email}</caption>
+          <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="numeric">Amount</th><th scope="col">Reason</th></tr></thead>
+          <tbody>{ledger.data.data.map((entry) => (
+            <tr key={entry.id}><td>{formatDateTime(entry.created_at)}</td><td>{entry.kind}</td><td className="numeric">{formatCost(entry.amount_usd)}</td><td>{entry.reason ?? ''}</td></tr>
+          ))}</tbody></table></div>
+      )}
+    </Card>
+  );
+}
+
+/** Every account: balances, credit and debit with a reason, keys, ledger. */
+export function OperatorAccountsPage() {
+  useDocumentTitle('Accounts');
+  const me = useOperatorMe();
+  const [search, setSearch] = useState('');
+  const [selected, setSelected] = useState<Account | null>(null);
+  const accounts = useOperatorGet<{ data: Account[] }>('admin/accounts', { limit: '200' });
+  const shown = (accounts.data?.data ?? []).filter((account) => search === '' || account.email.includes(search.toLowerCase()) || account.id === search);
+  return (
+    <div className="page stack">
+      <PageHeader title="Accounts" description="Balances, credits with a reason, keys and ledger of every account." />
+      <Card>
+        <TextField label="Search by email or id" type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+        {accounts.isPending ? <Loading /> : null}
+        {accounts.isError ? <Alert tone="error">{errorMessage(accounts.error)}</Alert> : null}
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Accounts</caption>
+          <thead><tr><th scope="col">Email</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
+          <tbody>{shown.map((account) => (
+            <tr key={account.id} aria-selected={selected?.id === account.id}>
+              <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
+              <td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
+            </tr>
+          ))}</tbody></table></div>
+      </Card>
+      {selected === null ? null : <AccountDetail key={selected.id} account={selected} writable={canWrite(me.data)} />}
+    </div>
+  );
+}

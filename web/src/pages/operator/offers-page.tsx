@@ -1,0 +1,164 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../../api/client';
+import { formatDateTime, formatUsd } from '../../format/format';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { Button } from '../../ui/button';
+import { Dialog } from '../../ui/dialog';
+import { SelectField, TextField } from '../../ui/field';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+
+interface Plan { id: string; name: string; period: string; quota_usd: number; overage: { policy: string; limit_usd?: number | null } }
+interface Code { id: string; name: string; hint: string; amount_usd: number; state: string; redeemed_by: string | null; redeemed_at: string | null; created_at: string; code?: string }
+interface Announcement { id: string; title: string; body: string; level: string; published_at: string; expires_at: string | null }
+
+function csvCell(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+/** Downloads the codes of a batch as CSV; the plaintext codes exist only in the answer that made them. */
+function downloadCodes(codes: Code[]): void {
+  const lines = ['code,amount_usd,name,id', ...codes.map((code) => [code.code ?? '', String(code.amount_usd), code.name, code.id].map(csvCell).join(','))];
+  const url = URL.createObjectURL(new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = `redemption-codes-${new Date().toISOString().slice(0, 10)}.csv`;
+  link.click();
+  URL.revokeObjectURL(url);
+}
+
+function PlansCard({ writable }: { writable: boolean }) {
+  const plans = useOperatorGet<{ data: Plan[] }>('admin/plans', { limit: '200' });
+  const action = useOperatorAction();
+  const [form, setForm] = useState({ name: '', period: 'month', quota: '' });
+  const create = (event: FormEvent) => {
+    event.preventDefault();
+    action.mutate({ method: 'POST', path: 'admin/plans', body: { name: form.name, period: form.period, quota_usd: form.quota, overage: { policy: 'deny' } } }, { onSuccess: () => setForm({ name: '', period: 'month', quota: '' }) });
+  };
+  return (
+    <Card title="Plans">
+      {plans.isPending ? <Loading /> : null}
+      {plans.data?.data.length === 0 ? <p className="empty">No plans.</p> : null}
+      {plans.data === undefined || plans.data.data.length === 0 ? null : (
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Plans</caption>
+          <thead><tr><th scope="col">Plan</th><th scope="col">Period</th><th scope="col" className="numeric">Quota</th><th scope="col">Over the quota</th></tr></thead>
+          <tbody>{plans.data.data.map((plan) => (
+            <tr key={plan.id}><th scope="row">{plan.name}</th><td>{plan.period}</td><td className="numeric">{formatUsd(plan.quota_usd)}</td><td>{plan.overage.policy}</td></tr>
+          ))}</tbody></table></div>
+      )}
+      {writable ? (
+        <form className="stack" onSubmit={create} aria-label="New plan">
+          <div className="form-grid">
+            <TextField label="Plan name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} required maxLength={100} />
+            <SelectField label="Period" value={form.period} onChange={(event) => setForm({ ...form, period: event.target.value })} options={['day', 'week', 'month'].map((value) => ({ value, label: value }))} />
+            <TextField label="Quota (USD)" value={form.quota} onChange={(event) => setForm({ ...form, quota: event.target.value })} required inputMode="decimal" />
+          </div>
+          {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+          <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Create plan</Button></div>
+        </form>
+      ) : null}
+    </Card>
+  );
+}
+
+function CodesCard({ writable }: { writable: boolean }) {
+  const codes = useOperatorGet<{ data: Code[] }>('admin/redemption-codes', { limit: '100' });
+  const action = useOperatorAction<{ data: Code[] }>();
+  const [form, setForm] = useState({ amount: '', count: '10', name: '' });
+  const [batch, setBatch] = useState<Code[] | null>(null);
+  const generate = (event: FormEvent) => {
+    event.preventDefault();
+    action.mutate({ method: 'POST', path: 'admin/redemption-codes', body: { amount_usd: form.amount, count: Number(form.count), ...(form.name === '' ? {} : { name: form.name }) } }, { onSuccess: (result) => setBatch(result.data) });
+  };
+  return (
+    <Card title="Redemption codes">
+      {writable ? (
+        <form className="stack" onSubmit={generate} aria-label="Generate codes">
+          <div className="form-grid">
+            <TextField label="Amount per code (USD)" value={form.amount} onChange={(event) => setForm({ ...form, amount: event.target.value })} required inputMode="decimal" />
+            <TextField label="How many" type="number" min={1} max={1000} value={form.count} onChange={(event) => setForm({ ...form, count: event.target.value })} required />
+            <TextField label="Batch name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} maxLength={100} />
+          </div>
+          {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+          <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Generate</Button></div>
+        </form>
+      ) : null}
+      {codes.isPending ? <Loading /> : null}
+      {codes.data === undefined || codes.data.data.length === 0 ? null : (
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Redemption codes</caption>
+          <thead><tr><th scope="col">Code</th><th scope="col" className="numeric">Amount</th><th scope="col">State</th><th scope="col">Redeemed</th></tr></thead>
+          <tbody>{codes.data.data.map((code) => (
+            <tr key={code.id}>
+              <th scope="row" className="mono">{code.hint}<span className="key-meta">{code.name}</span></th>
+              <td className="numeric">{formatUsd(code.amount_usd)}</td>
+              <td><Badge tone={code.state === 'active' ? 'success' : code.state === 'redeemed' ? 'info' : 'neutral'}>{code.state}</Badge></td>
+              <td>{code.redeemed_by === null ? '—' : <>{code.redeemed_by}<span className="key-meta">{formatDateTime(code.redeemed_at)}</span></>}</td>
+            </tr>
+          ))}</tbody></table></div>
+      )}
+      <Dialog open={batch !== null} title="New redemption codes" onClose={() => setBatch(null)}>
+        {batch === null ? null : (
+          <div className="stack">
+            <Alert tone="warning">These codes are shown once. Download them now; only their hashes are kept.</Alert>
+            <ul className="thread mono" aria-label="New codes">{batch.slice(0, 20).map((code) => <li key={code.id}>{code.code}</li>)}</ul>
+            {batch.length > 20 ? <p className="field-hint">…and {batch.length - 20} more in the CSV.</p> : null}
+            <div className="form-actions"><Button onClick={() => setBatch(null)}>Done</Button><Button variant="primary" onClick={() => downloadCodes(batch)}>Download CSV</Button></div>
+          </div>
+        )}
+      </Dialog>
+    </Card>
+  );
+}
+
+function AnnouncementsCard({ writable }: { writable: boolean }) {
+  const announcements = useOperatorGet<{ data: Announcement[] }>('admin/announcements', { limit: '100' });
+  const action = useOperatorAction();
+  const [form, setForm] = useState({ title: '', body: '', level: 'info' });
+  const publish = (event: FormEvent) => {
+    event.preventDefault();
+    action.mutate({ method: 'POST', path: 'admin/announcements', body: form }, { onSuccess: () => setForm({ title: '', body: '', level: 'info' }) });
+  };
+  return (
+    <Card title="Announcements">
+      <p className="field-hint">Shown on the console and in <code>/api/public/announcements</code>.</p>
+      {announcements.data === undefined || announcements.data.data.length === 0 ? <p className="empty">No announcements.</p> : (
+        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Announcements</caption>
+          <thead><tr><th scope="col">Title</th><th scope="col">Level</th><th scope="col">Published</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+          <tbody>{announcements.data.data.map((item) => (
+            <tr key={item.id}>
+              <th scope="row">{item.title}<span className="key-meta">{item.body}</span></th>
+              <td><Badge tone={item.level === 'critical' ? 'danger' : item.level === 'warning' ? 'warning' : 'info'}>{item.level}</Badge></td>
+              <td>{formatDateTime(item.published_at)}{item.expires_at === null ? '' : ` – ${formatDateTime(item.expires_at)}`}</td>
+              <td className="cell-actions">{writable ? <Button variant="danger" onClick={() => action.mutate({ method: 'DELETE', path: `admin/announcements/${encodeURIComponent(item.id)}` })} aria-label={`Delete ${item.title}`}>Delete</Button> : null}</td>
+            </tr>
+          ))}</tbody></table></div>
+      )}
+      {writable ? (
+        <form className="stack" onSubmit={publish} aria-label="New announcement">
+          <div className="form-grid">
+            <TextField label="Title" value={form.title} onChange={(event) => setForm({ ...form, title: event.target.value })} required maxLength={200} />
+            <SelectField label="Level" value={form.level} onChange={(event) => setForm({ ...form, level: event.target.value })} options={['info', 'warning', 'critical'].map((value) => ({ value, label: value }))} />
+          </div>
+          <div className="field"><label htmlFor="announcement-body">Text</label><textarea id="announcement-body" rows={3} value={form.body} onChange={(event) => setForm({ ...form, body: event.target.value })} maxLength={10_000} /></div>
+          {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+          <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Publish</Button></div>
+        </form>
+      ) : null}
+    </Card>
+  );
+}
+
+/** Plans, redemption codes (batches, CSV, who redeemed) and announcements. */
+export function OperatorOffersPage() {
+  useDocumentTitle('Plans, codes and announcements');
+  const me = useOperatorMe();
+  const writable = canWrite(me.data);
+  return (
+    <div className="page stack">
+      <PageHeader title="Plans, codes and announcements" description="Subscription plans, prepaid redemption codes in batches, and notices to every user." />
+      <PlansCard writable={writable} />
+      <CodesCard writable={writable} />
+      <AnnouncementsCard writable={writable} />
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import { useState } from 'react';
+import { errorMessage } from '../../api/client';
+import { formatCost, formatDateTime, formatInteger, formatMilliseconds, localInputToIso } from '../../format/format';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { TextField } from '../../ui/field';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { useOperatorGet } from './operator-queries';
+
+interface UsageRow {
+  request_id: string; account_id: string | null; key_id: string | null; model: string | null; channel_id: string | null; endpoint: string;
+  status: number; error_code: string | null; total_tokens: number; cost_usd: number; latency_ms: number; created_at: string;
+}
+
+/** The whole deployment's usage log (metadata only) with the user page's filters, and its CSV export. */
+export function OperatorUsagePage() {
+  useDocumentTitle('Usage explorer');
+  const [filters, setFilters] = useState({ account_id: '', model: '', status: '', from: '', to: '' });
+  const query = {
+    account_id: filters.account_id.trim(), model: filters.model.trim(), status: filters.status.trim(),
+    from: filters.from === '' ? '' : (localInputToIso(filters.from) ?? ''), to: filters.to === '' ? '' : (localInputToIso(filters.to) ?? ''),
+  };
+  const usage = useOperatorGet<{ data: UsageRow[] }>('admin/usage', { ...query, limit: '100' });
+  const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== '')).toString();
+  const set = (field: keyof typeof filters) => (event: { target: { value: string } }) => setFilters({ ...filters, [field]: event.target.value });
+  return (
+    <div className="page stack">
+      <PageHeader title="Usage explorer" description="Every call through the gateway: metadata only, never prompts or answers."
+        actions={<a className="button button-secondary" href={`/api/operator/usage.csv${search === '' ? '' : `?${search}`}`} download>Export CSV</a>} />
+      <Card>
+        <div className="filter-bar">
+          <TextField label="Account id" value={filters.account_id} onChange={set('account_id')} />
+          <TextField label="Model" value={filters.model} onChange={set('model')} />
+          <TextField label="Status" value={filters.status} onChange={set('status')} inputMode="numeric" />
+          <TextField label="From" type="datetime-local" value={filters.from} onChange={set('from')} />
+          <TextField label="To" type="datetime-local" value={filters.to} onChange={set('to')} />
+        </div>
+        {usage.isPending ? <Loading /> : null}
+        {usage.isError ? <Alert tone="error">{errorMessage(usage.error)}</Alert> : null}
+        {usage.data?.data.length === 0 ? <p className="empty">No calls match.</p> : null}
+        {usage.data === undefined || usage.data.data.length === 0 ? null : (
+          <div className="table-scroll"><table className="table" data-testid="operator-usage"><caption className="visually-hidden">Calls</caption>
+            <thead><tr><th scope="col">When</th><th scope="col">Model</th><th scope="col">Account / key</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col" className="numeric">Tokens</th><th scope="col" className="numeric">Cost</th><th scope="col" className="numeric">Latency</th></tr></thead>
+            <tbody>{usage.data.data.map((row) => (
+              <tr key={row.request_id}>
+                <td>{formatDateTime(row.created_at)}</td>
+                <th scope="row" className="mono">{row.model ?? '—'}<span className="key-meta">{row.endpoint}</span></th>
+                <td className="mono">{row.account_id ?? '—'}<span className="key-meta">{row.key_id ?? ''}</span></td>
+                <td className="mono">{row.channel_id ?? '—'}</td>
+                <td><Badge tone={row.status < 400 ? 'success' : 'danger'}>{row.status}</Badge>{row.error_code === null ? null : <span className="key-meta">{row.error_code}</span>}</td>
+                <td className="numeric">{formatInteger(row.total_tokens)}</td>
+                <td className="numeric">{formatCost(row.cost_usd)}</td>
+                <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
+              </tr>
+            ))}</tbody></table></div>
+        )}
+      </Card>
+    </div>
+  );
+}
