@@ -1,12 +1,11 @@
-import { issueApiKey } from '../../auth/api-key-format.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
-import { budgetFromInput, createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
+import { createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
 import { keyViewOf } from '../../management/key-view.js';
+import { createKey } from '../../management/create-key.js';
 import { modelToJson } from '../../management/model-input.js';
 import { parseInput } from '../../management/parse-input.js';
-import { newId } from '../../shared/ids.js';
 import type { ApiKey } from '../../storage/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
@@ -48,34 +47,8 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     if (active.user.emailVerifiedAt === null) throw new GatewayError('email_unverified', 'Confirm your email address (the link in the mail we sent) before creating keys.');
     const input = parseInput(createKeySchema, await readConsoleBody(context));
     const now = clock.now();
-    const issued = issueApiKey(input.form ?? 'sk', config.keyBrand);
-    const key: ApiKey = {
-      id: newId('key', now),
-      accountId: active.session.accountId,
-      name: input.name ?? '',
-      secretHash: issued.secretHash,
-      displayHint: issued.displayHint,
-      status: 'enabled',
-      quotaNano: input.quota_usd ?? null,
-      spentNano: 0n,
-      allowedModels: input.allowed_models ?? null,
-      ipAllowlist: input.ip_allowlist ?? null,
-      expiresAt: input.expires_at ?? null,
-      rpm: input.rpm ?? null,
-      tpm: input.tpm ?? null,
-      concurrency: input.concurrency ?? null,
-      budget: budgetFromInput(input.budget ?? null, null, now),
-      allowedOrigins: input.allowed_origins ?? null,
-      createdAt: now,
-      updatedAt: now,
-      environment: input.environment ?? null,
-      createdBy: active.user.id,
-      playground: false,
-    };
-    await storage.keys.create(key);
-    // Browser preflights of every instance ask storage again for an origin this key lists.
-    if (key.allowedOrigins !== null) await keys.invalidateKey(key.id);
-    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: issued.plaintext });
+    const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
+    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext });
   }));
 
   router.add('PATCH', '/api/keys/:id', signedInRoute(deps, 'keys:write', async ({ context, active }) => {

@@ -1,15 +1,15 @@
-import { issueApiKey } from '../../auth/api-key-format.js';
 import { hashPassword } from '../../auth/password-hash.js';
 import { MAX_BALANCE_NANO, nanoToUsd } from '../../billing/money.js';
 import { currentPeriod } from '../../billing/subscription-period.js';
 import { subscriptionAt } from '../../billing/subscription-changes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import {
-  accountPatchFromInput, accountToJson, budgetFromInput, createAccountSchema, createKeySchema, creditSchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson,
+  accountPatchFromInput, accountToJson, createAccountSchema, createKeySchema, creditSchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson,
   newAccountRecord, updateAccountSchema, updateKeySchema,
 } from '../../management/account-input.js';
 import { effectiveAccountLimits } from '../../limits/account-limits.js';
 import { keyViewOf } from '../../management/key-view.js';
+import { createKey } from '../../management/create-key.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
@@ -160,34 +160,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const account = await requireLiveAccount(context.params.id ?? '');
     const input = parseInput(createKeySchema, await readAdminBody(context));
     const now = clock.now();
-    const issued = issueApiKey(input.form ?? 'sk', services.config.keyBrand);
-    const key: ApiKey = {
-      id: newId('key', now),
-      accountId: account.id,
-      name: input.name ?? '',
-      secretHash: issued.secretHash,
-      displayHint: issued.displayHint,
-      status: 'enabled',
-      quotaNano: input.quota_usd ?? null,
-      spentNano: 0n,
-      allowedModels: input.allowed_models ?? null,
-      ipAllowlist: input.ip_allowlist ?? null,
-      expiresAt: input.expires_at ?? null,
-      rpm: input.rpm ?? null,
-      tpm: input.tpm ?? null,
-      concurrency: input.concurrency ?? null,
-      budget: budgetFromInput(input.budget ?? null, null, now),
-      allowedOrigins: input.allowed_origins ?? null,
-      createdAt: now,
-      updatedAt: now,
-      environment: input.environment ?? null,
-      createdBy: null,
-      playground: false,
-    };
-    await storage.keys.create(key);
-    // Browser preflights of every instance ask storage again for an origin this key lists.
-    if (key.allowedOrigins !== null) await keys.invalidateKey(key.id);
-    sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: issued.plaintext });
+    const { key, plaintext } = await createKey({ storage, keys, keyBrand: services.config.keyBrand }, account.id, input, null, now);
+    sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: plaintext });
   }));
   router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
     const account = await requireAccount(context.params.id ?? '');
