@@ -8,22 +8,13 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { ensureDebianPackage } from './debian-package.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** True when Chromium is there (after installing it when we may). Prints why not otherwise. */
 export function ensureChromium(): boolean {
-  if (existsSync(CHROMIUM_PATH)) return true;
-  if (process.getuid?.() === 0) {
-    try {
-      console.warn('[browser tests] installing Debian\'s chromium with apt-get (not found at /usr/bin/chromium)');
-      execFileSync('apt-get', ['update'], { stdio: 'inherit', timeout: 300_000 });
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    } catch (error) {
-      console.error(`[browser tests] apt-get install chromium failed: ${(error as Error).message}`);
-    }
-    if (existsSync(CHROMIUM_PATH)) return true;
-  }
+  if (ensureDebianPackage(CHROMIUM_PATH, 'chromium', 'browser tests')) return true;
   console.error('\n[browser tests] SKIPPED: /usr/bin/chromium is missing. Install it with `sudo apt-get install -y chromium` (Debian/Ubuntu) and run the tests again.\n');
   return false;
 }

@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { expect } from 'vitest';
 import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
 import { actorHeader } from '../../support/console-test-auth.js';
+import { ensureDebianPackage } from '../../support/debian-package.js';
 import type { TestGateway } from '../../support/gateway-harness.js';
 import { admin, call, type HttpAnswer } from '../admin/helpers.js';
 
@@ -33,8 +34,11 @@ export async function ledgerOf(gateway: TestGateway, accountId: string): Promise
   return ledger.body.data;
 }
 
-/** The text of a PDF through poppler's pdftotext (installed with poppler-utils; the CI set-up installs it). */
+/** The text of a PDF through poppler's pdftotext (Debian's poppler-utils, installed when missing and we may). */
 export async function pdfText(pdf: Buffer, directory: string): Promise<string> {
+  if (!ensureDebianPackage('/usr/bin/pdftotext', 'poppler-utils', 'invoice tests')) {
+    throw new Error('pdftotext is missing: install it with `sudo apt-get install -y poppler-utils` and run the tests again.');
+  }
   const { writeFile } = await import('node:fs/promises');
   const path = `${directory}/invoice-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`;
   await writeFile(path, pdf);
