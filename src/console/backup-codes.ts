@@ -5,7 +5,7 @@ export const BACKUP_CODE_COUNT = 10;
 /** Crockford-style base32 without look-alikes (no 0/O, 1/I/L, U). */
 const ALPHABET = '23456789abcdefghjkmnpqrstvwxyz';
 
-/** Ten codes of 10 random characters (~49 bits each), shown as `xxxxx-xxxxx`. */
+/** Ten codes of 10 random characters (~49 bits each), shown in two groups of five such as `k3m9p-7qx2w`. */
 export function newBackupCodes(): string[] {
   return Array.from({ length: BACKUP_CODE_COUNT }, () => {
     let code = '';
