@@ -110,7 +110,8 @@ describe.skipIf(!chromiumPresent)('console security and layout in Chromium', () 
       if (colorScheme === 'dark') expect(red, background).toBeLessThan(60);
       else expect(red, background).toBeGreaterThan(200);
 
-      for (const route of ['/keys', '/usage', '/playground', '/quickstart', '/security']) {
+      // Every page an owner sees, on a new account: empty states, and billing as it reads without Stripe configured.
+      for (const route of ['/keys', '/usage', '/playground', '/quickstart', '/security', '/billing', '/plans', '/referrals', '/members', '/alerts', '/support']) {
         await page.goto(`${fixture.gateway.consoleUrl}${route}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page.waitForLoadState('networkidle');
