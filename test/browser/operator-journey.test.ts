@@ -184,4 +184,15 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   expect(text).not.toContain('sk-upstream-test');
   expect(text).not.toContain(firstCode);
   await screenshot(fixture, page, 'operator-audit');
+
+  step.name = 'Every operator page fits a phone in dark mode';
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  for (const route of ['', '/channels', '/models', '/accounts', '/tickets', '/usage', '/offers', '/audit']) {
+    await page.goto(`${consoleUrl}/operator${route}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `/operator${route} at 390px`).toBeLessThanOrEqual(0);
+    await screenshot(fixture, page, `operator${route.replace('/', '-') || '-overview'}-phone-dark`);
+  }
 }
