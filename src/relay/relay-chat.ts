@@ -13,12 +13,11 @@ import { ClientStream, sendJsonBody } from './client-stream.js';
 import { passThroughBody } from './pass-through-body.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
-import { callUpstream, exhaustedError, failureClassOf, timeoutsOf, upstreamFailureError, type FailedAttempt } from './upstream-call.js';
-import { callerErrorFromUpstream } from './upstream-error.js';
+import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
+import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { usageOfDelivered } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
-import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
 
 export interface ChatRelayRequest {
   context: RequestContext;
@@ -55,23 +54,19 @@ type RelayResult =
 const SUCCESS: RelayResult = { kind: 'success' };
 const ABORTED: RelayResult = { kind: 'aborted' };
 
+const ANSWERED: PoolOutcome<true> = { kind: 'done', value: true };
+
 /**
  * Sends a chat request to the model's channels in routing order until one answers. A channel that speaks the
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
  * wire format (translated). Retries happen only before the first byte reached the caller.
  */
 export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest): Promise<void> {
-  const { context } = request;
-  const abort = new AbortController();
-  const onClose = (): void => {
-    if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
-  };
-  context.response.once('close', onClose);
-  try {
-    await attemptAll(dependencies, request, abort.signal);
-  } finally {
-    context.response.off('close', onClose);
-  }
+  const { meter } = request;
+  const model = meter.model?.id ?? meter.modelId ?? '';
+  const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
+  const answered = await tryPool(dependencies, request.context, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
+  if (answered === null) throw exhaustedError(plan, [], model);
 }
 
 function takesPassThrough(adapter: UpstreamAdapter, channel: Channel, request: ChatRelayRequest): boolean {
@@ -82,88 +77,56 @@ function takesPassThrough(adapter: UpstreamAdapter, channel: Channel, request: C
   return !(request.codec.protocol === 'gemini' && request.stream && !request.sse);
 }
 
-async function attemptAll(dependencies: RelayDependencies, request: ChatRelayRequest, signal: AbortSignal): Promise<void> {
-  const { meter } = request;
-  const model = meter.model?.id ?? meter.modelId ?? '';
-  const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
-  const failures: FailedAttempt[] = [];
-  let candidate = await plan.next();
-  while (candidate !== null) {
-    let failure: FailedAttempt | null;
-    try {
-      failure = await attemptOne(dependencies, request, plan, candidate, signal);
-    } finally {
-      // Settles nothing when the attempt already has its verdict; frees a probe slot when it threw.
-      candidate.ticket.release();
-    }
-    if (failure === null) return;
-    failures.push(failure);
-    candidate = (failure.failureClass === 'credential' ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
-  }
-  throw exhaustedError(plan, failures, model);
-}
-
-/** One channel: null when the request is answered (or the caller left), the failure when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<FailedAttempt | null> {
-  const { route } = candidate;
-  const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
-  const credential = dependencies.credentials.next(route.channel);
-  const passThrough = takesPassThrough(adapter, route.channel, request);
-  let upstreamRequest: UpstreamRequest;
+/** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, passThrough: boolean): UpstreamRequest {
   if (passThrough) {
     const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
     const operation = request.codec.passThroughOperation?.(request.stream) ?? { kind: 'chat', stream: request.stream };
-    upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
+    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
-  } else {
-    const chat = request.chat();
-    const translated = { ...chat, stream: request.stream };
-    upstreamRequest = adapter.buildChatRequest(route.channel, credential, translated, route.upstreamModel);
-    // What this channel left out is what the answer's header and usage row report.
-    if (translated.droppedHostedTools !== undefined) chat.droppedHostedTools = translated.droppedHostedTools;
+    return upstreamRequest;
   }
-  const attempt = new UpstreamAttempt(dependencies, candidate, credential, request.context.requestId, request.meter);
-  const timeouts = plan.timeouts(candidate, timeoutsOf(route, request.stream));
-  const outcome = await callUpstream(adapter, route, upstreamRequest, { signal, timeouts, now: dependencies.routing.clock.now() });
-  switch (outcome.kind) {
+  const chat = request.chat();
+  const translated = { ...chat, stream: request.stream };
+  const upstreamRequest = adapter.buildChatRequest(route.channel, credential, translated, route.upstreamModel);
+  // What this channel left out is what the answer's header and usage row report.
+  if (translated.droppedHostedTools !== undefined) chat.droppedHostedTools = translated.droppedHostedTools;
+  return upstreamRequest;
+}
+
+/** One channel: done when the request is answered (or the caller left), failed when the next may try. */
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<PoolOutcome<true>> {
+  const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
+  const passThrough = takesPassThrough(adapter, candidate.route.channel, request);
+  const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, passThrough);
+  const opened = await openAttempt(dependencies, request.context, request.meter, plan, candidate, build, { stream: request.stream, signal });
+  if (opened.kind === 'aborted') {
+    request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
+    return ANSWERED;
+  }
+  if (opened.kind !== 'response') return opened;
+  const { attempt, response } = opened;
+  attempt.chargeTokensToMeter();
+  const onFirstByte = firstByteObserver(dependencies, request);
+  const result = passThrough
+    ? await relayPassThrough(request, response, signal, onFirstByte)
+    : await relayTranslated(adapter, request, response, signal, onFirstByte);
+  switch (result.kind) {
+    case 'success':
+      attempt.succeeded();
+      return ANSWERED;
     case 'aborted':
       attempt.aborted();
-      request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
-      return null;
+      return ANSWERED;
+    case 'broken':
+      attempt.failed(result.failureClass, null);
+      return ANSWERED;
     case 'retry':
-      attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
-      return { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs };
-    case 'refused':
-      attempt.refused();
-      throw callerErrorFromUpstream(outcome.status, outcome.body);
-    case 'response': {
-      attempt.chargeTokensToMeter();
-      const onFirstByte = firstByteObserver(dependencies, request);
-      const result = passThrough
-        ? await relayPassThrough(request, outcome.response, signal, onFirstByte)
-        : await relayTranslated(adapter, request, outcome.response, signal, onFirstByte);
-      switch (result.kind) {
-        case 'success':
-          attempt.succeeded();
-          return null;
-        case 'aborted':
-          attempt.aborted();
-          return null;
-        case 'broken':
-          attempt.failed(result.failureClass, null);
-          return null;
-        case 'retry':
-          attempt.failedBeforeAnswer(result.failureClass, null);
-          return { failureClass: result.failureClass, retryAfterMs: null };
-        default: {
-          const unknown: never = result;
-          throw new Error(`unhandled relay result ${String(unknown)}`);
-        }
-      }
-    }
+      attempt.failedBeforeAnswer(result.failureClass, null);
+      return { kind: 'failed', failure: { failureClass: result.failureClass, retryAfterMs: null } };
     default: {
-      const unknown: never = outcome;
-      throw new Error(`unhandled outcome ${String(unknown)}`);
+      const unknown: never = result;
+      throw new Error(`unhandled relay result ${String(unknown)}`);
     }
   }
 }
