@@ -4,13 +4,13 @@ import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import type { Channel } from '../storage/records.js';
 import { protocolFamily } from '../metrics/gateway-metrics.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import { ClientStream, sendJsonBody } from './client-stream.js';
 import { passThroughBody } from './pass-through-body.js';
+import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
@@ -69,20 +69,16 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
   if (answered === null) throw exhaustedError(plan, [], model);
 }
 
-function takesPassThrough(adapter: UpstreamAdapter, channel: Channel, request: ChatRelayRequest): boolean {
-  const operation = request.codec.passThroughOperation?.(request.stream);
-  if (operation !== undefined) return adapter.servesPassThrough?.(channel, operation) ?? false;
-  if (adapter.protocol !== request.codec.protocol) return false;
-  // Gemini's JSON-array stream is rebuilt from canonical parts; the upstream is always asked for SSE.
-  return !(request.codec.protocol === 'gemini' && request.stream && !request.sse);
+/** The operation the caller asked for, for the pass-through or translation choice. */
+function requestedOperation(request: ChatRelayRequest): RequestedOperation {
+  return { kind: 'chat', codec: request.codec, stream: request.stream, sse: request.sse };
 }
 
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
-function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, passThrough: boolean): UpstreamRequest {
-  if (passThrough) {
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: Wire): UpstreamRequest {
+  if (wire.kind === 'pass-through') {
     const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
-    const operation = request.codec.passThroughOperation?.(request.stream) ?? { kind: 'chat', stream: request.stream };
-    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
+    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
     return upstreamRequest;
   }
@@ -97,8 +93,8 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
 async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<PoolOutcome<true>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
-  const passThrough = takesPassThrough(adapter, candidate.route.channel, request);
-  const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, passThrough);
+  const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
+  const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
   const opened = await openAttempt(dependencies, request.context, request.meter, plan, candidate, build, { stream: request.stream, signal });
   if (opened.kind === 'aborted') {
     request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
@@ -108,7 +104,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   const { attempt, response } = opened;
   attempt.chargeTokensToMeter();
   const onFirstByte = firstByteObserver(dependencies, request);
-  const result = passThrough
+  const result = wire.kind === 'pass-through'
     ? await relayPassThrough(request, response, signal, onFirstByte)
     : await relayTranslated(adapter, request, response, signal, onFirstByte);
   switch (result.kind) {
@@ -145,10 +141,6 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
-function streamContentType(request: ChatRelayRequest): string {
-  return request.codec.protocol === 'gemini' && !request.sse ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
-}
-
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
 async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
   const { context, meter, codec } = request;
@@ -170,7 +162,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': streamContentType(request) }, signal, onFirstByte);
+  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
@@ -281,7 +273,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
   const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, onFirstByte);
+  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];

@@ -8,6 +8,7 @@ import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { Usage } from '../../ir/usage.js';
 import { admit } from '../../relay/admission.js';
+import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
@@ -37,6 +38,7 @@ function inputTokensOf(usage: number): Usage {
 
 function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
   const relay = relayDependencies(services);
+  const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
   return async (context) => {
     const { key, account } = await authenticate(context, services, endpoint.keyFamily);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
@@ -54,13 +56,12 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
         routes,
         {
           request(adapter, route, credential) {
-            if (adapter.protocol === endpoint.protocol) {
-              return adapter.buildPassThrough(route.channel, credential, { kind: 'embeddings', batch: endpoint.batch }, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
-            }
+            const wire = chooseWire(adapter, route.channel, requested);
+            if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
             return adapter.buildEmbeddingRequest(route.channel, credential, request, route.upstreamModel);
           },
-          parse(adapter, _route, upstreamBody) {
-            if (adapter.protocol === endpoint.protocol) return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
+          parse(adapter, route, upstreamBody) {
+            if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
             const parsed = adapter.parseEmbeddingResponse(upstreamBody, request);
             return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
           },
