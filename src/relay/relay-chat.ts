@@ -1,6 +1,5 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
-import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
@@ -8,10 +7,10 @@ import { protocolFamily } from '../metrics/gateway-metrics.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { ClientStream, sendJsonBody } from './client-stream.js';
 import { passThroughBody } from './pass-through-body.js';
 import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
+import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -20,7 +19,8 @@ import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 
 export interface ChatRelayRequest {
-  context: RequestContext;
+  /** Where the answer goes. */
+  sink: ResponseSink;
   meter: RequestMeter;
   codec: ClientCodec;
   routes: readonly ChannelRoute[];
@@ -65,7 +65,7 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
   const { meter } = request;
   const model = meter.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
-  const answered = await tryPool(dependencies, request.context, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
+  const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
   if (answered === null) throw exhaustedError(plan, [], model);
 }
 
@@ -95,7 +95,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
   const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
-  const opened = await openAttempt(dependencies, request.context, request.meter, plan, candidate, build, { stream: request.stream, signal });
+  const opened = await openAttempt(dependencies, request.sink, request.meter, plan, candidate, build, { stream: request.stream, signal });
   if (opened.kind === 'aborted') {
     request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
     return ANSWERED;
@@ -131,7 +131,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
     request.meter.markFirstByte();
-    dependencies.metrics.timeToFirstByte.labels(protocolFamily(request.codec.protocol), request.stream ? 'true' : 'false').observe((performance.now() - request.context.startedAt) / 1000);
+    dependencies.metrics.timeToFirstByte.labels(protocolFamily(request.codec.protocol), request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
 }
 
@@ -143,7 +143,7 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
 async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
-  const { context, meter, codec } = request;
+  const { sink, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
     try {
@@ -156,13 +156,13 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
-    sendJsonBody(context.response, response.status, priced.body, contentType, { ...request.responseHeaders, ...priced.headers });
+    sink.send({ status: response.status, body: priced.body, contentType, headers: { ...request.responseHeaders, ...priced.headers } });
     meter.finish({ status: response.status, usage });
     return SUCCESS;
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
+  const client = sink.openStream({ ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
@@ -246,7 +246,7 @@ function passThroughAnswer(request: ChatRelayRequest, observer: PassThroughStrea
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
 async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
-  const { context, meter, codec } = request;
+  const { sink, meter, codec } = request;
   const chat = request.chat();
   const model = chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
@@ -267,13 +267,13 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     }
     onFirstByte();
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
-    sendJsonBody(context.response, 200, priced.body, 'application/json', { ...request.responseHeaders, ...warningHeader, ...priced.headers });
+    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...request.responseHeaders, ...warningHeader, ...priced.headers } });
     meter.finish({ status: 200, errorCode: successCode, usage });
     return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
   const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
+  const client = sink.openStream({ ...request.responseHeaders, ...warningHeader, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];

@@ -14,6 +14,7 @@ import type { GatewayServices } from '../../services.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -65,7 +66,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     try {
       count = await relayUnary(
         relay,
-        context,
+        responseSink(context),
         null,
         routes,
         {

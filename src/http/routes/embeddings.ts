@@ -16,6 +16,7 @@ import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -51,7 +52,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: endpoint.keyFamily });
       const result = await relayUnary(
         relay,
-        context,
+        responseSink(context),
         meter,
         routes,
         {

@@ -14,6 +14,7 @@ import { needsOfResponsesBody } from '../../codecs/openai-responses/request-need
 import type { GatewayServices } from '../../services.js';
 import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RouteHandler } from '../request-context.js';
 import { once } from './chat-endpoint.js';
@@ -62,7 +63,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: 'openai' });
       await relayChat(relay, {
-        context,
+        sink: responseSink(context),
         meter,
         codec,
         routes,
