@@ -1,4 +1,3 @@
-import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from '../../codecs/anthropic-messages/index.js';
 import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from '../../codecs/gemini/index.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/index.js';
@@ -27,7 +26,6 @@ import { sendRaw } from '../respond.js';
 type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
 
 interface CountTokensEndpoint {
-  keyFamily: KeyFamily;
   /** The caller's wire: channels that speak it (or serve it natively) count the caller's body themselves. */
   protocol: WireProtocol;
   /** Caller headers a same-protocol upstream should see (Anthropic's version and betas). */
@@ -44,7 +42,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
   const relay = relayDependencies(services, 2);
   const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
   return async (context) => {
-    const { key } = await authenticate(context, services, endpoint.keyFamily);
+    const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     const request = endpoint.decode(context, body);
     const { chat } = request;
@@ -102,7 +100,6 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
 /** POST /v1/messages/count_tokens. */
 export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'anthropic',
     protocol: 'anthropic-messages',
     passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
     decode: (_context, body) => {
@@ -116,7 +113,6 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'gemini',
     protocol: 'gemini',
     decode: (context, body) => {
       const chat = decodeGeminiCountTokensRequest(body, { pathModel: context.params.model ?? '' });
@@ -133,7 +129,6 @@ export function geminiCountTokensRoute(services: GatewayServices): RouteHandler 
  */
 export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'openai',
     protocol: 'openai-responses',
     decode: (_context, body) => {
       const envelope = validateResponsesRequest(body);
