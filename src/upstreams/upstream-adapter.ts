@@ -77,6 +77,19 @@ export interface UpstreamTransport {
   send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
 }
 
+export interface UpstreamCountTokens {
+  /** The counter's request for a canonical request; absent: only a pass-through count reaches the counter. */
+  build?(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) counter answer, translated or pass-through → input tokens. */
+  parse(body: Buffer): number;
+}
+
+export interface UpstreamEmbeddings {
+  build(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) body → canonical response. */
+  parse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+}
+
 /**
  * One upstream provider type. It knows its URLs, authentication and wire format; the relay knows none of that.
  * Translation between protocols (IR in, IR out) joins this interface with the other families.
@@ -103,11 +116,10 @@ export interface UpstreamAdapter {
   parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse;
   /** A successful streaming body → canonical parts (see StreamPart for the order). */
   parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart>;
-  /** The upstream's own token counter, when it has one (null: count locally). */
-  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest | null;
-  parseCountTokensResponse(body: Buffer): number;
-  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
-  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+  /** The upstream's own token counter, where it has one; absent: requests are counted locally. */
+  readonly countTokens?: UpstreamCountTokens;
+  /** Embeddings of a canonical request, where the upstream serves them; absent: its channels are skipped. */
+  readonly embeddings?: UpstreamEmbeddings;
   /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */
   readonly media?: MediaCapabilities;
 }
