@@ -2,7 +2,7 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { StreamPart } from '../ir/stream-part.js';
-import type { Channel, ChannelType } from '../storage/records.js';
+import type { Channel } from '../storage/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
 /** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
@@ -95,7 +95,6 @@ export interface UpstreamEmbeddings {
  * Translation between protocols (IR in, IR out) joins this interface with the other families.
  */
 export interface UpstreamAdapter {
-  readonly types: readonly ChannelType[];
   readonly protocol: WireProtocol | UpstreamOnlyProtocol;
   /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;

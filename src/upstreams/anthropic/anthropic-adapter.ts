@@ -63,7 +63,6 @@ function parseAnthropicCountTokens(body: Buffer): number {
 
 /** Anthropic's Messages API (`anthropic` channels): `POST /v1/messages` with `x-api-key` and `anthropic-version`. */
 export class AnthropicAdapter implements UpstreamAdapter {
-  readonly types = ['anthropic'] as const;
   readonly protocol = 'anthropic-messages' as const;
 
   constructor(private readonly http: UpstreamTransport) {}

@@ -46,7 +46,6 @@ function authenticated(channel: Channel, credential: string, request: Omit<Upstr
  * chat only: no embeddings, and tokens are counted locally (Bedrock's CountTokens API is not offered in every region).
  */
 export class BedrockAdapter implements UpstreamAdapter {
-  readonly types = ['bedrock'] as const;
   readonly protocol = 'bedrock-converse' as const;
   readonly #transport: UpstreamTransport;
 

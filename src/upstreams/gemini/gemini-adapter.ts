@@ -38,7 +38,6 @@ function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
  * `x-goog-api-key`. Streams are always requested with `alt=sse`; the model travels in the URL.
  */
 export class GeminiAdapter implements UpstreamAdapter {
-  readonly types = ['gemini'] as const;
   readonly protocol = 'gemini' as const;
   readonly media = geminiMediaCapabilities;
 

@@ -35,7 +35,6 @@ async function* parseVertexStream(body: AsyncIterable<Buffer>, request: ChatRequ
  * It serves chat only: no embeddings, and tokens are counted locally.
  */
 export class VertexAIAdapter implements UpstreamAdapter {
-  readonly types = ['vertex-ai'] as const;
   readonly protocol = 'vertex-ai' as const;
   readonly #transport: UpstreamTransport;
   readonly #tokens: AccessTokenCache;

@@ -5,7 +5,8 @@ import { encodeOpenAIEmbeddingResponse } from '../../../src/codecs/openai-chat/e
 import { base64ToFloat32, float32ToBase64 } from '../../../src/wire/openai/float32-base64.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { EmbeddingRequest } from '../../../src/ir/embedding.js';
-import { AzureOpenAIAdapter, OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { AzureOpenAIAdapter } from '../../../src/upstreams/azure-openai/azure-openai-adapter.js';
 import { channel, fixtureBuffer, parsedBody, unusedTransport } from './openai-test-helpers.js';
 
 const float32 = fc.float({ noNaN: true, noDefaultInfinity: true });
