@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
 import type { Channel } from '../storage/records.js';
-import { isClientWire, type UpstreamAdapter, type UpstreamOperation, type WireProtocol } from '../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
+import { isClientWire, type UpstreamOperation, type WireProtocol } from '../wire/protocols.js';
 
 /** What the caller asked for, in the caller's wire: the operation a channel either takes as it came or translated. */
 export type RequestedOperation =

@@ -11,7 +11,7 @@ import { relayUnary } from '../../relay/relay-unary.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamCountTokens, WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
@@ -79,9 +79,10 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
               }
               return upstreamRequest;
             }
-            return chat === null ? null : adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
+            // A channel whose upstream has no counter for canonical requests is skipped: counted locally.
+            return chat === null ? null : (adapter.countTokens?.build?.(route.channel, credential, chat, route.upstreamModel) ?? null);
           },
-          parse: (adapter, _route, upstreamBody) => ({ inputTokens: adapter.parseCountTokensResponse(upstreamBody), source: 'upstream' as const }),
+          parse: (adapter, _route, upstreamBody) => ({ inputTokens: counterOf(adapter).parse(upstreamBody), source: 'upstream' as const }),
         },
         { model: model.id, modelLimits: false },
       );
@@ -95,6 +96,12 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     }
     sendRaw(context, 200, endpoint.encode(count), 'application/json', { 'x-token-count-source': count.source });
   };
+}
+
+/** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
+function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
+  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
+  return adapter.countTokens;
 }
 
 /** POST /v1/messages/count_tokens. */

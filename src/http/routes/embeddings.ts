@@ -57,11 +57,13 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
           request(adapter, route, credential) {
             const wire = chooseWire(adapter, route.channel, requested);
             if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
-            return adapter.buildEmbeddingRequest(route.channel, credential, request, route.upstreamModel);
+            // A channel whose upstream serves no embeddings is skipped.
+            return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
           },
           parse(adapter, route, upstreamBody) {
             if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
-            const parsed = adapter.parseEmbeddingResponse(upstreamBody, request);
+            const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
+            const parsed = embeddings.parse(upstreamBody, request);
             return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
           },
         },
