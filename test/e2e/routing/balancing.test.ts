@@ -3,6 +3,8 @@
  * least-latency, set through the admin API, traffic moves to the faster channel within seconds; with
  * least-in-flight, concurrent streams spread evenly over the channels.
  */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
@@ -76,5 +78,23 @@ describe('balancing strategies', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => callChat(gateway, account.key, 'openai', 'spread-model', prompt, true)));
     expect(answers.map((answer) => answer.status)).toEqual(new Array(8).fill(200));
     expect([first.requests.length, second.requests.length]).toEqual([4, 4]);
+  });
+
+  it('gateway.yaml sets a model\'s strategy too', async () => {
+    const configFile = path.join(gateway.dataDirectory, 'gateway.yaml');
+    await writeFile(configFile, [
+      'models:',
+      '  - id: yaml-balanced',
+      '    pricing: { input_per_mtok: 1, output_per_mtok: 2 }',
+      '    routing: { strategy: least-in-flight }',
+      '',
+    ].join('\n'));
+    const second = await startTestGateway({ env: { GATEWAY_CONFIG: configFile } });
+    try {
+      expect((await second.admin<{ routing: unknown }>('GET', '/admin/models/yaml-balanced')).body.routing).toEqual({ strategy: 'least-in-flight' });
+      expect(second.gateway.services.catalog.model('yaml-balanced')?.routingStrategy).toBe('least-in-flight');
+    } finally {
+      await second.close();
+    }
   });
 });
