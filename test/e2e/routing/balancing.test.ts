@@ -59,6 +59,19 @@ describe('balancing strategies', () => {
     expect(fast.requests.length - fastBefore).toBeGreaterThanOrEqual(17);
     expect(slow.requests.length - slowBefore).toBeLessThanOrEqual(3);
     expect(elapsedMs).toBeLessThan(15_000);
+    // The figures balancing reads, as the admin sees them.
+    const channels = (await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels?limit=100')).body.data;
+    const latencyOf = async (name: string): Promise<number> => {
+      const id = channels.find((entry) => entry.name === name)?.id ?? '';
+      const report = await gateway.admin<{ in_flight: number; models: Array<{ model: string; latency_ms: number | null }> }>('GET', `/admin/channels/${id}/health`);
+      expect(report.body.in_flight).toBe(0);
+      return report.body.models.find((entry) => entry.model === 'latency-model')?.latency_ms ?? -1;
+    };
+    const slowLatency = await latencyOf('latency-slow');
+    const fastLatency = await latencyOf('latency-fast');
+    expect(slowLatency).toBeGreaterThanOrEqual(140);
+    expect(fastLatency).toBeGreaterThanOrEqual(0);
+    expect(fastLatency).toBeLessThan(slowLatency);
   });
 
   it('an unknown strategy is refused with the error object', async () => {
