@@ -4,6 +4,7 @@ import { addSupportAdminRoutes } from '../../console-billing/admin-support-route
 import { GatewayError } from '../../errors/gateway-error.js';
 import { addAccountRoutes } from '../../http/admin/account-routes.js';
 import { addAlertRoutes } from '../../http/admin/alert-routes.js';
+import { addCatalogImportRoutes } from '../../http/admin/catalog-import-routes.js';
 import { addCatalogRoutes } from '../../http/admin/catalog-routes.js';
 import { addHealthRoutes } from '../../http/admin/health-routes.js';
 import { addMoneyRoutes } from '../../http/admin/money-routes.js';
@@ -25,6 +26,7 @@ export const BRIDGE_PREFIX = '/api/operator/admin/';
 function adminRouter(services: GatewayServices): Router {
   const router = new Router();
   addCatalogRoutes(router, services);
+  addCatalogImportRoutes(router, services);
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);
