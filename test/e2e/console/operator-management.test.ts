@@ -252,3 +252,39 @@ describe('accounts searched on the server', () => {
     expect(byName.body.data.map((account) => account.id)).toEqual([person.accountId]);
   });
 });
+
+describe('the overview, live from the metrics registry and channel health', () => {
+  it('counts a model call in the live figures and shows the channel that served it as healthy', async () => {
+    const channel = await owner.request<{ id: string }>('POST', '/api/operator/admin/channels', { name: 'live-sim', type: 'simulator', models: ['live-sim-model'] });
+    expect(channel.status, channel.text).toBe(201);
+    expect((await owner.request('POST', '/api/operator/admin/models', { id: 'live-sim-model', pricing: { input_per_mtok: 1, output_per_mtok: 1 } })).status).toBe(201);
+    const account = await owner.request<{ id: string }>('POST', '/api/operator/admin/accounts', { email: uniqueEmail('live') });
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${account.body.id}/credits`, { amount_usd: 1 })).status).toBe(200);
+    const key = await owner.request<{ key: string }>('POST', `/api/operator/admin/accounts/${account.body.id}/keys`, { name: 'live' });
+
+    type Live = { requests: number; errors: number; requests_per_second: number; error_rate: number; latency_p50_ms: number | null; latency_p99_ms: number | null; window_seconds: number; in_flight: number };
+    type Overview = { live: Live; channels: { channel_id: string; name: string; status: string; breaker_state: string; recent: { successes: number; failures: number }; error_rate: number | null }[] };
+    const before = (await owner.request<Overview>('GET', '/api/operator/overview?window=1h')).body.live;
+    for (const status of [200, 400]) {
+      const answer = await fetch(`${setup.gateway.baseURL}/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${key.body.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: status === 200 ? 'live-sim-model' : 'no-such-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(answer.status).toBe(status);
+      await answer.arrayBuffer();
+    }
+    const overview = await owner.request<Overview>('GET', '/api/operator/overview?window=1h');
+    expect(overview.status, overview.text).toBe(200);
+    const { live } = overview.body;
+    expect(live.requests - before.requests).toBe(2);
+    expect(live.errors - before.errors).toBe(1);
+    expect(live.error_rate).toBeGreaterThan(0);
+    expect(live.requests_per_second).toBeGreaterThan(0);
+    expect(live.latency_p50_ms).not.toBeNull();
+    expect(live.latency_p99_ms).toBeGreaterThanOrEqual(live.latency_p50_ms as number);
+    expect(live.window_seconds).toBeGreaterThanOrEqual(0);
+    const row = overview.body.channels.find((entry) => entry.channel_id === channel.body.id);
+    expect(row).toMatchObject({ name: 'live-sim', status: 'operational', breaker_state: 'closed', error_rate: 0 });
+    expect(row?.recent.successes).toBeGreaterThanOrEqual(1);
+  });
+});
