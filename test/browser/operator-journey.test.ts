@@ -122,8 +122,11 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   for (const id of picked) await page.locator(`tr[data-catalog-id="${id}"]`).getByText('list price').waitFor();
   await page.locator(`tr[data-model-id="${picked[0]}"]`).waitFor();
   await screenshot(fixture, page, 'operator-models');
+  await page.getByText('List prices imported for 2 models.').scrollIntoViewIfNeeded();
+  await screenshot(fixture, page, 'operator-models-catalog');
   await page.getByLabel('Search the catalog').fill('no-such-model-anywhere');
   await page.getByText('No bundled model of anthropic matches.').waitFor();
+  await page.getByText('No bundled model of anthropic matches.').scrollIntoViewIfNeeded();
   await screenshot(fixture, page, 'operator-models-catalog-empty');
 
   step.name = 'An account credited with a reason';
@@ -153,6 +156,9 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.goto(`${consoleUrl}/operator`);
   const modelCell = page.getByRole('table', { name: 'Calls by model' }).getByRole('rowheader', { name: MODEL });
   await modelCell.waitFor();
+  const healthRow = page.getByRole('table', { name: 'Channel health' }).getByRole('row', { name: /tour-upstream/ });
+  await healthRow.getByText('operational').waitFor();
+  expect(await page.getByTestId('operator-live').textContent()).toMatch(/Requests per second/);
   await screenshot(fixture, page, 'operator-overview');
   await page.goto(`${consoleUrl}/operator/usage`);
   await page.getByTestId('operator-usage').getByText(MODEL).first().waitFor();

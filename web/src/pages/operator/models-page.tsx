@@ -60,7 +60,7 @@ function CatalogCard({ writable }: { writable: boolean }) {
         <TextField label="Search the catalog" type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
       </div>
       {writable ? (
-        <div className="form-actions catalog-actions">
+        <div className="form-actions">
           <Button onClick={() => importPrices([...selected])} disabled={selected.size === 0} busy={action.isPending}>Import list prices of {selected.size} selected</Button>
           <Button variant="primary" onClick={() => importPrices(null)} busy={action.isPending}>Import all of {provider}</Button>
         </div>

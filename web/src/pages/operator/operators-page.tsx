@@ -67,7 +67,7 @@ function OperatorRow({ operator, self, manage, onReset }: { operator: Operator; 
       <th scope="row">{name}{self ? <span className="key-meta">you</span> : null}{action.isError ? <span className="field-error">{errorMessage(action.error)}</span> : null}</th>
       <td>
         {manage && !self ? (
-          <select aria-label={`Role of ${name}`} value={operator.role} disabled={action.isPending}
+          <select className="role-select" aria-label={`Role of ${name}`} value={operator.role} disabled={action.isPending}
             onChange={(event) => action.mutate({ method: 'PATCH', path, body: { role: event.target.value } })}>
             {ROLES.map((role) => <option key={role.value} value={role.value}>{role.value}</option>)}
           </select>
