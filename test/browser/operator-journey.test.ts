@@ -122,11 +122,12 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   for (const id of picked) await page.locator(`tr[data-catalog-id="${id}"]`).getByText('list price').waitFor();
   await page.locator(`tr[data-model-id="${picked[0]}"]`).waitFor();
   await screenshot(fixture, page, 'operator-models');
-  await page.getByText('List prices imported for 2 models.').scrollIntoViewIfNeeded();
+  const catalogHeading = page.getByRole('heading', { name: 'Bundled catalog' });
+  await catalogHeading.evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
   await screenshot(fixture, page, 'operator-models-catalog');
   await page.getByLabel('Search the catalog').fill('no-such-model-anywhere');
   await page.getByText('No bundled model of anthropic matches.').waitFor();
-  await page.getByText('No bundled model of anthropic matches.').scrollIntoViewIfNeeded();
+  await catalogHeading.evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
   await screenshot(fixture, page, 'operator-models-catalog-empty');
 
   step.name = 'An account credited with a reason';
