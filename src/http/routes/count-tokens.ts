@@ -1,4 +1,3 @@
-import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from '../../codecs/anthropic-messages/index.js';
 import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from '../../codecs/gemini/index.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/index.js';
@@ -26,7 +25,6 @@ import { sendRaw } from '../respond.js';
 type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
 
 interface CountTokensEndpoint {
-  keyFamily: KeyFamily;
   /** The operation a channel that speaks this endpoint's wire gets the caller's body with. */
   operation: UpstreamOperation;
   passesThrough(adapter: UpstreamAdapter, channel: Channel): boolean;
@@ -43,7 +41,7 @@ interface CountTokensEndpoint {
 function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
   return async (context) => {
-    const { key } = await authenticate(context, services, endpoint.keyFamily);
+    const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     const request = endpoint.decode(context, body);
     const { chat } = request;
@@ -103,7 +101,6 @@ const sameProtocol = (protocol: WireProtocol) => (adapter: UpstreamAdapter): boo
 /** POST /v1/messages/count_tokens. */
 export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'anthropic',
     operation: { kind: 'count-tokens' },
     passesThrough: sameProtocol('anthropic-messages'),
     passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
@@ -118,7 +115,6 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'gemini',
     operation: { kind: 'count-tokens' },
     passesThrough: sameProtocol('gemini'),
     decode: (context, body) => {
@@ -137,7 +133,6 @@ export function geminiCountTokensRoute(services: GatewayServices): RouteHandler 
 export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
   const operation: UpstreamOperation = { kind: 'responses-input-tokens' };
   return countTokensRoute(services, {
-    keyFamily: 'openai',
     operation,
     passesThrough: (adapter, channel) => adapter.servesPassThrough?.(channel, operation) === true,
     decode: (_context, body) => {
