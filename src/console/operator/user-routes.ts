@@ -41,10 +41,10 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     return user;
   };
 
-  /** Locking an operator or resetting their second factor is an owner's decision, as on the operators page. */
+  /** Locking or unlocking an operator and resetting their second factor are an owner's decisions, as on the operators page. */
   const assertMayActOn = async (request: OperatorRequest, user: ConsoleUser): Promise<void> => {
     if (!operatorAllows(request.operator.role, 'operators:manage') && (await storage.operators.get(user.id)) !== null) {
-      throw new GatewayError('forbidden', 'This user is an operator: only an owner may lock them or reset their second factor.');
+      throw new GatewayError('forbidden', 'This user is an operator: only an owner may lock or unlock them or reset their second factor.');
     }
   };
 
@@ -74,6 +74,7 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/operator/users/:id/unlock', operatorRoute(deps, 'write', async (request) => {
     const user = await userById(request.context.params.id ?? '');
+    await assertMayActOn(request, user);
     const before = await statusJson(user);
     await storage.operators.unlock(user.id);
     const after = await statusJson(user);

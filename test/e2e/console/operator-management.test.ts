@@ -87,6 +87,7 @@ describe('operators managed by an owner', () => {
       ['POST', `/api/operator/operators/${ownerUserId}/reset-two-factor`, { identity_check: 'asked them on the phone' }],
       ['DELETE', `/api/operator/operators/${ownerUserId}`, undefined],
       ['POST', `/api/operator/users/${ownerUserId}/lock`, { reason: 'take over' }],
+      ['POST', `/api/operator/users/${ownerUserId}/unlock`, undefined],
       ['POST', `/api/operator/users/${ownerUserId}/reset-two-factor`, { identity_check: 'asked them on the phone' }],
     ];
     for (const [method, path, body] of refused) {
