@@ -53,6 +53,7 @@ interface Overview {
 }
 
 const REFRESH_MS = 15_000;
+const WINDOW_LABELS: Record<string, string> = { '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days' };
 const axisProps = { stroke: 'var(--text-muted)', fontSize: 12, tickLine: false } as const;
 
 function time(iso: string, window: string): string {
@@ -138,7 +139,7 @@ export function OperatorOverviewPage() {
     <div className="page stack">
       <PageHeader title="Overview" description="Live figures from this gateway process's metrics and channel health; the window's history from the usage log. Refreshes every 15 seconds."
         actions={<SelectField label="Window" value={window} onChange={(event) => setWindow(event.target.value)}
-          options={[{ value: '1h', label: 'Last hour' }, { value: '24h', label: 'Last 24 hours' }, { value: '7d', label: 'Last 7 days' }]} />} />
+          options={Object.entries(WINDOW_LABELS).map(([value, label]) => ({ value, label }))} />} />
       {overview.isPending ? <Loading /> : null}
       {overview.isError ? <Alert tone="error">{errorMessage(overview.error)}</Alert> : null}
       {data === undefined ? null : (
@@ -151,6 +152,7 @@ export function OperatorOverviewPage() {
             </dl>
             <ChannelHealthTable channels={data.channels} />
           </Card>
+          <h2>{WINDOW_LABELS[data.window] ?? data.window}, from the usage log</h2>
           <dl className="stat-strip" data-testid="operator-stats">
             <div className="stat"><dt>Requests</dt><dd>{formatInteger(data.totals.requests)}<span className="stat-note">{data.totals.requests_per_second.toFixed(3)} per second</span></dd></div>
             <div className="stat"><dt>Error rate</dt><dd>{formatPercent(data.totals.error_rate)}<span className="stat-note">{formatInteger(data.totals.errors)} failed</span></dd></div>
