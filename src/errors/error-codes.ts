@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   // web console operators: a deployment-wide role, with a second factor required
   not_operator: { status: 403, type: 'permission_error', retryable: false },
   two_factor_required: { status: 403, type: 'permission_error', retryable: false },
+  operator_disabled: { status: 403, type: 'permission_error', retryable: false },
   operators_exist: { status: 409, type: 'invalid_request_error', retryable: false },
   account_locked: { status: 403, type: 'permission_error', retryable: false },
   // 5xx: upstream and gateway faults

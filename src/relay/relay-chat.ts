@@ -101,6 +101,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   }
   if (opened.kind !== 'response') return opened;
   const { attempt, response } = opened;
+  attempt.answered();
   attempt.chargeTokensToMeter();
   const onFirstByte = firstByteObserver(dependencies, request);
   const result = wire.kind === 'pass-through'

@@ -72,6 +72,8 @@ export interface AccountRepository {
   getById(id: string): Promise<Account | null>;
   getByEmail(email: string): Promise<Account | null>;
   list(page: PageRequest): Promise<Page<Account>>;
+  /** Accounts whose email, id or billing name starts with the text (case ignored), by id; `after` pages on. */
+  search(text: string, page: PageRequest): Promise<Page<Account>>;
   update(id: string, patch: AccountPatch, now: number): Promise<Account | null>;
   /** Balances of many accounts in one query (for cache refresh). */
   getBalances(ids: string[]): Promise<Map<string, NanoUsd>>;

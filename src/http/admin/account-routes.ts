@@ -93,7 +93,10 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     sendJson(context, 201, await accountJson(account));
   }));
   router.add('GET', '/admin/accounts', guard(async (context) => {
-    const page = await storage.accounts.list(pageRequestFrom(context.query));
+    // `q`: accounts whose email, id or billing name starts with it; without it, every account.
+    const search = (context.query.get('q') ?? '').trim();
+    if (search.length > 200) throw new GatewayError('bad_request', "'q' must be at most 200 characters.", { param: 'q' });
+    const page = search === '' ? await storage.accounts.list(pageRequestFrom(context.query)) : await storage.accounts.search(search, pageRequestFrom(context.query));
     const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
     sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano, effectiveAccountLimits(services.tiers, account))));
   }));
