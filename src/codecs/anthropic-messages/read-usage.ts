@@ -1,26 +1,20 @@
 import type { Usage } from '../../ir/usage.js';
 import type { AnthropicUsage } from './anthropic-messages-api.js';
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isJsonObject } from '../../wire/json-object.js';
+import { tokenCount } from '../../wire/token-count.js';
 
 /**
  * Anthropic's usage → canonical usage. `input_tokens` excludes cached input, so the canonical input total is
  * input + cache read + cache write; `output_tokens_details.thinking_tokens` (when sent) splits the output.
  */
 export function usageFromAnthropic(raw: unknown): Usage | null {
-  if (!isObject(raw)) return null;
-  const noCache = count(raw.input_tokens);
-  const cacheRead = count(raw.cache_read_input_tokens);
-  const cacheWrite = count(raw.cache_creation_input_tokens);
-  const output = count(raw.output_tokens);
-  const details = isObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
-  const reasoning = Math.min(count(details.thinking_tokens), output);
+  if (!isJsonObject(raw)) return null;
+  const noCache = tokenCount(raw.input_tokens);
+  const cacheRead = tokenCount(raw.cache_read_input_tokens);
+  const cacheWrite = tokenCount(raw.cache_creation_input_tokens);
+  const output = tokenCount(raw.output_tokens);
+  const details = isJsonObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
+  const reasoning = Math.min(tokenCount(details.thinking_tokens), output);
   return {
     input: { total: noCache + cacheRead + cacheWrite, noCache, cacheRead, cacheWrite },
     output: { total: output, text: output - reasoning, reasoning },
@@ -43,7 +37,7 @@ export function usageToAnthropic(usage: Usage): AnthropicUsage {
 export function findUsageInMessageJson(body: Buffer): Usage | null {
   try {
     const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    return isObject(parsed) ? usageFromAnthropic(parsed.usage) : null;
+    return isJsonObject(parsed) ? usageFromAnthropic(parsed.usage) : null;
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { Usage } from '../../ir/usage.js';
 import { usageFromAnthropic } from './read-usage.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 const MESSAGE_START = Buffer.from('message_start');
 const MESSAGE_DELTA = Buffer.from('message_delta');
@@ -32,10 +33,6 @@ function parse(event: Buffer): Record<string, unknown> | null {
   } catch {
     return null;
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -76,10 +73,10 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
       this.#content.push(event);
     } else if (head.includes(MESSAGE_START)) {
       const message = parse(event)?.message;
-      if (isObject(message) && isObject(message.usage)) this.#raw = { ...message.usage };
+      if (isJsonObject(message) && isJsonObject(message.usage)) this.#raw = { ...message.usage };
     } else if (head.includes(MESSAGE_DELTA)) {
       const usage = parse(event)?.usage;
-      if (isObject(usage)) {
+      if (isJsonObject(usage)) {
         this.#sawMessageDelta = true;
         const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
         for (const [key, value] of Object.entries(usage)) {
@@ -97,7 +94,7 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     if (head.includes(ERROR)) {
       const body = parse(event);
       if (body?.type === 'error') {
-        const type = isObject(body.error) ? text(body.error.type) : '';
+        const type = isJsonObject(body.error) ? text(body.error.type) : '';
         return { kind: 'error', status: ERROR_STATUS[type] ?? 502 };
       }
     }
@@ -117,8 +114,8 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     for (const event of this.#content) {
       const body = parse(event);
       if (body === null) continue;
-      if (isObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
-      else if (isObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
+      if (isJsonObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
+      else if (isJsonObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
     }
     return result;
   }

@@ -4,11 +4,9 @@
  * (what the SDKs send) or in its original snake_case (what Google's own curl examples send): readers accept both.
  */
 
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject };
 
 /** `maxOutputTokens` → `max_output_tokens`. */
 export function snakeCase(name: string): string {

@@ -2,6 +2,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
 import { eventData } from '../../wire/sse-event-splitter.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 export const USAGE_OBJECT = 1;
 export const DELTA = 2;
@@ -75,10 +76,6 @@ function parseChunk(event: Buffer): Chunk | null {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** Answer text of one chunk's deltas: content, refusal, reasoning and tool calls (names and argument text). */
@@ -86,12 +83,12 @@ export function deltaText(chunk: Chunk): string {
   let result = '';
   if (!Array.isArray(chunk.choices)) return result;
   for (const choice of chunk.choices) {
-    if (!isObject(choice) || !isObject(choice.delta)) continue;
+    if (!isJsonObject(choice) || !isJsonObject(choice.delta)) continue;
     const delta = choice.delta;
     result += text(delta.content) + text(delta.refusal) + text(delta.reasoning_content) + text(delta.reasoning);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {
-        if (isObject(call) && isObject(call.function)) result += text(call.function.name) + text(call.function.arguments);
+        if (isJsonObject(call) && isJsonObject(call.function)) result += text(call.function.name) + text(call.function.arguments);
       }
     }
   }
@@ -125,10 +122,10 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   opening(event: Buffer): OpeningEvent {
     const chunk = parseChunk(event);
     if (chunk === null) return { kind: 'content' };
-    if (isObject(chunk.error)) return { kind: 'error', status: errorStatus(chunk.error) };
+    if (isJsonObject(chunk.error)) return { kind: 'error', status: errorStatus(chunk.error) };
     // The role chunk (`delta: { role, content: "" }`) says nothing yet; anything with text, a tool call or a finish does.
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-    const says = choices.some((choice) => isObject(choice) && (choice.finish_reason != null || (isObject(choice.delta) && (deltaText({ choices: [choice] }) !== '' || Array.isArray(choice.delta.tool_calls)))));
+    const says = choices.some((choice) => isJsonObject(choice) && (choice.finish_reason != null || (isJsonObject(choice.delta) && (deltaText({ choices: [choice] }) !== '' || Array.isArray(choice.delta.tool_calls)))));
     return says || chunk.usage != null ? { kind: 'content' } : { kind: 'preamble' };
   }
 

@@ -1,8 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
+import { tokenCount } from '../../wire/token-count.js';
 
 /** Anthropic's usage counters as last reported (message_delta overwrites what message_start said). */
 export type AnthropicUsageCounters = Record<string, unknown>;
@@ -13,12 +10,12 @@ export type AnthropicUsageCounters = Record<string, unknown>;
  * output_tokens_details.thinking_tokens when present.
  */
 export function usageFromAnthropic(raw: AnthropicUsageCounters): Usage {
-  const noCache = count(raw.input_tokens);
-  const cacheRead = count(raw.cache_read_input_tokens);
-  const cacheWrite = count(raw.cache_creation_input_tokens);
-  const output = count(raw.output_tokens);
+  const noCache = tokenCount(raw.input_tokens);
+  const cacheRead = tokenCount(raw.cache_read_input_tokens);
+  const cacheWrite = tokenCount(raw.cache_creation_input_tokens);
+  const output = tokenCount(raw.output_tokens);
   const details = raw.output_tokens_details;
-  const thinking = details !== null && typeof details === 'object' ? count((details as Record<string, unknown>).thinking_tokens) : 0;
+  const thinking = details !== null && typeof details === 'object' ? tokenCount((details as Record<string, unknown>).thinking_tokens) : 0;
   const reasoning = Math.min(thinking, output);
   return {
     input: { total: noCache + cacheRead + cacheWrite, noCache, cacheRead, cacheWrite },

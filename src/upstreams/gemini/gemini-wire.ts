@@ -1,10 +1,8 @@
 /** The Gemini API wire as the upstream adapter writes and reads it (v1beta `GenerateContentRequest` / response). */
 
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject };
 
 export interface GeminiPart {
   text?: string;

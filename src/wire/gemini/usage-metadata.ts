@@ -1,13 +1,7 @@
 /** Gemini wire knowledge shared by the client codec and the upstream adapter. */
 import type { Usage } from '../../ir/usage.js';
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
+import { isJsonObject } from '../json-object.js';
+import { tokenCount } from '../token-count.js';
 
 /**
  * Gemini's `usageMetadata` → canonical usage. Gemini bills thinking as output but counts it apart:
@@ -18,10 +12,10 @@ function count(value: unknown): number {
  */
 export function usageFromGemini(raw: unknown): Usage | null {
   if (!isJsonObject(raw)) return null;
-  const prompt = count(raw.promptTokenCount) + count(raw.toolUsePromptTokenCount);
-  const cacheRead = Math.min(count(raw.cachedContentTokenCount), prompt);
-  const text = count(raw.candidatesTokenCount);
-  const reasoning = count(raw.thoughtsTokenCount);
+  const prompt = tokenCount(raw.promptTokenCount) + tokenCount(raw.toolUsePromptTokenCount);
+  const cacheRead = Math.min(tokenCount(raw.cachedContentTokenCount), prompt);
+  const text = tokenCount(raw.candidatesTokenCount);
+  const reasoning = tokenCount(raw.thoughtsTokenCount);
   return {
     input: { total: prompt, noCache: prompt - cacheRead, cacheRead, cacheWrite: 0 },
     output: { total: text + reasoning, text, reasoning },

@@ -1,23 +1,20 @@
 import type { Usage } from '../../ir/usage.js';
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
+import { tokenCount } from '../token-count.js';
 
 /** OpenAI's usage object → canonical usage. Reasoning tokens are part of completion_tokens, cached ones of prompt_tokens. */
 export function usageFromOpenAI(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const usage = raw as Record<string, unknown>;
-  const prompt = count(usage.prompt_tokens);
-  const completion = count(usage.completion_tokens);
+  const prompt = tokenCount(usage.prompt_tokens);
+  const completion = tokenCount(usage.completion_tokens);
   const promptDetails = (usage.prompt_tokens_details ?? {}) as Record<string, unknown>;
   const completionDetails = (usage.completion_tokens_details ?? {}) as Record<string, unknown>;
   // DeepSeek reports its cache hits as `prompt_cache_hit_tokens` (part of prompt_tokens).
-  const cacheRead = Math.min(Math.max(count(promptDetails.cached_tokens), count(usage.prompt_cache_hit_tokens)), prompt);
+  const cacheRead = Math.min(Math.max(tokenCount(promptDetails.cached_tokens), tokenCount(usage.prompt_cache_hit_tokens)), prompt);
   // `cache_write_tokens`: prompt tokens written to the cache (a newer field, and what this gateway sends for
   // Anthropic cache writes); part of prompt_tokens like the cached ones.
-  const cacheWrite = Math.min(count(promptDetails.cache_write_tokens), prompt - cacheRead);
-  const reasoning = Math.min(count(completionDetails.reasoning_tokens), completion);
+  const cacheWrite = Math.min(tokenCount(promptDetails.cache_write_tokens), prompt - cacheRead);
+  const reasoning = Math.min(tokenCount(completionDetails.reasoning_tokens), completion);
   return {
     input: { total: prompt, noCache: prompt - cacheRead - cacheWrite, cacheRead, cacheWrite },
     output: { total: completion, text: completion - reasoning, reasoning },
