@@ -1,6 +1,6 @@
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { Usage } from '../../ir/usage.js';
-import { usageFromAnthropic } from './read-usage.js';
+import { mergeUsageCounters, usageFromAnthropic } from '../../wire/anthropic/usage.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
 const MESSAGE_START = Buffer.from('message_start');
@@ -79,9 +79,7 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
       if (isJsonObject(usage)) {
         this.#sawMessageDelta = true;
         const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
-        for (const [key, value] of Object.entries(usage)) {
-          if (value !== null && value !== undefined) merged[key] = value;
-        }
+        mergeUsageCounters(merged, usage);
         this.#raw = merged;
       }
     }

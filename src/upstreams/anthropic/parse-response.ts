@@ -1,9 +1,9 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart } from '../../ir/message.js';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { finishReasonFromAnthropic } from '../../wire/anthropic/stop-reason.js';
 import { citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
-import { usageFromAnthropic } from './read-usage.js';
+import { usageFromAnthropic } from '../../wire/anthropic/usage.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
 export function malformedUpstreamBody(): GatewayError {
@@ -72,7 +72,7 @@ export function parseAnthropicResponse(body: Buffer): ChatResponse {
     model: text(parsed.model),
     created: Math.floor(Date.now() / 1000),
     content,
-    finishReason: mapAnthropicFinishReason(parsed.stop_reason),
+    finishReason: finishReasonFromAnthropic(parsed.stop_reason),
     usage: usageFromAnthropic(isJsonObject(parsed.usage) ? parsed.usage : {}),
     warnings,
   };

@@ -1,7 +1,7 @@
 import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
-import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from './read-usage.js';
+import { finishReasonFromAnthropic } from '../../wire/anthropic/stop-reason.js';
+import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from '../../wire/anthropic/usage.js';
 import { readSseMessageBatches } from './sse-reader.js';
 import { citationOf, citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
 import { isJsonObject } from '../../wire/json-object.js';
@@ -90,7 +90,7 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
         }
         case 'message_delta': {
           const delta = isJsonObject(event.delta) ? event.delta : {};
-          if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = mapAnthropicFinishReason(delta.stop_reason);
+          if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = finishReasonFromAnthropic(delta.stop_reason);
           if (isJsonObject(event.usage)) {
             mergeUsageCounters(counters, event.usage);
             sawUsage = true;

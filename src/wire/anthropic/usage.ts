@@ -1,12 +1,15 @@
 import type { Usage } from '../../ir/usage.js';
-import type { AnthropicUsage } from './anthropic-messages-api.js';
-import { isJsonObject } from '../../wire/json-object.js';
-import { tokenCount } from '../../wire/token-count.js';
+import { isJsonObject, type JsonObject } from '../json-object.js';
+import { tokenCount } from '../token-count.js';
+import type { AnthropicUsage } from './anthropic-wire.js';
 
 /**
  * Anthropic's usage → canonical usage. `input_tokens` excludes cached input, so the canonical input total is
  * input + cache read + cache write; `output_tokens_details.thinking_tokens` (when sent) splits the output.
+ * Null when the value is not a usage object.
  */
+export function usageFromAnthropic(raw: JsonObject): Usage;
+export function usageFromAnthropic(raw: unknown): Usage | null;
 export function usageFromAnthropic(raw: unknown): Usage | null {
   if (!isJsonObject(raw)) return null;
   const noCache = tokenCount(raw.input_tokens);
@@ -31,6 +34,17 @@ export function usageToAnthropic(usage: Usage): AnthropicUsage {
   };
   if (usage.output.reasoning > 0) wire.output_tokens_details = { thinking_tokens: usage.output.reasoning };
   return wire;
+}
+
+/** Anthropic's usage counters as last reported in a stream (message_delta overwrites what message_start said). */
+export type AnthropicUsageCounters = JsonObject;
+
+/** Folds a later usage object into the counters: present values replace earlier ones, absent ones stay. */
+export function mergeUsageCounters(into: AnthropicUsageCounters, update: unknown): void {
+  if (update === null || typeof update !== 'object') return;
+  for (const [key, value] of Object.entries(update as JsonObject)) {
+    if (value !== null && value !== undefined) into[key] = value;
+  }
 }
 
 /** The `usage` of a non-streaming message body; null when absent or the body is not JSON. */
