@@ -1,7 +1,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
-import { eventData } from '../../wire/sse-event-splitter.js';
+import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
 export const USAGE_OBJECT = 1;
@@ -65,15 +65,9 @@ interface Chunk {
   error?: unknown;
 }
 
+/** One chunk of the stream; null for the `[DONE]` marker, comments and anything that is not a JSON object. */
 function parseChunk(event: Buffer): Chunk | null {
-  const data = eventData(event);
-  if (data === null || data === '[DONE]') return null;
-  try {
-    const parsed = JSON.parse(data) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Chunk) : null;
-  } catch {
-    return null;
-  }
+  return eventJsonObject(event);
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');

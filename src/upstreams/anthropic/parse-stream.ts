@@ -2,7 +2,7 @@ import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import { finishReasonFromAnthropic } from '../../wire/anthropic/stop-reason.js';
 import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from '../../wire/anthropic/usage.js';
-import { readSseMessageBatches } from './sse-reader.js';
+import { readSseMessageBatches } from '../../wire/sse-event-splitter.js';
 import { citationOf, citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
