@@ -1,6 +1,6 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
+import { usageFromOpenAI } from '../../wire/openai/usage.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { isJsonObject } from '../../wire/json-object.js';
 

@@ -1,7 +1,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
-import { usageFromResponses } from './responses-usage.js';
+import { usageFromResponses } from '../../wire/responses/usage.js';
 
 /** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */
 const HEAD_BYTES = 96;

@@ -3,8 +3,8 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart } from '../../ir/message.js';
 import { emptyUsage } from '../../ir/usage.js';
-import { mapConverseStopReason } from './map-stop-reason.js';
-import { usageFromConverse } from './read-usage.js';
+import { mapConverseStopReason } from '../../wire/bedrock/stop-reason.js';
+import { usageFromConverse } from '../../wire/bedrock/usage.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
 export function malformedConverseAnswer(what: string): GatewayError {

@@ -4,8 +4,8 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { EventStreamDecoder, type EventStreamMessage } from './event-stream-decoder.js';
 import { converseResponseId } from './parse-converse-response.js';
-import { mapConverseStopReason } from './map-stop-reason.js';
-import { usageFromConverse } from './read-usage.js';
+import { mapConverseStopReason } from '../../wire/bedrock/stop-reason.js';
+import { usageFromConverse } from '../../wire/bedrock/usage.js';
 import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 /** Exceptions Bedrock sends inside a stream, by their `:exception-type`, with the HTTP status they stand for. */

@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
-import { tokenCount } from '../../wire/token-count.js';
+import { tokenCount } from '../token-count.js';
 
 /**
  * Converse `usage` → canonical usage: `inputTokens` excludes the cached part, so the input total adds

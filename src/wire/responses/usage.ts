@@ -1,5 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
-import { tokenCount } from '../../wire/token-count.js';
+import { tokenCount } from '../token-count.js';
 
 /** The Responses API usage object (`response.usage`). */
 export interface ResponsesUsage {
