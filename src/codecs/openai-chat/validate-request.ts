@@ -31,8 +31,9 @@ function checkPositiveInteger(body: Record<string, unknown>, name: string): numb
 }
 
 /**
- * Checks a chat-completions body against spec 2.1 and the standard field types, naming the bad field. Only the
- * fields the gateway acts on are read; every other standard field is forwarded untouched.
+ * Checks a chat-completions body (model, non-empty messages with known roles, temperature 0 to 2, tools) and the
+ * standard field types, naming the bad field. Only the fields the gateway acts on are read; every other standard
+ * field is forwarded untouched.
  */
 export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatEnvelope {
   const model = body.model;

@@ -9,7 +9,7 @@ import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 
-/** /admin/channels and /admin/models (operator contract, section 3). */
+/** The admin API's /admin/channels and /admin/models, guarded by the admin token. */
 export function addCatalogRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock, invalidation } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);

@@ -178,7 +178,7 @@ export type AnthropicErrorType =
 
 export interface AnthropicErrorBody {
   type: 'error';
-  /** `code` is the gateway's own error code (spec 2.3), an addition Anthropic's clients ignore. */
+  /** `code` is the gateway's own error code, an addition Anthropic's clients ignore. */
   error: { type: AnthropicErrorType; message: string; code: string };
 }
 
