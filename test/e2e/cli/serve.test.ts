@@ -1,5 +1,5 @@
 /**
- * Operator contract 1, 2 and 5 with the real process: `node bin/unigate.js serve` in an empty directory with no
+ * Install, environment and command line with the real process: `node bin/unigate.js serve` in an empty directory with no
  * configuration, a restart in the same directory, and the `migrate`, `admin-token` and `keys create` commands.
  * The steps build on each other (one operator session), so they run in order.
  */
