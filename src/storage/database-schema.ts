@@ -270,7 +270,7 @@ export interface Database {
   money_holds: MoneyHoldsTable;
   gateway_instances: GatewayInstancesTable;
   subscription_usage: SubscriptionUsageTable;
-  // issue 6 extras (migration 0005)
+  // alerts and redemption codes (migration 0005)
   alert_states: AlertStatesTable;
   redemption_codes: RedemptionCodesTable;
   // web console (migration 0006)
@@ -283,7 +283,7 @@ export interface Database {
   console_invitations: ConsoleInvitationsTable;
 }
 
-// ---- issue 6 extras: alerts and redemption codes (migration 0005) ----
+// ---- alerts and redemption codes (migration 0005) ----
 
 export interface AlertStatesTable {
   /** `balance`, `key_quota` or `subscription_quota`. */

@@ -158,7 +158,7 @@ export interface Model {
 /** The tier every account starts on; it always exists (created by the migration, never deleted). */
 export const DEFAULT_TIER = 'default';
 
-/** Per-account limits (spec 8: per-account RPM and TPM, summed over the account's keys), named by `Account.tier`. */
+/** Per-account limits (per-account RPM and TPM, summed over the account's keys), named by `Account.tier`. */
 export interface Tier {
   name: string;
   /** Requests a minute for the whole account; null: unlimited. */
@@ -232,7 +232,7 @@ export interface UsageCharge {
   createdAt: number;
 }
 
-/** Metadata only (spec 1.8): no prompt, completion or tool-argument text, ever. */
+/** Metadata only: no prompt, completion or tool-argument text, ever. */
 export interface UsageLogRow {
   requestId: string;
   accountId: string | null;

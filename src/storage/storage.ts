@@ -3,7 +3,7 @@ import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
   PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
 } from './records.js';
-// issue 6 extras: alerts and redemption codes (their types live with their repositories).
+// Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 import type { ConsoleRepository } from './repositories/console-repository.js';
@@ -39,9 +39,9 @@ export interface Storage {
   channelKeyFlags: ChannelKeyFlagRepository;
   /** Reservations (holds per instance and pool), settlement of charges and the ledger check. */
   money: MoneyRepository;
-  /** Alert thresholds and the crossings already claimed (issue 6 extras). */
+  /** Alert thresholds and the crossings already claimed. */
   alerts: AlertRepository;
-  /** Redemption codes, redeemed exactly once (issue 6 extras). */
+  /** Redemption codes, redeemed exactly once. */
   redemptionCodes: RedemptionCodeRepository;
   /** The web console's users, memberships, sessions and single-use tokens. */
   console: ConsoleRepository;

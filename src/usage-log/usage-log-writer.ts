@@ -3,7 +3,7 @@ import type { Logger } from '../shared/logger.js';
 import type { UsageLogRow } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
 
-/** Metadata-only usage rows (spec 1.8), written in batches off the hot path. */
+/** Metadata-only usage rows (no prompt, completion or tool-argument text), written in batches off the hot path. */
 export class UsageLogWriter {
   readonly #writer: BatchWriter<UsageLogRow>;
 

@@ -51,7 +51,7 @@ export function subscriptionToJson(subscription: Subscription, plan: Plan | null
   };
 }
 
-/** /admin/accounts, their credits, keys and subscriptions, and /admin/keys (operator contract, section 3). */
+/** The admin API's /admin/accounts (their credits, keys and subscriptions) and /admin/keys, guarded by the admin token. */
 export function addAccountRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock, ledger, keys } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);

@@ -1,7 +1,26 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonArraySplitter } from '../../../src/upstreams/gemini/json-array-splitter.js';
-import { SseDataSplitter } from '../../../src/upstreams/gemini/sse-data-splitter.js';
+import { eventPayload } from '../../../../src/wire/gemini/event-payload.js';
+import { JsonArraySplitter } from '../../../../src/wire/gemini/json-array-splitter.js';
+import { SseEventSplitter } from '../../../../src/wire/sse-event-splitter.js';
+
+/** The payloads of the Gemini stream events that one piece of SSE text completes. */
+class SseDataSplitter {
+  readonly #splitter = new SseEventSplitter();
+
+  push(text: string): string[] {
+    return payloads(this.#splitter.push(Buffer.from(text, 'utf8')));
+  }
+
+  flush(): string[] {
+    const rest = this.#splitter.flush();
+    return rest === null ? [] : payloads([rest]);
+  }
+}
+
+function payloads(events: Buffer[]): string[] {
+  return events.map(eventPayload).filter((payload): payload is string => payload !== null);
+}
 
 function splitAll(text: string, cuts: number[]): { elements: string[]; complete: boolean } {
   const splitter = new JsonArraySplitter();
@@ -47,7 +66,7 @@ describe('JsonArraySplitter', () => {
   });
 });
 
-describe('SseDataSplitter', () => {
+describe('Gemini SSE payloads (the shared SSE splitter and eventPayload)', () => {
   it('splits events in any line-end style, joins data lines, skips comments and keeps bare JSON', () => {
     const splitter = new SseDataSplitter();
     expect(splitter.push('data: {"a":1}\r\n\r\ndata: {"b"')).toEqual(['{"a":1}']);

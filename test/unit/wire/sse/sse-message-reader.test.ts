@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readSseMessageBatches, SseMessageReader, type SseMessage } from '../../../src/upstreams/anthropic/sse-reader.js';
+import { readSseMessageBatches, SseMessageReader, type SseMessage } from '../../../../src/wire/sse-event-splitter.js';
 
 function readWhole(bytes: Buffer): SseMessage[] {
   const reader = new SseMessageReader();

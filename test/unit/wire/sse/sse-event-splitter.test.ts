@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { eventData, SseEventSplitter } from '../../src/wire/sse-event-splitter.js';
+import { eventData, eventJsonObject, SseEventSplitter, sseMessage } from '../../../../src/wire/sse-event-splitter.js';
 
 /** Any Unicode scalar value (no lone surrogates), weighted toward ASCII and multi-byte ranges. */
 const anyChar = fc.oneof(
@@ -120,6 +120,58 @@ describe('SseEventSplitter', () => {
         }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('SseEventSplitter in any one line-end style', () => {
+  const styledEvents = fc.record({
+    eol: fc.constantFrom('\n', '\r\n', '\r'),
+    events: fc.array(fc.array(fieldLine, { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
+  });
+
+  it('yields the same events, byte for byte, for any chunking, with LF, CRLF or lone-CR line ends', () => {
+    fc.assert(
+      fc.property(styledEvents, fc.array(fc.nat(), { maxLength: 30 }), ({ eol, events }, cuts) => {
+        const originals = events.map((lines) => Buffer.from(lines.map((line) => line + eol).join('') + eol, 'utf8'));
+        const { events: out, rest } = pushAll(cutAt(Buffer.concat(originals), cuts));
+        expect(rest).toBeNull();
+        expect(out.map(String)).toEqual(originals.map(String));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('reads the same names and data from every event whatever the line ends', () => {
+    fc.assert(
+      fc.property(fc.array(fieldLine, { minLength: 1, maxLength: 6 }), (lines) => {
+        const read = (eol: string) => sseMessage(Buffer.from(lines.map((line) => line + eol).join('') + eol, 'utf8'));
+        expect(read('\r\n')).toEqual(read('\n'));
+        expect(read('\r')).toEqual(read('\n'));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('ends a lone-CR event at once and waits on a CR that may be half of a CRLF blank line', () => {
+    const splitter = new SseEventSplitter();
+    expect(splitter.push(Buffer.from('data: x\rdata: y\r\r')).map(String)).toEqual(['data: x\rdata: y\r\r']);
+    expect(splitter.push(Buffer.from('data: z\r\n\r'))).toEqual([]);
+    expect(splitter.push(Buffer.from('\n')).map(String)).toEqual(['data: z\r\n\r\n']);
+  });
+});
+
+describe('sseMessage and eventJsonObject', () => {
+  it('read the event name, joined data lines, and skip comments', () => {
+    expect(sseMessage(Buffer.from(': hi\nevent: delta\ndata: a\ndata\ndata: b\n\n'))).toEqual({ event: 'delta', data: 'a\n\nb' });
+    expect(sseMessage(Buffer.from(': keep-alive\n\n'))).toBeNull();
+    expect(sseMessage(Buffer.from('event: ping\n\n'))).toEqual({ event: 'ping', data: '' });
+  });
+
+  it('parse the data of an event as a JSON object, and nothing else', () => {
+    expect(eventJsonObject(Buffer.from('data: {"a":1}\n\n'))).toEqual({ a: 1 });
+    expect(eventJsonObject(Buffer.from('data: [1]\n\n'))).toBeNull();
+    expect(eventJsonObject(Buffer.from('data: [DONE]\n\n'))).toBeNull();
+    expect(eventJsonObject(Buffer.from(': comment\n\n'))).toBeNull();
   });
 });
 

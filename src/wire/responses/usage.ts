@@ -1,4 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
+import { tokenCount } from '../token-count.js';
 
 /** The Responses API usage object (`response.usage`). */
 export interface ResponsesUsage {
@@ -23,21 +24,17 @@ export function encodeResponsesUsage(usage: Usage): ResponsesUsage {
   };
 }
 
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
 /** Responses usage (from an upstream answer or event) → canonical usage; null when absent. */
 export function usageFromResponses(raw: unknown): Usage | null {
   if (raw === null || typeof raw !== 'object') return null;
   const usage = raw as Record<string, unknown>;
-  const input = count(usage.input_tokens);
-  const output = count(usage.output_tokens);
+  const input = tokenCount(usage.input_tokens);
+  const output = tokenCount(usage.output_tokens);
   const inputDetails = (usage.input_tokens_details ?? {}) as Record<string, unknown>;
   const outputDetails = (usage.output_tokens_details ?? {}) as Record<string, unknown>;
-  const cacheRead = Math.min(count(inputDetails.cached_tokens), input);
-  const cacheWrite = Math.min(count(inputDetails.cache_write_tokens), input - cacheRead);
-  const reasoning = Math.min(count(outputDetails.reasoning_tokens), output);
+  const cacheRead = Math.min(tokenCount(inputDetails.cached_tokens), input);
+  const cacheWrite = Math.min(tokenCount(inputDetails.cache_write_tokens), input - cacheRead);
+  const reasoning = Math.min(tokenCount(outputDetails.reasoning_tokens), output);
   return {
     input: { total: input, noCache: input - cacheRead - cacheWrite, cacheRead, cacheWrite },
     output: { total: output, text: output - reasoning, reasoning },

@@ -1,14 +1,13 @@
 /**
- * The Gemini API wire (`generativelanguage.googleapis.com`, v1beta) as the client codec sees it: the shapes it writes
- * and the helpers it reads requests with. Google's JSON is proto3 JSON, so every field may arrive in lowerCamelCase
- * (what the SDKs send) or in its original snake_case (what Google's own curl examples send): readers accept both.
+ * The Gemini API wire (`generativelanguage.googleapis.com`, v1beta; https://ai.google.dev/api/generate-content): the
+ * `GenerateContentRequest` the upstream adapter writes and the client codec reads, and the response the codec writes
+ * and the adapter reads. Google's JSON is proto3 JSON, so every field may arrive in lowerCamelCase (what the SDKs
+ * send) or in its original snake_case (what Google's own curl examples send): readers accept both.
  */
 
-export type JsonObject = Record<string, unknown>;
+import { isJsonObject, type JsonObject } from '../json-object.js';
 
-export function isJsonObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+export { isJsonObject, type JsonObject };
 
 /** `maxOutputTokens` → `max_output_tokens`. */
 export function snakeCase(name: string): string {
@@ -25,6 +24,15 @@ export function readField(object: JsonObject, name: string): unknown {
   const value = object[name];
   if (value !== undefined) return value;
   return object[snakeCase(name)];
+}
+
+/** Parses JSON text, or returns undefined. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 export interface GeminiInlineData {
@@ -51,6 +59,12 @@ export interface GeminiPart {
   inlineData?: GeminiInlineData;
   fileData?: GeminiFileData;
   functionCall?: GeminiFunctionCall;
+  functionResponse?: { id?: string; name: string; response: JsonObject };
+}
+
+export interface GeminiContent {
+  role: 'user' | 'model';
+  parts: GeminiPart[];
 }
 
 export interface GeminiUsageMetadata {
