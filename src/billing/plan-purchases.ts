@@ -171,10 +171,13 @@ export class PlanPurchases {
       // Renewed or changed by another instance or the account meanwhile.
       if (subscription === null || subscription.paidThrough !== due.paidThrough || subscription.planId !== due.planId || !subscription.renews || subscription.status !== 'active') return 'skipped';
       const paidThrough = subscription.paidThrough ?? now;
-      if (paidThrough <= now || account.status !== 'enabled') {
-        await transaction.updateSubscription(subscription.id, { renews: false }, now);
+      if (paidThrough <= now) {
+        // Its paid period is over: it stopped at `cancelAt`, which is `paidThrough`.
+        await transaction.updateSubscription(subscription.id, { renews: false, status: 'cancelled', cancelAt: Math.min(paidThrough, subscription.cancelAt ?? paidThrough) }, now);
         return 'lapsed';
       }
+      // A disabled or deleted account buys nothing; it is retried until the paid period ends.
+      if (account.status !== 'enabled') return 'refused';
       const period = currentPeriod(subscription.startsAt, plan.period, paidThrough);
       const payment: Payment = { subscriptionId: subscription.id, amountNano: plan.priceNano, plan, periodStart: period.start, periodEnd: period.end, source: `plan:${subscription.id}:${period.start}`, upgrade: false };
       if (!(await this.#canPay(transaction, subscription.accountId, payment.amountNano))) return 'refused';
