@@ -3,7 +3,8 @@
  * owner opens the Plans page, chooses one in the confirming <dialog> (the charge and the balance shown before
  * paying), the balance pays it and its invoice is listed on the Billing page; a change to the other plan pays the
  * difference. With too little balance the dialog says so and the pay button stays off. Screenshots at desktop
- * width, at 390 px and in dark mode, with no page overflow at the phone's width.
+ * width, at 390 px and in dark mode, with no page overflow at the phone's width. Also a key's own quota alert
+ * threshold set on the Alerts page.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,14 @@ describe.skipIf(!chromiumPresent)('choosing a plan in Chromium', () => {
     await page.getByText(/^Plan Starter/).waitFor();
     await page.getByText(/^Upgrade to plan Pro/).scrollIntoViewIfNeeded();
     await screenshot(fixture, page, 'billing-plan-invoices');
+
+    // A key's own quota alert threshold on the Alerts page.
+    expect((await fixture.gateway.admin('POST', `/admin/accounts/${accountId}/keys`, { name: 'batch jobs', quota_usd: 25 })).status).toBe(201);
+    await page.goto(`${base}/alerts`);
+    await page.getByLabel('Quota used (%) for batch jobs').fill('80');
+    await page.getByRole('button', { name: 'Save for batch jobs' }).click();
+    await page.getByRole('status').getByText('Saved.').waitFor();
+    await screenshot(fixture, page, 'alerts-key-thresholds');
     expectCleanPage(watched);
     await watched.context.close();
 
