@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
+import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
@@ -27,7 +28,9 @@ import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
 import { startMetricsListener } from './metrics/metrics-listener.js';
+import { testChannel } from './relay/channel-test.js';
 import { CredentialRotation } from './relay/credential-rotation.js';
+import { relayDependencies } from './relay/relay-dependencies.js';
 import { Catalog } from './routing/catalog.js';
 import { openChannelHealth } from './routing/open-channel-health.js';
 import type { GatewayServices } from './services.js';
@@ -176,6 +179,22 @@ function followInvalidations(services: GatewayServices): void {
   });
 }
 
+/** Background probes of idle channels, when HEALTH_PROBE_INTERVAL_SECONDS is set; each worker probes for its own health. */
+function startChannelProbes(services: GatewayServices): ChannelProbes | null {
+  const { routing } = services.config;
+  if (routing.probeIntervalMs === 0) return null;
+  const relay = relayDependencies(services, 1);
+  const probes = new ChannelProbes({
+    catalog: services.catalog,
+    health: services.health,
+    clock: services.clock,
+    logger: services.logger,
+    probe: (target, signal) => testChannel(relay, target.channel, target.model, target.upstreamModel, signal, 'background-probe'),
+  }, { intervalMs: routing.probeIntervalMs, concurrency: routing.probeConcurrency });
+  probes.start();
+  return probes;
+}
+
 /** The composition root: builds every service once, then starts both listeners. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
@@ -259,6 +278,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     // A SQLite delete runs on the event loop: 1,000 rows cost about 10 ms of it, 5,000 about 50 ms.
     : new UsageRetention(storage.usage, clock, logger, { retentionDays: config.usageRetentionDays, batchSize: storage.dialect === 'sqlite' ? 1000 : 5000 });
   retention?.start();
+  const probes = startChannelProbes(services);
 
   const api = instrumentListener(createApiApp(services), metrics);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
@@ -288,6 +308,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       services.readiness.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
+      await probes?.stop();
       fx?.stop();
       await alerts.stop();
       await services.commerce.plans.stop();

@@ -32,6 +32,10 @@ export interface RoutingConfig {
   breakerCooldownMs: number;
   /** …up to this (BREAKER_MAX_COOLDOWN_MS). */
   breakerMaxCooldownMs: number;
+  /** A channel no attempt touched for this long gets a 1-token background probe (HEALTH_PROBE_INTERVAL_SECONDS); 0: no probes. */
+  probeIntervalMs: number;
+  /** Probes running at once at most (HEALTH_PROBE_CONCURRENCY). */
+  probeConcurrency: number;
 }
 
 /** Deadlines and caps of the API listener against slow or abusive clients (docs/operators.md, "Input limits"). */

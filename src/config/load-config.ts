@@ -66,6 +66,8 @@ function readRouting(env: Environment): RoutingConfig {
     breakerWindowMs: readInteger(env, 'BREAKER_WINDOW_MS', 60_000, 1000, 3_600_000),
     breakerCooldownMs: cooldownMs,
     breakerMaxCooldownMs: readInteger(env, 'BREAKER_MAX_COOLDOWN_MS', Math.max(300_000, cooldownMs), cooldownMs, 86_400_000),
+    probeIntervalMs: readInteger(env, 'HEALTH_PROBE_INTERVAL_SECONDS', 0, 0, 86_400) * 1000,
+    probeConcurrency: readInteger(env, 'HEALTH_PROBE_CONCURRENCY', 2, 1, 64),
   };
 }
 

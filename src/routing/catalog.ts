@@ -17,6 +17,8 @@ export interface ChannelRoute {
   upstreamModel: string;
   /** Absent: nothing known, nothing refused. */
   facts?: RouteFacts;
+  /** Set from the caller's provider preference: ranked routes are tried first, lowest rank first, before priority. */
+  preferenceRank?: number;
 }
 
 /** Ids asked for that no name or alias matched, resolved through the data's rules; bounded, cleared on reload. */

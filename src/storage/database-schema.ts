@@ -108,6 +108,7 @@ export interface ModelsTable {
   per_mchar_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
+  routing_strategy: string;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

@@ -111,6 +111,9 @@ export interface ChannelKeyFlag {
 
 export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
 
+/** How a model's channels within one priority tier are ordered (src/routing/balancing-strategy.ts). */
+export type BalancingStrategy = 'weighted' | 'least-latency' | 'least-in-flight';
+
 export interface Pricing {
   inputPerMtokNano: NanoUsd | null;
   outputPerMtokNano: NanoUsd | null;
@@ -146,6 +149,8 @@ export interface Model {
   pricing: Pricing;
   rpm: number | null;
   tpm: number | null;
+  /** Orders the model's channels within a priority tier. */
+  routingStrategy: BalancingStrategy;
   createdAt: number;
   updatedAt: number;
 }

@@ -12,6 +12,7 @@ import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-refe
 import * as consoleInvitations from './0011-console-invitations.js';
 import * as consoleOperators from './0012-console-operators.js';
 import * as selfServicePlansAndKeyAlerts from './0013-self-service-plans-and-key-alerts.js';
+import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0011-console-invitations': consoleInvitations,
   '0012-console-operators': consoleOperators,
   '0013-self-service-plans-and-key-alerts': selfServicePlansAndKeyAlerts,
+  '0016-model-routing-strategy': modelRoutingStrategy,
 };
 
 export const migrationProvider: MigrationProvider = {
