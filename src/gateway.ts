@@ -270,6 +270,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   fx?.start();
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
+  // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
+  services.commerce.plans.start(60_000);
   // One worker per process group prunes; across instances the storage's pruning lock lets one at a time.
   const retention = config.usageRetentionDays === null || config.workerIndex !== 0
     ? null
@@ -309,6 +311,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await probes?.stop();
       fx?.stop();
       await alerts.stop();
+      await services.commerce.plans.stop();
       await retention?.stop();
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();

@@ -16,6 +16,7 @@ import type { ReferralRepository } from './repositories/referral-repository.js';
 import type { SupportRepository } from './repositories/support-repository.js';
 // The console's operators and their audit log (migration 0012).
 import type { OperatorRepository } from './repositories/operator-repository.js';
+import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -54,6 +55,8 @@ export interface Storage {
   payments: PaymentRepository;
   /** Invoices and credit notes with gap-free numbers per series. */
   invoices: InvoiceRepository;
+  /** Plan periods bought from the balance in the console: payment, subscription and invoice in one transaction. */
+  planPurchases: PlanPurchaseRepository;
   referrals: ReferralRepository;
   support: SupportRepository;
   /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
@@ -160,7 +163,7 @@ export interface TierRepository {
   delete(name: string): Promise<boolean>;
 }
 
-export type SubscriptionPatch = Partial<Pick<Subscription, 'planId' | 'status' | 'startsAt' | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAt'>> & {
+export type SubscriptionPatch = Partial<Pick<Subscription, 'planId' | 'status' | 'startsAt' | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAt' | 'paidThrough' | 'renews'>> & {
   /** Zero the period's used quota and overage (a new period starts). */
   resetUsage?: boolean;
 };
