@@ -185,13 +185,15 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
   const usageLog = new UsageLogWriter(storage, logger);
-  const shared = await openSharedLimits(config, logger);
+  const instanceId = instanceIdOf(config);
+  const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
     ...LEDGER_OPTIONS,
-    instanceId: instanceIdOf(config),
+    instanceId,
     // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
     heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
     staleAfterMs: config.instanceStaleSeconds * 1000,
