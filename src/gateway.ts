@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { resolveAdminToken } from './auth/admin-token.js';
@@ -126,6 +126,20 @@ async function closeServer(server: Server, inFlight: () => number, graceMs: numb
   while (inFlight() > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   server.closeAllConnections();
   await closed;
+}
+
+/**
+ * While the instance drains for shutdown every answer closes its connection (`Connection: close`), so a load
+ * balancer keeps no connection to it that the listener's close could cut under a request being sent.
+ */
+function closingWhileDraining(
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+  draining: () => boolean,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (draining()) response.setHeader('connection', 'close');
+    listener(request, response);
+  };
 }
 
 /** Money: see docs/operators.md ("Money") for what each figure means. */
@@ -268,8 +282,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(api.listener, config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
+  const draining = (): boolean => services.readiness.draining;
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(api.listener, draining), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(consoleApp.listener, draining), config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port);
