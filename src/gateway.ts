@@ -38,6 +38,7 @@ import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { HttpTransport } from './upstreams/http-transport.js';
+import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 
@@ -198,7 +199,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
-  const usageLog = new UsageLogWriter(storage, logger);
+  const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory) });
   const instanceId = instanceIdOf(config);
   const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
