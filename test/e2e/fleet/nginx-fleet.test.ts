@@ -93,6 +93,13 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
     expect(revoked.status).toBe(200);
     const answers = await Promise.all(fleet.instances.map((instance) => chat(instance.url, key)));
     expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
+
+    const { key: other } = await newAccount(1);
+    const model = `fleet-new-${randomBytes(3).toString('hex')}`;
+    expect((await admin('POST', '/admin/models', { id: model, pricing: { input_per_mtok: 1, output_per_mtok: 1 } })).status).toBe(201);
+    expect((await admin('POST', '/admin/channels', { name: model, type: 'simulator', models: [model] })).status).toBe(201);
+    const routed = await Promise.all(fleet.instances.map((instance) => chat(instance.url, other, model)));
+    expect(routed.map((answer) => answer.status)).toEqual([200, 200, 200]);
   });
 
   it('restarts every instance in turn under constant load, streams included, without one failed request', async () => {
