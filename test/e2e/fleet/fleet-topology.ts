@@ -24,13 +24,15 @@ export interface FleetTopology {
 export async function startFleetTopology(size: number, yaml: string[], environment: Record<string, string> = {}): Promise<FleetTopology> {
   const ownRedis: PrivateRedisServer | null = process.env.TEST_REDIS_URL === undefined ? await startPrivateRedisServer(await freePort()) : null;
   const redisUrl = process.env.TEST_REDIS_URL ?? ownRedis?.url ?? '';
-  const cluster = await startServeCluster(size, yaml, {
+  // The first instance migrates and applies gateway.yaml alone; the others then start side by side.
+  const cluster = await startServeCluster(1, yaml, {
     REDIS_URL: redisUrl,
     REDIS_KEY_PREFIX: `fleet-${randomBytes(4).toString('hex')}:`,
     TRUST_PROXY: '127.0.0.1',
     ...environment,
   }, { database: 'postgres' });
-  const instances = [...cluster.instances];
+  const others = await Promise.all(Array.from({ length: size - 1 }, (_unused, index) => cluster.start(`instance-${index + 1}`)));
+  const instances = [...cluster.instances.slice(0, 1), ...others];
   const nginx = await startNginxBalancer({
     apiPort: await freePort(),
     apiUpstreams: instances.map((instance) => instance.port),

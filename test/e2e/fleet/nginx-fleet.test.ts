@@ -135,20 +135,24 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
 
     await new Promise((resolve) => setTimeout(resolve, 500));
     const startedAt = Date.now();
+    const phases: string[] = [];
     for (let slot = 0; slot < fleet.instances.length; slot += 1) {
       const instance = fleet.instances[slot];
       if (instance === undefined) continue;
+      const stoppingAt = Date.now();
       const exited = fleet.stop(slot);
       await waitUntil(async () => (await fetch(`${instance.url}/readyz`).then((response) => response.status, () => 0)) !== 200, 2000, `${instance.name} unready`);
       expect(await exited).toEqual({ code: 0, signal: null });
+      const exitedAt = Date.now();
       const next = await fleet.restart(slot);
       await waitUntil(async () => (await fetch(`${next.url}/readyz`).then((response) => response.status, () => 0)) === 200, 10_000, `${next.name} ready again`);
+      phases.push(`${instance.name}: stop ${exitedAt - stoppingAt} ms, start ${Date.now() - exitedAt} ms`);
       // nginx retries a refused instance after fail_timeout (5 s); the next stop comes sooner, on purpose: the load
       // then meets an instance that is back and one that is going at once.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
     running = false;
-    console.info(`rolling restart of ${fleet.instances.length} instances: ${Date.now() - startedAt} ms, ${completed} requests`);
+    console.info(`rolling restart of ${fleet.instances.length} instances: ${Date.now() - startedAt} ms, ${completed} requests (${phases.join('; ')})`);
     await Promise.all(load);
 
     expect(failures, (await fleet.nginx.errorLog()).slice(-2000)).toEqual([]);
