@@ -10,8 +10,7 @@ import { addHealthRoutes } from './http/admin/health-routes.js';
 import { addMoneyRoutes } from './http/admin/money-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import { addTierRoutes } from './http/admin/tier-routes.js';
-import type { ErrorFormat } from './http/request-context.js';
-import { registerErrorEncoder, sendJson } from './http/respond.js';
+import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { chatRoute } from './http/routes/chat-endpoint.js';
 import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './http/routes/chat-endpoints.js';
@@ -24,8 +23,7 @@ import { speechRoute, transcriptionsRoute, translationsRoute } from './http/rout
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from './http/routes/images.js';
 import { moderationsRoute } from './http/routes/moderations.js';
 import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRoute } from './http/routes/models.js';
-import { anthropicMessagesCodec } from './codecs/anthropic-messages/index.js';
-import { geminiCodec } from './codecs/gemini/index.js';
+import { familyOfPath } from './codecs/families.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './http/routes/public-metadata.js';
 import { addInvoiceAdminRoutes } from './console-billing/admin-invoice-routes.js';
 import { addSupportAdminRoutes } from './console-billing/admin-support-routes.js';
@@ -36,15 +34,6 @@ import { addConsoleApiRoutes } from './console/console-api.js';
 import type { ConsoleUrls } from './console/console-deps.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
-
-function errorFormatFor(path: string): ErrorFormat {
-  if (path.startsWith('/v1/messages')) return 'anthropic';
-  if (path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && path.includes(':'))) return 'gemini';
-  return 'openai';
-}
-
-registerErrorEncoder('anthropic', anthropicMessagesCodec.encodeError);
-registerErrorEncoder('gemini', geminiCodec.encodeError);
 
 /** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
 function geminiAction(action: string): RegExp {
@@ -103,7 +92,7 @@ export function createApiApp(services: GatewayServices): RequestListener {
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
   });
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, errorFormatFor, cors });
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */

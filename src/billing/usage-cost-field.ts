@@ -1,15 +1,12 @@
-/** Where a protocol's answer keeps its usage: `usage` (OpenAI, Anthropic) or `usageMetadata` (Gemini). */
-export type UsageKey = 'usage' | 'usageMetadata';
-
 /**
  * The request's cost inside a body's usage object, as `"cost": <decimal USD>` (the field OpenRouter-style gateways
  * use; the official SDKs keep or ignore unknown usage fields). Spliced into the bytes right after the opening brace of
  * the top-level usage object, so the upstream's body is otherwise passed on untouched and never re-serialised.
  * A quoted key cannot occur inside a JSON string (its quotes would be escaped), and the answer's usage is its last
  * such key (OpenAI, Anthropic and Gemini all write it after the content). Returns null when there is no usage
- * object to put it in.
+ * object to put it in. `usageKey` names the answer's usage field (`usage`; Gemini's `usageMetadata`).
  */
-export function spliceUsageCost(body: Buffer | string, costDecimalUsd: string, usageKey: UsageKey = 'usage'): Buffer | null {
+export function spliceUsageCost(body: Buffer | string, costDecimalUsd: string, usageKey = 'usage'): Buffer | null {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
   const quoted = `"${usageKey}"`;
   const key = bytes.lastIndexOf(quoted);

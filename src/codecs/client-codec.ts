@@ -1,10 +1,10 @@
-import type { UsageKey } from '../billing/usage-cost-field.js';
 import type { GatewayError } from '../errors/gateway-error.js';
+import type { ClientFamily } from './client-family.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { UpstreamOperation, WireProtocol } from '../upstreams/upstream-adapter.js';
+import type { UpstreamOperation, WireProtocol } from '../wire/protocols.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
@@ -58,13 +58,18 @@ export interface PassThroughStreamObserver {
  */
 export interface ClientCodec {
   readonly protocol: WireProtocol;
-  /** Where a non-streamed answer keeps its usage, for the request's cost spliced in (null: the header only). */
-  readonly usageKey: UsageKey | null;
+  /** The family the protocol belongs to: key forms, error shape, rate-limit headers, metrics label. */
+  readonly family: ClientFamily;
+  /**
+   * The field of a non-streamed answer that holds its usage object (`usage`, Gemini's `usageMetadata`), for the
+   * request's cost spliced in (null: the header only).
+   */
+  readonly usageKey: string | null;
   /**
    * Where a streamed answer keeps its final usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's last
    * chunk), for the request's cost spliced into the event that completes it; null when the stream carries none.
    */
-  streamUsageKey(options: { includeUsage: boolean }): UsageKey | null;
+  streamUsageKey(options: { includeUsage: boolean }): string | null;
   /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
   readonly passThroughHeaders: readonly string[];
   /**
@@ -78,8 +83,6 @@ export interface ClientCodec {
   /** A non-streaming response body as JSON text. */
   encodeResponse(response: ChatResponse, model: string): string;
   createStreamEncoder(options: StreamEncoderOptions): StreamEncoder;
-  /** The protocol's error body for a gateway error (JSON text), readable by the protocol's official SDK. */
-  encodeError(error: GatewayError): string;
   /** An error as an in-stream event, for failures after the first byte. */
   encodeStreamError(error: GatewayError, options: { sse: boolean }): string;
   /** Usage reader for the pass-through path of this protocol. */

@@ -1,7 +1,8 @@
-import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../auth/extract-api-key.js';
+import { hasMalformedAuthorization } from '../auth/extract-api-key.js';
 import type { CredentialSurface } from '../auth/failed-attempt-guard.js';
 import { IpRangeSet } from '../auth/ip-ranges.js';
 import type { KeyRefusal } from '../auth/key-verifier.js';
+import type { ClientFamily } from '../codecs/client-family.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
 import type { Account, ApiKey } from '../storage/records.js';
@@ -32,16 +33,9 @@ export function recordGuess(services: GatewayServices, surface: CredentialSurfac
 
 const compiledAllowlists = new WeakMap<ApiKey, IpRangeSet>();
 
-/** How each family's clients send the key, as the refusal of a missing or malformed key names it. */
-const KEY_FORMS: Record<KeyFamily, string> = {
-  openai: 'Send it as "Authorization: Bearer <API_KEY>".',
-  anthropic: 'Send it in the "x-api-key" header ("x-api-key: <API_KEY>"), as Anthropic\'s clients do.',
-  gemini: 'Send it in the "x-goog-api-key" header or as the "key" query parameter, as Google\'s clients do.',
-};
-
-const REFUSALS: Record<KeyRefusal, (family: KeyFamily) => GatewayError> = {
-  missing: (family) => new GatewayError('missing_api_key', `No API key was provided. ${KEY_FORMS[family]}`),
-  malformed: (family) => new GatewayError('invalid_api_key', `The API key is malformed. ${KEY_FORMS[family]}`),
+const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
+  missing: (family) => new GatewayError('missing_api_key', `No API key was provided. ${family.keyHint}`),
+  malformed: (family) => new GatewayError('invalid_api_key', `The API key is malformed. ${family.keyHint}`),
   unknown: () => new GatewayError('invalid_api_key', 'The API key is not valid.'),
   revoked: () => new GatewayError('revoked_api_key', 'The API key has been revoked.'),
   expired: () => new GatewayError('expired_api_key', 'The API key has expired.'),
@@ -53,10 +47,11 @@ const REFUSALS: Record<KeyRefusal, (family: KeyFamily) => GatewayError> = {
  * Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. An address that sent
  * too many malformed or unknown keys is refused with 429 before its key is looked at (FailedAttemptGuard).
  */
-export async function authenticate(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<Authenticated> {
+export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
+  const { family } = context;
   const now = services.clock.now();
   refuseGuessing(services, 'api-key', context, now);
-  const plaintext = extractApiKey(context.request.headers, context.query, family);
+  const plaintext = family.readApiKey(context.request.headers, context.query);
   const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
     ? ({ ok: false, reason: 'malformed' } as const)
     : await services.keys.verify(plaintext);

@@ -4,7 +4,9 @@ import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
-import type { ErrorFormat, RequestContext } from './request-context.js';
+import type { ClientFamily } from '../codecs/client-family.js';
+import { openAIFamily } from '../codecs/openai-chat/family.js';
+import type { RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 
@@ -12,8 +14,8 @@ export interface ListenerOptions {
   router: Router;
   logger: Logger;
   clientIp: ClientIpResolver;
-  /** Which family's error shape a path answers in. */
-  errorFormatFor?: (path: string) => ErrorFormat;
+  /** Which protocol family a path belongs to (its errors answer in that family's shape); default OpenAI's. */
+  familyOfPath?: (path: string) => ClientFamily;
   /** The browser policy (API listener): preflights and cross-origin reads of public endpoints. */
   cors?: CorsPolicy;
 }
@@ -24,7 +26,7 @@ export interface ListenerOptions {
  */
 export function createListener(options: ListenerOptions): (request: IncomingMessage, response: ServerResponse) => void {
   const { router, logger, clientIp } = options;
-  const errorFormatFor = options.errorFormatFor ?? (() => 'openai' as const);
+  const familyOfPath = options.familyOfPath ?? (() => openAIFamily);
   return (request, response) => {
     const startedAt = performance.now();
     const url = request.url ?? '/';
@@ -42,7 +44,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       params: {},
       startedAt,
       clientIp: clientIp(request),
-      errorFormat: errorFormatFor(path),
+      family: familyOfPath(path),
     };
     let handling: Promise<void>;
     try {

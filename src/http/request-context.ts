@@ -1,7 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** Which protocol family's error shape the caller expects. */
-export type ErrorFormat = 'openai' | 'anthropic' | 'gemini';
+import type { ClientFamily } from '../codecs/client-family.js';
 
 export interface RequestContext {
   readonly request: IncomingMessage;
@@ -15,7 +13,8 @@ export interface RequestContext {
   /** `performance.now()` when the request arrived, for latency. */
   readonly startedAt: number;
   readonly clientIp: string;
-  errorFormat: ErrorFormat;
+  /** The protocol family the caller speaks: its errors take this family's shape. */
+  family: ClientFamily;
   /** Size of the request body once read as JSON (an upper bound of its tokens). */
   bodyBytes?: number;
 }

@@ -1,19 +1,5 @@
-import { encodeOpenAIError } from '../codecs/openai-chat/encode-error.js';
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { ErrorFormat, RequestContext } from './request-context.js';
-
-export type ErrorEncoder = (error: GatewayError) => string;
-
-/** One error encoder per protocol family; families register theirs as their codecs land. */
-const errorEncoders: Record<ErrorFormat, ErrorEncoder> = {
-  openai: encodeOpenAIError,
-  anthropic: encodeOpenAIError,
-  gemini: encodeOpenAIError,
-};
-
-export function registerErrorEncoder(format: ErrorFormat, encoder: ErrorEncoder): void {
-  errorEncoders[format] = encoder;
-}
+import type { RequestContext } from './request-context.js';
 
 export function sendJson(context: RequestContext, status: number, value: unknown, headers?: Record<string, string>): void {
   sendRaw(context, status, JSON.stringify(value), 'application/json', headers);
@@ -35,5 +21,5 @@ export function sendRaw(context: RequestContext, status: number, body: string | 
 export function sendError(context: RequestContext, error: GatewayError): void {
   const headers: Record<string, string> = { ...error.headers };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
-  sendRaw(context, error.status, errorEncoders[context.errorFormat](error), 'application/json', headers);
+  sendRaw(context, error.status, context.family.encodeError(error), 'application/json', headers);
 }

@@ -1,4 +1,4 @@
-import type { KeyFamily } from '../auth/extract-api-key.js';
+import type { ClientFamily } from '../codecs/client-family.js';
 import type { LimitState } from './rate-limiter.js';
 
 /** The windows one admission passed, in admission order, and which of them count tokens (the rest count requests). */
@@ -46,13 +46,13 @@ export function rfc3339(epochMs: number): string {
   return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-function openAIHeaders(headers: Record<string, string>, suffix: 'requests' | 'tokens', state: LimitState, now: number): void {
+export function openAIRateLimitHeaders(headers: Record<string, string>, suffix: 'requests' | 'tokens', state: LimitState, now: number): void {
   headers[`x-ratelimit-limit-${suffix}`] = String(state.rule.limit);
   headers[`x-ratelimit-remaining-${suffix}`] = String(state.remaining);
   headers[`x-ratelimit-reset-${suffix}`] = goDuration(state.resetAtMs - now);
 }
 
-function anthropicHeaders(headers: Record<string, string>, prefix: string, state: LimitState): void {
+export function anthropicRateLimitHeaders(headers: Record<string, string>, prefix: string, state: LimitState): void {
   headers[`anthropic-ratelimit-${prefix}-limit`] = String(state.rule.limit);
   headers[`anthropic-ratelimit-${prefix}-remaining`] = String(state.remaining);
   headers[`anthropic-ratelimit-${prefix}-reset`] = rfc3339(state.resetAtMs);
@@ -60,35 +60,15 @@ function anthropicHeaders(headers: Record<string, string>, prefix: string, state
 
 /**
  * The rate-limit headers of a billed answer: the generic X-RateLimit set of the tightest window of all, and the
- * family's own set where its clients read one — OpenAI's `x-ratelimit-*-requests|tokens` (reset as a duration) and
- * Anthropic's `anthropic-ratelimit-requests|tokens|input-tokens|output-tokens-*` (reset as RFC 3339). Each set
- * describes the tightest window of its kind. One token window counts input and output together, so it bounds both
- * Anthropic's input and output sets. Computed from what admission already knows: no store round trip.
+ * family's own set where its clients read one (see each family's `addRateLimitHeaders`). Each set describes the
+ * tightest window of its kind. Computed from what admission already knows: no store round trip.
  */
-export function admittedRateLimitHeaders(windows: AdmittedWindows, family: KeyFamily, now: number): Record<string, string> {
+export function admittedRateLimitHeaders(windows: AdmittedWindows, family: ClientFamily, now: number): Record<string, string> {
   const overall = tightestState(windows.states);
   if (overall === null) return {};
   const headers = rateLimitHeaders(overall);
   const requests = tightestState(windows.states.filter((state) => !windows.tokenRules.has(state.rule.id)));
   const tokens = tightestState(windows.states.filter((state) => windows.tokenRules.has(state.rule.id)));
-  switch (family) {
-    case 'openai':
-      if (requests !== null) openAIHeaders(headers, 'requests', requests, now);
-      if (tokens !== null) openAIHeaders(headers, 'tokens', tokens, now);
-      return headers;
-    case 'anthropic':
-      if (requests !== null) anthropicHeaders(headers, 'requests', requests);
-      if (tokens !== null) {
-        anthropicHeaders(headers, 'tokens', tokens);
-        anthropicHeaders(headers, 'input-tokens', tokens);
-        anthropicHeaders(headers, 'output-tokens', tokens);
-      }
-      return headers;
-    case 'gemini':
-      return headers;
-    default: {
-      const unknown: never = family;
-      throw new Error(`unknown key family ${String(unknown)}`);
-    }
-  }
+  family.addRateLimitHeaders(headers, { requests, tokens }, now);
+  return headers;
 }

@@ -1,26 +1,8 @@
 import type { BreakerState } from '../routing/circuit-breaker.js';
-import type { WireProtocol } from '../upstreams/upstream-adapter.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type GaugeSeries, type Histogram } from './metrics-registry.js';
 
 /** Seconds, 5 ms to 120 s: fast proxied answers at the bottom, long generations at the top. */
 export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120] as const;
-
-/** The family label of a wire protocol, as in `requests_total`. */
-export function protocolFamily(protocol: WireProtocol): 'openai' | 'anthropic' | 'gemini' {
-  switch (protocol) {
-    case 'openai-chat':
-    case 'openai-responses':
-      return 'openai';
-    case 'anthropic-messages':
-      return 'anthropic';
-    case 'gemini':
-      return 'gemini';
-    default: {
-      const unknown: never = protocol;
-      throw new Error(`unknown protocol ${String(unknown)}`);
-    }
-  }
-}
 
 const BREAKER_STATE_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
 

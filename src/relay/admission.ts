@@ -4,7 +4,7 @@ import { reservationAmount } from '../billing/reservation-amount.js';
 import type { ActiveSubscription, SubscriptionBook } from '../billing/subscription-book.js';
 import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { KeyFamily } from '../auth/extract-api-key.js';
+import type { ClientFamily } from '../codecs/client-family.js';
 import { effectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { ConcurrencyLease, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
@@ -36,7 +36,7 @@ export interface AdmissionRequest {
   maxUsage?: BillableUsage;
   meter: RequestMeter;
   /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
-  family: KeyFamily;
+  family: ClientFamily;
 }
 
 const MINUTE_MS = 60_000;

@@ -5,7 +5,6 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { Channel } from '../storage/records.js';
-import { protocolFamily } from '../metrics/gateway-metrics.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
@@ -172,7 +171,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
     request.meter.markFirstByte();
-    dependencies.metrics.timeToFirstByte.labels(protocolFamily(request.codec.protocol), request.stream ? 'true' : 'false').observe((performance.now() - request.context.startedAt) / 1000);
+    dependencies.metrics.timeToFirstByte.labels(request.codec.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.context.startedAt) / 1000);
   };
 }
 

@@ -2,7 +2,7 @@ import { computeCost, type BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Reservation } from '../billing/money-pools.js';
 import { nanoToDecimalString } from '../billing/money.js';
-import { spliceUsageCost, type UsageKey } from '../billing/usage-cost-field.js';
+import { spliceUsageCost } from '../billing/usage-cost-field.js';
 import { totalTokens, type Usage } from '../ir/usage.js';
 import type { LimitRule, LimitState, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
@@ -119,7 +119,7 @@ export class RequestMeter {
    * An answer about to be sent with what it costs: the `x-request-cost-usd` header (decimal USD) and, when the body
    * has a usage object (`usageKey`), `cost` spliced into it. Call `finish` with the same outcome.
    */
-  priced(body: Buffer | string, outcome: Pick<RequestOutcome, 'usage' | 'billable'>, usageKey: UsageKey | null): { body: Buffer | string; headers: Record<string, string> } {
+  priced(body: Buffer | string, outcome: Pick<RequestOutcome, 'usage' | 'billable'>, usageKey: string | null): { body: Buffer | string; headers: Record<string, string> } {
     const cost = nanoToDecimalString(this.quote(outcome));
     const spliced = usageKey === null ? null : spliceUsageCost(body, cost, usageKey);
     return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
@@ -130,7 +130,7 @@ export class RequestMeter {
    * object (`usage` of OpenAI and Anthropic events, `usageMetadata` of Gemini chunks): what `finish` bills when the
    * stream ends with this usage.
    */
-  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: UsageKey): T {
+  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: string): T {
     if (usage === null) return payload;
     const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })), usageKey);
     if (spliced === null) return payload;

@@ -2,31 +2,12 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { StreamPart } from '../ir/stream-part.js';
-import type { Channel, ChannelType } from '../storage/records.js';
+import type { Channel } from '../storage/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
-/** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
-export type WireProtocol = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+import type { UpstreamOnlyProtocol, UpstreamOperation, WireProtocol } from '../wire/protocols.js';
 
-/** Wires that only upstreams speak: no client protocol equals them, so their requests are always translated. */
-export type UpstreamOnlyProtocol = 'bedrock-converse' | 'vertex-ai';
-
-export function isClientWire(protocol: WireProtocol | UpstreamOnlyProtocol): protocol is WireProtocol {
-  return protocol !== 'bedrock-converse' && protocol !== 'vertex-ai';
-}
-
-/**
- * Pass-through operations, named by the protocol's own endpoint: the body is the client's, in the upstream's
- * own protocol. `model` is the upstream model name (Gemini carries it in the URL, the others in the body).
- */
-export type UpstreamOperation =
-  | { kind: 'chat'; stream: boolean }
-  | { kind: 'count-tokens' }
-  | { kind: 'embeddings'; batch: boolean }
-  /** OpenAI's Responses API (`POST /responses`), served natively only where `servesPassThrough` says so. */
-  | { kind: 'responses'; stream: boolean }
-  /** The Responses API's token counter (`POST /responses/input_tokens`), on the same channels as `responses`. */
-  | { kind: 'responses-input-tokens' };
+export { isClientWire, type UpstreamOnlyProtocol, type UpstreamOperation, type WireProtocol } from '../wire/protocols.js';
 
 /**
  * A body too large to hold in memory (an uploaded file rebuilt as multipart): its exact length (sent as
@@ -77,12 +58,24 @@ export interface UpstreamTransport {
   send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
 }
 
+export interface UpstreamCountTokens {
+  /** The counter's request for a canonical request; absent: only a pass-through count reaches the counter. */
+  build?(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) counter answer, translated or pass-through → input tokens. */
+  parse(body: Buffer): number;
+}
+
+export interface UpstreamEmbeddings {
+  build(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) body → canonical response. */
+  parse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+}
+
 /**
  * One upstream provider type. It knows its URLs, authentication and wire format; the relay knows none of that.
  * Translation between protocols (IR in, IR out) joins this interface with the other families.
  */
 export interface UpstreamAdapter {
-  readonly types: readonly ChannelType[];
   readonly protocol: WireProtocol | UpstreamOnlyProtocol;
   /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
@@ -103,11 +96,10 @@ export interface UpstreamAdapter {
   parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse;
   /** A successful streaming body → canonical parts (see StreamPart for the order). */
   parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart>;
-  /** The upstream's own token counter, when it has one (null: count locally). */
-  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest | null;
-  parseCountTokensResponse(body: Buffer): number;
-  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
-  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+  /** The upstream's own token counter, where it has one; absent: requests are counted locally. */
+  readonly countTokens?: UpstreamCountTokens;
+  /** Embeddings of a canonical request, where the upstream serves them; absent: its channels are skipped. */
+  readonly embeddings?: UpstreamEmbeddings;
   /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */
   readonly media?: MediaCapabilities;
 }

@@ -1,6 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../src/auth/extract-api-key.js';
+import { hasMalformedAuthorization } from '../../src/auth/extract-api-key.js';
+import { anthropicFamily, geminiFamily, openAIFamily } from '../../src/codecs/families.js';
+
+const BY_NAME = { openai: openAIFamily, anthropic: anthropicFamily, gemini: geminiFamily };
+type KeyFamily = keyof typeof BY_NAME;
+
+/** The key as the named family reads it. */
+function extractApiKey(headers: IncomingHttpHeaders, query: URLSearchParams, family: KeyFamily): string | null {
+  return BY_NAME[family].readApiKey(headers, query);
+}
 
 const none = new URLSearchParams();
 const FAMILIES: KeyFamily[] = ['openai', 'anthropic', 'gemini'];

@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeAnthropicRequest } from './decode-request.js';
-import { encodeAnthropicError, encodeAnthropicStreamError } from './encode-error.js';
+import { encodeAnthropicStreamError } from './encode-error.js';
+import { anthropicFamily } from './family.js';
 import { encodeAnthropicResponse } from './encode-response.js';
 import { AnthropicStreamEncoder } from './encode-stream.js';
 import { findUsageInMessageJson } from './read-usage.js';
@@ -9,6 +10,7 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
+  family: anthropicFamily,
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
@@ -16,7 +18,6 @@ export const anthropicMessagesCodec: ClientCodec = {
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
   createStreamEncoder: (options) => new AnthropicStreamEncoder(options),
-  encodeError: (error) => encodeAnthropicError(error),
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
   usageFromResponseBody: (body) => findUsageInMessageJson(body),
@@ -25,3 +26,4 @@ export const anthropicMessagesCodec: ClientCodec = {
 
 export { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
 export { anthropicErrorType } from './encode-error.js';
+export { anthropicFamily } from './family.js';

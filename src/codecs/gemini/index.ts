@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeGeminiRequest } from './decode-request.js';
-import { encodeGeminiError, encodeGeminiStreamError } from './encode-error.js';
+import { encodeGeminiStreamError } from './encode-error.js';
+import { geminiFamily } from './family.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
 import { findGeminiUsageInJson } from './read-usage.js';
@@ -12,6 +13,7 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  */
 export const geminiCodec: ClientCodec = {
   protocol: 'gemini',
+  family: geminiFamily,
   usageKey: 'usageMetadata',
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',
@@ -19,7 +21,6 @@ export const geminiCodec: ClientCodec = {
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,
   createStreamEncoder: (options) => new GeminiStreamEncoder(options),
-  encodeError: encodeGeminiError,
   encodeStreamError: encodeGeminiStreamError,
   usageFromResponseBody: findGeminiUsageInJson,
   createPassThroughObserver: () => new GeminiStreamUsageObserver(),
@@ -30,6 +31,7 @@ export { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from 
 export { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, MAX_BATCH_EMBED_REQUESTS } from './decode-embedding-request.js';
 export { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
 export { encodeGeminiError, encodeGeminiStreamError, googleStatusFor } from './encode-error.js';
+export { geminiFamily } from './family.js';
 export { encodeGeminiModel, encodeGeminiModelList, geminiModelObject, type GeminiModelDescription } from './encode-model-list.js';
 export { encodeGeminiResponse } from './encode-response.js';
 export { GeminiStreamEncoder } from './encode-stream.js';

@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeOpenAIChatRequest } from './decode-request.js';
-import { encodeOpenAIError, encodeOpenAIStreamError } from './encode-error.js';
+import { encodeOpenAIStreamError } from './encode-error.js';
+import { openAIFamily } from './family.js';
 import { encodeOpenAIChatResponse } from './encode-response.js';
 import { OpenAIChatStreamEncoder } from './encode-stream.js';
 import { findUsageInJson } from '../../wire/openai/read-usage.js';
@@ -9,6 +10,7 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
 export const openAIChatCodec: ClientCodec = {
   protocol: 'openai-chat',
+  family: openAIFamily,
   usageKey: 'usage',
   streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
@@ -16,7 +18,6 @@ export const openAIChatCodec: ClientCodec = {
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
   encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
   createStreamEncoder: (options) => new OpenAIChatStreamEncoder(options),
-  encodeError: (error) => encodeOpenAIError(error),
   // OpenAI streams are always SSE; `sse` is Gemini's switch.
   encodeStreamError: (error) => encodeOpenAIStreamError(error),
   usageFromResponseBody: (body) => findUsageInJson(body),
@@ -28,3 +29,4 @@ export { decodeOpenAIEmbeddingRequest, type DecodedEmbeddingRequest, type Embedd
 export { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
 export { encodeOpenAIChatResponse } from './encode-response.js';
 export { OpenAIChatStreamEncoder } from './encode-stream.js';
+export { openAIFamily } from './family.js';

@@ -1,7 +1,6 @@
 import type { GatewayError } from '../../errors/gateway-error.js';
 import { responsesErrorEvent } from './encode-stream.js';
 
-export { encodeOpenAIError as encodeResponsesError } from '../openai-chat/encode-error.js';
 
 /** A failure after a stream started, as the Responses `error` event (sequence number from the caller's stream). */
 export function encodeResponsesStreamError(error: GatewayError, sequenceNumber: number): string {

@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeResponsesRequest } from './decode-request.js';
-import { encodeResponsesError, encodeResponsesStreamError } from './encode-error.js';
+import { encodeResponsesStreamError } from './encode-error.js';
+import { openAIFamily } from '../openai-chat/family.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
@@ -24,6 +25,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
     protocol: 'openai-responses',
+    family: openAIFamily,
     // The response object has fields after its usage (user, metadata): the cost goes in the header only.
     usageKey: null,
     streamUsageKey: () => null,
@@ -32,7 +34,6 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
     encodeResponse: (response, model) => encodeResponsesResponse(response, model, body, toolNamespaces()),
     createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),
-    encodeError: (error) => encodeResponsesError(error),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),
     createPassThroughObserver: () => (observer = new ResponsesPassThroughObserver()),

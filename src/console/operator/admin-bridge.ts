@@ -1,3 +1,4 @@
+import { openAIFamily } from '../../codecs/openai-chat/family.js';
 import type { ServerResponse } from 'node:http';
 import { addInvoiceAdminRoutes } from '../../console-billing/admin-invoice-routes.js';
 import { addSupportAdminRoutes } from '../../console-billing/admin-support-routes.js';
@@ -46,7 +47,7 @@ function adminPathOf(consolePath: string): string {
 async function runAdmin(router: Router, context: RequestContext, method: string, adminPath: string, response: ServerResponse): Promise<boolean> {
   const match = router.match(method, adminPath);
   if (match.kind !== 'found') return false;
-  const inner: RequestContext = { ...context, method, path: adminPath, params: match.params, response, errorFormat: 'openai' };
+  const inner: RequestContext = { ...context, method, path: adminPath, params: match.params, response, family: openAIFamily };
   authoriseOperatorCall(inner);
   await match.handler(inner);
   return true;

@@ -87,7 +87,7 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     call.meter.promptTokensEstimate = promptTokens;
     call.meter.stream = stream;
     const headers = await admit(services, {
-      family: 'openai',
+      family: call.context.family,
       key: call.key,
       account: call.account,
       model,
@@ -153,7 +153,7 @@ export function speechRoute(services: GatewayServices): RouteHandler {
     call.meter.promptTokensEstimate = promptTokens;
     call.meter.stream = true;
     const headers = await admit(services, {
-      family: 'openai',
+      family: call.context.family,
       key: call.key,
       account: call.account,
       model,

@@ -1,4 +1,3 @@
-import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import { toGatewayError } from '../../errors/gateway-error.js';
@@ -34,7 +33,6 @@ export interface ChatEndpoint {
   /** Usage-log label, e.g. `anthropic-messages`. */
   protocol: string;
   codec: ClientCodec;
-  keyFamily: KeyFamily;
   readEnvelope(context: RequestContext, body: Record<string, unknown>): ChatEnvelope;
 }
 
@@ -61,7 +59,7 @@ export function once<T>(build: () => T): () => T {
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
   const relay = relayDependencies(services);
   return async (context) => {
-    const { key, account } = await authenticate(context, services, endpoint.keyFamily);
+    const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.protocol, context.path, context.startedAt);
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -79,7 +77,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {
-        family: endpoint.keyFamily,
+        family: context.family,
         key,
         account,
         model,

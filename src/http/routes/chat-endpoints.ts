@@ -12,7 +12,6 @@ import { once } from './chat-endpoint.js';
 export const openAIChatEndpoint: ChatEndpoint = {
   protocol: 'openai-chat',
   codec: openAIChatCodec,
-  keyFamily: 'openai',
   readEnvelope(_context, body) {
     const envelope = validateOpenAIChatRequest(body);
     return {
@@ -32,7 +31,6 @@ export const openAIChatEndpoint: ChatEndpoint = {
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   codec: anthropicMessagesCodec,
-  keyFamily: 'anthropic',
   readEnvelope(_context, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     return {
@@ -53,7 +51,6 @@ export function geminiEndpoint(stream: boolean): ChatEndpoint {
   return {
     protocol: 'gemini',
     codec: geminiCodec,
-    keyFamily: 'gemini',
     readEnvelope(context, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: context.params.model ?? '', stream });
       return {

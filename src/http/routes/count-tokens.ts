@@ -1,4 +1,3 @@
-import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from '../../codecs/anthropic-messages/index.js';
 import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from '../../codecs/gemini/index.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/index.js';
@@ -12,7 +11,7 @@ import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { Channel } from '../../storage/records.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { isClientWire, type UpstreamAdapter, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
+import { isClientWire, type UpstreamAdapter, type UpstreamCountTokens, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
@@ -26,7 +25,6 @@ import { sendRaw } from '../respond.js';
 type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
 
 interface CountTokensEndpoint {
-  keyFamily: KeyFamily;
   /** The operation a channel that speaks this endpoint's wire gets the caller's body with. */
   operation: UpstreamOperation;
   passesThrough(adapter: UpstreamAdapter, channel: Channel): boolean;
@@ -43,7 +41,7 @@ interface CountTokensEndpoint {
 function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
   return async (context) => {
-    const { key } = await authenticate(context, services, endpoint.keyFamily);
+    const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     const request = endpoint.decode(context, body);
     const { chat } = request;
@@ -79,9 +77,10 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
               }
               return upstreamRequest;
             }
-            return chat === null ? null : adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
+            // A channel whose upstream has no counter for canonical requests is skipped: counted locally.
+            return chat === null ? null : (adapter.countTokens?.build?.(route.channel, credential, chat, route.upstreamModel) ?? null);
           },
-          parse: (adapter, _route, upstreamBody) => ({ inputTokens: adapter.parseCountTokensResponse(upstreamBody), source: 'upstream' as const }),
+          parse: (adapter, _route, upstreamBody) => ({ inputTokens: counterOf(adapter).parse(upstreamBody), source: 'upstream' as const }),
         },
         { model: model.id, modelLimits: false },
       );
@@ -97,13 +96,18 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
   };
 }
 
+/** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
+function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
+  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
+  return adapter.countTokens;
+}
+
 /** Channels whose adapter speaks the endpoint's own protocol take the caller's body. */
 const sameProtocol = (protocol: WireProtocol) => (adapter: UpstreamAdapter): boolean => adapter.protocol === protocol;
 
 /** POST /v1/messages/count_tokens. */
 export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'anthropic',
     operation: { kind: 'count-tokens' },
     passesThrough: sameProtocol('anthropic-messages'),
     passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
@@ -118,7 +122,6 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    keyFamily: 'gemini',
     operation: { kind: 'count-tokens' },
     passesThrough: sameProtocol('gemini'),
     decode: (context, body) => {
@@ -137,7 +140,6 @@ export function geminiCountTokensRoute(services: GatewayServices): RouteHandler 
 export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
   const operation: UpstreamOperation = { kind: 'responses-input-tokens' };
   return countTokensRoute(services, {
-    keyFamily: 'openai',
     operation,
     passesThrough: (adapter, channel) => adapter.servesPassThrough?.(channel, operation) === true,
     decode: (_context, body) => {

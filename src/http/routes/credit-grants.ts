@@ -25,7 +25,7 @@ const seconds = (ms: number): number => Math.floor(ms / 1000);
  */
 export function creditGrantsRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
-    const { account } = await authenticate(context, services, 'openai');
+    const { account } = await authenticate(context, services);
     const now = services.clock.now();
     const totals = await services.storage.money.creditTotals(account.id);
     const balance = await services.ledger.availableBalance(account.id);

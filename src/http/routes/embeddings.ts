@@ -1,4 +1,3 @@
-import type { KeyFamily } from '../../auth/extract-api-key.js';
 import { resolveModel } from './resolve-model.js';
 import {
   decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse,
@@ -22,7 +21,6 @@ import { sendRaw } from '../respond.js';
 interface EmbeddingsEndpoint {
   protocol: WireProtocol;
   label: string;
-  keyFamily: KeyFamily;
   batch: boolean;
   decode(context: RequestContext, body: Record<string, unknown>): { request: EmbeddingRequest; encode: (response: EmbeddingResponse) => string };
   /** The caller's body for a same-protocol upstream. */
@@ -38,7 +36,7 @@ function inputTokensOf(usage: number): Usage {
 function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
   const relay = relayDependencies(services);
   return async (context) => {
-    const { key, account } = await authenticate(context, services, endpoint.keyFamily);
+    const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -46,7 +44,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       const { model, routes } = resolveModel(services, meter, request.model);
       const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
       meter.promptTokensEstimate = estimate;
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: endpoint.keyFamily });
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: context.family });
       const result = await relayUnary(
         relay,
         context,
@@ -57,11 +55,13 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
             if (adapter.protocol === endpoint.protocol) {
               return adapter.buildPassThrough(route.channel, credential, { kind: 'embeddings', batch: endpoint.batch }, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
             }
-            return adapter.buildEmbeddingRequest(route.channel, credential, request, route.upstreamModel);
+            // A channel whose upstream serves no embeddings is skipped.
+            return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
           },
           parse(adapter, _route, upstreamBody) {
             if (adapter.protocol === endpoint.protocol) return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
-            const parsed = adapter.parseEmbeddingResponse(upstreamBody, request);
+            const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
+            const parsed = embeddings.parse(upstreamBody, request);
             return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
           },
         },
@@ -94,7 +94,6 @@ export function openAIEmbeddingsRoute(services: GatewayServices): RouteHandler {
   return embeddingsRoute(services, {
     protocol: 'openai-chat',
     label: 'openai-embeddings',
-    keyFamily: 'openai',
     batch: true,
     decode(_context, body) {
       const decoded = decodeOpenAIEmbeddingRequest(body);
@@ -110,7 +109,6 @@ export function geminiEmbeddingsRoute(services: GatewayServices, batch: boolean)
   return embeddingsRoute(services, {
     protocol: 'gemini',
     label: 'gemini-embeddings',
-    keyFamily: 'gemini',
     batch,
     decode(context, body) {
       const hints = { pathModel: context.params.model ?? '' };

@@ -37,7 +37,7 @@ function tokens(input: number, output: number): Usage {
 async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number): Promise<Record<string, string>> {
   call.meter.promptTokensEstimate = promptTokens;
   return admit(call.services, {
-    family: 'openai',
+    family: call.context.family,
     key: call.key,
     account: call.account,
     model,

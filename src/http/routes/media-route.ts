@@ -56,7 +56,7 @@ export function mediaRoute(services: GatewayServices, protocol: string, handle: 
   const relay = relayDependencies(services);
   const { refuseBeforeUpload } = options;
   return async (context) => {
-    const { key, account } = await authenticate(context, services, 'openai');
+    const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     const forms: MultipartForm[] = [];
     try {

@@ -1,4 +1,6 @@
-import { extractApiKey, hasMalformedAuthorization, type KeyFamily } from '../../auth/extract-api-key.js';
+import { hasMalformedAuthorization } from '../../auth/extract-api-key.js';
+import { anthropicFamily } from '../../codecs/anthropic-messages/family.js';
+import { geminiFamily } from '../../codecs/gemini/family.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from '../../codecs/anthropic-messages/encode-model-list.js';
 import { encodeGeminiModel, encodeGeminiModelList } from '../../codecs/gemini/index.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -22,8 +24,8 @@ function asksForAnthropicShape(context: RequestContext): boolean {
 }
 
 async function listAnthropicModels(context: RequestContext, services: GatewayServices): Promise<void> {
-  context.errorFormat = 'anthropic';
-  const visible = await visibleModels(context, services, 'anthropic');
+  context.family = anthropicFamily;
+  const visible = await visibleModels(context, services);
   // Anthropic lists the newest models first.
   const models = services.catalog.models().filter(visible).sort((left, right) => right.createdAt - left.createdAt || left.id.localeCompare(right.id));
   const body = encodeAnthropicModelList(models.map(toAnthropicModel), {
@@ -34,15 +36,18 @@ async function listAnthropicModels(context: RequestContext, services: GatewaySer
   sendRaw(context, 200, body, 'application/json');
 }
 
-/** With a key: the models that key may use. Without: the publicly visible ones, limited per IP. */
-async function visibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<(model: CatalogModel) => boolean> {
+/**
+ * With a key (as the caller's family sends it): the models that key may use. Without: the publicly visible ones,
+ * limited per IP.
+ */
+async function visibleModels(context: RequestContext, services: GatewayServices): Promise<(model: CatalogModel) => boolean> {
   const headers = context.request.headers;
-  const presentsKey = extractApiKey(headers, context.query, family) !== null || hasMalformedAuthorization(headers);
+  const presentsKey = context.family.readApiKey(headers, context.query) !== null || hasMalformedAuthorization(headers);
   if (!presentsKey) {
     await enforcePublicRateLimit(context, services);
     return (model) => model.public && services.catalog.hasRoute(model.id);
   }
-  const { key } = await authenticate(context, services, family);
+  const { key } = await authenticate(context, services);
   return (model) => services.catalog.hasRoute(model.id) && allowedFor(key, model);
 }
 
@@ -60,13 +65,13 @@ function allowedFor(key: ApiKey, model: CatalogModel): boolean {
   return key.allowedModels === null || key.allowedModels.includes(model.id) || model.aliases.some((alias) => key.allowedModels?.includes(alias));
 }
 
-async function sortedVisibleModels(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<CatalogModel[]> {
-  const visible = await visibleModels(context, services, family);
+async function sortedVisibleModels(context: RequestContext, services: GatewayServices): Promise<CatalogModel[]> {
+  const visible = await visibleModels(context, services);
   return services.catalog.models().filter(visible).sort((left, right) => left.id.localeCompare(right.id));
 }
 
-async function findVisibleModel(context: RequestContext, services: GatewayServices, family: KeyFamily): Promise<CatalogModel> {
-  const visible = await visibleModels(context, services, family);
+async function findVisibleModel(context: RequestContext, services: GatewayServices): Promise<CatalogModel> {
+  const visible = await visibleModels(context, services);
   const id = (context.params.model ?? '').replace(/^models\//, '');
   const model = services.catalog.model(id);
   if (model === undefined || !visible(model)) throw new GatewayError('not_found', `The model '${id}' does not exist or is not available to you.`);
@@ -79,7 +84,7 @@ export function listModelsRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
     if (asksForAnthropicShape(context)) return listAnthropicModels(context, services);
-    const models = await sortedVisibleModels(context, services, 'openai');
+    const models = await sortedVisibleModels(context, services);
     // Dated snapshots and other aliases are listed under their own ids, as OpenAI lists its snapshots.
     sendJson(context, 200, { object: 'list', data: models.flatMap((model) => [model.id, ...model.aliases].map((name) => listedModelJson(model, name))) });
   };
@@ -91,21 +96,21 @@ export function getModelRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     if (asksForGeminiShape(context)) return gemini(context);
     if (asksForAnthropicShape(context)) {
-      context.errorFormat = 'anthropic';
-      const model = await findVisibleModel(context, services, 'anthropic');
+      context.family = anthropicFamily;
+      const model = await findVisibleModel(context, services);
       sendRaw(context, 200, JSON.stringify(anthropicModelObject(toAnthropicModel(model))), 'application/json');
       return;
     }
     const id = (context.params.model ?? '').replace(/^models\//, '');
-    sendJson(context, 200, listedModelJson(await findVisibleModel(context, services, 'openai'), id));
+    sendJson(context, 200, listedModelJson(await findVisibleModel(context, services), id));
   };
 }
 
 /** GET /v1beta/models (spec 4.3). */
 export function listGeminiModelsRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
-    context.errorFormat = 'gemini';
-    const models = await sortedVisibleModels(context, services, 'gemini');
+    context.family = geminiFamily;
+    const models = await sortedVisibleModels(context, services);
     const body = encodeGeminiModelList(models.map((model) => ({ id: model.id, kind: model.kind })), {
       pageSize: context.query.get('pageSize'),
       pageToken: context.query.get('pageToken'),
@@ -117,8 +122,8 @@ export function listGeminiModelsRoute(services: GatewayServices): RouteHandler {
 /** GET /v1beta/models/{model}. */
 export function getGeminiModelRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
-    context.errorFormat = 'gemini';
-    const model = await findVisibleModel(context, services, 'gemini');
+    context.family = geminiFamily;
+    const model = await findVisibleModel(context, services);
     sendRaw(context, 200, encodeGeminiModel({ id: model.id, kind: model.kind }), 'application/json');
   };
 }

@@ -46,7 +46,7 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     const { model, routes } = resolveMediaModel(call, modelId, 'moderation', 'POST /v1/moderations');
     call.meter.promptTokensEstimate = estimate;
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
-    const headers = await admit(services, { key: call.key, account: call.account, model, estimatedTokens: estimate, maxUsage: { tokens: usage }, meter: call.meter, family: 'openai' });
+    const headers = await admit(services, { key: call.key, account: call.account, model, estimatedTokens: estimate, maxUsage: { tokens: usage }, meter: call.meter, family: call.context.family });
     const answer = await relayUnary(call.relay, call.context, call.meter, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;

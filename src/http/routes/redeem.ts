@@ -19,7 +19,7 @@ const redeemSchema = z.object({ code: z.string().min(1).max(100) }).strict();
  */
 export function redeemRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
-    const { key, account } = await authenticate(context, services, 'openai');
+    const { key, account } = await authenticate(context, services);
     const rules = redeemFailureRules(key.id, context.clientIp);
     const chargedAt = services.clock.now();
     const decision = await services.limiter.consume(rules.map((rule) => ({ rule, cost: 1 })), chargedAt);

@@ -35,7 +35,7 @@ function nativeRoutes(adapters: AdapterRegistry, routes: readonly ChannelRoute[]
 export function responsesRoute(services: GatewayServices): RouteHandler {
   const relay = relayDependencies(services);
   return async (context) => {
-    const { key, account } = await authenticate(context, services, 'openai');
+    const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, 'openai-responses', context.path, context.startedAt);
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -55,7 +55,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
         countPromptTokens: async () => (await countTokensLocally(chat())).inputTokens,
       });
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: 'openai' });
+      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: context.family });
       await relayChat(relay, {
         context,
         meter,
@@ -85,7 +85,7 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
  */
 export function storedResponseRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
-    await authenticate(context, services, 'openai');
+    await authenticate(context, services);
     throw new GatewayError(
       'not_found',
       `Response '${context.params.id ?? ''}' cannot be retrieved, cancelled or deleted through this gateway: it stores no response bodies. Keep the output on the client (send 'store': false and pass the conversation in 'input').`,

@@ -44,7 +44,7 @@ describe('encodeError', () => {
   ] as const)('%s (%i) → %o with type %s, message and code readable', async (code, status, errorClass, type) => {
     const error = new GatewayError(code as ErrorCode, `Something about ${code}.`);
     expect(error.status).toBe(status);
-    const body = anthropicMessagesCodec.encodeError(error);
+    const body = anthropicMessagesCodec.family.encodeError(error);
     expect(JSON.parse(body)).toEqual({ type: 'error', error: { type, message: `Something about ${code}.`, code } });
     const raised = await sdkError(body, status);
     expect(raised).toBeInstanceOf(errorClass);

@@ -135,10 +135,10 @@ describe('stream encoder', () => {
 describe('errors', () => {
   it('renders Google’s envelope with the gateway’s string code and type', () => {
     const error = new GatewayError('rate_limit_exceeded', 'Slow down.');
-    expect(JSON.parse(geminiCodec.encodeError(error))).toEqual({ error: { code: 'rate_limit_exceeded', message: 'Slow down.', status: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' } });
+    expect(JSON.parse(geminiCodec.family.encodeError(error))).toEqual({ error: { code: 'rate_limit_exceeded', message: 'Slow down.', status: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' } });
     const bad = new GatewayError('bad_request', 'No.', { param: 'contents' });
-    expect(JSON.parse(geminiCodec.encodeError(bad))).toMatchObject({ error: { status: 'INVALID_ARGUMENT', param: 'contents' } });
-    expect(JSON.parse(geminiCodec.encodeError(new GatewayError('insufficient_balance', 'Top up.')))).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
+    expect(JSON.parse(geminiCodec.family.encodeError(bad))).toMatchObject({ error: { status: 'INVALID_ARGUMENT', param: 'contents' } });
+    expect(JSON.parse(geminiCodec.family.encodeError(new GatewayError('insufficient_balance', 'Top up.')))).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
     expect(geminiCodec.encodeStreamError(error, { sse: false })).toMatch(/^\n,\r\n\{"error":\{"code":429,.*\}\n\]$/);
   });
 });

@@ -63,7 +63,7 @@ beforeAll(async () => {
       const sse = (req.url ?? '').includes('alt=sse');
       if (model === 'limited') {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-        res.end(geminiCodec.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.')));
+        res.end(geminiCodec.family.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.')));
         return;
       }
       if (method === 'generateContent') {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { admittedRateLimitHeaders, goDuration, rfc3339 } from '../../../src/limits/rate-limit-headers.js';
 import type { LimitState } from '../../../src/limits/rate-limiter.js';
+import { anthropicFamily, geminiFamily, openAIFamily } from '../../../src/codecs/families.js';
 
 function state(id: string, limit: number, remaining: number, resetAtMs: number): LimitState {
   return { rule: { id, dimension: id.replace(/:.*:/, '-'), limit, windowMs: 60_000 }, remaining, resetAtMs };
@@ -22,16 +23,16 @@ describe('admittedRateLimitHeaders', () => {
   const windows = { states, tokenRules: new Set(['key:k:tpm']) };
 
   it('reports the tightest window overall, and per family the tightest of each kind', () => {
-    const openai = admittedRateLimitHeaders(windows, 'openai', 30_000);
+    const openai = admittedRateLimitHeaders(windows, openAIFamily, 30_000);
     expect(openai).toMatchObject({ 'x-ratelimit-limit': '100', 'x-ratelimit-remaining': '5', 'x-ratelimit-dimension': 'account-rpm' });
     expect(openai).toMatchObject({ 'x-ratelimit-limit-requests': '100', 'x-ratelimit-remaining-requests': '5', 'x-ratelimit-reset-requests': '30s' });
     expect(openai).toMatchObject({ 'x-ratelimit-limit-tokens': '1000', 'x-ratelimit-remaining-tokens': '100', 'x-ratelimit-reset-tokens': '30s' });
-    const anthropic = admittedRateLimitHeaders(windows, 'anthropic', 30_000);
+    const anthropic = admittedRateLimitHeaders(windows, anthropicFamily, 30_000);
     expect(anthropic).toMatchObject({ 'anthropic-ratelimit-requests-remaining': '5', 'anthropic-ratelimit-output-tokens-limit': '1000', 'anthropic-ratelimit-input-tokens-reset': '1970-01-01T00:01:00Z' });
-    expect(Object.keys(admittedRateLimitHeaders(windows, 'gemini', 30_000)).sort()).toEqual(['x-ratelimit-dimension', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+    expect(Object.keys(admittedRateLimitHeaders(windows, geminiFamily, 30_000)).sort()).toEqual(['x-ratelimit-dimension', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
   });
 
   it('sends nothing when no window applies', () => {
-    expect(admittedRateLimitHeaders({ states: [], tokenRules: new Set() }, 'openai', 0)).toEqual({});
+    expect(admittedRateLimitHeaders({ states: [], tokenRules: new Set() }, openAIFamily, 0)).toEqual({});
   });
 });

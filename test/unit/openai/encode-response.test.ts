@@ -96,8 +96,8 @@ describe('openAIChatCodec.encodeResponse', () => {
 describe('openAIChatCodec errors and pass-through helpers', () => {
   it('encodes errors in OpenAI shape, in a body and as a stream event', () => {
     const error = new GatewayError('bad_request', 'Nope.', { param: 'messages' });
-    expect(JSON.parse(openAIChatCodec.encodeError(error))).toEqual({ error: { message: 'Nope.', type: 'invalid_request_error', code: 'bad_request', param: 'messages' } });
-    expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIChatCodec.encodeError(error)}\n\n`);
+    expect(JSON.parse(openAIChatCodec.family.encodeError(error))).toEqual({ error: { message: 'Nope.', type: 'invalid_request_error', code: 'bad_request', param: 'messages' } });
+    expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIChatCodec.family.encodeError(error)}\n\n`);
   });
 
   it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {
