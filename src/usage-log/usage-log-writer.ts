@@ -17,7 +17,7 @@ export interface UsageLogWriterOptions {
 }
 
 /**
- * Metadata-only usage rows (spec 1.8), written in batches off the hot path. A batch the database refuses is retried
+ * Metadata-only usage rows (no prompt or answer text), written in batches off the hot path. A batch the database refuses is retried
  * with a doubling wait, a bounded number of times; then it is written to a dead-letter file in the data directory
  * (logged with its row count and file name, never its content) and the writer moves on.
  */
