@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { resolveAdminToken } from './auth/admin-token.js';
@@ -41,6 +41,7 @@ import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { HttpTransport } from './upstreams/http-transport.js';
+import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 
@@ -131,6 +132,20 @@ async function closeServer(server: Server, inFlight: () => number, graceMs: numb
   await closed;
 }
 
+/**
+ * While the instance drains for shutdown every answer closes its connection (`Connection: close`), so a load
+ * balancer keeps no connection to it that the listener's close could cut under a request being sent.
+ */
+function closingWhileDraining(
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+  draining: () => boolean,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (draining()) response.setHeader('connection', 'close');
+    listener(request, response);
+  };
+}
+
 /** Money: see docs/operators.md ("Money") for what each figure means. */
 const LEDGER_OPTIONS = {
   maxBatch: 500,
@@ -203,14 +218,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
-  const usageLog = new UsageLogWriter(storage, logger);
-  const shared = await openSharedLimits(config, logger);
+  const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory) });
+  const instanceId = instanceIdOf(config);
+  const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
     ...LEDGER_OPTIONS,
-    instanceId: instanceIdOf(config),
+    instanceId,
     // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
     heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
     staleAfterMs: config.instanceStaleSeconds * 1000,
@@ -270,6 +287,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   fx?.start();
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
+  // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
+  services.commerce.plans.start(60_000);
   // One worker per process group prunes; across instances the storage's pruning lock lets one at a time.
   const retention = config.usageRetentionDays === null || config.workerIndex !== 0
     ? null
@@ -286,8 +305,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(api.listener, config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
+  const draining = (): boolean => services.readiness.draining;
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(api.listener, draining), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(consoleApp.listener, draining), config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port);
@@ -309,6 +329,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await probes?.stop();
       fx?.stop();
       await alerts.stop();
+      await services.commerce.plans.stop();
       await retention?.stop();
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();

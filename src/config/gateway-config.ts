@@ -1,3 +1,4 @@
+import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 
@@ -81,6 +82,11 @@ export interface GatewayConfig {
   redisKeyPrefix: string;
   /** How long a concurrency slot outlives a crashed holder on Redis (CONCURRENCY_LEASE_SECONDS); renewed while held. */
   concurrencyLeaseSeconds: number;
+  /**
+   * While Redis is unreachable (REDIS_DEGRADED_MODE): `share`, each instance enforces its share of every limit (the
+   * limit divided by the live instances last seen); `deny`, limited requests answer 503 with Retry-After.
+   */
+  redisDegradedMode: RedisDegradedMode;
   adminToken: string | null;
   configFile: string | null;
   /** Outgoing mail server (SMTP_URL: smtp://user:pass@host:port or smtps://…); null: mails are written to the log. */

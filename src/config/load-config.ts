@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
@@ -53,6 +54,12 @@ function readRedisKeyPrefix(env: Environment): string {
   const prefix = read(env, 'REDIS_KEY_PREFIX') ?? 'unigate:';
   if (!/^[A-Za-z0-9:_.{}-]{1,64}$/.test(prefix)) throw new ConfigError('REDIS_KEY_PREFIX must be 1-64 letters, digits or : _ . - { }');
   return prefix;
+}
+
+function readRedisDegradedMode(env: Environment): RedisDegradedMode {
+  const mode = read(env, 'REDIS_DEGRADED_MODE') ?? 'share';
+  if (mode !== 'share' && mode !== 'deny') throw new ConfigError(`REDIS_DEGRADED_MODE must be share or deny, got "${mode}"`);
+  return mode;
 }
 
 function readRouting(env: Environment): RoutingConfig {
@@ -175,6 +182,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     redisUrl: read(env, 'REDIS_URL') ?? null,
     redisKeyPrefix: readRedisKeyPrefix(env),
     concurrencyLeaseSeconds: readInteger(env, 'CONCURRENCY_LEASE_SECONDS', 30, 1, 3600),
+    redisDegradedMode: readRedisDegradedMode(env),
     adminToken: read(env, 'ADMIN_TOKEN') ?? null,
     configFile: configFile === null ? null : path.resolve(cwd, configFile),
     smtpUrl: readSmtpUrl(env),

@@ -17,7 +17,7 @@ export function catalogChanged(services: Pick<GatewayServices, 'invalidation'>, 
   return services.invalidation.publish(channelId === undefined ? { kind: 'catalog' } : { kind: 'catalog', channelId });
 }
 
-/** /admin/channels and /admin/models (operator contract, section 3). */
+/** The admin API's /admin/channels and /admin/models, guarded by the admin token. */
 export function addCatalogRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);

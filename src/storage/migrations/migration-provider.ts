@@ -11,6 +11,7 @@ import * as wideLimitColumns from './0009-wide-limit-columns.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 import * as consoleInvitations from './0011-console-invitations.js';
 import * as consoleOperators from './0012-console-operators.js';
+import * as selfServicePlansAndKeyAlerts from './0013-self-service-plans-and-key-alerts.js';
 import * as operatorDisabling from './0014-operator-disabling.js';
 import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
   '0011-console-invitations': consoleInvitations,
   '0012-console-operators': consoleOperators,
+  '0013-self-service-plans-and-key-alerts': selfServicePlansAndKeyAlerts,
   '0014-operator-disabling': operatorDisabling,
   '0016-model-routing-strategy': modelRoutingStrategy,
 };
