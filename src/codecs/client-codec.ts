@@ -78,6 +78,13 @@ export interface ClientCodec {
    * happens when the adapter's protocol equals the codec's.
    */
   passThroughOperation?(stream: boolean): UpstreamOperation;
+  /** The Content-Type of a streamed answer in the framing the caller asked for (`sse`: Gemini's `alt=sse`). */
+  streamContentType(sse: boolean): string;
+  /**
+   * Whether a same-protocol upstream's stream can go back as it came in this framing; false when the caller's
+   * framing is rebuilt from canonical parts (Gemini's JSON array: the upstream is always asked for SSE).
+   */
+  streamPassesThrough(sse: boolean): boolean;
   /** Validates and decodes a request body (400 GatewayError naming the field on bad input). */
   decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
   /** A non-streaming response body as JSON text. */

@@ -148,7 +148,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
       meter.lease?.release();
       throw rateLimitRefusal(decision);
     }
-    if (tokenCharges.length > 0) meter.tokenCharge = { rules: tokenCharges, chargedAt: now };
+    if (tokenCharges.length > 0) meter.chargeTokens(tokenCharges, now);
     states = decision.states;
   }
   if (early !== null) early.admitted = true;

@@ -1,8 +1,8 @@
-import type { RequestContext } from '../http/request-context.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { Candidate, RoutePlan } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
+import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { callUpstream, exhaustedError, timeoutsOf, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
@@ -18,16 +18,13 @@ export type PoolOutcome<T> = { kind: 'done'; value: T } | { kind: 'failed'; fail
  */
 export async function tryPool<T>(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   plan: RoutePlan,
   model: string,
   attempt: (candidate: Candidate, signal: AbortSignal) => Promise<PoolOutcome<T>>,
 ): Promise<T | null> {
   const abort = new AbortController();
-  const onClose = (): void => {
-    if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
-  };
-  context.response.once('close', onClose);
+  const stopListening = sink.onCallerGone(() => abort.abort(new Error('client disconnected')));
   const failures: FailedAttempt[] = [];
   try {
     let candidate = await plan.next();
@@ -44,7 +41,7 @@ export async function tryPool<T>(
       candidate = (rejectedKey ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
     }
   } finally {
-    context.response.off('close', onClose);
+    stopListening();
   }
   if (failures.length === 0 && plan.exhaustion.kind === 'pool') return null;
   throw exhaustedError(plan, failures, model);
@@ -69,7 +66,7 @@ export interface OpenedAttempt {
  */
 export async function openAttempt(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter | null,
   plan: RoutePlan,
   candidate: Candidate,
@@ -84,7 +81,7 @@ export async function openAttempt(
     plan.skip(candidate);
     return { kind: 'skipped' };
   }
-  const attempt = new UpstreamAttempt(dependencies, candidate, credential, context.requestId, meter);
+  const attempt = new UpstreamAttempt(dependencies, candidate, credential, sink.requestId, meter);
   const timeouts = plan.timeouts(candidate, timeoutsOf(route, options.stream));
   const outcome = await callUpstream(adapter, route, request, { signal: options.signal, timeouts, now: dependencies.routing.clock.now() });
   switch (outcome.kind) {

@@ -1,26 +1,25 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
-import type { RequestContext } from '../http/request-context.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import type { Channel } from '../storage/records.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { ClientStream, sendJsonBody } from './client-stream.js';
 import { passThroughBody } from './pass-through-body.js';
+import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
+import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
-import { callUpstream, exhaustedError, failureClassOf, timeoutsOf, upstreamFailureError, type FailedAttempt } from './upstream-call.js';
-import { callerErrorFromUpstream } from './upstream-error.js';
+import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
+import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { usageOfDelivered } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
-import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
 
 export interface ChatRelayRequest {
-  context: RequestContext;
+  /** Where the answer goes. */
+  sink: ResponseSink;
   meter: RequestMeter;
   codec: ClientCodec;
   routes: readonly ChannelRoute[];
@@ -54,116 +53,76 @@ type RelayResult =
 const SUCCESS: RelayResult = { kind: 'success' };
 const ABORTED: RelayResult = { kind: 'aborted' };
 
+const ANSWERED: PoolOutcome<true> = { kind: 'done', value: true };
+
 /**
  * Sends a chat request to the model's channels in routing order until one answers. A channel that speaks the
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
  * wire format (translated). Retries happen only before the first byte reached the caller.
  */
 export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest): Promise<void> {
-  const { context } = request;
-  const abort = new AbortController();
-  const onClose = (): void => {
-    if (!context.response.writableFinished) abort.abort(new Error('client disconnected'));
-  };
-  context.response.once('close', onClose);
-  try {
-    await attemptAll(dependencies, request, abort.signal);
-  } finally {
-    context.response.off('close', onClose);
-  }
-}
-
-function takesPassThrough(adapter: UpstreamAdapter, channel: Channel, request: ChatRelayRequest): boolean {
-  const operation = request.codec.passThroughOperation?.(request.stream);
-  if (operation !== undefined) return adapter.servesPassThrough?.(channel, operation) ?? false;
-  if (adapter.protocol !== request.codec.protocol) return false;
-  // Gemini's JSON-array stream is rebuilt from canonical parts; the upstream is always asked for SSE.
-  return !(request.codec.protocol === 'gemini' && request.stream && !request.sse);
-}
-
-async function attemptAll(dependencies: RelayDependencies, request: ChatRelayRequest, signal: AbortSignal): Promise<void> {
   const { meter } = request;
   const model = meter.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
-  const failures: FailedAttempt[] = [];
-  let candidate = await plan.next();
-  while (candidate !== null) {
-    let failure: FailedAttempt | null;
-    try {
-      failure = await attemptOne(dependencies, request, plan, candidate, signal);
-    } finally {
-      // Settles nothing when the attempt already has its verdict; frees a probe slot when it threw.
-      candidate.ticket.release();
-    }
-    if (failure === null) return;
-    failures.push(failure);
-    candidate = (failure.failureClass === 'credential' ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
-  }
-  throw exhaustedError(plan, failures, model);
+  const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
+  if (answered === null) throw exhaustedError(plan, [], model);
 }
 
-/** One channel: null when the request is answered (or the caller left), the failure when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<FailedAttempt | null> {
-  const { route } = candidate;
-  const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;
-  const credential = dependencies.credentials.next(route.channel);
-  const passThrough = takesPassThrough(adapter, route.channel, request);
-  let upstreamRequest: UpstreamRequest;
-  if (passThrough) {
+/** The operation the caller asked for, for the pass-through or translation choice. */
+function requestedOperation(request: ChatRelayRequest): RequestedOperation {
+  return { kind: 'chat', codec: request.codec, stream: request.stream, sse: request.sse };
+}
+
+/** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: Wire): UpstreamRequest {
+  if (wire.kind === 'pass-through') {
     const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
-    const operation = request.codec.passThroughOperation?.(request.stream) ?? { kind: 'chat', stream: request.stream };
-    upstreamRequest = adapter.buildPassThrough(route.channel, credential, operation, route.upstreamModel, body);
+    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
-  } else {
-    const chat = request.chat();
-    const translated = { ...chat, stream: request.stream };
-    upstreamRequest = adapter.buildChatRequest(route.channel, credential, translated, route.upstreamModel);
-    // What this channel left out is what the answer's header and usage row report.
-    if (translated.droppedHostedTools !== undefined) chat.droppedHostedTools = translated.droppedHostedTools;
+    return upstreamRequest;
   }
-  const attempt = new UpstreamAttempt(dependencies, candidate, credential, request.context.requestId, request.meter);
-  const timeouts = plan.timeouts(candidate, timeoutsOf(route, request.stream));
-  const outcome = await callUpstream(adapter, route, upstreamRequest, { signal, timeouts, now: dependencies.routing.clock.now() });
-  switch (outcome.kind) {
+  const chat = request.chat();
+  const translated = { ...chat, stream: request.stream };
+  const upstreamRequest = adapter.buildChatRequest(route.channel, credential, translated, route.upstreamModel);
+  // What this channel left out is what the answer's header and usage row report.
+  if (translated.droppedHostedTools !== undefined) chat.droppedHostedTools = translated.droppedHostedTools;
+  return upstreamRequest;
+}
+
+/** One channel: done when the request is answered (or the caller left), failed when the next may try. */
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<PoolOutcome<true>> {
+  const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
+  const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
+  const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
+  const opened = await openAttempt(dependencies, request.sink, request.meter, plan, candidate, build, { stream: request.stream, signal });
+  if (opened.kind === 'aborted') {
+    request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
+    return ANSWERED;
+  }
+  if (opened.kind !== 'response') return opened;
+  const { attempt, response } = opened;
+  attempt.answered();
+  attempt.chargeTokensToMeter();
+  const onFirstByte = firstByteObserver(dependencies, request);
+  const result = wire.kind === 'pass-through'
+    ? await relayPassThrough(request, response, signal, onFirstByte)
+    : await relayTranslated(adapter, request, response, signal, onFirstByte);
+  switch (result.kind) {
+    case 'success':
+      attempt.succeeded();
+      return ANSWERED;
     case 'aborted':
       attempt.aborted();
-      request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
-      return null;
+      return ANSWERED;
+    case 'broken':
+      attempt.failed(result.failureClass, null);
+      return ANSWERED;
     case 'retry':
-      attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
-      return { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs };
-    case 'refused':
-      attempt.refused();
-      throw callerErrorFromUpstream(outcome.status, outcome.body);
-    case 'response': {
-      attempt.answered();
-      attempt.chargeTokensToMeter();
-      const onFirstByte = firstByteObserver(dependencies, request);
-      const result = passThrough
-        ? await relayPassThrough(request, outcome.response, signal, onFirstByte)
-        : await relayTranslated(adapter, request, outcome.response, signal, onFirstByte);
-      switch (result.kind) {
-        case 'success':
-          attempt.succeeded();
-          return null;
-        case 'aborted':
-          attempt.aborted();
-          return null;
-        case 'broken':
-          attempt.failed(result.failureClass, null);
-          return null;
-        case 'retry':
-          attempt.failedBeforeAnswer(result.failureClass, null);
-          return { failureClass: result.failureClass, retryAfterMs: null };
-        default: {
-          const unknown: never = result;
-          throw new Error(`unhandled relay result ${String(unknown)}`);
-        }
-      }
-    }
+      attempt.failedBeforeAnswer(result.failureClass, null);
+      return { kind: 'failed', failure: { failureClass: result.failureClass, retryAfterMs: null } };
     default: {
-      const unknown: never = outcome;
-      throw new Error(`unhandled outcome ${String(unknown)}`);
+      const unknown: never = result;
+      throw new Error(`unhandled relay result ${String(unknown)}`);
     }
   }
 }
@@ -172,7 +131,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
     request.meter.markFirstByte();
-    dependencies.metrics.timeToFirstByte.labels(request.codec.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.context.startedAt) / 1000);
+    dependencies.metrics.timeToFirstByte.labels(request.codec.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
 }
 
@@ -182,13 +141,9 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
 }
 
-function streamContentType(request: ChatRelayRequest): string {
-  return request.codec.protocol === 'gemini' && !request.sse ? 'application/json; charset=utf-8' : 'text/event-stream; charset=utf-8';
-}
-
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
 async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
-  const { context, meter, codec } = request;
+  const { sink, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
     try {
@@ -201,13 +156,13 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
-    sendJsonBody(context.response, response.status, priced.body, contentType, { ...request.responseHeaders, ...priced.headers });
+    sink.send({ status: response.status, body: priced.body, contentType, headers: { ...request.responseHeaders, ...priced.headers } });
     meter.finish({ status: response.status, usage });
     return SUCCESS;
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, 'content-type': streamContentType(request) }, signal, onFirstByte);
+  const client = sink.openStream({ ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
@@ -291,7 +246,7 @@ function passThroughAnswer(request: ChatRelayRequest, observer: PassThroughStrea
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
 async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
-  const { context, meter, codec } = request;
+  const { sink, meter, codec } = request;
   const chat = request.chat();
   const model = chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
@@ -312,13 +267,13 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     }
     onFirstByte();
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
-    sendJsonBody(context.response, 200, priced.body, 'application/json', { ...request.responseHeaders, ...warningHeader, ...priced.headers });
+    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...request.responseHeaders, ...warningHeader, ...priced.headers } });
     meter.finish({ status: 200, errorCode: successCode, usage });
     return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
   const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
-  const client = new ClientStream(context.response, { ...request.responseHeaders, ...warningHeader, 'content-type': streamContentType(request) }, signal, onFirstByte);
+  const client = sink.openStream({ ...request.responseHeaders, ...warningHeader, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];

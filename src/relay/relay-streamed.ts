@@ -1,10 +1,9 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from '../http/request-context.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { ClientStream } from './client-stream.js';
 import type { RelayDependencies } from './relay-dependencies.js';
+import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -32,7 +31,7 @@ function header(value: string | string[] | undefined): string | undefined {
  */
 export async function relayStreamed(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter,
   routes: readonly ChannelRoute[],
   exchange: StreamedExchange,
@@ -40,12 +39,12 @@ export async function relayStreamed(
 ): Promise<StreamedEnd | null> {
   const model = meter.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, meter.promptTokensEstimate);
-  return tryPool(dependencies, context, plan, model, (candidate, signal) => attemptOne(dependencies, context, meter, plan, candidate, exchange, responseHeaders, signal));
+  return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, responseHeaders, signal));
 }
 
 async function attemptOne(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter,
   plan: RoutePlan,
   candidate: Candidate,
@@ -53,13 +52,13 @@ async function attemptOne(
   responseHeaders: Record<string, string>,
   signal: AbortSignal,
 ): Promise<PoolOutcome<StreamedEnd>> {
-  const opened = await openAttempt(dependencies, context, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
+  const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
   if (opened.kind === 'aborted') return { kind: 'done', value: 'aborted' };
   if (opened.kind !== 'response') return opened;
   const { attempt } = opened;
   attempt.answered();
   attempt.chargeTokensToMeter();
-  const end = await forward(context, meter, opened.response, exchange, responseHeaders, signal);
+  const end = await forward(sink, meter, opened.response, exchange, responseHeaders, signal);
   if (end.kind === 'retry') {
     attempt.failedBeforeAnswer(end.failureClass, null);
     return { kind: 'failed', failure: { failureClass: end.failureClass, retryAfterMs: null } };
@@ -77,7 +76,7 @@ type ForwardEnd =
   | { kind: 'retry'; failureClass: ReturnType<typeof failureClassOf> };
 
 async function forward(
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter,
   response: UpstreamResponse,
   exchange: StreamedExchange,
@@ -85,7 +84,7 @@ async function forward(
   signal: AbortSignal,
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
-  const client = new ClientStream(context.response, { ...responseHeaders, 'content-type': contentType }, signal, () => meter.markFirstByte());
+  const client = sink.openStream({ ...responseHeaders, 'content-type': contentType }, signal, () => meter.markFirstByte());
   try {
     for await (const chunk of response.body) {
       exchange.observe?.(chunk);
@@ -99,7 +98,7 @@ async function forward(
     const failureClass = failureClassOf(error, true);
     if (!client.started) return { kind: 'retry', failureClass };
     // Binary audio has no in-band error: end the connection without the final chunk so the client sees the cut.
-    context.response.destroy(new GatewayError('upstream_error', 'The upstream provider stopped answering mid-response.', { status: 502 }));
+    sink.cut(new GatewayError('upstream_error', 'The upstream provider stopped answering mid-response.', { status: 502 }));
     return { kind: 'broken', failureClass };
   }
 }

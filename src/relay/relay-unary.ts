@@ -1,9 +1,9 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestContext } from '../http/request-context.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
+import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -35,7 +35,7 @@ function callerLeft(): GatewayError {
  */
 export async function relayUnary<Result>(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter | null,
   routes: readonly ChannelRoute[],
   exchange: UnaryExchange<Result>,
@@ -43,19 +43,19 @@ export async function relayUnary<Result>(
 ): Promise<Result | null> {
   const model = options.model ?? meter?.model?.id ?? meter?.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, meter?.promptTokensEstimate ?? 0, options.modelLimits ?? true);
-  return tryPool(dependencies, context, plan, model, (candidate, signal) => attemptOne(dependencies, context, meter, plan, candidate, exchange, signal));
+  return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, signal));
 }
 
 async function attemptOne<Result>(
   dependencies: RelayDependencies,
-  context: RequestContext,
+  sink: ResponseSink,
   meter: RequestMeter | null,
   plan: RoutePlan,
   candidate: Candidate,
   exchange: UnaryExchange<Result>,
   signal: AbortSignal,
 ): Promise<PoolOutcome<Result>> {
-  const opened = await openAttempt(dependencies, context, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: false, signal });
+  const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: false, signal });
   if (opened.kind === 'aborted') throw callerLeft();
   if (opened.kind !== 'response') return opened;
   const { adapter, route, attempt, response } = opened;

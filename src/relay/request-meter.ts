@@ -55,18 +55,16 @@ export interface RequestOutcome {
  * usage), the token-limit correction, the concurrency slot, and one metadata-only usage row.
  */
 export class RequestMeter {
-  channelId: string | null = null;
-  attempts = 0;
-  /** The channels tried, in order; the usage row keeps them. */
-  readonly attemptedChannels: string[] = [];
+  /** The channels tried, in order; the usage row keeps them, the last as the request's channel. */
+  readonly #attemptedChannels: string[] = [];
   ttfbMs: number | null = null;
   model: Model | null = null;
   modelId: string | null = null;
   stream = false;
   /** Local estimate of the prompt, billed only when a cut stream never reported usage. */
   promptTokensEstimate = 0;
-  /** What admission took from each token window (key, account, model), corrected by the real usage at the end. */
-  tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
+  /** What was taken from each token window (admission's and the answering channel's), corrected by the real usage at the end. */
+  #tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
   /** Requests counted before the body was read; admission does not count these rules again. */
   requestCharge: RequestCharge | null = null;
   /** The concurrency slot, released by `finish`: on completion, caller abort and upstream failure alike. */
@@ -88,6 +86,25 @@ export class RequestMeter {
     private readonly startedAt: number,
   ) {
     this.createdAt = dependencies.clock.now();
+  }
+
+  /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
+  recordAttempt(channelId: string): void {
+    this.#attemptedChannels.push(channelId);
+  }
+
+  /** Tokens taken from token-limit windows at `chargedAt`, corrected by `finish` with the real usage. */
+  chargeTokens(charges: readonly TokenCharge[], chargedAt: number): void {
+    this.#tokenCharge ??= { rules: [], chargedAt };
+    this.#tokenCharge.rules.push(...charges);
+  }
+
+  /** The window's charge was given back already (a failed attempt refunded it): `finish` no longer corrects it. */
+  forgetTokenCharge(rule: LimitRule): void {
+    const rules = this.#tokenCharge?.rules;
+    if (rules === undefined) return;
+    const index = rules.findIndex((entry) => entry.rule === rule);
+    if (index >= 0) rules.splice(index, 1);
   }
 
   markFirstByte(): void {
@@ -146,9 +163,9 @@ export class RequestMeter {
     const cost = this.quote(outcome);
     this.costNano = cost;
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
-    if (this.tokenCharge !== null) {
+    if (this.#tokenCharge !== null) {
       const actual = usage === null ? 0 : totalTokens(usage);
-      const { rules, chargedAt } = this.tokenCharge;
+      const { rules, chargedAt } = this.#tokenCharge;
       for (const { rule, charged } of rules) {
         if (actual === charged) continue;
         limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
@@ -167,7 +184,7 @@ export class RequestMeter {
       accountId: this.accountId,
       keyId: this.keyId,
       model: this.modelId,
-      channelId: this.channelId,
+      channelId: this.#attemptedChannels.at(-1) ?? null,
       protocol: this.protocol,
       endpoint: this.endpoint,
       stream: this.stream,
@@ -181,8 +198,8 @@ export class RequestMeter {
       costNano: cost,
       latencyMs: Math.round(performance.now() - this.startedAt),
       ttfbMs: this.ttfbMs,
-      attempts: this.attempts,
-      attemptedChannels: this.attemptedChannels,
+      attempts: this.#attemptedChannels.length,
+      attemptedChannels: this.#attemptedChannels,
       createdAt: this.createdAt,
     });
     return cost;

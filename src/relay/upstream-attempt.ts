@@ -21,11 +21,7 @@ export class UpstreamAttempt {
     private readonly meter: RequestMeter | null,
   ) {
     const channel = candidate.route.channel;
-    if (meter !== null) {
-      meter.attempts += 1;
-      meter.channelId = channel.id;
-      meter.attemptedChannels.push(channel.id);
-    }
+    meter?.recordAttempt(channel.id);
     if (candidate.attempt > 1) dependencies.metrics.retries.inc();
   }
 
@@ -38,8 +34,7 @@ export class UpstreamAttempt {
   chargeTokensToMeter(): void {
     const charge = this.candidate.tokenCharge;
     if (charge === null || this.meter === null || this.#tokensOnMeter) return;
-    this.meter.tokenCharge ??= { rules: [], chargedAt: charge.chargedAt };
-    this.meter.tokenCharge.rules.push({ rule: charge.rule, charged: charge.estimate });
+    this.meter.chargeTokens([{ rule: charge.rule, charged: charge.estimate }], charge.chargedAt);
     this.#tokensOnMeter = true;
   }
 
@@ -85,10 +80,8 @@ export class UpstreamAttempt {
   #refundTokens(): void {
     const charge = this.candidate.tokenCharge;
     if (charge === null) return;
-    if (this.#tokensOnMeter && this.meter?.tokenCharge != null) {
-      const rules = this.meter.tokenCharge.rules;
-      const index = rules.findIndex((entry) => entry.rule === charge.rule);
-      if (index >= 0) rules.splice(index, 1);
+    if (this.#tokensOnMeter && this.meter !== null) {
+      this.meter.forgetTokenCharge(charge.rule);
       this.#tokensOnMeter = false;
     }
     this.dependencies.routing.limiter.adjust(charge.rule, -charge.estimate, charge.chargedAt).catch((error: unknown) => {

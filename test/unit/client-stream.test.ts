@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientStream } from '../../src/relay/client-stream.js';
+import { ClientStream } from '../../src/http/client-stream.js';
 
 /** Serves one streamed answer written by `handle`, and counts the system-call writes of the answer's socket. */
 async function serve(handle: (stream: ClientStream, response: ServerResponse) => Promise<void>): Promise<{ server: Server; url: string; writes: () => number }> {

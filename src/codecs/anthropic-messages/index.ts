@@ -15,6 +15,8 @@ export const anthropicMessagesCodec: ClientCodec = {
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
   passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
+  streamContentType: () => 'text/event-stream; charset=utf-8',
+  streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
   createStreamEncoder: (options) => new AnthropicStreamEncoder(options),

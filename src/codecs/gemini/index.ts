@@ -18,6 +18,9 @@ export const geminiCodec: ClientCodec = {
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',
   passThroughHeaders: [],
+  // `alt=sse` streams Server-Sent Events; without it the stream is one JSON array, rebuilt from canonical parts.
+  streamContentType: (sse) => (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8'),
+  streamPassesThrough: (sse) => sse,
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,
   createStreamEncoder: (options) => new GeminiStreamEncoder(options),

@@ -15,6 +15,8 @@ export const openAIChatCodec: ClientCodec = {
   streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
   passThroughHeaders: [],
+  streamContentType: () => 'text/event-stream; charset=utf-8',
+  streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
   encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
   createStreamEncoder: (options) => new OpenAIChatStreamEncoder(options),

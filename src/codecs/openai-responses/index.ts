@@ -31,6 +31,8 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     streamUsageKey: () => null,
     passThroughHeaders: [],
     passThroughOperation: (stream) => ({ kind: 'responses', stream }),
+    streamContentType: () => 'text/event-stream; charset=utf-8',
+    streamPassesThrough: () => true,
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
     encodeResponse: (response, model) => encodeResponsesResponse(response, model, body, toolNamespaces()),
     createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),

@@ -102,12 +102,12 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
       openAIMedia(adapter, route, credential, path, upstreamForm(form, route.upstreamModel));
     if (stream) {
       const observer = new MediaStreamUsageObserver();
-      const end = await relayStreamed(call.relay, call.context, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk) }, headers);
+      const end = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk) }, headers);
       if (end === null) throw noChannelFor(model, 'transcriptions');
       call.meter.finish({ ...streamedStatus(end), usage: observer.tokens, billable: { audioSeconds: observer.seconds ?? duration.seconds } });
       return;
     }
-    const answer = await relayUnary(call.relay, call.context, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) });
+    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) });
     if (answer === null) throw noChannelFor(model, translation ? 'translations' : 'transcriptions');
     call.meter.markFirstByte();
     const outcome = { usage: answer.usage.tokens, billable: { audioSeconds: answer.usage.seconds ?? duration.seconds } };
@@ -162,7 +162,7 @@ export function speechRoute(services: GatewayServices): RouteHandler {
       meter: call.meter,
     });
     const observer = new MediaStreamUsageObserver();
-    const end = await relayStreamed(call.relay, call.context, call.meter, routes, {
+    const end = await relayStreamed(call.relay, call.sink, call.meter, routes, {
       request: (adapter, route, credential) => openAIMedia(adapter, route, credential, '/audio/speech', upstreamJson(body, route.upstreamModel)),
       observe: body.stream_format === 'sse' ? (chunk) => observer.observe(chunk) : undefined,
     }, headers);

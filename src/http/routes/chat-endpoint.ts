@@ -12,6 +12,7 @@ import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import type { GatewayServices } from '../../services.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
@@ -88,7 +89,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       await relayChat(
         relay,
         {
-          context,
+          sink: responseSink(context),
           meter,
           codec: endpoint.codec,
           routes,

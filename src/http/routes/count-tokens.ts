@@ -4,15 +4,16 @@ import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField 
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { TokenCount } from '../../ir/token-count.js';
+import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { passThroughBody } from '../../relay/pass-through-body.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import type { Channel } from '../../storage/records.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { isClientWire, type UpstreamAdapter, type UpstreamCountTokens, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamCountTokens, WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -25,9 +26,8 @@ import { sendRaw } from '../respond.js';
 type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
 
 interface CountTokensEndpoint {
-  /** The operation a channel that speaks this endpoint's wire gets the caller's body with. */
-  operation: UpstreamOperation;
-  passesThrough(adapter: UpstreamAdapter, channel: Channel): boolean;
+  /** The caller's wire: channels that speak it (or serve it natively) count the caller's body themselves. */
+  protocol: WireProtocol;
   /** Caller headers a same-protocol upstream should see (Anthropic's version and betas). */
   passThroughHeaders?: readonly string[];
   decode(context: RequestContext, body: Record<string, unknown>): CountTokensRequest;
@@ -40,6 +40,7 @@ interface CountTokensEndpoint {
  */
 function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
+  const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
   return async (context) => {
     const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -52,7 +53,7 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     }
     const passesThrough = (route: ChannelRoute): boolean => {
       const adapter = services.adapters.get(route.channel.type);
-      return adapter !== undefined && endpoint.passesThrough(adapter, route.channel);
+      return adapter !== undefined && chooseWire(adapter, route.channel, requested).kind === 'pass-through';
     };
     let routes = services.catalog.routes(model.id);
     if (request.chat === null) {
@@ -63,14 +64,15 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     try {
       count = await relayUnary(
         relay,
-        context,
+        responseSink(context),
         null,
         routes,
         {
           request(adapter, route, credential) {
-            if (endpoint.passesThrough(adapter, route.channel) && isClientWire(adapter.protocol)) {
-              const upstreamBody = passThroughBody(adapter.protocol, body, route.upstreamModel, false);
-              const upstreamRequest = adapter.buildPassThrough(route.channel, credential, endpoint.operation, route.upstreamModel, upstreamBody);
+            const wire = chooseWire(adapter, route.channel, requested);
+            if (wire.kind === 'pass-through') {
+              const upstreamBody = passThroughBody(endpoint.protocol, body, route.upstreamModel, false);
+              const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
               for (const name of endpoint.passThroughHeaders ?? []) {
                 const value = context.request.headers[name];
                 if (typeof value === 'string') upstreamRequest.headers[name] = value;
@@ -102,14 +104,10 @@ function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
   return adapter.countTokens;
 }
 
-/** Channels whose adapter speaks the endpoint's own protocol take the caller's body. */
-const sameProtocol = (protocol: WireProtocol) => (adapter: UpstreamAdapter): boolean => adapter.protocol === protocol;
-
 /** POST /v1/messages/count_tokens. */
 export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    operation: { kind: 'count-tokens' },
-    passesThrough: sameProtocol('anthropic-messages'),
+    protocol: 'anthropic-messages',
     passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
     decode: (_context, body) => {
       const chat = decodeAnthropicCountTokensRequest(body);
@@ -122,8 +120,7 @@ export function anthropicCountTokensRoute(services: GatewayServices): RouteHandl
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
   return countTokensRoute(services, {
-    operation: { kind: 'count-tokens' },
-    passesThrough: sameProtocol('gemini'),
+    protocol: 'gemini',
     decode: (context, body) => {
       const chat = decodeGeminiCountTokensRequest(body, { pathModel: context.params.model ?? '' });
       return { model: chat.model, chat };
@@ -138,10 +135,8 @@ export function geminiCountTokensRoute(services: GatewayServices): RouteHandler 
  * local tokenizer does.
  */
 export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
-  const operation: UpstreamOperation = { kind: 'responses-input-tokens' };
   return countTokensRoute(services, {
-    operation,
-    passesThrough: (adapter, channel) => adapter.servesPassThrough?.(channel, operation) === true,
+    protocol: 'openai-responses',
     decode: (_context, body) => {
       const envelope = validateResponsesRequest(body);
       if (envelope.nativeOnly !== null) return { model: envelope.model, chat: null, nativeOnly: envelope.nativeOnly };

@@ -7,6 +7,7 @@ import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { Usage } from '../../ir/usage.js';
 import { admit } from '../../relay/admission.js';
+import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
@@ -14,6 +15,7 @@ import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -35,6 +37,7 @@ function inputTokensOf(usage: number): Usage {
 
 function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
   const relay = relayDependencies(services);
+  const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
   return async (context) => {
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
@@ -47,19 +50,18 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: context.family });
       const result = await relayUnary(
         relay,
-        context,
+        responseSink(context),
         meter,
         routes,
         {
           request(adapter, route, credential) {
-            if (adapter.protocol === endpoint.protocol) {
-              return adapter.buildPassThrough(route.channel, credential, { kind: 'embeddings', batch: endpoint.batch }, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
-            }
+            const wire = chooseWire(adapter, route.channel, requested);
+            if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
             // A channel whose upstream serves no embeddings is skipped.
             return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
           },
-          parse(adapter, _route, upstreamBody) {
-            if (adapter.protocol === endpoint.protocol) return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
+          parse(adapter, route, upstreamBody) {
+            if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
             const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
             const parsed = embeddings.parse(upstreamBody, request);
             return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };

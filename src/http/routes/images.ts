@@ -141,14 +141,14 @@ interface ImagesRelay {
  */
 async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<void> {
   const { routes, request } = relay;
-  const first = await relayUnary(call.relay, call.context, call.meter, routes, generationExchange(relay.openAI, request));
+  const first = await relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(relay.openAI, request));
   if (first === null) throw noChannelFor(relay.model, relay.operation);
   if (first.kind === 'openai') {
     settleOpenAIAnswer(call, first, relay.headers);
     return;
   }
   const n = request?.n ?? 1;
-  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.context, call.meter, routes, generationExchange(null, request));
+  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(null, request));
   // Prompts alone go in parallel; edits carry their images inline (up to ~19 MB a body), so they go one at a time.
   const more: Array<ImageAnswer | null> = [];
   if (request?.inputImages === undefined) more.push(...(await Promise.all(Array.from({ length: n - 1 }, another))));

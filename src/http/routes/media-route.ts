@@ -7,11 +7,13 @@ import { admitBeforeBody, type BeforeBodyRequest } from '../../relay/admit-befor
 import type { RelayDependencies } from '../../relay/relay-dependencies.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
+import type { ResponseSink } from '../../relay/response-sink.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { Account, ApiKey, Model, ModelKind } from '../../storage/records.js';
 import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
 /** Everything a media route works with once the caller is authenticated. */
@@ -22,6 +24,8 @@ export interface MediaCall {
   key: ApiKey;
   account: Account;
   meter: RequestMeter;
+  /** Where the relay writes the answer. */
+  sink: ResponseSink;
   /** A parsed upload to remove when the request ends, however it ends. */
   holdForm(form: MultipartForm): MultipartForm;
 }
@@ -61,7 +65,7 @@ export function mediaRoute(services: GatewayServices, protocol: string, handle: 
     const forms: MultipartForm[] = [];
     try {
       if (refuseBeforeUpload !== undefined) await admitBeforeUpload(context, services, { key, account, kind: refuseBeforeUpload, meter });
-      await handle({ context, services, relay, key, account, meter, holdForm: (form) => (forms.push(form), form) });
+      await handle({ context, services, relay, key, account, meter, sink: responseSink(context), holdForm: (form) => (forms.push(form), form) });
     } catch (error) {
       const failure = toGatewayError(error);
       meter.finish({ status: failure.status, errorCode: failure.code });

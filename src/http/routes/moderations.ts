@@ -47,7 +47,7 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     call.meter.promptTokensEstimate = estimate;
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
     const headers = await admit(services, { key: call.key, account: call.account, model, estimatedTokens: estimate, maxUsage: { tokens: usage }, meter: call.meter, family: call.context.family });
-    const answer = await relayUnary(call.relay, call.context, call.meter, routes, {
+    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;
         return build === undefined ? null : build(route.channel, credential, '/moderations', route.upstreamModel, upstreamJson({ ...body, model: modelId }, route.upstreamModel));

@@ -3,6 +3,7 @@ import { resolveModel } from './resolve-model.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/decode-request.js';
 import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import { admit } from '../../relay/admission.js';
+import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { relayChat } from '../../relay/relay-chat.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
@@ -13,6 +14,7 @@ import { needsOfResponsesBody } from '../../codecs/openai-responses/request-need
 import type { GatewayServices } from '../../services.js';
 import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
 import { authenticate } from '../authenticate.js';
+import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
 import type { RouteHandler } from '../request-context.js';
 import { once } from './chat-endpoint.js';
@@ -21,8 +23,11 @@ import { once } from './chat-endpoint.js';
  * Requests that need OpenAI's stored state or built-in tools go only to channels serving the Responses API natively;
  * with none in the model's pool they are refused up front with the field that needs it.
  */
-function nativeRoutes(adapters: AdapterRegistry, routes: readonly ChannelRoute[], stream: boolean, field: NativeOnlyField): readonly ChannelRoute[] {
-  const native = routes.filter((route) => adapters.get(route.channel.type)?.servesPassThrough?.(route.channel, { kind: 'responses', stream }) === true);
+function nativeRoutes(adapters: AdapterRegistry, routes: readonly ChannelRoute[], requested: RequestedOperation, field: NativeOnlyField): readonly ChannelRoute[] {
+  const native = routes.filter((route) => {
+    const adapter = adapters.get(route.channel.type);
+    return adapter !== undefined && chooseWire(adapter, route.channel, requested).kind === 'pass-through';
+  });
   if (native.length === 0) throw new GatewayError('unsupported_parameter', field.message, { param: field.param });
   return native;
 }
@@ -45,7 +50,8 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       const { model } = resolved;
       let { routes } = resolved;
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
-      if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, envelope.stream, envelope.nativeOnly);
+      const codec = openAIResponsesCodec(body);
+      if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, { kind: 'chat', codec, stream: envelope.stream, sse: true }, envelope.nativeOnly);
       const chat = once(() => decodeResponsesRequest(body));
       routes = await fitRoutes(envelope.model, routes, {
         needs: needsOfResponsesBody(body),
@@ -57,9 +63,9 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens, meter, family: context.family });
       await relayChat(relay, {
-        context,
+        sink: responseSink(context),
         meter,
-        codec: openAIResponsesCodec(body),
+        codec,
         routes,
         body,
         chat,

@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
+import type { AnswerStream } from '../relay/response-sink.js';
 
 /**
  * The caller's side of a stream. The status line and headers go out with the first bytes, not before, so a
  * failure before anything was written can still be retried on another channel or answered as a plain error.
  */
-export class ClientStream {
+export class ClientStream implements AnswerStream {
   #started = false;
   #corked = false;
   readonly #uncork = (): void => {
