@@ -1,4 +1,4 @@
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 /**
  * The spend at which a quota alert of `percent` fires: ceil(quota × percent / 100), computed as the storage query

@@ -1,6 +1,6 @@
 import { LocalInvalidationBus, type Invalidation, type InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey } from '../storage/records.js';
+import type { Account, ApiKey } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 

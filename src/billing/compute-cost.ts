@@ -1,5 +1,5 @@
 import type { Usage } from '../ir/usage.js';
-import type { NanoUsd, PriceTier, Pricing } from '../storage/records.js';
+import type { NanoUsd, PriceTier, Pricing } from '../domain/records.js';
 
 const TOKENS_PER_MILLION = 1_000_000n;
 

@@ -1,4 +1,4 @@
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { nanoToDecimalString } from './money.js';
 

@@ -2,7 +2,7 @@ import { GatewayError, serviceUnavailable } from '../errors/gateway-error.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 import type { LedgerCredit, Storage } from '../storage/storage.js';
 import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
 import { nanoToUsd } from './money.js';

@@ -1,5 +1,5 @@
 import type { BudgetRollover, MoneySnapshot, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
-import type { NanoUsd, Plan, Subscription } from '../storage/records.js';
+import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
 import { budgetPeriodAt, budgetSpentAt } from './budget-period.js';
 import {
   atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts,

@@ -1,4 +1,4 @@
-import type { NanoUsd, OveragePolicy } from '../storage/records.js';
+import type { NanoUsd, OveragePolicy } from '../domain/records.js';
 
 /**
  * A pool is one limited source of funds; every reservation takes from one or more of them at once:

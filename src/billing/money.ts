@@ -1,4 +1,4 @@
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 /** Money is integer nano-USD (1e-9 USD) everywhere; these are the only conversions to and from decimal USD. */
 export const NANO_PER_USD = 1_000_000_000n;

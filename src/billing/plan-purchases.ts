@@ -5,7 +5,7 @@ import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { AccountFunds, PlanPurchaseTransaction } from '../storage/repositories/plan-purchase-repository.js';
-import type { NanoUsd, Plan, Subscription } from '../storage/records.js';
+import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
 import type { Storage, SubscriptionPatch } from '../storage/storage.js';
 import type { Ledger } from './ledger.js';
 import { nanoToDecimalString } from './money.js';

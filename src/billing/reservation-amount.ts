@@ -1,5 +1,5 @@
 import type { Usage } from '../ir/usage.js';
-import type { NanoUsd, Pricing } from '../storage/records.js';
+import type { NanoUsd, Pricing } from '../domain/records.js';
 import { computeCost, type BillableUsage } from './compute-cost.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import type { Plan, Subscription } from '../storage/records.js';
+import type { Plan, Subscription } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface ActiveSubscription {

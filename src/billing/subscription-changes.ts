@@ -1,4 +1,4 @@
-import type { Plan, Subscription } from '../storage/records.js';
+import type { Plan, Subscription } from '../domain/records.js';
 import type { SubscriptionPatch } from '../storage/storage.js';
 import { currentPeriod } from './subscription-period.js';
 

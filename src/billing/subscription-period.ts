@@ -1,4 +1,4 @@
-import type { PlanPeriod } from '../storage/records.js';
+import type { PlanPeriod } from '../domain/records.js';
 
 const DAY_MS = 86_400_000;
 

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';
 import { chargesNothing } from '../billing/compute-cost.js';
 import { DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import type { Model } from '../storage/records.js';
+import type { Model } from '../domain/records.js';
 import type { CatalogModel } from './catalog-model.js';
 import { currentPrices, toPricing } from './convert-prices.js';
 import { DATA_IDS, KNOWN_SNAPSHOTS } from './known-ids.js';

@@ -3,7 +3,7 @@ import { nanoToUsd } from '../billing/money.js';
 import { ConfigError } from '../config/load-config.js';
 import { Catalog } from '../routing/catalog.js';
 import type { Logger } from '../shared/logger.js';
-import type { Model, NanoUsd, Pricing } from '../storage/records.js';
+import type { Model, NanoUsd, Pricing } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { BundledCatalog, type BundledModel } from './bundled-catalog.js';
 import type { CatalogModel } from './catalog-model.js';

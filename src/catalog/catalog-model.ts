@@ -1,4 +1,4 @@
-import type { Model } from '../storage/records.js';
+import type { Model } from '../domain/records.js';
 
 /** What a request may need of a model; routing sends it only to channels whose model has it. */
 export interface ModelCapabilities {

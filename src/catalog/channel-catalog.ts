@@ -1,4 +1,4 @@
-import type { Channel, ChannelType } from '../storage/records.js';
+import type { Channel, ChannelType } from '../domain/records.js';
 
 /** In a channel's `models`, this entry stands for every model of the bundled catalog the channel's provider serves. */
 export const ALL_BUNDLED_MODELS = '*';

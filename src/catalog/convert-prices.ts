@@ -1,5 +1,5 @@
 import type { ConditionalPrice, ModelInfo, ModelPrice } from '@pydantic/genai-prices';
-import type { ModelKind, NanoUsd, PriceTier, Pricing } from '../storage/records.js';
+import type { ModelKind, NanoUsd, PriceTier, Pricing } from '../domain/records.js';
 
 const NANO_PER_USD = 1_000_000_000;
 

@@ -1,5 +1,5 @@
 import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
-import type { NanoUsd, Pricing } from '../storage/records.js';
+import type { NanoUsd, Pricing } from '../domain/records.js';
 import type { CatalogModel } from './catalog-model.js';
 
 const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));

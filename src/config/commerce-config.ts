@@ -1,5 +1,5 @@
 import { usdToNano } from '../billing/money.js';
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 /** Card top-ups through Stripe Checkout; null when STRIPE_SECRET_KEY or STRIPE_WEBHOOK_SECRET is missing. */
 export interface StripeConfig {

@@ -1,10 +1,10 @@
 import { nanoToUsd } from '../billing/money.js';
 import { centsToUsdText } from '../payments/top-up-price.js';
 import { isoTime } from '../management/time-input.js';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceParty, SupportReply } from '../storage/commerce-records.js';
+import type { BillingProfile, CheckoutSession, Invoice, InvoiceParty, SupportReply } from '../domain/commerce-records.js';
 import type { ReferredSignUp } from '../storage/repositories/referral-repository.js';
 import type { SupportTicketWithReplies } from '../storage/repositories/support-repository.js';
-import type { ReferralReward } from '../storage/commerce-records.js';
+import type { ReferralReward } from '../domain/commerce-records.js';
 
 /** Cents as a JSON number of USD (exact for every amount a top-up can have). */
 export function centsToUsd(cents: number): number {

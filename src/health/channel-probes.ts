@@ -2,7 +2,7 @@ import type { Catalog } from '../routing/catalog.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 
 /** One probe: a channel and the chat model it is asked for. */
 export interface ProbeTarget {

@@ -5,7 +5,7 @@ import type { KeyRefusal } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
-import type { Account, ApiKey } from '../storage/records.js';
+import type { Account, ApiKey } from '../domain/records.js';
 import { enforceBrowserPolicy } from './cors.js';
 import type { RequestContext } from './request-context.js';
 

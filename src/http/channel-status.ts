@@ -1,5 +1,5 @@
 import type { GatewayServices } from '../services.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 
 export type PublicChannelStatus = 'operational' | 'degraded' | 'down' | 'disabled';
 

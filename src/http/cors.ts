@@ -1,4 +1,4 @@
-import type { ApiKey } from '../storage/records.js';
+import type { ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { sendError } from './respond.js';
 import type { RequestContext } from './request-context.js';

@@ -1,6 +1,6 @@
 import type { CommerceConfig } from '../config/commerce-config.js';
 import { centsToUsdText, taxOn } from '../payments/top-up-price.js';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, InvoiceParty } from '../storage/commerce-records.js';
+import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, InvoiceParty } from '../domain/commerce-records.js';
 
 /** Credit notes are numbered in a series of their own next to the invoices'. */
 export function creditNoteSeries(invoiceSeries: string): string {

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { centsToUsdText } from '../payments/top-up-price.js';
-import type { Invoice, InvoiceParty } from '../storage/commerce-records.js';
+import type { Invoice, InvoiceParty } from '../domain/commerce-records.js';
 
 const LEFT = 50;
 const RIGHT = 545;

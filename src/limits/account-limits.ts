@@ -1,4 +1,4 @@
-import type { Account } from '../storage/records.js';
+import type { Account } from '../domain/records.js';
 import type { TierLimitsSource } from './tier-book.js';
 
 /** Where an account's effective limit comes from: its own override, its tier, or nowhere (no limit). */

@@ -1,6 +1,6 @@
 import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { DEFAULT_TIER, type Tier } from '../storage/records.js';
+import { DEFAULT_TIER, type Tier } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
 export interface TierLimits {

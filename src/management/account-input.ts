@@ -4,7 +4,7 @@ import { budgetPeriodAt, budgetSpentAt } from '../billing/budget-period.js';
 import type { KeyHolds } from '../billing/ledger.js';
 import { nanoToUsd } from '../billing/money.js';
 import type { EffectiveAccountLimits, EffectiveLimit } from '../limits/account-limits.js';
-import type { Account, AccountStatus, ApiKey, KeyBudget, NanoUsd } from '../storage/records.js';
+import type { Account, AccountStatus, ApiKey, KeyBudget, NanoUsd } from '../domain/records.js';
 import type { AccountPatch, ApiKeyPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput, usdInput } from './money-input.js';
 import { isoTime, timeInput } from './time-input.js';

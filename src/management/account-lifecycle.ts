@@ -4,7 +4,7 @@ import type { SubscriptionBook } from '../billing/subscription-book.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { Account } from '../storage/records.js';
+import type { Account } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
 export type AccountLifecycleEvent = 'enabled' | 'disabled' | 'deleted';

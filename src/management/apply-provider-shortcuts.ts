@@ -1,7 +1,7 @@
 import { ALL_BUNDLED_MODELS } from '../catalog/channel-catalog.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { Clock } from '../shared/clock.js';
-import type { ChannelType } from '../storage/records.js';
+import type { ChannelType } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { channelFromInput } from './channel-input.js';
 

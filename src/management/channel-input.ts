@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../shared/ids.js';
-import type { Channel, ChannelType } from '../storage/records.js';
+import type { Channel, ChannelType } from '../domain/records.js';
 import type { ChannelPatch } from '../storage/storage.js';
 import { CHANNEL_TYPES } from '../upstreams/upstreams.js';
 import { checkChannel, takesStructuredKeys } from './channel-type-rules.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ChannelType } from '../storage/records.js';
+import type { ChannelType } from '../domain/records.js';
 import { bedrockCredentials } from '../upstreams/bedrock/bedrock-credentials.js';
 import { OPENAI_COMPATIBLE_PRESETS } from '../upstreams/openai-compatible/presets.js';
 import { serviceAccountOf } from '../upstreams/vertex-ai/service-account.js';

@@ -1,7 +1,7 @@
 import { issueApiKey } from '../auth/api-key-format.js';
 import type { KeyVerifier } from '../auth/key-verifier.js';
 import { newId } from '../shared/ids.js';
-import type { ApiKey } from '../storage/records.js';
+import type { ApiKey } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { budgetFromInput, type CreateKeyInput } from './account-input.js';
 

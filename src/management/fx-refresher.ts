@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { FxRates } from '../storage/records.js';
+import type { FxRates } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
 const CURRENCIES = ['JPY', 'CNY', 'EUR'] as const;

@@ -1,6 +1,6 @@
 import type { Ledger } from '../billing/ledger.js';
 import type { Clock } from '../shared/clock.js';
-import type { ApiKey } from '../storage/records.js';
+import type { ApiKey } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { keyToJson } from './account-input.js';
 

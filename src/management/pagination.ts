@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Page, PageRequest } from '../storage/records.js';
+import type { Page, PageRequest } from '../domain/records.js';
 
 export function pageRequestFrom(query: URLSearchParams): PageRequest {
   const rawLimit = query.get('limit');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { nanoToUsd } from '../billing/money.js';
 import { newId } from '../shared/ids.js';
-import type { Plan } from '../storage/records.js';
+import type { Plan } from '../domain/records.js';
 import type { PlanPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tier } from '../storage/records.js';
+import type { Tier } from '../domain/records.js';
 import type { TierPatch } from '../storage/storage.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';

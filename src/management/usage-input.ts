@@ -1,6 +1,6 @@
 import { nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { UsageLogRow, UsageQuery } from '../storage/records.js';
+import type { UsageLogRow, UsageQuery } from '../domain/records.js';
 import { isoTime, timeInput } from './time-input.js';
 
 /** A usage-log row as the admin API and the console show it (metadata only). */

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
-import type { CheckoutSession } from '../storage/commerce-records.js';
+import type { CheckoutSession } from '../domain/commerce-records.js';
 import type { Storage } from '../storage/storage.js';
 import { centsToUsdText, priceTopUp } from './top-up-price.js';
 

@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { usdToNano, MoneyFormatError } from '../billing/money.js';
 import type { TaxConfig, TopUpConfig } from '../config/commerce-config.js';
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 export const NANO_PER_CENT = 10_000_000n;
 

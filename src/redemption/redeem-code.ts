@@ -2,7 +2,7 @@ import { MAX_BALANCE_NANO, nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
 import { newId } from '../shared/ids.js';
-import type { NanoUsd } from '../storage/records.js';
+import type { NanoUsd } from '../domain/records.js';
 import { BalanceLimitError } from '../storage/storage.js';
 import type { RedemptionCode } from '../storage/repositories/redemption-repository.js';
 import { parseRedemptionCode } from './redemption-code.js';

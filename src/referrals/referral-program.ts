@@ -2,7 +2,7 @@ import { createHash, randomInt } from 'node:crypto';
 import type { CommerceConfig } from '../config/commerce-config.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import type { Referral, ReferralReward } from '../storage/commerce-records.js';
+import type { Referral, ReferralReward } from '../domain/commerce-records.js';
 import type { ReferredSignUp } from '../storage/repositories/referral-repository.js';
 import type { Storage } from '../storage/storage.js';
 

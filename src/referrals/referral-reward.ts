@@ -1,6 +1,6 @@
 import type { ReferralReward } from '../config/commerce-config.js';
-import type { Referral } from '../storage/commerce-records.js';
-import type { NanoUsd } from '../storage/records.js';
+import type { Referral } from '../domain/commerce-records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 /**
  * What the referrer earns for one paid top-up of the referred account: nothing unless the attribution is eligible

@@ -10,7 +10,7 @@ import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit
 import type { ConcurrencyLease, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey, Model } from '../storage/records.js';
+import type { Account, ApiKey, Model } from '../domain/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
 
 export interface AdmissionDependencies {

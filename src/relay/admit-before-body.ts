@@ -1,6 +1,6 @@
 import { chargesNothing } from '../billing/compute-cost.js';
 import type { Catalog } from '../routing/catalog.js';
-import type { Account, ApiKey, ModelKind } from '../storage/records.js';
+import type { Account, ApiKey, ModelKind } from '../domain/records.js';
 import { modelFreeRequestRules, rateLimitRefusal, type AdmissionDependencies } from './admission.js';
 import type { RequestMeter } from './request-meter.js';
 

@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { callUpstream, failureClassOf, timeoutsOf } from './upstream-call.js';
 import { UpstreamAttempt } from './upstream-attempt.js';

@@ -1,5 +1,5 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
 import { isClientWire, type UpstreamOperation, type WireProtocol } from '../wire/protocols.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { Channel, ChannelKeyFlag } from '../storage/records.js';
+import type { Channel, ChannelKeyFlag } from '../domain/records.js';
 import type { ChannelKeyFlagRepository } from '../storage/storage.js';
 
 /** A flagged key as the admin sees it: its position and when, never the key. */

@@ -9,7 +9,7 @@ import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
-import type { Model, NanoUsd } from '../storage/records.js';
+import type { Model, NanoUsd } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
 
 export interface MeterDependencies {

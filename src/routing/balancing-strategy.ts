@@ -1,4 +1,4 @@
-import type { BalancingStrategy } from '../storage/records.js';
+import type { BalancingStrategy } from '../domain/records.js';
 
 export type { BalancingStrategy };
 

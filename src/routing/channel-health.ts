@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 import { ChannelLoad } from './channel-load.js';
 import { CircuitBreaker, type Admission, type BreakerPolicy, type BreakerSnapshot, type BreakerState, type OpenReason } from './circuit-breaker.js';
 import { failureScope, type AttemptFailure } from './failure-class.js';

@@ -1,5 +1,5 @@
 import type { LimitRule, RateLimiter } from '../limits/rate-limiter.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 
 const MINUTE_MS = 60_000;
 

@@ -1,5 +1,5 @@
 import { channelCatalog } from '../catalog/channel-catalog.js';
-import type { Channel, NanoUsd } from '../storage/records.js';
+import type { Channel, NanoUsd } from '../domain/records.js';
 import type { ChannelRoute } from './catalog.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Page, PageRequest } from './records.js';
+import type { Page, PageRequest } from '../domain/records.js';
 
 /**
  * Upper bound on bound parameters per statement. The bundled SQLite allows 32766 and PostgreSQL 65535; staying

@@ -2,7 +2,7 @@ import type { MemberRepository } from './repositories/member-repository.js';
 import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
   PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
-} from './records.js';
+} from '../domain/records.js';
 // Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';

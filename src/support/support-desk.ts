@@ -4,7 +4,7 @@ import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { SupportCategory, SupportTicket, SupportTicketStatus } from '../storage/commerce-records.js';
+import type { SupportCategory, SupportTicket, SupportTicketStatus } from '../domain/commerce-records.js';
 import type { SupportTicketWithReplies } from '../storage/repositories/support-repository.js';
 import type { Storage } from '../storage/storage.js';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../shared/clock.js';
-import type { ChannelType } from '../storage/records.js';
+import type { ChannelType } from '../domain/records.js';
 import type { UpstreamAdapter, UpstreamTransport } from './upstream-adapter.js';
 import { UPSTREAMS } from './upstreams.js';
 

@@ -1,5 +1,5 @@
 import type { ChatRequest, HostedTool } from '../ir/chat-request.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 
 /**
  * Whether a channel maps hosted tools (web search) to its own equivalent for a public model. The channel setting

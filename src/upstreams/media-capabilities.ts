@@ -1,5 +1,5 @@
 import type { ImageGenerationRequest, ImageGenerationResponse } from '../ir/image.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 import type { StreamedBody, UpstreamRequest } from './upstream-adapter.js';
 
 /** The OpenAI media endpoints, relative to the API root (`…/v1`). */

@@ -2,7 +2,7 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { StreamPart } from '../ir/stream-part.js';
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
 import type { UpstreamOnlyProtocol, UpstreamOperation, WireProtocol } from '../wire/protocols.js';

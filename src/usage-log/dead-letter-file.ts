@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { UsageLogRow } from '../storage/records.js';
+import type { UsageLogRow } from '../domain/records.js';
 
 /** Folder of the data directory holding usage-log batches that could not be written. */
 export const DEAD_LETTER_FOLDER = 'usage-dead-letter';

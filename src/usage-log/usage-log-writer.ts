@@ -1,6 +1,6 @@
 import { BatchWriter } from '../shared/batch-writer.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { UsageLogRow } from '../storage/records.js';
+import type { UsageLogRow } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { writeDeadLetter } from './dead-letter-file.js';
 

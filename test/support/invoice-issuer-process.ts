@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
-import type { InvoiceDraft } from '../../src/storage/commerce-records.js';
+import type { InvoiceDraft } from '../../src/domain/commerce-records.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 
 export function invoiceDraftFor(accountId: string, series: string, source: string): InvoiceDraft {

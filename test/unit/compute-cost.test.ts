@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeCost, type BillableUsage } from '../../src/billing/compute-cost.js';
 import type { Usage } from '../../src/ir/usage.js';
-import type { Pricing } from '../../src/storage/records.js';
+import type { Pricing } from '../../src/domain/records.js';
 
 const USD = 1_000_000_000n;
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ChannelRoute } from '../../src/routing/catalog.js';
 import { orderCandidates } from '../../src/routing/order-candidates.js';
-import type { Channel } from '../../src/storage/records.js';
+import type { Channel } from '../../src/domain/records.js';
 
 function route(name: string, priority: number, weight: number): ChannelRoute {
   const channel: Channel = {

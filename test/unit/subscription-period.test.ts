@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { currentPeriod } from '../../src/billing/subscription-period.js';
-import type { PlanPeriod } from '../../src/storage/records.js';
+import type { PlanPeriod } from '../../src/domain/records.js';
 
 const DAY = 86_400_000;
 const utc = (year: number, month: number, day: number, hour = 0, minute = 0): number => Date.UTC(year, month - 1, day, hour, minute);

@@ -6,7 +6,7 @@ import { keyViewOf } from '../../management/key-view.js';
 import { createKey } from '../../management/create-key.js';
 import { modelToJson } from '../../management/model-input.js';
 import { parseInput } from '../../management/parse-input.js';
-import type { ApiKey } from '../../storage/records.js';
+import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
 

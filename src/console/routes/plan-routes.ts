@@ -2,7 +2,7 @@ import { nanoToUsd } from '../../billing/money.js';
 import { subscriptionToJson } from '../../http/admin/account-routes.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
-import type { Plan } from '../../storage/records.js';
+import type { Plan } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
 import { roleAllows } from '../roles.js';

@@ -8,7 +8,7 @@ import { sendRaw } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { describeError } from '../../shared/logger.js';
 import { newId } from '../../shared/ids.js';
-import type { ApiKey } from '../../storage/records.js';
+import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
 

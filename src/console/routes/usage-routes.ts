@@ -7,7 +7,7 @@ import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { timeInput } from '../../management/time-input.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
-import type { UsageQuery } from '../../storage/records.js';
+import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';

@@ -15,7 +15,7 @@ import { parseInput } from '../../management/parse-input.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
-import type { Account, ApiKey, Plan, Subscription } from '../../storage/records.js';
+import type { Account, ApiKey, Plan, Subscription } from '../../domain/records.js';
 import { BalanceLimitError } from '../../storage/storage.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';

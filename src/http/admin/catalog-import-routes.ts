@@ -4,7 +4,7 @@ import { pricingToJson } from '../../catalog/model-json.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
-import type { Model, Pricing } from '../../storage/records.js';
+import type { Model, Pricing } from '../../domain/records.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, readAdminBody } from './admin-guard.js';

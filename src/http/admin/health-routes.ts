@@ -9,7 +9,7 @@ import { testChannel } from '../../relay/channel-test.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import type { BreakerSnapshot } from '../../routing/circuit-breaker.js';
 import type { GatewayServices } from '../../services.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { channelStatus } from '../channel-status.js';
 import type { Router } from '../router.js';
 import { sendJson, sendRaw } from '../respond.js';

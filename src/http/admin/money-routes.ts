@@ -5,7 +5,7 @@ import { cancellation, planChange } from '../../billing/subscription-changes.js'
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
-import type { Plan, Subscription } from '../../storage/records.js';
+import type { Plan, Subscription } from '../../domain/records.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { subscriptionToJson } from './account-routes.js';

@@ -6,7 +6,7 @@ import { createPlanSchema, planFromInput, planPatchFromInput, planToJson, update
 import { isoTime, timeInput } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
-import type { Announcement } from '../../storage/records.js';
+import type { Announcement } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
 import type { Router } from '../router.js';

@@ -3,7 +3,7 @@ import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { createTierSchema, tierFromInput, tierPatchFromInput, tierToJson, updateTierSchema } from '../../management/tier-input.js';
 import type { GatewayServices } from '../../services.js';
-import { DEFAULT_TIER } from '../../storage/records.js';
+import { DEFAULT_TIER } from '../../domain/records.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, readAdminBody } from './admin-guard.js';

@@ -1,7 +1,7 @@
 import { nanoToUsd } from '../../billing/money.js';
 import { subscriptionAt } from '../../billing/subscription-changes.js';
 import type { GatewayServices } from '../../services.js';
-import type { NanoUsd } from '../../storage/records.js';
+import type { NanoUsd } from '../../domain/records.js';
 import { authenticate } from '../authenticate.js';
 import type { RouteHandler } from '../request-context.js';
 import { sendJson } from '../respond.js';

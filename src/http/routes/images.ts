@@ -8,7 +8,7 @@ import { admit } from '../../relay/admission.js';
 import { relayUnary, type UnaryExchange } from '../../relay/relay-unary.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import type { Model } from '../../storage/records.js';
+import type { Model } from '../../domain/records.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 import type { MediaBody } from '../../upstreams/media-capabilities.js';
 import { readOpenAIMediaUsage, type OpenAIMediaUsage } from '../../upstreams/openai/openai-media-usage.js';

@@ -10,7 +10,7 @@ import { RequestMeter } from '../../relay/request-meter.js';
 import type { ResponseSink } from '../../relay/response-sink.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import type { Account, ApiKey, Model, ModelKind } from '../../storage/records.js';
+import type { Account, ApiKey, Model, ModelKind } from '../../domain/records.js';
 import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { responseSink } from '../response-sink.js';

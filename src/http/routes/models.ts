@@ -7,7 +7,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import type { CatalogModel } from '../../catalog/catalog-model.js';
 import { listedModelJson } from '../../catalog/model-json.js';
-import type { ApiKey } from '../../storage/records.js';
+import type { ApiKey } from '../../domain/records.js';
 import { authenticate } from '../authenticate.js';
 import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';

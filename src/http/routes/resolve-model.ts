@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestMeter } from '../../relay/request-meter.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import type { Model } from '../../storage/records.js';
+import type { Model } from '../../domain/records.js';
 
 /**
  * The public model a request names (by id, alias or dated snapshot id), recorded on its meter (the usage row keeps

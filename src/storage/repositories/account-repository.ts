@@ -2,7 +2,7 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, Database } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { Account, AccountStatus, NanoUsd, Page, PageRequest } from '../records.js';
+import type { Account, AccountStatus, NanoUsd, Page, PageRequest } from '../../domain/records.js';
 
 const ACCOUNT_STATUSES: readonly AccountStatus[] = ['enabled', 'disabled', 'deleted'];
 import type { AccountPatch, AccountRepository } from '../storage.js';

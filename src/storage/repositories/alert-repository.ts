@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Expression, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, AlertStatesTable, Database } from '../database-schema.js';
-import type { NanoUsd } from '../records.js';
+import type { NanoUsd } from '../../domain/records.js';
 
 /** What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period quota. */
 export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota';

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AnnouncementsTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Announcement } from '../records.js';
+import type { Announcement } from '../../domain/records.js';
 import type { AnnouncementRepository } from '../storage.js';
 
 const LEVELS: readonly Announcement['level'][] = ['info', 'warning', 'critical'];

@@ -4,7 +4,7 @@ import {
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../records.js';
+import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../../domain/records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
 const STATUSES: readonly ApiKeyStatus[] = ['enabled', 'disabled', 'revoked'];

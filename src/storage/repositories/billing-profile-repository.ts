@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { BillingProfile } from '../commerce-records.js';
+import type { BillingProfile } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { toBillingProfile } from './commerce-rows.js';
 

@@ -6,7 +6,7 @@ import {
 import type { ChannelsTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
 import { CHANNEL_TYPES } from '../../upstreams/upstreams.js';
-import type { Channel } from '../records.js';
+import type { Channel } from '../../domain/records.js';
 import type { ChannelPatch, ChannelRepository } from '../storage.js';
 
 /** Upstream keys are only ever written sealed; `api_keys_sealed` holds SecretBox ciphertext of a JSON array. */

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceLine, InvoiceParty, Referral, SupportReply, SupportTicket } from '../commerce-records.js';
+import type { BillingProfile, CheckoutSession, Invoice, InvoiceLine, InvoiceParty, Referral, SupportReply, SupportTicket } from '../../domain/commerce-records.js';
 import type {
   BillingProfilesTable, CheckoutSessionsTable, InvoicesTable, ReferralsTable, SupportRepliesTable, SupportTicketsTable,
 } from '../commerce-schema.js';

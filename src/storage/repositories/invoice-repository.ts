@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Invoice, InvoiceDraft } from '../commerce-records.js';
+import type { Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { toNumber } from '../convert.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Page, PageRequest } from '../records.js';
+import type { Page, PageRequest } from '../../domain/records.js';
 import { invoiceRow, toInvoice } from './commerce-rows.js';
 
 export interface InvoiceRepository {

@@ -3,7 +3,7 @@ import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../records.js';
+import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../../domain/records.js';
 import { BalanceLimitError, type LedgerRepository } from '../storage.js';
 
 const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription'];

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, ModelsTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { BalancingStrategy, Model, ModelKind, Pricing } from '../records.js';
+import type { BalancingStrategy, Model, ModelKind, Pricing } from '../../domain/records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
 const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];

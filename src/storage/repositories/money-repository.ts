@@ -3,7 +3,7 @@ import type { Insertable, Kysely, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
-import type { BudgetPeriod, NanoUsd } from '../records.js';
+import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage } from '../storage.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';

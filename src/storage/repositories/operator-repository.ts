@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Database, IntegerColumn, NullableIntegerColumn } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Page, PageRequest } from '../records.js';
+import type { Page, PageRequest } from '../../domain/records.js';
 
 /** What an operator may do over the whole deployment (src/console/operator/operator-roles.ts decides). */
 export type OperatorRole = 'owner' | 'admin' | 'support' | 'viewer';

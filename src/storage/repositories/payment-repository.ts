@@ -1,8 +1,8 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, Referral, ReferralReward } from '../commerce-records.js';
+import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, Referral, ReferralReward } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { toNumber } from '../convert.js';
-import type { NanoUsd } from '../records.js';
+import type { NanoUsd } from '../../domain/records.js';
 import type { LedgerCredit } from '../storage.js';
 import { toBillingProfile, toCheckoutSession, toInvoice, toReferral } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BillingProfile, Invoice, InvoiceDraft } from '../commerce-records.js';
+import type { BillingProfile, Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import type { Database } from '../database-schema.js';
 import { toBigInt } from '../convert.js';
-import type { NanoUsd, Subscription } from '../records.js';
+import type { NanoUsd, Subscription } from '../../domain/records.js';
 import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
 import { toBillingProfile, toInvoice } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, PlansTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { OveragePolicy, Plan, PlanPeriod } from '../records.js';
+import type { OveragePolicy, Plan, PlanPeriod } from '../../domain/records.js';
 import type { PlanPatch, PlanRepository } from '../storage.js';
 
 const PERIODS: readonly PlanPeriod[] = ['day', 'week', 'month'];

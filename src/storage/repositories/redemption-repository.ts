@@ -3,7 +3,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, RedemptionCodesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { NanoUsd, Page, PageRequest } from '../records.js';
+import type { NanoUsd, Page, PageRequest } from '../../domain/records.js';
 import { BalanceLimitError } from '../storage.js';
 
 /** A code worth `amountNano`, redeemable once. Only the SHA-256 of the code is kept. */

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { Referral, ReferralReward } from '../commerce-records.js';
+import type { Referral, ReferralReward } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { fromBoolean, toBigInt, toNumber } from '../convert.js';
-import type { NanoUsd } from '../records.js';
+import type { NanoUsd } from '../../domain/records.js';
 import { toReferral } from './commerce-rows.js';
 
 type Dialect = 'sqlite' | 'postgres';

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, SubscriptionsTable } from '../database-schema.js';
-import type { Subscription, SubscriptionStatus } from '../records.js';
+import type { Subscription, SubscriptionStatus } from '../../domain/records.js';
 import type { SubscriptionPatch, SubscriptionRepository } from '../storage.js';
 
 const STATUSES: readonly SubscriptionStatus[] = ['active', 'cancelled'];

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { SupportReply, SupportTicket, SupportTicketStatus } from '../commerce-records.js';
+import type { SupportReply, SupportTicket, SupportTicketStatus } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Page, PageRequest } from '../records.js';
+import type { Page, PageRequest } from '../../domain/records.js';
 import { toSupportReply, toSupportTicket } from './commerce-rows.js';
 
 export interface SupportTicketWithReplies extends SupportTicket {

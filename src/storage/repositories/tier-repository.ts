@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { toNullableNumber, toNumber } from '../convert.js';
 import type { Database, TiersTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Tier } from '../records.js';
+import type { Tier } from '../../domain/records.js';
 import type { TierPatch, TierRepository } from '../storage.js';
 
 function toRecord(row: Selectable<TiersTable>): Tier {

@@ -4,7 +4,7 @@ import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '..
 import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { UsageLogRow } from '../records.js';
+import type { UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 

@@ -2,7 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import { mapsHostedTools } from '../hosted-tools.js';
 import { buildAnthropicBody, buildAnthropicCountTokensBody, type AnthropicBodyOptions } from './build-request-body.js';

@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { operationPath } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';

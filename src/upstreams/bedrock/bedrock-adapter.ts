@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../anthropic/anthropic-adapter.js';
 import { AuthorizingTransport } from '../authorizing-transport.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';

@@ -3,7 +3,7 @@ import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { EmbeddingRequest } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import { buildGenerateContentBody, readGeminiSettings } from './build-generate-content-body.js';
 import { classifyGeminiError } from './classify-error.js';

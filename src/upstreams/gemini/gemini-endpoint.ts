@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';

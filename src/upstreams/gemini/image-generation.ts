@@ -1,5 +1,5 @@
 import type { ImageGenerationRequest, ImageGenerationResponse, GeneratedImage } from '../../ir/image.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { usageFromGemini } from '../../wire/gemini/usage.js';
 import type { MediaCapabilities } from '../media-capabilities.js';
 import type { UpstreamRequest } from '../upstream-adapter.js';

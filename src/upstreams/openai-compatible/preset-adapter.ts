@@ -1,6 +1,6 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ChatRequest } from '../../ir/chat-request.js';
-import type { Channel, OpenAICompatiblePresetType } from '../../storage/records.js';
+import type { Channel, OpenAICompatiblePresetType } from '../../domain/records.js';
 import { joinUrl, operationPath } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';

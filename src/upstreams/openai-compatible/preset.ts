@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 
 export type WireBody = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { adjustMistralBody } from './mistral-quirks.js';
 import { dropFields, messagesOf, reportQuirk, type OpenAICompatiblePreset, type QuirkContext, type WireBody } from './preset.js';
 

@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import { openAIMediaCapabilities } from './openai-media.js';
 import { OpenAIWireAdapter } from './openai-wire-adapter.js';

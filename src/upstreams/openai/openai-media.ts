@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { bodyHeaders, type MediaBody, type MediaCapabilities, type OpenAIMediaPath } from '../media-capabilities.js';
 import type { UpstreamRequest } from '../upstream-adapter.js';
 import type { MediaKind } from '../upstream-descriptor.js';

@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 
 /**
  * Whether a channel of the OpenAI wire serves `POST /responses` itself, so Responses requests go through untouched

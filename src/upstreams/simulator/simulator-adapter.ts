@@ -1,5 +1,5 @@
 import type { Clock } from '../../shared/clock.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from '../upstream-adapter.js';
 import { readSimulatorSettings, simulateCompletion, type SimulatedCompletion, type SimulatorSettings } from './simulated-completion.js';

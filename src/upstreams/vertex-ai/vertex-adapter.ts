@@ -2,7 +2,7 @@ import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Clock } from '../../shared/clock.js';
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import { anthropicBodyOptions } from '../anthropic/anthropic-adapter.js';
 import { buildAnthropicBody } from '../anthropic/build-request-body.js';
 import { parseAnthropicResponse } from '../anthropic/parse-response.js';

@@ -1,4 +1,4 @@
-import type { Channel } from '../../storage/records.js';
+import type { Channel } from '../../domain/records.js';
 import type { ServiceAccount } from './service-account.js';
 
 /** Who publishes a model on Vertex AI: Google (Gemini, the generateContent wire) or Anthropic (Claude, the Messages wire). */

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { deadLetterDirectory, writeDeadLetter } from '../../../src/usage-log/dead-letter-file.js';
-import type { UsageLogRow } from '../../../src/storage/records.js';
+import type { UsageLogRow } from '../../../src/domain/records.js';
 import { call } from '../admin/helpers.js';
 import { assertBuilt, cleanEnv, runCommand } from './cli-process.js';
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 
 const FIXTURES = new URL('./__fixtures__/', import.meta.url);
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from '../../../src/billing/money-batch.js';
 import type { PoolState, Reservation } from '../../../src/billing/money-pools.js';
-import type { KeyBudget, OveragePolicy, Plan, Subscription } from '../../../src/storage/records.js';
+import type { KeyBudget, OveragePolicy, Plan, Subscription } from '../../../src/domain/records.js';
 import type { MoneySnapshot } from '../../../src/storage/storage.js';
 
 const DAY = 86_400_000;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 import type { UpstreamTransport } from '../../../src/upstreams/upstream-adapter.js';
 
 export function fixture(name: string): Buffer {

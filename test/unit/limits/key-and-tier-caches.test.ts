@@ -10,7 +10,7 @@ import { LocalInvalidationBus } from '../../../src/invalidation/invalidation-bus
 import { TierBook } from '../../../src/limits/tier-book.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
-import type { Account, ApiKey, Tier } from '../../../src/storage/records.js';
+import type { Account, ApiKey, Tier } from '../../../src/domain/records.js';
 import type { Storage } from '../../../src/storage/storage.js';
 import { makeAccount, makeApiKey } from '../../storage/fixtures.js';
 

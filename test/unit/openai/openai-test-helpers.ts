@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
-import type { Channel, ChannelType } from '../../../src/storage/records.js';
+import type { Channel, ChannelType } from '../../../src/domain/records.js';
 import type { UpstreamResponse, UpstreamTransport } from '../../../src/upstreams/upstream-adapter.js';
 
 const FIXTURES = new URL('./__fixtures__/', import.meta.url);

@@ -9,7 +9,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.js';
 import { creditNoteDraft } from '../../../src/invoices/invoice-drafts.js';
 import { priceTopUp, taxOn } from '../../../src/payments/top-up-price.js';
 import { describeReferralReward, referralRewardFor } from '../../../src/referrals/referral-reward.js';
-import type { Invoice, Referral } from '../../../src/storage/commerce-records.js';
+import type { Invoice, Referral } from '../../../src/domain/commerce-records.js';
 
 const bounds = { minimumCents: 500, maximumCents: 50_000, presetCents: [1000] };
 const vat = { rateBasisPoints: 2000, label: 'VAT' };

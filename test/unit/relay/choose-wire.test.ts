@@ -4,7 +4,7 @@ import { geminiCodec } from '../../../src/codecs/gemini/index.js';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
 import { openAIResponsesCodec } from '../../../src/codecs/openai-responses/index.js';
 import { chooseWire } from '../../../src/relay/choose-wire.js';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 import type { UpstreamAdapter } from '../../../src/upstreams/upstream-adapter.js';
 import type { UpstreamOnlyProtocol, UpstreamOperation, WireProtocol } from '../../../src/wire/protocols.js';
 

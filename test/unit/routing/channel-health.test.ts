@@ -7,7 +7,7 @@ import { ChannelHealth, type BreakerChange } from '../../../src/routing/channel-
 import type { BreakerPolicy } from '../../../src/routing/circuit-breaker.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 import { channel, T0 } from './routing-fixtures.js';
 
 const POLICY: BreakerPolicy = { failureThreshold: 2, failureRatePercent: 100, minimumRequests: 1000, windowMs: 60_000, cooldownMs: 1000, maxCooldownMs: 60_000 };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CredentialRotation, keyFingerprint } from '../../../src/relay/credential-rotation.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
-import type { ChannelKeyFlag } from '../../../src/storage/records.js';
+import type { ChannelKeyFlag } from '../../../src/domain/records.js';
 import type { ChannelKeyFlagRepository } from '../../../src/storage/storage.js';
 import { channel, T0 } from './routing-fixtures.js';
 

@@ -10,7 +10,7 @@ import type { ChannelRoute } from '../../../src/routing/catalog.js';
 import { orderCandidates } from '../../../src/routing/order-candidates.js';
 import { parseProviderPreference, parseProviderPreferenceHeader } from '../../../src/routing/parse-provider-preference.js';
 import { applyProviderPreference, matchesAny, type PreferenceFacts, type ProviderPreference } from '../../../src/routing/provider-preference.js';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 import { channel } from './routing-fixtures.js';
 
 const TYPES: Channel['type'][] = ['openai', 'anthropic', 'gemini', 'azure-openai', 'groq'];

@@ -1,4 +1,4 @@
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 
 export const T0 = 1_700_000_000_000;
 

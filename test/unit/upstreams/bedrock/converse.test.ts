@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
-import type { Channel } from '../../../../src/storage/records.js';
+import type { Channel } from '../../../../src/domain/records.js';
 import { BedrockAdapter } from '../../../../src/upstreams/bedrock/bedrock-adapter.js';
 import { bedrockModelId, bedrockUrl } from '../../../../src/upstreams/bedrock/bedrock-endpoint.js';
 import type { UpstreamTransport } from '../../../../src/upstreams/upstream-adapter.js';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
-import type { Channel, ChannelType } from '../../../../src/storage/records.js';
+import type { Channel, ChannelType } from '../../../../src/domain/records.js';
 import { mistralToolCallId } from '../../../../src/upstreams/openai-compatible/mistral-quirks.js';
 import { OpenAICompatiblePresetAdapter } from '../../../../src/upstreams/openai-compatible/preset-adapter.js';
 import type { UpstreamTransport } from '../../../../src/upstreams/upstream-adapter.js';

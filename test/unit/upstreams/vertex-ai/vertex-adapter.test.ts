@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import { ManualClock } from '../../../../src/shared/clock.js';
-import type { Channel } from '../../../../src/storage/records.js';
+import type { Channel } from '../../../../src/domain/records.js';
 import type { UpstreamTransport } from '../../../../src/upstreams/upstream-adapter.js';
 import { isAnthropicAnswer, isAnthropicStream, peekStream } from '../../../../src/upstreams/vertex-ai/sniff-answer.js';
 import { VertexAIAdapter } from '../../../../src/upstreams/vertex-ai/vertex-adapter.js';
