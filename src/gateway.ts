@@ -14,6 +14,7 @@ import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { Readiness } from './health/readiness.js';
+import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
@@ -86,10 +87,10 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
   return storage;
 }
 
-function listen(server: Server, host: string, port: number): Promise<string> {
+function listen(server: Server, host: string, port: number, backlog: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -258,7 +259,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     : new UsageRetention(storage.usage, clock, logger, { retentionDays: config.usageRetentionDays, batchSize: storage.dialect === 'sqlite' ? 1000 : 5000 });
   retention?.start();
 
-  const api = instrumentListener(createApiApp(services), metrics);
+  const admission = new AdmissionControl({
+    maxInFlight: config.listener.admissionMaxInFlight,
+    queueTargetMs: config.listener.admissionQueueTargetMs,
+    intervalMs: DEFAULT_ADMISSION_INTERVAL_MS,
+    minInFlight: DEFAULT_ADMISSION_MIN_IN_FLIGHT,
+  }, () => metrics.shed.inc());
+  services.readiness.followOverload(() => admission.overloaded);
+  if (admission.enabled) metrics.followAdmissionLimit(() => admission.limit);
+  admission.start();
+  const api = instrumentListener(createApiApp(services, admission), metrics);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
   const listening = { api: '', console: '' };
   const consoleApp = trackInFlight(createConsoleApp(services, {
@@ -270,8 +280,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
-  const apiUrl = await listen(apiServer, config.host, config.port);
-  const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
+  const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
+  const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
   listening.api = apiUrl;
   listening.console = consoleUrl;
   if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
@@ -286,6 +296,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       services.readiness.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
+      admission.stop();
       fx?.stop();
       await alerts.stop();
       await retention?.stop();
