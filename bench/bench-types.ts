@@ -52,11 +52,20 @@ export interface ScenarioReport {
    */
   upstream: 'openai' | 'anthropic';
   direct?: SideResult;
+  /** the same requests as `direct`, through the bare Node proxy (bench/bare-proxy.ts) in front of that upstream */
+  bare?: SideResult;
   gateway?: SideResult;
   /** gateway req/s ÷ direct req/s */
   ratio?: number;
   addedP50Ms?: number;
   addedP99Ms?: number;
+  /** gateway req/s ÷ bare proxy req/s */
+  bareRatio?: number;
+  /** gateway latency minus the bare proxy's, p50 and p99 */
+  overBareP50Ms?: number;
+  overBareP99Ms?: number;
+  /** gateway CPU per request ÷ the bare proxy's */
+  cpuRatioToBare?: number;
   failures: string[];
 }
 

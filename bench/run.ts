@@ -15,8 +15,12 @@
  * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
  * that Anthropic upstream, so the ratio shows the cost of translating OpenAI → Anthropic → OpenAI.
  *
- * It starts three child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams and
- * the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away SQLite database),
+ * Every scenario is also sent through a bare Node proxy (bench/bare-proxy.ts: node:http in, undici Pool out,
+ * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
+ *
+ * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
+ * in front of each, and the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away
+ * SQLite database),
  * configures the gateway through the admin API as in the operator contract, runs autocannon, prints
  * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
@@ -63,6 +67,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const anthropicMockEntry = options.distDir
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
+  const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
@@ -119,6 +124,31 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
   };
 
+  /** CPU time readers of the bare proxies, by origin. */
+  const bareCpuMs = new Map<string, () => number | undefined>();
+  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
+  const startBare = async (name: string, upstream: string): Promise<string> => {
+    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
+    const child = startChild(name, [bareProxyEntry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'], {
+      env: { ...process.env },
+      cwd: workDir,
+      logPath: join(workDir, `${name}.log`),
+      stdinPipe: true,
+    });
+    children.push(child);
+    const origin = await waitForLine(child, 'LISTENING ', 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${logTail(child.logPath)}`);
+    });
+    const pid = child.proc.pid;
+    if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
+    return origin;
+  };
+  /** The direct request sent to the bare proxy in front of the same upstream instead. */
+  const throughBare = (spec: RequestSpec, bareOrigin: string): RequestSpec => {
+    const url = new URL(spec.url);
+    return { ...spec, url: `${bareOrigin}${url.pathname}${url.search}` };
+  };
+
   try {
     log(`[bench] ${seconds}s per run (+${warmupSeconds}s warm-up), ${connections} connections, node ${process.version}, ${cpus().length} CPUs`);
 
@@ -127,6 +157,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const directUrl = `${upstreamUrl}/chat/completions`;
     const directPre = await preflight(openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, false));
     if (directPre) throw new Error(`mock upstream preflight failed: ${directPre}`);
+    const bareOpenAI = await startBare('bare-proxy', upstreamUrl).catch((err: Error) => {
+      failures.push(`bare proxy: ${err.message}`);
+      return undefined;
+    });
+    let bareAnthropic: string | undefined;
 
     // The Anthropic mock only serves the translated scenarios: when it is unavailable, those fail, the rest runs.
     let anthropicUrl: string | undefined;
@@ -138,6 +173,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (pre !== null) throw new Error(`mock Anthropic upstream preflight (${stream ? 'streaming' : 'non-streaming'}) failed: ${pre}`);
       }
       anthropicUrl = url;
+      bareAnthropic = await startBare('bare-proxy-anthropic', url);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       failures.push(`mock Anthropic upstream: ${msg}`);
@@ -212,7 +248,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
 
     /** What one side of a scenario sends, or why it cannot run (undefined: skipped on purpose, direct-only). */
-    const specFor = (sc: ScenarioReport, side: 'direct' | 'gateway'): RequestSpec | string | undefined => {
+    const specFor = (sc: ScenarioReport, side: 'direct' | 'bare' | 'gateway'): RequestSpec | string | undefined => {
+      if (side === 'bare') {
+        const direct = specFor(sc, 'direct');
+        const bareOrigin = sc.upstream === 'openai' ? bareOpenAI : bareAnthropic;
+        if (typeof direct !== 'object') return direct;
+        return bareOrigin === undefined ? 'not run (bare proxy unavailable)' : throughBare(direct, bareOrigin);
+      }
       if (side === 'direct') {
         if (sc.upstream === 'openai') return openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, sc.stream);
         if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
@@ -228,7 +270,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
       if (only !== null && !only.test(sc.name)) continue;
-      for (const side of ['direct', 'gateway'] as const) {
+      for (const side of ['direct', 'bare', 'gateway'] as const) {
         const spec = specFor(sc, side);
         if (spec === undefined) continue;
         if (typeof spec === 'string') {
@@ -237,7 +279,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const r = await measure(spec, sc.connections, seconds, warmupSeconds, side === 'gateway' ? gatewayCpuMs : undefined);
+          const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : undefined;
+          const r = await measure(spec, sc.connections, seconds, warmupSeconds, cpuMs);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
@@ -249,6 +292,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         sc.ratio = sc.direct.requestsPerSec > 0 ? sc.gateway.requestsPerSec / sc.direct.requestsPerSec : undefined;
         sc.addedP50Ms = sc.gateway.latencyP50Ms - sc.direct.latencyP50Ms;
         sc.addedP99Ms = sc.gateway.latencyP99Ms - sc.direct.latencyP99Ms;
+      }
+      if (sc.bare && sc.gateway) {
+        sc.bareRatio = sc.bare.requestsPerSec > 0 ? sc.gateway.requestsPerSec / sc.bare.requestsPerSec : undefined;
+        sc.overBareP50Ms = sc.gateway.latencyP50Ms - sc.bare.latencyP50Ms;
+        sc.overBareP99Ms = sc.gateway.latencyP99Ms - sc.bare.latencyP99Ms;
+        sc.cpuRatioToBare = sc.gateway.cpuMicrosPerRequest !== undefined && sc.bare.cpuMicrosPerRequest !== undefined && sc.bare.cpuMicrosPerRequest > 0
+          ? sc.gateway.cpuMicrosPerRequest / sc.bare.cpuMicrosPerRequest
+          : undefined;
       }
       failures.push(...sc.failures.map((f) => `${sc.name}: ${f}`));
     }
