@@ -2,13 +2,10 @@ import { z } from 'zod';
 import { newId } from '../shared/ids.js';
 import type { Channel, ChannelType } from '../storage/records.js';
 import type { ChannelPatch } from '../storage/storage.js';
+import { CHANNEL_TYPES } from '../upstreams/upstreams.js';
 import { checkChannel, takesStructuredKeys } from './channel-type-rules.js';
 import { isoTime } from './time-input.js';
 
-export const CHANNEL_TYPES = [
-  'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'simulator',
-  'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio',
-] as const satisfies readonly ChannelType[];
 
 const modelsInput = z.union([
   z.array(z.string().min(1)).transform((ids) => Object.fromEntries(ids.map((id) => [id, '']))),
@@ -17,7 +14,7 @@ const modelsInput = z.union([
 
 const channelFields = {
   name: z.string().min(1).max(100),
-  type: z.enum(CHANNEL_TYPES),
+  type: z.enum(CHANNEL_TYPES as readonly [ChannelType, ...ChannelType[]]),
   base_url: z.url({ protocol: /^https?$/ }).nullable().optional(),
   api_key: z.string().min(1).optional(),
   /** Several upstream keys, used in rotation. */

@@ -1,3 +1,5 @@
+import type { RegisteredChannelType } from '../upstreams/upstreams.js';
+
 /**
  * Domain records as the rest of the gateway sees them. Money is always `bigint` nano-USD (1e-9 USD),
  * times are Unix epoch milliseconds (`number`), and optional attributes are `null` rather than absent.
@@ -71,10 +73,10 @@ export interface ApiKey {
   playground: boolean;
 }
 
-/** OpenAI-compatible providers with a preset: base URL, authentication and quirks filled in by the type. */
-export type OpenAICompatiblePresetType = 'mistral' | 'groq' | 'deepseek' | 'xai' | 'openrouter' | 'together' | 'fireworks' | 'ollama' | 'vllm' | 'lmstudio';
+export type { OpenAICompatiblePresetType } from '../upstreams/openai-compatible/presets.js';
 
-export type ChannelType = 'openai' | 'openai-compatible' | 'azure-openai' | 'anthropic' | 'gemini' | 'bedrock' | 'vertex-ai' | 'simulator' | OpenAICompatiblePresetType;
+/** A channel's upstream type: one of the channel types the registered upstreams declare (src/upstreams/upstreams.ts). */
+export type ChannelType = RegisteredChannelType;
 
 export interface Channel {
   id: string;

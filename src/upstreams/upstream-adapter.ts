@@ -2,7 +2,7 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { StreamPart } from '../ir/stream-part.js';
-import type { Channel, ChannelType } from '../storage/records.js';
+import type { Channel } from '../storage/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
 /** The wire protocol an upstream speaks natively; equal to the client's, the relay takes the pass-through path. */
@@ -77,12 +77,24 @@ export interface UpstreamTransport {
   send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
 }
 
+export interface UpstreamCountTokens {
+  /** The counter's request for a canonical request; absent: only a pass-through count reaches the counter. */
+  build?(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) counter answer, translated or pass-through → input tokens. */
+  parse(body: Buffer): number;
+}
+
+export interface UpstreamEmbeddings {
+  build(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
+  /** A successful (2xx) body → canonical response. */
+  parse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+}
+
 /**
  * One upstream provider type. It knows its URLs, authentication and wire format; the relay knows none of that.
  * Translation between protocols (IR in, IR out) joins this interface with the other families.
  */
 export interface UpstreamAdapter {
-  readonly types: readonly ChannelType[];
   readonly protocol: WireProtocol | UpstreamOnlyProtocol;
   /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
@@ -103,11 +115,10 @@ export interface UpstreamAdapter {
   parseChatResponse(body: Buffer, request: ChatRequest): ChatResponse;
   /** A successful streaming body → canonical parts (see StreamPart for the order). */
   parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart>;
-  /** The upstream's own token counter, when it has one (null: count locally). */
-  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest | null;
-  parseCountTokensResponse(body: Buffer): number;
-  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest;
-  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
+  /** The upstream's own token counter, where it has one; absent: requests are counted locally. */
+  readonly countTokens?: UpstreamCountTokens;
+  /** Embeddings of a canonical request, where the upstream serves them; absent: its channels are skipped. */
+  readonly embeddings?: UpstreamEmbeddings;
   /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */
   readonly media?: MediaCapabilities;
 }

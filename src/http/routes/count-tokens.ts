@@ -11,7 +11,7 @@ import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { Channel } from '../../storage/records.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { isClientWire, type UpstreamAdapter, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
+import { isClientWire, type UpstreamAdapter, type UpstreamCountTokens, type UpstreamOperation, type WireProtocol } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
@@ -77,9 +77,10 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
               }
               return upstreamRequest;
             }
-            return chat === null ? null : adapter.buildCountTokensRequest(route.channel, credential, chat, route.upstreamModel);
+            // A channel whose upstream has no counter for canonical requests is skipped: counted locally.
+            return chat === null ? null : (adapter.countTokens?.build?.(route.channel, credential, chat, route.upstreamModel) ?? null);
           },
-          parse: (adapter, _route, upstreamBody) => ({ inputTokens: adapter.parseCountTokensResponse(upstreamBody), source: 'upstream' as const }),
+          parse: (adapter, _route, upstreamBody) => ({ inputTokens: counterOf(adapter).parse(upstreamBody), source: 'upstream' as const }),
         },
         { model: model.id, modelLimits: false },
       );
@@ -93,6 +94,12 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     }
     sendRaw(context, 200, endpoint.encode(count), 'application/json', { 'x-token-count-source': count.source });
   };
+}
+
+/** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
+function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
+  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
+  return adapter.countTokens;
 }
 
 /** Channels whose adapter speaks the endpoint's own protocol take the caller's body. */

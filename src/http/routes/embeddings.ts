@@ -55,11 +55,13 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
             if (adapter.protocol === endpoint.protocol) {
               return adapter.buildPassThrough(route.channel, credential, { kind: 'embeddings', batch: endpoint.batch }, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
             }
-            return adapter.buildEmbeddingRequest(route.channel, credential, request, route.upstreamModel);
+            // A channel whose upstream serves no embeddings is skipped.
+            return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
           },
           parse(adapter, _route, upstreamBody) {
             if (adapter.protocol === endpoint.protocol) return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
-            const parsed = adapter.parseEmbeddingResponse(upstreamBody, request);
+            const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
+            const parsed = embeddings.parse(upstreamBody, request);
             return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
           },
         },

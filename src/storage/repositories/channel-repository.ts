@@ -5,13 +5,9 @@ import {
 } from '../convert.js';
 import type { ChannelsTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Channel, ChannelType } from '../records.js';
+import { CHANNEL_TYPES } from '../../upstreams/upstreams.js';
+import type { Channel } from '../records.js';
 import type { ChannelPatch, ChannelRepository } from '../storage.js';
-
-const CHANNEL_TYPES: readonly ChannelType[] = [
-  'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'simulator',
-  'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio',
-];
 
 /** Upstream keys are only ever written sealed; `api_keys_sealed` holds SecretBox ciphertext of a JSON array. */
 function createCodec(secretBox: SecretBox) {

@@ -1,7 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../storage/records.js';
 import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
@@ -50,9 +49,20 @@ export function anthropicBodyOptions(channel: Channel, upstreamModel: string, pu
   };
 }
 
+function parseAnthropicCountTokens(body: Buffer): number {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw malformedUpstreamBody();
+  }
+  const count = (parsed as { input_tokens?: unknown } | null)?.input_tokens;
+  if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) throw malformedUpstreamBody();
+  return Math.floor(count);
+}
+
 /** Anthropic's Messages API (`anthropic` channels): `POST /v1/messages` with `x-api-key` and `anthropic-version`. */
 export class AnthropicAdapter implements UpstreamAdapter {
-  readonly types = ['anthropic'] as const;
   readonly protocol = 'anthropic-messages' as const;
 
   constructor(private readonly http: UpstreamTransport) {}
@@ -92,28 +102,11 @@ export class AnthropicAdapter implements UpstreamAdapter {
     return parseAnthropicStream(body);
   }
 
-  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const body = buildAnthropicCountTokensBody(request, anthropicBodyOptions(channel, upstreamModel, request.model));
-    return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
-  }
-
-  parseCountTokensResponse(body: Buffer): number {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      throw malformedUpstreamBody();
-    }
-    const count = (parsed as { input_tokens?: unknown } | null)?.input_tokens;
-    if (typeof count !== 'number' || !Number.isFinite(count) || count < 0) throw malformedUpstreamBody();
-    return Math.floor(count);
-  }
-
-  buildEmbeddingRequest(_channel: Channel, _credential: string, _request: EmbeddingRequest, _upstreamModel: string): UpstreamRequest {
-    throw noEmbeddings();
-  }
-
-  parseEmbeddingResponse(_body: Buffer, _request: EmbeddingRequest): EmbeddingResponse {
-    throw noEmbeddings();
-  }
+  readonly countTokens = {
+    build: (channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest => {
+      const body = buildAnthropicCountTokensBody(request, anthropicBodyOptions(channel, upstreamModel, request.model));
+      return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body: JSON.stringify(body) };
+    },
+    parse: parseAnthropicCountTokens,
+  };
 }

@@ -1,7 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../storage/records.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../anthropic/anthropic-adapter.js';
@@ -24,10 +22,6 @@ function guardrailOf(channel: Channel): ConverseRequestBody['guardrailConfig'] {
   return { guardrailIdentifier: identifier, guardrailVersion: typeof version === 'string' && version !== '' ? version : 'DRAFT' };
 }
 
-function noEmbeddings(): GatewayError {
-  return new GatewayError('bad_request', 'Bedrock channels serve chat models only (the Converse API); embeddings are not available on them.');
-}
-
 /**
  * The channel's headers and the credential: a Bedrock API key as a Bearer token, or IAM credentials as a SigV4
  * signature applied by the transport over the final request.
@@ -48,10 +42,10 @@ function authenticated(channel: Channel, credential: string, request: Omit<Upstr
 
 /**
  * Amazon Bedrock (channel type `bedrock`) through the Converse and ConverseStream APIs, which serve every chat model
- * family on Bedrock (Anthropic, Llama, Mistral, Nova, Cohere, …) in one wire. Requests are always translated.
+ * family on Bedrock (Anthropic, Llama, Mistral, Nova, Cohere, …) in one wire. Requests are always translated. It serves
+ * chat only: no embeddings, and tokens are counted locally (Bedrock's CountTokens API is not offered in every region).
  */
 export class BedrockAdapter implements UpstreamAdapter {
-  readonly types = ['bedrock'] as const;
   readonly protocol = 'bedrock-converse' as const;
   readonly #transport: UpstreamTransport;
 
@@ -89,22 +83,5 @@ export class BedrockAdapter implements UpstreamAdapter {
 
   parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
     return parseConverseStream(body, request.model);
-  }
-
-  /** Counted locally: Bedrock's CountTokens API is not offered in every region. */
-  buildCountTokensRequest(): UpstreamRequest | null {
-    return null;
-  }
-
-  parseCountTokensResponse(): number {
-    throw new Error('Bedrock token counts are computed locally');
-  }
-
-  buildEmbeddingRequest(_channel: Channel, _credential: string, _request: EmbeddingRequest, _upstreamModel: string): UpstreamRequest {
-    throw noEmbeddings();
-  }
-
-  parseEmbeddingResponse(_body: Buffer, _request: EmbeddingRequest): EmbeddingResponse {
-    throw noEmbeddings();
   }
 }

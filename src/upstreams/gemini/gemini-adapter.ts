@@ -1,7 +1,7 @@
 import { mapsHostedTools } from '../hosted-tools.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
+import type { EmbeddingRequest } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../storage/records.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
@@ -38,7 +38,6 @@ function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
  * `x-goog-api-key`. Streams are always requested with `alt=sse`; the model travels in the URL.
  */
 export class GeminiAdapter implements UpstreamAdapter {
-  readonly types = ['gemini'] as const;
   readonly protocol = 'gemini' as const;
   readonly media = geminiMediaCapabilities;
 
@@ -80,31 +79,29 @@ export class GeminiAdapter implements UpstreamAdapter {
     return parseGeminiStream(body, request);
   }
 
-  buildCountTokensRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
-    const settings = readGeminiSettings(channel.settings, upstreamModel);
-    return {
-      url: geminiUrl(channel, upstreamModel, 'countTokens'),
-      method: 'POST',
-      headers: geminiHeaders(channel, credential),
-      body: JSON.stringify(buildCountTokensBody(request, upstreamModel, geminiModelResource(upstreamModel), settings)),
-    };
-  }
+  readonly countTokens = {
+    build: (channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest => {
+      const settings = readGeminiSettings(channel.settings, upstreamModel);
+      return {
+        url: geminiUrl(channel, upstreamModel, 'countTokens'),
+        method: 'POST',
+        headers: geminiHeaders(channel, credential),
+        body: JSON.stringify(buildCountTokensBody(request, upstreamModel, geminiModelResource(upstreamModel), settings)),
+      };
+    },
+    parse: parseCountTokensBody,
+  };
 
-  parseCountTokensResponse(body: Buffer): number {
-    return parseCountTokensBody(body);
-  }
-
-  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest {
-    const { batch, body } = buildEmbeddingBody(request, geminiModelResource(upstreamModel));
-    return {
-      url: geminiUrl(channel, upstreamModel, batch ? 'batchEmbedContents' : 'embedContent'),
-      method: 'POST',
-      headers: geminiHeaders(channel, credential),
-      body: JSON.stringify(body),
-    };
-  }
-
-  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse {
-    return parseEmbeddingBody(body, request);
-  }
+  readonly embeddings = {
+    build: (channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest => {
+      const { batch, body } = buildEmbeddingBody(request, geminiModelResource(upstreamModel));
+      return {
+        url: geminiUrl(channel, upstreamModel, batch ? 'batchEmbedContents' : 'embedContent'),
+        method: 'POST',
+        headers: geminiHeaders(channel, credential),
+        body: JSON.stringify(body),
+      };
+    },
+    parse: parseEmbeddingBody,
+  };
 }

@@ -1,3 +1,6 @@
+import { defineUpstream } from '../upstream-descriptor.js';
+import { GeminiAdapter } from './gemini-adapter.js';
+
 export { GeminiAdapter } from './gemini-adapter.js';
 export { classifyGeminiError, type GeminiErrorClass } from './classify-error.js';
 export { DUMMY_THOUGHT_SIGNATURE } from './build-contents.js';
@@ -6,3 +9,10 @@ export { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL, geminiUrl } from '
 export { JsonArraySplitter } from './json-array-splitter.js';
 export { readStreamChunks } from './read-stream-chunks.js';
 export { THINKING_BUDGET_BY_EFFORT } from './thinking-config.js';
+
+export const geminiUpstream = defineUpstream({
+  channelTypes: ['gemini'],
+  protocol: 'gemini',
+  capabilities: { streaming: true, countTokens: 'upstream', embeddings: true, media: ['image-generation'], passThrough: ['chat', 'count-tokens', 'embeddings'] },
+  createAdapter: ({ http }) => new GeminiAdapter(http),
+});

@@ -6,7 +6,7 @@ import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import type { OpenAICompatiblePreset, WireBody } from './preset.js';
-import { OPENAI_COMPATIBLE_PRESET_TYPES, OPENAI_COMPATIBLE_PRESETS } from './presets.js';
+import { OPENAI_COMPATIBLE_PRESETS } from './presets.js';
 
 function presetOf(channel: Channel): OpenAICompatiblePreset {
   return OPENAI_COMPATIBLE_PRESETS[channel.type as OpenAICompatiblePresetType];
@@ -29,7 +29,6 @@ function headersOf(channel: Channel, credential: string): Record<string, string>
  * and its body quirks applied on both the translated and the pass-through path.
  */
 export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
-  readonly types = OPENAI_COMPATIBLE_PRESET_TYPES;
   readonly media = openAIMediaCapabilities((channel, credential, path) => ({ url: joinUrl(baseUrlOf(channel), path), headers: headersOf(channel, credential) }));
 
   constructor(private readonly http: UpstreamTransport) {

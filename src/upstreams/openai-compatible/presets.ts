@@ -1,4 +1,4 @@
-import type { Channel, OpenAICompatiblePresetType } from '../../storage/records.js';
+import type { Channel } from '../../storage/records.js';
 import { adjustMistralBody } from './mistral-quirks.js';
 import { dropFields, messagesOf, reportQuirk, type OpenAICompatiblePreset, type QuirkContext, type WireBody } from './preset.js';
 
@@ -47,7 +47,7 @@ function openRouterHeaders(channel: Channel): Record<string, string> {
 }
 
 /** The channel types that are an OpenAI-compatible provider with known defaults and quirks. */
-export const OPENAI_COMPATIBLE_PRESETS: Record<OpenAICompatiblePresetType, OpenAICompatiblePreset> = {
+export const OPENAI_COMPATIBLE_PRESETS = {
   mistral: { defaultBaseUrl: 'https://api.mistral.ai/v1', keyOptional: false, adjustChatBody: adjustMistralBody },
   groq: { defaultBaseUrl: 'https://api.groq.com/openai/v1', keyOptional: false, adjustChatBody: adjustGroqBody, adjustsWhen: /"(logprobs|top_logprobs|logit_bias|n|name|service_tier|store|metadata)"/ },
   deepseek: { defaultBaseUrl: 'https://api.deepseek.com/v1', keyOptional: false, adjustChatBody: adjustDeepSeekBody, adjustsWhen: /"reasoning_content"/ },
@@ -58,6 +58,9 @@ export const OPENAI_COMPATIBLE_PRESETS: Record<OpenAICompatiblePresetType, OpenA
   ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', keyOptional: true },
   vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1', keyOptional: true },
   lmstudio: { defaultBaseUrl: 'http://127.0.0.1:1234/v1', keyOptional: true, adjustChatBody: adjustLmStudioBody, adjustsWhen: /"json_object"/ },
-};
+} as const satisfies Record<string, OpenAICompatiblePreset>;
+
+/** OpenAI-compatible providers with a preset: base URL, authentication and quirks filled in by the type. */
+export type OpenAICompatiblePresetType = keyof typeof OPENAI_COMPATIBLE_PRESETS;
 
 export const OPENAI_COMPATIBLE_PRESET_TYPES = Object.keys(OPENAI_COMPATIBLE_PRESETS) as OpenAICompatiblePresetType[];

@@ -1,6 +1,7 @@
 import type { Channel } from '../../storage/records.js';
 import { bodyHeaders, type MediaBody, type MediaCapabilities, type OpenAIMediaPath } from '../media-capabilities.js';
 import type { UpstreamRequest } from '../upstream-adapter.js';
+import type { MediaKind } from '../upstream-descriptor.js';
 
 /** Where a media path lives on an OpenAI-wire channel, and how it is authenticated. */
 export type OpenAIMediaTarget = (channel: Channel, credential: string, path: OpenAIMediaPath, upstreamModel: string) => { url: string; headers: Record<string, string> };
@@ -19,3 +20,6 @@ export function openAIMediaCapabilities(target: OpenAIMediaTarget): MediaCapabil
     },
   };
 }
+
+/** Every media kind the OpenAI media endpoints serve. */
+export const OPENAI_MEDIA_KINDS: readonly MediaKind[] = ['image-generation', 'image-edits', 'image-variations', 'transcriptions', 'translations', 'speech', 'moderations'];

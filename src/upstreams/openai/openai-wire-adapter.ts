@@ -2,7 +2,7 @@ import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import type { Channel, ChannelType } from '../../storage/records.js';
+import type { Channel } from '../../storage/records.js';
 import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.js';
@@ -12,13 +12,20 @@ import { parseOpenAIChatResponse } from './parse-openai-chat-response.js';
 import { parseOpenAIChatStream } from './parse-openai-chat-stream.js';
 import { parseOpenAIEmbeddingResponse } from './parse-openai-embedding-response.js';
 
+/** The Responses API's `{ "object": "response.input_tokens", "input_tokens": N }` (the only OpenAI token counter). */
+function parseOpenAIInputTokens(body: Buffer): number {
+  const parsed = JSON.parse(body.toString('utf8')) as { input_tokens?: unknown } | null;
+  const count = parsed?.input_tokens;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new Error('the upstream token count has no input_tokens');
+  return count;
+}
+
 /**
  * Everything that speaks OpenAI's chat-completions wire (OpenAI, OpenAI-compatible providers, Azure OpenAI, the
  * simulator) shares the translated path; each subclass supplies only its URLs, authentication and transport through
  * `buildPassThrough`, and says whether OpenAI's own model rules apply.
  */
 export abstract class OpenAIWireAdapter implements UpstreamAdapter {
-  abstract readonly types: readonly ChannelType[];
   readonly protocol = 'openai-chat' as const;
 
   abstract buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
@@ -57,25 +64,17 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
     return parseOpenAIChatStream(body);
   }
 
-  /** OpenAI has no token-counting endpoint for chat completions: the gateway counts locally (src/tokenize). */
-  buildCountTokensRequest(): UpstreamRequest | null {
-    return null;
-  }
+  /**
+   * OpenAI has no token-counting endpoint for chat completions, so canonical requests are counted locally
+   * (src/tokenize); the Responses API's counter answers pass-through counts only.
+   */
+  readonly countTokens = { parse: parseOpenAIInputTokens };
 
-  /** The Responses API's `{ "object": "response.input_tokens", "input_tokens": N }` (the only OpenAI token counter). */
-  parseCountTokensResponse(body: Buffer): number {
-    const parsed = JSON.parse(body.toString('utf8')) as { input_tokens?: unknown } | null;
-    const count = parsed?.input_tokens;
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw new Error('the upstream token count has no input_tokens');
-    return count;
-  }
-
-  buildEmbeddingRequest(channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest {
-    const body = convertToOpenAIEmbeddingRequest(request, { upstreamModel, base64: this.isOfficial(channel) });
-    return this.buildPassThrough(channel, credential, { kind: 'embeddings', batch: request.inputs.length > 1 }, upstreamModel, JSON.stringify(body));
-  }
-
-  parseEmbeddingResponse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse {
-    return parseOpenAIEmbeddingResponse(body, request.inputs.length);
-  }
+  readonly embeddings = {
+    build: (channel: Channel, credential: string, request: EmbeddingRequest, upstreamModel: string): UpstreamRequest => {
+      const body = convertToOpenAIEmbeddingRequest(request, { upstreamModel, base64: this.isOfficial(channel) });
+      return this.buildPassThrough(channel, credential, { kind: 'embeddings', batch: request.inputs.length > 1 }, upstreamModel, JSON.stringify(body));
+    },
+    parse: (body: Buffer, request: EmbeddingRequest): EmbeddingResponse => parseOpenAIEmbeddingResponse(body, request.inputs.length),
+  };
 }

@@ -33,7 +33,6 @@ function operationPath(operation: UpstreamOperation): string {
  * OpenAI's wire, so callers of every protocol reach it through the shared OpenAI translation.
  */
 export class SimulatorAdapter extends OpenAIWireAdapter {
-  readonly types = ['simulator'] as const;
 
   constructor(private readonly clock: Clock) {
     super();

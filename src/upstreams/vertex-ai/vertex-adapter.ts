@@ -1,7 +1,5 @@
-import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
-import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Channel } from '../../storage/records.js';
@@ -23,10 +21,6 @@ import { publisherOf, vertexUrl } from './vertex-endpoint.js';
 /** The Messages API version Anthropic's models on Vertex AI take, in the body instead of a header. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
 
-function noEmbeddings(): GatewayError {
-  return new GatewayError('bad_request', 'Vertex AI channels serve Gemini and Claude chat models; embeddings are not available on them.');
-}
-
 async function* parseVertexStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
   const { head, stream } = await peekStream(body);
   yield* isAnthropicStream(head) ? parseAnthropicStream(stream) : parseGeminiStream(stream, request);
@@ -38,9 +32,9 @@ async function* parseVertexStream(body: AsyncIterable<Buffer>, request: ChatRequ
  * `publishers/anthropic/models/{m}:rawPredict|streamRawPredict` (the Messages body with `anthropic_version` and no
  * model), chosen by the upstream model. The OAuth access token is fetched and cached per key, and renewed once when
  * Vertex refuses it. Requests are always translated, so the wire code of the Gemini and Anthropic adapters serves.
+ * It serves chat only: no embeddings, and tokens are counted locally.
  */
 export class VertexAIAdapter implements UpstreamAdapter {
-  readonly types = ['vertex-ai'] as const;
   readonly protocol = 'vertex-ai' as const;
   readonly #transport: UpstreamTransport;
   readonly #tokens: AccessTokenCache;
@@ -97,22 +91,5 @@ export class VertexAIAdapter implements UpstreamAdapter {
 
   parseChatStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
     return parseVertexStream(body, request);
-  }
-
-  /** Counted locally. */
-  buildCountTokensRequest(): UpstreamRequest | null {
-    return null;
-  }
-
-  parseCountTokensResponse(): number {
-    throw new Error('Vertex AI token counts are computed locally');
-  }
-
-  buildEmbeddingRequest(_channel: Channel, _credential: string, _request: EmbeddingRequest, _upstreamModel: string): UpstreamRequest {
-    throw noEmbeddings();
-  }
-
-  parseEmbeddingResponse(_body: Buffer, _request: EmbeddingRequest): EmbeddingResponse {
-    throw noEmbeddings();
   }
 }

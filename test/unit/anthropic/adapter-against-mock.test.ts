@@ -121,8 +121,8 @@ describe('the adapter against the strict mock', () => {
     const parts = await stream(request);
     expect(parts.map((part) => part.type)).toEqual(['response-start', 'usage', 'text-start', 'text-delta', 'text-end', 'usage', 'finish']);
     const finish = parts.at(-1);
-    const { status, body } = await send(adapter.buildCountTokensRequest(channel({ baseUrl: mock.url }), KEY, request, MODEL));
+    const { status, body } = await send(adapter.countTokens.build(channel({ baseUrl: mock.url }), KEY, request, MODEL));
     expect(status).toBe(200);
-    expect(finish?.type === 'finish' ? finish.usage?.input.total : -1).toBe(adapter.parseCountTokensResponse(body));
+    expect(finish?.type === 'finish' ? finish.usage?.input.total : -1).toBe(adapter.countTokens.parse(body));
   });
 });

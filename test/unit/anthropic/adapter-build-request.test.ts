@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
 import { AnthropicAdapter } from '../../../src/upstreams/anthropic/anthropic-adapter.js';
-import type { UpstreamTransport } from '../../../src/upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamTransport } from '../../../src/upstreams/upstream-adapter.js';
 import { channel, chatRequest } from './helpers.js';
 
 const transport: UpstreamTransport = { send: () => Promise.reject(new Error('not used')) };
@@ -34,7 +34,8 @@ describe('buildChatRequest: URL and headers', () => {
   it('routes pass-through count_tokens, refuses embeddings', () => {
     expect(adapter.buildPassThrough(channel(), 'k', { kind: 'count-tokens' }, 'm', '{"a":1}')).toMatchObject({ url: 'https://api.anthropic.com/v1/messages/count_tokens', body: '{"a":1}' });
     expect(() => adapter.buildPassThrough(channel(), 'k', { kind: 'embeddings', batch: false }, 'm', '{}')).toThrow(GatewayError);
-    expect(() => adapter.buildEmbeddingRequest(channel(), 'k', { model: 'm', inputs: ['a'], warnings: [] }, 'm')).toThrow('Anthropic models do not serve embeddings.');
+    // No embeddings part: the embeddings relay skips Anthropic channels.
+    expect((adapter as UpstreamAdapter).embeddings).toBeUndefined();
   });
 });
 
@@ -226,7 +227,7 @@ describe('buildChatRequest: parameters', () => {
 describe('buildCountTokensRequest', () => {
   it('sends only prompt-shaping fields to /v1/messages/count_tokens and reads input_tokens', () => {
     const request = chatRequest({ system: [{ type: 'text', text: 'S' }], maxOutputTokens: 10, temperature: 0.5, stream: true, tools: [{ name: 't', parameters: { type: 'object' } }] });
-    const upstream = adapter.buildCountTokensRequest(channel(), 'k', request, 'claude-upstream');
+    const upstream = adapter.countTokens.build(channel(), 'k', request, 'claude-upstream');
     expect(upstream.url).toBe('https://api.anthropic.com/v1/messages/count_tokens');
     expect(JSON.parse(upstream.body ?? '')).toEqual({
       model: 'claude-upstream',
@@ -234,7 +235,7 @@ describe('buildCountTokensRequest', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
       tools: [{ name: 't', input_schema: { type: 'object' } }],
     });
-    expect(adapter.parseCountTokensResponse(Buffer.from('{"input_tokens":42}'))).toBe(42);
-    expect(() => adapter.parseCountTokensResponse(Buffer.from('{}'))).toThrow(GatewayError);
+    expect(adapter.countTokens.parse(Buffer.from('{"input_tokens":42}'))).toBe(42);
+    expect(() => adapter.countTokens.parse(Buffer.from('{}'))).toThrow(GatewayError);
   });
 });

@@ -104,18 +104,18 @@ describe('GeminiAdapter against the strict mock', () => {
 
   it('counts tokens with the system instruction and tools', async () => {
     const request = chatRequest({ system: [{ type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'count me' }] }], tools: [weatherTool] });
-    const built = adapter.buildCountTokensRequest(channel(), 'gemini-upstream-test', request, 'gemini-2.5-flash');
+    const built = adapter.countTokens.build(channel(), 'gemini-upstream-test', request, 'gemini-2.5-flash');
     const { response, body } = await send(built);
     expect(response.status, body.toString()).toBe(200);
-    expect(adapter.parseCountTokensResponse(body)).toBeGreaterThan(countTokens('count me') + countTokens('Be brief.'));
+    expect(adapter.countTokens.parse(body)).toBeGreaterThan(countTokens('count me') + countTokens('Be brief.'));
   });
 
   it('embeds one and several inputs', async () => {
     for (const inputs of [['alpha'], ['alpha', 'beta', 'gamma']]) {
       const request = { model: 'emb', inputs, dimensions: 32, taskType: 'SEMANTIC_SIMILARITY', warnings: [] };
-      const { response, body } = await send(adapter.buildEmbeddingRequest(channel(), 'gemini-upstream-test', request, 'gemini-embedding-001'));
+      const { response, body } = await send(adapter.embeddings.build(channel(), 'gemini-upstream-test', request, 'gemini-embedding-001'));
       expect(response.status, body.toString()).toBe(200);
-      const parsed = adapter.parseEmbeddingResponse(body, request);
+      const parsed = adapter.embeddings.parse(body, request);
       expect(parsed.vectors).toHaveLength(inputs.length);
       expect(parsed.vectors[0]).toHaveLength(32);
     }

@@ -195,22 +195,22 @@ describe('GeminiAdapter.buildChatRequest', () => {
 
 describe('GeminiAdapter count tokens and embeddings', () => {
   it('counts bare contents, or the whole request once a system instruction or tools count', () => {
-    const bare = adapter.buildCountTokensRequest(channel, 'k', chatRequest({ temperature: 1 }), 'gemini-2.5-flash');
+    const bare = adapter.countTokens.build(channel, 'k', chatRequest({ temperature: 1 }), 'gemini-2.5-flash');
     expect(bare.url).toMatch(/\/v1beta\/models\/gemini-2\.5-flash:countTokens$/);
     expect(JSON.parse(bare.body ?? '')).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
-    const full = adapter.buildCountTokensRequest(channel, 'k', chatRequest({ system: [{ type: 'text', text: 'sys' }] }), 'gemini-2.5-flash');
+    const full = adapter.countTokens.build(channel, 'k', chatRequest({ system: [{ type: 'text', text: 'sys' }] }), 'gemini-2.5-flash');
     expect(JSON.parse(full.body ?? '')).toEqual({
       generateContentRequest: { model: 'models/gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'hi' }] }], systemInstruction: { parts: [{ text: 'sys' }] } },
     });
-    expect(adapter.parseCountTokensResponse(Buffer.from('{"totalTokens": 31}'))).toBe(31);
-    expect(adapter.parseCountTokensResponse(Buffer.from('{}'))).toBe(0);
+    expect(adapter.countTokens.parse(Buffer.from('{"totalTokens": 31}'))).toBe(31);
+    expect(adapter.countTokens.parse(Buffer.from('{}'))).toBe(0);
   });
 
   it('embeds one input with embedContent and several with batchEmbedContents', () => {
-    const one = adapter.buildEmbeddingRequest(channel, 'k', { model: 'e', inputs: ['a'], dimensions: 64, taskType: 'RETRIEVAL_QUERY', warnings: [] }, 'gemini-embedding-001');
+    const one = adapter.embeddings.build(channel, 'k', { model: 'e', inputs: ['a'], dimensions: 64, taskType: 'RETRIEVAL_QUERY', warnings: [] }, 'gemini-embedding-001');
     expect(one.url).toMatch(/:embedContent$/);
     expect(JSON.parse(one.body ?? '')).toEqual({ content: { parts: [{ text: 'a' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 64 });
-    const many = adapter.buildEmbeddingRequest(channel, 'k', { model: 'e', inputs: ['a', 'b'], warnings: [] }, 'gemini-embedding-001');
+    const many = adapter.embeddings.build(channel, 'k', { model: 'e', inputs: ['a', 'b'], warnings: [] }, 'gemini-embedding-001');
     expect(many.url).toMatch(/:batchEmbedContents$/);
     expect(JSON.parse(many.body ?? '')).toEqual({
       requests: [
@@ -218,10 +218,10 @@ describe('GeminiAdapter count tokens and embeddings', () => {
         { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'b' }] } },
       ],
     });
-    const parsed = adapter.parseEmbeddingResponse(Buffer.from('{"embeddings":[{"values":[0.1,0.2]},{"values":[0.3,0.4]}]}'), { model: 'e', inputs: ['abcd', 'abcdefgh'], warnings: [] });
+    const parsed = adapter.embeddings.parse(Buffer.from('{"embeddings":[{"values":[0.1,0.2]},{"values":[0.3,0.4]}]}'), { model: 'e', inputs: ['abcd', 'abcdefgh'], warnings: [] });
     expect(parsed).toEqual({ model: 'e', vectors: [[0.1, 0.2], [0.3, 0.4]], inputTokens: 3 });
-    expect(adapter.parseEmbeddingResponse(Buffer.from('{"embedding":{"values":[1]}}'), { model: 'e', inputs: ['x'], warnings: [] }).vectors).toEqual([[1]]);
-    expect(() => adapter.buildEmbeddingRequest(channel, 'k', { model: 'e', inputs: [''], warnings: [] }, 'm')).toThrow(/empty/);
+    expect(adapter.embeddings.parse(Buffer.from('{"embedding":{"values":[1]}}'), { model: 'e', inputs: ['x'], warnings: [] }).vectors).toEqual([[1]]);
+    expect(() => adapter.embeddings.build(channel, 'k', { model: 'e', inputs: [''], warnings: [] }, 'm')).toThrow(/empty/);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
-import { AzureOpenAIAdapter, OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { AzureOpenAIAdapter } from '../../../src/upstreams/azure-openai/azure-openai-adapter.js';
 import { isOpenAIReasoningModel } from '../../../src/upstreams/openai/openai-reasoning-model.js';
 import { channel, chatRequest, parsedBody, unusedTransport } from './openai-test-helpers.js';
 

@@ -5,7 +5,8 @@ import { encodeOpenAIEmbeddingResponse } from '../../../src/codecs/openai-chat/e
 import { base64ToFloat32, float32ToBase64 } from '../../../src/wire/openai/float32-base64.js';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
 import type { EmbeddingRequest } from '../../../src/ir/embedding.js';
-import { AzureOpenAIAdapter, OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { AzureOpenAIAdapter } from '../../../src/upstreams/azure-openai/azure-openai-adapter.js';
 import { channel, fixtureBuffer, parsedBody, unusedTransport } from './openai-test-helpers.js';
 
 const float32 = fc.float({ noNaN: true, noDefaultInfinity: true });
@@ -78,25 +79,25 @@ describe('OpenAI embeddings upstream', () => {
   it('asks OpenAI and Azure for base64, compatible providers for floats', () => {
     const openai = new OpenAIAdapter(unusedTransport);
     const official = request();
-    const upstream = openai.buildEmbeddingRequest(channel('openai'), 'sk', official, 'text-embedding-3-small');
+    const upstream = openai.embeddings.build(channel('openai'), 'sk', official, 'text-embedding-3-small');
     expect(upstream.url).toBe('https://api.openai.com/v1/embeddings');
     expect(parsedBody(upstream.body)).toEqual({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64', dimensions: 3, user: 'u' });
     expect(official.warnings).toEqual(['The embedding task type RETRIEVAL_QUERY was dropped: OpenAI embedding models take none.']);
-    const compatible = openai.buildEmbeddingRequest(channel('openai-compatible', { baseUrl: 'http://localhost:8000/v1' }), 'sk', request(), 'bge-m3');
+    const compatible = openai.embeddings.build(channel('openai-compatible', { baseUrl: 'http://localhost:8000/v1' }), 'sk', request(), 'bge-m3');
     expect(compatible.url).toBe('http://localhost:8000/v1/embeddings');
     expect(parsedBody(compatible.body)).toMatchObject({ encoding_format: 'float' });
-    const azure = new AzureOpenAIAdapter(unusedTransport).buildEmbeddingRequest(channel('azure-openai', { baseUrl: 'https://a.openai.azure.com' }), 'k', request(), 'embed-dep');
+    const azure = new AzureOpenAIAdapter(unusedTransport).embeddings.build(channel('azure-openai', { baseUrl: 'https://a.openai.azure.com' }), 'k', request(), 'embed-dep');
     expect(azure.url).toBe('https://a.openai.azure.com/openai/deployments/embed-dep/embeddings?api-version=2024-10-21');
     expect(parsedBody(azure.body)).toMatchObject({ encoding_format: 'base64' });
   });
 
   it('parses float and base64 answers (out of order) into vectors in input order', () => {
     const openai = new OpenAIAdapter(unusedTransport);
-    const floats = openai.parseEmbeddingResponse(fixtureBuffer('openai-embeddings-float.json'), request());
-    const base64 = openai.parseEmbeddingResponse(fixtureBuffer('openai-embeddings-base64.json'), request());
+    const floats = openai.embeddings.parse(fixtureBuffer('openai-embeddings-float.json'), request());
+    const base64 = openai.embeddings.parse(fixtureBuffer('openai-embeddings-base64.json'), request());
     expect(floats).toEqual({ model: 'text-embedding-3-small', vectors: [[0.0023064255, -0.009327292, -0.0028842222], [0.015797347, 0.0077, -0.0099]], inputTokens: 8 });
     expect(base64.vectors).toEqual(floats.vectors.map((vector) => vector.map((value) => Math.fround(value))));
-    expect(() => openai.parseEmbeddingResponse(fixtureBuffer('openai-embeddings-float.json'), { ...request(), inputs: ['a', 'b', 'c'] })).toThrow(GatewayError);
-    expect(() => openai.parseEmbeddingResponse(Buffer.from('nope'), request())).toThrow(GatewayError);
+    expect(() => openai.embeddings.parse(fixtureBuffer('openai-embeddings-float.json'), { ...request(), inputs: ['a', 'b', 'c'] })).toThrow(GatewayError);
+    expect(() => openai.embeddings.parse(Buffer.from('nope'), request())).toThrow(GatewayError);
   });
 });

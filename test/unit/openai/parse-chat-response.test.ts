@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import { AzureOpenAIAdapter, OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
+import { AzureOpenAIAdapter } from '../../../src/upstreams/azure-openai/azure-openai-adapter.js';
 import { chatRequest, fixtureBuffer, unusedTransport } from './openai-test-helpers.js';
 
 const adapter = new OpenAIAdapter(unusedTransport);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { SimulatorAdapter } from '../../../src/upstreams/simulator/simulator-adapter.js';
 import { simulatedVector } from '../../../src/upstreams/simulator/simulated-embedding.js';
-import type { UpstreamRequest, UpstreamResponse } from '../../../src/upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../../../src/upstreams/upstream-adapter.js';
 import { channel, chatRequest, collect } from './openai-test-helpers.js';
 
 const adapter = new SimulatorAdapter(new ManualClock(1_750_000_000_000));
@@ -40,15 +40,16 @@ describe('SimulatorAdapter translated path', () => {
     const text = parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('');
     expect(text.startsWith('[simulated response from the gateway simulator]')).toBe(true);
     expect(parts.at(-1)).toMatchObject({ type: 'finish', reason: { unified: 'stop' }, usage: { output: { total: 8 } } });
-    expect(adapter.buildCountTokensRequest()).toBeNull();
+    // No counter for canonical requests: counted locally.
+    expect((adapter as UpstreamAdapter).countTokens?.build).toBeUndefined();
   });
 
   it('answers embeddings with deterministic unit vectors, in base64 through the OpenAI path', async () => {
     const embedding = { model: 'public', inputs: ['alpha', 'beta', 'alpha'], dimensions: 16, warnings: [] };
-    const upstream = adapter.buildEmbeddingRequest(simulator, '', embedding, 'sim-embed');
+    const upstream = adapter.embeddings.build(simulator, '', embedding, 'sim-embed');
     expect(upstream.url).toBe('simulator://sim/sim-embed/embeddings');
     expect(JSON.parse(upstream.body ?? '')).toMatchObject({ encoding_format: 'base64' });
-    const response = adapter.parseEmbeddingResponse(await bytesOf(await send(upstream)), embedding);
+    const response = adapter.embeddings.parse(await bytesOf(await send(upstream)), embedding);
     expect(response.model).toBe('sim-embed');
     expect(response.vectors).toHaveLength(3);
     expect(response.vectors[0]).toEqual(simulatedVector('alpha', 16));

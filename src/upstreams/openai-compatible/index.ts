@@ -1,0 +1,12 @@
+import { OPENAI_MEDIA_KINDS } from '../openai/openai-media.js';
+import { defineUpstream } from '../upstream-descriptor.js';
+import { OpenAICompatiblePresetAdapter } from './preset-adapter.js';
+import { OPENAI_COMPATIBLE_PRESET_TYPES } from './presets.js';
+
+/** The OpenAI-compatible providers with a preset, one channel type each. */
+export const openAICompatiblePresetsUpstream = defineUpstream({
+  channelTypes: OPENAI_COMPATIBLE_PRESET_TYPES,
+  protocol: 'openai-chat',
+  capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings'] },
+  createAdapter: ({ http }) => new OpenAICompatiblePresetAdapter(http),
+});

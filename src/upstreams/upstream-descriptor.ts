@@ -1,0 +1,41 @@
+import type { Clock } from '../shared/clock.js';
+import type { UpstreamAdapter, UpstreamOnlyProtocol, UpstreamOperation, UpstreamTransport, WireProtocol } from './upstream-adapter.js';
+
+/** What an adapter is built with: the HTTP transport (real providers) and the clock (token caches, the simulator). */
+export interface UpstreamDependencies {
+  http: UpstreamTransport;
+  clock: Clock;
+}
+
+/** Media operations, by the kind of answer the caller asked for. */
+export type MediaKind = 'image-generation' | 'image-edits' | 'image-variations' | 'transcriptions' | 'translations' | 'speech' | 'moderations';
+
+/**
+ * What an upstream serves, as data: every upstream serves chat; the rest is declared here and matches the optional
+ * parts of its adapter (a count-tokens counter, embeddings, media).
+ */
+export interface UpstreamCapabilities {
+  streaming: boolean;
+  /** `upstream`: canonical requests are counted by the provider's own counter; `local`: by the gateway's tokenizer. */
+  countTokens: 'upstream' | 'local';
+  embeddings: boolean;
+  media: readonly MediaKind[];
+  /** Operations that take the caller's body unchanged when the caller speaks the upstream's protocol. */
+  passThrough: readonly UpstreamOperation['kind'][];
+}
+
+/**
+ * One upstream type: the channel types it owns, the wire it speaks, what it serves, and how its adapter is made.
+ * Each lives in `src/upstreams/<name>/index.ts` and is listed once in `upstreams.ts`.
+ */
+export interface UpstreamDescriptor<Type extends string = string> {
+  readonly channelTypes: readonly Type[];
+  readonly protocol: WireProtocol | UpstreamOnlyProtocol;
+  readonly capabilities: UpstreamCapabilities;
+  createAdapter(dependencies: UpstreamDependencies): UpstreamAdapter;
+}
+
+/** Keeps the descriptor's channel type names as literal types, so `ChannelType` is derived from the registry. */
+export function defineUpstream<const Type extends string>(descriptor: UpstreamDescriptor<Type>): UpstreamDescriptor<Type> {
+  return descriptor;
+}

@@ -1,0 +1,26 @@
+import { anthropicUpstream } from './anthropic/index.js';
+import { azureOpenAIUpstream } from './azure-openai/index.js';
+import { bedrockUpstream } from './bedrock/index.js';
+import { geminiUpstream } from './gemini/index.js';
+import { openAICompatiblePresetsUpstream } from './openai-compatible/index.js';
+import { openAIUpstream } from './openai/index.js';
+import { simulatorUpstream } from './simulator/index.js';
+import { vertexAIUpstream } from './vertex-ai/index.js';
+
+/** Every upstream type the gateway knows, one line each; channel types and their lists derive from here. */
+export const UPSTREAMS = [
+  openAIUpstream,
+  azureOpenAIUpstream,
+  anthropicUpstream,
+  geminiUpstream,
+  bedrockUpstream,
+  vertexAIUpstream,
+  simulatorUpstream,
+  openAICompatiblePresetsUpstream,
+] as const;
+
+/** The channel types of the registered upstreams (the `channels.type` column holds one of them). */
+export type RegisteredChannelType = (typeof UPSTREAMS)[number]['channelTypes'][number];
+
+/** Every channel type, in registry order. */
+export const CHANNEL_TYPES: readonly RegisteredChannelType[] = UPSTREAMS.flatMap((upstream): readonly RegisteredChannelType[] => upstream.channelTypes);
