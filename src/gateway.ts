@@ -38,6 +38,7 @@ import { SecretBox } from './shared/secret-box.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
+import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
@@ -235,6 +236,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
+  services.catalog.onReload((channels) => http.setOriginLimits(connectionLimitsByOrigin(channels)));
   followInvalidations(services);
   await services.catalog.reload();
   await services.credentials.refresh();
