@@ -69,6 +69,35 @@ export interface ScenarioReport {
   failures: string[];
 }
 
+/** Open-loop load at a multiple of the gateway's measured capacity. */
+export interface OverloadReport {
+  name: string;
+  /** The gateway's closed-loop req/s this run measured. */
+  capacityPerSec: number;
+  offeredPerSec: number;
+  sent: number;
+  admitted: number;
+  shed: number;
+  failed: number;
+  timedOut: number;
+  admittedP50Ms?: number;
+  admittedP99Ms?: number;
+  shedP50Ms?: number;
+  shedP99Ms?: number;
+  shedShare: number;
+}
+
+/** Many slow streams opened at once to one upstream, on one side. */
+export interface SlowStreamsReport {
+  side: 'direct' | 'bare' | 'gateway';
+  streams: number;
+  opened: number;
+  completed: number;
+  ttfbP50Ms?: number;
+  ttfbP99Ms?: number;
+  durationP99Ms?: number;
+}
+
 export interface BenchReport {
   ok: boolean;
   failures: string[];
@@ -88,5 +117,7 @@ export interface BenchReport {
     loadAvg1mEnd: number;
   };
   scenarios: ScenarioReport[];
+  overload: OverloadReport[];
+  slowStreams: SlowStreamsReport[];
 }
 

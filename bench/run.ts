@@ -10,6 +10,13 @@
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
  *
+ * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
+ * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
+ * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement),
+ * reporting admitted p99 and the share answered 503 and its latency; `slow streams`: BENCH_STREAMS (1000) streams
+ * opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
+ * the bare proxy and through the gateway, reporting how many opened and their time to first byte.
+ *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
  * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
@@ -33,9 +40,11 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
-import type { BenchOptions, BenchReport, ScenarioReport } from './bench-types.js';
+import type { BenchOptions, BenchReport, OverloadReport, ScenarioReport, SlowStreamsReport } from './bench-types.js';
 import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
-import { configureGateway, configureTranslation } from './configure-gateway.js';
+import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
+import { openLoop, slowStreams } from './open-loop.js';
+import { formatOverload, formatSlowStreams } from './report.js';
 import { checkSide, measure, preflight, preflightRetrying } from './measure.js';
 import { formatTable } from './report.js';
 import { groupCpuMs } from './process-cpu.js';
@@ -44,6 +53,7 @@ import {
   ANTHROPIC_UPSTREAM_MODEL,
   BENCH_CLAUDE_MODEL,
   BENCH_MODEL,
+  BENCH_SLOW_MODEL,
   UPSTREAM_KEY,
   anthropicMessagesRequest,
   openAIChatRequest,
@@ -73,6 +83,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const startedAt = new Date().toISOString();
   const loadAvg1mStart = loadavg()[0] ?? 0;
   const failures: string[] = [];
+  const overload: OverloadReport[] = [];
+  const slowStreamReports: SlowStreamsReport[] = [];
   const translatedSides = `direct: Anthropic messages at the mock Anthropic upstream; gateway: OpenAI chat completions for ${BENCH_CLAUDE_MODEL} on an anthropic channel (OpenAI → Anthropic → OpenAI)`;
   const scenarios: ScenarioReport[] = [
     { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, upstream: 'openai', failures: [] },
@@ -110,9 +122,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   process.once('SIGTERM', onSignal);
 
   /** Starts a mock upstream process and resolves with the base URL it prints. */
-  const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv): Promise<string> => {
+  const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv, chunkDelay = chunkDelayMs): Promise<string> => {
     if (!existsSync(entry)) throw new Error(`${name} entry not found at ${entry} (run npm run build)`);
-    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelayMs), '--exit-on-stdin-close'], {
+    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelay), '--exit-on-stdin-close'], {
       env: { ...process.env, ...env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -182,6 +194,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
     let gatewayUrl: string | undefined;
     let gatewayKey = '';
+    let gatewayAdminToken = '';
     let gatewayCpuMs: (() => number | undefined) | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
@@ -223,6 +236,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
         gatewayUrl = url;
         gatewayKey = key;
+        gatewayAdminToken = adminToken;
         const gatewayGroup = gateway.proc.pid;
         if (gatewayGroup !== undefined) gatewayCpuMs = () => groupCpuMs(gatewayGroup);
 
@@ -303,6 +317,49 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
       failures.push(...sc.failures.map((f) => `${sc.name}: ${f}`));
     }
+
+    const gatewayChat = gatewayUrl === undefined ? undefined : openAIChatRequest(gatewayUrl, gatewayKey, BENCH_MODEL, false);
+    const overloadRuns = [{ name: 'overload 1.25x', factor: 1.25 }, { name: 'overload 2x', factor: 2 }].filter((run) => only !== null && only.test(run.name));
+    if (overloadRuns.length > 0 && gatewayChat !== undefined) {
+      let capacity = scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
+      if (capacity === undefined) {
+        log(`[bench] capacity: chat c=64 → gateway for ${Math.max(2, seconds / 2)} s …`);
+        capacity = (await measure(gatewayChat, 64, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
+      }
+      for (const run of overloadRuns) {
+        const rate = Math.max(1, Math.round(capacity * run.factor));
+        log(`[bench] ${run.name}: ${rate} req/s open loop → gateway …`);
+        const result = await openLoop(gatewayChat, rate, seconds);
+        overload.push({ name: run.name, capacityPerSec: capacity, ...result });
+        if (result.admitted === 0) failures.push(`${run.name}: no request admitted`);
+        await sleep(1500);
+      }
+    }
+
+    if (only !== null && only.test('slow streams')) {
+      const streams = envNumber('BENCH_STREAMS', 1000);
+      const slowUrl = await startMock('mock-slow-upstream', mockEntry, { MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, envNumber('BENCH_SLOW_CHUNK_DELAY_MS', 200));
+      const slowBare = await startBare('bare-proxy-slow', slowUrl);
+      const sides: Array<{ side: SlowStreamsReport['side']; spec: RequestSpec }> = [
+        { side: 'direct', spec: openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true) },
+        { side: 'bare', spec: throughBare(openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true), slowBare) },
+      ];
+      if (gatewayUrl !== undefined) {
+        const base = new URL(gatewayUrl).origin;
+        await configureSlowStreams(base, gatewayAdminToken, slowUrl);
+        const spec = openAIChatRequest(gatewayUrl, gatewayKey, BENCH_SLOW_MODEL, true);
+        const pre = await preflightRetrying(spec, 10);
+        if (pre === null) sides.push({ side: 'gateway', spec });
+        else failures.push(`slow streams (gateway): preflight failed: ${pre}`);
+      }
+      for (const { side, spec } of sides) {
+        log(`[bench] slow streams: ${streams} at once → ${side} …`);
+        const result = await slowStreams(spec, streams);
+        slowStreamReports.push({ side, ...result });
+        if (result.opened < streams) failures.push(`slow streams (${side}): ${result.opened} of ${streams} opened`);
+        await sleep(1000);
+      }
+    }
   } catch (err) {
     failures.push(err instanceof Error ? err.message : String(err));
   } finally {
@@ -330,11 +387,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       loadAvg1mEnd: loadavg()[0] ?? 0,
     },
     scenarios,
+    overload,
+    slowStreams: slowStreamReports,
   };
 
   log('');
   log(formatTable(scenarios));
   log('');
+  if (overload.length > 0) {
+    log(formatOverload(overload));
+    log('');
+  }
+  if (slowStreamReports.length > 0) {
+    log(formatSlowStreams(slowStreamReports));
+    log('');
+  }
   if (report.environment.loadAvg1mStart > cpus().length * 0.5) {
     log(`[bench] note: load average was ${report.environment.loadAvg1mStart.toFixed(2)} on ${cpus().length} CPUs at start; figures are skewed by other work`);
   }
