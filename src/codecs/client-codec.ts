@@ -4,7 +4,7 @@ import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { UpstreamOperation, WireProtocol } from '../upstreams/upstream-adapter.js';
+import type { UpstreamOperation, WireProtocol } from '../wire/protocols.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
