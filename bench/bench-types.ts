@@ -93,6 +93,7 @@ export interface SlowStreamsReport {
   streams: number;
   opened: number;
   completed: number;
+  statusCodes: Record<string, number>;
   ttfbP50Ms?: number;
   ttfbP99Ms?: number;
   durationP99Ms?: number;

@@ -89,8 +89,10 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
 
 export interface SlowStreamsResult {
   streams: number;
-  /** Streams whose first body byte arrived within the timeout. */
+  /** Streams answered 200 whose first body byte arrived within the timeout. */
   opened: number;
+  /** Answers by HTTP status ("error": no answer). */
+  statusCodes: Record<string, number>;
   /** Streams that ended with a body that passed the check. */
   completed: number;
   ttfbP50Ms?: number;
@@ -105,12 +107,14 @@ export async function slowStreams(spec: RequestSpec, streams: number, timeoutMs 
   const ttfb: number[] = [];
   const durations: number[] = [];
   let completed = 0;
+  const statusCodes: Record<string, number> = {};
   const startedAt = performance.now();
   await Promise.all(Array.from({ length: streams }, async () => {
     try {
       const { statusCode, body } = await pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers: spec.headers, body: spec.body, signal: AbortSignal.timeout(timeoutMs) });
+      statusCodes[statusCode] = (statusCodes[statusCode] ?? 0) + 1;
       let text = '';
-      let first = true;
+      let first = statusCode === 200;
       for await (const chunk of body) {
         if (first) {
           ttfb.push(performance.now() - startedAt);
@@ -121,7 +125,7 @@ export async function slowStreams(spec: RequestSpec, streams: number, timeoutMs 
       durations.push(performance.now() - startedAt);
       if (statusCode === 200 && spec.verify(text)) completed += 1;
     } catch {
-      // counted as neither opened (when no byte came) nor completed
+      statusCodes['error'] = (statusCodes['error'] ?? 0) + 1;
     }
   }));
   await pool.destroy();
@@ -131,6 +135,7 @@ export async function slowStreams(spec: RequestSpec, streams: number, timeoutMs 
     streams,
     opened: ttfb.length,
     completed,
+    statusCodes,
     ttfbP50Ms: percentile(ttfb, 0.5),
     ttfbP99Ms: percentile(ttfb, 0.99),
     durationP99Ms: percentile(durations, 0.99),

@@ -61,7 +61,15 @@ export function formatOverload(runs: OverloadReport[]): string {
 
 export function formatSlowStreams(runs: SlowStreamsReport[]): string {
   return table(
-    ['slow streams', 'streams', 'opened', 'completed', 'TTFB p50/p99 ms', 'duration p99 ms'],
-    runs.map((r) => [r.side, String(r.streams), String(r.opened), String(r.completed), `${fmt(r.ttfbP50Ms, 0)} / ${fmt(r.ttfbP99Ms, 0)}`, fmt(r.durationP99Ms, 0)]),
+    ['slow streams', 'streams', 'opened', 'completed', 'TTFB p50/p99 ms', 'duration p99 ms', 'statuses'],
+    runs.map((r) => [
+      r.side,
+      String(r.streams),
+      String(r.opened),
+      String(r.completed),
+      `${fmt(r.ttfbP50Ms, 0)} / ${fmt(r.ttfbP99Ms, 0)}`,
+      fmt(r.durationP99Ms, 0),
+      Object.entries(r.statusCodes).map(([status, count]) => `${status}: ${count}`).join(', '),
+    ]),
   );
 }

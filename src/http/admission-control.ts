@@ -13,7 +13,8 @@ export interface AdmissionOptions {
   minInFlight: number;
 }
 
-export const DEFAULT_ADMISSION_INTERVAL_MS = 200;
+/** Long enough that a burst worked off in half a second (1,000 streams opened at once) is no standing queue. */
+export const DEFAULT_ADMISSION_INTERVAL_MS = 500;
 export const DEFAULT_ADMISSION_MIN_IN_FLIGHT = 64;
 
 /** How often the event-loop delay is sampled. */
