@@ -6,6 +6,7 @@ import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
+import { addCatalogImportRoutes } from './http/admin/catalog-import-routes.js';
 import { addCatalogRoutes } from './http/admin/catalog-routes.js';
 import { addHealthRoutes } from './http/admin/health-routes.js';
 import { addMoneyRoutes } from './http/admin/money-routes.js';
@@ -83,6 +84,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
     .add('GET', '/api/fx/latest', fxLatestRoute(services))
     .add('POST', '/v1/dashboard/billing/redeem', redeemRoute(services));
   addCatalogRoutes(router, services);
+  addCatalogImportRoutes(router, services);
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);

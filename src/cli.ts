@@ -5,6 +5,8 @@ import { issueApiKey } from './auth/api-key-format.js';
 import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { checkLedger } from './billing/ledger-check.js';
+import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
+import { replayDeadLetters } from './usage-log/replay-dead-letters.js';
 import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
 import { describeStartup, prepareStorage, startGateway } from './gateway.js';
@@ -31,6 +33,9 @@ Commands:
   accounts disable|enable|delete --account <email|id>
                                           disable (keys answer 403, nothing deleted), enable again, or delete
                                           (keys revoked, personal data erased, accounting kept); safe to repeat
+  usage replay                            write the usage-log batches kept in <DATA_DIR>/usage-dead-letter (the
+                                          database refused them) to the usage log; safe to repeat; exits 1 if any
+                                          file stays
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
   operators create --email <email> --role owner|admin|support|viewer
@@ -201,6 +206,17 @@ async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void>
   }
 }
 
+async function usageReplay(config: GatewayConfig): Promise<void> {
+  const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
+  try {
+    const result = await replayDeadLetters(storage.usage, deadLetterDirectory(config.dataDirectory));
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    if (result.failed.length > 0) process.exitCode = 1;
+  } finally {
+    await storage.close();
+  }
+}
+
 async function models(config: GatewayConfig, args: string[]): Promise<void> {
   const logger = createLogger('error');
   const storage = await prepareStorage(config, { applyConfiguration: false }, logger, systemClock);
@@ -237,6 +253,9 @@ export async function main(argv: string[]): Promise<void> {
         throw new ConfigError(`unknown ledger command "${rest[0] ?? ''}"`);
       case 'models':
         return await models(config, rest);
+      case 'usage':
+        if (rest[0] === 'replay') return await usageReplay(config);
+        throw new ConfigError(`unknown usage command "${rest[0] ?? ''}"`);
       case 'accounts':
         if (rest[0] === 'disable' || rest[0] === 'enable' || rest[0] === 'delete') return await changeAccount(config, rest[0], rest.slice(1));
         throw new ConfigError(`unknown accounts command "${rest[0] ?? ''}"`);

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { resolveAdminToken } from './auth/admin-token.js';
@@ -13,6 +13,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
+import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
@@ -28,7 +29,9 @@ import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
 import { startMetricsListener } from './metrics/metrics-listener.js';
+import { testChannel } from './relay/channel-test.js';
 import { CredentialRotation } from './relay/credential-rotation.js';
+import { relayDependencies } from './relay/relay-dependencies.js';
 import { Catalog } from './routing/catalog.js';
 import { openChannelHealth } from './routing/open-channel-health.js';
 import type { GatewayServices } from './services.js';
@@ -40,6 +43,7 @@ import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
+import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 
@@ -130,6 +134,20 @@ async function closeServer(server: Server, inFlight: () => number, graceMs: numb
   await closed;
 }
 
+/**
+ * While the instance drains for shutdown every answer closes its connection (`Connection: close`), so a load
+ * balancer keeps no connection to it that the listener's close could cut under a request being sent.
+ */
+function closingWhileDraining(
+  listener: (request: IncomingMessage, response: ServerResponse) => void,
+  draining: () => boolean,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
+    if (draining()) response.setHeader('connection', 'close');
+    listener(request, response);
+  };
+}
+
 /** Money: see docs/operators.md ("Money") for what each figure means. */
 const LEDGER_OPTIONS = {
   maxBatch: 500,
@@ -178,6 +196,22 @@ function followInvalidations(services: GatewayServices): void {
   });
 }
 
+/** Background probes of idle channels, when HEALTH_PROBE_INTERVAL_SECONDS is set; each worker probes for its own health. */
+function startChannelProbes(services: GatewayServices): ChannelProbes | null {
+  const { routing } = services.config;
+  if (routing.probeIntervalMs === 0) return null;
+  const relay = relayDependencies(services, 1);
+  const probes = new ChannelProbes({
+    catalog: services.catalog,
+    health: services.health,
+    clock: services.clock,
+    logger: services.logger,
+    probe: (target, signal) => testChannel(relay, target.channel, target.model, target.upstreamModel, signal, 'background-probe'),
+  }, { intervalMs: routing.probeIntervalMs, concurrency: routing.probeConcurrency });
+  probes.start();
+  return probes;
+}
+
 /** The composition root: builds every service once, then starts both listeners. */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
@@ -186,14 +220,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
-  const usageLog = new UsageLogWriter(storage, logger);
-  const shared = await openSharedLimits(config, logger);
+  const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory) });
+  const instanceId = instanceIdOf(config);
+  const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
     ...LEDGER_OPTIONS,
-    instanceId: instanceIdOf(config),
+    instanceId,
     // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
     heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
     staleAfterMs: config.instanceStaleSeconds * 1000,
@@ -254,12 +290,15 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   fx?.start();
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
+  // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
+  services.commerce.plans.start(60_000);
   // One worker per process group prunes; across instances the storage's pruning lock lets one at a time.
   const retention = config.usageRetentionDays === null || config.workerIndex !== 0
     ? null
     // A SQLite delete runs on the event loop: 1,000 rows cost about 10 ms of it, 5,000 about 50 ms.
     : new UsageRetention(storage.usage, clock, logger, { retentionDays: config.usageRetentionDays, batchSize: storage.dialect === 'sqlite' ? 1000 : 5000 });
   retention?.start();
+  const probes = startChannelProbes(services);
 
   const admission = new AdmissionControl({
     maxInFlight: config.listener.admissionMaxInFlight,
@@ -278,8 +317,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(api.listener, config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleApp.listener, config.listener));
+  const draining = (): boolean => services.readiness.draining;
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(api.listener, draining), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(consoleApp.listener, draining), config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
@@ -299,8 +339,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       admission.stop();
+      await probes?.stop();
       fx?.stop();
       await alerts.stop();
+      await services.commerce.plans.stop();
       await retention?.stop();
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();

@@ -34,7 +34,7 @@ export function alertRetryDelayMs(attempts: number, intervalMs: number, maxMs: n
 }
 
 /**
- * Alerts off the hot path (spec part 6): every interval, on every instance,
+ * Alerts off the hot path: every interval, on every instance,
  * 1. re-arms alerts whose value is back on the good side of its threshold (top-up, quota raised, new period);
  * 2. finds subjects past their threshold and claims each crossing with one conditional upsert, so exactly one
  *    instance owns it;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Key forms (spec 5.4): `sk-<secret>` and `<brand>_sk_live_<secret>`. The secret is 40 base62 characters. */
+/** Key forms: `sk-<secret>` and `<brand>_sk_live_<secret>`. The secret is 40 base62 characters. */
 export type ApiKeyForm = 'sk' | 'brand';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -299,6 +299,20 @@ export class Ledger {
     this.#stale.add(walletPool(accountId));
   }
 
+  /**
+   * Gives this instance's idle lease on the account's wallet back to storage before a payment from the balance
+   * reads what every instance holds; requests in flight keep their holds.
+   */
+  async releaseWalletLease(accountId: string): Promise<void> {
+    await this.flush();
+    const state = this.#pools.get(walletPool(accountId));
+    if (state === undefined || state.held <= state.inFlight) return;
+    // Idle from now on: the next transaction sizes the pool to its requests in flight.
+    state.lastUsedAt = 0;
+    this.#kick(0);
+    await this.flush();
+  }
+
   /** The key's quota cap or budget changed. */
   forgetKey(keyId: string): void {
     this.#stale.add(keyPool(keyId));

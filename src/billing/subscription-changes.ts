@@ -35,7 +35,7 @@ export function planChange(current: Subscription, from: Plan, to: Plan, now: num
 
 /** Cancellation: `now` ends it at once; `period_end` lets the paid period run out, then it stops renewing. */
 export function cancellation(current: Subscription, plan: Plan, when: CancelWhen, now: number): SubscriptionPatch {
-  if (when === 'now') return { status: 'cancelled', cancelAt: now };
+  if (when === 'now') return { status: 'cancelled', cancelAt: now, renews: false };
   const view = subscriptionAt(current, plan, now);
-  return { cancelAt: view.currentPeriodEnd };
+  return { cancelAt: view.currentPeriodEnd, renews: false };
 }

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';
 import { chargesNothing } from '../billing/compute-cost.js';
+import { DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
 import type { Model } from '../storage/records.js';
 import type { CatalogModel } from './catalog-model.js';
 import { currentPrices, toPricing } from './convert-prices.js';
@@ -43,6 +44,7 @@ function toBundled(provider: string, info: ModelInfo, createdAt: number): Bundle
     pricing,
     rpm: null,
     tpm: null,
+    routingStrategy: DEFAULT_BALANCING_STRATEGY,
     createdAt,
     updatedAt: createdAt,
   };

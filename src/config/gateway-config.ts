@@ -1,3 +1,4 @@
+import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 
@@ -32,6 +33,10 @@ export interface RoutingConfig {
   breakerCooldownMs: number;
   /** …up to this (BREAKER_MAX_COOLDOWN_MS). */
   breakerMaxCooldownMs: number;
+  /** A channel no attempt touched for this long gets a 1-token background probe (HEALTH_PROBE_INTERVAL_SECONDS); 0: no probes. */
+  probeIntervalMs: number;
+  /** Probes running at once at most (HEALTH_PROBE_CONCURRENCY). */
+  probeConcurrency: number;
 }
 
 /** Deadlines and caps of the API listener against slow or abusive clients (docs/operators.md, "Input limits"). */
@@ -83,6 +88,11 @@ export interface GatewayConfig {
   redisKeyPrefix: string;
   /** How long a concurrency slot outlives a crashed holder on Redis (CONCURRENCY_LEASE_SECONDS); renewed while held. */
   concurrencyLeaseSeconds: number;
+  /**
+   * While Redis is unreachable (REDIS_DEGRADED_MODE): `share`, each instance enforces its share of every limit (the
+   * limit divided by the live instances last seen); `deny`, limited requests answer 503 with Retry-After.
+   */
+  redisDegradedMode: RedisDegradedMode;
   adminToken: string | null;
   configFile: string | null;
   /** Outgoing mail server (SMTP_URL: smtp://user:pass@host:port or smtps://…); null: mails are written to the log. */

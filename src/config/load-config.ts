@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
+import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
@@ -55,6 +56,12 @@ function readRedisKeyPrefix(env: Environment): string {
   return prefix;
 }
 
+function readRedisDegradedMode(env: Environment): RedisDegradedMode {
+  const mode = read(env, 'REDIS_DEGRADED_MODE') ?? 'share';
+  if (mode !== 'share' && mode !== 'deny') throw new ConfigError(`REDIS_DEGRADED_MODE must be share or deny, got "${mode}"`);
+  return mode;
+}
+
 function readRouting(env: Environment): RoutingConfig {
   const cooldownMs = readInteger(env, 'BREAKER_COOLDOWN_MS', 10_000, 100, 3_600_000);
   return {
@@ -66,6 +73,8 @@ function readRouting(env: Environment): RoutingConfig {
     breakerWindowMs: readInteger(env, 'BREAKER_WINDOW_MS', 60_000, 1000, 3_600_000),
     breakerCooldownMs: cooldownMs,
     breakerMaxCooldownMs: readInteger(env, 'BREAKER_MAX_COOLDOWN_MS', Math.max(300_000, cooldownMs), cooldownMs, 86_400_000),
+    probeIntervalMs: readInteger(env, 'HEALTH_PROBE_INTERVAL_SECONDS', 0, 0, 86_400) * 1000,
+    probeConcurrency: readInteger(env, 'HEALTH_PROBE_CONCURRENCY', 2, 1, 64),
   };
 }
 
@@ -176,6 +185,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     redisUrl: read(env, 'REDIS_URL') ?? null,
     redisKeyPrefix: readRedisKeyPrefix(env),
     concurrencyLeaseSeconds: readInteger(env, 'CONCURRENCY_LEASE_SECONDS', 30, 1, 3600),
+    redisDegradedMode: readRedisDegradedMode(env),
     adminToken: read(env, 'ADMIN_TOKEN') ?? null,
     configFile: configFile === null ? null : path.resolve(cwd, configFile),
     smtpUrl: readSmtpUrl(env),

@@ -1,4 +1,6 @@
 import type { Ledger } from '../billing/ledger.js';
+import { PlanPurchases } from '../billing/plan-purchases.js';
+import type { SubscriptionBook } from '../billing/subscription-book.js';
 import type { CommerceConfig } from '../config/commerce-config.js';
 import type { Mailer } from '../mail/mailer.js';
 import { createStripeClient } from '../payments/stripe-client.js';
@@ -19,19 +21,22 @@ export interface CommerceServices {
   webhook: StripeWebhook | null;
   referrals: ReferralProgram;
   support: SupportDesk;
+  /** Self-service plans bought and renewed from the prepaid balance. */
+  plans: PlanPurchases;
 }
 
 export interface CommerceDependencies {
   config: { commerce: CommerceConfig };
   storage: Storage;
   ledger: Ledger;
+  subscriptions: SubscriptionBook;
   mailer: Mailer;
   clock: Clock;
   logger: Logger;
 }
 
 export function createCommerceServices(dependencies: CommerceDependencies): CommerceServices {
-  const { storage, ledger, mailer, clock, logger } = dependencies;
+  const { storage, ledger, subscriptions, mailer, clock, logger } = dependencies;
   const config = dependencies.config.commerce;
   const stripe = config.stripe === null ? null : createStripeClient(config.stripe);
   return {
@@ -42,5 +47,6 @@ export function createCommerceServices(dependencies: CommerceDependencies): Comm
       : new StripeWebhook(stripe, config.stripe.webhookSecret, new StripeEvents(stripe, storage, ledger, config, clock, logger), clock, logger),
     referrals: new ReferralProgram(storage, config, clock, logger),
     support: new SupportDesk(storage, mailer, config, clock, logger),
+    plans: new PlanPurchases(storage, ledger, subscriptions, config, clock, logger),
   };
 }

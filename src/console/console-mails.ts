@@ -1,7 +1,7 @@
 import { describeError } from '../shared/logger.js';
 import type { ConsoleDeps } from './console-deps.js';
 
-export type ConsoleMailKind = 'verify-email' | 'password-reset';
+export type ConsoleMailKind = 'verify-email' | 'password-reset' | 'operator-invitation';
 
 const CONTENT: Record<ConsoleMailKind, { subject: string; path: string; intro: string; validity: string }> = {
   'verify-email': {
@@ -15,6 +15,12 @@ const CONTENT: Record<ConsoleMailKind, { subject: string; path: string; intro: s
     path: '/reset-password',
     intro: 'Someone (hopefully you) asked to reset the password of your console account. Choose a new one here:',
     validity: 'The link works once and expires in 30 minutes. If you did not ask for this, ignore this mail; your password is unchanged.',
+  },
+  'operator-invitation': {
+    subject: 'You are invited to operate the gateway',
+    path: '/reset-password',
+    intro: 'An owner of the gateway made you one of its operators. Choose the password of your console account here, then turn on two-factor sign-in under Security (operators must use it):',
+    validity: 'The link works once and expires in 72 hours. If you did not expect this, ignore this mail.',
   },
 };
 

@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   /** Too many failed credentials (API keys or admin token) from one IP address. */
   too_many_failed_attempts: { status: 429, type: 'rate_limit_error', retryable: false },
   quota_exhausted: { status: 429, type: 'rate_limit_error', retryable: false },
-  // redemption codes (issue 6 extras): malformed, unknown, already used, expired, disabled
+  // redemption codes: malformed, unknown, already used, expired, disabled
   invalid_redemption_code: { status: 400, type: 'invalid_request_error', retryable: false },
   redemption_code_not_found: { status: 404, type: 'not_found_error', retryable: false },
   redemption_code_redeemed: { status: 409, type: 'invalid_request_error', retryable: false },
@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   // web console operators: a deployment-wide role, with a second factor required
   not_operator: { status: 403, type: 'permission_error', retryable: false },
   two_factor_required: { status: 403, type: 'permission_error', retryable: false },
+  operator_disabled: { status: 403, type: 'permission_error', retryable: false },
   operators_exist: { status: 409, type: 'invalid_request_error', retryable: false },
   account_locked: { status: 403, type: 'permission_error', retryable: false },
   // 5xx: upstream and gateway faults

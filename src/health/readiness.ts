@@ -4,8 +4,11 @@ import type { Storage } from '../storage/storage.js';
 export interface ReadinessReport {
   ready: boolean;
   database: 'ok' | 'unavailable';
-  /** Null when REDIS_URL is not set. */
-  redis: 'ok' | 'unavailable' | null;
+  /**
+   * Null when REDIS_URL is not set. `degraded` while Redis does not answer: the instance stays ready and enforces
+   * the limits in the degraded mode (REDIS_DEGRADED_MODE); `unavailable` is not reported any more.
+   */
+  redis: 'ok' | 'degraded' | 'unavailable' | null;
   migrations: 'current' | 'pending' | 'unknown';
   draining: boolean;
   /** The process is shedding requests it cannot serve (it refused one within the last second). */
@@ -20,8 +23,10 @@ export interface ReadinessOptions {
 }
 
 /**
- * Whether this instance should receive traffic: its database answers, Redis answers when configured, the schema
- * holds every migration this build knows, it is not draining for shutdown, and it is not shedding load.
+ * Whether this instance should receive traffic: its database answers, the schema holds every migration this build
+ * knows, it is not draining for shutdown, and it is not shedding load. Redis is reported but does not decide: without
+ * it the limits are degraded on purpose (limits/redis-rate-limiter.ts) and every instance is in the same state, so
+ * steering traffic away from one would only move the load.
  */
 export class Readiness {
   #draining = false;
@@ -77,9 +82,9 @@ export class Readiness {
       this.#migrations(),
     ]);
     const database = databaseUp ? 'ok' : 'unavailable';
-    const redis = redisUp === null ? null : redisUp ? 'ok' : 'unavailable';
+    const redis = redisUp === null ? null : redisUp ? 'ok' : 'degraded';
     return {
-      ready: databaseUp && redisUp !== false && migrations === 'current' && !this.#draining,
+      ready: databaseUp && migrations === 'current' && !this.#draining,
       database,
       redis,
       migrations,

@@ -44,7 +44,7 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
 };
 
 /**
- * Spec part 5: finds and verifies the key, then the caller's IP against the key's allowlist. An address that sent
+ * Finds and verifies the key, then the caller's IP against the key's allowlist. An address that sent
  * too many malformed or unknown keys is refused with 429 before its key is looked at (FailedAttemptGuard).
  */
 export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {

@@ -5,7 +5,7 @@ import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { GatewayServices } from '../services.js';
 import type { RequestContext } from './request-context.js';
 
-/** Spec 8: public endpoints are limited per caller IP (default 60 a minute) and never count against keys. */
+/** Public endpoints are limited per caller IP (default 60 a minute) and never count against keys. */
 export async function enforcePublicRateLimit(context: RequestContext, services: GatewayServices): Promise<void> {
   await enforceIpRateLimit(context, services, publicEndpointRule(context.clientIp, services.config.publicRateLimitPerMinute));
 }

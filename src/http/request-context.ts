@@ -17,6 +17,12 @@ export interface RequestContext {
   family: ClientFamily;
   /** Size of the request body once read as JSON (an upper bound of its tokens). */
   bodyBytes?: number;
+  /**
+   * Set only by the console's operator bridge (src/console/operator/admin-bridge.ts) on the copy of a request it has
+   * already authorised: a signed-in operator with a second factor and a role that allows the call. Admin handlers
+   * then skip the admin token. Nothing a client sends sets it.
+   */
+  readonly operatorAuthorised?: true;
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

@@ -6,7 +6,13 @@ import { isInvalidation, LocalInvalidationBus, type Invalidation } from './inval
 interface Envelope {
   origin: string;
   message: Invalidation;
+  /** List each receiver pushes to once it applied the change, so the publisher can wait for all of them. */
+  ack?: string;
 }
+
+/** How long a publisher waits for every receiver to confirm a change before it returns anyway. */
+const ACK_TIMEOUT_MS = 1000;
+const ACK_POLL_MS = 3;
 
 /**
  * Invalidations over Redis pub/sub on one channel (`<REDIS_KEY_PREFIX>invalidations`). Pub/sub delivers at most
@@ -30,8 +36,10 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     } catch {
       return;
     }
-    if (envelope.origin === this.#origin || !isInvalidation(envelope.message)) return;
-    void this.deliver(envelope.message);
+    if (!isInvalidation(envelope.message)) return;
+    // This process applied its own change before publishing it: it only confirms.
+    const applied = envelope.origin === this.#origin ? Promise.resolve() : this.deliver(envelope.message);
+    if (typeof envelope.ack === 'string' && envelope.ack.startsWith(`${this.channel}:ack:`)) void applied.then(() => this.#confirm(envelope.ack as string));
   };
 
   private constructor(
@@ -69,16 +77,46 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     return this.#subscribed && this.subscriber.status === 'ready';
   }
 
-  /** Settles once this process applied the change and Redis took the message (not when other instances applied it). */
+  /**
+   * Settles once this process and every instance subscribed at the time applied the change (each confirms on a
+   * list the message names), or after ACK_TIMEOUT_MS at most when one does not confirm: an admin call that
+   * publishes returns with the change in effect on the whole fleet.
+   */
   override async publish(message: Invalidation): Promise<void> {
-    const envelope: Envelope = { origin: this.#origin, message };
+    const ack = `${this.channel}:ack:${randomBytes(8).toString('hex')}`;
+    const envelope: Envelope = { origin: this.#origin, message, ack };
     const sent = this.publisher.publish(this.channel, JSON.stringify(envelope)).then(
-      () => undefined,
+      (receivers) => this.#awaitConfirmations(ack, receivers),
       (error: unknown) => {
         this.logger.warn('cache invalidation not published: other instances see the change when their cache expires', { kind: message.kind, ...describeError(error) });
       },
     );
     await Promise.all([this.deliver(message), sent]);
+  }
+
+  async #confirm(ack: string): Promise<void> {
+    try {
+      await this.publisher.multi().rpush(ack, '1').pexpire(ack, ACK_TIMEOUT_MS * 10).exec();
+    } catch {
+      // The publisher stops waiting after its timeout.
+    }
+  }
+
+  async #awaitConfirmations(ack: string, receivers: number): Promise<void> {
+    if (receivers <= 0) return;
+    const deadline = performance.now() + ACK_TIMEOUT_MS;
+    try {
+      while ((await this.publisher.llen(ack)) < receivers) {
+        if (performance.now() > deadline) {
+          this.logger.warn('cache invalidation not confirmed by every instance in time: the others see it when their cache expires', { receivers });
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, ACK_POLL_MS));
+      }
+    } catch {
+      return;
+    }
+    await this.publisher.del(ack).catch(() => undefined);
   }
 
   override async close(): Promise<void> {

@@ -82,3 +82,48 @@ export function creditNoteDraft(input: { id: string; original: Invoice; creditCe
     issuedAt: input.issuedAt,
   };
 }
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/**
+ * The invoice of a plan period bought from the prepaid balance (or the price difference of an upgrade within a
+ * period): one line naming the plan and the period. No tax line: the tax was charged on the top-up that funded
+ * the balance.
+ */
+export function planPeriodInvoiceDraft(input: {
+  id: string;
+  accountId: string;
+  source: string;
+  planName: string;
+  periodStart: number;
+  periodEnd: number;
+  amountCents: number;
+  upgrade: boolean;
+  config: CommerceConfig;
+  buyer: InvoiceParty;
+  issuedAt: number;
+}): InvoiceDraft {
+  const what = input.upgrade ? `Upgrade to plan ${input.planName}` : `Plan ${input.planName}`;
+  return {
+    id: input.id,
+    accountId: input.accountId,
+    kind: 'invoice',
+    series: input.config.invoiceSeries,
+    source: input.source,
+    correctsInvoiceId: null,
+    currency: 'usd',
+    seller: sellerParty(input.config),
+    buyer: input.buyer,
+    lines: [{
+      description: `${what}, ${utcDay(input.periodStart)} to ${utcDay(input.periodEnd)} (UTC), paid from the prepaid balance`,
+      quantity: 1,
+      unitCents: input.amountCents,
+      amountCents: input.amountCents,
+    }],
+    tax: null,
+    subtotalCents: input.amountCents,
+    taxCents: 0,
+    totalCents: input.amountCents,
+    issuedAt: input.issuedAt,
+  };
+}

@@ -3,7 +3,7 @@ import type { LimitRule } from './rate-limiter.js';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
 
-/** Spec 8: the keyless public endpoints, per caller IP (PUBLIC_RATE_LIMIT_PER_MINUTE, default 60). */
+/** The keyless public endpoints are limited per caller IP (PUBLIC_RATE_LIMIT_PER_MINUTE, default 60 a minute). */
 export function publicEndpointRule(clientIp: string, perMinute: number): LimitRule {
   return { id: `ip:${clientIp}:public`, dimension: 'ip-public', limit: perMinute, windowMs: MINUTE_MS };
 }
@@ -11,7 +11,7 @@ export function publicEndpointRule(clientIp: string, perMinute: number): LimitRu
 export type ConsoleAuthAction = 'sign-up' | 'sign-in' | 'password-reset';
 
 /**
- * Spec 8, anti-bruteforce on the console's credential endpoints, per caller IP. Sign-in allows a person who
+ * Anti-bruteforce on the console's credential endpoints, per caller IP. Sign-in allows a person who
  * mistypes a few times plus a shared office NAT; sign-up and password reset send mail or create records, so they
  * are scarcer. Each action has its own window, apart from the public endpoints' and from every key limit.
  */

@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { DEPENDENCY_RETRY_AFTER_SECONDS, GatewayError } from '../errors/gateway-error.js';
+import type { FleetView } from '../redis/fleet-membership.js';
 import type { Redis } from '../redis/redis-connection.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { decide, windowStart } from './fixed-window.js';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
+import { shareOfLimit } from './limit-share.js';
 import type { ConcurrencyLease, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
 import { ACQUIRE, ADJUST, CONSUME, RENEW } from './redis-lua.js';
 import { RedisScript } from './redis-script.js';
@@ -13,7 +16,18 @@ export interface RedisRateLimiterOptions {
   /** How long a concurrency lease lives without renewal; held leases are renewed every third of it. */
   leaseTtlMs: number;
   logger: Logger;
+  /**
+   * What happens while Redis cannot be reached (REDIS_DEGRADED_MODE): `share` enforces this instance's share of
+   * every limit in process, `deny` refuses every limited request with 503 and Retry-After.
+   */
+  degradedMode?: RedisDegradedMode;
+  /** The fleet as last seen in Redis, whose size divides every limit in `share` mode; one instance when absent. */
+  fleet?: () => FleetView;
 }
+
+export type RedisDegradedMode = 'share' | 'deny';
+
+const SINGLE_INSTANCE: FleetView = { size: 1, rank: 0 };
 
 /** A window counter outlives its window by this much, so late corrections and clock skew between instances still land. */
 const COUNTER_GRACE_MS = 5000;
@@ -36,8 +50,10 @@ interface HeldLease {
  * Limits shared by every instance on one Redis: each decision is one Lua script, so two instances admit exactly
  * the limit between them. Windows are the same epoch-aligned fixed windows as in process, keyed by window start.
  *
- * While Redis is unreachable the limiter degrades to in-process limits (each instance enforces them on its own)
- * rather than refusing all traffic or letting it through unlimited, and logs that it does.
+ * While Redis is unreachable the limiter is degraded, on purpose and in one of two ways: in `share` mode each
+ * instance enforces, in process, its share of every limit (the limit divided by the live instances it last saw in
+ * Redis), so the fleet together still admits at most the limit; in `deny` mode every limited request is refused
+ * with 503 and Retry-After. It logs when it degrades and when Redis is back.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly #fallback = new InMemoryRateLimiter();
@@ -45,6 +61,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #instance = randomBytes(6).toString('hex');
   #sequence = 0;
   #lastWarning = 0;
+  #degraded = false;
   readonly #renewal: NodeJS.Timeout;
   #closed = false;
 
@@ -54,12 +71,15 @@ export class RedisRateLimiter implements RateLimiter {
   ) {
     this.#renewal = setInterval(() => void this.#renew(), Math.max(100, Math.floor(options.leaseTtlMs / 3)));
     this.#renewal.unref();
+    redis.on('ready', this.#onReady);
   }
+
+  readonly #onReady = (): void => this.#recovered();
 
   async consume(requests: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number): Promise<LimitDecision> {
     // Counters are integers: a fractional cost is charged as the next whole unit, here and in the script alike.
     const charged = requests.map(({ rule, cost }) => ({ rule, cost: Math.ceil(cost) }));
-    if (!this.#available()) return this.#fallback.consumeNow(charged, now);
+    if (!this.#available()) return this.#degradedConsume(charged, now, null);
     const keys: string[] = [];
     const args: Array<string | number> = [];
     for (const { rule, cost } of charged) {
@@ -71,9 +91,9 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       reply = await consumeScript.run(this.redis, keys, args);
     } catch (error) {
-      this.#warn('consume', error);
-      return this.#fallback.consumeNow(charged, now);
+      return this.#degradedConsume(charged, now, error);
     }
+    this.#recovered();
     // The script decided atomically; the same rule applied to the counts it saw (before this request) gives the
     // same answer and the remaining/reset figures of every dimension.
     const used = (reply as Array<number | string>).slice(1).map(Number);
@@ -84,7 +104,7 @@ export class RedisRateLimiter implements RateLimiter {
     const rounded = Math.trunc(delta);
     if (rounded === 0) return;
     if (!this.#available()) {
-      this.#fallback.adjustNow(rule, rounded, chargedAt);
+      if (this.#mode === 'share') this.#fallback.adjustNow(this.#shareOf(rule), rounded, chargedAt);
       return;
     }
     try {
@@ -95,16 +115,16 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async acquire(id: string, limit: number): Promise<ConcurrencyLease | null> {
-    if (!this.#available()) return this.#fallback.acquireNow(id, limit);
+    if (!this.#available()) return this.#degradedAcquire(id, limit, null);
     this.#sequence += 1;
     const held: HeldLease = { key: `${this.options.keyPrefix}cc:${id}`, id: `${this.#instance}:${this.#sequence.toString(36)}` };
     let reply: unknown;
     try {
       reply = await acquireScript.run(this.redis, [held.key], [limit, held.id, this.options.leaseTtlMs]);
     } catch (error) {
-      this.#warn('acquire', error);
-      return this.#fallback.acquireNow(id, limit);
+      return this.#degradedAcquire(id, limit, error);
     }
+    this.#recovered();
     if (Number(reply) !== 1) return null;
     this.#held.add(held);
     return {
@@ -113,6 +133,11 @@ export class RedisRateLimiter implements RateLimiter {
         this.redis.zrem(held.key, held.id).catch((error: unknown) => this.#warn('release', error));
       },
     };
+  }
+
+  /** True while Redis cannot be reached and the limits are enforced in the degraded mode. */
+  get degraded(): boolean {
+    return !this.#available();
   }
 
   /** Leases this instance holds now. */
@@ -124,6 +149,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#renewal);
+    this.redis.off('ready', this.#onReady);
     const leases = [...this.#held];
     this.#held.clear();
     if (leases.length > 0 && this.#available()) {
@@ -132,6 +158,54 @@ export class RedisRateLimiter implements RateLimiter {
       await pipeline.exec().catch(() => undefined);
     }
     await this.#fallback.close();
+  }
+
+  get #mode(): RedisDegradedMode {
+    return this.options.degradedMode ?? 'share';
+  }
+
+  #shareOf(rule: LimitRule): LimitRule {
+    const limit = shareOfLimit(rule.limit, rule.id, this.options.fleet?.() ?? SINGLE_INSTANCE);
+    return limit === rule.limit ? rule : { ...rule, limit };
+  }
+
+  #degradedConsume(charged: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number, error: unknown): LimitDecision {
+    this.#enterDegraded('consume', error);
+    if (this.#mode === 'deny') throw limitsUnavailable();
+    // A cost above this instance's whole share (a large token estimate) takes the whole share, as against the full limit.
+    const shared = charged.map(({ rule, cost }) => {
+      const share = this.#shareOf(rule);
+      return { rule: share, cost: cost > 0 ? Math.min(cost, Math.max(1, share.limit)) : cost };
+    });
+    return this.#fallback.consumeNow(shared, now);
+  }
+
+  #degradedAcquire(id: string, limit: number, error: unknown): ConcurrencyLease | null {
+    this.#enterDegraded('acquire', error);
+    if (this.#mode === 'deny') throw limitsUnavailable();
+    return this.#fallback.acquireNow(id, shareOfLimit(limit, id, this.options.fleet?.() ?? SINGLE_INSTANCE));
+  }
+
+  #enterDegraded(operation: string, error: unknown): void {
+    if (!this.#degraded) {
+      this.#degraded = true;
+      const fleet = this.options.fleet?.() ?? SINGLE_INSTANCE;
+      this.options.logger.warn(
+        this.#mode === 'deny'
+          ? 'redis unreachable: limits degraded, refusing limited requests with 503 until it is back (REDIS_DEGRADED_MODE=deny)'
+          : 'redis unreachable: limits degraded, this instance enforces its share of every limit until it is back',
+        { operation, instances: fleet.size, ...(error === null ? {} : describeError(error)) },
+      );
+      this.#lastWarning = Date.now();
+      return;
+    }
+    if (error !== null) this.#warn(operation, error);
+  }
+
+  #recovered(): void {
+    if (!this.#degraded) return;
+    this.#degraded = false;
+    this.options.logger.info('redis reachable again: limits shared by every instance again', {});
   }
 
   #counterKey(rule: LimitRule, start: number): string {
@@ -164,6 +238,13 @@ export class RedisRateLimiter implements RateLimiter {
     const now = Date.now();
     if (now - this.#lastWarning < WARN_INTERVAL_MS) return;
     this.#lastWarning = now;
-    this.options.logger.warn('redis rate limiter unavailable: using in-process limits meanwhile', { operation, ...describeError(error) });
+    this.options.logger.warn('redis rate limiter unavailable: limits still degraded', { operation, ...describeError(error) });
   }
+}
+
+/** The answer in `deny` mode while Redis is unreachable: nothing was admitted or charged. */
+function limitsUnavailable(): GatewayError {
+  return new GatewayError('service_unavailable', 'The gateway cannot reach its shared rate limits right now; nothing was charged. Retry shortly.', {
+    retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
+  });
 }

@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import { ClusterInvalidationBus } from '../invalidation/cluster-invalidation-bus.js';
 import { LocalInvalidationBus, type InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { RedisInvalidationBus } from '../invalidation/redis-invalidation-bus.js';
+import { FleetMembership, type FleetView } from '../redis/fleet-membership.js';
 import { createRedisConnection, type Redis } from '../redis/redis-connection.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
@@ -17,13 +18,30 @@ export interface SharedLimits {
   backend: 'redis' | 'memory';
   /** Whether Redis answers (null without Redis), for /readyz. */
   ping: (() => Promise<boolean>) | null;
+  /** The limits' state for /readyz and the metrics: shared on Redis, degraded while it is unreachable, or in process. */
+  state(): SharedLimitsState;
   close(): Promise<void>;
+}
+
+export interface SharedLimitsState {
+  mode: 'redis' | 'degraded' | 'memory';
+  /** Live instances as last seen in Redis (1 without Redis or before the first heartbeat). */
+  fleet: FleetView;
+}
+
+export interface SharedLimitsOptions {
+  /** Set by a serving instance: it announces itself in the fleet under this id, so the others can count it. */
+  memberId?: string;
 }
 
 /** Suffix of the pub/sub channel after REDIS_KEY_PREFIX. */
 export const INVALIDATION_CHANNEL = 'invalidations';
+/** Suffix of the sorted set of live instances after REDIS_KEY_PREFIX. */
+export const FLEET_MEMBERS_KEY = 'fleet:members';
+/** How often a serving instance announces itself; it counts as gone after three missed announcements. */
+const FLEET_HEARTBEAT_MS = 2000;
 
-export async function openSharedLimits(config: GatewayConfig, logger: Logger): Promise<SharedLimits> {
+export async function openSharedLimits(config: GatewayConfig, logger: Logger, options: SharedLimitsOptions = {}): Promise<SharedLimits> {
   if (config.redisUrl === null) {
     const limiter = new InMemoryRateLimiter();
     // Workers of one process tell each other through the primary; a single process only itself.
@@ -33,6 +51,7 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger): P
       invalidation,
       backend: 'memory',
       ping: null,
+      state: () => ({ mode: 'memory', fleet: { size: 1, rank: 0 } }),
       async close() {
         await limiter.close();
         await invalidation.close();
@@ -50,14 +69,27 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger): P
   };
   commands.on('error', report);
   subscriber.on('error', report);
-  const limiter = new RedisRateLimiter(commands, { keyPrefix: config.redisKeyPrefix, leaseTtlMs: config.concurrencyLeaseSeconds * 1000, logger });
+  const membership = options.memberId === undefined
+    ? null
+    : new FleetMembership(commands, { key: `${config.redisKeyPrefix}${FLEET_MEMBERS_KEY}`, instanceId: options.memberId, heartbeatMs: FLEET_HEARTBEAT_MS, logger });
+  const fleet = (): FleetView => membership?.view ?? { size: 1, rank: 0 };
+  const limiter = new RedisRateLimiter(commands, {
+    keyPrefix: config.redisKeyPrefix,
+    leaseTtlMs: config.concurrencyLeaseSeconds * 1000,
+    logger,
+    degradedMode: config.redisDegradedMode,
+    fleet,
+  });
   const invalidation = await RedisInvalidationBus.start(commands, subscriber, `${config.redisKeyPrefix}${INVALIDATION_CHANNEL}`, logger);
+  await membership?.start();
   return {
     limiter,
     invalidation,
     backend: 'redis',
     ping: async () => (await commands.ping()) === 'PONG',
+    state: () => ({ mode: limiter.degraded ? 'degraded' : 'redis', fleet: fleet() }),
     async close() {
+      await membership?.stop();
       await limiter.close();
       await invalidation.close();
       await Promise.all([quit(commands), quit(subscriber)]);

@@ -4,7 +4,7 @@ import { LogMailer } from './log-mailer.js';
 import type { Mailer } from './mailer.js';
 import { SmtpMailer } from './smtp-mailer.js';
 
-/** SMTP when SMTP_URL is set, otherwise the log (operator contract, section 2). */
+/** SMTP when SMTP_URL is set, otherwise the log. */
 export function createMailer(config: Pick<GatewayConfig, 'smtpUrl' | 'mailFrom'>, logger: Logger): Mailer {
   return config.smtpUrl === null ? new LogMailer(logger) : new SmtpMailer({ url: config.smtpUrl, from: config.mailFrom });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
+import { BALANCING_STRATEGIES, DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
 import type { Model, ModelKind, Pricing } from '../storage/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
@@ -27,6 +28,11 @@ const limitsSchema = z.object({
   tpm: limitInput,
 }).strict();
 
+/** How routing treats the model's channels; `strategy` orders them within a priority tier. */
+const routingSchema = z.object({
+  strategy: z.enum(BALANCING_STRATEGIES).optional(),
+}).strict();
+
 const modelFields = {
   id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -'),
   kind: z.enum(MODEL_KINDS).optional(),
@@ -35,6 +41,7 @@ const modelFields = {
   owned_by: z.string().min(1).max(100).optional(),
   pricing: pricingSchema,
   limits: limitsSchema.optional(),
+  routing: routingSchema.optional(),
 };
 
 export const createModelSchema = z.object(modelFields).strict();
@@ -74,6 +81,7 @@ export function modelFromInput(input: CreateModelInput, now: number): Model {
     pricing: pricingFromInput(input.pricing),
     rpm: input.limits?.rpm ?? null,
     tpm: input.limits?.tpm ?? null,
+    routingStrategy: input.routing?.strategy ?? DEFAULT_BALANCING_STRATEGY,
     createdAt: now,
     updatedAt: now,
   };
@@ -92,6 +100,7 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   if (input.pricing !== undefined) patch.pricing = pricingFromInput(input.pricing, existing?.pricing);
   if (input.limits?.rpm !== undefined) patch.rpm = input.limits.rpm;
   if (input.limits?.tpm !== undefined) patch.tpm = input.limits.tpm;
+  if (input.routing?.strategy !== undefined) patch.routingStrategy = input.routing.strategy;
   return patch;
 }
 
@@ -105,6 +114,7 @@ export function modelToJson(model: Model | CatalogModel): Record<string, unknown
     owned_by: model.ownedBy,
     pricing: pricingToJson(model.pricing),
     limits: { rpm: model.rpm, tpm: model.tpm },
+    routing: { strategy: model.routingStrategy },
     ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),

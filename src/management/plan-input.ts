@@ -15,6 +15,11 @@ const overageSchema = z.object({
   path: ['limit_usd'],
 });
 
+/** Nano-USD in one cent: a price is invoiced in cents, so it must be a whole number of them. */
+const NANO_PER_CENT = 10_000_000n;
+
+const priceInput = nonNegativeUsdInput.refine((nano) => nano % NANO_PER_CENT === 0n, 'must be a whole number of cents');
+
 const planFields = {
   name: z.string().min(1).max(100),
   period: z.enum(['day', 'week', 'month']),
@@ -22,9 +27,12 @@ const planFields = {
   overage: overageSchema,
   rpm: limitInput,
   tpm: limitInput,
+  /** Accounts may choose the plan themselves in the console (paying `price_usd` per period from their balance). */
+  self_service: z.boolean(),
+  price_usd: priceInput,
 };
 
-export const createPlanSchema = z.object(planFields).strict();
+export const createPlanSchema = z.object({ ...planFields, self_service: planFields.self_service.optional(), price_usd: priceInput.optional() }).strict();
 export const updatePlanSchema = z.object(planFields).partial().strict();
 
 export type CreatePlanInput = z.infer<typeof createPlanSchema>;
@@ -40,6 +48,8 @@ export function planFromInput(input: CreatePlanInput, now: number): Plan {
     overageLimitNano: input.overage.limit_usd ?? null,
     rpm: input.rpm ?? null,
     tpm: input.tpm ?? null,
+    selfService: input.self_service ?? false,
+    priceNano: input.price_usd ?? 0n,
     createdAt: now,
     updatedAt: now,
   };
@@ -56,6 +66,8 @@ export function planPatchFromInput(input: UpdatePlanInput): PlanPatch {
   }
   if (input.rpm !== undefined) patch.rpm = input.rpm;
   if (input.tpm !== undefined) patch.tpm = input.tpm;
+  if (input.self_service !== undefined) patch.selfService = input.self_service;
+  if (input.price_usd !== undefined) patch.priceNano = input.price_usd;
   return patch;
 }
 
@@ -69,6 +81,8 @@ export function planToJson(plan: Plan): Record<string, unknown> {
     overage: { policy: plan.overagePolicy, limit_usd: plan.overageLimitNano === null ? null : nanoToUsd(plan.overageLimitNano) },
     rpm: plan.rpm,
     tpm: plan.tpm,
+    self_service: plan.selfService,
+    price_usd: nanoToUsd(plan.priceNano),
     created_at: isoTime(plan.createdAt),
     updated_at: isoTime(plan.updatedAt),
   };

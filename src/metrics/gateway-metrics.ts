@@ -49,6 +49,19 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * `unigate_limits_degraded` (1 while Redis is configured but unreachable and the limits run in the degraded
+   * mode) and `unigate_fleet_instances` (live instances as last seen in Redis, what a limit is divided by then).
+   */
+  observeSharedLimits(state: () => { mode: 'redis' | 'degraded' | 'memory'; fleet: { size: number } }): void {
+    this.registry.collected('unigate_limits_degraded', 'Whether the limits are degraded: 1 while Redis is configured but unreachable, else 0.', [], function* () {
+      yield { labels: [], value: state().mode === 'degraded' ? 1 : 0 };
+    });
+    this.registry.collected('unigate_fleet_instances', 'Live gateway instances as last seen in Redis (1 without Redis).', [], function* () {
+      yield { labels: [], value: state().fleet.size };
+    });
+  }
+
   render(): string {
     return this.registry.render();
   }

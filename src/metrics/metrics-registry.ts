@@ -96,6 +96,11 @@ export class Counter implements Metric {
     return this.#series.get(values);
   }
 
+  /** Every series recorded so far with its label values (in the order of the label names). */
+  entries(): ReadonlyArray<{ values: readonly LabelValue[]; series: CounterSeries }> {
+    return this.#series.entries();
+  }
+
   render(lines: string[]): void {
     header(lines, this.name, this.help, 'counter');
     for (const { values, series } of this.#series.entries()) lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatNumber(series.value)}`);
@@ -175,6 +180,16 @@ export class Histogram implements Metric {
 
   labels(...values: LabelValue[]): HistogramSeries {
     return this.#series.get(values);
+  }
+
+  /** Every series recorded so far with its label values (in the order of the label names). */
+  entries(): ReadonlyArray<{ values: readonly LabelValue[]; series: HistogramSeries }> {
+    return this.#series.entries();
+  }
+
+  /** The upper bounds of the buckets (the last bucket, +Inf, is implied). */
+  bucketBounds(): readonly number[] {
+    return this.bounds;
   }
 
   render(lines: string[]): void {

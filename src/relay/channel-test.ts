@@ -26,9 +26,10 @@ export interface ChannelTestResult {
 /**
  * A 1-token chat to one channel, on demand (POST /admin/channels/:id/test). It goes through the channel's breakers
  * even when they are open, and its verdict feeds them like any request's: a passing test closes an open breaker.
- * The answer reports latency and outcome only.
+ * The answer reports latency and outcome only. Background health probes send the same request (`logLabel` names
+ * them in the log).
  */
-export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: AbortSignal): Promise<ChannelTestResult> {
+export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: AbortSignal, logLabel = 'admin-channel-test'): Promise<ChannelTestResult> {
   const adapter = dependencies.adapters.get(channel.type);
   const result = (outcome: ChannelTestResult['outcome'], latencyMs: number, upstreamStatus: number | null, failureClass: UpstreamFailureClass | null, message: string): ChannelTestResult => ({
     ok: outcome === 'success', outcome, model, upstreamModel, latencyMs, upstreamStatus, failureClass, message,
@@ -39,7 +40,7 @@ export async function testChannel(dependencies: RelayDependencies, channel: Chan
   const credential = dependencies.credentials.next(channel);
   // A test goes through open breakers, and its verdict counts like any attempt's.
   const ticket = dependencies.routing.health.force(channel, model);
-  const attempt = new UpstreamAttempt(dependencies, { route, ticket, attempt: 1, tokenCharge: null }, credential, 'admin-channel-test', null);
+  const attempt = new UpstreamAttempt(dependencies, { route, ticket, attempt: 1, tokenCharge: null }, credential, logLabel, null);
   const configured = timeoutsOf(route, false);
   const timeouts = { firstByteMs: Math.min(configured.firstByteMs, TEST_TIMEOUT_MS), idleMs: Math.min(configured.idleMs, TEST_TIMEOUT_MS) };
   const startedAt = performance.now();

@@ -136,6 +136,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
       attempt.refused();
       throw callerErrorFromUpstream(outcome.status, outcome.body);
     case 'response': {
+      attempt.answered();
       attempt.chargeTokensToMeter();
       const onFirstByte = firstByteObserver(dependencies, request);
       const result = passThrough

@@ -1,4 +1,5 @@
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import { DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
 import type { RoutingDependencies } from '../routing/route-plan.js';
 import type { GatewayServices } from '../services.js';
 import type { Logger } from '../shared/logger.js';
@@ -28,6 +29,7 @@ export function relayDependencies(services: GatewayServices, maxAttempts?: numbe
       clock: services.clock,
       maxAttempts: Math.min(maxAttempts ?? routing.maxAttempts, routing.maxAttempts),
       retryBudgetMs: routing.retryBudgetMs,
+      strategyOf: (model) => services.catalog.model(model)?.routingStrategy ?? DEFAULT_BALANCING_STRATEGY,
     },
   };
 }

@@ -57,6 +57,7 @@ async function attemptOne(
   if (opened.kind === 'aborted') return { kind: 'done', value: 'aborted' };
   if (opened.kind !== 'response') return opened;
   const { attempt } = opened;
+  attempt.answered();
   attempt.chargeTokensToMeter();
   const end = await forward(context, meter, opened.response, exchange, responseHeaders, signal);
   if (end.kind === 'retry') {

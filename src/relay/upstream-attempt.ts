@@ -29,6 +29,11 @@ export class UpstreamAttempt {
     if (candidate.attempt > 1) dependencies.metrics.retries.inc();
   }
 
+  /** The upstream's response head arrived: the channel-model's time to first byte, for least-latency balancing. */
+  answered(): void {
+    this.candidate.ticket.answered();
+  }
+
   /** The upstream answered; its channel-model TPM charge is now corrected with the request's real usage. */
   chargeTokensToMeter(): void {
     const charge = this.candidate.tokenCharge;

@@ -1,6 +1,6 @@
 import { matchBundled, type BundledCatalog, type BundledModel } from '../catalog/bundled-catalog.js';
 import { operatorModel, overlayOperatorModel, type CatalogModel, type ModelCapabilities } from '../catalog/catalog-model.js';
-import { ALL_BUNDLED_MODELS, channelCatalog } from '../catalog/channel-catalog.js';
+import { ALL_BUNDLED_MODELS, BUILT_IN_PROVIDERS, channelCatalog } from '../catalog/channel-catalog.js';
 import type { Logger } from '../shared/logger.js';
 import type { Channel, Model } from '../storage/records.js';
 import type { Storage } from '../storage/storage.js';
@@ -17,6 +17,8 @@ export interface ChannelRoute {
   upstreamModel: string;
   /** Absent: nothing known, nothing refused. */
   facts?: RouteFacts;
+  /** Set from the caller's provider preference: ranked routes are tried first, lowest rank first, before priority. */
+  preferenceRank?: number;
 }
 
 /** Ids asked for that no name or alias matched, resolved through the data's rules; bounded, cleared on reload. */
@@ -95,6 +97,20 @@ export class Catalog {
   /** How many models the channel serves: those routed through it, or for a disabled channel the ones it names. */
   servedModelCount(channel: Channel): number {
     return this.#snapshot.servedCounts.get(channel.id) ?? Object.keys(channel.models).filter((name) => name !== ALL_BUNDLED_MODELS).length;
+  }
+
+  /**
+   * The bundled data's models of each provider the gateway knows (the built-in ones and those its channels name),
+   * at their list prices whether or not an operator record overrides them.
+   */
+  bundledByProvider(): Map<string, CatalogModel[]> {
+    const providers = new Set([...BUILT_IN_PROVIDERS, ...this.#snapshot.channels.map((channel) => channelCatalog(channel)?.provider).filter((provider): provider is string => provider !== undefined)]);
+    return new Map([...providers].map((provider) => [provider, (this.bundled?.provider(provider) ?? []).map((bundled) => bundled.model)]));
+  }
+
+  /** The bundled data package's version, or null without bundled data. */
+  bundledVersion(): string | null {
+    return this.bundled?.version ?? null;
   }
 
   hasRoute(modelId: string): boolean {

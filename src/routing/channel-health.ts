@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { Channel } from '../storage/records.js';
+import { ChannelLoad } from './channel-load.js';
 import { CircuitBreaker, type Admission, type BreakerPolicy, type BreakerSnapshot, type BreakerState, type OpenReason } from './circuit-breaker.js';
 import { failureScope, type AttemptFailure } from './failure-class.js';
 
@@ -30,9 +31,13 @@ type Passage = 'pass' | 'probe' | 'forced';
 /**
  * One attempt's pass through a channel breaker and a channel-model breaker. Exactly one of `succeeded`,
  * `failed` or `release` takes effect; the rest are ignored, so a relay can call `release` in a `finally`.
+ * From its creation to that verdict the attempt counts as in flight on its channel; its time to first byte
+ * (`answered`, else the success itself) feeds the channel-model's latency average.
  */
 export class AttemptTicket {
   #settled = false;
+  #timed = false;
+  readonly #startedAt: number;
 
   constructor(
     private readonly health: ChannelHealth,
@@ -42,7 +47,16 @@ export class AttemptTicket {
     private readonly channelPassage: Passage,
     private readonly modelBreaker: CircuitBreaker,
     private readonly modelPassage: Passage,
-  ) {}
+  ) {
+    this.#startedAt = health.now();
+    health.load.started(channelId, this.#startedAt);
+  }
+
+  /** The upstream's answer began (its response head): the time to first byte is taken now. */
+  answered(): void {
+    if (this.#settled) return;
+    this.#recordLatency();
+  }
 
   /** The attempt went through while every candidate was open. */
   get forced(): boolean {
@@ -51,6 +65,7 @@ export class AttemptTicket {
 
   succeeded(): void {
     if (!this.#take()) return;
+    this.#recordLatency();
     this.health.observe(this.channelId, this.model, () => {
       const now = this.health.now();
       this.channel.recordSuccess(now, this.channelPassage !== 'pass');
@@ -60,6 +75,8 @@ export class AttemptTicket {
 
   failed(failure: AttemptFailure): void {
     if (!this.#take()) return;
+    // A channel that let the first-byte deadline pass is at least that slow.
+    if (failure.failureClass === 'first_byte_timeout') this.#recordLatency();
     this.health.observe(this.channelId, this.model, () => {
       const now = this.health.now();
       if (failureScope(failure.failureClass) === 'channel') {
@@ -83,7 +100,14 @@ export class AttemptTicket {
   #take(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
+    this.health.load.ended(this.channelId);
     return true;
+  }
+
+  #recordLatency(): void {
+    if (this.#timed) return;
+    this.#timed = true;
+    this.health.load.recordFirstByte(this.channelId, this.model, this.health.now() - this.#startedAt);
   }
 }
 
@@ -100,6 +124,8 @@ export interface HealthReport {
  * every open/close is also shared (RedisHealthSync) so all instances skip the same channels.
  */
 export class ChannelHealth {
+  /** In-flight attempts and latency, for the balancing strategies and the background probes. */
+  readonly load = new ChannelLoad();
   readonly #channels = new Map<string, ChannelEntry>();
   readonly #listeners: Array<(change: BreakerChange) => void> = [];
 
@@ -189,8 +215,10 @@ export class ChannelHealth {
     const byId = new Map(channels.map((channel) => [channel.id, channel]));
     for (const [id, entry] of this.#channels) {
       const channel = byId.get(id);
-      if (channel === undefined) this.#channels.delete(id);
-      else if (entry.updatedAt !== 0 && entry.updatedAt !== channel.updatedAt) this.reset(id);
+      if (channel === undefined) {
+        this.#channels.delete(id);
+        this.load.forget(id);
+      } else if (entry.updatedAt !== 0 && entry.updatedAt !== channel.updatedAt) this.reset(id);
       else {
         entry.updatedAt = channel.updatedAt;
         entry.name = channel.name;
@@ -200,6 +228,7 @@ export class ChannelHealth {
 
   /** Forgets everything known about a channel (admin reset). */
   reset(channelId: string): void {
+    this.load.forget(channelId);
     const entry = this.#channels.get(channelId);
     if (entry === undefined) return;
     this.#channels.delete(channelId);

@@ -4,6 +4,7 @@ import type { UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
 import type { ChannelRoute } from './catalog.js';
 import type { AttemptTicket, ChannelHealth } from './channel-health.js';
 import { channelModelLimit, consumeChannelModelLimit, type ChannelTokenCharge } from './channel-model-limits.js';
+import type { BalancingStrategy } from './balancing-strategy.js';
 import { orderCandidates } from './order-candidates.js';
 
 /** What routing needs from the composition root; built once (see `routingDependencies`). */
@@ -15,6 +16,8 @@ export interface RoutingDependencies {
   maxAttempts: number;
   /** After this long since the request arrived no further attempt starts, and a retry waits no longer than what is left. */
   retryBudgetMs: number;
+  /** The balancing strategy of a public model id; absent: every model is balanced by weight. */
+  strategyOf?: (model: string) => BalancingStrategy;
   random?: () => number;
 }
 
@@ -37,8 +40,9 @@ export type Exhaustion =
   | { kind: 'limited'; retryAfterMs: number };
 
 /**
- * The channels one request tries, lazily: routing order (priority, then weighted random), skipping channels and
- * channel-models whose breaker is open and channel-models over their own RPM/TPM. When every candidate is open
+ * The channels one request tries, lazily: routing order (caller preference, priority, then the model's balancing
+ * strategy and weighted random), skipping channels and channel-models whose breaker is open and channel-models
+ * over their own RPM/TPM. When every candidate is open
  * and nothing was tried yet, the one that failed least recently is tried anyway: an open breaker is a guess,
  * and a caller should not be refused without one real attempt. Attempts and total time are bounded.
  */
@@ -59,7 +63,8 @@ export class RoutePlan {
     private readonly estimatedTokens: number,
     private readonly applyModelLimits = true,
   ) {
-    this.#ordered = orderCandidates(routes, dependencies.random);
+    const strategy = dependencies.strategyOf?.(model);
+    this.#ordered = orderCandidates(routes, dependencies.random, strategy === undefined ? undefined : { strategy, model, load: dependencies.health.load });
     this.#startedAt = dependencies.clock.now();
   }
 

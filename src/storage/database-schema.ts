@@ -60,6 +60,8 @@ export interface ApiKeysTable {
   budget_spent_nano: ColumnType<bigint, bigint | undefined, bigint>;
   budget_period_start: ColumnType<number | bigint, number | undefined, number>;
   allowed_origins: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0013: the key's own quota alert threshold in percent (null: the account's). */
+  alert_quota_percent: ColumnType<number | bigint | null, number | null | undefined, number | null>;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
   /** Free label such as `production` (migration 0006). */
@@ -106,6 +108,7 @@ export interface ModelsTable {
   per_mchar_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
+  routing_strategy: string;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -121,6 +124,9 @@ export interface PlansTable {
   tpm: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** Migration 0013: 1 when accounts may choose the plan in the console; the price of one period (0: free). */
+  self_service: ColumnType<number | bigint, number | undefined, number>;
+  price_nano: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 export interface SubscriptionsTable {
@@ -138,6 +144,9 @@ export interface SubscriptionsTable {
   overage_used_nano: ColumnType<bigint, bigint | undefined, bigint>;
   /** When the subscription ends (cancellation at period end, or immediately); null: renews. */
   cancel_at: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  /** Migration 0013: end of the last period bought from the balance (null: an operator's grant); 1 when it renews. */
+  paid_through: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  renews: ColumnType<number | bigint, number | undefined, number>;
 }
 
 export interface LedgerEntriesTable {
@@ -269,7 +278,7 @@ export interface Database {
   money_holds: MoneyHoldsTable;
   gateway_instances: GatewayInstancesTable;
   subscription_usage: SubscriptionUsageTable;
-  // issue 6 extras (migration 0005)
+  // alerts and redemption codes (migration 0005)
   alert_states: AlertStatesTable;
   redemption_codes: RedemptionCodesTable;
   // web console (migration 0006)
@@ -282,7 +291,7 @@ export interface Database {
   console_invitations: ConsoleInvitationsTable;
 }
 
-// ---- issue 6 extras: alerts and redemption codes (migration 0005) ----
+// ---- alerts and redemption codes (migration 0005) ----
 
 export interface AlertStatesTable {
   /** `balance`, `key_quota` or `subscription_quota`. */

@@ -22,6 +22,7 @@ import { createSubscriptionRepository } from './repositories/subscription-reposi
 import { createTierRepository } from './repositories/tier-repository.js';
 import { createUsageLogRepository } from './repositories/usage-log-repository.js';
 import { createBillingProfileRepository } from './repositories/billing-profile-repository.js';
+import { createPlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import { createInvoiceRepository } from './repositories/invoice-repository.js';
 import { createPaymentRepository } from './repositories/payment-repository.js';
 import { createReferralRepository } from './repositories/referral-repository.js';
@@ -104,6 +105,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     billingProfiles: createBillingProfileRepository(commerce),
     payments: createPaymentRepository(commerce, location.dialect),
     invoices: createInvoiceRepository(commerce),
+    planPurchases: createPlanPurchaseRepository(commerce, location.dialect),
     referrals: createReferralRepository(commerce, location.dialect),
     support: createSupportRepository(commerce),
     async pendingMigrations() {

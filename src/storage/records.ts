@@ -111,6 +111,9 @@ export interface ChannelKeyFlag {
 
 export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
 
+/** How a model's channels within one priority tier are ordered (src/routing/balancing-strategy.ts). */
+export type BalancingStrategy = 'weighted' | 'least-latency' | 'least-in-flight';
+
 export interface Pricing {
   inputPerMtokNano: NanoUsd | null;
   outputPerMtokNano: NanoUsd | null;
@@ -146,6 +149,8 @@ export interface Model {
   pricing: Pricing;
   rpm: number | null;
   tpm: number | null;
+  /** Orders the model's channels within a priority tier. */
+  routingStrategy: BalancingStrategy;
   createdAt: number;
   updatedAt: number;
 }
@@ -153,7 +158,7 @@ export interface Model {
 /** The tier every account starts on; it always exists (created by the migration, never deleted). */
 export const DEFAULT_TIER = 'default';
 
-/** Per-account limits (spec 8: per-account RPM and TPM, summed over the account's keys), named by `Account.tier`. */
+/** Per-account limits (per-account RPM and TPM, summed over the account's keys), named by `Account.tier`. */
 export interface Tier {
   name: string;
   /** Requests a minute for the whole account; null: unlimited. */
@@ -176,6 +181,10 @@ export interface Plan {
   overageLimitNano: NanoUsd | null;
   rpm: number | null;
   tpm: number | null;
+  /** Accounts may subscribe to or change to the plan themselves in the console. */
+  selfService: boolean;
+  /** What one period costs when bought in the console, taken from the balance (0: free). */
+  priceNano: NanoUsd;
   createdAt: number;
   updatedAt: number;
 }
@@ -196,11 +205,16 @@ export interface Subscription {
   overageUsedNano: NanoUsd;
   /** When the subscription ends (a cancellation, immediate or at period end); null: it renews every period. */
   cancelAt: number | null;
+  /** Bought in the console: the end of the last period paid, where it stops unless renewed. Null: an operator's grant. */
+  paidThrough: number | null;
+  /** The next period is bought from the balance when the paid one ends. */
+  renews: boolean;
   createdAt: number;
   updatedAt: number;
 }
 
-export type LedgerEntryKind = 'topup' | 'usage' | 'refund' | 'correction' | 'referral' | 'subscription_grant';
+/** `subscription`: a plan period bought from the balance in the console (negative). */
+export type LedgerEntryKind = 'topup' | 'usage' | 'refund' | 'correction' | 'referral' | 'subscription_grant' | 'subscription';
 
 export interface LedgerEntry {
   id: string;
@@ -227,7 +241,7 @@ export interface UsageCharge {
   createdAt: number;
 }
 
-/** Metadata only (spec 1.8): no prompt, completion or tool-argument text, ever. */
+/** Metadata only: no prompt, completion or tool-argument text, ever. */
 export interface UsageLogRow {
   requestId: string;
   accountId: string | null;

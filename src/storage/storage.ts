@@ -3,7 +3,7 @@ import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
   PageRequest, Plan, Subscription, SubscriptionStatus, Tier, UsageCharge, UsageLogRow, UsageQuery,
 } from './records.js';
-// issue 6 extras: alerts and redemption codes (their types live with their repositories).
+// Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 import type { ConsoleRepository } from './repositories/console-repository.js';
@@ -16,6 +16,7 @@ import type { ReferralRepository } from './repositories/referral-repository.js';
 import type { SupportRepository } from './repositories/support-repository.js';
 // The console's operators and their audit log (migration 0012).
 import type { OperatorRepository } from './repositories/operator-repository.js';
+import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -39,9 +40,9 @@ export interface Storage {
   channelKeyFlags: ChannelKeyFlagRepository;
   /** Reservations (holds per instance and pool), settlement of charges and the ledger check. */
   money: MoneyRepository;
-  /** Alert thresholds and the crossings already claimed (issue 6 extras). */
+  /** Alert thresholds and the crossings already claimed. */
   alerts: AlertRepository;
-  /** Redemption codes, redeemed exactly once (issue 6 extras). */
+  /** Redemption codes, redeemed exactly once. */
   redemptionCodes: RedemptionCodeRepository;
   /** The web console's users, memberships, sessions and single-use tokens. */
   console: ConsoleRepository;
@@ -54,6 +55,8 @@ export interface Storage {
   payments: PaymentRepository;
   /** Invoices and credit notes with gap-free numbers per series. */
   invoices: InvoiceRepository;
+  /** Plan periods bought from the balance in the console: payment, subscription and invoice in one transaction. */
+  planPurchases: PlanPurchaseRepository;
   referrals: ReferralRepository;
   support: SupportRepository;
   /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
@@ -72,6 +75,8 @@ export interface AccountRepository {
   getById(id: string): Promise<Account | null>;
   getByEmail(email: string): Promise<Account | null>;
   list(page: PageRequest): Promise<Page<Account>>;
+  /** Accounts whose email, id or billing name starts with the text (case ignored), by id; `after` pages on. */
+  search(text: string, page: PageRequest): Promise<Page<Account>>;
   update(id: string, patch: AccountPatch, now: number): Promise<Account | null>;
   /** Balances of many accounts in one query (for cache refresh). */
   getBalances(ids: string[]): Promise<Map<string, NanoUsd>>;
@@ -158,7 +163,7 @@ export interface TierRepository {
   delete(name: string): Promise<boolean>;
 }
 
-export type SubscriptionPatch = Partial<Pick<Subscription, 'planId' | 'status' | 'startsAt' | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAt'>> & {
+export type SubscriptionPatch = Partial<Pick<Subscription, 'planId' | 'status' | 'startsAt' | 'currentPeriodStart' | 'currentPeriodEnd' | 'cancelAt' | 'paidThrough' | 'renews'>> & {
   /** Zero the period's used quota and overage (a new period starts). */
   resetUsage?: boolean;
 };

@@ -1,7 +1,25 @@
 /**
- * Splits a byte stream of server-sent events into whole events (each including its blank-line terminator),
- * without decoding or copying more than needed. A UTF-8 continuation byte is never a newline, so splitting on
- * bytes is safe. Both LF and CRLF framings are recognised.
+ * Server-sent events (https://html.spec.whatwg.org/multipage/server-sent-events.html), the one framing reader for
+ * every SSE wire, on the client side (pass-through observers) and the upstream side (stream parsers) alike.
+ *
+ * Lines end in LF, CRLF or a lone CR; a blank line ends an event. The splitter works on bytes and never decodes or
+ * copies more than needed: a UTF-8 continuation byte is never CR or LF, so splitting on bytes is safe, and each
+ * event it returns is a whole UTF-8 text that includes its blank-line terminator.
+ */
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** The fields of one event: its `event:` name (null when it has none) and its `data:` lines joined with LF. */
+export interface SseMessage {
+  event: string | null;
+  data: string;
+}
+
+/**
+ * Splits a byte stream of server-sent events into whole events. A CR that ends the buffer after a CRLF line may be
+ * the first half of a CRLF blank line, so that event waits for the next byte; after an LF or lone-CR line it ends
+ * the event at once. Streams that keep to one line-end style therefore split the same under any chunking.
  */
 export class SseEventSplitter {
   #rest: Buffer | null = null;
@@ -9,9 +27,10 @@ export class SseEventSplitter {
   push(chunk: Buffer): Buffer[] {
     const buffer = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
     const events: Buffer[] = [];
+    const hasCarriageReturn = buffer.includes(CR);
     let start = 0;
     for (;;) {
-      const end = eventEnd(buffer, start);
+      const end = hasCarriageReturn ? eventEndAnyLineEnd(buffer, start) : eventEndLineFeed(buffer, start);
       if (end < 0) break;
       events.push(buffer.subarray(start, end));
       start = end;
@@ -28,26 +47,121 @@ export class SseEventSplitter {
   }
 }
 
-/** End (exclusive) of the first event starting at `from`, or -1 if it has not ended yet. */
-function eventEnd(buffer: Buffer, from: number): number {
-  let index = buffer.indexOf(0x0a, from);
+/** End (exclusive) of the first event starting at `from` in LF-only text, or -1 if it has not ended yet. */
+function eventEndLineFeed(buffer: Buffer, from: number): number {
+  let index = buffer.indexOf(LF, from);
   while (index >= 0) {
-    const next = buffer[index + 1];
-    if (next === 0x0a) return index + 2;
-    if (next === 0x0d && buffer[index + 2] === 0x0a) return index + 3;
-    index = buffer.indexOf(0x0a, index + 1);
+    if (buffer[index + 1] === LF) return index + 2;
+    index = buffer.indexOf(LF, index + 1);
   }
   return -1;
 }
 
-/** The `data:` payload of one event (joined lines), or null if it has none. */
+/** End (exclusive) of the first event starting at `from` with any line ends, or -1 if it has not ended yet. */
+function eventEndAnyLineEnd(buffer: Buffer, from: number): number {
+  let lineStart = from;
+  let previousLineEndedInCrLf = false;
+  for (let index = from; index < buffer.length; index += 1) {
+    const byte = buffer[index];
+    if (byte !== LF && byte !== CR) continue;
+    const blankLine = index === lineStart;
+    if (byte === CR && index + 1 === buffer.length) {
+      // The next byte may be the LF of a CRLF: a blank line after an LF or lone-CR line ends the event anyway.
+      return blankLine && index > from && !previousLineEndedInCrLf ? index + 1 : -1;
+    }
+    const lineEnd = byte === CR && buffer[index + 1] === LF ? index + 2 : index + 1;
+    if (blankLine) return lineEnd;
+    previousLineEndedInCrLf = lineEnd - index === 2;
+    lineStart = lineEnd;
+    index = lineEnd - 1;
+  }
+  return -1;
+}
+
+/** The lines of one event, without their line ends. */
+function eventLines(event: Buffer): string[] {
+  return event.toString('utf8').split(/\r\n|\r|\n/);
+}
+
+/** One line's field name and value: the value loses one leading space; a line without a colon is a bare name. */
+function field(line: string): [name: string, value: string] {
+  const colon = line.indexOf(':');
+  if (colon < 0) return [line, ''];
+  const value = line.slice(colon + 1);
+  return [line.slice(0, colon), value.startsWith(' ') ? value.slice(1) : value];
+}
+
+/** The `data:` payload of one event (its data lines joined with LF), or null if it has none. */
 export function eventData(event: Buffer): string | null {
-  const text = event.toString('utf8');
   let data: string | null = null;
-  for (const line of text.split(/\r?\n/)) {
-    if (!line.startsWith('data:')) continue;
-    const value = line.slice(line[5] === ' ' ? 6 : 5);
-    data = data === null ? value : `${data}\n${value}`;
+  for (const line of eventLines(event)) {
+    if (!line.startsWith('data')) continue;
+    const [name, value] = field(line);
+    if (name === 'data') data = data === null ? value : `${data}\n${value}`;
   }
   return data;
+}
+
+/** The name and data of one event; null for an event with neither (comments and keep-alives). */
+export function sseMessage(event: Buffer): SseMessage | null {
+  let name: string | null = null;
+  const data: string[] = [];
+  for (const line of eventLines(event)) {
+    if (line === '' || line.startsWith(':')) continue;
+    const [fieldName, value] = field(line);
+    if (fieldName === 'event') name = value;
+    else if (fieldName === 'data') data.push(value);
+  }
+  return data.length === 0 && name === null ? null : { event: name, data: data.join('\n') };
+}
+
+/** The data of one event parsed as a JSON object; null when it has no data or the data is not a JSON object. */
+export function eventJsonObject(event: Buffer): Record<string, unknown> | null {
+  const data = eventData(event);
+  if (data === null) return null;
+  try {
+    const parsed = JSON.parse(data) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Server-sent event messages from a byte stream that arrives in chunks split anywhere. */
+export class SseMessageReader {
+  readonly #splitter = new SseEventSplitter();
+
+  /** The messages the chunk completes. */
+  push(chunk: Buffer): SseMessage[] {
+    return messagesOf(this.#splitter.push(chunk));
+  }
+
+  /** The message left when the stream ends (an unterminated last event is read as if it had ended). */
+  end(): SseMessage[] {
+    const rest = this.#splitter.flush();
+    return rest === null ? [] : messagesOf([rest]);
+  }
+}
+
+function messagesOf(events: Buffer[]): SseMessage[] {
+  const messages: SseMessage[] = [];
+  for (const event of events) {
+    const message = sseMessage(event);
+    if (message !== null) messages.push(message);
+  }
+  return messages;
+}
+
+/**
+ * The messages of a byte stream, as the batches each chunk completes: one asynchronous step per chunk rather than
+ * per message (a stream chunk usually holds several).
+ */
+export async function* readSseMessageBatches(body: AsyncIterable<Buffer>): AsyncIterable<SseMessage[]> {
+  const reader = new SseMessageReader();
+  for await (const chunk of body) {
+    const messages = reader.push(chunk);
+    if (messages.length > 0) yield messages;
+  }
+  const rest = reader.end();
+  if (rest.length > 0) yield rest;
 }

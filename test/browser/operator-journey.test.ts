@@ -3,7 +3,9 @@
  * two-factor turned on and used to sign in → a channel to the mock upstream, and its Test button → a priced model →
  * an account credited with a reason → that account's key works through the OpenAI SDK → the overview and the usage
  * explorer show the call → a ticket answered and closed, the user sees the reply and gets the mail → the audit log
- * lists every step. Screenshots of each page (operator-*.png). No CSP violation, no uncaught error.
+ * lists every step; list prices of catalog models imported; an operator invited, their role changed, disabled and
+ * enabled, a colleague's second factor reset. Screenshots of each page (operator-*.png, empty states among them). No
+ * CSP violation, no uncaught error.
  */
 import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
@@ -12,7 +14,7 @@ import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import { ConsoleClient, strongPassword } from '../support/console-client.js';
 import { flushWrites } from '../support/gateway-harness.js';
-import { PASSWORD, expectCleanPage, nextTotpStep, openPage, screenshot, startConsoleFixture, totpCode, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
+import { PASSWORD, expectCleanPage, mailedLink, nextTotpStep, openPage, screenshot, startConsoleFixture, totpCode, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
 
 const chromiumPresent = ensureChromium();
 let fixture: ConsoleFixture;
@@ -108,7 +110,25 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   const modelRow = page.locator(`tr[data-model-id="${MODEL}"]`);
   await modelRow.getByText('tour-upstream').waitFor();
   expect(await modelRow.textContent()).toContain('$3');
+
+  step.name = 'List prices of selected catalog models imported';
+  await page.getByLabel('Provider').selectOption('anthropic');
+  const catalogRows = page.getByTestId('catalog-table').locator('tbody tr');
+  await expect.poll(async () => (await catalogRows.first().getAttribute('data-catalog-id')) ?? '').toMatch(/^claude/);
+  const picked = [await catalogRows.nth(0).getAttribute('data-catalog-id'), await catalogRows.nth(1).getAttribute('data-catalog-id')] as string[];
+  for (const id of picked) await page.getByRole('checkbox', { name: `Select ${id}` }).check();
+  await page.getByRole('button', { name: 'Import list prices of 2 selected' }).click();
+  await page.getByText('List prices imported for 2 models.').waitFor();
+  for (const id of picked) await page.locator(`tr[data-catalog-id="${id}"]`).getByText('list price').waitFor();
+  await page.locator(`tr[data-model-id="${picked[0]}"]`).waitFor();
   await screenshot(fixture, page, 'operator-models');
+  const catalogHeading = page.getByRole('heading', { name: 'Bundled catalog' });
+  await catalogHeading.evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+  await screenshot(fixture, page, 'operator-models-catalog');
+  await page.getByLabel('Search the catalog').fill('no-such-model-anywhere');
+  await page.getByText('No bundled model of anthropic matches.').waitFor();
+  await catalogHeading.evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+  await screenshot(fixture, page, 'operator-models-catalog-empty');
 
   step.name = 'An account credited with a reason';
   const customerEmail = `customer-${randomBytes(4).toString('hex')}@example.com`;
@@ -123,6 +143,9 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await expect.poll(() => page.getByTestId('account-balance').textContent()).toBe('$5.00');
   await page.getByRole('cell', { name: 'tour credit' }).waitFor();
   await screenshot(fixture, page, 'operator-accounts');
+  await page.getByLabel('Search by email or id').fill('nobody-starts-like-this');
+  await page.getByText('No account starts with this.').waitFor();
+  await screenshot(fixture, page, 'operator-accounts-empty');
 
   step.name = "The account's key works through the SDK";
   const sdk = new OpenAI({ apiKey: key.body.key, baseURL: fixture.gateway.baseURL, maxRetries: 0 });
@@ -134,6 +157,9 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.goto(`${consoleUrl}/operator`);
   const modelCell = page.getByRole('table', { name: 'Calls by model' }).getByRole('rowheader', { name: MODEL });
   await modelCell.waitFor();
+  const healthRow = page.getByRole('table', { name: 'Channel health' }).getByRole('row', { name: /tour-upstream/ });
+  await healthRow.getByText('operational').waitFor();
+  expect(await page.getByTestId('operator-live').textContent()).toMatch(/Requests per second/);
   await screenshot(fixture, page, 'operator-overview');
   await page.goto(`${consoleUrl}/operator/usage`);
   await page.getByTestId('operator-usage').getByText(MODEL).first().waitFor();
@@ -175,12 +201,47 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   const published = await fetch(`${fixture.gateway.url}/api/public/announcements`);
   expect(JSON.stringify(await published.json())).toContain('Maintenance on Sunday');
 
+  step.name = 'Operators: invite, change a role, disable and enable, reset a lost second factor';
+  const invitedEmail = `invited-${randomBytes(4).toString('hex')}@example.com`;
+  const colleague = new ConsoleClient(consoleUrl);
+  const colleagueEmail = `colleague-${randomBytes(4).toString('hex')}@example.com`;
+  expect((await colleague.signUp(colleagueEmail, strongPassword())).status).toBe(201);
+  const enrolment = await colleague.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
+  expect((await colleague.request('POST', '/api/me/two-factor/enable', { code: totpCode(enrolment.body.secret) })).status).toBe(200);
+  await page.goto(`${consoleUrl}/operator/operators`);
+  for (const [address, role] of [[invitedEmail, 'admin'], [colleagueEmail, 'viewer']] as const) {
+    await page.getByRole('button', { name: 'Invite operator' }).click();
+    const invite = page.getByRole('dialog', { name: 'Invite an operator' });
+    await invite.getByLabel('Email').fill(address);
+    await invite.getByLabel('Role').selectOption(role);
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    await invite.waitFor({ state: 'hidden' });
+    await page.locator(`tr[data-operator="${address}"]`).waitFor();
+  }
+  await page.getByText(`${colleagueEmail} is now an operator.`).waitFor();
+  expect(await mailedLink(fixture.smtp, invitedEmail, 'reset-password')).toContain('token=');
+  const invitedRow = page.locator(`tr[data-operator="${invitedEmail}"]`);
+  await page.getByRole('combobox', { name: `Role of ${invitedEmail}` }).selectOption('support');
+  await expect.poll(() => page.getByRole('combobox', { name: `Role of ${invitedEmail}` }).inputValue()).toBe('support');
+  await page.getByRole('button', { name: `Disable ${invitedEmail}` }).click();
+  await invitedRow.getByText('disabled').waitFor();
+  await page.getByRole('button', { name: `Enable ${invitedEmail}` }).click();
+  await invitedRow.getByText('active').waitFor();
+  await page.getByRole('button', { name: `Reset two-factor of ${colleagueEmail}` }).click();
+  const reset = page.getByRole('dialog', { name: 'Reset two-factor sign-in' });
+  await reset.getByLabel('How was their identity checked?').fill('video call, matched the staff photo');
+  await reset.getByRole('button', { name: 'Reset two-factor' }).click();
+  await page.getByText(`Two-factor sign-in of ${colleagueEmail} was reset; their sessions ended.`).waitFor();
+  await page.locator(`tr[data-operator="${colleagueEmail}"]`).getByText('not yet').waitFor();
+  await screenshot(fixture, page, 'operator-operators');
+
   step.name = 'The audit log lists every step';
   await page.goto(`${consoleUrl}/operator/audit`);
   const audit = page.getByTestId('audit-table');
   await audit.waitFor();
   const text = (await audit.textContent()) ?? '';
-  for (const action of ['bootstrap owner with the admin token', 'POST /admin/channels', '/test', 'POST /admin/models', '/credits', '/replies', 'POST /admin/redemption-codes', 'POST /admin/announcements']) expect(text, action).toContain(action);
+  for (const action of ['bootstrap owner with the admin token', 'POST /admin/channels', '/test', 'POST /admin/models', '/credits', '/replies', 'POST /admin/redemption-codes', 'POST /admin/announcements', 'POST /admin/catalog/import',
+    'invite operator', 'grant operator role', 'change operator role', 'disable operator', 'enable operator', 'reset operator two-factor']) expect(text, action).toContain(action);
   expect(text).not.toContain('sk-upstream-test');
   expect(text).not.toContain(firstCode);
   await screenshot(fixture, page, 'operator-audit');
@@ -188,7 +249,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   step.name = 'Every operator page fits a phone in dark mode';
   await page.setViewportSize({ width: 390, height: 844 });
   await page.emulateMedia({ colorScheme: 'dark' });
-  for (const route of ['', '/channels', '/models', '/accounts', '/tickets', '/usage', '/offers', '/audit']) {
+  for (const route of ['', '/channels', '/models', '/accounts', '/tickets', '/usage', '/offers', '/operators', '/audit']) {
     await page.goto(`${consoleUrl}/operator${route}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.waitForLoadState('networkidle');

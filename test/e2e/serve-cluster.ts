@@ -13,6 +13,7 @@ export interface ServeInstance {
   process: RunningCommand;
   name: string;
   port: number;
+  consolePort: number;
 }
 
 export interface ServeCluster {
@@ -21,17 +22,23 @@ export interface ServeCluster {
   adminToken: string;
   environment: Record<string, string>;
   instances: ServeInstance[];
-  start(name: string, extra?: Record<string, string>, port?: number): Promise<ServeInstance>;
+  start(name: string, extra?: Record<string, string>, port?: number, consolePort?: number): Promise<ServeInstance>;
   admin<T = Record<string, unknown>>(method: string, route: string, body?: unknown, instance?: number): Promise<HttpAnswer<T>>;
   close(): Promise<void>;
 }
 
+export interface ServeClusterOptions {
+  /** The database: the suite's (SQLite unless TEST_DATABASE selects PostgreSQL) or always a PostgreSQL database of its own. */
+  database?: 'suite' | 'postgres';
+}
+
 /** Writes gateway.yaml, prepares the database, and starts `count` instances one after the other. */
-export async function startServeCluster(count: number, yaml: string[], extraEnvironment: Record<string, string> = {}): Promise<ServeCluster> {
+export async function startServeCluster(count: number, yaml: string[], extraEnvironment: Record<string, string> = {}, options: ServeClusterOptions = {}): Promise<ServeCluster> {
   assertBuilt();
   const directory = await mkdtemp(path.join(tmpdir(), 'unigate-cluster-'));
   await writeFile(path.join(directory, 'gateway.yaml'), [...yaml, ''].join('\n'));
-  const postgres: ThrowawayPostgresDatabase | null = suiteDatabase() === 'postgres' ? await createThrowawayPostgresDatabase() : null;
+  const usePostgres = options.database === 'postgres' || suiteDatabase() === 'postgres';
+  const postgres: ThrowawayPostgresDatabase | null = usePostgres ? await createThrowawayPostgresDatabase() : null;
   const adminToken = `adm_test_${randomBytes(12).toString('hex')}`;
   const databaseUrl = postgres?.url ?? `sqlite:${path.join(directory, 'shared.db')}`;
   const environment = {
@@ -50,14 +57,14 @@ export async function startServeCluster(count: number, yaml: string[], extraEnvi
     adminToken,
     environment,
     instances,
-    async start(name, extra = {}, fixedPort) {
+    async start(name, extra = {}, fixedPort, fixedConsolePort) {
       const port = fixedPort ?? (await freePort());
-      let consolePort = await freePort();
+      let consolePort = fixedConsolePort ?? (await freePort());
       while (consolePort === port) consolePort = await freePort();
       const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }));
       const url = `http://127.0.0.1:${port}`;
       await waitForHttp(`${url}/api/status`, child, 20_000);
-      const instance = { url, process: child, name, port };
+      const instance = { url, process: child, name, port, consolePort };
       instances.push(instance);
       return instance;
     },

@@ -1,5 +1,5 @@
 /**
- * Storage of issue 6 extras on SQLite and (with TEST_DATABASE_URL) PostgreSQL: redemption codes are redeemed exactly
+ * Storage of alerts and redemption codes on SQLite and (with TEST_DATABASE_URL) PostgreSQL: redemption codes are redeemed exactly
  * once even when many redemptions race through two separate storage handles (two gateway instances on one database),
  * with the ledger sum equal to the balance; alert crossings are claimed once, leased once, and re-armed only when the
  * value is back on the good side of the threshold.

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { findUsageInJson, usageFromOpenAI } from '../../src/wire/openai/read-usage.js';
+import { findUsageInJson, usageFromOpenAI } from '../../src/wire/openai/usage.js';
 
 describe('usageFromOpenAI', () => {
   it('maps prompt, completion, cached and reasoning tokens', () => {

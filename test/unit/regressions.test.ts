@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { usdToNano } from '../../src/billing/money.js';
-import { findUsageInJson, usageFromOpenAI } from '../../src/wire/openai/read-usage.js';
+import { findUsageInJson, usageFromOpenAI } from '../../src/wire/openai/usage.js';
 import type { ChannelRoute } from '../../src/routing/catalog.js';
 import { orderCandidates } from '../../src/routing/order-candidates.js';
 import { BatchWriter } from '../../src/shared/batch-writer.js';

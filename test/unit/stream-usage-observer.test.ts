@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usageFromOpenAI } from '../../src/wire/openai/read-usage.js';
+import { usageFromOpenAI } from '../../src/wire/openai/usage.js';
 import fc from 'fast-check';
 import { DELTA, FINISH, markersOf, OpenAIStreamUsageObserver, USAGE_OBJECT } from '../../src/codecs/openai-chat/stream-usage-observer.js';
 

@@ -26,7 +26,7 @@ import { PlansPage } from './pages/plans/plans-page';
 import { RequireOperator } from './pages/operator/require-operator';
 import { OperatorSetupPage } from './pages/operator/operator-setup-page';
 import {
-  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage,
+  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage,
 } from './pages/operator/operator-routes';
 
 // The charts library is the largest dependency: only the usage page loads it.
@@ -84,6 +84,7 @@ export function App() {
         <Route path="/operator/tickets" element={<RequireSession><RequireOperator><OperatorTicketsPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/usage" element={<RequireSession><RequireOperator><OperatorUsagePage /></RequireOperator></RequireSession>} />
         <Route path="/operator/offers" element={<RequireSession><RequireOperator><OperatorOffersPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/operators" element={<RequireSession><RequireOperator><OperatorOperatorsPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

@@ -1,5 +1,6 @@
 import type { FilePart, ImagePart, ReasoningPart, TextPart, ToolCallPart, ToolResultPart } from '../../ir/message.js';
-import { invalid, isObject, optionalBoolean, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
+import { invalid, optionalBoolean, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 /** What block decoders share: the request's warnings and extensions, and tool names by tool_use id. */
 export interface DecodeContext {
@@ -86,7 +87,7 @@ export function decodeToolUse(block: Record<string, unknown>, param: string, con
   const id = requireString(block.id, `${param}.id`);
   const name = requireString(block.name, `${param}.name`);
   const input = block.input;
-  if (!isObject(input)) throw invalid(`${param}.input`, 'Input should be an object.');
+  if (!isJsonObject(input)) throw invalid(`${param}.input`, 'Input should be an object.');
   dropCacheControl(context, block, param);
   context.toolNames.set(id, name);
   return { type: 'tool-call', id, name, argumentsJson: JSON.stringify(input) };

@@ -1,6 +1,7 @@
 import type { HostedTool, ReasoningOptions, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
 import { keepUnmapped, type DecodeContext } from './decode-content.js';
-import { invalid, isObject, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
+import { invalid, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
@@ -22,7 +23,7 @@ export function decodeHostedTools(raw: unknown): { hosted: HostedTool[]; dropped
   const dropped: string[] = [];
   if (!Array.isArray(raw)) return { hosted, dropped };
   for (const tool of raw) {
-    if (!isObject(tool) || typeof tool.type !== 'string' || tool.type === 'custom') continue;
+    if (!isJsonObject(tool) || typeof tool.type !== 'string' || tool.type === 'custom') continue;
     if (!isWebSearchTool(tool)) {
       dropped.push(tool.type);
       continue;
@@ -33,7 +34,7 @@ export function decodeHostedTools(raw: unknown): { hosted: HostedTool[]; dropped
     if (allowed !== undefined) web.allowedDomains = allowed;
     const blocked = stringList(tool.blocked_domains);
     if (blocked !== undefined) web.blockedDomains = blocked;
-    if (isObject(tool.user_location)) {
+    if (isJsonObject(tool.user_location)) {
       const location: NonNullable<WebSearchTool['userLocation']> = {};
       for (const key of ['city', 'region', 'country', 'timezone'] as const) {
         const value = tool.user_location[key];
@@ -62,7 +63,7 @@ export function decodeTools(raw: unknown, context: DecodeContext): ToolDefinitio
     if (!TOOL_NAME.test(name)) throw invalid(`${param}.name`, "String should match pattern '^[a-zA-Z0-9_-]{1,128}$'.");
     const schema = tool.input_schema;
     if (schema === undefined) throw invalid(`${param}.input_schema`, 'Field required.');
-    if (!isObject(schema)) throw invalid(`${param}.input_schema`, 'Input should be an object.');
+    if (!isJsonObject(schema)) throw invalid(`${param}.input_schema`, 'Input should be an object.');
     if (schema.type !== 'object') throw invalid(`${param}.input_schema.type`, "Input should be 'object'.");
     const definition: ToolDefinition = { name, parameters: schema };
     const description = optionalString(tool.description, `${param}.description`);
@@ -136,7 +137,7 @@ export function decodeReasoning(thinkingRaw: unknown, outputRaw: unknown, maxTok
       const format = requireObject(output.format, 'output_config.format');
       if (format.type !== 'json_schema') throw invalid('output_config.format.type', "Input should be 'json_schema'.");
       const schema = format.schema;
-      if (!isObject(schema)) throw invalid('output_config.format.schema', 'Input should be an object.');
+      if (!isJsonObject(schema)) throw invalid('output_config.format.schema', 'Input should be an object.');
       decoded.responseFormat = { kind: 'json-schema', schema };
     }
     for (const key of Object.keys(output)) {

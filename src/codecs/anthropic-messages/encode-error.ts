@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../errors/gateway-error.js';
-import { sseEvent, type AnthropicErrorBody, type AnthropicErrorType } from './anthropic-messages-api.js';
+import { sseEvent, type AnthropicErrorBody, type AnthropicErrorType } from '../../wire/anthropic/anthropic-wire.js';
 
 /**
  * Anthropic's error type for an HTTP status (https://docs.claude.com/en/api/errors). The official SDK picks its

@@ -1,9 +1,9 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { Citation, ContentPart, WebSearchPart } from '../../ir/message.js';
-import type { AnthropicMessage, AnthropicResponseBlock, AnthropicWebCitation } from './anthropic-messages-api.js';
+import type { AnthropicMessage, AnthropicResponseBlock, AnthropicWebCitation } from '../../wire/anthropic/anthropic-wire.js';
 import { carrierBlock } from './carried-signature.js';
-import { anthropicStopReason } from './map-finish-reason.js';
-import { usageToAnthropic } from './read-usage.js';
+import { anthropicStopReason } from '../../wire/anthropic/stop-reason.js';
+import { usageToAnthropic } from '../../wire/anthropic/usage.js';
 
 /** Anthropic message ids start with `msg_`; ids from other upstreams get the prefix. */
 export function anthropicMessageId(id: string): string {

@@ -1,13 +1,13 @@
 import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
-import { sseEvent } from './anthropic-messages-api.js';
+import { sseEvent } from '../../wire/anthropic/anthropic-wire.js';
 import { anthropicErrorBody } from './encode-error.js';
 import { carriedSignature } from './carried-signature.js';
 import { anthropicCitation, anthropicMessageId, webSearchBlocks } from './encode-response.js';
 import type { Citation } from '../../ir/message.js';
-import { anthropicStopReason } from './map-finish-reason.js';
-import { usageToAnthropic } from './read-usage.js';
+import { anthropicStopReason } from '../../wire/anthropic/stop-reason.js';
+import { usageToAnthropic } from '../../wire/anthropic/usage.js';
 
 type BlockPart = Extract<
   StreamPart,

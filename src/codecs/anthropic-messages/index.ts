@@ -4,7 +4,7 @@ import { encodeAnthropicStreamError } from './encode-error.js';
 import { anthropicFamily } from './family.js';
 import { encodeAnthropicResponse } from './encode-response.js';
 import { AnthropicStreamEncoder } from './encode-stream.js';
-import { findUsageInMessageJson } from './read-usage.js';
+import { findUsageInMessageJson } from '../../wire/anthropic/usage.js';
 import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */

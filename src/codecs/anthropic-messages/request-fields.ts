@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 /**
  * Field checks for Anthropic request bodies. Parameters are named as Anthropic names them (`messages.0.content.1`),
@@ -8,12 +9,8 @@ export function invalid(param: string, reason: string): GatewayError {
   return new GatewayError('bad_request', `${param}: ${reason}`, { param });
 }
 
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 export function requireObject(value: unknown, param: string): Record<string, unknown> {
-  if (!isObject(value)) throw invalid(param, 'Input should be an object.');
+  if (!isJsonObject(value)) throw invalid(param, 'Input should be an object.');
   return value;
 }
 

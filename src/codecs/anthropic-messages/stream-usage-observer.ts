@@ -1,6 +1,8 @@
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { Usage } from '../../ir/usage.js';
-import { usageFromAnthropic } from './read-usage.js';
+import { mergeUsageCounters, usageFromAnthropic } from '../../wire/anthropic/usage.js';
+import { isJsonObject } from '../../wire/json-object.js';
+import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 
 const MESSAGE_START = Buffer.from('message_start');
 const MESSAGE_DELTA = Buffer.from('message_delta');
@@ -11,32 +13,6 @@ const PING = Buffer.from('ping');
 const ERROR = Buffer.from('error');
 /** The event name (or the data's leading `type`) sits in an event's first bytes. */
 const HEAD_BYTES = 64;
-
-/** The `data:` payload of one SSE event (joined lines), or null. */
-function eventData(event: Buffer): string | null {
-  let data: string | null = null;
-  for (const line of event.toString('utf8').split(/\r?\n/)) {
-    if (!line.startsWith('data:')) continue;
-    const value = line.slice(line[5] === ' ' ? 6 : 5);
-    data = data === null ? value : `${data}\n${value}`;
-  }
-  return data;
-}
-
-function parse(event: Buffer): Record<string, unknown> | null {
-  const data = eventData(event);
-  if (data === null) return null;
-  try {
-    const parsed = JSON.parse(data) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -75,16 +51,14 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     if (head.includes(CONTENT_DELTA) || head.includes(CONTENT_START)) {
       this.#content.push(event);
     } else if (head.includes(MESSAGE_START)) {
-      const message = parse(event)?.message;
-      if (isObject(message) && isObject(message.usage)) this.#raw = { ...message.usage };
+      const message = eventJsonObject(event)?.message;
+      if (isJsonObject(message) && isJsonObject(message.usage)) this.#raw = { ...message.usage };
     } else if (head.includes(MESSAGE_DELTA)) {
-      const usage = parse(event)?.usage;
-      if (isObject(usage)) {
+      const usage = eventJsonObject(event)?.usage;
+      if (isJsonObject(usage)) {
         this.#sawMessageDelta = true;
         const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
-        for (const [key, value] of Object.entries(usage)) {
-          if (value !== null && value !== undefined) merged[key] = value;
-        }
+        mergeUsageCounters(merged, usage);
         this.#raw = merged;
       }
     }
@@ -95,9 +69,9 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     const head = event.subarray(0, HEAD_BYTES);
     if (head.includes(MESSAGE_START) || head.includes(PING)) return { kind: 'preamble' };
     if (head.includes(ERROR)) {
-      const body = parse(event);
+      const body = eventJsonObject(event);
       if (body?.type === 'error') {
-        const type = isObject(body.error) ? text(body.error.type) : '';
+        const type = isJsonObject(body.error) ? text(body.error.type) : '';
         return { kind: 'error', status: ERROR_STATUS[type] ?? 502 };
       }
     }
@@ -115,10 +89,10 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   deliveredText(): string {
     let result = '';
     for (const event of this.#content) {
-      const body = parse(event);
+      const body = eventJsonObject(event);
       if (body === null) continue;
-      if (isObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
-      else if (isObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
+      if (isJsonObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
+      else if (isJsonObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
     }
     return result;
   }

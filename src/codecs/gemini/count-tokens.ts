@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { TokenCount } from '../../ir/token-count.js';
 import { decodeGeminiRequest } from './decode-request.js';
-import { isJsonObject, readField } from './gemini-api.js';
+import { isJsonObject, readField } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 
 /**

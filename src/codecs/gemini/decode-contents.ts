@@ -1,5 +1,5 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/message.js';
-import { isJsonObject, readField, type JsonObject } from './gemini-api.js';
+import { isJsonObject, readField, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 import { newToolCallId } from './tool-call-id.js';
 

@@ -1,5 +1,5 @@
 import type { EmbeddingRequest } from '../../ir/embedding.js';
-import { bareModelName, isJsonObject, readField, type JsonObject } from './gemini-api.js';
+import { bareModelName, isJsonObject, readField, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 
 /** The Gemini API's cap on `batchEmbedContents.requests`. */

@@ -1,5 +1,5 @@
 import type { ChatRequest, ReasoningOptions, ResponseFormat } from '../../ir/chat-request.js';
-import { camelCase, isJsonObject, readField, type JsonObject } from './gemini-api.js';
+import { camelCase, isJsonObject, readField, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 import { jsonSchemaFromGemini } from './openapi-schema.js';
 

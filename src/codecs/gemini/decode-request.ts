@@ -3,7 +3,7 @@ import type { TextPart } from '../../ir/message.js';
 import { decodeContents } from './decode-contents.js';
 import { decodeGenerationConfig } from './decode-generation-config.js';
 import { decodeToolConfig, decodeTools } from './decode-tools.js';
-import { bareModelName, camelCase, isJsonObject, readField, type JsonObject } from './gemini-api.js';
+import { bareModelName, camelCase, isJsonObject, readField, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 
 /** Top-level fields of `GenerateContentRequest` the decoder maps itself. */

@@ -1,6 +1,6 @@
 import type { HostedTool } from '../../ir/chat-request.js';
 import type { ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
-import { camelCase, isJsonObject, readField, type JsonObject } from './gemini-api.js';
+import { camelCase, isJsonObject, readField, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { invalidArgument } from './invalid-argument.js';
 import { jsonSchemaFromGemini } from './openapi-schema.js';
 

@@ -26,7 +26,8 @@ export function googleStatusFor(httpStatus: number): string {
 
 /**
  * The error body of the Gemini endpoints: Google's envelope `{error: {code, message, status}}` with the gateway's
- * own string code in `error.code` and its `type` added, as the specification's error object (part 2.3) asks.
+ * own string code in `error.code` and its `type` added, so it carries the message, type and code every family's
+ * error body carries.
  *
  * `@google/genai` never reads `error.code` of an HTTP error: it throws `ApiError` with `status` = the HTTP status
  * and `message` = this body as JSON text, so a string code costs it nothing. (The Vercel AI SDK's Google provider

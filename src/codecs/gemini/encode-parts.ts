@@ -1,5 +1,5 @@
 import type { ContentPart, MediaSource } from '../../ir/message.js';
-import { isJsonObject, type GeminiPart, type JsonObject } from './gemini-api.js';
+import { isJsonObject, type GeminiPart, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 const DATA_URL = /^data:([^;,]*)(?:;[^;,]*)*;base64,(.*)$/s;
 

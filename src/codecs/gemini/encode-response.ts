@@ -1,8 +1,8 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { encodeModelParts } from './encode-parts.js';
-import { encodeGeminiUsage } from './encode-usage.js';
-import type { GeminiCandidate, GeminiGenerateContentResponse } from './gemini-api.js';
-import { toGeminiFinishReason } from './map-finish-reason.js';
+import { encodeGeminiUsage } from '../../wire/gemini/usage.js';
+import type { GeminiCandidate, GeminiGenerateContentResponse } from '../../wire/gemini/gemini-wire.js';
+import { toGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
 
 /**
  * A canonical answer → Gemini's `GenerateContentResponse`: one candidate with the model's parts, its finish reason

@@ -2,10 +2,10 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
 import { argumentsObject } from './encode-parts.js';
-import { encodeGeminiUsage } from './encode-usage.js';
+import { encodeGeminiUsage } from '../../wire/gemini/usage.js';
 import { JSON_ARRAY_END, JSON_ARRAY_SEPARATOR, sseEvent, streamErrorObject } from './encode-error.js';
-import type { GeminiCandidate, GeminiGenerateContentResponse, GeminiPart } from './gemini-api.js';
-import { toGeminiFinishReason } from './map-finish-reason.js';
+import type { GeminiCandidate, GeminiGenerateContentResponse, GeminiPart } from '../../wire/gemini/gemini-wire.js';
+import { toGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
 
 interface PendingCall {
   toolCallId: string;

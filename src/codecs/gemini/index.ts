@@ -4,7 +4,7 @@ import { encodeGeminiStreamError } from './encode-error.js';
 import { geminiFamily } from './family.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
-import { findGeminiUsageInJson } from './read-usage.js';
+import { findGeminiUsageInJson } from '../../wire/gemini/usage.js';
 import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
 
 /**
@@ -36,5 +36,5 @@ export { encodeGeminiModel, encodeGeminiModelList, geminiModelObject, type Gemin
 export { encodeGeminiResponse } from './encode-response.js';
 export { GeminiStreamEncoder } from './encode-stream.js';
 export { GeminiJsonArrayReframer, wantsSse } from './json-array-reframer.js';
-export { findGeminiUsageInJson, usageFromGemini } from './read-usage.js';
+export { findGeminiUsageInJson, usageFromGemini } from '../../wire/gemini/usage.js';
 export { GeminiStreamUsageObserver } from './stream-usage-observer.js';

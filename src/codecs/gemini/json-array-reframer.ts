@@ -1,5 +1,5 @@
 import { JSON_ARRAY_END, JSON_ARRAY_SEPARATOR, streamErrorObject, type StreamErrorDetails } from './encode-error.js';
-import { eventPayload } from './sse-data.js';
+import { eventPayload } from '../../wire/gemini/event-payload.js';
 
 /**
  * Pass-through for callers that stream without `alt=sse` (the streamed JSON array). The gateway always asks the

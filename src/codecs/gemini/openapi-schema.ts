@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from './gemini-api.js';
+import { isJsonObject, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 const NESTED_MAPS = ['properties'] as const;
 const NESTED_LISTS = ['anyOf'] as const;

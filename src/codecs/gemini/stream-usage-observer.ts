@@ -1,8 +1,8 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { isJsonObject } from './gemini-api.js';
-import { usageFromGemini } from './read-usage.js';
-import { eventPayload } from './sse-data.js';
+import { isJsonObject } from '../../wire/gemini/gemini-wire.js';
+import { usageFromGemini } from '../../wire/gemini/usage.js';
+import { eventPayload } from '../../wire/gemini/event-payload.js';
 
 const USAGE_KEY = Buffer.from('"usageMetadata"');
 const FINISH_REASON_KEY = Buffer.from('"finishReason"');

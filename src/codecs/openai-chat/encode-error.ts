@@ -1,6 +1,6 @@
 import type { GatewayError } from '../../errors/gateway-error.js';
 
-/** OpenAI's error object, which is also the specification's (spec 2.3): `{ error: { message, type, code, param } }`. */
+/** OpenAI's error object `{ error: { message, type, code, param } }`, the gateway's error shape on the chat-completions family. */
 export function encodeOpenAIError(error: GatewayError): string {
   return JSON.stringify({
     error: { message: error.message, type: error.type, code: error.code, param: error.param ?? null },

@@ -1,8 +1,8 @@
 import type { ChatCompletion, ChatCompletionMessage, ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { openAICompletionId } from './completion-id.js';
-import { encodeOpenAIFinishReason } from './encode-finish-reason.js';
-import { encodeOpenAIUsage } from './encode-usage.js';
+import { encodeOpenAIFinishReason } from '../../wire/openai/finish-reason.js';
+import { encodeOpenAIUsage } from '../../wire/openai/usage.js';
 
 /**
  * The assistant message as this gateway sends it: OpenAI's, plus `reasoning_content` (the field DeepSeek, Qwen and

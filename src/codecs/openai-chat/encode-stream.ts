@@ -5,8 +5,8 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import { emptyUsage, type Usage } from '../../ir/usage.js';
 import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
 import { openAICompletionId } from './completion-id.js';
-import { encodeOpenAIFinishReason } from './encode-finish-reason.js';
-import { encodeOpenAIUsage } from './encode-usage.js';
+import { encodeOpenAIFinishReason } from '../../wire/openai/finish-reason.js';
+import { encodeOpenAIUsage } from '../../wire/openai/usage.js';
 
 /** A chunk delta as this gateway sends it: OpenAI's, plus `reasoning_content` for reasoning text (see encode-response). */
 type GatewayDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string };

@@ -4,7 +4,7 @@ import { encodeOpenAIStreamError } from './encode-error.js';
 import { openAIFamily } from './family.js';
 import { encodeOpenAIChatResponse } from './encode-response.js';
 import { OpenAIChatStreamEncoder } from './encode-stream.js';
-import { findUsageInJson } from '../../wire/openai/read-usage.js';
+import { findUsageInJson } from '../../wire/openai/usage.js';
 import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */

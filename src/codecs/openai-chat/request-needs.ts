@@ -1,6 +1,5 @@
 import type { RequestNeeds } from '../../ir/request-needs.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+import { isJsonObject } from '../../wire/json-object.js';
 
 /** The needs of an OpenAI chat body, read without decoding it (the pass-through path may never decode it). */
 export function needsOfOpenAIChatBody(body: Record<string, unknown>): RequestNeeds {
@@ -8,9 +7,9 @@ export function needsOfOpenAIChatBody(body: Record<string, unknown>): RequestNee
   let files = 0;
   if (Array.isArray(body.messages)) {
     for (const message of body.messages) {
-      if (!isObject(message) || !Array.isArray(message.content)) continue;
+      if (!isJsonObject(message) || !Array.isArray(message.content)) continue;
       for (const part of message.content) {
-        if (!isObject(part)) continue;
+        if (!isJsonObject(part)) continue;
         if (part.type === 'image_url') images += 1;
         else if (part.type === 'file' || part.type === 'input_audio') files += 1;
       }
@@ -18,5 +17,5 @@ export function needsOfOpenAIChatBody(body: Record<string, unknown>): RequestNee
   }
   const tools = (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0);
   const format = body.response_format;
-  return { tools, vision: images > 0, jsonSchema: isObject(format) && format.type === 'json_schema', mediaParts: images + files };
+  return { tools, vision: images > 0, jsonSchema: isJsonObject(format) && format.type === 'json_schema', mediaParts: images + files };
 }

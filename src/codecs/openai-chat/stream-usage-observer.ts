@@ -1,7 +1,8 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
-import { eventData } from '../../wire/sse-event-splitter.js';
+import { usageFromOpenAI } from '../../wire/openai/usage.js';
+import { eventJsonObject } from '../../wire/sse-event-splitter.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 export const USAGE_OBJECT = 1;
 export const DELTA = 2;
@@ -64,19 +65,9 @@ interface Chunk {
   error?: unknown;
 }
 
+/** One chunk of the stream; null for the `[DONE]` marker, comments and anything that is not a JSON object. */
 function parseChunk(event: Buffer): Chunk | null {
-  const data = eventData(event);
-  if (data === null || data === '[DONE]') return null;
-  try {
-    const parsed = JSON.parse(data) as unknown;
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Chunk) : null;
-  } catch {
-    return null;
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
+  return eventJsonObject(event);
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -86,12 +77,12 @@ export function deltaText(chunk: Chunk): string {
   let result = '';
   if (!Array.isArray(chunk.choices)) return result;
   for (const choice of chunk.choices) {
-    if (!isObject(choice) || !isObject(choice.delta)) continue;
+    if (!isJsonObject(choice) || !isJsonObject(choice.delta)) continue;
     const delta = choice.delta;
     result += text(delta.content) + text(delta.refusal) + text(delta.reasoning_content) + text(delta.reasoning);
     if (Array.isArray(delta.tool_calls)) {
       for (const call of delta.tool_calls) {
-        if (isObject(call) && isObject(call.function)) result += text(call.function.name) + text(call.function.arguments);
+        if (isJsonObject(call) && isJsonObject(call.function)) result += text(call.function.name) + text(call.function.arguments);
       }
     }
   }
@@ -125,10 +116,10 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   opening(event: Buffer): OpeningEvent {
     const chunk = parseChunk(event);
     if (chunk === null) return { kind: 'content' };
-    if (isObject(chunk.error)) return { kind: 'error', status: errorStatus(chunk.error) };
+    if (isJsonObject(chunk.error)) return { kind: 'error', status: errorStatus(chunk.error) };
     // The role chunk (`delta: { role, content: "" }`) says nothing yet; anything with text, a tool call or a finish does.
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-    const says = choices.some((choice) => isObject(choice) && (choice.finish_reason != null || (isObject(choice.delta) && (deltaText({ choices: [choice] }) !== '' || Array.isArray(choice.delta.tool_calls)))));
+    const says = choices.some((choice) => isJsonObject(choice) && (choice.finish_reason != null || (isJsonObject(choice.delta) && (deltaText({ choices: [choice] }) !== '' || Array.isArray(choice.delta.tool_calls)))));
     return says || chunk.usage != null ? { kind: 'content' } : { kind: 'preamble' };
   }
 

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
@@ -12,10 +13,6 @@ export interface OpenAIChatEnvelope {
 
 function invalid(param: string, message: string): GatewayError {
   return new GatewayError('bad_request', message, { param });
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 function checkNumber(body: Record<string, unknown>, name: string, min: number, max: number): void {
@@ -34,8 +31,9 @@ function checkPositiveInteger(body: Record<string, unknown>, name: string): numb
 }
 
 /**
- * Checks a chat-completions body against spec 2.1 and the standard field types, naming the bad field. Only the
- * fields the gateway acts on are read; every other standard field is forwarded untouched.
+ * Checks a chat-completions body (model, non-empty messages with known roles, temperature 0 to 2, tools) and the
+ * standard field types, naming the bad field. Only the fields the gateway acts on are read; every other standard
+ * field is forwarded untouched.
  */
 export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAIChatEnvelope {
   const model = body.model;
@@ -44,7 +42,7 @@ export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAI
   if (!Array.isArray(messages) || messages.length === 0) throw invalid('messages', "'messages' is required and must be a non-empty array.");
   messages.forEach((message: unknown, index) => {
     const param = `messages[${index}]`;
-    if (!isObject(message)) throw invalid(param, `'${param}' must be an object with 'role' and 'content'.`);
+    if (!isJsonObject(message)) throw invalid(param, `'${param}' must be an object with 'role' and 'content'.`);
     if (typeof message.role !== 'string' || !ROLES.has(message.role)) {
       throw invalid(`${param}.role`, `'${param}.role' must be one of system, developer, user, assistant, tool.`);
     }
@@ -58,7 +56,7 @@ export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAI
       throw invalid(`${param}.content`, `'${param}.content' must be a string or an array of content parts.`);
     } else if (Array.isArray(content)) {
       content.forEach((part: unknown, partIndex) => {
-        if (!isObject(part) || typeof part.type !== 'string') {
+        if (!isJsonObject(part) || typeof part.type !== 'string') {
           throw invalid(`${param}.content[${partIndex}]`, `'${param}.content[${partIndex}]' must be an object with a 'type'.`);
         }
       });
@@ -76,23 +74,23 @@ export function validateOpenAIChatRequest(body: Record<string, unknown>): OpenAI
   if (body.tools !== undefined && body.tools !== null) {
     if (!Array.isArray(body.tools)) throw invalid('tools', "'tools' must be an array.");
     body.tools.forEach((tool: unknown, index) => {
-      if (!isObject(tool) || typeof tool.type !== 'string') throw invalid(`tools[${index}]`, `'tools[${index}]' must be an object with a 'type'.`);
+      if (!isJsonObject(tool) || typeof tool.type !== 'string') throw invalid(`tools[${index}]`, `'tools[${index}]' must be an object with a 'type'.`);
       if (tool.type === 'function') {
         const fn = tool.function;
-        if (!isObject(fn) || typeof fn.name !== 'string' || fn.name === '') {
+        if (!isJsonObject(fn) || typeof fn.name !== 'string' || fn.name === '') {
           throw invalid(`tools[${index}].function.name`, `'tools[${index}].function.name' is required.`);
         }
       }
     });
   }
   const streamOptions = body.stream_options;
-  if (streamOptions !== undefined && streamOptions !== null && !isObject(streamOptions)) {
+  if (streamOptions !== undefined && streamOptions !== null && !isJsonObject(streamOptions)) {
     throw invalid('stream_options', "'stream_options' must be an object.");
   }
   return {
     model,
     stream: stream === true,
-    includeUsage: isObject(streamOptions) && streamOptions.include_usage === true,
+    includeUsage: isJsonObject(streamOptions) && streamOptions.include_usage === true,
     maxOutputTokens: maxCompletionTokens ?? maxTokens,
   };
 }

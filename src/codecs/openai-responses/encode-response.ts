@@ -2,7 +2,7 @@ import type { ChatResponse } from '../../ir/chat-response.js';
 import { encodeReasoningToken } from './reasoning-token.js';
 import type { Citation } from '../../ir/message.js';
 import { echoOf, itemId, responseId, responseObject, statusOf, type OutputItem, type OutputText, type UrlCitation, type WebSearchAction } from './response-object.js';
-import { encodeResponsesUsage } from './responses-usage.js';
+import { encodeResponsesUsage } from '../../wire/responses/usage.js';
 import type { ToolNamespaces } from './tool-namespaces.js';
 import type { JsonObject } from './wire-values.js';
 

@@ -9,7 +9,7 @@ import { argumentsText, functionCallItem, outputText, urlCitation, webSearchItem
 import type { ToolNamespaces } from './tool-namespaces.js';
 import { encodeReasoningToken } from './reasoning-token.js';
 import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
-import { encodeResponsesUsage } from './responses-usage.js';
+import { encodeResponsesUsage } from '../../wire/responses/usage.js';
 
 /** One open output item, keyed by the canonical block id. */
 interface OpenBlock {

@@ -6,7 +6,7 @@ import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
 import { wantsSearchSources } from './encode-response.js';
-import { findResponsesUsageInJson } from './responses-usage.js';
+import { findResponsesUsageInJson } from '../../wire/responses/usage.js';
 import { ToolNamespaces } from './tool-namespaces.js';
 import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
 import type { JsonObject } from './wire-values.js';

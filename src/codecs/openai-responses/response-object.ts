@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FinishReason } from '../../ir/finish-reason.js';
-import type { ResponsesUsage } from './responses-usage.js';
+import type { ResponsesUsage } from '../../wire/responses/usage.js';
 import { isJsonObject, type JsonObject } from './wire-values.js';
 
 /** One output item of a response (message, function_call, reasoning), as sent on the wire. */

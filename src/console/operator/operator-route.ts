@@ -12,10 +12,17 @@ export interface OperatorRequest {
   operator: ConsoleOperator;
 }
 
-/** The signed-in user's operator record, or 403: not an operator, or without a second factor. */
-export async function requireOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
+/** The signed-in user's operator record, or 403: not an operator, or disabled by an owner. */
+export async function activeOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
   const operator = await deps.services.storage.operators.get(active.user.id);
   if (operator === null) throw new GatewayError('not_operator', 'This user is not an operator of the gateway.');
+  if (operator.disabledAt !== null) throw new GatewayError('operator_disabled', 'An owner disabled your operator access; ask an owner of the gateway to enable it.');
+  return operator;
+}
+
+/** The signed-in user's operator record, or 403: not an operator, disabled, or without a second factor. */
+export async function requireOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
+  const operator = await activeOperator(deps, active);
   if (active.user.totpSecret === null) {
     throw new GatewayError('two_factor_required', 'Operators must turn on two-factor authentication (Security page) before using the operator console.');
   }

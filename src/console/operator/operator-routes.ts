@@ -4,11 +4,10 @@ import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
-import { isoTime } from '../../management/time-input.js';
-import { OPERATOR_ROLES, type AuditQuery } from '../../storage/repositories/operator-repository.js';
+import type { AuditQuery } from '../../storage/repositories/operator-repository.js';
 import { countAuthAttempt } from '../auth-limits.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { anyoneRoute, readConsoleBody, signedInRoute } from '../console-route.js';
 import { userJson } from '../console-views.js';
 import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
@@ -17,7 +16,8 @@ import { adminBridgeRoute, BRIDGE_PREFIX } from './admin-bridge.js';
 import { recordAudit } from './audit-log.js';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
 import { operatorAllows } from './operator-roles.js';
-import { operatorRoute } from './operator-route.js';
+import { activeOperator, operatorRoute } from './operator-route.js';
+import { addOperatorManagementRoutes } from './operator-management-routes.js';
 import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
 import { addUserRoutes } from './user-routes.js';
@@ -26,8 +26,6 @@ import { usageQueryFrom } from '../../management/usage-input.js';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const bootstrapSchema = z.object({ admin_token: z.string().min(1).max(400), email, password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4) }).strict();
-const grantSchema = z.object({ email, role: z.enum(OPERATOR_ROLES as [string, ...string[]]) }).strict();
-const roleSchema = z.object({ role: z.enum(OPERATOR_ROLES as [string, ...string[]]) }).strict();
 
 /** Most rows one CSV export writes. */
 const CSV_MAX_ROWS = 100_000;
@@ -56,8 +54,7 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock } = deps.services;
 
   router.add('GET', '/api/operator/me', signedInRoute(deps, null, async ({ context, active }) => {
-    const operator = await storage.operators.get(active.user.id);
-    if (operator === null) throw new GatewayError('not_operator', 'This user is not an operator of the gateway.');
+    const operator = await activeOperator(deps, active);
     const permissions = (['read', 'write', 'support:reply', 'operators:manage'] as const).filter((permission) => operatorAllows(operator.role, permission));
     sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions });
   }));
@@ -82,49 +79,6 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
     const session = await startSession(deps, context, user.id, membership.accountId);
     await recordAudit(deps, { operatorId: user.id, operatorEmail: user.email, action: 'bootstrap owner with the admin token', target: `operator:${user.id}`, status: 201, before: null, after: { user_id: user.id, email: user.email, role: 'owner' }, ip: context.clientIp });
     sendJson(context, 201, { status: 'signed_in', user: userJson(user), role: 'owner', two_factor_required: user.totpSecret === null, csrf_token: session.csrfToken });
-  }));
-
-  router.add('GET', '/api/operator/operators', operatorRoute(deps, 'read', async ({ context }) => {
-    const operators = await storage.operators.list();
-    const users = await Promise.all(operators.map((operator) => storage.console.getUserById(operator.userId)));
-    sendJson(context, 200, {
-      data: operators.map((operator, index) => ({
-        user_id: operator.userId, email: users[index]?.email ?? null, role: operator.role,
-        two_factor_enabled: users[index]?.totpSecret != null, created_at: isoTime(operator.createdAt), created_by: operator.createdBy,
-      })),
-    });
-  }));
-
-  router.add('POST', '/api/operator/operators', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
-    const input = parseInput(grantSchema, await readConsoleBody(context));
-    const user = await storage.console.getUserByEmail(input.email);
-    if (user === null) throw new GatewayError('not_found', 'No console user with this email: they sign up first (or create them with "unigate operators create").', { param: 'email' });
-    const before = await storage.operators.get(user.id);
-    const role = input.role as (typeof OPERATOR_ROLES)[number];
-    await storage.operators.upsert({ userId: user.id, role, createdAt: clock.now(), createdBy: operator.userId });
-    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'grant operator role', target: `operator:${user.id}`, status: 201, before, after: { user_id: user.id, email: user.email, role }, ip: context.clientIp });
-    sendJson(context, 201, { user_id: user.id, email: user.email, role });
-  }));
-
-  router.add('PATCH', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
-    const input = parseInput(roleSchema, await readConsoleBody(context));
-    const id = context.params.id ?? '';
-    const before = await storage.operators.get(id);
-    if (before === null) throw new GatewayError('not_found', `No operator with user id '${id}'.`);
-    if (id === operator.userId && input.role !== 'owner') throw new GatewayError('conflict', 'You cannot lower your own role; another owner can.');
-    const role = input.role as (typeof OPERATOR_ROLES)[number];
-    await storage.operators.upsert({ ...before, role });
-    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'change operator role', target: `operator:${id}`, status: 200, before, after: { ...before, role }, ip: context.clientIp });
-    sendJson(context, 200, { user_id: id, role });
-  }));
-
-  router.add('DELETE', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async ({ context, active, operator }) => {
-    const id = context.params.id ?? '';
-    if (id === operator.userId) throw new GatewayError('conflict', 'You cannot remove yourself; another owner can.');
-    const before = await storage.operators.get(id);
-    if (before === null || !(await storage.operators.remove(id))) throw new GatewayError('not_found', `No operator with user id '${id}'.`);
-    await recordAudit(deps, { operatorId: operator.userId, operatorEmail: active.user.email, action: 'remove operator', target: `operator:${id}`, status: 204, before, after: null, ip: context.clientIp });
-    sendNoContent(context);
   }));
 
   router.add('GET', '/api/operator/audit', operatorRoute(deps, 'read', async ({ context }) => {
@@ -156,6 +110,7 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
     await writeCsv(deps, context, usageQueryFrom(context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
   }));
 
+  addOperatorManagementRoutes(router, deps);
   addOverviewRoute(router, deps);
   addUserRoutes(router, deps);
   // The admin API's handlers for operators (reads for every role, changes by role, changes audited).

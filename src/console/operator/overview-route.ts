@@ -5,6 +5,9 @@ import { sendJson } from '../../http/respond.js';
 import { isoTime } from '../../management/time-input.js';
 import type { RecentCall } from '../../storage/repositories/operator-repository.js';
 import type { ConsoleDeps } from '../console-deps.js';
+import { channelStatus } from '../../http/channel-status.js';
+import type { GatewayServices } from '../../services.js';
+import { LiveTraffic, type LiveSummary } from './live-traffic.js';
 import { operatorRoute } from './operator-route.js';
 
 const MINUTE = 60_000;
@@ -65,9 +68,43 @@ function grouped(calls: RecentCall[], keyOf: (call: RecentCall) => string | null
   return [...groups].sort((a, b) => b[1].requests - a[1].requests).map(([name, value]) => ({ name, ...summary(value, seconds) }));
 }
 
-/** What an operator sees at a glance: traffic, errors, latency and spend over a window, per model and channel. */
+function liveJson(live: LiveSummary): Record<string, unknown> {
+  return {
+    since: isoTime(live.since),
+    window_seconds: Math.round(live.seconds),
+    requests: live.requests,
+    requests_per_second: Number(live.requestsPerSecond.toFixed(4)),
+    errors: live.errors,
+    error_rate: Number(live.errorRate.toFixed(4)),
+    latency_p50_ms: live.latencyP50Ms,
+    latency_p99_ms: live.latencyP99Ms,
+    in_flight: live.inFlight,
+  };
+}
+
+/** Each channel's health as routing sees it now: status, breaker state and the breaker window's outcomes. */
+function channelHealthRows(services: GatewayServices): Record<string, unknown>[] {
+  const windowSeconds = Math.round(services.config.routing.breakerWindowMs / 1000);
+  return services.catalog.channels().map((channel) => {
+    const breaker = services.health.report(channel).channel;
+    const attempts = breaker.recent.successes + breaker.recent.failures;
+    return {
+      channel_id: channel.id, name: channel.name, status: channelStatus(services, channel), breaker_state: breaker.state,
+      recent: { window_seconds: windowSeconds, successes: breaker.recent.successes, failures: breaker.recent.failures },
+      error_rate: attempts === 0 ? null : Number((breaker.recent.failures / attempts).toFixed(4)),
+      last_error: breaker.lastFailureClass === null ? null : { class: breaker.lastFailureClass, at: isoTime(breaker.lastFailureAt) },
+    };
+  });
+}
+
+/**
+ * What an operator sees at a glance: traffic, errors, latency and spend over a window, per model and channel, from
+ * the usage log; and what is live now — requests/s, error rate and latency from this process's metrics registry,
+ * each channel's health from routing's breakers.
+ */
 export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
   const { storage, clock } = deps.services;
+  const live = new LiveTraffic(deps.services.metrics, clock.now());
   router.add('GET', '/api/operator/overview', operatorRoute(deps, 'read', async ({ context }) => {
     const windowName = context.query.get('window') ?? '24h';
     const window = WINDOWS[windowName];
@@ -98,6 +135,8 @@ export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
       series: buckets.map((bucket, index) => ({ at: isoTime(from + index * window.bucketMs), ...summary(bucket, window.bucketMs / 1000) })),
       by_model: grouped(calls, (call) => call.model, seconds),
       by_channel: grouped(calls, (call) => call.channelId, seconds),
+      live: liveJson(live.read(now)),
+      channels: channelHealthRows(deps.services),
     });
   }));
 }

@@ -8,11 +8,11 @@ import type { ConsoleUser } from '../../storage/repositories/console-repository.
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { recordAudit } from './audit-log.js';
+import { operatorAllows } from './operator-roles.js';
 import { operatorRoute, type OperatorRequest } from './operator-route.js';
+import { identityCheckSchema, resetSecondFactor } from './second-factor-reset.js';
 
 const lockSchema = z.object({ reason: z.string().trim().min(3).max(500) }).strict();
-/** Resetting a second factor needs a note of how the person's identity was checked; it goes to the audit log. */
-const resetSchema = z.object({ identity_check: z.string().trim().min(10).max(1000) }).strict();
 
 /** The sign-in status of console users: find by email, lock and unlock, reset the second factor. */
 export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
@@ -41,6 +41,13 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     return user;
   };
 
+  /** Locking or unlocking an operator and resetting their second factor are an owner's decisions, as on the operators page. */
+  const assertMayActOn = async (request: OperatorRequest, user: ConsoleUser): Promise<void> => {
+    if (!operatorAllows(request.operator.role, 'operators:manage') && (await storage.operators.get(user.id)) !== null) {
+      throw new GatewayError('forbidden', 'This user is an operator: only an owner may lock or unlock them or reset their second factor.');
+    }
+  };
+
   const audit = (request: OperatorRequest, action: string, user: ConsoleUser, before: unknown, after: unknown) => recordAudit(deps, {
     operatorId: request.operator.userId, operatorEmail: request.active.user.email, action, target: `user:${user.id}`, status: 200, before, after, ip: request.context.clientIp,
   });
@@ -56,6 +63,7 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     const input = parseInput(lockSchema, await readConsoleBody(request.context));
     const user = await userById(request.context.params.id ?? '');
     if (user.id === request.operator.userId) throw new GatewayError('conflict', 'You cannot lock yourself out.');
+    await assertMayActOn(request, user);
     const before = await statusJson(user);
     await storage.operators.lock({ userId: user.id, reason: input.reason, lockedBy: request.operator.userId, lockedAt: clock.now() });
     await storage.console.deleteUserSessions(user.id, null);
@@ -66,6 +74,7 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/operator/users/:id/unlock', operatorRoute(deps, 'write', async (request) => {
     const user = await userById(request.context.params.id ?? '');
+    await assertMayActOn(request, user);
     const before = await statusJson(user);
     await storage.operators.unlock(user.id);
     const after = await statusJson(user);
@@ -74,12 +83,12 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('POST', '/api/operator/users/:id/reset-two-factor', operatorRoute(deps, 'write', async (request) => {
-    const input = parseInput(resetSchema, await readConsoleBody(request.context));
+    const input = parseInput(identityCheckSchema, await readConsoleBody(request.context));
     const user = await userById(request.context.params.id ?? '');
+    await assertMayActOn(request, user);
     if (user.totpSecret === null) throw new GatewayError('conflict', 'This user has no second factor to reset.');
     const before = await statusJson(user);
-    await storage.console.disableTotp(user.id, clock.now());
-    await storage.console.deleteUserSessions(user.id, null);
+    await resetSecondFactor(deps, user.id);
     const after = { ...(await statusJson((await storage.console.getUserById(user.id)) ?? user)), identity_check: input.identity_check };
     await audit(request, 'reset two-factor', user, before, after);
     sendJson(request.context, 200, after);

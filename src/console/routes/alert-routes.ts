@@ -5,14 +5,22 @@ import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { nonNegativeUsdInput } from '../../management/money-input.js';
 import { parseInput } from '../../management/parse-input.js';
+import { nanoToUsd } from '../../billing/money.js';
 import type { AlertSettings } from '../../storage/repositories/alert-repository.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
+import { roleAllows } from '../roles.js';
+import type { ActiveSession } from '../session-store.js';
 
 const alertSettingsSchema = z.object({
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
   alert_quota_percent: z.number().int().min(1).max(100).nullable().optional(),
 }).strict();
+
+const keyAlertSchema = z.object({ alert_quota_percent: z.number().int().min(1).max(100).nullable() }).strict();
+
+/** Keys listed with their own quota alert threshold: at most this many (the newest first pages of the key list). */
+const KEYS_LISTED = 200;
 
 /**
  * The account's alert thresholds as the owner sets them in the console: funds left in USD, and the percent of its
@@ -22,11 +30,45 @@ const alertSettingsSchema = z.object({
 export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock, keys } = deps.services;
 
-  router.add('GET', '/api/console/alerts', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  /**
+   * The keys with a quota cap and their alert threshold (their own, or the account's), for roles that read keys.
+   */
+  const keyThresholds = async (active: ActiveSession, accountPercent: number | null): Promise<Array<Record<string, unknown>>> => {
+    if (!roleAllows(active.role, 'keys:read')) return [];
+    const accountId = active.session.accountId;
+    const [page, own] = await Promise.all([
+      storage.keys.listByAccount(accountId, { limit: KEYS_LISTED }, { playground: false }),
+      storage.alerts.keyQuotaPercents(accountId),
+    ]);
+    return page.data.filter((key) => key.status !== 'revoked' && key.quotaNano !== null).map((key) => ({
+      key_id: key.id,
+      name: key.name,
+      hint: key.displayHint,
+      quota_usd: nanoToUsd(key.quotaNano ?? 0n),
+      alert_quota_percent: own.get(key.id) ?? null,
+      effective_percent: own.get(key.id) ?? accountPercent,
+    }));
+  };
+
+  const answer = async (active: ActiveSession): Promise<Record<string, unknown>> => {
     const accountId = active.session.accountId;
     const settings = await storage.alerts.getSettings(accountId);
     if (settings === null) throw new GatewayError('not_found', 'The account no longer exists.');
-    sendJson(context, 200, settingsToJson(accountId, settings, await storage.alerts.listByAccount(accountId)));
+    return { ...settingsToJson(accountId, settings, await storage.alerts.listByAccount(accountId)), keys: await keyThresholds(active, settings.quotaPercent) };
+  };
+
+  router.add('GET', '/api/console/alerts', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+    sendJson(context, 200, await answer(active));
+  }));
+
+  // One key's own quota alert threshold, set by the account's owners and admins (null: the account's again).
+  router.add('PUT', '/api/console/alerts/keys/:id', signedInRoute(deps, 'alerts:write', async ({ context, active }) => {
+    const input = parseInput(keyAlertSchema, await readConsoleBody(context));
+    const keyId = context.params.id ?? '';
+    if (!(await storage.alerts.setKeyQuotaPercent(active.session.accountId, keyId, input.alert_quota_percent, clock.now()))) {
+      throw new GatewayError('not_found', `No key with id '${keyId}' on this account.`);
+    }
+    sendJson(context, 200, await answer(active));
   }));
 
   router.add('PUT', '/api/console/alerts', signedInRoute(deps, 'alerts:write', async ({ context, active }) => {
@@ -39,6 +81,6 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
     if (settings === null) throw new GatewayError('not_found', 'The account no longer exists.');
     // Cached key records carry the account's thresholds.
     await keys.invalidateAccount(accountId);
-    sendJson(context, 200, settingsToJson(accountId, settings, await storage.alerts.listByAccount(accountId)));
+    sendJson(context, 200, await answer(active));
   }));
 }

@@ -39,6 +39,10 @@ export function subscriptionToJson(subscription: Subscription, plan: Plan | null
     starts_at: isoTime(view.startsAt),
     current_period: plan === null || !active ? null : { start: isoTime(view.currentPeriodStart), end: isoTime(view.currentPeriodEnd) },
     cancel_at: view.cancelAt === null ? null : isoTime(view.cancelAt),
+    // Bought in the console: paid until this time, and whether the next period is bought from the balance then.
+    paid_through: view.paidThrough === null ? null : isoTime(view.paidThrough),
+    renews: active && view.renews,
+    price_usd: plan === null ? null : nanoToUsd(plan.priceNano),
     quota_usd: plan === null ? null : nanoToUsd(plan.quotaNano),
     used_usd: nanoToUsd(used),
     remaining_usd: plan === null || !active ? 0 : nanoToUsd(plan.quotaNano > used ? plan.quotaNano - used : 0n),
@@ -51,7 +55,7 @@ export function subscriptionToJson(subscription: Subscription, plan: Plan | null
   };
 }
 
-/** /admin/accounts, their credits, keys and subscriptions, and /admin/keys (operator contract, section 3). */
+/** The admin API's /admin/accounts (their credits, keys and subscriptions) and /admin/keys, guarded by the admin token. */
 export function addAccountRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock, ledger, keys } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
@@ -93,7 +97,10 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     sendJson(context, 201, await accountJson(account));
   }));
   router.add('GET', '/admin/accounts', guard(async (context) => {
-    const page = await storage.accounts.list(pageRequestFrom(context.query));
+    // `q`: accounts whose email, id or billing name starts with it; without it, every account.
+    const search = (context.query.get('q') ?? '').trim();
+    if (search.length > 200) throw new GatewayError('bad_request', "'q' must be at most 200 characters.", { param: 'q' });
+    const page = search === '' ? await storage.accounts.list(pageRequestFrom(context.query)) : await storage.accounts.search(search, pageRequestFrom(context.query));
     const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
     sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano, effectiveAccountLimits(services.tiers, account))));
   }));
@@ -211,6 +218,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       usedNano: 0n,
       overageUsedNano: 0n,
       cancelAt: null,
+      paidThrough: null,
+      renews: false,
       createdAt: now,
       updatedAt: now,
     };

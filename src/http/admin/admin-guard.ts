@@ -5,22 +5,12 @@ import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
 /**
- * Requests the console's operator bridge (src/console/operator/admin-bridge.ts) has already authorised: a signed-in
- * operator with a second factor and a role that allows the call. Only server code can add to this set.
- */
-const operatorAuthorised = new WeakSet<RequestContext>();
-
-export function authoriseOperatorCall(context: RequestContext): void {
-  operatorAuthorised.add(context);
-}
-
-/**
  * Wraps an admin handler: `Authorization: Bearer <ADMIN_TOKEN>` (or an authorised operator call) or 401; an address
  * that sent too many wrong tokens gets 429 until its window ends, whatever it sends.
  */
 export function adminOnly(services: GatewayServices, handler: RouteHandler): RouteHandler {
   return async (context) => {
-    if (operatorAuthorised.has(context)) {
+    if (context.operatorAuthorised === true) {
       await handler(context);
       return;
     }

@@ -44,7 +44,7 @@ export function settingsToJson(accountId: string, settings: AlertSettings, alert
 
 /**
  * GET/PUT /admin/accounts/:id/alerts: the account's alert thresholds (funds left in USD, quota use in percent) and
- * the state of every alert that has fired (spec part 6). `alert_balance_usd` is the same field PATCH
+ * the state of every alert that has fired. `alert_balance_usd` is the same field PATCH
  * /admin/accounts/:id sets.
  */
 export function addAlertRoutes(router: Router, services: GatewayServices): void {

@@ -9,12 +9,19 @@ import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 
-/** /admin/channels and /admin/models (operator contract, section 3). */
+/**
+ * Announces a change of channels or models (of one channel when `channelId` is given); settles once this process and
+ * every sibling worker route by it.
+ */
+export function catalogChanged(services: Pick<GatewayServices, 'invalidation'>, channelId?: string): Promise<void> {
+  return services.invalidation.publish(channelId === undefined ? { kind: 'catalog' } : { kind: 'catalog', channelId });
+}
+
+/** The admin API's /admin/channels and /admin/models, guarded by the admin token. */
 export function addCatalogRoutes(router: Router, services: GatewayServices): void {
-  const { storage, clock, invalidation } = services;
+  const { storage, clock } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
-  /** Settles once this process (and every sibling worker) routes by the change. */
-  const changed = (channelId?: string): Promise<void> => invalidation.publish(channelId === undefined ? { kind: 'catalog' } : { kind: 'catalog', channelId });
+  const changed = (channelId?: string): Promise<void> => catalogChanged(services, channelId);
 
   router.add('POST', '/admin/channels', guard(async (context) => {
     const channel = channelFromInput(parseInput(createChannelSchema, await readAdminBody(context)), clock.now());

@@ -29,6 +29,12 @@ function breakerJson(snapshot: BreakerSnapshot, windowMs: number): Record<string
   };
 }
 
+/** What balancing reads of a channel-model in this process: the moving average of its time to first byte. */
+function loadJson(services: GatewayServices, channel: Channel, model: string): Record<string, unknown> {
+  const latency = services.health.load.latencyMs(channel.id, model);
+  return { latency_ms: latency === null ? null : Math.round(latency) };
+}
+
 /** A channel's health as the admin sees it: breakers, recent counts, last error, flagged keys; no URL, no key. */
 export function channelHealthJson(services: GatewayServices, channel: Channel): Record<string, unknown> {
   const report = services.health.report(channel);
@@ -41,7 +47,8 @@ export function channelHealthJson(services: GatewayServices, channel: Channel): 
     enabled: channel.enabled,
     status: channelStatus(services, channel),
     breaker: breakerJson(report.channel, windowMs),
-    models: report.models.map(({ model, ...snapshot }) => ({ model, ...breakerJson(snapshot, windowMs) })),
+    models: report.models.map(({ model, ...snapshot }) => ({ model, ...breakerJson(snapshot, windowMs), ...loadJson(services, channel, model) })),
+    in_flight: services.health.load.inFlight(channel.id),
     keys: channel.apiKeys.length,
     rejected_keys: services.credentials.rejectedKeys(channel).map((key) => ({ index: key.index, reason: key.reason, flagged_at: isoTime(key.flaggedAt) })),
   };

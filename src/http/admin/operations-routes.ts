@@ -28,7 +28,7 @@ const fxSchema = z.object({
   source: z.string().max(200).optional(),
 }).strict();
 
-/** /admin/plans, /admin/usage, /admin/announcements and /admin/fx (operator contract, section 3). */
+/** The admin API's /admin/plans, /admin/usage, /admin/announcements and /admin/fx, guarded by the admin token. */
 export function addOperationsRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock } = services;
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);

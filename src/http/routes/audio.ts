@@ -18,7 +18,7 @@ import { sendRaw } from '../respond.js';
 import { formBoolean, optionalChoice, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, type MediaCall } from './media-route.js';
 
-/** Spec 8.4: audio files are at most 25 MB each. */
+/** Audio files are at most 25 MB each. */
 export const MAX_AUDIO_FILE_BYTES = 25 * 1024 * 1024;
 const AUDIO_FORM_LIMITS = { maxFileBytes: MAX_AUDIO_FILE_BYTES, maxFiles: 1, fileFields: new Set(['file']), maxFields: 32, maxFieldBytes: 64 * 1024, spoolDirectory: SPOOL_DIRECTORY };
 /** Reservation bound for token-priced transcription: 50 input tokens and 10 output tokens a second of audio. */

@@ -1,3 +1,4 @@
+import { routesByCallerPreference } from './caller-preference.js';
 import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import { toGatewayError } from '../../errors/gateway-error.js';
@@ -67,7 +68,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       meter.stream = envelope.stream;
       const resolved = resolveModel(services, meter, envelope.model);
       const { model } = resolved;
-      const routes = await fitRoutes(envelope.model, resolved.routes, {
+      const routes = await fitRoutes(envelope.model, routesByCallerPreference(services, context, endpoint.protocol, body, model, resolved.routes), {
         needs: envelope.needs,
         bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
         estimatedPromptTokens: envelope.promptTokensEstimate,

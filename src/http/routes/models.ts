@@ -78,7 +78,7 @@ async function findVisibleModel(context: RequestContext, services: GatewayServic
   return model;
 }
 
-/** GET /v1/models (spec 4.1, 4.4), or Gemini's list for Google's clients. */
+/** GET /v1/models: the models a key may use, the public ones without a key; Gemini's or Anthropic's list for their clients. */
 export function listModelsRoute(services: GatewayServices): RouteHandler {
   const gemini = listGeminiModelsRoute(services);
   return async (context) => {
@@ -106,7 +106,7 @@ export function getModelRoute(services: GatewayServices): RouteHandler {
   };
 }
 
-/** GET /v1beta/models (spec 4.3). */
+/** GET /v1beta/models: the model list in Gemini's shape. */
 export function listGeminiModelsRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     context.family = geminiFamily;

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * Alerts and redemption codes (issue 6, items 7 and 8).
+ * Alerts and redemption codes.
  *
  * - `accounts.alert_quota_percent`: the account's quota alert threshold in percent (null: no quota alerts).
  * - `alert_states`: one row per watched subject (an account's balance, a key's quota, a subscription's quota) that

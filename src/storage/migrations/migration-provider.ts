@@ -11,6 +11,9 @@ import * as wideLimitColumns from './0009-wide-limit-columns.js';
 import * as paymentsInvoicesReferralsSupport from './0010-payments-invoices-referrals-support.js';
 import * as consoleInvitations from './0011-console-invitations.js';
 import * as consoleOperators from './0012-console-operators.js';
+import * as selfServicePlansAndKeyAlerts from './0013-self-service-plans-and-key-alerts.js';
+import * as operatorDisabling from './0014-operator-disabling.js';
+import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -29,6 +32,9 @@ const migrations: Record<string, Migration> = {
   '0010-payments-invoices-referrals-support': paymentsInvoicesReferralsSupport,
   '0011-console-invitations': consoleInvitations,
   '0012-console-operators': consoleOperators,
+  '0013-self-service-plans-and-key-alerts': selfServicePlansAndKeyAlerts,
+  '0014-operator-disabling': operatorDisabling,
+  '0016-model-routing-strategy': modelRoutingStrategy,
 };
 
 export const migrationProvider: MigrationProvider = {

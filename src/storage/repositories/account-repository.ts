@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, Database } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
@@ -84,6 +84,19 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
     async list(page: PageRequest): Promise<Page<Account>> {
       const limit = pageLimit(page);
       let query = db.selectFrom('accounts').selectAll().orderBy('id').limit(limit + 1);
+      if (page.after != null) query = query.where('id', '>', page.after);
+      const rows = await query.execute();
+      return toPage(rows.map(toRecord), limit, (account) => account.id);
+    },
+
+    async search(text, page) {
+      const limit = pageLimit(page);
+      // The text is literal: LIKE's wildcards in it are escaped. Case is ignored on both databases.
+      const pattern = `${text.toLowerCase().replace(/[%_\\]/g, (match) => `\\${match}`)}%`;
+      let query = db.selectFrom('accounts').selectAll()
+        .where(sql<boolean>`(lower(email) like ${pattern} escape '\\' or lower(id) like ${pattern} escape '\\'
+          or id in (select account_id from billing_profiles where lower(name) like ${pattern} escape '\\'))`)
+        .orderBy('id').limit(limit + 1);
       if (page.after != null) query = query.where('id', '>', page.after);
       const rows = await query.execute();
       return toPage(rows.map(toRecord), limit, (account) => account.id);

@@ -51,6 +51,10 @@ export interface AlertState extends AlertCrossing {
 export interface AlertRepository {
   getSettings(accountId: string): Promise<AlertSettings | null>;
   setSettings(accountId: string, patch: Partial<AlertSettings>, now: number): Promise<AlertSettings | null>;
+  /** Sets a key's own quota alert percent (null: the account's); false when the account has no such key. */
+  setKeyQuotaPercent(accountId: string, keyId: string, percent: number | null, now: number): Promise<boolean>;
+  /** The keys of an account that set their own quota alert percent. */
+  keyQuotaPercents(accountId: string): Promise<Map<string, number>>;
   /** Alerts of one account (for the admin). */
   listByAccount(accountId: string): Promise<AlertState[]>;
   /** Notified alerts whose value is back on the good side of the threshold become armed again; returns how many. */
@@ -104,7 +108,10 @@ function settingsOf(row: Pick<Selectable<AccountsTable>, 'alert_balance_nano' | 
 }
 
 export function createAlertRepository(db: Kysely<Database>): AlertRepository {
-  const keyThreshold = percentOf(sql.ref('api_keys.quota_nano'), sql.ref('accounts.alert_quota_percent'));
+  // A key's own threshold when its owner set one, else the account's.
+  const keyPercent = sql<number | bigint | null>`coalesce(${sql.ref('api_keys.alert_quota_percent')}, ${sql.ref('accounts.alert_quota_percent')})`;
+  const keyPercentSet = sql<SqlBool>`${keyPercent} is not null`;
+  const keyThreshold = percentOf(sql.ref('api_keys.quota_nano'), keyPercent);
   const planThreshold = percentOf(sql.ref('plans.quota_nano'), sql.ref('accounts.alert_quota_percent'));
   const fundsBelowThreshold = sql<SqlBool>`${funds} < ${sql.ref('accounts.alert_balance_nano')}`;
   const keySpentPastThreshold = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${keyThreshold}`;
@@ -123,6 +130,18 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
       const row = await db.updateTable('accounts').set(changes).where('id', '=', accountId)
         .returning(['alert_balance_nano', 'alert_quota_percent']).executeTakeFirst();
       return row === undefined ? null : settingsOf(row);
+    },
+
+    async setKeyQuotaPercent(accountId, keyId, percent, now) {
+      const updated = await db.updateTable('api_keys').set({ alert_quota_percent: percent, updated_at: now })
+        .where('id', '=', keyId).where('account_id', '=', accountId).executeTakeFirst();
+      return updated.numUpdatedRows > 0n;
+    },
+
+    async keyQuotaPercents(accountId) {
+      const rows = await db.selectFrom('api_keys').select(['id', 'alert_quota_percent'])
+        .where('account_id', '=', accountId).where('alert_quota_percent', 'is not', null).execute();
+      return new Map(rows.map((row) => [row.id, toNumber(row.alert_quota_percent)]));
     },
 
     async listByAccount(accountId) {
@@ -149,7 +168,7 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
                 return where.not(where.exists(where.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
                   .select(sql.lit(1).as('one'))
                   .whereRef('api_keys.id', '=', 'alert_states.subject_id')
-                  .where('accounts.alert_quota_percent', 'is not', null)
+                  .where(keyPercentSet)
                   .where('api_keys.quota_nano', '>', 0n)
                   .where(keySpentPastThreshold)));
               case 'subscription_quota':
@@ -189,9 +208,9 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
       const keys = await db.selectFrom('api_keys')
         .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
         .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_quota').onRef('alert_states.subject_id', '=', 'api_keys.id'))
-        .select(['api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.spent_nano as value', 'api_keys.quota_nano as quota', 'accounts.alert_quota_percent as percent'])
-        .select(keyThreshold.as('threshold'))
-        .where('accounts.alert_quota_percent', 'is not', null)
+        .select(['api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.spent_nano as value', 'api_keys.quota_nano as quota'])
+        .select([keyPercent.as('percent'), keyThreshold.as('threshold')])
+        .where(keyPercentSet)
         .where('api_keys.status', '<>', 'revoked')
         .where('api_keys.quota_nano', '>', 0n)
         .where(keySpentPastThreshold)

@@ -6,7 +6,7 @@ import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../records.js';
 import { BalanceLimitError, type LedgerRepository } from '../storage.js';
 
-const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant'];
+const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription'];
 const LEDGER_COLUMNS = 8;
 
 type Dialect = 'sqlite' | 'postgres';

@@ -2,10 +2,11 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, ModelsTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { Model, ModelKind, Pricing } from '../records.js';
+import type { BalancingStrategy, Model, ModelKind, Pricing } from '../records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
 const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];
+const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-latency', 'least-in-flight'];
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
@@ -47,6 +48,7 @@ function toRecord(row: Selectable<ModelsTable>): Model {
     pricing: toPricing(row),
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
+    routingStrategy: toOneOf(row.routing_strategy, BALANCING_STRATEGIES, 'routing strategy'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -62,6 +64,7 @@ function toRow(model: Model): Insertable<ModelsTable> {
     ...fromPricing(model.pricing),
     rpm: model.rpm,
     tpm: model.tpm,
+    routing_strategy: model.routingStrategy,
     created_at: model.createdAt,
     updated_at: model.updatedAt,
   };
@@ -77,6 +80,7 @@ function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   if (patch.pricing !== undefined) Object.assign(changes, fromPricing(patch.pricing));
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  if (patch.routingStrategy !== undefined) changes.routing_strategy = patch.routingStrategy;
   return changes;
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, IntegerColumn } from '../database-schema.js';
+import type { Database, IntegerColumn, NullableIntegerColumn } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
 import type { Page, PageRequest } from '../records.js';
 
@@ -7,12 +7,19 @@ import type { Page, PageRequest } from '../records.js';
 export type OperatorRole = 'owner' | 'admin' | 'support' | 'viewer';
 export const OPERATOR_ROLES: readonly OperatorRole[] = ['owner', 'admin', 'support', 'viewer'];
 
-export interface ConsoleOperator {
+/** A role as granted: who, which role, when and by whom. */
+export interface OperatorGrant {
   userId: string;
   role: OperatorRole;
   createdAt: number;
   /** The operator who granted the role; null when made from the CLI or with the admin token. */
   createdBy: string | null;
+}
+
+export interface ConsoleOperator extends OperatorGrant {
+  /** When an owner disabled the operator (no operator route answers them); null while active. */
+  disabledAt: number | null;
+  disabledBy: string | null;
 }
 
 export interface AuditEntry {
@@ -43,6 +50,8 @@ type ConsoleOperatorsTable = {
   role: string;
   created_at: IntegerColumn;
   created_by: string | null;
+  disabled_at: NullableIntegerColumn;
+  disabled_by: string | null;
 }
 
 type OperatorAuditLogTable = {
@@ -101,8 +110,10 @@ export interface OperatorRepository {
   get(userId: string): Promise<ConsoleOperator | null>;
   list(): Promise<ConsoleOperator[]>;
   count(): Promise<number>;
-  /** Grants or changes the role. */
-  upsert(operator: ConsoleOperator): Promise<void>;
+  /** Grants or changes the role (a disabled operator stays disabled). */
+  upsert(operator: OperatorGrant): Promise<void>;
+  /** Disables (`disabled` given) or enables (null) the operator; false when there is no such operator. */
+  setDisabled(userId: string, disabled: { at: number; by: string } | null): Promise<boolean>;
   remove(userId: string): Promise<boolean>;
   appendAudit(entry: AuditEntry): Promise<void>;
   /** Newest first; `after` is the id of the last entry of the previous page (ids sort by time). */
@@ -116,7 +127,10 @@ function toRole(value: string): OperatorRole {
 }
 
 function toOperator(row: Selectable<ConsoleOperatorsTable>): ConsoleOperator {
-  return { userId: row.user_id, role: toRole(row.role), createdAt: Number(row.created_at), createdBy: row.created_by };
+  return {
+    userId: row.user_id, role: toRole(row.role), createdAt: Number(row.created_at), createdBy: row.created_by,
+    disabledAt: row.disabled_at === null ? null : Number(row.disabled_at), disabledBy: row.disabled_by,
+  };
 }
 
 function toAudit(row: Selectable<OperatorAuditLogTable>): AuditEntry {
@@ -175,6 +189,12 @@ export function createOperatorRepository(db: Kysely<Database & OperatorTables>):
         .values({ user_id: operator.userId, role: operator.role, created_at: operator.createdAt, created_by: operator.createdBy })
         .onConflict((conflict) => conflict.column('user_id').doUpdateSet({ role: operator.role }))
         .execute();
+    },
+    async setDisabled(userId, disabled) {
+      const result = await db.updateTable('console_operators')
+        .set({ disabled_at: disabled?.at ?? null, disabled_by: disabled?.by ?? null })
+        .where('user_id', '=', userId).executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async remove(userId) {
       const result = await db.deleteFrom('console_operators').where('user_id', '=', userId).executeTakeFirst();

@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import { fromBoolean, toBigInt, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, PlansTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
 import type { OveragePolicy, Plan, PlanPeriod } from '../records.js';
@@ -18,6 +18,8 @@ export function toPlanRecord(row: Selectable<PlansTable>): Plan {
     overageLimitNano: toNullableBigInt(row.overage_limit_nano),
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
+    selfService: toBoolean(row.self_service),
+    priceNano: toBigInt(row.price_nano),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -33,6 +35,8 @@ function toRow(plan: Plan): Insertable<PlansTable> {
     overage_limit_nano: plan.overageLimitNano,
     rpm: plan.rpm,
     tpm: plan.tpm,
+    self_service: fromBoolean(plan.selfService),
+    price_nano: plan.priceNano,
     created_at: plan.createdAt,
     updated_at: plan.updatedAt,
   };
@@ -47,6 +51,8 @@ function toChanges(patch: PlanPatch, now: number): Updateable<PlansTable> {
   if (patch.overageLimitNano !== undefined) changes.overage_limit_nano = patch.overageLimitNano;
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  if (patch.selfService !== undefined) changes.self_service = fromBoolean(patch.selfService);
+  if (patch.priceNano !== undefined) changes.price_nano = patch.priceNano;
   return changes;
 }
 

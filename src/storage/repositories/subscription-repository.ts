@@ -1,5 +1,5 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { toBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, SubscriptionsTable } from '../database-schema.js';
 import type { Subscription, SubscriptionStatus } from '../records.js';
 import type { SubscriptionPatch, SubscriptionRepository } from '../storage.js';
@@ -18,6 +18,8 @@ export function toSubscriptionRecord(row: Selectable<SubscriptionsTable>): Subsc
     usedNano: toBigInt(row.used_nano),
     overageUsedNano: toBigInt(row.overage_used_nano),
     cancelAt: toNullableNumber(row.cancel_at),
+    paidThrough: toNullableNumber(row.paid_through),
+    renews: toBoolean(row.renews),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -35,10 +37,14 @@ function toRow(subscription: Subscription): Insertable<SubscriptionsTable> {
     used_nano: subscription.usedNano,
     overage_used_nano: subscription.overageUsedNano,
     cancel_at: subscription.cancelAt,
+    paid_through: subscription.paidThrough,
+    renews: fromBoolean(subscription.renews),
     created_at: subscription.createdAt,
     updated_at: subscription.updatedAt,
   };
 }
+
+export { toRow as subscriptionRow };
 
 export function createSubscriptionRepository(db: Kysely<Database>): SubscriptionRepository {
   return {
@@ -72,6 +78,8 @@ export async function updateSubscription(db: Kysely<Database>, id: string, patch
   if (patch.currentPeriodStart !== undefined) changes.current_period_start = patch.currentPeriodStart;
   if (patch.currentPeriodEnd !== undefined) changes.current_period_end = patch.currentPeriodEnd;
   if (patch.cancelAt !== undefined) changes.cancel_at = patch.cancelAt;
+  if (patch.paidThrough !== undefined) changes.paid_through = patch.paidThrough;
+  if (patch.renews !== undefined) changes.renews = fromBoolean(patch.renews);
   if (patch.resetUsage === true) {
     changes.used_nano = 0n;
     changes.overage_used_nano = 0n;

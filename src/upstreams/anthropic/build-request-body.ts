@@ -1,6 +1,6 @@
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
 import { dropHostedTool } from '../hosted-tools.js';
-import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool, TextBlock } from './anthropic-wire.js';
+import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, AnthropicToolChoice, AnthropicWebSearchTool, TextBlock } from '../../wire/anthropic/anthropic-wire.js';
 import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { planThinking } from './map-reasoning.js';

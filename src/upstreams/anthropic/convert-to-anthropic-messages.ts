@@ -1,5 +1,5 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/message.js';
-import type { AnthropicMessageParam, AssistantBlock, DocumentBlock, ImageBlock, TextBlock, ToolResultBlock, UserBlock } from './anthropic-wire.js';
+import type { AnthropicMessageParam, AssistantBlock, DocumentBlock, ImageBlock, TextBlock, ToolResultBlock, UserBlock } from '../../wire/anthropic/anthropic-wire.js';
 
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 /** Written as the user turn when a conversation does not open with one, as Anthropic requires. */

@@ -1,13 +1,10 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart } from '../../ir/message.js';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { finishReasonFromAnthropic } from '../../wire/anthropic/stop-reason.js';
 import { citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
-import { usageFromAnthropic } from './read-usage.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { usageFromAnthropic } from '../../wire/anthropic/usage.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 export function malformedUpstreamBody(): GatewayError {
   return new GatewayError('upstream_error', 'The upstream provider answered with a malformed body.');
@@ -42,7 +39,7 @@ function parseBlock(block: Record<string, unknown>, warnings: string[], queries:
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redactedData: text(block.data) };
     case 'tool_use':
-      return { type: 'tool-call', id: text(block.id), name: text(block.name), argumentsJson: JSON.stringify(isObject(block.input) ? block.input : {}) };
+      return { type: 'tool-call', id: text(block.id), name: text(block.name), argumentsJson: JSON.stringify(isJsonObject(block.input) ? block.input : {}) };
     default:
       break;
   }
@@ -59,12 +56,12 @@ export function parseAnthropicResponse(body: Buffer): ChatResponse {
   } catch (error) {
     throw new GatewayError('upstream_error', 'The upstream provider answered with a malformed body.', { cause: error });
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.content)) throw malformedUpstreamBody();
+  if (!isJsonObject(parsed) || !Array.isArray(parsed.content)) throw malformedUpstreamBody();
   const warnings: string[] = [];
   const content: ContentPart[] = [];
   const queries = new Map<string, string>();
   for (const block of parsed.content) {
-    if (!isObject(block)) continue;
+    if (!isJsonObject(block)) continue;
     const part = parseBlock(block, warnings, queries);
     if (part !== null) content.push(part);
   }
@@ -75,8 +72,8 @@ export function parseAnthropicResponse(body: Buffer): ChatResponse {
     model: text(parsed.model),
     created: Math.floor(Date.now() / 1000),
     content,
-    finishReason: mapAnthropicFinishReason(parsed.stop_reason),
-    usage: usageFromAnthropic(isObject(parsed.usage) ? parsed.usage : {}),
+    finishReason: finishReasonFromAnthropic(parsed.stop_reason),
+    usage: usageFromAnthropic(isJsonObject(parsed.usage) ? parsed.usage : {}),
     warnings,
   };
 }

@@ -1,9 +1,10 @@
 import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
-import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
-import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from './read-usage.js';
-import { readSseMessageBatches } from './sse-reader.js';
+import { finishReasonFromAnthropic } from '../../wire/anthropic/stop-reason.js';
+import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } from '../../wire/anthropic/usage.js';
+import { readSseMessageBatches } from '../../wire/sse-event-splitter.js';
 import { citationOf, citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
@@ -14,17 +15,13 @@ type OpenBlock =
   /** Server-tool blocks and newer types: not carried. */
   | { kind: 'skipped' };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
 /** An Anthropic `error` event's type → the status and gateway code of the canonical error part. */
 function streamError(error: unknown): Extract<StreamPart, { type: 'error' }> {
-  const body = isObject(error) && isObject(error.error) ? error.error : {};
+  const body = isJsonObject(error) && isJsonObject(error.error) ? error.error : {};
   const type = text(body.type) || 'api_error';
   const message = text(body.message) || 'The upstream provider failed mid-stream.';
   if (type === 'overloaded_error') return { type: 'error', status: 503, code: 'upstream_unavailable', message: `Upstream overloaded: ${message}` };
@@ -52,7 +49,7 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
       let event: Record<string, unknown>;
       try {
         const parsed = JSON.parse(message.data) as unknown;
-        if (!isObject(parsed)) continue;
+        if (!isJsonObject(parsed)) continue;
         event = parsed;
       } catch {
         yield { type: 'error', status: 502, code: 'upstream_error', message: 'The upstream provider sent a malformed stream event.' };
@@ -63,9 +60,9 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
         case 'message_start': {
           if (started) break;
           started = true;
-          const start = isObject(event.message) ? event.message : {};
+          const start = isJsonObject(event.message) ? event.message : {};
           yield { type: 'response-start', id: text(start.id), model: text(start.model), created: Math.floor(Date.now() / 1000) };
-          if (isObject(start.usage)) {
+          if (isJsonObject(start.usage)) {
             mergeUsageCounters(counters, start.usage);
             sawUsage = true;
             yield { type: 'usage', usage: usageFromAnthropic(counters) };
@@ -74,13 +71,13 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
         }
         case 'content_block_start': {
           const index = typeof event.index === 'number' ? event.index : blocks.size;
-          const block = isObject(event.content_block) ? event.content_block : {};
+          const block = isJsonObject(event.content_block) ? event.content_block : {};
           yield* startBlock(blocks, index, block, () => toolIndex++, queries);
           break;
         }
         case 'content_block_delta': {
           const open = blocks.get(typeof event.index === 'number' ? event.index : -1);
-          const delta = isObject(event.delta) ? event.delta : {};
+          const delta = isJsonObject(event.delta) ? event.delta : {};
           if (open !== undefined) yield* applyDelta(open, delta);
           break;
         }
@@ -92,9 +89,9 @@ export async function* parseAnthropicStream(body: AsyncIterable<Buffer>): AsyncI
           break;
         }
         case 'message_delta': {
-          const delta = isObject(event.delta) ? event.delta : {};
-          if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = mapAnthropicFinishReason(delta.stop_reason);
-          if (isObject(event.usage)) {
+          const delta = isJsonObject(event.delta) ? event.delta : {};
+          if (delta.stop_reason !== undefined && delta.stop_reason !== null) finishReason = finishReasonFromAnthropic(delta.stop_reason);
+          if (isJsonObject(event.usage)) {
             mergeUsageCounters(counters, event.usage);
             sawUsage = true;
             yield { type: 'usage', usage: usageFromAnthropic(counters) };
@@ -154,7 +151,7 @@ function* startBlock(blocks: Map<number, OpenBlock>, index: number, block: Recor
       const open: OpenBlock = { kind: 'tool', id, sawInput: false };
       blocks.set(index, open);
       yield { type: 'tool-input-start', id, toolCallId: text(block.id), toolName: text(block.name), index: nextToolIndex() };
-      if (isObject(block.input) && Object.keys(block.input).length > 0) {
+      if (isJsonObject(block.input) && Object.keys(block.input).length > 0) {
         open.sawInput = true;
         yield { type: 'tool-input-delta', id, delta: JSON.stringify(block.input) };
       }
@@ -199,7 +196,7 @@ function* applyDelta(open: OpenBlock, delta: Record<string, unknown>): Generator
 function searchQuery(input: string): string {
   try {
     const parsed = JSON.parse(input) as unknown;
-    return isObject(parsed) && typeof parsed.query === 'string' ? parsed.query : '';
+    return isJsonObject(parsed) && typeof parsed.query === 'string' ? parsed.query : '';
   } catch {
     return '';
   }

@@ -1,12 +1,9 @@
 import type { Citation, WebSearchPart } from '../../ir/message.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { isJsonObject } from '../../wire/json-object.js';
 
 /** One `web_search_result_location` citation of a text block (other citation kinds are not web sources). */
 export function citationOf(raw: unknown): Citation | null {
-  if (!isObject(raw) || raw.type !== 'web_search_result_location' || typeof raw.url !== 'string') return null;
+  if (!isJsonObject(raw) || raw.type !== 'web_search_result_location' || typeof raw.url !== 'string') return null;
   const citation: Citation = { url: raw.url };
   if (typeof raw.title === 'string' && raw.title !== '') citation.title = raw.title;
   if (typeof raw.cited_text === 'string' && raw.cited_text !== '') citation.citedText = raw.cited_text;
@@ -21,7 +18,7 @@ export function citationsOf(raw: unknown): Citation[] {
 /** The query of a `server_tool_use` block of the web search tool, or null for another server tool. */
 export function webSearchQuery(block: Record<string, unknown>): string | null {
   if (block.name !== 'web_search') return null;
-  return isObject(block.input) && typeof block.input.query === 'string' ? block.input.query : '';
+  return isJsonObject(block.input) && typeof block.input.query === 'string' ? block.input.query : '';
 }
 
 /**
@@ -32,7 +29,7 @@ export function webSearchResult(block: Record<string, unknown>, queries: Readonl
   const id = typeof block.tool_use_id === 'string' ? block.tool_use_id : '';
   const sources = Array.isArray(block.content)
     ? block.content.flatMap((result: unknown) => {
-      if (!isObject(result) || result.type !== 'web_search_result' || typeof result.url !== 'string') return [];
+      if (!isJsonObject(result) || result.type !== 'web_search_result' || typeof result.url !== 'string') return [];
       return [typeof result.title === 'string' ? { url: result.url, title: result.title } : { url: result.url }];
     })
     : [];

@@ -9,7 +9,7 @@ import { bedrockCredentials } from './bedrock-credentials.js';
 import { bedrockRegion, bedrockUrl } from './bedrock-endpoint.js';
 import { buildConverseBody } from './build-converse-body.js';
 import { classifyBedrockError } from './classify-error.js';
-import type { ConverseRequestBody } from './converse-wire.js';
+import type { ConverseRequestBody } from '../../wire/bedrock/converse-wire.js';
 import { parseConverseResponse } from './parse-converse-response.js';
 import { parseConverseStream } from './parse-converse-stream.js';
 import { signRequest } from './sign-request.js';

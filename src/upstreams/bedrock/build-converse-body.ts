@@ -4,7 +4,7 @@ import type { ChatRequest, ToolChoice, ToolDefinition } from '../../ir/chat-requ
 import { jsonInstruction } from '../anthropic/build-request-body.js';
 import { planThinking } from '../anthropic/map-reasoning.js';
 import { convertToConverseMessages, warn } from './convert-to-converse-messages.js';
-import type { ConverseMessage, ConverseRequestBody, ConverseSystemBlock, ConverseTool, ConverseToolChoice } from './converse-wire.js';
+import type { ConverseMessage, ConverseRequestBody, ConverseSystemBlock, ConverseTool, ConverseToolChoice } from '../../wire/bedrock/converse-wire.js';
 
 export interface ConverseBodyOptions {
   upstreamModel: string;

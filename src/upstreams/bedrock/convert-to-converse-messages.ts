@@ -1,5 +1,5 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/message.js';
-import type { ConverseContentBlock, ConverseDocumentFormat, ConverseImageFormat, ConverseMessage, ConverseToolResultContent } from './converse-wire.js';
+import type { ConverseContentBlock, ConverseDocumentFormat, ConverseImageFormat, ConverseMessage, ConverseToolResultContent } from '../../wire/bedrock/converse-wire.js';
 
 const IMAGE_FORMATS: Record<string, ConverseImageFormat> = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp' };
 const DOCUMENT_FORMATS: Record<string, ConverseDocumentFormat> = {

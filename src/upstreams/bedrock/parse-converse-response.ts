@@ -3,12 +3,9 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart } from '../../ir/message.js';
 import { emptyUsage } from '../../ir/usage.js';
-import { mapConverseStopReason } from './map-stop-reason.js';
-import { usageFromConverse } from './read-usage.js';
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { mapConverseStopReason } from '../../wire/bedrock/stop-reason.js';
+import { usageFromConverse } from '../../wire/bedrock/usage.js';
+import { isJsonObject } from '../../wire/json-object.js';
 
 export function malformedConverseAnswer(what: string): GatewayError {
   return new GatewayError('upstream_error', `The upstream provider answered with ${what}.`);
@@ -21,14 +18,14 @@ export function converseResponseId(): string {
 
 function parseBlock(block: Record<string, unknown>): ContentPart | null {
   if (typeof block.text === 'string') return { type: 'text', text: block.text };
-  if (isObject(block.toolUse)) {
+  if (isJsonObject(block.toolUse)) {
     const use = block.toolUse;
     return { type: 'tool-call', id: typeof use.toolUseId === 'string' ? use.toolUseId : '', name: typeof use.name === 'string' ? use.name : '', argumentsJson: JSON.stringify(use.input ?? {}) };
   }
-  if (isObject(block.reasoningContent)) {
+  if (isJsonObject(block.reasoningContent)) {
     const reasoning = block.reasoningContent;
     if (typeof reasoning.redactedContent === 'string') return { type: 'reasoning', text: '', redactedData: reasoning.redactedContent };
-    if (isObject(reasoning.reasoningText)) {
+    if (isJsonObject(reasoning.reasoningText)) {
       const text = typeof reasoning.reasoningText.text === 'string' ? reasoning.reasoningText.text : '';
       const signature = reasoning.reasoningText.signature;
       return typeof signature === 'string' && signature !== '' ? { type: 'reasoning', text, signature } : { type: 'reasoning', text };
@@ -45,11 +42,11 @@ export function parseConverseResponse(body: Buffer, model: string): ChatResponse
   } catch {
     throw malformedConverseAnswer('a body that is not JSON');
   }
-  if (!isObject(parsed) || !isObject(parsed.output)) throw malformedConverseAnswer('a body that is not a Converse answer');
-  const message = isObject(parsed.output.message) ? parsed.output.message : {};
+  if (!isJsonObject(parsed) || !isJsonObject(parsed.output)) throw malformedConverseAnswer('a body that is not a Converse answer');
+  const message = isJsonObject(parsed.output.message) ? parsed.output.message : {};
   const blocks = Array.isArray(message.content) ? (message.content as unknown[]) : [];
   const content = blocks.flatMap((block) => {
-    const part = isObject(block) ? parseBlock(block) : null;
+    const part = isJsonObject(block) ? parseBlock(block) : null;
     return part === null ? [] : [part];
   });
   const hasToolCalls = content.some((part) => part.type === 'tool-call');

@@ -4,14 +4,9 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { EventStreamDecoder, type EventStreamMessage } from './event-stream-decoder.js';
 import { converseResponseId } from './parse-converse-response.js';
-import { mapConverseStopReason } from './map-stop-reason.js';
-import { usageFromConverse } from './read-usage.js';
-
-type JsonObject = Record<string, unknown>;
-
-function isObject(value: unknown): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
+import { mapConverseStopReason } from '../../wire/bedrock/stop-reason.js';
+import { usageFromConverse } from '../../wire/bedrock/usage.js';
+import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
 
 /** Exceptions Bedrock sends inside a stream, by their `:exception-type`, with the HTTP status they stand for. */
 const EXCEPTION_STATUS: Record<string, number> = {
@@ -57,7 +52,7 @@ export class ConverseStreamParser {
       let text = typeof message.headers[':error-message'] === 'string' ? (message.headers[':error-message'] as string) : '';
       try {
         const payload = JSON.parse(message.payload.toString('utf8')) as unknown;
-        if (isObject(payload) && typeof payload.message === 'string') text = payload.message;
+        if (isJsonObject(payload) && typeof payload.message === 'string') text = payload.message;
       } catch {
         // the header's message stands
       }
@@ -69,7 +64,7 @@ export class ConverseStreamParser {
     } catch {
       return [];
     }
-    if (!isObject(payload)) return [];
+    if (!isJsonObject(payload)) return [];
     const parts: StreamPart[] = [];
     switch (message.headers[':event-type']) {
       case 'messageStart':
@@ -133,8 +128,8 @@ export class ConverseStreamParser {
 
   #blockStart(payload: JsonObject, parts: StreamPart[]): void {
     const index = typeof payload.contentBlockIndex === 'number' ? payload.contentBlockIndex : 0;
-    const start = isObject(payload.start) ? payload.start : {};
-    if (!isObject(start.toolUse)) return;
+    const start = isJsonObject(payload.start) ? payload.start : {};
+    if (!isJsonObject(start.toolUse)) return;
     parts.push(...this.#start());
     this.#closeOpenText(parts);
     const id = this.#nextId('tool');
@@ -164,20 +159,20 @@ export class ConverseStreamParser {
 
   #blockDelta(payload: JsonObject, parts: StreamPart[]): void {
     const index = typeof payload.contentBlockIndex === 'number' ? payload.contentBlockIndex : 0;
-    const delta = isObject(payload.delta) ? payload.delta : {};
+    const delta = isJsonObject(payload.delta) ? payload.delta : {};
     if (typeof delta.text === 'string') {
       if (delta.text === '') return;
       const block = this.#textBlock(index, 'text', parts);
       if (block.kind === 'text') parts.push({ type: 'text-delta', id: block.id, delta: delta.text });
       return;
     }
-    if (isObject(delta.toolUse)) {
+    if (isJsonObject(delta.toolUse)) {
       const block = this.#blocks.get(index);
       const input = delta.toolUse.input;
       if (block?.kind === 'tool' && typeof input === 'string' && input !== '') parts.push({ type: 'tool-input-delta', id: block.id, delta: input });
       return;
     }
-    if (isObject(delta.reasoningContent)) {
+    if (isJsonObject(delta.reasoningContent)) {
       const reasoning = delta.reasoningContent;
       const block = this.#textBlock(index, 'reasoning', parts);
       if (block.kind !== 'reasoning') return;

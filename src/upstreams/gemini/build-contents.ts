@@ -1,7 +1,7 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ContentPart, MediaSource, Message, ToolResultPart } from '../../ir/message.js';
 import { hoistSystemMessages } from '../hoist-system-messages.js';
-import { isJsonObject, parseJson, type GeminiContent, type GeminiPart, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, parseJson, type GeminiContent, type GeminiPart, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 /**
  * Google's documented stand-in for a missing thought signature: Gemini 3 rejects a function call of the current

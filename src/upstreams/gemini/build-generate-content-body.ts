@@ -2,7 +2,7 @@ import { dropHostedTool } from '../hosted-tools.js';
 import type { ChatRequest, ResponseFormat, ToolChoice, ToolDefinition } from '../../ir/chat-request.js';
 import { buildContents } from './build-contents.js';
 import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
-import type { JsonObject } from './gemini-wire.js';
+import type { JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { thinkingConfig, usesThinkingLevel } from './thinking-config.js';
 
 /** Gemini rejects more than 5 stop sequences. */

@@ -1,4 +1,4 @@
-import { isJsonObject, parseJson } from './gemini-wire.js';
+import { isJsonObject, parseJson } from '../../wire/gemini/gemini-wire.js';
 
 /**
  * What a Gemini error answer means for the relay:

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 /**
  * The keywords of Gemini's `Schema` (an OpenAPI 3.0 subset). The API rejects any other field with

@@ -1,6 +1,6 @@
 import type { ChatRequest } from '../../ir/chat-request.js';
 import { buildGenerateContentBody, type GeminiChannelSettings } from './build-generate-content-body.js';
-import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { unreadableUpstreamBody } from './parse-response.js';
 
 /**

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
-import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { unreadableUpstreamBody } from './parse-response.js';
 
 /** The Gemini API's cap on `batchEmbedContents.requests`. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Citation, WebSearchPart } from '../../ir/message.js';
-import { isJsonObject, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 /** A cited span of the answer text, in UTF-8 bytes from its start (how Gemini's grounding segments count). */
 interface Support {

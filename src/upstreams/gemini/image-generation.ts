@@ -1,10 +1,10 @@
 import type { ImageGenerationRequest, ImageGenerationResponse, GeneratedImage } from '../../ir/image.js';
 import type { Channel } from '../../storage/records.js';
-import { usageFromGemini } from '../../wire/gemini/usage-metadata.js';
+import { usageFromGemini } from '../../wire/gemini/usage.js';
 import type { MediaCapabilities } from '../media-capabilities.js';
 import type { UpstreamRequest } from '../upstream-adapter.js';
 import { geminiHeaders, geminiUrl } from './gemini-endpoint.js';
-import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
+import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { unreadableUpstreamBody } from './parse-response.js';
 
 /** The aspect ratios Gemini image models take (`imageConfig.aspectRatio`). */

@@ -6,7 +6,7 @@ export { classifyGeminiError, type GeminiErrorClass } from './classify-error.js'
 export { DUMMY_THOUGHT_SIGNATURE } from './build-contents.js';
 export { readGeminiSettings, type GeminiChannelSettings } from './build-generate-content-body.js';
 export { GEMINI_DEFAULT_API_VERSION, GEMINI_DEFAULT_BASE_URL, geminiUrl } from './gemini-endpoint.js';
-export { JsonArraySplitter } from './json-array-splitter.js';
+export { JsonArraySplitter } from '../../wire/gemini/json-array-splitter.js';
 export { readStreamChunks } from './read-stream-chunks.js';
 export { THINKING_BUDGET_BY_EFFORT } from './thinking-config.js';
 

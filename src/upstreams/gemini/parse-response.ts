@@ -6,9 +6,9 @@ import type { FinishReason } from '../../ir/finish-reason.js';
 import type { ContentPart, TextPart } from '../../ir/message.js';
 import { citationsByBlock, groundingOf } from './grounding.js';
 import { emptyUsage } from '../../ir/usage.js';
-import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
-import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
-import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage-metadata.js';
+import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
+import { blockedPromptFinishReason, mapGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
+import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage.js';
 
 /** An id for a function call the Gemini API sent without one (most models leave `functionCall.id` out). */
 export function newToolCallId(): string {

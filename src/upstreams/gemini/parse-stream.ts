@@ -2,10 +2,10 @@ import type { ChatRequest } from '../../ir/chat-request.js';
 import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
-import { isJsonObject, parseJson, type JsonObject } from './gemini-wire.js';
-import { blockedPromptFinishReason, mapGeminiFinishReason } from './map-finish-reason.js';
+import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
+import { blockedPromptFinishReason, mapGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
 import { firstCandidate, newResponseId, newToolCallId, partsOf } from './parse-response.js';
-import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage-metadata.js';
+import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage.js';
 import { readStreamChunks } from './read-stream-chunks.js';
 import { citationsByBlock, groundingOf } from './grounding.js';
 

@@ -1,5 +1,5 @@
 import type { UpstreamOperation } from '../upstream-adapter.js';
-import { isJsonObject, parseJson, readField } from './gemini-wire.js';
+import { isJsonObject, parseJson, readField } from '../../wire/gemini/gemini-wire.js';
 
 /**
  * On the pass-through path the client's body goes out unchanged, except where Gemini repeats the model inside it

@@ -1,5 +1,5 @@
 import type { ReasoningOptions } from '../../ir/chat-request.js';
-import type { JsonObject } from './gemini-wire.js';
+import type { JsonObject } from '../../wire/gemini/gemini-wire.js';
 
 /**
  * Effort → thinking budget for Gemini 2.x models (thinkingBudget). Every value lies inside the allowed range of all

@@ -1,5 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Usage } from '../../ir/usage.js';
+import { isJsonObject } from '../../wire/json-object.js';
+import { tokenCount } from '../../wire/token-count.js';
 
 /** What an OpenAI media answer reports for billing; null where it reports nothing. */
 export interface OpenAIMediaUsage {
@@ -10,23 +12,15 @@ export interface OpenAIMediaUsage {
   images: number | null;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
-}
-
 /**
  * Token usage in the media endpoints' shape (`input_tokens`, `output_tokens`, `input_tokens_details` or
  * `input_token_details`): gpt-image-1 images, gpt-4o-transcribe transcriptions, streamed speech.
  */
 export function mediaTokenUsage(raw: unknown): Usage | null {
-  if (!isObject(raw) || (raw.type !== undefined && raw.type !== 'tokens')) return null;
+  if (!isJsonObject(raw) || (raw.type !== undefined && raw.type !== 'tokens')) return null;
   if (typeof raw.input_tokens !== 'number' && typeof raw.output_tokens !== 'number') return null;
-  const input = count(raw.input_tokens);
-  const output = count(raw.output_tokens);
+  const input = tokenCount(raw.input_tokens);
+  const output = tokenCount(raw.output_tokens);
   return { input: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, text: output, reasoning: 0 } };
 }
 
@@ -38,10 +32,10 @@ export function readOpenAIMediaUsage(body: Buffer | string): OpenAIMediaUsage {
   } catch {
     return { tokens: null, seconds: null, images: null };
   }
-  if (!isObject(parsed)) return { tokens: null, seconds: null, images: null };
+  if (!isJsonObject(parsed)) return { tokens: null, seconds: null, images: null };
   const usage = parsed.usage;
   let seconds: number | null = null;
-  if (isObject(usage) && usage.type === 'duration' && typeof usage.seconds === 'number' && usage.seconds >= 0) seconds = usage.seconds;
+  if (isJsonObject(usage) && usage.type === 'duration' && typeof usage.seconds === 'number' && usage.seconds >= 0) seconds = usage.seconds;
   else if (typeof parsed.duration === 'number' && parsed.duration >= 0) seconds = parsed.duration;
   return { tokens: mediaTokenUsage(usage), seconds, images: Array.isArray(parsed.data) ? parsed.data.length : null };
 }
@@ -72,10 +66,10 @@ export class MediaStreamUsageObserver {
     const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
     try {
       const parsed = JSON.parse(data) as unknown;
-      if (!isObject(parsed)) return;
+      if (!isJsonObject(parsed)) return;
       const tokens = mediaTokenUsage(parsed.usage);
       if (tokens !== null) this.tokens = tokens;
-      if (isObject(parsed.usage) && parsed.usage.type === 'duration' && typeof parsed.usage.seconds === 'number') this.seconds = parsed.usage.seconds;
+      if (isJsonObject(parsed.usage) && parsed.usage.type === 'duration' && typeof parsed.usage.seconds === 'number') this.seconds = parsed.usage.seconds;
     } catch {
       // not JSON: nothing to read
     }

@@ -1,11 +1,11 @@
 import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
-import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
+import { usageFromOpenAI } from '../../wire/openai/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart, ToolCallPart } from '../../ir/message.js';
 import { emptyUsage } from '../../ir/usage.js';
 import { generateToolCallId } from './generate-tool-call-id.js';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
+import { mapOpenAIFinishReason } from '../../wire/openai/finish-reason.js';
 import { describeUpstreamError, malformedUpstreamAnswer } from './upstream-wire-error.js';
 
 /**

@@ -1,11 +1,11 @@
 import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
-import { usageFromOpenAI } from '../../wire/openai/read-usage.js';
+import { usageFromOpenAI } from '../../wire/openai/usage.js';
 import { eventData, SseEventSplitter } from '../../wire/sse-event-splitter.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { generateToolCallId } from './generate-tool-call-id.js';
-import { mapOpenAIFinishReason } from './map-openai-finish-reason.js';
+import { mapOpenAIFinishReason } from '../../wire/openai/finish-reason.js';
 import { contentTextOf, reasoningTextOf } from './parse-openai-chat-response.js';
 import { describeUpstreamError } from './upstream-wire-error.js';
 

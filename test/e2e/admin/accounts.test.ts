@@ -1,4 +1,4 @@
-/** Operator contract 3: /admin/accounts, credits (exact decimal money) and the ledger. */
+/** /admin/accounts, credits (exact decimal money) and the ledger. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { addSimulatorModel, admin, chat, collectPages, expectError, uniqueName } from './helpers.js';

@@ -1,6 +1,6 @@
 /**
- * Operator contract 3: every /admin/* route wants `Authorization: Bearer <ADMIN_TOKEN>`; a missing or wrong token
- * answers 401 with the spec's error object (part 7) and changes nothing.
+ * Every /admin/* route wants `Authorization: Bearer <ADMIN_TOKEN>`; a missing or wrong token
+ * answers 401 with the gateway's error object and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';

@@ -1,4 +1,4 @@
-/** Operator contract 3: /admin/channels — CRUD, paging, validation, secrets never returned, live routing changes. */
+/** /admin/channels — CRUD, paging, validation, secrets never returned, live routing changes. */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';

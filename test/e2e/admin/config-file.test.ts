@@ -1,5 +1,5 @@
 /**
- * Operator contract 2 and 4: gateway.yaml (GATEWAY_CONFIG) with `${ENV}` expansion, applied idempotently at every
+ * gateway.yaml (GATEWAY_CONFIG) with `${ENV}` expansion, applied idempotently at every
  * start; the OPENAI_API_KEY provider shortcut.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';

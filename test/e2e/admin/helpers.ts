@@ -1,4 +1,4 @@
-/** Shared helpers of the admin end-to-end tests: raw HTTP calls and the spec's error object (part 7). */
+/** Shared helpers of the admin end-to-end tests: raw HTTP calls and the gateway's error object. */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { TestGateway } from '../../support/gateway-harness.js';

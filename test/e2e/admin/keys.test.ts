@@ -1,5 +1,5 @@
 /**
- * Operator contract 3 and spec 3/5/7: API keys — shown once, states (enabled, disabled, revoked, expired, paused)
+ * API keys through the admin API — shown once, states (enabled, disabled, revoked, expired, paused)
  * and what each does to a chat call, quota caps, spend, IP allowlists.
  */
 import OpenAI from 'openai';

@@ -1,4 +1,4 @@
-/** Operator contract 3: /admin/plans and /admin/accounts/:id/subscriptions. */
+/** /admin/plans and /admin/accounts/:id/subscriptions. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { admin, collectPages, expectError, uniqueName } from './helpers.js';

@@ -1,5 +1,5 @@
 /**
- * Operator contract 3 and spec 4.4 / 8: announcements and FX rates set through /admin, read without a key on the
+ * Announcements and FX rates set through /admin, read without a key on the
  * public endpoints; GET /api/status; the per-IP limit of public endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

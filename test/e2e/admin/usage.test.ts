@@ -1,4 +1,4 @@
-/** Operator contract 3 and spec 1.8 / 7: GET /admin/usage — metadata-only rows, filters, paging. */
+/** GET /admin/usage — metadata-only rows, filters, paging. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { addSimulatorModel, admin, call, chat, collectPages, expectError } from './helpers.js';

@@ -1,5 +1,5 @@
 /**
- * Spec part 6, alerts, end to end: a real gateway (ALERT_CHECK_SECONDS=1) mails a real SMTP server (smtp-server on
+ * Alerts end to end: a real gateway (ALERT_CHECK_SECONDS=1) mails a real SMTP server (smtp-server on
  * 127.0.0.1) exactly once per crossing while requests keep running, re-arms after a top-up, alerts on quota percent,
  * writes mails to the log when SMTP_URL is unset, and keeps retrying a mail while the SMTP server is down without
  * losing or doubling it (and without logging the SMTP password).

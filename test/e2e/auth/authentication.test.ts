@@ -19,7 +19,7 @@ function expectSpecError(body: ErrorBody, code: string): void {
   expect(body.error.code).toBe(code);
 }
 
-describe('authentication and key checks (spec part 5)', () => {
+describe('authentication and key checks', () => {
   let gateway: TestGateway;
   let account: SeededAccount;
 

@@ -14,7 +14,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-describe('routing pool: retries on upstream failure across channels (spec 1.4)', () => {
+describe('routing pool: retries on upstream failure across channels', () => {
   let gateway: TestGateway;
   let primary: MockOpenAIUpstream;
   let secondary: MockOpenAIUpstream;

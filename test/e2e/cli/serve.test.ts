@@ -1,6 +1,6 @@
 /**
- * Operator contract 1, 2 and 5 with the real process: `node bin/unigate.js serve` in an empty directory with no
- * configuration, a restart in the same directory, and the `migrate`, `admin-token` and `keys create` commands.
+ * Install, environment and command line with the real process: `node bin/unigate.js serve` in an empty directory
+ * with no configuration, a restart in the same directory, and the `migrate`, `admin-token` and `keys create` commands.
  * The steps build on each other (one operator session), so they run in order.
  */
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Operator contract 2 (WORKERS) with the real process: `WORKERS=2 unigate serve` starts two workers sharing the
+ * WORKERS with the real process: `WORKERS=2 unigate serve` starts two workers sharing the
  * listeners, serves requests, and SIGTERM to the primary stops all of them. The directory's ./gateway.yaml (picked
  * up without GATEWAY_CONFIG) declares a simulator channel so every worker can route from its first request.
  */

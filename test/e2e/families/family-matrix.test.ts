@@ -7,7 +7,7 @@ import { aiSdkDriver } from './ai-sdk-driver.js';
 import { anthropicDriver, geminiDriver, openAIDriver, type ClientDriver } from './client-drivers.js';
 
 /**
- * Spec 1.2-1.5: every client family reaches every upstream type. Each cell drives the official SDK against the
+ * Every client family reaches every upstream type. Each cell drives the official SDK against the
  * gateway, whose channel points at a mock upstream of another (or the same) vendor, strict like the real API.
  */
 interface Upstreams {
@@ -100,7 +100,7 @@ describe.each(CLIENTS)('%s client', (clientName) => {
   });
 });
 
-describe('billing and usage logs are the same whatever the family (spec 1.5)', () => {
+describe('billing and usage logs are the same whatever the family', () => {
   it('logs every call with tokens and a cost, under the caller protocol', async () => {
     await flushWrites(gateway);
     const usage = await gateway.admin<{ data: Array<{ protocol: string; model: string; status: number; prompt_tokens: number; completion_tokens: number; cost_usd: number }> }>(

@@ -1,5 +1,5 @@
 /**
- * Spec part 3 and 5.6 over the wire: the key states and every documented transition, with the status each answers
+ * Over the wire: the key states and every documented transition, with the status each answers
  * (401 unknown/revoked/expired, 403 disabled/model/IP, 429 quota_exhausted while paused). Expiry happens by the
  * clock alone (an injected one here), with no admin action.
  */

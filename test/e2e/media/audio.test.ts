@@ -1,4 +1,4 @@
-/** Spec 4.1 audio: transcriptions, translations (multipart) and speech (streamed) through the gateway with the openai SDK. */
+/** Audio: transcriptions, translations (multipart) and speech (streamed) through the gateway with the openai SDK. */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wavOfSeconds } from '../../support/audio-fixtures.js';

@@ -1,4 +1,4 @@
-/** Spec 4.1 images: the openai SDK through the gateway to OpenAI-wire and Gemini upstreams, billed per image or token. */
+/** Images: the openai SDK through the gateway to OpenAI-wire and Gemini upstreams, billed per image or token. */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededAccount } from '../../support/gateway-harness.js';

@@ -1,4 +1,4 @@
-/** Spec 4.1 moderations (free unless priced, logged, rate-limited) and embeddings (float, base64, dimensions) to both upstream kinds. */
+/** Moderations (free unless priced, logged, rate-limited) and embeddings (float, base64, dimensions) to both upstream kinds. */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeededAccount } from '../../support/gateway-harness.js';

@@ -1,5 +1,5 @@
 /**
- * Spec 8.4 with the real process: a 25 MB audio upload goes through `unigate serve` to the upstream with flat
+ * The 25 MB audio file limit with the real process: a 25 MB audio upload goes through `unigate serve` to the upstream with flat
  * memory (the file is spooled to disk and streamed on, never held whole), 25 MB + 1 byte is refused with 413 (while
  * streaming, and earlier from a Content-Length past the limit), and no spooled file outlives its request.
  * Memory is the gateway process's peak resident set (VmHWM in /proc/<pid>/status) before and after the upload.

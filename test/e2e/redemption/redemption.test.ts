@@ -1,5 +1,5 @@
 /**
- * Redemption codes over the wire (issue 6, item 8): the admin creates a batch (plaintext shown only then), an
+ * Redemption codes over the wire: the admin creates a batch (plaintext shown only then), an
  * account redeems with its API key through the openai-style endpoint, reuse is refused, wrong/expired/disabled codes
  * answer their own errors, failed attempts are limited per key (429), the admin can redeem for an account, and
  * balance, ledger and code list agree. Runs on SQLite, and on PostgreSQL with TEST_DATABASE_URL.

@@ -1,5 +1,5 @@
 /**
- * Spec 1.4 through every family: each client protocol (OpenAI, Anthropic, Gemini wire) against each upstream kind
+ * Failover across the routing pool through every family: each client protocol (OpenAI, Anthropic, Gemini wire) against each upstream kind
  * (OpenAI, Anthropic, Gemini mocks), streaming and not, with a fault injected on the model's primary channel.
  * A fault before the first byte fails over to the backup channel; a stream cut after bytes reached the caller ends
  * with an error event in the caller's format and bills what was delivered. Each case asserts which channels were

@@ -1,6 +1,6 @@
 /**
  * The other routing controls end to end: rejected upstream keys leave the rotation and are flagged for the admin;
- * per-channel-model RPM (spec 8, strict upstream throttling); the retry time budget; idle timeouts on slow drips;
+ * per-channel-model RPM (for upstreams with strict throttling); the retry time budget; idle timeouts on slow drips;
  * embeddings fail over like chat; health shared between instances through Redis.
  */
 import { RedisFixture } from '../../unit/limits/redis-test-support.js';

@@ -10,13 +10,13 @@ const NOW = 10 * DAY + 5;
 const NO_LEASE: LeasePolicy = { capNano: 0n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 };
 
 function plan(policy: OveragePolicy, quotaNano: bigint, overageLimitNano: bigint | null = null): Plan {
-  return { id: 'plan', name: 'p', period: 'day', quotaNano, overagePolicy: policy, overageLimitNano, rpm: null, tpm: null, createdAt: 0, updatedAt: 0 };
+  return { id: 'plan', name: 'p', period: 'day', quotaNano, overagePolicy: policy, overageLimitNano, rpm: null, tpm: null, selfService: false, priceNano: 0n, createdAt: 0, updatedAt: 0 };
 }
 
 function subscription(overrides: Partial<Subscription> = {}): Subscription {
   return {
     id: 'sub', accountId: 'acct', planId: 'plan', status: 'active', startsAt: 0, currentPeriodStart: 10 * DAY, currentPeriodEnd: 11 * DAY,
-    usedNano: 0n, overageUsedNano: 0n, cancelAt: null, createdAt: 0, updatedAt: 0, ...overrides,
+    usedNano: 0n, overageUsedNano: 0n, cancelAt: null, paidThrough: null, renews: false, createdAt: 0, updatedAt: 0, ...overrides,
   };
 }
 

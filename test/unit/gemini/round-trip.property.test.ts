@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { geminiCodec } from '../../../src/codecs/gemini/index.js';
-import { GEMINI_FINISH_REASONS } from '../../../src/codecs/gemini/map-finish-reason.js';
+import { GEMINI_FINISH_REASONS } from '../../../src/wire/gemini/finish-reason.js';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
 import type { ChatResponse } from '../../../src/ir/chat-response.js';
 import type { FinishReason } from '../../../src/ir/finish-reason.js';
@@ -23,7 +23,7 @@ import type { StreamPart } from '../../../src/ir/stream-part.js';
 import type { Usage } from '../../../src/ir/usage.js';
 import { DUMMY_THOUGHT_SIGNATURE } from '../../../src/upstreams/gemini/build-contents.js';
 import { GeminiAdapter } from '../../../src/upstreams/gemini/gemini-adapter.js';
-import { mapGeminiFinishReason } from '../../../src/upstreams/gemini/map-finish-reason.js';
+import { mapGeminiFinishReason } from '../../../src/wire/gemini/finish-reason.js';
 import { THINKING_BUDGET_BY_EFFORT } from '../../../src/upstreams/gemini/thinking-config.js';
 import { chatRequest, chatResponse, streamParts, streamScript, type StreamEnd, type StreamItem } from './arbitraries.js';
 import { chatRequest as baseRequest, chunked, collect, geminiChannel, unusedTransport } from './gemini-test-support.js';

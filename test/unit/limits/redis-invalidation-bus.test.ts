@@ -63,6 +63,23 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
     expect(second.seen).toHaveLength(2);
   });
 
+  it('returns from publish only once every other instance applied the change, even a slow one', async () => {
+    const first = await open();
+    const second = await open();
+    const third = await open();
+    let slowApplied = false;
+    third.bus.subscribe(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      slowApplied = true;
+    });
+    const started = Date.now();
+    await first.bus.publish({ kind: 'account', id: 'acc_slow' });
+    expect(second.seen).toEqual([{ kind: 'account', id: 'acc_slow' }]);
+    expect(slowApplied).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('ignores malformed messages and drops everything after a reconnect (messages may have been missed)', async () => {
     const { bus, seen, subscriber } = await open();
     const raw = fixture.connect('raw');

@@ -44,6 +44,8 @@ export interface Invoice {
   tax_usd: number;
   issued_at: string;
   pdf_url: string;
+  /** What was bought: account credit, a plan period, or the refund a credit note records. */
+  lines: Array<{ description: string; amount_usd: number }>;
 }
 
 export interface ListPage<T> {

@@ -4,7 +4,7 @@ import { decodeResponsesInput } from '../../../../src/codecs/openai-responses/de
 import { encodeResponsesResponse } from '../../../../src/codecs/openai-responses/encode-response.js';
 import { ResponsesStreamEncoder } from '../../../../src/codecs/openai-responses/encode-stream.js';
 import { echoOf } from '../../../../src/codecs/openai-responses/response-object.js';
-import { encodeResponsesUsage, usageFromResponses } from '../../../../src/codecs/openai-responses/responses-usage.js';
+import { encodeResponsesUsage, usageFromResponses } from '../../../../src/wire/responses/usage.js';
 import { ResponsesPassThroughObserver } from '../../../../src/codecs/openai-responses/stream-usage-observer.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatResponse, ContentPart, ReasoningPart, StreamPart, TextPart, ToolCallPart, Usage } from '../../../../src/ir/index.js';

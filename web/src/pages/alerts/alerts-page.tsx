@@ -2,15 +2,25 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi, useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import { formatDateTime } from '../../format/format';
+import { formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { TextField } from '../../ui/field';
 
+interface KeyThreshold {
+  key_id: string;
+  name: string;
+  hint: string;
+  quota_usd: number;
+  alert_quota_percent: number | null;
+  effective_percent: number | null;
+}
+
 interface AlertSettings {
   alert_balance_usd: number | null;
   alert_quota_percent: number | null;
+  keys: KeyThreshold[];
   alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
 }
 
@@ -49,6 +59,53 @@ function SettingsForm({ settings, editable }: { settings: AlertSettings; editabl
   );
 }
 
+function KeyThresholdRow({ keyThreshold, editable }: { keyThreshold: KeyThreshold; editable: boolean }) {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  const [percent, setPercent] = useState(keyThreshold.alert_quota_percent === null ? '' : String(keyThreshold.alert_quota_percent));
+  const save = useMutation({
+    mutationFn: () => api.put<AlertSettings>(`/api/console/alerts/keys/${encodeURIComponent(keyThreshold.key_id)}`, {
+      alert_quota_percent: percent.trim() === '' ? null : Number(percent),
+    }),
+    onSuccess: (saved) => queryClient.setQueryData(['alerts'], saved),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  return (
+    <tr>
+      <th scope="row">{keyThreshold.name}<span className="key-meta mono">{keyThreshold.hint}</span></th>
+      <td className="numeric">{formatUsd(keyThreshold.quota_usd)}</td>
+      <td>
+        <form className="inline-form inline-form-compact" onSubmit={submit} noValidate aria-label={`Alert threshold of ${keyThreshold.name}`}>
+          <input className="input-narrow" aria-label={`Quota used (%) for ${keyThreshold.name}`} inputMode="numeric" value={percent} disabled={!editable}
+            placeholder={keyThreshold.effective_percent === null ? 'off' : `${keyThreshold.effective_percent} (account)`} onChange={(event) => setPercent(event.target.value)} />
+          {editable ? <Button type="submit" busy={save.isPending}>Save<span className="visually-hidden"> for {keyThreshold.name}</span></Button> : null}
+        </form>
+        {save.isError ? <span className="field-error" role="alert">{errorMessage(save.error)}</span> : null}
+        {save.isSuccess ? <span className="key-meta" role="status">Saved.</span> : null}
+      </td>
+    </tr>
+  );
+}
+
+function KeyThresholdsCard({ keys, editable }: { keys: KeyThreshold[]; editable: boolean }) {
+  return (
+    <Card title="Per-key thresholds">
+      <p className="field-hint">A key&apos;s own share of its quota at which it alerts; empty uses the account&apos;s &quot;Key quota used&quot; above. Keys without a quota are not listed.</p>
+      {keys.length === 0 ? <p className="empty">No key has a quota.</p> : (
+        <div className="table-scroll">
+          <table className="table">
+            <thead><tr><th scope="col">Key</th><th scope="col" className="numeric">Quota</th><th scope="col">Alert at (%)</th></tr></thead>
+            <tbody>{keys.map((key) => <KeyThresholdRow key={key.key_id} keyThreshold={key} editable={editable} />)}</tbody>
+          </table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
 export function AlertsPage() {
   useDocumentTitle('Alerts');
   const api = useApi();
@@ -62,6 +119,7 @@ export function AlertsPage() {
       {settings.isPending ? <Loading /> : settings.isError ? <Alert tone="error">{errorMessage(settings.error)}</Alert> : (
         <>
           <Card title="Thresholds"><SettingsForm settings={settings.data} editable={editable} /></Card>
+          {settings.data.keys.length === 0 && !editable ? null : <KeyThresholdsCard keys={settings.data.keys} editable={editable} />}
           <Card title="Alerts sent">
             {settings.data.alerts.length === 0 ? <p className="empty">No alert has fired.</p> : (
               <div className="table-scroll">

@@ -141,7 +141,7 @@ function InvoicesCard() {
   return (
     <Card title="Invoices">
       {invoices.isPending ? <Loading /> : invoices.isError ? <Alert tone="error">{errorMessage(invoices.error)}</Alert> : invoices.data.data.length === 0 ? (
-        <p className="empty">No invoices yet. Each paid card top-up has one.</p>
+        <p className="empty">No invoices yet. Each paid card top-up and each paid plan period has one.</p>
       ) : (
         <div className="table-scroll">
           <table className="table">
@@ -149,7 +149,10 @@ function InvoicesCard() {
             <tbody>
               {invoices.data.data.map((invoice) => (
                 <tr key={invoice.id}>
-                  <th scope="row">{invoice.number} {invoice.object === 'credit_note' ? <Badge tone="warning">credit note</Badge> : null}</th>
+                  <th scope="row">
+                    {invoice.number} {invoice.object === 'credit_note' ? <Badge tone="warning">credit note</Badge> : null}
+                    {invoice.lines[0] === undefined ? null : <span className="key-meta">{invoice.lines[0].description}</span>}
+                  </th>
                   <td>{formatDate(invoice.issued_at)}</td>
                   <td className="numeric">{formatUsd(invoice.total_usd)}</td>
                   <td className="cell-actions"><a className="button" href={invoice.pdf_url} download={`${invoice.number}.pdf`}>PDF<span className="visually-hidden"> of {invoice.number}</span></a></td>

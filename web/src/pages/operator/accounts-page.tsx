@@ -118,29 +118,46 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
   );
 }
 
+/** Accounts a page holds; the server finds them by email, id or billing-name prefix and pages with a cursor. */
+const PAGE_SIZE = '50';
+
 /** Every account: balances, credit and debit with a reason, keys, ledger. */
 export function OperatorAccountsPage() {
   useDocumentTitle('Accounts');
   const me = useOperatorMe();
   const [search, setSearch] = useState('');
+  // The cursors of the pages before the one shown (the first page has none).
+  const [cursors, setCursors] = useState<string[]>([]);
   const [selected, setSelected] = useState<Account | null>(null);
-  const accounts = useOperatorGet<{ data: Account[] }>('admin/accounts', { limit: '200' });
-  const shown = (accounts.data?.data ?? []).filter((account) => search === '' || account.email.includes(search.toLowerCase()) || account.id === search);
+  const cursor = cursors[cursors.length - 1];
+  const accounts = useOperatorGet<{ data: Account[]; has_more: boolean; next_cursor: string | null }>('admin/accounts', { q: search.trim() === '' ? undefined : search.trim(), limit: PAGE_SIZE, cursor });
+  const shown = accounts.data?.data ?? [];
+  const nextCursor = accounts.data?.next_cursor ?? null;
   return (
     <div className="page stack">
       <PageHeader title="Accounts" description="Balances, credits with a reason, keys and ledger of every account." />
       <Card>
-        <TextField label="Search by email or id" type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+        <TextField label="Search by email or id" type="search" value={search} hint="The start of an email, an account id or a billing name."
+          onChange={(event) => { setSearch(event.target.value); setCursors([]); }} />
         {accounts.isPending ? <Loading /> : null}
         {accounts.isError ? <Alert tone="error">{errorMessage(accounts.error)}</Alert> : null}
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Accounts</caption>
-          <thead><tr><th scope="col">Email</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
-          <tbody>{shown.map((account) => (
-            <tr key={account.id} aria-selected={selected?.id === account.id}>
-              <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
-              <td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
-            </tr>
-          ))}</tbody></table></div>
+        {accounts.data !== undefined && shown.length === 0 ? <p className="empty">{search.trim() === '' ? 'No accounts yet.' : 'No account starts with this.'}</p> : null}
+        {shown.length === 0 ? null : (
+          <div className="table-scroll"><table className="table" data-testid="accounts-table"><caption className="visually-hidden">Accounts</caption>
+            <thead><tr><th scope="col">Email</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
+            <tbody>{shown.map((account) => (
+              <tr key={account.id} aria-selected={selected?.id === account.id}>
+                <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
+                <td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
+              </tr>
+            ))}</tbody></table></div>
+        )}
+        {cursors.length === 0 && nextCursor === null ? null : (
+          <div className="form-actions">
+            <Button onClick={() => setCursors(cursors.slice(0, -1))} disabled={cursors.length === 0}>Previous page</Button>
+            <Button onClick={() => { if (nextCursor !== null) setCursors([...cursors, nextCursor]); }} disabled={nextCursor === null}>Next page</Button>
+          </div>
+        )}
       </Card>
       {selected === null ? null : <AccountDetail key={selected.id} account={selected} writable={canWrite(me.data)} />}
     </div>

@@ -3,7 +3,7 @@ import { errorMessage } from '../../api/client';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
-import { TextField } from '../../ui/field';
+import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
@@ -12,6 +12,83 @@ interface Channel { id: string; name: string; models: Record<string, string>; en
 
 function price(value: number | null | undefined): string {
   return value == null ? '—' : `$${value}`;
+}
+
+interface CatalogEntry { id: string; kind: string; provider: string; list_pricing: Record<string, number | null>; status: 'list' | 'imported' | 'custom' }
+interface CatalogList { providers: string[]; bundled_version: string | null; data: CatalogEntry[] }
+
+const RECORD_STATE: Record<CatalogEntry['status'], { tone: 'neutral' | 'success' | 'warning'; label: string }> = {
+  list: { tone: 'neutral', label: 'no record' },
+  imported: { tone: 'success', label: 'list price' },
+  custom: { tone: 'warning', label: 'own price' },
+};
+
+/** The bundled catalog of one provider at its list prices, and the bulk import of those prices into model records. */
+function CatalogCard({ writable }: { writable: boolean }) {
+  const [provider, setProvider] = useState('openai');
+  const [search, setSearch] = useState('');
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [notice, setNotice] = useState('');
+  const catalog = useOperatorGet<CatalogList>('admin/catalog/models', { provider, q: search });
+  const action = useOperatorAction<{ imported: unknown[] }>();
+  const shown = catalog.data?.data ?? [];
+  const choose = (next: ReadonlySet<string>) => {
+    setSelected(next);
+    setNotice('');
+  };
+  const toggle = (id: string) => {
+    const next = new Set(selected);
+    if (next.has(id)) next.delete(id);
+    else next.add(id);
+    choose(next);
+  };
+  const importPrices = (models: string[] | null) => {
+    action.mutate({ method: 'POST', path: 'admin/catalog/import', body: { provider, ...(models === null ? {} : { models }) } }, {
+      onSuccess: (answer) => {
+        setSelected(new Set());
+        setNotice(`List prices imported for ${answer.imported.length} model${answer.imported.length === 1 ? '' : 's'}.`);
+      },
+    });
+  };
+  const allShownSelected = shown.length > 0 && shown.every((entry) => selected.has(entry.id));
+  return (
+    <Card title="Bundled catalog">
+      <p className="field-hint">List prices per million tokens from the bundled price data{catalog.data?.bundled_version == null ? '' : ` (@pydantic/genai-prices ${catalog.data.bundled_version})`}. A model without a record is billed at its list price; importing stores the list price as the gateway's own record, which a package upgrade no longer changes.</p>
+      <div className="filter-bar">
+        <SelectField label="Provider" value={provider} onChange={(event) => { setProvider(event.target.value); choose(new Set()); }}
+          options={(catalog.data?.providers ?? [provider]).map((value) => ({ value, label: value }))} />
+        <TextField label="Search the catalog" type="search" value={search} onChange={(event) => setSearch(event.target.value)} />
+      </div>
+      {writable ? (
+        <div className="form-actions">
+          <Button onClick={() => importPrices([...selected])} disabled={selected.size === 0} busy={action.isPending}>Import list prices of {selected.size} selected</Button>
+          <Button variant="primary" onClick={() => importPrices(null)} busy={action.isPending}>Import all of {provider}</Button>
+        </div>
+      ) : null}
+      {notice === '' ? null : <Alert tone="success">{notice}</Alert>}
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      {catalog.isPending ? <Loading /> : null}
+      {catalog.isError ? <Alert tone="error">{errorMessage(catalog.error)}</Alert> : null}
+      {catalog.data !== undefined && shown.length === 0 ? <p className="empty">No bundled model of {provider} matches.</p> : null}
+      {shown.length === 0 ? null : (
+        <div className="table-scroll"><table className="table" data-testid="catalog-table"><caption className="visually-hidden">Bundled catalog of {provider}</caption>
+          <thead><tr>
+            {writable ? <th scope="col"><input type="checkbox" aria-label="Select every model shown" checked={allShownSelected} onChange={() => choose(allShownSelected ? new Set() : new Set(shown.map((entry) => entry.id)))} /></th> : null}
+            <th scope="col">Model</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Gateway record</th>
+          </tr></thead>
+          <tbody>{shown.map((entry) => (
+            <tr key={entry.id} data-catalog-id={entry.id}>
+              {writable ? <td><input type="checkbox" aria-label={`Select ${entry.id}`} checked={selected.has(entry.id)} onChange={() => toggle(entry.id)} /></td> : null}
+              <th scope="row" className="mono">{entry.id}<span className="key-meta">{entry.kind}</span></th>
+              <td className="numeric">{price(entry.list_pricing.input_per_mtok)}</td>
+              <td className="numeric">{price(entry.list_pricing.output_per_mtok)}</td>
+              <td className="numeric">{price(entry.list_pricing.cached_input_per_mtok)}</td>
+              <td><Badge tone={RECORD_STATE[entry.status].tone}>{RECORD_STATE[entry.status].label}</Badge></td>
+            </tr>
+          ))}</tbody></table></div>
+      )}
+    </Card>
+  );
 }
 
 function ModelForm({ onDone }: { onDone: () => void }) {
@@ -35,7 +112,7 @@ function ModelForm({ onDone }: { onDone: () => void }) {
   );
 }
 
-/** The catalog with prices per unit and the channels that serve each model. */
+/** The gateway's model records with prices per unit and the channels that serve each; the bundled catalog beside them. */
 export function OperatorModelsPage() {
   useDocumentTitle('Models and prices');
   const me = useOperatorMe();
@@ -50,10 +127,11 @@ export function OperatorModelsPage() {
       <PageHeader title="Models and prices" description="Prices per million tokens as billed; which channels serve each model."
         actions={writable ? <Button variant="primary" onClick={() => setCreating(true)}>Add model</Button> : undefined} />
       {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
-      <Card>
+      <Card title="Gateway models">
+        {models.data?.data.length === 0 ? <p className="empty">No model records yet: add one, or import list prices from the bundled catalog below.</p> : null}
         {models.isPending ? <Loading /> : null}
         {models.isError ? <Alert tone="error">{errorMessage(models.error)}</Alert> : null}
-        {models.data === undefined ? null : (
+        {models.data === undefined || models.data.data.length === 0 ? null : (
           <div className="table-scroll"><table className="table"><caption className="visually-hidden">Models</caption>
             <thead><tr><th scope="col">Model</th><th scope="col">Visibility</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Channels</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{models.data.data.map((model) => (
@@ -69,6 +147,7 @@ export function OperatorModelsPage() {
             ))}</tbody></table></div>
         )}
       </Card>
+      <CatalogCard writable={writable} />
       <Dialog open={creating} title="Add a model" onClose={() => setCreating(false)}>{creating ? <ModelForm onDone={() => setCreating(false)} /> : null}</Dialog>
     </div>
   );

@@ -12,6 +12,7 @@ export const OperatorTicketsPage = lazyPage(() => import('./tickets-page'), 'Ope
 export const OperatorUsagePage = lazyPage(() => import('./usage-page'), 'OperatorUsagePage');
 export const OperatorOffersPage = lazyPage(() => import('./offers-page'), 'OperatorOffersPage');
 export const OperatorAuditPage = lazyPage(() => import('./audit-page'), 'OperatorAuditPage');
+export const OperatorOperatorsPage = lazyPage(() => import('./operators-page'), 'OperatorOperatorsPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
 export const operatorNavigation = [
@@ -22,5 +23,6 @@ export const operatorNavigation = [
   { to: '/operator/tickets', label: 'Support tickets' },
   { to: '/operator/usage', label: 'Usage explorer' },
   { to: '/operator/offers', label: 'Plans, codes, news' },
+  { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit', label: 'Audit log' },
 ];

@@ -4,7 +4,7 @@ import { errorMessage } from '../../api/client';
 import { formatCost, formatDateTime, formatInteger, formatMilliseconds, formatPercent } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { SelectField } from '../../ui/field';
-import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorGet } from './operator-queries';
 
 interface Summary {
@@ -17,7 +17,30 @@ interface Summary {
   spend_usd: number;
 }
 
+interface Live {
+  window_seconds: number;
+  requests: number;
+  requests_per_second: number;
+  errors: number;
+  error_rate: number;
+  latency_p50_ms: number | null;
+  latency_p99_ms: number | null;
+  in_flight: number;
+}
+
+interface ChannelHealth {
+  channel_id: string;
+  name: string;
+  status: 'operational' | 'degraded' | 'down' | 'disabled';
+  breaker_state: 'closed' | 'half-open' | 'open';
+  recent: { window_seconds: number; successes: number; failures: number };
+  error_rate: number | null;
+  last_error: { class: string; at: string } | null;
+}
+
 interface Overview {
+  live: Live;
+  channels: ChannelHealth[];
   window: string;
   from: string;
   to: string;
@@ -30,6 +53,7 @@ interface Overview {
 }
 
 const REFRESH_MS = 15_000;
+const WINDOW_LABELS: Record<string, string> = { '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days' };
 const axisProps = { stroke: 'var(--text-muted)', fontSize: 12, tickLine: false } as const;
 
 function time(iso: string, window: string): string {
@@ -53,6 +77,31 @@ function SeriesChart({ title, data, field, window, format, fraction = false }: {
         </ResponsiveContainer>
       </div>
     </figure>
+  );
+}
+
+const STATUS_TONE: Record<ChannelHealth['status'], 'success' | 'warning' | 'danger' | 'neutral'> = { operational: 'success', degraded: 'warning', down: 'danger', disabled: 'neutral' };
+
+function ChannelHealthTable({ channels }: { channels: ChannelHealth[] }) {
+  if (channels.length === 0) return <p className="empty">No channels yet.</p>;
+  return (
+    <div className="table-scroll">
+      <table className="table">
+        <caption className="visually-hidden">Channel health</caption>
+        <thead><tr><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Breaker</th><th scope="col" className="numeric">Recent errors</th><th scope="col">Last error</th></tr></thead>
+        <tbody>
+          {channels.map((channel) => (
+            <tr key={channel.channel_id}>
+              <th scope="row">{channel.name}</th>
+              <td><Badge tone={STATUS_TONE[channel.status]}>{channel.status}</Badge></td>
+              <td>{channel.breaker_state}</td>
+              <td className="numeric">{channel.error_rate === null ? '—' : formatPercent(channel.error_rate)}<span className="key-meta">{formatInteger(channel.recent.successes)} ok, {formatInteger(channel.recent.failures)} failed</span></td>
+              <td>{channel.last_error === null ? '—' : <>{channel.last_error.class}<span className="key-meta">{formatDateTime(channel.last_error.at)}</span></>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
@@ -88,13 +137,22 @@ export function OperatorOverviewPage() {
   const data = overview.data;
   return (
     <div className="page stack">
-      <PageHeader title="Overview" description="The whole deployment, from the usage log. Refreshes every 15 seconds."
+      <PageHeader title="Overview" description="Live figures from this gateway process's metrics and channel health; the window's history from the usage log. Refreshes every 15 seconds."
         actions={<SelectField label="Window" value={window} onChange={(event) => setWindow(event.target.value)}
-          options={[{ value: '1h', label: 'Last hour' }, { value: '24h', label: 'Last 24 hours' }, { value: '7d', label: 'Last 7 days' }]} />} />
+          options={Object.entries(WINDOW_LABELS).map(([value, label]) => ({ value, label }))} />} />
       {overview.isPending ? <Loading /> : null}
       {overview.isError ? <Alert tone="error">{errorMessage(overview.error)}</Alert> : null}
       {data === undefined ? null : (
         <>
+          <Card title="Live now">
+            <dl className="stat-strip" data-testid="operator-live">
+              <div className="stat"><dt>Requests per second</dt><dd>{data.live.requests_per_second.toFixed(2)}<span className="stat-note">{formatInteger(data.live.requests)} in the last {formatInteger(data.live.window_seconds)} s · {formatInteger(data.live.in_flight)} in flight</span></dd></div>
+              <div className="stat"><dt>Error rate</dt><dd>{formatPercent(data.live.error_rate)}<span className="stat-note">{formatInteger(data.live.errors)} failed</span></dd></div>
+              <div className="stat"><dt>Latency p50 / p99</dt><dd>{formatMilliseconds(data.live.latency_p50_ms)}<span className="stat-note">p99 {formatMilliseconds(data.live.latency_p99_ms)}</span></dd></div>
+            </dl>
+            <ChannelHealthTable channels={data.channels} />
+          </Card>
+          <h2>{WINDOW_LABELS[data.window] ?? data.window}, from the usage log</h2>
           <dl className="stat-strip" data-testid="operator-stats">
             <div className="stat"><dt>Requests</dt><dd>{formatInteger(data.totals.requests)}<span className="stat-note">{data.totals.requests_per_second.toFixed(3)} per second</span></dd></div>
             <div className="stat"><dt>Error rate</dt><dd>{formatPercent(data.totals.error_rate)}<span className="stat-note">{formatInteger(data.totals.errors)} failed</span></dd></div>

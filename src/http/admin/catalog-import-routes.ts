@@ -1,0 +1,108 @@
+import { z } from 'zod';
+import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
+import { pricingToJson } from '../../catalog/model-json.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import { parseInput } from '../../management/parse-input.js';
+import type { GatewayServices } from '../../services.js';
+import type { Model, Pricing } from '../../storage/records.js';
+import type { Router } from '../router.js';
+import { sendJson } from '../respond.js';
+import { adminOnly, isUniqueViolation, readAdminBody } from './admin-guard.js';
+import { catalogChanged } from './catalog-routes.js';
+
+const importSchema = z.object({
+  provider: z.string().trim().min(1).max(100),
+  /** Ids of the provider's bundled models; omitted: every model of the provider. */
+  models: z.array(z.string().trim().min(1).max(200)).min(1).max(1000).optional(),
+}).strict();
+
+const PRICE_FIELDS = ['inputPerMtokNano', 'outputPerMtokNano', 'cachedInputPerMtokNano', 'cacheWritePerMtokNano', 'perRequestNano', 'perImageNano', 'perAudioMinuteNano', 'perMcharNano'] as const;
+
+/** Whether the record's flat prices are the bundled list prices (long-context tiers are the bundled data's alone). */
+function samePrices(stored: Pricing, list: Pricing): boolean {
+  return PRICE_FIELDS.every((field) => stored[field] === list[field]);
+}
+
+function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Record<string, unknown> {
+  return {
+    id: model.id,
+    kind: model.kind,
+    provider: model.provider,
+    list_pricing: pricingToJson(model.pricing),
+    context_window: model.contextWindow,
+    // `list`: no record, served at the list prices; `imported`: a record at the list prices; `custom`: its own prices.
+    status: stored === undefined ? 'list' : samePrices(stored.pricing, model.pricing) ? 'imported' : 'custom',
+    pricing: stored === undefined ? null : pricingToJson(stored.pricing),
+  };
+}
+
+/**
+ * Stores each bundled model's list prices as the gateway's own model record: a new record as a PATCH of a bundled
+ * model makes it, or, for a model that has one, only its prices replaced (visibility, upstream and limits stay).
+ */
+async function importListPrices(services: GatewayServices, models: readonly CatalogModel[]): Promise<Record<string, unknown>[]> {
+  const { storage, clock } = services;
+  const results: Record<string, unknown>[] = [];
+  for (const model of models) {
+    const now = clock.now();
+    const copy = operatorCopy(model, now);
+    let before = await storage.models.getById(model.id);
+    if (before === null) {
+      try {
+        await storage.models.create(copy);
+        results.push({ id: model.id, created: true, before: null, after: pricingToJson(copy.pricing) });
+        continue;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        before = await storage.models.getById(model.id);
+        if (before === null) throw error;
+      }
+    }
+    const updated = await storage.models.update(model.id, { pricing: copy.pricing }, now);
+    results.push({ id: model.id, created: false, before: pricingToJson(before.pricing), after: pricingToJson((updated ?? copy).pricing) });
+  }
+  return results;
+}
+
+/**
+ * /admin/catalog: the bundled catalog with its list prices beside the gateway's own records, and the bulk import of
+ * list prices into model records.
+ */
+export function addCatalogImportRoutes(router: Router, services: GatewayServices): void {
+  const { storage, catalog } = services;
+  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+
+  router.add('GET', '/admin/catalog/models', guard(async (context) => {
+    const provider = context.query.get('provider');
+    const search = (context.query.get('q') ?? '').trim().toLowerCase();
+    const byProvider = catalog.bundledByProvider();
+    if (provider !== null && provider !== '' && !byProvider.has(provider)) {
+      throw new GatewayError('bad_request', `'provider' must be one of ${[...byProvider.keys()].join(', ')}.`, { param: 'provider' });
+    }
+    const stored = new Map((await storage.models.listAll()).map((model) => [model.id, model]));
+    const chosen = [...byProvider].filter(([name]) => provider === null || provider === '' || name === provider)
+      .flatMap(([, models]) => models)
+      .filter((model) => search === '' || model.id.toLowerCase().includes(search))
+      .sort((left, right) => left.id.localeCompare(right.id));
+    sendJson(context, 200, {
+      object: 'list', bundled_version: catalog.bundledVersion(), providers: [...byProvider.keys()],
+      data: chosen.map((model) => catalogEntryJson(model, stored.get(model.id))), has_more: false, next_cursor: null,
+    });
+  }));
+
+  router.add('POST', '/admin/catalog/import', guard(async (context) => {
+    const input = parseInput(importSchema, await readAdminBody(context));
+    const offered = catalog.bundledByProvider().get(input.provider);
+    if (offered === undefined) throw new GatewayError('bad_request', `No bundled provider '${input.provider}'.`, { param: 'provider' });
+    let chosen: CatalogModel[] = offered;
+    if (input.models !== undefined) {
+      const byId = new Map(offered.map((model) => [model.id, model]));
+      const unknown = input.models.filter((id) => !byId.has(id));
+      if (unknown.length > 0) throw new GatewayError('bad_request', `Not bundled models of ${input.provider}: ${unknown.slice(0, 10).join(', ')}.`, { param: 'models' });
+      chosen = [...new Set(input.models)].map((id) => byId.get(id) as CatalogModel);
+    }
+    const imported = await importListPrices(services, chosen);
+    await catalogChanged(services);
+    sendJson(context, 200, { object: 'catalog.import', provider: input.provider, bundled_version: catalog.bundledVersion(), imported });
+  }));
+}

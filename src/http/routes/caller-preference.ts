@@ -1,0 +1,50 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
+import { parseProviderPreference, parseProviderPreferenceHeader } from '../../routing/parse-provider-preference.js';
+import { applyProviderPreference, type ProviderPreference } from '../../routing/provider-preference.js';
+import type { GatewayServices } from '../../services.js';
+import type { Model } from '../../storage/records.js';
+import type { RequestContext } from '../request-context.js';
+
+/** The extension header holding the provider preference (the only way for families whose body has no room for it). */
+export const PROVIDER_PREFERENCE_HEADER = 'x-gateway-provider';
+
+/**
+ * The caller's provider preference: the OpenAI body's `provider` field (taken out of the body, so no upstream
+ * ever sees it, pass-through or translated), else the `x-gateway-provider` header.
+ */
+function preferenceOf(context: RequestContext, protocol: string, body: Record<string, unknown>): ProviderPreference | null {
+  if (protocol === 'openai-chat' && 'provider' in body) {
+    const raw = body.provider;
+    delete body.provider;
+    if (raw !== null) return parseProviderPreference(raw, 'provider');
+  }
+  const header = context.request.headers[PROVIDER_PREFERENCE_HEADER];
+  return typeof header === 'string' && header.trim() !== '' ? parseProviderPreferenceHeader(header, PROVIDER_PREFERENCE_HEADER) : null;
+}
+
+/**
+ * The routes of a chat request narrowed and ranked by the caller's provider preference, when it gave one: a 400
+ * when the preference is malformed or leaves no channel of the model. The price a route costs is the model's
+ * (the gateway bills per model, whichever channel answers); latency is the channel-model's recent time to first byte.
+ */
+export function routesByCallerPreference(
+  services: GatewayServices,
+  context: RequestContext,
+  protocol: string,
+  body: Record<string, unknown>,
+  model: Model,
+  routes: readonly ChannelRoute[],
+): readonly ChannelRoute[] {
+  const preference = preferenceOf(context, protocol, body);
+  if (preference === null) return routes;
+  const price = { promptPerMtokNano: model.pricing.inputPerMtokNano, completionPerMtokNano: model.pricing.outputPerMtokNano };
+  const preferred = applyProviderPreference(routes, preference, {
+    latencyMs: (route) => services.health.load.latencyMs(route.channel.id, model.id),
+    priceOf: () => price,
+  });
+  if (preferred.length === 0) {
+    throw new GatewayError('bad_request', `No channel of model '${model.id}' matches the provider preference (only, ignore, max_price, allow_fallbacks).`, { param: 'provider' });
+  }
+  return preferred;
+}

@@ -1,0 +1,134 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { BillingProfile, Invoice, InvoiceDraft } from '../commerce-records.js';
+import type { CommerceDatabase } from '../commerce-schema.js';
+import type { Database } from '../database-schema.js';
+import { toBigInt } from '../convert.js';
+import type { NanoUsd, Subscription } from '../records.js';
+import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
+import { toBillingProfile, toInvoice } from './commerce-rows.js';
+import { issueInvoiceIn } from './invoice-repository.js';
+import { subscriptionRow, toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+
+type Dialect = 'sqlite' | 'postgres';
+
+/** An account's funds as a purchase sees them under the account's lock. */
+export interface AccountFunds {
+  balanceNano: NanoUsd;
+  creditLineNano: NanoUsd;
+  /** What every gateway instance holds from the wallet for requests in flight and leases. */
+  heldNano: NanoUsd;
+}
+
+/**
+ * What buying or renewing a plan period does, all in one database transaction under the account's row lock (the
+ * lock every money transaction takes): the payment's ledger entry, the subscription's change and the period's
+ * invoice are stored together or not at all.
+ */
+export interface PlanPurchaseTransaction {
+  funds(accountId: string): Promise<AccountFunds | null>;
+  subscriptions(accountId: string): Promise<Subscription[]>;
+  subscription(id: string): Promise<Subscription | null>;
+  createSubscription(subscription: Subscription): Promise<void>;
+  updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null>;
+  /** Inserts the entry and moves the balance; false (nothing moved) when the entry id exists already. */
+  applyLedgerEntry(entry: LedgerCredit): Promise<boolean>;
+  invoiceBySource(source: string): Promise<Invoice | null>;
+  issueInvoice(draft: InvoiceDraft): Promise<Invoice>;
+  billingProfile(accountId: string): Promise<BillingProfile | null>;
+}
+
+export interface PlanPurchaseRepository {
+  transact<T>(accountId: string, work: (transaction: PlanPurchaseTransaction) => Promise<T>): Promise<T>;
+  /** Active subscriptions set to renew whose paid period ends before `before`, soonest first. */
+  listRenewalsDue(before: number, limit: number): Promise<Subscription[]>;
+}
+
+function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransaction {
+  return {
+    async funds(accountId) {
+      const account = await trx.selectFrom('accounts').select(['balance_nano', 'credit_line_nano']).where('id', '=', accountId).executeTakeFirst();
+      if (account === undefined) return null;
+      const held = await trx
+        .selectFrom('money_holds')
+        .select(sql<bigint | string | null>`sum(${sql.ref('held_nano')})`.as('held'))
+        .where('pool', '=', `wallet:${accountId}`)
+        .executeTakeFirstOrThrow();
+      return { balanceNano: toBigInt(account.balance_nano), creditLineNano: toBigInt(account.credit_line_nano), heldNano: held.held === null ? 0n : toBigInt(held.held) };
+    },
+
+    async subscriptions(accountId) {
+      const rows = await trx.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+      return rows.map(toSubscriptionRecord);
+    },
+
+    async subscription(id) {
+      const row = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toSubscriptionRecord(row);
+    },
+
+    async createSubscription(subscription) {
+      await trx.insertInto('subscriptions').values(subscriptionRow(subscription)).execute();
+    },
+
+    updateSubscription(id, patch, now) {
+      // The commerce schema extends the core one; Kysely's builders are invariant in it, so the view is narrowed.
+      return updateSubscription(trx as unknown as Kysely<Database>, id, patch, now);
+    },
+
+    async applyLedgerEntry(entry) {
+      const inserted = await trx
+        .insertInto('ledger_entries')
+        .values({ id: entry.entryId, account_id: entry.accountId, kind: entry.kind, amount_nano: entry.amountNano, key_id: null, request_id: null, reason: entry.reason, created_at: entry.createdAt })
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      if (inserted === undefined) return false;
+      await trx.updateTable('accounts')
+        .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${entry.amountNano} as bigint)` })
+        .where('id', '=', entry.accountId)
+        .execute();
+      return true;
+    },
+
+    async invoiceBySource(source) {
+      const row = await trx.selectFrom('invoices').selectAll().where('source', '=', source).executeTakeFirst();
+      return row === undefined ? null : toInvoice(row);
+    },
+
+    issueInvoice(draft) {
+      return issueInvoiceIn(trx, draft);
+    },
+
+    async billingProfile(accountId) {
+      const row = await trx.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+      return row === undefined ? null : toBillingProfile(row);
+    },
+  };
+}
+
+export function createPlanPurchaseRepository(db: Kysely<CommerceDatabase>, dialect: Dialect): PlanPurchaseRepository {
+  return {
+    transact(accountId, work) {
+      return db.transaction().execute(async (trx) => {
+        // PostgreSQL: the account's row lock, as the ledger's money transactions take it, so no settlement or hold
+        // interleaves between reading the funds and paying. (SQLite write transactions are serialised already.)
+        if (dialect === 'postgres') await trx.selectFrom('accounts').select('id').where('id', '=', accountId).forNoKeyUpdate().execute();
+        return work(transactionView(trx));
+      });
+    },
+
+    async listRenewalsDue(before, limit) {
+      const rows = await db
+        .selectFrom('subscriptions')
+        .selectAll()
+        .where('status', '=', 'active')
+        .where('renews', '=', 1)
+        .where('paid_through', 'is not', null)
+        .where('paid_through', '<', before)
+        .orderBy('paid_through')
+        .limit(limit)
+        .execute();
+      return rows.map(toSubscriptionRecord);
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { UsageLogRow } from '../storage/records.js';
+
+/** Folder of the data directory holding usage-log batches that could not be written. */
+export const DEAD_LETTER_FOLDER = 'usage-dead-letter';
+
+export function deadLetterDirectory(dataDirectory: string): string {
+  return path.join(dataDirectory, DEAD_LETTER_FOLDER);
+}
+
+/** One row as a JSON line: money (nano-USD, a bigint) as a decimal string. */
+function encode(row: UsageLogRow): string {
+  return JSON.stringify({ ...row, costNano: row.costNano.toString() });
+}
+
+function decode(line: string): UsageLogRow {
+  const parsed = JSON.parse(line) as Omit<UsageLogRow, 'costNano'> & { costNano: string };
+  if (typeof parsed.requestId !== 'string' || typeof parsed.costNano !== 'string' || !/^-?\d+$/.test(parsed.costNano)) {
+    throw new Error('not a usage-log row');
+  }
+  return { ...parsed, costNano: BigInt(parsed.costNano) };
+}
+
+/**
+ * Writes a batch to a new file `<epoch ms>-<random>.jsonl` (one row a line), complete or not at all: it is written
+ * under a temporary name and renamed. Usage rows are metadata only (no prompt or answer text). Returns the file.
+ */
+export async function writeDeadLetter(directory: string, rows: readonly UsageLogRow[], now: number): Promise<string> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const name = `${now}-${randomBytes(4).toString('hex')}.jsonl`;
+  const file = path.join(directory, name);
+  const partial = path.join(directory, `.${name}.partial`);
+  await writeFile(partial, `${rows.map(encode).join('\n')}\n`, { mode: 0o600 });
+  await rename(partial, file);
+  return file;
+}
+
+/** The dead-letter files, oldest first (none when the folder does not exist). */
+export async function listDeadLetters(directory: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names.filter((name) => name.endsWith('.jsonl') && !name.startsWith('.')).sort().map((name) => path.join(directory, name));
+}
+
+export async function readDeadLetter(file: string): Promise<UsageLogRow[]> {
+  const text = await readFile(file, 'utf8');
+  return text.split('\n').filter((line) => line.trim() !== '').map(decode);
+}
