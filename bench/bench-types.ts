@@ -52,12 +52,51 @@ export interface ScenarioReport {
    */
   upstream: 'openai' | 'anthropic';
   direct?: SideResult;
+  /** the same requests as `direct`, through the bare Node proxy (bench/bare-proxy.ts) in front of that upstream */
+  bare?: SideResult;
   gateway?: SideResult;
   /** gateway req/s ÷ direct req/s */
   ratio?: number;
   addedP50Ms?: number;
   addedP99Ms?: number;
+  /** gateway req/s ÷ bare proxy req/s */
+  bareRatio?: number;
+  /** gateway latency minus the bare proxy's, p50 and p99 */
+  overBareP50Ms?: number;
+  overBareP99Ms?: number;
+  /** gateway CPU per request ÷ the bare proxy's */
+  cpuRatioToBare?: number;
   failures: string[];
+}
+
+/** Open-loop load at a multiple of the gateway's measured capacity. */
+export interface OverloadReport {
+  name: string;
+  /** The gateway's closed-loop req/s this run measured. */
+  capacityPerSec: number;
+  offeredPerSec: number;
+  sent: number;
+  admitted: number;
+  shed: number;
+  failed: number;
+  timedOut: number;
+  admittedP50Ms?: number;
+  admittedP99Ms?: number;
+  shedP50Ms?: number;
+  shedP99Ms?: number;
+  shedShare: number;
+}
+
+/** Many slow streams opened at once to one upstream, on one side. */
+export interface SlowStreamsReport {
+  side: 'direct' | 'bare' | 'gateway';
+  streams: number;
+  opened: number;
+  completed: number;
+  statusCodes: Record<string, number>;
+  ttfbP50Ms?: number;
+  ttfbP99Ms?: number;
+  durationP99Ms?: number;
 }
 
 export interface BenchReport {
@@ -79,5 +118,7 @@ export interface BenchReport {
     loadAvg1mEnd: number;
   };
   scenarios: ScenarioReport[];
+  overload: OverloadReport[];
+  slowStreams: SlowStreamsReport[];
 }
 

@@ -1,5 +1,5 @@
 /** Sets the gateway up for the benchmark through its admin API, as the operator contract describes. */
-import { ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, BENCH_CLAUDE_MODEL, BENCH_MODEL, UPSTREAM_KEY } from './requests.js';
+import { ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, BENCH_CLAUDE_MODEL, BENCH_MODEL, BENCH_SLOW_MODEL, UPSTREAM_KEY } from './requests.js';
 
 export async function adminCall(base: string, token: string, method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {
@@ -63,3 +63,14 @@ export async function configureTranslation(base: string, adminToken: string, ant
   await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_CLAUDE_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
 }
 
+/** The slow-streams route: `bench-slow` on an `openai` channel whose mock paces its chunks. */
+export async function configureSlowStreams(base: string, adminToken: string, slowUpstreamUrl: string): Promise<void> {
+  await adminCall(base, adminToken, 'POST', '/admin/channels', {
+    name: 'bench-slow-upstream',
+    type: 'openai',
+    base_url: slowUpstreamUrl,
+    api_key: UPSTREAM_KEY,
+    models: { [BENCH_SLOW_MODEL]: BENCH_MODEL },
+  });
+  await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_SLOW_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
+}

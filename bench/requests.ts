@@ -16,6 +16,8 @@ export const ANTHROPIC_UPSTREAM_KEY = 'sk-ant-upstream-test';
 export const ANTHROPIC_VERSION = '2023-06-01';
 /** Public model of the gateway served by the OpenAI channel. */
 export const BENCH_MODEL = 'bench-model';
+/** Public model of the gateway served by the slow OpenAI channel (the slow-streams scenario). */
+export const BENCH_SLOW_MODEL = 'bench-slow';
 /** Public model of the gateway served by the Anthropic channel. */
 export const BENCH_CLAUDE_MODEL = 'bench-claude';
 /** What `bench-claude` maps to on the Anthropic channel (and what the direct Anthropic requests ask for). */

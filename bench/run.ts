@@ -10,13 +10,24 @@
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
  *
+ * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
+ * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
+ * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement),
+ * reporting admitted p99 and the share answered 503 and its latency; `slow streams`: BENCH_STREAMS (1000) streams
+ * opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
+ * the bare proxy and through the gateway, reporting how many opened and their time to first byte.
+ *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
  * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
  * that Anthropic upstream, so the ratio shows the cost of translating OpenAI → Anthropic → OpenAI.
  *
- * It starts three child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams and
- * the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away SQLite database),
+ * Every scenario is also sent through a bare Node proxy (bench/bare-proxy.ts: node:http in, undici Pool out,
+ * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
+ *
+ * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
+ * in front of each, and the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away
+ * SQLite database),
  * configures the gateway through the admin API as in the operator contract, runs autocannon, prints
  * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
@@ -29,9 +40,11 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
-import type { BenchOptions, BenchReport, ScenarioReport } from './bench-types.js';
+import type { BenchOptions, BenchReport, OverloadReport, ScenarioReport, SlowStreamsReport } from './bench-types.js';
 import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
-import { configureGateway, configureTranslation } from './configure-gateway.js';
+import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
+import { openLoop, slowStreams } from './open-loop.js';
+import { formatOverload, formatSlowStreams } from './report.js';
 import { checkSide, measure, preflight, preflightRetrying } from './measure.js';
 import { formatTable } from './report.js';
 import { groupCpuMs } from './process-cpu.js';
@@ -40,6 +53,7 @@ import {
   ANTHROPIC_UPSTREAM_MODEL,
   BENCH_CLAUDE_MODEL,
   BENCH_MODEL,
+  BENCH_SLOW_MODEL,
   UPSTREAM_KEY,
   anthropicMessagesRequest,
   openAIChatRequest,
@@ -63,11 +77,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const anthropicMockEntry = options.distDir
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
+  const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
   const loadAvg1mStart = loadavg()[0] ?? 0;
   const failures: string[] = [];
+  const overload: OverloadReport[] = [];
+  const slowStreamReports: SlowStreamsReport[] = [];
   const translatedSides = `direct: Anthropic messages at the mock Anthropic upstream; gateway: OpenAI chat completions for ${BENCH_CLAUDE_MODEL} on an anthropic channel (OpenAI → Anthropic → OpenAI)`;
   const scenarios: ScenarioReport[] = [
     { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, upstream: 'openai', failures: [] },
@@ -105,9 +122,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   process.once('SIGTERM', onSignal);
 
   /** Starts a mock upstream process and resolves with the base URL it prints. */
-  const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv): Promise<string> => {
+  const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv, chunkDelay = chunkDelayMs): Promise<string> => {
     if (!existsSync(entry)) throw new Error(`${name} entry not found at ${entry} (run npm run build)`);
-    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelayMs), '--exit-on-stdin-close'], {
+    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelay), '--exit-on-stdin-close'], {
       env: { ...process.env, ...env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -119,6 +136,31 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
   };
 
+  /** CPU time readers of the bare proxies, by origin. */
+  const bareCpuMs = new Map<string, () => number | undefined>();
+  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
+  const startBare = async (name: string, upstream: string): Promise<string> => {
+    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
+    const child = startChild(name, [bareProxyEntry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'], {
+      env: { ...process.env },
+      cwd: workDir,
+      logPath: join(workDir, `${name}.log`),
+      stdinPipe: true,
+    });
+    children.push(child);
+    const origin = await waitForLine(child, 'LISTENING ', 10_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n${logTail(child.logPath)}`);
+    });
+    const pid = child.proc.pid;
+    if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
+    return origin;
+  };
+  /** The direct request sent to the bare proxy in front of the same upstream instead. */
+  const throughBare = (spec: RequestSpec, bareOrigin: string): RequestSpec => {
+    const url = new URL(spec.url);
+    return { ...spec, url: `${bareOrigin}${url.pathname}${url.search}` };
+  };
+
   try {
     log(`[bench] ${seconds}s per run (+${warmupSeconds}s warm-up), ${connections} connections, node ${process.version}, ${cpus().length} CPUs`);
 
@@ -127,6 +169,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const directUrl = `${upstreamUrl}/chat/completions`;
     const directPre = await preflight(openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, false));
     if (directPre) throw new Error(`mock upstream preflight failed: ${directPre}`);
+    const bareOpenAI = await startBare('bare-proxy', upstreamUrl).catch((err: Error) => {
+      failures.push(`bare proxy: ${err.message}`);
+      return undefined;
+    });
+    let bareAnthropic: string | undefined;
 
     // The Anthropic mock only serves the translated scenarios: when it is unavailable, those fail, the rest runs.
     let anthropicUrl: string | undefined;
@@ -138,6 +185,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (pre !== null) throw new Error(`mock Anthropic upstream preflight (${stream ? 'streaming' : 'non-streaming'}) failed: ${pre}`);
       }
       anthropicUrl = url;
+      bareAnthropic = await startBare('bare-proxy-anthropic', url);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       failures.push(`mock Anthropic upstream: ${msg}`);
@@ -146,6 +194,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
     let gatewayUrl: string | undefined;
     let gatewayKey = '';
+    let gatewayAdminToken = '';
     let gatewayCpuMs: (() => number | undefined) | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
@@ -187,6 +236,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
         gatewayUrl = url;
         gatewayKey = key;
+        gatewayAdminToken = adminToken;
         const gatewayGroup = gateway.proc.pid;
         if (gatewayGroup !== undefined) gatewayCpuMs = () => groupCpuMs(gatewayGroup);
 
@@ -212,7 +262,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     }
 
     /** What one side of a scenario sends, or why it cannot run (undefined: skipped on purpose, direct-only). */
-    const specFor = (sc: ScenarioReport, side: 'direct' | 'gateway'): RequestSpec | string | undefined => {
+    const specFor = (sc: ScenarioReport, side: 'direct' | 'bare' | 'gateway'): RequestSpec | string | undefined => {
+      if (side === 'bare') {
+        const direct = specFor(sc, 'direct');
+        const bareOrigin = sc.upstream === 'openai' ? bareOpenAI : bareAnthropic;
+        if (typeof direct !== 'object') return direct;
+        return bareOrigin === undefined ? 'not run (bare proxy unavailable)' : throughBare(direct, bareOrigin);
+      }
       if (side === 'direct') {
         if (sc.upstream === 'openai') return openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, sc.stream);
         if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
@@ -228,7 +284,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
       if (only !== null && !only.test(sc.name)) continue;
-      for (const side of ['direct', 'gateway'] as const) {
+      for (const side of ['direct', 'bare', 'gateway'] as const) {
         const spec = specFor(sc, side);
         if (spec === undefined) continue;
         if (typeof spec === 'string') {
@@ -237,7 +293,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const r = await measure(spec, sc.connections, seconds, warmupSeconds, side === 'gateway' ? gatewayCpuMs : undefined);
+          const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : undefined;
+          const r = await measure(spec, sc.connections, seconds, warmupSeconds, cpuMs);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
@@ -250,7 +307,58 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         sc.addedP50Ms = sc.gateway.latencyP50Ms - sc.direct.latencyP50Ms;
         sc.addedP99Ms = sc.gateway.latencyP99Ms - sc.direct.latencyP99Ms;
       }
+      if (sc.bare && sc.gateway) {
+        sc.bareRatio = sc.bare.requestsPerSec > 0 ? sc.gateway.requestsPerSec / sc.bare.requestsPerSec : undefined;
+        sc.overBareP50Ms = sc.gateway.latencyP50Ms - sc.bare.latencyP50Ms;
+        sc.overBareP99Ms = sc.gateway.latencyP99Ms - sc.bare.latencyP99Ms;
+        sc.cpuRatioToBare = sc.gateway.cpuMicrosPerRequest !== undefined && sc.bare.cpuMicrosPerRequest !== undefined && sc.bare.cpuMicrosPerRequest > 0
+          ? sc.gateway.cpuMicrosPerRequest / sc.bare.cpuMicrosPerRequest
+          : undefined;
+      }
       failures.push(...sc.failures.map((f) => `${sc.name}: ${f}`));
+    }
+
+    const gatewayChat = gatewayUrl === undefined ? undefined : openAIChatRequest(gatewayUrl, gatewayKey, BENCH_MODEL, false);
+    const overloadRuns = [{ name: 'overload 1.25x', factor: 1.25 }, { name: 'overload 2x', factor: 2 }].filter((run) => only !== null && only.test(run.name));
+    if (overloadRuns.length > 0 && gatewayChat !== undefined) {
+      let capacity = scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
+      if (capacity === undefined) {
+        log(`[bench] capacity: chat c=64 → gateway for ${Math.max(2, seconds / 2)} s …`);
+        capacity = (await measure(gatewayChat, 64, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
+      }
+      for (const run of overloadRuns) {
+        const rate = Math.max(1, Math.round(capacity * run.factor));
+        log(`[bench] ${run.name}: ${rate} req/s open loop → gateway …`);
+        const result = await openLoop(gatewayChat, rate, seconds);
+        overload.push({ name: run.name, capacityPerSec: capacity, ...result });
+        if (result.admitted === 0) failures.push(`${run.name}: no request admitted`);
+        await sleep(1500);
+      }
+    }
+
+    if (only !== null && only.test('slow streams')) {
+      const streams = envNumber('BENCH_STREAMS', 1000);
+      const slowUrl = await startMock('mock-slow-upstream', mockEntry, { MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, envNumber('BENCH_SLOW_CHUNK_DELAY_MS', 200));
+      const slowBare = await startBare('bare-proxy-slow', slowUrl);
+      const sides: Array<{ side: SlowStreamsReport['side']; spec: RequestSpec }> = [
+        { side: 'direct', spec: openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true) },
+        { side: 'bare', spec: throughBare(openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true), slowBare) },
+      ];
+      if (gatewayUrl !== undefined) {
+        const base = new URL(gatewayUrl).origin;
+        await configureSlowStreams(base, gatewayAdminToken, slowUrl);
+        const spec = openAIChatRequest(gatewayUrl, gatewayKey, BENCH_SLOW_MODEL, true);
+        const pre = await preflightRetrying(spec, 10);
+        if (pre === null) sides.push({ side: 'gateway', spec });
+        else failures.push(`slow streams (gateway): preflight failed: ${pre}`);
+      }
+      for (const { side, spec } of sides) {
+        log(`[bench] slow streams: ${streams} at once → ${side} …`);
+        const result = await slowStreams(spec, streams);
+        slowStreamReports.push({ side, ...result });
+        if (result.opened < streams) failures.push(`slow streams (${side}): ${result.opened} of ${streams} opened`);
+        await sleep(1000);
+      }
     }
   } catch (err) {
     failures.push(err instanceof Error ? err.message : String(err));
@@ -279,11 +387,21 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       loadAvg1mEnd: loadavg()[0] ?? 0,
     },
     scenarios,
+    overload,
+    slowStreams: slowStreamReports,
   };
 
   log('');
   log(formatTable(scenarios));
   log('');
+  if (overload.length > 0) {
+    log(formatOverload(overload));
+    log('');
+  }
+  if (slowStreamReports.length > 0) {
+    log(formatSlowStreams(slowStreamReports));
+    log('');
+  }
   if (report.environment.loadAvg1mStart > cpus().length * 0.5) {
     log(`[bench] note: load average was ${report.environment.loadAvg1mStart.toFixed(2)} on ${cpus().length} CPUs at start; figures are skewed by other work`);
   }

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createListener } from './http/create-listener.js';
+import type { AdmissionControl } from './http/admission-control.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
@@ -41,8 +42,11 @@ function geminiAction(action: string): RegExp {
   return new RegExp(`^/(?:v1beta|v1)/models/(?<model>[^/]+):${action}$`);
 }
 
-/** The API listener's handler: /v1/*, /api/*, /admin/*. Built from services; never listens itself. */
-export function createApiApp(services: GatewayServices): RequestListener {
+/**
+ * The API listener's handler: /v1/*, /api/*, /admin/*. Built from services; never listens itself. With
+ * `admission`, requests beyond what the process can serve are refused 503 `overloaded` before any work.
+ */
+export function createApiApp(services: GatewayServices, admission?: AdmissionControl): RequestListener {
   const router = new Router()
     .add('POST', '/v1/chat/completions', chatRoute(services, openAIChatEndpoint))
     .add('POST', '/v1/embeddings', openAIEmbeddingsRoute(services))
@@ -94,7 +98,7 @@ export function createApiApp(services: GatewayServices): RequestListener {
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
   });
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors });
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors, ...(admission === undefined ? {} : { admission }) });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */

@@ -15,6 +15,7 @@ import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
+import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { TierBook } from './limits/tier-book.js';
@@ -40,6 +41,7 @@ import { SecretBox } from './shared/secret-box.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
+import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
 import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
@@ -90,10 +92,10 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
   return storage;
 }
 
-function listen(server: Server, host: string, port: number): Promise<string> {
+function listen(server: Server, host: string, port: number, backlog: number): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', reject);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -270,6 +272,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
+  services.catalog.onReload((channels) => http.setOriginLimits(connectionLimitsByOrigin(channels)));
   followInvalidations(services);
   await services.catalog.reload();
   await services.credentials.refresh();
@@ -297,7 +300,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   retention?.start();
   const probes = startChannelProbes(services);
 
-  const api = instrumentListener(createApiApp(services), metrics);
+  const admission = new AdmissionControl({
+    maxInFlight: config.listener.admissionMaxInFlight,
+    queueTargetMs: config.listener.admissionQueueTargetMs,
+    intervalMs: DEFAULT_ADMISSION_INTERVAL_MS,
+    minInFlight: DEFAULT_ADMISSION_MIN_IN_FLIGHT,
+  }, () => metrics.shed.inc());
+  services.readiness.followOverload(() => admission.overloaded);
+  if (admission.enabled) metrics.followAdmissionLimit(() => admission.limit);
+  admission.start();
+  const api = instrumentListener(createApiApp(services, admission), metrics);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
   const listening = { api: '', console: '' };
   const consoleApp = trackInFlight(createConsoleApp(services, {
@@ -310,8 +322,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(consoleApp.listener, draining), config.listener));
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
-  const apiUrl = await listen(apiServer, config.host, config.port);
-  const consoleUrl = await listen(consoleServer, config.host, config.consolePort);
+  const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
+  const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
   listening.api = apiUrl;
   listening.console = consoleUrl;
   if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
@@ -326,6 +338,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       services.readiness.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
+      admission.stop();
       await probes?.stop();
       fx?.stop();
       await alerts.stop();

@@ -53,6 +53,12 @@ export interface ListenerLimits {
   maxHeaderBytes: number;
   /** Number of request headers (MAX_HEADERS_COUNT). */
   maxHeadersCount: number;
+  /** Connections the kernel queues before the process accepts them (LISTEN_BACKLOG). */
+  listenBacklog: number;
+  /** Requests one process serves at once before it sheds (ADMISSION_MAX_IN_FLIGHT); 0: never sheds. */
+  admissionMaxInFlight: number;
+  /** Event-loop delay that, held for an interval, lowers the in-flight bound (ADMISSION_QUEUE_TARGET_MS); 0: fixed bound. */
+  admissionQueueTargetMs: number;
 }
 
 /** Failed-credential limits per client IP address (docs/operators.md, "Input limits"). */

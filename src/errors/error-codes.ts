@@ -69,6 +69,8 @@ export const ERROR_CODES = {
   upstream_timeout: { status: 504, type: 'upstream_error', retryable: true },
   /** The gateway's own database or Redis is unreachable: nothing was billed; retry after Retry-After. */
   service_unavailable: { status: 503, type: 'server_error', retryable: false },
+  /** This gateway process is at capacity and refused the request before any work: nothing was billed; retry after Retry-After. */
+  overloaded: { status: 503, type: 'server_error', retryable: false },
   internal_error: { status: 500, type: 'server_error', retryable: false },
 } as const satisfies Record<string, { status: number; type: string; retryable: boolean }>;
 

@@ -11,6 +11,8 @@ export interface ReadinessReport {
   redis: 'ok' | 'degraded' | 'unavailable' | null;
   migrations: 'current' | 'pending' | 'unknown';
   draining: boolean;
+  /** The process is shedding requests it cannot serve (it refused one within the last second). */
+  overloaded: boolean;
 }
 
 export interface ReadinessOptions {
@@ -22,12 +24,13 @@ export interface ReadinessOptions {
 
 /**
  * Whether this instance should receive traffic: its database answers, the schema holds every migration this build
- * knows, and it is not draining for shutdown. Redis is reported but does not decide: without it the limits are
- * degraded on purpose (limits/redis-rate-limiter.ts) and every instance is in the same state, so steering traffic
- * away from one would only move the load.
+ * knows, it is not draining for shutdown, and it is not shedding load. Redis is reported but does not decide: without
+ * it the limits are degraded on purpose (limits/redis-rate-limiter.ts) and every instance is in the same state, so
+ * steering traffic away from one would only move the load.
  */
 export class Readiness {
   #draining = false;
+  #overloaded: () => boolean = () => false;
   #migrationsCurrent = false;
   #last: { report: ReadinessReport; at: number } | null = null;
   #running: Promise<ReadinessReport> | null = null;
@@ -48,7 +51,19 @@ export class Readiness {
     return this.#draining;
   }
 
-  check(): Promise<ReadinessReport> {
+  /** Where the overload state comes from (the API listener's admission control). */
+  followOverload(overloaded: () => boolean): void {
+    this.#overloaded = overloaded;
+  }
+
+  /** The dependencies' report may be up to `cacheMs` old; the overload state is always the current one. */
+  async check(): Promise<ReadinessReport> {
+    const report = await this.#dependencies();
+    const overloaded = this.#overloaded();
+    return { ...report, ready: report.ready && !overloaded, overloaded };
+  }
+
+  #dependencies(): Promise<ReadinessReport> {
     const now = performance.now();
     if (this.#last !== null && now - this.#last.at < this.options.cacheMs) return Promise.resolve(this.#last.report);
     this.#running ??= this.#probe().then((report) => {
@@ -74,6 +89,7 @@ export class Readiness {
       redis,
       migrations,
       draining: this.#draining,
+      overloaded: false,
     };
   }
 

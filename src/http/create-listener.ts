@@ -6,6 +6,7 @@ import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { openAIFamily } from '../codecs/openai-chat/family.js';
+import type { AdmissionControl } from './admission-control.js';
 import type { RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
@@ -18,6 +19,8 @@ export interface ListenerOptions {
   familyOfPath?: (path: string) => ClientFamily;
   /** The browser policy (API listener): preflights and cross-origin reads of public endpoints. */
   cors?: CorsPolicy;
+  /** Sheds requests beyond what the process can serve (API listener); probes, metrics and admin are never shed. */
+  admission?: AdmissionControl;
 }
 
 /**
@@ -46,6 +49,14 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       clientIp: clientIp(request),
       family: familyOfPath(path),
     };
+    const admission = options.admission;
+    if (admission !== undefined && !isNeverShed(path)) {
+      if (!admission.tryAdmit()) {
+        refuseOverloaded(context);
+        return;
+      }
+      response.once('close', () => admission.release());
+    }
     let handling: Promise<void>;
     try {
       handling = dispatch(router, context, options.cors);
@@ -64,6 +75,25 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       sendError(context, error);
     });
   };
+}
+
+/** Paths that answer whatever the load: probes, metrics and the operator's API. */
+function isNeverShed(path: string): boolean {
+  return path === '/healthz' || path === '/readyz' || path === '/metrics' || path.startsWith('/admin/');
+}
+
+/** A request body up to this size is read and dropped after a refusal, keeping the connection; a larger one closes it. */
+const KEEP_CONNECTION_MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * 503 `overloaded` with Retry-After, before the body is read or the key is looked at. A small body is drained
+ * by node:http so the connection stays usable; an unknown or large one closes the connection instead of reading it.
+ */
+function refuseOverloaded(context: RequestContext): void {
+  const headers = context.request.headers;
+  const length = headers['content-length'] === undefined ? 0 : Number(headers['content-length']);
+  if (headers['transfer-encoding'] !== undefined || !(length <= KEEP_CONNECTION_MAX_BODY_BYTES)) context.response.setHeader('connection', 'close');
+  sendError(context, new GatewayError('overloaded', 'The gateway is at capacity right now; nothing was charged. Retry after the time in Retry-After.', { retryAfterSeconds: 1 }));
 }
 
 function dispatch(router: Router, context: RequestContext, cors: CorsPolicy | undefined): Promise<void> {

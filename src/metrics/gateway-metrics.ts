@@ -23,6 +23,8 @@ export class GatewayMetrics {
   readonly upstreamErrors: Counter;
   readonly inFlight: GaugeSeries;
   readonly #inFlightGauge: Gauge;
+  /** Requests refused 503 `overloaded` by admission control. */
+  readonly shed: CounterSeries;
 
   constructor(breakerStates: () => Iterable<{ channel: string; model: string; state: BreakerState }> = () => []) {
     const registry = this.registry;
@@ -34,8 +36,16 @@ export class GatewayMetrics {
     this.upstreamErrors = registry.counter('unigate_upstream_errors_total', 'Failed upstream attempts by channel and failure class.', ['channel', 'class']);
     this.#inFlightGauge = registry.gauge('unigate_in_flight_requests', 'Requests on the API listener whose response has not finished.');
     this.inFlight = this.#inFlightGauge.labels();
+    this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded because the process was at its in-flight bound.').labels();
     registry.collected('unigate_breaker_state', 'Circuit breaker state: 0 closed, 1 half-open, 2 open; model="" is the channel\'s own breaker.', ['channel', 'model'], function* () {
       for (const { channel, model, state } of breakerStates()) yield { labels: [channel, model], value: BREAKER_STATE_VALUE[state] };
+    });
+  }
+
+  /** `unigate_admission_limit`: the current in-flight bound of admission control. */
+  followAdmissionLimit(limit: () => number): void {
+    this.registry.collected('unigate_admission_limit', 'Requests this process admits at once before it sheds (adapts to the event-loop delay).', [], function* () {
+      yield { labels: [], value: limit() };
     });
   }
 

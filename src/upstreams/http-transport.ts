@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
 
@@ -17,18 +17,53 @@ function targetOf(url: string): { origin: string; path: string } {
   return target;
 }
 
-/** Upstream HTTP through one undici Agent: keep-alive pools per origin, no new connection per request. */
+/**
+ * Connections to one upstream origin when no channel sets `settings.max_connections`: far above what one process
+ * admits at once (ADMISSION_MAX_IN_FLIGHT), so long streams never wait behind each other for a connection.
+ */
+export const DEFAULT_CONNECTIONS_PER_ORIGIN = 10_000;
+
+/**
+ * Upstream HTTP through one keep-alive undici Pool per origin: no new connection per request, and at most the
+ * origin's connection limit open at once (further requests wait for a free connection). Limits come from the
+ * channels (`setOriginLimits`); a pool whose limit changes is replaced, the old one finishing its requests.
+ */
 export class HttpTransport implements UpstreamTransport {
-  readonly #agent: Agent;
+  readonly #defaultConnections: number;
+  readonly #pools = new Map<string, { pool: Pool; connections: number }>();
+  #limits: ReadonlyMap<string, number> = new Map();
 
   constructor(options: { connectionsPerOrigin?: number } = {}) {
-    this.#agent = new Agent({
+    this.#defaultConnections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
+  }
+
+  /** Connection limits by upstream origin (`https://host:port`); origins not listed get the default. */
+  setOriginLimits(limits: ReadonlyMap<string, number>): void {
+    this.#limits = limits;
+    for (const [origin, entry] of this.#pools) {
+      if (entry.connections === this.#connectionsOf(origin)) continue;
+      this.#pools.delete(origin);
+      entry.pool.close().catch(() => undefined);
+    }
+  }
+
+  #connectionsOf(origin: string): number {
+    return this.#limits.get(origin) ?? this.#defaultConnections;
+  }
+
+  #poolFor(origin: string): Pool {
+    const existing = this.#pools.get(origin);
+    if (existing !== undefined) return existing.pool;
+    const connections = this.#connectionsOf(origin);
+    const pool = new Pool(origin, {
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connections: options.connectionsPerOrigin ?? 256,
+      connections,
       pipelining: 1,
       connect: { timeout: 10_000 },
     });
+    this.#pools.set(origin, { pool, connections });
+    return pool;
   }
 
   async send(upstream: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
@@ -37,7 +72,7 @@ export class HttpTransport implements UpstreamTransport {
     let head: ResponseHead;
     try {
       const { origin, path } = targetOf(upstream.url);
-      this.#agent.dispatch({
+      this.#poolFor(origin).dispatch({
         origin,
         path,
         method: upstream.method,
@@ -64,7 +99,9 @@ export class HttpTransport implements UpstreamTransport {
     };
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  async close(): Promise<void> {
+    const pools = [...this.#pools.values()];
+    this.#pools.clear();
+    await Promise.all(pools.map((entry) => entry.pool.close()));
   }
 }

@@ -1,0 +1,60 @@
+/**
+ * Many slow streams at once through the gateway to one upstream origin, with the default admission and connection
+ * settings (the per-address connection cap aside): every stream opens (none waits behind the others for an upstream connection, none is shed as
+ * overload) and every one completes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+
+const STREAMS = 1000;
+
+describe(`${STREAMS} slow streams at once through the gateway`, () => {
+  let gateway: TestGateway;
+  let upstream: MockOpenAIUpstream;
+  let account: SeededAccount;
+
+  beforeAll(async () => {
+    upstream = await startMockOpenAIUpstream({ chunkDelayMs: 800, recordRequests: false });
+    // Every caller here is 127.0.0.1: the per-address connection cap (1,000) would count them all as one client.
+    gateway = await startTestGateway({ env: { MAX_CONNECTIONS_PER_IP: '0' } });
+    await addRoutedModel(gateway, {
+      model: 'slow-stream-model',
+      channel: { name: 'slow-stream-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'slow-stream-model': 'gpt-4o-mini' } },
+    });
+    account = await seedAccount(gateway, { balanceUsd: 100, key: { concurrency: 10_000 } });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('opens and completes every stream', async () => {
+    const startedAt = performance.now();
+    const results = await Promise.all(Array.from({ length: STREAMS }, async () => {
+      const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'slow-stream-model', stream: true, messages: [{ role: 'user', content: 'Tell me a short story about streams.' }] }),
+      });
+      const reader = response.body!.getReader();
+      let text = '';
+      let firstByteMs: number | null = null;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        firstByteMs ??= performance.now() - startedAt;
+        text += Buffer.from(value).toString('utf8');
+      }
+      return { status: response.status, firstByteMs, endMs: performance.now() - startedAt, text };
+    }));
+    const statuses = results.map((result) => result.status);
+    expect(statuses.filter((status) => status !== 200), JSON.stringify(results.find((result) => result.status !== 200)?.text.slice(0, 300))).toEqual([]);
+    expect(results.every((result) => result.text.includes('data: [DONE]'))).toBe(true);
+    // Every stream had its first byte before the first stream ended: none waited for another's connection.
+    const lastFirstByte = Math.max(...results.map((result) => result.firstByteMs ?? Number.POSITIVE_INFINITY));
+    const firstEnd = Math.min(...results.map((result) => result.endMs));
+    expect(lastFirstByte).toBeLessThan(firstEnd);
+  }, 90_000);
+});
