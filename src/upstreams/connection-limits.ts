@@ -1,4 +1,4 @@
-import type { Channel } from '../storage/records.js';
+import type { Channel } from '../domain/records.js';
 
 /** The most connections a channel may set (`settings.max_connections`). */
 export const MAX_CONNECTIONS_SETTING = 100_000;

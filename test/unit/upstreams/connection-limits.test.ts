@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Channel } from '../../../src/storage/records.js';
+import type { Channel } from '../../../src/domain/records.js';
 import { connectionLimitsByOrigin } from '../../../src/upstreams/connection-limits.js';
 import { HttpTransport } from '../../../src/upstreams/http-transport.js';
 import type { UpstreamResponse } from '../../../src/upstreams/upstream-adapter.js';
