@@ -8,7 +8,7 @@ export interface ReadinessReport {
    * Null when REDIS_URL is not set. `degraded` while Redis does not answer: the instance stays ready and enforces
    * the limits in the degraded mode (REDIS_DEGRADED_MODE); `unavailable` is not reported any more.
    */
-  redis: 'ok' | 'degraded' | 'unavailable' | null;
+  redis: 'ok' | 'degraded' | null;
   migrations: 'current' | 'pending' | 'unknown';
   draining: boolean;
   /** The process is shedding requests it cannot serve (it refused one within the last second). */

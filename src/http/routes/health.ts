@@ -10,22 +10,22 @@ export function livenessRoute(): RouteHandler {
 }
 
 /**
- * GET /readyz: 200 when this instance should take traffic (database, Redis when configured, migrations current,
- * not draining), else 503 with what is wrong. No key needed; the answer names no host, URL or error text.
+ * GET /readyz: 200 when this instance should take traffic (database up, migrations current, not draining, not
+ * shedding load; Redis down only degrades the limits), else 503 with what is wrong. No key needed; the answer names no host, URL or error text.
  */
 export function readinessRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const report = await services.readiness.check();
-    const checks = { database: report.database, redis: report.redis, migrations: report.migrations, draining: report.draining };
+    const checks = { database: report.database, redis: report.redis, migrations: report.migrations, draining: report.draining, overloaded: report.overloaded };
     if (report.ready) {
       sendJson(context, 200, { status: 'ready', checks }, { 'cache-control': 'no-store' });
       return;
     }
     const failing = [
       report.database === 'ok' ? null : 'database unavailable',
-      report.redis === 'unavailable' ? 'redis unavailable' : null,
       report.migrations === 'current' ? null : `migrations ${report.migrations}`,
       report.draining ? 'draining for shutdown' : null,
+      report.overloaded ? 'shedding load' : null,
     ].filter((reason) => reason !== null);
     sendJson(context, 503, {
       status: 'unready',

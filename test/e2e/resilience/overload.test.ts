@@ -71,7 +71,7 @@ describe('admission control under overload', () => {
     // While the bound is full: probes and the admin API still answer; a call in another family is refused in its shape.
     const ready = await fetch(`${gateway.url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toMatchObject({ status: 'unready', error: { code: 'not_ready' } });
+    expect(await ready.json()).toMatchObject({ status: 'unready', checks: { overloaded: true }, error: { code: 'not_ready', message: 'Not ready: shedding load.' } });
     expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
     expect((await gateway.admin('GET', '/admin/channels')).status).toBe(200);
     const anthropic = await send('/v1/messages', { model: 'slow-model', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] }, { 'x-api-key': account.key, 'anthropic-version': '2023-06-01' });

@@ -25,7 +25,7 @@ describe('/healthz and /readyz', () => {
     expect(ready.headers.get('cache-control')).toBe('no-store');
     expect(await ready.json()).toEqual({
       status: 'ready',
-      checks: { database: 'ok', redis: redisUrl === undefined ? null : 'ok', migrations: 'current', draining: false },
+      checks: { database: 'ok', redis: redisUrl === undefined ? null : 'ok', migrations: 'current', draining: false, overloaded: false },
     });
   });
 
