@@ -17,9 +17,12 @@ function event(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-/** The OpenAI error type for an in-stream error: the gateway's own code when it is one, else by status. */
+/**
+ * The OpenAI error type for an in-stream error: the gateway's own code's type when the code is one of the gateway's
+ * with that status, else by status (an upstream's code may share a name with one of the gateway's, e.g. `overloaded`).
+ */
 export function openAIErrorType(status: number, code: string): string {
-  if (Object.hasOwn(ERROR_CODES, code)) return ERROR_CODES[code as ErrorCode].type;
+  if (Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].status === status) return ERROR_CODES[code as ErrorCode].type;
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
