@@ -182,6 +182,24 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   expect(seen.body.replies.map((reply) => reply.body)).toContain('It is under Billing, Invoices.');
   await expect.poll(() => fixture.smtp.to(userEmail).some((mail) => mail.text.includes('It is under Billing, Invoices.')), { timeout: 10_000 }).toBe(true);
 
+  step.name = 'A plan offered in the console, then withdrawn';
+  await page.goto(`${consoleUrl}/operator/offers`);
+  const newPlan = page.getByRole('form', { name: 'New plan' });
+  await newPlan.getByLabel('Plan name').fill('Tour Pro');
+  await newPlan.getByLabel('Quota (USD)').fill('20');
+  await newPlan.getByLabel('Price per period (USD)').fill('9.50');
+  await newPlan.getByLabel(/Accounts may choose it in the console/).check();
+  await newPlan.getByRole('button', { name: 'Create plan' }).click();
+  const planRow = page.getByRole('row', { name: /Tour Pro/ });
+  await planRow.getByText('offered').waitFor();
+  expect(await planRow.textContent()).toContain('$9.50');
+  const offeredTo = async (): Promise<string[]> => (await user.request<{ offered: { name: string; price_usd: number }[] }>('GET', '/api/console/plans')).body.offered.map((plan) => `${plan.name} ${plan.price_usd}`);
+  expect(await offeredTo()).toContain('Tour Pro 9.5');
+  await screenshot(fixture, page, 'operator-plans');
+  await planRow.getByRole('button', { name: 'Withdraw Tour Pro in the console' }).click();
+  await planRow.getByText('operator only').waitFor();
+  expect(await offeredTo()).not.toContain('Tour Pro 9.5');
+
   step.name = 'Redemption codes in a batch, and an announcement';
   await page.goto(`${consoleUrl}/operator/offers`);
   await page.getByLabel('Amount per code (USD)').fill('2');

@@ -145,15 +145,15 @@ function InvoicesCard() {
       ) : (
         <div className="table-scroll">
           <table className="table">
-            <thead><tr><th scope="col">Number</th><th scope="col">Issued</th><th scope="col" className="numeric">Total</th><th scope="col"><span className="visually-hidden">Download</span></th></tr></thead>
+            <thead><tr><th scope="col">Number</th><th scope="col">For</th><th scope="col">Issued</th><th scope="col" className="numeric">Total</th><th scope="col"><span className="visually-hidden">Download</span></th></tr></thead>
             <tbody>
               {invoices.data.data.map((invoice) => (
                 <tr key={invoice.id}>
-                  <th scope="row">
+                  <th scope="row" className="no-wrap">
                     {invoice.number} {invoice.object === 'credit_note' ? <Badge tone="warning">credit note</Badge> : null}
-                    {invoice.lines[0] === undefined ? null : <span className="key-meta">{invoice.lines[0].description}</span>}
                   </th>
-                  <td>{formatDate(invoice.issued_at)}</td>
+                  <td>{invoice.lines[0]?.description ?? ''}</td>
+                  <td className="no-wrap">{formatDate(invoice.issued_at)}</td>
                   <td className="numeric">{formatUsd(invoice.total_usd)}</td>
                   <td className="cell-actions"><a className="button" href={invoice.pdf_url} download={`${invoice.number}.pdf`}>PDF<span className="visually-hidden"> of {invoice.number}</span></a></td>
                 </tr>

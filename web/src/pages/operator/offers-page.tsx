@@ -8,7 +8,7 @@ import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
-interface Plan { id: string; name: string; period: string; quota_usd: number; overage: { policy: string; limit_usd?: number | null } }
+interface Plan { id: string; name: string; period: string; quota_usd: number; overage: { policy: string; limit_usd?: number | null }; self_service: boolean; price_usd: number }
 interface Code { id: string; name: string; hint: string; amount_usd: number; state: string; redeemed_by: string | null; redeemed_at: string | null; created_at: string; code?: string }
 interface Announcement { id: string; title: string; body: string; level: string; published_at: string; expires_at: string | null }
 
@@ -30,20 +30,35 @@ function downloadCodes(codes: Code[]): void {
 function PlansCard({ writable }: { writable: boolean }) {
   const plans = useOperatorGet<{ data: Plan[] }>('admin/plans', { limit: '200' });
   const action = useOperatorAction();
-  const [form, setForm] = useState({ name: '', period: 'month', quota: '' });
+  const empty = { name: '', period: 'month', quota: '', price: '', selfService: false };
+  const [form, setForm] = useState(empty);
   const create = (event: FormEvent) => {
     event.preventDefault();
-    action.mutate({ method: 'POST', path: 'admin/plans', body: { name: form.name, period: form.period, quota_usd: form.quota, overage: { policy: 'deny' } } }, { onSuccess: () => setForm({ name: '', period: 'month', quota: '' }) });
+    const body = { name: form.name, period: form.period, quota_usd: form.quota, overage: { policy: 'deny' }, self_service: form.selfService, price_usd: form.price === '' ? '0' : form.price };
+    action.mutate({ method: 'POST', path: 'admin/plans', body }, { onSuccess: () => setForm(empty) });
   };
+  // Offering a plan in the console, or withdrawing it, changes only what accounts may choose from now on.
+  const offer = (plan: Plan, selfService: boolean) => action.mutate({ method: 'PATCH', path: `admin/plans/${plan.id}`, body: { self_service: selfService } });
   return (
     <Card title="Plans">
       {plans.isPending ? <Loading /> : null}
       {plans.data?.data.length === 0 ? <p className="empty">No plans.</p> : null}
       {plans.data === undefined || plans.data.data.length === 0 ? null : (
         <div className="table-scroll"><table className="table"><caption className="visually-hidden">Plans</caption>
-          <thead><tr><th scope="col">Plan</th><th scope="col">Period</th><th scope="col" className="numeric">Quota</th><th scope="col">Over the quota</th></tr></thead>
+          <thead><tr><th scope="col">Plan</th><th scope="col">Period</th><th scope="col" className="numeric">Quota</th><th scope="col" className="numeric">Price</th><th scope="col">Over the quota</th><th scope="col">In the console</th></tr></thead>
           <tbody>{plans.data.data.map((plan) => (
-            <tr key={plan.id}><th scope="row">{plan.name}</th><td>{plan.period}</td><td className="numeric">{formatUsd(plan.quota_usd)}</td><td>{plan.overage.policy}</td></tr>
+            <tr key={plan.id}>
+              <th scope="row">{plan.name}</th><td>{plan.period}</td><td className="numeric">{formatUsd(plan.quota_usd)}</td>
+              <td className="numeric">{plan.price_usd === 0 ? 'free' : formatUsd(plan.price_usd)}</td><td>{plan.overage.policy}</td>
+              <td>
+                {plan.self_service ? <Badge tone="success">offered</Badge> : <Badge tone="neutral">operator only</Badge>}
+                {writable ? (
+                  <Button variant="ghost" onClick={() => offer(plan, !plan.self_service)} busy={action.isPending} aria-label={`${plan.self_service ? 'Withdraw' : 'Offer'} ${plan.name} in the console`}>
+                    {plan.self_service ? 'Withdraw' : 'Offer'}
+                  </Button>
+                ) : null}
+              </td>
+            </tr>
           ))}</tbody></table></div>
       )}
       {writable ? (
@@ -52,7 +67,12 @@ function PlansCard({ writable }: { writable: boolean }) {
             <TextField label="Plan name" value={form.name} onChange={(event) => setForm({ ...form, name: event.target.value })} required maxLength={100} />
             <SelectField label="Period" value={form.period} onChange={(event) => setForm({ ...form, period: event.target.value })} options={['day', 'week', 'month'].map((value) => ({ value, label: value }))} />
             <TextField label="Quota (USD)" value={form.quota} onChange={(event) => setForm({ ...form, quota: event.target.value })} required inputMode="decimal" />
+            <TextField label="Price per period (USD)" hint="Whole cents; empty or 0 is free." value={form.price} onChange={(event) => setForm({ ...form, price: event.target.value })} inputMode="decimal" />
           </div>
+          <label className="checkbox-row">
+            <input type="checkbox" checked={form.selfService} onChange={(event) => setForm({ ...form, selfService: event.target.checked })} />
+            Accounts may choose it in the console, paying the price from their balance each period
+          </label>
           {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
           <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Create plan</Button></div>
         </form>
