@@ -1,4 +1,4 @@
-import { Pool, type Dispatcher } from 'undici';
+import { Agent, Pool, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
 
@@ -24,46 +24,45 @@ function targetOf(url: string): { origin: string; path: string } {
 export const DEFAULT_CONNECTIONS_PER_ORIGIN = 10_000;
 
 /**
- * Upstream HTTP through one keep-alive undici Pool per origin: no new connection per request, and at most the
- * origin's connection limit open at once (further requests wait for a free connection). Limits come from the
- * channels (`setOriginLimits`); a pool whose limit changes is replaced, the old one finishing its requests.
+ * Upstream HTTP through one undici Agent with a keep-alive Pool per origin: no new connection per request, and at
+ * most the origin's connection limit open at once (further requests wait for a free connection). Limits come from
+ * the channels (`setOriginLimits`).
  */
 export class HttpTransport implements UpstreamTransport {
   readonly #defaultConnections: number;
-  readonly #pools = new Map<string, { pool: Pool; connections: number }>();
   #limits: ReadonlyMap<string, number> = new Map();
+  #agent: Agent;
 
   constructor(options: { connectionsPerOrigin?: number } = {}) {
     this.#defaultConnections = options.connectionsPerOrigin ?? DEFAULT_CONNECTIONS_PER_ORIGIN;
+    this.#agent = this.#newAgent();
   }
 
-  /** Connection limits by upstream origin (`https://host:port`); origins not listed get the default. */
+  /**
+   * Connection limits by upstream origin (`https://host:port`); origins not listed get the default. A change takes
+   * a fresh agent; the old one finishes its requests, then closes.
+   */
   setOriginLimits(limits: ReadonlyMap<string, number>): void {
+    if (sameLimits(limits, this.#limits)) return;
     this.#limits = limits;
-    for (const [origin, entry] of this.#pools) {
-      if (entry.connections === this.#connectionsOf(origin)) continue;
-      this.#pools.delete(origin);
-      entry.pool.close().catch(() => undefined);
-    }
+    const old = this.#agent;
+    this.#agent = this.#newAgent();
+    old.close().catch(() => undefined);
   }
 
   #connectionsOf(origin: string): number {
     return this.#limits.get(origin) ?? this.#defaultConnections;
   }
 
-  #poolFor(origin: string): Pool {
-    const existing = this.#pools.get(origin);
-    if (existing !== undefined) return existing.pool;
-    const connections = this.#connectionsOf(origin);
-    const pool = new Pool(origin, {
+  /** One undici Agent: a keep-alive Pool per origin, each sized by its origin's limit. */
+  #newAgent(): Agent {
+    return new Agent({
       keepAliveTimeout: 30_000,
       keepAliveMaxTimeout: 600_000,
-      connections,
       pipelining: 1,
       connect: { timeout: 10_000 },
+      factory: (origin, options) => new Pool(origin, { ...options, connections: this.#connectionsOf(new URL(String(origin)).origin) }),
     });
-    this.#pools.set(origin, { pool, connections });
-    return pool;
   }
 
   async send(upstream: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
@@ -72,7 +71,7 @@ export class HttpTransport implements UpstreamTransport {
     let head: ResponseHead;
     try {
       const { origin, path } = targetOf(upstream.url);
-      this.#poolFor(origin).dispatch({
+      this.#agent.dispatch({
         origin,
         path,
         method: upstream.method,
@@ -99,9 +98,13 @@ export class HttpTransport implements UpstreamTransport {
     };
   }
 
-  async close(): Promise<void> {
-    const pools = [...this.#pools.values()];
-    this.#pools.clear();
-    await Promise.all(pools.map((entry) => entry.pool.close()));
+  close(): Promise<void> {
+    return this.#agent.close();
   }
+}
+
+function sameLimits(left: ReadonlyMap<string, number>, right: ReadonlyMap<string, number>): boolean {
+  if (left.size !== right.size) return false;
+  for (const [origin, limit] of left) if (right.get(origin) !== limit) return false;
+  return true;
 }
