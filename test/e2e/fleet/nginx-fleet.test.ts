@@ -14,7 +14,8 @@ import { ledgerEntries, nano } from '../serve-cluster.js';
 import { startFleetTopology, type FleetTopology } from './fleet-topology.js';
 
 const canRun = nginxAvailable() && (process.env.TEST_REDIS_URL !== undefined || redisServerAvailable());
-const DRAIN_SECONDS = 2;
+// Longer than nginx's upstream keepalive_timeout (3 s), as deploy/compose.yaml's 5 s is.
+const DRAIN_SECONDS = 4;
 
 describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
   let fleet: FleetTopology;

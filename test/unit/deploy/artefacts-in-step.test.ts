@@ -241,6 +241,15 @@ describe('deploy/nginx/unigate.conf', () => {
     expect(nginxConfig).not.toMatch(/non_idempotent/);
   });
 
+  it('closes idle connections to an instance before its drain ends, so the closing listener cuts no request', () => {
+    const idleSeconds = [...nginxConfig.matchAll(/keepalive_timeout\s+(\d+)s;/g)].map((match) => Number(match[1]));
+    expect(idleSeconds).toHaveLength(2);
+    for (const name of gatewayNames) {
+      const drain = Number(compose.services[name]!.environment?.['DRAIN_SECONDS'] ?? 0);
+      for (const seconds of idleSeconds) expect(seconds, name).toBeLessThan(drain);
+    }
+  });
+
   const nginx = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
   const haveNginx = nginx.error === undefined && nginx.status === 0;
   if (!haveNginx) console.warn('nginx is not installed (Debian: apt-get install nginx-core): skipping `nginx -t` of deploy/nginx/unigate.conf');
