@@ -2,7 +2,6 @@ import { badRequest } from '../../codecs/openai-chat/bad-request.js';
 import type { Usage } from '../../ir/usage.js';
 import { BOUND_BYTES_PER_SECOND, estimateAudioSeconds } from '../../multipart/audio-duration.js';
 import { readMultipartForm } from '../../multipart/read-multipart-form.js';
-import { admit } from '../../relay/admission.js';
 import type { RequestOutcome } from '../../relay/request-meter.js';
 import { relayStreamed, type StreamedEnd } from '../../relay/relay-streamed.js';
 import { relayUnary } from '../../relay/relay-unary.js';
@@ -72,7 +71,7 @@ function transcriptContentType(format: (typeof TRANSCRIPTION_FORMATS)[number]): 
 function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions' | '/audio/translations'): RouteHandler {
   const translation = path === '/audio/translations';
   return mediaRoute(services, 'openai-audio', async (call) => {
-    const form = call.holdForm(await readMultipartForm(call.context.request, AUDIO_FORM_LIMITS));
+    const form = call.hold(await readMultipartForm(call.context.request, AUDIO_FORM_LIMITS));
     const file = form.files.find((entry) => entry.field === 'file');
     if (file === undefined) throw badRequest('file', "An audio file is required in the form field 'file'.");
     if (file.size === 0) throw badRequest('file', 'The uploaded audio file is empty.');
@@ -86,17 +85,13 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const promptTokens = estimateTextTokens(form.field('prompt') ?? '');
     call.meter.promptTokensEstimate = promptTokens;
     call.meter.stream = stream;
-    const headers = await admit(services, {
-      family: call.context.family,
-      key: call.key,
-      account: call.account,
+    const headers = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: {
         audioSeconds: Math.ceil(boundSeconds),
         tokens: tokens(promptTokens + Math.ceil(boundSeconds * AUDIO_INPUT_TOKENS_PER_SECOND_BOUND), Math.ceil(boundSeconds * TRANSCRIPT_TOKENS_PER_SECOND_BOUND)),
       },
-      meter: call.meter,
     });
     const request = (adapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest | null =>
       openAIMedia(adapter, route, credential, path, upstreamForm(form, route.upstreamModel));
@@ -152,14 +147,10 @@ export function speechRoute(services: GatewayServices): RouteHandler {
     const promptTokens = estimateTextTokens(input);
     call.meter.promptTokensEstimate = promptTokens;
     call.meter.stream = true;
-    const headers = await admit(services, {
-      family: call.context.family,
-      key: call.key,
-      account: call.account,
+    const headers = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: { characters, tokens: tokens(promptTokens, characters * SPEECH_TOKENS_PER_CHARACTER_BOUND) },
-      meter: call.meter,
     });
     const observer = new MediaStreamUsageObserver();
     const end = await relayStreamed(call.relay, call.sink, call.meter, routes, {

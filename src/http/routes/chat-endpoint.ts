@@ -1,23 +1,22 @@
 import { routesByCallerPreference } from './caller-preference.js';
 import { resolveModel } from './resolve-model.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
-import { toGatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { RequestNeeds } from '../../ir/request-needs.js';
 import { fitRoutes } from '../../routing/fit-routes.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { admit } from '../../relay/admission.js';
 import { relayChat } from '../../relay/relay-chat.js';
-import { relayDependencies } from '../../relay/relay-dependencies.js';
-import { RequestMeter } from '../../relay/request-meter.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import { authenticate } from '../authenticate.js';
-import { responseSink } from '../response-sink.js';
+import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
+import { meteredRoute } from '../metered-route.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
 /** What the gateway reads from a chat request before routing it, validated. */
 export interface ChatEnvelope {
+  /** How the caller's family reads and writes this request (per request when the body shapes the answer). */
+  codec: ClientCodec;
   model: string;
   stream: boolean;
   includeUsage: boolean;
@@ -28,13 +27,14 @@ export interface ChatEnvelope {
   needs: RequestNeeds;
   /** The canonical request, decoded now or on first use. */
   chat: () => ChatRequest;
+  /** The channels that can take this request at all, when only some can (a 400 naming the field when none can). */
+  narrowRoutes?: (routes: readonly ChannelRoute[], adapters: AdapterRegistry) => readonly ChannelRoute[];
 }
 
-/** One chat endpoint of one protocol family: its codec, key forms, and how it reads the envelope. */
+/** One chat endpoint of one protocol family: its usage-log label and how it reads the envelope. */
 export interface ChatEndpoint {
   /** Usage-log label, e.g. `anthropic-messages`. */
   protocol: string;
-  codec: ClientCodec;
   readEnvelope(context: RequestContext, body: Record<string, unknown>): ChatEnvelope;
 }
 
@@ -57,56 +57,42 @@ export function once<T>(build: () => T): () => T {
   return () => (value ??= { built: build() }).built;
 }
 
-/** The chat route of any family: authenticate, validate, price, admit, relay, settle once. */
+/**
+ * The chat operation of any family (chat completions, messages, generateContent, responses) in the metered frame:
+ * validate, resolve the model, narrow and fit its channels, admit, relay.
+ */
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
-  const relay = relayDependencies(services);
-  return async (context) => {
-    const { key, account } = await authenticate(context, services);
-    const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.protocol, context.path, context.startedAt);
-    try {
-      const body = await readJsonObject(context, services.config.maxBodyBytes);
-      const envelope = endpoint.readEnvelope(context, body);
-      meter.stream = envelope.stream;
-      const resolved = resolveModel(services, meter, envelope.model);
-      const { model } = resolved;
-      const routes = await fitRoutes(envelope.model, routesByCallerPreference(services, context, endpoint.protocol, body, model, resolved.routes), {
-        needs: envelope.needs,
-        bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
-        estimatedPromptTokens: envelope.promptTokensEstimate,
-        outputTokens: envelope.maxOutputTokens ?? 0,
-        countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
-      });
-      meter.promptTokensEstimate = envelope.promptTokensEstimate;
-      const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-      const rateLimitHeaders = await admit(services, {
-        family: context.family,
-        key,
-        account,
-        model,
-        estimatedTokens,
-        meter,
-      });
-      await relayChat(
-        relay,
-        {
-          sink: responseSink(context),
-          meter,
-          codec: endpoint.codec,
-          routes,
-          body,
-          chat: envelope.chat,
-          stream: envelope.stream,
-          includeUsage: envelope.includeUsage,
-          sse: envelope.sse,
-          responseHeaders: rateLimitHeaders,
-          clientHeaders: clientHeaders(context, endpoint.codec),
-          estimatedTokens,
-        },
-      );
-    } catch (error) {
-      const failure = toGatewayError(error);
-      meter.finish({ status: failure.status, errorCode: failure.code });
-      throw error;
-    }
-  };
+  return meteredRoute(services, endpoint.protocol, async (call) => {
+    const { context, meter } = call;
+    const body = await readJsonObject(context, services.config.maxBodyBytes);
+    const envelope = endpoint.readEnvelope(context, body);
+    meter.stream = envelope.stream;
+    const resolved = resolveModel(services, meter, envelope.model);
+    const { model } = resolved;
+    const candidates = envelope.narrowRoutes?.(resolved.routes, services.adapters) ?? resolved.routes;
+    const routes = await fitRoutes(envelope.model, routesByCallerPreference(services, context, endpoint.protocol, body, model, candidates), {
+      needs: envelope.needs,
+      bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+      estimatedPromptTokens: envelope.promptTokensEstimate,
+      outputTokens: envelope.maxOutputTokens ?? 0,
+      countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+    });
+    meter.promptTokensEstimate = envelope.promptTokensEstimate;
+    const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
+    const rateLimitHeaders = await call.admit({ model, estimatedTokens });
+    await relayChat(call.relay, {
+      sink: call.sink,
+      meter,
+      codec: envelope.codec,
+      routes,
+      body,
+      chat: envelope.chat,
+      stream: envelope.stream,
+      includeUsage: envelope.includeUsage,
+      sse: envelope.sse,
+      responseHeaders: rateLimitHeaders,
+      clientHeaders: clientHeaders(context, envelope.codec),
+      estimatedTokens,
+    });
+  });
 }

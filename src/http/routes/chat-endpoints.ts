@@ -11,10 +11,10 @@ import { once } from './chat-endpoint.js';
 /** POST /v1/chat/completions: validated up front, decoded to the IR only if a translated channel needs it. */
 export const openAIChatEndpoint: ChatEndpoint = {
   protocol: 'openai-chat',
-  codec: openAIChatCodec,
   readEnvelope(_context, body) {
     const envelope = validateOpenAIChatRequest(body);
     return {
+      codec: openAIChatCodec,
       model: envelope.model,
       stream: envelope.stream,
       includeUsage: envelope.includeUsage,
@@ -30,10 +30,10 @@ export const openAIChatEndpoint: ChatEndpoint = {
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
-  codec: anthropicMessagesCodec,
   readEnvelope(_context, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     return {
+      codec: anthropicMessagesCodec,
       model: chat.model,
       stream: chat.stream,
       includeUsage: false,
@@ -50,10 +50,10 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
 export function geminiEndpoint(stream: boolean): ChatEndpoint {
   return {
     protocol: 'gemini',
-    codec: geminiCodec,
     readEnvelope(context, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: context.params.model ?? '', stream });
       return {
+        codec: geminiCodec,
         model: chat.model,
         stream,
         includeUsage: false,

@@ -3,19 +3,15 @@ import {
   decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse,
 } from '../../codecs/gemini/index.js';
 import { decodeOpenAIEmbeddingRequest, encodeOpenAIEmbeddingResponse } from '../../codecs/openai-chat/index.js';
-import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
+import { GatewayError } from '../../errors/gateway-error.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { Usage } from '../../ir/usage.js';
-import { admit } from '../../relay/admission.js';
 import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
-import { RequestMeter } from '../../relay/request-meter.js';
-import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 import type { WireProtocol } from '../../upstreams/upstream-adapter.js';
-import { authenticate } from '../authenticate.js';
-import { responseSink } from '../response-sink.js';
+import { meteredRoute } from '../metered-route.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -36,50 +32,36 @@ function inputTokensOf(usage: number): Usage {
 }
 
 function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
-  const relay = relayDependencies(services);
   const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
-  return async (context) => {
-    const { key, account } = await authenticate(context, services);
-    const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.label, context.path, context.startedAt);
-    try {
-      const body = await readJsonObject(context, services.config.maxBodyBytes);
-      const { request, encode } = endpoint.decode(context, body);
-      const { model, routes } = resolveModel(services, meter, request.model);
-      const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
-      meter.promptTokensEstimate = estimate;
-      const rateLimitHeaders = await admit(services, { key, account, model, estimatedTokens: estimate, meter, family: context.family });
-      const result = await relayUnary(
-        relay,
-        responseSink(context),
-        meter,
-        routes,
-        {
-          request(adapter, route, credential) {
-            const wire = chooseWire(adapter, route.channel, requested);
-            if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
-            // A channel whose upstream serves no embeddings is skipped.
-            return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
-          },
-          parse(adapter, route, upstreamBody) {
-            if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
-            const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
-            const parsed = embeddings.parse(upstreamBody, request);
-            return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
-          },
-        },
-      );
-      if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
-      meter.markFirstByte();
-      const usage = inputTokensOf(result.inputTokens);
-      const priced = meter.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
-      sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
-      meter.finish({ status: 200, usage });
-    } catch (error) {
-      const failure = toGatewayError(error);
-      meter.finish({ status: failure.status, errorCode: failure.code });
-      throw error;
-    }
-  };
+  return meteredRoute(services, endpoint.label, async (call) => {
+    const { context, meter } = call;
+    const body = await readJsonObject(context, services.config.maxBodyBytes);
+    const { request, encode } = endpoint.decode(context, body);
+    const { model, routes } = resolveModel(services, meter, request.model);
+    const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
+    meter.promptTokensEstimate = estimate;
+    const rateLimitHeaders = await call.admit({ model, estimatedTokens: estimate });
+    const result = await relayUnary(call.relay, call.sink, meter, routes, {
+      request(adapter, route, credential) {
+        const wire = chooseWire(adapter, route.channel, requested);
+        if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
+        // A channel whose upstream serves no embeddings is skipped.
+        return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
+      },
+      parse(adapter, route, upstreamBody) {
+        if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
+        const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
+        const parsed = embeddings.parse(upstreamBody, request);
+        return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
+      },
+    });
+    if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
+    meter.markFirstByte();
+    const usage = inputTokensOf(result.inputTokens);
+    const priced = meter.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
+    sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
+    meter.finish({ status: 200, usage });
+  });
 }
 
 function openAIReportedTokens(body: Buffer): number | null {

@@ -4,7 +4,6 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ImageGenerationRequest, ImageGenerationResponse } from '../../ir/image.js';
 import type { Usage } from '../../ir/usage.js';
 import { readMultipartForm, type MultipartForm } from '../../multipart/read-multipart-form.js';
-import { admit } from '../../relay/admission.js';
 import { relayUnary, type UnaryExchange } from '../../relay/relay-unary.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
@@ -36,14 +35,10 @@ function tokens(input: number, output: number): Usage {
 
 async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number): Promise<Record<string, string>> {
   call.meter.promptTokensEstimate = promptTokens;
-  return admit(call.services, {
-    family: call.context.family,
-    key: call.key,
-    account: call.account,
+  return call.admit({
     model,
     estimatedTokens: promptTokens,
     maxUsage: { images: n, tokens: tokens(promptTokens + inputImages * IMAGE_TOKENS_BOUND, n * IMAGE_TOKENS_BOUND) },
-    meter: call.meter,
   });
 }
 
@@ -219,7 +214,7 @@ async function inlineEditRequest(call: MediaCall, routes: readonly ChannelRoute[
 function multipartImageRoute(services: GatewayServices, path: '/images/edits' | '/images/variations'): RouteHandler {
   const variations = path === '/images/variations';
   return mediaRoute(services, 'openai-images', async (call) => {
-    const form = call.holdForm(await readMultipartForm(call.context.request, IMAGE_FORM_LIMITS));
+    const form = call.hold(await readMultipartForm(call.context.request, IMAGE_FORM_LIMITS));
     const modelId = requiredString(form.field('model'), 'model');
     const prompt = variations ? '' : requiredString(form.field('prompt'), 'prompt');
     const inputImages = imageFiles(form, variations);

@@ -1,6 +1,5 @@
 import { badRequest } from '../../codecs/openai-chat/bad-request.js';
 import type { Usage } from '../../ir/usage.js';
-import { admit } from '../../relay/admission.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
@@ -46,7 +45,7 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     const { model, routes } = resolveMediaModel(call, modelId, 'moderation', 'POST /v1/moderations');
     call.meter.promptTokensEstimate = estimate;
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
-    const headers = await admit(services, { key: call.key, account: call.account, model, estimatedTokens: estimate, maxUsage: { tokens: usage }, meter: call.meter, family: call.context.family });
+    const headers = await call.admit({ model, estimatedTokens: estimate, maxUsage: { tokens: usage } });
     const answer = await relayUnary(call.relay, call.sink, call.meter, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;
