@@ -28,6 +28,7 @@ import { AccountLifecycle } from './management/account-lifecycle.js';
 import { FxRefresher } from './management/fx-refresher.js';
 import { GatewayMetrics } from './metrics/gateway-metrics.js';
 import { instrumentListener } from './metrics/instrument-listener.js';
+import { apiRouteLabels } from './http/routes/api-routes.js';
 import { startMetricsListener } from './metrics/metrics-listener.js';
 import { testChannel } from './relay/channel-test.js';
 import { CredentialRotation } from './relay/credential-rotation.js';
@@ -309,7 +310,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   services.readiness.followOverload(() => admission.overloaded);
   if (admission.enabled) metrics.followAdmissionLimit(() => admission.limit);
   admission.start();
-  const api = instrumentListener(createApiApp(services, admission), metrics);
+  const api = instrumentListener(createApiApp(services, admission), metrics, apiRouteLabels);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
   const listening = { api: '', console: '' };
   const consoleApp = trackInFlight(createConsoleApp(services, {

@@ -1,7 +1,7 @@
 /** The Prometheus registry and the request labels: text format, cumulative buckets, escaping, bounded labels. */
 import { describe, expect, it } from 'vitest';
 import { GatewayMetrics, LATENCY_BUCKETS_SECONDS } from '../../../src/metrics/gateway-metrics.js';
-import { routeLabels } from '../../../src/metrics/instrument-listener.js';
+import { apiRouteLabels as routeLabels } from '../../../src/http/routes/api-routes.js';
 import { MetricsRegistry } from '../../../src/metrics/metrics-registry.js';
 
 describe('MetricsRegistry', () => {
@@ -88,14 +88,18 @@ describe('routeLabels', () => {
     ['/v1/audio/transcriptions', 'openai', 'audio.transcriptions'],
     ['/v1/audio/speech', 'openai', 'audio.speech'],
     ['/v1/moderations', 'openai', 'moderations'],
-    ['/v1/responses/resp_123', 'other', 'other'],
+    ['/v1/responses/resp_123', 'openai', 'responses.stored'],
+    ['/v1/responses/resp_123/input_items', 'openai', 'responses.stored'],
     ['/v1/models', 'openai', 'models'],
     ['/v1/models/gpt-4o', 'openai', 'models'],
     ['/v1/messages', 'anthropic', 'messages'],
     ['/v1/messages/count_tokens', 'anthropic', 'count_tokens'],
     ['/v1beta/models/gemini-2.5-flash:streamGenerateContent', 'gemini', 'streamGenerateContent'],
     ['/v1/models/gemini-2.5-flash:generateContent', 'gemini', 'generateContent'],
-    ['/v1beta/models/x:somethingElse', 'gemini', 'other'],
+    ['/v1beta/models/x:somethingElse', 'gemini', 'models'],
+    ['/v1beta/models/gemini-2.5-flash', 'gemini', 'models'],
+    ['/v1/models/gemini-2.5-flash:embedContent', 'gemini', 'embedContent'],
+    ['/healthz', 'probe', 'healthz'],
     ['/v1beta/models', 'gemini', 'models'],
     ['/api/status', 'public', 'status'],
     ['/admin/channels/ch_1/health', 'admin', 'admin'],
