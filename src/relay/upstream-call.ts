@@ -51,8 +51,8 @@ export function failureClassOf(error: unknown, inBody: boolean): UpstreamFailure
 const TIMEOUTS: ReadonlySet<UpstreamFailureClass> = new Set(['first_byte_timeout', 'idle_timeout']);
 
 /**
- * The caller-facing error for an upstream failure (spec part 7: 502 upstream_error). It never carries the
- * upstream's URL, key or body; the message says only what kind of failure it was.
+ * The caller-facing error for an upstream failure: 502 `upstream_error`, timeouts included.
+ * It never carries the upstream's URL, key or body; the message says only what kind of failure it was.
  */
 export function upstreamFailureError(failureClass: UpstreamFailureClass): GatewayError {
   const message = TIMEOUTS.has(failureClass)

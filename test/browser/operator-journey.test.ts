@@ -11,6 +11,7 @@ import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { CHANNEL_TYPES } from '../../src/upstreams/upstreams.js';
 import { ensureChromium } from '../support/chromium.js';
 import { ConsoleClient, strongPassword } from '../support/console-client.js';
 import { flushWrites } from '../support/gateway-harness.js';
@@ -84,6 +85,9 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.goto(`${consoleUrl}/operator/channels`);
   await page.getByRole('button', { name: 'Add channel' }).click();
   const form = page.getByRole('dialog', { name: 'Add a channel' });
+  // The type list comes from the gateway's upstream registry.
+  await expect.poll(() => form.getByLabel('Type').locator('option').allTextContents(), { timeout: 10_000 }).toEqual([...CHANNEL_TYPES]);
+  await form.getByLabel('Type').selectOption('openai');
   await form.getByLabel('Name').fill('tour-upstream');
   await form.getByLabel('Base URL').fill(fixture.upstream.url);
   await form.getByLabel('API key').fill('sk-upstream-test');

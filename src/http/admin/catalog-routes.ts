@@ -5,6 +5,7 @@ import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
+import { UPSTREAMS } from '../../upstreams/upstreams.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
@@ -33,6 +34,18 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     }
     await changed();
     sendJson(context, 201, channelToJson(channel));
+  }));
+  // The channel types this build knows, from the upstream registry: what the console's channel form offers.
+  const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
+    type,
+    protocol: upstream.protocol,
+    streaming: upstream.capabilities.streaming,
+    embeddings: upstream.capabilities.embeddings,
+    media: upstream.capabilities.media,
+    count_tokens: upstream.capabilities.countTokens,
+  })));
+  router.add('GET', '/admin/channel-types', guard(async (context) => {
+    sendJson(context, 200, { object: 'list', data: channelTypes });
   }));
   router.add('GET', '/admin/channels', guard(async (context) => {
     sendJson(context, 200, pageJson(await storage.channels.list(pageRequestFrom(context.query)), channelToJson));

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { admin, call, chat, collectPages, expectError, uniqueName } from './helpers.js';
+import { CHANNEL_TYPES } from '../../../src/upstreams/upstreams.js';
 
 interface ChannelJson {
   id: string;
@@ -42,6 +43,15 @@ function expectNoSecrets(text: string): void {
 }
 
 describe('channel CRUD', () => {
+  it('lists every channel type of the upstream registry with its wire, and a channel can be made of each', async () => {
+    const answer = await admin<{ data: Array<{ type: string; protocol: string; streaming: boolean; embeddings: boolean; media: string[] }> }>(gateway, 'GET', '/admin/channel-types');
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.map((entry) => entry.type)).toEqual([...CHANNEL_TYPES]);
+    expect(answer.body.data.find((entry) => entry.type === 'anthropic')).toMatchObject({ protocol: 'anthropic-messages', streaming: true });
+    expect(answer.body.data.find((entry) => entry.type === 'groq')).toMatchObject({ protocol: 'openai-chat', embeddings: true });
+    expect((await call(gateway.url, 'GET', '/admin/channel-types')).status).toBe(401);
+  });
+
   it('creates, gets, lists, patches and deletes a channel without ever returning its upstream key', async () => {
     const name = uniqueName('openai-main');
     const created = await admin<ChannelJson>(gateway, 'POST', '/admin/channels', {

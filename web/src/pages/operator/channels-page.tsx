@@ -35,7 +35,10 @@ interface TestResult {
   message: string;
 }
 
-const TYPES = ['openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio', 'simulator'];
+interface ChannelType {
+  type: string;
+  protocol: string;
+}
 
 function healthTone(status: string): 'success' | 'warning' | 'danger' | 'neutral' {
   if (status === 'operational') return 'success';
@@ -46,6 +49,8 @@ function healthTone(status: string): 'success' | 'warning' | 'danger' | 'neutral
 
 function ChannelForm({ channel, onDone }: { channel: Channel | null; onDone: () => void }) {
   const action = useOperatorAction();
+  // The types this gateway build knows, from its upstream registry (only a new channel chooses one).
+  const types = useOperatorGet<{ data: ChannelType[] }>('admin/channel-types', undefined, { enabled: channel === null });
   const [form, setForm] = useState({
     name: channel?.name ?? '', type: channel?.type ?? 'openai', base_url: channel?.base_url ?? '', api_key: '',
     models: channel === null ? '' : Object.keys(channel.models).join(', '), priority: String(channel?.priority ?? 0), weight: String(channel?.weight ?? 1),
@@ -67,7 +72,7 @@ function ChannelForm({ channel, onDone }: { channel: Channel | null; onDone: () 
     <form className="stack" onSubmit={submit}>
       <div className="form-grid">
         <TextField label="Name" value={form.name} onChange={set('name')} required maxLength={100} />
-        {channel === null ? <SelectField label="Type" value={form.type} onChange={set('type')} options={TYPES.map((type) => ({ value: type, label: type }))} /> : null}
+        {channel === null ? <SelectField label="Type" value={form.type} onChange={set('type')} options={(types.data?.data ?? [{ type: form.type, protocol: '' }]).map(({ type }) => ({ value: type, label: type }))} /> : null}
         <TextField label="Base URL" value={form.base_url} onChange={set('base_url')} placeholder="Vendor default" hint="Leave empty for the vendor's own address." />
         <TextField label={channel === null ? 'API key' : 'New API key'} type="password" autoComplete="off" value={form.api_key} onChange={set('api_key')}
           hint={channel === null ? 'Stored sealed; never shown again.' : `Now ${channel.api_key_hints.join(', ') || 'none'}. Leave empty to keep it.`} />
