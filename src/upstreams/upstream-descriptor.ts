@@ -24,6 +24,14 @@ export interface UpstreamCapabilities {
   passThrough: readonly UpstreamOperation['kind'][];
 }
 
+/** Where a channel type's models and list prices come from in the bundled catalog data. */
+export interface BundledCatalogSource {
+  /** Provider id in the bundled data. */
+  provider: string;
+  /** The provider's models this type serves, when not all (the data's `google` also lists Vertex-only models). */
+  serves?: RegExp;
+}
+
 /**
  * One upstream type: the channel types it owns, the wire it speaks, what it serves, and how its adapter is made.
  * Each lives in `src/upstreams/<name>/index.ts` and is listed once in `upstreams.ts`.
@@ -32,6 +40,8 @@ export interface UpstreamDescriptor<Type extends string = string> {
   readonly channelTypes: readonly Type[];
   readonly protocol: WireProtocol | UpstreamOnlyProtocol;
   readonly capabilities: UpstreamCapabilities;
+  /** The bundled catalog provider of each channel type that has one (a channel may name another in its settings). */
+  readonly catalog?: { readonly [T in Type]?: BundledCatalogSource };
   createAdapter(dependencies: UpstreamDependencies): UpstreamAdapter;
 }
 

@@ -5,5 +5,6 @@ export const anthropicUpstream = defineUpstream({
   channelTypes: ['anthropic'],
   protocol: 'anthropic-messages',
   capabilities: { streaming: true, countTokens: 'upstream', embeddings: false, media: [], passThrough: ['chat', 'count-tokens'] },
+  catalog: { anthropic: { provider: 'anthropic' } },
   createAdapter: ({ http }) => new AnthropicAdapter(http),
 });

@@ -5,5 +5,6 @@ export const bedrockUpstream = defineUpstream({
   channelTypes: ['bedrock'],
   protocol: 'bedrock-converse',
   capabilities: { streaming: true, countTokens: 'local', embeddings: false, media: [], passThrough: [] },
+  catalog: { bedrock: { provider: 'aws' } },
   createAdapter: ({ http }) => new BedrockAdapter(http),
 });

@@ -14,5 +14,6 @@ export const geminiUpstream = defineUpstream({
   channelTypes: ['gemini'],
   protocol: 'gemini',
   capabilities: { streaming: true, countTokens: 'upstream', embeddings: true, media: ['image-generation'], passThrough: ['chat', 'count-tokens', 'embeddings'] },
+  catalog: { gemini: { provider: 'google', serves: /^(gemini|gemma|imagen|veo|learnlm)/ } },
   createAdapter: ({ http }) => new GeminiAdapter(http),
 });

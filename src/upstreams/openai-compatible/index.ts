@@ -8,5 +8,14 @@ export const openAICompatiblePresetsUpstream = defineUpstream({
   channelTypes: OPENAI_COMPATIBLE_PRESET_TYPES,
   protocol: 'openai-chat',
   capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings'] },
+  catalog: {
+    mistral: { provider: 'mistral' },
+    groq: { provider: 'groq' },
+    deepseek: { provider: 'deepseek' },
+    xai: { provider: 'x-ai' },
+    openrouter: { provider: 'openrouter' },
+    together: { provider: 'together' },
+    fireworks: { provider: 'fireworks' },
+  },
   createAdapter: ({ http }) => new OpenAICompatiblePresetAdapter(http),
 });

@@ -7,5 +7,6 @@ export const openAIUpstream = defineUpstream({
   channelTypes: ['openai', 'openai-compatible'],
   protocol: 'openai-chat',
   capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings', 'responses', 'responses-input-tokens'] },
+  catalog: { openai: { provider: 'openai' } },
   createAdapter: ({ http }) => new OpenAIAdapter(http),
 });
