@@ -234,6 +234,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
     heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
     staleAfterMs: config.instanceStaleSeconds * 1000,
+    // Streams in flight are checkpointed every 2 s (every heartbeat when those are more frequent): a crash loses at
+    // most that much of a stream's charge.
+    checkpointMs: Math.min(2000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
   });
   const subscriptions = new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 });
   const base: Omit<GatewayServices, 'commerce'> = {

@@ -3,8 +3,9 @@ import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { NanoUsd } from '../domain/records.js';
-import type { LedgerCredit, Storage } from '../storage/storage.js';
+import type { LedgerCredit, MoneyTransaction, Storage, StoredCheckpoint } from '../storage/storage.js';
 import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
+import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-checkpoints.js';
 import { nanoToUsd } from './money.js';
 import {
   NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
@@ -20,8 +21,10 @@ export interface LedgerOptions {
   lease: LeasePolicy;
   /** How often this instance records its heartbeat and releases the holds of instances gone for good. */
   heartbeatMs: number;
-  /** An instance silent this long is gone: any other instance releases its holds. */
+  /** An instance silent this long is gone: any other instance charges its streams' checkpoints and releases its holds. */
   staleAfterMs: number;
+  /** How often the checkpoints of this instance's streams in flight are written (only those whose figure changed). */
+  checkpointMs: number;
   /** How long local knowledge that a subscription's quota is used up is trusted before storage is asked again. */
   factsTtlMs: number;
 }
@@ -50,6 +53,8 @@ export interface SettleRequest {
   costNano: NanoUsd;
   requestId: string;
   createdAt: number;
+  /** A checkpoint of the request's stream may be stored: the settlement deletes it in the same transaction. */
+  checkpointed?: boolean;
 }
 
 interface Waiter {
@@ -97,6 +102,8 @@ function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayEr
  * one transaction for every reservation and settlement queued meanwhile. Settlements never make a request wait.
  */
 export class Ledger {
+  /** This instance's streams in flight, checkpointed every `checkpointMs`. */
+  readonly checkpoints = new StreamCheckpoints();
   readonly #pools = new Map<string, PoolState>();
   readonly #facts = new Map<string, SubscriptionFacts & { knownAt: number }>();
   /** Pools the running transaction recomputes: no local reservation from them until it commits. */
@@ -109,6 +116,8 @@ export class Ledger {
   #again = false;
   #timer: NodeJS.Timeout | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
+  #checkpointTimer: NodeJS.Timeout | null = null;
+  #checkpointing = false;
   #closed = false;
   #failedAt = 0;
 
@@ -123,8 +132,13 @@ export class Ledger {
     return this.options.instanceId;
   }
 
-  /** Releases what a previous run of this instance id held (a crash), and starts the heartbeat. */
+  /**
+   * Settles what a previous run of this instance id left (a crash): its streams are charged at their last
+   * checkpoint, its other holds released. Then starts the heartbeat and the checkpoint timer.
+   */
   async start(): Promise<void> {
+    const charged = await this.#recover(this.options.instanceId, null);
+    if (charged !== null && charged > 0) this.logger.warn('charged the streams a previous run of this instance left at their checkpoints', { instance: this.options.instanceId, streams: charged });
     const released = await this.storage.money.registerInstance(this.options.instanceId, this.clock.now());
     if (released > 0) this.logger.warn('released holds left by a previous run of this instance', { instance: this.options.instanceId, holds: released });
     await this.#sweep();
@@ -132,6 +146,10 @@ export class Ledger {
       this.#beat().catch((error: unknown) => this.logger.warn('ledger heartbeat failed', describeError(error)));
     }, this.options.heartbeatMs);
     this.#heartbeat.unref();
+    this.#checkpointTimer = setInterval(() => {
+      this.writeCheckpoints().catch((error: unknown) => this.logger.warn('stream checkpoints could not be computed', describeError(error)));
+    }, this.options.checkpointMs);
+    this.#checkpointTimer.unref();
   }
 
   async #beat(): Promise<void> {
@@ -148,8 +166,87 @@ export class Ledger {
   }
 
   async #sweep(): Promise<void> {
-    const released = await this.storage.money.releaseStaleInstances(this.clock.now() - this.options.staleAfterMs);
-    if (released.length > 0) this.logger.warn('released the holds of instances without a heartbeat', { instances: released });
+    const before = this.clock.now() - this.options.staleAfterMs;
+    const stale = (await this.storage.money.staleInstances(before)).filter((id) => id !== this.options.instanceId);
+    const released: string[] = [];
+    let streams = 0;
+    for (const instanceId of stale) {
+      const charged = await this.#recover(instanceId, before);
+      if (charged === null) continue;
+      released.push(instanceId);
+      streams += charged;
+    }
+    if (released.length > 0) this.logger.warn('released the holds of instances without a heartbeat, their streams charged at their checkpoints', { instances: released, streams });
+  }
+
+  /**
+   * Recovers an instance gone (`staleBefore`: silent since then; null: this instance's previous run): in one
+   * transaction under the accounts' locks, each of its streams' checkpoints is claimed (deleted: a second recoverer
+   * finds none), charged through the pools as the instance would have settled it (never more than its hold), and
+   * given its usage row; then every hold of the instance is released. Null when the instance turned out alive.
+   */
+  async #recover(instanceId: string, staleBefore: number | null): Promise<number | null> {
+    const accountIds = await this.storage.money.checkpointAccounts(instanceId);
+    const now = this.clock.now();
+    return this.storage.money.transact(accountIds, async (transaction) => {
+      if (!(await transaction.instanceGone(instanceId, staleBefore))) return null;
+      const claimed = accountIds.length === 0 ? [] : await transaction.claimCheckpoints(instanceId, accountIds);
+      if (claimed.length > 0) await this.#chargeCheckpoints(transaction, instanceId, claimed, now);
+      await transaction.dropInstance(instanceId);
+      return claimed.length;
+    });
+  }
+
+  async #chargeCheckpoints(transaction: MoneyTransaction, instanceId: string, claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
+    const streams = claimed.map((checkpoint) => {
+      const reservation = decodeReservation(checkpoint.reservation);
+      const costNano = checkpoint.costNano > reservation.amountNano ? reservation.amountNano : checkpoint.costNano;
+      return { reservation, costNano, row: { ...decodeUsageRow(checkpoint.usageRow), costNano } };
+    });
+    const settlements: Settlement[] = streams.map(({ reservation, costNano, row }) => ({ reservation, costNano, requestId: row.requestId, createdAt: now }));
+    // The dead instance's pools: what it holds in storage, of which its checkpointed streams are in flight (its other
+    // requests are not charged: their part of the holds is released with the rest).
+    const held = await transaction.instanceHolds(instanceId);
+    const pools = new Map<string, PoolState>();
+    for (const { reservation } of settlements) {
+      for (const [pool, part] of poolsOf(reservation)) {
+        const state = pools.get(pool) ?? { accountId: reservation.accountId, held: held.get(pool) ?? 0n, inFlight: 0n, lastUsedAt: 0, unit: 0n };
+        state.inFlight += part;
+        pools.set(pool, state);
+      }
+    }
+    const scope = moneyScope([], settlements);
+    const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], pools: [...scope.pools.keys()] });
+    const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
+    await transaction.write(instanceId, { rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, usages: planned.usages, holds: [], now });
+    await transaction.insertUsageRows(streams.map((stream) => stream.row));
+  }
+
+  /**
+   * Writes the checkpoints of the streams whose figure changed, in one batch, in turn with the money transactions:
+   * a stream settled before its checkpoint is written is left out, and one settled after has it deleted by its
+   * settlement's transaction.
+   */
+  async writeCheckpoints(): Promise<void> {
+    if (this.#checkpointing || this.#closed || this.checkpoints.size === 0) return;
+    this.#checkpointing = true;
+    try {
+      const pending = await this.checkpoints.changed();
+      if (pending.length === 0) return;
+      while (this.#running !== null) await this.#running;
+      if (this.#closed) return;
+      const rows = this.checkpoints.claimForWrite(pending);
+      if (rows.length === 0) return;
+      const write = this.storage.money.writeCheckpoints(this.options.instanceId, rows, this.clock.now()).catch((error: unknown) => {
+        this.checkpoints.forget(rows);
+        this.logger.warn('stream checkpoints could not be written; retried at the next', { ...describeError(error), streams: rows.length });
+      });
+      const running = write.finally(() => this.#afterStep());
+      this.#running = running;
+      await running;
+    } finally {
+      this.#checkpointing = false;
+    }
   }
 
   /**
@@ -251,7 +348,13 @@ export class Ledger {
 
   /** Queues the real cost for settlement (0 releases the reservation). Never waits. */
   settle(reservation: Reservation, charge: SettleRequest): void {
-    this.#settlements.push({ reservation, costNano: charge.costNano < 0n ? 0n : charge.costNano, requestId: charge.requestId, createdAt: charge.createdAt });
+    this.#settlements.push({
+      reservation,
+      costNano: charge.costNano < 0n ? 0n : charge.costNano,
+      requestId: charge.requestId,
+      createdAt: charge.createdAt,
+      ...(charge.checkpointed === true ? { checkpointed: true } : {}),
+    });
     this.#kick(this.#settlements.length >= this.options.maxBatch ? 0 : this.options.flushIntervalMs);
   }
 
@@ -338,6 +441,7 @@ export class Ledger {
   /** Settles what is queued and gives every hold of this instance back. */
   async close(): Promise<void> {
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
+    if (this.#checkpointTimer !== null) clearInterval(this.#checkpointTimer);
     await this.flush();
     this.#closed = true;
     this.#clearTimer();
@@ -380,18 +484,21 @@ export class Ledger {
 
   #run(): Promise<void> {
     this.#clearTimer();
-    const running = this.#commit().finally(() => {
-      this.#running = null;
-      const more = this.#again || this.#waiters.length > 0;
-      this.#again = false;
-      if (more || this.#settlements.length > 0) {
-        // After a failure, wait before trying again (queued settlements are kept, never dropped).
-        const pause = this.clock.now() - this.#failedAt < 500 ? 500 : more ? 0 : this.options.flushIntervalMs;
-        this.#kick(pause);
-      }
-    });
+    const running = this.#commit().finally(() => this.#afterStep());
     this.#running = running;
     return running;
+  }
+
+  /** One storage step (a money transaction or a checkpoint write) ended: start what queued meanwhile. */
+  #afterStep(): void {
+    this.#running = null;
+    const more = this.#again || this.#waiters.length > 0;
+    this.#again = false;
+    if (more || this.#settlements.length > 0) {
+      // After a failure, wait before trying again (queued settlements are kept, never dropped).
+      const pause = this.clock.now() - this.#failedAt < 500 ? 500 : more ? 0 : this.options.flushIntervalMs;
+      this.#kick(pause);
+    }
   }
 
   async #commit(): Promise<void> {
@@ -400,36 +507,11 @@ export class Ledger {
     const settlements = this.#settlements.splice(0, this.options.maxBatch);
     const now = this.clock.now();
     // Pools this transaction recomputes: those of the batch, plus idle leases to give back.
-    const touched = new Map<string, string>();
-    const accounts = new Set<string>();
-    const keys = new Set<string>();
-    const subscriptions = new Set<string>();
-    const addPool = (pool: string, accountId: string): void => {
-      touched.set(pool, accountId);
-      accounts.add(accountId);
-    };
-    const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
-      addPool(walletPool(accountId), accountId);
-      if (keyCapped) {
-        keys.add(keyId);
-        addPool(keyPool(keyId), accountId);
-      }
-      if (keyBudgeted) {
-        keys.add(keyId);
-        addPool(budgetPool(keyId), accountId);
-      }
-      for (const id of candidates) {
-        subscriptions.add(id);
-        addPool(subscriptionPool(id), accountId);
-        addPool(overagePool(id), accountId);
-      }
-    };
-    for (const { grow } of waiters) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
-    for (const { reservation } of settlements) {
-      addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
-    }
+    const scope = moneyScope(waiters.map((waiter) => waiter.grow), settlements);
+    const { accounts, keys, subscriptions } = scope;
+    const touched = scope.pools;
     for (const [pool, state] of this.#pools) {
-      if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) addPool(pool, state.accountId);
+      if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) scope.addPool(pool, state.accountId);
     }
     if (touched.size === 0) {
       for (const waiter of waiters) waiter.reject(new Error('nothing to reserve'));
@@ -454,6 +536,7 @@ export class Ledger {
           budgetRollovers: planned.budgetRollovers,
           usages: planned.usages,
           holds: [...planned.pools].map(([pool, state]) => ({ pool, accountId: state.accountId, heldNano: state.held })),
+          checkpointsDone: settlements.filter((settlement) => settlement.checkpointed === true).map((settlement) => settlement.requestId),
           now,
         });
         return planned;
@@ -484,4 +567,37 @@ export class Ledger {
       for (const pool of touched.keys()) this.#busy.delete(pool);
     }
   }
+}
+
+/** What one money transaction reads and recomputes: the pools of its requests, their accounts, keys and subscriptions. */
+function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlement[]) {
+  const pools = new Map<string, string>();
+  const accounts = new Set<string>();
+  const keys = new Set<string>();
+  const subscriptions = new Set<string>();
+  const addPool = (pool: string, accountId: string): void => {
+    pools.set(pool, accountId);
+    accounts.add(accountId);
+  };
+  const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
+    addPool(walletPool(accountId), accountId);
+    if (keyCapped) {
+      keys.add(keyId);
+      addPool(keyPool(keyId), accountId);
+    }
+    if (keyBudgeted) {
+      keys.add(keyId);
+      addPool(budgetPool(keyId), accountId);
+    }
+    for (const id of candidates) {
+      subscriptions.add(id);
+      addPool(subscriptionPool(id), accountId);
+      addPool(overagePool(id), accountId);
+    }
+  };
+  for (const grow of grows) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
+  for (const { reservation } of settlements) {
+    addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
+  }
+  return { pools, accounts, keys, subscriptions, addPool };
 }

@@ -25,6 +25,8 @@ export interface Settlement {
   costNano: NanoUsd;
   requestId: string;
   createdAt: number;
+  /** The request's stream checkpoint may be stored: the transaction deletes it. */
+  checkpointed?: boolean;
 }
 
 /** A refusal by the key's own quota cap or budget: what was left of it, and for a budget the wait until it resets. */

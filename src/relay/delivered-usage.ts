@@ -6,28 +6,36 @@ export interface DeliveredAnswer {
   reported: Usage | null;
   /** The reported usage covers the whole answer. */
   final: boolean;
+  /** The upstream accepted the request: some event other than an error arrived (usage, a preamble, content). */
+  accepted: boolean;
   /** The answer text that reached the caller (text, reasoning, tool names and arguments). */
   deliveredText: () => string;
   /** Input tokens of the request counted locally, for when the upstream reported none. */
   promptTokens: () => Promise<number>;
 }
 
+/** The output billed for an answer that ended early: the larger of what the upstream reported and what was delivered. */
+export function billedOutput(reported: Usage['output'] | null, deliveredTokens: number): Usage['output'] {
+  if (reported !== null && reported.total >= deliveredTokens) return reported;
+  const reasoning = Math.min(reported?.reasoning ?? 0, deliveredTokens);
+  return { total: deliveredTokens, text: deliveredTokens - reasoning, reasoning };
+}
+
 /**
- * What a stream is billed for. The upstream's closing usage when it arrived; otherwise (a stream cut by a fault or
- * by the caller, or an upstream that reports no usage) the delivered text counted with the local tokenizer, never
- * less than the output the upstream already reported, and the input as reported or counted locally. Nothing
- * delivered: nothing billed.
+ * What a stream is billed for. The upstream's closing usage when it arrived. Otherwise (a stream cut by a fault or
+ * by the caller, or an upstream that reports no usage) what the upstream bills once it has accepted the request:
+ * the input as reported (or counted locally) plus the larger of the output reported and the output delivered
+ * (counted with the local tokenizer). A stream the upstream refused before accepting it is free (null).
  */
 export async function usageOfDelivered(answer: DeliveredAnswer): Promise<Usage | null> {
   const { reported } = answer;
   if (reported !== null && answer.final) return reported;
-  const counted = await countTextTokensLocally(answer.deliveredText());
-  if (counted === 0) return null;
-  const reportedOutput = reported?.output.total ?? 0;
-  const input = reported !== null && reported.input.total > 0
-    ? reported.input
-    : ((tokens: number) => ({ total: tokens, noCache: tokens, cacheRead: 0, cacheWrite: 0 }))(await answer.promptTokens());
-  if (reported !== null && reportedOutput >= counted) return { input, output: reported.output };
-  const reasoning = reported?.output.reasoning ?? 0;
-  return { input, output: { total: counted, text: counted - Math.min(reasoning, counted), reasoning: Math.min(reasoning, counted) } };
+  if (!answer.accepted && reported === null) return null;
+  const delivered = await countTextTokensLocally(answer.deliveredText());
+  const input = reported !== null && reported.input.total > 0 ? reported.input : localInput(await answer.promptTokens());
+  return { input, output: billedOutput(reported?.output ?? null, delivered) };
+}
+
+function localInput(tokens: number): Usage['input'] {
+  return { total: tokens, noCache: tokens, cacheRead: 0, cacheWrite: 0 };
 }

@@ -13,7 +13,7 @@ import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
-import { usageOfDelivered } from './delivered-usage.js';
+import { usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 
@@ -163,7 +163,11 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
   const client = sink.openStream({ ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
-  const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(request, observer));
+  // The upstream accepted the request once an event other than an error arrived (a preamble counts).
+  let accepted = false;
+  const promptTokens = memoized(() => localPromptTokens(request));
+  const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
+  meter.trackStream(settle);
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
@@ -186,6 +190,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
             response.discard();
             return { kind: 'retry', failureClass: opening.status === 429 ? 'throttled' : 'stream_error' };
           }
+          if (opening.kind !== 'error') accepted = true;
           if (opening.kind === 'preamble') {
             held.push(event);
             continue;
@@ -235,13 +240,20 @@ async function localPromptTokens(request: ChatRelayRequest): Promise<number> {
   }
 }
 
-function passThroughAnswer(request: ChatRelayRequest, observer: PassThroughStreamObserver) {
+function passThroughAnswer(observer: PassThroughStreamObserver, accepted: boolean, promptTokens: () => Promise<number>): DeliveredAnswer {
   return {
     reported: observer.reportedUsage(),
     final: observer.usageIsFinal(),
+    accepted,
     deliveredText: () => observer.deliveredText(),
-    promptTokens: () => localPromptTokens(request),
+    promptTokens,
   };
+}
+
+/** The first call's promise, for every call (the local prompt count is asked at each checkpoint and at the end). */
+function memoized<T>(compute: () => Promise<T>): () => Promise<T> {
+  let result: Promise<T> | null = null;
+  return () => (result ??= compute());
 }
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
@@ -281,14 +293,20 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   let finished = false;
   // Encoded parts before the first answer part (response start, usage), held so an in-band error after them is retried.
   let held: string | null = '';
+  // The upstream accepted the request once a part other than an error arrived.
+  let accepted = false;
+  const promptTokens = memoized(() => localPromptTokens(request));
   const settle = (): Promise<Usage | null> => usageOfDelivered({
     reported: usage,
     final: finished && usage !== null,
+    accepted,
     deliveredText: () => delivered.join(''),
-    promptTokens: () => localPromptTokens(request),
+    promptTokens,
   });
+  meter.trackStream(settle);
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
+      if (!accepted && part.type !== 'error') accepted = true;
       if (finished) {
         if (part.type === 'usage') usage = part.usage;
         continue;

@@ -9,7 +9,7 @@ import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
-import type { Model, NanoUsd } from '../domain/records.js';
+import type { Model, NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
 
 export interface MeterDependencies {
@@ -19,6 +19,9 @@ export interface MeterDependencies {
   clock: Clock;
   logger: Logger;
 }
+
+/** Usage-row code of a stream charged at its last checkpoint because its instance stopped (crash, SIGKILL). */
+export const INSTANCE_STOPPED = 'instance_stopped';
 
 /** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
 export const COST_HEADER = 'x-request-cost-usd';
@@ -74,6 +77,8 @@ export class RequestMeter {
   /** What the request was billed, once finished. */
   costNano: NanoUsd = 0n;
   #finished = false;
+  /** The stream is checkpointed by the ledger until `finish`. */
+  #tracked = false;
   readonly createdAt: number;
 
   constructor(
@@ -154,6 +159,22 @@ export class RequestMeter {
     return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
   }
 
+  /**
+   * A stream in flight, with what it would be billed if it stopped now (`usage`, computed only when the ledger's
+   * timer asks, never per event): its checkpoint is written every few seconds, so if this instance dies the stream
+   * is charged at it (with a usage row coded `instance_stopped`) instead of its hold being released.
+   */
+  trackStream(usage: () => Promise<Usage | null>): void {
+    const reservation = this.reservation;
+    if (reservation === null || this.#finished) return;
+    this.#tracked = true;
+    this.dependencies.ledger.checkpoints.track(this.requestId, reservation, async () => {
+      const current = await usage();
+      const costNano = this.quote({ usage: current });
+      return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current, costNano) };
+    });
+  }
+
   /** Idempotent: the first call settles, later calls return 0 and do nothing. */
   finish(outcome: RequestOutcome): NanoUsd {
     if (this.#finished) return 0n;
@@ -178,8 +199,14 @@ export class RequestMeter {
     // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
     const reservation = this.reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
     this.reservation = null;
-    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now() });
-    usageLog.record({
+    const checkpointed = this.#tracked && ledger.checkpoints.finish(this.requestId);
+    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed });
+    usageLog.record(this.#usageRow(outcome, usage, cost));
+    return cost;
+  }
+
+  #usageRow(outcome: Pick<RequestOutcome, 'status' | 'errorCode'>, usage: Usage | null, cost: NanoUsd): UsageLogRow {
+    return {
       requestId: this.requestId,
       accountId: this.accountId,
       keyId: this.keyId,
@@ -201,7 +228,6 @@ export class RequestMeter {
       attempts: this.#attemptedChannels.length,
       attemptedChannels: this.#attemptedChannels,
       createdAt: this.createdAt,
-    });
-    return cost;
+    };
   }
 }

@@ -172,6 +172,19 @@ export interface MoneyHoldsTable {
   updated_at: IntegerColumn;
 }
 
+/** What one stream in flight would be billed if it stopped now (see billing/stream-checkpoints.ts). */
+export interface StreamCheckpointsTable {
+  request_id: string;
+  instance_id: string;
+  account_id: string;
+  cost_nano: MoneyColumn;
+  /** JSON of the stream's reservation. */
+  reservation: string;
+  /** JSON of the usage row the stream would leave. */
+  usage_row: string;
+  updated_at: IntegerColumn;
+}
+
 export interface GatewayInstancesTable {
   instance_id: string;
   started_at: IntegerColumn;
@@ -278,6 +291,7 @@ export interface Database {
   money_holds: MoneyHoldsTable;
   gateway_instances: GatewayInstancesTable;
   subscription_usage: SubscriptionUsageTable;
+  stream_checkpoints: StreamCheckpointsTable;
   // alerts and redemption codes (migration 0005)
   alert_states: AlertStatesTable;
   redemption_codes: RedemptionCodesTable;

@@ -231,7 +231,18 @@ export interface MoneyWrites {
   usages: SettledUsage[];
   /** This instance's holds after the transaction, absolute (0 deletes the row). */
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;
+  /** Requests settled by this transaction whose stream checkpoints go with the settlement. */
+  checkpointsDone?: string[];
   now: number;
+}
+
+/** One stream's checkpoint as stored: the billing layer encodes the reservation and the usage row. */
+export interface StoredCheckpoint {
+  requestId: string;
+  accountId: string;
+  costNano: NanoUsd;
+  reservation: string;
+  usageRow: string;
 }
 
 export interface MoneyTransaction {
@@ -240,6 +251,19 @@ export interface MoneyTransaction {
   write(instanceId: string, writes: MoneyWrites): Promise<Set<string>>;
   /** A plan change or cancellation, under the account's lock so no settlement interleaves with it. */
   updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null>;
+  /**
+   * Whether the instance is gone: no heartbeat row, or its last heartbeat is older than `staleBefore` (null: gone
+   * regardless, its own restart). PostgreSQL locks its row, so a recovery and the instance's registration do not interleave.
+   */
+  instanceGone(instanceId: string, staleBefore: number | null): Promise<boolean>;
+  /** Deletes and returns the instance's checkpoints of these accounts: whoever deletes one is the one that charges it. */
+  claimCheckpoints(instanceId: string, accountIds: string[]): Promise<StoredCheckpoint[]>;
+  /** The instance's holds by pool. */
+  instanceHolds(instanceId: string): Promise<Map<string, NanoUsd>>;
+  /** Drops the instance's holds and its heartbeat row. */
+  dropInstance(instanceId: string): Promise<void>;
+  /** Usage rows written with the charges (a request id already logged is skipped). */
+  insertUsageRows(rows: UsageLogRow[]): Promise<void>;
 }
 
 export interface MoneyHold {
@@ -270,8 +294,15 @@ export interface MoneyRepository {
   heartbeat(instanceId: string, now: number): Promise<void>;
   /** At a clean stop: drops the instance's holds and its row. */
   releaseInstance(instanceId: string): Promise<void>;
-  /** Drops the holds and rows of instances whose last heartbeat is older than `before`; returns their ids. */
-  releaseStaleInstances(before: number): Promise<string[]>;
+  /**
+   * Instances whose last heartbeat is older than `before`, and instances with holds or stream checkpoints but no
+   * heartbeat row: each is recovered (MoneyTransaction.instanceGone … dropInstance).
+   */
+  staleInstances(before: number): Promise<string[]>;
+  /** The accounts of an instance's stream checkpoints (the accounts its recovery locks). */
+  checkpointAccounts(instanceId: string): Promise<string[]>;
+  /** Upserts this instance's stream checkpoints, many rows per statement. */
+  writeCheckpoints(instanceId: string, checkpoints: StoredCheckpoint[], now: number): Promise<void>;
   listHolds(accountId?: string): Promise<MoneyHold[]>;
   audit(accountId?: string): Promise<LedgerAudit>;
   /** Sum of positive ledger entries (credits) and of negative ones (charges, corrections) of an account. */

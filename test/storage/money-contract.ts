@@ -97,11 +97,38 @@ export function describeMoneyContract(storageOf: () => Storage): void {
       expect(await storage.money.registerInstance(first, 200)).toBe(1);
       expect((await storage.money.listHolds(account.id)).map((hold) => hold.instanceId)).toEqual([second]);
       await storage.money.heartbeat(first, 10_000);
-      const released = await storage.money.releaseStaleInstances(5_000);
-      expect(released).toContain(second);
-      expect(released).not.toContain(first);
+      const stale = await storage.money.staleInstances(5_000);
+      expect(stale).toContain(second);
+      expect(stale).not.toContain(first);
+      // A recovery drops the instance only while it is still gone: a fresh heartbeat keeps it.
+      expect(await storage.money.transact([], (transaction) => transaction.instanceGone(first, 5_000))).toBe(false);
+      expect(await storage.money.transact([], async (transaction) => {
+        const gone = await transaction.instanceGone(second, 5_000);
+        if (gone) await transaction.dropInstance(second);
+        return gone;
+      })).toBe(true);
       expect(await storage.money.listHolds(account.id)).toEqual([]);
+      expect(await storage.money.staleInstances(5_000)).not.toContain(second);
       await storage.money.releaseInstance(first);
+    });
+
+    it('keeps stream checkpoints per instance: upserted, claimed once, deleted by their settlement', async () => {
+      const storage = storageOf();
+      const { account } = await seed(1_000n);
+      const instance = `cp-${newId('i')}`;
+      const checkpoint = (requestId: string, costNano: bigint) => ({ requestId, accountId: account.id, costNano, reservation: '{"r":1}', usageRow: `{"cost":"${costNano}"}` });
+      const [kept, settled] = [newId('req'), newId('req')];
+      await storage.money.writeCheckpoints(instance, [checkpoint(kept, 5n), checkpoint(settled, 7n)], 10);
+      await storage.money.writeCheckpoints(instance, [checkpoint(kept, 9n)], 20);
+      expect(await storage.money.checkpointAccounts(instance)).toEqual([account.id]);
+      // Without a heartbeat row the instance's checkpoints make it stale.
+      expect(await storage.money.staleInstances(0)).toContain(instance);
+      await storage.money.transact([account.id], (transaction) => transaction.write(instance, { rollovers: [], usages: [], holds: [], checkpointsDone: [settled], now: 30 }));
+      const claimed = await storage.money.transact([account.id], (transaction) => transaction.claimCheckpoints(instance, [account.id]));
+      expect(claimed).toEqual([checkpoint(kept, 9n)]);
+      expect(await storage.money.transact([account.id], (transaction) => transaction.claimCheckpoints(instance, [account.id]))).toEqual([]);
+      expect(await storage.money.checkpointAccounts(instance)).toEqual([]);
+      expect(await storage.money.staleInstances(0)).not.toContain(instance);
     });
 
     it('serialises transactions on one account: concurrent conditional holds never exceed the funds', async () => {
@@ -119,7 +146,7 @@ export function describeMoneyContract(storageOf: () => Storage): void {
       expect(granted).toBe(3);
       const holds = await storage.money.listHolds(account.id);
       expect(holds.reduce((total, hold) => total + hold.heldNano, 0n)).toBe(90n);
-      await storage.money.releaseStaleInstances(Number.MAX_SAFE_INTEGER);
+      for (let index = 0; index < 12; index += 1) await storage.money.releaseInstance(`racer-${index}`);
     });
 
     it('changes a subscription inside a money transaction', async () => {

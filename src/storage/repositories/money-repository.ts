@@ -4,7 +4,8 @@ import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
-import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage } from '../storage.js';
+import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
+import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
 
@@ -64,7 +65,7 @@ function subscriptionUsageRow(usage: SettledUsage): Insertable<SubscriptionUsage
 const needsLedgerEntry = (usage: SettledUsage): boolean => usage.walletNano > 0n || usage.shortfallNano > 0n;
 const needsSubscriptionRow = (usage: SettledUsage): boolean => usage.subscriptionId !== null && (usage.subscriptionNano > 0n || usage.overageNano > 0n);
 
-function transactionView(trx: Transaction<Database>): MoneyTransaction {
+function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTransaction {
   return {
     async read(request) {
       const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
@@ -188,6 +189,10 @@ function transactionView(trx: Transaction<Database>): MoneyTransaction {
           .execute();
       }
 
+      for (const part of chunk(writes.checkpointsDone ?? [], IN_LIST)) {
+        await trx.deleteFrom('stream_checkpoints').where('request_id', 'in', part).execute();
+      }
+
       const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
       const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
       for (const part of chunk(dropped, IN_LIST)) {
@@ -209,6 +214,45 @@ function transactionView(trx: Transaction<Database>): MoneyTransaction {
     updateSubscription(id, patch, now) {
       return updateSubscription(trx, id, patch, now);
     },
+
+    async instanceGone(instanceId, staleBefore) {
+      let query = trx.selectFrom('gateway_instances').select('heartbeat_at').where('instance_id', '=', instanceId);
+      if (dialect === 'postgres') query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return staleBefore === null || row === undefined || toNumber(row.heartbeat_at) < staleBefore;
+    },
+
+    async claimCheckpoints(instanceId, accountIds) {
+      const claimed: StoredCheckpoint[] = [];
+      for (const part of chunk([...new Set(accountIds)], IN_LIST)) {
+        const rows = await trx
+          .deleteFrom('stream_checkpoints')
+          .where('instance_id', '=', instanceId)
+          .where('account_id', 'in', part)
+          .returning(['request_id', 'account_id', 'cost_nano', 'reservation', 'usage_row'])
+          .execute();
+        for (const row of rows) {
+          claimed.push({ requestId: row.request_id, accountId: row.account_id, costNano: toBigInt(row.cost_nano), reservation: row.reservation, usageRow: row.usage_row });
+        }
+      }
+      return claimed;
+    },
+
+    async instanceHolds(instanceId) {
+      const rows = await trx.selectFrom('money_holds').select(['pool', 'held_nano']).where('instance_id', '=', instanceId).execute();
+      return new Map(rows.map((row) => [row.pool, toBigInt(row.held_nano)]));
+    },
+
+    async dropInstance(instanceId) {
+      await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).execute();
+      await trx.deleteFrom('gateway_instances').where('instance_id', '=', instanceId).execute();
+    },
+
+    async insertUsageRows(rows) {
+      for (const part of chunk(rows.map(toUsageRow), rowsPerStatement(21))) {
+        await trx.insertInto('usage_logs').values(part).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
+      }
+    },
   };
 }
 
@@ -218,14 +262,6 @@ function sumOf(column: string) {
 }
 
 export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): MoneyRepository {
-  const release = async (instanceIds: string[]): Promise<void> => {
-    if (instanceIds.length === 0) return;
-    await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('money_holds').where('instance_id', 'in', instanceIds).execute();
-      await trx.deleteFrom('gateway_instances').where('instance_id', 'in', instanceIds).execute();
-    });
-  };
-
   return {
     async transact(accountIds, work) {
       return db.transaction().execute(async (trx) => {
@@ -236,7 +272,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
             await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
           }
         }
-        return work(transactionView(trx));
+        return work(transactionView(trx, dialect));
       });
     },
 
@@ -261,21 +297,50 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
     },
 
     async releaseInstance(instanceId) {
-      await release([instanceId]);
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).execute();
+        await trx.deleteFrom('gateway_instances').where('instance_id', '=', instanceId).execute();
+      });
     },
 
-    async releaseStaleInstances(before) {
+    async staleInstances(before) {
       const stale = await db.selectFrom('gateway_instances').select('instance_id').where('heartbeat_at', '<', before).execute();
-      // Holds whose instance has no heartbeat row at all (it was released, or never registered) are stale too.
-      const orphans = await db
-        .selectFrom('money_holds')
-        .select('instance_id')
-        .distinct()
-        .where('instance_id', 'not in', db.selectFrom('gateway_instances').select('instance_id'))
-        .execute();
-      const ids = [...new Set([...stale.map((row) => row.instance_id), ...orphans.map((row) => row.instance_id)])];
-      await release(ids);
-      return ids;
+      // Holds or checkpoints whose instance has no heartbeat row at all (it stopped, or never registered) are stale too.
+      const registered = db.selectFrom('gateway_instances').select('instance_id');
+      const orphanHolds = await db.selectFrom('money_holds').select('instance_id').distinct().where('instance_id', 'not in', registered).execute();
+      const orphanCheckpoints = await db.selectFrom('stream_checkpoints').select('instance_id').distinct().where('instance_id', 'not in', registered).execute();
+      return [...new Set([...stale, ...orphanHolds, ...orphanCheckpoints].map((row) => row.instance_id))];
+    },
+
+    async checkpointAccounts(instanceId) {
+      const rows = await db.selectFrom('stream_checkpoints').select('account_id').distinct().where('instance_id', '=', instanceId).execute();
+      return rows.map((row) => row.account_id);
+    },
+
+    async writeCheckpoints(instanceId, checkpoints, now) {
+      if (checkpoints.length === 0) return;
+      const rows = checkpoints.map((checkpoint) => ({
+        request_id: checkpoint.requestId,
+        instance_id: instanceId,
+        account_id: checkpoint.accountId,
+        cost_nano: checkpoint.costNano,
+        reservation: checkpoint.reservation,
+        usage_row: checkpoint.usageRow,
+        updated_at: now,
+      }));
+      await db.transaction().execute(async (trx) => {
+        for (const part of chunk(rows, rowsPerStatement(7))) {
+          await trx
+            .insertInto('stream_checkpoints')
+            .values(part)
+            .onConflict((conflict) => conflict.column('request_id').doUpdateSet({
+              cost_nano: (expression) => expression.ref('excluded.cost_nano'),
+              usage_row: (expression) => expression.ref('excluded.usage_row'),
+              updated_at: (expression) => expression.ref('excluded.updated_at'),
+            }))
+            .execute();
+        }
+      });
     },
 
     async listHolds(accountId) {

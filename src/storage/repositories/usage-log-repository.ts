@@ -60,7 +60,7 @@ function storableText(value: string | null, max = 1000): string | null {
  * A row every database accepts whatever the request carried: a batch that can never be written would be retried
  * forever and hold back every later row (and the usage flush of the admin API and of shutdown with it).
  */
-function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
+export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
   return {
     request_id: log.requestId,
     account_id: log.accountId,

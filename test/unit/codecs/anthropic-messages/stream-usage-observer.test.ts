@@ -45,11 +45,15 @@ describe('the pass-through observer', () => {
     expect(usage?.output.total).toBe(await countTextTokensLocally(delivered));
   });
 
-  it('counts the prompt locally and the delivered text without any usage; nothing delivered, nothing billed', async () => {
+  it('counts the prompt locally and the delivered text without any usage; accepted with nothing delivered, the input is billed', async () => {
     const sse = 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"heron "}}\n\n'.repeat(3);
     const counted = await countTextTokensLocally('heron heron heron ');
     expect((await observe(sse)).usage).toEqual({ input: { total: 77, noCache: 77, cacheRead: 0, cacheWrite: 0 }, output: { total: counted, text: counted, reasoning: 0 } });
-    expect((await observe('event: ping\ndata: {"type":"ping"}\n\n')).usage).toBeNull();
+    expect((await observe('event: ping\ndata: {"type":"ping"}\n\n')).usage).toEqual({ input: { total: 77, noCache: 77, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } });
+    // Refused before it accepted the request (no event but an error): free.
+    const refused = anthropicMessagesCodec.createPassThroughObserver({ includeUsage: false });
+    refused.observe(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"invalid_request_error","message":"no"}}\n\n'));
+    expect(await billedUsage(refused, 77, false)).toBeNull();
   });
 
   it('holds message_start and ping as preamble and spots an in-band error at the start', () => {

@@ -150,7 +150,8 @@ describe('pass-through helpers', () => {
     expect(geminiCodec.usageFromResponseBody(Buffer.from(`[${chunk(1)},${chunk(6)}]`))?.output.total).toBe(6);
     expect(geminiCodec.usageFromResponseBody(Buffer.from('nope'))).toBeNull();
     const observer = geminiCodec.createPassThroughObserver({ includeUsage: false });
-    expect(await billedUsage(observer, 100)).toBeNull();
+    // Nothing arrived yet: the upstream has not accepted the request, which is free.
+    expect(await billedUsage(observer, 100, false)).toBeNull();
     expect(observer.observe(Buffer.from(`data: ${chunk(2)}\r\n\r\n`))).toBe(true);
     expect(observer.observe(Buffer.from(`data: ${chunk(9)}\r\n\r\n`))).toBe(true);
     // Cut before the closing chunk: the running total (9) is more than the delivered text ("xx") counts.

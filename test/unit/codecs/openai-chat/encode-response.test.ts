@@ -106,7 +106,8 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
     expect(openAIChatCodec.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
     const sse = (value: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
     const observer = openAIChatCodec.createPassThroughObserver({ includeUsage: false });
-    expect(await billedUsage(observer, 10)).toBeNull();
+    // Nothing arrived yet: the upstream has not accepted the request, which is free.
+    expect(await billedUsage(observer, 10, false)).toBeNull();
     const texts = ['', 'The grey heron', ' stands still.'];
     for (const text of texts) expect(observer.observe(sse({ choices: [{ index: 0, delta: { content: text } }] }))).toBe(true);
     const counted = await countTextTokensLocally(texts.join(''));

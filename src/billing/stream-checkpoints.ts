@@ -1,0 +1,131 @@
+import type { NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { StoredCheckpoint } from '../storage/storage.js';
+import type { Reservation } from './money-pools.js';
+
+/** What a stream in flight would be billed if it stopped now: its charge and the usage row it would leave. */
+export interface StreamFigure {
+  costNano: NanoUsd;
+  row: UsageLogRow;
+}
+
+interface TrackedStream {
+  reservation: Reservation;
+  figure: () => Promise<StreamFigure>;
+  /** The charge of the checkpoint last written, or null (none yet, or its write failed). */
+  written: NanoUsd | null;
+  /** A checkpoint of it may be in storage. */
+  stored: boolean;
+}
+
+/** A checkpoint whose figure changed since the last one written, ready for storage. */
+export interface PendingCheckpoint {
+  stored: StoredCheckpoint;
+  costNano: NanoUsd;
+}
+
+/**
+ * The streams in flight of this instance and what each would be billed if the instance died now. The request path
+ * only adds and removes a stream (one map operation each); the ledger's timer asks for the figures every few
+ * seconds and writes those that changed. A stream's settlement deletes its checkpoint in the transaction that
+ * charges it, so `finish` reports whether one may have been written.
+ */
+export class StreamCheckpoints {
+  readonly #streams = new Map<string, TrackedStream>();
+
+  get size(): number {
+    return this.#streams.size;
+  }
+
+  /** Tracks a stream (again, for the next attempt of a retried request: a checkpoint already stored stays known). */
+  track(requestId: string, reservation: Reservation, figure: () => Promise<StreamFigure>): void {
+    const stored = this.#streams.get(requestId)?.stored ?? false;
+    this.#streams.set(requestId, { reservation, figure, written: null, stored });
+  }
+
+  /** The stream ended: true when a checkpoint of it was handed to storage (its settlement must delete it). */
+  finish(requestId: string): boolean {
+    const stream = this.#streams.get(requestId);
+    if (stream === undefined) return false;
+    this.#streams.delete(requestId);
+    return stream.stored;
+  }
+
+  /** The figures that changed since their last checkpoint (a figure that cannot be computed now waits for the next). */
+  async changed(): Promise<PendingCheckpoint[]> {
+    const pending: PendingCheckpoint[] = [];
+    for (const [requestId, stream] of [...this.#streams]) {
+      let figure: StreamFigure;
+      try {
+        figure = await stream.figure();
+      } catch {
+        continue;
+      }
+      // The charge of a recovered stream never exceeds what its reservation holds.
+      const costNano = figure.costNano > stream.reservation.amountNano ? stream.reservation.amountNano : figure.costNano;
+      if (costNano === stream.written) continue;
+      pending.push({
+        costNano,
+        stored: {
+          requestId,
+          accountId: stream.reservation.accountId,
+          costNano,
+          reservation: encodeReservation(stream.reservation),
+          usageRow: encodeUsageRow({ ...figure.row, costNano }),
+        },
+      });
+    }
+    return pending;
+  }
+
+  /**
+   * Of `pending`, those whose stream is still in flight, marked as written. Called right before the write, in the
+   * ledger's one-at-a-time order, so a stream settled meanwhile is never checkpointed after its settlement.
+   */
+  claimForWrite(pending: readonly PendingCheckpoint[]): StoredCheckpoint[] {
+    const rows: StoredCheckpoint[] = [];
+    for (const { stored, costNano } of pending) {
+      const stream = this.#streams.get(stored.requestId);
+      if (stream === undefined) continue;
+      stream.written = costNano;
+      stream.stored = true;
+      rows.push(stored);
+    }
+    return rows;
+  }
+
+  /** A write failed: the streams are written again at the next checkpoint. */
+  forget(rows: readonly StoredCheckpoint[]): void {
+    for (const row of rows) {
+      const stream = this.#streams.get(row.requestId);
+      if (stream !== undefined && stream.written === row.costNano) stream.written = null;
+    }
+  }
+}
+
+export function encodeReservation(reservation: Reservation): string {
+  return JSON.stringify(reservation, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+}
+
+export function decodeReservation(text: string): Reservation {
+  const raw = JSON.parse(text) as Omit<Reservation, 'amountNano' | 'parts'> & { amountNano: string; parts: Record<keyof Reservation['parts'], string> };
+  return {
+    ...raw,
+    amountNano: BigInt(raw.amountNano),
+    parts: {
+      wallet: BigInt(raw.parts.wallet),
+      subscription: BigInt(raw.parts.subscription),
+      overage: BigInt(raw.parts.overage),
+      key: BigInt(raw.parts.key),
+      budget: BigInt(raw.parts.budget),
+    },
+  };
+}
+
+export function encodeUsageRow(row: UsageLogRow): string {
+  return JSON.stringify({ ...row, costNano: row.costNano.toString() });
+}
+
+export function decodeUsageRow(text: string): UsageLogRow {
+  const raw = JSON.parse(text) as Omit<UsageLogRow, 'costNano'> & { costNano: string };
+  return { ...raw, costNano: BigInt(raw.costNano) };
+}
