@@ -10,6 +10,8 @@ import { admit } from '../../relay/admission.js';
 import { relayChat } from '../../relay/relay-chat.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
+import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
+import { serveFromCache } from '../../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../../services.js';
 import { authenticate } from '../authenticate.js';
 import { responseSink } from '../response-sink.js';
@@ -77,6 +79,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
         countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
       });
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
+      const cachePlan = planResponseCache(model.cache, context.request.headers, account.id, model.id, envelope.chat);
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
       const rateLimitHeaders = await admit(services, {
         family: context.family,
@@ -86,10 +89,23 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
         estimatedTokens,
         meter,
       });
+      const sink = responseSink(context);
+      const cache = await serveFromCache(services.responseCache, cachePlan, {
+        sink,
+        meter,
+        codec: endpoint.codec,
+        stream: envelope.stream,
+        includeUsage: envelope.includeUsage,
+        sse: envelope.sse,
+        model: envelope.model,
+        headers: rateLimitHeaders,
+        now: services.clock.now(),
+      });
+      if (cache.answered) return;
       await relayChat(
         relay,
         {
-          sink: responseSink(context),
+          sink,
           meter,
           codec: endpoint.codec,
           routes,
@@ -98,9 +114,10 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
           stream: envelope.stream,
           includeUsage: envelope.includeUsage,
           sse: envelope.sse,
-          responseHeaders: rateLimitHeaders,
+          responseHeaders: cache.headers,
           clientHeaders: clientHeaders(context, endpoint.codec),
           estimatedTokens,
+          capture: cache.capture,
         },
       );
     } catch (error) {
