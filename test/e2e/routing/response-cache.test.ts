@@ -277,11 +277,12 @@ describe.skipIf(TEST_REDIS_URL === undefined)('response cache on Redis', () => {
   let payer: SeededAccount;
 
   beforeAll(async () => {
-    first = await startTestGateway({ env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix } });
+    const shared = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, SECRET_KEY: 'response-cache-test-secret-key-0123456789' };
+    first = await startTestGateway({ env: shared });
     await channelFor(first, 'redis-cached', { ttl_seconds: 60 });
     payer = await seedAccount(first, { balanceUsd: 5 });
     // The second instance shares the first's database and Redis.
-    second = await startTestGateway({ env: { REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix, DATABASE_URL: first.databaseUrl } });
+    second = await startTestGateway({ env: { ...shared, DATABASE_URL: first.databaseUrl } });
   });
 
   afterAll(async () => {
