@@ -163,6 +163,7 @@ export function makeUsageLog(overrides: Partial<UsageLogRow> = {}): UsageLogRow 
     ttfbMs: 120,
     attempts: 1,
     createdAt: 1_700_000_000_000,
+    cacheHit: false,
     ...overrides,
   };
 }
