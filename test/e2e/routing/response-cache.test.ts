@@ -196,7 +196,8 @@ describe('response cache', () => {
     expect(refreshed.response.headers.get('x-gateway-cache')).toBe('miss');
     expect(upstream.requests.length - before).toBe(2);
     await settled();
-    for (const headers of [{ 'cache-control': 'no-store' }, { 'x-gateway-cache': 'off' }]) {
+    const optOuts: Array<Record<string, string>> = [{ 'cache-control': 'no-store' }, { 'x-gateway-cache': 'off' }];
+    for (const headers of optOuts) {
       const bypassed = await openai(account.key, gateway, headers).chat.completions.create(body).withResponse();
       expect(bypassed.response.headers.get('x-gateway-cache')).toBe('bypass');
     }
