@@ -18,6 +18,7 @@ import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { openSharedLimits } from './limits/shared-limits.js';
+import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
 import { applyConfigFile } from './management/apply-config-file.js';
 import { BundledCatalog } from './catalog/bundled-catalog.js';
@@ -263,6 +264,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     startedAt: clock.now(),
     readiness: new Readiness(storage, shared.ping, { timeoutMs: 2000, cacheMs: 1000 }),
     authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
+    responseCache: openResponseCache(config, logger),
   };
   const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
@@ -353,6 +355,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await usageLog.close();
       services.tiers.stop();
       await shared.close();
+      await services.responseCache.close();
       await channelHealth.close();
       await http.close();
       services.mailer.close();

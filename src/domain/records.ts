@@ -139,6 +139,16 @@ export interface PriceTier {
   cacheWritePerMtokNano: NanoUsd | null;
 }
 
+/**
+ * A model's response cache: answers to identical requests are kept `ttlSeconds` and replayed without an upstream
+ * call, billed `hitPriceBasisPoints` / 10,000 of the original answer's cost. Entries are per account unless `shared`.
+ */
+export interface ModelCachePolicy {
+  ttlSeconds: number;
+  hitPriceBasisPoints: number;
+  shared: boolean;
+}
+
 export interface Model {
   id: string;
   kind: ModelKind;
@@ -151,6 +161,8 @@ export interface Model {
   tpm: number | null;
   /** Orders the model's channels within a priority tier. */
   routingStrategy: BalancingStrategy;
+  /** The response cache; null: only requests that ask for it (`x-gateway-cache: on`) are cached, with the defaults. */
+  cache: ModelCachePolicy | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -265,6 +277,8 @@ export interface UsageLogRow {
   createdAt: number;
   /** The channels tried, in order (the last one is `channelId`); absent on rows older than the column. */
   attemptedChannels?: string[];
+  /** Answered from the response cache (no upstream call); absent on rows older than the column. */
+  cacheHit?: boolean;
 }
 
 export interface UsageQuery {

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
 import { BALANCING_STRATEGIES, DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import type { Model, ModelKind, Pricing } from '../domain/records.js';
+import type { Model, ModelCachePolicy, ModelKind, Pricing } from '../domain/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';
+import { GatewayError } from '../errors/gateway-error.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
 
@@ -33,6 +34,26 @@ const routingSchema = z.object({
   strategy: z.enum(BALANCING_STRATEGIES).optional(),
 }).strict();
 
+/** Longest time an answer may stay in the response cache (a week). */
+export const MAX_CACHE_TTL_SECONDS = 604_800;
+/** Basis points in one whole: a hit price of 1 bills a hit as much as the original answer. */
+const BASIS_POINTS = 10_000;
+
+/**
+ * The response cache of a model: `ttl_seconds`, `hit_price` (the fraction of the original answer's cost a hit is
+ * billed, 0 to 1 with at most four decimals, default 0) and `shared` (hits cross accounts, default false).
+ * `null` switches the model's cache off.
+ */
+const cacheSchema = z.object({
+  ttl_seconds: z.number().int().min(1).max(MAX_CACHE_TTL_SECONDS).optional(),
+  hit_price: z.number().min(0).max(1)
+    .refine((value) => Math.abs(value * BASIS_POINTS - Math.round(value * BASIS_POINTS)) < 1e-6, 'may have at most four decimals')
+    .optional(),
+  shared: z.boolean().optional(),
+}).strict().nullable();
+
+type CacheInput = z.infer<typeof cacheSchema>;
+
 const modelFields = {
   id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -'),
   kind: z.enum(MODEL_KINDS).optional(),
@@ -42,6 +63,7 @@ const modelFields = {
   pricing: pricingSchema,
   limits: limitsSchema.optional(),
   routing: routingSchema.optional(),
+  cache: cacheSchema.optional(),
 };
 
 export const createModelSchema = z.object(modelFields).strict();
@@ -71,6 +93,22 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
   };
 }
 
+/** Fields given replace those of `base`; a new policy needs `ttl_seconds`. */
+function cacheFromInput(input: CacheInput, base: ModelCachePolicy | null): ModelCachePolicy | null {
+  if (input === null) return null;
+  const ttlSeconds = input.ttl_seconds ?? base?.ttlSeconds;
+  if (ttlSeconds === undefined) throw new GatewayError('bad_request', "'cache.ttl_seconds' is required to switch the model's response cache on.", { param: 'cache.ttl_seconds' });
+  return {
+    ttlSeconds,
+    hitPriceBasisPoints: input.hit_price === undefined ? (base?.hitPriceBasisPoints ?? 0) : Math.round(input.hit_price * BASIS_POINTS),
+    shared: input.shared ?? base?.shared ?? false,
+  };
+}
+
+export function cacheToJson(cache: ModelCachePolicy | null): Record<string, unknown> | null {
+  return cache === null ? null : { ttl_seconds: cache.ttlSeconds, hit_price: cache.hitPriceBasisPoints / BASIS_POINTS, shared: cache.shared };
+}
+
 export function modelFromInput(input: CreateModelInput, now: number): Model {
   return {
     id: input.id,
@@ -82,6 +120,7 @@ export function modelFromInput(input: CreateModelInput, now: number): Model {
     rpm: input.limits?.rpm ?? null,
     tpm: input.limits?.tpm ?? null,
     routingStrategy: input.routing?.strategy ?? DEFAULT_BALANCING_STRATEGY,
+    cache: input.cache === undefined ? null : cacheFromInput(input.cache, null),
     createdAt: now,
     updatedAt: now,
   };
@@ -101,6 +140,9 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   if (input.limits?.rpm !== undefined) patch.rpm = input.limits.rpm;
   if (input.limits?.tpm !== undefined) patch.tpm = input.limits.tpm;
   if (input.routing?.strategy !== undefined) patch.routingStrategy = input.routing.strategy;
+  // gateway.yaml declares the whole model: a model without `cache` there has none.
+  if (input.cache !== undefined) patch.cache = cacheFromInput(input.cache, existing?.cache ?? null);
+  else if (existing === null) patch.cache = null;
   return patch;
 }
 
@@ -115,6 +157,7 @@ export function modelToJson(model: Model | CatalogModel): Record<string, unknown
     pricing: pricingToJson(model.pricing),
     limits: { rpm: model.rpm, tpm: model.tpm },
     routing: { strategy: model.routingStrategy },
+    cache: cacheToJson(model.cache),
     ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),

@@ -26,6 +26,7 @@ export function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
     ttfb_ms: row.ttfbMs,
     attempts: row.attempts,
     attempted_channels: row.attemptedChannels ?? [],
+    cache_hit: row.cacheHit === true,
     created_at: isoTime(row.createdAt),
   };
 }

@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { ChatRequest } from '../ir/chat-request.js';
+import type { ChatResponse } from '../ir/chat-response.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
@@ -16,6 +17,7 @@ import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
+import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
 
 export interface ChatRelayRequest {
   /** Where the answer goes. */
@@ -38,6 +40,8 @@ export interface ChatRelayRequest {
   clientHeaders: Record<string, string>;
   /** Tokens the request may take (prompt estimate plus the output cap), for per-channel-model TPM; default the prompt estimate. */
   estimatedTokens?: number;
+  /** The response cache's recorder of the answer, when this request's answer is to be cached. */
+  capture?: AnswerCapture | null;
 }
 
 /**
@@ -104,9 +108,10 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   attempt.answered();
   attempt.chargeTokensToMeter();
   const onFirstByte = firstByteObserver(dependencies, request);
+  const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
   const result = wire.kind === 'pass-through'
-    ? await relayPassThrough(request, response, signal, onFirstByte)
-    : await relayTranslated(adapter, request, response, signal, onFirstByte);
+    ? await relayPassThrough(request, response, signal, onFirstByte, recorder)
+    : await relayTranslated(adapter, request, response, signal, onFirstByte, recorder);
   switch (result.kind) {
     case 'success':
       attempt.succeeded();
@@ -142,7 +147,7 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
+async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void, recorder: AnswerRecorder | null): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
@@ -158,6 +163,10 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const priced = meter.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: { ...request.responseHeaders, ...priced.headers } });
     meter.finish({ status: response.status, usage });
+    if (recorder !== null && response.status === 200) {
+      recorder.rawBody(body);
+      recorder.complete();
+    }
     return SUCCESS;
   }
   const splitter = new SseEventSplitter();
@@ -175,6 +184,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   let costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
   try {
     for await (const chunk of response.body) {
+      recorder?.rawChunk(chunk);
       const events = splitter.push(chunk);
       if (events.length === 0) continue;
       let forward: Buffer[] = [];
@@ -210,6 +220,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     // A stream the upstream closed with its own failure event reached the caller as is; the usage row says it failed.
     const failed = observer.failure?.() ?? null;
     meter.finish({ status: failed === null ? 200 : 502, errorCode: failed === null ? null : 'upstream_error', usage });
+    if (failed === null) recorder?.complete();
     return SUCCESS;
   } catch (error) {
     response.discard();
@@ -257,7 +268,14 @@ function memoized<T>(compute: () => Promise<T>): () => Promise<T> {
 }
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
-async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void): Promise<RelayResult> {
+async function relayTranslated(
+  adapter: UpstreamAdapter,
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: AbortSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   const chat = request.chat();
   const model = chat.model;
@@ -269,8 +287,9 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   if (!request.stream) {
     let usage: Usage;
     let encoded: string;
+    let parsed: ChatResponse;
     try {
-      const parsed = adapter.parseChatResponse(await readAll(response.body), chat);
+      parsed = adapter.parseChatResponse(await readAll(response.body), chat);
       usage = parsed.usage;
       encoded = codec.encodeResponse(parsed, model);
     } catch (error) {
@@ -281,6 +300,10 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
     sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...request.responseHeaders, ...warningHeader, ...priced.headers } });
     meter.finish({ status: 200, errorCode: successCode, usage });
+    if (recorder !== null) {
+      recorder.answer(parsed);
+      recorder.complete();
+    }
     return SUCCESS;
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
@@ -307,6 +330,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (!accepted && part.type !== 'error') accepted = true;
+      recorder?.part(part);
       if (finished) {
         if (part.type === 'usage') usage = part.usage;
         continue;
@@ -343,6 +367,7 @@ async function relayTranslated(adapter: UpstreamAdapter, request: ChatRelayReque
     const billed = await settle();
     client.end((held ?? '') + encoder.end());
     meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? successCode, usage: billed });
+    if (streamError === null) recorder?.complete();
     return streamError === null ? SUCCESS : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
     response.discard();

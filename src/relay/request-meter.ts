@@ -26,6 +26,9 @@ export const INSTANCE_STOPPED = 'instance_stopped';
 /** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
 export const COST_HEADER = 'x-request-cost-usd';
 
+/** Basis points in one whole (a cache hit's price is a share of the answer's cost in these). */
+const BASIS_POINTS = 10_000n;
+
 /** Tokens taken from one token-limit window before forwarding. */
 export interface TokenCharge {
   rule: LimitRule;
@@ -76,6 +79,8 @@ export class RequestMeter {
   reservation: Reservation | null = null;
   /** What the request was billed, once finished. */
   costNano: NanoUsd = 0n;
+  /** Set when the answer came from the response cache: the share of the answer's cost billed, in basis points. */
+  #cacheHitBasisPoints: number | null = null;
   #finished = false;
   /** The stream is checkpointed by the ledger until `finish`. */
   #tracked = false;
@@ -128,13 +133,25 @@ export class RequestMeter {
     this.dependencies.ledger.settle(reservation, { costNano: 0n, requestId: this.requestId, createdAt: this.dependencies.clock.now() });
   }
 
+  /**
+   * The answer is replayed from the response cache: it is billed `basisPoints` / 10,000 of what its usage costs
+   * (rounded down to the nano-dollar), and its usage row says it was a hit.
+   */
+  answeredFromCache(basisPoints: number): void {
+    this.#cacheHitBasisPoints = basisPoints;
+  }
+
+  get cacheHit(): boolean {
+    return this.#cacheHitBasisPoints !== null;
+  }
+
   /** The cost an outcome will be billed (for the cost header, before the body is sent); `finish` bills the same. */
   quote(outcome: Pick<RequestOutcome, 'usage' | 'billable'>): NanoUsd {
     const usage = outcome.usage ?? null;
     const billable = outcome.billable;
-    return this.model === null || (usage === null && billable === undefined)
-      ? 0n
-      : computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
+    if (this.model === null || (usage === null && billable === undefined)) return 0n;
+    const cost = computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
+    return this.#cacheHitBasisPoints === null ? cost : (cost * BigInt(this.#cacheHitBasisPoints)) / BASIS_POINTS;
   }
 
   /**
@@ -228,6 +245,7 @@ export class RequestMeter {
       attempts: this.#attemptedChannels.length,
       attemptedChannels: this.#attemptedChannels,
       createdAt: this.createdAt,
+      cacheHit: this.cacheHit,
     };
   }
 }

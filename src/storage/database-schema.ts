@@ -109,6 +109,10 @@ export interface ModelsTable {
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;
+  /** Null: the model does not cache unless a request asks. */
+  cache_ttl_seconds: NullableIntegerColumn;
+  cache_hit_price_bp: ColumnType<number | bigint, number | undefined, number>;
+  cache_shared: ColumnType<number | bigint, number | undefined, number>;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -227,6 +231,8 @@ export interface UsageLogsTable {
   created_at: IntegerColumn;
   /** Comma-separated channel ids in attempt order (null on rows older than the column). */
   attempted_channels: string | null;
+  /** 1: answered from the response cache (no upstream call). */
+  cache_hit: ColumnType<number | bigint, number | undefined, number>;
 }
 
 export interface AnnouncementsTable {

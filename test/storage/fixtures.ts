@@ -95,6 +95,7 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
     rpm: 600,
     tpm: 1_000_000,
     routingStrategy: 'least-latency',
+    cache: { ttlSeconds: 600, hitPriceBasisPoints: 2500, shared: false },
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,
@@ -162,6 +163,7 @@ export function makeUsageLog(overrides: Partial<UsageLogRow> = {}): UsageLogRow 
     ttfbMs: 120,
     attempts: 1,
     createdAt: 1_700_000_000_000,
+    cacheHit: false,
     ...overrides,
   };
 }

@@ -312,6 +312,10 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       const updated = await storage.models.update(model.id, { pricing, public: true, kind: 'embedding' }, 1_800_000_000_000);
       expect(updated).toEqual({ ...model, pricing, public: true, kind: 'embedding', updatedAt: 1_800_000_000_000 });
       expect(await storage.models.update('missing', { public: true }, 1)).toBeNull();
+      const cache = { ttlSeconds: 3600, hitPriceBasisPoints: 1, shared: true };
+      expect(await storage.models.update(model.id, { cache }, 1_800_000_000_001)).toEqual({ ...updated, cache, updatedAt: 1_800_000_000_001 });
+      expect((await storage.models.update(model.id, { cache: null }, 1_800_000_000_002))?.cache).toBeNull();
+      await storage.models.update(model.id, { cache: model.cache }, 1_800_000_000_000);
 
       const page = await storage.models.list({ limit: 100 });
       expect(page.data).toContainEqual(updated);
@@ -579,6 +583,7 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
         status: index % 10 === 0 ? 429 : 200,
         errorCode: index % 10 === 0 ? 'rate_limited' : null,
         stream: index % 5 === 0,
+        cacheHit: index % 6 === 1,
         ttfbMs: index % 7 === 0 ? null : index,
         costNano: index === 1 ? HUGE_NANO : BigInt(index),
         // Ten rows share each millisecond, so the request id breaks ties.

@@ -6,6 +6,8 @@ import type { RequestNeeds } from '../../ir/request-needs.js';
 import { fitRoutes } from '../../routing/fit-routes.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import { relayChat } from '../../relay/relay-chat.js';
+import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
+import { serveFromCache } from '../../relay/response-cache/serve-from-cache.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
@@ -27,6 +29,8 @@ export interface ChatEnvelope {
   needs: RequestNeeds;
   /** The canonical request, decoded now or on first use. */
   chat: () => ChatRequest;
+  /** False when an answer may depend on more than the request (state stored upstream): never cached. */
+  cacheable?: boolean;
   /** The channels that can take this request at all, when only some can (a 400 naming the field when none can). */
   narrowRoutes?: (routes: readonly ChannelRoute[], adapters: AdapterRegistry) => readonly ChannelRoute[];
 }
@@ -59,7 +63,7 @@ export function once<T>(build: () => T): () => T {
 
 /**
  * The chat operation of any family (chat completions, messages, generateContent, responses) in the metered frame:
- * validate, resolve the model, narrow and fit its channels, admit, relay.
+ * validate, resolve the model, narrow and fit its channels, admit, answer from the response cache or relay.
  */
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
   return meteredRoute(services, endpoint.protocol, async (call) => {
@@ -78,8 +82,21 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
     });
     meter.promptTokensEstimate = envelope.promptTokensEstimate;
+    const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
     const rateLimitHeaders = await call.admit({ model, estimatedTokens });
+    const cache = await serveFromCache(services.responseCache, cachePlan, {
+      sink: call.sink,
+      meter,
+      codec: envelope.codec,
+      stream: envelope.stream,
+      includeUsage: envelope.includeUsage,
+      sse: envelope.sse,
+      model: envelope.model,
+      headers: rateLimitHeaders,
+      now: services.clock.now(),
+    });
+    if (cache.answered) return;
     await relayChat(call.relay, {
       sink: call.sink,
       meter,
@@ -90,9 +107,10 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       stream: envelope.stream,
       includeUsage: envelope.includeUsage,
       sse: envelope.sse,
-      responseHeaders: rateLimitHeaders,
+      responseHeaders: cache.headers,
       clientHeaders: clientHeaders(context, envelope.codec),
       estimatedTokens,
+      capture: cache.capture,
     });
   });
 }

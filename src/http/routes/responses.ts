@@ -44,6 +44,8 @@ export const openAIResponsesEndpoint: ChatEndpoint = {
       promptTokensEstimate: envelope.promptTokensEstimate,
       needs: needsOfResponsesBody(body),
       chat: once(() => decodeResponsesRequest(body)),
+      // An answer can depend on state OpenAI stores (previous_response_id, conversation), which the key cannot see.
+      cacheable: false,
       ...(nativeOnly === null ? {} : { narrowRoutes: (routes, adapters) => nativeRoutes(adapters, routes, { kind: 'chat', codec, stream: envelope.stream, sse: true }, nativeOnly) }),
     };
   },

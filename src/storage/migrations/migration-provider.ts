@@ -15,6 +15,7 @@ import * as selfServicePlansAndKeyAlerts from './0013-self-service-plans-and-key
 import * as operatorDisabling from './0014-operator-disabling.js';
 import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 import * as streamCheckpoints from './0018-stream-checkpoints.js';
+import * as responseCache from './0019-response-cache.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0014-operator-disabling': operatorDisabling,
   '0016-model-routing-strategy': modelRoutingStrategy,
   '0018-stream-checkpoints': streamCheckpoints,
+  '0019-response-cache': responseCache,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, ModelsTable } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import type { BalancingStrategy, Model, ModelKind, Pricing } from '../../domain/records.js';
+import type { BalancingStrategy, Model, ModelCachePolicy, ModelKind, Pricing } from '../../domain/records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
 const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];
@@ -38,6 +38,19 @@ function fromPricing(pricing: Pricing): PricingColumns {
   };
 }
 
+function toCachePolicy(row: Selectable<ModelsTable>): ModelCachePolicy | null {
+  const ttlSeconds = toNullableNumber(row.cache_ttl_seconds);
+  return ttlSeconds === null ? null : { ttlSeconds, hitPriceBasisPoints: toNumber(row.cache_hit_price_bp), shared: toBoolean(row.cache_shared) };
+}
+
+type CacheColumns = Pick<Insertable<ModelsTable>, 'cache_ttl_seconds' | 'cache_hit_price_bp' | 'cache_shared'>;
+
+function fromCachePolicy(cache: ModelCachePolicy | null): CacheColumns {
+  return cache === null
+    ? { cache_ttl_seconds: null, cache_hit_price_bp: 0, cache_shared: 0 }
+    : { cache_ttl_seconds: cache.ttlSeconds, cache_hit_price_bp: cache.hitPriceBasisPoints, cache_shared: fromBoolean(cache.shared) };
+}
+
 function toRecord(row: Selectable<ModelsTable>): Model {
   return {
     id: row.id,
@@ -49,6 +62,7 @@ function toRecord(row: Selectable<ModelsTable>): Model {
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
     routingStrategy: toOneOf(row.routing_strategy, BALANCING_STRATEGIES, 'routing strategy'),
+    cache: toCachePolicy(row),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -65,6 +79,7 @@ function toRow(model: Model): Insertable<ModelsTable> {
     rpm: model.rpm,
     tpm: model.tpm,
     routing_strategy: model.routingStrategy,
+    ...fromCachePolicy(model.cache),
     created_at: model.createdAt,
     updated_at: model.updatedAt,
   };
@@ -81,6 +96,7 @@ function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.routingStrategy !== undefined) changes.routing_strategy = patch.routingStrategy;
+  if (patch.cache !== undefined) Object.assign(changes, fromCachePolicy(patch.cache));
   return changes;
 }
 

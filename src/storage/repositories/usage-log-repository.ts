@@ -8,7 +8,7 @@ import type { UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
-const USAGE_COLUMNS = 21;
+const USAGE_COLUMNS = 22;
 const DAY_MS = 86_400_000;
 /** Advisory-lock name of usage-log pruning (PostgreSQL): one instance prunes at a time. */
 const PRUNE_LOCK = 'unigate:usage-log-retention';
@@ -36,6 +36,7 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     attempts: toNumber(row.attempts),
     createdAt: toNumber(row.created_at),
     ...(row.attempted_channels == null || row.attempted_channels === '' ? {} : { attemptedChannels: row.attempted_channels.split(',') }),
+    cacheHit: toBoolean(row.cache_hit),
   };
 }
 
@@ -83,6 +84,7 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     attempts: storableCount(log.attempts),
     created_at: log.createdAt,
     attempted_channels: log.attemptedChannels === undefined || log.attemptedChannels.length === 0 ? null : log.attemptedChannels.join(','),
+    cache_hit: fromBoolean(log.cacheHit === true),
   };
 }
 
