@@ -45,6 +45,7 @@ function toBundled(provider: string, info: ModelInfo, createdAt: number): Bundle
     rpm: null,
     tpm: null,
     routingStrategy: DEFAULT_BALANCING_STRATEGY,
+    fallbacks: [],
     createdAt,
     updatedAt: createdAt,
   };

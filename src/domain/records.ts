@@ -151,6 +151,11 @@ export interface Model {
   tpm: number | null;
   /** Orders the model's channels within a priority tier. */
   routingStrategy: BalancingStrategy;
+  /**
+   * Models tried in this order when this one cannot answer a chat request (every channel failed, the request is
+   * over its context window, or the upstream refused it on content policy); ids or aliases, each tried at most once.
+   */
+  fallbacks: readonly string[];
   createdAt: number;
   updatedAt: number;
 }

@@ -7,6 +7,7 @@ import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';
+import { MAX_FALLBACK_MODELS } from '../routing/fallback-models.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
 
@@ -33,8 +34,10 @@ const routingSchema = z.object({
   strategy: z.enum(BALANCING_STRATEGIES).optional(),
 }).strict();
 
+const modelId = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -');
+
 const modelFields = {
-  id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -'),
+  id: modelId,
   kind: z.enum(MODEL_KINDS).optional(),
   public: z.boolean().optional(),
   upstream: z.string().min(1).nullable().optional(),
@@ -42,6 +45,8 @@ const modelFields = {
   pricing: pricingSchema,
   limits: limitsSchema.optional(),
   routing: routingSchema.optional(),
+  /** Models tried in order when this one cannot answer (ids or aliases); `[]` clears them. */
+  fallbacks: z.array(modelId).max(MAX_FALLBACK_MODELS).optional(),
 };
 
 export const createModelSchema = z.object(modelFields).strict();
@@ -82,6 +87,7 @@ export function modelFromInput(input: CreateModelInput, now: number): Model {
     rpm: input.limits?.rpm ?? null,
     tpm: input.limits?.tpm ?? null,
     routingStrategy: input.routing?.strategy ?? DEFAULT_BALANCING_STRATEGY,
+    fallbacks: input.fallbacks ?? [],
     createdAt: now,
     updatedAt: now,
   };
@@ -101,6 +107,7 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   if (input.limits?.rpm !== undefined) patch.rpm = input.limits.rpm;
   if (input.limits?.tpm !== undefined) patch.tpm = input.limits.tpm;
   if (input.routing?.strategy !== undefined) patch.routingStrategy = input.routing.strategy;
+  if (input.fallbacks !== undefined) patch.fallbacks = input.fallbacks;
   return patch;
 }
 
@@ -115,6 +122,7 @@ export function modelToJson(model: Model | CatalogModel): Record<string, unknown
     pricing: pricingToJson(model.pricing),
     limits: { rpm: model.rpm, tpm: model.tpm },
     routing: { strategy: model.routingStrategy },
+    fallbacks: model.fallbacks,
     ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),

@@ -109,6 +109,8 @@ export interface ModelsTable {
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;
+  /** JSON array of model ids. */
+  fallback_models: string;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

@@ -95,6 +95,7 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
     rpm: 600,
     tpm: 1_000_000,
     routingStrategy: 'least-latency',
+    fallbacks: ['fallback-model'],
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,

@@ -14,6 +14,7 @@ import * as consoleOperators from './0012-console-operators.js';
 import * as selfServicePlansAndKeyAlerts from './0013-self-service-plans-and-key-alerts.js';
 import * as operatorDisabling from './0014-operator-disabling.js';
 import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
+import * as modelFallbacks from './0017-model-fallbacks.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -35,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '0013-self-service-plans-and-key-alerts': selfServicePlansAndKeyAlerts,
   '0014-operator-disabling': operatorDisabling,
   '0016-model-routing-strategy': modelRoutingStrategy,
+  '0017-model-fallbacks': modelFallbacks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -38,6 +38,13 @@ function fromPricing(pricing: Pricing): PricingColumns {
   };
 }
 
+/** The stored JSON list of fallback model ids. */
+function toModelIds(value: string): string[] {
+  const parsed: unknown = JSON.parse(value);
+  if (!Array.isArray(parsed) || !parsed.every((id): id is string => typeof id === 'string')) throw new Error('fallback_models is not a JSON array of model ids');
+  return parsed;
+}
+
 function toRecord(row: Selectable<ModelsTable>): Model {
   return {
     id: row.id,
@@ -49,6 +56,7 @@ function toRecord(row: Selectable<ModelsTable>): Model {
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
     routingStrategy: toOneOf(row.routing_strategy, BALANCING_STRATEGIES, 'routing strategy'),
+    fallbacks: toModelIds(row.fallback_models),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -65,6 +73,7 @@ function toRow(model: Model): Insertable<ModelsTable> {
     rpm: model.rpm,
     tpm: model.tpm,
     routing_strategy: model.routingStrategy,
+    fallback_models: JSON.stringify(model.fallbacks),
     created_at: model.createdAt,
     updated_at: model.updatedAt,
   };
@@ -81,6 +90,7 @@ function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.routingStrategy !== undefined) changes.routing_strategy = patch.routingStrategy;
+  if (patch.fallbacks !== undefined) changes.fallback_models = JSON.stringify(patch.fallbacks);
   return changes;
 }
 
