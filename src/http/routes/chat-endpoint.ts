@@ -1,13 +1,13 @@
-import { routesByCallerPreference } from './caller-preference.js';
-import { resolveModel } from './resolve-model.js';
+import { callerPreference } from './caller-preference.js';
+import { modelChain } from './model-chain.js';
+import { takeRequestedModels } from './requested-models.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import { toGatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { RequestNeeds } from '../../ir/request-needs.js';
-import { fitRoutes } from '../../routing/fit-routes.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import { admit } from '../../relay/admission.js';
-import { relayChat } from '../../relay/relay-chat.js';
+import { relayModelChain } from '../../relay/relay-fallback.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { RequestMeter } from '../../relay/request-meter.js';
 import type { GatewayServices } from '../../services.js';
@@ -65,16 +65,22 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, endpoint.protocol, context.path, context.startedAt);
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
+      const requested = takeRequestedModels(context, endpoint.protocol, body);
       const envelope = endpoint.readEnvelope(context, body);
       meter.stream = envelope.stream;
-      const resolved = resolveModel(services, meter, envelope.model);
-      const { model } = resolved;
-      const routes = await fitRoutes(envelope.model, routesByCallerPreference(services, context, endpoint.protocol, body, model, resolved.routes), {
-        needs: envelope.needs,
-        bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
-        estimatedPromptTokens: envelope.promptTokensEstimate,
-        outputTokens: envelope.maxOutputTokens ?? 0,
-        countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+      const chain = await modelChain(services, {
+        key,
+        meter,
+        model: envelope.model,
+        requested,
+        preference: callerPreference(context, endpoint.protocol, body),
+        demand: {
+          needs: envelope.needs,
+          bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+          estimatedPromptTokens: envelope.promptTokensEstimate,
+          outputTokens: envelope.maxOutputTokens ?? 0,
+          countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+        },
       });
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
@@ -82,17 +88,17 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
         family: context.family,
         key,
         account,
-        model,
+        model: chain.model,
+        fallbackModels: chain.fallbackModels,
         estimatedTokens,
         meter,
       });
-      await relayChat(
+      await relayModelChain(
         relay,
         {
           sink: responseSink(context),
           meter,
           codec: endpoint.codec,
-          routes,
           body,
           chat: envelope.chat,
           stream: envelope.stream,
@@ -102,6 +108,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
           clientHeaders: clientHeaders(context, endpoint.codec),
           estimatedTokens,
         },
+        chain.steps,
       );
     } catch (error) {
       const failure = toGatewayError(error);

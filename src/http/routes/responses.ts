@@ -1,5 +1,6 @@
 import { openAIResponsesCodec } from '../../codecs/openai-responses/index.js';
 import { resolveModel } from './resolve-model.js';
+import { callerPreference, routesByPreference } from './caller-preference.js';
 import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/decode-request.js';
 import { GatewayError, toGatewayError } from '../../errors/gateway-error.js';
 import { admit } from '../../relay/admission.js';
@@ -44,11 +45,13 @@ export function responsesRoute(services: GatewayServices): RouteHandler {
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, 'openai-responses', context.path, context.startedAt);
     try {
       const body = await readJsonObject(context, services.config.maxBodyBytes);
+      // The `provider` field is the gateway's, taken out before the body is validated or sent anywhere.
+      const preference = callerPreference(context, 'openai-responses', body);
       const envelope = validateResponsesRequest(body);
       meter.stream = envelope.stream;
       const resolved = resolveModel(services, meter, envelope.model);
       const { model } = resolved;
-      let { routes } = resolved;
+      let routes = routesByPreference(services, preference, model, resolved.routes);
       meter.promptTokensEstimate = envelope.promptTokensEstimate;
       const codec = openAIResponsesCodec(body);
       if (envelope.nativeOnly !== null) routes = nativeRoutes(services.adapters, routes, { kind: 'chat', codec, stream: envelope.stream, sse: true }, envelope.nativeOnly);
