@@ -46,6 +46,7 @@ function toBundled(provider: string, info: ModelInfo, createdAt: number): Bundle
     tpm: null,
     routingStrategy: DEFAULT_BALANCING_STRATEGY,
     cache: null,
+    fallbacks: [],
     createdAt,
     updatedAt: createdAt,
   };

@@ -45,5 +45,5 @@ export function overlayOperatorModel(bundled: CatalogModel, model: Model): Catal
 /** A stored record with a bundled model's id, kind and prices (long-context tiers are the bundled data's alone). */
 export function operatorCopy(model: CatalogModel, now: number): Model {
   const { tiers: _tiers, ...pricing } = model.pricing;
-  return { id: model.id, kind: model.kind, public: model.public, upstream: model.upstream, ownedBy: model.ownedBy, pricing, rpm: model.rpm, tpm: model.tpm, routingStrategy: model.routingStrategy, cache: model.cache, createdAt: now, updatedAt: now };
+  return { id: model.id, kind: model.kind, public: model.public, upstream: model.upstream, ownedBy: model.ownedBy, pricing, rpm: model.rpm, tpm: model.tpm, routingStrategy: model.routingStrategy, cache: model.cache, fallbacks: model.fallbacks, createdAt: now, updatedAt: now };
 }

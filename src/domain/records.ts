@@ -163,6 +163,11 @@ export interface Model {
   routingStrategy: BalancingStrategy;
   /** The response cache; null: only requests that ask for it (`x-gateway-cache: on`) are cached, with the defaults. */
   cache: ModelCachePolicy | null;
+  /**
+   * Models tried in this order when this one cannot answer a chat request (every channel failed, the request is
+   * over its context window, or the upstream refused it on content policy); ids or aliases, each tried at most once.
+   */
+  fallbacks: readonly string[];
   createdAt: number;
   updatedAt: number;
 }

@@ -19,6 +19,8 @@ export interface AdmissionAsk {
   estimatedTokens: number;
   /** Upper bound of what the request can be billed for, when tokens alone do not bound it (images, audio). */
   maxUsage?: BillableUsage;
+  /** Models that may answer instead (fallbacks): the money held covers the dearest of them. */
+  fallbackModels?: readonly Model[];
 }
 
 /** A resource an operation holds until the request ends (a spooled upload). */

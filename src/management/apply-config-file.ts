@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Clock } from '../shared/clock.js';
 import type { Storage } from '../storage/storage.js';
 import { channelFromInput, channelPatchFromInput, createChannelSchema } from './channel-input.js';
+import { checkFallbacks, type KnownModel } from './check-fallbacks.js';
 import { createModelSchema, modelFromInput, modelPatchFromInput } from './model-input.js';
 import { parseInput } from './parse-input.js';
 import { createPlanSchema, planFromInput, planPatchFromInput } from './plan-input.js';
@@ -65,8 +66,14 @@ export async function applyConfigFile(file: string, storage: Storage, clock: Clo
   const document = withContext(file, () => parseInput(fileSchema, expandEnvironment(raw ?? {}, env)));
   const now = clock.now();
 
-  for (const [index, entry] of document.models.entries()) {
-    const input = withContext(`models[${index}]`, () => parseInput(createModelSchema, entry));
+  const modelInputs = document.models.map((entry, index) => withContext(`models[${index}]`, () => parseInput(createModelSchema, entry)));
+  // A fallback names a model of the file or one already stored.
+  const fileModels = new Map(modelInputs.map((input) => [input.id, { id: input.id, kind: input.kind ?? 'chat' }]));
+  const storedModels = new Map((await storage.models.listAll()).map((model) => [model.id, model]));
+  for (const [index, input] of modelInputs.entries()) {
+    withContext(`models[${index}]`, () => checkFallbacks(fileModels.get(input.id) as KnownModel, input.fallbacks ?? [], (name) => fileModels.get(name) ?? storedModels.get(name)));
+  }
+  for (const input of modelInputs) {
     const existing = await storage.models.getById(input.id);
     if (existing === null) await storage.models.create(modelFromInput(input, now));
     else await storage.models.update(input.id, modelPatchFromInput(input, null), now);

@@ -8,6 +8,7 @@ import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { MAX_FALLBACK_MODELS } from '../routing/fallback-models.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
 
@@ -53,9 +54,10 @@ const cacheSchema = z.object({
 }).strict().nullable();
 
 type CacheInput = z.infer<typeof cacheSchema>;
+const modelId = z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -');
 
 const modelFields = {
-  id: z.string().min(1).max(200).regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]*$/, 'may hold letters, digits and . _ : / @ -'),
+  id: modelId,
   kind: z.enum(MODEL_KINDS).optional(),
   public: z.boolean().optional(),
   upstream: z.string().min(1).nullable().optional(),
@@ -64,6 +66,8 @@ const modelFields = {
   limits: limitsSchema.optional(),
   routing: routingSchema.optional(),
   cache: cacheSchema.optional(),
+  /** Models tried in order when this one cannot answer (ids or aliases); `[]` clears them. */
+  fallbacks: z.array(modelId).max(MAX_FALLBACK_MODELS).optional(),
 };
 
 export const createModelSchema = z.object(modelFields).strict();
@@ -121,6 +125,7 @@ export function modelFromInput(input: CreateModelInput, now: number): Model {
     tpm: input.limits?.tpm ?? null,
     routingStrategy: input.routing?.strategy ?? DEFAULT_BALANCING_STRATEGY,
     cache: input.cache === undefined ? null : cacheFromInput(input.cache, null),
+    fallbacks: input.fallbacks ?? [],
     createdAt: now,
     updatedAt: now,
   };
@@ -143,6 +148,7 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   // gateway.yaml declares the whole model: a model without `cache` there has none.
   if (input.cache !== undefined) patch.cache = cacheFromInput(input.cache, existing?.cache ?? null);
   else if (existing === null) patch.cache = null;
+  if (input.fallbacks !== undefined) patch.fallbacks = input.fallbacks;
   return patch;
 }
 
@@ -158,6 +164,7 @@ export function modelToJson(model: Model | CatalogModel): Record<string, unknown
     limits: { rpm: model.rpm, tpm: model.tpm },
     routing: { strategy: model.routingStrategy },
     cache: cacheToJson(model.cache),
+    fallbacks: model.fallbacks,
     ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),

@@ -34,6 +34,8 @@ export interface AdmissionRequest {
    * (it is then the prompt estimate plus the output cap); images, audio and per-request endpoints give it.
    */
   maxUsage?: BillableUsage;
+  /** Models that may answer instead of `model` (its fallback chain): the money held covers the dearest of them all. */
+  fallbackModels?: readonly Model[];
   meter: RequestMeter;
   /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
   family: ClientFamily;
@@ -67,6 +69,16 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
   });
 }
 
+/** The key's model allowlist, which may name the model by its id or by the name (alias) the request used. */
+export function keyMayUse(key: ApiKey, model: Model, name: string | null): boolean {
+  return key.allowedModels === null || key.allowedModels.includes(model.id) || (name !== null && key.allowedModels.includes(name));
+}
+
+/** The spec's 403 for a model outside the key's allowlist. */
+export function modelNotAllowed(model: Model): GatewayError {
+  return new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
+}
+
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
  * money (an upper bound of the cost held from the key's quota cap and budget, the subscription's quota and the
@@ -78,17 +90,18 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { ledger } = dependencies;
-  // The allowlist may name the model by its id or by the alias the request used.
-  if (key.allowedModels !== null && !key.allowedModels.includes(model.id) && !(meter.modelId !== null && key.allowedModels.includes(meter.modelId))) {
-    throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
-  }
+  if (!keyMayUse(key, model, meter.modelId)) throw modelNotAllowed(model);
   const subscriptions = await dependencies.subscriptions.active(account.id);
-  const amountNano = reservationAmount(model.pricing, {
-    promptTokens: meter.promptTokensEstimate,
-    estimatedTokens: request.estimatedTokens,
-    ...(request.maxUsage === undefined ? {} : { maxUsage: request.maxUsage }),
-    producesText: model.kind === 'chat',
-  });
+  let amountNano = 0n;
+  for (const candidate of [model, ...(request.fallbackModels ?? [])]) {
+    const amount = reservationAmount(candidate.pricing, {
+      promptTokens: meter.promptTokensEstimate,
+      estimatedTokens: request.estimatedTokens,
+      ...(request.maxUsage === undefined ? {} : { maxUsage: request.maxUsage }),
+      producesText: candidate.kind === 'chat',
+    });
+    if (amount > amountNano) amountNano = amount;
+  }
   meter.reservation = await ledger.reserve({
     accountId: account.id,
     keyId: key.id,

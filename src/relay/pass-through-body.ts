@@ -23,3 +23,20 @@ export function passThroughBody(protocol: WireProtocol, body: Record<string, unk
     }
   }
 }
+
+/**
+ * A same-protocol upstream's complete JSON answer naming `model` (the public id of the model that answered) in
+ * place of the upstream's own name: `model` of OpenAI and Anthropic answers, `modelVersion` of Gemini's. An answer
+ * that is not a JSON object goes back as it came.
+ */
+export function answerNamingModel(protocol: WireProtocol, body: Buffer, model: string): Buffer {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return body;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+  const field = protocol === 'gemini' ? 'modelVersion' : 'model';
+  return Buffer.from(JSON.stringify({ ...parsed, [field]: model }), 'utf8');
+}

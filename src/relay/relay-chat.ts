@@ -7,7 +7,7 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { passThroughBody } from './pass-through-body.js';
+import { answerNamingModel, passThroughBody } from './pass-through-body.js';
 import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
@@ -42,6 +42,11 @@ export interface ChatRelayRequest {
   estimatedTokens?: number;
   /** The response cache's recorder of the answer, when this request's answer is to be cached. */
   capture?: AnswerCapture | null;
+  /**
+   * The public id the answer names as its model when it is not the one the caller asked for (a fallback model
+   * answered): translated answers and complete same-protocol answers carry it in their model field.
+   */
+  answeringModel?: string;
 }
 
 /**
@@ -158,6 +163,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
       return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
     onFirstByte();
+    if (request.answeringModel !== undefined) body = answerNamingModel(codec.protocol, body, request.answeringModel);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
@@ -278,7 +284,7 @@ async function relayTranslated(
 ): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   const chat = request.chat();
-  const model = chat.model;
+  const model = request.answeringModel ?? chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
   // A successful answer that went without some hosted tool says so in a header and in its usage row's code.
   const dropped = chat.droppedHostedTools ?? [];

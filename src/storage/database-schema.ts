@@ -113,6 +113,8 @@ export interface ModelsTable {
   cache_ttl_seconds: NullableIntegerColumn;
   cache_hit_price_bp: ColumnType<number | bigint, number | undefined, number>;
   cache_shared: ColumnType<number | bigint, number | undefined, number>;
+  /** JSON array of model ids. */
+  fallback_models: string;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

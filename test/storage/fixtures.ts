@@ -96,6 +96,7 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
     tpm: 1_000_000,
     routingStrategy: 'least-latency',
     cache: { ttlSeconds: 600, hitPriceBasisPoints: 2500, shared: false },
+    fallbacks: ['fallback-model'],
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,

@@ -1,5 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { channelFromInput, channelPatchFromInput, channelToJson, createChannelSchema, updateChannelSchema } from '../../management/channel-input.js';
+import { checkFallbacks } from '../../management/check-fallbacks.js';
 import { createModelSchema, modelFromInput, modelPatchFromInput, modelToJson, updateModelSchema } from '../../management/model-input.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
@@ -81,6 +82,7 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
 
   router.add('POST', '/admin/models', guard(async (context) => {
     const model = modelFromInput(parseInput(createModelSchema, await readAdminBody(context)), clock.now());
+    checkFallbacks(model, model.fallbacks, (name) => services.catalog.model(name));
     try {
       await storage.models.create(model);
     } catch (error) {
@@ -122,6 +124,7 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
       await storage.models.create(existing);
     }
     const patch = modelPatchFromInput(input, existing);
+    if (patch.fallbacks !== undefined) checkFallbacks({ id, kind: patch.kind ?? existing.kind }, patch.fallbacks, (name) => services.catalog.model(name));
     const updated = await storage.models.update(id, patch, clock.now());
     if (updated === null) throw notFound('model', id);
     await changed();

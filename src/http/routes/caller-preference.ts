@@ -9,12 +9,15 @@ import type { RequestContext } from '../request-context.js';
 /** The extension header holding the provider preference (the only way for families whose body has no room for it). */
 export const PROVIDER_PREFERENCE_HEADER = 'x-gateway-provider';
 
+/** OpenAI-family bodies, which carry the preference as their own `provider` field. */
+const BODY_PREFERENCE_PROTOCOLS: ReadonlySet<string> = new Set(['openai-chat', 'openai-responses']);
+
 /**
  * The caller's provider preference: the OpenAI body's `provider` field (taken out of the body, so no upstream
- * ever sees it, pass-through or translated), else the `x-gateway-provider` header.
+ * ever sees it, pass-through or translated), else the `x-gateway-provider` header. Read once per request.
  */
-function preferenceOf(context: RequestContext, protocol: string, body: Record<string, unknown>): ProviderPreference | null {
-  if (protocol === 'openai-chat' && 'provider' in body) {
+export function callerPreference(context: RequestContext, protocol: string, body: Record<string, unknown>): ProviderPreference | null {
+  if (BODY_PREFERENCE_PROTOCOLS.has(protocol) && 'provider' in body) {
     const raw = body.provider;
     delete body.provider;
     if (raw !== null) return parseProviderPreference(raw, 'provider');
@@ -36,7 +39,11 @@ export function routesByCallerPreference(
   model: Model,
   routes: readonly ChannelRoute[],
 ): readonly ChannelRoute[] {
-  const preference = preferenceOf(context, protocol, body);
+  return routesByPreference(services, callerPreference(context, protocol, body), model, routes);
+}
+
+/** A model's routes narrowed and ranked by a preference read with `callerPreference` (see `routesByCallerPreference`). */
+export function routesByPreference(services: GatewayServices, preference: ProviderPreference | null, model: Model, routes: readonly ChannelRoute[]): readonly ChannelRoute[] {
   if (preference === null) return routes;
   const price = { promptPerMtokNano: model.pricing.inputPerMtokNano, completionPerMtokNano: model.pricing.outputPerMtokNano };
   const preferred = applyProviderPreference(routes, preference, {

@@ -1,11 +1,11 @@
-import { routesByCallerPreference } from './caller-preference.js';
-import { resolveModel } from './resolve-model.js';
+import { callerPreference } from './caller-preference.js';
+import { modelChain } from './model-chain.js';
+import { takeRequestedModels } from './requested-models.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { RequestNeeds } from '../../ir/request-needs.js';
-import { fitRoutes } from '../../routing/fit-routes.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { relayChat } from '../../relay/relay-chat.js';
+import { relayModelChain } from '../../relay/relay-fallback.js';
 import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
 import { serveFromCache } from '../../relay/response-cache/serve-from-cache.js';
 import type { ChannelRoute } from '../../routing/catalog.js';
@@ -69,22 +69,31 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
+    // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
+    const requested = takeRequestedModels(context, endpoint.protocol, body);
+    const preference = callerPreference(context, endpoint.protocol, body);
     const envelope = endpoint.readEnvelope(context, body);
     meter.stream = envelope.stream;
-    const resolved = resolveModel(services, meter, envelope.model);
-    const { model } = resolved;
-    const candidates = envelope.narrowRoutes?.(resolved.routes, services.adapters) ?? resolved.routes;
-    const routes = await fitRoutes(envelope.model, routesByCallerPreference(services, context, endpoint.protocol, body, model, candidates), {
-      needs: envelope.needs,
-      bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
-      estimatedPromptTokens: envelope.promptTokensEstimate,
-      outputTokens: envelope.maxOutputTokens ?? 0,
-      countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+    const chain = await modelChain(services, {
+      key: call.key,
+      meter,
+      model: envelope.model,
+      requested,
+      preference,
+      ...(envelope.narrowRoutes === undefined ? {} : { narrowRoutes: envelope.narrowRoutes }),
+      demand: {
+        needs: envelope.needs,
+        bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
+        estimatedPromptTokens: envelope.promptTokensEstimate,
+        outputTokens: envelope.maxOutputTokens ?? 0,
+        countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
+      },
     });
+    const { model } = chain;
     meter.promptTokensEstimate = envelope.promptTokensEstimate;
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-    const rateLimitHeaders = await call.admit({ model, estimatedTokens });
+    const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels });
     const cache = await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,
       meter,
@@ -97,11 +106,10 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       now: services.clock.now(),
     });
     if (cache.answered) return;
-    await relayChat(call.relay, {
+    await relayModelChain(call.relay, {
       sink: call.sink,
       meter,
       codec: envelope.codec,
-      routes,
       body,
       chat: envelope.chat,
       stream: envelope.stream,
@@ -111,6 +119,6 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       clientHeaders: clientHeaders(context, envelope.codec),
       estimatedTokens,
       capture: cache.capture,
-    });
+    }, chain.steps);
   });
 }

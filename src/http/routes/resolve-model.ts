@@ -4,19 +4,30 @@ import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import type { Model } from '../../domain/records.js';
 
-/**
- * The public model a request names (by id, alias or dated snapshot id), recorded on its meter (the usage row keeps
- * the name asked for), with the channels that serve it under that name: 400 `model_not_found`
- * when the catalog has no such model, 503 `upstream_unavailable` when no channel serves it.
- */
-export function resolveModel(services: GatewayServices, meter: RequestMeter, modelId: string): { model: Model; routes: readonly ChannelRoute[] } {
+/** The public model a request names, recorded on its meter; 400 `model_not_found` when the catalog has no such model. */
+export function findModel(services: GatewayServices, meter: RequestMeter, modelId: string): Model {
   meter.modelId = modelId;
   const model = services.catalog.model(modelId);
   if (model === undefined) {
     throw new GatewayError('model_not_found', `The model '${modelId}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
   }
   meter.model = model;
+  return model;
+}
+
+/**
+ * The public model a request names (by id, alias or dated snapshot id), recorded on its meter (the usage row keeps
+ * the name asked for), with the channels that serve it under that name: 400 `model_not_found`
+ * when the catalog has no such model, 503 `upstream_unavailable` when no channel serves it.
+ */
+export function resolveModel(services: GatewayServices, meter: RequestMeter, modelId: string): { model: Model; routes: readonly ChannelRoute[] } {
+  const model = findModel(services, meter, modelId);
   const routes = services.catalog.routes(modelId);
-  if (routes.length === 0) throw new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
+  if (routes.length === 0) throw noChannel(model);
   return { model, routes };
+}
+
+/** The 503 for a model no channel serves. */
+export function noChannel(model: Model): GatewayError {
+  return new GatewayError('upstream_unavailable', `No upstream channel currently serves model '${model.id}'.`);
 }

@@ -16,6 +16,7 @@ import * as operatorDisabling from './0014-operator-disabling.js';
 import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 import * as streamCheckpoints from './0018-stream-checkpoints.js';
 import * as responseCache from './0019-response-cache.js';
+import * as modelFallbacks from './0017-model-fallbacks.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0016-model-routing-strategy': modelRoutingStrategy,
   '0018-stream-checkpoints': streamCheckpoints,
   '0019-response-cache': responseCache,
+  '0017-model-fallbacks': modelFallbacks,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -51,6 +51,13 @@ function fromCachePolicy(cache: ModelCachePolicy | null): CacheColumns {
     : { cache_ttl_seconds: cache.ttlSeconds, cache_hit_price_bp: cache.hitPriceBasisPoints, cache_shared: fromBoolean(cache.shared) };
 }
 
+/** The stored JSON list of fallback model ids. */
+function toModelIds(value: string): string[] {
+  const parsed: unknown = JSON.parse(value);
+  if (!Array.isArray(parsed) || !parsed.every((id): id is string => typeof id === 'string')) throw new Error('fallback_models is not a JSON array of model ids');
+  return parsed;
+}
+
 function toRecord(row: Selectable<ModelsTable>): Model {
   return {
     id: row.id,
@@ -63,6 +70,7 @@ function toRecord(row: Selectable<ModelsTable>): Model {
     tpm: toNullableNumber(row.tpm),
     routingStrategy: toOneOf(row.routing_strategy, BALANCING_STRATEGIES, 'routing strategy'),
     cache: toCachePolicy(row),
+    fallbacks: toModelIds(row.fallback_models),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -80,6 +88,7 @@ function toRow(model: Model): Insertable<ModelsTable> {
     tpm: model.tpm,
     routing_strategy: model.routingStrategy,
     ...fromCachePolicy(model.cache),
+    fallback_models: JSON.stringify(model.fallbacks),
     created_at: model.createdAt,
     updated_at: model.updatedAt,
   };
@@ -97,6 +106,7 @@ function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.routingStrategy !== undefined) changes.routing_strategy = patch.routingStrategy;
   if (patch.cache !== undefined) Object.assign(changes, fromCachePolicy(patch.cache));
+  if (patch.fallbacks !== undefined) changes.fallback_models = JSON.stringify(patch.fallbacks);
   return changes;
 }
 

@@ -88,6 +88,12 @@ describe('caller provider preference', () => {
     expect(result).toEqual({ primary: 0, secondary: 0, claude: 0 });
   });
 
+  it('/v1/responses reads the body\'s provider field too, and never forwards it', async () => {
+    const result = await served(() => client.responses.create({ model: MODEL, input: 'hi', provider: { order: ['secondary eu'] } } as OpenAI.Responses.ResponseCreateParamsNonStreaming));
+    expect(result).toEqual({ primary: 0, secondary: 1, claude: 0 });
+    expect(secondary.requests.at(-1)?.body).not.toHaveProperty('provider');
+  });
+
   it('the Anthropic family gives the same object in the x-gateway-provider header', async () => {
     const call = (header: string) => fetch(`${gateway.url}/v1/messages`, {
       method: 'POST',

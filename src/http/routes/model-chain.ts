@@ -1,0 +1,83 @@
+import type { CatalogModel } from '../../catalog/catalog-model.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { ApiKey, Model } from '../../domain/records.js';
+import { keyMayUse, modelNotAllowed } from '../../relay/admission.js';
+import { fallsBack, type ModelStep } from '../../relay/relay-fallback.js';
+import type { RequestMeter } from '../../relay/request-meter.js';
+import type { ChannelRoute } from '../../routing/catalog.js';
+import { fallbackModelNames } from '../../routing/fallback-models.js';
+import { fitRoutes, type RouteDemand } from '../../routing/fit-routes.js';
+import type { ProviderPreference } from '../../routing/provider-preference.js';
+import type { GatewayServices } from '../../services.js';
+import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
+import { routesByPreference } from './caller-preference.js';
+import { findModel, noChannel } from './resolve-model.js';
+
+/** What choosing a chat request's models needs to know of it. */
+export interface ChainRequest {
+  key: ApiKey;
+  meter: RequestMeter;
+  /** The model the request names. */
+  model: string;
+  /** The caller's own fallback list (`models`, `x-gateway-models`), or null. */
+  requested: readonly string[] | null;
+  preference: ProviderPreference | null;
+  /** The channels that can take this request at all, when only some can (see ChatEnvelope.narrowRoutes). */
+  narrowRoutes?: (routes: readonly ChannelRoute[], adapters: AdapterRegistry) => readonly ChannelRoute[];
+  demand: RouteDemand;
+}
+
+/** The models a chat request may be answered by: the first (for admission and limits), all of them in order, and the others (for the money hold). */
+export interface ModelChain {
+  model: Model;
+  steps: ModelStep[];
+  fallbackModels: Model[];
+}
+
+/**
+ * The model the request names, or a 400 when the caller listed a model the catalog lacks or that does not chat; a
+ * 403 when the key may not use it. An operator's fallback that is gone, of another kind or outside the key's
+ * allowlist is left out instead: the caller did not ask for it.
+ */
+function chainModel(services: GatewayServices, key: ApiKey, name: string, requested: boolean): CatalogModel | null {
+  const model = services.catalog.model(name);
+  if (model === undefined || model.kind !== 'chat') {
+    if (!requested) return null;
+    const why = model === undefined ? 'does not exist' : `is a ${model.kind} model`;
+    throw new GatewayError(model === undefined ? 'model_not_found' : 'bad_request', `The model '${name}' in the fallback models ${why}. GET /v1/models lists the available models.`, { param: 'models' });
+  }
+  if (keyMayUse(key, model, name)) return model;
+  if (requested) throw modelNotAllowed(model);
+  return null;
+}
+
+/**
+ * A chat request's model chain (routing/fallback-models.ts). The named model's routes are fitted now, so a request
+ * no fallback could take is refused before admission as it always was; when a fallback can follow, the first
+ * model's fallback-worthy refusal (context window, no channel) is kept for the relay loop to pass over.
+ */
+export async function modelChain(services: GatewayServices, request: ChainRequest): Promise<ModelChain> {
+  const { catalog } = services;
+  const model = findModel(services, request.meter, request.model);
+  const names = fallbackModelNames(request.model, request.requested, (name) => catalog.model(name)?.fallbacks ?? [], (name) => catalog.model(name)?.id);
+  const routesFor = async (name: string, stepModel: Model): Promise<readonly ChannelRoute[]> => {
+    const served = catalog.routes(name);
+    if (served.length === 0) throw noChannel(stepModel);
+    const routes = request.narrowRoutes?.(served, services.adapters) ?? served;
+    return fitRoutes(name, routesByPreference(services, request.preference, stepModel, routes), request.demand);
+  };
+  const steps: ModelStep[] = [];
+  for (const [index, name] of names.entries()) {
+    const stepModel = index === 0 ? model : chainModel(services, request.key, name, request.requested !== null);
+    if (stepModel !== null) steps.push({ name, model: stepModel, routes: () => routesFor(name, stepModel) });
+  }
+  const first = steps[0] as ModelStep;
+  try {
+    const routes = await first.routes();
+    first.routes = () => Promise.resolve(routes);
+  } catch (error) {
+    if (steps.length === 1 || !fallsBack(error)) throw error;
+    first.routes = () => Promise.reject(error);
+  }
+  return { model, steps, fallbackModels: steps.slice(1).map((step) => step.model) };
+}

@@ -1,0 +1,70 @@
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Model } from '../domain/records.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import { relayChat, type ChatRelayRequest } from './relay-chat.js';
+import type { RelayDependencies } from './relay-dependencies.js';
+import { UpstreamRefusalError } from './upstream-error.js';
+
+/** Response header naming the public id of the model that answered (a fallback model, or the one asked for). */
+export const ANSWERING_MODEL_HEADER = 'x-gateway-model';
+
+/** One model of a chat request's fallback chain. */
+export interface ModelStep {
+  /** The name the chain gives it (the caller's, or the operator's fallback entry); the usage row keeps it. */
+  name: string;
+  model: Model;
+  /** The model's channels able to take this request; throws when none can (no channel, context window, capability). */
+  routes: () => Promise<readonly ChannelRoute[]>;
+}
+
+/** Codes of the errors after which the next model of the chain is tried: its channels failed or were over their limits, or the request is over its context window. */
+const FALLBACK_CODES: ReadonlySet<string> = new Set(['upstream_error', 'upstream_unavailable', 'rate_limit_exceeded', 'context_length_exceeded']);
+
+/**
+ * Whether a model's failure lets the next model try: every channel failed, none was available, the request is
+ * longer than its context window, or its upstream refused the request on content policy or context length. The
+ * caller's other mistakes (a malformed request, a refused key) would fail on any model and are answered as they are.
+ */
+export function fallsBack(error: unknown): boolean {
+  if (error instanceof UpstreamRefusalError) return error.reason !== null;
+  return error instanceof GatewayError && FALLBACK_CODES.has(error.code);
+}
+
+/**
+ * Relays a chat request to the models of its chain in order until one answers. The next model is tried only
+ * while nothing reached the caller; each model's answer is billed at its own price (the meter's model) and names
+ * it (the model field, the x-gateway-model header). A fallback model whose routes cannot take the request is
+ * passed over. When no model answers, the last answer-worthy failure is the caller's error.
+ */
+export async function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'routes'>, steps: readonly ModelStep[]): Promise<void> {
+  const { meter } = request;
+  let failure: unknown = null;
+  for (const [index, step] of steps.entries()) {
+    const last = index === steps.length - 1;
+    meter.model = step.model;
+    meter.modelId = step.name;
+    let routes: readonly ChannelRoute[];
+    try {
+      routes = await step.routes();
+    } catch (error) {
+      // The model the caller named answers for itself; a fallback that cannot take the request is passed over.
+      if (index === 0 && !fallsBack(error)) throw error;
+      if (index === 0 || fallsBack(error)) failure = error;
+      if (last) throw failure ?? error;
+      continue;
+    }
+    try {
+      await relayChat(dependencies, {
+        ...request,
+        routes,
+        responseHeaders: { ...request.responseHeaders, [ANSWERING_MODEL_HEADER]: step.model.id },
+        // The cache's key names the model asked for: only that model's own answer is stored under it.
+        ...(index === 0 ? {} : { answeringModel: step.model.id, capture: null }),
+      });
+      return;
+    } catch (error) {
+      if (last || meter.finished || !fallsBack(error)) throw error;
+      failure = error;
+    }
+  }
+}
