@@ -11,6 +11,8 @@ import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
 import type { Model, NanoUsd } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
+import type { RequestObservation } from '../telemetry/request-observation.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface MeterDependencies {
   ledger: Ledger;
@@ -18,6 +20,8 @@ export interface MeterDependencies {
   limiter: RateLimiter;
   clock: Clock;
   logger: Logger;
+  /** The access log and tracing: the meter reports its settlement to the request's observation. */
+  telemetry?: Telemetry;
 }
 
 /** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
@@ -73,6 +77,10 @@ export class RequestMeter {
   reservation: Reservation | null = null;
   /** What the request was billed, once finished. */
   costNano: NanoUsd = 0n;
+  /** The usage it was billed for, once finished (null: none known). */
+  usage: Usage | null = null;
+  /** The request's access log and trace (null when neither follows it). */
+  readonly observation: RequestObservation | null;
   #finished = false;
   readonly createdAt: number;
 
@@ -86,6 +94,8 @@ export class RequestMeter {
     private readonly startedAt: number,
   ) {
     this.createdAt = dependencies.clock.now();
+    this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
+    this.observation?.meterStarted();
   }
 
   /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
@@ -162,7 +172,9 @@ export class RequestMeter {
     const usage = outcome.usage ?? null;
     const cost = this.quote(outcome);
     this.costNano = cost;
+    this.usage = usage;
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
+    const settleSpan = this.observation?.startSpan('settle') ?? null;
     if (this.#tokenCharge !== null) {
       const actual = usage === null ? 0 : totalTokens(usage);
       const { rules, chargedAt } = this.#tokenCharge;
@@ -179,28 +191,52 @@ export class RequestMeter {
     const reservation = this.reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
     this.reservation = null;
     if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now() });
+    const latencyMs = Math.round(performance.now() - this.startedAt);
+    const channelId = this.#attemptedChannels.at(-1) ?? null;
+    const inputTokens = usage?.input.total ?? 0;
+    const outputTokens = usage?.output.total ?? 0;
     usageLog.record({
       requestId: this.requestId,
       accountId: this.accountId,
       keyId: this.keyId,
       model: this.modelId,
-      channelId: this.#attemptedChannels.at(-1) ?? null,
+      channelId,
       protocol: this.protocol,
       endpoint: this.endpoint,
       stream: this.stream,
       status: outcome.status,
       errorCode: outcome.errorCode ?? null,
-      promptTokens: usage?.input.total ?? 0,
-      completionTokens: usage?.output.total ?? 0,
+      promptTokens: inputTokens,
+      completionTokens: outputTokens,
       cachedTokens: usage?.input.cacheRead ?? 0,
       reasoningTokens: usage?.output.reasoning ?? 0,
       totalTokens: usage === null ? 0 : totalTokens(usage),
       costNano: cost,
-      latencyMs: Math.round(performance.now() - this.startedAt),
+      latencyMs,
       ttfbMs: this.ttfbMs,
       attempts: this.#attemptedChannels.length,
       attemptedChannels: this.#attemptedChannels,
       createdAt: this.createdAt,
+    });
+    if (settleSpan !== null) {
+      settleSpan.set('unigate.cost_usd', nanoToDecimalString(cost)).set('unigate.reserved', reservation !== null);
+      settleSpan.end();
+    }
+    this.observation?.meterFinished({
+      keyId: this.keyId,
+      accountId: this.accountId,
+      model: this.modelId,
+      channelId,
+      protocol: this.protocol,
+      status: outcome.status,
+      errorCode: outcome.errorCode ?? null,
+      inputTokens,
+      outputTokens,
+      costNano: cost,
+      latencyMs,
+      ttfbMs: this.ttfbMs,
+      attempts: this.#attemptedChannels.length,
+      stream: this.stream,
     });
     return cost;
   }
