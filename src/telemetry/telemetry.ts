@@ -36,6 +36,8 @@ export class Telemetry implements ObservationOwner {
   begin(request: ArrivingRequest): RequestObservation | null {
     const traceparent = request.headers.traceparent;
     if (this.pipeline === null && !this.accessLog && traceparent === undefined) return null;
+    // Load balancers probe every few seconds: their requests would drown the log and the traces.
+    if (request.path === '/healthz' || request.path === '/readyz') return null;
     const caller = parseTraceparent(traceparent);
     const traceState = caller === null ? null : readTracestate(request.headers.tracestate);
     let serverSpan = null;
@@ -49,7 +51,8 @@ export class Telemetry implements ObservationOwner {
         ...(route === null ? {} : { 'http.route': route }),
       });
     }
-    if (!this.accessLog && serverSpan === null && caller === null && this.pipeline === null) return null;
+    // An invalid traceparent alone (no log, no export) leaves nothing to follow.
+    if (!this.accessLog && this.pipeline === null && caller === null) return null;
     const observation = new RequestObservation(this, this.pipeline, request.requestId, request.method, request.path, request.startedAt, caller, traceState, serverSpan);
     this.#open.set(request.requestId, observation);
     return observation;

@@ -132,6 +132,14 @@ describe('access log: one JSON line per API request, metadata only', () => {
     }
   });
 
+  it('leaves health probes out', async () => {
+    const response = await fetch(`${gateway.url}/healthz`);
+    expect(response.status).toBe(200);
+    const requestId = response.headers.get('x-request-id');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(linesOf(gateway, requestId)).toEqual([]);
+  });
+
   it('never writes prompt or answer text, keys or upstream credentials to the log', () => {
     const all = gateway.logs.join('\n');
     expect(all).not.toContain('PROMPT-TEXT-k2p9');
