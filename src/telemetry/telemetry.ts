@@ -103,20 +103,30 @@ export class Telemetry implements ObservationOwner {
   }
 }
 
-/** The access log line's fields: metadata only (no prompt or answer text, no key material, no client address). */
+/**
+ * The access log line's fields: metadata only (no prompt or answer text, no key material, no client address). Each
+ * shape is one object literal: spreading one into another costs several times the whole line.
+ */
 function accessLogFields(observation: RequestObservation, metered: MeteredRequest | null, status: number, errorCode: string | null): Record<string, unknown> {
-  const fields: Record<string, unknown> = {
+  if (metered === null) {
+    return {
+      request_id: observation.requestId,
+      trace_id: observation.traceId,
+      method: observation.method,
+      path: observation.path,
+      status,
+      error_code: errorCode,
+      latency_ms: Math.round(performance.now() - observation.startedAt),
+    };
+  }
+  return {
     request_id: observation.requestId,
     trace_id: observation.traceId,
     method: observation.method,
     path: observation.path,
     status,
     error_code: errorCode,
-    latency_ms: metered?.latencyMs ?? Math.round(performance.now() - observation.startedAt),
-  };
-  if (metered === null) return fields;
-  return {
-    ...fields,
+    latency_ms: metered.latencyMs,
     key_id: metered.keyId,
     account_id: metered.accountId,
     model: metered.model,
