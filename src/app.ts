@@ -47,7 +47,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
   });
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors, ...(admission === undefined ? {} : { admission }) });
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors, telemetry: services.telemetry, ...(admission === undefined ? {} : { admission }) });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */

@@ -48,6 +48,7 @@ import { HttpTransport } from './upstreams/http-transport.js';
 import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
+import { openTelemetry } from './telemetry/telemetry.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -227,6 +228,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  const telemetry = await openTelemetry(config.telemetry, logger);
   metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
@@ -250,6 +252,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     credentials: new CredentialRotation(logger, clock, storage.channelKeyFlags),
     health: channelHealth.health,
     metrics,
+    telemetry,
     keys,
     ledger,
     subscriptions,
@@ -353,6 +356,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
+      // The spans and metrics of the last requests go out before the process ends.
+      await telemetry.shutdown();
       services.tiers.stop();
       await shared.close();
       await services.responseCache.close();
@@ -377,6 +382,8 @@ export function describeStartup(gateway: RunningGateway): Record<string, unknown
     limits: services.config.redisUrl === null ? 'in-process' : `redis (${services.config.redisKeyPrefix})`,
     mail: services.mailer.kind === 'smtp' ? 'smtp' : 'log (SMTP_URL not set)',
     metrics: gateway.metricsUrl === null ? undefined : `${gateway.metricsUrl}/metrics`,
+    access_log: services.config.telemetry.accessLog ? 'on' : 'off',
+    otlp: services.config.telemetry.otlp === null ? 'off (OTEL_EXPORTER_OTLP_ENDPOINT not set)' : `on (${new URL(services.config.telemetry.otlp.tracesUrl).origin})`,
     card_payments: services.commerce.webhook === null ? 'off (STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET not set)' : `stripe (webhook ${gateway.consoleUrl}/api/webhooks/stripe)`,
     channels: channels.map((channel) => ({
       name: channel.name,

@@ -20,6 +20,7 @@ import type { CommerceServices } from './console-billing/commerce-services.js';
 import type { Clock } from './shared/clock.js';
 import type { Logger } from './shared/logger.js';
 import type { Storage } from './storage/storage.js';
+import type { Telemetry } from './telemetry/telemetry.js';
 import type { AdapterRegistry } from './upstreams/adapter-registry.js';
 import type { UsageLogWriter } from './usage-log/usage-log-writer.js';
 
@@ -35,6 +36,8 @@ export interface GatewayServices {
   /** Circuit breakers per channel and channel-model, fed by relay outcomes. */
   health: ChannelHealth;
   metrics: GatewayMetrics;
+  /** The per-request access log, and OpenTelemetry traces and metrics when an OTLP endpoint is configured. */
+  telemetry: Telemetry;
   keys: KeyVerifier;
   ledger: Ledger;
   /** Active subscriptions per account (cached briefly), for admission. */

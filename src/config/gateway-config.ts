@@ -1,3 +1,4 @@
+import type { TelemetryConfig } from './telemetry-config.js';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
@@ -125,6 +126,8 @@ export interface GatewayConfig {
   fxSourceUrl: string | null;
   fxRefreshSeconds: number;
   logLevel: LogLevel;
+  /** The per-request access log (ACCESS_LOG) and OpenTelemetry export (OTEL_*; docs/operators.md, "Observability"). */
+  telemetry: TelemetryConfig;
   /** Routing and failover knobs (docs/operators.md, "Routing and failover"). */
   routing: RoutingConfig;
   /** A second listener serving only GET /metrics, without auth, on HOST (METRICS_PORT); null: none. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
+import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -157,6 +158,15 @@ function readCommerce(env: Environment): CommerceConfig {
   }
 }
 
+function readTelemetry(env: Environment): TelemetryConfig {
+  try {
+    return readTelemetryConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof TelemetryConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 
 /** The only place that reads the environment. Validated once at start. */
@@ -208,6 +218,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     fxSourceUrl: read(env, 'FX_SOURCE_URL') ?? null,
     fxRefreshSeconds: readInteger(env, 'FX_REFRESH_SECONDS', 3600, 10, 86_400 * 7),
     logLevel,
+    telemetry: readTelemetry(env),
     routing: readRouting(env),
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),

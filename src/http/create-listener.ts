@@ -10,6 +10,7 @@ import type { AdmissionControl } from './admission-control.js';
 import type { RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface ListenerOptions {
   router: Router;
@@ -21,6 +22,8 @@ export interface ListenerOptions {
   cors?: CorsPolicy;
   /** Sheds requests beyond what the process can serve (API listener); probes, metrics and admin are never shed. */
   admission?: AdmissionControl;
+  /** The access log and tracing of API requests (API listener). */
+  telemetry?: Telemetry;
 }
 
 /**
@@ -57,6 +60,9 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       }
       response.once('close', () => admission.release());
     }
+    const observation = options.telemetry?.begin({ requestId, method: context.method, path, headers: request.headers, clientIp: context.clientIp, startedAt }) ?? null;
+    // A caller that left before the head was sent is counted as nginx does: 499.
+    if (observation !== null) response.once('close', () => observation.responseClosed(response.headersSent ? response.statusCode : 499));
     let handling: Promise<void>;
     try {
       handling = dispatch(router, context, options.cors);
@@ -65,6 +71,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
     }
     handling.catch((thrown: unknown) => {
       const error = toGatewayError(thrown);
+      if (observation !== null) observation.errorCode = error.code;
       if (error.code === 'internal_error') {
         logger.error('unhandled error', { requestId, method: context.method, path, ...describeError(thrown), stack: thrown instanceof Error ? thrown.stack?.split('\n').slice(1, 5).join(' | ') : undefined });
       }

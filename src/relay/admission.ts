@@ -88,6 +88,19 @@ export function modelNotAllowed(model: Model): GatewayError {
  * memory; when it does not, it waits for one group-committed transaction.
  */
 export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
+  const span = request.meter.observation?.startSpan('admission') ?? null;
+  if (span === null) return admitRequest(dependencies, request);
+  try {
+    return await admitRequest(dependencies, request);
+  } catch (error) {
+    span.fail(error instanceof GatewayError ? error.code : 'internal_error');
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+async function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { ledger } = dependencies;
   if (!keyMayUse(key, model, meter.modelId)) throw modelNotAllowed(model);

@@ -83,18 +83,22 @@ export async function openAttempt(
   }
   const attempt = new UpstreamAttempt(dependencies, candidate, credential, sink.requestId, meter);
   const timeouts = plan.timeouts(candidate, timeoutsOf(route, options.stream));
-  const outcome = await callUpstream(adapter, route, request, { signal: options.signal, timeouts, now: dependencies.routing.clock.now() });
+  const traceHeaders = attempt.sending(request.url);
+  const outcome = await callUpstream(adapter, route, request, { signal: options.signal, timeouts, now: dependencies.routing.clock.now(), traceHeaders });
   switch (outcome.kind) {
     case 'aborted':
       attempt.aborted();
       return { kind: 'aborted' };
     case 'refused':
+      attempt.upstreamStatus(outcome.status);
       attempt.refused();
       throw callerErrorFromUpstream(outcome.status, outcome.body);
     case 'retry':
+      attempt.upstreamStatus(outcome.status);
       attempt.failedBeforeAnswer(outcome.failureClass, outcome.retryAfterMs);
       return { kind: 'failed', failure: { failureClass: outcome.failureClass, retryAfterMs: outcome.retryAfterMs } };
     case 'response':
+      attempt.upstreamStatus(outcome.response.status);
       return { kind: 'response', adapter, route, attempt, response: outcome.response };
     default: {
       const unknown: never = outcome;

@@ -11,6 +11,8 @@ import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
 import type { Model, NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
+import type { RequestObservation } from '../telemetry/request-observation.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface MeterDependencies {
   ledger: Ledger;
@@ -18,6 +20,8 @@ export interface MeterDependencies {
   limiter: RateLimiter;
   clock: Clock;
   logger: Logger;
+  /** The access log and tracing: the meter reports its settlement to the request's observation. */
+  telemetry?: Telemetry;
 }
 
 /** Usage-row code of a stream charged at its last checkpoint because its instance stopped (crash, SIGKILL). */
@@ -81,6 +85,10 @@ export class RequestMeter {
   costNano: NanoUsd = 0n;
   /** Set when the answer came from the response cache: the share of the answer's cost billed, in basis points. */
   #cacheHitBasisPoints: number | null = null;
+  /** The usage it was billed for, once finished (null: none known). */
+  usage: Usage | null = null;
+  /** The request's access log and trace (null when neither follows it). */
+  readonly observation: RequestObservation | null;
   #finished = false;
   /** The stream is checkpointed by the ledger until `finish`. */
   #tracked = false;
@@ -96,6 +104,8 @@ export class RequestMeter {
     private readonly startedAt: number,
   ) {
     this.createdAt = dependencies.clock.now();
+    this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
+    this.observation?.meterStarted();
   }
 
   /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
@@ -200,7 +210,9 @@ export class RequestMeter {
     const usage = outcome.usage ?? null;
     const cost = this.quote(outcome);
     this.costNano = cost;
+    this.usage = usage;
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
+    const settleSpan = this.observation?.startSpan('settle') ?? null;
     if (this.#tokenCharge !== null) {
       const actual = usage === null ? 0 : totalTokens(usage);
       const { rules, chargedAt } = this.#tokenCharge;
@@ -218,7 +230,28 @@ export class RequestMeter {
     this.reservation = null;
     const checkpointed = this.#tracked && ledger.checkpoints.finish(this.requestId);
     if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed });
-    usageLog.record(this.#usageRow(outcome, usage, cost));
+    const row = this.#usageRow(outcome, usage, cost);
+    usageLog.record(row);
+    if (settleSpan !== null) {
+      settleSpan.set('unigate.cost_usd', nanoToDecimalString(cost)).set('unigate.reserved', reservation !== null);
+      settleSpan.end();
+    }
+    this.observation?.meterFinished({
+      keyId: this.keyId,
+      accountId: this.accountId,
+      model: this.modelId,
+      channelId: row.channelId,
+      protocol: this.protocol,
+      status: outcome.status,
+      errorCode: outcome.errorCode ?? null,
+      inputTokens: row.promptTokens,
+      outputTokens: row.completionTokens,
+      costNano: cost,
+      latencyMs: row.latencyMs,
+      ttfbMs: this.ttfbMs,
+      attempts: row.attempts,
+      stream: this.stream,
+    });
     return cost;
   }
 

@@ -4,6 +4,8 @@ import type { Candidate, RoutePlan } from '../routing/route-plan.js';
 import { describeError } from '../shared/logger.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
+import { operationNameOf, providerNameOf } from '../telemetry/gen-ai-names.js';
+import type { Span } from '../telemetry/span.js';
 
 /**
  * One attempt of a request on one channel, from its start to its single verdict. The verdict goes to the
@@ -12,6 +14,12 @@ import type { RequestMeter } from './request-meter.js';
  */
 export class UpstreamAttempt {
   #tokensOnMeter = false;
+  /** The attempt's CLIENT span, when the request's trace is recorded. */
+  #span: Span | null = null;
+  /** The GenAI metric attributes of this attempt, when metrics are exported. */
+  #metricAttributes: Record<string, string> | null = null;
+  #sentAt = 0;
+  #status: number | null = null;
 
   constructor(
     private readonly dependencies: RelayDependencies,
@@ -23,6 +31,42 @@ export class UpstreamAttempt {
     const channel = candidate.route.channel;
     meter?.recordAttempt(channel.id);
     if (candidate.attempt > 1) dependencies.metrics.retries.inc();
+  }
+
+  /**
+   * The request is about to be sent to `url`: the attempt's CLIENT span starts (when the trace is recorded) and its
+   * duration is measured (when metrics are exported). Returns the W3C trace headers to send, if any.
+   */
+  sending(url: string): Record<string, string> | null {
+    const observation = this.meter?.observation ?? null;
+    if (observation === null) return null;
+    if (observation.pipeline !== null) {
+      const { route } = this.candidate;
+      const operation = operationNameOf((this.meter as RequestMeter).protocol);
+      const server = serverOf(url);
+      this.#metricAttributes = {
+        'gen_ai.operation.name': operation,
+        'gen_ai.provider.name': providerNameOf(route.channel.type),
+        'gen_ai.request.model': route.upstreamModel,
+        'server.address': server.address,
+      };
+      this.#sentAt = performance.now();
+      this.#span = observation.startSpan(`${operation} ${route.upstreamModel}`, 'client');
+      if (this.#span !== null) {
+        Object.assign(this.#span.attributes, this.#metricAttributes);
+        this.#span
+          .set('server.port', server.port)
+          .set('unigate.channel_id', route.channel.id)
+          .set('unigate.channel_name', route.channel.name)
+          .set('unigate.attempt', this.candidate.attempt);
+      }
+    }
+    return observation.upstreamHeaders(this.#span);
+  }
+
+  /** The HTTP status the upstream answered with (null: no answer). */
+  upstreamStatus(status: number | null): void {
+    this.#status = status;
   }
 
   /** The upstream's response head arrived: the channel-model's time to first byte, for least-latency balancing. */
@@ -41,6 +85,7 @@ export class UpstreamAttempt {
   succeeded(): void {
     this.candidate.ticket.succeeded();
     this.#count('success');
+    this.#observed(null);
   }
 
   failed(failureClass: UpstreamFailureClass, retryAfterMs: number | null): void {
@@ -53,6 +98,7 @@ export class UpstreamAttempt {
     this.#count('failure');
     this.dependencies.metrics.upstreamErrors.labels(route.channel.name, failureClass).inc();
     this.dependencies.logger.warn('upstream attempt failed', { requestId: this.requestId, channelId: route.channel.id, attempt: this.candidate.attempt, failureClass });
+    this.#observed(failureClass);
   }
 
   /** A failure before anything reached the caller: the next channel tries, and the TPM taken here is given back. */
@@ -65,12 +111,37 @@ export class UpstreamAttempt {
   refused(): void {
     this.candidate.ticket.release();
     this.#count('refused');
+    this.#observed(this.#status === null ? 'refused' : String(this.#status));
   }
 
   /** The caller left: no verdict on the channel. */
   aborted(): void {
     this.candidate.ticket.release();
     this.#count('aborted');
+    this.#observed('client_closed_request');
+  }
+
+  /** Ends the attempt's span and records its duration (and, on success, its tokens); `errorType` null for success. */
+  #observed(errorType: string | null): void {
+    const attributes = this.#metricAttributes;
+    if (attributes === null) return;
+    this.#metricAttributes = null;
+    const pipeline = this.meter?.observation?.pipeline ?? null;
+    // The meter has settled a successful answer before its attempt's verdict: its usage is the answer's.
+    const usage = errorType === null ? (this.meter?.usage ?? null) : null;
+    const span = this.#span;
+    if (span !== null) {
+      span.set('http.response.status_code', this.#status);
+      if (errorType !== null) span.fail(errorType);
+      if (usage !== null) span.set('gen_ai.usage.input_tokens', usage.input.total).set('gen_ai.usage.output_tokens', usage.output.total);
+      span.end();
+    }
+    if (pipeline === null) return;
+    pipeline.recordClientDuration((performance.now() - this.#sentAt) / 1000, errorType === null ? attributes : { ...attributes, 'error.type': errorType });
+    if (usage !== null) {
+      pipeline.recordClientTokens(usage.input.total, { ...attributes, 'gen_ai.token.type': 'input' });
+      pipeline.recordClientTokens(usage.output.total, { ...attributes, 'gen_ai.token.type': 'output' });
+    }
   }
 
   #count(outcome: AttemptOutcome): void {
@@ -93,4 +164,14 @@ export class UpstreamAttempt {
 /** After a rejected key, the same channel with its next key, when it has one left. */
 export function anotherKey(dependencies: RelayDependencies, plan: RoutePlan, candidate: Candidate): Candidate | null {
   return dependencies.credentials.hasUsableKey(candidate.route.channel) ? plan.again(candidate) : null;
+}
+
+/** Host and port of an upstream URL, for `server.address` and `server.port`. */
+function serverOf(url: string): { address: string; port: number } {
+  try {
+    const parsed = new URL(url);
+    return { address: parsed.hostname, port: parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port) };
+  } catch {
+    return { address: 'unknown', port: 0 };
+  }
 }

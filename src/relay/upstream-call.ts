@@ -160,16 +160,21 @@ function failureClassOfAnswer(errorClass: UpstreamErrorClass, status: number): U
   }
 }
 
-/** Sends one request and sorts the answer into success, retry, refusal or caller abort. */
+/**
+ * Sends one request and sorts the answer into success, retry, refusal or caller abort. `traceHeaders` (W3C
+ * `traceparent`, `tracestate`) are added here, the one path every upstream call takes, before any signing.
+ */
 export async function callUpstream(
   adapter: UpstreamAdapter,
   route: ChannelRoute,
   request: UpstreamRequest,
-  options: { signal: AbortSignal; timeouts: UpstreamTimeouts; now: number },
+  options: { signal: AbortSignal; timeouts: UpstreamTimeouts; now: number; traceHeaders?: Record<string, string> | null },
 ): Promise<UpstreamOutcome> {
+  const traceHeaders = options.traceHeaders ?? null;
+  const sent = traceHeaders === null ? request : { ...request, headers: { ...request.headers, ...traceHeaders } };
   let response: UpstreamResponse;
   try {
-    response = await adapter.transport(route.channel).send(request, { signal: options.signal, timeouts: options.timeouts });
+    response = await adapter.transport(route.channel).send(sent, { signal: options.signal, timeouts: options.timeouts });
   } catch (error) {
     if (options.signal.aborted) return { kind: 'aborted' };
     return { kind: 'retry', failureClass: failureClassOf(error, false), retryAfterMs: null, status: null };

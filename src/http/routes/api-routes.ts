@@ -19,6 +19,8 @@ import { responsesRoute, storedResponseRoute } from './responses.js';
 export interface RouteLabels {
   readonly protocol: string;
   readonly endpoint: string;
+  /** The route's path template (`/v1/models/{model}`), for trace span names; null for paths outside the table. */
+  readonly route: string | null;
 }
 
 /** One route of the API listener outside /admin/: who calls it, its metric name, and its handler. */
@@ -35,7 +37,7 @@ export interface ApiRoute {
 
 /** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
 function geminiAction(action: string): RegExp {
-  return new RegExp(`^/(?:v1beta|v1)/models/(?<model>[^/]+):${action}$`);
+  return new RegExp(`^/(?<version>v1beta|v1)/models/(?<model>[^/]+):${action}$`);
 }
 
 const openAI = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
@@ -88,9 +90,12 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { method: 'GET', path: '/api/fx/latest', family: 'public', endpoint: 'fx', handler: fxLatestRoute },
 ];
 
-const label = (protocol: string, endpoint: string): RouteLabels => Object.freeze({ protocol, endpoint });
-const ADMIN = label('admin', 'admin');
-const OTHER = label('other', 'other');
+const label = (protocol: string, endpoint: string, route: string | null): RouteLabels => Object.freeze({ protocol, endpoint, route });
+const ADMIN = label('admin', 'admin', '/admin/*');
+const OTHER = label('other', 'other', null);
+
+/** A string path's template: `:name` segments become `{name}`. */
+const templateOf = (path: string): string => path.replace(/\/:([^/]+)/g, '/{$1}');
 
 /** Turns `/v1/models/:model` into the pattern the router also builds for it. */
 function patternOf(path: string | RegExp): RegExp {
@@ -104,18 +109,26 @@ function patternOf(path: string | RegExp): RegExp {
  * traffic cannot add series.
  */
 export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => RouteLabels {
-  const exact = new Map<string, RouteLabels>([['/metrics', label('admin', 'metrics')]]);
-  const patterned: Array<{ pattern: RegExp; labels: RouteLabels }> = [];
+  const exact = new Map<string, RouteLabels>([['/metrics', label('admin', 'metrics', '/metrics')]]);
+  // A Gemini action's pattern serves /v1beta/ and /v1/: its template keeps the version the caller used.
+  const patterned: Array<{ pattern: RegExp; labels: RouteLabels; v1Labels: RouteLabels }> = [];
   for (const route of routes) {
-    const labels = label(typeof route.family === 'string' ? route.family : route.family.name, route.endpoint);
-    if (typeof route.path === 'string' && !route.path.includes(':')) exact.set(route.path, labels);
-    else if (!patterned.some((entry) => entry.pattern.source === patternOf(route.path).source)) patterned.push({ pattern: patternOf(route.path), labels });
+    const protocol = typeof route.family === 'string' ? route.family : route.family.name;
+    if (typeof route.path === 'string' && !route.path.includes(':')) {
+      exact.set(route.path, label(protocol, route.endpoint, route.path));
+      continue;
+    }
+    const pattern = patternOf(route.path);
+    if (patterned.some((entry) => entry.pattern.source === pattern.source)) continue;
+    const labels = label(protocol, route.endpoint, typeof route.path === 'string' ? templateOf(route.path) : `/v1beta/models/{model}:${route.endpoint}`);
+    const v1Labels = typeof route.path === 'string' ? labels : label(protocol, route.endpoint, `/v1/models/{model}:${route.endpoint}`);
+    patterned.push({ pattern, labels, v1Labels });
   }
   return (path) => {
     const fixed = exact.get(path);
     if (fixed !== undefined) return fixed;
     if (path.startsWith('/admin/')) return ADMIN;
-    for (const entry of patterned) if (entry.pattern.test(path)) return entry.labels;
+    for (const entry of patterned) if (entry.pattern.test(path)) return path.startsWith('/v1/') ? entry.v1Labels : entry.labels;
     return OTHER;
   };
 }

@@ -106,6 +106,18 @@ describe('routeLabels', () => {
     ['/metrics', 'admin', 'metrics'],
     ['/wp-login.php', 'other', 'other'],
   ])('%s → %s %s', (path, protocol, endpoint) => {
-    expect(routeLabels(path)).toEqual({ protocol, endpoint });
+    expect(routeLabels(path)).toMatchObject({ protocol, endpoint });
+  });
+
+  it.each([
+    ['/v1/chat/completions', '/v1/chat/completions'],
+    ['/v1/models/gpt-4o', '/v1/models/{model}'],
+    ['/v1/responses/resp_123/input_items', '/v1/responses/{id}/input_items'],
+    ['/v1beta/models/gemini-2.5-flash:streamGenerateContent', '/v1beta/models/{model}:streamGenerateContent'],
+    ['/v1/models/gemini-2.5-flash:generateContent', '/v1/models/{model}:generateContent'],
+    ['/admin/channels/ch_1/health', '/admin/*'],
+    ['/wp-login.php', null],
+  ])('%s has the route template %s', (path, route) => {
+    expect(routeLabels(path).route).toBe(route);
   });
 });
