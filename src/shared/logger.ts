@@ -10,7 +10,26 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
+/**
+ * Standard output, written once per event-loop turn: the lines logged during a turn (an access-log line per request
+ * under load) go out in one write instead of one blocking write each. What is pending when the process exits is
+ * written then; a SIGKILL loses at most the current turn's lines.
+ */
+const batchedStdout = ((): ((line: string) => void) => {
+  let pending: string[] = [];
+  const flush = (): void => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    process.stdout.write(text);
+  };
+  process.once('exit', flush);
+  return (line) => {
+    if (pending.push(line) === 1) setImmediate(flush);
+  };
+})();
+
+export function createLogger(level: LogLevel = 'info', write: (line: string) => void = batchedStdout): Logger {
   const threshold = LEVEL_ORDER[level];
   const log = (at: LogLevel, message: string, fields?: Record<string, unknown>): void => {
     if (LEVEL_ORDER[at] < threshold) return;
