@@ -115,7 +115,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     });
     if (amount > amountNano) amountNano = amount;
   }
-  meter.reservation = await ledger.reserve({
+  const reservation = await ledger.reserve({
     accountId: account.id,
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
@@ -124,6 +124,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     amountNano,
     entryId: newId('led', meter.createdAt),
   });
+  meter.holdMoney(reservation);
   try {
     return await admitLimits(dependencies, request, subscriptions[0] ?? null);
   } catch (error) {
@@ -137,7 +138,8 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const { limiter, clock } = dependencies;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
   // Concurrency first, so a request refused for it takes nothing from the rate windows.
-  meter.lease = await acquireConcurrency(limiter, key, account, accountLimits.concurrency.value);
+  const lease = await acquireConcurrency(limiter, key, account, accountLimits.concurrency.value);
+  if (lease !== null) meter.holdSlot(lease);
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
@@ -171,7 +173,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   if (requests.length > 0) {
     const decision = await limiter.consume(requests, now);
     if (!decision.allowed) {
-      meter.lease?.release();
+      meter.releaseSlot();
       throw rateLimitRefusal(decision);
     }
     if (tokenCharges.length > 0) meter.chargeTokens(tokenCharges, now);

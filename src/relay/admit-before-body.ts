@@ -41,5 +41,5 @@ export async function admitBeforeBody(dependencies: AdmissionDependencies & { ca
   const now = dependencies.clock.now();
   const decision = await dependencies.limiter.consume(rules.map((rule) => ({ rule, cost: 1 })), now);
   if (!decision.allowed) throw rateLimitRefusal(decision);
-  meter.requestCharge = { rules, states: decision.states, chargedAt: now, admitted: false };
+  meter.countedBeforeBody({ rules, states: decision.states, chargedAt: now, admitted: false });
 }

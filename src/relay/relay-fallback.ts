@@ -41,8 +41,7 @@ export async function relayModelChain(dependencies: RelayDependencies, request: 
   let failure: unknown = null;
   for (const [index, step] of steps.entries()) {
     const last = index === steps.length - 1;
-    meter.model = step.model;
-    meter.modelId = step.name;
+    meter.pricedAs(step.model, step.name);
     let routes: readonly ChannelRoute[];
     try {
       routes = await step.routes();

@@ -68,19 +68,17 @@ export class RequestMeter {
   /** The channels tried, in order; the usage row keeps them, the last as the request's channel. */
   readonly #attemptedChannels: string[] = [];
   ttfbMs: number | null = null;
-  model: Model | null = null;
-  modelId: string | null = null;
-  stream = false;
-  /** Local estimate of the prompt, billed only when a cut stream never reported usage. */
-  promptTokensEstimate = 0;
+  #model: Model | null = null;
+  #modelId: string | null = null;
+  #stream = false;
+  #promptTokensEstimate = 0;
   /** What was taken from each token window (admission's and the answering channel's), corrected by the real usage at the end. */
   #tokenCharge: { rules: TokenCharge[]; chargedAt: number } | null = null;
-  /** Requests counted before the body was read; admission does not count these rules again. */
-  requestCharge: RequestCharge | null = null;
+  #requestCharge: RequestCharge | null = null;
   /** The concurrency slot, released by `finish`: on completion, caller abort and upstream failure alike. */
-  lease: ConcurrencyLease | null = null;
+  #lease: ConcurrencyLease | null = null;
   /** The money held by admission, settled to the real cost by `finish` (released when nothing is billed). */
-  reservation: Reservation | null = null;
+  #reservation: Reservation | null = null;
   /** What the request was billed, once finished. */
   costNano: NanoUsd = 0n;
   /** Set when the answer came from the response cache: the share of the answer's cost billed, in basis points. */
@@ -106,6 +104,69 @@ export class RequestMeter {
     this.createdAt = dependencies.clock.now();
     this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
     this.observation?.meterStarted();
+  }
+
+  /** The model the answer is priced at (null until the request's model is known). */
+  get model(): Model | null {
+    return this.#model;
+  }
+
+  /** The model name the usage row keeps: as the caller (or the fallback chain) named it. */
+  get modelId(): string | null {
+    return this.#modelId;
+  }
+
+  get stream(): boolean {
+    return this.#stream;
+  }
+
+  /** Local estimate of the prompt, billed only when a cut stream never reported usage. */
+  get promptTokensEstimate(): number {
+    return this.#promptTokensEstimate;
+  }
+
+  /** Requests counted before the body was read; admission does not count these rules again. */
+  get requestCharge(): RequestCharge | null {
+    return this.#requestCharge;
+  }
+
+  /** What the body says of the request: streamed or not, and the local estimate of its prompt. */
+  expect(shape: { stream?: boolean; promptTokens: number }): void {
+    if (shape.stream !== undefined) this.#stream = shape.stream;
+    this.#promptTokensEstimate = shape.promptTokens;
+  }
+
+  /** The model name the request gave, kept by the usage row even when the catalog has no such model. */
+  named(modelId: string): void {
+    this.#modelId = modelId;
+  }
+
+  /** The model that answers, priced at its own prices, under the name the usage row keeps. */
+  pricedAs(model: Model, name: string): void {
+    this.#model = model;
+    this.#modelId = name;
+  }
+
+  /** Admission counted the request in rate windows before its body was read. */
+  countedBeforeBody(charge: RequestCharge): void {
+    this.#requestCharge = charge;
+  }
+
+  /** Admission held money for the request: `finish` settles it to the real cost. */
+  holdMoney(reservation: Reservation): void {
+    this.#reservation = reservation;
+  }
+
+  /** Admission took a concurrency slot: `finish` (or `releaseSlot`) gives it back. */
+  holdSlot(lease: ConcurrencyLease): void {
+    this.#lease = lease;
+  }
+
+  /** Gives the concurrency slot back early (admission refused the request after taking it). */
+  releaseSlot(): void {
+    const lease = this.#lease;
+    this.#lease = null;
+    lease?.release();
   }
 
   /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
@@ -137,9 +198,9 @@ export class RequestMeter {
 
   /** Gives the money hold back without billing (admission refused the request after reserving). */
   releaseReservation(): void {
-    const reservation = this.reservation;
+    const reservation = this.#reservation;
     if (reservation === null) return;
-    this.reservation = null;
+    this.#reservation = null;
     this.dependencies.ledger.settle(reservation, { costNano: 0n, requestId: this.requestId, createdAt: this.dependencies.clock.now() });
   }
 
@@ -159,8 +220,8 @@ export class RequestMeter {
   quote(outcome: Pick<RequestOutcome, 'usage' | 'billable'>): NanoUsd {
     const usage = outcome.usage ?? null;
     const billable = outcome.billable;
-    if (this.model === null || (usage === null && billable === undefined)) return 0n;
-    const cost = computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
+    if (this.#model === null || (usage === null && billable === undefined)) return 0n;
+    const cost = computeCost(this.#model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
     return this.#cacheHitBasisPoints === null ? cost : (cost * BigInt(this.#cacheHitBasisPoints)) / BASIS_POINTS;
   }
 
@@ -192,7 +253,7 @@ export class RequestMeter {
    * is charged at it (with a usage row coded `instance_stopped`) instead of its hold being released.
    */
   trackStream(usage: () => Promise<Usage | null>): void {
-    const reservation = this.reservation;
+    const reservation = this.#reservation;
     if (reservation === null || this.#finished) return;
     this.#tracked = true;
     this.dependencies.ledger.checkpoints.track(this.requestId, reservation, async () => {
@@ -206,7 +267,7 @@ export class RequestMeter {
   finish(outcome: RequestOutcome): NanoUsd {
     if (this.#finished) return 0n;
     this.#finished = true;
-    this.lease?.release();
+    this.releaseSlot();
     const usage = outcome.usage ?? null;
     const cost = this.quote(outcome);
     this.costNano = cost;
@@ -221,13 +282,13 @@ export class RequestMeter {
         limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
       }
     }
-    if (this.requestCharge !== null && !this.requestCharge.admitted) {
-      const { rules, chargedAt } = this.requestCharge;
+    if (this.#requestCharge !== null && !this.#requestCharge.admitted) {
+      const { rules, chargedAt } = this.#requestCharge;
       for (const rule of rules) limiter.adjust(rule, -1, chargedAt).catch((error: unknown) => logger.warn('request limit refund failed', describeError(error)));
     }
     // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
-    const reservation = this.reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
-    this.reservation = null;
+    const reservation = this.#reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
+    this.#reservation = null;
     const checkpointed = this.#tracked && ledger.checkpoints.finish(this.requestId);
     if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed });
     const row = this.#usageRow(outcome, usage, cost);

@@ -83,8 +83,7 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const duration = await estimateAudioSeconds(file.path, file.size);
     const boundSeconds = duration.exact ? duration.seconds : file.size / BOUND_BYTES_PER_SECOND;
     const promptTokens = estimateTextTokens(form.field('prompt') ?? '');
-    call.meter.promptTokensEstimate = promptTokens;
-    call.meter.stream = stream;
+    call.meter.expect({ stream, promptTokens });
     const headers = await call.admit({
       model,
       estimatedTokens: promptTokens,
@@ -145,8 +144,7 @@ export function speechRoute(services: GatewayServices): RouteHandler {
     }
     const { model, routes } = resolveMediaModel(call, modelId, 'audio', 'POST /v1/audio/speech');
     const promptTokens = estimateTextTokens(input);
-    call.meter.promptTokensEstimate = promptTokens;
-    call.meter.stream = true;
+    call.meter.expect({ stream: true, promptTokens });
     const headers = await call.admit({
       model,
       estimatedTokens: promptTokens,

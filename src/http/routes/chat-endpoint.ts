@@ -73,7 +73,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const requested = takeRequestedModels(context, endpoint.protocol, body);
     const preference = callerPreference(context, endpoint.protocol, body);
     const envelope = endpoint.readEnvelope(context, body);
-    meter.stream = envelope.stream;
+    meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {
       key: call.key,
       meter,
@@ -90,7 +90,6 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       },
     });
     const { model } = chain;
-    meter.promptTokensEstimate = envelope.promptTokensEstimate;
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
     const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels });

@@ -39,7 +39,7 @@ function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint
     const { request, encode } = endpoint.decode(context, body);
     const { model, routes } = resolveModel(services, meter, request.model);
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
-    meter.promptTokensEstimate = estimate;
+    meter.expect({ promptTokens: estimate });
     const rateLimitHeaders = await call.admit({ model, estimatedTokens: estimate });
     const result = await relayUnary(call.relay, call.sink, meter, routes, {
       request(adapter, route, credential) {

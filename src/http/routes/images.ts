@@ -34,7 +34,7 @@ function tokens(input: number, output: number): Usage {
 }
 
 async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number): Promise<Record<string, string>> {
-  call.meter.promptTokensEstimate = promptTokens;
+  call.meter.expect({ promptTokens });
   return call.admit({
     model,
     estimatedTokens: promptTokens,
