@@ -362,6 +362,8 @@ export interface UsageDailyTotal {
   /** Start of the UTC day, epoch ms. */
   day: number;
   model: string | null;
+  /** The key the requests were made with (null: rows written without one). */
+  keyId: string | null;
   requests: number;
   errors: number;
   inputTokens: number;

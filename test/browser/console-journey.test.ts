@@ -193,7 +193,12 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   expect(await page.getByTestId('usage-charts').textContent()).toContain(CHAT_MODEL);
   expect(await page.getByTestId('balance').textContent()).toMatch(/^\$[45]\.\d\d$/);
   expect(await page.getByTestId('spend-today').textContent()).toMatch(/^\$0\.0\d*[1-9]\d*$/);
+  // Spend per key over the period: the key used above has a row, with the model it called.
+  const spendByKey = page.getByTestId('spend-by-key');
+  await expect.poll(() => spendByKey.locator('tbody tr').allTextContents()).toContainEqual(expect.stringContaining(CHAT_MODEL));
   await screenshot(fixture, page, 'usage');
+  await page.getByRole('heading', { name: 'Spend by key' }).scrollIntoViewIfNeeded();
+  await screenshot(fixture, page, 'usage-spend-by-key');
 
   // The CSV export answers the same rows.
   step.name = 'The CSV export answers the same rows';

@@ -147,12 +147,15 @@ function describeConsoleStorage(name: string, openUrl: () => Promise<{ url: stri
         makeUsageLog({ accountId: account.id, model: 'm1', status: 429, promptTokens: 0, completionTokens: 0, costNano: 0n, createdAt: day0 + DAY + 5 }),
         makeUsageLog({ accountId: stranger.id, model: 'm1', status: 200, promptTokens: 99, completionTokens: 99, costNano: 999n, createdAt: day0 + 3 }),
         makeUsageLog({ accountId: account.id, model: 'm1', status: 200, promptTokens: 1, completionTokens: 1, costNano: 1n, createdAt: day0 + 3 * DAY }),
+        makeUsageLog({ accountId: account.id, keyId: 'key_second', model: 'm1', status: 200, promptTokens: 4, completionTokens: 2, costNano: 30n, createdAt: day0 + 4 }),
       ]);
       const totals = await b.usage.dailyTotals({ accountId: account.id, from: day0, to: day0 + 2 * DAY });
       expect(totals).toEqual([
-        { day: day0, model: 'm1', requests: 2, errors: 1, inputTokens: 13, outputTokens: 5, costNano: 100n },
-        { day: day0, model: 'm2', requests: 1, errors: 0, inputTokens: 7, outputTokens: 1, costNano: 50n },
-        { day: day0 + DAY, model: 'm1', requests: 1, errors: 1, inputTokens: 0, outputTokens: 0, costNano: 0n },
+        // Per key too: spend reports sum these per key, per model or per day.
+        { day: day0, model: 'm1', keyId: null, requests: 2, errors: 1, inputTokens: 13, outputTokens: 5, costNano: 100n },
+        { day: day0, model: 'm1', keyId: 'key_second', requests: 1, errors: 0, inputTokens: 4, outputTokens: 2, costNano: 30n },
+        { day: day0, model: 'm2', keyId: null, requests: 1, errors: 0, inputTokens: 7, outputTokens: 1, costNano: 50n },
+        { day: day0 + DAY, model: 'm1', keyId: null, requests: 1, errors: 1, inputTokens: 0, outputTokens: 0, costNano: 0n },
       ]);
     });
   });

@@ -104,6 +104,7 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
       data: totals.map((total) => ({
         date: new Date(total.day).toISOString().slice(0, 10),
         model: total.model,
+        key_id: total.keyId,
         requests: total.requests,
         errors: total.errors,
         input_tokens: total.inputTokens,

@@ -163,6 +163,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
         .select([
           day.as('day'),
           'model',
+          'key_id',
           (eb) => eb.fn.countAll().as('requests'),
           sql<number | bigint | string>`sum(case when status >= 400 then 1 else 0 end)`.as('errors'),
           sql<number | bigint | string>`coalesce(sum(prompt_tokens), 0)`.as('input_tokens'),
@@ -172,13 +173,15 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
         .where('account_id', '=', filter.accountId)
         .where('created_at', '>=', filter.from)
         .where('created_at', '<=', filter.to)
-        .groupBy([day, 'model'])
+        .groupBy([day, 'model', 'key_id'])
         .orderBy(day)
         .orderBy('model')
+        .orderBy(sql`coalesce(key_id, '')`)
         .execute();
       return rows.map((row) => ({
         day: toNumber(row.day) * DAY_MS,
         model: row.model,
+        keyId: row.key_id,
         requests: toNumber(row.requests),
         errors: toNumber(row.errors),
         inputTokens: toNumber(row.input_tokens),

@@ -195,13 +195,33 @@ describe('usage', () => {
     for (const id of ids) expect(lines.some((line) => line.includes(id))).toBe(true);
   });
 
-  it('sums spend, tokens, requests and errors per day and model, and gives the overview', async () => {
+  it('sums spend, tokens, requests and errors per day, model and key, and gives the overview', async () => {
     await flushWrites(setup.gateway);
-    const daily = await user.client.request<{ data: Array<{ date: string; model: string; requests: number; errors: number; input_tokens: number; output_tokens: number; cost_usd: number }> }>('GET', '/api/usage/daily');
+    type Daily = { date: string; model: string; key_id: string | null; requests: number; errors: number; input_tokens: number; output_tokens: number; cost_usd: number };
+    const answer = await user.client.request<{ data: Daily[] }>('GET', '/api/usage/daily');
+    expect(answer.status, answer.text).toBe(200);
+    // One row per day, model and key: summed per day and model here, as the charts do.
+    const perModel = new Map<string, Daily>();
+    for (const row of answer.body.data) {
+      const sum = perModel.get(`${row.date} ${row.model}`);
+      perModel.set(`${row.date} ${row.model}`, sum === undefined ? { ...row } : {
+        ...sum, requests: sum.requests + row.requests, errors: sum.errors + row.errors, input_tokens: sum.input_tokens + row.input_tokens,
+        output_tokens: sum.output_tokens + row.output_tokens, cost_usd: sum.cost_usd + row.cost_usd,
+      });
+    }
+    const daily = { status: answer.status, text: answer.text, body: { data: [...perModel.values()] } };
     expect(daily.status, daily.text).toBe(200);
     const today = new Date().toISOString().slice(0, 10);
     // The daily totals agree with the log's own rows.
-    const rows = await user.client.request<{ data: Array<{ model: string; status: number; prompt_tokens: number; completion_tokens: number; cost_usd: number }> }>('GET', '/api/usage?limit=200');
+    const rows = await user.client.request<{ data: Array<{ model: string; key_id: string | null; status: number; prompt_tokens: number; completion_tokens: number; cost_usd: number }> }>('GET', '/api/usage?limit=200');
+    const keyIds = new Set(rows.body.data.map((row) => row.key_id));
+    expect(keyIds.size).toBeGreaterThan(0);
+    for (const keyId of keyIds) {
+      const own = rows.body.data.filter((row) => row.key_id === keyId);
+      const days = answer.body.data.filter((row) => row.key_id === keyId);
+      expect(days.reduce((sum, row) => sum + row.requests, 0), `requests of key ${keyId}`).toBe(own.length);
+      expect(days.reduce((sum, row) => sum + row.cost_usd, 0)).toBeCloseTo(own.reduce((sum, row) => sum + row.cost_usd, 0), 9);
+    }
     for (const model of ['house-model', 'other-model']) {
       const own = rows.body.data.filter((row) => row.model === model);
       const total = daily.body.data.find((row) => row.date === today && row.model === model);

@@ -127,6 +127,7 @@ export interface UsageRow {
 export interface DailyUsage {
   date: string;
   model: string;
+  key_id: string | null;
   requests: number;
   errors: number;
   input_tokens: number;

@@ -10,6 +10,7 @@ import { useKeys, useModels } from '../keys/key-queries';
 import { OverviewStrip } from './overview-strip';
 import { UsageCharts } from './usage-charts';
 import { UsageTable } from './usage-table';
+import { SpendByKey } from './spend-by-key';
 import { filterQuery, useDailyUsage, useUsageRows, type UsageFilters } from './usage-queries';
 
 const statusOptions = [
@@ -74,6 +75,11 @@ export function UsagePage() {
         {daily.isError ? <Alert tone="error">{errorMessage(daily.error)}</Alert> : null}
         {daily.data === undefined ? null : <UsageCharts rows={daily.data.data} />}
       </Card>
+      {daily.data === undefined ? null : (
+        <Card title="Spend by key">
+          <SpendByKey rows={daily.data.data} keys={keys.data?.data ?? []} />
+        </Card>
+      )}
       <Card title="Requests">
         {rows.isPending ? <Loading /> : null}
         {rows.isError ? <Alert tone="error">{errorMessage(rows.error)}</Alert> : null}

@@ -1,0 +1,55 @@
+import type { ApiKey, DailyUsage } from '../../api/types';
+import { formatCost, formatInteger } from '../../format/format';
+
+interface KeySpend {
+  keyId: string | null;
+  requests: number;
+  tokens: number;
+  cost: number;
+  models: Set<string>;
+}
+
+/** The period's daily totals summed per key, dearest first. */
+function spendPerKey(rows: DailyUsage[]): KeySpend[] {
+  const byKey = new Map<string | null, KeySpend>();
+  for (const row of rows) {
+    const spend = byKey.get(row.key_id) ?? { keyId: row.key_id, requests: 0, tokens: 0, cost: 0, models: new Set<string>() };
+    spend.requests += row.requests;
+    spend.tokens += row.input_tokens + row.output_tokens;
+    spend.cost += row.cost_usd;
+    if (row.model !== null) spend.models.add(row.model);
+    byKey.set(row.key_id, spend);
+  }
+  return [...byKey.values()].sort((a, b) => b.cost - a.cost || b.requests - a.requests);
+}
+
+/** What each key spent over the charts' period, from the same daily totals. */
+export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] }) {
+  const spends = spendPerKey(rows);
+  if (spends.length === 0) return <p className="empty">No spend in this period yet.</p>;
+  const keyNames = new Map(keys.map((key) => [key.id, `${key.name} (${key.hint})`]));
+  return (
+    <div className="table-scroll">
+      <table className="table" data-testid="spend-by-key">
+        <caption className="visually-hidden">Spend per key over the period, dearest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th><th scope="col">Models</th><th scope="col" className="numeric">Requests</th>
+            <th scope="col" className="numeric">Tokens</th><th scope="col" className="numeric">Spend</th>
+          </tr>
+        </thead>
+        <tbody>
+          {spends.map((spend) => (
+            <tr key={spend.keyId ?? 'none'}>
+              <th scope="row">{spend.keyId === null ? 'No key' : keyNames.get(spend.keyId) ?? spend.keyId}</th>
+              <td className="mono">{[...spend.models].sort().join(', ')}</td>
+              <td className="numeric">{formatInteger(spend.requests)}</td>
+              <td className="numeric">{formatInteger(spend.tokens)}</td>
+              <td className="numeric">{formatCost(spend.cost)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
