@@ -25,9 +25,11 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
       'models:',
       '  - { id: fleet-chat, pricing: { input_per_mtok: 1000, output_per_mtok: 1000 } }',
       '  - { id: fleet-stream, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
+      '  - { id: fleet-slow, pricing: { input_per_mtok: 1, output_per_mtok: 1 } }',
       'channels:',
       '  - { name: fleet-chat, type: simulator, models: [fleet-chat], settings: { output_tokens: 4, latency_ms: 20 } }',
       '  - { name: fleet-stream, type: simulator, models: [fleet-stream], settings: { output_tokens: 12, chunk_delay_ms: 60 } }',
+      '  - { name: fleet-slow, type: simulator, models: [fleet-slow], settings: { output_tokens: 12, chunk_delay_ms: 250 } }',
     ], { DRAIN_SECONDS: String(DRAIN_SECONDS) });
   }, 90_000);
 
@@ -39,11 +41,11 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
   const admin = <T = Record<string, unknown>>(method: string, route: string, body?: unknown): Promise<HttpAnswer<T>> =>
     call<T>(fleet.nginx.apiUrl, method, route, { token: fleet.cluster.adminToken, ...(body === undefined ? {} : { body }) });
 
-  async function newAccount(credit: number): Promise<{ accountId: string; key: string; keyId: string }> {
+  async function newAccount(credit: number, keyLimits: Record<string, number> = {}): Promise<{ accountId: string; key: string; keyId: string }> {
     const account = await admin<{ id: string }>('POST', '/admin/accounts', { email: `fleet-${randomBytes(5).toString('hex')}@example.com` });
     expect(account.status, account.text).toBe(201);
     expect((await admin('POST', `/admin/accounts/${account.body.id}/credits`, { amount_usd: credit })).status).toBe(200);
-    const key = await admin<{ id: string; key: string }>('POST', `/admin/accounts/${account.body.id}/keys`, {});
+    const key = await admin<{ id: string; key: string }>('POST', `/admin/accounts/${account.body.id}/keys`, keyLimits);
     expect(key.status, key.text).toBe(201);
     return { accountId: account.body.id, key: key.body.key, keyId: key.body.id };
   }
@@ -90,6 +92,39 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
     }, 5000, 'usage rows written');
     const rowIds = await rowIdsNow();
     for (const entry of usage) expect(rowIds.has(entry.request_id ?? ''), `usage row of ${entry.request_id}`).toBe(true);
+  });
+
+  it('holds a key to its RPM, TPM and concurrency exactly across the three instances', async () => {
+    const streamed = (key: string, maxTokens: number): Promise<number> =>
+      fetch(`${fleet.nginx.apiUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'fleet-slow', stream: true, max_tokens: maxTokens, messages: [{ role: 'user', content: 'count' }] }),
+        signal: AbortSignal.timeout(20_000),
+      }).then(async (response) => (await response.text(), response.status));
+    const spread = async (): Promise<number[]> => Promise.all(fleet.instances.map((instance) => servedChats(instance.url)));
+    const count = (statuses: number[], status: number): number => statuses.filter((each) => each === status).length;
+
+    // 30 requests at once, spread by nginx over three instances, against one minute window of 10.
+    const rpm = await newAccount(5, { rpm: 10 });
+    const before = await spread();
+    const rpmStatuses = (await Promise.all(Array.from({ length: 30 }, () => chat(fleet.nginx.apiUrl, rpm.key)))).map((answer) => answer.status);
+    expect(count(rpmStatuses, 200), JSON.stringify(rpmStatuses)).toBe(10);
+    expect(count(rpmStatuses, 429)).toBe(20);
+    const after = await spread();
+    expect(after.filter((served, index) => served > (before[index] ?? 0)).length, 'more than one instance served the window').toBeGreaterThan(1);
+
+    // Streams of about 3 s, 12 at once: two slots for the key.
+    const concurrency = await newAccount(5, { concurrency: 2 });
+    const concurrencyStatuses = await Promise.all(Array.from({ length: 12 }, () => streamed(concurrency.key, 16)));
+    expect(count(concurrencyStatuses, 200), JSON.stringify(concurrencyStatuses)).toBe(2);
+    expect(count(concurrencyStatuses, 429)).toBe(10);
+
+    // Each stream is charged its prompt estimate plus 1,000 tokens of output cap until it ends: 3 fit in 3,500.
+    const tpm = await newAccount(5, { tpm: 3500 });
+    const tpmStatuses = await Promise.all(Array.from({ length: 12 }, () => streamed(tpm.key, 1000)));
+    expect(count(tpmStatuses, 200), JSON.stringify(tpmStatuses)).toBe(3);
+    expect(count(tpmStatuses, 429)).toBe(9);
   });
 
   it('has an admin change in effect on every instance by the time the admin call returns', async () => {
