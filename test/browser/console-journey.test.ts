@@ -171,6 +171,12 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   await page.getByRole('button', { name: 'Enable ci journey' }).click();
   await page.getByRole('row', { name: /ci journey/ }).getByText('Enabled').waitFor();
   expect((await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'enabled again' }], max_tokens: 5 })).choices).toHaveLength(1);
+  // Asked twice with the response cache on: the second answer comes from the cache, and the usage log says so.
+  const cached = { headers: { 'x-gateway-cache': 'on' } };
+  const original = await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'same question' }], max_tokens: 5 }, cached);
+  const repeat = await client.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'same question' }], max_tokens: 5 }, cached).withResponse();
+  expect(repeat.response.headers.get('x-gateway-cache')).toBe('hit');
+  expect(repeat.data.choices[0]?.message.content).toBe(original.choices[0]?.message.content);
   await flushWrites(fixture.gateway);
 
   // The call is in the usage table and the charts; the balance is at the top.
@@ -179,6 +185,7 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   const usageTable = page.getByTestId('usage-table');
   await usageTable.getByRole('cell', { name: new RegExp(CHAT_MODEL) }).first().waitFor();
   expect(await usageTable.textContent()).toContain('ci journey');
+  expect(await usageTable.textContent()).toContain('from cache');
   expect(await usageTable.textContent()).toContain('200');
   // Filtered by status, only refused calls are left (the model outside the allowlist among them).
   await page.getByLabel('Status').selectOption('403');

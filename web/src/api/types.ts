@@ -115,6 +115,8 @@ export interface UsageRow {
   stream: boolean;
   status: number;
   error_code: string | null;
+  /** Answered from the response cache (no upstream call; billed at the model's hit price). */
+  cache_hit: boolean;
   prompt_tokens: number | null;
   completion_tokens: number | null;
   total_tokens: number | null;

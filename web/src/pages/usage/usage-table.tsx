@@ -4,7 +4,12 @@ import { Badge } from '../../ui/feedback';
 
 function StatusBadge({ row }: { row: UsageRow }) {
   const ok = row.status >= 200 && row.status < 300;
-  return <Badge tone={ok ? 'success' : row.status === 499 ? 'neutral' : 'danger'}>{row.status}{row.error_code == null ? '' : ` ${row.error_code}`}</Badge>;
+  return (
+    <>
+      <Badge tone={ok ? 'success' : row.status === 499 ? 'neutral' : 'danger'}>{row.status}{row.error_code == null ? '' : ` ${row.error_code}`}</Badge>
+      {row.cache_hit ? <span className="key-meta">from cache</span> : null}
+    </>
+  );
 }
 
 export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] }) {
