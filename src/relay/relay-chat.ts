@@ -10,7 +10,7 @@ import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upst
 import { answerNamingModel, passThroughBody } from './pass-through-body.js';
 import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
-import type { ResponseSink } from './response-sink.js';
+import type { AnswerStream, ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -183,6 +183,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   const promptTokens = memoized(() => localPromptTokens(request));
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
   meter.trackStream(settle);
+  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
@@ -220,31 +221,11 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     }
     const rest = splitter.flush();
     const tail = [...(held ?? []), ...(rest !== null && observer.observe(rest) ? [rest] : [])];
-    // Usage is settled before the caller's stream ends, so the usage row exists once the caller has the whole answer.
-    const usage = await settle();
-    client.end(tail.length === 0 ? undefined : Buffer.concat(tail));
     // A stream the upstream closed with its own failure event reached the caller as is; the usage row says it failed.
     const failed = observer.failure?.() ?? null;
-    meter.finish({ status: failed === null ? 200 : 502, errorCode: failed === null ? null : 'upstream_error', usage });
-    if (failed === null) recorder?.complete();
-    return SUCCESS;
+    return await endStream(stream, tail.length === 0 ? undefined : Buffer.concat(tail), failed === null ? null : { status: 502, code: 'upstream_error' });
   } catch (error) {
-    response.discard();
-    if (signal.aborted) return aborted(request, await settle());
-    const failureClass = failureClassOf(error, true);
-    if (!client.started) return { kind: 'retry', failureClass };
-    if (observer.completed()) {
-      // The answer's end already reached the caller: close its stream normally.
-      const usage = await settle();
-      client.end();
-      meter.finish({ status: 200, usage });
-      return SUCCESS;
-    }
-    const failure = upstreamFailureError(failureClass);
-    const usage = await settle();
-    client.end(codec.encodeStreamError(failure, { sse: request.sse }));
-    meter.finish({ status: failure.status, errorCode: failure.code, usage });
-    return { kind: 'broken', failureClass };
+    return await breakOffStream(stream, error, observer.completed() ? undefined : null);
   }
 }
 
@@ -333,6 +314,7 @@ async function relayTranslated(
     promptTokens,
   });
   meter.trackStream(settle);
+  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode };
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (!accepted && part.type !== 'error') accepted = true;
@@ -370,28 +352,60 @@ async function relayTranslated(
       }
       await client.write(encoded);
     }
-    const billed = await settle();
-    client.end((held ?? '') + encoder.end());
-    meter.finish({ status: streamError?.status ?? 200, errorCode: streamError?.code ?? successCode, usage: billed });
-    if (streamError === null) recorder?.complete();
-    return streamError === null ? SUCCESS : { kind: 'broken', failureClass: 'stream_error' };
+    const ended = await endStream(stream, (held ?? '') + encoder.end(), streamError);
+    return streamError === null ? ended : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
-    response.discard();
-    if (signal.aborted) return aborted(request, await settle());
-    const failureClass = failureClassOf(error, true);
-    if (!client.started) return { kind: 'retry', failureClass };
-    if (finished) {
-      const billed = await settle();
-      client.end(encoder.end());
-      meter.finish({ status: 200, errorCode: successCode, usage: billed });
-      return SUCCESS;
-    }
-    const failure = upstreamFailureError(failureClass);
-    const billed = await settle();
-    client.end(codec.encodeStreamError(failure, { sse: request.sse }));
-    meter.finish({ status: failure.status, errorCode: failure.code, usage: billed });
-    return { kind: 'broken', failureClass };
+    return await breakOffStream(stream, error, finished ? encoder.end() : null);
   }
+}
+
+/** A chat stream opened to the caller, on either path: what its end needs. */
+interface OpenStream {
+  request: ChatRelayRequest;
+  response: UpstreamResponse;
+  client: AnswerStream;
+  signal: AbortSignal;
+  /** What the stream is billed if it ends now (see delivered-usage.ts). */
+  settle: () => Promise<Usage | null>;
+  recorder: AnswerRecorder | null;
+  /** The usage row's code for an answer that succeeded (e.g. a hosted tool dropped), or null. */
+  successCode: string | null;
+}
+
+/**
+ * The upstream's stream ended: the caller's stream ends with `tail`, and the request settles with what it is billed
+ * (settled before the caller's stream ends, so its usage row exists once the caller has the whole answer). `failed`
+ * is an upstream failure that already reached the caller in-band.
+ */
+async function endStream(stream: OpenStream, tail: string | Buffer | undefined, failed: { status: number; code: string } | null): Promise<RelayResult> {
+  const usage = await stream.settle();
+  stream.client.end(tail);
+  stream.request.meter.finish({ status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage });
+  if (failed === null) stream.recorder?.complete();
+  return SUCCESS;
+}
+
+/**
+ * The upstream's stream failed (or the caller left) part-way: the caller leaving settles what was delivered; before
+ * the first byte the next channel may try; after the answer's end reached the caller (`closing` is then what closes
+ * its stream) it ends normally; otherwise the caller's stream ends with an error event in its family's format.
+ */
+async function breakOffStream(stream: OpenStream, error: unknown, closing: string | Buffer | undefined | null): Promise<RelayResult> {
+  const { request, client } = stream;
+  stream.response.discard();
+  if (stream.signal.aborted) return aborted(request, await stream.settle());
+  const failureClass = failureClassOf(error, true);
+  if (!client.started) return { kind: 'retry', failureClass };
+  const usage = await stream.settle();
+  if (closing !== null) {
+    client.end(closing);
+    request.meter.finish({ status: 200, errorCode: stream.successCode, usage });
+    return SUCCESS;
+  }
+  const failure = upstreamFailureError(failureClass);
+  client.end(request.codec.encodeStreamError(failure, { sse: request.sse }));
+  request.meter.finish({ status: failure.status, errorCode: failure.code, usage });
+  return { kind: 'broken', failureClass };
 }
 
 function aborted(request: ChatRelayRequest, usage: Usage | null = null): RelayResult {
