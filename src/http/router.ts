@@ -14,7 +14,7 @@ export type RouteMatch =
   | { kind: 'malformed-path' };
 
 /** Turns `/v1/models/:model` into a RegExp with named groups; a pattern may also be given as a RegExp. */
-function compile(pattern: string): RegExp {
+export function compilePath(pattern: string): RegExp {
   const source = pattern
     .split('/')
     .map((segment) => (segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
@@ -33,7 +33,7 @@ export class Router {
       if (byMethod === undefined) this.#static.set(pattern, (byMethod = new Map()));
       byMethod.set(method, handler);
     } else {
-      this.#patterns.push({ method, pattern: typeof pattern === 'string' ? compile(pattern) : pattern, handler });
+      this.#patterns.push({ method, pattern: typeof pattern === 'string' ? compilePath(pattern) : pattern, handler });
     }
     return this;
   }

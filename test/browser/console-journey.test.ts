@@ -206,6 +206,14 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   await screenshot(fixture, page, 'usage');
   await page.getByRole('heading', { name: 'Spend by key' }).scrollIntoViewIfNeeded();
   await screenshot(fixture, page, 'usage-spend-by-key');
+  // The same page with data on a phone in dark mode: wide tables scroll inside their cards, never the page.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('heading', { name: 'Spend by key' }).scrollIntoViewIfNeeded();
+  expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+  await screenshot(fixture, page, 'usage-spend-by-key-phone-dark');
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // The CSV export answers the same rows.
   step.name = 'The CSV export answers the same rows';

@@ -1,6 +1,7 @@
 import { anthropicFamily, geminiFamily, openAIFamily, type ClientFamily } from '../../codecs/families.js';
 import type { GatewayServices } from '../../services.js';
 import type { RouteHandler } from '../request-context.js';
+import { compilePath } from '../router.js';
 import { speechRoute, transcriptionsRoute, translationsRoute } from './audio.js';
 import { chatRoute } from './chat-endpoint.js';
 import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './chat-endpoints.js';
@@ -97,12 +98,6 @@ const OTHER = label('other', 'other', null);
 /** A string path's template: `:name` segments become `{name}`. */
 const templateOf = (path: string): string => path.replace(/\/:([^/]+)/g, '/{$1}');
 
-/** Turns `/v1/models/:model` into the pattern the router also builds for it. */
-function patternOf(path: string | RegExp): RegExp {
-  if (typeof path !== 'string') return path;
-  return new RegExp(`^${path.split('/').map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`);
-}
-
 /**
  * The metric labels of a path, from the route table: a fixed path by one map lookup, a patterned one by the first
  * pattern it matches; /admin/* and /metrics are the admin API's, and any other path shares one label so junk
@@ -118,7 +113,7 @@ export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => Ro
       exact.set(route.path, label(protocol, route.endpoint, route.path));
       continue;
     }
-    const pattern = patternOf(route.path);
+    const pattern = typeof route.path === 'string' ? compilePath(route.path) : route.path;
     if (patterned.some((entry) => entry.pattern.source === pattern.source)) continue;
     const labels = label(protocol, route.endpoint, typeof route.path === 'string' ? templateOf(route.path) : `/v1beta/models/{model}:${route.endpoint}`);
     const v1Labels = typeof route.path === 'string' ? labels : label(protocol, route.endpoint, `/v1/models/{model}:${route.endpoint}`);
