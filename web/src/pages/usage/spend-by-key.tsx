@@ -23,10 +23,9 @@ function spendPerKey(rows: DailyUsage[]): KeySpend[] {
   return [...byKey.values()].sort((a, b) => b.cost - a.cost || b.requests - a.requests);
 }
 
-/** What each key spent over the charts' period, from the same daily totals. */
+/** What each key spent over the charts' period, from the same daily totals (shown only when there are some). */
 export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] }) {
   const spends = spendPerKey(rows);
-  if (spends.length === 0) return <p className="empty">No spend in this period yet.</p>;
   const keyNames = new Map(keys.map((key) => [key.id, `${key.name} (${key.hint})`]));
   return (
     <div className="table-scroll">

@@ -75,7 +75,7 @@ export function UsagePage() {
         {daily.isError ? <Alert tone="error">{errorMessage(daily.error)}</Alert> : null}
         {daily.data === undefined ? null : <UsageCharts rows={daily.data.data} />}
       </Card>
-      {daily.data === undefined ? null : (
+      {daily.data === undefined || daily.data.data.length === 0 ? null : (
         <Card title="Spend by key">
           <SpendByKey rows={daily.data.data} keys={keys.data?.data ?? []} />
         </Card>
