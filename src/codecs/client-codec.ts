@@ -1,6 +1,7 @@
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { ClientFamily } from './client-family.js';
 import type { ChatRequest } from '../ir/chat-request.js';
+import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
@@ -50,6 +51,8 @@ export interface PassThroughStreamObserver {
   completed(): boolean;
   /** The upstream ended the stream with its own failure event (e.g. Responses `response.failed`), or null. */
   failure?(): { code: string; message: string } | null;
+  /** The answering model and finish reasons the stream reported so far; read once, after it ended, for traces. */
+  answerFacts(): AnswerFacts;
 }
 
 /**
@@ -94,5 +97,7 @@ export interface ClientCodec {
   encodeStreamError(error: GatewayError, options: { sse: boolean }): string;
   /** Usage reader for the pass-through path of this protocol. */
   usageFromResponseBody(body: Buffer): Usage | null;
+  /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
+  answerFactsOfBody(body: Buffer): AnswerFacts;
   createPassThroughObserver(options: { includeUsage: boolean }): PassThroughStreamObserver;
 }

@@ -7,7 +7,7 @@ export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const BREAKER_STATE_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
 /** What one upstream attempt came to, for `upstream_attempts_total`. */
-export type AttemptOutcome = 'success' | 'failure' | 'refused' | 'aborted';
+export type AttemptOutcome = 'success' | 'failure' | 'refused' | 'aborted' | 'error';
 
 /**
  * The gateway's metrics (docs/operators.md, "Metrics"). Names carry the `unigate_` prefix; label sets are small

@@ -2,6 +2,7 @@ import type { ClientCodec } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
+import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
@@ -14,6 +15,7 @@ import type { AnswerStream, ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
+import { readingAnswer } from './upstream-attempt.js';
 import { usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
@@ -114,9 +116,9 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   attempt.chargeTokensToMeter();
   const onFirstByte = firstByteObserver(dependencies, request);
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
-  const result = wire.kind === 'pass-through'
-    ? await relayPassThrough(request, response, signal, onFirstByte, recorder)
-    : await relayTranslated(adapter, request, response, signal, onFirstByte, recorder);
+  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through'
+    ? relayPassThrough(request, response, signal, onFirstByte, recorder)
+    : relayTranslated(adapter, request, response, signal, onFirstByte, recorder));
   switch (result.kind) {
     case 'success':
       attempt.succeeded();
@@ -168,7 +170,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: { ...request.responseHeaders, ...priced.headers } });
-    meter.finish({ status: response.status, usage });
+    meter.finish({ status: response.status, usage, answer: () => codec.answerFactsOfBody(body) });
     if (recorder !== null && response.status === 200) {
       recorder.rawBody(body);
       recorder.complete();
@@ -183,7 +185,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   const promptTokens = memoized(() => localPromptTokens(request));
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
   meter.trackStream(settle);
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null };
+  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
@@ -286,7 +288,7 @@ async function relayTranslated(
     onFirstByte();
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
     sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...request.responseHeaders, ...warningHeader, ...priced.headers } });
-    meter.finish({ status: 200, errorCode: successCode, usage });
+    meter.finish({ status: 200, errorCode: successCode, usage, answer: () => ({ model: parsed.model, finishReasons: [parsed.finishReason.raw ?? parsed.finishReason.unified] }) });
     if (recorder !== null) {
       recorder.answer(parsed);
       recorder.complete();
@@ -314,11 +316,14 @@ async function relayTranslated(
     promptTokens,
   });
   meter.trackStream(settle);
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode };
+  const facts = { model: null as string | null, finishReasons: [] as string[] };
+  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode, answer: () => facts };
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (!accepted && part.type !== 'error') accepted = true;
       recorder?.part(part);
+      if (part.type === 'response-start') facts.model = part.model;
+      else if (part.type === 'finish') facts.finishReasons.push(part.reason.raw ?? part.reason.unified);
       if (finished) {
         if (part.type === 'usage') usage = part.usage;
         continue;
@@ -370,6 +375,8 @@ interface OpenStream {
   recorder: AnswerRecorder | null;
   /** The usage row's code for an answer that succeeded (e.g. a hosted tool dropped), or null. */
   successCode: string | null;
+  /** The answering model and finish reasons seen so far, for traces. */
+  answer: () => AnswerFacts;
 }
 
 /**
@@ -380,7 +387,7 @@ interface OpenStream {
 async function endStream(stream: OpenStream, tail: string | Buffer | undefined, failed: { status: number; code: string } | null): Promise<RelayResult> {
   const usage = await stream.settle();
   stream.client.end(tail);
-  stream.request.meter.finish({ status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage });
+  stream.request.meter.finish({ status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage, answer: stream.answer });
   if (failed === null) stream.recorder?.complete();
   return SUCCESS;
 }
@@ -399,12 +406,12 @@ async function breakOffStream(stream: OpenStream, error: unknown, closing: strin
   const usage = await stream.settle();
   if (closing !== null) {
     client.end(closing);
-    request.meter.finish({ status: 200, errorCode: stream.successCode, usage });
+    request.meter.finish({ status: 200, errorCode: stream.successCode, usage, answer: stream.answer });
     return SUCCESS;
   }
   const failure = upstreamFailureError(failureClass);
   client.end(request.codec.encodeStreamError(failure, { sse: request.sse }));
-  request.meter.finish({ status: failure.status, errorCode: failure.code, usage });
+  request.meter.finish({ status: failure.status, errorCode: failure.code, usage, answer: stream.answer });
   return { kind: 'broken', failureClass };
 }
 

@@ -7,6 +7,7 @@ import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
+import { readingAnswer } from './upstream-attempt.js';
 
 /** One exchange whose answer is streamed to the caller as it arrives (speech audio, transcription events). */
 export interface StreamedExchange {
@@ -58,7 +59,7 @@ async function attemptOne(
   const { attempt } = opened;
   attempt.answered();
   attempt.chargeTokensToMeter();
-  const end = await forward(sink, meter, opened.response, exchange, responseHeaders, signal);
+  const end = await readingAnswer(attempt, () => forward(sink, meter, opened.response, exchange, responseHeaders, signal));
   if (end.kind === 'retry') {
     attempt.failedBeforeAnswer(end.failureClass, null);
     return { kind: 'failed', failure: { failureClass: end.failureClass, retryAfterMs: null } };

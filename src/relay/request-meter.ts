@@ -3,6 +3,7 @@ import type { Ledger } from '../billing/ledger.js';
 import type { Reservation } from '../billing/money-pools.js';
 import { nanoToDecimalString } from '../billing/money.js';
 import { spliceUsageCost } from '../billing/usage-cost-field.js';
+import { NO_ANSWER_FACTS, type AnswerFacts } from '../ir/answer-facts.js';
 import { totalTokens, type Usage } from '../ir/usage.js';
 import type { LimitRule, LimitState, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
@@ -58,6 +59,8 @@ export interface RequestOutcome {
   usage?: Usage | null;
   /** What was billed besides tokens (images, audio seconds, characters), for the non-token endpoints. */
   billable?: Omit<BillableUsage, 'tokens'>;
+  /** Reads the answering model and finish reasons off the answer; called only when a trace records them. */
+  answer?: () => AnswerFacts;
 }
 
 /**
@@ -85,6 +88,8 @@ export class RequestMeter {
   #cacheHitBasisPoints: number | null = null;
   /** The usage it was billed for, once finished (null: none known). */
   usage: Usage | null = null;
+  #answer: (() => AnswerFacts) | null = null;
+  #answerFacts: AnswerFacts | null = null;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   #finished = false;
@@ -272,6 +277,7 @@ export class RequestMeter {
     const cost = this.quote(outcome);
     this.costNano = cost;
     this.usage = usage;
+    this.#answer = outcome.answer ?? null;
     const { ledger, usageLog, limiter, clock, logger } = this.dependencies;
     const settleSpan = this.observation?.startSpan('settle') ?? null;
     if (this.#tokenCharge !== null) {
@@ -312,8 +318,15 @@ export class RequestMeter {
       ttfbMs: this.ttfbMs,
       attempts: row.attempts,
       stream: this.stream,
+      answer: this.#answer === null ? null : () => this.answerFacts(),
     });
     return cost;
+  }
+
+  /** The finished answer's model and finish reasons, read once (nothing when the request ended without an answer). */
+  answerFacts(): AnswerFacts {
+    if (this.#answerFacts === null) this.#answerFacts = this.#answer?.() ?? NO_ANSWER_FACTS;
+    return this.#answerFacts;
   }
 
   #usageRow(outcome: Pick<RequestOutcome, 'status' | 'errorCode'>, usage: Usage | null, cost: NanoUsd): UsageLogRow {

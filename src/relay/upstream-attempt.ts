@@ -6,6 +6,7 @@ import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
 import { operationNameOf, providerNameOf } from '../telemetry/gen-ai-names.js';
 import type { Span } from '../telemetry/span.js';
+import { setAnswerFacts } from '../telemetry/telemetry.js';
 
 /**
  * One attempt of a request on one channel, from its start to its single verdict. The verdict goes to the
@@ -20,6 +21,7 @@ export class UpstreamAttempt {
   #metricAttributes: Record<string, string> | null = null;
   #sentAt = 0;
   #status: number | null = null;
+  #verdict = false;
 
   constructor(
     private readonly dependencies: RelayDependencies,
@@ -121,6 +123,17 @@ export class UpstreamAttempt {
     this.#observed('client_closed_request');
   }
 
+  /**
+   * Reading the upstream's answer threw: a fault in the gateway's own handling, so no verdict on the channel; the
+   * attempt's span ends failed. Does nothing once the attempt has its verdict.
+   */
+  threw(): void {
+    if (this.#verdict) return;
+    this.candidate.ticket.release();
+    this.#count('error');
+    this.#observed('internal_error');
+  }
+
   /** Ends the attempt's span and records its duration (and, on success, its tokens); `errorType` null for success. */
   #observed(errorType: string | null): void {
     const attributes = this.#metricAttributes;
@@ -134,6 +147,7 @@ export class UpstreamAttempt {
       span.set('http.response.status_code', this.#status);
       if (errorType !== null) span.fail(errorType);
       if (usage !== null) span.set('gen_ai.usage.input_tokens', usage.input.total).set('gen_ai.usage.output_tokens', usage.output.total);
+      if (errorType === null && this.meter !== null) setAnswerFacts(span, this.meter.answerFacts());
       span.end();
     }
     if (pipeline === null) return;
@@ -145,6 +159,7 @@ export class UpstreamAttempt {
   }
 
   #count(outcome: AttemptOutcome): void {
+    this.#verdict = true;
     this.dependencies.metrics.upstreamAttempts.labels(this.candidate.route.channel.name, outcome).inc();
   }
 
@@ -158,6 +173,16 @@ export class UpstreamAttempt {
     this.dependencies.routing.limiter.adjust(charge.rule, -charge.estimate, charge.chargedAt).catch((error: unknown) => {
       this.dependencies.logger.warn('channel-model token limit refund failed', describeError(error));
     });
+  }
+}
+
+/** Reads a 2xx answer with `read`; when that throws, the attempt ends (see `threw`) before the error goes on. */
+export async function readingAnswer<T>(attempt: UpstreamAttempt, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    attempt.threw();
+    throw error;
   }
 }
 

@@ -1,3 +1,4 @@
+import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { OtelPipeline } from './otel-pipeline.js';
 import type { Span, SpanKind } from './span.js';
 import { formatTraceparent, type TraceParent } from './trace-context.js';
@@ -20,6 +21,8 @@ export interface MeteredRequest {
   ttfbMs: number | null;
   attempts: number;
   stream: boolean;
+  /** Reads the answering model and finish reasons (parses the answer's closing event): call only for a recorded span. */
+  answer: (() => AnswerFacts) | null;
 }
 
 /** Where a finished observation goes (the Telemetry service: server span, metrics, access log). */

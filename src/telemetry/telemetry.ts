@@ -1,11 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { nanoToDecimalString } from '../billing/money.js';
 import type { TelemetryConfig } from '../config/telemetry-config.js';
+import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Logger } from '../shared/logger.js';
 import { operationNameOf } from './gen-ai-names.js';
 import { httpRouteOf } from './http-route.js';
 import type { OtelPipeline } from './otel-pipeline.js';
 import { RequestObservation, type MeteredRequest, type ObservationOwner } from './request-observation.js';
+import type { Span } from './span.js';
 import { parseTraceparent, readTracestate } from './trace-context.js';
 
 /** What the listener knows of a request when it arrives. */
@@ -83,6 +85,7 @@ export class Telemetry implements ObservationOwner {
           .set('unigate.cost_usd', nanoToDecimalString(metered.costNano))
           .set('unigate.attempts', metered.attempts)
           .set('unigate.stream', metered.stream);
+        if (metered.answer !== null) setAnswerFacts(span, metered.answer());
       }
       // A server span is failed by the gateway's own faults (5xx), not by a caller's mistake (4xx).
       if (status >= 500) span.fail(errorCode ?? String(status));
@@ -139,6 +142,12 @@ function accessLogFields(observation: RequestObservation, metered: MeteredReques
     ttfb_ms: metered.ttfbMs,
     attempts: metered.attempts,
   };
+}
+
+/** `gen_ai.response.model` and `gen_ai.response.finish_reasons` of a span, when the answer reported them. */
+export function setAnswerFacts(span: Span, facts: AnswerFacts): void {
+  span.set('gen_ai.response.model', facts.model);
+  if (facts.finishReasons.length > 0) span.set('gen_ai.response.finish_reasons', facts.finishReasons);
 }
 
 /** Builds the service; the OTLP modules are loaded only when an endpoint is configured. */

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 /** An OTLP/JSON attribute as exported. */
 export interface OtlpAttribute {
   key: string;
-  value: { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean };
+  value: { stringValue?: string; intValue?: string | number; doubleValue?: number; boolValue?: boolean; arrayValue?: { values?: Array<{ stringValue?: string }> } };
 }
 
 export interface OtlpSpan {
@@ -41,6 +41,12 @@ export function attributeValue(attributes: readonly OtlpAttribute[], key: string
   if (found.intValue !== undefined) return Number(found.intValue);
   if (found.doubleValue !== undefined) return found.doubleValue;
   return found.boolValue;
+}
+
+/** The strings of an array attribute; undefined when absent or not an array. */
+export function attributeStrings(attributes: readonly OtlpAttribute[], key: string): string[] | undefined {
+  const values = attributes.find((attribute) => attribute.key === key)?.value.arrayValue?.values;
+  return values?.map((value) => value.stringValue ?? '');
 }
 
 /** A plain node:http OTLP/HTTP receiver taking JSON bodies, answering 200 `{}` like a collector. */

@@ -1,4 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
+import { answerFactsOfJson } from '../../wire/answer-facts.js';
+import { anthropicAnswerFacts } from '../../wire/anthropic/answer-facts.js';
 import { decodeAnthropicRequest } from './decode-request.js';
 import { encodeAnthropicStreamError } from './encode-error.js';
 import { anthropicFamily } from './family.js';
@@ -23,6 +25,7 @@ export const anthropicMessagesCodec: ClientCodec = {
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
   usageFromResponseBody: (body) => findUsageInMessageJson(body),
+  answerFactsOfBody: (answer) => answerFactsOfJson(answer, anthropicAnswerFacts),
   createPassThroughObserver: () => new AnthropicStreamUsageObserver(),
 };
 

@@ -1,4 +1,5 @@
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { AnswerFacts } from '../../ir/answer-facts.js';
 import type { Usage } from '../../ir/usage.js';
 import { mergeUsageCounters, usageFromAnthropic } from '../../wire/anthropic/usage.js';
 import { isJsonObject } from '../../wire/json-object.js';
@@ -40,6 +41,8 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   readonly #content: Buffer[] = [];
   #sawMessageDelta = false;
   #completed = false;
+  #model: string | null = null;
+  #stopReason: string | null = null;
 
   completed(): boolean {
     return this.#completed;
@@ -52,9 +55,12 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
       this.#content.push(event);
     } else if (head.includes(MESSAGE_START)) {
       const message = eventJsonObject(event)?.message;
+      if (isJsonObject(message) && typeof message.model === 'string') this.#model = message.model;
       if (isJsonObject(message) && isJsonObject(message.usage)) this.#raw = { ...message.usage };
     } else if (head.includes(MESSAGE_DELTA)) {
-      const usage = eventJsonObject(event)?.usage;
+      const body = eventJsonObject(event);
+      if (isJsonObject(body?.delta) && typeof body.delta.stop_reason === 'string') this.#stopReason = body.delta.stop_reason;
+      const usage = body?.usage;
       if (isJsonObject(usage)) {
         this.#sawMessageDelta = true;
         const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
@@ -84,6 +90,10 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
 
   usageIsFinal(): boolean {
     return this.#sawMessageDelta;
+  }
+
+  answerFacts(): AnswerFacts {
+    return { model: this.#model, finishReasons: this.#stopReason === null ? [] : [this.#stopReason] };
   }
 
   deliveredText(): string {

@@ -1,4 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
+import { answerFactsOfJson } from '../../wire/answer-facts.js';
+import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { encodeGeminiStreamError } from './encode-error.js';
 import { geminiFamily } from './family.js';
@@ -26,6 +28,7 @@ export const geminiCodec: ClientCodec = {
   createStreamEncoder: (options) => new GeminiStreamEncoder(options),
   encodeStreamError: encodeGeminiStreamError,
   usageFromResponseBody: findGeminiUsageInJson,
+  answerFactsOfBody: (answer) => answerFactsOfJson(answer, geminiAnswerFacts),
   createPassThroughObserver: () => new GeminiStreamUsageObserver(),
 };
 

@@ -1,4 +1,6 @@
+import type { AnswerFacts } from '../../ir/answer-facts.js';
 import type { Usage } from '../../ir/usage.js';
+import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { isJsonObject } from '../../wire/gemini/gemini-wire.js';
 import { usageFromGemini } from '../../wire/gemini/usage.js';
@@ -36,6 +38,8 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   readonly #candidates: Buffer[] = [];
   #completed = false;
   #finalUsage = false;
+  /** The last event that says how the answer finished (by reference; read only for traces). */
+  #finishEvent: Buffer | null = null;
 
   completed(): boolean {
     return this.#completed;
@@ -43,7 +47,10 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
 
   observe(event: Buffer): boolean {
     const finishes = event.includes(FINISH_REASON_KEY);
-    if (finishes) this.#completed = true;
+    if (finishes) {
+      this.#completed = true;
+      this.#finishEvent = event;
+    }
     if (event.includes(USAGE_KEY)) {
       this.#lastUsageEvent = event;
       // The closing chunk carries the finish reason and the final totals (or the totals follow it).
@@ -69,6 +76,11 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
 
   usageIsFinal(): boolean {
     return this.#finalUsage;
+  }
+
+  answerFacts(): AnswerFacts {
+    const event = this.#finishEvent ?? this.#lastUsageEvent ?? this.#candidates[0];
+    return geminiAnswerFacts(event === undefined || event === null ? null : parse(event));
   }
 
   deliveredText(): string {

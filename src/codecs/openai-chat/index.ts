@@ -1,4 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
+import { answerFactsOfJson } from '../../wire/answer-facts.js';
+import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { decodeOpenAIChatRequest } from './decode-request.js';
 import { encodeOpenAIStreamError } from './encode-error.js';
 import { openAIFamily } from './family.js';
@@ -23,6 +25,7 @@ export const openAIChatCodec: ClientCodec = {
   // OpenAI streams are always SSE; `sse` is Gemini's switch.
   encodeStreamError: (error) => encodeOpenAIStreamError(error),
   usageFromResponseBody: (body) => findUsageInJson(body),
+  answerFactsOfBody: (answer) => answerFactsOfJson(answer, openAIChatAnswerFacts),
   createPassThroughObserver: (options) => new OpenAIPassThroughObserver(options.includeUsage),
 };
 

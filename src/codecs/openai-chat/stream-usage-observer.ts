@@ -1,5 +1,7 @@
 import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { AnswerFacts } from '../../ir/answer-facts.js';
+import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { usageFromOpenAI } from '../../wire/openai/usage.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { isJsonObject } from '../../wire/json-object.js';
@@ -8,6 +10,8 @@ export const USAGE_OBJECT = 1;
 export const DELTA = 2;
 /** A non-null finish reason or the end marker: the answer is complete. */
 export const FINISH = 4;
+/** Finish events kept for traces: one per choice, and `n` is bounded upstream; this bounds a misbehaving stream. */
+const MAX_FINISH_EVENTS = 16;
 /**
  * `"usage":{` or `"usage": {`, `"delta"`, `"finish_reason":"` or `"finish_reason": "`, and `data: [DONE]`, all found in
  * one pass over the event (a Buffer.includes per marker costs a native call and a scan each). The lookaheads leave
@@ -101,6 +105,8 @@ function errorStatus(error: Record<string, unknown>): number {
 export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   readonly #observer: OpenAIStreamUsageObserver;
   #completed = false;
+  /** Events that carry a finish reason (by reference; read only for traces). */
+  readonly #finishEvents: Buffer[] = [];
 
   constructor(clientWantsUsage: boolean) {
     this.#observer = new OpenAIStreamUsageObserver(clientWantsUsage);
@@ -109,7 +115,10 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   observe(event: Buffer): boolean {
     const markers = markersOf(event);
     const forward = this.#observer.observe(event, markers);
-    if (forward && !this.#completed && (markers & FINISH) !== 0) this.#completed = true;
+    if ((markers & FINISH) !== 0) {
+      if (forward) this.#completed = true;
+      if (this.#finishEvents.length < MAX_FINISH_EVENTS) this.#finishEvents.push(event);
+    }
     return forward;
   }
 
@@ -133,6 +142,18 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
 
   usageIsFinal(): boolean {
     return this.#observer.usage !== null;
+  }
+
+  answerFacts(): AnswerFacts {
+    const first = this.#observer.deltas[0];
+    const finishReasons: string[] = [];
+    let model = first === undefined ? null : openAIChatAnswerFacts(parseChunk(first)).model;
+    for (const event of this.#finishEvents) {
+      const facts = openAIChatAnswerFacts(parseChunk(event));
+      model ??= facts.model;
+      finishReasons.push(...facts.finishReasons);
+    }
+    return { model, finishReasons };
   }
 
   deliveredText(): string {

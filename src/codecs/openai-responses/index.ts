@@ -1,4 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
+import { answerFactsOfJson } from '../../wire/answer-facts.js';
+import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesStreamError } from './encode-error.js';
 import { openAIFamily } from '../openai-chat/family.js';
@@ -38,6 +40,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),
+    answerFactsOfBody: (answer) => answerFactsOfJson(answer, responsesAnswerFacts),
     createPassThroughObserver: () => (observer = new ResponsesPassThroughObserver()),
   };
 }

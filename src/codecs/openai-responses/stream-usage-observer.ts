@@ -1,4 +1,6 @@
+import type { AnswerFacts } from '../../ir/answer-facts.js';
 import type { Usage } from '../../ir/usage.js';
+import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { usageFromResponses } from '../../wire/responses/usage.js';
@@ -35,6 +37,7 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
   #final = false;
   #completed = false;
   #failure: { code: string; message: string } | null = null;
+  #facts: AnswerFacts = { model: null, finishReasons: [] };
 
   observe(event: Buffer): boolean {
     this.#events += 1;
@@ -47,6 +50,7 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
     if (completed || head.includes(FAILED)) {
       this.#completed = true;
       const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
+      this.#facts = responsesAnswerFacts(response);
       const usage = usageFromResponses(response?.usage);
       if (usage !== null) {
         this.#usage = usage;
@@ -84,6 +88,10 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
 
   usageIsFinal(): boolean {
     return this.#final;
+  }
+
+  answerFacts(): AnswerFacts {
+    return this.#facts;
   }
 
   /** Text, reasoning summaries, refusals, function names and argument text delivered so far. */

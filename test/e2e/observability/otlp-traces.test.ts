@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
+import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
-import { attributeValue, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../../support/otlp-receiver.js';
+import { attributeStrings, attributeValue, startOtlpReceiver, type OtlpReceiver, type OtlpSpan } from '../../support/otlp-receiver.js';
 
 const PROMPT = 'PROMPT-TEXT-zq7 tell me about the harbour';
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -21,6 +22,7 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
   let receiver: OtlpReceiver;
   let primary: MockOpenAIUpstream;
   let secondary: MockOpenAIUpstream;
+  let claude: MockAnthropicUpstream;
   let gateway: TestGateway;
   let account: SeededAccount;
   let client: OpenAI;
@@ -29,6 +31,7 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
     receiver = await startOtlpReceiver();
     primary = await startMockOpenAIUpstream();
     secondary = await startMockOpenAIUpstream({ apiKey: 'sk-upstream-second' });
+    claude = await startMockAnthropicUpstream();
     gateway = await startTestGateway({
       env: {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -40,6 +43,7 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
     });
     await addRoutedModel(gateway, { model: 'traced', channel: { name: 'primary', type: 'openai', base_url: primary.url, api_key: 'sk-upstream-test', models: ['traced'], priority: 10 } });
     await gateway.admin('POST', '/admin/channels', { name: 'secondary', type: 'openai-compatible', base_url: secondary.url, api_key: 'sk-upstream-second', models: ['traced'], priority: 0 });
+    await addRoutedModel(gateway, { model: 'traced-claude', channel: { name: 'claude', type: 'anthropic', base_url: claude.url, api_key: 'sk-ant-upstream-test', models: { 'traced-claude': 'claude-sonnet-4-5' } } });
     account = await seedAccount(gateway);
     client = new OpenAI({ baseURL: gateway.baseURL, apiKey: account.key, maxRetries: 0 });
   });
@@ -53,6 +57,7 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
     await gateway?.close();
     await primary?.close();
     await secondary?.close();
+    await claude?.close();
     await receiver?.close();
   });
 
@@ -123,6 +128,43 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
     expect(exported).not.toContain('sk-upstream');
   });
 
+  it('names the answering model and its finish reasons on the server and attempt spans, on every path', async () => {
+    const traced = async (trace: string, send: (headers: Record<string, string>) => Promise<unknown>): Promise<OtlpSpan[]> => {
+      await send({ traceparent: `00-${trace}-${CALLER_SPAN}-01` });
+      await receiver.waitFor(() => spansOf(trace).some((span) => span.kind === SERVER));
+      const spans = spansOf(trace);
+      return [spans.find((span) => span.kind === SERVER), spans.find((span) => span.kind === CLIENT)] as OtlpSpan[];
+    };
+    const cases: Array<{ trace: string; model: string; finish: string[]; send: (headers: Record<string, string>) => Promise<unknown> }> = [
+      // Same protocol, whole answer: read off the upstream's body.
+      { trace: 'a1'.repeat(16), model: 'traced', finish: ['stop'], send: (headers) => client.chat.completions.create({ model: 'traced', messages: [{ role: 'user', content: 'hi' }] }, { headers }) },
+      // Same protocol, streamed: read off the kept first and finish chunks.
+      {
+        trace: 'a2'.repeat(16), model: 'traced', finish: ['stop'],
+        send: async (headers) => {
+          const stream = await client.chat.completions.create({ model: 'traced', messages: [{ role: 'user', content: 'hi' }], stream: true }, { headers });
+          for await (const chunk of stream) void chunk;
+        },
+      },
+      // Translated from Anthropic, whole and streamed: the upstream's own model name and raw stop reason.
+      { trace: 'a3'.repeat(16), model: 'claude-sonnet-4-5', finish: ['end_turn'], send: (headers) => client.chat.completions.create({ model: 'traced-claude', messages: [{ role: 'user', content: 'hi' }] }, { headers }) },
+      {
+        trace: 'a4'.repeat(16), model: 'claude-sonnet-4-5', finish: ['end_turn'],
+        send: async (headers) => {
+          const stream = await client.chat.completions.create({ model: 'traced-claude', messages: [{ role: 'user', content: 'hi' }], stream: true }, { headers });
+          for await (const chunk of stream) void chunk;
+        },
+      },
+    ];
+    for (const { trace, model, finish, send } of cases) {
+      const [server, attempt] = (await traced(trace, send)) as [OtlpSpan, OtlpSpan];
+      for (const span of [server, attempt]) {
+        expect(attributeValue(span.attributes, 'gen_ai.response.model'), trace).toBe(model);
+        expect(attributeStrings(span.attributes, 'gen_ai.response.finish_reasons'), trace).toEqual(finish);
+      }
+    }
+  });
+
   it('starts a trace of its own without caller context, and sends it upstream', async () => {
     const { response } = await client.chat.completions.create({ model: 'traced', messages: [{ role: 'user', content: PROMPT }] }).withResponse();
     const requestId = response.headers.get('x-request-id');
@@ -174,9 +216,12 @@ describe('OpenTelemetry over OTLP/HTTP: spans of a request with its attempts, tr
     expect(tokens.unit).toBe('{token}');
     const types = tokens.dataPoints.map((point) => attributeValue(point.attributes, 'gen_ai.token.type'));
     expect(types).toEqual(expect.arrayContaining(['input', 'output']));
+    expect(tokens.dataPoints.some((point) => attributeValue(point.attributes, 'gen_ai.request.model') === 'traced')).toBe(true);
     for (const point of tokens.dataPoints) {
       expect(attributeValue(point.attributes, 'gen_ai.operation.name')).toBe('chat');
-      expect(attributeValue(point.attributes, 'gen_ai.request.model')).toBe('traced');
+      // The client side names the model as sent upstream, with the provider it went to (other tests use a Claude route).
+      const upstreamModel = attributeValue(point.attributes, 'gen_ai.request.model');
+      expect(upstreamModel === 'traced' ? 'openai' : upstreamModel === 'claude-sonnet-4-5' ? 'anthropic' : upstreamModel).toBe(attributeValue(point.attributes, 'gen_ai.provider.name'));
       expect(Number(point.count)).toBeGreaterThan(0);
       expect(point.bucketCounts.reduce((sum, count) => sum + Number(count), 0)).toBe(Number(point.count));
     }

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { RelayDependencies } from '../../../src/relay/relay-dependencies.js';
+import type { RequestMeter } from '../../../src/relay/request-meter.js';
+import { readingAnswer, UpstreamAttempt } from '../../../src/relay/upstream-attempt.js';
+import type { Candidate } from '../../../src/routing/route-plan.js';
+import type { OtelPipeline } from '../../../src/telemetry/otel-pipeline.js';
+import { Span, type SpanKind } from '../../../src/telemetry/span.js';
+
+/** An attempt wired to recording fakes: the spans it ended, the outcomes it counted, the verdicts its ticket got. */
+function recordedAttempt() {
+  const ended: Span[] = [];
+  const outcomes: string[] = [];
+  const verdicts: string[] = [];
+  const sink = { ended: (span: Span) => ended.push(span) };
+  const server = new Span(sink, 'POST /v1/chat/completions', 'server', 'a'.repeat(32), 'b'.repeat(16), null, null, 0);
+  const pipeline = {
+    startChild: (parent: Span, name: string, kind: SpanKind) => new Span(sink, name, kind, parent.traceId, 'c'.repeat(16), parent.spanId, null, 1),
+    recordClientDuration: () => undefined,
+    recordClientTokens: () => undefined,
+  } as unknown as OtelPipeline;
+  const observation = { pipeline, startSpan: (name: string, kind: SpanKind) => pipeline.startChild(server, name, kind), upstreamHeaders: () => null };
+  const meter = { observation, protocol: 'openai-chat', usage: null, recordAttempt: () => undefined, answerFacts: () => ({ model: null, finishReasons: [] }) } as unknown as RequestMeter;
+  const dependencies = {
+    metrics: { retries: { inc: () => undefined }, upstreamAttempts: { labels: (_channel: string, outcome: string) => ({ inc: () => outcomes.push(outcome) }) }, upstreamErrors: { labels: () => ({ inc: () => undefined }) } },
+    logger: { warn: () => undefined },
+  } as unknown as RelayDependencies;
+  const candidate = {
+    attempt: 1,
+    route: { channel: { id: 'ch_1', name: 'primary', type: 'openai' }, upstreamModel: 'gpt-test' },
+    ticket: { release: () => verdicts.push('none'), succeeded: () => verdicts.push('succeeded'), failed: () => verdicts.push('failed'), answered: () => undefined },
+    tokenCharge: null,
+  } as unknown as Candidate;
+  const attempt = new UpstreamAttempt(dependencies, candidate, 'sk-upstream', 'req_1', meter);
+  attempt.sending('http://127.0.0.1:9/v1/chat/completions');
+  attempt.upstreamStatus(200);
+  return { attempt, ended, outcomes, verdicts };
+}
+
+describe('an upstream attempt whose answer could not be read', () => {
+  it('ends its CLIENT span failed and gives the channel no verdict when reading the 2xx answer throws', async () => {
+    const { attempt, ended, outcomes, verdicts } = recordedAttempt();
+    await expect(readingAnswer(attempt, () => Promise.reject(new Error('encoder bug')))).rejects.toThrow('encoder bug');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.kind).toBe('client');
+    expect(ended[0]?.status).toBe('error');
+    expect(ended[0]?.attributes['error.type']).toBe('internal_error');
+    expect(ended[0]?.attributes['http.response.status_code']).toBe(200);
+    expect(outcomes).toEqual(['error']);
+    expect(verdicts).toEqual(['none']);
+  });
+
+  it('keeps the verdict it already had when the error comes after it', async () => {
+    const { attempt, ended, outcomes, verdicts } = recordedAttempt();
+    await expect(readingAnswer(attempt, async () => {
+      attempt.succeeded();
+      throw new Error('after the answer');
+    })).rejects.toThrow('after the answer');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]?.status).toBe('unset');
+    expect(outcomes).toEqual(['success']);
+    expect(verdicts).toEqual(['succeeded']);
+  });
+});
