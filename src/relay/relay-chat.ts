@@ -184,7 +184,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
-  meter.trackStream(settle);
+  meter.trackStream(async () => ({ usage: await settle() }));
   const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
@@ -315,7 +315,7 @@ async function relayTranslated(
     deliveredText: () => delivered.join(''),
     promptTokens,
   });
-  meter.trackStream(settle);
+  meter.trackStream(async () => ({ usage: await settle() }));
   const facts = { model: null as string | null, finishReasons: [] as string[] };
   const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode, answer: () => facts };
   try {

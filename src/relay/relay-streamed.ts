@@ -4,7 +4,7 @@ import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
-import type { RequestMeter } from './request-meter.js';
+import type { RequestMeter, RequestOutcome } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { readingAnswer } from './upstream-attempt.js';
@@ -15,6 +15,11 @@ export interface StreamedExchange {
   request(adapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest | null;
   /** Sees every chunk before it goes to the caller (usage is read on the side); must not throw. */
   observe?(chunk: Buffer): void;
+  /**
+   * What the answer is billed if it stops now, once the upstream has begun answering (it bills from then on): the
+   * stream is checkpointed with it, so a charge survives this instance dying mid-stream.
+   */
+  billed?(): Pick<RequestOutcome, 'usage' | 'billable'>;
 }
 
 /** How a streamed answer ended: complete, the caller left, or cut after bytes had reached the caller. */
@@ -86,8 +91,14 @@ async function forward(
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
   const client = sink.openStream({ ...responseHeaders, 'content-type': contentType }, signal, () => meter.markFirstByte());
+  const billed = exchange.billed;
+  let tracked = false;
   try {
     for await (const chunk of response.body) {
+      if (billed !== undefined && !tracked) {
+        tracked = true;
+        meter.trackStream(async () => billed());
+      }
       exchange.observe?.(chunk);
       await client.write(chunk);
     }

@@ -253,18 +253,18 @@ export class RequestMeter {
   }
 
   /**
-   * A stream in flight, with what it would be billed if it stopped now (`usage`, computed only when the ledger's
+   * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger's
    * timer asks, never per event): its checkpoint is written every few seconds, so if this instance dies the stream
    * is charged at it (with a usage row coded `instance_stopped`) instead of its hold being released.
    */
-  trackStream(usage: () => Promise<Usage | null>): void {
+  trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>): void {
     const reservation = this.#reservation;
     if (reservation === null || this.#finished) return;
     this.#tracked = true;
     this.dependencies.ledger.checkpoints.track(this.requestId, reservation, async () => {
-      const current = await usage();
-      const costNano = this.quote({ usage: current });
-      return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current, costNano) };
+      const current = await billed();
+      const costNano = this.quote(current);
+      return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current.usage ?? null, costNano) };
     });
   }
 

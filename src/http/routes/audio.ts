@@ -96,9 +96,10 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
       openAIMedia(adapter, route, credential, path, upstreamForm(form, route.upstreamModel));
     if (stream) {
       const observer = new MediaStreamUsageObserver();
-      const end = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk) }, headers);
+      const billed = () => ({ usage: observer.tokens, billable: { audioSeconds: observer.seconds ?? duration.seconds } });
+      const end = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk), billed }, headers);
       if (end === null) throw noChannelFor(model, 'transcriptions');
-      call.meter.finish({ ...streamedStatus(end), usage: observer.tokens, billable: { audioSeconds: observer.seconds ?? duration.seconds } });
+      call.meter.finish({ ...streamedStatus(end), ...billed() });
       return;
     }
     const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) });
@@ -151,11 +152,13 @@ export function speechRoute(services: GatewayServices): RouteHandler {
       maxUsage: { characters, tokens: tokens(promptTokens, characters * SPEECH_TOKENS_PER_CHARACTER_BOUND) },
     });
     const observer = new MediaStreamUsageObserver();
+    const billed = () => ({ usage: observer.tokens, billable: { characters } });
     const end = await relayStreamed(call.relay, call.sink, call.meter, routes, {
       request: (adapter, route, credential) => openAIMedia(adapter, route, credential, '/audio/speech', upstreamJson(body, route.upstreamModel)),
       observe: body.stream_format === 'sse' ? (chunk) => observer.observe(chunk) : undefined,
+      billed,
     }, headers);
     if (end === null) throw noChannelFor(model, 'speech');
-    call.meter.finish({ ...streamedStatus(end), usage: observer.tokens, billable: { characters } });
+    call.meter.finish({ ...streamedStatus(end), ...billed() });
   });
 }

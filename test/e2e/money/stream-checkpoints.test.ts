@@ -9,6 +9,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAll } from '../cli/cli-process.js';
 import { startServeCluster, type ServeCluster, type ServeInstance } from '../serve-cluster.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 const YAML = [
   'models:',
@@ -131,13 +132,32 @@ async function expectChargedAtCheckpoints(cluster: ServeCluster, accountId: stri
   expect(check.body).toMatchObject({ ok: true, problems: [] });
 }
 
+/** Opens a speech stream (audio bytes), reads its first chunk, and keeps reading in the background until it dies. */
+async function openSpeechStream(url: string, key: string, input: string): Promise<{ requestId: string; ended: Promise<void> }> {
+  const response = await fetch(`${url}/v1/audio/speech`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'slow-speech', input, voice: 'alloy' }),
+  });
+  expect(response.status).toBe(200);
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  expect((await reader.read()).done).toBe(false);
+  const ended = (async () => {
+    for (let reads = 0; reads < 100_000; reads += 1) if ((await reader.read()).done) return;
+  })().catch(() => undefined);
+  return { requestId: response.headers.get('x-request-id') ?? '', ended };
+}
+
 describe('streams of a killed instance are charged at their last checkpoint', () => {
   let cluster: ServeCluster | undefined;
+  let speechUpstream: MockOpenAIUpstream | undefined;
 
   afterEach(async () => {
     killAll();
     await cluster?.close();
     cluster = undefined;
+    await speechUpstream?.close();
+    speechUpstream = undefined;
   });
 
   it('by a surviving instance once the dead one is stale (PostgreSQL)', async () => {
@@ -159,5 +179,36 @@ describe('streams of a killed instance are charged at their last checkpoint', ()
     expect(await query(cluster.databaseUrl, 'select id from ledger_entries where kind = \'usage\' and account_id = $1', [accountId])).toEqual([]);
     await cluster.start('victim-again', { INSTANCE_ID: 'checkpoint-restarted' });
     await expectChargedAtCheckpoints(cluster, accountId, 'checkpoint-restarted', checkpoints);
+  }, 90_000);
+
+  it('a speech stream too: billed its characters once the upstream began answering (the suite database)', async () => {
+    // 1,000 characters come back as 25 chunks of audio 250 ms apart: about 6 s, longer than a checkpoint interval.
+    speechUpstream = await startMockOpenAIUpstream({ chunkDelayMs: 250 });
+    cluster = await startServeCluster(0, [
+      'models:',
+      '  - { id: slow-speech, kind: audio, pricing: { per_mchar: 15 } }',
+      'channels:',
+      `  - { name: speech, type: openai, base_url: "${speechUpstream.url}", api_key: sk-upstream-test, models: { slow-speech: tts-1 } }`,
+    ]);
+    const victim = await cluster.start('victim', { INSTANCE_ID: 'speech-restarted' });
+    const { accountId, key } = await seedAccount(cluster);
+    const stream = await openSpeechStream(victim.url, key, 'a'.repeat(1000));
+    const checkpointOf = () => query(cluster!.databaseUrl, 'select cost_nano from stream_checkpoints where request_id = $1', [stream.requestId]);
+    const [checkpoint] = await waitFor('the speech stream\'s checkpoint', checkpointOf, (rows) => rows.length === 1, 10_000);
+    // 1,000 characters at $15 per million: the whole input, billed by the upstream once it answers.
+    expect(BigInt(String(checkpoint?.cost_nano))).toBe(15_000_000n);
+    victim.process.kill();
+    await victim.process.exited;
+    await stream.ended;
+    cluster.instances.splice(cluster.instances.indexOf(victim), 1);
+    await cluster.start('victim-again', { INSTANCE_ID: 'speech-restarted' });
+    const [row] = await waitFor('the speech stream\'s usage row',
+      () => query(cluster!.databaseUrl, 'select status, error_code, cost_nano from usage_logs where request_id = $1', [stream.requestId]), (rows) => rows.length === 1, 15_000);
+    expect(row).toMatchObject({ error_code: 'instance_stopped' });
+    expect(BigInt(String(row?.cost_nano))).toBe(15_000_000n);
+    const [account] = await query(cluster.databaseUrl, 'select balance_nano from accounts where id = $1', [accountId]);
+    expect(BigInt(String(account?.balance_nano))).toBe(CREDIT_NANO - 15_000_000n);
+    const check = await cluster.admin<{ ok: boolean; problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${accountId}`);
+    expect(check.body).toMatchObject({ ok: true, problems: [] });
   }, 90_000);
 });
