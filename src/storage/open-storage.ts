@@ -31,6 +31,7 @@ import { createOperatorRepository, type OperatorTables } from './repositories/op
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Synchronous better-sqlite3 work in one `begin immediate` transaction, run while Kysely's only connection is held,
@@ -83,6 +84,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     throw error;
   }
 
+  const checkpointer = sqlite === null || location.dialect !== 'sqlite' || location.path === ':memory:' ? null : startWalCheckpointer(location.path, sqlite.database);
   const commerce = db.withTables<CommerceTables>();
   const batches = sqlite === null ? null : sqliteBatches(db, sqlite.database, options.observeWrite ?? (() => {}));
   return {
@@ -127,6 +129,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       }
     },
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
