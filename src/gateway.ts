@@ -42,6 +42,7 @@ import { createLogger, describeError, type Logger } from './shared/logger.js';
 import { SecretBox } from './shared/secret-box.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
+import type { SqliteWriteObserver } from './storage/dialects.js';
 import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
@@ -61,6 +62,8 @@ export interface StartOptions {
   catalogRefreshMs?: number;
   /** Apply pending migrations; defaults to MIGRATE_ON_START (`unigate migrate` always does). */
   migrate?: boolean;
+  /** SQLite: told how long each batched write transaction held the event loop. */
+  observeWrite?: SqliteWriteObserver;
 }
 
 export interface RunningGateway {
@@ -78,7 +81,12 @@ export interface RunningGateway {
 export async function prepareStorage(config: GatewayConfig, options: StartOptions, logger: Logger, clock: Clock): Promise<Storage> {
   const secret = resolveSecretKey(config.secretKey, config.dataDirectory);
   if (secret.source === 'generated') logger.info('generated a key for encrypting upstream credentials', { file: `${config.dataDirectory}/secret.key` });
-  const storage = await openStorage({ url: config.databaseUrl, secretBox: new SecretBox(secret.key), migrate: options.migrate ?? config.migrateOnStart });
+  const storage = await openStorage({
+    url: config.databaseUrl,
+    secretBox: new SecretBox(secret.key),
+    migrate: options.migrate ?? config.migrateOnStart,
+    ...(options.observeWrite === undefined ? {} : { observeWrite: options.observeWrite }),
+  });
   if (options.applyConfiguration ?? true) {
     try {
       if (config.configFile !== null) {
@@ -219,7 +227,11 @@ function startChannelProbes(services: GatewayServices): ChannelProbes | null {
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const storage = await prepareStorage(config, options, logger, clock);
+  const metrics = new GatewayMetrics(() => channelHealth.health.states());
+  const storage = await prepareStorage(config, { ...options, observeWrite: metrics.observeSqliteWrite }, logger, clock).catch((error: unknown) => {
+    metrics.stop();
+    throw error;
+  });
   const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
   const http = new HttpTransport();
   const adapters = new AdapterRegistry(http, clock);
@@ -227,7 +239,6 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const instanceId = instanceIdOf(config);
   const shared = await openSharedLimits(config, logger, { memberId: instanceId });
   const channelHealth = await openChannelHealth(config, clock, logger);
-  const metrics = new GatewayMetrics(() => channelHealth.health.states());
   const telemetry = await openTelemetry(config.telemetry, logger);
   metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
@@ -365,6 +376,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await http.close();
       services.mailer.close();
       await storage.close();
+      metrics.stop();
     })();
     return closing;
   };

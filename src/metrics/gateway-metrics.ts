@@ -1,8 +1,13 @@
 import type { BreakerState } from '../routing/circuit-breaker.js';
+import type { SqliteWriter } from '../storage/dialects.js';
+import { observeEventLoopDelay } from './event-loop-delay.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type GaugeSeries, type Histogram } from './metrics-registry.js';
 
 /** Seconds, 5 ms to 120 s: fast proxied answers at the bottom, long generations at the top. */
 export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120] as const;
+
+/** Seconds, 0.25 ms to 250 ms: how long one synchronous SQLite write transaction held the event loop. */
+export const SQLITE_WRITE_BUCKETS_SECONDS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25] as const;
 
 const BREAKER_STATE_VALUE: Record<BreakerState, number> = { closed: 0, 'half-open': 1, open: 2 };
 
@@ -25,6 +30,10 @@ export class GatewayMetrics {
   readonly #inFlightGauge: Gauge;
   /** Requests refused 503 `overloaded` by admission control. */
   readonly shed: CounterSeries;
+  readonly #sqliteWriteSeconds: Histogram;
+  readonly #sqliteWriteRows: Counter;
+  /** Stops the event-loop delay sampling. */
+  readonly stop: () => void;
 
   constructor(breakerStates: () => Iterable<{ channel: string; model: string; state: BreakerState }> = () => []) {
     const registry = this.registry;
@@ -37,10 +46,19 @@ export class GatewayMetrics {
     this.#inFlightGauge = registry.gauge('unigate_in_flight_requests', 'Requests on the API listener whose response has not finished.');
     this.inFlight = this.#inFlightGauge.labels();
     this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded because the process was at its in-flight bound.').labels();
+    this.#sqliteWriteSeconds = registry.histogram('unigate_sqlite_write_seconds', 'How long one batched SQLite write transaction held the event loop, by writer (usage, money, checkpoints).', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
+    this.#sqliteWriteRows = registry.counter('unigate_sqlite_write_rows_total', 'Rows written by the batched SQLite write transactions, by writer.', ['writer']);
+    this.stop = observeEventLoopDelay(registry);
     registry.collected('unigate_breaker_state', 'Circuit breaker state: 0 closed, 1 half-open, 2 open; model="" is the channel\'s own breaker.', ['channel', 'model'], function* () {
       for (const { channel, model, state } of breakerStates()) yield { labels: [channel, model], value: BREAKER_STATE_VALUE[state] };
     });
   }
+
+  /** One synchronous SQLite write transaction of `writer` held the event loop `seconds` and wrote `rows`. */
+  readonly observeSqliteWrite = (writer: SqliteWriter, seconds: number, rows: number): void => {
+    this.#sqliteWriteSeconds.labels(writer).observe(seconds);
+    this.#sqliteWriteRows.labels(writer).inc(rows);
+  };
 
   /** `unigate_admission_limit`: the current in-flight bound of admission control. */
   followAdmissionLimit(limit: () => number): void {

@@ -151,13 +151,14 @@ export class HistogramSeries {
     this.counts = new Array<number>(bounds.length + 1).fill(0);
   }
 
-  observe(value: number): void {
+  /** Records `value` once, or `times` times. */
+  observe(value: number, times = 1): void {
     const bounds = this.bounds;
     let index = 0;
     while (index < bounds.length && value > (bounds[index] as number)) index += 1;
-    this.counts[index] = (this.counts[index] as number) + 1;
-    this.sum += value;
-    this.count += 1;
+    this.counts[index] = (this.counts[index] as number) + times;
+    this.sum += value * times;
+    this.count += times;
   }
 }
 

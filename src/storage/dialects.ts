@@ -78,10 +78,20 @@ export interface SqliteHandle {
   database: BetterSqlite3.Database;
 }
 
+/** Which batched write held the event loop. */
+export type SqliteWriter = 'usage' | 'money' | 'checkpoints';
+
+/**
+ * Told of each synchronous SQLite write transaction: how long it held the event loop (seconds) and how many rows it
+ * wrote (usage rows, settlements and reservations, checkpoints).
+ */
+export type SqliteWriteObserver = (writer: SqliteWriter, seconds: number, rows: number) => void;
+
 /** Synchronous work on the SQLite connection, in one immediate transaction of its own. */
 export interface SqliteBatches {
   database: BetterSqlite3.Database;
   run<T>(work: () => T): Promise<T>;
+  observe: SqliteWriteObserver;
 }
 
 /** Opens (creating parent directories) a SQLite file with safe 64-bit integers, WAL and foreign keys. */

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
-import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandle } from './dialects.js';
+import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandle, type SqliteWriteObserver } from './dialects.js';
 import { migrateToLatest, pendingMigrations } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
@@ -31,16 +31,18 @@ import { createOperatorRepository, type OperatorTables } from './repositories/op
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
  * Synchronous better-sqlite3 work in one `begin immediate` transaction, run while Kysely's only connection is held,
  * so no Kysely transaction is open around it. For batch writes whose per-statement promises would cost more than the
  * statements themselves.
  */
-function sqliteBatches(db: Kysely<Database>, database: SqliteHandle['database']): SqliteBatches {
+function sqliteBatches(db: Kysely<Database>, database: SqliteHandle['database'], observe: SqliteWriteObserver): SqliteBatches {
   return {
     database,
     run: (work) => db.connection().execute(async () => database.transaction(work).immediate()),
+    observe,
   };
 }
 
@@ -54,6 +56,8 @@ export interface OpenStorageOptions {
    * before the deploy): pending migrations are an error.
    */
   migrate?: boolean;
+  /** SQLite only: told how long each batched write transaction held the event loop. */
+  observeWrite?: SqliteWriteObserver;
 }
 
 /** The database's schema is older than this build and this start may not migrate it. */
@@ -80,7 +84,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     throw error;
   }
 
+  const checkpointer = sqlite === null || location.dialect !== 'sqlite' || location.path === ':memory:' ? null : startWalCheckpointer(location.path, sqlite.database);
   const commerce = db.withTables<CommerceTables>();
+  const batches = sqlite === null ? null : sqliteBatches(db, sqlite.database, options.observeWrite ?? (() => {}));
   return {
     dialect: location.dialect,
     accounts: createAccountRepository(db),
@@ -90,13 +96,13 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     plans: createPlanRepository(db),
     subscriptions: createSubscriptionRepository(db),
     ledger: createLedgerRepository(db, location.dialect),
-    usage: createUsageLogRepository(db, sqlite === null ? null : sqliteBatches(db, sqlite.database)),
+    usage: createUsageLogRepository(db, batches),
     announcements: createAnnouncementRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),
     tiers: createTierRepository(db),
     channelKeyFlags: createChannelKeyFlagRepository(db),
-    money: createMoneyRepository(db, location.dialect),
+    money: createMoneyRepository(db, location.dialect, batches?.observe ?? null),
     alerts: createAlertRepository(db),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     console: createConsoleRepository(db, options.secretBox),
@@ -123,6 +129,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
       }
     },
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
+import type { SqliteWriteObserver } from '../dialects.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
@@ -261,10 +262,23 @@ function sumOf(column: string) {
   return sql<bigint | string>`coalesce(sum(${sql.ref(column)}), 0)`;
 }
 
-export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): MoneyRepository {
+/**
+ * `observe` (SQLite): told how long each money transaction and checkpoint write took. Every statement runs
+ * synchronously there, so that is how long it held the event loop.
+ */
+export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, observe: SqliteWriteObserver | null): MoneyRepository {
   return {
     async transact(accountIds, work) {
-      return db.transaction().execute(async (trx) => {
+      const startedAt = performance.now();
+      let rows = 0;
+      const counted = (view: MoneyTransaction): MoneyTransaction => (observe === null ? view : {
+        ...view,
+        write(instanceId, writes) {
+          rows += writes.usages.length + writes.holds.length;
+          return view.write(instanceId, writes);
+        },
+      });
+      const result = await db.transaction().execute(async (trx) => {
         if (dialect === 'postgres') {
           // Byte order ("C" collation) matches JavaScript's default sort of the ASCII ids, so every batch locks in one order.
           const byteOrder = sql`${sql.ref('id')} collate "C"`;
@@ -272,8 +286,10 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
             await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
           }
         }
-        return work(transactionView(trx, dialect));
+        return work(counted(transactionView(trx, dialect)));
       });
+      observe?.('money', (performance.now() - startedAt) / 1000, rows);
+      return result;
     },
 
     async registerInstance(instanceId, now) {
@@ -328,6 +344,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
         usage_row: checkpoint.usageRow,
         updated_at: now,
       }));
+      const startedAt = performance.now();
       await db.transaction().execute(async (trx) => {
         for (const part of chunk(rows, rowsPerStatement(7))) {
           await trx
@@ -341,6 +358,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect): M
             .execute();
         }
       });
+      observe?.('checkpoints', (performance.now() - startedAt) / 1000, rows.length);
     },
 
     async listHolds(accountId) {

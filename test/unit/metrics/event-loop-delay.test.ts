@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { EVENT_LOOP_DELAY_BUCKETS_SECONDS, foldDelays, observeEventLoopDelay } from '../../../src/metrics/event-loop-delay.js';
+import { GatewayMetrics } from '../../../src/metrics/gateway-metrics.js';
+import { HistogramSeries, MetricsRegistry } from '../../../src/metrics/metrics-registry.js';
+
+/** A libuv histogram as `monitorEventLoopDelay` fills it: percentile → nanoseconds. */
+function monitorOf(count: number, percentiles: Array<[number, number]>) {
+  let reset = false;
+  return {
+    monitor: { count, max: Math.max(0, ...percentiles.map(([, nanoseconds]) => nanoseconds)), percentiles: new Map(percentiles), reset: () => { reset = true; } },
+    wasReset: () => reset,
+  };
+}
+
+describe('event-loop delay', () => {
+  it('moves every sample of the libuv histogram into the exported buckets at its percentile value, then empties it', () => {
+    const series = new HistogramSeries(EVENT_LOOP_DELAY_BUCKETS_SECONDS);
+    // 1,000 samples: half at 0.5 ms, up to 99 % at 3 ms, the last 10 at 40 ms.
+    const { monitor, wasReset } = monitorOf(1000, [[100, 40e6], [0, 0.2e6], [50, 0.5e6], [99, 3e6]]);
+    expect(foldDelays(monitor, series)).toBeCloseTo(0.04);
+    expect(series.count).toBe(1000);
+    // ≤ 1 ms: 500; ≤ 2.5 ms: still 500; ≤ 5 ms: 990; ≤ 50 ms: all.
+    expect(series.counts.slice(0, 7)).toEqual([500, 0, 490, 0, 0, 10, 0]);
+    expect(series.sum).toBeCloseTo(500 * 0.0005 + 490 * 0.003 + 10 * 0.04);
+    expect(wasReset()).toBe(true);
+  });
+
+  it('records nothing when no sample was taken', () => {
+    const series = new HistogramSeries(EVENT_LOOP_DELAY_BUCKETS_SECONDS);
+    const { monitor } = monitorOf(0, []);
+    expect(foldDelays(monitor, series)).toBe(0);
+    expect(series.count).toBe(0);
+  });
+
+  it('shows a synchronous stall of the loop in /metrics', async () => {
+    const registry = new MetricsRegistry();
+    const stop = observeEventLoopDelay(registry);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const until = performance.now() + 120;
+      while (performance.now() < until) { /* the stall */ }
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const text = registry.render();
+      const count = Number(/^unigate_event_loop_delay_seconds_count (\S+)$/m.exec(text)?.[1]);
+      const upTo50ms = Number(/^unigate_event_loop_delay_seconds_bucket\{le="0.05"\} (\S+)$/m.exec(text)?.[1]);
+      expect(count).toBeGreaterThan(upTo50ms);
+      expect(Number(/^unigate_event_loop_delay_max_seconds (\S+)$/m.exec(text)?.[1])).toBeGreaterThan(0.1);
+    } finally {
+      stop();
+    }
+  });
+
+  it('is part of the gateway metrics, with the SQLite write transactions', () => {
+    const metrics = new GatewayMetrics();
+    try {
+      metrics.observeSqliteWrite('usage', 0.002, 120);
+      const text = metrics.render();
+      expect(text).toContain('# TYPE unigate_event_loop_delay_seconds histogram');
+      expect(text).toContain('# TYPE unigate_event_loop_delay_max_seconds gauge');
+      expect(text).toContain('unigate_sqlite_write_seconds_bucket{writer="usage",le="0.0025"} 1');
+      expect(text).toContain('unigate_sqlite_write_rows_total{writer="usage"} 120');
+    } finally {
+      metrics.stop();
+    }
+  });
+});
