@@ -82,8 +82,8 @@ export function modelNotAllowed(model: Model): GatewayError {
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
  * money (an upper bound of the cost held from the key's quota cap and budget, the subscription's quota and the
- * wallet, all or nothing; see billing/ledger.ts), the key's and the account's concurrency, then every rate dimension
- * at once (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
+ * wallet, all or nothing; see billing/ledger.ts), then in one limiter call (one Redis script) the key's and the
+ * account's concurrency and every rate dimension (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
