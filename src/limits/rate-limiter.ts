@@ -46,12 +46,15 @@ export type AdmissionDecision =
 
 /**
  * Cost-aware limits over fixed windows aligned to the epoch (see `fixed-window.ts`), and concurrency slots.
- * `consume` takes `cost` from every rule or from none. Implementations: in-process (default) and Redis (shared between instances); both decide
- * with the same function, so they answer alike.
+ * `consume` takes `cost` from every rule or from none. Implementations: in-process (default) and Redis (shared
+ * between instances); both decide with the same function, so they answer alike.
  */
 export interface RateLimiter {
   consume(requests: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number): Promise<LimitDecision>;
-  /** Corrects an earlier charge (e.g. estimated tokens → real tokens); may go negative to refund. */
+  /**
+   * Corrects an earlier charge (e.g. estimated tokens → real tokens); may go negative to refund. The Redis backend
+   * sends the corrections and slot releases of one event-loop turn together; the promise settles once they are sent.
+   */
   adjust(rule: LimitRule, delta: number, chargedAt: number): Promise<void>;
   /**
    * Takes a slot of every concurrency dimension and charges every window, all or nothing, in one step (one Redis
