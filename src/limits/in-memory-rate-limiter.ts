@@ -1,5 +1,5 @@
 import { decide, windowStart } from './fixed-window.js';
-import type { ConcurrencyLease, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
+import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
 
 interface Window {
   startMs: number;
@@ -10,7 +10,8 @@ interface Window {
 /** Fixed windows aligned to the epoch, in this process only. Expired windows are swept as the map grows. */
 export class InMemoryRateLimiter implements RateLimiter {
   readonly #windows = new Map<string, Window>();
-  readonly #slots = new Map<string, Set<ConcurrencyLease>>();
+  /** Holders of each concurrency dimension's slots: one token per admitted request. */
+  readonly #slots = new Map<string, Set<object>>();
   #nextSweepSize = 10_000;
 
   async consume(requests: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number): Promise<LimitDecision> {
@@ -36,24 +37,36 @@ export class InMemoryRateLimiter implements RateLimiter {
     if (window !== undefined && window.startMs === windowStart(rule, chargedAt)) window.used = Math.max(0, window.used + delta);
   }
 
-  async acquire(id: string, limit: number): Promise<ConcurrencyLease | null> {
-    return this.acquireNow(id, limit);
+  async admit(ask: AdmissionAsk, now: number): Promise<AdmissionDecision> {
+    return this.admitNow(ask, now);
   }
 
-  acquireNow(id: string, limit: number): ConcurrencyLease | null {
-    let holders = this.#slots.get(id);
-    if (holders !== undefined && holders.size >= limit) return null;
-    if (holders === undefined) this.#slots.set(id, (holders = new Set()));
-    const slots = this.#slots;
-    const lease: ConcurrencyLease = {
+  /** `admit` without the promise, for callers in this process (the Redis backend's fallback). */
+  admitNow(ask: AdmissionAsk, now: number): AdmissionDecision {
+    for (const slot of ask.slots) if (this.inUse(slot.id) >= slot.limit) return { allowed: false, slot };
+    const decision = this.consumeNow(ask.charges, now);
+    if (!decision.allowed) return { ...decision, slot: null };
+    return { allowed: true, states: decision.states, lease: ask.slots.length === 0 ? null : this.#take(ask.slots) };
+  }
+
+  #take(slots: readonly ConcurrencySlot[]): ConcurrencyLease {
+    const token = {};
+    const taken = slots.map(({ id }) => {
+      let holders = this.#slots.get(id);
+      if (holders === undefined) this.#slots.set(id, (holders = new Set()));
+      holders.add(token);
+      return { id, holders };
+    });
+    const all = this.#slots;
+    return {
       release() {
-        // Only this lease's own slot, only once: a second release (or one after `close`) frees nothing else.
-        if (!holders.delete(lease)) return;
-        if (holders.size === 0 && slots.get(id) === holders) slots.delete(id);
+        // Only this lease's own slots, only once: a second release (or one after `close`) frees nothing else.
+        for (const { id, holders } of taken) {
+          if (!holders.delete(token)) continue;
+          if (holders.size === 0 && all.get(id) === holders) all.delete(id);
+        }
       },
     };
-    holders.add(lease);
-    return lease;
   }
 
   /** Slots of `id` in use now (for tests and diagnostics). */

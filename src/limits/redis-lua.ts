@@ -4,54 +4,66 @@
  */
 
 /**
- * KEYS: the counter of each rule's current window. ARGV: per rule `limit, cost, ttlMs`.
- * All or nothing: nothing is charged unless every rule with a positive cost has room. Returns
- * `[admitted (1|0), used before this request of rule 1, rule 2, …]`.
+ * KEYS: the lease set of each concurrency slot, then the counter of each rule's current window. ARGV: slot count,
+ * lease TTL ms, lease id, each slot's limit, then per rule `limit, cost, ttlMs`.
+ * Slots first: expired leases are dropped (their holder stopped renewing: it crashed) and a full slot refuses the
+ * request before any window is read. Then all or nothing: nothing is taken unless every rule with a positive cost
+ * has room, and then the lease joins every slot and every cost is charged. Returns `[n]` when slot n is full,
+ * otherwise `[0, used before this request of rule 1, rule 2, …]`.
  */
-export const CONSUME = `
-local used = {}
-local admitted = 1
-for index = 1, #KEYS do
-  local value = tonumber(redis.call('GET', KEYS[index]) or '0')
-  used[index] = value
-  local base = (index - 1) * 3
-  local cost = tonumber(ARGV[base + 2])
-  if cost > 0 and value + cost > tonumber(ARGV[base + 1]) then admitted = 0 end
-end
-if admitted == 1 then
-  for index = 1, #KEYS do
-    local base = (index - 1) * 3
-    if tonumber(ARGV[base + 2]) > 0 then
-      redis.call('INCRBY', KEYS[index], ARGV[base + 2])
-      redis.call('PEXPIRE', KEYS[index], ARGV[base + 3])
-    end
+export const ADMIT = `
+local slots = tonumber(ARGV[1])
+local ttl = tonumber(ARGV[2])
+local now = 0
+if slots > 0 then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  for index = 1, slots do
+    redis.call('ZREMRANGEBYSCORE', KEYS[index], '-inf', now)
+    if redis.call('ZCARD', KEYS[index]) >= tonumber(ARGV[3 + index]) then return {index} end
   end
 end
-table.insert(used, 1, admitted)
-return used
-`;
-
-/** KEYS[1]: a window counter. ARGV[1]: signed correction. A window that is gone (expired) is left alone; never below 0. */
-export const ADJUST = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local value = redis.call('INCRBY', KEYS[1], ARGV[1])
-if value < 0 then redis.call('SET', KEYS[1], '0', 'KEEPTTL') end
-return 1
+local reply = {0}
+local admitted = true
+for index = slots + 1, #KEYS do
+  local value = tonumber(redis.call('GET', KEYS[index]) or '0')
+  reply[#reply + 1] = value
+  local base = 3 + slots + (index - slots - 1) * 3
+  local cost = tonumber(ARGV[base + 2])
+  if cost > 0 and value + cost > tonumber(ARGV[base + 1]) then admitted = false end
+end
+if not admitted then return reply end
+for index = 1, slots do
+  redis.call('ZADD', KEYS[index], now + ttl, ARGV[3])
+  redis.call('PEXPIRE', KEYS[index], ttl * 2)
+end
+for index = slots + 1, #KEYS do
+  local base = 3 + slots + (index - slots - 1) * 3
+  if tonumber(ARGV[base + 2]) > 0 then
+    redis.call('INCRBY', KEYS[index], ARGV[base + 2])
+    redis.call('PEXPIRE', KEYS[index], ARGV[base + 3])
+  end
+end
+return reply
 `;
 
 /**
- * KEYS[1]: the lease set of one concurrency dimension. ARGV: limit, lease id, lease TTL ms.
- * Drops expired leases (their holder stopped renewing: it crashed), then adds this one if a slot is free.
+ * KEYS: window counters to correct, then lease sets to leave. ARGV[1]: the number of counters; ARGV[n + 1]: the
+ * signed correction of counter KEYS[n], or the lease id to remove from lease set KEYS[n]. A window that is gone
+ * (expired) is left alone; a counter never goes below 0.
  */
-export const ACQUIRE = `
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local ttl = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
-redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ttl * 2)
-return 1
+export const SETTLE = `
+local counters = tonumber(ARGV[1])
+for index = 1, counters do
+  if redis.call('EXISTS', KEYS[index]) == 1 then
+    local value = redis.call('INCRBY', KEYS[index], ARGV[index + 1])
+    if value < 0 then redis.call('SET', KEYS[index], '0', 'KEEPTTL') end
+  end
+end
+for index = counters + 1, #KEYS do
+  redis.call('ZREM', KEYS[index], ARGV[index + 1])
+end
+return #KEYS
 `;
 
 /** KEYS: lease sets; ARGV[1]: lease TTL ms; ARGV[n + 1]: the lease id held in KEYS[n]. Pushes each expiry out by a TTL. */

@@ -6,8 +6,8 @@ import { describeError, type Logger } from '../shared/logger.js';
 import { decide, windowStart } from './fixed-window.js';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
 import { shareOfLimit } from './limit-share.js';
-import type { ConcurrencyLease, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
-import { ACQUIRE, ADJUST, CONSUME, RENEW } from './redis-lua.js';
+import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
+import { ADMIT, RENEW, SETTLE } from './redis-lua.js';
 import { RedisScript } from './redis-script.js';
 
 export interface RedisRateLimiterOptions {
@@ -31,24 +31,38 @@ const SINGLE_INSTANCE: FleetView = { size: 1, rank: 0 };
 
 /** A window counter outlives its window by this much, so late corrections and clock skew between instances still land. */
 const COUNTER_GRACE_MS = 5000;
-/** Leases renewed per script call. */
-const RENEW_BATCH = 500;
+/** Leases renewed, or corrections and releases settled, per script call. */
+const SCRIPT_BATCH = 500;
 /** At most one "Redis unavailable" warning per this interval. */
 const WARN_INTERVAL_MS = 10_000;
 
-const consumeScript = new RedisScript(CONSUME);
-const adjustScript = new RedisScript(ADJUST);
-const acquireScript = new RedisScript(ACQUIRE);
+const admitScript = new RedisScript(ADMIT);
+const settleScript = new RedisScript(SETTLE);
 const renewScript = new RedisScript(RENEW);
 
+/** One slot held: lease id `id` in the lease set `key`. */
 interface HeldLease {
   key: string;
   id: string;
 }
 
+/** Counter corrections and lease releases that go out together, in one script, once the current event-loop turn ends. */
+interface Outbox {
+  counters: string[];
+  deltas: number[];
+  leaseSets: string[];
+  leaseIds: string[];
+  /** Settles once the outbox was sent (or sending it failed and was logged). */
+  sent: Promise<void>;
+}
+
+type Charge = { rule: LimitRule; cost: number };
+
 /**
  * Limits shared by every instance on one Redis: each decision is one Lua script, so two instances admit exactly
- * the limit between them. Windows are the same epoch-aligned fixed windows as in process, keyed by window start.
+ * the limit between them; a request's admission (every slot and every window) is one script call. Windows are the
+ * same epoch-aligned fixed windows as in process, keyed by window start. Corrections and releases are not waited
+ * for: those of every request finishing in one event-loop turn go out together in one script call.
  *
  * While Redis is unreachable the limiter is degraded, on purpose and in one of two ways: in `share` mode each
  * instance enforces, in process, its share of every limit (the limit divided by the live instances it last saw in
@@ -64,6 +78,7 @@ export class RedisRateLimiter implements RateLimiter {
   #degraded = false;
   readonly #renewal: NodeJS.Timeout;
   #closed = false;
+  #outbox: Outbox | null = null;
 
   constructor(
     private readonly redis: Redis,
@@ -76,28 +91,45 @@ export class RedisRateLimiter implements RateLimiter {
 
   readonly #onReady = (): void => this.#recovered();
 
-  async consume(requests: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number): Promise<LimitDecision> {
+  async consume(requests: ReadonlyArray<Charge>, now: number): Promise<LimitDecision> {
+    const decision = await this.admit({ slots: [], charges: requests }, now);
+    if (decision.allowed) return { allowed: true, states: decision.states };
+    if (decision.slot !== null) throw new Error('a request without slots was refused for one');
+    return decision;
+  }
+
+  async admit(ask: AdmissionAsk, now: number): Promise<AdmissionDecision> {
     // Counters are integers: a fractional cost is charged as the next whole unit, here and in the script alike.
-    const charged = requests.map(({ rule, cost }) => ({ rule, cost: Math.ceil(cost) }));
-    if (!this.#available()) return this.#degradedConsume(charged, now, null);
+    const charges = ask.charges.map(({ rule, cost }) => ({ rule, cost: Math.ceil(cost) }));
+    if (!this.#available()) return this.#degradedAdmit(ask.slots, charges, now, null);
+    this.#sequence += 1;
+    const leaseId = `${this.#instance}:${this.#sequence.toString(36)}`;
     const keys: string[] = [];
-    const args: Array<string | number> = [];
-    for (const { rule, cost } of charged) {
+    const args: Array<string | number> = [ask.slots.length, this.options.leaseTtlMs, leaseId];
+    for (const slot of ask.slots) {
+      keys.push(this.#leaseSetKey(slot.id));
+      args.push(slot.limit);
+    }
+    for (const { rule, cost } of charges) {
       const start = windowStart(rule, now);
       keys.push(this.#counterKey(rule, start));
       args.push(rule.limit, cost, start + rule.windowMs - now + COUNTER_GRACE_MS);
     }
-    let reply: unknown;
+    let reply: Array<number | string>;
     try {
-      reply = await consumeScript.run(this.redis, keys, args);
+      reply = (await admitScript.run(this.redis, keys, args)) as Array<number | string>;
     } catch (error) {
-      return this.#degradedConsume(charged, now, error);
+      return this.#degradedAdmit(ask.slots, charges, now, error);
     }
     this.#recovered();
+    const fullSlot = Number(reply[0]);
+    if (fullSlot > 0) return { allowed: false, slot: ask.slots[fullSlot - 1] as ConcurrencySlot };
     // The script decided atomically; the same rule applied to the counts it saw (before this request) gives the
     // same answer and the remaining/reset figures of every dimension.
-    const used = (reply as Array<number | string>).slice(1).map(Number);
-    return decide(charged, used, now);
+    const decision = decide(charges, reply.slice(1).map(Number), now);
+    if (!decision.allowed) return { ...decision, slot: null };
+    const lease = ask.slots.length === 0 ? null : this.#hold(keys.slice(0, ask.slots.length).map((key) => ({ key, id: leaseId })));
+    return { allowed: true, states: decision.states, lease };
   }
 
   async adjust(rule: LimitRule, delta: number, chargedAt: number): Promise<void> {
@@ -107,32 +139,10 @@ export class RedisRateLimiter implements RateLimiter {
       if (this.#mode === 'share') this.#fallback.adjustNow(this.#shareOf(rule), rounded, chargedAt);
       return;
     }
-    try {
-      await adjustScript.run(this.redis, [this.#counterKey(rule, windowStart(rule, chargedAt))], [rounded]);
-    } catch (error) {
-      this.#warn('adjust', error);
-    }
-  }
-
-  async acquire(id: string, limit: number): Promise<ConcurrencyLease | null> {
-    if (!this.#available()) return this.#degradedAcquire(id, limit, null);
-    this.#sequence += 1;
-    const held: HeldLease = { key: `${this.options.keyPrefix}cc:${id}`, id: `${this.#instance}:${this.#sequence.toString(36)}` };
-    let reply: unknown;
-    try {
-      reply = await acquireScript.run(this.redis, [held.key], [limit, held.id, this.options.leaseTtlMs]);
-    } catch (error) {
-      return this.#degradedAcquire(id, limit, error);
-    }
-    this.#recovered();
-    if (Number(reply) !== 1) return null;
-    this.#held.add(held);
-    return {
-      release: () => {
-        if (!this.#held.delete(held)) return;
-        this.redis.zrem(held.key, held.id).catch((error: unknown) => this.#warn('release', error));
-      },
-    };
+    const outbox = this.#outboxNow();
+    outbox.counters.push(this.#counterKey(rule, windowStart(rule, chargedAt)));
+    outbox.deltas.push(rounded);
+    await outbox.sent;
   }
 
   /** True while Redis cannot be reached and the limits are enforced in the degraded mode. */
@@ -150,13 +160,9 @@ export class RedisRateLimiter implements RateLimiter {
     this.#closed = true;
     clearInterval(this.#renewal);
     this.redis.off('ready', this.#onReady);
-    const leases = [...this.#held];
+    for (const lease of this.#held) this.#release(lease);
     this.#held.clear();
-    if (leases.length > 0 && this.#available()) {
-      const pipeline = this.redis.pipeline();
-      for (const lease of leases) pipeline.zrem(lease.key, lease.id);
-      await pipeline.exec().catch(() => undefined);
-    }
+    await this.#outbox?.sent;
     await this.#fallback.close();
   }
 
@@ -169,21 +175,20 @@ export class RedisRateLimiter implements RateLimiter {
     return limit === rule.limit ? rule : { ...rule, limit };
   }
 
-  #degradedConsume(charged: ReadonlyArray<{ rule: LimitRule; cost: number }>, now: number, error: unknown): LimitDecision {
-    this.#enterDegraded('consume', error);
+  #degradedAdmit(slots: readonly ConcurrencySlot[], charged: readonly Charge[], now: number, error: unknown): AdmissionDecision {
+    this.#enterDegraded(slots.length === 0 ? 'consume' : 'admit', error);
     if (this.#mode === 'deny') throw limitsUnavailable();
+    const fleet = this.options.fleet?.() ?? SINGLE_INSTANCE;
+    const sharedSlots = slots.map((slot) => ({ id: slot.id, limit: shareOfLimit(slot.limit, slot.id, fleet) }));
     // A cost above this instance's whole share (a large token estimate) takes the whole share, as against the full limit.
-    const shared = charged.map(({ rule, cost }) => {
+    const sharedCharges = charged.map(({ rule, cost }) => {
       const share = this.#shareOf(rule);
       return { rule: share, cost: cost > 0 ? Math.min(cost, Math.max(1, share.limit)) : cost };
     });
-    return this.#fallback.consumeNow(shared, now);
-  }
-
-  #degradedAcquire(id: string, limit: number, error: unknown): ConcurrencyLease | null {
-    this.#enterDegraded('acquire', error);
-    if (this.#mode === 'deny') throw limitsUnavailable();
-    return this.#fallback.acquireNow(id, shareOfLimit(limit, id, this.options.fleet?.() ?? SINGLE_INSTANCE));
+    const decision = this.#fallback.admitNow({ slots: sharedSlots, charges: sharedCharges }, now);
+    // A full slot is reported with the limit the caller asked for: its message names the whole limit.
+    if (!decision.allowed && decision.slot !== null) return { allowed: false, slot: slots[sharedSlots.indexOf(decision.slot)] as ConcurrencySlot };
+    return decision;
   }
 
   #enterDegraded(operation: string, error: unknown): void {
@@ -208,6 +213,59 @@ export class RedisRateLimiter implements RateLimiter {
     this.options.logger.info('redis reachable again: limits shared by every instance again', {});
   }
 
+  /** One lease over the slots the script took; releasing it sends their removal with the next outbox. */
+  #hold(leases: HeldLease[]): ConcurrencyLease {
+    for (const lease of leases) this.#held.add(lease);
+    return {
+      release: () => {
+        for (const lease of leases) if (this.#held.delete(lease)) this.#release(lease);
+      },
+    };
+  }
+
+  #release(lease: HeldLease): void {
+    const outbox = this.#outboxNow();
+    outbox.leaseSets.push(lease.key);
+    outbox.leaseIds.push(lease.id);
+  }
+
+  /** The outbox of this event-loop turn, sent when the turn ends. */
+  #outboxNow(): Outbox {
+    if (this.#outbox !== null) return this.#outbox;
+    const outbox: Outbox = { counters: [], deltas: [], leaseSets: [], leaseIds: [], sent: Promise.resolve() };
+    outbox.sent = new Promise((resolve) => {
+      setImmediate(() => {
+        this.#outbox = null;
+        void this.#send(outbox).then(resolve);
+      });
+    });
+    this.#outbox = outbox;
+    return outbox;
+  }
+
+  /** Corrections first, then releases, at most SCRIPT_BATCH keys per script call. Lost releases expire with their TTL. */
+  async #send(outbox: Outbox): Promise<void> {
+    let counter = 0;
+    let lease = 0;
+    while (counter < outbox.counters.length || lease < outbox.leaseSets.length) {
+      const counters = Math.min(SCRIPT_BATCH, outbox.counters.length - counter);
+      const leases = Math.min(SCRIPT_BATCH - counters, outbox.leaseSets.length - lease);
+      const keys = [...outbox.counters.slice(counter, counter + counters), ...outbox.leaseSets.slice(lease, lease + leases)];
+      const args = [counters, ...outbox.deltas.slice(counter, counter + counters), ...outbox.leaseIds.slice(lease, lease + leases)];
+      counter += counters;
+      lease += leases;
+      try {
+        await settleScript.run(this.redis, keys, args);
+      } catch (error) {
+        this.#warn('settle', error);
+      }
+    }
+  }
+
+  #leaseSetKey(id: string): string {
+    return `${this.options.keyPrefix}cc:${id}`;
+  }
+
   #counterKey(rule: LimitRule, start: number): string {
     return `${this.options.keyPrefix}rl:${rule.id}:${start}`;
   }
@@ -220,8 +278,8 @@ export class RedisRateLimiter implements RateLimiter {
   async #renew(): Promise<void> {
     if (this.#held.size === 0 || !this.#available()) return;
     const leases = [...this.#held];
-    for (let offset = 0; offset < leases.length; offset += RENEW_BATCH) {
-      const batch = leases.slice(offset, offset + RENEW_BATCH).filter((lease) => this.#held.has(lease));
+    for (let offset = 0; offset < leases.length; offset += SCRIPT_BATCH) {
+      const batch = leases.slice(offset, offset + SCRIPT_BATCH).filter((lease) => this.#held.has(lease));
       if (batch.length === 0) continue;
       try {
         await renewScript.run(this.redis, batch.map((lease) => lease.key), [this.options.leaseTtlMs, ...batch.map((lease) => lease.id)]);
@@ -230,7 +288,7 @@ export class RedisRateLimiter implements RateLimiter {
         return;
       }
       // A lease released while the renewal was on its way was put back: take it out again.
-      for (const lease of batch) if (!this.#held.has(lease)) this.redis.zrem(lease.key, lease.id).catch(() => undefined);
+      for (const lease of batch) if (!this.#held.has(lease)) this.#release(lease);
     }
   }
 

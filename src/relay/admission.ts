@@ -7,7 +7,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { effectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { ConcurrencyLease, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model } from '../domain/records.js';
@@ -82,8 +82,8 @@ export function modelNotAllowed(model: Model): GatewayError {
 /**
  * Everything that must hold before a request reaches an upstream, cheapest first: the key's model allowlist, the
  * money (an upper bound of the cost held from the key's quota cap and budget, the subscription's quota and the
- * wallet, all or nothing; see billing/ledger.ts), the key's and the account's concurrency, then every rate dimension
- * at once (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
+ * wallet, all or nothing; see billing/ledger.ts), then in one limiter call (one Redis script) the key's and the
+ * account's concurrency and every rate dimension (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
@@ -137,9 +137,10 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const { key, account, model, meter } = request;
   const { limiter, clock } = dependencies;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
-  // Concurrency first, so a request refused for it takes nothing from the rate windows.
-  const lease = await acquireConcurrency(limiter, key, account, accountLimits.concurrency.value);
-  if (lease !== null) meter.holdSlot(lease);
+  const accountConcurrency = accountLimits.concurrency.value;
+  const slots: ConcurrencySlot[] = [];
+  if (key.concurrency !== null) slots.push({ id: `key:${key.id}:concurrency`, limit: key.concurrency });
+  if (accountConcurrency !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountConcurrency });
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
@@ -170,12 +171,14 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
 
   let states: LimitState[] = [];
   const now = clock.now();
-  if (requests.length > 0) {
-    const decision = await limiter.consume(requests, now);
+  if (slots.length > 0 || requests.length > 0) {
+    // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
+    const decision = await limiter.admit({ slots, charges: requests }, now);
     if (!decision.allowed) {
-      meter.releaseSlot();
-      throw rateLimitRefusal(decision);
+      if (decision.slot === null) throw rateLimitRefusal(decision);
+      throw concurrencyRefusal(decision.slot, key);
     }
+    if (decision.lease !== null) meter.holdSlot(decision.lease);
     if (tokenCharges.length > 0) meter.chargeTokens(tokenCharges, now);
     states = decision.states;
   }
@@ -184,23 +187,8 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   return admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
 }
 
-/** Takes a slot of the key's and of the account's concurrency limit (both or neither); throws the spec's 429. */
-async function acquireConcurrency(limiter: RateLimiter, key: ApiKey, account: Account, accountConcurrency: number | null): Promise<ConcurrencyLease | null> {
-  const keyLease = key.concurrency === null ? null : await limiter.acquire(`key:${key.id}:concurrency`, key.concurrency);
-  if (key.concurrency !== null && keyLease === null) {
-    throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this API key (limit ${key.concurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
-  }
-  if (accountConcurrency === null) return keyLease;
-  const accountLease = await limiter.acquire(`account:${account.id}:concurrency`, accountConcurrency);
-  if (accountLease === null) {
-    keyLease?.release();
-    throw new GatewayError('rate_limit_exceeded', `Too many concurrent requests for this account (limit ${accountConcurrency}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
-  }
-  if (keyLease === null) return accountLease;
-  return {
-    release() {
-      keyLease.release();
-      accountLease.release();
-    },
-  };
+/** The spec's 429 for a full concurrency slot, the key's or the account's. */
+function concurrencyRefusal(slot: ConcurrencySlot, key: ApiKey): GatewayError {
+  const whose = slot.id === `key:${key.id}:concurrency` ? 'this API key' : 'this account';
+  return new GatewayError('rate_limit_exceeded', `Too many concurrent requests for ${whose} (limit ${slot.limit}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
 }

@@ -12,6 +12,7 @@ import { RedisRateLimiter, type RedisDegradedMode } from '../../../src/limits/re
 import type { FleetView } from '../../../src/redis/fleet-membership.js';
 import { createRedisConnection, type Redis } from '../../../src/redis/redis-connection.js';
 import { silentLogger } from '../../../src/shared/logger.js';
+import { acquire } from './rate-limiter-contract.js';
 
 const NOW = 1_700_000_000_000 - (1_700_000_000_000 % 60_000) + 1000;
 
@@ -85,10 +86,23 @@ describe('RedisRateLimiter with Redis unreachable', () => {
 
   it('holds between two instances exactly the concurrency limit, each its share', async () => {
     const pair = [open('share', { size: 2, rank: 0 }), open('share', { size: 2, rank: 1 })];
-    const leases = await Promise.all(pair.map(async (limiter) => [await limiter.acquire('key:k3:concurrency', 4), await limiter.acquire('key:k3:concurrency', 4), await limiter.acquire('key:k3:concurrency', 4)]));
+    const leases = await Promise.all(pair.map(async (limiter) => [await acquire(limiter, 'key:k3:concurrency', 4), await acquire(limiter, 'key:k3:concurrency', 4), await acquire(limiter, 'key:k3:concurrency', 4)]));
     expect(leases.map((held) => held.filter((lease) => lease !== null).length)).toEqual([2, 2]);
     leases[0]?.[0]?.release();
-    expect(await pair[0]?.acquire('key:k3:concurrency', 4)).not.toBeNull();
+    expect(await acquire(pair[0] as RedisRateLimiter, 'key:k3:concurrency', 4)).not.toBeNull();
+  });
+
+  it('admits slots and windows together against the shares, naming a full slot with its whole limit', async () => {
+    const limiter = open('share', { size: 2, rank: 0 });
+    const slot = { id: 'key:k5:concurrency', limit: 2 };
+    const rpm = rule('key:k5:rpm', 4);
+    const first = await limiter.admit({ slots: [slot], charges: [{ rule: rpm, cost: 1 }] }, NOW);
+    expect(first.allowed).toBe(true);
+    // This instance's share of the slot is 1: the second request is refused for it and charged nothing.
+    expect(await limiter.admit({ slots: [slot], charges: [{ rule: rpm, cost: 1 }] }, NOW)).toEqual({ allowed: false, slot });
+    if (first.allowed) first.lease?.release();
+    const second = await limiter.admit({ slots: [slot], charges: [{ rule: rpm, cost: 1 }] }, NOW);
+    expect(second.allowed && second.states[0]?.remaining).toBe(0);
   });
 
   it('refuses with 503 and Retry-After in deny mode, for rates and slots alike, and charges nothing', async () => {
@@ -96,7 +110,8 @@ describe('RedisRateLimiter with Redis unreachable', () => {
     const refusal = await limiter.consume([{ rule: rule('key:k4:rpm', 10), cost: 1 }], NOW).catch((error: unknown) => error);
     expect(refusal).toBeInstanceOf(GatewayError);
     expect(refusal).toMatchObject({ status: 503, code: 'service_unavailable', retryAfterSeconds: 2 });
-    await expect(limiter.acquire('key:k4:concurrency', 1)).rejects.toMatchObject({ status: 503 });
+    await expect(acquire(limiter, 'key:k4:concurrency', 1)).rejects.toMatchObject({ status: 503 });
+    await expect(limiter.admit({ slots: [{ id: 'key:k4:concurrency', limit: 1 }], charges: [{ rule: rule('key:k4:rpm', 10), cost: 1 }] }, NOW)).rejects.toMatchObject({ status: 503 });
     await expect(limiter.adjust(rule('key:k4:rpm', 10), -1, NOW)).resolves.toBeUndefined();
   });
 });

@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryRateLimiter } from '../../../src/limits/in-memory-rate-limiter.js';
+import type { ConcurrencyLease } from '../../../src/limits/rate-limiter.js';
 import { allowed, describeRateLimiterContract, freshRule, T0 } from './rate-limiter-contract.js';
 
 const shared = new InMemoryRateLimiter();
+
+function takeSlot(limiter: InMemoryRateLimiter): ConcurrencyLease | null {
+  const decision = limiter.admitNow({ slots: [{ id: 'k', limit: 1 }], charges: [] }, T0);
+  return decision.allowed ? decision.lease : null;
+}
 describeRateLimiterContract('in process', () => shared);
 
 describe('InMemoryRateLimiter specifics', () => {
@@ -18,14 +24,14 @@ describe('InMemoryRateLimiter specifics', () => {
 
   it('counts slots in use, and a lease released after close frees nothing of a later holder', async () => {
     const limiter = new InMemoryRateLimiter();
-    const old = limiter.acquireNow('k', 1);
+    const old = takeSlot(limiter);
     expect(limiter.inUse('k')).toBe(1);
     await limiter.close();
-    const fresh = limiter.acquireNow('k', 1);
+    const fresh = takeSlot(limiter);
     expect(fresh).not.toBeNull();
     old?.release();
     expect(limiter.inUse('k')).toBe(1);
-    expect(limiter.acquireNow('k', 1)).toBeNull();
+    expect(takeSlot(limiter)).toBeNull();
     fresh?.release();
     expect(limiter.inUse('k')).toBe(0);
   });

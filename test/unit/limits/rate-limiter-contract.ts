@@ -1,6 +1,6 @@
 /** The behaviour both RateLimiter backends share, run against each (in process always, Redis when TEST_REDIS_URL is set). */
 import { describe, expect, it } from 'vitest';
-import type { LimitDecision, LimitRule, RateLimiter } from '../../../src/limits/rate-limiter.js';
+import type { ConcurrencyLease, LimitDecision, LimitRule, RateLimiter } from '../../../src/limits/rate-limiter.js';
 
 export const MINUTE = 60_000;
 /** A multiple of 60 000: a window starts here. */
@@ -21,6 +21,12 @@ export function allowed(decision: LimitDecision): Extract<LimitDecision, { allow
 export function denied(decision: LimitDecision): Extract<LimitDecision, { allowed: false }> {
   if (decision.allowed) throw new Error('expected a denial');
   return decision;
+}
+
+/** One slot of `id` taken through `admit`, as admission takes slots: the lease, or null when every slot is in use. */
+export async function acquire(limiter: RateLimiter, id: string, limit: number): Promise<ConcurrencyLease | null> {
+  const decision = await limiter.admit({ slots: [{ id, limit }], charges: [] }, Date.now());
+  return decision.allowed ? decision.lease : null;
 }
 
 export function describeRateLimiterContract(name: string, limiterOf: () => RateLimiter): void {
@@ -146,45 +152,96 @@ export function describeRateLimiterContract(name: string, limiterOf: () => RateL
   describe(`${name}: concurrency`, () => {
     it('hands out at most `limit` leases and takes them back on release', async () => {
       const id = freshRule(1).id;
-      const first = await limiterOf().acquire(id, 2);
-      const second = await limiterOf().acquire(id, 2);
+      const first = await acquire(limiterOf(), id, 2);
+      const second = await acquire(limiterOf(), id, 2);
       expect(first).not.toBeNull();
       expect(second).not.toBeNull();
-      expect(await limiterOf().acquire(id, 2)).toBeNull();
+      expect(await acquire(limiterOf(), id, 2)).toBeNull();
       first?.release();
       await settle();
-      expect(await limiterOf().acquire(id, 2)).not.toBeNull();
-      expect(await limiterOf().acquire(id, 2)).toBeNull();
+      expect(await acquire(limiterOf(), id, 2)).not.toBeNull();
+      expect(await acquire(limiterOf(), id, 2)).toBeNull();
     });
 
     it('frees a lease once however often it is released', async () => {
       const id = freshRule(1).id;
-      const first = await limiterOf().acquire(id, 2);
-      await limiterOf().acquire(id, 2);
+      const first = await acquire(limiterOf(), id, 2);
+      await acquire(limiterOf(), id, 2);
       first?.release();
       first?.release();
       first?.release();
       await settle();
-      expect(await limiterOf().acquire(id, 2)).not.toBeNull();
-      expect(await limiterOf().acquire(id, 2)).toBeNull();
+      expect(await acquire(limiterOf(), id, 2)).not.toBeNull();
+      expect(await acquire(limiterOf(), id, 2)).toBeNull();
     });
 
     it('hands out exactly `limit` leases to many concurrent callers', async () => {
       const id = freshRule(1).id;
-      const leases = await Promise.all(Array.from({ length: 30 }, () => limiterOf().acquire(id, 4)));
+      const leases = await Promise.all(Array.from({ length: 30 }, () => acquire(limiterOf(), id, 4)));
       expect(leases.filter((lease) => lease !== null)).toHaveLength(4);
       for (const lease of leases) lease?.release();
       await settle();
-      const again = await Promise.all(Array.from({ length: 10 }, () => limiterOf().acquire(id, 4)));
+      const again = await Promise.all(Array.from({ length: 10 }, () => acquire(limiterOf(), id, 4)));
       expect(again.filter((lease) => lease !== null)).toHaveLength(4);
     });
 
     it('keeps ids apart', async () => {
       const a = freshRule(1).id;
       const b = freshRule(1).id;
-      expect(await limiterOf().acquire(a, 1)).not.toBeNull();
-      expect(await limiterOf().acquire(b, 1)).not.toBeNull();
-      expect(await limiterOf().acquire(a, 1)).toBeNull();
+      expect(await acquire(limiterOf(), a, 1)).not.toBeNull();
+      expect(await acquire(limiterOf(), b, 1)).not.toBeNull();
+      expect(await acquire(limiterOf(), a, 1)).toBeNull();
+    });
+  });
+
+  describe(`${name}: admit (slots and windows in one step)`, () => {
+    it('takes every slot and charges every window, and one release frees every slot', async () => {
+      const key = { id: freshRule(1).id, limit: 1 };
+      const account = { id: freshRule(1).id, limit: 2 };
+      const rpm = freshRule(10);
+      const decision = await limiterOf().admit({ slots: [key, account], charges: [{ rule: rpm, cost: 1 }] }, T0 + 5);
+      if (!decision.allowed) throw new Error('expected admission');
+      expect(decision.states).toEqual([{ rule: rpm, remaining: 9, resetAtMs: T0 + MINUTE }]);
+      expect(await acquire(limiterOf(), key.id, 1)).toBeNull();
+      decision.lease?.release();
+      await settle();
+      expect(await acquire(limiterOf(), key.id, 1)).not.toBeNull();
+      expect(await acquire(limiterOf(), account.id, 1)).not.toBeNull();
+    });
+
+    it('refuses for the first full slot in order and charges no window', async () => {
+      const key = { id: freshRule(1).id, limit: 1 };
+      const account = { id: freshRule(1).id, limit: 1 };
+      const rpm = freshRule(1);
+      expect(await acquire(limiterOf(), account.id, 1)).not.toBeNull();
+      const refused = await limiterOf().admit({ slots: [key, account], charges: [{ rule: rpm, cost: 1 }] }, T0);
+      expect(refused).toEqual({ allowed: false, slot: account });
+      // The key's slot was not kept and the window was not charged.
+      expect(await acquire(limiterOf(), key.id, 1)).not.toBeNull();
+      allowed(await limiterOf().consume([{ rule: rpm, cost: 1 }], T0));
+      expect(await acquire(limiterOf(), key.id, 1)).toBeNull();
+      const both = await limiterOf().admit({ slots: [key, account], charges: [] }, T0);
+      expect(both).toEqual({ allowed: false, slot: key });
+    });
+
+    it('refuses for a full window like consume does, holding no slot', async () => {
+      const slot = { id: freshRule(1).id, limit: 1 };
+      const rpm = freshRule(1);
+      allowed(await limiterOf().consume([{ rule: rpm, cost: 1 }], T0 + 20_000));
+      const refused = await limiterOf().admit({ slots: [slot], charges: [{ rule: rpm, cost: 1 }] }, T0 + 20_000);
+      expect(refused).toEqual({ allowed: false, slot: null, blocking: { rule: rpm, remaining: 0, resetAtMs: T0 + MINUTE }, retryAfterMs: 40_000 });
+      expect(await acquire(limiterOf(), slot.id, 1)).not.toBeNull();
+    });
+
+    it('admits exactly as many as the tighter of slots and windows out of many concurrent requests', async () => {
+      const slot = { id: freshRule(1).id, limit: 6 };
+      const rpm = freshRule(4);
+      const decisions = await Promise.all(Array.from({ length: 30 }, () => limiterOf().admit({ slots: [slot], charges: [{ rule: rpm, cost: 1 }] }, T0 + 7)));
+      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(4);
+      // The admitted hold 4 of the 6 slots: two are left.
+      expect(await acquire(limiterOf(), slot.id, 6)).not.toBeNull();
+      expect(await acquire(limiterOf(), slot.id, 6)).not.toBeNull();
+      expect(await acquire(limiterOf(), slot.id, 6)).toBeNull();
     });
   });
 }

@@ -8,7 +8,7 @@ import { createRedisConnection } from '../../../src/redis/redis-connection.js';
 import { RedisRateLimiter } from '../../../src/limits/redis-rate-limiter.js';
 import { RedisScript } from '../../../src/limits/redis-script.js';
 import { silentLogger } from '../../../src/shared/logger.js';
-import { allowed, denied, describeRateLimiterContract, freshRule, settle, T0 } from './rate-limiter-contract.js';
+import { acquire, allowed, denied, describeRateLimiterContract, freshRule, settle, T0 } from './rate-limiter-contract.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from './redis-test-support.js';
 
 describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
@@ -45,7 +45,7 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
 
   it('hands out exactly the limit of leases between two instances racing', async () => {
     const id = freshRule(1).id;
-    const leases = await Promise.all(Array.from({ length: 40 }, (_unused, index) => (index % 2 === 0 ? first : second).acquire(id, 5)));
+    const leases = await Promise.all(Array.from({ length: 40 }, (_unused, index) => acquire(index % 2 === 0 ? first : second, id, 5)));
     expect(leases.filter((lease) => lease !== null)).toHaveLength(5);
     for (const lease of leases) lease?.release();
   });
@@ -77,15 +77,15 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
     const dying = open(400);
     await new Promise((resolve) => dying['redis'].once('ready', resolve));
     const id = freshRule(1).id;
-    expect(await dying.acquire(id, 1)).not.toBeNull();
-    expect(await first.acquire(id, 1)).toBeNull();
+    expect(await acquire(dying, id, 1)).not.toBeNull();
+    expect(await acquire(first, id, 1)).toBeNull();
     // The process "crashes": its connection drops, nothing is released and nothing renews.
     dying['redis'].disconnect();
     const started = Date.now();
     let lease = null;
     while (lease === null && Date.now() - started < 3000) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      lease = await first.acquire(id, 1);
+      lease = await acquire(first, id, 1);
     }
     expect(lease).not.toBeNull();
     expect(Date.now() - started).toBeLessThan(1500);
@@ -97,15 +97,15 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
     const holder = open(300);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const id = freshRule(1).id;
-    const lease = await holder.acquire(id, 1);
+    const lease = await acquire(holder, id, 1);
     expect(lease).not.toBeNull();
     expect(holder.heldLeases).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(await first.acquire(id, 1)).toBeNull();
+    expect(await acquire(first, id, 1)).toBeNull();
     lease?.release();
     expect(holder.heldLeases).toBe(0);
     await settle();
-    const next = await first.acquire(id, 1);
+    const next = await acquire(first, id, 1);
     expect(next).not.toBeNull();
     next?.release();
     await holder.close();
@@ -129,11 +129,11 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
       allowed(await limiter.consume([{ rule, cost: 1 }], T0));
       allowed(await limiter.consume([{ rule, cost: 1 }], T0));
       denied(await limiter.consume([{ rule, cost: 1 }], T0));
-      const lease = await limiter.acquire('fallback', 1);
+      const lease = await acquire(limiter, 'fallback', 1);
       expect(lease).not.toBeNull();
-      expect(await limiter.acquire('fallback', 1)).toBeNull();
+      expect(await acquire(limiter, 'fallback', 1)).toBeNull();
       lease?.release();
-      expect(await limiter.acquire('fallback', 1)).not.toBeNull();
+      expect(await acquire(limiter, 'fallback', 1)).not.toBeNull();
     } finally {
       await limiter.close();
       unreachable.disconnect();
