@@ -149,6 +149,9 @@ export interface MemoryFigures {
   /** after a full GC (absent where the probe could not run one) */
   rssAfterGcMiB?: number;
   heapUsedAfterGcMiB?: number;
+  /** V8's heap as reserved from the OS, and memory outside it owned by JS objects (buffers, native addons) */
+  heapTotalAfterGcMiB?: number;
+  externalAfterGcMiB?: number;
 }
 
 /** Memory read after a scenario (or the whole run) and a short idle. */

@@ -16,6 +16,9 @@ export interface MemoryReading {
   /** after a full GC; absent where gc() is not exposed */
   rssAfterGcBytes?: number;
   heapUsedAfterGcBytes?: number;
+  /** what V8 holds for its heap, and memory outside it that JS objects own (buffers, native addons) */
+  heapTotalAfterGcBytes?: number;
+  externalAfterGcBytes?: number;
   snapshot?: string;
 }
 
@@ -30,6 +33,8 @@ process.on('SIGUSR2', () => {
     const after = process.memoryUsage();
     reading.rssAfterGcBytes = after.rss;
     reading.heapUsedAfterGcBytes = after.heapUsed;
+    reading.heapTotalAfterGcBytes = after.heapTotal;
+    reading.externalAfterGcBytes = after.external;
   }
   const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
   if (snapshotDir) {

@@ -41,6 +41,8 @@ export function sumReadings(readings: MemoryReading[]): MemoryFigures {
     heapUsedMiB: total((r) => r.heapUsedBytes) ?? 0,
     rssAfterGcMiB: total((r) => r.rssAfterGcBytes),
     heapUsedAfterGcMiB: total((r) => r.heapUsedAfterGcBytes),
+    heapTotalAfterGcMiB: total((r) => r.heapTotalAfterGcBytes),
+    externalAfterGcMiB: total((r) => r.externalAfterGcBytes),
   };
 }
 
@@ -48,7 +50,7 @@ export function sumReadings(readings: MemoryReading[]): MemoryFigures {
  * Asks every process of the child's group for its memory (SIGUSR2 to the group) and sums the answers; undefined
  * when none answered within `timeoutMs`.
  */
-export async function readMemory(child: Child, timeoutMs = 5000): Promise<MemoryFigures | undefined> {
+export async function readMemory(child: Child, timeoutMs = 30_000): Promise<MemoryFigures | undefined> {
   const pid = child.proc.pid;
   const stdout = child.proc.stdout;
   if (pid === undefined || stdout === null) return undefined;

@@ -8,14 +8,22 @@
  * Environment: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS (default 32),
  * BENCH_CHUNK_DELAY_MS (mock pacing of streamed chunks, default 0), BENCH_WORKERS (passed to the
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
- * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
+ * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
+ * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
+ * BENCH_IDLE_MS (idle before each memory reading, default 2000), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
  * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement),
  * reporting admitted p99 and the share answered 503 and its latency; `slow streams`: BENCH_STREAMS (1000) streams
  * opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
- * the bare proxy and through the gateway, reporting how many opened and their time to first byte.
+ * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
+ * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
+ * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
+ * prefix of its own), reported as a ratio to the SQLite one.
+ *
+ * The gateway's and the bare proxy's memory (RSS, heap used, both again after a GC) is read at start, after each
+ * scenario and after the whole run (bench/memory-probe.ts).
  *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
@@ -28,7 +36,7 @@
  * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
  * in front of each, and the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away
  * SQLite database),
- * configures the gateway through the admin API as in the operator contract, runs autocannon, prints
+ * configures the gateway through the admin API as in the operator contract, runs the load generator, prints
  * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
  * throwing when a scenario could not run or more than 1% of its requests failed.
@@ -307,6 +315,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_CLAUDE_MODEL, sc.stream);
     };
 
+    if (gateway !== undefined) await recordMemory('start (no load yet)', [{ label: 'sqlite', started: gateway }], bareOpenAI);
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
       if (only !== null && !only.test(sc.name)) continue;

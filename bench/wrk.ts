@@ -17,12 +17,12 @@ export function ensureWrk(): boolean {
   return ensureDebianPackage(WRK_PATH, 'wrk', 'bench');
 }
 
-/** A Lua string literal holding `text` exactly (decimal escapes for everything outside printable ASCII). */
+/** A Lua string literal holding `text` exactly (three-digit decimal escapes, so a digit after one is not taken into it). */
 export function luaString(text: string): string {
   let out = '"';
   for (const byte of Buffer.from(text, 'utf8')) {
     const printable = byte >= 0x20 && byte < 0x7f && byte !== 0x22 && byte !== 0x5c;
-    out += printable ? String.fromCharCode(byte) : `\\${byte}`;
+    out += printable ? String.fromCharCode(byte) : `\\${String(byte).padStart(3, '0')}`;
   }
   return `${out}"`;
 }
