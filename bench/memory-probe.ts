@@ -4,7 +4,7 @@
  * (where --expose-gc allows it) and prints the same figures after it. With BENCH_HEAP_SNAPSHOT_DIR set it also
  * writes a heap snapshot there after the GC, for comparing what the heap retains between two readings.
  */
-import { writeHeapSnapshot } from 'node:v8';
+import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
 import { join } from 'node:path';
 
 export const MEMORY_LINE_PREFIX = 'MEMORY ';
@@ -19,6 +19,8 @@ export interface MemoryReading {
   /** what V8 holds for its heap, and memory outside it that JS objects own (buffers, native addons) */
   heapTotalAfterGcBytes?: number;
   externalAfterGcBytes?: number;
+  /** V8's heap spaces after the GC: bytes each holds from the OS (committed) and uses */
+  spacesAfterGc?: Record<string, { committedBytes: number; usedBytes: number }>;
   snapshot?: string;
 }
 
@@ -35,6 +37,9 @@ process.on('SIGUSR2', () => {
     reading.heapUsedAfterGcBytes = after.heapUsed;
     reading.heapTotalAfterGcBytes = after.heapTotal;
     reading.externalAfterGcBytes = after.external;
+    reading.spacesAfterGc = Object.fromEntries(
+      getHeapSpaceStatistics().map((space) => [space.space_name, { committedBytes: space.physical_space_size, usedBytes: space.space_used_size }]),
+    );
   }
   const snapshotDir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
   if (snapshotDir) {

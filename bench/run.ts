@@ -10,7 +10,8 @@
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
- * BENCH_IDLE_MS (idle before each memory reading, default 2000), BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading).
+ * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
@@ -90,6 +91,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
   const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
   const idleMs = envNumber('BENCH_IDLE_MS', 2000);
+  // V8 hands its young generation back to the OS only once its memory reducer sees the process idle (10-20 s).
+  const finalIdleMs = envNumber('BENCH_FINAL_IDLE_MS', 20_000);
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
@@ -284,14 +287,19 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const gatewayCpuMs = gateway?.cpuMs;
 
     /** After a short idle (and a GC in each process), the memory of `gateways` beside the bare proxy's. */
-    const recordMemory = async (after: string, gateways: Array<{ label: string; started: StartedGateway | undefined }>, bareOrigin: string | undefined): Promise<void> => {
-      await sleep(idleMs);
+    const recordMemory = async (
+      after: string,
+      gateways: Array<{ label: string; started: StartedGateway | undefined }>,
+      bareOrigin: string | undefined,
+      idle = idleMs,
+    ): Promise<void> => {
+      await sleep(idle);
       const bare = bareOrigin === undefined ? undefined : bareChildren.get(bareOrigin);
       const bareMemory = bare === undefined ? undefined : await readMemory(bare);
       for (const { label, started } of gateways) {
         if (started === undefined) continue;
         const gatewayMemory = await readMemory(started.child);
-        memory.push({ after, gateway: label, idleMs, ...(gatewayMemory ? { gatewayMemory } : {}), ...(bareMemory ? { bareMemory } : {}) });
+        memory.push({ after, gateway: label, idleMs: idle, ...(gatewayMemory ? { gatewayMemory } : {}), ...(bareMemory ? { bareMemory } : {}) });
       }
     };
 
@@ -436,7 +444,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
     }
 
-    if (gateway !== undefined) await recordMemory('whole run', [{ label: 'sqlite', started: gateway }], bareOpenAI);
+    if (gateway !== undefined) await recordMemory('whole run', [{ label: 'sqlite', started: gateway }], bareOpenAI, finalIdleMs);
   } catch (err) {
     failures.push(err instanceof Error ? err.message : String(err));
   } finally {
