@@ -1,33 +1,12 @@
 /** Memory of a benchmarked process group, read through the memory probe it was started with. */
-import { readdirSync, readFileSync } from 'node:fs';
 import { MEMORY_LINE_PREFIX, type MemoryReading } from './memory-probe.js';
 import { signalGroup, type Child } from './child-processes.js';
 import type { MemoryFigures } from './bench-types.js';
+import { groupStats } from './process-cpu.js';
 
 /** Node arguments that load the probe (and expose gc() to it). */
 export function memoryProbeArgs(probeEntry: string): string[] {
   return ['--expose-gc', '--import', probeEntry];
-}
-
-/** Live processes of group `groupId` (Linux /proc; empty elsewhere). */
-function groupProcessCount(groupId: number): number {
-  let count = 0;
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
-  for (const entry of entries) {
-    if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === groupId) count += 1;
-    } catch {
-      /* ended meanwhile */
-    }
-  }
-  return count;
 }
 
 /** Sums the readings of processes of one group. */
@@ -54,7 +33,7 @@ export async function readMemory(child: Child, timeoutMs = 30_000): Promise<Memo
   const pid = child.proc.pid;
   const stdout = child.proc.stdout;
   if (pid === undefined || stdout === null) return undefined;
-  const expected = Math.max(1, groupProcessCount(pid));
+  const expected = Math.max(1, groupStats(pid)?.length ?? 1);
   const readings: MemoryReading[] = [];
   await new Promise<void>((done) => {
     let buffered = '';

@@ -482,20 +482,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   log('');
   log(formatTable(scenarios));
   log('');
-  if (overload.length > 0) {
-    log(formatOverload(overload));
-    log('');
-  }
-  if (slowStreamReports.length > 0) {
-    log(formatSlowStreams(slowStreamReports));
-    log('');
-  }
-  if (storage.length > 0) {
-    log(formatStorageComparison(storage));
-    log('');
-  }
-  if (memory.length > 0) {
-    log(formatMemory(memory));
+  const sections = [
+    overload.length > 0 ? formatOverload(overload) : '',
+    slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
+    storage.length > 0 ? formatStorageComparison(storage) : '',
+    memory.length > 0 ? formatMemory(memory) : '',
+  ];
+  for (const section of sections.filter((text) => text !== '')) {
+    log(section);
     log('');
   }
   log(`[bench] closed-loop load generator: ${report.generator}`);
