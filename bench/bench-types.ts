@@ -23,6 +23,8 @@ export interface BenchOptions {
 
 export interface SideResult {
   url: string;
+  /** what sent the load: wrk (C) or autocannon (in-process Node, the fallback) */
+  generator: 'wrk' | 'autocannon';
   requestsPerSec: number;
   /** spread of the per-second request counts (a falling min hints at degradation during the run) */
   perSecond: { min: number; max: number; stddev: number };
@@ -117,8 +119,49 @@ export interface BenchReport {
     loadAvg1mStart: number;
     loadAvg1mEnd: number;
   };
+  /** what sent the closed-loop load: `wrk (N threads)` or `autocannon` (each side also names its own) */
+  generator: string;
   scenarios: ScenarioReport[];
   overload: OverloadReport[];
   slowStreams: SlowStreamsReport[];
+  storage: StorageComparison[];
+  memory: MemoryReport[];
 }
 
+/** The same load through the SQLite gateway and through one on PostgreSQL + Redis, one after the other. */
+export interface StorageComparison {
+  name: string;
+  connections: number;
+  stream: boolean;
+  sqlite?: SideResult;
+  postgresRedis?: SideResult;
+  /** postgres+redis req/s ÷ sqlite req/s */
+  ratio?: number;
+  failures: string[];
+}
+
+
+/** Memory of one process group (the gateway with its workers, or a bare proxy), summed over its processes. */
+export interface MemoryFigures {
+  processes: number;
+  rssMiB: number;
+  heapUsedMiB: number;
+  /** after a full GC (absent where the probe could not run one) */
+  rssAfterGcMiB?: number;
+  heapUsedAfterGcMiB?: number;
+  /** V8's heap as reserved from the OS, and memory outside it owned by JS objects (buffers, native addons) */
+  heapTotalAfterGcMiB?: number;
+  externalAfterGcMiB?: number;
+}
+
+/** Memory read after a scenario (or the whole run) and a short idle. */
+export interface MemoryReport {
+  /** scenario name, or `whole run` */
+  after: string;
+  /** which gateway: `sqlite`, or `postgres+redis` */
+  gateway: string;
+  idleMs: number;
+  gatewayMemory?: MemoryFigures;
+  /** the bare proxy in front of the OpenAI mock (the yardstick) */
+  bareMemory?: MemoryFigures;
+}

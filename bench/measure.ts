@@ -1,8 +1,12 @@
-/** One side of a scenario measured with autocannon, with exact per-request latencies. */
+/** One side of a scenario measured with wrk, or with autocannon (exact per-request latencies) where wrk is missing. */
 import { createRequire } from 'node:module';
 import { type RequestSpec } from './requests.js';
 import { type SideResult } from './bench-types.js';
 import { sleep } from './child-processes.js';
+import { runWrk, wrkSideResult } from './wrk.js';
+
+/** What sends the closed-loop load: wrk with this many threads (its script written to `scriptDir`), or autocannon. */
+export type LoadGenerator = { kind: 'wrk'; threads: number; scriptDir: string } | { kind: 'autocannon' };
 
 // ---------------------------------------------------------------- autocannon (CommonJS, no types shipped)
 
@@ -89,7 +93,28 @@ export function percentile(sorted: number[], q: number): number | undefined {
  * One measured run after a warm-up. `cpuMs`, when given, reads the CPU time of the process under test; the
  * result then carries its CPU time per response of the measured run.
  */
-export async function measure(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined): Promise<SideResult> {
+export async function measure(
+  generator: LoadGenerator,
+  spec: RequestSpec,
+  connections: number,
+  seconds: number,
+  warmupSeconds: number,
+  cpuMs?: () => number | undefined,
+): Promise<SideResult> {
+  if (generator.kind === 'autocannon') return measureWithAutocannon(spec, connections, seconds, warmupSeconds, cpuMs);
+  const options = { connections, threads: generator.threads, scriptDir: generator.scriptDir };
+  if (warmupSeconds > 0) await runWrk(spec, { ...options, seconds: warmupSeconds });
+  const cpuBefore = cpuMs?.();
+  const summary = await runWrk(spec, { ...options, seconds });
+  const cpuAfter = cpuMs?.();
+  return { ...wrkSideResult(spec.url, summary), ...cpuPerResponse(cpuBefore, cpuAfter, summary.requests) };
+}
+
+function cpuPerResponse(before: number | undefined, after: number | undefined, responses: number): { cpuMicrosPerRequest?: number } {
+  return before !== undefined && after !== undefined && responses > 0 ? { cpuMicrosPerRequest: ((after - before) * 1000) / responses } : {};
+}
+
+async function measureWithAutocannon(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined): Promise<SideResult> {
   const opts: AutocannonOptions = {
     url: spec.url,
     method: 'POST',
@@ -118,6 +143,7 @@ export async function measure(spec: RequestSpec, connections: number, seconds: n
   const bad = r.non2xx + r.errors + r.mismatches;
   return {
     url: spec.url,
+    generator: 'autocannon',
     requestsPerSec: r.duration > 0 ? r['2xx'] / r.duration : 0,
     perSecond: { min: r.requests.min, max: r.requests.max, stddev: r.requests.stddev },
     latencyP50Ms: percentile(latencies, 0.5) ?? r.latency.p50,
@@ -131,7 +157,7 @@ export async function measure(spec: RequestSpec, connections: number, seconds: n
     mismatches: r.mismatches,
     statusCodes,
     errorRate: attempts > 0 ? Math.min(1, bad / attempts) : 1,
-    ...(cpuBefore !== undefined && cpuAfter !== undefined && responses > 0 ? { cpuMicrosPerRequest: ((cpuAfter - cpuBefore) * 1000) / responses } : {}),
+    ...cpuPerResponse(cpuBefore, cpuAfter, responses),
   };
 }
 

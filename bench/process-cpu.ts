@@ -28,20 +28,16 @@ function parseStat(line: string): { group: number; ticks: number } | null {
   return Number.isFinite(group) && Number.isFinite(ticks) ? { group, ticks } : null;
 }
 
-/**
- * User + system CPU milliseconds used so far by the live processes of group `groupId` (the bench starts the gateway
- * as a group leader); undefined where /proc is not available.
- */
-export function groupCpuMs(groupId: number): number | undefined {
+/** /proc/<pid>/stat of the live processes of group `groupId`; undefined where /proc is not available. */
+export function groupStats(groupId: number): Array<{ group: number; ticks: number }> | undefined {
   if (process.platform !== 'linux') return undefined;
-  let ticks = 0;
-  let found = false;
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
     return undefined;
   }
+  const stats: Array<{ group: number; ticks: number }> = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
     let stat: ReturnType<typeof parseStat>;
@@ -50,9 +46,17 @@ export function groupCpuMs(groupId: number): number | undefined {
     } catch {
       continue; // the process ended meanwhile
     }
-    if (stat === null || stat.group !== groupId) continue;
-    ticks += stat.ticks;
-    found = true;
+    if (stat !== null && stat.group === groupId) stats.push(stat);
   }
-  return found ? (ticks * 1000) / clockTicksPerSecond() : undefined;
+  return stats;
+}
+
+/**
+ * User + system CPU milliseconds used so far by the live processes of group `groupId` (the bench starts the gateway
+ * as a group leader); undefined where /proc is not available.
+ */
+export function groupCpuMs(groupId: number): number | undefined {
+  const stats = groupStats(groupId);
+  if (stats === undefined || stats.length === 0) return undefined;
+  return (stats.reduce((ticks, stat) => ticks + stat.ticks, 0) * 1000) / clockTicksPerSecond();
 }

@@ -1,5 +1,5 @@
 /** The benchmark's table. */
-import type { OverloadReport, ScenarioReport, SlowStreamsReport } from './bench-types.js';
+import type { MemoryFigures, MemoryReport, OverloadReport, ScenarioReport, SideResult, SlowStreamsReport, StorageComparison } from './bench-types.js';
 
 export function fmt(n: number | undefined, digits = 1): string {
   return n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
@@ -9,7 +9,7 @@ export function formatTable(scenarios: ScenarioReport[]): string {
   const header = [
     'scenario', 'direct req/s', 'bare req/s', 'gateway req/s', 'gw/direct', 'gw/bare',
     'direct p50/p99 ms', 'bare p50/p99 ms', 'gateway p50/p99 ms', 'gw−bare p50/p99 ms',
-    'CPU µs/req bare/gw', 'gw/bare CPU', 'errors d/b/g',
+    'CPU µs/req bare/gw', 'gw/bare CPU', 'errors d/b/g', 'load generator',
   ];
   const errors = (side: ScenarioReport['direct']): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
   const latencies = (side: ScenarioReport['direct']): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
@@ -27,12 +27,18 @@ export function formatTable(scenarios: ScenarioReport[]): string {
     `${fmt(s.bare?.cpuMicrosPerRequest, 0)} / ${fmt(s.gateway?.cpuMicrosPerRequest, 0)}`,
     fmt(s.cpuRatioToBare, 2),
     `${errors(s.direct)} / ${errors(s.bare)} / ${errors(s.gateway)}`,
+    generators([s.direct, s.bare, s.gateway]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** The generator of the measured sides: one name when they agree, else each side's (`-` where not run). */
+function generators(sides: Array<SideResult | undefined>): string {
+  const names = new Set(sides.filter((side) => side !== undefined).map((side) => side.generator));
+  return names.size <= 1 ? ([...names][0] ?? '-') : sides.map((side) => side?.generator ?? '-').join(' / ');
+}
 
 /** Rows of strings as a table: first column left-aligned, the rest right-aligned. */
 function table(header: string[], rows: string[][]): string {
@@ -71,5 +77,38 @@ export function formatSlowStreams(runs: SlowStreamsReport[]): string {
       fmt(r.durationP99Ms, 0),
       Object.entries(r.statusCodes).map(([status, count]) => `${status}: ${count}`).join(', '),
     ]),
+  );
+}
+
+export function formatStorageComparison(runs: StorageComparison[]): string {
+  const latencies = (side: SideResult | undefined): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
+  const errors = (side: SideResult | undefined): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
+  return table(
+    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'errors s/p', 'load generator'],
+    runs.map((r) => [
+      r.name,
+      fmt(r.sqlite?.requestsPerSec, 0),
+      fmt(r.postgresRedis?.requestsPerSec, 0),
+      fmt(r.ratio, 2),
+      latencies(r.sqlite),
+      latencies(r.postgresRedis),
+      `${fmt(r.sqlite?.cpuMicrosPerRequest, 0)} / ${fmt(r.postgresRedis?.cpuMicrosPerRequest, 0)}`,
+      `${errors(r.sqlite)} / ${errors(r.postgresRedis)}`,
+      generators([r.sqlite, r.postgresRedis]),
+    ]),
+  );
+}
+
+export function formatMemory(readings: MemoryReport[]): string {
+  const figures = (m: MemoryFigures | undefined): string[] =>
+    m === undefined
+      ? ['-', '-', '-', '-']
+      : [fmt(m.rssMiB, 0), fmt(m.heapUsedMiB, 0), fmt(m.rssAfterGcMiB, 0), `${fmt(m.heapUsedAfterGcMiB, 0)} / ${fmt(m.heapTotalAfterGcMiB, 0)} / ${fmt(m.externalAfterGcMiB, 0)}`];
+  return table(
+    [
+      'memory after', 'gateway', 'idle ms', 'gw RSS MiB', 'gw heap used', 'gw RSS after GC', 'gw heap used/total/ext after GC',
+      'bare RSS MiB', 'bare heap used', 'bare RSS after GC', 'bare heap used/total/ext after GC',
+    ],
+    readings.map((r) => [r.after, r.gateway, String(r.idleMs), ...figures(r.gatewayMemory), ...figures(r.bareMemory)]),
   );
 }

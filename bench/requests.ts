@@ -38,6 +38,8 @@ export interface RequestSpec {
   headers: Record<string, string>;
   body: string;
   verify: (body: string) => boolean;
+  /** A string every good answer holds: wrk's per-response check (its Lua cannot run `verify`). */
+  marker: string;
 }
 
 export const verifyOpenAIJson = (body: string): boolean => /"object"\s*:\s*"chat\.completion"/.test(body) && body.includes('"choices"');
@@ -58,6 +60,7 @@ export function openAIChatRequest(url: string, apiKey: string, model: string, st
       ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}),
     }),
     verify: stream ? verifyOpenAIStream : verifyOpenAIJson,
+    marker: stream ? '[DONE]' : 'chat.completion"',
   };
 }
 
@@ -74,5 +77,6 @@ export function anthropicMessagesRequest(url: string, apiKey: string, model: str
       ...(stream ? { stream: true } : {}),
     }),
     verify: stream ? verifyAnthropicStream : verifyAnthropicJson,
+    marker: stream ? 'message_stop' : '"content"',
   };
 }

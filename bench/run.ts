@@ -8,14 +8,23 @@
  * Environment: BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_CONNECTIONS (default 32),
  * BENCH_CHUNK_DELAY_MS (mock pacing of streamed chunks, default 0), BENCH_WORKERS (passed to the
  * gateway as WORKERS), BENCH_DIRECT_ONLY=1 (skip the gateway: only measures the mock), BENCH_ONLY (a regular
- * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them).
+ * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
+ * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
+ * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
  * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement),
  * reporting admitted p99 and the share answered 503 and its latency; `slow streams`: BENCH_STREAMS (1000) streams
  * opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
- * the bare proxy and through the gateway, reporting how many opened and their time to first byte.
+ * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
+ * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
+ * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
+ * prefix of its own), reported as a ratio to the SQLite one.
+ *
+ * The gateway's and the bare proxy's memory (RSS, heap used, both again after a GC) is read at start, after each
+ * scenario and after the whole run (bench/memory-probe.ts).
  *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
@@ -28,7 +37,7 @@
  * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
  * in front of each, and the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away
  * SQLite database),
- * configures the gateway through the admin API as in the operator contract, runs autocannon, prints
+ * configures the gateway through the admin API as in the operator contract, runs the load generator, prints
  * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
  * throwing when a scenario could not run or more than 1% of its requests failed.
@@ -40,13 +49,15 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
-import type { BenchOptions, BenchReport, OverloadReport, ScenarioReport, SlowStreamsReport } from './bench-types.js';
+import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
 import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
-import { formatOverload, formatSlowStreams } from './report.js';
-import { checkSide, measure, preflight, preflightRetrying } from './measure.js';
-import { formatTable } from './report.js';
+import { formatMemory, formatOverload, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { checkSide, measure, preflight, preflightRetrying, type LoadGenerator } from './measure.js';
+import { memoryProbeArgs, readMemory } from './memory.js';
+import { ensureWrk } from './wrk.js';
+import { startPostgresRedis, type PostgresRedis } from './postgres-redis.js';
 import { groupCpuMs } from './process-cpu.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
@@ -78,6 +89,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
+  const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
+  const idleMs = envNumber('BENCH_IDLE_MS', 2000);
+  // V8 hands its young generation back to the OS only once its memory reducer sees the process idle (10-20 s).
+  const finalIdleMs = envNumber('BENCH_FINAL_IDLE_MS', 20_000);
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
 
   const startedAt = new Date().toISOString();
@@ -85,6 +100,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const failures: string[] = [];
   const overload: OverloadReport[] = [];
   const slowStreamReports: SlowStreamsReport[] = [];
+  const memory: MemoryReport[] = [];
+  const storage: StorageComparison[] = [];
   const translatedSides = `direct: Anthropic messages at the mock Anthropic upstream; gateway: OpenAI chat completions for ${BENCH_CLAUDE_MODEL} on an anthropic channel (OpenAI → Anthropic → OpenAI)`;
   const scenarios: ScenarioReport[] = [
     { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, upstream: 'openai', failures: [] },
@@ -108,6 +125,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     },
   ];
   const workDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  const generator = chooseGenerator(workDir, log);
   const children: Child[] = [];
   const killAllNow = (): void => {
     for (const c of children) signalGroup(c, 'SIGKILL');
@@ -138,10 +156,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
   /** CPU time readers of the bare proxies, by origin. */
   const bareCpuMs = new Map<string, () => number | undefined>();
+  /** The bare proxies' processes, by origin (for their memory). */
+  const bareChildren = new Map<string, Child>();
   /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
   const startBare = async (name: string, upstream: string): Promise<string> => {
     if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
-    const child = startChild(name, [bareProxyEntry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'], {
+    const child = startChild(name, [...probeArgs, bareProxyEntry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'], {
       env: { ...process.env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -153,12 +173,56 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
     const pid = child.proc.pid;
     if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
+    bareChildren.set(origin, child);
     return origin;
   };
   /** The direct request sent to the bare proxy in front of the same upstream instead. */
   const throughBare = (spec: RequestSpec, bareOrigin: string): RequestSpec => {
     const url = new URL(spec.url);
     return { ...spec, url: `${bareOrigin}${url.pathname}${url.search}` };
+  };
+
+  /**
+   * Starts a gateway on `storageEnv` (DATABASE_URL, and REDIS_* for the shared-state one), configures it through
+   * the admin API for the OpenAI mock at `upstreamUrl`, and checks one plain and one streamed answer.
+   */
+  const startGateway = async (name: string, storageEnv: Record<string, string>, upstreamUrl: string): Promise<StartedGateway> => {
+    if (!existsSync(gatewayMain)) throw new Error(`gateway entry not found at ${gatewayMain} (run npm run build)`);
+    const [port, consolePort] = [await freePort(), await freePort()];
+    const adminToken = randomBytes(24).toString('hex');
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) {
+      // keep the child away from real providers, shared state and config files of the caller
+      if (/(_API_KEY|_BASE_URL|ADMIN_TOKEN|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|GATEWAY_CONFIG|SMTP_URL)$/.test(k) || k === 'WORKERS') continue;
+      env[k] = v;
+    }
+    Object.assign(env, {
+      NODE_ENV: process.env.NODE_ENV ?? 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      CONSOLE_PORT: String(consolePort),
+      ADMIN_TOKEN: adminToken,
+      ...storageEnv,
+      ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
+    });
+    // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs).
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const child = startChild(name, [...profile, ...probeArgs, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe: false });
+    children.push(child);
+    const base = `http://127.0.0.1:${port}`;
+    await waitForStatus(`${base}/api/status`, child, options.gatewayStartTimeoutMs ?? 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- ${name} log (tail) ---\n${logTail(child.logPath)}`);
+    });
+    log(`[bench] ${name}: ${base} (log: ${child.logPath})`);
+    const key = await configureGateway(base, adminToken, upstreamUrl);
+    const chatUrl = `${base}/v1/chat/completions`;
+    // The first routed call may warm caches; allow a few bounded attempts.
+    const pre = await preflightRetrying(openAIChatRequest(chatUrl, key, BENCH_MODEL, false), 10);
+    if (pre !== null) throw new Error(`${name} preflight (non-streaming) failed: ${pre}`);
+    const preStream = await preflight(openAIChatRequest(chatUrl, key, BENCH_MODEL, true));
+    if (preStream !== null) throw new Error(`${name} preflight (streaming) failed: ${preStream}`);
+    const group = child.proc.pid;
+    return { child, base, chatUrl, key, adminToken, cpuMs: group === undefined ? undefined : () => groupCpuMs(group) };
   };
 
   try {
@@ -192,60 +256,18 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       log(`[bench] mock Anthropic upstream unavailable: ${msg}`);
     }
 
-    let gatewayUrl: string | undefined;
-    let gatewayKey = '';
-    let gatewayAdminToken = '';
-    let gatewayCpuMs: (() => number | undefined) | undefined;
+    let gateway: StartedGateway | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
     if (!directOnly) {
       try {
-        if (!existsSync(gatewayMain)) throw new Error(`gateway entry not found at ${gatewayMain} (run npm run build)`);
-        const [port, consolePort] = [await freePort(), await freePort()];
-        const adminToken = randomBytes(24).toString('hex');
-        const env: NodeJS.ProcessEnv = {};
-        for (const [k, v] of Object.entries(process.env)) {
-          // keep the child away from real providers, shared state and config files of the caller
-          if (/(_API_KEY|_BASE_URL|ADMIN_TOKEN|DATABASE_URL|REDIS_URL|GATEWAY_CONFIG|SMTP_URL)$/.test(k) || k === 'WORKERS') continue;
-          env[k] = v;
-        }
-        Object.assign(env, {
-          NODE_ENV: process.env.NODE_ENV ?? 'production',
-          HOST: '127.0.0.1',
-          PORT: String(port),
-          CONSOLE_PORT: String(consolePort),
-          DATABASE_URL: `sqlite:${join(workDir, 'bench.db')}`,
-          ADMIN_TOKEN: adminToken,
-          ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
-        });
-        // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs).
-        const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-        const gateway = startChild('gateway', [...profile, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, 'gateway.log'), stdinPipe: false });
-        children.push(gateway);
-        const base = `http://127.0.0.1:${port}`;
-        await waitForStatus(`${base}/api/status`, gateway, options.gatewayStartTimeoutMs ?? 20_000).catch((err: Error) => {
-          throw new Error(`${err.message}\n--- gateway log (tail) ---\n${logTail(gateway.logPath)}`);
-        });
-        log(`[bench] gateway: ${base} (log: ${gateway.logPath})`);
-        const key = await configureGateway(base, adminToken, upstreamUrl);
-        const url = `${base}/v1/chat/completions`;
-        // The first routed call may warm caches; allow a few bounded attempts.
-        const pre = await preflightRetrying(openAIChatRequest(url, key, BENCH_MODEL, false), 10);
-        if (pre !== null) throw new Error(`gateway preflight (non-streaming) failed: ${pre}`);
-        const preStream = await preflight(openAIChatRequest(url, key, BENCH_MODEL, true));
-        if (preStream !== null) throw new Error(`gateway preflight (streaming) failed: ${preStream}`);
-        gatewayUrl = url;
-        gatewayKey = key;
-        gatewayAdminToken = adminToken;
-        const gatewayGroup = gateway.proc.pid;
-        if (gatewayGroup !== undefined) gatewayCpuMs = () => groupCpuMs(gatewayGroup);
-
+        gateway = await startGateway('gateway', { DATABASE_URL: `sqlite:${join(workDir, 'bench.db')}` }, upstreamUrl);
         if (anthropicUrl !== undefined) {
           try {
-            await configureTranslation(base, adminToken, anthropicUrl);
-            const preT = await preflightRetrying(openAIChatRequest(url, key, BENCH_CLAUDE_MODEL, false), 5);
+            await configureTranslation(gateway.base, gateway.adminToken, anthropicUrl);
+            const preT = await preflightRetrying(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, false), 5);
             if (preT !== null) throw new Error(`preflight (non-streaming) failed: ${preT}`);
-            const preTStream = await preflight(openAIChatRequest(url, key, BENCH_CLAUDE_MODEL, true));
+            const preTStream = await preflight(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true));
             if (preTStream !== null) throw new Error(`preflight (streaming) failed: ${preTStream}`);
             translationReady = true;
           } catch (err) {
@@ -255,11 +277,31 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           }
         }
       } catch (err) {
-        gatewayUrl = undefined;
+        gateway = undefined;
         failures.push(`gateway: ${err instanceof Error ? err.message : String(err)}`);
         log(`[bench] gateway unavailable: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
+    const gatewayUrl = gateway?.chatUrl;
+    const gatewayKey = gateway?.key ?? '';
+    const gatewayCpuMs = gateway?.cpuMs;
+
+    /** After a short idle (and a GC in each process), the memory of `gateways` beside the bare proxy's. */
+    const recordMemory = async (
+      after: string,
+      gateways: Array<{ label: string; started: StartedGateway | undefined }>,
+      bareOrigin: string | undefined,
+      idle = idleMs,
+    ): Promise<void> => {
+      await sleep(idle);
+      const bare = bareOrigin === undefined ? undefined : bareChildren.get(bareOrigin);
+      const bareMemory = bare === undefined ? undefined : await readMemory(bare);
+      for (const { label, started } of gateways) {
+        if (started === undefined) continue;
+        const gatewayMemory = await readMemory(started.child);
+        memory.push({ after, gateway: label, idleMs: idle, ...(gatewayMemory ? { gatewayMemory } : {}), ...(bareMemory ? { bareMemory } : {}) });
+      }
+    };
 
     /** What one side of a scenario sends, or why it cannot run (undefined: skipped on purpose, direct-only). */
     const specFor = (sc: ScenarioReport, side: 'direct' | 'bare' | 'gateway'): RequestSpec | string | undefined => {
@@ -281,6 +323,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return openAIChatRequest(gatewayUrl, gatewayKey, BENCH_CLAUDE_MODEL, sc.stream);
     };
 
+    if (gateway !== undefined) await recordMemory('start (no load yet)', [{ label: 'sqlite', started: gateway }], bareOpenAI);
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
       if (only !== null && !only.test(sc.name)) continue;
@@ -294,7 +337,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log(`[bench] ${sc.name} → ${side} …`);
         try {
           const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : undefined;
-          const r = await measure(spec, sc.connections, seconds, warmupSeconds, cpuMs);
+          const r = await measure(generator, spec, sc.connections, seconds, warmupSeconds, cpuMs);
           sc[side] = r;
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
@@ -316,6 +359,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           : undefined;
       }
       failures.push(...sc.failures.map((f) => `${sc.name}: ${f}`));
+      if (sc.gateway !== undefined) await recordMemory(sc.name, [{ label: 'sqlite', started: gateway }], bareOpenAI);
     }
 
     const gatewayChat = gatewayUrl === undefined ? undefined : openAIChatRequest(gatewayUrl, gatewayKey, BENCH_MODEL, false);
@@ -324,7 +368,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       let capacity = scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
       if (capacity === undefined) {
         log(`[bench] capacity: chat c=64 → gateway for ${Math.max(2, seconds / 2)} s …`);
-        capacity = (await measure(gatewayChat, 64, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
+        capacity = (await measure(generator, gatewayChat, 64, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
       }
       for (const run of overloadRuns) {
         const rate = Math.max(1, Math.round(capacity * run.factor));
@@ -333,6 +377,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         overload.push({ name: run.name, capacityPerSec: capacity, ...result });
         if (result.admitted === 0) failures.push(`${run.name}: no request admitted`);
         await sleep(1500);
+        await recordMemory(run.name, [{ label: 'sqlite', started: gateway }], bareOpenAI);
       }
     }
 
@@ -344,9 +389,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         { side: 'direct', spec: openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true) },
         { side: 'bare', spec: throughBare(openAIChatRequest(`${slowUrl}/chat/completions`, UPSTREAM_KEY, BENCH_MODEL, true), slowBare) },
       ];
-      if (gatewayUrl !== undefined) {
-        const base = new URL(gatewayUrl).origin;
-        await configureSlowStreams(base, gatewayAdminToken, slowUrl);
+      if (gateway !== undefined && gatewayUrl !== undefined) {
+        await configureSlowStreams(gateway.base, gateway.adminToken, slowUrl);
         const spec = openAIChatRequest(gatewayUrl, gatewayKey, BENCH_SLOW_MODEL, true);
         const pre = await preflightRetrying(spec, 10);
         if (pre === null) sides.push({ side: 'gateway', spec });
@@ -359,7 +403,48 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         if (result.opened < streams) failures.push(`slow streams (${side}): ${result.opened} of ${streams} opened`);
         await sleep(1000);
       }
+      await recordMemory('slow streams', [{ label: 'sqlite', started: gateway }], slowBare);
     }
+
+    const storageRuns = [false, true]
+      .map((stream) => ({ name: `postgres+redis ${stream ? 'stream' : 'chat'} c=${connections}`, stream }))
+      .filter((run) => only !== null && only.test(run.name));
+    if (storageRuns.length > 0 && gateway !== undefined) {
+      let shared: PostgresRedis | undefined;
+      let sharedGateway: StartedGateway | undefined;
+      try {
+        shared = await startPostgresRedis();
+        sharedGateway = await startGateway('gateway-postgres-redis', shared.env, upstreamUrl);
+        for (const run of storageRuns) {
+          const comparison: StorageComparison = { name: run.name, connections, stream: run.stream, failures: [] };
+          for (const [side, started] of [['sqlite', gateway], ['postgresRedis', sharedGateway]] as const) {
+            log(`[bench] ${run.name} → ${side} gateway …`);
+            try {
+              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs);
+              comparison[side] = result;
+              comparison.failures.push(...checkSide(side, result));
+            } catch (err) {
+              comparison.failures.push(`${side}: ${err instanceof Error ? err.message : String(err)}`);
+            }
+            await sleep(300);
+          }
+          if (comparison.sqlite && comparison.postgresRedis && comparison.sqlite.requestsPerSec > 0) {
+            comparison.ratio = comparison.postgresRedis.requestsPerSec / comparison.sqlite.requestsPerSec;
+          }
+          storage.push(comparison);
+          failures.push(...comparison.failures.map((f) => `${run.name}: ${f}`));
+          await recordMemory(run.name, [{ label: 'sqlite', started: gateway }, { label: 'postgres+redis', started: sharedGateway }], bareOpenAI);
+        }
+      } catch (err) {
+        failures.push(`postgres+redis: ${err instanceof Error ? err.message : String(err)}`);
+        log(`[bench] postgres+redis gateway unavailable: ${err instanceof Error ? err.message : String(err)}`);
+      } finally {
+        if (sharedGateway !== undefined) await stopChild(sharedGateway.child);
+        await shared?.remove().catch((err: Error) => failures.push(`postgres+redis clean-up: ${err.message}`));
+      }
+    }
+
+    if (gateway !== undefined) await recordMemory('whole run', [{ label: 'sqlite', started: gateway }], bareOpenAI, finalIdleMs);
   } catch (err) {
     failures.push(err instanceof Error ? err.message : String(err));
   } finally {
@@ -386,22 +471,28 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       loadAvg1mStart,
       loadAvg1mEnd: loadavg()[0] ?? 0,
     },
+    generator: generator.kind === 'wrk' ? `wrk (${generator.threads} thread${generator.threads === 1 ? '' : 's'})` : 'autocannon',
     scenarios,
     overload,
     slowStreams: slowStreamReports,
+    storage,
+    memory,
   };
 
   log('');
   log(formatTable(scenarios));
   log('');
-  if (overload.length > 0) {
-    log(formatOverload(overload));
+  const sections = [
+    overload.length > 0 ? formatOverload(overload) : '',
+    slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
+    storage.length > 0 ? formatStorageComparison(storage) : '',
+    memory.length > 0 ? formatMemory(memory) : '',
+  ];
+  for (const section of sections.filter((text) => text !== '')) {
+    log(section);
     log('');
   }
-  if (slowStreamReports.length > 0) {
-    log(formatSlowStreams(slowStreamReports));
-    log('');
-  }
+  log(`[bench] closed-loop load generator: ${report.generator}`);
   if (report.environment.loadAvg1mStart > cpus().length * 0.5) {
     log(`[bench] note: load average was ${report.environment.loadAvg1mStart.toFixed(2)} on ${cpus().length} CPUs at start; figures are skewed by other work`);
   }
@@ -419,6 +510,29 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     rmSync(workDir, { recursive: true, force: true });
   }
   return report;
+}
+
+/** A gateway the bench started and configured. */
+interface StartedGateway {
+  child: Child;
+  base: string;
+  chatUrl: string;
+  key: string;
+  adminToken: string;
+  cpuMs?: () => number | undefined;
+}
+
+/**
+ * wrk unless BENCH_GENERATOR=autocannon, or wrk is missing and cannot be installed (then autocannon, said so).
+ * BENCH_WRK_THREADS: wrk's threads (default 1: one C thread outruns a Node server, and leaves the second CPU to it).
+ */
+function chooseGenerator(scriptDir: string, log: (line: string) => void): LoadGenerator {
+  const wanted = process.env.BENCH_GENERATOR ?? 'wrk';
+  if (wanted !== 'wrk' && wanted !== 'autocannon') throw new Error(`BENCH_GENERATOR must be wrk or autocannon, got ${wanted}`);
+  if (wanted === 'autocannon') return { kind: 'autocannon' };
+  if (ensureWrk()) return { kind: 'wrk', threads: Math.max(1, Math.floor(envNumber('BENCH_WRK_THREADS', 1))), scriptDir };
+  log('[bench] wrk is missing and could not be installed: autocannon (in-process, slower) sends the load instead');
+  return { kind: 'autocannon' };
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
