@@ -99,7 +99,7 @@ async function serve(config: GatewayConfig): Promise<void> {
 
 async function migrate(config: GatewayConfig): Promise<void> {
   const outcome = await migrateStorage(config.databaseUrl);
-  const applied = outcome.applied.length === 0 ? 'no migration to apply: the schema holds every migration of this build' : `applied ${outcome.applied.join(', ')}`;
+  const applied = outcome.applied.length === 0 ? 'no migration to apply: the schema holds every migration of this build' : `migrations applied: ${outcome.applied.join(', ')}`;
   const newer = outcome.newer.length === 0 ? '' : `\nthe schema is ahead of this build (applied by a newer release: ${outcome.newer.join(', ')}); this build runs on it`;
   process.stdout.write(`${applied}${newer}\n`);
 }

@@ -110,7 +110,7 @@ describe('migrations', () => {
     });
     const first = await runCommand(['migrate'], directory, env, 60_000);
     expect(first.code, first.stderr).toBe(0);
-    expect(first.stdout).toContain('applied 0001-initial');
+    expect(first.stdout).toContain('migrations applied: 0001-initial');
     const known = await knownMigrations();
     const newer = await nameAfterLastMigration('from-the-next-release');
     await recordMigration(databaseUrl, newer);
