@@ -21,6 +21,7 @@ import { createLogger, describeError } from './shared/logger.js';
 import { hashConsolePassword } from './console/password-hashing.js';
 import { grantOperator } from './console/operator/operator-users.js';
 import { OPERATOR_ROLES } from './storage/repositories/operator-repository.js';
+import { migrateStorage } from './storage/open-storage.js';
 
 const USAGE = `Usage: unigate <command>
 
@@ -97,9 +98,10 @@ async function serve(config: GatewayConfig): Promise<void> {
 }
 
 async function migrate(config: GatewayConfig): Promise<void> {
-  const storage = await prepareStorage(config, { applyConfiguration: false, migrate: true }, createLogger(config.logLevel), systemClock);
-  await storage.close();
-  process.stdout.write('migrations applied\n');
+  const outcome = await migrateStorage(config.databaseUrl);
+  const applied = outcome.applied.length === 0 ? 'no migration to apply: the schema holds every migration of this build' : `migrations applied: ${outcome.applied.join(', ')}`;
+  const newer = outcome.newer.length === 0 ? '' : `\nthe schema is ahead of this build (applied by a newer release: ${outcome.newer.join(', ')}); this build runs on it`;
+  process.stdout.write(`${applied}${newer}\n`);
 }
 
 async function adminToken(config: GatewayConfig): Promise<void> {

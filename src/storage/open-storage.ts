@@ -2,7 +2,7 @@ import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
 import { createPostgresDialect, openSqlite, type SqliteBatches, type SqliteHandle, type SqliteWriteObserver } from './dialects.js';
-import { migrateToLatest, pendingMigrations } from './migrate.js';
+import { migrateToLatest, pendingMigrations, type MigrationOutcome } from './migrate.js';
 import { createAlertRepository } from './repositories/alert-repository.js';
 import { createRedemptionCodeRepository } from './repositories/redemption-repository.js';
 import { createConsoleRepository } from './repositories/console-repository.js';
@@ -70,11 +70,25 @@ function postgresUrl(location: StorageLocation): string {
   return location.connectionString;
 }
 
+function connect(location: StorageLocation): { db: Kysely<Database>; sqlite: SqliteHandle | null } {
+  const sqlite: SqliteHandle | null = location.dialect === 'sqlite' ? openSqlite(location.path) : null;
+  return { db: new Kysely<Database>({ dialect: sqlite?.dialect ?? createPostgresDialect(postgresUrl(location)) }), sqlite };
+}
+
+/** Connects, brings the schema to this build's latest migration, and disconnects (`unigate migrate`). */
+export async function migrateStorage(url: string): Promise<MigrationOutcome> {
+  const { db } = connect(parseStorageUrl(url));
+  try {
+    return await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+}
+
 /** Connects, migrates the schema to the latest version and returns the repositories. */
 export async function openStorage(options: OpenStorageOptions): Promise<Storage> {
   const location = parseStorageUrl(options.url);
-  const sqlite: SqliteHandle | null = location.dialect === 'sqlite' ? openSqlite(location.path) : null;
-  const db = new Kysely<Database>({ dialect: sqlite?.dialect ?? createPostgresDialect(postgresUrl(location)) });
+  const { db, sqlite } = connect(location);
   try {
     if (options.migrate ?? true) await migrateToLatest(db);
     const pending = await pendingMigrations(db);

@@ -22,7 +22,8 @@ export interface ServeCluster {
   adminToken: string;
   environment: Record<string, string>;
   instances: ServeInstance[];
-  start(name: string, extra?: Record<string, string>, port?: number, consolePort?: number): Promise<ServeInstance>;
+  /** Starts an instance of this build, or of the release whose `bin/unigate.js` is `bin`. */
+  start(name: string, extra?: Record<string, string>, port?: number, consolePort?: number, bin?: string): Promise<ServeInstance>;
   admin<T = Record<string, unknown>>(method: string, route: string, body?: unknown, instance?: number): Promise<HttpAnswer<T>>;
   close(): Promise<void>;
 }
@@ -57,13 +58,14 @@ export async function startServeCluster(count: number, yaml: string[], extraEnvi
     adminToken,
     environment,
     instances,
-    async start(name, extra = {}, fixedPort, fixedConsolePort) {
+    async start(name, extra = {}, fixedPort, fixedConsolePort, bin) {
       const port = fixedPort ?? (await freePort());
       let consolePort = fixedConsolePort ?? (await freePort());
       while (consolePort === port) consolePort = await freePort();
-      const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }));
+      const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }), bin);
       const url = `http://127.0.0.1:${port}`;
-      await waitForHttp(`${url}/api/status`, child, 20_000);
+      // Bounded generously: the fleet tests start instances while others run under load on a shared machine.
+      await waitForHttp(`${url}/api/status`, child, 40_000);
       const instance = { url, process: child, name, port, consolePort };
       instances.push(instance);
       return instance;

@@ -3,43 +3,16 @@
  * removed so the bundled prices take over; a record an operator created or changed stays; cache-write prices
  * get their own column.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPostgresDialect, openSqlite } from '../../src/storage/dialects.js';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { Database } from '../../src/storage/database-schema.js';
 import { migrationProvider } from '../../src/storage/migrations/migration-provider.js';
-import { createThrowawayPostgresDatabase, isPostgresUrl, type ThrowawayPostgresDatabase } from '../support/postgres-test-database.js';
+import { migrationDatabases, postgresAvailable } from './migration-databases.js';
 
-const adminUrl = process.env.TEST_DATABASE_URL;
-const cleanups: Array<() => Promise<void>> = [];
+const databases = migrationDatabases();
 
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function sqliteDb(): Promise<Kysely<Database>> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'unigate-migration-'));
-  const db = new Kysely<Database>({ dialect: openSqlite(path.join(directory, 'gateway.db')).dialect });
-  cleanups.push(async () => {
-    await db.destroy();
-    await rm(directory, { recursive: true, force: true });
-  });
-  return db;
-}
-
-async function postgresDb(): Promise<Kysely<Database>> {
-  const database: ThrowawayPostgresDatabase = await createThrowawayPostgresDatabase(adminUrl);
-  const db = new Kysely<Database>({ dialect: createPostgresDialect(database.url) });
-  cleanups.push(async () => {
-    await db.destroy();
-    await database.drop();
-  });
-  return db;
-}
+afterEach(() => databases.cleanup());
 
 async function insertModel(db: Kysely<Database>, id: string, prices: [bigint, bigint, bigint], updatedAt = 1000): Promise<void> {
   await sql`INSERT INTO models (id, kind, public, upstream, owned_by, input_per_mtok_nano, output_per_mtok_nano, cached_input_per_mtok_nano, created_at, updated_at)
@@ -63,10 +36,10 @@ async function checkMigration(db: Kysely<Database>): Promise<void> {
 
 describe('migration 0008 (catalog prices)', () => {
   it('on SQLite', async () => {
-    await checkMigration(await sqliteDb());
+    await checkMigration(await databases.sqlite());
   });
 
-  it.skipIf(!isPostgresUrl(adminUrl))('on PostgreSQL', async () => {
-    await checkMigration(await postgresDb());
+  it.skipIf(!postgresAvailable)('on PostgreSQL', async () => {
+    await checkMigration(await databases.postgres());
   });
 });

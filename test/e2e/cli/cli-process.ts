@@ -48,9 +48,9 @@ export interface RunningCommand {
 
 const running = new Set<RunningCommand>();
 
-/** Starts `node bin/unigate.js <args>` in `cwd`, in its own process group. */
-export function startCommand(args: string[], cwd: string, env: Record<string, string>): RunningCommand {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+/** Starts `node bin/unigate.js <args>` (of this build, or of the release whose entry `bin` is) in `cwd`, in its own process group. */
+export function startCommand(args: string[], cwd: string, env: Record<string, string>, bin = BIN): RunningCommand {
+  const child = spawn(process.execPath, [bin, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   let err = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {

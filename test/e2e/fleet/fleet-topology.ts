@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { startNginxBalancer, type NginxBalancer } from '../../support/nginx-balancer.js';
 import { startPrivateRedisServer, type PrivateRedisServer } from '../../support/private-redis-server.js';
-import { freePort } from '../cli/cli-process.js';
+import { freePort, waitUntil } from '../cli/cli-process.js';
 import { startServeCluster, type ServeCluster, type ServeInstance } from '../serve-cluster.js';
 
 export interface FleetTopology {
@@ -16,9 +16,19 @@ export interface FleetTopology {
   instances: ServeInstance[];
   /** SIGTERM to the instance in `slot`; resolves with its exit once it has drained and exited. */
   stop(slot: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Starts the instance of `slot` again on its ports. */
-  restart(slot: number): Promise<ServeInstance>;
+  /** Starts the instance of `slot` again on its ports (of this build, or of the release whose entry `bin` is). */
+  restart(slot: number, bin?: string): Promise<ServeInstance>;
+  /**
+   * One step of a rolling restart or upgrade: SIGTERM to the instance in `slot`, which reports unready at once and
+   * exits 0 once drained, then its successor on the same ports until it is ready. Returns the step's timings.
+   */
+  roll(slot: number, bin?: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/** The status `/readyz` answers, or 0 when nothing answers. */
+export function readyzStatus(url: string): Promise<number> {
+  return fetch(`${url}/readyz`).then(async (response) => (await response.arrayBuffer(), response.status), () => 0);
 }
 
 export async function startFleetTopology(size: number, yaml: string[], environment: Record<string, string> = {}): Promise<FleetTopology> {
@@ -39,7 +49,7 @@ export async function startFleetTopology(size: number, yaml: string[], environme
     consolePort: await freePort(),
     consoleUpstreams: instances.map((instance) => instance.consolePort),
   });
-  return {
+  const fleet: FleetTopology = {
     cluster,
     nginx,
     instances,
@@ -49,12 +59,25 @@ export async function startFleetTopology(size: number, yaml: string[], environme
       instance.process.child.kill('SIGTERM');
       return instance.process.exited;
     },
-    async restart(slot) {
+    async restart(slot, bin) {
       const previous = instances[slot];
       if (previous === undefined) throw new Error(`no instance in slot ${slot}`);
-      const next = await cluster.start(previous.name, {}, previous.port, previous.consolePort);
+      const next = await cluster.start(previous.name, {}, previous.port, previous.consolePort, bin);
       instances[slot] = next;
       return next;
+    },
+    async roll(slot, bin) {
+      const instance = instances[slot];
+      if (instance === undefined) throw new Error(`no instance in slot ${slot}`);
+      const stoppingAt = Date.now();
+      const exited = fleet.stop(slot);
+      await waitUntil(async () => (await readyzStatus(instance.url)) !== 200, 2000, `${instance.name} unready`);
+      const exit = await exited;
+      if (exit.code !== 0) throw new Error(`${instance.name} exited with ${JSON.stringify(exit)}:\n${instance.process.stderr().slice(-2000)}`);
+      const exitedAt = Date.now();
+      const next = await fleet.restart(slot, bin);
+      await waitUntil(async () => (await readyzStatus(next.url)) === 200, 10_000, `${next.name} ready again`);
+      return `${instance.name}: stop ${exitedAt - stoppingAt} ms, start ${Date.now() - exitedAt} ms`;
     },
     async close() {
       await nginx.stop();
@@ -62,4 +85,5 @@ export async function startFleetTopology(size: number, yaml: string[], environme
       await ownRedis?.destroy();
     },
   };
+  return fleet;
 }

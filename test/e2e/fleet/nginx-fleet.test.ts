@@ -1,21 +1,26 @@
 /**
  * Three gateway processes behind Debian's nginx (deploy/nginx/unigate.conf), on one PostgreSQL database and one
  * Redis: money exact under concurrent spending spread over every instance; an admin change in effect on every
- * instance by the time the admin call returns; and a rolling restart (SIGTERM each instance in turn, restart it)
- * under constant load, streams included, in which the load sees no failed request.
+ * instance by the time the admin call returns; a rolling restart (SIGTERM each instance in turn, restart it) under
+ * constant load, streams included, in which the load sees no failed request; and, the same way, a rolling upgrade to
+ * the next release, which adds a migration that the release before it runs on.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nginxAvailable } from '../../support/nginx-balancer.js';
 import { redisServerAvailable } from '../../support/private-redis-server.js';
 import { call, type HttpAnswer } from '../admin/helpers.js';
 import { killAll, waitUntil } from '../cli/cli-process.js';
-import { ledgerEntries, nano } from '../serve-cluster.js';
-import { startFleetTopology, type FleetTopology } from './fleet-topology.js';
+import { ledgerEntries, nano, type LedgerEntryJson } from '../serve-cluster.js';
+import { startConstantLoad } from './constant-load.js';
+import { readyzStatus, startFleetTopology, type FleetTopology } from './fleet-topology.js';
+import { buildNextRelease } from './next-release.js';
 
 const canRun = nginxAvailable() && (process.env.TEST_REDIS_URL !== undefined || redisServerAvailable());
 // Longer than nginx's upstream keepalive_timeout (3 s), as deploy/compose.yaml's 5 s is.
 const DRAIN_SECONDS = 4;
+const LOAD_MODELS = { unary: 'fleet-chat', stream: 'fleet-stream' };
 
 describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
   let fleet: FleetTopology;
@@ -60,6 +65,41 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
     return lines.reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
   }
 
+  async function query<Row>(text: string, values: unknown[] = []): Promise<Row[]> {
+    const client = new pg.Client({ connectionString: fleet.cluster.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows as Row[];
+    } finally {
+      await client.end();
+    }
+  }
+  const migrationRows = async (name: string): Promise<number> =>
+    (await query<{ name: string }>('select name from kysely_migration where name = $1', [name])).length;
+  const columnsOf = async (table: string): Promise<string[]> =>
+    (await query<{ column_name: string }>('select column_name from information_schema.columns where table_name = $1', [table])).map((row) => row.column_name);
+  const emailDomainOf = async (accountId: string): Promise<string | null> =>
+    (await query<{ email_domain: string | null }>('select email_domain from accounts where id = $1', [accountId]))[0]?.email_domain ?? null;
+
+  /**
+   * The ledger of the account checks out on every instance, it holds one usage entry per request served, and each
+   * of those has its usage row. Returns the usage entries.
+   */
+  async function expectEveryChargeAccounted(accountId: string, served: number): Promise<LedgerEntryJson[]> {
+    // Each instance writes its own charges and usage rows in batches: asking each flushes its queues first.
+    for (const instance of fleet.instances) {
+      const check = await call<{ ok: boolean; problems: unknown[] }>(instance.url, 'GET', `/admin/ledger/check?account_id=${accountId}`, { token: fleet.cluster.adminToken });
+      expect(check.body.ok, JSON.stringify(check.body.problems)).toBe(true);
+      expect((await call(instance.url, 'GET', `/admin/usage?account_id=${accountId}&limit=1`, { token: fleet.cluster.adminToken })).status).toBe(200);
+    }
+    const usage = (await ledgerEntries(fleet.cluster, accountId)).filter((entry) => entry.kind === 'usage');
+    expect(usage).toHaveLength(served);
+    const rows = new Set((await query<{ request_id: string }>('select request_id from usage_logs where account_id = $1', [accountId])).map((row) => row.request_id));
+    const missing = usage.filter((entry) => !rows.has(entry.request_id ?? '')).map((entry) => entry.request_id);
+    expect(missing, 'charges without a usage row').toEqual([]);
+    return usage;
+  }
+
   it('keeps money exact under concurrent spending spread over every instance', async () => {
     const credit = 0.2;
     const { accountId, key } = await newAccount(credit);
@@ -74,26 +114,11 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
     const after = await Promise.all(fleet.instances.map((instance) => handledChats(instance.url)));
     expect(after.map((count, index) => count - (before[index] ?? 0)).every((count) => count > 0)).toBe(true);
 
-    // Each instance writes its own charges in batches: the check asks each, which flushes its queue first.
-    for (const instance of fleet.instances) {
-      const check = await call<{ ok: boolean; problems: unknown[] }>(instance.url, 'GET', `/admin/ledger/check?account_id=${accountId}`, { token: fleet.cluster.adminToken });
-      expect(check.body.ok, JSON.stringify(check.body.problems)).toBe(true);
-    }
-    const usage = (await ledgerEntries(fleet.cluster, accountId)).filter((entry) => entry.kind === 'usage');
-    expect(usage).toHaveLength(served);
+    const usage = await expectEveryChargeAccounted(accountId, served);
     const account = await admin<{ balance_usd: number }>('GET', `/admin/accounts/${accountId}`);
     const balance = nano(account.body.balance_usd);
     expect(balance >= 0n).toBe(true);
     expect(balance).toBe(nano(credit) + usage.reduce((sum, entry) => sum + nano(entry.amount_usd), 0n));
-    // Refused requests have rows too, and each instance flushes its own batches: wait for the rows of the charges.
-    const rowIdsNow = async (): Promise<Set<string>> =>
-      new Set((await admin<{ data: Array<{ request_id: string }> }>('GET', `/admin/usage?account_id=${accountId}&limit=200`)).body.data.map((row) => row.request_id));
-    await waitUntil(async () => {
-      const ids = await rowIdsNow();
-      return usage.every((entry) => ids.has(entry.request_id ?? ''));
-    }, 5000, 'usage rows written');
-    const rowIds = await rowIdsNow();
-    for (const entry of usage) expect(rowIds.has(entry.request_id ?? ''), `usage row of ${entry.request_id}`).toBe(true);
   });
 
   it('holds a key to its RPM, TPM and concurrency exactly across the three instances', async () => {
@@ -148,65 +173,76 @@ describe.skipIf(!canRun)('a fleet of three behind nginx', () => {
 
   it('restarts every instance in turn under constant load, streams included, without one failed request', async () => {
     const { accountId, key } = await newAccount(50);
-    const failures: string[] = [];
-    let completed = 0;
-    let streamsCompleted = 0;
-    let running = true;
-
-    async function oneRequest(stream: boolean): Promise<void> {
-      try {
-        const response = await fetch(`${fleet.nginx.apiUrl}/v1/chat/completions`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ model: stream ? 'fleet-stream' : 'fleet-chat', stream, max_tokens: 16, messages: [{ role: 'user', content: 'keep going' }] }),
-          signal: AbortSignal.timeout(20_000),
-        });
-        const text = await response.text();
-        if (response.status !== 200) failures.push(`${response.status} ${text.slice(0, 200)}`);
-        else if (stream && !text.includes('data: [DONE]')) failures.push(`stream cut: ${text.slice(-200)}`);
-        else {
-          completed += 1;
-          if (stream) streamsCompleted += 1;
-        }
-      } catch (error) {
-        failures.push(`network: ${String(error)}`);
-      }
-    }
-
-    const load = Array.from({ length: 6 }, async (_unused, worker) => {
-      for (let round = 0; running && round < 10_000; round += 1) await oneRequest((round + worker) % 2 === 0);
-    });
-
+    const load = startConstantLoad(fleet.nginx.apiUrl, key, LOAD_MODELS);
     await new Promise((resolve) => setTimeout(resolve, 500));
     const startedAt = Date.now();
     const phases: string[] = [];
     for (let slot = 0; slot < fleet.instances.length; slot += 1) {
-      const instance = fleet.instances[slot];
-      if (instance === undefined) continue;
-      const stoppingAt = Date.now();
-      const exited = fleet.stop(slot);
-      await waitUntil(async () => (await fetch(`${instance.url}/readyz`).then((response) => response.status, () => 0)) !== 200, 2000, `${instance.name} unready`);
-      expect(await exited).toEqual({ code: 0, signal: null });
-      const exitedAt = Date.now();
-      const next = await fleet.restart(slot);
-      await waitUntil(async () => (await fetch(`${next.url}/readyz`).then((response) => response.status, () => 0)) === 200, 10_000, `${next.name} ready again`);
-      phases.push(`${instance.name}: stop ${exitedAt - stoppingAt} ms, start ${Date.now() - exitedAt} ms`);
+      phases.push(await fleet.roll(slot));
       // nginx retries a refused instance after fail_timeout (5 s); the next stop comes sooner, on purpose: the load
       // then meets an instance that is back and one that is going at once.
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    running = false;
-    console.info(`rolling restart of ${fleet.instances.length} instances: ${Date.now() - startedAt} ms, ${completed} requests (${phases.join('; ')})`);
-    await Promise.all(load);
+    const tally = await load.stop();
+    console.info(`rolling restart of ${fleet.instances.length} instances: ${Date.now() - startedAt} ms, ${tally.completed} requests (${phases.join('; ')})`);
 
-    expect(failures, (await fleet.nginx.errorLog()).slice(-2000)).toEqual([]);
-    expect(completed).toBeGreaterThan(50);
-    expect(streamsCompleted).toBeGreaterThan(10);
-    for (const instance of fleet.instances) {
-      const check = await call<{ ok: boolean; problems: unknown[] }>(instance.url, 'GET', `/admin/ledger/check?account_id=${accountId}`, { token: fleet.cluster.adminToken });
-      expect(check.body.ok, JSON.stringify(check.body.problems)).toBe(true);
-    }
-    const usage = (await ledgerEntries(fleet.cluster, accountId)).filter((entry) => entry.kind === 'usage');
-    expect(usage).toHaveLength(completed);
+    expect(tally.failures, (await fleet.nginx.errorLog()).slice(-2000)).toEqual([]);
+    expect(tally.completed).toBeGreaterThan(50);
+    expect(tally.streamsCompleted).toBeGreaterThan(10);
+    await expectEveryChargeAccounted(accountId, tally.completed);
   }, 100_000);
+
+  it('upgrades every instance in turn to a release with one more migration, under constant load, without one failed request', async () => {
+    const release = await buildNextRelease();
+    try {
+      // An account from before the upgrade, for the migration's backfill to fill in.
+      const { accountId, key } = await newAccount(50);
+      const load = startConstantLoad(fleet.nginx.apiUrl, key, LOAD_MODELS);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const startedAt = Date.now();
+
+      // The first instances of the new release, two at once beside the fleet: one migrates, the other waits for the
+      // migration lock and then finds nothing to do (run twice, the migration would fail on the column it adds, and
+      // that instance would not start). The old instances behind nginx serve on the new schema.
+      const [first, second] = await Promise.all(['next-0', 'next-1'].map((name) => fleet.cluster.start(name, {}, undefined, undefined, release.bin)));
+      for (const instance of [first, second]) {
+        if (instance === undefined) continue;
+        await waitUntil(async () => (await readyzStatus(instance.url)) === 200, 10_000, `${instance.name} ready`);
+      }
+      expect(await migrationRows(release.migration)).toBe(1);
+
+      // An instance of the old release starting after the migration (a restart, a crash) starts, is ready, and serves.
+      const late = await fleet.cluster.start('old-after-migration');
+      const lateReady = await call<{ status: string; checks: Record<string, unknown> }>(late.url, 'GET', '/readyz');
+      expect(lateReady.body).toMatchObject({ status: 'ready', checks: { database: 'ok', migrations: 'current' } });
+      expect((await chat(late.url, (await newAccount(1)).key)).status).toBe(200);
+      // They drain and exit while the fleet rolls.
+      const extras = [first, second, late].flatMap((instance) => (instance === undefined ? [] : [instance]));
+      for (const instance of extras) instance.process.child.kill('SIGTERM');
+
+      const phases: string[] = [];
+      for (let slot = 0; slot < fleet.instances.length; slot += 1) {
+        phases.push(await fleet.roll(slot, release.bin));
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      const tally = await load.stop();
+      for (const instance of extras) expect(await instance.process.exited, instance.name).toEqual({ code: 0, signal: null });
+      console.info(`rolling upgrade of ${fleet.instances.length} instances: ${Date.now() - startedAt} ms, ${tally.completed} requests (${phases.join('; ')})`);
+
+      expect(tally.failures, (await fleet.nginx.errorLog()).slice(-2000)).toEqual([]);
+      expect(tally.completed).toBeGreaterThan(50);
+      expect(tally.streamsCompleted).toBeGreaterThan(10);
+      for (const instance of fleet.instances) {
+        const ready = await call<{ checks: Record<string, unknown> }>(instance.url, 'GET', '/readyz');
+        expect(ready.body.checks).toMatchObject({ migrations: 'current' });
+      }
+      expect(await migrationRows(release.migration)).toBe(1);
+      expect(await columnsOf('accounts')).toContain('email_domain');
+      expect(await columnsOf('usage_logs')).toContain('client_region');
+      expect(await emailDomainOf(accountId)).toBe('example.com');
+      await expectEveryChargeAccounted(accountId, tally.completed);
+    } finally {
+      await release.remove();
+    }
+  }, 150_000);
 });
