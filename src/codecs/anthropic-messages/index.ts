@@ -10,7 +10,10 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
-  family: anthropicFamily,
+  // Read on use: the family lists routes whose endpoints use this codec, so neither module waits for the other.
+  get family() {
+    return anthropicFamily;
+  },
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',

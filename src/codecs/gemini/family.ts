@@ -1,6 +1,12 @@
 import { bearerOrApiKey } from '../../auth/extract-api-key.js';
 import type { ClientFamily } from '../client-family.js';
+import { geminiChatEndpoint, geminiCountTokensEndpoint, geminiEmbeddingsEndpoint, geminiModelListing } from './endpoints.js';
 import { encodeGeminiError } from './encode-error.js';
+
+/** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
+function geminiAction(action: string): RegExp {
+  return new RegExp(`^/(?<version>v1beta|v1)/models/(?<model>[^/]+):${action}$`);
+}
 
 /**
  * The Gemini family: `/v1beta/models/{model}:{action}` and the same actions under `/v1/` (the @google/genai SDK
@@ -8,6 +14,17 @@ import { encodeGeminiError } from './encode-error.js';
  */
 export const geminiFamily: ClientFamily = {
   name: 'gemini',
+  // The actions come first: the model lookup's path matches them too.
+  routes: [
+    { method: 'POST', path: geminiAction('generateContent'), endpoint: 'generateContent', operation: 'chat', chat: geminiChatEndpoint(false) },
+    { method: 'POST', path: geminiAction('streamGenerateContent'), endpoint: 'streamGenerateContent', operation: 'chat', chat: geminiChatEndpoint(true) },
+    { method: 'POST', path: geminiAction('countTokens'), endpoint: 'countTokens', operation: 'countTokens', countTokens: geminiCountTokensEndpoint },
+    { method: 'POST', path: geminiAction('embedContent'), endpoint: 'embedContent', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(false) },
+    { method: 'POST', path: geminiAction('batchEmbedContents'), endpoint: 'batchEmbedContents', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(true) },
+    { method: 'GET', path: '/v1beta/models', endpoint: 'models', operation: 'listModels' },
+    { method: 'GET', path: '/v1beta/models/:model', endpoint: 'models', operation: 'getModel' },
+  ],
+  models: geminiModelListing,
   ownsPath: (path) => path.startsWith('/v1beta/') || (path.startsWith('/v1/models/') && path.includes(':')),
   // Google's clients send `x-goog-api-key` (the specification's `x-vendorg-api-key` alias too) or `?key=`; a
   // Bearer token or `x-api-key` is taken first, as on every family.

@@ -13,7 +13,10 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  */
 export const geminiCodec: ClientCodec = {
   protocol: 'gemini',
-  family: geminiFamily,
+  // Read on use: the family lists routes whose endpoints use this codec, so neither module waits for the other.
+  get family() {
+    return geminiFamily;
+  },
   usageKey: 'usageMetadata',
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',

@@ -10,7 +10,10 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
 export const openAIChatCodec: ClientCodec = {
   protocol: 'openai-chat',
-  family: openAIFamily,
+  // Read on use: the family lists routes whose endpoints use this codec, so neither module waits for the other.
+  get family() {
+    return openAIFamily;
+  },
   usageKey: 'usage',
   streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).

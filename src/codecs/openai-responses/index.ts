@@ -42,7 +42,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   };
 }
 
-export { decodeResponsesRequest, validateResponsesRequest, type ResponsesEnvelope, type NativeOnlyField } from './decode-request.js';
+export { decodeResponsesRequest, validateResponsesRequest, type ResponsesEnvelope } from './decode-request.js';
 export { encodeResponsesResponse } from './encode-response.js';
 export { ResponsesStreamEncoder } from './encode-stream.js';
 export { ResponsesPassThroughObserver } from './stream-usage-observer.js';
