@@ -2,8 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
-import type { RequestNeeds } from '../ir/request-needs.js';
+import { needsOfChat, type RequestNeeds } from '../ir/request-needs.js';
 import type { TokenCount } from '../ir/token-count.js';
+import { estimateChatRequestTokens } from '../shared/estimate-tokens.js';
 import type { WireProtocol } from '../wire/protocols.js';
 import type { ClientCodec } from './client-codec.js';
 
@@ -97,6 +98,11 @@ export type FamilyRoute = {
   method: 'GET' | 'POST' | 'DELETE';
   /** A path (`:name` segments are parameters) or a pattern with named groups. */
   path: string | RegExp;
+  /**
+   * A pattern's path templates for traces (`/v1beta/models/{model}:countTokens`), one per literal prefix it allows:
+   * a path takes the first whose text before its first `{` begins it. A string path is its own template.
+   */
+  templates?: readonly string[];
   endpoint: string;
 } & (
   | { operation: 'chat'; chat: ChatEndpoint }
@@ -105,6 +111,21 @@ export type FamilyRoute = {
   /** The family's model list and model lookup, in its `models` listing. */
   | { operation: 'listModels' | 'getModel' }
 );
+
+/** The envelope of a chat request decoded into the canonical request up front. */
+export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, framing: { stream: boolean; sse: boolean }): ChatEnvelope {
+  return {
+    codec,
+    model: chat.model,
+    stream: framing.stream,
+    includeUsage: false,
+    sse: framing.sse,
+    maxOutputTokens: chat.maxOutputTokens ?? null,
+    promptTokensEstimate: estimateChatRequestTokens(chat),
+    needs: needsOfChat(chat),
+    chat: () => chat,
+  };
+}
 
 /** Memoises a decode so the canonical request is built at most once, and only when needed. */
 export function once<T>(build: () => T): () => T {

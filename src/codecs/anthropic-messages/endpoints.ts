@@ -1,7 +1,5 @@
 import type { CatalogModel } from '../../catalog/catalog-model.js';
-import { needsOfChat } from '../../ir/request-needs.js';
-import { estimateChatRequestTokens } from '../../shared/estimate-tokens.js';
-import type { ChatEndpoint, CountTokensEndpoint, ModelListing } from '../family-route.js';
+import { decodedChatEnvelope, type ChatEndpoint, type CountTokensEndpoint, type ModelListing } from '../family-route.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
@@ -11,17 +9,7 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   readEnvelope(_request, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
-    return {
-      codec: anthropicMessagesCodec,
-      model: chat.model,
-      stream: chat.stream,
-      includeUsage: false,
-      sse: true,
-      maxOutputTokens: chat.maxOutputTokens ?? null,
-      promptTokensEstimate: estimateChatRequestTokens(chat),
-      needs: needsOfChat(chat),
-      chat: () => chat,
-    };
+    return decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true });
   },
 };
 

@@ -1,6 +1,4 @@
-import { needsOfChat } from '../../ir/request-needs.js';
-import { estimateChatRequestTokens } from '../../shared/estimate-tokens.js';
-import type { ChatEndpoint, CountTokensEndpoint, EmbeddingsEndpoint, ModelListing } from '../family-route.js';
+import { decodedChatEnvelope, type ChatEndpoint, type CountTokensEndpoint, type EmbeddingsEndpoint, type ModelListing } from '../family-route.js';
 import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from './count-tokens.js';
 import { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest } from './decode-embedding-request.js';
 import { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
@@ -13,17 +11,7 @@ export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
     protocol: 'gemini',
     readEnvelope(request, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: request.params.model ?? '', stream });
-      return {
-        codec: geminiCodec,
-        model: chat.model,
-        stream,
-        includeUsage: false,
-        sse: request.query.get('alt') === 'sse',
-        maxOutputTokens: chat.maxOutputTokens ?? null,
-        promptTokensEstimate: estimateChatRequestTokens(chat),
-        needs: needsOfChat(chat),
-        chat: () => chat,
-      };
+      return decodedChatEnvelope(geminiCodec, chat, { stream, sse: request.query.get('alt') === 'sse' });
     },
   };
 }

@@ -4,8 +4,11 @@ import { geminiChatEndpoint, geminiCountTokensEndpoint, geminiEmbeddingsEndpoint
 import { encodeGeminiError } from './encode-error.js';
 
 /** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
-function geminiAction(action: string): RegExp {
-  return new RegExp(`^/(?<version>v1beta|v1)/models/(?<model>[^/]+):${action}$`);
+function geminiAction(action: string): { path: RegExp; templates: readonly string[] } {
+  return {
+    path: new RegExp(`^/(?:v1beta|v1)/models/(?<model>[^/]+):${action}$`),
+    templates: [`/v1beta/models/{model}:${action}`, `/v1/models/{model}:${action}`],
+  };
 }
 
 /**
@@ -16,11 +19,11 @@ export const geminiFamily: ClientFamily = {
   name: 'gemini',
   // The actions come first: the model lookup's path matches them too.
   routes: [
-    { method: 'POST', path: geminiAction('generateContent'), endpoint: 'generateContent', operation: 'chat', chat: geminiChatEndpoint(false) },
-    { method: 'POST', path: geminiAction('streamGenerateContent'), endpoint: 'streamGenerateContent', operation: 'chat', chat: geminiChatEndpoint(true) },
-    { method: 'POST', path: geminiAction('countTokens'), endpoint: 'countTokens', operation: 'countTokens', countTokens: geminiCountTokensEndpoint },
-    { method: 'POST', path: geminiAction('embedContent'), endpoint: 'embedContent', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(false) },
-    { method: 'POST', path: geminiAction('batchEmbedContents'), endpoint: 'batchEmbedContents', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(true) },
+    { method: 'POST', ...geminiAction('generateContent'), endpoint: 'generateContent', operation: 'chat', chat: geminiChatEndpoint(false) },
+    { method: 'POST', ...geminiAction('streamGenerateContent'), endpoint: 'streamGenerateContent', operation: 'chat', chat: geminiChatEndpoint(true) },
+    { method: 'POST', ...geminiAction('countTokens'), endpoint: 'countTokens', operation: 'countTokens', countTokens: geminiCountTokensEndpoint },
+    { method: 'POST', ...geminiAction('embedContent'), endpoint: 'embedContent', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(false) },
+    { method: 'POST', ...geminiAction('batchEmbedContents'), endpoint: 'batchEmbedContents', operation: 'embeddings', embeddings: geminiEmbeddingsEndpoint(true) },
     { method: 'GET', path: '/v1beta/models', endpoint: 'models', operation: 'listModels' },
     { method: 'GET', path: '/v1beta/models/:model', endpoint: 'models', operation: 'getModel' },
   ],

@@ -29,6 +29,8 @@ export interface ApiRoute {
   method: 'GET' | 'POST' | 'DELETE';
   /** A path (`:name` segments are parameters) or a pattern with named groups. */
   path: string | RegExp;
+  /** A pattern's path templates (see FamilyRoute.templates). */
+  templates?: readonly string[];
   /** The client family whose SDKs call it (the metrics' protocol label), or `public` for family-less routes. */
   family: ClientFamily | 'public' | 'probe';
   /** The endpoint's metric label. */
@@ -48,7 +50,14 @@ function operationHandler(family: ClientFamily, route: FamilyRoute): ApiRoute['h
 }
 
 const familyRoutes = (family: ClientFamily): ApiRoute[] =>
-  family.routes.map((route) => ({ method: route.method, path: route.path, family, endpoint: route.endpoint, handler: operationHandler(family, route) }));
+  family.routes.map((route) => ({
+    method: route.method,
+    path: route.path,
+    ...(route.templates === undefined ? {} : { templates: route.templates }),
+    family,
+    endpoint: route.endpoint,
+    handler: operationHandler(family, route),
+  }));
 
 const openAI = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: openAIFamily, endpoint, handler });
@@ -97,8 +106,8 @@ const templateOf = (path: string): string => path.replace(/\/:([^/]+)/g, '/{$1}'
  */
 export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => RouteLabels {
   const exact = new Map<string, RouteLabels>([['/metrics', label('admin', 'metrics', '/metrics')]]);
-  // A Gemini action's pattern serves /v1beta/ and /v1/: its template keeps the version the caller used.
-  const patterned: Array<{ pattern: RegExp; labels: RouteLabels; v1Labels: RouteLabels }> = [];
+  // A pattern with several templates (a Gemini action under /v1beta/ and /v1/) keeps the one the caller used.
+  const patterned: Array<{ pattern: RegExp; byPrefix: Array<{ prefix: string; labels: RouteLabels }>; first: RouteLabels }> = [];
   for (const route of routes) {
     const protocol = typeof route.family === 'string' ? route.family : route.family.name;
     if (typeof route.path === 'string' && !route.path.includes(':')) {
@@ -107,15 +116,19 @@ export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => Ro
     }
     const pattern = typeof route.path === 'string' ? compilePath(route.path) : route.path;
     if (patterned.some((entry) => entry.pattern.source === pattern.source)) continue;
-    const labels = label(protocol, route.endpoint, typeof route.path === 'string' ? templateOf(route.path) : `/v1beta/models/{model}:${route.endpoint}`);
-    const v1Labels = typeof route.path === 'string' ? labels : label(protocol, route.endpoint, `/v1/models/{model}:${route.endpoint}`);
-    patterned.push({ pattern, labels, v1Labels });
+    const templates = typeof route.path === 'string' ? [templateOf(route.path)] : (route.templates ?? []);
+    const byPrefix = templates.map((template) => ({ prefix: template.split('{', 1)[0] ?? template, labels: label(protocol, route.endpoint, template) }));
+    const first = byPrefix[0];
+    if (first === undefined) throw new Error(`The route pattern ${pattern.source} names no path template.`);
+    patterned.push({ pattern, byPrefix, first: first.labels });
   }
   return (path) => {
     const fixed = exact.get(path);
     if (fixed !== undefined) return fixed;
     if (path.startsWith('/admin/')) return ADMIN;
-    for (const entry of patterned) if (entry.pattern.test(path)) return path.startsWith('/v1/') ? entry.v1Labels : entry.labels;
+    for (const { pattern, byPrefix, first } of patterned) {
+      if (pattern.test(path)) return byPrefix.find((entry) => path.startsWith(entry.prefix))?.labels ?? first;
+    }
     return OTHER;
   };
 }
