@@ -11,8 +11,8 @@ export interface AdmittedLimits {
 
 /**
  * One client protocol family as its clients see the gateway: its routes, which paths are its own, how its clients
- * send the key, how its errors, rate-limit headers and model list look. Every codec of the family points to it; the
- * HTTP layer asks it instead of branching on the family's name. A new family is a codec folder with one of these
+ * send the key, how its errors, rate-limit headers and model list look. A codec is a wire any family may reuse (it
+ * knows no family); the HTTP layer asks the request's family instead of branching on the family's name. A new family is a codec folder with one of these
  * and one line in `families.ts`.
  */
 export interface ClientFamily {

@@ -1,7 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeAnthropicRequest } from './decode-request.js';
 import { encodeAnthropicStreamError } from './encode-error.js';
-import { anthropicFamily } from './family.js';
 import { encodeAnthropicResponse } from './encode-response.js';
 import { AnthropicStreamEncoder } from './encode-stream.js';
 import { findUsageInMessageJson } from '../../wire/anthropic/usage.js';
@@ -10,10 +9,6 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
-  // Read on use: the family lists routes whose endpoints use this codec, so neither module waits for the other.
-  get family() {
-    return anthropicFamily;
-  },
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
@@ -31,4 +26,3 @@ export const anthropicMessagesCodec: ClientCodec = {
 
 export { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
 export { anthropicErrorType } from './encode-error.js';
-export { anthropicFamily } from './family.js';

@@ -1,7 +1,6 @@
 import type { ClientCodec } from '../client-codec.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesStreamError } from './encode-error.js';
-import { openAIFamily } from '../openai-chat/family.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
@@ -25,7 +24,6 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
     protocol: 'openai-responses',
-    family: openAIFamily,
     // The response object has fields after its usage (user, metadata): the cost goes in the header only.
     usageKey: null,
     streamUsageKey: () => null,

@@ -73,6 +73,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     if (cache.answered) return;
     await relayModelChain(call.relay, {
       sink: call.sink,
+      family: context.family,
       meter,
       codec: envelope.codec,
       body,
