@@ -10,7 +10,7 @@ const BOUNDARIES = [
   { folder: 'src/ir', forbidden: ['../*', '../../*'], why: 'The canonical representation depends on nothing.' },
   { folder: 'src/upstreams', forbidden: ['**/storage/*', '**/http/*'], why: 'Upstreams speak to providers; they never touch storage or the HTTP layer.' },
   { folder: 'src/relay', forbidden: ['**/http/*'], why: 'The relay returns answers; only src/http writes them.' },
-  { folder: 'src/codecs', forbidden: ['**/billing/*', '**/upstreams/*'], why: 'Codecs translate client wires; they know neither billing nor upstreams.' },
+  { folder: 'src/codecs', forbidden: ['**/billing/*', '**/upstreams/*', '**/http/*'], why: 'Codecs translate client wires; they know neither billing, upstreams nor the HTTP layer (families declare their routes as data).' },
 ];
 
 function restrictedImports(patterns) {

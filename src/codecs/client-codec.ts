@@ -1,5 +1,4 @@
 import type { GatewayError } from '../errors/gateway-error.js';
-import type { ClientFamily } from './client-family.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { ChatResponse } from '../ir/chat-response.js';
@@ -61,8 +60,6 @@ export interface PassThroughStreamObserver {
  */
 export interface ClientCodec {
   readonly protocol: WireProtocol;
-  /** The family the protocol belongs to: key forms, error shape, rate-limit headers, metrics label. */
-  readonly family: ClientFamily;
   /**
    * The field of a non-streamed answer that holds its usage object (`usage`, Gemini's `usageMetadata`), for the
    * request's cost spliced in (null: the header only).

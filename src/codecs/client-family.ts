@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { GatewayError } from '../errors/gateway-error.js';
 import type { LimitState } from '../limits/rate-limiter.js';
+import type { FamilyRoute, ModelListing } from './family-route.js';
 
 /** The tightest request window and the tightest token window a request was admitted under (null: none). */
 export interface AdmittedLimits {
@@ -9,14 +10,18 @@ export interface AdmittedLimits {
 }
 
 /**
- * One client protocol family as its clients see the gateway: which paths are its own, how its clients send the
- * key, how its errors and rate-limit headers look. Every codec of the family points to it; the HTTP layer asks it
- * instead of branching on the family's name. A new family is a codec folder with one of these and one line in
- * `families.ts`.
+ * One client protocol family as its clients see the gateway: its routes, which paths are its own, how its clients
+ * send the key, how its errors, rate-limit headers and model list look. A codec is a wire any family may reuse (it
+ * knows no family); the HTTP layer asks the request's family instead of branching on the family's name. A new family is a codec folder with one of these
+ * and one line in `families.ts`.
  */
 export interface ClientFamily {
   /** The family's label in metrics (`protocol="openai"`) and in key refusals. */
   readonly name: string;
+  /** The family's API routes, as data: the HTTP layer mounts them in this order and runs their operations. */
+  readonly routes: readonly FamilyRoute[];
+  /** How its clients read the model list (on its own model routes, or recognised on OpenAI's). */
+  readonly models: ModelListing;
   /** True when a request path belongs to this family, so that its errors answer in this family's shape. */
   ownsPath(path: string): boolean;
   /** The caller's key, as this family's clients send it; null when none is present. */

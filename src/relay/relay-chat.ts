@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../codecs/client-codec.js';
+import type { ClientFamily } from '../codecs/client-family.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
@@ -24,6 +25,8 @@ import type { AnswerCapture, AnswerRecorder } from './response-cache/response-ca
 export interface ChatRelayRequest {
   /** Where the answer goes. */
   sink: ResponseSink;
+  /** The caller's family (the time-to-first-byte histogram's protocol label). */
+  family: ClientFamily;
   meter: RequestMeter;
   codec: ClientCodec;
   routes: readonly ChannelRoute[];
@@ -143,7 +146,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
     request.meter.markFirstByte();
-    dependencies.metrics.timeToFirstByte.labels(request.codec.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
+    dependencies.metrics.timeToFirstByte.labels(request.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
 }
 

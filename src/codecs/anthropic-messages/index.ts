@@ -3,7 +3,6 @@ import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { anthropicAnswerFacts } from '../../wire/anthropic/answer-facts.js';
 import { decodeAnthropicRequest } from './decode-request.js';
 import { encodeAnthropicStreamError } from './encode-error.js';
-import { anthropicFamily } from './family.js';
 import { encodeAnthropicResponse } from './encode-response.js';
 import { AnthropicStreamEncoder } from './encode-stream.js';
 import { findUsageInMessageJson } from '../../wire/anthropic/usage.js';
@@ -12,7 +11,6 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
   protocol: 'anthropic-messages',
-  family: anthropicFamily,
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
@@ -31,4 +29,3 @@ export const anthropicMessagesCodec: ClientCodec = {
 
 export { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
 export { anthropicErrorType } from './encode-error.js';
-export { anthropicFamily } from './family.js';

@@ -3,7 +3,6 @@ import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
 import { decodeGeminiRequest } from './decode-request.js';
 import { encodeGeminiStreamError } from './encode-error.js';
-import { geminiFamily } from './family.js';
 import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
 import { findGeminiUsageInJson } from '../../wire/gemini/usage.js';
@@ -15,7 +14,6 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  */
 export const geminiCodec: ClientCodec = {
   protocol: 'gemini',
-  family: geminiFamily,
   usageKey: 'usageMetadata',
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',
@@ -37,7 +35,6 @@ export { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from 
 export { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest, MAX_BATCH_EMBED_REQUESTS } from './decode-embedding-request.js';
 export { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
 export { encodeGeminiError, encodeGeminiStreamError, googleStatusFor } from './encode-error.js';
-export { geminiFamily } from './family.js';
 export { encodeGeminiModel, encodeGeminiModelList, geminiModelObject, type GeminiModelDescription } from './encode-model-list.js';
 export { encodeGeminiResponse } from './encode-response.js';
 export { GeminiStreamEncoder } from './encode-stream.js';

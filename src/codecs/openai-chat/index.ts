@@ -3,7 +3,6 @@ import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { decodeOpenAIChatRequest } from './decode-request.js';
 import { encodeOpenAIStreamError } from './encode-error.js';
-import { openAIFamily } from './family.js';
 import { encodeOpenAIChatResponse } from './encode-response.js';
 import { OpenAIChatStreamEncoder } from './encode-stream.js';
 import { findUsageInJson } from '../../wire/openai/usage.js';
@@ -12,7 +11,6 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
 export const openAIChatCodec: ClientCodec = {
   protocol: 'openai-chat',
-  family: openAIFamily,
   usageKey: 'usage',
   streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
@@ -34,4 +32,3 @@ export { decodeOpenAIEmbeddingRequest, type DecodedEmbeddingRequest, type Embedd
 export { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
 export { encodeOpenAIChatResponse } from './encode-response.js';
 export { OpenAIChatStreamEncoder } from './encode-stream.js';
-export { openAIFamily } from './family.js';

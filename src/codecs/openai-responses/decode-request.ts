@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import type { NativeOnlyField } from '../family-route.js';
 import type { ChatRequest, ReasoningOptions } from '../../ir/chat-request.js';
 import { decodeResponsesInput, OPENAI_ONLY_ITEMS } from './decode-input.js';
 import { decodeResponsesHostedTools, decodeResponsesTextFormat, decodeResponsesToolChoice, decodeResponsesTools, HOSTED_TOOLS } from './decode-tools.js';
@@ -6,18 +7,16 @@ import { estimateResponsesInputTokens } from './estimate-input-tokens.js';
 import { ToolNamespaces } from './tool-namespaces.js';
 import { badRequest, isJsonObject, optionalBoolean, optionalNumber, optionalString, type JsonObject } from './wire-values.js';
 
-/** A request field only an OpenAI channel can honour: the state lives there, or the feature is OpenAI's own. */
-export interface NativeOnlyField {
-  param: string;
-  message: string;
-}
 
 /** What the gateway reads from a Responses request before routing it, validated. */
 export interface ResponsesEnvelope {
   model: string;
   stream: boolean;
   maxOutputTokens: number | null;
-  /** The first field that needs an OpenAI channel (pass-through), or null when any upstream can serve the request. */
+  /**
+   * The first field that needs an OpenAI channel (pass-through): the state lives there, or the feature is OpenAI's
+   * own; null when any upstream can serve the request.
+   */
   nativeOnly: NativeOnlyField | null;
   promptTokensEstimate: number;
 }

@@ -3,7 +3,6 @@ import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import { decodeResponsesRequest } from './decode-request.js';
 import { encodeResponsesStreamError } from './encode-error.js';
-import { openAIFamily } from '../openai-chat/family.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
@@ -27,7 +26,6 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
     protocol: 'openai-responses',
-    family: openAIFamily,
     // The response object has fields after its usage (user, metadata): the cost goes in the header only.
     usageKey: null,
     streamUsageKey: () => null,
@@ -45,7 +43,7 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   };
 }
 
-export { decodeResponsesRequest, validateResponsesRequest, type ResponsesEnvelope, type NativeOnlyField } from './decode-request.js';
+export { decodeResponsesRequest, validateResponsesRequest, type ResponsesEnvelope } from './decode-request.js';
 export { encodeResponsesResponse } from './encode-response.js';
 export { ResponsesStreamEncoder } from './encode-stream.js';
 export { ResponsesPassThroughObserver } from './stream-usage-observer.js';

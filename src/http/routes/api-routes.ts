@@ -1,20 +1,20 @@
-import { anthropicFamily, geminiFamily, openAIFamily, type ClientFamily } from '../../codecs/families.js';
+import { CLIENT_FAMILIES, openAIFamily, type ClientFamily } from '../../codecs/families.js';
+import type { FamilyRoute } from '../../codecs/family-route.js';
 import type { GatewayServices } from '../../services.js';
 import type { RouteHandler } from '../request-context.js';
 import { compilePath } from '../router.js';
 import { speechRoute, transcriptionsRoute, translationsRoute } from './audio.js';
 import { chatRoute } from './chat-endpoint.js';
-import { anthropicMessagesEndpoint, geminiEndpoint, openAIChatEndpoint } from './chat-endpoints.js';
-import { anthropicCountTokensRoute, geminiCountTokensRoute, responsesInputTokensRoute } from './count-tokens.js';
+import { countTokensRoute } from './count-tokens.js';
 import { creditGrantsRoute } from './credit-grants.js';
-import { geminiEmbeddingsRoute, openAIEmbeddingsRoute } from './embeddings.js';
+import { embeddingsRoute } from './embeddings.js';
 import { livenessRoute, readinessRoute } from './health.js';
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from './images.js';
-import { getGeminiModelRoute, getModelRoute, listGeminiModelsRoute, listModelsRoute } from './models.js';
+import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from './moderations.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
-import { responsesRoute, storedResponseRoute } from './responses.js';
+import { storedResponseRoute } from './responses.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -29,6 +29,8 @@ export interface ApiRoute {
   method: 'GET' | 'POST' | 'DELETE';
   /** A path (`:name` segments are parameters) or a pattern with named groups. */
   path: string | RegExp;
+  /** A pattern's path templates (see FamilyRoute.templates). */
+  templates?: readonly string[];
   /** The client family whose SDKs call it (the metrics' protocol label), or `public` for family-less routes. */
   family: ClientFamily | 'public' | 'probe';
   /** The endpoint's metric label. */
@@ -36,24 +38,38 @@ export interface ApiRoute {
   handler: (services: GatewayServices) => RouteHandler;
 }
 
-/** `/v1beta/models/{model}:{action}` and the same under `/v1/` (the @google/genai SDK uses either). */
-function geminiAction(action: string): RegExp {
-  return new RegExp(`^/(?<version>v1beta|v1)/models/(?<model>[^/]+):${action}$`);
+/** The handler of a family's route: the operation it names, with the parts the family gave. */
+function operationHandler(family: ClientFamily, route: FamilyRoute): ApiRoute['handler'] {
+  switch (route.operation) {
+    case 'chat': return (services) => chatRoute(services, route.chat);
+    case 'countTokens': return (services) => countTokensRoute(services, route.countTokens);
+    case 'embeddings': return (services) => embeddingsRoute(services, route.embeddings);
+    case 'listModels': return (services) => listModelsRoute(services, family);
+    case 'getModel': return (services) => getModelRoute(services, family);
+  }
 }
+
+const familyRoutes = (family: ClientFamily): ApiRoute[] =>
+  family.routes.map((route) => ({
+    method: route.method,
+    path: route.path,
+    ...(route.templates === undefined ? {} : { templates: route.templates }),
+    family,
+    endpoint: route.endpoint,
+    handler: operationHandler(family, route),
+  }));
 
 const openAI = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: openAIFamily, endpoint, handler });
 
 /**
- * Every API route of every family, declared once: the router mounts them in this order (a Gemini action before the
- * model lookup its path also matches), and the request metrics take their labels from the same entries.
+ * Every API route, declared once: each family's own routes in the order of CLIENT_FAMILIES, then the routes the
+ * gateway answers itself. The router mounts them in this order, and the request metrics take their labels from the
+ * same entries.
  */
 export const API_ROUTES: readonly ApiRoute[] = [
-  openAI('POST', '/v1/chat/completions', 'chat.completions', (services) => chatRoute(services, openAIChatEndpoint)),
-  openAI('POST', '/v1/embeddings', 'embeddings', openAIEmbeddingsRoute),
-  // OpenAI Responses API: POST relays; stored-response operations answer 404 (no response bodies are kept).
-  openAI('POST', '/v1/responses', 'responses', responsesRoute),
-  openAI('POST', '/v1/responses/input_tokens', 'responses.input_tokens', responsesInputTokensRoute),
+  ...CLIENT_FAMILIES.flatMap(familyRoutes),
+  // Stored-response operations answer 404: no response bodies are kept.
   openAI('GET', '/v1/responses/:id', 'responses.stored', storedResponseRoute),
   openAI('DELETE', '/v1/responses/:id', 'responses.stored', storedResponseRoute),
   openAI('POST', '/v1/responses/:id/cancel', 'responses.stored', storedResponseRoute),
@@ -68,21 +84,6 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/moderations', 'moderations', moderationsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
-
-  { method: 'POST', path: '/v1/messages', family: anthropicFamily, endpoint: 'messages', handler: (services) => chatRoute(services, anthropicMessagesEndpoint) },
-  { method: 'POST', path: '/v1/messages/count_tokens', family: anthropicFamily, endpoint: 'count_tokens', handler: anthropicCountTokensRoute },
-
-  { method: 'POST', path: geminiAction('generateContent'), family: geminiFamily, endpoint: 'generateContent', handler: (services) => chatRoute(services, geminiEndpoint(false)) },
-  { method: 'POST', path: geminiAction('streamGenerateContent'), family: geminiFamily, endpoint: 'streamGenerateContent', handler: (services) => chatRoute(services, geminiEndpoint(true)) },
-  { method: 'POST', path: geminiAction('countTokens'), family: geminiFamily, endpoint: 'countTokens', handler: geminiCountTokensRoute },
-  { method: 'POST', path: geminiAction('embedContent'), family: geminiFamily, endpoint: 'embedContent', handler: (services) => geminiEmbeddingsRoute(services, false) },
-  { method: 'POST', path: geminiAction('batchEmbedContents'), family: geminiFamily, endpoint: 'batchEmbedContents', handler: (services) => geminiEmbeddingsRoute(services, true) },
-  { method: 'GET', path: '/v1beta/models', family: geminiFamily, endpoint: 'models', handler: listGeminiModelsRoute },
-  { method: 'GET', path: '/v1beta/models/:model', family: geminiFamily, endpoint: 'models', handler: getGeminiModelRoute },
-
-  // After the Gemini actions: `/v1/models/{model}:generateContent` matches this path too.
-  openAI('GET', '/v1/models', 'models', listModelsRoute),
-  openAI('GET', '/v1/models/:model', 'models', getModelRoute),
 
   { method: 'GET', path: '/healthz', family: 'probe', endpoint: 'healthz', handler: () => livenessRoute() },
   { method: 'GET', path: '/readyz', family: 'probe', endpoint: 'readyz', handler: readinessRoute },
@@ -105,8 +106,8 @@ const templateOf = (path: string): string => path.replace(/\/:([^/]+)/g, '/{$1}'
  */
 export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => RouteLabels {
   const exact = new Map<string, RouteLabels>([['/metrics', label('admin', 'metrics', '/metrics')]]);
-  // A Gemini action's pattern serves /v1beta/ and /v1/: its template keeps the version the caller used.
-  const patterned: Array<{ pattern: RegExp; labels: RouteLabels; v1Labels: RouteLabels }> = [];
+  // A pattern with several templates (a Gemini action under /v1beta/ and /v1/) keeps the one the caller used.
+  const patterned: Array<{ pattern: RegExp; byPrefix: Array<{ prefix: string; labels: RouteLabels }>; first: RouteLabels }> = [];
   for (const route of routes) {
     const protocol = typeof route.family === 'string' ? route.family : route.family.name;
     if (typeof route.path === 'string' && !route.path.includes(':')) {
@@ -115,15 +116,19 @@ export function routeLabeller(routes: readonly ApiRoute[]): (path: string) => Ro
     }
     const pattern = typeof route.path === 'string' ? compilePath(route.path) : route.path;
     if (patterned.some((entry) => entry.pattern.source === pattern.source)) continue;
-    const labels = label(protocol, route.endpoint, typeof route.path === 'string' ? templateOf(route.path) : `/v1beta/models/{model}:${route.endpoint}`);
-    const v1Labels = typeof route.path === 'string' ? labels : label(protocol, route.endpoint, `/v1/models/{model}:${route.endpoint}`);
-    patterned.push({ pattern, labels, v1Labels });
+    const templates = typeof route.path === 'string' ? [templateOf(route.path)] : (route.templates ?? []);
+    const byPrefix = templates.map((template) => ({ prefix: template.split('{', 1)[0] ?? template, labels: label(protocol, route.endpoint, template) }));
+    const first = byPrefix[0];
+    if (first === undefined) throw new Error(`The route pattern ${pattern.source} names no path template.`);
+    patterned.push({ pattern, byPrefix, first: first.labels });
   }
   return (path) => {
     const fixed = exact.get(path);
     if (fixed !== undefined) return fixed;
     if (path.startsWith('/admin/')) return ADMIN;
-    for (const entry of patterned) if (entry.pattern.test(path)) return path.startsWith('/v1/') ? entry.v1Labels : entry.labels;
+    for (const { pattern, byPrefix, first } of patterned) {
+      if (pattern.test(path)) return byPrefix.find((entry) => path.startsWith(entry.prefix))?.labels ?? first;
+    }
     return OTHER;
   };
 }

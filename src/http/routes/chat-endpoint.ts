@@ -1,46 +1,17 @@
 import { callerPreference } from './caller-preference.js';
 import { modelChain } from './model-chain.js';
 import { takeRequestedModels } from './requested-models.js';
+import { nativeRoutes } from './native-routes.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
-import type { ChatRequest } from '../../ir/chat-request.js';
-import type { RequestNeeds } from '../../ir/request-needs.js';
+import type { ChatEndpoint } from '../../codecs/family-route.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import { relayModelChain } from '../../relay/relay-fallback.js';
 import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
 import { serveFromCache } from '../../relay/response-cache/serve-from-cache.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
-import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
 import { meteredRoute } from '../metered-route.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
-
-/** What the gateway reads from a chat request before routing it, validated. */
-export interface ChatEnvelope {
-  /** How the caller's family reads and writes this request (per request when the body shapes the answer). */
-  codec: ClientCodec;
-  model: string;
-  stream: boolean;
-  includeUsage: boolean;
-  sse: boolean;
-  maxOutputTokens: number | null;
-  promptTokensEstimate: number;
-  /** Tools, images, JSON schema: routing sends the request only to channels whose model offers them. */
-  needs: RequestNeeds;
-  /** The canonical request, decoded now or on first use. */
-  chat: () => ChatRequest;
-  /** False when an answer may depend on more than the request (state stored upstream): never cached. */
-  cacheable?: boolean;
-  /** The channels that can take this request at all, when only some can (a 400 naming the field when none can). */
-  narrowRoutes?: (routes: readonly ChannelRoute[], adapters: AdapterRegistry) => readonly ChannelRoute[];
-}
-
-/** One chat endpoint of one protocol family: its usage-log label and how it reads the envelope. */
-export interface ChatEndpoint {
-  /** Usage-log label, e.g. `anthropic-messages`. */
-  protocol: string;
-  readEnvelope(context: RequestContext, body: Record<string, unknown>): ChatEnvelope;
-}
 
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
@@ -55,12 +26,6 @@ function clientHeaders(context: RequestContext, codec: ClientCodec): Record<stri
   return headers;
 }
 
-/** Memoises a decode so the canonical request is built at most once, and only when needed. */
-export function once<T>(build: () => T): () => T {
-  let value: { built: T } | null = null;
-  return () => (value ??= { built: build() }).built;
-}
-
 /**
  * The chat operation of any family (chat completions, messages, generateContent, responses) in the metered frame:
  * validate, resolve the model, narrow and fit its channels, admit, answer from the response cache or relay.
@@ -73,6 +38,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const requested = takeRequestedModels(context, endpoint.protocol, body);
     const preference = callerPreference(context, endpoint.protocol, body);
     const envelope = endpoint.readEnvelope(context, body);
+    const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {
       key: call.key,
@@ -80,7 +46,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       model: envelope.model,
       requested,
       preference,
-      ...(envelope.narrowRoutes === undefined ? {} : { narrowRoutes: envelope.narrowRoutes }),
+      ...(nativeOnly == null ? {} : { narrowRoutes: (routes, adapters) => nativeRoutes(adapters, routes, { kind: 'chat', codec: envelope.codec, stream: envelope.stream, sse: envelope.sse }, nativeOnly) }),
       demand: {
         needs: envelope.needs,
         bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
@@ -107,6 +73,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     if (cache.answered) return;
     await relayModelChain(call.relay, {
       sink: call.sink,
+      family: context.family,
       meter,
       codec: envelope.codec,
       body,

@@ -1,44 +1,25 @@
-import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from '../../codecs/anthropic-messages/index.js';
-import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from '../../codecs/gemini/index.js';
-import { decodeResponsesRequest, validateResponsesRequest, type NativeOnlyField } from '../../codecs/openai-responses/index.js';
+import type { CountTokensEndpoint } from '../../codecs/family-route.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { ChatRequest } from '../../ir/chat-request.js';
 import type { TokenCount } from '../../ir/token-count.js';
 import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { passThroughBody } from '../../relay/pass-through-body.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
 import type { GatewayServices } from '../../services.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import type { UpstreamAdapter, UpstreamCountTokens, WireProtocol } from '../../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamCountTokens } from '../../upstreams/upstream-adapter.js';
 import { authenticate } from '../authenticate.js';
 import { responseSink } from '../response-sink.js';
 import { readJsonObject } from '../read-body.js';
-import type { RequestContext, RouteHandler } from '../request-context.js';
+import type { RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
-
-/**
- * What a count request asks for: the model and the canonical request, or, for a request that needs the upstream's
- * own state (e.g. `previous_response_id`), no canonical request and the field that needs it: then only pass-through
- * channels can count it and there is no local count.
- */
-type CountTokensRequest = { model: string; chat: ChatRequest } | { model: string; chat: null; nativeOnly: NativeOnlyField };
-
-interface CountTokensEndpoint {
-  /** The caller's wire: channels that speak it (or serve it natively) count the caller's body themselves. */
-  protocol: WireProtocol;
-  /** Caller headers a same-protocol upstream should see (Anthropic's version and betas). */
-  passThroughHeaders?: readonly string[];
-  decode(context: RequestContext, body: Record<string, unknown>): CountTokensRequest;
-  encode(count: TokenCount): string;
-}
+import { nativeRoutes } from './native-routes.js';
 
 /**
  * Token counting (never billed): the upstream's own counter when the model's channel has one, otherwise, or when
  * every upstream fails, the local tokenizer. The key's model allowlist still applies.
  */
-function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
+export function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
   const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
   return async (context) => {
@@ -51,15 +32,8 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
     if (key.allowedModels !== null && !key.allowedModels.includes(model.id)) {
       throw new GatewayError('model_not_allowed', `This API key is not allowed to use model '${model.id}'.`);
     }
-    const passesThrough = (route: ChannelRoute): boolean => {
-      const adapter = services.adapters.get(route.channel.type);
-      return adapter !== undefined && chooseWire(adapter, route.channel, requested).kind === 'pass-through';
-    };
-    let routes = services.catalog.routes(model.id);
-    if (request.chat === null) {
-      routes = routes.filter(passesThrough);
-      if (routes.length === 0) throw new GatewayError('unsupported_parameter', request.nativeOnly.message, { param: request.nativeOnly.param });
-    }
+    const served = services.catalog.routes(model.id);
+    const routes = request.chat === null ? nativeRoutes(services.adapters, served, requested, request.nativeOnly) : served;
     let count: TokenCount | null = null;
     try {
       count = await relayUnary(
@@ -102,46 +76,4 @@ function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoi
 function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
   if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
   return adapter.countTokens;
-}
-
-/** POST /v1/messages/count_tokens. */
-export function anthropicCountTokensRoute(services: GatewayServices): RouteHandler {
-  return countTokensRoute(services, {
-    protocol: 'anthropic-messages',
-    passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
-    decode: (_context, body) => {
-      const chat = decodeAnthropicCountTokensRequest(body);
-      return { model: chat.model, chat };
-    },
-    encode: (count) => encodeAnthropicCountTokensResponse(count),
-  });
-}
-
-/** POST /v1beta/models/{model}:countTokens (also under /v1/). */
-export function geminiCountTokensRoute(services: GatewayServices): RouteHandler {
-  return countTokensRoute(services, {
-    protocol: 'gemini',
-    decode: (context, body) => {
-      const chat = decodeGeminiCountTokensRequest(body, { pathModel: context.params.model ?? '' });
-      return { model: chat.model, chat };
-    },
-    encode: encodeGeminiCountTokensResponse,
-  });
-}
-
-/**
- * POST /v1/responses/input_tokens (OpenAI Responses API): OpenAI channels count the caller's body themselves
- * (`previous_response_id` and `conversation` only there); every other channel counts the translated request, or the
- * local tokenizer does.
- */
-export function responsesInputTokensRoute(services: GatewayServices): RouteHandler {
-  return countTokensRoute(services, {
-    protocol: 'openai-responses',
-    decode: (_context, body) => {
-      const envelope = validateResponsesRequest(body);
-      if (envelope.nativeOnly !== null) return { model: envelope.model, chat: null, nativeOnly: envelope.nativeOnly };
-      return { model: envelope.model, chat: decodeResponsesRequest(body) };
-    },
-    encode: (count) => JSON.stringify({ object: 'response.input_tokens', input_tokens: count.inputTokens }),
-  });
 }

@@ -22,7 +22,7 @@ export interface ChainRequest {
   /** The caller's own fallback list (`models`, `x-gateway-models`), or null. */
   requested: readonly string[] | null;
   preference: ProviderPreference | null;
-  /** The channels that can take this request at all, when only some can (see ChatEnvelope.narrowRoutes). */
+  /** The channels that can take this request at all, when only some can (see ChatEnvelope.nativeOnly). */
   narrowRoutes?: (routes: readonly ChannelRoute[], adapters: AdapterRegistry) => readonly ChannelRoute[];
   demand: RouteDemand;
 }

@@ -13,6 +13,7 @@ import {
   ServiceUnavailableError,
 } from '@anthropic-ai/sdk';
 import { anthropicMessagesCodec } from '../../../../src/codecs/anthropic-messages/index.js';
+import { anthropicFamily } from '../../../../src/codecs/anthropic-messages/family.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ErrorCode } from '../../../../src/errors/error-codes.js';
 import { sdkAnswering } from '../../anthropic/helpers.js';
@@ -44,7 +45,7 @@ describe('encodeError', () => {
   ] as const)('%s (%i) → %o with type %s, message and code readable', async (code, status, errorClass, type) => {
     const error = new GatewayError(code as ErrorCode, `Something about ${code}.`);
     expect(error.status).toBe(status);
-    const body = anthropicMessagesCodec.family.encodeError(error);
+    const body = anthropicFamily.encodeError(error);
     expect(JSON.parse(body)).toEqual({ type: 'error', error: { type, message: `Something about ${code}.`, code } });
     const raised = await sdkError(body, status);
     expect(raised).toBeInstanceOf(errorClass);

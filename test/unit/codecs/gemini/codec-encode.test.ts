@@ -14,6 +14,7 @@ import {
   wantsSse,
 } from '../../../../src/codecs/gemini/index.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
+import { geminiFamily } from '../../../../src/codecs/gemini/family.js';
 
 const usage: Usage = { input: { total: 20, noCache: 15, cacheRead: 5, cacheWrite: 0 }, output: { total: 30, text: 12, reasoning: 18 } };
 
@@ -135,10 +136,10 @@ describe('stream encoder', () => {
 describe('errors', () => {
   it('renders Google’s envelope with the gateway’s string code and type', () => {
     const error = new GatewayError('rate_limit_exceeded', 'Slow down.');
-    expect(JSON.parse(geminiCodec.family.encodeError(error))).toEqual({ error: { code: 'rate_limit_exceeded', message: 'Slow down.', status: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' } });
+    expect(JSON.parse(geminiFamily.encodeError(error))).toEqual({ error: { code: 'rate_limit_exceeded', message: 'Slow down.', status: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' } });
     const bad = new GatewayError('bad_request', 'No.', { param: 'contents' });
-    expect(JSON.parse(geminiCodec.family.encodeError(bad))).toMatchObject({ error: { status: 'INVALID_ARGUMENT', param: 'contents' } });
-    expect(JSON.parse(geminiCodec.family.encodeError(new GatewayError('insufficient_balance', 'Top up.')))).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
+    expect(JSON.parse(geminiFamily.encodeError(bad))).toMatchObject({ error: { status: 'INVALID_ARGUMENT', param: 'contents' } });
+    expect(JSON.parse(geminiFamily.encodeError(new GatewayError('insufficient_balance', 'Top up.')))).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
     expect(geminiCodec.encodeStreamError(error, { sse: false })).toMatch(/^\n,\r\n\{"error":\{"code":429,.*\}\n\]$/);
   });
 });

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { geminiCodec } from '../../../../src/codecs/gemini/index.js';
+import { geminiFamily } from '../../../../src/codecs/gemini/family.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
@@ -63,7 +64,7 @@ beforeAll(async () => {
       const sse = (req.url ?? '').includes('alt=sse');
       if (model === 'limited') {
         res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-        res.end(geminiCodec.family.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.')));
+        res.end(geminiFamily.encodeError(new GatewayError('rate_limit_exceeded', 'Slow down.')));
         return;
       }
       if (method === 'generateContent') {

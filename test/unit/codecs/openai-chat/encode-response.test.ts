@@ -2,6 +2,7 @@ import { billedUsage } from '../../../support/billed-usage.js';
 import { countTextTokensLocally } from '../../../../src/tokenize/count-tokens-locally.js';
 import { describe, expect, it } from 'vitest';
 import { openAIChatCodec } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIFamily } from '../../../../src/codecs/openai-chat/family.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
 import type { Usage } from '../../../../src/ir/usage.js';
@@ -96,8 +97,8 @@ describe('openAIChatCodec.encodeResponse', () => {
 describe('openAIChatCodec errors and pass-through helpers', () => {
   it('encodes errors in OpenAI shape, in a body and as a stream event', () => {
     const error = new GatewayError('bad_request', 'Nope.', { param: 'messages' });
-    expect(JSON.parse(openAIChatCodec.family.encodeError(error))).toEqual({ error: { message: 'Nope.', type: 'invalid_request_error', code: 'bad_request', param: 'messages' } });
-    expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIChatCodec.family.encodeError(error)}\n\n`);
+    expect(JSON.parse(openAIFamily.encodeError(error))).toEqual({ error: { message: 'Nope.', type: 'invalid_request_error', code: 'bad_request', param: 'messages' } });
+    expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIFamily.encodeError(error)}\n\n`);
   });
 
   it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {

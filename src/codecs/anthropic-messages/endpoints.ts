@@ -1,0 +1,39 @@
+import type { CatalogModel } from '../../catalog/catalog-model.js';
+import { decodedChatEnvelope, type ChatEndpoint, type CountTokensEndpoint, type ModelListing } from '../family-route.js';
+import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
+import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
+import { anthropicMessagesCodec } from './index.js';
+
+/** POST /v1/messages (Anthropic Messages). */
+export const anthropicMessagesEndpoint: ChatEndpoint = {
+  protocol: 'anthropic-messages',
+  readEnvelope(_request, body) {
+    const chat = anthropicMessagesCodec.decodeRequest(body, {});
+    return decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true });
+  },
+};
+
+/** POST /v1/messages/count_tokens. */
+export const anthropicCountTokensEndpoint: CountTokensEndpoint = {
+  protocol: 'anthropic-messages',
+  passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
+  decode: (_request, body) => {
+    const chat = decodeAnthropicCountTokensRequest(body);
+    return { model: chat.model, chat };
+  },
+  encode: (count) => encodeAnthropicCountTokensResponse(count),
+};
+
+function toAnthropicModel(model: CatalogModel): AnthropicModelDescription {
+  return { id: model.id, displayName: model.id, createdAt: model.createdAt };
+}
+
+/** Anthropic's clients call `/v1/models` and send `anthropic-version` on every call; Anthropic lists the newest first. */
+export const anthropicModelListing: ModelListing = {
+  recognises: (headers) => headers['anthropic-version'] !== undefined || headers['vendorb-version'] !== undefined,
+  encodeList: (models, query) => encodeAnthropicModelList(
+    [...models].sort((left, right) => right.createdAt - left.createdAt || left.id.localeCompare(right.id)).map(toAnthropicModel),
+    { limit: query.get('limit'), afterId: query.get('after_id'), beforeId: query.get('before_id') },
+  ),
+  encodeModel: (model) => JSON.stringify(anthropicModelObject(toAnthropicModel(model))),
+};

@@ -1,0 +1,58 @@
+import { listedModelJson } from '../../catalog/model-json.js';
+import { estimateMessagesTokens } from '../../shared/estimate-tokens.js';
+import { once, type ChatEndpoint, type EmbeddingsEndpoint, type ModelListing } from '../family-route.js';
+import { decodeOpenAIEmbeddingRequest } from './decode-embedding-request.js';
+import { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
+import { openAIChatCodec } from './index.js';
+import { needsOfOpenAIChatBody } from './request-needs.js';
+import { validateOpenAIChatRequest } from './validate-request.js';
+
+/** POST /v1/chat/completions: validated up front, decoded to the IR only if a translated channel needs it. */
+export const openAIChatEndpoint: ChatEndpoint = {
+  protocol: 'openai-chat',
+  readEnvelope(_request, body) {
+    const envelope = validateOpenAIChatRequest(body);
+    return {
+      codec: openAIChatCodec,
+      model: envelope.model,
+      stream: envelope.stream,
+      includeUsage: envelope.includeUsage,
+      sse: true,
+      maxOutputTokens: envelope.maxOutputTokens,
+      promptTokensEstimate: estimateMessagesTokens(body.messages),
+      needs: needsOfOpenAIChatBody(body),
+      chat: once(() => openAIChatCodec.decodeRequest(body, {})),
+    };
+  },
+};
+
+function openAIReportedTokens(body: Buffer): number | null {
+  try {
+    const tokens = (JSON.parse(body.toString('utf8')) as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+    return typeof tokens === 'number' ? tokens : null;
+  } catch {
+    return null;
+  }
+}
+
+/** POST /v1/embeddings. */
+export const openAIEmbeddingsEndpoint: EmbeddingsEndpoint = {
+  protocol: 'openai-chat',
+  label: 'openai-embeddings',
+  batch: true,
+  decode(_request, body) {
+    const decoded = decodeOpenAIEmbeddingRequest(body);
+    return { request: decoded.request, encode: (response) => encodeOpenAIEmbeddingResponse(response, { model: decoded.request.model, encodingFormat: decoded.encodingFormat }) };
+  },
+  passThroughBody: (body, upstreamModel) => JSON.stringify({ ...body, model: upstreamModel }),
+  reportedTokens: openAIReportedTokens,
+};
+
+/**
+ * GET /v1/models: dated snapshots and other aliases are listed under their own ids, as OpenAI lists its snapshots.
+ * It recognises no client of its own: it is the list of every caller no other family recognises.
+ */
+export const openAIModelListing: ModelListing = {
+  encodeList: (models) => JSON.stringify({ object: 'list', data: models.flatMap((model) => [model.id, ...model.aliases].map((name) => listedModelJson(model, name))) }),
+  encodeModel: (model, askedId) => JSON.stringify(listedModelJson(model, askedId)),
+};
