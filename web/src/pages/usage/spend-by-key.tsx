@@ -23,7 +23,10 @@ function spendPerKey(rows: DailyUsage[]): KeySpend[] {
   return [...byKey.values()].sort((a, b) => b.cost - a.cost || b.requests - a.requests);
 }
 
-/** What each key spent over the charts' period, from the same daily totals (shown only when there are some). */
+/**
+ * What each key spent over the charts' period, from the same daily totals (shown only when there are some). Spend
+ * comes right after the key, so a phone shows it without scrolling the table.
+ */
 export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] }) {
   const spends = spendPerKey(rows);
   const keyNames = new Map(keys.map((key) => [key.id, `${key.name} (${key.hint})`]));
@@ -33,18 +36,18 @@ export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] 
         <caption className="visually-hidden">Spend per key over the period, dearest first</caption>
         <thead>
           <tr>
-            <th scope="col">Key</th><th scope="col">Models</th><th scope="col" className="numeric">Requests</th>
-            <th scope="col" className="numeric">Tokens</th><th scope="col" className="numeric">Spend</th>
+            <th scope="col">Key</th><th scope="col" className="numeric">Spend</th><th scope="col" className="numeric">Requests</th>
+            <th scope="col" className="numeric">Tokens</th><th scope="col">Models</th>
           </tr>
         </thead>
         <tbody>
           {spends.map((spend) => (
             <tr key={spend.keyId ?? 'none'}>
               <th scope="row">{spend.keyId === null ? 'No key' : keyNames.get(spend.keyId) ?? spend.keyId}</th>
-              <td className="mono">{[...spend.models].sort().join(', ')}</td>
+              <td className="numeric">{formatCost(spend.cost)}</td>
               <td className="numeric">{formatInteger(spend.requests)}</td>
               <td className="numeric">{formatInteger(spend.tokens)}</td>
-              <td className="numeric">{formatCost(spend.cost)}</td>
+              <td className="mono">{[...spend.models].sort().join(', ')}</td>
             </tr>
           ))}
         </tbody>
