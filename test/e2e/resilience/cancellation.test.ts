@@ -8,6 +8,10 @@ import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type
 import { callChat, channelFor, FAMILIES, handlesLeftOver, openHandles, startTap, startUpstream, usageRow, type AnyUpstream, type ConnectionTap, type Family } from './resilience-support.js';
 
 const PROMPT = 'Please tell me about the grey heron of the river bank in a few words';
+/** Pause between the mocks' stream chunks: the answers below run for several seconds when nobody leaves. */
+const DRIP_MS = 400;
+/** How soon the upstream connection must close once the caller leaves: well before the next few chunks are due. */
+const CLOSE_WITHIN_MS = 1000;
 
 let baseline: Record<string, number>;
 let gateway: TestGateway;
@@ -27,7 +31,7 @@ beforeAll(async () => {
   baseline = openHandles();
   gateway = await startTestGateway();
   for (const kind of FAMILIES) {
-    const mock = await startUpstream(kind, { chunkDelayMs: 150 });
+    const mock = await startUpstream(kind, { chunkDelayMs: DRIP_MS });
     const tap = await startTap(mock.port);
     const model = `cancel-${kind}`;
     await addRoutedModel(gateway, { model, channel: channelFor({ kind, url: tap.url(kind === 'openai' ? '/v1' : '') }, `cancel-${kind}`, model) });
@@ -57,6 +61,8 @@ describe.each(FAMILIES)('%s caller', (client) => {
     const whole = await callChat(gateway, account.key, client, `whole-${kind}`, PROMPT, true);
     const wholeRow = (await usageRow(gateway, account.keyId, whole.requestId))!;
     expect(wholeRow.status).toBe(200);
+    // Enough chunks that the dripped answer would still be running long after CLOSE_WITHIN_MS.
+    expect(wholeRow.completion_tokens).toBeGreaterThan(8);
 
     const controller = new AbortController();
     const response = await streamRequest(client, model, controller.signal);
@@ -72,8 +78,8 @@ describe.each(FAMILIES)('%s caller', (client) => {
     await reader.cancel().catch(() => undefined);
 
     // The upstream side of the stream closes within moments, not at the end of the answer; nothing is retried.
-    await expect.poll(() => streaming.every((connection) => connection.closedAt !== null), { timeout: 1000, interval: 5 }).toBe(true);
-    for (const connection of streaming) expect(connection.closedAt! - abortedAt).toBeLessThan(250);
+    await expect.poll(() => streaming.every((connection) => connection.closedAt !== null), { timeout: CLOSE_WITHIN_MS * 2, interval: 5 }).toBe(true);
+    for (const connection of streaming) expect(connection.closedAt! - abortedAt).toBeLessThan(CLOSE_WITHIN_MS);
     await expect.poll(() => tap.open(), { timeout: 1000, interval: 5 }).toBe(0);
     expect(mock.requests.length).toBe(requestsBefore);
 
