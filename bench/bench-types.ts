@@ -1,4 +1,6 @@
 /** The benchmark's options and report shapes. */
+import type { LoopHolds } from './loop-holds.js';
+import type { UpstreamProtocolResult } from './upstream-protocols.js';
 
 export interface BenchOptions {
   /** measured seconds per run (default BENCH_SECONDS or 8) */
@@ -68,6 +70,8 @@ export interface ScenarioReport {
   overBareP99Ms?: number;
   /** gateway CPU per request ÷ the bare proxy's */
   cpuRatioToBare?: number;
+  /** how long the gateway's event loop was held during its measured run (its own /metrics) */
+  gatewayLoop?: LoopHolds;
   failures: string[];
 }
 
@@ -124,6 +128,8 @@ export interface BenchReport {
   scenarios: ScenarioReport[];
   overload: OverloadReport[];
   slowStreams: SlowStreamsReport[];
+  /** HTTP/1.1 against HTTP/2 from the gateway's upstream client to a TLS upstream (opt-in) */
+  upstreamProtocols: UpstreamProtocolResult[];
   storage: StorageComparison[];
   memory: MemoryReport[];
 }

@@ -1,4 +1,5 @@
 /** The benchmark's table. */
+import type { UpstreamProtocolResult } from './upstream-protocols.js';
 import type { MemoryFigures, MemoryReport, OverloadReport, ScenarioReport, SideResult, SlowStreamsReport, StorageComparison } from './bench-types.js';
 
 export function fmt(n: number | undefined, digits = 1): string {
@@ -110,5 +111,33 @@ export function formatMemory(readings: MemoryReport[]): string {
       'bare RSS MiB', 'bare heap used', 'bare RSS after GC', 'bare heap used/total/ext after GC',
     ],
     readings.map((r) => [r.after, r.gateway, String(r.idleMs), ...figures(r.gatewayMemory), ...figures(r.bareMemory)]),
+  );
+}
+
+/** Event-loop delay and SQLite write holds of the gateway, per scenario (bucket bounds: "≤ 2.5" means within 2.5 ms). */
+export function formatLoopHolds(scenarios: ScenarioReport[]): string {
+  const bound = (ms: number | null): string => (ms === null ? '-' : ms === Infinity ? '> max bucket' : `≤ ${fmt(ms, ms < 1 ? 2 : 1)}`);
+  const writers = [...new Set(scenarios.flatMap((s) => s.gatewayLoop?.writes.map((write) => write.writer) ?? []))].sort();
+  return table(
+    ['event loop (gateway)', 'delay p99 ms', 'delay max ms (last 10 s)', ...writers.map((writer) => `SQLite ${writer}: n, p99 ms`)],
+    scenarios.filter((s) => s.gatewayLoop !== undefined).map((s) => {
+      const loop = s.gatewayLoop!;
+      return [
+        s.name,
+        bound(loop.delayP99Ms),
+        fmt(loop.delayMaxMs ?? undefined, 1),
+        ...writers.map((writer) => {
+          const write = loop.writes.find((entry) => entry.writer === writer);
+          return write === undefined ? '-' : `${write.count}, ${bound(write.p99Ms)}`;
+        }),
+      ];
+    }),
+  );
+}
+
+export function formatUpstreamProtocols(results: UpstreamProtocolResult[]): string {
+  return table(
+    ['upstream protocol (TLS)', 'req/s', 'client CPU µs/req'],
+    results.map((r) => [r.protocol, fmt(r.requestsPerSec, 0), fmt(r.clientCpuMicrosPerRequest, 1)]),
   );
 }

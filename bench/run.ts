@@ -21,7 +21,11 @@
  * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
  * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
- * prefix of its own), reported as a ratio to the SQLite one.
+ * prefix of its own), reported as a ratio to the SQLite one; `upstream protocols`: the gateway's upstream client
+ * (undici) against a TLS server that speaks HTTP/1.1 and HTTP/2, each protocol in turn (bench/upstream-protocols.ts).
+ *
+ * After each gateway run the gateway's own /metrics say how long its event loop was held: the delay p99 and max,
+ * and on SQLite each batched write transaction's p99 by writer (bench/loop-holds.ts).
  *
  * The gateway's and the bare proxy's memory (RSS, heap used, both again after a GC) is read at start, after each
  * scenario and after the whole run (bench/memory-probe.ts).
@@ -53,7 +57,9 @@ import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioR
 import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
-import { formatMemory, formatOverload, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
+import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
 import { checkSide, measure, preflight, preflightRetrying, type LoadGenerator } from './measure.js';
 import { memoryProbeArgs, readMemory } from './memory.js';
 import { ensureWrk } from './wrk.js';
@@ -89,6 +95,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
+  const tlsServerEntry = join(distDir, 'bench', 'tls-answer-server.js');
   const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
   const idleMs = envNumber('BENCH_IDLE_MS', 2000);
   // V8 hands its young generation back to the OS only once its memory reducer sees the process idle (10-20 s).
@@ -102,6 +109,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const slowStreamReports: SlowStreamsReport[] = [];
   const memory: MemoryReport[] = [];
   const storage: StorageComparison[] = [];
+  const upstreamProtocols: UpstreamProtocolResult[] = [];
   const translatedSides = `direct: Anthropic messages at the mock Anthropic upstream; gateway: OpenAI chat completions for ${BENCH_CLAUDE_MODEL} on an anthropic channel (OpenAI → Anthropic → OpenAI)`;
   const scenarios: ScenarioReport[] = [
     { name: 'chat c=1', description: 'non-streaming chat completion, 1 connection (latency)', connections: 1, stream: false, upstream: 'openai', failures: [] },
@@ -337,8 +345,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         log(`[bench] ${sc.name} → ${side} …`);
         try {
           const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : undefined;
+          const holdsBefore = side === 'gateway' && gateway !== undefined ? await readLoopHolds(gateway.base, gateway.adminToken) : null;
           const r = await measure(generator, spec, sc.connections, seconds, warmupSeconds, cpuMs);
           sc[side] = r;
+          const holdsAfter = holdsBefore === null || gateway === undefined ? null : await readLoopHolds(gateway.base, gateway.adminToken);
+          if (holdsBefore !== null && holdsAfter !== null) sc.gatewayLoop = loopHoldsBetween(holdsBefore, holdsAfter);
           sc.failures.push(...checkSide(side, r));
         } catch (err) {
           sc.failures.push(`${side}: ${err instanceof Error ? err.message : String(err)}`);
@@ -404,6 +415,23 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         await sleep(1000);
       }
       await recordMemory('slow streams', [{ label: 'sqlite', started: gateway }], slowBare);
+    }
+
+    if (only !== null && only.test('upstream protocols')) {
+      const certificate = selfSignedCertificate(workDir);
+      if (certificate === null) failures.push('upstream protocols: openssl is needed for the TLS upstream\'s certificate');
+      else {
+        const server = startChild('tls-answer-server', [tlsServerEntry, '--key', certificate.key, '--cert', certificate.cert, '--exit-on-stdin-close'], {
+          env: { ...process.env }, cwd: workDir, logPath: join(workDir, 'tls-answer-server.log'), stdinPipe: true,
+        });
+        children.push(server);
+        const origin = await waitForLine(server, 'LISTENING ', 10_000);
+        // Interleaved, twice each: the machine's noise hits both protocols alike.
+        for (const protocol of ['http/1.1', 'h2', 'http/1.1', 'h2'] as const) {
+          log(`[bench] upstream protocols: ${protocol} …`);
+          upstreamProtocols.push(await measureUpstreamProtocol(protocol, origin, certificate.cert, { seconds: Math.max(2, seconds / 2), concurrency: connections }));
+        }
+      }
     }
 
     const storageRuns = [false, true]
@@ -475,6 +503,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     scenarios,
     overload,
     slowStreams: slowStreamReports,
+    upstreamProtocols,
     storage,
     memory,
   };
@@ -485,7 +514,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const sections = [
     overload.length > 0 ? formatOverload(overload) : '',
     slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
+    upstreamProtocols.length > 0 ? formatUpstreamProtocols(upstreamProtocols) : '',
     storage.length > 0 ? formatStorageComparison(storage) : '',
+    scenarios.some((sc) => sc.gatewayLoop !== undefined) ? formatLoopHolds(scenarios) : '',
     memory.length > 0 ? formatMemory(memory) : '',
   ];
   for (const section of sections.filter((text) => text !== '')) {

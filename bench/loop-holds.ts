@@ -1,0 +1,100 @@
+/**
+ * How long the gateway's event loop was held during a scenario, read from its own /metrics before and after the
+ * measured run: the event-loop delay histogram (how late a 10 ms timer ran) and, on SQLite, how long each batched
+ * write transaction held the loop, by writer. Histograms are cumulative, so a scenario's figures are the difference
+ * of two readings; a percentile is the upper bound of the bucket it falls in.
+ */
+
+export interface HistogramReading {
+  /** Cumulative count per upper bound (seconds), ascending, `+Inf` last. */
+  buckets: Array<{ le: number; count: number }>;
+  count: number;
+}
+
+export interface LoopHoldsReading {
+  delay: HistogramReading | null;
+  /** Longest event-loop delay of the gateway's last 10 seconds. */
+  delayMaxSeconds: number | null;
+  writes: Map<string, HistogramReading>;
+}
+
+export interface LoopHolds {
+  delayP99Ms: number | null;
+  delayMaxMs: number | null;
+  /** Per writer (usage, money, checkpoints): transactions in the scenario and the bucket bound of their p99. */
+  writes: Array<{ writer: string; count: number; p99Ms: number | null }>;
+}
+
+const BUCKET_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds)_bucket\{([^}]*)\} (\S+)$/;
+const MAX_LINE = /^unigate_event_loop_delay_max_seconds (\S+)$/;
+
+/** Parses the two histograms and the max gauge out of a Prometheus text exposition. */
+export function parseLoopHolds(text: string): LoopHoldsReading {
+  let delay: HistogramReading | null = null;
+  let delayMaxSeconds: number | null = null;
+  const writes = new Map<string, HistogramReading>();
+  const add = (reading: HistogramReading, le: number, count: number): void => {
+    reading.buckets.push({ le, count });
+    if (le === Infinity) reading.count = count;
+  };
+  for (const line of text.split('\n')) {
+    const max = MAX_LINE.exec(line);
+    if (max !== null) {
+      delayMaxSeconds = Number(max[1]);
+      continue;
+    }
+    const bucket = BUCKET_LINE.exec(line);
+    if (bucket === null) continue;
+    const labels = bucket[2] ?? '';
+    const le = /le="([^"]+)"/.exec(labels)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Infinity : Number(le);
+    const count = Number(bucket[3]);
+    if (bucket[1] === 'unigate_event_loop_delay_seconds') {
+      delay ??= { buckets: [], count: 0 };
+      add(delay, bound, count);
+    } else {
+      const writer = /writer="([^"]+)"/.exec(labels)?.[1] ?? 'unknown';
+      let reading = writes.get(writer);
+      if (reading === undefined) writes.set(writer, (reading = { buckets: [], count: 0 }));
+      add(reading, bound, count);
+    }
+  }
+  return { delay, delayMaxSeconds, writes };
+}
+
+/** The upper bound (ms) of the bucket holding the 99th percentile of what was observed between two readings. */
+export function p99BetweenMs(before: HistogramReading | null | undefined, after: HistogramReading | null | undefined): number | null {
+  if (after === null || after === undefined) return null;
+  const countBefore = (le: number): number => before?.buckets.find((bucket) => bucket.le === le)?.count ?? 0;
+  const total = after.count - (before?.count ?? 0);
+  if (total <= 0) return null;
+  const rank = Math.ceil(total * 0.99);
+  for (const bucket of [...after.buckets].sort((left, right) => left.le - right.le)) {
+    if (bucket.count - countBefore(bucket.le) >= rank) return bucket.le * 1000;
+  }
+  return Infinity;
+}
+
+export function loopHoldsBetween(before: LoopHoldsReading, after: LoopHoldsReading): LoopHolds {
+  return {
+    delayP99Ms: p99BetweenMs(before.delay, after.delay),
+    delayMaxMs: after.delayMaxSeconds === null ? null : after.delayMaxSeconds * 1000,
+    writes: [...after.writes].map(([writer, reading]) => ({
+      writer,
+      count: reading.count - (before.writes.get(writer)?.count ?? 0),
+      p99Ms: p99BetweenMs(before.writes.get(writer), reading),
+    })).filter((write) => write.count > 0),
+  };
+}
+
+/** Reads the gateway's /metrics (admin token); null when it cannot be read (the bench still reports the rest). */
+export async function readLoopHolds(base: string, adminToken: string): Promise<LoopHoldsReading | null> {
+  try {
+    const response = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(5000) });
+    if (!response.ok) return null;
+    return parseLoopHolds(await response.text());
+  } catch {
+    return null;
+  }
+}

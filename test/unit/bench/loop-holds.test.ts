@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { loopHoldsBetween, p99BetweenMs, parseLoopHolds } from '../../../bench/loop-holds.js';
+import { MetricsRegistry } from '../../../src/metrics/metrics-registry.js';
+import { EVENT_LOOP_DELAY_BUCKETS_SECONDS } from '../../../src/metrics/event-loop-delay.js';
+import { SQLITE_WRITE_BUCKETS_SECONDS } from '../../../src/metrics/gateway-metrics.js';
+
+/** A registry with the gateway's real metric names and buckets, so the parser reads what /metrics really prints. */
+function gatewayLike() {
+  const registry = new MetricsRegistry();
+  const delay = registry.histogram('unigate_event_loop_delay_seconds', 'delay', [], EVENT_LOOP_DELAY_BUCKETS_SECONDS).labels();
+  const writes = registry.histogram('unigate_sqlite_write_seconds', 'writes', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
+  let max = 0;
+  registry.collected('unigate_event_loop_delay_max_seconds', 'max', [], function* () {
+    yield { labels: [], value: max };
+  });
+  return { registry, delay, writes, setMax: (seconds: number) => (max = seconds) };
+}
+
+describe('loop holds read from /metrics', () => {
+  it('takes the figures of a scenario as the difference of two readings', () => {
+    const gateway = gatewayLike();
+    // Before the scenario: slow writes that must not count towards it.
+    for (let i = 0; i < 50; i++) gateway.writes.labels('money').observe(0.2);
+    gateway.delay.observe(0.9, 10);
+    const before = parseLoopHolds(gateway.registry.render());
+
+    gateway.delay.observe(0.0005, 990);
+    gateway.delay.observe(0.02, 10);
+    for (let i = 0; i < 99; i++) gateway.writes.labels('money').observe(0.0008);
+    gateway.writes.labels('money').observe(0.004);
+    for (let i = 0; i < 20; i++) gateway.writes.labels('usage').observe(0.0003);
+    gateway.setMax(0.0213);
+    const after = parseLoopHolds(gateway.registry.render());
+
+    const holds = loopHoldsBetween(before, after);
+    // 1,000 samples: the 990th is within 1 ms (the first bucket), the slow ones before the scenario are not counted.
+    expect(holds.delayP99Ms).toBe(1);
+    expect(holds.delayMaxMs).toBeCloseTo(21.3, 5);
+    expect(holds.writes).toEqual([
+      { writer: 'money', count: 100, p99Ms: 1 },
+      { writer: 'usage', count: 20, p99Ms: 0.5 },
+    ]);
+  });
+
+  it('has no percentile without observations, and says so past the last bucket', () => {
+    const reading = { buckets: [{ le: 0.001, count: 0 }, { le: Infinity, count: 3 }], count: 3 };
+    expect(p99BetweenMs(reading, reading)).toBeNull();
+    expect(p99BetweenMs(null, reading)).toBe(Infinity);
+    expect(parseLoopHolds('# nothing here\n').delay).toBeNull();
+  });
+});
