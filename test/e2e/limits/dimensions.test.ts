@@ -8,7 +8,7 @@ import type { InMemoryRateLimiter } from '../../../src/limits/in-memory-rate-lim
 import { ManualClock } from '../../../src/shared/clock.js';
 import { DEFAULT_TIER_RPM } from '../../../src/storage/migrations/0007-account-lifecycle-and-key-budgets.js';
 import { seedAccount, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
-import { addSimulatorModel, admin, call, sleep } from '../admin/helpers.js';
+import { addSimulatorModel, admin, call } from '../admin/helpers.js';
 import { chatWith, expectOk, expectRateLimited, MINUTE, nextWindow, rateLimitHeadersOf } from './limits-support.js';
 
 const FAST = 'limits-fast';
@@ -22,7 +22,8 @@ const clock = new ManualClock(Math.floor(Date.now() / MINUTE) * MINUTE);
 beforeAll(async () => {
   gateway = await startTestGateway({ clock, env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '3' } });
   await addSimulatorModel(gateway, FAST, undefined, { settings: { output_tokens: 8 } });
-  await addSimulatorModel(gateway, SLOW, undefined, { settings: { output_tokens: 8, latency_ms: 300 } });
+  // Slow enough that the requests a test sends while it runs arrive before it ends, even on a loaded machine.
+  await addSimulatorModel(gateway, SLOW, undefined, { settings: { output_tokens: 8, latency_ms: 1000 } });
   await addSimulatorModel(gateway, STREAMY, undefined, { settings: { output_tokens: 200, chunk_delay_ms: 50 } });
   const model = await admin(gateway, 'POST', '/admin/models', { id: DEAD, pricing: { input_per_mtok: 1 } });
   expect(model.status, model.text).toBe(201);
@@ -121,8 +122,7 @@ describe('per-key concurrency', () => {
   it('counts requests in flight and releases on completion', async () => {
     const { key, keyId } = await seedAccount(gateway, { key: { concurrency: 1 } });
     const slow = chatWith(gateway, key, { model: SLOW });
-    await sleep(100);
-    expect(slotsInUse(keyId)).toBe(1);
+    await expect.poll(() => slotsInUse(keyId), { timeout: 5000, interval: 10 }).toBe(1);
     const refused = await chatWith(gateway, key, { model: FAST });
     expect(expectRateLimited(refused)).toBe(1);
     expectOk(await slow);
@@ -147,9 +147,7 @@ describe('per-key concurrency', () => {
     expectRateLimited(await chatWith(gateway, key, { model: FAST }));
     abort.abort();
     await reader?.cancel().catch(() => undefined);
-    const deadline = Date.now() + 2000;
-    while (slotsInUse(keyId) > 0 && Date.now() < deadline) await sleep(20);
-    expect(slotsInUse(keyId)).toBe(0);
+    await expect.poll(() => slotsInUse(keyId), { timeout: 5000, interval: 10 }).toBe(0);
     expectOk(await chatWith(gateway, key, { model: FAST }));
   });
 
@@ -162,10 +160,11 @@ describe('per-key concurrency', () => {
   });
 
   it('takes nothing from the rate windows when it refuses', async () => {
-    const { key } = await seedAccount(gateway, { key: { concurrency: 1, rpm: 2 } });
+    const { key, keyId } = await seedAccount(gateway, { key: { concurrency: 1, rpm: 2 } });
     nextWindow(clock, 1000);
     const slow = chatWith(gateway, key, { model: SLOW });
-    await sleep(100);
+    // The slow request holds the key's one slot before the others are sent.
+    await expect.poll(() => slotsInUse(keyId), { timeout: 5000, interval: 10 }).toBe(1);
     expectRateLimited(await chatWith(gateway, key, { model: FAST }));
     expectRateLimited(await chatWith(gateway, key, { model: FAST }));
     expectOk(await slow);
