@@ -63,7 +63,7 @@ describe.each(FAMILIES)('%s caller', (client) => {
     controller.abort();
     await reader.cancel().catch(() => undefined);
 
-    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 3000 }).toBe(499);
+    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 10_000 }).toBe(499);
     const row = (await usageRow(gateway, account.keyId, requestId))!;
     expect(row.error_code).toBe('client_closed_request');
     // The upstream accepted the request: its input is billed whether or not text reached the caller.
