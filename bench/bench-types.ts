@@ -158,6 +158,11 @@ export interface MemoryFigures {
   /** V8's heap as reserved from the OS, and memory outside it owned by JS objects (buffers, native addons) */
   heapTotalAfterGcMiB?: number;
   externalAfterGcMiB?: number;
+  /** resident after the GC: anonymous pages (V8 heap, malloc) and file-backed ones (the Node binary, libraries) */
+  anonAfterGcMiB?: number;
+  fileAfterGcMiB?: number;
+  /** V8's heap spaces after the GC: MiB each holds from the OS and uses */
+  spacesAfterGcMiB?: Record<string, { committedMiB: number; usedMiB: number }>;
 }
 
 /** Memory read after a scenario (or the whole run) and a short idle. */

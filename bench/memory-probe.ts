@@ -5,6 +5,7 @@
  * writes a heap snapshot there after the GC, for comparing what the heap retains between two readings.
  */
 import { getHeapSpaceStatistics, writeHeapSnapshot } from 'node:v8';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MEMORY_LINE_PREFIX = 'MEMORY ';
@@ -21,6 +22,9 @@ export interface MemoryReading {
   externalAfterGcBytes?: number;
   /** V8's heap spaces after the GC: bytes each holds from the OS (committed) and uses */
   spacesAfterGc?: Record<string, { committedBytes: number; usedBytes: number }>;
+  /** resident pages after the GC by kind (Linux only): anonymous (heaps, malloc) and file-backed (the Node binary, libraries) */
+  anonAfterGcBytes?: number;
+  fileAfterGcBytes?: number;
   snapshot?: string;
 }
 
@@ -37,6 +41,11 @@ process.on('SIGUSR2', () => {
     reading.heapUsedAfterGcBytes = after.heapUsed;
     reading.heapTotalAfterGcBytes = after.heapTotal;
     reading.externalAfterGcBytes = after.external;
+    const resident = residentByKind();
+    if (resident !== undefined) {
+      reading.anonAfterGcBytes = resident.anonBytes;
+      reading.fileAfterGcBytes = resident.fileBytes;
+    }
     reading.spacesAfterGc = Object.fromEntries(
       getHeapSpaceStatistics().map((space) => [space.space_name, { committedBytes: space.physical_space_size, usedBytes: space.space_used_size }]),
     );
@@ -48,3 +57,17 @@ process.on('SIGUSR2', () => {
   }
   process.stdout.write(`${MEMORY_LINE_PREFIX}${JSON.stringify(reading)}\n`);
 });
+
+/** Anonymous and file-backed resident bytes from /proc/self/smaps_rollup; undefined where it cannot be read. */
+function residentByKind(): { anonBytes: number; fileBytes: number } | undefined {
+  let rollup: string;
+  try {
+    rollup = readFileSync('/proc/self/smaps_rollup', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0) * 1024;
+  const rss = kib('Rss');
+  const anon = kib('Anonymous');
+  return { anonBytes: anon, fileBytes: rss - anon };
+}

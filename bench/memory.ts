@@ -22,7 +22,23 @@ export function sumReadings(readings: MemoryReading[]): MemoryFigures {
     heapUsedAfterGcMiB: total((r) => r.heapUsedAfterGcBytes),
     heapTotalAfterGcMiB: total((r) => r.heapTotalAfterGcBytes),
     externalAfterGcMiB: total((r) => r.externalAfterGcBytes),
+    anonAfterGcMiB: total((r) => r.anonAfterGcBytes),
+    fileAfterGcMiB: total((r) => r.fileAfterGcBytes),
+    ...(readings.every((r) => r.spacesAfterGc !== undefined) ? { spacesAfterGcMiB: sumSpaces(readings) } : {}),
   };
+}
+
+/** V8's heap spaces summed over the processes: MiB committed and used by each. */
+function sumSpaces(readings: MemoryReading[]): Record<string, { committedMiB: number; usedMiB: number }> {
+  const spaces: Record<string, { committedMiB: number; usedMiB: number }> = {};
+  for (const reading of readings) {
+    for (const [name, space] of Object.entries(reading.spacesAfterGc ?? {})) {
+      const sum = (spaces[name] ??= { committedMiB: 0, usedMiB: 0 });
+      sum.committedMiB += space.committedBytes / (1 << 20);
+      sum.usedMiB += space.usedBytes / (1 << 20);
+    }
+  }
+  return spaces;
 }
 
 /**

@@ -103,12 +103,18 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
 export function formatMemory(readings: MemoryReport[]): string {
   const figures = (m: MemoryFigures | undefined): string[] =>
     m === undefined
-      ? ['-', '-', '-', '-']
-      : [fmt(m.rssMiB, 0), fmt(m.heapUsedMiB, 0), fmt(m.rssAfterGcMiB, 0), `${fmt(m.heapUsedAfterGcMiB, 0)} / ${fmt(m.heapTotalAfterGcMiB, 0)} / ${fmt(m.externalAfterGcMiB, 0)}`];
+      ? ['-', '-', '-', '-', '-']
+      : [
+          fmt(m.rssMiB, 0),
+          fmt(m.heapUsedMiB, 0),
+          fmt(m.rssAfterGcMiB, 0),
+          `${fmt(m.anonAfterGcMiB, 0)} / ${fmt(m.fileAfterGcMiB, 0)}`,
+          `${fmt(m.heapUsedAfterGcMiB, 0)} / ${fmt(m.heapTotalAfterGcMiB, 0)} / ${fmt(m.externalAfterGcMiB, 0)}`,
+        ];
   return table(
     [
-      'memory after', 'gateway', 'idle ms', 'gw RSS MiB', 'gw heap used', 'gw RSS after GC', 'gw heap used/total/ext after GC',
-      'bare RSS MiB', 'bare heap used', 'bare RSS after GC', 'bare heap used/total/ext after GC',
+      'memory after', 'gateway', 'idle ms', 'gw RSS MiB', 'gw heap used', 'gw RSS after GC', 'gw anon/file after GC', 'gw heap used/total/ext after GC',
+      'bare RSS MiB', 'bare heap used', 'bare RSS after GC', 'bare anon/file after GC', 'bare heap used/total/ext after GC',
     ],
     readings.map((r) => [r.after, r.gateway, String(r.idleMs), ...figures(r.gatewayMemory), ...figures(r.bareMemory)]),
   );

@@ -50,6 +50,7 @@ import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
+import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -350,6 +351,17 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     logger.warn('CONSOLE_URL is not set: console mails will link to the listener address; set it to the address users open', { console: consoleUrl });
   }
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
+  const memoryRelief = new IdleMemoryRelief({
+    idleMs: config.memoryReliefIdleSeconds * 1000,
+    inFlight: () => api.inFlight() + consoleApp.inFlight(),
+    onCollected: ({ durationMs, cpuMs, heapTotalBefore, heapTotalAfter }) => logger.debug('idle memory relief: full garbage collection', {
+      duration_ms: Math.round(durationMs),
+      cpu_ms: Math.round(cpuMs),
+      heap_mib_before: Math.round(heapTotalBefore / 2 ** 20),
+      heap_mib_after: Math.round(heapTotalAfter / 2 ** 20),
+    }),
+  });
+  memoryRelief.start();
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -358,6 +370,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       services.readiness.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
+      memoryRelief.stop();
       admission.stop();
       await probes?.stop();
       fx?.stop();

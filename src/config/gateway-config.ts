@@ -120,6 +120,8 @@ export interface GatewayConfig {
   migrateOnStart: boolean;
   /** After SIGTERM, /readyz answers 503 this long before the listeners stop accepting (DRAIN_SECONDS). */
   drainSeconds: number;
+  /** Quiet time after load before one full GC hands the freed heap back to the OS (MEMORY_RELIEF_IDLE_SECONDS; 0 = never). */
+  memoryReliefIdleSeconds: number;
   /** Brand of the `<brand>_sk_live_` key form. */
   keyBrand: string;
   publicRateLimitPerMinute: number;

@@ -213,6 +213,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     authFailures: readAuthFailureLimits(env),
     migrateOnStart: readBoolean(env, 'MIGRATE_ON_START', true),
     drainSeconds: readInteger(env, 'DRAIN_SECONDS', 0, 0, 600),
+    memoryReliefIdleSeconds: readInteger(env, 'MEMORY_RELIEF_IDLE_SECONDS', 10, 0, 86_400),
     keyBrand,
     publicRateLimitPerMinute: readInteger(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
     fxSourceUrl: read(env, 'FX_SOURCE_URL') ?? null,

@@ -36,6 +36,8 @@ function namesTheLoaderReads(): Set<string> {
 }
 
 const envNames = namesTheLoaderReads();
+/** Variables of the C runtime's memory allocator (docs/operators.md, "Memory"). */
+const ALLOCATOR_VARIABLES = ['LD_PRELOAD', 'MALLOC_CONF'];
 const defaults = loadConfig({}, tmpdir());
 
 function expectEnvNamesRead(names: Iterable<string>, where: string): void {
@@ -132,10 +134,23 @@ describe('Dockerfile', () => {
     for (const instruction of runtimeOf('ENV')) {
       for (const match of instruction.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env.set(match[1]!, match[2]!);
     }
-    expectEnvNamesRead(env.keys(), 'Dockerfile ENV');
+    // The memory allocator's variables are read by the dynamic linker and the allocator, not by the gateway.
+    expectEnvNamesRead([...env.keys()].filter((name) => !ALLOCATOR_VARIABLES.includes(name)), 'Dockerfile ENV');
     expect(env.get('PORT')).toBe(String(defaults.port));
     expect(env.get('CONSOLE_PORT')).toBe(String(defaults.consolePort));
     expect(env.get('HOST')).toBe('0.0.0.0');
+  });
+
+  it('preloads jemalloc from a package the runtime stage installs, returning freed pages from its own thread', () => {
+    const env = new Map<string, string>();
+    for (const instruction of runtimeOf('ENV')) {
+      for (const match of instruction.args.matchAll(/([A-Z_][A-Z0-9_]*)=(\S+)/g)) env.set(match[1]!, match[2]!);
+    }
+    expect(env.get('LD_PRELOAD')).toBe('libjemalloc.so.2');
+    expect(runtimeOf('RUN').some((instruction) => /apt-get install\b.*\blibjemalloc2\b/.test(instruction.args))).toBe(true);
+    const options = new Map((env.get('MALLOC_CONF') ?? '').split(',').map((option) => option.split(':') as [string, string]));
+    expect(options.get('background_thread')).toBe('true');
+    expect(Number(options.get('dirty_decay_ms'))).toBeLessThanOrEqual(1000);
   });
 
   it('starts the package bin with serve', () => {
