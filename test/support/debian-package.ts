@@ -6,16 +6,29 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
+/** How long an install waits, in all, for another apt-get or dpkg (another test file installing its tool) to finish. */
+const APT_LOCK_WAIT_MS = 300_000;
+const APT_RETRY_PAUSE_MS = 3_000;
+
 /** True when `file` exists, after installing `debianPackage` when it did not and we may. */
 export function ensureDebianPackage(file: string, debianPackage: string, label: string): boolean {
   if (existsSync(file)) return true;
   if (process.getuid?.() === 0) {
-    try {
-      console.warn(`[${label}] installing Debian's ${debianPackage} with apt-get (${file} not found)`);
-      execFileSync('apt-get', ['update'], { stdio: 'inherit', timeout: 300_000 });
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', debianPackage], { stdio: 'inherit', timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    } catch (error) {
-      console.error(`[${label}] apt-get install ${debianPackage} failed: ${(error as Error).message}`);
+    console.warn(`[${label}] installing Debian's ${debianPackage} with apt-get (${file} not found)`);
+    // Test files run in parallel and may install their tools at the same moment: apt-get waits for the other's lock,
+    // and a run that still fails (a lock apt does not wait for) is tried again until the deadline.
+    const lockWait = ['-o', `DPkg::Lock::Timeout=${APT_LOCK_WAIT_MS / 1000}`];
+    const deadline = Date.now() + APT_LOCK_WAIT_MS;
+    for (let attempt = 1; !existsSync(file); attempt++) {
+      try {
+        execFileSync('apt-get', [...lockWait, 'update'], { stdio: 'inherit', timeout: 300_000 });
+        execFileSync('apt-get', [...lockWait, 'install', '-y', '--no-install-recommends', debianPackage], { stdio: 'inherit', timeout: 600_000, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+        break;
+      } catch (error) {
+        console.error(`[${label}] apt-get install ${debianPackage} failed (attempt ${attempt}): ${(error as Error).message}`);
+        if (Date.now() + APT_RETRY_PAUSE_MS > deadline) break;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, APT_RETRY_PAUSE_MS);
+      }
     }
   }
   return existsSync(file);
