@@ -79,7 +79,7 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   await page.getByRole('img', { name: 'QR code of the two-factor secret' }).waitFor();
   await page.waitForFunction("(() => { const image = document.querySelector('img.qr-code'); return image !== null && image.complete && image.naturalWidth > 0; })()");
   await screenshot(fixture, page, 'two-factor-setup');
-  await page.getByLabel('Code from the app').fill(totpCode(secret));
+  await page.getByLabel('Code from the app').fill(totpCode(secret, fixture.now()));
   await page.getByRole('button', { name: 'Turn on two-factor' }).click();
   const codeList = page.getByRole('list', { name: 'Backup codes' });
   await codeList.waitFor();
@@ -93,8 +93,8 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   // Sign out, then in again with a TOTP code of a later step (a code is accepted once per step).
   step.name = 'Sign out, then in again with a TOTP code of a later step (a code is accepted once per step)';
   await signOut(page);
-  await nextTotpStep();
-  await signInWithCode(page, email, totpCode(secret));
+  nextTotpStep(fixture);
+  await signInWithCode(page, email, totpCode(secret, fixture.now()));
   await page.waitForURL('**/keys');
 
   // A backup code signs in once; the same code a second time is refused.

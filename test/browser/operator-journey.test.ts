@@ -65,18 +65,18 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.goto(`${consoleUrl}/security`);
   await page.getByRole('button', { name: 'Set up two-factor' }).click();
   const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
-  await page.getByLabel('Code from the app').fill(totpCode(secret));
+  await page.getByLabel('Code from the app').fill(totpCode(secret, fixture.now()));
   await page.getByRole('button', { name: 'Turn on two-factor' }).click();
   await page.getByRole('list', { name: 'Backup codes' }).waitFor();
   await page.getByRole('button', { name: 'I have saved the codes' }).click();
   await page.getByRole('button', { name: /^Account menu/ }).click();
   await page.getByRole('menuitem', { name: 'Sign out', exact: true }).click();
   await page.waitForURL(/\/sign-in(?:\?|$)/);
-  await nextTotpStep();
+  nextTotpStep(fixture);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByLabel('Code').fill(totpCode(secret));
+  await page.getByLabel('Code').fill(totpCode(secret, fixture.now()));
   await page.getByRole('button', { name: 'Verify' }).click();
   await page.waitForURL('**/keys');
   await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Channels' }).waitFor();
@@ -229,7 +229,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   const colleagueEmail = `colleague-${randomBytes(4).toString('hex')}@example.com`;
   expect((await colleague.signUp(colleagueEmail, strongPassword())).status).toBe(201);
   const enrolment = await colleague.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
-  expect((await colleague.request('POST', '/api/me/two-factor/enable', { code: totpCode(enrolment.body.secret) })).status).toBe(200);
+  expect((await colleague.request('POST', '/api/me/two-factor/enable', { code: totpCode(enrolment.body.secret, fixture.now()) })).status).toBe(200);
   await page.goto(`${consoleUrl}/operator/operators`);
   for (const [address, role] of [[invitedEmail, 'admin'], [colleagueEmail, 'viewer']] as const) {
     await page.getByRole('button', { name: 'Invite operator' }).click();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { TOTP } from 'otpauth';
+import type { Clock } from '../../src/shared/clock.js';
 import { addRoutedModel, startTestGateway, type TestGateway } from './gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from './mock-openai-upstream.js';
 import { SmtpCapture } from './smtp-capture.js';
@@ -25,6 +26,10 @@ export interface ConsoleFixture {
   chromium: LaunchedBrowser;
   browser: Browser;
   screenshots: string;
+  /** The gateway's time: real time moved on by `nextTotpStep`. */
+  now(): number;
+  /** Moves the gateway's clock on by this many ms. */
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -34,7 +39,9 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
   const smtp = new SmtpCapture();
   await smtp.start();
   const upstream = await startMockOpenAIUpstream();
-  const gateway = await startTestGateway({ database: 'auto', env: { SMTP_URL: smtp.url(), MAIL_FROM: 'console@example.com', ...env } });
+  let offset = 0;
+  const clock: Clock = { now: () => Date.now() + offset };
+  const gateway = await startTestGateway({ database: 'auto', env: { SMTP_URL: smtp.url(), MAIL_FROM: 'console@example.com', ...env }, clock });
   for (const model of [CHAT_MODEL, OTHER_MODEL]) {
     await addRoutedModel(gateway, {
       model,
@@ -47,6 +54,10 @@ export async function startConsoleFixture(env: Record<string, string> = {}): Pro
   mkdirSync(screenshots, { recursive: true });
   return {
     gateway, smtp, upstream, chromium, browser: chromium.browser, screenshots,
+    now: clock.now,
+    advanceClock(ms) {
+      offset += ms;
+    },
     async close() {
       await chromium.close();
       await gateway.close();
@@ -106,10 +117,12 @@ export function totpCode(secret: string, timestamp = Date.now()): string {
   return new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp });
 }
 
-/** Waits until the 30-second TOTP step changes, so the next code differs from one already used. */
-export async function nextTotpStep(): Promise<void> {
-  const remaining = 30_000 - (Date.now() % 30_000);
-  await new Promise((resolve) => setTimeout(resolve, remaining + 250));
+/**
+ * Moves the gateway's clock into the next 30-second TOTP step, so the next code (computed at `fixture.now()`)
+ * differs from one already used, without waiting for real time to get there.
+ */
+export function nextTotpStep(fixture: ConsoleFixture): void {
+  fixture.advanceClock(30_000 - (fixture.now() % 30_000) + 250);
 }
 
 /** Signs up through the form and opens the mailed verification link; returns the account's id. */
