@@ -415,12 +415,13 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
     it('applies credits, returns the new balance, and is idempotent per entry id', async () => {
       const account = makeAccount({ balanceNano: 0n });
       await storage.accounts.create(account);
+      // Entries of the same time are listed by id: the ids' own times fix which comes first.
       const credit = {
-        entryId: newId('led'), accountId: account.id, kind: 'topup' as const, amountNano: HUGE_NANO, reason: 'stripe', createdAt: 5,
+        entryId: newId('led', 1_000), accountId: account.id, kind: 'topup' as const, amountNano: HUGE_NANO, reason: 'stripe', createdAt: 5,
       };
       expect(await storage.ledger.applyCredit(credit)).toBe(HUGE_NANO);
       expect(await storage.ledger.applyCredit(credit)).toBe(HUGE_NANO);
-      const correction = { ...credit, entryId: newId('led'), kind: 'correction' as const, amountNano: -3n, reason: null };
+      const correction = { ...credit, entryId: newId('led', 2_000), kind: 'correction' as const, amountNano: -3n, reason: null };
       expect(await storage.ledger.applyCredit(correction)).toBe(HUGE_NANO - 3n);
       expect((await storage.accounts.getById(account.id))?.balanceNano).toBe(HUGE_NANO - 3n);
       expect(await storage.ledger.sumByAccount(account.id)).toBe(HUGE_NANO - 3n);
