@@ -281,7 +281,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
     responseCache: openResponseCache(config, logger),
   };
-  const services: GatewayServices = { ...base, commerce: createCommerceServices(base) };
+  const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
   services.accountLifecycle.onChange(async (event, account) => {
     if (event === 'enabled') return;

@@ -3,7 +3,6 @@ import { PlanPurchases } from '../billing/plan-purchases.js';
 import type { SubscriptionBook } from '../billing/subscription-book.js';
 import type { CommerceConfig } from '../config/commerce-config.js';
 import type { Mailer } from '../mail/mailer.js';
-import { createStripeClient } from '../payments/stripe-client.js';
 import { StripeEvents } from '../payments/stripe-events.js';
 import { StripeWebhook } from '../payments/stripe-webhook.js';
 import { TopUpCheckout } from '../payments/top-up-checkout.js';
@@ -35,10 +34,11 @@ export interface CommerceDependencies {
   logger: Logger;
 }
 
-export function createCommerceServices(dependencies: CommerceDependencies): CommerceServices {
+export async function createCommerceServices(dependencies: CommerceDependencies): Promise<CommerceServices> {
   const { storage, ledger, subscriptions, mailer, clock, logger } = dependencies;
   const config = dependencies.config.commerce;
-  const stripe = config.stripe === null ? null : createStripeClient(config.stripe);
+  // The Stripe client (~4 MiB of heap) is loaded only when payments are configured.
+  const stripe = config.stripe === null ? null : (await import('../payments/stripe-client.js')).createStripeClient(config.stripe);
   return {
     config,
     checkout: stripe === null ? null : new TopUpCheckout(stripe, storage, config, clock, logger),

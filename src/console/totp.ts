@@ -1,5 +1,4 @@
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 
 const PERIOD_SECONDS = 30;
 
@@ -20,6 +19,8 @@ export interface TotpEnrolment {
 
 export async function describeEnrolment(secretBase32: string, issuer: string, email: string): Promise<TotpEnrolment> {
   const otpauthUrl = totpFor(secretBase32, issuer, email).toString();
+  // Loaded when someone enrols, not at start-up.
+  const { default: QRCode } = await import('qrcode');
   return { secret: secretBase32, otpauthUrl, qrSvg: await QRCode.toString(otpauthUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }) };
 }
 

@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { centsToUsdText } from '../payments/top-up-price.js';
 import type { Invoice, InvoiceParty } from '../domain/commerce-records.js';
 
@@ -27,7 +26,9 @@ function percentText(basisPoints: number): string {
 }
 
 /** The invoice or credit note as an A4 PDF (pdfkit's built-in Helvetica); its dates are the invoice's, so it renders the same every time. */
-export function renderInvoicePdf(invoice: Invoice): Promise<Buffer> {
+export async function renderInvoicePdf(invoice: Invoice): Promise<Buffer> {
+  // Loaded on the first invoice rendered, not at start-up: pdfkit and its fonts are ~6 MiB of heap few processes need.
+  const { default: PDFDocument } = await import('pdfkit');
   const issued = new Date(invoice.issuedAt);
   const title = invoice.kind === 'invoice' ? 'Invoice' : 'Credit note';
   const document = new PDFDocument({

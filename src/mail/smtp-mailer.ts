@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { Transporter } from 'nodemailer';
 import type { MailMessage, Mailer } from './mailer.js';
 
@@ -16,22 +15,26 @@ const SOCKET_TIMEOUT_MS = 30_000;
 /** Mail over SMTP with nodemailer: one connection per mail (mails are rare; nothing to keep open between them). */
 export class SmtpMailer implements Mailer {
   readonly kind = 'smtp';
-  readonly #transport: Transporter;
+  readonly #options: SmtpMailerOptions;
+  /** Made with the first mail: nodemailer (~3 MiB of heap) is loaded then, not at start-up. */
+  #transport: Promise<Transporter> | null = null;
 
   constructor(options: SmtpMailerOptions) {
-    this.#transport = nodemailer.createTransport({
-      url: options.url,
-      connectionTimeout: CONNECTION_TIMEOUT_MS,
-      greetingTimeout: GREETING_TIMEOUT_MS,
-      socketTimeout: SOCKET_TIMEOUT_MS,
-    }, { from: options.from });
+    this.#options = options;
   }
 
   async send(message: MailMessage): Promise<void> {
-    await this.#transport.sendMail({ to: message.to, subject: message.subject, text: message.text });
+    this.#transport ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
+      url: this.#options.url,
+      connectionTimeout: CONNECTION_TIMEOUT_MS,
+      greetingTimeout: GREETING_TIMEOUT_MS,
+      socketTimeout: SOCKET_TIMEOUT_MS,
+    }, { from: this.#options.from }));
+    const transport = await this.#transport;
+    await transport.sendMail({ to: message.to, subject: message.subject, text: message.text });
   }
 
   close(): void {
-    this.#transport.close();
+    this.#transport?.then((transport) => transport.close()).catch(() => undefined);
   }
 }

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Dialect, DialectAdapter, Driver, SqliteDatabase, SqliteDialectConfig } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 
 /** How many prepared SQLite statements to keep (Kysely would otherwise prepare every query anew). */
 const STATEMENT_CACHE_SIZE = 500;
@@ -112,21 +112,29 @@ export function openSqlite(path: string): SqliteHandle {
 }
 
 /** INT8 (bigint, count(*)) becomes a JS bigint; every other type keeps pg's default parser. */
-const postgresTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((typeId: number, format?: 'text' | 'binary') => {
-    if (typeId === INT8_TYPE_ID && format !== 'binary') return (value: string) => BigInt(value);
-    return pg.types.getTypeParser(typeId, format);
-  }) as pg.CustomTypesConfig['getTypeParser'],
-};
+function postgresTypes(types: typeof pg.types): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((typeId: number, format?: 'text' | 'binary') => {
+      if (typeId === INT8_TYPE_ID && format !== 'binary') return (value: string) => BigInt(value);
+      return types.getTypeParser(typeId, format);
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
 
+/** The pool (and the pg driver, ~3 MiB of heap a SQLite gateway never needs) is made on the first query. */
 export function createPostgresDialect(connectionString: string): Dialect {
-  const pool = new pg.Pool({ connectionString, max: POSTGRES_POOL_SIZE, types: postgresTypes, connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS });
-  // A client that loses its connection emits 'error': on the pool while idle, on the client itself while checked
-  // out. Either way pg discards that client and the query in flight (or the next one) fails and is answered 503,
-  // so neither event may crash the process as an unhandled 'error'.
-  pool.on('error', () => {});
-  pool.on('connect', (client) => {
-    client.on('error', () => {});
+  return new PostgresDialect({
+    pool: async () => {
+      const { default: driver } = await import('pg');
+      const pool = new driver.Pool({ connectionString, max: POSTGRES_POOL_SIZE, types: postgresTypes(driver.types), connectionTimeoutMillis: POSTGRES_CONNECT_TIMEOUT_MS });
+      // A client that loses its connection emits 'error': on the pool while idle, on the client itself while checked
+      // out. Either way pg discards that client and the query in flight (or the next one) fails and is answered 503,
+      // so neither event may crash the process as an unhandled 'error'.
+      pool.on('error', () => {});
+      pool.on('connect', (client) => {
+        client.on('error', () => {});
+      });
+      return pool;
+    },
   });
-  return new PostgresDialect({ pool });
 }

@@ -1,5 +1,5 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { SignatureV4 } from '@smithy/signature-v4';
 import type { Checksum, SourceData } from '@smithy/types';
 import type { UpstreamRequest } from '../upstream-adapter.js';
 
@@ -49,13 +49,18 @@ export interface SigningScope {
 const signers = new Map<string, SignatureV4>();
 const MAX_SIGNERS = 256;
 
-function signerFor(identity: SigningIdentity, scope: SigningScope): SignatureV4 {
+/** The signer's module (~2 MiB of heap), loaded with the first Bedrock request rather than at start-up. */
+let signerModule: Promise<{ SignatureV4: typeof SignatureV4 }> | null = null;
+
+async function signerFor(identity: SigningIdentity, scope: SigningScope): Promise<SignatureV4> {
   const cacheKey = `${identity.accessKeyId}\n${identity.secretAccessKey}\n${identity.sessionToken ?? ''}\n${scope.region}\n${scope.service}`;
   let signer = signers.get(cacheKey);
   if (signer === undefined) {
     const credentials = identity.sessionToken === undefined
       ? { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey }
       : { accessKeyId: identity.accessKeyId, secretAccessKey: identity.secretAccessKey, sessionToken: identity.sessionToken };
+    signerModule ??= import('@smithy/signature-v4');
+    const { SignatureV4 } = await signerModule;
     signer = new SignatureV4({ credentials, region: scope.region, service: scope.service, sha256: NodeSha256, uriEscapePath: true, applyChecksum: false });
     if (signers.size >= MAX_SIGNERS) signers.clear();
     signers.set(cacheKey, signer);
@@ -77,7 +82,7 @@ export async function signRequest(request: UpstreamRequest, identity: SigningIde
     else query[name] = Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
   const headers: Record<string, string> = { ...request.headers, host: url.host };
-  const signed = await signerFor(identity, scope).sign(
+  const signed = await (await signerFor(identity, scope)).sign(
     {
       method: request.method,
       protocol: url.protocol,
