@@ -46,7 +46,7 @@ interface HeldLease {
   id: string;
 }
 
-/** Counter corrections and lease releases that go out together, in one script, once the current event-loop turn ends. */
+/** Counter corrections and lease releases that go out together, in one script: releases once the current task ends, corrections alone once the event-loop turn does. */
 interface Outbox {
   counters: string[];
   deltas: number[];
@@ -54,6 +54,10 @@ interface Outbox {
   leaseIds: string[];
   /** Settles once the outbox was sent (or sending it failed and was logged). */
   sent: Promise<void>;
+  /** Sends the outbox now, if it has not gone yet. */
+  dispatch: () => void;
+  /** A release is in it: it goes once the current task ends. */
+  releasing: boolean;
 }
 
 type Charge = { rule: LimitRule; cost: number };
@@ -62,7 +66,8 @@ type Charge = { rule: LimitRule; cost: number };
  * Limits shared by every instance on one Redis: each decision is one Lua script, so two instances admit exactly
  * the limit between them; a request's admission (every slot and every window) is one script call. Windows are the
  * same epoch-aligned fixed windows as in process, keyed by window start. Corrections and releases are not waited
- * for: those of every request finishing in one event-loop turn go out together in one script call.
+ * for: those of the requests finishing in one task go out together in one script call (corrections alone wait for
+ * the end of the event-loop turn and gather more).
  *
  * While Redis is unreachable the limiter is degraded, on purpose and in one of two ways: in `share` mode each
  * instance enforces, in process, its share of every limit (the limit divided by the live instances it last saw in
@@ -227,17 +232,28 @@ export class RedisRateLimiter implements RateLimiter {
     const outbox = this.#outboxNow();
     outbox.leaseSets.push(lease.key);
     outbox.leaseIds.push(lease.id);
+    // A freed slot must reach Redis before its caller, who has its answer, can ask another instance for it: the
+    // release goes out as soon as the current task ends (microseconds after the answer was written), not at the
+    // end of the event-loop turn, which under load can be milliseconds later.
+    if (!outbox.releasing) {
+      outbox.releasing = true;
+      queueMicrotask(outbox.dispatch);
+    }
   }
 
-  /** The outbox of this event-loop turn, sent when the turn ends. */
+  /** The outbox of this event-loop turn, sent when the turn ends (or sooner, for a release). */
   #outboxNow(): Outbox {
     if (this.#outbox !== null) return this.#outbox;
-    const outbox: Outbox = { counters: [], deltas: [], leaseSets: [], leaseIds: [], sent: Promise.resolve() };
+    let dispatched = false;
+    const outbox: Outbox = { counters: [], deltas: [], leaseSets: [], leaseIds: [], sent: Promise.resolve(), dispatch: () => {}, releasing: false };
     outbox.sent = new Promise((resolve) => {
-      setImmediate(() => {
-        this.#outbox = null;
+      outbox.dispatch = () => {
+        if (dispatched) return;
+        dispatched = true;
+        if (this.#outbox === outbox) this.#outbox = null;
         void this.#send(outbox).then(resolve);
-      });
+      };
+      setImmediate(outbox.dispatch);
     });
     this.#outbox = outbox;
     return outbox;

@@ -50,6 +50,19 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
     for (const lease of leases) lease?.release();
   });
 
+  it('sends a release before the next task runs, so the caller it answered can take the slot again at once', async () => {
+    const id = freshRule(1).id;
+    const lease = await acquire(first, id, 1);
+    expect(lease).not.toBeNull();
+    lease?.release();
+    // The caller had its answer and comes straight back, within the same event-loop turn; on one connection Redis
+    // runs commands in the order they were sent, so the release must already be on the wire.
+    await Promise.resolve();
+    const again = await acquire(first, id, 1);
+    expect(again).not.toBeNull();
+    again?.release();
+  });
+
   it('stores counters under the configured prefix, one key per rule and window, expiring after the window', async () => {
     const rule = freshRule(5);
     allowed(await first.consume([{ rule, cost: 2 }], Date.now()));
