@@ -13,19 +13,23 @@ export interface Logger {
 /**
  * Standard output, written once per event-loop turn: the lines logged during a turn (an access-log line per request
  * under load) go out in one write instead of one blocking write each. What is pending when the process exits is
- * written then; a SIGKILL loses at most the current turn's lines.
+ * written then (the exit hook is there only while lines wait, so each copy of this module holds none when idle);
+ * a SIGKILL loses at most the current turn's lines.
  */
 const batchedStdout = ((): ((line: string) => void) => {
   let pending: string[] = [];
   const flush = (): void => {
+    process.removeListener('exit', flush);
     if (pending.length === 0) return;
     const text = pending.join('');
     pending = [];
     process.stdout.write(text);
   };
-  process.once('exit', flush);
   return (line) => {
-    if (pending.push(line) === 1) setImmediate(flush);
+    if (pending.push(line) === 1) {
+      process.once('exit', flush);
+      setImmediate(flush);
+    }
   };
 })();
 

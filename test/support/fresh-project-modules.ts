@@ -6,5 +6,3 @@
 import { vi } from 'vitest';
 
 vi.resetModules();
-// Each file's fresh logger module adds its one 'exit' listener (its last flush) to the process the files share.
-process.setMaxListeners(process.getMaxListeners() + 1);
