@@ -9,6 +9,8 @@ export interface HistogramReading {
   /** Cumulative count per upper bound (seconds), ascending, `+Inf` last. */
   buckets: Array<{ le: number; count: number }>;
   count: number;
+  /** Sum of the observed values (seconds). */
+  sum: number;
 }
 
 export interface LoopHoldsReading {
@@ -19,13 +21,15 @@ export interface LoopHoldsReading {
 }
 
 export interface LoopHolds {
+  delayMeanMs: number | null;
   delayP99Ms: number | null;
   delayMaxMs: number | null;
-  /** Per writer (usage, money, checkpoints): transactions in the scenario and the bucket bound of their p99. */
-  writes: Array<{ writer: string; count: number; p99Ms: number | null }>;
+  /** Per writer (usage, money, checkpoints): transactions in the scenario, their mean and the bucket bound of their p99. */
+  writes: Array<{ writer: string; count: number; meanMs: number | null; p99Ms: number | null }>;
 }
 
 const BUCKET_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds)_bucket\{([^}]*)\} (\S+)$/;
+const SUM_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds)_sum(?:\{([^}]*)\})? (\S+)$/;
 const MAX_LINE = /^unigate_event_loop_delay_max_seconds (\S+)$/;
 
 /** Parses the two histograms and the max gauge out of a Prometheus text exposition. */
@@ -37,7 +41,19 @@ export function parseLoopHolds(text: string): LoopHoldsReading {
     reading.buckets.push({ le, count });
     if (le === Infinity) reading.count = count;
   };
+  const readingOf = (metric: string, labels: string): HistogramReading => {
+    if (metric === 'unigate_event_loop_delay_seconds') return (delay ??= { buckets: [], count: 0, sum: 0 });
+    const writer = /writer="([^"]+)"/.exec(labels)?.[1] ?? 'unknown';
+    let reading = writes.get(writer);
+    if (reading === undefined) writes.set(writer, (reading = { buckets: [], count: 0, sum: 0 }));
+    return reading;
+  };
   for (const line of text.split('\n')) {
+    const sum = SUM_LINE.exec(line);
+    if (sum !== null) {
+      readingOf(sum[1] ?? '', sum[2] ?? '').sum = Number(sum[3]);
+      continue;
+    }
     const max = MAX_LINE.exec(line);
     if (max !== null) {
       delayMaxSeconds = Number(max[1]);
@@ -48,17 +64,7 @@ export function parseLoopHolds(text: string): LoopHoldsReading {
     const labels = bucket[2] ?? '';
     const le = /le="([^"]+)"/.exec(labels)?.[1];
     if (le === undefined) continue;
-    const bound = le === '+Inf' ? Infinity : Number(le);
-    const count = Number(bucket[3]);
-    if (bucket[1] === 'unigate_event_loop_delay_seconds') {
-      delay ??= { buckets: [], count: 0 };
-      add(delay, bound, count);
-    } else {
-      const writer = /writer="([^"]+)"/.exec(labels)?.[1] ?? 'unknown';
-      let reading = writes.get(writer);
-      if (reading === undefined) writes.set(writer, (reading = { buckets: [], count: 0 }));
-      add(reading, bound, count);
-    }
+    add(readingOf(bucket[1] ?? '', labels), le === '+Inf' ? Infinity : Number(le), Number(bucket[3]));
   }
   return { delay, delayMaxSeconds, writes };
 }
@@ -76,13 +82,22 @@ export function p99BetweenMs(before: HistogramReading | null | undefined, after:
   return Infinity;
 }
 
+/** The mean (ms) of what was observed between two readings. */
+export function meanBetweenMs(before: HistogramReading | null | undefined, after: HistogramReading | null | undefined): number | null {
+  if (after === null || after === undefined) return null;
+  const count = after.count - (before?.count ?? 0);
+  return count <= 0 ? null : ((after.sum - (before?.sum ?? 0)) / count) * 1000;
+}
+
 export function loopHoldsBetween(before: LoopHoldsReading, after: LoopHoldsReading): LoopHolds {
   return {
+    delayMeanMs: meanBetweenMs(before.delay, after.delay),
     delayP99Ms: p99BetweenMs(before.delay, after.delay),
     delayMaxMs: after.delayMaxSeconds === null ? null : after.delayMaxSeconds * 1000,
     writes: [...after.writes].map(([writer, reading]) => ({
       writer,
       count: reading.count - (before.writes.get(writer)?.count ?? 0),
+      meanMs: meanBetweenMs(before.writes.get(writer), reading),
       p99Ms: p99BetweenMs(before.writes.get(writer), reading),
     })).filter((write) => write.count > 0),
   };

@@ -125,16 +125,17 @@ export function formatLoopHolds(scenarios: ScenarioReport[]): string {
   const bound = (ms: number | null): string => (ms === null ? '-' : ms === Infinity ? '> max bucket' : `≤ ${fmt(ms, ms < 1 ? 2 : 1)}`);
   const writers = [...new Set(scenarios.flatMap((s) => s.gatewayLoop?.writes.map((write) => write.writer) ?? []))].sort();
   return table(
-    ['event loop (gateway)', 'delay p99 ms', 'delay max ms (last 10 s)', ...writers.map((writer) => `SQLite ${writer}: n, p99 ms`)],
+    ['event loop (gateway)', 'delay mean ms', 'delay p99 ms', 'delay max ms (last 10 s)', ...writers.map((writer) => `SQLite ${writer}: n, mean / p99 ms`)],
     scenarios.filter((s) => s.gatewayLoop !== undefined).map((s) => {
       const loop = s.gatewayLoop!;
       return [
         s.name,
+        fmt(loop.delayMeanMs ?? undefined, 2),
         bound(loop.delayP99Ms),
         fmt(loop.delayMaxMs ?? undefined, 1),
         ...writers.map((writer) => {
           const write = loop.writes.find((entry) => entry.writer === writer);
-          return write === undefined ? '-' : `${write.count}, ${bound(write.p99Ms)}`;
+          return write === undefined ? '-' : `${write.count}, ${fmt(write.meanMs ?? undefined, 2)} / ${bound(write.p99Ms)}`;
         }),
       ];
     }),

@@ -13,21 +13,23 @@ const MAX_WINDOW_FOLDS = 10;
 
 /**
  * Moves the samples of `monitor` into `series` (each sample at its HDR percentile value) and empties the monitor.
- * Returns the longest delay seen, in seconds (0 without samples).
+ * libuv records the whole interval between two runs of the timer, so the timer's own period (`resolutionMs`) is taken
+ * off each sample: what remains is how late it ran. Returns the longest delay seen, in seconds (0 without samples).
  */
-export function foldDelays(monitor: Pick<IntervalHistogram, 'count' | 'max' | 'percentiles' | 'reset'>, series: HistogramSeries): number {
+export function foldDelays(monitor: Pick<IntervalHistogram, 'count' | 'max' | 'percentiles' | 'reset'>, series: HistogramSeries, resolutionMs: number): number {
   const total = monitor.count;
   if (total === 0) return 0;
+  const lateSeconds = (nanoseconds: number): number => Math.max(0, nanoseconds / 1e6 - resolutionMs) / 1000;
   let placed = 0;
   for (const [percentile, nanoseconds] of [...monitor.percentiles].sort(([left], [right]) => left - right)) {
     const upTo = Math.round((total * percentile) / 100);
     if (upTo > placed) {
-      series.observe(nanoseconds / 1e9, upTo - placed);
+      series.observe(lateSeconds(nanoseconds), upTo - placed);
       placed = upTo;
     }
   }
-  if (placed < total) series.observe(monitor.max / 1e9, total - placed);
-  const max = monitor.max / 1e9;
+  if (placed < total) series.observe(lateSeconds(monitor.max), total - placed);
+  const max = lateSeconds(monitor.max);
   monitor.reset();
   return max;
 }
@@ -52,7 +54,7 @@ export function observeEventLoopDelay(registry: MetricsRegistry): () => void {
   const monitor = monitorEventLoopDelay({ resolution: SAMPLE_RESOLUTION_MS });
   monitor.enable();
   const timer = setInterval(() => {
-    recentMax.push(foldDelays(monitor, series));
+    recentMax.push(foldDelays(monitor, series, SAMPLE_RESOLUTION_MS));
     if (recentMax.length > MAX_WINDOW_FOLDS) recentMax.shift();
   }, FOLD_MS);
   timer.unref();

@@ -37,13 +37,15 @@ describe('loop holds read from /metrics', () => {
     expect(holds.delayP99Ms).toBe(1);
     expect(holds.delayMaxMs).toBeCloseTo(21.3, 5);
     expect(holds.writes).toEqual([
-      { writer: 'money', count: 100, p99Ms: 1 },
-      { writer: 'usage', count: 20, p99Ms: 0.5 },
+      { writer: 'money', count: 100, meanMs: expect.closeTo((99 * 0.8 + 4) / 100, 6), p99Ms: 1 },
+      { writer: 'usage', count: 20, meanMs: expect.closeTo(0.3, 6), p99Ms: 0.5 },
     ]);
+    // 990 samples of 0.5 ms and 10 of 20 ms; the 0.9 s samples before the scenario are not counted.
+    expect(holds.delayMeanMs).toBeCloseTo((990 * 0.5 + 10 * 20) / 1000, 6);
   });
 
   it('has no percentile without observations, and says so past the last bucket', () => {
-    const reading = { buckets: [{ le: 0.001, count: 0 }, { le: Infinity, count: 3 }], count: 3 };
+    const reading = { buckets: [{ le: 0.001, count: 0 }, { le: Infinity, count: 3 }], count: 3, sum: 0.5 };
     expect(p99BetweenMs(reading, reading)).toBeNull();
     expect(p99BetweenMs(null, reading)).toBe(Infinity);
     expect(parseLoopHolds('# nothing here\n').delay).toBeNull();
