@@ -116,7 +116,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     settings: createSettingsRepository(db),
     tiers: createTierRepository(db),
     channelKeyFlags: createChannelKeyFlagRepository(db),
-    money: createMoneyRepository(db, location.dialect, batches?.observe ?? null),
+    money: createMoneyRepository(db, location.dialect, batches),
     alerts: createAlertRepository(db),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     console: createConsoleRepository(db, options.secretBox),

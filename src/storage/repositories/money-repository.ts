@@ -2,10 +2,11 @@ import { sql } from 'kysely';
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
-import type { SqliteWriteObserver } from '../dialects.js';
+import type { SqliteBatches } from '../dialects.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
+import { kyselyMoneyStatements, sqliteMoneyStatements, type MoneyStatements } from './money-statements.js';
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
@@ -13,21 +14,11 @@ import { toSubscriptionRecord, updateSubscription } from './subscription-reposit
 type Dialect = 'sqlite' | 'postgres';
 
 const IN_LIST = rowsPerStatement(1);
-/** Three parameters per row: the IN list entry and the CASE branch pair. */
-const ROWS_PER_UPDATE = rowsPerStatement(3);
-/** Keys move two columns by the same amounts: two CASE expressions, five parameters per row. */
-const KEYS_PER_UPDATE = rowsPerStatement(5);
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
 function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
   if (amount === 0n) return;
   totals.set(id, (totals.get(id) ?? 0n) + amount);
-}
-
-/** `case <column> when $1 then $2 … end`: each row's own amount, so one UPDATE moves many rows by different amounts. */
-function amountBy(column: string, amounts: [string, bigint][]) {
-  const branches = amounts.map(([id, amount]) => sql`when ${id} then cast(${amount} as bigint)`);
-  return sql<bigint>`case ${sql.ref(column)} ${sql.join(branches, sql` `)} end`;
 }
 
 function byId([left]: [string, bigint], [right]: [string, bigint]): number {
@@ -66,53 +57,36 @@ function subscriptionUsageRow(usage: SettledUsage): Insertable<SubscriptionUsage
 const needsLedgerEntry = (usage: SettledUsage): boolean => usage.walletNano > 0n || usage.shortfallNano > 0n;
 const needsSubscriptionRow = (usage: SettledUsage): boolean => usage.subscriptionId !== null && (usage.subscriptionNano > 0n || usage.overageNano > 0n);
 
-function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTransaction {
+function transactionView(trx: Transaction<Database>, dialect: Dialect, statements: MoneyStatements): MoneyTransaction {
   return {
     async read(request) {
       const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
-      for (const part of chunk([...new Set(request.accountIds)], IN_LIST)) {
-        const rows = await trx.selectFrom('accounts').select(['id', 'balance_nano', 'credit_line_nano']).where('id', 'in', part).execute();
-        for (const row of rows) snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
+      for (const row of await statements.accounts([...new Set(request.accountIds)])) {
+        snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
       }
-      for (const part of chunk([...new Set(request.keyIds)], IN_LIST)) {
-        const rows = await trx
-          .selectFrom('api_keys')
-          .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
-          .where('id', 'in', part)
-          .execute();
-        for (const row of rows) {
-          snapshot.keys.set(row.id, {
-            accountId: row.account_id,
-            quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
-            spentNano: toBigInt(row.spent_nano),
-            budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
-              period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
-              limitNano: toBigInt(row.budget_limit_nano),
-              spentNano: toBigInt(row.budget_spent_nano),
-              periodStart: toNumber(row.budget_period_start),
-            },
-          });
-        }
+      for (const row of await statements.keys([...new Set(request.keyIds)])) {
+        snapshot.keys.set(row.id, {
+          accountId: row.account_id,
+          quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
+          spentNano: toBigInt(row.spent_nano),
+          budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
+            period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
+            limitNano: toBigInt(row.budget_limit_nano),
+            spentNano: toBigInt(row.budget_spent_nano),
+            periodStart: toNumber(row.budget_period_start),
+          },
+        });
       }
-      for (const part of chunk([...new Set(request.subscriptionIds)], IN_LIST)) {
-        const subscriptions = await trx.selectFrom('subscriptions').selectAll().where('id', 'in', part).execute();
-        const planIds = [...new Set(subscriptions.map((row) => row.plan_id))];
-        const plans = planIds.length === 0 ? [] : await trx.selectFrom('plans').selectAll().where('id', 'in', planIds).execute();
+      const subscriptions = await statements.subscriptions([...new Set(request.subscriptionIds)]);
+      if (subscriptions.length > 0) {
+        const plans = await statements.plans([...new Set(subscriptions.map((row) => row.plan_id))]);
         const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
         for (const row of subscriptions) {
           const plan = planById.get(row.plan_id);
           if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
         }
       }
-      for (const part of chunk([...new Set(request.pools)], IN_LIST)) {
-        const rows = await trx
-          .selectFrom('money_holds')
-          .select(['pool', sql<bigint | string>`sum(${sql.ref('held_nano')})`.as('held')])
-          .where('pool', 'in', part)
-          .groupBy('pool')
-          .execute();
-        for (const row of rows) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
-      }
+      for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
       return snapshot;
     },
 
@@ -140,17 +114,9 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTra
       }
 
       // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
-      const fresh = new Set<string>();
-      const withEntry = writes.usages.filter(needsLedgerEntry);
-      for (const part of chunk(withEntry.map(ledgerRow), rowsPerStatement(9))) {
-        const inserted = await trx.insertInto('ledger_entries').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of inserted) fresh.add(row.id);
-      }
+      const fresh = new Set<string>(await statements.insertLedgerEntries(writes.usages.filter(needsLedgerEntry).map(ledgerRow)));
       const withSubscription = writes.usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
-      for (const part of chunk(withSubscription.map(subscriptionUsageRow), rowsPerStatement(9))) {
-        const inserted = await trx.insertInto('subscription_usage').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of inserted) fresh.add(row.id);
-      }
+      for (const id of await statements.insertSubscriptionUsage(withSubscription.map(subscriptionUsageRow))) fresh.add(id);
 
       const debitByAccount = new Map<string, bigint>();
       const spendByKey = new Map<string, bigint>();
@@ -165,50 +131,16 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTra
           addTo(overageBySubscription, usage.subscriptionId, usage.overageNano);
         }
       }
-      for (const part of chunk([...debitByAccount].sort(byId), ROWS_PER_UPDATE)) {
-        await trx.updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountBy('id', part)}` })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
+      await statements.debitAccounts([...debitByAccount].sort(byId));
+      await statements.addKeySpend([...spendByKey].sort(byId));
+      for (const id of [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort()) {
+        await statements.addSubscriptionUse(id, usedBySubscription.get(id) ?? 0n, overageBySubscription.get(id) ?? 0n);
       }
-      for (const part of chunk([...spendByKey].sort(byId), KEYS_PER_UPDATE)) {
-        await trx.updateTable('api_keys')
-          .set({
-            spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}`,
-            budget_spent_nano: sql<bigint>`${sql.ref('budget_spent_nano')} + ${amountBy('id', part)}`,
-          })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
-      }
-      for (const id of new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])) {
-        await trx.updateTable('subscriptions')
-          .set({
-            used_nano: sql<bigint>`${sql.ref('used_nano')} + cast(${usedBySubscription.get(id) ?? 0n} as bigint)`,
-            overage_used_nano: sql<bigint>`${sql.ref('overage_used_nano')} + cast(${overageBySubscription.get(id) ?? 0n} as bigint)`,
-          })
-          .where('id', '=', id)
-          .execute();
-      }
-
-      for (const part of chunk(writes.checkpointsDone ?? [], IN_LIST)) {
-        await trx.deleteFrom('stream_checkpoints').where('request_id', 'in', part).execute();
-      }
-
-      const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
-      const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
-      for (const part of chunk(dropped, IN_LIST)) {
-        await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).where('pool', 'in', part).execute();
-      }
-      for (const part of chunk(kept, rowsPerStatement(5))) {
-        await trx
-          .insertInto('money_holds')
-          .values(part.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })))
-          .onConflict((conflict) => conflict.columns(['instance_id', 'pool']).doUpdateSet({
-            held_nano: (expression) => expression.ref('excluded.held_nano'),
-            updated_at: (expression) => expression.ref('excluded.updated_at'),
-          }))
-          .execute();
-      }
+      await statements.deleteCheckpoints(writes.checkpointsDone ?? []);
+      await statements.deleteHolds(instanceId, writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool));
+      await statements.upsertHolds(writes.holds
+        .filter((hold) => hold.heldNano > 0n)
+        .map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
       return fresh;
     },
 
@@ -263,10 +195,13 @@ function sumOf(column: string) {
 }
 
 /**
- * `observe` (SQLite): told how long each money transaction and checkpoint write took. Every statement runs
- * synchronously there, so that is how long it held the event loop.
+ * `sqlite` (SQLite only): the connection, and the observer told how long each money transaction and checkpoint write
+ * took. Every statement runs synchronously there, so that is how long it held the event loop.
  */
-export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, observe: SqliteWriteObserver | null): MoneyRepository {
+export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, sqlite: SqliteBatches | null): MoneyRepository {
+  const observe = sqlite?.observe ?? null;
+  // SQLite has one connection: its statements run on it directly, inside the transaction Kysely opened there.
+  const sqliteStatements = sqlite === null ? null : sqliteMoneyStatements(sqlite.database);
   return {
     async transact(accountIds, work) {
       const startedAt = performance.now();
@@ -286,7 +221,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, ob
             await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
           }
         }
-        return work(counted(transactionView(trx, dialect)));
+        return work(counted(transactionView(trx, dialect, sqliteStatements ?? kyselyMoneyStatements(trx))));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);
       return result;
