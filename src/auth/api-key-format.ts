@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Key forms: `sk-<secret>` and `<brand>_sk_live_<secret>`. The secret is 40 base62 characters. */
 export type ApiKeyForm = 'sk' | 'brand';
@@ -25,8 +25,9 @@ function randomBase62(length: number): string {
   return out;
 }
 
+/** Runs on every authenticated request: the one-shot digest costs about half of a Hash object's. */
 export function hashApiKey(plaintext: string): string {
-  return createHash('sha256').update(plaintext, 'utf8').digest('hex');
+  return hash('sha256', plaintext, 'hex');
 }
 
 export function displayHint(plaintext: string): string {
