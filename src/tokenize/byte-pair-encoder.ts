@@ -2,6 +2,8 @@ import { NOT_A_TOKEN, rankOf, type RankTable } from './rank-table.js';
 
 const NO_MERGE = 0x7fffffff;
 const REPLACEMENT_CHARACTER = 0xfffd;
+/** ~0.5 MiB of heap at most */
+const MERGED_PIECES_REMEMBERED = 4096;
 
 /**
  * A tiktoken-style byte-pair encoder: the split pattern cuts text into pieces, each piece's UTF-8 bytes are one
@@ -15,6 +17,9 @@ export class BytePairEncoder {
   private partStarts = new Int32Array(257);
   /** `partRanks[i]`: the rank of parts i and i + 1 merged, or NO_MERGE */
   private partRanks = new Int32Array(257);
+  private pieceLength = 0;
+  /** token counts of recent pieces that took merges, the costly ones (a CJK run, a rare word) */
+  private readonly mergedCounts = new Map<string, number>();
 
   constructor(
     private readonly table: RankTable,
@@ -25,45 +30,59 @@ export class BytePairEncoder {
 
   /** How many tokens `text` encodes to. */
   count(text: string): number {
+    const pattern = this.restartSplit();
     let tokens = 0;
-    this.eachPiece(text, (whole, length) => {
-      tokens += whole === NOT_A_TOKEN ? this.mergeParts(length) : 1;
-    });
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      const piece = match[0];
+      if (this.wholeRank(piece) !== NOT_A_TOKEN) {
+        tokens++;
+        continue;
+      }
+      let pieceTokens = this.mergedCounts.get(piece);
+      if (pieceTokens === undefined) {
+        pieceTokens = this.mergeParts(this.pieceLength);
+        this.rememberMerged(piece, pieceTokens);
+      }
+      tokens += pieceTokens;
+    }
     return tokens;
   }
 
   /** The token ids of `text`. */
   encode(text: string): number[] {
+    const pattern = this.restartSplit();
     const ids: number[] = [];
-    this.eachPiece(text, (whole, length) => {
+    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+      const whole = this.wholeRank(match[0]);
       if (whole !== NOT_A_TOKEN) {
         ids.push(whole);
-        return;
+        continue;
       }
-      const parts = this.mergeParts(length);
+      const parts = this.mergeParts(this.pieceLength);
       for (let i = 0; i < parts; i++) ids.push(rankOf(this.table, this.piece, this.partStarts[i]!, this.partStarts[i + 1]!));
-    });
+    }
     return ids;
   }
 
+  private restartSplit(): RegExp {
+    this.splitPattern.lastIndex = 0;
+    return this.splitPattern;
+  }
+
   /**
-   * Calls `onPiece(rank)` for a piece that is one token, else `onPiece(NOT_A_TOKEN, byteLength)` with the piece's
-   * bytes in `this.piece`. A piece with a lone surrogate (encoded as U+FFFD) always goes through the merges, as in
-   * gpt-tokenizer, whose whole-piece lookup is by string.
+   * The rank of `piece` when it is one token, else NOT_A_TOKEN with its UTF-8 bytes in `this.piece`. A piece with a
+   * lone surrogate (encoded as U+FFFD) is always merged, as gpt-tokenizer does: its whole-piece lookup is by string.
    */
-  private eachPiece(text: string, onPiece: (whole: number, length: number) => void): void {
-    const pattern = this.splitPattern;
-    pattern.lastIndex = 0;
-    for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
-      const piece = match[0];
-      if (piece.length === 0) {
-        pattern.lastIndex++;
-        continue;
-      }
-      const length = this.encodeUtf8(piece);
-      const whole = length > 0 ? rankOf(this.table, this.piece, 0, length) : NOT_A_TOKEN;
-      onPiece(whole, Math.abs(length));
-    }
+  private wholeRank(piece: string): number {
+    const length = this.encodeUtf8(piece);
+    this.pieceLength = Math.abs(length);
+    return length > 0 ? rankOf(this.table, this.piece, 0, length) : NOT_A_TOKEN;
+  }
+
+  /** Forgets the oldest remembered piece when full: pieces that come back often stay. */
+  private rememberMerged(piece: string, tokens: number): void {
+    if (this.mergedCounts.size >= MERGED_PIECES_REMEMBERED) this.mergedCounts.delete(this.mergedCounts.keys().next().value!);
+    this.mergedCounts.set(piece, tokens);
   }
 
   /** Writes `text` as UTF-8 into `this.piece`; the byte length, negated when a lone surrogate was replaced. */
