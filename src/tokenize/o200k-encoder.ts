@@ -23,7 +23,7 @@ let loading: Promise<BytePairEncoder> | undefined;
 /** The o200k_base encoder (gpt-4o, gpt-4.1, gpt-5, the o-series), read on first use; a failed read is retried on the next. */
 export function loadO200kEncoder(): Promise<BytePairEncoder> {
   loading ??= readFile(createRequire(import.meta.url).resolve(RANK_FILE)).then(
-    (file) => new BytePairEncoder(parseTiktokenFile(file), new RegExp(O200K_SPLIT_PATTERN, 'gu')),
+    async (file) => new BytePairEncoder(await parseTiktokenFile(file), new RegExp(O200K_SPLIT_PATTERN, 'gu')),
     (error: unknown) => {
       loading = undefined;
       throw error;

@@ -12,10 +12,13 @@ export interface RankTable {
   readonly slots: Int32Array;
 }
 
+import { TurnBudget } from './turn-budget.js';
+
 export const NOT_A_TOKEN = -1;
 const EMPTY_SLOT = -1;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
+const TOKENS_BETWEEN_CLOCK_READINGS = 4096;
 
 /** FNV-1a over `bytes[from .. to)`. */
 function hashBytes(bytes: Uint8Array, from: number, to: number): number {
@@ -31,12 +34,13 @@ function slotCountFor(tokens: number): number {
   return count;
 }
 
-/** Indexes tokens whose bytes `bytes` and `starts` already hold; rank r is token r. */
-export function buildRankTable(bytes: Uint8Array, starts: Uint32Array): RankTable {
+/** Indexes tokens whose bytes `bytes` and `starts` already hold (rank r is token r), a few milliseconds a turn. */
+export async function buildRankTable(bytes: Uint8Array, starts: Uint32Array, turn = new TurnBudget()): Promise<RankTable> {
   const tokens = starts.length - 1;
   const slots = new Int32Array(slotCountFor(tokens)).fill(EMPTY_SLOT);
   const mask = slots.length - 1;
   for (let rank = 0; rank < tokens; rank++) {
+    if (rank % TOKENS_BETWEEN_CLOCK_READINGS === 0) await turn.maybeYield();
     let slot = hashBytes(bytes, starts[rank]!, starts[rank + 1]!) & mask;
     while (slots[slot] !== EMPTY_SLOT) slot = (slot + 1) & mask;
     slots[slot] = rank;

@@ -1,4 +1,5 @@
 import { buildRankTable, type RankTable } from './rank-table.js';
+import { TurnBudget } from './turn-budget.js';
 
 const NEWLINE = 0x0a;
 const SPACE = 0x20;
@@ -6,6 +7,7 @@ const CARRIAGE_RETURN = 0x0d;
 const PADDING = 0x3d; // '='
 const ZERO = 0x30;
 const NOT_BASE64 = -1;
+const LINES_BETWEEN_CLOCK_READINGS = 1024;
 
 const BASE64_VALUES = (() => {
   const values = new Int8Array(256).fill(NOT_BASE64);
@@ -14,28 +16,26 @@ const BASE64_VALUES = (() => {
   return values;
 })();
 
-/** An upper bound on the tokens in a file: its lines. */
-function countLines(file: Uint8Array): number {
-  let lines = 0;
-  for (let i = 0; i < file.length; i++) if (file[i] === NEWLINE) lines++;
-  return file.length > 0 && file[file.length - 1] !== NEWLINE ? lines + 1 : lines;
-}
+/** The shortest line: one byte in base64 without its padding (`IQ`), a space, a one-digit rank and a newline. */
+const SHORTEST_LINE = 5;
 
 /**
  * Reads a tiktoken rank file (one token a line: its bytes in base64, a space, its rank) into a rank table. The ranks
  * must run 0, 1, 2, … in line order, as in the files tiktoken publishes; anything else is refused rather than guessed.
  */
-export function parseTiktokenFile(file: Uint8Array): RankTable {
-  const tokens = countLines(file);
+export async function parseTiktokenFile(file: Uint8Array): Promise<RankTable> {
+  const mostTokens = Math.floor(file.length / SHORTEST_LINE) + 1;
   const bytes = new Uint8Array(Math.ceil((file.length * 3) / 4));
-  const starts = new Uint32Array(tokens + 1);
+  const starts = new Uint32Array(mostTokens + 1);
   let written = 0;
   let rank = 0;
   let at = 0;
   const fail = (what: string): never => {
     throw new Error(`tiktoken rank file: ${what} on line ${rank + 1}`);
   };
+  const turn = new TurnBudget();
   while (at < file.length) {
+    if (rank % LINES_BETWEEN_CLOCK_READINGS === 0) await turn.maybeYield();
     starts[rank] = written;
     let bits = 0;
     let bitCount = 0;
@@ -51,6 +51,7 @@ export function parseTiktokenFile(file: Uint8Array): RankTable {
         bytes[written++] = (bits >> bitCount) & 0xff;
       }
     }
+    if (written === starts[rank]) fail('an empty token');
     if (at === file.length) fail('no rank');
     at++;
     let value = 0;
@@ -65,5 +66,5 @@ export function parseTiktokenFile(file: Uint8Array): RankTable {
     rank++;
   }
   starts[rank] = written;
-  return buildRankTable(bytes.slice(0, written), rank === tokens ? starts : starts.slice(0, rank + 1));
+  return await buildRankTable(bytes.slice(0, written), rank === mostTokens ? starts : starts.slice(0, rank + 1), turn);
 }
