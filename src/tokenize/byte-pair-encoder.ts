@@ -2,8 +2,12 @@ import { NOT_A_TOKEN, rankOf, type RankTable } from './rank-table.js';
 
 const NO_MERGE = 0x7fffffff;
 const REPLACEMENT_CHARACTER = 0xfffd;
-/** ~0.5 MiB of heap at most */
-const MERGED_PIECES_REMEMBERED = 4096;
+/**
+ * What the counts of merged pieces may hold, in characters of the pieces plus ENTRY_COST for each: at most 4,096
+ * pieces and 64 Ki characters, ~0.4 MiB of heap.
+ */
+const REMEMBERED_COST = 65_536;
+const ENTRY_COST = 16;
 
 /**
  * A tiktoken-style byte-pair encoder: the split pattern cuts text into pieces, each piece's UTF-8 bytes are one
@@ -20,6 +24,7 @@ export class BytePairEncoder {
   private pieceLength = 0;
   /** token counts of recent pieces that took merges, the costly ones (a CJK run, a rare word) */
   private readonly mergedCounts = new Map<string, number>();
+  private mergedCountsCost = 0;
 
   constructor(
     private readonly table: RankTable,
@@ -69,28 +74,30 @@ export class BytePairEncoder {
     return this.splitPattern;
   }
 
-  /**
-   * The rank of `piece` when it is one token, else NOT_A_TOKEN with its UTF-8 bytes in `this.piece`. A piece with a
-   * lone surrogate (encoded as U+FFFD) is always merged, as gpt-tokenizer does: its whole-piece lookup is by string.
-   */
+  /** The rank of `piece` when it is one token, else NOT_A_TOKEN; either way its UTF-8 bytes in `this.piece`. */
   private wholeRank(piece: string): number {
-    const length = this.encodeUtf8(piece);
-    this.pieceLength = Math.abs(length);
-    return length > 0 ? rankOf(this.table, this.piece, 0, length) : NOT_A_TOKEN;
+    this.pieceLength = this.encodeUtf8(piece);
+    return rankOf(this.table, this.piece, 0, this.pieceLength);
   }
 
-  /** Forgets the oldest remembered piece when full: pieces that come back often stay. */
+  /** Forgets the oldest remembered pieces when full: pieces that come back often stay. */
   private rememberMerged(piece: string, tokens: number): void {
-    if (this.mergedCounts.size >= MERGED_PIECES_REMEMBERED) this.mergedCounts.delete(this.mergedCounts.keys().next().value!);
+    const cost = piece.length + ENTRY_COST;
+    if (cost > REMEMBERED_COST) return;
     this.mergedCounts.set(piece, tokens);
+    this.mergedCountsCost += cost;
+    while (this.mergedCountsCost > REMEMBERED_COST) {
+      const oldest = this.mergedCounts.keys().next().value!;
+      this.mergedCounts.delete(oldest);
+      this.mergedCountsCost -= oldest.length + ENTRY_COST;
+    }
   }
 
-  /** Writes `text` as UTF-8 into `this.piece`; the byte length, negated when a lone surrogate was replaced. */
+  /** Writes `text` as UTF-8 into `this.piece`, a lone surrogate as U+FFFD (as TextEncoder does); the byte length. */
   private encodeUtf8(text: string): number {
     if (this.piece.length < text.length * 3) this.grow(text.length * 3);
     const bytes = this.piece;
     let length = 0;
-    let replaced = false;
     for (let i = 0; i < text.length; i++) {
       let code = text.charCodeAt(i);
       if (code < 0x80) {
@@ -114,13 +121,12 @@ export class BytePairEncoder {
           continue;
         }
         code = REPLACEMENT_CHARACTER;
-        replaced = true;
       }
       bytes[length++] = 0xe0 | (code >> 12);
       bytes[length++] = 0x80 | ((code >> 6) & 0x3f);
       bytes[length++] = 0x80 | (code & 0x3f);
     }
-    return replaced ? -length : length;
+    return length;
   }
 
   private grow(bytes: number): void {
@@ -140,7 +146,6 @@ export class BytePairEncoder {
     const ranks = this.partRanks;
     for (let i = 0; i <= length; i++) starts[i] = i;
     for (let i = 0; i + 1 < length; i++) ranks[i] = this.pairRank(i, i + 2);
-    ranks[length - 1] = NO_MERGE;
     let boundaries = length + 1;
     for (;;) {
       let lowest = NO_MERGE;
