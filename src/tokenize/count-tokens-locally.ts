@@ -45,7 +45,7 @@ function countInSlices(text: string, countSlice: CountText): number {
 
 let loading: Promise<Tokenizer> | undefined;
 
-/** The o200k_base encoder and gpt-tokenizer's chat framing, loaded on first use (~40 ms). */
+/** The o200k_base encoder and gpt-tokenizer's chat framing, loaded on first use (~50-70 ms, in turns of a few ms). */
 function loadTokenizer(): Promise<Tokenizer> {
   loading ??= Promise.all([loadO200kEncoder(), import('gpt-tokenizer/functionCalling')]).then(
     ([encoder, functions]) => ({ count: (text: string) => countInSlices(text, (slice) => encoder.count(slice)), functions }),

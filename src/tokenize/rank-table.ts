@@ -1,3 +1,5 @@
+import { TurnBudget } from './turn-budget.js';
+
 /**
  * A byte-pair vocabulary held in typed arrays: every token's bytes end to end in one buffer, where each starts, and an
  * open-addressing hash table (linear probing) from a byte string to its rank. For o200k_base that is ~4 MiB, where a
@@ -11,8 +13,6 @@ export interface RankTable {
   /** a rank, or EMPTY_SLOT; the length is a power of two */
   readonly slots: Int32Array;
 }
-
-import { TurnBudget } from './turn-budget.js';
 
 export const NOT_A_TOKEN = -1;
 const EMPTY_SLOT = -1;
