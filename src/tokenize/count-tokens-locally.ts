@@ -3,6 +3,7 @@ import type { ChatCompletionFunctionDefinition, ChatMessage } from 'gpt-tokenize
 import type { ChatRequest, ToolChoice, ToolDefinition } from '../ir/chat-request.js';
 import type { ContentPart, ImagePart } from '../ir/message.js';
 import type { TokenCount } from '../ir/token-count.js';
+import { loadO200kEncoder } from './o200k-encoder.js';
 
 /** An image at low detail: OpenAI's fixed base cost. */
 export const LOW_DETAIL_IMAGE_TOKENS = 85;
@@ -25,26 +26,35 @@ interface Tokenizer {
   functions: typeof FunctionCalling;
 }
 
-/** The o200k_base encoder (the one of gpt-4o, gpt-4.1, gpt-5 and the o-series), loaded on first use (~150 ms). */
-async function loadTokenizer(): Promise<Tokenizer> {
-  const [encoding, functions] = await Promise.all([import('gpt-tokenizer/encoding/o200k_base'), import('gpt-tokenizer/functionCalling')]);
-  const countSlice = (slice: string): number => encoding.countTokens(slice);
-  const count = (text: string): number => {
-    if (text.length <= SLICE_CHARACTERS) return countSlice(text);
-    let tokens = 0;
-    let start = 0;
-    while (start < text.length) {
-      let end = Math.min(start + SLICE_CHARACTERS, text.length);
-      if (end < text.length) {
-        const space = text.lastIndexOf(' ', end);
-        if (space > start) end = space;
-      }
-      tokens += countSlice(text.slice(start, end));
-      start = end;
+/** Counts `text` in slices, each cut at the last space before the limit where there is one. */
+function countInSlices(text: string, countSlice: CountText): number {
+  if (text.length <= SLICE_CHARACTERS) return countSlice(text);
+  let tokens = 0;
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(start + SLICE_CHARACTERS, text.length);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > start) end = space;
     }
-    return tokens;
-  };
-  return { count, functions };
+    tokens += countSlice(text.slice(start, end));
+    start = end;
+  }
+  return tokens;
+}
+
+let loading: Promise<Tokenizer> | undefined;
+
+/** The o200k_base encoder and gpt-tokenizer's chat framing, loaded on first use (~50-70 ms, in turns of a few ms). */
+function loadTokenizer(): Promise<Tokenizer> {
+  loading ??= Promise.all([loadO200kEncoder(), import('gpt-tokenizer/functionCalling')]).then(
+    ([encoder, functions]) => ({ count: (text: string) => countInSlices(text, (slice) => encoder.count(slice)), functions }),
+    (error: unknown) => {
+      loading = undefined;
+      throw error;
+    },
+  );
+  return loading;
 }
 
 /** Tokens of plain text (an answer, reasoning, tool arguments) with the o200k_base encoder. */
