@@ -12,6 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { countInSlices } from '../src/tokenize/count-tokens-locally.js';
 import { loadO200kEncoder } from '../src/tokenize/o200k-encoder.js';
 
 type Implementation = 'gpt-tokenizer' | 'compact';
@@ -45,22 +46,7 @@ interface Measurement {
   shortTexts: Throughput;
 }
 
-const SLICE_CHARACTERS = 500;
 const REPEATED_PASSES = 3;
-
-function countInSlices(text: string, count: (slice: string) => number): number {
-  let tokens = 0;
-  for (let start = 0; start < text.length; ) {
-    let end = Math.min(start + SLICE_CHARACTERS, text.length);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start) end = space;
-    }
-    tokens += count(text.slice(start, end));
-    start = end;
-  }
-  return tokens;
-}
 
 /** A small deterministic generator (mulberry32), so both implementations count the same texts. */
 function randomSource(seed: number): (below: number) => number {

@@ -27,7 +27,7 @@ interface Tokenizer {
 }
 
 /** Counts `text` in slices, each cut at the last space before the limit where there is one. */
-function countInSlices(text: string, countSlice: CountText): number {
+export function countInSlices(text: string, countSlice: CountText): number {
   if (text.length <= SLICE_CHARACTERS) return countSlice(text);
   let tokens = 0;
   let start = 0;
