@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
@@ -9,25 +9,21 @@ import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, Mon
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import { kyselyMoneyWrites, postgresMoneyWrites } from './money-write-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
 const IN_LIST = rowsPerStatement(1);
-/** Three parameters per row: the IN list entry and the CASE branch pair. */
-const ROWS_PER_UPDATE = rowsPerStatement(3);
-/** Keys move two columns by the same amounts: two CASE expressions, five parameters per row. */
-const KEYS_PER_UPDATE = rowsPerStatement(5);
+/**
+ * PostgreSQL locks a money transaction's accounts up front, in byte order ("C" collation, which matches JavaScript's
+ * default sort of the ASCII ids), so concurrent batches of any instances take them in one order and cannot deadlock.
+ */
+const LOCK_ACCOUNTS_IN_ID_ORDER = 'select "id" from "accounts" where "id" = any($1::text[]) order by "id" collate "C" for no key update';
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
 function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
   if (amount === 0n) return;
   totals.set(id, (totals.get(id) ?? 0n) + amount);
-}
-
-/** `case <column> when $1 then $2 … end`: each row's own amount, so one UPDATE moves many rows by different amounts. */
-function amountBy(column: string, amounts: [string, bigint][]) {
-  const branches = amounts.map(([id, amount]) => sql`when ${id} then cast(${amount} as bigint)`);
-  return sql<bigint>`case ${sql.ref(column)} ${sql.join(branches, sql` `)} end`;
 }
 
 function byId([left]: [string, bigint], [right]: [string, bigint]): number {
@@ -67,6 +63,7 @@ const needsLedgerEntry = (usage: SettledUsage): boolean => usage.walletNano > 0n
 const needsSubscriptionRow = (usage: SettledUsage): boolean => usage.subscriptionId !== null && (usage.subscriptionNano > 0n || usage.overageNano > 0n);
 
 function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTransaction {
+  const statements = dialect === 'postgres' ? postgresMoneyWrites(trx) : kyselyMoneyWrites(trx);
   return {
     async read(request) {
       const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
@@ -142,15 +139,9 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTra
       // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
       const fresh = new Set<string>();
       const withEntry = writes.usages.filter(needsLedgerEntry);
-      for (const part of chunk(withEntry.map(ledgerRow), rowsPerStatement(9))) {
-        const inserted = await trx.insertInto('ledger_entries').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of inserted) fresh.add(row.id);
-      }
+      for (const id of await statements.insertLedgerEntries(withEntry.map(ledgerRow))) fresh.add(id);
       const withSubscription = writes.usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
-      for (const part of chunk(withSubscription.map(subscriptionUsageRow), rowsPerStatement(9))) {
-        const inserted = await trx.insertInto('subscription_usage').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of inserted) fresh.add(row.id);
-      }
+      for (const id of await statements.insertSubscriptionUsage(withSubscription.map(subscriptionUsageRow))) fresh.add(id);
 
       const debitByAccount = new Map<string, bigint>();
       const spendByKey = new Map<string, bigint>();
@@ -165,50 +156,17 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTra
           addTo(overageBySubscription, usage.subscriptionId, usage.overageNano);
         }
       }
-      for (const part of chunk([...debitByAccount].sort(byId), ROWS_PER_UPDATE)) {
-        await trx.updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountBy('id', part)}` })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
-      }
-      for (const part of chunk([...spendByKey].sort(byId), KEYS_PER_UPDATE)) {
-        await trx.updateTable('api_keys')
-          .set({
-            spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}`,
-            budget_spent_nano: sql<bigint>`${sql.ref('budget_spent_nano')} + ${amountBy('id', part)}`,
-          })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
-      }
-      for (const id of new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])) {
-        await trx.updateTable('subscriptions')
-          .set({
-            used_nano: sql<bigint>`${sql.ref('used_nano')} + cast(${usedBySubscription.get(id) ?? 0n} as bigint)`,
-            overage_used_nano: sql<bigint>`${sql.ref('overage_used_nano')} + cast(${overageBySubscription.get(id) ?? 0n} as bigint)`,
-          })
-          .where('id', '=', id)
-          .execute();
-      }
+      await statements.debitAccounts([...debitByAccount].sort(byId));
+      await statements.addKeySpend([...spendByKey].sort(byId));
+      const subscriptionIds = new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()]);
+      await statements.addSubscriptionUse([...subscriptionIds].map((id) => ({ id, usedNano: usedBySubscription.get(id) ?? 0n, overageNano: overageBySubscription.get(id) ?? 0n })));
 
-      for (const part of chunk(writes.checkpointsDone ?? [], IN_LIST)) {
-        await trx.deleteFrom('stream_checkpoints').where('request_id', 'in', part).execute();
-      }
+      await statements.deleteCheckpoints(writes.checkpointsDone ?? []);
 
       const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
       const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
-      for (const part of chunk(dropped, IN_LIST)) {
-        await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).where('pool', 'in', part).execute();
-      }
-      for (const part of chunk(kept, rowsPerStatement(5))) {
-        await trx
-          .insertInto('money_holds')
-          .values(part.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })))
-          .onConflict((conflict) => conflict.columns(['instance_id', 'pool']).doUpdateSet({
-            held_nano: (expression) => expression.ref('excluded.held_nano'),
-            updated_at: (expression) => expression.ref('excluded.updated_at'),
-          }))
-          .execute();
-      }
+      await statements.dropHolds(instanceId, dropped);
+      await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
       return fresh;
     },
 
@@ -249,10 +207,8 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTra
       await trx.deleteFrom('gateway_instances').where('instance_id', '=', instanceId).execute();
     },
 
-    async insertUsageRows(rows) {
-      for (const part of chunk(rows.map(toUsageRow), rowsPerStatement(21))) {
-        await trx.insertInto('usage_logs').values(part).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
-      }
+    insertUsageRows(rows) {
+      return statements.insertUsageRows(rows.map(toUsageRow));
     },
   };
 }
@@ -279,13 +235,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, ob
         },
       });
       const result = await db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres') {
-          // Byte order ("C" collation) matches JavaScript's default sort of the ASCII ids, so every batch locks in one order.
-          const byteOrder = sql`${sql.ref('id')} collate "C"`;
-          for (const part of chunk([...new Set(accountIds)].sort(), IN_LIST)) {
-            await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
-          }
-        }
+        if (dialect === 'postgres' && accountIds.length > 0) await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [[...new Set(accountIds)].sort()]));
         return work(counted(transactionView(trx, dialect)));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);
