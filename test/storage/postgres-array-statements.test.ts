@@ -150,6 +150,15 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
       const shortfall = usages.find((item) => item.shortfallNano > 0n)!;
       expect((await storage.ledger.listByAccount(shortfall.accountId, { limit: 100 })).data.find((entry) => entry.id === shortfall.entryId)).toMatchObject({ shortfallNano: 3n });
 
+      const snapshot = await storage.money.transact(accountIds, (transaction) => transaction.read({
+        accountIds: [...accountIds, 'acct_missing'], keyIds: keys.map((key) => key.id), subscriptionIds: subscriptions.map((item) => item.id), pools: [...pools, 'wallet:none'],
+      }));
+      expect(snapshot.accounts.size).toBe(accounts.length);
+      expect(snapshot.keys.get(keys[0]!.id)).toEqual({ accountId: accounts[0]!.id, quotaNano: null, spentNano: (await storage.keys.getById(keys[0]!.id))?.spentNano, budget: null });
+      expect(snapshot.subscriptions.get(subscriptions[3]!.id)?.plan.quotaNano).toBe(HUGE_NANO);
+      expect(snapshot.subscriptions.get(subscriptions[3]!.id)?.subscription).toEqual(await storage.subscriptions.getById(subscriptions[3]!.id));
+      expect([...snapshot.heldByPool].sort()).toEqual(pools.flatMap((pool, index) => (index % 2 === 0 ? [] : [[pool, 5n]])).sort());
+
       const holds = await storage.money.listHolds();
       expect(holds.filter((hold) => hold.instanceId === instance).map((hold) => [hold.pool, hold.heldNano]).sort())
         .toEqual(pools.flatMap((pool, index) => (index % 2 === 0 ? [] : [[pool, 5n]])).sort());

@@ -9,7 +9,7 @@ import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, Mon
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
-import { kyselyMoneyWrites, postgresMoneyWrites } from './money-write-statements.js';
+import { kyselyMoneyStatements, postgresMoneyStatements } from './money-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -63,53 +63,34 @@ const needsLedgerEntry = (usage: SettledUsage): boolean => usage.walletNano > 0n
 const needsSubscriptionRow = (usage: SettledUsage): boolean => usage.subscriptionId !== null && (usage.subscriptionNano > 0n || usage.overageNano > 0n);
 
 function transactionView(trx: Transaction<Database>, dialect: Dialect): MoneyTransaction {
-  const statements = dialect === 'postgres' ? postgresMoneyWrites(trx) : kyselyMoneyWrites(trx);
+  const statements = dialect === 'postgres' ? postgresMoneyStatements(trx) : kyselyMoneyStatements(trx);
   return {
     async read(request) {
       const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
-      for (const part of chunk([...new Set(request.accountIds)], IN_LIST)) {
-        const rows = await trx.selectFrom('accounts').select(['id', 'balance_nano', 'credit_line_nano']).where('id', 'in', part).execute();
-        for (const row of rows) snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
+      for (const row of await statements.selectAccounts([...new Set(request.accountIds)])) {
+        snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
       }
-      for (const part of chunk([...new Set(request.keyIds)], IN_LIST)) {
-        const rows = await trx
-          .selectFrom('api_keys')
-          .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
-          .where('id', 'in', part)
-          .execute();
-        for (const row of rows) {
-          snapshot.keys.set(row.id, {
-            accountId: row.account_id,
-            quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
-            spentNano: toBigInt(row.spent_nano),
-            budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
-              period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
-              limitNano: toBigInt(row.budget_limit_nano),
-              spentNano: toBigInt(row.budget_spent_nano),
-              periodStart: toNumber(row.budget_period_start),
-            },
-          });
-        }
+      for (const row of await statements.selectKeys([...new Set(request.keyIds)])) {
+        snapshot.keys.set(row.id, {
+          accountId: row.account_id,
+          quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
+          spentNano: toBigInt(row.spent_nano),
+          budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
+            period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
+            limitNano: toBigInt(row.budget_limit_nano),
+            spentNano: toBigInt(row.budget_spent_nano),
+            periodStart: toNumber(row.budget_period_start),
+          },
+        });
       }
-      for (const part of chunk([...new Set(request.subscriptionIds)], IN_LIST)) {
-        const subscriptions = await trx.selectFrom('subscriptions').selectAll().where('id', 'in', part).execute();
-        const planIds = [...new Set(subscriptions.map((row) => row.plan_id))];
-        const plans = planIds.length === 0 ? [] : await trx.selectFrom('plans').selectAll().where('id', 'in', planIds).execute();
-        const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
-        for (const row of subscriptions) {
-          const plan = planById.get(row.plan_id);
-          if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
-        }
+      const subscriptions = await statements.selectSubscriptions([...new Set(request.subscriptionIds)]);
+      const plans = await statements.selectPlans([...new Set(subscriptions.map((row) => row.plan_id))]);
+      const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
+      for (const row of subscriptions) {
+        const plan = planById.get(row.plan_id);
+        if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
       }
-      for (const part of chunk([...new Set(request.pools)], IN_LIST)) {
-        const rows = await trx
-          .selectFrom('money_holds')
-          .select(['pool', sql<bigint | string>`sum(${sql.ref('held_nano')})`.as('held')])
-          .where('pool', 'in', part)
-          .groupBy('pool')
-          .execute();
-        for (const row of rows) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
-      }
+      for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
       return snapshot;
     },
 

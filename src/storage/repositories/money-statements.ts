@@ -1,6 +1,8 @@
 import { CompiledQuery, sql } from 'kysely';
-import type { Insertable, Transaction } from 'kysely';
-import type { Database, LedgerEntriesTable, MoneyHoldsTable, SubscriptionUsageTable, UsageLogsTable } from '../database-schema.js';
+import type { Insertable, Selectable, Transaction } from 'kysely';
+import type {
+  AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
+} from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import { unnestInsert } from '../postgres-arrays.js';
 import { insertUsageLogs } from './usage-log-repository.js';
@@ -15,8 +17,26 @@ export interface SubscriptionUse {
   overageNano: bigint;
 }
 
-/** The statements one money batch writes with, each answering what it inserted where the batch needs to know. */
-export interface MoneyWriteStatements {
+export type AccountFundsRow = Pick<Selectable<AccountsTable>, 'id' | 'balance_nano' | 'credit_line_nano'>;
+export type KeyFundsRow = Pick<Selectable<ApiKeysTable>,
+  'id' | 'account_id' | 'quota_nano' | 'spent_nano' | 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'>;
+/** PostgreSQL sums bigint to numeric (a decimal string); SQLite to an integer. */
+export interface PoolHeldRow {
+  pool: string;
+  held: bigint | string;
+}
+
+/**
+ * The statements of one money transaction: its reads (rows of the ids given, in no particular order), and its writes,
+ * which answer what they inserted where the batch needs to know.
+ */
+export interface MoneyStatements {
+  selectAccounts(ids: string[]): Promise<AccountFundsRow[]>;
+  selectKeys(ids: string[]): Promise<KeyFundsRow[]>;
+  selectSubscriptions(ids: string[]): Promise<Selectable<SubscriptionsTable>[]>;
+  selectPlans(ids: string[]): Promise<Selectable<PlansTable>[]>;
+  /** What all instances hold from each pool that has holds. */
+  heldByPool(pools: string[]): Promise<PoolHeldRow[]>;
   /** The ids actually inserted (an id already stored is skipped). */
   insertLedgerEntries(rows: Insertable<LedgerEntriesTable>[]): Promise<string[]>;
   insertSubscriptionUsage(rows: Insertable<SubscriptionUsageTable>[]): Promise<string[]>;
@@ -43,8 +63,28 @@ function amountBy(column: string, amounts: AmountsById) {
 }
 
 /** Kysely queries with bound parameters per row, in chunks under the parameter limit (SQLite). */
-export function kyselyMoneyWrites(trx: Transaction<Database>): MoneyWriteStatements {
+export function kyselyMoneyStatements(trx: Transaction<Database>): MoneyStatements {
+  const inChunks = async <Row>(ids: string[], select: (part: string[]) => Promise<Row[]>): Promise<Row[]> => {
+    const rows: Row[] = [];
+    for (const part of chunk(ids, IN_LIST)) rows.push(...await select(part));
+    return rows;
+  };
   return {
+    selectAccounts: (ids) => inChunks(ids, (part) => trx.selectFrom('accounts').select(['id', 'balance_nano', 'credit_line_nano']).where('id', 'in', part).execute()),
+    selectKeys: (ids) => inChunks(ids, (part) => trx
+      .selectFrom('api_keys')
+      .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
+      .where('id', 'in', part)
+      .execute()),
+    selectSubscriptions: (ids) => inChunks(ids, (part) => trx.selectFrom('subscriptions').selectAll().where('id', 'in', part).execute()),
+    selectPlans: (ids) => inChunks(ids, (part) => trx.selectFrom('plans').selectAll().where('id', 'in', part).execute()),
+    heldByPool: (pools) => inChunks(pools, (part) => trx
+      .selectFrom('money_holds')
+      .select(['pool', sql<bigint | string>`sum(${sql.ref('held_nano')})`.as('held')])
+      .where('pool', 'in', part)
+      .groupBy('pool')
+      .execute()),
+
     async insertLedgerEntries(rows) {
       const ids: string[] = [];
       for (const part of chunk(rows, rowsPerStatement(9))) {
@@ -161,6 +201,12 @@ const upsertHolds = unnestInsert<Insertable<MoneyHoldsTable>>('money_holds', {
   updated_at: 'int8',
 }, 'on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at"');
 
+const SELECT_ACCOUNTS = 'select "id", "balance_nano", "credit_line_nano" from "accounts" where "id" = any($1::text[])';
+const SELECT_KEYS = 'select "id", "account_id", "quota_nano", "spent_nano", "budget_period", "budget_limit_nano", "budget_spent_nano", "budget_period_start" '
+  + 'from "api_keys" where "id" = any($1::text[])';
+const SELECT_SUBSCRIPTIONS = 'select * from "subscriptions" where "id" = any($1::text[])';
+const SELECT_PLANS = 'select * from "plans" where "id" = any($1::text[])';
+const HELD_BY_POOL = 'select "pool", sum("held_nano") as "held" from "money_holds" where "pool" = any($1::text[]) group by "pool"';
 const DEBIT_ACCOUNTS = 'update "accounts" set "balance_nano" = "accounts"."balance_nano" - "v"."amount" '
   + 'from unnest($1::text[], $2::int8[]) as "v"("id", "amount") where "accounts"."id" = "v"."id"';
 const ADD_KEY_SPEND = 'update "api_keys" set "spent_nano" = "api_keys"."spent_nano" + "v"."amount", '
@@ -173,14 +219,20 @@ const DELETE_CHECKPOINTS = 'delete from "stream_checkpoints" where "request_id" 
 const DROP_HOLDS = 'delete from "money_holds" where "instance_id" = $1 and "pool" = any($2::text[])';
 
 /**
- * One statement per kind of write, whatever the batch size: its text never changes, and each column's values travel
- * as one array parameter (PostgreSQL). The ids of each update are unique and in id order, as the caller gives them.
+ * One statement per kind of read or write, whatever the batch size: its text never changes, and each column's values
+ * travel as one array parameter (PostgreSQL). The ids of each update are unique and in id order, as the caller gives them.
  */
-export function postgresMoneyWrites(trx: Transaction<Database>): MoneyWriteStatements {
+export function postgresMoneyStatements(trx: Transaction<Database>): MoneyStatements {
   const run = (query: CompiledQuery) => trx.executeQuery(query);
   const insertedIds = async (query: CompiledQuery) => (await trx.executeQuery<{ id: string }>(query)).rows.map((row) => row.id);
   const idsAndAmounts = (amounts: AmountsById) => [amounts.map(([id]) => id), amounts.map(([, amount]) => amount)];
+  const rowsOf = async <Row>(text: string, ids: string[]): Promise<Row[]> => (ids.length === 0 ? [] : (await trx.executeQuery<Row>(CompiledQuery.raw(text, [ids]))).rows);
   return {
+    selectAccounts: (ids) => rowsOf(SELECT_ACCOUNTS, ids),
+    selectKeys: (ids) => rowsOf(SELECT_KEYS, ids),
+    selectSubscriptions: (ids) => rowsOf(SELECT_SUBSCRIPTIONS, ids),
+    selectPlans: (ids) => rowsOf(SELECT_PLANS, ids),
+    heldByPool: (pools) => rowsOf(HELD_BY_POOL, pools),
     insertLedgerEntries: async (rows) => (rows.length === 0 ? [] : insertedIds(insertLedgerEntries(rows))),
     insertSubscriptionUsage: async (rows) => (rows.length === 0 ? [] : insertedIds(insertSubscriptionUsage(rows))),
     async debitAccounts(amounts) {
