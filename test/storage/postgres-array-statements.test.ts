@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import { unnestInsert } from '../../src/storage/postgres-arrays.js';
+import { integerArray, textArray, unnestInsert } from '../../src/storage/postgres-arrays.js';
 import type { SettledUsage, Storage } from '../../src/storage/storage.js';
 import type { UsageLogRow } from '../../src/domain/records.js';
 import { createThrowawayPostgresDatabase, isPostgresUrl, type ThrowawayPostgresDatabase } from '../support/postgres-test-database.js';
@@ -27,9 +27,22 @@ describe('unnestInsert', () => {
     const many = insert(Array.from({ length: 500 }, (_, index) => ({ id: `r${index}`, amount: BigInt(index), note: 'x' })));
     expect(one.sql).toBe('insert into "t" ("id", "amount", "note") select * from unnest($1::text[], $2::int8[], $3::text[]) on conflict ("id") do nothing');
     expect(many.sql).toBe(one.sql);
-    expect(one.parameters).toEqual([['a'], [1n], [null]]);
+    expect(one.parameters).toEqual(['{"a"}', '{1}', '{NULL}']);
     expect(many.parameters).toHaveLength(3);
-    expect((many.parameters[0] as string[])[499]).toBe('r499');
+    expect(many.parameters[0]).toMatch(/,"r499"}$/);
+  });
+});
+
+describe('array literals', () => {
+  it('writes integers with all their digits and NULLs, and refuses anything that is not an integer', () => {
+    expect(integerArray([HUGE_NANO, -HUGE_NANO, 0, null, undefined, 2_147_483_647])).toBe(`{${HUGE_NANO},-${HUGE_NANO},0,NULL,NULL,2147483647}`);
+    expect(integerArray([])).toBe('{}');
+    for (const bad of ['1,2', 1.5, Number.NaN, 2 ** 53, true]) expect(() => integerArray([bad])).toThrow(TypeError);
+  });
+
+  it('quotes every text, escapes quotes and backslashes, and refuses anything that is not text', () => {
+    expect(textArray(['NULL', null, 'a,b', '{x}', 'say "hi"', 'back\\slash', ''])).toBe('{"NULL",NULL,"a,b","{x}","say \\"hi\\"","back\\\\slash",""}');
+    for (const bad of [1, 1n, {}]) expect(() => textArray([bad])).toThrow(TypeError);
   });
 });
 

@@ -4,6 +4,7 @@ import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
 import type { SqliteWriteObserver } from '../dialects.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
+import { textArray } from '../postgres-arrays.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
 import { toRow as toUsageRow } from './usage-log-repository.js';
@@ -216,7 +217,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, ob
         },
       });
       const result = await db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres' && accountIds.length > 0) await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [[...new Set(accountIds)].sort()]));
+        if (dialect === 'postgres' && accountIds.length > 0) await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [textArray([...new Set(accountIds)].sort())]));
         return work(counted(transactionView(trx, dialect)));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);

@@ -4,7 +4,7 @@ import type {
   AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
 } from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
-import { unnestInsert } from '../postgres-arrays.js';
+import { integerArray, textArray, unnestInsert } from '../postgres-arrays.js';
 import { insertUsageLogs } from './usage-log-repository.js';
 
 /** An amount per row id, in id order. */
@@ -225,8 +225,8 @@ const DROP_HOLDS = 'delete from "money_holds" where "instance_id" = $1 and "pool
 export function postgresMoneyStatements(trx: Transaction<Database>): MoneyStatements {
   const run = (query: CompiledQuery) => trx.executeQuery(query);
   const insertedIds = async (query: CompiledQuery) => (await trx.executeQuery<{ id: string }>(query)).rows.map((row) => row.id);
-  const idsAndAmounts = (amounts: AmountsById) => [amounts.map(([id]) => id), amounts.map(([, amount]) => amount)];
-  const rowsOf = async <Row>(text: string, ids: string[]): Promise<Row[]> => (ids.length === 0 ? [] : (await trx.executeQuery<Row>(CompiledQuery.raw(text, [ids]))).rows);
+  const idsAndAmounts = (amounts: AmountsById) => [textArray(amounts.map(([id]) => id)), integerArray(amounts.map(([, amount]) => amount))];
+  const rowsOf = async <Row>(text: string, ids: string[]): Promise<Row[]> => (ids.length === 0 ? [] : (await trx.executeQuery<Row>(CompiledQuery.raw(text, [textArray(ids)]))).rows);
   return {
     selectAccounts: (ids) => rowsOf(SELECT_ACCOUNTS, ids),
     selectKeys: (ids) => rowsOf(SELECT_KEYS, ids),
@@ -243,13 +243,13 @@ export function postgresMoneyStatements(trx: Transaction<Database>): MoneyStatem
     },
     async addSubscriptionUse(uses) {
       if (uses.length === 0) return;
-      await run(CompiledQuery.raw(ADD_SUBSCRIPTION_USE, [uses.map((use) => use.id), uses.map((use) => use.usedNano), uses.map((use) => use.overageNano)]));
+      await run(CompiledQuery.raw(ADD_SUBSCRIPTION_USE, [textArray(uses.map((use) => use.id)), integerArray(uses.map((use) => use.usedNano)), integerArray(uses.map((use) => use.overageNano))]));
     },
     async deleteCheckpoints(requestIds) {
-      if (requestIds.length > 0) await run(CompiledQuery.raw(DELETE_CHECKPOINTS, [requestIds]));
+      if (requestIds.length > 0) await run(CompiledQuery.raw(DELETE_CHECKPOINTS, [textArray(requestIds)]));
     },
     async dropHolds(instanceId, pools) {
-      if (pools.length > 0) await run(CompiledQuery.raw(DROP_HOLDS, [instanceId, pools]));
+      if (pools.length > 0) await run(CompiledQuery.raw(DROP_HOLDS, [instanceId, textArray(pools)]));
     },
     async upsertHolds(rows) {
       if (rows.length > 0) await run(upsertHolds(rows));
