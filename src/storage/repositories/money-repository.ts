@@ -1,19 +1,25 @@
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Insertable, Kysely, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
+import { textArray } from '../postgres-arrays.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
-import { kyselyMoneyStatements, sqliteMoneyStatements, type MoneyStatements } from './money-statements.js';
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import { postgresMoneyStatements, sqliteMoneyStatements, type MoneyStatements } from './money-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
 const IN_LIST = rowsPerStatement(1);
+/**
+ * PostgreSQL locks a money transaction's accounts up front, in byte order ("C" collation, which matches JavaScript's
+ * default sort of the ASCII ids), so concurrent batches of any instances take them in one order and cannot deadlock.
+ */
+const LOCK_ACCOUNTS_IN_ID_ORDER = 'select "id" from "accounts" where "id" = any($1::text[]) order by "id" collate "C" for no key update';
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
 function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
@@ -61,10 +67,10 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
   return {
     async read(request) {
       const snapshot: MoneySnapshot = { accounts: new Map(), keys: new Map(), subscriptions: new Map(), heldByPool: new Map() };
-      for (const row of await statements.accounts([...new Set(request.accountIds)])) {
+      for (const row of await statements.selectAccounts([...new Set(request.accountIds)])) {
         snapshot.accounts.set(row.id, { balanceNano: toBigInt(row.balance_nano), creditLineNano: toBigInt(row.credit_line_nano) });
       }
-      for (const row of await statements.keys([...new Set(request.keyIds)])) {
+      for (const row of await statements.selectKeys([...new Set(request.keyIds)])) {
         snapshot.keys.set(row.id, {
           accountId: row.account_id,
           quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano),
@@ -77,14 +83,12 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
           },
         });
       }
-      const subscriptions = await statements.subscriptions([...new Set(request.subscriptionIds)]);
-      if (subscriptions.length > 0) {
-        const plans = await statements.plans([...new Set(subscriptions.map((row) => row.plan_id))]);
-        const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
-        for (const row of subscriptions) {
-          const plan = planById.get(row.plan_id);
-          if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
-        }
+      const subscriptions = await statements.selectSubscriptions([...new Set(request.subscriptionIds)]);
+      const plans = await statements.selectPlans([...new Set(subscriptions.map((row) => row.plan_id))]);
+      const planById = new Map(plans.map((row) => [row.id, toPlanRecord(row)]));
+      for (const row of subscriptions) {
+        const plan = planById.get(row.plan_id);
+        if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
       }
       for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
       return snapshot;
@@ -114,7 +118,9 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
       }
 
       // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
-      const fresh = new Set<string>(await statements.insertLedgerEntries(writes.usages.filter(needsLedgerEntry).map(ledgerRow)));
+      const fresh = new Set<string>();
+      const withEntry = writes.usages.filter(needsLedgerEntry);
+      for (const id of await statements.insertLedgerEntries(withEntry.map(ledgerRow))) fresh.add(id);
       const withSubscription = writes.usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
       for (const id of await statements.insertSubscriptionUsage(withSubscription.map(subscriptionUsageRow))) fresh.add(id);
 
@@ -133,14 +139,15 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
       }
       await statements.debitAccounts([...debitByAccount].sort(byId));
       await statements.addKeySpend([...spendByKey].sort(byId));
-      for (const id of [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort()) {
-        await statements.addSubscriptionUse(id, usedBySubscription.get(id) ?? 0n, overageBySubscription.get(id) ?? 0n);
-      }
+      const subscriptionIds = [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort();
+      await statements.addSubscriptionUse(subscriptionIds.map((id) => ({ id, usedNano: usedBySubscription.get(id) ?? 0n, overageNano: overageBySubscription.get(id) ?? 0n })));
+
       await statements.deleteCheckpoints(writes.checkpointsDone ?? []);
-      await statements.deleteHolds(instanceId, writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool));
-      await statements.upsertHolds(writes.holds
-        .filter((hold) => hold.heldNano > 0n)
-        .map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
+
+      const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
+      const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
+      await statements.dropHolds(instanceId, dropped);
+      await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
       return fresh;
     },
 
@@ -181,10 +188,8 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
       await trx.deleteFrom('gateway_instances').where('instance_id', '=', instanceId).execute();
     },
 
-    async insertUsageRows(rows) {
-      for (const part of chunk(rows.map(toUsageRow), rowsPerStatement(21))) {
-        await trx.insertInto('usage_logs').values(part).onConflict((conflict) => conflict.column('request_id').doNothing()).execute();
-      }
+    insertUsageRows(rows) {
+      return statements.insertUsageRows(rows.map(toUsageRow));
     },
   };
 }
@@ -214,14 +219,8 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, sq
         },
       });
       const result = await db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres') {
-          // Byte order ("C" collation) matches JavaScript's default sort of the ASCII ids, so every batch locks in one order.
-          const byteOrder = sql`${sql.ref('id')} collate "C"`;
-          for (const part of chunk([...new Set(accountIds)].sort(), IN_LIST)) {
-            await trx.selectFrom('accounts').select('id').where('id', 'in', part).orderBy(byteOrder).forNoKeyUpdate().execute();
-          }
-        }
-        return work(counted(transactionView(trx, dialect, sqliteStatements ?? kyselyMoneyStatements(trx))));
+        if (dialect === 'postgres' && accountIds.length > 0) await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [textArray([...new Set(accountIds)].sort())]));
+        return work(counted(transactionView(trx, dialect, sqliteStatements ?? postgresMoneyStatements(trx))));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);
       return result;

@@ -1,144 +1,53 @@
-import { sql } from 'kysely';
-import type { Insertable, Selectable, Transaction } from 'kysely';
+import { CompiledQuery } from 'kysely';
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Insertable, Selectable, Transaction } from 'kysely';
 import type {
-  AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionUsageTable, SubscriptionsTable,
+  AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
 } from '../database-schema.js';
-import { chunk, rowsPerStatement } from '../pagination.js';
+import { integerArray, textArray, unnestInsert } from '../postgres-arrays.js';
+import { insertUsageLogs, SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES } from './usage-log-repository.js';
+
+/** An amount per row id, in id order. */
+export type AmountsById = [string, bigint][];
+
+/** A subscription's period use and overage to add. */
+export interface SubscriptionUse {
+  id: string;
+  usedNano: bigint;
+  overageNano: bigint;
+}
 
 export type AccountFundsRow = Pick<Selectable<AccountsTable>, 'id' | 'balance_nano' | 'credit_line_nano'>;
-export type KeyFundsRow = Pick<
-  Selectable<ApiKeysTable>,
-  'id' | 'account_id' | 'quota_nano' | 'spent_nano' | 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'
->;
+export type KeyFundsRow = Pick<Selectable<ApiKeysTable>,
+  'id' | 'account_id' | 'quota_nano' | 'spent_nano' | 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'>;
+/** PostgreSQL sums bigint to numeric (a decimal string); SQLite to an integer. */
 export interface PoolHeldRow {
   pool: string;
   held: bigint | string;
 }
 
 /**
- * The reads and writes one money transaction is made of, run inside that transaction. Amounts moved per row come
- * sorted by id, so every transaction takes its row locks in one order. Inserts skip ids already stored and return
- * the ids they did insert: only those move money, so a replayed batch is harmless.
+ * The statements of one money transaction: its reads (rows of the ids given, in no particular order), and its writes,
+ * which answer what they inserted where the batch needs to know.
  */
 export interface MoneyStatements {
-  accounts(ids: readonly string[]): Promise<AccountFundsRow[]>;
-  keys(ids: readonly string[]): Promise<KeyFundsRow[]>;
-  subscriptions(ids: readonly string[]): Promise<Selectable<SubscriptionsTable>[]>;
-  plans(ids: readonly string[]): Promise<Selectable<PlansTable>[]>;
-  /** Sum over every instance of the holds on each pool; pools without holds are left out. */
-  heldByPool(pools: readonly string[]): Promise<PoolHeldRow[]>;
-  insertLedgerEntries(rows: readonly Insertable<LedgerEntriesTable>[]): Promise<string[]>;
-  insertSubscriptionUsage(rows: readonly Insertable<SubscriptionUsageTable>[]): Promise<string[]>;
-  debitAccounts(amounts: readonly (readonly [string, bigint])[]): Promise<void>;
-  /** Adds each amount to the key's spend and to its budget's spend. */
-  addKeySpend(amounts: readonly (readonly [string, bigint])[]): Promise<void>;
-  addSubscriptionUse(id: string, usedNano: bigint, overageNano: bigint): Promise<void>;
-  deleteCheckpoints(requestIds: readonly string[]): Promise<void>;
-  deleteHolds(instanceId: string, pools: readonly string[]): Promise<void>;
-  /** Sets each hold's amount, adding the rows that are missing. */
-  upsertHolds(rows: readonly Insertable<MoneyHoldsTable>[]): Promise<void>;
-}
-
-const IN_LIST = rowsPerStatement(1);
-/** Three parameters per row: the IN list entry and the CASE branch pair. */
-const ROWS_PER_UPDATE = rowsPerStatement(3);
-/** Keys move two columns by the same amounts: two CASE expressions, five parameters per row. */
-const KEYS_PER_UPDATE = rowsPerStatement(5);
-
-/** `case <column> when $1 then $2 … end`: each row's own amount, so one UPDATE moves many rows by different amounts. */
-function amountBy(column: string, amounts: readonly (readonly [string, bigint])[]) {
-  const branches = amounts.map(([id, amount]) => sql`when ${id} then cast(${amount} as bigint)`);
-  return sql<bigint>`case ${sql.ref(column)} ${sql.join(branches, sql` `)} end`;
-}
-
-async function inParts<T>(ids: readonly string[], query: (part: string[]) => Promise<T[]>): Promise<T[]> {
-  const rows: T[] = [];
-  for (const part of chunk(ids, IN_LIST)) rows.push(...(await query(part)));
-  return rows;
-}
-
-/** Multi-row statements built by Kysely: one round trip per few hundred rows, what a networked database needs. */
-export function kyselyMoneyStatements(trx: Transaction<Database>): MoneyStatements {
-  return {
-    accounts: (ids) => inParts(ids, (part) => trx.selectFrom('accounts').select(['id', 'balance_nano', 'credit_line_nano']).where('id', 'in', part).execute()),
-    keys: (ids) => inParts(ids, (part) => trx
-      .selectFrom('api_keys')
-      .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
-      .where('id', 'in', part)
-      .execute()),
-    subscriptions: (ids) => inParts(ids, (part) => trx.selectFrom('subscriptions').selectAll().where('id', 'in', part).execute()),
-    plans: (ids) => inParts(ids, (part) => trx.selectFrom('plans').selectAll().where('id', 'in', part).execute()),
-    heldByPool: (pools) => inParts(pools, (part) => trx
-      .selectFrom('money_holds')
-      .select(['pool', sql<bigint | string>`sum(${sql.ref('held_nano')})`.as('held')])
-      .where('pool', 'in', part)
-      .groupBy('pool')
-      .execute()),
-
-    async insertLedgerEntries(rows) {
-      const inserted: string[] = [];
-      for (const part of chunk(rows, rowsPerStatement(9))) {
-        const ids = await trx.insertInto('ledger_entries').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of ids) inserted.push(row.id);
-      }
-      return inserted;
-    },
-    async insertSubscriptionUsage(rows) {
-      const inserted: string[] = [];
-      for (const part of chunk(rows, rowsPerStatement(9))) {
-        const ids = await trx.insertInto('subscription_usage').values(part).onConflict((conflict) => conflict.column('id').doNothing()).returning('id').execute();
-        for (const row of ids) inserted.push(row.id);
-      }
-      return inserted;
-    },
-    async debitAccounts(amounts) {
-      for (const part of chunk(amounts, ROWS_PER_UPDATE)) {
-        await trx.updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountBy('id', part)}` })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
-      }
-    },
-    async addKeySpend(amounts) {
-      for (const part of chunk(amounts, KEYS_PER_UPDATE)) {
-        await trx.updateTable('api_keys')
-          .set({
-            spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountBy('id', part)}`,
-            budget_spent_nano: sql<bigint>`${sql.ref('budget_spent_nano')} + ${amountBy('id', part)}`,
-          })
-          .where('id', 'in', part.map(([id]) => id))
-          .execute();
-      }
-    },
-    async addSubscriptionUse(id, usedNano, overageNano) {
-      await trx.updateTable('subscriptions')
-        .set({
-          used_nano: sql<bigint>`${sql.ref('used_nano')} + cast(${usedNano} as bigint)`,
-          overage_used_nano: sql<bigint>`${sql.ref('overage_used_nano')} + cast(${overageNano} as bigint)`,
-        })
-        .where('id', '=', id)
-        .execute();
-    },
-    async deleteCheckpoints(requestIds) {
-      for (const part of chunk(requestIds, IN_LIST)) await trx.deleteFrom('stream_checkpoints').where('request_id', 'in', part).execute();
-    },
-    async deleteHolds(instanceId, pools) {
-      for (const part of chunk(pools, IN_LIST)) await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).where('pool', 'in', part).execute();
-    },
-    async upsertHolds(rows) {
-      for (const part of chunk(rows, rowsPerStatement(5))) {
-        await trx
-          .insertInto('money_holds')
-          .values(part)
-          .onConflict((conflict) => conflict.columns(['instance_id', 'pool']).doUpdateSet({
-            held_nano: (expression) => expression.ref('excluded.held_nano'),
-            updated_at: (expression) => expression.ref('excluded.updated_at'),
-          }))
-          .execute();
-      }
-    },
-  };
+  selectAccounts(ids: string[]): Promise<AccountFundsRow[]>;
+  selectKeys(ids: string[]): Promise<KeyFundsRow[]>;
+  selectSubscriptions(ids: string[]): Promise<Selectable<SubscriptionsTable>[]>;
+  selectPlans(ids: string[]): Promise<Selectable<PlansTable>[]>;
+  /** What all instances hold from each pool that has holds. */
+  heldByPool(pools: string[]): Promise<PoolHeldRow[]>;
+  /** The ids actually inserted (an id already stored is skipped). */
+  insertLedgerEntries(rows: Insertable<LedgerEntriesTable>[]): Promise<string[]>;
+  insertSubscriptionUsage(rows: Insertable<SubscriptionUsageTable>[]): Promise<string[]>;
+  debitAccounts(amounts: AmountsById): Promise<void>;
+  /** Adds to both the key's spend and its budget spend. */
+  addKeySpend(amounts: AmountsById): Promise<void>;
+  addSubscriptionUse(uses: SubscriptionUse[]): Promise<void>;
+  deleteCheckpoints(requestIds: string[]): Promise<void>;
+  dropHolds(instanceId: string, pools: string[]): Promise<void>;
+  upsertHolds(rows: Insertable<MoneyHoldsTable>[]): Promise<void>;
+  insertUsageRows(rows: Insertable<UsageLogsTable>[]): Promise<void>;
 }
 
 const LEDGER_COLUMNS = ['id', 'account_id', 'kind', 'amount_nano', 'key_id', 'request_id', 'reason', 'created_at', 'shortfall_nano'] as const;
@@ -175,6 +84,7 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   const keySpend = preparedOnce(prepare, 'update api_keys set spent_nano = spent_nano + ?, budget_spent_nano = budget_spent_nano + ? where id = ?');
   const subscriptionUse = preparedOnce(prepare, 'update subscriptions set used_nano = used_nano + ?, overage_used_nano = overage_used_nano + ? where id = ?');
   const checkpoint = preparedOnce(prepare, 'delete from stream_checkpoints where request_id = ?');
+  const usageRow = preparedOnce(prepare, SQLITE_ROW_INSERT);
   const dropHold = preparedOnce(prepare, 'delete from money_holds where instance_id = ? and pool = ?');
   const setHold = preparedOnce(
     prepare,
@@ -199,10 +109,10 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   };
 
   return {
-    accounts: async (ids) => rowsOf(account, ids),
-    keys: async (ids) => rowsOf(key, ids),
-    subscriptions: async (ids) => rowsOf(subscription, ids),
-    plans: async (ids) => rowsOf(plan, ids),
+    selectAccounts: async (ids) => rowsOf(account, ids),
+    selectKeys: async (ids) => rowsOf(key, ids),
+    selectSubscriptions: async (ids) => rowsOf(subscription, ids),
+    selectPlans: async (ids) => rowsOf(plan, ids),
     async heldByPool(pools) {
       const rows: PoolHeldRow[] = [];
       for (const pool of pools) {
@@ -219,17 +129,111 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
     async addKeySpend(amounts) {
       for (const [id, amount] of amounts) keySpend().run(amount, amount, id);
     },
-    async addSubscriptionUse(id, usedNano, overageNano) {
-      subscriptionUse().run(usedNano, overageNano, id);
+    async addSubscriptionUse(uses) {
+      for (const use of uses) subscriptionUse().run(use.usedNano, use.overageNano, use.id);
     },
     async deleteCheckpoints(requestIds) {
       for (const id of requestIds) checkpoint().run(id);
     },
-    async deleteHolds(instanceId, pools) {
+    async dropHolds(instanceId, pools) {
       for (const pool of pools) dropHold().run(instanceId, pool);
     },
     async upsertHolds(rows) {
       for (const row of rows) setHold().run(row.instance_id, row.pool, row.account_id, row.held_nano, row.updated_at);
+    },
+    async insertUsageRows(rows) {
+      for (const row of rows) usageRow().run(USAGE_COLUMN_NAMES.map((name) => (row[name] ?? null) as Bindable));
+    },
+  };
+}
+
+const insertLedgerEntries = unnestInsert<Insertable<LedgerEntriesTable>>('ledger_entries', {
+  id: 'text',
+  account_id: 'text',
+  kind: 'text',
+  amount_nano: 'int8',
+  key_id: 'text',
+  request_id: 'text',
+  reason: 'text',
+  created_at: 'int8',
+  shortfall_nano: 'int8',
+}, 'on conflict ("id") do nothing returning "id"');
+
+const insertSubscriptionUsage = unnestInsert<Insertable<SubscriptionUsageTable>>('subscription_usage', {
+  id: 'text',
+  subscription_id: 'text',
+  account_id: 'text',
+  key_id: 'text',
+  request_id: 'text',
+  period_start: 'int8',
+  amount_nano: 'int8',
+  overage_nano: 'int8',
+  created_at: 'int8',
+}, 'on conflict ("id") do nothing returning "id"');
+
+const upsertHolds = unnestInsert<Insertable<MoneyHoldsTable>>('money_holds', {
+  instance_id: 'text',
+  pool: 'text',
+  account_id: 'text',
+  held_nano: 'int8',
+  updated_at: 'int8',
+}, 'on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at"');
+
+const SELECT_ACCOUNTS = 'select "id", "balance_nano", "credit_line_nano" from "accounts" where "id" = any($1::text[])';
+const SELECT_KEYS = 'select "id", "account_id", "quota_nano", "spent_nano", "budget_period", "budget_limit_nano", "budget_spent_nano", "budget_period_start" '
+  + 'from "api_keys" where "id" = any($1::text[])';
+const SELECT_SUBSCRIPTIONS = 'select * from "subscriptions" where "id" = any($1::text[])';
+const SELECT_PLANS = 'select * from "plans" where "id" = any($1::text[])';
+const HELD_BY_POOL = 'select "pool", sum("held_nano") as "held" from "money_holds" where "pool" = any($1::text[]) group by "pool"';
+const DEBIT_ACCOUNTS = 'update "accounts" set "balance_nano" = "accounts"."balance_nano" - "v"."amount" '
+  + 'from unnest($1::text[], $2::int8[]) as "v"("id", "amount") where "accounts"."id" = "v"."id"';
+const ADD_KEY_SPEND = 'update "api_keys" set "spent_nano" = "api_keys"."spent_nano" + "v"."amount", '
+  + '"budget_spent_nano" = "api_keys"."budget_spent_nano" + "v"."amount" '
+  + 'from unnest($1::text[], $2::int8[]) as "v"("id", "amount") where "api_keys"."id" = "v"."id"';
+const ADD_SUBSCRIPTION_USE = 'update "subscriptions" set "used_nano" = "subscriptions"."used_nano" + "v"."used", '
+  + '"overage_used_nano" = "subscriptions"."overage_used_nano" + "v"."overage" '
+  + 'from unnest($1::text[], $2::int8[], $3::int8[]) as "v"("id", "used", "overage") where "subscriptions"."id" = "v"."id"';
+const DELETE_CHECKPOINTS = 'delete from "stream_checkpoints" where "request_id" = any($1::text[])';
+const DROP_HOLDS = 'delete from "money_holds" where "instance_id" = $1 and "pool" = any($2::text[])';
+
+/**
+ * One statement per kind of read or write, whatever the batch size: its text never changes, and each column's values
+ * travel as one array parameter (PostgreSQL). The ids of each update are unique and in id order, as the caller gives them.
+ */
+export function postgresMoneyStatements(trx: Transaction<Database>): MoneyStatements {
+  const run = (query: CompiledQuery) => trx.executeQuery(query);
+  const insertedIds = async (query: CompiledQuery) => (await trx.executeQuery<{ id: string }>(query)).rows.map((row) => row.id);
+  const idsAndAmounts = (amounts: AmountsById) => [textArray(amounts.map(([id]) => id)), integerArray(amounts.map(([, amount]) => amount))];
+  const rowsOf = async <Row>(text: string, ids: string[]): Promise<Row[]> => (ids.length === 0 ? [] : (await trx.executeQuery<Row>(CompiledQuery.raw(text, [textArray(ids)]))).rows);
+  return {
+    selectAccounts: (ids) => rowsOf(SELECT_ACCOUNTS, ids),
+    selectKeys: (ids) => rowsOf(SELECT_KEYS, ids),
+    selectSubscriptions: (ids) => rowsOf(SELECT_SUBSCRIPTIONS, ids),
+    selectPlans: (ids) => rowsOf(SELECT_PLANS, ids),
+    heldByPool: (pools) => rowsOf(HELD_BY_POOL, pools),
+    insertLedgerEntries: async (rows) => (rows.length === 0 ? [] : insertedIds(insertLedgerEntries(rows))),
+    insertSubscriptionUsage: async (rows) => (rows.length === 0 ? [] : insertedIds(insertSubscriptionUsage(rows))),
+    async debitAccounts(amounts) {
+      if (amounts.length > 0) await run(CompiledQuery.raw(DEBIT_ACCOUNTS, idsAndAmounts(amounts)));
+    },
+    async addKeySpend(amounts) {
+      if (amounts.length > 0) await run(CompiledQuery.raw(ADD_KEY_SPEND, idsAndAmounts(amounts)));
+    },
+    async addSubscriptionUse(uses) {
+      if (uses.length === 0) return;
+      await run(CompiledQuery.raw(ADD_SUBSCRIPTION_USE, [textArray(uses.map((use) => use.id)), integerArray(uses.map((use) => use.usedNano)), integerArray(uses.map((use) => use.overageNano))]));
+    },
+    async deleteCheckpoints(requestIds) {
+      if (requestIds.length > 0) await run(CompiledQuery.raw(DELETE_CHECKPOINTS, [textArray(requestIds)]));
+    },
+    async dropHolds(instanceId, pools) {
+      if (pools.length > 0) await run(CompiledQuery.raw(DROP_HOLDS, [instanceId, textArray(pools)]));
+    },
+    async upsertHolds(rows) {
+      if (rows.length > 0) await run(upsertHolds(rows));
+    },
+    async insertUsageRows(rows) {
+      if (rows.length > 0) await run(insertUsageLogs(rows));
     },
   };
 }

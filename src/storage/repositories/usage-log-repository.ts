@@ -4,12 +4,12 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
-import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
+import { pageLimit, toPage } from '../pagination.js';
+import { unnestInsert } from '../postgres-arrays.js';
 import type { UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
-const USAGE_COLUMNS = 22;
 const DAY_MS = 86_400_000;
 /** Advisory-lock name of usage-log pruning (PostgreSQL): one instance prunes at a time. */
 const PRUNE_LOCK = 'unigate:usage-log-retention';
@@ -89,13 +89,39 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
   };
 }
 
-const USAGE_COLUMN_NAMES = Object.keys(toRow({
+export const USAGE_COLUMN_NAMES = Object.keys(toRow({
   requestId: '', accountId: null, keyId: null, model: null, channelId: null, protocol: '', endpoint: '', stream: false, status: 0, errorCode: null,
   promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, totalTokens: 0, costNano: 0n, latencyMs: 0, ttfbMs: null, attempts: 0, createdAt: 0,
 })) as Array<keyof Insertable<UsageLogsTable>>;
 
 /** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
-const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
+export const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
+
+/** PostgreSQL: a batch of any size is one insert (one statement is one transaction), its text always the same. */
+export const insertUsageLogs = unnestInsert<Insertable<UsageLogsTable>>('usage_logs', {
+  request_id: 'text',
+  account_id: 'text',
+  key_id: 'text',
+  model: 'text',
+  channel_id: 'text',
+  protocol: 'text',
+  endpoint: 'text',
+  stream: 'int4',
+  status: 'int4',
+  error_code: 'text',
+  prompt_tokens: 'int4',
+  completion_tokens: 'int4',
+  cached_tokens: 'int4',
+  reasoning_tokens: 'int4',
+  total_tokens: 'int4',
+  cost_nano: 'int8',
+  latency_ms: 'int4',
+  ttfb_ms: 'int4',
+  attempts: 'int4',
+  created_at: 'int8',
+  attempted_channels: 'text',
+  cache_hit: 'int4',
+}, 'on conflict ("request_id") do nothing');
 
 /**
  * How long one SQLite usage transaction may insert before it commits and lets the event loop run (ms): a batch of
@@ -112,7 +138,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
      * insert per row, synchronously (about twice as fast per row as a multi-row insert, and half the CPU of the same
      * inserts as one awaited Kysely query each), in slices of SQLITE_USAGE_SLICE_MS, each its own transaction, with
      * a turn of the event loop between them; a failed slice fails the batch, whose retry skips the rows already
-     * written. PostgreSQL takes multi-row inserts (one round trip each) in one transaction.
+     * written. PostgreSQL takes the whole batch as one statement.
      */
     async insertBatch(rows) {
       if (rows.length === 0) return;
@@ -135,16 +161,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
         }
         return;
       }
-      const parts = chunk(rows.map(toRow), rowsPerStatement(USAGE_COLUMNS));
-      await db.transaction().execute(async (trx) => {
-        for (const part of parts) {
-          await trx
-            .insertInto('usage_logs')
-            .values(part)
-            .onConflict((conflict) => conflict.column('request_id').doNothing())
-            .execute();
-        }
-      });
+      await db.executeQuery(insertUsageLogs(rows.map(toRow)));
     },
 
     async query(filter, page) {
