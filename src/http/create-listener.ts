@@ -52,17 +52,20 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       clientIp: clientIp(request),
       family: familyOfPath(path),
     };
-    const admission = options.admission;
-    if (admission !== undefined && !isNeverShed(path)) {
-      if (!admission.tryAdmit()) {
-        refuseOverloaded(context);
-        return;
-      }
-      response.once('close', () => admission.release());
+    const admission = options.admission !== undefined && !isNeverShed(path) ? options.admission : null;
+    if (admission !== null && !admission.tryAdmit()) {
+      refuseOverloaded(context);
+      return;
     }
     const observation = options.telemetry?.begin({ requestId, method: context.method, path, headers: request.headers, clientIp: context.clientIp, startedAt }) ?? null;
-    // A caller that left before the head was sent is counted as nginx does: 499.
-    if (observation !== null) response.once('close', () => observation.responseClosed(response.headersSent ? response.statusCode : 499));
+    // One listener for both: the slot goes back, and a caller that left before the head was sent is counted as nginx
+    // does: 499.
+    if (admission !== null || observation !== null) {
+      response.once('close', () => {
+        admission?.release();
+        observation?.responseClosed(response.headersSent ? response.statusCode : 499);
+      });
+    }
     let handling: Promise<void>;
     try {
       handling = dispatch(router, context, options.cors);

@@ -4,24 +4,75 @@ import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../wire/json-depth.js';
 import type { RequestContext } from './request-context.js';
 
 /**
- * Reads the whole body, refusing with 413 as soon as it passes `maxBytes` (declared or actual). The rest of a
- * refused body is read and dropped first (bounded), so a client still sending gets the answer rather than a reset.
+ * Reads the whole body, refusing with 413 as soon as it passes `maxBytes` (declared or actual). The rest of a body
+ * refused by its declared length is read and dropped first (bounded), so a client still sending gets the answer
+ * rather than a reset; one that grows past the limit is dropped as it arrives and its connection closes after the
+ * answer.
  */
-export async function readBody(context: RequestContext, maxBytes: number): Promise<Buffer> {
+export function readBody(context: RequestContext, maxBytes: number): Promise<Buffer> {
   const declared = Number(context.request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return refuseTooLarge(context, maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of context.request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) return refuseTooLarge(context, maxBytes);
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
+  return collectBody(context, maxBytes);
+}
+
+/**
+ * The body's chunks through the stream's events: a stream's async iterator costs about 1.5 KB of short-lived
+ * objects per request, more than the small body it reads.
+ */
+function collectBody(context: RequestContext, maxBytes: number): Promise<Buffer> {
+  const request = context.request;
+  if (request.errored !== null) return Promise.reject(request.errored);
+  if (request.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  if (request.destroyed) return Promise.reject(prematureClose());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = (): void => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      context.response.setHeader('connection', 'close');
+      reject(tooLarge(maxBytes));
+    };
+    const onEnd = (): void => {
+      stop();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      stop();
+      reject(error);
+    };
+    const onClose = (): void => {
+      stop();
+      reject(request.errored ?? prematureClose());
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
+}
+
+/** What a stream's reader meets when the stream closes before its end. */
+function prematureClose(): Error {
+  return Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' });
+}
+
+function tooLarge(maxBytes: number): GatewayError {
+  return new GatewayError('payload_too_large', `Request body is larger than the limit of ${maxBytes} bytes.`);
 }
 
 async function refuseTooLarge(context: RequestContext, maxBytes: number): Promise<never> {
-  const error = new GatewayError('payload_too_large', `Request body is larger than the limit of ${maxBytes} bytes.`);
+  const error = tooLarge(maxBytes);
   if (!(await discardRequestBody(context.request))) context.response.setHeader('connection', 'close');
   throw error;
 }

@@ -10,7 +10,7 @@ import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit
 import type { ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey, Model } from '../domain/records.js';
+import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
 
 export interface AdmissionDependencies {
@@ -105,14 +105,9 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
   const { ledger } = dependencies;
   if (!keyMayUse(key, model, meter.modelId)) throw modelNotAllowed(model);
   const subscriptions = await dependencies.subscriptions.active(account.id);
-  let amountNano = 0n;
-  for (const candidate of [model, ...(request.fallbackModels ?? [])]) {
-    const amount = reservationAmount(candidate.pricing, {
-      promptTokens: meter.promptTokensEstimate,
-      estimatedTokens: request.estimatedTokens,
-      ...(request.maxUsage === undefined ? {} : { maxUsage: request.maxUsage }),
-      producesText: candidate.kind === 'chat',
-    });
+  let amountNano = heldFor(model, request);
+  for (const candidate of request.fallbackModels ?? []) {
+    const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
   const reservation = await ledger.reserve({
@@ -131,6 +126,16 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     meter.releaseReservation();
     throw error;
   }
+}
+
+/** The money `model` would hold for the request. */
+function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
+  return reservationAmount(model.pricing, {
+    promptTokens: request.meter.promptTokensEstimate,
+    estimatedTokens: request.estimatedTokens,
+    maxUsage: request.maxUsage,
+    producesText: model.kind === 'chat',
+  });
 }
 
 async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<Record<string, string>> {

@@ -29,7 +29,6 @@ export interface ChatRelayRequest {
   family: ClientFamily;
   meter: RequestMeter;
   codec: ClientCodec;
-  routes: readonly ChannelRoute[];
   /** The caller's body, for the pass-through path. */
   body: Record<string, unknown>;
   /** The canonical request, decoded on first use (only the translated path needs it). */
@@ -39,7 +38,7 @@ export interface ChatRelayRequest {
   includeUsage: boolean;
   /** Gemini callers: SSE framing (`alt=sse`) or the streamed JSON array. */
   sse: boolean;
-  /** Extra response headers (rate-limit headers). */
+  /** Extra response headers (rate-limit headers); the relay completes this set (answering model, cost) and sends it. */
   responseHeaders: Record<string, string>;
   /** Caller headers a same-protocol upstream should see (the codec's passThroughHeaders). */
   clientHeaders: Record<string, string>;
@@ -74,10 +73,10 @@ const ANSWERED: PoolOutcome<true> = { kind: 'done', value: true };
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
  * wire format (translated). Retries happen only before the first byte reached the caller.
  */
-export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest): Promise<void> {
+export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest, routes: readonly ChannelRoute[]): Promise<void> {
   const { meter } = request;
   const model = meter.model?.id ?? meter.modelId ?? '';
-  const plan = new RoutePlan(dependencies.routing, request.routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
+  const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
   const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
   if (answered === null) throw exhaustedError(plan, [], model);
 }
@@ -172,7 +171,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
-    sink.send({ status: response.status, body: priced.body, contentType, headers: { ...request.responseHeaders, ...priced.headers } });
+    sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
     meter.finish({ status: response.status, usage, answer: () => codec.answerFactsOfBody(body) });
     if (recorder !== null && response.status === 200) {
       recorder.rawBody(body);
@@ -182,7 +181,9 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
-  const client = sink.openStream({ ...request.responseHeaders, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
+  // Every attempt of the request streams the same content type.
+  request.responseHeaders['content-type'] = codec.streamContentType(request.sse);
+  const client = sink.openStream(request.responseHeaders, signal, onFirstByte);
   // The upstream accepted the request once an event other than an error arrived (a preamble counts).
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));

@@ -36,10 +36,11 @@ export function fallsBack(error: unknown): boolean {
  * it (the model field, the x-gateway-model header). A fallback model whose routes cannot take the request is
  * passed over. When no model answers, the last answer-worthy failure is the caller's error.
  */
-export async function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'routes'>, steps: readonly ModelStep[]): Promise<void> {
+export async function relayModelChain(dependencies: RelayDependencies, request: ChatRelayRequest, steps: readonly ModelStep[]): Promise<void> {
   const { meter } = request;
   let failure: unknown = null;
-  for (const [index, step] of steps.entries()) {
+  for (let index = 0; index < steps.length; index += 1) {
+    const step = steps[index] as ModelStep;
     const last = index === steps.length - 1;
     meter.pricedAs(step.model, step.name);
     let routes: readonly ChannelRoute[];
@@ -53,13 +54,10 @@ export async function relayModelChain(dependencies: RelayDependencies, request: 
       continue;
     }
     try {
-      await relayChat(dependencies, {
-        ...request,
-        routes,
-        responseHeaders: { ...request.responseHeaders, [ANSWERING_MODEL_HEADER]: step.model.id },
-        // The cache's key names the model asked for: only that model's own answer is stored under it.
-        ...(index === 0 ? {} : { answeringModel: step.model.id, capture: null }),
-      });
+      // Nothing reached the caller before this step, so its header replaces the previous step's.
+      request.responseHeaders[ANSWERING_MODEL_HEADER] = step.model.id;
+      // The cache's key names the model asked for: only that model's own answer is stored under it.
+      await relayChat(dependencies, index === 0 ? request : { ...request, answeringModel: step.model.id, capture: null }, routes);
       return;
     } catch (error) {
       if (last || meter.finished || !fallsBack(error)) throw error;

@@ -7,7 +7,7 @@ import type { ChatEndpoint } from '../../codecs/family-route.js';
 import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
 import { relayModelChain } from '../../relay/relay-fallback.js';
 import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
-import { serveFromCache } from '../../relay/response-cache/serve-from-cache.js';
+import { serveFromCache, type CacheOutcome } from '../../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../../services.js';
 import { meteredRoute } from '../metered-route.js';
 import { readJsonObject } from '../read-body.js';
@@ -59,7 +59,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
     const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels });
-    const cache = await serveFromCache(services.responseCache, cachePlan, {
+    // A request the cache does not serve goes to the relay as it is (no cache status header).
+    const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: rateLimitHeaders, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,
       meter,
       codec: envelope.codec,

@@ -29,8 +29,7 @@ export type CacheOutcome =
  * The cache's turn in an admitted chat request: a stored answer is replayed (no upstream call), otherwise the relay
  * goes ahead with the cache status header and, unless the request says `no-store`, a capture that stores its answer.
  */
-export async function serveFromCache(cache: ResponseCache, plan: CachePlan | null, request: CacheReplayRequest): Promise<CacheOutcome> {
-  if (plan === null) return { answered: false, headers: request.headers, capture: null };
+export async function serveFromCache(cache: ResponseCache, plan: CachePlan, request: CacheReplayRequest): Promise<CacheOutcome> {
   const stored = await cache.lookup(plan);
   if (stored !== null) {
     await replayCachedAnswer(request.sink, request.meter, request.codec, stored, { ...request, headers: statusHeaders(request.headers, 'hit'), hitPriceBasisPoints: plan.hitPriceBasisPoints });
