@@ -210,6 +210,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       PORT: String(port),
       CONSOLE_PORT: String(consolePort),
       ADMIN_TOKEN: adminToken,
+      // Every connection of the bench comes from 127.0.0.1: the per-address cap (1,000 by default) would refuse the
+      // slow-streams scenario's last streams (its streams plus the bench's own connections) with 429.
+      MAX_CONNECTIONS_PER_IP: String(envNumber('BENCH_STREAMS', 1000) + 1000),
       ...storageEnv,
       ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
     });
