@@ -3,8 +3,16 @@ import { CompiledQuery } from 'kysely';
 /** PostgreSQL element type of the array a column's values travel in. */
 export type ArrayElementType = 'text' | 'int4' | 'int8';
 
-/** Every column of a row with the array type its values travel in: a column left out does not type-check. */
+/**
+ * Every column of a row with the array type its values travel in: a column left out does not type-check. Also the
+ * table's column list for statements that bind row by row (SQLite), which read only the names.
+ */
 export type ArrayColumns<Row> = { readonly [Column in keyof Row & string]-?: ArrayElementType };
+
+/** The column names of `columns`, in their order. */
+export function columnNames<Row>(columns: ArrayColumns<Row>): Array<keyof Row & string> {
+  return Object.keys(columns) as Array<keyof Row & string>;
+}
 
 /**
  * `{1,NULL,-3}`: integers (number or bigint, bigint written with all its digits), null and undefined as NULL.
@@ -46,7 +54,7 @@ function arrayLiteral(type: ArrayElementType, values: readonly unknown[]): strin
  * `insert into "t" ("a", "b") select * from unnest($1::text[], $2::int8[]) <tail>`. The rows go in in array order.
  */
 export function unnestInsert<Row>(table: string, columns: ArrayColumns<Row>, tail: string): (rows: readonly Row[]) => CompiledQuery {
-  const names = Object.keys(columns) as Array<keyof Row & string>;
+  const names = columnNames(columns);
   const arrays = names.map((name, index) => `$${index + 1}::${columns[name]}[]`);
   const text = `insert into "${table}" (${names.map((name) => `"${name}"`).join(', ')}) select * from unnest(${arrays.join(', ')}) ${tail}`;
   return (rows) => CompiledQuery.raw(text, names.map((name) => arrayLiteral(columns[name], rows.map((row) => row[name]))));

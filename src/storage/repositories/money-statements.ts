@@ -4,7 +4,7 @@ import type { Insertable, Selectable, Transaction } from 'kysely';
 import type {
   AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
 } from '../database-schema.js';
-import { integerArray, textArray, unnestInsert } from '../postgres-arrays.js';
+import { columnNames, integerArray, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
 import { insertUsageLogs, SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES } from './usage-log-repository.js';
 
 /** An amount per row id, in id order. */
@@ -50,14 +50,51 @@ export interface MoneyStatements {
   insertUsageRows(rows: Insertable<UsageLogsTable>[]): Promise<void>;
 }
 
-const LEDGER_COLUMNS = ['id', 'account_id', 'kind', 'amount_nano', 'key_id', 'request_id', 'reason', 'created_at', 'shortfall_nano'] as const;
-const SUBSCRIPTION_USAGE_COLUMNS = ['id', 'subscription_id', 'account_id', 'key_id', 'request_id', 'period_start', 'amount_nano', 'overage_nano', 'created_at'] as const;
+/** Each table's columns with the PostgreSQL array type their values travel in; SQLite binds them by name, row by row. */
+const LEDGER_ENTRY_COLUMNS: ArrayColumns<Insertable<LedgerEntriesTable>> = {
+  id: 'text',
+  account_id: 'text',
+  kind: 'text',
+  amount_nano: 'int8',
+  key_id: 'text',
+  request_id: 'text',
+  reason: 'text',
+  created_at: 'int8',
+  shortfall_nano: 'int8',
+};
 
-function insertSql(table: string, columns: readonly string[], conflict: string): string {
-  return `insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')}) ${conflict}`;
+const SUBSCRIPTION_USAGE_COLUMNS: ArrayColumns<Insertable<SubscriptionUsageTable>> = {
+  id: 'text',
+  subscription_id: 'text',
+  account_id: 'text',
+  key_id: 'text',
+  request_id: 'text',
+  period_start: 'int8',
+  amount_nano: 'int8',
+  overage_nano: 'int8',
+  created_at: 'int8',
+};
+
+const MONEY_HOLD_COLUMNS: ArrayColumns<Insertable<MoneyHoldsTable>> = {
+  instance_id: 'text',
+  pool: 'text',
+  account_id: 'text',
+  held_nano: 'int8',
+  updated_at: 'int8',
+};
+
+function insertSql<Row>(table: string, columns: ArrayColumns<Row>, conflict: string): string {
+  const names = columnNames(columns);
+  return `insert into ${table} (${names.join(', ')}) values (${names.map(() => '?').join(', ')}) ${conflict}`;
 }
 
 type Bindable = string | number | bigint | null;
+
+/** A row's values in the order of `names`, a missing one as NULL. */
+function valuesOf<Row>(row: Row, names: readonly (keyof Row & string)[]): Bindable[] {
+  return names.map((name) => (row[name] ?? null) as Bindable);
+}
+
 type Prepare = (text: string) => BetterSqlite3.Statement;
 
 /** Each statement prepared on first use and kept: the texts never change, so SQLite parses each once. */
@@ -78,7 +115,7 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   const subscription = preparedOnce(prepare, 'select * from subscriptions where id = ?');
   const plan = preparedOnce(prepare, 'select * from plans where id = ?');
   const held = preparedOnce(prepare, 'select sum(held_nano) as held from money_holds where pool = ?');
-  const ledgerEntry = preparedOnce(prepare, insertSql('ledger_entries', LEDGER_COLUMNS, 'on conflict (id) do nothing'));
+  const ledgerEntry = preparedOnce(prepare, insertSql('ledger_entries', LEDGER_ENTRY_COLUMNS, 'on conflict (id) do nothing'));
   const subscriptionUsage = preparedOnce(prepare, insertSql('subscription_usage', SUBSCRIPTION_USAGE_COLUMNS, 'on conflict (id) do nothing'));
   const debit = preparedOnce(prepare, 'update accounts set balance_nano = balance_nano - ? where id = ?');
   const keySpend = preparedOnce(prepare, 'update api_keys set spent_nano = spent_nano + ?, budget_spent_nano = budget_spent_nano + ? where id = ?');
@@ -88,7 +125,7 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   const dropHold = preparedOnce(prepare, 'delete from money_holds where instance_id = ? and pool = ?');
   const setHold = preparedOnce(
     prepare,
-    `${insertSql('money_holds', ['instance_id', 'pool', 'account_id', 'held_nano', 'updated_at'], '')}on conflict (instance_id, pool) do update set held_nano = excluded.held_nano, updated_at = excluded.updated_at`,
+    insertSql('money_holds', MONEY_HOLD_COLUMNS, 'on conflict (instance_id, pool) do update set held_nano = excluded.held_nano, updated_at = excluded.updated_at'),
   );
 
   const rowsOf = <T>(statement: () => BetterSqlite3.Statement, ids: readonly string[]): T[] => {
@@ -99,14 +136,18 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
     }
     return rows;
   };
-  const insertNew = <Row>(statement: () => BetterSqlite3.Statement, columns: readonly (keyof Row & string)[], rows: readonly Row[]): string[] => {
+  /** The ids of the rows inserted (the first column is the id; an id already stored is skipped). */
+  const insertNew = <Row>(statement: () => BetterSqlite3.Statement, names: readonly (keyof Row & string)[], rows: readonly Row[]): string[] => {
     const inserted: string[] = [];
     for (const row of rows) {
-      const values = columns.map((column) => (row[column] ?? null) as Bindable);
+      const values = valuesOf(row, names);
       if (statement().run(values).changes === 1) inserted.push(values[0] as string);
     }
     return inserted;
   };
+  const ledgerNames = columnNames(LEDGER_ENTRY_COLUMNS);
+  const subscriptionUsageNames = columnNames(SUBSCRIPTION_USAGE_COLUMNS);
+  const holdNames = columnNames(MONEY_HOLD_COLUMNS);
 
   return {
     selectAccounts: async (ids) => rowsOf(account, ids),
@@ -121,8 +162,8 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
       }
       return rows;
     },
-    insertLedgerEntries: async (rows) => insertNew(ledgerEntry, LEDGER_COLUMNS, rows),
-    insertSubscriptionUsage: async (rows) => insertNew(subscriptionUsage, SUBSCRIPTION_USAGE_COLUMNS, rows),
+    insertLedgerEntries: async (rows) => insertNew(ledgerEntry, ledgerNames, rows),
+    insertSubscriptionUsage: async (rows) => insertNew(subscriptionUsage, subscriptionUsageNames, rows),
     async debitAccounts(amounts) {
       for (const [id, amount] of amounts) debit().run(amount, id);
     },
@@ -139,45 +180,19 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
       for (const pool of pools) dropHold().run(instanceId, pool);
     },
     async upsertHolds(rows) {
-      for (const row of rows) setHold().run(row.instance_id, row.pool, row.account_id, row.held_nano, row.updated_at);
+      for (const row of rows) setHold().run(valuesOf(row, holdNames));
     },
     async insertUsageRows(rows) {
-      for (const row of rows) usageRow().run(USAGE_COLUMN_NAMES.map((name) => (row[name] ?? null) as Bindable));
+      for (const row of rows) usageRow().run(valuesOf(row, USAGE_COLUMN_NAMES));
     },
   };
 }
 
-const insertLedgerEntries = unnestInsert<Insertable<LedgerEntriesTable>>('ledger_entries', {
-  id: 'text',
-  account_id: 'text',
-  kind: 'text',
-  amount_nano: 'int8',
-  key_id: 'text',
-  request_id: 'text',
-  reason: 'text',
-  created_at: 'int8',
-  shortfall_nano: 'int8',
-}, 'on conflict ("id") do nothing returning "id"');
+const insertLedgerEntries = unnestInsert('ledger_entries', LEDGER_ENTRY_COLUMNS, 'on conflict ("id") do nothing returning "id"');
 
-const insertSubscriptionUsage = unnestInsert<Insertable<SubscriptionUsageTable>>('subscription_usage', {
-  id: 'text',
-  subscription_id: 'text',
-  account_id: 'text',
-  key_id: 'text',
-  request_id: 'text',
-  period_start: 'int8',
-  amount_nano: 'int8',
-  overage_nano: 'int8',
-  created_at: 'int8',
-}, 'on conflict ("id") do nothing returning "id"');
+const insertSubscriptionUsage = unnestInsert('subscription_usage', SUBSCRIPTION_USAGE_COLUMNS, 'on conflict ("id") do nothing returning "id"');
 
-const upsertHolds = unnestInsert<Insertable<MoneyHoldsTable>>('money_holds', {
-  instance_id: 'text',
-  pool: 'text',
-  account_id: 'text',
-  held_nano: 'int8',
-  updated_at: 'int8',
-}, 'on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at"');
+const upsertHolds = unnestInsert('money_holds', MONEY_HOLD_COLUMNS, 'on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at"');
 
 const SELECT_ACCOUNTS = 'select "id", "balance_nano", "credit_line_nano" from "accounts" where "id" = any($1::text[])';
 const SELECT_KEYS = 'select "id", "account_id", "quota_nano", "spent_nano", "budget_period", "budget_limit_nano", "budget_spent_nano", "budget_period_start" '

@@ -5,7 +5,7 @@ import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '..
 import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { pageLimit, toPage } from '../pagination.js';
-import { unnestInsert } from '../postgres-arrays.js';
+import { columnNames, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
 import type { UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
@@ -89,16 +89,8 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
   };
 }
 
-export const USAGE_COLUMN_NAMES = Object.keys(toRow({
-  requestId: '', accountId: null, keyId: null, model: null, channelId: null, protocol: '', endpoint: '', stream: false, status: 0, errorCode: null,
-  promptTokens: 0, completionTokens: 0, cachedTokens: 0, reasoningTokens: 0, totalTokens: 0, costNano: 0n, latencyMs: 0, ttfbMs: null, attempts: 0, createdAt: 0,
-})) as Array<keyof Insertable<UsageLogsTable>>;
-
-/** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
-export const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
-
-/** PostgreSQL: a batch of any size is one insert (one statement is one transaction), its text always the same. */
-export const insertUsageLogs = unnestInsert<Insertable<UsageLogsTable>>('usage_logs', {
+/** The table's columns with the PostgreSQL array type their values travel in; SQLite binds them by name, row by row. */
+const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   request_id: 'text',
   account_id: 'text',
   key_id: 'text',
@@ -121,7 +113,15 @@ export const insertUsageLogs = unnestInsert<Insertable<UsageLogsTable>>('usage_l
   created_at: 'int8',
   attempted_channels: 'text',
   cache_hit: 'int4',
-}, 'on conflict ("request_id") do nothing');
+};
+
+export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);
+
+/** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
+export const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
+
+/** PostgreSQL: a batch of any size is one insert (one statement is one transaction), its text always the same. */
+export const insertUsageLogs = unnestInsert('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
 
 /**
  * How long one SQLite usage transaction may insert before it commits and lets the event loop run (ms): a batch of
