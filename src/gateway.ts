@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { resolveAdminToken } from './auth/admin-token.js';
@@ -11,12 +11,13 @@ import { SubscriptionBook } from './billing/subscription-book.js';
 import { NANO_PER_USD } from './billing/money.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
-import { createApiApp, createConsoleApp, type RequestListener } from './app.js';
+import { createApiApp, createConsoleApp } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
+import { closeConnectionsAfter, closeServer, closingWhileDraining, trackInFlight } from './http/drain.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
@@ -119,45 +120,6 @@ function listen(server: Server, host: string, port: number, backlog: number): Pr
 /** A listener address this process can connect to: a wildcard host (0.0.0.0, ::) becomes the loopback. */
 function reachableUrl(url: string): string {
   return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
-}
-
-/** Counts requests whose response has not closed yet, so shutdown can wait for exactly those. */
-function trackInFlight(listener: RequestListener): { listener: RequestListener; inFlight: () => number } {
-  let count = 0;
-  return {
-    listener: (request, response) => {
-      count += 1;
-      response.once('close', () => {
-        count -= 1;
-      });
-      listener(request, response);
-    },
-    inFlight: () => count,
-  };
-}
-
-/** Stops accepting, lets in-flight requests finish (at most `graceMs`), then drops every remaining connection. */
-async function closeServer(server: Server, inFlight: () => number, graceMs: number): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const deadline = performance.now() + graceMs;
-  while (inFlight() > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-  server.closeAllConnections();
-  await closed;
-}
-
-/**
- * While the instance drains for shutdown every answer closes its connection (`Connection: close`), so a load
- * balancer keeps no connection to it that the listener's close could cut under a request being sent.
- */
-function closingWhileDraining(
-  listener: (request: IncomingMessage, response: ServerResponse) => void,
-  draining: () => boolean,
-): (request: IncomingMessage, response: ServerResponse) => void {
-  return (request, response) => {
-    if (draining()) response.setHeader('connection', 'close');
-    listener(request, response);
-  };
 }
 
 /** Money: see docs/operators.md ("Money") for what each figure means. */
@@ -353,7 +315,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
   const memoryRelief = new IdleMemoryRelief({
     idleMs: config.memoryReliefIdleSeconds * 1000,
-    inFlight: () => api.inFlight() + consoleApp.inFlight(),
+    inFlight: () => api.answers.size + consoleApp.answers.size,
     onCollected: ({ durationMs, cpuMs, heapTotalBefore, heapTotalAfter }) => logger.debug('idle memory relief: full garbage collection', {
       duration_ms: Math.round(durationMs),
       cpu_ms: Math.round(cpuMs),
@@ -368,6 +330,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closing ??= (async () => {
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
+      closeConnectionsAfter(api.answers);
+      closeConnectionsAfter(consoleApp.answers);
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       memoryRelief.stop();
@@ -377,7 +341,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await alerts.stop();
       await services.commerce.plans.stop();
       await retention?.stop();
-      await Promise.all([closeServer(apiServer, api.inFlight, 10_000), closeServer(consoleServer, consoleApp.inFlight, 1000), metricsListener?.close()]);
+      await Promise.all([closeServer(apiServer, api.answers, 10_000), closeServer(consoleServer, consoleApp.answers, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
       // The spans and metrics of the last requests go out before the process ends.

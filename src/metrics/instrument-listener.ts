@@ -1,26 +1,27 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayMetrics } from './gateway-metrics.js';
 import type { RouteLabels } from '../http/routes/api-routes.js';
+import type { InFlightListener } from '../http/drain.js';
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
  * Wraps the API listener: `requests_total`, `request_duration_seconds` and `in_flight_requests`, recorded when
- * the response closes (status 499 when the caller left before it finished). Also counts the requests in flight
- * for a graceful shutdown.
+ * the response closes (status 499 when the caller left before it finished). Also holds the answers in flight for
+ * a graceful shutdown.
  */
-export function instrumentListener(listener: RequestListener, metrics: GatewayMetrics, routeLabels: (path: string) => RouteLabels): { listener: RequestListener; inFlight: () => number } {
-  let count = 0;
+export function instrumentListener(listener: RequestListener, metrics: GatewayMetrics, routeLabels: (path: string) => RouteLabels): InFlightListener {
+  const answers = new Set<ServerResponse>();
   return {
     listener: (request, response) => {
       const startedAt = performance.now();
       const url = request.url ?? '/';
       const queryAt = url.indexOf('?');
       const labels = routeLabels(queryAt < 0 ? url : url.slice(0, queryAt));
-      count += 1;
+      answers.add(response);
       metrics.inFlight.inc();
       response.once('close', () => {
-        count -= 1;
+        answers.delete(response);
         metrics.inFlight.dec();
         const status = response.writableFinished ? response.statusCode : 499;
         metrics.requests.labels(labels.protocol, labels.endpoint, status).inc();
@@ -28,6 +29,6 @@ export function instrumentListener(listener: RequestListener, metrics: GatewayMe
       });
       listener(request, response);
     },
-    inFlight: () => count,
+    answers,
   };
 }

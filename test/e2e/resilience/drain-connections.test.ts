@@ -1,0 +1,152 @@
+/**
+ * A draining instance leaves a balancer no kept-alive connection to reuse as its listener closes: answers begun
+ * during the drain carry `Connection: close`; a unary answer still waiting for its upstream when the drain begins
+ * carries it too; a stream already under way ends its connection right after its last chunk; and a connection
+ * accepted just before the drain whose request comes later is still answered. Raw TCP, so that what happens to
+ * each connection is visible.
+ */
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seedAccount, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
+
+const DRAIN_SECONDS = 3;
+
+interface RawExchange {
+  /** Everything the gateway wrote on the connection. */
+  text(): string;
+  /** Resolves with the milliseconds from `since` until the gateway closed its side (FIN), or rejects on a reset. */
+  ended: Promise<number>;
+}
+
+function openConnection(url: string): Promise<{ socket: Socket; exchange: (since: () => number) => RawExchange }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      resolve({
+        socket,
+        exchange(since) {
+          let received = '';
+          socket.setEncoding('utf8');
+          socket.on('data', (chunk: string) => {
+            received += chunk;
+          });
+          const ended = new Promise<number>((resolveEnd, rejectEnd) => {
+            socket.once('end', () => {
+              resolveEnd(performance.now() - since());
+              socket.end();
+            });
+            socket.once('error', rejectEnd);
+          });
+          return { text: () => received, ended };
+        },
+      });
+    });
+    socket.once('error', reject);
+  });
+}
+
+function chatRequest(key: string, model: string, stream: boolean): string {
+  const body = JSON.stringify({ model, stream, max_tokens: 8, messages: [{ role: 'user', content: 'drain me' }] });
+  return [
+    'POST /v1/chat/completions HTTP/1.1',
+    'Host: 127.0.0.1',
+    `Authorization: Bearer ${key}`,
+    'Content-Type: application/json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    '',
+    body,
+  ].join('\r\n');
+}
+
+async function waitFor(what: string, condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const headerOf = (text: string, name: string): string | undefined =>
+  text.split('\r\n\r\n')[0]?.split('\r\n').find((line) => line.toLowerCase().startsWith(`${name}:`))?.slice(name.length + 1).trim().toLowerCase();
+
+describe('connections of a draining instance', () => {
+  let gateway: TestGateway;
+  let key: string;
+
+  async function start(): Promise<void> {
+    gateway = await startTestGateway({ env: { DRAIN_SECONDS: String(DRAIN_SECONDS) } });
+    for (const [model, settings] of [
+      ['drain-stream', { output_tokens: 8, chunk_delay_ms: 150 }],
+      ['drain-slow', { output_tokens: 4, latency_ms: 600 }],
+      ['drain-quick', { output_tokens: 4 }],
+    ] as const) {
+      expect((await gateway.admin('POST', '/admin/models', { id: model, pricing: { input_per_mtok: 1, output_per_mtok: 1 } })).status).toBe(201);
+      expect((await gateway.admin('POST', '/admin/channels', { name: model, type: 'simulator', models: [model], settings })).status).toBe(201);
+    }
+    ({ key } = await seedAccount(gateway));
+  }
+
+  afterEach(async () => {
+    await gateway?.close();
+  });
+
+  it('end a stream that began before the drain right after its last chunk, long before the listener closes', async () => {
+    await start();
+    const { socket, exchange } = await openConnection(gateway.url);
+    let drainedAt = 0;
+    const raw = exchange(() => drainedAt);
+    socket.write(chatRequest(key, 'drain-stream', true));
+    await waitFor('the stream to begin', () => raw.text().includes('data: '));
+    expect(headerOf(raw.text(), 'connection')).toBe('keep-alive');
+
+    drainedAt = performance.now();
+    const closing = gateway.gateway.close();
+    const endedAfterMs = await raw.ended;
+    expect(raw.text()).toContain('data: [DONE]');
+    expect(raw.text().endsWith('0\r\n\r\n')).toBe(true);
+    // The stream has about a second left; the drain lasts DRAIN_SECONDS.
+    expect(endedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000 - 1000);
+    await closing;
+  }, 20_000);
+
+  it('answer a request still waiting for its upstream when the drain begins with Connection: close', async () => {
+    await start();
+    const { socket, exchange } = await openConnection(gateway.url);
+    let drainedAt = 0;
+    const raw = exchange(() => drainedAt);
+    socket.write(chatRequest(key, 'drain-slow', false));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    drainedAt = performance.now();
+    const closing = gateway.gateway.close();
+    const endedAfterMs = await raw.ended;
+    expect(raw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(raw.text(), 'connection')).toBe('close');
+    expect(endedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000 - 1000);
+    await closing;
+  }, 20_000);
+
+  it('answer requests made during the drain with Connection: close, on a connection opened before it too', async () => {
+    await start();
+    const early = await openConnection(gateway.url);
+    let drainedAt = 0;
+    const earlyRaw = early.exchange(() => drainedAt);
+    drainedAt = performance.now();
+    const closing = gateway.gateway.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    // Opened before the drain, its request sent during it: answered, not cut.
+    early.socket.write(chatRequest(key, 'drain-quick', false));
+    await earlyRaw.ended;
+    expect(earlyRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(earlyRaw.text(), 'connection')).toBe('close');
+
+    const late = await openConnection(gateway.url);
+    const lateRaw = late.exchange(() => drainedAt);
+    late.socket.write(chatRequest(key, 'drain-quick', false));
+    const lateEndedAfterMs = await lateRaw.ended;
+    expect(lateRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(lateRaw.text(), 'connection')).toBe('close');
+    expect(lateEndedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000);
+    await closing;
+  }, 20_000);
+});
