@@ -17,7 +17,7 @@ import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
-import { closeConnectionsAfter, closeServer, closingWhileDraining, trackInFlight } from './http/drain.js';
+import { closeServer, closingWhileDraining, DrainQuiet, trackInFlight } from './http/drain.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
@@ -330,8 +330,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     closing ??= (async () => {
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
-      closeConnectionsAfter(api.answers);
-      closeConnectionsAfter(consoleApp.answers);
+      const quiet = new DrainQuiet(config.drainSeconds * 1000);
+      quiet.follow(api.answers);
+      quiet.follow(consoleApp.answers);
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       memoryRelief.stop();
@@ -341,7 +342,9 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await alerts.stop();
       await services.commerce.plans.stop();
       await retention?.stop();
-      await Promise.all([closeServer(apiServer, api.answers, 10_000), closeServer(consoleServer, consoleApp.answers, 1000), metricsListener?.close()]);
+      // Closing a listener closes its idle connections: first those that answers left idle become quiet.
+      while (quiet.remainingMs() > 0) await new Promise((resolve) => setTimeout(resolve, quiet.remainingMs()));
+      await Promise.all([closeServer(apiServer, api.answers, 10_000, quiet), closeServer(consoleServer, consoleApp.answers, 1000, quiet), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
       // The spans and metrics of the last requests go out before the process ends.

@@ -33,27 +33,44 @@ export function closingWhileDraining(listener: RequestListener, draining: () => 
 }
 
 /**
- * When the drain begins, the answers already under way close their connections too: one not begun yet carries
- * `Connection: close`, and one already streaming ends its connection as soon as its last byte is written, instead of
- * leaving it open for a balancer to reuse just as the listener closes.
+ * Answers already under way when the drain begins. One whose headers are not out yet still gets `Connection: close`.
+ * One whose headers are out cannot say it any more: when it ends, its connection stays open and a balancer may send
+ * the next request on it at once, so cutting that connection soon after would fail the request (nginx does not
+ * replay a POST it has sent). Such a connection is left alone until it has been idle for `quietMs`, longer than any
+ * balancer's idle timeout by the deployment rule that DRAIN_SECONDS exceeds it: by then the balancer has closed it,
+ * or sent a request on it that was answered with `Connection: close`.
  */
-export function closeConnectionsAfter(answers: Iterable<ServerResponse>): void {
-  for (const response of answers) {
-    if (!response.headersSent) {
-      response.setHeader('connection', 'close');
-      continue;
+export class DrainQuiet {
+  #lastIdleAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly quietMs: number) {}
+
+  /** Called when the drain begins, with the answers in flight then. */
+  follow(answers: Iterable<ServerResponse>): void {
+    const markIdle = (): void => {
+      this.#lastIdleAt = performance.now();
+    };
+    for (const response of answers) {
+      if (!response.headersSent) response.setHeader('connection', 'close');
+      else if (response.writableFinished) markIdle();
+      else response.once('finish', markIdle);
     }
-    const socket = response.socket;
-    if (socket !== null && !response.writableFinished) response.once('finish', () => socket.end());
+  }
+
+  /** Milliseconds until every connection left idle by such an answer has been idle `quietMs`. */
+  remainingMs(): number {
+    return Math.max(0, this.#lastIdleAt + this.quietMs - performance.now());
   }
 }
 
-/** Stops accepting, lets in-flight requests finish (at most `graceMs`), then drops every remaining connection. */
-export async function closeServer(server: Server, answers: ReadonlySet<ServerResponse>, graceMs: number): Promise<void> {
+/**
+ * Stops accepting (which closes the idle connections), lets in-flight requests finish and the connections `quiet`
+ * follows settle (at most `graceMs` in all), then drops every remaining connection.
+ */
+export async function closeServer(server: Server, answers: ReadonlySet<ServerResponse>, graceMs: number, quiet: DrainQuiet): Promise<void> {
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
   const deadline = performance.now() + graceMs;
-  while (answers.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while ((answers.size > 0 || quiet.remainingMs() > 0) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
   server.closeAllConnections();
   await closed;
 }

@@ -1,15 +1,15 @@
 /**
- * A draining instance leaves a balancer no kept-alive connection to reuse as its listener closes: answers begun
- * during the drain carry `Connection: close`; a unary answer still waiting for its upstream when the drain begins
- * carries it too; a stream already under way ends its connection right after its last chunk; and a connection
- * accepted just before the drain whose request comes later is still answered. Raw TCP, so that what happens to
- * each connection is visible.
+ * A draining instance cuts no connection a balancer may be sending a request on: answers begun during the drain
+ * carry `Connection: close`; a unary answer still waiting for its upstream when the drain begins carries it too; a
+ * stream already under way, which can no longer say so, leaves its connection open for DRAIN_SECONDS after its last
+ * chunk, and a request sent on it then is answered (with `Connection: close`) even when the drain is over; and a
+ * connection accepted before the drain whose request comes later is still answered. Raw TCP, so that what happens
+ * to each connection is visible.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 
-const DRAIN_SECONDS = 3;
 
 interface RawExchange {
   /** Everything the gateway wrote on the connection. */
@@ -73,10 +73,10 @@ describe('connections of a draining instance', () => {
   let gateway: TestGateway;
   let key: string;
 
-  async function start(): Promise<void> {
-    gateway = await startTestGateway({ env: { DRAIN_SECONDS: String(DRAIN_SECONDS) } });
+  async function start(drainSeconds: number): Promise<void> {
+    gateway = await startTestGateway({ env: { DRAIN_SECONDS: String(drainSeconds) } });
     for (const [model, settings] of [
-      ['drain-stream', { output_tokens: 8, chunk_delay_ms: 150 }],
+      ['drain-stream', { output_tokens: 10, chunk_delay_ms: 150 }],
       ['drain-slow', { output_tokens: 4, latency_ms: 600 }],
       ['drain-quick', { output_tokens: 4 }],
     ] as const) {
@@ -90,27 +90,51 @@ describe('connections of a draining instance', () => {
     await gateway?.close();
   });
 
-  it('end a stream that began before the drain right after its last chunk, long before the listener closes', async () => {
-    await start();
+  /**
+   * A stream of about 1.5 s begun before the drain; once it has ended, a request on the same connection, sent
+   * `reuseAfterMs` after the end as a balancer holding it idle would.
+   */
+  async function reuseAfterStream(reuseAfterMs: number): Promise<{ streamEndedAfterMs: number; second: string; closedAfterMs: number }> {
     const { socket, exchange } = await openConnection(gateway.url);
     let drainedAt = 0;
     const raw = exchange(() => drainedAt);
     socket.write(chatRequest(key, 'drain-stream', true));
     await waitFor('the stream to begin', () => raw.text().includes('data: '));
     expect(headerOf(raw.text(), 'connection')).toBe('keep-alive');
-
     drainedAt = performance.now();
     const closing = gateway.gateway.close();
-    const endedAfterMs = await raw.ended;
+    await waitFor('the stream to end', () => raw.text().endsWith('0\r\n\r\n'));
+    const streamEndedAfterMs = performance.now() - drainedAt;
     expect(raw.text()).toContain('data: [DONE]');
-    expect(raw.text().endsWith('0\r\n\r\n')).toBe(true);
-    // The stream has about a second left; the drain lasts DRAIN_SECONDS.
-    expect(endedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000 - 1000);
+    await new Promise((resolve) => setTimeout(resolve, reuseAfterMs));
+    const before = raw.text().length;
+    socket.write(chatRequest(key, 'drain-quick', false));
+    const closedAfterMs = await raw.ended;
     await closing;
+    return { streamEndedAfterMs, second: raw.text().slice(before), closedAfterMs };
+  }
+
+  it('leave the connection of a stream that ended during the drain open after the drain, for a request sent on it', async () => {
+    await start(2);
+    const { streamEndedAfterMs, second, closedAfterMs } = await reuseAfterStream(1300);
+    expect(streamEndedAfterMs).toBeLessThan(2000);
+    // Sent after the drain's 2 s: the listener was kept open while this connection had been idle less than 2 s.
+    expect(streamEndedAfterMs + 1300).toBeGreaterThan(2000);
+    expect(second).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(second, 'connection')).toBe('close');
+    expect(closedAfterMs).toBeLessThan(5000);
+  }, 20_000);
+
+  it('leave the connection of a stream that outlasted the drain open after it ends, for a request sent on it', async () => {
+    await start(1);
+    const { streamEndedAfterMs, second } = await reuseAfterStream(300);
+    expect(streamEndedAfterMs).toBeGreaterThan(1000);
+    expect(second).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(second, 'connection')).toBe('close');
   }, 20_000);
 
   it('answer a request still waiting for its upstream when the drain begins with Connection: close', async () => {
-    await start();
+    await start(3);
     const { socket, exchange } = await openConnection(gateway.url);
     let drainedAt = 0;
     const raw = exchange(() => drainedAt);
@@ -121,12 +145,12 @@ describe('connections of a draining instance', () => {
     const endedAfterMs = await raw.ended;
     expect(raw.text()).toMatch(/^HTTP\/1\.1 200 /);
     expect(headerOf(raw.text(), 'connection')).toBe('close');
-    expect(endedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000 - 1000);
+    expect(endedAfterMs).toBeLessThan(2000);
     await closing;
   }, 20_000);
 
   it('answer requests made during the drain with Connection: close, on a connection opened before it too', async () => {
-    await start();
+    await start(3);
     const early = await openConnection(gateway.url);
     let drainedAt = 0;
     const earlyRaw = early.exchange(() => drainedAt);
@@ -146,7 +170,7 @@ describe('connections of a draining instance', () => {
     const lateEndedAfterMs = await lateRaw.ended;
     expect(lateRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
     expect(headerOf(lateRaw.text(), 'connection')).toBe('close');
-    expect(lateEndedAfterMs).toBeLessThan(DRAIN_SECONDS * 1000);
+    expect(lateEndedAfterMs).toBeLessThan(3000);
     await closing;
   }, 20_000);
 });
