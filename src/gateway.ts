@@ -342,8 +342,12 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
       await alerts.stop();
       await services.commerce.plans.stop();
       await retention?.stop();
-      // Closing a listener closes its idle connections: first those that answers left idle become quiet.
-      while (quiet.remainingMs() > 0) await new Promise((resolve) => setTimeout(resolve, quiet.remainingMs()));
+      // Closing a listener closes its idle connections: first those that answers left idle become quiet (for at
+      // most another DRAIN_SECONDS, however many answers end in turn).
+      const quietBy = performance.now() + config.drainSeconds * 1000;
+      while (quiet.remainingMs() > 0 && performance.now() < quietBy) {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(quiet.remainingMs(), quietBy - performance.now())));
+      }
       await Promise.all([closeServer(apiServer, api.answers, 10_000, quiet), closeServer(consoleServer, consoleApp.answers, 1000, quiet), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();

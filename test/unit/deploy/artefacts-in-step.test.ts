@@ -421,8 +421,9 @@ describe('deploy/helm/unigate', () => {
     expect(command).toBe('sleep');
     const drain = Number(configMap.data?.['DRAIN_SECONDS'] ?? 0);
     expect(drain).toBeGreaterThan(container.readinessProbe.periodSeconds);
-    // preStop, then the drain delay, then up to 10 s for in-flight requests to finish.
-    expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThan(Number(seconds) + drain + 10);
+    // preStop, the drain, up to one more drain for connections that answers begun before it left idle, then up to
+    // 10 s for in-flight requests to finish.
+    expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThan(Number(seconds) + 2 * drain + 10);
   });
 
   it('keeps pods through voluntary disruptions and scales on CPU', () => {
