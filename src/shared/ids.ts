@@ -7,18 +7,43 @@ const RANDOM_CHARS = 12;
 const pool = Buffer.alloc(4096);
 let poolOffset = pool.length;
 
-function randomChars(count: number): string {
-  if (poolOffset + count > pool.length) {
+/** The random part of the last id, as digits 0-35, and the millisecond it was made for. */
+const lastDigits = new Uint8Array(RANDOM_CHARS);
+let lastTime = Number.NaN;
+
+function freshDigits(): void {
+  if (poolOffset + RANDOM_CHARS > pool.length) {
     randomFillSync(pool);
     poolOffset = 0;
   }
-  let out = '';
-  for (let index = 0; index < count; index += 1) out += ALPHABET[(pool[poolOffset + index] as number) % 36];
-  poolOffset += count;
-  return out;
+  for (let index = 0; index < RANDOM_CHARS; index += 1) lastDigits[index] = (pool[poolOffset + index] as number) % 36;
+  poolOffset += RANDOM_CHARS;
 }
 
-/** Time-sortable id: `<prefix>_<10 chars of ms time in base36, zero-padded><12 random base36 chars>`. */
+/** Adds one to the random part; false when it was all `z` (then the caller draws a fresh one). */
+function incrementDigits(): boolean {
+  for (let index = RANDOM_CHARS - 1; index >= 0; index -= 1) {
+    if ((lastDigits[index] as number) < 35) {
+      lastDigits[index] = (lastDigits[index] as number) + 1;
+      return true;
+    }
+    lastDigits[index] = 0;
+  }
+  return false;
+}
+
+/**
+ * Time-sortable id: `<prefix>_<10 chars of ms time in base36, zero-padded><12 random base36 chars>`. Ids this
+ * process makes for the same millisecond follow one another (the random part of the previous one plus one), so
+ * they sort in the order they were made; ids of different processes in one millisecond sort by their random part.
+ * Ids are identifiers, never secrets: the next one of a millisecond is guessable from the last.
+ */
 export function newId(prefix: string, now: number = Date.now()): string {
-  return `${prefix}_${now.toString(36).padStart(10, '0')}${randomChars(RANDOM_CHARS)}`;
+  if (now !== lastTime || !incrementDigits()) {
+    lastTime = now;
+    freshDigits();
+  }
+  let random = '';
+  for (let index = 0; index < RANDOM_CHARS; index += 1) random += ALPHABET[lastDigits[index] as number];
+  return `${prefix}_${now.toString(36).padStart(10, '0')}${random}`;
 }
