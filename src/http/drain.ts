@@ -7,6 +7,7 @@ export interface InFlightListener {
   answers: ReadonlySet<ServerResponse>;
 }
 
+/** The console listener's tracking (the API listener's is part of its metrics, in `instrumentListener`). */
 export function trackInFlight(listener: RequestListener): InFlightListener {
   const answers = new Set<ServerResponse>();
   return {
