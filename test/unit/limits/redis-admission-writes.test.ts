@@ -1,0 +1,76 @@
+/**
+ * The admissions a Redis limiter is asked for in one event-loop turn reach Redis in one write, counted by a private
+ * Redis server's own read counter (the machine's Redis serves other tests at the same time); and a release sent in
+ * that turn is not held back for the end of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { createRedisConnection } from '../../../src/redis/redis-connection.js';
+import { RedisRateLimiter } from '../../../src/limits/redis-rate-limiter.js';
+import { silentLogger } from '../../../src/shared/logger.js';
+import { freePort } from '../../e2e/cli/cli-process.js';
+import { redisServerAvailable, startPrivateRedisServer, type PrivateRedisServer } from '../../support/private-redis-server.js';
+import { T0 } from './rate-limiter-contract.js';
+
+const ADMISSIONS = 20;
+
+describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
+  let server: PrivateRedisServer;
+  let limits: Redis;
+  let observer: Redis;
+  let limiter: RedisRateLimiter;
+
+  beforeAll(async () => {
+    server = await startPrivateRedisServer(await freePort());
+    limits = createRedisConnection(server.url, 'limits');
+    observer = createRedisConnection(server.url, 'observer');
+    await Promise.all([limits, observer].map((connection) => new Promise((resolve) => connection.once('ready', resolve))));
+    limiter = new RedisRateLimiter(limits, { keyPrefix: 'writes:', leaseTtlMs: 30_000, logger: silentLogger });
+  }, 30_000);
+
+  afterAll(async () => {
+    await limiter?.close();
+    limits?.disconnect();
+    observer?.disconnect();
+    await server?.destroy();
+  });
+
+  /** Reads the server has done; the INFO asking for it is one of them. */
+  async function readsProcessed(): Promise<number> {
+    const info = await observer.info('stats');
+    return Number(/total_reads_processed:(\d+)/.exec(info)?.[1]);
+  }
+
+  const ask = (index: number) => ({
+    slots: [{ id: `key-${index % 4}`, limit: 100 }],
+    charges: [{ rule: { id: `rpm-${index % 4}`, limit: 1000, windowMs: 60_000 }, cost: 1 }],
+  });
+
+  it('sends the admissions of one turn in one write', async () => {
+    // The scripts are loaded first, so that no EVAL retry follows.
+    const first = await limiter.admit(ask(0), T0);
+    if (first.allowed) first.lease?.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = await readsProcessed();
+    const decisions = await Promise.all(Array.from({ length: ADMISSIONS }, (_unused, index) => limiter.admit(ask(index), T0)));
+    const after = await readsProcessed();
+    expect(decisions.every((decision) => decision.allowed)).toBe(true);
+    // The admissions' write, and the second INFO.
+    expect(after - before).toBe(2);
+    for (const decision of decisions) if (decision.allowed) decision.lease?.release();
+  });
+
+  it('sends a release at once, with the admissions asked before it in the same turn', async () => {
+    const held = await limiter.admit(ask(1), T0);
+    if (!held.allowed) throw new Error('refused');
+    const admitted = limiter.admit(ask(2), T0);
+    expect(limits.stream.writableCorked).toBe(1);
+    held.lease?.release();
+    // The release goes out in the task after this one, not when the turn ends.
+    await new Promise((resolve) => queueMicrotask(() => resolve(undefined)));
+    expect(limits.stream.writableCorked).toBe(0);
+    const decision = await admitted;
+    expect(decision.allowed).toBe(true);
+    if (decision.allowed) decision.lease?.release();
+  });
+});
