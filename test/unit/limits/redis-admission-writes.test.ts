@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
 import { createRedisConnection } from '../../../src/redis/redis-connection.js';
 import { RedisRateLimiter } from '../../../src/limits/redis-rate-limiter.js';
+import type { AdmissionAsk } from '../../../src/limits/rate-limiter.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { freePort } from '../../e2e/cli/cli-process.js';
 import { redisServerAvailable, startPrivateRedisServer, type PrivateRedisServer } from '../../support/private-redis-server.js';
@@ -41,9 +42,9 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     return Number(/total_reads_processed:(\d+)/.exec(info)?.[1]);
   }
 
-  const ask = (index: number) => ({
+  const ask = (index: number): AdmissionAsk => ({
     slots: [{ id: `key-${index % 4}`, limit: 100 }],
-    charges: [{ rule: { id: `rpm-${index % 4}`, limit: 1000, windowMs: 60_000 }, cost: 1 }],
+    charges: [{ rule: { id: `rpm-${index % 4}`, dimension: 'key-rpm', limit: 1000, windowMs: 60_000 }, cost: 1 }],
   });
 
   it('sends the admissions of one turn in one write', async () => {
