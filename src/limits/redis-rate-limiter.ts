@@ -264,8 +264,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   /**
    * Admissions asked during one event-loop turn go out in one write when the turn's I/O callbacks are done: each
-   * command written on its own costs a system call, which on a busy machine costs more than the command. Nothing
-   * waits longer for it: no reply can be read before the turn ends. A release written meanwhile sends them at once.
+   * command written on its own costs a system call, which on a busy machine costs more than the command. No reply
+   * could be read before then anyway; what is given up is Redis working on the first ones while the rest of the
+   * turn runs. A release written meanwhile sends them at once.
    */
   #gatherWrites(): void {
     if (this.#corked !== null) return;
