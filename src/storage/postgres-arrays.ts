@@ -14,35 +14,39 @@ export function columnNames<Row>(columns: ArrayColumns<Row>): Array<keyof Row & 
   return Object.keys(columns) as Array<keyof Row & string>;
 }
 
-/**
- * `{1,NULL,-3}`: integers (number or bigint, bigint written with all its digits), null and undefined as NULL.
- * Anything else throws: its text could add elements to the literal.
- */
-export function integerArray(values: readonly unknown[]): string {
+/** `{…}` of `values`, null and undefined as NULL, every other value written by `element` (which throws on a wrong type). */
+function arrayOf(values: readonly unknown[], element: (value: unknown) => string): string {
   let literal = '{';
   for (let index = 0; index < values.length; index += 1) {
     const value = values[index];
     if (index > 0) literal += ',';
-    if (value === null || value === undefined) literal += 'NULL';
-    else if (typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value))) literal += String(value);
-    else throw new TypeError(`Storage: expected an integer array element, got ${typeof value}`);
+    literal += value === null || value === undefined ? 'NULL' : element(value);
   }
   return `${literal}}`;
 }
 
+/** An integer (number or bigint, bigint with all its digits); anything else throws, as its text could add elements. */
+function integerElement(value: unknown): string {
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isSafeInteger(value))) return String(value);
+  throw new TypeError(`Storage: expected an integer array element, got ${typeof value}`);
+}
+
 const QUOTED_SPECIALS = /["\\]/;
 
-/** `{"a","say \"hi\"",NULL}`: every string double-quoted (so "NULL", commas and braces stay text), null and undefined as NULL. */
+/** A string, double-quoted (so "NULL", commas and braces stay text). */
+function textElement(value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`Storage: expected a text array element, got ${typeof value}`);
+  return `"${QUOTED_SPECIALS.test(value) ? value.replace(/["\\]/g, '\\$&') : value}"`;
+}
+
+/** `{1,NULL,-3}` */
+export function integerArray(values: readonly unknown[]): string {
+  return arrayOf(values, integerElement);
+}
+
+/** `{"a","say \"hi\"",NULL}` */
 export function textArray(values: readonly unknown[]): string {
-  let literal = '{';
-  for (let index = 0; index < values.length; index += 1) {
-    const value = values[index];
-    if (index > 0) literal += ',';
-    if (value === null || value === undefined) literal += 'NULL';
-    else if (typeof value === 'string') literal += `"${QUOTED_SPECIALS.test(value) ? value.replace(/["\\]/g, '\\$&') : value}"`;
-    else throw new TypeError(`Storage: expected a text array element, got ${typeof value}`);
-  }
-  return `${literal}}`;
+  return arrayOf(values, textElement);
 }
 
 function arrayLiteral(type: ArrayElementType, values: readonly unknown[]): string {
@@ -58,4 +62,10 @@ export function unnestInsert<Row>(table: string, columns: ArrayColumns<Row>, tai
   const arrays = names.map((name, index) => `$${index + 1}::${columns[name]}[]`);
   const text = `insert into "${table}" (${names.map((name) => `"${name}"`).join(', ')}) select * from unnest(${arrays.join(', ')}) ${tail}`;
   return (rows) => CompiledQuery.raw(text, names.map((name) => arrayLiteral(columns[name], rows.map((row) => row[name]))));
+}
+
+/** The same insert for one row bound by position (SQLite, which binds row by row): `insert into "t" ("a", "b") values (?, ?) <tail>`. */
+export function rowInsertText<Row>(table: string, columns: ArrayColumns<Row>, tail: string): string {
+  const names = columnNames(columns);
+  return `insert into "${table}" (${names.map((name) => `"${name}"`).join(', ')}) values (${names.map(() => '?').join(', ')}) ${tail}`;
 }

@@ -4,7 +4,7 @@ import type { Insertable, Selectable, Transaction } from 'kysely';
 import type {
   AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
 } from '../database-schema.js';
-import { columnNames, integerArray, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
+import { columnNames, integerArray, rowInsertText, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
 import { insertUsageLogs, SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES } from './usage-log-repository.js';
 
 /** An amount per row id, in id order. */
@@ -83,11 +83,6 @@ const MONEY_HOLD_COLUMNS: ArrayColumns<Insertable<MoneyHoldsTable>> = {
   updated_at: 'int8',
 };
 
-function insertSql<Row>(table: string, columns: ArrayColumns<Row>, conflict: string): string {
-  const names = columnNames(columns);
-  return `insert into ${table} (${names.join(', ')}) values (${names.map(() => '?').join(', ')}) ${conflict}`;
-}
-
 type Bindable = string | number | bigint | null;
 
 /** A row's values in the order of `names`, a missing one as NULL. */
@@ -115,8 +110,8 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   const subscription = preparedOnce(prepare, 'select * from subscriptions where id = ?');
   const plan = preparedOnce(prepare, 'select * from plans where id = ?');
   const held = preparedOnce(prepare, 'select sum(held_nano) as held from money_holds where pool = ?');
-  const ledgerEntry = preparedOnce(prepare, insertSql('ledger_entries', LEDGER_ENTRY_COLUMNS, 'on conflict (id) do nothing'));
-  const subscriptionUsage = preparedOnce(prepare, insertSql('subscription_usage', SUBSCRIPTION_USAGE_COLUMNS, 'on conflict (id) do nothing'));
+  const ledgerEntry = preparedOnce(prepare, rowInsertText('ledger_entries', LEDGER_ENTRY_COLUMNS, 'on conflict (id) do nothing'));
+  const subscriptionUsage = preparedOnce(prepare, rowInsertText('subscription_usage', SUBSCRIPTION_USAGE_COLUMNS, 'on conflict (id) do nothing'));
   const debit = preparedOnce(prepare, 'update accounts set balance_nano = balance_nano - ? where id = ?');
   const keySpend = preparedOnce(prepare, 'update api_keys set spent_nano = spent_nano + ?, budget_spent_nano = budget_spent_nano + ? where id = ?');
   const subscriptionUse = preparedOnce(prepare, 'update subscriptions set used_nano = used_nano + ?, overage_used_nano = overage_used_nano + ? where id = ?');
@@ -125,7 +120,7 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
   const dropHold = preparedOnce(prepare, 'delete from money_holds where instance_id = ? and pool = ?');
   const setHold = preparedOnce(
     prepare,
-    insertSql('money_holds', MONEY_HOLD_COLUMNS, 'on conflict (instance_id, pool) do update set held_nano = excluded.held_nano, updated_at = excluded.updated_at'),
+    rowInsertText('money_holds', MONEY_HOLD_COLUMNS, 'on conflict (instance_id, pool) do update set held_nano = excluded.held_nano, updated_at = excluded.updated_at'),
   );
 
   const rowsOf = <T>(statement: () => BetterSqlite3.Statement, ids: readonly string[]): T[] => {

@@ -5,7 +5,7 @@ import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '..
 import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { pageLimit, toPage } from '../pagination.js';
-import { columnNames, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
+import { columnNames, rowInsertText, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
 import type { UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
@@ -118,7 +118,7 @@ const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);
 
 /** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
-export const SQLITE_ROW_INSERT = `insert into "usage_logs" (${USAGE_COLUMN_NAMES.map((name) => `"${name}"`).join(', ')}) values (${USAGE_COLUMN_NAMES.map(() => '?').join(', ')}) on conflict ("request_id") do nothing`;
+export const SQLITE_ROW_INSERT = rowInsertText('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
 
 /** PostgreSQL: a batch of any size is one insert (one statement is one transaction), its text always the same. */
 export const insertUsageLogs = unnestInsert('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
