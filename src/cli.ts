@@ -83,7 +83,15 @@ async function serve(config: GatewayConfig): Promise<void> {
     process.once('SIGINT', stop);
     return;
   }
-  const gateway = await startGateway(config, { logger, applyConfiguration: cluster.isPrimary });
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  try {
+    gateway = await startGateway(config, { logger, applyConfiguration: cluster.isPrimary });
+  } catch (error) {
+    // What a failed start opened (database pools, timers, the checkpoint thread) would keep the process alive with
+    // nothing listening; a process manager must see it exit, and restart it.
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
   if (gateway.generatedAdminToken !== null) printAdminToken(gateway.generatedAdminToken);
   logger.info('gateway listening', describeStartup(gateway));
   const shutdown = (signal: string): void => {

@@ -4,6 +4,8 @@
  * The steps build on each other (one operator session), so they run in order.
  */
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { createThrowawayPostgresDatabase } from '../../support/postgres-test-database.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -234,6 +236,22 @@ describe('other commands', () => {
     expect(result.stdout + result.stderr).toMatch(/frobnicate/);
     for (const command of ['serve', 'migrate', 'admin-token', 'keys create']) expect(result.stdout + result.stderr).toContain(command);
   });
+
+  it('serve exits non-zero, naming the cause, when its port is taken (on PostgreSQL, whose pool would keep it alive)', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const database = await createThrowawayPostgresDatabase();
+    try {
+      const handle = startCommand(['serve'], directory, { ...env, DATABASE_URL: database.url, PORT: String(port), CONSOLE_PORT: String(await freePort()) });
+      const result = await withTimeout(handle.exited, 20_000, 'exit after a failed listen');
+      expect(result.code).toBe(1);
+      expect(handle.stderr()).toContain('EADDRINUSE');
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await database.drop();
+    }
+  }, 30_000);
 
   it('an unknown keys subcommand exits non-zero', async () => {
     const result = await runCommand(['keys', 'delete'], directory, env);
