@@ -59,16 +59,26 @@ export async function startServeCluster(count: number, yaml: string[], extraEnvi
     environment,
     instances,
     async start(name, extra = {}, fixedPort, fixedConsolePort, bin) {
-      const port = fixedPort ?? (await freePort());
-      let consolePort = fixedConsolePort ?? (await freePort());
-      while (consolePort === port) consolePort = await freePort();
-      const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }), bin);
-      const url = `http://127.0.0.1:${port}`;
-      // Bounded generously: the fleet tests start instances while others run under load on a shared machine.
-      await waitForHttp(`${url}/api/status`, child, 40_000);
-      const instance = { url, process: child, name, port, consolePort };
-      instances.push(instance);
-      return instance;
+      // A port found free can be taken by a parallel test file before the instance binds it: then the instance
+      // exits with EADDRINUSE, and it starts again on other ports (ports given by the caller are not changed).
+      for (let attempt = 1; ; attempt += 1) {
+        const port = fixedPort ?? (await freePort());
+        let consolePort = fixedConsolePort ?? (await freePort());
+        while (consolePort === port) consolePort = await freePort();
+        const child = startCommand(['serve'], directory, cleanEnv({ ...environment, ...extra, PORT: String(port), CONSOLE_PORT: String(consolePort), DATA_DIR: path.join(directory, name) }), bin);
+        const url = `http://127.0.0.1:${port}`;
+        try {
+          // Bounded generously: the fleet tests start instances while others run under load on a shared machine.
+          await waitForHttp(`${url}/api/status`, child, 40_000);
+        } catch (error) {
+          const portTaken = child.hasExited() && child.stderr().includes('EADDRINUSE');
+          if (!portTaken || (fixedPort !== undefined && fixedConsolePort !== undefined) || attempt >= 3) throw error;
+          continue;
+        }
+        const instance = { url, process: child, name, port, consolePort };
+        instances.push(instance);
+        return instance;
+      }
     },
     admin(method, route, body, instance = 0) {
       const target = instances[instance] ?? instances[0];
