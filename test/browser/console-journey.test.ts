@@ -191,8 +191,11 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   await page.getByLabel('Status').selectOption('403');
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.waitForURL(/status=403/);
+  // The unfiltered table holds a 403 row of OTHER_MODEL too: wait until the filtered rows have replaced it.
+  const statusCells = usageTable.locator('tbody tr td:nth-child(4)');
+  await expect.poll(async () => (await statusCells.allTextContents()).every((status) => /^403\b/.test(status))).toBe(true);
   await expect.poll(() => usageTable.locator('tbody tr').allTextContents()).toContainEqual(expect.stringContaining(OTHER_MODEL));
-  const statuses = await usageTable.locator('tbody tr td:nth-child(4)').allTextContents();
+  const statuses = await statusCells.allTextContents();
   expect(statuses.length).toBeGreaterThan(0);
   for (const status of statuses) expect(status).toMatch(/^403\b/);
   await page.goto(`${consoleUrl}/usage`);
