@@ -115,6 +115,8 @@ export class Ledger {
   #running: Promise<void> | null = null;
   #again = false;
   #timer: NodeJS.Timeout | null = null;
+  /** A transaction due now, started on the next turn of the event loop (see `#kick`). */
+  #soon: NodeJS.Immediate | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #checkpointTimer: NodeJS.Timeout | null = null;
   #checkpointing = false;
@@ -460,7 +462,9 @@ export class Ledger {
 
   #clearTimer(): void {
     if (this.#timer !== null) clearTimeout(this.#timer);
+    if (this.#soon !== null) clearImmediate(this.#soon);
     this.#timer = null;
+    this.#soon = null;
   }
 
   #kick(delayMs: number): void {
@@ -470,8 +474,15 @@ export class Ledger {
       return;
     }
     if (delayMs <= 0) {
+      // On the next turn, not in this one: on SQLite a transaction holds the event loop, and back-to-back
+      // transactions (a backlog, or settlements that filled a batch) let requests' I/O run between them.
+      if (this.#soon !== null) return;
       this.#clearTimer();
-      void this.#run();
+      this.#soon = setImmediate(() => {
+        this.#soon = null;
+        if (this.#running === null) void this.#run();
+        else this.#again = true;
+      });
       return;
     }
     this.#timer ??= setTimeout(() => {
