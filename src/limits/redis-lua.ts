@@ -9,18 +9,20 @@
  * Slots first: expired leases are dropped (their holder stopped renewing: it crashed) and a full slot refuses the
  * request before any window is read. Then all or nothing: nothing is taken unless every rule with a positive cost
  * has room, and then the lease joins every slot and every cost is charged. Returns `[n]` when slot n is full,
- * otherwise `[0, used before this request of rule 1, rule 2, …]`.
+ * otherwise `[0, used before this request of rule 1, rule 2, …, leases held before this request in slot 1, slot 2, …]`.
  */
 export const ADMIT = `
 local slots = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
 local now = 0
+local held = {}
 if slots > 0 then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   for index = 1, slots do
     redis.call('ZREMRANGEBYSCORE', KEYS[index], '-inf', now)
-    if redis.call('ZCARD', KEYS[index]) >= tonumber(ARGV[3 + index]) then return {index} end
+    held[index] = redis.call('ZCARD', KEYS[index])
+    if held[index] >= tonumber(ARGV[3 + index]) then return {index} end
   end
 end
 local reply = {0}
@@ -44,6 +46,7 @@ for index = slots + 1, #KEYS do
     redis.call('PEXPIRE', KEYS[index], ARGV[base + 3])
   end
 end
+for index = 1, slots do reply[#reply + 1] = held[index] end
 return reply
 `;
 

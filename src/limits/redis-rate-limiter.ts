@@ -40,13 +40,27 @@ const admitScript = new RedisScript(ADMIT);
 const settleScript = new RedisScript(SETTLE);
 const renewScript = new RedisScript(RENEW);
 
-/** One slot held: lease id `id` in the lease set `key`. */
+/** One slot held: lease id `id` in the lease set `key`; `urgent`: its release goes out as soon as the task ends. */
 interface HeldLease {
   key: string;
   id: string;
+  urgent: boolean;
 }
 
-/** Counter corrections and lease releases that go out together, in one script: releases once the current task ends, corrections alone once the event-loop turn does. */
+/**
+ * A slot's release may wait for the end of the event-loop turn, to go out with the turn's other releases and
+ * corrections in one script call, when the slot was at most a quarter full with this lease: for the wait (at most
+ * one turn) to make another instance refuse a request, the other three quarters would have to fill meanwhile.
+ * Releases of fuller slots, and of every slot of a limit below 4, go out as soon as the current task ends.
+ */
+function releaseCanWait(heldBefore: number, limit: number): boolean {
+  return (heldBefore + 1) * 4 <= limit;
+}
+
+/**
+ * Counter corrections and lease releases that go out together, in one script: once the current task ends when an
+ * urgent release is in it, otherwise once the event-loop turn does.
+ */
 interface Outbox {
   counters: string[];
   deltas: number[];
@@ -56,7 +70,7 @@ interface Outbox {
   sent: Promise<void>;
   /** Sends the outbox now, if it has not gone yet. */
   dispatch: () => void;
-  /** A release is in it: it goes once the current task ends. */
+  /** An urgent release is in it: it goes once the current task ends. */
   releasing: boolean;
 }
 
@@ -66,8 +80,8 @@ type Charge = { rule: LimitRule; cost: number };
  * Limits shared by every instance on one Redis: each decision is one Lua script, so two instances admit exactly
  * the limit between them; a request's admission (every slot and every window) is one script call. Windows are the
  * same epoch-aligned fixed windows as in process, keyed by window start. Corrections and releases are not waited
- * for: those of the requests finishing in one task go out together in one script call (corrections alone wait for
- * the end of the event-loop turn and gather more).
+ * for: those of one event-loop turn go out together in one script call, except that the release of a slot that was
+ * more than a quarter full goes out as soon as its task ends, with what that task gathered (see `releaseCanWait`).
  *
  * While Redis is unreachable the limiter is degraded, on purpose and in one of two ways: in `share` mode each
  * instance enforces, in process, its share of every limit (the limit divided by the live instances it last saw in
@@ -134,9 +148,14 @@ export class RedisRateLimiter implements RateLimiter {
     if (fullSlot > 0) return { allowed: false, slot: ask.slots[fullSlot - 1] as ConcurrencySlot };
     // The script decided atomically; the same rule applied to the counts it saw (before this request) gives the
     // same answer and the remaining/reset figures of every dimension.
-    const decision = decide(charges, reply.slice(1).map(Number), now);
+    const decision = decide(charges, reply.slice(1, 1 + charges.length).map(Number), now);
     if (!decision.allowed) return { ...decision, slot: null };
-    const lease = ask.slots.length === 0 ? null : this.#hold(keys.slice(0, ask.slots.length).map((key) => ({ key, id: leaseId })));
+    const heldBefore = 1 + charges.length;
+    const lease = ask.slots.length === 0 ? null : this.#hold(ask.slots.map((slot, index) => ({
+      key: keys[index] as string,
+      id: leaseId,
+      urgent: !releaseCanWait(Number(reply[heldBefore + index]), slot.limit),
+    })));
     return { allowed: true, states: decision.states, lease };
   }
 
@@ -235,10 +254,10 @@ export class RedisRateLimiter implements RateLimiter {
     const outbox = this.#outboxNow();
     outbox.leaseSets.push(lease.key);
     outbox.leaseIds.push(lease.id);
-    // A freed slot must reach Redis before its caller, who has its answer, can ask another instance for it: the
-    // release goes out as soon as the current task ends (microseconds after the answer was written), not at the
-    // end of the event-loop turn, which under load can be milliseconds later.
-    if (!outbox.releasing) {
+    // A freed slot near its limit must reach Redis before its caller, who has its answer, can ask another instance
+    // for it: the release goes out as soon as the current task ends (microseconds after the answer was written),
+    // not at the end of the event-loop turn, which under load can be milliseconds later.
+    if (lease.urgent && !outbox.releasing) {
       outbox.releasing = true;
       queueMicrotask(outbox.dispatch);
     }

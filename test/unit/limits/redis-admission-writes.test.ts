@@ -1,7 +1,8 @@
 /**
  * The admissions a Redis limiter is asked for in one event-loop turn reach Redis in one write, counted by a private
- * Redis server's own read counter (the machine's Redis serves other tests at the same time); and a release sent in
- * that turn is not held back for the end of it.
+ * Redis server's own read counter (the machine's Redis serves other tests at the same time); a release of a slot
+ * near its limit sent in that turn is not held back for the end of it, and releases of slots far from their limits
+ * are, to go in one write.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
@@ -42,8 +43,8 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     return Number(/total_reads_processed:(\d+)/.exec(info)?.[1]);
   }
 
-  const ask = (index: number): AdmissionAsk => ({
-    slots: [{ id: `key-${index % 4}`, limit: 100 }],
+  const ask = (index: number, slot = { id: `key-${index % 4}`, limit: 100 }): AdmissionAsk => ({
+    slots: [slot],
     charges: [{ rule: { id: `rpm-${index % 4}`, dimension: 'key-rpm', limit: 1000, windowMs: 60_000 }, cost: 1 }],
   });
 
@@ -61,8 +62,9 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     for (const decision of decisions) if (decision.allowed) decision.lease?.release();
   });
 
-  it('sends a release at once, with the admissions asked before it in the same turn', async () => {
-    const held = await limiter.admit(ask(1), T0);
+  it('sends the release of a slot near its limit at once, with the admissions asked before it in the same turn', async () => {
+    // A slot of 2: this lease fills half of it.
+    const held = await limiter.admit(ask(1, { id: 'near', limit: 2 }), T0);
     if (!held.allowed) throw new Error('refused');
     const admitted = limiter.admit(ask(2), T0);
     expect(limits.stream.writableCorked).toBe(1);
@@ -73,5 +75,25 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     const decision = await admitted;
     expect(decision.allowed).toBe(true);
     if (decision.allowed) decision.lease?.release();
+  });
+
+  it('gathers the releases of slots far from their limits, made in separate tasks of one turn, into one write at its end', async () => {
+    const decisions = await Promise.all(Array.from({ length: ADMISSIONS }, (_unused, index) => limiter.admit(ask(index), T0)));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const before = await readsProcessed();
+    // Each release in a task of its own, all in one phase of one turn, as answers finishing on separate sockets are.
+    await Promise.all(decisions.map((decision) => new Promise<void>((resolve) => setImmediate(() => {
+      if (decision.allowed) decision.lease?.release();
+      resolve();
+    }))));
+    expect(limiter.heldLeases).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await readsProcessed();
+    // One script call with every release, and the second INFO.
+    expect(after - before).toBe(2);
+    // They were released: the next admissions find every slot empty again.
+    const again = await limiter.admit(ask(0, { id: 'key-0', limit: 1 }), T0);
+    expect(again.allowed).toBe(true);
+    if (again.allowed) again.lease?.release();
   });
 });
