@@ -1,6 +1,6 @@
 /**
- * The default logger writes standard output once per event-loop turn: lines still waiting when the process exits are
- * written then, and the exit hook is there only while lines wait. Run in child processes on the built logger
+ * The default logger writes standard output at most every 10 ms, one write for the lines of those milliseconds: lines
+ * still waiting when the process exits are written then, and the exit hook is there only while lines wait. Run in child processes on the built logger
  * (`npm test` builds first), since what matters is what reaches a real stdout before a real exit.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,7 +18,7 @@ function runChild(body: string): { lines: Array<{ message: string }> } {
 }
 
 describe('batched standard output', () => {
-  it('writes the lines still waiting when the process exits before the turn ends', () => {
+  it('writes the lines still waiting when the process exits before their write', () => {
     const { lines } = runChild("logger.info('first');\nlogger.warn('second');\nprocess.exit(0);");
     expect(lines.map((line) => line.message)).toEqual(['first', 'second']);
   });
@@ -28,11 +28,34 @@ describe('batched standard output', () => {
       "const before = process.listenerCount('exit');",
       "logger.info('one');",
       "const waiting = process.listenerCount('exit') - before;",
-      'await new Promise((resolve) => setImmediate(resolve));',
+      'await new Promise((resolve) => setTimeout(resolve, 50));',
       "const after = process.listenerCount('exit') - before;",
       "logger.info(`hooks while waiting ${waiting}, after the write ${after}`);",
       'process.exit(0);',
     ].join('\n'));
     expect(lines.map((line) => line.message)).toEqual(['one', 'hooks while waiting 1, after the write 0']);
+  });
+
+  it('writes the lines of several event-loop turns in one write, and a large backlog at once', () => {
+    const { lines } = runChild([
+      'const writes = [];',
+      'const write = process.stdout.write.bind(process.stdout);',
+      'process.stdout.write = (chunk, ...rest) => { writes.push(String(chunk).length); return write(chunk, ...rest); };',
+      "for (const message of ['a', 'b', 'c']) {",
+      '  logger.info(message);',
+      '  await new Promise((resolve) => setImmediate(resolve));',
+      '}',
+      'await new Promise((resolve) => setTimeout(resolve, 50));',
+      'const turns = writes.length;',
+      // 100 lines of 1,000 characters: the writes begin before any timer could run.
+      "for (let index = 0; index < 100; index++) logger.info('x'.repeat(1000));",
+      'const large = writes.length - turns;',
+      'process.stdout.write = write;',
+      'logger.info(`writes for three turns ${turns}, during a large backlog ${large}`);',
+      'process.exit(0);',
+    ].join('\n'));
+    expect(lines.at(-1)?.message).toBe('writes for three turns 1, during a large backlog 1');
+    expect(lines.slice(0, 3).map((line) => line.message)).toEqual(['a', 'b', 'c']);
+    expect(lines).toHaveLength(3 + 100 + 1);
   });
 });
