@@ -1,3 +1,4 @@
+import { withFields } from '../shared/with-fields.js';
 import type { WireProtocol } from '../upstreams/upstream-adapter.js';
 
 /**
@@ -10,7 +11,7 @@ export function passThroughBody(protocol: WireProtocol, body: Record<string, unk
     case 'openai-chat': {
       if (!stream) return JSON.stringify({ ...body, model: upstreamModel });
       const streamOptions = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
-      return JSON.stringify({ ...body, model: upstreamModel, stream_options: { ...streamOptions, include_usage: true } });
+      return JSON.stringify(withFields(body, { model: upstreamModel, stream_options: withFields(streamOptions, { include_usage: true }) }));
     }
     case 'openai-responses':
     case 'anthropic-messages':

@@ -291,7 +291,7 @@ async function relayTranslated(
     }
     onFirstByte();
     const priced = meter.priced(encoded, { usage }, codec.usageKey);
-    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...request.responseHeaders, ...warningHeader, ...priced.headers } });
+    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, priced.headers) });
     meter.finish({ status: 200, errorCode: successCode, usage, answer: () => ({ model: parsed.model, finishReasons: [parsed.finishReason.raw ?? parsed.finishReason.unified] }) });
     if (recorder !== null) {
       recorder.answer(parsed);
@@ -301,7 +301,7 @@ async function relayTranslated(
   }
   const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
   const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
-  const client = sink.openStream({ ...request.responseHeaders, ...warningHeader, 'content-type': codec.streamContentType(request.sse) }, signal, onFirstByte);
+  const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, { 'content-type': codec.streamContentType(request.sse) }), signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];

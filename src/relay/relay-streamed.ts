@@ -90,7 +90,7 @@ async function forward(
   signal: AbortSignal,
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
-  const client = sink.openStream({ ...responseHeaders, 'content-type': contentType }, signal, () => meter.markFirstByte());
+  const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => meter.markFirstByte());
   const billed = exchange.billed;
   let tracked = false;
   try {

@@ -46,7 +46,7 @@ export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter
   const gone = new AbortController();
   const stopListening = sink.onCallerGone(() => gone.abort());
   try {
-    const client = sink.openStream({ ...options.headers, 'content-type': codec.streamContentType(options.sse) }, gone.signal, () => meter.markFirstByte());
+    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone.signal, () => meter.markFirstByte());
     try {
       await client.write(body);
     } catch {
