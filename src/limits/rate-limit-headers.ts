@@ -34,8 +34,12 @@ export function goDuration(milliseconds: number): string {
   if (ms < 1000) return `${ms}ms`;
   const hours = Math.floor(ms / 3_600_000);
   const minutes = Math.floor((ms % 3_600_000) / 60_000);
-  const seconds = (ms % 60_000) / 1000;
-  const secondsText = `${Number.isInteger(seconds) ? seconds : Number(seconds.toFixed(3))}s`;
+  // Whole milliseconds: the seconds' fraction is at most three digits, written without trailing zeros.
+  const secondsMs = ms % 60_000;
+  const fraction = secondsMs % 1000;
+  const secondsText = fraction === 0
+    ? `${(secondsMs - fraction) / 1000}s`
+    : `${(secondsMs - fraction) / 1000}.${String(fraction).padStart(3, '0').replace(/0+$/, '')}s`;
   if (hours > 0) return `${hours}h${minutes}m${secondsText}`;
   if (minutes > 0) return `${minutes}m${secondsText}`;
   return secondsText;

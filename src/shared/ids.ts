@@ -10,6 +10,8 @@ let poolOffset = pool.length;
 /** The random part of the last id, as digits 0-35, and the millisecond it was made for. */
 const lastDigits = new Uint8Array(RANDOM_CHARS);
 let lastTime = Number.NaN;
+/** `lastTime` as the id writes it. */
+let lastTimeText = '';
 
 function freshDigits(): void {
   if (poolOffset + RANDOM_CHARS > pool.length) {
@@ -40,10 +42,11 @@ function incrementDigits(): boolean {
  */
 export function newId(prefix: string, now: number = Date.now()): string {
   if (now !== lastTime || !incrementDigits()) {
+    if (now !== lastTime) lastTimeText = now.toString(36).padStart(10, '0');
     lastTime = now;
     freshDigits();
   }
   let random = '';
   for (let index = 0; index < RANDOM_CHARS; index += 1) random += ALPHABET[lastDigits[index] as number];
-  return `${prefix}_${now.toString(36).padStart(10, '0')}${random}`;
+  return `${prefix}_${lastTimeText}${random}`;
 }

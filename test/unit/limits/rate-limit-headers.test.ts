@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { admittedRateLimitHeaders, goDuration, rfc3339 } from '../../../src/limits/rate-limit-headers.js';
 import type { LimitState } from '../../../src/limits/rate-limiter.js';
 import { anthropicFamily, geminiFamily, openAIFamily } from '../../../src/codecs/families.js';
@@ -8,8 +9,23 @@ function state(id: string, limit: number, remaining: number, resetAtMs: number):
 }
 
 describe('vendor formats', () => {
-  it.each([[0, '0ms'], [12, '12ms'], [999.2, '1s'], [1000, '1s'], [59_500, '59.5s'], [360_000, '6m0s'], [3_723_250, '1h2m3.25s']])('OpenAI reset %s ms is %s', (ms, text) => {
+  it.each([[0, '0ms'], [12, '12ms'], [999.2, '1s'], [1000, '1s'], [1001, '1.001s'], [1010.5, '1.011s'], [59_500, '59.5s'], [59_999, '59.999s'], [360_000, '6m0s'], [3_723_250, '1h2m3.25s'], [3_600_050, '1h0m0.05s']])('OpenAI reset %s ms is %s', (ms, text) => {
     expect(goDuration(ms)).toBe(text);
+  });
+
+  it('property: OpenAI resets read as Go durations rounded up to the millisecond', () => {
+    // The plain reading of Go's format: hours and minutes when present, seconds with up to three decimals.
+    const reference = (milliseconds: number): string => {
+      const ms = Math.max(0, Math.ceil(milliseconds));
+      if (ms < 1000) return `${ms}ms`;
+      const hours = Math.floor(ms / 3_600_000);
+      const minutes = Math.floor((ms % 3_600_000) / 60_000);
+      const seconds = `${Number(((ms % 60_000) / 1000).toFixed(3))}s`;
+      return hours > 0 ? `${hours}h${minutes}m${seconds}` : minutes > 0 ? `${minutes}m${seconds}` : seconds;
+    };
+    fc.assert(fc.property(fc.double({ min: -1000, max: 200 * 3_600_000, noNaN: true }), (ms) => {
+      expect(goDuration(ms)).toBe(reference(ms));
+    }), { numRuns: 2000 });
   });
 
   it('Anthropic resets are RFC 3339 to the second, rounded up', () => {
