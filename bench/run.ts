@@ -11,7 +11,8 @@
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
- * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading).
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's
+ * process, space-separated, e.g. `--trace-gc` or `--import ./probe.mjs`).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
@@ -218,7 +219,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
     // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs).
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const child = startChild(name, [...profile, ...probeArgs, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe: false });
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+    const child = startChild(name, [...profile, ...nodeArgs, ...probeArgs, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe: false });
     children.push(child);
     const base = `http://127.0.0.1:${port}`;
     await waitForStatus(`${base}/api/status`, child, options.gatewayStartTimeoutMs ?? 20_000).catch((err: Error) => {
