@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AnswerStream } from '../relay/response-sink.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 
 /**
  * The caller's side of a stream. The status line and headers go out with the first bytes, not before, so a
@@ -17,7 +18,7 @@ export class ClientStream implements AnswerStream {
   constructor(
     private readonly out: ServerResponse,
     private readonly headers: Record<string, string>,
-    private readonly signal: AbortSignal,
+    private readonly signal: CallerSignal,
     private readonly onFirstByte: () => void,
   ) {}
 

@@ -5,6 +5,7 @@ import type { Channel } from '../domain/records.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { callUpstream, failureClassOf, timeoutsOf } from './upstream-call.js';
 import { UpstreamAttempt } from './upstream-attempt.js';
+import type { CallerSignal } from './caller-signal.js';
 
 /** The longest a test waits for the upstream's first byte, and between body chunks. */
 const TEST_TIMEOUT_MS = 30_000;
@@ -29,7 +30,7 @@ export interface ChannelTestResult {
  * The answer reports latency and outcome only. Background health probes send the same request (`logLabel` names
  * them in the log).
  */
-export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: AbortSignal, logLabel = 'admin-channel-test'): Promise<ChannelTestResult> {
+export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: CallerSignal, logLabel = 'admin-channel-test'): Promise<ChannelTestResult> {
   const adapter = dependencies.adapters.get(channel.type);
   const result = (outcome: ChannelTestResult['outcome'], latencyMs: number, upstreamStatus: number | null, failureClass: UpstreamFailureClass | null, message: string): ChannelTestResult => ({
     ok: outcome === 'success', outcome, model, upstreamModel, latencyMs, upstreamStatus, failureClass, message,

@@ -7,6 +7,7 @@ import type { RequestMeter } from './request-meter.js';
 import { callUpstream, exhaustedError, timeoutsOf, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
 import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
+import { CallerGone, type CallerSignal } from './caller-signal.js';
 
 /** How one channel's attempt ended: answered (`value`), failed (the next channel may try), or skipped. */
 export type PoolOutcome<T> = { kind: 'done'; value: T } | { kind: 'failed'; failure: FailedAttempt } | { kind: 'skipped' };
@@ -21,9 +22,9 @@ export async function tryPool<T>(
   sink: ResponseSink,
   plan: RoutePlan,
   model: string,
-  attempt: (candidate: Candidate, signal: AbortSignal) => Promise<PoolOutcome<T>>,
+  attempt: (candidate: Candidate, signal: CallerSignal) => Promise<PoolOutcome<T>>,
 ): Promise<T | null> {
-  const abort = new AbortController();
+  const abort = new CallerGone();
   const stopListening = sink.onCallerGone(() => abort.abort(new Error('client disconnected')));
   const failures: FailedAttempt[] = [];
   try {
@@ -31,7 +32,7 @@ export async function tryPool<T>(
     while (candidate !== null) {
       let outcome: PoolOutcome<T>;
       try {
-        outcome = await attempt(candidate, abort.signal);
+        outcome = await attempt(candidate, abort);
       } finally {
         candidate.ticket.release();
       }
@@ -71,7 +72,7 @@ export async function openAttempt(
   plan: RoutePlan,
   candidate: Candidate,
   build: BuildRequest,
-  options: { stream: boolean; signal: AbortSignal },
+  options: { stream: boolean; signal: CallerSignal },
 ): Promise<OpenedAttempt | { kind: 'aborted' } | PoolOutcome<never>> {
   const { route } = candidate;
   const adapter = dependencies.adapters.get(route.channel.type) as UpstreamAdapter;

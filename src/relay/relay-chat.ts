@@ -21,6 +21,7 @@ import { usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
+import type { CallerSignal } from './caller-signal.js';
 
 export interface ChatRelayRequest {
   /** Where the answer goes. */
@@ -103,7 +104,7 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 }
 
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: AbortSignal): Promise<PoolOutcome<true>> {
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal): Promise<PoolOutcome<true>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
   const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
@@ -156,7 +157,7 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: AbortSignal, onFirstByte: () => void, recorder: AnswerRecorder | null): Promise<RelayResult> {
+async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: CallerSignal, onFirstByte: () => void, recorder: AnswerRecorder | null): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
@@ -265,7 +266,7 @@ async function relayTranslated(
   adapter: UpstreamAdapter,
   request: ChatRelayRequest,
   response: UpstreamResponse,
-  signal: AbortSignal,
+  signal: CallerSignal,
   onFirstByte: () => void,
   recorder: AnswerRecorder | null,
 ): Promise<RelayResult> {
@@ -373,7 +374,7 @@ interface OpenStream {
   request: ChatRelayRequest;
   response: UpstreamResponse;
   client: AnswerStream;
-  signal: AbortSignal;
+  signal: CallerSignal;
   /** What the stream is billed if it ends now (see delivered-usage.ts). */
   settle: () => Promise<Usage | null>;
   recorder: AnswerRecorder | null;

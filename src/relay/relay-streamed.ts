@@ -8,6 +8,7 @@ import type { RequestMeter, RequestOutcome } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { readingAnswer } from './upstream-attempt.js';
+import type { CallerSignal } from './caller-signal.js';
 
 /** One exchange whose answer is streamed to the caller as it arrives (speech audio, transcription events). */
 export interface StreamedExchange {
@@ -56,7 +57,7 @@ async function attemptOne(
   candidate: Candidate,
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
-  signal: AbortSignal,
+  signal: CallerSignal,
 ): Promise<PoolOutcome<StreamedEnd>> {
   const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
   if (opened.kind === 'aborted') return { kind: 'done', value: 'aborted' };
@@ -87,7 +88,7 @@ async function forward(
   response: UpstreamResponse,
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
-  signal: AbortSignal,
+  signal: CallerSignal,
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
   const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => meter.markFirstByte());

@@ -7,6 +7,7 @@ import type { ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
+import type { CallerSignal } from './caller-signal.js';
 
 /**
  * One exchange of a non-streaming JSON operation (embeddings, token counts) against one channel: the request
@@ -53,7 +54,7 @@ async function attemptOne<Result>(
   plan: RoutePlan,
   candidate: Candidate,
   exchange: UnaryExchange<Result>,
-  signal: AbortSignal,
+  signal: CallerSignal,
 ): Promise<PoolOutcome<Result>> {
   const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: false, signal });
   if (opened.kind === 'aborted') throw callerLeft();

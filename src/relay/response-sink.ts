@@ -1,3 +1,5 @@
+import type { CallerSignal } from './caller-signal.js';
+
 /** A streamed answer to the caller: the status line and headers leave with the first bytes, not before. */
 export interface AnswerStream {
   /** Whether anything reached the caller (a failure before that can still be retried or answered as an error). */
@@ -27,7 +29,7 @@ export interface ResponseSink {
   onCallerGone(listener: () => void): () => void;
   send(answer: WholeAnswer): void;
   /** A stream that stops waiting for the caller to drain when `signal` aborts; `onFirstByte` runs as the first bytes leave. */
-  openStream(headers: Record<string, string>, signal: AbortSignal, onFirstByte: () => void): AnswerStream;
+  openStream(headers: Record<string, string>, signal: CallerSignal, onFirstByte: () => void): AnswerStream;
   /** Ends the connection without the final chunk, so the client sees the answer cut (for streams with no in-band error). */
   cut(error: Error): void;
 }

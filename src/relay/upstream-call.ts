@@ -5,6 +5,7 @@ import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { UpstreamConnectionError } from '../upstreams/upstream-exchange.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamResponse, UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
 import { isRetryableUpstreamStatus, isUpstreamCredentialFailure } from './upstream-error.js';
+import type { CallerSignal } from './caller-signal.js';
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 /** The longest Retry-After honoured (an upstream asking for a day is capped to an hour of skipping). */
@@ -103,7 +104,7 @@ export function exhaustedError(plan: RoutePlan, failures: readonly FailedAttempt
 }
 
 /** Reads (a bounded part of) an upstream error body. */
-async function readErrorBody(response: UpstreamResponse, signal: AbortSignal): Promise<Buffer | null> {
+async function readErrorBody(response: UpstreamResponse, signal: CallerSignal): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let size = 0;
   try {
@@ -168,7 +169,7 @@ export async function callUpstream(
   adapter: UpstreamAdapter,
   route: ChannelRoute,
   request: UpstreamRequest,
-  options: { signal: AbortSignal; timeouts: UpstreamTimeouts; now: number; traceHeaders?: Record<string, string> | null },
+  options: { signal: CallerSignal; timeouts: UpstreamTimeouts; now: number; traceHeaders?: Record<string, string> | null },
 ): Promise<UpstreamOutcome> {
   const traceHeaders = options.traceHeaders ?? null;
   const sent = traceHeaders === null ? request : { ...request, headers: { ...request.headers, ...traceHeaders } };

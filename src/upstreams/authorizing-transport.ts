@@ -1,6 +1,7 @@
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 import { UpstreamAuthorizationError } from './upstream-authorization-error.js';
 import { UpstreamConnectionError } from './upstream-exchange.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 
 /** The answer standing for a credential the issuer refused: a 401, which the relay reads as a bad channel key. */
 function refused(message: string): UpstreamResponse {
@@ -36,7 +37,7 @@ function isResponse(value: UpstreamRequest | UpstreamResponse): value is Upstrea
 export class AuthorizingTransport implements UpstreamTransport {
   constructor(private readonly inner: UpstreamTransport) {}
 
-  async send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
+  async send(request: UpstreamRequest, options: { signal: CallerSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
     if (request.authorize === undefined) return this.inner.send(request, options);
     const first = await authorized(request, false);
     if (isResponse(first)) return first;

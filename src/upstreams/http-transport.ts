@@ -1,6 +1,7 @@
 import { Agent, Pool, type Dispatcher } from 'undici';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 
 /** Origin and path of each upstream URL, parsed once (a channel has a handful). */
 const targets = new Map<string, { origin: string; path: string }>();
@@ -65,7 +66,7 @@ export class HttpTransport implements UpstreamTransport {
     });
   }
 
-  async send(upstream: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
+  async send(upstream: UpstreamRequest, options: { signal: CallerSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
     if (options.signal.aborted) throw new UpstreamConnectionError('aborted');
     const exchange = new UpstreamExchange(options.signal, options.timeouts);
     let head: ResponseHead;

@@ -6,6 +6,7 @@ import type { Channel } from '../domain/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
 import type { UpstreamOnlyProtocol, UpstreamOperation, WireProtocol } from '../wire/protocols.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 
 export { isClientWire, type UpstreamOnlyProtocol, type UpstreamOperation, type WireProtocol } from '../wire/protocols.js';
 
@@ -55,7 +56,7 @@ export interface UpstreamTimeouts {
 export type UpstreamErrorClass = 'credential' | 'channel' | 'retryable' | 'caller';
 
 export interface UpstreamTransport {
-  send(request: UpstreamRequest, options: { signal: AbortSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
+  send(request: UpstreamRequest, options: { signal: CallerSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse>;
 }
 
 export interface UpstreamCountTokens {

@@ -1,5 +1,6 @@
 import { errors, type Dispatcher } from 'undici';
 import type { UpstreamTimeouts } from './upstream-adapter.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 
 /**
  * connect: refused, unresolvable or not connected in time; first-byte-timeout: no response head within the
@@ -16,7 +17,7 @@ export class UpstreamConnectionError extends Error {
   }
 }
 
-function classify(error: unknown, signal: AbortSignal): UpstreamFailureKind {
+function classify(error: unknown, signal: CallerSignal): UpstreamFailureKind {
   if (signal.aborted) return 'aborted';
   if (error instanceof errors.HeadersTimeoutError) return 'first-byte-timeout';
   if (error instanceof errors.BodyTimeoutError) return 'idle-timeout';
@@ -76,7 +77,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   readonly #onCallerAbort = (): void => this.#stop(asError(this.caller.reason));
 
   constructor(
-    private readonly caller: AbortSignal,
+    private readonly caller: CallerSignal,
     private readonly timeouts: UpstreamTimeouts,
   ) {
     this.head = new Promise<ResponseHead>((resolve, reject) => {

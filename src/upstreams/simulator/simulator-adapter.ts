@@ -4,6 +4,7 @@ import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from '../upstream-adapter.js';
 import { readSimulatorSettings, simulateCompletion, type SimulatedCompletion, type SimulatorSettings } from './simulated-completion.js';
 import { simulateEmbeddings } from './simulated-embedding.js';
+import type { CallerSignal } from '../../relay/caller-signal.js';
 
 const SYSTEM_FINGERPRINT = 'gateway-simulator';
 
@@ -57,7 +58,7 @@ export class SimulatorAdapter extends OpenAIWireAdapter {
     request: UpstreamRequest,
     settings: SimulatorSettings,
     channelSettings: Record<string, unknown>,
-    signal: AbortSignal,
+    signal: CallerSignal,
     _timeouts: UpstreamTimeouts,
   ): Promise<UpstreamResponse> {
     const body = JSON.parse(request.body ?? '{}') as Record<string, unknown>;
@@ -95,7 +96,7 @@ function usageOf(completion: SimulatedCompletion): Record<string, unknown> {
   };
 }
 
-async function* streamChunks(completion: SimulatedCompletion, model: string, includeUsage: boolean, delayMs: number, signal: AbortSignal): AsyncIterable<Buffer> {
+async function* streamChunks(completion: SimulatedCompletion, model: string, includeUsage: boolean, delayMs: number, signal: CallerSignal): AsyncIterable<Buffer> {
   const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model, system_fingerprint: SYSTEM_FINGERPRINT };
   const usageField = includeUsage ? { usage: null } : {};
   const event = (choices: unknown[], extra: Record<string, unknown> = usageField): Buffer =>
@@ -119,7 +120,7 @@ async function* once(buffer: Buffer): AsyncIterable<Buffer> {
   yield buffer;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: CallerSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {
