@@ -1,5 +1,6 @@
 import type { Usage } from '../../ir/usage.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
+import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
 import type { AnthropicUsage } from './anthropic-wire.js';
 
@@ -49,10 +50,5 @@ export function mergeUsageCounters(into: AnthropicUsageCounters, update: unknown
 
 /** The `usage` of a non-streaming message body; null when absent or the body is not JSON. */
 export function findUsageInMessageJson(body: Buffer): Usage | null {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as unknown;
-    return isJsonObject(parsed) ? usageFromAnthropic(parsed.usage) : null;
-  } catch {
-    return null;
-  }
+  return usageOfTopLevelMember(body, 'usage', usageFromAnthropic);
 }

@@ -1,5 +1,6 @@
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { Usage } from '../../ir/usage.js';
+import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
 
 /** OpenAI's usage object → canonical usage. Reasoning tokens are part of completion_tokens, cached ones of prompt_tokens. */
@@ -24,12 +25,7 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
 
 /** The top-level `usage` of a chat-completion JSON body; null when absent or the body is not JSON. */
 export function findUsageInJson(body: Buffer): Usage | null {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { usage?: unknown } | null;
-    return parsed !== null && typeof parsed === 'object' ? usageFromOpenAI(parsed.usage) : null;
-  } catch {
-    return null;
-  }
+  return usageOfTopLevelMember(body, 'usage', usageFromOpenAI);
 }
 
 /** Canonical usage → OpenAI's usage object. Reasoning tokens are part of completion_tokens, cache reads of prompt_tokens. */

@@ -1,4 +1,5 @@
 import type { Usage } from '../../ir/usage.js';
+import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
 
 /** The Responses API usage object (`response.usage`). */
@@ -43,10 +44,5 @@ export function usageFromResponses(raw: unknown): Usage | null {
 
 /** The top-level `usage` of a Responses JSON body (pass-through, non-streaming); null when absent or not JSON. */
 export function findResponsesUsageInJson(body: Buffer): Usage | null {
-  try {
-    const parsed = JSON.parse(body.toString('utf8')) as { usage?: unknown } | null;
-    return parsed !== null && typeof parsed === 'object' ? usageFromResponses(parsed.usage) : null;
-  } catch {
-    return null;
-  }
+  return usageOfTopLevelMember(body, 'usage', usageFromResponses);
 }

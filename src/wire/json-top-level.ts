@@ -1,0 +1,137 @@
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/** Where an object value sits in the body: `body.subarray(start, end)` is its JSON text. */
+export interface JsonSpan {
+  start: number;
+  end: number;
+}
+
+/**
+ * The answer of `topLevelObjectMember`: the span of the member's object value; `absent` when the body is a JSON
+ * object without that member; `unsure` when this reading cannot tell without parsing the whole body.
+ */
+export type TopLevelMember = JsonSpan | 'absent' | 'unsure';
+
+function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+function skipWhitespace(body: Buffer, from: number): number {
+  let index = from;
+  while (isWhitespace(body[index])) index += 1;
+  return index;
+}
+
+/** Strings longer than this are searched for their closing quote natively (short ones cost more in the call). */
+const SHORT_STRING = 64;
+
+/** Whether the last string `pastString` read held a backslash. */
+let lastStringEscaped = false;
+
+/** The index just past the string whose opening quote is at `start`, or -1 when it does not end. */
+function pastString(body: Buffer, start: number): number {
+  lastStringEscaped = false;
+  const shortEnd = Math.min(body.length, start + 1 + SHORT_STRING);
+  let index = start + 1;
+  for (; index < shortEnd; index += 1) {
+    const byte = body[index];
+    if (byte === QUOTE) return index + 1;
+    if (byte === BACKSLASH) {
+      lastStringEscaped = true;
+      index += 1;
+    }
+  }
+  for (;;) {
+    const quote = body.indexOf(QUOTE, index);
+    if (quote === -1) return -1;
+    let backslashes = 0;
+    for (let before = quote - 1; before > start && body[before] === BACKSLASH; before -= 1) backslashes += 1;
+    if (backslashes > 0) lastStringEscaped = true;
+    // An even run of backslashes escapes itself, not the quote.
+    if (backslashes % 2 === 0) return quote + 1;
+    index = quote + 1;
+  }
+}
+
+/** Whether the string token `body[start, end)` (quotes included) is exactly `"<key>"`. */
+function isKey(body: Buffer, start: number, end: number, key: string): boolean {
+  if (end - start !== key.length + 2) return false;
+  for (let index = 0; index < key.length; index += 1) if (body[start + 1 + index] !== key.charCodeAt(index)) return false;
+  return true;
+}
+
+/**
+ * Finds the object value of `key` among the top-level members of the JSON object in `body` by one pass over its
+ * bytes that only tracks strings and nesting, so that the caller parses that value alone rather than the whole body
+ * (an answer's usage is a few hundred bytes of an answer of any length). Bytes of multi-byte UTF-8 characters never
+ * look like JSON's ASCII punctuation, so no decoding is needed.
+ *
+ * It answers only what a full parse would: the last member of that name wins, as in `JSON.parse`. It is `unsure`,
+ * for the caller to parse the whole body, when the body is not an object whose brackets balance, a top-level
+ * member name holds an escape (it could spell the key), or the member's value is not an object. A body that is
+ * well bracketed but not valid JSON otherwise can still get an answer where `JSON.parse` would throw; callers use it
+ * on upstream answers, whose validity is the upstream's.
+ */
+export function topLevelObjectMember(body: Buffer, key: string): TopLevelMember {
+  // `key` is short ASCII (at most 10 characters): its characters are compared with bytes, and any escaped spelling of
+  // it is short enough for `pastString` to see the escape.
+  let index = skipWhitespace(body, 0);
+  if (body[index] !== OPEN_BRACE) return 'unsure';
+  let depth = 0;
+  let found: JsonSpan | null = null;
+  while (index < body.length) {
+    const byte = body[index] as number;
+    if (byte === QUOTE) {
+      const start = index;
+      index = pastString(body, start);
+      if (index === -1) return 'unsure';
+      if (depth !== 1) continue;
+      const after = skipWhitespace(body, index);
+      if (body[after] !== COLON) continue;
+      // A member name at the top level.
+      if (lastStringEscaped) return 'unsure';
+      if (!isKey(body, start, index, key)) continue;
+      const valueStart = skipWhitespace(body, after + 1);
+      if (body[valueStart] !== OPEN_BRACE) return 'unsure';
+      found = { start: valueStart, end: -1 };
+      index = valueStart;
+      continue;
+    }
+    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth < 0) return 'unsure';
+      // The member's object closes when the nesting returns to the top-level object's.
+      if (depth === 1 && found !== null && found.end === -1) found.end = index + 1;
+      if (depth === 0) {
+        if (skipWhitespace(body, index + 1) !== body.length) return 'unsure';
+        if (found === null) return 'absent';
+        return found.end === -1 ? 'unsure' : found;
+      }
+    }
+    index += 1;
+  }
+  return 'unsure';
+}
+
+/**
+ * `read(body.<key>)` for a JSON object body, null when the body is not JSON: the member's value is parsed alone when
+ * `topLevelObjectMember` finds it, the whole body only when it is unsure.
+ */
+export function usageOfTopLevelMember<T>(body: Buffer, key: string, read: (raw: unknown) => T | null): T | null {
+  const member = topLevelObjectMember(body, key);
+  if (member === 'absent') return null;
+  try {
+    if (member !== 'unsure') return read(JSON.parse(body.toString('utf8', member.start, member.end)));
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? read((parsed as Record<string, unknown>)[key]) : null;
+  } catch {
+    return null;
+  }
+}
