@@ -1,20 +1,14 @@
+import { CLOSE_BRACE, CLOSE_BRACKET, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
+
 /**
  * The deepest nesting of objects and arrays (together) a JSON request body may have. Real requests, tool schemas
  * included, stay far below it; far deeper bodies would overflow the stack of every recursive walk after parsing.
  */
 export const MAX_JSON_DEPTH = 64;
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-
 /**
  * Whether the JSON text nests objects and arrays deeper than `maxDepth`, found in one pass over the raw bytes before
- * parsing: brackets inside strings are skipped (each string is jumped over with a native `indexOf` for its closing
- * quote). Malformed text is left to JSON.parse to reject.
+ * parsing: brackets inside strings are skipped. Malformed text is left to JSON.parse to reject.
  */
 export function exceedsJsonDepth(text: Buffer, maxDepth: number = MAX_JSON_DEPTH): boolean {
   // Most bodies open fewer objects and arrays than the limit in total: counted with native searches, no walk.
@@ -24,10 +18,9 @@ export function exceedsJsonDepth(text: Buffer, maxDepth: number = MAX_JSON_DEPTH
   for (let index = 0; index < length; index += 1) {
     const byte = text[index];
     if (byte === QUOTE) {
-      let end = text.indexOf(QUOTE, index + 1);
-      while (end >= 0 && isEscaped(text, end)) end = text.indexOf(QUOTE, end + 1);
+      const end = pastString(text, index);
       if (end < 0) return false;
-      index = end;
+      index = end - 1;
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
       if (depth > maxDepth) return true;
@@ -50,11 +43,4 @@ function openersAtMost(text: Buffer, limit: number): boolean {
     if (count > limit) return false;
   }
   return true;
-}
-
-/** A quote is escaped when an odd number of backslashes precedes it. */
-function isEscaped(text: Buffer, quoteAt: number): boolean {
-  let backslashes = 0;
-  for (let at = quoteAt - 1; at >= 0 && text[at] === BACKSLASH; at -= 1) backslashes += 1;
-  return backslashes % 2 === 1;
 }

@@ -1,10 +1,4 @@
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, lastStringEscaped, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
 
 /** Where an object value sits in the body: `body.subarray(start, end)` is its JSON text. */
 export interface JsonSpan {
@@ -26,37 +20,6 @@ function skipWhitespace(body: Buffer, from: number): number {
   let index = from;
   while (isWhitespace(body[index])) index += 1;
   return index;
-}
-
-/** Strings longer than this are searched for their closing quote natively (short ones cost more in the call). */
-const SHORT_STRING = 64;
-
-/** Whether the last string `pastString` read held a backslash. */
-let lastStringEscaped = false;
-
-/** The index just past the string whose opening quote is at `start`, or -1 when it does not end. */
-function pastString(body: Buffer, start: number): number {
-  lastStringEscaped = false;
-  const shortEnd = Math.min(body.length, start + 1 + SHORT_STRING);
-  let index = start + 1;
-  for (; index < shortEnd; index += 1) {
-    const byte = body[index];
-    if (byte === QUOTE) return index + 1;
-    if (byte === BACKSLASH) {
-      lastStringEscaped = true;
-      index += 1;
-    }
-  }
-  for (;;) {
-    const quote = body.indexOf(QUOTE, index);
-    if (quote === -1) return -1;
-    let backslashes = 0;
-    for (let before = quote - 1; before > start && body[before] === BACKSLASH; before -= 1) backslashes += 1;
-    if (backslashes > 0) lastStringEscaped = true;
-    // An even run of backslashes escapes itself, not the quote.
-    if (backslashes % 2 === 0) return quote + 1;
-    index = quote + 1;
-  }
 }
 
 /** Whether the string token `body[start, end)` (quotes included) is exactly `"<key>"`. */
@@ -95,7 +58,7 @@ export function topLevelObjectMember(body: Buffer, key: string): TopLevelMember 
       const after = skipWhitespace(body, index);
       if (body[after] !== COLON) continue;
       // A member name at the top level.
-      if (lastStringEscaped) return 'unsure';
+      if (lastStringEscaped()) return 'unsure';
       if (!isKey(body, start, index, key)) continue;
       const valueStart = skipWhitespace(body, after + 1);
       if (body[valueStart] !== OPEN_BRACE) return 'unsure';
