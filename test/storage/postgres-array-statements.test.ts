@@ -4,6 +4,7 @@
  * NULLs, money above 2^53, text that array literals must escape — with duplicate ids skipped.
  */
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
@@ -175,6 +176,30 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
       const holds = await storage.money.listHolds();
       expect(holds.filter((hold) => hold.instanceId === instance).map((hold) => [hold.pool, hold.heldNano]).sort())
         .toEqual(pools.flatMap((pool, index) => (index % 2 === 0 ? [] : [[pool, 5n]])).sort());
+    });
+
+    it('reads the locked accounts\' funds with the lock itself: one statement on accounts before the writes', async () => {
+      const accounts = [makeAccount({ balanceNano: HUGE_NANO, creditLineNano: 7n }), makeAccount({ balanceNano: -3n })];
+      for (const account of accounts) await storage.accounts.create(account);
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string };
+        sent.push(typeof config === 'string' ? config : config.text ?? '');
+        return (query as (...rest: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      let snapshot;
+      try {
+        const ids = accounts.map((account) => account.id);
+        snapshot = await storage.money.transact(ids, (transaction) => transaction.read({ accountIds: ids, keyIds: [], subscriptionIds: [], pools: [] }));
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      expect(sent.filter((text) => text.includes('"accounts"'))).toHaveLength(1);
+      expect(snapshot.accounts).toEqual(new Map([
+        [accounts[0]!.id, { balanceNano: HUGE_NANO, creditLineNano: 7n }],
+        [accounts[1]!.id, { balanceNano: -3n, creditLineNano: 0n }],
+      ]));
     });
 
     it('deletes the stream checkpoints of the settled requests only', async () => {

@@ -10,7 +10,7 @@ import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, Mon
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
-import { postgresMoneyStatements, sqliteMoneyStatements, type MoneyStatements } from './money-statements.js';
+import { postgresMoneyStatements, sqliteMoneyStatements, type AccountFundsRow, type MoneyStatements } from './money-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -18,8 +18,10 @@ const IN_LIST = rowsPerStatement(1);
 /**
  * PostgreSQL locks a money transaction's accounts up front, in byte order ("C" collation, which matches JavaScript's
  * default sort of the ASCII ids), so concurrent batches of any instances take them in one order and cannot deadlock.
+ * The same statement reads their funds: no other transaction can change them while they are locked, so the
+ * transaction's read of the accounts needs no round trip of its own.
  */
-const LOCK_ACCOUNTS_IN_ID_ORDER = 'select "id" from "accounts" where "id" = any($1::text[]) order by "id" collate "C" for no key update';
+const LOCK_ACCOUNTS_IN_ID_ORDER = 'select "id", "balance_nano", "credit_line_nano" from "accounts" where "id" = any($1::text[]) order by "id" collate "C" for no key update';
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
 function addTo(totals: Map<string, bigint>, id: string, amount: bigint): void {
@@ -219,8 +221,11 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, sq
         },
       });
       const result = await db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres' && accountIds.length > 0) await trx.executeQuery(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [textArray([...new Set(accountIds)].sort())]));
-        return work(counted(transactionView(trx, dialect, sqliteStatements ?? postgresMoneyStatements(trx))));
+        let locked: AccountFundsRow[] = [];
+        if (dialect === 'postgres' && accountIds.length > 0) {
+          locked = (await trx.executeQuery<AccountFundsRow>(CompiledQuery.raw(LOCK_ACCOUNTS_IN_ID_ORDER, [textArray([...new Set(accountIds)].sort())]))).rows;
+        }
+        return work(counted(transactionView(trx, dialect, sqliteStatements ?? postgresMoneyStatements(trx, locked))));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);
       return result;

@@ -209,14 +209,19 @@ const DROP_HOLDS = 'delete from "money_holds" where "instance_id" = $1 and "pool
 /**
  * One statement per kind of read or write, whatever the batch size: its text never changes, and each column's values
  * travel as one array parameter (PostgreSQL). The ids of each update are unique and in id order, as the caller gives them.
+ * `locked`: the accounts the transaction locked, read by the lock itself; reads of those accounts answer from them.
  */
-export function postgresMoneyStatements(trx: Transaction<Database>): MoneyStatements {
+export function postgresMoneyStatements(trx: Transaction<Database>, locked: readonly AccountFundsRow[] = []): MoneyStatements {
   const run = (query: CompiledQuery) => trx.executeQuery(query);
   const insertedIds = async (query: CompiledQuery) => (await trx.executeQuery<{ id: string }>(query)).rows.map((row) => row.id);
   const idsAndAmounts = (amounts: AmountsById) => [textArray(amounts.map(([id]) => id)), integerArray(amounts.map(([, amount]) => amount))];
   const rowsOf = async <Row>(text: string, ids: string[]): Promise<Row[]> => (ids.length === 0 ? [] : (await trx.executeQuery<Row>(CompiledQuery.raw(text, [textArray(ids)]))).rows);
+  const lockedById = new Map(locked.map((row) => [row.id, row]));
   return {
-    selectAccounts: (ids) => rowsOf(SELECT_ACCOUNTS, ids),
+    selectAccounts: async (ids) => {
+      if (!ids.every((id) => lockedById.has(id))) return rowsOf(SELECT_ACCOUNTS, ids);
+      return ids.map((id) => lockedById.get(id) as AccountFundsRow);
+    },
     selectKeys: (ids) => rowsOf(SELECT_KEYS, ids),
     selectSubscriptions: (ids) => rowsOf(SELECT_SUBSCRIPTIONS, ids),
     selectPlans: (ids) => rowsOf(SELECT_PLANS, ids),
