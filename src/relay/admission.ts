@@ -45,14 +45,30 @@ const MINUTE_MS = 60_000;
 /** A concurrency refusal has no window to wait for: this is how soon a slot is worth asking for again. */
 const CONCURRENCY_RETRY_SECONDS = 1;
 
-function rule(id: string, dimension: string, limit: number): LimitRule {
-  return { id, dimension, limit, windowMs: MINUTE_MS };
+/** Each record's rules by dimension, kept as long as the record is: a request does not build their ids and objects. */
+const rulesOf = new WeakMap<object, Map<string, LimitRule>>();
+
+/**
+ * The one-minute rule `<scope>:<owner id>:<suffix>` of `owner` (a key, account, subscription or model record) for
+ * `dimension`, made again only when its limit changed (an account's limit can change with its tier).
+ */
+function rule(owner: { id: string }, scope: string, suffix: string, dimension: string, limit: number): LimitRule {
+  let rules = rulesOf.get(owner);
+  if (rules === undefined) {
+    rules = new Map();
+    rulesOf.set(owner, rules);
+  }
+  const known = rules.get(dimension);
+  if (known !== undefined && known.limit === limit) return known;
+  const made = { id: `${scope}:${owner.id}:${suffix}`, dimension, limit, windowMs: MINUTE_MS };
+  rules.set(dimension, made);
+  return made;
 }
 
-const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : rule(`key:${key.id}:rpm`, 'key-rpm', key.rpm));
-const accountRpmRule = (account: Account, rpm: number | null): LimitRule | null => (rpm === null ? null : rule(`account:${account.id}:rpm`, 'account-rpm', rpm));
+const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : rule(key, 'key', 'rpm', 'key-rpm', key.rpm));
+const accountRpmRule = (account: Account, rpm: number | null): LimitRule | null => (rpm === null ? null : rule(account, 'account', 'rpm', 'account-rpm', rpm));
 const planRpmRule = (subscription: ActiveSubscription | null): LimitRule | null =>
-  subscription === null || subscription.plan.rpm === null ? null : rule(`subscription:${subscription.subscription.id}:rpm`, 'plan-rpm', subscription.plan.rpm);
+  subscription === null || subscription.plan.rpm === null ? null : rule(subscription.subscription, 'subscription', 'rpm', 'plan-rpm', subscription.plan.rpm);
 
 /** The request-rate windows that do not depend on the model: the key's, the account tier's and the plan's RPM. */
 export function modelFreeRequestRules(dependencies: Pick<AdmissionDependencies, 'tiers'>, key: ApiKey, account: Account, subscription: ActiveSubscription | null): LimitRule[] {
@@ -162,16 +178,16 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
       tokenCharges.push({ rule: tpmRule, charged });
     }
   };
-  addRequests(keyRpmRule(key), key.tpm === null ? null : rule(`key:${key.id}:tpm`, 'key-tpm', key.tpm));
+  addRequests(keyRpmRule(key), key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm));
   const accountTpm = accountLimits.tpm.value;
-  addRequests(accountRpmRule(account, accountLimits.rpm.value), accountTpm === null ? null : rule(`account:${account.id}:tpm`, 'account-tpm', accountTpm));
+  addRequests(accountRpmRule(account, accountLimits.rpm.value), accountTpm === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountTpm));
   if (subscription !== null) {
     const { plan } = subscription;
-    addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(`subscription:${subscription.subscription.id}:tpm`, 'plan-tpm', plan.tpm));
+    addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', plan.tpm));
   }
   addRequests(
-    model.rpm === null ? null : rule(`model:${model.id}:rpm`, 'model-rpm', model.rpm),
-    model.tpm === null ? null : rule(`model:${model.id}:tpm`, 'model-tpm', model.tpm),
+    model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
+    model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   );
 
   let states: LimitState[] = [];
