@@ -209,7 +209,8 @@ const DROP_HOLDS = 'delete from "money_holds" where "instance_id" = $1 and "pool
 /**
  * One statement per kind of read or write, whatever the batch size: its text never changes, and each column's values
  * travel as one array parameter (PostgreSQL). The ids of each update are unique and in id order, as the caller gives them.
- * `locked`: the accounts the transaction locked, read by the lock itself; reads of those accounts answer from them.
+ * `locked`: the accounts the transaction locked, with their funds as the lock read them; reads of those accounts answer
+ * from them, which is right while the transaction has not written them yet (a money transaction reads before it writes).
  */
 export function postgresMoneyStatements(trx: Transaction<Database>, locked: readonly AccountFundsRow[] = []): MoneyStatements {
   const run = (query: CompiledQuery) => trx.executeQuery(query);
