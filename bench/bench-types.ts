@@ -1,6 +1,7 @@
 /** The benchmark's options and report shapes. */
 import type { LoopHolds } from './loop-holds.js';
 import type { UpstreamProtocolResult } from './upstream-protocols.js';
+import type { OpenLoopResult } from './open-loop.js';
 
 export interface BenchOptions {
   /** measured seconds per run (default BENCH_SECONDS or 8) */
@@ -76,21 +77,10 @@ export interface ScenarioReport {
 }
 
 /** Open-loop load at a multiple of the gateway's measured capacity. */
-export interface OverloadReport {
+export interface OverloadReport extends OpenLoopResult {
   name: string;
   /** The gateway's closed-loop req/s this run measured. */
   capacityPerSec: number;
-  offeredPerSec: number;
-  sent: number;
-  admitted: number;
-  shed: number;
-  failed: number;
-  timedOut: number;
-  admittedP50Ms?: number;
-  admittedP99Ms?: number;
-  shedP50Ms?: number;
-  shedP99Ms?: number;
-  shedShare: number;
 }
 
 /** Many slow streams opened at once to one upstream, on one side. */

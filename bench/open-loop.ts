@@ -16,6 +16,10 @@ export interface OpenLoopResult {
   shed: number;
   /** Other statuses, failed checks, connection errors. */
   failed: number;
+  /** The failed ones by reason: `<status>` (a 2xx whose body failed the check: `<status> check`), or the error's code. */
+  failures: Record<string, number>;
+  /** The rate the generator reached: a loaded machine can keep it from sending at `offeredPerSec`. */
+  sentPerSec: number;
   /** No complete answer within the timeout. */
   timedOut: number;
   admittedP50Ms?: number;
@@ -37,6 +41,11 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
   const admittedMs: number[] = [];
   const shedMs: number[] = [];
   let failed = 0;
+  const failures: Record<string, number> = {};
+  const fail = (reason: string): void => {
+    failed += 1;
+    failures[reason] = (failures[reason] ?? 0) + 1;
+  };
   let timedOut = 0;
   let sent = 0;
   const pending = new Set<Promise<void>>();
@@ -49,11 +58,10 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
         const ms = performance.now() - startedAt;
         if (statusCode === 503) shedMs.push(ms);
         else if (statusCode >= 200 && statusCode < 300 && spec.verify(text)) admittedMs.push(ms);
-        else failed += 1;
+        else fail(statusCode >= 200 && statusCode < 300 ? `${statusCode} check` : String(statusCode));
       }, (error: unknown) => {
         if (signal.aborted) timedOut += 1;
-        else failed += 1;
-        void error;
+        else fail(String((error as { code?: unknown }).code ?? (error as Error).name ?? 'error'));
       })
       .finally(() => pending.delete(done));
     pending.add(done);
@@ -68,6 +76,7 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
     }
     await sleep(1);
   }
+  const sendingSeconds = (performance.now() - startedAt) / 1000;
   await Promise.race([Promise.all(pending), sleep(timeoutMs + 1000)]);
   await pool.destroy();
   admittedMs.sort((a, b) => a - b);
@@ -78,6 +87,8 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
     admitted: admittedMs.length,
     shed: shedMs.length,
     failed,
+    failures,
+    sentPerSec: sent / sendingSeconds,
     timedOut,
     admittedP50Ms: percentile(admittedMs, 0.5),
     admittedP99Ms: percentile(admittedMs, 0.99),

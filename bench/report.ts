@@ -50,18 +50,20 @@ function table(header: string[], rows: string[][]): string {
 
 export function formatOverload(runs: OverloadReport[]): string {
   return table(
-    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'admitted', 'admitted p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out'],
+    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'sent req/s', 'admitted', 'admitted p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out', 'failed by reason'],
     runs.map((r) => [
       r.name,
       fmt(r.capacityPerSec, 0),
       fmt(r.offeredPerSec, 0),
       String(r.sent),
+      fmt(r.sentPerSec, 0),
       String(r.admitted),
       `${fmt(r.admittedP50Ms, 1)} / ${fmt(r.admittedP99Ms, 1)}`,
       `${fmt(r.shedShare * 100, 1)} %`,
       `${fmt(r.shedP50Ms, 2)} / ${fmt(r.shedP99Ms, 2)}`,
       String(r.failed),
       String(r.timedOut),
+      Object.entries(r.failures).map(([reason, count]) => `${reason}: ${count}`).join(', ') || '-',
     ]),
   );
 }
