@@ -151,10 +151,10 @@ export class UpstreamAttempt {
       span.end();
     }
     if (pipeline === null) return;
-    pipeline.recordClientDuration((performance.now() - this.#sentAt) / 1000, errorType === null ? attributes : { ...attributes, 'error.type': errorType });
+    pipeline.recordClientDuration((performance.now() - this.#sentAt) / 1000, errorType === null ? attributes : Object.assign({}, attributes, { 'error.type': errorType }));
     if (usage !== null) {
-      pipeline.recordClientTokens(usage.input.total, { ...attributes, 'gen_ai.token.type': 'input' });
-      pipeline.recordClientTokens(usage.output.total, { ...attributes, 'gen_ai.token.type': 'output' });
+      pipeline.recordClientTokens(usage.input.total, Object.assign({}, attributes, { 'gen_ai.token.type': 'input' }));
+      pipeline.recordClientTokens(usage.output.total, Object.assign({}, attributes, { 'gen_ai.token.type': 'output' }));
     }
   }
 

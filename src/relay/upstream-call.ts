@@ -172,7 +172,7 @@ export async function callUpstream(
   options: { signal: CallerSignal; timeouts: UpstreamTimeouts; now: number; traceHeaders?: Record<string, string> | null },
 ): Promise<UpstreamOutcome> {
   const traceHeaders = options.traceHeaders ?? null;
-  const sent = traceHeaders === null ? request : { ...request, headers: { ...request.headers, ...traceHeaders } };
+  const sent = traceHeaders === null ? request : { ...request, headers: Object.assign({}, request.headers, traceHeaders) };
   let response: UpstreamResponse;
   try {
     response = await adapter.transport(route.channel).send(sent, { signal: options.signal, timeouts: options.timeouts });

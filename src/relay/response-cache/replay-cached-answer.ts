@@ -1,6 +1,7 @@
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { newId } from '../../shared/ids.js';
+import { CallerGone } from '../caller-signal.js';
 import type { RequestMeter } from '../request-meter.js';
 import type { ResponseSink } from '../response-sink.js';
 import { answerStreamParts } from './answer-parts.js';
@@ -43,10 +44,10 @@ export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter
     body += part.type === 'finish' && costKey !== null ? meter.withCostInUsage(encoded, usage, costKey) : encoded;
   }
   body += encoder.end();
-  const gone = new AbortController();
-  const stopListening = sink.onCallerGone(() => gone.abort());
+  const gone = new CallerGone();
+  const stopListening = sink.onCallerGone(() => gone.abort(new Error('client disconnected')));
   try {
-    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone.signal, () => meter.markFirstByte());
+    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone, () => meter.markFirstByte());
     try {
       await client.write(body);
     } catch {
