@@ -40,10 +40,8 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
   const pool = poolFor(url);
   const admittedMs: number[] = [];
   const shedMs: number[] = [];
-  let failed = 0;
   const failures: Record<string, number> = {};
   const fail = (reason: string): void => {
-    failed += 1;
     failures[reason] = (failures[reason] ?? 0) + 1;
   };
   let timedOut = 0;
@@ -86,7 +84,7 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
     sent,
     admitted: admittedMs.length,
     shed: shedMs.length,
-    failed,
+    failed: Object.values(failures).reduce((sum, count) => sum + count, 0),
     failures,
     sentPerSec: sent / sendingSeconds,
     timedOut,
