@@ -1,14 +1,19 @@
 /**
  * Load that does not wait for answers: an open-loop generator (requests sent at a fixed rate whatever the
- * server does, as real clients arriving independently would) and a burst of slow streams opened at once.
+ * server does, as real clients arriving independently would), spread over processes so that it outruns the gateway,
+ * and a burst of slow streams opened at once.
  */
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { RequestSpec } from './requests.js';
 import { percentile } from './measure.js';
-import { sleep } from './child-processes.js';
+import type { OpenLoopConfig, OpenLoopProcessResult } from './open-loop-generator.js';
 
 export interface OpenLoopResult {
   offeredPerSec: number;
+  /** Requests written to a connection. */
   sent: number;
   /** 2xx answers whose body passed the check. */
   admitted: number;
@@ -20,79 +25,102 @@ export interface OpenLoopResult {
   failures: Record<string, number>;
   /** The rate the generator reached: a loaded machine can keep it from sending at `offeredPerSec`. */
   sentPerSec: number;
-  /** No complete answer within the timeout. */
+  /** No complete answer within the timeout of its scheduled time. */
   timedOut: number;
+  /** Latencies are from each request's scheduled time, so they include any wait for a connection or a late timer. */
   admittedP50Ms?: number;
   admittedP99Ms?: number;
   shedP50Ms?: number;
   shedP99Ms?: number;
   /** shed ÷ sent */
   shedShare: number;
+  /** Requests written more than 10 ms after their scheduled time: the generator itself fell behind when many did. */
+  lateSends: number;
+  /** Requests that waited because every connection the generator may open was busy. */
+  waitedForConnection: number;
+  /** Most connections open at once, all generator processes together. */
+  maxOpenConnections: number;
+  /** The generator processes' CPU time over their sending time, each (1 = a whole CPU). */
+  generatorCpuShare: number[];
+}
+
+export interface OpenLoopOptions {
+  /** Processes the rate is spread over. */
+  processes: number;
+  /** Connections all processes together open at most. */
+  maxConnections: number;
+  timeoutMs: number;
+  /** Where the processes' configurations and results are written. */
+  workDir: string;
+  /** dist/bench/open-loop-generator.js */
+  generatorEntry: string;
 }
 
 function poolFor(url: URL): Pool {
   return new Pool(url.origin, { connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
 }
 
-/** Sends `spec` at `ratePerSec` for `seconds`, then waits (at most `timeoutMs`) for the answers still due. */
-export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: number, timeoutMs = 10_000): Promise<OpenLoopResult> {
-  const url = new URL(spec.url);
-  const pool = poolFor(url);
-  const admittedMs: number[] = [];
-  const shedMs: number[] = [];
+function runGeneratorProcess(entry: string, configPath: string, timeoutMs: number): Promise<void> {
+  return new Promise((done, fail) => {
+    execFile(process.execPath, [entry, configPath], { timeout: timeoutMs, maxBuffer: 1 << 20 }, (error, _stdout, stderr) => {
+      if (error) fail(new Error(`open-loop generator failed: ${error.message}\n${stderr.slice(-600)}`));
+      else done();
+    });
+  });
+}
+
+/**
+ * Sends `spec` at `ratePerSec` for `seconds` from `options.processes` generator processes (bench/open-loop-generator.ts),
+ * each at its share of the rate, then waits (at most `options.timeoutMs`) for the answers still due, and merges
+ * their figures.
+ */
+export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: number, options: OpenLoopOptions): Promise<OpenLoopResult> {
+  const processes = Math.max(1, Math.floor(options.processes));
+  const startAtEpochMs = Date.now() + 500;
+  const runs = Array.from({ length: processes }, async (_, index) => {
+    const configPath = join(options.workDir, `open-loop-${process.pid}-${index}.json`);
+    const config: OpenLoopConfig = {
+      url: spec.url,
+      headers: spec.headers,
+      body: spec.body,
+      marker: spec.marker,
+      ratePerSec: ratePerSec / processes,
+      seconds,
+      timeoutMs: options.timeoutMs,
+      maxConnections: Math.max(1, Math.floor(options.maxConnections / processes)),
+      startAtEpochMs,
+      resultPath: `${configPath}.result`,
+    };
+    writeFileSync(configPath, JSON.stringify(config));
+    await runGeneratorProcess(options.generatorEntry, configPath, (seconds + 10) * 1000 + 2 * options.timeoutMs);
+    return JSON.parse(readFileSync(config.resultPath, 'utf8')) as OpenLoopProcessResult;
+  });
+  const results = await Promise.all(runs);
+  const admittedMs = results.flatMap((r) => r.admittedMs).sort((a, b) => a - b);
+  const shedMs = results.flatMap((r) => r.shedMs).sort((a, b) => a - b);
   const failures: Record<string, number> = {};
-  const fail = (reason: string): void => {
-    failures[reason] = (failures[reason] ?? 0) + 1;
-  };
-  let timedOut = 0;
-  let sent = 0;
-  const pending = new Set<Promise<void>>();
-  const fire = (): void => {
-    const startedAt = performance.now();
-    const signal = AbortSignal.timeout(timeoutMs);
-    const done = pool.request({ method: 'POST', path: `${url.pathname}${url.search}`, headers: spec.headers, body: spec.body, signal })
-      .then(async ({ statusCode, body }) => {
-        const text = await body.text();
-        const ms = performance.now() - startedAt;
-        if (statusCode === 503) shedMs.push(ms);
-        else if (statusCode >= 200 && statusCode < 300 && spec.verify(text)) admittedMs.push(ms);
-        else fail(statusCode >= 200 && statusCode < 300 ? `${statusCode} check` : String(statusCode));
-      }, (error: unknown) => {
-        if (signal.aborted) timedOut += 1;
-        else fail(String((error as { code?: unknown }).code ?? (error as Error).name ?? 'error'));
-      })
-      .finally(() => pending.delete(done));
-    pending.add(done);
-  };
-  const startedAt = performance.now();
-  const endAt = startedAt + seconds * 1000;
-  for (let now = startedAt; now < endAt; now = performance.now()) {
-    const due = Math.floor(((now - startedAt) / 1000) * ratePerSec);
-    while (sent < due) {
-      fire();
-      sent += 1;
-    }
-    await sleep(1);
-  }
-  const sendingSeconds = (performance.now() - startedAt) / 1000;
-  await Promise.race([Promise.all(pending), sleep(timeoutMs + 1000)]);
-  await pool.destroy();
-  admittedMs.sort((a, b) => a - b);
-  shedMs.sort((a, b) => a - b);
+  for (const r of results) for (const [reason, count] of Object.entries(r.failures)) failures[reason] = (failures[reason] ?? 0) + count;
+  const sum = (pick: (r: OpenLoopProcessResult) => number): number => results.reduce((total, r) => total + pick(r), 0);
+  const sent = sum((r) => r.sent);
+  const sendingSeconds = Math.max(...results.map((r) => r.sendingSeconds));
   return {
     offeredPerSec: ratePerSec,
     sent,
     admitted: admittedMs.length,
     shed: shedMs.length,
-    failed: Object.values(failures).reduce((sum, count) => sum + count, 0),
+    failed: Object.values(failures).reduce((total, count) => total + count, 0),
     failures,
-    sentPerSec: sent / sendingSeconds,
-    timedOut,
+    sentPerSec: sendingSeconds > 0 ? sent / sendingSeconds : 0,
+    timedOut: sum((r) => r.timedOut),
     admittedP50Ms: percentile(admittedMs, 0.5),
     admittedP99Ms: percentile(admittedMs, 0.99),
     shedP50Ms: percentile(shedMs, 0.5),
     shedP99Ms: percentile(shedMs, 0.99),
     shedShare: sent > 0 ? shedMs.length / sent : 0,
+    lateSends: sum((r) => r.lateSends),
+    waitedForConnection: sum((r) => r.waitedForConnection),
+    maxOpenConnections: sum((r) => r.maxOpen),
+    generatorCpuShare: results.map((r) => (r.sendingSeconds > 0 ? r.cpuMs / 1000 / r.sendingSeconds : 0)),
   };
 }
 

@@ -50,7 +50,7 @@ function table(header: string[], rows: string[][]): string {
 
 export function formatOverload(runs: OverloadReport[]): string {
   return table(
-    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'sent req/s', 'admitted', 'admitted p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out', 'failed by reason'],
+    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'sent req/s', 'admitted', 'admitted p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out', 'failed by reason', 'late sends', 'waited for a connection', 'max connections', 'generator CPU'],
     runs.map((r) => [
       r.name,
       fmt(r.capacityPerSec, 0),
@@ -64,6 +64,10 @@ export function formatOverload(runs: OverloadReport[]): string {
       String(r.failed),
       String(r.timedOut),
       Object.entries(r.failures).map(([reason, count]) => `${reason}: ${count}`).join(', ') || '-',
+      String(r.lateSends),
+      String(r.waitedForConnection),
+      String(r.maxOpenConnections),
+      r.generatorCpuShare.map((share) => `${fmt(share * 100, 0)} %`).join(' + '),
     ]),
   );
 }
