@@ -384,8 +384,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     if (overloadRuns.length > 0 && gatewayChat !== undefined) {
       let capacity = scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
       if (capacity === undefined) {
-        log(`[bench] capacity: chat c=64 → gateway for ${Math.max(2, seconds / 2)} s …`);
-        capacity = (await measure(generator, gatewayChat, 64, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
+        log(`[bench] capacity: chat c=${connections} → gateway for ${Math.max(2, seconds / 2)} s …`);
+        capacity = (await measure(generator, gatewayChat, connections, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
       }
       for (const run of overloadRuns) {
         const rate = Math.max(1, Math.round(capacity * run.factor));

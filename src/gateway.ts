@@ -15,7 +15,7 @@ import { createApiApp, createConsoleApp } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
-import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_IN_FLIGHT } from './http/admission-control.js';
+import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { closeServer, closingWhileDraining, DrainQuiet, trackInFlight } from './http/drain.js';
 import { openSharedLimits } from './limits/shared-limits.js';
@@ -287,10 +287,10 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     maxInFlight: config.listener.admissionMaxInFlight,
     queueTargetMs: config.listener.admissionQueueTargetMs,
     intervalMs: DEFAULT_ADMISSION_INTERVAL_MS,
-    minInFlight: DEFAULT_ADMISSION_MIN_IN_FLIGHT,
+    minShare: DEFAULT_ADMISSION_MIN_SHARE,
   }, () => metrics.shed.inc());
   services.readiness.followOverload(() => admission.overloaded);
-  if (admission.enabled) metrics.followAdmissionLimit(() => admission.limit);
+  if (admission.enabled) metrics.followAdmission(admission);
   admission.start();
   const api = instrumentListener(createApiApp(services, admission), metrics, apiRouteLabels);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.

@@ -97,7 +97,7 @@ function readListenerLimits(env: Environment): ListenerLimits {
     maxHeadersCount: readInteger(env, 'MAX_HEADERS_COUNT', 100, 10, 2000),
     listenBacklog: readInteger(env, 'LISTEN_BACKLOG', 511, 1, 65_535),
     admissionMaxInFlight: readInteger(env, 'ADMISSION_MAX_IN_FLIGHT', 10_000, 0, 1_000_000),
-    admissionQueueTargetMs: readInteger(env, 'ADMISSION_QUEUE_TARGET_MS', 50, 0, 60_000),
+    admissionQueueTargetMs: readInteger(env, 'ADMISSION_QUEUE_TARGET_MS', 20, 0, 60_000),
   };
 }
 

@@ -1,60 +1,67 @@
+import { performance } from 'node:perf_hooks';
+
 /** The admission controller's bounds (docs/operators.md, "Overload"). */
 export interface AdmissionOptions {
   /** Requests this process serves at once, at most (ADMISSION_MAX_IN_FLIGHT); 0 turns admission control off. */
   maxInFlight: number;
   /**
-   * Event-loop delay that counts as a standing queue once every sample for `intervalMs` exceeds it
-   * (ADMISSION_QUEUE_TARGET_MS); 0 keeps the bound fixed at `maxInFlight`.
+   * Event-loop delay that counts as a standing queue when half the samples of an interval exceed it
+   * (ADMISSION_QUEUE_TARGET_MS); 0 keeps every arrival admitted up to `maxInFlight`.
    */
   queueTargetMs: number;
-  /** How long the delay must stay above the target before the bound is lowered, and between two changes. */
+  /** How long the delay is measured over before the admitted share changes. */
   intervalMs: number;
-  /** The adaptive bound never goes below this (or `maxInFlight` when that is smaller). */
-  minInFlight: number;
+  /** The admitted share never goes below this. */
+  minShare: number;
 }
 
-/** Long enough that a burst worked off in half a second (1,000 streams opened at once) is no standing queue. */
-export const DEFAULT_ADMISSION_INTERVAL_MS = 500;
-export const DEFAULT_ADMISSION_MIN_IN_FLIGHT = 64;
+/**
+ * Short enough to act within a second of an overload, long enough to hold a few dozen samples even when each
+ * turn of a busy event loop takes 10-20 ms.
+ */
+export const DEFAULT_ADMISSION_INTERVAL_MS = 250;
+/** Even a process that stays overloaded serves a tenth of what arrives: refusing is not free either. */
+export const DEFAULT_ADMISSION_MIN_SHARE = 0.1;
 
+/** One admission's credit, less a rounding allowance: ten arrivals at a share of 0.1 add up to 0.9999999999999999. */
+const CREDIT_FOR_ONE = 1 - 1e-9;
 /** How often the event-loop delay is sampled. */
 const SAMPLE_MS = 10;
 /** While a request was refused this recently, the process reports itself overloaded (readiness). */
 const OVERLOADED_HOLD_MS = 1000;
-/** A lowered bound is this share of the requests in flight when the standing queue was seen. */
+/** An overloaded interval multiplies the admitted share by this. */
 const DECREASE_FACTOR = 0.8;
-/** Each interval without a standing queue raises the bound by this share (at least one request). */
-const INCREASE_SHARE = 0.1;
+/** Each interval without overload raises the share by this much (a tenth of all arrivals), up to all. */
+const INCREASE_STEP = 0.1;
 
 /**
- * Admission of API requests in one process: a request is admitted while fewer than `limit` requests are in
- * flight, else refused at once (no queue of our own), so the excess costs a few microseconds instead of waiting
- * behind the work the process cannot finish.
+ * Admission of API requests in one process: requests are admitted up to `maxInFlight` at once, and of those that
+ * arrive while the process is overloaded only a share; the rest are refused at once (no queue of our own), so the
+ * excess costs a few microseconds instead of waiting behind the work the process cannot finish.
  *
- * The bound adapts to the queue the process does have: work that is ready but waits for the event loop. A timer
- * due every 10 ms measures how late it runs (the delay any ready request meets). Like CoDel, only a standing queue
- * counts: when every sample for a whole interval is above the target, the bound drops to 80 % of the requests in
- * flight (never below the floor), and again after each further interval the delay stays high. Once the delay is
- * back under the target, the bound rises by 10 % (at least 1) an interval after the last change, up to
- * `maxInFlight`. One long pause (a garbage collection, a large synchronous write) is a single late sample and
- * lowers nothing.
+ * Overload is a standing queue of ready work, seen as event-loop delay: a timer due every 10 ms measures how late it
+ * runs, which is about how long each turn of the loop takes, and so how long any ready request waits. In an
+ * overloaded process most of the queue is in the kernel, out of the process's sight (requests unread on their
+ * connections, connections not yet accepted: libuv accepts one connection per turn of the loop), and it grows as long
+ * as more arrives than the process serves; what the process sees is turns that stay long. When half the samples of
+ * an interval are later than `queueTargetMs`, the admitted share drops to 80 % of itself (never below `minShare`),
+ * so refusals free the time the process needs to read, accept and refuse what it cannot serve; each interval below
+ * the target raises it by a tenth of all arrivals, back to all. Single long pauses (a garbage collection, a large
+ * synchronous write) and a burst the loop works off between its turns are no standing queue. The admissions are
+ * spread evenly: at a share of 0.75, three of every four arrivals are admitted.
  */
 export class AdmissionControl {
   readonly #options: AdmissionOptions;
-  readonly #floor: number;
   readonly #onShed: () => void;
-  #limit: number;
+  #share = 1;
+  /** Admissions owed at the current share: each arrival adds the share, each admission takes one. */
+  #credit = 0;
   #inFlight = 0;
   #lastShedAt = Number.NEGATIVE_INFINITY;
-  /** When the current run of samples above the target began; null while the delay is under it. */
-  #aboveSince: number | null = null;
-  #lastChangeAt = 0;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(options: AdmissionOptions, onShed: () => void = () => {}) {
     this.#options = options;
-    this.#floor = Math.min(options.minInFlight, options.maxInFlight);
-    this.#limit = options.maxInFlight;
     this.#onShed = onShed;
   }
 
@@ -62,9 +69,14 @@ export class AdmissionControl {
     return this.#options.maxInFlight > 0;
   }
 
-  /** The current bound of requests in flight. */
+  /** The bound of requests in flight. */
   get limit(): number {
-    return this.#limit;
+    return this.#options.maxInFlight;
+  }
+
+  /** The share of arriving requests admitted now (1 unless overloaded). */
+  get share(): number {
+    return this.#share;
   }
 
   get inFlight(): number {
@@ -79,10 +91,11 @@ export class AdmissionControl {
   /** Admits a request (the caller must `release()` it when its response closes) or refuses it. */
   tryAdmit(): boolean {
     if (!this.enabled) return true;
-    if (this.#inFlight >= this.#limit) {
-      this.#lastShedAt = performance.now();
-      this.#onShed();
-      return false;
+    if (this.#inFlight >= this.#options.maxInFlight) return this.#refuse();
+    if (this.#share < 1) {
+      this.#credit += this.#share;
+      if (this.#credit < CREDIT_FOR_ONE) return this.#refuse();
+      this.#credit -= 1;
     }
     this.#inFlight += 1;
     return true;
@@ -94,13 +107,19 @@ export class AdmissionControl {
 
   /** Starts sampling the event-loop delay (only when a queue target is set). */
   start(): void {
-    if (!this.enabled || this.#options.queueTargetMs <= 0 || this.#timer !== null) return;
+    const { queueTargetMs, intervalMs } = this.#options;
+    if (!this.enabled || queueTargetMs <= 0 || this.#timer !== null) return;
     let last = performance.now();
-    this.#lastChangeAt = last;
+    let intervalStart = last;
+    const delays: number[] = [];
     this.#timer = setInterval(() => {
       const now = performance.now();
-      this.observeDelay(Math.max(0, now - last - SAMPLE_MS), now);
+      delays.push(Math.max(0, now - last - SAMPLE_MS));
       last = now;
+      if (now - intervalStart < intervalMs) return;
+      this.observeInterval(delays);
+      delays.length = 0;
+      intervalStart = now;
     }, SAMPLE_MS);
     this.#timer.unref();
   }
@@ -110,22 +129,22 @@ export class AdmissionControl {
     this.#timer = null;
   }
 
-  /** One sample: the event loop ran a timer `delayMs` late at `nowMs` (performance.now() time). */
-  observeDelay(delayMs: number, nowMs: number): void {
-    const { queueTargetMs, intervalMs, maxInFlight } = this.#options;
-    if (delayMs > queueTargetMs) {
-      // Counted from the first late sample, not from when it was due: one long pause alone is no standing queue.
-      this.#aboveSince ??= nowMs;
-      if (nowMs - this.#aboveSince >= intervalMs && nowMs - this.#lastChangeAt >= intervalMs) {
-        this.#limit = Math.max(this.#floor, Math.floor(Math.min(this.#limit, this.#inFlight) * DECREASE_FACTOR));
-        this.#lastChangeAt = nowMs;
-      }
-      return;
-    }
-    this.#aboveSince = null;
-    if (this.#limit < maxInFlight && nowMs - this.#lastChangeAt >= intervalMs) {
-      this.#limit = Math.min(maxInFlight, this.#limit + Math.max(1, Math.ceil(this.#limit * INCREASE_SHARE)));
-      this.#lastChangeAt = nowMs;
-    }
+  /**
+   * The end of one interval with its delay samples (ms, in any order; reordered here): lowers the admitted share
+   * when at least half of them were above the target, else raises it.
+   */
+  observeInterval(delaysMs: number[]): void {
+    if (delaysMs.length === 0) return;
+    delaysMs.sort((left, right) => left - right);
+    const median = delaysMs[Math.floor((delaysMs.length - 1) / 2)]!;
+    if (median > this.#options.queueTargetMs) this.#share = Math.max(this.#options.minShare, this.#share * DECREASE_FACTOR);
+    else if (this.#share < 1) this.#share = Math.min(1, this.#share + INCREASE_STEP);
+    if (this.#share === 1) this.#credit = 0;
+  }
+
+  #refuse(): false {
+    this.#lastShedAt = performance.now();
+    this.#onShed();
+    return false;
   }
 }

@@ -60,10 +60,13 @@ export class GatewayMetrics {
     this.#sqliteWriteRows.labels(writer).inc(rows);
   };
 
-  /** `unigate_admission_limit`: the current in-flight bound of admission control. */
-  followAdmissionLimit(limit: () => number): void {
-    this.registry.collected('unigate_admission_limit', 'Requests this process admits at once before it sheds (adapts to the event-loop delay).', [], function* () {
-      yield { labels: [], value: limit() };
+  /** `unigate_admission_limit` (the in-flight bound of admission control) and `unigate_admission_share` (the share admitted now). */
+  followAdmission(admission: { readonly limit: number; readonly share: number }): void {
+    this.registry.collected('unigate_admission_limit', 'Requests this process serves at once before it sheds.', [], function* () {
+      yield { labels: [], value: admission.limit };
+    });
+    this.registry.collected('unigate_admission_share', 'Share of arriving requests this process admits now: 1, or less while it is overloaded.', [], function* () {
+      yield { labels: [], value: admission.share };
     });
   }
 

@@ -1,16 +1,28 @@
 import { describe, expect, it } from 'vitest';
 import { AdmissionControl } from '../../../src/http/admission-control.js';
 
-const OPTIONS = { maxInFlight: 1000, queueTargetMs: 20, intervalMs: 200, minInFlight: 64 };
+const OPTIONS = { maxInFlight: 1000, queueTargetMs: 20, intervalMs: 250, minShare: 0.1 };
 
 /** Admits `count` requests, expecting each to be admitted. */
 function admit(control: AdmissionControl, count: number): void {
   for (let index = 0; index < count; index++) expect(control.tryAdmit()).toBe(true);
 }
 
-/** Feeds one delay sample every 10 ms from `from` to `to` (performance.now() times). */
-function samples(control: AdmissionControl, delayMs: number, from: number, to: number): void {
-  for (let now = from; now <= to; now += 10) control.observeDelay(delayMs, now);
+/** One interval of 25 delay samples: `late` of them at 40 ms, the rest at 1 ms. */
+function interval(control: AdmissionControl, late: number): void {
+  control.observeInterval(Array.from({ length: 25 }, (_, index) => (index < late ? 40 : 1)));
+}
+
+/** How many of `arrivals` requests are admitted (each admitted one released at once). */
+function admittedOf(control: AdmissionControl, arrivals: number): number {
+  let admitted = 0;
+  for (let index = 0; index < arrivals; index++) {
+    if (control.tryAdmit()) {
+      admitted += 1;
+      control.release();
+    }
+  }
+  return admitted;
 }
 
 describe('AdmissionControl', () => {
@@ -32,46 +44,80 @@ describe('AdmissionControl', () => {
     expect(control.overloaded).toBe(false);
   });
 
-  it('ignores one long pause: a single late sample lowers nothing', () => {
+  it('takes a few long pauses in an interval for no standing queue: the median decides', () => {
     const control = new AdmissionControl(OPTIONS);
-    admit(control, 500);
-    samples(control, 2, 0, 1000);
-    control.observeDelay(400, 1400);
-    samples(control, 2, 1410, 2000);
-    expect(control.limit).toBe(1000);
+    interval(control, 12);
+    control.observeInterval([400, 1, 1]);
+    expect(control.share).toBe(1);
+    expect(admittedOf(control, 100)).toBe(100);
+    expect(control.overloaded).toBe(false);
   });
 
-  it('lowers the bound below the requests in flight when the delay stays above the target for an interval, and again each further interval', () => {
-    const control = new AdmissionControl(OPTIONS);
-    admit(control, 500);
-    samples(control, 30, 1000, 1150);
-    expect(control.limit).toBe(1000);
-    samples(control, 30, 1160, 1220);
-    expect(control.limit).toBe(400);
-    expect(control.tryAdmit()).toBe(false);
-    samples(control, 30, 1230, 1430);
-    expect(control.limit).toBe(320);
+  it('lowers the admitted share to 80 % after each interval whose median delay is above the target, and spreads the refusals evenly', () => {
+    let shed = 0;
+    const control = new AdmissionControl(OPTIONS, () => (shed += 1));
+    interval(control, 13);
+    expect(control.share).toBeCloseTo(0.8, 12);
+    expect(admittedOf(control, 1000)).toBe(800);
+    expect(shed).toBe(200);
+    expect(control.overloaded).toBe(true);
+    // Evenly: of any 10 arrivals in a row, 8 are admitted.
+    expect(admittedOf(control, 10)).toBe(8);
+    interval(control, 25);
+    expect(control.share).toBeCloseTo(0.64, 12);
+    expect(admittedOf(control, 100)).toBe(64);
   });
 
-  it('never lowers the bound under the floor', () => {
+  it('never lowers the share under the floor, so a process that stays overloaded still serves some', () => {
     const control = new AdmissionControl(OPTIONS);
-    admit(control, 10);
-    samples(control, 50, 0, 2000);
-    expect(control.limit).toBe(64);
-    admit(control, 54);
-    expect(control.tryAdmit()).toBe(false);
+    for (let index = 0; index < 50; index++) interval(control, 25);
+    expect(control.share).toBe(0.1);
+    expect(admittedOf(control, 1000)).toBe(100);
   });
 
-  it('raises the bound by a tenth each interval once the delay is back under the target, up to the maximum', () => {
+  it('raises the share by a tenth of all arrivals each interval under the target, back to all', () => {
     const control = new AdmissionControl(OPTIONS);
-    admit(control, 500);
-    samples(control, 30, 0, 250);
-    expect(control.limit).toBe(400);
-    samples(control, 1, 260, 450);
-    expect(control.limit).toBe(440);
-    samples(control, 1, 460, 650);
-    expect(control.limit).toBe(484);
-    samples(control, 1, 660, 10_000);
-    expect(control.limit).toBe(1000);
+    for (let index = 0; index < 3; index++) interval(control, 25);
+    expect(control.share).toBeCloseTo(0.512, 12);
+    interval(control, 0);
+    expect(control.share).toBeCloseTo(0.612, 12);
+    for (let index = 0; index < 3; index++) interval(control, 0);
+    expect(control.share).toBeCloseTo(0.912, 12);
+    interval(control, 0);
+    expect(control.share).toBe(1);
+    expect(admittedOf(control, 1000)).toBe(1000);
+  });
+
+  it('keeps the in-flight bound whatever the share', () => {
+    const control = new AdmissionControl({ ...OPTIONS, maxInFlight: 5 });
+    interval(control, 25);
+    let admitted = 0;
+    for (let index = 0; index < 100; index++) if (control.tryAdmit()) admitted += 1;
+    expect(admitted).toBe(5);
+    expect(control.inFlight).toBe(5);
+  });
+
+  it('measures the delay itself once started, and not at all without a target', async () => {
+    const control = new AdmissionControl({ ...OPTIONS, intervalMs: 50 });
+    control.start();
+    try {
+      // Block the event loop for most of two intervals: the samples in them are late by ~40 ms.
+      const blockUntil = async (ms: number): Promise<void> => {
+        const end = performance.now() + ms;
+        while (performance.now() < end) {
+          const busy = performance.now() + 40;
+          while (performance.now() < busy) { /* the loop is held */ }
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      await blockUntil(400);
+      expect(control.share).toBeLessThan(1);
+    } finally {
+      control.stop();
+    }
+    const off = new AdmissionControl({ ...OPTIONS, queueTargetMs: 0 });
+    off.start();
+    off.stop();
+    expect(off.share).toBe(1);
   });
 });
