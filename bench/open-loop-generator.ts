@@ -14,6 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Http1ResponseReader, type Http1Response } from './http1-response-reader.js';
+import { sleep } from './child-processes.js';
 
 export interface OpenLoopConfig {
   url: string;
@@ -229,10 +230,6 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   }
   for (const conn of [...idle, ...busy]) closeConnection(conn);
   return result;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms));
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
