@@ -100,6 +100,8 @@ describe('admission control under overload', () => {
     const text = await metrics.text();
     expect(text).toContain(`unigate_shed_requests_total ${BURST - BOUND + 1}`);
     expect(text).toContain(`unigate_admission_limit ${BOUND}`);
+    // Without a queue target the share never moves: the bound alone refused the burst's excess.
+    expect(text).toContain('unigate_admission_share 1');
 
     // Once nothing is refused for a second, the instance is ready again and serves new requests.
     let readyAgain = false;
