@@ -9,7 +9,7 @@ export interface AdmissionOptions {
    * (ADMISSION_QUEUE_TARGET_MS); 0 keeps every arrival admitted up to `maxInFlight`.
    */
   queueTargetMs: number;
-  /** The delay samples looked at (those of the last interval), and how long the share holds after a change. */
+  /** How long the delay is measured over before the admitted share changes. */
   intervalMs: number;
   /** The admitted share never goes below this. */
   minShare: number;
@@ -43,14 +43,12 @@ const INCREASE_STEP = 0.1;
  * runs, which is about how long each turn of the loop takes, and so how long any ready request waits. In an
  * overloaded process most of the queue is in the kernel, out of the process's sight (requests unread on their
  * connections, connections not yet accepted: libuv accepts one connection per turn of the loop), and it grows as long
- * as more arrives than the process serves; what the process sees is turns that stay long. When the median of the
- * samples of the last interval is above `queueTargetMs`, the admitted share drops to 80 % of itself (never below
- * `minShare`), so refusals free the time the process needs to read, accept and refuse what it cannot serve; while the
- * median is under the target it rises by a tenth of all arrivals, back to all. The median is looked at with each
- * sample, so an overload is acted on as soon as half the last interval's samples are late; after each change the
- * share holds for an interval. Single long pauses (a garbage collection, a large synchronous write) and a burst the
- * loop works off between its turns are no standing queue. The admissions are spread evenly: at a share of 0.75,
- * three of every four arrivals are admitted.
+ * as more arrives than the process serves; what the process sees is turns that stay long. When half the samples of
+ * an interval are later than `queueTargetMs`, the admitted share drops to 80 % of itself (never below `minShare`),
+ * so refusals free the time the process needs to read, accept and refuse what it cannot serve; each interval below
+ * the target raises it by a tenth of all arrivals, back to all. Single long pauses (a garbage collection, a large
+ * synchronous write) and a burst the loop works off between its turns are no standing queue. The admissions are
+ * spread evenly: at a share of 0.75, three of every four arrivals are admitted.
  */
 export class AdmissionControl {
   readonly #options: AdmissionOptions;
@@ -61,10 +59,6 @@ export class AdmissionControl {
   #inFlight = 0;
   #lastShedAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | null = null;
-  /** The samples of the last interval: when each was taken, and its delay (ms). */
-  readonly #sampleTimes: number[] = [];
-  readonly #sampleDelays: number[] = [];
-  #lastChangeAt = 0;
 
   constructor(options: AdmissionOptions, onShed: () => void = () => {}) {
     this.#options = options;
@@ -113,33 +107,21 @@ export class AdmissionControl {
 
   /** Starts sampling the event-loop delay (only when a queue target is set). */
   start(): void {
-    if (!this.enabled || this.#options.queueTargetMs <= 0 || this.#timer !== null) return;
+    const { queueTargetMs, intervalMs } = this.#options;
+    if (!this.enabled || queueTargetMs <= 0 || this.#timer !== null) return;
     let last = performance.now();
-    this.#lastChangeAt = last;
+    let intervalStart = last;
+    const delays: number[] = [];
     this.#timer = setInterval(() => {
       const now = performance.now();
-      this.observeDelay(Math.max(0, now - last - SAMPLE_MS), now);
+      delays.push(Math.max(0, now - last - SAMPLE_MS));
       last = now;
+      if (now - intervalStart < intervalMs) return;
+      this.observeInterval(delays);
+      delays.length = 0;
+      intervalStart = now;
     }, SAMPLE_MS);
     this.#timer.unref();
-  }
-
-  /**
-   * One sample: the event loop ran a timer `delayMs` late at `nowMs` (performance.now() time). Once the share has held
-   * for an interval, the samples of the last interval decide.
-   */
-  observeDelay(delayMs: number, nowMs: number): void {
-    const { intervalMs } = this.#options;
-    this.#sampleTimes.push(nowMs);
-    this.#sampleDelays.push(delayMs);
-    let stale = 0;
-    while (stale < this.#sampleTimes.length && this.#sampleTimes[stale]! <= nowMs - intervalMs) stale += 1;
-    if (stale > 0) {
-      this.#sampleTimes.splice(0, stale);
-      this.#sampleDelays.splice(0, stale);
-    }
-    if (nowMs - this.#lastChangeAt < intervalMs) return;
-    if (this.observeInterval(this.#sampleDelays.slice())) this.#lastChangeAt = nowMs;
   }
 
   stop(): void {
@@ -148,18 +130,16 @@ export class AdmissionControl {
   }
 
   /**
-   * The delay samples of the last interval (ms, in any order; reordered here): lowers the admitted share when their
-   * median is above the target, else raises it. True when the share changed.
+   * The end of one interval with its delay samples (ms, in any order; reordered here): lowers the admitted share
+   * when at least half of them were above the target, else raises it.
    */
-  observeInterval(delaysMs: number[]): boolean {
-    if (delaysMs.length === 0) return false;
+  observeInterval(delaysMs: number[]): void {
+    if (delaysMs.length === 0) return;
     delaysMs.sort((left, right) => left - right);
     const median = delaysMs[Math.floor((delaysMs.length - 1) / 2)]!;
-    const before = this.#share;
     if (median > this.#options.queueTargetMs) this.#share = Math.max(this.#options.minShare, this.#share * DECREASE_FACTOR);
     else if (this.#share < 1) this.#share = Math.min(1, this.#share + INCREASE_STEP);
     if (this.#share === 1) this.#credit = 0;
-    return this.#share !== before;
   }
 
   #refuse(): false {

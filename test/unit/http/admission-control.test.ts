@@ -8,9 +8,9 @@ function admit(control: AdmissionControl, count: number): void {
   for (let index = 0; index < count; index++) expect(control.tryAdmit()).toBe(true);
 }
 
-/** One interval of 25 delay samples: `late` of them at 40 ms, the rest at 1 ms. True when the share changed. */
-function interval(control: AdmissionControl, late: number): boolean {
-  return control.observeInterval(Array.from({ length: 25 }, (_, index) => (index < late ? 40 : 1)));
+/** One interval of 25 delay samples: `late` of them at 40 ms, the rest at 1 ms. */
+function interval(control: AdmissionControl, late: number): void {
+  control.observeInterval(Array.from({ length: 25 }, (_, index) => (index < late ? 40 : 1)));
 }
 
 /** How many of `arrivals` requests are admitted (each admitted one released at once). */
@@ -46,8 +46,8 @@ describe('AdmissionControl', () => {
 
   it('takes a few long pauses in an interval for no standing queue: the median decides', () => {
     const control = new AdmissionControl(OPTIONS);
-    expect(interval(control, 12)).toBe(false);
-    expect(control.observeInterval([400, 1, 1])).toBe(false);
+    interval(control, 12);
+    control.observeInterval([400, 1, 1]);
     expect(control.share).toBe(1);
     expect(admittedOf(control, 100)).toBe(100);
     expect(control.overloaded).toBe(false);
@@ -56,7 +56,7 @@ describe('AdmissionControl', () => {
   it('lowers the admitted share to 80 % after each interval whose median delay is above the target, and spreads the refusals evenly', () => {
     let shed = 0;
     const control = new AdmissionControl(OPTIONS, () => (shed += 1));
-    expect(interval(control, 13)).toBe(true);
+    interval(control, 13);
     expect(control.share).toBeCloseTo(0.8, 12);
     expect(admittedOf(control, 1000)).toBe(800);
     expect(shed).toBe(200);
@@ -95,25 +95,6 @@ describe('AdmissionControl', () => {
     for (let index = 0; index < 100; index++) if (control.tryAdmit()) admitted += 1;
     expect(admitted).toBe(5);
     expect(control.inFlight).toBe(5);
-  });
-
-  it('acts as soon as the median of the last interval is late, not at the next interval boundary, then holds the share for an interval', () => {
-    const control = new AdmissionControl(OPTIONS);
-    // Quiet samples every 10 ms up to t=1000, then 30 ms late ones every 40 ms (turns of 40 ms).
-    for (let now = 10; now <= 1000; now += 10) control.observeDelay(1, now);
-    let actedAt: number | null = null;
-    for (let now = 1040; now <= 2000 && actedAt === null; now += 40) {
-      control.observeDelay(30, now);
-      if (control.share < 1) actedAt = now;
-    }
-    // At 1200 the last 250 ms hold five late samples and five quiet ones (the median is quiet); at 1240, six and one.
-    expect(actedAt).toBe(1240);
-    expect(control.share).toBeCloseTo(0.8, 12);
-    // Held for an interval: the late samples up to 1480 change nothing, the one at 1520 does.
-    for (let now = 1280; now <= 1480; now += 40) control.observeDelay(30, now);
-    expect(control.share).toBeCloseTo(0.8, 12);
-    control.observeDelay(30, 1520);
-    expect(control.share).toBeCloseTo(0.64, 12);
   });
 
   it('measures the delay itself once started, and not at all without a target', async () => {
