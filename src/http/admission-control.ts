@@ -29,6 +29,11 @@ const CREDIT_FOR_ONE = 1 - 1e-9;
 const SAMPLE_MS = 10;
 /** While a request was refused this recently, the process reports itself overloaded (readiness). */
 const OVERLOADED_HOLD_MS = 1000;
+/**
+ * A late interval lowers the share only when the one before it was late too: the first turns of a burst (1,000
+ * connections opened at once took single turns of 100-200 ms) make one late interval, a standing queue makes a run.
+ */
+const LATE_INTERVALS_TO_SHED = 2;
 /** An overloaded interval multiplies the admitted share by this. */
 const DECREASE_FACTOR = 0.8;
 /** Each interval without overload raises the share by this much (a tenth of all arrivals), up to all. */
@@ -43,11 +48,12 @@ const INCREASE_STEP = 0.1;
  * runs, which is about how long each turn of the loop takes, and so how long any ready request waits. In an
  * overloaded process most of the queue is in the kernel, out of the process's sight (requests unread on their
  * connections, connections not yet accepted: libuv accepts one connection per turn of the loop), and it grows as long
- * as more arrives than the process serves; what the process sees is turns that stay long. When half the samples of
- * an interval are later than `queueTargetMs`, the admitted share drops to 80 % of itself (never below `minShare`),
- * so refusals free the time the process needs to read, accept and refuse what it cannot serve; each interval below
- * the target raises it by a tenth of all arrivals, back to all. Single long pauses (a garbage collection, a large
- * synchronous write) and a burst the loop works off between its turns are no standing queue. The admissions are
+ * as more arrives than the process serves; what the process sees is turns that stay long. When the median delay of
+ * two intervals in a row is above `queueTargetMs`, the admitted share drops to 80 % of itself (never below
+ * `minShare`), and again with each further such interval, so refusals free the time the process needs to read, accept
+ * and refuse what it cannot serve; each interval below the target raises it by a tenth of all arrivals, back to all.
+ * Single long pauses (a garbage collection, a large synchronous write) and a burst the loop works off within an
+ * interval or two are no standing queue. The admissions are
  * spread evenly: at a share of 0.75, three of every four arrivals are admitted.
  */
 export class AdmissionControl {
@@ -59,6 +65,8 @@ export class AdmissionControl {
   #inFlight = 0;
   #lastShedAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | null = null;
+  /** Intervals in a row whose median delay was above the target. */
+  #lateIntervals = 0;
 
   constructor(options: AdmissionOptions, onShed: () => void = () => {}) {
     this.#options = options;
@@ -137,8 +145,13 @@ export class AdmissionControl {
     if (delaysMs.length === 0) return;
     delaysMs.sort((left, right) => left - right);
     const median = delaysMs[Math.floor((delaysMs.length - 1) / 2)]!;
-    if (median > this.#options.queueTargetMs) this.#share = Math.max(this.#options.minShare, this.#share * DECREASE_FACTOR);
-    else if (this.#share < 1) this.#share = Math.min(1, this.#share + INCREASE_STEP);
+    if (median > this.#options.queueTargetMs) {
+      this.#lateIntervals += 1;
+      if (this.#lateIntervals >= LATE_INTERVALS_TO_SHED) this.#share = Math.max(this.#options.minShare, this.#share * DECREASE_FACTOR);
+    } else {
+      this.#lateIntervals = 0;
+      if (this.#share < 1) this.#share = Math.min(1, this.#share + INCREASE_STEP);
+    }
     if (this.#share === 1) this.#credit = 0;
   }
 

@@ -53,9 +53,15 @@ describe('AdmissionControl', () => {
     expect(control.overloaded).toBe(false);
   });
 
-  it('lowers the admitted share to 80 % after each interval whose median delay is above the target, and spreads the refusals evenly', () => {
+  it('lowers the admitted share to 80 % after the second interval in a row whose median delay is above the target, and after each further one, and spreads the refusals evenly', () => {
     let shed = 0;
     const control = new AdmissionControl(OPTIONS, () => (shed += 1));
+    // One late interval (the first turns of a burst) lowers nothing; a quiet one starts the count again.
+    interval(control, 13);
+    expect(control.share).toBe(1);
+    interval(control, 0);
+    interval(control, 13);
+    expect(control.share).toBe(1);
     interval(control, 13);
     expect(control.share).toBeCloseTo(0.8, 12);
     expect(admittedOf(control, 1000)).toBe(800);
@@ -77,7 +83,7 @@ describe('AdmissionControl', () => {
 
   it('raises the share by a tenth of all arrivals each interval under the target, back to all', () => {
     const control = new AdmissionControl(OPTIONS);
-    for (let index = 0; index < 3; index++) interval(control, 25);
+    for (let index = 0; index < 4; index++) interval(control, 25);
     expect(control.share).toBeCloseTo(0.512, 12);
     interval(control, 0);
     expect(control.share).toBeCloseTo(0.612, 12);
@@ -90,6 +96,7 @@ describe('AdmissionControl', () => {
 
   it('keeps the in-flight bound whatever the share', () => {
     const control = new AdmissionControl({ ...OPTIONS, maxInFlight: 5 });
+    interval(control, 25);
     interval(control, 25);
     let admitted = 0;
     for (let index = 0; index < 100; index++) if (control.tryAdmit()) admitted += 1;
