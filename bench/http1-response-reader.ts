@@ -16,7 +16,9 @@ export interface Http1Response {
 }
 
 /** Thrown on bytes that are not an HTTP/1.x response. */
-export class Http1ParseError extends Error {}
+export class Http1ParseError extends Error {
+  override name = 'Http1ParseError';
+}
 
 interface Head {
   status: number;

@@ -43,9 +43,8 @@ export interface OpenLoopProcessResult {
   shedMs: number[];
   failures: Record<string, number>;
   timedOut: number;
-  /** Requests that waited for a free connection, and the longest such queue. */
+  /** Requests that waited for a free connection. */
   waitedForConnection: number;
-  maxWaiting: number;
   /** Most connections open at once. */
   maxOpen: number;
   /** Requests written more than 10 ms after their scheduled time (the generator or the pool fell behind). */
@@ -84,7 +83,7 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   const host = url.hostname;
   const result: OpenLoopProcessResult = {
     scheduled: 0, sent: 0, admittedMs: [], shedMs: [], failures: {}, timedOut: 0,
-    waitedForConnection: 0, maxWaiting: 0, maxOpen: 0, lateSends: 0, sendingSeconds: 0, cpuMs: 0,
+    waitedForConnection: 0, maxOpen: 0, lateSends: 0, sendingSeconds: 0, cpuMs: 0,
   };
   const fail = (reason: string): void => {
     result.failures[reason] = (result.failures[reason] ?? 0) + 1;
@@ -120,11 +119,14 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
     if (at !== undefined) send(conn, at);
     else idle.push(conn);
   };
+  /** Closes a connection and forgets it: a closed connection is neither busy nor idle. */
   const closeConnection = (conn: Connection): void => {
     if (!conn.open) return;
     conn.open = false;
     openCount -= 1;
     busy.delete(conn);
+    const slot = idle.indexOf(conn);
+    if (slot >= 0) idle.splice(slot, 1);
     conn.socket.destroy();
   };
   /** Requests that wait for a connection get new ones in place of those closed. */
@@ -158,6 +160,7 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
       } catch (error) {
         fail((error as Error).name);
         closeConnection(conn);
+        refill();
       }
     });
     const lost = (reason: string): void => {
@@ -170,8 +173,6 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
         fail(reason);
         conn.scheduledAt = -1;
       }
-      const slot = idle.indexOf(conn);
-      if (slot >= 0) idle.splice(slot, 1);
       refill();
     };
     socket.on('error', (error: NodeJS.ErrnoException) => lost(error.code ?? error.name));
@@ -184,7 +185,6 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
     if (openCount < config.maxConnections) return send(openConnection(), scheduledAt);
     waiting.push(scheduledAt);
     result.waitedForConnection += 1;
-    result.maxWaiting = Math.max(result.maxWaiting, waiting.length - waitingHead);
   };
   const sweepTimeouts = (now: number): void => {
     for (const conn of busy) {

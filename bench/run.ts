@@ -17,9 +17,9 @@
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
  * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement), sent by
- * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections together,
- * reporting admitted p99 and the share answered 503 and its latency, and whether the generator kept up; `slow streams`: BENCH_STREAMS (1000) streams
- * opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
+ * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections
+ * together, reporting admitted p99 and the share answered 503 and its latency, and whether the generator kept up;
+ * `slow streams`: BENCH_STREAMS (1000) streams opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
  * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
  * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key

@@ -58,7 +58,7 @@ export interface ListenerLimits {
   listenBacklog: number;
   /** Requests one process serves at once before it sheds (ADMISSION_MAX_IN_FLIGHT); 0: never sheds. */
   admissionMaxInFlight: number;
-  /** Median event-loop delay of an interval above which the admitted share is lowered (ADMISSION_QUEUE_TARGET_MS); 0: all admitted up to the bound. */
+  /** Median event-loop delay which, held for two intervals in a row, lowers the admitted share (ADMISSION_QUEUE_TARGET_MS); 0: all admitted up to the bound. */
   admissionQueueTargetMs: number;
 }
 

@@ -5,11 +5,11 @@ export interface AdmissionOptions {
   /** Requests this process serves at once, at most (ADMISSION_MAX_IN_FLIGHT); 0 turns admission control off. */
   maxInFlight: number;
   /**
-   * Event-loop delay that counts as a standing queue when half the samples of an interval exceed it
+   * Event-loop delay that counts as a standing queue when the median sample of two intervals in a row exceeds it
    * (ADMISSION_QUEUE_TARGET_MS); 0 keeps every arrival admitted up to `maxInFlight`.
    */
   queueTargetMs: number;
-  /** How long the delay is measured over before the admitted share changes. */
+  /** How long each median of the delay is taken over; the admitted share changes at most once an interval. */
   intervalMs: number;
   /** The admitted share never goes below this. */
   minShare: number;
@@ -53,8 +53,8 @@ const INCREASE_STEP = 0.1;
  * `minShare`), and again with each further such interval, so refusals free the time the process needs to read, accept
  * and refuse what it cannot serve; each interval below the target raises it by a tenth of all arrivals, back to all.
  * Single long pauses (a garbage collection, a large synchronous write) and a burst the loop works off within an
- * interval or two are no standing queue. The admissions are
- * spread evenly: at a share of 0.75, three of every four arrivals are admitted.
+ * interval or two are no standing queue. The admissions are spread evenly: at a share of 0.75, three of every four
+ * arrivals are admitted.
  */
 export class AdmissionControl {
   readonly #options: AdmissionOptions;
@@ -138,8 +138,8 @@ export class AdmissionControl {
   }
 
   /**
-   * The end of one interval with its delay samples (ms, in any order; reordered here): lowers the admitted share
-   * when at least half of them were above the target, else raises it.
+   * The end of one interval with its delay samples (ms, in any order; reordered here): when their median is above the
+   * target for the second interval in a row or more, lowers the admitted share; when it is not, raises it.
    */
   observeInterval(delaysMs: number[]): void {
     if (delaysMs.length === 0) return;

@@ -45,7 +45,7 @@ export class GatewayMetrics {
     this.upstreamErrors = registry.counter('unigate_upstream_errors_total', 'Failed upstream attempts by channel and failure class.', ['channel', 'class']);
     this.#inFlightGauge = registry.gauge('unigate_in_flight_requests', 'Requests on the API listener whose response has not finished.');
     this.inFlight = this.#inFlightGauge.labels();
-    this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded because the process was at its in-flight bound.').labels();
+    this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded: the process was at its in-flight bound, or admitting only a share of arrivals.').labels();
     this.#sqliteWriteSeconds = registry.histogram('unigate_sqlite_write_seconds', 'How long one batched SQLite write transaction held the event loop, by writer (usage, money, checkpoints).', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
     this.#sqliteWriteRows = registry.counter('unigate_sqlite_write_rows_total', 'Rows written by the batched SQLite write transactions, by writer.', ['writer']);
     this.stop = observeEventLoopDelay(registry);

@@ -18,7 +18,7 @@ describe(`${STREAMS} slow streams at once through the gateway`, () => {
     upstream = await startMockOpenAIUpstream({ chunkDelayMs: 800, recordRequests: false });
     // Every caller here is 127.0.0.1: the per-address connection cap (1,000) would count them all as one client.
     // Load shedding is off: this measures the upstream connection ceiling, and the burst of 1,000 admissions can hold
-    // the event loop long enough (on PostgreSQL) for the adaptive bound to shed part of it.
+    // the event loop long enough (on PostgreSQL) for the admitted share to be lowered during it.
     gateway = await startTestGateway({ env: { MAX_CONNECTIONS_PER_IP: '0', ADMISSION_MAX_IN_FLIGHT: '0' } });
     await addRoutedModel(gateway, {
       model: 'slow-stream-model',

@@ -183,6 +183,25 @@ describe('open-loop generator: one process against a real server', () => {
     expect(refused.failures).toEqual({ ECONNREFUSED: 10 });
   });
 
+  it('counts an answer that is not HTTP by its parse error and goes on sending on new connections', async () => {
+    const { createServer: createTcpServer } = await import('node:net');
+    const garbage = createTcpServer((socket) => {
+      socket.on('data', () => socket.write('SSH-2.0-OpenSSH\r\n\r\n'));
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((done) => garbage.listen(0, '127.0.0.1', done));
+    try {
+      const url = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}/v1/chat`;
+      const result = await runOpenLoopProcess(config(url, { ratePerSec: 100, seconds: 0.2 }));
+      expect(result.sent).toBe(20);
+      expect(result.failures).toEqual({ Http1ParseError: 20 });
+      expect(result.timedOut).toBe(0);
+      expect(result.admittedMs).toEqual([]);
+    } finally {
+      await new Promise<void>((done) => garbage.close(() => done()));
+    }
+  });
+
   it('writes Host and Content-Length itself and keeps the caller from doubling them', () => {
     const bytes = encodeRequest(new URL('http://127.0.0.1:9/p'), { Host: 'evil', 'content-length': '1', x: 'y' }, 'é');
     expect(bytes.toString('utf8')).toBe('POST /p HTTP/1.1\r\nhost: 127.0.0.1:9\r\ncontent-length: 2\r\nx: y\r\n\r\né');
