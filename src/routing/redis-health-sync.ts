@@ -42,6 +42,9 @@ export class RedisHealthSync {
   readonly #origin = randomBytes(8).toString('hex');
   readonly #hashKey: string;
   readonly #channel: string;
+  /** Counts changes seen (messages and this instance's own); `#lastMessageAt` keeps, per breaker field, the count at its latest. */
+  #messagesApplied = 0;
+  readonly #lastMessageAt = new Map<string, number>();
   #closed = false;
 
   private constructor(
@@ -91,7 +94,13 @@ export class RedisHealthSync {
     }
   }
 
+  /**
+   * Reads the current states. The hash and the messages come on different connections, so a message can be applied
+   * before an older read's reply arrives: a breaker that had a message since the read was sent keeps what the message
+   * said (it is at least as new, and any later change arrives as a message too).
+   */
   async #load(): Promise<void> {
+    const messagesBeforeRead = this.#messagesApplied;
     const entries = await this.commands.hgetall(this.#hashKey);
     const now = this.health.now();
     for (const [field, payload] of Object.entries(entries)) {
@@ -100,6 +109,7 @@ export class RedisHealthSync {
         await this.commands.hdel(this.#hashKey, field);
         continue;
       }
+      if ((this.#lastMessageAt.get(field) ?? 0) > messagesBeforeRead) continue;
       this.health.adopt(envelope.change);
     }
   }
@@ -108,12 +118,19 @@ export class RedisHealthSync {
     if (channel !== this.#channel) return;
     const envelope = parseEnvelope(payload);
     if (envelope === null || envelope.origin === this.#origin) return;
+    this.#noteNewer(breakerField(envelope.change));
     this.health.adopt(envelope.change);
+  }
+
+  #noteNewer(field: string): void {
+    this.#messagesApplied += 1;
+    this.#lastMessageAt.set(field, this.#messagesApplied);
   }
 
   #publish(change: BreakerChange): void {
     if (this.#closed) return;
-    const field = JSON.stringify([change.channelId, change.model]);
+    const field = breakerField(change);
+    this.#noteNewer(field);
     const payload = JSON.stringify({ origin: this.#origin, change } satisfies Envelope);
     const pipeline = this.commands.multi();
     if (change.state === 'open') pipeline.hset(this.#hashKey, field, payload).pexpire(this.#hashKey, STATE_TTL_MS);
@@ -123,6 +140,10 @@ export class RedisHealthSync {
       this.logger.warn('channel health change not shared: other instances find out by themselves', { channelId: change.channelId, ...describeError(error) });
     });
   }
+}
+
+function breakerField(change: BreakerChange): string {
+  return JSON.stringify([change.channelId, change.model]);
 }
 
 async function quit(connection: Redis): Promise<void> {

@@ -6,13 +6,23 @@ export interface ProxiedCommand {
   args: string[];
 }
 
+interface ProxiedConnection {
+  name: string | null;
+  client: net.Socket;
+  /** Replies held back from the client while its connection's name is held. */
+  held: Buffer[];
+}
+
 /**
  * A TCP proxy on 127.0.0.1 in front of Redis that reads the commands clients send (RESP arrays) and keeps them, in
- * the order they were sent, so a test can count the commands a request costs.
+ * the order they were sent, so a test can count the commands a request costs. It can also hold back the replies to a
+ * named connection (to make one connection's answers arrive late) and cut named connections.
  */
 export class RedisCommandProxy {
   readonly commands: ProxiedCommand[] = [];
   readonly #sockets = new Set<net.Socket>();
+  readonly #connections = new Set<ProxiedConnection>();
+  readonly #heldNames = new Set<string>();
 
   private constructor(readonly server: net.Server, readonly url: string) {}
 
@@ -30,6 +40,24 @@ export class RedisCommandProxy {
     return proxy;
   }
 
+  /** Replies to connections named `name` wait until `release(name)`. */
+  hold(name: string): void {
+    this.#heldNames.add(name);
+  }
+
+  release(name: string): void {
+    this.#heldNames.delete(name);
+    for (const connection of this.#connections) {
+      if (connection.name !== name) continue;
+      for (const chunk of connection.held.splice(0)) connection.client.write(chunk);
+    }
+  }
+
+  /** Cuts every connection named `name`, as a network failure would. */
+  drop(name: string): void {
+    for (const connection of this.#connections) if (connection.name === name) connection.client.destroy();
+  }
+
   async close(): Promise<void> {
     for (const socket of this.#sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
@@ -38,7 +66,8 @@ export class RedisCommandProxy {
   #accept(client: net.Socket, port: number): void {
     const upstream = net.connect(port, '127.0.0.1');
     this.#sockets.add(client).add(upstream);
-    let connection: string | null = null;
+    const proxied: ProxiedConnection = { name: null, client, held: [] };
+    this.#connections.add(proxied);
     let pending: Buffer = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
       upstream.write(chunk);
@@ -48,12 +77,16 @@ export class RedisCommandProxy {
         if (parsed === null) break;
         pending = pending.subarray(parsed.end);
         const [name, sub, value] = parsed.args;
-        if (name?.toLowerCase() === 'client' && sub?.toLowerCase() === 'setname' && value !== undefined) connection = value;
-        this.commands.push({ connection, args: parsed.args });
+        if (name?.toLowerCase() === 'client' && sub?.toLowerCase() === 'setname' && value !== undefined) proxied.name = value;
+        this.commands.push({ connection: proxied.name, args: parsed.args });
       }
     });
-    upstream.pipe(client);
+    upstream.on('data', (chunk: Buffer) => {
+      if (proxied.name !== null && this.#heldNames.has(proxied.name)) proxied.held.push(chunk);
+      else client.write(chunk);
+    });
     const close = (): void => {
+      this.#connections.delete(proxied);
       client.destroy();
       upstream.destroy();
       this.#sockets.delete(client);

@@ -10,6 +10,7 @@ import type { BreakerPolicy } from '../../../src/routing/circuit-breaker.js';
 import { RedisHealthSync } from '../../../src/routing/redis-health-sync.js';
 import { systemClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
+import { RedisCommandProxy } from '../../support/redis-command-proxy.js';
 import { channel } from './routing-fixtures.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL;
@@ -18,9 +19,9 @@ const POLICY: BreakerPolicy = { failureThreshold: 1, failureRatePercent: 100, mi
 describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
   const prefix = `unigate-test:${randomBytes(6).toString('hex')}:`;
   const syncs: RedisHealthSync[] = [];
-  const instance = async (): Promise<ChannelHealth> => {
+  const instance = async (url = REDIS_URL ?? ''): Promise<ChannelHealth> => {
     const health = new ChannelHealth(POLICY, systemClock, silentLogger);
-    syncs.push(await RedisHealthSync.start(REDIS_URL ?? '', prefix, health, silentLogger));
+    syncs.push(await RedisHealthSync.start(url, prefix, health, silentLogger));
     return health;
   };
 
@@ -57,5 +58,33 @@ describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
     const target = channel(`ch_${randomBytes(4).toString('hex')}`);
     first.acquire(target, 'alpha')?.failed({ failureClass: 'throttled', retryAfterMs: 30_000 });
     await expect.poll(() => second.report(target).models.find((entry) => entry.model === 'alpha')?.openReason, { timeout: 3000 }).toBe('retry-after');
+  });
+
+  it('keeps a close that arrives while an older read of the shared state is still on its way', async () => {
+    const proxy = await RedisCommandProxy.start(REDIS_URL ?? '');
+    let slowSync: RedisHealthSync | undefined;
+    try {
+      const first = await instance();
+      const target = channel(`ch_${randomBytes(4).toString('hex')}`);
+      first.acquire(target, 'alpha')?.failed({ failureClass: 'server_error', retryAfterMs: null });
+      const slow = await instance(proxy.url);
+      slowSync = syncs.at(-1);
+      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(false);
+
+      // The subscriber reconnects and reads the hash again; that read's reply is held back while the close is sent.
+      proxy.hold('unigate-health');
+      const readsBefore = proxy.commands.filter((command) => command.args[0]?.toLowerCase() === 'hgetall').length;
+      proxy.drop('unigate-health-events');
+      await expect.poll(() => proxy.commands.filter((command) => command.args[0]?.toLowerCase() === 'hgetall').length, { timeout: 5000 }).toBeGreaterThan(readsBefore);
+      first.force(target, 'alpha').succeeded();
+      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(true);
+
+      proxy.release('unigate-health');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(slow.isAvailable(target, 'alpha')).toBe(true);
+    } finally {
+      await slowSync?.close();
+      await proxy.close();
+    }
   });
 });
