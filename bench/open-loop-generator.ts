@@ -41,6 +41,9 @@ export interface OpenLoopProcessResult {
   /** Latencies (ms from the scheduled time) of 2xx answers that passed the check, and of 503 answers. */
   admittedMs: number[];
   shedMs: number[];
+  /** When each of those was scheduled, in ms from the start of sending (same order as admittedMs and shedMs). */
+  admittedScheduledMs: number[];
+  shedScheduledMs: number[];
   failures: Record<string, number>;
   timedOut: number;
   /** Requests that waited for a free connection. */
@@ -82,7 +85,7 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   const port = Number(url.port || 80);
   const host = url.hostname;
   const result: OpenLoopProcessResult = {
-    scheduled: 0, sent: 0, admittedMs: [], shedMs: [], failures: {}, timedOut: 0,
+    scheduled: 0, sent: 0, admittedMs: [], shedMs: [], admittedScheduledMs: [], shedScheduledMs: [], failures: {}, timedOut: 0,
     waitedForConnection: 0, maxOpen: 0, lateSends: 0, sendingSeconds: 0, cpuMs: 0,
   };
   const fail = (reason: string): void => {
@@ -94,6 +97,7 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   const waiting: number[] = [];
   let waitingHead = 0;
   let openCount = 0;
+  let startedAt = 0;
 
   const send = (conn: Connection, scheduledAt: number): void => {
     conn.scheduledAt = scheduledAt;
@@ -140,10 +144,14 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   const onResponse = (conn: Connection, response: Http1Response): void => {
     const ms = performance.now() - conn.scheduledAt;
     if (conn.scheduledAt < 0) fail('unsolicited response');
-    else if (response.status === 503) result.shedMs.push(ms);
-    else if (response.status >= 200 && response.status < 300) {
-      if (response.body.includes(config.marker)) result.admittedMs.push(ms);
-      else fail(`${response.status} check`);
+    else if (response.status === 503) {
+      result.shedMs.push(ms);
+      result.shedScheduledMs.push(conn.scheduledAt - startedAt);
+    } else if (response.status >= 200 && response.status < 300) {
+      if (response.body.includes(config.marker)) {
+        result.admittedMs.push(ms);
+        result.admittedScheduledMs.push(conn.scheduledAt - startedAt);
+      } else fail(`${response.status} check`);
     } else fail(String(response.status));
     if (!response.keepAlive) closeConnection(conn);
     freed(conn);
@@ -204,7 +212,7 @@ export async function runOpenLoopProcess(config: OpenLoopConfig): Promise<OpenLo
   const wait = config.startAtEpochMs - Date.now();
   if (wait > 0) await sleep(wait);
   const cpuAtStart = process.cpuUsage();
-  const startedAt = performance.now();
+  startedAt = performance.now();
   const intervalMs = 1000 / config.ratePerSec;
   const total = Math.floor(config.ratePerSec * config.seconds);
   let lastSweep = startedAt;

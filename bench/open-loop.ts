@@ -42,7 +42,24 @@ export interface OpenLoopResult {
   maxOpenConnections: number;
   /** The generator processes' CPU time over their sending time, each (1 = a whole CPU). */
   generatorCpuShare: number[];
+  /** Admitted latencies of requests scheduled after the first OPEN_LOOP_WARM_UP_SECONDS. */
+  admittedAfterWarmUpP50Ms?: number;
+  admittedAfterWarmUpP99Ms?: number;
+  timeline: OpenLoopSecond[];
 }
+
+/** The answers to the requests scheduled within one second of the run. */
+export interface OpenLoopSecond {
+  /** 0 for the first second of sending. */
+  second: number;
+  admitted: number;
+  shed: number;
+  admittedP50Ms?: number;
+  admittedP99Ms?: number;
+}
+
+/** The first seconds of a run, left out of the "after warm-up" figures: a cold process and a connection flood. */
+export const OPEN_LOOP_WARM_UP_SECONDS = 2;
 
 export interface OpenLoopOptions {
   /** Processes the rate is spread over. */
@@ -96,6 +113,8 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
     return JSON.parse(readFileSync(config.resultPath, 'utf8')) as OpenLoopProcessResult;
   });
   const results = await Promise.all(runs);
+  const timeline = openLoopTimeline(results);
+  const afterWarmUp = results.flatMap((r) => r.admittedMs.filter((_, i) => r.admittedScheduledMs[i]! >= OPEN_LOOP_WARM_UP_SECONDS * 1000)).sort((a, b) => a - b);
   const admittedMs = results.flatMap((r) => r.admittedMs).sort((a, b) => a - b);
   const shedMs = results.flatMap((r) => r.shedMs).sort((a, b) => a - b);
   const failures: Record<string, number> = {};
@@ -121,7 +140,26 @@ export async function openLoop(spec: RequestSpec, ratePerSec: number, seconds: n
     waitedForConnection: sum((r) => r.waitedForConnection),
     maxOpenConnections: sum((r) => r.maxOpen),
     generatorCpuShare: results.map((r) => (r.sendingSeconds > 0 ? r.cpuMs / 1000 / r.sendingSeconds : 0)),
+    admittedAfterWarmUpP50Ms: percentile(afterWarmUp, 0.5),
+    admittedAfterWarmUpP99Ms: percentile(afterWarmUp, 0.99),
+    timeline,
   };
+}
+
+/** The processes' answers grouped by the second their requests were scheduled in. */
+export function openLoopTimeline(results: readonly Pick<OpenLoopProcessResult, 'admittedMs' | 'admittedScheduledMs' | 'shedScheduledMs'>[]): OpenLoopSecond[] {
+  const admitted: number[][] = [];
+  const shed: number[] = [];
+  const secondOf = (scheduledMs: number): number => Math.max(0, Math.floor(scheduledMs / 1000));
+  for (const r of results) {
+    r.admittedMs.forEach((ms, i) => (admitted[secondOf(r.admittedScheduledMs[i]!)] ??= []).push(ms));
+    for (const scheduledMs of r.shedScheduledMs) shed[secondOf(scheduledMs)] = (shed[secondOf(scheduledMs)] ?? 0) + 1;
+  }
+  const seconds = Math.max(admitted.length, shed.length);
+  return Array.from({ length: seconds }, (_, second) => {
+    const latencies = (admitted[second] ?? []).sort((a, b) => a - b);
+    return { second, admitted: latencies.length, shed: shed[second] ?? 0, admittedP50Ms: percentile(latencies, 0.5), admittedP99Ms: percentile(latencies, 0.99) };
+  });
 }
 
 export interface SlowStreamsResult {

@@ -50,7 +50,7 @@ function table(header: string[], rows: string[][]): string {
 
 export function formatOverload(runs: OverloadReport[]): string {
   return table(
-    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'sent req/s', 'admitted', 'admitted p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out', 'failed by reason', 'late sends', 'waited for a connection', 'max connections', 'generator CPU'],
+    ['open loop (gateway)', 'capacity req/s', 'offered req/s', 'sent', 'sent req/s', 'admitted', 'admitted p50/p99 ms', 'after warm-up p50/p99 ms', '503 share', '503 p50/p99 ms', 'failed', 'timed out', 'failed by reason', 'late sends', 'waited for a connection', 'max connections', 'generator CPU'],
     runs.map((r) => [
       r.name,
       fmt(r.capacityPerSec, 0),
@@ -59,6 +59,7 @@ export function formatOverload(runs: OverloadReport[]): string {
       fmt(r.sentPerSec, 0),
       String(r.admitted),
       `${fmt(r.admittedP50Ms, 1)} / ${fmt(r.admittedP99Ms, 1)}`,
+      `${fmt(r.admittedAfterWarmUpP50Ms, 1)} / ${fmt(r.admittedAfterWarmUpP99Ms, 1)}`,
       `${fmt(r.shedShare * 100, 1)} %`,
       `${fmt(r.shedP50Ms, 2)} / ${fmt(r.shedP99Ms, 2)}`,
       String(r.failed),
@@ -69,6 +70,20 @@ export function formatOverload(runs: OverloadReport[]): string {
       String(r.maxOpenConnections),
       r.generatorCpuShare.map((share) => `${fmt(share * 100, 0)} %`).join(' + '),
     ]),
+  );
+}
+
+/** Each open-loop run second by second (by when requests were scheduled): where its latency came from. */
+export function formatOverloadTimeline(runs: OverloadReport[]): string {
+  return table(
+    ['open loop by second', 'second', 'admitted', '503', 'admitted p50/p99 ms'],
+    runs.flatMap((r) => r.timeline.map((second) => [
+      r.name,
+      String(second.second),
+      String(second.admitted),
+      String(second.shed),
+      `${fmt(second.admittedP50Ms, 1)} / ${fmt(second.admittedP99Ms, 1)}`,
+    ])),
   );
 }
 

@@ -18,7 +18,8 @@
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
  * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement), sent by
  * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections
- * together, reporting admitted p99 and the share answered 503 and its latency, and whether the generator kept up;
+ * together, reporting admitted p99 (also after the first two seconds, a cold process and its connection flood) and
+ * the share answered 503 and its latency, second by second too, and whether the generator kept up;
  * `slow streams`: BENCH_STREAMS (1000) streams opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
  * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
@@ -59,7 +60,7 @@ import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioR
 import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
-import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
 import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
 import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
 import { checkSide, measure, preflight, preflightRetrying, type LoadGenerator } from './measure.js';
@@ -525,6 +526,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   log('');
   const sections = [
     overload.length > 0 ? formatOverload(overload) : '',
+    overload.length > 0 ? formatOverloadTimeline(overload) : '',
     slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
     upstreamProtocols.length > 0 ? formatUpstreamProtocols(upstreamProtocols) : '',
     storage.length > 0 ? formatStorageComparison(storage) : '',

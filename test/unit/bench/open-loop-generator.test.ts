@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Http1ParseError, Http1ResponseReader, type Http1Response } from '../../../bench/http1-response-reader.js';
 import { encodeRequest, runOpenLoopProcess, type OpenLoopConfig } from '../../../bench/open-loop-generator.js';
+import { openLoopTimeline } from '../../../bench/open-loop.js';
 
 interface WireResponse {
   status: number;
@@ -84,6 +85,19 @@ describe('open-loop generator: HTTP/1.1 response reader', () => {
   });
 });
 
+describe('open-loop timeline', () => {
+  it('groups the answers of every process by the second their requests were scheduled in', () => {
+    const timeline = openLoopTimeline([
+      { admittedMs: [5, 900, 7], admittedScheduledMs: [10, 999.9, 1000], shedScheduledMs: [2500] },
+      { admittedMs: [3], admittedScheduledMs: [20], shedScheduledMs: [1500, 1999] },
+    ]);
+    expect(timeline.map((s) => [s.second, s.admitted, s.shed])).toEqual([[0, 3, 0], [1, 1, 2], [2, 0, 1]]);
+    expect(timeline[0]!.admittedP99Ms).toBe(900);
+    expect(timeline[1]!.admittedP50Ms).toBe(7);
+    expect(timeline[2]!.admittedP50Ms).toBeUndefined();
+  });
+});
+
 describe('open-loop generator: one process against a real server', () => {
   let server: Server | undefined;
   afterEach(async () => {
@@ -136,6 +150,12 @@ describe('open-loop generator: one process against a real server', () => {
     expect(seen[0]).toBe('POST /v1/chat?x=1 Bearer k {"model":"m"}');
     expect(result.shedMs).toHaveLength(20);
     expect(result.admittedMs).toHaveLength(180);
+    // each answer carries when its request was scheduled: every 2.5 ms over the half second
+    expect(result.admittedScheduledMs).toHaveLength(180);
+    expect(result.shedScheduledMs).toHaveLength(20);
+    const scheduled = [...result.admittedScheduledMs, ...result.shedScheduledMs].sort((a, b) => a - b);
+    expect(scheduled[0]).toBe(0);
+    expect(scheduled.at(-1)).toBeCloseTo(199 * 2.5, 6);
     expect(result.failures).toEqual({});
     expect(result.timedOut).toBe(0);
     // 400 req/s answered within a millisecond or two needs only a few connections
