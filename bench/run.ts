@@ -16,7 +16,8 @@
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
- * multiple of the gateway's measured capacity (its `chat c=N` req/s from this run, or a short measurement), sent by
+ * multiple of the gateway's measured capacity (BENCH_OVERLOAD_CAPACITY req/s when set, so that runs compare; else
+ * its `chat c=N` req/s from this run, or a short measurement), sent by
  * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections
  * together, reporting admitted p99 (also after the first two seconds, a cold process and its connection flood) and
  * the share answered 503 and its latency, second by second too, and whether the generator kept up;
@@ -383,8 +384,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const gatewayChat = gatewayUrl === undefined ? undefined : openAIChatRequest(gatewayUrl, gatewayKey, BENCH_MODEL, false);
     const overloadRuns = [{ name: 'overload 1.25x', factor: 1.25 }, { name: 'overload 2x', factor: 2 }].filter((run) => only !== null && only.test(run.name));
     if (overloadRuns.length > 0 && gatewayChat !== undefined) {
-      let capacity = scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
-      if (capacity === undefined) {
+      let capacity = process.env.BENCH_OVERLOAD_CAPACITY ? envNumber('BENCH_OVERLOAD_CAPACITY', 0) : scenarios.find((sc) => sc.name === `chat c=${connections}`)?.gateway?.requestsPerSec;
+      if (capacity === undefined || capacity <= 0) {
         log(`[bench] capacity: chat c=${connections} → gateway for ${Math.max(2, seconds / 2)} s …`);
         capacity = (await measure(generator, gatewayChat, connections, Math.max(2, seconds / 2), warmupSeconds)).requestsPerSec;
       }

@@ -24,7 +24,16 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // An answer the gateway gives on purpose needs no stack, and capturing one is most of what constructing it costs
+    // (refusals under overload or a flood of 429s are made thousands of times a second); an internal error keeps
+    // its stack for the log.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (code !== 'internal_error') Error.stackTraceLimit = 0;
+    try {
+      super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     const definition = ERROR_CODES[code];
     this.name = 'GatewayError';
     this.code = code;
