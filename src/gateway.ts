@@ -52,6 +52,7 @@ import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
+import { OpenedResources } from './shared/opened-resources.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -114,6 +115,14 @@ function listen(server: Server, host: string, port: number, backlog: number): Pr
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       resolve(`http://${shownHost}:${address.port}`);
     });
+  });
+}
+
+/** Stops a listener that never served (a later start-up step failed). */
+function stopListening(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
   });
 }
 
@@ -186,23 +195,40 @@ function startChannelProbes(services: GatewayServices): ChannelProbes | null {
   return probes;
 }
 
-/** The composition root: builds every service once, then starts both listeners. */
+/**
+ * The composition root: builds every service once, then starts both listeners. When a step fails (a port in use, a
+ * database or Redis that refuses), what the earlier steps opened is closed before the error is passed on.
+ */
 export async function startGateway(config: GatewayConfig, options: StartOptions = {}): Promise<RunningGateway> {
+  const opened = new OpenedResources();
+  try {
+    return await assembleGateway(config, options, opened);
+  } catch (error) {
+    await opened.closeAll();
+    throw error;
+  }
+}
+
+async function assembleGateway(config: GatewayConfig, options: StartOptions, opened: OpenedResources): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger(config.logLevel);
   const metrics = new GatewayMetrics(() => channelHealth.health.states());
-  const storage = await prepareStorage(config, { ...options, observeWrite: metrics.observeSqliteWrite }, logger, clock).catch((error: unknown) => {
-    metrics.stop();
-    throw error;
-  });
+  opened.add(() => metrics.stop());
+  const storage = await prepareStorage(config, { ...options, observeWrite: metrics.observeSqliteWrite }, logger, clock);
+  opened.add(() => storage.close());
   const admin = await resolveAdminToken(storage, config.adminToken, clock.now());
   const http = new HttpTransport();
+  opened.add(() => http.close());
   const adapters = new AdapterRegistry(http, clock);
   const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory) });
+  opened.add(() => usageLog.close());
   const instanceId = instanceIdOf(config);
   const shared = await openSharedLimits(config, logger, { memberId: instanceId });
+  opened.add(() => shared.close());
   const channelHealth = await openChannelHealth(config, clock, logger);
+  opened.add(() => channelHealth.close());
   const telemetry = await openTelemetry(config.telemetry, logger);
+  opened.add(() => telemetry.shutdown());
   metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
@@ -243,6 +269,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
     responseCache: openResponseCache(config, logger),
   };
+  opened.add(() => base.mailer.close());
+  opened.add(() => base.responseCache.close());
   const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
   services.accountLifecycle.onChange(async (event, account) => {
@@ -254,12 +282,14 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   });
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
+  opened.add(() => services.ledger.close());
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
   services.catalog.onReload((channels) => http.setOriginLimits(connectionLimitsByOrigin(channels)));
   followInvalidations(services);
   await services.catalog.reload();
   await services.credentials.refresh();
   await services.tiers.start();
+  opened.add(() => services.tiers.stop());
   // gateway.yaml may have changed tiers, channels and models: instances already running re-read theirs.
   if (options.applyConfiguration ?? true) {
     await shared.invalidation.publish({ kind: 'tier', name: '*' });
@@ -269,19 +299,25 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
     reloadRouting(services).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
   }, options.catalogRefreshMs ?? 5000);
   refresh.unref();
+  opened.add(() => clearInterval(refresh));
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
   fx?.start();
+  opened.add(() => fx?.stop());
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
+  opened.add(() => alerts.stop());
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
+  opened.add(() => services.commerce.plans.stop());
   // One worker per process group prunes; across instances the storage's pruning lock lets one at a time.
   const retention = config.usageRetentionDays === null || config.workerIndex !== 0
     ? null
     // A SQLite delete runs on the event loop: 1,000 rows cost about 10 ms of it, 5,000 about 50 ms.
     : new UsageRetention(storage.usage, clock, logger, { retentionDays: config.usageRetentionDays, batchSize: storage.dialect === 'sqlite' ? 1000 : 5000 });
   retention?.start();
+  opened.add(() => retention?.stop());
   const probes = startChannelProbes(services);
+  opened.add(() => probes?.stop());
 
   const admission = new AdmissionControl({
     maxInFlight: config.listener.admissionMaxInFlight,
@@ -292,6 +328,7 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   services.readiness.followOverload(() => admission.overloaded);
   if (admission.enabled) metrics.followAdmission(admission);
   admission.start();
+  opened.add(() => admission.stop());
   const api = instrumentListener(createApiApp(services, admission), metrics, apiRouteLabels);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
   const listening = { api: '', console: '' };
@@ -306,13 +343,16 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
+  opened.add(() => stopListening(apiServer));
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
+  opened.add(() => stopListening(consoleServer));
   listening.api = apiUrl;
   listening.console = consoleUrl;
   if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
     logger.warn('CONSOLE_URL is not set: console mails will link to the listener address; set it to the address users open', { console: consoleUrl });
   }
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
+  opened.add(() => metricsListener?.close());
   const memoryRelief = new IdleMemoryRelief({
     idleMs: config.memoryReliefIdleSeconds * 1000,
     inFlight: () => api.answers.size + consoleApp.answers.size,

@@ -60,11 +60,18 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
   };
   const logs: string[] = [];
   const config = loadConfig(env, dataDirectory);
-  const gateway = await startGateway(config, {
-    logger: createLogger('debug', (line) => logs.push(line)),
-    env,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-  });
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(config, {
+      logger: createLogger('debug', (line) => logs.push(line)),
+      env,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+    });
+  } catch (error) {
+    await postgres?.drop();
+    await rm(dataDirectory, { recursive: true, force: true });
+    throw error;
+  }
   const admin = async <T>(method: string, route: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }> => {
     const response = await fetch(gateway.apiUrl + route, {
       method,
