@@ -1,7 +1,7 @@
 /**
  * Debian tools the tests use (Chromium for the console's browser tests, poppler's pdftotext for invoices): when a
  * tool is missing and the tests run as root, it is installed with apt-get, so `npm test` on a fresh machine needs
- * no set-up by hand. Otherwise the caller says how to install it.
+ * no set-up by hand. Otherwise the caller says how to install it (and skips, outside CI).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,8 +10,20 @@ import { existsSync } from 'node:fs';
 const APT_LOCK_WAIT_MS = 300_000;
 const APT_RETRY_PAUSE_MS = 3_000;
 
-/** True when `file` exists, after installing `debianPackage` when it did not and we may. */
+/**
+ * True when `file` exists, after installing `debianPackage` when it did not and we may. With
+ * REQUIRE_TEST_TOOLS=1 (set by .ci/run) a tool that is still missing throws instead: in CI, tests that cannot run
+ * must fail the suite, not skip as if they had passed.
+ */
 export function ensureDebianPackage(file: string, debianPackage: string, label: string): boolean {
+  const present = findOrInstall(file, debianPackage, label);
+  if (!present && process.env.REQUIRE_TEST_TOOLS === '1') {
+    throw new Error(`[${label}] ${file} is missing and Debian's ${debianPackage} could not be installed; REQUIRE_TEST_TOOLS=1 makes that a failure`);
+  }
+  return present;
+}
+
+function findOrInstall(file: string, debianPackage: string, label: string): boolean {
   if (existsSync(file)) return true;
   if (process.getuid?.() === 0) {
     console.warn(`[${label}] installing Debian's ${debianPackage} with apt-get (${file} not found)`);
