@@ -42,9 +42,9 @@ export class RedisHealthSync {
   readonly #origin = randomBytes(8).toString('hex');
   readonly #hashKey: string;
   readonly #channel: string;
-  /** Counts changes seen (messages and this instance's own); `#lastMessageAt` keeps, per breaker field, the count at its latest. */
-  #messagesApplied = 0;
-  readonly #lastMessageAt = new Map<string, number>();
+  /** Counts breaker changes seen (messages and this instance's own); `#lastChangeAt` keeps, per breaker field, the count at its latest. */
+  #changesSeen = 0;
+  readonly #lastChangeAt = new Map<string, number>();
   #closed = false;
 
   private constructor(
@@ -96,11 +96,12 @@ export class RedisHealthSync {
 
   /**
    * Reads the current states. The hash and the messages come on different connections, so a message can be applied
-   * before an older read's reply arrives: a breaker that had a message since the read was sent keeps what the message
-   * said (it is at least as new, and any later change arrives as a message too).
+   * before an older read's reply arrives: a breaker that changed since the read was sent (a message, or a decision of
+   * this instance's own) keeps that change: it is at least as new as the read, and any later change arrives as a
+   * message too.
    */
   async #load(): Promise<void> {
-    const messagesBeforeRead = this.#messagesApplied;
+    const changesBeforeRead = this.#changesSeen;
     const entries = await this.commands.hgetall(this.#hashKey);
     const now = this.health.now();
     for (const [field, payload] of Object.entries(entries)) {
@@ -109,7 +110,7 @@ export class RedisHealthSync {
         await this.commands.hdel(this.#hashKey, field);
         continue;
       }
-      if ((this.#lastMessageAt.get(field) ?? 0) > messagesBeforeRead) continue;
+      if ((this.#lastChangeAt.get(field) ?? 0) > changesBeforeRead) continue;
       this.health.adopt(envelope.change);
     }
   }
@@ -118,19 +119,19 @@ export class RedisHealthSync {
     if (channel !== this.#channel) return;
     const envelope = parseEnvelope(payload);
     if (envelope === null || envelope.origin === this.#origin) return;
-    this.#noteNewer(breakerField(envelope.change));
+    this.#noteChange(breakerField(envelope.change));
     this.health.adopt(envelope.change);
   }
 
-  #noteNewer(field: string): void {
-    this.#messagesApplied += 1;
-    this.#lastMessageAt.set(field, this.#messagesApplied);
+  #noteChange(field: string): void {
+    this.#changesSeen += 1;
+    this.#lastChangeAt.set(field, this.#changesSeen);
   }
 
   #publish(change: BreakerChange): void {
     if (this.#closed) return;
     const field = breakerField(change);
-    this.#noteNewer(field);
+    this.#noteChange(field);
     const payload = JSON.stringify({ origin: this.#origin, change } satisfies Envelope);
     const pipeline = this.commands.multi();
     if (change.state === 'open') pipeline.hset(this.#hashKey, field, payload).pexpire(this.#hashKey, STATE_TTL_MS);

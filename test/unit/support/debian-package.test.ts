@@ -9,7 +9,7 @@ describe('a Debian tool the tests need', () => {
 
   it('that is missing skips its tests, except under REQUIRE_TEST_TOOLS=1 where it fails them', () => {
     // Not root: nothing is installed, the tool stays missing.
-    vi.spyOn(process, 'getuid').mockReturnValue(1000);
+    vi.spyOn(process as { getuid: () => number }, 'getuid').mockReturnValue(1000);
     vi.stubEnv('REQUIRE_TEST_TOOLS', '');
     expect(ensureDebianPackage('/nonexistent/tool', 'no-such-package', 'probe')).toBe(false);
     vi.stubEnv('REQUIRE_TEST_TOOLS', '1');
