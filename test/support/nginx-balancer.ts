@@ -23,8 +23,11 @@ export interface BalancedAddresses {
 export interface NginxBalancer {
   apiUrl: string;
   consoleUrl: string;
-  /** nginx's error log so far (upstream failures are logged there). */
-  errorLog(): Promise<string>;
+  /**
+   * The error log's lines about requests nginx could not pass on, without the refused connections it retried on
+   * the next instance: what explains a 502 the load saw.
+   */
+  unretriedErrors(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -100,7 +103,11 @@ export async function startNginxBalancer(addresses: BalancedAddresses): Promise<
   return {
     apiUrl,
     consoleUrl: `http://127.0.0.1:${addresses.consolePort}`,
-    errorLog: () => readFile(errorLog, 'utf8').catch(() => ''),
+    unretriedErrors: async () => (await readFile(errorLog, 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((line) => /\[(error|crit|alert|emerg)\]/.test(line) && !line.includes('(111: Connection refused) while connecting to upstream'))
+      .slice(-20)
+      .join('\n'),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGQUIT');
       const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
