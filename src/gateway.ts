@@ -17,7 +17,7 @@ import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
-import { closeServer, closingWhileDraining, DrainQuiet, trackInFlight } from './http/drain.js';
+import { ListenerStop, trackInFlight } from './http/drain.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
@@ -337,9 +337,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const draining = (): boolean => services.readiness.draining;
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(api.listener, draining), config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(closingWhileDraining(consoleApp.listener, draining), config.listener));
+  const apiStop = new ListenerStop(api.answers);
+  const consoleStop = new ListenerStop(consoleApp.answers);
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.closingOnceStopped(api.listener), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.closingOnceStopped(consoleApp.listener), config.listener));
+  apiStop.follow(apiServer);
+  consoleStop.follow(consoleServer);
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
   const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
@@ -370,9 +373,6 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     closing ??= (async () => {
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
-      const quiet = new DrainQuiet(config.drainSeconds * 1000);
-      quiet.follow(api.answers);
-      quiet.follow(consoleApp.answers);
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       memoryRelief.stop();
@@ -382,13 +382,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       await alerts.stop();
       await services.commerce.plans.stop();
       await retention?.stop();
-      // Closing a listener closes its idle connections: first those that answers left idle become quiet (for at
-      // most another DRAIN_SECONDS, however many answers end in turn).
-      const quietBy = performance.now() + config.drainSeconds * 1000;
-      while (quiet.remainingMs() > 0 && performance.now() < quietBy) {
-        await new Promise((resolve) => setTimeout(resolve, Math.min(quiet.remainingMs(), quietBy - performance.now())));
-      }
-      await Promise.all([closeServer(apiServer, api.answers, 10_000, quiet), closeServer(consoleServer, consoleApp.answers, 1000, quiet), metricsListener?.close()]);
+      const quietMs = config.drainSeconds * 1000;
+      await Promise.all([
+        apiStop.stop(apiServer, { graceMs: 10_000, quietMs }),
+        consoleStop.stop(consoleServer, { graceMs: 1000, quietMs }),
+        metricsListener?.close(),
+      ]);
       await services.ledger.close();
       await usageLog.close();
       // The spans and metrics of the last requests go out before the process ends.

@@ -1,10 +1,11 @@
 /**
- * A draining instance cuts no connection a balancer may be sending a request on: answers begun during the drain
- * carry `Connection: close`; a unary answer still waiting for its upstream when the drain begins carries it too; a
- * stream already under way, which can no longer say so, leaves its connection open for DRAIN_SECONDS after its last
- * chunk, and a request sent on it then is answered (with `Connection: close`) even when the drain is over; and a
- * connection accepted before the drain whose request comes later is still answered. Raw TCP, so that what happens
- * to each connection is visible.
+ * A stopping instance cuts no connection a balancer may be sending a request on. Through the drain, connections
+ * live as usual (a balancer keeps reusing them rather than opening new ones, which the listener's close could
+ * reset in the kernel's accept queue). Once the listener has closed, a new connection is refused and every answer
+ * closes its connection: one still waiting for its upstream then says `Connection: close` too, a stream already
+ * under way (which can no longer say so) leaves its connection open, and a connection is closed only once it has
+ * been idle DRAIN_SECONDS, so a request sent on it before then is answered. Raw TCP, so that what happens to each
+ * connection is visible.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,14 +134,14 @@ describe('connections of a draining instance', () => {
     expect(headerOf(second, 'connection')).toBe('close');
   }, 20_000);
 
-  it('answer a request still waiting for its upstream when the drain begins with Connection: close', async () => {
-    await start(3);
+  it('answer a request still waiting for its upstream when the listener closes with Connection: close', async () => {
+    await start(0);
     const { socket, exchange } = await openConnection(gateway.url);
-    let drainedAt = 0;
-    const raw = exchange(() => drainedAt);
+    let stoppedAt = 0;
+    const raw = exchange(() => stoppedAt);
     socket.write(chatRequest(key, 'drain-slow', false));
     await new Promise((resolve) => setTimeout(resolve, 200));
-    drainedAt = performance.now();
+    stoppedAt = performance.now();
     const closing = gateway.gateway.close();
     const endedAfterMs = await raw.ended;
     expect(raw.text()).toMatch(/^HTTP\/1\.1 200 /);
@@ -149,23 +150,59 @@ describe('connections of a draining instance', () => {
     await closing;
   }, 20_000);
 
-  it('answer requests made during the drain with Connection: close, on a connection opened before it too', async () => {
-    await start(3);
-    const early = await openConnection(gateway.url);
+  it('keep connections alive through the drain, then refuse new ones and close a kept one with its next answer', async () => {
+    await start(1);
+    const kept = await openConnection(gateway.url);
     let drainedAt = 0;
-    const earlyRaw = early.exchange(() => drainedAt);
+    const keptRaw = kept.exchange(() => drainedAt);
     drainedAt = performance.now();
     const closing = gateway.gateway.close();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 200));
 
-    // Opened before the drain, its request sent during it: answered, not cut.
-    early.socket.write(chatRequest(key, 'drain-quick', false));
-    await earlyRaw.ended;
-    expect(earlyRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
-    expect(headerOf(earlyRaw.text(), 'connection')).toBe('close');
+    // During the drain: answered, and the connection stays open for the next request.
+    kept.socket.write(chatRequest(key, 'drain-quick', false));
+    await waitFor('the answer during the drain', () => keptRaw.text().includes('"chat.completion"'));
+    expect(keptRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(keptRaw.text(), 'connection')).toBe('keep-alive');
 
+    // After the drain's second the listener is closed: a new connection is refused, the kept one still answered.
+    await new Promise((resolve) => setTimeout(resolve, 1300));
+    await expect(openConnection(gateway.url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    const before = keptRaw.text().length;
+    kept.socket.write(chatRequest(key, 'drain-quick', false));
+    const keptEndedAfterMs = await keptRaw.ended;
+    const second = keptRaw.text().slice(before);
+    expect(second).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(second, 'connection')).toBe('close');
+    expect(keptEndedAfterMs).toBeLessThan(3000);
+    await closing;
+  }, 20_000);
+
+  it('close a connection left idle only once it has been idle DRAIN_SECONDS after the listener closed', async () => {
+    await start(1);
+    const { socket, exchange } = await openConnection(gateway.url);
+    let drainedAt = 0;
+    const raw = exchange(() => drainedAt);
+    socket.write(chatRequest(key, 'drain-quick', false));
+    await waitFor('the answer before the drain', () => raw.text().includes('"chat.completion"'));
+    drainedAt = performance.now();
+    const closing = gateway.gateway.close();
+    // The listener closes after the drain's second; the idle connection is closed a second after that.
+    const endedAfterMs = await raw.ended;
+    expect(endedAfterMs).toBeGreaterThan(1900);
+    expect(endedAfterMs).toBeLessThan(4000);
+    await closing;
+  }, 20_000);
+
+  it('answer a connection accepted before the listener closed whose request comes after', async () => {
+    await start(1);
+    let drainedAt = 0;
+    const closing = gateway.gateway.close();
+    drainedAt = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 700));
     const late = await openConnection(gateway.url);
     const lateRaw = late.exchange(() => drainedAt);
+    await new Promise((resolve) => setTimeout(resolve, 600));
     late.socket.write(chatRequest(key, 'drain-quick', false));
     const lateEndedAfterMs = await lateRaw.ended;
     expect(lateRaw.text()).toMatch(/^HTTP\/1\.1 200 /);

@@ -247,7 +247,7 @@ describe('deploy/nginx/unigate.conf', () => {
     expect(nginxConfig).not.toMatch(/non_idempotent/);
   });
 
-  it('closes idle connections to an instance before its drain ends, so the closing listener cuts no request', () => {
+  it('closes an idle connection to a stopping instance before the instance does, so none is cut under a request', () => {
     const idleSeconds = [...nginxConfig.matchAll(/keepalive_timeout\s+(\d+)s;/g)].map((match) => Number(match[1]));
     expect(idleSeconds).toHaveLength(2);
     for (const name of gatewayNames) {
@@ -421,8 +421,8 @@ describe('deploy/helm/unigate', () => {
     expect(command).toBe('sleep');
     const drain = Number(configMap.data?.['DRAIN_SECONDS'] ?? 0);
     expect(drain).toBeGreaterThan(container.readinessProbe.periodSeconds);
-    // preStop, the drain, up to one more drain for connections that answers begun before it left idle, then up to
-    // 10 s for in-flight requests to finish.
+    // preStop, the drain, up to 10 s for in-flight requests to finish, then up to one more drain for the
+    // connections they leave idle.
     expect(podSpec.terminationGracePeriodSeconds).toBeGreaterThan(Number(seconds) + 2 * drain + 10);
   });
 
