@@ -337,10 +337,10 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
   }));
-  const apiStop = new ListenerStop(api.answers);
-  const consoleStop = new ListenerStop(consoleApp.answers);
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.closingOnceStopped(api.listener), config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.closingOnceStopped(consoleApp.listener), config.listener));
+  const apiStop = new ListenerStop(api.answers, config.drainSeconds);
+  const consoleStop = new ListenerStop(consoleApp.answers, config.drainSeconds);
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.withConnectionHeaders(api.listener), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.withConnectionHeaders(consoleApp.listener), config.listener));
   apiStop.follow(apiServer);
   consoleStop.follow(consoleServer);
   hardenServer(apiServer, config.listener, logger);
@@ -373,6 +373,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     closing ??= (async () => {
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
+      apiStop.startDraining();
+      consoleStop.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       clearInterval(refresh);
       memoryRelief.stop();
@@ -382,12 +384,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       await alerts.stop();
       await services.commerce.plans.stop();
       await retention?.stop();
-      const quietMs = config.drainSeconds * 1000;
-      await Promise.all([
-        apiStop.stop(apiServer, { graceMs: 10_000, quietMs }),
-        consoleStop.stop(consoleServer, { graceMs: 1000, quietMs }),
-        metricsListener?.close(),
-      ]);
+      await Promise.all([apiStop.stop(apiServer, 10_000), consoleStop.stop(consoleServer, 1000), metricsListener?.close()]);
       await services.ledger.close();
       await usageLog.close();
       // The spans and metrics of the last requests go out before the process ends.

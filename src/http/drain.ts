@@ -23,35 +23,40 @@ export function trackInFlight(listener: RequestListener): InFlightListener {
   };
 }
 
-export interface StopTimes {
-  /** How long answers in flight when the listener closes may take before their connections are cut. */
-  graceMs: number;
-  /**
-   * How long a connection must have been idle before it is closed: longer than any balancer keeps a connection
-   * idle (the deployment rule for DRAIN_SECONDS), so the balancer has closed it first and no request is on its way.
-   */
-  quietMs: number;
-}
-
 /**
- * How a listener stops without cutting a request a balancer is sending it.
+ * How a listener stops without cutting a request a client or balancer is sending it.
  *
  * Until the listener closes, connections live as usual: a balancer keeps reusing those it holds and opens few new
  * ones. That matters at the instant the listener closes, when the kernel resets every connection still waiting to
  * be accepted, request and all (nginx cannot replay a POST it has sent): the fewer new connections arrive, the
- * rarer that is. After the close, a new connection is refused (a balancer sends that request elsewhere), every
- * answer closes its connection, and a connection left idle is closed only once it has been idle `quietMs`.
+ * rarer that is. During the drain, answers say a connection is kept idle only DRAIN_SECONDS (`Keep-Alive:
+ * timeout`), so a client that honours it lets it go before the instance closes it. After the close, a new
+ * connection is refused (a balancer sends that request elsewhere), every answer closes its connection, and a
+ * connection left idle is closed only once it has been idle DRAIN_SECONDS (counted from the drain's start at the
+ * earliest): longer than any balancer keeps one idle, by the deployment rule, so the balancer has closed it first
+ * and no request is on its way over it.
  */
 export class ListenerStop {
   readonly #connections = new Set<Socket>();
-  #stopped = false;
+  /** From the drain's start: since when each connection has been idle (absent while it carries an answer). */
+  readonly #idleSince = new Map<Socket, number>();
+  /** From the drain's start: the answers each connection carries (more than one when requests are pipelined). */
+  readonly #answering = new Map<Socket, number>();
+  #phase: 'serving' | 'draining' | 'stopped' = 'serving';
 
-  constructor(private readonly answers: ReadonlySet<ServerResponse>) {}
+  constructor(
+    private readonly answers: ReadonlySet<ServerResponse>,
+    private readonly drainSeconds: number,
+  ) {}
 
-  /** The request listener: once the listener has stopped accepting, every answer closes its connection. */
-  closingOnceStopped(listener: RequestListener): RequestListener {
+  /** The request listener, with the connection headers of the phase: as usual, then the drain's, then closing. */
+  withConnectionHeaders(listener: RequestListener): RequestListener {
     return (request, response) => {
-      if (this.#stopped) response.setHeader('connection', 'close');
+      if (this.#phase !== 'serving') {
+        if (this.#phase === 'draining') response.setHeader('keep-alive', `timeout=${this.drainSeconds}`);
+        else response.setHeader('connection', 'close');
+        this.#followAnswer(request.socket, response);
+      }
       listener(request, response);
     };
   }
@@ -60,35 +65,45 @@ export class ListenerStop {
   follow(server: Server): void {
     server.on('connection', (socket: Socket) => {
       this.#connections.add(socket);
-      socket.once('close', () => this.#connections.delete(socket));
+      if (this.#phase !== 'serving') this.#idleSince.set(socket, performance.now());
+      socket.once('close', () => {
+        this.#connections.delete(socket);
+        this.#idleSince.delete(socket);
+        this.#answering.delete(socket);
+      });
     });
   }
 
   /**
-   * Stops accepting, then closes each connection once its answer is done and it has been idle `quietMs`; an
+   * From now on answers say a connection is kept idle at most DRAIN_SECONDS, and how long each connection has been
+   * idle is followed (one idle now counts from now).
+   */
+  startDraining(): void {
+    if (this.#phase !== 'serving') return;
+    this.#phase = 'draining';
+    const now = performance.now();
+    for (const socket of this.#connections) this.#idleSince.set(socket, now);
+    for (const response of this.answers) if (response.socket !== null) this.#followAnswer(response.socket, response);
+  }
+
+  /**
+   * Stops accepting, then closes each connection once its answers are done and it has been idle DRAIN_SECONDS; an
    * answer still running after `graceMs` is cut.
    */
-  async stop(server: Server, times: StopTimes): Promise<void> {
-    this.#stopped = true;
+  async stop(server: Server, graceMs: number): Promise<void> {
+    this.startDraining();
+    this.#phase = 'stopped';
     // net's close stops accepting and leaves open connections alone; http's would also cut the idle ones at once,
     // while a balancer may be sending a request on one of them.
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
     for (const response of this.answers) if (!response.headersSent) response.setHeader('connection', 'close');
+    const quietMs = this.drainSeconds * 1000;
     const startedAt = performance.now();
-    const idleSince = new Map<Socket, number>();
-    while (this.#connections.size > 0 && performance.now() - startedAt < times.graceMs + times.quietMs) {
+    while (this.#connections.size > 0 && performance.now() - startedAt < graceMs + quietMs) {
       const now = performance.now();
-      const busy = new Set<Socket | null>();
-      for (const response of this.answers) busy.add(response.socket);
       for (const socket of this.#connections) {
-        if (busy.has(socket)) {
-          idleSince.delete(socket);
-          if (now - startedAt >= times.graceMs) socket.destroy();
-          continue;
-        }
-        const since = idleSince.get(socket) ?? now;
-        idleSince.set(socket, since);
-        if (now - since >= times.quietMs) socket.destroy();
+        const since = this.#idleSince.get(socket);
+        if (since === undefined ? now - startedAt >= graceMs : now - since >= quietMs) socket.destroy();
       }
       if (this.#connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -96,5 +111,19 @@ export class ListenerStop {
     await closed;
     // http's own close also stops its timer that checks connection deadlines; the listener is closed already.
     server.close();
+  }
+
+  #followAnswer(socket: Socket, response: ServerResponse): void {
+    this.#answering.set(socket, (this.#answering.get(socket) ?? 0) + 1);
+    this.#idleSince.delete(socket);
+    response.once('close', () => {
+      const left = (this.#answering.get(socket) ?? 1) - 1;
+      if (left > 0) {
+        this.#answering.set(socket, left);
+        return;
+      }
+      this.#answering.delete(socket);
+      if (this.#connections.has(socket)) this.#idleSince.set(socket, performance.now());
+    });
   }
 }

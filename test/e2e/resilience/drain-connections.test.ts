@@ -1,11 +1,11 @@
 /**
  * A stopping instance cuts no connection a balancer may be sending a request on. Through the drain, connections
  * live as usual (a balancer keeps reusing them rather than opening new ones, which the listener's close could
- * reset in the kernel's accept queue). Once the listener has closed, a new connection is refused and every answer
- * closes its connection: one still waiting for its upstream then says `Connection: close` too, a stream already
- * under way (which can no longer say so) leaves its connection open, and a connection is closed only once it has
- * been idle DRAIN_SECONDS, so a request sent on it before then is answered. Raw TCP, so that what happens to each
- * connection is visible.
+ * reset in the kernel's accept queue), and answers say a connection is kept idle at most DRAIN_SECONDS. Once the
+ * listener has closed, a new connection is refused and every answer closes its connection: one still waiting for
+ * its upstream then says `Connection: close` too, a stream already under way (which can no longer say so) leaves
+ * its connection open, and a connection is closed only once it has been idle DRAIN_SECONDS, so a request sent on
+ * it before then is answered. Raw TCP, so that what happens to each connection is visible.
  */
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -151,22 +151,25 @@ describe('connections of a draining instance', () => {
   }, 20_000);
 
   it('keep connections alive through the drain, then refuse new ones and close a kept one with its next answer', async () => {
-    await start(1);
+    await start(2);
     const kept = await openConnection(gateway.url);
     let drainedAt = 0;
     const keptRaw = kept.exchange(() => drainedAt);
     drainedAt = performance.now();
     const closing = gateway.gateway.close();
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 1200));
 
     // During the drain: answered, and the connection stays open for the next request.
     kept.socket.write(chatRequest(key, 'drain-quick', false));
     await waitFor('the answer during the drain', () => keptRaw.text().includes('"chat.completion"'));
     expect(keptRaw.text()).toMatch(/^HTTP\/1\.1 200 /);
     expect(headerOf(keptRaw.text(), 'connection')).toBe('keep-alive');
+    // A client that honours it lets the connection go before the instance would close it.
+    expect(headerOf(keptRaw.text(), 'keep-alive')).toBe('timeout=2');
 
-    // After the drain's second the listener is closed: a new connection is refused, the kept one still answered.
-    await new Promise((resolve) => setTimeout(resolve, 1300));
+    // After the drain's two seconds the listener is closed: a new connection is refused, and the kept one, idle
+    // less than two seconds, still answered.
+    await new Promise((resolve) => setTimeout(resolve, 2400 - (performance.now() - drainedAt)));
     await expect(openConnection(gateway.url)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     const before = keptRaw.text().length;
     kept.socket.write(chatRequest(key, 'drain-quick', false));
@@ -174,23 +177,35 @@ describe('connections of a draining instance', () => {
     const second = keptRaw.text().slice(before);
     expect(second).toMatch(/^HTTP\/1\.1 200 /);
     expect(headerOf(second, 'connection')).toBe('close');
-    expect(keptEndedAfterMs).toBeLessThan(3000);
+    expect(keptEndedAfterMs).toBeLessThan(3500);
     await closing;
   }, 20_000);
 
-  it('close a connection left idle only once it has been idle DRAIN_SECONDS after the listener closed', async () => {
+  it('close a connection once it has been idle DRAIN_SECONDS, counted from the drain at the earliest', async () => {
     await start(1);
-    const { socket, exchange } = await openConnection(gateway.url);
+    const before = await openConnection(gateway.url);
+    const during = await openConnection(gateway.url);
     let drainedAt = 0;
-    const raw = exchange(() => drainedAt);
-    socket.write(chatRequest(key, 'drain-quick', false));
-    await waitFor('the answer before the drain', () => raw.text().includes('"chat.completion"'));
+    const beforeRaw = before.exchange(() => drainedAt);
+    const duringRaw = during.exchange(() => drainedAt);
+    before.socket.write(chatRequest(key, 'drain-quick', false));
+    await waitFor('the answer before the drain', () => beforeRaw.text().includes('"chat.completion"'));
+    expect(headerOf(beforeRaw.text(), 'keep-alive')).toBe('timeout=65');
     drainedAt = performance.now();
     const closing = gateway.gateway.close();
-    // The listener closes after the drain's second; the idle connection is closed a second after that.
-    const endedAfterMs = await raw.ended;
-    expect(endedAfterMs).toBeGreaterThan(1900);
-    expect(endedAfterMs).toBeLessThan(4000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    during.socket.write(chatRequest(key, 'drain-quick', false));
+    await waitFor('the answer during the drain', () => duringRaw.text().includes('"chat.completion"'));
+    const answeredAfterMs = performance.now() - drainedAt;
+
+    // Idle through the whole drain: closed when the listener closes, a second after the drain began.
+    const beforeEndedAfterMs = await beforeRaw.ended;
+    expect(beforeEndedAfterMs).toBeGreaterThan(950);
+    expect(beforeEndedAfterMs).toBeLessThan(answeredAfterMs + 950);
+    // Answered half-way through the drain: left open until it has been idle a second.
+    const duringEndedAfterMs = await duringRaw.ended;
+    expect(duringEndedAfterMs).toBeGreaterThan(answeredAfterMs + 950);
+    expect(duringEndedAfterMs).toBeLessThan(answeredAfterMs + 2000);
     await closing;
   }, 20_000);
 
