@@ -36,8 +36,16 @@ export function trackInFlight(listener: RequestListener): InFlightListener {
  * earliest): longer than any balancer keeps one idle, by the deployment rule, so the balancer has closed it first
  * and no request is on its way over it.
  */
+/**
+ * A connection that has sent no request yet gets at least this long after the listener closes to send one (a client
+ * writes its request as soon as it has connected), however short DRAIN_SECONDS is.
+ */
+const FIRST_REQUEST_GRACE_MS = 1000;
+
 export class ListenerStop {
   readonly #connections = new Set<Socket>();
+  /** Connections that have not sent a request yet. */
+  readonly #fresh = new WeakSet<Socket>();
   /** From the drain's start: since when each connection has been idle (absent while it carries an answer). */
   readonly #idleSince = new Map<Socket, number>();
   /** From the drain's start: the answers each connection carries (more than one when requests are pipelined). */
@@ -52,6 +60,7 @@ export class ListenerStop {
   /** The request listener, with the connection headers of the phase: as usual, then the drain's, then closing. */
   withConnectionHeaders(listener: RequestListener): RequestListener {
     return (request, response) => {
+      this.#fresh.delete(request.socket);
       if (this.#phase !== 'serving') {
         if (this.#phase === 'draining') response.setHeader('keep-alive', `timeout=${this.drainSeconds}`);
         else response.setHeader('connection', 'close');
@@ -65,6 +74,7 @@ export class ListenerStop {
   follow(server: Server): void {
     server.on('connection', (socket: Socket) => {
       this.#connections.add(socket);
+      this.#fresh.add(socket);
       if (this.#phase !== 'serving') this.#idleSince.set(socket, performance.now());
       socket.once('close', () => {
         this.#connections.delete(socket);
@@ -98,12 +108,13 @@ export class ListenerStop {
     const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
     for (const response of this.answers) if (!response.headersSent) response.setHeader('connection', 'close');
     const quietMs = this.drainSeconds * 1000;
+    const firstRequestMs = Math.max(quietMs, FIRST_REQUEST_GRACE_MS);
     const startedAt = performance.now();
-    while (this.#connections.size > 0 && performance.now() - startedAt < graceMs + quietMs) {
+    while (this.#connections.size > 0 && performance.now() - startedAt < graceMs + firstRequestMs) {
       const now = performance.now();
       for (const socket of this.#connections) {
         const since = this.#idleSince.get(socket);
-        if (since === undefined ? now - startedAt >= graceMs : now - since >= quietMs) socket.destroy();
+        if (since === undefined ? now - startedAt >= graceMs : now - since >= (this.#fresh.has(socket) ? firstRequestMs : quietMs)) socket.destroy();
       }
       if (this.#connections.size > 0) await new Promise((resolve) => setTimeout(resolve, 20));
     }

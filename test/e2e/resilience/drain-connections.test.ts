@@ -225,4 +225,18 @@ describe('connections of a draining instance', () => {
     expect(lateEndedAfterMs).toBeLessThan(3000);
     await closing;
   }, 20_000);
+  it('give a connection that has sent nothing yet time to send its request, even without a drain', async () => {
+    await start(0);
+    const fresh = await openConnection(gateway.url);
+    let stoppedAt = 0;
+    const raw = fresh.exchange(() => stoppedAt);
+    stoppedAt = performance.now();
+    const closing = gateway.gateway.close();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    fresh.socket.write(chatRequest(key, 'drain-quick', false));
+    await raw.ended;
+    expect(raw.text()).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headerOf(raw.text(), 'connection')).toBe('close');
+    await closing;
+  }, 20_000);
 });
