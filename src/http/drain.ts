@@ -24,6 +24,12 @@ export function trackInFlight(listener: RequestListener): InFlightListener {
 }
 
 /**
+ * A connection that has sent no request yet gets at least this long after the listener closes to send one (a client
+ * writes its request as soon as it has connected), however short DRAIN_SECONDS is.
+ */
+const FIRST_REQUEST_GRACE_MS = 1000;
+
+/**
  * How a listener stops without cutting a request a client or balancer is sending it.
  *
  * Until the listener closes, connections live as usual: a balancer keeps reusing those it holds and opens few new
@@ -36,12 +42,6 @@ export function trackInFlight(listener: RequestListener): InFlightListener {
  * earliest): longer than any balancer keeps one idle, by the deployment rule, so the balancer has closed it first
  * and no request is on its way over it.
  */
-/**
- * A connection that has sent no request yet gets at least this long after the listener closes to send one (a client
- * writes its request as soon as it has connected), however short DRAIN_SECONDS is.
- */
-const FIRST_REQUEST_GRACE_MS = 1000;
-
 export class ListenerStop {
   readonly #connections = new Set<Socket>();
   /** Connections that have not sent a request yet. */
@@ -57,7 +57,10 @@ export class ListenerStop {
     private readonly drainSeconds: number,
   ) {}
 
-  /** The request listener, with the connection headers of the phase: as usual, then the drain's, then closing. */
+  /**
+   * The request listener, with the connection headers of the phase (as usual, then the drain's, then closing), and
+   * noting that the connection has sent a request.
+   */
   withConnectionHeaders(listener: RequestListener): RequestListener {
     return (request, response) => {
       this.#fresh.delete(request.socket);
@@ -97,8 +100,8 @@ export class ListenerStop {
   }
 
   /**
-   * Stops accepting, then closes each connection once its answers are done and it has been idle DRAIN_SECONDS; an
-   * answer still running after `graceMs` is cut.
+   * Stops accepting, then closes each connection once its answers are done and it has been idle DRAIN_SECONDS (one
+   * that has sent nothing yet, at least FIRST_REQUEST_GRACE_MS); an answer still running after `graceMs` is cut.
    */
   async stop(server: Server, graceMs: number): Promise<void> {
     this.startDraining();
