@@ -118,14 +118,6 @@ function listen(server: Server, host: string, port: number, backlog: number): Pr
   });
 }
 
-/** Stops a listener that never served (a later start-up step failed). */
-function stopListening(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
-
 /** A listener address this process can connect to: a wildcard host (0.0.0.0, ::) becomes the loopback. */
 function reachableUrl(url: string): string {
   return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
@@ -204,7 +196,8 @@ export async function startGateway(config: GatewayConfig, options: StartOptions 
   try {
     return await assembleGateway(config, options, opened);
   } catch (error) {
-    await opened.closeAll();
+    // The start's own error is the one worth reporting.
+    await opened.closeAll().catch(() => undefined);
     throw error;
   }
 }
@@ -345,17 +338,20 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   consoleStop.follow(consoleServer);
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
+  // The listeners stop together (each may wait for its connections) and before everything they use.
+  const listenerStops: Array<() => Promise<void>> = [];
+  opened.add(() => Promise.all(listenerStops.map((stop) => stop())));
   const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
-  opened.add(() => stopListening(apiServer));
+  listenerStops.push(() => apiStop.stop(apiServer, 10_000));
   const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
-  opened.add(() => stopListening(consoleServer));
+  listenerStops.push(() => consoleStop.stop(consoleServer, 1000));
   listening.api = apiUrl;
   listening.console = consoleUrl;
   if (config.consoleUrl === null && (config.host === '0.0.0.0' || config.host === '::')) {
     logger.warn('CONSOLE_URL is not set: console mails will link to the listener address; set it to the address users open', { console: consoleUrl });
   }
   const metricsListener = config.metricsPort === null ? null : await startMetricsListener(config.host, config.metricsPort, metrics);
-  opened.add(() => metricsListener?.close());
+  if (metricsListener !== null) listenerStops.push(() => metricsListener.close());
   const memoryRelief = new IdleMemoryRelief({
     idleMs: config.memoryReliefIdleSeconds * 1000,
     inFlight: () => api.answers.size + consoleApp.answers.size,
@@ -367,6 +363,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     }),
   });
   memoryRelief.start();
+  opened.add(() => memoryRelief.stop());
 
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -376,27 +373,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       apiStop.startDraining();
       consoleStop.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
-      clearInterval(refresh);
-      memoryRelief.stop();
-      admission.stop();
-      await probes?.stop();
-      fx?.stop();
-      await alerts.stop();
-      await services.commerce.plans.stop();
-      await retention?.stop();
-      await Promise.all([apiStop.stop(apiServer, 10_000), consoleStop.stop(consoleServer, 1000), metricsListener?.close()]);
-      await services.ledger.close();
-      await usageLog.close();
-      // The spans and metrics of the last requests go out before the process ends.
-      await telemetry.shutdown();
-      services.tiers.stop();
-      await shared.close();
-      await services.responseCache.close();
-      await channelHealth.close();
-      await http.close();
-      services.mailer.close();
-      await storage.close();
-      metrics.stop();
+      // Newest first: the listeners (in-flight requests finish), then the queued charges and usage rows are written,
+      // the spans of the last requests go out, and the connections and storage close.
+      await opened.closeAll();
     })();
     return closing;
   };
