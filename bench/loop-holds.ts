@@ -15,9 +15,13 @@ export interface HistogramReading {
 
 export interface LoopHoldsReading {
   delay: HistogramReading | null;
+  /** Garbage-collection pauses by kind (minor, major, incremental, weak_callbacks). */
+  gc: Map<string, HistogramReading>;
   /** Longest event-loop delay of the gateway's last 10 seconds. */
   delayMaxSeconds: number | null;
   writes: Map<string, HistogramReading>;
+  /** When the reading was taken (performance.now(), ms). */
+  readAtMs: number;
 }
 
 export interface LoopHolds {
@@ -26,26 +30,34 @@ export interface LoopHolds {
   delayMaxMs: number | null;
   /** Per writer (usage, money, checkpoints): transactions in the scenario, their mean and the bucket bound of their p99. */
   writes: Array<{ writer: string; count: number; meanMs: number | null; p99Ms: number | null }>;
+  /**
+   * Garbage collection between the two readings: pauses by kind, their total (ms) and that total per second of the
+   * time between the readings (ms/s: the share of the main thread spent collecting, in thousandths); null when the
+   * gateway does not report it.
+   */
+  gc: { pauses: Record<string, number>; totalMs: number; msPerSecond: number | null } | null;
 }
 
-const BUCKET_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds)_bucket\{([^}]*)\} (\S+)$/;
-const SUM_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds)_sum(?:\{([^}]*)\})? (\S+)$/;
+const BUCKET_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds|unigate_gc_pause_seconds)_bucket\{([^}]*)\} (\S+)$/;
+const SUM_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds|unigate_gc_pause_seconds)_sum(?:\{([^}]*)\})? (\S+)$/;
 const MAX_LINE = /^unigate_event_loop_delay_max_seconds (\S+)$/;
 
-/** Parses the two histograms and the max gauge out of a Prometheus text exposition. */
+/** Parses the three histograms and the max gauge out of a Prometheus text exposition. */
 export function parseLoopHolds(text: string): LoopHoldsReading {
   let delay: HistogramReading | null = null;
   let delayMaxSeconds: number | null = null;
   const writes = new Map<string, HistogramReading>();
+  const gc = new Map<string, HistogramReading>();
   const add = (reading: HistogramReading, le: number, count: number): void => {
     reading.buckets.push({ le, count });
     if (le === Infinity) reading.count = count;
   };
   const readingOf = (metric: string, labels: string): HistogramReading => {
     if (metric === 'unigate_event_loop_delay_seconds') return (delay ??= { buckets: [], count: 0, sum: 0 });
-    const writer = /writer="([^"]+)"/.exec(labels)?.[1] ?? 'unknown';
-    let reading = writes.get(writer);
-    if (reading === undefined) writes.set(writer, (reading = { buckets: [], count: 0, sum: 0 }));
+    const [byName, label] = metric === 'unigate_gc_pause_seconds' ? [gc, 'kind'] : [writes, 'writer'];
+    const name = new RegExp(`${label}="([^"]+)"`).exec(labels)?.[1] ?? 'unknown';
+    let reading = byName.get(name);
+    if (reading === undefined) byName.set(name, (reading = { buckets: [], count: 0, sum: 0 }));
     return reading;
   };
   for (const line of text.split('\n')) {
@@ -66,7 +78,7 @@ export function parseLoopHolds(text: string): LoopHoldsReading {
     if (le === undefined) continue;
     add(readingOf(bucket[1] ?? '', labels), le === '+Inf' ? Infinity : Number(le), Number(bucket[3]));
   }
-  return { delay, delayMaxSeconds, writes };
+  return { delay, delayMaxSeconds, writes, gc, readAtMs: performance.now() };
 }
 
 /** The upper bound (ms) of the bucket holding the 99th percentile of what was observed between two readings. */
@@ -100,7 +112,19 @@ export function loopHoldsBetween(before: LoopHoldsReading, after: LoopHoldsReadi
       meanMs: meanBetweenMs(before.writes.get(writer), reading),
       p99Ms: p99BetweenMs(before.writes.get(writer), reading),
     })).filter((write) => write.count > 0),
+    gc: gcBetween(before.gc, after.gc, (after.readAtMs - before.readAtMs) / 1000),
   };
+}
+
+function gcBetween(before: Map<string, HistogramReading>, after: Map<string, HistogramReading>, seconds: number): LoopHolds['gc'] {
+  if (after.size === 0) return null;
+  const pauses: Record<string, number> = {};
+  let totalSeconds = 0;
+  for (const [kind, reading] of after) {
+    pauses[kind] = reading.count - (before.get(kind)?.count ?? 0);
+    totalSeconds += reading.sum - (before.get(kind)?.sum ?? 0);
+  }
+  return { pauses, totalMs: totalSeconds * 1000, msPerSecond: seconds > 0 ? (totalSeconds * 1000) / seconds : null };
 }
 
 /** Reads the gateway's /metrics (admin token); null when it cannot be read (the bench still reports the rest). */

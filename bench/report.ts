@@ -146,14 +146,20 @@ export function formatLoopHolds(scenarios: ScenarioReport[]): string {
   const bound = (ms: number | null): string => (ms === null ? '-' : ms === Infinity ? '> max bucket' : `≤ ${fmt(ms, ms < 1 ? 2 : 1)}`);
   const writers = [...new Set(scenarios.flatMap((s) => s.gatewayLoop?.writes.map((write) => write.writer) ?? []))].sort();
   return table(
-    ['event loop (gateway)', 'delay mean ms', 'delay p99 ms', 'delay max ms (last 10 s)', ...writers.map((writer) => `SQLite ${writer}: n, mean / p99 ms`)],
+    ['event loop (gateway)', 'delay mean ms', 'delay p99 ms', 'delay max ms (last 10 s)', 'GC pauses minor / major', 'GC ms/s', 'GC µs/req', ...writers.map((writer) => `SQLite ${writer}: n, mean / p99 ms`)],
     scenarios.filter((s) => s.gatewayLoop !== undefined).map((s) => {
       const loop = s.gatewayLoop!;
+      const gc = loop.gc;
+      const requestsPerSec = s.gateway?.requestsPerSec;
       return [
         s.name,
         fmt(loop.delayMeanMs ?? undefined, 2),
         bound(loop.delayP99Ms),
         fmt(loop.delayMaxMs ?? undefined, 1),
+        gc === null ? '-' : `${gc.pauses.minor ?? 0} / ${gc.pauses.major ?? 0}`,
+        fmt(gc?.msPerSecond ?? undefined, 1),
+        // The collections' time spread over the requests served meanwhile (warm-up included, at the measured rate).
+        gc?.msPerSecond == null || requestsPerSec === undefined || requestsPerSec <= 0 ? '-' : fmt((gc.msPerSecond * 1000) / requestsPerSec, 1),
         ...writers.map((writer) => {
           const write = loop.writes.find((entry) => entry.writer === writer);
           return write === undefined ? '-' : `${write.count}, ${fmt(write.meanMs ?? undefined, 2)} / ${bound(write.p99Ms)}`;

@@ -1,6 +1,7 @@
 import type { BreakerState } from '../routing/circuit-breaker.js';
 import type { SqliteWriter } from '../storage/dialects.js';
 import { observeEventLoopDelay } from './event-loop-delay.js';
+import { observeGarbageCollection } from './garbage-collection.js';
 import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type GaugeSeries, type Histogram } from './metrics-registry.js';
 
 /** Seconds, 5 ms to 120 s: fast proxied answers at the bottom, long generations at the top. */
@@ -32,7 +33,7 @@ export class GatewayMetrics {
   readonly shed: CounterSeries;
   readonly #sqliteWriteSeconds: Histogram;
   readonly #sqliteWriteRows: Counter;
-  /** Stops the event-loop delay sampling. */
+  /** Stops the event-loop delay sampling and the garbage-collection observer. */
   readonly stop: () => void;
 
   constructor(breakerStates: () => Iterable<{ channel: string; model: string; state: BreakerState }> = () => []) {
@@ -48,7 +49,12 @@ export class GatewayMetrics {
     this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded: the process was at its in-flight bound, or admitting only a share of arrivals.').labels();
     this.#sqliteWriteSeconds = registry.histogram('unigate_sqlite_write_seconds', 'How long one batched SQLite write transaction held the event loop, by writer (usage, money, checkpoints).', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
     this.#sqliteWriteRows = registry.counter('unigate_sqlite_write_rows_total', 'Rows written by the batched SQLite write transactions, by writer.', ['writer']);
-    this.stop = observeEventLoopDelay(registry);
+    const stopDelay = observeEventLoopDelay(registry);
+    const stopGc = observeGarbageCollection(registry);
+    this.stop = () => {
+      stopDelay();
+      stopGc();
+    };
     registry.collected('unigate_breaker_state', 'Circuit breaker state: 0 closed, 1 half-open, 2 open; model="" is the channel\'s own breaker.', ['channel', 'model'], function* () {
       for (const { channel, model, state } of breakerStates()) yield { labels: [channel, model], value: BREAKER_STATE_VALUE[state] };
     });

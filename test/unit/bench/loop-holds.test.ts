@@ -3,17 +3,19 @@ import { loopHoldsBetween, p99BetweenMs, parseLoopHolds } from '../../../bench/l
 import { MetricsRegistry } from '../../../src/metrics/metrics-registry.js';
 import { EVENT_LOOP_DELAY_BUCKETS_SECONDS } from '../../../src/metrics/event-loop-delay.js';
 import { SQLITE_WRITE_BUCKETS_SECONDS } from '../../../src/metrics/gateway-metrics.js';
+import { GC_PAUSE_BUCKETS_SECONDS } from '../../../src/metrics/garbage-collection.js';
 
 /** A registry with the gateway's real metric names and buckets, so the parser reads what /metrics really prints. */
 function gatewayLike() {
   const registry = new MetricsRegistry();
   const delay = registry.histogram('unigate_event_loop_delay_seconds', 'delay', [], EVENT_LOOP_DELAY_BUCKETS_SECONDS).labels();
   const writes = registry.histogram('unigate_sqlite_write_seconds', 'writes', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
+  const gc = registry.histogram('unigate_gc_pause_seconds', 'gc', ['kind'], GC_PAUSE_BUCKETS_SECONDS);
   let max = 0;
   registry.collected('unigate_event_loop_delay_max_seconds', 'max', [], function* () {
     yield { labels: [], value: max };
   });
-  return { registry, delay, writes, setMax: (seconds: number) => (max = seconds) };
+  return { registry, delay, writes, gc, setMax: (seconds: number) => (max = seconds) };
 }
 
 describe('loop holds read from /metrics', () => {
@@ -22,6 +24,7 @@ describe('loop holds read from /metrics', () => {
     // Before the scenario: slow writes that must not count towards it.
     for (let i = 0; i < 50; i++) gateway.writes.labels('money').observe(0.2);
     gateway.delay.observe(0.9, 10);
+    gateway.gc.labels('minor').observe(0.05, 7);
     const before = parseLoopHolds(gateway.registry.render());
 
     gateway.delay.observe(0.0005, 990);
@@ -30,9 +33,11 @@ describe('loop holds read from /metrics', () => {
     gateway.writes.labels('money').observe(0.004);
     for (let i = 0; i < 20; i++) gateway.writes.labels('usage').observe(0.0003);
     gateway.setMax(0.0213);
+    gateway.gc.labels('minor').observe(0.002, 30);
+    gateway.gc.labels('major').observe(0.006, 2);
     const after = parseLoopHolds(gateway.registry.render());
 
-    const holds = loopHoldsBetween(before, after);
+    const holds = loopHoldsBetween(before, { ...after, readAtMs: before.readAtMs + 4000 });
     // 1,000 samples: the 990th is within 1 ms (the first bucket), the slow ones before the scenario are not counted.
     expect(holds.delayP99Ms).toBe(1);
     expect(holds.delayMaxMs).toBeCloseTo(21.3, 5);
@@ -42,6 +47,10 @@ describe('loop holds read from /metrics', () => {
     ]);
     // 990 samples of 0.5 ms and 10 of 20 ms; the 0.9 s samples before the scenario are not counted.
     expect(holds.delayMeanMs).toBeCloseTo((990 * 0.5 + 10 * 20) / 1000, 6);
+    // Collections of the scenario only: 30 scavenges of 2 ms and 2 full collections of 6 ms.
+    expect(holds.gc?.pauses).toEqual({ minor: 30, major: 2 });
+    expect(holds.gc?.totalMs).toBeCloseTo(30 * 2 + 2 * 6, 6);
+    expect(holds.gc?.msPerSecond).toBeCloseTo((30 * 2 + 2 * 6) / 4, 6);
   });
 
   it('has no percentile without observations, and says so past the last bucket', () => {
@@ -49,5 +58,7 @@ describe('loop holds read from /metrics', () => {
     expect(p99BetweenMs(reading, reading)).toBeNull();
     expect(p99BetweenMs(null, reading)).toBe(Infinity);
     expect(parseLoopHolds('# nothing here\n').delay).toBeNull();
+    const nothing = parseLoopHolds('# nothing here\n');
+    expect(loopHoldsBetween(nothing, nothing).gc).toBeNull();
   });
 });
