@@ -44,6 +44,10 @@ export interface SideResult {
   errorRate: number;
   /** CPU time (user + system) the measured process used per response, where the bench could read it (Linux /proc) */
   cpuMicrosPerRequest?: number;
+  /** The Redis server's CPU time per response of the measured run (postgres+redis runs; the server's own INFO) */
+  redisCpuMicrosPerRequest?: number;
+  /** Redis commands per response, those run inside scripts included (INFO commandstats) */
+  redisCommandsPerRequest?: number;
 }
 
 export interface ScenarioReport {

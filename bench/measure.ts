@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import { type RequestSpec } from './requests.js';
 import { type SideResult } from './bench-types.js';
+import type { RedisLoad } from './postgres-redis.js';
 import { sleep } from './child-processes.js';
 import { runWrk, wrkSideResult } from './wrk.js';
 
@@ -91,7 +92,8 @@ export function percentile(sorted: number[], q: number): number | undefined {
 
 /**
  * One measured run after a warm-up. `cpuMs`, when given, reads the CPU time of the process under test; the
- * result then carries its CPU time per response of the measured run.
+ * result then carries its CPU time per response of the measured run. `redisLoad` does the same for the Redis
+ * server behind it: its CPU time and commands per response.
  */
 export async function measure(
   generator: LoadGenerator,
@@ -100,21 +102,34 @@ export async function measure(
   seconds: number,
   warmupSeconds: number,
   cpuMs?: () => number | undefined,
+  redisLoad?: () => Promise<RedisLoad | null>,
 ): Promise<SideResult> {
-  if (generator.kind === 'autocannon') return measureWithAutocannon(spec, connections, seconds, warmupSeconds, cpuMs);
+  if (generator.kind === 'autocannon') return measureWithAutocannon(spec, connections, seconds, warmupSeconds, cpuMs, redisLoad);
   const options = { connections, threads: generator.threads, scriptDir: generator.scriptDir };
   if (warmupSeconds > 0) await runWrk(spec, { ...options, seconds: warmupSeconds });
+  const redisBefore = await redisLoad?.();
   const cpuBefore = cpuMs?.();
   const summary = await runWrk(spec, { ...options, seconds });
   const cpuAfter = cpuMs?.();
-  return { ...wrkSideResult(spec.url, summary), ...cpuPerResponse(cpuBefore, cpuAfter, summary.requests) };
+  const redisAfter = await redisLoad?.();
+  return { ...wrkSideResult(spec.url, summary), ...cpuPerResponse(cpuBefore, cpuAfter, summary.requests), ...redisPerResponse(redisBefore, redisAfter, summary.requests) };
+}
+
+/** The Redis server's CPU and commands between two readings, per response (nothing when either reading is missing). */
+export function redisPerResponse(before: RedisLoad | null | undefined, after: RedisLoad | null | undefined, responses: number): Pick<SideResult, 'redisCpuMicrosPerRequest' | 'redisCommandsPerRequest'> {
+  if (before == null || after == null || responses <= 0) return {};
+  return {
+    redisCpuMicrosPerRequest: ((after.cpuSeconds - before.cpuSeconds) * 1e6) / responses,
+    // The first reading's own INFO counts between the two readings; it is not the gateway's.
+    redisCommandsPerRequest: Math.max(0, after.commands - before.commands - 1) / responses,
+  };
 }
 
 function cpuPerResponse(before: number | undefined, after: number | undefined, responses: number): { cpuMicrosPerRequest?: number } {
   return before !== undefined && after !== undefined && responses > 0 ? { cpuMicrosPerRequest: ((after - before) * 1000) / responses } : {};
 }
 
-async function measureWithAutocannon(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined): Promise<SideResult> {
+async function measureWithAutocannon(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined, redisLoad?: () => Promise<RedisLoad | null>): Promise<SideResult> {
   const opts: AutocannonOptions = {
     url: spec.url,
     method: 'POST',
@@ -128,6 +143,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
   if (warmupSeconds > 0) await autocannon({ ...opts, duration: warmupSeconds });
   // autocannon's histogram keeps whole milliseconds; keep the exact 2xx latencies for percentiles.
   const latencies: number[] = [];
+  const redisBefore = await redisLoad?.();
   const cpuBefore = cpuMs?.();
   const instance = autocannon(opts);
   instance.on('response', (_client, statusCode, _bytes, ms) => {
@@ -135,6 +151,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
   });
   const r = await instance;
   const cpuAfter = cpuMs?.();
+  const redisAfter = await redisLoad?.();
   latencies.sort((a, b) => a - b);
   const statusCodes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = v.count;

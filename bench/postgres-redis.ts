@@ -9,9 +9,17 @@ import { createThrowawayPostgresDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../
 
 export const DEFAULT_BENCH_REDIS_URL = 'redis://127.0.0.1:6379';
 
+/** What the Redis server has done since it started: CPU time and commands run (inside scripts too). */
+export interface RedisLoad {
+  cpuSeconds: number;
+  commands: number;
+}
+
 export interface PostgresRedis {
   /** DATABASE_URL, REDIS_URL and REDIS_KEY_PREFIX for the gateway */
   env: Record<string, string>;
+  /** The server's load so far; null when INFO cannot be read. The whole server's: keep other clients off it. */
+  redisLoad(): Promise<RedisLoad | null>;
   /** drops the database and deletes the prefix's Redis keys */
   remove(): Promise<void>;
 }
@@ -22,11 +30,34 @@ export async function startPostgresRedis(): Promise<PostgresRedis> {
   const prefix = `unigate-bench-${randomBytes(6).toString('hex')}:`;
   return {
     env: { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    redisLoad: () => readRedisLoad(redisUrl),
     async remove() {
       await database.drop();
       await deleteKeys(redisUrl, prefix);
     },
   };
+}
+
+/** Parses `INFO cpu` and `INFO commandstats`: user + system CPU, and the calls of every command summed. */
+export function parseRedisLoad(info: string): RedisLoad | null {
+  const user = /^used_cpu_user:(\S+)/m.exec(info)?.[1];
+  const system = /^used_cpu_sys:(\S+)/m.exec(info)?.[1];
+  if (user === undefined || system === undefined) return null;
+  let commands = 0;
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) commands += Number(match[1]);
+  return { cpuSeconds: Number(user) + Number(system), commands };
+}
+
+async function readRedisLoad(redisUrl: string): Promise<RedisLoad | null> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableReadyCheck: false });
+  try {
+    await redis.connect();
+    return parseRedisLoad(await redis.call('INFO', 'cpu', 'commandstats') as string);
+  } catch {
+    return null;
+  } finally {
+    redis.disconnect();
+  }
 }
 
 async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {

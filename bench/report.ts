@@ -106,7 +106,7 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
   const latencies = (side: SideResult | undefined): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
   const errors = (side: SideResult | undefined): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
   return table(
-    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'errors s/p', 'load generator'],
+    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'Redis CPU µs/req', 'Redis commands/req', 'errors s/p', 'load generator'],
     runs.map((r) => [
       r.name,
       fmt(r.sqlite?.requestsPerSec, 0),
@@ -115,6 +115,8 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
       latencies(r.sqlite),
       latencies(r.postgresRedis),
       `${fmt(r.sqlite?.cpuMicrosPerRequest, 0)} / ${fmt(r.postgresRedis?.cpuMicrosPerRequest, 0)}`,
+      fmt(r.postgresRedis?.redisCpuMicrosPerRequest, 0),
+      fmt(r.postgresRedis?.redisCommandsPerRequest, 1),
       `${errors(r.sqlite)} / ${errors(r.postgresRedis)}`,
       generators([r.sqlite, r.postgresRedis]),
     ]),

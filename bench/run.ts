@@ -462,7 +462,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           for (const [side, started] of [['sqlite', gateway], ['postgresRedis', sharedGateway]] as const) {
             log(`[bench] ${run.name} → ${side} gateway …`);
             try {
-              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs);
+              const redisLoad = side === 'postgresRedis' ? shared.redisLoad : undefined;
+              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad);
               comparison[side] = result;
               comparison.failures.push(...checkSide(side, result));
             } catch (err) {
