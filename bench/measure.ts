@@ -175,6 +175,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
     statusCodes,
     errorRate: attempts > 0 ? Math.min(1, bad / attempts) : 1,
     ...cpuPerResponse(cpuBefore, cpuAfter, responses),
+    ...redisPerResponse(redisBefore, redisAfter, responses),
   };
 }
 
