@@ -6,10 +6,13 @@
 /**
  * KEYS: the lease set of each concurrency slot, then the counter of each rule's current window. ARGV: slot count,
  * lease TTL ms, lease id, each slot's limit, then per rule `limit, cost, ttlMs`.
- * Slots first: expired leases are dropped (their holder stopped renewing: it crashed) and a full slot refuses the
- * request before any window is read. Then all or nothing: nothing is taken unless every rule with a positive cost
- * has room, and then the lease joins every slot and every cost is charged. Returns `[n]` when slot n is full,
+ * Slots first: only unexpired leases count (an expired one's holder stopped renewing: it crashed; RENEW removes
+ * them) and a full slot refuses the request before any window is touched. Then all or nothing: every cost is
+ * charged, and taken back again unless every rule with a positive cost stayed within its limit; admitted, the lease
+ * joins every slot. A window's expiry is set when its counter is created. Returns `[n]` when slot n is full,
  * otherwise `[0, used before this request of rule 1, rule 2, …, leases held before this request in slot 1, slot 2, …]`.
+ * Every instance shares the one Redis, so the script charges without reading first (refusals are the rare case)
+ * and makes as few commands as it can.
  */
 export const ADMIT = `
 local slots = tonumber(ARGV[1])
@@ -20,31 +23,36 @@ if slots > 0 then
   local time = redis.call('TIME')
   now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   for index = 1, slots do
-    redis.call('ZREMRANGEBYSCORE', KEYS[index], '-inf', now)
-    held[index] = redis.call('ZCARD', KEYS[index])
+    held[index] = redis.call('ZCOUNT', KEYS[index], string.format('(%d', now), '+inf')
     if held[index] >= tonumber(ARGV[3 + index]) then return {index} end
   end
 end
 local reply = {0}
 local admitted = true
 for index = slots + 1, #KEYS do
-  local value = tonumber(redis.call('GET', KEYS[index]) or '0')
-  reply[#reply + 1] = value
   local base = 3 + slots + (index - slots - 1) * 3
   local cost = tonumber(ARGV[base + 2])
-  if cost > 0 and value + cost > tonumber(ARGV[base + 1]) then admitted = false end
+  local used
+  if cost > 0 then
+    used = redis.call('INCRBY', KEYS[index], ARGV[base + 2])
+    if used == cost then redis.call('PEXPIRE', KEYS[index], ARGV[base + 3]) end
+    if used > tonumber(ARGV[base + 1]) then admitted = false end
+    used = used - cost
+  else
+    used = tonumber(redis.call('GET', KEYS[index]) or '0')
+  end
+  reply[#reply + 1] = used
 end
-if not admitted then return reply end
+if not admitted then
+  for index = slots + 1, #KEYS do
+    local cost = ARGV[3 + slots + (index - slots - 1) * 3 + 2]
+    if tonumber(cost) > 0 then redis.call('DECRBY', KEYS[index], cost) end
+  end
+  return reply
+end
 for index = 1, slots do
   redis.call('ZADD', KEYS[index], now + ttl, ARGV[3])
   redis.call('PEXPIRE', KEYS[index], ttl * 2)
-end
-for index = slots + 1, #KEYS do
-  local base = 3 + slots + (index - slots - 1) * 3
-  if tonumber(ARGV[base + 2]) > 0 then
-    redis.call('INCRBY', KEYS[index], ARGV[base + 2])
-    redis.call('PEXPIRE', KEYS[index], ARGV[base + 3])
-  end
 end
 for index = 1, slots do reply[#reply + 1] = held[index] end
 return reply
@@ -69,12 +77,16 @@ end
 return #KEYS
 `;
 
-/** KEYS: lease sets; ARGV[1]: lease TTL ms; ARGV[n + 1]: the lease id held in KEYS[n]. Pushes each expiry out by a TTL. */
+/**
+ * KEYS: lease sets; ARGV[1]: lease TTL ms; ARGV[n + 1]: the lease id held in KEYS[n]. Pushes each expiry out by a
+ * TTL, and drops the leases that expired (ADMIT only leaves them uncounted).
+ */
 export const RENEW = `
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local ttl = tonumber(ARGV[1])
 for index = 1, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[index], '-inf', now)
   redis.call('ZADD', KEYS[index], now + ttl, ARGV[index + 1])
   redis.call('PEXPIRE', KEYS[index], ttl * 2)
 end

@@ -2,7 +2,7 @@
  * The admissions a Redis limiter is asked for in one event-loop turn reach Redis in one write, counted by a private
  * Redis server's own read counter (the machine's Redis serves other tests at the same time); a release of a slot
  * near its limit sent in that turn is not held back for the end of it, and releases of slots far from their limits
- * are, to go in one write.
+ * are, to go in one write. The commands the scripts run are counted by the server's command statistics.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
@@ -36,6 +36,13 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     observer?.disconnect();
     await server?.destroy();
   });
+
+  /** Calls of each command since the statistics were last reset, those run inside scripts included. */
+  async function commandCalls(): Promise<Record<string, number>> {
+    const calls: Record<string, number> = {};
+    for (const match of (await observer.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls[match[1] as string] = Number(match[2]);
+    return calls;
+  }
 
   /** Reads the server has done; the INFO asking for it is one of them. */
   async function readsProcessed(): Promise<number> {
@@ -95,5 +102,59 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     const again = await limiter.admit(ask(0, { id: 'key-0', limit: 1 }), T0);
     expect(again.allowed).toBe(true);
     if (again.allowed) again.lease?.release();
+  });
+
+  it('runs one count per slot, charges without reading first, and sets a window\'s expiry only when it starts', async () => {
+    const slot = { id: 'commands', limit: 100 };
+    const charges = [
+      { rule: { id: 'commands-rpm', dimension: 'key-rpm', limit: 1000, windowMs: 60_000 }, cost: 1 },
+      { rule: { id: 'commands-tpm', dimension: 'key-tpm', limit: 1_000_000, windowMs: 60_000 }, cost: 50 },
+    ] as const;
+    await observer.config('RESETSTAT');
+    for (let index = 0; index < 10; index += 1) {
+      const decision = await limiter.admit({ slots: [slot], charges: [...charges] }, T0);
+      if (!decision.allowed) throw new Error('refused');
+      decision.lease?.release();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const calls = await commandCalls();
+    // Unexpired leases are counted, not swept first: expired ones are swept when leases are renewed.
+    expect(calls.zcount).toBe(10);
+    expect(calls.zcard ?? 0).toBe(0);
+    expect(calls.zremrangebyscore ?? 0).toBe(0);
+    // Charged at once: no read of a counter before it, and nothing to take back for an admitted request.
+    expect(calls.incrby).toBe(20);
+    expect(calls.get ?? 0).toBe(0);
+    expect(calls.decrby ?? 0).toBe(0);
+    // The slot's set gets its expiry with each lease; each of the two windows once, when its counter is created.
+    expect(calls.pexpire).toBe(10 + 2);
+    const windows = await observer.keys('writes:rl:commands-*');
+    expect(windows).toHaveLength(2);
+    for (const window of windows) expect(await observer.pttl(window)).toBeGreaterThan(0);
+  });
+
+  it('drops the expired leases of a holder that died when the leases of a live one are renewed', async () => {
+    const slot = { id: 'swept', limit: 10 };
+    const setKey = 'writes:cc:swept';
+    const dyingConnection = createRedisConnection(server.url, 'dying');
+    const livingConnection = createRedisConnection(server.url, 'living');
+    await Promise.all([dyingConnection, livingConnection].map((connection) => new Promise((resolve) => connection.once('ready', resolve))));
+    const dying = new RedisRateLimiter(dyingConnection, { keyPrefix: 'writes:', leaseTtlMs: 300, logger: silentLogger });
+    const living = new RedisRateLimiter(livingConnection, { keyPrefix: 'writes:', leaseTtlMs: 300, logger: silentLogger });
+    try {
+      const lost = await dying.admit({ slots: [slot], charges: [] }, T0);
+      const kept = await living.admit({ slots: [slot], charges: [] }, T0);
+      expect(lost.allowed && kept.allowed).toBe(true);
+      // The first holder "crashes": its connection drops, it never releases and never renews.
+      dyingConnection.disconnect();
+      expect(await observer.zcard(setKey)).toBe(2);
+      // Past the dead lease's expiry the live holder has renewed (every 100 ms) and swept it.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(await observer.zcard(setKey)).toBe(1);
+      if (kept.allowed) kept.lease?.release();
+    } finally {
+      await Promise.all([dying.close(), living.close()]);
+      livingConnection.disconnect();
+    }
   });
 });
