@@ -4,58 +4,78 @@
  */
 
 /**
- * KEYS: the lease set of each concurrency slot, then the counter of each rule's current window. ARGV: slot count,
- * lease TTL ms, lease id, each slot's limit, then per rule `limit, cost, ttlMs`.
- * Slots first: only unexpired leases count (an expired one's holder stopped renewing: it crashed; RENEW removes
- * them) and a full slot refuses the request before any window is touched. Then all or nothing: every cost is
- * charged, and taken back again unless every rule with a positive cost stayed within its limit; admitted, the lease
- * joins every slot. A window's expiry is set when its counter is created. Returns `[n]` when slot n is full,
- * otherwise `[0, used before this request of rule 1, rule 2, …, leases held before this request in slot 1, slot 2, …]`.
- * Every instance shares the one Redis, so the script charges without reading first (refusals are the rare case)
- * and makes as few commands as it can.
+ * The admissions of one event-loop turn, in order, each as if it ran alone: every instance shares the one Redis, and
+ * a script call costs it more than the commands the call runs, so a turn's admissions are one call. ARGV[1]: lease
+ * TTL ms, ARGV[2]: the number of admissions; then per admission `slot count, rule count, lease id`, each slot's
+ * limit, then per rule `limit, cost, ttlMs`. KEYS: per admission, the lease set of each of its slots, then the
+ * counter of each of its rules' current windows.
+ * Per admission, slots first: only unexpired leases count (an expired one's holder stopped renewing: it crashed;
+ * RENEW removes them) and a full slot refuses the request before any window is touched. Then all or nothing: every
+ * cost is charged, and taken back again unless every rule with a positive cost stayed within its limit (refusals
+ * are the rare case, so windows are not read first); admitted, the lease joins every slot. A window's expiry is set
+ * when its counter is created. Returns one reply per admission: `{n}` when slot n is full, otherwise
+ * `{0, used before this request of rule 1, rule 2, …, leases held before this request in slot 1, slot 2, …}`.
  */
 export const ADMIT = `
-local slots = tonumber(ARGV[1])
-local ttl = tonumber(ARGV[2])
-local now = 0
-local held = {}
-if slots > 0 then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+local now = nil
+
+local function admit(slotKeys, slots, ruleKeys, rules, limitsAt, rulesAt, lease)
+  local held = {}
+  if slots > 0 and now == nil then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
   for index = 1, slots do
-    held[index] = redis.call('ZCOUNT', KEYS[index], string.format('(%d', now), '+inf')
-    if held[index] >= tonumber(ARGV[3 + index]) then return {index} end
+    held[index] = redis.call('ZCOUNT', KEYS[slotKeys + index], string.format('(%d', now), '+inf')
+    if held[index] >= tonumber(ARGV[limitsAt + index]) then return {index} end
   end
-end
-local reply = {0}
-local admitted = true
-for index = slots + 1, #KEYS do
-  local base = 3 + slots + (index - slots - 1) * 3
-  local cost = tonumber(ARGV[base + 2])
-  local used
-  if cost > 0 then
-    used = redis.call('INCRBY', KEYS[index], ARGV[base + 2])
-    if used == cost then redis.call('PEXPIRE', KEYS[index], ARGV[base + 3]) end
-    if used > tonumber(ARGV[base + 1]) then admitted = false end
-    used = used - cost
-  else
-    used = tonumber(redis.call('GET', KEYS[index]) or '0')
+  local reply = {0}
+  local admitted = true
+  for index = 1, rules do
+    local base = rulesAt + (index - 1) * 3
+    local key = KEYS[ruleKeys + index]
+    local cost = tonumber(ARGV[base + 2])
+    local used
+    if cost > 0 then
+      used = redis.call('INCRBY', key, ARGV[base + 2])
+      if used == cost then redis.call('PEXPIRE', key, ARGV[base + 3]) end
+      if used > tonumber(ARGV[base + 1]) then admitted = false end
+      used = used - cost
+    else
+      used = tonumber(redis.call('GET', key) or '0')
+    end
+    reply[index + 1] = used
   end
-  reply[#reply + 1] = used
-end
-if not admitted then
-  for index = slots + 1, #KEYS do
-    local cost = ARGV[3 + slots + (index - slots - 1) * 3 + 2]
-    if tonumber(cost) > 0 then redis.call('DECRBY', KEYS[index], cost) end
+  if not admitted then
+    for index = 1, rules do
+      local cost = ARGV[rulesAt + (index - 1) * 3 + 2]
+      if tonumber(cost) > 0 then redis.call('DECRBY', KEYS[ruleKeys + index], cost) end
+    end
+    return reply
+  end
+  for index = 1, slots do
+    redis.call('ZADD', KEYS[slotKeys + index], now + ttl, lease)
+    redis.call('PEXPIRE', KEYS[slotKeys + index], ttl * 2)
+    reply[rules + 1 + index] = held[index]
   end
   return reply
 end
-for index = 1, slots do
-  redis.call('ZADD', KEYS[index], now + ttl, ARGV[3])
-  redis.call('PEXPIRE', KEYS[index], ttl * 2)
+
+local replies = {}
+local key = 0
+local arg = 2
+for ask = 1, tonumber(ARGV[2]) do
+  local slots = tonumber(ARGV[arg + 1])
+  local rules = tonumber(ARGV[arg + 2])
+  local lease = ARGV[arg + 3]
+  local limitsAt = arg + 3
+  local rulesAt = limitsAt + slots
+  replies[ask] = admit(key, slots, key + slots, rules, limitsAt, rulesAt, lease)
+  key = key + slots + rules
+  arg = rulesAt + rules * 3
 end
-for index = 1, slots do reply[#reply + 1] = held[index] end
-return reply
+return replies
 `;
 
 /**

@@ -76,9 +76,23 @@ interface Outbox {
 
 type Charge = { rule: LimitRule; cost: number };
 
+/** What the admission script answers for one admission (see ADMIT). */
+type AdmitReply = Array<number | string>;
+
+/** The admissions asked during this event-loop turn, sent as one script call when the turn's I/O is done. */
+interface PendingAdmissions {
+  keys: string[];
+  args: Array<string | number>;
+  waiters: Array<{ resolve: (reply: AdmitReply) => void; reject: (error: unknown) => void }>;
+}
+
+/** At most this many admissions go in one script call (a burst larger than this is several calls). */
+const ADMISSION_BATCH = 64;
+
 /**
- * Limits shared by every instance on one Redis: each decision is one Lua script, so two instances admit exactly
- * the limit between them; a request's admission (every slot and every window) is one script call. Windows are the
+ * Limits shared by every instance on one Redis: each decision is made inside one Lua script, so two instances admit
+ * exactly the limit between them; a request's admission (every slot and every window) is decided at once, and the
+ * admissions of one event-loop turn go to Redis as one script call. Windows are the
  * same epoch-aligned fixed windows as in process, keyed by window start. Corrections and releases are not waited
  * for: those of one event-loop turn go out together in one script call, except that the release of a slot that was
  * more than a quarter full goes out as soon as its task ends, with what that task gathered (see `releaseCanWait`).
@@ -98,8 +112,9 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #renewal: NodeJS.Timeout;
   #closed = false;
   #outbox: Outbox | null = null;
-  /** The connection's socket while it gathers this turn's admissions into one write (see `#gatherWrites`). */
+  /** The connection's socket while it gathers this turn's writes into one (see `#gatherWrites`). */
   #corked: Redis['stream'] | null = null;
+  #admissions: PendingAdmissions | null = null;
 
   constructor(
     private readonly redis: Redis,
@@ -125,8 +140,10 @@ export class RedisRateLimiter implements RateLimiter {
     if (!this.#available()) return this.#degradedAdmit(ask.slots, charges, now, null);
     this.#sequence += 1;
     const leaseId = `${this.#instance}:${this.#sequence.toString(36)}`;
-    const keys: string[] = [];
-    const args: Array<string | number> = [ask.slots.length, this.options.leaseTtlMs, leaseId];
+    const pending = this.#pendingAdmissions();
+    const { keys, args } = pending;
+    const firstKey = keys.length;
+    args.push(ask.slots.length, charges.length, leaseId);
     for (const slot of ask.slots) {
       keys.push(this.#leaseSetKey(slot.id));
       args.push(slot.limit);
@@ -136,10 +153,11 @@ export class RedisRateLimiter implements RateLimiter {
       keys.push(this.#counterKey(rule, start));
       args.push(rule.limit, cost, start + rule.windowMs - now + COUNTER_GRACE_MS);
     }
-    let reply: Array<number | string>;
+    const replied = new Promise<AdmitReply>((resolve, reject) => pending.waiters.push({ resolve, reject }));
+    if (pending.waiters.length >= ADMISSION_BATCH) this.#sendAdmissions();
+    let reply: AdmitReply;
     try {
-      this.#gatherWrites();
-      reply = (await admitScript.run(this.redis, keys, args)) as Array<number | string>;
+      reply = await replied;
     } catch (error) {
       return this.#degradedAdmit(ask.slots, charges, now, error);
     }
@@ -152,7 +170,7 @@ export class RedisRateLimiter implements RateLimiter {
     if (!decision.allowed) return { ...decision, slot: null };
     const heldBefore = 1 + charges.length;
     const lease = ask.slots.length === 0 ? null : this.#hold(ask.slots.map((slot, index) => ({
-      key: keys[index] as string,
+      key: keys[firstKey + index] as string,
       id: leaseId,
       urgent: !releaseCanWait(Number(reply[heldBefore + index]), slot.limit),
     })));
@@ -282,11 +300,37 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * Admissions asked during one event-loop turn go out in one write when the turn's I/O callbacks are done: each
-   * command written on its own costs a system call, which on a busy machine costs more than the command. No reply
-   * could be read before then anyway; what is given up is Redis working on the first ones while the rest of the
-   * turn runs. A release written meanwhile sends them at once.
+   * Admissions asked during one event-loop turn go out as one script call, in one write, when the turn's I/O
+   * callbacks are done: a command written on its own costs a system call, which on a busy machine costs more than
+   * the command, and a script call costs Redis more than the few commands it runs. No reply could be read before
+   * then anyway; what is given up is Redis working on the first ones while the rest of the turn runs. A release
+   * written meanwhile sends them at once.
    */
+  #pendingAdmissions(): PendingAdmissions {
+    if (this.#admissions !== null) return this.#admissions;
+    this.#gatherWrites();
+    return (this.#admissions = { keys: [], args: [], waiters: [] });
+  }
+
+  #sendAdmissions(): void {
+    const pending = this.#admissions;
+    if (pending === null) return;
+    this.#admissions = null;
+    const { waiters } = pending;
+    admitScript.run(this.redis, pending.keys, [this.options.leaseTtlMs, waiters.length, ...pending.args]).then(
+      (replies) => {
+        for (const [index, waiter] of waiters.entries()) {
+          const reply = (replies as AdmitReply[] | null)?.[index];
+          if (Array.isArray(reply)) waiter.resolve(reply);
+          else waiter.reject(new Error('admission script answered without this admission'));
+        }
+      },
+      (error: unknown) => {
+        for (const waiter of waiters) waiter.reject(error);
+      },
+    );
+  }
+
   #gatherWrites(): void {
     if (this.#corked !== null) return;
     const stream = this.redis.stream;
@@ -296,6 +340,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   readonly #flushWrites = (): void => {
+    this.#sendAdmissions();
     const stream = this.#corked;
     if (stream === null) return;
     this.#corked = null;

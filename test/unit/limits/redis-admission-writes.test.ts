@@ -69,6 +69,24 @@ describe.skipIf(!redisServerAvailable())('Redis limiter writes', () => {
     for (const decision of decisions) if (decision.allowed) decision.lease?.release();
   });
 
+  it('runs the admissions of one turn as one script call, in order, a burst beyond the batch as several', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await observer.config('RESETSTAT');
+    // Twenty admissions of one turn for a slot of 12: the first twelve get it, as if each had run alone.
+    const slot = { id: 'one-call', limit: 12 };
+    const decisions = await Promise.all(Array.from({ length: ADMISSIONS }, (_unused, index) => limiter.admit({ ...ask(index), slots: [slot] }, T0)));
+    expect(decisions.map((decision) => decision.allowed)).toEqual(Array.from({ length: ADMISSIONS }, (_unused, index) => index < 12));
+    expect((await commandCalls()).evalsha).toBe(1);
+    for (const decision of decisions) if (decision.allowed) decision.lease?.release();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await observer.config('RESETSTAT');
+    // 150 at once: batches of at most 64 admissions, every one answered.
+    const burst = await Promise.all(Array.from({ length: 150 }, (_unused, index) => limiter.admit(ask(index), T0)));
+    expect(burst.every((decision) => decision.allowed)).toBe(true);
+    expect((await commandCalls()).evalsha).toBe(3);
+    for (const decision of burst) if (decision.allowed) decision.lease?.release();
+  });
+
   it('sends the release of a slot near its limit at once, with the admissions asked before it in the same turn', async () => {
     // A slot of 2: this lease fills half of it.
     const held = await limiter.admit(ask(1, { id: 'near', limit: 2 }), T0);
