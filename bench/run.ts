@@ -11,8 +11,9 @@
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
- * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's
- * process, space-separated, e.g. `--trace-gc` or `--import ./probe.mjs`).
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway),
+ * BENCH_ALLOCATION_PROFILE_DIR (what the gateway allocated, collected objects included: bench/allocation-sampler.ts),
+ * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
@@ -50,7 +51,7 @@
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
  * throwing when a scenario could not run or more than 1% of its requests failed.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -220,8 +221,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       ...storageEnv,
       ...(process.env.BENCH_WORKERS ? { WORKERS: process.env.BENCH_WORKERS } : {}),
     });
-    // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs).
+    // BENCH_PROFILE_DIR: the gateway writes a V8 CPU profile there when it stops (for finding hot-path costs);
+    // BENCH_ALLOCATION_PROFILE_DIR: a sampling heap profile of everything it allocated (bench/allocation-sampler.ts).
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const allocationDir = process.env.BENCH_ALLOCATION_PROFILE_DIR;
+    if (allocationDir) {
+      mkdirSync(allocationDir, { recursive: true });
+      profile.push('--import', new URL('./allocation-sampler.js', import.meta.url).href);
+      env.UNIGATE_ALLOCATION_PROFILE_DIR = allocationDir;
+    }
     const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
     const child = startChild(name, [...profile, ...nodeArgs, ...probeArgs, gatewayMain, 'serve'], { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe: false });
     children.push(child);
