@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { transformSync } from 'esbuild';
+import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { allocationSites } from '../../../bench/allocation-report.js';
 
@@ -33,7 +33,7 @@ describe('allocation profile', () => {
   it('samples what a process allocated and collected, written when it exits', () => {
     const sampler = join(dir, 'allocation-sampler.mjs');
     const source = readFileSync(new URL('../../../bench/allocation-sampler.ts', import.meta.url), 'utf8');
-    writeFileSync(sampler, transformSync(source, { loader: 'ts', format: 'esm' }).code);
+    writeFileSync(sampler, ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText);
     mkdirSync(join(dir, 'src'));
     const program = join(dir, 'src', 'garbage.mjs');
     // About 100 MB of objects that die at once: nothing of it is alive when the process exits.
