@@ -23,9 +23,9 @@ export interface AllocationSites {
 
 const OWN_CODE = '/src/';
 
-function frameName(callFrame: ProfileNode['callFrame']): string {
-  const file = callFrame.url.slice(callFrame.url.lastIndexOf(OWN_CODE) + 1);
-  return `${callFrame.functionName || '(anonymous)'} ${file}:${callFrame.lineNumber + 1}`;
+/** `src/…` of a script URL of own code. */
+function ownFile(url: string): string {
+  return url.slice(url.lastIndexOf(OWN_CODE) + 1);
 }
 
 /** Attributes each node's own bytes to the nearest frame of own code at or above it. */
@@ -38,7 +38,8 @@ export function allocationSites(head: ProfileNode): AllocationSites {
   };
   const walk = (node: ProfileNode, own: { frame: string; file: string } | null): void => {
     const { callFrame } = node;
-    const here = callFrame.url.includes(OWN_CODE) ? { frame: frameName(callFrame), file: callFrame.url.slice(callFrame.url.lastIndexOf(OWN_CODE) + 1) } : own;
+    const file = callFrame.url.includes(OWN_CODE) ? ownFile(callFrame.url) : null;
+    const here = file === null ? own : { frame: `${callFrame.functionName || '(anonymous)'} ${file}:${callFrame.lineNumber + 1}`, file };
     if (node.selfSize > 0) {
       totalBytes += node.selfSize;
       add(byFrame, here?.frame ?? `(outside src) ${callFrame.functionName || '(anonymous)'}`, node.selfSize);

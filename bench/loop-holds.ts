@@ -41,6 +41,8 @@ export interface LoopHolds {
 const BUCKET_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds|unigate_gc_pause_seconds)_bucket\{([^}]*)\} (\S+)$/;
 const SUM_LINE = /^(unigate_event_loop_delay_seconds|unigate_sqlite_write_seconds|unigate_gc_pause_seconds)_sum(?:\{([^}]*)\})? (\S+)$/;
 const MAX_LINE = /^unigate_event_loop_delay_max_seconds (\S+)$/;
+const WRITER_LABEL = /writer="([^"]+)"/;
+const KIND_LABEL = /kind="([^"]+)"/;
 
 /** Parses the three histograms and the max gauge out of a Prometheus text exposition. */
 export function parseLoopHolds(text: string): LoopHoldsReading {
@@ -54,8 +56,8 @@ export function parseLoopHolds(text: string): LoopHoldsReading {
   };
   const readingOf = (metric: string, labels: string): HistogramReading => {
     if (metric === 'unigate_event_loop_delay_seconds') return (delay ??= { buckets: [], count: 0, sum: 0 });
-    const [byName, label] = metric === 'unigate_gc_pause_seconds' ? [gc, 'kind'] : [writes, 'writer'];
-    const name = new RegExp(`${label}="([^"]+)"`).exec(labels)?.[1] ?? 'unknown';
+    const [byName, label] = metric === 'unigate_gc_pause_seconds' ? [gc, KIND_LABEL] : [writes, WRITER_LABEL];
+    const name = label.exec(labels)?.[1] ?? 'unknown';
     let reading = byName.get(name);
     if (reading === undefined) byName.set(name, (reading = { buckets: [], count: 0, sum: 0 }));
     return reading;

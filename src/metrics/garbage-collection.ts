@@ -1,5 +1,5 @@
 import { constants, PerformanceObserver } from 'node:perf_hooks';
-import type { Histogram, HistogramSeries, MetricsRegistry } from './metrics-registry.js';
+import type { Histogram, MetricsRegistry } from './metrics-registry.js';
 
 /** Seconds, 0.25 ms to 250 ms: a young-generation scavenge takes about a millisecond, a full collection of a large heap tens. */
 export const GC_PAUSE_BUCKETS_SECONDS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25] as const;
@@ -35,14 +35,8 @@ export function observeGarbageCollection(registry: MetricsRegistry): () => void 
     ['kind'],
     GC_PAUSE_BUCKETS_SECONDS,
   );
-  const series = new Map<string, HistogramSeries>();
   const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const kind = gcKindLabel(entry as GcEntryDetail);
-      let kindSeries = series.get(kind);
-      if (kindSeries === undefined) series.set(kind, (kindSeries = histogram.labels(kind)));
-      kindSeries.observe(entry.duration / 1000);
-    }
+    for (const entry of list.getEntries()) histogram.labels(gcKindLabel(entry as GcEntryDetail)).observe(entry.duration / 1000);
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => observer.disconnect();

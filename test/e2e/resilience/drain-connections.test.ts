@@ -225,6 +225,7 @@ describe('connections of a draining instance', () => {
     expect(lateEndedAfterMs).toBeLessThan(3000);
     await closing;
   }, 20_000);
+
   it('give a connection that has sent nothing yet time to send its request, even without a drain', async () => {
     await start(0);
     const fresh = await openConnection(gateway.url);
