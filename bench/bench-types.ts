@@ -1,4 +1,5 @@
 /** The benchmark's options and report shapes. */
+import type { CpuPinning } from './cpu-pinning.js';
 import type { LoopHolds } from './loop-holds.js';
 import type { UpstreamProtocolResult } from './upstream-protocols.js';
 import type { OpenLoopResult } from './open-loop.js';
@@ -116,6 +117,8 @@ export interface BenchReport {
     /** 1-minute load averages at start and end: other work on the machine skews the figures */
     loadAvg1mStart: number;
     loadAvg1mEnd: number;
+    /** the CPUs the gateway and bare proxies ran on and those of the load side; null when not pinned */
+    pinning: CpuPinning | null;
   };
   /** what sent the closed-loop load: `wrk (N threads)` or `autocannon` (each side also names its own) */
   generator: string;

@@ -12,6 +12,19 @@ export function envNumber(name: string, fallback: number): number {
   return n;
 }
 
+/**
+ * A gateway child's environment: the caller's without what could reach real providers, shared state or the caller's
+ * config files, on 127.0.0.1 in production mode, plus `settings` (port, admin token, storage, …).
+ */
+export function gatewayEnvironment(settings: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/(_API_KEY|_BASE_URL|ADMIN_TOKEN|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|GATEWAY_CONFIG|SMTP_URL)$/.test(k) || k === 'WORKERS') continue;
+    env[k] = v;
+  }
+  return { ...env, NODE_ENV: process.env.NODE_ENV ?? 'production', HOST: '127.0.0.1', ...settings };
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function freePort(): Promise<number> {

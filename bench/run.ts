@@ -13,7 +13,9 @@
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
  * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway),
  * BENCH_ALLOCATION_PROFILE_DIR (what the gateway allocated, collected objects included: bench/allocation-sampler.ts),
- * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`).
+ * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`),
+ * BENCH_PIN=1 (the gateway and the bare proxies on every CPU but the last; the bench, load generator and mocks on
+ * the last: bench/cpu-pinning.ts).
  *
  * Scenarios run only when BENCH_ONLY names them (they take longer and load the machine more):
  * `overload 1.25x` and `overload 2x`: open-loop load (requests at a fixed rate, not waiting for answers) at that
@@ -59,7 +61,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
 import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
-import { envNumber, freePort, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
+import { envNumber, freePort, gatewayEnvironment, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
 import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
@@ -70,6 +72,7 @@ import { memoryProbeArgs, readMemory } from './memory.js';
 import { ensureWrk } from './wrk.js';
 import { startPostgresRedis, type PostgresRedis } from './postgres-redis.js';
 import { groupCpuMs } from './process-cpu.js';
+import { pinProcess, planPinning } from './cpu-pinning.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
   ANTHROPIC_UPSTREAM_MODEL,
@@ -138,6 +141,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     },
   ];
   const workDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
+  // The bench itself goes to the load side first: the load generator and the mocks it starts inherit its CPUs.
+  let pinning = planPinning(cpus().length, process.env);
+  if (pinning !== null && !pinProcess(process.pid, pinning.load)) pinning = null;
   const generator = chooseGenerator(workDir, log);
   const children: Child[] = [];
   const killAllNow = (): void => {
@@ -185,6 +191,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       throw new Error(`${err.message}\n${logTail(child.logPath)}`);
     });
     const pid = child.proc.pid;
+    if (pid !== undefined && pinning !== null) pinProcess(pid, pinning.proxies);
     if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
     bareChildren.set(origin, child);
     return origin;
@@ -203,15 +210,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     if (!existsSync(gatewayMain)) throw new Error(`gateway entry not found at ${gatewayMain} (run npm run build)`);
     const [port, consolePort] = [await freePort(), await freePort()];
     const adminToken = randomBytes(24).toString('hex');
-    const env: NodeJS.ProcessEnv = {};
-    for (const [k, v] of Object.entries(process.env)) {
-      // keep the child away from real providers, shared state and config files of the caller
-      if (/(_API_KEY|_BASE_URL|ADMIN_TOKEN|DATABASE_URL|REDIS_URL|REDIS_KEY_PREFIX|GATEWAY_CONFIG|SMTP_URL)$/.test(k) || k === 'WORKERS') continue;
-      env[k] = v;
-    }
-    Object.assign(env, {
-      NODE_ENV: process.env.NODE_ENV ?? 'production',
-      HOST: '127.0.0.1',
+    const env = gatewayEnvironment({
       PORT: String(port),
       CONSOLE_PORT: String(consolePort),
       ADMIN_TOKEN: adminToken,
@@ -237,6 +236,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     await waitForStatus(`${base}/api/status`, child, options.gatewayStartTimeoutMs ?? 20_000).catch((err: Error) => {
       throw new Error(`${err.message}\n--- ${name} log (tail) ---\n${logTail(child.logPath)}`);
     });
+    // Pinned once it is up: every thread it has is moved, and those it starts later inherit the CPUs.
+    if (pinning !== null && child.proc.pid !== undefined) pinProcess(child.proc.pid, pinning.proxies);
     log(`[bench] ${name}: ${base} (log: ${child.logPath})`);
     const key = await configureGateway(base, adminToken, upstreamUrl);
     const chatUrl = `${base}/v1/chat/completions`;
@@ -251,6 +252,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
 
   try {
     log(`[bench] ${seconds}s per run (+${warmupSeconds}s warm-up), ${connections} connections, node ${process.version}, ${cpus().length} CPUs`);
+    if (pinning !== null) log(`[bench] gateway and bare proxies on CPU ${pinning.proxies}; the bench, load generator and mocks on CPU ${pinning.load}`);
+    else if (process.env.BENCH_PIN === '1') log('[bench] BENCH_PIN=1 but not pinned (one CPU, several gateway workers, or taskset refused)');
 
     const upstreamUrl = await startMock('mock-upstream', mockEntry, { MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY });
     log(`[bench] mock upstream: ${upstreamUrl}`);
@@ -521,6 +524,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       gatewayWorkers: process.env.BENCH_WORKERS ?? 'default',
       loadAvg1mStart,
       loadAvg1mEnd: loadavg()[0] ?? 0,
+      pinning,
     },
     generator: generator.kind === 'wrk' ? `wrk (${generator.threads} thread${generator.threads === 1 ? '' : 's'})` : 'autocannon',
     scenarios,
