@@ -1,0 +1,202 @@
+/**
+ * Compares the gateway's CPU per request across builds (or settings) on a machine whose speed drifts: every build runs at once
+ * (its own process and SQLite file, one mock upstream and one bare proxy for all), and the load visits them in short
+ * bursts, in a fresh random order each cycle, so each cycle's bursts meet the same machine. A build's figure is
+ * the median over cycles of its burst's CPU per request divided by the first build's (or the bare proxy's) in the
+ * same cycle. Each measured burst follows an unmeasured second of the same load: a gateway idle through the
+ * others' bursts has had its heap shrunk by V8, and its first second back costs more than the rest.
+ *
+ *   npm run build && node dist/bench/compare-builds.js before=/tmp/before/dist after=dist
+ *   node dist/bench/compare-builds.js logged=dist quiet=dist +ACCESS_LOG=off
+ *
+ * Each argument is a built tree (`dist` of a checkout, e.g. a `git worktree` of another commit, built with
+ * `npx tsc -p tsconfig.build.json`), optionally named `name=path`, and may be followed by `+KEY=VALUE` arguments:
+ * environment settings of that build's gateway only. Environment: COMPARE_CYCLES (10),
+ * COMPARE_SECONDS (3 per burst), COMPARE_WARMUP_SECONDS (1 before each burst), BENCH_CONNECTIONS (32), BENCH_PIN=1 (bench/cpu-pinning.ts). The load is
+ * non-streaming chat completions with wrk, as the bench's `chat c=N`; results also go to dist/compare-results.json.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { envNumber, freePort, gatewayEnvironment, logTail, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
+import { configureGateway } from './configure-gateway.js';
+import { pinProcess, planPinning } from './cpu-pinning.js';
+import { percentile } from './measure.js';
+import { groupCpuMs } from './process-cpu.js';
+import { BENCH_MODEL, openAIChatRequest, UPSTREAM_KEY, type RequestSpec } from './requests.js';
+import { ensureWrk, runWrk } from './wrk.js';
+
+export interface Build {
+  name: string;
+  /** The built tree: its `src/main.js` is the gateway. */
+  dist: string;
+  /** Environment settings of this build's gateway alone. */
+  env: Record<string, string>;
+}
+
+/**
+ * `name=path` or `path` (named after the directory holding it, e.g. the checkout of `…/checkout/dist`), each
+ * followed by any number of `+KEY=VALUE` settings for it.
+ */
+export function parseBuilds(args: readonly string[]): Build[] {
+  const builds: Build[] = [];
+  for (const arg of args) {
+    const at = arg.indexOf('=');
+    if (arg.startsWith('+')) {
+      const build = builds.at(-1);
+      if (build === undefined || at < 2) throw new Error(`${arg}: a setting is +KEY=VALUE after the build it applies to`);
+      build.env[arg.slice(1, at)] = arg.slice(at + 1);
+      continue;
+    }
+    const dist = resolve(at < 0 ? arg : arg.slice(at + 1));
+    builds.push({ name: at < 0 ? basename(dirname(dist)) : arg.slice(0, at), dist, env: {} });
+  }
+  const names = new Set(builds.map((build) => build.name));
+  if (builds.length === 0) throw new Error('name at least one built tree to compare, e.g. before=/tmp/before/dist after=dist');
+  if (names.size !== builds.length) throw new Error('two builds have the same name: name them, e.g. a=dist b=/tmp/b/dist');
+  if (names.has('bare')) throw new Error('"bare" names the bare proxy: give the build another name');
+  return builds;
+}
+
+/** One side's bursts, in cycle order: CPU µs per request and requests per second. */
+export interface SideBursts {
+  name: string;
+  cpuMicrosPerRequest: number[];
+  requestsPerSec: number[];
+}
+
+export interface SideSummary {
+  name: string;
+  /** The median burst. */
+  cpuMicrosPerRequest: number;
+  minCpuMicrosPerRequest: number;
+  maxCpuMicrosPerRequest: number;
+  requestsPerSec: number;
+  /** Median over cycles of this side's CPU per request ÷ the bare proxy's in the same cycle. */
+  toBare: number | null;
+  /** Median over cycles of this side's CPU per request ÷ the first build's in the same cycle. */
+  toFirstBuild: number | null;
+}
+
+const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 0.5) ?? Number.NaN;
+
+/** Each side against the bare proxy (`bare`, when measured) and against `first`, paired cycle by cycle. */
+export function summarize(sides: readonly SideBursts[], first: string): SideSummary[] {
+  const bare = sides.find((side) => side.name === 'bare');
+  const firstBuild = sides.find((side) => side.name === first);
+  const paired = (side: SideBursts, base: SideBursts | undefined): number | null =>
+    base === undefined || base === side ? null : median(side.cpuMicrosPerRequest.map((cpu, cycle) => cpu / (base.cpuMicrosPerRequest[cycle] as number)));
+  return sides.map((side) => ({
+    name: side.name,
+    cpuMicrosPerRequest: median(side.cpuMicrosPerRequest),
+    minCpuMicrosPerRequest: Math.min(...side.cpuMicrosPerRequest),
+    maxCpuMicrosPerRequest: Math.max(...side.cpuMicrosPerRequest),
+    requestsPerSec: median(side.requestsPerSec),
+    toBare: paired(side, bare),
+    toFirstBuild: paired(side, firstBuild),
+  }));
+}
+
+export function formatSummary(summaries: readonly SideSummary[], first: string): string {
+  const header = ['side', 'CPU µs/req (median burst)', 'min–max', 'req/s', '÷ bare (paired)', `÷ ${first} (paired)`];
+  const rows = summaries.map((s) => [
+    s.name,
+    s.cpuMicrosPerRequest.toFixed(1),
+    `${s.minCpuMicrosPerRequest.toFixed(0)}–${s.maxCpuMicrosPerRequest.toFixed(0)}`,
+    s.requestsPerSec.toFixed(0),
+    s.toBare === null ? '–' : s.toBare.toFixed(3),
+    s.toFirstBuild === null ? '–' : s.toFirstBuild.toFixed(3),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  return [header, widths.map((width) => '-'.repeat(width)), ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')).join('\n');
+}
+
+interface Side {
+  name: string;
+  child: Child;
+  spec: RequestSpec;
+  bursts: SideBursts;
+}
+
+async function main(): Promise<void> {
+  const builds = parseBuilds(process.argv.slice(2));
+  const cycles = envNumber('COMPARE_CYCLES', 10);
+  const seconds = envNumber('COMPARE_SECONDS', 3);
+  const warmupSeconds = envNumber('COMPARE_WARMUP_SECONDS', 1);
+  const connections = envNumber('BENCH_CONNECTIONS', 32);
+  const ownDist = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+  for (const build of builds) if (!existsSync(join(build.dist, 'src', 'main.js'))) throw new Error(`${build.name}: no ${join(build.dist, 'src', 'main.js')} (build it first)`);
+  if (!ensureWrk()) throw new Error('compare-builds needs wrk (/usr/bin/wrk; the bench installs it when run as root)');
+  const workDir = mkdtempSync(join(tmpdir(), 'compare-builds-'));
+  const pinning = planPinning(cpus().length, process.env);
+  if (pinning !== null) pinProcess(process.pid, pinning.load);
+  const children: Child[] = [];
+  const start = (name: string, args: string[], env: NodeJS.ProcessEnv, stdinPipe: boolean): Child => {
+    const child = startChild(name, args, { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe });
+    children.push(child);
+    return child;
+  };
+  try {
+    const mock = start('mock-upstream', [join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), '--port', '0', '--chunk-delay-ms', '0', '--exit-on-stdin-close'], { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
+    const upstreamUrl = await waitForLine(mock, 'LISTENING ', 10_000);
+    const sides: Side[] = [];
+    const bare = start('bare', [join(ownDist, 'bench', 'bare-proxy.js'), '--upstream', new URL(upstreamUrl).origin, '--exit-on-stdin-close'], { ...process.env }, true);
+    const bareOrigin = await waitForLine(bare, 'LISTENING ', 10_000);
+    const directUrl = new URL(`${upstreamUrl}/chat/completions`);
+    sides.push({ name: 'bare', child: bare, spec: openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, false), bursts: { name: 'bare', cpuMicrosPerRequest: [], requestsPerSec: [] } });
+    const adminToken = randomBytes(24).toString('hex');
+    for (const build of builds) {
+      const [port, consolePort] = [await freePort(), await freePort()];
+      const env = gatewayEnvironment({ ...build.env, PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, DATABASE_URL: `sqlite:${join(workDir, `${build.name}.db`)}` });
+      const child = start(build.name, [join(build.dist, 'src', 'main.js'), 'serve'], env, false);
+      const base = `http://127.0.0.1:${port}`;
+      await waitForStatus(`${base}/api/status`, child, 20_000).catch((error: Error) => {
+        throw new Error(`${build.name}: ${error.message}\n${logTail(child.logPath)}`);
+      });
+      const key = await configureGateway(base, adminToken, upstreamUrl);
+      sides.push({ name: build.name, child, spec: openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false), bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
+    }
+    if (pinning !== null) for (const side of sides) if (side.child.proc.pid !== undefined) pinProcess(side.child.proc.pid, pinning.proxies);
+    const burst = async (side: Side, burstSeconds: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
+      if (warmupSeconds > 0) await runWrk(side.spec, { connections, threads: 1, seconds: warmupSeconds, scriptDir: workDir });
+      const pid = side.child.proc.pid as number;
+      const before = groupCpuMs(pid);
+      const summary = await runWrk(side.spec, { connections, threads: 1, seconds: burstSeconds, scriptDir: workDir });
+      const after = groupCpuMs(pid);
+      const failed = summary.non2xx3xx + summary.mismatches + summary.connectErrors + summary.readErrors + summary.writeErrors + summary.timeouts;
+      if (failed > 0) throw new Error(`${side.name}: ${failed} failed requests in a burst (${JSON.stringify(summary.statuses)})\n${logTail(side.child.logPath)}`);
+      if (before === undefined || after === undefined || summary.requests === 0) throw new Error(`${side.name}: no CPU reading (Linux /proc only) or no request answered`);
+      return { cpuMicrosPerRequest: (1000 * (after - before)) / summary.requests, requestsPerSec: summary.requests / (summary.durationUs / 1e6) };
+    };
+    console.log(`[compare] ${sides.map((side) => side.name).join(', ')}: ${cycles} cycles of ${seconds} s bursts at ${connections} connections${pinning === null ? '' : `, proxies on CPU ${pinning.proxies}`}`);
+    // Warm-up: JIT, caches and connection pools, as long as a few bursts.
+    for (const side of sides) await burst(side, Math.max(5, seconds));
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      const order = sides.map((side) => ({ side, at: Math.random() })).sort((a, b) => a.at - b.at);
+      for (const { side } of order) {
+        const result = await burst(side, seconds);
+        side.bursts.cpuMicrosPerRequest.push(result.cpuMicrosPerRequest);
+        side.bursts.requestsPerSec.push(result.requestsPerSec);
+      }
+      console.log(`[compare] cycle ${cycle + 1}/${cycles}: ${sides.map((side) => `${side.name} ${(side.bursts.cpuMicrosPerRequest.at(-1) as number).toFixed(0)}`).join(', ')} µs/req`);
+    }
+    const first = (builds[0] as Build).name;
+    const summaries = summarize(sides.map((side) => side.bursts), first);
+    console.log(`\n${formatSummary(summaries, first)}`);
+    const resultsPath = join(ownDist, 'compare-results.json');
+    writeFileSync(resultsPath, JSON.stringify({ at: new Date().toISOString(), builds, cycles, seconds, connections, pinning, sides: sides.map((side) => side.bursts), summaries }, null, 2));
+    console.log(`[compare] results written to ${resultsPath}`);
+  } finally {
+    await Promise.all(children.map((child) => stopChild(child)));
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error: unknown) => {
+    console.error(`[compare] ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  });
+}
