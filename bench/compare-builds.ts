@@ -130,8 +130,8 @@ async function main(): Promise<void> {
   for (const build of builds) if (!existsSync(join(build.dist, 'src', 'main.js'))) throw new Error(`${build.name}: no ${join(build.dist, 'src', 'main.js')} (build it first)`);
   if (!ensureWrk()) throw new Error('compare-builds needs wrk (/usr/bin/wrk; the bench installs it when run as root)');
   const workDir = mkdtempSync(join(tmpdir(), 'compare-builds-'));
-  const pinning = planPinning(cpus().length, process.env);
-  if (pinning !== null) pinProcess(process.pid, pinning.load);
+  let pinning = planPinning(cpus().length, process.env);
+  if (pinning !== null && !pinProcess(process.pid, pinning.load)) pinning = null;
   const children: Child[] = [];
   const start = (name: string, args: string[], env: NodeJS.ProcessEnv, stdinPipe: boolean): Child => {
     const child = startChild(name, args, { env, cwd: workDir, logPath: join(workDir, `${name}.log`), stdinPipe });
