@@ -25,6 +25,16 @@ export function gatewayEnvironment(settings: Record<string, string>): NodeJS.Pro
   return { ...env, NODE_ENV: process.env.NODE_ENV ?? 'production', HOST: '127.0.0.1', ...settings };
 }
 
+/** A mock upstream's arguments: any free port, `chunkDelayMs` between streamed chunks, gone when stdin closes. */
+export function mockUpstreamArgs(entry: string, chunkDelayMs: number): string[] {
+  return [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelayMs), '--exit-on-stdin-close'];
+}
+
+/** The bare proxy's arguments (bench/bare-proxy.ts) in front of the origin of `upstream`, gone when stdin closes. */
+export function bareProxyArgs(entry: string, upstream: string): string[] {
+  return [entry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'];
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function freePort(): Promise<number> {

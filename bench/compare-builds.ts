@@ -20,13 +20,13 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { envNumber, freePort, gatewayEnvironment, logTail, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
+import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway } from './configure-gateway.js';
 import { pinProcess, planPinning } from './cpu-pinning.js';
-import { percentile } from './measure.js';
+import { checkSide, measure, median } from './measure.js';
 import { groupCpuMs } from './process-cpu.js';
 import { BENCH_MODEL, openAIChatRequest, UPSTREAM_KEY, type RequestSpec } from './requests.js';
-import { ensureWrk, runWrk } from './wrk.js';
+import { ensureWrk } from './wrk.js';
 
 export interface Build {
   name: string;
@@ -79,8 +79,6 @@ export interface SideSummary {
   /** Median over cycles of this side's CPU per request ÷ the first build's in the same cycle. */
   toFirstBuild: number | null;
 }
-
-const median = (values: readonly number[]): number => percentile([...values].sort((a, b) => a - b), 0.5) ?? Number.NaN;
 
 /** Each side against the bare proxy (`bare`, when measured) and against `first`, paired cycle by cycle. */
 export function summarize(sides: readonly SideBursts[], first: string): SideSummary[] {
@@ -139,10 +137,10 @@ async function main(): Promise<void> {
     return child;
   };
   try {
-    const mock = start('mock-upstream', [join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), '--port', '0', '--chunk-delay-ms', '0', '--exit-on-stdin-close'], { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
+    const mock = start('mock-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), 0), { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
     const upstreamUrl = await waitForLine(mock, 'LISTENING ', 10_000);
     const sides: Side[] = [];
-    const bare = start('bare', [join(ownDist, 'bench', 'bare-proxy.js'), '--upstream', new URL(upstreamUrl).origin, '--exit-on-stdin-close'], { ...process.env }, true);
+    const bare = start('bare', bareProxyArgs(join(ownDist, 'bench', 'bare-proxy.js'), upstreamUrl), { ...process.env }, true);
     const bareOrigin = await waitForLine(bare, 'LISTENING ', 10_000);
     const directUrl = new URL(`${upstreamUrl}/chat/completions`);
     sides.push({ name: 'bare', child: bare, spec: openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, false), bursts: { name: 'bare', cpuMicrosPerRequest: [], requestsPerSec: [] } });
@@ -159,24 +157,22 @@ async function main(): Promise<void> {
       sides.push({ name: build.name, child, spec: openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false), bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
     }
     if (pinning !== null) for (const side of sides) if (side.child.proc.pid !== undefined) pinProcess(side.child.proc.pid, pinning.proxies);
-    const burst = async (side: Side, burstSeconds: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
-      if (warmupSeconds > 0) await runWrk(side.spec, { connections, threads: 1, seconds: warmupSeconds, scriptDir: workDir });
+    const generator = { kind: 'wrk', threads: 1, scriptDir: workDir } as const;
+    const burst = async (side: Side, burstSeconds: number, warmup: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
       const pid = side.child.proc.pid as number;
-      const before = groupCpuMs(pid);
-      const summary = await runWrk(side.spec, { connections, threads: 1, seconds: burstSeconds, scriptDir: workDir });
-      const after = groupCpuMs(pid);
-      const failed = summary.non2xx3xx + summary.mismatches + summary.connectErrors + summary.readErrors + summary.writeErrors + summary.timeouts;
-      if (failed > 0) throw new Error(`${side.name}: ${failed} failed requests in a burst (${JSON.stringify(summary.statuses)})\n${logTail(side.child.logPath)}`);
-      if (before === undefined || after === undefined || summary.requests === 0) throw new Error(`${side.name}: no CPU reading (Linux /proc only) or no request answered`);
-      return { cpuMicrosPerRequest: (1000 * (after - before)) / summary.requests, requestsPerSec: summary.requests / (summary.durationUs / 1e6) };
+      const result = await measure(generator, side.spec, connections, burstSeconds, warmup, () => groupCpuMs(pid));
+      const failures = checkSide(side.name, result);
+      if (failures.length > 0) throw new Error(`${failures.join('; ')}\n${logTail(side.child.logPath)}`);
+      if (result.cpuMicrosPerRequest === undefined) throw new Error(`${side.name}: no CPU reading (Linux /proc only)`);
+      return { cpuMicrosPerRequest: result.cpuMicrosPerRequest, requestsPerSec: result.requestsPerSec };
     };
     console.log(`[compare] ${sides.map((side) => side.name).join(', ')}: ${cycles} cycles of ${seconds} s bursts at ${connections} connections${pinning === null ? '' : `, proxies on CPU ${pinning.proxies}`}`);
     // Warm-up: JIT, caches and connection pools, as long as a few bursts.
-    for (const side of sides) await burst(side, Math.max(5, seconds));
+    for (const side of sides) await burst(side, Math.max(5, seconds), 0);
     for (let cycle = 0; cycle < cycles; cycle++) {
       const order = sides.map((side) => ({ side, at: Math.random() })).sort((a, b) => a.at - b.at);
       for (const { side } of order) {
-        const result = await burst(side, seconds);
+        const result = await burst(side, seconds, warmupSeconds);
         side.bursts.cpuMicrosPerRequest.push(result.cpuMicrosPerRequest);
         side.bursts.requestsPerSec.push(result.requestsPerSec);
       }

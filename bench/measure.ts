@@ -90,6 +90,14 @@ export function percentile(sorted: number[], q: number): number | undefined {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
+/** The middle value, or the mean of the two middle ones; NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
 /**
  * One measured run after a warm-up. `cpuMs`, when given, reads the CPU time of the process under test; the
  * result then carries its CPU time per response of the measured run. `redisLoad` does the same for the Redis

@@ -19,6 +19,7 @@ import { systemClock } from '../src/shared/clock.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { SecretBox } from '../src/shared/secret-box.js';
 import { openStorage } from '../src/storage/open-storage.js';
+import { median } from './measure.js';
 
 const ACCOUNTS = 20;
 const BATCH_SIZES = [50, 100, 200, 500] as const;
@@ -38,11 +39,6 @@ function apiKey(accountId: string): ApiKey {
     allowedModels: null, ipAllowlist: null, expiresAt: null, rpm: null, tpm: null, concurrency: null, budget: null, allowedOrigins: null,
     createdAt: 0, updatedAt: 0, environment: null, createdBy: null, playground: false,
   };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((left, right) => left - right);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 async function main(): Promise<void> {

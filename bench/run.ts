@@ -61,7 +61,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
 import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
-import { envNumber, freePort, gatewayEnvironment, logTail, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
+import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
 import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
@@ -161,7 +161,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   /** Starts a mock upstream process and resolves with the base URL it prints. */
   const startMock = async (name: string, entry: string, env: NodeJS.ProcessEnv, chunkDelay = chunkDelayMs): Promise<string> => {
     if (!existsSync(entry)) throw new Error(`${name} entry not found at ${entry} (run npm run build)`);
-    const child = startChild(name, [entry, '--port', '0', '--chunk-delay-ms', String(chunkDelay), '--exit-on-stdin-close'], {
+    const child = startChild(name, mockUpstreamArgs(entry, chunkDelay), {
       env: { ...process.env, ...env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -180,7 +180,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
   const startBare = async (name: string, upstream: string): Promise<string> => {
     if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
-    const child = startChild(name, [...probeArgs, bareProxyEntry, '--upstream', new URL(upstream).origin, '--exit-on-stdin-close'], {
+    const child = startChild(name, [...probeArgs, ...bareProxyArgs(bareProxyEntry, upstream)], {
       env: { ...process.env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseBuilds, summarize } from '../../../bench/compare-builds.js';
+import { median } from '../../../bench/measure.js';
 
 describe('compare-builds', () => {
   it('names a build after its checkout unless named, takes settings for the build before them, and refuses clashing names', () => {
@@ -30,5 +31,12 @@ describe('compare-builds', () => {
       ['after', 2.4, 0.8],
     ]);
     expect(summaries[2]).toMatchObject({ cpuMicrosPerRequest: 240, minCpuMicrosPerRequest: 240, maxCpuMicrosPerRequest: 480, requestsPerSec: 3600 });
+  });
+
+  it('takes the mean of the two middle values of an even count, not either one', () => {
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([300, 500])).toBe(400);
+    expect(median([7])).toBe(7);
+    expect(median([])).toBeNaN();
   });
 });
