@@ -37,24 +37,31 @@ describe('batched standard output', () => {
   });
 
   it('writes the lines of several event-loop turns in one write, and a large backlog at once', () => {
+    // The logger's timer is held until the test fires it, so a slow machine cannot let it run between the turns.
     const { lines } = runChild([
       'const writes = [];',
       'const write = process.stdout.write.bind(process.stdout);',
       'process.stdout.write = (chunk, ...rest) => { writes.push(String(chunk).length); return write(chunk, ...rest); };',
+      'const held = [];',
+      'const realSetTimeout = globalThis.setTimeout;',
+      'globalThis.setTimeout = (callback, ms) => { held.push({ callback, ms }); return realSetTimeout(() => {}, 60_000); };',
       "for (const message of ['a', 'b', 'c']) {",
       '  logger.info(message);',
       '  await new Promise((resolve) => setImmediate(resolve));',
       '}',
-      'await new Promise((resolve) => setTimeout(resolve, 50));',
+      'const beforeTimer = writes.length;',
+      'const delays = held.map((timer) => timer.ms).join();',
+      'held.shift().callback();',
       'const turns = writes.length;',
-      // 100 lines of 1,000 characters: the writes begin before any timer could run.
+      // 100 lines of 1,000 characters: written once 64 KiB waits, without waiting for the timer.
       "for (let index = 0; index < 100; index++) logger.info('x'.repeat(1000));",
       'const large = writes.length - turns;',
+      'globalThis.setTimeout = realSetTimeout;',
       'process.stdout.write = write;',
-      'logger.info(`writes for three turns ${turns}, during a large backlog ${large}`);',
+      'logger.info(`timers ${delays}, writes before the timer ${beforeTimer}, for three turns ${turns}, during a large backlog ${large}`);',
       'process.exit(0);',
     ].join('\n'));
-    expect(lines.at(-1)?.message).toBe('writes for three turns 1, during a large backlog 1');
+    expect(lines.at(-1)?.message).toBe('timers 10, writes before the timer 0, for three turns 1, during a large backlog 1');
     expect(lines.slice(0, 3).map((line) => line.message)).toEqual(['a', 'b', 'c']);
     expect(lines).toHaveLength(3 + 100 + 1);
   });
