@@ -13,7 +13,8 @@
  * `npx tsc -p tsconfig.build.json`), optionally named `name=path`, and may be followed by `+KEY=VALUE` arguments:
  * environment settings of that build's gateway only. Environment: COMPARE_CYCLES (10),
  * COMPARE_SECONDS (3 per burst), COMPARE_WARMUP_SECONDS (1 before each burst), BENCH_CONNECTIONS (32), BENCH_PIN=1 (bench/cpu-pinning.ts). The load is
- * non-streaming chat completions with wrk, as the bench's `chat c=N`; results also go to dist/compare-results.json.
+ * non-streaming chat completions, as the bench's `chat c=N`, sent by the bench's generator (wrk; BENCH_GENERATOR,
+ * BENCH_WRK_THREADS); results also go to dist/compare-results.json.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,10 +24,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway } from './configure-gateway.js';
 import { pinProcess, planPinning } from './cpu-pinning.js';
-import { checkSide, measure, median } from './measure.js';
+import { checkSide, chooseGenerator, measure, median } from './measure.js';
 import { groupCpuMs } from './process-cpu.js';
 import { BENCH_MODEL, openAIChatRequest, UPSTREAM_KEY, type RequestSpec } from './requests.js';
-import { ensureWrk } from './wrk.js';
 
 export interface Build {
   name: string;
@@ -126,8 +126,8 @@ async function main(): Promise<void> {
   const connections = envNumber('BENCH_CONNECTIONS', 32);
   const ownDist = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   for (const build of builds) if (!existsSync(join(build.dist, 'src', 'main.js'))) throw new Error(`${build.name}: no ${join(build.dist, 'src', 'main.js')} (build it first)`);
-  if (!ensureWrk()) throw new Error('compare-builds needs wrk (/usr/bin/wrk; the bench installs it when run as root)');
   const workDir = mkdtempSync(join(tmpdir(), 'compare-builds-'));
+  const generator = chooseGenerator(workDir, (line) => console.log(line));
   let pinning = planPinning(cpus().length, process.env);
   if (pinning !== null && !pinProcess(process.pid, pinning.load)) pinning = null;
   const children: Child[] = [];
@@ -157,7 +157,6 @@ async function main(): Promise<void> {
       sides.push({ name: build.name, child, spec: openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false), bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
     }
     if (pinning !== null) for (const side of sides) if (side.child.proc.pid !== undefined) pinProcess(side.child.proc.pid, pinning.proxies);
-    const generator = { kind: 'wrk', threads: 1, scriptDir: workDir } as const;
     const burst = async (side: Side, burstSeconds: number, warmup: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
       const pid = side.child.proc.pid as number;
       const result = await measure(generator, side.spec, connections, burstSeconds, warmup, () => groupCpuMs(pid));

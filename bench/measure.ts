@@ -3,11 +3,21 @@ import { createRequire } from 'node:module';
 import { type RequestSpec } from './requests.js';
 import { type SideResult } from './bench-types.js';
 import type { RedisLoad } from './postgres-redis.js';
-import { sleep } from './child-processes.js';
-import { runWrk, wrkSideResult } from './wrk.js';
+import { envNumber, sleep } from './child-processes.js';
+import { ensureWrk, runWrk, wrkSideResult } from './wrk.js';
 
 /** What sends the closed-loop load: wrk with this many threads (its script written to `scriptDir`), or autocannon. */
 export type LoadGenerator = { kind: 'wrk'; threads: number; scriptDir: string } | { kind: 'autocannon' };
+
+/** wrk (`BENCH_WRK_THREADS` threads, installed when missing) unless `BENCH_GENERATOR=autocannon` or wrk cannot be had. */
+export function chooseGenerator(scriptDir: string, log: (line: string) => void): LoadGenerator {
+  const wanted = process.env.BENCH_GENERATOR ?? 'wrk';
+  if (wanted !== 'wrk' && wanted !== 'autocannon') throw new Error(`BENCH_GENERATOR must be wrk or autocannon, got ${wanted}`);
+  if (wanted === 'autocannon') return { kind: 'autocannon' };
+  if (ensureWrk()) return { kind: 'wrk', threads: Math.max(1, Math.floor(envNumber('BENCH_WRK_THREADS', 1))), scriptDir };
+  log('[bench] wrk is missing and could not be installed: autocannon (in-process, slower) sends the load instead');
+  return { kind: 'autocannon' };
+}
 
 // ---------------------------------------------------------------- autocannon (CommonJS, no types shipped)
 

@@ -67,9 +67,8 @@ import { openLoop, slowStreams } from './open-loop.js';
 import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
 import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
 import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
-import { checkSide, measure, preflight, preflightRetrying, type LoadGenerator } from './measure.js';
+import { checkSide, chooseGenerator, measure, preflight, preflightRetrying } from './measure.js';
 import { memoryProbeArgs, readMemory } from './memory.js';
-import { ensureWrk } from './wrk.js';
 import { startPostgresRedis, type PostgresRedis } from './postgres-redis.js';
 import { groupCpuMs } from './process-cpu.js';
 import { pinProcess, planPinning } from './cpu-pinning.js';
@@ -585,15 +584,6 @@ interface StartedGateway {
  * wrk unless BENCH_GENERATOR=autocannon, or wrk is missing and cannot be installed (then autocannon, said so).
  * BENCH_WRK_THREADS: wrk's threads (default 1: one C thread outruns a Node server, and leaves the second CPU to it).
  */
-function chooseGenerator(scriptDir: string, log: (line: string) => void): LoadGenerator {
-  const wanted = process.env.BENCH_GENERATOR ?? 'wrk';
-  if (wanted !== 'wrk' && wanted !== 'autocannon') throw new Error(`BENCH_GENERATOR must be wrk or autocannon, got ${wanted}`);
-  if (wanted === 'autocannon') return { kind: 'autocannon' };
-  if (ensureWrk()) return { kind: 'wrk', threads: Math.max(1, Math.floor(envNumber('BENCH_WRK_THREADS', 1))), scriptDir };
-  log('[bench] wrk is missing and could not be installed: autocannon (in-process, slower) sends the load instead');
-  return { kind: 'autocannon' };
-}
-
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
 if (invokedDirectly) {
   runBench()
