@@ -1,4 +1,5 @@
 import { isoTime } from '../../management/time-input.js';
+import { csvLine } from '../../shared/csv.js';
 import type { AuditEntry } from '../../storage/repositories/operator-repository.js';
 
 function parsed(text: string | null): unknown {
@@ -24,15 +25,8 @@ export function auditJson(entry: AuditEntry): Record<string, unknown> {
   };
 }
 
-function csvCell(value: string): string {
-  // A leading =, +, - or @ would run as a formula in a spreadsheet; a quote before it keeps it text.
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 export const AUDIT_CSV_HEADER = 'id,at,operator_id,operator_email,action,target,status,ip,before,after\r\n';
 
 export function auditCsvLine(entry: AuditEntry): string {
-  return [entry.id, isoTime(entry.at) ?? '', entry.operatorId, entry.operatorEmail, entry.action, entry.target, String(entry.status), entry.ip, entry.before ?? '', entry.after ?? '']
-    .map(csvCell).join(',') + '\r\n';
+  return csvLine([entry.id, isoTime(entry.at) ?? '', entry.operatorId, entry.operatorEmail, entry.action, entry.target, entry.status, entry.ip, entry.before ?? '', entry.after ?? '']);
 }

@@ -6,6 +6,7 @@ import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { timeInput } from '../../management/time-input.js';
+import { csvLine } from '../../shared/csv.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
 import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
@@ -31,14 +32,6 @@ function badCursor(): GatewayError {
   return new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
 }
 
-/** A CSV field: quoted when needed, and a leading formula character neutralised for spreadsheets. */
-function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = String(value);
-  if (/^[=+\-@\t\r]/.test(text) && typeof value === 'string') text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 function timeParam(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name);
   if (raw === null) return fallback;
@@ -61,7 +54,7 @@ export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filte
     let chunk = '';
     for (const row of page.data) {
       const json = usageRowToJson(row);
-      chunk += `${columns.map((column) => csvField(json[column])).join(',')}\r\n`;
+      chunk += csvLine(columns.map((column) => json[column]));
     }
     written += page.data.length;
     if (chunk !== '' && !response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
