@@ -4,8 +4,24 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import type { EventOutcome, StripeEvents } from './stripe-events.js';
 
-/** Stripe's own default: a signature older than five minutes is refused (a replay or a late delivery). */
+/**
+ * Stripe's own default: a signature more than five minutes old is refused (a replay or a late delivery), and so is
+ * one dated more than five minutes ahead of this gateway's clock (the package checks only the age).
+ */
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** The `t=` timestamp of a Stripe-Signature header (Unix seconds), or null when it has none. */
+function signedAt(header: string): number | null {
+  for (const part of header.split(',')) {
+    const equals = part.indexOf('=');
+    if (equals > 0 && part.slice(0, equals).trim() === 't' && /^\d{1,12}$/.test(part.slice(equals + 1).trim())) return Number(part.slice(equals + 1).trim());
+  }
+  return null;
+}
+
+function refusedSignature(): GatewayError {
+  return new GatewayError('bad_request', 'The webhook signature does not verify (wrong secret, altered body or a timestamp outside the tolerance).');
+}
 
 /**
  * The webhook's door: only events whose `Stripe-Signature` verifies against STRIPE_WEBHOOK_SECRET over the exact
@@ -22,12 +38,17 @@ export class StripeWebhook {
 
   verify(body: Buffer, signature: string | undefined): Stripe.Event {
     if (signature === undefined || signature === '') throw new GatewayError('bad_request', 'The Stripe-Signature header is missing.');
+    const at = signedAt(signature);
+    if (at !== null && at - this.clock.now() / 1000 > WEBHOOK_TOLERANCE_SECONDS) {
+      this.logger.warn('refused a Stripe webhook whose signature is dated in the future', { ahead_seconds: Math.round(at - this.clock.now() / 1000) });
+      throw refusedSignature();
+    }
     try {
       // The last argument is "now" in epoch milliseconds (the package divides it by 1000).
       return this.stripe.webhooks.constructEvent(body, signature, this.secret, WEBHOOK_TOLERANCE_SECONDS, undefined, this.clock.now());
     } catch (error) {
       this.logger.warn('refused a Stripe webhook whose signature does not verify', { reason: error instanceof Error ? error.message.split('\n')[0] : 'unknown' });
-      throw new GatewayError('bad_request', 'The webhook signature does not verify (wrong secret, altered body or a timestamp outside the tolerance).');
+      throw refusedSignature();
     }
   }
 

@@ -8,7 +8,7 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
+import type { ConsoleActorIdentity } from '../../../src/console-billing/console-actor.js';
 import { startConsoleTestServer, type ConsoleTestServer } from '../../support/console-test-auth.js';
 import { describeStartup } from '../../../src/gateway.js';
 import { FakeStripe } from '../../support/fake-stripe.js';
@@ -66,19 +66,19 @@ afterAll(async () => {
   await stripe?.stop();
 });
 
-async function newActor(role: ConsoleActor['role'] = 'owner'): Promise<ConsoleActor> {
+async function newActor(role: ConsoleActorIdentity['role'] = 'owner'): Promise<ConsoleActorIdentity> {
   const email = `${uniqueName('payer')}@example.com`;
   return { accountId: await newAccount(gateway, email), userId: uniqueName('user'), role, email };
 }
 
-async function openCheckout(actor: ConsoleActor, amountUsd: number | string): Promise<CheckoutJson> {
+async function openCheckout(actor: ConsoleActorIdentity, amountUsd: number | string): Promise<CheckoutJson> {
   const opened = await consoleCall<CheckoutJson>(consoleServer.url, actor, 'POST', '/api/console/billing/checkout', { amount_usd: amountUsd });
   expect(opened.status, opened.text).toBe(201);
   return opened.body;
 }
 
 /** Opens a session, pays it on the fake Stripe and delivers the completion; returns the session id. */
-async function paidTopUp(actor: ConsoleActor, amountUsd: number): Promise<string> {
+async function paidTopUp(actor: ConsoleActorIdentity, amountUsd: number): Promise<string> {
   const opened = await openCheckout(actor, amountUsd);
   stripe.pay(opened.id);
   const delivery = await stripe.deliver(webhookUrl, stripe.completedEvent(opened.id));
@@ -245,9 +245,14 @@ describe('the webhook credits once, and only when signed', () => {
     // Signed correctly, but six minutes ago: outside Stripe's five-minute tolerance (a replay or a late delivery).
     const late = await stripe.deliver(webhookUrl, event, { timestamp: Math.floor(Date.now() / 1000) - 360 });
     expect(late.status).toBe(400);
+    // Dated six minutes ahead: a signature made for later (a clock-skew replay window) is refused the same way.
+    const early = await stripe.deliver(webhookUrl, event, { timestamp: Math.floor(Date.now() / 1000) + 360 });
+    expect(early.status).toBe(400);
+    expect((early.body.error as { code: string }).code).toBe('bad_request');
     expect(await balanceOf(gateway, actor.accountId)).toBe(0);
-    // The genuine delivery still credits afterwards (the refused ones recorded nothing).
-    expect((await stripe.deliver(webhookUrl, event)).body.outcome).toBe('credited');
+    // Within the tolerance either way a delivery verifies: two minutes ahead, it still credits (the refused ones
+    // recorded nothing).
+    expect((await stripe.deliver(webhookUrl, event, { timestamp: Math.floor(Date.now() / 1000) + 120 })).body.outcome).toBe('credited');
     expect(await balanceOf(gateway, actor.accountId)).toBe(10);
     await expectLedgerBalanced(gateway);
   });
@@ -356,7 +361,7 @@ describe('without Stripe configured', () => {
     const server = await startConsoleTestServer(bare.gateway.services);
     try {
       const accountId = (await bare.admin<{ id: string }>('POST', '/admin/accounts', { email: `${uniqueName('bare')}@example.com` })).body.id;
-      const actor: ConsoleActor = { accountId, userId: 'u1', role: 'owner', email: 'owner@example.com' };
+      const actor: ConsoleActorIdentity = { accountId, userId: 'u1', role: 'owner', email: 'owner@example.com' };
       const billing = await consoleCall<{ card: { enabled: boolean; how_to_enable: string } }>(server.url, actor, 'GET', '/api/console/billing');
       expect(billing.body.card.enabled).toBe(false);
       expect(billing.body.card.how_to_enable).toContain('STRIPE_SECRET_KEY');
