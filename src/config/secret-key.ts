@@ -18,7 +18,7 @@ export function resolveSecretKey(configured: string | null, dataDirectory: strin
     if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${file} does not hold a 64-character hex key`);
     return { key: Buffer.from(text, 'hex'), source: 'file' };
   }
-  mkdirSync(dataDirectory, { recursive: true });
+  mkdirSync(dataDirectory, { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   writeFileSync(file, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   return { key, source: 'generated' };

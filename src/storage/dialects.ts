@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
@@ -94,9 +94,15 @@ export interface SqliteBatches {
   observe: SqliteWriteObserver;
 }
 
-/** Opens (creating parent directories) a SQLite file with safe 64-bit integers, WAL and foreign keys. */
+/**
+ * Opens a SQLite file with safe 64-bit integers, WAL and foreign keys. Directories it makes are the owner's alone
+ * (0700), and so is a new database file (0600; SQLite gives its -wal and -shm files the database file's mode).
+ */
 export function openSqlite(path: string): SqliteHandle {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  }
   const database = new BetterSqlite3(path);
   try {
     database.defaultSafeIntegers(true);
