@@ -78,6 +78,8 @@ export function rewardJson(reward: ReferralReward): Record<string, unknown> {
     ledger_entry_id: reward.ledgerEntryId,
     referred_account_id: reward.referredAccountId,
     amount_usd: nanoToUsd(reward.amountNano),
+    // Taken back because the top-up that earned it was refunded or disputed.
+    reversed_usd: nanoToUsd(reward.reversedNano),
     created_at: isoTime(reward.createdAt),
   };
 }

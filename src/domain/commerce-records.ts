@@ -96,6 +96,8 @@ export interface ReferralReward {
   referredAccountId: string;
   checkoutSessionId: string;
   amountNano: NanoUsd;
+  /** How much of it was taken back because its top-up was refunded or disputed. */
+  reversedNano: NanoUsd;
   createdAt: number;
 }
 

@@ -187,10 +187,12 @@ export class StripeEvents {
   ): Promise<EventOutcome> {
     const found = await this.storage.payments.transact((trx) => trx.sessionByPaymentIntent(paymentIntentId));
     if (found === null || found.status !== 'paid') throw notYet(`The payment ${paymentIntentId}`);
+    const referral = await this.storage.referrals.attributionOf(found.accountId);
     const now = this.clock.now();
+    let referrerDebited: string | null = null;
     const outcome = await this.storage.payments.transact(async (trx): Promise<EventOutcome> => {
       if (!(await trx.claimEvent(event.id, event.type, 'reversed', now))) return 'duplicate';
-      await trx.lockAccounts([found.accountId]);
+      await trx.lockAccounts(referral === null ? [found.accountId] : [found.accountId, referral.referrerAccountId]);
       const session = await trx.session(found.id);
       if (session === null) throw notYet(`The payment ${paymentIntentId}`);
       const share = centsToNano(creditShare(chargeCents, session));
@@ -204,6 +206,7 @@ export class StripeEvents {
         return 'nothing_to_reverse';
       }
       await trx.addReversed(session.id, amount);
+      referrerDebited = await this.#reverseReward(trx, session, session.reversedNano + amount, options.entryId, now);
       const original = session.invoiceId === null ? null : await trx.invoice(session.invoiceId);
       if (options.creditNote && original !== null) {
         await trx.issueInvoice(creditNoteDraft({
@@ -213,6 +216,27 @@ export class StripeEvents {
       return 'reversed';
     });
     if (outcome === 'reversed') this.ledger.forgetBalance(found.accountId);
+    if (referrerDebited !== null) this.ledger.forgetBalance(referrerDebited);
     return outcome;
+  }
+
+  /**
+   * A referral reward stands only as long as the money that earned it: once `reversedNano` of the top-up's credit was
+   * taken back, the same share of its reward (rounded up, never more than the reward) is taken from the referrer, as
+   * a `refund` entry, even below zero when the referrer spent it. Returns the referrer's account when it moved money.
+   */
+  async #reverseReward(trx: PaymentTransaction, session: CheckoutSession, reversedNano: NanoUsd, entryId: string, now: number): Promise<string | null> {
+    const reward = await trx.rewardOf(session.id);
+    const creditNano = centsToNano(session.creditCents);
+    if (reward === null || creditNano <= 0n) return null;
+    const share = reversedNano >= creditNano ? reward.amountNano : (reward.amountNano * reversedNano + creditNano - 1n) / creditNano;
+    const take = share - reward.reversedNano;
+    if (take <= 0n) return null;
+    const applied = await trx.applyLedgerEntry({
+      entryId: `${entryId}_referral`, accountId: reward.referrerAccountId, kind: 'refund', amountNano: -take, reason: `referral-reversal:${session.accountId}`, createdAt: now,
+    });
+    if (!applied) return null;
+    await trx.addRewardReversed(reward.ledgerEntryId, take);
+    return reward.referrerAccountId;
   }
 }

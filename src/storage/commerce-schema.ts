@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely';
 import type { BooleanColumn, Database, IntegerColumn, MoneyColumn, NullableIntegerColumn } from './database-schema.js';
 
 /** Tables of card top-ups, invoices, referrals and support (migration 0010), in the conventions of database-schema.ts. */
@@ -84,6 +85,8 @@ export interface ReferralRewardsTable {
   referred_account_id: string;
   checkout_session_id: string;
   amount_nano: MoneyColumn;
+  /** How much of the reward refunds and disputes of its top-up took back. */
+  reversed_nano: ColumnType<bigint, bigint | undefined, bigint>;
   created_at: IntegerColumn;
 }
 

@@ -1,3 +1,5 @@
+import { withoutUrlCredentials } from '../../shared/url-credentials.js';
+
 /**
  * Field names whose values never reach the audit log: credentials, API keys and redemption codes in plaintext,
  * and upstream headers (they carry credentials). Matched case-insensitively on the whole name or its suffix.
@@ -6,7 +8,7 @@ const SECRET_FIELD = /^(key|secret|secrets|api_?keys?|credentials?|password|new_
 
 export const REDACTED = '[redacted]';
 
-/** A deep copy of a JSON value with every secret field's value replaced by "[redacted]". */
+/** A deep copy of a JSON value with every secret field's value replaced by "[redacted]", and URLs without user and password. */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 20) return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
@@ -17,7 +19,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
     }
     return out;
   }
-  return value;
+  return typeof value === 'string' ? withoutUrlCredentials(value) : value;
 }
 
 /** The redacted JSON text of a response body, or null when it is empty or not JSON. */

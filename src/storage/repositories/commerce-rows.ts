@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceLine, InvoiceParty, Referral, SupportReply, SupportTicket } from '../../domain/commerce-records.js';
+import type { BillingProfile, CheckoutSession, Invoice, InvoiceLine, InvoiceParty, Referral, ReferralReward, SupportReply, SupportTicket } from '../../domain/commerce-records.js';
 import type {
-  BillingProfilesTable, CheckoutSessionsTable, InvoicesTable, ReferralsTable, SupportRepliesTable, SupportTicketsTable,
+  BillingProfilesTable, CheckoutSessionsTable, InvoicesTable, ReferralRewardsTable, ReferralsTable, SupportRepliesTable, SupportTicketsTable,
 } from '../commerce-schema.js';
 import { toBigInt, toBoolean, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 
@@ -15,6 +15,18 @@ export function toBillingProfile(row: Selectable<BillingProfilesTable>): Billing
     taxId: row.tax_id,
     email: row.email,
     updatedAt: toNumber(row.updated_at),
+  };
+}
+
+export function toReferralReward(row: Selectable<ReferralRewardsTable>): ReferralReward {
+  return {
+    ledgerEntryId: row.ledger_entry_id,
+    referrerAccountId: row.referrer_account_id,
+    referredAccountId: row.referred_account_id,
+    checkoutSessionId: row.checkout_session_id,
+    amountNano: toBigInt(row.amount_nano),
+    reversedNano: toBigInt(row.reversed_nano),
+    createdAt: toNumber(row.created_at),
   };
 }
 

@@ -4,7 +4,7 @@ import type { CommerceDatabase } from '../commerce-schema.js';
 import { toNumber } from '../convert.js';
 import type { NanoUsd } from '../../domain/records.js';
 import type { LedgerCredit } from '../storage.js';
-import { toBillingProfile, toCheckoutSession, toInvoice, toReferral } from './commerce-rows.js';
+import { toBillingProfile, toCheckoutSession, toInvoice, toReferral, toReferralReward } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -35,7 +35,11 @@ export interface PaymentTransaction {
   billingProfile(accountId: string): Promise<BillingProfile | null>;
   referral(referredAccountId: string): Promise<Referral | null>;
   rewardCount(referredAccountId: string): Promise<number>;
-  insertReward(reward: ReferralReward): Promise<boolean>;
+  insertReward(reward: Omit<ReferralReward, 'reversedNano'>): Promise<boolean>;
+  /** The referral reward a top-up earned, if any. */
+  rewardOf(checkoutSessionId: string): Promise<ReferralReward | null>;
+  /** Records that `amountNano` more of the reward was taken back. */
+  addRewardReversed(ledgerEntryId: string, amountNano: NanoUsd): Promise<void>;
 }
 
 export interface PaymentRepository {
@@ -171,6 +175,18 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
         .returning('ledger_entry_id')
         .executeTakeFirst();
       return inserted !== undefined;
+    },
+
+    async rewardOf(checkoutSessionId) {
+      const row = await trx.selectFrom('referral_rewards').selectAll().where('checkout_session_id', '=', checkoutSessionId).executeTakeFirst();
+      return row === undefined ? null : toReferralReward(row);
+    },
+
+    async addRewardReversed(ledgerEntryId, amountNano) {
+      await trx.updateTable('referral_rewards')
+        .set({ reversed_nano: sql<bigint>`${sql.ref('reversed_nano')} + cast(${amountNano} as bigint)` })
+        .where('ledger_entry_id', '=', ledgerEntryId)
+        .execute();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Referral, ReferralReward } from '../../domain/commerce-records.js'
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { fromBoolean, toBigInt, toNumber } from '../convert.js';
 import type { NanoUsd } from '../../domain/records.js';
-import { toReferral } from './commerce-rows.js';
+import { toReferral, toReferralReward } from './commerce-rows.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -83,7 +83,7 @@ export function createReferralRepository(db: Kysely<CommerceDatabase>, dialect: 
     async listReferred(referrerAccountId, limit) {
       const rows = await db.selectFrom('referrals').selectAll('referrals')
         .select((expression) => [
-          expression.selectFrom('referral_rewards').select(sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('total'))
+          expression.selectFrom('referral_rewards').select(sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')} - ${sql.ref('reversed_nano')}), 0)`.as('total'))
             .whereRef('referral_rewards.referred_account_id', '=', 'referrals.referred_account_id').as('rewarded'),
           expression.selectFrom('referral_rewards').select(sql<number | bigint | string>`count(*)`.as('count'))
             .whereRef('referral_rewards.referred_account_id', '=', 'referrals.referred_account_id').as('reward_count'),
@@ -97,14 +97,7 @@ export function createReferralRepository(db: Kysely<CommerceDatabase>, dialect: 
 
     async listRewards(referrerAccountId, limit) {
       const rows = await db.selectFrom('referral_rewards').selectAll().where('referrer_account_id', '=', referrerAccountId).orderBy('created_at', 'desc').limit(limit).execute();
-      return rows.map((row) => ({
-        ledgerEntryId: row.ledger_entry_id,
-        referrerAccountId: row.referrer_account_id,
-        referredAccountId: row.referred_account_id,
-        checkoutSessionId: row.checkout_session_id,
-        amountNano: toBigInt(row.amount_nano),
-        createdAt: toNumber(row.created_at),
-      }));
+      return rows.map(toReferralReward);
     },
   };
 }

@@ -2,10 +2,11 @@
  * Referrals over the wire: each account's code and link in the console; a sign-up attributed once through the hook
  * the console's sign-up calls; rewards paid by the top-up webhook as `referral` ledger entries with their source
  * (percent of the first paid top-ups here); self-referral, unknown codes, repeated sign-ups from one address and
- * unverified emails earn nothing; the ledger check passes after each scenario.
+ * unverified emails earn nothing; a reward is taken back, in the share refunded or disputed, when the top-up that
+ * earned it is, even below zero once spent; the ledger check passes after each scenario.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
+import type { ConsoleActorIdentity } from '../../../src/console-billing/console-actor.js';
 import type { ReferralProgram } from '../../../src/referrals/referral-program.js';
 import { startConsoleTestServer, type ConsoleTestServer } from '../../support/console-test-auth.js';
 import { FakeStripe } from '../../support/fake-stripe.js';
@@ -25,7 +26,7 @@ interface ReferralsJson {
   link: string;
   reward: string;
   referred: Array<{ account_id: string; eligible: boolean; reason: string | null; rewarded_usd: number; rewards: number }>;
-  rewards: Array<{ referred_account_id: string; amount_usd: number; ledger_entry_id: string }>;
+  rewards: Array<{ referred_account_id: string; amount_usd: number; reversed_usd: number; ledger_entry_id: string }>;
 }
 
 beforeAll(async () => {
@@ -43,7 +44,7 @@ afterAll(async () => {
   await stripe?.stop();
 });
 
-async function newActor(): Promise<ConsoleActor> {
+async function newActor(): Promise<ConsoleActorIdentity> {
   const email = `${uniqueName('ref')}@example.com`;
   return { accountId: await newAccount(gateway, email), userId: uniqueName('user'), role: 'owner', email };
 }
@@ -53,13 +54,13 @@ function freshAddress(): string {
   return `203.0.113.${addressCount}`;
 }
 
-async function overview(actor: ConsoleActor): Promise<ReferralsJson> {
+async function overview(actor: ConsoleActorIdentity): Promise<ReferralsJson> {
   const answer = await consoleCall<ReferralsJson>(consoleServer.url, actor, 'GET', '/api/console/referrals');
   expect(answer.status, answer.text).toBe(200);
   return answer.body;
 }
 
-async function paidTopUp(actor: ConsoleActor, amountUsd: number): Promise<string> {
+async function paidTopUp(actor: ConsoleActorIdentity, amountUsd: number): Promise<string> {
   const opened = await consoleCall<{ id: string }>(consoleServer.url, actor, 'POST', '/api/console/billing/checkout', { amount_usd: amountUsd });
   expect(opened.status, opened.text).toBe(201);
   stripe.pay(opened.body.id);
@@ -141,6 +142,51 @@ describe('rewards', () => {
     expect(await balanceOf(gateway, referrer.accountId)).toBe(4);
     await paidTopUp(first, 10);
     expect(await balanceOf(gateway, referrer.accountId)).toBe(5);
+    await expectLedgerBalanced(gateway);
+  });
+});
+
+describe('a reward stands only as long as the money that earned it', () => {
+  async function referredPair(): Promise<{ referrer: ConsoleActorIdentity; referred: ConsoleActorIdentity }> {
+    const referrer = await newActor();
+    const referred = await newActor();
+    await referrals.attributeSignUp({ referredAccountId: referred.accountId, code: (await overview(referrer)).code, ip: freshAddress(), emailVerified: true });
+    return { referrer, referred };
+  }
+
+  const reversals = async (accountId: string): Promise<number[]> =>
+    (await ledgerOf(gateway, accountId)).filter((entry) => entry.kind === 'refund' && (entry.reason ?? '').startsWith('referral-reversal:')).map((entry) => entry.amount_usd);
+
+  it('a refund takes back the same share of the reward, and a full refund all of it; replays take nothing more', async () => {
+    const { referrer, referred } = await referredPair();
+    const sessionId = await paidTopUp(referred, 50);
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(5);
+    const partial = stripe.refundEvent(sessionId, 2000);
+    expect((await stripe.deliver(webhookUrl, partial)).body.outcome).toBe('reversed');
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(3);
+    expect((await stripe.deliver(webhookUrl, partial)).body.outcome).toBe('duplicate');
+    expect((await stripe.deliver(webhookUrl, stripe.refundEvent(sessionId, 3000))).body.outcome).toBe('reversed');
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(0);
+    expect(await balanceOf(gateway, referred.accountId)).toBe(0);
+    expect((await reversals(referrer.accountId)).sort((a, b) => a - b)).toEqual([-3, -2]);
+    const listed = await overview(referrer);
+    expect(listed.referred).toEqual([expect.objectContaining({ account_id: referred.accountId, rewarded_usd: 0, rewards: 1 })]);
+    expect(listed.rewards).toEqual([expect.objectContaining({ amount_usd: 5, reversed_usd: 5 })]);
+    await expectLedgerBalanced(gateway);
+  });
+
+  it('a dispute takes it back too, below zero when the referrer has spent it', async () => {
+    const { referrer, referred } = await referredPair();
+    const sessionId = await paidTopUp(referred, 30);
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(3);
+    // The referrer spends the reward (a debit as any charge would be).
+    expect((await gateway.admin('POST', `/admin/accounts/${referrer.accountId}/credits`, { amount_usd: -3, reason: 'spent' })).status).toBe(200);
+    expect((await stripe.deliver(webhookUrl, stripe.disputeEvent(sessionId, 3000))).body.outcome).toBe('reversed');
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(-3);
+    expect(await reversals(referrer.accountId)).toEqual([-3]);
+    // A refund of the same charge afterwards finds nothing left of the credit, nor of the reward.
+    expect((await stripe.deliver(webhookUrl, stripe.refundEvent(sessionId, 3000))).body.outcome).toBe('nothing_to_reverse');
+    expect(await balanceOf(gateway, referrer.accountId)).toBe(-3);
     await expectLedgerBalanced(gateway);
   });
 });
