@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
+import { hasUrlCredentials } from '../shared/url-credentials.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
@@ -48,7 +49,11 @@ function readTrustProxy(env: Environment): TrustProxy {
 function readProvider(env: Environment, name: string): ProviderShortcut | null {
   const apiKey = read(env, `${name}_API_KEY`);
   if (apiKey === undefined) return null;
-  return { apiKey, baseUrl: read(env, `${name}_BASE_URL`) ?? null };
+  const baseUrl = read(env, `${name}_BASE_URL`) ?? null;
+  if (baseUrl !== null && hasUrlCredentials(baseUrl)) {
+    throw new ConfigError(`${name}_BASE_URL must not carry a user name or password (https://user:password@host): ${name}_API_KEY is the credential`);
+  }
+  return { apiKey, baseUrl };
 }
 
 function readRedisKeyPrefix(env: Environment): string {

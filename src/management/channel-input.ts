@@ -5,6 +5,10 @@ import type { ChannelPatch } from '../storage/storage.js';
 import { CHANNEL_TYPES } from '../upstreams/upstreams.js';
 import { checkChannel, takesStructuredKeys } from './channel-type-rules.js';
 import { isoTime } from './time-input.js';
+import { hasUrlCredentials, withoutUrlCredentials } from '../shared/url-credentials.js';
+
+/** The refusal of `https://user:password@host` as a channel's base URL (admin API, console, gateway.yaml). */
+export const CREDENTIALS_IN_BASE_URL = 'must not carry a user name or password (https://user:password@host): give the upstream credential as \'api_key\', or another header in \'headers\'.';
 
 
 const modelsInput = z.union([
@@ -15,7 +19,10 @@ const modelsInput = z.union([
 const channelFields = {
   name: z.string().min(1).max(100),
   type: z.enum(CHANNEL_TYPES as readonly [ChannelType, ...ChannelType[]]),
-  base_url: z.url({ protocol: /^https?$/ }).nullable().optional(),
+  // Credentials go in `api_key` (or a header); a URL's user and password would be kept and shown in clear.
+  base_url: z.url({ protocol: /^https?$/ })
+    .refine((url) => !hasUrlCredentials(url), CREDENTIALS_IN_BASE_URL)
+    .nullable().optional(),
   api_key: z.string().min(1).optional(),
   /** Several upstream keys, used in rotation. */
   api_keys: z.array(z.string().min(1)).min(1).optional(),
@@ -100,7 +107,8 @@ export function channelToJson(channel: Channel): Record<string, unknown> {
     object: 'channel',
     name: channel.name,
     type: channel.type,
-    base_url: channel.baseUrl,
+    // Refused on input and removed by migration 0024; a row an older instance wrote still never shows them.
+    base_url: channel.baseUrl === null ? null : withoutUrlCredentials(channel.baseUrl),
     api_key_hints: channel.apiKeys.map(maskSecret),
     models: channel.models,
     priority: channel.priority,

@@ -164,6 +164,23 @@ describe('channel validation', () => {
     expect(listed.body.data.map((channel) => channel.name)).not.toContain(name);
   });
 
+  it('refuses credentials inside base_url (https://user:password@host) on create and on patch, saying where they go', async () => {
+    for (const baseUrl of ['https://team:pw-SECRET-1@llm.example.com/v1', 'http://apikey-SECRET-2@10.0.0.5:8000']) {
+      const name = uniqueName('creds');
+      const error = expectError(await admin(gateway, 'POST', '/admin/channels', { name, type: 'openai-compatible', base_url: baseUrl, api_key: 'sk-x-123456789', models: ['m'] }), { status: 400, param: 'base_url' });
+      expect(error.message).toMatch(/api_key.*headers/);
+      expect(error.message).not.toContain('SECRET');
+    }
+    const created = await admin<ChannelJson>(gateway, 'POST', '/admin/channels', {
+      name: uniqueName('creds-patch'), type: 'openai-compatible', base_url: 'https://llm.example.com/v1', api_key: UPSTREAM_SECRET, models: ['m'],
+    });
+    expect(created.status).toBe(201);
+    expectError(await admin(gateway, 'PATCH', `/admin/channels/${created.body.id}`, { base_url: 'https://u:pw-SECRET-3@llm.example.com/v1' }), { status: 400, param: 'base_url' });
+    const listed = await admin<{ data: ChannelJson[] }>(gateway, 'GET', '/admin/channels?limit=200');
+    expect(JSON.stringify(listed.body)).not.toContain('SECRET');
+    expect((await admin<ChannelJson>(gateway, 'GET', `/admin/channels/${created.body.id}`)).body.base_url).toBe('https://llm.example.com/v1');
+  });
+
   it('refuses a missing name with 400 naming the field', async () => {
     expectError(await admin(gateway, 'POST', '/admin/channels', { type: 'simulator', models: ['m'] }), { status: 400, param: 'name' });
   });

@@ -187,6 +187,15 @@ describe('gateway.yaml', () => {
     await expect(startTestGateway({ env: { GATEWAY_CONFIG: invalid, DATABASE_URL: databaseUrl, DATA_DIR: path.join(directory, 'data') } }))
       .rejects.toThrow(/channels\[0\].*api_key/);
   });
+
+  it('a channel whose base_url carries credentials stops the start, naming the entry and saying where they go', async () => {
+    const withCredentials = path.join(directory, 'credentials.yaml');
+    await writeFile(withCredentials, 'channels:\n  - name: creds\n    type: openai-compatible\n    base_url: https://user:pw-in-url@llm.example.com/v1\n    api_key: sk-x-123456789\n    models: [m]\n');
+    await expect(startTestGateway({ env: { GATEWAY_CONFIG: withCredentials, DATABASE_URL: databaseUrl, DATA_DIR: path.join(directory, 'data') } }))
+      .rejects.toThrow(/channels\[0\].*base_url.*api_key/);
+    await expect(startTestGateway({ env: { OPENAI_API_KEY: UPSTREAM_KEY, OPENAI_BASE_URL: 'https://user:pw-in-url@llm.example.com/v1', DATABASE_URL: databaseUrl, DATA_DIR: path.join(directory, 'data') } }))
+      .rejects.toThrow(/OPENAI_BASE_URL must not carry a user name or password/);
+  });
 });
 
 describe('provider shortcut', () => {
