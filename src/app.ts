@@ -22,6 +22,7 @@ import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
 import { addConsoleApiRoutes } from './console/console-api.js';
 import type { ConsoleUrls } from './console/console-deps.js';
+import { consoleHostCheck } from './console/console-hosts.js';
 
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -60,5 +61,6 @@ export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): 
   addConsoleApiRoutes(router, { services, urls });
   // Web console (src/console/static): the built browser app for every GET outside /api/ and /healthz. Keep last.
   addWebAppRoutes(router, services.logger);
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp });
+  const hostCheck = consoleHostCheck(services.config.consoleUrl, services.config.host, urls.console);
+  return createListener({ router, logger: services.logger, clientIp: services.clientIp, ...(hostCheck === null ? {} : { beforeRoute: hostCheck }) });
 }

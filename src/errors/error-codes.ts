@@ -28,10 +28,12 @@ export const ERROR_CODES = {
   account_disabled: { status: 403, type: 'permission_error', retryable: false },
   /** A keyed request sent by a browser from an origin the key does not list. */
   browser_access_denied: { status: 403, type: 'permission_error', retryable: false },
-  // 404 / 405 / 408 / 409 / 413 / 415 / 431
+  // 404 / 405 / 408 / 409 / 413 / 415 / 421 / 431
   not_found: { status: 404, type: 'not_found_error', retryable: false },
   method_not_allowed: { status: 405, type: 'invalid_request_error', retryable: false },
   request_timeout: { status: 408, type: 'invalid_request_error', retryable: false },
+  /** The console was asked for under a name it does not serve (no CONSOLE_URL; a DNS-rebinding page). */
+  misdirected_request: { status: 421, type: 'invalid_request_error', retryable: false },
   conflict: { status: 409, type: 'invalid_request_error', retryable: false },
   payload_too_large: { status: 413, type: 'invalid_request_error', retryable: false },
   unsupported_media_type: { status: 415, type: 'invalid_request_error', retryable: false },

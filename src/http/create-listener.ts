@@ -24,6 +24,8 @@ export interface ListenerOptions {
   admission?: AdmissionControl;
   /** The access log and tracing of API requests (API listener). */
   telemetry?: Telemetry;
+  /** Runs before routing; what it throws is the answer (the console's Host check). */
+  beforeRoute?: (context: RequestContext) => void;
 }
 
 /**
@@ -68,6 +70,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
     }
     let handling: Promise<void>;
     try {
+      options.beforeRoute?.(context);
       handling = dispatch(router, context, options.cors);
     } catch (error) {
       handling = Promise.reject(error);
