@@ -69,6 +69,7 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
   router.add('PUT', '/api/console/billing/profile', async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:write');
+    await actor.requireProvenMailbox();
     const input = parseInput(profileSchema, await readJsonObject(context, BODY_LIMIT));
     const profile = { accountId: actor.accountId, name: input.name, address: input.address, country: input.country, taxId: input.tax_id ?? null, email: input.email ?? null, updatedAt: clock.now() };
     await storage.billingProfiles.put(profile);
@@ -78,6 +79,7 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
   router.add('POST', '/api/console/billing/checkout', async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:write');
+    await actor.requireProvenMailbox();
     const input = parseInput(checkoutSchema, await readJsonObject(context, BODY_LIMIT));
     if (commerce.checkout === null) {
       throw new GatewayError('conflict', 'Card top-ups are not enabled on this gateway: the operator sets STRIPE_SECRET_KEY and STRIPE_WEBHOOK_SECRET.');

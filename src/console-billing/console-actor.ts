@@ -7,12 +7,20 @@ import type { AccountRole } from '../storage/repositories/console-repository.js'
 export type ConsoleRole = AccountRole;
 
 /** Who is calling, as the console's session layer established it. */
-export interface ConsoleActor {
+export interface ConsoleActorIdentity {
   accountId: string;
   userId: string;
   role: ConsoleRole;
   /** The user's email: support confirmations and replies go there. */
   email: string;
+}
+
+export interface ConsoleActor extends ConsoleActorIdentity {
+  /**
+   * Settles when the account's mailbox is proven for this user; else 403 `email_unverified`: top-ups, billing details
+   * and support requests, like every lasting change, wait for it (console/mailbox-proof.ts).
+   */
+  requireProvenMailbox(): Promise<void>;
 }
 
 /**
@@ -30,3 +38,4 @@ export function requirePermission(actor: ConsoleActor, permission: ConsolePermis
     throw new GatewayError('forbidden', `Your role (${actor.role}) on this account does not allow this; it needs one of: ${rolesAllowed(permission).join(', ')}.`);
   }
 }
+

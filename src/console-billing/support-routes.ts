@@ -9,6 +9,7 @@ import type { GatewayServices } from '../services.js';
 import { SUPPORT_CATEGORIES } from '../support/support-desk.js';
 import type { ConsoleActor } from './console-actor.js';
 import type { Authenticate } from './console-actor.js';
+import { countSupportRequest } from '../console/mail-limits.js';
 import { ticketJson } from './json.js';
 
 const ticketSchema = z.object({
@@ -24,7 +25,10 @@ function seesAll(actor: ConsoleActor): boolean {
   return actor.role === 'owner' || actor.role === 'admin';
 }
 
-/** The support form and the user's tickets with the operator's replies. Every member may write to support. */
+/**
+ * The support form and the user's tickets with the operator's replies. Every member may write to support once the
+ * account's email is confirmed, a few requests an hour.
+ */
 export function addSupportConsoleRoutes(router: Router, services: GatewayServices, authenticate: Authenticate): void {
   const { storage } = services;
   const desk = services.commerce.support;
@@ -32,6 +36,8 @@ export function addSupportConsoleRoutes(router: Router, services: GatewayService
   router.add('POST', '/api/console/support/tickets', async (context) => {
     const actor = await authenticate(context);
     const input = parseInput(ticketSchema, await readJsonObject(context, 64 * 1024));
+    await actor.requireProvenMailbox();
+    await countSupportRequest(services, actor.userId, context.clientIp);
     const ticket = await desk.open({
       accountId: actor.accountId,
       userId: actor.userId,

@@ -3,6 +3,8 @@ import { readBody } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { consoleUsesTls, type ConsoleDeps } from './console-deps.js';
 import { checkCsrf } from './csrf.js';
+import { makesLastingChanges, requireProvenMailbox } from './mailbox-proof.js';
+import type { Authenticate } from '../console-billing/console-actor.js';
 import { roleAllows, type ConsolePermission } from './roles.js';
 import { setApiSecurityHeaders } from './security-headers.js';
 import { resolveSession, type ActiveSession } from './session-store.js';
@@ -40,7 +42,10 @@ export function anyoneRoute(deps: ConsoleDeps, handler: (request: AnyConsoleRequ
   };
 }
 
-/** A route for a signed-in user whose role on the session's account allows `permission` (null: any member). */
+/**
+ * A route for a signed-in user whose role on the session's account allows `permission` (null: any member). A change
+ * under a permission that makes lasting things needs the account's mailbox proven (mailbox-proof.ts).
+ */
 export function signedInRoute(deps: ConsoleDeps, permission: ConsolePermission | null, handler: (request: SignedInRequest) => Promise<void>): RouteHandler {
   return async (context) => {
     const active = await prepare(deps, context);
@@ -48,6 +53,7 @@ export function signedInRoute(deps: ConsoleDeps, permission: ConsolePermission |
     if (permission !== null && !roleAllows(active.role, permission)) {
       throw new GatewayError('forbidden', `Your role (${active.role}) on this account does not allow this.`);
     }
+    if (!isSafeMethod(context.method) && makesLastingChanges(permission)) await requireProvenMailbox(deps, active.user, active.session.accountId);
     await handler({ context, active });
   };
 }
@@ -72,10 +78,13 @@ export function sendNoContent(context: RequestContext, status = 204): void {
 }
 
 /** The signed-in caller as the billing, referral and support routes take it: 401 without a live session. */
-export function consoleActorOf(deps: ConsoleDeps): (context: RequestContext) => Promise<{ accountId: string; userId: string; role: ActiveSession['role']; email: string }> {
+export function consoleActorOf(deps: ConsoleDeps): Authenticate {
   return async (context) => {
     const active = await prepare(deps, context);
     if (active === null) throw new GatewayError('unauthenticated', 'Sign in to the console first (no session, or it has ended).');
-    return { accountId: active.session.accountId, userId: active.user.id, role: active.role, email: active.user.email };
+    return {
+      accountId: active.session.accountId, userId: active.user.id, role: active.role, email: active.user.email,
+      requireProvenMailbox: () => requireProvenMailbox(deps, active.user, active.session.accountId),
+    };
   };
 }

@@ -6,7 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { addBillingConsoleRoutes } from '../../src/console-billing/billing-routes.js';
-import type { Authenticate, ConsoleActor, ConsoleRole } from '../../src/console-billing/console-actor.js';
+import type { Authenticate, ConsoleActorIdentity, ConsoleRole } from '../../src/console-billing/console-actor.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { createListener } from '../../src/http/create-listener.js';
 import { Router } from '../../src/http/router.js';
@@ -20,10 +20,11 @@ export const testAuthenticate: Authenticate = async (context) => {
   if (accountId === undefined || accountId === '' || userId === undefined || email === undefined || !ROLES.some((known) => known === role)) {
     throw new GatewayError('invalid_api_key', 'No test actor.');
   }
-  return { accountId, userId, role: role as ConsoleRole, email };
+  // The stand-in's actors have proven their mailbox: the console's own sessions decide that for real.
+  return { accountId, userId, role: role as ConsoleRole, email, requireProvenMailbox: async () => undefined };
 };
 
-export function actorHeader(actor: ConsoleActor): Record<string, string> {
+export function actorHeader(actor: ConsoleActorIdentity): Record<string, string> {
   return { 'x-test-actor': `${actor.accountId}:${actor.userId}:${actor.role}:${actor.email}` };
 }
 

@@ -8,10 +8,11 @@ import { newAccountRecord } from '../../management/account-input.js';
 import { parseInput } from '../../management/parse-input.js';
 import { newId } from '../../shared/ids.js';
 import type { ConsoleUser } from '../../storage/repositories/console-repository.js';
-import { countAuthAttempt } from '../auth-limits.js';
+import { countAuthAttempt, countPasswordCheck } from '../auth-limits.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { sendConsoleMail } from '../console-mails.js';
 import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { mailCleanStart, startClean } from '../mailbox-proof.js';
 import { accountJson, userJson } from '../console-views.js';
 import { csrfTokenFor } from '../csrf.js';
 import { burnPasswordCheck, hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
@@ -168,13 +169,16 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/auth/sign-in', anyoneRoute(deps, async ({ context }) => {
     const input = parseInput(credentialsSchema, await readConsoleBody(context));
-    const attempt = await countAuthAttempt(deps, context, 'sign-in', input.email);
     const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, false));
+    const attempt = await countPasswordCheck(deps, context, input.email, user);
+    const wrong = (): GatewayError => (attempt.locked ? attempt.lockedError() : new GatewayError('invalid_credentials', 'The email or password is wrong.'));
     if (user === null) {
       await burnPasswordCheck(input.password);
-      throw new GatewayError('invalid_credentials', 'The email or password is wrong.');
+      throw wrong();
     }
-    if (!(await verifyConsolePassword(input.password, user.passwordHash))) throw new GatewayError('invalid_credentials', 'The email or password is wrong.');
+    if (!(await verifyConsolePassword(input.password, user.passwordHash))) throw wrong();
+    // A locked email lets the right password through only to the second factor.
+    if (attempt.locked && user.totpSecret === null) throw attempt.lockedError();
     await attempt.succeeded();
     if (!user.passwordHash.startsWith('$argon2id$')) await storage.console.setPasswordHash(user.id, await hashConsolePassword(input.password), clock.now());
     if (user.totpSecret !== null) {
@@ -190,8 +194,8 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     const challengeHash = hashToken(input.challenge);
     const userId = await storage.console.peekToken(challengeHash, 'two-factor-challenge', clock.now());
     if (userId === null) throw new GatewayError('invalid_token', 'The sign-in has expired; enter your email and password again.', { param: 'challenge' });
-    const attempt = await countAuthAttempt(deps, context, 'two-factor', userId);
     const user = await storage.console.getUserById(userId);
+    const attempt = await countAuthAttempt(deps, context, 'two-factor', userId, user);
     if (user === null || user.totpSecret === null) throw new GatewayError('invalid_token', 'The sign-in has expired; enter your email and password again.', { param: 'challenge' });
     if (!(await acceptSecondFactor(deps, user, input.code, true))) throw new GatewayError('invalid_code', 'The code is wrong, expired or already used.', { param: 'code' });
     if (await storage.console.consumeToken(challengeHash, 'two-factor-challenge', clock.now()) === null) {
@@ -234,9 +238,14 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     if (await storage.console.consumeToken(tokenHash, 'password-reset', now) === null) throw invalid();
     await storage.console.setPasswordHash(user.id, passwordHash, now);
     await storage.console.retireTokens(user.id, 'password-reset', now);
-    // Opening the mailed link proves the mailbox.
-    await storage.console.markEmailVerified(user.id, now);
     await storage.console.deleteUserSessions(user.id, null);
+    // Opening the mailed link proves the mailbox. The first proof starts the account clean: what was set up before
+    // it may have been set up by whoever signed up with this email.
+    if (user.emailVerifiedAt === null) {
+      const removed = await startClean(deps, user);
+      await storage.console.markEmailVerified(user.id, now);
+      void mailCleanStart(deps, user.email, removed);
+    }
     clearSessionCookie(deps, context);
     sendNoContent(context);
   }));

@@ -44,7 +44,6 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('POST', '/api/keys', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
-    if (active.user.emailVerifiedAt === null) throw new GatewayError('email_unverified', 'Confirm your email address (the link in the mail we sent) before creating keys.');
     const input = parseInput(createKeySchema, await readConsoleBody(context));
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);

@@ -3,10 +3,11 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
-import { countAuthAttempt } from '../auth-limits.js';
+import { countAuthAttempt, countPasswordCheck } from '../auth-limits.js';
 import { hashBackupCode, newBackupCodes, normalizeBackupCode } from '../backup-codes.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { requireProvenMailbox } from '../mailbox-proof.js';
 import { sessionJson } from '../console-views.js';
 import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
@@ -28,7 +29,8 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/me/password', signedInRoute(deps, null, async ({ context, active }) => {
     const input = parseInput(changePasswordSchema, await readConsoleBody(context));
-    const attempt = await countAuthAttempt(deps, context, 'sign-in', active.user.email);
+    // The session's own address: a signed-in user changes their password whatever the email's lock says.
+    const attempt = await countPasswordCheck(deps, context, active.user.email, active.user);
     if (!(await verifyConsolePassword(input.current_password, active.user.passwordHash))) {
       throw new GatewayError('invalid_credentials', 'The current password is wrong.', { status: 400, param: 'current_password' });
     }
@@ -55,6 +57,8 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('POST', '/api/me/two-factor/setup', signedInRoute(deps, null, async ({ context, active }) => {
+    // A second factor outlives the proof of the mailbox: whoever signed up with another's email must not set one.
+    await requireProvenMailbox(deps, active.user, active.session.accountId);
     if (active.user.totpSecret !== null) throw new GatewayError('conflict', 'Two-factor authentication is already on; disable it first to enrol a new device.');
     const secret = newTotpSecret();
     await storage.console.setPendingTotp(active.user.id, secret, clock.now());
@@ -64,10 +68,11 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('POST', '/api/me/two-factor/enable', signedInRoute(deps, null, async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
+    await requireProvenMailbox(deps, active.user, active.session.accountId);
     const pending = active.user.totpPendingSecret;
     if (active.user.totpSecret !== null) throw new GatewayError('conflict', 'Two-factor authentication is already on.');
     if (pending === null) throw new GatewayError('conflict', 'Start with POST /api/me/two-factor/setup.');
-    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id);
+    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id, active.user);
     const step = matchTotpStep(pending, input.code.replace(/\s/g, ''), clock.now());
     if (step === null) throw new GatewayError('invalid_code', 'The code is wrong or expired; check the device clock and try the next code.', { param: 'code' });
     await attempt.succeeded();
@@ -82,7 +87,7 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
   router.add('POST', '/api/me/two-factor/disable', signedInRoute(deps, null, async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
     if (active.user.totpSecret === null) throw new GatewayError('conflict', 'Two-factor authentication is not on.');
-    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id);
+    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id, active.user);
     if (!(await acceptSecondFactor(deps, active.user, input.code, true))) throw new GatewayError('invalid_code', 'The code is wrong, expired or already used.', { param: 'code' });
     await attempt.succeeded();
     await storage.console.disableTotp(active.user.id, clock.now());
@@ -92,7 +97,7 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
   router.add('POST', '/api/me/two-factor/backup-codes', signedInRoute(deps, null, async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
     if (active.user.totpSecret === null) throw new GatewayError('conflict', 'Two-factor authentication is not on.');
-    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id);
+    const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id, active.user);
     if (!(await acceptSecondFactor(deps, active.user, input.code, false))) throw new GatewayError('invalid_code', 'The code is wrong, expired or already used.', { param: 'code' });
     await attempt.succeeded();
     const codes = newBackupCodes();

@@ -13,6 +13,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
 import { isoTime } from '../../management/time-input.js';
 import { accountJson, userJson } from '../console-views.js';
+import { countInvitation } from '../mail-limits.js';
 import { hashConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
@@ -102,6 +103,7 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     if ((await storage.members.listMembers(accountId)).some((member) => member.email === input.email)) {
       throw new GatewayError('conflict', `${input.email} is already a member of this account.`, { param: 'email' });
     }
+    await countInvitation(deps.services, active.user.id, input.email);
     const now = clock.now();
     const token = newSecretToken();
     const invitation: ConsoleInvitation = {

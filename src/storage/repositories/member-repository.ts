@@ -44,6 +44,18 @@ export interface MemberRepository {
    * is created first when given. False when the invitation was used, revoked or expired meanwhile.
    */
   acceptInvitation(tokenHash: string, userId: string, now: number, newUser: ConsoleUser | null): Promise<AccountMembership | null>;
+  /**
+   * Leaves `ownerId` the account's only member, as its owner, in one transaction: every other membership (and its
+   * sessions on the account) removed, open invitations withdrawn, every key revoked. Says what it removed.
+   */
+  keepOnlyOwner(accountId: string, ownerId: string, now: number): Promise<ClearedAccount>;
+}
+
+/** What `keepOnlyOwner` removed. */
+export interface ClearedAccount {
+  members: string[];
+  invitations: number;
+  keys: number;
 }
 
 function toInvitation(row: Selectable<ConsoleInvitationsTable>): ConsoleInvitation {
@@ -144,6 +156,22 @@ export function createMemberRepository(db: Kysely<Database>): MemberRepository {
         if (existing !== undefined) return { accountId: row.account_id, userId, role: toOneOf(existing.role, ACCOUNT_ROLES, 'account role'), createdAt: now };
         await trx.insertInto('account_members').values({ account_id: row.account_id, user_id: userId, role, created_at: now }).execute();
         return { accountId: row.account_id, userId, role, createdAt: now };
+      });
+    },
+
+    async keepOnlyOwner(accountId, ownerId, now) {
+      return db.transaction().execute(async (trx) => {
+        const kept = await trx.updateTable('account_members').set({ role: 'owner' }).where('account_id', '=', accountId).where('user_id', '=', ownerId).executeTakeFirst();
+        if (kept.numUpdatedRows === 0n) await trx.insertInto('account_members').values({ account_id: accountId, user_id: ownerId, role: 'owner', created_at: now }).execute();
+        const others = await trx.deleteFrom('account_members').where('account_id', '=', accountId).where('user_id', '!=', ownerId).returning('user_id').execute();
+        await trx.deleteFrom('console_sessions').where('account_id', '=', accountId).where('user_id', '!=', ownerId).execute();
+        const invitations = await trx.updateTable('console_invitations').set({ revoked_at: now })
+          .where('account_id', '=', accountId).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)
+          .executeTakeFirst();
+        const keys = await trx.updateTable('api_keys').set({ status: 'revoked', updated_at: now })
+          .where('account_id', '=', accountId).where('status', '!=', 'revoked')
+          .executeTakeFirst();
+        return { members: others.map((row) => row.user_id), invitations: Number(invitations.numUpdatedRows), keys: Number(keys.numUpdatedRows) };
       });
     },
   };

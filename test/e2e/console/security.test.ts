@@ -160,16 +160,17 @@ describe('brute force', () => {
     expect((await setup.client().signIn(bob.email, bob.password)).status).toBe(200);
   });
 
-  it('limits guesses at one account from many IPs, and the right password waits too', async () => {
+  it('limits guesses at one account from one IP, where the right password waits too, without locking it out elsewhere', async () => {
     await awayFromWindowEdge(5 * 60_000, 10_000);
     const target = await signUpUser(setup);
-    let last = await setup.client().signIn(target.email, 'wrong password 0 x');
-    for (let attempt = 1; attempt <= 6 && last.status !== 429; attempt += 1) last = await setup.client().signIn(target.email, `wrong password ${attempt} x`);
+    const guesser = setup.client();
+    let last = await guesser.signIn(target.email, 'wrong password 0 x');
+    for (let attempt = 1; attempt <= 6 && last.status !== 429; attempt += 1) last = await guesser.signIn(target.email, `wrong password ${attempt} x`);
     expect(last.status).toBe(429);
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
-    const right = await setup.client().signIn(target.email, target.password);
-    expect(right.status).toBe(429);
-    // Other accounts from the same kind of traffic are fine.
+    expect((await guesser.signIn(target.email, target.password)).status).toBe(429);
+    // The account's owner, elsewhere, signs in (test/e2e/console/sign-in-locks.test.ts has the rest of the rules).
+    expect((await setup.client().signIn(target.email, target.password)).status).toBe(200);
     expect((await setup.client().signIn(alice.email, alice.password)).status).toBe(200);
   });
 
@@ -196,6 +197,51 @@ describe('brute force', () => {
     expect(enrolment.status).toBe(200);
     expect(statuses.filter((status) => status === 400).length).toBeLessThanOrEqual(5);
     expect(statuses.at(-1)).toBe(429);
+  });
+});
+
+describe('CSV export', () => {
+  it('keeps what callers typed from running as a spreadsheet formula, after leading spaces or a carriage return too', async () => {
+    const created = await alice.client.request<{ key: { id: string }; secret: string }>('POST', '/api/keys', { name: 'csv' });
+    const models = ['  =HYPERLINK("http://evil.example","open")', '\r+cmd|calc', '@SUM(A1)'];
+    for (const model of models) {
+      await fetch(`${setup.gateway.baseURL}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${created.body.secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content: 'x' }] }) });
+    }
+    await setup.gateway.gateway.services.usageLog.flush();
+    const csv = await (await alice.client.raw('GET', `/api/usage.csv?key_id=${created.body.key.id}`)).text();
+    const modelCells = csv.trim().split('\r\n').slice(1).map((line) => /^[^,]*,[^,]*,[^,]*,("(?:[^"]|"")*"|[^,]*)/.exec(line)?.[1] ?? '');
+    expect(modelCells.sort()).toEqual(["\"'  =HYPERLINK(\"\"http://evil.example\"\",\"\"open\"\")\"", "\"'\r+cmd|calc\"", "'@SUM(A1)"].sort());
+  });
+});
+
+describe('the Host a request names (DNS rebinding)', () => {
+  /** A request to the console listener naming `host`, as a browser on a rebound name would send it. */
+  async function asHost(host: string, path: string, client: ConsoleClient = alice.client): Promise<{ status: number; body: Record<string, unknown> }> {
+    const answer = await request(`${setup.gateway.consoleUrl}${path}`, { headers: { host, cookie: client.cookieHeader(), 'x-forwarded-for': client.ip } });
+    const text = await answer.body.text();
+    return { status: answer.statusCode, body: text.startsWith('{') ? JSON.parse(text) as Record<string, unknown> : {} };
+  }
+
+  it('without CONSOLE_URL, answers only the names it listens on, with its port', async () => {
+    const port = new URL(setup.gateway.consoleUrl).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`]) expect((await asHost(host, '/api/session')).status, host).toBe(200);
+    for (const host of [`rebound.evil.example:${port}`, 'rebound.evil.example', `localhost:${Number(port) + 1}`, `127.0.0.1.evil.example:${port}`]) {
+      for (const path of ['/api/session', '/api/keys', '/api/console/referrals', '/']) {
+        const answer = await asHost(host, path);
+        expect(answer.status, `${host} ${path}`).toBe(421);
+        if (path !== '/') expect(answer.body).toMatchObject({ error: { code: 'misdirected_request' } });
+      }
+    }
+    // The load balancer's probe answers whatever name it uses.
+    expect((await asHost('10.1.2.3:8081', '/healthz')).status).toBe(200);
+  });
+
+  it('builds its links from the name the browser used only when that name is one it listens on', async () => {
+    const port = new URL(setup.gateway.consoleUrl).port;
+    const referrals = await asHost(`localhost:${port}`, '/api/console/referrals');
+    expect(referrals.status).toBe(200);
+    expect(referrals.body.link).toMatch(new RegExp(`^http://localhost:${port}/sign-up\\?ref=`));
+    expect((await asHost(`attacker.example:${port}`, '/api/console/referrals')).status).toBe(421);
   });
 });
 

@@ -73,7 +73,7 @@ describe('self-service plans in the console', () => {
   });
 
   it('lists only self-service plans, and a short balance is refused without any change', async () => {
-    const user = await signUpUser(setup, { verify: false });
+    const user = await signUpUser(setup);
     const listed = await user.client.request<PlansAnswer>('GET', '/api/console/plans');
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.can_choose).toBe(true);
@@ -95,7 +95,7 @@ describe('self-service plans in the console', () => {
   });
 
   it('subscribes from the balance with a ledger entry and an invoice, then upgrades paying the difference', async () => {
-    const user = await signUpUser(setup, { verify: false });
+    const user = await signUpUser(setup);
     await user.client.request('PUT', '/api/console/billing/profile', { name: 'Plan Buyer GmbH', address: 'Hauptstr. 1\n10115 Berlin', country: 'de', tax_id: 'DE123' });
     await credit(user.accountId, 30);
 
@@ -169,7 +169,7 @@ describe('self-service plans in the console', () => {
   });
 
   it('renews each period from the balance with its own invoice, and stops at the paid end when the balance is short', async () => {
-    const user = await signUpUser(setup, { verify: false });
+    const user = await signUpUser(setup);
     await credit(user.accountId, 6);
     const chosen = await user.client.request<{ subscription: { id: string; current_period: { end: string } } }>('POST', `/api/console/plans/${weekly}/choose`);
     expect(chosen.status, chosen.text).toBe(200);

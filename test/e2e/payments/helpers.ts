@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'vitest';
-import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
+import type { ConsoleActorIdentity } from '../../../src/console-billing/console-actor.js';
 import { actorHeader } from '../../support/console-test-auth.js';
 import { ensureDebianPackage } from '../../support/debian-package.js';
 import type { TestGateway } from '../../support/gateway-harness.js';
@@ -10,7 +10,7 @@ import { admin, call, type HttpAnswer } from '../admin/helpers.js';
 
 const run = promisify(execFile);
 
-export function consoleCall<T = Record<string, unknown>>(url: string, actor: ConsoleActor, method: string, route: string, body?: unknown): Promise<HttpAnswer<T>> {
+export function consoleCall<T = Record<string, unknown>>(url: string, actor: ConsoleActorIdentity, method: string, route: string, body?: unknown): Promise<HttpAnswer<T>> {
   return call<T>(url, method, route, { headers: actorHeader(actor), ...(body === undefined ? {} : { body }) });
 }
 

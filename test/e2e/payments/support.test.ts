@@ -4,7 +4,7 @@
  * operator's replies, which the operator posts through the admin API and which reach the user by mail too.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
+import type { ConsoleActorIdentity } from '../../../src/console-billing/console-actor.js';
 import { startConsoleTestServer, type ConsoleTestServer } from '../../support/console-test-auth.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { SmtpCapture } from '../../support/smtp-capture.js';
@@ -42,7 +42,7 @@ async function mailsTo(address: string, count: number): Promise<typeof smtp.mess
 describe('support tickets', () => {
   it('stores the ticket, mails the operator and confirms to the user; the operator\'s reply shows in the console and by mail', async () => {
     const email = `${uniqueName('help')}@example.com`;
-    const owner: ConsoleActor = { accountId: await newAccount(gateway, email), userId: uniqueName('user'), role: 'owner', email };
+    const owner: ConsoleActorIdentity = { accountId: await newAccount(gateway, email), userId: uniqueName('user'), role: 'owner', email };
     const opened = await consoleCall<TicketJson>(consoleServer.url, owner, 'POST', '/api/console/support/tickets', {
       subject: 'A request failed', category: 'technical', message: 'The request below answered 502.\nWhat happened?', request_id: 'req_0123456789abcdef',
     });
@@ -77,8 +77,8 @@ describe('support tickets', () => {
   it('members other than owners and admins see only their own tickets; other accounts see none', async () => {
     const email = `${uniqueName('team')}@example.com`;
     const accountId = await newAccount(gateway, email);
-    const owner: ConsoleActor = { accountId, userId: uniqueName('owner'), role: 'owner', email };
-    const developer: ConsoleActor = { accountId, userId: uniqueName('dev'), role: 'developer', email: `dev-${email}` };
+    const owner: ConsoleActorIdentity = { accountId, userId: uniqueName('owner'), role: 'owner', email };
+    const developer: ConsoleActorIdentity = { accountId, userId: uniqueName('dev'), role: 'developer', email: `dev-${email}` };
     const ownerTicket = await consoleCall<TicketJson>(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'Invoice address', category: 'billing', message: 'Please change it.' });
     const developerTicket = await consoleCall<TicketJson>(consoleServer.url, developer, 'POST', '/api/console/support/tickets', { subject: 'Rate limits', category: 'technical', message: 'Can we get more?' });
     expect(ownerTicket.status).toBe(201);
@@ -88,13 +88,13 @@ describe('support tickets', () => {
     const seenByDeveloper = await consoleCall<{ data: TicketJson[] }>(consoleServer.url, developer, 'GET', '/api/console/support/tickets');
     expect(seenByDeveloper.body.data.map((ticket) => ticket.id)).toEqual([developerTicket.body.id]);
     expectError(await consoleCall(consoleServer.url, developer, 'GET', `/api/console/support/tickets/${ownerTicket.body.id}`), { status: 404 });
-    const stranger: ConsoleActor = { accountId: await newAccount(gateway, `${uniqueName('x')}@example.com`), userId: 'u', role: 'owner', email: 'x@example.com' };
+    const stranger: ConsoleActorIdentity = { accountId: await newAccount(gateway, `${uniqueName('x')}@example.com`), userId: 'u', role: 'owner', email: 'x@example.com' };
     expectError(await consoleCall(consoleServer.url, stranger, 'GET', `/api/console/support/tickets/${ownerTicket.body.id}`), { status: 404 });
   });
 
   it('refuses incomplete or unknown input with the error object', async () => {
     const email = `${uniqueName('bad')}@example.com`;
-    const owner: ConsoleActor = { accountId: await newAccount(gateway, email), userId: 'u', role: 'owner', email };
+    const owner: ConsoleActorIdentity = { accountId: await newAccount(gateway, email), userId: 'u', role: 'owner', email };
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: '', category: 'billing', message: 'x' }), { status: 400, param: 'subject' });
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'a', category: 'sales', message: 'x' }), { status: 400, param: 'category' });
     expectError(await consoleCall(consoleServer.url, owner, 'POST', '/api/console/support/tickets', { subject: 'a', category: 'other', message: 'x', priority: 'urgent' }), { status: 400 });

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { ConsoleActor } from '../../../src/console-billing/console-actor.js';
+import type { ConsoleActorIdentity } from '../../../src/console-billing/console-actor.js';
 import { startConsoleTestServer, type ConsoleTestServer } from '../../support/console-test-auth.js';
 import { FakeStripe, type FakeEvent } from '../../support/fake-stripe.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
@@ -44,7 +44,7 @@ const scenario = fc.record({
 it('credits once and debits the largest refunded total, whatever the delivery order and duplication', async () => {
   await fc.assert(fc.asyncProperty(scenario, async ({ amountUsd, completions, refundSteps, duplicates, order }) => {
     const email = `${uniqueName('prop')}@example.com`;
-    const actor: ConsoleActor = { accountId: await newAccount(gateway, email), userId: 'u', role: 'owner', email };
+    const actor: ConsoleActorIdentity = { accountId: await newAccount(gateway, email), userId: 'u', role: 'owner', email };
     const opened = await consoleCall<{ id: string }>(consoleServer.url, actor, 'POST', '/api/console/billing/checkout', { amount_usd: amountUsd });
     expect(opened.status, opened.text).toBe(201);
     stripe.pay(opened.body.id);
