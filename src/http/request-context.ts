@@ -23,6 +23,11 @@ export interface RequestContext {
    * then skip the admin token. Nothing a client sends sets it.
    */
   readonly operatorAuthorised?: true;
+  /**
+   * Who that operator is, on the same copies: their user id, and whether their role manages operators (an owner's).
+   * Admin handlers use it where a change reaches an operator through one of their accounts.
+   */
+  readonly operator?: { readonly userId: string; readonly managesOperators: boolean };
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

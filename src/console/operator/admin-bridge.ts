@@ -19,7 +19,8 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { recordAudit } from './audit-log.js';
 import { redactedJsonText } from './audit-redaction.js';
 import { operatorRoute, type OperatorRequest } from './operator-route.js';
-import { permissionForAdminCall } from './operator-roles.js';
+import { operatorAllows, permissionForAdminCall } from './operator-roles.js';
+import type { ConsoleOperator } from '../../storage/repositories/operator-repository.js';
 
 export const BRIDGE_PREFIX = '/api/operator/admin/';
 
@@ -44,11 +45,14 @@ function adminPathOf(consolePath: string): string {
   return `/admin/${consolePath.slice(BRIDGE_PREFIX.length)}`;
 }
 
-/** Runs an admin handler on a copy of the request's context, as /admin/<path>, authorised as an operator call. */
-async function runAdmin(router: Router, context: RequestContext, method: string, adminPath: string, response: ServerResponse): Promise<boolean> {
+/** Runs an admin handler on a copy of the request's context, as /admin/<path>, authorised as `operator`'s call. */
+async function runAdmin(router: Router, context: RequestContext, operator: ConsoleOperator, method: string, adminPath: string, response: ServerResponse): Promise<boolean> {
   const match = router.match(method, adminPath);
   if (match.kind !== 'found') return false;
-  const inner: RequestContext = { ...context, method, path: adminPath, params: match.params, response, family: openAIFamily, operatorAuthorised: true };
+  const inner: RequestContext = {
+    ...context, method, path: adminPath, params: match.params, response, family: openAIFamily, operatorAuthorised: true,
+    operator: { userId: operator.userId, managesOperators: operatorAllows(operator.role, 'operators:manage') },
+  };
   await match.handler(inner);
   return true;
 }
@@ -107,14 +111,14 @@ export function adminBridgeRoute(deps: ConsoleDeps) {
   return operatorRoute(deps, (context) => permissionForAdminCall(context.method, adminPathOf(context.path)), async ({ context, active, operator }: OperatorRequest) => {
     const adminPath = adminPathOf(context.path);
     if (context.method === 'GET' || context.method === 'HEAD') {
-      if (!(await runAdmin(router, context, context.method, adminPath, context.response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
+      if (!(await runAdmin(router, context, operator, context.method, adminPath, context.response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
       return;
     }
     const candidate = resourcePathOf(context.method, adminPath);
     let before: string | null = null;
     let resourcePath: string | null = null;
     const capture = captureResponse();
-    if (await runAdmin(router, context, 'GET', candidate, capture.response).catch(() => false)) {
+    if (await runAdmin(router, context, operator, 'GET', candidate, capture.response).catch(() => false)) {
       resourcePath = candidate;
       const read = capture.result();
       if (read.status === 200) before = redactedJsonText(read.body);
@@ -131,7 +135,7 @@ export function adminBridgeRoute(deps: ConsoleDeps) {
       return response;
     }) as ServerResponse['end'];
     try {
-      if (!(await runAdmin(router, context, context.method, adminPath, response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
+      if (!(await runAdmin(router, context, operator, context.method, adminPath, response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
     } finally {
       response.end = realEnd;
     }

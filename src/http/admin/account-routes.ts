@@ -20,6 +20,7 @@ import { BalanceLimitError } from '../../storage/storage.js';
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { guardOperatorsOfAccount } from './operator-accounts.js';
 import { z } from 'zod';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
@@ -112,6 +113,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const input = parseInput(updateAccountSchema, await readAdminBody(context));
     const existing = await requireAccount(id);
     if (existing.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted; it cannot be changed.');
+    if (input.status !== undefined && input.status !== existing.status) await guardOperatorsOfAccount(services, context, id, 'status');
     const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
     const { status, ...attributes } = input;
     let updated;
@@ -130,6 +132,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   }));
   router.add('DELETE', '/admin/accounts/:id', guard(async (context) => {
     const id = context.params.id ?? '';
+    const existing = await requireAccount(id);
+    if (existing.status !== 'deleted') await guardOperatorsOfAccount(services, context, id, 'delete');
     const deleted = await services.accountLifecycle.delete(id);
     if (deleted === null) throw notFound('account', id);
     sendJson(context, 200, await accountJson(deleted));

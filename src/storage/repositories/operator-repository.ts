@@ -108,6 +108,8 @@ export interface OperatorRepository {
   /** Sum and count of the balances below zero (what accounts owe). */
   balancesOwed(): Promise<{ accounts: number; owedNano: bigint }>;
   get(userId: string): Promise<ConsoleOperator | null>;
+  /** The operators among the account's members, and whether the account is the only one each belongs to. */
+  operatorsAmongMembers(accountId: string): Promise<Array<{ operator: ConsoleOperator; onlyMembership: boolean }>>;
   list(): Promise<ConsoleOperator[]>;
   count(): Promise<number>;
   /** Grants or changes the role (a disabled operator stays disabled). */
@@ -175,6 +177,17 @@ export function createOperatorRepository(db: Kysely<Database & OperatorTables>):
     async get(userId) {
       const row = await db.selectFrom('console_operators').selectAll().where('user_id', '=', userId).executeTakeFirst();
       return row === undefined ? null : toOperator(row);
+    },
+    async operatorsAmongMembers(accountId) {
+      const rows = await db.selectFrom('console_operators')
+        .innerJoin('account_members', 'account_members.user_id', 'console_operators.user_id')
+        .selectAll('console_operators')
+        .select((eb) => eb.selectFrom('account_members as other').select(eb.fn.countAll().as('count'))
+          .whereRef('other.user_id', '=', 'console_operators.user_id').where('other.account_id', '!=', accountId).as('elsewhere'))
+        .where('account_members.account_id', '=', accountId)
+        .orderBy('console_operators.user_id')
+        .execute();
+      return rows.map((row) => ({ operator: toOperator(row), onlyMembership: Number(row.elsewhere ?? 0) === 0 }));
     },
     async list() {
       const rows = await db.selectFrom('console_operators').selectAll().orderBy('created_at').execute();
