@@ -11,6 +11,7 @@ import { SubscriptionBook } from './billing/subscription-book.js';
 import { NANO_PER_USD } from './billing/money.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
+import { LiveStreams } from './relay/live-streams.js';
 import { createApiApp, createConsoleApp } from './app.js';
 import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import { ChannelProbes } from './health/channel-probes.js';
@@ -261,6 +262,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     readiness: new Readiness(storage, shared.ping, { timeoutMs: 2000, cacheMs: 1000 }),
     authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
     responseCache: openResponseCache(config, logger),
+    liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());

@@ -12,6 +12,7 @@ import type { InvalidationBus } from './invalidation/invalidation-bus.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { TierBook } from './limits/tier-book.js';
 import type { CredentialRotation } from './relay/credential-rotation.js';
+import type { LiveStreams } from './relay/live-streams.js';
 import type { ResponseCache } from './relay/response-cache/response-cache.js';
 import type { GatewayMetrics } from './metrics/gateway-metrics.js';
 import type { Catalog } from './routing/catalog.js';
@@ -64,4 +65,6 @@ export interface GatewayServices {
   authFailures: FailedAttemptGuard;
   /** Answers of chat requests kept for identical ones (in process, or on Redis when REDIS_URL is set). */
   responseCache: ResponseCache;
+  /** Chat streams in flight, ended at once when their key or account changes (on any instance). */
+  liveStreams: LiveStreams;
 }

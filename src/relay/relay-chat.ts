@@ -22,6 +22,8 @@ import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
 import type { CallerSignal } from './caller-signal.js';
+import type { GatewayError } from '../errors/gateway-error.js';
+import { StreamStop } from './live-streams.js';
 
 export interface ChatRelayRequest {
   /** Where the answer goes. */
@@ -61,11 +63,13 @@ export interface ChatRelayRequest {
 type RelayResult =
   | { kind: 'success' }
   | { kind: 'aborted' }
+  | { kind: 'stopped' }
   | { kind: 'broken'; failureClass: UpstreamFailureClass }
   | { kind: 'retry'; failureClass: UpstreamFailureClass };
 
 const SUCCESS: RelayResult = { kind: 'success' };
 const ABORTED: RelayResult = { kind: 'aborted' };
+const STOPPED: RelayResult = { kind: 'stopped' };
 
 const ANSWERED: PoolOutcome<true> = { kind: 'done', value: true };
 
@@ -78,8 +82,14 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
   const { meter } = request;
   const model = meter.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
-  const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal));
-  if (answered === null) throw exhaustedError(plan, [], model);
+  // A stream ends early when its key or account changes so that a new request would be refused (live-streams.ts).
+  const stop = request.stream && dependencies.liveStreams !== undefined ? new StreamStop(dependencies.liveStreams, meter.keyId, meter.accountId) : null;
+  try {
+    const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop));
+    if (answered === null) throw exhaustedError(plan, [], model);
+  } finally {
+    stop?.close();
+  }
 }
 
 /** The operation the caller asked for, for the pass-through or translation choice. */
@@ -104,12 +114,14 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 }
 
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal): Promise<PoolOutcome<true>> {
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<true>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
   const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
-  const opened = await openAttempt(dependencies, request.sink, request.meter, plan, candidate, build, { stream: request.stream, signal });
+  const opened = await openAttempt(dependencies, request.sink, request.meter, plan, candidate, build, { stream: request.stream, signal: stop?.signalFor(signal) ?? signal });
   if (opened.kind === 'aborted') {
+    // Stopped before the upstream answered: the caller gets the refusal a new request would get.
+    if (stop?.reason != null && !signal.aborted) throw stop.reason;
     request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
     return ANSWERED;
   }
@@ -120,13 +132,15 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   const onFirstByte = firstByteObserver(dependencies, request);
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
   const result = await readingAnswer(attempt, () => wire.kind === 'pass-through'
-    ? relayPassThrough(request, response, signal, onFirstByte, recorder)
-    : relayTranslated(adapter, request, response, signal, onFirstByte, recorder));
+    ? relayPassThrough(request, response, signal, onFirstByte, recorder, stop)
+    : relayTranslated(adapter, request, response, signal, onFirstByte, recorder, stop));
   switch (result.kind) {
     case 'success':
       attempt.succeeded();
       return ANSWERED;
     case 'aborted':
+    // Stopped by a change of the key or account: no verdict on the channel.
+    case 'stopped':
       attempt.aborted();
       return ANSWERED;
     case 'broken':
@@ -157,7 +171,14 @@ async function readAll(body: AsyncIterable<Buffer>): Promise<Buffer> {
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(request: ChatRelayRequest, response: UpstreamResponse, signal: CallerSignal, onFirstByte: () => void, recorder: AnswerRecorder | null): Promise<RelayResult> {
+async function relayPassThrough(
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: CallerSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+  stop: StreamStop | null,
+): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   if (!request.stream) {
     let body: Buffer;
@@ -232,6 +253,7 @@ async function relayPassThrough(request: ChatRelayRequest, response: UpstreamRes
     const failed = observer.failure?.() ?? null;
     return await endStream(stream, tail.length === 0 ? undefined : Buffer.concat(tail), failed === null ? null : { status: 502, code: 'upstream_error' });
   } catch (error) {
+    if (stop?.reason != null && !signal.aborted) return await stopStream(stream, stop.reason);
     return await breakOffStream(stream, error, observer.completed() ? undefined : null);
   }
 }
@@ -269,6 +291,7 @@ async function relayTranslated(
   signal: CallerSignal,
   onFirstByte: () => void,
   recorder: AnswerRecorder | null,
+  stop: StreamStop | null,
 ): Promise<RelayResult> {
   const { sink, meter, codec } = request;
   const chat = request.chat();
@@ -365,6 +388,7 @@ async function relayTranslated(
     const ended = await endStream(stream, (held ?? '') + encoder.end(), streamError);
     return streamError === null ? ended : { kind: 'broken', failureClass: 'stream_error' };
   } catch (error) {
+    if (stop?.reason != null && !signal.aborted) return await stopStream(stream, stop.reason);
     return await breakOffStream(stream, error, finished ? encoder.end() : null);
   }
 }
@@ -418,6 +442,19 @@ async function breakOffStream(stream: OpenStream, error: unknown, closing: strin
   client.end(request.codec.encodeStreamError(failure, { sse: request.sse }));
   request.meter.finish({ status: failure.status, errorCode: failure.code, usage, answer: stream.answer });
   return { kind: 'broken', failureClass };
+}
+
+/**
+ * The stream was stopped by a change of its key or account: the caller's stream ends with that refusal as its
+ * family's error event, and the request is billed for what was delivered.
+ */
+async function stopStream(stream: OpenStream, reason: GatewayError): Promise<RelayResult> {
+  const { request, client } = stream;
+  stream.response.discard();
+  const usage = await stream.settle();
+  client.end(request.codec.encodeStreamError(reason, { sse: request.sse }));
+  request.meter.finish({ status: reason.status, errorCode: reason.code, usage, answer: stream.answer });
+  return STOPPED;
 }
 
 function aborted(request: ChatRelayRequest, usage: Usage | null = null): RelayResult {

@@ -5,6 +5,7 @@ import type { GatewayServices } from '../services.js';
 import type { Logger } from '../shared/logger.js';
 import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
 import type { CredentialRotation } from './credential-rotation.js';
+import type { LiveStreams } from './live-streams.js';
 
 /** What the relays (chat and unary) need: adapters, keys, routing (health, limits, budget), metrics and the log. */
 export interface RelayDependencies {
@@ -13,6 +14,8 @@ export interface RelayDependencies {
   logger: Logger;
   routing: RoutingDependencies;
   metrics: GatewayMetrics;
+  /** The chat streams in flight, ended when their key or account changes (absent: streams always run on). */
+  liveStreams?: LiveStreams;
 }
 
 /** The relay's dependencies from the services; `maxAttempts` below the configured one for cheap operations. */
@@ -23,6 +26,7 @@ export function relayDependencies(services: GatewayServices, maxAttempts?: numbe
     credentials: services.credentials,
     logger: services.logger,
     metrics: services.metrics,
+    liveStreams: services.liveStreams,
     routing: {
       health: services.health,
       limiter: services.limiter,
