@@ -39,11 +39,11 @@ function VerifyEmailBanner({ mailConfigured }: { mailConfigured: boolean }) {
     }
   };
   if (!mailConfigured) {
-    return <Alert tone="warning">Confirm your email address to create API keys. This gateway sends no mail yet, so its operator finds your link in the gateway's log.</Alert>;
+    return <Alert tone="warning">Confirm your email address to create API keys, invite members, turn on two-factor sign-in, top up or write to support. This gateway sends no mail yet, so its operator finds your link in the gateway's log.</Alert>;
   }
   return (
     <Alert tone="warning">
-      Confirm your email address to create API keys: open the link we mailed you.{' '}
+      Confirm your email address to create API keys, invite members, turn on two-factor sign-in, top up or write to support: open the link we mailed you.{' '}
       {state === 'sent' ? <strong>A new link is on its way.</strong> : (
         <Button variant="ghost" onClick={() => void resend()} busy={state === 'sending'}>Send the link again</Button>
       )}

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { csvLine } from '../../../../src/shared/csv';
 import { errorMessage } from '../../api/client';
 import { formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
@@ -12,14 +13,10 @@ interface Plan { id: string; name: string; period: string; quota_usd: number; ov
 interface Code { id: string; name: string; hint: string; amount_usd: number; state: string; redeemed_by: string | null; redeemed_at: string | null; created_at: string; code?: string }
 interface Announcement { id: string; title: string; body: string; level: string; published_at: string; expires_at: string | null }
 
-function csvCell(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /** Downloads the codes of a batch as CSV; the plaintext codes exist only in the answer that made them. */
 function downloadCodes(codes: Code[]): void {
-  const lines = ['code,amount_usd,name,id', ...codes.map((code) => [code.code ?? '', String(code.amount_usd), code.name, code.id].map(csvCell).join(','))];
-  const url = URL.createObjectURL(new Blob([`${lines.join('\r\n')}\r\n`], { type: 'text/csv' }));
+  const csv = ['code,amount_usd,name,id\r\n', ...codes.map((code) => csvLine([code.code ?? '', code.amount_usd, code.name, code.id]))].join('');
+  const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
   const link = document.createElement('a');
   link.href = url;
   link.download = `redemption-codes-${new Date().toISOString().slice(0, 10)}.csv`;
