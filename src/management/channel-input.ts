@@ -107,7 +107,7 @@ export function channelToJson(channel: Channel): Record<string, unknown> {
     object: 'channel',
     name: channel.name,
     type: channel.type,
-    // Refused on input and removed by migration 0024; a row an older instance wrote still never shows them.
+    // Refused on input and removed from stored rows; one an older instance wrote still never shows them.
     base_url: channel.baseUrl === null ? null : withoutUrlCredentials(channel.baseUrl),
     api_key_hints: channel.apiKeys.map(maskSecret),
     models: channel.models,
