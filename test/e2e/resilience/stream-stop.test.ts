@@ -4,11 +4,11 @@
  * refusal a new request would get, the upstream connection closes, and the usage row bills what was delivered.
  * Across two gateways on one database and one Redis, a key revoked through one ends the stream on the other.
  */
-import { createServer, type AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { redisServerAvailable, startPrivateRedisServer, type PrivateRedisServer } from '../../support/private-redis-server.js';
+import { freePort } from '../cli/cli-process.js';
 import { channelFor, startTap, startUpstream, usageRow, type AnyUpstream, type ConnectionTap, type Family } from './resilience-support.js';
 
 const PROMPT = 'Please tell me about the grey heron of the river bank in a few words';
@@ -196,14 +196,6 @@ describe('one gateway', () => {
     await reader.cancel();
   });
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe.skipIf(!redisServerAvailable())('two gateways on one database and one Redis', () => {
   let redis: PrivateRedisServer;
