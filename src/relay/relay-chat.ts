@@ -451,9 +451,9 @@ async function breakOffStream(stream: OpenStream, error: unknown, closing: strin
 async function stopStream(stream: OpenStream, reason: GatewayError): Promise<RelayResult> {
   const { request, client } = stream;
   stream.response.discard();
-  const usage = await stream.settle();
+  // The caller's stream ends first: counting what was delivered may wait for the local tokenizer to load.
   client.end(request.codec.encodeStreamError(reason, { sse: request.sse }));
-  request.meter.finish({ status: reason.status, errorCode: reason.code, usage, answer: stream.answer });
+  request.meter.finish({ status: reason.status, errorCode: reason.code, usage: await stream.settle(), answer: stream.answer });
   return STOPPED;
 }
 

@@ -1,8 +1,8 @@
 /**
  * PATCH /admin/accounts/:id limits and status, DELETE /admin/accounts/:id, and `unigate accounts …`: per-account
  * RPM/TPM/concurrency over the tier's (null returns to it) with the effective limits and their source; a disabled
- * account's keys answer 403 while a stream already admitted finishes and is billed; enabling restores everything;
- * deleting revokes keys, erases personal data, keeps the books balancing and is safe to repeat. SQLite by default,
+ * account's keys answer 403 and a stream already admitted ends with that error, billed for what it delivered;
+ * enabling restores everything; deleting revokes keys, erases personal data, keeps the books balancing and is safe to repeat. SQLite by default,
  * PostgreSQL with TEST_DATABASE_URL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,7 +101,7 @@ describe('per-account limits', () => {
 });
 
 describe('disabling', () => {
-  it('refuses every key with 403, lets an admitted stream finish and bills it, and enabling restores everything', async () => {
+  it('refuses every key with 403, ends an admitted stream with its error event and bills what it delivered, and enabling restores everything', async () => {
     const { accountId, key, keyId } = await seedAccount(gateway);
     nextWindow(clock, 1000);
     const streaming = await fetch(`${gateway.baseURL}/chat/completions`, {
@@ -123,9 +123,11 @@ describe('disabling', () => {
     expect(messages.status).toBe(403);
     expect((await admin<{ status: string }>(gateway, 'GET', `/admin/keys/${keyId}`)).body.status).toBe('disabled');
 
-    // The stream admitted before the change runs to its end and is billed.
+    // The stream admitted before the change ends at once with the refusal as its error event, billed for what it
+    // delivered (test/e2e/resilience/stream-stop.test.ts times it).
     const body = await streaming.text();
-    expect(body).toContain('[DONE]');
+    expect(body).not.toContain('[DONE]');
+    expect(body).toContain('"code":"account_disabled"');
     await flushWrites(gateway);
     const ledger = await admin<{ data: Array<{ request_id: string | null; amount_usd: number }> }>(gateway, 'GET', `/admin/accounts/${accountId}/ledger`);
     const charge = ledger.body.data.find((entry) => entry.request_id === requestId);
