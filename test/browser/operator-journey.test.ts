@@ -17,6 +17,12 @@ import { ConsoleClient, strongPassword } from '../support/console-client.js';
 import { flushWrites } from '../support/gateway-harness.js';
 import { PASSWORD, expectCleanPage, mailedLink, nextTotpStep, openPage, screenshot, startConsoleFixture, totpCode, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
 
+/** Opens the verification link mailed to `email` for `client`: support requests and a second factor need it. */
+async function confirmEmail(client: ConsoleClient, email: string): Promise<void> {
+  const link = new URL(await mailedLink(fixture.smtp, email, 'verify-email'));
+  expect((await client.request('POST', '/api/auth/verify-email', { token: link.searchParams.get('token') })).status).toBe(200);
+}
+
 const chromiumPresent = ensureChromium();
 let fixture: ConsoleFixture;
 const MODEL = 'operator-tour-model';
@@ -173,6 +179,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   const user = new ConsoleClient(consoleUrl);
   const userEmail = `asker-${randomBytes(4).toString('hex')}@example.com`;
   expect((await user.signUp(userEmail, strongPassword())).status).toBe(201);
+  await confirmEmail(user, userEmail);
   const ticket = await user.request<{ id: string }>('POST', '/api/console/support/tickets', { subject: 'Where is my invoice?', category: 'billing', message: 'I paid yesterday.' });
   expect(ticket.status, ticket.text).toBe(201);
   await page.goto(`${consoleUrl}/operator/tickets`);
@@ -228,6 +235,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   const colleague = new ConsoleClient(consoleUrl);
   const colleagueEmail = `colleague-${randomBytes(4).toString('hex')}@example.com`;
   expect((await colleague.signUp(colleagueEmail, strongPassword())).status).toBe(201);
+  await confirmEmail(colleague, colleagueEmail);
   const enrolment = await colleague.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
   expect((await colleague.request('POST', '/api/me/two-factor/enable', { code: totpCode(enrolment.body.secret, fixture.now()) })).status).toBe(200);
   await page.goto(`${consoleUrl}/operator/operators`);
