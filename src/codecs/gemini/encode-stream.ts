@@ -11,6 +11,7 @@ interface PendingCall {
   toolCallId: string;
   toolName: string;
   argumentsJson: string;
+  signature?: string;
 }
 
 /**
@@ -60,7 +61,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'reasoning-end':
         return part.signature === undefined ? '' : this.#parts([{ text: '', thought: true, thoughtSignature: part.signature }]);
       case 'tool-input-start':
-        this.#calls.set(part.id, { toolCallId: part.toolCallId, toolName: part.toolName, argumentsJson: '' });
+        this.#calls.set(part.id, { toolCallId: part.toolCallId, toolName: part.toolName, argumentsJson: '', ...(part.signature === undefined ? {} : { signature: part.signature }) });
         return '';
       case 'tool-input-delta': {
         const call = this.#calls.get(part.id);
@@ -68,7 +69,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
         return '';
       }
       case 'tool-input-end':
-        return this.#toolCall(part.id, part.signature);
+        return this.#toolCall(part.id);
       case 'usage':
         this.#usage = part.usage;
         return '';
@@ -100,12 +101,12 @@ export class GeminiStreamEncoder implements StreamEncoder {
     return this.#arrayOpen ? JSON_ARRAY_END : '[]';
   }
 
-  #toolCall(id: string, signature: string | undefined): string {
+  #toolCall(id: string): string {
     const call = this.#calls.get(id);
     if (call === undefined) return '';
     this.#calls.delete(id);
     const part: GeminiPart = { functionCall: { id: call.toolCallId, name: call.toolName, args: argumentsObject(call.argumentsJson) } };
-    if (signature !== undefined) part.thoughtSignature = signature;
+    if (call.signature !== undefined) part.thoughtSignature = call.signature;
     return this.#parts([part]);
   }
 

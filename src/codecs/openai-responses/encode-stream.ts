@@ -8,6 +8,7 @@ import type { Citation } from '../../ir/message.js';
 import { argumentsText, functionCallItem, outputText, urlCitation, webSearchItem } from './encode-response.js';
 import type { ToolNamespaces } from './tool-namespaces.js';
 import { encodeReasoningToken } from './reasoning-token.js';
+import { signatureOfNextBlock } from '../carried-signature.js';
 import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
 import { encodeResponsesUsage } from '../../wire/responses/usage.js';
 
@@ -41,6 +42,12 @@ export function responsesErrorEvent(sequenceNumber: number, status: number, code
  * events, response.output_item.done; then response.completed (or response.incomplete) with the whole response and
  * usage. Every event carries a running sequence_number; output_index counts items, content_index/summary_index
  * are 0 (one part per item). An upstream failure becomes response.failed followed by an error event.
+ *
+ * The output ends with the answer's message or call, as OpenAI's does: a message item starts with its first text
+ * (a block that holds only a signature adds none), and the signature of a call (Gemini's) goes before it, in the
+ * reasoning item before it when that one has no state of its own (its done events wait for the next item), else in
+ * an empty reasoning item (see carried-signature.ts). A signature known only after the text was written (Gemini's
+ * on streamed text) has no place before that text and is not carried.
  */
 export class ResponsesStreamEncoder implements StreamEncoder {
   #sequence = 0;
@@ -50,6 +57,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   readonly #blocks = new Map<string, OpenBlock>();
   /** Message items already done, by canonical block id, for citations that arrive after their text. */
   readonly #closedMessages = new Map<string, { item: OutputItem; outputIndex: number }>();
+  /** Text blocks started whose message item waits for their first text. */
+  readonly #pendingTexts = new Set<string>();
+  /** A reasoning item complete but for its state, whose done events wait for the item after it. */
+  #unsigned: OpenBlock | null = null;
   readonly #state: ResponseState;
 
   constructor(
@@ -71,10 +82,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         }
         return this.#start();
       case 'text-start':
-        return this.#open(part.id, 'message').events;
+        if (!this.#blocks.has(part.id)) this.#pendingTexts.add(part.id);
+        return this.#start();
       case 'text-delta': {
         if (part.delta === '') return '';
-        const { block, events } = this.#open(part.id, 'message');
+        const { block, events } = this.#openText(part.id);
         block.text += part.delta;
         return events + this.#event('response.output_text.delta', { item_id: block.item.id, output_index: block.outputIndex, content_index: 0, delta: part.delta, logprobs: [] });
       }
@@ -95,13 +107,21 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         const block = this.#blocks.get(part.id);
         if (block === undefined || block.item.type !== 'reasoning') return '';
         const token = encodeReasoningToken(part);
-        if (token !== null) block.item.encrypted_content = token;
-        return this.#close(part.id, block);
+        if (token !== null) {
+          block.item.encrypted_content = token;
+          return this.#close(part.id, block);
+        }
+        // Reasoning without state of its own may yet carry the signature of the item after it.
+        const released = this.#release();
+        this.#blocks.delete(part.id);
+        this.#unsigned = block;
+        return released;
       }
       case 'tool-input-start': {
         if (this.#blocks.has(part.id)) return '';
+        const carried = part.signature === undefined || part.signature === '' ? '' : this.#carry(part.signature);
         const item: OutputItem = functionCallItem(itemId('fc'), 'in_progress', part.toolCallId, part.toolName, '', this.namespaces);
-        return this.#add(part.id, item);
+        return carried + this.#add(part.id, item);
       }
       case 'tool-input-delta': {
         const block = this.#blocks.get(part.id);
@@ -111,6 +131,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'text-end':
       case 'tool-input-end': {
+        this.#pendingTexts.delete(part.id);
         const block = this.#blocks.get(part.id);
         return block === undefined ? '' : this.#close(part.id, block);
       }
@@ -158,6 +179,33 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.#event('response.created', { response: this.#response() }) + this.#event('response.in_progress', { response: this.#response() });
   }
 
+  /** The message item of a text block, added on its first text. */
+  #openText(id: string): { block: OpenBlock; events: string } {
+    this.#pendingTexts.delete(id);
+    return this.#open(id, 'message');
+  }
+
+  /** A signature of the item about to be added, on the reasoning item that waits for it, else on an empty one. */
+  #carry(signature: string): string {
+    const carried = signatureOfNextBlock(signature);
+    if (this.#unsigned !== null) return this.#release(carried);
+    const item: OutputItem = { id: itemId('rs'), type: 'reasoning', summary: [], encrypted_content: carried };
+    const outputIndex = this.#state.output.length;
+    this.#state.output.push(item);
+    return this.#start() +
+      this.#event('response.output_item.added', { output_index: outputIndex, item }) +
+      this.#event('response.output_item.done', { output_index: outputIndex, item });
+  }
+
+  /** Ends the reasoning item that waited for the next one, with the state that item carries to the next if any. */
+  #release(encryptedContent?: string): string {
+    const block = this.#unsigned;
+    if (block === null) return '';
+    this.#unsigned = null;
+    if (encryptedContent !== undefined && block.item.type === 'reasoning') block.item.encrypted_content = encryptedContent;
+    return this.#closeEvents(block);
+  }
+
   #open(id: string, kind: 'message' | 'reasoning'): { block: OpenBlock; events: string } {
     const existing = this.#blocks.get(id);
     if (existing !== undefined) return { block: existing, events: '' };
@@ -173,7 +221,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #add(id: string, item: OutputItem): string {
-    const start = this.#start();
+    const start = this.#start() + this.#release();
     const outputIndex = this.#state.output.length;
     this.#state.output.push(item);
     this.#blocks.set(id, { item, outputIndex, text: '', announced: false, citations: [] });
@@ -182,6 +230,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   #close(id: string, block: OpenBlock): string {
     this.#blocks.delete(id);
+    if (block.item.type === 'message') this.#closedMessages.set(id, { item: block.item, outputIndex: block.outputIndex });
+    return this.#closeEvents(block);
+  }
+
+  #closeEvents(block: OpenBlock): string {
     const { item, outputIndex, text } = block;
     let out = '';
     switch (item.type) {
@@ -190,7 +243,6 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         part.annotations.forEach((annotation, annotationIndex) => {
           out += this.#event('response.output_text.annotation.added', { item_id: item.id, output_index: outputIndex, content_index: 0, annotation_index: annotationIndex, annotation });
         });
-        this.#closedMessages.set(id, { item, outputIndex });
         out += this.#event('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
         out += this.#event('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
         item.content = [part];
@@ -226,7 +278,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (item.type !== 'web_search_call') return '';
     const done = { ...item, action: { ...item.action } };
     item.status = 'in_progress';
-    const start = this.#start();
+    const start = this.#start() + this.#release();
     const outputIndex = this.#state.output.length;
     this.#state.output.push(done);
     const ids = { item_id: item.id, output_index: outputIndex };
@@ -243,10 +295,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * for a block already done (Gemini reports grounding last), added to its item at once.
    */
   #cite(id: string, citation: Citation): string {
-    const open = this.#blocks.get(id);
+    const { block: open, events } = this.#pendingTexts.has(id) ? this.#openText(id) : { block: this.#blocks.get(id), events: '' };
     if (open !== undefined) {
       open.citations.push(citation);
-      return '';
+      return events;
     }
     const closed = this.#closedMessages.get(id);
     const part = closed?.item.type === 'message' ? closed.item.content[0] : undefined;
@@ -259,7 +311,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #closeAll(): string {
     let out = '';
     for (const [id, block] of [...this.#blocks]) out += this.#close(id, block);
-    return out;
+    return out + this.#release();
   }
 
   #finish(reason: FinishReason, usage: Usage | null): string {
