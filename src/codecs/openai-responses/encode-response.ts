@@ -76,6 +76,8 @@ export function outputItemsOf(response: ChatResponse, namespaces: ToolNamespaces
     message = null;
     if (part.type === 'reasoning') {
       const token = encodeReasoningToken(part);
+      // Reasoning with neither text nor state shows nothing.
+      if (token === null && part.text === '') continue;
       const item: OutputItem = { id: itemId('rs'), type: 'reasoning', summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }] };
       if (token !== null) item.encrypted_content = token;
       items.push(item);

@@ -43,8 +43,9 @@ export function responsesErrorEvent(sequenceNumber: number, status: number, code
  * usage. Every event carries a running sequence_number; output_index counts items, content_index/summary_index
  * are 0 (one part per item). An upstream failure becomes response.failed followed by an error event.
  *
- * The output ends with the answer's message or call, as OpenAI's does: a message item starts with its first text
- * (a block that holds only a signature adds none), and the signature of a call (Gemini's) goes before it, in the
+ * The output ends with the answer's message or call, as OpenAI's does: an item is added once its block has
+ * something to show (text; for reasoning, text or state), so a block of only a late signature adds none; and the
+ * signature of a call (Gemini's) goes before it, in the
  * reasoning item before it when that one has no state of its own (its done events wait for the next item), else in
  * an empty reasoning item (see carried-signature.ts). A signature known only after the text was written (Gemini's
  * on streamed text) has no place before that text and is not carried.
@@ -57,8 +58,8 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   readonly #blocks = new Map<string, OpenBlock>();
   /** Message items already done, by canonical block id, for citations that arrive after their text. */
   readonly #closedMessages = new Map<string, { item: OutputItem; outputIndex: number }>();
-  /** Text blocks started whose message item waits for their first text. */
-  readonly #pendingTexts = new Set<string>();
+  /** Blocks started whose item waits for something to show: text for a message, text or state for reasoning. */
+  readonly #pending = new Set<string>();
   /** A reasoning item complete but for its state, whose done events wait for the item after it. */
   #unsigned: OpenBlock | null = null;
   readonly #state: ResponseState;
@@ -82,19 +83,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         }
         return this.#start();
       case 'text-start':
-        if (!this.#blocks.has(part.id)) this.#pendingTexts.add(part.id);
+        if (!this.#blocks.has(part.id)) this.#pending.add(part.id);
         return this.#start();
       case 'text-delta': {
         if (part.delta === '') return '';
-        const { block, events } = this.#openText(part.id);
+        const { block, events } = this.#openPending(part.id, 'message');
         block.text += part.delta;
         return events + this.#event('response.output_text.delta', { item_id: block.item.id, output_index: block.outputIndex, content_index: 0, delta: part.delta, logprobs: [] });
       }
       case 'reasoning-start':
-        return this.#open(part.id, 'reasoning').events;
+        if (!this.#blocks.has(part.id)) this.#pending.add(part.id);
+        return this.#start();
       case 'reasoning-delta': {
         if (part.delta === '') return '';
-        const { block, events } = this.#open(part.id, 'reasoning');
+        const { block, events } = this.#openPending(part.id, 'reasoning');
         let out = events;
         if (!block.announced) {
           block.announced = true;
@@ -104,12 +106,18 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         return out + this.#event('response.reasoning_summary_text.delta', { item_id: block.item.id, output_index: block.outputIndex, summary_index: 0, delta: part.delta });
       }
       case 'reasoning-end': {
-        const block = this.#blocks.get(part.id);
-        if (block === undefined || block.item.type !== 'reasoning') return '';
+        if (!this.#pending.has(part.id) && !this.#blocks.has(part.id)) return '';
         const token = encodeReasoningToken(part);
+        // Reasoning with neither text nor state shows nothing and adds no item.
+        if (this.#pending.has(part.id) && token === null) {
+          this.#pending.delete(part.id);
+          return '';
+        }
+        const { block, events: added } = this.#openPending(part.id, 'reasoning');
+        if (block.item.type !== 'reasoning') return added;
         if (token !== null) {
           block.item.encrypted_content = token;
-          return this.#close(part.id, block);
+          return added + this.#close(part.id, block);
         }
         // Reasoning without state of its own may yet carry the signature of the item after it.
         const released = this.#release();
@@ -131,7 +139,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'text-end':
       case 'tool-input-end': {
-        this.#pendingTexts.delete(part.id);
+        this.#pending.delete(part.id);
         const block = this.#blocks.get(part.id);
         return block === undefined ? '' : this.#close(part.id, block);
       }
@@ -179,10 +187,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.#event('response.created', { response: this.#response() }) + this.#event('response.in_progress', { response: this.#response() });
   }
 
-  /** The message item of a text block, added on its first text. */
-  #openText(id: string): { block: OpenBlock; events: string } {
-    this.#pendingTexts.delete(id);
-    return this.#open(id, 'message');
+  /** The item of a started block, added once it has something to show. */
+  #openPending(id: string, kind: 'message' | 'reasoning'): { block: OpenBlock; events: string } {
+    this.#pending.delete(id);
+    return this.#open(id, kind);
   }
 
   /** A signature of the item about to be added, on the reasoning item that waits for it, else on an empty one. */
@@ -295,7 +303,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * for a block already done (Gemini reports grounding last), added to its item at once.
    */
   #cite(id: string, citation: Citation): string {
-    const { block: open, events } = this.#pendingTexts.has(id) ? this.#openText(id) : { block: this.#blocks.get(id), events: '' };
+    const { block: open, events } = this.#pending.has(id) ? this.#openPending(id, 'message') : { block: this.#blocks.get(id), events: '' };
     if (open !== undefined) {
       open.citations.push(citation);
       return events;
