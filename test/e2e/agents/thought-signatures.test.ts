@@ -69,10 +69,20 @@ describe("Gemini's thought signatures on the Anthropic wire: carried before the 
   });
 
   it.each([false, true])('thoughts before a call take its signature: one thinking block, as Anthropic writes it (stream %s)', async (stream) => {
-    const message = await ask(anthropic(), stream, { model: 'sig-gemini', max_tokens: 4000, tools: TOOLS, thinking: { type: 'adaptive', display: 'summarized' }, messages: [{ role: 'user', content: 'What is the weather in Paris?' }] });
+    const client = anthropic();
+    const params = { model: 'sig-gemini', max_tokens: 4000, tools: TOOLS, thinking: { type: 'adaptive' as const, display: 'summarized' as const } };
+    const question: Anthropic.MessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+    const message = await ask(client, stream, { ...params, messages: [question] });
     expect(message.content).toEqual([
       { type: 'thinking', thinking: expect.stringMatching(/^Thinking about/) as string, signature: `ugw1.n.${CALL_SIGNATURE}` },
       expect.objectContaining({ type: 'tool_use', name: 'get_weather' }),
+    ]);
+    const toolUse = message.content[1] as Anthropic.ToolUseBlock;
+    await ask(client, stream, { ...params, messages: [question, { role: 'assistant', content: message.content as Anthropic.ContentBlockParam[] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: 'Sunny' }] }] });
+    // The thoughts go back as the unsigned thought they were, the signature on the call.
+    expect(modelPartsSentBack()).toEqual([
+      { text: expect.stringMatching(/^Thinking about/) as string, thought: true },
+      { functionCall: { id: toolUse.id, name: 'get_weather', args: { location: 'Paris' } }, thoughtSignature: CALL_SIGNATURE },
     ]);
   });
 
