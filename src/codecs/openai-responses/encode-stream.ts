@@ -45,10 +45,10 @@ export function responsesErrorEvent(sequenceNumber: number, status: number, code
  *
  * The output ends with the answer's message or call, as OpenAI's does: an item is added once its block has
  * something to show (text; for reasoning, text or state), so a block of only a late signature adds none; and the
- * signature of a call (Gemini's) goes before it, in the
- * reasoning item before it when that one has no state of its own (its done events wait for the next item), else in
- * an empty reasoning item (see carried-signature.ts). A signature known only after the text was written (Gemini's
- * on streamed text) has no place before that text and is not carried.
+ * signature of a call (Gemini's) goes before it, in the reasoning item before it when that one has no state of its
+ * own (its done events wait for the next item), else in an empty reasoning item (see carried-signature.ts). A
+ * signature known only after the text was written (Gemini's on streamed text) has no place before that text and is
+ * not carried.
  */
 export class ResponsesStreamEncoder implements StreamEncoder {
   #sequence = 0;
@@ -59,7 +59,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   /** Message items already done, by canonical block id, for citations that arrive after their text. */
   readonly #closedMessages = new Map<string, { item: OutputItem; outputIndex: number }>();
   /** Blocks started whose item waits for something to show: text for a message, text or state for reasoning. */
-  readonly #pending = new Set<string>();
+  readonly #pending = new Map<string, 'message' | 'reasoning'>();
   /** A reasoning item complete but for its state, whose done events wait for the item after it. */
   #unsigned: OpenBlock | null = null;
   readonly #state: ResponseState;
@@ -83,7 +83,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         }
         return this.#start();
       case 'text-start':
-        if (!this.#blocks.has(part.id)) this.#pending.add(part.id);
+        if (!this.#blocks.has(part.id)) this.#pending.set(part.id, 'message');
         return this.#start();
       case 'text-delta': {
         if (part.delta === '') return '';
@@ -92,7 +92,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         return events + this.#event('response.output_text.delta', { item_id: block.item.id, output_index: block.outputIndex, content_index: 0, delta: part.delta, logprobs: [] });
       }
       case 'reasoning-start':
-        if (!this.#blocks.has(part.id)) this.#pending.add(part.id);
+        if (!this.#blocks.has(part.id)) this.#pending.set(part.id, 'reasoning');
         return this.#start();
       case 'reasoning-delta': {
         if (part.delta === '') return '';
@@ -303,7 +303,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * for a block already done (Gemini reports grounding last), added to its item at once.
    */
   #cite(id: string, citation: Citation): string {
-    const { block: open, events } = this.#pending.has(id) ? this.#openPending(id, 'message') : { block: this.#blocks.get(id), events: '' };
+    const { block: open, events } = this.#pending.get(id) === 'message' ? this.#openPending(id, 'message') : { block: this.#blocks.get(id), events: '' };
     if (open !== undefined) {
       open.citations.push(citation);
       return events;

@@ -31,7 +31,7 @@ class StreamState {
    * part of another kind or the end, so that a signature Gemini sends after them (an empty text part that carries
    * only a thoughtSignature) still reaches the step's first call, where Gemini 3 wants it back.
    */
-  #calls: HeldCall[] = [];
+  readonly #calls: HeldCall[] = [];
   /** The answer's text blocks so far, with their whole text, for citing grounded spans in them. */
   readonly #texts: Array<{ id: string; text: string }> = [];
   #blocks = 0;
@@ -84,9 +84,8 @@ class StreamState {
     this.parts.push({ type: 'finish', reason, usage: this.#usage });
   }
 
-  /** What the stream holds back when it breaks off: the calls already complete go out before the error. */
+  /** When the stream breaks off, the calls already complete go out before the error. */
   flushBeforeError(): void {
-    this.#closeBlock();
     this.#releaseCalls();
   }
 
@@ -194,8 +193,8 @@ function upstreamStreamError(error: unknown): ErrorPart {
  * and thoughts as text / reasoning blocks (one block while parts of a kind follow each other; a part's
  * thoughtSignature ends its block with that signature); each function call as tool-input-start (with its
  * signature), one delta with the whole arguments and tool-input-end, once the step's calls are complete; `usage`
- * whenever the running total changes; `finish` last with the latest usage. Everything the stream carries arrives before `finish`, because Gemini ends the body
- * right after its last chunk.
+ * whenever the running total changes; `finish` last with the latest usage. Everything the stream carries arrives
+ * before `finish`, because Gemini ends the body right after its last chunk.
  */
 export async function* parseGeminiStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
   const state = new StreamState(request);
