@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAgentCli, type AgentCliRun } from '../../support/agent-cli.js';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { signatureFor, startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
 
@@ -37,35 +37,24 @@ afterAll(async () => {
 });
 
 /** `claude -p` in print mode with JSON output, offline except for the gateway, with a throw-away home. */
-function claudePrint(model: string, prompt: string, allowedTools: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CLAUDE, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', allowedTools], {
-      cwd: path.join(home, 'work'),
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: home,
-        ANTHROPIC_BASE_URL: gateway.url,
-        ANTHROPIC_API_KEY: account.key,
-        // Claude Code's background calls (titles, summaries) go to its small model: the same routed model here.
-        ANTHROPIC_SMALL_FAST_MODEL: model,
-        ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-        DISABLE_TELEMETRY: '1',
-        DISABLE_ERROR_REPORTING: '1',
-        NO_COLOR: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, stdout, stderr });
-    });
+function claudePrint(model: string, prompt: string, allowedTools: string): Promise<AgentCliRun> {
+  return runAgentCli(CLAUDE, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', allowedTools], {
+    cwd: path.join(home, 'work'),
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      ANTHROPIC_BASE_URL: gateway.url,
+      ANTHROPIC_API_KEY: account.key,
+      // Claude Code's background calls (titles, summaries) go to its small model: the same routed model here.
+      ANTHROPIC_SMALL_FAST_MODEL: model,
+      ANTHROPIC_DEFAULT_HAIKU_MODEL: model,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      NO_COLOR: '1',
+    },
+    timeoutMs: 60_000,
   });
 }
 

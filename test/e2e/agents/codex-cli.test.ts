@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAgentCli, type AgentCliRun } from '../../support/agent-cli.js';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { signatureFor, startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
@@ -58,21 +58,9 @@ afterAll(async () => {
 });
 
 /** `codex exec` with no stdin (Codex reads a piped stdin to its end before it starts). */
-function codexExec(model: string, prompt: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', '--color', 'never', '-C', path.join(home, 'work'), '-m', model, prompt], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, UNIGATE_API_KEY: account.key, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, stdout, stderr });
-    });
+function codexExec(model: string, prompt: string): Promise<AgentCliRun> {
+  return runAgentCli(CODEX, ['exec', '--skip-git-repo-check', '--color', 'never', '-C', path.join(home, 'work'), '-m', model, prompt], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, UNIGATE_API_KEY: account.key, NO_COLOR: '1' },
   });
 }
 
