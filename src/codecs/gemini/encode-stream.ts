@@ -18,7 +18,8 @@ interface PendingCall {
  * Canonical stream parts → `streamGenerateContent` chunks, each a whole `GenerateContentResponse`:
  * - text and thought deltas become one chunk each (thoughts with `thought: true`); a signature at the end of a
  *   block becomes an empty text part carrying `thoughtSignature`, as Gemini itself ends its streams;
- * - function calls are buffered until `tool-input-end` and sent whole (Gemini never streams arguments);
+ * - function calls are buffered until `tool-input-end` and sent whole, with the signature their start carried
+ *   (Gemini never streams arguments);
  * - every chunk carries the latest `usageMetadata` (running totals) once known, `modelVersion` and `responseId`;
  * - `finish` sends a last chunk with the finish reason and the final usage;
  * - `error` sends an error object with a numeric `code` (what `@google/genai` throws on) and ends the stream.
