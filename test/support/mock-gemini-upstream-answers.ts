@@ -4,9 +4,10 @@
  * - a googleSearch tool and a last user text mentioning "search" → a text answer with groundingMetadata (the last 100
  *   characters of that text as query, two web sources, the first sentence cited); googleSearch with function
  *   declarations is refused before Gemini 3, as the API does.
- * - tools are declared, mode is not NONE, and the last user text mentions "weather" (or mode is ANY) → one
- *   function call to the weather-like (else first allowed) function with `{location}` (the word after "in", else
- *   Paris) and `unit: "celsius"` when the schema has a unit;
+ * - tools are declared, mode is not NONE, and the last user text mentions "weather" or `call <name>` (or mode is ANY)
+ *   → one function call to the named, else weather-like, else first allowed function with the arguments the text
+ *   gives (`call <name> with {…}`), else `{location}` (the word after "in", else Paris) and `unit: "celsius"` when the
+ *   schema has a unit;
  * - otherwise "Echo: <last user text>" (as `{"echo": …}` with responseMimeType application/json).
  * Thinking models (2.5 and later, unless thinkingBudget is 0) think "Thinking about "<text>"." and report it in
  * thoughtsTokenCount; the thought is returned as a `thought: true` part only with includeThoughts. Thinking models
@@ -14,7 +15,7 @@
  * text (in streams: a last empty text part).
  * Tokens are words and punctuation marks; an image counts 258, as Gemini counts it.
  */
-import { requestedToolName } from './mock-tool-request.js';
+import { requestedToolArguments, requestedToolName } from './mock-tool-request.js';
 import { createHash } from 'node:crypto';
 import type { Declaration, GenerateRequest, MockContent } from './mock-gemini-upstream-validate.js';
 import { isObject, type JsonObject, type MockModel } from './mock-gemini-upstream-wire.js';
@@ -100,6 +101,8 @@ function weatherCall(request: GenerateRequest, text: string): PlannedPart | null
   if (request.mode !== 'ANY' && named === undefined && !/weather/i.test(text)) return null;
   const target: Declaration | undefined = callable.find((d) => d.name === named) ?? callable.find((d) => /weather/i.test(d.name)) ?? callable[0];
   if (target === undefined) return null;
+  const given = requestedToolArguments(text, target.name);
+  if (given !== undefined) return { kind: 'call', name: target.name, args: given as JsonObject };
   const location = /\bin ([A-Z][A-Za-z]+)/.exec(text)?.[1] ?? 'Paris';
   const properties = isObject(target.parameters?.properties) ? target.parameters.properties : {};
   const args: JsonObject = { location };

@@ -10,7 +10,7 @@ import {
   keepUnmapped,
   type DecodeContext,
 } from './decode-content.js';
-import { restoreCarriedSignatures } from './carried-signature.js';
+import { restoreCarriedSignatures } from '../carried-signature.js';
 import { invalid, requireObject } from './request-fields.js';
 
 type Role = 'user' | 'assistant';

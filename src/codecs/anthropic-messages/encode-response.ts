@@ -1,7 +1,7 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { Citation, ContentPart, WebSearchPart } from '../../ir/message.js';
 import type { AnthropicMessage, AnthropicResponseBlock, AnthropicWebCitation } from '../../wire/anthropic/anthropic-wire.js';
-import { carrierBlock } from './carried-signature.js';
+import { signatureOfNextBlock } from '../carried-signature.js';
 import { anthropicStopReason } from '../../wire/anthropic/stop-reason.js';
 import { usageToAnthropic } from '../../wire/anthropic/usage.js';
 
@@ -59,6 +59,7 @@ function encodeBlock(part: ContentPart): AnthropicResponseBlock | AnthropicRespo
       return webSearchBlocks(part);
     case 'reasoning':
       if (part.redactedData !== undefined) return { type: 'redacted_thinking', data: part.redactedData };
+      if (part.text === '' && (part.signature ?? '') === '') return null;
       return { type: 'thinking', thinking: part.text, signature: part.signature ?? '' };
     case 'tool-call':
       return { type: 'tool_use', id: part.id, name: part.name, input: toolInputObject(part.argumentsJson) };
@@ -74,15 +75,25 @@ function encodeBlock(part: ContentPart): AnthropicResponseBlock | AnthropicRespo
   }
 }
 
-/** The canonical response as an Anthropic `message` object, naming the public model the caller asked for. */
+/**
+ * The canonical response as an Anthropic `message` object, naming the public model the caller asked for. Blocks
+ * come in the answer's order and end with its text or tool use, as Anthropic's do: the signature of a text or tool
+ * call (Gemini's) goes on the thinking block before it when that one has none, else on an empty thinking block
+ * inserted before it (see carried-signature.ts).
+ */
 export function encodeAnthropicMessage(response: ChatResponse, model: string): AnthropicMessage {
   const content: AnthropicResponseBlock[] = [];
   for (const part of response.content) {
     const block = encodeBlock(part);
+    if (block === null) continue;
+    const signature = part.type === 'text' || part.type === 'tool-call' ? part.signature : undefined;
+    if (signature !== undefined && signature !== '') {
+      const before = content.at(-1);
+      if (before?.type === 'thinking' && before.signature === '') before.signature = signatureOfNextBlock(signature);
+      else content.push({ type: 'thinking', thinking: '', signature: signatureOfNextBlock(signature) });
+    }
     if (Array.isArray(block)) content.push(...block);
-    else if (block !== null) content.push(block);
-    // Gemini's signature on a text or a function call travels in a thinking block after it.
-    if (block !== null && (part.type === 'text' || part.type === 'tool-call') && part.signature !== undefined && part.signature !== '') content.push(carrierBlock(part.signature));
+    else content.push(block);
   }
   const hasToolCalls = content.some((block) => block.type === 'tool_use');
   return {

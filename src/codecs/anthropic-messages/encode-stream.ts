@@ -3,7 +3,7 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
 import { sseEvent } from '../../wire/anthropic/anthropic-wire.js';
 import { anthropicErrorBody } from './encode-error.js';
-import { carriedSignature } from './carried-signature.js';
+import { signatureOfNextBlock } from '../carried-signature.js';
 import { anthropicCitation, anthropicMessageId, webSearchBlocks } from './encode-response.js';
 import type { Citation } from '../../ir/message.js';
 import { anthropicStopReason } from '../../wire/anthropic/stop-reason.js';
@@ -33,7 +33,12 @@ interface Block {
  *   input and cache counters the SDK takes over.
  * - Anthropic never interleaves blocks; interleaved canonical blocks (parallel tool inputs) are queued and written
  *   one after the other.
- * - A thinking block's start waits for its first delta or its end, since a redacted block is only known then.
+ * - A thinking block's start waits for its first delta or its end, since a redacted block is only known then; a
+ *   text block's waits for its first text, so a block that holds nothing (only a signature) writes nothing.
+ * - An answer ends with its text or tool use, as Anthropic's do: a signature of a tool call (Gemini's) goes before
+ *   it, on the thinking block before it when that one has no signature yet (its stop waits for the next block),
+ *   else on an empty thinking block (see carried-signature.ts). A signature known only after the text was written
+ *   (Gemini's on streamed text) has no place before that text and is not carried.
  */
 export class AnthropicStreamEncoder implements StreamEncoder {
   readonly #model: string;
@@ -43,6 +48,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #usage: Usage | null = null;
   #blocks = new Map<string, Block>();
   #current: Block | null = null;
+  /** A thinking block written but for its signature and stop, which wait for the block after it. */
+  #unsigned: Block | null = null;
   #queue: Block[] = [];
   #nextIndex = 0;
   #sawToolUse = false;
@@ -74,7 +81,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.#ensureMessageStart() + this.#blockPart(part);
       case 'finish': {
         if (part.usage !== null) this.#usage = part.usage;
-        const out = this.#ensureMessageStart() + this.#closeAll() + this.#flushSearches();
+        const out = this.#ensureMessageStart() + this.#closeAll() + this.#flushSearches() + this.#release();
         this.#finished = true;
         const usage = this.#usage === null ? { output_tokens: 0 } : usageToAnthropic(this.#usage);
         return (
@@ -95,7 +102,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return this.#cite(part.id, part.citation);
       case 'error': {
         // A started message keeps its message_start; an error before any response-start stands alone.
-        const out = this.#writeMessageStart();
+        const out = this.#writeMessageStart() + this.#release();
         this.#finished = true;
         return out + sseEvent('error', anthropicErrorBody(part.status, part.code, part.message));
       }
@@ -165,17 +172,41 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #open(block: Block): string {
     this.#current = block;
     const start = block.start;
-    // Thinking waits: a redacted block shows itself only at its end.
-    if (start.type === 'reasoning-start') return '';
-    if (start.type === 'text-start') return this.#writeBlockStart(block, { type: 'text', text: '' });
+    // Thinking waits: a redacted block shows itself only at its end. Text waits for its first text.
+    if (start.type === 'reasoning-start' || start.type === 'text-start') return '';
     this.#sawToolUse = true;
-    return this.#writeBlockStart(block, { type: 'tool_use', id: start.toolCallId, name: start.toolName, input: {} });
+    return this.#carry(start.signature) + this.#writeBlockStart(block, { type: 'tool_use', id: start.toolCallId, name: start.toolName, input: {} });
   }
 
   #writeBlockStart(block: Block, contentBlock: Record<string, unknown>): string {
+    const out = this.#release();
     const index = this.#nextIndex++;
     block.index = index;
-    return sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+    return out + sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+  }
+
+  #writeTextStart(block: Block): string {
+    return block.index === null ? this.#writeBlockStart(block, { type: 'text', text: '' }) : '';
+  }
+
+  /** A signature of the block about to start, on the thinking block that waits for it, else on an empty one. */
+  #carry(signature: string | undefined): string {
+    if (signature === undefined || signature === '') return '';
+    const carried = signatureOfNextBlock(signature);
+    if (this.#unsigned !== null) return this.#release(carried);
+    const index = this.#nextIndex++;
+    return sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }) +
+      sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: carried } }) +
+      sseEvent('content_block_stop', { type: 'content_block_stop', index });
+  }
+
+  /** Ends the thinking block that waited for the next one, with the signature that block carries to it if any. */
+  #release(signature?: string): string {
+    const block = this.#unsigned;
+    if (block === null) return '';
+    this.#unsigned = null;
+    const delta = signature === undefined ? '' : this.#delta(block, { type: 'signature_delta', signature });
+    return delta + sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
   }
 
   #delta(block: Block, delta: Record<string, unknown>): string {
@@ -185,7 +216,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #apply(block: Block, part: BlockPart): string {
     switch (part.type) {
       case 'text-delta':
-        return part.delta === '' ? '' : this.#delta(block, { type: 'text_delta', text: part.delta });
+        return part.delta === '' ? '' : this.#writeTextStart(block) + this.#delta(block, { type: 'text_delta', text: part.delta });
       case 'tool-input-delta':
         return part.delta === '' ? '' : this.#delta(block, { type: 'input_json_delta', partial_json: part.delta });
       case 'reasoning-delta': {
@@ -194,21 +225,22 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         return start + this.#delta(block, { type: 'thinking_delta', thinking: part.delta });
       }
       case 'reasoning-end': {
-        let out = '';
-        if (block.index === null) {
-          if (part.redactedData !== undefined) {
-            out += this.#writeBlockStart(block, { type: 'redacted_thinking', data: part.redactedData });
-            return out + this.#stop(block);
-          }
-          out += this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' });
+        if (block.index === null && part.redactedData !== undefined) {
+          return this.#writeBlockStart(block, { type: 'redacted_thinking', data: part.redactedData }) + this.#stop(block);
         }
-        if (part.signature !== undefined && part.signature !== '') out += this.#delta(block, { type: 'signature_delta', signature: part.signature });
-        return out + this.#stop(block);
+        if (part.signature === undefined || part.signature === '') {
+          // Unsigned thoughts may yet carry the signature of the block after them; empty ones are left out.
+          if (block.index !== null) this.#unsigned = block;
+          return this.#advance();
+        }
+        const start = block.index === null ? this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' }) : '';
+        return start + this.#delta(block, { type: 'signature_delta', signature: part.signature }) + this.#stop(block);
       }
       case 'text-end':
+        // A block that never wrote text was never started. Its signature, if any, came after its text.
+        return block.index === null ? this.#advance() : this.#stop(block);
       case 'tool-input-end':
-        // Gemini's signature on a text or a function call travels in a thinking block right after it.
-        return this.#stop(block, part.signature);
+        return this.#stop(block);
       default: {
         const unknown: never = part;
         throw new Error(`unknown block part ${String(unknown)}`);
@@ -216,15 +248,14 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     }
   }
 
-  /** Closes the current block and opens the queued ones, replaying what they buffered. */
-  #stop(block: Block, carriedSignatureOf?: string): string {
-    let out = sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
-    if (carriedSignatureOf !== undefined && carriedSignatureOf !== '') {
-      const index = this.#nextIndex++;
-      out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      out += sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: carriedSignature(carriedSignatureOf) } });
-      out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
-    }
+  /** Closes the current block and opens the queued ones. */
+  #stop(block: Block): string {
+    return sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index }) + this.#advance();
+  }
+
+  /** Opens the queued blocks, replaying what they buffered, once the current one is done. */
+  #advance(): string {
+    let out = '';
     this.#current = null;
     while (this.#current === null) {
       const next = this.#queue.shift();
@@ -240,7 +271,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
 
   /** Searches another provider ran, as Anthropic's server_tool_use and web_search_tool_result blocks. */
   #flushSearches(): string {
-    let out = '';
+    if (this.#searches.length === 0) return '';
+    let out = this.#release();
     for (const search of this.#searches.splice(0)) {
       for (const block of webSearchBlocks(search)) {
         const index = this.#nextIndex++;
@@ -259,8 +291,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   /** A citation of the text block being written, as Anthropic's citations_delta; other blocks' are left out. */
   #cite(id: string, citation: Citation): string {
     const block = this.#blocks.get(id);
-    if (block === undefined || block !== this.#current || block.index === null || block.start.type !== 'text-start') return '';
-    return this.#delta(block, { type: 'citations_delta', citation: anthropicCitation(citation, '') });
+    if (block === undefined || block !== this.#current || block.start.type !== 'text-start') return '';
+    return this.#writeTextStart(block) + this.#delta(block, { type: 'citations_delta', citation: anthropicCitation(citation, '') });
   }
 
   /** At the finish, blocks left open are ended as they stand. */

@@ -11,13 +11,15 @@ interface PendingCall {
   toolCallId: string;
   toolName: string;
   argumentsJson: string;
+  signature?: string;
 }
 
 /**
  * Canonical stream parts → `streamGenerateContent` chunks, each a whole `GenerateContentResponse`:
  * - text and thought deltas become one chunk each (thoughts with `thought: true`); a signature at the end of a
  *   block becomes an empty text part carrying `thoughtSignature`, as Gemini itself ends its streams;
- * - function calls are buffered until `tool-input-end` and sent whole (Gemini never streams arguments);
+ * - function calls are buffered until `tool-input-end` and sent whole, with the signature their start carried
+ *   (Gemini never streams arguments);
  * - every chunk carries the latest `usageMetadata` (running totals) once known, `modelVersion` and `responseId`;
  * - `finish` sends a last chunk with the finish reason and the final usage;
  * - `error` sends an error object with a numeric `code` (what `@google/genai` throws on) and ends the stream.
@@ -60,7 +62,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
       case 'reasoning-end':
         return part.signature === undefined ? '' : this.#parts([{ text: '', thought: true, thoughtSignature: part.signature }]);
       case 'tool-input-start':
-        this.#calls.set(part.id, { toolCallId: part.toolCallId, toolName: part.toolName, argumentsJson: '' });
+        this.#calls.set(part.id, { toolCallId: part.toolCallId, toolName: part.toolName, argumentsJson: '', ...(part.signature === undefined ? {} : { signature: part.signature }) });
         return '';
       case 'tool-input-delta': {
         const call = this.#calls.get(part.id);
@@ -68,7 +70,7 @@ export class GeminiStreamEncoder implements StreamEncoder {
         return '';
       }
       case 'tool-input-end':
-        return this.#toolCall(part.id, part.signature);
+        return this.#toolCall(part.id);
       case 'usage':
         this.#usage = part.usage;
         return '';
@@ -100,12 +102,12 @@ export class GeminiStreamEncoder implements StreamEncoder {
     return this.#arrayOpen ? JSON_ARRAY_END : '[]';
   }
 
-  #toolCall(id: string, signature: string | undefined): string {
+  #toolCall(id: string): string {
     const call = this.#calls.get(id);
     if (call === undefined) return '';
     this.#calls.delete(id);
     const part: GeminiPart = { functionCall: { id: call.toolCallId, name: call.toolName, args: argumentsObject(call.argumentsJson) } };
-    if (signature !== undefined) part.thoughtSignature = signature;
+    if (call.signature !== undefined) part.thoughtSignature = call.signature;
     return this.#parts([part]);
   }
 

@@ -2,6 +2,7 @@ import type { ImagePart, Message, ReasoningPart, TextPart, ToolCallPart, ToolRes
 import { ToolNamespaces } from './tool-namespaces.js';
 import { mediaSourceFromUrl } from '../../wire/data-url.js';
 import { decodeReasoningToken } from './reasoning-token.js';
+import { restoreCarriedSignatures } from '../carried-signature.js';
 import { badRequest, isJsonObject, type JsonObject } from './wire-values.js';
 
 export interface DecodedInput {
@@ -241,7 +242,8 @@ export function decodeResponsesInput(input: unknown, instructions: string | unde
         throw badRequest(`${param}.type`, `'${param}.type' ${JSON.stringify(type)} is not a supported input item.`);
     }
   });
-  return { system: builder.system, messages: builder.messages };
+  const messages = builder.messages.map((message) => (message.role === 'assistant' ? { ...message, content: restoreCarriedSignatures(message.content) } : message));
+  return { system: builder.system, messages };
 }
 
 export { OPENAI_ONLY_ITEMS };

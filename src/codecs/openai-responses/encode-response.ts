@@ -1,5 +1,6 @@
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { encodeReasoningToken } from './reasoning-token.js';
+import { signatureOfNextBlock } from '../carried-signature.js';
 import type { Citation } from '../../ir/message.js';
 import { echoOf, itemId, responseId, responseObject, statusOf, type OutputItem, type OutputText, type UrlCitation, type WebSearchAction } from './response-object.js';
 import { encodeResponsesUsage } from '../../wire/responses/usage.js';
@@ -50,12 +51,20 @@ export function wantsSearchSources(body: JsonObject): boolean {
 /**
  * Canonical content → output items in order: reasoning parts become reasoning items (their provider state in
  * `encrypted_content`), consecutive text parts one assistant message, tool calls function_call items. Images and
- * files have no place in a model's output on this wire and are left out.
+ * files have no place in a model's output on this wire and are left out. The signature of a text or tool call
+ * (Gemini's) goes before it, as OpenAI places reasoning: on the reasoning item before it when that one has no state
+ * of its own, else on an empty reasoning item (see carried-signature.ts); empty text (at most a signature) is left
+ * out, so the output ends with the answer's message or call.
  */
 export function outputItemsOf(response: ChatResponse, namespaces: ToolNamespaces | null = null, includeSources = false): OutputItem[] {
   const items: OutputItem[] = [];
   let message: Extract<OutputItem, { type: 'message' }> | null = null;
   for (const part of response.content) {
+    if (part.type === 'text' && part.text === '') continue;
+    if ((part.type === 'text' || part.type === 'tool-call') && part.signature !== undefined && part.signature !== '') {
+      carrySignature(items, part.signature);
+      message = null;
+    }
     if (part.type === 'text') {
       if (message === null) {
         message = { id: itemId('msg'), type: 'message', status: 'completed', role: 'assistant', content: [] };
@@ -67,6 +76,8 @@ export function outputItemsOf(response: ChatResponse, namespaces: ToolNamespaces
     message = null;
     if (part.type === 'reasoning') {
       const token = encodeReasoningToken(part);
+      // Reasoning with neither text nor state shows nothing.
+      if (token === null && part.text === '') continue;
       const item: OutputItem = { id: itemId('rs'), type: 'reasoning', summary: part.text === '' ? [] : [{ type: 'summary_text', text: part.text }] };
       if (token !== null) item.encrypted_content = token;
       items.push(item);
@@ -77,6 +88,18 @@ export function outputItemsOf(response: ChatResponse, namespaces: ToolNamespaces
     }
   }
   return items;
+}
+
+/** A signature of the next item, on the reasoning item before it when that one carries nothing, else on a new one. */
+function carrySignature(items: OutputItem[], signature: string): OutputItem {
+  const before = items.at(-1);
+  if (before?.type === 'reasoning' && (before.encrypted_content ?? null) === null) {
+    before.encrypted_content = signatureOfNextBlock(signature);
+    return before;
+  }
+  const carrier: OutputItem = { id: itemId('rs'), type: 'reasoning', summary: [], encrypted_content: signatureOfNextBlock(signature) };
+  items.push(carrier);
+  return carrier;
 }
 
 /** Canonical response → the Responses `response` object as JSON text; `body` is the caller's request (echoed fields). */

@@ -8,6 +8,7 @@ import type { Citation } from '../../ir/message.js';
 import { argumentsText, functionCallItem, outputText, urlCitation, webSearchItem } from './encode-response.js';
 import type { ToolNamespaces } from './tool-namespaces.js';
 import { encodeReasoningToken } from './reasoning-token.js';
+import { signatureOfNextBlock } from '../carried-signature.js';
 import { itemId, responseId, responseObject, statusOf, type OutputItem, type ResponseEcho, type ResponseState } from './response-object.js';
 import { encodeResponsesUsage } from '../../wire/responses/usage.js';
 
@@ -41,6 +42,13 @@ export function responsesErrorEvent(sequenceNumber: number, status: number, code
  * events, response.output_item.done; then response.completed (or response.incomplete) with the whole response and
  * usage. Every event carries a running sequence_number; output_index counts items, content_index/summary_index
  * are 0 (one part per item). An upstream failure becomes response.failed followed by an error event.
+ *
+ * The output ends with the answer's message or call, as OpenAI's does: an item is added once its block has
+ * something to show (text; for reasoning, text or state), so a block of only a late signature adds none; and the
+ * signature of a call (Gemini's) goes before it, in the reasoning item before it when that one has no state of its
+ * own (its done events wait for the next item), else in an empty reasoning item (see carried-signature.ts). A
+ * signature known only after the text was written (Gemini's on streamed text) has no place before that text and is
+ * not carried.
  */
 export class ResponsesStreamEncoder implements StreamEncoder {
   #sequence = 0;
@@ -50,6 +58,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   readonly #blocks = new Map<string, OpenBlock>();
   /** Message items already done, by canonical block id, for citations that arrive after their text. */
   readonly #closedMessages = new Map<string, { item: OutputItem; outputIndex: number }>();
+  /** Blocks started whose item waits for something to show: text for a message, text or state for reasoning. */
+  readonly #pending = new Map<string, 'message' | 'reasoning'>();
+  /** A reasoning item complete but for its state, whose done events wait for the item after it. */
+  #unsigned: OpenBlock | null = null;
   readonly #state: ResponseState;
 
   constructor(
@@ -71,18 +83,20 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         }
         return this.#start();
       case 'text-start':
-        return this.#open(part.id, 'message').events;
+        if (!this.#blocks.has(part.id)) this.#pending.set(part.id, 'message');
+        return this.#start();
       case 'text-delta': {
         if (part.delta === '') return '';
-        const { block, events } = this.#open(part.id, 'message');
+        const { block, events } = this.#openPending(part.id, 'message');
         block.text += part.delta;
         return events + this.#event('response.output_text.delta', { item_id: block.item.id, output_index: block.outputIndex, content_index: 0, delta: part.delta, logprobs: [] });
       }
       case 'reasoning-start':
-        return this.#open(part.id, 'reasoning').events;
+        if (!this.#blocks.has(part.id)) this.#pending.set(part.id, 'reasoning');
+        return this.#start();
       case 'reasoning-delta': {
         if (part.delta === '') return '';
-        const { block, events } = this.#open(part.id, 'reasoning');
+        const { block, events } = this.#openPending(part.id, 'reasoning');
         let out = events;
         if (!block.announced) {
           block.announced = true;
@@ -92,16 +106,30 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         return out + this.#event('response.reasoning_summary_text.delta', { item_id: block.item.id, output_index: block.outputIndex, summary_index: 0, delta: part.delta });
       }
       case 'reasoning-end': {
-        const block = this.#blocks.get(part.id);
-        if (block === undefined || block.item.type !== 'reasoning') return '';
+        if (!this.#pending.has(part.id) && !this.#blocks.has(part.id)) return '';
         const token = encodeReasoningToken(part);
-        if (token !== null) block.item.encrypted_content = token;
-        return this.#close(part.id, block);
+        // Reasoning with neither text nor state shows nothing and adds no item.
+        if (this.#pending.has(part.id) && token === null) {
+          this.#pending.delete(part.id);
+          return '';
+        }
+        const { block, events: added } = this.#openPending(part.id, 'reasoning');
+        if (block.item.type !== 'reasoning') return added;
+        if (token !== null) {
+          block.item.encrypted_content = token;
+          return added + this.#close(part.id, block);
+        }
+        // Reasoning without state of its own may yet carry the signature of the item after it.
+        const released = this.#release();
+        this.#blocks.delete(part.id);
+        this.#unsigned = block;
+        return released;
       }
       case 'tool-input-start': {
         if (this.#blocks.has(part.id)) return '';
+        const carried = part.signature === undefined || part.signature === '' ? '' : this.#carry(part.signature);
         const item: OutputItem = functionCallItem(itemId('fc'), 'in_progress', part.toolCallId, part.toolName, '', this.namespaces);
-        return this.#add(part.id, item);
+        return carried + this.#add(part.id, item);
       }
       case 'tool-input-delta': {
         const block = this.#blocks.get(part.id);
@@ -111,6 +139,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
       }
       case 'text-end':
       case 'tool-input-end': {
+        this.#pending.delete(part.id);
         const block = this.#blocks.get(part.id);
         return block === undefined ? '' : this.#close(part.id, block);
       }
@@ -158,6 +187,33 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return this.#event('response.created', { response: this.#response() }) + this.#event('response.in_progress', { response: this.#response() });
   }
 
+  /** The item of a started block, added once it has something to show. */
+  #openPending(id: string, kind: 'message' | 'reasoning'): { block: OpenBlock; events: string } {
+    this.#pending.delete(id);
+    return this.#open(id, kind);
+  }
+
+  /** A signature of the item about to be added, on the reasoning item that waits for it, else on an empty one. */
+  #carry(signature: string): string {
+    const carried = signatureOfNextBlock(signature);
+    if (this.#unsigned !== null) return this.#release(carried);
+    const item: OutputItem = { id: itemId('rs'), type: 'reasoning', summary: [], encrypted_content: carried };
+    const outputIndex = this.#state.output.length;
+    this.#state.output.push(item);
+    return this.#start() +
+      this.#event('response.output_item.added', { output_index: outputIndex, item }) +
+      this.#event('response.output_item.done', { output_index: outputIndex, item });
+  }
+
+  /** Ends the reasoning item that waited for the next one, with the state that item carries to the next if any. */
+  #release(encryptedContent?: string): string {
+    const block = this.#unsigned;
+    if (block === null) return '';
+    this.#unsigned = null;
+    if (encryptedContent !== undefined && block.item.type === 'reasoning') block.item.encrypted_content = encryptedContent;
+    return this.#closeEvents(block);
+  }
+
   #open(id: string, kind: 'message' | 'reasoning'): { block: OpenBlock; events: string } {
     const existing = this.#blocks.get(id);
     if (existing !== undefined) return { block: existing, events: '' };
@@ -173,7 +229,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #add(id: string, item: OutputItem): string {
-    const start = this.#start();
+    const start = this.#start() + this.#release();
     const outputIndex = this.#state.output.length;
     this.#state.output.push(item);
     this.#blocks.set(id, { item, outputIndex, text: '', announced: false, citations: [] });
@@ -182,6 +238,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
 
   #close(id: string, block: OpenBlock): string {
     this.#blocks.delete(id);
+    if (block.item.type === 'message') this.#closedMessages.set(id, { item: block.item, outputIndex: block.outputIndex });
+    return this.#closeEvents(block);
+  }
+
+  #closeEvents(block: OpenBlock): string {
     const { item, outputIndex, text } = block;
     let out = '';
     switch (item.type) {
@@ -190,7 +251,6 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         part.annotations.forEach((annotation, annotationIndex) => {
           out += this.#event('response.output_text.annotation.added', { item_id: item.id, output_index: outputIndex, content_index: 0, annotation_index: annotationIndex, annotation });
         });
-        this.#closedMessages.set(id, { item, outputIndex });
         out += this.#event('response.output_text.done', { item_id: item.id, output_index: outputIndex, content_index: 0, text, logprobs: [] });
         out += this.#event('response.content_part.done', { item_id: item.id, output_index: outputIndex, content_index: 0, part });
         item.content = [part];
@@ -226,7 +286,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     if (item.type !== 'web_search_call') return '';
     const done = { ...item, action: { ...item.action } };
     item.status = 'in_progress';
-    const start = this.#start();
+    const start = this.#start() + this.#release();
     const outputIndex = this.#state.output.length;
     this.#state.output.push(done);
     const ids = { item_id: item.id, output_index: outputIndex };
@@ -243,10 +303,10 @@ export class ResponsesStreamEncoder implements StreamEncoder {
    * for a block already done (Gemini reports grounding last), added to its item at once.
    */
   #cite(id: string, citation: Citation): string {
-    const open = this.#blocks.get(id);
+    const { block: open, events } = this.#pending.get(id) === 'message' ? this.#openPending(id, 'message') : { block: this.#blocks.get(id), events: '' };
     if (open !== undefined) {
       open.citations.push(citation);
-      return '';
+      return events;
     }
     const closed = this.#closedMessages.get(id);
     const part = closed?.item.type === 'message' ? closed.item.content[0] : undefined;
@@ -259,7 +319,7 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   #closeAll(): string {
     let out = '';
     for (const [id, block] of [...this.#blocks]) out += this.#close(id, block);
-    return out;
+    return out + this.#release();
   }
 
   #finish(reason: FinishReason, usage: Usage | null): string {

@@ -31,7 +31,7 @@ export class AnswerCollector {
       case 'reasoning-start':
         return this.#open(part.id, { type: 'reasoning', text: '' });
       case 'tool-input-start':
-        return this.#open(part.id, { type: 'tool-call', id: part.toolCallId, name: part.toolName, argumentsJson: '' });
+        return this.#open(part.id, { type: 'tool-call', id: part.toolCallId, name: part.toolName, argumentsJson: '', ...(part.signature === undefined ? {} : { signature: part.signature }) });
       case 'text-delta':
       case 'reasoning-delta': {
         const block = this.#blocks.get(part.id);
@@ -43,12 +43,13 @@ export class AnswerCollector {
         if (block?.type === 'tool-call') block.argumentsJson += part.delta;
         return;
       }
-      case 'text-end':
-      case 'tool-input-end': {
+      case 'text-end': {
         const block = this.#blocks.get(part.id);
-        if (part.signature !== undefined && (block?.type === 'text' || block?.type === 'tool-call')) block.signature = part.signature;
+        if (part.signature !== undefined && block?.type === 'text') block.signature = part.signature;
         return;
       }
+      case 'tool-input-end':
+        return;
       case 'reasoning-end': {
         const block = this.#blocks.get(part.id);
         if (block?.type !== 'reasoning') return;
@@ -117,10 +118,10 @@ export function answerStreamParts(answer: CachedAnswer, start: { id: string; mod
         });
         return;
       case 'tool-call':
-        parts.push({ type: 'tool-input-start', id, toolCallId: block.id, toolName: block.name, index: toolIndex });
+        parts.push({ type: 'tool-input-start', id, toolCallId: block.id, toolName: block.name, index: toolIndex, ...(block.signature === undefined ? {} : { signature: block.signature }) });
         toolIndex += 1;
         if (block.argumentsJson !== '') parts.push({ type: 'tool-input-delta', id, delta: block.argumentsJson });
-        parts.push({ type: 'tool-input-end', id, ...(block.signature === undefined ? {} : { signature: block.signature }) });
+        parts.push({ type: 'tool-input-end', id });
         return;
       case 'web-search':
         parts.push({ type: 'web-search', id: block.id, ...(block.query === undefined ? {} : { query: block.query }), sources: block.sources });

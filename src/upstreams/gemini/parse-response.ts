@@ -3,7 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { FinishReason } from '../../ir/finish-reason.js';
-import type { ContentPart, TextPart } from '../../ir/message.js';
+import type { ContentPart, TextPart, ToolCallPart } from '../../ir/message.js';
 import { citationsByBlock, groundingOf } from './grounding.js';
 import { emptyUsage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
@@ -58,8 +58,8 @@ export function parseGenerateContentResponse(body: Buffer, request: ChatRequest)
   const content: ContentPart[] = [];
   for (const part of partsOf(candidate)) {
     const decoded = contentPart(part);
-    if (decoded !== null) content.push(decoded);
-    else warnings.push(`a Gemini part (${Object.keys(part).join(', ')}) has no canonical form and was dropped.`);
+    if (decoded === null) warnings.push(`a Gemini part (${Object.keys(part).join(', ')}) has no canonical form and was dropped.`);
+    else if (!signsFirstCall(decoded, content)) content.push(decoded);
   }
   const grounding = groundingOf(candidate);
   if (grounding !== null) {
@@ -79,6 +79,20 @@ export function parseGenerateContentResponse(body: Buffer, request: ChatRequest)
     usage: usageFromUsageMetadata(response.usageMetadata) ?? emptyUsage(),
     warnings,
   };
+}
+
+/**
+ * An empty text part that carries only a signature, right after the step's function calls, signs the first of them
+ * when that one came without its own (Gemini 3 wants a step's signature back on its first call).
+ */
+function signsFirstCall(part: ContentPart, content: ContentPart[]): boolean {
+  if (part.type !== 'text' || part.text !== '' || part.signature === undefined || content.at(-1)?.type !== 'tool-call') return false;
+  let first = content.length - 1;
+  while (content[first - 1]?.type === 'tool-call') first -= 1;
+  const call = content[first] as ToolCallPart;
+  if (call.signature !== undefined) return false;
+  content[first] = { ...call, signature: part.signature };
+  return true;
 }
 
 function contentPart(part: JsonObject): ContentPart | null {

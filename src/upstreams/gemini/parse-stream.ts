@@ -11,6 +11,14 @@ import { citationsByBlock, groundingOf } from './grounding.js';
 
 type ErrorPart = Extract<StreamPart, { type: 'error' }>;
 
+/** A function call of the current step, held until the step's parts are all known. */
+interface HeldCall {
+  toolCallId: string;
+  name: string;
+  argumentsJson: string;
+  signature?: string;
+}
+
 /** The parser's state across chunks; parts it produces wait in `parts` until the generator yields them. */
 class StreamState {
   readonly parts: StreamPart[] = [];
@@ -18,6 +26,12 @@ class StreamState {
   #block: { kind: 'text' | 'reasoning'; id: string } | null = null;
   /** The signature that ends the open block, once a part carried it (the block closes at the end of the chunk). */
   #endingSignature: string | undefined;
+  /**
+   * The function calls of the current step. Gemini sends each call whole and its calls last; they are held until a
+   * part of another kind or the end, so that a signature Gemini sends after them (an empty text part that carries
+   * only a thoughtSignature) still reaches the step's first call, where Gemini 3 wants it back.
+   */
+  readonly #calls: HeldCall[] = [];
   /** The answer's text blocks so far, with their whole text, for citing grounded spans in them. */
   readonly #texts: Array<{ id: string; text: string }> = [];
   #blocks = 0;
@@ -59,6 +73,7 @@ class StreamState {
   /** The closing parts: `finish`, or an error when the stream ended before Gemini's last chunk. */
   end(): void {
     this.#closeBlock();
+    this.#releaseCalls();
     if (this.#finish === null) {
       this.parts.push(streamEndedEarly());
       return;
@@ -69,10 +84,17 @@ class StreamState {
     this.parts.push({ type: 'finish', reason, usage: this.#usage });
   }
 
+  /** When the stream breaks off, the calls already complete go out before the error. */
+  flushBeforeError(): void {
+    this.#releaseCalls();
+  }
+
   #part(part: JsonObject): void {
     const signature = typeof part.thoughtSignature === 'string' ? part.thoughtSignature : undefined;
     if (typeof part.text === 'string') {
       const kind = part.thought === true ? 'reasoning' : 'text';
+      if (kind === 'text' && part.text === '' && signature !== undefined && this.#signFirstCall(signature)) return;
+      this.#releaseCalls();
       if (this.#endingSignature !== undefined) this.#closeBlock();
       const id = this.#openBlock(kind);
       if (part.text !== '') this.parts.push({ type: kind === 'text' ? 'text-delta' : 'reasoning-delta', id, delta: part.text });
@@ -87,13 +109,30 @@ class StreamState {
     const call = part.functionCall;
     if (isJsonObject(call) && typeof call.name === 'string') {
       this.#closeBlock();
-      const id = `tool-${this.#blocks++}`;
       const toolCallId = typeof call.id === 'string' && call.id !== '' ? call.id : newToolCallId();
-      this.parts.push({ type: 'tool-input-start', id, toolCallId, toolName: call.name, index: this.#toolCalls++ });
-      this.parts.push({ type: 'tool-input-delta', id, delta: JSON.stringify(isJsonObject(call.args) ? call.args : {}) });
-      this.parts.push(signature === undefined ? { type: 'tool-input-end', id } : { type: 'tool-input-end', id, signature });
+      const held: HeldCall = { toolCallId, name: call.name, argumentsJson: JSON.stringify(isJsonObject(call.args) ? call.args : {}) };
+      if (signature !== undefined) held.signature = signature;
+      this.#calls.push(held);
     }
     // inlineData and built-in tool parts have no stream part: they are not streamed in translation.
+  }
+
+  /** A signature sent after the step's calls belongs to the first of them, when that one came without its own. */
+  #signFirstCall(signature: string): boolean {
+    const first = this.#calls[0];
+    if (first === undefined || first.signature !== undefined) return false;
+    first.signature = signature;
+    return true;
+  }
+
+  #releaseCalls(): void {
+    for (const call of this.#calls.splice(0)) {
+      const id = `tool-${this.#blocks++}`;
+      const start = { type: 'tool-input-start' as const, id, toolCallId: call.toolCallId, toolName: call.name, index: this.#toolCalls++ };
+      this.parts.push(call.signature === undefined ? start : { ...start, signature: call.signature });
+      this.parts.push({ type: 'tool-input-delta', id, delta: call.argumentsJson });
+      this.parts.push({ type: 'tool-input-end', id });
+    }
   }
 
   /** Google Search grounding (sent with the last chunks): the searches, and citations of the text blocks. */
@@ -152,10 +191,10 @@ function upstreamStreamError(error: unknown): ErrorPart {
 /**
  * Turns Gemini's stream chunks into canonical parts, keeping the documented order: one `response-start`; text
  * and thoughts as text / reasoning blocks (one block while parts of a kind follow each other; a part's
- * thoughtSignature ends its block with that signature); each function call as tool-input-start, one delta with the
- * whole arguments and tool-input-end (with its signature); `usage` whenever the running total changes; `finish`
- * last with the latest usage. Everything the stream carries arrives before `finish`, because Gemini ends the body
- * right after its last chunk.
+ * thoughtSignature ends its block with that signature); each function call as tool-input-start (with its
+ * signature), one delta with the whole arguments and tool-input-end, once the step's calls are complete; `usage`
+ * whenever the running total changes; `finish` last with the latest usage. Everything the stream carries arrives
+ * before `finish`, because Gemini ends the body right after its last chunk.
  */
 export async function* parseGeminiStream(body: AsyncIterable<Buffer>, request: ChatRequest): AsyncIterable<StreamPart> {
   const state = new StreamState(request);
@@ -167,6 +206,7 @@ export async function* parseGeminiStream(body: AsyncIterable<Buffer>, request: C
         return;
       }
       if (chunk.error !== undefined) {
+        state.flushBeforeError();
         yield* state.parts.splice(0);
         yield upstreamStreamError(chunk.error);
         return;

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAgentCli, type AgentCliRun } from '../../support/agent-cli.js';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
-import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
+import { signatureFor, startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 /** The Codex CLI from the npm registry (`@openai/codex`, a dev dependency, with its bundled binary). */
@@ -33,6 +33,8 @@ beforeAll(async () => {
   await addRoutedModel(gateway, { model: 'cli-compatible', channel: { name: 'c', type: 'openai-compatible', base_url: openai.url, api_key: 'sk-upstream-test', models: { 'cli-compatible': 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: 'cli-anthropic', channel: { name: 'a', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream-test', models: { 'cli-anthropic': 'claude-sonnet-4-5' } } });
   await addRoutedModel(gateway, { model: 'cli-gemini', channel: { name: 'g', type: 'gemini', base_url: gemini.url, api_key: 'gemini-upstream-test', models: { 'cli-gemini': 'gemini-3-pro-preview' } } });
+  // Without Google's placeholder: Gemini 3 refuses a call of the current turn that comes back without its signature.
+  await addRoutedModel(gateway, { model: 'cli-gemini-signed', channel: { name: 'g-signed', type: 'gemini', base_url: gemini.url, api_key: 'gemini-upstream-test', models: { 'cli-gemini-signed': 'gemini-3-pro-preview' }, settings: { dummy_thought_signatures: false } } });
   await gateway.gateway.services.catalog.reload();
   account = await seedAccount(gateway, { balanceUsd: 20 });
   // Codex's own configuration: the gateway as a custom provider on the Responses wire, nothing else changed.
@@ -56,21 +58,9 @@ afterAll(async () => {
 });
 
 /** `codex exec` with no stdin (Codex reads a piped stdin to its end before it starts). */
-function codexExec(model: string, prompt: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(CODEX, ['exec', '--skip-git-repo-check', '--color', 'never', '-C', path.join(home, 'work'), '-m', model, prompt], {
-      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, UNIGATE_API_KEY: account.key, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? 1, stdout, stderr });
-    });
+function codexExec(model: string, prompt: string): Promise<AgentCliRun> {
+  return runAgentCli(CODEX, ['exec', '--skip-git-repo-check', '--color', 'never', '-C', path.join(home, 'work'), '-m', model, prompt], {
+    env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home, UNIGATE_API_KEY: account.key, NO_COLOR: '1' },
   });
 }
 
@@ -80,6 +70,18 @@ describe.skipIf(!existsSync(CODEX))('the Codex CLI, as installed, through the ga
     expect(result.code, result.stderr).toBe(0);
     // The mock called the namespaced tool; Codex ran it and sent its output back; the answer names the tool.
     expect(result.stdout).toMatch(/close_agent(?: returned|=)/);
+  }, 90_000);
+
+  it("hands Gemini 3's signature of a call back to Gemini on the next turn, through the reasoning items it keeps", async () => {
+    const args = { cmd: 'echo codex-tool-ran' };
+    const result = await codexExec('cli-gemini-signed', `call exec_command with ${JSON.stringify(args)}`);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Tool results: exec_command=.*codex-tool-ran/);
+    type Body = { contents: Array<{ role: string; parts: Array<{ functionCall?: { name: string; args: unknown }; functionResponse?: { name: string }; thoughtSignature?: string }> }> };
+    const next = gemini.requests.map((request) => request.body as Body).find((body) => body.contents.some((content) => content.parts.some((part) => part.functionResponse?.name === 'exec_command')));
+    const call = next?.contents.flatMap((content) => content.parts).find((part) => part.functionCall?.name === 'exec_command');
+    expect(call?.functionCall?.args).toEqual(args);
+    expect(call?.thoughtSignature).toBe(signatureFor(`gemini-3-pro-preview:exec_command:${JSON.stringify(args)}`));
   }, 90_000);
 
   it('searches the web through Anthropic\'s server tool and shows the answer', async () => {

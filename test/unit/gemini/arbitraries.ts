@@ -188,12 +188,12 @@ export function streamParts(script: { id: string; items: StreamItem[]; end: Stre
     else if (item.kind === 'tool') {
       const argumentsJson = JSON.stringify(item.args);
       const cuts = [...new Set(item.cuts.map((cut) => cut % (argumentsJson.length + 1)))].sort((a, b) => a - b);
-      parts.push({ type: 'tool-input-start', id, toolCallId: `call_${tools}`, toolName: item.name, index: tools++ });
+      parts.push(withSignature({ type: 'tool-input-start' as const, id, toolCallId: `call_${tools}`, toolName: item.name, index: tools++ }, item.signature));
       [0, ...cuts].forEach((start, position, all) => {
         const delta = argumentsJson.slice(start, all[position + 1] ?? argumentsJson.length);
         if (delta !== '') parts.push({ type: 'tool-input-delta', id, delta });
       });
-      parts.push(withSignature({ type: 'tool-input-end' as const, id }, item.signature));
+      parts.push({ type: 'tool-input-end', id });
     } else {
       const kind = item.kind;
       parts.push({ type: kind === 'text' ? 'text-start' : 'reasoning-start', id });

@@ -51,6 +51,36 @@ describe('encodeResponse', () => {
     });
   });
 
+  it("carries Gemini's signatures before the blocks they sign and ends with the answer, as Anthropic orders blocks", () => {
+    const blocks = (content: ChatResponse['content']): unknown[] => (JSON.parse(anthropicMessagesCodec.encodeResponse(response({ content }), 'm')) as { content: unknown[] }).content;
+    // Thoughts without a signature of their own take the call's; the call after it has none.
+    expect(blocks([
+      { type: 'reasoning', text: 'Plan.' },
+      { type: 'tool-call', id: 'c1', name: 'Bash', argumentsJson: '{}', signature: 'c2lnMQ==' },
+      { type: 'tool-call', id: 'c2', name: 'Bash', argumentsJson: '{}' },
+    ])).toEqual([
+      { type: 'thinking', thinking: 'Plan.', signature: 'ugw1.n.c2lnMQ==' },
+      { type: 'tool_use', id: 'c1', name: 'Bash', input: {} },
+      { type: 'tool_use', id: 'c2', name: 'Bash', input: {} },
+    ]);
+    // Without thoughts (Claude Code asks for thinking with display "omitted"): an empty thinking block, as Anthropic's.
+    expect(blocks([{ type: 'text', text: 'Answer.', signature: 'dGV4dA==' }])).toEqual([
+      { type: 'thinking', thinking: '', signature: 'ugw1.n.dGV4dA==' },
+      { type: 'text', text: 'Answer.' },
+    ]);
+    // Signed thoughts keep their own signature; empty text that only carried a signature and empty thoughts are left out.
+    expect(blocks([
+      { type: 'reasoning', text: '' },
+      { type: 'reasoning', text: 'Own.', signature: 'b3du' },
+      { type: 'text', text: 'Answer.', signature: 'dGV4dA==' },
+      { type: 'text', text: '', signature: 'bGF0ZQ==' },
+    ])).toEqual([
+      { type: 'thinking', thinking: 'Own.', signature: 'b3du' },
+      { type: 'thinking', thinking: '', signature: 'ugw1.n.dGV4dA==' },
+      { type: 'text', text: 'Answer.' },
+    ]);
+  });
+
   it.each([
     [{ unified: 'stop', raw: 'STOP' }, 'end_turn'],
     [{ unified: 'length', raw: 'length' }, 'max_tokens'],

@@ -26,7 +26,7 @@ async function finalMessage(sse: string) {
 }
 
 describe('the stream encoder', () => {
-  it('writes the event sequence the SDK rebuilds: thinking with signature, text (its Gemini signature carried in a thinking block after it), tool input, usage', async () => {
+  it('writes the event sequence the SDK rebuilds: thinking with signature, text, tool input (its Gemini signature carried in a thinking block before it), usage', async () => {
     const sse = encode([
       { type: 'response-start', id: 'msg_01abc', model: 'claude-upstream', created: 1 },
       { type: 'usage', usage: { ...usage, output: { total: 1, text: 1, reasoning: 0 } } },
@@ -38,7 +38,7 @@ describe('the stream encoder', () => {
       { type: 'text-delta', id: 't', delta: 'Checking' },
       { type: 'text-delta', id: 't', delta: '' },
       { type: 'text-end', id: 't', signature: 'gemini-only' },
-      { type: 'tool-input-start', id: 'c', toolCallId: 'toolu_1', toolName: 'get_weather', index: 0 },
+      { type: 'tool-input-start', id: 'c', toolCallId: 'toolu_1', toolName: 'get_weather', index: 0, signature: 'gemini-call' },
       { type: 'tool-input-delta', id: 'c', delta: '{"location":' },
       { type: 'tool-input-delta', id: 'c', delta: '"Paris"}' },
       { type: 'tool-input-end', id: 'c' },
@@ -56,14 +56,66 @@ describe('the stream encoder', () => {
     const start = events(sse)[0]!.data as { message: { usage: Record<string, number>; id: string; model: string } };
     expect(start.message).toMatchObject({ id: 'msg_01abc', model: 'public-model', usage: { input_tokens: 100, cache_read_input_tokens: 1200, cache_creation_input_tokens: 0, output_tokens: 1 } });
     const message = await finalMessage(sse);
+    // The text's signature came after its text: there is no place before it, and none after it.
     expect(message.content).toEqual([
       { type: 'thinking', thinking: 'Let me think.', signature: 'sig==' },
       { type: 'text', text: 'Checking' },
-      { type: 'thinking', thinking: '', signature: 'ugw1.g.gemini-only' },
+      { type: 'thinking', thinking: '', signature: 'ugw1.n.gemini-call' },
       { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { location: 'Paris' } },
     ]);
     expect(message.stop_reason).toBe('tool_use');
     expect(message.usage).toMatchObject({ input_tokens: 100, cache_read_input_tokens: 1200, output_tokens: 42, output_tokens_details: { thinking_tokens: 12 } });
+  });
+
+  it("carries Gemini's signature of a call on the unsigned thoughts before it, as one native thinking block", async () => {
+    const sse = encode([
+      { type: 'response-start', id: 'gen-1', model: 'gemini-3-pro-preview', created: 1 },
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: 'I should run it.' },
+      { type: 'reasoning-end', id: 'r' },
+      { type: 'tool-input-start', id: 'c', toolCallId: 'call_1', toolName: 'Bash', index: 0, signature: 'c2ln' },
+      { type: 'tool-input-delta', id: 'c', delta: '{"command":"ls"}' },
+      { type: 'tool-input-end', id: 'c' },
+      { type: 'tool-input-start', id: 'd', toolCallId: 'call_2', toolName: 'Bash', index: 1 },
+      { type: 'tool-input-delta', id: 'd', delta: '{"command":"pwd"}' },
+      { type: 'tool-input-end', id: 'd' },
+      { type: 'finish', reason: { unified: 'tool-calls', raw: 'STOP' }, usage },
+    ]);
+    const blocks = events(sse).filter((event) => event.event.startsWith('content_block'));
+    // The thinking block stops once its signature is known, before the tool use starts.
+    expect(blocks.map((event) => `${event.event.slice(14)}:${String(event.data.index)}`)).toEqual([
+      'start:0', 'delta:0', 'delta:0', 'stop:0', 'start:1', 'delta:1', 'stop:1', 'start:2', 'delta:2', 'stop:2',
+    ]);
+    expect(blocks[0]!.data.content_block).toEqual({ type: 'thinking', thinking: '', signature: '' });
+    const message = await finalMessage(sse);
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: 'I should run it.', signature: 'ugw1.n.c2ln' },
+      { type: 'tool_use', id: 'call_1', name: 'Bash', input: { command: 'ls' } },
+      { type: 'tool_use', id: 'call_2', name: 'Bash', input: { command: 'pwd' } },
+    ]);
+  });
+
+  it("ends with the text when Gemini's signature of it comes last, and writes no block of only a signature", async () => {
+    const sse = encode([
+      { type: 'response-start', id: 'gen-2', model: 'gemini-3-pro-preview', created: 1 },
+      { type: 'tool-input-start', id: 'c', toolCallId: 'call_1', toolName: 'Bash', index: 0, signature: 'c2ln' },
+      { type: 'tool-input-delta', id: 'c', delta: '{}' },
+      { type: 'tool-input-end', id: 'c' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Done.' },
+      { type: 'text-end', id: 't', signature: 'dGV4dA==' },
+      { type: 'text-start', id: 'u' },
+      { type: 'text-end', id: 'u', signature: 'b3JwaGFu' },
+      { type: 'finish', reason: { unified: 'stop', raw: 'STOP' }, usage },
+    ]);
+    const message = await finalMessage(sse);
+    expect(message.content).toEqual([
+      { type: 'thinking', thinking: '', signature: 'ugw1.n.c2ln' },
+      { type: 'tool_use', id: 'call_1', name: 'Bash', input: {} },
+      { type: 'text', text: 'Done.' },
+    ]);
+    expect(sse).not.toContain('dGV4dA==');
+    expect(sse).not.toContain('b3JwaGFu');
   });
 
   it('puts usage known only at the finish into message_delta, where the SDK takes it', async () => {

@@ -8,8 +8,10 @@
  * - usage: input total = uncached + cache read + cache write, text output = output - reasoning;
  * - stream: ids become Anthropic block indexes; deltas of a block are joined, empty deltas vanish; interleaved
  *   tool inputs come back one block after the other in start order; a tool call without input reads back `{}`;
- *   a signature on a text or tool-input end (Gemini's) comes back as an empty thinking block right after that block,
- *   its signature marked `ugw1.g.`; `usage` parts are compared through the finish.
+ *   a signature on a tool-input start (Gemini's) comes back, marked `ugw1.n.`, as the signature of the thinking
+ *   block right before the call: the unsigned thinking written just before it, else an empty one; a signature at a
+ *   text's end (known only after its text) is not carried; blocks with nothing to show (text without text,
+ *   thinking with neither text nor signature) are not written; `usage` parts are compared through the finish.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -116,7 +118,7 @@ function partsOf(s: Scenario): StreamPart[] {
         run.push({ id: `b${index}`, block: s.blocks[index] as Extract<Block, { kind: 'tool' }> });
         index++;
       }
-      for (const item of run) parts.push({ type: 'tool-input-start', id: item.id, toolCallId: item.block.toolCallId, toolName: item.block.toolName, index: toolIndex++ });
+      for (const item of run) parts.push({ type: 'tool-input-start', id: item.id, toolCallId: item.block.toolCallId, toolName: item.block.toolName, index: toolIndex++, signature: 'gemini' });
       // Each block's deltas keep their order (rising keys); across blocks they interleave.
       const interleaved = run.flatMap((item) => {
         let key = 0;
@@ -124,7 +126,7 @@ function partsOf(s: Scenario): StreamPart[] {
       });
       interleaved.sort((a, b) => a.key - b.key);
       for (const item of interleaved) parts.push({ type: 'tool-input-delta', id: item.id, delta: item.delta });
-      for (const item of [...run].reverse()) parts.push({ type: 'tool-input-end', id: item.id, signature: 'gemini' });
+      for (const item of [...run].reverse()) parts.push({ type: 'tool-input-end', id: item.id });
       continue;
     }
     index++;
@@ -149,34 +151,56 @@ function expectedParts(s: Scenario): StreamPart[] {
   const parts: StreamPart[] = [{ type: 'response-start', id: 'msg_stream', model: 'public-model', created: 0 }];
   let toolIndex = 0;
   let next = 0;
-  const carrier = (signature: string): void => {
-    const id = String(next++);
-    parts.push({ type: 'reasoning-start', id }, { type: 'reasoning-end', id, signature: `ugw1.g.${signature}` });
+  /** Unsigned thinking just written, whose end waits: the next call's signature may become its signature. */
+  let unsigned: { id: string; text: string } | null = null;
+  const release = (signature?: string): void => {
+    if (unsigned === null) return;
+    const { id, text: thought } = unsigned;
+    unsigned = null;
+    parts.push({ type: 'reasoning-start', id }, { type: 'reasoning-delta', id, delta: thought }, { type: 'reasoning-end', id, ...(signature === undefined ? {} : { signature }) });
   };
   s.blocks.forEach((current) => {
-    const id = String(next++);
     const joined = current.kind === 'redacted' ? '' : current.deltas.join('');
     switch (current.kind) {
-      case 'text':
-        parts.push({ type: 'text-start', id }, ...(joined === '' ? [] : [{ type: 'text-delta' as const, id, delta: joined }]), { type: 'text-end', id });
-        if (current.signature !== undefined && current.signature !== '') carrier(current.signature);
+      case 'text': {
+        if (joined === '') break;
+        release();
+        const id = String(next++);
+        parts.push({ type: 'text-start', id }, { type: 'text-delta', id, delta: joined }, { type: 'text-end', id });
         break;
-      case 'reasoning':
-        parts.push({ type: 'reasoning-start', id }, ...(joined === '' ? [] : [{ type: 'reasoning-delta' as const, id, delta: joined }]), { type: 'reasoning-end', id, ...(current.signature === undefined ? {} : { signature: current.signature }) });
+      }
+      case 'reasoning': {
+        const signed = current.signature !== undefined && current.signature !== '';
+        if (joined === '' && !signed) break;
+        release();
+        const id = String(next++);
+        if (!signed) unsigned = { id, text: joined };
+        else parts.push({ type: 'reasoning-start', id }, ...(joined === '' ? [] : [{ type: 'reasoning-delta' as const, id, delta: joined }]), { type: 'reasoning-end', id, signature: current.signature as string });
         break;
-      case 'redacted':
+      }
+      case 'redacted': {
+        release();
+        const id = String(next++);
         parts.push({ type: 'reasoning-start', id }, { type: 'reasoning-end', id, redactedData: current.data });
         break;
-      case 'tool':
+      }
+      case 'tool': {
+        if (unsigned !== null) release('ugw1.n.gemini');
+        else {
+          const carrier = String(next++);
+          parts.push({ type: 'reasoning-start', id: carrier }, { type: 'reasoning-end', id: carrier, signature: 'ugw1.n.gemini' });
+        }
+        const id = String(next++);
         parts.push(
           { type: 'tool-input-start', id, toolCallId: current.toolCallId, toolName: current.toolName, index: toolIndex++ },
           { type: 'tool-input-delta', id, delta: joined === '' ? '{}' : joined },
           { type: 'tool-input-end', id },
         );
-        carrier('gemini');
         break;
+      }
     }
   });
+  release();
   if (s.error !== null) {
     const type = ERROR_TYPES[s.error.status]!;
     parts.push(type === 'overloaded_error'

@@ -37,6 +37,14 @@ describe('GeminiAdapter.parseChatResponse', () => {
     expect(response.usage.output).toEqual({ total: 118, text: 14, reasoning: 104 });
   });
 
+  it('gives a signature sent after the calls (an empty text part) to the first call', () => {
+    const body = Buffer.from(JSON.stringify({ candidates: [{ content: { parts: [{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }, { text: '', thoughtSignature: 'c3RlcA==' }], role: 'model' }, finishReason: 'STOP', index: 0 }] }));
+    const response = adapter.parseChatResponse(body, request);
+    expect(response.content.map((part) => part.type)).toEqual(['tool-call', 'tool-call']);
+    expect(response.content[0]).toMatchObject({ name: 'a', signature: 'c3RlcA==' });
+    expect(response.content[1]).not.toHaveProperty('signature');
+  });
+
   it('reports a blocked prompt as content-filter with the block reason', () => {
     const response = adapter.parseChatResponse(fixture('prompt-blocked.json'), request);
     expect(response.content).toEqual([]);
@@ -91,13 +99,31 @@ describe('GeminiAdapter.parseChatStream', () => {
     }
   });
 
-  it('emits a function call whole: start, one delta, end with its signature', async () => {
+  it('emits a function call whole once the step is complete: start with its signature, one delta, end', async () => {
     const parts = await collect(adapter.parseChatStream(chunked(fixture('stream-function-call.sse.txt')), request));
-    expect(parts.map((part) => part.type)).toEqual(['response-start', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'usage', 'finish']);
-    expect(parts[1]).toMatchObject({ type: 'tool-input-start', toolName: 'getWeather', index: 0, toolCallId: expect.stringMatching(/^call_/) as string });
-    expect(parts[2]).toMatchObject({ delta: '{"location":"Tokyo"}' });
-    expect(parts[3]).toMatchObject({ signature: 'CikBcsjafFK168IbtVtoxVV0Tsn8O+eU45rzJahzwuKGmMbdMdfpmNpgBwpl' });
+    expect(parts.map((part) => part.type)).toEqual(['response-start', 'usage', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'finish']);
+    expect(parts[2]).toMatchObject({
+      type: 'tool-input-start',
+      toolName: 'getWeather',
+      index: 0,
+      toolCallId: expect.stringMatching(/^call_/) as string,
+      signature: 'CikBcsjafFK168IbtVtoxVV0Tsn8O+eU45rzJahzwuKGmMbdMdfpmNpgBwpl',
+    });
+    expect(parts[3]).toMatchObject({ delta: '{"location":"Tokyo"}' });
+    expect(parts[4]).toEqual({ type: 'tool-input-end', id: (parts[2] as { id: string }).id });
     expect(parts[5]).toMatchObject({ type: 'finish', reason: { unified: 'tool-calls', raw: 'STOP' } });
+  });
+
+  it('gives a signature sent after the calls (an empty text part) to the first call, and opens no text block', async () => {
+    const chunk = (parts: unknown[], finish?: string): string => `data: ${JSON.stringify({ candidates: [{ content: { parts, role: 'model' }, index: 0, ...(finish === undefined ? {} : { finishReason: finish }) }], responseId: 'r1' })}\r\n\r\n`;
+    const body = Buffer.from(
+      chunk([{ functionCall: { name: 'a', args: {} } }, { functionCall: { name: 'b', args: {} } }]) +
+      chunk([{ text: '', thoughtSignature: 'c3RlcA==' }], 'STOP'),
+    );
+    const parts = await collect(adapter.parseChatStream(chunked(body), request));
+    expect(parts.map((part) => part.type)).toEqual(['response-start', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-input-start', 'tool-input-delta', 'tool-input-end', 'finish']);
+    expect(parts[1]).toMatchObject({ toolName: 'a', signature: 'c3RlcA==' });
+    expect(parts[4]).not.toHaveProperty('signature');
   });
 
   it('turns an error object in the stream into an error part without the upstream message', async () => {

@@ -9,7 +9,8 @@
  * turns of one role merge (Gemini has only user/model turns) and user turns split again into tool results and the
  * rest; JSON text (tool arguments, object tool results) compares as parsed JSON; fields Gemini has no place for
  * (cache hints, image detail, file names, parallel tool calls, user, strict, schema names) are dropped; an effort
- * becomes the budget it maps to on Gemini 2.x; Gemini 3 gets the placeholder signature on unsigned calls.
+ * becomes the budget it maps to on Gemini 2.x; Gemini 3 gets the placeholder signature on unsigned calls; an empty
+ * text part that carries only a signature right after a step's calls signs the first of them when it has none.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -152,7 +153,7 @@ describe('round trips between the Gemini codec and the Gemini adapter', () => {
         const expected: ChatResponse = {
           ...response,
           created: parsed.created,
-          content: response.content.map(wirePart),
+          content: signFirstCalls(response.content.map(wirePart)),
           finishReason: wireFinish(response.finishReason, hasCalls),
         };
         expect({ ...parsed, content: parsed.content.map(wirePart) }).toEqual(expected);
@@ -174,6 +175,28 @@ describe('round trips between the Gemini codec and the Gemini adapter', () => {
     );
   });
 });
+
+/** Wire rule for signatures: an empty signed text right after calls signs the first of them, if it has none. */
+function signFirstCalls(content: ContentPart[]): ContentPart[] {
+  const out: ContentPart[] = [];
+  for (const part of content) {
+    // Parts the wire does not carry sit between nothing.
+    if ((part.type === 'text' || part.type === 'reasoning') && part.text === '' && part.signature === undefined) {
+      out.push(part);
+      continue;
+    }
+    const onWire = out.filter((kept) => !((kept.type === 'text' || kept.type === 'reasoning') && kept.text === '' && kept.signature === undefined));
+    let first = onWire.length;
+    while (onWire[first - 1]?.type === 'tool-call') first -= 1;
+    const call = onWire[first];
+    if (part.type === 'text' && part.text === '' && part.signature !== undefined && call?.type === 'tool-call' && call.signature === undefined) {
+      out[out.indexOf(call)] = { ...call, signature: part.signature };
+      continue;
+    }
+    out.push(part);
+  }
+  return out;
+}
 
 // Wire rule for finish reasons: a raw Gemini value travels as it is; otherwise the canonical reason's Gemini name.
 function wireFinish(reason: FinishReason, hasCalls: boolean): FinishReason {
@@ -213,6 +236,7 @@ function view(parts: StreamPart[]): View {
       }
       case 'tool-input-start': {
         const item: ViewItem = { kind: 'tool', toolCallId: part.toolCallId, name: part.toolName, index: part.index, args: '' };
+        if (part.signature !== undefined) item.signature = part.signature;
         open.set(part.id, item);
         result.items.push(item);
         break;
@@ -223,10 +247,13 @@ function view(parts: StreamPart[]): View {
         break;
       }
       case 'text-end':
-      case 'reasoning-end':
-      case 'tool-input-end': {
+      case 'reasoning-end': {
         const item = open.get(part.id);
         if (item !== undefined && part.signature !== undefined) item.signature = part.signature;
+        break;
+      }
+      case 'tool-input-end': {
+        const item = open.get(part.id);
         if (item?.kind === 'tool') item.args = normalJson(item.args);
         break;
       }
@@ -246,7 +273,8 @@ function view(parts: StreamPart[]): View {
 /**
  * The view the parser must produce: an unsigned text or reasoning block merges with the next block of its kind
  * (Gemini parts carry no block boundaries, only signatures end a block), blocks with neither text nor signature
- * vanish, the finish usage is the last one reported, and an error carries the gateway's upstream code.
+ * vanish, a text block of only a signature right after calls signs the first of them when it has none, the finish
+ * usage is the last one reported, and an error carries the gateway's upstream code.
  */
 function expectedView(script: { id: string; items: StreamItem[]; end: StreamEnd }): View {
   const items: ViewItem[] = [];
@@ -264,6 +292,13 @@ function expectedView(script: { id: string; items: StreamItem[]; end: StreamEnd 
     }
     const textValue = item.deltas.join('');
     if (textValue === '' && item.signature === undefined) continue;
+    let first = items.length;
+    while (items[first - 1]?.kind === 'tool') first -= 1;
+    const call = items[first];
+    if (item.kind === 'text' && textValue === '' && call?.kind === 'tool' && call.signature === undefined) {
+      call.signature = item.signature;
+      continue;
+    }
     const last = items[items.length - 1];
     if (last !== undefined && last.kind === item.kind && last.signature === undefined) {
       last.text += textValue;
