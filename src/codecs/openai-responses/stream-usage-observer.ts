@@ -3,7 +3,7 @@ import type { Usage } from '../../ir/usage.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
-import { usageFromResponses } from '../../wire/responses/usage.js';
+import { usageOfResponse } from '../../wire/responses/usage.js';
 
 /** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */
 const HEAD_BYTES = 96;
@@ -49,9 +49,9 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
     const completed = COMPLETED.some((type) => head.includes(type));
     if (completed || head.includes(FAILED)) {
       this.#completed = true;
-      const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
+      const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; output?: unknown; error?: unknown } | null;
       this.#facts = responsesAnswerFacts(response);
-      const usage = usageFromResponses(response?.usage);
+      const usage = usageOfResponse(response);
       if (usage !== null) {
         this.#usage = usage;
         this.#final = true;

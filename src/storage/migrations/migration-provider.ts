@@ -17,6 +17,7 @@ import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 import * as streamCheckpoints from './0018-stream-checkpoints.js';
 import * as responseCache from './0019-response-cache.js';
 import * as modelFallbacks from './0017-model-fallbacks.js';
+import * as hostedToolPrices from './0020-hosted-tool-prices.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0018-stream-checkpoints': streamCheckpoints,
   '0019-response-cache': responseCache,
   '0017-model-fallbacks': modelFallbacks,
+  '0020-hosted-tool-prices': hostedToolPrices,
 };
 
 export const migrationProvider: MigrationProvider = {
