@@ -84,5 +84,6 @@ export function formatHostedTools(row: { web_searches?: number; web_fetches?: nu
     [row.file_searches ?? 0, 'file search', 'file searches'],
   ] as const;
   const named = calls.filter(([count]) => count > 0).map(([count, one, many]) => `${integer.format(count)} ${count === 1 ? one : many}`);
-  return named.length === 0 ? null : `${named.join(', ')} · ${formatCost(row.hosted_tool_cost_usd ?? 0)}`;
+  // Per-call prices are fractions of a cent (Google's $0.014, OpenAI's $0.025): never rounded to cents.
+  return named.length === 0 ? null : `${named.join(', ')} · ${usdPrecise.format(row.hosted_tool_cost_usd ?? 0)}`;
 }
