@@ -1,5 +1,6 @@
 import type { NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { StoredCheckpoint } from '../storage/storage.js';
+import { decodeUsageRow, encodeUsageRow } from '../usage-log/usage-row-json.js';
 import type { Reservation } from './money-pools.js';
 
 /** What a stream in flight would be billed if it stopped now: its charge and the usage row it would leave. */
@@ -121,11 +122,4 @@ export function decodeReservation(text: string): Reservation {
   };
 }
 
-export function encodeUsageRow(row: UsageLogRow): string {
-  return JSON.stringify({ ...row, costNano: row.costNano.toString() });
-}
-
-export function decodeUsageRow(text: string): UsageLogRow {
-  const raw = JSON.parse(text) as Omit<UsageLogRow, 'costNano'> & { costNano: string };
-  return { ...raw, costNano: BigInt(raw.costNano) };
-}
+export { decodeUsageRow, encodeUsageRow };

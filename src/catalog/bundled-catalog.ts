@@ -4,8 +4,10 @@ import { dirname, join } from 'node:path';
 import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';
 import { chargesNothing } from '../billing/compute-cost.js';
 import { DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import type { Model } from '../domain/records.js';
+import type { Model, Pricing } from '../domain/records.js';
+import { fillPricing, overlayFillsOf, overlayModelsOf, pricingOfOverlayModel } from './apply-overlay.js';
 import type { CatalogModel } from './catalog-model.js';
+import type { OverlayModel } from './catalog-overlay.js';
 import { currentPrices, toPricing } from './convert-prices.js';
 import { DATA_IDS, KNOWN_SNAPSHOTS } from './known-ids.js';
 import { exactIds, matches } from './match-logic.js';
@@ -30,10 +32,28 @@ function toBundled(provider: string, info: ModelInfo, createdAt: number): Bundle
   const id = DATA_IDS[info.id] ?? info.id;
   if (!isServable(id) || id.endsWith('-')) return null;
   const traits = traitsOf(id.toLowerCase());
-  const pricing = toPricing(currentPrices(info, createdAt), traits.kind);
+  let pricing = toPricing(currentPrices(info, createdAt), traits.kind);
+  let contextWindow = info.context_window ?? traits.contextWindow;
+  // The overlay fills in what the data lacks (catalog-overlay.ts).
+  for (const fill of overlayFillsOf(provider, id, traits.kind)) {
+    if (fill.prices !== undefined) pricing = fillPricing(pricing, fill.prices);
+    if (fill.contextWindow !== undefined && info.context_window === undefined) contextWindow = fill.contextWindow;
+  }
+  return catalogEntry(provider, id, { pricing, contextWindow, aliases: [...exactIds(info.match), ...(KNOWN_SNAPSHOTS[id] ?? [])], match: info.match }, createdAt);
+}
+
+/** A model the overlay adds to the data. */
+function overlayBundled(provider: string, entry: OverlayModel, createdAt: number): BundledModel | null {
+  const traits = traitsOf(entry.add.toLowerCase());
+  return catalogEntry(provider, entry.add, { pricing: pricingOfOverlayModel(entry), contextWindow: traits.contextWindow, aliases: entry.aliases ?? [], match: { equals: entry.add } }, createdAt);
+}
+
+function catalogEntry(provider: string, id: string, facts: { pricing: Pricing; contextWindow: number | null; aliases: readonly string[]; match: MatchLogic }, createdAt: number): BundledModel | null {
+  const traits = traitsOf(id.toLowerCase());
+  const { pricing } = facts;
   // A model the data gives no price for is left out rather than served free; moderation is free by design.
   if (traits.kind !== 'moderation' && chargesNothing(pricing)) return null;
-  const aliases = new Set([...exactIds(info.match), ...(KNOWN_SNAPSHOTS[id] ?? [])]);
+  const aliases = new Set(facts.aliases);
   aliases.delete(id);
   const base: Model = {
     id,
@@ -54,21 +74,21 @@ function toBundled(provider: string, info: ModelInfo, createdAt: number): Bundle
     model: {
       ...base,
       aliases: [...aliases].filter(isServable),
-      contextWindow: info.context_window ?? traits.contextWindow,
+      contextWindow: facts.contextWindow,
       maxOutputTokens: traits.maxOutputTokens,
       modalities: traits.modalities,
       capabilities: traits.capabilities,
       priceSource: 'bundled',
       provider,
     },
-    match: info.match,
+    match: facts.match,
   };
 }
 
 /**
  * The default catalog: every model of the bundled price data (@pydantic/genai-prices) that the gateway can serve,
- * with prices converted to nano-USD once at start and the traits the data lacks. Upgrading the package updates it;
- * nothing is fetched at run time.
+ * with prices converted to nano-USD once at start, the traits the data lacks, and the overlay's models and facts
+ * (catalog-overlay.ts). Upgrading the package updates it; nothing is fetched at run time.
  */
 export class BundledCatalog {
   readonly version: string;
@@ -85,12 +105,13 @@ export class BundledCatalog {
       const provider = findProvider({ providerId });
       const seen = new Set<string>();
       const built: BundledModel[] = [];
-      for (const info of provider?.id === providerId ? provider.models : []) {
-        const bundled = toBundled(providerId, info, this.now);
-        if (bundled === null || seen.has(bundled.model.id)) continue;
+      const add = (bundled: BundledModel | null): void => {
+        if (bundled === null || seen.has(bundled.model.id)) return;
         seen.add(bundled.model.id);
         built.push(bundled);
-      }
+      };
+      for (const info of provider?.id === providerId ? provider.models : []) add(toBundled(providerId, info, this.now));
+      for (const entry of overlayModelsOf(providerId)) add(overlayBundled(providerId, entry, this.now));
       models = built;
       this.#byProvider.set(providerId, models);
     }

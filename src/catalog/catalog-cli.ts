@@ -6,9 +6,9 @@ import type { Logger } from '../shared/logger.js';
 import type { Model, NanoUsd, Pricing } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { BundledCatalog, type BundledModel } from './bundled-catalog.js';
-import type { CatalogModel } from './catalog-model.js';
+import { overlayOperatorModel, type CatalogModel } from './catalog-model.js';
 import { BUILT_IN_PROVIDERS, channelCatalog } from './channel-catalog.js';
-import { catalogFactsToJson, pricingToJson } from './model-json.js';
+import { catalogFactsToJson, PRICE_FIELDS, pricingToJson } from './model-json.js';
 
 export const MODELS_USAGE = `  models list [--all] [--provider <id>] [--kind <kind>] [--json]
                                           the models the gateway serves (--all: every bundled model)
@@ -53,12 +53,23 @@ function table(rows: string[][]): string {
   return `${rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
 }
 
+/** The cheapest and dearest image of a table by size and quality. */
+function imagePriceRange(table: Readonly<Record<string, NanoUsd>>): string {
+  const prices = Object.values(table).sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+  const low = prices[0] ?? null;
+  const high = prices.at(-1) ?? null;
+  return low === high ? usd(low) : `${usd(low)}-${usd(high)}`;
+}
+
 function listTable(models: readonly CatalogModel[]): string {
   const header = ['id', 'kind', 'provider', 'context', 'output', 'capabilities', 'input/M', 'output/M', 'cache read/M', 'cache write/M', 'other', 'prices'];
   const rows = models.map((model) => {
     const { pricing } = model;
     const other = [pricing.perAudioMinuteNano === null ? '' : `${usd(pricing.perAudioMinuteNano)}/min`, pricing.perImageNano === null ? '' : `${usd(pricing.perImageNano)}/image`,
-      pricing.perRequestNano === null ? '' : `${usd(pricing.perRequestNano)}/request`, pricing.tiers === undefined ? '' : `tiers>${pricing.tiers.map((tier) => tokens(tier.aboveInputTokens)).join(',')}`].filter((part) => part !== '').join(' ');
+      pricing.perImageBySize === undefined ? '' : `${imagePriceRange(pricing.perImageBySize)}/image`, pricing.perMcharNano === null ? '' : `${usd(pricing.perMcharNano)}/Mchar`,
+      pricing.perRequestNano === null ? '' : `${usd(pricing.perRequestNano)}/request`, pricing.perWebSearchNano === null ? '' : `${usd(pricing.perWebSearchNano)}/search`,
+      pricing.perGroundedPromptNano === null ? '' : `${usd(pricing.perGroundedPromptNano)}/grounded`,
+      pricing.tiers === undefined ? '' : `tiers>${pricing.tiers.map((tier) => tokens(tier.aboveInputTokens)).join(',')}`].filter((part) => part !== '').join(' ');
     return [model.id, model.kind, model.provider ?? model.ownedBy, tokens(model.contextWindow), tokens(model.maxOutputTokens), capabilityFlags(model),
       usd(pricing.inputPerMtokNano), usd(pricing.outputPerMtokNano), usd(pricing.cachedInputPerMtokNano), usd(pricing.cacheWritePerMtokNano), other || '-', model.priceSource];
   });
@@ -106,6 +117,11 @@ function priceLines(pricing: Pricing): string[] {
   if (pricing.perImageNano !== null) lines.push(`  per image       ${usd(pricing.perImageNano)}`);
   if (pricing.perAudioMinuteNano !== null) lines.push(`  per audio min.  ${usd(pricing.perAudioMinuteNano)}`);
   if (pricing.perMcharNano !== null) lines.push(`  per M chars     ${usd(pricing.perMcharNano)}`);
+  for (const [variant, price] of Object.entries(pricing.perImageBySize ?? {})) lines.push(`  per image       ${usd(price)} (${variant})`);
+  if (pricing.perWebSearchNano !== null) lines.push(`  per web search  ${usd(pricing.perWebSearchNano)}`);
+  if (pricing.perGroundedPromptNano !== null) lines.push(`  per grounded prompt ${usd(pricing.perGroundedPromptNano)} (once for a request that searched)`);
+  if (pricing.perWebFetchNano !== null) lines.push(`  per web fetch   ${usd(pricing.perWebFetchNano)}`);
+  if (pricing.perFileSearchNano !== null) lines.push(`  per file search ${usd(pricing.perFileSearchNano)}`);
   for (const tier of pricing.tiers ?? []) {
     lines.push(`  above ${tier.aboveInputTokens} input tokens: input ${usd(tier.inputPerMtokNano)}, output ${usd(tier.outputPerMtokNano)}, cache read ${usd(tier.cachedInputPerMtokNano)}, cache write ${usd(tier.cacheWritePerMtokNano)}`);
   }
@@ -139,11 +155,6 @@ function show(view: CatalogView, args: string[], write: Write): void {
   write(`${lines.join('\n')}\n`);
 }
 
-const PRICE_FIELDS = [
-  ['input_per_mtok', 'inputPerMtokNano'], ['output_per_mtok', 'outputPerMtokNano'], ['cached_input_per_mtok', 'cachedInputPerMtokNano'], ['cache_write_per_mtok', 'cacheWritePerMtokNano'],
-  ['per_request', 'perRequestNano'], ['per_image', 'perImageNano'], ['per_audio_minute', 'perAudioMinuteNano'], ['per_mchar', 'perMcharNano'],
-] as const;
-
 interface DiffEntry {
   id: string;
   status: 'overrides' | 'same' | 'operator-only';
@@ -156,10 +167,12 @@ function diff(view: CatalogView, args: string[], write: Write): void {
   const entries: DiffEntry[] = [...view.stored].sort((left, right) => left.id.localeCompare(right.id)).map((record) => {
     const bundled = bundledList.find((entry) => entry.model.id === record.id);
     if (bundled === undefined) return { id: record.id, status: 'operator-only', changes: [] };
-    const changes = PRICE_FIELDS.filter(([, key]) => record.pricing[key] !== bundled.model.pricing[key]).map(([field, key]) => ({
+    // What the record makes of the bundled prices (hosted tool prices it leaves unset stay the bundled ones).
+    const served = overlayOperatorModel(bundled.model, record).pricing;
+    const changes = PRICE_FIELDS.filter(([, key]) => served[key] !== bundled.model.pricing[key]).map(([field, key]) => ({
       field,
       bundled: bundled.model.pricing[key] === null ? null : nanoToUsd(bundled.model.pricing[key] as NanoUsd),
-      operator: record.pricing[key] === null ? null : nanoToUsd(record.pricing[key] as NanoUsd),
+      operator: served[key] === null ? null : nanoToUsd(served[key] as NanoUsd),
     }));
     return { id: record.id, status: changes.length === 0 && (bundled.model.pricing.tiers ?? []).length === 0 ? 'same' : 'overrides', changes };
   });

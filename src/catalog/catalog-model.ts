@@ -1,4 +1,4 @@
-import type { Model } from '../domain/records.js';
+import type { Model, Pricing } from '../domain/records.js';
 
 /** What a request may need of a model; routing sends it only to channels whose model has it. */
 export interface ModelCapabilities {
@@ -39,11 +39,28 @@ export function operatorModel(model: Model): CatalogModel {
 
 /** The operator's record over the bundled one: the operator's kind, visibility, upstream and prices; the bundled facts. */
 export function overlayOperatorModel(bundled: CatalogModel, model: Model): CatalogModel {
-  return { ...bundled, ...model, priceSource: 'operator' };
+  return { ...bundled, ...model, pricing: operatorPricingOver(bundled.pricing, model.pricing), priceSource: 'operator' };
 }
 
-/** A stored record with a bundled model's id, kind and prices (long-context tiers are the bundled data's alone). */
+/**
+ * The operator's prices over the bundled ones. Hosted tool prices the operator left unset keep the bundled price (a
+ * record written for its token prices does not make searches free; 0 does), and the bundled per-image table by size
+ * and quality stays unless the operator set a per-image price.
+ */
+function operatorPricingOver(bundled: Pricing, operator: Pricing): Pricing {
+  const pricing: Pricing = {
+    ...operator,
+    perWebSearchNano: operator.perWebSearchNano ?? bundled.perWebSearchNano,
+    perGroundedPromptNano: operator.perGroundedPromptNano ?? bundled.perGroundedPromptNano,
+    perWebFetchNano: operator.perWebFetchNano ?? bundled.perWebFetchNano,
+    perFileSearchNano: operator.perFileSearchNano ?? bundled.perFileSearchNano,
+  };
+  if (operator.perImageNano === null && bundled.perImageBySize !== undefined) pricing.perImageBySize = bundled.perImageBySize;
+  return pricing;
+}
+
+/** A stored record with a bundled model's id, kind and prices (long-context tiers and per-image tables are the bundled data's alone). */
 export function operatorCopy(model: CatalogModel, now: number): Model {
-  const { tiers: _tiers, ...pricing } = model.pricing;
+  const { tiers: _tiers, perImageBySize: _sizes, ...pricing } = model.pricing;
   return { id: model.id, kind: model.kind, public: model.public, upstream: model.upstream, ownedBy: model.ownedBy, pricing, rpm: model.rpm, tpm: model.tpm, routingStrategy: model.routingStrategy, cache: model.cache, fallbacks: model.fallbacks, createdAt: now, updatedAt: now };
 }

@@ -44,7 +44,8 @@ type TokenKey = 'input_mtok' | 'output_mtok' | 'cache_read_mtok' | 'cache_write_
 
 /**
  * The data's per-unit prices in the gateway's price fields. Token prices are per million tokens (`_mtok`), request
- * prices per thousand (`_kcount`), audio per hour (`_hours`). Image models bill their output at the image-token rate,
+ * prices per thousand (`_kcount`: requests, web searches, file searches, the data's `storage_searches`), characters
+ * per million (`_mchars`), audio per hour (`_hours`). Image models bill their output at the image-token rate,
  * transcription models their input at the audio-token rate, where the data gives those.
  */
 export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
@@ -61,7 +62,11 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     perRequestNano: nano(base(price('requests_kcount')), 1000),
     perImageNano: null,
     perAudioMinuteNano: nano(audioHours, 60),
-    perMcharNano: null,
+    perMcharNano: nano(base(price('input_mchars'))),
+    perWebSearchNano: nano(base(price('web_searches_kcount')), 1000),
+    perGroundedPromptNano: null,
+    perWebFetchNano: null,
+    perFileSearchNano: nano(base(price('storage_searches_kcount')), 1000),
   };
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;

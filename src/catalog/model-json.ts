@@ -14,7 +14,8 @@ function usdPerToken(perMtokNano: bigint): string {
 
 /**
  * OpenRouter's price fields on the same object, for clients written against its model list: USD per token
- * (`prompt`, `completion`, `input_cache_read`, `input_cache_write`) and per request or image, as decimal strings.
+ * (`prompt`, `completion`, `input_cache_read`, `input_cache_write`) and per request, image or web search, as decimal
+ * strings.
  */
 function openRouterPricing(pricing: Pricing): Record<string, string> {
   const fields: Record<string, string> = {};
@@ -24,21 +25,26 @@ function openRouterPricing(pricing: Pricing): Record<string, string> {
   if (pricing.cacheWritePerMtokNano !== null) fields.input_cache_write = usdPerToken(pricing.cacheWritePerMtokNano);
   if (pricing.perRequestNano !== null) fields.request = nanoToDecimalString(pricing.perRequestNano);
   if (pricing.perImageNano !== null) fields.image = nanoToDecimalString(pricing.perImageNano);
+  if (pricing.perWebSearchNano !== null) fields.web_search = nanoToDecimalString(pricing.perWebSearchNano);
   return fields;
 }
 
-/** Prices in USD (per million tokens, per request, image, audio minute, million characters), with long-context tiers. */
+/** Every flat price: its name in the admin API, gateway.yaml and the model JSON, and its pricing field. */
+export const PRICE_FIELDS = [
+  ['input_per_mtok', 'inputPerMtokNano'], ['output_per_mtok', 'outputPerMtokNano'], ['cached_input_per_mtok', 'cachedInputPerMtokNano'], ['cache_write_per_mtok', 'cacheWritePerMtokNano'],
+  ['per_request', 'perRequestNano'], ['per_image', 'perImageNano'], ['per_audio_minute', 'perAudioMinuteNano'], ['per_mchar', 'perMcharNano'],
+  ['per_web_search', 'perWebSearchNano'], ['per_grounded_prompt', 'perGroundedPromptNano'], ['per_web_fetch', 'perWebFetchNano'], ['per_file_search', 'perFileSearchNano'],
+] as const satisfies ReadonlyArray<readonly [string, Exclude<keyof Pricing, 'tiers' | 'perImageBySize'>]>;
+
+/**
+ * Prices in USD (per million tokens, per request, image, audio minute, million characters, hosted tool call), with
+ * long-context tiers and the per-image prices by size and quality.
+ */
 export function pricingToJson(pricing: Pricing): Record<string, unknown> {
-  const json: Record<string, unknown> = {
-    input_per_mtok: usd(pricing.inputPerMtokNano),
-    output_per_mtok: usd(pricing.outputPerMtokNano),
-    cached_input_per_mtok: usd(pricing.cachedInputPerMtokNano),
-    cache_write_per_mtok: usd(pricing.cacheWritePerMtokNano),
-    per_request: usd(pricing.perRequestNano),
-    per_image: usd(pricing.perImageNano),
-    per_audio_minute: usd(pricing.perAudioMinuteNano),
-    per_mchar: usd(pricing.perMcharNano),
-  };
+  const json: Record<string, unknown> = Object.fromEntries(PRICE_FIELDS.map(([name, field]) => [name, usd(pricing[field])]));
+  if (pricing.perImageBySize !== undefined) {
+    json.per_image_by_size = Object.fromEntries(Object.entries(pricing.perImageBySize).map(([variant, price]) => [variant, nanoToUsd(price)]));
+  }
   if (pricing.tiers !== undefined && pricing.tiers.length > 0) {
     json.tiers = pricing.tiers.map((tier) => ({
       above_input_tokens: tier.aboveInputTokens,

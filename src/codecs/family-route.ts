@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
+import { hostedToolOfferOfChat, type HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { needsOfChat, type RequestNeeds } from '../ir/request-needs.js';
 import type { TokenCount } from '../ir/token-count.js';
 import { estimateChatRequestTokens } from '../shared/estimate-tokens.js';
@@ -32,6 +33,8 @@ export interface ChatEnvelope {
   promptTokensEstimate: number;
   /** Tools, images, JSON schema: routing sends the request only to channels whose model offers them. */
   needs: RequestNeeds;
+  /** Tools the upstream runs and bills per call that the request offers (money is held for them). */
+  hostedTools: HostedToolOffer;
   /** The canonical request, decoded now or on first use. */
   chat: () => ChatRequest;
   /** False when an answer may depend on more than the request (state stored upstream): never cached. */
@@ -123,6 +126,7 @@ export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, frami
     maxOutputTokens: chat.maxOutputTokens ?? null,
     promptTokensEstimate: estimateChatRequestTokens(chat),
     needs: needsOfChat(chat),
+    hostedTools: hostedToolOfferOfChat(chat),
     chat: () => chat,
   };
 }

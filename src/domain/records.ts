@@ -1,4 +1,5 @@
 import type { RegisteredChannelType } from '../upstreams/upstreams.js';
+import type { HostedToolCalls } from '../ir/usage.js';
 
 /**
  * Domain records as the rest of the gateway sees them. Money is always `bigint` nano-USD (1e-9 USD),
@@ -124,12 +125,31 @@ export interface Pricing {
   perImageNano: NanoUsd | null;
   perAudioMinuteNano: NanoUsd | null;
   perMcharNano: NanoUsd | null;
+  /** Each web search an answer ran (OpenAI's and Anthropic's searches, Gemini 3's search queries). */
+  perWebSearchNano: NanoUsd | null;
+  /** Once for a request whose answer searched the web at all (Gemini 2.x bills Google Search grounding per prompt). */
+  perGroundedPromptNano: NanoUsd | null;
+  /** Each web fetch (Anthropic's web fetch tool). */
+  perWebFetchNano: NanoUsd | null;
+  /** Each file search call (OpenAI's file_search tool). */
+  perFileSearchNano: NanoUsd | null;
+  /**
+   * Per image by quality and size, keyed `<quality> <size>` (`hd 1024x1792`) or `<size>` alone (bundled catalog only:
+   * DALL·E bills so); an image of a variant not listed costs `perImageNano`. An operator's `perImageNano` replaces it.
+   */
+  perImageBySize?: Readonly<Record<string, NanoUsd>>;
   /**
    * Long-context prices (bundled catalog only): once the request's input passes `aboveInputTokens`, every token of
    * it is billed at the tier's rates. Ascending by threshold; the last one passed applies.
    */
   tiers?: readonly PriceTier[];
 }
+
+/** A model with no price set. */
+export const NO_PRICES: Pricing = {
+  inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null,
+  perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null,
+};
 
 export interface PriceTier {
   aboveInputTokens: number;
@@ -284,6 +304,10 @@ export interface UsageLogRow {
   attemptedChannels?: string[];
   /** Answered from the response cache (no upstream call); absent on rows older than the column. */
   cacheHit?: boolean;
+  /** Calls of hosted tools the upstream bills per call; absent when none (and on rows older than the columns). */
+  hostedTools?: HostedToolCalls;
+  /** What those calls cost, part of `costNano`; absent when nothing. */
+  hostedToolCostNano?: NanoUsd;
 }
 
 export interface UsageQuery {

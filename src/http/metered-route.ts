@@ -2,6 +2,7 @@ import type { BillableUsage } from '../billing/compute-cost.js';
 import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import { discardRequestBody } from '../multipart/drain-request.js';
+import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { admit } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
@@ -21,6 +22,8 @@ export interface AdmissionAsk {
   maxUsage?: BillableUsage;
   /** Models that may answer instead (fallbacks): the money held covers the dearest of them. */
   fallbackModels?: readonly Model[];
+  /** Tools the upstream bills per call that the request offers: money is held for their calls too. */
+  hostedTools?: HostedToolOffer;
 }
 
 /** A resource an operation holds until the request ends (a spooled upload). */
@@ -91,7 +94,7 @@ export function meteredRoute(
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
       admit: (ask) => admit(services, {
-        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, key, account, meter, family: context.family,
+        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, family: context.family,
       }),
       hold: (resource) => (held.push(resource), resource),
     };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
 import { BALANCING_STRATEGIES, DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import type { Model, ModelCachePolicy, ModelKind, Pricing } from '../domain/records.js';
+import { NO_PRICES, type Model, type ModelCachePolicy, type ModelKind, type Pricing } from '../domain/records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
@@ -23,6 +23,11 @@ const pricingSchema = z.object({
   per_image: price,
   per_audio_minute: price,
   per_mchar: price,
+  /** Hosted tools the upstream bills per call; unset on a record over a bundled model: the bundled price. */
+  per_web_search: price,
+  per_grounded_prompt: price,
+  per_web_fetch: price,
+  per_file_search: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -78,10 +83,6 @@ export type UpdateModelInput = z.infer<typeof updateModelSchema>;
 
 type PricingInput = z.infer<typeof pricingSchema>;
 
-const NO_PRICES: Pricing = {
-  inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null,
-};
-
 /** Prices given in the input replace those of `base`; absent ones keep it. */
 function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Pricing {
   const pick = (given: bigint | null | undefined, current: bigint | null): bigint | null => (given === undefined ? current : given);
@@ -94,6 +95,10 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     perImageNano: pick(input.per_image, base.perImageNano),
     perAudioMinuteNano: pick(input.per_audio_minute, base.perAudioMinuteNano),
     perMcharNano: pick(input.per_mchar, base.perMcharNano),
+    perWebSearchNano: pick(input.per_web_search, base.perWebSearchNano),
+    perGroundedPromptNano: pick(input.per_grounded_prompt, base.perGroundedPromptNano),
+    perWebFetchNano: pick(input.per_web_fetch, base.perWebFetchNano),
+    perFileSearchNano: pick(input.per_file_search, base.perFileSearchNano),
   };
 }
 

@@ -27,6 +27,10 @@ export function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
     attempts: row.attempts,
     attempted_channels: row.attemptedChannels ?? [],
     cache_hit: row.cacheHit === true,
+    web_searches: row.hostedTools?.webSearch ?? 0,
+    web_fetches: row.hostedTools?.webFetch ?? 0,
+    file_searches: row.hostedTools?.fileSearch ?? 0,
+    hosted_tool_cost_usd: nanoToUsd(row.hostedToolCostNano ?? 0n),
     created_at: isoTime(row.createdAt),
   };
 }

@@ -5,6 +5,7 @@ import type { ActiveSubscription, SubscriptionBook } from '../billing/subscripti
 import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ClientFamily } from '../codecs/client-family.js';
+import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { effectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
@@ -36,6 +37,8 @@ export interface AdmissionRequest {
   maxUsage?: BillableUsage;
   /** Models that may answer instead of `model` (its fallback chain): the money held covers the dearest of them all. */
   fallbackModels?: readonly Model[];
+  /** Tools the upstream bills per call that the request offers: each is held for at its cap of calls. */
+  hostedTools?: HostedToolOffer;
   meter: RequestMeter;
   /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
   family: ClientFamily;
@@ -151,6 +154,7 @@ function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
     estimatedTokens: request.estimatedTokens,
     maxUsage: request.maxUsage,
     producesText: model.kind === 'chat',
+    hostedTools: request.hostedTools,
   });
 }
 

@@ -1,4 +1,4 @@
-import type { Usage } from '../ir/usage.js';
+import { withHostedTools, type Usage } from '../ir/usage.js';
 import { countTextTokensLocally } from '../tokenize/count-tokens-locally.js';
 
 export interface DeliveredAnswer {
@@ -33,7 +33,8 @@ export async function usageOfDelivered(answer: DeliveredAnswer): Promise<Usage |
   if (!answer.accepted && reported === null) return null;
   const delivered = await countTextTokensLocally(answer.deliveredText());
   const input = reported !== null && reported.input.total > 0 ? reported.input : localInput(await answer.promptTokens());
-  return { input, output: billedOutput(reported?.output ?? null, delivered) };
+  // Hosted tool calls the upstream reported were made (and billed to the gateway) whether or not the answer ended.
+  return withHostedTools({ input, output: billedOutput(reported?.output ?? null, delivered) }, reported?.hostedTools);
 }
 
 function localInput(tokens: number): Usage['input'] {

@@ -189,9 +189,10 @@ async function relayPassThrough(
       return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
     onFirstByte();
+    // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
+    const usage = codec.usageFromResponseBody(body);
     if (request.answeringModel !== undefined) body = answerNamingModel(codec.protocol, body, request.answeringModel);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
-    const usage = codec.usageFromResponseBody(body);
     const priced = meter.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
     meter.finish({ status: response.status, usage, answer: () => codec.answerFactsOfBody(body) });

@@ -1,10 +1,10 @@
-import { computeCost, type BillableUsage } from '../billing/compute-cost.js';
+import { computeCost, hostedToolCost, type BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
 import type { Reservation } from '../billing/money-pools.js';
 import { nanoToDecimalString } from '../billing/money.js';
 import { spliceUsageCost } from '../billing/usage-cost-field.js';
 import { NO_ANSWER_FACTS, type AnswerFacts } from '../ir/answer-facts.js';
-import { totalTokens, type Usage } from '../ir/usage.js';
+import { madeHostedToolCalls, totalTokens, type Usage } from '../ir/usage.js';
 import type { LimitRule, LimitState, RateLimiter, ConcurrencyLease } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
@@ -226,7 +226,17 @@ export class RequestMeter {
     const usage = outcome.usage ?? null;
     const billable = outcome.billable;
     if (this.#model === null || (usage === null && billable === undefined)) return 0n;
-    const cost = computeCost(this.#model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage });
+    return this.#share(computeCost(this.#model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage }));
+  }
+
+  /** The part of the quote that pays the answer's hosted tool calls (web searches and the like). */
+  #hostedToolQuote(usage: Usage | null): NanoUsd {
+    if (this.#model === null || !madeHostedToolCalls(usage?.hostedTools)) return 0n;
+    return this.#share(hostedToolCost(this.#model.pricing, usage.hostedTools));
+  }
+
+  /** A cost as billed: whole, or the cache hit's share of it (rounded down to the nano-dollar). */
+  #share(cost: NanoUsd): NanoUsd {
     return this.#cacheHitBasisPoints === null ? cost : (cost * BigInt(this.#cacheHitBasisPoints)) / BASIS_POINTS;
   }
 
@@ -353,6 +363,7 @@ export class RequestMeter {
       attemptedChannels: this.#attemptedChannels,
       createdAt: this.createdAt,
       cacheHit: this.cacheHit,
+      ...(madeHostedToolCalls(usage?.hostedTools) ? { hostedTools: usage.hostedTools, hostedToolCostNano: this.#hostedToolQuote(usage) } : {}),
     };
   }
 }

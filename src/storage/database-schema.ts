@@ -106,6 +106,10 @@ export interface ModelsTable {
   per_image_nano: NullableMoneyColumn;
   per_audio_minute_nano: NullableMoneyColumn;
   per_mchar_nano: NullableMoneyColumn;
+  per_web_search_nano: NullableMoneyColumn;
+  per_grounded_prompt_nano: NullableMoneyColumn;
+  per_web_fetch_nano: NullableMoneyColumn;
+  per_file_search_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;
@@ -235,6 +239,12 @@ export interface UsageLogsTable {
   attempted_channels: string | null;
   /** 1: answered from the response cache (no upstream call). */
   cache_hit: ColumnType<number | bigint, number | undefined, number>;
+  /** Hosted tool calls of the answer (0 on rows older than the columns). */
+  web_searches: ColumnType<number | bigint, number | undefined, number>;
+  web_fetches: ColumnType<number | bigint, number | undefined, number>;
+  file_searches: ColumnType<number | bigint, number | undefined, number>;
+  /** What those calls cost, part of cost_nano. */
+  hosted_tool_cost_nano: ColumnType<bigint, bigint | undefined, bigint>;
 }
 
 export interface AnnouncementsTable {

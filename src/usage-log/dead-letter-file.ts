@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { UsageLogRow } from '../domain/records.js';
+import { decodeUsageRow as decode, encodeUsageRow as encode } from './usage-row-json.js';
 
 /** Folder of the data directory holding usage-log batches that could not be written. */
 export const DEAD_LETTER_FOLDER = 'usage-dead-letter';
@@ -10,18 +11,6 @@ export function deadLetterDirectory(dataDirectory: string): string {
   return path.join(dataDirectory, DEAD_LETTER_FOLDER);
 }
 
-/** One row as a JSON line: money (nano-USD, a bigint) as a decimal string. */
-function encode(row: UsageLogRow): string {
-  return JSON.stringify({ ...row, costNano: row.costNano.toString() });
-}
-
-function decode(line: string): UsageLogRow {
-  const parsed = JSON.parse(line) as Omit<UsageLogRow, 'costNano'> & { costNano: string };
-  if (typeof parsed.requestId !== 'string' || typeof parsed.costNano !== 'string' || !/^-?\d+$/.test(parsed.costNano)) {
-    throw new Error('not a usage-log row');
-  }
-  return { ...parsed, costNano: BigInt(parsed.costNano) };
-}
 
 /**
  * Writes a batch to a new file `<epoch ms>-<random>.jsonl` (one row a line), complete or not at all: it is written

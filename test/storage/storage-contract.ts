@@ -585,6 +585,8 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
         errorCode: index % 10 === 0 ? 'rate_limited' : null,
         stream: index % 5 === 0,
         cacheHit: index % 6 === 1,
+        // Some rows paid for hosted tool calls (the huge cost row among them, to keep its money exact).
+        ...(index % 8 === 1 ? { hostedTools: { webSearch: 3, webFetch: index % 16 === 1 ? 2 : 0, fileSearch: 1 }, hostedToolCostNano: index === 1 ? HUGE_NANO - 1n : 32_500_000n } : {}),
         ttfbMs: index % 7 === 0 ? null : index,
         costNano: index === 1 ? HUGE_NANO : BigInt(index),
         // Ten rows share each millisecond, so the request id breaks ties.

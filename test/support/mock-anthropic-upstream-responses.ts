@@ -12,7 +12,11 @@
  *   (200 characters at most); with `output_config.format` a JSON object filled from the schema.
  * - Web search: with the web_search server tool and a last user text mentioning "search", a server_tool_use (the
  *   last 100 characters of that text as query), its web_search_tool_result with two results, and a text block
- *   citing the first (streamed with a citations_delta before its text).
+ *   citing the first (streamed with a citations_delta before its text). "<n> times" in the text runs n searches (at
+ *   most the tool's max_uses), each a server_tool_use and its result; `usage.server_tool_use` counts them (in
+ *   message_delta when streamed, as Anthropic reports it).
+ * - Web fetch: with the web_fetch server tool and a last user text "fetch <url>", a server_tool_use of web_fetch, its
+ *   web_fetch_tool_result (a text document) and a text block; counted as `web_fetch_requests`.
  * - Stop sequences cut the text (stop_reason stop_sequence); max_tokens cuts the output (stop_reason max_tokens).
  * - Tokens: about four characters each (estimateTokens); input counts system, messages and tools.
  */
@@ -27,6 +31,8 @@ export type ContentBlock =
   | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: JsonObject }
   | { type: 'server_tool_use'; id: string; name: 'web_search'; input: { query: string } }
+  | { type: 'server_tool_use'; id: string; name: 'web_fetch'; input: { url: string } }
+  | { type: 'web_fetch_tool_result'; tool_use_id: string; content: { type: 'web_fetch_result'; url: string; content: JsonObject; retrieved_at: string } }
   | { type: 'web_search_tool_result'; tool_use_id: string; content: Array<{ type: 'web_search_result'; url: string; title: string; encrypted_content: string; page_age: string }> }
   | { type: 'text'; text: string; citations: Array<{ type: 'web_search_result_location'; url: string; title: string; encrypted_index: string; cited_text: string }> };
 
@@ -38,8 +44,9 @@ export interface AnswerPlan {
   stopSequence: string | null;
   outputTokens: number;
   thinkingTokens: number;
-  /** Server-side web searches run for the answer. */
+  /** Server-side web searches and web fetches run for the answer. */
   webSearches?: number;
+  webFetches?: number;
 }
 
 export interface MockUsage {
@@ -50,7 +57,7 @@ export interface MockUsage {
   output_tokens: number;
   service_tier: 'standard';
   output_tokens_details?: { thinking_tokens: number };
-  server_tool_use?: { web_search_requests: number };
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 }
 
 export const MOCK_SEARCH_RESULTS = [
@@ -58,18 +65,42 @@ export const MOCK_SEARCH_RESULTS = [
   { url: 'https://example.org/gateway-guide', title: 'A guide to model gateways' },
 ];
 
-function webSearchBlocks(query: string): ContentBlock[] {
-  const id = `srvtoolu_01${createHash('sha1').update(query).digest('hex').slice(0, 20)}`;
+const serverToolUseId = (seed: string): string => `srvtoolu_01${createHash('sha1').update(seed).digest('hex').slice(0, 20)}`;
+
+/** `searches` searches (the later ones refine the query), each with its results, then the text citing the first. */
+function webSearchBlocks(query: string, searches: number): ContentBlock[] {
   const text = 'According to the release notes, the gateway now maps web search.';
-  return [
-    { type: 'server_tool_use', id, name: 'web_search', input: { query } },
-    {
+  const blocks: ContentBlock[] = [];
+  for (let index = 0; index < searches; index++) {
+    const asked = index === 0 ? query : `${query} (refined ${index})`;
+    const id = serverToolUseId(asked);
+    blocks.push({ type: 'server_tool_use', id, name: 'web_search', input: { query: asked } }, {
       type: 'web_search_tool_result',
       tool_use_id: id,
       content: MOCK_SEARCH_RESULTS.map((result) => ({ type: 'web_search_result', ...result, encrypted_content: `enc_${Buffer.from(result.url).toString('base64')}`, page_age: 'November 1, 2026' })),
+    });
+  }
+  blocks.push({ type: 'text', text, citations: [{ type: 'web_search_result_location', url: MOCK_SEARCH_RESULTS[0]!.url, title: MOCK_SEARCH_RESULTS[0]!.title, encrypted_index: 'Eo8BCioIAhgBIiQ', cited_text: 'The gateway now maps web search.' }] });
+  return blocks;
+}
+
+function webFetchBlocks(url: string): ContentBlock[] {
+  const id = serverToolUseId(url);
+  return [
+    { type: 'server_tool_use', id, name: 'web_fetch', input: { url } },
+    {
+      type: 'web_fetch_tool_result',
+      tool_use_id: id,
+      content: { type: 'web_fetch_result', url, content: { type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'Unigate release notes: the gateway bills web searches.' }, title: 'Unigate release notes' }, retrieved_at: '2026-11-01T00:00:00Z' },
     },
-    { type: 'text', text, citations: [{ type: 'web_search_result_location', url: MOCK_SEARCH_RESULTS[0]!.url, title: MOCK_SEARCH_RESULTS[0]!.title, encrypted_index: 'Eo8BCioIAhgBIiQ', cited_text: 'The gateway now maps web search.' }] },
+    { type: 'text', text: 'The page says the gateway bills web searches.' },
   ];
+}
+
+/** How many searches the text asks for ("<n> times"), at most the tool's max_uses. */
+function searchesAsked(text: string, maxUses: number | null): number {
+  const asked = Number(/\b(\d+) times\b/i.exec(text)?.[1] ?? 1);
+  return Math.max(1, Math.min(asked, maxUses ?? asked));
 }
 
 const MAX_ECHO_CHARS = 200;
@@ -218,9 +249,15 @@ export function planAnswer(request: MessagesRequest): AnswerPlan {
   const named = afterTools === null ? requestedToolName(userText, request.tools.map((t) => t.name)) : undefined;
   const wantsTool = request.tools.length > 0 && choice?.type !== 'none' && afterTools === null && (forced || named !== undefined || /weather/i.test(userText));
   let budget = request.maxTokens - thinkingTokens;
+  const fetchUrl = /\bfetch (https?:\/\/\S+)/i.exec(userText)?.[1];
+  if (request.webFetch !== null && afterTools === null && fetchUrl !== undefined) {
+    content.push(...webFetchBlocks(fetchUrl));
+    return { content, stopReason: 'end_turn', stopSequence: null, outputTokens: thinkingTokens + 20, thinkingTokens, webSearches: 0, webFetches: 1 };
+  }
   if (request.webSearch !== null && afterTools === null && /search/i.test(userText)) {
-    content.push(...webSearchBlocks(userText.slice(-100).trim()));
-    return { content, stopReason: 'end_turn', stopSequence: null, outputTokens: thinkingTokens + 24, thinkingTokens, webSearches: 1 };
+    const searches = searchesAsked(userText, request.webSearch.maxUses);
+    content.push(...webSearchBlocks(userText.slice(-100).trim(), searches));
+    return { content, stopReason: 'end_turn', stopSequence: null, outputTokens: thinkingTokens + 12 + 12 * searches, thinkingTokens, webSearches: searches, webFetches: 0 };
   }
   if (wantsTool) {
     const tool = (choice?.type === 'tool' ? request.tools.find((t) => t.name === choice.name) : undefined) ??
@@ -264,7 +301,7 @@ export function buildUsage(input: { noCache: number; cacheRead: number; cacheWri
     service_tier: 'standard',
   };
   if (plan.thinkingTokens > 0) usage.output_tokens_details = { thinking_tokens: plan.thinkingTokens };
-  if (plan.webSearches !== undefined) usage.server_tool_use = { web_search_requests: plan.webSearches };
+  if (plan.webSearches !== undefined || plan.webFetches !== undefined) usage.server_tool_use = { web_search_requests: plan.webSearches ?? 0, web_fetch_requests: plan.webFetches ?? 0 };
   return usage;
 }
 
@@ -297,6 +334,8 @@ export function buildStreamEvents(message: JsonObject, plan: AnswerPlan, usage: 
   const events: StreamEvent[] = [];
   const startUsage = { ...usage, output_tokens: 1 };
   delete startUsage.output_tokens_details;
+  // Server tools run while the message streams: their count comes with message_delta.
+  delete startUsage.server_tool_use;
   events.push({ event: 'message_start', data: { type: 'message_start', message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: startUsage } } });
   plan.content.forEach((block, index) => {
     const start = (contentBlock: JsonObject): void => {
@@ -327,6 +366,7 @@ export function buildStreamEvents(message: JsonObject, plan: AnswerPlan, usage: 
         delta({ type: 'input_json_delta', partial_json: JSON.stringify(block.input) });
         break;
       case 'web_search_tool_result':
+      case 'web_fetch_tool_result':
         start(block);
         break;
       case 'tool_use':
@@ -344,6 +384,7 @@ export function buildStreamEvents(message: JsonObject, plan: AnswerPlan, usage: 
     output_tokens: usage.output_tokens,
   };
   if (usage.output_tokens_details !== undefined) deltaUsage.output_tokens_details = usage.output_tokens_details;
+  if (usage.server_tool_use !== undefined) deltaUsage.server_tool_use = usage.server_tool_use;
   events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: plan.stopReason, stop_sequence: plan.stopSequence }, usage: deltaUsage } });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return events;

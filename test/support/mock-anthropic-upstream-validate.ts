@@ -37,6 +37,8 @@ export interface MessagesRequest {
   tools: Tool[];
   /** The server-side web search tool was given (`web_search_20250305`), with its max_uses. */
   webSearch: { maxUses: number | null } | null;
+  /** The server-side web fetch tool was given (`web_fetch_20250910`), with its max_uses. */
+  webFetch: { maxUses: number | null } | null;
   toolChoice: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disableParallel: boolean } | null;
   /** adaptive: the model decides per turn whether to think, so a turn without a thinking block is valid */
   thinking: { budgetTokens: number; omitted: boolean; adaptive?: boolean } | null;
@@ -289,6 +291,16 @@ function webSearchOf(value: unknown): MessagesRequest['webSearch'] {
   return { maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : null };
 }
 
+function webFetchOf(value: unknown): MessagesRequest['webFetch'] {
+  if (!Array.isArray(value)) return null;
+  const tool = value.find((raw: unknown) => isObject(raw) && typeof raw.type === 'string' && raw.type.startsWith('web_fetch_'));
+  if (!isObject(tool)) return null;
+  const index = value.indexOf(tool);
+  allowOnly(tool, `tools.${index}.web_fetch`, ['type', 'name', 'max_uses', 'allowed_domains', 'blocked_domains', 'citations', 'max_content_tokens', 'cache_control']);
+  if (tool.name !== 'web_fetch') throw invalidRequest(`tools.${index}.web_fetch.name: Input should be 'web_fetch'`);
+  return { maxUses: typeof tool.max_uses === 'number' ? tool.max_uses : null };
+}
+
 export function validateMessagesRequest(raw: unknown, options: ValidateOptions): MessagesRequest {
   if (!isObject(raw)) throw invalidRequest('Request body must be a JSON object.');
   const body = raw;
@@ -331,6 +343,7 @@ export function validateMessagesRequest(raw: unknown, options: ValidateOptions):
     systemMessages,
     tools,
     webSearch: webSearchOf(body.tools),
+    webFetch: webFetchOf(body.tools),
     toolChoice,
     thinking: checkThinking(body, maxTokens, options.countTokens),
     stopSequences,

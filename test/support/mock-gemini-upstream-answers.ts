@@ -2,7 +2,7 @@
  * Deterministic answers of the mock Gemini upstream:
  * - the last user turn is function responses → "Tool results: name=<response JSON> …";
  * - a googleSearch tool and a last user text mentioning "search" → a text answer with groundingMetadata (the last 100
- *   characters of that text as query, two web sources, the first sentence cited); googleSearch with function
+ *   characters of that text as query, n queries for "<n> times", two web sources, the first sentence cited); googleSearch with function
  *   declarations is refused before Gemini 3, as the API does.
  * - tools are declared, mode is not NONE, and the last user text mentions "weather" or `call <name>` (or mode is ANY)
  *   → one function call to the named, else weather-like, else first allowed function with the arguments the text
@@ -73,11 +73,17 @@ export const MOCK_GROUNDING_SOURCES = [
   { uri: 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/gateway-guide', title: 'example.org' },
 ];
 
-/** Grounding as Gemini reports it: the queries, the web sources, and which spans of the answer (bytes) cite which. */
-function groundingFor(query: string, answer: string): JsonObject {
+/**
+ * Grounding as Gemini reports it: the queries, the web sources, and which spans of the answer (bytes) cite which.
+ * "<n> times" in the text runs n distinct queries, reported as Gemini 3 sometimes does with an empty entry and the
+ * first query repeated among them (Google bills distinct non-empty queries).
+ */
+function groundingFor(query: string, answer: string, text: string): JsonObject {
   const sentence = answer.slice(0, answer.indexOf('.') + 1);
+  const asked = Number(/\b(\d+) times\b/i.exec(text)?.[1] ?? 1);
+  const queries = Array.from({ length: Math.max(1, asked) }, (_, index) => (index === 0 ? query : `${query} (refined ${index})`));
   return {
-    webSearchQueries: [query],
+    webSearchQueries: queries.length === 1 ? queries : [queries[0], '', ...queries.slice(1), queries[0]],
     searchEntryPoint: { renderedContent: '<div>Search suggestions</div>' },
     groundingChunks: MOCK_GROUNDING_SOURCES.map((web) => ({ web })),
     groundingSupports: [{ segment: { startIndex: 0, endIndex: Buffer.byteLength(sentence), text: sentence }, groundingChunkIndices: [0, 1] }],
@@ -136,7 +142,7 @@ export function planAnswer(request: GenerateRequest, model: MockModel): Plan {
     thoughtsTokens: thought === null ? 0 : countTokens(thought) + 8,
     candidatesTokens: part === null ? 0 : part.kind === 'text' ? countTokens(part.text) : countTokens(`${part.name} ${JSON.stringify(part.args)}`),
   };
-  if (searches && part?.kind === 'text') plan.grounding = groundingFor(text.slice(-100).trim(), part.text);
+  if (searches && part?.kind === 'text') plan.grounding = groundingFor(text.slice(-100).trim(), part.text, text);
   if (part?.kind === 'call' && model.thinking) plan.callSignature = signatureFor(`${model.name}:${part.name}:${JSON.stringify(part.args)}`);
   if (part?.kind === 'text' && (model.requiresSignatures || plan.includeThoughts)) plan.textSignature = signatureFor(`${model.name}:${part.text}`);
   return plan;

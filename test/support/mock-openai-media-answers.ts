@@ -31,7 +31,14 @@ export function validateImageOptions(model: string, n: number, responseFormat: u
   if (responseFormat !== undefined && responseFormat !== 'url' && responseFormat !== 'b64_json') throw invalidRequest(`Invalid value: '${String(responseFormat)}'. Supported values are: 'url' and 'b64_json'.`, 'response_format', 'invalid_value');
   if (isGptImageModel(model) && responseFormat !== undefined) throw invalidRequest("Unknown parameter: 'response_format'.", 'response_format', 'unknown_parameter');
   if (size !== undefined && (typeof size !== 'string' || !/^(auto|\d+x\d+)$/.test(size))) throw invalidRequest(`Invalid value: '${String(size)}'.`, 'size', 'invalid_value');
+  const dalleSizes = DALLE_SIZES[model];
+  if (dalleSizes !== undefined && size !== undefined && !dalleSizes.includes(size as string)) {
+    throw invalidRequest(`Invalid size: '${String(size)}'. Supported sizes are ${dalleSizes.join(', ')} for ${model} models.`, 'size', 'invalid_value');
+  }
 }
+
+/** The sizes DALL·E generates (each priced on its own). */
+const DALLE_SIZES: Record<string, readonly string[]> = { 'dall-e-2': ['256x256', '512x512', '1024x1024'], 'dall-e-3': ['1024x1024', '1792x1024', '1024x1792'] };
 
 export function imagesAnswer(request: ImageRequest, origin: string): Record<string, unknown> {
   const created = Math.floor(Date.now() / 1000);

@@ -96,6 +96,31 @@ function hasWebSearch(body: JsonObject): boolean {
   return Array.isArray(body.tools) && body.tools.some((tool: unknown) => isObject(tool) && typeof tool.type === 'string' && tool.type.startsWith('web_search'));
 }
 
+function hasFileSearch(body: JsonObject): boolean {
+  return Array.isArray(body.tools) && body.tools.some((tool: unknown) => isObject(tool) && tool.type === 'file_search');
+}
+
+/**
+ * OpenAI's hosted searches as output items: "<n> times" in the text runs n web searches (at most `max_tool_calls`),
+ * "open the page" adds an `open_page` action (a web_search_call that is no search); "in my files" runs a file search.
+ */
+function hostedSearchItems(body: JsonObject, text: string): JsonObject[] {
+  const items: JsonObject[] = [];
+  if (hasFileSearch(body) && /in my files/i.test(text)) {
+    items.push({ id: randomId('fs_', 48), type: 'file_search_call', status: 'completed', queries: [text.slice(0, 100)], results: null });
+  }
+  if (hasWebSearch(body) && /search/i.test(text)) {
+    const asked = Number(/\b(\d+) times\b/i.exec(text)?.[1] ?? 1);
+    const searches = Math.max(1, typeof body.max_tool_calls === 'number' ? Math.min(asked, body.max_tool_calls) : asked);
+    for (let index = 0; index < searches; index++) {
+      const query = index === 0 ? text.slice(0, 100) : `${text.slice(0, 80)} (refined ${index})`;
+      items.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'search', query } });
+    }
+    if (/open the page/i.test(text)) items.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'open_page', url: 'https://example.com/unigate-release' } });
+  }
+  return items;
+}
+
 function toolsOf(body: JsonObject): ToolDef[] {
   if (body.tools === undefined) return [];
   if (!Array.isArray(body.tools)) throw invalidRequest("Invalid type for 'tools': expected an array.", 'tools', 'invalid_type');
@@ -199,10 +224,11 @@ export function answerResponses(raw: unknown, store: Map<string, StoredResponse>
   const output: JsonObject[] = [];
   const lastText = [...messages].reverse().find((message) => message.role === 'user');
   const searchText = typeof lastText?.content === 'string' ? lastText.content : '';
-  if (hasWebSearch(body) && /search/i.test(searchText) && plan.toolCalls.length === 0) {
-    // OpenAI's web search: a web_search_call item, then the answer citing a source with a url_citation.
+  const searches = plan.toolCalls.length === 0 ? hostedSearchItems(body, searchText) : [];
+  if (searches.length > 0) {
+    // OpenAI's hosted searches: their items, then the answer citing a source with a url_citation.
     const text = 'According to the release notes, the gateway now maps web search.';
-    output.push({ id: randomId('ws_', 48), type: 'web_search_call', status: 'completed', action: { type: 'search', query: searchText.slice(0, 100) } });
+    output.push(...searches);
     plan.text = text;
     output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [{ type: 'url_citation', start_index: 0, end_index: text.length, url: 'https://example.com/unigate-release', title: 'Unigate release notes' }], logprobs: [] }] });
   } else {
@@ -288,6 +314,9 @@ function streamEvents(response: JsonObject): JsonObject[] {
     } else if (item.type === 'web_search_call') {
       push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress' } });
       for (const step of ['in_progress', 'searching', 'completed']) push({ type: `response.web_search_call.${step}`, item_id: itemId, output_index: outputIndex });
+    } else if (item.type === 'file_search_call') {
+      push({ type: 'response.output_item.added', output_index: outputIndex, item: { ...item, status: 'in_progress' } });
+      for (const step of ['in_progress', 'searching', 'completed']) push({ type: `response.file_search_call.${step}`, item_id: itemId, output_index: outputIndex });
     } else {
       push({ type: 'response.output_item.added', output_index: outputIndex, item });
     }

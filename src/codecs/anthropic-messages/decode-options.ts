@@ -1,4 +1,5 @@
 import type { HostedTool, ReasoningOptions, ResponseFormat, ToolChoice, ToolDefinition, WebSearchTool } from '../../ir/chat-request.js';
+import type { HostedToolOffer } from '../../ir/hosted-tool-offer.js';
 import { keepUnmapped, type DecodeContext } from './decode-content.js';
 import { invalid, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
 import { isJsonObject } from '../../wire/json-object.js';
@@ -12,6 +13,22 @@ function isWebSearchTool(tool: Record<string, unknown>): boolean {
 
 function stringList(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string') ? (value as string[]) : undefined;
+}
+
+/**
+ * The server tools Anthropic bills per call that a request offers, with their `max_uses`: web search
+ * (`web_search_20250305` and later) and web fetch (`web_fetch_20250910` and later).
+ */
+export function hostedToolOfferOfTools(raw: unknown): HostedToolOffer {
+  const offer: HostedToolOffer = {};
+  if (!Array.isArray(raw)) return offer;
+  for (const tool of raw) {
+    if (!isJsonObject(tool) || typeof tool.type !== 'string') continue;
+    const cap = typeof tool.max_uses === 'number' ? tool.max_uses : null;
+    if (tool.type.startsWith('web_search_')) offer.webSearch = cap;
+    else if (tool.type.startsWith('web_fetch_')) offer.webFetch = cap;
+  }
+  return offer;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CatalogModel } from '../../catalog/catalog-model.js';
 import { decodedChatEnvelope, type ChatEndpoint, type CountTokensEndpoint, type ModelListing } from '../family-route.js';
 import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';
+import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
 
@@ -9,7 +10,8 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   readEnvelope(_request, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
-    return decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true });
+    // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
+    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true }), hostedTools: hostedToolOfferOfTools(body.tools) };
   },
 };
 

@@ -1,6 +1,6 @@
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { AnswerFacts } from '../../ir/answer-facts.js';
-import type { Usage } from '../../ir/usage.js';
+import { withHostedTools, type HostedToolCalls, type Usage } from '../../ir/usage.js';
 import { mergeUsageCounters, usageFromAnthropic } from '../../wire/anthropic/usage.js';
 import { isJsonObject } from '../../wire/json-object.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
@@ -11,6 +11,7 @@ const MESSAGE_STOP = Buffer.from('message_stop');
 const CONTENT_DELTA = Buffer.from('content_block_delta');
 const CONTENT_START = Buffer.from('content_block_start');
 const PING = Buffer.from('ping');
+const SERVER_TOOL_USE = Buffer.from('"server_tool_use"');
 const ERROR = Buffer.from('error');
 /** The event name (or the data's leading `type`) sits in an event's first bytes. */
 const HEAD_BYTES = 64;
@@ -85,7 +86,21 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   }
 
   reportedUsage(): Usage | null {
-    return usageFromAnthropic(this.#raw);
+    const usage = usageFromAnthropic(this.#raw);
+    // Before message_delta counts them, the server tools already run are the server_tool_use blocks streamed.
+    return usage === null || this.#sawMessageDelta ? usage : withHostedTools(usage, this.#serverToolsStreamed());
+  }
+
+  #serverToolsStreamed(): HostedToolCalls | undefined {
+    const calls: HostedToolCalls = { webSearch: 0, webFetch: 0, fileSearch: 0 };
+    for (const event of this.#content) {
+      if (!event.includes(SERVER_TOOL_USE) || !event.subarray(0, HEAD_BYTES).includes(CONTENT_START)) continue;
+      const block = eventJsonObject(event)?.content_block;
+      if (!isJsonObject(block) || block.type !== 'server_tool_use') continue;
+      if (block.name === 'web_search') calls.webSearch += 1;
+      else if (block.name === 'web_fetch') calls.webFetch += 1;
+    }
+    return calls;
   }
 
   usageIsFinal(): boolean {

@@ -3,13 +3,14 @@ import type { Usage } from '../../ir/usage.js';
 import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { isJsonObject } from '../../wire/gemini/gemini-wire.js';
-import { usageFromGemini } from '../../wire/gemini/usage.js';
+import { addGroundingQueries, usageFromGemini, withGroundingSearches } from '../../wire/gemini/usage.js';
 import { eventPayload } from '../../wire/gemini/event-payload.js';
 
 const USAGE_KEY = Buffer.from('"usageMetadata"');
 const FINISH_REASON_KEY = Buffer.from('"finishReason"');
 const CANDIDATES_KEY = Buffer.from('"candidates"');
 const ERROR_KEY = Buffer.from('"error"');
+const SEARCH_QUERIES_KEY = Buffer.from('"webSearchQueries"');
 
 function parse(event: Buffer): Record<string, unknown> | null {
   const payload = eventPayload(event);
@@ -27,7 +28,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
 /**
  * Watches a Gemini stream on the pass-through path. Gemini repeats `usageMetadata` as a running total in every
  * chunk, so the observer only keeps a reference to the last event that carries one and parses that single event
- * when usage is asked for: no per-chunk JSON parsing. Candidate events are kept by reference, and their text is
+ * (and the few that carry grounding search queries) when usage is asked for: no per-chunk JSON parsing. Candidate events are kept by reference, and their text is
  * read only when the stream is cut before its closing usage. Every event is forwarded.
  *
  * Events are SSE events (the relay asks the upstream for `alt=sse` and splits on blank lines) or, equally,
@@ -35,6 +36,8 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
  */
 export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   #lastUsageEvent: Buffer | null = null;
+  /** Events with Google Search grounding queries (the last chunks, by reference): their searches are billed. */
+  readonly #groundingEvents: Buffer[] = [];
   readonly #candidates: Buffer[] = [];
   #completed = false;
   #finalUsage = false;
@@ -57,6 +60,7 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
       this.#finalUsage = this.#completed;
     }
     if (event.includes(CANDIDATES_KEY)) this.#candidates.push(event);
+    if (event.includes(SEARCH_QUERIES_KEY)) this.#groundingEvents.push(event);
     return true;
   }
 
@@ -71,7 +75,11 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   reportedUsage(): Usage | null {
     if (this.#lastUsageEvent === null) return null;
     const chunk = parse(this.#lastUsageEvent);
-    return chunk === null ? null : usageFromGemini(chunk.usageMetadata);
+    const usage = chunk === null ? null : usageFromGemini(chunk.usageMetadata);
+    if (usage === null || this.#groundingEvents.length === 0) return usage;
+    const queries = new Set<string>();
+    for (const event of this.#groundingEvents) addGroundingQueries(parse(event), queries);
+    return withGroundingSearches(usage, queries);
   }
 
   usageIsFinal(): boolean {

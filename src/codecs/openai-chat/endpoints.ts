@@ -4,7 +4,7 @@ import { once, type ChatEndpoint, type EmbeddingsEndpoint, type ModelListing } f
 import { decodeOpenAIEmbeddingRequest } from './decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
 import { openAIChatCodec } from './index.js';
-import { needsOfOpenAIChatBody } from './request-needs.js';
+import { hostedToolOfferOfOpenAIChatBody, needsOfOpenAIChatBody } from './request-needs.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
 
 /** POST /v1/chat/completions: validated up front, decoded to the IR only if a translated channel needs it. */
@@ -21,6 +21,7 @@ export const openAIChatEndpoint: ChatEndpoint = {
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: estimateMessagesTokens(body.messages),
       needs: needsOfOpenAIChatBody(body),
+      hostedTools: hostedToolOfferOfOpenAIChatBody(body),
       chat: once(() => openAIChatCodec.decodeRequest(body, {})),
     };
   },

@@ -1,3 +1,4 @@
+import type { HostedToolOffer } from '../../ir/hosted-tool-offer.js';
 import type { RequestNeeds } from '../../ir/request-needs.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
@@ -18,4 +19,13 @@ export function needsOfOpenAIChatBody(body: Record<string, unknown>): RequestNee
   const tools = (Array.isArray(body.tools) && body.tools.length > 0) || (Array.isArray(body.functions) && body.functions.length > 0);
   const format = body.response_format;
   return { tools, vision: images > 0, jsonSchema: isJsonObject(format) && format.type === 'json_schema', mediaParts: images + files };
+}
+
+/**
+ * The web search an OpenAI chat body offers: `web_search_options` (searches as often as the model that answers runs
+ * them, uncapped) or a search model by name (OpenAI's search models search once before every answer).
+ */
+export function hostedToolOfferOfOpenAIChatBody(body: Record<string, unknown>): HostedToolOffer {
+  if (body.web_search_options !== undefined && body.web_search_options !== null) return { webSearch: null };
+  return typeof body.model === 'string' && /-search-(preview|api)/.test(body.model) ? { webSearch: 1 } : {};
 }

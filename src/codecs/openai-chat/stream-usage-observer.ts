@@ -2,7 +2,7 @@ import type { Usage } from '../../ir/usage.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import type { AnswerFacts } from '../../ir/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
-import { usageFromOpenAI } from '../../wire/openai/usage.js';
+import { usageOfChatCompletion } from '../../wire/openai/usage.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { isJsonObject } from '../../wire/json-object.js';
 
@@ -52,7 +52,7 @@ export class OpenAIStreamUsageObserver {
     if ((markers & USAGE_OBJECT) !== 0) {
       const chunk = parseChunk(event);
       if (chunk !== null) {
-        this.usage = usageFromOpenAI(chunk.usage) ?? this.usage;
+        this.usage = usageOfChatCompletion(chunk) ?? this.usage;
         if (Array.isArray(chunk.choices) && chunk.choices.length > 0) this.deltas.push(event);
         else if (!this.clientWantsUsage && Array.isArray(chunk.choices)) return false;
       }
@@ -65,6 +65,7 @@ export class OpenAIStreamUsageObserver {
 
 interface Chunk {
   usage?: unknown;
+  model?: unknown;
   choices?: unknown;
   error?: unknown;
 }

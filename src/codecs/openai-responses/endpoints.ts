@@ -1,7 +1,7 @@
 import { once, type ChatEndpoint, type CountTokensEndpoint } from '../family-route.js';
 import { decodeResponsesRequest, validateResponsesRequest } from './decode-request.js';
 import { openAIResponsesCodec } from './index.js';
-import { needsOfResponsesBody } from './request-needs.js';
+import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-needs.js';
 
 /**
  * POST /v1/responses (OpenAI Responses API), in the chat operation: OpenAI channels get the caller's body untouched;
@@ -22,6 +22,7 @@ export const openAIResponsesEndpoint: ChatEndpoint = {
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: envelope.promptTokensEstimate,
       needs: needsOfResponsesBody(body),
+      hostedTools: hostedToolOfferOfResponsesBody(body),
       chat: once(() => decodeResponsesRequest(body)),
       // An answer can depend on state OpenAI stores (previous_response_id, conversation), which the key cannot see.
       cacheable: false,

@@ -26,9 +26,10 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
     protocol: 'openai-responses',
-    // The response object has fields after its usage (user, metadata): the cost goes in the header only.
-    usageKey: null,
-    streamUsageKey: () => null,
+    // The response's own usage object (`response.usage` in the completed event). Only `user` and `metadata` follow it,
+    // whose values are strings: were a metadata key named `usage`, the cost would go in the header alone.
+    usageKey: 'usage',
+    streamUsageKey: () => 'usage',
     passThroughHeaders: [],
     passThroughOperation: (stream) => ({ kind: 'responses', stream }),
     streamContentType: () => 'text/event-stream; charset=utf-8',

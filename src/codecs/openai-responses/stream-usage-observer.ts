@@ -1,9 +1,9 @@
 import type { AnswerFacts } from '../../ir/answer-facts.js';
-import type { Usage } from '../../ir/usage.js';
+import { emptyUsage, withHostedTools, type Usage } from '../../ir/usage.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
-import { usageFromResponses } from '../../wire/responses/usage.js';
+import { hostedToolCallsOfOutput, usageOfResponse } from '../../wire/responses/usage.js';
 
 /** The event type sits in the first bytes: `event: <type>` or `{"type":"<type>"`; only those bytes are searched. */
 const HEAD_BYTES = 96;
@@ -12,6 +12,8 @@ const FAILED = Buffer.from('response.failed');
 const ERROR_EVENTS = [Buffer.from('event: error'), Buffer.from('"type":"error"')];
 const DELTA = Buffer.from('.delta');
 const ITEM_ADDED = Buffer.from('response.output_item.added');
+const ITEM_DONE = Buffer.from('response.output_item.done');
+const HOSTED_TOOL_ITEMS = [Buffer.from('"web_search_call"'), Buffer.from('"file_search_call"')];
 const PREAMBLE = ['response.created', 'response.in_progress', 'response.queued'].map((type) => Buffer.from(type));
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
@@ -34,6 +36,8 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
   #events = 0;
   readonly #answerEvents: Buffer[] = [];
   #usage: Usage | null = null;
+  /** Hosted tool items done so far (by reference), counted only if the stream ends before its usage. */
+  readonly #hostedToolItems: Buffer[] = [];
   #final = false;
   #completed = false;
   #failure: { code: string; message: string } | null = null;
@@ -46,12 +50,13 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
       this.#answerEvents.push(event);
       return true;
     }
+    if (head.includes(ITEM_DONE) && HOSTED_TOOL_ITEMS.some((marker) => event.includes(marker))) this.#hostedToolItems.push(event);
     const completed = COMPLETED.some((type) => head.includes(type));
     if (completed || head.includes(FAILED)) {
       this.#completed = true;
-      const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; error?: unknown } | null;
+      const response = (eventJsonObject(event)?.response ?? null) as { usage?: unknown; output?: unknown; error?: unknown } | null;
       this.#facts = responsesAnswerFacts(response);
-      const usage = usageFromResponses(response?.usage);
+      const usage = usageOfResponse(response);
       if (usage !== null) {
         this.#usage = usage;
         this.#final = true;
@@ -83,7 +88,10 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
   }
 
   reportedUsage(): Usage | null {
-    return this.#usage;
+    if (this.#usage !== null || this.#hostedToolItems.length === 0) return this.#usage;
+    // Cut before the terminal event: the searches done are billed (the tokens are counted from what was delivered).
+    const items = this.#hostedToolItems.map((event) => eventJsonObject(event)?.item);
+    return withHostedTools(emptyUsage(), hostedToolCallsOfOutput(items));
   }
 
   usageIsFinal(): boolean {

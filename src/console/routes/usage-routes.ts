@@ -20,7 +20,8 @@ const MAX_DAILY_SPAN_DAYS = 400;
 const MAX_CSV_ROWS = 100_000;
 export const CSV_COLUMNS = [
   'created_at', 'request_id', 'key_id', 'model', 'endpoint', 'stream', 'status', 'error_code', 'prompt_tokens', 'completion_tokens',
-  'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms',
+  'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'web_searches', 'web_fetches', 'file_searches',
+  'hosted_tool_cost_usd',
 ] as const;
 
 /** The console's usage filters: the admin API's, always narrowed to the session's account. */

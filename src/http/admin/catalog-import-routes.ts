@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
-import { pricingToJson } from '../../catalog/model-json.js';
+import { PRICE_FIELDS, pricingToJson } from '../../catalog/model-json.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
@@ -16,11 +16,9 @@ const importSchema = z.object({
   models: z.array(z.string().trim().min(1).max(200)).min(1).max(1000).optional(),
 }).strict();
 
-const PRICE_FIELDS = ['inputPerMtokNano', 'outputPerMtokNano', 'cachedInputPerMtokNano', 'cacheWritePerMtokNano', 'perRequestNano', 'perImageNano', 'perAudioMinuteNano', 'perMcharNano'] as const;
-
 /** Whether the record's flat prices are the bundled list prices (long-context tiers are the bundled data's alone). */
 function samePrices(stored: Pricing, list: Pricing): boolean {
-  return PRICE_FIELDS.every((field) => stored[field] === list[field]);
+  return PRICE_FIELDS.every(([, field]) => stored[field] === list[field]);
 }
 
 function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Record<string, unknown> {

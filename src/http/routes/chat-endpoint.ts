@@ -58,7 +58,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { model } = chain;
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-    const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels });
+    const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
     // A request the cache does not serve goes to the relay as it is (no cache status header).
     const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: rateLimitHeaders, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,

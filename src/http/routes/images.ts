@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { badRequest } from '../../codecs/openai-chat/bad-request.js';
 import { GatewayError } from '../../errors/gateway-error.js';
+import type { ImageVariant } from '../../billing/compute-cost.js';
 import type { ImageGenerationRequest, ImageGenerationResponse } from '../../ir/image.js';
 import type { Usage } from '../../ir/usage.js';
 import { readMultipartForm, type MultipartForm } from '../../multipart/read-multipart-form.js';
@@ -33,13 +34,18 @@ function tokens(input: number, output: number): Usage {
   return { input: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, text: output, reasoning: 0 } };
 }
 
-async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number): Promise<Record<string, string>> {
+async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number, imageVariant: ImageVariant): Promise<Record<string, string>> {
   call.meter.expect({ promptTokens });
   return call.admit({
     model,
     estimatedTokens: promptTokens,
-    maxUsage: { images: n, tokens: tokens(promptTokens + inputImages * IMAGE_TOKENS_BOUND, n * IMAGE_TOKENS_BOUND) },
+    maxUsage: { images: n, imageVariant, tokens: tokens(promptTokens + inputImages * IMAGE_TOKENS_BOUND, n * IMAGE_TOKENS_BOUND) },
   });
+}
+
+/** The size and quality an image request asks for (DALL·E bills each its own price). */
+function imageVariantOf(size: string | undefined, quality: string | undefined): ImageVariant {
+  return { ...(size === undefined ? {} : { size }), ...(quality === undefined ? {} : { quality }) };
 }
 
 /** Pass-through of an OpenAI-wire media body; the answer is relayed as it came, its usage read. */
@@ -111,9 +117,9 @@ export function encodeGeneratedImages(responses: readonly ImageGenerationRespons
   });
 }
 
-function settleOpenAIAnswer(call: MediaCall, answer: { body: Buffer; usage: OpenAIMediaUsage }, headers: Record<string, string>): void {
+function settleOpenAIAnswer(call: MediaCall, answer: { body: Buffer; usage: OpenAIMediaUsage }, headers: Record<string, string>, imageVariant: ImageVariant): void {
   call.meter.markFirstByte();
-  const outcome = { usage: answer.usage.tokens, billable: { images: answer.usage.images ?? 0 } };
+  const outcome = { usage: answer.usage.tokens, billable: { images: answer.usage.images ?? 0, imageVariant } };
   sendRaw(call.context, 200, answer.body, 'application/json', { ...headers, ...call.meter.priced(answer.body, outcome, null).headers });
   call.meter.finish({ status: 200, ...outcome });
 }
@@ -127,6 +133,8 @@ interface ImagesRelay {
   request: ImageGenerationRequest | null;
   responseFormat: 'url' | 'b64_json' | undefined;
   operation: string;
+  /** The size and quality asked for, which per-image prices depend on. */
+  imageVariant: ImageVariant;
 }
 
 /**
@@ -139,7 +147,7 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<void> {
   const first = await relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(relay.openAI, request));
   if (first === null) throw noChannelFor(relay.model, relay.operation);
   if (first.kind === 'openai') {
-    settleOpenAIAnswer(call, first, relay.headers);
+    settleOpenAIAnswer(call, first, relay.headers, relay.imageVariant);
     return;
   }
   const n = request?.n ?? 1;
@@ -152,12 +160,12 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<void> {
   const usage = sumUsage(responses);
   const produced = responses.reduce((sum, response) => sum + response.images.length, 0);
   if (produced === 0) {
-    call.meter.finish({ status: 400, errorCode: 'bad_request', usage, billable: { images: 0 } });
+    call.meter.finish({ status: 400, errorCode: 'bad_request', usage, billable: { images: 0, imageVariant: relay.imageVariant } });
     throw new GatewayError('bad_request', `The upstream model produced no image: ${first.response.refusal ?? 'no reason given'}.`, { param: 'prompt' });
   }
   call.meter.markFirstByte();
   const warnings: Record<string, string> = request?.quality === undefined ? {} : { 'x-gateway-warnings': encodeURIComponent("'quality' has no equivalent on this model and was ignored.") };
-  const outcome = { usage, billable: { images: produced } };
+  const outcome = { usage, billable: { images: produced, imageVariant: relay.imageVariant } };
   const body = encodeGeneratedImages(responses, relay.responseFormat, Math.floor(call.services.clock.now() / 1000));
   sendRaw(call.context, 200, body, 'application/json', { ...relay.headers, ...warnings, ...call.meter.priced(body, outcome, null).headers });
   call.meter.finish({ status: 200, ...outcome });
@@ -175,10 +183,11 @@ export function imageGenerationsRoute(services: GatewayServices): RouteHandler {
     const responseFormat = optionalChoice(body.response_format, 'response_format', ['url', 'b64_json'] as const);
     if (body.stream === true) throw badRequest('stream', 'Streaming image generation is not supported; leave stream unset.');
     const { model, routes } = resolveMediaModel(call, modelId, 'image', 'POST /v1/images/generations');
-    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), 0);
+    const imageVariant = imageVariantOf(size, quality);
+    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), 0, imageVariant);
     const request: ImageGenerationRequest = { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }), ...(quality === undefined ? {} : { quality }) };
     const openAI = openAIImageExchange('/images/generations', (upstreamModel) => upstreamJson(body, upstreamModel));
-    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: 'image generation' });
+    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: 'image generation', imageVariant });
   });
 }
 
@@ -222,11 +231,12 @@ function multipartImageRoute(services: GatewayServices, path: '/images/edits' | 
     const responseFormat = optionalChoice(form.field('response_format'), 'response_format', ['url', 'b64_json'] as const);
     if (form.field('stream') === 'true') throw badRequest('stream', 'Streaming image edits are not supported; leave stream unset.');
     const { model, routes } = resolveMediaModel(call, modelId, 'image', `POST /v1${path}`);
-    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), inputImages);
-    const openAI = openAIImageExchange(path, (upstreamModel) => upstreamForm(form, upstreamModel));
     const size = form.field('size');
+    const imageVariant = imageVariantOf(size, form.field('quality'));
+    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), inputImages, imageVariant);
+    const openAI = openAIImageExchange(path, (upstreamModel) => upstreamForm(form, upstreamModel));
     const request = variations ? null : await inlineEditRequest(call, routes, form, { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }) });
-    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits' });
+    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits', imageVariant });
   }, { refuseBeforeUpload: 'image' });
 }
 

@@ -17,6 +17,7 @@ import * as modelRoutingStrategy from './0016-model-routing-strategy.js';
 import * as streamCheckpoints from './0018-stream-checkpoints.js';
 import * as responseCache from './0019-response-cache.js';
 import * as modelFallbacks from './0017-model-fallbacks.js';
+import * as hostedToolPrices from './0020-hosted-tool-prices.js';
 import * as referralRewardReversals from './0023-referral-reward-reversals.js';
 import * as channelUrlCredentials from './0024-channel-url-credentials.js';
 
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0018-stream-checkpoints': streamCheckpoints,
   '0019-response-cache': responseCache,
   '0017-model-fallbacks': modelFallbacks,
+  '0020-hosted-tool-prices': hostedToolPrices,
   '0023-referral-reward-reversals': referralRewardReversals,
   '0024-channel-url-credentials': channelUrlCredentials,
 };

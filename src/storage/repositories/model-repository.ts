@@ -10,7 +10,7 @@ const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-l
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
-  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano'>;
+  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano'>;
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
@@ -22,6 +22,10 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perImageNano: toNullableBigInt(row.per_image_nano),
     perAudioMinuteNano: toNullableBigInt(row.per_audio_minute_nano),
     perMcharNano: toNullableBigInt(row.per_mchar_nano),
+    perWebSearchNano: toNullableBigInt(row.per_web_search_nano),
+    perGroundedPromptNano: toNullableBigInt(row.per_grounded_prompt_nano),
+    perWebFetchNano: toNullableBigInt(row.per_web_fetch_nano),
+    perFileSearchNano: toNullableBigInt(row.per_file_search_nano),
   };
 }
 
@@ -35,6 +39,10 @@ function fromPricing(pricing: Pricing): PricingColumns {
     per_image_nano: pricing.perImageNano,
     per_audio_minute_nano: pricing.perAudioMinuteNano,
     per_mchar_nano: pricing.perMcharNano,
+    per_web_search_nano: pricing.perWebSearchNano,
+    per_grounded_prompt_nano: pricing.perGroundedPromptNano,
+    per_web_fetch_nano: pricing.perWebFetchNano,
+    per_file_search_nano: pricing.perFileSearchNano,
   };
 }
 

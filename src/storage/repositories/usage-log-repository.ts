@@ -38,6 +38,17 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     createdAt: toNumber(row.created_at),
     ...(row.attempted_channels == null || row.attempted_channels === '' ? {} : { attemptedChannels: row.attempted_channels.split(',') }),
     cacheHit: toBoolean(row.cache_hit),
+    ...hostedToolsOf(row),
+  };
+}
+
+/** The row's hosted tool calls and their cost, left out when it made none. */
+function hostedToolsOf(row: Selectable<UsageLogsTable>): Pick<UsageLogRow, 'hostedTools' | 'hostedToolCostNano'> {
+  const calls = { webSearch: toNumber(row.web_searches), webFetch: toNumber(row.web_fetches), fileSearch: toNumber(row.file_searches) };
+  const cost = toBigInt(row.hosted_tool_cost_nano);
+  return {
+    ...(calls.webSearch + calls.webFetch + calls.fileSearch === 0 ? {} : { hostedTools: calls }),
+    ...(cost === 0n ? {} : { hostedToolCostNano: cost }),
   };
 }
 
@@ -86,6 +97,10 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     created_at: log.createdAt,
     attempted_channels: log.attemptedChannels === undefined || log.attemptedChannels.length === 0 ? null : log.attemptedChannels.join(','),
     cache_hit: fromBoolean(log.cacheHit === true),
+    web_searches: storableCount(log.hostedTools?.webSearch ?? 0),
+    web_fetches: storableCount(log.hostedTools?.webFetch ?? 0),
+    file_searches: storableCount(log.hostedTools?.fileSearch ?? 0),
+    hosted_tool_cost_nano: log.hostedToolCostNano ?? 0n,
   };
 }
 
@@ -113,6 +128,10 @@ const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   created_at: 'int8',
   attempted_channels: 'text',
   cache_hit: 'int4',
+  web_searches: 'int4',
+  web_fetches: 'int4',
+  file_searches: 'int4',
+  hosted_tool_cost_nano: 'int8',
 };
 
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);

@@ -8,7 +8,7 @@ import { citationsByBlock, groundingOf } from './grounding.js';
 import { emptyUsage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { blockedPromptFinishReason, mapGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
-import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage.js';
+import { addGroundingQueries, usageFromGemini as usageFromUsageMetadata, withGroundingSearches } from '../../wire/gemini/usage.js';
 
 /** An id for a function call the Gemini API sent without one (most models leave `functionCall.id` out). */
 export function newToolCallId(): string {
@@ -70,13 +70,15 @@ export function parseGenerateContentResponse(body: Buffer, request: ChatRequest)
     content.unshift(...grounding.searches);
   }
   const hasToolCalls = content.some((part) => part.type === 'tool-call');
+  const searchQueries = new Set<string>();
+  addGroundingQueries(response, searchQueries);
   return {
     id: typeof response.responseId === 'string' && response.responseId !== '' ? response.responseId : newResponseId(),
     model: request.model,
     created: Math.floor(Date.now() / 1000),
     content,
     finishReason: finishReasonOf(response, candidate, hasToolCalls) ?? mapGeminiFinishReason(null, hasToolCalls),
-    usage: usageFromUsageMetadata(response.usageMetadata) ?? emptyUsage(),
+    usage: withGroundingSearches(usageFromUsageMetadata(response.usageMetadata) ?? emptyUsage(), searchQueries),
     warnings,
   };
 }

@@ -5,7 +5,7 @@ import type { Usage } from '../../ir/usage.js';
 import { isJsonObject, parseJson, type JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { blockedPromptFinishReason, mapGeminiFinishReason } from '../../wire/gemini/finish-reason.js';
 import { firstCandidate, newResponseId, newToolCallId, partsOf } from './parse-response.js';
-import { usageFromGemini as usageFromUsageMetadata } from '../../wire/gemini/usage.js';
+import { addGroundingQueries, usageFromGemini as usageFromUsageMetadata, withGroundingSearches } from '../../wire/gemini/usage.js';
 import { readStreamChunks } from './read-stream-chunks.js';
 import { citationsByBlock, groundingOf } from './grounding.js';
 
@@ -38,6 +38,8 @@ class StreamState {
   #toolCalls = 0;
   #usage: Usage | null = null;
   #usageKey = '';
+  /** The distinct search queries of the grounding so far: the answer's web searches. */
+  readonly #searchQueries = new Set<string>();
   /** Gemini's finishReason of the last chunk, or the blockReason of a prompt blocked before any candidate. */
   #finish: { raw: string; blocked: boolean } | null = null;
 
@@ -58,7 +60,9 @@ class StreamState {
     this.#grounding(candidate);
     // A block a signature ended stays open through the chunk, so the chunk's grounding can still cite it.
     if (this.#endingSignature !== undefined) this.#closeBlock();
-    const usage = usageFromUsageMetadata(chunk.usageMetadata);
+    addGroundingQueries(chunk, this.#searchQueries);
+    const reported = usageFromUsageMetadata(chunk.usageMetadata);
+    const usage = reported === null ? null : withGroundingSearches(reported, this.#searchQueries);
     if (usage !== null) {
       const key = JSON.stringify(usage);
       if (key !== this.#usageKey) this.parts.push({ type: 'usage', usage });
@@ -81,7 +85,9 @@ class StreamState {
     const reason: FinishReason = this.#finish.blocked
       ? blockedPromptFinishReason(this.#finish.raw)
       : mapGeminiFinishReason(this.#finish.raw, this.#toolCalls > 0);
-    this.parts.push({ type: 'finish', reason, usage: this.#usage });
+    // Grounding that came after the last usage still counts its searches.
+    const usage = this.#usage === null ? null : withGroundingSearches(this.#usage, this.#searchQueries);
+    this.parts.push({ type: 'finish', reason, usage });
   }
 
   /** When the stream breaks off, the calls already complete go out before the error. */

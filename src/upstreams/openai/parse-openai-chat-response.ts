@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
-import { usageFromOpenAI } from '../../wire/openai/usage.js';
+import { usageOfChatCompletion } from '../../wire/openai/usage.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { ContentPart, ToolCallPart } from '../../ir/message.js';
@@ -72,7 +72,7 @@ export function parseOpenAIChatResponse(body: Buffer): ChatResponse {
     created: typeof parsed.created === 'number' ? parsed.created : Math.floor(Date.now() / 1000),
     content,
     finishReason: mapOpenAIFinishReason(choice.finish_reason, toolCalls.length > 0),
-    usage: usageFromOpenAI(parsed.usage) ?? emptyUsage(),
+    usage: usageOfChatCompletion(parsed) ?? emptyUsage(),
     warnings: [],
   };
 }

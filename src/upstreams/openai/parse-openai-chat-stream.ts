@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
-import { usageFromOpenAI } from '../../wire/openai/usage.js';
+import { usageFromOpenAI, usageOfChatCompletion } from '../../wire/openai/usage.js';
 import { eventData, SseEventSplitter } from '../../wire/sse-event-splitter.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { StreamPart } from '../../ir/stream-part.js';
@@ -83,7 +83,7 @@ export class OpenAIChatStreamParser {
       }
     }
     // Groq puts the usage of a stream in `x_groq.usage` of its last chunk.
-    const usage = usageFromOpenAI(chunk.usage) ?? (isJsonObject(chunk.x_groq) ? usageFromOpenAI(chunk.x_groq.usage) : null);
+    const usage = usageOfChatCompletion(chunk) ?? (isJsonObject(chunk.x_groq) ? usageFromOpenAI(chunk.x_groq.usage) : null);
     if (usage !== null) {
       this.#usage = usage;
       parts.push(...this.#start(), { type: 'usage', usage });

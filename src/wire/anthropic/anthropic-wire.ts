@@ -129,6 +129,8 @@ export interface AnthropicUsage {
   output_tokens: number;
   /** Present when the upstream reported reasoning tokens; `output_tokens` stays the inclusive total. */
   output_tokens_details?: { thinking_tokens: number };
+  /** Server tools run for the answer (Anthropic's own or, translated, another provider's). */
+  server_tool_use?: { web_search_requests: number; web_fetch_requests: number };
 }
 
 /** A web search result cited by a text block; `encrypted_index` is empty when the search ran on another provider. */

@@ -1,4 +1,4 @@
-import type { Usage } from '../../ir/usage.js';
+import { withHostedTools, type Usage } from '../../ir/usage.js';
 import { isJsonObject, type JsonObject } from '../json-object.js';
 import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
@@ -6,7 +6,8 @@ import type { AnthropicUsage } from './anthropic-wire.js';
 
 /**
  * Anthropic's usage → canonical usage. `input_tokens` excludes cached input, so the canonical input total is
- * input + cache read + cache write; `output_tokens_details.thinking_tokens` (when sent) splits the output.
+ * input + cache read + cache write; `output_tokens_details.thinking_tokens` (when sent) splits the output;
+ * `server_tool_use` counts the web searches and web fetches Anthropic ran (each billed per call).
  * Null when the value is not a usage object.
  */
 export function usageFromAnthropic(raw: JsonObject): Usage;
@@ -19,10 +20,13 @@ export function usageFromAnthropic(raw: unknown): Usage | null {
   const output = tokenCount(raw.output_tokens);
   const details = isJsonObject(raw.output_tokens_details) ? raw.output_tokens_details : {};
   const reasoning = Math.min(tokenCount(details.thinking_tokens), output);
-  return {
+  const usage: Usage = {
     input: { total: noCache + cacheRead + cacheWrite, noCache, cacheRead, cacheWrite },
     output: { total: output, text: output - reasoning, reasoning },
   };
+  const server = raw.server_tool_use;
+  if (!isJsonObject(server)) return usage;
+  return withHostedTools(usage, { webSearch: tokenCount(server.web_search_requests), webFetch: tokenCount(server.web_fetch_requests), fileSearch: 0 });
 }
 
 /** Canonical usage → Anthropic's usage object (`input_tokens` is the uncached part). */
@@ -34,6 +38,8 @@ export function usageToAnthropic(usage: Usage): AnthropicUsage {
     output_tokens: usage.output.total,
   };
   if (usage.output.reasoning > 0) wire.output_tokens_details = { thinking_tokens: usage.output.reasoning };
+  const tools = usage.hostedTools;
+  if (tools !== undefined && tools.webSearch + tools.webFetch > 0) wire.server_tool_use = { web_search_requests: tools.webSearch, web_fetch_requests: tools.webFetch };
   return wire;
 }
 

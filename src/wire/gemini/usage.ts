@@ -1,4 +1,4 @@
-import type { Usage } from '../../ir/usage.js';
+import { withHostedTools, type Usage } from '../../ir/usage.js';
 import { isJsonObject } from '../json-object.js';
 import type { GeminiUsageMetadata } from './gemini-wire.js';
 import { tokenCount } from '../token-count.js';
@@ -40,8 +40,27 @@ export function encodeGeminiUsage(usage: Usage): GeminiUsageMetadata {
 }
 
 /**
+ * Adds the search queries of a response's (or stream chunk's) Google Search grounding to `queries`. Google bills
+ * Gemini 3 grounding per search query and counts distinct ones, ignoring empty ones; older models once per grounded
+ * prompt (the catalog prices each: per web search, per grounded prompt).
+ */
+export function addGroundingQueries(response: unknown, queries: Set<string>): void {
+  if (!isJsonObject(response) || !Array.isArray(response.candidates)) return;
+  for (const candidate of response.candidates) {
+    const metadata = isJsonObject(candidate) ? candidate.groundingMetadata : undefined;
+    if (!isJsonObject(metadata) || !Array.isArray(metadata.webSearchQueries)) continue;
+    for (const query of metadata.webSearchQueries) if (typeof query === 'string' && query.trim() !== '') queries.add(query);
+  }
+}
+
+/** `usage` with the grounding's distinct search queries as its web searches. */
+export function withGroundingSearches(usage: Usage, queries: ReadonlySet<string>): Usage {
+  return withHostedTools(usage, queries.size === 0 ? undefined : { webSearch: queries.size, webFetch: 0, fileSearch: 0 });
+}
+
+/**
  * The usage of a `generateContent` body (or of a whole streamed JSON array, where the last chunk that reports
- * usage holds the running total); null when absent or not JSON.
+ * usage holds the running total), with the searches of its grounding; null when absent or not JSON.
  */
 export function findGeminiUsageInJson(body: Buffer): Usage | null {
   let parsed: unknown;
@@ -50,12 +69,16 @@ export function findGeminiUsageInJson(body: Buffer): Usage | null {
   } catch {
     return null;
   }
+  const queries = new Set<string>();
+  let usage: Usage | null = null;
   if (Array.isArray(parsed)) {
-    for (let index = parsed.length - 1; index >= 0; index -= 1) {
-      const element: unknown = parsed[index];
-      if (isJsonObject(element) && element.usageMetadata !== undefined) return usageFromGemini(element.usageMetadata);
+    for (const element of parsed) {
+      addGroundingQueries(element, queries);
+      if (isJsonObject(element) && element.usageMetadata !== undefined) usage = usageFromGemini(element.usageMetadata);
     }
-    return null;
+  } else if (isJsonObject(parsed)) {
+    addGroundingQueries(parsed, queries);
+    usage = usageFromGemini(parsed.usageMetadata);
   }
-  return isJsonObject(parsed) ? usageFromGemini(parsed.usageMetadata) : null;
+  return usage === null ? null : withGroundingSearches(usage, queries);
 }

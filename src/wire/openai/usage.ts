@@ -1,5 +1,6 @@
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { Usage } from '../../ir/usage.js';
+import { withHostedTools, type Usage } from '../../ir/usage.js';
+import { isJsonObject } from '../json-object.js';
 import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
 
@@ -23,9 +24,33 @@ export function usageFromOpenAI(raw: unknown): Usage | null {
   };
 }
 
-/** The top-level `usage` of a chat-completion JSON body; null when absent or the body is not JSON. */
+/**
+ * OpenAI's Chat Completions search models (`gpt-4o-search-preview`, `gpt-5-search-api`, …) search the web before
+ * every answer, and each search is billed per call.
+ */
+const SEARCH_MODEL = /-search-(preview|api)/;
+const SEARCH_MODEL_MARKER = Buffer.from('-search-');
+
+/** A chat completion's (or its usage chunk's) usage, with the web search a search model ran for it. */
+export function usageOfChatCompletion(completion: { usage?: unknown; model?: unknown }): Usage | null {
+  const usage = usageFromOpenAI(completion.usage);
+  if (usage === null || typeof completion.model !== 'string' || !SEARCH_MODEL.test(completion.model)) return usage;
+  return withHostedTools(usage, { webSearch: 1, webFetch: 0, fileSearch: 0 });
+}
+
+/**
+ * The top-level `usage` of a chat-completion JSON body, with a search model's web search; null when absent or the
+ * body is not JSON. The body is parsed whole only when it may name a search model.
+ */
 export function findUsageInJson(body: Buffer): Usage | null {
-  return usageOfTopLevelMember(body, 'usage', usageFromOpenAI);
+  const usage = usageOfTopLevelMember(body, 'usage', usageFromOpenAI);
+  if (usage === null || !body.includes(SEARCH_MODEL_MARKER)) return usage;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return isJsonObject(parsed) ? usageOfChatCompletion(parsed) : usage;
+  } catch {
+    return usage;
+  }
 }
 
 /** Canonical usage → OpenAI's usage object. Reasoning tokens are part of completion_tokens, cache reads of prompt_tokens. */

@@ -1,4 +1,5 @@
-import type { Usage } from '../../ir/usage.js';
+import { withHostedTools, type HostedToolCalls, type Usage } from '../../ir/usage.js';
+import { isJsonObject } from '../json-object.js';
 import { usageOfTopLevelMember } from '../json-top-level.js';
 import { tokenCount } from '../token-count.js';
 
@@ -42,7 +43,42 @@ export function usageFromResponses(raw: unknown): Usage | null {
   };
 }
 
-/** The top-level `usage` of a Responses JSON body (pass-through, non-streaming); null when absent or not JSON. */
+/**
+ * The calls of OpenAI's hosted tools an answer's `output` holds, each billed per call: `web_search_call` items whose
+ * action searched (opening a page or finding in it is not a search; items without an action are searches) and
+ * `file_search_call` items. Undefined when there are none.
+ */
+export function hostedToolCallsOfOutput(output: unknown): HostedToolCalls | undefined {
+  if (!Array.isArray(output)) return undefined;
+  const calls: HostedToolCalls = { webSearch: 0, webFetch: 0, fileSearch: 0 };
+  for (const item of output) {
+    if (!isJsonObject(item)) continue;
+    if (item.type === 'web_search_call' && (!isJsonObject(item.action) || item.action.type === 'search')) calls.webSearch += 1;
+    else if (item.type === 'file_search_call') calls.fileSearch += 1;
+  }
+  return calls.webSearch + calls.fileSearch > 0 ? calls : undefined;
+}
+
+/** The usage of a whole Responses answer object: its `usage` and the hosted tool calls of its `output`. */
+export function usageOfResponse(response: { usage?: unknown; output?: unknown } | null): Usage | null {
+  const usage = usageFromResponses(response?.usage);
+  return usage === null ? null : withHostedTools(usage, hostedToolCallsOfOutput(response?.output));
+}
+
+/** Only a body that names one of these items is parsed whole for its hosted tool calls. */
+const HOSTED_TOOL_ITEMS = [Buffer.from('"web_search_call"'), Buffer.from('"file_search_call"')];
+
+/**
+ * The top-level `usage` of a Responses JSON body (pass-through, non-streaming), with the hosted tool calls of its
+ * output; null when absent or not JSON. The body is parsed whole only when it holds a hosted tool call.
+ */
 export function findResponsesUsageInJson(body: Buffer): Usage | null {
-  return usageOfTopLevelMember(body, 'usage', usageFromResponses);
+  const usage = usageOfTopLevelMember(body, 'usage', usageFromResponses);
+  if (usage === null || !HOSTED_TOOL_ITEMS.some((marker) => body.includes(marker))) return usage;
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    return isJsonObject(parsed) ? withHostedTools(usage, hostedToolCallsOfOutput(parsed.output)) : usage;
+  } catch {
+    return usage;
+  }
 }

@@ -51,6 +51,8 @@ models:
       input_per_mtok: ${price}
       output_per_mtok: 0.6
       cached_input_per_mtok: 0.075
+      per_web_search: 0.01
+      per_file_search: 0.0025
   - id: yaml-sim
     pricing: { input_per_mtok: 0.000001, output_per_mtok: 0.000002 }
 channels:
@@ -122,7 +124,7 @@ describe('gateway.yaml', () => {
     expect(upstream).toMatchObject({ type: 'openai-compatible', base_url: mock.url, models: { 'yaml-gpt': 'gpt-4o-mini' }, priority: 10, enabled: true });
     expect(state.channels.find((channel) => channel.name === 'yaml-simulator')).toMatchObject({ type: 'simulator' });
     const gpt = state.models.find((model) => model.id === 'yaml-gpt');
-    expect(gpt?.pricing).toMatchObject({ input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075 });
+    expect(gpt?.pricing).toMatchObject({ input_per_mtok: 0.15, output_per_mtok: 0.6, cached_input_per_mtok: 0.075, per_web_search: 0.01, per_file_search: 0.0025, per_web_fetch: null });
     expect(state.models.find((model) => model.id === 'yaml-sim')?.pricing).toMatchObject({ input_per_mtok: 0.000001, output_per_mtok: 0.000002 });
     expect(state.plans.find((plan) => plan.name === 'yaml-basic')).toMatchObject({ period: 'month', quota_usd: 5, overage: { policy: 'limit', limit_usd: 1.5 } });
 

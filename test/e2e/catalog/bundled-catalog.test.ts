@@ -62,7 +62,8 @@ describe('the bundled catalog behind three provider keys', () => {
     for (const model of models) {
       expect(model.object).toBe('model');
       if (model.kind === 'moderation') continue;
-      const prices = Object.values(model.pricing).filter((price) => typeof price === 'number' && price > 0);
+      const byVariant = Object.values((model.pricing.per_image_by_size ?? {}) as Record<string, number>);
+      const prices = [...Object.values(model.pricing), ...byVariant].filter((price) => typeof price === 'number' && price > 0);
       expect(prices.length, model.id).toBeGreaterThan(0);
     }
     const byId = new Map(models.map((model) => [model.id, model]));
@@ -153,5 +154,45 @@ describe('the bundled catalog behind three provider keys', () => {
     expect((await gateway.admin('DELETE', '/admin/models/gpt-4o-mini')).status).toBe(200);
     listed = (await listModels()).find((model) => model.id === 'gpt-4o-mini');
     expect(listed).toMatchObject({ price_source: 'bundled', pricing: { input_per_mtok: 0.15 } });
+  });
+});
+
+describe('the overlay: what the price data lacks, served and billed', () => {
+  it('lists tts-1, tts-1-hd and DALL·E with their prices, and gemini-embedding-001 with its 2,048-token context', async () => {
+    const byId = new Map((await listModels()).map((model) => [model.id, model]));
+    expect(byId.get('tts-1')).toMatchObject({ kind: 'audio', owned_by: 'openai', price_source: 'bundled', pricing: { per_mchar: 15 } });
+    expect(byId.get('tts-1-hd')).toMatchObject({ kind: 'audio', pricing: { per_mchar: 30 } });
+    expect(byId.get('dall-e-3')).toMatchObject({ kind: 'image', pricing: { per_image_by_size: { 'standard 1024x1024': 0.04, 'hd 1024x1792': 0.12, 'hd 1792x1024': 0.12 } } });
+    expect(byId.get('dall-e-2')).toMatchObject({ kind: 'image', pricing: { per_image_by_size: { '256x256': 0.016, '512x512': 0.018, '1024x1024': 0.02 } } });
+    expect(byId.get('gemini-embedding-001')).toMatchObject({ kind: 'embedding', context_window: 2048, context_length: 2048 });
+    expect(byId.get('claude-sonnet-4-5')).toMatchObject({ pricing: { per_web_search: 0.01, web_search: '0.01' } });
+    expect(byId.get('gemini-2.5-flash')).toMatchObject({ pricing: { per_web_search: null, per_grounded_prompt: 0.035 } });
+  });
+
+  it.each([['tts-1', 15_000n], ['tts-1-hd', 30_000n]])('%s answers /v1/audio/speech and is charged its price per character, exactly', async (model, nanoPerCharacter) => {
+    const speaker = await seedAccount(gateway, { balanceUsd: 5 });
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: speaker.key, maxRetries: 0 });
+    const input = 'The gateway reads this aloud, accents too: é.';
+    const speech = await client.audio.speech.create({ model, voice: 'alloy', input });
+    expect((await speech.arrayBuffer()).byteLength).toBeGreaterThan(0);
+    expect((openai.requests.at(-1)?.body as { model: string }).model).toBe(model);
+    await flushWrites(gateway);
+    const rows = (await gateway.admin<{ data: Array<{ model: string; status: number; cost_usd: number }> }>('GET', `/admin/usage?key_id=${speaker.keyId}&limit=5`)).body.data;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ model, status: 200 });
+    expect(BigInt(Math.round((rows[0]?.cost_usd ?? 0) * 1e9))).toBe(BigInt([...input].length) * nanoPerCharacter);
+  });
+
+  it('dall-e-3 hd 1024x1792 is charged its exact per-image price ($0.12), dall-e-2 512x512 its own ($0.018 each)', async () => {
+    const painter = await seedAccount(gateway, { balanceUsd: 5 });
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: painter.key, maxRetries: 0 });
+    const { data: image, response } = await client.images.generate({ model: 'dall-e-3', prompt: 'a heron at dawn', quality: 'hd', size: '1024x1792' }).withResponse();
+    expect(image.data).toHaveLength(1);
+    expect(response.headers.get('x-request-cost-usd')).toBe('0.12');
+    const { response: second } = await client.images.generate({ model: 'dall-e-2', prompt: 'two herons', size: '512x512', n: 2 }).withResponse();
+    expect(second.headers.get('x-request-cost-usd')).toBe('0.036');
+    await flushWrites(gateway);
+    const rows = (await gateway.admin<{ data: Array<{ model: string; cost_usd: number }> }>('GET', `/admin/usage?key_id=${painter.keyId}&limit=5`)).body.data;
+    expect(rows.map((row) => [row.model, BigInt(Math.round(row.cost_usd * 1e9))])).toEqual([['dall-e-2', 36_000_000n], ['dall-e-3', 120_000_000n]]);
   });
 });

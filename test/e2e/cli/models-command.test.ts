@@ -37,7 +37,15 @@ describe('unigate models', () => {
     const anthropic = await models('list', '--all', '--provider', 'anthropic', '--kind', 'chat');
     expect(anthropic.code).toBe(0);
     expect(anthropic.stdout.split('\n')[0]).toMatch(/^id\s+kind\s+provider\s+context\s+output\s+capabilities\s+input\/M/);
-    expect(anthropic.stdout).toMatch(/claude-sonnet-4-5\s+chat\s+anthropic\s+200k\s+64k\s+tools,vision,json,reasoning\s+\$3\s+\$15\s+\$0\.3\s+\$3\.75\s+tiers>200k\s+bundled/);
+    expect(anthropic.stdout).toMatch(/claude-sonnet-4-5\s+chat\s+anthropic\s+200k\s+64k\s+tools,vision,json,reasoning\s+\$3\s+\$15\s+\$0\.3\s+\$3\.75\s+\$0\.01\/search tiers>200k\s+bundled/);
+  });
+
+  it("list shows the overlay's facts: gemini-embedding-001 takes 2,048 tokens, tts-1 is priced per character, DALL·E per image", async () => {
+    const embeddings = await models('list', '--all', '--provider', 'google', '--kind', 'embedding');
+    expect(embeddings.stdout).toMatch(/gemini-embedding-001\s+embedding\s+google\s+2k\s/);
+    const listed = JSON.parse((await models('list', '--all', '--provider', 'openai', '--json')).stdout) as Array<{ id: string; pricing: Record<string, unknown> }>;
+    expect(listed.find((row) => row.id === 'tts-1')).toMatchObject({ pricing: { per_mchar: 15 } });
+    expect(listed.find((row) => row.id === 'dall-e-3')?.pricing.per_image_by_size).toMatchObject({ 'hd 1024x1792': 0.12 });
   });
 
   it('search finds models by id or alias; show prints one with its tiers, aliases and channels', async () => {

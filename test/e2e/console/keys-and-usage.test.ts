@@ -190,7 +190,7 @@ describe('usage', () => {
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="usage-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = (await csv.text()).trim().split('\r\n');
-    expect(lines[0]).toBe('created_at,request_id,key_id,model,endpoint,stream,status,error_code,prompt_tokens,completion_tokens,cached_tokens,reasoning_tokens,total_tokens,cost_usd,latency_ms,ttfb_ms');
+    expect(lines[0]).toBe('created_at,request_id,key_id,model,endpoint,stream,status,error_code,prompt_tokens,completion_tokens,cached_tokens,reasoning_tokens,total_tokens,cost_usd,latency_ms,ttfb_ms,web_searches,web_fetches,file_searches,hosted_tool_cost_usd');
     expect(lines).toHaveLength(5);
     for (const id of ids) expect(lines.some((line) => line.includes(id))).toBe(true);
   });

@@ -1,23 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeCost, type BillableUsage } from '../../../src/billing/compute-cost.js';
+import { computeCost, hostedToolCost, imagePrice, type BillableUsage } from '../../../src/billing/compute-cost.js';
 import type { Usage } from '../../../src/ir/usage.js';
-import type { Pricing } from '../../../src/domain/records.js';
+import { NO_PRICES, type Pricing } from '../../../src/domain/records.js';
 
 const USD = 1_000_000_000n;
 
 function pricing(overrides: Partial<Pricing> = {}): Pricing {
-  return {
-    inputPerMtokNano: null,
-    outputPerMtokNano: null,
-    cachedInputPerMtokNano: null,
-    cacheWritePerMtokNano: null,
-    perRequestNano: null,
-    perImageNano: null,
-    perAudioMinuteNano: null,
-    perMcharNano: null,
-    ...overrides,
-  };
+  return { ...NO_PRICES, ...overrides };
 }
 
 function tokens(counts: { noCache?: number; cacheRead?: number; cacheWrite?: number; text?: number; reasoning?: number }): Usage {
@@ -135,14 +125,23 @@ const pricingArb = fc.record({
   perImageNano: priceArb,
   perAudioMinuteNano: priceArb,
   perMcharNano: priceArb,
+  perWebSearchNano: priceArb,
+  perGroundedPromptNano: priceArb,
+  perWebFetchNano: priceArb,
+  perFileSearchNano: priceArb,
 });
 const count = fc.integer({ min: 0, max: 50_000_000 });
 const countsArb = fc.record({ noCache: count, cacheRead: count, cacheWrite: count, text: count, reasoning: count, images: fc.integer({ min: 0, max: 100 }),
-  audioTenths: fc.integer({ min: 0, max: 100_000 }), characters: count });
-type Counts = { noCache: number; cacheRead: number; cacheWrite: number; text: number; reasoning: number; images: number; audioTenths: number; characters: number };
+  audioTenths: fc.integer({ min: 0, max: 100_000 }), characters: count, webSearch: fc.integer({ min: 0, max: 50 }), webFetch: fc.integer({ min: 0, max: 50 }),
+  fileSearch: fc.integer({ min: 0, max: 50 }) });
+type Counts = {
+  noCache: number; cacheRead: number; cacheWrite: number; text: number; reasoning: number; images: number; audioTenths: number; characters: number;
+  webSearch: number; webFetch: number; fileSearch: number;
+};
 
 function billable(counts: Counts): BillableUsage {
-  return { tokens: tokens(counts), images: counts.images, audioSeconds: counts.audioTenths / 10, characters: counts.characters };
+  const hostedTools = { webSearch: counts.webSearch, webFetch: counts.webFetch, fileSearch: counts.fileSearch };
+  return { tokens: { ...tokens(counts), hostedTools }, images: counts.images, audioSeconds: counts.audioTenths / 10, characters: counts.characters };
 }
 
 describe('computeCost cache writes and long-context tiers', () => {
@@ -175,7 +174,7 @@ describe('computeCost properties', () => {
   });
 
   it('is monotonic in each count', () => {
-    const field = fc.constantFrom<keyof Counts>('noCache', 'cacheRead', 'cacheWrite', 'text', 'reasoning', 'images', 'audioTenths', 'characters');
+    const field = fc.constantFrom<keyof Counts>('noCache', 'cacheRead', 'cacheWrite', 'text', 'reasoning', 'images', 'audioTenths', 'characters', 'webSearch', 'webFetch', 'fileSearch');
     fc.assert(
       fc.property(pricingArb, countsArb, field, fc.integer({ min: 1, max: 1_000_000 }), (price, counts, name, extra) => {
         const more = { ...counts, [name]: counts[name] + extra };
@@ -195,10 +194,55 @@ describe('computeCost properties', () => {
           + BigInt(counts.text + counts.reasoning) * (price.outputPerMtokNano ?? 0n) + BigInt(counts.characters) * (price.perMcharNano ?? 0n);
         const audioSeconds = BigInt(Math.ceil(counts.audioTenths / 10));
         const audio = price.perAudioMinuteNano === null ? 0n : (audioSeconds * price.perAudioMinuteNano + 59n) / 60n;
-        const expected = (perMillion + 999_999n) / 1_000_000n + (price.perRequestNano ?? 0n) + BigInt(counts.images) * (price.perImageNano ?? 0n) + audio;
+        const tools = BigInt(counts.webSearch) * (price.perWebSearchNano ?? 0n) + (counts.webSearch > 0 ? (price.perGroundedPromptNano ?? 0n) : 0n)
+          + BigInt(counts.webFetch) * (price.perWebFetchNano ?? 0n) + BigInt(counts.fileSearch) * (price.perFileSearchNano ?? 0n);
+        const expected = (perMillion + 999_999n) / 1_000_000n + (price.perRequestNano ?? 0n) + BigInt(counts.images) * (price.perImageNano ?? 0n) + audio + tools;
         expect(computeCost(price, billable(counts))).toBe(expected);
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('hosted tool calls', () => {
+  const searches = (webSearch: number, webFetch = 0, fileSearch = 0): Usage => ({ ...tokens({ noCache: 1000, text: 100 }), hostedTools: { webSearch, webFetch, fileSearch } });
+
+  it('bills each web search, web fetch and file search at its price on top of the tokens', () => {
+    const price = pricing({ inputPerMtokNano: 3n * USD, outputPerMtokNano: 15n * USD, perWebSearchNano: 10_000_000n, perWebFetchNano: 1_000_000n, perFileSearchNano: 2_500_000n });
+    // 1,000 × $3/M + 100 × $15/M = $0.0045; three searches $0.03, two fetches $0.002, one file search $0.0025.
+    expect(computeCost(price, { tokens: searches(3, 2, 1) })).toBe(4_500_000n + 30_000_000n + 2_000_000n + 2_500_000n);
+    expect(computeCost(price, { tokens: searches(0) })).toBe(4_500_000n);
+  });
+
+  it('bills a grounded prompt once however many searches it ran (Gemini 2.x), nothing when it ran none', () => {
+    const price = pricing({ perGroundedPromptNano: 35_000_000n });
+    expect(hostedToolCost(price, { webSearch: 3, webFetch: 0, fileSearch: 0 })).toBe(35_000_000n);
+    expect(hostedToolCost(price, { webSearch: 1, webFetch: 0, fileSearch: 0 })).toBe(35_000_000n);
+    expect(hostedToolCost(price, { webSearch: 0, webFetch: 0, fileSearch: 0 })).toBe(0n);
+    expect(hostedToolCost(price, undefined)).toBe(0n);
+  });
+
+  it('takes the calls given apart over those of the token usage (the hold bounds them so)', () => {
+    const price = pricing({ perWebSearchNano: 14_000_000n });
+    expect(computeCost(price, { tokens: searches(3), hostedTools: { webSearch: 10, webFetch: 0, fileSearch: 0 } })).toBe(140_000_000n);
+  });
+});
+
+describe('per-image prices by size and quality', () => {
+  const dalle3 = pricing({ perImageBySize: { 'standard 1024x1024': 40_000_000n, 'standard 1024x1792': 80_000_000n, 'hd 1024x1024': 80_000_000n, 'hd 1024x1792': 120_000_000n } });
+  const dalle2 = pricing({ perImageBySize: { '256x256': 16_000_000n, '512x512': 18_000_000n, '1024x1024': 20_000_000n } });
+
+  it('prices the variant asked for, with OpenAI\'s defaults for what the request left out', () => {
+    expect(imagePrice(dalle3, { size: '1024x1792', quality: 'hd' })).toBe(120_000_000n);
+    expect(imagePrice(dalle3, {})).toBe(40_000_000n);
+    expect(imagePrice(dalle3, { quality: 'hd' })).toBe(80_000_000n);
+    expect(imagePrice(dalle2, { size: '512x512' })).toBe(18_000_000n);
+    expect(computeCost(dalle3, { images: 2, imageVariant: { size: '1024x1792', quality: 'hd' } })).toBe(240_000_000n);
+  });
+
+  it('bills a variant the table does not list at the flat price, else at the dearest listed', () => {
+    expect(imagePrice({ ...dalle3, perImageNano: 50_000_000n }, { size: '2048x2048' })).toBe(50_000_000n);
+    expect(imagePrice(dalle3, { size: '2048x2048' })).toBe(120_000_000n);
+    expect(imagePrice(pricing({ perImageNano: 7n }), { size: '1024x1792', quality: 'hd' })).toBe(7n);
   });
 });

@@ -121,6 +121,11 @@ export interface UsageRow {
   completion_tokens: number | null;
   total_tokens: number | null;
   cost_usd: number | null;
+  /** Calls of tools the upstream runs and bills per call, and their cost (part of cost_usd). */
+  web_searches: number;
+  web_fetches: number;
+  file_searches: number;
+  hosted_tool_cost_usd: number;
   latency_ms: number | null;
   ttfb_ms: number | null;
   created_at: string;

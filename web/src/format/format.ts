@@ -75,3 +75,15 @@ export function isoToLocalInput(iso: string | null): string {
   const pad = (part: number) => String(part).padStart(2, '0');
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
 }
+
+/** A request's hosted tool calls and what they cost (`3 web searches · $0.03`), or null when it made none. */
+export function formatHostedTools(row: { web_searches?: number; web_fetches?: number; file_searches?: number; hosted_tool_cost_usd?: number }): string | null {
+  const calls = [
+    [row.web_searches ?? 0, 'web search', 'web searches'],
+    [row.web_fetches ?? 0, 'web fetch', 'web fetches'],
+    [row.file_searches ?? 0, 'file search', 'file searches'],
+  ] as const;
+  const named = calls.filter(([count]) => count > 0).map(([count, one, many]) => `${integer.format(count)} ${count === 1 ? one : many}`);
+  // Per-call prices are fractions of a cent (Google's $0.014, OpenAI's $0.025): never rounded to cents.
+  return named.length === 0 ? null : `${named.join(', ')} · ${usdPrecise.format(row.hosted_tool_cost_usd ?? 0)}`;
+}

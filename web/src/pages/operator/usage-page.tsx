@@ -4,11 +4,13 @@ import { formatCost, formatDateTime, formatInteger, formatMilliseconds, localInp
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { HostedTools } from '../usage/usage-table';
 import { useOperatorGet } from './operator-queries';
 
 interface UsageRow {
   request_id: string; account_id: string | null; key_id: string | null; model: string | null; channel_id: string | null; endpoint: string;
   status: number; error_code: string | null; total_tokens: number; cost_usd: number; latency_ms: number; created_at: string;
+  web_searches: number; web_fetches: number; file_searches: number; hosted_tool_cost_usd: number;
 }
 
 /** The whole deployment's usage log (metadata only) with the user page's filters, and its CSV export. */
@@ -48,7 +50,7 @@ export function OperatorUsagePage() {
                 <td className="mono">{row.channel_id ?? '—'}</td>
                 <td><Badge tone={row.status < 400 ? 'success' : 'danger'}>{row.status}</Badge>{row.error_code === null ? null : <span className="key-meta">{row.error_code}</span>}</td>
                 <td className="numeric">{formatInteger(row.total_tokens)}</td>
-                <td className="numeric">{formatCost(row.cost_usd)}</td>
+                <td className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
                 <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
               </tr>
             ))}</tbody></table></div>

@@ -1,5 +1,5 @@
 import type { ApiKey, UsageRow } from '../../api/types';
-import { formatCost, formatDateTime, formatInteger, formatMilliseconds } from '../../format/format';
+import { formatCost, formatDateTime, formatHostedTools, formatInteger, formatMilliseconds } from '../../format/format';
 import { Badge } from '../../ui/feedback';
 
 function StatusBadge({ row }: { row: UsageRow }) {
@@ -10,6 +10,12 @@ function StatusBadge({ row }: { row: UsageRow }) {
       {row.cache_hit ? <span className="key-meta">from cache</span> : null}
     </>
   );
+}
+
+/** The web searches (and other hosted tool calls) a request paid for, under its cost. */
+export function HostedTools({ row }: { row: Parameters<typeof formatHostedTools>[0] }) {
+  const text = formatHostedTools(row);
+  return text === null ? null : <span className="key-meta" data-testid="hosted-tools">{text}</span>;
 }
 
 export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] }) {
@@ -34,7 +40,7 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
               <td><StatusBadge row={row} /></td>
               <td className="numeric">{formatInteger(row.prompt_tokens)}</td>
               <td className="numeric">{formatInteger(row.completion_tokens)}</td>
-              <td className="numeric">{formatCost(row.cost_usd)}</td>
+              <td className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
               <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
             </tr>
           ))}
