@@ -66,7 +66,7 @@ describe('operator standing from the session', () => {
     expect(console.messages).toEqual([]);
     expectCleanPage(watched);
     await watched.context.close();
-  });
+  }, 90_000);
 
   it('an operator sees the operator navigation; a disabled one is told so; none of it needs a refused request', async () => {
     const watched = await openPage(fixture.browser, { width: 390, height: 844, colorScheme: 'dark' });
@@ -95,5 +95,5 @@ describe('operator standing from the session', () => {
     expect(console.messages).toEqual([]);
     expectCleanPage(watched);
     await watched.context.close();
-  });
+  }, 90_000);
 });
