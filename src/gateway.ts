@@ -13,7 +13,7 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { resolveSecretKey } from './config/secret-key.js';
 import { LiveStreams } from './relay/live-streams.js';
 import { createApiApp, createConsoleApp } from './app.js';
-import { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
+import { LockoutReport } from './auth/lockout-report.js';
 import { ChannelProbes } from './health/channel-probes.js';
 import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
@@ -131,6 +131,9 @@ const LEDGER_OPTIONS = {
   lease: { capNano: NANO_PER_USD / 2n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 },
   factsTtlMs: 2000,
 };
+
+/** Lockout starts written to the log and the audit log per minute and instance; the metrics count every one. */
+const LOCKOUT_REPORTS_PER_MINUTE = 10;
 
 /**
  * INSTANCE_ID, or host name + port + worker index: stable across restarts, so a restarted instance releases what its
@@ -260,7 +263,17 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     accountLifecycle: new AccountLifecycle({ storage, keys, ledger, subscriptions, clock, logger }),
     startedAt: clock.now(),
     readiness: new Readiness(storage, shared.ping, { timeoutMs: 2000, cacheMs: 1000 }),
-    authFailures: new FailedAttemptGuard({ limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: 100_000 }),
+    authFailures: shared.authFailures,
+    lockouts: new LockoutReport({
+      clock,
+      logger,
+      appendAudit: (entry) => storage.operators.appendAudit(entry),
+      countStarted: (surface) => metrics.authLockouts.labels(surface).inc(),
+      countRefused: (surface) => metrics.authLockoutRefusals.labels(surface).inc(),
+      limit: config.authFailures.limit,
+      windowSeconds: config.authFailures.windowSeconds,
+      reportsPerMinute: LOCKOUT_REPORTS_PER_MINUTE,
+    }),
     responseCache: openResponseCache(config, logger),
     liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
   };

@@ -2,6 +2,7 @@ import type { AdminTokenVerifier } from './auth/admin-token.js';
 import type { ClientIpResolver } from './auth/client-ip.js';
 import type { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
 import type { KeyVerifier } from './auth/key-verifier.js';
+import type { LockoutReport } from './auth/lockout-report.js';
 import type { Ledger } from './billing/ledger.js';
 import type { SubscriptionBook } from './billing/subscription-book.js';
 import type { GatewayConfig } from './config/gateway-config.js';
@@ -61,8 +62,10 @@ export interface GatewayServices {
   startedAt: number;
   /** /readyz: dependencies, migrations and draining. */
   readiness: Readiness;
-  /** Failed API keys and admin tokens per client IP. */
+  /** Failed API keys and admin tokens per client IP (shared by every instance on Redis). */
   authFailures: FailedAttemptGuard;
+  /** Lockouts in the metrics, the log and the audit log. */
+  lockouts: LockoutReport;
   /** Answers of chat requests kept for identical ones (in process, or on Redis when REDIS_URL is set). */
   responseCache: ResponseCache;
   /** Chat streams in flight, ended at once when their key or account changes (on any instance). */

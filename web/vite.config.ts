@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
@@ -27,13 +28,36 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Records the commit being built in dist/build-info.json, which /api/status reports (src/shared/build-info.ts): asked
+ * of git once here, never at run time. Outside a git checkout (an image built without .git) the commit is null, and
+ * the deployment may name it with SOURCE_COMMIT instead.
+ */
+function recordBuildCommit(): Plugin {
+  return {
+    name: 'unigate-build-commit',
+    apply: 'build',
+    closeBundle() {
+      const root = path.resolve(import.meta.dirname, '..');
+      let commit: string | null = null;
+      try {
+        commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+      } catch {
+        commit = null;
+      }
+      mkdirSync(path.join(root, 'dist'), { recursive: true });
+      writeFileSync(path.join(root, 'dist', 'build-info.json'), `${JSON.stringify({ commit })}\n`);
+    },
+  };
+}
+
 export default defineConfig(({ command }) => ({
   root: 'web',
   base: '/',
   esbuild: { jsx: 'automatic' },
   // A build is always the production React, whatever NODE_ENV the calling process has (vitest sets "test").
   ...(command === 'build' ? { define: { 'process.env.NODE_ENV': JSON.stringify('production') } } : {}),
-  plugins: [precompress()],
+  plugins: [precompress(), recordBuildCommit()],
   build: {
     outDir: '../dist/web',
     emptyOutDir: true,

@@ -9,23 +9,49 @@ export interface FailedAttemptOptions {
   maxEntries: number;
 }
 
+/** What counting one failure came to. */
+export interface FailureOutcome {
+  /** This failure is the one that reached the limit: the lockout starts now (report it once, not per refusal). */
+  started: boolean;
+  /**
+   * Seconds left of a lockout that was already running before this failure (another instance started it), or
+   * null. Such a failure is answered like any request the lockout refuses.
+   */
+  lockedForSeconds: number | null;
+}
+
+/**
+ * Failed credentials per client IP address and surface. An address that has sent `limit` wrong credentials within
+ * a window is locked out until the window ends. What a lockout refuses is the caller's decision (authenticate: only
+ * credentials that would cost a lookup; the admin guard: everything).
+ */
+export interface FailedAttemptGuard {
+  /** Seconds left of the address's lockout as this process knows it, or null. Synchronous, no I/O. */
+  refusedFor(surface: CredentialSurface, address: string, now: number): number | null;
+  /**
+   * The same, asked of every instance's shared window when there is one (Redis): for a caller about to spend
+   * something on the credential (a database lookup). A lockout found there is remembered here.
+   */
+  check(surface: CredentialSurface, address: string, now: number): Promise<number | null>;
+  /** Counts one failure of the address. */
+  recordFailure(surface: CredentialSurface, address: string, now: number): Promise<FailureOutcome>;
+  close(): Promise<void>;
+}
+
 interface Window {
   startedAt: number;
   failures: number;
 }
 
 /**
- * Failed credentials per client IP address and surface, in this process. An address that has sent `limit` wrong
- * API keys (or admin tokens) within a window is refused before its credential is even checked until the window
- * ends, so guessing costs a window per `limit` tries. Callers without failures never touch the map beyond a size
- * check.
+ * The windows in this process: fixed windows opened by an address's first failure. Callers without failures never
+ * touch the map beyond a size check.
  */
-export class FailedAttemptGuard {
+export class LocalFailedAttemptGuard implements FailedAttemptGuard {
   readonly #windows = new Map<string, Window>();
 
   constructor(private readonly options: FailedAttemptOptions) {}
 
-  /** Seconds until the address may try again, or null when it may try now. */
   refusedFor(surface: CredentialSurface, address: string, now: number): number | null {
     if (this.#windows.size === 0) return null;
     const window = this.#windows.get(`${surface} ${address}`);
@@ -34,8 +60,16 @@ export class FailedAttemptGuard {
     return remainingMs > 0 ? Math.ceil(remainingMs / 1000) : null;
   }
 
-  /** Counts one failure; true when it is the one that reaches the limit (log it once, not on every refusal). */
-  recordFailure(surface: CredentialSurface, address: string, now: number): boolean {
+  check(surface: CredentialSurface, address: string, now: number): Promise<number | null> {
+    return Promise.resolve(this.refusedFor(surface, address, now));
+  }
+
+  recordFailure(surface: CredentialSurface, address: string, now: number): Promise<FailureOutcome> {
+    return Promise.resolve(this.countFailure(surface, address, now));
+  }
+
+  /** `recordFailure` without the promise, for the Redis guard's fallback while Redis is away. */
+  countFailure(surface: CredentialSurface, address: string, now: number): FailureOutcome {
     const id = `${surface} ${address}`;
     let window = this.#windows.get(id);
     if (window === undefined || now - window.startedAt >= this.options.windowMs) {
@@ -45,7 +79,12 @@ export class FailedAttemptGuard {
       this.#windows.set(id, window);
     }
     window.failures += 1;
-    return window.failures === this.options.limit;
+    return { started: window.failures === this.options.limit, lockedForSeconds: null };
+  }
+
+  close(): Promise<void> {
+    this.#windows.clear();
+    return Promise.resolve();
   }
 
   #forgetOldest(): void {

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+import { IssuedKeySet } from './issued-key-set.js';
 
 export type KeyRefusal = 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'disabled' | 'account_disabled';
 
@@ -26,6 +27,9 @@ export interface KeyVerifierOptions {
   maxEntries: number;
 }
 
+/** New keys made on other instances are read at most every 5 s, from a minute before the previous read. */
+const ISSUED_KEY_SET_OPTIONS = { refreshMs: 5000, clockSkewMs: 60_000, pageSize: 10_000 };
+
 /**
  * Verifies API keys by the SHA-256 of the secret, with a cache so the hot path makes no database round trip per
  * request: an entry past half its TTL is served while it is re-read in the background, so a key in steady use
@@ -37,6 +41,8 @@ export class KeyVerifier {
   readonly #inFlight = new Map<string, Promise<CacheEntry>>();
   /** Moves on every invalidation: a load that started before one must not put its (possibly stale) result back. */
   #generation = 0;
+  /** Which hashes may be issued keys, without a lookup (for addresses locked out after wrong keys). */
+  readonly issued: IssuedKeySet;
 
   constructor(
     private readonly storage: Storage,
@@ -45,9 +51,15 @@ export class KeyVerifier {
     private readonly bus: InvalidationBus = new LocalInvalidationBus(),
   ) {
     bus.subscribe((message) => this.#drop(message));
+    this.issued = new IssuedKeySet((afterId, limit) => storage.keys.listSecretHashes(afterId, limit), clock, ISSUED_KEY_SET_OPTIONS);
   }
 
-  async verify(plaintext: string | null): Promise<KeyVerification> {
+  /**
+   * `beforeLookup` runs before storage is asked about a hash this instance holds no key for (never looked up, or
+   * looked up and unknown, and due again); it may throw to refuse the request without that lookup. A key this
+   * instance has verified is re-read without it.
+   */
+  async verify(plaintext: string | null, beforeLookup?: (secretHash: string) => Promise<void>): Promise<KeyVerification> {
     if (plaintext === null) return { ok: false, reason: 'missing' };
     if (!isWellFormedApiKey(plaintext, this.options.brand)) return { ok: false, reason: 'malformed' };
     // Hashed on every request (about a microsecond): a cache keyed by the secret would keep plaintext keys in memory.
@@ -56,9 +68,11 @@ export class KeyVerifier {
     const ttlMs = this.bus.live ? (this.options.liveTtlMs ?? this.options.ttlMs) : this.options.ttlMs;
     let entry = this.#cache.get(hash);
     if (entry === undefined || now - entry.fetchedAt >= ttlMs) {
+      if (beforeLookup !== undefined && (entry === undefined || entry.key === null)) await beforeLookup(hash);
       entry = await this.#load(hash);
-    } else if (now - entry.fetchedAt >= ttlMs / 2 && !this.#inFlight.has(hash)) {
-      // Refresh ahead: a failure here is retried by the next request (and surfaces once the entry expires).
+    } else if (entry.key !== null && now - entry.fetchedAt >= ttlMs / 2 && !this.#inFlight.has(hash)) {
+      // Refresh ahead, for keys (an unknown one is read again once its entry expires, through `beforeLookup`): a
+      // failure here is retried by the next request (and surfaces once the entry expires).
       this.#load(hash).catch(() => undefined);
     }
     const { key, account } = entry;

@@ -67,12 +67,16 @@ interface Waiter {
 const SMALLEST_AMOUNT_NANO = 1n;
 const PROBE_ENTRY_ID = 'probe';
 
-const SUBSCRIPTION_QUOTA_MESSAGE = 'The quota for this request is used up (the key\'s quota cap or the subscription\'s period quota).';
+const SUBSCRIPTION_QUOTA_MESSAGE = 'The subscription\'s quota for this period is used up (its plan allows no overage, or its overage limit is reached). It resets at the start of the next period.';
 
-const REFUSALS = {
-  insufficient_balance: () => new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.'),
-  quota_exhausted: () => new GatewayError('quota_exhausted', SUBSCRIPTION_QUOTA_MESSAGE, { retryAfterSeconds: 3600 }),
-} as const;
+function insufficientBalance(): GatewayError {
+  return new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');
+}
+
+/** A subscription's quota is used up (policy `deny`, or its overage limit): Retry-After is the wait until its period resets. */
+function subscriptionQuotaRefusal(resetsInMs: number): GatewayError {
+  return new GatewayError('quota_exhausted', SUBSCRIPTION_QUOTA_MESSAGE, { retryAfterSeconds: Math.max(1, Math.ceil(resetsInMs / 1000)) });
+}
 
 /**
  * The refusal of a key's own cap or budget. Nothing left: the key is paused (its view says so). Something left but
@@ -320,7 +324,7 @@ export class Ledger {
         const first = facts[0];
         if (!allExhausted || first === undefined) return null;
         subscriptionId = request.subscriptions[0] ?? null;
-        if (first.policy === 'deny') return REFUSALS.quota_exhausted();
+        if (first.policy === 'deny') return subscriptionQuotaRefusal(Math.min(...facts.map((fact) => (fact as SubscriptionFacts).exhaustedUntil)) - now);
         parts.wallet = amount;
         if (first.policy === 'limit') parts.overage = amount;
       }
@@ -564,7 +568,8 @@ export class Ledger {
         const waiter = waiters[index] as Waiter;
         if ('reservation' in outcome) waiter.resolve(outcome.reservation);
         else if ('pool' in outcome) waiter.reject(keyPoolRefusal(outcome, waiter.grow.amountNano));
-        else waiter.reject(REFUSALS[outcome.refused]());
+        else if ('resetsInMs' in outcome) waiter.reject(subscriptionQuotaRefusal(outcome.resetsInMs));
+        else waiter.reject(insufficientBalance());
       });
     } catch (error) {
       this.#failedAt = this.clock.now();

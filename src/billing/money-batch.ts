@@ -37,7 +37,13 @@ export interface KeyPoolRefusal {
   retryAfterMs?: number;
 }
 
-export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' | 'quota_exhausted' } | KeyPoolRefusal;
+/** A refusal by a subscription's quota (policy `deny`, or its overage limit): the wait until its period resets. */
+export interface SubscriptionRefusal {
+  refused: 'quota_exhausted';
+  resetsInMs: number;
+}
+
+export type GrowOutcome = { reservation: Reservation } | { refused: 'insufficient_balance' } | SubscriptionRefusal | KeyPoolRefusal;
 
 export interface LeasePolicy {
   /** Most an instance holds beyond its requests in flight, per pool. */
@@ -230,7 +236,7 @@ export function planBatch(input: {
     const parts: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n };
     const active = grow.candidateSubscriptions.filter((id) => usable(id) !== null);
     let subscriptionId: string | null = active.find((id) => fits(subscriptionPool(id), accountId, amount)) ?? null;
-    let refused: 'insufficient_balance' | 'quota_exhausted' | null = null;
+    let refused: GrowOutcome | null = null;
     if (subscriptionId !== null) {
       parts.subscription = amount;
     } else {
@@ -240,16 +246,17 @@ export function planBatch(input: {
       const rest = amount - parts.subscription;
       parts.wallet = rest;
       if (governing !== null && subscriptionId !== null) {
-        if (governing.plan.overagePolicy === 'deny') refused = 'quota_exhausted';
+        const quotaRefusal: SubscriptionRefusal = { refused: 'quota_exhausted', resetsInMs: governing.subscription.currentPeriodEnd - now };
+        if (governing.plan.overagePolicy === 'deny') refused = quotaRefusal;
         else if (governing.plan.overagePolicy === 'limit') {
-          if (!fits(overagePool(subscriptionId), accountId, rest)) refused = 'quota_exhausted';
+          if (!fits(overagePool(subscriptionId), accountId, rest)) refused = quotaRefusal;
           parts.overage = rest;
         }
       }
-      if (refused === null && !fits(walletPool(accountId), accountId, rest)) refused = 'insufficient_balance';
+      if (refused === null && !fits(walletPool(accountId), accountId, rest)) refused = { refused: 'insufficient_balance' };
     }
     if (refused !== null) {
-      outcomes.push({ refused });
+      outcomes.push(refused);
       continue;
     }
     const reservation: Reservation = {

@@ -107,6 +107,8 @@ export interface GatewayConfig {
   workerIndex: number;
   /** Stable id of this instance for its money holds (INSTANCE_ID); null: derived from host name, port and worker. */
   instanceId: string | null;
+  /** The commit this deployment runs (SOURCE_COMMIT or GIT_COMMIT), reported by /api/status; null: what the build recorded. */
+  sourceCommit: string | null;
   /** An instance silent this long is gone and any other releases its money holds (INSTANCE_STALE_SECONDS). */
   instanceStaleSeconds: number;
   dataDirectory: string;

@@ -113,6 +113,13 @@ function readAuthFailureLimits(env: Environment): AuthFailureLimits {
   };
 }
 
+/** SOURCE_COMMIT (or GIT_COMMIT, as CI systems name it): the commit this deployment runs, for /api/status. */
+function readSourceCommit(env: Environment): string | null {
+  const commit = read(env, 'SOURCE_COMMIT') ?? read(env, 'GIT_COMMIT') ?? null;
+  if (commit !== null && !/^[0-9A-Za-z._-]{1,64}$/.test(commit)) throw new ConfigError('SOURCE_COMMIT must be a commit id (letters, digits, ".", "_" or "-", at most 64)');
+  return commit;
+}
+
 /** MAIL_FROM: `address` or `Name <address>`; default `<brand> <noreply@localhost>`. */
 function readMailFrom(env: Environment, brand: string): string {
   const from = read(env, 'MAIL_FROM') ?? `${brand} <noreply@localhost>`;
@@ -209,6 +216,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     workers: readInteger(env, 'WORKERS', 1, 1, 64),
     workerIndex: readInteger(env, 'WORKER_INDEX', 0, 0, 63),
     instanceId: read(env, 'INSTANCE_ID') ?? null,
+    sourceCommit: readSourceCommit(env),
     instanceStaleSeconds: readInteger(env, 'INSTANCE_STALE_SECONDS', 30, 2, 3600),
     dataDirectory,
     secretKey: read(env, 'SECRET_KEY') ?? null,

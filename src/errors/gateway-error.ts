@@ -1,5 +1,5 @@
 import { isDependencyUnavailable } from './dependency-unavailable.js';
-import { ERROR_CODES, type ErrorCode } from './error-codes.js';
+import { ERROR_CODES, errorTypeForStatus, type ErrorCode } from './error-codes.js';
 
 export interface GatewayErrorOptions {
   /** The request field at fault, for 400s (OpenAI's `param`). */
@@ -38,7 +38,8 @@ export class GatewayError extends Error {
     this.name = 'GatewayError';
     this.code = code;
     this.status = options.status ?? definition.status;
-    this.type = definition.type;
+    // The type follows the status, an overridden one too: every answer of one status class has the same type.
+    this.type = errorTypeForStatus(this.status);
     this.retryable = definition.retryable;
     this.param = options.param;
     this.retryAfterSeconds = options.retryAfterSeconds;

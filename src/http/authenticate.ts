@@ -14,21 +14,35 @@ export interface Authenticated {
   account: Account;
 }
 
-/** 429 with Retry-After while the caller's address is over its failed-credential limit. */
-export function refuseGuessing(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number): void {
-  const seconds = services.authFailures.refusedFor(surface, context.clientIp, now);
-  if (seconds === null) return;
+function lockedOut(services: GatewayServices, surface: CredentialSurface, seconds: number): GatewayError {
+  services.lockouts.refused(surface);
   const what = surface === 'api-key' ? 'API keys' : 'admin tokens';
-  throw new GatewayError('too_many_failed_attempts', `Too many invalid ${what} from this IP address. Retry after ${seconds} s.`, { retryAfterSeconds: seconds });
+  return new GatewayError('too_many_failed_attempts', `Too many invalid ${what} from this IP address. Retry after ${seconds} s.`, { retryAfterSeconds: seconds });
 }
 
-/** Counts a wrong credential from the caller's address; the one that reaches the limit is logged. */
-export function recordGuess(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number): void {
-  if (services.authFailures.recordFailure(surface, context.clientIp, now)) {
-    services.logger.warn('failed-credential limit reached: refusing this address until its window ends', {
-      surface, clientIp: context.clientIp, limit: services.config.authFailures.limit, windowSeconds: services.config.authFailures.windowSeconds,
-    });
-  }
+/** 429 with Retry-After while the caller's address is locked out (on any instance, when they share Redis). */
+export async function refuseGuessing(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number): Promise<void> {
+  const seconds = await services.authFailures.check(surface, context.clientIp, now);
+  if (seconds !== null) throw lockedOut(services, surface, seconds);
+}
+
+/**
+ * Counts a wrong credential from the caller's address and returns the refusal to answer with: `refusal` itself, or
+ * 429 when the address is locked out already (here, or by another instance's count). The failure that reaches the
+ * limit starts the lockout and is reported once.
+ */
+export async function recordGuess(services: GatewayServices, surface: CredentialSurface, context: RequestContext, now: number, refusal: GatewayError): Promise<GatewayError> {
+  const known = services.authFailures.refusedFor(surface, context.clientIp, now);
+  if (known !== null) return lockedOut(services, surface, known);
+  const outcome = await services.authFailures.recordFailure(surface, context.clientIp, now);
+  if (outcome.started) services.lockouts.started(surface, context.clientIp);
+  return outcome.lockedForSeconds === null ? refusal : lockedOut(services, surface, outcome.lockedForSeconds);
+}
+
+/** Before a key this instance holds nothing for is looked up: refused with 429 if the address is locked out and the key is no issued key's. */
+async function refuseUnissuedWhileLockedOut(services: GatewayServices, context: RequestContext, now: number, secretHash: string): Promise<void> {
+  const seconds = await services.authFailures.check('api-key', context.clientIp, now);
+  if (seconds !== null && !(await services.keys.issued.mayBeIssued(secretHash))) throw lockedOut(services, 'api-key', seconds);
 }
 
 const compiledAllowlists = new WeakMap<ApiKey, IpRangeSet>();
@@ -44,20 +58,25 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
 };
 
 /**
- * Finds and verifies the key, then the caller's IP against the key's allowlist. An address that sent
- * too many malformed or unknown keys is refused with 429 before its key is looked at (FailedAttemptGuard).
+ * Finds and verifies the key, then the caller's IP against the key's allowlist.
+ *
+ * An address that sent too many malformed or unknown keys is locked out for the rest of its window, and the lockout
+ * refuses only what a guesser sends, without a database lookup: malformed keys, keys already known to be unknown,
+ * and keys this instance has not verified that are no issued key's (IssuedKeySet). A key this instance has verified
+ * is served from its cache as usual, and an issued key not verified here yet is looked up, so the good keys behind a
+ * shared address (a NAT, a CI farm) keep working while one client there sends stale ones.
  */
 export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
   const { family } = context;
   const now = services.clock.now();
-  refuseGuessing(services, 'api-key', context, now);
   const plaintext = family.readApiKey(context.request.headers, context.query);
   const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
     ? ({ ok: false, reason: 'malformed' } as const)
-    : await services.keys.verify(plaintext);
+    : await services.keys.verify(plaintext, (secretHash) => refuseUnissuedWhileLockedOut(services, context, now, secretHash));
   if (!verification.ok) {
-    if (verification.reason === 'malformed' || verification.reason === 'unknown') recordGuess(services, 'api-key', context, now);
-    throw REFUSALS[verification.reason](family);
+    const refusal = REFUSALS[verification.reason](family);
+    if (verification.reason === 'malformed' || verification.reason === 'unknown') throw await recordGuess(services, 'api-key', context, now, refusal);
+    throw refusal;
   }
   const { key, account } = verification;
   enforceBrowserPolicy(context, key);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import { discardRequestBody } from '../multipart/drain-request.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
@@ -85,9 +86,27 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
         response.destroy();
         return;
       }
-      sendError(context, error);
+      answerAfterBody(context, error);
     });
   };
+}
+
+/**
+ * Sends the error once the rest of the request body is read and dropped (within DRAIN_BEFORE_ANSWER_MS and _BYTES):
+ * a refusal made before the body was read (a wrong key, a lockout, a body too large) would otherwise close or reset
+ * the connection under a client still sending, which then sees EPIPE or ECONNRESET instead of the answer. Past the
+ * budget, the answer closes the connection.
+ */
+function answerAfterBody(context: RequestContext, error: GatewayError): void {
+  if (context.request.complete) {
+    sendError(context, error);
+    return;
+  }
+  void discardRequestBody(context.request).then((complete) => {
+    if (context.response.destroyed) return;
+    if (!complete) context.response.setHeader('connection', 'close');
+    sendError(context, error);
+  });
 }
 
 /** Paths that answer whatever the load: probes, metrics and the operator's API. */

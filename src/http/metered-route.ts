@@ -1,7 +1,6 @@
 import type { BillableUsage } from '../billing/compute-cost.js';
 import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
-import { discardRequestBody } from '../multipart/drain-request.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { admit } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
@@ -56,14 +55,9 @@ export interface MeteredRouteOptions {
   refuseBeforeBody?: ModelKind;
 }
 
-/** Refusals that need no body, answered after the unread upload is dropped (never spooled). */
-async function refuseBeforeBody(call: MeteredCall, kind: ModelKind): Promise<void> {
-  try {
-    await admitBeforeBody(call.services, { key: call.key, account: call.account, kind, meter: call.meter });
-  } catch (error) {
-    if (!(await discardRequestBody(call.context.request))) call.context.response.setHeader('connection', 'close');
-    throw error;
-  }
+/** Refusals that need no body: the listener drops the unread upload (never spooled) before it answers. */
+function refuseBeforeBody(call: MeteredCall, kind: ModelKind): Promise<void> {
+  return admitBeforeBody(call.services, { key: call.key, account: call.account, kind, meter: call.meter });
 }
 
 /**

@@ -1,17 +1,15 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import { discardRequestBody } from '../multipart/drain-request.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../wire/json-depth.js';
 import type { RequestContext } from './request-context.js';
 
 /**
- * Reads the whole body, refusing with 413 as soon as it passes `maxBytes` (declared or actual). The rest of a body
- * refused by its declared length is read and dropped first (bounded), so a client still sending gets the answer
- * rather than a reset; one that grows past the limit is dropped as it arrives and its connection closes after the
- * answer.
+ * Reads the whole body, refusing with 413 as soon as it passes `maxBytes` (declared or actual). The listener reads
+ * and drops the rest of a refused body (within a budget) before it answers, so a client still sending gets the
+ * answer rather than a reset.
  */
 export function readBody(context: RequestContext, maxBytes: number): Promise<Buffer> {
   const declared = Number(context.request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return refuseTooLarge(context, maxBytes);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
   return collectBody(context, maxBytes);
 }
 
@@ -40,7 +38,6 @@ function collectBody(context: RequestContext, maxBytes: number): Promise<Buffer>
         return;
       }
       stop();
-      context.response.setHeader('connection', 'close');
       reject(tooLarge(maxBytes));
     };
     const onEnd = (): void => {
@@ -69,12 +66,6 @@ function prematureClose(): Error {
 
 function tooLarge(maxBytes: number): GatewayError {
   return new GatewayError('payload_too_large', `Request body is larger than the limit of ${maxBytes} bytes.`);
-}
-
-async function refuseTooLarge(context: RequestContext, maxBytes: number): Promise<never> {
-  const error = tooLarge(maxBytes);
-  if (!(await discardRequestBody(context.request))) context.response.setHeader('connection', 'close');
-  throw error;
 }
 
 /**

@@ -1,4 +1,6 @@
 import cluster from 'node:cluster';
+import { LocalFailedAttemptGuard, type FailedAttemptGuard, type FailedAttemptOptions } from '../auth/failed-attempt-guard.js';
+import { RedisFailedAttemptGuard } from '../auth/redis-failed-attempt-guard.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ClusterInvalidationBus } from '../invalidation/cluster-invalidation-bus.js';
 import { LocalInvalidationBus, type InvalidationBus } from '../invalidation/invalidation-bus.js';
@@ -14,6 +16,8 @@ import { RedisRateLimiter } from './redis-rate-limiter.js';
 export interface SharedLimits {
   limiter: RateLimiter;
   invalidation: InvalidationBus;
+  /** Failed API keys and admin tokens per client IP address: the lockout windows. */
+  authFailures: FailedAttemptGuard;
   /** `redis` or `memory`, for the startup log. */
   backend: 'redis' | 'memory';
   /** Whether Redis answers (null without Redis), for /readyz. */
@@ -40,21 +44,30 @@ export const INVALIDATION_CHANNEL = 'invalidations';
 export const FLEET_MEMBERS_KEY = 'fleet:members';
 /** How often a serving instance announces itself; it counts as gone after three missed announcements. */
 const FLEET_HEARTBEAT_MS = 2000;
+/** Addresses whose failure windows (or known lockouts) one process remembers at most. */
+const AUTH_FAILURE_ENTRIES = 100_000;
+
+function authFailureOptions(config: GatewayConfig): FailedAttemptOptions {
+  return { limit: config.authFailures.limit, windowMs: config.authFailures.windowSeconds * 1000, maxEntries: AUTH_FAILURE_ENTRIES };
+}
 
 export async function openSharedLimits(config: GatewayConfig, logger: Logger, options: SharedLimitsOptions = {}): Promise<SharedLimits> {
   if (config.redisUrl === null) {
     const limiter = new InMemoryRateLimiter();
     // Workers of one process tell each other through the primary; a single process only itself.
     const invalidation = cluster.isWorker ? new ClusterInvalidationBus() : new LocalInvalidationBus();
+    const authFailures = new LocalFailedAttemptGuard(authFailureOptions(config));
     return {
       limiter,
       invalidation,
+      authFailures,
       backend: 'memory',
       ping: null,
       state: () => ({ mode: 'memory', fleet: { size: 1, rank: 0 } }),
       async close() {
         await limiter.close();
         await invalidation.close();
+        await authFailures.close();
       },
     };
   }
@@ -82,9 +95,11 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger, op
   });
   const invalidation = await RedisInvalidationBus.start(commands, subscriber, `${config.redisKeyPrefix}${INVALIDATION_CHANNEL}`, logger);
   await membership?.start();
+  const authFailures = new RedisFailedAttemptGuard(commands, { ...authFailureOptions(config), keyPrefix: config.redisKeyPrefix, logger });
   return {
     limiter,
     invalidation,
+    authFailures,
     backend: 'redis',
     ping: async () => (await commands.ping()) === 'PONG',
     state: () => ({ mode: limiter.degraded ? 'degraded' : 'redis', fleet: fleet() }),
@@ -92,6 +107,7 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger, op
       await membership?.stop();
       await limiter.close();
       await invalidation.close();
+      await authFailures.close();
       await Promise.all([quit(commands), quit(subscriber)]);
     },
   };

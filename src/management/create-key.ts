@@ -41,6 +41,7 @@ export async function createKey(dependencies: KeyCreation, accountId: string, in
     playground: false,
   };
   await dependencies.storage.keys.create(key);
+  dependencies.keys.issued.add(key.secretHash);
   // Browser preflights of every instance ask storage again for an origin this key lists.
   if (key.allowedOrigins !== null) await dependencies.keys.invalidateKey(key.id);
   return { key, plaintext: issued.plaintext };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { GatewayError } from '../errors/gateway-error.js';
 import type { Tier } from '../domain/records.js';
-import type { TierPatch } from '../storage/storage.js';
+import type { TierPatch, TierRepository } from '../storage/storage.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';
 
@@ -13,6 +14,16 @@ const perMinute = limitInput;
 export const createTierSchema = z.object({ name: tierName, rpm: perMinute, tpm: perMinute }).strict();
 /** The name is the tier's identity (accounts refer to it), so it is not patchable. */
 export const updateTierSchema = z.object({ rpm: perMinute, tpm: perMinute }).strict();
+
+/**
+ * An account may only name a tier that exists (an unknown name would silently get the `default` tier's limits):
+ * 400 naming the tiers there are.
+ */
+export async function requireKnownTier(tiers: Pick<TierRepository, 'getByName' | 'listAll'>, name: string, param = 'tier'): Promise<void> {
+  if (await tiers.getByName(name) !== null) return;
+  const known = (await tiers.listAll()).map((tier) => tier.name).sort();
+  throw new GatewayError('bad_request', `There is no tier named '${name}'. Tiers: ${known.join(', ')}. Create one with POST /admin/tiers first.`, { param });
+}
 
 export type CreateTierInput = z.infer<typeof createTierSchema>;
 export type UpdateTierInput = z.infer<typeof updateTierSchema>;

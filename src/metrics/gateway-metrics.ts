@@ -31,6 +31,10 @@ export class GatewayMetrics {
   readonly #inFlightGauge: Gauge;
   /** Requests refused 503 `overloaded` by admission control. */
   readonly shed: CounterSeries;
+  /** Lockouts started after too many wrong credentials from one address, by surface (`api-key`, `admin-token`). */
+  readonly authLockouts: Counter;
+  /** Requests a running lockout refused, by surface. */
+  readonly authLockoutRefusals: Counter;
   readonly #sqliteWriteSeconds: Histogram;
   readonly #sqliteWriteRows: Counter;
   /** Stops the event-loop delay sampling and the garbage-collection observer. */
@@ -47,6 +51,8 @@ export class GatewayMetrics {
     this.#inFlightGauge = registry.gauge('unigate_in_flight_requests', 'Requests on the API listener whose response has not finished.');
     this.inFlight = this.#inFlightGauge.labels();
     this.shed = registry.counter('unigate_shed_requests_total', 'Requests refused 503 overloaded: the process was at its in-flight bound, or admitting only a share of arrivals.').labels();
+    this.authLockouts = registry.counter('unigate_auth_lockouts_total', 'Lockouts started: an IP address sent AUTH_FAILURE_LIMIT wrong credentials within the window, by surface (api-key, admin-token). With Redis each lockout is counted once, by the instance that saw the failure reaching the limit.', ['surface']);
+    this.authLockoutRefusals = registry.counter('unigate_auth_lockout_refusals_total', 'Requests refused 429 too_many_failed_attempts by a running lockout, by surface.', ['surface']);
     this.#sqliteWriteSeconds = registry.histogram('unigate_sqlite_write_seconds', 'How long one batched SQLite write transaction held the event loop, by writer (usage, money, checkpoints).', ['writer'], SQLITE_WRITE_BUCKETS_SECONDS);
     this.#sqliteWriteRows = registry.counter('unigate_sqlite_write_rows_total', 'Rows written by the batched SQLite write transactions, by writer.', ['writer']);
     const stopDelay = observeEventLoopDelay(registry);

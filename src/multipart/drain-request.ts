@@ -6,30 +6,41 @@ import type { IncomingMessage } from 'node:http';
  */
 export const DRAIN_BEFORE_ANSWER_MS = 3000;
 
-/** Resolves once the request body has been read to its end (or failed), or after `limitMs`. */
-export function drained(request: IncomingMessage, limitMs: number): Promise<void> {
-  if (request.complete || request.destroyed) return Promise.resolve();
+/**
+ * The most of a refused request's body read and dropped before the answer: a larger body (declared or sent) is
+ * not read on, and the answer closes the connection instead.
+ */
+export const DRAIN_BEFORE_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Reads the body of a refused request and drops it (nothing is kept or written), for at most
+ * DRAIN_BEFORE_ANSWER_MS and DRAIN_BEFORE_ANSWER_BYTES; a body declared larger than that is not read at all.
+ * Returns whether it was read to its end; if not, the answer should close the connection.
+ */
+export function discardRequestBody(request: IncomingMessage): Promise<boolean> {
+  if (request.complete) return Promise.resolve(true);
+  if (request.destroyed || Number(request.headers['content-length']) > DRAIN_BEFORE_ANSWER_BYTES) return Promise.resolve(false);
   return new Promise((resolve) => {
+    let read = 0;
     const done = (): void => {
       clearTimeout(timer);
+      request.off('data', count);
       request.off('end', done);
       request.off('close', done);
       request.off('error', done);
-      resolve();
+      // Past the budget nothing more is read: the answer closes the connection.
+      if (!request.complete) request.pause();
+      resolve(request.complete);
     };
-    const timer = setTimeout(done, limitMs);
+    const count = (chunk: Buffer): void => {
+      read += chunk.length;
+      if (read > DRAIN_BEFORE_ANSWER_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_BEFORE_ANSWER_MS);
+    request.on('data', count);
     request.once('end', done);
     request.once('close', done);
     request.once('error', done);
+    request.resume();
   });
-}
-
-/**
- * Reads the body of a refused request and drops it (nothing is kept or written), for at most DRAIN_BEFORE_ANSWER_MS.
- * Returns whether it was read to its end; if not, the answer should close the connection.
- */
-export async function discardRequestBody(request: IncomingMessage): Promise<boolean> {
-  request.resume();
-  await drained(request, DRAIN_BEFORE_ANSWER_MS);
-  return request.complete;
 }

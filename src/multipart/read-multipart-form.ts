@@ -7,7 +7,6 @@ import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import busboy from 'busboy';
 import { GatewayError } from '../errors/gateway-error.js';
-import { DRAIN_BEFORE_ANSWER_MS, drained } from './drain-request.js';
 
 /** One uploaded file, written to a private temporary file while it arrived (never held whole in memory). */
 export interface SpooledFile {
@@ -112,9 +111,8 @@ export async function readMultipartForm(request: IncomingMessage, limits: Multip
         source.destroy();
         sink.destroy();
       }
-      void Promise.allSettled(writes)
-        .then(() => drained(request, DRAIN_BEFORE_ANSWER_MS))
-        .then(() => reject(error));
+      // The listener reads and drops the rest of the body (within a budget) before it answers.
+      void Promise.allSettled(writes).then(() => reject(error));
     };
     parser.on('file', (name: string, stream: Readable, info: busboy.FileInfo) => {
       if (failure !== null) {

@@ -98,6 +98,8 @@ export interface ApiKeyRepository {
   create(key: ApiKey): Promise<void>;
   getById(id: string): Promise<ApiKey | null>;
   getBySecretHash(secretHash: string): Promise<ApiKey | null>;
+  /** Ids and secret hashes of every key (revoked ones too) with an id above `afterId`, in id order, at most `limit`. */
+  listSecretHashes(afterId: string | null, limit: number): Promise<Array<{ id: string; secretHash: string }>>;
   /** `playground: false` leaves out the console playground's short-lived keys. */
   listByAccount(accountId: string, page: PageRequest, options?: { playground?: false }): Promise<Page<ApiKey>>;
   update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;

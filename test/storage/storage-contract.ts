@@ -196,6 +196,22 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       expect([...first.data, ...second.data].map((key) => key.id)).toEqual(keys.map((key) => key.id).sort());
     });
 
+    it('lists the secret hashes of every key in id order, page by page from an id', async () => {
+      const { keys } = await seedAccountWithKeys(4);
+      const all: Array<{ id: string; secretHash: string }> = [];
+      let after: string | null = null;
+      for (;;) {
+        const page = await storage.keys.listSecretHashes(after, 3);
+        all.push(...page);
+        if (page.length < 3) break;
+        after = page.at(-1)?.id ?? null;
+      }
+      expect(all.map((row) => row.id)).toEqual([...all.map((row) => row.id)].sort());
+      for (const key of keys) expect(all).toContainEqual({ id: key.id, secretHash: key.secretHash });
+      const sorted = [...keys].sort((a, b) => a.id.localeCompare(b.id));
+      expect((await storage.keys.listSecretHashes(sorted[1]?.id ?? null, 100)).map((row) => row.id)).not.toContain(sorted[0]?.id);
+    });
+
     it('patches fields, with null clearing and undefined keeping', async () => {
       const { keys } = await seedAccountWithKeys(1);
       const key = { ...keys[0]!, allowedModels: ['a'], rpm: 5 };

@@ -125,9 +125,9 @@ export async function seedAccount(gateway: TestGateway, options: { balanceUsd?: 
 /** A model with a price and a channel serving it. */
 export async function addRoutedModel(
   gateway: TestGateway,
-  options: { model: string; channel: Record<string, unknown>; pricing?: Record<string, number> },
+  options: { model: string; channel: Record<string, unknown>; pricing?: Record<string, number>; kind?: string },
 ): Promise<{ channelId: string }> {
-  const model = await gateway.admin('POST', '/admin/models', { id: options.model, pricing: options.pricing ?? { input_per_mtok: 1, output_per_mtok: 2 } });
+  const model = await gateway.admin('POST', '/admin/models', { id: options.model, pricing: options.pricing ?? { input_per_mtok: 1, output_per_mtok: 2 }, ...(options.kind === undefined ? {} : { kind: options.kind }) });
   if (model.status !== 201 && model.status !== 409) throw new Error(`model creation failed: ${JSON.stringify(model.body)}`);
   const channel = await gateway.admin<{ id: string }>('POST', '/admin/channels', options.channel);
   if (channel.status !== 201) throw new Error(`channel creation failed: ${JSON.stringify(channel.body)}`);

@@ -1,5 +1,5 @@
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { ERROR_CODES, type ErrorCode } from '../../errors/error-codes.js';
+import { errorTypeForStatus } from '../../errors/error-codes.js';
 import type { FinishReason } from '../../ir/finish-reason.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import { emptyUsage, type Usage } from '../../ir/usage.js';
@@ -17,17 +17,9 @@ function event(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
 }
 
-/**
- * The OpenAI error type for an in-stream error: the gateway's own code's type when the code is one of the gateway's
- * with that status, else by status (an upstream's code may share a name with one of the gateway's, e.g. `overloaded`).
- */
-export function openAIErrorType(status: number, code: string): string {
-  if (Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].status === status) return ERROR_CODES[code as ErrorCode].type;
-  if (status === 401) return 'authentication_error';
-  if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
-  if (status === 429) return 'rate_limit_error';
-  return status >= 500 ? 'server_error' : 'invalid_request_error';
+/** The error type of an in-stream error: the type of its status class, as every answer of the gateway carries. */
+export function openAIErrorType(status: number): string {
+  return errorTypeForStatus(status);
 }
 
 /**
@@ -100,7 +92,7 @@ export class OpenAIChatStreamEncoder implements StreamEncoder {
       case 'error':
         this.#closed = true;
         this.#failed = true;
-        return event({ error: { message: part.message, type: openAIErrorType(part.status, part.code), code: part.code, param: null } });
+        return event({ error: { message: part.message, type: openAIErrorType(part.status), code: part.code, param: null } });
       default: {
         const unknown: never = part;
         throw new Error(`unknown stream part ${JSON.stringify(unknown)}`);

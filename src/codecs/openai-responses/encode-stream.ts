@@ -33,7 +33,7 @@ export function responsesEvent(type: string, sequenceNumber: number, payload: Re
  * nested `error` object, which makes the openai SDKs raise an APIError instead of yielding the event silently.
  */
 export function responsesErrorEvent(sequenceNumber: number, status: number, code: string, message: string): string {
-  return responsesEvent('error', sequenceNumber, { code, message, param: null, error: { type: openAIErrorType(status, code), code, message, param: null } });
+  return responsesEvent('error', sequenceNumber, { code, message, param: null, error: { type: openAIErrorType(status), code, message, param: null } });
 }
 
 /**

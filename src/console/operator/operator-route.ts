@@ -12,6 +12,23 @@ export interface OperatorRequest {
   operator: ConsoleOperator;
 }
 
+const PERMISSIONS: readonly OperatorPermission[] = ['read', 'write', 'support:reply', 'operators:manage'];
+
+/** What an operator's role lets them do, for the console to show or hide what the server would refuse anyway. */
+export function permissionsOf(operator: ConsoleOperator): OperatorPermission[] {
+  return operator.disabledAt === null ? PERMISSIONS.filter((permission) => operatorAllows(operator.role, permission)) : [];
+}
+
+/**
+ * The signed-in user's operator standing as the console's session answer carries it, or null for everyone who is not
+ * an operator: one call that answers 200 for every user tells the console which pages to show.
+ */
+export async function operatorStanding(deps: ConsoleDeps, active: ActiveSession): Promise<Record<string, unknown> | null> {
+  const operator = await deps.services.storage.operators.get(active.user.id);
+  if (operator === null) return null;
+  return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) };
+}
+
 /** The signed-in user's operator record, or 403: not an operator, or disabled by an owner. */
 export async function activeOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
   const operator = await deps.services.storage.operators.get(active.user.id);

@@ -15,8 +15,7 @@ import { startSession } from '../session-store.js';
 import { adminBridgeRoute, BRIDGE_PREFIX } from './admin-bridge.js';
 import { recordAudit } from './audit-log.js';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
-import { operatorAllows } from './operator-roles.js';
-import { activeOperator, operatorRoute } from './operator-route.js';
+import { activeOperator, operatorRoute, permissionsOf } from './operator-route.js';
 import { addOperatorManagementRoutes } from './operator-management-routes.js';
 import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
@@ -55,8 +54,7 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('GET', '/api/operator/me', signedInRoute(deps, null, async ({ context, active }) => {
     const operator = await activeOperator(deps, active);
-    const permissions = (['read', 'write', 'support:reply', 'operators:manage'] as const).filter((permission) => operatorAllows(operator.role, permission));
-    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions });
+    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) });
   }));
 
   // The first operator, with the admin token: once, while there is no operator yet. A second factor is then

@@ -15,6 +15,7 @@ import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../c
 import { mailCleanStart, startClean } from '../mailbox-proof.js';
 import { accountJson, userJson } from '../console-views.js';
 import { csrfTokenFor } from '../csrf.js';
+import { operatorStanding } from '../operator/operator-route.js';
 import { burnPasswordCheck, hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { acceptSecondFactor } from '../second-factor.js';
@@ -114,6 +115,7 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       user: active === null ? null : userJson(active.user),
       account: active === null ? null : await accountJson(deps, active.session.accountId),
       role: active?.role ?? null,
+      operator: active === null ? null : await operatorStanding(deps, active),
       csrf_token: csrfTokenFor(deps, context, active),
     });
   }));

@@ -108,6 +108,7 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
       rpm: null, tpm: null, concurrency: 1, createdAt: now, updatedAt: now, environment: null, createdBy: active.user.id, playground: true,
     };
     await storage.keys.create(key);
+    keys.issued.add(key.secretHash);
     const abort = new AbortController();
     const onClose = (): void => {
       if (!context.response.writableFinished) abort.abort();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '../../shared/package-root.js';
 
 /** One file of the built web app, held in memory with the compressed copies the build wrote beside it. */
 export interface WebFile {
@@ -33,17 +33,6 @@ const contentTypes: Record<string, string> = {
   '.woff2': 'font/woff2',
   '.webmanifest': 'application/manifest+json',
 };
-
-/** The repository (or installed package) root: the nearest folder above this module holding package.json. */
-function packageRoot(): string {
-  let directory = path.dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(path.join(directory, 'package.json'))) return directory;
-    const parent = path.dirname(directory);
-    if (parent === directory) throw new Error('no package.json above the console module');
-    directory = parent;
-  }
-}
 
 /** Where `npm run build` (vite build) writes the console's browser app. */
 export function defaultWebDirectory(): string {

@@ -13,6 +13,7 @@ import { createKey } from '../../management/create-key.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
+import { requireKnownTier } from '../../management/tier-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
 import type { Account, ApiKey, Plan, Subscription } from '../../domain/records.js';
@@ -86,6 +87,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
 
   router.add('POST', '/admin/accounts', guard(async (context) => {
     const input = parseInput(createAccountSchema, await readAdminBody(context));
+    if (input.tier !== undefined) await requireKnownTier(storage.tiers, input.tier);
     const now = clock.now();
     const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
     const account = newAccountRecord(newId('acct', now), input.email, passwordHash, input.tier, now);
@@ -112,6 +114,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const id = context.params.id ?? '';
     const input = parseInput(updateAccountSchema, await readAdminBody(context));
     const existing = await requireAccount(id);
+    if (input.tier !== undefined && input.tier !== existing.tier) await requireKnownTier(storage.tiers, input.tier);
     if (existing.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted; it cannot be changed.');
     if (input.status !== undefined && input.status !== existing.status) await guardOperatorsOfAccount(services, context, id, 'status');
     const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);

@@ -15,12 +15,12 @@ export function adminOnly(services: GatewayServices, handler: RouteHandler): Rou
       return;
     }
     const now = services.clock.now();
-    refuseGuessing(services, 'admin-token', context, now);
+    await refuseGuessing(services, 'admin-token', context, now);
     const header = context.request.headers.authorization;
     const token = header === undefined ? null : (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? null);
     if (!services.adminToken.verify(token)) {
-      if (token !== null) recordGuess(services, 'admin-token', context, now);
-      throw new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+      const refusal = new GatewayError('invalid_admin_token', 'A valid admin token is required (Authorization: Bearer <ADMIN_TOKEN>).');
+      throw token === null ? refusal : await recordGuess(services, 'admin-token', context, now, refusal);
     }
     await handler(context);
   };

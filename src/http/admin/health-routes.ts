@@ -46,6 +46,7 @@ export function channelHealthJson(services: GatewayServices, channel: Channel): 
     type: channel.type,
     enabled: channel.enabled,
     status: channelStatus(services, channel),
+    served_models: services.catalog.servedModelCount(channel),
     breaker: breakerJson(report.channel, windowMs),
     models: report.models.map(({ model, ...snapshot }) => ({ model, ...breakerJson(snapshot, windowMs), ...loadJson(services, channel, model) })),
     in_flight: services.health.load.inFlight(channel.id),

@@ -22,7 +22,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     const { request, encode } = endpoint.decode(context, body);
-    const { model, routes } = resolveModel(services, meter, request.model);
+    const { model, routes } = resolveModel(services, meter, request.model, { kind: 'embedding', endpoint: `POST ${context.path}` });
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
     meter.expect({ promptTokens: estimate });
     const rateLimitHeaders = await call.admit({ model, estimatedTokens: estimate });

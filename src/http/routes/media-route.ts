@@ -40,12 +40,7 @@ export function mediaRoute(services: GatewayServices, protocol: string, handle: 
 
 /** The public model, of the kind the endpoint serves, with its routes; 400 / 503 otherwise. */
 export function resolveMediaModel(call: MediaCall, modelId: string, kind: ModelKind, endpoint: string): { model: Model; routes: readonly ChannelRoute[] } {
-  const resolved = resolveModel(call.services, call.meter, modelId);
-  const { kind: actual } = resolved.model;
-  if (actual !== kind) {
-    throw new GatewayError('bad_request', `Model '${modelId}' is a ${actual} model; ${endpoint} takes ${kind === 'image' ? 'an image' : `a${kind === 'audio' ? 'n' : ''} ${kind}`} model.`, { param: 'model' });
-  }
-  return resolved;
+  return resolveModel(call.services, call.meter, modelId, { kind, endpoint });
 }
 
 /** No channel of the model offers the operation (e.g. image variations on a Gemini channel). */

@@ -109,6 +109,13 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
       return row === undefined ? null : toRecord(row);
     },
 
+    async listSecretHashes(afterId, limit) {
+      let query = db.selectFrom('api_keys').select(['id', 'secret_hash']).orderBy('id').limit(limit);
+      if (afterId !== null) query = query.where('id', '>', afterId);
+      const rows = await query.execute();
+      return rows.map((row) => ({ id: row.id, secretHash: row.secret_hash }));
+    },
+
     async listByAccount(accountId, page, options) {
       const limit = pageLimit(page);
       let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);

@@ -46,6 +46,7 @@ async function credit(accountId: string, amount: unknown, reason?: string): Prom
 
 describe('accounts', () => {
   it('creates an account with the email lowercased, zero balance and no subscriptions', async () => {
+    expect((await admin(gateway, 'POST', '/admin/tiers', { name: 'pro' })).status).toBe(201);
     const local = uniqueName('Mixed.Case');
     const created = await admin<AccountJson>(gateway, 'POST', '/admin/accounts', { email: `${local}@Example.COM`, password: 'correct horse battery', tier: 'pro' });
     expect(created.status, created.text).toBe(201);
@@ -76,7 +77,20 @@ describe('accounts', () => {
     expectError(await admin(gateway, 'POST', '/admin/accounts', { email: `${uniqueName('tier')}@example.com`, tier: 'Gold Tier!' }), { status: 400, param: 'tier' });
   });
 
+  it('refuses a tier that does not exist, naming the tiers there are (create and patch)', async () => {
+    const missing = await admin<{ error: { message: string } }>(gateway, 'POST', '/admin/accounts', { email: `${uniqueName('tier')}@example.com`, tier: 'platinum' });
+    expectError(missing, { status: 400, code: 'bad_request', param: 'tier' });
+    expect(missing.body.error.message).toContain("no tier named 'platinum'");
+    expect(missing.body.error.message).toMatch(/Tiers: .*default/);
+    const account = await createAccount();
+    expectError(await admin(gateway, 'PATCH', `/admin/accounts/${account.id}`, { tier: 'platinum' }), { status: 400, param: 'tier' });
+    expect((await admin<AccountJson>(gateway, 'GET', `/admin/accounts/${account.id}`)).body.tier).toBe('default');
+    expect((await admin(gateway, 'POST', '/admin/tiers', { name: 'platinum', rpm: 100 })).status).toBe(201);
+    expect((await admin<AccountJson>(gateway, 'PATCH', `/admin/accounts/${account.id}`, { tier: 'platinum' })).body.tier).toBe('platinum');
+  });
+
   it('patches tier and credit line, and GET shows them', async () => {
+    expect((await admin(gateway, 'POST', '/admin/tiers', { name: 'gold' })).status).toBe(201);
     const account = await createAccount();
     const patched = await admin<AccountJson>(gateway, 'PATCH', `/admin/accounts/${account.id}`, { tier: 'gold', credit_line_usd: 12.34 });
     expect(patched.status, patched.text).toBe(200);

@@ -2,6 +2,7 @@
  * Announcements and FX rates set through /admin, read without a key on the
  * public endpoints; GET /api/status; the per-IP limit of public endpoints.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { addSimulatorModel, admin, call, chat, expectError, uniqueName } from './helpers.js';
@@ -118,32 +119,49 @@ describe('exchange rates', () => {
   });
 });
 
+interface StatusJson {
+  status: string;
+  version: string;
+  commit: string | null;
+  storage: Record<string, unknown>;
+  model_families: Array<{ family: string; status: string; models: number }>;
+}
+
 describe('GET /api/status', () => {
-  it('answers 200 with storage ok and the channel list, without URLs or keys', async () => {
+  it('answers what a status page needs: overall and per-family health, the build; nothing about the channels', async () => {
     const upstreamKey = 'sk-status-UPSTREAM-secret-0123456789abcdef';
     const name = uniqueName('status-channel');
-    const created = await admin(gateway, 'POST', '/admin/channels', {
+    expect((await admin(gateway, 'POST', '/admin/models', { id: 'status-model', owned_by: 'status-family', pricing: { input_per_mtok: 1, output_per_mtok: 1 } })).status).toBe(201);
+    const created = await admin<{ id: string }>(gateway, 'POST', '/admin/channels', {
       name, type: 'openai-compatible', base_url: 'https://private-upstream.internal.example.com/v1', api_key: upstreamKey, models: ['status-model'],
     });
     expect(created.status, created.text).toBe(201);
-    const simulated = await admin(gateway, 'POST', '/admin/channels', { name: uniqueName('status-sim'), type: 'simulator', models: ['status-model'] });
+    const simulatedName = uniqueName('status-sim');
+    const simulated = await admin<{ id: string }>(gateway, 'POST', '/admin/channels', { name: simulatedName, type: 'simulator', models: ['status-model'] });
     expect(simulated.status).toBe(201);
 
-    const status = await call<{ status: string; storage: { ok: boolean }; channels: Array<Record<string, unknown>> }>(gateway.url, 'GET', '/api/status');
+    const status = await call<StatusJson>(gateway.url, 'GET', '/api/status');
     expect(status.status, status.text).toBe(200);
-    expect(status.body.storage.ok).toBe(true);
-    expect(typeof status.body.status).toBe('string');
-    expect(Array.isArray(status.body.channels)).toBe(true);
-    expect(status.body.channels.map((channel) => channel.name)).toContain(name);
-    expect(status.text).not.toContain('private-upstream');
-    expect(status.text).not.toContain('https://');
-    expect(status.text).not.toContain(upstreamKey);
-    expect(status.text).not.toContain(upstreamKey.slice(-4));
-    expect(status.text).not.toContain(gateway.adminToken);
-    for (const channel of status.body.channels) {
-      expect(channel).not.toHaveProperty('base_url');
-      expect(channel).not.toHaveProperty('api_key');
-      expect(channel).not.toHaveProperty('api_key_hints');
+    const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    expect(status.body).toMatchObject({ status: 'ok', version: manifest.version, storage: { ok: true } });
+    expect(status.body.model_families).toContainEqual({ family: 'status-family', status: 'operational', models: 1 });
+    expect(Object.keys(status.body).sort()).toEqual(['commit', 'model_families', 'status', 'storage', 'uptime_seconds', 'version']);
+    for (const secret of [name, simulatedName, created.body.id, simulated.body.id, 'openai-compatible', 'simulator', 'sqlite', 'postgres', 'private-upstream', 'https://', upstreamKey, upstreamKey.slice(-4), gateway.adminToken]) {
+      expect(status.text).not.toContain(secret);
+    }
+    // The operator still sees each channel's health, by name and type.
+    const health = await admin<{ channels: Array<Record<string, unknown>> }>(gateway, 'GET', '/admin/health');
+    expect(health.body.channels).toContainEqual(expect.objectContaining({ name, type: 'openai-compatible', status: 'operational', served_models: 1 }));
+  });
+
+  it('reports the commit the build recorded, or SOURCE_COMMIT when the deployment sets it', async () => {
+    const recorded = JSON.parse(readFileSync(new URL('../../../dist/build-info.json', import.meta.url), 'utf8')) as { commit: string | null };
+    expect((await call<StatusJson>(gateway.url, 'GET', '/api/status')).body.commit).toBe(recorded.commit);
+    const pinned = await startTestGateway({ env: { SOURCE_COMMIT: '0123abc' } });
+    try {
+      expect((await call<StatusJson>(pinned.url, 'GET', '/api/status')).body.commit).toBe('0123abc');
+    } finally {
+      await pinned.close();
     }
   });
 });

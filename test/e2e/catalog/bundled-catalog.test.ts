@@ -78,8 +78,8 @@ describe('the bundled catalog behind three provider keys', () => {
     expect(byId.get('whisper-1')).toMatchObject({ kind: 'audio', pricing: { per_audio_minute: 0.006 } });
     expect(byId.get('gpt-image-1')).toMatchObject({ kind: 'image' });
     expect(byId.get('omni-moderation-latest')).toMatchObject({ kind: 'moderation' });
-    const status = (await (await fetch(`${gateway.url}/api/status`)).json()) as { channels: Array<{ name: string; models: number }> };
-    for (const name of ['env-openai', 'env-anthropic', 'env-gemini']) expect(status.channels.find((channel) => channel.name === name)?.models, name).toBeGreaterThan(15);
+    const health = (await (await fetch(`${gateway.url}/admin/health`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).json()) as { channels: Array<{ name: string; served_models: number }> };
+    for (const name of ['env-openai', 'env-anthropic', 'env-gemini']) expect(health.channels.find((channel) => channel.name === name)?.served_models, name).toBeGreaterThan(15);
     // The Gemini channel serves Gemini's models, not the Claude models the data lists for Vertex AI.
     expect(models.filter((model) => model.owned_by === 'google' && model.id.startsWith('claude'))).toEqual([]);
   });

@@ -22,7 +22,7 @@ beforeAll(async () => {
   await addRoutedModel(gateway, { model: 'chat-anthropic', channel: { name: 'a', type: 'anthropic', base_url: anthropicUpstream.url, api_key: 'sk-ant-upstream-test', models: { 'chat-anthropic': 'claude-sonnet-4-5' } } });
   await addRoutedModel(gateway, { model: 'chat-gemini', channel: { name: 'g', type: 'gemini', base_url: geminiUpstream.url, api_key: 'gemini-upstream-test', models: { 'chat-gemini': 'gemini-2.5-flash', 'embed-gemini': 'gemini-embedding-001' } } });
   await gateway.admin('POST', '/admin/models', { id: 'embed-gemini', kind: 'embedding', pricing: { input_per_mtok: 0.15 } });
-  await addRoutedModel(gateway, { model: 'embed-openai', pricing: { input_per_mtok: 0.02 }, channel: { name: 'oe', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'embed-openai': 'text-embedding-3-small' } } });
+  await addRoutedModel(gateway, { model: 'embed-openai', kind: 'embedding', pricing: { input_per_mtok: 0.02 }, channel: { name: 'oe', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'embed-openai': 'text-embedding-3-small' } } });
   await gateway.gateway.services.catalog.reload();
   account = await seedAccount(gateway, { balanceUsd: 20 });
 });

@@ -208,9 +208,11 @@ describe('per-account limits from the tier', () => {
     expectOk(await chatWith(gateway, other.body.key, { model: FAST, maxTokens: 100 }));
   });
 
-  it('gives an account on an unknown or deleted tier the default tier, whose limits the operator sets', async () => {
+  it('gives an account on a deleted tier the default tier, whose limits the operator sets', async () => {
     const { accountId, key } = await seedAccount(gateway);
-    await admin(gateway, 'PATCH', `/admin/accounts/${accountId}`, { tier: 'limits-not-created' });
+    expect((await admin(gateway, 'POST', '/admin/tiers', { name: 'limits-doomed', rpm: 1 })).status).toBe(201);
+    expect((await admin(gateway, 'PATCH', `/admin/accounts/${accountId}`, { tier: 'limits-doomed' })).status).toBe(200);
+    expect((await admin(gateway, 'DELETE', '/admin/tiers/limits-doomed')).status).toBe(200);
     nextWindow(clock, 1000);
     for (let index = 0; index < 5; index += 1) {
       const answer = await chatWith(gateway, key, { model: FAST });

@@ -76,7 +76,8 @@ describe('POST /v1/images/generations', () => {
     await expect(client.images.generate({ model: 'dalle-3', prompt: 'x', n: 11 })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     const wrongKind = await client.images.generate({ model: 'chat-openai', prompt: 'x' }).catch((caught: unknown) => caught);
     expect(wrongKind).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((wrongKind as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ code: 'bad_request', param: 'model', type: 'invalid_request_error' });
+    expect((wrongKind as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
+    expect((wrongKind as Error).message).toContain("'chat-openai' is a chat model; POST /v1/images/generations takes an image model");
   });
 });
 

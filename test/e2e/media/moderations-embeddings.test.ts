@@ -77,4 +77,22 @@ describe('POST /v1/embeddings: float, base64 and dimensions to both upstream kin
     const decoded = Array.from(new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length)));
     expect(decoded).toEqual(float.data[0]?.embedding.map((value) => Math.fround(value)));
   });
+
+  it('refuses a chat model before any upstream call, naming both kinds (OpenAI and Gemini wires), and charges nothing', async () => {
+    const before = setup.openai.requests.length;
+    const refused = await client.embeddings.create({ model: 'chat-openai', input: 'alpha' }).withResponse().catch((caught: unknown) => caught);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    const error = refused as InstanceType<typeof OpenAI.BadRequestError>;
+    expect(error.error).toMatchObject({ code: 'model_not_found', param: 'model', type: 'invalid_request_error' });
+    expect(error.message).toContain("'chat-openai' is a chat model; POST /v1/embeddings takes an embedding model");
+    expect(setup.openai.requests.length).toBe(before);
+    expect(await usageRow(setup, account, error.headers?.get('x-request-id') ?? null)).toMatchObject({ status: 400, error_code: 'model_not_found', cost_usd: 0 });
+    const gemini = await fetch(`${setup.gateway.url}/v1beta/models/chat-openai:embedContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': account.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ content: { parts: [{ text: 'alpha' }] } }),
+    });
+    expect(gemini.status).toBe(400);
+    expect(((await gemini.json()) as { error: { message: string } }).error.message).toContain('is a chat model');
+  });
 });

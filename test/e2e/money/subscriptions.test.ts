@@ -89,13 +89,21 @@ describe('subscriptions', () => {
     await flushWrites(gateway);
     expect(await balance(accountId)).toBe(1);
     const used = await subscription(created.id);
+    const periodEnd = Date.parse(used.current_period?.end ?? '');
+    // Retry-After is the wait until the period resets, whether storage or this instance's cached facts refused it.
+    expect(refusal?.headers.get('retry-after')).toBe(String(Math.ceil((periodEnd - clock.now()) / 1000)));
+    const again = await ask(key);
+    expectError(again, { status: 429, code: 'quota_exhausted' });
+    expect(again.headers.get('retry-after')).toBe(String(Math.ceil((periodEnd - clock.now()) / 1000)));
     expect(used.used_usd).toBeGreaterThan(0.08);
     expect(used.used_usd).toBeLessThanOrEqual(0.1);
     await expectBooksBalance(accountId);
 
-    // Still the same day: refused. The next day: a new period with nothing used.
-    clock.advance(DAY - 1000);
-    expectError(await ask(key), { status: 429, code: 'quota_exhausted' });
+    // Still the same day: refused until the period ends, a second from now. The next day: a new period with nothing used.
+    clock.advance(periodEnd - 1000 - clock.now());
+    const lastSecond = await ask(key);
+    expectError(lastSecond, { status: 429, code: 'quota_exhausted' });
+    expect(lastSecond.headers.get('retry-after')).toBe('1');
     clock.advance(1000);
     expect((await subscription(created.id)).used_usd).toBe(0);
     expect((await ask(key)).status).toBe(200);
@@ -115,6 +123,7 @@ describe('subscriptions', () => {
     expectError(refusal as HttpAnswer, { status: 429, code: 'quota_exhausted' });
     await flushWrites(gateway);
     const state = await subscription(created.id);
+    expect(refusal?.headers.get('retry-after')).toBe(String(Math.ceil((Date.parse(state.current_period?.end ?? '') - clock.now()) / 1000)));
     expect(state.used_usd).toBeLessThanOrEqual(0.05);
     expect(state.overage.used_usd).toBeGreaterThan(0.02);
     expect(state.overage.used_usd).toBeLessThanOrEqual(0.05);
@@ -205,9 +214,23 @@ describe('subscriptions', () => {
     expect(plan?.expires_at).toBe(Date.parse(state.current_period?.end ?? '') / 1000);
     expect(summary.total_granted).toBe(2.5);
     expect(summary.total_used).toBe(state.used_usd);
-    expect(Math.round(summary.total_available * 1e9)).toBe(Math.round((2.5 - state.used_usd) * 1e9));
+    // Under `deny` the wallet pays for nothing while the subscription runs: only what is left of the quota is available.
+    expect(Math.round(summary.total_available * 1e9)).toBe(Math.round((0.5 - state.used_usd) * 1e9));
     expect(await balance(accountId)).toBe(2);
     // Without a key: the spec's 401.
     expectError(await call(gateway.url, 'GET', '/v1/dashboard/billing/credit_grants'), { status: 401 });
+  });
+
+  it.each([
+    ['payg', { policy: 'payg' }, 2],
+    ['limit', { policy: 'limit', limit_usd: 0.25 }, 0.25],
+    ['limit above the balance', { policy: 'limit', limit_usd: 5 }, 2],
+  ] as const)('credit_grants counts of the wallet what the overage policy lets the account spend (%s)', async (_name, overage, walletAvailable) => {
+    const { key, subscription: created } = await setUp({ quota_usd: 0.5, overage }, 2);
+    expect((await ask(key)).status).toBe(200);
+    await flushWrites(gateway);
+    const summary = (await call<{ total_available: number }>(gateway.url, 'GET', '/v1/dashboard/billing/credit_grants', { token: key })).body;
+    const state = await subscription(created.id);
+    expect(Math.round(summary.total_available * 1e9)).toBe(Math.round((walletAvailable + 0.5 - state.used_usd) * 1e9));
   });
 });

@@ -74,9 +74,10 @@ describe('circuit breaker', () => {
     expect(opened.models[0]!.recent.failures).toBe(2);
     expect(opened.breaker.state).toBe('closed');
 
-    const status = (await (await fetch(`${gateway.url}/api/status`)).json()) as { status: string; channels: Array<{ name: string; status: string }> };
-    expect(status.channels.find((channel) => channel.name === 'brk-primary')?.status).toBe('down');
+    // The public status page says the service is degraded, never which channel.
+    const status = (await (await fetch(`${gateway.url}/api/status`)).json()) as { status: string };
     expect(status.status).toBe('degraded');
+    expect(JSON.stringify(status)).not.toContain('brk-primary');
     const metrics = await (await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${gateway.adminToken}` } })).text();
     expect(metrics).toContain('unigate_breaker_state{channel="brk-primary",model="brk"} 2');
 
@@ -95,8 +96,8 @@ describe('circuit breaker', () => {
     expect((await health(primaryId))).toMatchObject({ status: 'operational', models: [{ state: 'closed', consecutive_failures: 0 }] });
     for (let index = 0; index < 3; index += 1) await ask();
     expect(primary.requests.length).toBe(skipped + 4);
-    const after = await (await fetch(`${gateway.url}/api/status`)).json() as { channels: Array<{ name: string; status: string }> };
-    expect(after.channels.find((channel) => channel.name === 'brk-primary')?.status).toBe('operational');
+    const after = await (await fetch(`${gateway.url}/api/status`)).json() as { status: string };
+    expect(after.status).toBe('ok');
   });
 
   it('a failed probe re-opens the breaker with a doubled cooldown', async () => {

@@ -88,7 +88,7 @@ describe('admission control under overload', () => {
       expect(answer.status).toBe(503);
       expect(answer.retryAfter).toBe('1');
       expect(familyErrorProblem('openai', answer.text)).toBeNull();
-      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'overloaded', type: 'server_error' } });
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: 'overloaded', type: 'upstream_error' } });
     }
     // A refusal waits for nothing; an admitted request waits for the slow upstream. The bound is generous for a
     // loaded test machine (a few ms on a quiet one), and far under the upstream's delay.

@@ -124,7 +124,7 @@ describe('routing controls', () => {
   it('embeddings fail over like chat', async () => {
     const primary = await upstream('openai');
     const backup = await upstream('openai');
-    await addRoutedModel(gateway, { model: 'embed-pool', channel: { ...channelFor(primary, 'embed-primary', 'embed-pool', { priority: 10 }), models: { 'embed-pool': 'text-embedding-3-small' } } });
+    await addRoutedModel(gateway, { model: 'embed-pool', kind: 'embedding', channel: { ...channelFor(primary, 'embed-primary', 'embed-pool', { priority: 10 }), models: { 'embed-pool': 'text-embedding-3-small' } } });
     await gateway.admin('POST', '/admin/channels', { ...channelFor(backup, 'embed-backup', 'embed-pool'), models: { 'embed-pool': 'text-embedding-3-small' } });
     primary.fault({ kind: 'status', status: 503 });
     const response = await fetch(`${gateway.url}/v1/embeddings`, {

@@ -100,8 +100,10 @@ describe('hostile connections', () => {
       socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
       const chunk = Buffer.alloc(1024 * 1024, 0x61);
       for (let index = 0; index < 50 && !socket.destroyed; index += 1) {
-        const flushed = socket.write(`${chunk.length.toString(16)}\r\n`) && socket.write(chunk) && socket.write('\r\n');
-        if (!flushed) await new Promise((resolve) => socket.once('drain', resolve));
+        // Each part of the chunk is written whatever the previous write returned: skipping one would break the framing.
+        socket.write(`${chunk.length.toString(16)}\r\n`);
+        socket.write(chunk);
+        if (!socket.write('\r\n')) await new Promise((resolve) => socket.once('drain', resolve));
       }
       if (!socket.destroyed) socket.write('0\r\n\r\n');
     }, 15_000);

@@ -108,8 +108,8 @@ describe('planBatch', () => {
   });
 
   it.each([
-    ['deny', null, { refused: 'quota_exhausted' }],
-    ['limit', 25n, { refused: 'quota_exhausted' }],
+    ['deny', null, { refused: 'quota_exhausted', resetsInMs: 11 * DAY - NOW }],
+    ['limit', 25n, { refused: 'quota_exhausted', resetsInMs: 11 * DAY - NOW }],
     ['limit', 100n, { parts: { subscription: 20n, wallet: 30n, overage: 30n } }],
     ['payg', null, { parts: { subscription: 20n, wallet: 30n, overage: 0n } }],
   ] as const)('subscription quota first, then overage policy %s (limit %s)', (policy, limit, expected) => {
@@ -178,7 +178,7 @@ describe('planBatch', () => {
     expect(outcomes(0n, { held: { 'wallet:acct': 0n } }, [probe(1n)]).pools.get('wallet:acct')).toMatchObject({ inFlight: 0n, held: 0n });
     expect(outcomes(10_000n, { quotaNano: 100n, spentNano: 100n }, [probe(1n, { keyCapped: true })]).outcomes[0]).toEqual({ refused: 'quota_exhausted', pool: 'key', remainingNano: 0n });
     const spentSubscription = { subscription: subscription({ usedNano: 500n }), plan: plan('deny', 500n) };
-    expect(outcomes(10_000n, { sub: spentSubscription }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).toEqual({ refused: 'quota_exhausted' });
+    expect(outcomes(10_000n, { sub: spentSubscription }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).toEqual({ refused: 'quota_exhausted', resetsInMs: 11 * DAY - NOW });
     const quotaLeft = { subscription: subscription({ usedNano: 499n }), plan: plan('deny', 500n) };
     expect(reserved(outcomes(0n, { sub: quotaLeft }, [probe(1n, { candidateSubscriptions: ['sub'] })]).outcomes[0]).parts.subscription).toBe(1n);
   });

@@ -16,10 +16,23 @@ export interface Account {
   status: string;
 }
 
+export type OperatorRole = 'owner' | 'admin' | 'support' | 'viewer';
+export type OperatorPermission = 'read' | 'write' | 'support:reply' | 'operators:manage';
+
+/** The signed-in user's standing as an operator of the whole gateway (null in the session for everyone else). */
+export interface OperatorStanding {
+  role: OperatorRole;
+  /** An owner disabled this operator: no operator route answers them. */
+  disabled: boolean;
+  two_factor_required: boolean;
+  permissions: OperatorPermission[];
+}
+
 export interface Session {
   user: User | null;
   account: Account | null;
   role: string | null;
+  operator: OperatorStanding | null;
   csrf_token: string;
 }
 

@@ -118,7 +118,7 @@ export function AppShell({ children }: { children: ReactNode }) {
               </li>
             ))}
           </ul>
-          {operator.isSuccess ? (
+          {operator.data?.disabled === false ? (
             <>
               <h2 className="nav-heading">Operator</h2>
               <ul aria-label="Operator">

@@ -4,7 +4,6 @@ import {
   AuthenticationError,
   BadRequestError,
   ContentTooLargeError,
-  GatewayTimeoutError,
   InternalServerError,
   NotFoundError,
   PaymentRequiredError,
@@ -41,7 +40,7 @@ describe('encodeError', () => {
     ['internal_error', 500, InternalServerError, 'api_error'],
     ['upstream_error', 502, InternalServerError, 'api_error'],
     ['upstream_unavailable', 503, ServiceUnavailableError, 'api_error'],
-    ['upstream_timeout', 504, GatewayTimeoutError, 'timeout_error'],
+    ['overloaded', 503, ServiceUnavailableError, 'api_error'],
   ] as const)('%s (%i) → %o with type %s, message and code readable', async (code, status, errorClass, type) => {
     const error = new GatewayError(code as ErrorCode, `Something about ${code}.`);
     expect(error.status).toBe(status);

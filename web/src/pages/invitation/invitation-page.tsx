@@ -24,7 +24,7 @@ export function InvitationPage() {
   const accept = useMutation({
     mutationFn: () => api.post<{ user: User; account: Account; role: string; csrf_token: string }>('/api/invitations/accept', password === '' ? { token } : { token, password }),
     onSuccess: async (result) => {
-      await resetSession({ user: result.user, account: result.account, role: result.role, csrf_token: result.csrf_token });
+      await resetSession({ user: result.user, account: result.account, role: result.role, operator: null, csrf_token: result.csrf_token });
       navigate('/keys', { replace: true });
     },
   });

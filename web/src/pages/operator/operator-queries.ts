@@ -1,17 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useApi } from '../../api/api-context';
+import { useApi, useSession } from '../../api/api-context';
+import type { OperatorStanding } from '../../api/types';
 
-export interface OperatorMe {
+export interface OperatorMe extends OperatorStanding {
   user: { id: string; email: string };
-  role: 'owner' | 'admin' | 'support' | 'viewer';
-  two_factor_required: boolean;
-  permissions: ('read' | 'write' | 'support:reply' | 'operators:manage')[];
 }
 
-/** The signed-in user's operator role; fails with `not_operator` for everyone else. */
-export function useOperatorMe() {
-  const api = useApi();
-  return useQuery({ queryKey: ['operator', 'me'], queryFn: () => api.get<OperatorMe>('/api/operator/me'), retry: false, staleTime: 60_000 });
+/**
+ * The signed-in user's operator standing, read from the session every page loads anyway (`data` null for everyone
+ * who is not an operator): no request of its own, so a user who is no operator never meets a 403.
+ */
+export function useOperatorMe(): { isPending: boolean; isError: boolean; error: unknown; data: OperatorMe | null | undefined } {
+  const session = useSession();
+  const user = session.data?.user ?? null;
+  const standing = session.data?.operator ?? null;
+  const data = session.data === undefined ? undefined : user === null || standing === null ? null : { ...standing, user: { id: user.id, email: user.email } };
+  return { isPending: session.isPending, isError: session.isError, error: session.error, data };
 }
 
 /** A read of the operator API (`path` below /api/operator/), optionally refreshed every `refreshMs`. */
@@ -35,6 +39,6 @@ export function useOperatorAction<T = unknown>() {
   });
 }
 
-export function canWrite(me: OperatorMe | undefined): boolean {
+export function canWrite(me: OperatorMe | null | undefined): boolean {
   return me?.permissions.includes('write') === true;
 }

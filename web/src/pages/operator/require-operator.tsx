@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router-dom';
-import { ApiError, errorMessage } from '../../api/client';
+import { errorMessage } from '../../api/client';
 import { Alert, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorMe } from './operator-queries';
 
@@ -8,16 +8,20 @@ import { useOperatorMe } from './operator-queries';
 export function RequireOperator({ children }: { children: ReactNode }) {
   const me = useOperatorMe();
   if (me.isPending) return <Loading />;
-  if (me.isError) {
-    const notOperator = me.error instanceof ApiError && me.error.code === 'not_operator';
+  const refusal = me.isError
+    ? errorMessage(me.error)
+    : me.data == null
+      ? 'This user is not an operator of the gateway.'
+      : me.data.disabled ? 'An owner disabled your operator access; ask an owner of the gateway to enable it.' : null;
+  if (refusal !== null) {
     return (
       <div className="page stack">
         <PageHeader title="Operator console" />
-        <Alert tone="error">{notOperator ? 'This user is not an operator of the gateway.' : errorMessage(me.error)}</Alert>
+        <Alert tone="error">{refusal}</Alert>
       </div>
     );
   }
-  if (me.data.two_factor_required) {
+  if (me.data?.two_factor_required === true) {
     return (
       <div className="page stack">
         <PageHeader title="Operator console" />

@@ -55,7 +55,7 @@ export function SignInPage() {
       setBusy(false);
       return;
     }
-    await resetSession({ user: result.user, account: result.account, role: null, csrf_token: result.csrf_token });
+    await resetSession({ user: result.user, account: result.account, role: null, operator: null, csrf_token: result.csrf_token });
     navigate(safeNextPath(searchParams.get('next')), { replace: true });
   };
 

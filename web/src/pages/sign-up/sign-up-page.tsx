@@ -34,7 +34,7 @@ export function SignUpPage() {
     setError(null);
     try {
       const result = await api.post<{ user: User; account: Account; csrf_token: string }>('/api/auth/sign-up', { email: email.trim(), password, ...(referralCode === '' ? {} : { ref: referralCode }) });
-      await resetSession({ user: result.user, account: result.account, role: null, csrf_token: result.csrf_token });
+      await resetSession({ user: result.user, account: result.account, role: null, operator: null, csrf_token: result.csrf_token });
       navigate('/keys', { replace: true });
     } catch (thrown) {
       setError(errorMessage(thrown));
