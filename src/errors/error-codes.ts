@@ -1,7 +1,7 @@
 /**
  * The error `type` of each status class. The specification's classes: 400 a malformed request, 401 no usable
  * credential, 402 the balance, 403 not permitted, 429 a limit or quota (`rate_limit_error`), 502 and 503 upstream
- * (`upstream_error`). HTTP's own refusals of a request (404, 405, 408, 409, 413, 431) are the caller's fault like
+ * (`upstream_error`). HTTP's own refusals of a request (404, 405, 408, 409, 413, 421, 431) are the caller's fault like
  * a 400; 500 is the gateway's.
  */
 const ERROR_TYPES: Readonly<Record<number, string>> = {

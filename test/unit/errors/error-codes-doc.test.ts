@@ -13,7 +13,7 @@ const CODES = Object.keys(ERROR_CODES) as ErrorCode[];
 
 /** The statuses the specification names, and those HTTP itself gives a refused request. */
 const SPEC_STATUSES = new Set([400, 401, 402, 403, 429, 502, 503]);
-const HTTP_STATUSES = new Set([404, 405, 408, 409, 413, 431, 500]);
+const HTTP_STATUSES = new Set([404, 405, 408, 409, 413, 421, 431, 500]);
 
 describe('the error registry', () => {
   it('answers every code with a status of the specification (or HTTP\'s own), and the type of that status class', () => {
