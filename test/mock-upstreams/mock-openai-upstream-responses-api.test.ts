@@ -80,6 +80,22 @@ describe('mock OpenAI upstream: POST /v1/responses', () => {
     await expect(client.responses.create({ model: 'gpt-4o-mini', input: [{ type: 'function_call_output', call_id: 'call_x', output: 'y' }] })).rejects.toBeInstanceOf(OpenAI.BadRequestError);
   });
 
+  it('takes back the encrypted reasoning it issued and refuses any other, as OpenAI does', async () => {
+    const params = { model: 'gpt-5', tools: [weather], store: false, include: ['reasoning.encrypted_content' as const] };
+    const first = await client.responses.create({ ...params, input: 'What is the weather in Paris?' });
+    const reasoning = first.output.find((item) => item.type === 'reasoning');
+    expect(reasoning?.encrypted_content).toMatch(/^gAAAAA/);
+    const call = first.output.find((item) => item.type === 'function_call') as { call_id: string };
+    const input = [{ role: 'user' as const, content: 'What is the weather in Paris?' }, ...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output' as const, call_id: call.call_id, output: 'Sunny' }];
+    expect((await client.responses.create({ ...params, input })).status).toBe('completed');
+    const foreign = input.map((item) => (item.type === 'reasoning' ? { ...item, encrypted_content: 'ugw1.n.R2VtaW5p' } : item));
+    await expect(client.responses.create({ ...params, input: foreign })).rejects.toMatchObject({
+      status: 400,
+      code: 'invalid_encrypted_content',
+      message: `400 The encrypted content for item ${reasoning?.id} could not be verified. Reason: Encrypted content could not be decrypted or parsed.`,
+    });
+  });
+
   it('ends a stream with an error event on a stream-error fault', async () => {
     mock.setFault({ kind: 'stream-error', afterChunks: 3, times: 1 });
     const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Stream a few words please', stream: true });

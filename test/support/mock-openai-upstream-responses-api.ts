@@ -8,7 +8,7 @@
  * State: responses created with `store` not false are kept (by id) so that `previous_response_id` continues them
  * and GET returns them, as OpenAI does.
  */
-import { invalidRequest, isReasoningModel, MockHttpError, errorBody, modelNotFoundError, randomId, splitIntoTokens } from './mock-openai-upstream-wire.js';
+import { encryptedReasoning, invalidEncryptedContent, invalidRequest, isIssuedEncryptedReasoning, isReasoningModel, MockHttpError, errorBody, modelNotFoundError, randomId, splitIntoTokens } from './mock-openai-upstream-wire.js';
 import { isObject, type ChatMessage, type ChatRequest, type JsonObject, type ToolChoice, type ToolDef } from './mock-openai-upstream-validate.js';
 import { buildUsage, countPromptTokens, planAnswer, type UsageOverride } from './mock-openai-upstream-responses.js';
 
@@ -76,7 +76,10 @@ function toMessages(body: JsonObject, previous: ChatMessage[]): ChatMessage[] {
         if (!known) throw invalidRequest(`No tool call found for function call output with call_id ${String(item.call_id)}.`, 'input', null);
         messages.push({ role: 'tool', tool_call_id: String(item.call_id), content: textOfContent(item.output) });
       } else if (type === 'reasoning') {
-        // Reasoning items are context for the model; they add nothing to the mock's answer.
+        // Reasoning items are context for the model and add nothing to the mock's answer, but their encrypted
+        // content must be the mock's own: OpenAI refuses reasoning state it cannot decrypt.
+        const encrypted = item.encrypted_content;
+        if (typeof encrypted === 'string' && !isIssuedEncryptedReasoning(encrypted)) throw invalidEncryptedContent(encrypted, item.id);
       } else {
         throw invalidRequest(`Invalid value: '${String(type)}'.`, `input[${index}].type`, 'invalid_value');
       }
@@ -234,7 +237,7 @@ export function answerResponses(raw: unknown, store: Map<string, StoredResponse>
   } else {
     if (plan.reasoningTokens > 0) {
       const wantsEncrypted = Array.isArray(body.include) && body.include.includes('reasoning.encrypted_content');
-      output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: `gAAAAA${randomId('', 64)}` } : {}) });
+      output.push({ id: randomId('rs_', 48), type: 'reasoning', summary: [], ...(wantsEncrypted ? { encrypted_content: encryptedReasoning() } : {}) });
     }
     if (plan.text !== null) {
       output.push({ id: randomId('msg_', 48), type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: plan.text, annotations: [], logprobs: [] }] });

@@ -2,7 +2,7 @@
  * Wire-level helpers of the mock OpenAI upstream: error bodies, ids, token estimation and the model
  * list, shaped like api.openai.com answers them. Pure functions, no I/O.
  */
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
 export interface OpenAIErrorBody {
   error: { message: string; type: string; param: string | null; code: string | null };
@@ -106,6 +106,32 @@ export function randomId(prefix: string, length: number): string {
 }
 
 export const SYSTEM_FINGERPRINT = 'fp_mock0a1b2c';
+
+const REASONING_KEY = 'mock-openai-reasoning-encryption-key';
+const REASONING_PREFIX = 'gAAAAA';
+
+function reasoningMac(payload: string): string {
+  return createHmac('sha256', REASONING_KEY).update(payload).digest('base64url').slice(0, 32);
+}
+
+/** A reasoning item's `encrypted_content` as the mock issues it (OpenAI's are Fernet tokens, `gAAAAA…`). */
+export function encryptedReasoning(): string {
+  const payload = randomId('', 64);
+  return `${REASONING_PREFIX}${payload}${reasoningMac(payload)}`;
+}
+
+/** Whether the mock issued this `encrypted_content`: only its own can be decrypted, as only OpenAI reads OpenAI's. */
+export function isIssuedEncryptedReasoning(token: string): boolean {
+  if (!token.startsWith(REASONING_PREFIX) || token.length !== REASONING_PREFIX.length + 64 + 32) return false;
+  const payload = token.slice(REASONING_PREFIX.length, REASONING_PREFIX.length + 64);
+  return token.slice(REASONING_PREFIX.length + 64) === reasoningMac(payload);
+}
+
+/** OpenAI's answer to reasoning state it did not issue (another provider's, or altered). */
+export function invalidEncryptedContent(token: string, itemId: unknown): MockHttpError {
+  const subject = typeof itemId === 'string' && itemId !== '' ? `for item ${itemId}` : `${token.slice(0, 4)}...${token.slice(-4)}`;
+  return invalidRequest(`The encrypted content ${subject} could not be verified. Reason: Encrypted content could not be decrypted or parsed.`, null, 'invalid_encrypted_content');
+}
 
 /**
  * The mock's tokenizer: roughly four characters per token, the rule of thumb OpenAI documents.

@@ -57,6 +57,17 @@ class ConversationBuilder {
   }
 }
 
+/**
+ * Gemini's thought signature of a call, where Google's OpenAI-compatible API puts it and clients keep it:
+ * `extra_content.google.thought_signature` (this gateway's answers put it there too).
+ */
+function googleThoughtSignature(call: JsonObject): string | undefined {
+  const extra = call.extra_content;
+  const google = isJsonObject(extra) ? extra.google : undefined;
+  const signature = isJsonObject(google) ? google.thought_signature : undefined;
+  return typeof signature === 'string' && signature !== '' ? signature : undefined;
+}
+
 function toolCallsOf(message: JsonObject, param: string, builder: ConversationBuilder): ToolCallPart[] {
   const calls: ToolCallPart[] = [];
   const raw = message.tool_calls;
@@ -71,6 +82,8 @@ function toolCallsOf(message: JsonObject, param: string, builder: ConversationBu
       const fn = call.function;
       if (!isJsonObject(fn) || typeof fn.name !== 'string') throw badRequest(`${callParam}.function.name`, `'${callParam}.function.name' is required.`);
       const part: ToolCallPart = { type: 'tool-call', id: call.id, name: fn.name, argumentsJson: typeof fn.arguments === 'string' ? fn.arguments : '' };
+      const signature = googleThoughtSignature(call);
+      if (signature !== undefined) part.signature = signature;
       builder.calls.add(part, false);
       calls.push(part);
     });

@@ -11,6 +11,18 @@ import { encodeOpenAIUsage } from '../../wire/openai/usage.js';
  */
 export type GatewayChatCompletionMessage = ChatCompletionMessage & { reasoning_content?: string };
 
+/**
+ * Gemini's thought signature of a call, where Google's OpenAI-compatible API writes it (and where clients that talk
+ * to Gemini that way keep it and send it back): `extra_content.google.thought_signature` on the tool call.
+ */
+export interface GoogleExtraContent {
+  extra_content?: { google: { thought_signature: string } };
+}
+
+export function googleExtraContent(signature: string | undefined): GoogleExtraContent {
+  return signature === undefined || signature === '' ? {} : { extra_content: { google: { thought_signature: signature } } };
+}
+
 /** Arguments must be JSON text; a call without arguments says `{}`, as OpenAI's do. */
 export function argumentsText(argumentsJson: string): string {
   return argumentsJson === '' ? '{}' : argumentsJson;
@@ -24,7 +36,7 @@ export function argumentsText(argumentsJson: string): string {
 export function encodeOpenAIChatResponse(response: ChatResponse, model: string): string {
   let text = '';
   let reasoning = '';
-  const toolCalls: ChatCompletionMessageFunctionToolCall[] = [];
+  const toolCalls: Array<ChatCompletionMessageFunctionToolCall & GoogleExtraContent> = [];
   const annotations: ChatCompletionMessage.Annotation[] = [];
   for (const part of response.content) {
     if (part.type === 'text') {
@@ -39,7 +51,7 @@ export function encodeOpenAIChatResponse(response: ChatResponse, model: string):
     }
     else if (part.type === 'reasoning') reasoning += part.text;
     else if (part.type === 'tool-call') {
-      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: argumentsText(part.argumentsJson) } });
+      toolCalls.push({ id: part.id, type: 'function', function: { name: part.name, arguments: argumentsText(part.argumentsJson) }, ...googleExtraContent(part.signature) });
     }
   }
   const message: GatewayChatCompletionMessage = {

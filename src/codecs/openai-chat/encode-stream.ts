@@ -7,6 +7,7 @@ import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
 import { openAICompletionId } from './completion-id.js';
 import { encodeOpenAIFinishReason } from '../../wire/openai/finish-reason.js';
 import { encodeOpenAIUsage } from '../../wire/openai/usage.js';
+import { googleExtraContent } from './encode-response.js';
 
 /** A chunk delta as this gateway sends it: OpenAI's, plus `reasoning_content` for reasoning text (see encode-response). */
 type GatewayDelta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string };
@@ -64,7 +65,8 @@ export class OpenAIChatStreamEncoder implements StreamEncoder {
         if (this.#toolIndexes.has(part.id)) return '';
         const index = this.#toolIndexes.size;
         this.#toolIndexes.set(part.id, index);
-        const call = { index, id: part.toolCallId, type: 'function' as const, function: { name: part.toolName, arguments: '' } };
+        // Gemini's signature of the call rides on its first delta, as Google's OpenAI-compatible API sends it.
+        const call = { index, id: part.toolCallId, type: 'function' as const, function: { name: part.toolName, arguments: '' }, ...googleExtraContent(part.signature) };
         return this.#start() + this.#delta({ tool_calls: [call] });
       }
       case 'tool-input-delta': {

@@ -1,4 +1,4 @@
-import { isSignatureOfNextBlock } from '../carried-signature.js';
+import { GATEWAY_STATE_MARKER, isSignatureOfNextBlock } from '../carried-signature.js';
 
 /**
  * A reasoning item's `encrypted_content` on a bridged answer carries the upstream's opaque reasoning state
@@ -8,8 +8,8 @@ import { isSignatureOfNextBlock } from '../carried-signature.js';
  * function call or text) is written as carried-signature.ts says and read back as the reasoning's signature, which
  * restoreCarriedSignatures then moves to that item.
  */
-const SIGNATURE_PREFIX = 'ugw1.s.';
-const REDACTED_PREFIX = 'ugw1.r.';
+const SIGNATURE_PREFIX = `${GATEWAY_STATE_MARKER}s.`;
+const REDACTED_PREFIX = `${GATEWAY_STATE_MARKER}r.`;
 
 export function encodeReasoningToken(part: { signature?: string; redactedData?: string }): string | null {
   if (part.redactedData !== undefined) return REDACTED_PREFIX + part.redactedData;

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAgentCli, type AgentCliRun } from '../../support/agent-cli.js';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
+import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { signatureFor, startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
 
 /**
@@ -16,14 +17,18 @@ const UPSTREAM_MODEL = 'gemini-3-pro-preview';
 
 let gateway: TestGateway;
 let gemini: MockGeminiUpstream;
+let anthropic: MockAnthropicUpstream;
 let account: SeededAccount;
 let home: string;
 
 beforeAll(async () => {
-  gemini = await startMockGeminiUpstream();
+  [gemini, anthropic] = await Promise.all([startMockGeminiUpstream(), startMockAnthropicUpstream()]);
   gateway = await startTestGateway();
   // The channel as an operator leaves it: Gemini 3 gets Google's placeholder for calls that never had a signature.
   await addRoutedModel(gateway, { model: 'gemini-coder', channel: { name: 'g', type: 'gemini', base_url: gemini.url, api_key: 'gemini-upstream-test', models: { 'gemini-coder': UPSTREAM_MODEL } } });
+  // One public model on Gemini first and Anthropic behind it (failover).
+  await addRoutedModel(gateway, { model: 'mixed-coder', channel: { name: 'mixed-g', type: 'gemini', base_url: gemini.url, api_key: 'gemini-upstream-test', priority: 10, models: { 'mixed-coder': UPSTREAM_MODEL } } });
+  await addRoutedModel(gateway, { model: 'mixed-coder', channel: { name: 'mixed-a', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream-test', models: { 'mixed-coder': 'claude-sonnet-4-5' } } });
   await gateway.gateway.services.catalog.reload();
   account = await seedAccount(gateway, { balanceUsd: 20 });
   home = await mkdtemp(path.join(tmpdir(), 'unigate-claude-code-'));
@@ -32,14 +37,14 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await gemini?.close();
+  await Promise.all([gemini?.close(), anthropic?.close()]);
   if (home !== undefined) await rm(home, { recursive: true, force: true });
 });
 
 /** `claude -p` in print mode with JSON output, offline except for the gateway, with a throw-away home. */
-function claudePrint(model: string, prompt: string, allowedTools: string): Promise<AgentCliRun> {
-  return runAgentCli(CLAUDE, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', allowedTools], {
-    cwd: path.join(home, 'work'),
+function claudePrint(model: string, prompt: string, allowedTools: string, options: { cwd?: string; continue?: boolean } = {}): Promise<AgentCliRun> {
+  return runAgentCli(CLAUDE, [...(options.continue === true ? ['--continue'] : []), '-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', allowedTools], {
+    cwd: options.cwd ?? path.join(home, 'work'),
     env: {
       PATH: process.env.PATH ?? '',
       HOME: home,
@@ -79,5 +84,32 @@ describe.skipIf(!existsSync(CLAUDE))('the Claude Code CLI, as installed, through
     const call = next?.contents.flatMap((content) => content.parts).find((part) => part.functionCall?.name === 'Bash');
     expect(call?.functionCall?.args).toEqual(command);
     expect(call?.thoughtSignature).toBe(signatureFor(`${UPSTREAM_MODEL}:Bash:${JSON.stringify(command)}`));
+  }, 120_000);
+
+  it('goes on on Anthropic when the model fails over there mid-conversation: the gateway\'s carriers stay behind', async () => {
+    const cwd = path.join(home, 'failover');
+    await mkdir(cwd);
+    const command = { command: 'echo unigate-before-failover', description: 'Print a marker' };
+    const first = await claudePrint('mixed-coder', `call Bash with ${JSON.stringify(command)}`, 'Bash', { cwd });
+    expect(first.code, first.stderr + first.stdout).toBe(0);
+    // Claude Code keeps the thinking blocks of the same model, so the carriers come back; Gemini is down now.
+    gemini.setFault({ kind: 'status', status: 503 });
+    try {
+      const next = await claudePrint('mixed-coder', 'Say the word pelican', 'Bash', { cwd, continue: true });
+      expect(next.code, next.stderr + next.stdout).toBe(0);
+      // The mock echoes the last user turn (Claude Code puts its reminders before the prompt).
+      expect(JSON.parse(next.stdout)).toMatchObject({ is_error: false, result: expect.stringMatching(/^Echo: /) as string });
+    } finally {
+      gemini.setFault(null);
+    }
+    // Every request Anthropic got carried the Gemini turns, none a block Anthropic refuses (Claude Code would retry a
+    // refused one without its thinking blocks: the first attempt would be lost).
+    const sent = anthropic.requests.filter((request) => request.path === '/v1/messages').map((request) => JSON.stringify(request.body));
+    const continued = sent.filter((body) => body.includes('Say the word pelican'));
+    expect(continued.length, 'the Gemini turns went to Anthropic with the new question').toBeGreaterThan(0);
+    for (const body of continued) {
+      expect(body).toContain('unigate-before-failover');
+      expect(body).not.toContain('ugw1.');
+    }
   }, 120_000);
 });

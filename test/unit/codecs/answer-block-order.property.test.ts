@@ -17,6 +17,7 @@ import { encodeResponsesResponse } from '../../../src/codecs/openai-responses/en
 import { ResponsesStreamEncoder } from '../../../src/codecs/openai-responses/encode-stream.js';
 import { echoOf } from '../../../src/codecs/openai-responses/response-object.js';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
+import { passThroughBody } from '../../../src/relay/pass-through-body.js';
 import type { ChatResponse } from '../../../src/ir/chat-response.js';
 import type { ContentPart, ReasoningPart, TextPart, ToolCallPart } from '../../../src/ir/message.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
@@ -176,14 +177,14 @@ describe('a translated answer ends with its text or tool use, with signatures be
   it('OpenAI Chat, streamed and not: one message with the text and the calls; no chunk for a part that holds nothing', () => {
     fc.assert(fc.property(answer, (content) => {
       const codec = openAIChatCodec;
-      const message = (JSON.parse(codec.encodeResponse(chatResponse(content), 'public')) as { choices: Array<{ message: { content: string | null; reasoning_content?: string; tool_calls?: Array<{ function: { name: string } }> } }> }).choices[0]!.message;
+      const message = (JSON.parse(codec.encodeResponse(chatResponse(content), 'public')) as { choices: Array<{ message: ChatMessage }> }).choices[0]!.message;
       const text = content.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('');
       const calls = content.flatMap((part) => (part.type === 'tool-call' ? [part.name] : []));
       expect(message.content ?? '').toBe(text);
       expect((message.tool_calls ?? []).map((call) => call.function.name)).toEqual(calls);
       const encoder = codec.createStreamEncoder({ model: 'public', includeUsage: false, sse: true });
       const chunks = (streamOf(content).map((part) => encoder.encode(part)).join('') + encoder.end()).split('\n\n').filter((line) => line.startsWith('data: {'))
-        .map((line) => JSON.parse(line.slice('data: '.length)) as { choices: Array<{ delta: { content?: string; reasoning_content?: string; tool_calls?: Array<{ function?: { name?: string } }> }; finish_reason: string | null }> });
+        .map((line) => JSON.parse(line.slice('data: '.length)) as { choices: Array<{ delta: { content?: string; reasoning_content?: string; tool_calls?: ChatCallDelta[] }; finish_reason: string | null }> });
       const deltas = chunks.slice(1).map((chunk) => chunk.choices[0]!).filter((choice) => choice.finish_reason === null).map((choice) => choice.delta);
       for (const delta of deltas) expect((delta.content ?? '') !== '' || (delta.reasoning_content ?? '') !== '' || (delta.tool_calls ?? []).length > 0).toBe(true);
       expect(deltas.map((delta) => delta.content ?? '').join('')).toBe(text);
@@ -191,6 +192,74 @@ describe('a translated answer ends with its text or tool use, with signatures be
       const reasoning = content.flatMap((part) => (part.type === 'reasoning' ? [part.text] : [])).join('');
       expect(deltas.map((delta) => delta.reasoning_content ?? '').join('')).toBe(reasoning);
       expect(message.reasoning_content ?? '').toBe(reasoning);
+      // A call's signature rides on it (Google's extra_content) and comes back to it, streamed and not.
+      const callSignatures = (parts: readonly ContentPart[]): Array<string | undefined> => parts.flatMap((part) => (part.type === 'tool-call' ? [part.signature] : []));
+      expect(callSignatures(chatTurn(message))).toEqual(callSignatures(content));
+      expect(callSignatures(chatTurn(accumulated(deltas)))).toEqual(callSignatures(content));
+    }), RUNS);
+  });
+});
+
+type ChatCall = { id: string; type: 'function'; function: { name: string; arguments: string }; extra_content?: unknown };
+type ChatCallDelta = { index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string }; extra_content?: unknown };
+type ChatMessage = { content: string | null; reasoning_content?: string; tool_calls?: ChatCall[] };
+
+/** The message a client (the openai SDK) rebuilds from the deltas: each call's fields merged by index. */
+function accumulated(deltas: Array<{ content?: string; tool_calls?: ChatCallDelta[] }>): ChatMessage {
+  const calls: ChatCall[] = [];
+  for (const { index, id, type, function: fn, ...rest } of deltas.flatMap((delta) => delta.tool_calls ?? [])) {
+    const call = (calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+    Object.assign(call, rest);
+    if (id !== undefined) call.id = id;
+    if (type !== undefined) call.type = type;
+    if (fn?.name !== undefined) call.function.name = fn.name;
+    call.function.arguments += fn?.arguments ?? '';
+  }
+  return { content: deltas.map((delta) => delta.content ?? '').join(''), ...(calls.length === 0 ? {} : { tool_calls: calls }) };
+}
+
+/** The assistant turn the gateway reads when the client sends the message back. */
+function chatTurn(message: ChatMessage): ContentPart[] {
+  const decoded = openAIChatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'q' }, { role: 'assistant', ...message }] }, {});
+  return decoded.messages.find((item) => item.role === 'assistant')?.content ?? [];
+}
+
+const anthropicSignature = fc.base64String({ minLength: 8, maxLength: 24 }).map((sig) => `Eo${sig}`);
+
+describe('the state a translated answer carries never reaches a provider that did not make it', () => {
+  it('Anthropic, passed through: thinking blocks the gateway made are left out, every other block kept as it was', async () => {
+    await fc.assert(fc.asyncProperty(answer, fc.array(anthropicSignature, { maxLength: 2 }), async (content, ownSignatures) => {
+      const gateway = await sdkAnswering(anthropicMessagesCodec.encodeResponse(chatResponse(content), 'public')).messages.create({ model: 'public', max_tokens: 10, messages: [{ role: 'user', content: 'q' }] });
+      // A later turn Anthropic answered itself, with its own signed thinking.
+      const own = ownSignatures.map((sig) => ({ type: 'thinking', thinking: 'mine', signature: sig }));
+      const messages = [
+        { role: 'user', content: 'q' },
+        ...(gateway.content.length === 0 ? [] : [{ role: 'assistant', content: gateway.content }, { role: 'user', content: 'next' }]),
+        ...(own.length === 0 ? [] : [{ role: 'assistant', content: [...own, { type: 'text', text: 'ok' }] }, { role: 'user', content: 'more' }]),
+      ];
+      const sent = passThroughBody('anthropic-messages', { model: 'public', max_tokens: 10, messages }, 'claude-sonnet-4-5', false);
+      expect(sent).not.toContain('ugw1.');
+      const keep = (block: { type: string; signature?: string }): boolean => block.type !== 'thinking' || !(block.signature ?? '').startsWith('ugw1.');
+      const expected = messages.map((message) => (Array.isArray(message.content) ? { ...message, content: (message.content as Array<{ type: string }>).filter(keep) } : message));
+      expect((JSON.parse(sent) as { messages: unknown }).messages).toEqual(expected);
+    }), RUNS);
+  });
+
+  it('OpenAI Responses, passed through: reasoning items the gateway made are left out, every other item kept as it was', () => {
+    fc.assert(fc.property(answer, fc.array(fc.base64String({ minLength: 8, maxLength: 24 }), { maxLength: 2 }), (content, ownTokens) => {
+      const output = (JSON.parse(encodeResponsesResponse(chatResponse(content), 'public', { model: 'public', input: 'q' })) as { output: OutputItem[] }).output;
+      const own = ownTokens.map((token, index) => ({ id: `rs_own${index}`, type: 'reasoning', summary: [], encrypted_content: `gAAAAA${token}` }));
+      const input = [{ role: 'user', content: 'q' }, ...output, ...own, { role: 'user', content: 'next' }];
+      const sent = passThroughBody('openai-responses', { model: 'public', input, store: false }, 'gpt-5', false);
+      expect(sent).not.toContain('ugw1.');
+      expect((JSON.parse(sent) as { input: unknown }).input).toEqual(input.filter((item) => !('encrypted_content' in item) || !String(item.encrypted_content).startsWith('ugw1.')));
+    }), RUNS);
+  });
+
+  it('a body without the marker goes as it came, byte for byte, whatever it holds', () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => {
+      const body = { model: 'public', messages: [{ role: 'user', content: JSON.stringify(value).replaceAll('ugw1.', 'ugw1') }] };
+      expect(passThroughBody('anthropic-messages', body, 'claude', false)).toBe(JSON.stringify({ ...body, model: 'claude' }));
     }), RUNS);
   });
 });
