@@ -452,9 +452,11 @@ async function breakOffStream(stream: OpenStream, error: unknown, closing: strin
 async function stopStream(stream: OpenStream, reason: GatewayError): Promise<RelayResult> {
   const { request, client } = stream;
   stream.response.discard();
-  // The caller's stream ends first: counting what was delivered may wait for the local tokenizer to load.
+  // Settled before the caller's stream ends, like every other end: its usage row exists once the caller has the
+  // error event.
+  const usage = await stream.settle();
+  request.meter.finish({ status: reason.status, errorCode: reason.code, usage, answer: stream.answer });
   client.end(request.codec.encodeStreamError(reason, { sse: request.sse }));
-  request.meter.finish({ status: reason.status, errorCode: reason.code, usage: await stream.settle(), answer: stream.answer });
   return STOPPED;
 }
 
