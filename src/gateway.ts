@@ -54,6 +54,8 @@ import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
+import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -314,6 +316,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
   opened.add(() => alerts.stop());
+  // The webhook outbox is delivered by every instance; a conditional lease keeps each attempt to one of them.
+  const webhookSender = new WebhookSender(config.webhooks);
+  opened.add(() => webhookSender.close());
+  const webhooks = new WebhookDeliverer(storage.webhooks, webhookSender, clock, logger, config.webhooks);
+  webhooks.start();
+  opened.add(() => webhooks.stop());
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
   opened.add(() => services.commerce.plans.stop());

@@ -1,3 +1,5 @@
+import { createWebhookRepository } from './repositories/webhook-repository.js';
+import type { WebhookTables } from './webhook-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -134,6 +136,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 
     // The console's operators and their audit log (migration 0012).
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
+    webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     async ping() {
       try {
         await sql`select 1`.execute(db);

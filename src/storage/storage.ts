@@ -17,6 +17,7 @@ import type { SupportRepository } from './repositories/support-repository.js';
 // The console's operators and their audit log (migration 0012).
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
+import type { WebhookRepository } from './repositories/webhook-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -61,6 +62,8 @@ export interface Storage {
   support: SupportRepository;
   /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
   operators: OperatorRepository;
+  /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
+  webhooks: WebhookRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */
