@@ -3,7 +3,8 @@ import { newId } from '../../shared/ids.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 import { eventBody, type WebhookEventDraft } from '../../webhooks/webhook-event-types.js';
 import { fromBoolean, parseStringArray, toBoolean, toJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookDatabase, WebhookEndpointsTable } from '../webhook-schema.js';
+import type { CommerceDatabase } from '../commerce-schema.js';
+import type { WebhookAttemptsTable, WebhookDatabase, WebhookDeliveriesTable, WebhookEndpointsTable } from '../webhook-schema.js';
 
 /** `standard`: the signed JSON event; `slack`: a Slack-compatible incoming webhook (`{"text": …}`, unsigned). */
 export type WebhookFormat = 'standard' | 'slack';
@@ -151,6 +152,14 @@ function toAttempt(row: Selectable<WebhookAttemptsTable>): WebhookAttempt {
     error: row.error,
     responseExcerpt: row.response_excerpt,
   };
+}
+
+/**
+ * The webhook tables through another repository's transaction (the top-up's, the invoice's): the same connection,
+ * seen with the tables of migration 0030, which every schema this build opens has.
+ */
+export function webhookTablesOf(trx: Kysely<CommerceDatabase>): Kysely<WebhookDatabase> {
+  return trx as unknown as Kysely<WebhookDatabase>;
 }
 
 /**
