@@ -56,6 +56,7 @@ import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
+import { ChannelHealthEvents } from './webhooks/channel-events.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -322,6 +323,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const webhooks = new WebhookDeliverer(storage.webhooks, webhookSender, clock, logger, config.webhooks);
   webhooks.start();
   opened.add(() => webhooks.stop());
+  const channelEvents = new ChannelHealthEvents(storage.webhooks, (id) => services.catalog.channels().find((channel) => channel.id === id)?.name ?? null, clock, logger);
+  services.health.onChange((change) => channelEvents.observe(change));
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
   opened.add(() => services.commerce.plans.stop());
