@@ -22,7 +22,7 @@ const LEASE_MARGIN_MS = 30_000;
 /**
  * Delivers the outbox, on every instance: due deliveries are leased one by one with a conditional UPDATE (so two
  * instances never send one attempt), sent with the event's id and body (the same on every attempt and resend),
- * signed with the endpoint's secrets, logged, and retried on the schedule (retry-schedule.ts) until one answers 2xx
+ * signed with the endpoint's secrets, logged, and retried on the schedule (WEBHOOK_RETRY_SECONDS, retry-schedule.ts) until one answers 2xx
  * or the attempts run out.
  */
 export class WebhookDeliverer {
@@ -34,7 +34,7 @@ export class WebhookDeliverer {
     private readonly sender: WebhookSender,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly config: Pick<WebhookConfig, 'checkMs' | 'timeoutMs'>,
+    private readonly config: Pick<WebhookConfig, 'checkMs' | 'timeoutMs' | 'retrySeconds'>,
   ) {}
 
   start(): void {
@@ -99,7 +99,7 @@ export class WebhookDeliverer {
     });
     const at = this.clock.now();
     const succeeded = sent.error === null;
-    const delay = succeeded ? null : retryDelayMs(attempt);
+    const delay = succeeded ? null : retryDelayMs(attempt, this.config.retrySeconds);
     const state = succeeded ? 'succeeded' : delay === null ? 'failed' : 'pending';
     const fields = { delivery: delivery.id, event: delivery.eventId, type: delivery.eventType, endpoint: delivery.endpointId, attempt, status: sent.statusCode, latency_ms: sent.latencyMs };
     if (succeeded) this.logger.info('webhook delivered', fields);
