@@ -106,7 +106,6 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): unknown })
   body.destroy();
   if (size === 0) return null;
   // Control characters are left out: the excerpt is shown in the console and the log.
-  // eslint-disable-next-line no-control-regex
   const text = Buffer.concat(chunks).subarray(0, RESPONSE_READ_BYTES).toString('utf8').replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
   return text.slice(0, RESPONSE_EXCERPT_CHARS);
 }
