@@ -22,6 +22,7 @@ const navigation = [
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/support', label: 'Support' },
   { to: '/security', label: 'Security' },
 ];

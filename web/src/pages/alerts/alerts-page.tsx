@@ -20,6 +20,8 @@ interface KeyThreshold {
 interface AlertSettings {
   alert_balance_usd: number | null;
   alert_quota_percent: number | null;
+  /** false: alerts go only to the account's webhook and Slack endpoints. */
+  alert_mail: boolean;
   keys: KeyThreshold[];
   alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
 }
@@ -33,8 +35,10 @@ function SettingsForm({ settings, editable }: { settings: AlertSettings; editabl
   const queryClient = useQueryClient();
   const [balance, setBalance] = useState(settings.alert_balance_usd === null ? '' : String(settings.alert_balance_usd));
   const [percent, setPercent] = useState(settings.alert_quota_percent === null ? '' : String(settings.alert_quota_percent));
+  const [mail, setMail] = useState(settings.alert_mail);
   const save = useMutation({
     mutationFn: () => api.put<AlertSettings>('/api/console/alerts', {
+      alert_mail: mail,
       alert_balance_usd: balance.trim() === '' ? null : Number(balance),
       alert_quota_percent: percent.trim() === '' ? null : Number(percent),
     }),
@@ -47,13 +51,15 @@ function SettingsForm({ settings, editable }: { settings: AlertSettings; editabl
   return (
     <form className="stack" onSubmit={submit} noValidate>
       {save.isError ? <Alert tone="error">{errorMessage(save.error)}</Alert> : null}
-      {save.isSuccess ? <Alert tone="success">Saved. Each crossing sends one mail to the account&apos;s email.</Alert> : null}
+      {save.isSuccess ? <Alert tone="success">Saved. Each crossing alerts once.</Alert> : null}
       <div className="form-grid">
         <TextField label="Balance below (USD)" name="alert-balance" inputMode="decimal" value={balance} onChange={(event) => setBalance(event.target.value)} disabled={!editable}
           hint="Mail when the funds left drop below this. Empty: off." />
         <TextField label="Key quota used (%)" name="alert-quota" inputMode="numeric" value={percent} onChange={(event) => setPercent(event.target.value)} disabled={!editable}
           hint="Mail when any key with a quota (or your plan) reaches this share of it. Empty: off." />
       </div>
+      <label className="checkbox-row"><input type="checkbox" name="alert-mail" checked={mail} disabled={!editable} onChange={(event) => setMail(event.target.checked)} /> Mail alerts to the account&apos;s email</label>
+      <p className="field-hint">Alerts also go to the webhook and Slack-compatible endpoints that subscribe to them (Webhooks page).</p>
       {editable ? <div className="form-actions"><Button type="submit" variant="primary" busy={save.isPending}>Save alerts</Button></div> : <p className="field-hint">Only owners and admins change the alerts.</p>}
     </form>
   );
