@@ -109,7 +109,7 @@ function DeliveryLog({ basePath, endpoint }: { basePath: string; endpoint: Endpo
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   return (
-    <Card title={<>Deliveries to <span className="mono">{endpoint.url}</span></>}>
+    <Card title={<>Deliveries to <span className="mono wrap-anywhere">{endpoint.url}</span></>}>
       {resend.isError ? <Alert tone="error">{errorMessage(resend.error)}</Alert> : null}
       {deliveries.isPending ? <Loading /> : deliveries.isError ? <Alert tone="error">{errorMessage(deliveries.error)}</Alert> : deliveries.data.data.length === 0 ? (
         <p className="empty">Nothing delivered yet. Send a test event to try the endpoint.</p>
@@ -193,7 +193,7 @@ export function WebhooksPanel({ basePath }: { basePath: string }) {
               <tbody>
                 {list.data.data.map((endpoint) => (
                   <tr key={endpoint.id}>
-                    <th scope="row"><span className="mono">{endpoint.url}</span>{endpoint.description === '' ? null : <span className="key-meta">{endpoint.description}</span>}
+                    <th scope="row"><span className="mono wrap-anywhere">{endpoint.url}</span>{endpoint.description === '' ? null : <span className="key-meta">{endpoint.description}</span>}
                       {endpoint.format === 'slack' ? <span className="key-meta">Slack-compatible</span> : null}</th>
                     <td>{endpoint.event_types.length === 0 ? 'every event' : endpoint.event_types.map((type) => <code key={type} className="key-meta">{type}</code>)}</td>
                     <td><Badge tone={endpoint.enabled ? 'success' : 'neutral'}>{endpoint.enabled ? 'enabled' : 'disabled'}</Badge></td>
