@@ -193,9 +193,9 @@ export function WebhooksPanel({ basePath }: { basePath: string }) {
               <tbody>
                 {list.data.data.map((endpoint) => (
                   <tr key={endpoint.id}>
-                    <th scope="row"><span className="mono wrap-anywhere">{endpoint.url}</span>{endpoint.description === '' ? null : <span className="key-meta">{endpoint.description}</span>}
+                    <th scope="row" className="column-wide"><span className="mono wrap-anywhere">{endpoint.url}</span>{endpoint.description === '' ? null : <span className="key-meta">{endpoint.description}</span>}
                       {endpoint.format === 'slack' ? <span className="key-meta">Slack-compatible</span> : null}</th>
-                    <td>{endpoint.event_types.length === 0 ? 'every event' : endpoint.event_types.map((type) => <code key={type} className="key-meta">{type}</code>)}</td>
+                    <td className="column-wide">{endpoint.event_types.length === 0 ? 'every event' : endpoint.event_types.map((type) => <code key={type} className="key-meta">{type}</code>)}</td>
                     <td><Badge tone={endpoint.enabled ? 'success' : 'neutral'}>{endpoint.enabled ? 'enabled' : 'disabled'}</Badge></td>
                     <td>
                       <div className="inline-form inline-form-compact">
