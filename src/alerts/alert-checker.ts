@@ -4,7 +4,7 @@ import { describeError, type Logger } from '../shared/logger.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { alertEvent } from './alert-event.js';
-import { composeAlertMail, type AlertMailContext } from './alert-mail.js';
+import { alertIsMailed, composeAlertMail, type AlertMailContext } from './alert-mail.js';
 
 export interface AlertCheckerOptions {
   /** Time between two checks (ALERT_CHECK_SECONDS). */
@@ -117,7 +117,7 @@ export class AlertChecker {
       // The account's webhook and Slack endpoints subscribed to the alert hear of it through the outbox (recorded
       // once however often this attempt is repeated); the mail goes unless the account turned alert mails off.
       await this.storage.webhooks.recordEvent(alertEvent(alert, context, this.clock.now()));
-      const mailed = await this.storage.webhooks.alertMail(alert.accountId);
+      const mailed = alertIsMailed(alert.kind) && await this.storage.webhooks.alertMail(alert.accountId);
       if (mailed) await this.mailer.send(composeAlertMail(alert, context));
       await this.storage.alerts.markNotified(alert, attempts, this.clock.now());
       this.logger.info(mailed ? 'alert mail sent' : 'alert recorded (mail turned off)', { ...fields, via: mailed ? this.mailer.kind : 'webhooks' });
@@ -143,7 +143,8 @@ export class AlertChecker {
     switch (alert.kind) {
       case 'balance':
         return { email: account.email };
-      case 'key_quota': {
+      case 'key_quota':
+      case 'key_paused': {
         const key = await this.storage.keys.getById(alert.subjectId);
         return key === null ? { email: account.email } : { email: account.email, key: { name: key.name, hint: key.displayHint } };
       }

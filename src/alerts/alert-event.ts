@@ -16,6 +16,11 @@ export function alertEvent(alert: AlertState, context: AlertMailContext, now: nu
         key_id: alert.subjectId, key_name: context.key?.name ?? null, key_hint: context.key?.hint ?? null, percent: alert.percent, crossed_at: crossedAt,
         ...moneyFields('spent', alert.valueNano), ...moneyFields('quota', alert.limitNano ?? 0n), ...moneyFields('threshold', alert.thresholdNano),
       }, now);
+    case 'key_paused':
+      return webhookEvent('key.paused', fact, alert.accountId, {
+        key_id: alert.subjectId, key_name: context.key?.name ?? null, key_hint: context.key?.hint ?? null, reason: 'quota', paused_at: crossedAt,
+        ...moneyFields('spent', alert.valueNano), ...moneyFields('quota', alert.limitNano ?? 0n),
+      }, now);
     case 'subscription_quota':
       return webhookEvent('subscription.quota_threshold_crossed', fact, alert.accountId, {
         subscription_id: alert.subjectId, plan_name: context.subscription?.planName ?? null, percent: alert.percent, crossed_at: crossedAt,

@@ -14,6 +14,8 @@ export function slackText(body: string): string {
       return `Quota alert: API key "${field('key_name') || field('key_hint')}" spent ${usd('spent_usd')} of its ${usd('quota_usd')} quota (alert at ${field('percent')}%).`;
     case 'subscription.quota_threshold_crossed':
       return `Quota alert: the "${field('plan_name')}" subscription used ${usd('used_usd')} of its ${usd('quota_usd')} quota this period (alert at ${field('percent')}%).`;
+    case 'key.paused':
+      return `API key "${field('key_name') || field('key_hint')}" is paused: it spent its ${usd('quota_usd')} quota.`;
     case 'key.disabled':
       return `API key "${field('key_name') || field('key_hint')}" was disabled.`;
     case 'topup.succeeded':

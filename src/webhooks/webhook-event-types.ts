@@ -4,6 +4,7 @@ import { nanoToDecimalString } from '../billing/money.js';
 /** Events an account's endpoints can subscribe to. */
 export const ACCOUNT_EVENT_TYPES = [
   'key.disabled',
+  'key.paused',
   'balance.threshold_crossed',
   'key.quota_threshold_crossed',
   'subscription.quota_threshold_crossed',

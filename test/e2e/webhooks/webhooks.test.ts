@@ -7,6 +7,7 @@
  * roles and accounts are refused; URLs that could reach inside the network are refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addSimulatorModel, chat } from '../admin/helpers.js';
 import { waitUntil } from '../cli/cli-process.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from '../console/console-gateway.js';
 import { linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
@@ -149,6 +150,24 @@ describe('signed webhook deliveries', () => {
     // No alert mail: only the sign-up mails went to this address.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(setup.mail.to(person.email).filter((mail) => /alert/i.test(mail.subject ?? ''))).toHaveLength(0);
+  });
+  it('tells a key paused by its spent quota to the account\'s endpoints, once, and mails nothing', async () => {
+    await addSimulatorModel(setup.gateway, 'webhook-sim', { per_request: 0.5 });
+    const person = await signUpUser(setup);
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${person.accountId}/credits`, { amount_usd: 5 })).status).toBe(200);
+    const key = await setup.gateway.admin<{ id: string; key: string }>('POST', `/admin/accounts/${person.accountId}/keys`, { name: 'capped', quota_usd: 1 });
+    const endpoint = await createEndpoint(person, { url: receiverUrl, event_types: ['key.paused'] });
+    receiver.secrets = [endpoint.secret as string];
+    for (let round = 0; round < 2; round += 1) expect((await chat(setup.gateway, key.body.key, 'webhook-sim')).status).toBe(200);
+    expect((await chat(setup.gateway, key.body.key, 'webhook-sim')).status).toBe(429);
+    await waitUntil(async () => (await deliveries(person, endpoint.id))[0]?.state === 'succeeded', 15_000, 'the key.paused event');
+    const [delivery] = await deliveries(person, endpoint.id);
+    expect(receiver.processed.get(delivery?.event_id ?? '')).toMatchObject({
+      type: 'key.paused', data: { key_id: key.body.id, key_name: 'capped', reason: 'quota', spent_usd: '1', spent_nano: '1000000000', quota_usd: '1' },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await deliveries(person, endpoint.id)).toHaveLength(1);
+    expect(setup.mail.to(person.email).filter((mail) => /paused|quota/i.test(mail.subject ?? ''))).toHaveLength(0);
   });
 });
 

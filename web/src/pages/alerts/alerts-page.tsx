@@ -28,7 +28,7 @@ interface AlertSettings {
 
 // Thresholds may sit a fraction of a cent from the value that crossed them: both are shown to the nano-dollar's 7th place.
 const usdExact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 7 });
-const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota' };
+const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota', key_paused: 'Key paused (webhooks)' };
 
 function SettingsForm({ settings, editable }: { settings: AlertSettings; editable: boolean }) {
   const api = useApi();
@@ -134,8 +134,8 @@ export function AlertsPage() {
                   <tbody>
                     {settings.data.alerts.map((alert) => (
                       <tr key={`${alert.kind}-${alert.subject_id}`}>
-                        <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
-                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? 'mailed' : alert.state}</Badge></td>
+                        <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' || alert.kind === 'key_paused' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
+                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? (alert.kind === 'key_paused' ? 'sent' : 'mailed') : alert.state}</Badge></td>
                         <td className="numeric">{usdExact.format(alert.value_usd)}</td>
                         <td className="numeric">{usdExact.format(alert.threshold_usd)}</td>
                         <td>{formatDateTime(alert.crossed_at)}</td>
