@@ -16,6 +16,10 @@ export interface DeliveryCheckResult {
 /** Deliveries taken per check at most, and sent at once at most. */
 const BATCH = 100;
 const PARALLEL = 8;
+/** Ended deliveries (and their log and events) are kept this long, then deleted in batches, at most once an hour. */
+const KEEP_ENDED_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_BATCH = 1000;
 /** A lease outlives the attempt's deadline by this much, so a slow attempt is never sent twice at once. */
 const LEASE_MARGIN_MS = 30_000;
 
@@ -28,6 +32,7 @@ const LEASE_MARGIN_MS = 30_000;
 export class WebhookDeliverer {
   #timer: NodeJS.Timeout | null = null;
   #running: Promise<DeliveryCheckResult> | null = null;
+  #prunedAt = 0;
 
   constructor(
     private readonly webhooks: WebhookRepository,
@@ -74,6 +79,11 @@ export class WebhookDeliverer {
         }
       };
       await Promise.all(Array.from({ length: Math.min(PARALLEL, due.length) }, worker));
+      const now = this.clock.now();
+      if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
+        this.#prunedAt = now;
+        await this.webhooks.prune(now - KEEP_ENDED_MS, PRUNE_BATCH);
+      }
     } catch (error) {
       this.logger.warn('webhook delivery check failed; the next check retries', describeError(error));
     }

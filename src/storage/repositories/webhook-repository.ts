@@ -99,6 +99,11 @@ export interface WebhookRepository {
   listDeliveries(owner: WebhookOwner, endpointId: string, limit: number): Promise<Array<WebhookDelivery & { log: WebhookAttempt[] }>>;
   /** Sends a delivery again (same event id) from `now`; false when the owner has no such delivery or it is being sent. */
   resend(owner: WebhookOwner, endpointId: string, deliveryId: string, now: number): Promise<boolean>;
+  /**
+   * Deletes at most `limit` deliveries that ended (succeeded or failed) before `before`, with their log, and the
+   * events no delivery refers to any more; returns how many deliveries went.
+   */
+  prune(before: number, limit: number): Promise<number>;
   /** Whether the account's alerts are mailed (true unless turned off). */
   alertMail(accountId: string): Promise<boolean>;
   setAlertMail(accountId: string, mail: boolean, now: number): Promise<void>;
@@ -167,35 +172,36 @@ export function webhookTablesOf(trx: Kysely<CommerceDatabase>): Kysely<WebhookDa
  * (the top-up's, the refund's): the event exists exactly when the fact does.
  */
 export async function insertWebhookEvent(db: Kysely<WebhookDatabase>, event: WebhookEventDraft, endpointId?: string): Promise<boolean> {
-  const inserted = await db.insertInto('webhook_events')
-    .values({ id: event.id, account_id: event.accountId, type: event.type, body: eventBody(event), created_at: event.createdAt })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  if (inserted === undefined && endpointId === undefined) return false;
   let endpoints = db.selectFrom('webhook_endpoints').select(['id', 'event_types']).where('enabled', '=', 1).where(ownerIs('account_id', event.accountId));
   if (endpointId !== undefined) endpoints = endpoints.where('id', '=', endpointId);
   const subscribed = (await endpoints.execute()).filter((row) => {
     const types = parseStringArray(row.event_types, 'webhook event types');
     return endpointId !== undefined || types.length === 0 || types.includes(event.type);
   });
-  if (subscribed.length > 0) {
-    await db.insertInto('webhook_deliveries').values(subscribed.map((endpoint) => ({
-      id: newId('whd', event.createdAt),
-      event_id: event.id,
-      endpoint_id: endpoint.id,
-      account_id: event.accountId,
-      state: 'pending',
-      attempts: 0,
-      next_attempt_at: event.createdAt,
-      last_status: null,
-      last_error: null,
-      created_at: event.createdAt,
-      updated_at: event.createdAt,
-      delivered_at: null,
-    }))).onConflict((conflict) => conflict.columns(['event_id', 'endpoint_id']).doNothing()).execute();
-  }
-  return inserted !== undefined;
+  // Nobody listens: nothing is kept (an owner who subscribes later hears of later facts).
+  if (subscribed.length === 0) return false;
+  const inserted = await db.insertInto('webhook_events')
+    .values({ id: event.id, account_id: event.accountId, type: event.type, body: eventBody(event), created_at: event.createdAt })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  // Recorded before: its deliveries were made then.
+  if (inserted === undefined) return false;
+  await db.insertInto('webhook_deliveries').values(subscribed.map((endpoint) => ({
+    id: newId('whd', event.createdAt),
+    event_id: event.id,
+    endpoint_id: endpoint.id,
+    account_id: event.accountId,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: event.createdAt,
+    last_status: null,
+    last_error: null,
+    created_at: event.createdAt,
+    updated_at: event.createdAt,
+    delivered_at: null,
+  }))).execute();
+  return true;
 }
 
 export function createWebhookRepository(db: Kysely<WebhookDatabase>, secretBox: SecretBox): WebhookRepository {
@@ -347,6 +353,22 @@ export function createWebhookRepository(db: Kysely<WebhookDatabase>, secretBox: 
         .where((where) => where.or([where('state', '<>', 'pending'), where('next_attempt_at', '<=', now)])).where(ownerIs('account_id', owner))
         .executeTakeFirst();
       return updated.numUpdatedRows === 1n;
+    },
+
+    async prune(before, limit) {
+      const ended = await db.selectFrom('webhook_deliveries').select(['id', 'event_id'])
+        .where('state', 'in', ['succeeded', 'failed']).where('updated_at', '<', before).limit(limit).execute();
+      if (ended.length === 0) return 0;
+      const ids = ended.map((row) => row.id);
+      const events = [...new Set(ended.map((row) => row.event_id))];
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).execute();
+        await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+        await trx.deleteFrom('webhook_events').where('id', 'in', events)
+          .where((where) => where.not(where.exists(where.selectFrom('webhook_deliveries').select(sql.lit(1).as('one')).whereRef('webhook_deliveries.event_id', '=', 'webhook_events.id'))))
+          .execute();
+      });
+      return ended.length;
     },
 
     async alertMail(accountId) {
