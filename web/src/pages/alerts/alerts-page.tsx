@@ -121,7 +121,7 @@ export function AlertsPage() {
   const editable = role === 'owner' || role === 'admin';
   return (
     <div className="page stack">
-      <PageHeader title="Alerts" description="Mails before money or a key's quota runs out." />
+      <PageHeader title="Alerts" description="Mail, webhooks or Slack before money or a key's quota runs out." />
       {settings.isPending ? <Loading /> : settings.isError ? <Alert tone="error">{errorMessage(settings.error)}</Alert> : (
         <>
           <Card title="Thresholds"><SettingsForm settings={settings.data} editable={editable} /></Card>
