@@ -6,6 +6,7 @@ import { anyoneRoute, consoleActorOf } from './console-route.js';
 import { addBillingConsoleRoutes } from '../console-billing/billing-routes.js';
 import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
+import { addModelRoutes } from './routes/model-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
@@ -33,6 +34,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addAuthRoutes(router, deps);
   addMeRoutes(router, deps);
   addKeyRoutes(router, deps);
+  addModelRoutes(router, deps);
   addUsageRoutes(router, deps);
   addPlaygroundRoute(router, deps);
   // Members and invitations (money-web branch).
