@@ -7,6 +7,7 @@ import { addBillingConsoleRoutes } from '../console-billing/billing-routes.js';
 import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
 import { addModelRoutes } from './routes/model-routes.js';
+import { addTransactionRoutes } from './transactions/transaction-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
@@ -36,6 +37,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addKeyRoutes(router, deps);
   addModelRoutes(router, deps);
   addUsageRoutes(router, deps);
+  addTransactionRoutes(router, deps);
   addPlaygroundRoute(router, deps);
   // Members and invitations (money-web branch).
   addMemberRoutes(router, deps);

@@ -33,7 +33,7 @@ function badCursor(): GatewayError {
   return new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
 }
 
-function timeParam(query: URLSearchParams, name: string, fallback: number): number {
+export function timeParam(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name);
   if (raw === null) return fallback;
   const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);

@@ -1,0 +1,185 @@
+/**
+ * The console's transaction history and models list over real HTTP: every balance change of a small journey
+ * (operator credit and debit with their reasons, a redemption code, usage through the official SDK) explained to
+ * the nano-dollar, daily usage summed, a CSV that spreadsheets cannot run; the models list with the catalog's facts
+ * and which of the account's keys may call each, another account's key unreachable.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addRoutedModel } from '../../support/gateway-harness.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
+
+let setup: ConsoleGateway;
+let upstream: MockOpenAIUpstream;
+let user: SignedUpUser;
+let stranger: SignedUpUser;
+
+interface Line {
+  id: string;
+  at: string;
+  type: string;
+  kind: string;
+  description: string;
+  reason: string | null;
+  amount_usd: number;
+  balance_after_usd: number;
+  requests: number | null;
+}
+
+interface History {
+  opening_balance_usd: number;
+  closing_balance_usd: number;
+  truncated: boolean;
+  data: Line[];
+}
+
+interface ModelJson {
+  id: string;
+  kind: string;
+  pricing: { input_per_mtok: number | null; output_per_mtok: number | null };
+  context_window: number | null;
+  capabilities: Record<string, boolean> | null;
+  keys?: Array<{ id: string; name: string }>;
+}
+
+const cents = (usd: number): number => Math.round(usd * 1e9);
+
+beforeAll(async () => {
+  upstream = await startMockOpenAIUpstream();
+  setup = await startConsoleGateway();
+  for (const model of ['house-model', 'other-model']) {
+    await addRoutedModel(setup.gateway, {
+      model,
+      pricing: { input_per_mtok: 2, output_per_mtok: 8 },
+      channel: { name: `openai-${model}`, type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { [model]: 'gpt-4o-mini' } },
+    });
+  }
+  user = await signUpUser(setup);
+  stranger = await signUpUser(setup);
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await upstream?.close();
+});
+
+async function createKey(client: SignedUpUser, body: Record<string, unknown>): Promise<{ key: { id: string }; secret: string }> {
+  const answer = await client.client.request<{ key: { id: string }; secret: string }>('POST', '/api/keys', body);
+  expect(answer.status, answer.text).toBe(201);
+  return answer.body;
+}
+
+describe('transaction history', () => {
+  it('explains every balance change of a journey, newest first, with usage summed per day', async () => {
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/credits`, { amount_usd: 10, reason: 'Welcome credit from sales' })).status).toBe(200);
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/credits`, { amount_usd: -1.25, reason: '=HYPERLINK("http://evil")' })).status).toBe(200);
+    const code = await setup.gateway.admin<{ data: Array<{ code: string }> }>('POST', '/admin/redemption-codes', { amount_usd: 3, count: 1 });
+    expect(code.status, JSON.stringify(code.body)).toBe(201);
+    const redeemed = await user.client.request('POST', '/api/console/billing/redeem', { code: code.body.data[0]?.code });
+    expect(redeemed.status, redeemed.text).toBe(200);
+
+    const { secret } = await createKey(user, { name: 'backend' });
+    const sdk = new OpenAI({ baseURL: setup.gateway.baseURL, apiKey: secret, maxRetries: 0 });
+    for (let index = 0; index < 3; index += 1) {
+      await sdk.chat.completions.create({ model: 'house-model', messages: [{ role: 'user', content: `hello ${index}` }] });
+    }
+
+    const answer = await user.client.request<History>('GET', '/api/console/transactions');
+    expect(answer.status, answer.text).toBe(200);
+    const history = answer.body;
+    expect(history.truncated).toBe(false);
+    expect(history.opening_balance_usd).toBe(0);
+    expect(history.data.map((line) => line.type)).toEqual(['usage', 'redemption', 'operator_debit', 'operator_credit']);
+    const [usage, redemption, debit, credit] = history.data as [Line, Line, Line, Line];
+    expect(credit).toMatchObject({ description: 'Credit from the operator', reason: 'Welcome credit from sales', amount_usd: 10, balance_after_usd: 10 });
+    expect(debit).toMatchObject({ description: 'Debit by the operator', amount_usd: -1.25, balance_after_usd: 8.75 });
+    expect(redemption).toMatchObject({ description: 'Redemption code', amount_usd: 3, balance_after_usd: 11.75 });
+    expect(usage.requests).toBe(3);
+    expect(usage.amount_usd).toBeLessThan(0);
+    expect(usage.description).toMatch(/^Usage on \d{4}-\d{2}-\d{2} \(3 requests\)$/);
+
+    // The lines add up exactly: opening + every amount = closing = the balance the console shows.
+    const sum = history.data.reduce((total, line) => total + cents(line.amount_usd), 0);
+    expect(cents(history.opening_balance_usd) + sum).toBe(cents(history.closing_balance_usd));
+    for (let index = 0; index + 1 < history.data.length; index += 1) {
+      const newer = history.data[index] as Line;
+      const older = history.data[index + 1] as Line;
+      expect(cents(older.balance_after_usd) + cents(newer.amount_usd)).toBe(cents(newer.balance_after_usd));
+    }
+    const billing = await user.client.request<{ balance_usd: number }>('GET', '/api/console/billing');
+    expect(history.closing_balance_usd).toBe(billing.body.balance_usd);
+    // The usage line is what the usage log charged.
+    const usageRows = await user.client.request<{ data: Array<{ cost_usd: number }> }>('GET', '/api/usage');
+    expect(-cents(usage.amount_usd)).toBe(usageRows.body.data.reduce((total, row) => total + cents(row.cost_usd), 0));
+  });
+
+  it('writes the same lines as CSV with formula-looking text neutralised', async () => {
+    const answer = await user.client.raw('GET', '/api/console/transactions.csv');
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(answer.headers.get('content-disposition')).toMatch(/^attachment; filename="transactions-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const lines = (await answer.text()).trimEnd().split('\r\n');
+    expect(lines[0]).toBe('at,type,description,reason,amount_usd,balance_after_usd,requests,shortfall_usd,id');
+    expect(lines).toHaveLength(5);
+    const debit = lines.find((line) => line.includes('operator_debit'));
+    expect(debit).toContain(`"'=HYPERLINK(""http://evil"")"`);
+    expect(debit).toContain(',-1.25,8.75,');
+  });
+
+  it('is the session account\'s own: another account sees only its own, empty history', async () => {
+    const other = await stranger.client.request<History>('GET', '/api/console/transactions');
+    expect(other.status).toBe(200);
+    expect(other.body.data).toEqual([]);
+    expect(other.body.closing_balance_usd).toBe(0);
+  });
+
+  it('windows by time and refuses a bad or too long range with the spec error', async () => {
+    const future = await user.client.request<History>('GET', `/api/console/transactions?from=${Math.floor(Date.now() / 1000) + 3600}&to=${Math.floor(Date.now() / 1000) + 7200}`);
+    expect(future.status).toBe(200);
+    expect(future.body.data).toEqual([]);
+    expect(future.body.opening_balance_usd).toBe(future.body.closing_balance_usd);
+    const bad = await user.client.request('GET', '/api/console/transactions?from=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: expect.objectContaining({ code: 'bad_request', param: 'from', type: 'invalid_request_error' }) });
+    const long = await user.client.request('GET', '/api/console/transactions?from=2020-01-01T00:00:00Z&to=2022-01-01T00:00:00Z');
+    expect(long.status).toBe(400);
+    const reversed = await user.client.request('GET', '/api/console/transactions?from=2022-01-02T00:00:00Z&to=2022-01-01T00:00:00Z');
+    expect(reversed.status).toBe(400);
+  });
+
+  it('needs a session', async () => {
+    const answer = await fetch(`${setup.gateway.consoleUrl}/api/console/transactions`);
+    expect(answer.status).toBe(401);
+  });
+});
+
+describe('models', () => {
+  it('lists the routed models with the catalog facts and which keys may call each', async () => {
+    const narrow = await createKey(user, { name: 'house only', allowed_models: ['house-model'] });
+    const models = await user.client.request<{ data: ModelJson[] }>('GET', '/api/models');
+    expect(models.status).toBe(200);
+    expect(models.body.data.map((model) => model.id)).toEqual(['house-model', 'other-model']);
+    const [house, other] = models.body.data as [ModelJson, ModelJson];
+    expect(house).toMatchObject({ kind: 'chat', pricing: { input_per_mtok: 2, output_per_mtok: 8 } });
+    expect(house).toHaveProperty('context_window');
+    expect(house).toHaveProperty('capabilities');
+    expect(house.keys?.map((key) => key.name).sort()).toEqual(['backend', 'house only']);
+    expect(other.keys?.map((key) => key.name)).toEqual(['backend']);
+
+    const onlyNarrow = await user.client.request<{ data: ModelJson[] }>('GET', `/api/models?key_id=${narrow.key.id}`);
+    expect(onlyNarrow.body.data.map((model) => model.id)).toEqual(['house-model']);
+  });
+
+  it('answers 404 for another account\'s key and for a revoked key', async () => {
+    const theirs = await createKey(stranger, { name: 'theirs' });
+    const answer = await user.client.request('GET', `/api/models?key_id=${theirs.key.id}`);
+    expect(answer.status).toBe(404);
+    expect(answer.body).toEqual({ error: expect.objectContaining({ code: 'not_found', param: 'key_id' }) });
+    const mine = await createKey(user, { name: 'gone' });
+    expect((await user.client.request('POST', `/api/keys/${mine.key.id}/revoke`)).status).toBe(200);
+    expect((await user.client.request('GET', `/api/models?key_id=${mine.key.id}`)).status).toBe(404);
+    const listed = await user.client.request<{ data: ModelJson[] }>('GET', '/api/models');
+    expect(listed.body.data.flatMap((model) => model.keys ?? []).map((key) => key.name)).not.toContain('gone');
+  });
+});
