@@ -183,3 +183,44 @@ describe('models', () => {
     expect(listed.body.data.flatMap((model) => model.keys ?? []).map((key) => key.name)).not.toContain('gone');
   });
 });
+
+describe('the operator\'s account ledger', () => {
+  interface Entry { id: string; kind: string; type: string; description: string; reason: string | null; amount_usd: number }
+  interface EntryPage { data: Entry[]; has_more: boolean; next_cursor: string | null }
+
+  it('pages newest first, filters by kind and time, and says what each entry is', async () => {
+    const path = `/admin/accounts/${user.accountId}/ledger`;
+    const first = await setup.gateway.admin<EntryPage>('GET', `${path}?order=desc&limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.has_more).toBe(true);
+    expect(first.body.data.map((entry) => entry.kind)).toEqual(['usage', 'usage']);
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { body: EntryPage } = await setup.gateway.admin<EntryPage>('GET', `${path}?order=desc&limit=2${cursor === null ? '' : `&cursor=${cursor}`}`);
+      ids.push(...page.body.data.map((entry) => entry.id));
+      cursor = page.body.next_cursor;
+    } while (cursor !== null);
+    expect(ids).toEqual([...ids].sort().reverse());
+    const oldestFirst = await setup.gateway.admin<EntryPage>('GET', `${path}?limit=200`);
+    expect(oldestFirst.body.data.map((entry) => entry.id)).toEqual([...ids].reverse());
+
+    const money = await setup.gateway.admin<EntryPage>('GET', `${path}?order=desc&kind=topup,correction`);
+    expect(money.body.data.map((entry) => [entry.type, entry.description, entry.reason])).toEqual([
+      ['redemption', 'Redemption code', expect.stringMatching(/^redemption code /)],
+      ['operator_debit', 'Debit by the operator', '=HYPERLINK("http://evil")'],
+      ['operator_credit', 'Credit from the operator', 'Welcome credit from sales'],
+    ]);
+    const future = await setup.gateway.admin<EntryPage>('GET', `${path}?from=${Math.floor(Date.now() / 1000) + 3600}`);
+    expect(future.body.data).toEqual([]);
+  });
+
+  it('refuses unknown orders and malformed kinds with the spec error', async () => {
+    const path = `/admin/accounts/${user.accountId}/ledger`;
+    for (const [query, param] of [['order=newest', 'order'], ['kind=TOPUP;drop', 'kind'], ['from=soon', 'from']] as const) {
+      const answer = await setup.gateway.admin('GET', `${path}?${query}`);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toEqual({ error: expect.objectContaining({ code: 'bad_request', param }) });
+    }
+  });
+});
