@@ -21,6 +21,9 @@ import { MembersPage } from './pages/members/members-page';
 import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
 import { PlansPage } from './pages/plans/plans-page';
+// Everyday use: the models and their prices, the money trail.
+import { ModelsPage } from './pages/models/models-page';
+import { TransactionsPage } from './pages/transactions/transactions-page';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
 import { RequireOperator } from './pages/operator/require-operator';
@@ -73,6 +76,8 @@ export function App() {
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
+        <Route path="/models" element={<RequireSession><ModelsPage /></RequireSession>} />
+        <Route path="/transactions" element={<RequireSession><TransactionsPage /></RequireSession>} />
         <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />
 
         {/* Operator console */}

@@ -110,6 +110,12 @@ export interface CatalogModel {
   kind: string;
   owned_by: string;
   pricing: Record<string, number> | null;
+  aliases?: string[];
+  context_window?: number | null;
+  max_output_tokens?: number | null;
+  capabilities?: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
+  /** The account's keys that may call the model (roles that read keys). */
+  keys?: { id: string; name: string }[];
 }
 
 export interface Overview {

@@ -13,11 +13,13 @@ import { useOperatorMe } from '../pages/operator/operator-queries';
 
 const navigation = [
   { to: '/keys', label: 'API keys' },
+  { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
   // Money and people (money-web branch).
   { to: '/billing', label: 'Billing' },
+  { to: '/transactions', label: 'Transactions' },
   { to: '/plans', label: 'Plans' },
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
