@@ -38,32 +38,31 @@ function ModelRow({ model, display, showKeys }: { model: CatalogModel; display: 
     <tr data-testid="model-row" data-model={model.id}>
       <th scope="row" data-label="Model">
         <span className="model-id mono">{model.id}</span>
-        <span className="key-meta">{model.owned_by}{model.aliases !== undefined && model.aliases.length > 0 ? ` · also ${model.aliases.join(', ')}` : ''}</span>
-        <span className="row-actions">
-          <CopyButton text={model.id} label="Copy id" />
-          {model.kind === 'chat' ? <Link className="button button-ghost" to={`/playground?model=${encodeURIComponent(model.id)}`}>Try in playground</Link> : null}
-        </span>
-      </th>
-      <td data-label="Kind">{model.kind}</td>
-      <td data-label="Context" className="numeric">
-        {model.context_window == null ? '—' : `${formatCompact(model.context_window)} tokens`}
-        {model.max_output_tokens == null ? null : <span className="key-meta">{formatCompact(model.max_output_tokens)} out</span>}
-      </td>
-      <td data-label="Capabilities">
-        {capabilities == null ? <span className="key-meta">Not known</span> : (
-          <span className="badge-row">
+        <span className="key-meta">{model.kind} · {model.owned_by}{model.aliases !== undefined && model.aliases.length > 0 ? ` · also ${model.aliases.join(', ')}` : ''}</span>
+        {capabilities == null ? null : (
+          <span className="badge-row" aria-label="Capabilities">
             {CAPABILITIES.filter(([name]) => capabilities[name]).map(([name, label]) => <Badge key={name} tone="info">{label}</Badge>)}
           </span>
         )}
+      </th>
+      <td data-label="Context" className="numeric">
+        {model.context_window == null ? '—' : formatCompact(model.context_window)}
+        {model.max_output_tokens == null ? null : <span className="key-meta">{formatCompact(model.max_output_tokens)} out</span>}
       </td>
       <td data-label="Input / 1M tokens" className="numeric">{price(display, pricing.input_per_mtok)}</td>
       <td data-label="Output / 1M tokens" className="numeric">{price(display, pricing.output_per_mtok)}</td>
-      <td data-label="Cache read / write per 1M" className="numeric">
+      <td data-label="Cached input / 1M tokens" className="numeric">
         {price(display, pricing.cached_input_per_mtok)}
-        <span className="key-meta">{pricing.cache_write_per_mtok == null ? 'no write price' : `write ${price(display, pricing.cache_write_per_mtok)}`}</span>
+        {pricing.cache_write_per_mtok == null ? null : <span className="key-meta">write {price(display, pricing.cache_write_per_mtok)}</span>}
       </td>
       <td data-label="Per call">{calls ?? '—'}</td>
       {showKeys ? <td data-label="Your keys">{model.keys === undefined || model.keys.length === 0 ? <span className="key-meta">None yet</span> : model.keys.map((key) => key.name).join(', ')}</td> : null}
+      <td className="cell-actions">
+        <span className="row-actions">
+          <CopyButton text={model.id} label="Copy id" />
+          {model.kind === 'chat' ? <Link className="button button-secondary" to={`/playground?model=${encodeURIComponent(model.id)}`}>Try in playground</Link> : null}
+        </span>
+      </td>
     </tr>
   );
 }
@@ -135,9 +134,9 @@ export function ModelsPage() {
               <caption className="visually-hidden">Models and their prices{display.approximate ? `, approximately in ${display.currency}` : ''}</caption>
               <thead>
                 <tr>
-                  <th scope="col">Model</th><th scope="col">Kind</th><th scope="col" className="numeric">Context</th><th scope="col">Capabilities</th>
-                  <th scope="col" className="numeric">Input / 1M</th><th scope="col" className="numeric">Output / 1M</th><th scope="col" className="numeric">Cache read / 1M</th>
-                  <th scope="col">Per call</th>{readsKeys ? <th scope="col">Your keys</th> : null}
+                  <th scope="col">Model</th><th scope="col" className="numeric">Context</th>
+                  <th scope="col" className="numeric">Input / 1M</th><th scope="col" className="numeric">Output / 1M</th><th scope="col" className="numeric">Cached / 1M</th>
+                  <th scope="col">Per call</th>{readsKeys ? <th scope="col">Your keys</th> : null}<th scope="col"><span className="visually-hidden">Actions</span></th>
                 </tr>
               </thead>
               <tbody>{shown.map((model) => <ModelRow key={model.id} model={model} display={display} showKeys={readsKeys} />)}</tbody>

@@ -1,0 +1,156 @@
+/**
+ * A user's everyday console in Debian's Chromium, against the real gateway with a fake Stripe: a card top-up, an
+ * operator credit with its reason and usage through the official SDK, then the Transactions page explains every
+ * change of the balance to the cent; the Models page lists the account's models with the catalog's prices and hides
+ * what the keys' allowlists exclude. Screenshots of each page at 1280 px and 390 px, light and dark.
+ */
+import OpenAI from 'openai';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { ensureChromium } from '../support/chromium.js';
+import { FakeStripe } from '../support/fake-stripe.js';
+import { CHAT_MODEL, OTHER_MODEL, expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
+
+const chromiumPresent = ensureChromium();
+let fixture: ConsoleFixture;
+let stripe: FakeStripe;
+
+beforeAll(async () => {
+  if (!chromiumPresent) return;
+  stripe = new FakeStripe();
+  await stripe.start();
+  fixture = await startConsoleFixture({ ...stripe.env(), TOPUP_PRESETS_USD: '10,20,50', TOPUP_MIN_USD: '5' });
+}, 300_000);
+
+afterAll(async () => {
+  await fixture?.close();
+  await stripe?.stop();
+});
+
+const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
+const nano = (usd: number): number => Math.round(usd * 1e9);
+
+/** Stands in for Stripe's hosted page: pays the session on the fake Stripe, delivers the webhook, returns the payer. */
+async function payOnStripe(page: Page): Promise<void> {
+  await page.route('https://checkout.stripe.com/**', async (route) => {
+    const id = new URL(route.request().url()).pathname.split('/').pop() ?? '';
+    const session = stripe.pay(id);
+    const answer = await stripe.deliver(`${fixture.gateway.consoleUrl}/api/webhooks/stripe`, stripe.completedEvent(id));
+    expect(answer.status).toBe(200);
+    await route.fulfill({ status: 303, headers: { location: session.success_url.replace('{CHECKOUT_SESSION_ID}', id) } });
+  });
+}
+
+async function csrfPost<T>(page: Page, path: string, body: unknown): Promise<T> {
+  const session = (await (await page.request.get(`${fixture.gateway.consoleUrl}/api/session`)).json()) as { csrf_token: string };
+  const answer = await page.request.post(`${fixture.gateway.consoleUrl}${path}`, { data: body, headers: { 'x-csrf-token': session.csrf_token } });
+  expect(answer.status(), await answer.text()).toBeLessThan(300);
+  return (await answer.json()) as T;
+}
+
+/** Screenshots of the page as it is now at both widths, light and dark. */
+async function shots(page: Page, name: string): Promise<void> {
+  for (const [width, height] of [[1280, 860], [390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.evaluate('window.scrollTo(0, 0)');
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as number;
+      expect(overflow, `${name} at ${width}px`).toBeLessThanOrEqual(0);
+      await screenshot(fixture, page, `${name}-${width}-${scheme}`);
+    }
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () => {
+  let page: Page;
+  let accountId: string;
+  let secret: string;
+
+  it('explains every balance change of a journey on the Transactions page', async () => {
+    const watched = await openPage(fixture.browser);
+    page = watched.page;
+    const base = fixture.gateway.consoleUrl;
+    accountId = await signUpAndVerify(fixture, page, unique('everyday'));
+
+    // A card top-up through the fake Stripe.
+    await payOnStripe(page);
+    await page.goto(`${base}/billing`);
+    await page.getByRole('button', { name: '$20.00', exact: true }).click();
+    await page.getByRole('button', { name: 'Pay by card' }).click();
+    await page.waitForURL(/\/billing\?checkout=success/);
+    await expect.poll(() => page.getByTestId('balance').textContent(), { timeout: 15_000 }).toBe('$20.00');
+
+    // An operator's credit with its reason, and usage with a key that may call one model only.
+    expect((await fixture.gateway.admin('POST', `/admin/accounts/${accountId}/credits`, { amount_usd: 2.5, reason: 'Goodwill for the outage on Monday' })).status).toBe(200);
+    const created = await csrfPost<{ secret: string }>(page, '/api/keys', { name: 'chat only', allowed_models: [CHAT_MODEL] });
+    secret = created.secret;
+    const sdk = new OpenAI({ baseURL: fixture.gateway.baseURL, apiKey: secret, maxRetries: 0 });
+    for (let index = 0; index < 2; index += 1) await sdk.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: `question ${index}` }] });
+    await fixture.gateway.gateway.services.usageLog.flush();
+
+    await page.goto(`${base}/transactions`);
+    await page.getByRole('heading', { name: 'Transactions', level: 1 }).waitFor();
+    const rows = page.getByTestId('transaction');
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-type')))).toEqual(['usage', 'operator_credit', 'card_top_up']);
+    await page.getByText('Card top-up').waitFor();
+    expect(await page.getByTestId('transaction-reason').textContent()).toBe('“Goodwill for the outage on Monday”');
+    await page.getByText('2 charged requests').waitFor();
+
+    // To the cent: start + each amount = end = the balance the billing page shows, and what the usage log charged.
+    const history = (await (await page.request.get(`${base}/api/console/transactions`)).json()) as { opening_balance_usd: number; closing_balance_usd: number; data: Array<{ amount_usd: number; type: string }> };
+    const usage = (await (await page.request.get(`${base}/api/usage`)).json()) as { data: Array<{ cost_usd: number }> };
+    const charged = usage.data.reduce((sum, row) => sum + nano(row.cost_usd), 0);
+    expect(charged).toBeGreaterThan(0);
+    expect(history.data.map((line) => nano(line.amount_usd))).toEqual([-charged, nano(2.5), nano(20)]);
+    expect(nano(history.opening_balance_usd) + history.data.reduce((sum, line) => sum + nano(line.amount_usd), 0)).toBe(nano(history.closing_balance_usd));
+    const balance = ((await fixture.gateway.admin('GET', `/admin/accounts/${accountId}`)).body as { balance_usd: number }).balance_usd;
+    expect(history.closing_balance_usd).toBe(balance);
+    expect(await page.getByTestId('closing-balance').textContent()).toBe(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD' }).format(balance));
+
+    // Filtered to what the operator did, and the CSV the browser downloads.
+    await page.getByLabel('Show').selectOption('operator');
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel('Show').selectOption('');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^transactions-\d{4}-\d{2}-\d{2}\.csv$/);
+    await shots(page, 'transactions');
+    expectCleanPage(watched);
+  });
+
+  it('lists the account\'s models with the catalog\'s prices, hiding what the keys may not call', async () => {
+    const base = fixture.gateway.consoleUrl;
+    await page.goto(`${base}/models`);
+    await page.getByRole('heading', { name: 'Models', level: 1 }).waitFor();
+    const rows = page.getByTestId('model-row');
+    // The only key may call the chat model alone: the other is hidden until asked for every model.
+    await expect.poll(() => rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-model')))).toEqual([CHAT_MODEL]);
+    const row = page.locator(`[data-model="${CHAT_MODEL}"]`);
+    expect(await row.locator('td[data-label="Input / 1M tokens"]').textContent()).toBe('$2.00');
+    expect(await row.locator('td[data-label="Output / 1M tokens"]').textContent()).toBe('$8.00');
+    expect(await row.locator('td[data-label="Your keys"]').textContent()).toBe('chat only');
+    await page.getByLabel('Callable with').selectOption('all');
+    await expect.poll(() => rows.count()).toBe(2);
+    await page.getByLabel('Search').fill('other');
+    await expect.poll(() => rows.evaluateAll((elements) => elements.map((element) => element.getAttribute('data-model')))).toEqual([OTHER_MODEL]);
+    await page.getByLabel('Search').fill('');
+    await page.getByLabel('Callable with').selectOption('any');
+
+    // Prices in another currency at the published rate, marked approximate.
+    const now = Date.now();
+    await fixture.gateway.gateway.services.storage.fx.set({ base: 'USD', rates: { EUR: '0.5' }, asOf: now, source: 'test', updatedAt: now });
+    await page.reload();
+    await page.getByLabel('Currency').selectOption('EUR');
+    await expect.poll(() => row.locator('td[data-label="Input / 1M tokens"]').textContent()).toBe('≈ €1.00');
+    await page.getByLabel('Currency').selectOption('USD');
+
+    // "Try in playground" opens the playground on that model.
+    await shots(page, 'models');
+    await row.getByRole('link', { name: 'Try in playground' }).click();
+    await page.waitForURL(`**/playground?model=${CHAT_MODEL}`);
+  });
+});
