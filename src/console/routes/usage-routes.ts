@@ -12,6 +12,7 @@ import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
+import { UsageNames } from '../usage-names.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -73,7 +74,10 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
     try {
-      sendJson(context, 200, pageJson(await storage.usage.query(filter, page), usageRowToJson));
+      const found = await storage.usage.query(filter, page);
+      const names = new UsageNames(storage);
+      const rows = await Promise.all(found.data.map((row) => names.rowJson(row, false)));
+      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
     } catch (error) {
       if (error instanceof InvalidCursorError) throw badCursor();
       throw error;

@@ -128,6 +128,8 @@ export interface Overview {
 export interface UsageRow {
   request_id: string;
   key_id: string | null;
+  /** The key's name (`Playground` for the playground's own keys); null when the key is gone. */
+  key_name?: string | null;
   model: string | null;
   endpoint: string;
   protocol: string;

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { CurrencySelect, useDisplayCurrency } from '../../format/display-currency';
-import { formatDateTime, formatInteger, utcDay } from '../../format/format';
+import { formatDateTime, utcDay } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
@@ -112,9 +112,9 @@ export function TransactionsPage() {
       {history.data === undefined ? null : (
         <>
           <dl className="stat-strip">
-            <div className="stat"><dt>Balance at the start</dt><dd data-testid="opening-balance">{display.format(history.data.opening_balance_usd)}</dd></div>
-            <div className="stat"><dt>Balance at the end</dt><dd data-testid="closing-balance">{display.format(history.data.closing_balance_usd)}</dd></div>
-            <div className="stat"><dt>Change</dt><dd>{display.format(history.data.closing_balance_usd - history.data.opening_balance_usd, { signed: true })}</dd></div>
+            <div className="stat"><dt>Balance at the start</dt><dd data-testid="opening-balance">{display.format(history.data.opening_balance_usd, { precise: true })}</dd></div>
+            <div className="stat"><dt>Balance at the end</dt><dd data-testid="closing-balance">{display.format(history.data.closing_balance_usd, { precise: true })}</dd></div>
+            <div className="stat"><dt>Change</dt><dd>{display.format((Math.round(history.data.closing_balance_usd * 1e9) - Math.round(history.data.opening_balance_usd * 1e9)) / 1e9, { signed: true, precise: true })}</dd></div>
           </dl>
           {history.data.truncated ? <Alert tone="info">This period has more entries than one page shows: the list starts at {formatDateTime(history.data.from)}. Choose an earlier end date to see the rest.</Alert> : null}
           <Card>
@@ -135,10 +135,9 @@ export function TransactionsPage() {
                             {line.description}
                             {reason === null ? null : <span className="key-meta" data-testid="transaction-reason">“{reason}”</span>}
                             {line.shortfall_usd != null && line.shortfall_usd > 0 ? <span className="key-meta">{display.format(line.shortfall_usd)} more was due than the funds covered</span> : null}
-                            {line.requests != null ? <span className="key-meta">{formatInteger(line.requests)} charged {line.requests === 1 ? 'request' : 'requests'}</span> : null}
                           </th>
-                          <td data-label="Amount" className={`numeric${line.amount_usd > 0 ? ' amount-positive' : ''}`} data-testid="transaction-amount">{display.format(line.amount_usd, { signed: true })}</td>
-                          <td data-label="Balance after" className="numeric">{display.format(line.balance_after_usd)}</td>
+                          <td data-label="Amount" className={`numeric${line.amount_usd > 0 ? ' amount-positive' : ''}`} data-testid="transaction-amount">{display.format(line.amount_usd, { signed: true, precise: true })}</td>
+                          <td data-label="Balance after" className="numeric">{display.format(line.balance_after_usd, { precise: true })}</td>
                         </tr>
                       );
                     })}

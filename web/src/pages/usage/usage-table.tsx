@@ -22,7 +22,7 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
   const keyNames = new Map(keys.map((key) => [key.id, key.name]));
   return (
     <div className="table-scroll">
-      <table className="table usage-table" data-testid="usage-table">
+      <table className="table table-cards usage-table" data-testid="usage-table">
         <caption className="visually-hidden">Requests, newest first</caption>
         <thead>
           <tr>
@@ -34,14 +34,14 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
         <tbody>
           {rows.map((row) => (
             <tr key={row.request_id}>
-              <td><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
-              <td>{row.key_id == null ? '—' : keyNames.get(row.key_id) ?? row.key_id}</td>
-              <td className="mono">{row.model ?? '—'}<span className="key-meta">{row.endpoint}{row.stream ? ' · stream' : ''}</span></td>
-              <td><StatusBadge row={row} /></td>
-              <td className="numeric">{formatInteger(row.prompt_tokens)}</td>
-              <td className="numeric">{formatInteger(row.completion_tokens)}</td>
-              <td className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
-              <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
+              <td data-label="Time" className="cell-nowrap"><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
+              <td data-label="Key"><span title={row.key_id ?? undefined}>{row.key_id == null ? '—' : row.key_name ?? keyNames.get(row.key_id) ?? row.key_id}</span></td>
+              <th scope="row" data-label="Model"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}{row.stream ? ' · stream' : ''}</span></th>
+              <td data-label="Status"><StatusBadge row={row} /></td>
+              <td data-label="Tokens in" className="numeric">{formatInteger(row.prompt_tokens)}</td>
+              <td data-label="Tokens out" className="numeric">{formatInteger(row.completion_tokens)}</td>
+              <td data-label="Cost" className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
+              <td data-label="Latency" className="numeric">{formatMilliseconds(row.latency_ms)}</td>
             </tr>
           ))}
         </tbody>
