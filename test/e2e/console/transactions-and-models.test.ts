@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { totpCode, type ConsoleClient } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -222,5 +223,61 @@ describe('the operator\'s account ledger', () => {
       expect(answer.status).toBe(400);
       expect(answer.body).toEqual({ error: expect.objectContaining({ code: 'bad_request', param }) });
     }
+  });
+});
+
+describe('names where people expect them', () => {
+  interface NamedRow { request_id: string; account_id: string; key_id: string; channel_id: string; account_email?: string | null; key_name: string | null; channel_name?: string | null }
+  let operator: ConsoleClient;
+
+  beforeAll(async () => {
+    operator = setup.client();
+    const made = await operator.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `operator-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
+    expect(made.status, made.text).toBe(201);
+    const started = await operator.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
+    const enabled = await operator.request('POST', '/api/me/two-factor/enable', { code: totpCode(started.body.secret, Date.now() + setup.shift.offset) });
+    expect(enabled.status, enabled.text).toBe(200);
+  });
+
+  it('the user\'s usage rows name their key', async () => {
+    const rows = await user.client.request<{ data: NamedRow[] }>('GET', '/api/usage');
+    expect(rows.body.data.length).toBe(3);
+    expect(rows.body.data.every((row) => row.key_name === 'backend')).toBe(true);
+    expect(rows.body.data[0]).not.toHaveProperty('account_email');
+  });
+
+  it('the operator\'s explorer names accounts, keys and channels and filters by them', async () => {
+    const all = await operator.request<{ data: NamedRow[] }>('GET', `/api/operator/usage?email=${encodeURIComponent(user.email.toUpperCase())}`);
+    expect(all.status, all.text).toBe(200);
+    expect(all.body.data).toHaveLength(3);
+    expect(all.body.data[0]).toMatchObject({ account_id: user.accountId, account_email: user.email, key_name: 'backend', channel_name: 'openai-house-model' });
+
+    const byKey = await operator.request<{ data: NamedRow[] }>('GET', `/api/operator/usage?account_id=${user.accountId}&key=backend`);
+    expect(byKey.body.data).toHaveLength(3);
+    expect((await operator.request<{ data: NamedRow[] }>('GET', `/api/operator/usage?account_id=${user.accountId}&key=nope`)).body.data).toEqual([]);
+    expect((await operator.request<{ data: NamedRow[] }>('GET', '/api/operator/usage?channel=openai-other-model')).body.data).toEqual([]);
+    const byChannel = await operator.request<{ data: NamedRow[] }>('GET', '/api/operator/usage?channel=openai-house-model');
+    expect(byChannel.body.data.length).toBeGreaterThanOrEqual(3);
+    expect((await operator.request<{ data: NamedRow[] }>('GET', '/api/operator/usage?email=nobody@example.com')).body.data).toEqual([]);
+    // An email and an account id that disagree match nothing.
+    expect((await operator.request<{ data: NamedRow[] }>('GET', `/api/operator/usage?email=${encodeURIComponent(user.email)}&account_id=${stranger.accountId}`)).body.data).toEqual([]);
+
+    const keyWithoutAccount = await operator.request('GET', '/api/operator/usage?key=backend');
+    expect(keyWithoutAccount.status).toBe(400);
+    expect(keyWithoutAccount.body).toEqual({ error: expect.objectContaining({ code: 'bad_request', param: 'key' }) });
+
+    const csv = await operator.raw('GET', `/api/operator/usage.csv?email=${encodeURIComponent(user.email)}&key=backend`);
+    expect((await csv.text()).trimEnd().split('\r\n')).toHaveLength(4);
+  });
+
+  it('the overview names each channel, its id kept', async () => {
+    const overview = await operator.request<{ by_channel: Array<{ name: string; channel_name: string | null }> }>('GET', '/api/operator/overview');
+    expect(overview.body.by_channel).toContainEqual(expect.objectContaining({ channel_name: 'openai-house-model', name: expect.stringMatching(/^ch_/) }));
+  });
+
+  it('refuses the explorer to a user who is no operator', async () => {
+    const answer = await user.client.request('GET', `/api/operator/usage?email=${encodeURIComponent(stranger.email)}`);
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ error: { code: 'not_operator' } });
   });
 });
