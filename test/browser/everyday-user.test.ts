@@ -5,7 +5,9 @@
  * what the keys' allowlists exclude. Screenshots of each page at 1280 px and 390 px, light and dark.
  */
 import OpenAI from 'openai';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
@@ -28,6 +30,7 @@ afterAll(async () => {
   await stripe?.stop();
 });
 
+const run = promisify(execFile);
 const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}@example.com`;
 const nano = (usd: number): number => Math.round(usd * 1e9);
 
@@ -152,5 +155,32 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     await shots(page, 'models');
     await row.getByRole('link', { name: 'Try in playground' }).click();
     await page.waitForURL(`**/playground?model=${CHAT_MODEL}`);
+  });
+
+  it('the quickstart\'s curl, filled in with the base URL and the chosen key, answers in all three families', async () => {
+    const base = fixture.gateway.consoleUrl;
+    await page.goto(`${base}/quickstart`);
+    await page.getByRole('heading', { name: 'Quickstart', level: 1 }).waitFor();
+    expect(await page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
+    expect(await page.getByLabel('Key').locator('option:checked').textContent()).toMatch(/^chat only \(sk-…[A-Za-z0-9]{4}\)$/);
+    expect(await page.getByTestId('key-line').textContent()).toContain(`export UNIGATE_API_KEY="sk-…${secret.slice(-4)}"`);
+    expect(await page.getByLabel('Model').inputValue()).toBe(CHAT_MODEL);
+    for (const family of ['openai', 'anthropic', 'gemini']) {
+      const code = (await page.getByTestId(`snippet-${family}-curl`).textContent()) ?? '';
+      expect(code).toContain(fixture.gateway.url);
+      const { stdout } = await run('sh', ['-c', code.replace(/^curl /, 'curl -sS --fail-with-body ')], { env: { PATH: process.env.PATH ?? '', UNIGATE_API_KEY: secret }, timeout: 20_000 });
+      const answer = JSON.parse(stdout) as Record<string, unknown>;
+      const text = family === 'openai'
+        ? (answer.choices as Array<{ message: { content: string } }>)[0]?.message.content
+        : family === 'anthropic' ? (answer.content as Array<{ text: string }>)[0]?.text : (answer.candidates as Array<{ content: { parts: Array<{ text: string }> } }>)[0]?.content.parts[0]?.text;
+      expect(text, family).toBeTruthy();
+    }
+    await page.getByRole('tab', { name: 'Python' }).click();
+    expect(await page.getByTestId('snippet-anthropic-python').textContent()).toContain(`anthropic.Anthropic(base_url="${fixture.gateway.url}"`);
+    await page.getByRole('tab', { name: 'Codex CLI' }).click();
+    expect(await page.getByTestId('agent-codex').textContent()).toContain(`base_url = "${fixture.gateway.url}/v1"`);
+    await page.getByRole('tab', { name: 'Claude Code' }).click();
+    expect(await page.getByTestId('agent-claude-code').textContent()).toContain(`export ANTHROPIC_BASE_URL='${fixture.gateway.url}'`);
+    await shots(page, 'quickstart');
   });
 });
