@@ -8,6 +8,7 @@ import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
 import { addModelRoutes } from './routes/model-routes.js';
 import { addTransactionRoutes } from './transactions/transaction-routes.js';
+import { addAnnouncementRoutes } from './routes/announcement-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
@@ -38,6 +39,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addModelRoutes(router, deps);
   addUsageRoutes(router, deps);
   addTransactionRoutes(router, deps);
+  addAnnouncementRoutes(router, deps);
   addPlaygroundRoute(router, deps);
   // Members and invitations (money-web branch).
   addMemberRoutes(router, deps);

@@ -257,6 +257,12 @@ export interface AnnouncementsTable {
   created_at: IntegerColumn;
 }
 
+export interface AnnouncementDismissalsTable {
+  user_id: string;
+  announcement_id: string;
+  dismissed_at: IntegerColumn;
+}
+
 /** A single row (id = 1). */
 export interface FxRatesTable {
   id: IntegerColumn;
@@ -302,6 +308,7 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   usage_logs: UsageLogsTable;
   announcements: AnnouncementsTable;
+  announcement_dismissals: AnnouncementDismissalsTable;
   fx_rates: FxRatesTable;
   settings: SettingsTable;
   tiers: TiersTable;

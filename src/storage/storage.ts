@@ -407,6 +407,10 @@ export interface AnnouncementRepository {
   listActive(now: number, limit: number): Promise<Announcement[]>;
   list(page: PageRequest): Promise<Page<Announcement>>;
   delete(id: string): Promise<boolean>;
+  /** Records that the user dismissed the announcement (again: nothing changes). */
+  dismiss(userId: string, announcementId: string, at: number): Promise<void>;
+  /** Which of `announcementIds` the user dismissed. */
+  dismissedBy(userId: string, announcementIds: readonly string[]): Promise<Set<string>>;
 }
 
 export interface FxRepository {

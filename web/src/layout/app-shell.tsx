@@ -6,6 +6,8 @@ import { errorMessage } from '../api/client';
 import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
 import { AccountSwitcherItems } from './account-switcher';
+import { ThemeMenuItems } from './theme';
+import { AnnouncementBanner } from '../pages/announcements/announcements';
 
 // Operator console: its navigation, shown to operators only.
 import { operatorNavigation } from '../pages/operator/operator-routes';
@@ -25,6 +27,7 @@ const navigation = [
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
   { to: '/support', label: 'Support' },
+  { to: '/announcements', label: 'Announcements' },
   { to: '/security', label: 'Security' },
 ];
 
@@ -105,6 +108,8 @@ export function AppShell({ children }: { children: ReactNode }) {
               <AccountSwitcherItems />
               <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/security')}>Security and sessions</DropdownMenu.Item>
               <DropdownMenu.Separator className="menu-separator" />
+              <ThemeMenuItems />
+              <DropdownMenu.Separator className="menu-separator" />
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(false)}>Sign out</DropdownMenu.Item>
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(true)}>Sign out everywhere</DropdownMenu.Item>
             </DropdownMenu.Content>
@@ -136,6 +141,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <main id="main" ref={mainRef} tabIndex={-1} className="app-main">
           {signOutError === null ? null : <Alert tone="error">{signOutError}</Alert>}
           {user != null && !user.email_verified ? <VerifyEmailBanner mailConfigured={config.data?.mail_configured !== false} /> : null}
+          <AnnouncementBanner />
           {children}
         </main>
       </div>
