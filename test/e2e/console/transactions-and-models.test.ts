@@ -281,3 +281,39 @@ describe('names where people expect them', () => {
     expect(answer.body).toMatchObject({ error: { code: 'not_operator' } });
   });
 });
+
+describe('announcements', () => {
+  interface Listed { id: string; title: string; level: string; dismissed: boolean }
+
+  it('lists the active ones newest first and remembers who dismissed which', async () => {
+    const first = await setup.gateway.admin<{ id: string }>('POST', '/admin/announcements', { title: 'Maintenance on Sunday', body: 'The API pauses for 5 minutes.', level: 'warning' });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const second = await setup.gateway.admin<{ id: string }>('POST', '/admin/announcements', { title: 'New model', body: '<b>bold</b> claims', level: 'info' });
+    const expired = await setup.gateway.admin<{ id: string }>('POST', '/admin/announcements', { title: 'Old', body: 'gone', level: 'info', published_at: '2020-01-01T00:00:00Z', expires_at: '2020-02-01T00:00:00Z' });
+    expect(expired.status).toBe(201);
+
+    const listed = await user.client.request<{ data: Listed[] }>('GET', '/api/announcements');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((item) => [item.title, item.dismissed])).toEqual([['New model', false], ['Maintenance on Sunday', false]]);
+
+    const dismissed = await user.client.request('POST', `/api/announcements/${second.body.id}/dismiss`);
+    expect(dismissed.status).toBe(204);
+    expect((await user.client.request('POST', `/api/announcements/${second.body.id}/dismiss`)).status).toBe(204);
+    expect((await user.client.request<{ data: Listed[] }>('GET', '/api/announcements')).body.data.map((item) => item.dismissed)).toEqual([true, false]);
+    // Per person: the other account's user still sees it.
+    expect((await stranger.client.request<{ data: Listed[] }>('GET', '/api/announcements')).body.data.map((item) => item.dismissed)).toEqual([false, false]);
+  });
+
+  it('refuses unknown and expired announcements, sessionless calls and missing CSRF tokens', async () => {
+    const unknown = await user.client.request('POST', '/api/announcements/ann_nothing/dismiss');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: expect.objectContaining({ code: 'not_found' }) });
+    const all = await setup.gateway.admin<{ data: Array<{ id: string; title: string }> }>('GET', '/admin/announcements?limit=50');
+    const old = all.body.data.find((item) => item.title === 'Old');
+    expect((await user.client.request('POST', `/api/announcements/${old?.id}/dismiss`)).status).toBe(404);
+    expect((await fetch(`${setup.gateway.consoleUrl}/api/announcements`)).status).toBe(401);
+    const live = all.body.data.find((item) => item.title === 'Maintenance on Sunday');
+    const noCsrf = await user.client.request('POST', `/api/announcements/${live?.id}/dismiss`, undefined, { csrf: false });
+    expect(noCsrf.status).toBe(403);
+  });
+});
