@@ -317,3 +317,36 @@ describe('announcements', () => {
     expect(noCsrf.status).toBe(403);
   });
 });
+
+describe('playground settings', () => {
+  it('answers whole without streaming, with the system prompt, max tokens and temperature it sent', async () => {
+    const body = {
+      model: 'house-model',
+      messages: [{ role: 'system', content: 'Answer briefly.' }, { role: 'user', content: 'Hello there' }],
+      temperature: 0.5, max_tokens: 50, stream: false,
+    };
+    const answer = await user.client.request<{ object: string; completion: { choices: Array<{ message: { content: string } }> }; summary: { request_id: string; cost_usd: number; request_body: unknown } }>('POST', '/api/playground/chat', body);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.object).toBe('playground.completion');
+    expect(answer.body.completion.choices[0]?.message.content).toBeTruthy();
+    expect(answer.body.summary.request_body).toEqual({ model: 'house-model', messages: body.messages, temperature: 0.5, max_tokens: 50 });
+    expect(answer.body.summary.cost_usd).toBeGreaterThan(0);
+    // The upstream got the system prompt and the limits.
+    const sent = upstream.requests.at(-1)?.body as { messages: Array<{ role: string }>; max_tokens?: number; max_completion_tokens?: number; temperature: number };
+    expect(sent.messages[0]?.role).toBe('system');
+    expect(sent.temperature).toBe(0.5);
+    expect(sent.max_tokens ?? sent.max_completion_tokens).toBe(50);
+    const rows = await user.client.request<{ data: Array<{ request_id: string; key_name: string | null }> }>('GET', '/api/usage');
+    expect(rows.body.data.find((row) => row.request_id === answer.body.summary.request_id)?.key_name).toBe('Playground');
+  });
+
+  it('says in the streamed summary what it sent, and refuses a malformed setting', async () => {
+    const answer = await user.client.raw('POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'Hi' }] });
+    const text = await answer.text();
+    const summary = JSON.parse(text.slice(text.indexOf('event: summary\ndata: ') + 'event: summary\ndata: '.length).trim()) as { request_body: unknown };
+    expect(summary.request_body).toEqual({ model: 'house-model', messages: [{ role: 'user', content: 'Hi' }], stream: true, stream_options: { include_usage: true } });
+    const bad = await user.client.request('POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'Hi' }], stream: 'no' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ error: expect.objectContaining({ param: 'stream' }) });
+  });
+});

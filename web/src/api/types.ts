@@ -175,4 +175,6 @@ export interface PlaygroundSummary {
   cost_usd: number;
   latency_ms: number;
   first_token_ms: number | null;
+  /** The JSON body the console sent to the gateway's /v1/chat/completions for this answer (no key). */
+  request_body?: Record<string, unknown>;
 }

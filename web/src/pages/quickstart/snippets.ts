@@ -25,7 +25,7 @@ export interface AgentSnippet {
 const literal = (text: string): string => JSON.stringify(text);
 
 /** A shell word in single quotes: safe for any text. */
-const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+export const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** A JSON body as a single-quoted shell word. */
 const shellJson = (body: unknown): string => shellWord(JSON.stringify(body));
