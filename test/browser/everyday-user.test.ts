@@ -183,4 +183,79 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     expect(await page.getByTestId('agent-claude-code').textContent()).toContain(`export ANTHROPIC_BASE_URL='${fixture.gateway.url}'`);
     await shots(page, 'quickstart');
   });
+
+  it('plays with a system prompt, max tokens and no streaming, two models side by side, and copies the call as curl', async () => {
+    const base = fixture.gateway.consoleUrl;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    await page.goto(`${base}/playground?model=${CHAT_MODEL}`);
+    await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
+    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe(CHAT_MODEL);
+    await page.getByLabel('Compare with').selectOption(OTHER_MODEL);
+    await page.getByLabel('System prompt').fill('Answer in one short line.');
+    await page.getByLabel('Max tokens').fill('40');
+    await page.getByLabel('Temperature').fill('0.3');
+    await page.getByLabel('Stream the answer as it is written').uncheck();
+    await page.getByLabel('Message').fill('Name a colour.');
+    await page.getByRole('button', { name: 'Send' }).click();
+    for (const log of ['chat-log', 'chat-log-compare']) {
+      await page.getByTestId(log).getByTestId('answer-summary').waitFor();
+      expect((await page.getByTestId(log).locator('.turn-assistant .turn-text').textContent())?.length, log).toBeGreaterThan(0);
+    }
+    const sent = fixture.upstream.requests.slice(-2).map((request) => request.body as { messages: Array<{ role: string; content: string }>; stream?: boolean; temperature?: number });
+    for (const body of sent) {
+      expect(body.messages[0]).toEqual({ role: 'system', content: 'Answer in one short line.' });
+      expect(body.stream ?? false).toBe(false);
+      expect(body.temperature).toBe(0.3);
+    }
+
+    // "Copy as curl" of the first column: run it with the user's own key, and it answers the same way.
+    await page.getByTestId('chat-log').locator('..').getByRole('button', { name: 'Copy as curl' }).click();
+    const curl = await page.evaluate('navigator.clipboard.readText()') as string;
+    expect(curl).toContain(`${fixture.gateway.url}/v1/chat/completions`);
+    expect(curl).toContain('"max_tokens":40');
+    expect(curl).not.toContain('sk-');
+    const { stdout } = await run('sh', ['-c', curl.replace(/^curl /, 'curl -sS --fail-with-body ')], { env: { PATH: process.env.PATH ?? '', UNIGATE_API_KEY: secret }, timeout: 20_000 });
+    expect((JSON.parse(stdout) as { object: string }).object).toBe('chat.completion');
+    await shots(page, 'playground');
+  });
+
+  it('shows the newest announcement as a banner until dismissed, and lists them all', async () => {
+    const base = fixture.gateway.consoleUrl;
+    expect((await fixture.gateway.admin('POST', '/admin/announcements', { title: 'Scheduled maintenance', body: 'The API pauses on Sunday 02:00–02:05 UTC.', level: 'warning' })).status).toBe(201);
+    await page.goto(`${base}/keys`);
+    const banner = page.getByTestId('announcement-banner');
+    await banner.getByText('Scheduled maintenance').waitFor();
+    await shots(page, 'announcement-banner');
+    await banner.getByRole('button', { name: /^Dismiss/ }).click();
+    await banner.waitFor({ state: 'detached' });
+    await page.reload();
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByTestId('announcement-banner').count()).toBe(0);
+    await page.goto(`${base}/announcements`);
+    await page.getByText('The API pauses on Sunday').waitFor();
+    await page.getByText('Dismissed').waitFor();
+    await shots(page, 'announcements');
+  });
+
+  it('keeps a chosen light or dark theme whatever the system says, and follows the system again on request', async () => {
+    const base = fixture.gateway.consoleUrl;
+    const red = async (): Promise<number> => Number(((await page.evaluate('getComputedStyle(document.body).backgroundColor')) as string).match(/\d+/)?.[0] ?? 0);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${base}/usage`);
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+    expect(await red()).toBeGreaterThan(200);
+    await page.getByRole('button', { name: /^Account menu/ }).click();
+    await page.getByRole('menuitemradio', { name: 'Dark' }).click();
+    expect(await red()).toBeLessThan(60);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor();
+    expect(await red()).toBeLessThan(60);
+    await page.waitForLoadState('networkidle');
+    await screenshot(fixture, page, 'usage-1280-dark-chosen');
+    await page.getByRole('button', { name: /^Account menu/ }).click();
+    await page.getByRole('menuitemradio', { name: 'System' }).click();
+    expect(await red()).toBeGreaterThan(200);
+    await shots(page, 'usage');
+  });
 });
