@@ -53,12 +53,13 @@ async function csrfPost<T>(page: Page, path: string, body: unknown): Promise<T> 
 }
 
 /** Screenshots of the page as it is now at both widths, light and dark. */
-async function shots(page: Page, name: string): Promise<void> {
+async function shots(page: Page, name: string, scrollTo?: string): Promise<void> {
   for (const [width, height] of [[1280, 860], [390, 844]] as const) {
     await page.setViewportSize({ width, height });
     for (const scheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme: scheme });
       await page.evaluate('window.scrollTo(0, 0)');
+      if (scrollTo !== undefined) await page.getByTestId(scrollTo).scrollIntoViewIfNeeded();
       const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as number;
       expect(overflow, `${name} at ${width}px`).toBeLessThanOrEqual(0);
       await screenshot(fixture, page, `${name}-${width}-${scheme}`);
@@ -189,7 +190,7 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     await page.goto(`${base}/playground?model=${CHAT_MODEL}`);
     await page.getByRole('heading', { name: 'Playground', level: 1 }).waitFor();
-    expect(await page.getByLabel('Model', { exact: true }).inputValue()).toBe(CHAT_MODEL);
+    await expect.poll(() => page.getByLabel('Model', { exact: true }).inputValue()).toBe(CHAT_MODEL);
     await page.getByLabel('Compare with').selectOption(OTHER_MODEL);
     await page.getByLabel('System prompt').fill('Answer in one short line.');
     await page.getByLabel('Max tokens').fill('40');
@@ -256,6 +257,27 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     await page.getByRole('button', { name: /^Account menu/ }).click();
     await page.getByRole('menuitemradio', { name: 'System' }).click();
     expect(await red()).toBeGreaterThan(200);
-    await shots(page, 'usage');
+
+    // The requests table uses the width at 1280 px: nothing scrolls sideways, no model id wraps.
+    const table = page.getByTestId('usage-table');
+    await table.waitFor();
+    await shots(page, 'usage', 'usage-table');
+    // Run in the page (a string, as the other browser tests do: the test's types know no DOM).
+    const fit = await table.evaluate(`(() => {
+      const element = document.querySelector('[data-testid="usage-table"]');
+      const frame = element.parentElement;
+      return {
+        scroll: frame.scrollWidth - frame.clientWidth,
+        tallest: Math.max(...[...element.querySelectorAll('tbody th')].map((cell) => cell.getBoundingClientRect().height)),
+        widths: [...element.querySelectorAll('thead th')].map((cell) => Math.round(cell.getBoundingClientRect().width)).join(','),
+      };
+    })()`) as { scroll: number; tallest: number; widths: string };
+    expect(fit.scroll, fit.widths).toBeLessThanOrEqual(0);
+    // The model id on one line, its path on at most two (Gemini's paths hold the model too).
+    expect(fit.tallest).toBeLessThan(90);
+    // On a phone each request is a card, not a table to scroll.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await page.getByTestId('usage-table').locator('thead').isVisible()).toBe(false);
+    await page.setViewportSize({ width: 1280, height: 860 });
   });
 });

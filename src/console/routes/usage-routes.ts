@@ -98,11 +98,14 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     if (to - from > MAX_DAILY_SPAN_DAYS * DAY_MS) throw new GatewayError('bad_request', `The range spans at most ${MAX_DAILY_SPAN_DAYS} days.`, { param: 'from' });
     await usageLog.flush();
     const totals = await storage.usage.dailyTotals({ accountId: active.session.accountId, from, to });
+    const names = new UsageNames(storage);
+    const keyNames = new Map(await Promise.all([...new Set(totals.map((total) => total.keyId))].map(async (id) => [id, id === null ? null : await names.key(id)] as const)));
     sendJson(context, 200, {
       data: totals.map((total) => ({
         date: new Date(total.day).toISOString().slice(0, 10),
         model: total.model,
         key_id: total.keyId,
+        key_name: keyNames.get(total.keyId) ?? null,
         requests: total.requests,
         errors: total.errors,
         input_tokens: total.inputTokens,

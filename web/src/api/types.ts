@@ -156,6 +156,8 @@ export interface DailyUsage {
   date: string;
   model: string;
   key_id: string | null;
+  /** `Playground` for the playground's own keys. */
+  key_name?: string | null;
   requests: number;
   errors: number;
   input_tokens: number;

@@ -27,7 +27,7 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
         <thead>
           <tr>
             <th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Status</th>
-            <th scope="col" className="numeric">Tokens in</th><th scope="col" className="numeric">Tokens out</th>
+            <th scope="col" className="numeric">Tokens in / out</th>
             <th scope="col" className="numeric">Cost</th><th scope="col" className="numeric">Latency</th>
           </tr>
         </thead>
@@ -38,8 +38,7 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
               <td data-label="Key"><span title={row.key_id ?? undefined}>{row.key_id == null ? '—' : row.key_name ?? keyNames.get(row.key_id) ?? row.key_id}</span></td>
               <th scope="row" data-label="Model"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}{row.stream ? ' · stream' : ''}</span></th>
               <td data-label="Status"><StatusBadge row={row} /></td>
-              <td data-label="Tokens in" className="numeric">{formatInteger(row.prompt_tokens)}</td>
-              <td data-label="Tokens out" className="numeric">{formatInteger(row.completion_tokens)}</td>
+              <td data-label="Tokens in / out" className="numeric">{formatInteger(row.prompt_tokens)} / {formatInteger(row.completion_tokens)}</td>
               <td data-label="Cost" className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
               <td data-label="Latency" className="numeric">{formatMilliseconds(row.latency_ms)}</td>
             </tr>
