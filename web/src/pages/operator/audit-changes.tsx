@@ -1,16 +1,22 @@
 /**
- * An audit entry's before and after as a person reads them: the fields that changed, each old → new; a created
- * resource lists what it was made with, a deleted one what it had. Nested objects are walked with dotted names.
+ * An audit entry's before and after as a person reads them: the fields of the answer that changed, each old → new; a
+ * created resource lists what it was made with, a deleted one what it had. Nested objects are walked with dotted
+ * names.
  */
 type Flat = Map<string, unknown>;
+
+/** Some records are logged as stored (`disabledAt`), their answers as JSON (`disabled_at`): one spelling for both. */
+const snake = (name: string): string => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
 function flatten(value: unknown, prefix = '', into: Flat = new Map()): Flat {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length === 0 && prefix !== '') into.set(prefix, {});
-    for (const [name, inner] of entries) flatten(inner, prefix === '' ? name : `${prefix}.${name}`, into);
+    for (const [name, inner] of entries) flatten(inner, prefix === '' ? snake(name) : `${prefix}.${snake(name)}`, into);
   } else if (prefix !== '') {
-    into.set(prefix, value);
+    // A time logged as epoch milliseconds reads as the ISO string the JSON answers carry.
+    const time = prefix.endsWith('_at') && typeof value === 'number' && value > 1e11 ? new Date(value).toISOString() : value;
+    into.set(prefix, time);
   }
   return into;
 }
@@ -30,7 +36,9 @@ export interface FieldChange { field: string; before: unknown; after: unknown }
 export function auditChanges(before: unknown, after: unknown): FieldChange[] {
   const old = flatten(before);
   const now = flatten(after);
-  const fields = [...new Set([...old.keys(), ...now.keys()])].filter((field) => !NOISE.has(field.split('.').pop() ?? field));
+  // An answer that holds only part of the resource (a credit answers the balance alone) says nothing of the rest.
+  const partial = before != null && after != null;
+  const fields = [...new Set([...(partial ? [] : old.keys()), ...now.keys()])].filter((field) => !NOISE.has(field.split('.').pop() ?? field));
   return fields
     .filter((field) => JSON.stringify(old.get(field)) !== JSON.stringify(now.get(field)))
     .map((field) => ({ field, before: old.get(field), after: now.get(field) }));

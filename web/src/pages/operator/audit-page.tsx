@@ -26,15 +26,15 @@ export function OperatorAuditPage() {
         {audit.isError ? <Alert tone="error">{errorMessage(audit.error)}</Alert> : null}
         {audit.data?.data.length === 0 ? <p className="empty">Nothing recorded yet.</p> : null}
         {audit.data === undefined || audit.data.data.length === 0 ? null : (
-          <div className="table-scroll"><table className="table" data-testid="audit-table"><caption className="visually-hidden">Audit log</caption>
+          <div className="table-scroll"><table className="table table-cards" data-testid="audit-table"><caption className="visually-hidden">Audit log</caption>
             <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Changes (before → after)</th><th scope="col">IP</th></tr></thead>
             <tbody>{audit.data.data.map((entry) => (
               <tr key={entry.id}>
-                <td>{formatDateTime(entry.at)}</td>
-                <td>{entry.operator.email}</td>
+                <td data-label="When">{formatDateTime(entry.at)}</td>
+                <td data-label="Who">{entry.operator.email}</td>
                 <th scope="row" className="mono audit-action">{entry.action}<span className="key-meta">{entry.target} · {entry.status}</span></th>
                 <td data-label="Changes"><AuditChanges before={entry.before} after={entry.after} /></td>
-                <td className="mono">{entry.ip}</td>
+                <td data-label="IP" className="mono">{entry.ip}</td>
               </tr>
             ))}</tbody></table></div>
         )}
