@@ -48,7 +48,7 @@ export function OperatorUsagePage() {
             <tbody>{usage.data.data.map((row) => (
               <tr key={row.request_id}>
                 <td data-label="When" className="cell-nowrap"><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
-                <th scope="row" data-label="Model"><span className="mono">{row.model ?? '—'}</span><span className="key-meta">{row.endpoint}</span></th>
+                <th scope="row" data-label="Model"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}</span></th>
                 <td data-label="Account / key">
                   <span title={row.account_id ?? undefined}>{row.account_email ?? row.account_id ?? '—'}</span>
                   <span className="key-meta" title={row.key_id ?? undefined}>{row.key_name ?? row.key_id ?? ''}</span>
