@@ -268,7 +268,7 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
       const frame = element.parentElement;
       return {
         scroll: frame.scrollWidth - frame.clientWidth,
-        tallest: Math.max(...[...element.querySelectorAll('tbody th')].map((cell) => cell.getBoundingClientRect().height)),
+        tallest: Math.max(...[...element.querySelectorAll('tbody .usage-model-cell')].map((cell) => cell.getBoundingClientRect().height)),
         widths: [...element.querySelectorAll('thead th')].map((cell) => Math.round(cell.getBoundingClientRect().width)).join(','),
       };
     })()`) as { scroll: number; tallest: number; widths: string };

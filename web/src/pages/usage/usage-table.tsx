@@ -36,7 +36,7 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
             <tr key={row.request_id}>
               <td data-label="Time" className="cell-nowrap"><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
               <td data-label="Key"><span title={row.key_id ?? undefined}>{row.key_id == null ? '—' : row.key_name ?? keyNames.get(row.key_id) ?? row.key_id}</span></td>
-              <th scope="row" data-label="Model"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}{row.stream ? ' · stream' : ''}</span></th>
+              <td data-label="Model" className="usage-model-cell"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}{row.stream ? ' · stream' : ''}</span></td>
               <td data-label="Status"><StatusBadge row={row} /></td>
               <td data-label="Tokens in / out" className="numeric">{formatInteger(row.prompt_tokens)} / {formatInteger(row.completion_tokens)}</td>
               <td data-label="Cost" className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
