@@ -155,6 +155,8 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   // The ledger says what each entry was, newest first.
   expect(await page.getByTestId('ledger-entry').first().textContent()).toContain('Credit from the operator');
   await screenshot(fixture, page, 'operator-accounts');
+  await page.getByTestId('account-ledger').scrollIntoViewIfNeeded();
+  await screenshot(fixture, page, 'operator-accounts-ledger');
   await page.getByLabel('Search by email or id').fill('nobody-starts-like-this');
   await page.getByText('No account starts with this.').waitFor();
   await screenshot(fixture, page, 'operator-accounts-empty');
