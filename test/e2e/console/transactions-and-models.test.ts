@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
-import { totpCode, type ConsoleClient } from '../../support/console-client.js';
+import { linkToken, strongPassword, totpCode, waitForMail, type ConsoleClient } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -348,5 +348,35 @@ describe('playground settings', () => {
     const bad = await user.client.request('POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'Hi' }], stream: 'no' });
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ error: expect.objectContaining({ param: 'stream' }) });
+  });
+});
+
+describe('roles', () => {
+  /** The user invites a new person with `role`, who accepts with a password of their own. */
+  async function member(role: 'developer' | 'billing'): Promise<ConsoleClient> {
+    const email = `${role}-${Date.now()}@example.com`;
+    expect((await user.client.request('POST', '/api/members/invitations', { email, role })).status).toBe(201);
+    const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
+    const client = setup.client();
+    const accepted = await client.request('POST', '/api/invitations/accept', { token, password: strongPassword() });
+    expect(accepted.status, accepted.text).toBe(200);
+    return client;
+  }
+
+  it('keeps the money trail from developers and key names from the billing role', async () => {
+    const developer = await member('developer');
+    const refused = await developer.request('GET', '/api/console/transactions');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: { code: 'forbidden' } });
+    expect((await developer.request('GET', '/api/console/transactions.csv')).status).toBe(403);
+
+    const billing = await member('billing');
+    const models = await billing.request<{ data: Array<Record<string, unknown>> }>('GET', '/api/models');
+    expect(models.status).toBe(200);
+    expect(models.body.data.length).toBeGreaterThan(0);
+    expect(models.body.data.every((model) => !('keys' in model))).toBe(true);
+    const keys = await user.client.request<{ data: Array<{ id: string }> }>('GET', '/api/keys');
+    expect((await billing.request('GET', `/api/models?key_id=${keys.body.data[0]?.id}`)).status).toBe(403);
+    expect((await billing.request('GET', '/api/console/transactions')).status).toBe(200);
   });
 });
