@@ -9,6 +9,7 @@ import { addKeyRoutes } from './routes/key-routes.js';
 import { addModelRoutes } from './routes/model-routes.js';
 import { addTransactionRoutes } from './transactions/transaction-routes.js';
 import { addAnnouncementRoutes } from './routes/announcement-routes.js';
+import { addDisplayCurrencyRoutes } from './routes/display-currency-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
@@ -40,6 +41,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addUsageRoutes(router, deps);
   addTransactionRoutes(router, deps);
   addAnnouncementRoutes(router, deps);
+  addDisplayCurrencyRoutes(router, deps);
   addPlaygroundRoute(router, deps);
   // Members and invitations (money-web branch).
   addMemberRoutes(router, deps);

@@ -257,6 +257,12 @@ export interface AnnouncementsTable {
   created_at: IntegerColumn;
 }
 
+export interface AccountDisplayCurrencyTable {
+  account_id: string;
+  currency: string;
+  updated_at: IntegerColumn;
+}
+
 export interface AnnouncementDismissalsTable {
   user_id: string;
   announcement_id: string;
@@ -309,6 +315,7 @@ export interface Database {
   usage_logs: UsageLogsTable;
   announcements: AnnouncementsTable;
   announcement_dismissals: AnnouncementDismissalsTable;
+  account_display_currency: AccountDisplayCurrencyTable;
   fx_rates: FxRatesTable;
   settings: SettingsTable;
   tiers: TiersTable;

@@ -34,6 +34,8 @@ export interface Storage {
   ledger: LedgerRepository;
   usage: UsageLogRepository;
   announcements: AnnouncementRepository;
+  /** The currency each account's console shows amounts in. */
+  displayCurrency: DisplayCurrencyRepository;
   fx: FxRepository;
   settings: SettingsRepository;
   tiers: TierRepository;
@@ -411,6 +413,13 @@ export interface AnnouncementRepository {
   dismiss(userId: string, announcementId: string, at: number): Promise<void>;
   /** Which of `announcementIds` the user dismissed. */
   dismissedBy(userId: string, announcementIds: readonly string[]): Promise<Set<string>>;
+}
+
+export interface DisplayCurrencyRepository {
+  /** The account's chosen currency code; null: none chosen (USD). */
+  get(accountId: string): Promise<string | null>;
+  /** Sets it; null removes the choice. */
+  set(accountId: string, currency: string | null, now: number): Promise<void>;
 }
 
 export interface FxRepository {

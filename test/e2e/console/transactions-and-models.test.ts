@@ -379,4 +379,27 @@ describe('roles', () => {
     expect((await billing.request('GET', `/api/models?key_id=${keys.body.data[0]?.id}`)).status).toBe(403);
     expect((await billing.request('GET', '/api/console/transactions')).status).toBe(200);
   });
+
+  it('keeps one display currency per account, among the published ones, changed by those who manage billing', async () => {
+    interface Setting { currency: string; choices: string[]; can_change: boolean }
+    const first = await user.client.request<Setting>('GET', '/api/console/display-currency');
+    expect(first.body).toEqual({ currency: 'USD', choices: ['USD'], can_change: true });
+    const unpublished = await user.client.request('PUT', '/api/console/display-currency', { currency: 'EUR' });
+    expect(unpublished.status).toBe(400);
+    expect(unpublished.body).toEqual({ error: expect.objectContaining({ code: 'bad_request', param: 'currency' }) });
+    expect((await user.client.request('PUT', '/api/console/display-currency', { currency: 'euro' })).status).toBe(400);
+
+    const now = Date.now();
+    await setup.gateway.gateway.services.storage.fx.set({ base: 'USD', rates: { EUR: '0.9', JPY: '150' }, asOf: now, source: 'test', updatedAt: now });
+    const saved = await user.client.request<Setting>('PUT', '/api/console/display-currency', { currency: 'eur' });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body).toEqual({ currency: 'EUR', choices: ['USD', 'EUR', 'JPY'], can_change: true });
+
+    // Every member sees the account's choice; one who does not manage billing cannot change it; other accounts keep theirs.
+    const developer = await member('developer');
+    expect((await developer.request<Setting>('GET', '/api/console/display-currency')).body).toEqual({ currency: 'EUR', choices: ['USD', 'EUR', 'JPY'], can_change: false });
+    expect((await developer.request('PUT', '/api/console/display-currency', { currency: 'JPY' })).status).toBe(403);
+    expect((await stranger.client.request<Setting>('GET', '/api/console/display-currency')).body.currency).toBe('USD');
+    expect((await user.client.request<Setting>('PUT', '/api/console/display-currency', { currency: 'USD' })).body.currency).toBe('USD');
+  });
 });

@@ -1,43 +1,21 @@
-import { useSyncExternalStore } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useApi } from '../api/api-context';
+import { errorMessage } from '../api/client';
 import { useFx } from '../pages/billing/billing-queries';
 import { SelectField } from '../ui/field';
 
 /**
- * The currency the console shows prices and amounts in, chosen by the person in this browser. Money stays USD on
- * the server; other currencies are USD times the gateway's published rate, so they are marked as approximate.
+ * The currency the account's console shows prices and amounts in (one choice for the whole account, made by the
+ * roles that manage billing). Money stays USD on the server; other currencies are USD times the gateway's published
+ * rate, so they are marked as approximate.
  */
-const STORAGE_KEY = 'unigate.display-currency';
-const listeners = new Set<() => void>();
-
-function stored(): string {
-  try {
-    return window.localStorage.getItem(STORAGE_KEY) ?? 'USD';
-  } catch {
-    return 'USD';
-  }
+interface DisplayCurrencySetting {
+  currency: string;
+  choices: string[];
+  can_change: boolean;
 }
 
-function choose(currency: string): void {
-  try {
-    window.localStorage.setItem(STORAGE_KEY, currency);
-  } catch {
-    // Private modes may refuse storage: the choice then lasts for this page only.
-  }
-  current = currency;
-  for (const listener of listeners) listener();
-}
-
-let current: string | null = null;
-
-function subscribe(listener: () => void): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
-}
-
-function snapshot(): string {
-  current ??= stored();
-  return current;
-}
+const settingKey = ['display-currency'] as const;
 
 export interface DisplayCurrency {
   currency: string;
@@ -45,16 +23,25 @@ export interface DisplayCurrency {
   rate: number;
   approximate: boolean;
   options: string[];
+  canChange: boolean;
   choose: (currency: string) => void;
+  saving: boolean;
+  error: string | null;
   /** An amount: cents (or yen), more digits for prices below a cent. */
   format: (usd: number | null | undefined, options?: { precise?: boolean; signed?: boolean }) => string;
 }
 
 export function useDisplayCurrency(): DisplayCurrency {
+  const api = useApi();
+  const queryClient = useQueryClient();
   const fx = useFx();
-  const wanted = useSyncExternalStore(subscribe, snapshot, () => 'USD');
+  const setting = useQuery({ queryKey: settingKey, queryFn: () => api.get<DisplayCurrencySetting>('/api/console/display-currency'), staleTime: 5 * 60_000 });
+  const save = useMutation({
+    mutationFn: (currency: string) => api.put<DisplayCurrencySetting>('/api/console/display-currency', { currency }),
+    onSuccess: (saved) => queryClient.setQueryData(settingKey, saved),
+  });
   const rates = fx.data?.rates ?? null;
-  const options = ['USD', ...Object.keys(rates ?? {}).sort()];
+  const wanted = setting.data?.currency ?? 'USD';
   const currency = wanted !== 'USD' && rates?.[wanted] !== undefined ? wanted : 'USD';
   const rate = currency === 'USD' ? 1 : (rates?.[currency] as number);
   const whole = currency === 'JPY';
@@ -69,18 +56,25 @@ export function useDisplayCurrency(): DisplayCurrency {
     }).format(value);
     return currency === 'USD' ? text : `≈ ${text}`;
   };
-  return { currency, rate, approximate: currency !== 'USD', options, choose, format };
+  return {
+    currency, rate, approximate: currency !== 'USD', options: setting.data?.choices ?? ['USD'], canChange: setting.data?.can_change === true,
+    choose: (next) => save.mutate(next), saving: save.isPending, error: save.isError ? errorMessage(save.error) : null, format,
+  };
 }
 
-/** The currency picker shown beside amounts. */
+/** The account's currency, changeable by the roles that manage billing. */
 export function CurrencySelect({ display }: { display: DisplayCurrency }) {
+  const hint = display.error ?? (!display.canChange
+    ? 'Chosen for the account by its owners and billing managers.'
+    : display.approximate ? 'For everyone on this account, at the gateway’s published rate; you are billed in USD.' : 'For everyone on this account.');
   return (
     <SelectField
       label="Currency"
       value={display.currency}
+      disabled={!display.canChange || display.saving}
       onChange={(event) => display.choose(event.target.value)}
       options={display.options.map((option) => ({ value: option, label: option === 'USD' ? 'USD (billed)' : `${option} (approximate)` }))}
-      hint={display.approximate ? 'Converted at the gateway’s published rate; you are billed in USD.' : undefined}
+      hint={hint}
     />
   );
 }
