@@ -38,7 +38,7 @@ export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] 
   const spends = spendPerKey(rows, new Set(keyNames.keys()));
   return (
     <div className="table-scroll">
-      <table className="table" data-testid="spend-by-key">
+      <table className="table table-cards" data-testid="spend-by-key">
         <caption className="visually-hidden">Spend per key over the period, dearest first</caption>
         <thead>
           <tr>
@@ -50,10 +50,10 @@ export function SpendByKey({ rows, keys }: { rows: DailyUsage[]; keys: ApiKey[] 
           {spends.map((spend) => (
             <tr key={spend.keyId ?? 'none'}>
               <th scope="row" title={spend.keyId === PLAYGROUND ? undefined : spend.keyId ?? undefined}>{spend.keyId === null ? 'No key' : keyNames.get(spend.keyId) ?? spend.label ?? spend.keyId}</th>
-              <td className="numeric">{formatCost(spend.cost)}</td>
-              <td className="numeric">{formatInteger(spend.requests)}</td>
-              <td className="numeric">{formatInteger(spend.tokens)}</td>
-              <td className="mono">{[...spend.models].sort().join(', ')}</td>
+              <td data-label="Spend" className="numeric">{formatCost(spend.cost)}</td>
+              <td data-label="Requests" className="numeric">{formatInteger(spend.requests)}</td>
+              <td data-label="Tokens" className="numeric">{formatInteger(spend.tokens)}</td>
+              <td data-label="Models" className="mono">{[...spend.models].sort().join(', ')}</td>
             </tr>
           ))}
         </tbody>
