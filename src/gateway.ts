@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
+import { SignUpCreditExpiry } from './sign-up-credit/sign-up-credit-expiry.js';
 import { resolveAdminToken } from './auth/admin-token.js';
 import { createClientIpResolver } from './auth/client-ip.js';
 import { KeyVerifier } from './auth/key-verifier.js';
@@ -314,6 +315,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
   opened.add(() => alerts.stop());
+  const signUpCreditExpiry = new SignUpCreditExpiry(storage, services.ledger, clock, logger);
+  signUpCreditExpiry.start();
+  opened.add(() => signUpCreditExpiry.stop());
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
   opened.add(() => services.commerce.plans.stop());

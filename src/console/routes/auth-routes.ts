@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { grantSignUpCredit } from '../../sign-up-credit/grant-sign-up-credit.js';
+import { signUpAddressHash } from '../../sign-up-credit/sign-up-identity.js';
 import { isUniqueViolation } from '../../http/admin/admin-guard.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -141,6 +143,8 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       if (isUniqueViolation(error)) throw new GatewayError('email_taken', 'An account with this email already exists; sign in or reset its password.', { param: 'email' });
       throw error;
     }
+    // The sign-up's address, hashed: the sign-up credit is given once per address (and per mailbox) at verification.
+    await storage.signUpCredits.recordSignUpAddress(account.id, signUpAddressHash(context.clientIp), now);
     if (input.ref !== undefined && input.ref !== '') await attributeReferral(deps, account.id, input.ref, context.clientIp);
     mailLater(deps, 'verify-email', user.email, await issueToken(deps, user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
     await signIn(deps, context, user, 201);
@@ -157,6 +161,10 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     // A referred account earns its referrer's reward only once its owner's mailbox is proven.
     for (const membership of await storage.console.listMemberships(userId)) {
       if (membership.role === 'owner') await deps.services.commerce.referrals.confirmEmail(membership.accountId);
+    }
+    // An account made by console sign-up gets the sign-up credit now that its owner's mailbox is proven.
+    for (const membership of await storage.console.listMemberships(userId)) {
+      if (membership.role === 'owner') await grantSignUpCredit(deps.services, { accountId: membership.accountId, email: user.email, verifiedFromIp: context.clientIp });
     }
     sendJson(context, 200, { user: userJson(user) });
   }));
