@@ -1,4 +1,6 @@
+import { nanoToUsd } from '../billing/money.js';
 import type { SignUpCreditConfig } from '../config/commerce-config.js';
+import { isoTime } from '../management/time-input.js';
 import type { NanoUsd } from '../domain/records.js';
 import type { GatewayServices } from '../services.js';
 import { newId } from '../shared/ids.js';
@@ -49,10 +51,34 @@ export async function grantSignUpCredit(
     now,
   });
   if (!outcome.granted) {
+    if (outcome.reason !== 'already_granted') await storage.signUpCredits.recordRefusal(request.accountId, outcome.reason);
     logger.info('sign-up credit not given', { account: request.accountId, reason: outcome.reason });
     return outcome;
   }
   services.ledger.forgetBalance(request.accountId);
   logger.info('sign-up credit given', { account: request.accountId, amountNano: amountNano.toString() });
   return { granted: true, amountNano, expiresAt };
+}
+
+/**
+ * The sign-up credit as the account's owner sees it: `offered` (verify the email to get it), `granted` (with its
+ * expiry), `expired` (what was taken back); null when the account has none and will get none.
+ */
+export async function signUpCreditView(services: Pick<GatewayServices, 'storage' | 'config'>, account: { id: string; tier: string }): Promise<Record<string, unknown> | null> {
+  const grant = await services.storage.signUpCredits.getGrant(account.id);
+  if (grant !== null) {
+    return {
+      state: grant.reclaimedAt === null ? 'granted' : 'expired',
+      amount_usd: nanoToUsd(grant.amountNano),
+      granted_at: isoTime(grant.createdAt),
+      expires_at: grant.expiresAt === null ? null : isoTime(grant.expiresAt),
+      taken_back_usd: nanoToUsd(grant.reclaimedNano),
+    };
+  }
+  if (await services.storage.signUpCredits.signUpAddress(account.id) === null) return null;
+  const refusal = await services.storage.signUpCredits.refusal(account.id);
+  // Given once per person: this mailbox or address already had it.
+  if (refusal !== null) return { state: 'not_given', reason: refusal };
+  const { amountNano, days } = await signUpCreditFor(services, services.config.commerce.signUpCredit, account.tier);
+  return amountNano <= 0n ? null : { state: 'offered', amount_usd: nanoToUsd(amountNano), days };
 }

@@ -14,6 +14,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('account_id', 'text', (column) => column.primaryKey())
     .addColumn('ip_hash', 'text', (column) => column.notNull())
     .addColumn('created_at', 'bigint', (column) => column.notNull())
+    // Why no credit was given at verification (`email_used`, `address_used`, …); null: not decided yet, or given.
+    .addColumn('refusal', 'text')
     .execute();
   await db.schema
     .createTable('signup_credit_claims')

@@ -10,6 +10,7 @@ export interface SignUpAddressesTable {
   /** SHA-256 of the address a console sign-up came from (IPv6: its /64). */
   ip_hash: string;
   created_at: IntegerColumn;
+  refusal: string | null;
 }
 
 export interface SignUpCreditClaimsTable {
@@ -74,6 +75,9 @@ export interface SignUpCreditRepository {
   /** Keeps the (hashed) address a console sign-up came from, for the grant at verification. */
   recordSignUpAddress(accountId: string, ipHash: string, now: number): Promise<void>;
   signUpAddress(accountId: string): Promise<string | null>;
+  /** Why the account's sign-up got no credit (kept to tell its owner); null when it got one or was never decided. */
+  recordRefusal(accountId: string, reason: string): Promise<void>;
+  refusal(accountId: string): Promise<string | null>;
   /**
    * In one transaction: claims the email and every address, records the grant, writes its `signup_credit` ledger
    * entry and raises the balance; nothing at all when any claim is already held.
@@ -114,13 +118,22 @@ export function createSignUpCreditRepository(db: Kysely<Tables>, dialect: Dialec
   const ledgerTransaction = (trx: Transaction<Tables>): Transaction<Database> => trx as unknown as Transaction<Database>;
   return {
     async recordSignUpAddress(accountId, ipHash, now) {
-      await db.insertInto('signup_addresses').values({ account_id: accountId, ip_hash: ipHash, created_at: now })
+      await db.insertInto('signup_addresses').values({ account_id: accountId, ip_hash: ipHash, created_at: now, refusal: null })
         .onConflict((conflict) => conflict.column('account_id').doNothing()).execute();
     },
 
     async signUpAddress(accountId) {
       const row = await db.selectFrom('signup_addresses').select('ip_hash').where('account_id', '=', accountId).executeTakeFirst();
       return row?.ip_hash ?? null;
+    },
+
+    async recordRefusal(accountId, reason) {
+      await db.updateTable('signup_addresses').set({ refusal: reason }).where('account_id', '=', accountId).execute();
+    },
+
+    async refusal(accountId) {
+      const row = await db.selectFrom('signup_addresses').select('refusal').where('account_id', '=', accountId).executeTakeFirst();
+      return row?.refusal ?? null;
     },
 
     async grant(request) {
