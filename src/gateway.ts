@@ -402,6 +402,15 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
 }
 
 /** The log line an operator reads first: where it listens and which channels it found. */
+/**
+ * Where operators sign in, for the start log: before the first operator exists, the one-time setup page (the admin
+ * token makes the first owner) and the second factor every operator needs before the operator pages answer.
+ */
+export async function describeOperatorConsole(gateway: RunningGateway): Promise<string> {
+  if (await gateway.services.storage.operators.count() > 0) return `${gateway.consoleUrl}/operator (operators sign in with two-factor)`;
+  return `no operator yet: create the first owner at ${gateway.consoleUrl}/operator/setup (it asks for ADMIN_TOKEN or the token printed at the first start), then turn on two-factor sign-in on the console's Security page: operator pages require it`;
+}
+
 export function describeStartup(gateway: RunningGateway): Record<string, unknown> {
   const { services } = gateway;
   const channels = services.catalog.channels();
