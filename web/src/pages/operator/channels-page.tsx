@@ -50,12 +50,14 @@ export function OperatorChannelsPage() {
   const [results, setResults] = useState<Record<string, TestResult | string>>({});
   const healthOf = new Map((health.data?.channels ?? []).map((report) => [report.channel_id, report]));
 
+  // Each probe answers through its own promise: a mutation's per-call callbacks fire for the latest call only, and
+  // "Test all" runs several at once.
   const test = (channel: Channel) => {
-    setResults({ ...results, [channel.id]: 'Testing…' });
-    action.mutate({ method: 'POST', path: `admin/channels/${encodeURIComponent(channel.id)}/test`, body: {} }, {
-      onSuccess: (result) => setResults((all) => ({ ...all, [channel.id]: result })),
-      onError: (error) => setResults((all) => ({ ...all, [channel.id]: errorMessage(error) })),
-    });
+    setResults((all) => ({ ...all, [channel.id]: 'Testing…' }));
+    action.mutateAsync({ method: 'POST', path: `admin/channels/${encodeURIComponent(channel.id)}/test`, body: {} }).then(
+      (result) => setResults((all) => ({ ...all, [channel.id]: result })),
+      (error: unknown) => setResults((all) => ({ ...all, [channel.id]: errorMessage(error) })),
+    );
   };
 
   // Every channel at once, as the probe of one does: each answers in its own row.

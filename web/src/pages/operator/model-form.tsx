@@ -21,8 +21,8 @@ export interface Model {
 const PRICES: readonly { name: string; label: string }[] = [
   { name: 'input_per_mtok', label: 'Input, USD per million tokens' },
   { name: 'output_per_mtok', label: 'Output, USD per million tokens' },
-  { name: 'cached_input_per_mtok', label: 'Cached input, USD per million tokens' },
-  { name: 'cache_write_per_mtok', label: 'Cache write, USD per million tokens' },
+  { name: 'cached_input_per_mtok', label: 'Cache reads, USD per million tokens' },
+  { name: 'cache_write_per_mtok', label: 'Cache writes, USD per million tokens' },
   { name: 'per_request', label: 'Per request, USD' },
   { name: 'per_image', label: 'Per image, USD' },
   { name: 'per_audio_minute', label: 'Per audio minute, USD' },
