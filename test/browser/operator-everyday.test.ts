@@ -221,6 +221,9 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   expect(curl.stdout.trim().split('\n').pop()).toBe('200');
   await user.page.getByRole('button', { name: 'I have copied the key' }).click();
   await photograph(user.page, 'everyday-keys-credit');
+  await user.page.goto(`${consoleUrl}/alerts`);
+  await user.page.getByRole('heading', { name: 'Alerts', level: 1 }).waitFor();
+  await photograph(user.page, 'everyday-alerts');
   await user.context.close();
 
   step.name = 'A second sign-up from the same address: no credit, and what to do at $0';

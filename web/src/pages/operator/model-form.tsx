@@ -31,8 +31,8 @@ const PRICES: readonly { name: string; label: string }[] = [
 
 const KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'];
 const STRATEGIES = [
-  { value: 'weighted', label: 'Weighted (share by weight)' },
-  { value: 'least-latency', label: 'Least latency (time to first byte)' },
+  { value: 'weighted', label: 'Weighted' },
+  { value: 'least-latency', label: 'Least latency' },
   { value: 'least-in-flight', label: 'Least in flight' },
 ];
 
@@ -145,7 +145,7 @@ export function ModelForm({ model, onDone }: { model: Model | null; onDone: () =
       <fieldset className="stack plain-fieldset">
         <legend>Routing and limits</legend>
         <div className="form-grid">
-          <SelectField label="Balancing strategy" value={form.strategy} onChange={(event) => update({ strategy: event.target.value })} options={STRATEGIES} hint="Orders the channels of one priority." />
+          <SelectField label="Balancing strategy" value={form.strategy} onChange={(event) => update({ strategy: event.target.value })} options={STRATEGIES} hint="Orders the channels of one priority: by weight, by time to first byte, or by requests in flight." />
           <TextField label="Fallback models" value={form.fallbacks} onChange={(event) => update({ fallbacks: event.target.value })} hint="Comma-separated ids, tried in order when this model cannot answer." />
           <TextField label="Requests per minute" type="number" min={1} value={form.rpm} onChange={(event) => update({ rpm: event.target.value })} placeholder="Unlimited" />
           <TextField label="Tokens per minute" type="number" min={1} value={form.tpm} onChange={(event) => update({ tpm: event.target.value })} placeholder="Unlimited" />

@@ -13,7 +13,7 @@ interface Channel { id: string; name: string; models: Record<string, string>; en
 /** Strategy, fallbacks, limits and cache of a model in one line. */
 function routingSummary(model: Model): string {
   return [
-    model.routing?.strategy ?? 'weighted',
+    model.routing === undefined || model.routing.strategy === 'weighted' ? null : model.routing.strategy,
     model.fallbacks === undefined || model.fallbacks.length === 0 ? null : `falls back to ${model.fallbacks.join(', ')}`,
     model.limits?.rpm == null ? null : `${model.limits.rpm} RPM`,
     model.limits?.tpm == null ? null : `${model.limits.tpm} TPM`,
@@ -128,7 +128,7 @@ export function OperatorModelsPage() {
             <thead><tr><th scope="col">Model</th><th scope="col">Visibility</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Channels</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{models.data.data.map((model) => (
               <tr key={model.id} data-model-id={model.id}>
-                <th scope="row" className="mono">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span><span className="key-meta">{routingSummary(model)}</span></th>
+                <th scope="row" className="mono">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span>{routingSummary(model) === '' ? null : <span className="key-meta model-routing">{routingSummary(model)}</span>}</th>
                 <td><Badge tone={model.public ? 'info' : 'neutral'}>{model.public ? 'public' : 'private'}</Badge></td>
                 <td className="numeric">{price(model.pricing.input_per_mtok)}</td>
                 <td className="numeric">{price(model.pricing.output_per_mtok)}</td>
