@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import { expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
-import { addRoutedModel, flushWrites, startTestGateway, type TestGateway } from '../support/gateway-harness.js';
+import { flushWrites, startTestGateway, type TestGateway } from '../support/gateway-harness.js';
 import { becomeFirstOwner } from '../support/operator-browser.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../unit/limits/redis-test-support.js';
 
