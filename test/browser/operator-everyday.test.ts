@@ -4,9 +4,9 @@
  * `upstream-demo-v2` gets a new priority and keeps its mapping (the upstream still receives `upstream-demo-v2`);
  * each channel type's form comes from the upstream registry (Azure's API version, Bedrock's JSON credentials and
  * region); every channel tested at once; a model's price edited and the next call charged at it; an account
- * disabled and its keys answer 403 at once on both instances, enabled again, then deleted; a new user with a sign-up
- * credit makes a first call with curl without a card, and a second sign-up from the same address is told why it got
- * none and what to do at $0. Every changed page photographed at 1280 and 390 px, light and dark.
+ * disabled and its keys answer 403 at once on both instances, enabled again, then deleted; the operator gives the
+ * default tier a sign-up credit, and a new user makes a first call with curl without a card, while a second sign-up
+ * from the same address is told why it got none and what to do at $0. Every changed page photographed at 1280 and 390 px, light and dark.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,9 +33,9 @@ beforeAll(async () => {
   redis = new RedisFixture(TEST_REDIS_URL, testKeyPrefix());
   // One database needs one key for the upstream credentials it stores sealed.
   const shared = { REDIS_URL: TEST_REDIS_URL, REDIS_KEY_PREFIX: redis.prefix, SECRET_KEY: randomBytes(32).toString('hex') };
-  fixture = await startConsoleFixture({ ...shared, SIGNUP_CREDIT_USD: '1', SIGNUP_CREDIT_DAYS: '30' });
+  fixture = await startConsoleFixture({ ...shared, SIGNUP_CREDIT_DAYS: '30' });
   // The second instance: the first one's database and Redis, its own listeners.
-  second = await startTestGateway({ env: { ...shared, DATABASE_URL: fixture.gateway.databaseUrl, ADMIN_TOKEN: fixture.gateway.adminToken, SIGNUP_CREDIT_USD: '1' } });
+  second = await startTestGateway({ env: { ...shared, DATABASE_URL: fixture.gateway.databaseUrl, ADMIN_TOKEN: fixture.gateway.adminToken, SIGNUP_CREDIT_DAYS: '30' } });
 }, 300_000);
 
 afterAll(async () => {
@@ -202,6 +202,17 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   await page.getByTestId('account-status').getByText('deleted').waitFor();
   expect([401, 403]).toContain((await chat(fixture.gateway.baseURL, key.body.key)).status);
   expect([401, 403]).toContain((await chat(second.baseURL, key.body.key)).status);
+
+  step.name = 'The operator gives new sign-ups of the default tier a $1 credit';
+  await page.goto(`${consoleUrl}/operator/offers`);
+  await page.getByRole('button', { name: 'Edit tier default' }).click();
+  const tierForm = page.getByRole('form', { name: 'Tier default' });
+  await tierForm.getByLabel('Sign-up credit (USD)').fill('1');
+  await tierForm.getByRole('button', { name: 'Save tier' }).click();
+  await page.getByTestId('tiers-table').getByRole('row', { name: /default/ }).getByText('$1.00').waitFor();
+  expect((await admin<{ signup_credit_usd: number }>('GET', '/admin/tiers/default')).body.signup_credit_usd).toBe(1);
+  await page.getByRole('heading', { name: 'Tiers and sign-up credit' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
+  await photograph(page, 'everyday-tiers');
 
   step.name = 'A new user: offered credit, verified, a key, a first call with curl';
   const user = await openPage(fixture.browser, { width: 1280, height: 860 });
