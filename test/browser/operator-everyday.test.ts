@@ -60,11 +60,12 @@ describe.skipIf(!chromiumPresent || TEST_REDIS_URL === undefined)('the operator 
 });
 
 /** The page at 1280 and 390 px, light and dark (`name-wide-light.png` …), with no sideways scrolling on a phone. */
-async function photograph(page: Page, name: string): Promise<void> {
+async function photograph(page: Page, name: string, scrollTo?: string): Promise<void> {
   for (const [width, height, size] of [[1280, 860, 'wide'], [390, 844, 'phone']] as const) {
     for (const scheme of ['light', 'dark'] as const) {
       await page.setViewportSize({ width, height });
       await page.emulateMedia({ colorScheme: scheme });
+      if (scrollTo !== undefined) await page.getByRole('heading', { name: scrollTo }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
       await page.waitForTimeout(150);
       if (width === 390) expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} at 390px`).toBeLessThanOrEqual(0);
       await screenshot(fixture, page, `${name}-${size}-${scheme}`);
@@ -211,8 +212,7 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   await tierForm.getByRole('button', { name: 'Save tier' }).click();
   await page.getByTestId('tiers-table').getByRole('row', { name: /default/ }).getByText('$1.00').waitFor();
   expect((await admin<{ signup_credit_usd: number }>('GET', '/admin/tiers/default')).body.signup_credit_usd).toBe(1);
-  await page.getByRole('heading', { name: 'Tiers and sign-up credit' }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
-  await photograph(page, 'everyday-tiers');
+  await photograph(page, 'everyday-tiers', 'Tiers and sign-up credit');
 
   step.name = 'A new user: offered credit, verified, a key, a first call with curl';
   const user = await openPage(fixture.browser, { width: 1280, height: 860 });
