@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeError } from '../../shared/logger.js';
 import { grantSignUpCredit } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { signUpAddressHash } from '../../sign-up-credit/sign-up-identity.js';
 import { isUniqueViolation } from '../../http/admin/admin-guard.js';
@@ -158,13 +159,14 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.console.markEmailVerified(userId, now);
     const user = await storage.console.getUserById(userId);
     if (user === null) throw new GatewayError('invalid_token', 'This verification link is invalid, used or expired.', { param: 'token' });
-    // A referred account earns its referrer's reward only once its owner's mailbox is proven.
+    // Once its owner's mailbox is proven, a referred account earns its referrer's reward, and an account made by
+    // console sign-up gets the sign-up credit. The email is verified either way: a credit that fails is logged.
     for (const membership of await storage.console.listMemberships(userId)) {
-      if (membership.role === 'owner') await deps.services.commerce.referrals.confirmEmail(membership.accountId);
-    }
-    // An account made by console sign-up gets the sign-up credit now that its owner's mailbox is proven.
-    for (const membership of await storage.console.listMemberships(userId)) {
-      if (membership.role === 'owner') await grantSignUpCredit(deps.services, { accountId: membership.accountId, email: user.email, verifiedFromIp: context.clientIp });
+      if (membership.role !== 'owner') continue;
+      await deps.services.commerce.referrals.confirmEmail(membership.accountId);
+      await grantSignUpCredit(deps.services, { accountId: membership.accountId, email: user.email, verifiedFromIp: context.clientIp }).catch((error: unknown) => {
+        deps.services.logger.warn('sign-up credit failed', { account: membership.accountId, ...describeError(error) });
+      });
     }
     sendJson(context, 200, { user: userJson(user) });
   }));
