@@ -248,4 +248,11 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   await photograph(other.page, 'everyday-keys-empty');
   expectCleanPage(other);
   await other.context.close();
+
+  step.name = 'The operator sees who got the credit and why the second did not';
+  await page.goto(`${consoleUrl}/operator/accounts`);
+  await page.getByLabel('Search by email or id').fill(newcomer);
+  await page.getByRole('button', { name: newcomer }).click();
+  await page.getByTestId('account-sign-up-credit').getByText('$1.00 given').waitFor();
+  await screenshot(fixture, page, 'everyday-account-sign-up-credit');
 }

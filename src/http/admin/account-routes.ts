@@ -22,6 +22,7 @@ import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 import { guardOperatorsOfAccount } from './operator-accounts.js';
+import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
@@ -78,7 +79,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const subscriptions = await storage.subscriptions.listByAccount(account.id);
     const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
     const limits = effectiveAccountLimits(services.tiers, account);
-    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans };
+    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans, sign_up_credit: await signUpCreditView(services, account) };
   };
   const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
     const view = await keyViewOf(services, key.accountId);

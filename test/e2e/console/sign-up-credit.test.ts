@@ -76,6 +76,8 @@ describe('sign-up credit', () => {
     const expiresAt = Date.parse(String(account.sign_up_credit?.expires_at));
     expect(expiresAt - Date.now()).toBeGreaterThan(6.9 * DAY_MS);
     expect((await ledger(person.accountId)).filter((entry) => entry.kind === 'signup_credit')).toEqual([expect.objectContaining({ amount_usd: 1.25 })]);
+    // Operators see it on the account too.
+    expect((await setup.gateway.admin('GET', `/admin/accounts/${person.accountId}`)).body).toMatchObject({ sign_up_credit: { state: 'granted', amount_usd: 1.25 } });
 
     const answer = await sdk.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
     expect(answer.choices[0]?.message.content).toBeTruthy();
@@ -107,6 +109,7 @@ describe('sign-up credit', () => {
     const second = await signUp({ ip: shared });
     await verify(second);
     expect(await sessionAccount(second)).toMatchObject({ balance_usd: 0, sign_up_credit: { state: 'not_given', reason: 'address_used' } });
+    expect((await setup.gateway.admin('GET', `/admin/accounts/${second.accountId}`)).body).toMatchObject({ sign_up_credit: { state: 'not_given', reason: 'address_used' } });
 
     // Signed up from different addresses, verified from one, at the same moment: one credit between them.
     const together = ip();

@@ -8,7 +8,19 @@ import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
-interface Account { id: string; email: string; status: 'enabled' | 'disabled' | 'deleted'; tier: string; balance_usd: number; credit_line_usd: number; created_at: string }
+interface SignUpCredit { state: string; amount_usd?: number; expires_at?: string | null; taken_back_usd?: number; reason?: string }
+interface Account { id: string; email: string; status: 'enabled' | 'disabled' | 'deleted'; tier: string; balance_usd: number; credit_line_usd: number; created_at: string; sign_up_credit?: SignUpCredit | null }
+
+/** The account's sign-up credit in a few words (operators see why one was not given). */
+function signUpCreditText(credit: SignUpCredit | null | undefined): string | null {
+  if (credit == null) return null;
+  switch (credit.state) {
+    case 'granted': return `${formatUsd(credit.amount_usd)} given${credit.expires_at == null ? '' : `, until ${formatDateTime(credit.expires_at)}`}`;
+    case 'expired': return `${formatUsd(credit.amount_usd)} given, ${formatUsd(credit.taken_back_usd)} taken back at expiry`;
+    case 'offered': return `${formatUsd(credit.amount_usd)} once the email is verified`;
+    default: return `not given (${(credit.reason ?? '').replace(/_/g, ' ')})`;
+  }
+}
 interface LedgerEntry { id: string; kind: string; amount_usd: number; reason?: string | null; created_at: string }
 interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
 
@@ -126,6 +138,7 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
         <div className="stat"><dt>Balance</dt><dd data-testid="account-balance">{formatUsd(current.balance_usd)}</dd></div>
         <div className="stat"><dt>Tier</dt><dd>{current.tier}</dd></div>
         <div className="stat"><dt>Credit line</dt><dd>{formatUsd(current.credit_line_usd)}</dd></div>
+        {signUpCreditText(current.sign_up_credit) === null ? null : <div className="stat"><dt>Sign-up credit</dt><dd className="stat-text" data-testid="account-sign-up-credit">{signUpCreditText(current.sign_up_credit)}</dd></div>}
         <div className="stat"><dt>Status</dt><dd data-testid="account-status"><Badge tone={STATUS_TONE[current.status]}>{current.status}</Badge></dd></div>
       </dl>
       {writable ? <AccountStatus account={current} path={path} /> : null}
