@@ -109,7 +109,7 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   expect(await edit.getByLabel('Upstream model id 1').inputValue()).toBe(UPSTREAM_MODEL);
   expect(await edit.getByLabel('Idle timeout (ms)').inputValue()).toBe('90000');
   await edit.getByLabel('Priority').fill('7');
-  await screenshot(fixture, page, 'everyday-channel-edit');
+  await photograph(page, 'everyday-channel-edit');
   await edit.getByRole('button', { name: 'Save channel' }).click();
   await edit.waitFor({ state: 'hidden' });
   const stored = await admin<{ models: Record<string, string>; priority: number; headers: Record<string, string>; settings: Record<string, unknown> }>('GET', `/admin/channels/${channelId}`);
@@ -130,7 +130,7 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   await add.getByLabel('Region').waitFor();
   await add.getByLabel('Credentials (JSON)').waitFor();
   await add.getByLabel('Name').fill('bedrock-draft');
-  await screenshot(fixture, page, 'everyday-channel-bedrock-form');
+  await photograph(page, 'everyday-channel-bedrock-form');
   await add.getByRole('button', { name: 'Cancel' }).click();
 
   step.name = 'Every channel tested at once';
@@ -155,7 +155,7 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   expect(await modelForm.getByLabel('Input, USD per million tokens').inputValue()).toBe('1');
   await modelForm.getByLabel('Input, USD per million tokens').fill('40');
   await modelForm.getByLabel('Output, USD per million tokens').fill('80');
-  await screenshot(fixture, page, 'everyday-model-edit');
+  await photograph(page, 'everyday-model-edit');
   await modelForm.getByRole('button', { name: 'Save model' }).click();
   await modelForm.waitFor({ state: 'hidden' });
   await page.locator(`tr[data-model-id="${MODEL}"]`).getByText('$40').waitFor();
