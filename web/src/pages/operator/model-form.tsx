@@ -133,7 +133,7 @@ export function ModelForm({ model, onDone }: { model: Model | null; onDone: () =
       </div>
       <fieldset className="stack plain-fieldset">
         <legend>Prices</legend>
-        <p className="field-hint">Empty: no charge for that unit. The next call is billed at the new price.</p>
+        <p className="field-hint">Empty: unset (cache reads and writes then cost the input price; other units are not charged). The next call is billed at the new price.</p>
         <div className="form-grid">
           {PRICES.map(({ name, label }) => (
             <TextField key={name} label={label} value={form.prices[name] ?? ''} inputMode="decimal" pattern="[0-9]*(\.[0-9]+)?"
