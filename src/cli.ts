@@ -9,7 +9,7 @@ import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { replayDeadLetters } from './usage-log/replay-dead-letters.js';
 import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { describeStartup, prepareStorage, startGateway } from './gateway.js';
+import { describeOperatorConsole, describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
 import { GatewayError } from './errors/gateway-error.js';
 import { openSharedLimits } from './limits/shared-limits.js';
@@ -93,7 +93,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     process.exit(1);
   }
   if (gateway.generatedAdminToken !== null) printAdminToken(gateway.generatedAdminToken);
-  logger.info('gateway listening', describeStartup(gateway));
+  logger.info('gateway listening', { ...describeStartup(gateway), operator_console: await describeOperatorConsole(gateway) });
   const shutdown = (signal: string): void => {
     logger.info('shutting down', { signal });
     gateway.close().then(() => process.exit(0), (error: unknown) => {

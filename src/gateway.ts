@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
+import { SignUpCreditExpiry } from './sign-up-credit/sign-up-credit-expiry.js';
 import { resolveAdminToken } from './auth/admin-token.js';
 import { createClientIpResolver } from './auth/client-ip.js';
 import { KeyVerifier } from './auth/key-verifier.js';
@@ -314,6 +315,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
   opened.add(() => alerts.stop());
+  const signUpCreditExpiry = new SignUpCreditExpiry(storage, services.ledger, clock, logger);
+  signUpCreditExpiry.start();
+  opened.add(() => signUpCreditExpiry.stop());
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
   opened.add(() => services.commerce.plans.stop());
@@ -398,6 +402,15 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
 }
 
 /** The log line an operator reads first: where it listens and which channels it found. */
+/**
+ * Where operators sign in, for the start log: before the first operator exists, the one-time setup page (the admin
+ * token makes the first owner) and the second factor every operator needs before the operator pages answer.
+ */
+export async function describeOperatorConsole(gateway: RunningGateway): Promise<string> {
+  if (await gateway.services.storage.operators.count() > 0) return `${gateway.consoleUrl}/operator (operators sign in with two-factor)`;
+  return `no operator yet: create the first owner at ${gateway.consoleUrl}/operator/setup (it asks for ADMIN_TOKEN or the token printed at the first start), then turn on two-factor sign-in on the console's Security page: operator pages require it`;
+}
+
 export function describeStartup(gateway: RunningGateway): Record<string, unknown> {
   const { services } = gateway;
   const channels = services.catalog.channels();

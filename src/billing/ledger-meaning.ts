@@ -3,8 +3,8 @@ import type { NanoUsd } from '../domain/records.js';
 /**
  * What a ledger entry means to the account's people: a type and a sentence, from its kind and the reason its writer
  * stored (`stripe:…` for card top-ups, `redemption code …`, `plan:…`; an operator's credit or debit carries the
- * operator's own words). A kind this module does not know still reads as its words ("signup_credit" → "Signup
- * credit"), so a new kind of entry never breaks the history.
+ * operator's own words). A kind this module does not know still reads as its words ("some_kind" → "Some kind"), so
+ * a new kind of entry never breaks the history.
  */
 export interface LineMeaning {
   type: string;
@@ -38,6 +38,10 @@ export function describeEntry(kind: string, reason: string | null, amountNano: N
       return { type: 'plan_grant', description: 'Plan granted by the operator' };
     case 'usage':
       return { type: 'usage', description: 'Usage' };
+    case 'signup_credit':
+      return amountNano < 0n
+        ? { type: 'sign_up_credit_expired', description: 'Unused sign-up credit taken back at its expiry' }
+        : { type: 'sign_up_credit', description: 'Sign-up credit' };
     default:
       return { type: kind, description: words(kind) };
   }

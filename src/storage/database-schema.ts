@@ -291,6 +291,9 @@ export interface TiersTable {
   name: string;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
+  /** Migration 0026: the tier's own sign-up credit and its lifetime in days (null: the gateway's). */
+  signup_credit_nano: NullableMoneyColumn;
+  signup_credit_days: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

@@ -29,6 +29,7 @@ import { createPaymentRepository } from './repositories/payment-repository.js';
 import { createReferralRepository } from './repositories/referral-repository.js';
 import { createSupportRepository } from './repositories/support-repository.js';
 import { createOperatorRepository, type OperatorTables } from './repositories/operator-repository.js';
+import { createSignUpCreditRepository, type SignUpCreditTables } from './repositories/sign-up-credit-repository.js';
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
@@ -136,6 +137,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 
     // The console's operators and their audit log (migration 0012).
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
+    signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     async ping() {
       try {
         await sql`select 1`.execute(db);

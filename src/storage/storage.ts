@@ -1,3 +1,4 @@
+import type { SignUpCreditRepository } from './repositories/sign-up-credit-repository.js';
 import type { MemberRepository } from './repositories/member-repository.js';
 import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
@@ -63,6 +64,8 @@ export interface Storage {
   support: SupportRepository;
   /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
   operators: OperatorRepository;
+  /** Sign-up credits: the address of each console sign-up, the once-only claims, grants and their expiry. */
+  signUpCredits: SignUpCreditRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */
@@ -153,7 +156,7 @@ export interface PlanRepository {
   update(id: string, patch: PlanPatch, now: number): Promise<Plan | null>;
 }
 
-export type TierPatch = Partial<Pick<Tier, 'rpm' | 'tpm'>>;
+export type TierPatch = Partial<Pick<Tier, 'rpm' | 'tpm' | 'signupCreditNano' | 'signupCreditDays'>>;
 
 /** Tiers by name (the name is the key: accounts refer to it). */
 export interface TierRepository {

@@ -97,7 +97,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await form.getByLabel('Name').fill('tour-upstream');
   await form.getByLabel('Base URL').fill(fixture.upstream.url);
   await form.getByLabel('API key').fill('sk-upstream-test');
-  await form.getByLabel('Models').fill(MODEL);
+  await form.getByLabel('Client model id 1').fill(MODEL);
   await form.getByLabel('Priority').fill('10');
   await form.getByRole('button', { name: 'Create channel' }).click();
   await form.waitFor({ state: 'hidden' });

@@ -24,6 +24,7 @@ import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-g
 import { guardOperatorsOfAccount } from './operator-accounts.js';
 import { describeEntry } from '../../billing/ledger-meaning.js';
 import { ledgerFilterFrom } from '../../management/ledger-filter.js';
+import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
@@ -80,7 +81,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const subscriptions = await storage.subscriptions.listByAccount(account.id);
     const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
     const limits = effectiveAccountLimits(services.tiers, account);
-    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans };
+    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans, sign_up_credit: await signUpCreditView(services, account) };
   };
   const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
     const view = await keyViewOf(services, key.accountId);

@@ -4,13 +4,13 @@ import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../../domain/records.js';
-import { BalanceLimitError, type LedgerRepository } from '../storage.js';
+import { BalanceLimitError, type LedgerCredit, type LedgerRepository } from '../storage.js';
 
-const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription'];
+const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription', 'signup_credit'];
 const LEDGER_COLUMNS = 8;
 const DAY_MS = 86_400_000;
 
-type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres';
 
 function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntry {
   return {
@@ -69,45 +69,52 @@ function amountById(amounts: [string, bigint][]) {
 /** Three parameters per row: the IN list entry and the CASE branch pair. */
 const ROWS_PER_UPDATE = rowsPerStatement(3);
 
+/**
+ * One credit (or debit) inside the caller's transaction: the ledger entry, then the balance moved by its amount.
+ * Idempotent per `entryId`; null when there is no such account; BalanceLimitError (thrown, so the caller's
+ * transaction rolls back) past the allowed range. Every credit of the ledger goes through here.
+ */
+export async function applyCreditIn(trx: Transaction<Database>, dialect: Dialect, credit: LedgerCredit): Promise<NanoUsd | null> {
+  let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
+  if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
+  const account = await lookup.executeTakeFirst();
+  if (account === undefined) return null;
+
+  const inserted = await trx
+    .insertInto('ledger_entries')
+    .values({
+      id: credit.entryId,
+      account_id: credit.accountId,
+      kind: credit.kind,
+      amount_nano: credit.amountNano,
+      key_id: null,
+      request_id: null,
+      reason: credit.reason,
+      created_at: credit.createdAt,
+    })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  // Already applied (same entryId): idempotent, the balance stays as it is.
+  if (inserted === undefined) return toBigInt(account.balance_nano);
+  const max = credit.maxBalanceNano;
+  const next = toBigInt(account.balance_nano) + credit.amountNano;
+  // Thrown inside the transaction, so the entry just inserted is rolled back with it.
+  if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
+
+  const updated = await trx
+    .updateTable('accounts')
+    .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
+    .where('id', '=', credit.accountId)
+    .returning('balance_nano')
+    .executeTakeFirstOrThrow();
+  return toBigInt(updated.balance_nano);
+}
+
 export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): LedgerRepository {
   return {
     async applyCredit(credit) {
-      return db.transaction().execute(async (trx): Promise<NanoUsd | null> => {
-        let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
-        if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
-        const account = await lookup.executeTakeFirst();
-        if (account === undefined) return null;
-
-        const inserted = await trx
-          .insertInto('ledger_entries')
-          .values({
-            id: credit.entryId,
-            account_id: credit.accountId,
-            kind: credit.kind,
-            amount_nano: credit.amountNano,
-            key_id: null,
-            request_id: null,
-            reason: credit.reason,
-            created_at: credit.createdAt,
-          })
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        // Already applied (same entryId): idempotent, the balance stays as it is.
-        if (inserted === undefined) return toBigInt(account.balance_nano);
-        const max = credit.maxBalanceNano;
-        const next = toBigInt(account.balance_nano) + credit.amountNano;
-        // Thrown inside the transaction, so the entry just inserted is rolled back with it.
-        if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
-
-        const updated = await trx
-          .updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
-          .where('id', '=', credit.accountId)
-          .returning('balance_nano')
-          .executeTakeFirstOrThrow();
-        return toBigInt(updated.balance_nano);
-      });
+      return db.transaction().execute((trx) => applyCreditIn(trx, dialect, credit));
     },
 
     async settleCharges(charges) {

@@ -21,10 +21,12 @@ describe('what a ledger entry means to people', () => {
     expect(describeEntry('subscription', 'plan-change:sub_1:led_1', -1n).type).toBe('plan_change');
     expect(describeEntry('subscription_grant', null, 0n).type).toBe('plan_grant');
     expect(describeEntry('usage', null, -1n).type).toBe('usage');
+    expect(describeEntry('signup_credit', null, 5n)).toEqual({ type: 'sign_up_credit', description: 'Sign-up credit' });
+    expect(describeEntry('signup_credit', null, -5n).type).toBe('sign_up_credit_expired');
   });
 
   it('reads a kind it does not know as its own words, never failing', () => {
-    expect(describeEntry('signup_credit', 'tier default', 5n)).toEqual({ type: 'signup_credit', description: 'Signup credit' });
+    expect(describeEntry('welcome_bonus', 'tier default', 5n)).toEqual({ type: 'welcome_bonus', description: 'Welcome bonus' });
     expect(describeEntry('partner-bonus', null, 5n)).toEqual({ type: 'partner-bonus', description: 'Partner bonus' });
     expect(describeEntry('', null, 5n).description).toBe('Balance change');
   });

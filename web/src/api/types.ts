@@ -8,12 +8,24 @@ export interface User {
   created_at: string;
 }
 
+/** The sign-up credit as its owner sees it (null: none given and none to come). */
+export interface SignUpCredit {
+  state: 'offered' | 'granted' | 'expired' | 'not_given';
+  amount_usd?: number;
+  days?: number | null;
+  granted_at?: string;
+  expires_at?: string | null;
+  taken_back_usd?: number;
+  reason?: string;
+}
+
 export interface Account {
   id: string;
   email: string;
   balance_usd: number;
   tier: string;
   status: string;
+  sign_up_credit?: SignUpCredit | null;
 }
 
 export type OperatorRole = 'owner' | 'admin' | 'support' | 'viewer';

@@ -35,7 +35,7 @@ interface TransactionHistory {
 /** The groups a person filters by; a type the console does not know yet falls under "Other". */
 const GROUPS: Record<string, string[]> = {
   payments: ['card_top_up', 'card_refund', 'card_dispute', 'refund', 'redemption'],
-  operator: ['operator_credit', 'operator_debit', 'plan_grant'],
+  operator: ['operator_credit', 'operator_debit', 'plan_grant', 'sign_up_credit', 'sign_up_credit_expired'],
   plans: ['plan_purchase', 'plan_change'],
   referrals: ['referral_reward', 'referral_reversal'],
   usage: ['usage'],
