@@ -25,6 +25,11 @@ export interface LedgerOptions {
   staleAfterMs: number;
   /** How often the checkpoints of this instance's streams in flight are written (only those whose figure changed). */
   checkpointMs: number;
+  /**
+   * The first checkpoint of a stream is written this long after its first byte reached the caller (the streams
+   * starting meanwhile share the write; one that ends sooner is never written). Default 50 ms.
+   */
+  firstCheckpointMs?: number;
   /** How long local knowledge that a subscription's quota is used up is trusted before storage is asked again. */
   factsTtlMs: number;
 }
@@ -123,6 +128,8 @@ export class Ledger {
   #soon: NodeJS.Immediate | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #checkpointTimer: NodeJS.Timeout | null = null;
+  /** The write of the first checkpoints due (streams whose first byte went out), or null. */
+  #dueTimer: NodeJS.Timeout | null = null;
   #checkpointing = false;
   #closed = false;
   #failedAt = 0;
@@ -229,15 +236,39 @@ export class Ledger {
   }
 
   /**
-   * Writes the checkpoints of the streams whose figure changed, in one batch, in turn with the money transactions:
-   * a stream settled before its checkpoint is written is left out, and one settled after has it deleted by its
-   * settlement's transaction.
+   * The stream's first byte reached its caller: the upstream bills its input from now on, so its first checkpoint
+   * is written now (with those of the streams that start meanwhile), not at the next interval. A crash right after
+   * the first byte then charges at least the input instead of releasing the hold.
    */
-  async writeCheckpoints(): Promise<void> {
-    if (this.#checkpointing || this.#closed || this.checkpoints.size === 0) return;
+  checkpointFirstByte(requestId: string): void {
+    if (this.#closed || !this.checkpoints.markDue(requestId)) return;
+    this.#scheduleDue();
+  }
+
+  #scheduleDue(): void {
+    if (this.#dueTimer !== null || this.#closed) return;
+    this.#dueTimer = setTimeout(() => {
+      this.#dueTimer = null;
+      this.writeCheckpoints(true).catch((error: unknown) => this.logger.warn('stream checkpoints could not be computed', describeError(error)));
+    }, this.options.firstCheckpointMs ?? 50);
+    this.#dueTimer.unref();
+  }
+
+  /**
+   * Writes the checkpoints of the streams whose figure changed (`dueOnly`: of the streams whose first checkpoint is
+   * due), in one batch, in turn with the money transactions: a stream settled before its checkpoint is written is
+   * left out, and one settled after has it deleted by its settlement's transaction.
+   */
+  async writeCheckpoints(dueOnly = false): Promise<void> {
+    if (this.#closed || this.checkpoints.size === 0) return;
+    if (this.#checkpointing) {
+      // A write is under way: the first checkpoints that fell due meanwhile get their own right after it.
+      if (dueOnly) this.#scheduleDue();
+      return;
+    }
     this.#checkpointing = true;
     try {
-      const pending = await this.checkpoints.changed();
+      const pending = await this.checkpoints.changed(dueOnly);
       if (pending.length === 0) return;
       while (this.#running !== null) await this.#running;
       if (this.#closed) return;
@@ -448,6 +479,7 @@ export class Ledger {
   async close(): Promise<void> {
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     if (this.#checkpointTimer !== null) clearInterval(this.#checkpointTimer);
+    if (this.#dueTimer !== null) clearTimeout(this.#dueTimer);
     await this.flush();
     this.#closed = true;
     this.#clearTimer();

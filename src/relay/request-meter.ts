@@ -193,8 +193,11 @@ export class RequestMeter {
     if (index >= 0) rules.splice(index, 1);
   }
 
+  /** The answer's first byte left for the caller: a stream tracked for checkpoints gets its first one now. */
   markFirstByte(): void {
-    this.ttfbMs ??= Math.round(performance.now() - this.startedAt);
+    if (this.ttfbMs !== null) return;
+    this.ttfbMs = Math.round(performance.now() - this.startedAt);
+    if (this.#tracked && !this.#finished) this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
   get finished(): boolean {
@@ -263,9 +266,10 @@ export class RequestMeter {
   }
 
   /**
-   * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger's
-   * timer asks, never per event): its checkpoint is written every few seconds, so if this instance dies the stream
-   * is charged at it (with a usage row coded `instance_stopped`) instead of its hold being released.
+   * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger
+   * asks, never per event): its first checkpoint is written as its first byte reaches the caller (the upstream bills
+   * the input from then on), then every few seconds, so if this instance dies the stream is charged at it (with a
+   * usage row coded `instance_stopped`) instead of its hold being released.
    */
   trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>): void {
     const reservation = this.#reservation;
@@ -276,6 +280,7 @@ export class RequestMeter {
       const costNano = this.quote(current);
       return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current.usage ?? null, costNano) };
     });
+    if (this.ttfbMs !== null) this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
   /** Idempotent: the first call settles, later calls return 0 and do nothing. */
