@@ -311,8 +311,9 @@ export class RequestMeter {
     const reservation = this.#reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
     this.#reservation = null;
     const checkpointed = this.#tracked && ledger.checkpoints.finish(this.requestId);
-    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed });
     const row = this.#usageRow(outcome, usage, cost);
+    // The settlement carries the row: if it has to wait on disk for the database, the row waits with it.
+    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed, usageRow: row });
     usageLog.record(row);
     if (settleSpan !== null) {
       settleSpan.set('unigate.cost_usd', nanoToDecimalString(cost)).set('unigate.reserved', reservation !== null);
