@@ -12,6 +12,8 @@ export interface StreamFigure {
 interface TrackedStream {
   reservation: Reservation;
   figure: () => Promise<StreamFigure>;
+  /** A cheaper figure for the checkpoint written at the first byte (null: `figure`). */
+  opening: (() => Promise<StreamFigure>) | null;
   /** The charge of the checkpoint last written, or null (none yet, or its write failed). */
   written: NanoUsd | null;
   /** A checkpoint of it may be in storage. */
@@ -39,10 +41,13 @@ export class StreamCheckpoints {
     return this.#streams.size;
   }
 
-  /** Tracks a stream (again, for the next attempt of a retried request: a checkpoint already stored stays known). */
-  track(requestId: string, reservation: Reservation, figure: () => Promise<StreamFigure>): void {
+  /**
+   * Tracks a stream (again, for the next attempt of a retried request: a checkpoint already stored stays known).
+   * `opening`: the figure of its first checkpoint, at its first byte, when that can be had cheaper than `figure`.
+   */
+  track(requestId: string, reservation: Reservation, figure: () => Promise<StreamFigure>, opening: (() => Promise<StreamFigure>) | null = null): void {
     const stored = this.#streams.get(requestId)?.stored ?? false;
-    this.#streams.set(requestId, { reservation, figure, written: null, stored, due: false });
+    this.#streams.set(requestId, { reservation, figure, opening, written: null, stored, due: false });
   }
 
   /**
@@ -81,7 +86,7 @@ export class StreamCheckpoints {
       if (dueOnly && !stream.due) continue;
       let figure: StreamFigure;
       try {
-        figure = await stream.figure();
+        figure = await (dueOnly && stream.opening !== null ? stream.opening() : stream.figure());
       } catch {
         continue;
       }

@@ -269,17 +269,23 @@ export class RequestMeter {
    * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger
    * asks, never per event): its first checkpoint is written as its first byte reaches the caller (the upstream bills
    * the input from then on), then every few seconds, so if this instance dies the stream is charged at it (with a
-   * usage row coded `instance_stopped`) instead of its hold being released.
+   * usage row coded `instance_stopped`) instead of its hold being released. `opening`: what it is billed at its first
+   * byte when that is cheaper to tell than `billed` (a chat stream's input, no tokenizer run).
    */
-  trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>): void {
+  trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>, opening?: () => Pick<RequestOutcome, 'usage' | 'billable'>): void {
     const reservation = this.#reservation;
     if (reservation === null || this.#finished) return;
     this.#tracked = true;
-    this.dependencies.ledger.checkpoints.track(this.requestId, reservation, async () => {
-      const current = await billed();
+    const figureOf = (current: Pick<RequestOutcome, 'usage' | 'billable'>) => {
       const costNano = this.quote(current);
       return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current.usage ?? null, costNano) };
-    });
+    };
+    this.dependencies.ledger.checkpoints.track(
+      this.requestId,
+      reservation,
+      async () => figureOf(await billed()),
+      opening === undefined ? null : () => Promise.resolve(figureOf(opening())),
+    );
     if (this.ttfbMs !== null) this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
