@@ -173,7 +173,8 @@ export class Ledger {
    */
   async start(): Promise<void> {
     const outbox = this.options.outbox ?? null;
-    const kept = outbox === null ? [] : await outbox.list();
+    const { files: kept, unreadable } = outbox === null ? { files: [], unreadable: [] } : await outbox.list();
+    if (unreadable.length > 0) this.logger.error('money: outbox files that cannot be read were set aside; their settlements are not applied', { directory: outbox?.directory, files: unreadable });
     const settlements = kept.flatMap((file) => file.settlements);
     const charged = await this.#recover(this.options.instanceId, null, settlements);
     if (charged !== null && charged > 0) this.logger.warn('charged the streams a previous run of this instance left at their checkpoints', { instance: this.options.instanceId, streams: charged });

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { NanoUsd, UsageLogRow } from '../domain/records.js';
 import { syncDirectory, writeDurableFile } from '../shared/durable-file.js';
@@ -18,6 +18,12 @@ export interface KeptSettlement extends Settlement {
 export interface KeptFile {
   file: string;
   settlements: KeptSettlement[];
+}
+
+/** What the outbox holds: its files, and those set aside because they could not be read (names). */
+export interface KeptFiles {
+  files: KeptFile[];
+  unreadable: string[];
 }
 
 interface EncodedSettlement {
@@ -76,25 +82,35 @@ export class SettlementOutbox {
     return writeDurableFile(this.directory, `${settlements.map(encodeKeptSettlement).join('\n')}\n`, now, '.jsonl');
   }
 
-  /** Every kept file, oldest first (none when the folder does not exist). */
-  async list(): Promise<KeptFile[]> {
+  /**
+   * Every kept file, oldest first (none when the folder does not exist). A file that cannot be read as kept
+   * settlements (damaged on disk) is renamed `<name>.unreadable`, left for the operator and named in `unreadable`,
+   * so it neither blocks the start nor is retried.
+   */
+  async list(): Promise<KeptFiles> {
     let names: string[];
     try {
       names = await readdir(this.directory);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: [], unreadable: [] };
       throw error;
     }
     // A write cut short by a crash never counted: its settlements were still queued in memory, and are lost with it
     // only if they were lost anyway.
     for (const name of names.filter((entry) => entry.startsWith('.') && entry.endsWith('.partial'))) await rm(path.join(this.directory, name), { force: true });
     const files: KeptFile[] = [];
+    const unreadable: string[] = [];
     for (const name of names.filter((entry) => entry.endsWith('.jsonl') && !entry.startsWith('.')).sort()) {
       const file = path.join(this.directory, name);
       const text = await readFile(file, 'utf8');
-      files.push({ file, settlements: text.split('\n').filter((line) => line.trim() !== '').map(decodeKeptSettlement) });
+      try {
+        files.push({ file, settlements: text.split('\n').filter((line) => line.trim() !== '').map(decodeKeptSettlement) });
+      } catch {
+        await rename(file, `${file}.unreadable`);
+        unreadable.push(`${name}.unreadable`);
+      }
     }
-    return files;
+    return { files, unreadable };
   }
 
   /** Removes files whose settlements are all committed. */

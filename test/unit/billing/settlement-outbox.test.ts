@@ -6,7 +6,7 @@
  * with no call from outside, and its file goes.
  */
 import { randomBytes } from 'node:crypto';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -122,7 +122,7 @@ describe('settlement outbox', () => {
     const requestId = newId('req');
     first.settle(reservation, { costNano: COST_NANO, requestId, createdAt: Date.now(), usageRow: usageRow(requestId, owner.id, key.id) });
     await waitUntil('the settlement kept on disk', () => first.keptSettlements === 1);
-    const [file] = await outbox.list();
+    const [file] = (await outbox.list()).files;
     expect(file?.settlements.map((settlement) => [settlement.requestId, settlement.costNano, settlement.usageRow?.requestId])).toEqual([[requestId, COST_NANO, requestId]]);
     // Stopping while the database is away leaves the settlement on disk instead of waiting.
     await first.close();
@@ -134,7 +134,7 @@ describe('settlement outbox', () => {
     await startLedger();
     expect(await balance()).toBe(BALANCE_NANO - COST_NANO);
     expect(await usageRows(requestId)).toBe(1);
-    expect(await outbox.list()).toEqual([]);
+    expect(await outbox.list()).toEqual({ files: [], unreadable: [] });
 
     // The same file again (a crash before it was removed): nothing moves a second time.
     await cp(copy, file?.file ?? '');
@@ -142,7 +142,18 @@ describe('settlement outbox', () => {
     await startLedger();
     expect(await balance()).toBe(BALANCE_NANO - COST_NANO);
     expect(await usageRows(requestId)).toBe(1);
-    expect(await outbox.list()).toEqual([]);
+    expect(await outbox.list()).toEqual({ files: [], unreadable: [] });
+  });
+
+  it('sets a damaged file aside instead of failing the start, and names it', async () => {
+    const { outbox, startLedger } = await setUp();
+    await outbox.keep([], Date.now());
+    const [file] = (await outbox.list()).files;
+    await writeFile(file?.file ?? '', '{"requestId":"req_1","costNano":"12"\n');
+    await startLedger();
+    const after = await readdir(outbox.directory);
+    expect(after).toEqual([`${path.basename(file?.file ?? '')}.unreadable`]);
+    expect(await outbox.list()).toEqual({ files: [], unreadable: [] });
   });
 
   it('in a live process, commits the kept settlement by itself once the database answers, and removes its file', async () => {
@@ -153,7 +164,7 @@ describe('settlement outbox', () => {
     const requestId = newId('req');
     ledger.settle(reservation, { costNano: COST_NANO, requestId, createdAt: Date.now(), usageRow: usageRow(requestId, owner.id, key.id) });
     await waitUntil('the settlement kept on disk', () => ledger.keptSettlements === 1);
-    expect(await outbox.list()).toHaveLength(1);
+    expect((await outbox.list()).files).toHaveLength(1);
     // More settlements while the database is away are kept as they come, not at the next failed transaction.
     const later = await ledger.reserve({ accountId: owner.id, keyId: key.id, keyCapped: false, keyBudgeted: false, subscriptions: [], amountNano: HOLD_NANO, entryId: newId('led') });
     ledger.settle(later, { costNano: 7n, requestId: newId('req'), createdAt: Date.now(), usageRow: null });
