@@ -248,7 +248,11 @@ export class Ledger {
    * Charges what a gone instance left: settlements it kept on disk (applied as it would have, once: a ledger entry
    * id already in storage moves no money) and its streams at their checkpoints, with their usage rows.
    */
-  async #chargeGone(transaction: MoneyTransaction, instanceId: string, kept: readonly KeptSettlement[], claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
+  async #chargeGone(transaction: MoneyTransaction, instanceId: string, everyKept: readonly KeptSettlement[], claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
+    // A kept settlement already committed (its file outlived the commit) is not planned again: planned anew it might
+    // split differently (a subscription's quota now used up) and write an entry its first commit did not.
+    const settled = everyKept.length === 0 ? new Set<string>() : await transaction.settledEntryIds(everyKept.map((settlement) => settlement.reservation.entryId));
+    const kept = everyKept.filter((settlement) => !settled.has(settlement.reservation.entryId));
     const streams = claimed.map((checkpoint) => {
       const reservation = decodeReservation(checkpoint.reservation);
       const costNano = checkpoint.costNano > reservation.amountNano ? reservation.amountNano : checkpoint.costNano;
@@ -258,7 +262,13 @@ export class Ledger {
       ...kept.map(({ reservation, costNano, requestId, createdAt }) => ({ reservation, costNano, requestId, createdAt })),
       ...streams.map(({ reservation, costNano, row }) => ({ reservation, costNano, requestId: row.requestId, createdAt: now })),
     ];
-    const rows = [...kept.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])), ...streams.map((stream) => stream.row)];
+    // Every kept usage row (one whose settlement committed may still be missing: rows are written apart); a row
+    // already logged is skipped.
+    const rows = [...everyKept.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])), ...streams.map((stream) => stream.row)];
+    if (kept.length === 0 && streams.length === 0) {
+      if (rows.length > 0) await transaction.insertUsageRows(rows);
+      return;
+    }
     // The dead instance's pools: what it holds in storage, of which its checkpointed streams are in flight (its other
     // requests are not charged: their part of the holds is released with the rest).
     const held = await transaction.instanceHolds(instanceId);
