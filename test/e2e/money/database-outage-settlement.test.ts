@@ -18,12 +18,12 @@ const YAML = [
   'models:',
   `  - { id: ${MODEL}, pricing: { input_per_mtok: 3, output_per_mtok: 15 } }`,
   'channels:',
-  // Slow enough that requests admitted just before the database stops are answered while it is away.
-  `  - { name: outage-sim, type: simulator, models: [${MODEL}], settings: { output_tokens: 12, latency_ms: 300 } }`,
+  // Slow enough that the requests admitted just before the database stops are answered while it is away.
+  `  - { name: outage-sim, type: simulator, models: [${MODEL}], settings: { output_tokens: 12, latency_ms: 1000 } }`,
 ];
 const CREDIT_NANO = 100_000_000_000n;
 const DOWN_MS = 8000;
-const CALLERS_PER_INSTANCE = 4;
+const CALLERS_PER_INSTANCE = 6;
 
 interface Outcome {
   instance: string;
@@ -138,8 +138,8 @@ describe.skipIf(postgresBinaries() === null)('settlements and usage rows across 
     const stopKilled = { done: false };
     const steadyLoad = load(steady, key, outcomes, stopSteady);
     const killedLoad = load(killed, key, outcomes, stopKilled);
-    // Warm: both instances hold leases, so requests are admitted without the database.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Warm: both instances hold leases, and each has requests in flight when the database stops.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     await server.stop();
     const downAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, DOWN_MS / 2 - 1000));
