@@ -30,6 +30,8 @@ export interface UsageLogWriterOptions {
  */
 export class UsageLogWriter {
   readonly #writer: BatchWriter<UsageLogRow>;
+  /** Stopping: a batch already kept on disk is not retried further (the next start writes it). */
+  #closing = false;
 
   constructor(storage: Pick<Storage, 'usage'>, private readonly logger: Logger, options: UsageLogWriterOptions = {}) {
     const maxAttempts = options.maxAttempts ?? 5;
@@ -47,7 +49,7 @@ export class UsageLogWriter {
           return;
         } catch (error) {
           kept ??= await writeDeadLetter(directory, rows, now());
-          if (attempt >= maxAttempts) {
+          if (attempt >= maxAttempts || this.#closing) {
             this.logger.error('usage-log: batch could not be written, kept in a file; the gateway writes it once the database answers', {
               rows: rows.length,
               attempts: attempt,
@@ -78,6 +80,7 @@ export class UsageLogWriter {
   }
 
   close(): Promise<void> {
+    this.#closing = true;
     return this.#writer.close();
   }
 }

@@ -9,7 +9,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, killAll } from '../cli/cli-process.js';
+import { freePort, killAll, withTimeout } from '../cli/cli-process.js';
 import { startServeCluster, type ServeCluster, type ServeInstance } from '../serve-cluster.js';
 import { createPrivatePostgresCluster, postgresBinaries, type PrivatePostgresCluster } from '../../support/private-postgres-cluster.js';
 
@@ -126,11 +126,40 @@ describe.skipIf(postgresBinaries() === null)('settlements and usage rows across 
     }
   }
 
-  it('every request answered 200 is charged once, by the gateway itself, after the database is back', async () => {
-    const account = await cluster.admin<{ id: string }>('POST', '/admin/accounts', { email: 'outage@example.com' });
+  async function newAccount(email: string): Promise<{ accountId: string; key: string }> {
+    const account = await cluster.admin<{ id: string }>('POST', '/admin/accounts', { email });
     const accountId = account.body.id;
     expect((await cluster.admin('POST', `/admin/accounts/${accountId}/credits`, { amount_usd: Number(CREDIT_NANO) / 1e9 })).status).toBe(200);
     const key = (await cluster.admin<{ key: string }>('POST', `/admin/accounts/${accountId}/keys`, {})).body.key;
+    return { accountId, key };
+  }
+
+  /** Every answered request charged once at its quoted cost with its usage row; the books balance to the nano-dollar. */
+  async function expectConverged(accountId: string, answered: Outcome[]): Promise<void> {
+    const ids = answered.map((outcome) => outcome.requestId as string);
+    const costs = new Map(answered.map((outcome) => [outcome.requestId as string, outcome.costNano as bigint]));
+    expect([...costs.values()].every((cost) => cost > 0n)).toBe(true);
+    const rows = await waitFor('a usage row of every answered request',
+      () => query('select request_id, cost_nano from usage_logs where request_id = any($1)', [ids]), (found) => found.length === ids.length, 60_000);
+    for (const row of rows) expect(BigInt(String(row.cost_nano)), String(row.request_id)).toBe(costs.get(String(row.request_id)));
+    const entries = await waitFor('a ledger charge of every answered request',
+      () => query('select request_id, amount_nano from ledger_entries where kind = \'usage\' and request_id = any($1)', [ids]), (found) => found.length >= ids.length, 60_000);
+    expect(entries).toHaveLength(ids.length);
+    for (const entry of entries) expect(-BigInt(String(entry.amount_nano)), String(entry.request_id)).toBe(costs.get(String(entry.request_id)));
+    expect(await query('select request_id from ledger_entries where request_id is not null group by request_id having count(*) > 1')).toEqual([]);
+
+    // The books balance to the nano-dollar: every charge has its usage row, and no usage row is uncharged.
+    const [{ spent }] = await query('select coalesce(sum(cost_nano), 0) as spent from usage_logs where account_id = $1', [accountId]) as [{ spent: string }];
+    const [{ charged }] = await query('select coalesce(sum(amount_nano), 0) as charged from ledger_entries where account_id = $1 and kind = \'usage\'', [accountId]) as [{ charged: string }];
+    const [{ balance_nano: balance }] = await query('select balance_nano from accounts where id = $1', [accountId]) as [{ balance_nano: string }];
+    expect(-BigInt(charged)).toBe(BigInt(spent));
+    expect(BigInt(balance)).toBe(CREDIT_NANO - BigInt(spent));
+    const check = await cluster.admin<{ ok: boolean; problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${accountId}`);
+    expect(check.body).toMatchObject({ ok: true, problems: [] });
+  }
+
+  it('every request answered 200 is charged once, by the gateway itself, after the database is back', async () => {
+    const { accountId, key } = await newAccount('outage@example.com');
     const [steady, killed] = cluster.instances as [ServeInstance, ServeInstance];
 
     const outcomes: Outcome[] = [];
@@ -165,28 +194,40 @@ describe.skipIf(postgresBinaries() === null)('settlements and usage rows across 
     expect(whileDown('steady')).toBeGreaterThan(0);
     expect(whileDown('killed')).toBeGreaterThan(0);
     expect(outcomes.filter((outcome) => ![200, 503].includes(outcome.status))).toEqual([]);
-    const ids = answered.map((outcome) => outcome.requestId as string);
-    const costs = new Map(answered.map((outcome) => [outcome.requestId as string, outcome.costNano as bigint]));
-    expect([...costs.values()].every((cost) => cost > 0n)).toBe(true);
 
-    const rows = await waitFor('a usage row of every answered request',
-      () => query('select request_id, cost_nano from usage_logs where request_id = any($1)', [ids]), (found) => found.length === ids.length, 60_000);
-    for (const row of rows) expect(BigInt(String(row.cost_nano)), String(row.request_id)).toBe(costs.get(String(row.request_id)));
-    const entries = await waitFor('a ledger charge of every answered request',
-      () => query('select request_id, amount_nano from ledger_entries where kind = \'usage\' and request_id = any($1)', [ids]), (found) => found.length >= ids.length, 60_000);
-    expect(entries).toHaveLength(ids.length);
-    for (const entry of entries) expect(-BigInt(String(entry.amount_nano)), String(entry.request_id)).toBe(costs.get(String(entry.request_id)));
-    expect(await query('select request_id from ledger_entries where request_id is not null group by request_id having count(*) > 1')).toEqual([]);
-
-    // The books balance to the nano-dollar: every charge has its usage row, and no usage row is uncharged.
-    const [{ spent }] = await query('select coalesce(sum(cost_nano), 0) as spent from usage_logs where account_id = $1', [accountId]) as [{ spent: string }];
-    const [{ charged }] = await query('select coalesce(sum(amount_nano), 0) as charged from ledger_entries where account_id = $1 and kind = \'usage\'', [accountId]) as [{ charged: string }];
-    const [{ balance_nano: balance }] = await query('select balance_nano from accounts where id = $1', [accountId]) as [{ balance_nano: string }];
-    expect(-BigInt(charged)).toBe(BigInt(spent));
-    expect(BigInt(balance)).toBe(CREDIT_NANO - BigInt(spent));
-    const check = await cluster.admin<{ ok: boolean; problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${accountId}`);
-    expect(check.body).toMatchObject({ ok: true, problems: [] });
+    await expectConverged(accountId, answered);
     await waitFor('empty outboxes', async () => [...keptFiles(cluster, 'steady'), ...keptFiles(cluster, 'killed')], (files) => files.length === 0, 30_000);
     for (const instance of cluster.instances) expect(instance.process.hasExited(), instance.name).toBe(false);
+  }, 240_000);
+
+  it('a clean stop while the database is away does not wait for it; the restart applies what it kept', async () => {
+    const { accountId, key } = await newAccount('outage-stop@example.com');
+    const stopping = cluster.instances.find((instance) => instance.name === 'killed') as ServeInstance;
+    const outcomes: Outcome[] = [];
+    const stop = { done: false };
+    const running = load(stopping, key, outcomes, stop);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await server.stop();
+    const downAt = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    stop.done = true;
+    await running;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const stoppedAt = performance.now();
+    process.kill(stopping.process.pid, 'SIGTERM');
+    const exit = await withTimeout(stopping.process.exited, 30_000, 'a clean stop with the database away');
+    const stopMs = performance.now() - stoppedAt;
+    cluster.instances.splice(cluster.instances.indexOf(stopping), 1);
+    console.log(`stopped in ${Math.round(stopMs)} ms with the database away`);
+    expect(exit.code).toBe(0);
+    expect(stopMs).toBeLessThan(20_000);
+    expect(keptFiles(cluster, 'killed').length).toBeGreaterThan(0);
+    await server.start();
+    await cluster.start('killed', { INSTANCE_ID: 'outage-killed' });
+    const answered = outcomes.filter((outcome) => outcome.status === 200);
+    expect(answered.filter((outcome) => outcome.at > downAt).length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => ![200, 503].includes(outcome.status))).toEqual([]);
+    await expectConverged(accountId, answered);
+    await waitFor('empty outboxes', async () => keptFiles(cluster, 'killed'), (files) => files.length === 0, 30_000);
   }, 240_000);
 });
