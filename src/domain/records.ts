@@ -313,6 +313,10 @@ export interface UsageLogRow {
 export interface UsageQuery {
   accountId?: string;
   keyId?: string;
+  /** Any of these keys (an empty list matches nothing). */
+  keyIds?: readonly string[];
+  /** The channel that answered. */
+  channelId?: string;
   model?: string;
   status?: number;
   from?: number;

@@ -257,6 +257,18 @@ export interface AnnouncementsTable {
   created_at: IntegerColumn;
 }
 
+export interface AccountDisplayCurrencyTable {
+  account_id: string;
+  currency: string;
+  updated_at: IntegerColumn;
+}
+
+export interface AnnouncementDismissalsTable {
+  user_id: string;
+  announcement_id: string;
+  dismissed_at: IntegerColumn;
+}
+
 /** A single row (id = 1). */
 export interface FxRatesTable {
   id: IntegerColumn;
@@ -302,6 +314,8 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   usage_logs: UsageLogsTable;
   announcements: AnnouncementsTable;
+  announcement_dismissals: AnnouncementDismissalsTable;
+  account_display_currency: AccountDisplayCurrencyTable;
   fx_rates: FxRatesTable;
   settings: SettingsTable;
   tiers: TiersTable;

@@ -9,6 +9,7 @@ import { createConsoleRepository } from './repositories/console-repository.js';
 import { createMemberRepository } from './repositories/member-repository.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
+import { createDisplayCurrencyRepository } from './repositories/display-currency-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
 import { createChannelKeyFlagRepository } from './repositories/channel-key-flag-repository.js';
 import { createChannelRepository } from './repositories/channel-repository.js';
@@ -112,6 +113,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ledger: createLedgerRepository(db, location.dialect),
     usage: createUsageLogRepository(db, batches),
     announcements: createAnnouncementRepository(db),
+    displayCurrency: createDisplayCurrencyRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),
     tiers: createTierRepository(db),

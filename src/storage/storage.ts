@@ -34,6 +34,8 @@ export interface Storage {
   ledger: LedgerRepository;
   usage: UsageLogRepository;
   announcements: AnnouncementRepository;
+  /** The currency each account's console shows amounts in. */
+  displayCurrency: DisplayCurrencyRepository;
   fx: FxRepository;
   settings: SettingsRepository;
   tiers: TierRepository;
@@ -342,9 +344,37 @@ export interface LedgerRepository {
    * lowered by the sum per account, keys' `spentNano` raised by the sum per key. Idempotent per `entryId`.
    */
   settleCharges(charges: UsageCharge[]): Promise<void>;
-  listByAccount(accountId: string, page: PageRequest): Promise<Page<LedgerEntry>>;
-  /** Sum of all entries of the account (the balance derived from the ledger). */
-  sumByAccount(accountId: string): Promise<NanoUsd>;
+  /** Oldest first unless `filter.order` is `desc`; `after` is the id of the previous page's last entry either way. */
+  listByAccount(accountId: string, page: PageRequest, filter?: LedgerListFilter): Promise<Page<LedgerEntry>>;
+  /** Sum of all entries of the account (the balance derived from the ledger); with `before`, of those created before it. */
+  sumByAccount(accountId: string, before?: number): Promise<NanoUsd>;
+  /** The account's `usage` entries in `from <= created_at < to` summed per UTC day, days ascending. */
+  dailyUsage(accountId: string, from: number, to: number): Promise<LedgerDailyUsage[]>;
+}
+
+export interface LedgerListFilter {
+  order?: 'asc' | 'desc';
+  /** Only these kinds. */
+  kinds?: readonly string[];
+  /** None of these kinds. */
+  excludeKinds?: readonly string[];
+  /** Created at or after (epoch ms). */
+  from?: number;
+  /** Created before (epoch ms). */
+  to?: number;
+}
+
+export interface LedgerDailyUsage {
+  /** Start of the UTC day, epoch ms. */
+  day: number;
+  /** Usage entries (settled requests) of the day. */
+  entries: number;
+  /** Sum of their amounts (zero or negative). */
+  amountNano: NanoUsd;
+  /** What the day's requests cost beyond what their funds covered (recorded, not taken). */
+  shortfallNano: NanoUsd;
+  /** The newest entry of the day (epoch ms). */
+  lastAt: number;
 }
 
 export interface UsageLogRepository {
@@ -381,6 +411,17 @@ export interface AnnouncementRepository {
   listActive(now: number, limit: number): Promise<Announcement[]>;
   list(page: PageRequest): Promise<Page<Announcement>>;
   delete(id: string): Promise<boolean>;
+  /** Records that the user dismissed the announcement (again: nothing changes). */
+  dismiss(userId: string, announcementId: string, at: number): Promise<void>;
+  /** Which of `announcementIds` the user dismissed. */
+  dismissedBy(userId: string, announcementIds: readonly string[]): Promise<Set<string>>;
+}
+
+export interface DisplayCurrencyRepository {
+  /** The account's chosen currency code; null: none chosen (USD). */
+  get(accountId: string): Promise<string | null>;
+  /** Sets it; null removes the choice. */
+  set(accountId: string, currency: string | null, now: number): Promise<void>;
 }
 
 export interface FxRepository {

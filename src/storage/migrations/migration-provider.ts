@@ -20,6 +20,7 @@ import * as modelFallbacks from './0017-model-fallbacks.js';
 import * as hostedToolPrices from './0020-hosted-tool-prices.js';
 import * as referralRewardReversals from './0023-referral-reward-reversals.js';
 import * as channelUrlCredentials from './0024-channel-url-credentials.js';
+import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-currency.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -47,6 +48,7 @@ const migrations: Record<string, Migration> = {
   '0020-hosted-tool-prices': hostedToolPrices,
   '0023-referral-reward-reversals': referralRewardReversals,
   '0024-channel-url-credentials': channelUrlCredentials,
+  '0028-dismissals-and-display-currency': dismissalsAndDisplayCurrency,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -8,6 +8,7 @@ import { BalanceLimitError, type LedgerRepository } from '../storage.js';
 
 const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription'];
 const LEDGER_COLUMNS = 8;
+const DAY_MS = 86_400_000;
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -155,22 +156,56 @@ export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): 
       });
     },
 
-    async listByAccount(accountId, page) {
+    async listByAccount(accountId, page, filter = {}) {
       const limit = pageLimit(page);
-      let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
+      const descending = filter.order === 'desc';
+      let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id', descending ? 'desc' : 'asc').limit(limit + 1);
+      if (page.after != null) query = query.where('id', descending ? '<' : '>', page.after);
+      if (filter.kinds !== undefined) query = filter.kinds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('kind', 'in', [...filter.kinds]);
+      if (filter.excludeKinds !== undefined && filter.excludeKinds.length > 0) query = query.where('kind', 'not in', [...filter.excludeKinds]);
+      if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+      if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
       const rows = await query.execute();
       return toPage(rows.map(toRecord), limit, (entry) => entry.id);
     },
 
-    async sumByAccount(accountId) {
+    async sumByAccount(accountId, before) {
       // PostgreSQL's sum(bigint) is numeric (a decimal string from pg); SQLite's is an integer.
-      const row = await db
+      let query = db
         .selectFrom('ledger_entries')
         .select(sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('total'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
+        .where('account_id', '=', accountId);
+      if (before !== undefined) query = query.where('created_at', '<', before);
+      const row = await query.executeTakeFirstOrThrow();
       return toBigInt(row.total);
+    },
+
+    async dailyUsage(accountId, from, to) {
+      // Integer division of epoch milliseconds on both databases (bigint / bigint truncates, as SQLite's integers do).
+      const day = sql<number | string>`(${sql.ref('created_at')} / ${sql.lit(DAY_MS)})`;
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .select([
+          day.as('day'),
+          sql<number | string>`count(*)`.as('entries'),
+          sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('amount'),
+          sql<bigint | string>`coalesce(sum(${sql.ref('shortfall_nano')}), 0)`.as('shortfall'),
+          sql<number | string>`max(${sql.ref('created_at')})`.as('last_at'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'usage')
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy(day)
+        .orderBy(day)
+        .execute();
+      return rows.map((row) => ({
+        day: toNumber(row.day) * DAY_MS,
+        entries: toNumber(row.entries),
+        amountNano: toBigInt(row.amount),
+        shortfallNano: toBigInt(row.shortfall),
+        lastAt: toNumber(row.last_at),
+      }));
     },
   };
 }

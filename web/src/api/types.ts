@@ -110,6 +110,12 @@ export interface CatalogModel {
   kind: string;
   owned_by: string;
   pricing: Record<string, number> | null;
+  aliases?: string[];
+  context_window?: number | null;
+  max_output_tokens?: number | null;
+  capabilities?: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
+  /** The account's keys that may call the model (roles that read keys). */
+  keys?: { id: string; name: string }[];
 }
 
 export interface Overview {
@@ -122,6 +128,8 @@ export interface Overview {
 export interface UsageRow {
   request_id: string;
   key_id: string | null;
+  /** The key's name (`Playground` for the playground's own keys); null when the key is gone. */
+  key_name?: string | null;
   model: string | null;
   endpoint: string;
   protocol: string;
@@ -148,6 +156,8 @@ export interface DailyUsage {
   date: string;
   model: string;
   key_id: string | null;
+  /** `Playground` for the playground's own keys. */
+  key_name?: string | null;
   requests: number;
   errors: number;
   input_tokens: number;
@@ -167,4 +177,6 @@ export interface PlaygroundSummary {
   cost_usd: number;
   latency_ms: number;
   first_token_ms: number | null;
+  /** The JSON body the console sent to the gateway's /v1/chat/completions for this answer (no key). */
+  request_body?: Record<string, unknown>;
 }

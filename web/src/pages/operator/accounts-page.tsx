@@ -6,9 +6,9 @@ import { Button } from '../../ui/button';
 import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+import { AccountLedger } from './account-ledger';
 
 interface Account { id: string; email: string; tier: string; balance_usd: number; credit_line_usd: number; created_at: string }
-interface LedgerEntry { id: string; kind: string; amount_usd: number; reason?: string | null; created_at: string }
 interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
 
 interface UserStatus { id: string; email: string; email_verified: boolean; two_factor_enabled: boolean; locked: { reason: string; locked_at: string } | null; active_sessions: number }
@@ -56,7 +56,6 @@ function SignInStatus({ email, writable }: { email: string; writable: boolean })
 function AccountDetail({ account, writable }: { account: Account; writable: boolean }) {
   const path = `admin/accounts/${encodeURIComponent(account.id)}`;
   const detail = useOperatorGet<Account>(path);
-  const ledger = useOperatorGet<{ data: LedgerEntry[] }>(`${path}/ledger`, { limit: '20' });
   const keys = useOperatorGet<{ data: Key[] }>(`${path}/keys`, { limit: '100' });
   const action = useOperatorAction();
   const [amount, setAmount] = useState('');
@@ -106,14 +105,7 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
           ))}</tbody></table></div>
       )}
       <h3>Ledger</h3>
-      {ledger.data?.data.length === 0 ? <p className="empty">No entries.</p> : null}
-      {ledger.data === undefined || ledger.data.data.length === 0 ? null : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Ledger of {current.email}</caption>
-          <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="numeric">Amount</th><th scope="col">Reason</th></tr></thead>
-          <tbody>{ledger.data.data.map((entry) => (
-            <tr key={entry.id}><td>{formatDateTime(entry.created_at)}</td><td>{entry.kind}</td><td className="numeric">{formatCost(entry.amount_usd)}</td><td>{entry.reason ?? ''}</td></tr>
-          ))}</tbody></table></div>
-      )}
+      <AccountLedger path={path} email={current.email} />
     </Card>
   );
 }
