@@ -35,8 +35,8 @@ Commands:
                                           disable (keys answer 403, nothing deleted), enable again, or delete
                                           (keys revoked, personal data erased, accounting kept); safe to repeat
   usage replay                            write the usage-log batches kept in <DATA_DIR>/usage-dead-letter (the
-                                          database refused them) to the usage log; safe to repeat; exits 1 if any
-                                          file stays
+                                          database refused them) to the usage log now (a running gateway does it
+                                          by itself); safe to repeat; exits 1 if any file stays
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
   operators create --email <email> --role owner|admin|support|viewer

@@ -50,6 +50,8 @@ import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
 import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
+import { DeadLetterReplayer } from './usage-log/dead-letter-replayer.js';
+import { SettlementOutbox, settlementOutboxDirectory } from './billing/settlement-outbox.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
@@ -238,6 +240,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     // Streams in flight are checkpointed every 2 s (every heartbeat when those are more frequent): a crash loses at
     // most that much of a stream's charge.
     checkpointMs: Math.min(2000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
+    // Settlements the database cannot take wait on disk (this instance id's folder) until it can.
+    outbox: new SettlementOutbox(settlementOutboxDirectory(config.dataDirectory, instanceId)),
   });
   const subscriptions = new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 });
   const base: Omit<GatewayServices, 'commerce'> = {
@@ -292,6 +296,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   opened.add(() => services.ledger.close());
+  // Usage rows the database refused are written from their files once it answers again, by this instance itself.
+  const keptUsage = new DeadLetterReplayer(storage.usage, deadLetterDirectory(config.dataDirectory), clock, logger);
+  keptUsage.start();
+  void keptUsage.replay();
+  opened.add(() => keptUsage.stop());
+  metrics.observeOutbox(() => ({ settlements: services.ledger.keptSettlements, usageRows: keptUsage.pendingRows }));
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
   services.catalog.onReload((channels) => http.setOriginLimits(connectionLimitsByOrigin(channels)));
   followInvalidations(services);

@@ -271,6 +271,8 @@ export interface MoneyTransaction {
   dropInstance(instanceId: string): Promise<void>;
   /** Usage rows written with the charges (a request id already logged is skipped). */
   insertUsageRows(rows: UsageLogRow[]): Promise<void>;
+  /** Of these entry ids, those a settlement already wrote (a ledger entry or a subscription usage row). */
+  settledEntryIds(entryIds: string[]): Promise<Set<string>>;
 }
 
 export interface MoneyHold {
