@@ -9,7 +9,7 @@ import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
 import { replayDeadLetters } from './usage-log/replay-dead-letters.js';
 import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
-import { describeStartup, prepareStorage, startGateway } from './gateway.js';
+import { describeOperatorConsole, describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
 import { GatewayError } from './errors/gateway-error.js';
 import { openSharedLimits } from './limits/shared-limits.js';
@@ -35,8 +35,8 @@ Commands:
                                           disable (keys answer 403, nothing deleted), enable again, or delete
                                           (keys revoked, personal data erased, accounting kept); safe to repeat
   usage replay                            write the usage-log batches kept in <DATA_DIR>/usage-dead-letter (the
-                                          database refused them) to the usage log; safe to repeat; exits 1 if any
-                                          file stays
+                                          database refused them) to the usage log now (a running gateway does it
+                                          by itself); safe to repeat; exits 1 if any file stays
   ledger check [--account <id>]           prove the books balance (balances, key spend, subscription usage
                                           against the ledger); exits 1 on any mismatch
   operators create --email <email> --role owner|admin|support|viewer
@@ -93,7 +93,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     process.exit(1);
   }
   if (gateway.generatedAdminToken !== null) printAdminToken(gateway.generatedAdminToken);
-  logger.info('gateway listening', describeStartup(gateway));
+  logger.info('gateway listening', { ...describeStartup(gateway), operator_console: await describeOperatorConsole(gateway) });
   const shutdown = (signal: string): void => {
     logger.info('shutting down', { signal });
     gateway.close().then(() => process.exit(0), (error: unknown) => {

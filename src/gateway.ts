@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
+import { SignUpCreditExpiry } from './sign-up-credit/sign-up-credit-expiry.js';
 import { resolveAdminToken } from './auth/admin-token.js';
 import { createClientIpResolver } from './auth/client-ip.js';
 import { KeyVerifier } from './auth/key-verifier.js';
@@ -49,6 +50,8 @@ import { AdapterRegistry } from './upstreams/adapter-registry.js';
 import { connectionLimitsByOrigin } from './upstreams/connection-limits.js';
 import { HttpTransport } from './upstreams/http-transport.js';
 import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
+import { DeadLetterReplayer } from './usage-log/dead-letter-replayer.js';
+import { SettlementOutbox, settlementOutboxDirectory } from './billing/settlement-outbox.js';
 import { UsageLogWriter } from './usage-log/usage-log-writer.js';
 import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
@@ -240,6 +243,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     // Streams in flight are checkpointed every 2 s (every heartbeat when those are more frequent): a crash loses at
     // most that much of a stream's charge.
     checkpointMs: Math.min(2000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
+    // Settlements the database cannot take wait on disk (this instance id's folder) until it can.
+    outbox: new SettlementOutbox(settlementOutboxDirectory(config.dataDirectory, instanceId)),
   });
   const subscriptions = new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 });
   const base: Omit<GatewayServices, 'commerce'> = {
@@ -294,6 +299,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();
   opened.add(() => services.ledger.close());
+  // Usage rows the database refused are written from their files once it answers again, by this instance itself.
+  const keptUsage = new DeadLetterReplayer(storage.usage, deadLetterDirectory(config.dataDirectory), clock, logger);
+  keptUsage.start();
+  void keptUsage.replay();
+  opened.add(() => keptUsage.stop());
+  metrics.observeOutbox(() => ({ settlements: services.ledger.keptSettlements, usageRows: keptUsage.pendingRows }));
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
   services.catalog.onReload((channels) => http.setOriginLimits(connectionLimitsByOrigin(channels)));
   followInvalidations(services);
@@ -317,6 +328,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const alerts = new AlertChecker(storage, services.mailer, clock, logger, { intervalMs: config.alertCheckSeconds * 1000 });
   alerts.start();
   opened.add(() => alerts.stop());
+  const signUpCreditExpiry = new SignUpCreditExpiry(storage, services.ledger, clock, logger);
+  signUpCreditExpiry.start();
+  opened.add(() => signUpCreditExpiry.stop());
   // The webhook outbox is delivered by every instance; a conditional lease keeps each attempt to one of them.
   const webhookSender = new WebhookSender(config.webhooks);
   opened.add(() => webhookSender.close());
@@ -409,6 +423,15 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
 }
 
 /** The log line an operator reads first: where it listens and which channels it found. */
+/**
+ * Where operators sign in, for the start log: before the first operator exists, the one-time setup page (the admin
+ * token makes the first owner) and the second factor every operator needs before the operator pages answer.
+ */
+export async function describeOperatorConsole(gateway: RunningGateway): Promise<string> {
+  if (await gateway.services.storage.operators.count() > 0) return `${gateway.consoleUrl}/operator (operators sign in with two-factor)`;
+  return `no operator yet: create the first owner at ${gateway.consoleUrl}/operator/setup (it asks for ADMIN_TOKEN or the token printed at the first start), then turn on two-factor sign-in on the console's Security page: operator pages require it`;
+}
+
 export function describeStartup(gateway: RunningGateway): Record<string, unknown> {
   const { services } = gateway;
   const channels = services.catalog.channels();

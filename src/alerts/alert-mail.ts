@@ -1,4 +1,4 @@
-import { nanoToDecimalString } from '../billing/money.js';
+import { formatUsdText } from '../billing/money-text.js';
 import type { MailMessage } from '../mail/mailer.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 
@@ -11,10 +11,7 @@ export interface AlertMailContext {
   subscription?: { planName: string; periodStart: number; periodEnd: number };
 }
 
-function usd(nano: bigint): string {
-  const text = nanoToDecimalString(nano);
-  return nano < 0n ? `-$${text.slice(1)}` : `$${text}`;
-}
+const usd = formatUsdText;
 
 function day(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);

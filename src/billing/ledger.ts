@@ -2,11 +2,12 @@ import { GatewayError, serviceUnavailable } from '../errors/gateway-error.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { NanoUsd } from '../domain/records.js';
+import type { NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { LedgerCredit, MoneyTransaction, Storage, StoredCheckpoint } from '../storage/storage.js';
 import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
 import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-checkpoints.js';
 import { nanoToUsd } from './money.js';
+import type { KeptSettlement, SettlementOutbox } from './settlement-outbox.js';
 import {
   NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
@@ -25,8 +26,18 @@ export interface LedgerOptions {
   staleAfterMs: number;
   /** How often the checkpoints of this instance's streams in flight are written (only those whose figure changed). */
   checkpointMs: number;
+  /**
+   * The first checkpoint of a stream is written this long after its first byte reached the caller (the streams
+   * starting meanwhile share the write; one that ends sooner is never written). Default 50 ms.
+   */
+  firstCheckpointMs?: number;
   /** How long local knowledge that a subscription's quota is used up is trusted before storage is asked again. */
   factsTtlMs: number;
+  /**
+   * Where settlements the database cannot take are kept on disk until it can; the next start of the same instance
+   * id applies what a previous run left there. Null (or absent): they wait in memory only.
+   */
+  outbox?: SettlementOutbox | null;
 }
 
 export interface ReserveRequest {
@@ -55,6 +66,13 @@ export interface SettleRequest {
   createdAt: number;
   /** A checkpoint of the request's stream may be stored: the settlement deletes it in the same transaction. */
   checkpointed?: boolean;
+  /** The request's usage row, kept with the settlement when it has to wait on disk for the database. */
+  usageRow?: UsageLogRow | null;
+}
+
+/** A settlement waiting for its transaction, and the outbox file that keeps it (null: in memory only). */
+interface QueuedSettlement extends KeptSettlement {
+  keptIn: string | null;
 }
 
 interface Waiter {
@@ -115,7 +133,16 @@ export class Ledger {
   /** Pools whose funds changed outside this ledger: storage decides their next reservation. */
   readonly #stale = new Set<string>();
   #waiters: Waiter[] = [];
-  #settlements: Settlement[] = [];
+  #settlements: QueuedSettlement[] = [];
+  /** Outbox files and how many of their settlements are not committed yet; a file goes when none is left. */
+  readonly #keptFiles = new Map<string, number>();
+  /** The last money transaction failed: settlements are kept on disk as they come, until one commits. */
+  #databaseDown = false;
+  /** Settlements arrived while a storage step ran and the database was down: kept once the step ends. */
+  #keepWanted = false;
+  #keepSoonImmediate: NodeJS.Immediate | null = null;
+  /** Money transactions failed so far (close tells a failed attempt by it). */
+  #failures = 0;
   #running: Promise<void> | null = null;
   #again = false;
   #timer: NodeJS.Timeout | null = null;
@@ -123,6 +150,8 @@ export class Ledger {
   #soon: NodeJS.Immediate | null = null;
   #heartbeat: NodeJS.Timeout | null = null;
   #checkpointTimer: NodeJS.Timeout | null = null;
+  /** The write of the first checkpoints due (streams whose first byte went out), or null. */
+  #dueTimer: NodeJS.Timeout | null = null;
   #checkpointing = false;
   #closed = false;
   #failedAt = 0;
@@ -143,8 +172,16 @@ export class Ledger {
    * checkpoint, its other holds released. Then starts the heartbeat and the checkpoint timer.
    */
   async start(): Promise<void> {
-    const charged = await this.#recover(this.options.instanceId, null);
+    const outbox = this.options.outbox ?? null;
+    const { files: kept, unreadable } = outbox === null ? { files: [], unreadable: [] } : await outbox.list();
+    if (unreadable.length > 0) this.logger.error('money: outbox files that cannot be read were set aside; their settlements are not applied', { directory: outbox?.directory, files: unreadable });
+    const settlements = kept.flatMap((file) => file.settlements);
+    const charged = await this.#recover(this.options.instanceId, null, settlements);
     if (charged !== null && charged > 0) this.logger.warn('charged the streams a previous run of this instance left at their checkpoints', { instance: this.options.instanceId, streams: charged });
+    if (outbox !== null && kept.length > 0) {
+      await outbox.remove(kept.map((file) => file.file));
+      this.logger.warn('applied the settlements a previous run of this instance kept on disk while the database was away', { instance: this.options.instanceId, settlements: settlements.length });
+    }
     const released = await this.storage.money.registerInstance(this.options.instanceId, this.clock.now());
     if (released > 0) this.logger.warn('released holds left by a previous run of this instance', { instance: this.options.instanceId, holds: released });
     await this.#sweep();
@@ -189,27 +226,49 @@ export class Ledger {
    * Recovers an instance gone (`staleBefore`: silent since then; null: this instance's previous run): in one
    * transaction under the accounts' locks, each of its streams' checkpoints is claimed (deleted: a second recoverer
    * finds none), charged through the pools as the instance would have settled it (never more than its hold), and
-   * given its usage row; then every hold of the instance is released. Null when the instance turned out alive.
+   * given its usage row; then every hold of the instance is released. `kept`: settlements the previous run kept on
+   * disk, charged in the same transaction (a stream's kept settlement has its final figure: its checkpoint is only
+   * deleted). Returns the streams charged at their checkpoints, or null when the instance turned out alive.
    */
-  async #recover(instanceId: string, staleBefore: number | null): Promise<number | null> {
-    const accountIds = await this.storage.money.checkpointAccounts(instanceId);
+  async #recover(instanceId: string, staleBefore: number | null, kept: readonly KeptSettlement[] = []): Promise<number | null> {
+    const accountIds = [...new Set([...(await this.storage.money.checkpointAccounts(instanceId)), ...kept.map((settlement) => settlement.reservation.accountId)])];
     const now = this.clock.now();
     return this.storage.money.transact(accountIds, async (transaction) => {
       if (!(await transaction.instanceGone(instanceId, staleBefore))) return null;
       const claimed = accountIds.length === 0 ? [] : await transaction.claimCheckpoints(instanceId, accountIds);
-      if (claimed.length > 0) await this.#chargeCheckpoints(transaction, instanceId, claimed, now);
+      const settledIds = new Set(kept.map((settlement) => settlement.requestId));
+      const streams = claimed.filter((checkpoint) => !settledIds.has(checkpoint.requestId));
+      if (streams.length > 0 || kept.length > 0) await this.#chargeGone(transaction, instanceId, kept, streams, now);
       await transaction.dropInstance(instanceId);
-      return claimed.length;
+      return streams.length;
     });
   }
 
-  async #chargeCheckpoints(transaction: MoneyTransaction, instanceId: string, claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
+  /**
+   * Charges what a gone instance left: settlements it kept on disk (applied as it would have, once: a ledger entry
+   * id already in storage moves no money) and its streams at their checkpoints, with their usage rows.
+   */
+  async #chargeGone(transaction: MoneyTransaction, instanceId: string, everyKept: readonly KeptSettlement[], claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
+    // A kept settlement already committed (its file outlived the commit) is not planned again: planned anew it might
+    // split differently (a subscription's quota now used up) and write an entry its first commit did not.
+    const settled = everyKept.length === 0 ? new Set<string>() : await transaction.settledEntryIds(everyKept.map((settlement) => settlement.reservation.entryId));
+    const kept = everyKept.filter((settlement) => !settled.has(settlement.reservation.entryId));
     const streams = claimed.map((checkpoint) => {
       const reservation = decodeReservation(checkpoint.reservation);
       const costNano = checkpoint.costNano > reservation.amountNano ? reservation.amountNano : checkpoint.costNano;
       return { reservation, costNano, row: { ...decodeUsageRow(checkpoint.usageRow), costNano } };
     });
-    const settlements: Settlement[] = streams.map(({ reservation, costNano, row }) => ({ reservation, costNano, requestId: row.requestId, createdAt: now }));
+    const settlements: Settlement[] = [
+      ...kept.map(({ reservation, costNano, requestId, createdAt }) => ({ reservation, costNano, requestId, createdAt })),
+      ...streams.map(({ reservation, costNano, row }) => ({ reservation, costNano, requestId: row.requestId, createdAt: now })),
+    ];
+    // Every kept usage row (one whose settlement committed may still be missing: rows are written apart); a row
+    // already logged is skipped.
+    const rows = [...everyKept.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])), ...streams.map((stream) => stream.row)];
+    if (kept.length === 0 && streams.length === 0) {
+      if (rows.length > 0) await transaction.insertUsageRows(rows);
+      return;
+    }
     // The dead instance's pools: what it holds in storage, of which its checkpointed streams are in flight (its other
     // requests are not charged: their part of the holds is released with the rest).
     const held = await transaction.instanceHolds(instanceId);
@@ -225,19 +284,43 @@ export class Ledger {
     const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], pools: [...scope.pools.keys()] });
     const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
     await transaction.write(instanceId, { rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, usages: planned.usages, holds: [], now });
-    await transaction.insertUsageRows(streams.map((stream) => stream.row));
+    if (rows.length > 0) await transaction.insertUsageRows(rows);
   }
 
   /**
-   * Writes the checkpoints of the streams whose figure changed, in one batch, in turn with the money transactions:
-   * a stream settled before its checkpoint is written is left out, and one settled after has it deleted by its
-   * settlement's transaction.
+   * The stream's first byte reached its caller: the upstream bills its input from now on, so its first checkpoint
+   * is written now (with those of the streams that start meanwhile), not at the next interval. A crash right after
+   * the first byte then charges at least the input instead of releasing the hold.
    */
-  async writeCheckpoints(): Promise<void> {
-    if (this.#checkpointing || this.#closed || this.checkpoints.size === 0) return;
+  checkpointFirstByte(requestId: string): void {
+    if (this.#closed || !this.checkpoints.markDue(requestId)) return;
+    this.#scheduleDue();
+  }
+
+  #scheduleDue(): void {
+    if (this.#dueTimer !== null || this.#closed) return;
+    this.#dueTimer = setTimeout(() => {
+      this.#dueTimer = null;
+      this.writeCheckpoints(true).catch((error: unknown) => this.logger.warn('stream checkpoints could not be computed', describeError(error)));
+    }, this.options.firstCheckpointMs ?? 50);
+    this.#dueTimer.unref();
+  }
+
+  /**
+   * Writes the checkpoints of the streams whose figure changed (`dueOnly`: of the streams whose first checkpoint is
+   * due), in one batch, in turn with the money transactions: a stream settled before its checkpoint is written is
+   * left out, and one settled after has it deleted by its settlement's transaction.
+   */
+  async writeCheckpoints(dueOnly = false): Promise<void> {
+    if (this.#closed || this.checkpoints.size === 0) return;
+    if (this.#checkpointing) {
+      // A write is under way: the first checkpoints that fell due meanwhile get their own right after it.
+      if (dueOnly) this.#scheduleDue();
+      return;
+    }
     this.#checkpointing = true;
     try {
-      const pending = await this.checkpoints.changed();
+      const pending = await this.checkpoints.changed(dueOnly);
       if (pending.length === 0) return;
       while (this.#running !== null) await this.#running;
       if (this.#closed) return;
@@ -352,7 +435,10 @@ export class Ledger {
     return state !== undefined && state.held - state.inFlight >= amount;
   }
 
-  /** Queues the real cost for settlement (0 releases the reservation). Never waits. */
+  /**
+   * Queues the real cost for settlement (0 releases the reservation). Never waits. While the database is away the
+   * settlement is kept on disk (with its usage row) within a turn of the event loop, and committed once it is back.
+   */
   settle(reservation: Reservation, charge: SettleRequest): void {
     this.#settlements.push({
       reservation,
@@ -360,8 +446,68 @@ export class Ledger {
       requestId: charge.requestId,
       createdAt: charge.createdAt,
       ...(charge.checkpointed === true ? { checkpointed: true } : {}),
+      usageRow: charge.usageRow ?? null,
+      keptIn: null,
     });
+    if (this.#databaseDown) this.#keepSoon();
     this.#kick(this.#settlements.length >= this.options.maxBatch ? 0 : this.options.flushIntervalMs);
+  }
+
+  /** Settlements kept on disk and not committed yet (the outbox's depth). */
+  get keptSettlements(): number {
+    let count = 0;
+    for (const remaining of this.#keptFiles.values()) count += remaining;
+    return count;
+  }
+
+  #keepSoon(): void {
+    if ((this.options.outbox ?? null) === null || this.#closed) return;
+    if (this.#running !== null) {
+      this.#keepWanted = true;
+      return;
+    }
+    this.#keepSoonImmediate ??= setImmediate(() => {
+      this.#keepSoonImmediate = null;
+      if (this.#running !== null) this.#keepWanted = true;
+      else this.#step(() => this.#keepQueued());
+    });
+  }
+
+  /** Writes the queued settlements not kept yet to one outbox file (a storage step: no transaction runs meanwhile). */
+  async #keepQueued(): Promise<void> {
+    const outbox = this.options.outbox ?? null;
+    const unkept = this.#settlements.filter((settlement) => settlement.keptIn === null);
+    if (outbox === null || unkept.length === 0) return;
+    try {
+      const file = await outbox.keep(unkept, this.clock.now());
+      for (const settlement of unkept) settlement.keptIn = file;
+      this.#keptFiles.set(file, unkept.length);
+      this.logger.warn('money: settlements kept on disk until the database answers', { settlements: unkept.length, kept: this.keptSettlements });
+    } catch (error) {
+      this.logger.error('money: settlements could not be kept on disk; they wait in memory', { ...describeError(error), settlements: unkept.length });
+    }
+  }
+
+  /** Committed: their outbox files lose them, and a file none is left in is removed. */
+  #committed(settlements: readonly QueuedSettlement[]): void {
+    const outbox = this.options.outbox ?? null;
+    if (outbox === null) return;
+    const done: string[] = [];
+    for (const settlement of settlements) {
+      const file = settlement.keptIn;
+      if (file === null) continue;
+      const remaining = (this.#keptFiles.get(file) ?? 1) - 1;
+      if (remaining > 0) {
+        this.#keptFiles.set(file, remaining);
+      } else {
+        this.#keptFiles.delete(file);
+        done.push(file);
+      }
+    }
+    if (done.length === 0) return;
+    this.logger.info('money: settlements kept on disk are committed', { files: done.length, kept: this.keptSettlements });
+    // Applying a file again (a crash before it is gone) moves no money: its entries are in storage.
+    outbox.remove(done).catch((error: unknown) => this.logger.warn('money: committed outbox files could not be removed; the next start skips their settlements', describeError(error)));
   }
 
   /** A charge with nothing reserved for it (an outcome billed without admission): settled like any other. */
@@ -444,11 +590,16 @@ export class Ledger {
     }
   }
 
-  /** Settles what is queued and gives every hold of this instance back. */
+  /**
+   * Settles what is queued and gives every hold of this instance back. When the database refuses, what is queued is
+   * left in the outbox (the next start of this instance id applies it) instead of waiting for the database.
+   */
   async close(): Promise<void> {
     if (this.#heartbeat !== null) clearInterval(this.#heartbeat);
     if (this.#checkpointTimer !== null) clearInterval(this.#checkpointTimer);
-    await this.flush();
+    if (this.#dueTimer !== null) clearTimeout(this.#dueTimer);
+    if (this.#keepSoonImmediate !== null) clearImmediate(this.#keepSoonImmediate);
+    await this.#flushOrKeep();
     this.#closed = true;
     this.#clearTimer();
     try {
@@ -462,6 +613,28 @@ export class Ledger {
   /** This instance's view of its holds (tests and diagnostics). */
   heldPools(): Map<string, { held: NanoUsd; inFlight: NanoUsd }> {
     return new Map([...this.#pools].map(([pool, state]) => [pool, { held: state.held, inFlight: state.inFlight }]));
+  }
+
+  /** `flush`, except that once a transaction fails with everything queued kept on disk, it stops trying. */
+  async #flushOrKeep(): Promise<void> {
+    this.#clearTimer();
+    const outbox = this.options.outbox ?? null;
+    while (this.#running !== null || this.#settlements.length > 0 || this.#waiters.length > 0) {
+      if (this.#running !== null) {
+        await this.#running;
+        continue;
+      }
+      const failures = this.#failures;
+      await this.#run();
+      if (outbox === null || this.#failures === failures) continue;
+      while (this.#running !== null) await this.#running;
+      if (this.#settlements.some((settlement) => settlement.keptIn === null)) await this.#step(() => this.#keepQueued());
+      if (this.#settlements.every((settlement) => settlement.keptIn !== null)) {
+        if (this.#settlements.length > 0) this.logger.warn('money: the database refuses at shutdown; queued settlements stay on disk for the next start', { settlements: this.#settlements.length });
+        this.#settlements = [];
+        return;
+      }
+    }
   }
 
   #clearTimer(): void {
@@ -499,14 +672,26 @@ export class Ledger {
 
   #run(): Promise<void> {
     this.#clearTimer();
-    const running = this.#commit().finally(() => this.#afterStep());
+    return this.#step(() => this.#commit());
+  }
+
+  /** Runs one storage step (a money transaction, a checkpoint write, an outbox write): one at a time. */
+  #step(work: () => Promise<void>): Promise<void> {
+    const running = work().finally(() => this.#afterStep());
     this.#running = running;
     return running;
   }
 
-  /** One storage step (a money transaction or a checkpoint write) ended: start what queued meanwhile. */
+  /** One storage step ended: start what queued meanwhile. */
   #afterStep(): void {
     this.#running = null;
+    if (this.#keepWanted) {
+      this.#keepWanted = false;
+      if (this.#databaseDown && !this.#closed && this.#settlements.some((settlement) => settlement.keptIn === null)) {
+        void this.#step(() => this.#keepQueued());
+        return;
+      }
+    }
     const more = this.#again || this.#waiters.length > 0;
     this.#again = false;
     if (more || this.#settlements.length > 0) {
@@ -556,6 +741,8 @@ export class Ledger {
         });
         return planned;
       });
+      this.#databaseDown = false;
+      this.#committed(settlements);
       // Committed: adopt the planned pools (no local reservation touched them meanwhile: they were busy).
       for (const [pool, state] of plan.pools) {
         if (state.held === 0n && state.inFlight === 0n) this.#pools.delete(pool);
@@ -573,12 +760,16 @@ export class Ledger {
       });
     } catch (error) {
       this.#failedAt = this.clock.now();
+      this.#failures += 1;
       this.logger.error('money transaction failed', { ...describeError(error), settlements: settlements.length, reservations: waiters.length });
       this.#settlements.unshift(...settlements);
       const refusal = (): GatewayError => (isDependencyUnavailable(error)
         ? serviceUnavailable(error)
         : new GatewayError('internal_error', 'Funds could not be reserved for this request. Retry shortly.'));
       for (const waiter of waiters) waiter.reject(refusal());
+      // Kept on disk until a transaction commits them, so a crash or a stop meanwhile loses none.
+      this.#databaseDown = true;
+      await this.#keepQueued();
     } finally {
       for (const pool of touched.keys()) this.#busy.delete(pool);
     }

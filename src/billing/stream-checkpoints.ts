@@ -12,10 +12,14 @@ export interface StreamFigure {
 interface TrackedStream {
   reservation: Reservation;
   figure: () => Promise<StreamFigure>;
+  /** A cheaper figure for the checkpoint written at the first byte (null: `figure`). */
+  opening: (() => Promise<StreamFigure>) | null;
   /** The charge of the checkpoint last written, or null (none yet, or its write failed). */
   written: NanoUsd | null;
   /** A checkpoint of it may be in storage. */
   stored: boolean;
+  /** Its first byte reached the caller and no checkpoint of it was written since: it is due now, not at the next interval. */
+  due: boolean;
 }
 
 /** A checkpoint whose figure changed since the last one written, ready for storage. */
@@ -37,10 +41,31 @@ export class StreamCheckpoints {
     return this.#streams.size;
   }
 
-  /** Tracks a stream (again, for the next attempt of a retried request: a checkpoint already stored stays known). */
-  track(requestId: string, reservation: Reservation, figure: () => Promise<StreamFigure>): void {
+  /**
+   * Tracks a stream (again, for the next attempt of a retried request: a checkpoint already stored stays known).
+   * `opening`: the figure of its first checkpoint, at its first byte, when that can be had cheaper than `figure`.
+   */
+  track(requestId: string, reservation: Reservation, figure: () => Promise<StreamFigure>, opening: (() => Promise<StreamFigure>) | null = null): void {
     const stored = this.#streams.get(requestId)?.stored ?? false;
-    this.#streams.set(requestId, { reservation, figure, written: null, stored });
+    this.#streams.set(requestId, { reservation, figure, opening, written: null, stored, due: false });
+  }
+
+  /**
+   * The stream's first byte reached the caller: the upstream has accepted the request and bills its input from now
+   * on, so its first checkpoint is due at once. False when the stream is not tracked (or already due).
+   */
+  markDue(requestId: string): boolean {
+    const stream = this.#streams.get(requestId);
+    if (stream === undefined || stream.due || stream.written !== null) return false;
+    stream.due = true;
+    return true;
+  }
+
+  /** Streams whose first checkpoint is due (see `markDue`). */
+  get dueCount(): number {
+    let count = 0;
+    for (const stream of this.#streams.values()) if (stream.due) count += 1;
+    return count;
   }
 
   /** The stream ended: true when a checkpoint of it was handed to storage (its settlement must delete it). */
@@ -51,13 +76,17 @@ export class StreamCheckpoints {
     return stream.stored;
   }
 
-  /** The figures that changed since their last checkpoint (a figure that cannot be computed now waits for the next). */
-  async changed(): Promise<PendingCheckpoint[]> {
+  /**
+   * The figures that changed since their last checkpoint (a figure that cannot be computed now waits for the next);
+   * `dueOnly`: only the streams whose first checkpoint is due.
+   */
+  async changed(dueOnly = false): Promise<PendingCheckpoint[]> {
     const pending: PendingCheckpoint[] = [];
     for (const [requestId, stream] of [...this.#streams]) {
+      if (dueOnly && !stream.due) continue;
       let figure: StreamFigure;
       try {
-        figure = await stream.figure();
+        figure = await (dueOnly && stream.opening !== null ? stream.opening() : stream.figure());
       } catch {
         continue;
       }
@@ -89,6 +118,7 @@ export class StreamCheckpoints {
       if (stream === undefined) continue;
       stream.written = costNano;
       stream.stored = true;
+      stream.due = false;
       rows.push(stored);
     }
     return rows;

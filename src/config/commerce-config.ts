@@ -46,6 +46,19 @@ export interface CommerceConfig {
   referralReward: ReferralReward;
   /** Where support tickets are mailed (SUPPORT_EMAIL); null: tickets are only stored and logged. */
   supportEmail: string | null;
+  signUpCredit: SignUpCreditConfig;
+}
+
+/**
+ * The credit a console sign-up gets once its email is verified (SIGNUP_CREDIT_USD, default 0: off), how many days it
+ * lasts before its unused part is taken back (SIGNUP_CREDIT_DAYS, default: for good), and how long an address that
+ * earned one keeps a second sign-up from it from earning another (SIGNUP_CREDIT_ADDRESS_DAYS, default 30). A tier
+ * may set its own amount and days.
+ */
+export interface SignUpCreditConfig {
+  amountNano: NanoUsd;
+  days: number | null;
+  addressWindowDays: number;
 }
 
 export class CommerceConfigError extends Error {
@@ -134,6 +147,26 @@ function readReferralReward(read: Read): ReferralReward {
   return { kind: 'fixed', amountNano };
 }
 
+function readDays(read: Read, name: string, fallback: number | null): number | null {
+  const raw = read(name);
+  if (raw === undefined || raw === '') return fallback;
+  const days = Number(raw);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new CommerceConfigError(`${name} must be a whole number of days from 1 to 3650, got "${raw}"`);
+  return days;
+}
+
+function readSignUpCredit(read: Read): SignUpCreditConfig {
+  const raw = read('SIGNUP_CREDIT_USD') ?? '0';
+  let amountNano: NanoUsd;
+  try {
+    amountNano = usdToNano(raw);
+  } catch {
+    throw new CommerceConfigError(`SIGNUP_CREDIT_USD must be a USD amount (e.g. 1 or 0.50), got "${raw}"`);
+  }
+  if (amountNano < 0n) throw new CommerceConfigError('SIGNUP_CREDIT_USD must not be negative');
+  return { amountNano, days: readDays(read, 'SIGNUP_CREDIT_DAYS', null), addressWindowDays: readDays(read, 'SIGNUP_CREDIT_ADDRESS_DAYS', 30) ?? 30 };
+}
+
 function readEmail(read: Read, name: string): string | null {
   const value = read(name);
   if (value === undefined) return null;
@@ -158,5 +191,6 @@ export function readCommerceConfig(read: Read): CommerceConfig {
     invoiceSeries: series,
     referralReward: readReferralReward(read),
     supportEmail: readEmail(read, 'SUPPORT_EMAIL'),
+    signUpCredit: readSignUpCredit(read),
   };
 }

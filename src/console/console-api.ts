@@ -6,6 +6,10 @@ import { anyoneRoute, consoleActorOf } from './console-route.js';
 import { addBillingConsoleRoutes } from '../console-billing/billing-routes.js';
 import { addAuthRoutes } from './routes/auth-routes.js';
 import { addKeyRoutes } from './routes/key-routes.js';
+import { addModelRoutes } from './routes/model-routes.js';
+import { addTransactionRoutes } from './transactions/transaction-routes.js';
+import { addAnnouncementRoutes } from './routes/announcement-routes.js';
+import { addDisplayCurrencyRoutes } from './routes/display-currency-routes.js';
 import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
@@ -34,7 +38,11 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addAuthRoutes(router, deps);
   addMeRoutes(router, deps);
   addKeyRoutes(router, deps);
+  addModelRoutes(router, deps);
   addUsageRoutes(router, deps);
+  addTransactionRoutes(router, deps);
+  addAnnouncementRoutes(router, deps);
+  addDisplayCurrencyRoutes(router, deps);
   addPlaygroundRoute(router, deps);
   // Members and invitations (money-web branch).
   addMemberRoutes(router, deps);

@@ -1,5 +1,6 @@
 import { nanoToUsd } from '../billing/money.js';
 import { isoTime } from '../management/time-input.js';
+import { signUpCreditView } from '../sign-up-credit/grant-sign-up-credit.js';
 import type { ConsoleSession, ConsoleUser } from '../storage/repositories/console-repository.js';
 import type { ConsoleDeps } from './console-deps.js';
 
@@ -23,6 +24,7 @@ export async function accountJson(deps: ConsoleDeps, accountId: string): Promise
     balance_usd: nanoToUsd(await deps.services.ledger.availableBalance(account.id)),
     tier: account.tier,
     status: account.status,
+    sign_up_credit: await signUpCreditView(deps.services, account),
   };
 }
 

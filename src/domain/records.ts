@@ -202,6 +202,10 @@ export interface Tier {
   rpm: number | null;
   /** Tokens a minute for the whole account; null: unlimited. */
   tpm: number | null;
+  /** Credit a console sign-up of this tier gets when its email is verified; null: the gateway's SIGNUP_CREDIT_USD. */
+  signupCreditNano: NanoUsd | null;
+  /** Days the sign-up credit lasts before its unused part is taken back; null: the gateway's SIGNUP_CREDIT_DAYS. */
+  signupCreditDays: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -251,7 +255,8 @@ export interface Subscription {
 }
 
 /** `subscription`: a plan period bought from the balance in the console (negative). */
-export type LedgerEntryKind = 'topup' | 'usage' | 'refund' | 'correction' | 'referral' | 'subscription_grant' | 'subscription';
+/** `signup_credit`: the credit a console sign-up gets once its email is verified, and its unused part taken back at expiry. */
+export type LedgerEntryKind = 'topup' | 'usage' | 'refund' | 'correction' | 'referral' | 'subscription_grant' | 'subscription' | 'signup_credit';
 
 export interface LedgerEntry {
   id: string;
@@ -313,6 +318,10 @@ export interface UsageLogRow {
 export interface UsageQuery {
   accountId?: string;
   keyId?: string;
+  /** Any of these keys (an empty list matches nothing). */
+  keyIds?: readonly string[];
+  /** The channel that answered. */
+  channelId?: string;
   model?: string;
   status?: number;
   from?: number;

@@ -94,7 +94,11 @@ export async function applyConfigFile(file: string, storage: Storage, clock: Clo
     const input = withContext(`tiers[${index}]`, () => parseInput(createTierSchema, entry));
     const existing = await storage.tiers.getByName(input.name);
     if (existing === null) await storage.tiers.create(tierFromInput(input, now));
-    else if (existing.rpm !== (input.rpm ?? null) || existing.tpm !== (input.tpm ?? null)) await storage.tiers.update(input.name, tierStateFromInput(input), now);
+    else {
+      const declared = tierStateFromInput(input);
+      const same = existing.rpm === declared.rpm && existing.tpm === declared.tpm && existing.signupCreditNano === declared.signupCreditNano && existing.signupCreditDays === declared.signupCreditDays;
+      if (!same) await storage.tiers.update(input.name, declared, now);
+    }
   }
   return { channels: document.channels.length, models: document.models.length, plans: document.plans.length, tiers: document.tiers.length };
 }

@@ -37,7 +37,12 @@ const channelFields = {
 };
 
 export const createChannelSchema = z.object(channelFields).strict();
-export const updateChannelSchema = z.object(channelFields).partial().strict();
+const headerName = z.string().regex(/^[A-Za-z0-9-]+$/);
+/**
+ * A change takes only what it names: `header_changes` sets (a string) or removes (null) single headers and keeps the
+ * others, whose values the admin API never shows and so cannot be sent back.
+ */
+export const updateChannelSchema = z.object({ ...channelFields, header_changes: z.record(headerName, z.string().nullable()).optional() }).partial().strict();
 
 export type CreateChannelInput = z.infer<typeof createChannelSchema>;
 export type UpdateChannelInput = z.infer<typeof updateChannelSchema>;
@@ -91,6 +96,15 @@ export function channelPatchFromInput(existing: Channel, input: UpdateChannelInp
   if (input.weight !== undefined) patch.weight = input.weight;
   if (input.enabled !== undefined) patch.enabled = input.enabled;
   if (input.headers !== undefined) patch.headers = input.headers;
+  if (input.header_changes !== undefined) {
+    const headers = { ...(patch.headers ?? existing.headers) };
+    for (const [name, value] of Object.entries(input.header_changes)) {
+      // Header names are case-insensitive: a change replaces the stored header whatever its case.
+      for (const stored of Object.keys(headers)) if (stored.toLowerCase() === name.toLowerCase()) delete headers[stored];
+      if (value !== null) headers[name] = value;
+    }
+    patch.headers = headers;
+  }
   if (input.settings !== undefined) patch.settings = input.settings;
   checkChannel(patch.type ?? existing.type, patch.baseUrl === undefined ? existing.baseUrl : patch.baseUrl, patch.apiKeys ?? existing.apiKeys, patch.settings ?? existing.settings);
   return patch;

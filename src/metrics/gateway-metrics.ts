@@ -95,6 +95,18 @@ export class GatewayMetrics {
     });
   }
 
+  /**
+   * `unigate_outbox_pending{kind}`: what waits on local disk for the database — `settlements` (charges not yet
+   * committed) and `usage_rows` (usage-log rows not yet written). Zero while the database takes everything.
+   */
+  observeOutbox(depth: () => { settlements: number; usageRows: number }): void {
+    this.registry.collected('unigate_outbox_pending', 'Settlements and usage rows kept on local disk until the database takes them.', ['kind'], function* () {
+      const current = depth();
+      yield { labels: ['settlements'], value: current.settlements };
+      yield { labels: ['usage_rows'], value: current.usageRows };
+    });
+  }
+
   render(): string {
     return this.registry.render();
   }

@@ -37,6 +37,15 @@ export async function usageOfDelivered(answer: DeliveredAnswer): Promise<Usage |
   return withHostedTools({ input, output: billedOutput(reported?.output ?? null, delivered) }, reported?.hostedTools);
 }
 
+/**
+ * What a stream is billed at its first byte, before its output counts: the input as the upstream reported it so far,
+ * else the request's prompt estimate (the one its hold was sized with; no tokenizer run), and any output reported.
+ */
+export function usageAtFirstByte(reported: Usage | null, promptTokensEstimate: number): Usage {
+  const input = reported !== null && reported.input.total > 0 ? reported.input : localInput(promptTokensEstimate);
+  return withHostedTools({ input, output: billedOutput(reported?.output ?? null, 0) }, reported?.hostedTools);
+}
+
 function localInput(tokens: number): Usage['input'] {
   return { total: tokens, noCache: tokens, cacheRead: 0, cacheWrite: 0 };
 }

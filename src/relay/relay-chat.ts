@@ -17,7 +17,7 @@ import type { RequestMeter } from './request-meter.js';
 import { exhaustedError, failureClassOf, upstreamFailureError } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { readingAnswer } from './upstream-attempt.js';
-import { usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
+import { usageAtFirstByte, usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
@@ -211,7 +211,7 @@ async function relayPassThrough(
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
   const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
-  meter.trackStream(async () => ({ usage: await settle() }));
+  meter.trackStream(async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(observer.reportedUsage(), meter.promptTokensEstimate) }));
   const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
@@ -344,7 +344,7 @@ async function relayTranslated(
     deliveredText: () => delivered.join(''),
     promptTokens,
   });
-  meter.trackStream(async () => ({ usage: await settle() }));
+  meter.trackStream(async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(usage, meter.promptTokensEstimate) }));
   const facts = { model: null as string | null, finishReasons: [] as string[] };
   const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode, answer: () => facts };
   try {

@@ -193,8 +193,11 @@ export class RequestMeter {
     if (index >= 0) rules.splice(index, 1);
   }
 
+  /** The answer's first byte left for the caller: a stream tracked for checkpoints gets its first one now. */
   markFirstByte(): void {
-    this.ttfbMs ??= Math.round(performance.now() - this.startedAt);
+    if (this.ttfbMs !== null) return;
+    this.ttfbMs = Math.round(performance.now() - this.startedAt);
+    if (this.#tracked && !this.#finished) this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
   get finished(): boolean {
@@ -263,19 +266,27 @@ export class RequestMeter {
   }
 
   /**
-   * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger's
-   * timer asks, never per event): its checkpoint is written every few seconds, so if this instance dies the stream
-   * is charged at it (with a usage row coded `instance_stopped`) instead of its hold being released.
+   * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger
+   * asks, never per event): its first checkpoint is written as its first byte reaches the caller (the upstream bills
+   * the input from then on), then every few seconds, so if this instance dies the stream is charged at it (with a
+   * usage row coded `instance_stopped`) instead of its hold being released. `opening`: what it is billed at its first
+   * byte when that is cheaper to tell than `billed` (a chat stream's input, no tokenizer run).
    */
-  trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>): void {
+  trackStream(billed: () => Promise<Pick<RequestOutcome, 'usage' | 'billable'>>, opening?: () => Pick<RequestOutcome, 'usage' | 'billable'>): void {
     const reservation = this.#reservation;
     if (reservation === null || this.#finished) return;
     this.#tracked = true;
-    this.dependencies.ledger.checkpoints.track(this.requestId, reservation, async () => {
-      const current = await billed();
+    const figureOf = (current: Pick<RequestOutcome, 'usage' | 'billable'>) => {
       const costNano = this.quote(current);
       return { costNano, row: this.#usageRow({ status: 502, errorCode: INSTANCE_STOPPED }, current.usage ?? null, costNano) };
-    });
+    };
+    this.dependencies.ledger.checkpoints.track(
+      this.requestId,
+      reservation,
+      async () => figureOf(await billed()),
+      opening === undefined ? null : () => Promise.resolve(figureOf(opening())),
+    );
+    if (this.ttfbMs !== null) this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
   /** Idempotent: the first call settles, later calls return 0 and do nothing. */
@@ -306,8 +317,9 @@ export class RequestMeter {
     const reservation = this.#reservation ?? (cost > 0n ? ledger.unreserved(this.accountId, this.keyId, newId('led', this.createdAt)) : null);
     this.#reservation = null;
     const checkpointed = this.#tracked && ledger.checkpoints.finish(this.requestId);
-    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed });
     const row = this.#usageRow(outcome, usage, cost);
+    // The settlement carries the row: if it has to wait on disk for the database, the row waits with it.
+    if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: this.requestId, createdAt: clock.now(), checkpointed, usageRow: row });
     usageLog.record(row);
     if (settleSpan !== null) {
       settleSpan.set('unigate.cost_usd', nanoToDecimalString(cost)).set('unigate.reserved', reservation !== null);

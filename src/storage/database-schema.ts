@@ -257,6 +257,18 @@ export interface AnnouncementsTable {
   created_at: IntegerColumn;
 }
 
+export interface AccountDisplayCurrencyTable {
+  account_id: string;
+  currency: string;
+  updated_at: IntegerColumn;
+}
+
+export interface AnnouncementDismissalsTable {
+  user_id: string;
+  announcement_id: string;
+  dismissed_at: IntegerColumn;
+}
+
 /** A single row (id = 1). */
 export interface FxRatesTable {
   id: IntegerColumn;
@@ -279,6 +291,9 @@ export interface TiersTable {
   name: string;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
+  /** Migration 0026: the tier's own sign-up credit and its lifetime in days (null: the gateway's). */
+  signup_credit_nano: NullableMoneyColumn;
+  signup_credit_days: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -302,6 +317,8 @@ export interface Database {
   ledger_entries: LedgerEntriesTable;
   usage_logs: UsageLogsTable;
   announcements: AnnouncementsTable;
+  announcement_dismissals: AnnouncementDismissalsTable;
+  account_display_currency: AccountDisplayCurrencyTable;
   fx_rates: FxRatesTable;
   settings: SettingsTable;
   tiers: TiersTable;

@@ -11,6 +11,7 @@ import { createConsoleRepository } from './repositories/console-repository.js';
 import { createMemberRepository } from './repositories/member-repository.js';
 import { createAccountRepository } from './repositories/account-repository.js';
 import { createAnnouncementRepository } from './repositories/announcement-repository.js';
+import { createDisplayCurrencyRepository } from './repositories/display-currency-repository.js';
 import { createApiKeyRepository } from './repositories/api-key-repository.js';
 import { createChannelKeyFlagRepository } from './repositories/channel-key-flag-repository.js';
 import { createChannelRepository } from './repositories/channel-repository.js';
@@ -30,6 +31,7 @@ import { createPaymentRepository } from './repositories/payment-repository.js';
 import { createReferralRepository } from './repositories/referral-repository.js';
 import { createSupportRepository } from './repositories/support-repository.js';
 import { createOperatorRepository, type OperatorTables } from './repositories/operator-repository.js';
+import { createSignUpCreditRepository, type SignUpCreditTables } from './repositories/sign-up-credit-repository.js';
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
@@ -114,6 +116,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     ledger: createLedgerRepository(db, location.dialect),
     usage: createUsageLogRepository(db, batches),
     announcements: createAnnouncementRepository(db),
+    displayCurrency: createDisplayCurrencyRepository(db),
     fx: createFxRepository(db),
     settings: createSettingsRepository(db),
     tiers: createTierRepository(db),
@@ -136,6 +139,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
 
     // The console's operators and their audit log (migration 0012).
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
+    signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     async ping() {
       try {

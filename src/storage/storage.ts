@@ -1,3 +1,4 @@
+import type { SignUpCreditRepository } from './repositories/sign-up-credit-repository.js';
 import type { MemberRepository } from './repositories/member-repository.js';
 import type {
   Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, KeyBudget, LedgerEntry, LedgerEntryKind, Model, NanoUsd, Page,
@@ -35,6 +36,8 @@ export interface Storage {
   ledger: LedgerRepository;
   usage: UsageLogRepository;
   announcements: AnnouncementRepository;
+  /** The currency each account's console shows amounts in. */
+  displayCurrency: DisplayCurrencyRepository;
   fx: FxRepository;
   settings: SettingsRepository;
   tiers: TierRepository;
@@ -62,6 +65,8 @@ export interface Storage {
   support: SupportRepository;
   /** The console's operators (deployment-wide roles) and the audit log of what they changed. */
   operators: OperatorRepository;
+  /** Sign-up credits: the address of each console sign-up, the once-only claims, grants and their expiry. */
+  signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
   /** Cheap liveness query (`select 1`). */
@@ -154,7 +159,7 @@ export interface PlanRepository {
   update(id: string, patch: PlanPatch, now: number): Promise<Plan | null>;
 }
 
-export type TierPatch = Partial<Pick<Tier, 'rpm' | 'tpm'>>;
+export type TierPatch = Partial<Pick<Tier, 'rpm' | 'tpm' | 'signupCreditNano' | 'signupCreditDays'>>;
 
 /** Tiers by name (the name is the key: accounts refer to it). */
 export interface TierRepository {
@@ -269,6 +274,8 @@ export interface MoneyTransaction {
   dropInstance(instanceId: string): Promise<void>;
   /** Usage rows written with the charges (a request id already logged is skipped). */
   insertUsageRows(rows: UsageLogRow[]): Promise<void>;
+  /** Of these entry ids, those a settlement already wrote (a ledger entry or a subscription usage row). */
+  settledEntryIds(entryIds: string[]): Promise<Set<string>>;
 }
 
 export interface MoneyHold {
@@ -343,9 +350,37 @@ export interface LedgerRepository {
    * lowered by the sum per account, keys' `spentNano` raised by the sum per key. Idempotent per `entryId`.
    */
   settleCharges(charges: UsageCharge[]): Promise<void>;
-  listByAccount(accountId: string, page: PageRequest): Promise<Page<LedgerEntry>>;
-  /** Sum of all entries of the account (the balance derived from the ledger). */
-  sumByAccount(accountId: string): Promise<NanoUsd>;
+  /** Oldest first unless `filter.order` is `desc`; `after` is the id of the previous page's last entry either way. */
+  listByAccount(accountId: string, page: PageRequest, filter?: LedgerListFilter): Promise<Page<LedgerEntry>>;
+  /** Sum of all entries of the account (the balance derived from the ledger); with `before`, of those created before it. */
+  sumByAccount(accountId: string, before?: number): Promise<NanoUsd>;
+  /** The account's `usage` entries in `from <= created_at < to` summed per UTC day, days ascending. */
+  dailyUsage(accountId: string, from: number, to: number): Promise<LedgerDailyUsage[]>;
+}
+
+export interface LedgerListFilter {
+  order?: 'asc' | 'desc';
+  /** Only these kinds. */
+  kinds?: readonly string[];
+  /** None of these kinds. */
+  excludeKinds?: readonly string[];
+  /** Created at or after (epoch ms). */
+  from?: number;
+  /** Created before (epoch ms). */
+  to?: number;
+}
+
+export interface LedgerDailyUsage {
+  /** Start of the UTC day, epoch ms. */
+  day: number;
+  /** Usage entries (settled requests) of the day. */
+  entries: number;
+  /** Sum of their amounts (zero or negative). */
+  amountNano: NanoUsd;
+  /** What the day's requests cost beyond what their funds covered (recorded, not taken). */
+  shortfallNano: NanoUsd;
+  /** The newest entry of the day (epoch ms). */
+  lastAt: number;
 }
 
 export interface UsageLogRepository {
@@ -382,6 +417,17 @@ export interface AnnouncementRepository {
   listActive(now: number, limit: number): Promise<Announcement[]>;
   list(page: PageRequest): Promise<Page<Announcement>>;
   delete(id: string): Promise<boolean>;
+  /** Records that the user dismissed the announcement (again: nothing changes). */
+  dismiss(userId: string, announcementId: string, at: number): Promise<void>;
+  /** Which of `announcementIds` the user dismissed. */
+  dismissedBy(userId: string, announcementIds: readonly string[]): Promise<Set<string>>;
+}
+
+export interface DisplayCurrencyRepository {
+  /** The account's chosen currency code; null: none chosen (USD). */
+  get(accountId: string): Promise<string | null>;
+  /** Sets it; null removes the choice. */
+  set(accountId: string, currency: string | null, now: number): Promise<void>;
 }
 
 export interface FxRepository {

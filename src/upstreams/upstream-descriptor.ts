@@ -1,4 +1,5 @@
 import type { Clock } from '../shared/clock.js';
+import type { ChannelForm } from './channel-form.js';
 import type { UpstreamAdapter, UpstreamOnlyProtocol, UpstreamOperation, UpstreamTransport, WireProtocol } from './upstream-adapter.js';
 
 /** What an adapter is built with: the HTTP transport (real providers) and the clock (token caches, the simulator). */
@@ -42,6 +43,8 @@ export interface UpstreamDescriptor<Type extends string = string> {
   readonly capabilities: UpstreamCapabilities;
   /** The bundled catalog provider of each channel type that has one (a channel may name another in its settings). */
   readonly catalog?: { readonly [T in Type]?: BundledCatalogSource };
+  /** What the console's channel form asks for each type (absent: an API key and an optional base URL). */
+  readonly form?: { readonly [T in Type]?: ChannelForm };
   createAdapter(dependencies: UpstreamDependencies): UpstreamAdapter;
 }
 

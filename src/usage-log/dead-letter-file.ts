@@ -1,29 +1,22 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { UsageLogRow } from '../domain/records.js';
+import { writeDurableFile } from '../shared/durable-file.js';
 import { decodeUsageRow as decode, encodeUsageRow as encode } from './usage-row-json.js';
 
-/** Folder of the data directory holding usage-log batches that could not be written. */
+/** Folder of the data directory holding usage-log batches that could not be written (yet). */
 export const DEAD_LETTER_FOLDER = 'usage-dead-letter';
 
 export function deadLetterDirectory(dataDirectory: string): string {
   return path.join(dataDirectory, DEAD_LETTER_FOLDER);
 }
 
-
 /**
- * Writes a batch to a new file `<epoch ms>-<random>.jsonl` (one row a line), complete or not at all: it is written
- * under a temporary name and renamed. Usage rows are metadata only (no prompt or answer text). Returns the file.
+ * Writes a batch to a new file `<epoch ms>-<random>.jsonl` (one row a line), complete or not at all and on disk
+ * (fsync) before it resolves. Usage rows are metadata only (no prompt or answer text). Returns the file.
  */
-export async function writeDeadLetter(directory: string, rows: readonly UsageLogRow[], now: number): Promise<string> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const name = `${now}-${randomBytes(4).toString('hex')}.jsonl`;
-  const file = path.join(directory, name);
-  const partial = path.join(directory, `.${name}.partial`);
-  await writeFile(partial, `${rows.map(encode).join('\n')}\n`, { mode: 0o600 });
-  await rename(partial, file);
-  return file;
+export function writeDeadLetter(directory: string, rows: readonly UsageLogRow[], now: number): Promise<string> {
+  return writeDurableFile(directory, `${rows.map(encode).join('\n')}\n`, now, '.jsonl');
 }
 
 /** The dead-letter files, oldest first (none when the folder does not exist). */

@@ -10,21 +10,28 @@ export interface DeadLetterReplay {
   failed: Array<{ file: string; reason: string }>;
 }
 
+const isGone = (error: unknown): boolean => (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+
 /**
- * Writes every dead-letter file's rows to the usage log, oldest first, and removes each file once its rows are in.
- * Safe to repeat: a request id already logged is skipped by the insert.
+ * Writes every kept file's rows to the usage log, oldest first, and removes each file once its rows are in. The
+ * gateway runs it in the background (dead-letter-replayer.ts); `unigate usage replay` runs the same. Safe to repeat
+ * and to run twice at once: a request id already logged is skipped by the insert, and a file that vanished meanwhile
+ * was applied by the other run (or by the writer's own retry).
  */
 export async function replayDeadLetters(usage: Pick<Storage['usage'], 'insertBatch'>, directory: string): Promise<DeadLetterReplay> {
   const result: DeadLetterReplay = { replayed: [], failed: [] };
   for (const file of await listDeadLetters(directory)) {
+    let rows: number;
     try {
-      const rows = await readDeadLetter(file);
-      await usage.insertBatch(rows);
-      await rm(file);
-      result.replayed.push({ file: path.basename(file), rows: rows.length });
+      const batch = await readDeadLetter(file);
+      rows = batch.length;
+      await usage.insertBatch(batch);
     } catch (error) {
-      result.failed.push({ file: path.basename(file), reason: error instanceof Error ? error.message : String(error) });
+      if (!isGone(error)) result.failed.push({ file: path.basename(file), reason: error instanceof Error ? error.message : String(error) });
+      continue;
     }
+    await rm(file, { force: true });
+    result.replayed.push({ file: path.basename(file), rows });
   }
   return result;
 }

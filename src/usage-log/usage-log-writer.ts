@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { BatchWriter } from '../shared/batch-writer.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { UsageLogRow } from '../domain/records.js';
@@ -7,22 +8,30 @@ import { writeDeadLetter } from './dead-letter-file.js';
 export interface UsageLogWriterOptions {
   maxBatch?: number;
   intervalMs?: number;
-  /** Attempts at writing one batch before it goes to the dead-letter folder. */
+  /** Attempts at writing one batch before the writer leaves it to its kept file and moves on. */
   maxAttempts?: number;
   /** Wait after the first failed attempt; doubled after each further one. */
   retryDelayMs?: number;
-  /** Where batches that could not be written are kept for `unigate usage replay`; null keeps retrying forever. */
+  /**
+   * Where a batch the database refuses is kept (on disk, after the first failed attempt) until it is written: by a
+   * later attempt, the gateway's background replay (dead-letter-replayer.ts) or `unigate usage replay`. Null keeps
+   * retrying in memory forever.
+   */
   deadLetterDirectory?: string | null;
   now?: () => number;
 }
 
 /**
  * Metadata-only usage rows (no prompt, completion or tool-argument text), written in batches off the hot path. A
- * batch the database refuses is retried with a doubling wait, a bounded number of times; then it is written to a dead-letter file in the data directory
- * (logged with its row count and file name, never its content) and the writer moves on.
+ * batch the database refuses is first kept in a file of the data directory (fsync'd, so a crash loses none of it),
+ * then retried with a doubling wait a bounded number of times: written, its file is removed; still refused, the
+ * writer moves on and leaves the file to the background replay (logged with its row count and file name, never its
+ * content).
  */
 export class UsageLogWriter {
   readonly #writer: BatchWriter<UsageLogRow>;
+  /** Stopping: a batch already kept on disk is not retried further (the next start writes it). */
+  #closing = false;
 
   constructor(storage: Pick<Storage, 'usage'>, private readonly logger: Logger, options: UsageLogWriterOptions = {}) {
     const maxAttempts = options.maxAttempts ?? 5;
@@ -31,17 +40,20 @@ export class UsageLogWriter {
     const now = options.now ?? Date.now;
     const write = async (rows: UsageLogRow[]): Promise<void> => {
       if (directory === null) return storage.usage.insertBatch(rows);
+      let kept: string | null = null;
       for (let attempt = 1; ; attempt += 1) {
         try {
           await storage.usage.insertBatch(rows);
+          // Written after all: the kept copy goes (the background replay may have applied and removed it already).
+          if (kept !== null) await rm(kept, { force: true });
           return;
         } catch (error) {
-          if (attempt >= maxAttempts) {
-            const file = await writeDeadLetter(directory, rows, now());
-            this.logger.error('usage-log: batch could not be written, kept in a dead-letter file (replay with "unigate usage replay")', {
+          kept ??= await writeDeadLetter(directory, rows, now());
+          if (attempt >= maxAttempts || this.#closing) {
+            this.logger.error('usage-log: batch could not be written, kept in a file; the gateway writes it once the database answers', {
               rows: rows.length,
               attempts: attempt,
-              file,
+              file: kept,
               ...describeError(error),
             });
             return;
@@ -68,6 +80,7 @@ export class UsageLogWriter {
   }
 
   close(): Promise<void> {
+    this.#closing = true;
     return this.#writer.close();
   }
 }

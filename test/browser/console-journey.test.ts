@@ -241,7 +241,9 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   step.name = 'Code samples';
   await page.goto(`${consoleUrl}/quickstart`);
   expect(await page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
-  for (const sdk of ['openai', '@anthropic-ai/sdk', '@google/genai']) await page.getByRole('tab', { name: sdk }).waitFor();
+  for (const language of ['curl', 'Python', 'Node']) await page.getByRole('tab', { name: language }).waitFor();
+  await page.getByRole('tab', { name: 'Node' }).click();
+  for (const sdk of ["from 'openai'", "from '@anthropic-ai/sdk'", "from '@google/genai'"]) await page.getByText(sdk).waitFor();
   await screenshot(fixture, page, 'quickstart');
 
   // Revoke: the SDK gets 401 at once; the console session is unaffected.

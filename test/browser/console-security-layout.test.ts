@@ -111,7 +111,7 @@ describe.skipIf(!chromiumPresent)('console security and layout in Chromium', () 
       else expect(red, background).toBeGreaterThan(200);
 
       // Every page an owner sees, on a new account: empty states, and billing as it reads without Stripe configured.
-      for (const route of ['/keys', '/usage', '/playground', '/quickstart', '/security', '/billing', '/plans', '/referrals', '/members', '/alerts', '/support']) {
+      for (const route of ['/keys', '/models', '/usage', '/playground', '/quickstart', '/security', '/billing', '/transactions', '/plans', '/referrals', '/members', '/alerts', '/support']) {
         await page.goto(`${fixture.gateway.consoleUrl}${route}`);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await page.waitForLoadState('networkidle');

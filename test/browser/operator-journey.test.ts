@@ -97,7 +97,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await form.getByLabel('Name').fill('tour-upstream');
   await form.getByLabel('Base URL').fill(fixture.upstream.url);
   await form.getByLabel('API key').fill('sk-upstream-test');
-  await form.getByLabel('Models').fill(MODEL);
+  await form.getByLabel('Client model id 1').fill(MODEL);
   await form.getByLabel('Priority').fill('10');
   await form.getByRole('button', { name: 'Create channel' }).click();
   await form.waitFor({ state: 'hidden' });
@@ -152,7 +152,11 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.getByRole('button', { name: 'Apply' }).click();
   await expect.poll(() => page.getByTestId('account-balance').textContent()).toBe('$5.00');
   await page.getByRole('cell', { name: 'tour credit' }).waitFor();
+  // The ledger says what each entry was, newest first.
+  expect(await page.getByTestId('ledger-entry').first().textContent()).toContain('Credit from the operator');
   await screenshot(fixture, page, 'operator-accounts');
+  await page.getByTestId('account-ledger').scrollIntoViewIfNeeded();
+  await screenshot(fixture, page, 'operator-accounts-ledger');
   await page.getByLabel('Search by email or id').fill('nobody-starts-like-this');
   await page.getByText('No account starts with this.').waitFor();
   await screenshot(fixture, page, 'operator-accounts-empty');
@@ -171,9 +175,19 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await healthRow.getByText('operational').waitFor();
   expect(await page.getByTestId('operator-live').textContent()).toMatch(/Requests per second/);
   await screenshot(fixture, page, 'operator-overview');
+  // Channels, accounts and keys by name, their ids a hover away.
+  await page.getByRole('table', { name: 'Calls by channel' }).getByRole('rowheader', { name: /^tour-upstream/ }).waitFor();
   await page.goto(`${consoleUrl}/operator/usage`);
   await page.getByTestId('operator-usage').getByText(MODEL).first().waitFor();
+  await page.getByTestId('operator-usage').getByText(customerEmail).first().waitFor();
+  await page.getByLabel('Account email').fill(customerEmail);
+  await page.getByLabel('Key name').fill('tour');
+  await page.getByTestId('operator-usage').getByText('tour-upstream').first().waitFor();
   await screenshot(fixture, page, 'operator-usage');
+  await page.getByLabel('Key name').fill('no such key');
+  await page.getByText('No calls match.').waitFor();
+  await page.getByLabel('Key name').fill('');
+  await page.getByLabel('Account email').fill('');
 
   step.name = 'A ticket answered; the user sees the reply';
   const user = new ConsoleClient(consoleUrl);
@@ -274,6 +288,9 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
     'invite operator', 'grant operator role', 'change operator role', 'disable operator', 'enable operator', 'reset operator two-factor']) expect(text, action).toContain(action);
   expect(text).not.toContain('sk-upstream-test');
   expect(text).not.toContain(firstCode);
+  // Changes read as before → after, not raw JSON: the credit moved the balance from 0 to 5.
+  const credit = audit.getByRole('row', { name: /\/credits/ }).first();
+  expect(await credit.getByTestId('audit-changes').textContent()).toMatch(/balance_usd\s*0\s*→\s*becomes\s*5/);
   await screenshot(fixture, page, 'operator-audit');
 
   step.name = 'Every operator page fits a phone in dark mode';

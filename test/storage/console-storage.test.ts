@@ -134,6 +134,23 @@ function describeConsoleStorage(name: string, openUrl: () => Promise<{ url: stri
       expect(await a.keys.update(normal.id, { environment: 'staging' }, NOW)).toMatchObject({ environment: 'staging', createdBy: 'usr_1', playground: false });
     });
 
+    it('remembers the announcements each user dismissed, once, and forgets them with the announcement', async () => {
+      const { user } = await newUser();
+      const other = await newUser();
+      const announcement = { id: newId('ann', NOW), title: 'Maintenance', body: 'Sunday', level: 'info' as const, publishedAt: NOW, expiresAt: null, createdAt: NOW };
+      const second = { ...announcement, id: newId('ann', NOW + 1) };
+      await a.announcements.create(announcement);
+      await a.announcements.create(second);
+      expect(await b.announcements.dismissedBy(user.id, [announcement.id, second.id])).toEqual(new Set());
+      await a.announcements.dismiss(user.id, announcement.id, NOW);
+      await b.announcements.dismiss(user.id, announcement.id, NOW + 5);
+      expect(await b.announcements.dismissedBy(user.id, [announcement.id, second.id])).toEqual(new Set([announcement.id]));
+      expect(await b.announcements.dismissedBy(other.user.id, [announcement.id, second.id])).toEqual(new Set());
+      expect(await b.announcements.dismissedBy(user.id, [])).toEqual(new Set());
+      expect(await a.announcements.delete(announcement.id)).toBe(true);
+      expect(await b.announcements.dismissedBy(user.id, [announcement.id])).toEqual(new Set());
+    });
+
     it('sums usage per UTC day and model, for one account and range', async () => {
       const account = makeAccount();
       const stranger = makeAccount();

@@ -194,6 +194,8 @@ export function makeTier(overrides: Partial<Tier> = {}): Tier {
     name: `tier-${tierCounter}-${newId('t').slice(-6)}`,
     rpm: 600,
     tpm: 2_000_000,
+    signupCreditNano: null,
+    signupCreditDays: null,
     createdAt: 1_700_000_000_000,
     updatedAt: 1_700_000_000_000,
     ...overrides,

@@ -450,6 +450,43 @@ export function describeStorageContract(setUp: () => Promise<StorageHarness>, te
       ]);
     });
 
+    it('lists newest first by kind and time, sums before a time, and totals usage per UTC day', async () => {
+      const { account, keys } = await seedAccountWithKeys(1, 0n);
+      const day = 86_400_000;
+      const base = 20_000 * day;
+      const credit = (at: number, kind: 'topup' | 'correction' | 'refund', amount: bigint) => storage.ledger.applyCredit({
+        entryId: newId('led', at), accountId: account.id, kind, amountNano: amount, reason: `${kind} at ${at}`, createdAt: at,
+      });
+      await credit(base + 10, 'topup', 5_000_000_000n);
+      await credit(base + day + 20, 'correction', -1_000_000_000n);
+      await credit(base + 2 * day + 30, 'refund', -500n);
+      await storage.ledger.settleCharges([
+        { entryId: newId('use', base + 100), accountId: account.id, keyId: keys[0]!.id, requestId: 'r1', costNano: 7n, createdAt: base + 100 },
+        { entryId: newId('use', base + 200), accountId: account.id, keyId: keys[0]!.id, requestId: 'r2', costNano: 11n, createdAt: base + 200 },
+        { entryId: newId('use', base + day + 5), accountId: account.id, keyId: keys[0]!.id, requestId: 'r3', costNano: 13n, createdAt: base + day + 5 },
+      ]);
+
+      const newest = await storage.ledger.listByAccount(account.id, { limit: 2 }, { order: 'desc', excludeKinds: ['usage'] });
+      expect(newest.data.map((entry) => entry.kind)).toEqual(['refund', 'correction']);
+      const rest = await storage.ledger.listByAccount(account.id, { limit: 2, after: newest.nextCursor }, { order: 'desc', excludeKinds: ['usage'] });
+      expect(rest.data.map((entry) => entry.kind)).toEqual(['topup']);
+      expect(rest.nextCursor).toBeNull();
+      const topups = await storage.ledger.listByAccount(account.id, { limit: 10 }, { kinds: ['topup', 'refund'], from: base + day });
+      expect(topups.data.map((entry) => entry.kind)).toEqual(['refund']);
+      expect((await storage.ledger.listByAccount(account.id, { limit: 10 }, { kinds: [] })).data).toEqual([]);
+      expect((await storage.ledger.listByAccount(account.id, { limit: 10 }, { to: base + 150 })).data).toHaveLength(2);
+
+      expect(await storage.ledger.sumByAccount(account.id, base + day)).toBe(5_000_000_000n - 18n);
+      expect(await storage.ledger.sumByAccount(account.id)).toBe(5_000_000_000n - 1_000_000_000n - 500n - 31n);
+      expect(await storage.ledger.dailyUsage(account.id, base, base + 3 * day)).toEqual([
+        { day: base, entries: 2, amountNano: -18n, shortfallNano: 0n, lastAt: base + 200 },
+        { day: base + day, entries: 1, amountNano: -13n, shortfallNano: 0n, lastAt: base + day + 5 },
+      ]);
+      expect(await storage.ledger.dailyUsage(account.id, base + 150, base + day)).toEqual([
+        { day: base, entries: 1, amountNano: -11n, shortfallNano: 0n, lastAt: base + 200 },
+      ]);
+    });
+
     it('returns null for a credit to a missing account and writes nothing', async () => {
       const entryId = newId('led');
       const result = await storage.ledger.applyCredit({

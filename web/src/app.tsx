@@ -22,6 +22,10 @@ import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { PlansPage } from './pages/plans/plans-page';
+// Everyday use: the models and their prices, the money trail.
+import { ModelsPage } from './pages/models/models-page';
+import { TransactionsPage } from './pages/transactions/transactions-page';
+import { AnnouncementsPage } from './pages/announcements/announcements';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
 import { RequireOperator } from './pages/operator/require-operator';
@@ -75,6 +79,9 @@ export function App() {
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
+        <Route path="/models" element={<RequireSession><ModelsPage /></RequireSession>} />
+        <Route path="/transactions" element={<RequireSession><TransactionsPage /></RequireSession>} />
+        <Route path="/announcements" element={<RequireSession><AnnouncementsPage /></RequireSession>} />
         <Route path="/invitation" element={<AuthShell><InvitationPage /></AuthShell>} />
 
         {/* Operator console */}

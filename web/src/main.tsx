@@ -5,6 +5,7 @@ import { BrowserRouter } from 'react-router-dom';
 import { ApiClient, ApiError } from './api/client';
 import { ApiProvider } from './api/api-context';
 import { App } from './app';
+import { applyStoredTheme } from './layout/theme';
 import './styles/tokens.css';
 import './styles/base.css';
 import './styles/components.css';
@@ -19,6 +20,7 @@ const queryClient = new QueryClient({
   },
 });
 
+applyStoredTheme();
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root');
 createRoot(root).render(

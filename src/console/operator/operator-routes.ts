@@ -21,7 +21,7 @@ import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
 import { addUserRoutes } from './user-routes.js';
 import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
-import { usageQueryFrom } from '../../management/usage-input.js';
+import { addUsageExplorerRoute, namedUsageQuery } from './usage-explorer-route.js';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const bootstrapSchema = z.object({ admin_token: z.string().min(1).max(400), email, password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4) }).strict();
@@ -105,11 +105,12 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
   // The whole deployment's usage log as CSV, with the same filters as /admin/usage (account_id, key_id, model, status, from, to).
   router.add('GET', '/api/operator/usage.csv', operatorRoute(deps, 'read', async ({ context }) => {
     await deps.services.usageLog.flush();
-    await writeCsv(deps, context, usageQueryFrom(context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
+    await writeCsv(deps, context, await namedUsageQuery(storage, context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
   }));
 
   addOperatorManagementRoutes(router, deps);
   addOverviewRoute(router, deps);
+  addUsageExplorerRoute(router, deps);
   addUserRoutes(router, deps);
   // The admin API's handlers for operators (reads for every role, changes by role, changes audited).
   const bridge = adminBridgeRoute(deps);

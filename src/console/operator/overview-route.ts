@@ -114,6 +114,7 @@ export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
     const from = end - window.spanMs;
     const [calls, owed] = await Promise.all([storage.operators.recentCalls(from, now + 1, MAX_CALLS), storage.operators.balancesOwed()]);
     const seconds = (now - from) / 1000;
+    const channelNames = new Map(deps.services.catalog.channels().map((channel) => [channel.id, channel.name]));
     const total = tally();
     const buckets: Tally[] = Array.from({ length: window.spanMs / window.bucketMs }, tally);
     const accounts = new Set<string>();
@@ -134,7 +135,8 @@ export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
       balances_owed: { accounts: owed.accounts, usd: nanoToUsd(owed.owedNano) },
       series: buckets.map((bucket, index) => ({ at: isoTime(from + index * window.bucketMs), ...summary(bucket, window.bucketMs / 1000) })),
       by_model: grouped(calls, (call) => call.model, seconds),
-      by_channel: grouped(calls, (call) => call.channelId, seconds),
+      // `name` stays the channel's id (what the usage log holds); `channel_name` is what people call it.
+      by_channel: grouped(calls, (call) => call.channelId, seconds).map((row) => ({ ...row, channel_name: channelNames.get(row.name as string) ?? null })),
       live: liveJson(live.read(now)),
       channels: channelHealthRows(deps.services),
     });

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { describeError } from '../../shared/logger.js';
+import { grantSignUpCredit } from '../../sign-up-credit/grant-sign-up-credit.js';
+import { signUpAddressHash } from '../../sign-up-credit/sign-up-identity.js';
 import { isUniqueViolation } from '../../http/admin/admin-guard.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -141,6 +144,8 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       if (isUniqueViolation(error)) throw new GatewayError('email_taken', 'An account with this email already exists; sign in or reset its password.', { param: 'email' });
       throw error;
     }
+    // The sign-up's address, hashed: the sign-up credit is given once per address (and per mailbox) at verification.
+    await storage.signUpCredits.recordSignUpAddress(account.id, signUpAddressHash(context.clientIp), now);
     if (input.ref !== undefined && input.ref !== '') await attributeReferral(deps, account.id, input.ref, context.clientIp);
     mailLater(deps, 'verify-email', user.email, await issueToken(deps, user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
     await signIn(deps, context, user, 201);
@@ -154,9 +159,14 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.console.markEmailVerified(userId, now);
     const user = await storage.console.getUserById(userId);
     if (user === null) throw new GatewayError('invalid_token', 'This verification link is invalid, used or expired.', { param: 'token' });
-    // A referred account earns its referrer's reward only once its owner's mailbox is proven.
+    // Once its owner's mailbox is proven, a referred account earns its referrer's reward, and an account made by
+    // console sign-up gets the sign-up credit. The email is verified either way: a credit that fails is logged.
     for (const membership of await storage.console.listMemberships(userId)) {
-      if (membership.role === 'owner') await deps.services.commerce.referrals.confirmEmail(membership.accountId);
+      if (membership.role !== 'owner') continue;
+      await deps.services.commerce.referrals.confirmEmail(membership.accountId);
+      await grantSignUpCredit(deps.services, { accountId: membership.accountId, email: user.email, verifiedFromIp: context.clientIp }).catch((error: unknown) => {
+        deps.services.logger.warn('sign-up credit failed', { account: membership.accountId, ...describeError(error) });
+      });
     }
     sendJson(context, 200, { user: userJson(user) });
   }));

@@ -5,7 +5,6 @@ import { sendJson } from '../../http/respond.js';
 import { createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
 import { keyViewOf } from '../../management/key-view.js';
 import { createKey } from '../../management/create-key.js';
-import { modelToJson } from '../../management/model-input.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
@@ -16,7 +15,7 @@ const MAX_LISTED_KEYS = 5000;
 
 /** The account's keys, made through the same key code as the admin API (validation, issue, JSON, invalidation). */
 export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
-  const { storage, clock, keys, catalog, config } = deps.services;
+  const { storage, clock, keys, config } = deps.services;
 
   /** A key of the session's account that the keys page shows; anything else is "not found", never "forbidden". */
   const ownKey = async (accountId: string, id: string): Promise<ApiKey> => {
@@ -69,15 +68,5 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
     sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
-  }));
-
-  router.add('GET', '/api/models', signedInRoute(deps, 'account:read', async ({ context }) => {
-    const models = catalog.models().filter((model) => catalog.hasRoute(model.id)).sort((left, right) => left.id.localeCompare(right.id));
-    sendJson(context, 200, {
-      data: models.map((model) => {
-        const json = modelToJson(model);
-        return { id: json.id, kind: json.kind, owned_by: json.owned_by, pricing: json.pricing };
-      }),
-    });
   }));
 }

@@ -4,7 +4,7 @@ import { issueApiKey } from '../../auth/api-key-format.js';
 import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
-import { sendRaw } from '../../http/respond.js';
+import { sendJson, sendRaw } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { describeError } from '../../shared/logger.js';
 import { newId } from '../../shared/ids.js';
@@ -21,6 +21,8 @@ const playgroundSchema = z.object({
   messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string().max(100_000) }).strict()).min(1).max(100),
   temperature: z.number().min(0).max(2).optional(),
   max_tokens: z.number().int().min(1).max(32_768).optional(),
+  /** false: one JSON answer instead of the event stream. */
+  stream: z.boolean().optional(),
 }).strict();
 
 interface StreamFacts {
@@ -115,14 +117,34 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
     };
     context.response.once('close', onClose);
     const startedAt = performance.now();
+    const streamed = input.stream !== false;
+    // What the gateway is sent, as a caller with a key of their own would send it (the console shows it as curl).
+    const { stream: _stream, ...fields } = input;
+    const sent = streamed ? { ...fields, stream: true, stream_options: { include_usage: true } } : fields;
     try {
       const answer = await request(`${deps.urls.apiInternal()}/v1/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${issued.plaintext}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ ...input, stream: true, stream_options: { include_usage: true } }),
+        body: JSON.stringify(sent),
         signal: abort.signal,
       });
       const requestId = String(answer.headers['x-request-id'] ?? '');
+      if (answer.statusCode === 200 && !streamed) {
+        const completion = await answer.body.json() as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown } };
+        const usage = completion.usage ?? {};
+        const summary = {
+          request_id: requestId,
+          model: input.model,
+          input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
+          output_tokens: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0,
+          cost_usd: typeof usage.cost === 'number' ? usage.cost : await loggedCost(key.accountId, key.id),
+          latency_ms: Math.round(performance.now() - startedAt),
+          first_token_ms: null,
+          request_body: sent,
+        };
+        sendJson(context, 200, { object: 'playground.completion', completion, summary });
+        return;
+      }
       if (answer.statusCode !== 200) {
         // The gateway's own error object (no key, no upstream detail), with its status, before any event was sent.
         const body = await answer.body.text();
@@ -158,6 +180,7 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
         cost_usd: facts.costUsd ?? (await loggedCost(key.accountId, key.id)),
         latency_ms: Math.round(performance.now() - startedAt),
         first_token_ms: facts.firstTokenMs,
+        request_body: sent,
       };
       response.end(`event: summary\ndata: ${JSON.stringify(summary)}\n\n`);
     } finally {

@@ -12,6 +12,7 @@ import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
+import { UsageNames } from '../usage-names.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -33,7 +34,7 @@ function badCursor(): GatewayError {
   return new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
 }
 
-function timeParam(query: URLSearchParams, name: string, fallback: number): number {
+export function timeParam(query: URLSearchParams, name: string, fallback: number): number {
   const raw = query.get(name);
   if (raw === null) return fallback;
   const parsed = timeInput.safeParse(/^\d+$/.test(raw) ? Number(raw) : raw);
@@ -73,7 +74,10 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
     try {
-      sendJson(context, 200, pageJson(await storage.usage.query(filter, page), usageRowToJson));
+      const found = await storage.usage.query(filter, page);
+      const names = new UsageNames(storage);
+      const rows = await Promise.all(found.data.map((row) => names.rowJson(row, false)));
+      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
     } catch (error) {
       if (error instanceof InvalidCursorError) throw badCursor();
       throw error;
@@ -94,11 +98,14 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     if (to - from > MAX_DAILY_SPAN_DAYS * DAY_MS) throw new GatewayError('bad_request', `The range spans at most ${MAX_DAILY_SPAN_DAYS} days.`, { param: 'from' });
     await usageLog.flush();
     const totals = await storage.usage.dailyTotals({ accountId: active.session.accountId, from, to });
+    const names = new UsageNames(storage);
+    const keyNames = new Map(await Promise.all([...new Set(totals.map((total) => total.keyId))].map(async (id) => [id, id === null ? null : await names.key(id)] as const)));
     sendJson(context, 200, {
       data: totals.map((total) => ({
         date: new Date(total.day).toISOString().slice(0, 10),
         model: total.model,
         key_id: total.keyId,
+        key_name: keyNames.get(total.keyId) ?? null,
         requests: total.requests,
         errors: total.errors,
         input_tokens: total.inputTokens,

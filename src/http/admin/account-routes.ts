@@ -23,6 +23,9 @@ import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 import { guardOperatorsOfAccount } from './operator-accounts.js';
+import { describeEntry } from '../../billing/ledger-meaning.js';
+import { ledgerFilterFrom } from '../../management/ledger-filter.js';
+import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
@@ -79,7 +82,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const subscriptions = await storage.subscriptions.listByAccount(account.id);
     const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
     const limits = effectiveAccountLimits(services.tiers, account);
-    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans };
+    return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans, sign_up_credit: await signUpCreditView(services, account) };
   };
   const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
     const view = await keyViewOf(services, key.accountId);
@@ -165,9 +168,10 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
   router.add('GET', '/admin/accounts/:id/ledger', guard(async (context) => {
     const id = context.params.id ?? '';
     await requireAccount(id);
-    const page = await storage.ledger.listByAccount(id, pageRequestFrom(context.query));
+    const page = await storage.ledger.listByAccount(id, pageRequestFrom(context.query), ledgerFilterFrom(context.query));
     sendJson(context, 200, pageJson(page, (entry) => ({
-      id: entry.id, kind: entry.kind, amount_usd: nanoToUsd(entry.amountNano), key_id: entry.keyId, request_id: entry.requestId, reason: entry.reason, created_at: isoTime(entry.createdAt),
+      id: entry.id, kind: entry.kind, ...describeEntry(entry.kind, entry.reason, entry.amountNano), amount_usd: nanoToUsd(entry.amountNano), key_id: entry.keyId,
+      request_id: entry.requestId, reason: entry.reason, created_at: isoTime(entry.createdAt),
     })));
   }));
 

@@ -7,6 +7,22 @@ import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js'
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
 import { UPSTREAMS } from '../../upstreams/upstreams.js';
+import { COMMON_CHANNEL_SETTINGS, DEFAULT_CHANNEL_FORM, type ChannelForm } from '../../upstreams/channel-form.js';
+
+/** A channel type's form as the console reads it: the type's own settings, then those every type takes. */
+function channelFormJson(form: ChannelForm): Record<string, unknown> {
+  return {
+    credential: form.credential,
+    credential_hint: form.credentialHint ?? null,
+    base_url: form.baseUrl,
+    base_url_hint: form.baseUrlHint ?? null,
+    upstream_model_hint: form.upstreamModelHint ?? null,
+    settings: [...form.settings, ...COMMON_CHANNEL_SETTINGS].map((field) => ({
+      name: field.name, label: field.label, input: field.input, required: field.required ?? false,
+      options: field.options ?? null, placeholder: field.placeholder ?? null, hint: field.hint ?? null,
+    })),
+  };
+}
 import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
@@ -39,6 +55,7 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
   // The channel types this build knows, from the upstream registry: what the console's channel form offers.
   const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
     type,
+    form: channelFormJson((upstream.form as Partial<Record<string, ChannelForm>> | undefined)?.[type] ?? DEFAULT_CHANNEL_FORM),
     protocol: upstream.protocol,
     streaming: upstream.capabilities.streaming,
     embeddings: upstream.capabilities.embeddings,
@@ -132,6 +149,14 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
   }));
   router.add('DELETE', '/admin/models/:id', guard(async (context) => {
     const id = context.params.id ?? '';
+    // A model other models fall back to stays while they name it, unless the bundled catalog still serves its id.
+    const bundledUnderneath = [...services.catalog.bundledByProvider().values()].some((models) => models.some((model) => model.id === id));
+    if (!bundledUnderneath) {
+      const dependents = services.catalog.models().filter((model) => model.id !== id && model.fallbacks.includes(id)).map((model) => model.id);
+      if (dependents.length > 0) {
+        throw new GatewayError('conflict', `Model '${id}' is a fallback of ${dependents.map((name) => `'${name}'`).join(', ')}; remove it from their fallbacks first.`);
+      }
+    }
     if (!(await storage.models.delete(id))) throw notFound('model', id);
     await changed();
     sendJson(context, 200, { id, object: 'model', deleted: true });

@@ -20,6 +20,8 @@ import * as modelFallbacks from './0017-model-fallbacks.js';
 import * as hostedToolPrices from './0020-hosted-tool-prices.js';
 import * as referralRewardReversals from './0023-referral-reward-reversals.js';
 import * as channelUrlCredentials from './0024-channel-url-credentials.js';
+import * as signUpCredit from './0026-sign-up-credit.js';
+import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-currency.js';
 import * as webhooks from './0030-webhooks.js';
 
 /**
@@ -48,6 +50,8 @@ const migrations: Record<string, Migration> = {
   '0020-hosted-tool-prices': hostedToolPrices,
   '0023-referral-reward-reversals': referralRewardReversals,
   '0024-channel-url-credentials': channelUrlCredentials,
+  '0026-sign-up-credit': signUpCredit,
+  '0028-dismissals-and-display-currency': dismissalsAndDisplayCurrency,
   '0030-webhooks': webhooks,
 };
 

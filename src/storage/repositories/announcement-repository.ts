@@ -63,5 +63,19 @@ export function createAnnouncementRepository(db: Kysely<Database>): Announcement
       const result = await db.deleteFrom('announcements').where('id', '=', id).executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
+
+    async dismiss(userId, announcementId, at) {
+      await db.insertInto('announcement_dismissals')
+        .values({ user_id: userId, announcement_id: announcementId, dismissed_at: at })
+        .onConflict((conflict) => conflict.columns(['user_id', 'announcement_id']).doNothing())
+        .execute();
+    },
+
+    async dismissedBy(userId, announcementIds) {
+      if (announcementIds.length === 0) return new Set();
+      const rows = await db.selectFrom('announcement_dismissals').select('announcement_id')
+        .where('user_id', '=', userId).where('announcement_id', 'in', [...announcementIds]).execute();
+      return new Set(rows.map((row) => row.announcement_id));
+    },
   };
 }

@@ -4,12 +4,13 @@ import { toBigInt, toNumber, toOneOf } from '../convert.js';
 import type { Database, LedgerEntriesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../../domain/records.js';
-import { BalanceLimitError, type LedgerRepository } from '../storage.js';
+import { BalanceLimitError, type LedgerCredit, type LedgerRepository } from '../storage.js';
 
-const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription'];
+const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription', 'signup_credit'];
 const LEDGER_COLUMNS = 8;
+const DAY_MS = 86_400_000;
 
-type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres';
 
 function toRecord(row: Selectable<LedgerEntriesTable>): LedgerEntry {
   return {
@@ -68,45 +69,52 @@ function amountById(amounts: [string, bigint][]) {
 /** Three parameters per row: the IN list entry and the CASE branch pair. */
 const ROWS_PER_UPDATE = rowsPerStatement(3);
 
+/**
+ * One credit (or debit) inside the caller's transaction: the ledger entry, then the balance moved by its amount.
+ * Idempotent per `entryId`; null when there is no such account; BalanceLimitError (thrown, so the caller's
+ * transaction rolls back) past the allowed range. Every credit of the ledger goes through here.
+ */
+export async function applyCreditIn(trx: Transaction<Database>, dialect: Dialect, credit: LedgerCredit): Promise<NanoUsd | null> {
+  let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
+  if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
+  const account = await lookup.executeTakeFirst();
+  if (account === undefined) return null;
+
+  const inserted = await trx
+    .insertInto('ledger_entries')
+    .values({
+      id: credit.entryId,
+      account_id: credit.accountId,
+      kind: credit.kind,
+      amount_nano: credit.amountNano,
+      key_id: null,
+      request_id: null,
+      reason: credit.reason,
+      created_at: credit.createdAt,
+    })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  // Already applied (same entryId): idempotent, the balance stays as it is.
+  if (inserted === undefined) return toBigInt(account.balance_nano);
+  const max = credit.maxBalanceNano;
+  const next = toBigInt(account.balance_nano) + credit.amountNano;
+  // Thrown inside the transaction, so the entry just inserted is rolled back with it.
+  if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
+
+  const updated = await trx
+    .updateTable('accounts')
+    .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
+    .where('id', '=', credit.accountId)
+    .returning('balance_nano')
+    .executeTakeFirstOrThrow();
+  return toBigInt(updated.balance_nano);
+}
+
 export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): LedgerRepository {
   return {
     async applyCredit(credit) {
-      return db.transaction().execute(async (trx): Promise<NanoUsd | null> => {
-        let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
-        if (dialect === 'postgres') lookup = lookup.forNoKeyUpdate();
-        const account = await lookup.executeTakeFirst();
-        if (account === undefined) return null;
-
-        const inserted = await trx
-          .insertInto('ledger_entries')
-          .values({
-            id: credit.entryId,
-            account_id: credit.accountId,
-            kind: credit.kind,
-            amount_nano: credit.amountNano,
-            key_id: null,
-            request_id: null,
-            reason: credit.reason,
-            created_at: credit.createdAt,
-          })
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        // Already applied (same entryId): idempotent, the balance stays as it is.
-        if (inserted === undefined) return toBigInt(account.balance_nano);
-        const max = credit.maxBalanceNano;
-        const next = toBigInt(account.balance_nano) + credit.amountNano;
-        // Thrown inside the transaction, so the entry just inserted is rolled back with it.
-        if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
-
-        const updated = await trx
-          .updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
-          .where('id', '=', credit.accountId)
-          .returning('balance_nano')
-          .executeTakeFirstOrThrow();
-        return toBigInt(updated.balance_nano);
-      });
+      return db.transaction().execute((trx) => applyCreditIn(trx, dialect, credit));
     },
 
     async settleCharges(charges) {
@@ -155,22 +163,56 @@ export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): 
       });
     },
 
-    async listByAccount(accountId, page) {
+    async listByAccount(accountId, page, filter = {}) {
       const limit = pageLimit(page);
-      let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
+      const descending = filter.order === 'desc';
+      let query = db.selectFrom('ledger_entries').selectAll().where('account_id', '=', accountId).orderBy('id', descending ? 'desc' : 'asc').limit(limit + 1);
+      if (page.after != null) query = query.where('id', descending ? '<' : '>', page.after);
+      if (filter.kinds !== undefined) query = filter.kinds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('kind', 'in', [...filter.kinds]);
+      if (filter.excludeKinds !== undefined && filter.excludeKinds.length > 0) query = query.where('kind', 'not in', [...filter.excludeKinds]);
+      if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
+      if (filter.to !== undefined) query = query.where('created_at', '<', filter.to);
       const rows = await query.execute();
       return toPage(rows.map(toRecord), limit, (entry) => entry.id);
     },
 
-    async sumByAccount(accountId) {
+    async sumByAccount(accountId, before) {
       // PostgreSQL's sum(bigint) is numeric (a decimal string from pg); SQLite's is an integer.
-      const row = await db
+      let query = db
         .selectFrom('ledger_entries')
         .select(sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('total'))
-        .where('account_id', '=', accountId)
-        .executeTakeFirstOrThrow();
+        .where('account_id', '=', accountId);
+      if (before !== undefined) query = query.where('created_at', '<', before);
+      const row = await query.executeTakeFirstOrThrow();
       return toBigInt(row.total);
+    },
+
+    async dailyUsage(accountId, from, to) {
+      // Integer division of epoch milliseconds on both databases (bigint / bigint truncates, as SQLite's integers do).
+      const day = sql<number | string>`(${sql.ref('created_at')} / ${sql.lit(DAY_MS)})`;
+      const rows = await db
+        .selectFrom('ledger_entries')
+        .select([
+          day.as('day'),
+          sql<number | string>`count(*)`.as('entries'),
+          sql<bigint | string>`coalesce(sum(${sql.ref('amount_nano')}), 0)`.as('amount'),
+          sql<bigint | string>`coalesce(sum(${sql.ref('shortfall_nano')}), 0)`.as('shortfall'),
+          sql<number | string>`max(${sql.ref('created_at')})`.as('last_at'),
+        ])
+        .where('account_id', '=', accountId)
+        .where('kind', '=', 'usage')
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .groupBy(day)
+        .orderBy(day)
+        .execute();
+      return rows.map((row) => ({
+        day: toNumber(row.day) * DAY_MS,
+        entries: toNumber(row.entries),
+        amountNano: toBigInt(row.amount),
+        shortfallNano: toBigInt(row.shortfall),
+        lastAt: toNumber(row.last_at),
+      }));
     },
   };
 }

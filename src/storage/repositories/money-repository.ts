@@ -193,6 +193,15 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
     insertUsageRows(rows) {
       return statements.insertUsageRows(rows.map(toUsageRow));
     },
+
+    async settledEntryIds(entryIds) {
+      const settled = new Set<string>();
+      for (const part of chunk([...new Set(entryIds)], IN_LIST)) {
+        for (const row of await trx.selectFrom('ledger_entries').select('id').where('id', 'in', part).execute()) settled.add(row.id);
+        for (const row of await trx.selectFrom('subscription_usage').select('id').where('id', 'in', part).execute()) settled.add(row.id);
+      }
+      return settled;
+    },
   };
 }
 

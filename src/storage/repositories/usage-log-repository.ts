@@ -193,6 +193,8 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
         .limit(limit + 1);
       if (filter.accountId !== undefined) query = query.where('account_id', '=', filter.accountId);
       if (filter.keyId !== undefined) query = query.where('key_id', '=', filter.keyId);
+      if (filter.keyIds !== undefined) query = filter.keyIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('key_id', 'in', [...filter.keyIds]);
+      if (filter.channelId !== undefined) query = query.where('channel_id', '=', filter.channelId);
       if (filter.model !== undefined) query = query.where('model', '=', filter.model);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);

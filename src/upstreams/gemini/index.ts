@@ -15,5 +15,14 @@ export const geminiUpstream = defineUpstream({
   protocol: 'gemini',
   capabilities: { streaming: true, countTokens: 'upstream', embeddings: true, media: ['image-generation'], passThrough: ['chat', 'count-tokens', 'embeddings'] },
   catalog: { gemini: { provider: 'google', serves: /^(gemini|gemma|imagen|veo|learnlm)/ } },
+  form: {
+    gemini: {
+      credential: 'key', baseUrl: 'optional', baseUrlHint: 'Default https://generativelanguage.googleapis.com.',
+      settings: [
+        { name: 'api_version', label: 'API version', input: 'text', placeholder: 'v1beta' },
+        { name: 'schema_mode', label: 'Schema mode', input: 'select', options: ['openapi', 'json-schema'] },
+      ],
+    },
+  },
   createAdapter: ({ http }) => new GeminiAdapter(http),
 });

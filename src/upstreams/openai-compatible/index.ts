@@ -17,5 +17,17 @@ export const openAICompatiblePresetsUpstream = defineUpstream({
     together: { provider: 'together' },
     fireworks: { provider: 'fireworks' },
   },
+  form: {
+    openrouter: {
+      credential: 'key', baseUrl: 'optional',
+      settings: [
+        { name: 'site_url', label: 'Site URL (HTTP-Referer)', input: 'text' },
+        { name: 'app_name', label: 'App name (X-Title)', input: 'text' },
+      ],
+    },
+    ollama: { credential: 'optional-key', baseUrl: 'optional', settings: [] },
+    vllm: { credential: 'optional-key', baseUrl: 'optional', settings: [] },
+    lmstudio: { credential: 'optional-key', baseUrl: 'optional', settings: [] },
+  },
   createAdapter: ({ http }) => new OpenAICompatiblePresetAdapter(http),
 });

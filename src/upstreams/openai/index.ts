@@ -8,5 +8,15 @@ export const openAIUpstream = defineUpstream({
   protocol: 'openai-chat',
   capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings', 'responses', 'responses-input-tokens'] },
   catalog: { openai: { provider: 'openai' } },
+  form: {
+    openai: { credential: 'key', baseUrl: 'optional', baseUrlHint: 'Default https://api.openai.com/v1.', settings: [] },
+    'openai-compatible': {
+      credential: 'key', baseUrl: 'required', baseUrlHint: "The server's /v1 URL.",
+      settings: [
+        { name: 'catalog_provider', label: 'Catalog provider', input: 'text', placeholder: 'groq, deepseek, mistral …', hint: "Whose bundled models and list prices '*' serves." },
+        { name: 'responses_api', label: 'Serves the Responses API itself', input: 'boolean' },
+      ],
+    },
+  },
   createAdapter: ({ http }) => new OpenAIAdapter(http),
 });

@@ -7,5 +7,16 @@ export const vertexAIUpstream = defineUpstream({
   capabilities: { streaming: true, countTokens: 'local', embeddings: false, media: [], passThrough: [] },
   // Google's Gemini models by default; Claude on Vertex is named per model by the operator.
   catalog: { 'vertex-ai': { provider: 'google', serves: /^gemini/ } },
+  form: {
+    'vertex-ai': {
+      credential: 'json', credentialHint: 'The service-account key file Google Cloud downloads (JSON, "type": "service_account").',
+      baseUrl: 'optional', baseUrlHint: 'Default: the location\'s aiplatform.googleapis.com endpoint.',
+      upstreamModelHint: 'a Gemini model, or a Claude model such as claude-sonnet-4-5@20250929',
+      settings: [
+        { name: 'project_id', label: 'Project id', input: 'text', hint: "Default: the key file's project_id." },
+        { name: 'location', label: 'Location', input: 'text', placeholder: 'global', hint: "'global' or a region such as us-east5." },
+      ],
+    },
+  },
   createAdapter: ({ http, clock }) => new VertexAIAdapter(http, clock),
 });

@@ -52,6 +52,35 @@ describe('channel CRUD', () => {
     expect((await call(gateway.url, 'GET', '/admin/channel-types')).status).toBe(401);
   });
 
+  it("describes each type's form: credential, base URL and its own settings after the common ones", async () => {
+    type Form = { credential: string; base_url: string; upstream_model_hint: string | null; settings: Array<{ name: string; input: string; required: boolean }> };
+    const answer = await admin<{ data: Array<{ type: string; form: Form }> }>(gateway, 'GET', '/admin/channel-types');
+    const form = (type: string): Form => answer.body.data.find((entry) => entry.type === type)?.form as Form;
+    expect(form('azure-openai')).toMatchObject({ credential: 'key', base_url: 'required', upstream_model_hint: 'the deployment name' });
+    expect(form('azure-openai').settings.map((field) => field.name)).toContain('api_version');
+    expect(form('bedrock')).toMatchObject({ credential: 'json' });
+    expect(form('bedrock').settings.find((field) => field.name === 'region')).toMatchObject({ required: true, input: 'text' });
+    expect(form('vertex-ai').settings.map((field) => field.name)).toEqual(expect.arrayContaining(['project_id', 'location']));
+    expect(form('ollama').credential).toBe('optional-key');
+    for (const entry of answer.body.data) expect(entry.form.settings.map((field) => field.name)).toContain('first_byte_timeout_ms');
+  });
+
+  it('changes single headers with header_changes and keeps the others, whose values it never shows', async () => {
+    const created = await admin<ChannelJson>(gateway, 'POST', '/admin/channels', {
+      name: uniqueName('headers'), type: 'openai', api_key: UPSTREAM_SECRET, models: { 'mapped-a': 'upstream-a' },
+      headers: { 'X-Keep': HEADER_SECRET, 'X-Drop': 'drop-me-123456', 'X-Change': 'old-value-123456' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const patched = await admin<ChannelJson>(gateway, 'PATCH', `/admin/channels/${created.body.id}`, { priority: 3, header_changes: { 'x-drop': null, 'X-Change': 'new-value-654321', 'X-New': 'brand-new-000111' } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(Object.keys(patched.body.headers).sort()).toEqual(['X-Change', 'X-Keep', 'X-New']);
+    expect(patched.body.headers['X-Keep']).toBe(`…${HEADER_SECRET.slice(-4)}`);
+    expect(patched.body.headers['X-Change']).toBe('…4321');
+    expect(patched.body.models).toEqual({ 'mapped-a': 'upstream-a' });
+    expectNoSecrets(patched.text);
+    expectError(await admin(gateway, 'POST', '/admin/channels', { name: uniqueName('no'), type: 'openai', api_key: 'k', models: ['m'], header_changes: { a: 'b' } }), { status: 400 });
+  });
+
   it('creates, gets, lists, patches and deletes a channel without ever returning its upstream key', async () => {
     const name = uniqueName('openai-main');
     const created = await admin<ChannelJson>(gateway, 'POST', '/admin/channels', {

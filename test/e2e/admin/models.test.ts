@@ -90,6 +90,18 @@ describe('model CRUD', () => {
     expectError(await admin(gateway, 'PATCH', `/admin/models/${id}`, { public: true }), { status: 404 });
   });
 
+  it('refuses to delete a model another falls back to, naming it, and deletes it once that one lets go', async () => {
+    const target = uniqueName('fallback-target');
+    const main = uniqueName('fallback-main');
+    expect((await admin(gateway, 'POST', '/admin/models', { id: target, pricing: { input_per_mtok: 1 } })).status).toBe(201);
+    expect((await admin(gateway, 'POST', '/admin/models', { id: main, pricing: { input_per_mtok: 1 }, fallbacks: [target] })).status).toBe(201);
+    const refused = expectError(await admin(gateway, 'DELETE', `/admin/models/${target}`), { status: 409, code: 'conflict' });
+    expect(refused.message).toContain(main);
+    expect((await admin(gateway, 'GET', `/admin/models/${target}`)).status).toBe(200);
+    expect((await admin(gateway, 'PATCH', `/admin/models/${main}`, { fallbacks: [] })).status).toBe(200);
+    expect((await admin(gateway, 'DELETE', `/admin/models/${target}`)).status).toBe(200);
+  });
+
   it('handles ids with the allowed punctuation, including a slash (URL-encoded in the path)', async () => {
     for (const id of ['vendor/model-x.1', 'org@model:tag_2', 'Model.V2']) {
       const created = await admin<ModelJson>(gateway, 'POST', '/admin/models', { id, pricing: { input_per_mtok: 1 } });

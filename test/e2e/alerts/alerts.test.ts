@@ -75,7 +75,7 @@ describe('alert mails over SMTP', () => {
     const first = smtp.to(account.email);
     expect(first).toHaveLength(1);
     expect(first[0]?.from).toBe('alerts@gateway.test');
-    expect(first[0]?.subject).toMatch(/^Balance alert: funds left \$\d+(\.\d+)?, below \$8$/);
+    expect(first[0]?.subject).toMatch(/^Balance alert: funds left \$\d+\.\d{2}, below \$8\.00$/);
     expect(first[0]?.text).toContain(`your account ${account.email}`);
     expect(first[0]?.raw).not.toContain(account.key);
     expect((await alertStates(gateway, account.id))[0]).toMatchObject({ kind: 'balance', state: 'notified', subject_id: account.id });
@@ -106,7 +106,7 @@ describe('alert mails over SMTP', () => {
     expect(mails).toHaveLength(1);
     const hint = `sk-…${account.key.slice(-4)}`;
     expect(mails[0]?.subject).toBe(`Quota alert: API key "nightly" (${hint}) reached 50% of its quota`);
-    expect(mails[0]?.text).toContain('of its $4 quota (alert at 50%, $2)');
+    expect(mails[0]?.text).toContain('of its $4.00 quota (alert at 50%, $2.00)');
     expect(mails[0]?.raw).not.toContain(account.key);
     const states = await alertStates(gateway, account.id);
     expect(states).toEqual([expect.objectContaining({ kind: 'key_quota', subject_id: account.keyId, state: 'notified', percent: 50, quota_usd: 4, threshold_usd: 2 })]);
@@ -145,7 +145,7 @@ describe('alert mails without SMTP_URL', () => {
     const line = (): string | undefined => gateway.logs.find((entry) => entry.includes('mail not sent (SMTP_URL is not set)') && entry.includes(account.email));
     await waitUntil(() => line() !== undefined, 10_000, 'the mail log line');
     const entry = JSON.parse(line() ?? '{}') as Record<string, unknown>;
-    expect(entry).toMatchObject({ level: 'info', to: account.email, subject: 'Balance alert: funds left $3, below $5' });
+    expect(entry).toMatchObject({ level: 'info', to: account.email, subject: 'Balance alert: funds left $3.00, below $5.00' });
     expect(entry).not.toHaveProperty('text');
     await sleep(2200);
     expect(gateway.logs.filter((logged) => logged.includes('mail not sent') && logged.includes(account.email))).toHaveLength(1);
@@ -185,7 +185,7 @@ describe('alert mails while the SMTP server is down', () => {
     await waitUntil(() => smtp.to(account.email).length >= 1, 15_000, 'the mail after the server came back');
     await sleep(2500);
     expect(smtp.to(account.email)).toHaveLength(1);
-    expect(smtp.to(account.email)[0]?.subject).toBe('Balance alert: funds left $1, below $2');
+    expect(smtp.to(account.email)[0]?.subject).toBe('Balance alert: funds left $1.00, below $2.00');
     expect((await alertStates(gateway, account.id))[0]).toMatchObject({ state: 'notified', last_error: null });
     expect(gateway.logs.join('\n')).not.toContain(credentials.pass);
   });

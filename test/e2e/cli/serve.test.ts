@@ -95,6 +95,9 @@ describe('unigate serve on a fresh directory, no configuration', () => {
     const line = handle.stdout().split('\n').find((item) => item.includes(`:${apiPort}`) && item.includes(`:${consolePort}`));
     expect(line, handle.stdout()).toBeDefined();
     expect(line).toMatch(/channels/);
+    // Where the first operator signs up, and that operators need a second factor.
+    expect(line).toContain(`:${consolePort}/operator/setup`);
+    expect(line).toMatch(/two-factor/);
     // The log line does not repeat the secret.
     expect(line).not.toContain(adminToken);
 

@@ -1,9 +1,12 @@
 /**
- * `unigate usage replay` run as the real command against a running gateway's database and data directory: the
- * usage-log batches kept in `<DATA_DIR>/usage-dead-letter` become usage rows (visible through GET /admin/usage),
- * their files are removed, and a second run finds nothing.
+ * `unigate usage replay` run as the real command against a running gateway's database, for the data directory of an
+ * instance that is not running: the usage-log batches kept in `<DATA_DIR>/usage-dead-letter` become usage rows
+ * (visible through GET /admin/usage), their files are removed, and a second run finds nothing. A running gateway
+ * does the same with its own folder by itself, no command run.
  */
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { deadLetterDirectory, writeDeadLetter } from '../../../src/usage-log/dead-letter-file.js';
@@ -12,14 +15,18 @@ import { call } from '../admin/helpers.js';
 import { assertBuilt, cleanEnv, runCommand } from './cli-process.js';
 
 let gateway: TestGateway;
+/** The data directory of an instance that is not running (the running gateway writes its own folder itself). */
+let stoppedInstance: string;
 
 beforeAll(async () => {
   assertBuilt();
   gateway = await startTestGateway();
+  stoppedInstance = await mkdtemp(path.join(tmpdir(), 'unigate-stopped-instance-'));
 });
 
 afterAll(async () => {
   await gateway?.close();
+  await rm(stoppedInstance, { recursive: true, force: true });
 });
 
 function row(requestId: string): UsageLogRow {
@@ -31,10 +38,10 @@ function row(requestId: string): UsageLogRow {
 }
 
 it('writes the dead-letter batches to the usage log and removes their files; safe to repeat', async () => {
-  const directory = deadLetterDirectory(gateway.dataDirectory);
+  const directory = deadLetterDirectory(stoppedInstance);
   const requestId = `req_replay_${Date.now()}`;
   await writeDeadLetter(directory, [row(requestId), row(`${requestId}_2`)], Date.now());
-  const unigate = () => runCommand(['usage', 'replay'], gateway.dataDirectory, cleanEnv({ DATABASE_URL: gateway.databaseUrl, DATA_DIR: gateway.dataDirectory }));
+  const unigate = () => runCommand(['usage', 'replay'], stoppedInstance, cleanEnv({ DATABASE_URL: gateway.databaseUrl, DATA_DIR: stoppedInstance }));
 
   const first = await unigate();
   expect(first.code, first.stderr).toBe(0);
@@ -46,4 +53,20 @@ it('writes the dead-letter batches to the usage log and removes their files; saf
   const second = await unigate();
   expect(second.code).toBe(0);
   expect(JSON.parse(second.stdout)).toEqual({ replayed: [], failed: [] });
+});
+
+it('a running gateway writes the batches kept in its own folder by itself, and removes their files', async () => {
+  const directory = deadLetterDirectory(gateway.dataDirectory);
+  const requestId = `req_kept_${Date.now()}`;
+  await writeDeadLetter(directory, [row(requestId)], Date.now());
+  const started = Date.now();
+  let found: string[] = [];
+  while (Date.now() - started < 15_000) {
+    const rows = await call<{ data: Array<{ request_id: string }> }>(gateway.url, 'GET', '/admin/usage?model=replayed-model&limit=10', { token: gateway.adminToken });
+    found = rows.body.data.map((entry) => entry.request_id).filter((id) => id === requestId);
+    if (found.length > 0 && (await readdir(directory)).length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  expect(found).toEqual([requestId]);
+  expect(await readdir(directory)).toEqual([]);
 });

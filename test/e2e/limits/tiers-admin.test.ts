@@ -25,7 +25,7 @@ let directory: string;
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'unigate-tiers-'));
   const file = path.join(directory, 'gateway.yaml');
-  await writeFile(file, ['tiers:', '  - name: yaml-pro', '    rpm: 600', '    tpm: 3000000', '  - name: yaml-free', '    rpm: 10', ''].join('\n'));
+  await writeFile(file, ['tiers:', '  - name: yaml-pro', '    rpm: 600', '    tpm: 3000000', '    signup_credit_usd: 2.5', '    signup_credit_days: 14', '  - name: yaml-free', '    rpm: 10', ''].join('\n'));
   gateway = await startTestGateway({ env: { GATEWAY_CONFIG: file } });
 });
 
@@ -99,8 +99,9 @@ describe('/admin/tiers', () => {
 
 describe('tiers in gateway.yaml', () => {
   it('creates the declared tiers', async () => {
-    expect((await admin<TierJson>(gateway, 'GET', '/admin/tiers/yaml-pro')).body).toMatchObject({ rpm: 600, tpm: 3_000_000 });
-    expect((await admin<TierJson>(gateway, 'GET', '/admin/tiers/yaml-free')).body).toMatchObject({ rpm: 10, tpm: null });
+    expect((await admin<TierJson>(gateway, 'GET', '/admin/tiers/yaml-pro')).body).toMatchObject({ rpm: 600, tpm: 3_000_000, signup_credit_usd: 2.5, signup_credit_days: 14 });
+    // A tier that sets no sign-up credit of its own uses the gateway's (null).
+    expect((await admin<TierJson>(gateway, 'GET', '/admin/tiers/yaml-free')).body).toMatchObject({ rpm: 10, tpm: null, signup_credit_usd: null, signup_credit_days: null });
   });
 
   it('applies idempotently: the same file leaves the same state; a changed file wins over admin edits', async () => {

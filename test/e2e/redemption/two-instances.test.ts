@@ -78,6 +78,6 @@ describe('two gateway processes on one database', () => {
     // Several more checks on each instance.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(smtp.to(account.email)).toHaveLength(1);
-    expect(smtp.to(account.email)[0]?.subject).toBe('Balance alert: funds left $3, below $5');
+    expect(smtp.to(account.email)[0]?.subject).toBe('Balance alert: funds left $3.00, below $5.00');
   });
 });

@@ -15,12 +15,18 @@ describe('composeAlertMail', () => {
   it('balance: exact figures to the account owner', () => {
     const mail = composeAlertMail(alert({}), { email: 'owner@example.com' });
     expect(mail.to).toBe('owner@example.com');
-    expect(mail.subject).toBe('Balance alert: funds left $4.99, below $5');
-    expect(mail.text).toContain('dropped to $4.99, below your alert threshold of $5');
+    expect(mail.subject).toBe('Balance alert: funds left $4.99, below $5.00');
+    expect(mail.text).toContain('dropped to $4.99, below your alert threshold of $5.00');
   });
 
   it('balance below zero prints a signed amount', () => {
-    expect(composeAlertMail(alert({ valueNano: -1_500_000_000n }), { email: 'a@b.c' }).subject).toContain('funds left -$1.5');
+    expect(composeAlertMail(alert({ valueNano: -1_500_000_000n }), { email: 'a@b.c' }).subject).toContain('funds left -$1.50,');
+  });
+
+  it('prints money as the console does: whole cents cut toward zero, never a long tail of digits', () => {
+    const mail = composeAlertMail(alert({ valueNano: 7_999_401_500n, thresholdNano: 8n * USD }), { email: 'a@b.c' });
+    expect(mail.subject).toBe('Balance alert: funds left $7.99, below $8.00');
+    expect(mail.text).not.toMatch(/\$\d+\.\d{3}/);
   });
 
   it('key quota names the key by name and hint, never more', () => {
@@ -29,7 +35,7 @@ describe('composeAlertMail', () => {
       { email: 'owner@example.com', key: { name: 'ci', hint: 'sk-…a1b2' } },
     );
     expect(mail.subject).toBe('Quota alert: API key "ci" (sk-…a1b2) reached 80% of its quota');
-    expect(mail.text).toContain('has spent $8 of its $10 quota');
+    expect(mail.text).toContain('has spent $8.00 of its $10.00 quota');
   });
 
   it('subscription quota names the plan and the period', () => {
@@ -38,6 +44,6 @@ describe('composeAlertMail', () => {
       { email: 'owner@example.com', subscription: { planName: 'pro', periodStart: Date.UTC(2026, 0, 1), periodEnd: Date.UTC(2026, 1, 1) } },
     );
     expect(mail.subject).toBe('Quota alert: your "pro" subscription reached 50% of this period\'s quota');
-    expect(mail.text).toContain('has used $60 of its $100 quota in the period 2026-01-01 to 2026-02-01');
+    expect(mail.text).toContain('has used $60.00 of its $100.00 quota in the period 2026-01-01 to 2026-02-01');
   });
 });

@@ -43,6 +43,23 @@ describe('stream checkpoints', () => {
     expect(checkpoints.finish('req_1')).toBe(false);
   });
 
+  it('writes a stream due at its first byte on its own, with its opening figure, then the full figure at the interval', async () => {
+    const checkpoints = new StreamCheckpoints();
+    checkpoints.track('req_old', reservation, () => Promise.resolve({ costNano: 9n, row: row(9n) }));
+    checkpoints.track('req_new', reservation, () => Promise.resolve({ costNano: 70n, row: row(70n) }), () => Promise.resolve({ costNano: 50n, row: row(50n) }));
+    expect(await checkpoints.changed(true)).toEqual([]);
+    expect(checkpoints.markDue('req_new')).toBe(true);
+    expect(checkpoints.markDue('req_new')).toBe(false);
+    expect(checkpoints.markDue('req_unknown')).toBe(false);
+    const due = await checkpoints.changed(true);
+    expect(due.map((pending) => [pending.stored.requestId, pending.costNano])).toEqual([['req_new', 50n]]);
+    expect(checkpoints.claimForWrite(due)).toHaveLength(1);
+    expect(checkpoints.dueCount).toBe(0);
+    // Written once: not due again.
+    expect(checkpoints.markDue('req_new')).toBe(false);
+    expect((await checkpoints.changed()).map((pending) => [pending.stored.requestId, pending.costNano])).toEqual([['req_old', 9n], ['req_new', 70n]]);
+  });
+
   it('reports no stored checkpoint for a stream never written, and skips a figure that fails', async () => {
     const checkpoints = new StreamCheckpoints();
     checkpoints.track('req_2', reservation, () => Promise.reject(new Error('tokenizer unavailable')));

@@ -142,8 +142,8 @@ describe('TierBook', () => {
   it('answers limits from memory; unknown tiers get the default tier; reloads on a tier invalidation', async () => {
     const fake = fakeStorage();
     fake.tiers = [
-      { name: 'default', rpm: 100, tpm: null, createdAt: 1, updatedAt: 1 },
-      { name: 'pro', rpm: 1000, tpm: 50_000, createdAt: 1, updatedAt: 1 },
+      { name: 'default', rpm: 100, tpm: null, signupCreditNano: null, signupCreditDays: null, createdAt: 1, updatedAt: 1 },
+      { name: 'pro', rpm: 1000, tpm: 50_000, signupCreditNano: null, signupCreditDays: null, createdAt: 1, updatedAt: 1 },
     ];
     const bus = new LocalInvalidationBus();
     const book = new TierBook(fake.storage, bus, silentLogger, { refreshMs: 60_000, liveRefreshMs: 60_000 });
@@ -167,7 +167,7 @@ describe('TierBook', () => {
     await book.start();
     try {
       expect(book.limitsFor('anything')).toEqual({ rpm: null, tpm: null });
-      fake.tiers = [{ name: 'default', rpm: 7, tpm: 8, createdAt: 1, updatedAt: 1 }];
+      fake.tiers = [{ name: 'default', rpm: 7, tpm: 8, signupCreditNano: null, signupCreditDays: null, createdAt: 1, updatedAt: 1 }];
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(book.limitsFor('anything')).toEqual({ rpm: 7, tpm: 8 });
     } finally {

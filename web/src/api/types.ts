@@ -8,12 +8,24 @@ export interface User {
   created_at: string;
 }
 
+/** The sign-up credit as its owner sees it (null: none given and none to come). */
+export interface SignUpCredit {
+  state: 'offered' | 'granted' | 'expired' | 'not_given';
+  amount_usd?: number;
+  days?: number | null;
+  granted_at?: string;
+  expires_at?: string | null;
+  taken_back_usd?: number;
+  reason?: string;
+}
+
 export interface Account {
   id: string;
   email: string;
   balance_usd: number;
   tier: string;
   status: string;
+  sign_up_credit?: SignUpCredit | null;
 }
 
 export type OperatorRole = 'owner' | 'admin' | 'support' | 'viewer';
@@ -110,6 +122,12 @@ export interface CatalogModel {
   kind: string;
   owned_by: string;
   pricing: Record<string, number> | null;
+  aliases?: string[];
+  context_window?: number | null;
+  max_output_tokens?: number | null;
+  capabilities?: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
+  /** The account's keys that may call the model (roles that read keys). */
+  keys?: { id: string; name: string }[];
 }
 
 export interface Overview {
@@ -122,6 +140,8 @@ export interface Overview {
 export interface UsageRow {
   request_id: string;
   key_id: string | null;
+  /** The key's name (`Playground` for the playground's own keys); null when the key is gone. */
+  key_name?: string | null;
   model: string | null;
   endpoint: string;
   protocol: string;
@@ -148,6 +168,8 @@ export interface DailyUsage {
   date: string;
   model: string;
   key_id: string | null;
+  /** `Playground` for the playground's own keys. */
+  key_name?: string | null;
   requests: number;
   errors: number;
   input_tokens: number;
@@ -167,4 +189,6 @@ export interface PlaygroundSummary {
   cost_usd: number;
   latency_ms: number;
   first_token_ms: number | null;
+  /** The JSON body the console sent to the gateway's /v1/chat/completions for this answer (no key). */
+  request_body?: Record<string, unknown>;
 }

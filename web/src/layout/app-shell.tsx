@@ -6,6 +6,8 @@ import { errorMessage } from '../api/client';
 import { Alert } from '../ui/feedback';
 import { Button } from '../ui/button';
 import { AccountSwitcherItems } from './account-switcher';
+import { ThemeMenuItems } from './theme';
+import { AnnouncementBanner } from '../pages/announcements/announcements';
 
 // Operator console: its navigation, shown to operators only.
 import { operatorNavigation } from '../pages/operator/operator-routes';
@@ -13,17 +15,20 @@ import { useOperatorMe } from '../pages/operator/operator-queries';
 
 const navigation = [
   { to: '/keys', label: 'API keys' },
+  { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
   // Money and people (money-web branch).
   { to: '/billing', label: 'Billing' },
+  { to: '/transactions', label: 'Transactions' },
   { to: '/plans', label: 'Plans' },
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/support', label: 'Support' },
+  { to: '/announcements', label: 'Announcements' },
   { to: '/security', label: 'Security' },
 ];
 
@@ -104,6 +109,8 @@ export function AppShell({ children }: { children: ReactNode }) {
               <AccountSwitcherItems />
               <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/security')}>Security and sessions</DropdownMenu.Item>
               <DropdownMenu.Separator className="menu-separator" />
+              <ThemeMenuItems />
+              <DropdownMenu.Separator className="menu-separator" />
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(false)}>Sign out</DropdownMenu.Item>
               <DropdownMenu.Item className="menu-item" onSelect={() => void signOut(true)}>Sign out everywhere</DropdownMenu.Item>
             </DropdownMenu.Content>
@@ -135,6 +142,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <main id="main" ref={mainRef} tabIndex={-1} className="app-main">
           {signOutError === null ? null : <Alert tone="error">{signOutError}</Alert>}
           {user != null && !user.email_verified ? <VerifyEmailBanner mailConfigured={config.data?.mail_configured !== false} /> : null}
+          <AnnouncementBanner />
           {children}
         </main>
       </div>

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi, useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import { formatDateTime, formatUsd } from '../../format/format';
+import { formatCost, formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
@@ -26,8 +26,6 @@ interface AlertSettings {
   alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
 }
 
-// Thresholds may sit a fraction of a cent from the value that crossed them: both are shown to the nano-dollar's 7th place.
-const usdExact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 7 });
 const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota', key_paused: 'Key paused (webhooks)' };
 
 function SettingsForm({ settings, editable }: { settings: AlertSettings; editable: boolean }) {
@@ -136,8 +134,8 @@ export function AlertsPage() {
                       <tr key={`${alert.kind}-${alert.subject_id}`}>
                         <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' || alert.kind === 'key_paused' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
                         <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? (alert.kind === 'key_paused' ? 'sent' : 'mailed') : alert.state}</Badge></td>
-                        <td className="numeric">{usdExact.format(alert.value_usd)}</td>
-                        <td className="numeric">{usdExact.format(alert.threshold_usd)}</td>
+                        <td className="numeric">{formatCost(alert.value_usd)}</td>
+                        <td className="numeric">{formatCost(alert.threshold_usd)}</td>
                         <td>{formatDateTime(alert.crossed_at)}</td>
                       </tr>
                     ))}

@@ -4,9 +4,9 @@ import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
 
 export const keysQueryKey = ['keys'] as const;
 
-export function useKeys() {
+export function useKeys(enabled = true) {
   const api = useApi();
-  return useQuery({ queryKey: keysQueryKey, queryFn: () => api.get<{ data: ApiKey[] }>('/api/keys') });
+  return useQuery({ queryKey: keysQueryKey, queryFn: () => api.get<{ data: ApiKey[] }>('/api/keys'), enabled });
 }
 
 export function useModels() {

@@ -7,6 +7,7 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { Dialog } from '../../ui/dialog';
+import { FundsNotice } from './funds-notice';
 import { KeyForm } from './key-form';
 import { budgetSpent, KeyStatusBadge, periodAdjectives } from './key-status';
 import { SecretDialog } from './secret-dialog';
@@ -90,6 +91,7 @@ export function KeysPage() {
         description="Each key reaches every model family through one base URL. Secrets are shown once, when the key is made."
         actions={<Button variant="primary" onClick={() => { createKey.reset(); setCreating(true); }} disabled={!verified} title={verified ? undefined : 'Verify your email first'}>Create key</Button>}
       />
+      <FundsNotice />
       {actionError === null ? null : <Alert tone="error">{actionError}</Alert>}
       <Card>
         {keys.isPending ? <Loading /> : null}

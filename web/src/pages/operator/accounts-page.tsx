@@ -3,12 +3,25 @@ import { errorMessage } from '../../api/client';
 import { formatCost, formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
+import { Dialog } from '../../ui/dialog';
 import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+import { AccountLedger } from './account-ledger';
 
-interface Account { id: string; email: string; tier: string; balance_usd: number; credit_line_usd: number; created_at: string }
-interface LedgerEntry { id: string; kind: string; amount_usd: number; reason?: string | null; created_at: string }
+interface SignUpCredit { state: string; amount_usd?: number; expires_at?: string | null; taken_back_usd?: number; reason?: string }
+interface Account { id: string; email: string; status: 'enabled' | 'disabled' | 'deleted'; tier: string; balance_usd: number; credit_line_usd: number; created_at: string; sign_up_credit?: SignUpCredit | null }
+
+/** The account's sign-up credit in a few words (operators see why one was not given). */
+function signUpCreditText(credit: SignUpCredit | null | undefined): string | null {
+  if (credit == null) return null;
+  switch (credit.state) {
+    case 'granted': return `${formatUsd(credit.amount_usd)} given${credit.expires_at == null ? '' : `, until ${formatDateTime(credit.expires_at)}`}`;
+    case 'expired': return `${formatUsd(credit.amount_usd)} given, ${formatUsd(credit.taken_back_usd)} taken back at expiry`;
+    case 'offered': return `${formatUsd(credit.amount_usd)} once the email is verified`;
+    default: return `not given (${(credit.reason ?? '').replace(/_/g, ' ')})`;
+  }
+}
 interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
 
 interface UserStatus { id: string; email: string; email_verified: boolean; two_factor_enabled: boolean; locked: { reason: string; locked_at: string } | null; active_sessions: number }
@@ -53,10 +66,62 @@ function SignInStatus({ email, writable }: { email: string; writable: boolean })
   );
 }
 
+const STATUS_TONE = { enabled: 'success', disabled: 'warning', deleted: 'danger' } as const;
+
+type StatusChange = 'disable' | 'enable' | 'delete';
+
+const STATUS_CHANGE_TEXT: Record<StatusChange, { title: string; consequence: string; confirm: string }> = {
+  disable: {
+    title: 'Disable account', confirm: 'Disable',
+    consequence: 'Every key of the account answers 403 at once, on every instance, and its console users are signed out. Nothing is deleted; enabling it again restores everything.',
+  },
+  enable: { title: 'Enable account', confirm: 'Enable', consequence: 'Its keys answer again and its users can sign in.' },
+  delete: {
+    title: 'Delete account', confirm: 'Delete for good',
+    consequence: 'Every key is revoked, subscriptions cancelled, sessions ended and personal data erased. Ledger entries, invoices and usage rows are kept for accounting. This cannot be undone.',
+  },
+};
+
+/** Disable, enable or delete an account, each after a confirmation that says what it does. */
+function AccountStatus({ account, path }: { account: Account; path: string }) {
+  const action = useOperatorAction();
+  const [change, setChange] = useState<StatusChange | null>(null);
+  const [typed, setTyped] = useState('');
+  if (account.status === 'deleted') return null;
+  const apply = () => {
+    if (change === null) return;
+    const request = change === 'delete' ? { method: 'DELETE' as const, path } : { method: 'PATCH' as const, path, body: { status: change === 'disable' ? 'disabled' : 'enabled' } };
+    action.mutate(request, { onSuccess: () => { setChange(null); setTyped(''); } });
+  };
+  const text = change === null ? null : STATUS_CHANGE_TEXT[change];
+  return (
+    <>
+      <div className="form-actions">
+        {account.status === 'enabled'
+          ? <Button onClick={() => { action.reset(); setChange('disable'); }}>Disable account</Button>
+          : <Button onClick={() => { action.reset(); setChange('enable'); }}>Enable account</Button>}
+        <Button variant="danger" onClick={() => { action.reset(); setChange('delete'); }}>Delete account</Button>
+      </div>
+      <Dialog open={change !== null} title={text?.title ?? ''} onClose={() => setChange(null)}>
+        {change === null || text === null ? null : (
+          <form className="stack" onSubmit={(event) => { event.preventDefault(); apply(); }}>
+            <p><strong>{account.email}</strong>: {text.consequence}</p>
+            {change === 'delete' ? <TextField label="Type the account's email to confirm" value={typed} onChange={(event) => setTyped(event.target.value)} autoComplete="off" required /> : null}
+            {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+            <div className="form-actions">
+              <Button onClick={() => setChange(null)}>Cancel</Button>
+              <Button variant={change === 'enable' ? 'primary' : 'danger'} type="submit" busy={action.isPending} disabled={change === 'delete' && typed.trim().toLowerCase() !== account.email.toLowerCase()}>{text.confirm}</Button>
+            </div>
+          </form>
+        )}
+      </Dialog>
+    </>
+  );
+}
+
 function AccountDetail({ account, writable }: { account: Account; writable: boolean }) {
   const path = `admin/accounts/${encodeURIComponent(account.id)}`;
   const detail = useOperatorGet<Account>(path);
-  const ledger = useOperatorGet<{ data: LedgerEntry[] }>(`${path}/ledger`, { limit: '20' });
   const keys = useOperatorGet<{ data: Key[] }>(`${path}/keys`, { limit: '100' });
   const action = useOperatorAction();
   const [amount, setAmount] = useState('');
@@ -72,8 +137,11 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
         <div className="stat"><dt>Balance</dt><dd data-testid="account-balance">{formatUsd(current.balance_usd)}</dd></div>
         <div className="stat"><dt>Tier</dt><dd>{current.tier}</dd></div>
         <div className="stat"><dt>Credit line</dt><dd>{formatUsd(current.credit_line_usd)}</dd></div>
+        {signUpCreditText(current.sign_up_credit) === null ? null : <div className="stat"><dt>Sign-up credit</dt><dd className="stat-text" data-testid="account-sign-up-credit">{signUpCreditText(current.sign_up_credit)}</dd></div>}
+        <div className="stat"><dt>Status</dt><dd data-testid="account-status"><Badge tone={STATUS_TONE[current.status]}>{current.status}</Badge></dd></div>
       </dl>
-      {writable ? (
+      {writable ? <AccountStatus account={current} path={path} /> : null}
+      {writable && current.status !== 'deleted' ? (
         <form className="stack" onSubmit={credit} aria-label="Credit or debit">
           <div className="form-grid">
             <TextField label="Amount (USD)" value={amount} onChange={(event) => setAmount(event.target.value)} required inputMode="decimal" pattern="-?[0-9]+(\.[0-9]+)?" hint="Negative to debit." />
@@ -106,14 +174,7 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
           ))}</tbody></table></div>
       )}
       <h3>Ledger</h3>
-      {ledger.data?.data.length === 0 ? <p className="empty">No entries.</p> : null}
-      {ledger.data === undefined || ledger.data.data.length === 0 ? null : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Ledger of {current.email}</caption>
-          <thead><tr><th scope="col">When</th><th scope="col">Kind</th><th scope="col" className="numeric">Amount</th><th scope="col">Reason</th></tr></thead>
-          <tbody>{ledger.data.data.map((entry) => (
-            <tr key={entry.id}><td>{formatDateTime(entry.created_at)}</td><td>{entry.kind}</td><td className="numeric">{formatCost(entry.amount_usd)}</td><td>{entry.reason ?? ''}</td></tr>
-          ))}</tbody></table></div>
-      )}
+      <AccountLedger path={path} email={current.email} />
     </Card>
   );
 }
@@ -144,11 +205,11 @@ export function OperatorAccountsPage() {
         {accounts.data !== undefined && shown.length === 0 ? <p className="empty">{search.trim() === '' ? 'No accounts yet.' : 'No account starts with this.'}</p> : null}
         {shown.length === 0 ? null : (
           <div className="table-scroll"><table className="table" data-testid="accounts-table"><caption className="visually-hidden">Accounts</caption>
-            <thead><tr><th scope="col">Email</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
+            <thead><tr><th scope="col">Email</th><th scope="col">Status</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
             <tbody>{shown.map((account) => (
               <tr key={account.id} aria-selected={selected?.id === account.id}>
                 <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
-                <td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
+                <td><Badge tone={STATUS_TONE[account.status]}>{account.status}</Badge></td><td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
               </tr>
             ))}</tbody></table></div>
         )}

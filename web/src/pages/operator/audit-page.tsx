@@ -5,13 +5,10 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { TextField } from '../../ui/field';
 import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorGet } from './operator-queries';
+import { AuditChanges } from './audit-changes';
 
 interface AuditEntry { id: string; at: string; operator: { id: string; email: string }; action: string; target: string; status: number; before: unknown; after: unknown; ip: string }
 
-function Json({ value }: { value: unknown }) {
-  if (value === null || value === undefined) return <span className="field-hint">—</span>;
-  return <pre className="audit-json">{JSON.stringify(value, null, 1)}</pre>;
-}
 
 /** Every change operators made: who, what, the state before and after (secrets removed), and from where. */
 export function OperatorAuditPage() {
@@ -29,16 +26,15 @@ export function OperatorAuditPage() {
         {audit.isError ? <Alert tone="error">{errorMessage(audit.error)}</Alert> : null}
         {audit.data?.data.length === 0 ? <p className="empty">Nothing recorded yet.</p> : null}
         {audit.data === undefined || audit.data.data.length === 0 ? null : (
-          <div className="table-scroll"><table className="table" data-testid="audit-table"><caption className="visually-hidden">Audit log</caption>
-            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Before</th><th scope="col">After</th><th scope="col">IP</th></tr></thead>
+          <div className="table-scroll"><table className="table table-cards" data-testid="audit-table"><caption className="visually-hidden">Audit log</caption>
+            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Changes (before → after)</th><th scope="col">IP</th></tr></thead>
             <tbody>{audit.data.data.map((entry) => (
               <tr key={entry.id}>
-                <td>{formatDateTime(entry.at)}</td>
-                <td>{entry.operator.email}</td>
+                <td data-label="When">{formatDateTime(entry.at)}</td>
+                <td data-label="Who">{entry.operator.email}</td>
                 <th scope="row" className="mono audit-action">{entry.action}<span className="key-meta">{entry.target} · {entry.status}</span></th>
-                <td><Json value={entry.before} /></td>
-                <td><Json value={entry.after} /></td>
-                <td className="mono">{entry.ip}</td>
+                <td data-label="Changes"><AuditChanges before={entry.before} after={entry.after} /></td>
+                <td data-label="IP" className="mono">{entry.ip}</td>
               </tr>
             ))}</tbody></table></div>
         )}

@@ -1,24 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { formatMilliseconds } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
-import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { ChannelForm, type Channel, type ChannelType } from './channel-form';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
-
-interface Channel {
-  id: string;
-  name: string;
-  type: string;
-  base_url: string | null;
-  api_key_hints: string[];
-  models: Record<string, string>;
-  priority: number;
-  weight: number;
-  enabled: boolean;
-}
 
 interface Health {
   channel_id: string;
@@ -35,11 +23,6 @@ interface TestResult {
   message: string;
 }
 
-interface ChannelType {
-  type: string;
-  protocol: string;
-}
-
 function healthTone(status: string): 'success' | 'warning' | 'danger' | 'neutral' {
   if (status === 'operational') return 'success';
   if (status === 'degraded') return 'warning';
@@ -47,72 +30,50 @@ function healthTone(status: string): 'success' | 'warning' | 'danger' | 'neutral
   return 'neutral';
 }
 
-function ChannelForm({ channel, onDone }: { channel: Channel | null; onDone: () => void }) {
-  const action = useOperatorAction();
-  // The types this gateway build knows, from its upstream registry (only a new channel chooses one).
-  const types = useOperatorGet<{ data: ChannelType[] }>('admin/channel-types', undefined, { enabled: channel === null });
-  const [form, setForm] = useState({
-    name: channel?.name ?? '', type: channel?.type ?? 'openai', base_url: channel?.base_url ?? '', api_key: '',
-    models: channel === null ? '' : Object.keys(channel.models).join(', '), priority: String(channel?.priority ?? 0), weight: String(channel?.weight ?? 1),
-  });
-  const set = (field: keyof typeof form) => (event: { target: { value: string } }) => setForm({ ...form, [field]: event.target.value });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const models = form.models.split(',').map((model) => model.trim()).filter((model) => model !== '');
-    const body: Record<string, unknown> = {
-      name: form.name, base_url: form.base_url.trim() === '' ? null : form.base_url.trim(), models,
-      priority: Number(form.priority), weight: Number(form.weight),
-    };
-    if (channel === null) body.type = form.type;
-    // Secrets are write-only: an empty field keeps the stored key; a new value replaces it.
-    if (form.api_key !== '') body.api_key = form.api_key;
-    action.mutate({ method: channel === null ? 'POST' : 'PATCH', path: channel === null ? 'admin/channels' : `admin/channels/${encodeURIComponent(channel.id)}`, body }, { onSuccess: onDone });
-  };
-  return (
-    <form className="stack" onSubmit={submit}>
-      <div className="form-grid">
-        <TextField label="Name" value={form.name} onChange={set('name')} required maxLength={100} />
-        {channel === null ? <SelectField label="Type" value={form.type} onChange={set('type')} options={(types.data?.data ?? [{ type: form.type, protocol: '' }]).map(({ type }) => ({ value: type, label: type }))} /> : null}
-        <TextField label="Base URL" value={form.base_url} onChange={set('base_url')} placeholder="Vendor default" hint="Leave empty for the vendor's own address." />
-        <TextField label={channel === null ? 'API key' : 'New API key'} type="password" autoComplete="off" value={form.api_key} onChange={set('api_key')}
-          hint={channel === null ? 'Stored sealed; never shown again.' : `Now ${channel.api_key_hints.join(', ') || 'none'}. Leave empty to keep it.`} />
-        <TextField label="Models" value={form.models} onChange={set('models')} hint="Comma-separated; * serves the vendor's catalog." />
-        <TextField label="Priority" type="number" value={form.priority} onChange={set('priority')} hint="Higher first." />
-        <TextField label="Weight" type="number" min={0} value={form.weight} onChange={set('weight')} hint="Share among equal priority." />
-      </div>
-      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
-      <div className="form-actions">
-        <Button onClick={onDone}>Cancel</Button>
-        <Button variant="primary" type="submit" busy={action.isPending}>{channel === null ? 'Create channel' : 'Save channel'}</Button>
-      </div>
-    </form>
-  );
+/** Public models that only this channel serves: what deleting it leaves unroutable. */
+function onlyServedBy(channel: Channel, all: Channel[]): string[] {
+  return Object.keys(channel.models).filter((model) => model !== '*' && !all.some((other) => other.id !== channel.id && other.enabled && (model in other.models)));
 }
 
-/** Upstream channels with live health, the test probe, and create/edit/disable. */
+/** Upstream channels with live health, the test probe (one or all), and create/edit/disable/delete. */
 export function OperatorChannelsPage() {
   useDocumentTitle('Channels');
   const me = useOperatorMe();
   const writable = canWrite(me.data);
   const channels = useOperatorGet<{ data: Channel[] }>('admin/channels', { limit: '200' }, { refreshMs: 10_000 });
   const health = useOperatorGet<{ channels: Health[] }>('admin/health', undefined, { refreshMs: 10_000 });
+  const types = useOperatorGet<{ data: ChannelType[] }>('admin/channel-types');
   const action = useOperatorAction<TestResult>();
+  const removal = useOperatorAction();
   const [editing, setEditing] = useState<Channel | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Channel | null>(null);
   const [results, setResults] = useState<Record<string, TestResult | string>>({});
   const healthOf = new Map((health.data?.channels ?? []).map((report) => [report.channel_id, report]));
 
+  // Each probe answers through its own promise: a mutation's per-call callbacks fire for the latest call only, and
+  // "Test all" runs several at once.
   const test = (channel: Channel) => {
-    setResults({ ...results, [channel.id]: 'Testing…' });
-    action.mutate({ method: 'POST', path: `admin/channels/${encodeURIComponent(channel.id)}/test`, body: {} }, {
-      onSuccess: (result) => setResults((all) => ({ ...all, [channel.id]: result })),
-      onError: (error) => setResults((all) => ({ ...all, [channel.id]: errorMessage(error) })),
-    });
+    setResults((all) => ({ ...all, [channel.id]: 'Testing…' }));
+    action.mutateAsync({ method: 'POST', path: `admin/channels/${encodeURIComponent(channel.id)}/test`, body: {} }).then(
+      (result) => setResults((all) => ({ ...all, [channel.id]: result })),
+      (error: unknown) => setResults((all) => ({ ...all, [channel.id]: errorMessage(error) })),
+    );
+  };
+
+  // Every channel at once, as the probe of one does: each answers in its own row.
+  const testAll = () => {
+    for (const channel of channels.data?.data ?? []) if (channel.enabled) test(channel);
   };
 
   return (
     <div className="page stack">
       <PageHeader title="Channels" description="Upstream accounts the gateway routes to: higher priority first, weights share traffic among equals."
-        actions={writable ? <Button variant="primary" onClick={() => setEditing('new')}>Add channel</Button> : undefined} />
+        actions={writable ? (
+          <>
+            <Button onClick={testAll} disabled={(channels.data?.data.length ?? 0) === 0}>Test all channels</Button>
+            <Button variant="primary" onClick={() => setEditing('new')}>Add channel</Button>
+          </>
+        ) : undefined} />
       <Card>
         {channels.isPending ? <Loading /> : null}
         {channels.isError ? <Alert tone="error">{errorMessage(channels.error)}</Alert> : null}
@@ -133,7 +94,7 @@ export function OperatorChannelsPage() {
                         <Badge tone={healthTone(report?.status ?? (channel.enabled ? 'operational' : 'disabled'))}>{report?.status ?? (channel.enabled ? 'unknown' : 'disabled')}</Badge>
                         {report === undefined ? null : <span className="key-meta">Breaker {report.breaker.state} · last minute {report.breaker.recent.successes} ok, {report.breaker.recent.failures} failed{report.breaker.last_error === null ? '' : ` · last error ${report.breaker.last_error.class}`}</span>}
                       </td>
-                      <td data-label="Models" className="mono">{Object.keys(channel.models).join(', ')}</td>
+                      <td data-label="Models" className="mono">{Object.entries(channel.models).map(([model, upstream]) => (upstream === '' || upstream === model ? model : `${model} → ${upstream}`)).join(', ')}</td>
                       <td className="numeric">{channel.priority} / {channel.weight}</td>
                       <td data-label="Test" aria-live="polite">
                         {writable ? <Button variant="ghost" onClick={() => test(channel)} aria-label={`Test ${channel.name}`}>Test</Button> : null}
@@ -148,6 +109,7 @@ export function OperatorChannelsPage() {
                           <>
                             <Button variant="ghost" onClick={() => setEditing(channel)} aria-label={`Edit ${channel.name}`}>Edit</Button>
                             <Button variant="ghost" onClick={() => action.mutate({ method: 'PATCH', path: `admin/channels/${encodeURIComponent(channel.id)}`, body: { enabled: !channel.enabled } })} aria-label={`${channel.enabled ? 'Disable' : 'Enable'} ${channel.name}`}>{channel.enabled ? 'Disable' : 'Enable'}</Button>
+                            <Button variant="ghost" onClick={() => { removal.reset(); setDeleting(channel); }} aria-label={`Delete ${channel.name}`}>Delete</Button>
                           </>
                         ) : null}
                       </td>
@@ -160,7 +122,22 @@ export function OperatorChannelsPage() {
         )}
       </Card>
       <Dialog open={editing !== null} title={editing === 'new' ? 'Add a channel' : 'Edit channel'} onClose={() => setEditing(null)}>
-        {editing === null ? null : <ChannelForm channel={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
+        {editing === null ? null : <ChannelForm channel={editing === 'new' ? null : editing} types={types.data?.data ?? []} onDone={() => setEditing(null)} />}
+      </Dialog>
+      <Dialog open={deleting !== null} title="Delete channel" onClose={() => setDeleting(null)}>
+        {deleting === null ? null : (
+          <div className="stack">
+            <p>Delete <strong>{deleting.name}</strong>? Its upstream keys are forgotten; usage already logged keeps its id.</p>
+            {onlyServedBy(deleting, channels.data?.data ?? []).length === 0 ? null : (
+              <Alert tone="warning">No other enabled channel serves {onlyServedBy(deleting, channels.data?.data ?? []).join(', ')}: calls to {onlyServedBy(deleting, channels.data?.data ?? []).length === 1 ? 'it' : 'them'} will fail until one does.</Alert>
+            )}
+            {removal.isError ? <Alert tone="error">{errorMessage(removal.error)}</Alert> : null}
+            <div className="form-actions">
+              <Button onClick={() => setDeleting(null)}>Cancel</Button>
+              <Button variant="danger" busy={removal.isPending} onClick={() => removal.mutate({ method: 'DELETE', path: `admin/channels/${encodeURIComponent(deleting.id)}` }, { onSuccess: () => setDeleting(null) })}>Delete {deleting.name}</Button>
+            </div>
+          </div>
+        )}
       </Dialog>
     </div>
   );

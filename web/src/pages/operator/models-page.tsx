@@ -1,14 +1,25 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { errorMessage } from '../../api/client';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { ModelForm, type Model } from './model-form';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
-interface Model { id: string; kind: string; public: boolean; upstream: string | null; pricing: Record<string, number | null> }
 interface Channel { id: string; name: string; models: Record<string, string>; enabled: boolean }
+
+/** Strategy, fallbacks, limits and cache of a model in one line. */
+function routingSummary(model: Model): string {
+  return [
+    model.routing === undefined || model.routing.strategy === 'weighted' ? null : model.routing.strategy,
+    model.fallbacks === undefined || model.fallbacks.length === 0 ? null : `falls back to ${model.fallbacks.join(', ')}`,
+    model.limits?.rpm == null ? null : `${model.limits.rpm} RPM`,
+    model.limits?.tpm == null ? null : `${model.limits.tpm} TPM`,
+    model.cache == null ? null : `cached ${model.cache.ttl_seconds} s`,
+  ].filter((part) => part !== null).join(' · ');
+}
 
 function price(value: number | null | undefined): string {
   return value == null ? '—' : `$${value}`;
@@ -91,27 +102,6 @@ function CatalogCard({ writable }: { writable: boolean }) {
   );
 }
 
-function ModelForm({ onDone }: { onDone: () => void }) {
-  const action = useOperatorAction();
-  const [form, setForm] = useState({ id: '', input: '', output: '', public: true });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    action.mutate({ method: 'POST', path: 'admin/models', body: { id: form.id.trim(), public: form.public, pricing: { input_per_mtok: form.input, output_per_mtok: form.output } } }, { onSuccess: onDone });
-  };
-  return (
-    <form className="stack" onSubmit={submit}>
-      <div className="form-grid">
-        <TextField label="Model id" value={form.id} onChange={(event) => setForm({ ...form, id: event.target.value })} required />
-        <TextField label="Input, USD per million tokens" value={form.input} onChange={(event) => setForm({ ...form, input: event.target.value })} required inputMode="decimal" />
-        <TextField label="Output, USD per million tokens" value={form.output} onChange={(event) => setForm({ ...form, output: event.target.value })} required inputMode="decimal" />
-      </div>
-      <label className="checkbox-row"><input type="checkbox" checked={form.public} onChange={(event) => setForm({ ...form, public: event.target.checked })} /> Public (listed in /v1/models)</label>
-      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
-      <div className="form-actions"><Button onClick={onDone}>Cancel</Button><Button variant="primary" type="submit" busy={action.isPending}>Create model</Button></div>
-    </form>
-  );
-}
-
 /** The gateway's model records with prices per unit and the channels that serve each; the bundled catalog beside them. */
 export function OperatorModelsPage() {
   useDocumentTitle('Models and prices');
@@ -120,12 +110,14 @@ export function OperatorModelsPage() {
   const models = useOperatorGet<{ data: Model[] }>('admin/models', { limit: '200' });
   const channels = useOperatorGet<{ data: Channel[] }>('admin/channels', { limit: '200' });
   const action = useOperatorAction();
-  const [creating, setCreating] = useState(false);
+  const removal = useOperatorAction();
+  const [editing, setEditing] = useState<Model | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Model | null>(null);
   const servedBy = (id: string): string[] => (channels.data?.data ?? []).filter((channel) => id in channel.models || '*' in channel.models).map((channel) => channel.name);
   return (
     <div className="page stack">
       <PageHeader title="Models and prices" description="Prices per million tokens as billed; which channels serve each model."
-        actions={writable ? <Button variant="primary" onClick={() => setCreating(true)}>Add model</Button> : undefined} />
+        actions={writable ? <Button variant="primary" onClick={() => setEditing('new')}>Add model</Button> : undefined} />
       {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
       <Card title="Gateway models">
         {models.data?.data.length === 0 ? <p className="empty">No model records yet: add one, or import list prices from the bundled catalog below.</p> : null}
@@ -136,19 +128,39 @@ export function OperatorModelsPage() {
             <thead><tr><th scope="col">Model</th><th scope="col">Visibility</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Channels</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{models.data.data.map((model) => (
               <tr key={model.id} data-model-id={model.id}>
-                <th scope="row" className="mono">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span></th>
+                <th scope="row" className="mono">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span>{routingSummary(model) === '' ? null : <span className="key-meta model-routing">{routingSummary(model)}</span>}</th>
                 <td><Badge tone={model.public ? 'info' : 'neutral'}>{model.public ? 'public' : 'private'}</Badge></td>
                 <td className="numeric">{price(model.pricing.input_per_mtok)}</td>
                 <td className="numeric">{price(model.pricing.output_per_mtok)}</td>
                 <td className="numeric">{price(model.pricing.cached_input_per_mtok)}</td>
                 <td>{servedBy(model.id).join(', ') || <span className="field-hint">none</span>}</td>
-                <td className="cell-actions">{writable ? <Button variant="ghost" onClick={() => action.mutate({ method: 'PATCH', path: `admin/models/${encodeURIComponent(model.id)}`, body: { public: !model.public } })}>{model.public ? 'Make private' : 'Make public'}</Button> : null}</td>
+                <td className="cell-actions">{writable ? (
+                  <>
+                    <Button variant="ghost" onClick={() => setEditing(model)} aria-label={`Edit ${model.id}`}>Edit</Button>
+                    <Button variant="ghost" onClick={() => action.mutate({ method: 'PATCH', path: `admin/models/${encodeURIComponent(model.id)}`, body: { public: !model.public } })}>{model.public ? 'Make private' : 'Make public'}</Button>
+                    <Button variant="ghost" onClick={() => { removal.reset(); setDeleting(model); }} aria-label={`Delete ${model.id}`}>Delete</Button>
+                  </>
+                ) : null}</td>
               </tr>
             ))}</tbody></table></div>
         )}
       </Card>
       <CatalogCard writable={writable} />
-      <Dialog open={creating} title="Add a model" onClose={() => setCreating(false)}>{creating ? <ModelForm onDone={() => setCreating(false)} /> : null}</Dialog>
+      <Dialog open={editing !== null} title={editing === 'new' ? 'Add a model' : 'Edit model'} onClose={() => setEditing(null)}>
+        {editing === null ? null : <ModelForm key={editing === 'new' ? 'new' : editing.id} model={editing === 'new' ? null : editing} onDone={() => setEditing(null)} />}
+      </Dialog>
+      <Dialog open={deleting !== null} title="Delete model" onClose={() => setDeleting(null)}>
+        {deleting === null ? null : (
+          <div className="stack">
+            <p>Delete the record of <strong className="mono">{deleting.id}</strong>? {servedBy(deleting.id).length === 0 ? 'No channel serves it.' : `Channels ${servedBy(deleting.id).join(', ')} serve it: a model of the bundled catalog goes back to its list price, any other stops answering.`}</p>
+            {removal.isError ? <Alert tone="error">{errorMessage(removal.error)}</Alert> : null}
+            <div className="form-actions">
+              <Button onClick={() => setDeleting(null)}>Cancel</Button>
+              <Button variant="danger" busy={removal.isPending} onClick={() => removal.mutate({ method: 'DELETE', path: `admin/models/${encodeURIComponent(deleting.id)}` }, { onSuccess: () => setDeleting(null) })}>Delete {deleting.id}</Button>
+            </div>
+          </div>
+        )}
+      </Dialog>
     </div>
   );
 }

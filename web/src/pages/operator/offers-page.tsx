@@ -8,6 +8,7 @@ import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+import { TiersCard } from './tiers-card';
 
 interface Plan { id: string; name: string; period: string; quota_usd: number; overage: { policy: string; limit_usd?: number | null }; self_service: boolean; price_usd: number }
 interface Code { id: string; name: string; hint: string; amount_usd: number; state: string; redeemed_by: string | null; redeemed_at: string | null; created_at: string; code?: string }
@@ -165,7 +166,7 @@ function AnnouncementsCard({ writable }: { writable: boolean }) {
   );
 }
 
-/** Plans, redemption codes (batches, CSV, who redeemed) and announcements. */
+/** Plans, redemption codes (batches, CSV, who redeemed), announcements, and tiers with their sign-up credit. */
 export function OperatorOffersPage() {
   useDocumentTitle('Plans, codes and announcements');
   const me = useOperatorMe();
@@ -176,6 +177,7 @@ export function OperatorOffersPage() {
       <PlansCard writable={writable} />
       <CodesCard writable={writable} />
       <AnnouncementsCard writable={writable} />
+      <TiersCard writable={writable} />
     </div>
   );
 }

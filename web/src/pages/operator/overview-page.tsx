@@ -49,7 +49,7 @@ interface Overview {
   balances_owed: { accounts: number; usd: number };
   series: (Summary & { at: string })[];
   by_model: (Summary & { name: string })[];
-  by_channel: (Summary & { name: string })[];
+  by_channel: (Summary & { name: string; channel_name?: string | null })[];
 }
 
 const REFRESH_MS = 15_000;
@@ -105,7 +105,7 @@ function ChannelHealthTable({ channels }: { channels: ChannelHealth[] }) {
   );
 }
 
-function BreakdownTable({ caption, rows }: { caption: string; rows: (Summary & { name: string })[] }) {
+function BreakdownTable({ caption, rows }: { caption: string; rows: (Summary & { name: string; channel_name?: string | null })[] }) {
   if (rows.length === 0) return <p className="empty">No calls in this window.</p>;
   return (
     <div className="table-scroll">
@@ -115,7 +115,9 @@ function BreakdownTable({ caption, rows }: { caption: string; rows: (Summary & {
         <tbody>
           {rows.slice(0, 20).map((row) => (
             <tr key={row.name}>
-              <th scope="row" className="mono">{row.name}</th>
+              <th scope="row" className={row.channel_name == null ? 'mono' : undefined} title={row.channel_name == null ? undefined : row.name}>
+                {row.channel_name ?? row.name}{row.channel_name == null ? null : <span className="key-meta mono">{row.name}</span>}
+              </th>
               <td className="numeric">{formatInteger(row.requests)}</td>
               <td className="numeric">{formatPercent(row.error_rate)}</td>
               <td className="numeric">{formatMilliseconds(row.latency_p50_ms)}</td>

@@ -22,26 +22,25 @@ export function UsageTable({ rows, keys }: { rows: UsageRow[]; keys: ApiKey[] })
   const keyNames = new Map(keys.map((key) => [key.id, key.name]));
   return (
     <div className="table-scroll">
-      <table className="table usage-table" data-testid="usage-table">
+      <table className="table table-cards usage-table" data-testid="usage-table">
         <caption className="visually-hidden">Requests, newest first</caption>
         <thead>
           <tr>
             <th scope="col">Time</th><th scope="col">Key</th><th scope="col">Model</th><th scope="col">Status</th>
-            <th scope="col" className="numeric">Tokens in</th><th scope="col" className="numeric">Tokens out</th>
+            <th scope="col" className="numeric">Tokens in / out</th>
             <th scope="col" className="numeric">Cost</th><th scope="col" className="numeric">Latency</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((row) => (
             <tr key={row.request_id}>
-              <td><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
-              <td>{row.key_id == null ? '—' : keyNames.get(row.key_id) ?? row.key_id}</td>
-              <td className="mono">{row.model ?? '—'}<span className="key-meta">{row.endpoint}{row.stream ? ' · stream' : ''}</span></td>
-              <td><StatusBadge row={row} /></td>
-              <td className="numeric">{formatInteger(row.prompt_tokens)}</td>
-              <td className="numeric">{formatInteger(row.completion_tokens)}</td>
-              <td className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
-              <td className="numeric">{formatMilliseconds(row.latency_ms)}</td>
+              <td data-label="Time" className="cell-nowrap"><time dateTime={row.created_at} title={row.request_id}>{formatDateTime(row.created_at)}</time></td>
+              <td data-label="Key"><span title={row.key_id ?? undefined}>{row.key_id == null ? '—' : row.key_name ?? keyNames.get(row.key_id) ?? row.key_id}</span></td>
+              <td data-label="Model" className="usage-model-cell"><span className="mono usage-model">{row.model ?? '—'}</span><span className="key-meta usage-endpoint">{row.endpoint}{row.stream ? ' · stream' : ''}</span></td>
+              <td data-label="Status"><StatusBadge row={row} /></td>
+              <td data-label="Tokens in / out" className="numeric">{formatInteger(row.prompt_tokens)} / {formatInteger(row.completion_tokens)}</td>
+              <td data-label="Cost" className="numeric">{formatCost(row.cost_usd)}<HostedTools row={row} /></td>
+              <td data-label="Latency" className="numeric">{formatMilliseconds(row.latency_ms)}</td>
             </tr>
           ))}
         </tbody>
