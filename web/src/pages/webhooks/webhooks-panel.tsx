@@ -115,15 +115,15 @@ function DeliveryLog({ basePath, endpoint }: { basePath: string; endpoint: Endpo
         <p className="empty">Nothing delivered yet. Send a test event to try the endpoint.</p>
       ) : (
         <div className="table-scroll">
-          <table className="table">
+          <table className="table table-cards">
             <thead><tr><th scope="col">Event</th><th scope="col">State</th><th scope="col" className="numeric">Attempts</th><th scope="col">Last answer</th><th scope="col">Created</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {deliveries.data.data.map((delivery) => (
                 <tr key={delivery.id}>
                   <th scope="row"><code>{delivery.event_type}</code><span className="key-meta mono">{delivery.event_id}</span></th>
-                  <td><Badge tone={STATE_TONE[delivery.state]}>{delivery.state}</Badge>{delivery.next_attempt_at === null ? null : <span className="key-meta">next {formatDateTime(delivery.next_attempt_at)}</span>}</td>
-                  <td className="numeric">{delivery.attempts}</td>
-                  <td>
+                  <td data-label="State"><Badge tone={STATE_TONE[delivery.state]}>{delivery.state}</Badge>{delivery.next_attempt_at === null ? null : <span className="key-meta">next {formatDateTime(delivery.next_attempt_at)}</span>}</td>
+                  <td className="numeric" data-label="Attempts">{delivery.attempts}</td>
+                  <td data-label="Last answer">
                     {delivery.log.length === 0 ? '—' : (
                       <details>
                         <summary>{delivery.last_status ?? 'no answer'}{delivery.log[0] === undefined ? null : ` · ${delivery.log[0].latency_ms} ms`}</summary>
@@ -139,8 +139,8 @@ function DeliveryLog({ basePath, endpoint }: { basePath: string; endpoint: Endpo
                       </details>
                     )}
                   </td>
-                  <td>{formatDateTime(delivery.created_at)}</td>
-                  <td><Button onClick={() => resend.mutate(delivery.id)} busy={resend.isPending && resend.variables === delivery.id}>Resend<span className="visually-hidden"> {delivery.event_id}</span></Button></td>
+                  <td data-label="Created">{formatDateTime(delivery.created_at)}</td>
+                  <td className="cell-actions"><Button onClick={() => resend.mutate(delivery.id)} busy={resend.isPending && resend.variables === delivery.id}>Resend<span className="visually-hidden"> {delivery.event_id}</span></Button></td>
                 </tr>
               ))}
             </tbody>
@@ -188,17 +188,17 @@ export function WebhooksPanel({ basePath }: { basePath: string }) {
       <Card title="Endpoints" actions={<Button variant="primary" onClick={() => setAdding(true)}>Add endpoint</Button>}>
         {list.data.data.length === 0 ? <p className="empty">No endpoint yet.</p> : (
           <div className="table-scroll">
-            <table className="table">
+            <table className="table table-cards">
               <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">State</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
               <tbody>
                 {list.data.data.map((endpoint) => (
                   <tr key={endpoint.id}>
                     <th scope="row" className="column-wide"><span className="mono wrap-anywhere">{endpoint.url}</span>{endpoint.description === '' ? null : <span className="key-meta">{endpoint.description}</span>}
                       {endpoint.format === 'slack' ? <span className="key-meta">Slack-compatible</span> : null}</th>
-                    <td className="column-wide">{endpoint.event_types.length === 0 ? 'every event' : endpoint.event_types.map((type) => <code key={type} className="key-meta">{type}</code>)}</td>
-                    <td><Badge tone={endpoint.enabled ? 'success' : 'neutral'}>{endpoint.enabled ? 'enabled' : 'disabled'}</Badge></td>
-                    <td>
-                      <div className="inline-form inline-form-compact">
+                    <td className="column-wide" data-label="Events">{endpoint.event_types.length === 0 ? 'every event' : endpoint.event_types.map((type) => <code key={type} className="key-meta">{type}</code>)}</td>
+                    <td data-label="State"><Badge tone={endpoint.enabled ? 'success' : 'neutral'}>{endpoint.enabled ? 'enabled' : 'disabled'}</Badge></td>
+                    <td className="cell-actions">
+                      <div className="row-actions">
                         <Button onClick={() => setSelected(endpoint.id)}>Deliveries</Button>
                         <Button onClick={() => action.mutate({ endpoint, kind: 'test' })} disabled={!endpoint.enabled}>Send test</Button>
                         <Button onClick={() => action.mutate({ endpoint, kind: 'toggle' })}>{endpoint.enabled ? 'Disable' : 'Enable'}</Button>
