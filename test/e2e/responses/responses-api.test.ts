@@ -163,7 +163,7 @@ describe('a function-call conversation, bridged', () => {
     const added = events.find((event) => event.type === 'response.output_item.added' && event.item.type === 'function_call') as Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>;
     expect(added).toBeDefined();
     const argumentText = events.flatMap((event) => (event.type === 'response.function_call_arguments.delta' && event.item_id === added.item.id ? [event.delta] : [])).join('');
-    const argumentsDone = events.find((event) => event.type === 'response.function_call_arguments.done') as { arguments: string; name: string };
+    const argumentsDone = events.find((event) => event.type === 'response.function_call_arguments.done') as Extract<ResponseStreamEvent, { type: 'response.function_call_arguments.done' }> & { name: string };
     expect(argumentsDone.name).toBe('get_weather');
     expect(JSON.parse(argumentsDone.arguments)).toEqual(JSON.parse(argumentText));
     const completed = events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>;
