@@ -27,8 +27,8 @@ export class ClientStream implements AnswerStream {
   }
 
   /**
-   * Writes of one turn of the event loop leave together, in one system call, with the stream's end when it comes in
-   * that turn too (node:http alone flushes after each callback, and its end is a write of its own).
+   * Writes of one turn of the event loop leave together, in one system call (node:http alone flushes after each
+   * callback).
    */
   async write(chunk: string | Buffer): Promise<void> {
     if (chunk.length === 0) return;
@@ -46,8 +46,8 @@ export class ClientStream implements AnswerStream {
 
   end(chunk?: string | Buffer): void {
     this.#start();
-    // end() sends whatever is corked.
-    this.#corked = false;
+    // Writes still corked go out before the end: node:http's end() drops data corked on the response (Node 22+).
+    this.#uncork();
     if (chunk !== undefined && chunk.length > 0) this.out.end(chunk);
     else this.out.end();
   }
