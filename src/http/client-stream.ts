@@ -27,8 +27,8 @@ export class ClientStream implements AnswerStream {
   }
 
   /**
-   * Writes of one turn of the event loop leave together, in one system call (node:http alone flushes after each
-   * callback).
+   * Writes of one turn of the event loop leave together, in one system call, with the stream's end when it comes in
+   * that turn too (node:http alone flushes after each callback, and its end is a write of its own).
    */
   async write(chunk: string | Buffer): Promise<void> {
     if (chunk.length === 0) return;
@@ -46,8 +46,12 @@ export class ClientStream implements AnswerStream {
 
   end(chunk?: string | Buffer): void {
     this.#start();
-    // Writes still corked go out before the end: node:http's end() drops data corked on the response (Node 22+).
-    this.#uncork();
+    // The writes still corked on the response go out before its end (node:http's end() sends its closing chunk ahead
+    // of them since Node 22), all in one system call: the socket stays corked until end() uncorks it fully.
+    if (this.#corked) {
+      this.out.socket?.cork();
+      this.#uncork();
+    }
     if (chunk !== undefined && chunk.length > 0) this.out.end(chunk);
     else this.out.end();
   }
