@@ -319,10 +319,14 @@ describe('errors and limits like chat', () => {
     openaiUpstream.setFault({ kind: 'stream-error', afterChunks: 6, error: { message: 'overloaded', type: 'server_error', param: null, code: 'server_error' }, times: 1 });
     const { data: stream, response } = await client.responses.create({ model: 'r-openai', stream: true, store: false, input: 'a long answer please, with many words in it' }).withResponse();
     const types: string[] = [];
-    for await (const event of stream) types.push(event.type);
-    // OpenAI's own flat `error` event, forwarded untouched: the SDK hands it over as the last event.
+    // OpenAI's own flat `error` event, forwarded untouched: the SDK raises it, with its fields, after the answer's
+    // events before it.
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((caught: unknown) => caught);
     expect(types).toContain('response.output_text.delta');
-    expect(types.at(-1)).toBe('error');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ message: 'overloaded', code: 'server_error' });
     const row = await usageRow(response.headers.get('x-request-id') ?? '');
     expect(row).toMatchObject({ status: 502, error_code: 'upstream_error' });
     expect(row.completion_tokens).toBeGreaterThan(0);
