@@ -42,7 +42,8 @@ afterAll(() => {
 });
 
 describe('the Node that runs the gateway', () => {
-  it('is the version package.json pins for this platform', () => {
+  // The registry here has no macOS package of the pinned Node: there the machine's own Node runs everything.
+  it.skipIf(process.platform === 'darwin')('is the version package.json pins for this platform', () => {
     expect(bundledVersion, `package.json lists no ${platformPackage}`).toBeDefined();
     expect(process.version).toBe(`v${bundledVersion}`);
   });
