@@ -1,6 +1,6 @@
 import tseslint from 'typescript-eslint';
 
-const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'better-sqlite3'];
+const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'node:sqlite'];
 
 /**
  * Which layers of src/ may not import which: each entry names the folder and the folders (or packages) it must not

@@ -22,7 +22,7 @@ import type { WebhookRepository } from './repositories/webhook-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
- * driver. Implementations exist for SQLite (better-sqlite3) and PostgreSQL (pg), both through Kysely.
+ * driver. Implementations exist for SQLite (Node's built-in node:sqlite) and PostgreSQL (pg), both through Kysely.
  * "Not found" is `null`, never a throw. Creation takes the full record (ids and timestamps are chosen by the caller).
  */
 export interface Storage {

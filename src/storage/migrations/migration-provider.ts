@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as initial from './0001-initial.js';
 import * as accountTiers from './0002-account-tiers.js';
 import * as routingHealth from './0003-routing-health.js';
