@@ -144,6 +144,8 @@ describe('open-loop generator: one process against a real server', () => {
         } else res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":1}');
       });
     });
+    let connections = 0;
+    server!.on('connection', () => (connections += 1));
     const result = await runOpenLoopProcess(config(url));
     expect(result.scheduled).toBe(200);
     expect(result.sent).toBe(200);
@@ -158,8 +160,11 @@ describe('open-loop generator: one process against a real server', () => {
     expect(scheduled.at(-1)).toBeCloseTo(199 * 2.5, 6);
     expect(result.failures).toEqual({});
     expect(result.timedOut).toBe(0);
-    // 400 req/s answered within a millisecond or two needs only a few connections
-    expect(result.maxOpen).toBeLessThan(20);
+    // Connections are reused: every connection the pool opened stayed open for later requests (none was opened per
+    // request and closed), so the pool never grew past what was in flight at the busiest moment. How many that is
+    // depends on how fast this machine answers, which a shared test machine does not promise.
+    expect(connections).toBe(result.maxOpen);
+    expect(connections).toBeLessThan(result.sent / 4);
     expect(result.sendingSeconds).toBeGreaterThan(0.45);
     expect(result.sendingSeconds).toBeLessThan(0.7);
   });
