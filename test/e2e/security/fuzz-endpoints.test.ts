@@ -160,7 +160,8 @@ describe('fuzzing every endpoint family', () => {
       const arbitrary = requestArbitrary(endpoints, { key: account.key, adminToken: setup.gateway.adminToken }, MAX_BODY_BYTES);
       const findings: Finding[] = [];
       // First the sweep of known attack classes over every endpoint (all of it), then requests drawn in seeded
-      // chunks, sent by CONCURRENCY callers until the time is up.
+      // chunks, sent by CONCURRENCY callers until the time is up and at least MIN_REQUESTS drawn ones went (a slow
+      // machine takes longer rather than proving less; the test's timeout bounds it).
       const sweep = sweepRequests(endpoints, { key: account.key, adminToken: setup.gateway.adminToken }, MAX_BODY_BYTES);
       const queue: FuzzRequest[] = [...sweep];
       let chunk = 0;
@@ -171,7 +172,7 @@ describe('fuzzing every endpoint family', () => {
       let sent = 0;
       const deadline = performance.now() + FUZZ_MS;
       await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-        while (performance.now() < deadline || sent < sweep.length) {
+        while (performance.now() < deadline || sent < sweep.length + MIN_REQUESTS) {
           const request = next();
           sent += 1;
           const problem = await exercise(setup.gateway.url, request);
