@@ -4,7 +4,7 @@ import { importCycles, loopsMet, readImportGraph, shortestLoop } from './import-
  * `npm run arch:cycles`: the import cycles of src/, all of them (type imports included) and those through value
  * imports only, which load modules in a loop at run time. Exits 1 when a value cycle exists, so CI fails on one.
  */
-const root = process.argv[2] ?? 'src';
+const root = process.argv.slice(2).find((argument) => !argument.startsWith('--')) ?? 'src';
 const graph = readImportGraph(root);
 const allCycles = importCycles(graph.all);
 const valueCycles = importCycles(graph.value);
