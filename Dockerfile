@@ -1,15 +1,11 @@
 # unigate gateway image.
 #   docker build -t unigate .
 #   docker run -p 8080:8080 -p 8081:8081 -e SECRET_KEY=… -e DATABASE_URL=postgres://… unigate
-# Both stages use the same Node 20 Debian image, so the native modules built in the first (better-sqlite3,
-# argon2) load in the second.
+# Both stages use the same Node 24 LTS Debian image (SQLite is Node's built-in node:sqlite; argon2 loads the
+# prebuilt N-API binary its package ships, so nothing is compiled).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# Toolchain for better-sqlite3 when no prebuilt binary matches the platform.
-RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ \
- && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
 COPY bin ./bin
 COPY src ./src
@@ -19,10 +15,11 @@ COPY test/support ./test/support
 COPY test/mock-upstreams ./test/mock-upstreams
 COPY tsconfig.json tsconfig.build.json ./
 # One install: `npm ci` runs the package's `prepare` script, which compiles the TypeScript and the console into
-# dist/. Then the development dependencies are removed from the same node_modules.
-RUN npm ci && npm prune --omit=dev && npm cache clean --force
+# dist/. Then the development dependencies are removed from the same node_modules, and so are the optional ones:
+# the Node.js package `npm ci` brings for running outside a container (the image has its own Node 24).
+RUN npm ci && npm prune --omit=dev --omit=optional && npm cache clean --force
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 # jemalloc instead of glibc's malloc: glibc keeps the memory a burst of connections freed (holes in its heap it
 # returns only when asked to trim), jemalloc hands freed pages back within a second from its own thread
 # (docs/operators.md, "Memory"). The name without a path is looked up like any library, on every architecture.

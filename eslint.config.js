@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
-const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'better-sqlite3'];
+const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'node:sqlite'];
 
 /** The top-level folders of src/, each one layer. */
 const LAYERS = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);

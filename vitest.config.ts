@@ -29,7 +29,8 @@ export default defineConfig({
     // Two cores: more parallel files than this only adds contention with the gateway processes under test.
     // One process per fork for the whole run: Node, vitest and the dependencies (SDKs, playwright, drivers) load once
     // per fork instead of once per file; the setup file gives each file its own instance of the project's modules.
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    maxWorkers: 2,
+    isolate: false,
     setupFiles: ['test/support/fresh-project-modules.ts'],
     sequence: { sequencer: SlowFilesFirst },
   },

@@ -12,6 +12,7 @@ import { addHealthRoutes } from './http/admin/health-routes.js';
 import { addMoneyRoutes } from './http/admin/money-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import { addTierRoutes } from './http/admin/tier-routes.js';
+import { addWebhookAdminRoutes } from './http/admin/webhook-routes.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { API_ROUTES } from './http/routes/api-routes.js';
@@ -44,6 +45,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   addRedemptionRoutes(router, services);
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
+  addWebhookAdminRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();

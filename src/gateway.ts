@@ -57,6 +57,9 @@ import { UsageRetention } from './usage-log/usage-retention.js';
 import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
+import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
+import { WebhookSender } from './webhooks/webhook-sender.js';
+import { ChannelHealthEvents } from './webhooks/channel-events.js';
 
 export interface StartOptions {
   clock?: Clock;
@@ -328,6 +331,14 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const signUpCreditExpiry = new SignUpCreditExpiry(storage, services.ledger, clock, logger);
   signUpCreditExpiry.start();
   opened.add(() => signUpCreditExpiry.stop());
+  // The webhook outbox is delivered by every instance; a conditional lease keeps each attempt to one of them.
+  const webhookSender = new WebhookSender(config.webhooks);
+  opened.add(() => webhookSender.close());
+  const webhooks = new WebhookDeliverer(storage.webhooks, webhookSender, clock, logger, config.webhooks);
+  webhooks.start();
+  opened.add(() => webhooks.stop());
+  const channelEvents = new ChannelHealthEvents(storage.webhooks, (id) => services.catalog.channels().find((channel) => channel.id === id)?.name ?? null, clock, logger);
+  services.health.onChange((change) => channelEvents.observe(change));
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
   services.commerce.plans.start(60_000);
   opened.add(() => services.commerce.plans.stop());

@@ -3,7 +3,8 @@ import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import type { Storage } from '../storage/storage.js';
-import { composeAlertMail, type AlertMailContext } from './alert-mail.js';
+import { alertEvent } from './alert-event.js';
+import { alertIsMailed, composeAlertMail, type AlertMailContext } from './alert-mail.js';
 
 export interface AlertCheckerOptions {
   /** Time between two checks (ALERT_CHECK_SECONDS). */
@@ -38,7 +39,7 @@ export function alertRetryDelayMs(attempts: number, intervalMs: number, maxMs: n
  * 1. re-arms alerts whose value is back on the good side of its threshold (top-up, quota raised, new period);
  * 2. finds subjects past their threshold and claims each crossing with one conditional upsert, so exactly one
  *    instance owns it;
- * 3. delivers due mails: each under a lease taken by a conditional UPDATE, marked notified once the mail server
+ * 3. delivers due alerts (a webhook event in the outbox, and a mail unless the account turned them off): each under a lease taken by a conditional UPDATE, marked notified once the mail server
  *    accepted it, retried with backoff when it did not. A mail is neither lost nor sent twice (one exception: a
  *    process that dies between the server's acceptance and the mark sends it again after the lease).
  */
@@ -113,9 +114,13 @@ export class AlertChecker {
         await this.storage.alerts.markNotified(alert, attempts, this.clock.now());
         return 'skipped';
       }
-      await this.mailer.send(composeAlertMail(alert, context));
+      // The account's webhook and Slack endpoints subscribed to the alert hear of it through the outbox (recorded
+      // once however often this attempt is repeated); the mail goes unless the account turned alert mails off.
+      await this.storage.webhooks.recordEvent(alertEvent(alert, context, this.clock.now()));
+      const mailed = alertIsMailed(alert.kind) && await this.storage.webhooks.alertMail(alert.accountId);
+      if (mailed) await this.mailer.send(composeAlertMail(alert, context));
       await this.storage.alerts.markNotified(alert, attempts, this.clock.now());
-      this.logger.info('alert mail sent', { ...fields, via: this.mailer.kind });
+      this.logger.info(mailed ? 'alert mail sent' : 'alert recorded (mail turned off)', { ...fields, via: mailed ? this.mailer.kind : 'webhooks' });
       return 'sent';
     } catch (error) {
       const delayMs = alertRetryDelayMs(attempts, this.options.intervalMs, this.#maxRetryDelayMs);
@@ -138,7 +143,8 @@ export class AlertChecker {
     switch (alert.kind) {
       case 'balance':
         return { email: account.email };
-      case 'key_quota': {
+      case 'key_quota':
+      case 'key_paused': {
         const key = await this.storage.keys.getById(alert.subjectId);
         return key === null ? { email: account.email } : { email: account.email, key: { name: key.name, hint: key.displayHint } };
       }

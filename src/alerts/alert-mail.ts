@@ -17,6 +17,11 @@ function day(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 10);
 }
 
+/** Whether alerts of this kind are mailed (a paused key is told to the account's webhooks only). */
+export function alertIsMailed(kind: AlertState['kind']): boolean {
+  return kind !== 'key_paused';
+}
+
 /** The alert mail: plain text with the figures of the crossing. No secrets: keys appear by name and hint only. */
 export function composeAlertMail(alert: AlertState, context: AlertMailContext): MailMessage {
   const footer = '\n\nYou receive this mail once per crossing; the alert re-arms when the value is back on the other side of the threshold.\n';
@@ -37,6 +42,8 @@ export function composeAlertMail(alert: AlertState, context: AlertMailContext): 
           + `(alert at ${alert.percent ?? 0}%, ${usd(alert.thresholdNano)}).\nThe key is paused when its quota is used up; raise the quota to keep it running.${footer}`,
       };
     }
+    case 'key_paused':
+      throw new TypeError('a paused key is told to webhooks, not mailed');
     case 'subscription_quota': {
       const plan = context.subscription === undefined ? 'your subscription' : `your "${context.subscription.planName}" subscription`;
       const period = context.subscription === undefined ? 'this period' : `the period ${day(context.subscription.periodStart)} to ${day(context.subscription.periodEnd)}`;

@@ -11,6 +11,7 @@ import type { Ledger } from './ledger.js';
 import { nanoToDecimalString } from './money.js';
 import { planChange } from './subscription-changes.js';
 import { currentPeriod } from './subscription-period.js';
+import { moneyFields, webhookEvent } from '../webhooks/webhook-event-types.js';
 import type { SubscriptionBook } from './subscription-book.js';
 
 const NANO_PER_CENT = 10_000_000n;
@@ -174,6 +175,9 @@ export class PlanPurchases {
       if (paidThrough <= now) {
         // Its paid period is over: it stopped at `cancelAt`, which is `paidThrough`.
         await transaction.updateSubscription(subscription.id, { renews: false, status: 'cancelled', cancelAt: Math.min(paidThrough, subscription.cancelAt ?? paidThrough) }, now);
+        await transaction.recordEvent(webhookEvent('plan.ended', `${subscription.id}:${paidThrough}`, subscription.accountId, {
+          subscription_id: subscription.id, plan_id: plan.id, plan_name: plan.name, ended_at: new Date(paidThrough).toISOString(),
+        }, now));
         return 'lapsed';
       }
       // A disabled or deleted account buys nothing; it is retried until the paid period ends.
@@ -183,6 +187,10 @@ export class PlanPurchases {
       if (!(await this.#canPay(transaction, subscription.accountId, payment.amountNano))) return 'refused';
       await this.#pay(transaction, subscription.accountId, payment, account.email, now);
       await transaction.updateSubscription(subscription.id, { paidThrough: period.end, cancelAt: period.end }, now);
+      await transaction.recordEvent(webhookEvent('plan.renewed', `${subscription.id}:${period.start}`, subscription.accountId, {
+        subscription_id: subscription.id, plan_id: plan.id, plan_name: plan.name,
+        period_start: new Date(period.start).toISOString(), period_end: new Date(period.end).toISOString(), ...moneyFields('price', plan.priceNano),
+      }, now));
       return 'renewed';
     });
     if (outcome === 'refused') this.logger.info('plan renewal refused: the balance is too short; retried until the period ends', { subscription: due.id, account: due.accountId });

@@ -2,6 +2,7 @@ import type { TelemetryConfig } from './telemetry-config.js';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
+import type { WebhookConfig } from './webhook-config.js';
 
 export interface ProviderShortcut {
   apiKey: string;
@@ -140,6 +141,8 @@ export interface GatewayConfig {
   usageRetentionDays: number | null;
   /** Card top-ups (Stripe), invoices, referral rewards and support mail (docs/operators.md, "Payments, invoices, referrals, support"). */
   commerce: CommerceConfig;
+  /** Outgoing signed webhooks: delivery pace, timeouts and which addresses they may reach (docs/operators.md, "Webhooks"). */
+  webhooks: WebhookConfig;
   providers: {
     openai: ProviderShortcut | null;
     anthropic: ProviderShortcut | null;

@@ -6,6 +6,7 @@ import type { LogLevel } from '../shared/logger.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
+import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -170,6 +171,15 @@ function readCommerce(env: Environment): CommerceConfig {
   }
 }
 
+function readWebhooks(env: Environment): WebhookConfig {
+  try {
+    return readWebhookConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof WebhookConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function readTelemetry(env: Environment): TelemetryConfig {
   try {
     return readTelemetryConfig((name) => read(env, name));
@@ -237,6 +247,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
+    webhooks: readWebhooks(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),
       anthropic: readProvider(env, 'ANTHROPIC'),

@@ -14,6 +14,7 @@ import { addMeRoutes } from './routes/me-routes.js';
 import { addMemberRoutes } from './routes/member-routes.js';
 import { addWalletRoutes } from './routes/wallet-routes.js';
 import { addConsoleAlertRoutes } from './routes/alert-routes.js';
+import { addConsoleWebhookRoutes } from './routes/webhook-routes.js';
 import { addConsolePlanRoutes } from './routes/plan-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
@@ -48,6 +49,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   // Exchange rates and redemption codes for the billing page (money-web branch).
   addWalletRoutes(router, deps);
   addConsoleAlertRoutes(router, deps);
+  addConsoleWebhookRoutes(router, deps);
   addConsolePlanRoutes(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));

@@ -46,8 +46,12 @@ export class ClientStream implements AnswerStream {
 
   end(chunk?: string | Buffer): void {
     this.#start();
-    // end() sends whatever is corked.
-    this.#corked = false;
+    // The writes still corked on the response go out before its end (node:http's end() sends its closing chunk ahead
+    // of them since Node 22), all in one system call: the socket stays corked until end() uncorks it fully.
+    if (this.#corked) {
+      this.out.socket?.cork();
+      this.#uncork();
+    }
     if (chunk !== undefined && chunk.length > 0) this.out.end(chunk);
     else this.out.end();
   }

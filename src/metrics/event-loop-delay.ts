@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 import type { Histogram, HistogramSeries, MetricsRegistry } from './metrics-registry.js';
 
 /** Seconds, 1 ms to 2.5 s: a healthy loop sits in the first buckets, a long synchronous stall in the last. */
@@ -16,7 +16,7 @@ const MAX_WINDOW_FOLDS = 10;
  * libuv records the whole interval between two runs of the timer, so the timer's own period (`resolutionMs`) is taken
  * off each sample: what remains is how late it ran. Returns the longest delay seen, in seconds (0 without samples).
  */
-export function foldDelays(monitor: Pick<IntervalHistogram, 'count' | 'max' | 'percentiles' | 'reset'>, series: HistogramSeries, resolutionMs: number): number {
+export function foldDelays(monitor: Pick<ELDHistogram, 'count' | 'max' | 'percentiles' | 'reset'>, series: HistogramSeries, resolutionMs: number): number {
   const total = monitor.count;
   if (total === 0) return 0;
   const lateSeconds = (nanoseconds: number): number => Math.max(0, nanoseconds / 1e6 - resolutionMs) / 1000;

@@ -106,10 +106,11 @@ export async function readMultipartForm(request: IncomingMessage, limits: Multip
       request.unpipe(parser);
       // Read out and drop what the client still sends, so it gets the answer and memory stays flat.
       request.resume();
-      // Both ends explicitly: a pipeline whose source is destroyed mid-write does not always close its sink.
+      // Both ends explicitly: a pipeline whose source is destroyed mid-write does not always close its sink. With the
+      // failure as their error: a pipeline whose streams are destroyed without one never settles on Node 22+.
       for (const { source, sink } of active) {
-        source.destroy();
-        sink.destroy();
+        source.destroy(error);
+        sink.destroy(error);
       }
       // The listener reads and drops the rest of the body (within a budget) before it answers.
       void Promise.allSettled(writes).then(() => reject(error));

@@ -12,6 +12,7 @@ import type { NanoUsd } from '../domain/records.js';
 import type { PaymentTransaction } from '../storage/repositories/payment-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { centsToNano, NANO_PER_CENT } from './top-up-price.js';
+import { moneyFields, webhookEvent } from '../webhooks/webhook-event-types.js';
 
 /** What became of one webhook event (answered to Stripe and logged). */
 export type EventOutcome =
@@ -121,6 +122,10 @@ export class StripeEvents {
       await trx.markPaid(stored.id, { paymentIntentId: idOf(session.payment_intent), ledgerEntryId, invoiceId, now });
       const creditNano = centsToNano(stored.creditCents);
       await trx.applyLedgerEntry({ entryId: ledgerEntryId, accountId: stored.accountId, kind: 'topup', amountNano: creditNano, reason: `stripe:${stored.id}`, createdAt: now });
+      await trx.recordEvent(webhookEvent('topup.succeeded', ledgerEntryId, stored.accountId, {
+        top_up_id: stored.id, ledger_entry_id: ledgerEntryId, invoice_id: invoiceId, ...moneyFields('amount', creditNano),
+        total_cents: stored.totalCents, currency: stored.currency,
+      }, now));
       const profile = await trx.billingProfile(stored.accountId);
       await trx.issueInvoice(topUpInvoiceDraft({ id: invoiceId, session: current, config: this.config, buyer: buyerParty(profile, account?.email ?? stored.accountId), issuedAt: now }));
       await this.#reward(trx, stored, paidTopUpsBefore, creditNano, now);
@@ -206,6 +211,9 @@ export class StripeEvents {
         return 'nothing_to_reverse';
       }
       await trx.addReversed(session.id, amount);
+      await trx.recordEvent(webhookEvent('refund.created', options.entryId, session.accountId, {
+        top_up_id: session.id, ledger_entry_id: options.entryId, reason: options.creditNote ? 'refund' : 'dispute', ...moneyFields('amount', amount),
+      }, now));
       referrerDebited = await this.#reverseReward(trx, session, session.reversedNano + amount, options.entryId, now);
       const original = session.invoiceId === null ? null : await trx.invoice(session.invoiceId);
       if (options.creditNote && original !== null) {

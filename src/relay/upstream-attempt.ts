@@ -55,7 +55,7 @@ export class UpstreamAttempt {
       this.#sentAt = performance.now();
       this.#span = observation.startSpan(`${operation} ${route.upstreamModel}`, 'client');
       if (this.#span !== null) {
-        Object.assign(this.#span.attributes, this.#metricAttributes);
+        for (const [key, value] of Object.entries(this.#metricAttributes)) this.#span.set(key, value);
         this.#span
           .set('server.port', server.port)
           .set('unigate.channel_id', route.channel.id)

@@ -1,9 +1,10 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, PostgresDialect, SqliteAdapter, SqliteDialect, SqliteDriver } from 'kysely';
 import type { DatabaseConnection, Dialect, DialectAdapter, Driver, SqliteDatabase, SqliteDialectConfig } from 'kysely';
 import type pg from 'pg';
+import type { SQLInputValue } from 'node:sqlite';
+import { openSqliteConnection, type SqliteConnection, type SqliteStatement } from './sqlite-connection.js';
 
 /** How many prepared SQLite statements to keep (Kysely would otherwise prepare every query anew). */
 const STATEMENT_CACHE_SIZE = 500;
@@ -47,9 +48,23 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Wraps a better-sqlite3 database so Kysely reuses prepared statements (bounded, least recently used out). */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+/** Kysely's view of one prepared statement: positional parameters as an array, rows read or a write run. */
+function kyselyStatement(statement: SqliteStatement): ReturnType<SqliteDatabase['prepare']> {
+  const reader = statement.columns().length > 0;
+  return {
+    reader,
+    all: (parameters) => statement.all(...(parameters as SqliteParameter[])),
+    run: (parameters) => statement.run(...(parameters as SqliteParameter[])),
+    iterate: (parameters) => statement.iterate(...(parameters as SqliteParameter[])),
+  };
+}
+
+/** A positional parameter: Kysely passes strings, numbers, bigints, byte arrays and nulls. */
+type SqliteParameter = SQLInputValue;
+
+/** Wraps a SQLite connection so Kysely reuses prepared statements (bounded, least recently used out). */
+function withStatementCache(database: SqliteConnection): SqliteDatabase {
+  const cache = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   return {
     close() {
       cache.clear();
@@ -58,7 +73,7 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
     prepare(sql: string) {
       let statement = cache.get(sql);
       if (statement === undefined) {
-        statement = database.prepare(sql);
+        statement = kyselyStatement(database.prepare(sql));
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next();
           if (oldest.done !== true) cache.delete(oldest.value);
@@ -75,7 +90,7 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
 /** A SQLite database: the Kysely dialect over it, and the connection itself for synchronous batch writes. */
 export interface SqliteHandle {
   dialect: Dialect;
-  database: BetterSqlite3.Database;
+  database: SqliteConnection;
 }
 
 /** Which batched write held the event loop. */
@@ -89,13 +104,13 @@ export type SqliteWriteObserver = (writer: SqliteWriter, seconds: number, rows: 
 
 /** Synchronous work on the SQLite connection, in one immediate transaction of its own. */
 export interface SqliteBatches {
-  database: BetterSqlite3.Database;
+  database: SqliteConnection;
   run<T>(work: () => T): Promise<T>;
   observe: SqliteWriteObserver;
 }
 
 /**
- * Opens a SQLite file with safe 64-bit integers, WAL and foreign keys. Directories it makes are the owner's alone
+ * Opens a SQLite file with 64-bit integers read as bigint, WAL, foreign keys and a busy timeout. Directories it makes are the owner's alone
  * (0700), and so is a new database file (0600; SQLite gives its -wal and -shm files the database file's mode).
  */
 export function openSqlite(path: string): SqliteHandle {
@@ -103,13 +118,10 @@ export function openSqlite(path: string): SqliteHandle {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     closeSync(openSync(path, 'a', 0o600));
   }
-  const database = new BetterSqlite3(path);
+  const database = openSqliteConnection(path);
   try {
-    database.defaultSafeIntegers(true);
-    database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
-    database.pragma('busy_timeout = 5000');
-    database.pragma('foreign_keys = ON');
+    database.exec('pragma journal_mode = WAL');
+    database.exec('pragma synchronous = NORMAL');
   } catch (error) {
     database.close();
     throw error;

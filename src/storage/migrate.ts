@@ -1,4 +1,4 @@
-import { DEFAULT_MIGRATION_TABLE, Migrator } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator } from 'kysely/migration';
 import type { Kysely } from 'kysely';
 import type { Database } from './database-schema.js';
 import { migrationProvider } from './migrations/migration-provider.js';

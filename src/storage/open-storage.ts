@@ -1,3 +1,5 @@
+import { createWebhookRepository } from './repositories/webhook-repository.js';
+import type { WebhookTables } from './webhook-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -33,17 +35,18 @@ import { createSignUpCreditRepository, type SignUpCreditTables } from './reposit
 import type { CommerceTables } from './commerce-schema.js';
 import type { Storage } from './storage.js';
 import { parseStorageUrl, type StorageLocation } from './storage-url.js';
+import { immediateTransaction } from './sqlite-connection.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 /**
- * Synchronous better-sqlite3 work in one `begin immediate` transaction, run while Kysely's only connection is held,
+ * Synchronous SQLite work in one `begin immediate` transaction, run while Kysely's only connection is held,
  * so no Kysely transaction is open around it. For batch writes whose per-statement promises would cost more than the
  * statements themselves.
  */
 function sqliteBatches(db: Kysely<Database>, database: SqliteHandle['database'], observe: SqliteWriteObserver): SqliteBatches {
   return {
     database,
-    run: (work) => db.connection().execute(async () => database.transaction(work).immediate()),
+    run: (work) => db.connection().execute(async () => immediateTransaction(database, work)),
     observe,
   };
 }
@@ -138,6 +141,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     // The console's operators and their audit log (migration 0012).
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
     signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
+    webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     async ping() {
       try {
         await sql`select 1`.execute(db);

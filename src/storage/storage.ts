@@ -18,10 +18,11 @@ import type { SupportRepository } from './repositories/support-repository.js';
 // The console's operators and their audit log (migration 0012).
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
+import type { WebhookRepository } from './repositories/webhook-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
- * driver. Implementations exist for SQLite (better-sqlite3) and PostgreSQL (pg), both through Kysely.
+ * driver. Implementations exist for SQLite (Node's built-in node:sqlite) and PostgreSQL (pg), both through Kysely.
  * "Not found" is `null`, never a throw. Creation takes the full record (ids and timestamps are chosen by the caller).
  */
 export interface Storage {
@@ -66,6 +67,8 @@ export interface Storage {
   operators: OperatorRepository;
   /** Sign-up credits: the address of each console sign-up, the once-only claims, grants and their expiry. */
   signUpCredits: SignUpCreditRepository;
+  /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
+  webhooks: WebhookRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */

@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type BetterSqlite3 from 'better-sqlite3';
+import { existingFileUri, type SqliteConnection } from './sqlite-connection.js';
 
 /** How often the worker copies the write-ahead log into the database file (ms). */
 export const WAL_CHECKPOINT_INTERVAL_MS = 1000;
@@ -15,14 +14,14 @@ const STOP_TIMEOUT_MS = 5000;
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driver);
-const database = new Database(workerData.path, { fileMustExist: true });
-database.pragma('busy_timeout = 0');
+const { DatabaseSync } = require('node:sqlite');
+const SQLITE_BUSY = 5;
+const database = new DatabaseSync(workerData.location, { timeout: 0 });
 const timer = setInterval(() => {
   try {
-    database.pragma('wal_checkpoint(PASSIVE)');
+    database.exec('pragma wal_checkpoint(PASSIVE)');
   } catch (error) {
-    if (error && error.code !== 'SQLITE_BUSY') throw error;
+    if (!error || (error.errcode & 0xff) !== SQLITE_BUSY) throw error;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -43,15 +42,16 @@ export interface WalCheckpointer {
  * gateway's connection never checkpoints (`wal_autocheckpoint = 0`) and a worker thread with its own connection
  * does, every WAL_CHECKPOINT_INTERVAL_MS. Should the worker fail, the connection checkpoints by itself again.
  */
-export function startWalCheckpointer(path: string, database: BetterSqlite3.Database, intervalMs = WAL_CHECKPOINT_INTERVAL_MS): WalCheckpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, intervalMs } });
+export function startWalCheckpointer(path: string, database: SqliteConnection, intervalMs = WAL_CHECKPOINT_INTERVAL_MS): WalCheckpointer {
+  // The file must exist already: the worker opens it read-write without creating it.
+  const location = existingFileUri(path, 'rw');
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { location, intervalMs } });
   worker.unref();
-  database.pragma('wal_autocheckpoint = 0');
+  database.exec('pragma wal_autocheckpoint = 0');
   let stopped = false;
   const exited = new Promise<void>((resolve) => {
     worker.once('exit', () => {
-      if (!stopped && database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+      if (!stopped && database.isOpen) database.exec(`pragma wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
       resolve();
     });
   });
@@ -61,7 +61,7 @@ export function startWalCheckpointer(path: string, database: BetterSqlite3.Datab
     async stop() {
       if (stopped) return exited;
       stopped = true;
-      if (database.open) database.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
+      if (database.isOpen) database.exec(`pragma wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT_PAGES}`);
       worker.postMessage('stop');
       const timeout = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
       await exited;

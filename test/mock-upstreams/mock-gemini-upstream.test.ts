@@ -23,7 +23,8 @@ let ai: GoogleGenAI;
 
 beforeAll(async () => {
   mock = await startMockGeminiUpstream({ apiKey: API_KEY });
-  ai = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: mock.url } });
+  // The Gemini API version the gateway's adapter calls (the SDK's default is v1 since its version 3).
+  ai = new GoogleGenAI({ apiKey: API_KEY, httpOptions: { baseUrl: mock.url, apiVersion: 'v1beta' } });
 });
 afterAll(async () => {
   await mock.close();

@@ -100,8 +100,12 @@ describe('mock OpenAI upstream: POST /v1/responses', () => {
     mock.setFault({ kind: 'stream-error', afterChunks: 3, times: 1 });
     const stream = await client.responses.create({ model: 'gpt-4o-mini', input: 'Stream a few words please', stream: true });
     const types: string[] = [];
-    for await (const event of stream) types.push(event.type);
-    expect(types.at(-1)).toBe('error');
+    // The SDK raises OpenAI's flat `error` event as an APIError, after the events sent before the fault.
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(types).toHaveLength(3);
   });
 });
 

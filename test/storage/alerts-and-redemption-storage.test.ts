@@ -107,7 +107,7 @@ function describeExtras(name: string, openUrl: () => Promise<{ url: string; clea
         const second = await account(2n * USD);
         const { code } = makeCode({ amountNano: 7n * USD });
         await a.redemptionCodes.createMany([code]);
-        // better-sqlite3 is synchronous: a second handle in the same process would wait on the first one's write lock
+        // node:sqlite is synchronous: a second handle in the same process would wait on the first one's write lock
         // while blocking the thread that holds it. Two processes on one SQLite file are raced in test/e2e/redemption/.
         const other = a.dialect === 'sqlite' ? a : b;
         const attempts = Array.from({ length: 24 }, (_, index) => (index % 2 === 0 ? a : other).redemptionCodes.redeem({

@@ -3,7 +3,8 @@
  * removed so the bundled prices take over; a record an operator created or changed stays; cache-write prices
  * get their own column.
  */
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { Database } from '../../src/storage/database-schema.js';

@@ -4,7 +4,8 @@
  * the audit log's states; a base URL without them, and other text with an @, stay as they were. Referral rewards
  * paid before get `reversed_nano` 0.
  */
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest } from '../../src/storage/migrate.js';
 import type { Database } from '../../src/storage/database-schema.js';

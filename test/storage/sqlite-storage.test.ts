@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { openSqliteConnection, pragmaValue } from '../../src/storage/sqlite-connection.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -43,10 +43,10 @@ describe('SQLite specifics', () => {
     const storage = await openStorage({ url: `sqlite:${path}`, secretBox });
     await storage.close();
     expect(existsSync(path)).toBe(true);
-    const database = new BetterSqlite3(path, { readonly: true });
+    const database = openSqliteConnection(path, { readOnly: true, mustExist: true });
     try {
-      expect(database.pragma('journal_mode', { simple: true })).toBe('wal');
-      const tables = database.prepare("select name from sqlite_master where type = 'table' order by name").pluck().all();
+      expect(pragmaValue(database, 'journal_mode')).toBe('wal');
+      const tables = database.prepare("select name from sqlite_master where type = 'table' order by name").all().map((row) => row.name);
       expect(tables).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'channels', 'ledger_entries', 'usage_logs']));
     } finally {
       database.close();

@@ -9,7 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { immediateTransaction, openSqliteConnection, pragmaValue, type SqliteConnection } from '../../src/storage/sqlite-connection.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
@@ -26,11 +26,11 @@ async function scratchFile(): Promise<string> {
   return path.join(directory, 'gateway.db');
 }
 
-function fill(database: BetterSqlite3.Database, rows: number): void {
+function fill(database: SqliteConnection, rows: number): void {
   const insert = database.prepare('insert into filler (text) values (?)');
-  database.transaction(() => {
+  immediateTransaction(database, () => {
     for (let index = 0; index < rows; index += 1) insert.run(randomBytes(200).toString('hex'));
-  })();
+  });
 }
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -42,13 +42,13 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<boole
 describe('WAL checkpoints on a worker thread', () => {
   it('copies the log into the database file while the connection never checkpoints itself', async () => {
     const file = await scratchFile();
-    const database = new BetterSqlite3(file);
-    database.pragma('journal_mode = WAL');
+    const database = openSqliteConnection(file);
+    database.exec('pragma journal_mode = WAL');
     database.exec('create table filler (id integer primary key, text text)');
-    database.pragma('wal_checkpoint(TRUNCATE)');
+    database.exec('pragma wal_checkpoint(TRUNCATE)');
     const checkpointer = startWalCheckpointer(file, database, 50);
     try {
-      expect(database.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect(pragmaValue(database, 'wal_autocheckpoint')).toBe(0n);
       const before = statSync(file).size;
       fill(database, 5000);
       // Only a checkpoint writes pages to the database file itself.
@@ -63,12 +63,12 @@ describe('WAL checkpoints on a worker thread', () => {
 
   it('hands checkpoints back to the connection when the worker fails', async () => {
     const file = await scratchFile();
-    const database = new BetterSqlite3(file);
-    database.pragma('journal_mode = WAL');
+    const database = openSqliteConnection(file);
+    database.exec('pragma journal_mode = WAL');
     // The worker cannot open a file that does not exist.
     const checkpointer = startWalCheckpointer(`${file}.missing`, database, 50);
     try {
-      expect(await until(() => database.pragma('wal_autocheckpoint', { simple: true }) === 1000, 5000)).toBe(true);
+      expect(await until(() => pragmaValue(database, 'wal_autocheckpoint') === 1000n, 5000)).toBe(true);
     } finally {
       await checkpointer.stop();
       database.close();

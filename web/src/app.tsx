@@ -20,6 +20,7 @@ import { ReferralsPage } from './pages/referrals/referrals-page';
 import { MembersPage } from './pages/members/members-page';
 import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
+import { WebhooksPage } from './pages/webhooks/webhooks-page';
 import { PlansPage } from './pages/plans/plans-page';
 // Everyday use: the models and their prices, the money trail.
 import { ModelsPage } from './pages/models/models-page';
@@ -30,7 +31,7 @@ import { AnnouncementsPage } from './pages/announcements/announcements';
 import { RequireOperator } from './pages/operator/require-operator';
 import { OperatorSetupPage } from './pages/operator/operator-setup-page';
 import {
-  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage,
+  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage, OperatorWebhooksPage,
 } from './pages/operator/operator-routes';
 
 // The charts library is the largest dependency: only the usage page loads it.
@@ -76,6 +77,7 @@ export function App() {
         <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
+        <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/models" element={<RequireSession><ModelsPage /></RequireSession>} />
         <Route path="/transactions" element={<RequireSession><TransactionsPage /></RequireSession>} />
@@ -93,6 +95,7 @@ export function App() {
         <Route path="/operator/offers" element={<RequireSession><RequireOperator><OperatorOffersPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/operators" element={<RequireSession><RequireOperator><OperatorOperatorsPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/webhooks" element={<RequireSession><RequireOperator><OperatorWebhooksPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

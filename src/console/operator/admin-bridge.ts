@@ -12,6 +12,7 @@ import { addMoneyRoutes } from '../../http/admin/money-routes.js';
 import { addOperationsRoutes } from '../../http/admin/operations-routes.js';
 import { addRedemptionRoutes } from '../../http/admin/redemption-routes.js';
 import { addTierRoutes } from '../../http/admin/tier-routes.js';
+import { addWebhookAdminRoutes } from '../../http/admin/webhook-routes.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { Router } from '../../http/router.js';
 import type { GatewayServices } from '../../services.js';
@@ -38,6 +39,7 @@ function adminRouter(services: GatewayServices): Router {
   addRedemptionRoutes(router, services);
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
+  addWebhookAdminRoutes(router, services);
   return router;
 }
 

@@ -15,6 +15,8 @@ import type { ActiveSession } from '../session-store.js';
 const alertSettingsSchema = z.object({
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
   alert_quota_percent: z.number().int().min(1).max(100).nullable().optional(),
+  /** false: alerts go only to the account's webhook and Slack endpoints subscribed to them. */
+  alert_mail: z.boolean().optional(),
 }).strict();
 
 const keyAlertSchema = z.object({ alert_quota_percent: z.number().int().min(1).max(100).nullable() }).strict();
@@ -54,7 +56,11 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
     const accountId = active.session.accountId;
     const settings = await storage.alerts.getSettings(accountId);
     if (settings === null) throw new GatewayError('not_found', 'The account no longer exists.');
-    return { ...settingsToJson(accountId, settings, await storage.alerts.listByAccount(accountId)), keys: await keyThresholds(active, settings.quotaPercent) };
+    return {
+      ...settingsToJson(accountId, settings, await storage.alerts.listByAccount(accountId)),
+      alert_mail: await storage.webhooks.alertMail(accountId),
+      keys: await keyThresholds(active, settings.quotaPercent),
+    };
   };
 
   router.add('GET', '/api/console/alerts', signedInRoute(deps, 'account:read', async ({ context, active }) => {
@@ -79,6 +85,7 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
     if (input.alert_quota_percent !== undefined) patch.quotaPercent = input.alert_quota_percent;
     const settings = await storage.alerts.setSettings(accountId, patch, clock.now());
     if (settings === null) throw new GatewayError('not_found', 'The account no longer exists.');
+    if (input.alert_mail !== undefined) await storage.webhooks.setAlertMail(accountId, input.alert_mail, clock.now());
     // Cached key records carry the account's thresholds.
     await keys.invalidateAccount(accountId);
     sendJson(context, 200, await answer(active));

@@ -1,3 +1,4 @@
+import { recordKeyStatusChange } from '../../webhooks/key-events.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
@@ -57,6 +58,7 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     const updated = await storage.keys.update(existing.id, keyPatchFromInput(input, existing, clock.now()), clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
+    await recordKeyStatusChange(storage.webhooks, deps.services.logger, existing, updated, 'account');
     sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
   }));
 

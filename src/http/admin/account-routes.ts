@@ -1,3 +1,4 @@
+import { recordKeyStatusChange } from '../../webhooks/key-events.js';
 import { hashPassword } from '../../auth/password-hash.js';
 import { MAX_BALANCE_NANO, nanoToUsd } from '../../billing/money.js';
 import { currentPeriod } from '../../billing/subscription-period.js';
@@ -207,6 +208,7 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const updated = await storage.keys.update(id, keyPatchFromInput(input, existing, now), now);
     if (updated === null) throw notFound('key', id);
     await keys.invalidateKey(id);
+    await recordKeyStatusChange(storage.webhooks, services.logger, existing, updated, 'operator');
     sendJson(context, 200, await keyJson(updated));
   }));
 

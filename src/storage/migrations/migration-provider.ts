@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Migration, MigrationProvider } from 'kysely/migration';
 import * as initial from './0001-initial.js';
 import * as accountTiers from './0002-account-tiers.js';
 import * as routingHealth from './0003-routing-health.js';
@@ -22,6 +22,7 @@ import * as referralRewardReversals from './0023-referral-reward-reversals.js';
 import * as channelUrlCredentials from './0024-channel-url-credentials.js';
 import * as signUpCredit from './0026-sign-up-credit.js';
 import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-currency.js';
+import * as webhooks from './0030-webhooks.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -51,6 +52,7 @@ const migrations: Record<string, Migration> = {
   '0024-channel-url-credentials': channelUrlCredentials,
   '0026-sign-up-credit': signUpCredit,
   '0028-dismissals-and-display-currency': dismissalsAndDisplayCurrency,
+  '0030-webhooks': webhooks,
 };
 
 export const migrationProvider: MigrationProvider = {

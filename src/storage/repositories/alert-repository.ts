@@ -4,9 +4,12 @@ import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from 
 import type { AccountsTable, AlertStatesTable, Database } from '../database-schema.js';
 import type { NanoUsd } from '../../domain/records.js';
 
-/** What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period quota. */
-export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota';
-export const ALERT_KINDS: readonly AlertKind[] = ['balance', 'key_quota', 'subscription_quota'];
+/**
+ * What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period
+ * quota; `key_paused`: a key whose quota cap is used up (paused until it is raised), told to webhooks only.
+ */
+export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused';
+export const ALERT_KINDS: readonly AlertKind[] = ['balance', 'key_quota', 'subscription_quota', 'key_paused'];
 
 /** `armed`: will alert on the next crossing; `pending`: crossed, mail owed; `notified`: mail sent, waits to re-arm. */
 export type AlertStateName = 'armed' | 'pending' | 'notified';
@@ -116,6 +119,7 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
   const fundsBelowThreshold = sql<SqlBool>`${funds} < ${sql.ref('accounts.alert_balance_nano')}`;
   const keySpentPastThreshold = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${keyThreshold}`;
   const subscriptionUsePastThreshold = sql<SqlBool>`${sql.ref('subscriptions.used_nano')} >= ${planThreshold}`;
+  const keyQuotaUsedUp = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${sql.ref('api_keys.quota_nano')}`;
 
   return {
     async getSettings(accountId) {
@@ -171,6 +175,12 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
                   .where(keyPercentSet)
                   .where('api_keys.quota_nano', '>', 0n)
                   .where(keySpentPastThreshold)));
+              case 'key_paused':
+                return where.not(where.exists(where.selectFrom('api_keys').select(sql.lit(1).as('one'))
+                  .whereRef('api_keys.id', '=', 'alert_states.subject_id')
+                  .where('api_keys.status', '<>', 'revoked')
+                  .where('api_keys.quota_nano', '>', 0n)
+                  .where(keyQuotaUsedUp)));
               case 'subscription_quota':
                 return where.not(where.exists(where.selectFrom('subscriptions')
                   .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
@@ -217,6 +227,15 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
         .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
         .limit(limit)
         .execute();
+      const paused = await db.selectFrom('api_keys')
+        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_paused').onRef('alert_states.subject_id', '=', 'api_keys.id'))
+        .select(['api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.spent_nano as value', 'api_keys.quota_nano as quota'])
+        .where('api_keys.status', '<>', 'revoked')
+        .where('api_keys.quota_nano', '>', 0n)
+        .where(keyQuotaUsedUp)
+        .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
+        .limit(limit)
+        .execute();
       const subscriptions = await db.selectFrom('subscriptions')
         .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
         .innerJoin('accounts', 'accounts.id', 'subscriptions.account_id')
@@ -251,6 +270,12 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
         crossings.push({
           kind: 'key_quota', subjectId: row.subject_id, accountId: row.account_id, periodStart: 0,
           valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.threshold), limitNano: toBigInt(row.quota), percent: toNullableNumber(row.percent),
+        });
+      }
+      for (const row of paused) {
+        crossings.push({
+          kind: 'key_paused', subjectId: row.subject_id, accountId: row.account_id, periodStart: 0,
+          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.quota), limitNano: toBigInt(row.quota), percent: 100,
         });
       }
       for (const row of subscriptions) {

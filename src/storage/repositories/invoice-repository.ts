@@ -1,3 +1,5 @@
+import { webhookEvent } from '../../webhooks/webhook-event-types.js';
+import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
@@ -38,6 +40,11 @@ export async function issueInvoiceIn(trx: Transaction<CommerceDatabase>, draft: 
   const sequence = toNumber(counter.last_number);
   const invoice: Invoice = { ...draft, sequence, number: invoiceNumber(draft.series, sequence) };
   await trx.insertInto('invoices').values(invoiceRow(invoice)).execute();
+  await insertWebhookEvent(webhookTablesOf(trx), webhookEvent('invoice.issued', invoice.id, invoice.accountId, {
+    invoice_id: invoice.id, number: invoice.number, kind: invoice.kind, currency: invoice.currency,
+    subtotal_cents: invoice.subtotalCents, tax_cents: invoice.taxCents, total_cents: invoice.totalCents,
+    corrects_invoice_id: invoice.correctsInvoiceId,
+  }, invoice.issuedAt));
   return invoice;
 }
 

@@ -1,5 +1,5 @@
 import { CompiledQuery } from 'kysely';
-import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteConnection, SqliteStatement } from '../sqlite-connection.js';
 import type { Insertable, Selectable, Transaction } from 'kysely';
 import type {
   AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
@@ -90,11 +90,11 @@ function valuesOf<Row>(row: Row, names: readonly (keyof Row & string)[]): Bindab
   return names.map((name) => (row[name] ?? null) as Bindable);
 }
 
-type Prepare = (text: string) => BetterSqlite3.Statement;
+type Prepare = (text: string) => SqliteStatement;
 
 /** Each statement prepared on first use and kept: the texts never change, so SQLite parses each once. */
-function preparedOnce(prepare: Prepare, text: string): () => BetterSqlite3.Statement {
-  let statement: BetterSqlite3.Statement | null = null;
+function preparedOnce(prepare: Prepare, text: string): () => SqliteStatement {
+  let statement: SqliteStatement | null = null;
   return () => (statement ??= prepare(text));
 }
 
@@ -103,7 +103,7 @@ function preparedOnce(prepare: Prepare, text: string): () => BetterSqlite3.State
  * open. No statement is built or parsed per batch (that was most of a money transaction's hold on the event loop);
  * a row costs a few microseconds and there is no round trip to save.
  */
-export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneyStatements {
+export function sqliteMoneyStatements(database: SqliteConnection): MoneyStatements {
   const prepare: Prepare = (text) => database.prepare(text);
   const account = preparedOnce(prepare, 'select id, balance_nano, credit_line_nano from accounts where id = ?');
   const key = preparedOnce(prepare, 'select id, account_id, quota_nano, spent_nano, budget_period, budget_limit_nano, budget_spent_nano, budget_period_start from api_keys where id = ?');
@@ -123,7 +123,7 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
     rowInsertText('money_holds', MONEY_HOLD_COLUMNS, 'on conflict (instance_id, pool) do update set held_nano = excluded.held_nano, updated_at = excluded.updated_at'),
   );
 
-  const rowsOf = <T>(statement: () => BetterSqlite3.Statement, ids: readonly string[]): T[] => {
+  const rowsOf = <T>(statement: () => SqliteStatement, ids: readonly string[]): T[] => {
     const rows: T[] = [];
     for (const id of ids) {
       const row = statement().get(id) as T | undefined;
@@ -132,11 +132,11 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
     return rows;
   };
   /** The ids of the rows inserted (the first column is the id; an id already stored is skipped). */
-  const insertNew = <Row>(statement: () => BetterSqlite3.Statement, names: readonly (keyof Row & string)[], rows: readonly Row[]): string[] => {
+  const insertNew = <Row>(statement: () => SqliteStatement, names: readonly (keyof Row & string)[], rows: readonly Row[]): string[] => {
     const inserted: string[] = [];
     for (const row of rows) {
       const values = valuesOf(row, names);
-      if (statement().run(values).changes === 1) inserted.push(values[0] as string);
+      if (statement().run(...values).changes === 1n) inserted.push(values[0] as string);
     }
     return inserted;
   };
@@ -175,10 +175,10 @@ export function sqliteMoneyStatements(database: BetterSqlite3.Database): MoneySt
       for (const pool of pools) dropHold().run(instanceId, pool);
     },
     async upsertHolds(rows) {
-      for (const row of rows) setHold().run(valuesOf(row, holdNames));
+      for (const row of rows) setHold().run(...valuesOf(row, holdNames));
     },
     async insertUsageRows(rows) {
-      for (const row of rows) usageRow().run(valuesOf(row, USAGE_COLUMN_NAMES));
+      for (const row of rows) usageRow().run(...valuesOf(row, USAGE_COLUMN_NAMES));
     },
   };
 }

@@ -1,3 +1,5 @@
+import type { WebhookEventDraft } from '../../webhooks/webhook-event-types.js';
+import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, Referral, ReferralReward } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
@@ -31,6 +33,8 @@ export interface PaymentTransaction {
   /** Inserts the entry and moves the balance; false (nothing moved) when the entry id exists already. */
   applyLedgerEntry(entry: LedgerCredit): Promise<boolean>;
   issueInvoice(draft: InvoiceDraft): Promise<Invoice>;
+  /** Records a webhook event in this transaction: it exists exactly when what it tells of does. */
+  recordEvent(event: WebhookEventDraft): Promise<void>;
   invoice(id: string): Promise<Invoice | null>;
   billingProfile(accountId: string): Promise<BillingProfile | null>;
   referral(referredAccountId: string): Promise<Referral | null>;
@@ -137,6 +141,10 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
 
     issueInvoice(draft) {
       return issueInvoiceIn(trx, draft);
+    },
+
+    async recordEvent(event) {
+      await insertWebhookEvent(webhookTablesOf(trx), event);
     },
 
     async invoice(id) {

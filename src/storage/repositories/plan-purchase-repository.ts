@@ -1,3 +1,5 @@
+import type { WebhookEventDraft } from '../../webhooks/webhook-event-types.js';
+import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BillingProfile, Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
@@ -34,6 +36,8 @@ export interface PlanPurchaseTransaction {
   applyLedgerEntry(entry: LedgerCredit): Promise<boolean>;
   invoiceBySource(source: string): Promise<Invoice | null>;
   issueInvoice(draft: InvoiceDraft): Promise<Invoice>;
+  /** Records a webhook event in this transaction: it exists exactly when what it tells of does. */
+  recordEvent(event: WebhookEventDraft): Promise<void>;
   billingProfile(accountId: string): Promise<BillingProfile | null>;
 }
 
@@ -97,6 +101,10 @@ function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransa
 
     issueInvoice(draft) {
       return issueInvoiceIn(trx, draft);
+    },
+
+    async recordEvent(event) {
+      await insertWebhookEvent(webhookTablesOf(trx), event);
     },
 
     async billingProfile(accountId) {

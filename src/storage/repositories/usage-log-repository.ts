@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Statement } from 'better-sqlite3';
+import type { SqliteStatement } from '../sqlite-connection.js';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, UsageLogsTable } from '../database-schema.js';
@@ -150,7 +150,7 @@ export const SQLITE_USAGE_SLICE_MS = 1;
 
 /** `sqlite`: the SQLite connection (PostgreSQL: null). */
 export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBatches | null): UsageLogRepository {
-  let sqliteInsert: Statement | null = null;
+  let sqliteInsert: SqliteStatement | null = null;
   return {
     /**
      * A request id already logged is skipped, so a retried batch is harmless. SQLite runs one prepared single-row
@@ -171,7 +171,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
             let index = from;
             do {
               const row = toRow(rows[index] as UsageLogRow);
-              insert.run(USAGE_COLUMN_NAMES.map((name) => row[name]));
+              insert.run(...USAGE_COLUMN_NAMES.map((name) => row[name] ?? null));
               index += 1;
             } while (index < rows.length && performance.now() - startedAt < SQLITE_USAGE_SLICE_MS);
             return index;

@@ -104,7 +104,7 @@ export function anthropicDriver(baseURL: string, apiKey: string, auth: 'bearer' 
   };
 }
 
-/** The @google/genai SDK (2.x on Node 20), with the gateway as its base URL. */
+/** The @google/genai SDK with the gateway as its base URL (its default API version, v1 since its version 3). */
 export function geminiDriver(baseUrl: string, apiKey: string): ClientDriver {
   const client = new GoogleGenAI({ apiKey, httpOptions: { baseUrl } });
   const functionDeclarations = [{ name: 'get_weather', description: 'Current weather for a city', parametersJsonSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }];

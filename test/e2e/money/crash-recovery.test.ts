@@ -3,7 +3,7 @@
  * what its previous run held (nothing leaks), while every charge settled before the kill is still in the ledger
  * and the books balance. Meanwhile a second instance sees the dead one's holds (they are not double-counted as free).
  */
-import BetterSqlite3 from 'better-sqlite3';
+import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, killAll, runCommand } from '../cli/cli-process.js';
@@ -165,7 +165,7 @@ describe('an instance gone for good', () => {
 /** Moves a balance behind the ledger's back, straight in the database (what the check exists to catch). */
 async function tamperBalance(databaseUrl: string, accountId: string): Promise<void> {
   if (databaseUrl.startsWith('sqlite:')) {
-    const database = new BetterSqlite3(databaseUrl.slice('sqlite:'.length));
+    const database = openSqliteConnection(databaseUrl.slice('sqlite:'.length), { mustExist: true });
     try {
       database.prepare('update accounts set balance_nano = balance_nano + 1 where id = ?').run(accountId);
     } finally {

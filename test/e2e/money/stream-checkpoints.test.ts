@@ -4,7 +4,8 @@
  * (the suite's database, one instance). The charge lands in the ledger with a usage row coded `instance_stopped`,
  * the balance is the credit minus the charges, no hold is left and the ledger check passes.
  */
-import BetterSqlite3 from 'better-sqlite3';
+import type { SQLInputValue } from 'node:sqlite';
+import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { killAll } from '../cli/cli-process.js';
@@ -26,9 +27,9 @@ type Row = Record<string, unknown>;
 /** Reads the shared database straight (what the instances wrote), SQLite or PostgreSQL. */
 async function query(databaseUrl: string, text: string, parameters: unknown[] = []): Promise<Row[]> {
   if (databaseUrl.startsWith('sqlite:')) {
-    const database = new BetterSqlite3(databaseUrl.slice('sqlite:'.length), { readonly: true });
+    const database = openSqliteConnection(databaseUrl.slice('sqlite:'.length), { readOnly: true, mustExist: true });
     try {
-      return database.prepare(text.replace(/\$\d+/g, '?')).all(...parameters) as Row[];
+      return database.prepare(text.replace(/\$\d+/g, '?')).all(...(parameters as SQLInputValue[])) as Row[];
     } finally {
       database.close();
     }

@@ -163,7 +163,7 @@ describe('a function-call conversation, bridged', () => {
     const added = events.find((event) => event.type === 'response.output_item.added' && event.item.type === 'function_call') as Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>;
     expect(added).toBeDefined();
     const argumentText = events.flatMap((event) => (event.type === 'response.function_call_arguments.delta' && event.item_id === added.item.id ? [event.delta] : [])).join('');
-    const argumentsDone = events.find((event) => event.type === 'response.function_call_arguments.done') as { arguments: string; name: string };
+    const argumentsDone = events.find((event) => event.type === 'response.function_call_arguments.done') as Extract<ResponseStreamEvent, { type: 'response.function_call_arguments.done' }> & { name: string };
     expect(argumentsDone.name).toBe('get_weather');
     expect(JSON.parse(argumentsDone.arguments)).toEqual(JSON.parse(argumentText));
     const completed = events.at(-1) as Extract<ResponseStreamEvent, { type: 'response.completed' }>;
@@ -319,10 +319,14 @@ describe('errors and limits like chat', () => {
     openaiUpstream.setFault({ kind: 'stream-error', afterChunks: 6, error: { message: 'overloaded', type: 'server_error', param: null, code: 'server_error' }, times: 1 });
     const { data: stream, response } = await client.responses.create({ model: 'r-openai', stream: true, store: false, input: 'a long answer please, with many words in it' }).withResponse();
     const types: string[] = [];
-    for await (const event of stream) types.push(event.type);
-    // OpenAI's own flat `error` event, forwarded untouched: the SDK hands it over as the last event.
+    // OpenAI's own flat `error` event, forwarded untouched: the SDK raises it, with its fields, after the answer's
+    // events before it.
+    const error = await (async () => {
+      for await (const event of stream) types.push(event.type);
+    })().catch((caught: unknown) => caught);
     expect(types).toContain('response.output_text.delta');
-    expect(types.at(-1)).toBe('error');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(error).toMatchObject({ message: 'overloaded', code: 'server_error' });
     const row = await usageRow(response.headers.get('x-request-id') ?? '');
     expect(row).toMatchObject({ status: 502, error_code: 'upstream_error' });
     expect(row.completion_tokens).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,7 +95,7 @@ describe(`no secret or prompt text in logs or the database (${suiteDatabase()})`
   it('looks keys up by their SHA-256 hash', async () => {
     const digest = createHash('sha256').update(account.key).digest('hex');
     if (gateway.databaseUrl.startsWith('sqlite:')) {
-      const database = new Database(gateway.databaseUrl.slice('sqlite:'.length), { readonly: true });
+      const database = openSqliteConnection(gateway.databaseUrl.slice('sqlite:'.length), { readOnly: true, mustExist: true });
       try {
         const tables = database.prepare("select name from sqlite_master where type = 'table'").all() as Array<{ name: string }>;
         const keyTable = tables.find((table) => /key/.test(table.name) && !/migration/.test(table.name));

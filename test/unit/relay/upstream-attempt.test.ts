@@ -4,17 +4,45 @@ import type { RequestMeter } from '../../../src/relay/request-meter.js';
 import { readingAnswer, UpstreamAttempt } from '../../../src/relay/upstream-attempt.js';
 import type { Candidate } from '../../../src/routing/route-plan.js';
 import type { OtelPipeline } from '../../../src/telemetry/otel-pipeline.js';
-import { Span, type SpanKind } from '../../../src/telemetry/span.js';
+import type { AttributeValue, Span, SpanKind } from '../../../src/telemetry/span.js';
+
+/** A span that records what the attempt set on it. */
+class RecordedSpan implements Span {
+  readonly attributes: Record<string, AttributeValue> = {};
+  status: 'unset' | 'error' = 'unset';
+  readonly traceState = null;
+
+  constructor(
+    private readonly ended: RecordedSpan[],
+    readonly kind: SpanKind,
+    readonly traceId: string,
+    readonly spanId: string,
+  ) {}
+
+  set(key: string, value: AttributeValue | null | undefined): this {
+    if (value !== null && value !== undefined) this.attributes[key] = value;
+    return this;
+  }
+
+  fail(errorType: string): this {
+    this.status = 'error';
+    this.attributes['error.type'] = errorType;
+    return this;
+  }
+
+  end(): void {
+    if (!this.ended.includes(this)) this.ended.push(this);
+  }
+}
 
 /** An attempt wired to recording fakes: the spans it ended, the outcomes it counted, the verdicts its ticket got. */
 function recordedAttempt() {
-  const ended: Span[] = [];
+  const ended: RecordedSpan[] = [];
   const outcomes: string[] = [];
   const verdicts: string[] = [];
-  const sink = { ended: (span: Span) => ended.push(span) };
-  const server = new Span(sink, 'POST /v1/chat/completions', 'server', 'a'.repeat(32), 'b'.repeat(16), null, null, 0);
+  const server = new RecordedSpan(ended, 'server', 'a'.repeat(32), 'b'.repeat(16));
   const pipeline = {
-    startChild: (parent: Span, name: string, kind: SpanKind) => new Span(sink, name, kind, parent.traceId, 'c'.repeat(16), parent.spanId, null, 1),
+    startChild: (parent: Span, _name: string, kind: SpanKind) => new RecordedSpan(ended, kind, parent.traceId, 'c'.repeat(16)),
     recordClientDuration: () => undefined,
     recordClientTokens: () => undefined,
   } as unknown as OtelPipeline;

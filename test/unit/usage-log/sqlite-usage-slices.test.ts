@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { UsageLogRow } from '../../../src/domain/records.js';
 import { silentLogger } from '../../../src/shared/logger.js';
@@ -58,7 +58,7 @@ describe('SQLite usage writes in slices', () => {
 
   /** The request ids in the table, in the order they were inserted. */
   function storedIds(file: string): string[] {
-    const database = new BetterSqlite3(file, { readonly: true });
+    const database = openSqliteConnection(file, { readOnly: true, mustExist: true });
     try {
       return (database.prepare('select request_id from usage_logs order by rowid').all() as Array<{ request_id: string }>).map((stored) => stored.request_id);
     } finally {
@@ -97,7 +97,7 @@ describe('SQLite usage writes in slices', () => {
   it('sends a batch with a refused slice to the dead-letter file; the replay writes it without doubling rows', async () => {
     const { storage, file, directory } = await open();
     const poison = row(700).requestId;
-    const admin = new BetterSqlite3(file);
+    const admin = openSqliteConnection(file, { mustExist: true });
     cleanups.push(async () => {
       admin.close();
     });

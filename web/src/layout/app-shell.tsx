@@ -26,6 +26,7 @@ const navigation = [
   { to: '/referrals', label: 'Referrals' },
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/support', label: 'Support' },
   { to: '/announcements', label: 'Announcements' },
   { to: '/security', label: 'Security' },

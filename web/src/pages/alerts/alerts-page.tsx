@@ -20,19 +20,23 @@ interface KeyThreshold {
 interface AlertSettings {
   alert_balance_usd: number | null;
   alert_quota_percent: number | null;
+  /** false: alerts go only to the account's webhook and Slack endpoints. */
+  alert_mail: boolean;
   keys: KeyThreshold[];
   alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
 }
 
-const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota' };
+const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota', key_paused: 'Key paused (webhooks)' };
 
 function SettingsForm({ settings, editable }: { settings: AlertSettings; editable: boolean }) {
   const api = useApi();
   const queryClient = useQueryClient();
   const [balance, setBalance] = useState(settings.alert_balance_usd === null ? '' : String(settings.alert_balance_usd));
   const [percent, setPercent] = useState(settings.alert_quota_percent === null ? '' : String(settings.alert_quota_percent));
+  const [mail, setMail] = useState(settings.alert_mail);
   const save = useMutation({
     mutationFn: () => api.put<AlertSettings>('/api/console/alerts', {
+      alert_mail: mail,
       alert_balance_usd: balance.trim() === '' ? null : Number(balance),
       alert_quota_percent: percent.trim() === '' ? null : Number(percent),
     }),
@@ -45,13 +49,15 @@ function SettingsForm({ settings, editable }: { settings: AlertSettings; editabl
   return (
     <form className="stack" onSubmit={submit} noValidate>
       {save.isError ? <Alert tone="error">{errorMessage(save.error)}</Alert> : null}
-      {save.isSuccess ? <Alert tone="success">Saved. Each crossing sends one mail to the account&apos;s email.</Alert> : null}
+      {save.isSuccess ? <Alert tone="success">Saved. Each crossing alerts once.</Alert> : null}
       <div className="form-grid">
         <TextField label="Balance below (USD)" name="alert-balance" inputMode="decimal" value={balance} onChange={(event) => setBalance(event.target.value)} disabled={!editable}
           hint="Mail when the funds left drop below this. Empty: off." />
         <TextField label="Key quota used (%)" name="alert-quota" inputMode="numeric" value={percent} onChange={(event) => setPercent(event.target.value)} disabled={!editable}
           hint="Mail when any key with a quota (or your plan) reaches this share of it. Empty: off." />
       </div>
+      <label className="checkbox-row"><input type="checkbox" name="alert-mail" checked={mail} disabled={!editable} onChange={(event) => setMail(event.target.checked)} /> Mail alerts to the account&apos;s email</label>
+      <p className="field-hint">Alerts also go to the webhook and Slack-compatible endpoints that subscribe to them (Webhooks page).</p>
       {editable ? <div className="form-actions"><Button type="submit" variant="primary" busy={save.isPending}>Save alerts</Button></div> : <p className="field-hint">Only owners and admins change the alerts.</p>}
     </form>
   );
@@ -113,7 +119,7 @@ export function AlertsPage() {
   const editable = role === 'owner' || role === 'admin';
   return (
     <div className="page stack">
-      <PageHeader title="Alerts" description="Mails before money or a key's quota runs out." />
+      <PageHeader title="Alerts" description="Mail, webhooks or Slack before money or a key's quota runs out." />
       {settings.isPending ? <Loading /> : settings.isError ? <Alert tone="error">{errorMessage(settings.error)}</Alert> : (
         <>
           <Card title="Thresholds"><SettingsForm settings={settings.data} editable={editable} /></Card>
@@ -126,8 +132,8 @@ export function AlertsPage() {
                   <tbody>
                     {settings.data.alerts.map((alert) => (
                       <tr key={`${alert.kind}-${alert.subject_id}`}>
-                        <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
-                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? 'mailed' : alert.state}</Badge></td>
+                        <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' || alert.kind === 'key_paused' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
+                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? (alert.kind === 'key_paused' ? 'sent' : 'mailed') : alert.state}</Badge></td>
                         <td className="numeric">{formatCost(alert.value_usd)}</td>
                         <td className="numeric">{formatCost(alert.threshold_usd)}</td>
                         <td>{formatDateTime(alert.crossed_at)}</td>

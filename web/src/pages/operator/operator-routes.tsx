@@ -13,6 +13,7 @@ export const OperatorUsagePage = lazyPage(() => import('./usage-page'), 'Operato
 export const OperatorOffersPage = lazyPage(() => import('./offers-page'), 'OperatorOffersPage');
 export const OperatorAuditPage = lazyPage(() => import('./audit-page'), 'OperatorAuditPage');
 export const OperatorOperatorsPage = lazyPage(() => import('./operators-page'), 'OperatorOperatorsPage');
+export const OperatorWebhooksPage = lazyPage(() => import('./webhooks-page'), 'OperatorWebhooksPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
 export const operatorNavigation = [
@@ -25,4 +26,5 @@ export const operatorNavigation = [
   { to: '/operator/offers', label: 'Plans, codes, news' },
   { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit', label: 'Audit log' },
+  { to: '/operator/webhooks', label: 'Webhooks' },
 ];

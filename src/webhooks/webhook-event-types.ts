@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import { nanoToDecimalString } from '../billing/money.js';
+
+/** Events an account's endpoints can subscribe to. */
+export const ACCOUNT_EVENT_TYPES = [
+  'key.disabled',
+  'key.paused',
+  'balance.threshold_crossed',
+  'key.quota_threshold_crossed',
+  'subscription.quota_threshold_crossed',
+  'topup.succeeded',
+  'refund.created',
+  'invoice.issued',
+  'plan.renewed',
+  'plan.ended',
+  'webhook.test',
+] as const;
+
+/** Events the operator's endpoints can subscribe to (deployment-wide). */
+export const OPERATOR_EVENT_TYPES = ['channel.down', 'channel.up', 'webhook.test'] as const;
+
+export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
+export type OperatorEventType = (typeof OPERATOR_EVENT_TYPES)[number];
+export type WebhookEventType = AccountEventType | OperatorEventType;
+
+/** An event about to be recorded in the outbox. `accountId` null: an operator event. */
+export interface WebhookEventDraft {
+  id: string;
+  accountId: string | null;
+  type: WebhookEventType;
+  /** Metadata only: ids, names, integer amounts. Never prompt text or secrets. */
+  data: Record<string, unknown>;
+  createdAt: number;
+}
+
+/**
+ * The event id of a fact: derived from what identifies the fact (a ledger entry, an invoice, a crossing), so the
+ * same fact recorded twice (a retried transaction, two instances seeing one transition) is one event.
+ */
+export function eventIdOf(type: WebhookEventType, factKey: string): string {
+  return `msg_${createHash('sha256').update(`${type}\n${factKey}`).digest('base64url').slice(0, 27)}`;
+}
+
+export function webhookEvent(type: WebhookEventType, factKey: string, accountId: string | null, data: Record<string, unknown>, createdAt: number): WebhookEventDraft {
+  return { id: eventIdOf(type, factKey), accountId, type, data, createdAt };
+}
+
+/** The JSON body every attempt of the event sends (`type`, ISO `timestamp`, `data`), as Standard Webhooks suggests. */
+export function eventBody(event: WebhookEventDraft): string {
+  return JSON.stringify({ type: event.type, timestamp: new Date(event.createdAt).toISOString(), data: event.data });
+}
+
+/** An amount as events carry it: exact decimal USD and integer nano-USD, both strings (never a float). */
+export function moneyFields(name: string, nano: bigint): Record<string, string> {
+  return { [`${name}_usd`]: nanoToDecimalString(nano), [`${name}_nano`]: nano.toString() };
+}
