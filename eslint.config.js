@@ -32,7 +32,8 @@ const BOUNDARIES = [
   { folder: 'src/multipart', forbidden: onlyFrom('multipart', 'errors', 'shared'), why: 'Multipart parsing knows only errors.' },
   { folder: 'src/invalidation', forbidden: onlyFrom('invalidation', 'redis', 'shared'), why: 'The invalidation bus knows only its transports.' },
   { folder: 'src/mail', forbidden: onlyFrom('mail', 'config', 'shared'), why: 'Mailers know only their configuration.' },
-  { folder: 'src/storage', forbidden: onlyFrom('storage', 'domain', 'shared', 'ir', 'errors', 'config'), why: 'Storage holds domain records; it never loads the upstream registry, the relay or the HTTP layer.' },
+  // The webhook outbox's event drafts are written in the same transaction as the fact they tell of.
+  { folder: 'src/storage', forbidden: [...onlyFrom('storage', 'domain', 'shared', 'ir', 'errors', 'config'), '!**/webhooks/webhook-event-types.js'], why: 'Storage holds domain records; it never loads the upstream registry, the relay or the HTTP layer.' },
   { folder: 'src/telemetry', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'storage'), ...TOP], why: 'Telemetry observes requests from below: the composition root hands it what it needs of the HTTP layer (the route labeller).' },
   { folder: 'src/config', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'catalog', 'storage', 'management', 'telemetry'), ...TOP], why: 'Configuration turns the environment into typed settings; it knows no request handling or storage.' },
   { folder: 'src/usage-log', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'billing'), ...TOP], why: 'The usage writer writes rows; it knows no request handling.' },
@@ -49,6 +50,7 @@ const BOUNDARIES = [
   { folder: 'src/support', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Support tickets are stored and mailed; the console-billing routes serve them.' },
   { folder: 'src/redemption', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'Redeeming a code is a step the serving layers call.' },
   { folder: 'src/sign-up-credit', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'The sign-up credit is a step the console calls.' },
+  { folder: 'src/webhooks', forbidden: [...none('relay', 'codecs', 'upstreams', 'telemetry'), ...TOP], why: 'Webhooks are told of facts and deliver them off the request path; the serving layers call their management.' },
   { folder: 'src/management', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Admin input schemas and record conversions serve the admin API and gateway.yaml; they import neither.' },
   { folder: 'src/upstreams', forbidden: [...none('storage', 'http', 'codecs', 'routing', 'billing', 'telemetry'), ...TOP], why: 'Upstreams speak to providers; they never touch storage, billing, routing or the HTTP layer.' },
   { folder: 'src/codecs', forbidden: [...none('billing', 'upstreams', 'relay', 'routing', 'storage'), ...TOP], why: 'Codecs translate client wires; they know neither billing, upstreams, the relay nor the HTTP layer (families declare their routes as data).' },
