@@ -1,16 +1,63 @@
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
 const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'node:sqlite'];
 
+/** The top-level folders of src/, each one layer. */
+const LAYERS = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+
+const folder = (name) => `**/${name}/*`;
+/** The services context (services.ts) and the modules that compose the process from every layer. */
+const SERVICES = '**/services.js';
+const ENTRY = ['**/gateway.js', '**/main.js', '**/cli.js'];
+/** The layers that serve requests: the API's HTTP layer and the console's routes. */
+const SERVING = ['http', 'console', 'console-billing'].map(folder);
+/** Everything that serves or composes: no layer below may reach it. */
+const TOP = [...SERVING, SERVICES, '**/app.js', ...ENTRY];
+/** Every layer but the named ones (and the composition root above them all). */
+const onlyFrom = (self, ...allowed) => [...LAYERS.filter((name) => name !== self && !allowed.includes(name)).map(folder), ...TOP];
+const none = (...names) => names.map(folder);
+
 /**
  * Which layers of src/ may not import which: each entry names the folder and the folders (or packages) it must not
- * reach. Database drivers are storage's alone everywhere.
+ * reach, type imports included. Database drivers are storage's alone everywhere. docs/architecture.md states each
+ * rule in its table; `npm run arch:cycles` (part of `npm run lint`) refuses any import cycle through values.
  */
 const BOUNDARIES = [
   { folder: 'src/ir', forbidden: ['../*', '../../*'], why: 'The canonical representation depends on nothing.' },
-  { folder: 'src/upstreams', forbidden: ['**/storage/*', '**/http/*'], why: 'Upstreams speak to providers; they never touch storage or the HTTP layer.' },
-  { folder: 'src/relay', forbidden: ['**/http/*'], why: 'The relay returns answers; only src/http writes them.' },
-  { folder: 'src/codecs', forbidden: ['**/billing/*', '**/upstreams/*', '**/http/*'], why: 'Codecs translate client wires; they know neither billing, upstreams nor the HTTP layer (families declare their routes as data).' },
+  { folder: 'src/shared', forbidden: onlyFrom('shared'), why: 'Shared helpers depend on no layer.' },
+  { folder: 'src/domain', forbidden: onlyFrom('domain', 'ir'), why: 'Domain records are plain types: they import only the canonical representation (a channel type is a name checked where channels enter, not the upstream registry).' },
+  { folder: 'src/wire', forbidden: onlyFrom('wire', 'ir'), why: 'A wire\'s types and mappings depend only on the canonical representation; codecs and upstreams import them, never the reverse.' },
+  { folder: 'src/errors', forbidden: onlyFrom('errors', 'shared'), why: 'The error registry depends on no layer.' },
+  { folder: 'src/multipart', forbidden: onlyFrom('multipart', 'errors', 'shared'), why: 'Multipart parsing knows only errors.' },
+  { folder: 'src/invalidation', forbidden: onlyFrom('invalidation', 'redis', 'shared'), why: 'The invalidation bus knows only its transports.' },
+  { folder: 'src/mail', forbidden: onlyFrom('mail', 'config', 'shared'), why: 'Mailers know only their configuration.' },
+  // The webhook outbox's event drafts are written in the same transaction as the fact they tell of.
+  { folder: 'src/storage', forbidden: [...onlyFrom('storage', 'domain', 'shared', 'ir', 'errors', 'config'), '!**/webhooks/webhook-event-types.js'], why: 'Storage holds domain records; it never loads the upstream registry, the relay or the HTTP layer.' },
+  { folder: 'src/telemetry', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'storage'), ...TOP], why: 'Telemetry observes requests from below: the composition root hands it what it needs of the HTTP layer (the route labeller).' },
+  { folder: 'src/config', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'catalog', 'storage', 'management', 'telemetry'), ...TOP], why: 'Configuration turns the environment into typed settings; it knows no request handling or storage.' },
+  { folder: 'src/usage-log', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'billing'), ...TOP], why: 'The usage writer writes rows; it knows no request handling.' },
+  { folder: 'src/billing', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'telemetry'), ...TOP], why: 'Billing is money and the ledger; the relay calls it, never the reverse.' },
+  { folder: 'src/auth', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Authentication knows keys and storage, not the request path above it.' },
+  { folder: 'src/limits', forbidden: [...none('relay', 'upstreams', 'routing'), ...TOP], why: 'Limits count requests; they know nothing of routing or the relay.' },
+  { folder: 'src/catalog', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'The model catalog is data for routing; it knows no request handling.' },
+  { folder: 'src/routing', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Routing chooses channels; the relay calls it, never the reverse.' },
+  { folder: 'src/health', forbidden: [...none('relay', 'codecs', 'upstreams'), ...TOP], why: 'Readiness reads the parts it checks, not the request path.' },
+  { folder: 'src/alerts', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Alerts run off the request path.' },
+  { folder: 'src/invoices', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'storage'), ...TOP], why: 'Invoice drafts and PDFs are pure; storage numbers them.' },
+  { folder: 'src/payments', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Payments credit accounts; the console-billing routes serve them.' },
+  { folder: 'src/referrals', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Referrals are rules over storage; the console-billing routes serve them.' },
+  { folder: 'src/support', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Support tickets are stored and mailed; the console-billing routes serve them.' },
+  { folder: 'src/redemption', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'Redeeming a code is a step the serving layers call.' },
+  { folder: 'src/sign-up-credit', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'The sign-up credit is a step the console calls.' },
+  { folder: 'src/webhooks', forbidden: [...none('relay', 'codecs', 'upstreams', 'telemetry'), ...TOP], why: 'Webhooks are told of facts and deliver them off the request path; the serving layers call their management.' },
+  { folder: 'src/management', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Admin input schemas and record conversions serve the admin API and gateway.yaml; they import neither.' },
+  { folder: 'src/upstreams', forbidden: [...none('storage', 'http', 'codecs', 'routing', 'billing', 'telemetry'), ...TOP], why: 'Upstreams speak to providers; they never touch storage, billing, routing or the HTTP layer.' },
+  { folder: 'src/codecs', forbidden: [...none('billing', 'upstreams', 'relay', 'routing', 'storage'), ...TOP], why: 'Codecs translate client wires; they know neither billing, upstreams, the relay nor the HTTP layer (families declare their routes as data).' },
+  { folder: 'src/relay', forbidden: [...SERVING, '**/app.js', ...ENTRY], why: 'The relay returns answers; only src/http writes them.' },
+  { folder: 'src/http', forbidden: [...none('console', 'console-billing'), ...ENTRY], why: 'The API\'s HTTP layer is served by app.ts; it knows nothing of the console or the process around it.' },
+  { folder: 'src/console', forbidden: ENTRY, why: 'The console is served by app.ts; it knows nothing of the process around it.' },
+  { folder: 'src/console-billing', forbidden: ENTRY, why: 'The console\'s billing routes are served by app.ts; they know nothing of the process around it.' },
 ];
 
 function restrictedImports(patterns) {
@@ -35,6 +82,6 @@ export default tseslint.config(
   { files: ['src/**/*.ts'], ignores: ['src/storage/**'], rules: { 'no-restricted-imports': restrictedImports(driverPatterns) } },
   ...BOUNDARIES.map(({ folder, forbidden, why }) => ({
     files: [`${folder}/**/*.ts`],
-    rules: { 'no-restricted-imports': restrictedImports([...driverPatterns, { group: forbidden, message: why }]) },
+    rules: { 'no-restricted-imports': restrictedImports([...(folder === 'src/storage' ? [] : driverPatterns), { group: [...new Set(forbidden)], message: why }]) },
   })),
 );

@@ -230,7 +230,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   opened.add(() => shared.close());
   const channelHealth = await openChannelHealth(config, clock, logger);
   opened.add(() => channelHealth.close());
-  const telemetry = await openTelemetry(config.telemetry, logger);
+  const telemetry = await openTelemetry(config.telemetry, logger, (path) => apiRouteLabels(path).route);
   opened.add(() => telemetry.shutdown());
   metrics.observeSharedLimits(() => shared.state());
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);

@@ -1,4 +1,3 @@
-import type { RegisteredChannelType } from '../upstreams/upstreams.js';
 import type { HostedToolCalls } from '../ir/usage.js';
 
 /**
@@ -74,10 +73,12 @@ export interface ApiKey {
   playground: boolean;
 }
 
-export type { OpenAICompatiblePresetType } from '../upstreams/openai-compatible/presets.js';
-
-/** A channel's upstream type: one of the channel types the registered upstreams declare (src/upstreams/upstreams.ts). */
-export type ChannelType = RegisteredChannelType;
+/**
+ * A channel's upstream type, by name. Channels enter through the admin API, the console and gateway.yaml, whose input
+ * schema (management/channel-input.ts) accepts only the types the registered upstreams declare; a stored channel whose
+ * type no upstream serves (its upstream since removed) is listed but never routed.
+ */
+export type ChannelType = string;
 
 export interface Channel {
   id: string;

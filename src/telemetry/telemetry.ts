@@ -4,11 +4,17 @@ import type { TelemetryConfig } from '../config/telemetry-config.js';
 import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Logger } from '../shared/logger.js';
 import { operationNameOf } from './gen-ai-names.js';
-import { httpRouteOf } from './http-route.js';
 import type { OtelPipeline } from './otel-pipeline.js';
 import { RequestObservation, type MeteredRequest, type ObservationOwner } from './request-observation.js';
 import type { Span } from './span.js';
 import { parseTraceparent, readTracestate } from './trace-context.js';
+
+/**
+ * The route template of a path (`http.route`), from the API route table that also names the metric labels: a fixed
+ * path as is, a patterned one as its template (`/v1/models/{model}`), the admin API as `/admin/*`; null for anything
+ * else, so junk cannot add span names. Handed in by the composition root: telemetry sits below the HTTP layer.
+ */
+export type HttpRouteOf = (path: string) => string | null;
 
 /** What the listener knows of a request when it arrives. */
 export interface ArrivingRequest {
@@ -32,6 +38,7 @@ export class Telemetry implements ObservationOwner {
     readonly pipeline: OtelPipeline | null,
     readonly accessLog: boolean,
     private readonly logger: Logger,
+    private readonly httpRouteOf: HttpRouteOf,
   ) {}
 
   /** The start of an API request: its observation, or null when nothing follows it. */
@@ -44,7 +51,7 @@ export class Telemetry implements ObservationOwner {
     const traceState = caller === null ? null : readTracestate(request.headers.tracestate);
     let serverSpan = null;
     if (this.pipeline !== null) {
-      const route = httpRouteOf(request.path);
+      const route = this.httpRouteOf(request.path);
       serverSpan = this.pipeline.startServerSpan(route === null ? request.method : `${request.method} ${route}`, caller, traceState, {
         'http.request.method': request.method,
         'url.path': request.path,
@@ -151,8 +158,8 @@ export function setAnswerFacts(span: Span, facts: AnswerFacts): void {
 }
 
 /** Builds the service; the OTLP modules are loaded only when an endpoint is configured. */
-export async function openTelemetry(config: TelemetryConfig, logger: Logger): Promise<Telemetry> {
-  if (config.otlp === null) return new Telemetry(null, config.accessLog, logger);
+export async function openTelemetry(config: TelemetryConfig, logger: Logger, httpRouteOf: HttpRouteOf): Promise<Telemetry> {
+  if (config.otlp === null) return new Telemetry(null, config.accessLog, logger, httpRouteOf);
   const { startOtlpPipeline } = await import('./otlp-pipeline.js');
-  return new Telemetry(startOtlpPipeline(config.otlp, logger, { name: 'unigate' }), config.accessLog, logger);
+  return new Telemetry(startOtlpPipeline(config.otlp, logger, { name: 'unigate' }), config.accessLog, logger, httpRouteOf);
 }

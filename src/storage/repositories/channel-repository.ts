@@ -1,11 +1,10 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import type { SecretBox } from '../../shared/secret-box.js';
 import {
-  fromBoolean, parseObject, parseStringArray, parseStringRecord, toBoolean, toJson, toNumber, toOneOf,
+  fromBoolean, parseObject, parseStringArray, parseStringRecord, toBoolean, toJson, toNumber,
 } from '../convert.js';
 import type { ChannelsTable, Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
-import { CHANNEL_TYPES } from '../../upstreams/upstreams.js';
 import type { Channel } from '../../domain/records.js';
 import type { ChannelPatch, ChannelRepository } from '../storage.js';
 
@@ -17,7 +16,7 @@ function createCodec(secretBox: SecretBox) {
   const toRecord = (row: Selectable<ChannelsTable>): Channel => ({
     id: row.id,
     name: row.name,
-    type: toOneOf(row.type, CHANNEL_TYPES, 'channel type'),
+    type: row.type,
     baseUrl: row.base_url,
     apiKeys: openKeys(row.api_keys_sealed),
     models: parseStringRecord(row.models, 'channels.models'),

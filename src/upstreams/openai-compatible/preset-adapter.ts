@@ -1,12 +1,12 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ChatRequest } from '../../ir/chat-request.js';
-import type { Channel, OpenAICompatiblePresetType } from '../../domain/records.js';
+import type { Channel } from '../../domain/records.js';
 import { joinUrl, operationPath } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import type { OpenAICompatiblePreset, WireBody } from './preset.js';
-import { OPENAI_COMPATIBLE_PRESETS } from './presets.js';
+import { OPENAI_COMPATIBLE_PRESETS, type OpenAICompatiblePresetType } from './presets.js';
 
 function presetOf(channel: Channel): OpenAICompatiblePreset {
   return OPENAI_COMPATIBLE_PRESETS[channel.type as OpenAICompatiblePresetType];

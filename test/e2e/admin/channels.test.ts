@@ -236,6 +236,29 @@ describe('channel validation', () => {
   });
 });
 
+describe('a stored channel whose type no registered upstream serves', () => {
+  it('is listed, reads as disabled and can be deleted: the type is checked where channels enter, not when storage reads them', async () => {
+    const now = Date.now();
+    const id = uniqueName('retired');
+    // Written as an upstream since removed from the registry would have left it (the admin API refuses the type).
+    await gateway.gateway.services.storage.channels.create({
+      id, name: id, type: 'retired-upstream', baseUrl: null, apiKeys: [UPSTREAM_SECRET], models: { 'retired-model': '' },
+      priority: 0, weight: 1, enabled: true, headers: {}, settings: {}, createdAt: now, updatedAt: now,
+    });
+    const got = await admin<ChannelJson>(gateway, 'GET', `/admin/channels/${id}`);
+    expect(got.status, got.text).toBe(200);
+    expect(got.body).toMatchObject({ id, type: 'retired-upstream', enabled: true });
+    expectNoSecrets(got.text);
+    const listed = await collectPages<ChannelJson>(gateway, '/admin/channels', 200);
+    expect(listed.items.map((channel) => channel.id)).toContain(id);
+    const health = await admin<{ status: string }>(gateway, 'GET', `/admin/channels/${id}/health`);
+    expect(health.status, health.text).toBe(200);
+    expect(health.body.status).toBe('disabled');
+    expect((await admin(gateway, 'DELETE', `/admin/channels/${id}`)).status).toBe(200);
+    expectError(await admin(gateway, 'GET', `/admin/channels/${id}`), { status: 404 });
+  });
+});
+
 describe('channel list paging', () => {
   it('pages with limit, next_cursor/cursor and has_more, every channel exactly once', async () => {
     const names = Array.from({ length: 7 }, (_, index) => uniqueName(`page-${index}`));
