@@ -33,7 +33,7 @@ const BOUNDARIES = [
   { folder: 'src/invalidation', forbidden: onlyFrom('invalidation', 'redis', 'shared'), why: 'The invalidation bus knows only its transports.' },
   { folder: 'src/mail', forbidden: onlyFrom('mail', 'config', 'shared'), why: 'Mailers know only their configuration.' },
   // The webhook outbox's event drafts are written in the same transaction as the fact they tell of.
-  { folder: 'src/storage', forbidden: [...onlyFrom('storage', 'domain', 'shared', 'ir', 'errors', 'config'), '!**/webhooks/webhook-event-types.js'], why: 'Storage holds domain records; it never loads the upstream registry, the relay or the HTTP layer.' },
+  { folder: 'src/storage', forbidden: onlyFrom('storage', 'domain', 'shared', 'ir', 'errors', 'config'), why: 'Storage holds domain records; it never loads the upstream registry, the relay or the HTTP layer.' },
   { folder: 'src/telemetry', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'storage'), ...TOP], why: 'Telemetry observes requests from below: the composition root hands it what it needs of the HTTP layer (the route labeller).' },
   { folder: 'src/config', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'catalog', 'storage', 'management', 'telemetry'), ...TOP], why: 'Configuration turns the environment into typed settings; it knows no request handling or storage.' },
   { folder: 'src/usage-log', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'billing'), ...TOP], why: 'The usage writer writes rows; it knows no request handling.' },

@@ -1,5 +1,6 @@
 import type { AlertState } from '../storage/repositories/alert-repository.js';
-import { moneyFields, webhookEvent, type WebhookEventDraft } from '../webhooks/webhook-event-types.js';
+import { webhookEvent, type WebhookEventDraft } from '../domain/webhook-events.js';
+import { moneyFields } from '../webhooks/webhook-money.js';
 import type { AlertMailContext } from './alert-mail.js';
 
 /** The webhook event of an alert's crossing: one per crossing (its id comes from the subject and the crossing time). */

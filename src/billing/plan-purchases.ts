@@ -11,7 +11,8 @@ import type { Ledger } from './ledger.js';
 import { nanoToDecimalString } from './money.js';
 import { planChange } from './subscription-changes.js';
 import { currentPeriod } from './subscription-period.js';
-import { moneyFields, webhookEvent } from '../webhooks/webhook-event-types.js';
+import { webhookEvent } from '../domain/webhook-events.js';
+import { moneyFields } from '../webhooks/webhook-money.js';
 import type { SubscriptionBook } from './subscription-book.js';
 
 const NANO_PER_CENT = 10_000_000n;

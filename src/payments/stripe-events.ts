@@ -12,7 +12,8 @@ import type { NanoUsd } from '../domain/records.js';
 import type { PaymentTransaction } from '../storage/repositories/payment-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { centsToNano, NANO_PER_CENT } from './top-up-price.js';
-import { moneyFields, webhookEvent } from '../webhooks/webhook-event-types.js';
+import { webhookEvent } from '../domain/webhook-events.js';
+import { moneyFields } from '../webhooks/webhook-money.js';
 
 /** What became of one webhook event (answered to Stripe and logged). */
 export type EventOutcome =

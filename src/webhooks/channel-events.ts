@@ -2,7 +2,7 @@ import type { BreakerChange } from '../routing/channel-health.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { WebhookRepository } from '../storage/repositories/webhook-repository.js';
-import { webhookEvent } from './webhook-event-types.js';
+import { webhookEvent } from '../domain/webhook-events.js';
 
 /** Transitions of one channel within this window, seen by several instances, are one event (its id names the window). */
 const SAME_TRANSITION_WINDOW_MS = 60_000;

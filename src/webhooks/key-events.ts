@@ -1,7 +1,7 @@
 import type { ApiKey } from '../domain/records.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { WebhookRepository } from '../storage/repositories/webhook-repository.js';
-import { webhookEvent } from './webhook-event-types.js';
+import { webhookEvent } from '../domain/webhook-events.js';
 
 /**
  * `key.disabled` when a change turned an enabled key off (by the account in the console, or by the operator). The

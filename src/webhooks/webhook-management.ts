@@ -9,7 +9,7 @@ import {
   WEBHOOK_FORMATS, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, type WebhookOwner, type WebhookRepository,
 } from '../storage/repositories/webhook-repository.js';
 import { endpointUrlRefusal } from './endpoint-address.js';
-import { ACCOUNT_EVENT_TYPES, OPERATOR_EVENT_TYPES, webhookEvent } from './webhook-event-types.js';
+import { ACCOUNT_EVENT_TYPES, OPERATOR_EVENT_TYPES, webhookEvent } from '../domain/webhook-events.js';
 import { newWebhookSecret } from './webhook-signature.js';
 
 /** Endpoints one owner (an account, or the operator) may have. */

@@ -14,7 +14,7 @@ import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import type { Storage } from '../../src/storage/storage.js';
-import { webhookEvent } from '../../src/webhooks/webhook-event-types.js';
+import { webhookEvent } from '../../src/domain/webhook-events.js';
 import { newWebhookSecret } from '../../src/webhooks/webhook-signature.js';
 import { createThrowawayPostgresDatabase, isPostgresUrl } from '../support/postgres-test-database.js';
 

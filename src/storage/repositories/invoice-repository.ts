@@ -1,4 +1,4 @@
-import { webhookEvent } from '../../webhooks/webhook-event-types.js';
+import { webhookEvent } from '../../domain/webhook-events.js';
 import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Invoice, InvoiceDraft } from '../../domain/commerce-records.js';

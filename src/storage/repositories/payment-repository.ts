@@ -1,4 +1,4 @@
-import type { WebhookEventDraft } from '../../webhooks/webhook-event-types.js';
+import type { WebhookEventDraft } from '../../domain/webhook-events.js';
 import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, Referral, ReferralReward } from '../../domain/commerce-records.js';

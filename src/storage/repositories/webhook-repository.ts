@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { eventBody, type WebhookEventDraft } from '../../webhooks/webhook-event-types.js';
+import { eventBody, type WebhookEventDraft } from '../../domain/webhook-events.js';
 import { fromBoolean, parseStringArray, toBoolean, toJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import type { WebhookAttemptsTable, WebhookDatabase, WebhookDeliveriesTable, WebhookEndpointsTable } from '../webhook-schema.js';

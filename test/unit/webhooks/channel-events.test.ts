@@ -5,7 +5,7 @@ import { ManualClock } from '../../../src/shared/clock.js';
 import { createLogger } from '../../../src/shared/logger.js';
 import type { WebhookRepository } from '../../../src/storage/repositories/webhook-repository.js';
 import { ChannelHealthEvents } from '../../../src/webhooks/channel-events.js';
-import type { WebhookEventDraft } from '../../../src/webhooks/webhook-event-types.js';
+import type { WebhookEventDraft } from '../../../src/domain/webhook-events.js';
 
 function recorder(): { events: WebhookEventDraft[]; webhooks: WebhookRepository } {
   const events: WebhookEventDraft[] = [];

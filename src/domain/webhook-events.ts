@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { nanoToDecimalString } from '../billing/money.js';
 
 /** Events an account's endpoints can subscribe to. */
 export const ACCOUNT_EVENT_TYPES = [
@@ -48,9 +47,4 @@ export function webhookEvent(type: WebhookEventType, factKey: string, accountId:
 /** The JSON body every attempt of the event sends (`type`, ISO `timestamp`, `data`), as Standard Webhooks suggests. */
 export function eventBody(event: WebhookEventDraft): string {
   return JSON.stringify({ type: event.type, timestamp: new Date(event.createdAt).toISOString(), data: event.data });
-}
-
-/** An amount as events carry it: exact decimal USD and integer nano-USD, both strings (never a float). */
-export function moneyFields(name: string, nano: bigint): Record<string, string> {
-  return { [`${name}_usd`]: nanoToDecimalString(nano), [`${name}_nano`]: nano.toString() };
 }
