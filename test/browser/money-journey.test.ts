@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import { FakeStripe } from '../support/fake-stripe.js';
-import { CHAT_MODEL, PASSWORD, expectCleanPage, mailedLink, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
+import { CHAT_MODEL, PASSWORD, expectCleanPage, mailedLink, openPage, screenshot, sidewaysTables, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
 import { pdfText } from '../e2e/payments/helpers.js';
 
 const chromiumPresent = ensureChromium();
@@ -69,6 +69,24 @@ async function topUp(page: Page, preset: string): Promise<void> {
   await page.waitForURL(/\/billing\?checkout=success/);
 }
 
+/**
+ * The page at 390 px, light and dark (`name-phone-light.png` …), scrolled to `heading`: nothing scrolls sideways,
+ * neither the page nor a table inside its card (tables turn into one card per row).
+ */
+async function onPhone(page: Page, name: string, heading: string): Promise<void> {
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.getByRole('heading', { name: heading, exact: true }).last().evaluate((element) => element.scrollIntoView({ block: 'start' }));
+    await page.waitForTimeout(150);
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} at 390px`).toBeLessThanOrEqual(0);
+    expect(await sidewaysTables(page), `${name} at 390px`).toEqual([]);
+    await screenshot(fixture, page, `${name}-phone-${scheme}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
 async function csrfPost(page: Page, path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const session = (await (await page.request.get(`${fixture.gateway.consoleUrl}/api/session`)).json()) as { csrf_token: string };
   const answer = await page.request.post(`${fixture.gateway.consoleUrl}${path}`, { data: body, headers: { 'x-csrf-token': session.csrf_token } });
@@ -109,6 +127,7 @@ describe.skipIf(!chromiumPresent)('money and people in Chromium', () => {
     expect(number).toMatch(/^UG-/);
     await page.getByRole('heading', { name: 'Invoices' }).scrollIntoViewIfNeeded();
     await screenshot(fixture, page, 'billing-invoices');
+    await onPhone(page, 'billing-invoices', 'Invoices');
     const [download] = await Promise.all([page.waitForEvent('download'), invoiceRow.getByRole('link', { name: /PDF/ }).click()]);
     const text = await pdfText(await readFile(await download.path()), tmpdir());
     expect(text).toContain(number);
@@ -221,6 +240,7 @@ describe.skipIf(!chromiumPresent)('money and people in Chromium', () => {
     await page.reload();
     await page.getByRole('combobox', { name: `Role of ${developerEmail}` }).waitFor();
     await screenshot(fixture, page, 'members');
+    await onPhone(page, 'members', 'Members');
     expectCleanPage(developer);
     await developer.context.close();
 

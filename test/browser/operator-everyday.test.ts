@@ -15,7 +15,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
-import { expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
+import { expectCleanPage, openPage, screenshot, sidewaysTables, signUpAndVerify, startConsoleFixture, type ConsoleFixture, type WatchedPage } from '../support/console-browser.js';
 import { flushWrites, startTestGateway, type TestGateway } from '../support/gateway-harness.js';
 import { becomeFirstOwner } from '../support/operator-browser.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../unit/limits/redis-test-support.js';
@@ -67,7 +67,11 @@ async function photograph(page: Page, name: string, scrollTo?: string): Promise<
       await page.emulateMedia({ colorScheme: scheme });
       if (scrollTo !== undefined) await page.getByRole('heading', { name: scrollTo }).evaluate((heading) => heading.scrollIntoView({ block: 'start' }));
       await page.waitForTimeout(150);
-      if (width === 390) expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} at 390px`).toBeLessThanOrEqual(0);
+      if (width === 390) {
+        expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} at 390px`).toBeLessThanOrEqual(0);
+        // Lists become one card per row on a phone instead of scrolling sideways inside their card.
+        expect(await sidewaysTables(page), `${name} at 390px`).toEqual([]);
+      }
       await screenshot(fixture, page, `${name}-${size}-${scheme}`);
     }
   }

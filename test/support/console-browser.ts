@@ -98,6 +98,19 @@ export async function screenshot(fixture: ConsoleFixture, page: Page, name: stri
   await page.screenshot({ path: path.join(fixture.screenshots, `${name}.png`), fullPage: false, animations: 'disabled', caret: 'hide' });
 }
 
+/**
+ * The tables on the page that scroll sideways inside their `.table-scroll` frame (caption or test id of each);
+ * at phone width every table that turns into cards fits its frame, so this is empty.
+ */
+export function sidewaysTables(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('.table-scroll')]
+    .filter((frame) => frame.offsetParent !== null && frame.scrollWidth > frame.clientWidth)
+    .map((frame) => {
+      const table = frame.querySelector('table');
+      return (table?.dataset.testid ?? table?.caption?.textContent ?? frame.textContent ?? '').trim().slice(0, 60) + ': ' + frame.scrollWidth + ' > ' + frame.clientWidth;
+    })`) as Promise<string[]>;
+}
+
 /** The first link to `{console}/{route}?token=…` in the newest mail to `address`, waiting up to 10 s for it. */
 export async function mailedLink(smtp: SmtpCapture, address: string, route: string, after = 0): Promise<string> {
   const deadline = Date.now() + 10_000;

@@ -144,7 +144,7 @@ function InvoicesCard() {
         <p className="empty">No invoices yet. Each paid card top-up and each paid plan period has one.</p>
       ) : (
         <div className="table-scroll">
-          <table className="table">
+          <table className="table table-cards" data-testid="invoices-table">
             <thead><tr><th scope="col">Number</th><th scope="col">For</th><th scope="col">Issued</th><th scope="col" className="numeric">Total</th><th scope="col"><span className="visually-hidden">Download</span></th></tr></thead>
             <tbody>
               {invoices.data.data.map((invoice) => (
@@ -152,9 +152,9 @@ function InvoicesCard() {
                   <th scope="row" className="no-wrap">
                     {invoice.number} {invoice.object === 'credit_note' ? <Badge tone="warning">credit note</Badge> : null}
                   </th>
-                  <td>{invoice.lines[0]?.description ?? ''}</td>
-                  <td className="no-wrap">{formatDate(invoice.issued_at)}</td>
-                  <td className="numeric">{formatUsd(invoice.total_usd)}</td>
+                  <td data-label="For">{invoice.lines[0]?.description ?? ''}</td>
+                  <td data-label="Issued" className="no-wrap">{formatDate(invoice.issued_at)}</td>
+                  <td data-label="Total" className="numeric">{formatUsd(invoice.total_usd)}</td>
                   <td className="cell-actions"><a className="button" href={invoice.pdf_url} download={`${invoice.number}.pdf`}>PDF<span className="visually-hidden"> of {invoice.number}</span></a></td>
                 </tr>
               ))}
@@ -173,15 +173,15 @@ function TopUpsCard({ billing }: { billing: Billing }) {
   return (
     <Card title="Recent card top-ups">
       <div className="table-scroll">
-        <table className="table">
+        <table className="table table-cards">
           <thead><tr><th scope="col">Started</th><th scope="col">Status</th><th scope="col" className="numeric">Credit</th><th scope="col" className="numeric">Paid</th></tr></thead>
           <tbody>
             {billing.recent_top_ups.map((topUp) => (
               <tr key={topUp.id}>
-                <td>{formatDateTime(topUp.created_at)}</td>
-                <td><Badge tone={TOP_UP_TONES[topUp.status] ?? 'neutral'}>{topUp.status === 'open' ? 'awaiting payment' : topUp.status}</Badge></td>
-                <td className="numeric">{formatUsd(topUp.amount_usd)}</td>
-                <td className="numeric">{formatUsd(topUp.total_usd)}</td>
+                <td data-label="Started">{formatDateTime(topUp.created_at)}</td>
+                <td data-label="Status"><Badge tone={TOP_UP_TONES[topUp.status] ?? 'neutral'}>{topUp.status === 'open' ? 'awaiting payment' : topUp.status}</Badge></td>
+                <td data-label="Credit" className="numeric">{formatUsd(topUp.amount_usd)}</td>
+                <td data-label="Paid" className="numeric">{formatUsd(topUp.total_usd)}</td>
               </tr>
             ))}
           </tbody>

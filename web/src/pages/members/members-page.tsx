@@ -70,7 +70,7 @@ export function MembersPage() {
       <Card title="Members">
         {members.isPending ? <Loading /> : members.isError ? <Alert tone="error">{errorMessage(members.error)}</Alert> : (
           <div className="table-scroll">
-            <table className="table">
+            <table className="table table-cards" data-testid="members-table">
               <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Since</th>{members.data.can_manage ? <th scope="col"><span className="visually-hidden">Actions</span></th> : null}</tr></thead>
               <tbody>
                 {members.data.data.map((member) => {
@@ -80,14 +80,14 @@ export function MembersPage() {
                   return (
                     <tr key={member.user_id}>
                       <th scope="row">{member.email} {member.you ? <Badge tone="info">you</Badge> : null}</th>
-                      <td>
+                      <td data-label="Role">
                         {members.data.can_manage && !locked ? (
                           <select aria-label={`Role of ${member.email}`} value={member.role} onChange={(event) => change.mutate({ userId: member.user_id, role: event.target.value as MemberRole })}>
                             {ROLES.filter((option) => myRole === 'owner' || option !== 'owner').map((option) => <option key={option} value={option}>{option}</option>)}
                           </select>
                         ) : <Badge tone="neutral">{member.role}</Badge>}
                       </td>
-                      <td>{formatDate(member.created_at)}</td>
+                      <td data-label="Since">{formatDate(member.created_at)}</td>
                       {members.data.can_manage ? (
                         <td className="cell-actions">
                           {locked ? null : <Button variant="danger" onClick={() => remove.mutate(member.user_id)} busy={remove.isPending && remove.variables === member.user_id}>Remove<span className="visually-hidden"> {member.email}</span></Button>}
@@ -105,14 +105,14 @@ export function MembersPage() {
       {members.data?.can_manage === true && members.data.invitations.length > 0 ? (
         <Card title="Open invitations">
           <div className="table-scroll">
-            <table className="table">
+            <table className="table table-cards">
               <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
               <tbody>
                 {members.data.invitations.map((invitation) => (
                   <tr key={invitation.id}>
                     <th scope="row">{invitation.email}</th>
-                    <td><Badge tone="neutral">{invitation.role}</Badge></td>
-                    <td>{formatDate(invitation.expires_at)}</td>
+                    <td data-label="Role"><Badge tone="neutral">{invitation.role}</Badge></td>
+                    <td data-label="Expires">{formatDate(invitation.expires_at)}</td>
                     <td className="cell-actions"><Button variant="ghost" onClick={() => withdraw.mutate(invitation.id)}>Withdraw<span className="visually-hidden"> the invitation of {invitation.email}</span></Button></td>
                   </tr>
                 ))}

@@ -157,13 +157,13 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
       {keys.isPending ? <Loading /> : null}
       {keys.data?.data.length === 0 ? <p className="empty">No keys.</p> : null}
       {keys.data === undefined || keys.data.data.length === 0 ? null : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Keys of {current.email}</caption>
+        <div className="table-scroll"><table className="table table-cards"><caption className="visually-hidden">Keys of {current.email}</caption>
           <thead><tr><th scope="col">Key</th><th scope="col">State</th><th scope="col" className="numeric">Spent</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>{keys.data.data.map((key) => (
             <tr key={key.id}>
               <th scope="row">{key.name || '(unnamed)'} <span className="key-meta mono">{key.hint}</span></th>
-              <td><Badge tone={key.status === 'enabled' ? 'success' : 'neutral'}>{key.status}</Badge></td>
-              <td className="numeric">{formatCost(key.spent_usd)}</td>
+              <td data-label="State"><Badge tone={key.status === 'enabled' ? 'success' : 'neutral'}>{key.status}</Badge></td>
+              <td data-label="Spent" className="numeric">{formatCost(key.spent_usd)}</td>
               <td className="cell-actions">{writable && key.status !== 'revoked' ? (
                 <>
                   <Button variant="ghost" onClick={() => action.mutate({ method: 'PATCH', path: `admin/keys/${encodeURIComponent(key.id)}`, body: { status: key.status === 'disabled' ? 'enabled' : 'disabled' } })}>{key.status === 'disabled' ? 'Enable' : 'Disable'}</Button>
@@ -204,12 +204,15 @@ export function OperatorAccountsPage() {
         {accounts.isError ? <Alert tone="error">{errorMessage(accounts.error)}</Alert> : null}
         {accounts.data !== undefined && shown.length === 0 ? <p className="empty">{search.trim() === '' ? 'No accounts yet.' : 'No account starts with this.'}</p> : null}
         {shown.length === 0 ? null : (
-          <div className="table-scroll"><table className="table" data-testid="accounts-table"><caption className="visually-hidden">Accounts</caption>
+          <div className="table-scroll"><table className="table table-cards" data-testid="accounts-table"><caption className="visually-hidden">Accounts</caption>
             <thead><tr><th scope="col">Email</th><th scope="col">Status</th><th scope="col">Tier</th><th scope="col" className="numeric">Balance</th><th scope="col">Since</th></tr></thead>
             <tbody>{shown.map((account) => (
               <tr key={account.id} aria-selected={selected?.id === account.id}>
-                <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
-                <td><Badge tone={STATUS_TONE[account.status]}>{account.status}</Badge></td><td>{account.tier}</td><td className="numeric">{formatUsd(account.balance_usd)}</td><td>{formatDateTime(account.created_at)}</td>
+                <th scope="row" className="wrap-anywhere"><button type="button" className="link-button" onClick={() => setSelected(account)}>{account.email}</button></th>
+                <td data-label="Status"><Badge tone={STATUS_TONE[account.status]}>{account.status}</Badge></td>
+                <td data-label="Tier">{account.tier}</td>
+                <td data-label="Balance" className="numeric">{formatUsd(account.balance_usd)}</td>
+                <td data-label="Since">{formatDateTime(account.created_at)}</td>
               </tr>
             ))}</tbody></table></div>
         )}

@@ -80,7 +80,7 @@ export function OperatorChannelsPage() {
         {channels.data?.data.length === 0 ? <p className="empty">No channels yet.</p> : null}
         {channels.data === undefined || channels.data.data.length === 0 ? null : (
           <div className="table-scroll">
-            <table className="table">
+            <table className="table table-cards" data-testid="channels-table">
               <caption className="visually-hidden">Channels</caption>
               <thead><tr><th scope="col">Channel</th><th scope="col">Health</th><th scope="col">Models</th><th scope="col" className="numeric">Priority / weight</th><th scope="col">Test</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
               <tbody>
@@ -94,8 +94,8 @@ export function OperatorChannelsPage() {
                         <Badge tone={healthTone(report?.status ?? (channel.enabled ? 'operational' : 'disabled'))}>{report?.status ?? (channel.enabled ? 'unknown' : 'disabled')}</Badge>
                         {report === undefined ? null : <span className="key-meta">Breaker {report.breaker.state} · last minute {report.breaker.recent.successes} ok, {report.breaker.recent.failures} failed{report.breaker.last_error === null ? '' : ` · last error ${report.breaker.last_error.class}`}</span>}
                       </td>
-                      <td data-label="Models" className="mono">{Object.entries(channel.models).map(([model, upstream]) => (upstream === '' || upstream === model ? model : `${model} → ${upstream}`)).join(', ')}</td>
-                      <td className="numeric">{channel.priority} / {channel.weight}</td>
+                      <td data-label="Models" className="mono wrap-anywhere">{Object.entries(channel.models).map(([model, upstream]) => (upstream === '' || upstream === model ? model : `${model} → ${upstream}`)).join(', ')}</td>
+                      <td data-label="Priority / weight" className="numeric">{channel.priority} / {channel.weight}</td>
                       <td data-label="Test" aria-live="polite">
                         {writable ? <Button variant="ghost" onClick={() => test(channel)} aria-label={`Test ${channel.name}`}>Test</Button> : null}
                         {result === undefined ? null : typeof result === 'string' ? <span className="key-meta">{result}</span> : (

@@ -82,19 +82,19 @@ function CatalogCard({ writable }: { writable: boolean }) {
       {catalog.isError ? <Alert tone="error">{errorMessage(catalog.error)}</Alert> : null}
       {catalog.data !== undefined && shown.length === 0 ? <p className="empty">No bundled model of {provider} matches.</p> : null}
       {shown.length === 0 ? null : (
-        <div className="table-scroll"><table className="table" data-testid="catalog-table"><caption className="visually-hidden">Bundled catalog of {provider}</caption>
+        <div className="table-scroll"><table className="table table-cards" data-testid="catalog-table"><caption className="visually-hidden">Bundled catalog of {provider}</caption>
           <thead><tr>
             {writable ? <th scope="col"><input type="checkbox" aria-label="Select every model shown" checked={allShownSelected} onChange={() => choose(allShownSelected ? new Set() : new Set(shown.map((entry) => entry.id)))} /></th> : null}
             <th scope="col">Model</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Gateway record</th>
           </tr></thead>
           <tbody>{shown.map((entry) => (
             <tr key={entry.id} data-catalog-id={entry.id}>
-              {writable ? <td><input type="checkbox" aria-label={`Select ${entry.id}`} checked={selected.has(entry.id)} onChange={() => toggle(entry.id)} /></td> : null}
-              <th scope="row" className="mono">{entry.id}<span className="key-meta">{entry.kind}</span></th>
-              <td className="numeric">{price(entry.list_pricing.input_per_mtok)}</td>
-              <td className="numeric">{price(entry.list_pricing.output_per_mtok)}</td>
-              <td className="numeric">{price(entry.list_pricing.cached_input_per_mtok)}</td>
-              <td><Badge tone={RECORD_STATE[entry.status].tone}>{RECORD_STATE[entry.status].label}</Badge></td>
+              {writable ? <td data-label="Select"><input type="checkbox" aria-label={`Select ${entry.id}`} checked={selected.has(entry.id)} onChange={() => toggle(entry.id)} /></td> : null}
+              <th scope="row" className="mono wrap-anywhere">{entry.id}<span className="key-meta">{entry.kind}</span></th>
+              <td data-label="Input / M" className="numeric">{price(entry.list_pricing.input_per_mtok)}</td>
+              <td data-label="Output / M" className="numeric">{price(entry.list_pricing.output_per_mtok)}</td>
+              <td data-label="Cached input / M" className="numeric">{price(entry.list_pricing.cached_input_per_mtok)}</td>
+              <td data-label="Gateway record"><Badge tone={RECORD_STATE[entry.status].tone}>{RECORD_STATE[entry.status].label}</Badge></td>
             </tr>
           ))}</tbody></table></div>
       )}
@@ -124,16 +124,16 @@ export function OperatorModelsPage() {
         {models.isPending ? <Loading /> : null}
         {models.isError ? <Alert tone="error">{errorMessage(models.error)}</Alert> : null}
         {models.data === undefined || models.data.data.length === 0 ? null : (
-          <div className="table-scroll"><table className="table"><caption className="visually-hidden">Models</caption>
+          <div className="table-scroll"><table className="table table-cards" data-testid="gateway-models-table"><caption className="visually-hidden">Models</caption>
             <thead><tr><th scope="col">Model</th><th scope="col">Visibility</th><th scope="col" className="numeric">Input / M</th><th scope="col" className="numeric">Output / M</th><th scope="col" className="numeric">Cached input / M</th><th scope="col">Channels</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{models.data.data.map((model) => (
               <tr key={model.id} data-model-id={model.id}>
-                <th scope="row" className="mono">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span>{routingSummary(model) === '' ? null : <span className="key-meta model-routing">{routingSummary(model)}</span>}</th>
-                <td><Badge tone={model.public ? 'info' : 'neutral'}>{model.public ? 'public' : 'private'}</Badge></td>
-                <td className="numeric">{price(model.pricing.input_per_mtok)}</td>
-                <td className="numeric">{price(model.pricing.output_per_mtok)}</td>
-                <td className="numeric">{price(model.pricing.cached_input_per_mtok)}</td>
-                <td>{servedBy(model.id).join(', ') || <span className="field-hint">none</span>}</td>
+                <th scope="row" className="mono wrap-anywhere">{model.id}<span className="key-meta">{model.kind}{model.upstream === null ? '' : ` → ${model.upstream}`}</span>{routingSummary(model) === '' ? null : <span className="key-meta model-routing">{routingSummary(model)}</span>}</th>
+                <td data-label="Visibility"><Badge tone={model.public ? 'info' : 'neutral'}>{model.public ? 'public' : 'private'}</Badge></td>
+                <td data-label="Input / M" className="numeric">{price(model.pricing.input_per_mtok)}</td>
+                <td data-label="Output / M" className="numeric">{price(model.pricing.output_per_mtok)}</td>
+                <td data-label="Cached input / M" className="numeric">{price(model.pricing.cached_input_per_mtok)}</td>
+                <td data-label="Channels">{servedBy(model.id).join(', ') || <span className="field-hint">none</span>}</td>
                 <td className="cell-actions">{writable ? (
                   <>
                     <Button variant="ghost" onClick={() => setEditing(model)} aria-label={`Edit ${model.id}`}>Edit</Button>

@@ -55,14 +55,14 @@ export function TiersCard({ writable }: { writable: boolean }) {
       {tiers.isPending ? <Loading /> : null}
       {tiers.isError ? <Alert tone="error">{errorMessage(tiers.error)}</Alert> : null}
       {tiers.data === undefined ? null : (
-        <div className="table-scroll"><table className="table" data-testid="tiers-table"><caption className="visually-hidden">Tiers</caption>
+        <div className="table-scroll"><table className="table table-cards" data-testid="tiers-table"><caption className="visually-hidden">Tiers</caption>
           <thead><tr><th scope="col">Tier</th><th scope="col" className="numeric">RPM</th><th scope="col" className="numeric">TPM</th><th scope="col" className="numeric">Sign-up credit</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>{tiers.data.data.map((tier) => (
             <tr key={tier.name}>
               <th scope="row" className="mono">{tier.name}</th>
-              <td className="numeric">{tier.rpm === null ? 'Unlimited' : formatInteger(tier.rpm)}</td>
-              <td className="numeric">{tier.tpm === null ? 'Unlimited' : formatInteger(tier.tpm)}</td>
-              <td className="numeric">{tier.signup_credit_usd === null ? <span className="field-hint">the gateway&apos;s</span> : formatUsd(tier.signup_credit_usd)}{tier.signup_credit_days === null ? '' : `, ${tier.signup_credit_days} days`}</td>
+              <td data-label="RPM" className="numeric">{tier.rpm === null ? 'Unlimited' : formatInteger(tier.rpm)}</td>
+              <td data-label="TPM" className="numeric">{tier.tpm === null ? 'Unlimited' : formatInteger(tier.tpm)}</td>
+              <td data-label="Sign-up credit" className="numeric">{tier.signup_credit_usd === null ? <span className="field-hint">the gateway&apos;s</span> : formatUsd(tier.signup_credit_usd)}{tier.signup_credit_days === null ? '' : `, ${tier.signup_credit_days} days`}</td>
               <td className="cell-actions">{writable ? <Button variant="ghost" onClick={() => setEditing(editing === tier.name ? null : tier.name)} aria-label={`Edit tier ${tier.name}`}>Edit</Button> : null}</td>
             </tr>
           ))}</tbody></table></div>
