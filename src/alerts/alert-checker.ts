@@ -144,9 +144,11 @@ export class AlertChecker {
       case 'balance':
         return { email: account.email };
       case 'key_quota':
-      case 'key_paused': {
+      case 'key_paused':
+      case 'key_budget_paused': {
         const key = await this.storage.keys.getById(alert.subjectId);
-        return key === null ? { email: account.email } : { email: account.email, key: { name: key.name, hint: key.displayHint } };
+        if (key === null) return { email: account.email };
+        return { email: account.email, key: { name: key.name, hint: key.displayHint, ...(key.budget === null ? {} : { budgetPeriod: key.budget.period }) } };
       }
       case 'subscription_quota': {
         const subscription = await this.storage.subscriptions.getById(alert.subjectId);

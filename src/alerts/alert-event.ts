@@ -1,11 +1,18 @@
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import { webhookEvent, type WebhookEventDraft } from '../domain/webhook-events.js';
 import { moneyFields } from '../webhooks/webhook-money.js';
+import { budgetPeriodAt } from '../domain/budget-period.js';
 import type { AlertMailContext } from './alert-mail.js';
 
-/** The webhook event of an alert's crossing: one per crossing (its id comes from the subject and the crossing time). */
+/**
+ * The webhook event of an alert's crossing: one per crossing (its id comes from the subject and the crossing time);
+ * a key paused by its budget is one event per budget period (its id comes from the key and the period's start), so a
+ * retried delivery or a second instance claiming the same pause records it once.
+ */
 export function alertEvent(alert: AlertState, context: AlertMailContext, now: number): WebhookEventDraft {
-  const fact = `${alert.kind}:${alert.subjectId}:${alert.periodStart}:${alert.crossedAt}`;
+  const fact = alert.kind === 'key_budget_paused'
+    ? `${alert.kind}:${alert.subjectId}:${alert.periodStart}`
+    : `${alert.kind}:${alert.subjectId}:${alert.periodStart}:${alert.crossedAt}`;
   const crossedAt = new Date(alert.crossedAt).toISOString();
   switch (alert.kind) {
     case 'balance':
@@ -19,9 +26,19 @@ export function alertEvent(alert: AlertState, context: AlertMailContext, now: nu
       }, now);
     case 'key_paused':
       return webhookEvent('key.paused', fact, alert.accountId, {
-        key_id: alert.subjectId, key_name: context.key?.name ?? null, key_hint: context.key?.hint ?? null, reason: 'quota', paused_at: crossedAt,
+        key_id: alert.subjectId, key_name: context.key?.name ?? null, key_hint: context.key?.hint ?? null, reason: 'quota_cap', paused_at: crossedAt,
         ...moneyFields('spent', alert.valueNano), ...moneyFields('quota', alert.limitNano ?? 0n),
       }, now);
+    case 'key_budget_paused': {
+      const period = context.key?.budgetPeriod ?? null;
+      return webhookEvent('key.paused', fact, alert.accountId, {
+        key_id: alert.subjectId, key_name: context.key?.name ?? null, key_hint: context.key?.hint ?? null, reason: 'budget', paused_at: crossedAt,
+        budget_period: period,
+        period_start: new Date(alert.periodStart).toISOString(),
+        resets_at: period === null ? null : new Date(budgetPeriodAt(period, alert.periodStart).end).toISOString(),
+        ...moneyFields('spent', alert.valueNano), ...moneyFields('budget', alert.limitNano ?? 0n),
+      }, now);
+    }
     case 'subscription_quota':
       return webhookEvent('subscription.quota_threshold_crossed', fact, alert.accountId, {
         subscription_id: alert.subjectId, plan_name: context.subscription?.planName ?? null, percent: alert.percent, crossed_at: crossedAt,

@@ -1,12 +1,13 @@
 import { formatUsdText } from '../billing/money-text.js';
 import type { MailMessage } from '../mail/mailer.js';
+import type { BudgetPeriod } from '../domain/records.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 
 /** What the mail names besides the numbers stored with the alert. */
 export interface AlertMailContext {
   email: string;
-  /** key_quota: the key's name and hint (never the key). */
-  key?: { name: string; hint: string };
+  /** key kinds: the key's name and hint (never the key), and its budget's period when it has a budget. */
+  key?: { name: string; hint: string; budgetPeriod?: BudgetPeriod };
   /** subscription_quota: the plan and the period. */
   subscription?: { planName: string; periodStart: number; periodEnd: number };
 }
@@ -19,7 +20,7 @@ function day(epochMs: number): string {
 
 /** Whether alerts of this kind are mailed (a paused key is told to the account's webhooks only). */
 export function alertIsMailed(kind: AlertState['kind']): boolean {
-  return kind !== 'key_paused';
+  return kind !== 'key_paused' && kind !== 'key_budget_paused';
 }
 
 /** The alert mail: plain text with the figures of the crossing. No secrets: keys appear by name and hint only. */
@@ -43,6 +44,7 @@ export function composeAlertMail(alert: AlertState, context: AlertMailContext): 
       };
     }
     case 'key_paused':
+    case 'key_budget_paused':
       throw new TypeError('a paused key is told to webhooks, not mailed');
     case 'subscription_quota': {
       const plan = context.subscription === undefined ? 'your subscription' : `your "${context.subscription.planName}" subscription`;

@@ -1,6 +1,6 @@
 import type { BudgetRollover, MoneySnapshot, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
 import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
-import { budgetPeriodAt, budgetSpentAt } from './budget-period.js';
+import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import {
   atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts,
   type SubscriptionFacts,

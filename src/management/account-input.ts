@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { validateIpRange } from '../auth/ip-ranges.js';
-import { budgetPeriodAt, budgetSpentAt } from '../billing/budget-period.js';
+import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import type { KeyHolds } from '../billing/ledger.js';
 import { nanoToUsd } from '../billing/money.js';
 import type { EffectiveAccountLimits, EffectiveLimit } from '../limits/account-limits.js';

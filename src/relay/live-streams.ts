@@ -1,4 +1,4 @@
-import { budgetSpentAt } from '../billing/budget-period.js';
+import { budgetSpentAt } from '../domain/budget-period.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Invalidation, InvalidationBus } from '../invalidation/invalidation-bus.js';

@@ -15,7 +15,9 @@ export function slackText(body: string): string {
     case 'subscription.quota_threshold_crossed':
       return `Quota alert: the "${field('plan_name')}" subscription used ${usd('used_usd')} of its ${usd('quota_usd')} quota this period (alert at ${field('percent')}%).`;
     case 'key.paused':
-      return `API key "${field('key_name') || field('key_hint')}" is paused: it spent its ${usd('quota_usd')} quota.`;
+      return field('reason') === 'budget'
+        ? `API key "${field('key_name') || field('key_hint')}" is paused: it spent its ${usd('budget_usd')} budget for the ${field('budget_period')} (resets ${field('resets_at')}).`
+        : `API key "${field('key_name') || field('key_hint')}" is paused: it spent its ${usd('quota_usd')} quota.`;
     case 'key.disabled':
       return `API key "${field('key_name') || field('key_hint')}" was disabled.`;
     case 'topup.succeeded':

@@ -2,14 +2,17 @@ import { sql } from 'kysely';
 import type { Expression, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, AlertStatesTable, Database } from '../database-schema.js';
-import type { NanoUsd } from '../../domain/records.js';
+import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
+import { budgetPeriodAt } from '../../domain/budget-period.js';
 
 /**
  * What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period
- * quota; `key_paused`: a key whose quota cap is used up (paused until it is raised), told to webhooks only.
+ * quota; `key_paused`: a key whose quota cap is used up (paused until it is raised); `key_budget_paused`: a key whose
+ * daily, weekly or monthly budget is used up (paused until the period ends or the limit is raised, once per period).
+ * Both paused kinds are told to webhooks only.
  */
-export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused';
-export const ALERT_KINDS: readonly AlertKind[] = ['balance', 'key_quota', 'subscription_quota', 'key_paused'];
+export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused' | 'key_budget_paused';
+export const ALERT_KINDS: readonly AlertKind[] = ['balance', 'key_quota', 'subscription_quota', 'key_paused', 'key_budget_paused'];
 
 /** `armed`: will alert on the next crossing; `pending`: crossed, mail owed; `notified`: mail sent, waits to re-arm. */
 export type AlertStateName = 'armed' | 'pending' | 'notified';
@@ -28,7 +31,7 @@ export interface AlertCrossing {
   /** The account id (balance), key id (key_quota) or subscription id (subscription_quota). */
   subjectId: string;
   accountId: string;
-  /** The subscription period the crossing belongs to; 0 for balances and keys. */
+  /** The subscription or key budget period the crossing belongs to; 0 for balances and key quotas. */
   periodStart: number;
   /** Funds left, key spend or period use at the crossing. */
   valueNano: NanoUsd;
@@ -76,6 +79,8 @@ export interface AlertRepository {
   markFailed(alert: Pick<AlertState, 'kind' | 'subjectId'>, attempts: number, retryAt: number, error: string, now: number): Promise<void>;
 }
 
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
+
 function toState(row: Selectable<AlertStatesTable>): AlertState {
   return {
     kind: toOneOf(row.kind, ALERT_KINDS, 'alert kind'),
@@ -120,6 +125,7 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
   const keySpentPastThreshold = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${keyThreshold}`;
   const subscriptionUsePastThreshold = sql<SqlBool>`${sql.ref('subscriptions.used_nano')} >= ${planThreshold}`;
   const keyQuotaUsedUp = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${sql.ref('api_keys.quota_nano')}`;
+  const keyBudgetUsedUp = sql<SqlBool>`${sql.ref('api_keys.budget_spent_nano')} >= ${sql.ref('api_keys.budget_limit_nano')}`;
 
   return {
     async getSettings(accountId) {
@@ -181,6 +187,15 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
                   .where('api_keys.status', '<>', 'revoked')
                   .where('api_keys.quota_nano', '>', 0n)
                   .where(keyQuotaUsedUp)));
+              case 'key_budget_paused':
+                // Re-armed when the limit is raised or removed; a new period's pause is claimed over a notified
+                // alert of an earlier period, and one period's pauses share one event.
+                return where.not(where.exists(where.selectFrom('api_keys').select(sql.lit(1).as('one'))
+                  .whereRef('api_keys.id', '=', 'alert_states.subject_id')
+                  .whereRef('api_keys.budget_period_start', '=', 'alert_states.period_start')
+                  .where('api_keys.status', '<>', 'revoked')
+                  .where('api_keys.budget_limit_nano', 'is not', null)
+                  .where(keyBudgetUsedUp)));
               case 'subscription_quota':
                 return where.not(where.exists(where.selectFrom('subscriptions')
                   .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
@@ -236,6 +251,25 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
         .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
         .limit(limit)
         .execute();
+      // Budget spend is stored with the period it belongs to; only a used-up budget of the current period pauses.
+      const budgetPaused = (await db.selectFrom('api_keys')
+        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_budget_paused').onRef('alert_states.subject_id', '=', 'api_keys.id'))
+        .select([
+          'api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.budget_spent_nano as value', 'api_keys.budget_limit_nano as quota',
+          'api_keys.budget_period as period', 'api_keys.budget_period_start as period_start',
+        ])
+        .where('api_keys.status', '<>', 'revoked')
+        .where('api_keys.budget_limit_nano', 'is not', null)
+        .where('api_keys.budget_period', 'is not', null)
+        .where(keyBudgetUsedUp)
+        .where((where): Expression<SqlBool> => where.or([
+          where('alert_states.state', 'is', null),
+          where('alert_states.state', '=', 'armed'),
+          where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('api_keys.budget_period_start')}`]),
+        ]))
+        .limit(limit)
+        .execute())
+        .filter((row) => toNumber(row.period_start) === budgetPeriodAt(toOneOf(row.period ?? '', BUDGET_PERIODS, 'budget period'), now).start);
       const subscriptions = await db.selectFrom('subscriptions')
         .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
         .innerJoin('accounts', 'accounts.id', 'subscriptions.account_id')
@@ -275,6 +309,12 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
       for (const row of paused) {
         crossings.push({
           kind: 'key_paused', subjectId: row.subject_id, accountId: row.account_id, periodStart: 0,
+          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.quota), limitNano: toBigInt(row.quota), percent: 100,
+        });
+      }
+      for (const row of budgetPaused) {
+        crossings.push({
+          kind: 'key_budget_paused', subjectId: row.subject_id, accountId: row.account_id, periodStart: toNumber(row.period_start),
           valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.quota), limitNano: toBigInt(row.quota), percent: 100,
         });
       }
@@ -321,7 +361,7 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
           updated_at: update.ref('excluded.updated_at'),
         })).where((where) => where.or([
           where('alert_states.state', '=', 'armed'),
-          // A subscription's new period: its previous crossing was already mailed.
+          // A subscription's or key budget's new period: its previous crossing was already told.
           where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('excluded.period_start')}`]),
         ])))
         .returning('subject_id')

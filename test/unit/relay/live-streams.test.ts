@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetPeriodAt } from '../../../src/billing/budget-period.js';
+import { budgetPeriodAt } from '../../../src/domain/budget-period.js';
 import type { Account, ApiKey } from '../../../src/domain/records.js';
 import type { GatewayError } from '../../../src/errors/gateway-error.js';
 import { LocalInvalidationBus } from '../../../src/invalidation/invalidation-bus.js';

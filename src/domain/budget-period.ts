@@ -1,4 +1,4 @@
-import type { BudgetPeriod, KeyBudget, NanoUsd } from '../domain/records.js';
+import type { BudgetPeriod, KeyBudget, NanoUsd } from './records.js';
 
 const DAY_MS = 86_400_000;
 /** 1970-01-01 was a Thursday: weeks (from Monday 00:00 UTC) start 3 days after the epoch's multiples of 7 days. */
