@@ -163,11 +163,40 @@ describe('signed webhook deliveries', () => {
     await waitUntil(async () => (await deliveries(person, endpoint.id))[0]?.state === 'succeeded', 15_000, 'the key.paused event');
     const [delivery] = await deliveries(person, endpoint.id);
     expect(receiver.processed.get(delivery?.event_id ?? '')).toMatchObject({
-      type: 'key.paused', data: { key_id: key.body.id, key_name: 'capped', reason: 'quota', spent_usd: '1', spent_nano: '1000000000', quota_usd: '1' },
+      type: 'key.paused', data: { key_id: key.body.id, key_name: 'capped', reason: 'quota_cap', spent_usd: '1', spent_nano: '1000000000', quota_usd: '1' },
     });
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await deliveries(person, endpoint.id)).toHaveLength(1);
     expect(setup.mail.to(person.email).filter((mail) => /paused|quota/i.test(mail.subject ?? ''))).toHaveLength(0);
+  });
+
+  it('tells a key paused by its daily budget once for the period, with the period and its reset, and mails nothing', async () => {
+    await addSimulatorModel(setup.gateway, 'webhook-budget-sim', { per_request: 0.5 });
+    const person = await signUpUser(setup);
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${person.accountId}/credits`, { amount_usd: 5 })).status).toBe(200);
+    const key = await setup.gateway.admin<{ id: string; key: string }>('POST', `/admin/accounts/${person.accountId}/keys`, { name: 'budgeted', budget: { period: 'day', limit_usd: 1 } });
+    expect(key.status, key.text).toBe(201);
+    const endpoint = await createEndpoint(person, { url: receiverUrl, event_types: ['key.paused'] });
+    receiver.secrets = [endpoint.secret as string];
+    for (let round = 0; round < 2; round += 1) expect((await chat(setup.gateway, key.body.key, 'webhook-budget-sim')).status).toBe(200);
+    expect((await chat(setup.gateway, key.body.key, 'webhook-budget-sim')).status).toBe(429);
+    await waitUntil(async () => (await deliveries(person, endpoint.id))[0]?.state === 'succeeded', 15_000, 'the key.paused event');
+    const [delivery] = await deliveries(person, endpoint.id);
+    const dayStart = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const event = receiver.processed.get(delivery?.event_id ?? '') as { data: Record<string, unknown> } | undefined;
+    expect(event).toMatchObject({
+      type: 'key.paused',
+      data: {
+        key_id: key.body.id, key_name: 'budgeted', reason: 'budget', budget_period: 'day',
+        period_start: new Date(dayStart).toISOString(), resets_at: new Date(dayStart + 86_400_000).toISOString(),
+        spent_usd: '1', spent_nano: '1000000000', budget_usd: '1', budget_nano: '1000000000',
+      },
+    });
+    // Amounts are exact strings, never floats.
+    expect(Object.values(event?.data ?? {}).some((value) => typeof value === 'number')).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(await deliveries(person, endpoint.id)).toHaveLength(1);
+    expect(setup.mail.to(person.email).filter((mail) => /paused|budget/i.test(mail.subject ?? ''))).toHaveLength(0);
   });
 });
 
