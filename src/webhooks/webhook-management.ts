@@ -11,6 +11,8 @@ import {
 import { endpointUrlRefusal } from './endpoint-address.js';
 import { ACCOUNT_EVENT_TYPES, OPERATOR_EVENT_TYPES, webhookEvent } from '../domain/webhook-events.js';
 import { newWebhookSecret } from './webhook-signature.js';
+import { countTestEvent } from './test-event-limits.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 
 /** Endpoints one owner (an account, or the operator) may have. */
 export const MAX_ENDPOINTS = 20;
@@ -90,6 +92,7 @@ export class WebhookManagement {
     private readonly webhooks: WebhookRepository,
     private readonly clock: Clock,
     private readonly config: WebhookConfig,
+    private readonly limiter: RateLimiter,
   ) {}
 
   eventTypes(owner: WebhookOwner): readonly string[] {
@@ -177,6 +180,7 @@ export class WebhookManagement {
     const endpoint = await this.#endpoint(owner, id);
     if (!endpoint.enabled) throw new GatewayError('conflict', 'The endpoint is disabled; enable it to send it a test event.');
     const now = this.clock.now();
+    await countTestEvent(this.limiter, owner, endpoint.id, now);
     const event = webhookEvent('webhook.test', newId('test', now), owner, { endpoint_id: endpoint.id }, now);
     await this.webhooks.recordEvent(event, endpoint.id);
     return { object: 'webhook_event', id: event.id, type: event.type };

@@ -10,7 +10,7 @@ import { readConsoleBody, sendNoContent, signedInRoute } from '../console-route.
  */
 export function addConsoleWebhookRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock, config } = deps.services;
-  const management = new WebhookManagement(storage.webhooks, clock, config.webhooks);
+  const management = new WebhookManagement(storage.webhooks, clock, config.webhooks, deps.services.limiter);
   const route = (handler: Parameters<typeof signedInRoute>[2]) => signedInRoute(deps, 'webhooks:manage', handler);
 
   router.add('GET', '/api/console/webhooks', route(async ({ context, active }) => {

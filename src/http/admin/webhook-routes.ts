@@ -9,7 +9,7 @@ import { adminOnly, readAdminBody } from './admin-guard.js';
  * operations as an account's in the console; the operator console reaches them through its admin bridge.
  */
 export function addWebhookAdminRoutes(router: Router, services: GatewayServices): void {
-  const management = new WebhookManagement(services.storage.webhooks, services.clock, services.config.webhooks);
+  const management = new WebhookManagement(services.storage.webhooks, services.clock, services.config.webhooks, services.limiter);
   const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
   const operator = null;
 

@@ -175,7 +175,7 @@ describe('signed webhook deliveries', () => {
     const person = await signUpUser(setup);
     expect((await setup.gateway.admin('POST', `/admin/accounts/${person.accountId}/credits`, { amount_usd: 5 })).status).toBe(200);
     const key = await setup.gateway.admin<{ id: string; key: string }>('POST', `/admin/accounts/${person.accountId}/keys`, { name: 'budgeted', budget: { period: 'day', limit_usd: 1 } });
-    expect(key.status, key.text).toBe(201);
+    expect(key.status).toBe(201);
     const endpoint = await createEndpoint(person, { url: receiverUrl, event_types: ['key.paused'] });
     receiver.secrets = [endpoint.secret as string];
     for (let round = 0; round < 2; round += 1) expect((await chat(setup.gateway, key.body.key, 'webhook-budget-sim')).status).toBe(200);
