@@ -201,6 +201,44 @@ describe('signed webhook deliveries', () => {
 });
 
 describe('who may manage webhooks', () => {
+  it('limits test events per endpoint and per account in the console, and per endpoint in the admin API, with 429 and Retry-After', async () => {
+    const person = await signUpUser(setup);
+    const first = await createEndpoint(person, { url: receiverUrl, event_types: [] });
+    const second = await createEndpoint(person, { url: receiverUrl, event_types: [] });
+    for (let round = 0; round < 5; round += 1) {
+      expect((await person.client.request('POST', `/api/console/webhooks/${first.id}/test`)).status).toBe(202);
+    }
+    const refused = await person.client.request<{ error: { type: string; code: string; message: string } }>('POST', `/api/console/webhooks/${first.id}/test`);
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another endpoint of the account has its own count; another account's id is 404 and counts nothing.
+    expect((await person.client.request('POST', `/api/console/webhooks/${second.id}/test`)).status).toBe(202);
+    const stranger = await signUpUser(setup);
+    expect((await stranger.client.request('POST', `/api/console/webhooks/${second.id}/test`)).status).toBe(404);
+    // The per-account window: endpoints created to spread a flood run out together.
+    let accountRefused = false;
+    for (let round = 0; round < 5 && !accountRefused; round += 1) {
+      const spread = await createEndpoint(person, { url: receiverUrl, event_types: [] });
+      for (let sent = 0; sent < 5; sent += 1) {
+        const answer = await person.client.request('POST', `/api/console/webhooks/${spread.id}/test`);
+        if (answer.status === 429) accountRefused = true;
+        else expect(answer.status).toBe(202);
+      }
+    }
+    expect(accountRefused).toBe(true);
+
+    const operatorEndpoint = await setup.gateway.admin<{ id: string }>('POST', '/admin/webhooks', { url: receiverUrl, event_types: [] });
+    expect(operatorEndpoint.status).toBe(201);
+    for (let round = 0; round < 5; round += 1) {
+      expect((await setup.gateway.admin('POST', `/admin/webhooks/${operatorEndpoint.body.id}/test`)).status).toBe(202);
+    }
+    const adminRefused = await setup.gateway.admin<{ error: { code: string } }>('POST', `/admin/webhooks/${operatorEndpoint.body.id}/test`);
+    expect(adminRefused.status).toBe(429);
+    expect(adminRefused.body.error).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(Number(adminRefused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
   it('refuses roles below admin, and answers 404 for another account\'s endpoints', async () => {
     const endpoint = await createEndpoint(owner, { url: receiverUrl });
     for (const role of ['developer', 'billing', 'viewer']) {
