@@ -12,6 +12,11 @@ export interface WebhookConfig {
   allowPrivateAddresses: boolean;
   /** Seconds to wait before each retry of a failed delivery (WEBHOOK_RETRY_SECONDS, comma-separated); attempts = retries + 1. */
   retrySeconds: number[];
+  /**
+   * Test events one endpoint may be sent a minute (WEBHOOK_TEST_EVENTS_PER_MINUTE); its owner (an account, or the
+   * operator) may send four times as many a minute and forty times as many an hour over all its endpoints.
+   */
+  testEventsPerMinute: number;
   /** How long a rotated-out secret still signs deliveries (WEBHOOK_SECRET_OVERLAP_HOURS). */
   secretOverlapMs: number;
 }
@@ -53,5 +58,6 @@ export function readWebhookConfig(read: (name: string) => string | undefined): W
     allowPrivateAddresses: readBoolean(read, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
     retrySeconds: readSchedule(read),
     secretOverlapMs: readInteger(read, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 1, 720) * 3_600_000,
+    testEventsPerMinute: readInteger(read, 'WEBHOOK_TEST_EVENTS_PER_MINUTE', 5, 1, 1000),
   };
 }

@@ -180,7 +180,7 @@ export class WebhookManagement {
     const endpoint = await this.#endpoint(owner, id);
     if (!endpoint.enabled) throw new GatewayError('conflict', 'The endpoint is disabled; enable it to send it a test event.');
     const now = this.clock.now();
-    await countTestEvent(this.limiter, owner, endpoint.id, now);
+    await countTestEvent(this.limiter, this.config.testEventsPerMinute, owner, endpoint.id, now);
     const event = webhookEvent('webhook.test', newId('test', now), owner, { endpoint_id: endpoint.id }, now);
     await this.webhooks.recordEvent(event, endpoint.id);
     return { object: 'webhook_event', id: event.id, type: event.type };

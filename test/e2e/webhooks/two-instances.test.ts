@@ -15,7 +15,8 @@ let second: TestGateway;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  const env = { WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true', WEBHOOK_CHECK_MS: '50', SECRET_KEY: randomBytes(32).toString('hex') };
+  // The events are test events: their limit (5 a minute per endpoint by default) is raised to let 60 through.
+  const env = { WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true', WEBHOOK_CHECK_MS: '50', WEBHOOK_TEST_EVENTS_PER_MINUTE: '100', SECRET_KEY: randomBytes(32).toString('hex') };
   first = await startTestGateway({ env });
   second = await startTestGateway({ env: { ...env, DATABASE_URL: first.databaseUrl } });
   receiver = new WebhookReceiver();
