@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
+import { announcementJson } from '../../management/announcement-json.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { sendNoContent, signedInRoute } from '../console-route.js';
 
@@ -19,15 +20,7 @@ export function addAnnouncementRoutes(router: Router, deps: ConsoleDeps): void {
     const dismissed = await storage.announcements.dismissedBy(active.user.id, announcements.map((item) => item.id));
     sendJson(context, 200, {
       object: 'list',
-      data: announcements.map((item) => ({
-        id: item.id,
-        title: item.title,
-        body: item.body,
-        level: item.level,
-        published_at: new Date(item.publishedAt).toISOString(),
-        expires_at: item.expiresAt === null ? null : new Date(item.expiresAt).toISOString(),
-        dismissed: dismissed.has(item.id),
-      })),
+      data: announcements.map((item) => ({ ...announcementJson(item), dismissed: dismissed.has(item.id) })),
     });
   }));
 

@@ -3,6 +3,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import { createPlanSchema, planFromInput, planPatchFromInput, planToJson, updatePlanSchema } from '../../management/plan-input.js';
+import { announcementJson } from '../../management/announcement-json.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
@@ -90,11 +91,11 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
       createdAt: now,
     };
     await storage.announcements.create(announcement);
-    sendJson(context, 201, { id: announcement.id, object: 'announcement', title: announcement.title, body: announcement.body, level: announcement.level, published_at: isoTime(announcement.publishedAt), expires_at: isoTime(announcement.expiresAt) });
+    sendJson(context, 201, { object: 'announcement', ...announcementJson(announcement) });
   }));
   router.add('GET', '/admin/announcements', guard(async (context) => {
     const page = await storage.announcements.list(pageRequestFrom(context.query));
-    sendJson(context, 200, pageJson(page, (item) => ({ id: item.id, title: item.title, body: item.body, level: item.level, published_at: isoTime(item.publishedAt), expires_at: isoTime(item.expiresAt) })));
+    sendJson(context, 200, pageJson(page, announcementJson));
   }));
   router.add('DELETE', '/admin/announcements/:id', guard(async (context) => {
     const id = context.params.id ?? '';

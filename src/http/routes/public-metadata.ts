@@ -2,6 +2,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import type { Channel } from '../../domain/records.js';
 import { readBuildInfo } from '../../shared/build-info.js';
+import { announcementJson } from '../../management/announcement-json.js';
 import { channelStatus, type PublicChannelStatus } from '../channel-status.js';
 import { enforcePublicRateLimit } from '../public-rate-limit.js';
 import type { RouteHandler } from '../request-context.js';
@@ -83,14 +84,7 @@ export function announcementsRoute(services: GatewayServices): RouteHandler {
     const announcements = await services.storage.announcements.listActive(services.clock.now(), 50);
     sendJson(context, 200, {
       object: 'list',
-      data: announcements.map((item) => ({
-        id: item.id,
-        title: item.title,
-        body: item.body,
-        level: item.level,
-        published_at: new Date(item.publishedAt).toISOString(),
-        expires_at: item.expiresAt === null ? null : new Date(item.expiresAt).toISOString(),
-      })),
+      data: announcements.map(announcementJson),
     });
   };
 }
