@@ -9,9 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import {
-  PASSWORD, expectCleanPage, nextTotpStep, openPage, screenshot, signUpAndVerify, startConsoleFixture, totpCode, type ConsoleFixture,
+  expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture,
 } from '../support/console-browser.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { becomeFirstOwner } from '../support/operator-browser.js';
 
 const chromiumPresent = ensureChromium();
 let fixture: ConsoleFixture;
@@ -86,28 +87,7 @@ describe.skipIf(!chromiumPresent)('webhook pages in Chromium', () => {
     const watched = await openPage(fixture.browser);
     const { page } = watched;
     const consoleUrl = fixture.gateway.consoleUrl;
-    const email = `operator-${randomBytes(4).toString('hex')}@example.com`;
-    await page.goto(`${consoleUrl}/operator/setup`);
-    await page.getByLabel('Admin token').fill(fixture.gateway.adminToken);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Create the owner' }).click();
-    await page.waitForURL('**/security');
-    await page.getByRole('button', { name: 'Set up two-factor' }).click();
-    const totp = (await page.getByTestId('totp-secret').textContent()) ?? '';
-    await page.getByLabel('Code from the app').fill(totpCode(totp, fixture.now()));
-    await page.getByRole('button', { name: 'Turn on two-factor' }).click();
-    await page.getByRole('button', { name: 'I have saved the codes' }).click();
-    await page.getByRole('button', { name: /^Account menu/ }).click();
-    await page.getByRole('menuitem', { name: 'Sign out', exact: true }).click();
-    await page.waitForURL(/\/sign-in(?:\?|$)/);
-    nextTotpStep(fixture);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByLabel('Code').fill(totpCode(totp, fixture.now()));
-    await page.getByRole('button', { name: 'Verify' }).click();
-    await page.waitForURL('**/keys');
+    await becomeFirstOwner(fixture, page);
 
     await page.goto(`${consoleUrl}/operator/webhooks`);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
