@@ -1,0 +1,430 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Session } from 'node:inspector';
+import { SourceMap } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { dirname, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { addRoutedModel, seedAccount, startTestGateway } from '../test/support/gateway-harness.js';
+import { startMockOpenAIUpstream } from '../test/support/mock-openai-upstream.js';
+import { RequestMeter } from '../src/relay/request-meter.js';
+
+/**
+ * `npm run arch:walk`: the walk of one warm, non-streamed OpenAI chat request (`POST /v1/chat/completions` passed
+ * through to an OpenAI upstream) through src/, measured on a real gateway in this process (SQLite, a mock OpenAI
+ * upstream on 127.0.0.1, the client on a kept-alive connection).
+ *
+ * - A request's window runs from node:http's `http.server.request.start` (the request arrives) to the response's
+ *   'close' event, its listeners and the microtasks they queue included. Work the request leaves to later turns of
+ *   the event loop (the ledger's and the usage log's batched writes) is not in it.
+ * - step: a distinct function of src/ that runs in the window of more than half of the measured requests (V8's
+ *   precise coverage with call counts, counters reset at each window's start and read at its end).
+ * - files: the distinct src/ files of the steps.
+ * - call edge: a function of src/ calling another, directly or through code outside src/ (node:, packages); read
+ *   from the CPU profiler's stacks (1 µs sampling) taken inside the windows of many requests, kept when both ends
+ *   are steps.
+ * - climb: a call edge from a file that the lint's layer rules (eslint.config.js, `no-restricted-imports`) forbid to
+ *   import the callee's file: control going up to a layer the caller may not know, through a callback or an
+ *   interface handed down.
+ * - meter visits: per request (median), the meter's construction plus every call of a public method or accessor of
+ *   RequestMeter made from outside the class (a member calling another member while it runs is not a visit).
+ */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MODEL = 'walk-model';
+const METER_FILE = 'src/relay/request-meter.ts';
+
+/** Counts the calls into RequestMeter's public methods and accessors made from outside it, until `restore` is called. */
+function countMeterVisits(): { take(): number; restore(): void } {
+  const prototype = RequestMeter.prototype as unknown as Record<string, unknown>;
+  const originals = new Map<string, PropertyDescriptor>();
+  let depth = 0;
+  let visits = 0;
+  const counted = <A extends unknown[], R>(original: (this: unknown, ...args: A) => R) => function (this: unknown, ...args: A): R {
+    if (depth === 0) visits += 1;
+    depth += 1;
+    try {
+      return original.apply(this, args);
+    } finally {
+      depth -= 1;
+    }
+  };
+  for (const name of Object.getOwnPropertyNames(prototype)) {
+    if (name === 'constructor') continue;
+    const descriptor = Object.getOwnPropertyDescriptor(prototype, name)!;
+    originals.set(name, descriptor);
+    if (typeof descriptor.value === 'function') Object.defineProperty(prototype, name, { ...descriptor, value: counted(descriptor.value as (...args: unknown[]) => unknown) });
+    else if (descriptor.get !== undefined) Object.defineProperty(prototype, name, { ...descriptor, get: counted(descriptor.get) });
+  }
+  return {
+    take() {
+      const taken = visits;
+      visits = 0;
+      return taken;
+    },
+    restore() {
+      for (const [name, descriptor] of originals) Object.defineProperty(prototype, name, descriptor);
+    },
+  };
+}
+
+export interface WalkOptions {
+  warmUp: number;
+  covered: number;
+  sampled: number;
+}
+
+export interface WalkStep {
+  /** `src/…ts:line` of the function's start, with its name (`(anonymous)` where it has none). */
+  id: string;
+  file: string;
+  name: string;
+  /** Calls per request (median over the covered requests). */
+  calls: number;
+}
+
+export interface WalkEdge {
+  from: string;
+  to: string;
+  climb: boolean;
+}
+
+export interface WalkReport {
+  request: string;
+  requests: { warmUp: number; covered: number; sampled: number; samplesInWindows: number };
+  steps: number;
+  files: number;
+  edges: number;
+  climbs: number;
+  meterVisits: number;
+  /** Steps no stack sample caught: their call edges are unknown (more --sampled requests lower it). */
+  unsampledSteps: number;
+  stepList: WalkStep[];
+  climbList: WalkEdge[];
+}
+
+interface Position {
+  file: string;
+  line: number;
+}
+
+/** Maps a compiled dist/ script position back to its TypeScript source, or null outside src/. */
+class SourcePositions {
+  readonly #maps = new Map<string, { map: SourceMap; lineStarts: number[] } | null>();
+
+  #load(url: string): { map: SourceMap; lineStarts: number[] } | null {
+    if (this.#maps.has(url)) return this.#maps.get(url)!;
+    let loaded: { map: SourceMap; lineStarts: number[] } | null = null;
+    if (url.startsWith('file://') && url.includes('/dist/src/')) {
+      const path = fileURLToPath(url);
+      try {
+        const text = readFileSync(path, 'utf8');
+        const lineStarts = [0];
+        for (let index = 0; index < text.length; index += 1) if (text.charCodeAt(index) === 10) lineStarts.push(index + 1);
+        loaded = { map: new SourceMap(JSON.parse(readFileSync(`${path}.map`, 'utf8'))), lineStarts };
+      } catch {
+        loaded = null;
+      }
+    }
+    this.#maps.set(url, loaded);
+    return loaded;
+  }
+
+  /** 0-based line and column of the compiled script → the source file (relative to the repository) and its 1-based line. */
+  at(url: string, line: number, column: number): Position | null {
+    const loaded = this.#load(url);
+    if (loaded === null) return null;
+    const entry = loaded.map.findEntry(line, column);
+    if (!('originalSource' in entry)) return null;
+    const source = resolve(dirname(fileURLToPath(url)), entry.originalSource);
+    const file = relative(ROOT, source.startsWith('file:') ? fileURLToPath(source) : source).split('\\').join('/');
+    return file.startsWith('src/') ? { file, line: entry.originalLine + 1 } : null;
+  }
+
+  /** A character offset of the compiled script → its 0-based line and column. */
+  lineColumn(url: string, offset: number): { line: number; column: number } | null {
+    const loaded = this.#load(url);
+    if (loaded === null) return null;
+    let low = 0;
+    let high = loaded.lineStarts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (loaded.lineStarts[middle]! <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return { line: low, column: offset - loaded.lineStarts[low]! };
+  }
+}
+
+/** The in-process inspector, answering synchronously (an in-process session dispatches on the calling thread). */
+function inspector(): { post<T>(method: string, params?: object): T; close(): void } {
+  const session = new Session();
+  session.connect();
+  return {
+    post<T>(method: string, params?: object): T {
+      let outcome: { error: Error | null; result: T } | null = null;
+      session.post(method, params ?? {}, (error, result) => {
+        outcome = { error, result: result as T };
+      });
+      if (outcome === null) throw new Error(`${method} did not answer synchronously`);
+      const { error, result } = outcome as { error: Error | null; result: T };
+      if (error !== null) throw error;
+      return result;
+    },
+    close: () => session.disconnect(),
+  };
+}
+
+interface CoverageFunction {
+  functionName: string;
+  ranges: { startOffset: number; endOffset: number; count: number }[];
+}
+interface ScriptCoverage {
+  url: string;
+  functions: CoverageFunction[];
+}
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+/** Watches the gateway's API listener: calls `opened` when a chat request arrives and `closed` once its response closed. */
+function watchRequests(port: number, opened: () => void, closed: () => void): () => void {
+  const onStart = (message: unknown): void => {
+    const { request, response, server } = message as { request: IncomingMessage; response: ServerResponse; server: Server };
+    if ((server.address() as AddressInfo | null)?.port !== port || request.url !== '/v1/chat/completions') return;
+    opened();
+    // Added once the response finished, so it runs after the gateway's own 'close' listeners.
+    response.once('finish', () => response.once('close', () => queueMicrotask(closed)));
+  };
+  subscribe('http.server.request.start', onStart);
+  return () => unsubscribe('http.server.request.start', onStart);
+}
+
+/** Whether the lint's layer rules refuse an import of `to` written in `from`: a call from `from` to `to` climbs. */
+async function climbsBetween(pairs: [string, string][]): Promise<Set<string>> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const refused = new Set<string>();
+  for (const [from, to] of pairs) {
+    let specifier = relative(dirname(from), to).split('\\').join('/').replace(/\.ts$/, '.js');
+    if (!specifier.startsWith('.')) specifier = `./${specifier}`;
+    const [result] = await eslint.lintText(`import '${specifier}';\n`, { filePath: resolve(ROOT, from) });
+    if (result?.messages.some((message) => message.ruleId === 'no-restricted-imports')) refused.add(`${from}\n${to}`);
+  }
+  return refused;
+}
+
+export async function measureRequestWalk(options: WalkOptions): Promise<WalkReport> {
+  const upstream = await startMockOpenAIUpstream({ recordRequests: false });
+  const gateway = await startTestGateway({ database: 'sqlite', env: { LOG_LEVEL: 'error' } });
+  const positions = new SourcePositions();
+  const session = inspector();
+  try {
+    await addRoutedModel(gateway, {
+      model: MODEL,
+      channel: { name: 'walk-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { [MODEL]: 'gpt-4o-mini' } },
+    });
+    const account = await seedAccount(gateway, { balanceUsd: 1000 });
+    const port = Number(new URL(gateway.url).port);
+    const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Say hello to the walk.' }] });
+    const chat = async (): Promise<void> => {
+      const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body,
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`chat answered ${response.status}: ${text}`);
+    };
+    /** One request, then the gateway's batched writes, so the next window starts on a quiet process. */
+    const settled = async (): Promise<void> => {
+      await chat();
+      await gateway.gateway.services.ledger.flush();
+      await gateway.gateway.services.usageLog.flush();
+    };
+    for (let index = 0; index < options.warmUp; index += 1) await settled();
+
+    // Steps: precise call counts per request window.
+    session.post('Profiler.enable');
+    session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+    const windows: Map<string, number>[] = [];
+    const visitsPerWindow: number[] = [];
+    const meterVisits = countMeterVisits();
+    const names = new Map<string, { file: string; name: string }>();
+    const countWindow = (): Map<string, number> => {
+      const counts = new Map<string, number>();
+      for (const script of session.post<{ result: ScriptCoverage[] }>('Profiler.takePreciseCoverage').result) {
+        if (!script.url.includes('/dist/src/')) continue;
+        for (const fn of script.functions) {
+          const range = fn.ranges[0];
+          if (range === undefined || range.count === 0) continue;
+          const start = positions.lineColumn(script.url, range.startOffset);
+          const position = start === null ? null : positions.at(script.url, start.line, start.column);
+          if (position === null) continue;
+          const name = fn.functionName === '' ? '(anonymous)' : fn.functionName;
+          const id = `${position.file}:${position.line} ${name}`;
+          names.set(id, { file: position.file, name });
+          counts.set(id, (counts.get(id) ?? 0) + range.count);
+        }
+      }
+      return counts;
+    };
+    let open = false;
+    const stopCovering = watchRequests(port, () => {
+      countWindow();
+      meterVisits.take();
+      open = true;
+    }, () => {
+      if (open) {
+        windows.push(countWindow());
+        visitsPerWindow.push(meterVisits.take());
+      }
+      open = false;
+    });
+    try {
+      for (let index = 0; index < options.covered; index += 1) await settled();
+    } finally {
+      stopCovering();
+      meterVisits.restore();
+    }
+    session.post('Profiler.stopPreciseCoverage');
+
+    const seen = new Map<string, number[]>();
+    for (const window of windows) for (const [id, count] of window) seen.set(id, [...(seen.get(id) ?? []), count]);
+    const steps = new Map<string, WalkStep>();
+    for (const [id, counts] of seen) {
+      if (counts.length * 2 <= windows.length) continue;
+      const padded = [...counts, ...Array<number>(windows.length - counts.length).fill(0)];
+      steps.set(id, { id, ...names.get(id)!, calls: median(padded) });
+    }
+
+    // Edges: stacks sampled every microsecond inside the request windows.
+    const spans: [number, number][] = [];
+    let openedAt = 0;
+    const stopTiming = watchRequests(port, () => {
+      openedAt = Number(process.hrtime.bigint() / 1000n);
+    }, () => {
+      spans.push([openedAt, Number(process.hrtime.bigint() / 1000n)]);
+    });
+    session.post('Profiler.setSamplingInterval', { interval: 1 });
+    session.post('Profiler.start');
+    for (let index = 0; index < options.sampled; index += 1) await settled();
+    const { profile } = session.post<{ profile: Profile }>('Profiler.stop');
+    stopTiming();
+
+    const parent = new Map<number, number>();
+    const byId = new Map<number, ProfileNode>();
+    for (const node of profile.nodes) {
+      byId.set(node.id, node);
+      for (const child of node.children ?? []) parent.set(child, node.id);
+    }
+    const stepOf = new Map<number, string | null>();
+    const stepOfNode = (node: ProfileNode): string | null => {
+      if (stepOf.has(node.id)) return stepOf.get(node.id)!;
+      const { url, lineNumber, columnNumber, functionName } = node.callFrame;
+      const position = url.includes('/dist/src/') ? positions.at(url, lineNumber, columnNumber) : null;
+      const id = position === null ? null : `${position.file}:${position.line} ${functionName === '' ? '(anonymous)' : functionName}`;
+      const step = id !== null && steps.has(id) ? id : null;
+      stepOf.set(node.id, step);
+      return step;
+    };
+    const edges = new Set<string>();
+    const countedLeaves = new Set<number>();
+    let time = profile.startTime;
+    let span = 0;
+    let samplesInWindows = 0;
+    for (let index = 0; index < profile.samples.length; index += 1) {
+      time += profile.timeDeltas[index]!;
+      while (span < spans.length && spans[span]![1] < time) span += 1;
+      if (span >= spans.length || spans[span]![0] > time) continue;
+      samplesInWindows += 1;
+      const leaf = profile.samples[index]!;
+      if (countedLeaves.has(leaf)) continue;
+      countedLeaves.add(leaf);
+      // The stack from the leaf down to the root; non-src frames in between are passed through.
+      let callee: string | null = null;
+      for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
+        const step = stepOfNode(byId.get(id)!);
+        if (step === null) continue;
+        if (callee !== null && callee !== step) edges.add(`${step}\n${callee}`);
+        callee = step;
+      }
+    }
+    const fileOf = (id: string): string => steps.get(id)!.file;
+    const filePairs = new Map<string, [string, string]>();
+    for (const edge of edges) {
+      const [from, to] = edge.split('\n') as [string, string];
+      if (fileOf(from) !== fileOf(to)) filePairs.set(`${fileOf(from)}\n${fileOf(to)}`, [fileOf(from), fileOf(to)]);
+    }
+    const refused = await climbsBetween([...filePairs.values()]);
+    const edgeList: WalkEdge[] = [...edges].sort().map((edge) => {
+      const [from, to] = edge.split('\n') as [string, string];
+      return { from, to, climb: refused.has(`${fileOf(from)}\n${fileOf(to)}`) };
+    });
+    const stepList = [...steps.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const constructions = stepList.filter((step) => step.file === METER_FILE && step.name === 'RequestMeter').reduce((sum, step) => sum + step.calls, 0);
+    const sampledSteps = new Set<string>();
+    for (const step of stepOf.values()) if (step !== null) sampledSteps.add(step);
+    return {
+      request: 'POST /v1/chat/completions, non-streamed, OpenAI client → OpenAI upstream (pass-through), warm',
+      requests: { warmUp: options.warmUp, covered: windows.length, sampled: spans.length, samplesInWindows },
+      steps: stepList.length,
+      files: new Set(stepList.map((step) => step.file)).size,
+      edges: edgeList.length,
+      climbs: edgeList.filter((edge) => edge.climb).length,
+      meterVisits: constructions + median(visitsPerWindow),
+      unsampledSteps: stepList.length - sampledSteps.size,
+      stepList,
+      climbList: edgeList.filter((edge) => edge.climb),
+    };
+  } finally {
+    session.close();
+    await gateway.close();
+    await upstream.close();
+  }
+}
+
+function numberOption(name: string, fallback: number): number {
+  const argument = process.argv.find((value) => value.startsWith(`--${name}=`));
+  const value = argument === undefined ? fallback : Number(argument.slice(name.length + 3));
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number of requests`);
+  return value;
+}
+
+export function walkOptionsFromArguments(): WalkOptions {
+  return { warmUp: numberOption('warm-up', 200), covered: numberOption('covered', 40), sampled: numberOption('sampled', 1500) };
+}
+
+export function printWalk(report: WalkReport, list: boolean): void {
+  console.log(`chat walk: ${report.request}`);
+  console.log(`  requests: ${report.requests.warmUp} warm-up, ${report.requests.covered} counted, ${report.requests.sampled} sampled (${report.requests.samplesInWindows} stack samples in their windows)`);
+  console.log(`  steps ${report.steps} · files ${report.files} · call edges ${report.edges} · climbs ${report.climbs} · RequestMeter visits ${report.meterVisits}`);
+  console.log(`  steps no stack sample caught (their edges unknown): ${report.unsampledSteps}`);
+  if (!list) return;
+  console.log('\nsteps (calls per request):');
+  for (const step of report.stepList) console.log(`  ${step.calls}× ${step.id}`);
+  console.log('\nclimbs:');
+  for (const edge of report.climbList) console.log(`  ${edge.from} → ${edge.to}`);
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  const report = await measureRequestWalk(walkOptionsFromArguments());
+  if (process.argv.includes('--json')) console.log(JSON.stringify(report, null, 2));
+  else printWalk(report, process.argv.includes('--list'));
+  // The gateway's pools and timers are closed; anything left (the client's kept-alive socket) must not hold the process.
+  process.exit(0);
+}
