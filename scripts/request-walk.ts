@@ -22,9 +22,9 @@ import { RequestMeter } from '../src/relay/request-meter.js';
  * - step: a distinct function of src/ that runs in the window of more than half of the measured requests (V8's
  *   precise coverage with call counts, counters reset at each window's start and read at its end).
  * - files: the distinct src/ files of the steps.
- * - call edge: a function of src/ calling another, directly or through code outside src/ (node:, packages); read
- *   from the CPU profiler's stacks (1 µs sampling) taken inside the windows of many requests, kept when both ends
- *   are steps.
+ * - call edge: a step calling another, directly or through code outside src/ (node:, packages) on the synchronous
+ *   stack; traced in a few more windows by a breakpoint at each step's first statement whose condition records the
+ *   caller and never pauses. A step entered from node:http, an event, a timer or a resumed `await` has no caller.
  * - climb: a call edge from a file that the lint's layer rules (eslint.config.js, `no-restricted-imports`) forbid to
  *   import the callee's file: control going up to a layer the caller may not know, through a callback or an
  *   interface handed down.
@@ -73,7 +73,7 @@ function countMeterVisits(): { take(): number; restore(): void } {
 export interface WalkOptions {
   warmUp: number;
   covered: number;
-  sampled: number;
+  traced: number;
 }
 
 export interface WalkStep {
@@ -93,15 +93,17 @@ export interface WalkEdge {
 
 export interface WalkReport {
   request: string;
-  requests: { warmUp: number; covered: number; sampled: number; samplesInWindows: number };
+  requests: { warmUp: number; covered: number; traced: number };
   steps: number;
   files: number;
   edges: number;
   climbs: number;
   meterVisits: number;
-  /** Steps no stack sample caught: their call edges are unknown (more --sampled requests lower it). */
-  unsampledSteps: number;
+  /** Steps with no caller in src/: entered from node:http, an event, a timer or a resumed await. */
+  entries: number;
   stepList: WalkStep[];
+  /** Functions of src/ that ran in some of the counted windows but not all (a step when in more than half). */
+  occasional: { id: string; windows: number }[];
   climbList: WalkEdge[];
 }
 
@@ -143,6 +145,13 @@ class SourcePositions {
     return file.startsWith('src/') ? { file, line: entry.originalLine + 1 } : null;
   }
 
+  /** 0-based line and column of the compiled script → its character offset. */
+  offsetOf(url: string, line: number, column: number): number | null {
+    const loaded = this.#load(url);
+    const start = loaded?.lineStarts[line];
+    return start === undefined ? null : start + column;
+  }
+
   /** A character offset of the compiled script → its 0-based line and column. */
   lineColumn(url: string, offset: number): { line: number; column: number } | null {
     const loaded = this.#load(url);
@@ -159,7 +168,13 @@ class SourcePositions {
 }
 
 /** The in-process inspector, answering synchronously (an in-process session dispatches on the calling thread). */
-function inspector(): { post<T>(method: string, params?: object): T; close(): void } {
+interface InspectorSession {
+  post<T>(method: string, params?: object): T;
+  on(event: string, listener: (message: { params: Record<string, unknown> }) => void): void;
+  close(): void;
+}
+
+function inspector(): InspectorSession {
   const session = new Session();
   session.connect();
   return {
@@ -173,6 +188,9 @@ function inspector(): { post<T>(method: string, params?: object): T; close(): vo
       if (error !== null) throw error;
       return result;
     },
+    on: (event, listener) => {
+      session.on(event, listener as (message: unknown) => void);
+    },
     close: () => session.disconnect(),
   };
 }
@@ -185,16 +203,119 @@ interface ScriptCoverage {
   url: string;
   functions: CoverageFunction[];
 }
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-  children?: number[];
+interface ScriptFunction {
+  /** Character offsets of the function in the compiled script. */
+  start: number;
+  end: number;
+  /** The step id it would have, or null outside src/. */
+  id: string | null;
 }
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  samples: number[];
-  timeDeltas: number[];
+/** The functions of each compiled src/ script, by their start offset. */
+type ScriptFunctions = Map<number, ScriptFunction>;
+
+
+/**
+ * Records, for every call of a step made inside a request window, the step that called it: the nearest frame below
+ * it on the synchronous stack that lies in a step (frames outside src/ — node:, packages — are passed through; frames
+ * V8 adds for the functions awaiting an async one are not callers and end the search).
+ */
+function traceCallers(session: InspectorSession, positions: SourcePositions, scripts: Map<string, ScriptFunctions>, steps: Map<string, WalkStep>) {
+  const scriptIds = new Map<string, string>();
+  session.on('Debugger.scriptParsed', (message) => {
+    const { url, scriptId } = message.params as { url: string; scriptId: string };
+    if (scripts.has(url)) scriptIds.set(url, scriptId);
+  });
+  session.post('Debugger.enable');
+  const ids = [...steps.keys()];
+  const stepAt = (url: string, line: number, column: number): string | null => {
+    const functions = scripts.get(url);
+    const offset = positions.offsetOf(url, line - 1, column - 1);
+    if (functions === undefined || offset === null) return null;
+    let innermost: ScriptFunction | null = null;
+    for (const fn of functions.values()) {
+      if (fn.start <= offset && offset < fn.end && (innermost === null || fn.end - fn.start < innermost.end - innermost.start)) innermost = fn;
+    }
+    return innermost?.id !== null && innermost?.id !== undefined && steps.has(innermost.id) ? innermost.id : null;
+  };
+  const edges = new Set<string>();
+  let open = false;
+  let windows = 0;
+  const global = globalThis as { __unigateWalkStep?: (index: number) => void };
+  // An exception inside a breakpoint's condition is swallowed by V8: keep the first one and report it at the end.
+  let failure: unknown = null;
+  global.__unigateWalkStep = (index: number): void => {
+    if (!open) return;
+    try {
+      recordCaller(index);
+    } catch (error) {
+      failure ??= error;
+    }
+  };
+  const recordCaller = (index: number): void => {
+    const limit = Error.stackTraceLimit;
+    const prepare = Error.prepareStackTrace;
+    Error.stackTraceLimit = 200;
+    Error.prepareStackTrace = (_error, callSites) => callSites;
+    const stack = new Error().stack as unknown as NodeJS.CallSite[];
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+    const callee = ids[index]!;
+    let inCallee = false;
+    for (const site of stack) {
+      if (site.isAsync()) break;
+      // Frames of evaluated code (the breakpoint's condition) have no script name.
+      const url = site.getScriptNameOrSourceURL() as string | null | undefined;
+      if (typeof url !== 'string' || !url.includes('/dist/src/')) continue;
+      const step = stepAt(url, site.getLineNumber() ?? 0, site.getColumnNumber() ?? 0);
+      if (!inCallee) {
+        // The first src/ frame is the step itself, stopped at its first statement.
+        inCallee = true;
+        continue;
+      }
+      if (step === null) continue;
+      edges.add(`${step}\n${callee}`);
+      break;
+    }
+  };
+  const breakpoints: string[] = [];
+  for (const [url, functions] of scripts) {
+    const scriptId = scriptIds.get(url);
+    if (scriptId === undefined) continue;
+    for (const fn of functions.values()) {
+      if (fn.id === null || !steps.has(fn.id)) continue;
+      const start = positions.lineColumn(url, fn.start)!;
+      const end = positions.lineColumn(url, fn.end)!;
+      const { locations } = session.post<{ locations: { scriptId: string; lineNumber: number; columnNumber: number }[] }>('Debugger.getPossibleBreakpoints', {
+        start: { scriptId, lineNumber: start.line, columnNumber: start.column },
+        end: { scriptId, lineNumber: end.line, columnNumber: end.column },
+        restrictToFunction: true,
+      });
+      const location = locations[0];
+      if (location === undefined) continue;
+      const condition = `(globalThis.__unigateWalkStep !== undefined && globalThis.__unigateWalkStep(${ids.indexOf(fn.id)}), false)`;
+      breakpoints.push(session.post<{ breakpointId: string }>('Debugger.setBreakpoint', { location, condition }).breakpointId);
+    }
+  }
+  return {
+    open: () => {
+      open = true;
+      windows += 1;
+    },
+    close: () => {
+      open = false;
+    },
+    stop: () => {
+      for (const breakpointId of breakpoints) session.post('Debugger.removeBreakpoint', { breakpointId });
+      session.post('Debugger.disable');
+      delete global.__unigateWalkStep;
+    },
+    edges: () => {
+      if (failure !== null) throw failure;
+      return edges;
+    },
+    windows: () => windows,
+    breakpoints: breakpoints.length,
+  };
 }
 
 const median = (values: number[]): number => {
@@ -265,20 +386,27 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
     const visitsPerWindow: number[] = [];
     const meterVisits = countMeterVisits();
     const names = new Map<string, { file: string; name: string }>();
+    const scripts = new Map<string, ScriptFunctions>();
     const countWindow = (): Map<string, number> => {
       const counts = new Map<string, number>();
       for (const script of session.post<{ result: ScriptCoverage[] }>('Profiler.takePreciseCoverage').result) {
         if (!script.url.includes('/dist/src/')) continue;
+        const known = scripts.get(script.url) ?? new Map<number, ScriptFunction>();
+        scripts.set(script.url, known);
         for (const fn of script.functions) {
           const range = fn.ranges[0];
-          if (range === undefined || range.count === 0) continue;
-          const start = positions.lineColumn(script.url, range.startOffset);
-          const position = start === null ? null : positions.at(script.url, start.line, start.column);
-          if (position === null) continue;
-          const name = fn.functionName === '' ? '(anonymous)' : fn.functionName;
-          const id = `${position.file}:${position.line} ${name}`;
-          names.set(id, { file: position.file, name });
-          counts.set(id, (counts.get(id) ?? 0) + range.count);
+          if (range === undefined) continue;
+          let entry = known.get(range.startOffset);
+          if (entry === undefined) {
+            const start = positions.lineColumn(script.url, range.startOffset);
+            const position = start === null ? null : positions.at(script.url, start.line, start.column);
+            const name = fn.functionName === '' ? '(anonymous)' : fn.functionName;
+            entry = { start: range.startOffset, end: range.endOffset, id: position === null ? null : `${position.file}:${position.line} ${name}` };
+            known.set(range.startOffset, entry);
+            if (position !== null) names.set(entry.id!, { file: position.file, name });
+          }
+          if (range.count === 0 || entry.id === null) continue;
+          counts.set(entry.id, (counts.get(entry.id) ?? 0) + range.count);
         }
       }
       return counts;
@@ -306,64 +434,24 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
     const seen = new Map<string, number[]>();
     for (const window of windows) for (const [id, count] of window) seen.set(id, [...(seen.get(id) ?? []), count]);
     const steps = new Map<string, WalkStep>();
+    const occasional: { id: string; windows: number }[] = [];
     for (const [id, counts] of seen) {
+      if (counts.length * 2 <= windows.length || counts.length < windows.length) occasional.push({ id, windows: counts.length });
       if (counts.length * 2 <= windows.length) continue;
       const padded = [...counts, ...Array<number>(windows.length - counts.length).fill(0)];
       steps.set(id, { id, ...names.get(id)!, calls: median(padded) });
     }
 
-    // Edges: stacks sampled every microsecond inside the request windows.
-    const spans: [number, number][] = [];
-    let openedAt = 0;
-    const stopTiming = watchRequests(port, () => {
-      openedAt = Number(process.hrtime.bigint() / 1000n);
-    }, () => {
-      spans.push([openedAt, Number(process.hrtime.bigint() / 1000n)]);
-    });
-    session.post('Profiler.setSamplingInterval', { interval: 1 });
-    session.post('Profiler.start');
-    for (let index = 0; index < options.sampled; index += 1) await settled();
-    const { profile } = session.post<{ profile: Profile }>('Profiler.stop');
-    stopTiming();
-
-    const parent = new Map<number, number>();
-    const byId = new Map<number, ProfileNode>();
-    for (const node of profile.nodes) {
-      byId.set(node.id, node);
-      for (const child of node.children ?? []) parent.set(child, node.id);
+    // Edges: a breakpoint at the start of every step, whose condition records the step's caller and never pauses.
+    const callers = traceCallers(session, positions, scripts, steps);
+    const stopTracing = watchRequests(port, () => callers.open(), () => callers.close());
+    try {
+      for (let index = 0; index < options.traced; index += 1) await settled();
+    } finally {
+      stopTracing();
+      callers.stop();
     }
-    const stepOf = new Map<number, string | null>();
-    const stepOfNode = (node: ProfileNode): string | null => {
-      if (stepOf.has(node.id)) return stepOf.get(node.id)!;
-      const { url, lineNumber, columnNumber, functionName } = node.callFrame;
-      const position = url.includes('/dist/src/') ? positions.at(url, lineNumber, columnNumber) : null;
-      const id = position === null ? null : `${position.file}:${position.line} ${functionName === '' ? '(anonymous)' : functionName}`;
-      const step = id !== null && steps.has(id) ? id : null;
-      stepOf.set(node.id, step);
-      return step;
-    };
-    const edges = new Set<string>();
-    const countedLeaves = new Set<number>();
-    let time = profile.startTime;
-    let span = 0;
-    let samplesInWindows = 0;
-    for (let index = 0; index < profile.samples.length; index += 1) {
-      time += profile.timeDeltas[index]!;
-      while (span < spans.length && spans[span]![1] < time) span += 1;
-      if (span >= spans.length || spans[span]![0] > time) continue;
-      samplesInWindows += 1;
-      const leaf = profile.samples[index]!;
-      if (countedLeaves.has(leaf)) continue;
-      countedLeaves.add(leaf);
-      // The stack from the leaf down to the root; non-src frames in between are passed through.
-      let callee: string | null = null;
-      for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) {
-        const step = stepOfNode(byId.get(id)!);
-        if (step === null) continue;
-        if (callee !== null && callee !== step) edges.add(`${step}\n${callee}`);
-        callee = step;
-      }
-    }
+    const edges = callers.edges();
     const fileOf = (id: string): string => steps.get(id)!.file;
     const filePairs = new Map<string, [string, string]>();
     for (const edge of edges) {
@@ -377,18 +465,18 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
     });
     const stepList = [...steps.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
     const constructions = stepList.filter((step) => step.file === METER_FILE && step.name === 'RequestMeter').reduce((sum, step) => sum + step.calls, 0);
-    const sampledSteps = new Set<string>();
-    for (const step of stepOf.values()) if (step !== null) sampledSteps.add(step);
+    const called = new Set(edgeList.map((edge) => edge.to));
     return {
       request: 'POST /v1/chat/completions, non-streamed, OpenAI client → OpenAI upstream (pass-through), warm',
-      requests: { warmUp: options.warmUp, covered: windows.length, sampled: spans.length, samplesInWindows },
+      requests: { warmUp: options.warmUp, covered: windows.length, traced: callers.windows() },
       steps: stepList.length,
       files: new Set(stepList.map((step) => step.file)).size,
       edges: edgeList.length,
       climbs: edgeList.filter((edge) => edge.climb).length,
       meterVisits: constructions + median(visitsPerWindow),
-      unsampledSteps: stepList.length - sampledSteps.size,
+      entries: stepList.filter((step) => !called.has(step.id)).length,
       stepList,
+      occasional: occasional.sort((x, y) => y.windows - x.windows || (x.id < y.id ? -1 : 1)),
       climbList: edgeList.filter((edge) => edge.climb),
     };
   } finally {
@@ -406,17 +494,19 @@ function numberOption(name: string, fallback: number): number {
 }
 
 export function walkOptionsFromArguments(): WalkOptions {
-  return { warmUp: numberOption('warm-up', 200), covered: numberOption('covered', 40), sampled: numberOption('sampled', 1500) };
+  return { warmUp: numberOption('warm-up', 200), covered: numberOption('covered', 40), traced: numberOption('traced', 5) };
 }
 
 export function printWalk(report: WalkReport, list: boolean): void {
   console.log(`chat walk: ${report.request}`);
-  console.log(`  requests: ${report.requests.warmUp} warm-up, ${report.requests.covered} counted, ${report.requests.sampled} sampled (${report.requests.samplesInWindows} stack samples in their windows)`);
+  console.log(`  requests: ${report.requests.warmUp} warm-up, ${report.requests.covered} counted, ${report.requests.traced} traced`);
   console.log(`  steps ${report.steps} · files ${report.files} · call edges ${report.edges} · climbs ${report.climbs} · RequestMeter visits ${report.meterVisits}`);
-  console.log(`  steps no stack sample caught (their edges unknown): ${report.unsampledSteps}`);
+  console.log(`  steps entered from outside src/ (node:http, events, timers, resumed awaits): ${report.entries}`);
   if (!list) return;
   console.log('\nsteps (calls per request):');
   for (const step of report.stepList) console.log(`  ${step.calls}× ${step.id}`);
+  console.log('\nfunctions in some windows only (windows of the counted requests):');
+  for (const entry of report.occasional) console.log(`  ${entry.windows}/${report.requests.covered} ${entry.id}`);
   console.log('\nclimbs:');
   for (const edge of report.climbList) console.log(`  ${edge.from} → ${edge.to}`);
 }
