@@ -10,11 +10,12 @@ import { ESLint } from 'eslint';
 import { addRoutedModel, seedAccount, startTestGateway } from '../test/support/gateway-harness.js';
 import { startMockOpenAIUpstream } from '../test/support/mock-openai-upstream.js';
 import { RequestMeter } from '../src/relay/request-meter.js';
+import { ManualClock } from '../src/shared/clock.js';
 
 /**
  * `npm run arch:walk`: the walk of one warm, non-streamed OpenAI chat request (`POST /v1/chat/completions` passed
  * through to an OpenAI upstream) through src/, measured on a real gateway in this process (SQLite, a mock OpenAI
- * upstream on 127.0.0.1, the client on a kept-alive connection).
+ * upstream on 127.0.0.1, the client on a kept-alive connection, the gateway's clock standing still).
  *
  * - A request's window runs from node:http's `http.server.request.start` (the request arrives) to the response's
  *   'close' event, its listeners and the microtasks they queue included. Work the request leaves to later turns of
@@ -351,7 +352,9 @@ async function climbsBetween(pairs: [string, string][]): Promise<Set<string>> {
 
 export async function measureRequestWalk(options: WalkOptions): Promise<WalkReport> {
   const upstream = await startMockOpenAIUpstream({ recordRequests: false });
-  const gateway = await startTestGateway({ database: 'sqlite', env: { LOG_LEVEL: 'error' } });
+  // The gateway's clock stands still: no cache entry expires and no rate window rolls between requests, so every
+  // request walks the same way whatever the machine's speed (timers of background work still run on real time).
+  const gateway = await startTestGateway({ database: 'sqlite', clock: new ManualClock(Date.now()) });
   const positions = new SourcePositions();
   const session = inspector();
   try {
