@@ -29,6 +29,9 @@ import { ManualClock } from '../src/shared/clock.js';
  * - climb: a call edge from a file that the lint's layer rules (eslint.config.js, `no-restricted-imports`) forbid to
  *   import the callee's file: control going up to a layer the caller may not know, through a callback or an
  *   interface handed down.
+ * - the walk in order: the steps in the order they are entered in a traced window (repeats included); a move is an
+ *   entry into a step of another file than the step entered just before (a call, or the next call after a return);
+ *   a climb back up is a move from a file to one it may not import (median over the traced requests).
  * - meter visits: per request (median), the meter's construction plus every call of a public method or accessor of
  *   RequestMeter made from outside the class (a member calling another member while it runs is not a visit).
  */
@@ -99,6 +102,12 @@ export interface WalkReport {
   files: number;
   edges: number;
   climbs: number;
+  /** Steps entered per request, repeats included (median over the traced requests). */
+  entered: number;
+  /** Entries into a step of another file than the step entered just before (median). */
+  moves: number;
+  /** Moves from a file to one it may not import (median): the walk, read in order, climbing back up. */
+  climbsBackUp: number;
   meterVisits: number;
   /** Steps with no caller in src/: entered from node:http, an event, a timer or a resumed await. */
   entries: number;
@@ -241,6 +250,8 @@ function traceCallers(session: InspectorSession, positions: SourcePositions, scr
   const edges = new Set<string>();
   let open = false;
   let windows = 0;
+  /** Per traced window, the steps in the order they were entered. */
+  const sequences: string[][] = [];
   const global = globalThis as { __unigateWalkStep?: (index: number) => void };
   // An exception inside a breakpoint's condition is swallowed by V8: keep the first one and report it at the end.
   let failure: unknown = null;
@@ -261,6 +272,7 @@ function traceCallers(session: InspectorSession, positions: SourcePositions, scr
     Error.prepareStackTrace = prepare;
     Error.stackTraceLimit = limit;
     const callee = ids[index]!;
+    sequences[sequences.length - 1]?.push(callee);
     let inCallee = false;
     for (const site of stack) {
       if (site.isAsync()) break;
@@ -301,6 +313,7 @@ function traceCallers(session: InspectorSession, positions: SourcePositions, scr
     open: () => {
       open = true;
       windows += 1;
+      sequences.push([]);
     },
     close: () => {
       open = false;
@@ -315,6 +328,7 @@ function traceCallers(session: InspectorSession, positions: SourcePositions, scr
       return edges;
     },
     windows: () => windows,
+    sequences: () => sequences,
     breakpoints: breakpoints.length,
   };
 }
@@ -461,7 +475,21 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
       const [from, to] = edge.split('\n') as [string, string];
       if (fileOf(from) !== fileOf(to)) filePairs.set(`${fileOf(from)}\n${fileOf(to)}`, [fileOf(from), fileOf(to)]);
     }
+    // The walk in the order its steps are entered: each step entered right after one in another file is a move.
+    const sequences = callers.sequences();
+    for (const sequence of sequences) {
+      for (let index = 1; index < sequence.length; index += 1) {
+        const [from, to] = [fileOf(sequence[index - 1]!), fileOf(sequence[index]!)];
+        if (from !== to) filePairs.set(`${from}\n${to}`, [from, to]);
+      }
+    }
     const refused = await climbsBetween([...filePairs.values()]);
+    const climbsBackUp = median(sequences.map((sequence) => {
+      let climbs = 0;
+      for (let index = 1; index < sequence.length; index += 1) if (refused.has(`${fileOf(sequence[index - 1]!)}\n${fileOf(sequence[index]!)}`)) climbs += 1;
+      return climbs;
+    }));
+    const moves = median(sequences.map((sequence) => sequence.filter((id, index) => index > 0 && fileOf(id) !== fileOf(sequence[index - 1]!)).length));
     const edgeList: WalkEdge[] = [...edges].sort().map((edge) => {
       const [from, to] = edge.split('\n') as [string, string];
       return { from, to, climb: refused.has(`${fileOf(from)}\n${fileOf(to)}`) };
@@ -476,6 +504,9 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
       files: new Set(stepList.map((step) => step.file)).size,
       edges: edgeList.length,
       climbs: edgeList.filter((edge) => edge.climb).length,
+      entered: median(sequences.map((sequence) => sequence.length)),
+      moves,
+      climbsBackUp,
       meterVisits: constructions + median(visitsPerWindow),
       entries: stepList.filter((step) => !called.has(step.id)).length,
       stepList,
@@ -504,6 +535,7 @@ export function printWalk(report: WalkReport, list: boolean): void {
   console.log(`chat walk: ${report.request}`);
   console.log(`  requests: ${report.requests.warmUp} warm-up, ${report.requests.covered} counted, ${report.requests.traced} traced`);
   console.log(`  steps ${report.steps} · files ${report.files} · call edges ${report.edges} · climbs ${report.climbs} · RequestMeter visits ${report.meterVisits}`);
+  console.log(`  in the order entered: ${report.entered} entries, ${report.moves} moves between files, ${report.climbsBackUp} climbs back up`);
   console.log(`  steps entered from outside src/ (node:http, events, timers, resumed awaits): ${report.entries}`);
   if (!list) return;
   console.log('\nsteps (calls per request):');

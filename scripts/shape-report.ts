@@ -219,6 +219,7 @@ function printShape(report: ShapeReport, list: boolean): void {
   const rows: [string, string][] = [];
   if (report.walk !== null) {
     rows.push(['chat walk: steps / files / climbs', `${report.walk.steps} / ${report.walk.files} / ${report.walk.climbs}`]);
+    rows.push(['chat walk in order: entries / moves / climbs back up', `${report.walk.entered} / ${report.walk.moves} / ${report.walk.climbsBackUp}`]);
     rows.push(['chat walk: RequestMeter visits', String(report.walk.meterVisits)]);
   }
   rows.push(
