@@ -1,15 +1,14 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Session } from 'node:inspector';
 import { SourceMap } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ESLint } from 'eslint';
 import { addRoutedModel, seedAccount, startTestGateway } from '../test/support/gateway-harness.js';
 import { startMockOpenAIUpstream } from '../test/support/mock-openai-upstream.js';
-import { RequestMeter } from '../src/relay/request-meter.js';
 import { ManualClock } from '../src/shared/clock.js';
 
 /**
@@ -40,9 +39,16 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MODEL = 'walk-model';
 const METER_FILE = 'src/relay/request-meter.ts';
 
-/** Counts the calls into RequestMeter's public methods and accessors made from outside it, until `restore` is called. */
-function countMeterVisits(): { take(): number; restore(): void } {
-  const prototype = RequestMeter.prototype as unknown as Record<string, unknown>;
+/**
+ * Counts the calls into RequestMeter's public methods and accessors made from outside it, until `restore` is called.
+ * Loaded by path, not imported, so the walk still runs once the meter is gone from src/ (it then counts nothing).
+ */
+async function countMeterVisits(): Promise<{ take(): number; restore(): void }> {
+  const compiled = resolve(ROOT, 'dist', METER_FILE.replace(/\.ts$/, '.js'));
+  const loaded = existsSync(resolve(ROOT, METER_FILE)) && existsSync(compiled)
+    ? await import(pathToFileURL(compiled).href) as { RequestMeter?: { prototype: object } }
+    : {};
+  const prototype = (loaded.RequestMeter?.prototype ?? {}) as Record<string, unknown>;
   const originals = new Map<string, PropertyDescriptor>();
   let depth = 0;
   let visits = 0;
@@ -401,7 +407,7 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
     session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
     const windows: Map<string, number>[] = [];
     const visitsPerWindow: number[] = [];
-    const meterVisits = countMeterVisits();
+    const meterVisits = await countMeterVisits();
     const names = new Map<string, { file: string; name: string }>();
     const scripts = new Map<string, ScriptFunctions>();
     const countWindow = (): Map<string, number> => {

@@ -35,6 +35,7 @@ export async function shapeReport(withWalk: boolean): Promise<ShapeReport> {
 }
 
 function printShape(report: ShapeReport, list: boolean): void {
+  const { meter } = report;
   const rows: [string, string][] = [];
   if (report.walk !== null) {
     rows.push(['chat walk: steps / files / climbs', `${report.walk.steps} / ${report.walk.files} / ${report.walk.climbs}`]);
@@ -42,10 +43,10 @@ function printShape(report: ShapeReport, list: boolean): void {
     rows.push(['chat walk: RequestMeter visits', String(report.walk.meterVisits)]);
   }
   rows.push(
-    ['RequestMeter public members', String(report.meter.publicMembers)],
-    ['files writing to a meter', String(report.meter.writingFiles.length)],
-    ['meter.finish call sites (files)', `${report.meter.finishSites} (${report.meter.finishFiles})`],
-    ['settle( call sites (files)', `${report.meter.settleSites} (${report.meter.settleFiles})`],
+    ['RequestMeter public members', meter.publicMembers === null ? '— (no RequestMeter in src/)' : String(meter.publicMembers)],
+    ['files writing to a meter', meter.writingFiles === null ? '—' : String(meter.writingFiles.length)],
+    ['meter.finish call sites (files)', `${meter.finishSites} (${meter.finishFiles})`],
+    ['settle( call sites (files)', `${meter.settleSites} (${meter.settleFiles})`],
     ['import cycles (through values)', `${report.cycles.all} (${report.cycles.throughValues})`],
     ['duplicate pairs in src/', report.duplicates.pairs === null ? `— (${report.duplicates.firstLine})` : String(report.duplicates.pairs)],
     [`files over ${LONG_FILE} lines`, String(report.longFiles.length)],
@@ -54,7 +55,7 @@ function printShape(report: ShapeReport, list: boolean): void {
   const width = Math.max(...rows.map(([label]) => label.length));
   for (const [label, value] of rows) console.log(`${label.padEnd(width)}  ${value}`);
   if (!list) return;
-  console.log(`\nfiles writing to a meter:\n  ${report.meter.writingFiles.join('\n  ')}`);
+  if (meter.writingFiles !== null) console.log(`\nfiles writing to a meter:\n  ${meter.writingFiles.join('\n  ')}`);
   console.log(`\nfiles over ${LONG_FILE} lines:\n${report.longFiles.map((file) => `  ${file.lines} ${file.file}`).join('\n')}`);
   console.log(`\nfunctions over ${LONG_FUNCTION} lines:\n${report.longFunctions.map((fn) => `  ${fn.lines} ${fn.at} ${fn.name}`).join('\n')}`);
   if (report.walk !== null) {

@@ -42,6 +42,11 @@ describe('source shape figures', () => {
     expect({ settleSites: figures.settleSites, settleFiles: figures.settleFiles }).toEqual({ settleSites: 2, settleFiles: 1 });
   });
 
+  it('still counts the finish and settle call sites once the meter is gone', () => {
+    const figures = meterFigures([caller, assigner], join(root, 'relay/no-meter.ts'));
+    expect(figures).toEqual({ publicMembers: null, writingFiles: null, finishSites: 1, finishFiles: 1, settleSites: 2, settleFiles: 1 });
+  });
+
   it('lists files over 400 lines and functions over 80 lines, first line to last', () => {
     const body = (lines: number): string => Array.from({ length: lines - 2 }, (_, index) => `  const v${index} = ${index};`).join('\n');
     const long = write('long.ts', `export function long(): void {\n${body(81)}\n}\nexport const short = (): void => {\n${body(80)}\n};\n${'// filler\n'.repeat(240)}`);
