@@ -4,7 +4,7 @@ import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { UpstreamOperation, WireProtocol } from '../wire/protocols.js';
+import type { ClientWire } from '../wire/wire.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
@@ -59,7 +59,8 @@ export interface PassThroughStreamObserver {
  * shape (`codecs/<protocol>/index.ts`); routes pick it by protocol.
  */
 export interface ClientCodec {
-  readonly protocol: WireProtocol;
+  /** The wire its clients speak: what reaches a same-wire upstream as it came, and how. */
+  readonly wire: ClientWire;
   /**
    * The field of a non-streamed answer that holds its usage object (`usage`, Gemini's `usageMetadata`), for the
    * request's cost spliced in (null: the header only).
@@ -72,12 +73,6 @@ export interface ClientCodec {
   streamUsageKey(options: { includeUsage: boolean }): string | null;
   /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
   readonly passThroughHeaders: readonly string[];
-  /**
-   * A protocol that is no adapter's own wire but that some channels serve natively (OpenAI's Responses API): the
-   * operation adapters are asked about (`servesPassThrough`) and sent the caller's body with. Absent: pass-through
-   * happens when the adapter's protocol equals the codec's.
-   */
-  passThroughOperation?(stream: boolean): UpstreamOperation;
   /** The Content-Type of a streamed answer in the framing the caller asked for (`sse`: Gemini's `alt=sse`). */
   streamContentType(sse: boolean): string;
   /**

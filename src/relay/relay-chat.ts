@@ -9,8 +9,8 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { answerNamingModel, passThroughBody } from './pass-through-body.js';
-import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
+import { answerNamingModel } from '../wire/pass-through-body.js';
+import { chooseWire, type RequestedOperation, type WireChoice } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { AnswerStream, ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
@@ -98,10 +98,10 @@ function requestedOperation(request: ChatRelayRequest): RequestedOperation {
 }
 
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
-function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: Wire): UpstreamRequest {
-  if (wire.kind === 'pass-through') {
-    const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
-    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, body);
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: WireChoice): UpstreamRequest {
+  if (wire.kind === 'pass-through' && adapter.passThrough !== undefined) {
+    const body = request.codec.wire.passThroughBody(request.body, route.upstreamModel, request.stream);
+    const upstreamRequest = adapter.passThrough.build(route.channel, credential, wire.operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
     return upstreamRequest;
   }
@@ -191,7 +191,7 @@ async function relayPassThrough(
     onFirstByte();
     // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
     const usage = codec.usageFromResponseBody(body);
-    if (request.answeringModel !== undefined) body = answerNamingModel(codec.protocol, body, request.answeringModel);
+    if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const priced = meter.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });

@@ -4,6 +4,7 @@ import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse }
 import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
+import { anthropicWire } from '../../wire/anthropic/wire.js';
 
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
@@ -17,7 +18,7 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
 
 /** POST /v1/messages/count_tokens. */
 export const anthropicCountTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'anthropic-messages',
+  wire: anthropicWire,
   passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
   decode: (_request, body) => {
     const chat = decodeAnthropicCountTokensRequest(body);

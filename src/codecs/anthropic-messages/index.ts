@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../client-codec.js';
+import { anthropicWire } from '../../wire/anthropic/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { anthropicAnswerFacts } from '../../wire/anthropic/answer-facts.js';
 import { decodeAnthropicRequest } from './decode-request.js';
@@ -10,7 +11,7 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
-  protocol: 'anthropic-messages',
+  wire: anthropicWire,
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',

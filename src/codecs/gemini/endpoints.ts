@@ -4,6 +4,7 @@ import { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest 
 import { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
 import { encodeGeminiModel, encodeGeminiModelList } from './encode-model-list.js';
 import { geminiCodec } from './index.js';
+import { geminiWire } from '../../wire/gemini/wire.js';
 
 /** POST /v1beta/models/{model}:generateContent and :streamGenerateContent (also under /v1/). */
 export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
@@ -18,7 +19,7 @@ export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
 
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export const geminiCountTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'gemini',
+  wire: geminiWire,
   decode: (request, body) => {
     const chat = decodeGeminiCountTokensRequest(body, { pathModel: request.params.model ?? '' });
     return { model: chat.model, chat };
@@ -29,7 +30,7 @@ export const geminiCountTokensEndpoint: CountTokensEndpoint = {
 /** POST /v1beta/models/{model}:embedContent and :batchEmbedContents (also under /v1/). */
 export function geminiEmbeddingsEndpoint(batch: boolean): EmbeddingsEndpoint {
   return {
-    protocol: 'gemini',
+    wire: geminiWire,
     label: 'gemini-embeddings',
     batch,
     decode(request, body) {
@@ -38,8 +39,8 @@ export function geminiEmbeddingsEndpoint(batch: boolean): EmbeddingsEndpoint {
         ? { request: decodeGeminiBatchEmbedContentsRequest(body, hints), encode: encodeGeminiBatchEmbedContentsResponse }
         : { request: decodeGeminiEmbedContentRequest(body, hints), encode: encodeGeminiEmbedContentResponse };
     },
-    passThroughBody: (body) => JSON.stringify(body),
-    // Gemini's embedding answers carry no token counts: the local estimate is billed.
+    // Gemini's embedding answers carry no token counts (the local estimate is billed) and no usage object.
+    usageKey: null,
     reportedTokens: () => null,
   };
 }

@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../client-codec.js';
+import { geminiWire } from '../../wire/gemini/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
 import { decodeGeminiRequest } from './decode-request.js';
@@ -13,7 +14,7 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  * the URL as `pathModel` and streaming from the endpoint; the stream framing comes from `alt=sse` (`wantsSse`).
  */
 export const geminiCodec: ClientCodec = {
-  protocol: 'gemini',
+  wire: geminiWire,
   usageKey: 'usageMetadata',
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',

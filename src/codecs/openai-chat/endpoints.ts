@@ -4,6 +4,7 @@ import { once, type ChatEndpoint, type EmbeddingsEndpoint, type ModelListing } f
 import { decodeOpenAIEmbeddingRequest } from './decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
 import { openAIChatCodec } from './index.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 import { hostedToolOfferOfOpenAIChatBody, needsOfOpenAIChatBody } from './request-needs.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
 
@@ -38,14 +39,14 @@ function openAIReportedTokens(body: Buffer): number | null {
 
 /** POST /v1/embeddings. */
 export const openAIEmbeddingsEndpoint: EmbeddingsEndpoint = {
-  protocol: 'openai-chat',
+  wire: openAIWire,
   label: 'openai-embeddings',
   batch: true,
   decode(_request, body) {
     const decoded = decodeOpenAIEmbeddingRequest(body);
     return { request: decoded.request, encode: (response) => encodeOpenAIEmbeddingResponse(response, { model: decoded.request.model, encodingFormat: decoded.encodingFormat }) };
   },
-  passThroughBody: (body, upstreamModel) => JSON.stringify({ ...body, model: upstreamModel }),
+  usageKey: 'usage',
   reportedTokens: openAIReportedTokens,
 };
 

@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../client-codec.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { decodeOpenAIChatRequest } from './decode-request.js';
@@ -10,7 +11,7 @@ import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
 export const openAIChatCodec: ClientCodec = {
-  protocol: 'openai-chat',
+  wire: openAIWire,
   usageKey: 'usage',
   streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).

@@ -1,6 +1,7 @@
 import { once, type ChatEndpoint, type CountTokensEndpoint } from '../family-route.js';
 import { decodeResponsesRequest, validateResponsesRequest } from './decode-request.js';
 import { openAIResponsesCodec } from './index.js';
+import { responsesWire } from '../../wire/responses/wire.js';
 import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-needs.js';
 
 /**
@@ -36,7 +37,7 @@ export const openAIResponsesEndpoint: ChatEndpoint = {
  * `conversation` only there); every other channel counts the translated request, or the local tokenizer does.
  */
 export const responsesInputTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'openai-responses',
+  wire: responsesWire,
   decode: (_request, body) => {
     const envelope = validateResponsesRequest(body);
     if (envelope.nativeOnly !== null) return { model: envelope.model, chat: null, nativeOnly: envelope.nativeOnly };

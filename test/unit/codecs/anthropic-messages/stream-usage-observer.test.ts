@@ -75,6 +75,6 @@ describe('the pass-through observer', () => {
 
   it('names the headers a same-protocol upstream must see', () => {
     expect(anthropicMessagesCodec.passThroughHeaders).toEqual(['anthropic-version', 'anthropic-beta']);
-    expect(anthropicMessagesCodec.protocol).toBe('anthropic-messages');
+    expect(anthropicMessagesCodec.wire.name).toBe('anthropic-messages');
   });
 });

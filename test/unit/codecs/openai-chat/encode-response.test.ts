@@ -102,7 +102,7 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
   });
 
   it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {
-    expect(openAIChatCodec.protocol).toBe('openai-chat');
+    expect(openAIChatCodec.wire.name).toBe('openai-chat');
     expect(openAIChatCodec.passThroughHeaders).toEqual([]);
     expect(openAIChatCodec.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
     const sse = (value: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
