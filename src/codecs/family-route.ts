@@ -23,12 +23,10 @@ export interface NativeOnlyField {
 
 /** What the gateway reads from a chat request before routing it, validated. */
 export interface ChatEnvelope {
-  /** How the caller's family reads and writes this request (per request when the body shapes the answer). */
+  /** How the caller's family reads and writes this request, bound to the stream framing the caller asked for. */
   codec: ClientCodec;
   model: string;
   stream: boolean;
-  includeUsage: boolean;
-  sse: boolean;
   maxOutputTokens: number | null;
   promptTokensEstimate: number;
   /** Tools, images, JSON schema: routing sends the request only to channels whose model offers them. */
@@ -117,13 +115,11 @@ export type FamilyRoute = {
 );
 
 /** The envelope of a chat request decoded into the canonical request up front. */
-export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, framing: { stream: boolean; sse: boolean }): ChatEnvelope {
+export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, stream: boolean): ChatEnvelope {
   return {
     codec,
     model: chat.model,
-    stream: framing.stream,
-    includeUsage: false,
-    sse: framing.sse,
+    stream,
     maxOutputTokens: chat.maxOutputTokens ?? null,
     promptTokensEstimate: estimateChatRequestTokens(chat),
     needs: needsOfChat(chat),

@@ -5,7 +5,7 @@ import { passThroughOperationOf, wireCarries, type ClientWire, type UpstreamOper
 
 /** What the caller asked for, in the caller's wire: the operation a channel either takes as it came or translated. */
 export type RequestedOperation =
-  | { kind: 'chat'; codec: Pick<ClientCodec, 'wire' | 'streamPassesThrough'>; stream: boolean; sse: boolean }
+  | { kind: 'chat'; codec: Pick<ClientCodec, 'wire' | 'streamPassesThrough'>; stream: boolean }
   | { kind: 'embeddings'; wire: ClientWire; batch: boolean }
   | { kind: 'count-tokens'; wire: ClientWire };
 
@@ -30,6 +30,6 @@ export function chooseWire(adapter: UpstreamAdapter, channel: Channel, requested
   const operation = passThroughOperationOf(wire, requested);
   if (operation === null || !wireCarries(adapter.wire, operation)) return TRANSLATE;
   if (passThrough.serves !== undefined && !passThrough.serves(channel, operation)) return TRANSLATE;
-  if (requested.kind === 'chat' && requested.stream && !requested.codec.streamPassesThrough(requested.sse)) return TRANSLATE;
+  if (requested.kind === 'chat' && requested.stream && !requested.codec.streamPassesThrough()) return TRANSLATE;
   return { kind: 'pass-through', operation };
 }

@@ -12,7 +12,7 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
   readEnvelope(_request, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
-    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true }), hostedTools: hostedToolOfferOfTools(body.tools) };
+    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream), hostedTools: hostedToolOfferOfTools(body.tools) };
   },
 };
 

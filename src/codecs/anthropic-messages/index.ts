@@ -20,7 +20,7 @@ export const anthropicMessagesCodec: ClientCodec = {
   streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
-  createStreamEncoder: (options) => new AnthropicStreamEncoder(options),
+  createStreamEncoder: (options) => new AnthropicStreamEncoder({ model: options.model, includeUsage: false, sse: true }),
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
   usageFromResponseBody: (body) => findUsageInMessageJson(body),

@@ -3,7 +3,7 @@ import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from 
 import { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest } from './decode-embedding-request.js';
 import { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
 import { encodeGeminiModel, encodeGeminiModelList } from './encode-model-list.js';
-import { geminiCodec } from './index.js';
+import { geminiCodec, geminiCodecFor } from './index.js';
 import { geminiWire } from '../../wire/gemini/wire.js';
 
 /** POST /v1beta/models/{model}:generateContent and :streamGenerateContent (also under /v1/). */
@@ -12,7 +12,7 @@ export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
     protocol: 'gemini',
     readEnvelope(request, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: request.params.model ?? '', stream });
-      return decodedChatEnvelope(geminiCodec, chat, { stream, sse: request.query.get('alt') === 'sse' });
+      return decodedChatEnvelope(geminiCodecFor({ sse: request.query.get('alt') === 'sse' }), chat, stream);
     },
   };
 }

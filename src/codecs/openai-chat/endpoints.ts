@@ -3,7 +3,7 @@ import { estimateMessagesTokens } from '../../shared/estimate-tokens.js';
 import { once, type ChatEndpoint, type EmbeddingsEndpoint, type ModelListing } from '../family-route.js';
 import { decodeOpenAIEmbeddingRequest } from './decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
-import { openAIChatCodec } from './index.js';
+import { openAIChatCodec, openAIChatCodecFor } from './index.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 import { hostedToolOfferOfOpenAIChatBody, needsOfOpenAIChatBody } from './request-needs.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
@@ -14,11 +14,9 @@ export const openAIChatEndpoint: ChatEndpoint = {
   readEnvelope(_request, body) {
     const envelope = validateOpenAIChatRequest(body);
     return {
-      codec: openAIChatCodec,
+      codec: openAIChatCodecFor(envelope),
       model: envelope.model,
       stream: envelope.stream,
-      includeUsage: envelope.includeUsage,
-      sse: true,
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: estimateMessagesTokens(body.messages),
       needs: needsOfOpenAIChatBody(body),

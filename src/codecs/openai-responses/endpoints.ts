@@ -18,8 +18,6 @@ export const openAIResponsesEndpoint: ChatEndpoint = {
       codec: openAIResponsesCodec(body),
       model: envelope.model,
       stream: envelope.stream,
-      includeUsage: false,
-      sse: true,
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: envelope.promptTokensEstimate,
       needs: needsOfResponsesBody(body),

@@ -149,7 +149,7 @@ describe('a translated answer ends with its text or tool use, with signatures be
 
   it('Anthropic, streamed (what the SDK and Claude Code rebuild)', async () => {
     await fc.assert(fc.asyncProperty(answer, async (content) => {
-      const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public', includeUsage: false, sse: true });
+      const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public' });
       const sse = streamOf(content).map((part) => encoder.encode(part)).join('') + encoder.end();
       const message = await sdkAnswering(sse).messages.stream({ model: 'public', max_tokens: 10, messages: [{ role: 'user', content: 'q' }] }).finalMessage();
       checkAnthropic(content, message.content, false);
@@ -183,7 +183,7 @@ describe('a translated answer ends with its text or tool use, with signatures be
       const calls = content.flatMap((part) => (part.type === 'tool-call' ? [part.name] : []));
       expect(message.content ?? '').toBe(text);
       expect((message.tool_calls ?? []).map((call) => call.function.name)).toEqual(calls);
-      const encoder = codec.createStreamEncoder({ model: 'public', includeUsage: false, sse: true });
+      const encoder = codec.createStreamEncoder({ model: 'public' });
       const chunks = (streamOf(content).map((part) => encoder.encode(part)).join('') + encoder.end()).split('\n\n').filter((line) => line.startsWith('data: {'))
         .map((line) => JSON.parse(line.slice('data: '.length)) as { choices: Array<{ delta: { content?: string; reasoning_content?: string; tool_calls?: ChatCallDelta[] }; finish_reason: string | null }> });
       const deltas = chunks.slice(1).map((chunk) => chunk.choices[0]!).filter((choice) => choice.finish_reason === null).map((choice) => choice.delta);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
-import { geminiCodec } from '../../../src/codecs/gemini/index.js';
+import { geminiCodec, geminiCodecFor } from '../../../src/codecs/gemini/index.js';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
 import { openAIResponsesCodec } from '../../../src/codecs/openai-responses/index.js';
 import { chooseWire } from '../../../src/relay/choose-wire.js';
@@ -31,29 +31,29 @@ const openAI = adapterOf(openAIWire, () => true);
 
 describe('chooseWire', () => {
   it('passes a chat request through to an adapter of the caller protocol, with the chat operation', () => {
-    expect(chooseWire(openAI, channel, { kind: 'chat', codec: openAIChatCodec, stream: true, sse: true })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: true } });
-    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: false, sse: true })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: false } });
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec: openAIChatCodec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: true } });
+    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: false })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: false } });
   });
 
   it('translates for an adapter of another protocol and for upstream-only wires', () => {
-    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: openAIChatCodec, stream: true, sse: true })).toEqual({ kind: 'translate' });
-    expect(chooseWire(adapterOf(bedrockConverseWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: true, sse: true })).toEqual({ kind: 'translate' });
+    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: openAIChatCodec, stream: true })).toEqual({ kind: 'translate' });
+    expect(chooseWire(adapterOf(bedrockConverseWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: true })).toEqual({ kind: 'translate' });
     expect(chooseWire(adapterOf(vertexAIWire), channel, { kind: 'count-tokens', wire: geminiWire })).toEqual({ kind: 'translate' });
   });
 
   it("rebuilds Gemini's JSON-array stream from canonical parts, while its SSE stream and whole answers pass through", () => {
     const gemini = adapterOf(geminiWire);
-    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodec, stream: true, sse: false })).toEqual({ kind: 'translate' });
-    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodec, stream: true, sse: true }).kind).toBe('pass-through');
-    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodec, stream: false, sse: false }).kind).toBe('pass-through');
+    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodecFor({ sse: false }), stream: true })).toEqual({ kind: 'translate' });
+    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodec, stream: true }).kind).toBe('pass-through');
+    expect(chooseWire(gemini, channel, { kind: 'chat', codec: geminiCodecFor({ sse: false }), stream: false }).kind).toBe('pass-through');
   });
 
   it('passes the Responses API through only to channels that serve it natively', () => {
     const codec = openAIResponsesCodec({});
-    expect(chooseWire(openAI, channel, { kind: 'chat', codec, stream: true, sse: true })).toEqual({ kind: 'pass-through', operation: { kind: 'responses', stream: true } });
-    expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat'), channel, { kind: 'chat', codec, stream: true, sse: true })).toEqual({ kind: 'translate' });
-    expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat' || operation.kind === 'embeddings'), channel, { kind: 'chat', codec, stream: false, sse: true })).toEqual({ kind: 'translate' });
-    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec, stream: false, sse: true })).toEqual({ kind: 'translate' });
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'responses', stream: true } });
+    expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat'), channel, { kind: 'chat', codec, stream: true })).toEqual({ kind: 'translate' });
+    expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat' || operation.kind === 'embeddings'), channel, { kind: 'chat', codec, stream: false })).toEqual({ kind: 'translate' });
+    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec, stream: false })).toEqual({ kind: 'translate' });
   });
 
   it('translates an operation the upstream wire has no endpoint for, or the caller wire does not pass through', () => {
