@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openAIChatCodec, openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
 import type { Usage } from '../../../../src/ir/usage.js';
 
