@@ -34,17 +34,12 @@ export type OperationOf<Kind extends PassThroughOperationKind> = Extract<Upstrea
  */
 export type PassThroughEndpoints<Endpoint> = { readonly [Kind in PassThroughOperationKind]: ((operation: OperationOf<Kind>) => Endpoint) | null };
 
-/** The wires some client speaks: a request on one of them can reach a same-wire upstream as it came. */
-export type WireProtocol = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
-
-/** Wires only upstreams speak: no client wire is served on them, so their requests are always translated. */
-export type UpstreamOnlyProtocol = 'bedrock-converse' | 'vertex-ai';
-
-export type WireName = WireProtocol | UpstreamOnlyProtocol;
-
-/** An upstream's wire: its name and the endpoint of each operation it takes as the caller sent it. */
+/**
+ * An upstream's wire: its name (`openai-chat`, `bedrock-converse` …; a wire no client wire is served on, such as
+ * Bedrock's, takes every request translated) and the endpoint of each operation it takes as the caller sent it.
+ */
 export interface Wire<Endpoint = unknown> {
-  readonly name: WireName;
+  readonly name: string;
   readonly passThrough: PassThroughEndpoints<Endpoint>;
 }
 
@@ -59,7 +54,8 @@ export type PassThroughRoutes = { readonly [Kind in RouteOperation['kind']]: ((o
 
 /** A wire clients speak (a codec's), and what it takes to send a caller's body to an upstream as it came. */
 export interface ClientWire {
-  readonly name: WireProtocol;
+  /** `openai-chat`, `openai-responses`, `anthropic-messages`, `gemini` … */
+  readonly name: string;
   /** The wire of the upstreams that take this wire's requests as they came: its own, or OpenAI's for the Responses API. */
   readonly servedOn: Wire;
   /** The upstream operation a route's request is sent as on such an upstream. */
