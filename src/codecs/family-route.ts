@@ -41,10 +41,12 @@ export interface ChatEnvelope {
   nativeOnly?: NativeOnlyField | null;
 }
 
-/** The chat operation of one route: its usage-log label and how it reads the envelope. */
+/** The chat operation of one route: its usage-log label, its wire and how it reads the envelope. */
 export interface ChatEndpoint {
   /** Usage-log label, e.g. `anthropic-messages`. */
   protocol: string;
+  /** The caller's wire (which gateway fields its body carries). */
+  wire: ClientWire;
   readEnvelope(request: RouteRequest, body: Record<string, unknown>): ChatEnvelope;
 }
 

@@ -68,7 +68,15 @@ export interface ClientWire {
   passThroughBody(body: Record<string, unknown>, upstreamModel: string, stream: boolean): string;
   /** The field of a complete answer that names the model which answered (`model`, Gemini's `modelVersion`). */
   readonly answerModelField: string;
+  /**
+   * The gateway's own fields a body of this wire has room for, taken out before any upstream sees it; callers of
+   * other wires send them as headers.
+   */
+  readonly gatewayFields: readonly GatewayField[];
 }
+
+/** A gateway field a caller's body may carry: its fallback `models`, its `provider` preference. */
+export type GatewayField = 'models' | 'provider';
 
 /** The endpoint of `operation` on `wire`; asked only for operations the wire has (`chooseWire` checks first). */
 export function passThroughEndpoint<Endpoint>(wire: Wire<Endpoint>, operation: UpstreamOperation): Endpoint {

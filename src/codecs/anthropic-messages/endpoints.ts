@@ -9,6 +9,7 @@ import { anthropicWire } from '../../wire/anthropic/wire.js';
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
+  wire: anthropicWire,
   readEnvelope(_request, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.

@@ -10,6 +10,7 @@ import { geminiWire } from '../../wire/gemini/wire.js';
 export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
   return {
     protocol: 'gemini',
+    wire: geminiWire,
     readEnvelope(request, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: request.params.model ?? '', stream });
       return decodedChatEnvelope(geminiCodecFor({ sse: request.query.get('alt') === 'sse' }), chat, stream);

@@ -11,6 +11,7 @@ import { validateOpenAIChatRequest } from './validate-request.js';
 /** POST /v1/chat/completions: validated up front, decoded to the IR only if a translated channel needs it. */
 export const openAIChatEndpoint: ChatEndpoint = {
   protocol: 'openai-chat',
+  wire: openAIWire,
   readEnvelope(_request, body) {
     const envelope = validateOpenAIChatRequest(body);
     return {

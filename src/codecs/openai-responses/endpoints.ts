@@ -12,6 +12,7 @@ import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-
  */
 export const openAIResponsesEndpoint: ChatEndpoint = {
   protocol: 'openai-responses',
+  wire: responsesWire,
   readEnvelope(_request, body) {
     const envelope = validateResponsesRequest(body);
     return {

@@ -35,8 +35,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
-    const requested = takeRequestedModels(context, endpoint.protocol, body);
-    const preference = callerPreference(context, endpoint.protocol, body);
+    const requested = takeRequestedModels(context, endpoint.wire, body);
+    const preference = callerPreference(context, endpoint.wire, body);
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });

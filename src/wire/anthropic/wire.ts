@@ -25,4 +25,5 @@ export const anthropicWire: Wire<AnthropicPath> & ClientWire = {
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': SAME_ROUTES.countTokens, embeddings: null },
   passThroughBody: (body, upstreamModel) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayThinking),
   answerModelField: 'model',
+  gatewayFields: [],
 };

@@ -29,4 +29,5 @@ export const geminiWire: Wire<GeminiMethod> & ClientWire = {
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': SAME_ROUTES.countTokens, embeddings: SAME_ROUTES.embeddings },
   passThroughBody: (body) => JSON.stringify(body),
   answerModelField: 'modelVersion',
+  gatewayFields: [],
 };

@@ -38,4 +38,5 @@ export const openAIWire: Wire<string> & ClientWire = {
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': null, embeddings: SAME_ROUTES.embeddings },
   passThroughBody: (body, upstreamModel, stream) => (stream ? withStreamUsage(body, upstreamModel) : bodyNamingModel(body, upstreamModel)),
   answerModelField: 'model',
+  gatewayFields: ['models', 'provider'],
 };

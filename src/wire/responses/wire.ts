@@ -18,4 +18,5 @@ export const responsesWire: ClientWire = {
   },
   passThroughBody: (body, upstreamModel) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayReasoning),
   answerModelField: 'model',
+  gatewayFields: ['provider'],
 };
