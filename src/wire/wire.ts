@@ -7,8 +7,8 @@
 
 /**
  * The operations an upstream can be sent a caller's body with unchanged, by name, with what each carries. Adding one
- * here makes the compiler ask every wire (its `passThrough` record) and every client wire (`passThroughOperation`) to
- * answer for it.
+ * here makes the compiler ask every wire (its `passThrough` record) to answer for it; a new route operation
+ * (`RouteOperation`) likewise asks every client wire (`passThroughRoutes`).
  */
 export interface PassThroughOperations {
   chat: { stream: boolean };
