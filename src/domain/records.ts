@@ -71,6 +71,8 @@ export interface ApiKey {
   createdBy: string | null;
   /** A short-lived key minted by the console's playground: not listed, revoked after its call. */
   playground: boolean;
+  /** The key's project; null (or absent on records made before projects): the account's default project. */
+  projectId?: string | null;
 }
 
 /**

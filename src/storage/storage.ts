@@ -19,6 +19,7 @@ import type { SupportRepository } from './repositories/support-repository.js';
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
+import type { ProjectRepository } from '../domain/project.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -69,6 +70,8 @@ export interface Storage {
   signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
+  /** Projects inside accounts: their limits, spend and members. */
+  projects: ProjectRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */
@@ -97,7 +100,7 @@ export interface AccountRepository {
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins'>> & {
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins' | 'projectId'>> & {
   /** The budget keeps its period: only its limit is written, so spend settled meanwhile is not overwritten. */
   budgetLimitOnly?: boolean;
 };

@@ -44,6 +44,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     environment: row.environment,
     createdBy: row.created_by,
     playground: toBoolean(row.playground),
+    projectId: row.project_id,
   };
 }
 
@@ -70,6 +71,7 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     environment: key.environment,
     created_by: key.createdBy,
     playground: fromBoolean(key.playground),
+    project_id: key.projectId ?? null,
   };
 }
 
@@ -90,6 +92,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
     else Object.assign(changes, budgetColumns(patch.budget));
   }
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
+  if (patch.projectId !== undefined) changes.project_id = patch.projectId;
   return changes;
 }
 
