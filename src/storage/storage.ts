@@ -193,6 +193,8 @@ export interface MoneySnapshot {
   accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
   keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
+  /** Projects whose cap or budget takes part (absent: none asked for). */
+  projects?: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
 }
@@ -201,6 +203,7 @@ export interface MoneySnapshotRequest {
   accountIds: string[];
   keyIds: string[];
   subscriptionIds: string[];
+  projectIds?: string[];
   pools: string[];
 }
 
@@ -209,6 +212,8 @@ export interface SettledUsage {
   entryId: string;
   accountId: string;
   keyId: string;
+  /** The key's project whose cap or budget took part: its spend grows by the charge (absent or null: none). */
+  projectId?: string | null;
   requestId: string;
   /** Taken from the account balance (a `usage` ledger entry of -walletNano). */
   walletNano: NanoUsd;
@@ -238,9 +243,16 @@ export interface BudgetRollover {
   periodStart: number;
 }
 
+/** A project budget's new period: its spend starts again from zero. */
+export interface ProjectBudgetRollover {
+  projectId: string;
+  periodStart: number;
+}
+
 export interface MoneyWrites {
   rollovers: SubscriptionRollover[];
   budgetRollovers?: BudgetRollover[];
+  projectBudgetRollovers?: ProjectBudgetRollover[];
   usages: SettledUsage[];
   /** This instance's holds after the transaction, absolute (0 deletes the row). */
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;
