@@ -44,7 +44,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     environment: row.environment,
     createdBy: row.created_by,
     playground: toBoolean(row.playground),
-    projectId: row.project_id,
+    // Absent for the default project, as on records made before projects.
+    ...(row.project_id === null ? {} : { projectId: row.project_id }),
   };
 }
 
