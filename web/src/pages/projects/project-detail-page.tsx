@@ -146,7 +146,7 @@ export function ProjectDetailPage() {
         <Card title="Delete project">
           <p className="field-hint">Only a project without live keys can be deleted: revoke its keys or move them to another project first.</p>
           {remove.isError ? <Alert tone="error">{errorMessage(remove.error)}</Alert> : null}
-          <Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => navigate('/projects') })}>Delete project</Button>
+          <div className="form-actions"><Button variant="danger" busy={remove.isPending} onClick={() => remove.mutate(undefined, { onSuccess: () => navigate('/projects') })}>Delete project</Button></div>
         </Card>
       ) : null}
     </div>
