@@ -55,7 +55,9 @@ describe.skipIf(!chromiumPresent)('projects in the console', () => {
     await keyForm.getByText('The project\'s budget, limits and allowed models apply').waitFor();
     await screenshot(fixture, page, 'keys-create-project-picker');
     await keyForm.getByRole('button', { name: 'Create key' }).click();
-    await page.getByRole('dialog', { name: /copy/i }).or(page.getByText('search backend').first()).first().waitFor();
+    await page.getByRole('button', { name: 'I have copied the key' }).click();
+    await page.getByText('Project: Search team').waitFor();
+    await screenshot(fixture, page, 'keys-list-with-project');
     const keys = (await fixture.gateway.admin<{ data: Array<{ name: string; project_id: string | null }> }>('GET', `/admin/accounts/${accountId}/keys`)).body.data;
     expect(keys.find((key) => key.name === 'search backend')?.project_id).toBe(projectId);
 

@@ -76,6 +76,8 @@ export function KeysPage() {
   const keys = useKeys();
   const models = useModels();
   const projects = useProjects();
+  // The project of each key is shown once the account has projects besides the default one.
+  const projectNames = new Map((projects.data?.data ?? []).filter((project) => !project.default).map((project) => [project.id, project.name]));
   const createKey = useCreateKey();
   const updateKey = useUpdateKey();
   const revokeKey = useRevokeKey();
@@ -115,6 +117,7 @@ export function KeysPage() {
                     <th scope="row">
                       <span className="key-name">{key.name}</span>
                       <span className="key-meta mono">{key.hint}{key.environment == null ? null : <> · {key.environment}</>}</span>
+                      {projectNames.size === 0 ? null : <span className="key-meta">Project: {key.project_id === null ? 'Default' : projectNames.get(key.project_id) ?? key.project_id}</span>}
                       <span className="key-meta">Created {formatDate(key.created_at)}</span>
                     </th>
                     <td data-label="State"><KeyStatusBadge apiKey={key} /></td>
