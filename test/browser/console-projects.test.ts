@@ -79,6 +79,7 @@ describe.skipIf(!chromiumPresent)('projects in the console', () => {
     await page.getByRole('button', { name: 'Add to project' }).click();
     await page.getByTestId('project-members-table').getByRole('rowheader', { name: memberEmail }).waitFor();
     await page.getByTestId('project-keys-table').getByText('search backend').waitFor();
+    await page.evaluate('window.scrollTo(0, 0)');
     await screenshot(fixture, page, 'project-detail');
     await page.screenshot({ path: `${fixture.screenshots}/project-detail-full.png`, fullPage: true });
     // The member now sees only this project.
