@@ -4,6 +4,7 @@ import type { AdmissionControl } from './http/admission-control.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
+import { addProjectAdminRoutes } from './http/admin/project-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
 import { addCatalogImportRoutes } from './http/admin/catalog-import-routes.js';
@@ -46,6 +47,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
   addWebhookAdminRoutes(router, services);
+  addProjectAdminRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();

@@ -19,6 +19,7 @@ import type { SupportRepository } from './repositories/support-repository.js';
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
+import type { ProjectRepository } from '../domain/project.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -69,6 +70,8 @@ export interface Storage {
   signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
+  /** Projects inside accounts: their limits, spend and members. */
+  projects: ProjectRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */
@@ -97,7 +100,7 @@ export interface AccountRepository {
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins'>> & {
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins' | 'projectId'>> & {
   /** The budget keeps its period: only its limit is written, so spend settled meanwhile is not overwritten. */
   budgetLimitOnly?: boolean;
 };
@@ -190,6 +193,8 @@ export interface MoneySnapshot {
   accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
   keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
+  /** Projects whose cap or budget takes part (absent: none asked for). */
+  projects?: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
 }
@@ -198,6 +203,7 @@ export interface MoneySnapshotRequest {
   accountIds: string[];
   keyIds: string[];
   subscriptionIds: string[];
+  projectIds?: string[];
   pools: string[];
 }
 
@@ -206,6 +212,8 @@ export interface SettledUsage {
   entryId: string;
   accountId: string;
   keyId: string;
+  /** The key's project whose cap or budget took part: its spend grows by the charge (absent or null: none). */
+  projectId?: string | null;
   requestId: string;
   /** Taken from the account balance (a `usage` ledger entry of -walletNano). */
   walletNano: NanoUsd;
@@ -235,9 +243,16 @@ export interface BudgetRollover {
   periodStart: number;
 }
 
+/** A project budget's new period: its spend starts again from zero. */
+export interface ProjectBudgetRollover {
+  projectId: string;
+  periodStart: number;
+}
+
 export interface MoneyWrites {
   rollovers: SubscriptionRollover[];
   budgetRollovers?: BudgetRollover[];
+  projectBudgetRollovers?: ProjectBudgetRollover[];
   usages: SettledUsage[];
   /** This instance's holds after the transaction, absolute (0 deletes the row). */
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;
