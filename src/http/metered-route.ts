@@ -1,12 +1,15 @@
+import type { AnswerReport } from '../billing/answer-report.js';
+import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
+import { settle, trackStream, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
 import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
-import { admit } from '../relay/admission.js';
+import { admit, type Admission } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { RequestMeter } from '../relay/request-meter.js';
-import type { ResponseSink } from '../relay/response-sink.js';
+import type { AnswerStream, ResponseSink } from '../relay/response-sink.js';
 import type { GatewayServices } from '../services.js';
 import { authenticate } from './authenticate.js';
 import type { RequestContext, RouteHandler } from './request-context.js';
@@ -37,11 +40,14 @@ export interface MeteredCall {
   readonly relay: RelayDependencies;
   readonly key: ApiKey;
   readonly account: Account;
+  /** What is observed of the request (its usage row's facts, its trace); it holds no money. */
   readonly meter: RequestMeter;
   /** Where the relay writes the answer. */
   readonly sink: ResponseSink;
-  /** Admits the request (allowlist, money, concurrency, every rate window) and returns the answer's rate-limit headers. */
-  admit(ask: AdmissionAsk): Promise<Record<string, string>>;
+  /** Admits the request (allowlist, money, concurrency, every rate window); the admission carries the answer's rate-limit headers. */
+  admit(ask: AdmissionAsk): Promise<Admission>;
+  /** Starts a stream's checkpoints (for the relays): a crash of this instance then charges the stream at its last one. */
+  readonly checkpoint: CheckpointStream;
   /** Keeps `resource` until the request ends, however it ends, then disposes of it. */
   hold<T extends Disposable>(resource: T): T;
 }
@@ -55,21 +61,69 @@ export interface MeteredRouteOptions {
   refuseBeforeBody?: ModelKind;
 }
 
-/** Refusals that need no body: the listener drops the unread upload (never spooled) before it answers. */
-function refuseBeforeBody(call: MeteredCall, kind: ModelKind): Promise<void> {
-  return admitBeforeBody(call.services, { key: call.key, account: call.account, kind, meter: call.meter });
+/**
+ * The caller's side of the request with the end of a streamed answer held back until `release`: the request is
+ * settled before its stream ends, so its usage row exists once the caller has the whole answer.
+ */
+class SettleBeforeEnd implements ResponseSink {
+  #ends: Array<() => void> = [];
+  #holding = true;
+
+  constructor(private readonly sink: ResponseSink) {}
+
+  get requestId(): string {
+    return this.sink.requestId;
+  }
+
+  get startedAt(): number {
+    return this.sink.startedAt;
+  }
+
+  onCallerGone(listener: () => void): () => void {
+    return this.sink.onCallerGone(listener);
+  }
+
+  send(answer: Parameters<ResponseSink['send']>[0]): void {
+    this.sink.send(answer);
+  }
+
+  cut(error: Error): void {
+    this.sink.cut(error);
+  }
+
+  openStream(...args: Parameters<ResponseSink['openStream']>): AnswerStream {
+    const stream = this.sink.openStream(...args);
+    return {
+      get started() {
+        return stream.started;
+      },
+      write: (chunk) => stream.write(chunk),
+      end: (chunk) => {
+        if (this.#holding) this.#ends.push(() => stream.end(chunk));
+        else stream.end(chunk);
+      },
+    };
+  }
+
+  /** Ends the streams whose end was held. */
+  release(): void {
+    this.#holding = false;
+    const ends = this.#ends;
+    this.#ends = [];
+    for (const end of ends) end();
+  }
 }
 
 /**
  * The frame of every billed endpoint, written once: authenticate the key, open the request's meter, run the
- * endpoint's operation (read and validate the body, resolve the model, `call.admit`, relay), and settle exactly once
- * — the operation settles its answer; a failure anywhere settles here with the error's status and code. Held
- * resources are disposed of afterwards, also when the caller left or the upstream failed.
+ * endpoint's operation (read and validate the body, resolve the model, `call.admit`, relay), and settle exactly once,
+ * here, however the request ends: with the answer's report, or the error's status and code. Held resources are
+ * disposed of afterwards, also when the caller left or the upstream failed.
  */
 export function meteredRoute(
   services: GatewayServices,
   protocol: string,
-  operation: (call: MeteredCall) => Promise<void>,
+  operation: (call: MeteredCall) => Promise<AnswerReport>,
   options: MeteredRouteOptions = {},
 ): RouteHandler {
   const relay = relayDependencies(services);
@@ -77,6 +131,11 @@ export function meteredRoute(
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     const held: Disposable[] = [];
+    const sink = new SettleBeforeEnd(responseSink(context));
+    let early: RequestCharge | null = null;
+    let admission: Admission | null = null;
+    let settled = false;
+    let report: AnswerReport | null = null;
     const call: MeteredCall = {
       context,
       services,
@@ -84,22 +143,34 @@ export function meteredRoute(
       key,
       account,
       meter,
-      sink: responseSink(context),
+      sink,
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
-      admit: (ask) => admit(services, {
-        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, family: context.family,
-      }),
+      admit: async (ask) => (admission = await admit(services, {
+        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family,
+      })),
+      checkpoint: (price, billed, opening) => {
+        if (admission === null || settled) return;
+        meter.checkpointing();
+        trackStream(services.ledger, meter, admission.reservation, price, billed, opening);
+      },
       hold: (resource) => (held.push(resource), resource),
     };
     try {
-      if (options.refuseBeforeBody !== undefined) await refuseBeforeBody(call, options.refuseBeforeBody);
-      await operation(call);
+      if (options.refuseBeforeBody !== undefined) {
+        early = await admitBeforeBody(services, { key, account, kind: options.refuseBeforeBody });
+      }
+      report = await operation(call);
     } catch (error) {
       const failure = toGatewayError(error);
-      meter.finish({ status: failure.status, errorCode: failure.code });
+      report = reportOf(error) ?? { status: failure.status, errorCode: failure.code };
       throw error;
     } finally {
+      settled = true;
+      const ending = report ?? { status: 500, errorCode: 'internal_error' };
+      const admitted = admission;
+      meter.settled(meter.observeSettle(() => settle(services, meter, admitted, early, ending)), ending);
+      sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }
   };

@@ -58,9 +58,9 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { model } = chain;
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-    const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
+    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
     // A request the cache does not serve goes to the relay as it is (no cache status header).
-    const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: rateLimitHeaders, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
+    const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: { ...rateLimitHeaders }, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,
       meter,
       codec: envelope.codec,
@@ -68,14 +68,16 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       includeUsage: envelope.includeUsage,
       sse: envelope.sse,
       model: envelope.model,
+      pricedAt: model,
       headers: rateLimitHeaders,
       now: services.clock.now(),
     });
-    if (cache.answered) return;
-    await relayModelChain(call.relay, {
+    if (cache.answered) return cache.report;
+    return relayModelChain(call.relay, {
       sink: call.sink,
       family: context.family,
       meter,
+      checkpoint: call.checkpoint,
       codec: envelope.codec,
       body,
       chat: envelope.chat,

@@ -2,6 +2,7 @@ import { resolveModel } from './resolve-model.js';
 import type { EmbeddingsEndpoint } from '../../codecs/family-route.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { Usage } from '../../ir/usage.js';
+import { AnswerPrice } from '../../billing/answer-report.js';
 import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
@@ -25,7 +26,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     const { model, routes } = resolveModel(services, meter, request.model, { kind: 'embedding', endpoint: `POST ${context.path}` });
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
     meter.expect({ promptTokens: estimate });
-    const rateLimitHeaders = await call.admit({ model, estimatedTokens: estimate });
+    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate });
     const result = await relayUnary(call.relay, call.sink, meter, routes, {
       request(adapter, route, credential) {
         const wire = chooseWire(adapter, route.channel, requested);
@@ -39,12 +40,13 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
         const parsed = embeddings.parse(upstreamBody, request);
         return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
       },
-    });
+    }, { model: model.id });
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
     meter.markFirstByte();
     const usage = inputTokensOf(result.inputTokens);
-    const priced = meter.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
+    const price = new AnswerPrice(model);
+    const priced = price.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
     sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
-    meter.finish({ status: 200, usage });
+    return { status: 200, usage, price };
   });
 }
