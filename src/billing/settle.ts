@@ -74,8 +74,6 @@ export interface SettledRequest {
   readonly startedAt: number;
   /** Channel-model token windows the answering attempt charged (null: none). */
   readonly attemptTokenCharges: TokenCharges | null;
-  /** Whether the stream is checkpointed by the ledger until it settles. */
-  readonly checkpointed: boolean;
 }
 
 /** What a request was settled at: its cost, the usage billed and the usage row written. */
@@ -112,7 +110,8 @@ export function settle(
   }
   // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
   const reservation = admission?.reservation ?? (cost > 0n ? ledger.unreserved(request.accountId, request.keyId, newId('led', request.createdAt)) : null);
-  const checkpointed = request.checkpointed && ledger.checkpoints.finish(request.requestId);
+  // A stream checkpointed by the ledger stops being so; one whose checkpoint reached storage has it deleted.
+  const checkpointed = ledger.checkpoints.finish(request.requestId);
   const row = usageRow(request, report, price, usage, cost);
   if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: request.requestId, createdAt: clock.now(), checkpointed, usageRow: row });
   usageLog.record(row);

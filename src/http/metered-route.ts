@@ -151,7 +151,6 @@ export function meteredRoute(
       })),
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;
-        meter.checkpointing();
         trackStream(services.ledger, meter, admission.reservation, price, billed, opening);
       },
       hold: (resource) => (held.push(resource), resource),
@@ -169,7 +168,7 @@ export function meteredRoute(
       settled = true;
       const ending = report ?? { status: 500, errorCode: 'internal_error' };
       const admitted = admission;
-      meter.settled(meter.observeSettle(() => settle(services, meter, admitted, early, ending)), ending);
+      meter.observeSettlement(ending, () => settle(services, meter, admitted, early, ending));
       sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }

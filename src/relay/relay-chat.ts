@@ -197,7 +197,7 @@ async function relayPassThrough(
     const priced = price.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
     const answered = body;
-    const report: AnswerReport = { status: response.status, usage, price, answer: () => codec.answerFactsOfBody(answered) };
+    const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => codec.answerFactsOfBody(answered)) };
     if (recorder !== null && response.status === 200) {
       recorder.rawBody(body);
       recorder.complete();
@@ -278,6 +278,12 @@ function passThroughAnswer(observer: PassThroughStreamObserver, accepted: boolea
     deliveredText: () => observer.deliveredText(),
     promptTokens,
   };
+}
+
+/** The answer's facts read once, for the attempt's span and the request's trace alike. */
+function readOnce(read: () => AnswerFacts): () => AnswerFacts {
+  let facts: AnswerFacts | null = null;
+  return () => (facts ??= read());
 }
 
 /** The first call's promise, for every call (the local prompt count is asked at each checkpoint and at the end). */

@@ -29,9 +29,6 @@ export class RequestMeter implements SettledRequest {
   #stream = false;
   #promptTokensEstimate = 0;
   #attemptTokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
-  /** The stream is checkpointed by the ledger until it settles. */
-  #checkpointed = false;
-  #settled = false;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;
@@ -76,10 +73,6 @@ export class RequestMeter implements SettledRequest {
     return this.#attemptTokenCharges;
   }
 
-  get checkpointed(): boolean {
-    return this.#checkpointed;
-  }
-
   /** What the body says of the request: streamed or not, and the local estimate of its prompt. */
   expect(shape: { stream?: boolean; promptTokens: number }): void {
     if (shape.stream !== undefined) this.#stream = shape.stream;
@@ -110,21 +103,27 @@ export class RequestMeter implements SettledRequest {
     if (index >= 0) rules.splice(index, 1);
   }
 
-  /** The stream is checkpointed from now on (billing/settle.ts `trackStream`). */
-  checkpointing(): void {
-    this.#checkpointed = true;
-  }
-
-  /** The answer's first byte left for the caller: a stream tracked for checkpoints gets its first one now. */
+  /**
+   * The answer's first byte left for the caller: a stream tracked for checkpoints (until it settles) gets its first
+   * one now.
+   */
   markFirstByte(): void {
     if (this.#ttfbMs !== null) return;
     this.#ttfbMs = Math.round(performance.now() - this.startedAt);
-    if (this.#checkpointed && !this.#settled) this.dependencies.ledger.checkpointFirstByte(this.requestId);
+    this.dependencies.ledger.checkpointFirstByte(this.requestId);
   }
 
-  /** The request was settled: its access log line and trace get what it was billed. */
-  settled(settlement: Settlement, report: AnswerReport): void {
-    this.#settled = true;
+  /**
+   * The request settles (`settleNow`, in the trace's `settle` span with its cost and whether money was held): its
+   * access log line and trace get what it was billed.
+   */
+  observeSettlement(report: AnswerReport, settleNow: () => Settlement): void {
+    const span = this.observation?.startSpan('settle') ?? null;
+    const settlement = settleNow();
+    if (span !== null) {
+      span.set('unigate.cost_usd', nanoToDecimalString(settlement.costNano)).set('unigate.reserved', settlement.reserved);
+      span.end();
+    }
     const { row } = settlement;
     let facts: AnswerFacts | null = null;
     const answer = report.answer;
@@ -145,16 +144,5 @@ export class RequestMeter implements SettledRequest {
       stream: this.stream,
       answer: answer === undefined ? null : () => (facts ??= answer() ?? NO_ANSWER_FACTS),
     });
-  }
-
-  /** Wraps the settlement in the trace's `settle` span (cost, whether money was held). */
-  observeSettle(run: () => Settlement): Settlement {
-    const span = this.observation?.startSpan('settle') ?? null;
-    const settlement = run();
-    if (span !== null) {
-      span.set('unigate.cost_usd', nanoToDecimalString(settlement.costNano)).set('unigate.reserved', settlement.reserved);
-      span.end();
-    }
-    return settlement;
   }
 }
