@@ -2,16 +2,16 @@ import { callerPreference } from './caller-preference.js';
 import { modelChain } from './model-chain.js';
 import { takeRequestedModels } from './requested-models.js';
 import { nativeRoutes } from './native-routes.js';
-import type { ClientCodec } from '../../codecs/client-codec.js';
-import type { ChatEndpoint } from '../../codecs/family-route.js';
-import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { relayModelChain } from '../../relay/relay-fallback.js';
-import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
-import { serveFromCache, type CacheOutcome } from '../../relay/response-cache/serve-from-cache.js';
-import type { GatewayServices } from '../../services.js';
-import { meteredRoute } from '../metered-route.js';
-import { readJsonObject } from '../read-body.js';
-import type { RequestContext, RouteHandler } from '../request-context.js';
+import type { ClientCodec } from '../codecs/client-codec.js';
+import type { ChatEndpoint } from '../codecs/family-route.js';
+import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
+import { relayModelChain } from '../relay/relay-fallback.js';
+import { planResponseCache } from '../relay/response-cache/cache-plan.js';
+import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
+import type { GatewayServices } from '../services.js';
+import { meteredRoute } from './metered-frame.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RequestContext, RouteHandler } from '../http/request-context.js';
 
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };

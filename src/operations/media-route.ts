@@ -1,13 +1,13 @@
 import { tmpdir } from 'node:os';
-import type { AnswerReport } from '../../billing/answer-report.js';
+import type { AnswerReport } from '../billing/answer-report.js';
 import { resolveModel } from './resolve-model.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import type { GatewayServices } from '../../services.js';
-import type { Model, ModelKind } from '../../domain/records.js';
-import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
-import { meteredRoute, type MeteredCall } from '../metered-route.js';
-import type { RouteHandler } from '../request-context.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { GatewayServices } from '../services.js';
+import type { Model, ModelKind } from '../domain/records.js';
+import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
+import { meteredRoute, type MeteredCall } from './metered-frame.js';
+import type { RouteHandler } from '../http/request-context.js';
 
 /** What a media operation works with: the metered call of any billed endpoint. */
 export type MediaCall = MeteredCall;

@@ -1,18 +1,18 @@
-import type { CountTokensEndpoint } from '../../codecs/family-route.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { TokenCount } from '../../ir/token-count.js';
-import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
-import { passThroughBody } from '../../relay/pass-through-body.js';
-import { relayDependencies } from '../../relay/relay-dependencies.js';
-import { relayUnary } from '../../relay/relay-unary.js';
-import type { GatewayServices } from '../../services.js';
-import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import type { UpstreamAdapter, UpstreamCountTokens } from '../../upstreams/upstream-adapter.js';
-import { authenticate } from '../authenticate.js';
-import { responseSink } from '../response-sink.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import type { CountTokensEndpoint } from '../codecs/family-route.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { TokenCount } from '../ir/token-count.js';
+import { chooseWire, type RequestedOperation } from '../relay/choose-wire.js';
+import { passThroughBody } from '../relay/pass-through-body.js';
+import { relayDependencies } from '../relay/relay-dependencies.js';
+import { relayUnary } from '../relay/relay-unary.js';
+import type { GatewayServices } from '../services.js';
+import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
+import type { UpstreamAdapter, UpstreamCountTokens } from '../upstreams/upstream-adapter.js';
+import { authenticate } from '../http/authenticate.js';
+import { responseSink } from '../http/response-sink.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
+import { sendRaw } from '../http/respond.js';
 import { nativeRoutes } from './native-routes.js';
 
 /**

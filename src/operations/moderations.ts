@@ -1,12 +1,12 @@
-import { badRequest } from '../../codecs/openai-chat/bad-request.js';
-import type { Usage } from '../../ir/usage.js';
-import { AnswerPrice } from '../../billing/answer-report.js';
-import { relayUnary } from '../../relay/relay-unary.js';
-import type { GatewayServices } from '../../services.js';
-import { estimateTextTokens } from '../../shared/estimate-tokens.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import { badRequest } from '../codecs/openai-chat/bad-request.js';
+import type { Usage } from '../ir/usage.js';
+import { AnswerPrice } from '../billing/answer-report.js';
+import { relayUnary } from '../relay/relay-unary.js';
+import type { GatewayServices } from '../services.js';
+import { estimateTextTokens } from '../shared/estimate-tokens.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
+import { sendRaw } from '../http/respond.js';
 import { upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel } from './media-route.js';
 

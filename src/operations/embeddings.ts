@@ -1,16 +1,16 @@
 import { resolveModel } from './resolve-model.js';
-import type { EmbeddingsEndpoint } from '../../codecs/family-route.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { Usage } from '../../ir/usage.js';
-import { AnswerPrice } from '../../billing/answer-report.js';
-import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
-import { relayUnary } from '../../relay/relay-unary.js';
-import type { GatewayServices } from '../../services.js';
-import { estimateTextTokens } from '../../shared/estimate-tokens.js';
-import { meteredRoute } from '../metered-route.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import type { EmbeddingsEndpoint } from '../codecs/family-route.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Usage } from '../ir/usage.js';
+import { AnswerPrice } from '../billing/answer-report.js';
+import { chooseWire, type RequestedOperation } from '../relay/choose-wire.js';
+import { relayUnary } from '../relay/relay-unary.js';
+import type { GatewayServices } from '../services.js';
+import { estimateTextTokens } from '../shared/estimate-tokens.js';
+import { meteredRoute } from './metered-frame.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
+import { sendRaw } from '../http/respond.js';
 
 function inputTokensOf(usage: number): Usage {
   return { input: { total: usage, noCache: usage, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };

@@ -11,9 +11,9 @@ import { relayDependencies, type RelayDependencies } from '../relay/relay-depend
 import { RequestMeter } from '../relay/request-meter.js';
 import type { AnswerStream, ResponseSink } from '../relay/response-sink.js';
 import type { GatewayServices } from '../services.js';
-import { authenticate } from './authenticate.js';
-import type { RequestContext, RouteHandler } from './request-context.js';
-import { responseSink } from './response-sink.js';
+import { authenticate } from '../http/authenticate.js';
+import type { RequestContext, RouteHandler } from '../http/request-context.js';
+import { responseSink } from '../http/response-sink.js';
 
 /** What one admission needs beyond the caller: the model, its token estimate and, for non-token endpoints, a cost bound. */
 export interface AdmissionAsk {
