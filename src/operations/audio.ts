@@ -13,7 +13,6 @@ import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-ada
 import type { ChannelRoute } from '../routing/catalog.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
-import { sendRaw } from '../http/respond.js';
 import { formBoolean, optionalChoice, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, type MediaCall } from './media-route.js';
 
@@ -88,9 +87,8 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     }
     const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) }, { model: model.id });
     if (answer === null) throw noChannelFor(model, translation ? 'translations' : 'transcriptions');
-    call.meter.markFirstByte();
     const outcome = { usage: answer.usage.tokens, billable: { audioSeconds: answer.usage.seconds ?? duration.seconds } };
-    sendRaw(call.context, 200, answer.body, transcriptContentType(format), { ...headers, ...price.priced(answer.body, outcome, null).headers });
+    call.sink.send({ status: 200, body: answer.body, contentType: transcriptContentType(format), headers: { ...headers, ...price.priced(answer.body, outcome, null).headers } });
     return { status: 200, ...outcome, price };
   }, { refuseBeforeUpload: 'audio' });
 }

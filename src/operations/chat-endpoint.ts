@@ -62,7 +62,6 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     // A request the cache does not serve goes to the relay as it is (no cache status header).
     const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: { ...rateLimitHeaders }, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,
-      meter,
       codec: envelope.codec,
       stream: envelope.stream,
       includeUsage: envelope.includeUsage,

@@ -10,7 +10,6 @@ import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import { meteredRoute } from './metered-frame.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
-import { sendRaw } from '../http/respond.js';
 
 function inputTokensOf(usage: number): Usage {
   return { input: { total: usage, noCache: usage, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
@@ -42,11 +41,10 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
       },
     }, { model: model.id });
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
-    meter.markFirstByte();
     const usage = inputTokensOf(result.inputTokens);
     const price = new AnswerPrice(model);
     const priced = price.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
-    sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
+    call.sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...rateLimitHeaders, ...priced.headers } });
     return { status: 200, usage, price };
   });
 }

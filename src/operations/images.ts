@@ -16,7 +16,6 @@ import { readOpenAIMediaUsage, type OpenAIMediaUsage } from '../upstreams/openai
 import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
-import { sendRaw } from '../http/respond.js';
 import { optionalChoice, optionalInteger, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, speaksOpenAIMedia, type MediaCall } from './media-route.js';
 
@@ -119,9 +118,8 @@ export function encodeGeneratedImages(responses: readonly ImageGenerationRespons
 }
 
 function answerOpenAIImages(call: MediaCall, answer: { body: Buffer; usage: OpenAIMediaUsage }, headers: Readonly<Record<string, string>>, imageVariant: ImageVariant, price: AnswerPrice): AnswerReport {
-  call.meter.markFirstByte();
   const outcome = { usage: answer.usage.tokens, billable: { images: answer.usage.images ?? 0, imageVariant } };
-  sendRaw(call.context, 200, answer.body, 'application/json', { ...headers, ...price.priced(answer.body, outcome, null).headers });
+  call.sink.send({ status: 200, body: answer.body, contentType: 'application/json', headers: { ...headers, ...price.priced(answer.body, outcome, null).headers } });
   return { status: 200, ...outcome, price };
 }
 
@@ -164,11 +162,10 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<AnswerR
     const refusal = new GatewayError('bad_request', `The upstream model produced no image: ${first.response.refusal ?? 'no reason given'}.`, { param: 'prompt' });
     throw withReport(refusal, { status: 400, errorCode: 'bad_request', usage, billable: { images: 0, imageVariant: relay.imageVariant }, price });
   }
-  call.meter.markFirstByte();
   const warnings: Record<string, string> = request?.quality === undefined ? {} : { 'x-gateway-warnings': encodeURIComponent("'quality' has no equivalent on this model and was ignored.") };
   const outcome = { usage, billable: { images: produced, imageVariant: relay.imageVariant } };
   const body = encodeGeneratedImages(responses, relay.responseFormat, Math.floor(call.services.clock.now() / 1000));
-  sendRaw(call.context, 200, body, 'application/json', { ...relay.headers, ...warnings, ...price.priced(body, outcome, null).headers });
+  call.sink.send({ status: 200, body, contentType: 'application/json', headers: { ...relay.headers, ...warnings, ...price.priced(body, outcome, null).headers } });
   return { status: 200, ...outcome, price };
 }
 

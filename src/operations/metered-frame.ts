@@ -10,6 +10,7 @@ import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { RequestMeter } from '../relay/request-meter.js';
 import type { AnswerStream, ResponseSink } from '../relay/response-sink.js';
+import type { CallerSignal } from '../relay/caller-signal.js';
 import type { GatewayServices } from '../services.js';
 import { authenticate } from '../http/authenticate.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
@@ -62,14 +63,18 @@ export interface MeteredRouteOptions {
 }
 
 /**
- * The caller's side of the request with the end of a streamed answer held back until `release`: the request is
- * settled before its stream ends, so its usage row exists once the caller has the whole answer.
+ * The caller's side of a metered request: the first byte of its answer, whole or streamed, is marked on the meter as
+ * it leaves, and the end of a streamed answer is held back until `release`: the request is settled before its stream
+ * ends, so its usage row exists once the caller has the whole answer.
  */
-class SettleBeforeEnd implements ResponseSink {
+class MeteredSink implements ResponseSink {
   #ends: Array<() => void> = [];
   #holding = true;
 
-  constructor(private readonly sink: ResponseSink) {}
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly meter: RequestMeter,
+  ) {}
 
   get requestId(): string {
     return this.sink.requestId;
@@ -84,6 +89,7 @@ class SettleBeforeEnd implements ResponseSink {
   }
 
   send(answer: Parameters<ResponseSink['send']>[0]): void {
+    this.meter.markFirstByte();
     this.sink.send(answer);
   }
 
@@ -91,8 +97,11 @@ class SettleBeforeEnd implements ResponseSink {
     this.sink.cut(error);
   }
 
-  openStream(...args: Parameters<ResponseSink['openStream']>): AnswerStream {
-    const stream = this.sink.openStream(...args);
+  openStream(headers: Record<string, string>, signal: CallerSignal, onFirstByte: () => void): AnswerStream {
+    const stream = this.sink.openStream(headers, signal, () => {
+      this.meter.markFirstByte();
+      onFirstByte();
+    });
     return {
       get started() {
         return stream.started;
@@ -131,7 +140,7 @@ export function meteredRoute(
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     const held: Disposable[] = [];
-    const sink = new SettleBeforeEnd(responseSink(context));
+    const sink = new MeteredSink(responseSink(context), meter);
     let early: RequestCharge | null = null;
     let admission: Admission | null = null;
     let settled = false;

@@ -6,7 +6,6 @@ import type { GatewayServices } from '../services.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
-import { sendRaw } from '../http/respond.js';
 import { upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel } from './media-route.js';
 
@@ -55,9 +54,8 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
       parse: (_adapter, _route, upstreamBody) => upstreamBody,
     }, { model: model.id });
     if (answer === null) throw noChannelFor(model, 'moderations');
-    call.meter.markFirstByte();
     const price = new AnswerPrice(model);
-    sendRaw(call.context, 200, answer, 'application/json', { ...headers, ...price.priced(answer, { usage, billable: {} }, null).headers });
+    call.sink.send({ status: 200, body: answer, contentType: 'application/json', headers: { ...headers, ...price.priced(answer, { usage, billable: {} }, null).headers } });
     return { status: 200, usage, billable: {}, price };
   });
 }

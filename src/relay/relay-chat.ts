@@ -157,10 +157,9 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   }
 }
 
-/** Marks the first byte for the usage row and the time-to-first-byte histogram. */
+/** The first byte's time, for the time-to-first-byte histogram (the sink marks it for the usage row). */
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
-    request.meter.markFirstByte();
     dependencies.metrics.timeToFirstByte.labels(request.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
 }
@@ -212,9 +211,9 @@ async function relayPassThrough(
   // The upstream accepted the request once an event other than an error arrived (a preamble counts).
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
-  const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
-  request.checkpoint(price, async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(observer.reportedUsage(), meter.promptTokensEstimate) }));
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null, answer: () => observer.answerFacts() };
+  const billedUsage = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
+  request.checkpoint(price, async () => ({ usage: await billedUsage() }), () => ({ usage: usageAtFirstByte(observer.reportedUsage(), meter.promptTokensEstimate) }));
+  const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
@@ -346,16 +345,16 @@ async function relayTranslated(
   // The upstream accepted the request once a part other than an error arrived.
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
-  const settle = (): Promise<Usage | null> => usageOfDelivered({
+  const billedUsage = (): Promise<Usage | null> => usageOfDelivered({
     reported: usage,
     final: finished && usage !== null,
     accepted,
     deliveredText: () => delivered.join(''),
     promptTokens,
   });
-  request.checkpoint(price, async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(usage, meter.promptTokensEstimate) }));
+  request.checkpoint(price, async () => ({ usage: await billedUsage() }), () => ({ usage: usageAtFirstByte(usage, meter.promptTokensEstimate) }));
   const facts = { model: null as string | null, finishReasons: [] as string[] };
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode, answer: () => facts };
+  const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode, answer: () => facts };
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (!accepted && part.type !== 'error') accepted = true;
@@ -410,7 +409,7 @@ interface OpenStream {
   client: AnswerStream;
   signal: CallerSignal;
   /** What the stream is billed if it ends now (see delivered-usage.ts). */
-  settle: () => Promise<Usage | null>;
+  billedUsage: () => Promise<Usage | null>;
   recorder: AnswerRecorder | null;
   /** The usage row's code for an answer that succeeded (e.g. a hosted tool dropped), or null. */
   successCode: string | null;
@@ -424,7 +423,7 @@ interface OpenStream {
  * answer). `failed` is an upstream failure that already reached the caller in-band.
  */
 async function endStream(stream: OpenStream, tail: string | Buffer | undefined, failed: { status: number; code: string } | null): Promise<Extract<RelayResult, { kind: 'success' }>> {
-  const usage = await stream.settle();
+  const usage = await stream.billedUsage();
   stream.client.end(tail);
   const report: AnswerReport = { status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage, price: stream.request.price, answer: stream.answer };
   if (failed === null) stream.recorder?.complete();
@@ -439,10 +438,10 @@ async function endStream(stream: OpenStream, tail: string | Buffer | undefined, 
 async function breakOffStream(stream: OpenStream, error: unknown, closing: string | Buffer | undefined | null): Promise<RelayResult> {
   const { request, client } = stream;
   stream.response.discard();
-  if (stream.signal.aborted) return aborted(request, await stream.settle());
+  if (stream.signal.aborted) return aborted(request, await stream.billedUsage());
   const failureClass = failureClassOf(error, true);
   if (!client.started) return { kind: 'retry', failureClass };
-  const usage = await stream.settle();
+  const usage = await stream.billedUsage();
   if (closing !== null) {
     client.end(closing);
     return { kind: 'success', report: { status: 200, errorCode: stream.successCode, usage, price: request.price, answer: stream.answer } };
@@ -461,7 +460,7 @@ async function stopStream(stream: OpenStream, reason: GatewayError): Promise<Rel
   stream.response.discard();
   // Settled before the caller's stream ends, like every other end: its usage row exists once the caller has the
   // error event.
-  const usage = await stream.settle();
+  const usage = await stream.billedUsage();
   client.end(request.codec.encodeStreamError(reason, { sse: request.sse }));
   return { kind: 'stopped', report: { status: reason.status, errorCode: reason.code, usage, price: request.price, answer: stream.answer } };
 }

@@ -119,7 +119,7 @@ async function forward(
   signal: CallerSignal,
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
-  const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => meter.markFirstByte());
+  const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => undefined);
   let tracked = false;
   try {
     for await (const chunk of response.body) {

@@ -3,7 +3,6 @@ import type { ClientCodec } from '../../codecs/client-codec.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { newId } from '../../shared/ids.js';
 import { CallerGone } from '../caller-signal.js';
-import type { RequestMeter } from '../request-meter.js';
 import type { ResponseSink } from '../response-sink.js';
 import { answerStreamParts } from './answer-parts.js';
 import type { CachedAnswer } from './cached-answer.js';
@@ -26,14 +25,13 @@ export interface ReplayOptions {
  * content, tool calls and usage, under a fresh id; streamed when the caller asked for a stream. Reported at the hit
  * price.
  */
-export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter, codec: ClientCodec, answer: CachedAnswer, options: ReplayOptions): Promise<AnswerReport> {
+export async function replayCachedAnswer(sink: ResponseSink, codec: ClientCodec, answer: CachedAnswer, options: ReplayOptions): Promise<AnswerReport> {
   const { usage } = answer;
   const { price } = options;
   const start = { id: newId('cache', options.now), model: options.model, created: Math.floor(options.now / 1000) };
   if (!options.stream) {
     const response: ChatResponse = { ...start, content: answer.content, finishReason: answer.finishReason, usage, warnings: [] };
     const priced = price.priced(codec.encodeResponse(response, options.model), { usage }, codec.usageKey);
-    meter.markFirstByte();
     sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...options.headers, ...priced.headers } });
     return { status: 200, usage, price };
   }
@@ -48,7 +46,7 @@ export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter
   const gone = new CallerGone();
   const stopListening = sink.onCallerGone(() => gone.abort(new Error('client disconnected')));
   try {
-    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone, () => meter.markFirstByte());
+    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone, () => undefined);
     try {
       await client.write(body);
     } catch {

@@ -1,7 +1,6 @@
 import { AnswerPrice, type AnswerReport } from '../../billing/answer-report.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import type { Model } from '../../domain/records.js';
-import type { RequestMeter } from '../request-meter.js';
 import type { ResponseSink } from '../response-sink.js';
 import { CACHE_HEADER, type CachePlan } from './cache-plan.js';
 import { replayCachedAnswer } from './replay-cached-answer.js';
@@ -12,7 +11,6 @@ export type CacheStatus = 'hit' | 'miss' | 'bypass';
 
 export interface CacheReplayRequest {
   sink: ResponseSink;
-  meter: RequestMeter;
   codec: ClientCodec;
   stream: boolean;
   includeUsage: boolean;
@@ -38,7 +36,7 @@ export async function serveFromCache(cache: ResponseCache, plan: CachePlan, requ
   const stored = await cache.lookup(plan);
   if (stored !== null) {
     const price = new AnswerPrice(request.pricedAt, plan.hitPriceBasisPoints);
-    const report = await replayCachedAnswer(request.sink, request.meter, request.codec, stored, { ...request, headers: statusHeaders(request.headers, 'hit'), price });
+    const report = await replayCachedAnswer(request.sink, request.codec, stored, { ...request, headers: statusHeaders(request.headers, 'hit'), price });
     return { answered: true, report };
   }
   const capture = cache.capture(plan);
