@@ -1,7 +1,7 @@
 import { callerPreference } from './caller-preference.js';
 import { modelChain } from './model-chain.js';
 import { takeRequestedModels } from './requested-models.js';
-import { nativeRoutes } from './native-routes.js';
+import { nativeRoutes } from '../relay/native-routes.js';
 import type { ClientCodec } from '../codecs/client-codec.js';
 import type { ChatEndpoint } from '../codecs/family-route.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';

@@ -1,19 +1,18 @@
 import type { CountTokensEndpoint } from '../codecs/family-route.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { TokenCount } from '../ir/token-count.js';
-import { chooseWire, type RequestedOperation } from '../relay/choose-wire.js';
-import { passThroughBody } from '../relay/pass-through-body.js';
 import { relayDependencies } from '../relay/relay-dependencies.js';
+import type { RequestedOperation } from '../relay/choose-wire.js';
 import { relayUnary } from '../relay/relay-unary.js';
+import { countTokensExchange } from '../relay/unary-exchanges.js';
 import type { GatewayServices } from '../services.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
-import type { UpstreamAdapter, UpstreamCountTokens } from '../upstreams/upstream-adapter.js';
 import { authenticate } from '../http/authenticate.js';
 import { responseSink } from '../http/response-sink.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { sendRaw } from '../http/respond.js';
-import { nativeRoutes } from './native-routes.js';
+import { nativeRoutes } from '../relay/native-routes.js';
 
 /**
  * Token counting (never billed): the upstream's own counter when the model's channel has one, otherwise, or when
@@ -36,30 +35,7 @@ export function countTokensRoute(services: GatewayServices, endpoint: CountToken
     const routes = request.chat === null ? nativeRoutes(services.adapters, served, requested, request.nativeOnly) : served;
     let count: TokenCount | null = null;
     try {
-      count = await relayUnary(
-        relay,
-        responseSink(context),
-        null,
-        routes,
-        {
-          request(adapter, route, credential) {
-            const wire = chooseWire(adapter, route.channel, requested);
-            if (wire.kind === 'pass-through') {
-              const upstreamBody = passThroughBody(endpoint.protocol, body, route.upstreamModel, false);
-              const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
-              for (const name of endpoint.passThroughHeaders ?? []) {
-                const value = context.request.headers[name];
-                if (typeof value === 'string') upstreamRequest.headers[name] = value;
-              }
-              return upstreamRequest;
-            }
-            // A channel whose upstream has no counter for canonical requests is skipped: counted locally.
-            return chat === null ? null : (adapter.countTokens?.build?.(route.channel, credential, chat, route.upstreamModel) ?? null);
-          },
-          parse: (adapter, _route, upstreamBody) => ({ inputTokens: counterOf(adapter).parse(upstreamBody), source: 'upstream' as const }),
-        },
-        { model: model.id, modelLimits: false },
-      );
+      count = await relayUnary(relay, responseSink(context), null, routes, countTokensExchange(endpoint, body, chat, context.request.headers), { model: model.id, modelLimits: false });
     } catch (error) {
       if ((error instanceof GatewayError && error.status < 500) || chat === null) throw error;
       services.logger.warn('upstream token count failed; counting locally', { requestId: context.requestId });
@@ -70,10 +46,4 @@ export function countTokensRoute(services: GatewayServices, endpoint: CountToken
     }
     sendRaw(context, 200, endpoint.encode(count), 'application/json', { 'x-token-count-source': count.source });
   };
-}
-
-/** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
-function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
-  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
-  return adapter.countTokens;
 }

@@ -3,7 +3,7 @@ import type { EmbeddingsEndpoint } from '../codecs/family-route.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Usage } from '../ir/usage.js';
 import { AnswerPrice } from '../billing/answer-report.js';
-import { chooseWire, type RequestedOperation } from '../relay/choose-wire.js';
+import { embeddingsExchange } from '../relay/unary-exchanges.js';
 import { relayUnary } from '../relay/relay-unary.js';
 import type { GatewayServices } from '../services.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
@@ -17,7 +17,6 @@ function inputTokensOf(usage: number): Usage {
 
 /** The embeddings operation of any family, in the metered frame. */
 export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
-  const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
   return meteredRoute(services, endpoint.label, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -26,20 +25,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
     meter.expect({ promptTokens: estimate });
     const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate });
-    const result = await relayUnary(call.relay, call.sink, meter, routes, {
-      request(adapter, route, credential) {
-        const wire = chooseWire(adapter, route.channel, requested);
-        if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
-        // A channel whose upstream serves no embeddings is skipped.
-        return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
-      },
-      parse(adapter, route, upstreamBody) {
-        if (chooseWire(adapter, route.channel, requested).kind === 'pass-through') return { body: upstreamBody, inputTokens: endpoint.reportedTokens(upstreamBody) ?? estimate };
-        const embeddings = adapter.embeddings as NonNullable<typeof adapter.embeddings>;
-        const parsed = embeddings.parse(upstreamBody, request);
-        return { body: encode({ ...parsed, model: request.model }), inputTokens: parsed.inputTokens };
-      },
-    }, { model: model.id });
+    const result = await relayUnary(call.relay, call.sink, meter, routes, embeddingsExchange(endpoint, body, request, encode, estimate), { model: model.id });
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
     const usage = inputTokensOf(result.inputTokens);
     const price = new AnswerPrice(model);

@@ -1,6 +1,6 @@
 import type { NativeOnlyField } from '../codecs/family-route.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { chooseWire, type RequestedOperation } from '../relay/choose-wire.js';
+import { chooseWire, type RequestedOperation } from './choose-wire.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
 
