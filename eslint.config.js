@@ -12,8 +12,10 @@ const SERVICES = '**/services.js';
 const ENTRY = ['**/gateway.js', '**/main.js', '**/cli.js'];
 /** The layers that serve requests: the API's HTTP layer and the console's routes. */
 const SERVING = ['http', 'console', 'console-billing'].map(folder);
+/** The endpoints' operations (src/operations): the serving layer runs them; every layer below is called by them. */
+const OPERATIONS = [folder('operations')];
 /** Everything that serves or composes: no layer below may reach it. */
-const TOP = [...SERVING, SERVICES, '**/app.js', ...ENTRY];
+const TOP = [...SERVING, ...OPERATIONS, SERVICES, '**/app.js', ...ENTRY];
 /** Every layer but the named ones (and the composition root above them all). */
 const onlyFrom = (self, ...allowed) => [...LAYERS.filter((name) => name !== self && !allowed.includes(name)).map(folder), ...TOP];
 const none = (...names) => names.map(folder);
@@ -48,14 +50,19 @@ const BOUNDARIES = [
   { folder: 'src/payments', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Payments credit accounts; the console-billing routes serve them.' },
   { folder: 'src/referrals', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Referrals are rules over storage; the console-billing routes serve them.' },
   { folder: 'src/support', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Support tickets are stored and mailed; the console-billing routes serve them.' },
-  { folder: 'src/redemption', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'Redeeming a code is a step the serving layers call.' },
-  { folder: 'src/sign-up-credit', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, '**/app.js', ...ENTRY], why: 'The sign-up credit is a step the console calls.' },
+  { folder: 'src/redemption', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'Redeeming a code is a step the serving layers call.' },
+  { folder: 'src/sign-up-credit', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The sign-up credit is a step the console calls.' },
   { folder: 'src/webhooks', forbidden: [...none('relay', 'codecs', 'upstreams', 'telemetry'), ...TOP], why: 'Webhooks are told of facts and deliver them off the request path; the serving layers call their management.' },
   { folder: 'src/projects', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'telemetry'), ...TOP], why: 'Projects are rules admission and the management routes apply; they import neither.' },
   { folder: 'src/management', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Admin input schemas and record conversions serve the admin API and gateway.yaml; they import neither.' },
   { folder: 'src/upstreams', forbidden: [...none('storage', 'http', 'codecs', 'routing', 'billing', 'telemetry'), ...TOP], why: 'Upstreams speak to providers; they never touch storage, billing, routing or the HTTP layer.' },
   { folder: 'src/codecs', forbidden: [...none('billing', 'upstreams', 'relay', 'routing', 'storage'), ...TOP], why: 'Codecs translate client wires; they know neither billing, upstreams, the relay nor the HTTP layer (families declare their routes as data).' },
-  { folder: 'src/relay', forbidden: [...SERVING, '**/app.js', ...ENTRY], why: 'The relay returns answers; only src/http writes them.' },
+  { folder: 'src/relay', forbidden: [...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The relay reports answers to the operation that called it and writes them through a ResponseSink; it never settles and never reaches the operations or src/http.' },
+  {
+    folder: 'src/operations',
+    forbidden: [...none('console', 'console-billing'), '**/http/routes/*', '**/http/admin/*', '**/app.js', ...ENTRY],
+    why: 'An operation reads its request, admits it and relays it in the metered frame; the HTTP layer\'s route table runs it, never the reverse.',
+  },
   { folder: 'src/http', forbidden: [...none('console', 'console-billing'), ...ENTRY], why: 'The API\'s HTTP layer is served by app.ts; it knows nothing of the console or the process around it.' },
   { folder: 'src/console', forbidden: ENTRY, why: 'The console is served by app.ts; it knows nothing of the process around it.' },
   { folder: 'src/console-billing', forbidden: ENTRY, why: 'The console\'s billing routes are served by app.ts; they know nothing of the process around it.' },

@@ -8,11 +8,12 @@ import type { ClientFamily } from '../codecs/client-family.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { effectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
-import type { RequestMeter, TokenCharge } from './request-meter.js';
+import { releaseHold, type AdmissionHold, type RequestCharge, type TokenCharge } from '../billing/settle.js';
+import type { RequestMeter } from './request-meter.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 
 export interface AdmissionDependencies {
@@ -40,10 +41,41 @@ export interface AdmissionRequest {
   fallbackModels?: readonly Model[];
   /** Tools the upstream bills per call that the request offers: each is held for at its cap of calls. */
   hostedTools?: HostedToolOffer;
+  /** The request's record (read only: the name it used, its prompt estimate, its trace). */
   meter: RequestMeter;
+  /** The request counted in rate windows before its body was read (relay/admit-before-body.ts), if it was. */
+  early: RequestCharge | null;
   /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
   family: ClientFamily;
 }
+
+/**
+ * A request admitted: the model it was admitted for, the money held, the concurrency slot, the token windows charged,
+ * and the rate-limit headers of its answer. Never changed after admission; billing/settle.ts settles it once.
+ */
+export interface Admission extends AdmissionHold {
+  readonly model: Model;
+  readonly rateLimitHeaders: Readonly<Record<string, string>>;
+}
+
+/** What a check before the money hold sees of the request. */
+interface CheckedRequest {
+  key: ApiKey;
+  account: Account;
+  model: Model;
+  /** The name the request used for the model (an alias the key's allowlist may name). */
+  name: string | null;
+}
+
+/**
+ * The checks a request must pass before money is held for it, in order, cheapest first; each throws the spec's
+ * refusal. A new check is one more line.
+ */
+const CHECKS_BEFORE_MONEY: ReadonlyArray<(request: CheckedRequest) => void> = [
+  ({ key, model, name }) => {
+    if (!keyMayUse(key, model, name)) throw modelNotAllowed(model);
+  },
+];
 
 const MINUTE_MS = 60_000;
 /** A concurrency refusal has no window to wait for: this is how soon a slot is worth asking for again. */
@@ -107,7 +139,7 @@ export function modelNotAllowed(model: Model): GatewayError {
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
+export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
   const span = request.meter.observation?.startSpan('admission') ?? null;
   if (span === null) return admitRequest(dependencies, request);
   try {
@@ -120,10 +152,11 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
   }
 }
 
-async function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Record<string, string>> {
+async function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
   const { key, account, model, meter } = request;
   const { ledger } = dependencies;
-  if (!keyMayUse(key, model, meter.modelId)) throw modelNotAllowed(model);
+  const checked: CheckedRequest = { key, account, model, name: meter.modelId };
+  for (const check of CHECKS_BEFORE_MONEY) check(checked);
   const subscriptions = await dependencies.subscriptions.active(account.id);
   let amountNano = heldFor(model, request);
   for (const candidate of request.fallbackModels ?? []) {
@@ -140,11 +173,11 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     entryId: newId('led', meter.createdAt),
     project: projectFundsOf(key),
   });
-  meter.holdMoney(reservation);
   try {
-    return await admitLimits(dependencies, request, subscriptions[0] ?? null);
+    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null);
+    return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
   } catch (error) {
-    meter.releaseReservation();
+    releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
     throw error;
   }
 }
@@ -160,8 +193,50 @@ function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
   });
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<Record<string, string>> {
-  const { key, account, model, meter } = request;
+/** What the rate windows of a request are drawn from. */
+interface WindowOwners {
+  key: ApiKey;
+  account: Account;
+  accountLimits: ReturnType<typeof effectiveAccountLimits>;
+  subscription: ActiveSubscription | null;
+  model: Model;
+}
+
+/** One owner's windows: requests per minute and tokens per minute (null: no such limit). */
+interface RateWindows {
+  rpm: LimitRule | null;
+  tpm: LimitRule | null;
+}
+
+/**
+ * The rate windows every admitted request is counted in, one owner a line (all or nothing, in one limiter call). A
+ * new owner of limits is one more line.
+ */
+const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
+  ({ key }) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
+  ({ key }) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
+  ({ account, accountLimits }) => ({
+    rpm: accountRpmRule(account, accountLimits.rpm.value),
+    tpm: accountLimits.tpm.value === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountLimits.tpm.value),
+  }),
+  ({ subscription }) => ({
+    rpm: planRpmRule(subscription),
+    tpm: subscription === null || subscription.plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', subscription.plan.tpm),
+  }),
+  ({ model }) => ({
+    rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
+    tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
+  }),
+];
+
+interface AdmittedLimits {
+  lease: ConcurrencyLease | null;
+  tokenCharges: { rules: TokenCharge[]; chargedAt: number } | null;
+  headers: Record<string, string>;
+}
+
+async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<AdmittedLimits> {
+  const { key, account, model, early } = request;
   const { limiter, clock } = dependencies;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
   const accountConcurrency = accountLimits.concurrency.value;
@@ -172,32 +247,23 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
   // Windows the request was already counted in before its body was read are not counted again.
-  const early = meter.requestCharge;
   const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
-  const addRequests = (rpmRule: LimitRule | null, tpmRule: LimitRule | null): void => {
-    if (rpmRule !== null && countedEarly?.has(rpmRule.id) !== true) requests.push({ rule: rpmRule, cost: 1 });
-    if (tpmRule !== null) {
+  const owners: WindowOwners = { key, account, accountLimits, subscription, model };
+  for (const windowsOf of RATE_WINDOWS) {
+    const { rpm, tpm } = windowsOf(owners);
+    if (rpm !== null && countedEarly?.has(rpm.id) !== true) requests.push({ rule: rpm, cost: 1 });
+    if (tpm !== null) {
       // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
       // untouched window rather than being refused forever; the real usage corrects it afterwards.
-      const charged = Math.min(estimate, tpmRule.limit);
-      requests.push({ rule: tpmRule, cost: charged });
-      tokenCharges.push({ rule: tpmRule, charged });
+      const charged = Math.min(estimate, tpm.limit);
+      requests.push({ rule: tpm, cost: charged });
+      tokenCharges.push({ rule: tpm, charged });
     }
-  };
-  addRequests(keyRpmRule(key), key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm));
-  addRequests(projectRpmRule(key), projectTpmRule(key));
-  const accountTpm = accountLimits.tpm.value;
-  addRequests(accountRpmRule(account, accountLimits.rpm.value), accountTpm === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountTpm));
-  if (subscription !== null) {
-    const { plan } = subscription;
-    addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', plan.tpm));
   }
-  addRequests(
-    model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
-    model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
-  );
 
   let states: LimitState[] = [];
+  let lease: ConcurrencyLease | null = null;
+  let charges: AdmittedLimits['tokenCharges'] = null;
   const now = clock.now();
   if (slots.length > 0 || requests.length > 0) {
     // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
@@ -206,13 +272,13 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
       if (decision.slot === null) throw rateLimitRefusal(decision);
       throw concurrencyRefusal(decision.slot, key);
     }
-    if (decision.lease !== null) meter.holdSlot(decision.lease);
-    if (tokenCharges.length > 0) meter.chargeTokens(tokenCharges, now);
+    lease = decision.lease;
+    if (tokenCharges.length > 0) charges = { rules: tokenCharges, chargedAt: now };
     states = decision.states;
   }
-  if (early !== null) early.admitted = true;
   const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
-  return admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
+  const headers = admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
+  return { lease, tokenCharges: charges, headers };
 }
 
 /** The spec's 429 for a full concurrency slot, the key's or the account's. */

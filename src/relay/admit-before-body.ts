@@ -2,7 +2,7 @@ import { chargesNothing } from '../billing/compute-cost.js';
 import type { Catalog } from '../routing/catalog.js';
 import type { Account, ApiKey, ModelKind } from '../domain/records.js';
 import { modelFreeRequestRules, rateLimitRefusal, type AdmissionDependencies } from './admission.js';
-import type { RequestMeter } from './request-meter.js';
+import type { RequestCharge } from '../billing/settle.js';
 import { projectFundsOf } from '../projects/project-admission.js';
 
 export interface BeforeBodyRequest {
@@ -10,7 +10,6 @@ export interface BeforeBodyRequest {
   account: Account;
   /** The kind of model the endpoint serves (the request names its model only in the body). */
   kind: ModelKind;
-  meter: RequestMeter;
 }
 
 /** True when the key may use a model of this kind that bills nothing: then an empty wallet is no reason to refuse. */
@@ -24,9 +23,10 @@ function mayUseFreeModel(catalog: Pick<Catalog, 'models'>, key: ApiKey, kind: Mo
  * subscription that allows no overage), and the request-rate windows that do not depend on the model (key, account
  * tier and plan RPM; 429 with Retry-After). Nothing is held; the request is counted once in those windows here, and
  * `admit` (once the model is known) reserves the money and checks everything else without counting them again.
+ * Returns the count taken (null: none), which stands once the request is admitted and is given back otherwise.
  */
-export async function admitBeforeBody(dependencies: AdmissionDependencies & { catalog: Pick<Catalog, 'models'> }, request: BeforeBodyRequest): Promise<void> {
-  const { key, account, meter } = request;
+export async function admitBeforeBody(dependencies: AdmissionDependencies & { catalog: Pick<Catalog, 'models'> }, request: BeforeBodyRequest): Promise<RequestCharge | null> {
+  const { key, account } = request;
   const subscriptions = await dependencies.subscriptions.active(account.id);
   if (!mayUseFreeModel(dependencies.catalog, key, request.kind)) {
     await dependencies.ledger.assertCanPay({
@@ -39,9 +39,9 @@ export async function admitBeforeBody(dependencies: AdmissionDependencies & { ca
     });
   }
   const rules = modelFreeRequestRules(dependencies, key, account, subscriptions[0] ?? null);
-  if (rules.length === 0) return;
+  if (rules.length === 0) return null;
   const now = dependencies.clock.now();
   const decision = await dependencies.limiter.consume(rules.map((rule) => ({ rule, cost: 1 })), now);
   if (!decision.allowed) throw rateLimitRefusal(decision);
-  meter.countedBeforeBody({ rules, states: decision.states, chargedAt: now, admitted: false });
+  return { rules, states: decision.states, chargedAt: now };
 }

@@ -24,13 +24,20 @@ import type { AnswerCapture, AnswerRecorder } from './response-cache/response-ca
 import type { CallerSignal } from './caller-signal.js';
 import type { GatewayError } from '../errors/gateway-error.js';
 import { StreamStop } from './live-streams.js';
+import type { AnswerPrice, AnswerReport } from '../billing/answer-report.js';
+import type { CheckpointStream } from '../billing/settle.js';
 
 export interface ChatRelayRequest {
   /** Where the answer goes. */
   sink: ResponseSink;
   /** The caller's family (the time-to-first-byte histogram's protocol label). */
   family: ClientFamily;
+  /** What is observed of the request (attempts, first byte); the relay reports its answer and never settles. */
   meter: RequestMeter;
+  /** The model the answer is billed at: the cost the answer carries and the report's price. */
+  price: AnswerPrice;
+  /** Starts a stream's checkpoints. */
+  checkpoint: CheckpointStream;
   codec: ClientCodec;
   /** The caller's body, for the pass-through path. */
   body: Record<string, unknown>;
@@ -57,32 +64,27 @@ export interface ChatRelayRequest {
  * bytes reached the caller (the stream ended with an error event), or failed before the first byte (retry).
  */
 type RelayResult =
-  | { kind: 'success' }
-  | { kind: 'aborted' }
-  | { kind: 'stopped' }
-  | { kind: 'broken'; failureClass: UpstreamFailureClass }
+  | { kind: 'success'; report: AnswerReport }
+  | { kind: 'aborted'; report: AnswerReport }
+  | { kind: 'stopped'; report: AnswerReport }
+  | { kind: 'broken'; failureClass: UpstreamFailureClass; report: AnswerReport }
   | { kind: 'retry'; failureClass: UpstreamFailureClass };
-
-const SUCCESS: RelayResult = { kind: 'success' };
-const ABORTED: RelayResult = { kind: 'aborted' };
-const STOPPED: RelayResult = { kind: 'stopped' };
-
-const ANSWERED: PoolOutcome<true> = { kind: 'done', value: true };
 
 /**
  * Sends a chat request to the model's channels in routing order until one answers. A channel that speaks the
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
- * wire format (translated). Retries happen only before the first byte reached the caller.
+ * wire format (translated). Retries happen only before the first byte reached the caller. Returns the answer's report.
  */
-export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest, routes: readonly ChannelRoute[]): Promise<void> {
+export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest, routes: readonly ChannelRoute[]): Promise<AnswerReport> {
   const { meter } = request;
-  const model = meter.model?.id ?? meter.modelId ?? '';
+  const model = request.price.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? meter.promptTokensEstimate);
   // A stream ends early when its key or account changes so that a new request would be refused (live-streams.ts).
   const stop = request.stream && dependencies.liveStreams !== undefined ? new StreamStop(dependencies.liveStreams, meter.keyId, meter.accountId) : null;
   try {
-    const answered = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop));
-    if (answered === null) throw exhaustedError(plan, [], model);
+    const report = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop));
+    if (report === null) throw exhaustedError(plan, [], model);
+    return report;
   } finally {
     stop?.close();
   }
@@ -110,7 +112,7 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 }
 
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<true>> {
+async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<AnswerReport>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
   const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
@@ -118,8 +120,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   if (opened.kind === 'aborted') {
     // Stopped before the upstream answered: the caller gets the refusal a new request would get.
     if (stop?.reason != null && !signal.aborted) throw stop.reason;
-    request.meter.finish({ status: 499, errorCode: 'client_closed_request' });
-    return ANSWERED;
+    return { kind: 'done', value: callerLeft(request) };
   }
   if (opened.kind !== 'response') return opened;
   const { attempt, response } = opened;
@@ -132,16 +133,16 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
     : relayTranslated(adapter, request, response, signal, onFirstByte, recorder, stop));
   switch (result.kind) {
     case 'success':
-      attempt.succeeded();
-      return ANSWERED;
+      attempt.succeeded(result.report);
+      return { kind: 'done', value: result.report };
     case 'aborted':
     // Stopped by a change of the key or account: no verdict on the channel.
     case 'stopped':
       attempt.aborted();
-      return ANSWERED;
+      return { kind: 'done', value: result.report };
     case 'broken':
       attempt.failed(result.failureClass, null);
-      return ANSWERED;
+      return { kind: 'done', value: result.report };
     case 'retry':
       attempt.failedBeforeAnswer(result.failureClass, null);
       return { kind: 'failed', failure: { failureClass: result.failureClass, retryAfterMs: null } };
@@ -152,10 +153,9 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   }
 }
 
-/** Marks the first byte for the usage row and the time-to-first-byte histogram. */
+/** The first byte's time, for the time-to-first-byte histogram (the sink marks it for the usage row). */
 function firstByteObserver(dependencies: RelayDependencies, request: ChatRelayRequest): () => void {
   return () => {
-    request.meter.markFirstByte();
     dependencies.metrics.timeToFirstByte.labels(request.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
 }
@@ -175,7 +175,7 @@ async function relayPassThrough(
   recorder: AnswerRecorder | null,
   stop: StreamStop | null,
 ): Promise<RelayResult> {
-  const { sink, meter, codec } = request;
+  const { sink, meter, codec, price } = request;
   if (!request.stream) {
     let body: Buffer;
     try {
@@ -189,14 +189,15 @@ async function relayPassThrough(
     const usage = codec.usageFromResponseBody(body);
     if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
-    const priced = meter.priced(body, { usage }, codec.usageKey);
+    const priced = price.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
-    meter.finish({ status: response.status, usage, answer: () => codec.answerFactsOfBody(body) });
+    const answered = body;
+    const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => codec.answerFactsOfBody(answered)) };
     if (recorder !== null && response.status === 200) {
       recorder.rawBody(body);
       recorder.complete();
     }
-    return SUCCESS;
+    return { kind: 'success', report };
   }
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver();
@@ -206,9 +207,9 @@ async function relayPassThrough(
   // The upstream accepted the request once an event other than an error arrived (a preamble counts).
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
-  const settle = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
-  meter.trackStream(async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(observer.reportedUsage(), meter.promptTokensEstimate) }));
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode: null, answer: () => observer.answerFacts() };
+  const billedUsage = async (): Promise<Usage | null> => usageOfDelivered(passThroughAnswer(observer, accepted, promptTokens));
+  request.checkpoint(price, async () => ({ usage: await billedUsage() }), () => ({ usage: usageAtFirstByte(observer.reportedUsage(), meter.promptTokensEstimate) }));
+  const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
@@ -223,7 +224,7 @@ async function relayPassThrough(
       for (let event of events) {
         if (!observer.observe(event)) continue;
         if (costKey !== null && observer.usageIsFinal()) {
-          event = meter.withCostInUsage(event, observer.reportedUsage(), costKey);
+          event = price.withCostInUsage(event, observer.reportedUsage(), costKey);
           costKey = null;
         }
         if (held !== null) {
@@ -274,6 +275,12 @@ function passThroughAnswer(observer: PassThroughStreamObserver, accepted: boolea
   };
 }
 
+/** The answer's facts read once, for the attempt's span and the request's trace alike. */
+function readOnce(read: () => AnswerFacts): () => AnswerFacts {
+  let facts: AnswerFacts | null = null;
+  return () => (facts ??= read());
+}
+
 /** The first call's promise, for every call (the local prompt count is asked at each checkpoint and at the end). */
 function memoized<T>(compute: () => Promise<T>): () => Promise<T> {
   let result: Promise<T> | null = null;
@@ -290,7 +297,7 @@ async function relayTranslated(
   recorder: AnswerRecorder | null,
   stop: StreamStop | null,
 ): Promise<RelayResult> {
-  const { sink, meter, codec } = request;
+  const { sink, meter, codec, price } = request;
   const chat = request.chat();
   const model = request.answeringModel ?? chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
@@ -311,14 +318,15 @@ async function relayTranslated(
       return { kind: 'retry', failureClass: failureClassOf(error, true) };
     }
     onFirstByte();
-    const priced = meter.priced(encoded, { usage }, codec.usageKey);
+    const priced = price.priced(encoded, { usage }, codec.usageKey);
     sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, priced.headers) });
-    meter.finish({ status: 200, errorCode: successCode, usage, answer: () => ({ model: parsed.model, finishReasons: [parsed.finishReason.raw ?? parsed.finishReason.unified] }) });
+    const answered = parsed;
+    const report: AnswerReport = { status: 200, errorCode: successCode, usage, price, answer: () => ({ model: answered.model, finishReasons: [answered.finishReason.raw ?? answered.finishReason.unified] }) };
     if (recorder !== null) {
       recorder.answer(parsed);
       recorder.complete();
     }
-    return SUCCESS;
+    return { kind: 'success', report };
   }
   const encoder = codec.createStreamEncoder({ model });
   const costKey = codec.streamUsageKey();
@@ -333,16 +341,16 @@ async function relayTranslated(
   // The upstream accepted the request once a part other than an error arrived.
   let accepted = false;
   const promptTokens = memoized(() => localPromptTokens(request));
-  const settle = (): Promise<Usage | null> => usageOfDelivered({
+  const billedUsage = (): Promise<Usage | null> => usageOfDelivered({
     reported: usage,
     final: finished && usage !== null,
     accepted,
     deliveredText: () => delivered.join(''),
     promptTokens,
   });
-  meter.trackStream(async () => ({ usage: await settle() }), () => ({ usage: usageAtFirstByte(usage, meter.promptTokensEstimate) }));
+  request.checkpoint(price, async () => ({ usage: await billedUsage() }), () => ({ usage: usageAtFirstByte(usage, meter.promptTokensEstimate) }));
   const facts = { model: null as string | null, finishReasons: [] as string[] };
-  const stream: OpenStream = { request, response, client, signal, settle, recorder, successCode, answer: () => facts };
+  const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode, answer: () => facts };
   try {
     for await (const part of adapter.parseChatStream(response.body, chat)) {
       if (!accepted && part.type !== 'error') accepted = true;
@@ -369,7 +377,7 @@ async function relayTranslated(
       let encoded = encoder.encode(part);
       // The finish part's encoding ends with the final usage (OpenAI's usage chunk, Anthropic's message_delta,
       // Gemini's closing chunk): it gets the cost of that usage.
-      if (part.type === 'finish' && costKey !== null) encoded = meter.withCostInUsage(encoded, usage, costKey);
+      if (part.type === 'finish' && costKey !== null) encoded = price.withCostInUsage(encoded, usage, costKey);
       if (held !== null) {
         if (part.type === 'response-start' || part.type === 'usage') {
           held += encoded;
@@ -383,7 +391,7 @@ async function relayTranslated(
       await client.write(encoded);
     }
     const ended = await endStream(stream, (held ?? '') + encoder.end(), streamError);
-    return streamError === null ? ended : { kind: 'broken', failureClass: 'stream_error' };
+    return streamError === null ? ended : { kind: 'broken', failureClass: 'stream_error', report: ended.report };
   } catch (error) {
     if (stop?.reason != null && !signal.aborted) return await stopStream(stream, stop.reason);
     return await breakOffStream(stream, error, finished ? encoder.end() : null);
@@ -397,7 +405,7 @@ interface OpenStream {
   client: AnswerStream;
   signal: CallerSignal;
   /** What the stream is billed if it ends now (see delivered-usage.ts). */
-  settle: () => Promise<Usage | null>;
+  billedUsage: () => Promise<Usage | null>;
   recorder: AnswerRecorder | null;
   /** The usage row's code for an answer that succeeded (e.g. a hosted tool dropped), or null. */
   successCode: string | null;
@@ -406,16 +414,16 @@ interface OpenStream {
 }
 
 /**
- * The upstream's stream ended: the caller's stream ends with `tail`, and the request settles with what it is billed
- * (settled before the caller's stream ends, so its usage row exists once the caller has the whole answer). `failed`
- * is an upstream failure that already reached the caller in-band.
+ * The upstream's stream ended: the caller's stream ends with `tail`, reported with what it is billed (the metered
+ * frame settles the request before the caller's stream ends, so its usage row exists once the caller has the whole
+ * answer). `failed` is an upstream failure that already reached the caller in-band.
  */
-async function endStream(stream: OpenStream, tail: string | Buffer | undefined, failed: { status: number; code: string } | null): Promise<RelayResult> {
-  const usage = await stream.settle();
+async function endStream(stream: OpenStream, tail: string | Buffer | undefined, failed: { status: number; code: string } | null): Promise<Extract<RelayResult, { kind: 'success' }>> {
+  const usage = await stream.billedUsage();
   stream.client.end(tail);
-  stream.request.meter.finish({ status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage, answer: stream.answer });
+  const report: AnswerReport = { status: failed?.status ?? 200, errorCode: failed?.code ?? stream.successCode, usage, price: stream.request.price, answer: stream.answer };
   if (failed === null) stream.recorder?.complete();
-  return SUCCESS;
+  return { kind: 'success', report };
 }
 
 /**
@@ -426,19 +434,17 @@ async function endStream(stream: OpenStream, tail: string | Buffer | undefined, 
 async function breakOffStream(stream: OpenStream, error: unknown, closing: string | Buffer | undefined | null): Promise<RelayResult> {
   const { request, client } = stream;
   stream.response.discard();
-  if (stream.signal.aborted) return aborted(request, await stream.settle());
+  if (stream.signal.aborted) return aborted(request, await stream.billedUsage());
   const failureClass = failureClassOf(error, true);
   if (!client.started) return { kind: 'retry', failureClass };
-  const usage = await stream.settle();
+  const usage = await stream.billedUsage();
   if (closing !== null) {
     client.end(closing);
-    request.meter.finish({ status: 200, errorCode: stream.successCode, usage, answer: stream.answer });
-    return SUCCESS;
+    return { kind: 'success', report: { status: 200, errorCode: stream.successCode, usage, price: request.price, answer: stream.answer } };
   }
   const failure = upstreamFailureError(failureClass);
   client.end(request.codec.encodeStreamError(failure));
-  request.meter.finish({ status: failure.status, errorCode: failure.code, usage, answer: stream.answer });
-  return { kind: 'broken', failureClass };
+  return { kind: 'broken', failureClass, report: { status: failure.status, errorCode: failure.code, usage, price: request.price, answer: stream.answer } };
 }
 
 /**
@@ -450,15 +456,18 @@ async function stopStream(stream: OpenStream, reason: GatewayError): Promise<Rel
   stream.response.discard();
   // Settled before the caller's stream ends, like every other end: its usage row exists once the caller has the
   // error event.
-  const usage = await stream.settle();
-  request.meter.finish({ status: reason.status, errorCode: reason.code, usage, answer: stream.answer });
+  const usage = await stream.billedUsage();
   client.end(request.codec.encodeStreamError(reason));
-  return STOPPED;
+  return { kind: 'stopped', report: { status: reason.status, errorCode: reason.code, usage, price: request.price, answer: stream.answer } };
+}
+
+/** The caller left: billed for what was delivered. */
+function callerLeft(request: ChatRelayRequest, usage: Usage | null = null): AnswerReport {
+  return { status: 499, errorCode: 'client_closed_request', usage, price: request.price };
 }
 
 function aborted(request: ChatRelayRequest, usage: Usage | null = null): RelayResult {
-  request.meter.finish({ status: 499, errorCode: 'client_closed_request', usage });
-  return ABORTED;
+  return { kind: 'aborted', report: callerLeft(request, usage) };
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

@@ -4,6 +4,7 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import { relayChat, type ChatRelayRequest } from './relay-chat.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { UpstreamRefusalError } from './upstream-error.js';
+import { AnswerPrice, type AnswerReport } from '../billing/answer-report.js';
 
 /** Response header naming the public id of the model that answered (a fallback model, or the one asked for). */
 export const ANSWERING_MODEL_HEADER = 'x-gateway-model';
@@ -32,17 +33,18 @@ export function fallsBack(error: unknown): boolean {
 
 /**
  * Relays a chat request to the models of its chain in order until one answers. The next model is tried only
- * while nothing reached the caller; each model's answer is billed at its own price (the meter's model) and names
+ * while nothing reached the caller; each model's answer is billed at its own price (its report's price) and names
  * it (the model field, the x-gateway-model header). A fallback model whose routes cannot take the request is
  * passed over. When no model answers, the last answer-worthy failure is the caller's error.
  */
-export async function relayModelChain(dependencies: RelayDependencies, request: ChatRelayRequest, steps: readonly ModelStep[]): Promise<void> {
+export async function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, steps: readonly ModelStep[]): Promise<AnswerReport> {
   const { meter } = request;
   let failure: unknown = null;
   for (let index = 0; index < steps.length; index += 1) {
     const step = steps[index] as ModelStep;
     const last = index === steps.length - 1;
-    meter.pricedAs(step.model, step.name);
+    meter.named(step.name);
+    const price = new AnswerPrice(step.model);
     let routes: readonly ChannelRoute[];
     try {
       routes = await step.routes();
@@ -57,11 +59,11 @@ export async function relayModelChain(dependencies: RelayDependencies, request: 
       // Nothing reached the caller before this step, so its header replaces the previous step's.
       request.responseHeaders[ANSWERING_MODEL_HEADER] = step.model.id;
       // The cache's key names the model asked for: only that model's own answer is stored under it.
-      await relayChat(dependencies, index === 0 ? request : { ...request, answeringModel: step.model.id, capture: null }, routes);
-      return;
+      return await relayChat(dependencies, index === 0 ? { ...request, price } : { ...request, price, answeringModel: step.model.id, capture: null }, routes);
     } catch (error) {
-      if (last || meter.finished || !fallsBack(error)) throw error;
+      if (last || !fallsBack(error)) throw error;
       failure = error;
     }
   }
+  throw failure ?? new Error('a model chain has at least one model');
 }

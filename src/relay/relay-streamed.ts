@@ -4,7 +4,9 @@ import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
-import type { RequestMeter, RequestOutcome } from './request-meter.js';
+import type { RequestMeter } from './request-meter.js';
+import type { AnswerPrice, AnswerReport, Billed } from '../billing/answer-report.js';
+import type { CheckpointStream } from '../billing/settle.js';
 import { failureClassOf } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { readingAnswer } from './upstream-attempt.js';
@@ -18,9 +20,15 @@ export interface StreamedExchange {
   observe?(chunk: Buffer): void;
   /**
    * What the answer is billed if it stops now, once the upstream has begun answering (it bills from then on): the
-   * stream is checkpointed with it, so a charge survives this instance dying mid-stream.
+   * stream is checkpointed with it, so a charge survives this instance dying mid-stream; the report bills it.
    */
-  billed?(): Pick<RequestOutcome, 'usage' | 'billable'>;
+  billed(): Billed;
+}
+
+/** How the streamed answer is billed and checkpointed. */
+export interface StreamedBilling {
+  price: AnswerPrice;
+  checkpoint: CheckpointStream;
 }
 
 /** How a streamed answer ended: complete, the caller left, or cut after bytes had reached the caller. */
@@ -30,11 +38,27 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** How a streamed relay ended, as the usage row records it. */
+function streamedStatus(end: StreamedEnd): Pick<AnswerReport, 'status' | 'errorCode'> {
+  switch (end) {
+    case 'complete':
+      return { status: 200 };
+    case 'aborted':
+      return { status: 499, errorCode: 'client_closed_request' };
+    case 'broken':
+      return { status: 502, errorCode: 'upstream_error' };
+    default: {
+      const unknown: never = end;
+      throw new Error(`unknown end ${String(unknown)}`);
+    }
+  }
+}
+
 /**
  * Tries the model's channels in routing order and streams the first 2xx answer's bytes to the caller untouched,
  * with the upstream's Content-Type. Retries on another channel only before the first byte reached the caller;
  * an answer cut after that ends the caller's connection without the final chunk, so the client sees the cut.
- * Null when no channel could take the request at all.
+ * Returns the answer's report; null when no channel could take the request at all.
  */
 export async function relayStreamed(
   dependencies: RelayDependencies,
@@ -43,10 +67,12 @@ export async function relayStreamed(
   routes: readonly ChannelRoute[],
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
-): Promise<StreamedEnd | null> {
-  const model = meter.model?.id ?? meter.modelId ?? '';
+  billing: StreamedBilling,
+): Promise<AnswerReport | null> {
+  const model = billing.price.model?.id ?? meter.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, meter.promptTokensEstimate);
-  return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, responseHeaders, signal));
+  const end = await tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, responseHeaders, billing, signal));
+  return end === null ? null : { ...streamedStatus(end), ...exchange.billed(), price: billing.price };
 }
 
 async function attemptOne(
@@ -57,6 +83,7 @@ async function attemptOne(
   candidate: Candidate,
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
+  billing: StreamedBilling,
   signal: CallerSignal,
 ): Promise<PoolOutcome<StreamedEnd>> {
   const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
@@ -65,7 +92,7 @@ async function attemptOne(
   const { attempt } = opened;
   attempt.answered();
   attempt.chargeTokensToMeter();
-  const end = await readingAnswer(attempt, () => forward(sink, meter, opened.response, exchange, responseHeaders, signal));
+  const end = await readingAnswer(attempt, () => forward(sink, meter, opened.response, exchange, responseHeaders, billing, signal));
   if (end.kind === 'retry') {
     attempt.failedBeforeAnswer(end.failureClass, null);
     return { kind: 'failed', failure: { failureClass: end.failureClass, retryAfterMs: null } };
@@ -88,17 +115,17 @@ async function forward(
   response: UpstreamResponse,
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
+  billing: StreamedBilling,
   signal: CallerSignal,
 ): Promise<ForwardEnd> {
   const contentType = header(response.headers['content-type']) ?? 'application/octet-stream';
-  const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => meter.markFirstByte());
-  const billed = exchange.billed;
+  const client = sink.openStream(Object.assign({}, responseHeaders, { 'content-type': contentType }), signal, () => undefined);
   let tracked = false;
   try {
     for await (const chunk of response.body) {
-      if (billed !== undefined && !tracked) {
+      if (!tracked) {
         tracked = true;
-        meter.trackStream(async () => billed());
+        billing.checkpoint(billing.price, async () => exchange.billed());
       }
       exchange.observe?.(chunk);
       await client.write(chunk);

@@ -19,8 +19,8 @@ export interface UnaryExchange<Result> {
 }
 
 export interface UnaryOptions {
-  /** The public model id (default: the meter's). */
-  model?: string;
+  /** The public model id the routes serve. */
+  model: string;
   /** Whether channel-model RPM/TPM apply (default true; token counting does not use up a model's generation limit). */
   modelLimits?: boolean;
 }
@@ -40,9 +40,9 @@ export async function relayUnary<Result>(
   meter: RequestMeter | null,
   routes: readonly ChannelRoute[],
   exchange: UnaryExchange<Result>,
-  options: UnaryOptions = {},
+  options: UnaryOptions,
 ): Promise<Result | null> {
-  const model = options.model ?? meter?.model?.id ?? meter?.modelId ?? '';
+  const { model } = options;
   const plan = new RoutePlan(dependencies.routing, routes, model, meter?.promptTokensEstimate ?? 0, options.modelLimits ?? true);
   return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, signal));
 }

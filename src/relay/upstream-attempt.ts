@@ -4,9 +4,11 @@ import type { Candidate, RoutePlan } from '../routing/route-plan.js';
 import { describeError } from '../shared/logger.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { RequestMeter } from './request-meter.js';
+import type { AnswerReport } from '../billing/answer-report.js';
 import { operationNameOf, providerNameOf } from '../telemetry/gen-ai-names.js';
 import type { Span } from '../telemetry/span.js';
 import { setAnswerFacts } from '../telemetry/telemetry.js';
+import { NO_ANSWER_FACTS } from '../ir/answer-facts.js';
 
 /**
  * One attempt of a request on one channel, from its start to its single verdict. The verdict goes to the
@@ -84,10 +86,11 @@ export class UpstreamAttempt {
     this.#tokensOnMeter = true;
   }
 
-  succeeded(): void {
+  /** The answer was relayed; `report`, when the relay has it by now, gives the attempt's span its usage and facts. */
+  succeeded(report: AnswerReport | null = null): void {
     this.candidate.ticket.succeeded();
     this.#count('success');
-    this.#observed(null);
+    this.#observed(null, report);
   }
 
   failed(failureClass: UpstreamFailureClass, retryAfterMs: number | null): void {
@@ -135,19 +138,19 @@ export class UpstreamAttempt {
   }
 
   /** Ends the attempt's span and records its duration (and, on success, its tokens); `errorType` null for success. */
-  #observed(errorType: string | null): void {
+  #observed(errorType: string | null, report: AnswerReport | null = null): void {
     const attributes = this.#metricAttributes;
     if (attributes === null) return;
     this.#metricAttributes = null;
     const pipeline = this.meter?.observation?.pipeline ?? null;
-    // The meter has settled a successful answer before its attempt's verdict: its usage is the answer's.
-    const usage = errorType === null ? (this.meter?.usage ?? null) : null;
+    // A successful answer's report, when the relay has it before the attempt's verdict: its usage is the answer's.
+    const usage = errorType === null ? (report?.usage ?? null) : null;
     const span = this.#span;
     if (span !== null) {
       span.set('http.response.status_code', this.#status);
       if (errorType !== null) span.fail(errorType);
       if (usage !== null) span.set('gen_ai.usage.input_tokens', usage.input.total).set('gen_ai.usage.output_tokens', usage.output.total);
-      if (errorType === null && this.meter !== null) setAnswerFacts(span, this.meter.answerFacts());
+      if (errorType === null && this.meter !== null) setAnswerFacts(span, report?.answer?.() ?? NO_ANSWER_FACTS);
       span.end();
     }
     if (pipeline === null) return;

@@ -1,5 +1,6 @@
+import { AnswerPrice, type AnswerReport } from '../../billing/answer-report.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
-import type { RequestMeter } from '../request-meter.js';
+import type { Model } from '../../domain/records.js';
 import type { ResponseSink } from '../response-sink.js';
 import { CACHE_HEADER, type CachePlan } from './cache-plan.js';
 import { replayCachedAnswer } from './replay-cached-answer.js';
@@ -10,16 +11,18 @@ export type CacheStatus = 'hit' | 'miss' | 'bypass';
 
 export interface CacheReplayRequest {
   sink: ResponseSink;
-  meter: RequestMeter;
   codec: ClientCodec;
   stream: boolean;
+  /** The model id the caller named, echoed in the answer. */
   model: string;
+  /** The model the answer is priced at. */
+  pricedAt: Model;
   headers: Record<string, string>;
   now: number;
 }
 
 export type CacheOutcome =
-  | { answered: true }
+  | { answered: true; report: AnswerReport }
   /** Not answered from the cache: relay with these headers, recording the answer with `capture` when set. */
   | { answered: false; headers: Record<string, string>; capture: AnswerCapture | null };
 
@@ -30,8 +33,9 @@ export type CacheOutcome =
 export async function serveFromCache(cache: ResponseCache, plan: CachePlan, request: CacheReplayRequest): Promise<CacheOutcome> {
   const stored = await cache.lookup(plan);
   if (stored !== null) {
-    await replayCachedAnswer(request.sink, request.meter, request.codec, stored, { ...request, headers: statusHeaders(request.headers, 'hit'), hitPriceBasisPoints: plan.hitPriceBasisPoints });
-    return { answered: true };
+    const price = new AnswerPrice(request.pricedAt, plan.hitPriceBasisPoints);
+    const report = await replayCachedAnswer(request.sink, request.codec, stored, { ...request, headers: statusHeaders(request.headers, 'hit'), price });
+    return { answered: true, report };
   }
   const capture = cache.capture(plan);
   return { answered: false, headers: statusHeaders(request.headers, capture === null ? 'bypass' : 'miss'), capture };

@@ -1,11 +1,11 @@
-import { badRequest } from '../../codecs/openai-chat/bad-request.js';
-import type { Usage } from '../../ir/usage.js';
-import { relayUnary } from '../../relay/relay-unary.js';
-import type { GatewayServices } from '../../services.js';
-import { estimateTextTokens } from '../../shared/estimate-tokens.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import { badRequest } from '../codecs/openai-chat/bad-request.js';
+import type { Usage } from '../ir/usage.js';
+import { AnswerPrice } from '../billing/answer-report.js';
+import { relayUnary } from '../relay/relay-unary.js';
+import type { GatewayServices } from '../services.js';
+import { estimateTextTokens } from '../shared/estimate-tokens.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
 import { upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel } from './media-route.js';
 
@@ -45,17 +45,17 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     const { model, routes } = resolveMediaModel(call, modelId, 'moderation', 'POST /v1/moderations');
     call.meter.expect({ promptTokens: estimate });
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
-    const headers = await call.admit({ model, estimatedTokens: estimate, maxUsage: { tokens: usage } });
+    const { rateLimitHeaders: headers } = await call.admit({ model, estimatedTokens: estimate, maxUsage: { tokens: usage } });
     const answer = await relayUnary(call.relay, call.sink, call.meter, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;
         return build === undefined ? null : build(route.channel, credential, '/moderations', route.upstreamModel, upstreamJson({ ...body, model: modelId }, route.upstreamModel));
       },
       parse: (_adapter, _route, upstreamBody) => upstreamBody,
-    });
+    }, { model: model.id });
     if (answer === null) throw noChannelFor(model, 'moderations');
-    call.meter.markFirstByte();
-    sendRaw(call.context, 200, answer, 'application/json', { ...headers, ...call.meter.priced(answer, { usage, billable: {} }, null).headers });
-    call.meter.finish({ status: 200, usage, billable: {} });
+    const price = new AnswerPrice(model);
+    call.sink.send({ status: 200, body: answer, contentType: 'application/json', headers: { ...headers, ...price.priced(answer, { usage, billable: {} }, null).headers } });
+    return { status: 200, usage, billable: {}, price };
   });
 }

@@ -1,7 +1,7 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import { MAX_FALLBACK_MODELS } from '../../routing/fallback-models.js';
-import type { RequestContext } from '../request-context.js';
-import type { ClientWire } from '../../wire/wire.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { MAX_FALLBACK_MODELS } from '../routing/fallback-models.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { ClientWire } from '../wire/wire.js';
 
 /** The extension header holding the caller's fallback models (the only way for families whose body has no room for them). */
 export const REQUESTED_MODELS_HEADER = 'x-gateway-models';

@@ -1,12 +1,13 @@
 import { tmpdir } from 'node:os';
+import type { AnswerReport } from '../billing/answer-report.js';
 import { resolveModel } from './resolve-model.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import type { GatewayServices } from '../../services.js';
-import type { Model, ModelKind } from '../../domain/records.js';
-import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
-import { meteredRoute, type MeteredCall } from '../metered-route.js';
-import type { RouteHandler } from '../request-context.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { GatewayServices } from '../services.js';
+import type { Model, ModelKind } from '../domain/records.js';
+import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
+import { meteredRoute, type MeteredCall } from './metered-frame.js';
+import type { RouteHandler } from '../http/request-context.js';
 
 /** What a media operation works with: the metered call of any billed endpoint. */
 export type MediaCall = MeteredCall;
@@ -26,10 +27,10 @@ export interface MediaRouteOptions {
  * A media route (images, audio, moderations) in the metered frame. Uploads are held with `call.hold` and removed
  * when the request ends; a 413 closes the connection, since the rest of an upload that large is never read.
  */
-export function mediaRoute(services: GatewayServices, protocol: string, handle: (call: MediaCall) => Promise<void>, options: MediaRouteOptions = {}): RouteHandler {
-  const closeOnTooLarge = async (call: MediaCall): Promise<void> => {
+export function mediaRoute(services: GatewayServices, protocol: string, handle: (call: MediaCall) => Promise<AnswerReport>, options: MediaRouteOptions = {}): RouteHandler {
+  const closeOnTooLarge = async (call: MediaCall): Promise<AnswerReport> => {
     try {
-      await handle(call);
+      return await handle(call);
     } catch (error) {
       if (error instanceof GatewayError && error.status === 413) call.context.response.setHeader('connection', 'close');
       throw error;

@@ -1,8 +1,8 @@
-import { badRequest } from '../../codecs/openai-chat/bad-request.js';
-import type { MultipartForm } from '../../multipart/read-multipart-form.js';
-import type { MultipartPart } from '../../multipart/encode-multipart-body.js';
-import { encodeMultipartBody } from '../../multipart/encode-multipart-body.js';
-import type { MediaBody } from '../../upstreams/media-capabilities.js';
+import { badRequest } from '../codecs/openai-chat/bad-request.js';
+import type { MultipartForm } from '../multipart/read-multipart-form.js';
+import type { MultipartPart } from '../multipart/encode-multipart-body.js';
+import { encodeMultipartBody } from '../multipart/encode-multipart-body.js';
+import type { MediaBody } from '../upstreams/media-capabilities.js';
 
 /** A required non-empty string (JSON or form field). */
 export function requiredString(value: unknown, name: string): string {

@@ -1,21 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import { badRequest } from '../../codecs/openai-chat/bad-request.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { ImageVariant } from '../../billing/compute-cost.js';
-import type { ImageGenerationRequest, ImageGenerationResponse } from '../../ir/image.js';
-import type { Usage } from '../../ir/usage.js';
-import { readMultipartForm, type MultipartForm } from '../../multipart/read-multipart-form.js';
-import { relayUnary, type UnaryExchange } from '../../relay/relay-unary.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import type { GatewayServices } from '../../services.js';
-import type { Model } from '../../domain/records.js';
-import { estimateTextTokens } from '../../shared/estimate-tokens.js';
-import type { MediaBody } from '../../upstreams/media-capabilities.js';
-import { readOpenAIMediaUsage, type OpenAIMediaUsage } from '../../upstreams/openai/openai-media-usage.js';
-import type { UpstreamAdapter } from '../../upstreams/upstream-adapter.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import { badRequest } from '../codecs/openai-chat/bad-request.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ImageVariant } from '../billing/compute-cost.js';
+import type { ImageGenerationRequest, ImageGenerationResponse } from '../ir/image.js';
+import type { Usage } from '../ir/usage.js';
+import { AnswerPrice, withReport, type AnswerReport } from '../billing/answer-report.js';
+import { readMultipartForm, type MultipartForm } from '../multipart/read-multipart-form.js';
+import { relayUnary, type UnaryExchange } from '../relay/relay-unary.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { GatewayServices } from '../services.js';
+import type { Model } from '../domain/records.js';
+import { estimateTextTokens } from '../shared/estimate-tokens.js';
+import type { MediaBody } from '../upstreams/media-capabilities.js';
+import { readOpenAIMediaUsage, type OpenAIMediaUsage } from '../upstreams/openai/openai-media-usage.js';
+import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
 import { optionalChoice, optionalInteger, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, speaksOpenAIMedia, type MediaCall } from './media-route.js';
 
@@ -34,13 +34,13 @@ function tokens(input: number, output: number): Usage {
   return { input: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 }, output: { total: output, text: output, reasoning: 0 } };
 }
 
-async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number, imageVariant: ImageVariant): Promise<Record<string, string>> {
+async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number, imageVariant: ImageVariant): Promise<Readonly<Record<string, string>>> {
   call.meter.expect({ promptTokens });
-  return call.admit({
+  return (await call.admit({
     model,
     estimatedTokens: promptTokens,
     maxUsage: { images: n, imageVariant, tokens: tokens(promptTokens + inputImages * IMAGE_TOKENS_BOUND, n * IMAGE_TOKENS_BOUND) },
-  });
+  })).rateLimitHeaders;
 }
 
 /** The size and quality an image request asks for (DALL·E bills each its own price). */
@@ -117,17 +117,16 @@ export function encodeGeneratedImages(responses: readonly ImageGenerationRespons
   });
 }
 
-function settleOpenAIAnswer(call: MediaCall, answer: { body: Buffer; usage: OpenAIMediaUsage }, headers: Record<string, string>, imageVariant: ImageVariant): void {
-  call.meter.markFirstByte();
+function answerOpenAIImages(call: MediaCall, answer: { body: Buffer; usage: OpenAIMediaUsage }, headers: Readonly<Record<string, string>>, imageVariant: ImageVariant, price: AnswerPrice): AnswerReport {
   const outcome = { usage: answer.usage.tokens, billable: { images: answer.usage.images ?? 0, imageVariant } };
-  sendRaw(call.context, 200, answer.body, 'application/json', { ...headers, ...call.meter.priced(answer.body, outcome, null).headers });
-  call.meter.finish({ status: 200, ...outcome });
+  call.sink.send({ status: 200, body: answer.body, contentType: 'application/json', headers: { ...headers, ...price.priced(answer.body, outcome, null).headers } });
+  return { status: 200, ...outcome, price };
 }
 
 interface ImagesRelay {
   model: Model;
   routes: readonly ChannelRoute[];
-  headers: Record<string, string>;
+  headers: Readonly<Record<string, string>>;
   openAI: UnaryExchange<ImageAnswer>;
   /** What channels with their own image generation get; null when they cannot take this request. */
   request: ImageGenerationRequest | null;
@@ -142,16 +141,15 @@ interface ImagesRelay {
  * Gemini image models make one image a call, so the others are asked for in parallel on image-generating channels
  * and the images are encoded as OpenAI's ImagesResponse.
  */
-async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<void> {
+async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<AnswerReport> {
   const { routes, request } = relay;
-  const first = await relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(relay.openAI, request));
+  const price = new AnswerPrice(relay.model);
+  const options = { model: relay.model.id };
+  const first = await relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(relay.openAI, request), options);
   if (first === null) throw noChannelFor(relay.model, relay.operation);
-  if (first.kind === 'openai') {
-    settleOpenAIAnswer(call, first, relay.headers, relay.imageVariant);
-    return;
-  }
+  if (first.kind === 'openai') return answerOpenAIImages(call, first, relay.headers, relay.imageVariant, price);
   const n = request?.n ?? 1;
-  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(null, request));
+  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(null, request), options);
   // Prompts alone go in parallel; edits carry their images inline (up to ~19 MB a body), so they go one at a time.
   const more: Array<ImageAnswer | null> = [];
   if (request?.inputImages === undefined) more.push(...(await Promise.all(Array.from({ length: n - 1 }, another))));
@@ -160,15 +158,15 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<void> {
   const usage = sumUsage(responses);
   const produced = responses.reduce((sum, response) => sum + response.images.length, 0);
   if (produced === 0) {
-    call.meter.finish({ status: 400, errorCode: 'bad_request', usage, billable: { images: 0, imageVariant: relay.imageVariant } });
-    throw new GatewayError('bad_request', `The upstream model produced no image: ${first.response.refusal ?? 'no reason given'}.`, { param: 'prompt' });
+    // The upstream billed the prompt: the refusal is reported with it.
+    const refusal = new GatewayError('bad_request', `The upstream model produced no image: ${first.response.refusal ?? 'no reason given'}.`, { param: 'prompt' });
+    throw withReport(refusal, { status: 400, errorCode: 'bad_request', usage, billable: { images: 0, imageVariant: relay.imageVariant }, price });
   }
-  call.meter.markFirstByte();
   const warnings: Record<string, string> = request?.quality === undefined ? {} : { 'x-gateway-warnings': encodeURIComponent("'quality' has no equivalent on this model and was ignored.") };
   const outcome = { usage, billable: { images: produced, imageVariant: relay.imageVariant } };
   const body = encodeGeneratedImages(responses, relay.responseFormat, Math.floor(call.services.clock.now() / 1000));
-  sendRaw(call.context, 200, body, 'application/json', { ...relay.headers, ...warnings, ...call.meter.priced(body, outcome, null).headers });
-  call.meter.finish({ status: 200, ...outcome });
+  call.sink.send({ status: 200, body, contentType: 'application/json', headers: { ...relay.headers, ...warnings, ...price.priced(body, outcome, null).headers } });
+  return { status: 200, ...outcome, price };
 }
 
 /** POST /v1/images/generations (JSON): OpenAI-wire channels as they are, Gemini image models translated. */
@@ -187,7 +185,7 @@ export function imageGenerationsRoute(services: GatewayServices): RouteHandler {
     const headers = await admitImages(call, model, n, estimateTextTokens(prompt), 0, imageVariant);
     const request: ImageGenerationRequest = { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }), ...(quality === undefined ? {} : { quality }) };
     const openAI = openAIImageExchange('/images/generations', (upstreamModel) => upstreamJson(body, upstreamModel));
-    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: 'image generation', imageVariant });
+    return relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: 'image generation', imageVariant });
   });
 }
 
@@ -236,7 +234,7 @@ function multipartImageRoute(services: GatewayServices, path: '/images/edits' | 
     const headers = await admitImages(call, model, n, estimateTextTokens(prompt), inputImages, imageVariant);
     const openAI = openAIImageExchange(path, (upstreamModel) => upstreamForm(form, upstreamModel));
     const request = variations ? null : await inlineEditRequest(call, routes, form, { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }) });
-    await relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits', imageVariant });
+    return relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits', imageVariant });
   }, { refuseBeforeUpload: 'image' });
 }
 

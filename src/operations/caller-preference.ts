@@ -1,11 +1,11 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import { parseProviderPreference, parseProviderPreferenceHeader } from '../../routing/parse-provider-preference.js';
-import { applyProviderPreference, type ProviderPreference } from '../../routing/provider-preference.js';
-import type { GatewayServices } from '../../services.js';
-import type { Model } from '../../domain/records.js';
-import type { RequestContext } from '../request-context.js';
-import type { ClientWire } from '../../wire/wire.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import { parseProviderPreference, parseProviderPreferenceHeader } from '../routing/parse-provider-preference.js';
+import { applyProviderPreference, type ProviderPreference } from '../routing/provider-preference.js';
+import type { GatewayServices } from '../services.js';
+import type { Model } from '../domain/records.js';
+import type { RequestContext } from '../http/request-context.js';
+import type { ClientWire } from '../wire/wire.js';
 
 /** The extension header holding the provider preference (the only way for families whose body has no room for it). */
 export const PROVIDER_PREFERENCE_HEADER = 'x-gateway-provider';

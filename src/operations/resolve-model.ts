@@ -1,17 +1,16 @@
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { RequestMeter } from '../../relay/request-meter.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import type { GatewayServices } from '../../services.js';
-import type { Model, ModelKind } from '../../domain/records.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestMeter } from '../relay/request-meter.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { GatewayServices } from '../services.js';
+import type { Model, ModelKind } from '../domain/records.js';
 
-/** The public model a request names, recorded on its meter; 400 `model_not_found` when the catalog has no such model. */
+/** The public model a request names, its name recorded on its meter; 400 `model_not_found` when the catalog has no such model. */
 export function findModel(services: GatewayServices, meter: RequestMeter, modelId: string): Model {
   meter.named(modelId);
   const model = services.catalog.model(modelId);
   if (model === undefined) {
     throw new GatewayError('model_not_found', `The model '${modelId}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
   }
-  meter.pricedAs(model, modelId);
   return model;
 }
 

@@ -1,15 +1,15 @@
-import type { CatalogModel } from '../../catalog/catalog-model.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import type { ApiKey, Model } from '../../domain/records.js';
-import { keyMayUse, modelNotAllowed } from '../../relay/admission.js';
-import { fallsBack, type ModelStep } from '../../relay/relay-fallback.js';
-import type { RequestMeter } from '../../relay/request-meter.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import { fallbackModelNames } from '../../routing/fallback-models.js';
-import { fitRoutes, type RouteDemand } from '../../routing/fit-routes.js';
-import type { ProviderPreference } from '../../routing/provider-preference.js';
-import type { GatewayServices } from '../../services.js';
-import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
+import type { CatalogModel } from '../catalog/catalog-model.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { ApiKey, Model } from '../domain/records.js';
+import { keyMayUse, modelNotAllowed } from '../relay/admission.js';
+import { fallsBack, type ModelStep } from '../relay/relay-fallback.js';
+import type { RequestMeter } from '../relay/request-meter.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import { fallbackModelNames } from '../routing/fallback-models.js';
+import { fitRoutes, type RouteDemand } from '../routing/fit-routes.js';
+import type { ProviderPreference } from '../routing/provider-preference.js';
+import type { GatewayServices } from '../services.js';
+import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
 import { routesByPreference } from './caller-preference.js';
 import { findModel, noChannel } from './resolve-model.js';
 

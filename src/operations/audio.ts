@@ -1,19 +1,18 @@
-import { badRequest } from '../../codecs/openai-chat/bad-request.js';
-import type { Usage } from '../../ir/usage.js';
-import { BOUND_BYTES_PER_SECOND, estimateAudioSeconds } from '../../multipart/audio-duration.js';
-import { readMultipartForm } from '../../multipart/read-multipart-form.js';
-import type { RequestOutcome } from '../../relay/request-meter.js';
-import { relayStreamed, type StreamedEnd } from '../../relay/relay-streamed.js';
-import { relayUnary } from '../../relay/relay-unary.js';
-import type { GatewayServices } from '../../services.js';
-import { estimateTextTokens } from '../../shared/estimate-tokens.js';
-import type { MediaBody, OpenAIMediaPath } from '../../upstreams/media-capabilities.js';
-import { MediaStreamUsageObserver, readOpenAIMediaUsage } from '../../upstreams/openai/openai-media-usage.js';
-import type { UpstreamAdapter, UpstreamRequest } from '../../upstreams/upstream-adapter.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import { readJsonObject } from '../read-body.js';
-import type { RouteHandler } from '../request-context.js';
-import { sendRaw } from '../respond.js';
+import { badRequest } from '../codecs/openai-chat/bad-request.js';
+import type { Usage } from '../ir/usage.js';
+import { BOUND_BYTES_PER_SECOND, estimateAudioSeconds } from '../multipart/audio-duration.js';
+import { readMultipartForm } from '../multipart/read-multipart-form.js';
+import { AnswerPrice } from '../billing/answer-report.js';
+import { relayStreamed } from '../relay/relay-streamed.js';
+import { relayUnary } from '../relay/relay-unary.js';
+import type { GatewayServices } from '../services.js';
+import { estimateTextTokens } from '../shared/estimate-tokens.js';
+import type { MediaBody, OpenAIMediaPath } from '../upstreams/media-capabilities.js';
+import { MediaStreamUsageObserver, readOpenAIMediaUsage } from '../upstreams/openai/openai-media-usage.js';
+import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RouteHandler } from '../http/request-context.js';
 import { formBoolean, optionalChoice, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, type MediaCall } from './media-route.js';
 
@@ -39,22 +38,6 @@ function tokens(input: number, output: number): Usage {
 function openAIMedia(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, path: OpenAIMediaPath, body: MediaBody): UpstreamRequest | null {
   const build = adapter.media?.openAIMediaRequest;
   return build === undefined ? null : build(route.channel, credential, path, route.upstreamModel, body);
-}
-
-/** How a streamed relay ended, as the usage row records it. */
-function streamedStatus(end: StreamedEnd): Pick<RequestOutcome, 'status' | 'errorCode'> {
-  switch (end) {
-    case 'complete':
-      return { status: 200 };
-    case 'aborted':
-      return { status: 499, errorCode: 'client_closed_request' };
-    case 'broken':
-      return { status: 502, errorCode: 'upstream_error' };
-    default: {
-      const unknown: never = end;
-      throw new Error(`unknown end ${String(unknown)}`);
-    }
-  }
 }
 
 function transcriptContentType(format: (typeof TRANSCRIPTION_FORMATS)[number]): string {
@@ -84,7 +67,7 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const boundSeconds = duration.exact ? duration.seconds : file.size / BOUND_BYTES_PER_SECOND;
     const promptTokens = estimateTextTokens(form.field('prompt') ?? '');
     call.meter.expect({ stream, promptTokens });
-    const headers = await call.admit({
+    const { rateLimitHeaders: headers } = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: {
@@ -92,22 +75,21 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
         tokens: tokens(promptTokens + Math.ceil(boundSeconds * AUDIO_INPUT_TOKENS_PER_SECOND_BOUND), Math.ceil(boundSeconds * TRANSCRIPT_TOKENS_PER_SECOND_BOUND)),
       },
     });
+    const price = new AnswerPrice(model);
     const request = (adapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest | null =>
       openAIMedia(adapter, route, credential, path, upstreamForm(form, route.upstreamModel));
     if (stream) {
       const observer = new MediaStreamUsageObserver();
       const billed = () => ({ usage: observer.tokens, billable: { audioSeconds: observer.seconds ?? duration.seconds } });
-      const end = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk), billed }, headers);
-      if (end === null) throw noChannelFor(model, 'transcriptions');
-      call.meter.finish({ ...streamedStatus(end), ...billed() });
-      return;
+      const report = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk), billed }, headers, { price, checkpoint: call.checkpoint });
+      if (report === null) throw noChannelFor(model, 'transcriptions');
+      return report;
     }
-    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) });
+    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) }, { model: model.id });
     if (answer === null) throw noChannelFor(model, translation ? 'translations' : 'transcriptions');
-    call.meter.markFirstByte();
     const outcome = { usage: answer.usage.tokens, billable: { audioSeconds: answer.usage.seconds ?? duration.seconds } };
-    sendRaw(call.context, 200, answer.body, transcriptContentType(format), { ...headers, ...call.meter.priced(answer.body, outcome, null).headers });
-    call.meter.finish({ status: 200, ...outcome });
+    call.sink.send({ status: 200, body: answer.body, contentType: transcriptContentType(format), headers: { ...headers, ...price.priced(answer.body, outcome, null).headers } });
+    return { status: 200, ...outcome, price };
   }, { refuseBeforeUpload: 'audio' });
 }
 
@@ -146,19 +128,19 @@ export function speechRoute(services: GatewayServices): RouteHandler {
     const { model, routes } = resolveMediaModel(call, modelId, 'audio', 'POST /v1/audio/speech');
     const promptTokens = estimateTextTokens(input);
     call.meter.expect({ stream: true, promptTokens });
-    const headers = await call.admit({
+    const { rateLimitHeaders: headers } = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: { characters, tokens: tokens(promptTokens, characters * SPEECH_TOKENS_PER_CHARACTER_BOUND) },
     });
     const observer = new MediaStreamUsageObserver();
     const billed = () => ({ usage: observer.tokens, billable: { characters } });
-    const end = await relayStreamed(call.relay, call.sink, call.meter, routes, {
+    const report = await relayStreamed(call.relay, call.sink, call.meter, routes, {
       request: (adapter, route, credential) => openAIMedia(adapter, route, credential, '/audio/speech', upstreamJson(body, route.upstreamModel)),
       observe: body.stream_format === 'sse' ? (chunk) => observer.observe(chunk) : undefined,
       billed,
-    }, headers);
-    if (end === null) throw noChannelFor(model, 'speech');
-    call.meter.finish({ ...streamedStatus(end), ...billed() });
+    }, headers, { price: new AnswerPrice(model), checkpoint: call.checkpoint });
+    if (report === null) throw noChannelFor(model, 'speech');
+    return report;
   });
 }

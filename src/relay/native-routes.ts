@@ -1,8 +1,8 @@
-import type { NativeOnlyField } from '../../codecs/family-route.js';
-import { GatewayError } from '../../errors/gateway-error.js';
-import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
-import type { ChannelRoute } from '../../routing/catalog.js';
-import type { AdapterRegistry } from '../../upstreams/adapter-registry.js';
+import type { NativeOnlyField } from '../codecs/family-route.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { chooseWire, type RequestedOperation } from './choose-wire.js';
+import type { ChannelRoute } from '../routing/catalog.js';
+import type { AdapterRegistry } from '../upstreams/adapter-registry.js';
 
 /**
  * The routes whose channel serves the caller's wire natively (pass-through) for a request with a field only such a

@@ -1,17 +1,17 @@
 import { callerPreference } from './caller-preference.js';
 import { modelChain } from './model-chain.js';
 import { takeRequestedModels } from './requested-models.js';
-import { nativeRoutes } from './native-routes.js';
-import type { ClientCodec } from '../../codecs/client-codec.js';
-import type { ChatEndpoint } from '../../codecs/family-route.js';
-import { countTokensLocally } from '../../tokenize/count-tokens-locally.js';
-import { relayModelChain } from '../../relay/relay-fallback.js';
-import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
-import { serveFromCache, type CacheOutcome } from '../../relay/response-cache/serve-from-cache.js';
-import type { GatewayServices } from '../../services.js';
-import { meteredRoute } from '../metered-route.js';
-import { readJsonObject } from '../read-body.js';
-import type { RequestContext, RouteHandler } from '../request-context.js';
+import { nativeRoutes } from '../relay/native-routes.js';
+import type { ClientCodec } from '../codecs/client-codec.js';
+import type { ChatEndpoint } from '../codecs/family-route.js';
+import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
+import { relayModelChain } from '../relay/relay-fallback.js';
+import { planResponseCache } from '../relay/response-cache/cache-plan.js';
+import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
+import type { GatewayServices } from '../services.js';
+import { meteredRoute } from './metered-frame.js';
+import { readJsonObject } from '../http/read-body.js';
+import type { RequestContext, RouteHandler } from '../http/request-context.js';
 
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
@@ -58,22 +58,23 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { model } = chain;
     const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-    const rateLimitHeaders = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
+    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
     // A request the cache does not serve goes to the relay as it is (no cache status header).
-    const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: rateLimitHeaders, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
+    const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: { ...rateLimitHeaders }, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,
-      meter,
       codec: envelope.codec,
       stream: envelope.stream,
       model: envelope.model,
+      pricedAt: model,
       headers: rateLimitHeaders,
       now: services.clock.now(),
     });
-    if (cache.answered) return;
-    await relayModelChain(call.relay, {
+    if (cache.answered) return cache.report;
+    return relayModelChain(call.relay, {
       sink: call.sink,
       family: context.family,
       meter,
+      checkpoint: call.checkpoint,
       codec: envelope.codec,
       body,
       chat: envelope.chat,

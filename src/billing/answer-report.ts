@@ -1,0 +1,105 @@
+import type { AnswerFacts } from '../ir/answer-facts.js';
+import { madeHostedToolCalls, type Usage } from '../ir/usage.js';
+import type { Model, NanoUsd } from '../domain/records.js';
+import { computeCost, hostedToolCost, type BillableUsage } from './compute-cost.js';
+import { nanoToDecimalString } from './money.js';
+import { spliceUsageCost } from './usage-cost-field.js';
+
+/** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
+export const COST_HEADER = 'x-request-cost-usd';
+
+/** Basis points in one whole (a cache hit's price is a share of the answer's cost in these). */
+const BASIS_POINTS = 10_000n;
+
+/** What an answer is billed for: its token usage and, for the non-token endpoints, what else it produced. */
+export interface Billed {
+  usage?: Usage | null;
+  /** What was billed besides tokens (images, audio seconds, characters), for the non-token endpoints. */
+  billable?: Omit<BillableUsage, 'tokens'>;
+}
+
+/**
+ * The price of one answer: the model it is billed at (a fallback model answers at its own prices) and, for an answer
+ * replayed from the response cache, the share of its cost billed in basis points (rounded down to the nano-dollar).
+ * The cost an answer carries (header, usage object) and the cost settled are both computed here, so they agree.
+ */
+export class AnswerPrice {
+  constructor(
+    readonly model: Model | null,
+    /** Null: not a cache hit. */
+    readonly cacheHitBasisPoints: number | null = null,
+  ) {}
+
+  get cacheHit(): boolean {
+    return this.cacheHitBasisPoints !== null;
+  }
+
+  /** The cost `billed` is billed. */
+  quote(billed: Billed): NanoUsd {
+    const usage = billed.usage ?? null;
+    const billable = billed.billable;
+    if (this.model === null || (usage === null && billable === undefined)) return 0n;
+    return this.#share(computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage }));
+  }
+
+  /** The part of the quote that pays the answer's hosted tool calls (web searches and the like). */
+  hostedToolQuote(usage: Usage | null): NanoUsd {
+    if (this.model === null || !madeHostedToolCalls(usage?.hostedTools)) return 0n;
+    return this.#share(hostedToolCost(this.model.pricing, usage.hostedTools));
+  }
+
+  /**
+   * An answer about to be sent with what it costs: the `x-request-cost-usd` header (decimal USD) and, when the body
+   * has a usage object (`usageKey`), `cost` spliced into it. The answer's report carries the same `billed`.
+   */
+  priced(body: Buffer | string, billed: Billed, usageKey: string | null): { body: Buffer | string; headers: Record<string, string> } {
+    const cost = nanoToDecimalString(this.quote(billed));
+    const spliced = usageKey === null ? null : spliceUsageCost(body, cost, usageKey);
+    return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
+  }
+
+  /**
+   * A streamed event (or encoded tail) carrying the final usage, with the cost of that usage spliced into its usage
+   * object (`usage` of OpenAI and Anthropic events, `usageMetadata` of Gemini chunks): what the stream is billed
+   * when it ends with this usage.
+   */
+  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: string): T {
+    if (usage === null) return payload;
+    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })), usageKey);
+    if (spliced === null) return payload;
+    return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
+  }
+
+  /** A cost as billed: whole, or the cache hit's share of it (rounded down to the nano-dollar). */
+  #share(cost: NanoUsd): NanoUsd {
+    return this.cacheHitBasisPoints === null ? cost : (cost * BigInt(this.cacheHitBasisPoints)) / BASIS_POINTS;
+  }
+}
+
+/**
+ * How a request's answer ended, as every relay (unary, streamed, translated, cache replay, fallback chain) reports it:
+ * the status and code the usage row records, what it is billed and at what price, and the answer's facts for traces.
+ * A relay returns it and never settles: the metered frame settles the request once, with this report.
+ */
+export interface AnswerReport extends Billed {
+  status: number;
+  errorCode?: string | null;
+  /** The price the answer was quoted at (default: the admitted model's, whole). */
+  price?: AnswerPrice;
+  /** Reads the answering model and finish reasons off the answer; called only when a trace records them. */
+  answer?: () => AnswerFacts;
+}
+
+/** A failure reported with what it is still billed for (an upstream that answered but produced nothing usable). */
+const billedFailures = new WeakMap<object, AnswerReport>();
+
+/** `error`, to be thrown, with the report its request settles with (instead of a report of the error alone). */
+export function withReport<E extends Error>(error: E, report: AnswerReport): E {
+  billedFailures.set(error, report);
+  return error;
+}
+
+/** The report a thrown error carries (see `withReport`), else null. */
+export function reportOf(error: unknown): AnswerReport | null {
+  return typeof error === 'object' && error !== null ? (billedFailures.get(error) ?? null) : null;
+}
