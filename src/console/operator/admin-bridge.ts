@@ -8,13 +8,14 @@ import { adminOnly } from '../../http/admin/admin-guard.js';
 import { adminPermissionOf, type AdminPermission } from '../../http/admin/admin-route.js';
 import type { GatewayServices } from '../../services.js';
 import type { ConsoleDeps } from '../console-deps.js';
+import { consoleRoutes } from '../console-route-table.js';
 import { recordAudit } from './audit-log.js';
 import { redactedJsonText } from './audit-redaction.js';
 import { operatorRoute, type OperatorRequest } from './operator-route.js';
 import { operatorAllows } from './operator-roles.js';
 import type { ConsoleOperator } from '../../storage/repositories/operator-repository.js';
 
-export const BRIDGE_PREFIX = '/api/operator/admin/';
+const BRIDGE_PREFIX = '/api/operator/admin/';
 
 /**
  * The admin API's own handlers (ADMIN_ROUTES, the ones /admin/* serves on the API listener), and the permission
@@ -103,7 +104,7 @@ function resourcePathOf(method: string, adminPath: string): string {
  * replies). Every change that succeeds is written to the audit log before its answer leaves: the operator, the
  * action, the target, its state before (the resource's GET) and after (the answer), secrets removed, and the IP.
  */
-export function adminBridgeRoute(deps: ConsoleDeps) {
+function adminBridgeRoute(deps: ConsoleDeps): RouteHandler {
   const { router, permissionOf } = adminRouter(deps.services);
   return operatorRoute(deps, (context) => permissionOf(context.method, adminPathOf(context.path)), async ({ context, active, operator }: OperatorRequest) => {
     const adminPath = adminPathOf(context.path);
@@ -151,3 +152,11 @@ export function adminBridgeRoute(deps: ConsoleDeps) {
     else realEnd(held);
   });
 }
+
+/**
+ * The bridge's routes: every method under /api/operator/admin/. Each call is authorised by the operator permission
+ * of the admin route it reaches, so the route is `caller` here.
+ */
+export const ADMIN_BRIDGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => ({ bridge: adminBridgeRoute(deps) }), (['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const).map((method) => ({
+  method, path: `${BRIDGE_PREFIX}*`, who: 'caller' as const, handler: ({ bridge }: { bridge: RouteHandler }) => bridge,
+})));

@@ -2,7 +2,6 @@ import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { subscriptionToJson } from '../../http/admin/account-routes.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { timeInput } from '../../management/time-input.js';
@@ -11,8 +10,8 @@ import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js'
 import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { signedInRoute } from '../console-route.js';
 import { UsageNames } from '../usage-names.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -66,10 +65,11 @@ export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filte
 }
 
 /** The account's usage log (metadata only), its CSV export, daily totals and the overview figures. */
-export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
+export const USAGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, ledger, usageLog } = deps.services;
-
-  router.add('GET', '/api/usage', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  return { deps, storage, clock, ledger, usageLog };
+}, [
+  { method: 'GET', path: '/api/usage', who: 'member', permission: 'usage:read', handler: ({ storage, usageLog }) => async ({ context, active }) => {
     const filter = accountUsageQuery(context.query, active.session.accountId);
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
@@ -82,15 +82,15 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
       if (error instanceof InvalidCursorError) throw badCursor();
       throw error;
     }
-  }));
+  } },
 
-  router.add('GET', '/api/usage.csv', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/usage.csv', who: 'member', permission: 'usage:read', handler: ({ deps, usageLog }) => async ({ context, active }) => {
     const filter = accountUsageQuery(context.query, active.session.accountId);
     await usageLog.flush();
     await writeCsv(deps, context, filter);
-  }));
+  } },
 
-  router.add('GET', '/api/usage/daily', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/usage/daily', who: 'member', permission: 'usage:read', handler: ({ storage, clock, usageLog }) => async ({ context, active }) => {
     const now = clock.now();
     const to = timeParam(context.query, 'to', now);
     const from = timeParam(context.query, 'from', to - 30 * DAY_MS);
@@ -113,9 +113,9 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
         cost_usd: nanoToUsd(total.costNano),
       })),
     });
-  }));
+  } },
 
-  router.add('GET', '/api/overview', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/overview', who: 'member', permission: 'account:read', handler: ({ storage, clock, ledger, usageLog }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const now = clock.now();
     await usageLog.flush();
@@ -138,5 +138,5 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
       spend_today_usd: nanoToUsd(today.reduce((sum, total) => sum + total.costNano, 0n)),
       requests_today: today.reduce((sum, total) => sum + total.requests, 0),
     });
-  }));
-}
+  } },
+]);
