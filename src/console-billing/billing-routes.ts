@@ -10,6 +10,7 @@ import { requirePermission, type BillingRouteDeps } from './console-actor.js';
 import { consoleBase } from './console-base.js';
 import { billingProfileJson, centsToUsd, checkoutJson, invoiceJson } from './json.js';
 import { consoleRoutes } from '../console/console-route-table.js';
+import type { BillingJson, InvoicePageJson, OpenedCheckoutJson } from '../contract/billing.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -61,7 +62,7 @@ export const BILLING_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }:
           tax: commerce.config.tax === null ? null : { label: commerce.config.tax.label, rate_percent: commerce.config.tax.rateBasisPoints / 100 },
         },
       recent_top_ups: sessions.map(checkoutJson),
-    });
+    } satisfies BillingJson);
   } },
 
   { method: 'GET', path: '/api/console/billing/profile', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
@@ -91,7 +92,7 @@ export const BILLING_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }:
     const opened = await commerce.checkout.open({
       accountId: actor.accountId, userId: actor.userId, amountUsd: input.amount_usd, consoleBase: consoleBase(services.config.consoleUrl, context),
     });
-    sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url });
+    sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url } satisfies OpenedCheckoutJson);
   } },
 
   { method: 'GET', path: '/api/console/billing/checkout/:id', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
@@ -106,7 +107,7 @@ export const BILLING_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }:
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     const page = await storage.invoices.listByAccount(actor.accountId, pageRequestFrom(context.query));
-    sendJson(context, 200, pageJson(page, invoiceJson));
+    sendJson(context, 200, pageJson(page, invoiceJson) satisfies InvoicePageJson);
   } },
 
   { method: 'GET', path: '/api/console/billing/invoices/:id', who: 'caller', handler: ({ authenticate, ownInvoice }) => async (context) => {

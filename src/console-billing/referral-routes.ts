@@ -4,6 +4,7 @@ import { requirePermission, type BillingRouteDeps } from './console-actor.js';
 import { consoleBase } from './console-base.js';
 import { referredJson, rewardJson } from './json.js';
 import { consoleRoutes } from '../console/console-route-table.js';
+import type { ReferralsJson } from '../contract/billing.js';
 
 /** The account's referral code and link, the sign-ups it brought and what they earned. */
 export const REFERRAL_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }: BillingRouteDeps) => {
@@ -21,6 +22,6 @@ export const REFERRAL_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }
       reward: describeReferralReward(config.referralReward),
       referred: overview.referred.map(referredJson),
       rewards: overview.rewards.map(rewardJson),
-    });
+    } satisfies ReferralsJson);
   } },
 ]);

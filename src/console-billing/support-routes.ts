@@ -9,6 +9,7 @@ import type { BillingRouteDeps, ConsoleActor } from './console-actor.js';
 import { countSupportRequest } from '../console/mail-limits.js';
 import { ticketJson } from './json.js';
 import { consoleRoutes } from '../console/console-route-table.js';
+import type { SupportTicketPageJson } from '../contract/billing.js';
 
 const ticketSchema = z.object({
   subject: z.string().trim().min(1).max(200),
@@ -52,7 +53,7 @@ export const SUPPORT_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }:
   { method: 'GET', path: '/api/console/support/tickets', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     const page = await storage.support.listByAccount(actor.accountId, seesAll(actor) ? null : actor.userId, pageRequestFrom(context.query));
-    sendJson(context, 200, pageJson(page, ticketJson));
+    sendJson(context, 200, pageJson(page, ticketJson) satisfies SupportTicketPageJson);
   } },
 
   { method: 'GET', path: '/api/console/support/tickets/:id', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {

@@ -29,6 +29,7 @@ import { OPERATOR_ROUTES } from './operator/operator-routes.js';
 import { OVERVIEW_ROUTES } from './operator/overview-route.js';
 import { USAGE_EXPLORER_ROUTES } from './operator/usage-explorer-route.js';
 import { USER_ROUTES } from './operator/user-routes.js';
+import type { ConsoleConfigJson } from '../contract/account.js';
 
 /** GET /api/config: what the web app needs before anything else (URLs, product name, features). */
 const CONFIG_ROUTES = consoleRoutes((deps: ConsoleDeps) => deps, [
@@ -39,7 +40,7 @@ const CONFIG_ROUTES = consoleRoutes((deps: ConsoleDeps) => deps, [
       product_name: config.keyBrand,
       mail_configured: mailer.kind === 'smtp',
       features: { sign_up: config.consoleSignUp },
-    });
+    } satisfies ConsoleConfigJson);
   } },
 ]);
 

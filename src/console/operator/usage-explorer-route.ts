@@ -66,7 +66,7 @@ export const USAGE_EXPLORER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       throw error;
     }
     const names = new UsageNames(storage);
-    const rows = await Promise.all(found.data.map((row) => names.rowJson(row, true)));
+    const rows = await Promise.all(found.data.map((row) => names.operatorRowJson(row)));
     sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
   } },
 ]);

@@ -24,6 +24,7 @@ import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, startSession } from '../session-store.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { ConsoleSessionJson } from '../../contract/account.js';
 
 const MINUTE_MS = 60_000;
 const VERIFY_EMAIL_TTL_MS = 24 * 60 * MINUTE_MS;
@@ -121,7 +122,7 @@ export const AUTH_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       role: active?.role ?? null,
       operator: active === null ? null : await operatorStanding(deps, active),
       csrf_token: csrfTokenFor(deps, context, active),
-    });
+    } satisfies ConsoleSessionJson);
   } },
 
   { method: 'POST', path: '/api/auth/sign-up', who: 'anyone', handler: ({ deps, storage, clock, config }) => async ({ context }) => {

@@ -9,6 +9,7 @@ import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson } from '../../contract/keys.js';
 
 /** Keys listed at most (an account with more pages through the admin API). */
 const MAX_LISTED_KEYS = 5000;
@@ -24,7 +25,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     return key;
   };
   /** Keys as admission sees them: queued charges written first, in-flight holds and the account's status counted. */
-  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => Record<string, unknown>> => keyViewOf(deps.services, accountId);
+  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => ApiKeyJson> => keyViewOf(deps.services, accountId);
   return { deps, storage, clock, keys, config, ownKey, keyJsonOf };
 }, [
   { method: 'GET', path: '/api/keys', who: 'member', permission: 'keys:read', handler: ({ storage, keyJsonOf }) => async ({ context, active }) => {
@@ -36,19 +37,19 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       listed.push(...page.data);
       after = page.nextCursor;
     } while (after !== null && listed.length < MAX_LISTED_KEYS);
-    sendJson(context, 200, { data: listed.map(keyJson) });
+    sendJson(context, 200, { data: listed.map(keyJson) } satisfies KeyListJson);
   } },
 
   { method: 'GET', path: '/api/keys/:id', who: 'member', permission: 'keys:read', handler: ({ ownKey, keyJsonOf }) => async ({ context, active }) => {
     const key = await ownKey(active.session.accountId, context.params.id ?? '');
-    sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) });
+    sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) } satisfies KeyAnswerJson);
   } },
 
   { method: 'POST', path: '/api/keys', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, config }) => async ({ context, active }) => {
     const input = parseInput(createKeySchema, await readConsoleBody(context));
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
-    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext });
+    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext } satisfies CreatedKeyJson);
   } },
 
   { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ deps, storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
@@ -60,7 +61,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
     await recordKeyStatusChange(storage.webhooks, deps.services.logger, existing, updated, 'account');
-    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
   } },
 
   { method: 'POST', path: '/api/keys/:id/revoke', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
@@ -68,6 +69,6 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const updated = existing.status === 'revoked' ? existing : await storage.keys.update(existing.id, { status: 'revoked' }, clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
-    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
   } },
 ]);

@@ -14,6 +14,7 @@ import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, SESSION_IDLE_MS, startSession } from '../session-store.js';
 import { describeEnrolment, matchTotpStep, newTotpSecret } from '../totp.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { SessionListJson } from '../../contract/account.js';
 
 const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
 const changePasswordSchema = z.object({ current_password: password, new_password: password }).strict();
@@ -46,7 +47,7 @@ export const ME_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   { method: 'GET', path: '/api/me/sessions', who: 'member', permission: null, handler: ({ storage, clock }) => async ({ context, active }) => {
     const now = clock.now();
     const sessions = (await storage.console.listSessions(active.user.id, now)).filter((session) => session.lastSeenAt + SESSION_IDLE_MS > now);
-    sendJson(context, 200, { data: sessions.map((session) => sessionJson(session, active.session.id)) });
+    sendJson(context, 200, { data: sessions.map((session) => sessionJson(session, active.session.id)) } satisfies SessionListJson);
   } },
 
   { method: 'DELETE', path: '/api/me/sessions/:id', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {

@@ -12,6 +12,7 @@ import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { UsageNames } from '../usage-names.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { DailyUsageListJson, UsagePageJson, UsageRowJson } from '../../contract/usage.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -22,7 +23,7 @@ export const CSV_COLUMNS = [
   'created_at', 'request_id', 'key_id', 'model', 'endpoint', 'stream', 'status', 'error_code', 'prompt_tokens', 'completion_tokens',
   'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'web_searches', 'web_fetches', 'file_searches',
   'hosted_tool_cost_usd',
-] as const;
+] as const satisfies readonly (keyof UsageRowJson)[];
 
 /** The console's usage filters: the admin API's, always narrowed to the session's account. */
 function accountUsageQuery(query: URLSearchParams, accountId: string): UsageQuery {
@@ -42,7 +43,7 @@ export function timeParam(query: URLSearchParams, name: string, fallback: number
 }
 
 /** Streams the usage rows of `filter` as CSV (also the operator's export, with the account and channel columns). */
-export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery, columns: readonly string[] = CSV_COLUMNS): Promise<void> {
+export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery, columns: readonly (keyof UsageRowJson)[] = CSV_COLUMNS): Promise<void> {
   const response = context.response;
   response.statusCode = 200;
   response.setHeader('content-type', 'text/csv; charset=utf-8');
@@ -76,8 +77,8 @@ export const USAGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     try {
       const found = await storage.usage.query(filter, page);
       const names = new UsageNames(storage);
-      const rows = await Promise.all(found.data.map((row) => names.rowJson(row, false)));
-      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
+      const rows = await Promise.all(found.data.map((row) => names.rowJson(row)));
+      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row) satisfies UsagePageJson);
     } catch (error) {
       if (error instanceof InvalidCursorError) throw badCursor();
       throw error;
@@ -112,7 +113,7 @@ export const USAGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
         output_tokens: total.outputTokens,
         cost_usd: nanoToUsd(total.costNano),
       })),
-    });
+    } satisfies DailyUsageListJson);
   } },
 
   { method: 'GET', path: '/api/overview', who: 'member', permission: 'account:read', handler: ({ storage, clock, ledger, usageLog }) => async ({ context, active }) => {

@@ -9,6 +9,7 @@ import { rateLimitHeaders } from '../../limits/rate-limit-headers.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { FxRatesJson } from '../../contract/billing.js';
 
 const redeemSchema = z.object({ code: z.string().trim().min(1).max(100) }).strict();
 
@@ -23,12 +24,12 @@ export const WALLET_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   { method: 'GET', path: '/api/console/fx', who: 'member', permission: 'account:read', handler: ({ services }) => async ({ context }) => {
     const fx = await services.storage.fx.get();
     if (fx === null) {
-      sendJson(context, 200, { base: 'USD', rates: null, as_of: null, source: null });
+      sendJson(context, 200, { base: 'USD', rates: null, as_of: null, source: null } satisfies FxRatesJson);
       return;
     }
     const rates: Record<string, number> = {};
     for (const [currency, rate] of Object.entries(fx.rates)) rates[currency] = Number(rate);
-    sendJson(context, 200, { base: fx.base, rates, as_of: new Date(fx.asOf).toISOString(), source: fx.source });
+    sendJson(context, 200, { base: fx.base, rates, as_of: new Date(fx.asOf).toISOString(), source: fx.source } satisfies FxRatesJson);
   } },
 
   // Failed attempts count per user and per address, as on the API's redeem endpoint; a success gives its attempt back.

@@ -27,6 +27,7 @@ import { ledgerFilterFrom } from '../../management/ledger-filter.js';
 import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
 import { adminRoutes } from './admin-route.js';
+import type { ApiKeyJson } from '../../contract/keys.js';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
@@ -83,7 +84,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     const limits = effectiveAccountLimits(services.tiers, account);
     return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans, sign_up_credit: await signUpCreditView(services, account) };
   };
-  const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
+  const keyJson = async (key: ApiKey): Promise<ApiKeyJson> => {
     const view = await keyViewOf(services, key.accountId);
     return view((await storage.keys.getById(key.id)) ?? key);
   };
