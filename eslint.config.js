@@ -27,6 +27,7 @@ const none = (...names) => names.map(folder);
  */
 const BOUNDARIES = [
   { folder: 'src/ir', forbidden: ['../*', '../../*'], why: 'The canonical representation depends on nothing.' },
+  { folder: 'src/contract', forbidden: ['../*', '../../*'], why: 'The console contract is compiled into the web app too: zod and nothing of the server.' },
   { folder: 'src/shared', forbidden: onlyFrom('shared'), why: 'Shared helpers depend on no layer.' },
   { folder: 'src/domain', forbidden: onlyFrom('domain', 'ir'), why: 'Domain records are plain types: they import only the canonical representation (a channel type is a name checked where channels enter, not the upstream registry).' },
   { folder: 'src/wire', forbidden: onlyFrom('wire', 'ir', 'shared'), why: 'A wire\'s types, mappings and wire objects depend only on the canonical representation and shared helpers; codecs and upstreams import them, never the reverse.' },

@@ -3,16 +3,14 @@ import { nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { renderInvoicePdf } from '../invoices/invoice-pdf.js';
 import { readJsonObject } from '../http/read-body.js';
-import type { Router } from '../http/router.js';
 import { sendJson, sendRaw } from '../http/respond.js';
 import { pageJson, pageRequestFrom } from '../management/pagination.js';
 import { parseInput } from '../management/parse-input.js';
-import type { GatewayServices } from '../services.js';
-import { requirePermission, type Authenticate } from './console-actor.js';
+import { requirePermission, type BillingRouteDeps } from './console-actor.js';
 import { consoleBase } from './console-base.js';
 import { billingProfileJson, centsToUsd, checkoutJson, invoiceJson } from './json.js';
-import { addReferralConsoleRoutes } from './referral-routes.js';
-import { addSupportConsoleRoutes } from './support-routes.js';
+import { consoleRoutes } from '../console/console-route-table.js';
+import type { BillingJson, InvoicePageJson, OpenedCheckoutJson } from '../contract/billing.js';
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -31,12 +29,19 @@ const checkoutSchema = z.object({ amount_usd: z.union([z.number(), z.string().ma
  * top-ups, invoices (JSON and PDF); then referrals and support. Every route runs as the actor `authenticate`
  * resolves (the console's session layer), within that actor's account only.
  */
-export function addBillingConsoleRoutes(router: Router, services: GatewayServices, authenticate: Authenticate): void {
+export const BILLING_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }: BillingRouteDeps) => {
   const { storage, clock, ledger } = services;
   const commerce = services.commerce;
   const topUp = commerce.config.topUp;
 
-  router.add('GET', '/api/console/billing', async (context) => {
+  const ownInvoice = async (accountId: string, id: string) => {
+    const invoice = await storage.invoices.getById(id);
+    if (invoice === null || invoice.accountId !== accountId) throw new GatewayError('not_found', `No invoice with id '${id}'.`);
+    return invoice;
+  };
+  return { services, authenticate, storage, clock, ledger, commerce, topUp, ownInvoice };
+}, [
+  { method: 'GET', path: '/api/console/billing', who: 'caller', handler: ({ authenticate, storage, ledger, commerce, topUp }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     const [balance, sessions] = await Promise.all([ledger.availableBalance(actor.accountId), storage.payments.listSessions(actor.accountId, 20)]);
@@ -57,16 +62,16 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
           tax: commerce.config.tax === null ? null : { label: commerce.config.tax.label, rate_percent: commerce.config.tax.rateBasisPoints / 100 },
         },
       recent_top_ups: sessions.map(checkoutJson),
-    });
-  });
+    } satisfies BillingJson);
+  } },
 
-  router.add('GET', '/api/console/billing/profile', async (context) => {
+  { method: 'GET', path: '/api/console/billing/profile', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     sendJson(context, 200, billingProfileJson(await storage.billingProfiles.get(actor.accountId)));
-  });
+  } },
 
-  router.add('PUT', '/api/console/billing/profile', async (context) => {
+  { method: 'PUT', path: '/api/console/billing/profile', who: 'caller', handler: ({ authenticate, storage, clock }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:write');
     await actor.requireProvenMailbox();
@@ -74,9 +79,9 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
     const profile = { accountId: actor.accountId, name: input.name, address: input.address, country: input.country, taxId: input.tax_id ?? null, email: input.email ?? null, updatedAt: clock.now() };
     await storage.billingProfiles.put(profile);
     sendJson(context, 200, billingProfileJson(profile));
-  });
+  } },
 
-  router.add('POST', '/api/console/billing/checkout', async (context) => {
+  { method: 'POST', path: '/api/console/billing/checkout', who: 'caller', handler: ({ services, authenticate, commerce }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:write');
     await actor.requireProvenMailbox();
@@ -87,44 +92,35 @@ export function addBillingConsoleRoutes(router: Router, services: GatewayService
     const opened = await commerce.checkout.open({
       accountId: actor.accountId, userId: actor.userId, amountUsd: input.amount_usd, consoleBase: consoleBase(services.config.consoleUrl, context),
     });
-    sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url });
-  });
+    sendJson(context, 201, { ...checkoutJson(opened.session), url: opened.url } satisfies OpenedCheckoutJson);
+  } },
 
-  router.add('GET', '/api/console/billing/checkout/:id', async (context) => {
+  { method: 'GET', path: '/api/console/billing/checkout/:id', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     const session = await storage.payments.getSession(context.params.id ?? '');
     if (session === null || session.accountId !== actor.accountId) throw new GatewayError('not_found', 'No such top-up.');
     sendJson(context, 200, checkoutJson(session));
-  });
+  } },
 
-  router.add('GET', '/api/console/billing/invoices', async (context) => {
+  { method: 'GET', path: '/api/console/billing/invoices', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     const page = await storage.invoices.listByAccount(actor.accountId, pageRequestFrom(context.query));
-    sendJson(context, 200, pageJson(page, invoiceJson));
-  });
+    sendJson(context, 200, pageJson(page, invoiceJson) satisfies InvoicePageJson);
+  } },
 
-  const ownInvoice = async (accountId: string, id: string) => {
-    const invoice = await storage.invoices.getById(id);
-    if (invoice === null || invoice.accountId !== accountId) throw new GatewayError('not_found', `No invoice with id '${id}'.`);
-    return invoice;
-  };
-
-  router.add('GET', '/api/console/billing/invoices/:id', async (context) => {
+  { method: 'GET', path: '/api/console/billing/invoices/:id', who: 'caller', handler: ({ authenticate, ownInvoice }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     sendJson(context, 200, invoiceJson(await ownInvoice(actor.accountId, context.params.id ?? '')));
-  });
+  } },
 
-  router.add('GET', '/api/console/billing/invoices/:id/pdf', async (context) => {
+  { method: 'GET', path: '/api/console/billing/invoices/:id/pdf', who: 'caller', handler: ({ authenticate, ownInvoice }) => async (context) => {
     const actor = await authenticate(context);
     requirePermission(actor, 'billing:read');
     const invoice = await ownInvoice(actor.accountId, context.params.id ?? '');
     const pdf = await renderInvoicePdf(invoice);
     sendRaw(context, 200, pdf, 'application/pdf', { 'content-disposition': `attachment; filename="${invoice.number}.pdf"`, 'cache-control': 'private, max-age=0' });
-  });
-
-  addReferralConsoleRoutes(router, services, authenticate);
-  addSupportConsoleRoutes(router, services, authenticate);
-}
+  } },
+]);

@@ -3,6 +3,7 @@ import type { RequestContext } from '../http/request-context.js';
 import { roleAllows, rolesAllowed, type ConsolePermission } from '../console/roles.js';
 
 import type { AccountRole } from '../storage/repositories/console-repository.js';
+import type { GatewayServices } from '../services.js';
 
 export type ConsoleRole = AccountRole;
 
@@ -39,3 +40,9 @@ export function requirePermission(actor: ConsoleActor, permission: ConsolePermis
   }
 }
 
+
+/** What the billing, referral and support routes are built from: the services and how to find the caller. */
+export interface BillingRouteDeps {
+  readonly services: GatewayServices;
+  readonly authenticate: Authenticate;
+}

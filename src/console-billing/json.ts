@@ -5,13 +5,14 @@ import type { BillingProfile, CheckoutSession, Invoice, InvoiceParty, SupportRep
 import type { ReferredSignUp } from '../storage/repositories/referral-repository.js';
 import type { SupportTicketWithReplies } from '../storage/repositories/support-repository.js';
 import type { ReferralReward } from '../domain/commerce-records.js';
+import type { BillingProfileJson, InvoiceJson, ReferralsJson, SupportTicketJson, TopUpJson } from '../contract/billing.js';
 
 /** Cents as a JSON number of USD (exact for every amount a top-up can have). */
 export function centsToUsd(cents: number): number {
   return Number(centsToUsdText(cents));
 }
 
-export function billingProfileJson(profile: BillingProfile | null): Record<string, unknown> {
+export function billingProfileJson(profile: BillingProfile | null): BillingProfileJson {
   return {
     object: 'billing_profile',
     name: profile?.name ?? null,
@@ -23,11 +24,11 @@ export function billingProfileJson(profile: BillingProfile | null): Record<strin
   };
 }
 
-function partyJson(party: InvoiceParty): Record<string, unknown> {
+function partyJson(party: InvoiceParty): InvoiceJson['seller'] {
   return { name: party.name, address_lines: party.addressLines, country: party.country, tax_id: party.taxId, email: party.email };
 }
 
-export function invoiceJson(invoice: Invoice): Record<string, unknown> {
+export function invoiceJson(invoice: Invoice): InvoiceJson {
   return {
     id: invoice.id,
     object: invoice.kind,
@@ -46,7 +47,7 @@ export function invoiceJson(invoice: Invoice): Record<string, unknown> {
   };
 }
 
-export function checkoutJson(session: CheckoutSession): Record<string, unknown> {
+export function checkoutJson(session: CheckoutSession): TopUpJson {
   return {
     id: session.id,
     object: 'checkout',
@@ -61,7 +62,7 @@ export function checkoutJson(session: CheckoutSession): Record<string, unknown> 
   };
 }
 
-export function referredJson(referred: ReferredSignUp): Record<string, unknown> {
+export function referredJson(referred: ReferredSignUp): ReferralsJson['referred'][number] {
   return {
     account_id: referred.referredAccountId,
     signed_up_at: isoTime(referred.createdAt),
@@ -73,7 +74,7 @@ export function referredJson(referred: ReferredSignUp): Record<string, unknown> 
   };
 }
 
-export function rewardJson(reward: ReferralReward): Record<string, unknown> {
+export function rewardJson(reward: ReferralReward): ReferralsJson['rewards'][number] {
   return {
     ledger_entry_id: reward.ledgerEntryId,
     referred_account_id: reward.referredAccountId,
@@ -84,11 +85,11 @@ export function rewardJson(reward: ReferralReward): Record<string, unknown> {
   };
 }
 
-function replyJson(reply: SupportReply): Record<string, unknown> {
+function replyJson(reply: SupportReply): NonNullable<SupportTicketJson['replies']>[number] {
   return { id: reply.id, author: reply.author, body: reply.body, created_at: isoTime(reply.createdAt) };
 }
 
-export function ticketJson(ticket: SupportTicketWithReplies | (Omit<SupportTicketWithReplies, 'replies'> & { replies?: SupportReply[] })): Record<string, unknown> {
+export function ticketJson(ticket: SupportTicketWithReplies | (Omit<SupportTicketWithReplies, 'replies'> & { replies?: SupportReply[] })): SupportTicketJson {
   return {
     id: ticket.id,
     object: 'support_ticket',

@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
 import { readJsonObject } from '../http/read-body.js';
-import type { Router } from '../http/router.js';
 import { sendJson } from '../http/respond.js';
 import { pageJson, pageRequestFrom } from '../management/pagination.js';
 import { parseInput } from '../management/parse-input.js';
-import type { GatewayServices } from '../services.js';
 import { SUPPORT_CATEGORIES } from '../support/support-desk.js';
-import type { ConsoleActor } from './console-actor.js';
-import type { Authenticate } from './console-actor.js';
+import type { BillingRouteDeps, ConsoleActor } from './console-actor.js';
 import { countSupportRequest } from '../console/mail-limits.js';
 import { ticketJson } from './json.js';
+import { consoleRoutes } from '../console/console-route-table.js';
+import type { SupportTicketPageJson } from '../contract/billing.js';
 
 const ticketSchema = z.object({
   subject: z.string().trim().min(1).max(200),
@@ -29,11 +28,12 @@ function seesAll(actor: ConsoleActor): boolean {
  * The support form and the user's tickets with the operator's replies. Every member may write to support once the
  * account's email is confirmed, a few requests an hour.
  */
-export function addSupportConsoleRoutes(router: Router, services: GatewayServices, authenticate: Authenticate): void {
+export const SUPPORT_CONSOLE_ROUTES = consoleRoutes(({ services, authenticate }: BillingRouteDeps) => {
   const { storage } = services;
   const desk = services.commerce.support;
-
-  router.add('POST', '/api/console/support/tickets', async (context) => {
+  return { services, authenticate, storage, desk };
+}, [
+  { method: 'POST', path: '/api/console/support/tickets', who: 'caller', handler: ({ services, authenticate, desk }) => async (context) => {
     const actor = await authenticate(context);
     const input = parseInput(ticketSchema, await readJsonObject(context, 64 * 1024));
     await actor.requireProvenMailbox();
@@ -48,20 +48,20 @@ export function addSupportConsoleRoutes(router: Router, services: GatewayService
       requestId: input.request_id ?? null,
     });
     sendJson(context, 201, ticketJson(ticket));
-  });
+  } },
 
-  router.add('GET', '/api/console/support/tickets', async (context) => {
+  { method: 'GET', path: '/api/console/support/tickets', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     const page = await storage.support.listByAccount(actor.accountId, seesAll(actor) ? null : actor.userId, pageRequestFrom(context.query));
-    sendJson(context, 200, pageJson(page, ticketJson));
-  });
+    sendJson(context, 200, pageJson(page, ticketJson) satisfies SupportTicketPageJson);
+  } },
 
-  router.add('GET', '/api/console/support/tickets/:id', async (context) => {
+  { method: 'GET', path: '/api/console/support/tickets/:id', who: 'caller', handler: ({ authenticate, storage }) => async (context) => {
     const actor = await authenticate(context);
     const ticket = await storage.support.get(context.params.id ?? '');
     if (ticket === null || ticket.accountId !== actor.accountId || (!seesAll(actor) && ticket.userId !== actor.userId)) {
       throw new GatewayError('not_found', 'No such support ticket.');
     }
     sendJson(context, 200, ticketJson(ticket));
-  });
-}
+  } },
+]);

@@ -3,8 +3,9 @@ import { isoTime } from '../management/time-input.js';
 import { signUpCreditView } from '../sign-up-credit/grant-sign-up-credit.js';
 import type { ConsoleSession, ConsoleUser } from '../storage/repositories/console-repository.js';
 import type { ConsoleDeps } from './console-deps.js';
+import type { ConsoleAccountJson, ConsoleUserJson, SessionRowJson } from '../contract/account.js';
 
-export function userJson(user: ConsoleUser): Record<string, unknown> {
+export function userJson(user: ConsoleUser): ConsoleUserJson {
   return {
     id: user.id,
     email: user.email,
@@ -15,7 +16,7 @@ export function userJson(user: ConsoleUser): Record<string, unknown> {
 }
 
 /** The signed-in account as the console shows it (balance as available now, pending charges included). */
-export async function accountJson(deps: ConsoleDeps, accountId: string): Promise<Record<string, unknown> | null> {
+export async function accountJson(deps: ConsoleDeps, accountId: string): Promise<ConsoleAccountJson | null> {
   const account = await deps.services.storage.accounts.getById(accountId);
   if (account === null) return null;
   return {
@@ -46,7 +47,7 @@ export function describeDevice(userAgent: string): string {
   return system === null ? browser : `${browser} on ${system}`;
 }
 
-export function sessionJson(session: ConsoleSession, currentId: string): Record<string, unknown> {
+export function sessionJson(session: ConsoleSession, currentId: string): SessionRowJson {
   return {
     id: session.id,
     device: describeDevice(session.userAgent),

@@ -1,6 +1,7 @@
 import type { UsageLogRow } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { usageRowToJson } from '../management/usage-input.js';
+import type { ConsoleUsageRowJson } from '../contract/usage.js';
 
 /** The name a playground key shows under (its stored name is `playground` too). */
 const PLAYGROUND = 'Playground';
@@ -38,14 +39,18 @@ export class UsageNames {
   }
 
   /** The row as the API shows it, with `key_name` (and for operators `account_email` and `channel_name`). */
-  async rowJson(row: UsageLogRow, operator: boolean): Promise<Record<string, unknown>> {
-    const json = usageRowToJson(row);
-    json.key_name = row.keyId === null ? null : await this.key(row.keyId);
-    if (operator) {
-      json.account_email = row.accountId === null ? null : await this.account(row.accountId);
-      json.channel_name = row.channelId === null ? null : await this.channel(row.channelId);
-    }
-    return json;
+  /** The row as the account's usage page shows it: the key's name beside its id. */
+  async rowJson(row: UsageLogRow): Promise<ConsoleUsageRowJson> {
+    return { ...usageRowToJson(row), key_name: row.keyId === null ? null : await this.key(row.keyId) };
+  }
+
+  /** The row as the operator's usage explorer shows it: the account's email and the channel's name too. */
+  async operatorRowJson(row: UsageLogRow): Promise<ConsoleUsageRowJson & { account_email: string | null; channel_name: string | null }> {
+    return {
+      ...await this.rowJson(row),
+      account_email: row.accountId === null ? null : await this.account(row.accountId),
+      channel_name: row.channelId === null ? null : await this.channel(row.channelId),
+    };
   }
 }
 

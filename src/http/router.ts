@@ -13,11 +13,17 @@ export type RouteMatch =
   /** A path parameter with a malformed %-escape. */
   | { kind: 'malformed-path' };
 
-/** Turns `/v1/models/:model` into a RegExp with named groups; a pattern may also be given as a RegExp. */
+/**
+ * Turns `/v1/models/:model` into a RegExp with named groups; a last segment `*` matches the rest of the path (empty
+ * included). A pattern may also be given as a RegExp.
+ */
 export function compilePath(pattern: string): RegExp {
-  const source = pattern
-    .split('/')
-    .map((segment) => (segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+  const segments = pattern.split('/');
+  const source = segments
+    .map((segment, index) => {
+      if (segment === '*' && index === segments.length - 1) return '.*';
+      return segment.startsWith(':') ? `(?<${segment.slice(1)}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
     .join('/');
   return new RegExp(`^${source}$`);
 }
@@ -28,7 +34,7 @@ export class Router {
   readonly #patterns: PatternRoute[] = [];
 
   add(method: string, pattern: string | RegExp, handler: RouteHandler): this {
-    if (typeof pattern === 'string' && !pattern.includes(':')) {
+    if (typeof pattern === 'string' && !pattern.includes(':') && !pattern.endsWith('/*')) {
       let byMethod = this.#static.get(pattern);
       if (byMethod === undefined) this.#static.set(pattern, (byMethod = new Map()));
       byMethod.set(method, handler);

@@ -9,6 +9,7 @@ import type { AccountPatch, ApiKeyPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput, usdInput } from './money-input.js';
 import { isoTime, timeInput } from './time-input.js';
 import { limitInput } from './limit-input.js';
+import type { ApiKeyJson } from '../contract/keys.js';
 
 const email = z.email().max(254).transform((value) => value.toLowerCase());
 const password = z.string().min(8).max(200);
@@ -136,7 +137,7 @@ export function effectiveKeyState(key: ApiKey, standing: KeyStanding, now: numbe
   return 'enabled';
 }
 
-function budgetToJson(budget: KeyBudget | null, now: number): Record<string, unknown> | null {
+function budgetToJson(budget: KeyBudget | null, now: number): ApiKeyJson['budget'] {
   if (budget === null) return null;
   return {
     period: budget.period,
@@ -147,7 +148,7 @@ function budgetToJson(budget: KeyBudget | null, now: number): Record<string, unk
 }
 
 /** The one JSON view of a key (admin API and console). `key` must be read after the ledger flushed its settlements. */
-export function keyToJson(key: ApiKey, standing: KeyStanding, now: number): Record<string, unknown> {
+export function keyToJson(key: ApiKey, standing: KeyStanding, now: number): ApiKeyJson {
   return {
     id: key.id,
     object: 'api_key',

@@ -8,6 +8,6 @@ export function pageRequestFrom(query: URLSearchParams): PageRequest {
   return { limit, after: query.get('cursor') ?? query.get('after') };
 }
 
-export function pageJson<T>(page: Page<T>, toJson: (item: T) => unknown): Record<string, unknown> {
+export function pageJson<T, Json>(page: Page<T>, toJson: (item: T) => Json): { object: 'list'; data: Json[]; has_more: boolean; next_cursor: string | null } {
   return { object: 'list', data: page.data.map(toJson), has_more: page.nextCursor !== null, next_cursor: page.nextCursor };
 }

@@ -2,9 +2,10 @@ import { nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { UsageLogRow, UsageQuery } from '../domain/records.js';
 import { isoTime, timeInput } from './time-input.js';
+import type { UsageRowJson } from '../contract/usage.js';
 
 /** A usage-log row as the admin API and the console show it (metadata only). */
-export function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
+export function usageRowToJson(row: UsageLogRow): UsageRowJson {
   return {
     request_id: row.requestId,
     account_id: row.accountId,

@@ -20,7 +20,7 @@ import { nativeRoutes } from '../relay/native-routes.js';
  */
 export function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
-  const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
+  const requested: RequestedOperation = { kind: 'count-tokens', wire: endpoint.wire };
   return async (context) => {
     const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);

@@ -29,7 +29,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
     const usage = inputTokensOf(result.inputTokens);
     const price = new AnswerPrice(model);
-    const priced = price.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
+    const priced = price.priced(result.body, { usage }, endpoint.usageKey);
     call.sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...rateLimitHeaders, ...priced.headers } });
     return { status: 200, usage, price };
   });

@@ -4,7 +4,6 @@ import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
 import type { TokenCount } from '../ir/token-count.js';
 import type { UpstreamAdapter, UpstreamCountTokens } from '../upstreams/upstream-adapter.js';
 import { chooseWire, type RequestedOperation } from './choose-wire.js';
-import { passThroughBody } from './pass-through-body.js';
 import type { UnaryExchange } from './relay-unary.js';
 
 /** An embeddings answer in the caller's wire, with the input tokens it is billed for. */
@@ -26,11 +25,11 @@ export function embeddingsExchange(
   encode: (response: EmbeddingResponse) => string,
   estimate: number,
 ): UnaryExchange<EmbeddingsAnswer> {
-  const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
+  const requested: RequestedOperation = { kind: 'embeddings', wire: endpoint.wire, batch: endpoint.batch };
   return {
     request(adapter, route, credential) {
       const wire = chooseWire(adapter, route.channel, requested);
-      if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
+      if (wire.kind === 'pass-through') return adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, endpoint.wire.passThroughBody(body, route.upstreamModel, false)) ?? null;
       // A channel whose upstream serves no embeddings is skipped.
       return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
     },
@@ -54,13 +53,14 @@ export function countTokensExchange(
   chat: ChatRequest | null,
   callerHeaders: Readonly<Record<string, string | string[] | undefined>>,
 ): UnaryExchange<TokenCount> {
-  const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
+  const requested: RequestedOperation = { kind: 'count-tokens', wire: endpoint.wire };
   return {
     request(adapter, route, credential) {
       const wire = chooseWire(adapter, route.channel, requested);
       if (wire.kind === 'pass-through') {
-        const upstreamBody = passThroughBody(endpoint.protocol, body, route.upstreamModel, false);
-        const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
+        const upstreamBody = endpoint.wire.passThroughBody(body, route.upstreamModel, false);
+        const upstreamRequest = adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
+        if (upstreamRequest === undefined) return null;
         for (const name of endpoint.passThroughHeaders ?? []) {
           const value = callerHeaders[name];
           if (typeof value === 'string') upstreamRequest.headers[name] = value;
@@ -76,6 +76,6 @@ export function countTokensExchange(
 
 /** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
 function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
-  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
+  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.wire.name} upstream has no token counter`);
   return adapter.countTokens;
 }

@@ -5,6 +5,7 @@ import type { NanoUsd } from '../domain/records.js';
 import type { GatewayServices } from '../services.js';
 import { newId } from '../shared/ids.js';
 import { signUpAddressHash, signUpEmailHash } from './sign-up-identity.js';
+import type { SignUpCreditJson } from '../contract/account.js';
 
 const DAY_MS = 86_400_000;
 
@@ -64,7 +65,7 @@ export async function grantSignUpCredit(
  * The sign-up credit as the account's owner sees it: `offered` (verify the email to get it), `granted` (with its
  * expiry), `expired` (what was taken back); null when the account has none and will get none.
  */
-export async function signUpCreditView(services: Pick<GatewayServices, 'storage' | 'config'>, account: { id: string; tier: string }): Promise<Record<string, unknown> | null> {
+export async function signUpCreditView(services: Pick<GatewayServices, 'storage' | 'config'>, account: { id: string; tier: string }): Promise<SignUpCreditJson | null> {
   const grant = await services.storage.signUpCredits.getGrant(account.id);
   if (grant !== null) {
     return {

@@ -5,7 +5,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addBillingConsoleRoutes } from '../../src/console-billing/billing-routes.js';
+import { BILLING_CONSOLE_ROUTES } from '../../src/console-billing/billing-routes.js';
+import { REFERRAL_CONSOLE_ROUTES } from '../../src/console-billing/referral-routes.js';
+import { SUPPORT_CONSOLE_ROUTES } from '../../src/console-billing/support-routes.js';
 import type { Authenticate, ConsoleActorIdentity, ConsoleRole } from '../../src/console-billing/console-actor.js';
 import { GatewayError } from '../../src/errors/gateway-error.js';
 import { createListener } from '../../src/http/create-listener.js';
@@ -36,7 +38,10 @@ export interface ConsoleTestServer {
 /** The console money routes on their own 127.0.0.1 listener, over the gateway's real services. */
 export async function startConsoleTestServer(services: GatewayServices): Promise<ConsoleTestServer> {
   const router = new Router();
-  addBillingConsoleRoutes(router, services, testAuthenticate);
+  for (const route of [...BILLING_CONSOLE_ROUTES, ...REFERRAL_CONSOLE_ROUTES, ...SUPPORT_CONSOLE_ROUTES]) {
+    if (route.who !== 'caller') throw new Error(`${route.method} ${route.path} expects the console's session layer.`);
+    router.add(route.method, route.path, route.handler({ services, authenticate: testAuthenticate }));
+  }
   const server: Server = createServer(createListener({ router, logger: services.logger, clientIp: services.clientIp }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

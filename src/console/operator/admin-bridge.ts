@@ -1,46 +1,42 @@
 import { openAIFamily } from '../../codecs/openai-chat/family.js';
 import type { ServerResponse } from 'node:http';
-import { addInvoiceAdminRoutes } from '../../console-billing/admin-invoice-routes.js';
-import { addSupportAdminRoutes } from '../../console-billing/admin-support-routes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { addAccountRoutes } from '../../http/admin/account-routes.js';
-import { addAlertRoutes } from '../../http/admin/alert-routes.js';
-import { addCatalogImportRoutes } from '../../http/admin/catalog-import-routes.js';
-import { addCatalogRoutes } from '../../http/admin/catalog-routes.js';
-import { addHealthRoutes } from '../../http/admin/health-routes.js';
-import { addMoneyRoutes } from '../../http/admin/money-routes.js';
-import { addOperationsRoutes } from '../../http/admin/operations-routes.js';
-import { addRedemptionRoutes } from '../../http/admin/redemption-routes.js';
-import { addTierRoutes } from '../../http/admin/tier-routes.js';
-import { addWebhookAdminRoutes } from '../../http/admin/webhook-routes.js';
-import type { RequestContext } from '../../http/request-context.js';
+import type { RequestContext, RouteHandler } from '../../http/request-context.js';
 import { Router } from '../../http/router.js';
+import { ADMIN_ROUTES } from '../../admin-routes.js';
+import { adminOnly } from '../../http/admin/admin-guard.js';
+import { adminPermissionOf, type AdminPermission } from '../../http/admin/admin-route.js';
 import type { GatewayServices } from '../../services.js';
 import type { ConsoleDeps } from '../console-deps.js';
+import { consoleRoutes } from '../console-route-table.js';
 import { recordAudit } from './audit-log.js';
 import { redactedJsonText } from './audit-redaction.js';
 import { operatorRoute, type OperatorRequest } from './operator-route.js';
-import { operatorAllows, permissionForAdminCall } from './operator-roles.js';
+import { operatorAllows } from './operator-roles.js';
 import type { ConsoleOperator } from '../../storage/repositories/operator-repository.js';
 
-export const BRIDGE_PREFIX = '/api/operator/admin/';
+const BRIDGE_PREFIX = '/api/operator/admin/';
 
-/** The admin API's own handlers, the same ones /admin/* serves on the API listener. */
-function adminRouter(services: GatewayServices): Router {
+/**
+ * The admin API's own handlers (ADMIN_ROUTES, the ones /admin/* serves on the API listener), and the permission
+ * each route's entry asks of an operator.
+ */
+function adminRouter(services: GatewayServices): { router: Router; permissionOf(method: string, adminPath: string): AdminPermission } {
   const router = new Router();
-  addCatalogRoutes(router, services);
-  addCatalogImportRoutes(router, services);
-  addAccountRoutes(router, services);
-  addOperationsRoutes(router, services);
-  addTierRoutes(router, services);
-  addMoneyRoutes(router, services);
-  addHealthRoutes(router, services);
-  addAlertRoutes(router, services);
-  addRedemptionRoutes(router, services);
-  addSupportAdminRoutes(router, services);
-  addInvoiceAdminRoutes(router, services);
-  addWebhookAdminRoutes(router, services);
-  return router;
+  const permissions = new Map<RouteHandler, AdminPermission>();
+  for (const route of ADMIN_ROUTES) {
+    const handler = adminOnly(services, route.handler(services));
+    permissions.set(handler, adminPermissionOf(route));
+    router.add(route.method, route.path, handler);
+  }
+  return {
+    router,
+    // A path no route serves is answered 404 after this check: reads need `read`, anything else `write`.
+    permissionOf: (method, adminPath) => {
+      const match = router.match(method, adminPath);
+      return (match.kind === 'found' ? permissions.get(match.handler) : undefined) ?? adminPermissionOf({ method: method === 'GET' || method === 'HEAD' ? 'GET' : 'POST' });
+    },
+  };
 }
 
 function adminPathOf(consolePath: string): string {
@@ -108,9 +104,9 @@ function resourcePathOf(method: string, adminPath: string): string {
  * replies). Every change that succeeds is written to the audit log before its answer leaves: the operator, the
  * action, the target, its state before (the resource's GET) and after (the answer), secrets removed, and the IP.
  */
-export function adminBridgeRoute(deps: ConsoleDeps) {
-  const router = adminRouter(deps.services);
-  return operatorRoute(deps, (context) => permissionForAdminCall(context.method, adminPathOf(context.path)), async ({ context, active, operator }: OperatorRequest) => {
+function adminBridgeRoute(deps: ConsoleDeps): RouteHandler {
+  const { router, permissionOf } = adminRouter(deps.services);
+  return operatorRoute(deps, (context) => permissionOf(context.method, adminPathOf(context.path)), async ({ context, active, operator }: OperatorRequest) => {
     const adminPath = adminPathOf(context.path);
     if (context.method === 'GET' || context.method === 'HEAD') {
       if (!(await runAdmin(router, context, operator, context.method, adminPath, context.response))) throw new GatewayError('not_found', `No admin route for ${context.method} ${adminPath}.`);
@@ -156,3 +152,11 @@ export function adminBridgeRoute(deps: ConsoleDeps) {
     else realEnd(held);
   });
 }
+
+/**
+ * The bridge's routes: every method under /api/operator/admin/. Each call is authorised by the operator permission
+ * of the admin route it reaches, so the route is `caller` here.
+ */
+export const ADMIN_BRIDGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => ({ bridge: adminBridgeRoute(deps) }), (['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const).map((method) => ({
+  method, path: `${BRIDGE_PREFIX}*`, who: 'caller' as const, handler: ({ bridge }: { bridge: RouteHandler }) => bridge,
+})));

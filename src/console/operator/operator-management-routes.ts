@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime } from '../../management/time-input.js';
@@ -13,9 +12,10 @@ import { readConsoleBody, sendNoContent } from '../console-route.js';
 import { hashConsolePassword } from '../password-hashing.js';
 import { issueToken } from '../routes/auth-routes.js';
 import { recordAudit } from './audit-log.js';
-import { operatorRoute, type OperatorRequest } from './operator-route.js';
+import { type OperatorRequest } from './operator-route.js';
 import { grantOperator } from './operator-users.js';
 import { identityCheckSchema, resetSecondFactor } from './second-factor-reset.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const role = z.enum(OPERATOR_ROLES as [OperatorRole, ...OperatorRole[]]);
@@ -44,7 +44,7 @@ function operatorJson(operator: ConsoleOperator, user: ConsoleUser | null): Reco
  * changes roles, disables and enables, resets a lost second factor and removes. Never on oneself (another owner
  * does it), so the acting owner always remains; every change goes to the audit log.
  */
-export function addOperatorManagementRoutes(router: Router, deps: ConsoleDeps): void {
+export const OPERATOR_MANAGEMENT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
   const described = async (operator: ConsoleOperator): Promise<Record<string, unknown>> => operatorJson(operator, await storage.console.getUserById(operator.userId));
@@ -61,15 +61,16 @@ export function addOperatorManagementRoutes(router: Router, deps: ConsoleDeps): 
   const audit = (request: OperatorRequest, action: string, target: string, status: number, before: unknown, after: unknown) => recordAudit(deps, {
     operatorId: request.operator.userId, operatorEmail: request.active.user.email, action, target: `operator:${target}`, status, before, after, ip: request.context.clientIp,
   });
-
-  router.add('GET', '/api/operator/operators', operatorRoute(deps, 'read', async ({ context }) => {
+  return { deps, storage, clock, described, otherOperator, audit };
+}, [
+  { method: 'GET', path: '/api/operator/operators', who: 'operator', permission: 'read', handler: ({ storage, described }) => async ({ context }) => {
     const operators = await storage.operators.list();
     sendJson(context, 200, { data: await Promise.all(operators.map(described)) });
-  }));
+  } },
 
   // A console user gets the role at once; a new email gets a console user (and an account of their own) with no
   // usable password, and a mailed link to choose one.
-  router.add('POST', '/api/operator/operators', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'POST', path: '/api/operator/operators', who: 'operator', permission: 'operators:manage', handler: ({ deps, storage, clock, audit }) => async (request) => {
     const input = parseInput(grantSchema, await readConsoleBody(request.context));
     const existing = await storage.console.getUserByEmail(input.email);
     const before = existing === null ? null : await storage.operators.get(existing.id);
@@ -80,9 +81,9 @@ export function addOperatorManagementRoutes(router: Router, deps: ConsoleDeps): 
     const after = { user_id: user.id, email: user.email, role: input.role, invited: created };
     await audit(request, created ? 'invite operator' : 'grant operator role', user.id, 201, before, after);
     sendJson(request.context, 201, after);
-  }));
+  } },
 
-  router.add('PATCH', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'PATCH', path: '/api/operator/operators/:id', who: 'operator', permission: 'operators:manage', handler: ({ storage, audit }) => async (request) => {
     const input = parseInput(roleSchema, await readConsoleBody(request.context));
     const id = request.context.params.id ?? '';
     const before = await storage.operators.get(id);
@@ -91,25 +92,25 @@ export function addOperatorManagementRoutes(router: Router, deps: ConsoleDeps): 
     await storage.operators.upsert({ ...before, role: input.role });
     await audit(request, 'change operator role', id, 200, before, { ...before, role: input.role });
     sendJson(request.context, 200, { user_id: id, role: input.role });
-  }));
+  } },
 
-  router.add('POST', '/api/operator/operators/:id/disable', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'POST', path: '/api/operator/operators/:id/disable', who: 'operator', permission: 'operators:manage', handler: ({ storage, clock, described, otherOperator, audit }) => async (request) => {
     const before = await otherOperator(request, 'You cannot disable yourself; another owner can.');
     if (before.disabledAt === null) await storage.operators.setDisabled(before.userId, { at: clock.now(), by: request.operator.userId });
     const after = await described((await storage.operators.get(before.userId)) ?? before);
     await audit(request, 'disable operator', before.userId, 200, before, after);
     sendJson(request.context, 200, after);
-  }));
+  } },
 
-  router.add('POST', '/api/operator/operators/:id/enable', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'POST', path: '/api/operator/operators/:id/enable', who: 'operator', permission: 'operators:manage', handler: ({ storage, described, otherOperator, audit }) => async (request) => {
     const before = await otherOperator(request, 'You are not disabled.');
     await storage.operators.setDisabled(before.userId, null);
     const after = await described((await storage.operators.get(before.userId)) ?? before);
     await audit(request, 'enable operator', before.userId, 200, before, after);
     sendJson(request.context, 200, after);
-  }));
+  } },
 
-  router.add('POST', '/api/operator/operators/:id/reset-two-factor', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'POST', path: '/api/operator/operators/:id/reset-two-factor', who: 'operator', permission: 'operators:manage', handler: ({ deps, storage, described, otherOperator, audit }) => async (request) => {
     const input = parseInput(identityCheckSchema, await readConsoleBody(request.context));
     const operator = await otherOperator(request, 'Change your own second factor under Security.');
     const user = await storage.console.getUserById(operator.userId);
@@ -119,12 +120,12 @@ export function addOperatorManagementRoutes(router: Router, deps: ConsoleDeps): 
     const after = { ...(await described(operator)), identity_check: input.identity_check };
     await audit(request, 'reset operator two-factor', user.id, 200, before, after);
     sendJson(request.context, 200, after);
-  }));
+  } },
 
-  router.add('DELETE', '/api/operator/operators/:id', operatorRoute(deps, 'operators:manage', async (request) => {
+  { method: 'DELETE', path: '/api/operator/operators/:id', who: 'operator', permission: 'operators:manage', handler: ({ storage, otherOperator, audit }) => async (request) => {
     const before = await otherOperator(request, 'You cannot remove yourself; another owner can.');
     if (!(await storage.operators.remove(before.userId))) throw new GatewayError('not_found', `No operator with user id '${before.userId}'.`);
     await audit(request, 'remove operator', before.userId, 204, before, null);
     sendNoContent(request.context);
-  }));
-}
+  } },
+]);

@@ -5,6 +5,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
 import type { ActiveSession } from '../session-store.js';
 import { operatorAllows, type OperatorPermission } from './operator-roles.js';
+import type { OperatorStandingJson } from '../../contract/account.js';
 
 export interface OperatorRequest {
   context: RequestContext;
@@ -23,7 +24,7 @@ export function permissionsOf(operator: ConsoleOperator): OperatorPermission[] {
  * The signed-in user's operator standing as the console's session answer carries it, or null for everyone who is not
  * an operator: one call that answers 200 for every user tells the console which pages to show.
  */
-export async function operatorStanding(deps: ConsoleDeps, active: ActiveSession): Promise<Record<string, unknown> | null> {
+export async function operatorStanding(deps: ConsoleDeps, active: ActiveSession): Promise<OperatorStandingJson | null> {
   const operator = await deps.services.storage.operators.get(active.user.id);
   if (operator === null) return null;
   return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) };

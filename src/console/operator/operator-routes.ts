@@ -1,27 +1,23 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { AuditQuery } from '../../storage/repositories/operator-repository.js';
 import { countAuthAttempt } from '../auth-limits.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { anyoneRoute, readConsoleBody, signedInRoute } from '../console-route.js';
+import { readConsoleBody } from '../console-route.js';
 import { userJson } from '../console-views.js';
 import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { startSession } from '../session-store.js';
-import { adminBridgeRoute, BRIDGE_PREFIX } from './admin-bridge.js';
 import { recordAudit } from './audit-log.js';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
-import { activeOperator, operatorRoute, permissionsOf } from './operator-route.js';
-import { addOperatorManagementRoutes } from './operator-management-routes.js';
+import { activeOperator, permissionsOf } from './operator-route.js';
 import { grantOperator } from './operator-users.js';
-import { addOverviewRoute } from './overview-route.js';
-import { addUserRoutes } from './user-routes.js';
 import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
-import { addUsageExplorerRoute, namedUsageQuery } from './usage-explorer-route.js';
+import { namedUsageQuery } from './usage-explorer-route.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const email = z.string().trim().toLowerCase().email().max(254);
 const bootstrapSchema = z.object({ admin_token: z.string().min(1).max(400), email, password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4) }).strict();
@@ -49,17 +45,18 @@ function auditQueryFrom(query: URLSearchParams): AuditQuery {
 }
 
 /** The operator's console (docs/console-api.md, "Operator API"): identity, operators, the audit log, the admin bridge. */
-export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
+export const OPERATOR_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
-
-  router.add('GET', '/api/operator/me', signedInRoute(deps, null, async ({ context, active }) => {
+  return { deps, storage, clock };
+}, [
+  { method: 'GET', path: '/api/operator/me', who: 'member', permission: null, handler: ({ deps }) => async ({ context, active }) => {
     const operator = await activeOperator(deps, active);
     sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) });
-  }));
+  } },
 
   // The first operator, with the admin token: once, while there is no operator yet. A second factor is then
   // required before any operator route answers.
-  router.add('POST', '/api/operator/bootstrap', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/operator/bootstrap', who: 'anyone', handler: ({ deps, storage, clock }) => async ({ context }) => {
     const input = parseInput(bootstrapSchema, await readConsoleBody(context));
     const attempt = await countAuthAttempt(deps, context, 'sign-in', 'operator-bootstrap');
     if (!deps.services.adminToken.verify(input.admin_token)) throw new GatewayError('invalid_admin_token', 'The admin token is not valid.', { param: 'admin_token' });
@@ -77,14 +74,14 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
     const session = await startSession(deps, context, user.id, membership.accountId);
     await recordAudit(deps, { operatorId: user.id, operatorEmail: user.email, action: 'bootstrap owner with the admin token', target: `operator:${user.id}`, status: 201, before: null, after: { user_id: user.id, email: user.email, role: 'owner' }, ip: context.clientIp });
     sendJson(context, 201, { status: 'signed_in', user: userJson(user), role: 'owner', two_factor_required: user.totpSecret === null, csrf_token: session.csrfToken });
-  }));
+  } },
 
-  router.add('GET', '/api/operator/audit', operatorRoute(deps, 'read', async ({ context }) => {
+  { method: 'GET', path: '/api/operator/audit', who: 'operator', permission: 'read', handler: ({ storage }) => async ({ context }) => {
     const page = await storage.operators.listAudit(auditQueryFrom(context.query), pageRequestFrom(context.query));
     sendJson(context, 200, pageJson(page, auditJson));
-  }));
+  } },
 
-  router.add('GET', '/api/operator/audit.csv', operatorRoute(deps, 'read', async ({ context }) => {
+  { method: 'GET', path: '/api/operator/audit.csv', who: 'operator', permission: 'read', handler: ({ storage, clock }) => async ({ context }) => {
     const query = auditQueryFrom(context.query);
     const response = context.response;
     response.statusCode = 200;
@@ -100,20 +97,11 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
       after = page.nextCursor;
     }
     response.end();
-  }));
+  } },
 
   // The whole deployment's usage log as CSV, with the same filters as /admin/usage (account_id, key_id, model, status, from, to).
-  router.add('GET', '/api/operator/usage.csv', operatorRoute(deps, 'read', async ({ context }) => {
+  { method: 'GET', path: '/api/operator/usage.csv', who: 'operator', permission: 'read', handler: ({ deps, storage }) => async ({ context }) => {
     await deps.services.usageLog.flush();
     await writeCsv(deps, context, await namedUsageQuery(storage, context.query), ['account_id', 'channel_id', ...CSV_COLUMNS]);
-  }));
-
-  addOperatorManagementRoutes(router, deps);
-  addOverviewRoute(router, deps);
-  addUsageExplorerRoute(router, deps);
-  addUserRoutes(router, deps);
-  // The admin API's handlers for operators (reads for every role, changes by role, changes audited).
-  const bridge = adminBridgeRoute(deps);
-  const bridged = new RegExp(`^${BRIDGE_PREFIX.replace(/\//g, '\\/')}.+$`);
-  for (const method of ['GET', 'POST', 'PATCH', 'PUT', 'DELETE']) router.add(method, bridged, bridge);
-}
+  } },
+]);

@@ -1,6 +1,5 @@
 import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { isoTime } from '../../management/time-input.js';
 import type { RecentCall } from '../../storage/repositories/operator-repository.js';
@@ -8,7 +7,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { channelStatus } from '../../http/channel-status.js';
 import type { GatewayServices } from '../../services.js';
 import { LiveTraffic, type LiveSummary } from './live-traffic.js';
-import { operatorRoute } from './operator-route.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const MINUTE = 60_000;
 /** The windows the overview offers, and the width of one point of their charts. */
@@ -102,10 +101,12 @@ function channelHealthRows(services: GatewayServices): Record<string, unknown>[]
  * the usage log; and what is live now — requests/s, error rate and latency from this process's metrics registry,
  * each channel's health from routing's breakers.
  */
-export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
+export const OVERVIEW_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
   const live = new LiveTraffic(deps.services.metrics, clock.now());
-  router.add('GET', '/api/operator/overview', operatorRoute(deps, 'read', async ({ context }) => {
+  return { deps, storage, clock, live };
+}, [
+  { method: 'GET', path: '/api/operator/overview', who: 'operator', permission: 'read', handler: ({ deps, storage, clock, live }) => async ({ context }) => {
     const windowName = context.query.get('window') ?? '24h';
     const window = WINDOWS[windowName];
     if (window === undefined) throw new GatewayError('bad_request', `'window' must be one of ${Object.keys(WINDOWS).join(', ')}.`, { param: 'window' });
@@ -140,5 +141,5 @@ export function addOverviewRoute(router: Router, deps: ConsoleDeps): void {
       live: liveJson(live.read(now)),
       channels: channelHealthRows(deps.services),
     });
-  }));
-}
+  } },
+]);

@@ -1,5 +1,4 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import type { UsageQuery } from '../../domain/records.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
@@ -8,7 +7,7 @@ import type { Storage } from '../../storage/storage.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { UsageNames } from '../usage-names.js';
-import { operatorRoute } from './operator-route.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 /** Keys of one account read at most to find those with a name. */
 const MAX_KEYS = 5000;
@@ -51,9 +50,11 @@ export async function namedUsageQuery(storage: Storage, query: URLSearchParams):
 }
 
 /** The whole deployment's usage log for the operator's explorer: rows with the names behind their ids. */
-export function addUsageExplorerRoute(router: Router, deps: ConsoleDeps): void {
+export const USAGE_EXPLORER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, usageLog } = deps.services;
-  router.add('GET', '/api/operator/usage', operatorRoute(deps, 'read', async ({ context }) => {
+  return { deps, storage, usageLog };
+}, [
+  { method: 'GET', path: '/api/operator/usage', who: 'operator', permission: 'read', handler: ({ storage, usageLog }) => async ({ context }) => {
     const filter = await namedUsageQuery(storage, context.query);
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
@@ -65,7 +66,7 @@ export function addUsageExplorerRoute(router: Router, deps: ConsoleDeps): void {
       throw error;
     }
     const names = new UsageNames(storage);
-    const rows = await Promise.all(found.data.map((row) => names.rowJson(row, true)));
+    const rows = await Promise.all(found.data.map((row) => names.operatorRowJson(row)));
     sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
-  }));
-}
+  } },
+]);

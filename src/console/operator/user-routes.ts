@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime } from '../../management/time-input.js';
@@ -9,13 +8,14 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { recordAudit } from './audit-log.js';
 import { operatorAllows } from './operator-roles.js';
-import { operatorRoute, type OperatorRequest } from './operator-route.js';
+import { type OperatorRequest } from './operator-route.js';
 import { identityCheckSchema, resetSecondFactor } from './second-factor-reset.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const lockSchema = z.object({ reason: z.string().trim().min(3).max(500) }).strict();
 
 /** The sign-in status of console users: find by email, lock and unlock, reset the second factor. */
-export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
+export const USER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
   const statusJson = async (user: ConsoleUser): Promise<Record<string, unknown>> => {
@@ -51,15 +51,16 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
   const audit = (request: OperatorRequest, action: string, user: ConsoleUser, before: unknown, after: unknown) => recordAudit(deps, {
     operatorId: request.operator.userId, operatorEmail: request.active.user.email, action, target: `user:${user.id}`, status: 200, before, after, ip: request.context.clientIp,
   });
-
-  router.add('GET', '/api/operator/users', operatorRoute(deps, 'read', async ({ context }) => {
+  return { deps, storage, clock, statusJson, userById, assertMayActOn, audit };
+}, [
+  { method: 'GET', path: '/api/operator/users', who: 'operator', permission: 'read', handler: ({ storage, statusJson }) => async ({ context }) => {
     const email = (context.query.get('email') ?? '').trim().toLowerCase();
     if (email === '') throw new GatewayError('bad_request', "'email' is required.", { param: 'email' });
     const user = await storage.console.getUserByEmail(email);
     sendJson(context, 200, { data: user === null ? [] : [await statusJson(user)] });
-  }));
+  } },
 
-  router.add('POST', '/api/operator/users/:id/lock', operatorRoute(deps, 'write', async (request) => {
+  { method: 'POST', path: '/api/operator/users/:id/lock', who: 'operator', permission: 'write', handler: ({ storage, clock, statusJson, userById, assertMayActOn, audit }) => async (request) => {
     const input = parseInput(lockSchema, await readConsoleBody(request.context));
     const user = await userById(request.context.params.id ?? '');
     if (user.id === request.operator.userId) throw new GatewayError('conflict', 'You cannot lock yourself out.');
@@ -70,9 +71,9 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     const after = await statusJson(user);
     await audit(request, 'lock console user', user, before, after);
     sendJson(request.context, 200, after);
-  }));
+  } },
 
-  router.add('POST', '/api/operator/users/:id/unlock', operatorRoute(deps, 'write', async (request) => {
+  { method: 'POST', path: '/api/operator/users/:id/unlock', who: 'operator', permission: 'write', handler: ({ storage, statusJson, userById, assertMayActOn, audit }) => async (request) => {
     const user = await userById(request.context.params.id ?? '');
     await assertMayActOn(request, user);
     const before = await statusJson(user);
@@ -80,9 +81,9 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     const after = await statusJson(user);
     await audit(request, 'unlock console user', user, before, after);
     sendJson(request.context, 200, after);
-  }));
+  } },
 
-  router.add('POST', '/api/operator/users/:id/reset-two-factor', operatorRoute(deps, 'write', async (request) => {
+  { method: 'POST', path: '/api/operator/users/:id/reset-two-factor', who: 'operator', permission: 'write', handler: ({ deps, storage, statusJson, userById, assertMayActOn, audit }) => async (request) => {
     const input = parseInput(identityCheckSchema, await readConsoleBody(request.context));
     const user = await userById(request.context.params.id ?? '');
     await assertMayActOn(request, user);
@@ -92,5 +93,5 @@ export function addUserRoutes(router: Router, deps: ConsoleDeps): void {
     const after = { ...(await statusJson((await storage.console.getUserById(user.id)) ?? user)), identity_check: input.identity_check };
     await audit(request, 'reset two-factor', user, before, after);
     sendJson(request.context, 200, after);
-  }));
-}
+  } },
+]);

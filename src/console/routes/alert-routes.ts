@@ -1,17 +1,17 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { settingsToJson } from '../../http/admin/alert-routes.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { nonNegativeUsdInput } from '../../management/money-input.js';
 import { parseInput } from '../../management/parse-input.js';
 import { nanoToUsd } from '../../billing/money.js';
 import type { AlertSettings } from '../../storage/repositories/alert-repository.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { readConsoleBody, signedInRoute } from '../console-route.js';
+import { readConsoleBody } from '../console-route.js';
 import { roleAllows } from '../roles.js';
 import type { ActiveSession } from '../session-store.js';
 import { keyInScope } from '../project-scope.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const alertSettingsSchema = z.object({
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
@@ -30,7 +30,7 @@ const KEYS_LISTED = 200;
  * quota at which each key (and subscription) alerts. The same settings and checker as the admin API's; the mails go
  * to the account's email once per crossing.
  */
-export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
+export const CONSOLE_ALERT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, keys } = deps.services;
 
   /**
@@ -63,22 +63,23 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
       keys: await keyThresholds(active, settings.quotaPercent),
     };
   };
-
-  router.add('GET', '/api/console/alerts', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  return { deps, storage, clock, keys, keyThresholds, answer };
+}, [
+  { method: 'GET', path: '/api/console/alerts', who: 'member', permission: 'account:read', handler: ({ answer }) => async ({ context, active }) => {
     sendJson(context, 200, await answer(active));
-  }));
+  } },
 
   // One key's own quota alert threshold, set by the account's owners and admins (null: the account's again).
-  router.add('PUT', '/api/console/alerts/keys/:id', signedInRoute(deps, 'alerts:write', async ({ context, active }) => {
+  { method: 'PUT', path: '/api/console/alerts/keys/:id', who: 'member', permission: 'alerts:write', handler: ({ storage, clock, answer }) => async ({ context, active }) => {
     const input = parseInput(keyAlertSchema, await readConsoleBody(context));
     const keyId = context.params.id ?? '';
     if (!(await storage.alerts.setKeyQuotaPercent(active.session.accountId, keyId, input.alert_quota_percent, clock.now()))) {
       throw new GatewayError('not_found', `No key with id '${keyId}' on this account.`);
     }
     sendJson(context, 200, await answer(active));
-  }));
+  } },
 
-  router.add('PUT', '/api/console/alerts', signedInRoute(deps, 'alerts:write', async ({ context, active }) => {
+  { method: 'PUT', path: '/api/console/alerts', who: 'member', permission: 'alerts:write', handler: ({ storage, clock, keys, answer }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const input = parseInput(alertSettingsSchema, await readConsoleBody(context));
     const patch: Partial<AlertSettings> = {};
@@ -90,5 +91,5 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
     // Cached key records carry the account's thresholds.
     await keys.invalidateAccount(accountId);
     sendJson(context, 200, await answer(active));
-  }));
-}
+  } },
+]);

@@ -5,7 +5,6 @@ import { signUpAddressHash } from '../../sign-up-credit/sign-up-identity.js';
 import { isUniqueViolation } from '../../http/admin/admin-guard.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { newAccountRecord } from '../../management/account-input.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -14,7 +13,7 @@ import type { ConsoleUser } from '../../storage/repositories/console-repository.
 import { countAuthAttempt, countPasswordCheck } from '../auth-limits.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { sendConsoleMail } from '../console-mails.js';
-import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { readConsoleBody, sendNoContent } from '../console-route.js';
 import { mailCleanStart, startClean } from '../mailbox-proof.js';
 import { accountJson, userJson } from '../console-views.js';
 import { csrfTokenFor } from '../csrf.js';
@@ -24,6 +23,8 @@ import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js
 import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, startSession } from '../session-store.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
+import { consoleRoutes } from '../console-route-table.js';
+import type { ConsoleSessionJson } from '../../contract/account.js';
 
 const MINUTE_MS = 60_000;
 const VERIFY_EMAIL_TTL_MS = 24 * 60 * MINUTE_MS;
@@ -110,20 +111,21 @@ async function attributeReferral(deps: ConsoleDeps, accountId: string, code: str
   if (!result.attributed) deps.services.logger.info('sign-up referral code not attributed', { account: accountId, reason: result.reason });
 }
 
-export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
+export const AUTH_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, config } = deps.services;
-
-  router.add('GET', '/api/session', anyoneRoute(deps, async ({ context, active }) => {
+  return { deps, storage, clock, config };
+}, [
+  { method: 'GET', path: '/api/session', who: 'anyone', handler: ({ deps }) => async ({ context, active }) => {
     sendJson(context, 200, {
       user: active === null ? null : userJson(active.user),
       account: active === null ? null : await accountJson(deps, active.session.accountId),
       role: active?.role ?? null,
       operator: active === null ? null : await operatorStanding(deps, active),
       csrf_token: csrfTokenFor(deps, context, active),
-    });
-  }));
+    } satisfies ConsoleSessionJson);
+  } },
 
-  router.add('POST', '/api/auth/sign-up', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/sign-up', who: 'anyone', handler: ({ deps, storage, clock, config }) => async ({ context }) => {
     if (!config.consoleSignUp) throw new GatewayError('forbidden', 'Sign-up is closed on this gateway; ask its operator for an account.');
     const input = parseInput(signUpSchema, await readConsoleBody(context));
     await countAuthAttempt(deps, context, 'sign-up', input.email);
@@ -149,9 +151,9 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     if (input.ref !== undefined && input.ref !== '') await attributeReferral(deps, account.id, input.ref, context.clientIp);
     mailLater(deps, 'verify-email', user.email, await issueToken(deps, user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
     await signIn(deps, context, user, 201);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/verify-email', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/verify-email', who: 'anyone', handler: ({ deps, storage, clock }) => async ({ context }) => {
     const input = parseInput(tokenSchema, await readConsoleBody(context));
     const now = clock.now();
     const userId = await storage.console.consumeToken(hashToken(input.token), 'verify-email', now);
@@ -169,17 +171,17 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       });
     }
     sendJson(context, 200, { user: userJson(user) });
-  }));
+  } },
 
-  router.add('POST', '/api/auth/verify-email/resend', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/auth/verify-email/resend', who: 'member', permission: null, handler: ({ deps }) => async ({ context, active }) => {
     if (active.user.emailVerifiedAt === null) {
       await countAuthAttempt(deps, context, 'password-reset', `verify:${active.user.id}`);
       mailLater(deps, 'verify-email', active.user.email, await issueToken(deps, active.user.id, 'verify-email', VERIFY_EMAIL_TTL_MS));
     }
     sendNoContent(context, 202);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/sign-in', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/sign-in', who: 'anyone', handler: ({ deps, storage, clock }) => async ({ context }) => {
     const input = parseInput(credentialsSchema, await readConsoleBody(context));
     const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, false));
     const attempt = await countPasswordCheck(deps, context, input.email, user);
@@ -199,9 +201,9 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
       return;
     }
     await signIn(deps, context, user, 200);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/sign-in/two-factor', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/sign-in/two-factor', who: 'anyone', handler: ({ deps, storage, clock }) => async ({ context }) => {
     const input = parseInput(challengeSchema, await readConsoleBody(context));
     const challengeHash = hashToken(input.challenge);
     const userId = await storage.console.peekToken(challengeHash, 'two-factor-challenge', clock.now());
@@ -215,29 +217,29 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     }
     await attempt.succeeded();
     await signIn(deps, context, user, 200);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/sign-out', anyoneRoute(deps, async ({ context, active }) => {
+  { method: 'POST', path: '/api/auth/sign-out', who: 'anyone', handler: ({ deps, storage }) => async ({ context, active }) => {
     if (active !== null) await storage.console.deleteSession(active.session.id);
     clearSessionCookie(deps, context);
     sendNoContent(context);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/sign-out-everywhere', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/auth/sign-out-everywhere', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
     await storage.console.deleteUserSessions(active.user.id, null);
     clearSessionCookie(deps, context);
     sendNoContent(context);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/password-reset', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/password-reset', who: 'anyone', handler: ({ deps, storage }) => async ({ context }) => {
     const input = parseInput(resetRequestSchema, await readConsoleBody(context));
     await countAuthAttempt(deps, context, 'password-reset', input.email);
     const user = (await storage.console.getUserByEmail(input.email)) ?? (await adoptAdminAccount(deps, input.email, true));
     if (user !== null) mailLater(deps, 'password-reset', user.email, await issueToken(deps, user.id, 'password-reset', PASSWORD_RESET_TTL_MS));
     sendNoContent(context, 202);
-  }));
+  } },
 
-  router.add('POST', '/api/auth/password-reset/confirm', anyoneRoute(deps, async ({ context }) => {
+  { method: 'POST', path: '/api/auth/password-reset/confirm', who: 'anyone', handler: ({ deps, storage, clock }) => async ({ context }) => {
     const input = parseInput(resetConfirmSchema, await readConsoleBody(context));
     const tokenHash = hashToken(input.token);
     const invalid = (): GatewayError => new GatewayError('invalid_token', 'This reset link is invalid, used or expired; ask for a new one.', { param: 'token' });
@@ -260,5 +262,5 @@ export function addAuthRoutes(router: Router, deps: ConsoleDeps): void {
     }
     clearSessionCookie(deps, context);
     sendNoContent(context);
-  }));
-}
+  } },
+]);

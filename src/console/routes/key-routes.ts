@@ -1,6 +1,5 @@
 import { recordKeyStatusChange } from '../../webhooks/key-events.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
 import { keyViewOf } from '../../management/key-view.js';
@@ -8,15 +7,17 @@ import { createKey } from '../../management/create-key.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { readConsoleBody, signedInRoute } from '../console-route.js';
+import { readConsoleBody } from '../console-route.js';
 import { keyInScope, requireProjectWrite, type ProjectScope } from '../project-scope.js';
 import { keyProjectFromInput } from '../../projects/project-management.js';
+import { consoleRoutes } from '../console-route-table.js';
+import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson } from '../../contract/keys.js';
 
 /** Keys listed at most (an account with more pages through the admin API). */
 const MAX_LISTED_KEYS = 5000;
 
 /** The account's keys, made through the same key code as the admin API (validation, issue, JSON, invalidation). */
-export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
+export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, keys, config } = deps.services;
 
   /** A key of the session's account that the keys page shows; anything else is "not found", never "forbidden". */
@@ -26,9 +27,10 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     return key;
   };
   /** Keys as admission sees them: queued charges written first, in-flight holds and the account's status counted. */
-  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => Record<string, unknown>> => keyViewOf(deps.services, accountId);
-
-  router.add('GET', '/api/keys', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => ApiKeyJson> => keyViewOf(deps.services, accountId);
+  return { deps, storage, clock, keys, config, ownKey, keyJsonOf };
+}, [
+  { method: 'GET', path: '/api/keys', who: 'member', permission: 'keys:read', handler: ({ storage, keyJsonOf }) => async ({ context, active }) => {
     const keyJson = await keyJsonOf(active.session.accountId);
     const listed: ApiKey[] = [];
     let after: string | null = null;
@@ -37,23 +39,23 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
       listed.push(...page.data);
       after = page.nextCursor;
     } while (after !== null && listed.length < MAX_LISTED_KEYS);
-    sendJson(context, 200, { data: listed.filter((key) => keyInScope(active.projects, key)).map(keyJson) });
-  }));
+    sendJson(context, 200, { data: listed.filter((key) => keyInScope(active.projects, key)).map(keyJson) } satisfies KeyListJson);
+  } },
 
-  router.add('GET', '/api/keys/:id', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/keys/:id', who: 'member', permission: 'keys:read', handler: ({ ownKey, keyJsonOf }) => async ({ context, active }) => {
     const key = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
-    sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) });
-  }));
+    sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) } satisfies KeyAnswerJson);
+  } },
 
-  router.add('POST', '/api/keys', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+  { method: 'POST', path: '/api/keys', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, config }) => async ({ context, active }) => {
     const input = parseInput(createKeySchema, await readConsoleBody(context));
     requireProjectWrite(active.projects, input.project_id === 'default' ? null : input.project_id ?? null);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
-    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext });
-  }));
+    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext } satisfies CreatedKeyJson);
+  } },
 
-  router.add('PATCH', '/api/keys/:id', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ deps, storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
     const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     requireProjectWrite(active.projects, existing.projectId ?? null);
     const input = parseInput(updateKeySchema, await readConsoleBody(context));
@@ -65,15 +67,15 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
     await recordKeyStatusChange(storage.webhooks, deps.services.logger, existing, updated, 'account');
-    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
-  }));
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
+  } },
 
-  router.add('POST', '/api/keys/:id/revoke', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
+  { method: 'POST', path: '/api/keys/:id/revoke', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
     const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     requireProjectWrite(active.projects, existing.projectId ?? null);
     const updated = existing.status === 'revoked' ? existing : await storage.keys.update(existing.id, { status: 'revoked' }, clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
-    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) });
-  }));
-}
+    sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
+  } },
+]);

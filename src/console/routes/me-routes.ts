@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { countAuthAttempt, countPasswordCheck } from '../auth-limits.js';
 import { hashBackupCode, newBackupCodes, normalizeBackupCode } from '../backup-codes.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { readConsoleBody, sendNoContent } from '../console-route.js';
 import { requireProvenMailbox } from '../mailbox-proof.js';
 import { sessionJson } from '../console-views.js';
 import { hashConsolePassword, verifyConsolePassword } from '../password-hashing.js';
@@ -14,6 +13,8 @@ import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js
 import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, SESSION_IDLE_MS, startSession } from '../session-store.js';
 import { describeEnrolment, matchTotpStep, newTotpSecret } from '../totp.js';
+import { consoleRoutes } from '../console-route-table.js';
+import type { SessionListJson } from '../../contract/account.js';
 
 const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
 const changePasswordSchema = z.object({ current_password: password, new_password: password }).strict();
@@ -24,10 +25,11 @@ function hashedCodes(codes: string[]): string[] {
 }
 
 /** The signed-in user's own password, sessions and second factor. */
-export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
+export const ME_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, config } = deps.services;
-
-  router.add('POST', '/api/me/password', signedInRoute(deps, null, async ({ context, active }) => {
+  return { deps, storage, clock, config };
+}, [
+  { method: 'POST', path: '/api/me/password', who: 'member', permission: null, handler: ({ deps, storage, clock }) => async ({ context, active }) => {
     const input = parseInput(changePasswordSchema, await readConsoleBody(context));
     // The session's own address: a signed-in user changes their password whatever the email's lock says.
     const attempt = await countPasswordCheck(deps, context, active.user.email, active.user);
@@ -40,23 +42,23 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
     // Every other browser signs in again with the new password; this one stays. API keys are not touched.
     await storage.console.deleteUserSessions(active.user.id, active.session.id);
     sendNoContent(context);
-  }));
+  } },
 
-  router.add('GET', '/api/me/sessions', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'GET', path: '/api/me/sessions', who: 'member', permission: null, handler: ({ storage, clock }) => async ({ context, active }) => {
     const now = clock.now();
     const sessions = (await storage.console.listSessions(active.user.id, now)).filter((session) => session.lastSeenAt + SESSION_IDLE_MS > now);
-    sendJson(context, 200, { data: sessions.map((session) => sessionJson(session, active.session.id)) });
-  }));
+    sendJson(context, 200, { data: sessions.map((session) => sessionJson(session, active.session.id)) } satisfies SessionListJson);
+  } },
 
-  router.add('DELETE', '/api/me/sessions/:id', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'DELETE', path: '/api/me/sessions/:id', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
     const id = context.params.id ?? '';
     // Only the user's own sessions: another user's id answers as if it did not exist.
     if (!(await storage.console.deleteUserSession(active.user.id, id))) throw new GatewayError('not_found', `No session with id '${id}'.`);
     if (id === active.session.id) clearSessionCookie(deps, context);
     sendNoContent(context);
-  }));
+  } },
 
-  router.add('POST', '/api/me/two-factor/setup', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/me/two-factor/setup', who: 'member', permission: null, handler: ({ deps, storage, clock, config }) => async ({ context, active }) => {
     // A second factor outlives the proof of the mailbox: whoever signed up with another's email must not set one.
     await requireProvenMailbox(deps, active.user, active.session.accountId);
     if (active.user.totpSecret !== null) throw new GatewayError('conflict', 'Two-factor authentication is already on; disable it first to enrol a new device.');
@@ -64,9 +66,9 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.console.setPendingTotp(active.user.id, secret, clock.now());
     const enrolment = await describeEnrolment(secret, config.keyBrand, active.user.email);
     sendJson(context, 200, { secret: enrolment.secret, otpauth_url: enrolment.otpauthUrl, qr_svg: enrolment.qrSvg });
-  }));
+  } },
 
-  router.add('POST', '/api/me/two-factor/enable', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/me/two-factor/enable', who: 'member', permission: null, handler: ({ deps, storage, clock }) => async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
     await requireProvenMailbox(deps, active.user, active.session.accountId);
     const pending = active.user.totpPendingSecret;
@@ -82,9 +84,9 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.console.deleteUserSessions(active.user.id, null);
     const session = await startSession(deps, context, active.user.id, active.session.accountId);
     sendJson(context, 200, { backup_codes: codes, csrf_token: session.csrfToken });
-  }));
+  } },
 
-  router.add('POST', '/api/me/two-factor/disable', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/me/two-factor/disable', who: 'member', permission: null, handler: ({ deps, storage, clock }) => async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
     if (active.user.totpSecret === null) throw new GatewayError('conflict', 'Two-factor authentication is not on.');
     const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id, active.user);
@@ -92,9 +94,9 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
     await attempt.succeeded();
     await storage.console.disableTotp(active.user.id, clock.now());
     sendNoContent(context);
-  }));
+  } },
 
-  router.add('POST', '/api/me/two-factor/backup-codes', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/me/two-factor/backup-codes', who: 'member', permission: null, handler: ({ deps, storage, clock }) => async ({ context, active }) => {
     const input = parseInput(codeSchema, await readConsoleBody(context));
     if (active.user.totpSecret === null) throw new GatewayError('conflict', 'Two-factor authentication is not on.');
     const attempt = await countAuthAttempt(deps, context, 'two-factor', active.user.id, active.user);
@@ -103,5 +105,5 @@ export function addMeRoutes(router: Router, deps: ConsoleDeps): void {
     const codes = newBackupCodes();
     await storage.console.replaceBackupCodes(active.user.id, hashedCodes(codes), clock.now());
     sendJson(context, 200, { backup_codes: codes });
-  }));
-}
+  } },
+]);

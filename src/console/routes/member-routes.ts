@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { isUniqueViolation } from '../../http/admin/admin-guard.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { describeError } from '../../shared/logger.js';
@@ -10,7 +9,7 @@ import { newId } from '../../shared/ids.js';
 import { ACCOUNT_ROLES, type AccountRole, type ConsoleUser } from '../../storage/repositories/console-repository.js';
 import type { ConsoleInvitation } from '../../storage/repositories/member-repository.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { anyoneRoute, readConsoleBody, sendNoContent, signedInRoute } from '../console-route.js';
+import { readConsoleBody, sendNoContent } from '../console-route.js';
 import { isoTime } from '../../management/time-input.js';
 import { accountJson, userJson } from '../console-views.js';
 import { countInvitation } from '../mail-limits.js';
@@ -18,6 +17,7 @@ import { hashConsolePassword } from '../password-hashing.js';
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
 import { startSession } from '../session-store.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 /** An invitation link works for a week. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -65,10 +65,28 @@ function checkRoleChange(actorRole: AccountRole, target: AccountRole | null, nex
 }
 
 /** The account's members, invitations by email with a role, and their acceptance. */
-export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
+export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
-  router.add('GET', '/api/members', signedInRoute(deps, 'members:read', async ({ context, active }) => {
+  const memberOf = async (accountId: string, userId: string): Promise<AccountRole> => {
+    const membership = await storage.console.getMembership(accountId, userId);
+    if (membership === null) throw new GatewayError('not_found', 'No such member of this account.');
+    return membership.role;
+  };
+  const keepAnOwner = async (accountId: string, current: AccountRole, next: AccountRole | null): Promise<void> => {
+    if (current === 'owner' && next !== 'owner' && (await storage.members.countOwners(accountId)) <= 1) {
+      throw new GatewayError('conflict', 'An account keeps at least one owner: make another member owner first.');
+    }
+  };
+
+  const openInvitation = async (token: string): Promise<ConsoleInvitation> => {
+    const invitation = await storage.members.getInvitationByTokenHash(hashToken(token));
+    if (invitation === null || invitation.acceptedAt !== null || invitation.revokedAt !== null || invitation.expiresAt <= clock.now()) throw invalidInvitation();
+    return invitation;
+  };
+  return { deps, storage, clock, memberOf, keepAnOwner, openInvitation };
+}, [
+  { method: 'GET', path: '/api/members', who: 'member', permission: 'members:read', handler: ({ storage, clock }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const managing = active.role === 'owner' || active.role === 'admin';
     const [members, invitations] = await Promise.all([
@@ -80,23 +98,23 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
       invitations: invitations.map(invitationJson),
       can_manage: managing,
     });
-  }));
+  } },
 
   // A person in several accounts (through invitations) lists them and moves the session to another one.
-  router.add('GET', '/api/session/accounts', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'GET', path: '/api/session/accounts', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
     const memberships = await storage.console.listMemberships(active.user.id);
     const accounts = await Promise.all(memberships.map(async (membership) => ({ ...(await accountJson(deps, membership.accountId)), role: membership.role, current: membership.accountId === active.session.accountId })));
     sendJson(context, 200, { data: accounts });
-  }));
+  } },
 
-  router.add('POST', '/api/session/account', signedInRoute(deps, null, async ({ context, active }) => {
+  { method: 'POST', path: '/api/session/account', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
     const input = parseInput(z.object({ account_id: z.string().min(1).max(200) }).strict(), await readConsoleBody(context));
     const membership = await storage.console.getMembership(input.account_id, active.user.id);
     if (membership === null) throw new GatewayError('not_found', 'You are not a member of that account.', { param: 'account_id' });
     await signInTo(deps, context, active.user, membership.accountId, membership.role);
-  }));
+  } },
 
-  router.add('POST', '/api/members/invitations', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+  { method: 'POST', path: '/api/members/invitations', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock }) => async ({ context, active }) => {
     const input = parseInput(inviteSchema, await readConsoleBody(context));
     checkRoleChange(active.role, null, input.role);
     const accountId = active.session.accountId;
@@ -113,27 +131,16 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     await storage.members.createInvitation(invitation);
     void mailInvitation(deps, input.email, active.user.email, input.role, token);
     sendJson(context, 201, { invitation: invitationJson(invitation) });
-  }));
+  } },
 
-  router.add('DELETE', '/api/members/invitations/:id', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+  { method: 'DELETE', path: '/api/members/invitations/:id', who: 'member', permission: 'members:write', handler: ({ storage, clock }) => async ({ context, active }) => {
     if (!(await storage.members.revokeInvitation(active.session.accountId, context.params.id ?? '', clock.now()))) {
       throw new GatewayError('not_found', 'No open invitation with that id.');
     }
     sendNoContent(context);
-  }));
+  } },
 
-  const memberOf = async (accountId: string, userId: string): Promise<AccountRole> => {
-    const membership = await storage.console.getMembership(accountId, userId);
-    if (membership === null) throw new GatewayError('not_found', 'No such member of this account.');
-    return membership.role;
-  };
-  const keepAnOwner = async (accountId: string, current: AccountRole, next: AccountRole | null): Promise<void> => {
-    if (current === 'owner' && next !== 'owner' && (await storage.members.countOwners(accountId)) <= 1) {
-      throw new GatewayError('conflict', 'An account keeps at least one owner: make another member owner first.');
-    }
-  };
-
-  router.add('PATCH', '/api/members/:userId', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/members/:userId', who: 'member', permission: 'members:write', handler: ({ storage, memberOf, keepAnOwner }) => async ({ context, active }) => {
     const input = parseInput(roleSchema, await readConsoleBody(context));
     const accountId = active.session.accountId;
     const userId = context.params.userId ?? '';
@@ -142,9 +149,9 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     await keepAnOwner(accountId, current, input.role);
     await storage.members.setRole(accountId, userId, input.role);
     sendJson(context, 200, { user_id: userId, role: input.role });
-  }));
+  } },
 
-  router.add('DELETE', '/api/members/:userId', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+  { method: 'DELETE', path: '/api/members/:userId', who: 'member', permission: 'members:write', handler: ({ storage, memberOf, keepAnOwner }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const userId = context.params.userId ?? '';
     const current = await memberOf(accountId, userId);
@@ -153,15 +160,9 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     // Ends the member's sessions on this account in the same transaction.
     await storage.members.removeMember(accountId, userId);
     sendNoContent(context);
-  }));
+  } },
 
-  const openInvitation = async (token: string): Promise<ConsoleInvitation> => {
-    const invitation = await storage.members.getInvitationByTokenHash(hashToken(token));
-    if (invitation === null || invitation.acceptedAt !== null || invitation.revokedAt !== null || invitation.expiresAt <= clock.now()) throw invalidInvitation();
-    return invitation;
-  };
-
-  router.add('POST', '/api/invitations/lookup', anyoneRoute(deps, async ({ context, active }) => {
+  { method: 'POST', path: '/api/invitations/lookup', who: 'anyone', handler: ({ storage, openInvitation }) => async ({ context, active }) => {
     const input = parseInput(z.object({ token: z.string().min(1).max(200) }).strict(), await readConsoleBody(context));
     const invitation = await openInvitation(input.token);
     const hasUser = (await storage.console.getUserByEmail(invitation.email)) !== null || (await storage.accounts.getByEmail(invitation.email)) !== null;
@@ -174,9 +175,9 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
       needs: hasUser ? 'sign_in' : 'choose_password',
       signed_in_as_invitee: active !== null && active.user.email === invitation.email,
     });
-  }));
+  } },
 
-  router.add('POST', '/api/invitations/accept', anyoneRoute(deps, async ({ context, active }) => {
+  { method: 'POST', path: '/api/invitations/accept', who: 'anyone', handler: ({ deps, storage, clock, openInvitation }) => async ({ context, active }) => {
     const input = parseInput(acceptSchema, await readConsoleBody(context));
     const invitation = await openInvitation(input.token);
     const now = clock.now();
@@ -208,8 +209,8 @@ export function addMemberRoutes(router: Router, deps: ConsoleDeps): void {
     }
     if (membership === null) throw invalidInvitation();
     await signInTo(deps, context, user, membership.accountId, membership.role);
-  }));
-}
+  } },
+]);
 
 async function signInTo(deps: ConsoleDeps, context: RequestContext, user: ConsoleUser, accountId: string, role: AccountRole): Promise<void> {
   const session = await startSession(deps, context, user.id, accountId);

@@ -1,14 +1,13 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { catalogFactsToJson } from '../../catalog/model-json.js';
 import type { CatalogModel } from '../../catalog/catalog-model.js';
 import { modelToJson } from '../../management/model-input.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { signedInRoute } from '../console-route.js';
 import { roleAllows } from '../roles.js';
 import { keyInScope } from '../project-scope.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 /** Keys read at most to decide which models an account's keys may call. */
 const MAX_READ_KEYS = 5000;
@@ -28,7 +27,7 @@ function keyAllows(key: ApiKey, model: CatalogModel): boolean {
  * The models the gateway routes, as the console shows them: prices, kind, context and capabilities, and which of the
  * account's keys may call each. `?key_id=` keeps the models that key may call (404 for a key of another account).
  */
-export function addModelRoutes(router: Router, deps: ConsoleDeps): void {
+export const MODEL_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, catalog, clock } = deps.services;
 
   const accountKeys = async (accountId: string): Promise<ApiKey[]> => {
@@ -41,8 +40,9 @@ export function addModelRoutes(router: Router, deps: ConsoleDeps): void {
     } while (after !== null && keys.length < MAX_READ_KEYS);
     return keys;
   };
-
-  router.add('GET', '/api/models', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  return { deps, storage, catalog, clock, accountKeys };
+}, [
+  { method: 'GET', path: '/api/models', who: 'member', permission: 'account:read', handler: ({ catalog, clock, accountKeys }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const now = clock.now();
     const keyId = context.query.get('key_id');
@@ -74,5 +74,5 @@ export function addModelRoutes(router: Router, deps: ConsoleDeps): void {
         };
       }),
     });
-  }));
-}
+  } },
+]);

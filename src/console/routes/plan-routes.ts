@@ -1,11 +1,10 @@
 import { nanoToUsd } from '../../billing/money.js';
 import { subscriptionToJson } from '../../http/admin/account-routes.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import type { Plan } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { signedInRoute } from '../console-route.js';
 import { roleAllows } from '../roles.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 /** A plan the console offers, as the Plans page lists it. */
 function offeredPlanJson(plan: Plan, currentPlanId: string | null): Record<string, unknown> {
@@ -28,10 +27,12 @@ function offeredPlanJson(plan: Plan, currentPlanId: string | null): Record<strin
  * self-service plans the operator offers, and choosing one (owner, admin and billing members only; paid from the
  * balance).
  */
-export function addConsolePlanRoutes(router: Router, deps: ConsoleDeps): void {
+export const CONSOLE_PLAN_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, ledger } = deps.services;
   const purchases = deps.services.commerce.plans;
-  router.add('GET', '/api/console/plans', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  return { deps, storage, clock, ledger, purchases };
+}, [
+  { method: 'GET', path: '/api/console/plans', who: 'member', permission: 'account:read', handler: ({ storage, clock, purchases }) => async ({ context, active }) => {
     const subscriptions = await storage.subscriptions.listByAccount(active.session.accountId);
     const plans = new Map((await Promise.all([...new Set(subscriptions.map((subscription) => subscription.planId))].map((id) => storage.plans.getById(id))))
       .filter((plan) => plan !== null).map((plan) => [plan.id, plan]));
@@ -43,9 +44,9 @@ export function addConsolePlanRoutes(router: Router, deps: ConsoleDeps): void {
       offered: (await purchases.offered()).map((plan) => offeredPlanJson(plan, bought?.planId ?? null)),
       can_choose: roleAllows(active.role, 'billing:write'),
     });
-  }));
+  } },
 
-  router.add('POST', '/api/console/plans/:id/choose', signedInRoute(deps, 'billing:write', async ({ context, active }) => {
+  { method: 'POST', path: '/api/console/plans/:id/choose', who: 'member', permission: 'billing:write', handler: ({ clock, ledger, purchases }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const result = await purchases.choose(accountId, context.params.id ?? '');
     sendJson(context, 200, {
@@ -55,5 +56,5 @@ export function addConsolePlanRoutes(router: Router, deps: ConsoleDeps): void {
       invoice_id: result.invoiceId,
       balance_usd: nanoToUsd(await ledger.availableBalance(accountId)),
     });
-  }));
-}
+  } },
+]);

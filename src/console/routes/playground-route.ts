@@ -3,14 +3,14 @@ import { z } from 'zod';
 import { issueApiKey } from '../../auth/api-key-format.js';
 import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import type { Router } from '../../http/router.js';
 import { sendJson, sendRaw } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { describeError } from '../../shared/logger.js';
 import { newId } from '../../shared/ids.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { readConsoleBody, signedInRoute } from '../console-route.js';
+import { readConsoleBody } from '../console-route.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 /** A playground key lives this long at most, even if revoking it after the call failed. */
 const PLAYGROUND_KEY_TTL_MS = 5 * 60_000;
@@ -77,7 +77,7 @@ class StreamWatcher {
  * (that model only, minutes to live, hidden from the keys page), streams a chat completion from the API listener
  * over HTTP with it, relays the SSE events, adds a final `event: summary`, and revokes the key.
  */
-export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
+export const PLAYGROUND_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, catalog, keys, config, logger, usageLog } = deps.services;
 
   const revoke = async (keyId: string): Promise<void> => {
@@ -96,8 +96,9 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
     const row = page.data[0];
     return row === undefined ? null : nanoToUsd(row.costNano);
   };
-
-  router.add('POST', '/api/playground/chat', signedInRoute(deps, 'playground:use', async ({ context, active }) => {
+  return { deps, storage, clock, catalog, keys, config, logger, usageLog, revoke, loggedCost };
+}, [
+  { method: 'POST', path: '/api/playground/chat', who: 'member', permission: 'playground:use', handler: ({ deps, storage, clock, catalog, keys, config, logger, revoke, loggedCost }) => async ({ context, active }) => {
     const input = parseInput(playgroundSchema, await readConsoleBody(context));
     if (catalog.model(input.model) === undefined || !catalog.hasRoute(input.model)) {
       throw new GatewayError('model_not_found', `The model '${input.model}' does not exist or is not available to you.`, { param: 'model' });
@@ -187,5 +188,5 @@ export function addPlaygroundRoute(router: Router, deps: ConsoleDeps): void {
       context.response.off('close', onClose);
       await revoke(key.id);
     }
-  }));
-}
+  } },
+]);

@@ -2,7 +2,6 @@ import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { subscriptionToJson } from '../../http/admin/account-routes.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { timeInput } from '../../management/time-input.js';
@@ -11,10 +10,11 @@ import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js'
 import type { UsageQuery } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { signedInRoute } from '../console-route.js';
 import { UsageNames } from '../usage-names.js';
 import { scopedKeyIds } from '../project-scope.js';
 import type { ActiveSession } from '../session-store.js';
+import { consoleRoutes } from '../console-route-table.js';
+import type { DailyUsageListJson, UsagePageJson, UsageRowJson } from '../../contract/usage.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -25,7 +25,7 @@ export const CSV_COLUMNS = [
   'created_at', 'request_id', 'key_id', 'model', 'endpoint', 'stream', 'status', 'error_code', 'prompt_tokens', 'completion_tokens',
   'cached_tokens', 'reasoning_tokens', 'total_tokens', 'cost_usd', 'latency_ms', 'ttfb_ms', 'web_searches', 'web_fetches', 'file_searches',
   'hosted_tool_cost_usd',
-] as const;
+] as const satisfies readonly (keyof UsageRowJson)[];
 
 /** The console's usage filters: the admin API's, always narrowed to the session's account (and a scoped member's projects). */
 async function accountUsageQuery(deps: ConsoleDeps, query: URLSearchParams, active: ActiveSession): Promise<UsageQuery> {
@@ -47,7 +47,7 @@ export function timeParam(query: URLSearchParams, name: string, fallback: number
 }
 
 /** Streams the usage rows of `filter` as CSV (also the operator's export, with the account and channel columns). */
-export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery, columns: readonly string[] = CSV_COLUMNS): Promise<void> {
+export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filter: UsageQuery, columns: readonly (keyof UsageRowJson)[] = CSV_COLUMNS): Promise<void> {
   const response = context.response;
   response.statusCode = 200;
   response.setHeader('content-type', 'text/csv; charset=utf-8');
@@ -70,31 +70,32 @@ export async function writeCsv(deps: ConsoleDeps, context: RequestContext, filte
 }
 
 /** The account's usage log (metadata only), its CSV export, daily totals and the overview figures. */
-export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
+export const USAGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, ledger, usageLog } = deps.services;
-
-  router.add('GET', '/api/usage', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  return { deps, storage, clock, ledger, usageLog };
+}, [
+  { method: 'GET', path: '/api/usage', who: 'member', permission: 'usage:read', handler: ({ deps, storage, usageLog }) => async ({ context, active }) => {
     const filter = await accountUsageQuery(deps, context.query, active);
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
     try {
       const found = await storage.usage.query(filter, page);
       const names = new UsageNames(storage);
-      const rows = await Promise.all(found.data.map((row) => names.rowJson(row, false)));
-      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
+      const rows = await Promise.all(found.data.map((row) => names.rowJson(row)));
+      sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row) satisfies UsagePageJson);
     } catch (error) {
       if (error instanceof InvalidCursorError) throw badCursor();
       throw error;
     }
-  }));
+  } },
 
-  router.add('GET', '/api/usage.csv', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/usage.csv', who: 'member', permission: 'usage:read', handler: ({ deps, usageLog }) => async ({ context, active }) => {
     const filter = await accountUsageQuery(deps, context.query, active);
     await usageLog.flush();
     await writeCsv(deps, context, filter);
-  }));
+  } },
 
-  router.add('GET', '/api/usage/daily', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/usage/daily', who: 'member', permission: 'usage:read', handler: ({ storage, clock, usageLog }) => async ({ context, active }) => {
     const now = clock.now();
     const to = timeParam(context.query, 'to', now);
     const from = timeParam(context.query, 'from', to - 30 * DAY_MS);
@@ -117,10 +118,10 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
         output_tokens: total.outputTokens,
         cost_usd: nanoToUsd(total.costNano),
       })),
-    });
-  }));
+    } satisfies DailyUsageListJson);
+  } },
 
-  router.add('GET', '/api/overview', signedInRoute(deps, 'account:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/overview', who: 'member', permission: 'account:read', handler: ({ storage, clock, ledger, usageLog }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const now = clock.now();
     await usageLog.flush();
@@ -146,5 +147,5 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
       spend_today_usd: nanoToUsd(today.reduce((sum, total) => sum + total.costNano, 0n)),
       requests_today: today.reduce((sum, total) => sum + total.requests, 0),
     });
-  }));
-}
+  } },
+]);

@@ -1,13 +1,12 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestContext } from '../../http/request-context.js';
-import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { nanoToUsd } from '../../billing/money.js';
 import { csvLine } from '../../shared/csv.js';
 import type { ConsoleDeps } from '../console-deps.js';
-import { signedInRoute } from '../console-route.js';
 import { timeParam } from '../routes/usage-routes.js';
 import { entryLine, HISTORY_CSV_COLUMNS, lineToJson, usageLine, withBalances, type HistoryLine } from './ledger-lines.js';
+import { consoleRoutes } from '../console-route-table.js';
 
 const DAY_MS = 86_400_000;
 /** The history spans at most this many days per request. */
@@ -58,8 +57,10 @@ async function historyOf(deps: ConsoleDeps, context: RequestContext, accountId: 
 }
 
 /** The account's transaction history (JSON and CSV) for the people who read its balance. */
-export function addTransactionRoutes(router: Router, deps: ConsoleDeps): void {
-  router.add('GET', '/api/console/transactions', signedInRoute(deps, 'billing:read', async ({ context, active }) => {
+export const TRANSACTION_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
+  return { deps };
+}, [
+  { method: 'GET', path: '/api/console/transactions', who: 'member', permission: 'billing:read', handler: ({ deps }) => async ({ context, active }) => {
     const history = await historyOf(deps, context, active.session.accountId);
     sendJson(context, 200, {
       object: 'list',
@@ -70,9 +71,9 @@ export function addTransactionRoutes(router: Router, deps: ConsoleDeps): void {
       truncated: history.truncated,
       data: history.lines.map(lineToJson),
     });
-  }));
+  } },
 
-  router.add('GET', '/api/console/transactions.csv', signedInRoute(deps, 'billing:read', async ({ context, active }) => {
+  { method: 'GET', path: '/api/console/transactions.csv', who: 'member', permission: 'billing:read', handler: ({ deps }) => async ({ context, active }) => {
     const history = await historyOf(deps, context, active.session.accountId);
     const response = context.response;
     response.statusCode = 200;
@@ -84,5 +85,5 @@ export function addTransactionRoutes(router: Router, deps: ConsoleDeps): void {
       body += csvLine(HISTORY_CSV_COLUMNS.map((column) => json[column]));
     }
     response.end(body);
-  }));
-}
+  } },
+]);

@@ -19,15 +19,16 @@ import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
 import type { Account, ApiKey, Plan, Subscription } from '../../domain/records.js';
 import { BalanceLimitError } from '../../storage/storage.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 import { guardOperatorsOfAccount } from './operator-accounts.js';
 import { describeEntry } from '../../billing/ledger-meaning.js';
 import { ledgerFilterFrom } from '../../management/ledger-filter.js';
 import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
 import { keyProjectFromInput } from '../../projects/project-management.js';
+import { adminRoutes } from './admin-route.js';
+import type { ApiKeyJson } from '../../contract/keys.js';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
@@ -63,9 +64,8 @@ export function subscriptionToJson(subscription: Subscription, plan: Plan | null
 }
 
 /** The admin API's /admin/accounts (their credits, keys and subscriptions) and /admin/keys, guarded by the admin token. */
-export function addAccountRoutes(router: Router, services: GatewayServices): void {
+export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock, ledger, keys } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
 
   const requireAccount = async (id: string): Promise<Account> => {
     const account = await storage.accounts.getById(id);
@@ -85,12 +85,13 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     const limits = effectiveAccountLimits(services.tiers, account);
     return { ...accountToJson(account, await ledger.availableBalance(account.id), limits), subscriptions: withPlans, sign_up_credit: await signUpCreditView(services, account) };
   };
-  const keyJson = async (key: ApiKey): Promise<Record<string, unknown>> => {
+  const keyJson = async (key: ApiKey): Promise<ApiKeyJson> => {
     const view = await keyViewOf(services, key.accountId);
     return view((await storage.keys.getById(key.id)) ?? key);
   };
-
-  router.add('POST', '/admin/accounts', guard(async (context) => {
+  return { services, storage, clock, ledger, keys, requireAccount, requireLiveAccount, accountJson, keyJson };
+}, [
+  { method: 'POST', path: '/admin/accounts', handler: ({ storage, clock, accountJson }) => async (context) => {
     const input = parseInput(createAccountSchema, await readAdminBody(context));
     if (input.tier !== undefined) await requireKnownTier(storage.tiers, input.tier);
     const now = clock.now();
@@ -103,19 +104,19 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       throw error;
     }
     sendJson(context, 201, await accountJson(account));
-  }));
-  router.add('GET', '/admin/accounts', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/accounts', handler: ({ services, storage }) => async (context) => {
     // `q`: accounts whose email, id or billing name starts with it; without it, every account.
     const search = (context.query.get('q') ?? '').trim();
     if (search.length > 200) throw new GatewayError('bad_request', "'q' must be at most 200 characters.", { param: 'q' });
     const page = search === '' ? await storage.accounts.list(pageRequestFrom(context.query)) : await storage.accounts.search(search, pageRequestFrom(context.query));
     const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
     sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano, effectiveAccountLimits(services.tiers, account))));
-  }));
-  router.add('GET', '/admin/accounts/:id', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/accounts/:id', handler: ({ requireAccount, accountJson }) => async (context) => {
     sendJson(context, 200, await accountJson(await requireAccount(context.params.id ?? '')));
-  }));
-  router.add('PATCH', '/admin/accounts/:id', guard(async (context) => {
+  } },
+  { method: 'PATCH', path: '/admin/accounts/:id', handler: ({ services, storage, clock, keys, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateAccountSchema, await readAdminBody(context));
     const existing = await requireAccount(id);
@@ -137,16 +138,16 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     await keys.invalidateAccount(id);
     if (status !== undefined) updated = (await services.accountLifecycle.setStatus(id, status)) ?? updated;
     sendJson(context, 200, await accountJson(updated));
-  }));
-  router.add('DELETE', '/admin/accounts/:id', guard(async (context) => {
+  } },
+  { method: 'DELETE', path: '/admin/accounts/:id', handler: ({ services, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
     const existing = await requireAccount(id);
     if (existing.status !== 'deleted') await guardOperatorsOfAccount(services, context, id, 'delete');
     const deleted = await services.accountLifecycle.delete(id);
     if (deleted === null) throw notFound('account', id);
     sendJson(context, 200, await accountJson(deleted));
-  }));
-  router.add('POST', '/admin/accounts/:id/credits', guard(async (context) => {
+  } },
+  { method: 'POST', path: '/admin/accounts/:id/credits', handler: ({ clock, ledger, requireLiveAccount }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(creditSchema, await readAdminBody(context));
     await requireLiveAccount(id);
@@ -165,8 +166,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     });
     if (balance === null) throw notFound('account', id);
     sendJson(context, 200, { account_id: id, balance_usd: nanoToUsd(balance) });
-  }));
-  router.add('GET', '/admin/accounts/:id/ledger', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/accounts/:id/ledger', handler: ({ storage, requireAccount }) => async (context) => {
     const id = context.params.id ?? '';
     await requireAccount(id);
     const page = await storage.ledger.listByAccount(id, pageRequestFrom(context.query), ledgerFilterFrom(context.query));
@@ -174,28 +175,28 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       id: entry.id, kind: entry.kind, ...describeEntry(entry.kind, entry.reason, entry.amountNano), amount_usd: nanoToUsd(entry.amountNano), key_id: entry.keyId,
       request_id: entry.requestId, reason: entry.reason, created_at: isoTime(entry.createdAt),
     })));
-  }));
+  } },
 
-  router.add('POST', '/admin/accounts/:id/keys', guard(async (context) => {
+  { method: 'POST', path: '/admin/accounts/:id/keys', handler: ({ services, storage, clock, keys, requireLiveAccount }) => async (context) => {
     const account = await requireLiveAccount(context.params.id ?? '');
     const input = parseInput(createKeySchema, await readAdminBody(context));
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: services.config.keyBrand }, account.id, input, null, now);
     sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: plaintext });
-  }));
-  router.add('GET', '/admin/accounts/:id/keys', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/accounts/:id/keys', handler: ({ services, storage, requireAccount }) => async (context) => {
     const account = await requireAccount(context.params.id ?? '');
     const view = await keyViewOf(services, account.id);
     const page = await storage.keys.listByAccount(account.id, pageRequestFrom(context.query));
     sendJson(context, 200, pageJson(page, view));
-  }));
-  router.add('GET', '/admin/keys/:id', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/keys/:id', handler: ({ storage, keyJson }) => async (context) => {
     const id = context.params.id ?? '';
     const key = await storage.keys.getById(id);
     if (key === null) throw notFound('key', id);
     sendJson(context, 200, await keyJson(key));
-  }));
-  router.add('PATCH', '/admin/keys/:id', guard(async (context) => {
+  } },
+  { method: 'PATCH', path: '/admin/keys/:id', handler: ({ services, storage, clock, ledger, keys, keyJson }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateKeySchema, await readAdminBody(context));
     // Spend settled before the change counts to the budget's old period, not to the one the change starts.
@@ -212,9 +213,9 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     await keys.invalidateKey(id);
     await recordKeyStatusChange(storage.webhooks, services.logger, existing, updated, 'operator');
     sendJson(context, 200, await keyJson(updated));
-  }));
+  } },
 
-  router.add('POST', '/admin/accounts/:id/subscriptions', guard(async (context) => {
+  { method: 'POST', path: '/admin/accounts/:id/subscriptions', handler: ({ services, storage, clock, requireLiveAccount }) => async (context) => {
     const account = await requireLiveAccount(context.params.id ?? '');
     const input = parseInput(createSubscriptionSchema, await readAdminBody(context));
     const plan = await storage.plans.getById(input.plan_id);
@@ -241,5 +242,5 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
     await storage.subscriptions.create(subscription);
     services.subscriptions.forget(account.id);
     sendJson(context, 201, subscriptionToJson(subscription, plan, now));
-  }));
-}
+  } },
+]);

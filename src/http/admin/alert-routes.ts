@@ -5,9 +5,9 @@ import { parseInput } from '../../management/parse-input.js';
 import { isoTime } from '../../management/time-input.js';
 import type { GatewayServices } from '../../services.js';
 import type { AlertSettings, AlertState } from '../../storage/repositories/alert-repository.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, notFound, readAdminBody } from './admin-guard.js';
+import { notFound, readAdminBody } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 const alertSettingsSchema = z.object({
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
@@ -47,18 +47,18 @@ export function settingsToJson(accountId: string, settings: AlertSettings, alert
  * the state of every alert that has fired. `alert_balance_usd` is the same field PATCH
  * /admin/accounts/:id sets.
  */
-export function addAlertRoutes(router: Router, services: GatewayServices): void {
+export const ALERT_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
-
-  router.add('GET', '/admin/accounts/:id/alerts', guard(async (context) => {
+  return { services, storage, clock };
+}, [
+  { method: 'GET', path: '/admin/accounts/:id/alerts', handler: ({ storage }) => async (context) => {
     const id = context.params.id ?? '';
     const settings = await storage.alerts.getSettings(id);
     if (settings === null) throw notFound('account', id);
     sendJson(context, 200, settingsToJson(id, settings, await storage.alerts.listByAccount(id)));
-  }));
+  } },
 
-  router.add('PUT', '/admin/accounts/:id/alerts', guard(async (context) => {
+  { method: 'PUT', path: '/admin/accounts/:id/alerts', handler: ({ services, storage, clock }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(alertSettingsSchema, await readAdminBody(context));
     const patch: Partial<AlertSettings> = {};
@@ -68,5 +68,5 @@ export function addAlertRoutes(router: Router, services: GatewayServices): void 
     if (settings === null) throw notFound('account', id);
     await services.keys.invalidateAccount(id);
     sendJson(context, 200, settingsToJson(id, settings, await storage.alerts.listByAccount(id)));
-  }));
-}
+  } },
+]);

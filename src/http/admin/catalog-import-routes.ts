@@ -5,10 +5,10 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
 import type { Model, Pricing } from '../../domain/records.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, isUniqueViolation, readAdminBody } from './admin-guard.js';
+import { isUniqueViolation, readAdminBody } from './admin-guard.js';
 import { catalogChanged } from './catalog-routes.js';
+import { adminRoutes } from './admin-route.js';
 
 const importSchema = z.object({
   provider: z.string().trim().min(1).max(100),
@@ -66,11 +66,11 @@ async function importListPrices(services: GatewayServices, models: readonly Cata
  * /admin/catalog: the bundled catalog with its list prices beside the gateway's own records, and the bulk import of
  * list prices into model records.
  */
-export function addCatalogImportRoutes(router: Router, services: GatewayServices): void {
+export const CATALOG_IMPORT_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, catalog } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
-
-  router.add('GET', '/admin/catalog/models', guard(async (context) => {
+  return { services, storage, catalog };
+}, [
+  { method: 'GET', path: '/admin/catalog/models', handler: ({ storage, catalog }) => async (context) => {
     const provider = context.query.get('provider');
     const search = (context.query.get('q') ?? '').trim().toLowerCase();
     const byProvider = catalog.bundledByProvider();
@@ -86,9 +86,9 @@ export function addCatalogImportRoutes(router: Router, services: GatewayServices
       object: 'list', bundled_version: catalog.bundledVersion(), providers: [...byProvider.keys()],
       data: chosen.map((model) => catalogEntryJson(model, stored.get(model.id))), has_more: false, next_cursor: null,
     });
-  }));
+  } },
 
-  router.add('POST', '/admin/catalog/import', guard(async (context) => {
+  { method: 'POST', path: '/admin/catalog/import', handler: ({ services, catalog }) => async (context) => {
     const input = parseInput(importSchema, await readAdminBody(context));
     const offered = catalog.bundledByProvider().get(input.provider);
     if (offered === undefined) throw new GatewayError('bad_request', `No bundled provider '${input.provider}'.`, { param: 'provider' });
@@ -102,5 +102,5 @@ export function addCatalogImportRoutes(router: Router, services: GatewayServices
     const imported = await importListPrices(services, chosen);
     await catalogChanged(services);
     sendJson(context, 200, { object: 'catalog.import', provider: input.provider, bundled_version: catalog.bundledVersion(), imported });
-  }));
-}
+  } },
+]);

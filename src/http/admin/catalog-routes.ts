@@ -23,9 +23,9 @@ function channelFormJson(form: ChannelForm): Record<string, unknown> {
     })),
   };
 }
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 /**
  * Announces a change of channels or models (of one channel when `channelId` is given); settles once this process and
@@ -36,22 +36,9 @@ export function catalogChanged(services: Pick<GatewayServices, 'invalidation'>, 
 }
 
 /** The admin API's /admin/channels and /admin/models, guarded by the admin token. */
-export function addCatalogRoutes(router: Router, services: GatewayServices): void {
+export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
   const changed = (channelId?: string): Promise<void> => catalogChanged(services, channelId);
-
-  router.add('POST', '/admin/channels', guard(async (context) => {
-    const channel = channelFromInput(parseInput(createChannelSchema, await readAdminBody(context)), clock.now());
-    try {
-      await storage.channels.create(channel);
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new GatewayError('conflict', `A channel named '${channel.name}' already exists.`, { param: 'name' });
-      throw error;
-    }
-    await changed();
-    sendJson(context, 201, channelToJson(channel));
-  }));
   // The channel types this build knows, from the upstream registry: what the console's channel form offers.
   const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
     type,
@@ -62,19 +49,37 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     media: upstream.capabilities.media,
     count_tokens: upstream.capabilities.countTokens,
   })));
-  router.add('GET', '/admin/channel-types', guard(async (context) => {
+  /** The bundled catalog's model of exactly this id that no stored record overrides yet. */
+  const bundledOnly = (id: string): CatalogModel | null => {
+    const model = services.catalog.model(id);
+    return model !== undefined && model.id === id && model.priceSource === 'bundled' ? model : null;
+  };
+  return { services, storage, clock, changed, channelTypes, bundledOnly };
+}, [
+  { method: 'POST', path: '/admin/channels', handler: ({ storage, clock, changed }) => async (context) => {
+    const channel = channelFromInput(parseInput(createChannelSchema, await readAdminBody(context)), clock.now());
+    try {
+      await storage.channels.create(channel);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError('conflict', `A channel named '${channel.name}' already exists.`, { param: 'name' });
+      throw error;
+    }
+    await changed();
+    sendJson(context, 201, channelToJson(channel));
+  } },
+  { method: 'GET', path: '/admin/channel-types', handler: ({ channelTypes }) => async (context) => {
     sendJson(context, 200, { object: 'list', data: channelTypes });
-  }));
-  router.add('GET', '/admin/channels', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/channels', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.channels.list(pageRequestFrom(context.query)), channelToJson));
-  }));
-  router.add('GET', '/admin/channels/:id', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/channels/:id', handler: ({ storage }) => async (context) => {
     const id = context.params.id ?? '';
     const channel = await storage.channels.getById(id);
     if (channel === null) throw notFound('channel', id);
     sendJson(context, 200, channelToJson(channel));
-  }));
-  router.add('PATCH', '/admin/channels/:id', guard(async (context) => {
+  } },
+  { method: 'PATCH', path: '/admin/channels/:id', handler: ({ storage, clock, changed }) => async (context) => {
     const id = context.params.id ?? '';
     const existing = await storage.channels.getById(id);
     if (existing === null) throw notFound('channel', id);
@@ -89,15 +94,15 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     if (updated === null) throw notFound('channel', id);
     await changed(id);
     sendJson(context, 200, channelToJson(updated));
-  }));
-  router.add('DELETE', '/admin/channels/:id', guard(async (context) => {
+  } },
+  { method: 'DELETE', path: '/admin/channels/:id', handler: ({ storage, changed }) => async (context) => {
     const id = context.params.id ?? '';
     if (!(await storage.channels.delete(id))) throw notFound('channel', id);
     await changed(id);
     sendJson(context, 200, { id, object: 'channel', deleted: true });
-  }));
+  } },
 
-  router.add('POST', '/admin/models', guard(async (context) => {
+  { method: 'POST', path: '/admin/models', handler: ({ services, storage, clock, changed }) => async (context) => {
     const model = modelFromInput(parseInput(createModelSchema, await readAdminBody(context)), clock.now());
     checkFallbacks(model, model.fallbacks, (name) => services.catalog.model(name));
     try {
@@ -108,16 +113,11 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     }
     await changed();
     sendJson(context, 201, modelToJson(model));
-  }));
-  router.add('GET', '/admin/models', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/models', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
-  }));
-  /** The bundled catalog's model of exactly this id that no stored record overrides yet. */
-  const bundledOnly = (id: string): CatalogModel | null => {
-    const model = services.catalog.model(id);
-    return model !== undefined && model.id === id && model.priceSource === 'bundled' ? model : null;
-  };
-  router.add('GET', '/admin/models/:id', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/models/:id', handler: ({ services, storage, bundledOnly }) => async (context) => {
     const id = context.params.id ?? '';
     const model = await storage.models.getById(id);
     const served = services.catalog.model(id);
@@ -128,8 +128,8 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
       return;
     }
     sendJson(context, 200, modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model));
-  }));
-  router.add('PATCH', '/admin/models/:id', guard(async (context) => {
+  } },
+  { method: 'PATCH', path: '/admin/models/:id', handler: ({ services, storage, clock, changed, bundledOnly }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateModelSchema, await readAdminBody(context));
     let existing = await storage.models.getById(id);
@@ -146,8 +146,8 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     if (updated === null) throw notFound('model', id);
     await changed();
     sendJson(context, 200, modelToJson(updated));
-  }));
-  router.add('DELETE', '/admin/models/:id', guard(async (context) => {
+  } },
+  { method: 'DELETE', path: '/admin/models/:id', handler: ({ services, storage, changed }) => async (context) => {
     const id = context.params.id ?? '';
     // A model other models fall back to stays while they name it, unless the bundled catalog still serves its id.
     const bundledUnderneath = [...services.catalog.bundledByProvider().values()].some((models) => models.some((model) => model.id === id));
@@ -160,5 +160,5 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
     if (!(await storage.models.delete(id))) throw notFound('model', id);
     await changed();
     sendJson(context, 200, { id, object: 'model', deleted: true });
-  }));
-}
+  } },
+]);

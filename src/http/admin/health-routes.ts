@@ -11,10 +11,10 @@ import type { BreakerSnapshot } from '../../routing/circuit-breaker.js';
 import type { GatewayServices } from '../../services.js';
 import type { Channel } from '../../domain/records.js';
 import { channelStatus } from '../channel-status.js';
-import type { Router } from '../router.js';
 import { sendJson, sendRaw } from '../respond.js';
 import { readBody } from '../read-body.js';
-import { adminOnly, notFound } from './admin-guard.js';
+import { notFound } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 function breakerJson(snapshot: BreakerSnapshot, windowMs: number): Record<string, unknown> {
   return {
@@ -61,16 +61,16 @@ const testSchema = z.object({ model: z.string().min(1).optional() }).strict();
  * GET /admin/health, GET /admin/channels/:id/health, POST /admin/channels/:id/test, POST
  * /admin/channels/:id/health/reset and GET /metrics (admin token) — docs/operators.md, "Routing and failover".
  */
-export function addHealthRoutes(router: Router, services: GatewayServices): void {
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
+export const HEALTH_ROUTES = adminRoutes((services: GatewayServices) => {
   const relay = relayDependencies(services, 1);
   const channelById = async (id: string): Promise<Channel> => {
     const channel = await services.storage.channels.getById(id);
     if (channel === null) throw notFound('channel', id);
     return channel;
   };
-
-  router.add('GET', '/admin/health', guard(async (context) => {
+  return { services, relay, channelById };
+}, [
+  { method: 'GET', path: '/admin/health', handler: ({ services }) => async (context) => {
     const channels = await services.storage.channels.listAll();
     const reports = channels.map((channel) => channelHealthJson(services, channel));
     const enabled = reports.filter((report) => report.status !== 'disabled');
@@ -82,20 +82,20 @@ export function addHealthRoutes(router: Router, services: GatewayServices): void
       shared: services.config.redisUrl !== null,
       channels: reports,
     });
-  }));
+  } },
 
-  router.add('GET', '/admin/channels/:id/health', guard(async (context) => {
+  { method: 'GET', path: '/admin/channels/:id/health', handler: ({ services, channelById }) => async (context) => {
     sendJson(context, 200, channelHealthJson(services, await channelById(context.params.id ?? '')));
-  }));
+  } },
 
-  router.add('POST', '/admin/channels/:id/health/reset', guard(async (context) => {
+  { method: 'POST', path: '/admin/channels/:id/health/reset', handler: ({ services, channelById }) => async (context) => {
     const channel = await channelById(context.params.id ?? '');
     services.health.reset(channel.id);
     services.credentials.forgetChannel(channel.id);
     sendJson(context, 200, channelHealthJson(services, channel));
-  }));
+  } },
 
-  router.add('POST', '/admin/channels/:id/test', guard(async (context) => {
+  { method: 'POST', path: '/admin/channels/:id/test', handler: ({ services, relay, channelById }) => async (context) => {
     const channel = await channelById(context.params.id ?? '');
     // The body is optional: an empty POST tests the channel's first model.
     const raw = await readBody(context, 64 * 1024);
@@ -135,12 +135,12 @@ export function addHealthRoutes(router: Router, services: GatewayServices): void
     } finally {
       context.response.off('close', onClose);
     }
-  }));
+  } },
 
-  router.add('GET', '/metrics', guard(async (context) => {
+  { method: 'GET', path: '/metrics', handler: ({ services }) => async (context) => {
     sendRaw(context, 200, services.metrics.render(), METRICS_CONTENT_TYPE);
-  }));
-}
+  } },
+]);
 
 /** The name the channel's upstream knows a model by: its own mapping, or the catalog's route (`*` channels). */
 function upstreamNameOn(services: GatewayServices, channel: Channel, model: string): string | null {

@@ -6,10 +6,10 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
 import type { Plan, Subscription } from '../../domain/records.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
 import { subscriptionToJson } from './account-routes.js';
-import { adminOnly, notFound, readAdminBody } from './admin-guard.js';
+import { notFound, readAdminBody } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 const changePlanSchema = z.object({ plan_id: z.string().min(1) }).strict();
 const cancelSchema = z.object({ at: z.enum(['now', 'period_end']).optional() }).strict();
@@ -19,9 +19,8 @@ const accountIdQuery = z.string().min(1).max(200);
  * Money administration: the ledger check, the holds in flight, and subscription changes (plan change, cancellation).
  * Subscription changes run under the account's money lock, so no settlement interleaves with them.
  */
-export function addMoneyRoutes(router: Router, services: GatewayServices): void {
+export const MONEY_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock, ledger } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
 
   const requireSubscription = async (id: string): Promise<{ subscription: Subscription; plan: Plan }> => {
     const subscription = await storage.subscriptions.getById(id);
@@ -41,8 +40,9 @@ export function addMoneyRoutes(router: Router, services: GatewayServices): void 
     changed(updated);
     return updated;
   };
-
-  router.add('GET', '/admin/ledger/check', guard(async (context) => {
+  return { services, storage, clock, ledger, requireSubscription, changed, applyUnderLock };
+}, [
+  { method: 'GET', path: '/admin/ledger/check', handler: ({ storage, ledger }) => async (context) => {
     const accountId = context.query.get('account_id');
     if (accountId !== null && !accountIdQuery.safeParse(accountId).success) throw new GatewayError('bad_request', 'account_id is not valid.', { param: 'account_id' });
     if (accountId !== null && (await storage.accounts.getById(accountId)) === null) throw notFound('account', accountId);
@@ -50,23 +50,23 @@ export function addMoneyRoutes(router: Router, services: GatewayServices): void 
     await ledger.flush();
     const report = await checkLedger(storage, accountId ?? undefined);
     sendJson(context, 200, { object: 'ledger_check', ok: report.ok, checked: report.checked, problems: report.problems });
-  }));
+  } },
 
-  router.add('GET', '/admin/money/holds', guard(async (context) => {
+  { method: 'GET', path: '/admin/money/holds', handler: ({ storage }) => async (context) => {
     const accountId = context.query.get('account_id') ?? undefined;
     const holds = await storage.money.listHolds(accountId);
     sendJson(context, 200, {
       object: 'list',
       data: holds.map((hold) => ({ instance_id: hold.instanceId, pool: hold.pool, account_id: hold.accountId, held_usd: nanoToUsd(hold.heldNano) })),
     });
-  }));
+  } },
 
-  router.add('GET', '/admin/subscriptions/:id', guard(async (context) => {
+  { method: 'GET', path: '/admin/subscriptions/:id', handler: ({ clock, requireSubscription }) => async (context) => {
     const { subscription, plan } = await requireSubscription(context.params.id ?? '');
     sendJson(context, 200, subscriptionToJson(subscription, plan, clock.now()));
-  }));
+  } },
 
-  router.add('PATCH', '/admin/subscriptions/:id', guard(async (context) => {
+  { method: 'PATCH', path: '/admin/subscriptions/:id', handler: ({ storage, clock, requireSubscription, applyUnderLock }) => async (context) => {
     const { subscription, plan } = await requireSubscription(context.params.id ?? '');
     const input = parseInput(changePlanSchema, await readAdminBody(context));
     const next = await storage.plans.getById(input.plan_id);
@@ -77,9 +77,9 @@ export function addMoneyRoutes(router: Router, services: GatewayServices): void 
     }
     const updated = await applyUnderLock(subscription, planChange(subscription, plan, next, now));
     sendJson(context, 200, subscriptionToJson(updated, next, clock.now()));
-  }));
+  } },
 
-  router.add('POST', '/admin/subscriptions/:id/cancel', guard(async (context) => {
+  { method: 'POST', path: '/admin/subscriptions/:id/cancel', handler: ({ clock, requireSubscription, applyUnderLock }) => async (context) => {
     const { subscription, plan } = await requireSubscription(context.params.id ?? '');
     const headers = context.request.headers;
     const bodiless = headers['content-length'] === '0' || (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined);
@@ -90,5 +90,5 @@ export function addMoneyRoutes(router: Router, services: GatewayServices): void 
     }
     const updated = await applyUnderLock(subscription, cancellation(subscription, plan, input.at ?? 'now', now));
     sendJson(context, 200, subscriptionToJson(updated, plan, clock.now()));
-  }));
-}
+  } },
+]);

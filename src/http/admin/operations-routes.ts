@@ -10,9 +10,9 @@ import { newId } from '../../shared/ids.js';
 import type { Announcement } from '../../domain/records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 const announcementSchema = z.object({
   title: z.string().min(1).max(200),
@@ -30,11 +30,11 @@ const fxSchema = z.object({
 }).strict();
 
 /** The admin API's /admin/plans, /admin/usage, /admin/announcements and /admin/fx, guarded by the admin token. */
-export function addOperationsRoutes(router: Router, services: GatewayServices): void {
+export const OPERATIONS_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
-
-  router.add('POST', '/admin/plans', guard(async (context) => {
+  return { services, storage, clock };
+}, [
+  { method: 'POST', path: '/admin/plans', handler: ({ storage, clock }) => async (context) => {
     const plan = planFromInput(parseInput(createPlanSchema, await readAdminBody(context)), clock.now());
     try {
       await storage.plans.create(plan);
@@ -43,17 +43,17 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
       throw error;
     }
     sendJson(context, 201, planToJson(plan));
-  }));
-  router.add('GET', '/admin/plans', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/plans', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.plans.list(pageRequestFrom(context.query)), planToJson));
-  }));
-  router.add('GET', '/admin/plans/:id', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/plans/:id', handler: ({ storage }) => async (context) => {
     const id = context.params.id ?? '';
     const plan = await storage.plans.getById(id);
     if (plan === null) throw notFound('plan', id);
     sendJson(context, 200, planToJson(plan));
-  }));
-  router.add('PATCH', '/admin/plans/:id', guard(async (context) => {
+  } },
+  { method: 'PATCH', path: '/admin/plans/:id', handler: ({ storage, clock }) => async (context) => {
     const id = context.params.id ?? '';
     const patch = planPatchFromInput(parseInput(updatePlanSchema, await readAdminBody(context)));
     let updated;
@@ -65,9 +65,9 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
     }
     if (updated === null) throw notFound('plan', id);
     sendJson(context, 200, planToJson(updated));
-  }));
+  } },
 
-  router.add('GET', '/admin/usage', guard(async (context) => {
+  { method: 'GET', path: '/admin/usage', handler: ({ services, storage }) => async (context) => {
     await services.usageLog.flush();
     try {
       const page = await storage.usage.query(usageQueryFrom(context.query), pageRequestFrom(context.query));
@@ -76,9 +76,9 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
       if (error instanceof InvalidCursorError) throw new GatewayError('bad_request', "'cursor' is not a cursor this endpoint returned.", { param: 'cursor' });
       throw error;
     }
-  }));
+  } },
 
-  router.add('POST', '/admin/announcements', guard(async (context) => {
+  { method: 'POST', path: '/admin/announcements', handler: ({ storage, clock }) => async (context) => {
     const input = parseInput(announcementSchema, await readAdminBody(context));
     const now = clock.now();
     const announcement: Announcement = {
@@ -92,21 +92,21 @@ export function addOperationsRoutes(router: Router, services: GatewayServices): 
     };
     await storage.announcements.create(announcement);
     sendJson(context, 201, { object: 'announcement', ...announcementJson(announcement) });
-  }));
-  router.add('GET', '/admin/announcements', guard(async (context) => {
+  } },
+  { method: 'GET', path: '/admin/announcements', handler: ({ storage }) => async (context) => {
     const page = await storage.announcements.list(pageRequestFrom(context.query));
     sendJson(context, 200, pageJson(page, announcementJson));
-  }));
-  router.add('DELETE', '/admin/announcements/:id', guard(async (context) => {
+  } },
+  { method: 'DELETE', path: '/admin/announcements/:id', handler: ({ storage }) => async (context) => {
     const id = context.params.id ?? '';
     if (!(await storage.announcements.delete(id))) throw notFound('announcement', id);
     sendJson(context, 200, { id, object: 'announcement', deleted: true });
-  }));
+  } },
 
-  router.add('PUT', '/admin/fx', guard(async (context) => {
+  { method: 'PUT', path: '/admin/fx', handler: ({ storage, clock }) => async (context) => {
     const input = parseInput(fxSchema, await readAdminBody(context));
     const now = clock.now();
     await storage.fx.set({ base: 'USD', rates: input.rates, asOf: input.as_of ?? now, source: input.source ?? 'admin', updatedAt: now });
     sendJson(context, 200, { base: 'USD', rates: Object.fromEntries(Object.entries(input.rates).map(([code, value]) => [code, Number(value)])), as_of: isoTime(input.as_of ?? now), source: input.source ?? 'admin' });
-  }));
-}
+  } },
+]);

@@ -12,9 +12,9 @@ import { newId } from '../../shared/ids.js';
 import {
   redemptionCodeState, type RedemptionCode, type RedemptionCodeFilter, type RedemptionCodePatch, type RedemptionCodeState,
 } from '../../storage/repositories/redemption-repository.js';
-import type { Router } from '../router.js';
 import { sendJson } from '../respond.js';
-import { adminOnly, notFound, readAdminBody } from './admin-guard.js';
+import { notFound, readAdminBody } from './admin-guard.js';
+import { adminRoutes } from './admin-route.js';
 
 const MAX_BATCH = 1000;
 const STATES: readonly RedemptionCodeState[] = ['active', 'redeemed', 'disabled', 'expired'];
@@ -66,11 +66,27 @@ function filterFrom(query: URLSearchParams): RedemptionCodeFilter {
 }
 
 /** /admin/redemption-codes (create in batches, list, show, change, disable) and /admin/accounts/:id/redeem. */
-export function addRedemptionRoutes(router: Router, services: GatewayServices): void {
+export const REDEMPTION_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock } = services;
-  const guard = (handler: Parameters<typeof adminOnly>[1]) => adminOnly(services, handler);
 
-  router.add('POST', '/admin/redemption-codes', guard(async (context) => {
+  const change = async (id: string, patch: RedemptionCodePatch): Promise<RedemptionCode> => {
+    const updated = await storage.redemptionCodes.update(id, patch, clock.now());
+    switch (updated.outcome) {
+      case 'updated':
+        return updated.code;
+      case 'not_found':
+        throw notFound('redemption code', id);
+      case 'redeemed':
+        throw new GatewayError('conflict', 'This redemption code has already been redeemed; its expiry and state can no longer change.');
+      default: {
+        const unknown: never = updated;
+        throw new TypeError(`unknown update outcome ${JSON.stringify(unknown)}`);
+      }
+    }
+  };
+  return { services, storage, clock, change };
+}, [
+  { method: 'POST', path: '/admin/redemption-codes', handler: ({ services, storage, clock }) => async (context) => {
     const input = parseInput(createSchema, await readAdminBody(context));
     const now = clock.now();
     if (input.expires_at != null && input.expires_at <= now) throw new GatewayError('bad_request', "'expires_at' must be in the future.", { param: 'expires_at' });
@@ -98,38 +114,22 @@ export function addRedemptionRoutes(router: Router, services: GatewayServices): 
       has_more: false,
       next_cursor: null,
     });
-  }));
+  } },
 
-  router.add('GET', '/admin/redemption-codes', guard(async (context) => {
+  { method: 'GET', path: '/admin/redemption-codes', handler: ({ storage, clock }) => async (context) => {
     const now = clock.now();
     const page = await storage.redemptionCodes.list(filterFrom(context.query), pageRequestFrom(context.query), now);
     sendJson(context, 200, pageJson(page, (code) => redemptionCodeToJson(code, now)));
-  }));
+  } },
 
-  router.add('GET', '/admin/redemption-codes/:id', guard(async (context) => {
+  { method: 'GET', path: '/admin/redemption-codes/:id', handler: ({ storage, clock }) => async (context) => {
     const id = context.params.id ?? '';
     const code = await storage.redemptionCodes.getById(id);
     if (code === null) throw notFound('redemption code', id);
     sendJson(context, 200, redemptionCodeToJson(code, clock.now()));
-  }));
+  } },
 
-  const change = async (id: string, patch: RedemptionCodePatch): Promise<RedemptionCode> => {
-    const updated = await storage.redemptionCodes.update(id, patch, clock.now());
-    switch (updated.outcome) {
-      case 'updated':
-        return updated.code;
-      case 'not_found':
-        throw notFound('redemption code', id);
-      case 'redeemed':
-        throw new GatewayError('conflict', 'This redemption code has already been redeemed; its expiry and state can no longer change.');
-      default: {
-        const unknown: never = updated;
-        throw new TypeError(`unknown update outcome ${JSON.stringify(unknown)}`);
-      }
-    }
-  };
-
-  router.add('PATCH', '/admin/redemption-codes/:id', guard(async (context) => {
+  { method: 'PATCH', path: '/admin/redemption-codes/:id', handler: ({ clock, change }) => async (context) => {
     const input = parseInput(updateSchema, await readAdminBody(context));
     const now = clock.now();
     const patch: RedemptionCodePatch = {};
@@ -137,10 +137,10 @@ export function addRedemptionRoutes(router: Router, services: GatewayServices): 
     if (input.expires_at !== undefined) patch.expiresAt = input.expires_at;
     if (input.disabled !== undefined) patch.disabledAt = input.disabled ? now : null;
     sendJson(context, 200, redemptionCodeToJson(await change(context.params.id ?? '', patch), now));
-  }));
+  } },
 
   // DELETE disables: the row stays, so the list and the ledger keep telling what happened to every code.
-  router.add('DELETE', '/admin/redemption-codes/:id', guard(async (context) => {
+  { method: 'DELETE', path: '/admin/redemption-codes/:id', handler: ({ storage, clock, change }) => async (context) => {
     const id = context.params.id ?? '';
     const now = clock.now();
     const existing = await storage.redemptionCodes.getById(id);
@@ -148,9 +148,9 @@ export function addRedemptionRoutes(router: Router, services: GatewayServices): 
     // Disabling twice keeps the first time.
     const code = existing.disabledAt !== null && existing.redeemedAt === null ? existing : await change(id, { disabledAt: now });
     sendJson(context, 200, redemptionCodeToJson(code, now));
-  }));
+  } },
 
-  router.add('POST', '/admin/accounts/:id/redeem', guard(async (context) => {
+  { method: 'POST', path: '/admin/accounts/:id/redeem', handler: ({ services }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(redeemSchema, await readAdminBody(context));
     const redeemed = await redeemCode(services, id, input.code);
@@ -161,5 +161,5 @@ export function addRedemptionRoutes(router: Router, services: GatewayServices): 
       amount_usd: nanoToUsd(redeemed.code.amountNano),
       balance_usd: nanoToUsd(redeemed.balanceNano),
     });
-  }));
-}
+  } },
+]);

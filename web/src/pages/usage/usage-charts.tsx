@@ -14,15 +14,17 @@ interface DayRow {
 
 /** One row per day with a spend and a token column per model (the top five by spend, the rest as "other"). */
 function pivot(rows: DailyUsage[]): { days: DayRow[]; models: string[] } {
+  // Requests refused before a model was known have none: one series of their own.
+  const modelOf = (row: DailyUsage): string => row.model ?? '—';
   const spendByModel = new Map<string, number>();
-  for (const row of rows) spendByModel.set(row.model, (spendByModel.get(row.model) ?? 0) + row.cost_usd + (row.input_tokens + row.output_tokens) * 1e-12);
+  for (const row of rows) spendByModel.set(modelOf(row), (spendByModel.get(modelOf(row)) ?? 0) + row.cost_usd + (row.input_tokens + row.output_tokens) * 1e-12);
   const ranked = [...spendByModel.entries()].sort((a, b) => b[1] - a[1]).map(([model]) => model);
   const shown = ranked.slice(0, 5);
   const models = ranked.length > 5 ? [...shown, 'other'] : shown;
   const days = new Map<string, DayRow>();
   for (const row of rows) {
     const day = days.get(row.date) ?? { date: row.date, requests: 0, errors: 0, errorRate: 0 };
-    const series = shown.includes(row.model) ? row.model : 'other';
+    const series = shown.includes(modelOf(row)) ? modelOf(row) : 'other';
     day[`cost:${series}`] = Number(day[`cost:${series}`] ?? 0) + row.cost_usd;
     day[`tokens:${series}`] = Number(day[`tokens:${series}`] ?? 0) + row.input_tokens + row.output_tokens;
     day.requests += row.requests;

@@ -1,0 +1,5 @@
+export * from './common.js';
+export * from './account.js';
+export * from './keys.js';
+export * from './usage.js';
+export * from './billing.js';

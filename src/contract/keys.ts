@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { isoTime } from './common.js';
+
+export const keyStatus = z.enum(['enabled', 'disabled', 'revoked', 'expired', 'paused']);
+export const budgetPeriod = z.enum(['day', 'week', 'month']);
+
+/** What a key may spend in each UTC day, week (from Monday) or month; `spent_usd` is this period's. */
+export const keyBudget = z.strictObject({ period: budgetPeriod, limit_usd: z.number(), spent_usd: z.number(), resets_at: isoTime });
+
+/** The one JSON view of a key (the admin API's and the console's). */
+export const apiKey = z.strictObject({
+  id: z.string(),
+  object: z.literal('api_key'),
+  account_id: z.string(),
+  name: z.string(),
+  hint: z.string(),
+  status: keyStatus,
+  quota_usd: z.number().nullable(),
+  spent_usd: z.number(),
+  /** Money held for requests in flight against the key's quota or budget. */
+  held_usd: z.number(),
+  budget: keyBudget.nullable(),
+  allowed_models: z.array(z.string()).nullable(),
+  ip_allowlist: z.array(z.string()).nullable(),
+  allowed_origins: z.array(z.string()).nullable(),
+  /** Present exactly when `allowed_origins` is set: why a key usable from browsers is a risk. */
+  allowed_origins_warning: z.string().optional(),
+  expires_at: isoTime.nullable(),
+  rpm: z.number().nullable(),
+  tpm: z.number().nullable(),
+  concurrency: z.number().nullable(),
+  environment: z.string().nullable(),
+  /** The key's project; null: the account's default project. */
+  project_id: z.string().nullable(),
+  created_by: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type ApiKeyJson = z.infer<typeof apiKey>;
+
+/** GET /api/keys. */
+export const keyList = z.strictObject({ data: z.array(apiKey) });
+export type KeyListJson = z.infer<typeof keyList>;
+/** GET, PATCH /api/keys/:id and POST …/revoke. */
+export const keyAnswer = z.strictObject({ key: apiKey });
+export type KeyAnswerJson = z.infer<typeof keyAnswer>;
+/** POST /api/keys: the secret is shown this once. */
+export const createdKey = z.strictObject({ key: apiKey, secret: z.string() });
+export type CreatedKeyJson = z.infer<typeof createdKey>;

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { isoTime, listPageOf } from './common.js';
+
+/** A usage-log row as the admin API and the console show it (metadata only). */
+export const usageRow = z.strictObject({
+  request_id: z.string(),
+  /** Null for requests refused before their key was known. */
+  account_id: z.string().nullable(),
+  key_id: z.string().nullable(),
+  model: z.string().nullable(),
+  channel_id: z.string().nullable(),
+  protocol: z.string(),
+  endpoint: z.string(),
+  stream: z.boolean(),
+  status: z.number(),
+  error_code: z.string().nullable(),
+  prompt_tokens: z.number().nullable(),
+  completion_tokens: z.number().nullable(),
+  cached_tokens: z.number().nullable(),
+  reasoning_tokens: z.number().nullable(),
+  total_tokens: z.number().nullable(),
+  cost_usd: z.number(),
+  latency_ms: z.number().nullable(),
+  ttfb_ms: z.number().nullable(),
+  attempts: z.number(),
+  attempted_channels: z.array(z.string()),
+  /** Answered from the response cache (no upstream call; billed at the model's hit price). */
+  cache_hit: z.boolean(),
+  /** Calls of tools the upstream runs and bills per call, and their cost (part of cost_usd). */
+  web_searches: z.number(),
+  web_fetches: z.number(),
+  file_searches: z.number(),
+  hosted_tool_cost_usd: z.number(),
+  created_at: isoTime,
+});
+export type UsageRowJson = z.infer<typeof usageRow>;
+
+/** A row of the console's usage list: the key's name beside its id (`Playground` for the playground's keys; null when the key is gone). */
+export const consoleUsageRow = usageRow.extend({ key_name: z.string().nullable() });
+export type ConsoleUsageRowJson = z.infer<typeof consoleUsageRow>;
+/** GET /api/usage. */
+export const usagePage = listPageOf(consoleUsageRow);
+export type UsagePageJson = z.infer<typeof usagePage>;
+
+/** One day, model and key of GET /api/usage/daily. */
+export const dailyUsage = z.strictObject({
+  date: z.string(),
+  /** Null for requests refused before a model was known. */
+  model: z.string().nullable(),
+  key_id: z.string().nullable(),
+  /** `Playground` for the playground's own keys; null when the key is gone. */
+  key_name: z.string().nullable(),
+  requests: z.number(),
+  errors: z.number(),
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+});
+export type DailyUsageJson = z.infer<typeof dailyUsage>;
+export const dailyUsageList = z.strictObject({ data: z.array(dailyUsage) });
+export type DailyUsageListJson = z.infer<typeof dailyUsageList>;

@@ -1,0 +1,102 @@
+/**
+ * The console contract (src/contract) against the real server: every answer the account, key, usage and billing pages
+ * read is parsed with its strict schema over real HTTP, so a field the server adds, drops or renames without the
+ * contract fails here as it fails the web app's typecheck.
+ */
+import OpenAI from 'openai';
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiKey, billing, billingProfile, consoleConfig, consoleSession, createdKey, dailyUsageList, fxRates, invoicePage, keyAnswer, keyList,
+  referrals, sessionList, supportTicket, supportTicketPage, usagePage,
+} from '../../../src/contract/index.js';
+import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
+
+let setup: ConsoleGateway;
+let upstream: MockOpenAIUpstream;
+let user: SignedUpUser;
+
+beforeAll(async () => {
+  upstream = await startMockOpenAIUpstream();
+  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
+  await addRoutedModel(setup.gateway, {
+    model: 'house-model',
+    pricing: { input_per_mtok: 2, output_per_mtok: 8 },
+    channel: { name: 'openai-house', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'house-model': 'gpt-4o-mini' } },
+  });
+  user = await signUpUser(setup);
+  expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/credits`, { amount_usd: 5 })).status).toBe(200);
+});
+
+afterAll(async () => {
+  await setup?.close();
+  await upstream?.close();
+});
+
+/** Calls the console and parses the answer with `schema`: the issues are the failure message. */
+async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
+  const answer = await user.client.request<unknown>(method, path, body);
+  expect(answer.status, answer.text).toBe(status);
+  const parsed = schema.safeParse(answer.body);
+  expect(parsed.success, `${method} ${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+  return parsed.data as z.infer<Schema>;
+}
+
+describe('the console contract', () => {
+  it('describes the account answers: config, session, signed-in browsers', async () => {
+    await answerOf(consoleConfig, 'GET', '/api/config');
+    const session = await answerOf(consoleSession, 'GET', '/api/session');
+    expect(session.account?.id).toBe(user.accountId);
+    const browsers = await answerOf(sessionList, 'GET', '/api/me/sessions');
+    expect(browsers.data.some((row) => row.current)).toBe(true);
+  });
+
+  it('describes the key answers, every optional part present, and the usage the key made', async () => {
+    const created = await answerOf(createdKey, 'POST', '/api/keys', {
+      name: 'contract', environment: 'production', quota_usd: 2, allowed_models: ['house-model'], ip_allowlist: ['127.0.0.1/32'],
+      expires_at: new Date(Date.now() + 86_400_000).toISOString(), rpm: 100, tpm: 100_000, concurrency: 4,
+      budget: { period: 'day', limit_usd: 1 }, allowed_origins: ['https://app.example.test'],
+    }, 201);
+    expect(created.key.budget?.period).toBe('day');
+    expect(created.key.allowed_origins_warning).toEqual(expect.any(String));
+    const client = new OpenAI({ apiKey: created.secret, baseURL: `${setup.gateway.url}/v1` });
+    await client.chat.completions.create({ model: 'house-model', messages: [{ role: 'user', content: 'hello' }] });
+    await flushWrites(setup.gateway);
+
+    const listed = await answerOf(keyList, 'GET', '/api/keys');
+    expect(listed.data.map((key) => key.id)).toContain(created.key.id);
+    await answerOf(keyAnswer, 'GET', `/api/keys/${created.key.id}`);
+    await answerOf(keyAnswer, 'PATCH', `/api/keys/${created.key.id}`, { budget: null, allowed_origins: null });
+    const usage = await answerOf(usagePage, 'GET', '/api/usage');
+    expect(usage.data[0]?.key_name).toBe('contract');
+    const daily = await answerOf(dailyUsageList, 'GET', '/api/usage/daily');
+    expect(daily.data[0]?.model).toBe('house-model');
+    const revoked = await answerOf(keyAnswer, 'POST', `/api/keys/${created.key.id}/revoke`);
+    expect(revoked.key.status).toBe('revoked');
+  });
+
+  it('describes the billing answers: balance and top-ups, buyer details, rates, invoices, referrals, support', async () => {
+    const money = await answerOf(billing, 'GET', '/api/console/billing');
+    expect(money.balance_usd).toBeGreaterThan(0);
+    await answerOf(billingProfile, 'GET', '/api/console/billing/profile');
+    await answerOf(billingProfile, 'PUT', '/api/console/billing/profile', { name: 'Contract Ltd', address: '1 Main St', country: 'de', tax_id: null, email: null });
+    await answerOf(fxRates, 'GET', '/api/console/fx');
+    await answerOf(invoicePage, 'GET', '/api/console/billing/invoices');
+    await answerOf(referrals, 'GET', '/api/console/referrals');
+    const ticket = await answerOf(supportTicket, 'POST', '/api/console/support/tickets', { subject: 'Contract', category: 'billing', message: 'A question about invoices.' }, 201);
+    await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
+    const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
+    expect(read.replies).toEqual([]);
+  });
+
+  it('refuses a shape with a renamed field, as the web build would', async () => {
+    const listed = await answerOf(keyList, 'GET', '/api/keys');
+    const key = listed.data[0];
+    if (key === undefined) throw new Error('no key listed');
+    const { quota_usd: quota, ...rest } = key;
+    expect(apiKey.safeParse(key).success).toBe(true);
+    expect(apiKey.safeParse({ ...rest, quota }).success).toBe(false);
+  });
+});
