@@ -75,6 +75,7 @@ export const CONSOLE_API_ROUTES: readonly ConsoleRoute[] = [
   ...CONSOLE_ALERT_ROUTES,
   ...CONSOLE_WEBHOOK_ROUTES,
   ...CONSOLE_PLAN_ROUTES,
+  ...PROJECT_ROUTES,
   // Top-up, invoices, referrals and support (src/console-billing): the caller comes from the console's session.
   ...consoleRoutes((deps: ConsoleDeps): BillingRouteDeps => ({ services: deps.services, authenticate: consoleActorOf(deps) }), [
     ...BILLING_CONSOLE_ROUTES,

@@ -29,7 +29,7 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   });
   return { deps, storage, clock, visibleProject, withRole };
 }, [
-  { method: 'GET', path: '/api/projects', who: 'member', permission: 'keys:read', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'GET', path: '/api/projects', who: 'member', permission: 'keys:read', handler: ({ deps, storage, withRole }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const views = await projectViews(deps.services, accountId);
     const projects = (await storage.projects.listByAccount(accountId)).filter((project) => active.projects === null || active.projects.roles.has(project.id));
@@ -37,7 +37,7 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { data: active.projects === null ? [withRole(views.defaultJson(), active, DEFAULT_PROJECT_ID), ...data] : data });
   } },
 
-  { method: 'GET', path: '/api/projects/:id', who: 'member', permission: 'keys:read', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'GET', path: '/api/projects/:id', who: 'member', permission: 'keys:read', handler: ({ deps, visibleProject, withRole }) => async ({ context, active }) => {
     const id = context.params.id ?? '';
     const views = await projectViews(deps.services, active.session.accountId);
     if (id === DEFAULT_PROJECT_ID && active.projects === null) {
@@ -48,26 +48,26 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { project: withRole(views.json(project), active, project.id) });
   } },
 
-  { method: 'POST', path: '/api/projects', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'POST', path: '/api/projects', who: 'member', permission: 'members:write', handler: ({ deps, withRole }) => async ({ context, active }) => {
     const input = parseInput(createProjectSchema, await readConsoleBody(context));
     const project = await createProject(deps.services, active.session.accountId, input);
     sendJson(context, 201, { project: withRole((await projectViews(deps.services, project.accountId)).json(project), active, project.id) });
   } },
 
-  { method: 'PATCH', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage, withRole }) => async ({ context, active }) => {
     const existing = await requireProject(storage, active.session.accountId, context.params.id ?? '');
     const input = parseInput(updateProjectSchema, await readConsoleBody(context));
     const updated = await updateProject(deps.services, existing, input);
     sendJson(context, 200, { project: withRole((await projectViews(deps.services, updated.accountId)).json(updated), active, updated.id) });
   } },
 
-  { method: 'DELETE', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'DELETE', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage }) => async ({ context, active }) => {
     const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
     await deleteProject(deps.services, project);
     sendJson(context, 200, { id: project.id, deleted: true });
   } },
 
-  { method: 'GET', path: '/api/projects/:id/members', who: 'member', permission: 'members:read', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'GET', path: '/api/projects/:id/members', who: 'member', permission: 'members:read', handler: ({ storage }) => async ({ context, active }) => {
     const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
     const members = await storage.projects.members(project.id);
     const data = await Promise.all(members.map(async (member) => projectMemberToJson(member, (await storage.console.getUserById(member.userId))?.email ?? null)));
@@ -75,7 +75,7 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   } },
 
   // Adds a member of the account to the project, or changes their project role.
-  { method: 'PUT', path: '/api/projects/:id/members/:userId', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'PUT', path: '/api/projects/:id/members/:userId', who: 'member', permission: 'members:write', handler: ({ storage, clock }) => async ({ context, active }) => {
     const accountId = active.session.accountId;
     const project = await requireProject(storage, accountId, context.params.id ?? '');
     const userId = context.params.userId ?? '';
@@ -90,7 +90,7 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { member: projectMemberToJson(member, (await storage.console.getUserById(userId))?.email ?? null) });
   } },
 
-  { method: 'DELETE', path: '/api/projects/:id/members/:userId', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock, visibleProject, withRole }) => async ({ context, active }) => {
+  { method: 'DELETE', path: '/api/projects/:id/members/:userId', who: 'member', permission: 'members:write', handler: ({ storage }) => async ({ context, active }) => {
     const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
     const userId = context.params.userId ?? '';
     if (!(await storage.projects.removeMember(project.id, userId))) throw new GatewayError('not_found', `No member with id '${userId}' in this project.`);
