@@ -9,7 +9,7 @@ import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-c
 import { nanoToUsd } from './money.js';
 import type { KeptSettlement, SettlementOutbox } from './settlement-outbox.js';
 import {
-  NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
+  NO_PARTS, budgetPool, customerPool, customerPoolPrefix, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 
 export interface LedgerOptions {
@@ -47,6 +47,10 @@ export interface ReserveRequest {
   keyCapped: boolean;
   /** The key has a period budget: its pool takes part. */
   keyBudgeted: boolean;
+  /** The end customer the request named (null or absent: none). */
+  customer?: string | null;
+  /** The account gives that customer a budget: its pool takes part. */
+  customerBudgeted?: boolean;
   /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
   subscriptions: readonly string[];
   /** Upper bound of the request's cost. */
@@ -101,12 +105,27 @@ function subscriptionQuotaRefusal(resetsInMs: number): GatewayError {
  * less than this request's upper bound: the key stays enabled, and the message says how to fit.
  */
 function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
+  if (refusal.customer !== undefined) return customerBudgetRefusal(refusal, refusal.customer, amountNano);
   const what = refusal.pool === 'key' ? 'this API key\'s quota cap' : 'this API key\'s budget for the current period';
   const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
   const resets = refusal.pool === 'budget' ? ' It resets at the start of the next period.' : '';
   if (refusal.remainingNano <= 0n) {
     return new GatewayError('quota_exhausted', `Nothing is left of ${what}: the key is paused.${resets}`, { retryAfterSeconds });
   }
+  return new GatewayError(
+    'quota_exhausted',
+    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
+    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
+    { retryAfterSeconds },
+  );
+}
+
+/** The refusal of an end customer's budget: it names the customer and its budget, and when it resets. */
+function customerBudgetRefusal(refusal: KeyPoolRefusal, { customer, budget }: NonNullable<KeyPoolRefusal['customer']>, amountNano: NanoUsd): GatewayError {
+  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  const what = `the budget of end customer '${customer}' (${nanoToUsd(budget.limitNano)} USD a ${budget.period})`;
+  const resets = ` It resets at the start of the next ${budget.period} (UTC).`;
+  if (refusal.remainingNano <= 0n) return new GatewayError('quota_exhausted', `Nothing is left of ${what}.${resets}`, { retryAfterSeconds });
   return new GatewayError(
     'quota_exhausted',
     `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
@@ -281,7 +300,9 @@ export class Ledger {
       }
     }
     const scope = moneyScope([], settlements);
-    const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], pools: [...scope.pools.keys()] });
+    const snapshot = await transaction.read({
+      accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], pools: [...scope.pools.keys()], customers: [...scope.customers.values()],
+    });
     const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
     await transaction.write(instanceId, { rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, usages: planned.usages, holds: [], now });
     if (rows.length > 0) await transaction.insertUsageRows(rows);
@@ -379,6 +400,7 @@ export class Ledger {
           keyId: request.keyId,
           keyCapped: request.keyCapped,
           keyBudgeted: request.keyBudgeted,
+          ...(request.customerBudgeted === true ? { customer: request.customer ?? null, customerBudgeted: true } : {}),
           candidateSubscriptions: request.subscriptions,
           amountNano: request.amountNano,
           ...(probe ? { probe } : {}),
@@ -394,7 +416,8 @@ export class Ledger {
   #planLocally(request: ReserveRequest): Reservation | GatewayError | null {
     const amount = request.amountNano;
     const now = this.clock.now();
-    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n };
+    const customerBudgeted = request.customerBudgeted === true && request.customer != null;
+    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n, customer: customerBudgeted ? amount : 0n };
     let subscriptionId: string | null = null;
     if (request.subscriptions.length > 0) {
       subscriptionId = request.subscriptions.find((id) => this.#hasRoom(subscriptionPool(id), amount)) ?? null;
@@ -420,6 +443,7 @@ export class Ledger {
       keyId: request.keyId,
       keyCapped: request.keyCapped,
       keyBudgeted: request.keyBudgeted,
+      ...(customerBudgeted ? { customer: request.customer, customerBudgeted: true } : {}),
       subscriptionId,
       candidateSubscriptions: request.subscriptions,
       amountNano: amount,
@@ -574,6 +598,12 @@ export class Ledger {
     this.#stale.add(budgetPool(keyId));
   }
 
+  /** The account's end-customer rules changed: storage decides the next reservation from each customer's budget. */
+  forgetCustomerBudgets(accountId: string): void {
+    const prefix = customerPoolPrefix(accountId);
+    for (const pool of this.#pools.keys()) if (pool.startsWith(prefix)) this.#stale.add(pool);
+  }
+
   /** The subscription changed (plan, cancellation). */
   forgetSubscription(subscriptionId: string): void {
     this.#facts.delete(subscriptionId);
@@ -708,7 +738,7 @@ export class Ledger {
     const now = this.clock.now();
     // Pools this transaction recomputes: those of the batch, plus idle leases to give back.
     const scope = moneyScope(waiters.map((waiter) => waiter.grow), settlements);
-    const { accounts, keys, subscriptions } = scope;
+    const { accounts, keys, subscriptions, customers } = scope;
     const touched = scope.pools;
     for (const [pool, state] of this.#pools) {
       if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) scope.addPool(pool, state.accountId);
@@ -721,7 +751,7 @@ export class Ledger {
     const staleBefore = new Set(this.#stale);
     try {
       const plan = await this.storage.money.transact([...accounts], async (transaction) => {
-        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], pools: [...touched.keys()] });
+        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], pools: [...touched.keys()], customers: [...customers.values()] });
         const current = new Map<string, PoolState>();
         for (const pool of touched.keys()) {
           const state = this.#pools.get(pool);
@@ -782,9 +812,16 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
   const accounts = new Set<string>();
   const keys = new Set<string>();
   const subscriptions = new Set<string>();
+  const customers = new Map<string, { accountId: string; customer: string }>();
   const addPool = (pool: string, accountId: string): void => {
     pools.set(pool, accountId);
     accounts.add(accountId);
+  };
+  const addCustomer = (accountId: string, customer: string | null | undefined, budgeted: boolean | undefined): void => {
+    if (budgeted !== true || customer == null) return;
+    const pool = customerPool(accountId, customer);
+    customers.set(pool, { accountId, customer });
+    addPool(pool, accountId);
   };
   const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
     addPool(walletPool(accountId), accountId);
@@ -802,9 +839,18 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
       addPool(overagePool(id), accountId);
     }
   };
-  for (const grow of grows) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
+  for (const grow of grows) {
+    addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
+    addCustomer(grow.accountId, grow.customer, grow.customerBudgeted);
+  }
   for (const { reservation } of settlements) {
+    addCustomer(reservation.accountId, reservation.customer, reservation.customerBudgeted);
     addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
   }
-  return { pools, accounts, keys, subscriptions, addPool };
+  const addPoolOf = (pool: string, accountId: string): void => {
+    // A stale customer pool (its rules changed) is read again with its customer.
+    if (pool.startsWith('customer:')) customers.set(pool, { accountId, customer: pool.slice(customerPoolPrefix(accountId).length) });
+    addPool(pool, accountId);
+  };
+  return { pools, accounts, keys, subscriptions, customers, addPool: addPoolOf };
 }

@@ -138,7 +138,7 @@ export function encodeReservation(reservation: Reservation): string {
 }
 
 export function decodeReservation(text: string): Reservation {
-  const raw = JSON.parse(text) as Omit<Reservation, 'amountNano' | 'parts'> & { amountNano: string; parts: Record<keyof Reservation['parts'], string> };
+  const raw = JSON.parse(text) as Omit<Reservation, 'amountNano' | 'parts'> & { amountNano: string; parts: Record<Exclude<keyof Reservation['parts'], 'customer'>, string> & { customer?: string } };
   return {
     ...raw,
     amountNano: BigInt(raw.amountNano),
@@ -148,6 +148,7 @@ export function decodeReservation(text: string): Reservation {
       overage: BigInt(raw.parts.overage),
       key: BigInt(raw.parts.key),
       budget: BigInt(raw.parts.budget),
+      ...(raw.parts.customer === undefined ? {} : { customer: BigInt(raw.parts.customer) }),
     },
   };
 }

@@ -314,6 +314,10 @@ export interface UsageLogRow {
   hostedTools?: HostedToolCalls;
   /** What those calls cost, part of `costNano`; absent when nothing. */
   hostedToolCostNano?: NanoUsd;
+  /** The end customer the request named (bounded, see customers/request-identity.ts); absent or null: none. */
+  customer?: string | null;
+  /** The request's tags, `name: value` (bounded in count and length); absent or null: none. */
+  tags?: Readonly<Record<string, string>> | null;
 }
 
 export interface UsageQuery {

@@ -31,6 +31,8 @@ export function usageRowToJson(row: UsageLogRow): Record<string, unknown> {
     web_fetches: row.hostedTools?.webFetch ?? 0,
     file_searches: row.hostedTools?.fileSearch ?? 0,
     hosted_tool_cost_usd: nanoToUsd(row.hostedToolCostNano ?? 0n),
+    customer: row.customer ?? null,
+    tags: row.tags ?? {},
     created_at: isoTime(row.createdAt),
   };
 }

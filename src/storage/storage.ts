@@ -190,6 +190,8 @@ export interface MoneySnapshot {
   accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
   keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
+  /** The budget of each end-customer pool asked for (by pool id; absent: the customer has no budget). */
+  customerBudgets?: Map<string, KeyBudget>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
 }
@@ -199,6 +201,8 @@ export interface MoneySnapshotRequest {
   keyIds: string[];
   subscriptionIds: string[];
   pools: string[];
+  /** End customers whose budgets the transaction reads. */
+  customers?: Array<{ accountId: string; customer: string }>;
 }
 
 /** One request's settled charge, split between the wallet and a subscription. */
@@ -218,6 +222,8 @@ export interface SettledUsage {
   /** Part of walletNano counted as the subscription's overage. */
   overageNano: NanoUsd;
   createdAt: number;
+  /** The end customer whose budget the charge counts against, in the budget's current period (null: none). */
+  customer?: { customer: string; periodStart: number } | null;
 }
 
 export interface SubscriptionRollover {
