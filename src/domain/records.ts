@@ -328,6 +328,8 @@ export interface UsageQuery {
   /** The channel that answered. */
   channelId?: string;
   model?: string;
+  /** The end customer the requests named. */
+  customer?: string;
   status?: number;
   from?: number;
   to?: number;

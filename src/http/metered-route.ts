@@ -9,6 +9,7 @@ import { RequestMeter } from '../relay/request-meter.js';
 import type { ResponseSink } from '../relay/response-sink.js';
 import type { GatewayServices } from '../services.js';
 import { authenticate } from './authenticate.js';
+import { readRequestIdentity } from '../customers/request-identity.js';
 import type { RequestContext, RouteHandler } from './request-context.js';
 import { responseSink } from './response-sink.js';
 
@@ -93,6 +94,7 @@ export function meteredRoute(
       hold: (resource) => (held.push(resource), resource),
     };
     try {
+      meter.identity = readRequestIdentity(protocol, context.request.headers, null);
       if (options.refuseBeforeBody !== undefined) await refuseBeforeBody(call, options.refuseBeforeBody);
       await operation(call);
     } catch (error) {

@@ -13,6 +13,8 @@ import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
+import { customerAdmission, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
+import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
 
 export interface AdmissionDependencies {
   ledger: Ledger;
@@ -22,6 +24,8 @@ export interface AdmissionDependencies {
   tiers: TierLimitsSource;
   /** The account's active subscriptions (their quota pays first; their plan's RPM/TPM apply). */
   subscriptions: SubscriptionBook;
+  /** The accounts' end-customer rules (their budgets and RPM); absent: none apply. */
+  customers?: CustomerRuleBook;
 }
 
 export interface AdmissionRequest {
@@ -124,6 +128,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
   const { ledger } = dependencies;
   if (!keyMayUse(key, model, meter.modelId)) throw modelNotAllowed(model);
   const subscriptions = await dependencies.subscriptions.active(account.id);
+  const customer = meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, account.id, meter.identity.customer);
   let amountNano = heldFor(model, request);
   for (const candidate of request.fallbackModels ?? []) {
     const amount = heldFor(candidate, request);
@@ -134,13 +139,14 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
     keyBudgeted: key.budget !== null,
+    ...(customer?.budgeted === true ? { customer: customer.customer, customerBudgeted: true } : {}),
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
   });
   meter.holdMoney(reservation);
   try {
-    return await admitLimits(dependencies, request, subscriptions[0] ?? null);
+    return await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
   } catch (error) {
     meter.releaseReservation();
     throw error;
@@ -158,7 +164,7 @@ function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
   });
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<Record<string, string>> {
+async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): Promise<Record<string, string>> {
   const { key, account, model, meter } = request;
   const { limiter, clock } = dependencies;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
@@ -189,6 +195,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     const { plan } = subscription;
     addRequests(planRpmRule(subscription), plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', plan.tpm));
   }
+  if (customer?.rpmRule != null) addRequests(customer.rpmRule, null);
   addRequests(
     model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
     model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
@@ -200,7 +207,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
     const decision = await limiter.admit({ slots, charges: requests }, now);
     if (!decision.allowed) {
-      if (decision.slot === null) throw rateLimitRefusal(decision);
+      if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
       throw concurrencyRefusal(decision.slot, key);
     }
     if (decision.lease !== null) meter.holdSlot(decision.lease);
@@ -209,7 +216,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   }
   if (early !== null) early.admitted = true;
   const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
-  return admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
+  return withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
 }
 
 /** The spec's 429 for a full concurrency slot, the key's or the account's. */

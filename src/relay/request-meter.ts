@@ -14,6 +14,7 @@ import type { Model, NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { NO_IDENTITY, type RequestIdentity } from '../customers/request-identity.js';
 
 export interface MeterDependencies {
   ledger: Ledger;
@@ -90,6 +91,8 @@ export class RequestMeter {
   usage: Usage | null = null;
   #answer: (() => AnswerFacts) | null = null;
   #answerFacts: AnswerFacts | null = null;
+  /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
+  identity: RequestIdentity = NO_IDENTITY;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   #finished = false;
@@ -376,6 +379,7 @@ export class RequestMeter {
       createdAt: this.createdAt,
       cacheHit: this.cacheHit,
       ...(madeHostedToolCalls(usage?.hostedTools) ? { hostedTools: usage.hostedTools, hostedToolCostNano: this.#hostedToolQuote(usage) } : {}),
+      ...(this.identity === NO_IDENTITY ? {} : { customer: this.identity.customer, tags: this.identity.tags }),
     };
   }
 }

@@ -1,5 +1,7 @@
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
+import { createCustomerRepository } from './repositories/customer-repository.js';
+import type { CustomerTables } from './customer-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -142,6 +144,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
     signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
+    customers: createCustomerRepository(db.withTables<CustomerTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -6,6 +6,7 @@ import type {
 } from '../domain/records.js';
 // Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
+import type { CustomerRepository } from './repositories/customer-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 import type { ConsoleRepository } from './repositories/console-repository.js';
 
@@ -69,6 +70,8 @@ export interface Storage {
   signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
+  /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
+  customers: CustomerRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */

@@ -10,6 +10,7 @@ import { planResponseCache } from '../../relay/response-cache/cache-plan.js';
 import { serveFromCache, type CacheOutcome } from '../../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../../services.js';
 import { meteredRoute } from '../metered-route.js';
+import { readRequestIdentity } from '../../customers/request-identity.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 
@@ -37,6 +38,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
     const requested = takeRequestedModels(context, endpoint.protocol, body);
     const preference = callerPreference(context, endpoint.protocol, body);
+    meter.identity = readRequestIdentity(endpoint.protocol, context.request.headers, body);
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });

@@ -7,6 +7,7 @@ import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
 import { estimateTextTokens } from '../../shared/estimate-tokens.js';
 import { meteredRoute } from '../metered-route.js';
+import { readRequestIdentity } from '../../customers/request-identity.js';
 import { readJsonObject } from '../read-body.js';
 import type { RouteHandler } from '../request-context.js';
 import { sendRaw } from '../respond.js';
@@ -21,6 +22,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
   return meteredRoute(services, endpoint.label, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
+    meter.identity = readRequestIdentity(endpoint.protocol, context.request.headers, body);
     const { request, encode } = endpoint.decode(context, body);
     const { model, routes } = resolveModel(services, meter, request.model, { kind: 'embedding', endpoint: `POST ${context.path}` });
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);

@@ -6,10 +6,9 @@ import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod, KeyBudget, NanoUsd } from '../../domain/records.js';
 import { customerPool } from '../../billing/money-pools.js';
 import type { SettledUsage } from '../storage.js';
+import { EVERY_CUSTOMER } from '../../customers/customer-rule.js';
 
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
-/** The rule of every customer without one of its own. */
-export const EVERY_CUSTOMER = '';
 const IN_LIST = rowsPerStatement(2);
 
 /**

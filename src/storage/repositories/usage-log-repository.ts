@@ -213,6 +213,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
       if (filter.keyIds !== undefined) query = filter.keyIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('key_id', 'in', [...filter.keyIds]);
       if (filter.channelId !== undefined) query = query.where('channel_id', '=', filter.channelId);
       if (filter.model !== undefined) query = query.where('model', '=', filter.model);
+      if (filter.customer !== undefined) query = query.where('customer', '=', filter.customer);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
       if (filter.to !== undefined) query = query.where('created_at', '<=', filter.to);
