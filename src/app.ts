@@ -12,6 +12,7 @@ import { addHealthRoutes } from './http/admin/health-routes.js';
 import { addMoneyRoutes } from './http/admin/money-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import { addTierRoutes } from './http/admin/tier-routes.js';
+import { addCustomerRoutes } from './http/admin/customer-routes.js';
 import { addWebhookAdminRoutes } from './http/admin/webhook-routes.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
@@ -39,6 +40,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);
+  addCustomerRoutes(router, services);
   addMoneyRoutes(router, services);
   addHealthRoutes(router, services);
   addAlertRoutes(router, services);

@@ -171,7 +171,9 @@ function followInvalidations(services: GatewayServices): void {
       case 'account':
         // The credit line may have changed: the next reservation asks storage (the lease is recomputed).
         ledger.forgetBalance(message.id);
-        // Its end-customer budgets may have changed too.
+        return undefined;
+      case 'customers':
+        // A customer's budget may have changed: its next reservation asks storage.
         ledger.forgetCustomerBudgets(message.id);
         return undefined;
       case 'key':

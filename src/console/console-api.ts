@@ -18,6 +18,7 @@ import { addConsoleWebhookRoutes } from './routes/webhook-routes.js';
 import { addConsolePlanRoutes } from './routes/plan-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
+import { addCustomerRoutes } from './routes/customer-routes.js';
 // The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
 import { addOperatorRoutes } from './operator/operator-routes.js';
 
@@ -40,6 +41,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addKeyRoutes(router, deps);
   addModelRoutes(router, deps);
   addUsageRoutes(router, deps);
+  addCustomerRoutes(router, deps);
   addTransactionRoutes(router, deps);
   addAnnouncementRoutes(router, deps);
   addDisplayCurrencyRoutes(router, deps);

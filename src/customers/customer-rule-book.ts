@@ -22,7 +22,7 @@ const NO_RULES: ReadonlyMap<string, CustomerRule> = new Map();
 
 /**
  * Each account's end-customer rules, from memory on the request path: read once per account, dropped on every
- * instance when the account's rules change (an `account` invalidation) and otherwise re-read after a TTL. A request
+ * instance when the account's rules change (a `customers` invalidation) and otherwise re-read after a TTL. A request
  * that names no customer never asks.
  */
 export class CustomerRuleBook {
@@ -35,7 +35,7 @@ export class CustomerRuleBook {
     private readonly invalidation: InvalidationBus,
   ) {
     invalidation.subscribe((message) => {
-      if (message.kind === 'account') this.forget(message.id);
+      if (message.kind === 'customers') this.forget(message.id);
       else if (message.kind === 'all') this.#entries.clear();
     });
   }

@@ -12,6 +12,7 @@ import { addMoneyRoutes } from '../../http/admin/money-routes.js';
 import { addOperationsRoutes } from '../../http/admin/operations-routes.js';
 import { addRedemptionRoutes } from '../../http/admin/redemption-routes.js';
 import { addTierRoutes } from '../../http/admin/tier-routes.js';
+import { addCustomerRoutes } from '../../http/admin/customer-routes.js';
 import { addWebhookAdminRoutes } from '../../http/admin/webhook-routes.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { Router } from '../../http/router.js';
@@ -33,6 +34,7 @@ function adminRouter(services: GatewayServices): Router {
   addAccountRoutes(router, services);
   addOperationsRoutes(router, services);
   addTierRoutes(router, services);
+  addCustomerRoutes(router, services);
   addMoneyRoutes(router, services);
   addHealthRoutes(router, services);
   addAlertRoutes(router, services);
