@@ -1,4 +1,5 @@
 import type { NanoUsd, OveragePolicy } from '../domain/records.js';
+import { customerPool } from '../domain/customer-records.js';
 
 /**
  * A pool is one limited source of funds; every reservation takes from one or more of them at once:
@@ -15,7 +16,7 @@ export const keyPool = (keyId: string): string => `key:${keyId}`;
 export const budgetPool = (keyId: string): string => `budget:${keyId}`;
 export const subscriptionPool = (subscriptionId: string): string => `sub:${subscriptionId}`;
 export const overagePool = (subscriptionId: string): string => `overage:${subscriptionId}`;
-export const customerPool = (accountId: string, customer: string): string => `customer:${accountId}:${customer}`;
+export { customerPool };
 /** Prefix of every customer pool of the account. */
 export const customerPoolPrefix = (accountId: string): string => `customer:${accountId}:`;
 

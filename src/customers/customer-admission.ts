@@ -1,7 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { LimitDecision, LimitRule, LimitState } from '../limits/rate-limiter.js';
-import { ruleFor } from './customer-rule.js';
+import { ruleFor } from '../domain/customer-records.js';
 import type { CustomerRuleBook } from './customer-rule-book.js';
 
 const MINUTE_MS = 60_000;

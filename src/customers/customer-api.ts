@@ -4,7 +4,7 @@ import type { RequestContext } from '../http/request-context.js';
 import { sendJson } from '../http/respond.js';
 import type { GatewayServices } from '../services.js';
 import { customerParam, customerRuleSchema, ruleFromInput, ruleToJson } from './customer-input.js';
-import { EVERY_CUSTOMER } from './customer-rule.js';
+import { EVERY_CUSTOMER } from '../domain/customer-records.js';
 import { reportCsv, reportJson, reportQuery } from './customer-report.js';
 
 /** Most rules one account keeps (the admission cache holds them all in memory). */

@@ -5,7 +5,7 @@ import { limitInput } from '../management/limit-input.js';
 import { nonNegativeUsdInput } from '../management/money-input.js';
 import { isoTime } from '../management/time-input.js';
 import type { NanoUsd } from '../domain/records.js';
-import { EVERY_CUSTOMER, type CustomerRule } from './customer-rule.js';
+import { EVERY_CUSTOMER, type CustomerRule } from '../domain/customer-records.js';
 import { CUSTOMER_MAX_LENGTH } from './request-identity.js';
 
 /** A customer as requests name it (trimmed, bounded, printable); null: the rule of every customer. */

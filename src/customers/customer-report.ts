@@ -3,7 +3,7 @@ import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
 import { timeInput } from '../management/time-input.js';
 import { csvLine } from '../shared/csv.js';
 import type { NanoUsd } from '../domain/records.js';
-import type { RollupDimension, RollupQuery, UsageRollup } from './customer-rule.js';
+import type { RollupDimension, RollupQuery, UsageRollup } from '../domain/customer-records.js';
 
 const DAY_MS = 86_400_000;
 /** A report spans at most this many days. */

@@ -1,6 +1,6 @@
 import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
-import type { CustomerRule } from './customer-rule.js';
+import type { CustomerRule } from '../domain/customer-records.js';
 
 /** Where the book reads an account's rules (storage.customers). */
 export interface CustomerRuleSource {

@@ -4,9 +4,8 @@ import type { CustomerTables } from '../customer-schema.js';
 import type { Database } from '../database-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod, KeyBudget, NanoUsd } from '../../domain/records.js';
-import { customerPool } from '../../billing/money-pools.js';
 import type { SettledUsage } from '../storage.js';
-import { EVERY_CUSTOMER } from '../../customers/customer-rule.js';
+import { EVERY_CUSTOMER, customerPool } from '../../domain/customer-records.js';
 
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 const IN_LIST = rowsPerStatement(2);

@@ -3,7 +3,7 @@ import { toBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { CustomerRulesTable, CustomerTables } from '../customer-schema.js';
 import type { Database } from '../database-schema.js';
 import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
-import type { CustomerRule, RollupQuery, UsageRollup } from '../../customers/customer-rule.js';
+import type { CustomerRule, RollupQuery, UsageRollup } from '../../domain/customer-records.js';
 import type { Selectable } from 'kysely';
 
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];

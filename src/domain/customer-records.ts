@@ -1,4 +1,4 @@
-import type { BudgetPeriod, NanoUsd } from '../domain/records.js';
+import type { BudgetPeriod, NanoUsd } from './records.js';
 
 /** The customer name of the account's rule for every end customer without a rule of its own. */
 export const EVERY_CUSTOMER = '';
@@ -46,3 +46,6 @@ export interface RollupQuery {
 export function ruleFor(rules: ReadonlyMap<string, CustomerRule>, customer: string): CustomerRule | null {
   return rules.get(customer) ?? rules.get(EVERY_CUSTOMER) ?? null;
 }
+
+/** The money pool of an end customer's budget (billing/money-pools.ts): what is left of it in the current period. */
+export const customerPool = (accountId: string, customer: string): string => `customer:${accountId}:${customer}`;
