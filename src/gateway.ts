@@ -36,6 +36,7 @@ import { apiRouteLabels } from './http/routes/api-routes.js';
 import { startMetricsListener } from './metrics/metrics-listener.js';
 import { testChannel } from './relay/channel-test.js';
 import { CredentialRotation } from './relay/credential-rotation.js';
+import { CustomerRuleBook } from './customers/customer-rule-book.js';
 import { relayDependencies } from './relay/relay-dependencies.js';
 import { Catalog } from './routing/catalog.js';
 import { openChannelHealth } from './routing/open-channel-health.js';
@@ -171,6 +172,10 @@ function followInvalidations(services: GatewayServices): void {
         // The credit line may have changed: the next reservation asks storage (the lease is recomputed).
         ledger.forgetBalance(message.id);
         return undefined;
+      case 'customers':
+        // A customer's budget may have changed: its next reservation asks storage.
+        ledger.forgetCustomerBudgets(message.id);
+        return undefined;
       case 'key':
         // The quota cap may have changed.
         ledger.forgetKey(message.id);
@@ -284,6 +289,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     }),
     responseCache: openResponseCache(config, logger),
     liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
+    customers: new CustomerRuleBook(storage.customers, clock, shared.invalidation),
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());

@@ -10,6 +10,7 @@ import type { Readiness } from './health/readiness.js';
 import type { Mailer } from './mail/mailer.js';
 import type { AccountLifecycle } from './management/account-lifecycle.js';
 import type { InvalidationBus } from './invalidation/invalidation-bus.js';
+import type { CustomerRuleBook } from './customers/customer-rule-book.js';
 import type { RateLimiter } from './limits/rate-limiter.js';
 import type { TierBook } from './limits/tier-book.js';
 import type { CredentialRotation } from './relay/credential-rotation.js';
@@ -70,4 +71,6 @@ export interface GatewayServices {
   responseCache: ResponseCache;
   /** Chat streams in flight, ended at once when their key or account changes (on any instance). */
   liveStreams: LiveStreams;
+  /** Each account's end-customer rules (budgets, RPM), from memory on the request path. */
+  customers: CustomerRuleBook;
 }

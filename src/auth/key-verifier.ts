@@ -110,6 +110,7 @@ export class KeyVerifier {
         return;
       case 'tier':
       case 'catalog':
+      case 'customers':
         return;
       default: {
         const unknown: never = message;

@@ -9,8 +9,8 @@ import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-c
 import { nanoToUsd } from './money.js';
 import type { KeptSettlement, SettlementOutbox } from './settlement-outbox.js';
 import {
-  NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState, type ProjectFunds, type Reservation,
-  type ReservationParts, type SubscriptionFacts,
+  NO_PARTS, budgetPool, customerPool, customerPoolPrefix, keyPool, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState,
+  type ProjectFunds, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 
 export interface LedgerOptions {
@@ -48,6 +48,10 @@ export interface ReserveRequest {
   keyCapped: boolean;
   /** The key has a period budget: its pool takes part. */
   keyBudgeted: boolean;
+  /** The end customer the request named (null or absent: none). */
+  customer?: string | null;
+  /** The account gives that customer a budget: its pool takes part. */
+  customerBudgeted?: boolean;
   /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
   subscriptions: readonly string[];
   /** Upper bound of the request's cost. */
@@ -108,9 +112,11 @@ const POOL_NAMES: Record<KeyPoolRefusal['pool'], string> = {
   budget: 'this API key\'s budget for the current period',
   project: 'its project\'s quota cap',
   projectBudget: 'its project\'s budget for the current period',
+  customer: 'the end customer\'s budget for the current period',
 };
 
 function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
+  if (refusal.customer !== undefined) return customerBudgetRefusal(refusal, refusal.customer, amountNano);
   const what = POOL_NAMES[refusal.pool];
   const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
   const resets = refusal.pool === 'budget' || refusal.pool === 'projectBudget' ? ' It resets at the start of the next period.' : '';
@@ -118,6 +124,20 @@ function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayEr
     const paused = refusal.pool === 'key' || refusal.pool === 'budget' ? 'the key is paused' : 'the project\'s keys are paused';
     return new GatewayError('quota_exhausted', `Nothing is left of ${what}: ${paused}.${resets}`, { retryAfterSeconds });
   }
+  return new GatewayError(
+    'quota_exhausted',
+    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
+    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
+    { retryAfterSeconds },
+  );
+}
+
+/** The refusal of an end customer's budget: it names the customer and its budget, and when it resets. */
+function customerBudgetRefusal(refusal: KeyPoolRefusal, { customer, budget }: NonNullable<KeyPoolRefusal['customer']>, amountNano: NanoUsd): GatewayError {
+  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
+  const what = `the budget of end customer '${customer}' (${nanoToUsd(budget.limitNano)} USD a ${budget.period})`;
+  const resets = ` It resets at the start of the next ${budget.period} (UTC).`;
+  if (refusal.remainingNano <= 0n) return new GatewayError('quota_exhausted', `Nothing is left of ${what}.${resets}`, { retryAfterSeconds });
   return new GatewayError(
     'quota_exhausted',
     `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
@@ -292,7 +312,10 @@ export class Ledger {
       }
     }
     const scope = moneyScope([], settlements);
-    const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], projectIds: [...scope.projects], pools: [...scope.pools.keys()] });
+    const snapshot = await transaction.read({
+      accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], projectIds: [...scope.projects], pools: [...scope.pools.keys()],
+      customers: [...scope.customers.values()],
+    });
     const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
     await transaction.write(instanceId, {
       rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, projectBudgetRollovers: planned.projectBudgetRollovers, usages: planned.usages, holds: [], now,
@@ -392,6 +415,7 @@ export class Ledger {
           keyId: request.keyId,
           keyCapped: request.keyCapped,
           keyBudgeted: request.keyBudgeted,
+          ...(request.customerBudgeted === true ? { customer: request.customer ?? null, customerBudgeted: true } : {}),
           candidateSubscriptions: request.subscriptions,
           amountNano: request.amountNano,
           ...(request.project == null ? {} : { project: request.project }),
@@ -409,8 +433,9 @@ export class Ledger {
     const amount = request.amountNano;
     const now = this.clock.now();
     const project = request.project ?? null;
+    const customerBudgeted = request.customerBudgeted === true && request.customer != null;
     const parts: ReservationParts = {
-      ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n,
+      ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n, customer: customerBudgeted ? amount : 0n,
       ...(project === null ? {} : { project: project.capped ? amount : 0n, projectBudget: project.budgeted ? amount : 0n }),
     };
     let subscriptionId: string | null = null;
@@ -438,6 +463,7 @@ export class Ledger {
       keyId: request.keyId,
       keyCapped: request.keyCapped,
       keyBudgeted: request.keyBudgeted,
+      ...(customerBudgeted ? { customer: request.customer, customerBudgeted: true } : {}),
       subscriptionId,
       candidateSubscriptions: request.subscriptions,
       amountNano: amount,
@@ -608,6 +634,12 @@ export class Ledger {
     this.#stale.add(budgetPool(keyId));
   }
 
+  /** The account's end-customer rules changed: storage decides the next reservation from each customer's budget. */
+  forgetCustomerBudgets(accountId: string): void {
+    const prefix = customerPoolPrefix(accountId);
+    for (const pool of this.#pools.keys()) if (pool.startsWith(prefix)) this.#stale.add(pool);
+  }
+
   /** The subscription changed (plan, cancellation). */
   forgetSubscription(subscriptionId: string): void {
     this.#facts.delete(subscriptionId);
@@ -742,7 +774,7 @@ export class Ledger {
     const now = this.clock.now();
     // Pools this transaction recomputes: those of the batch, plus idle leases to give back.
     const scope = moneyScope(waiters.map((waiter) => waiter.grow), settlements);
-    const { accounts, keys, subscriptions } = scope;
+    const { accounts, keys, subscriptions, customers } = scope;
     const touched = scope.pools;
     for (const [pool, state] of this.#pools) {
       if ((state.held > state.inFlight && now - state.lastUsedAt >= this.options.lease.idleMs) || this.#stale.has(pool)) scope.addPool(pool, state.accountId);
@@ -755,7 +787,9 @@ export class Ledger {
     const staleBefore = new Set(this.#stale);
     try {
       const plan = await this.storage.money.transact([...accounts], async (transaction) => {
-        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], projectIds: [...scope.projects], pools: [...touched.keys()] });
+        const snapshot = await transaction.read({
+          accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], projectIds: [...scope.projects], pools: [...touched.keys()], customers: [...customers.values()],
+        });
         const current = new Map<string, PoolState>();
         for (const pool of touched.keys()) {
           const state = this.#pools.get(pool);
@@ -818,6 +852,7 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
   const keys = new Set<string>();
   const subscriptions = new Set<string>();
   const projects = new Set<string>();
+  const customers = new Map<string, { accountId: string; customer: string }>();
   const addPool = (pool: string, accountId: string): void => {
     pools.set(pool, accountId);
     accounts.add(accountId);
@@ -834,6 +869,12 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
       projects.add(project.id);
       addPool(projectBudgetPool(project.id), accountId);
     }
+  };
+  const addCustomer = (accountId: string, customer: string | null | undefined, budgeted: boolean | undefined): void => {
+    if (budgeted !== true || customer == null) return;
+    const pool = customerPool(accountId, customer);
+    customers.set(pool, { accountId, customer });
+    addPool(pool, accountId);
   };
   const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
     addPool(walletPool(accountId), accountId);
@@ -854,10 +895,17 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
   for (const grow of grows) {
     addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
     addProject(grow.accountId, grow.project);
+    addCustomer(grow.accountId, grow.customer, grow.customerBudgeted);
   }
   for (const { reservation } of settlements) {
     addProject(reservation.accountId, reservation.project);
+    addCustomer(reservation.accountId, reservation.customer, reservation.customerBudgeted);
     addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
   }
-  return { pools, accounts, keys, subscriptions, projects, addPool };
+  const addPoolOf = (pool: string, accountId: string): void => {
+    // A stale customer pool (its rules changed) is read again with its customer.
+    if (pool.startsWith('customer:')) customers.set(pool, { accountId, customer: pool.slice(customerPoolPrefix(accountId).length) });
+    addPool(pool, accountId);
+  };
+  return { pools, accounts, keys, subscriptions, projects, customers, addPool: addPoolOf };
 }

@@ -1,9 +1,9 @@
 import type { BudgetRollover, MoneySnapshot, ProjectBudgetRollover, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
-import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
+import type { KeyBudget, NanoUsd, Plan, Subscription } from '../domain/records.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import {
-  atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState, type ProjectFunds,
-  type Reservation, type ReservationParts, type SubscriptionFacts,
+  atLeastZero, budgetPool, customerPool, customerPoolOf, keyPool, minimum, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool,
+  type PoolState, type ProjectFunds, type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 import { currentPeriod } from './subscription-period.js';
 
@@ -14,6 +14,9 @@ export interface GrowRequest {
   keyId: string;
   keyCapped: boolean;
   keyBudgeted: boolean;
+  /** The end customer the request named and whether the account gave it a budget (its pool then takes part). */
+  customer?: string | null;
+  customerBudgeted?: boolean;
   candidateSubscriptions: readonly string[];
   amountNano: NanoUsd;
   /** The key's project, when its cap or budget takes part. */
@@ -31,12 +34,16 @@ export interface Settlement {
   checkpointed?: boolean;
 }
 
-/** A refusal by the key's (or its project's) quota cap or budget: what was left of it, and for a budget the wait until it resets. */
+/**
+ * A refusal by the key's own quota cap or budget, its project's, or the end customer's budget: what was left of it, and for a
+ * budget the wait until it resets (and, for a customer's, the budget itself, which the refusal names).
+ */
 export interface KeyPoolRefusal {
   refused: 'quota_exhausted';
-  pool: 'key' | 'budget' | 'project' | 'projectBudget';
+  pool: 'key' | 'budget' | 'project' | 'projectBudget' | 'customer';
   remainingNano: NanoUsd;
   retryAfterMs?: number;
+  customer?: { customer: string; budget: KeyBudget };
 }
 
 /** A refusal by a subscription's quota (policy `deny`, or its overage limit): the wait until its period resets. */
@@ -163,6 +170,9 @@ export function planBatch(input: {
     } else if (kind === 'pbudget') {
       const budget = snapshot.projects?.get(id)?.budget ?? null;
       funds = budget === null ? null : budget.limitNano - budgetSpentAt(budget, now);
+    } else if (kind === 'customer') {
+      const budget = snapshot.customerBudgets?.get(pool) ?? null;
+      funds = budget === null ? null : budget.limitNano - budgetSpentAt(budget, now);
     } else if (kind === 'sub') {
       const entry = usable(id);
       funds = entry === null ? 0n : entry.plan.quotaNano - entry.subscription.usedNano;
@@ -202,6 +212,9 @@ export function planBatch(input: {
     const project = reservation.project ?? null;
     if (project?.capped === true) total = capTo(total, roomOf(projectPool(project.id), accountId));
     if (project?.budgeted === true) total = capTo(total, roomOf(projectBudgetPool(project.id), accountId));
+    const customer = customerPoolOf(reservation);
+    const customerBudget = customer === null ? null : snapshot.customerBudgets?.get(customer) ?? null;
+    if (customer !== null) total = capTo(total, roomOf(customer, accountId));
     const subscriptionId = reservation.subscriptionId ?? reservation.candidateSubscriptions.find((id) => usable(id) !== null) ?? null;
     const governing = subscriptionId === null ? null : usable(subscriptionId);
     let fromSubscription = 0n;
@@ -220,6 +233,7 @@ export function planBatch(input: {
     if (reservation.keyBudgeted) take(budgetPool(keyId), accountId, charged);
     if (project?.capped === true) take(projectPool(project.id), accountId, charged);
     if (project?.budgeted === true) take(projectBudgetPool(project.id), accountId, charged);
+    if (customer !== null) take(customer, accountId, charged);
     if (subscriptionId !== null) {
       take(subscriptionPool(subscriptionId), accountId, fromSubscription);
       take(overagePool(subscriptionId), accountId, overage);
@@ -237,6 +251,7 @@ export function planBatch(input: {
       subscriptionNano: fromSubscription,
       overageNano: overage,
       createdAt,
+      customer: customerBudget === null || reservation.customer == null ? null : { customer: reservation.customer, periodStart: budgetPeriodAt(customerBudget.period, now).start },
     });
   }
 
@@ -265,8 +280,20 @@ export function planBatch(input: {
       outcomes.push({ refused: 'quota_exhausted', pool: 'projectBudget', remainingNano, retryAfterMs: budgetPeriodAt(projectBudget.period, now).end - now });
       continue;
     }
+    const customer = grow.customerBudgeted === true && grow.customer != null ? customerPool(accountId, grow.customer) : null;
+    const customerBudget = customer === null ? null : snapshot.customerBudgets?.get(customer) ?? null;
+    if (customer !== null && customerBudget !== null && !fits(customer, accountId, amount)) {
+      outcomes.push({
+        refused: 'quota_exhausted',
+        pool: 'customer',
+        remainingNano: roomOf(customer, accountId) ?? 0n,
+        retryAfterMs: budgetPeriodAt(customerBudget.period, now).end - now,
+        customer: { customer: grow.customer as string, budget: customerBudget },
+      });
+      continue;
+    }
     const parts: ReservationParts = {
-      wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n,
+      wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n, customer: customer === null ? 0n : amount,
       ...(project === null ? {} : { project: project.capped ? amount : 0n, projectBudget: project.budgeted ? amount : 0n }),
     };
     const active = grow.candidateSubscriptions.filter((id) => usable(id) !== null);
@@ -300,6 +327,7 @@ export function planBatch(input: {
       keyId: grow.keyId,
       keyCapped: grow.keyCapped,
       keyBudgeted: grow.keyBudgeted,
+      ...(customer === null ? {} : { customer: grow.customer, customerBudgeted: true }),
       subscriptionId,
       candidateSubscriptions: grow.candidateSubscriptions,
       amountNano: amount,

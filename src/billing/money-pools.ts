@@ -1,4 +1,5 @@
 import type { NanoUsd, OveragePolicy } from '../domain/records.js';
+import { customerPool } from '../domain/customer-records.js';
 
 /**
  * A pool is one limited source of funds; every reservation takes from one or more of them at once:
@@ -8,7 +9,9 @@ import type { NanoUsd, OveragePolicy } from '../domain/records.js';
  * - `sub:<id>`          what is left of a subscription's quota in the current period;
  * - `overage:<id>`      what is left of the overage allowance of a `limit` plan in the current period;
  * - `project:<id>`      what is left of a project's quota cap (only projects with a cap);
- * - `pbudget:<id>`      what is left of a project's budget in the current UTC day, week or month (only projects with one).
+ * - `pbudget:<id>`      what is left of a project's budget in the current UTC day, week or month (only projects with one);
+ * - `customer:<account>:<customer>`  what is left of an end customer's budget (set by the account) in the current
+ *                       UTC day, week or month (only customers with one).
  */
 export const walletPool = (accountId: string): string => `wallet:${accountId}`;
 export const keyPool = (keyId: string): string => `key:${keyId}`;
@@ -24,6 +27,9 @@ export interface ProjectFunds {
   capped: boolean;
   budgeted: boolean;
 }
+export { customerPool };
+/** Prefix of every customer pool of the account. */
+export const customerPoolPrefix = (accountId: string): string => `customer:${accountId}:`;
 
 /** How much of one reservation each pool holds. `key` and `budget` are the whole amount when the key has a cap, a budget. */
 export interface ReservationParts {
@@ -35,9 +41,11 @@ export interface ReservationParts {
   /** The whole amount when the reservation's project has a cap, a budget (absent: no project pool takes part). */
   project?: NanoUsd;
   projectBudget?: NanoUsd;
+  /** The whole amount when the end customer has a budget (absent: nothing). */
+  customer?: NanoUsd;
 }
 
-export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n };
+export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n, customer: 0n };
 
 /** An amount of money held for one request from admission until it is settled or released. */
 export interface Reservation {
@@ -49,6 +57,9 @@ export interface Reservation {
   keyCapped: boolean;
   /** Whether the key has a period budget (its pool is then part of the reservation). */
   keyBudgeted: boolean;
+  /** The end customer the request named (null: none); its budget's pool takes part when `customerBudgeted`. */
+  customer?: string | null;
+  customerBudgeted?: boolean;
   /** The subscription whose quota pays (first), or null: the wallet alone. */
   subscriptionId: string | null;
   /** The subscriptions the account may pay with, in order, for the settlement's overage policy. */
@@ -76,11 +87,18 @@ export interface SubscriptionFacts {
   exhaustedUntil: number;
 }
 
-export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'keyBudgeted' | 'subscriptionId' | 'parts' | 'project'>): Array<[string, NanoUsd]> {
+/** The customer pool a reservation takes part in, or null. */
+export function customerPoolOf(reservation: Pick<Reservation, 'accountId' | 'customer' | 'customerBudgeted'>): string | null {
+  return reservation.customerBudgeted === true && reservation.customer != null ? customerPool(reservation.accountId, reservation.customer) : null;
+}
+
+export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'keyBudgeted' | 'customer' | 'customerBudgeted' | 'subscriptionId' | 'parts' | 'project'>): Array<[string, NanoUsd]> {
   const pools: Array<[string, NanoUsd]> = [];
   if (reservation.parts.wallet > 0n) pools.push([walletPool(reservation.accountId), reservation.parts.wallet]);
   if (reservation.keyCapped && reservation.parts.key > 0n) pools.push([keyPool(reservation.keyId), reservation.parts.key]);
   if (reservation.keyBudgeted && reservation.parts.budget > 0n) pools.push([budgetPool(reservation.keyId), reservation.parts.budget]);
+  const customer = customerPoolOf(reservation);
+  if (customer !== null && reservation.parts.customer !== undefined && reservation.parts.customer > 0n) pools.push([customer, reservation.parts.customer]);
   if (reservation.subscriptionId !== null) {
     if (reservation.parts.subscription > 0n) pools.push([subscriptionPool(reservation.subscriptionId), reservation.parts.subscription]);
     if (reservation.parts.overage > 0n) pools.push([overagePool(reservation.subscriptionId), reservation.parts.overage]);

@@ -74,6 +74,8 @@ export interface SettledRequest {
   readonly startedAt: number;
   /** Channel-model token windows the answering attempt charged (null: none). */
   readonly attemptTokenCharges: TokenCharges | null;
+  /** The end customer and tags the request named, kept on its usage row (both null: none). */
+  readonly identity: Pick<UsageLogRow, 'customer' | 'tags'>;
 }
 
 /** What a request was settled at: its cost, the usage billed and the usage row written. */
@@ -187,6 +189,7 @@ function usageRow(request: SettledRequest, outcome: Pick<AnswerReport, 'status' 
     createdAt: request.createdAt,
     cacheHit: price.cacheHit,
     ...(madeHostedToolCalls(usage?.hostedTools) ? { hostedTools: usage.hostedTools, hostedToolCostNano: price.hostedToolQuote(usage) } : {}),
+    ...(request.identity.customer == null && request.identity.tags == null ? {} : { customer: request.identity.customer, tags: request.identity.tags }),
   };
 }
 

@@ -151,6 +151,7 @@ export function decodeReservation(text: string): Reservation {
       // Reservations written before projects have no project parts.
       ...(raw.parts.project === undefined ? {} : { project: BigInt(raw.parts.project) }),
       ...(raw.parts.projectBudget === undefined ? {} : { projectBudget: BigInt(raw.parts.projectBudget) }),
+      ...(raw.parts.customer === undefined ? {} : { customer: BigInt(raw.parts.customer) }),
     },
   };
 }

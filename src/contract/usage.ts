@@ -31,6 +31,10 @@ export const usageRow = z.strictObject({
   web_fetches: z.number(),
   file_searches: z.number(),
   hosted_tool_cost_usd: z.number(),
+  /** The end customer the request named (null: none). */
+  customer: z.string().nullable(),
+  /** The request's tags, `name: value` (empty: none). */
+  tags: z.record(z.string(), z.string()),
   created_at: isoTime,
 });
 export type UsageRowJson = z.infer<typeof usageRow>;

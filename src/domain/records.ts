@@ -322,6 +322,10 @@ export interface UsageLogRow {
   hostedTools?: HostedToolCalls;
   /** What those calls cost, part of `costNano`; absent when nothing. */
   hostedToolCostNano?: NanoUsd;
+  /** The end customer the request named (bounded, see customers/request-identity.ts); absent or null: none. */
+  customer?: string | null;
+  /** The request's tags, `name: value` (bounded in count and length); absent or null: none. */
+  tags?: Readonly<Record<string, string>> | null;
 }
 
 export interface UsageQuery {
@@ -332,6 +336,8 @@ export interface UsageQuery {
   /** The channel that answered. */
   channelId?: string;
   model?: string;
+  /** The end customer the requests named. */
+  customer?: string;
   status?: number;
   from?: number;
   to?: number;

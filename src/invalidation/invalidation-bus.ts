@@ -2,6 +2,8 @@
 export type Invalidation =
   | { kind: 'key'; id: string }
   | { kind: 'account'; id: string }
+  /** The account's end-customer rules changed (budgets, RPM). */
+  | { kind: 'customers'; id: string }
   | { kind: 'tier'; name: string }
   /** Channels or models changed: the routing snapshot is re-read (and the channel's credentials, when named). */
   | { kind: 'catalog'; channelId?: string }
@@ -72,6 +74,7 @@ export function isInvalidation(value: unknown): value is Invalidation {
   switch (message.kind) {
     case 'key':
     case 'account':
+    case 'customers':
       return typeof message.id === 'string';
     case 'tier':
       return typeof message.name === 'string';

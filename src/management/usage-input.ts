@@ -32,11 +32,13 @@ export function usageRowToJson(row: UsageLogRow): UsageRowJson {
     web_fetches: row.hostedTools?.webFetch ?? 0,
     file_searches: row.hostedTools?.fileSearch ?? 0,
     hosted_tool_cost_usd: nanoToUsd(row.hostedToolCostNano ?? 0n),
+    customer: row.customer ?? null,
+    tags: row.tags ?? {},
     created_at: isoTime(row.createdAt),
   };
 }
 
-/** The filters of a usage query string (`account_id`, `key_id`, `model`, `status`, `from`, `to`). */
+/** The filters of a usage query string (`account_id`, `key_id`, `model`, `customer`, `status`, `from`, `to`). */
 export function usageQueryFrom(query: URLSearchParams): UsageQuery {
   const filter: UsageQuery = {};
   const text = (name: string): string | undefined => query.get(name) ?? undefined;
@@ -55,6 +57,8 @@ export function usageQueryFrom(query: URLSearchParams): UsageQuery {
   if (accountId !== undefined) filter.accountId = accountId;
   if (keyId !== undefined) filter.keyId = keyId;
   if (model !== undefined) filter.model = model;
+  const customer = text('customer');
+  if (customer !== undefined) filter.customer = customer;
   if (from !== undefined) filter.from = from;
   if (to !== undefined) filter.to = to;
   const status = query.get('status');

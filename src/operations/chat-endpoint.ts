@@ -12,6 +12,7 @@ import type { GatewayServices } from '../services.js';
 import { meteredRoute } from './metered-frame.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
+import { readRequestIdentity } from '../customers/request-identity.js';
 
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
@@ -37,6 +38,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
     const requested = takeRequestedModels(context, endpoint.wire, body);
     const preference = callerPreference(context, endpoint.wire, body);
+    meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });

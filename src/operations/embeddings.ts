@@ -8,6 +8,7 @@ import { relayUnary } from '../relay/relay-unary.js';
 import type { GatewayServices } from '../services.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import { meteredRoute } from './metered-frame.js';
+import { readRequestIdentity } from '../customers/request-identity.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 
@@ -20,6 +21,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
   return meteredRoute(services, endpoint.label, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
+    meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
     const { request, encode } = endpoint.decode(context, body);
     const { model, routes } = resolveModel(services, meter, request.model, { kind: 'embedding', endpoint: `POST ${context.path}` });
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);

@@ -12,6 +12,7 @@ import { RequestMeter } from '../relay/request-meter.js';
 import type { AnswerStream, ResponseSink } from '../relay/response-sink.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 import type { GatewayServices } from '../services.js';
+import { readRequestIdentity } from '../customers/request-identity.js';
 import { authenticate } from '../http/authenticate.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { responseSink } from '../http/response-sink.js';
@@ -165,6 +166,7 @@ export function meteredRoute(
       hold: (resource) => (held.push(resource), resource),
     };
     try {
+      meter.identity = readRequestIdentity(protocol, context.request.headers, null);
       if (options.refuseBeforeBody !== undefined) {
         early = await admitBeforeBody(services, { key, account, kind: options.refuseBeforeBody });
       }

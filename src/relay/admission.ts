@@ -15,6 +15,8 @@ import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import { releaseHold, type AdmissionHold, type RequestCharge, type TokenCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
+import { customerAdmission, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
+import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
 
 export interface AdmissionDependencies {
   ledger: Ledger;
@@ -24,6 +26,8 @@ export interface AdmissionDependencies {
   tiers: TierLimitsSource;
   /** The account's active subscriptions (their quota pays first; their plan's RPM/TPM apply). */
   subscriptions: SubscriptionBook;
+  /** The accounts' end-customer rules (their budgets and RPM); absent: none apply. */
+  customers?: CustomerRuleBook;
 }
 
 export interface AdmissionRequest {
@@ -158,6 +162,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
   const checked: CheckedRequest = { key, account, model, name: meter.modelId };
   for (const check of CHECKS_BEFORE_MONEY) check(checked);
   const subscriptions = await dependencies.subscriptions.active(account.id);
+  const customer = meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, account.id, meter.identity.customer);
   let amountNano = heldFor(model, request);
   for (const candidate of request.fallbackModels ?? []) {
     const amount = heldFor(candidate, request);
@@ -168,13 +173,14 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
     keyBudgeted: key.budget !== null,
+    ...(customer?.budgeted === true ? { customer: customer.customer, customerBudgeted: true } : {}),
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
     project: projectFundsOf(key),
   });
   try {
-    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null);
+    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
     return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
   } catch (error) {
     releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
@@ -200,6 +206,8 @@ interface WindowOwners {
   accountLimits: ReturnType<typeof effectiveAccountLimits>;
   subscription: ActiveSubscription | null;
   model: Model;
+  /** The end customer the request named, with its rules (null: none named). */
+  customer: CustomerAdmission | null;
 }
 
 /** One owner's windows: requests per minute and tokens per minute (null: no such limit). */
@@ -227,6 +235,7 @@ const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
     rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
     tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   }),
+  ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: null }),
 ];
 
 interface AdmittedLimits {
@@ -235,7 +244,7 @@ interface AdmittedLimits {
   headers: Record<string, string>;
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null): Promise<AdmittedLimits> {
+async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): Promise<AdmittedLimits> {
   const { key, account, model, early } = request;
   const { limiter, clock } = dependencies;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
@@ -248,7 +257,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const tokenCharges: TokenCharge[] = [];
   // Windows the request was already counted in before its body was read are not counted again.
   const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
-  const owners: WindowOwners = { key, account, accountLimits, subscription, model };
+  const owners: WindowOwners = { key, account, accountLimits, subscription, model, customer };
   for (const windowsOf of RATE_WINDOWS) {
     const { rpm, tpm } = windowsOf(owners);
     if (rpm !== null && countedEarly?.has(rpm.id) !== true) requests.push({ rule: rpm, cost: 1 });
@@ -269,7 +278,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
     const decision = await limiter.admit({ slots, charges: requests }, now);
     if (!decision.allowed) {
-      if (decision.slot === null) throw rateLimitRefusal(decision);
+      if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
       throw concurrencyRefusal(decision.slot, key);
     }
     lease = decision.lease;
@@ -277,7 +286,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     states = decision.states;
   }
   const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
-  const headers = admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now);
+  const headers = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
   return { lease, tokenCharges: charges, headers };
 }
 

@@ -96,6 +96,7 @@ export class LiveStreams {
         return this.#byKey.size === 0 ? undefined : this.#check([...this.#byKey.keys()]);
       case 'tier':
       case 'catalog':
+      case 'customers':
         return undefined;
       default: {
         const unknown: never = message;

@@ -7,6 +7,7 @@ import type { LimitRule } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+import { NO_IDENTITY, type RequestIdentity } from '../customers/request-identity.js';
 
 export interface MeterDependencies {
   /** The stream checkpoints: a tracked stream's first one is written as its first byte leaves. */
@@ -29,6 +30,8 @@ export class RequestMeter implements SettledRequest {
   #stream = false;
   #promptTokensEstimate = 0;
   #attemptTokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
+  /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
+  identity: RequestIdentity = NO_IDENTITY;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;

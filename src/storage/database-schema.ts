@@ -247,6 +247,9 @@ export interface UsageLogsTable {
   file_searches: ColumnType<number | bigint, number | undefined, number>;
   /** What those calls cost, part of cost_nano. */
   hosted_tool_cost_nano: ColumnType<bigint, bigint | undefined, bigint>;
+  /** The end customer the request named, and its tags as a JSON object (null: none; null on older rows). */
+  customer: ColumnType<string | null, string | null | undefined, string | null>;
+  tags: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AnnouncementsTable {

@@ -2,6 +2,8 @@ import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
+import { createCustomerRepository } from './repositories/customer-repository.js';
+import type { CustomerTables } from './customer-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -145,6 +147,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     projects: createProjectRepository(db.withTables<ProjectTables>()),
+    customers: createCustomerRepository(db.withTables<CustomerTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

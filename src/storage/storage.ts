@@ -6,6 +6,7 @@ import type {
 } from '../domain/records.js';
 // Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
+import type { CustomerRepository } from './repositories/customer-repository.js';
 import type { RedemptionCodeRepository } from './repositories/redemption-repository.js';
 import type { ConsoleRepository } from './repositories/console-repository.js';
 
@@ -72,6 +73,8 @@ export interface Storage {
   webhooks: WebhookRepository;
   /** Projects inside accounts: their limits, spend and members. */
   projects: ProjectRepository;
+  /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
+  customers: CustomerRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */
@@ -195,6 +198,8 @@ export interface MoneySnapshot {
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
   /** Projects whose cap or budget takes part (absent: none asked for). */
   projects?: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
+  /** The budget of each end-customer pool asked for (by pool id; absent: the customer has no budget). */
+  customerBudgets?: Map<string, KeyBudget>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
 }
@@ -205,6 +210,8 @@ export interface MoneySnapshotRequest {
   subscriptionIds: string[];
   projectIds?: string[];
   pools: string[];
+  /** End customers whose budgets the transaction reads. */
+  customers?: Array<{ accountId: string; customer: string }>;
 }
 
 /** One request's settled charge, split between the wallet and a subscription. */
@@ -226,6 +233,8 @@ export interface SettledUsage {
   /** Part of walletNano counted as the subscription's overage. */
   overageNano: NanoUsd;
   createdAt: number;
+  /** The end customer whose budget the charge counts against, in the budget's current period (null: none). */
+  customer?: { customer: string; periodStart: number } | null;
 }
 
 export interface SubscriptionRollover {

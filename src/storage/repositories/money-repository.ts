@@ -9,6 +9,7 @@ import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
+import { addCustomerSpend, readCustomerBudgets } from './customer-money.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
 import type { ProjectTables } from '../project-schema.js';
 import { projectBudgetOf } from './project-repository.js';
@@ -109,6 +110,7 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
         snapshot.projects = projects;
       }
       for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
+      if (request.customers !== undefined && request.customers.length > 0) snapshot.customerBudgets = await readCustomerBudgets(trx, request.customers);
       return snapshot;
     },
 
@@ -176,6 +178,7 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
           .where('id', '=', projectId)
           .execute();
       }
+      await addCustomerSpend(trx, writes.usages, fresh);
       const subscriptionIds = [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort();
       await statements.addSubscriptionUse(subscriptionIds.map((id) => ({ id, usedNano: usedBySubscription.get(id) ?? 0n, overageNano: overageBySubscription.get(id) ?? 0n })));
 

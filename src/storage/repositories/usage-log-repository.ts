@@ -39,7 +39,20 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     ...(row.attempted_channels == null || row.attempted_channels === '' ? {} : { attemptedChannels: row.attempted_channels.split(',') }),
     cacheHit: toBoolean(row.cache_hit),
     ...hostedToolsOf(row),
+    ...(row.customer == null ? {} : { customer: row.customer }),
+    ...(row.tags == null ? {} : { tags: tagsOf(row.tags) }),
   };
+}
+
+/** Stored tags: a JSON object of strings (anything else reads as none). */
+function tagsOf(text: string): Record<string, string> | null {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
+    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  } catch {
+    return null;
+  }
 }
 
 /** The row's hosted tool calls and their cost, left out when it made none. */
@@ -101,6 +114,8 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     web_fetches: storableCount(log.hostedTools?.webFetch ?? 0),
     file_searches: storableCount(log.hostedTools?.fileSearch ?? 0),
     hosted_tool_cost_nano: log.hostedToolCostNano ?? 0n,
+    customer: log.customer ?? null,
+    tags: log.tags == null ? null : JSON.stringify(log.tags),
   };
 }
 
@@ -132,6 +147,8 @@ const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   web_fetches: 'int4',
   file_searches: 'int4',
   hosted_tool_cost_nano: 'int8',
+  customer: 'text',
+  tags: 'text',
 };
 
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);
@@ -196,6 +213,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
       if (filter.keyIds !== undefined) query = filter.keyIds.length === 0 ? query.where(sql<boolean>`1 = 0`) : query.where('key_id', 'in', [...filter.keyIds]);
       if (filter.channelId !== undefined) query = query.where('channel_id', '=', filter.channelId);
       if (filter.model !== undefined) query = query.where('model', '=', filter.model);
+      if (filter.customer !== undefined) query = query.where('customer', '=', filter.customer);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
       if (filter.to !== undefined) query = query.where('created_at', '<=', filter.to);

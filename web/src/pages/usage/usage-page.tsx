@@ -11,6 +11,7 @@ import { OverviewStrip } from './overview-strip';
 import { UsageCharts } from './usage-charts';
 import { UsageTable } from './usage-table';
 import { SpendByKey } from './spend-by-key';
+import { SpendByCustomer } from './spend-by-customer';
 import { filterQuery, useDailyUsage, useUsageRows, type UsageFilters } from './usage-queries';
 
 const statusOptions = [
@@ -80,6 +81,9 @@ export function UsagePage() {
           <SpendByKey rows={daily.data.data} keys={keys.data?.data ?? []} />
         </Card>
       )}
+      <Card title="Spend by customer and tag">
+        <SpendByCustomer filters={filters} />
+      </Card>
       <Card title="Requests">
         {rows.isPending ? <Loading /> : null}
         {rows.isError ? <Alert tone="error">{errorMessage(rows.error)}</Alert> : null}

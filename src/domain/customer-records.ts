@@ -1,0 +1,51 @@
+import type { BudgetPeriod, NanoUsd } from './records.js';
+
+/** The customer name of the account's rule for every end customer without a rule of its own. */
+export const EVERY_CUSTOMER = '';
+
+/**
+ * An account's limits for one end customer (or, with `customer` = EVERY_CUSTOMER, for each customer without its own
+ * rule): a budget per UTC day, week or month and requests per minute; null: no such limit. A customer's own rule
+ * replaces the default one as a whole, so a rule of nulls exempts a customer.
+ */
+export interface CustomerRule {
+  accountId: string;
+  customer: string;
+  budget: { period: BudgetPeriod; limitNano: NanoUsd } | null;
+  rpm: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What one dimension of the daily rollups holds for one day and value (a key id, a customer, a tag `name=value`). */
+export interface UsageRollup {
+  accountId: string;
+  day: number;
+  value: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  costNano: NanoUsd;
+}
+
+export type RollupDimension = 'key' | 'customer' | 'tag';
+
+export interface RollupQuery {
+  /** One account's rollups, or every account's (the operator). */
+  accountId: string | null;
+  dimension: RollupDimension;
+  /** UTC days from `from` to `to` (epoch ms, inclusive, any time within the days). */
+  from: number;
+  to: number;
+  /** Only this value (a customer, a key id or a tag `name=value`). */
+  value?: string;
+}
+
+/** The rule that governs `customer` among the account's rules (its own, else the default), or null. */
+export function ruleFor(rules: ReadonlyMap<string, CustomerRule>, customer: string): CustomerRule | null {
+  return rules.get(customer) ?? rules.get(EVERY_CUSTOMER) ?? null;
+}
+
+/** The money pool of an end customer's budget (billing/money-pools.ts): what is left of it in the current period. */
+export const customerPool = (accountId: string, customer: string): string => `customer:${accountId}:${customer}`;

@@ -1,0 +1,88 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useApi } from '../../api/api-context';
+import { errorMessage } from '../../api/client';
+import { formatCost, formatInteger } from '../../format/format';
+import { Alert, Loading } from '../../ui/feedback';
+import { filterQuery, type UsageFilters } from './usage-queries';
+
+type Dimension = 'customers' | 'tags';
+
+interface ReportTotal {
+  customer?: string;
+  tag?: string;
+  requests: number;
+  errors: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+interface UsageReport {
+  totals: ReportTotal[];
+}
+
+const LABELS: Record<Dimension, { heading: string; empty: string }> = {
+  customers: { heading: 'Customer', empty: 'No request named an end customer in this period (user, metadata.user_id or x-gateway-customer).' },
+  tags: { heading: 'Tag', empty: 'No request carried tags in this period (metadata or x-gateway-tags).' },
+};
+
+/**
+ * The period's spend by end customer or by tag (from the daily rollups), dearest first, with its CSV per day. Spend
+ * comes right after the name, so a phone shows it without scrolling the table.
+ */
+export function SpendByCustomer({ filters }: { filters: UsageFilters }) {
+  const api = useApi();
+  const [dimension, setDimension] = useState<Dimension>('customers');
+  const range = filterQuery(filters);
+  const report = useQuery({
+    queryKey: ['usage-report', dimension, range.from, range.to],
+    queryFn: () => api.get<UsageReport>(`/api/reports/${dimension}`, { from: range.from, to: range.to }),
+  });
+  const csv = new URLSearchParams({ format: 'csv' });
+  if (range.from !== undefined) csv.set('from', range.from);
+  if (range.to !== undefined) csv.set('to', range.to);
+  const totals = report.data?.totals ?? [];
+  return (
+    <div className="stack">
+      <div className="filter-actions" role="group" aria-label="Group spend by">
+        {(['customers', 'tags'] as const).map((option) => (
+          <button key={option} type="button" className={`button ${option === dimension ? 'button-primary' : 'button-secondary'}`} aria-pressed={option === dimension} onClick={() => setDimension(option)}>
+            By {option === 'customers' ? 'customer' : 'tag'}
+          </button>
+        ))}
+        <a className="button button-secondary" href={`/api/reports/${dimension}?${csv.toString()}`} download>Export CSV (per day)</a>
+      </div>
+      {report.isPending ? <Loading /> : null}
+      {report.isError ? <Alert tone="error">{errorMessage(report.error)}</Alert> : null}
+      {report.data !== undefined && totals.length === 0 ? <p className="empty">{LABELS[dimension].empty}</p> : null}
+      {totals.length === 0 ? null : (
+        <div className="table-scroll">
+          <table className="table table-cards" data-testid="spend-by-customer">
+            <caption className="visually-hidden">Spend per {dimension === 'customers' ? 'end customer' : 'tag'} over the period, dearest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">{LABELS[dimension].heading}</th><th scope="col" className="numeric">Spend</th><th scope="col" className="numeric">Requests</th>
+                <th scope="col" className="numeric">Tokens</th><th scope="col" className="numeric">Errors</th>
+              </tr>
+            </thead>
+            <tbody>
+              {totals.map((total) => {
+                const name = total.customer ?? total.tag ?? '';
+                return (
+                  <tr key={name}>
+                    <th scope="row" className="mono">{name}</th>
+                    <td data-label="Spend" className="numeric">{formatCost(total.cost_usd)}</td>
+                    <td data-label="Requests" className="numeric">{formatInteger(total.requests)}</td>
+                    <td data-label="Tokens" className="numeric">{formatInteger(total.input_tokens + total.output_tokens)}</td>
+                    <td data-label="Errors" className="numeric">{formatInteger(total.errors)}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}
