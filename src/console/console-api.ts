@@ -20,6 +20,7 @@ import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
 // The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
 import { addOperatorRoutes } from './operator/operator-routes.js';
+import { addSsoRoutes } from './sso/sso-routes.js';
 
 const API_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'] as const;
 
@@ -55,6 +56,8 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
   // Operator pages' API under /api/operator/ (operator role and a second factor required).
   addOperatorRoutes(router, deps);
+  // Single sign-on (src/console/sso): OpenID Connect sign-in, the account's and the operators' settings.
+  addSsoRoutes(router, deps);
   // Unknown /api/ paths answer JSON 404 with the API's headers, never the web app's page.
   const unknown = anyoneRoute(deps, async (request) => {
     throw new GatewayError('not_found', `No route for ${request.context.method} ${request.context.path}.`);

@@ -1,5 +1,8 @@
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
+import { createSsoRepository } from './repositories/sso-repository.js';
+import { createScimRepository } from './repositories/scim-repository.js';
+import type { SsoTables } from './sso-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -142,6 +145,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
     signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
+    sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
+    scim: createScimRepository(db.withTables<SsoTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);
