@@ -60,7 +60,7 @@ export function discoveryUrl(issuer: string): string {
  */
 export class OidcClient {
   readonly #discovery = new Map<string, { metadata: ProviderMetadata; fetchedAt: number }>();
-  readonly #keySets = new Map<string, { keys: JSONWebKeySet; fetchedAt: number }>();
+  readonly #keySets = new Map<string, { keys: JSONWebKeySet; fetchedAt: number; refreshedAt: number | null }>();
 
   constructor(private readonly http: ProviderHttp, private readonly clock: Clock) {}
 
@@ -172,11 +172,12 @@ export class OidcClient {
     const now = this.clock.now();
     const cached = this.#keySets.get(jwksUri);
     const fresh = cached !== undefined && now - cached.fetchedAt < JWKS_TTL_MS;
-    if (cached !== undefined && fresh && (!refresh || now - cached.fetchedAt < JWKS_REFETCH_COOLDOWN_MS)) return cached.keys;
+    const refreshAllowed = cached?.refreshedAt == null || now - cached.refreshedAt >= JWKS_REFETCH_COOLDOWN_MS;
+    if (cached !== undefined && fresh && (!refresh || !refreshAllowed)) return cached.keys;
     const answer = await this.http.call(jwksUri, { method: 'GET' });
     const keys = answer.json as JSONWebKeySet | null;
     if (answer.status !== 200 || keys === null || !Array.isArray(keys.keys)) throw new ProviderError(`${jwksUri} answered ${answer.status}, not a key set.`);
-    this.#keySets.set(jwksUri, { keys, fetchedAt: now });
+    this.#keySets.set(jwksUri, { keys, fetchedAt: now, refreshedAt: refresh ? now : (cached?.refreshedAt ?? null) });
     return keys;
   }
 }

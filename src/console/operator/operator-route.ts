@@ -27,8 +27,15 @@ export function permissionsOf(operator: ConsoleOperator): OperatorPermission[] {
 export async function operatorStanding(deps: ConsoleDeps, active: ActiveSession): Promise<Record<string, unknown> | null> {
   const operator = await deps.services.storage.operators.get(active.user.id);
   if (operator === null) return null;
-  const twoFactorRequired = active.user.totpSecret === null && !(await signedInAsOperatorBySso(deps, active.session.ssoConnectionId));
-  return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: twoFactorRequired, permissions: permissionsOf(operator) };
+  return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: await secondFactorMissing(deps, active), permissions: permissionsOf(operator) };
+}
+
+/**
+ * Whether the operator still has to turn on the console's second factor: a session signed in through the operators'
+ * identity provider has passed that provider's checks instead.
+ */
+export async function secondFactorMissing(deps: ConsoleDeps, active: ActiveSession): Promise<boolean> {
+  return active.user.totpSecret === null && !(await signedInAsOperatorBySso(deps, active.session.ssoConnectionId));
 }
 
 /** The signed-in user's operator record, or 403: not an operator, or disabled by an owner. */
@@ -45,7 +52,7 @@ export async function activeOperator(deps: ConsoleDeps, active: ActiveSession): 
  */
 export async function requireOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
   const operator = await activeOperator(deps, active);
-  if (active.user.totpSecret === null && !(await signedInAsOperatorBySso(deps, active.session.ssoConnectionId))) {
+  if (await secondFactorMissing(deps, active)) {
     throw new GatewayError('two_factor_required', 'Operators must turn on two-factor authentication (Security page) before using the operator console.');
   }
   return operator;

@@ -15,7 +15,7 @@ import { startSession } from '../session-store.js';
 import { adminBridgeRoute, BRIDGE_PREFIX } from './admin-bridge.js';
 import { recordAudit } from './audit-log.js';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
-import { activeOperator, operatorRoute, permissionsOf } from './operator-route.js';
+import { activeOperator, operatorRoute, permissionsOf, secondFactorMissing } from './operator-route.js';
 import { addOperatorManagementRoutes } from './operator-management-routes.js';
 import { grantOperator } from './operator-users.js';
 import { addOverviewRoute } from './overview-route.js';
@@ -54,7 +54,7 @@ export function addOperatorRoutes(router: Router, deps: ConsoleDeps): void {
 
   router.add('GET', '/api/operator/me', signedInRoute(deps, null, async ({ context, active }) => {
     const operator = await activeOperator(deps, active);
-    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) });
+    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: await secondFactorMissing(deps, active), permissions: permissionsOf(operator) });
   }));
 
   // The first operator, with the admin token: once, while there is no operator yet. A second factor is then

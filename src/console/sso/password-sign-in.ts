@@ -5,12 +5,14 @@ import { emailDomain, OPERATOR_ENV_CONNECTION_ID } from './sso-connections.js';
 
 /**
  * Refuses a password sign-in of a member of an account that requires single sign-on for the member's email domain.
- * Only that account's members are held to it: a domain claimed by one account never locks out anyone else.
+ * Only that account's members are held to it: a domain claimed by one account never locks out anyone else. Owners
+ * keep their password (and second factor) as the way back in when the provider fails or is misconfigured.
  */
 export async function assertPasswordSignInAllowed(deps: ConsoleDeps, user: ConsoleUser): Promise<void> {
   const connection = await deps.services.storage.sso.getConnectionByDomain(emailDomain(user.email));
   if (connection === null || !connection.enabled || !connection.requireSso) return;
-  if (await deps.services.storage.console.getMembership(connection.owner, user.id) === null) return;
+  const membership = await deps.services.storage.console.getMembership(connection.owner, user.id);
+  if (membership === null || membership.role === 'owner') return;
   throw new GatewayError('sso_required', 'Your account requires single sign-on for your email domain: use "Sign in with SSO".');
 }
 
