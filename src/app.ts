@@ -13,6 +13,7 @@ import { addMoneyRoutes } from './http/admin/money-routes.js';
 import { addOperationsRoutes } from './http/admin/operations-routes.js';
 import { addTierRoutes } from './http/admin/tier-routes.js';
 import { addWebhookAdminRoutes } from './http/admin/webhook-routes.js';
+import { addScimRoutes } from './scim/scim-routes.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { API_ROUTES } from './http/routes/api-routes.js';
@@ -46,6 +47,8 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
   addWebhookAdminRoutes(router, services);
+  // SCIM 2.0 provisioning of accounts' members from their directories (src/scim), with each account's SCIM token.
+  addScimRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();

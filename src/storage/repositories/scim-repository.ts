@@ -133,12 +133,13 @@ export function createScimRepository(db: Kysely<SsoDatabase>): ScimRepository {
     },
 
     async createGroup(group) {
+      // Read before the transaction: SQLite's one connection is the transaction's until it ends.
+      const members = await accountUserIds(group.accountId, group.memberIds);
       await db.transaction().execute(async (trx) => {
         await trx.insertInto('scim_groups').values({
           id: group.id, account_id: group.accountId, display_name: group.displayName, external_id: group.externalId,
           created_at: group.createdAt, updated_at: group.updatedAt,
         }).execute();
-        const members = await accountUserIds(group.accountId, group.memberIds);
         if (members.length > 0) await trx.insertInto('scim_group_members').values(members.map((id) => ({ group_id: group.id, scim_user_id: id }))).execute();
       });
     },
