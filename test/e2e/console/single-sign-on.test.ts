@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleClient, strongPassword } from '../../support/console-client.js';
+import { strongPassword, type ConsoleClient } from '../../support/console-client.js';
 import { CookieJar, listenOidcTestProvider, mintIdToken, newSigningKey, signInAtProvider, type OidcTestProvider, type TestClient } from '../../support/oidc-test-provider.js';
 import { startConsoleGateway, type ConsoleGateway } from './console-gateway.js';
 
