@@ -163,8 +163,10 @@ export class OidcClient {
     if (claims.azp !== undefined && claims.azp !== settings.clientId) throw new ProviderError('The ID token was refused: it was issued to another client (azp).');
     if (claims.nonce !== nonce) throw new ProviderError('The ID token was refused: its nonce is not the one of this sign-in.');
     const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : null;
-    // Some providers send email_verified as the string "true".
-    const emailVerified = claims.email_verified === true || claims.email_verified === 'true';
+    // Some providers send email_verified as the string "true"; Microsoft Entra ID sends none, and vouches for the
+    // address with its optional claim xms_edov (the email's domain is verified by the tenant).
+    const vouches = (value: unknown): boolean => value === true || value === 'true' || value === '1' || value === 1;
+    const emailVerified = vouches(claims.email_verified) || vouches(claims.xms_edov);
     return { subject: claims.sub as string, email, emailVerified, claims };
   }
 
