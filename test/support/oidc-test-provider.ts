@@ -14,6 +14,7 @@ export interface TestPerson {
   email: string;
   email_verified: boolean;
   groups?: string[];
+  roles?: string[];
   name?: string;
 }
 
@@ -98,7 +99,7 @@ export async function listenOidcTestProvider(options: { keys?: JWK[] } = {}): Pr
       // Signing keys: the first signs; every one is published in the key set.
       jwks: { keys: keys as never },
       cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
+      claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups', 'roles'] },
       // Claims asked for with scopes go into the ID token itself (no userinfo call needed).
       conformIdTokenClaims: false,
       pkce: { required: () => true },
@@ -120,7 +121,7 @@ export async function listenOidcTestProvider(options: { keys?: JWK[] } = {}): Pr
         if (known !== undefined) return oidc.provider.Grant.find(known);
         const grant = new oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId });
         grant.addOIDCScope('openid email profile');
-        grant.addOIDCClaims(['email', 'email_verified', 'name', 'groups']);
+        grant.addOIDCClaims(['email', 'email_verified', 'name', 'groups', 'roles']);
         await grant.save();
         session.grantIdFor(client.clientId, grant.jti);
         return grant;
