@@ -8,7 +8,7 @@ export interface OperatorOidcConfig {
   clientSecret: string;
   /** OIDC_ROLE_CLAIM: the ID token claim read for OIDC_ROLE_MAP (e.g. `groups`, `roles`); null: none. */
   roleClaim: string | null;
-  /** OIDC_ROLE_MAP: claim value → operator role (`gateway-admins=admin,gateway-owners=owner`). */
+  /** OIDC_ROLE_MAP: claim value → operator role (`gateway-admins=admin,gateway-owners=owner`; `;` between entries whose values hold commas). */
   roleMap: Record<string, string>;
   /** OIDC_DEFAULT_ROLE: operator role of a person no claim value maps; null: they are refused. */
   defaultRole: string | null;
@@ -43,11 +43,14 @@ function readRole(raw: string, name: string): string {
   return raw;
 }
 
-/** `value=role,value2=role` → { value: role, value2: role }. */
+/**
+ * `value=role,value2=role` → { value: role, value2: role }. Values holding commas (LDAP DNs) separate entries with
+ * `;` instead: when the text has a `;`, entries are split on it alone.
+ */
 function readRoleMap(raw: string | undefined): Record<string, string> {
   const map: Record<string, string> = {};
   if (raw === undefined) return map;
-  for (const entry of raw.split(',').map((part) => part.trim()).filter(Boolean)) {
+  for (const entry of raw.split(raw.includes(';') ? ';' : ',').map((part) => part.trim()).filter(Boolean)) {
     const equals = entry.lastIndexOf('=');
     if (equals <= 0) throw new SsoConfigError(`OIDC_ROLE_MAP entries are value=role, got "${entry}"`);
     map[entry.slice(0, equals).trim()] = readRole(entry.slice(equals + 1).trim(), 'OIDC_ROLE_MAP');
