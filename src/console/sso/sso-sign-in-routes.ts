@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestContext } from '../../http/request-context.js';
+import { enforceIpRateLimit } from '../../http/public-rate-limit.js';
 import type { Router } from '../../http/router.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -46,6 +47,16 @@ function clientOf(clients: SsoClients, connection: SsoConnection): OidcClient {
   return isOperatorConnection(connection) ? clients.operator : clients.account;
 }
 
+/**
+ * Starts and callbacks per caller IP, as many a minute as a public endpoint's (PUBLIC_RATE_LIMIT_PER_MINUTE): each
+ * writes a row and calls the provider, and a whole office behind one address signs in at nine.
+ */
+function limitPerIp(deps: ConsoleDeps, context: RequestContext, step: 'start' | 'callback'): Promise<void> {
+  return enforceIpRateLimit(context, deps.services, {
+    id: `ip:${context.clientIp}:console-sso-${step}`, dimension: `ip-console-sso-${step}`, limit: deps.services.config.publicRateLimitPerMinute, windowMs: 60_000,
+  });
+}
+
 function redirect(context: RequestContext, location: string): void {
   context.response.statusCode = 303;
   context.response.setHeader('location', location);
@@ -63,6 +74,7 @@ export function addSsoSignInRoutes(router: Router, deps: ConsoleDeps, clients: S
   }));
 
   router.add('POST', '/api/auth/sso/start', anyoneRoute(deps, async ({ context }) => {
+    await limitPerIp(deps, context, 'start');
     const input = parseInput(startSchema, await readConsoleBody(context));
     const connection = input.operator === true ? await operatorConnection(deps.services) : await storage.sso.getConnectionByDomain(emailDomain(input.email as string));
     if (connection === null || !connection.enabled) {
@@ -92,6 +104,7 @@ export function addSsoSignInRoutes(router: Router, deps: ConsoleDeps, clients: S
   }));
 
   router.add('GET', CALLBACK_PATH, anyoneRoute(deps, async ({ context }) => {
+    await limitPerIp(deps, context, 'callback');
     // Whatever happens, the binding cookie is spent.
     context.response.appendHeader('set-cookie', serializeCookie(bindingCookieName(deps), '', { maxAgeSeconds: 0, secure: consoleUsesTls(deps), sameSite: 'Lax' }));
     const fail = (reason: string, error?: unknown): void => {

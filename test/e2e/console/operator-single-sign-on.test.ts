@@ -29,7 +29,7 @@ async function operatorSsoSignIn(browser: ConsoleClient, login: string): Promise
 
 beforeAll(async () => {
   idp = await listenOidcTestProvider();
-  setup = await startConsoleGateway({ OIDC_ALLOW_HTTP_LOOPBACK: 'true' });
+  setup = await startConsoleGateway({ OIDC_ALLOW_HTTP_LOOPBACK: 'true', PUBLIC_RATE_LIMIT_PER_MINUTE: '5' });
   await idp.start([{ ...client, redirect_uris: [`${setup.gateway.consoleUrl}/api/auth/sso/callback`] }]);
   owner = setup.client();
   const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `root@${opsDomain}`, password: 'Tide-41ab9c-Lantern' });
@@ -82,5 +82,17 @@ describe('operators\' single sign-on set in the console', () => {
     // An owner disables sam: the next SSO sign-in is refused.
     expect((await owner.request('POST', `/api/operator/operators/${me.body.user.id}/disable`)).status).toBeLessThan(300);
     expect(decodeURIComponent(await operatorSsoSignIn(setup.client(), 'sam'))).toMatch(/disabled/);
+  });
+
+  it('limits sign-in starts per caller address', async () => {
+    const flooder = setup.client();
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 6; attempt += 1) statuses.push((await flooder.request('POST', '/api/auth/sso/start', { operator: true })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    const refused = await flooder.request('POST', '/api/auth/sso/start', { operator: true });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not held back.
+    expect((await setup.client().request('POST', '/api/auth/sso/start', { operator: true })).status).toBe(200);
   });
 });
