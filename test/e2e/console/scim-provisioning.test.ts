@@ -157,7 +157,14 @@ describe('SCIM provisioning', () => {
     expect(group.body.members).toEqual([]);
     expect(await roleOf(`ann@${domain}`)).toBe('viewer');
     // A token replaced is dead at once.
-    await other.client.request('POST', '/api/sso/scim-token');
+    const replaced = (await other.client.request<{ token: string }>('POST', '/api/sso/scim-token')).body.token;
     expect((await scim('GET', '/Users', undefined, otherToken)).status).toBe(401);
+    expect((await scim('GET', '/Users', undefined, replaced)).status).toBe(200);
+
+    // A deleted account's token stops working and its domain is free for another account.
+    expect((await setup.gateway.admin('DELETE', `/admin/accounts/${other.accountId}`)).status).toBeLessThan(300);
+    expect((await scim('GET', '/Users', undefined, replaced)).status).toBe(401);
+    const next = await accountWithSso(`new-boss@${otherDomain}`, [otherDomain]);
+    expect((await setup.gateway.gateway.services.storage.sso.getConnectionByDomain(otherDomain))?.owner).toBe(next.accountId);
   });
 });
