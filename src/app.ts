@@ -4,6 +4,7 @@ import type { AdmissionControl } from './http/admission-control.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
 import { addAccountRoutes } from './http/admin/account-routes.js';
+import { addProjectAdminRoutes } from './http/admin/project-routes.js';
 import { addAlertRoutes } from './http/admin/alert-routes.js';
 import { addRedemptionRoutes } from './http/admin/redemption-routes.js';
 import { addCatalogImportRoutes } from './http/admin/catalog-import-routes.js';
@@ -47,6 +48,7 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   addSupportAdminRoutes(router, services);
   addInvoiceAdminRoutes(router, services);
   addWebhookAdminRoutes(router, services);
+  addProjectAdminRoutes(router, services);
   // SCIM 2.0 provisioning of accounts' members from their directories (src/scim), with each account's SCIM token.
   addScimRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));

@@ -123,8 +123,11 @@ export class KeyVerifier {
     if (pending !== undefined) return pending;
     const generation = this.#generation;
     const loading: Promise<CacheEntry> = (async () => {
-      const key = await this.storage.keys.getBySecretHash(hash);
-      const account = key === null ? null : await this.storage.accounts.getById(key.accountId);
+      const stored = await this.storage.keys.getBySecretHash(hash);
+      const account = stored === null ? null : await this.storage.accounts.getById(stored.accountId);
+      // The key's project comes with it (admission applies its limits); a project change drops the account's keys.
+      const projectId = stored?.projectId ?? null;
+      const key = stored === null ? null : { ...stored, project: projectId === null ? null : await this.storage.projects.getById(projectId) };
       const entry: CacheEntry = { key, account, fetchedAt: this.clock.now() };
       if (generation === this.#generation) this.#remember(hash, entry);
       return entry;

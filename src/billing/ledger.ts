@@ -9,7 +9,8 @@ import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-c
 import { nanoToUsd } from './money.js';
 import type { KeptSettlement, SettlementOutbox } from './settlement-outbox.js';
 import {
-  NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts, type SubscriptionFacts,
+  NO_PARTS, budgetPool, keyPool, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState, type ProjectFunds, type Reservation,
+  type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 
 export interface LedgerOptions {
@@ -52,6 +53,8 @@ export interface ReserveRequest {
   /** Upper bound of the request's cost. */
   amountNano: NanoUsd;
   entryId: string;
+  /** The key's project (absent or null: the account's default project): its cap and budget take part like the key's. */
+  project?: ProjectFunds | null;
 }
 
 /** Amounts held from a key's pools that new requests cannot use. */
@@ -100,12 +103,20 @@ function subscriptionQuotaRefusal(resetsInMs: number): GatewayError {
  * The refusal of a key's own cap or budget. Nothing left: the key is paused (its view says so). Something left but
  * less than this request's upper bound: the key stays enabled, and the message says how to fit.
  */
+const POOL_NAMES: Record<KeyPoolRefusal['pool'], string> = {
+  key: 'this API key\'s quota cap',
+  budget: 'this API key\'s budget for the current period',
+  project: 'its project\'s quota cap',
+  projectBudget: 'its project\'s budget for the current period',
+};
+
 function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
-  const what = refusal.pool === 'key' ? 'this API key\'s quota cap' : 'this API key\'s budget for the current period';
+  const what = POOL_NAMES[refusal.pool];
   const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-  const resets = refusal.pool === 'budget' ? ' It resets at the start of the next period.' : '';
+  const resets = refusal.pool === 'budget' || refusal.pool === 'projectBudget' ? ' It resets at the start of the next period.' : '';
   if (refusal.remainingNano <= 0n) {
-    return new GatewayError('quota_exhausted', `Nothing is left of ${what}: the key is paused.${resets}`, { retryAfterSeconds });
+    const paused = refusal.pool === 'key' || refusal.pool === 'budget' ? 'the key is paused' : 'the project\'s keys are paused';
+    return new GatewayError('quota_exhausted', `Nothing is left of ${what}: ${paused}.${resets}`, { retryAfterSeconds });
   }
   return new GatewayError(
     'quota_exhausted',
@@ -281,9 +292,11 @@ export class Ledger {
       }
     }
     const scope = moneyScope([], settlements);
-    const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], pools: [...scope.pools.keys()] });
+    const snapshot = await transaction.read({ accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], projectIds: [...scope.projects], pools: [...scope.pools.keys()] });
     const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
-    await transaction.write(instanceId, { rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, usages: planned.usages, holds: [], now });
+    await transaction.write(instanceId, {
+      rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, projectBudgetRollovers: planned.projectBudgetRollovers, usages: planned.usages, holds: [], now,
+    });
     if (rows.length > 0) await transaction.insertUsageRows(rows);
   }
 
@@ -381,6 +394,7 @@ export class Ledger {
           keyBudgeted: request.keyBudgeted,
           candidateSubscriptions: request.subscriptions,
           amountNano: request.amountNano,
+          ...(request.project == null ? {} : { project: request.project }),
           ...(probe ? { probe } : {}),
         },
         resolve,
@@ -394,7 +408,11 @@ export class Ledger {
   #planLocally(request: ReserveRequest): Reservation | GatewayError | null {
     const amount = request.amountNano;
     const now = this.clock.now();
-    const parts: ReservationParts = { ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n };
+    const project = request.project ?? null;
+    const parts: ReservationParts = {
+      ...NO_PARTS, key: request.keyCapped ? amount : 0n, budget: request.keyBudgeted ? amount : 0n,
+      ...(project === null ? {} : { project: project.capped ? amount : 0n, projectBudget: project.budgeted ? amount : 0n }),
+    };
     let subscriptionId: string | null = null;
     if (request.subscriptions.length > 0) {
       subscriptionId = request.subscriptions.find((id) => this.#hasRoom(subscriptionPool(id), amount)) ?? null;
@@ -424,6 +442,7 @@ export class Ledger {
       candidateSubscriptions: request.subscriptions,
       amountNano: amount,
       parts,
+      ...(project === null ? {} : { project }),
     };
     for (const [pool, part] of poolsOf(reservation)) if (!this.#hasRoom(pool, part)) return null;
     return reservation;
@@ -542,6 +561,17 @@ export class Ledger {
     return (keyId) => ({ capHeldNano: unavailable.get(keyPool(keyId)) ?? 0n, budgetHeldNano: unavailable.get(budgetPool(keyId)) ?? 0n });
   }
 
+  /** The same for each project's quota cap and budget of the account (admin and console views only). */
+  async projectHolds(accountId: string): Promise<(projectId: string) => KeyHolds> {
+    await this.flush();
+    const unavailable = new Map<string, NanoUsd>();
+    for (const hold of await this.storage.money.listHolds(accountId)) {
+      if (hold.instanceId !== this.options.instanceId) unavailable.set(hold.pool, (unavailable.get(hold.pool) ?? 0n) + hold.heldNano);
+    }
+    for (const [pool, state] of this.#pools) if (state.accountId === accountId && state.inFlight > 0n) unavailable.set(pool, (unavailable.get(pool) ?? 0n) + state.inFlight);
+    return (projectId) => ({ capHeldNano: unavailable.get(projectPool(projectId)) ?? 0n, budgetHeldNano: unavailable.get(projectBudgetPool(projectId)) ?? 0n });
+  }
+
   /** Top-ups and corrections go straight to storage (they are rare and must be confirmed). */
   async credit(credit: LedgerCredit): Promise<NanoUsd | null> {
     const balance = await this.storage.ledger.applyCredit(credit);
@@ -552,6 +582,10 @@ export class Ledger {
   /** Funds of the account moved outside this ledger (a redemption code, a correction): storage decides next. */
   forgetBalance(accountId: string): void {
     this.#stale.add(walletPool(accountId));
+    // A project's cap or budget may have changed too (projects change through their account's invalidation).
+    for (const [pool, state] of this.#pools) {
+      if (state.accountId === accountId && (pool.startsWith('project:') || pool.startsWith('pbudget:'))) this.#stale.add(pool);
+    }
   }
 
   /**
@@ -721,7 +755,7 @@ export class Ledger {
     const staleBefore = new Set(this.#stale);
     try {
       const plan = await this.storage.money.transact([...accounts], async (transaction) => {
-        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], pools: [...touched.keys()] });
+        const snapshot = await transaction.read({ accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], projectIds: [...scope.projects], pools: [...touched.keys()] });
         const current = new Map<string, PoolState>();
         for (const pool of touched.keys()) {
           const state = this.#pools.get(pool);
@@ -734,6 +768,7 @@ export class Ledger {
         await transaction.write(this.options.instanceId, {
           rollovers: planned.rollovers,
           budgetRollovers: planned.budgetRollovers,
+          projectBudgetRollovers: planned.projectBudgetRollovers,
           usages: planned.usages,
           holds: [...planned.pools].map(([pool, state]) => ({ pool, accountId: state.accountId, heldNano: state.held })),
           checkpointsDone: settlements.filter((settlement) => settlement.checkpointed === true).map((settlement) => settlement.requestId),
@@ -782,9 +817,23 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
   const accounts = new Set<string>();
   const keys = new Set<string>();
   const subscriptions = new Set<string>();
+  const projects = new Set<string>();
   const addPool = (pool: string, accountId: string): void => {
     pools.set(pool, accountId);
     accounts.add(accountId);
+    // A project pool recomputed (idle or stale) needs its project's funds read.
+    if (pool.startsWith('project:') || pool.startsWith('pbudget:')) projects.add(pool.slice(pool.indexOf(':') + 1));
+  };
+  const addProject = (accountId: string, project: ProjectFunds | null | undefined): void => {
+    if (project == null) return;
+    if (project.capped) {
+      projects.add(project.id);
+      addPool(projectPool(project.id), accountId);
+    }
+    if (project.budgeted) {
+      projects.add(project.id);
+      addPool(projectBudgetPool(project.id), accountId);
+    }
   };
   const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
     addPool(walletPool(accountId), accountId);
@@ -802,9 +851,13 @@ function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlem
       addPool(overagePool(id), accountId);
     }
   };
-  for (const grow of grows) addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
+  for (const grow of grows) {
+    addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
+    addProject(grow.accountId, grow.project);
+  }
   for (const { reservation } of settlements) {
+    addProject(reservation.accountId, reservation.project);
     addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
   }
-  return { pools, accounts, keys, subscriptions, addPool };
+  return { pools, accounts, keys, subscriptions, projects, addPool };
 }

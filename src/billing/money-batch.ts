@@ -1,9 +1,9 @@
-import type { BudgetRollover, MoneySnapshot, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
+import type { BudgetRollover, MoneySnapshot, ProjectBudgetRollover, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
 import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import {
-  atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, subscriptionPool, walletPool, type PoolState, type Reservation, type ReservationParts,
-  type SubscriptionFacts,
+  atLeastZero, budgetPool, keyPool, minimum, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState, type ProjectFunds,
+  type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 import { currentPeriod } from './subscription-period.js';
 
@@ -16,6 +16,8 @@ export interface GrowRequest {
   keyBudgeted: boolean;
   candidateSubscriptions: readonly string[];
   amountNano: NanoUsd;
+  /** The key's project, when its cap or budget takes part. */
+  project?: ProjectFunds | null;
   /** Only asks whether the amount would be held (Ledger.assertCanPay): answered like a reservation, nothing held. */
   probe?: boolean;
 }
@@ -29,10 +31,10 @@ export interface Settlement {
   checkpointed?: boolean;
 }
 
-/** A refusal by the key's own quota cap or budget: what was left of it, and for a budget the wait until it resets. */
+/** A refusal by the key's (or its project's) quota cap or budget: what was left of it, and for a budget the wait until it resets. */
 export interface KeyPoolRefusal {
   refused: 'quota_exhausted';
-  pool: 'key' | 'budget';
+  pool: 'key' | 'budget' | 'project' | 'projectBudget';
   remainingNano: NanoUsd;
   retryAfterMs?: number;
 }
@@ -59,6 +61,7 @@ export interface LeasePolicy {
 export interface BatchPlan {
   rollovers: SubscriptionRollover[];
   budgetRollovers: BudgetRollover[];
+  projectBudgetRollovers: ProjectBudgetRollover[];
   usages: SettledUsage[];
   /** This instance's pools after the batch (only pools the batch touched). */
   pools: Map<string, PoolState>;
@@ -127,6 +130,12 @@ export function planBatch(input: {
     const start = budgetPeriodAt(key.budget.period, now).start;
     if (key.budget.periodStart !== start) budgetRollovers.push({ keyId, periodStart: start });
   }
+  const projectBudgetRollovers: ProjectBudgetRollover[] = [];
+  for (const [projectId, project] of snapshot.projects ?? []) {
+    if (project.budget === null) continue;
+    const start = budgetPeriodAt(project.budget.period, now).start;
+    if (project.budget.periodStart !== start) projectBudgetRollovers.push({ projectId, periodStart: start });
+  }
   const usable = (id: string): { subscription: Subscription; plan: Plan } | null => {
     const entry = subscriptions.get(id);
     return entry !== undefined && entry.subscription.status === 'active' && entry.subscription.startsAt <= now ? entry : null;
@@ -147,6 +156,12 @@ export function planBatch(input: {
       funds = key === undefined || key.quotaNano === null ? null : key.quotaNano - key.spentNano;
     } else if (kind === 'budget') {
       const budget = snapshot.keys.get(id)?.budget ?? null;
+      funds = budget === null ? null : budget.limitNano - budgetSpentAt(budget, now);
+    } else if (kind === 'project') {
+      const project = snapshot.projects?.get(id);
+      funds = project === undefined || project.quotaNano === null ? null : project.quotaNano - project.spentNano;
+    } else if (kind === 'pbudget') {
+      const budget = snapshot.projects?.get(id)?.budget ?? null;
       funds = budget === null ? null : budget.limitNano - budgetSpentAt(budget, now);
     } else if (kind === 'sub') {
       const entry = usable(id);
@@ -184,6 +199,9 @@ export function planBatch(input: {
     let total = costNano;
     if (reservation.keyCapped) total = capTo(total, roomOf(keyPool(keyId), accountId));
     if (reservation.keyBudgeted) total = capTo(total, roomOf(budgetPool(keyId), accountId));
+    const project = reservation.project ?? null;
+    if (project?.capped === true) total = capTo(total, roomOf(projectPool(project.id), accountId));
+    if (project?.budgeted === true) total = capTo(total, roomOf(projectBudgetPool(project.id), accountId));
     const subscriptionId = reservation.subscriptionId ?? reservation.candidateSubscriptions.find((id) => usable(id) !== null) ?? null;
     const governing = subscriptionId === null ? null : usable(subscriptionId);
     let fromSubscription = 0n;
@@ -200,6 +218,8 @@ export function planBatch(input: {
     take(walletPool(accountId), accountId, fromWallet);
     if (reservation.keyCapped) take(keyPool(keyId), accountId, charged);
     if (reservation.keyBudgeted) take(budgetPool(keyId), accountId, charged);
+    if (project?.capped === true) take(projectPool(project.id), accountId, charged);
+    if (project?.budgeted === true) take(projectBudgetPool(project.id), accountId, charged);
     if (subscriptionId !== null) {
       take(subscriptionPool(subscriptionId), accountId, fromSubscription);
       take(overagePool(subscriptionId), accountId, overage);
@@ -208,6 +228,7 @@ export function planBatch(input: {
       entryId: reservation.entryId,
       accountId,
       keyId,
+      projectId: project?.id ?? null,
       requestId,
       walletNano: fromWallet,
       shortfallNano: costNano - charged,
@@ -233,7 +254,21 @@ export function planBatch(input: {
       outcomes.push({ refused: 'quota_exhausted', pool: 'budget', remainingNano, retryAfterMs: budgetPeriodAt(budget.period, now).end - now });
       continue;
     }
-    const parts: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n };
+    const project = grow.project ?? null;
+    if (project?.capped === true && !fits(projectPool(project.id), accountId, amount)) {
+      outcomes.push({ refused: 'quota_exhausted', pool: 'project', remainingNano: roomOf(projectPool(project.id), accountId) ?? 0n });
+      continue;
+    }
+    const projectBudget = project?.budgeted === true ? snapshot.projects?.get(project.id)?.budget ?? null : null;
+    if (project !== null && projectBudget !== null && !fits(projectBudgetPool(project.id), accountId, amount)) {
+      const remainingNano = roomOf(projectBudgetPool(project.id), accountId) ?? 0n;
+      outcomes.push({ refused: 'quota_exhausted', pool: 'projectBudget', remainingNano, retryAfterMs: budgetPeriodAt(projectBudget.period, now).end - now });
+      continue;
+    }
+    const parts: ReservationParts = {
+      wallet: 0n, subscription: 0n, overage: 0n, key: grow.keyCapped ? amount : 0n, budget: grow.keyBudgeted ? amount : 0n,
+      ...(project === null ? {} : { project: project.capped ? amount : 0n, projectBudget: project.budgeted ? amount : 0n }),
+    };
     const active = grow.candidateSubscriptions.filter((id) => usable(id) !== null);
     let subscriptionId: string | null = active.find((id) => fits(subscriptionPool(id), accountId, amount)) ?? null;
     let refused: GrowOutcome | null = null;
@@ -269,6 +304,7 @@ export function planBatch(input: {
       candidateSubscriptions: grow.candidateSubscriptions,
       amountNano: amount,
       parts,
+      ...(project === null ? {} : { project }),
     };
     if (grow.probe === true) {
       outcomes.push({ reservation });
@@ -303,5 +339,5 @@ export function planBatch(input: {
     const room = usable(id) === null ? 0n : roomOf(subscriptionPool(id), entry.subscription.accountId) ?? 0n;
     subscriptionFacts.set(id, { policy: entry.plan.overagePolicy, exhaustedUntil: room > 0n ? -1 : entry.subscription.currentPeriodEnd });
   }
-  return { rollovers, budgetRollovers, usages, pools, outcomes, subscriptionFacts };
+  return { rollovers, budgetRollovers, projectBudgetRollovers, usages, pools, outcomes, subscriptionFacts };
 }

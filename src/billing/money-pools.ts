@@ -6,13 +6,24 @@ import type { NanoUsd, OveragePolicy } from '../domain/records.js';
  * - `key:<key>`         what is left of a key's quota cap (only keys with a cap);
  * - `budget:<key>`      what is left of a key's budget in the current UTC day, week or month (only keys with one);
  * - `sub:<id>`          what is left of a subscription's quota in the current period;
- * - `overage:<id>`      what is left of the overage allowance of a `limit` plan in the current period.
+ * - `overage:<id>`      what is left of the overage allowance of a `limit` plan in the current period;
+ * - `project:<id>`      what is left of a project's quota cap (only projects with a cap);
+ * - `pbudget:<id>`      what is left of a project's budget in the current UTC day, week or month (only projects with one).
  */
 export const walletPool = (accountId: string): string => `wallet:${accountId}`;
 export const keyPool = (keyId: string): string => `key:${keyId}`;
 export const budgetPool = (keyId: string): string => `budget:${keyId}`;
 export const subscriptionPool = (subscriptionId: string): string => `sub:${subscriptionId}`;
 export const overagePool = (subscriptionId: string): string => `overage:${subscriptionId}`;
+export const projectPool = (projectId: string): string => `project:${projectId}`;
+export const projectBudgetPool = (projectId: string): string => `pbudget:${projectId}`;
+
+/** The project a reservation also takes from, and which of its pools take part (as a key's cap and budget do). */
+export interface ProjectFunds {
+  id: string;
+  capped: boolean;
+  budgeted: boolean;
+}
 
 /** How much of one reservation each pool holds. `key` and `budget` are the whole amount when the key has a cap, a budget. */
 export interface ReservationParts {
@@ -21,6 +32,9 @@ export interface ReservationParts {
   overage: NanoUsd;
   key: NanoUsd;
   budget: NanoUsd;
+  /** The whole amount when the reservation's project has a cap, a budget (absent: no project pool takes part). */
+  project?: NanoUsd;
+  projectBudget?: NanoUsd;
 }
 
 export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n };
@@ -41,6 +55,8 @@ export interface Reservation {
   candidateSubscriptions: readonly string[];
   amountNano: NanoUsd;
   parts: ReservationParts;
+  /** The key's project when it has a cap or budget of its own (absent or null: none takes part). */
+  project?: ProjectFunds | null;
 }
 
 /** One pool as this instance sees it: what it holds in storage and how much of that requests in flight use. */
@@ -60,7 +76,7 @@ export interface SubscriptionFacts {
   exhaustedUntil: number;
 }
 
-export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'keyBudgeted' | 'subscriptionId' | 'parts'>): Array<[string, NanoUsd]> {
+export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | 'keyCapped' | 'keyBudgeted' | 'subscriptionId' | 'parts' | 'project'>): Array<[string, NanoUsd]> {
   const pools: Array<[string, NanoUsd]> = [];
   if (reservation.parts.wallet > 0n) pools.push([walletPool(reservation.accountId), reservation.parts.wallet]);
   if (reservation.keyCapped && reservation.parts.key > 0n) pools.push([keyPool(reservation.keyId), reservation.parts.key]);
@@ -68,6 +84,11 @@ export function poolsOf(reservation: Pick<Reservation, 'accountId' | 'keyId' | '
   if (reservation.subscriptionId !== null) {
     if (reservation.parts.subscription > 0n) pools.push([subscriptionPool(reservation.subscriptionId), reservation.parts.subscription]);
     if (reservation.parts.overage > 0n) pools.push([overagePool(reservation.subscriptionId), reservation.parts.overage]);
+  }
+  const project = reservation.project ?? null;
+  if (project !== null) {
+    if (project.capped && (reservation.parts.project ?? 0n) > 0n) pools.push([projectPool(project.id), reservation.parts.project ?? 0n]);
+    if (project.budgeted && (reservation.parts.projectBudget ?? 0n) > 0n) pools.push([projectBudgetPool(project.id), reservation.parts.projectBudget ?? 0n]);
   }
   return pools;
 }

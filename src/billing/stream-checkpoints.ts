@@ -138,7 +138,7 @@ export function encodeReservation(reservation: Reservation): string {
 }
 
 export function decodeReservation(text: string): Reservation {
-  const raw = JSON.parse(text) as Omit<Reservation, 'amountNano' | 'parts'> & { amountNano: string; parts: Record<keyof Reservation['parts'], string> };
+  const raw = JSON.parse(text) as Omit<Reservation, 'amountNano' | 'parts'> & { amountNano: string; parts: Partial<Record<keyof Reservation['parts'], string>> & Record<'wallet' | 'subscription' | 'overage' | 'key' | 'budget', string> };
   return {
     ...raw,
     amountNano: BigInt(raw.amountNano),
@@ -148,6 +148,9 @@ export function decodeReservation(text: string): Reservation {
       overage: BigInt(raw.parts.overage),
       key: BigInt(raw.parts.key),
       budget: BigInt(raw.parts.budget),
+      // Reservations written before projects have no project parts.
+      ...(raw.parts.project === undefined ? {} : { project: BigInt(raw.parts.project) }),
+      ...(raw.parts.projectBudget === undefined ? {} : { projectBudget: BigInt(raw.parts.projectBudget) }),
     },
   };
 }

@@ -4,7 +4,7 @@ import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { UpstreamOperation, WireProtocol } from '../wire/protocols.js';
+import type { ClientWire } from '../wire/wire.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
@@ -14,13 +14,21 @@ export interface StreamEncoder {
   end(): string;
 }
 
-export interface StreamEncoderOptions {
-  /** The public model id the caller asked for, echoed in the stream. */
-  model: string;
+/**
+ * How the caller asked for its stream to be framed, as its wire marks it. Read by the codec from the request, and
+ * bound into the codec of that request: nothing outside the codec reads it.
+ */
+export interface StreamFraming {
   /** OpenAI: the caller asked for the usage chunk (`stream_options.include_usage`). */
   includeUsage: boolean;
   /** Gemini: `alt=sse` framing (true) or the streamed JSON array (false). */
   sse: boolean;
+}
+
+/** What a codec's stream encoder is built with: the request's framing and the model it names. */
+export interface StreamEncoderOptions extends StreamFraming {
+  /** The public model id the caller asked for, echoed in the stream. */
+  model: string;
 }
 
 /**
@@ -55,11 +63,13 @@ export interface PassThroughStreamObserver {
 }
 
 /**
- * One client protocol: its wire ⇄ the canonical representation. Every codec folder exports one object of this
- * shape (`codecs/<protocol>/index.ts`); routes pick it by protocol.
+ * One client protocol: its wire ⇄ the canonical representation, bound to the stream framing of a request (a codec
+ * whose wire has framing options exports one object per framing and picks it when it reads the request; the
+ * Responses codec is built per request). Every codec folder exports it from `codecs/<protocol>/index.ts`.
  */
 export interface ClientCodec {
-  readonly protocol: WireProtocol;
+  /** The wire its clients speak: what reaches a same-wire upstream as it came, and how. */
+  readonly wire: ClientWire;
   /**
    * The field of a non-streamed answer that holds its usage object (`usage`, Gemini's `usageMetadata`), for the
    * request's cost spliced in (null: the header only).
@@ -69,32 +79,26 @@ export interface ClientCodec {
    * Where a streamed answer keeps its final usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's last
    * chunk), for the request's cost spliced into the event that completes it; null when the stream carries none.
    */
-  streamUsageKey(options: { includeUsage: boolean }): string | null;
+  streamUsageKey(): string | null;
   /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
   readonly passThroughHeaders: readonly string[];
-  /**
-   * A protocol that is no adapter's own wire but that some channels serve natively (OpenAI's Responses API): the
-   * operation adapters are asked about (`servesPassThrough`) and sent the caller's body with. Absent: pass-through
-   * happens when the adapter's protocol equals the codec's.
-   */
-  passThroughOperation?(stream: boolean): UpstreamOperation;
-  /** The Content-Type of a streamed answer in the framing the caller asked for (`sse`: Gemini's `alt=sse`). */
-  streamContentType(sse: boolean): string;
+  /** The Content-Type of a streamed answer in the framing the caller asked for. */
+  streamContentType(): string;
   /**
    * Whether a same-protocol upstream's stream can go back as it came in this framing; false when the caller's
    * framing is rebuilt from canonical parts (Gemini's JSON array: the upstream is always asked for SSE).
    */
-  streamPassesThrough(sse: boolean): boolean;
+  streamPassesThrough(): boolean;
   /** Validates and decodes a request body (400 GatewayError naming the field on bad input). */
   decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
   /** A non-streaming response body as JSON text. */
   encodeResponse(response: ChatResponse, model: string): string;
-  createStreamEncoder(options: StreamEncoderOptions): StreamEncoder;
+  createStreamEncoder(options: { model: string }): StreamEncoder;
   /** An error as an in-stream event, for failures after the first byte. */
-  encodeStreamError(error: GatewayError, options: { sse: boolean }): string;
+  encodeStreamError(error: GatewayError): string;
   /** Usage reader for the pass-through path of this protocol. */
   usageFromResponseBody(body: Buffer): Usage | null;
   /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
   answerFactsOfBody(body: Buffer): AnswerFacts;
-  createPassThroughObserver(options: { includeUsage: boolean }): PassThroughStreamObserver;
+  createPassThroughObserver(): PassThroughStreamObserver;
 }

@@ -6,7 +6,7 @@ import { hostedToolOfferOfChat, type HostedToolOffer } from '../ir/hosted-tool-o
 import { needsOfChat, type RequestNeeds } from '../ir/request-needs.js';
 import type { TokenCount } from '../ir/token-count.js';
 import { estimateChatRequestTokens } from '../shared/estimate-tokens.js';
-import type { WireProtocol } from '../wire/protocols.js';
+import type { ClientWire } from '../wire/wire.js';
 import type { ClientCodec } from './client-codec.js';
 
 /** What a family's route reads of the request besides its body: the path parameters and the query. */
@@ -23,12 +23,10 @@ export interface NativeOnlyField {
 
 /** What the gateway reads from a chat request before routing it, validated. */
 export interface ChatEnvelope {
-  /** How the caller's family reads and writes this request (per request when the body shapes the answer). */
+  /** How the caller's family reads and writes this request, bound to the stream framing the caller asked for. */
   codec: ClientCodec;
   model: string;
   stream: boolean;
-  includeUsage: boolean;
-  sse: boolean;
   maxOutputTokens: number | null;
   promptTokensEstimate: number;
   /** Tools, images, JSON schema: routing sends the request only to channels whose model offers them. */
@@ -43,10 +41,12 @@ export interface ChatEnvelope {
   nativeOnly?: NativeOnlyField | null;
 }
 
-/** The chat operation of one route: its usage-log label and how it reads the envelope. */
+/** The chat operation of one route: its usage-log label, its wire and how it reads the envelope. */
 export interface ChatEndpoint {
   /** Usage-log label, e.g. `anthropic-messages`. */
   protocol: string;
+  /** The caller's wire (which gateway fields its body carries). */
+  wire: ClientWire;
   readEnvelope(request: RouteRequest, body: Record<string, unknown>): ChatEnvelope;
 }
 
@@ -59,8 +59,8 @@ export type CountTokensRequest = { model: string; chat: ChatRequest } | { model:
 
 /** The token-count operation of one route (never billed). */
 export interface CountTokensEndpoint {
-  /** The caller's wire: channels that speak it (or serve it natively) count the caller's body themselves. */
-  protocol: WireProtocol;
+  /** The caller's wire: channels that take its bodies as they came count the caller's body themselves. */
+  wire: ClientWire;
   /** Caller headers a same-protocol upstream should see (Anthropic's version and betas). */
   passThroughHeaders?: readonly string[];
   decode(request: RouteRequest, body: Record<string, unknown>): CountTokensRequest;
@@ -69,13 +69,14 @@ export interface CountTokensEndpoint {
 
 /** The embeddings operation of one route. */
 export interface EmbeddingsEndpoint {
-  protocol: WireProtocol;
+  /** The caller's wire: channels that take its bodies as they came get the caller's body. */
+  wire: ClientWire;
   /** Usage-log label, e.g. `openai-embeddings`. */
   label: string;
   batch: boolean;
   decode(request: RouteRequest, body: Record<string, unknown>): { request: EmbeddingRequest; encode: (response: EmbeddingResponse) => string };
-  /** The caller's body for a same-protocol upstream. */
-  passThroughBody(body: Record<string, unknown>, upstreamModel: string): string;
+  /** The field of an answer that holds its usage, for the request's cost spliced in (null: the header only). */
+  usageKey: string | null;
   /** Input tokens an upstream answer in this protocol reports, if it does. */
   reportedTokens(body: Buffer): number | null;
 }
@@ -116,13 +117,11 @@ export type FamilyRoute = {
 );
 
 /** The envelope of a chat request decoded into the canonical request up front. */
-export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, framing: { stream: boolean; sse: boolean }): ChatEnvelope {
+export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, stream: boolean): ChatEnvelope {
   return {
     codec,
     model: chat.model,
-    stream: framing.stream,
-    includeUsage: false,
-    sse: framing.sse,
+    stream,
     maxOutputTokens: chat.maxOutputTokens ?? null,
     promptTokensEstimate: estimateChatRequestTokens(chat),
     needs: needsOfChat(chat),

@@ -18,6 +18,7 @@ import { addConsoleWebhookRoutes } from './routes/webhook-routes.js';
 import { addConsolePlanRoutes } from './routes/plan-routes.js';
 import { addPlaygroundRoute } from './routes/playground-route.js';
 import { addUsageRoutes } from './routes/usage-routes.js';
+import { addProjectRoutes } from './routes/project-routes.js';
 // The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
 import { addOperatorRoutes } from './operator/operator-routes.js';
 import { addSsoRoutes } from './sso/sso-routes.js';
@@ -52,6 +53,7 @@ export function addConsoleApiRoutes(router: Router, deps: ConsoleDeps): void {
   addConsoleAlertRoutes(router, deps);
   addConsoleWebhookRoutes(router, deps);
   addConsolePlanRoutes(router, deps);
+  addProjectRoutes(router, deps);
   // Top-up, invoices, referrals and support (src/console-billing), behind the same session and CSRF checks.
   addBillingConsoleRoutes(router, deps.services, consoleActorOf(deps));
   // Operator pages' API under /api/operator/ (operator role and a second factor required).

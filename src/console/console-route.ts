@@ -7,6 +7,7 @@ import { makesLastingChanges, requireProvenMailbox } from './mailbox-proof.js';
 import type { Authenticate } from '../console-billing/console-actor.js';
 import { roleAllows, type ConsolePermission } from './roles.js';
 import { setApiSecurityHeaders } from './security-headers.js';
+import { projectScopeAllows } from './project-scope.js';
 import { resolveSession, type ActiveSession } from './session-store.js';
 
 /** Console bodies are small forms. */
@@ -53,6 +54,9 @@ export function signedInRoute(deps: ConsoleDeps, permission: ConsolePermission |
     if (permission !== null && !roleAllows(active.role, permission)) {
       throw new GatewayError('forbidden', `Your role (${active.role}) on this account does not allow this.`);
     }
+    if (permission !== null && active.projects !== null && !projectScopeAllows(active.projects, permission)) {
+      throw new GatewayError('forbidden', 'Your project roles on this account do not allow this.');
+    }
     if (!isSafeMethod(context.method) && makesLastingChanges(permission)) await requireProvenMailbox(deps, active.user, active.session.accountId);
     await handler({ context, active });
   };
@@ -82,6 +86,8 @@ export function consoleActorOf(deps: ConsoleDeps): Authenticate {
   return async (context) => {
     const active = await prepare(deps, context);
     if (active === null) throw new GatewayError('unauthenticated', 'Sign in to the console first (no session, or it has ended).');
+    // Billing, referrals and support are the account's: a member scoped to projects reaches none of them.
+    if (active.projects !== null) throw new GatewayError('forbidden', 'Your project roles on this account do not allow this.');
     return {
       accountId: active.session.accountId, userId: active.user.id, role: active.role, email: active.user.email,
       requireProvenMailbox: () => requireProvenMailbox(deps, active.user, active.session.accountId),

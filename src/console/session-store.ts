@@ -5,6 +5,7 @@ import type { AccountRole, ConsoleSession, ConsoleUser } from '../storage/reposi
 import { consoleUsesTls, type ConsoleDeps } from './console-deps.js';
 import { readCookies, serializeCookie } from './cookies.js';
 import { hashToken, newSecretToken } from './secret-token.js';
+import { projectScopeOf, type ProjectScope } from './project-scope.js';
 
 const DAY_MS = 86_400_000;
 /** A session ends this long after sign-in, however active… */
@@ -27,6 +28,8 @@ export interface ActiveSession {
   session: ConsoleSession;
   user: ConsoleUser;
   role: AccountRole;
+  /** The projects the user is limited to on this account (null: the whole account, as the role allows). */
+  projects: ProjectScope | null;
 }
 
 /**
@@ -59,7 +62,7 @@ export async function resolveSession(deps: ConsoleDeps, context: RequestContext)
   if (now - session.lastSeenAt >= TOUCH_INTERVAL_MS || session.ip !== context.clientIp) {
     await repository.touchSession(session.id, now, context.clientIp);
   }
-  return { session, user, role: membership.role };
+  return { session, user, role: membership.role, projects: await projectScopeOf(deps.services.storage, session.accountId, user.id, membership.role) };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { HostedToolCalls } from '../ir/usage.js';
+import type { Project } from './project.js';
 
 /**
  * Domain records as the rest of the gateway sees them. Money is always `bigint` nano-USD (1e-9 USD),
@@ -71,6 +72,13 @@ export interface ApiKey {
   createdBy: string | null;
   /** A short-lived key minted by the console's playground: not listed, revoked after its call. */
   playground: boolean;
+  /** The key's project; null (or absent on records made before projects): the account's default project. */
+  projectId?: string | null;
+  /**
+   * The key's project as the key verifier loaded it with the key, for admission (its limits, allowlist and money
+   * pools); absent on records read elsewhere.
+   */
+  project?: Project | null;
 }
 
 /**

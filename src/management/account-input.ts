@@ -66,6 +66,8 @@ const keyAttributes = {
     limit_usd: nonNegativeUsdInput,
   }).strict().nullable().optional(),
   allowed_origins: z.array(originInput).max(100).nullable().optional(),
+  /** The key's project: a project id of the key's account; `default` or null: the default project. */
+  project_id: z.string().min(1).max(100).nullable().optional(),
 };
 
 export const createKeySchema = z.object({ ...keyAttributes, form: z.enum(['sk', 'brand']).optional() }).strict();
@@ -166,6 +168,7 @@ export function keyToJson(key: ApiKey, standing: KeyStanding, now: number): Reco
     tpm: key.tpm,
     concurrency: key.concurrency,
     environment: key.environment,
+    project_id: key.projectId ?? null,
     created_by: key.createdBy,
     created_at: isoTime(key.createdAt),
     updated_at: isoTime(key.updatedAt),

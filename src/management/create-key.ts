@@ -4,6 +4,7 @@ import { newId } from '../shared/ids.js';
 import type { ApiKey } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { budgetFromInput, type CreateKeyInput } from './account-input.js';
+import { keyProjectFromInput } from '../projects/project-management.js';
 
 export interface KeyCreation {
   storage: Storage;
@@ -16,6 +17,7 @@ export interface KeyCreation {
  * Returns the key and its plaintext secret, which is shown once and never stored.
  */
 export async function createKey(dependencies: KeyCreation, accountId: string, input: CreateKeyInput, createdBy: string | null, now: number): Promise<{ key: ApiKey; plaintext: string }> {
+  const projectId = (await keyProjectFromInput(dependencies.storage, accountId, input.project_id)) ?? null;
   const issued = issueApiKey(input.form ?? 'sk', dependencies.keyBrand);
   const key: ApiKey = {
     id: newId('key', now),
@@ -39,6 +41,7 @@ export async function createKey(dependencies: KeyCreation, accountId: string, in
     environment: input.environment ?? null,
     createdBy,
     playground: false,
+    projectId,
   };
   await dependencies.storage.keys.create(key);
   dependencies.keys.issued.add(key.secretHash);

@@ -13,6 +13,7 @@ import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import type { RequestMeter, TokenCharge } from './request-meter.js';
+import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 
 export interface AdmissionDependencies {
   ledger: Ledger;
@@ -75,7 +76,7 @@ const planRpmRule = (subscription: ActiveSubscription | null): LimitRule | null 
 
 /** The request-rate windows that do not depend on the model: the key's, the account tier's and the plan's RPM. */
 export function modelFreeRequestRules(dependencies: Pick<AdmissionDependencies, 'tiers'>, key: ApiKey, account: Account, subscription: ActiveSubscription | null): LimitRule[] {
-  const rules = [keyRpmRule(key), accountRpmRule(account, effectiveAccountLimits(dependencies.tiers, account).rpm.value), planRpmRule(subscription)];
+  const rules = [keyRpmRule(key), projectRpmRule(key), accountRpmRule(account, effectiveAccountLimits(dependencies.tiers, account).rpm.value), planRpmRule(subscription)];
   return rules.filter((candidate): candidate is LimitRule => candidate !== null);
 }
 
@@ -90,7 +91,7 @@ export function rateLimitRefusal(decision: Extract<LimitDecision, { allowed: fal
 
 /** The key's model allowlist, which may name the model by its id or by the name (alias) the request used. */
 export function keyMayUse(key: ApiKey, model: Model, name: string | null): boolean {
-  return key.allowedModels === null || key.allowedModels.includes(model.id) || (name !== null && key.allowedModels.includes(name));
+  return (key.allowedModels === null || key.allowedModels.includes(model.id) || (name !== null && key.allowedModels.includes(name))) && projectMayUse(key, model, name);
 }
 
 /** The spec's 403 for a model outside the key's allowlist. */
@@ -137,6 +138,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
+    project: projectFundsOf(key),
   });
   meter.holdMoney(reservation);
   try {
@@ -183,6 +185,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     }
   };
   addRequests(keyRpmRule(key), key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm));
+  addRequests(projectRpmRule(key), projectTpmRule(key));
   const accountTpm = accountLimits.tpm.value;
   addRequests(accountRpmRule(account, accountLimits.rpm.value), accountTpm === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountTpm));
   if (subscription !== null) {

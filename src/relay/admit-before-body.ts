@@ -3,6 +3,7 @@ import type { Catalog } from '../routing/catalog.js';
 import type { Account, ApiKey, ModelKind } from '../domain/records.js';
 import { modelFreeRequestRules, rateLimitRefusal, type AdmissionDependencies } from './admission.js';
 import type { RequestMeter } from './request-meter.js';
+import { projectFundsOf } from '../projects/project-admission.js';
 
 export interface BeforeBodyRequest {
   key: ApiKey;
@@ -33,6 +34,7 @@ export async function admitBeforeBody(dependencies: AdmissionDependencies & { ca
       keyId: key.id,
       keyCapped: key.quotaNano !== null,
       keyBudgeted: key.budget !== null,
+      project: projectFundsOf(key),
       subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     });
   }

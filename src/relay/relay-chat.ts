@@ -9,8 +9,8 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
-import { answerNamingModel, passThroughBody } from './pass-through-body.js';
-import { chooseWire, type RequestedOperation, type Wire } from './choose-wire.js';
+import { answerNamingModel } from '../wire/pass-through-body.js';
+import { chooseWire, type RequestedOperation, type WireChoice } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { AnswerStream, ResponseSink } from './response-sink.js';
 import type { RequestMeter } from './request-meter.js';
@@ -37,10 +37,6 @@ export interface ChatRelayRequest {
   /** The canonical request, decoded on first use (only the translated path needs it). */
   chat: () => ChatRequest;
   stream: boolean;
-  /** OpenAI callers: `stream_options.include_usage`. */
-  includeUsage: boolean;
-  /** Gemini callers: SSE framing (`alt=sse`) or the streamed JSON array. */
-  sse: boolean;
   /** Extra response headers (rate-limit headers); the relay completes this set (answering model, cost) and sends it. */
   responseHeaders: Record<string, string>;
   /** Caller headers a same-protocol upstream should see (the codec's passThroughHeaders). */
@@ -94,14 +90,14 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
 
 /** The operation the caller asked for, for the pass-through or translation choice. */
 function requestedOperation(request: ChatRelayRequest): RequestedOperation {
-  return { kind: 'chat', codec: request.codec, stream: request.stream, sse: request.sse };
+  return { kind: 'chat', codec: request.codec, stream: request.stream };
 }
 
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
-function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: Wire): UpstreamRequest {
-  if (wire.kind === 'pass-through') {
-    const body = passThroughBody(request.codec.protocol, request.body, route.upstreamModel, request.stream);
-    const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, body);
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: WireChoice): UpstreamRequest {
+  if (wire.kind === 'pass-through' && adapter.passThrough !== undefined) {
+    const body = request.codec.wire.passThroughBody(request.body, route.upstreamModel, request.stream);
+    const upstreamRequest = adapter.passThrough.build(route.channel, credential, wire.operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
     return upstreamRequest;
   }
@@ -191,7 +187,7 @@ async function relayPassThrough(
     onFirstByte();
     // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
     const usage = codec.usageFromResponseBody(body);
-    if (request.answeringModel !== undefined) body = answerNamingModel(codec.protocol, body, request.answeringModel);
+    if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const priced = meter.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
@@ -203,9 +199,9 @@ async function relayPassThrough(
     return SUCCESS;
   }
   const splitter = new SseEventSplitter();
-  const observer = codec.createPassThroughObserver({ includeUsage: request.includeUsage });
+  const observer = codec.createPassThroughObserver();
   // Every attempt of the request streams the same content type.
-  request.responseHeaders['content-type'] = codec.streamContentType(request.sse);
+  request.responseHeaders['content-type'] = codec.streamContentType();
   const client = sink.openStream(request.responseHeaders, signal, onFirstByte);
   // The upstream accepted the request once an event other than an error arrived (a preamble counts).
   let accepted = false;
@@ -217,7 +213,7 @@ async function relayPassThrough(
   let held: Buffer[] | null = [];
   // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
   // gets the cost of that usage.
-  let costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
+  let costKey = codec.streamUsageKey();
   try {
     for await (const chunk of response.body) {
       recorder?.rawChunk(chunk);
@@ -324,9 +320,9 @@ async function relayTranslated(
     }
     return SUCCESS;
   }
-  const encoder = codec.createStreamEncoder({ model, includeUsage: request.includeUsage, sse: request.sse });
-  const costKey = codec.streamUsageKey({ includeUsage: request.includeUsage });
-  const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, { 'content-type': codec.streamContentType(request.sse) }), signal, onFirstByte);
+  const encoder = codec.createStreamEncoder({ model });
+  const costKey = codec.streamUsageKey();
+  const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, { 'content-type': codec.streamContentType() }), signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];
@@ -440,7 +436,7 @@ async function breakOffStream(stream: OpenStream, error: unknown, closing: strin
     return SUCCESS;
   }
   const failure = upstreamFailureError(failureClass);
-  client.end(request.codec.encodeStreamError(failure, { sse: request.sse }));
+  client.end(request.codec.encodeStreamError(failure));
   request.meter.finish({ status: failure.status, errorCode: failure.code, usage, answer: stream.answer });
   return { kind: 'broken', failureClass };
 }
@@ -456,7 +452,7 @@ async function stopStream(stream: OpenStream, reason: GatewayError): Promise<Rel
   // error event.
   const usage = await stream.settle();
   request.meter.finish({ status: reason.status, errorCode: reason.code, usage, answer: stream.answer });
-  client.end(request.codec.encodeStreamError(reason, { sse: request.sse }));
+  client.end(request.codec.encodeStreamError(reason));
   return STOPPED;
 }
 

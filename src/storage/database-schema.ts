@@ -70,6 +70,8 @@ export interface ApiKeysTable {
   created_by: string | null;
   /** 1: a short-lived key the console's playground minted. */
   playground: ColumnType<number | bigint, number | undefined, number>;
+  /** Migration 0033: the key's project; null: the account's default project. */
+  project_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ChannelsTable {

@@ -1,5 +1,7 @@
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
+import { createProjectRepository } from './repositories/project-repository.js';
+import type { ProjectTables } from './project-schema.js';
 import { createSsoRepository } from './repositories/sso-repository.js';
 import { createScimRepository } from './repositories/scim-repository.js';
 import type { SsoTables } from './sso-schema.js';
@@ -145,6 +147,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     operators: createOperatorRepository(db.withTables<OperatorTables>()),
     signUpCredits: createSignUpCreditRepository(db.withTables<SignUpCreditTables>(), location.dialect),
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
+    projects: createProjectRepository(db.withTables<ProjectTables>()),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     async ping() {

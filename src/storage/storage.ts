@@ -19,6 +19,7 @@ import type { SupportRepository } from './repositories/support-repository.js';
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
+import type { ProjectRepository } from '../domain/project.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
 import type { ScimRepository } from './repositories/scim-repository.js';
 
@@ -71,6 +72,8 @@ export interface Storage {
   signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
+  /** Projects inside accounts: their limits, spend and members. */
+  projects: ProjectRepository;
   /** Single sign-on connections, the identities they sign in and the sign-ins under way. */
   sso: SsoRepository;
   /** What accounts' SCIM directories provisioned: users, groups and the memberships they decide. */
@@ -103,7 +106,7 @@ export interface AccountRepository {
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins'>> & {
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins' | 'projectId'>> & {
   /** The budget keeps its period: only its limit is written, so spend settled meanwhile is not overwritten. */
   budgetLimitOnly?: boolean;
 };
@@ -196,6 +199,8 @@ export interface MoneySnapshot {
   accounts: Map<string, { balanceNano: NanoUsd; creditLineNano: NanoUsd }>;
   keys: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   subscriptions: Map<string, { subscription: Subscription; plan: Plan }>;
+  /** Projects whose cap or budget takes part (absent: none asked for). */
+  projects?: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   /** Sum over every instance of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
 }
@@ -204,6 +209,7 @@ export interface MoneySnapshotRequest {
   accountIds: string[];
   keyIds: string[];
   subscriptionIds: string[];
+  projectIds?: string[];
   pools: string[];
 }
 
@@ -212,6 +218,8 @@ export interface SettledUsage {
   entryId: string;
   accountId: string;
   keyId: string;
+  /** The key's project whose cap or budget took part: its spend grows by the charge (absent or null: none). */
+  projectId?: string | null;
   requestId: string;
   /** Taken from the account balance (a `usage` ledger entry of -walletNano). */
   walletNano: NanoUsd;
@@ -241,9 +249,16 @@ export interface BudgetRollover {
   periodStart: number;
 }
 
+/** A project budget's new period: its spend starts again from zero. */
+export interface ProjectBudgetRollover {
+  projectId: string;
+  periodStart: number;
+}
+
 export interface MoneyWrites {
   rollovers: SubscriptionRollover[];
   budgetRollovers?: BudgetRollover[];
+  projectBudgetRollovers?: ProjectBudgetRollover[];
   usages: SettledUsage[];
   /** This instance's holds after the transaction, absolute (0 deletes the row). */
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;

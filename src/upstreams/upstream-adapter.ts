@@ -5,10 +5,10 @@ import type { StreamPart } from '../ir/stream-part.js';
 import type { Channel } from '../domain/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
 
-import type { UpstreamOnlyProtocol, UpstreamOperation, WireProtocol } from '../wire/protocols.js';
+import type { UpstreamOperation, Wire } from '../wire/wire.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 
-export { isClientWire, type UpstreamOnlyProtocol, type UpstreamOperation, type WireProtocol } from '../wire/protocols.js';
+export type { UpstreamOperation } from '../wire/wire.js';
 
 /**
  * A body too large to hold in memory (an uploaded file rebuilt as multipart): its exact length (sent as
@@ -72,19 +72,26 @@ export interface UpstreamEmbeddings {
   parse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
 }
 
+/** Sending a caller's body as it came, on the adapter's wire (the relay asks `chooseWire` first). */
+export interface UpstreamPassThrough {
+  /** An HTTP request carrying `body` (already in the adapter's wire) to the channel, for an operation the wire has. */
+  build(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+  /**
+   * Whether this channel takes `operation` (one the wire has) as it came (OpenAI's Responses API only on the channels
+   * that serve it). Absent: every operation the wire has.
+   */
+  serves?(channel: Channel, operation: UpstreamOperation): boolean;
+}
+
 /**
  * One upstream provider type. It knows its URLs, authentication and wire format; the relay knows none of that.
  * Translation between protocols (IR in, IR out) joins this interface with the other families.
  */
 export interface UpstreamAdapter {
-  readonly protocol: WireProtocol | UpstreamOnlyProtocol;
-  /** An HTTP request carrying `body` (already in the adapter's native protocol) to the channel. */
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
-  /**
-   * Whether this channel takes `operation` natively, for a client protocol that is not the adapter's own wire (the
-   * Responses API on OpenAI channels). Absent: only the adapter's own protocol is passed through.
-   */
-  servesPassThrough?(channel: Channel, operation: UpstreamOperation): boolean;
+  /** The wire the upstream speaks: its name and the operations it takes as the caller sent them. */
+  readonly wire: Wire;
+  /** Sending a caller's body as it came; absent: every request is translated (Bedrock, Vertex AI). */
+  readonly passThrough?: UpstreamPassThrough;
   /** How the request reaches the upstream: HTTP for real providers, in-process for the simulator. */
   transport(channel: Channel): UpstreamTransport;
   /** Classifies an error answer when the status alone misleads (Gemini answers a bad key with 400); else by status. */

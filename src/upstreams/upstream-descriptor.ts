@@ -1,6 +1,7 @@
 import type { Clock } from '../shared/clock.js';
 import type { ChannelForm } from './channel-form.js';
-import type { UpstreamAdapter, UpstreamOnlyProtocol, UpstreamOperation, UpstreamTransport, WireProtocol } from './upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamTransport } from './upstream-adapter.js';
+import type { PassThroughOperationKind, Wire } from '../wire/wire.js';
 
 /** What an adapter is built with: the HTTP transport (real providers) and the clock (token caches, the simulator). */
 export interface UpstreamDependencies {
@@ -21,8 +22,8 @@ export interface UpstreamCapabilities {
   countTokens: 'upstream' | 'local';
   embeddings: boolean;
   media: readonly MediaKind[];
-  /** Operations that take the caller's body unchanged when the caller speaks the upstream's protocol. */
-  passThrough: readonly UpstreamOperation['kind'][];
+  /** Operations of its wire that take the caller's body unchanged (on some or all of its channels). */
+  passThrough: readonly PassThroughOperationKind[];
 }
 
 /** Where a channel type's models and list prices come from in the bundled catalog data. */
@@ -39,7 +40,8 @@ export interface BundledCatalogSource {
  */
 export interface UpstreamDescriptor<Type extends string = string> {
   readonly channelTypes: readonly Type[];
-  readonly protocol: WireProtocol | UpstreamOnlyProtocol;
+  /** The wire its adapter speaks (the same object as the adapter's `wire`). */
+  readonly wire: Wire;
   readonly capabilities: UpstreamCapabilities;
   /** The bundled catalog provider of each channel type that has one (a channel may name another in its settings). */
   readonly catalog?: { readonly [T in Type]?: BundledCatalogSource };

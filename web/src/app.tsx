@@ -26,6 +26,8 @@ import { PlansPage } from './pages/plans/plans-page';
 import { ModelsPage } from './pages/models/models-page';
 import { TransactionsPage } from './pages/transactions/transactions-page';
 import { AnnouncementsPage } from './pages/announcements/announcements';
+import { ProjectsPage } from './pages/projects/projects-page';
+import { ProjectDetailPage } from './pages/projects/project-detail-page';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
 import { RequireOperator } from './pages/operator/require-operator';
@@ -77,6 +79,8 @@ export function App() {
         <Route path="/billing" element={<RequireSession><BillingPage /></RequireSession>} />
         <Route path="/referrals" element={<RequireSession><ReferralsPage /></RequireSession>} />
         <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
+        <Route path="/projects" element={<RequireSession><ProjectsPage /></RequireSession>} />
+        <Route path="/projects/:id" element={<RequireSession><ProjectDetailPage /></RequireSession>} />
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />

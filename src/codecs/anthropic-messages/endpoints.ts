@@ -4,20 +4,22 @@ import { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse }
 import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
+import { anthropicWire } from '../../wire/anthropic/wire.js';
 
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
+  wire: anthropicWire,
   readEnvelope(_request, body) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
-    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, { stream: chat.stream, sse: true }), hostedTools: hostedToolOfferOfTools(body.tools) };
+    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream), hostedTools: hostedToolOfferOfTools(body.tools) };
   },
 };
 
 /** POST /v1/messages/count_tokens. */
 export const anthropicCountTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'anthropic-messages',
+  wire: anthropicWire,
   passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
   decode: (_request, body) => {
     const chat = decodeAnthropicCountTokensRequest(body);

@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../client-codec.js';
+import { anthropicWire } from '../../wire/anthropic/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { anthropicAnswerFacts } from '../../wire/anthropic/answer-facts.js';
 import { decodeAnthropicRequest } from './decode-request.js';
@@ -10,7 +11,7 @@ import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ClientCodec = {
-  protocol: 'anthropic-messages',
+  wire: anthropicWire,
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
@@ -19,7 +20,7 @@ export const anthropicMessagesCodec: ClientCodec = {
   streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
-  createStreamEncoder: (options) => new AnthropicStreamEncoder(options),
+  createStreamEncoder: (options) => new AnthropicStreamEncoder({ model: options.model, includeUsage: false, sse: true }),
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
   usageFromResponseBody: (body) => findUsageInMessageJson(body),

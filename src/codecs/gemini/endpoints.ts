@@ -3,22 +3,24 @@ import { decodeGeminiCountTokensRequest, encodeGeminiCountTokensResponse } from 
 import { decodeGeminiBatchEmbedContentsRequest, decodeGeminiEmbedContentRequest } from './decode-embedding-request.js';
 import { encodeGeminiBatchEmbedContentsResponse, encodeGeminiEmbedContentResponse } from './encode-embedding-response.js';
 import { encodeGeminiModel, encodeGeminiModelList } from './encode-model-list.js';
-import { geminiCodec } from './index.js';
+import { geminiCodec, geminiCodecFor } from './index.js';
+import { geminiWire } from '../../wire/gemini/wire.js';
 
 /** POST /v1beta/models/{model}:generateContent and :streamGenerateContent (also under /v1/). */
 export function geminiChatEndpoint(stream: boolean): ChatEndpoint {
   return {
     protocol: 'gemini',
+    wire: geminiWire,
     readEnvelope(request, body) {
       const chat = geminiCodec.decodeRequest(body, { pathModel: request.params.model ?? '', stream });
-      return decodedChatEnvelope(geminiCodec, chat, { stream, sse: request.query.get('alt') === 'sse' });
+      return decodedChatEnvelope(geminiCodecFor({ sse: request.query.get('alt') === 'sse' }), chat, stream);
     },
   };
 }
 
 /** POST /v1beta/models/{model}:countTokens (also under /v1/). */
 export const geminiCountTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'gemini',
+  wire: geminiWire,
   decode: (request, body) => {
     const chat = decodeGeminiCountTokensRequest(body, { pathModel: request.params.model ?? '' });
     return { model: chat.model, chat };
@@ -29,7 +31,7 @@ export const geminiCountTokensEndpoint: CountTokensEndpoint = {
 /** POST /v1beta/models/{model}:embedContent and :batchEmbedContents (also under /v1/). */
 export function geminiEmbeddingsEndpoint(batch: boolean): EmbeddingsEndpoint {
   return {
-    protocol: 'gemini',
+    wire: geminiWire,
     label: 'gemini-embeddings',
     batch,
     decode(request, body) {
@@ -38,8 +40,8 @@ export function geminiEmbeddingsEndpoint(batch: boolean): EmbeddingsEndpoint {
         ? { request: decodeGeminiBatchEmbedContentsRequest(body, hints), encode: encodeGeminiBatchEmbedContentsResponse }
         : { request: decodeGeminiEmbedContentRequest(body, hints), encode: encodeGeminiEmbedContentResponse };
     },
-    passThroughBody: (body) => JSON.stringify(body),
-    // Gemini's embedding answers carry no token counts: the local estimate is billed.
+    // Gemini's embedding answers carry no token counts (the local estimate is billed) and no usage object.
+    usageKey: null,
     reportedTokens: () => null,
   };
 }

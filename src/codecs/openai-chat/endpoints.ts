@@ -3,21 +3,21 @@ import { estimateMessagesTokens } from '../../shared/estimate-tokens.js';
 import { once, type ChatEndpoint, type EmbeddingsEndpoint, type ModelListing } from '../family-route.js';
 import { decodeOpenAIEmbeddingRequest } from './decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from './encode-embedding-response.js';
-import { openAIChatCodec } from './index.js';
+import { openAIChatCodec, openAIChatCodecFor } from './index.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 import { hostedToolOfferOfOpenAIChatBody, needsOfOpenAIChatBody } from './request-needs.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
 
 /** POST /v1/chat/completions: validated up front, decoded to the IR only if a translated channel needs it. */
 export const openAIChatEndpoint: ChatEndpoint = {
   protocol: 'openai-chat',
+  wire: openAIWire,
   readEnvelope(_request, body) {
     const envelope = validateOpenAIChatRequest(body);
     return {
-      codec: openAIChatCodec,
+      codec: openAIChatCodecFor(envelope),
       model: envelope.model,
       stream: envelope.stream,
-      includeUsage: envelope.includeUsage,
-      sse: true,
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: estimateMessagesTokens(body.messages),
       needs: needsOfOpenAIChatBody(body),
@@ -38,14 +38,14 @@ function openAIReportedTokens(body: Buffer): number | null {
 
 /** POST /v1/embeddings. */
 export const openAIEmbeddingsEndpoint: EmbeddingsEndpoint = {
-  protocol: 'openai-chat',
+  wire: openAIWire,
   label: 'openai-embeddings',
   batch: true,
   decode(_request, body) {
     const decoded = decodeOpenAIEmbeddingRequest(body);
     return { request: decoded.request, encode: (response) => encodeOpenAIEmbeddingResponse(response, { model: decoded.request.model, encodingFormat: decoded.encodingFormat }) };
   },
-  passThroughBody: (body, upstreamModel) => JSON.stringify({ ...body, model: upstreamModel }),
+  usageKey: 'usage',
   reportedTokens: openAIReportedTokens,
 };
 

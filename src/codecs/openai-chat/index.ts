@@ -1,4 +1,5 @@
-import type { ClientCodec } from '../client-codec.js';
+import type { ClientCodec, StreamFraming } from '../client-codec.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { decodeOpenAIChatRequest } from './decode-request.js';
@@ -8,24 +9,37 @@ import { OpenAIChatStreamEncoder } from './encode-stream.js';
 import { findUsageInJson } from '../../wire/openai/usage.js';
 import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 
-/** The OpenAI chat-completions client protocol (POST /v1/chat/completions). */
-export const openAIChatCodec: ClientCodec = {
-  protocol: 'openai-chat',
+/** The OpenAI chat-completions client protocol (POST /v1/chat/completions), for a caller that asked for the usage chunk or not. */
+function openAIChatCodecOf(includeUsage: boolean): ClientCodec {
+  return {
+  wire: openAIWire,
   usageKey: 'usage',
-  streamUsageKey: (options) => (options.includeUsage ? 'usage' : null),
+  streamUsageKey: () => (includeUsage ? 'usage' : null),
   // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
   passThroughHeaders: [],
   streamContentType: () => 'text/event-stream; charset=utf-8',
   streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
   encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
-  createStreamEncoder: (options) => new OpenAIChatStreamEncoder(options),
-  // OpenAI streams are always SSE; `sse` is Gemini's switch.
+  createStreamEncoder: (options) => new OpenAIChatStreamEncoder({ model: options.model, includeUsage, sse: true }),
+  // OpenAI streams are always SSE.
   encodeStreamError: (error) => encodeOpenAIStreamError(error),
   usageFromResponseBody: (body) => findUsageInJson(body),
   answerFactsOfBody: (answer) => answerFactsOfJson(answer, openAIChatAnswerFacts),
-  createPassThroughObserver: (options) => new OpenAIPassThroughObserver(options.includeUsage),
-};
+  createPassThroughObserver: () => new OpenAIPassThroughObserver(includeUsage),
+  };
+}
+
+const WITH_USAGE_CHUNK = openAIChatCodecOf(true);
+const WITHOUT_USAGE_CHUNK = openAIChatCodecOf(false);
+
+/** The codec of a request that did not ask for the usage chunk (what decoding and whole answers use). */
+export const openAIChatCodec: ClientCodec = WITHOUT_USAGE_CHUNK;
+
+/** The codec of a request, by whether it asked for the stream's usage chunk (`stream_options.include_usage`). */
+export function openAIChatCodecFor(framing: Pick<StreamFraming, 'includeUsage'>): ClientCodec {
+  return framing.includeUsage ? WITH_USAGE_CHUNK : WITHOUT_USAGE_CHUNK;
+}
 
 export { decodeOpenAIChatRequest } from './decode-request.js';
 export { decodeOpenAIEmbeddingRequest, type DecodedEmbeddingRequest, type EmbeddingEncodingFormat } from './decode-embedding-request.js';

@@ -1,6 +1,7 @@
 import { once, type ChatEndpoint, type CountTokensEndpoint } from '../family-route.js';
 import { decodeResponsesRequest, validateResponsesRequest } from './decode-request.js';
 import { openAIResponsesCodec } from './index.js';
+import { responsesWire } from '../../wire/responses/wire.js';
 import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-needs.js';
 
 /**
@@ -11,14 +12,13 @@ import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-
  */
 export const openAIResponsesEndpoint: ChatEndpoint = {
   protocol: 'openai-responses',
+  wire: responsesWire,
   readEnvelope(_request, body) {
     const envelope = validateResponsesRequest(body);
     return {
       codec: openAIResponsesCodec(body),
       model: envelope.model,
       stream: envelope.stream,
-      includeUsage: false,
-      sse: true,
       maxOutputTokens: envelope.maxOutputTokens,
       promptTokensEstimate: envelope.promptTokensEstimate,
       needs: needsOfResponsesBody(body),
@@ -36,7 +36,7 @@ export const openAIResponsesEndpoint: ChatEndpoint = {
  * `conversation` only there); every other channel counts the translated request, or the local tokenizer does.
  */
 export const responsesInputTokensEndpoint: CountTokensEndpoint = {
-  protocol: 'openai-responses',
+  wire: responsesWire,
   decode: (_request, body) => {
     const envelope = validateResponsesRequest(body);
     if (envelope.nativeOnly !== null) return { model: envelope.model, chat: null, nativeOnly: envelope.nativeOnly };

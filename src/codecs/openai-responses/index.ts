@@ -1,4 +1,5 @@
 import type { ClientCodec } from '../client-codec.js';
+import { responsesWire } from '../../wire/responses/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
 import { decodeResponsesRequest } from './decode-request.js';
@@ -16,7 +17,7 @@ import type { JsonObject } from './wire-values.js';
  * The OpenAI Responses client protocol (POST /v1/responses), bound to one request: a response object echoes the
  * request's settings, and an error event after a break continues the stream's sequence numbers, so the codec is
  * built per request (a handful of closures). Channels that serve the Responses API natively (OpenAI) get the
- * caller's body as it came (`passThroughOperation`); every other channel gets the canonical request.
+ * caller's body as it came (its wire is served on OpenAI's); every other channel gets the canonical request.
  */
 export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   let encoder: ResponsesStreamEncoder | null = null;
@@ -25,13 +26,12 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
   let namespaces: ToolNamespaces | null = null;
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
   return {
-    protocol: 'openai-responses',
+    wire: responsesWire,
     // The response's own usage object (`response.usage` in the completed event). Only `user` and `metadata` follow it,
     // whose values are strings: were a metadata key named `usage`, the cost would go in the header alone.
     usageKey: 'usage',
     streamUsageKey: () => 'usage',
     passThroughHeaders: [],
-    passThroughOperation: (stream) => ({ kind: 'responses', stream }),
     streamContentType: () => 'text/event-stream; charset=utf-8',
     streamPassesThrough: () => true,
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),

@@ -1,4 +1,5 @@
-import { GATEWAY_STATE_MARKER, isSignatureOfNextBlock } from '../carried-signature.js';
+import { GATEWAY_STATE_MARKER } from '../../wire/gateway-state.js';
+import { isSignatureOfNextBlock } from '../carried-signature.js';
 
 /**
  * A reasoning item's `encrypted_content` on a bridged answer carries the upstream's opaque reasoning state

@@ -11,6 +11,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
 import { roleAllows } from '../roles.js';
 import type { ActiveSession } from '../session-store.js';
+import { keyInScope } from '../project-scope.js';
 
 const alertSettingsSchema = z.object({
   alert_balance_usd: nonNegativeUsdInput.nullable().optional(),
@@ -42,7 +43,7 @@ export function addConsoleAlertRoutes(router: Router, deps: ConsoleDeps): void {
       storage.keys.listByAccount(accountId, { limit: KEYS_LISTED }, { playground: false }),
       storage.alerts.keyQuotaPercents(accountId),
     ]);
-    return page.data.filter((key) => key.status !== 'revoked' && key.quotaNano !== null).map((key) => ({
+    return page.data.filter((key) => key.status !== 'revoked' && key.quotaNano !== null && keyInScope(active.projects, key)).map((key) => ({
       key_id: key.id,
       name: key.name,
       hint: key.displayHint,

@@ -9,6 +9,8 @@ import { parseInput } from '../../management/parse-input.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, signedInRoute } from '../console-route.js';
+import { keyInScope, requireProjectWrite, type ProjectScope } from '../project-scope.js';
+import { keyProjectFromInput } from '../../projects/project-management.js';
 
 /** Keys listed at most (an account with more pages through the admin API). */
 const MAX_LISTED_KEYS = 5000;
@@ -18,9 +20,9 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock, keys, config } = deps.services;
 
   /** A key of the session's account that the keys page shows; anything else is "not found", never "forbidden". */
-  const ownKey = async (accountId: string, id: string): Promise<ApiKey> => {
+  const ownKey = async (accountId: string, id: string, scope: ProjectScope | null): Promise<ApiKey> => {
     const key = await storage.keys.getById(id);
-    if (key === null || key.accountId !== accountId || key.playground) throw new GatewayError('not_found', `No key with id '${id}'.`);
+    if (key === null || key.accountId !== accountId || key.playground || !keyInScope(scope, key)) throw new GatewayError('not_found', `No key with id '${id}'.`);
     return key;
   };
   /** Keys as admission sees them: queued charges written first, in-flight holds and the account's status counted. */
@@ -35,27 +37,31 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
       listed.push(...page.data);
       after = page.nextCursor;
     } while (after !== null && listed.length < MAX_LISTED_KEYS);
-    sendJson(context, 200, { data: listed.map(keyJson) });
+    sendJson(context, 200, { data: listed.filter((key) => keyInScope(active.projects, key)).map(keyJson) });
   }));
 
   router.add('GET', '/api/keys/:id', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
-    const key = await ownKey(active.session.accountId, context.params.id ?? '');
+    const key = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) });
   }));
 
   router.add('POST', '/api/keys', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
     const input = parseInput(createKeySchema, await readConsoleBody(context));
+    requireProjectWrite(active.projects, input.project_id === 'default' ? null : input.project_id ?? null);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
     sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext });
   }));
 
   router.add('PATCH', '/api/keys/:id', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
-    const existing = await ownKey(active.session.accountId, context.params.id ?? '');
+    const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
+    requireProjectWrite(active.projects, existing.projectId ?? null);
     const input = parseInput(updateKeySchema, await readConsoleBody(context));
+    const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
+    if (projectId !== undefined) requireProjectWrite(active.projects, projectId);
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });
     if (existing.status === 'revoked' && Object.keys(input).length > 0) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
-    const updated = await storage.keys.update(existing.id, keyPatchFromInput(input, existing, clock.now()), clock.now());
+    const updated = await storage.keys.update(existing.id, { ...keyPatchFromInput(input, existing, clock.now()), ...(projectId === undefined ? {} : { projectId }) }, clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
     await recordKeyStatusChange(storage.webhooks, deps.services.logger, existing, updated, 'account');
@@ -63,7 +69,8 @@ export function addKeyRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('POST', '/api/keys/:id/revoke', signedInRoute(deps, 'keys:write', async ({ context, active }) => {
-    const existing = await ownKey(active.session.accountId, context.params.id ?? '');
+    const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
+    requireProjectWrite(active.projects, existing.projectId ?? null);
     const updated = existing.status === 'revoked' ? existing : await storage.keys.update(existing.id, { status: 'revoked' }, clock.now());
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);

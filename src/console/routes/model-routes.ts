@@ -8,6 +8,7 @@ import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
 import { roleAllows } from '../roles.js';
+import { keyInScope } from '../project-scope.js';
 
 /** Keys read at most to decide which models an account's keys may call. */
 const MAX_READ_KEYS = 5000;
@@ -47,7 +48,7 @@ export function addModelRoutes(router: Router, deps: ConsoleDeps): void {
     const keyId = context.query.get('key_id');
     const readsKeys = roleAllows(active.role, 'keys:read');
     if (keyId !== null && !readsKeys) throw new GatewayError('forbidden', `Your role (${active.role}) on this account does not allow reading keys.`);
-    const usable = (readsKeys ? await accountKeys(accountId) : []).filter((key) => keyCanCall(key, now));
+    const usable = (readsKeys ? await accountKeys(accountId) : []).filter((key) => keyCanCall(key, now) && keyInScope(active.projects, key));
     let models = catalog.models().filter((model) => catalog.hasRoute(model.id));
     if (keyId !== null) {
       const key = usable.find((candidate) => candidate.id === keyId);

@@ -13,6 +13,8 @@ import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { signedInRoute } from '../console-route.js';
 import { UsageNames } from '../usage-names.js';
+import { scopedKeyIds } from '../project-scope.js';
+import type { ActiveSession } from '../session-store.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -25,9 +27,11 @@ export const CSV_COLUMNS = [
   'hosted_tool_cost_usd',
 ] as const;
 
-/** The console's usage filters: the admin API's, always narrowed to the session's account. */
-function accountUsageQuery(query: URLSearchParams, accountId: string): UsageQuery {
-  return { ...usageQueryFrom(query), accountId };
+/** The console's usage filters: the admin API's, always narrowed to the session's account (and a scoped member's projects). */
+async function accountUsageQuery(deps: ConsoleDeps, query: URLSearchParams, active: ActiveSession): Promise<UsageQuery> {
+  const accountId = active.session.accountId;
+  const keyIds = await scopedKeyIds(deps.services.storage, accountId, active.projects);
+  return { ...usageQueryFrom(query), accountId, ...(keyIds === null ? {} : { keyIds }) };
 }
 
 function badCursor(): GatewayError {
@@ -70,7 +74,7 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
   const { storage, clock, ledger, usageLog } = deps.services;
 
   router.add('GET', '/api/usage', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
-    const filter = accountUsageQuery(context.query, active.session.accountId);
+    const filter = await accountUsageQuery(deps, context.query, active);
     const page = pageRequestFrom(context.query);
     await usageLog.flush();
     try {
@@ -85,7 +89,7 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
   }));
 
   router.add('GET', '/api/usage.csv', signedInRoute(deps, 'usage:read', async ({ context, active }) => {
-    const filter = accountUsageQuery(context.query, active.session.accountId);
+    const filter = await accountUsageQuery(deps, context.query, active);
     await usageLog.flush();
     await writeCsv(deps, context, filter);
   }));
@@ -97,7 +101,8 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     if (from > to) throw new GatewayError('bad_request', "'from' must not be after 'to'.", { param: 'from' });
     if (to - from > MAX_DAILY_SPAN_DAYS * DAY_MS) throw new GatewayError('bad_request', `The range spans at most ${MAX_DAILY_SPAN_DAYS} days.`, { param: 'from' });
     await usageLog.flush();
-    const totals = await storage.usage.dailyTotals({ accountId: active.session.accountId, from, to });
+    const scoped = await scopedKeyIds(storage, active.session.accountId, active.projects);
+    const totals = (await storage.usage.dailyTotals({ accountId: active.session.accountId, from, to })).filter((total) => scoped === null || (total.keyId !== null && scoped.includes(total.keyId)));
     const names = new UsageNames(storage);
     const keyNames = new Map(await Promise.all([...new Set(totals.map((total) => total.keyId))].map(async (id) => [id, id === null ? null : await names.key(id)] as const)));
     sendJson(context, 200, {
@@ -120,11 +125,14 @@ export function addUsageRoutes(router: Router, deps: ConsoleDeps): void {
     const now = clock.now();
     await usageLog.flush();
     const dayStart = now - (now % DAY_MS);
-    const [balance, subscriptions, today] = await Promise.all([
+    const scoped = await scopedKeyIds(storage, accountId, active.projects);
+    const [balance, subscriptions, allToday] = await Promise.all([
       ledger.availableBalance(accountId),
       storage.subscriptions.listByAccount(accountId),
       storage.usage.dailyTotals({ accountId, from: dayStart, to: now }),
     ]);
+    // A member scoped to projects sees their projects' spend only.
+    const today = allToday.filter((total) => scoped === null || (total.keyId !== null && scoped.includes(total.keyId)));
     const shown: Array<Record<string, unknown>> = [];
     for (const subscription of subscriptions) {
       const json = subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now);

@@ -27,6 +27,7 @@ import { describeEntry } from '../../billing/ledger-meaning.js';
 import { ledgerFilterFrom } from '../../management/ledger-filter.js';
 import { signUpCreditView } from '../../sign-up-credit/grant-sign-up-credit.js';
 import { z } from 'zod';
+import { keyProjectFromInput } from '../../projects/project-management.js';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
@@ -205,7 +206,8 @@ export function addAccountRoutes(router: Router, services: GatewayServices): voi
       throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; issue a new key.');
     }
     const now = clock.now();
-    const updated = await storage.keys.update(id, keyPatchFromInput(input, existing, now), now);
+    const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
+    const updated = await storage.keys.update(id, { ...keyPatchFromInput(input, existing, now), ...(projectId === undefined ? {} : { projectId }) }, now);
     if (updated === null) throw notFound('key', id);
     await keys.invalidateKey(id);
     await recordKeyStatusChange(storage.webhooks, services.logger, existing, updated, 'operator');

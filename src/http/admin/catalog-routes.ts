@@ -56,7 +56,7 @@ export function addCatalogRoutes(router: Router, services: GatewayServices): voi
   const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
     type,
     form: channelFormJson((upstream.form as Partial<Record<string, ChannelForm>> | undefined)?.[type] ?? DEFAULT_CHANNEL_FORM),
-    protocol: upstream.protocol,
+    protocol: upstream.wire.name,
     streaming: upstream.capabilities.streaming,
     embeddings: upstream.capabilities.embeddings,
     media: upstream.capabilities.media,

@@ -5,19 +5,17 @@ import { applyProviderPreference, type ProviderPreference } from '../../routing/
 import type { GatewayServices } from '../../services.js';
 import type { Model } from '../../domain/records.js';
 import type { RequestContext } from '../request-context.js';
+import type { ClientWire } from '../../wire/wire.js';
 
 /** The extension header holding the provider preference (the only way for families whose body has no room for it). */
 export const PROVIDER_PREFERENCE_HEADER = 'x-gateway-provider';
 
-/** OpenAI-family bodies, which carry the preference as their own `provider` field. */
-const BODY_PREFERENCE_PROTOCOLS: ReadonlySet<string> = new Set(['openai-chat', 'openai-responses']);
-
 /**
- * The caller's provider preference: the OpenAI body's `provider` field (taken out of the body, so no upstream
+ * The caller's provider preference: the body's `provider` field where its wire has room for it (OpenAI chat and Responses) (taken out of the body, so no upstream
  * ever sees it, pass-through or translated), else the `x-gateway-provider` header. Read once per request.
  */
-export function callerPreference(context: RequestContext, protocol: string, body: Record<string, unknown>): ProviderPreference | null {
-  if (BODY_PREFERENCE_PROTOCOLS.has(protocol) && 'provider' in body) {
+export function callerPreference(context: RequestContext, wire: ClientWire, body: Record<string, unknown>): ProviderPreference | null {
+  if (wire.gatewayFields.includes('provider') && 'provider' in body) {
     const raw = body.provider;
     delete body.provider;
     if (raw !== null) return parseProviderPreference(raw, 'provider');
@@ -34,12 +32,12 @@ export function callerPreference(context: RequestContext, protocol: string, body
 export function routesByCallerPreference(
   services: GatewayServices,
   context: RequestContext,
-  protocol: string,
+  wire: ClientWire,
   body: Record<string, unknown>,
   model: Model,
   routes: readonly ChannelRoute[],
 ): readonly ChannelRoute[] {
-  return routesByPreference(services, callerPreference(context, protocol, body), model, routes);
+  return routesByPreference(services, callerPreference(context, wire, body), model, routes);
 }
 
 /** A model's routes narrowed and ranked by a preference read with `callerPreference` (see `routesByCallerPreference`). */

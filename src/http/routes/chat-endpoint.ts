@@ -35,8 +35,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
-    const requested = takeRequestedModels(context, endpoint.protocol, body);
-    const preference = callerPreference(context, endpoint.protocol, body);
+    const requested = takeRequestedModels(context, endpoint.wire, body);
+    const preference = callerPreference(context, endpoint.wire, body);
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
@@ -46,7 +46,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       model: envelope.model,
       requested,
       preference,
-      ...(nativeOnly == null ? {} : { narrowRoutes: (routes, adapters) => nativeRoutes(adapters, routes, { kind: 'chat', codec: envelope.codec, stream: envelope.stream, sse: envelope.sse }, nativeOnly) }),
+      ...(nativeOnly == null ? {} : { narrowRoutes: (routes, adapters) => nativeRoutes(adapters, routes, { kind: 'chat', codec: envelope.codec, stream: envelope.stream }, nativeOnly) }),
       demand: {
         needs: envelope.needs,
         bodyBytes: context.bodyBytes ?? Number.POSITIVE_INFINITY,
@@ -65,8 +65,6 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       meter,
       codec: envelope.codec,
       stream: envelope.stream,
-      includeUsage: envelope.includeUsage,
-      sse: envelope.sse,
       model: envelope.model,
       headers: rateLimitHeaders,
       now: services.clock.now(),
@@ -80,8 +78,6 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       body,
       chat: envelope.chat,
       stream: envelope.stream,
-      includeUsage: envelope.includeUsage,
-      sse: envelope.sse,
       responseHeaders: cache.headers,
       clientHeaders: clientHeaders(context, envelope.codec),
       estimatedTokens,

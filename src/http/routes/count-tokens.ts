@@ -2,7 +2,6 @@ import type { CountTokensEndpoint } from '../../codecs/family-route.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { TokenCount } from '../../ir/token-count.js';
 import { chooseWire, type RequestedOperation } from '../../relay/choose-wire.js';
-import { passThroughBody } from '../../relay/pass-through-body.js';
 import { relayDependencies } from '../../relay/relay-dependencies.js';
 import { relayUnary } from '../../relay/relay-unary.js';
 import type { GatewayServices } from '../../services.js';
@@ -21,7 +20,7 @@ import { nativeRoutes } from './native-routes.js';
  */
 export function countTokensRoute(services: GatewayServices, endpoint: CountTokensEndpoint): RouteHandler {
   const relay = relayDependencies(services, 2);
-  const requested: RequestedOperation = { kind: 'count-tokens', protocol: endpoint.protocol };
+  const requested: RequestedOperation = { kind: 'count-tokens', wire: endpoint.wire };
   return async (context) => {
     const { key } = await authenticate(context, services);
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -45,8 +44,9 @@ export function countTokensRoute(services: GatewayServices, endpoint: CountToken
           request(adapter, route, credential) {
             const wire = chooseWire(adapter, route.channel, requested);
             if (wire.kind === 'pass-through') {
-              const upstreamBody = passThroughBody(endpoint.protocol, body, route.upstreamModel, false);
-              const upstreamRequest = adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
+              const upstreamBody = endpoint.wire.passThroughBody(body, route.upstreamModel, false);
+              const upstreamRequest = adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
+              if (upstreamRequest === undefined) return null;
               for (const name of endpoint.passThroughHeaders ?? []) {
                 const value = context.request.headers[name];
                 if (typeof value === 'string') upstreamRequest.headers[name] = value;
@@ -74,6 +74,6 @@ export function countTokensRoute(services: GatewayServices, endpoint: CountToken
 
 /** The counter of an adapter a count request was sent to (only adapters with one are sent one). */
 function counterOf(adapter: UpstreamAdapter): UpstreamCountTokens {
-  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.protocol} upstream has no token counter`);
+  if (adapter.countTokens === undefined) throw new Error(`the ${adapter.wire.name} upstream has no token counter`);
   return adapter.countTokens;
 }

@@ -17,7 +17,7 @@ function inputTokensOf(usage: number): Usage {
 
 /** The embeddings operation of any family, in the metered frame. */
 export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsEndpoint): RouteHandler {
-  const requested: RequestedOperation = { kind: 'embeddings', protocol: endpoint.protocol, batch: endpoint.batch };
+  const requested: RequestedOperation = { kind: 'embeddings', wire: endpoint.wire, batch: endpoint.batch };
   return meteredRoute(services, endpoint.label, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -29,7 +29,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     const result = await relayUnary(call.relay, call.sink, meter, routes, {
       request(adapter, route, credential) {
         const wire = chooseWire(adapter, route.channel, requested);
-        if (wire.kind === 'pass-through') return adapter.buildPassThrough(route.channel, credential, wire.operation, route.upstreamModel, endpoint.passThroughBody(body, route.upstreamModel));
+        if (wire.kind === 'pass-through') return adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, endpoint.wire.passThroughBody(body, route.upstreamModel, false)) ?? null;
         // A channel whose upstream serves no embeddings is skipped.
         return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
       },
@@ -43,7 +43,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
     meter.markFirstByte();
     const usage = inputTokensOf(result.inputTokens);
-    const priced = meter.priced(result.body, { usage }, endpoint.protocol === 'openai-chat' ? 'usage' : null);
+    const priced = meter.priced(result.body, { usage }, endpoint.usageKey);
     sendRaw(context, 200, priced.body, 'application/json', { ...rateLimitHeaders, ...priced.headers });
     meter.finish({ status: 200, usage });
   });

@@ -1,6 +1,7 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { MAX_FALLBACK_MODELS } from '../../routing/fallback-models.js';
 import type { RequestContext } from '../request-context.js';
+import type { ClientWire } from '../../wire/wire.js';
 
 /** The extension header holding the caller's fallback models (the only way for families whose body has no room for them). */
 export const REQUESTED_MODELS_HEADER = 'x-gateway-models';
@@ -16,12 +17,12 @@ function checkedList(names: readonly unknown[], param: string): string[] {
 }
 
 /**
- * The caller's own fallback models, in order: the OpenAI chat body's `models` array (taken out of the body, so no
+ * The caller's own fallback models, in order: the body's `models` array where its wire has room for it (OpenAI chat) (taken out of the body, so no
  * upstream sees it; a body without `model` names the list's first as its model), else the `x-gateway-models`
  * header (comma-separated ids). Null when the caller gave none; a 400 naming the field when malformed.
  */
-export function takeRequestedModels(context: RequestContext, protocol: string, body: Record<string, unknown>): string[] | null {
-  if (protocol === 'openai-chat' && 'models' in body) {
+export function takeRequestedModels(context: RequestContext, wire: ClientWire, body: Record<string, unknown>): string[] | null {
+  if (wire.gatewayFields.includes('models') && 'models' in body) {
     const raw = body.models;
     delete body.models;
     if (raw !== null) {

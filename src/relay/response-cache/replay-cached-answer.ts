@@ -9,8 +9,6 @@ import type { CachedAnswer } from './cached-answer.js';
 
 export interface ReplayOptions {
   stream: boolean;
-  includeUsage: boolean;
-  sse: boolean;
   /** The model id the caller named, echoed in the answer. */
   model: string;
   /** Rate-limit and cache headers. */
@@ -36,8 +34,8 @@ export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter
     meter.finish({ status: 200, usage });
     return;
   }
-  const encoder = codec.createStreamEncoder({ model: options.model, includeUsage: options.includeUsage, sse: options.sse });
-  const costKey = codec.streamUsageKey({ includeUsage: options.includeUsage });
+  const encoder = codec.createStreamEncoder({ model: options.model });
+  const costKey = codec.streamUsageKey();
   let body = '';
   for (const part of answerStreamParts(answer, start)) {
     const encoded = encoder.encode(part);
@@ -47,7 +45,7 @@ export async function replayCachedAnswer(sink: ResponseSink, meter: RequestMeter
   const gone = new CallerGone();
   const stopListening = sink.onCallerGone(() => gone.abort(new Error('client disconnected')));
   try {
-    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType(options.sse) }), gone, () => meter.markFirstByte());
+    const client = sink.openStream(Object.assign({}, options.headers, { 'content-type': codec.streamContentType() }), gone, () => meter.markFirstByte());
     try {
       await client.write(body);
     } catch {

@@ -13,8 +13,6 @@ export interface CacheReplayRequest {
   meter: RequestMeter;
   codec: ClientCodec;
   stream: boolean;
-  includeUsage: boolean;
-  sse: boolean;
   model: string;
   headers: Record<string, string>;
   now: number;

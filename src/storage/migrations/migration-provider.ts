@@ -23,6 +23,7 @@ import * as channelUrlCredentials from './0024-channel-url-credentials.js';
 import * as signUpCredit from './0026-sign-up-credit.js';
 import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-currency.js';
 import * as webhooks from './0030-webhooks.js';
+import * as projects from './0033-projects.js';
 import * as singleSignOn from './0034-single-sign-on.js';
 
 /**
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   '0026-sign-up-credit': signUpCredit,
   '0028-dismissals-and-display-currency': dismissalsAndDisplayCurrency,
   '0030-webhooks': webhooks,
+  '0033-projects': projects,
   '0034-single-sign-on': singleSignOn,
 };
 

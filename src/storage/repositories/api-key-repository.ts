@@ -44,6 +44,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     environment: row.environment,
     createdBy: row.created_by,
     playground: toBoolean(row.playground),
+    // Absent for the default project, as on records made before projects.
+    ...(row.project_id === null ? {} : { projectId: row.project_id }),
   };
 }
 
@@ -70,6 +72,7 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     environment: key.environment,
     created_by: key.createdBy,
     playground: fromBoolean(key.playground),
+    project_id: key.projectId ?? null,
   };
 }
 
@@ -90,6 +93,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
     else Object.assign(changes, budgetColumns(patch.budget));
   }
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
+  if (patch.projectId !== undefined) changes.project_id = patch.projectId;
   return changes;
 }
 

@@ -10,6 +10,8 @@ import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, Mon
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
 import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import type { ProjectTables } from '../project-schema.js';
+import { projectBudgetOf } from './project-repository.js';
 import { postgresMoneyStatements, sqliteMoneyStatements, type AccountFundsRow, type MoneyStatements } from './money-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -92,6 +94,20 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
         const plan = planById.get(row.plan_id);
         if (plan !== undefined) snapshot.subscriptions.set(row.id, { subscription: toSubscriptionRecord(row), plan });
       }
+      const projectIds = [...new Set(request.projectIds ?? [])];
+      if (projectIds.length > 0) {
+        const projects = new Map<string, NonNullable<MoneySnapshot['projects']> extends Map<string, infer T> ? T : never>();
+        for (const part of chunk(projectIds, IN_LIST)) {
+          const rows = await trx.withTables<ProjectTables>().selectFrom('projects')
+            .select(['id', 'account_id', 'quota_nano', 'spent_nano', 'budget_period', 'budget_limit_nano', 'budget_spent_nano', 'budget_period_start'])
+            .where('id', 'in', part)
+            .execute();
+          for (const row of rows) {
+            projects.set(row.id, { accountId: row.account_id, quotaNano: row.quota_nano === null ? null : toBigInt(row.quota_nano), spentNano: toBigInt(row.spent_nano), budget: projectBudgetOf(row) });
+          }
+        }
+        snapshot.projects = projects;
+      }
       for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
       return snapshot;
     },
@@ -119,6 +135,15 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
           .execute();
       }
 
+      const projectTables = trx.withTables<ProjectTables>();
+      for (const rollover of writes.projectBudgetRollovers ?? []) {
+        await projectTables
+          .updateTable('projects')
+          .set({ budget_period_start: rollover.periodStart, budget_spent_nano: 0n })
+          .where('id', '=', rollover.projectId)
+          .execute();
+      }
+
       // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
       const fresh = new Set<string>();
       const withEntry = writes.usages.filter(needsLedgerEntry);
@@ -130,10 +155,12 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
       const spendByKey = new Map<string, bigint>();
       const usedBySubscription = new Map<string, bigint>();
       const overageBySubscription = new Map<string, bigint>();
+      const spendByProject = new Map<string, bigint>();
       for (const usage of writes.usages) {
         if (!fresh.has(usage.entryId)) continue;
         addTo(debitByAccount, usage.accountId, usage.walletNano);
         addTo(spendByKey, usage.keyId, usage.walletNano + usage.subscriptionNano);
+        if (usage.projectId != null) addTo(spendByProject, usage.projectId, usage.walletNano + usage.subscriptionNano);
         if (usage.subscriptionId !== null) {
           addTo(usedBySubscription, usage.subscriptionId, usage.subscriptionNano);
           addTo(overageBySubscription, usage.subscriptionId, usage.overageNano);
@@ -141,6 +168,14 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
       }
       await statements.debitAccounts([...debitByAccount].sort(byId));
       await statements.addKeySpend([...spendByKey].sort(byId));
+      // A project's spend counts every charge of its keys (its budget's too), in id order like the keys'.
+      for (const [projectId, amount] of [...spendByProject].sort(byId)) {
+        await projectTables
+          .updateTable('projects')
+          .set((eb) => ({ spent_nano: eb('spent_nano', '+', amount), budget_spent_nano: eb('budget_spent_nano', '+', amount) }))
+          .where('id', '=', projectId)
+          .execute();
+      }
       const subscriptionIds = [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort();
       await statements.addSubscriptionUse(subscriptionIds.map((id) => ({ id, usedNano: usedBySubscription.get(id) ?? 0n, overageNano: overageBySubscription.get(id) ?? 0n })));
 

@@ -1,9 +1,10 @@
-import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../domain/records.js';
-import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamPassThrough, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { anthropicWire, type AnthropicPath } from '../../wire/anthropic/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 import { mapsHostedTools } from '../hosted-tools.js';
 import { buildAnthropicBody, buildAnthropicCountTokensBody, type AnthropicBodyOptions } from './build-request-body.js';
 import { parseAnthropicResponse, malformedUpstreamBody } from './parse-response.js';
@@ -15,12 +16,8 @@ export const ANTHROPIC_DEFAULT_VERSION = '2023-06-01';
 /** max_tokens when the caller set none: Anthropic requires one; `settings.default_max_tokens` overrides. */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
-function noEmbeddings(): GatewayError {
-  return new GatewayError('bad_request', 'Anthropic models do not serve embeddings.');
-}
-
 /** `<base>/v1/<path>`; the base may be given with or without its `/v1`. */
-export function anthropicUrl(channel: Channel, path: 'messages' | 'messages/count_tokens'): string {
+export function anthropicUrl(channel: Channel, path: AnthropicPath): string {
   const base = (channel.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL).replace(/\/+$/, '').replace(/\/v1$/, '');
   return `${base}/v1/${path}`;
 }
@@ -63,27 +60,18 @@ function parseAnthropicCountTokens(body: Buffer): number {
 
 /** Anthropic's Messages API (`anthropic` channels): `POST /v1/messages` with `x-api-key` and `anthropic-version`. */
 export class AnthropicAdapter implements UpstreamAdapter {
-  readonly protocol = 'anthropic-messages' as const;
+  readonly wire = anthropicWire;
 
   constructor(private readonly http: UpstreamTransport) {}
 
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, _upstreamModel: string, body: string): UpstreamRequest {
-    switch (operation.kind) {
-      case 'chat':
-        return { url: anthropicUrl(channel, 'messages'), method: 'POST', headers: anthropicHeaders(channel, credential), body };
-      case 'count-tokens':
-        return { url: anthropicUrl(channel, 'messages/count_tokens'), method: 'POST', headers: anthropicHeaders(channel, credential), body };
-      case 'embeddings':
-        throw noEmbeddings();
-      case 'responses':
-      case 'responses-input-tokens':
-        throw new Error('Anthropic has no Responses API; requests are translated');
-      default: {
-        const unknown: never = operation;
-        throw new Error(`unknown operation ${String(unknown)}`);
-      }
-    }
-  }
+  readonly passThrough: UpstreamPassThrough = {
+    build: (channel, credential, operation, _upstreamModel, body) => ({
+      url: anthropicUrl(channel, passThroughEndpoint(anthropicWire, operation)),
+      method: 'POST',
+      headers: anthropicHeaders(channel, credential),
+      body,
+    }),
+  };
 
   transport(): UpstreamTransport {
     return this.http;

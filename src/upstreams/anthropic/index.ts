@@ -1,9 +1,10 @@
 import { defineUpstream } from '../upstream-descriptor.js';
 import { AnthropicAdapter } from './anthropic-adapter.js';
+import { anthropicWire } from '../../wire/anthropic/wire.js';
 
 export const anthropicUpstream = defineUpstream({
   channelTypes: ['anthropic'],
-  protocol: 'anthropic-messages',
+  wire: anthropicWire,
   capabilities: { streaming: true, countTokens: 'upstream', embeddings: false, media: [], passThrough: ['chat', 'count-tokens'] },
   catalog: { anthropic: { provider: 'anthropic' } },
   form: {

@@ -1,9 +1,10 @@
 import type { Channel } from '../../domain/records.js';
-import { operationPath } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import { servesResponsesApi } from '../openai/serves-responses-api.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { openAIWire } from '../../wire/openai/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 
 /** A deployment URL with `api-version`, or the v1 API (`settings.api_version: "v1"`). */
 function azureUrl(channel: Channel, path: string, upstreamModel: string): string {
@@ -29,7 +30,7 @@ export class AzureOpenAIAdapter extends OpenAIWireAdapter {
   }
 
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
-    const url = azureUrl(channel, operationPath(operation), upstreamModel);
+    const url = azureUrl(channel, passThroughEndpoint(openAIWire, operation), upstreamModel);
     return { url, method: 'POST', headers: { ...channel.headers, 'content-type': 'application/json', 'api-key': credential }, body };
   }
 
@@ -38,7 +39,7 @@ export class AzureOpenAIAdapter extends OpenAIWireAdapter {
   }
 
   /** Azure serves the Responses API on its v1 API (`/openai/v1/responses`); deployment URLs are translated via chat. */
-  servesPassThrough(channel: Channel, operation: UpstreamOperation): boolean {
+  protected override servesResponsesApi(channel: Channel, operation: UpstreamOperation): boolean {
     return operation.kind === 'responses' && channel.settings.api_version === 'v1' && servesResponsesApi(channel, true);
   }
 

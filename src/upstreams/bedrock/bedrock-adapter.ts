@@ -13,6 +13,7 @@ import type { ConverseRequestBody } from '../../wire/bedrock/converse-wire.js';
 import { parseConverseResponse } from './parse-converse-response.js';
 import { parseConverseStream } from './parse-converse-stream.js';
 import { signRequest } from './sign-request.js';
+import { bedrockConverseWire } from '../../wire/bedrock/wire.js';
 
 /** A Bedrock guardrail applied to every request of the channel (`settings.guardrail_identifier`, `guardrail_version`). */
 function guardrailOf(channel: Channel): ConverseRequestBody['guardrailConfig'] {
@@ -46,15 +47,11 @@ function authenticated(channel: Channel, credential: string, request: Omit<Upstr
  * chat only: no embeddings, and tokens are counted locally (Bedrock's CountTokens API is not offered in every region).
  */
 export class BedrockAdapter implements UpstreamAdapter {
-  readonly protocol = 'bedrock-converse' as const;
+  readonly wire = bedrockConverseWire;
   readonly #transport: UpstreamTransport;
 
   constructor(http: UpstreamTransport) {
     this.#transport = new AuthorizingTransport(http);
-  }
-
-  buildPassThrough(): UpstreamRequest {
-    throw new Error('Bedrock speaks no client protocol; requests are translated');
   }
 
   transport(): UpstreamTransport {

@@ -1,9 +1,10 @@
 import { defineUpstream } from '../upstream-descriptor.js';
 import { BedrockAdapter } from './bedrock-adapter.js';
+import { bedrockConverseWire } from '../../wire/bedrock/wire.js';
 
 export const bedrockUpstream = defineUpstream({
   channelTypes: ['bedrock'],
-  protocol: 'bedrock-converse',
+  wire: bedrockConverseWire,
   capabilities: { streaming: true, countTokens: 'local', embeddings: false, media: [], passThrough: [] },
   catalog: { bedrock: { provider: 'aws' } },
   form: {

@@ -4,53 +4,37 @@ import type { ChatResponse } from '../../ir/chat-response.js';
 import type { EmbeddingRequest } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../domain/records.js';
-import type { UpstreamAdapter, UpstreamErrorClass, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamErrorClass, UpstreamPassThrough, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { geminiWire } from '../../wire/gemini/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 import { buildGenerateContentBody, readGeminiSettings } from './build-generate-content-body.js';
 import { classifyGeminiError } from './classify-error.js';
 import { buildCountTokensBody, parseCountTokensBody } from './count-tokens.js';
 import { buildEmbeddingBody, parseEmbeddingBody } from './embeddings.js';
-import { geminiHeaders, geminiModelResource, geminiUrl, type GeminiMethod } from './gemini-endpoint.js';
+import { geminiHeaders, geminiModelResource, geminiUrl } from './gemini-endpoint.js';
 import { geminiMediaCapabilities } from './image-generation.js';
 import { retargetPassThroughBody } from './retarget-pass-through-body.js';
 import { parseGenerateContentResponse } from './parse-response.js';
 import { parseGeminiStream } from './parse-stream.js';
-
-function passThroughMethod(operation: UpstreamOperation): GeminiMethod {
-  switch (operation.kind) {
-    case 'chat':
-      return operation.stream ? 'streamGenerateContent' : 'generateContent';
-    case 'count-tokens':
-      return 'countTokens';
-    case 'embeddings':
-      return operation.batch ? 'batchEmbedContents' : 'embedContent';
-    case 'responses':
-    case 'responses-input-tokens':
-      throw new Error('Gemini has no Responses API; requests are translated');
-    default: {
-      const unknown: never = operation;
-      throw new Error(`unknown operation ${JSON.stringify(unknown)}`);
-    }
-  }
-}
 
 /**
  * Google's Gemini API (channel type `gemini`): `{base}/v1beta/models/{model}:{method}` with the key in
  * `x-goog-api-key`. Streams are always requested with `alt=sse`; the model travels in the URL.
  */
 export class GeminiAdapter implements UpstreamAdapter {
-  readonly protocol = 'gemini' as const;
+  readonly wire = geminiWire;
   readonly media = geminiMediaCapabilities;
 
   constructor(private readonly http: UpstreamTransport) {}
 
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
-    return {
-      url: geminiUrl(channel, upstreamModel, passThroughMethod(operation)),
+  readonly passThrough: UpstreamPassThrough = {
+    build: (channel, credential, operation, upstreamModel, body) => ({
+      url: geminiUrl(channel, upstreamModel, passThroughEndpoint(geminiWire, operation)),
       method: 'POST',
       headers: geminiHeaders(channel, credential),
       body: retargetPassThroughBody(operation, body, geminiModelResource(upstreamModel)),
-    };
-  }
+    }),
+  };
 
   transport(): UpstreamTransport {
     return this.http;

@@ -1,9 +1,10 @@
 import type { Channel } from '../../domain/records.js';
+import { geminiMethodQuery, type GeminiMethod } from '../../wire/gemini/wire.js';
+
+export type { GeminiMethod } from '../../wire/gemini/wire.js';
 
 export const GEMINI_DEFAULT_BASE_URL = 'https://generativelanguage.googleapis.com';
 export const GEMINI_DEFAULT_API_VERSION = 'v1beta';
-
-export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';
 
 /** `tunedModels/x` stays as it is; `models/x` and a bare `x` become `models/x`. */
 export function geminiModelResource(upstreamModel: string): string {
@@ -12,7 +13,7 @@ export function geminiModelResource(upstreamModel: string): string {
 }
 
 /**
- * `{base}/{version}/models/{model}:{method}`; streams ask for `alt=sse`. The base is `channel.baseUrl` (default
+ * `{base}/{version}/models/{model}:{method}` with the method's query (streams as SSE). The base is `channel.baseUrl` (default
  * Google's), the version `settings.api_version` (default v1beta) unless the base already ends in a version.
  */
 export function geminiUrl(channel: Channel, upstreamModel: string, method: GeminiMethod): string {
@@ -20,7 +21,7 @@ export function geminiUrl(channel: Channel, upstreamModel: string, method: Gemin
   const version = typeof channel.settings.api_version === 'string' && channel.settings.api_version !== '' ? channel.settings.api_version : GEMINI_DEFAULT_API_VERSION;
   const root = /\/v\d+(?:alpha|beta)?\d*$/.test(base) ? base : `${base}/${version}`;
   const resource = geminiModelResource(upstreamModel).split('/').map(encodeURIComponent).join('/');
-  return `${root}/${resource}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+  return `${root}/${resource}:${method}${geminiMethodQuery(method)}`;
 }
 
 /** The channel's extra headers, JSON, and the key in `x-goog-api-key` (what Google's SDKs send). */

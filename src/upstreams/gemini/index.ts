@@ -1,5 +1,6 @@
 import { defineUpstream } from '../upstream-descriptor.js';
 import { GeminiAdapter } from './gemini-adapter.js';
+import { geminiWire } from '../../wire/gemini/wire.js';
 
 export { GeminiAdapter } from './gemini-adapter.js';
 export { classifyGeminiError, type GeminiErrorClass } from './classify-error.js';
@@ -12,7 +13,7 @@ export { THINKING_BUDGET_BY_EFFORT } from './thinking-config.js';
 
 export const geminiUpstream = defineUpstream({
   channelTypes: ['gemini'],
-  protocol: 'gemini',
+  wire: geminiWire,
   capabilities: { streaming: true, countTokens: 'upstream', embeddings: true, media: ['image-generation'], passThrough: ['chat', 'count-tokens', 'embeddings'] },
   catalog: { gemini: { provider: 'google', serves: /^(gemini|gemma|imagen|veo|learnlm)/ } },
   form: {

@@ -2,11 +2,12 @@ import { OPENAI_MEDIA_KINDS } from '../openai/openai-media.js';
 import { defineUpstream } from '../upstream-descriptor.js';
 import { OpenAICompatiblePresetAdapter } from './preset-adapter.js';
 import { OPENAI_COMPATIBLE_PRESET_TYPES } from './presets.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 
 /** The OpenAI-compatible providers with a preset, one channel type each. */
 export const openAICompatiblePresetsUpstream = defineUpstream({
   channelTypes: OPENAI_COMPATIBLE_PRESET_TYPES,
-  protocol: 'openai-chat',
+  wire: openAIWire,
   capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings'] },
   catalog: {
     mistral: { provider: 'mistral' },

@@ -1,10 +1,12 @@
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import type { ChatRequest } from '../../ir/chat-request.js';
 import type { Channel } from '../../domain/records.js';
-import { joinUrl, operationPath } from '../openai/openai-adapter.js';
+import { joinUrl } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { openAIWire } from '../../wire/openai/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 import type { OpenAICompatiblePreset, WireBody } from './preset.js';
 import { OPENAI_COMPATIBLE_PRESETS, type OpenAICompatiblePresetType } from './presets.js';
 
@@ -66,7 +68,7 @@ export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
 
   #request(channel: Channel, credential: string, operation: UpstreamOperation, body: string): UpstreamRequest {
     return {
-      url: joinUrl(baseUrlOf(channel), operationPath(operation)),
+      url: joinUrl(baseUrlOf(channel), passThroughEndpoint(openAIWire, operation)),
       method: 'POST',
       headers: { ...headersOf(channel, credential), 'content-type': 'application/json' },
       body,

@@ -8,6 +8,7 @@ import type {
 import type { ResponseFormatJSONObject, ResponseFormatJSONSchema, ResponseFormatText } from 'openai/resources/shared';
 import type { ChatRequest, ReasoningOptions, ResponseFormat, ToolChoice } from '../../ir/chat-request.js';
 import { convertToOpenAIMessages, warn } from './convert-to-openai-messages.js';
+import { STREAM_USAGE_OPTIONS } from '../../wire/openai/wire.js';
 
 export interface OpenAIRequestOptions {
   upstreamModel: string;
@@ -175,7 +176,7 @@ export function convertToOpenAIChatRequest(request: ChatRequest, options: OpenAI
   const body: ChatCompletionCreateParamsBase = { model: options.upstreamModel, messages };
   if (request.stream) {
     body.stream = true;
-    body.stream_options = { include_usage: true };
+    body.stream_options = { ...STREAM_USAGE_OPTIONS };
   }
   if (request.maxOutputTokens !== undefined) {
     if (options.reasoningModel) body.max_completion_tokens = request.maxOutputTokens;

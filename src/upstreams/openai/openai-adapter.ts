@@ -1,27 +1,10 @@
 import type { Channel } from '../../domain/records.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { openAIWire } from '../../wire/openai/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 import { openAIMediaCapabilities } from './openai-media.js';
 import { OpenAIWireAdapter } from './openai-wire-adapter.js';
 import { servesResponsesApi } from './serves-responses-api.js';
-
-export function operationPath(operation: UpstreamOperation): string {
-  switch (operation.kind) {
-    case 'chat':
-      return '/chat/completions';
-    case 'embeddings':
-      return '/embeddings';
-    case 'responses':
-      return '/responses';
-    case 'responses-input-tokens':
-      return '/responses/input_tokens';
-    case 'count-tokens':
-      throw new Error('OpenAI has no token-counting endpoint; count locally');
-    default: {
-      const unknown: never = operation;
-      throw new Error(`unknown operation ${String(unknown)}`);
-    }
-  }
-}
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -43,7 +26,7 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, _upstreamModel: string, body: string): UpstreamRequest {
     const base = channel.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     return {
-      url: joinUrl(base, operationPath(operation)),
+      url: joinUrl(base, passThroughEndpoint(openAIWire, operation)),
       method: 'POST',
       headers: { ...channel.headers, 'content-type': 'application/json', authorization: `Bearer ${credential}` },
       body,
@@ -54,8 +37,8 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
     return this.http;
   }
 
-  servesPassThrough(channel: Channel, operation: UpstreamOperation): boolean {
-    return (operation.kind === 'responses' || operation.kind === 'responses-input-tokens') && servesResponsesApi(channel, channel.type === 'openai');
+  protected override servesResponsesApi(channel: Channel): boolean {
+    return servesResponsesApi(channel, channel.type === 'openai');
   }
 
   protected isOfficial(channel: Channel): boolean {

@@ -3,7 +3,8 @@ import type { ChatResponse } from '../../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../../ir/embedding.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../domain/records.js';
-import type { UpstreamAdapter, UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamOperation, UpstreamPassThrough, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 import type { ChatCompletionCreateParamsBase } from 'openai/resources/chat/completions';
 import { convertToOpenAIChatRequest } from './convert-to-openai-chat-request.js';
 import { convertToOpenAIEmbeddingRequest } from './convert-to-openai-embedding-request.js';
@@ -26,9 +27,24 @@ function parseOpenAIInputTokens(body: Buffer): number {
  * `buildPassThrough`, and says whether OpenAI's own model rules apply.
  */
 export abstract class OpenAIWireAdapter implements UpstreamAdapter {
-  readonly protocol = 'openai-chat' as const;
+  readonly wire = openAIWire;
 
+  /**
+   * Every OpenAI-wire upstream takes chat and embeddings bodies as they came; the Responses API only where the
+   * subclass says the channel serves it.
+   */
+  readonly passThrough: UpstreamPassThrough = {
+    build: (channel, credential, operation, upstreamModel, body) => this.buildPassThrough(channel, credential, operation, upstreamModel, body),
+    serves: (channel, operation) => operation.kind === 'chat' || operation.kind === 'embeddings' || this.servesResponsesApi(channel, operation),
+  };
+
+  /** An HTTP request carrying an OpenAI-wire `body` to the channel's endpoint of `operation`. */
   abstract buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+
+  /** Whether the channel serves the Responses API operation itself (`responses`, `responses-input-tokens`); default no. */
+  protected servesResponsesApi(_channel: Channel, _operation: UpstreamOperation): boolean {
+    return false;
+  }
   abstract transport(channel: Channel): UpstreamTransport;
 
   /**

@@ -1,9 +1,10 @@
 import { defineUpstream } from '../upstream-descriptor.js';
 import { SimulatorAdapter } from './simulator-adapter.js';
+import { openAIWire } from '../../wire/openai/wire.js';
 
 export const simulatorUpstream = defineUpstream({
   channelTypes: ['simulator'],
-  protocol: 'openai-chat',
+  wire: openAIWire,
   capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: [], passThrough: ['chat', 'embeddings'] },
   form: {
     simulator: {

@@ -2,31 +2,15 @@ import type { Clock } from '../../shared/clock.js';
 import type { Channel } from '../../domain/records.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from '../upstream-adapter.js';
+import { asksStreamUsage, openAIWire } from '../../wire/openai/wire.js';
+import { passThroughEndpoint } from '../../wire/wire.js';
 import { readSimulatorSettings, simulateCompletion, type SimulatedCompletion, type SimulatorSettings } from './simulated-completion.js';
 import { simulateEmbeddings } from './simulated-embedding.js';
 import type { CallerSignal } from '../../relay/caller-signal.js';
 
 const SYSTEM_FINGERPRINT = 'gateway-simulator';
 
-const EMBEDDINGS_PATH = '/embeddings';
-
-function operationPath(operation: UpstreamOperation): string {
-  switch (operation.kind) {
-    case 'chat':
-      return '/chat/completions';
-    case 'embeddings':
-      return EMBEDDINGS_PATH;
-    case 'count-tokens':
-      throw new Error('the simulator has no token-counting endpoint; count locally');
-    case 'responses':
-    case 'responses-input-tokens':
-      throw new Error('the simulator has no Responses API; requests are translated');
-    default: {
-      const unknown: never = operation;
-      throw new Error(`unknown operation ${String(unknown)}`);
-    }
-  }
-}
+const EMBEDDINGS_PATH = passThroughEndpoint(openAIWire, { kind: 'embeddings', batch: true });
 
 /**
  * The built-in simulated provider (channel type `simulator`): OpenAI-shaped chat completions and embeddings produced
@@ -40,7 +24,7 @@ export class SimulatorAdapter extends OpenAIWireAdapter {
   }
 
   buildPassThrough(channel: Channel, _credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
-    const url = `simulator://${encodeURIComponent(channel.name)}/${encodeURIComponent(upstreamModel)}${operationPath(operation)}`;
+    const url = `simulator://${encodeURIComponent(channel.name)}/${encodeURIComponent(upstreamModel)}${passThroughEndpoint(openAIWire, operation)}`;
     return { url, method: 'POST', headers: {}, body };
   }
 
@@ -69,8 +53,7 @@ export class SimulatorAdapter extends OpenAIWireAdapter {
     const completion = simulateCompletion(body, settings, this.clock.now());
     const model = typeof body.model === 'string' ? body.model : 'simulator';
     if (body.stream === true) {
-      const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
-      return response({ 'content-type': 'text/event-stream' }, streamChunks(completion, model, includeUsage, settings.chunkDelayMs, signal));
+      return response({ 'content-type': 'text/event-stream' }, streamChunks(completion, model, asksStreamUsage(body), settings.chunkDelayMs, signal));
     }
     const json = JSON.stringify({
       id: completion.id,
@@ -96,9 +79,9 @@ function usageOf(completion: SimulatedCompletion): Record<string, unknown> {
   };
 }
 
-async function* streamChunks(completion: SimulatedCompletion, model: string, includeUsage: boolean, delayMs: number, signal: CallerSignal): AsyncIterable<Buffer> {
+async function* streamChunks(completion: SimulatedCompletion, model: string, usageChunk: boolean, delayMs: number, signal: CallerSignal): AsyncIterable<Buffer> {
   const base = { id: completion.id, object: 'chat.completion.chunk', created: completion.created, model, system_fingerprint: SYSTEM_FINGERPRINT };
-  const usageField = includeUsage ? { usage: null } : {};
+  const usageField = usageChunk ? { usage: null } : {};
   const event = (choices: unknown[], extra: Record<string, unknown> = usageField): Buffer =>
     Buffer.from(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
   yield event([{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }]);
@@ -108,7 +91,7 @@ async function* streamChunks(completion: SimulatedCompletion, model: string, inc
     yield event([{ index: 0, delta: { content: text }, logprobs: null, finish_reason: null }]);
   }
   yield event([{ index: 0, delta: {}, logprobs: null, finish_reason: completion.finishReason }]);
-  if (includeUsage) yield event([], { usage: usageOf(completion) });
+  if (usageChunk) yield event([], { usage: usageOf(completion) });
   yield Buffer.from('data: [DONE]\n\n');
 }
 

@@ -1,9 +1,10 @@
 import { defineUpstream } from '../upstream-descriptor.js';
 import { VertexAIAdapter } from './vertex-adapter.js';
+import { vertexAIWire } from '../../wire/vertex-ai/wire.js';
 
 export const vertexAIUpstream = defineUpstream({
   channelTypes: ['vertex-ai'],
-  protocol: 'vertex-ai',
+  wire: vertexAIWire,
   capabilities: { streaming: true, countTokens: 'local', embeddings: false, media: [], passThrough: [] },
   // Google's Gemini models by default; Claude on Vertex is named per model by the operator.
   catalog: { 'vertex-ai': { provider: 'google', serves: /^gemini/ } },

@@ -17,6 +17,7 @@ import { AccessTokenCache } from './access-token-cache.js';
 import { serviceAccountOf } from './service-account.js';
 import { isAnthropicAnswer, isAnthropicStream, peekStream } from './sniff-answer.js';
 import { publisherOf, vertexUrl } from './vertex-endpoint.js';
+import { vertexAIWire } from '../../wire/vertex-ai/wire.js';
 
 /** The Messages API version Anthropic's models on Vertex AI take, in the body instead of a header. */
 export const VERTEX_ANTHROPIC_VERSION = 'vertex-2023-10-16';
@@ -35,17 +36,13 @@ async function* parseVertexStream(body: AsyncIterable<Buffer>, request: ChatRequ
  * It serves chat only: no embeddings, and tokens are counted locally.
  */
 export class VertexAIAdapter implements UpstreamAdapter {
-  readonly protocol = 'vertex-ai' as const;
+  readonly wire = vertexAIWire;
   readonly #transport: UpstreamTransport;
   readonly #tokens: AccessTokenCache;
 
   constructor(http: UpstreamTransport, clock: Clock) {
     this.#transport = new AuthorizingTransport(http);
     this.#tokens = new AccessTokenCache(http, clock);
-  }
-
-  buildPassThrough(): UpstreamRequest {
-    throw new Error('Vertex AI requests are translated');
   }
 
   transport(): UpstreamTransport {

@@ -1,5 +1,6 @@
 import type { Channel } from '../../domain/records.js';
 import type { ServiceAccount } from './service-account.js';
+import { geminiMethodQuery } from '../../wire/gemini/wire.js';
 
 /** Who publishes a model on Vertex AI: Google (Gemini, the generateContent wire) or Anthropic (Claude, the Messages wire). */
 export type VertexPublisher = 'google' | 'anthropic';
@@ -28,11 +29,11 @@ export function vertexProject(channel: Channel, account: ServiceAccount): string
 /**
  * `{base}/v1/projects/{project}/locations/{location}/publishers/{publisher}/models/{model}:{method}`; the base is
  * `channel.baseUrl`, else `https://aiplatform.googleapis.com` for the global location and
- * `https://{location}-aiplatform.googleapis.com` for a region. Gemini streams ask for `alt=sse`.
+ * `https://{location}-aiplatform.googleapis.com` for a region. Gemini streams are asked for as the Gemini wire marks them.
  */
 export function vertexUrl(channel: Channel, account: ServiceAccount, upstreamModel: string, method: VertexMethod): string {
   const location = vertexLocation(channel);
   const base = (channel.baseUrl ?? (location === 'global' ? 'https://aiplatform.googleapis.com' : `https://${location}-aiplatform.googleapis.com`)).replace(/\/+$/, '');
   const path = `/v1/projects/${encodeURIComponent(vertexProject(channel, account))}/locations/${encodeURIComponent(location)}/publishers/${publisherOf(upstreamModel)}/models/${encodeURIComponent(upstreamModel)}`;
-  return `${base}${path}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+  return `${base}${path}:${method}${geminiMethodQuery(method)}`;
 }

@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { spliceUsageCost } from '../../../src/billing/usage-cost-field.js';
 import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
 import type { ClientCodec } from '../../../src/codecs/client-codec.js';
-import { geminiCodec } from '../../../src/codecs/gemini/index.js';
-import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
+import { geminiCodec, geminiCodecFor } from '../../../src/codecs/gemini/index.js';
+import { openAIChatCodec, openAIChatCodecFor } from '../../../src/codecs/openai-chat/index.js';
 import { SseEventSplitter } from '../../../src/wire/sse-event-splitter.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
 import type { Usage } from '../../../src/ir/usage.js';
@@ -23,7 +23,7 @@ function pricedEvent(codec: ClientCodec, stream: string): { events: Buffer[]; in
   const events = [...splitter.push(Buffer.from(stream, 'utf8'))];
   const rest = splitter.flush();
   if (rest !== null) events.push(rest);
-  const observer = codec.createPassThroughObserver({ includeUsage: false });
+  const observer = codec.createPassThroughObserver();
   const index = events.findIndex((event) => observer.observe(event) && observer.usageIsFinal());
   return { events, index };
 }
@@ -35,10 +35,10 @@ function dataOf(event: string): Record<string, unknown> {
 
 describe('where streamed answers carry the cost', () => {
   it('each family names the key of its final usage; OpenAI only when the caller asked for usage', () => {
-    expect(anthropicMessagesCodec.streamUsageKey({ includeUsage: false })).toBe('usage');
-    expect(geminiCodec.streamUsageKey({ includeUsage: false })).toBe('usageMetadata');
-    expect(openAIChatCodec.streamUsageKey({ includeUsage: false })).toBeNull();
-    expect(openAIChatCodec.streamUsageKey({ includeUsage: true })).toBe('usage');
+    expect(anthropicMessagesCodec.streamUsageKey()).toBe('usage');
+    expect(geminiCodec.streamUsageKey()).toBe('usageMetadata');
+    expect(openAIChatCodec.streamUsageKey()).toBeNull();
+    expect(openAIChatCodecFor({ includeUsage: true }).streamUsageKey()).toBe('usage');
   });
 
   it('Anthropic pass-through: message_delta (final output_tokens) is the priced event, spliced byte for byte', () => {
@@ -72,7 +72,7 @@ describe('where streamed answers carry the cost', () => {
   });
 
   it('Anthropic translated: the finish encoding gets the cost in message_delta only, and the SDK events stay valid', () => {
-    const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: true });
+    const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'm' });
     const parts: StreamPart[] = [
       { type: 'response-start', id: 'msg_1', model: 'up', created: 1 },
       { type: 'text-start', id: 't' },
@@ -89,7 +89,7 @@ describe('where streamed answers carry the cost', () => {
   });
 
   it.each([true, false])('Gemini translated (sse %s): the closing chunk gets the cost, the framing stays whole', (sse) => {
-    const encoder = geminiCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse });
+    const encoder = geminiCodecFor({ sse }).createStreamEncoder({ model: 'm' });
     const head = [
       encoder.encode({ type: 'response-start', id: 'r1', model: 'up', created: 1 }),
       encoder.encode({ type: 'text-start', id: 't' }),

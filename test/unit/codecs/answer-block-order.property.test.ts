@@ -17,7 +17,8 @@ import { encodeResponsesResponse } from '../../../src/codecs/openai-responses/en
 import { ResponsesStreamEncoder } from '../../../src/codecs/openai-responses/encode-stream.js';
 import { echoOf } from '../../../src/codecs/openai-responses/response-object.js';
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
-import { passThroughBody } from '../../../src/relay/pass-through-body.js';
+import { anthropicWire } from '../../../src/wire/anthropic/wire.js';
+import { responsesWire } from '../../../src/wire/responses/wire.js';
 import type { ChatResponse } from '../../../src/ir/chat-response.js';
 import type { ContentPart, ReasoningPart, TextPart, ToolCallPart } from '../../../src/ir/message.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
@@ -148,7 +149,7 @@ describe('a translated answer ends with its text or tool use, with signatures be
 
   it('Anthropic, streamed (what the SDK and Claude Code rebuild)', async () => {
     await fc.assert(fc.asyncProperty(answer, async (content) => {
-      const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public', includeUsage: false, sse: true });
+      const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public' });
       const sse = streamOf(content).map((part) => encoder.encode(part)).join('') + encoder.end();
       const message = await sdkAnswering(sse).messages.stream({ model: 'public', max_tokens: 10, messages: [{ role: 'user', content: 'q' }] }).finalMessage();
       checkAnthropic(content, message.content, false);
@@ -182,7 +183,7 @@ describe('a translated answer ends with its text or tool use, with signatures be
       const calls = content.flatMap((part) => (part.type === 'tool-call' ? [part.name] : []));
       expect(message.content ?? '').toBe(text);
       expect((message.tool_calls ?? []).map((call) => call.function.name)).toEqual(calls);
-      const encoder = codec.createStreamEncoder({ model: 'public', includeUsage: false, sse: true });
+      const encoder = codec.createStreamEncoder({ model: 'public' });
       const chunks = (streamOf(content).map((part) => encoder.encode(part)).join('') + encoder.end()).split('\n\n').filter((line) => line.startsWith('data: {'))
         .map((line) => JSON.parse(line.slice('data: '.length)) as { choices: Array<{ delta: { content?: string; reasoning_content?: string; tool_calls?: ChatCallDelta[] }; finish_reason: string | null }> });
       const deltas = chunks.slice(1).map((chunk) => chunk.choices[0]!).filter((choice) => choice.finish_reason === null).map((choice) => choice.delta);
@@ -237,7 +238,7 @@ describe('the state a translated answer carries never reaches a provider that di
         ...(gateway.content.length === 0 ? [] : [{ role: 'assistant', content: gateway.content }, { role: 'user', content: 'next' }]),
         ...(own.length === 0 ? [] : [{ role: 'assistant', content: [...own, { type: 'text', text: 'ok' }] }, { role: 'user', content: 'more' }]),
       ];
-      const sent = passThroughBody('anthropic-messages', { model: 'public', max_tokens: 10, messages }, 'claude-sonnet-4-5', false);
+      const sent = anthropicWire.passThroughBody({ model: 'public', max_tokens: 10, messages }, 'claude-sonnet-4-5', false);
       expect(sent).not.toContain('ugw1.');
       const keep = (block: { type: string; signature?: string }): boolean => block.type !== 'thinking' || !(block.signature ?? '').startsWith('ugw1.');
       const expected = messages.map((message) => (Array.isArray(message.content) ? { ...message, content: (message.content as Array<{ type: string }>).filter(keep) } : message));
@@ -250,7 +251,7 @@ describe('the state a translated answer carries never reaches a provider that di
       const output = (JSON.parse(encodeResponsesResponse(chatResponse(content), 'public', { model: 'public', input: 'q' })) as { output: OutputItem[] }).output;
       const own = ownTokens.map((token, index) => ({ id: `rs_own${index}`, type: 'reasoning', summary: [], encrypted_content: `gAAAAA${token}` }));
       const input = [{ role: 'user', content: 'q' }, ...output, ...own, { role: 'user', content: 'next' }];
-      const sent = passThroughBody('openai-responses', { model: 'public', input, store: false }, 'gpt-5', false);
+      const sent = responsesWire.passThroughBody({ model: 'public', input, store: false }, 'gpt-5', false);
       expect(sent).not.toContain('ugw1.');
       expect((JSON.parse(sent) as { input: unknown }).input).toEqual(input.filter((item) => !('encrypted_content' in item) || !String(item.encrypted_content).startsWith('ugw1.')));
     }), RUNS);
@@ -259,7 +260,7 @@ describe('the state a translated answer carries never reaches a provider that di
   it('a body without the marker goes as it came, byte for byte, whatever it holds', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => {
       const body = { model: 'public', messages: [{ role: 'user', content: JSON.stringify(value).replaceAll('ugw1.', 'ugw1') }] };
-      expect(passThroughBody('anthropic-messages', body, 'claude', false)).toBe(JSON.stringify({ ...body, model: 'claude' }));
+      expect(anthropicWire.passThroughBody(body, 'claude', false)).toBe(JSON.stringify({ ...body, model: 'claude' }));
     }), RUNS);
   });
 });

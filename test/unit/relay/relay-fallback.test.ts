@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
-import { answerNamingModel } from '../../../src/relay/pass-through-body.js';
+import { answerNamingModel } from '../../../src/wire/pass-through-body.js';
+import { anthropicWire } from '../../../src/wire/anthropic/wire.js';
+import { geminiWire } from '../../../src/wire/gemini/wire.js';
+import { openAIWire } from '../../../src/wire/openai/wire.js';
 import { fallsBack } from '../../../src/relay/relay-fallback.js';
 import { callerErrorFromUpstream } from '../../../src/relay/upstream-error.js';
 
@@ -42,9 +45,9 @@ describe('fallsBack', () => {
 
 describe('answerNamingModel', () => {
   it('names the answering model in the model field of the protocol', () => {
-    expect(JSON.parse(answerNamingModel('anthropic-messages', Buffer.from('{"model":"claude-x","id":"m"}'), 'public').toString())).toEqual({ model: 'public', id: 'm' });
-    expect(JSON.parse(answerNamingModel('gemini', Buffer.from('{"modelVersion":"gemini-x"}'), 'public').toString())).toEqual({ modelVersion: 'public' });
-    expect(answerNamingModel('openai-chat', Buffer.from('[1]'), 'public').toString()).toBe('[1]');
-    expect(answerNamingModel('openai-chat', Buffer.from('oops'), 'public').toString()).toBe('oops');
+    expect(JSON.parse(answerNamingModel(anthropicWire, Buffer.from('{"model":"claude-x","id":"m"}'), 'public').toString())).toEqual({ model: 'public', id: 'm' });
+    expect(JSON.parse(answerNamingModel(geminiWire, Buffer.from('{"modelVersion":"gemini-x"}'), 'public').toString())).toEqual({ modelVersion: 'public' });
+    expect(answerNamingModel(openAIWire, Buffer.from('[1]'), 'public').toString()).toBe('[1]');
+    expect(answerNamingModel(openAIWire, Buffer.from('oops'), 'public').toString()).toBe('oops');
   });
 });

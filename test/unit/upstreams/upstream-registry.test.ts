@@ -22,7 +22,10 @@ describe('the upstream registry', () => {
   it.each(UPSTREAMS.map((upstream) => [upstream.channelTypes.join(', '), upstream] as const))('%s: the declared capabilities match the adapter', (_name, upstream) => {
     const adapter = upstream.createAdapter(dependencies);
     const { capabilities } = upstream;
-    expect(adapter.protocol).toBe(upstream.protocol);
+    expect(adapter.wire).toBe(upstream.wire);
+    // Declared pass-through operations are ones the wire has, and only an adapter that passes bodies through declares any.
+    for (const kind of capabilities.passThrough) expect(upstream.wire.passThrough[kind], kind).not.toBeNull();
+    expect(adapter.passThrough !== undefined).toBe(capabilities.passThrough.length > 0);
     expect(adapter.embeddings !== undefined).toBe(capabilities.embeddings);
     expect(adapter.countTokens?.build !== undefined).toBe(capabilities.countTokens === 'upstream');
     const media = adapter.media;

@@ -100,6 +100,49 @@ export interface ApiKey {
   allowed_origins_warning?: string;
   created_at: string;
   created_by: string | null;
+  /** The key's project; null: the account's default project. */
+  project_id: string | null;
+}
+
+/** A project of the account: a group of keys with its own budget, limits, allowlist and members. */
+export interface Project {
+  id: string;
+  name: string;
+  /** The account's default project: keys without a project, no limits of its own. */
+  default: boolean;
+  status: 'enabled' | 'paused';
+  quota_usd: number | null;
+  spent_usd: number;
+  held_usd: number;
+  budget: (KeyBudget & { held_usd: number }) | null;
+  rpm: number | null;
+  tpm: number | null;
+  allowed_models: string[] | null;
+  key_count: number;
+  /** The caller's project role (scoped members) or account role. */
+  your_role: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+}
+
+export type ProjectRole = 'developer' | 'viewer';
+
+export interface ProjectMember {
+  project_id: string;
+  user_id: string;
+  email: string | null;
+  role: ProjectRole;
+  created_at: string;
+}
+
+/** A project's attributes on create and edit; null clears one. */
+export interface ProjectInput {
+  name: string;
+  quota_usd: number | null;
+  budget: { period: BudgetPeriod; limit_usd: number } | null;
+  rpm: number | null;
+  tpm: number | null;
+  allowed_models: string[] | null;
 }
 
 /** The attributes a key is created or edited with; null clears an attribute on edit. */
@@ -115,6 +158,8 @@ export interface KeyInput {
   concurrency: number | null;
   budget: { period: BudgetPeriod; limit_usd: number } | null;
   allowed_origins: string[] | null;
+  /** A project id, or `default`. */
+  project_id: string;
 }
 
 export interface CatalogModel {

@@ -15,6 +15,7 @@ import { useOperatorMe } from '../pages/operator/operator-queries';
 
 const navigation = [
   { to: '/keys', label: 'API keys' },
+  { to: '/projects', label: 'Projects' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/playground', label: 'Playground' },

@@ -54,7 +54,7 @@ describe('encodeError', () => {
   });
 
   it('writes a stream error as an Anthropic error event the SDK raises', async () => {
-    const event = anthropicMessagesCodec.encodeStreamError(new GatewayError('upstream_error', 'The upstream failed.'), { sse: true });
+    const event = anthropicMessagesCodec.encodeStreamError(new GatewayError('upstream_error', 'The upstream failed.'));
     expect(event).toBe('event: error\ndata: {"type":"error","error":{"type":"api_error","message":"The upstream failed.","code":"upstream_error"}}\n\n');
     const stream = sdkAnswering(event).messages.stream({ model: 'm', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] });
     await expect(stream.finalMessage()).rejects.toMatchObject({ type: 'api_error' });

@@ -7,7 +7,7 @@ import { sdkAnswering } from '../../anthropic/helpers.js';
 const usage: Usage = { input: { total: 1300, noCache: 100, cacheRead: 1200, cacheWrite: 0 }, output: { total: 42, text: 30, reasoning: 12 } };
 
 function encode(parts: StreamPart[]): string {
-  const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public-model', includeUsage: false, sse: true });
+  const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'public-model' });
   return parts.map((part) => encoder.encode(part)).join('') + encoder.end();
 }
 
@@ -180,7 +180,7 @@ describe('the stream encoder', () => {
   });
 
   it('turns an error part into an error event the SDK raises, and writes nothing after it', async () => {
-    const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: true });
+    const encoder = anthropicMessagesCodec.createStreamEncoder({ model: 'm' });
     const sse =
       encoder.encode({ type: 'response-start', id: 'msg_1', model: 'c', created: 1 }) +
       encoder.encode({ type: 'text-start', id: 't' }) +

@@ -10,6 +10,7 @@ import {
   encodeGeminiEmbedContentResponse,
   encodeGeminiModelList,
   geminiCodec,
+  geminiCodecFor,
   GeminiJsonArrayReframer,
   wantsSse,
 } from '../../../../src/codecs/gemini/index.js';
@@ -101,7 +102,7 @@ describe('stream encoder', () => {
   ];
 
   it('writes SSE events with CRLF framing, one chunk per delta and function calls whole', () => {
-    const encoder = geminiCodec.createStreamEncoder({ model: 'public-model', includeUsage: false, sse: true });
+    const encoder = geminiCodecFor({ sse: true }).createStreamEncoder({ model: 'public-model' });
     const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
     const events = text.split('\r\n\r\n');
     expect(events.pop()).toBe('');
@@ -109,13 +110,13 @@ describe('stream encoder', () => {
   });
 
   it('writes the streamed JSON array with Google framing', () => {
-    const encoder = geminiCodec.createStreamEncoder({ model: 'public-model', includeUsage: false, sse: false });
+    const encoder = geminiCodecFor({ sse: false }).createStreamEncoder({ model: 'public-model' });
     const text = parts.map((part) => encoder.encode(part)).join('') + encoder.end();
     expect(text.startsWith('[{')).toBe(true);
     expect(text.split('\n,\r\n')).toHaveLength(expected.length);
     expect(text.endsWith('}\n]')).toBe(true);
     expect(JSON.parse(text)).toEqual(expected);
-    const empty = geminiCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: false });
+    const empty = geminiCodecFor({ sse: false }).createStreamEncoder({ model: 'm' });
     expect(empty.end()).toBe('[]');
   });
 
@@ -124,10 +125,10 @@ describe('stream encoder', () => {
     const errorObject = {
       error: { code: 503, message: 'Upstream failed.', status: 'UNAVAILABLE', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'upstream_unavailable', domain: 'unigate' }] },
     };
-    const array = geminiCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: false });
+    const array = geminiCodecFor({ sse: false }).createStreamEncoder({ model: 'm' });
     const text = [parts[0], parts[5], parts[6], error].map((part) => array.encode(part as StreamPart)).join('') + array.end();
     expect((JSON.parse(text) as unknown[]).at(-1)).toEqual(errorObject);
-    const sse = geminiCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: true });
+    const sse = geminiCodecFor({ sse: true }).createStreamEncoder({ model: 'm' });
     expect(sse.encode(error)).toBe(`data: ${JSON.stringify(errorObject)}\r\n\r\n`);
     expect(sse.encode(parts[6] as StreamPart)).toBe('');
   });
@@ -140,7 +141,7 @@ describe('errors', () => {
     const bad = new GatewayError('bad_request', 'No.', { param: 'contents' });
     expect(JSON.parse(geminiFamily.encodeError(bad))).toMatchObject({ error: { status: 'INVALID_ARGUMENT', param: 'contents' } });
     expect(JSON.parse(geminiFamily.encodeError(new GatewayError('insufficient_balance', 'Top up.')))).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
-    expect(geminiCodec.encodeStreamError(error, { sse: false })).toMatch(/^\n,\r\n\{"error":\{"code":429,.*\}\n\]$/);
+    expect(geminiCodecFor({ sse: false }).encodeStreamError(error)).toMatch(/^\n,\r\n\{"error":\{"code":429,.*\}\n\]$/);
   });
 });
 
@@ -150,7 +151,7 @@ describe('pass-through helpers', () => {
     expect(geminiCodec.usageFromResponseBody(Buffer.from(chunk(4)))?.output.total).toBe(4);
     expect(geminiCodec.usageFromResponseBody(Buffer.from(`[${chunk(1)},${chunk(6)}]`))?.output.total).toBe(6);
     expect(geminiCodec.usageFromResponseBody(Buffer.from('nope'))).toBeNull();
-    const observer = geminiCodec.createPassThroughObserver({ includeUsage: false });
+    const observer = geminiCodec.createPassThroughObserver();
     // Nothing arrived yet: the upstream has not accepted the request, which is free.
     expect(await billedUsage(observer, 100, false)).toBeNull();
     expect(observer.observe(Buffer.from(`data: ${chunk(2)}\r\n\r\n`))).toBe(true);
@@ -158,10 +159,10 @@ describe('pass-through helpers', () => {
     // Cut before the closing chunk: the running total (9) is more than the delivered text ("xx") counts.
     expect(observer.usageIsFinal()).toBe(false);
     expect(await billedUsage(observer, 100)).toEqual({ input: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 9, text: 9, reasoning: 0 } });
-    const counting = geminiCodec.createPassThroughObserver({ includeUsage: false });
+    const counting = geminiCodec.createPassThroughObserver();
     counting.observe(Buffer.from(`data: {"candidates":[{"content":{"parts":[{"text":"${'word '.repeat(100)}"}]}}]}\r\n\r\n`));
     expect(await billedUsage(counting, 7)).toEqual({ input: { total: 7, noCache: 7, cacheRead: 0, cacheWrite: 0 }, output: { total: await countTextTokensLocally('word '.repeat(100)), text: expect.any(Number) as number, reasoning: 0 } });
-    const closing = geminiCodec.createPassThroughObserver({ includeUsage: false });
+    const closing = geminiCodec.createPassThroughObserver();
     closing.observe(Buffer.from(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'x'.repeat(400) }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 } })}\r\n\r\n`));
     expect(closing.usageIsFinal()).toBe(true);
     expect((await billedUsage(closing, 7))?.output.total).toBe(3);

@@ -9,7 +9,7 @@ import { APICallError, generateText, jsonSchema, streamText, tool } from 'ai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { geminiCodec } from '../../../../src/codecs/gemini/index.js';
+import { geminiCodec, geminiCodecFor } from '../../../../src/codecs/gemini/index.js';
 import { geminiFamily } from '../../../../src/codecs/gemini/family.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
@@ -52,7 +52,7 @@ let server: Server;
 let baseUrl: string;
 
 function streamBody(parts: StreamPart[], sse: boolean): string {
-  const encoder = geminiCodec.createStreamEncoder({ model: 'public-model', includeUsage: false, sse });
+  const encoder = geminiCodecFor({ sse }).createStreamEncoder({ model: 'public-model' });
   return parts.map((part) => encoder.encode(part)).join('') + encoder.end();
 }
 

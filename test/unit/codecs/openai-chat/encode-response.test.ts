@@ -1,7 +1,7 @@
 import { billedUsage } from '../../../support/billed-usage.js';
 import { countTextTokensLocally } from '../../../../src/tokenize/count-tokens-locally.js';
 import { describe, expect, it } from 'vitest';
-import { openAIChatCodec } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIChatCodec, openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
 import { openAIFamily } from '../../../../src/codecs/openai-chat/family.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
@@ -98,15 +98,15 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
   it('encodes errors in OpenAI shape, in a body and as a stream event', () => {
     const error = new GatewayError('bad_request', 'Nope.', { param: 'messages' });
     expect(JSON.parse(openAIFamily.encodeError(error))).toEqual({ error: { message: 'Nope.', type: 'invalid_request_error', code: 'bad_request', param: 'messages' } });
-    expect(openAIChatCodec.encodeStreamError(error, { sse: true })).toBe(`data: ${openAIFamily.encodeError(error)}\n\n`);
+    expect(openAIChatCodec.encodeStreamError(error)).toBe(`data: ${openAIFamily.encodeError(error)}\n\n`);
   });
 
   it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {
-    expect(openAIChatCodec.protocol).toBe('openai-chat');
+    expect(openAIChatCodec.wire.name).toBe('openai-chat');
     expect(openAIChatCodec.passThroughHeaders).toEqual([]);
     expect(openAIChatCodec.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
     const sse = (value: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
-    const observer = openAIChatCodec.createPassThroughObserver({ includeUsage: false });
+    const observer = openAIChatCodec.createPassThroughObserver();
     // Nothing arrived yet: the upstream has not accepted the request, which is free.
     expect(await billedUsage(observer, 10, false)).toBeNull();
     const texts = ['', 'The grey heron', ' stands still.'];
@@ -117,7 +117,7 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
     expect(observer.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(false);
     expect((await billedUsage(observer, 10))?.input.total).toBe(7);
     expect((await billedUsage(observer, 10))?.output.total).toBe(2);
-    const wanting = openAIChatCodec.createPassThroughObserver({ includeUsage: true });
+    const wanting = openAIChatCodecFor({ includeUsage: true }).createPassThroughObserver();
     expect(wanting.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(true);
   });
 });

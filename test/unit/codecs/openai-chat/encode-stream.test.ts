@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { openAIChatCodec } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
 import type { Usage } from '../../../../src/ir/usage.js';
 
 const usage: Usage = { input: { total: 12, noCache: 12, cacheRead: 0, cacheWrite: 0 }, output: { total: 5, text: 5, reasoning: 0 } };
 
 function encodeAll(parts: StreamPart[], includeUsage: boolean): string {
-  const encoder = openAIChatCodec.createStreamEncoder({ model: 'public-model', includeUsage, sse: true });
+  const encoder = openAIChatCodecFor({ includeUsage }).createStreamEncoder({ model: 'public-model' });
   return parts.map((part) => encoder.encode(part)).join('') + encoder.end();
 }
 
@@ -99,7 +99,7 @@ describe('OpenAIChatStreamEncoder', () => {
   });
 
   it('starts a stream without response-start on its own, and ignores parts after the finish', () => {
-    const encoder = openAIChatCodec.createStreamEncoder({ model: 'm', includeUsage: false, sse: true });
+    const encoder = openAIChatCodecFor({ includeUsage: false }).createStreamEncoder({ model: 'm' });
     const first = payloads(encoder.encode({ type: 'text-delta', id: 't', delta: 'x' }));
     expect(first).toHaveLength(2);
     expect((first[0] as { id: string }).id).toMatch(/^chatcmpl-/);

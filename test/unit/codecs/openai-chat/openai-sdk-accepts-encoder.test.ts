@@ -8,7 +8,7 @@ import OpenAI, { APIError } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeOpenAIEmbeddingRequest } from '../../../../src/codecs/openai-chat/decode-embedding-request.js';
 import { encodeOpenAIEmbeddingResponse } from '../../../../src/codecs/openai-chat/encode-embedding-response.js';
-import { openAIChatCodec } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIChatCodec, openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
 import type { StreamPart } from '../../../../src/ir/stream-part.js';
 import type { Usage } from '../../../../src/ir/usage.js';
@@ -48,7 +48,7 @@ async function answer(request: IncomingMessage, response: ServerResponse): Promi
     return;
   }
   const streamOptions = body.stream_options as { include_usage?: boolean } | undefined;
-  const encoder = openAIChatCodec.createStreamEncoder({ model: request_.model, includeUsage: streamOptions?.include_usage === true, sse: true });
+  const encoder = openAIChatCodecFor({ includeUsage: streamOptions?.include_usage === true }).createStreamEncoder({ model: request_.model });
   response.writeHead(200, { 'content-type': 'text/event-stream' });
   for (const part of script.parts) {
     const text = encoder.encode(part);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import { AnthropicAdapter } from '../../../../src/upstreams/anthropic/anthropic-adapter.js';
+import { anthropicWire } from '../../../../src/wire/anthropic/wire.js';
 import type { UpstreamAdapter, UpstreamTransport } from '../../../../src/upstreams/upstream-adapter.js';
 import { channel, chatRequest } from '../../anthropic/helpers.js';
 
@@ -24,16 +25,18 @@ describe('buildChatRequest: URL and headers', () => {
   });
 
   it("keeps the channel's own version and beta headers, lowercased so pass-through headers replace them", () => {
-    const request = adapter.buildPassThrough(channel({ headers: { 'Anthropic-Version': '2024-01-01', 'anthropic-beta': 'x' } }), 'k', { kind: 'chat', stream: true }, 'm', '{}');
+    const request = adapter.passThrough.build(channel({ headers: { 'Anthropic-Version': '2024-01-01', 'anthropic-beta': 'x' } }), 'k', { kind: 'chat', stream: true }, 'm', '{}');
     expect(request.headers).toMatchObject({ 'anthropic-version': '2024-01-01', 'anthropic-beta': 'x' });
     Object.assign(request.headers, { 'anthropic-version': '2023-06-01' });
     expect(request.headers['anthropic-version']).toBe('2023-06-01');
-    expect(adapter.buildPassThrough(channel({ settings: { anthropic_version: '2025-01-01' } }), 'k', { kind: 'chat', stream: false }, 'm', '{}').headers['anthropic-version']).toBe('2025-01-01');
+    expect(adapter.passThrough.build(channel({ settings: { anthropic_version: '2025-01-01' } }), 'k', { kind: 'chat', stream: false }, 'm', '{}').headers['anthropic-version']).toBe('2025-01-01');
   });
 
   it('routes pass-through count_tokens, refuses embeddings', () => {
-    expect(adapter.buildPassThrough(channel(), 'k', { kind: 'count-tokens' }, 'm', '{"a":1}')).toMatchObject({ url: 'https://api.anthropic.com/v1/messages/count_tokens', body: '{"a":1}' });
-    expect(() => adapter.buildPassThrough(channel(), 'k', { kind: 'embeddings', batch: false }, 'm', '{}')).toThrow(GatewayError);
+    expect(adapter.passThrough.build(channel(), 'k', { kind: 'count-tokens' }, 'm', '{"a":1}')).toMatchObject({ url: 'https://api.anthropic.com/v1/messages/count_tokens', body: '{"a":1}' });
+    // The Messages wire has no embeddings endpoint, so no embeddings body is ever passed through to Anthropic.
+    expect(anthropicWire.passThrough.embeddings).toBeNull();
+    expect(() => adapter.passThrough.build(channel(), 'k', { kind: 'embeddings', batch: false }, 'm', '{}')).toThrow(/no embeddings endpoint/);
     // No embeddings part: the embeddings relay skips Anthropic channels.
     expect((adapter as UpstreamAdapter).embeddings).toBeUndefined();
   });

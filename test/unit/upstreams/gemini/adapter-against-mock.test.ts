@@ -123,10 +123,10 @@ describe('GeminiAdapter against the strict mock', () => {
 
   it('passes a client body through with the model swapped in URL and batch requests', async () => {
     const chatBody = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'via pass-through' }] }], generationConfig: { responseModalities: ['TEXT'] } });
-    const { response, body } = await send(adapter.buildPassThrough(channel(), 'gemini-upstream-test', { kind: 'chat', stream: false }, 'gemini-2.0-flash', chatBody));
+    const { response, body } = await send(adapter.passThrough.build(channel(), 'gemini-upstream-test', { kind: 'chat', stream: false }, 'gemini-2.0-flash', chatBody));
     expect(response.status, body.toString()).toBe(200);
     const batch = JSON.stringify({ requests: [{ model: 'models/public-embedding', content: { parts: [{ text: 'a' }] } }] });
-    const embedded = await send(adapter.buildPassThrough(channel(), 'gemini-upstream-test', { kind: 'embeddings', batch: true }, 'gemini-embedding-001', batch));
+    const embedded = await send(adapter.passThrough.build(channel(), 'gemini-upstream-test', { kind: 'embeddings', batch: true }, 'gemini-embedding-001', batch));
     expect(embedded.response.status, embedded.body.toString()).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import { DUMMY_THOUGHT_SIGNATURE } from '../../../../src/upstreams/gemini/build-contents.js';
 import { GeminiAdapter } from '../../../../src/upstreams/gemini/gemini-adapter.js';
+import type { UpstreamOperation } from '../../../../src/wire/wire.js';
 import { THINKING_BUDGET_BY_EFFORT } from '../../../../src/upstreams/gemini/thinking-config.js';
 import { chatRequest, geminiChannel, unusedTransport } from '../../gemini/gemini-test-support.js';
 
@@ -21,13 +22,13 @@ describe('GeminiAdapter URLs and headers', () => {
     expect(plain.headers).toMatchObject({ 'x-goog-api-key': 'key-1', 'content-type': 'application/json' });
     const stream = adapter.buildChatRequest(geminiChannel({ baseUrl: 'http://127.0.0.1:9/', settings: { api_version: 'v1' } }), 'k', chatRequest({ stream: true }), 'models/gemini-2.0-flash');
     expect(stream.url).toBe('http://127.0.0.1:9/v1/models/gemini-2.0-flash:streamGenerateContent?alt=sse');
-    const versioned = adapter.buildPassThrough(geminiChannel({ baseUrl: 'https://proxy.example/v1beta' }), 'k', { kind: 'chat', stream: false }, 'tunedModels/abc', '{}');
+    const versioned = adapter.passThrough.build(geminiChannel({ baseUrl: 'https://proxy.example/v1beta' }), 'k', { kind: 'chat', stream: false }, 'tunedModels/abc', '{}');
     expect(versioned.url).toBe('https://proxy.example/v1beta/tunedModels/abc:generateContent');
   });
 
   it('routes pass-through operations and retargets the model inside batch embedding and countTokens bodies', () => {
-    const at = (operation: Parameters<GeminiAdapter['buildPassThrough']>[2], requestBody = '{"contents":[]}') =>
-      adapter.buildPassThrough(channel, 'k', operation, 'gemini-embedding-001', requestBody);
+    const at = (operation: UpstreamOperation, requestBody = '{"contents":[]}') =>
+      adapter.passThrough.build(channel, 'k', operation, 'gemini-embedding-001', requestBody);
     expect(at({ kind: 'chat', stream: true }).url).toMatch(/:streamGenerateContent\?alt=sse$/);
     expect(at({ kind: 'count-tokens' }).url).toMatch(/:countTokens$/);
     expect(at({ kind: 'embeddings', batch: false }).url).toMatch(/:embedContent$/);

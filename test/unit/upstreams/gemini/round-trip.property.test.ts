@@ -14,7 +14,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { geminiCodec } from '../../../../src/codecs/gemini/index.js';
+import { geminiCodec, geminiCodecFor } from '../../../../src/codecs/gemini/index.js';
 import { GEMINI_FINISH_REASONS } from '../../../../src/wire/gemini/finish-reason.js';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
@@ -165,7 +165,7 @@ describe('round trips between the Gemini codec and the Gemini adapter', () => {
   it('stream: codec stream encoder (both framings) → random network chunks → adapter.parseChatStream', async () => {
     await fc.assert(
       fc.asyncProperty(streamScript, fc.boolean(), fc.array(fc.nat(), { maxLength: 10 }), async (script, sse, rawCuts) => {
-        const encoder = geminiCodec.createStreamEncoder({ model: 'public', includeUsage: false, sse });
+        const encoder = geminiCodecFor({ sse }).createStreamEncoder({ model: 'public' });
         const bytes = Buffer.from(streamParts(script).map((part) => encoder.encode(part)).join('') + encoder.end());
         const cuts = rawCuts.map((cut) => cut % (bytes.length + 1));
         const parsed = await collect(adapter.parseChatStream(chunked(bytes, cuts), baseRequest({ model: 'public', stream: true })));

@@ -23,7 +23,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { openAIChatCodec } from '../../../../src/codecs/openai-chat/index.js';
+import { openAIChatCodec, openAIChatCodecFor } from '../../../../src/codecs/openai-chat/index.js';
 import { GatewayError } from '../../../../src/errors/gateway-error.js';
 import type { ChatRequest } from '../../../../src/ir/chat-request.js';
 import type { ChatResponse } from '../../../../src/ir/chat-response.js';
@@ -220,7 +220,7 @@ describe('round trips between the OpenAI codec and adapter', () => {
 
   it('canonical streams survive codec.createStreamEncoder → bytes cut anywhere → adapter.parseChatStream', async () => {
     await fc.assert(fc.asyncProperty(streamScenario, async ({ parts, includeUsage, cuts }) => {
-      const encoder = openAIChatCodec.createStreamEncoder({ model: 'public-model', includeUsage, sse: true });
+      const encoder = openAIChatCodecFor({ includeUsage }).createStreamEncoder({ model: 'public-model' });
       const bytes = Buffer.from(parts.map((part) => encoder.encode(part)).join('') + encoder.end(), 'utf8');
       const body = bodyOf(splitAt(bytes, cuts.map((cut) => cut % Math.max(bytes.length, 1))));
       const sent = transcriptOf(parts);

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput } from '../../api/types';
+import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, Project } from '../../api/types';
 import { formatCost, isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
@@ -20,6 +20,8 @@ interface Draft {
   budgetLimit: string;
   browserAccess: boolean;
   origins: string;
+  /** A project id, or `default`. */
+  project: string;
 }
 
 /** The same words the server attaches to a key with browser origins (`allowed_origins_warning`). */
@@ -46,8 +48,10 @@ function isOrigin(text: string): boolean {
   }
 }
 
-function draftOf(key: ApiKey | null): Draft {
+function draftOf(key: ApiKey | null, projects: Project[]): Draft {
   return {
+    // A new key goes to the first project the caller may use (a member scoped to projects has no default project).
+    project: key === null ? (projects[0]?.id ?? 'default') : (key.project_id ?? 'default'),
     name: key?.name ?? '',
     environment: key?.environment ?? '',
     quota: key?.quota_usd == null ? '' : String(key.quota_usd),
@@ -107,6 +111,7 @@ function parseDraft(draft: Draft): Parsed {
     concurrency: count('concurrency', draft.concurrency),
     budget: draft.budgetPeriod === '' || budgetLimit === null ? null : { period: draft.budgetPeriod, limit_usd: budgetLimit },
     allowed_origins: draft.browserAccess ? origins : null,
+    project_id: draft.project,
   };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 }
@@ -114,6 +119,8 @@ function parseDraft(draft: Draft): Parsed {
 interface KeyFormProps {
   initial: ApiKey | null;
   models: CatalogModel[];
+  /** The projects the caller may put keys in (the default project first, when they may). */
+  projects: Project[];
   submitLabel: string;
   busy: boolean;
   serverError: string | null;
@@ -122,8 +129,9 @@ interface KeyFormProps {
 }
 
 /** Every attribute of a key, for creating and editing alike; empty fields mean "no limit". */
-export function KeyForm({ initial, models, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
-  const [draft, setDraft] = useState<Draft>(() => draftOf(initial));
+export function KeyForm({ initial, models, projects, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(initial, projects));
+  const chosenProject = projects.find((project) => project.id === draft.project) ?? null;
   const [errors, setErrors] = useState<Partial<Record<keyof Draft, string>>>({});
   const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
   const submit = (event: FormEvent) => {
@@ -146,6 +154,11 @@ export function KeyForm({ initial, models, submitLabel, busy, serverError, onSub
         <legend>Key</legend>
         <div className="form-grid">
           <TextField label="Name" value={draft.name} onChange={(event) => set('name', event.target.value)} required maxLength={100} error={errors.name} autoFocus />
+          {projects.length > 1 || (projects.length === 1 && projects[0]?.default !== true) ? (
+            <SelectField label="Project" name="key-project" value={draft.project} onChange={(event) => set('project', event.target.value)}
+              options={projects.map((project) => ({ value: project.id, label: project.name }))}
+              hint={chosenProject === null || chosenProject.default ? 'The account\'s own limits apply.' : 'The project\'s budget, limits and allowed models apply as well as the key\'s.'} />
+          ) : null}
           <TextField label="Environment label" value={draft.environment} onChange={(event) => set('environment', event.target.value)} placeholder="production" maxLength={40} hint="Optional, e.g. production or staging." />
           <TextField label="Expires" type="datetime-local" value={draft.expiresAt} onChange={(event) => set('expiresAt', event.target.value)} error={errors.expiresAt} hint="Empty: never." />
         </div>

@@ -12,6 +12,7 @@ import { KeyForm } from './key-form';
 import { budgetSpent, KeyStatusBadge, periodAdjectives } from './key-status';
 import { SecretDialog } from './secret-dialog';
 import { useCreateKey, useKeys, useModels, useRevokeKey, useUpdateKey } from './key-queries';
+import { useProjects } from '../projects/project-queries';
 
 /** A new key: unset attributes are left out (the server's defaults: no limit). */
 function creationBody(input: KeyInput): Partial<KeyInput> {
@@ -74,6 +75,9 @@ export function KeysPage() {
   const session = useSession();
   const keys = useKeys();
   const models = useModels();
+  const projects = useProjects();
+  // The project of each key is shown once the account has projects besides the default one.
+  const projectNames = new Map((projects.data?.data ?? []).filter((project) => !project.default).map((project) => [project.id, project.name]));
   const createKey = useCreateKey();
   const updateKey = useUpdateKey();
   const revokeKey = useRevokeKey();
@@ -113,6 +117,7 @@ export function KeysPage() {
                     <th scope="row">
                       <span className="key-name">{key.name}</span>
                       <span className="key-meta mono">{key.hint}{key.environment == null ? null : <> · {key.environment}</>}</span>
+                      {projectNames.size === 0 ? null : <span className="key-meta">Project: {key.project_id === null ? 'Default' : projectNames.get(key.project_id) ?? key.project_id}</span>}
                       <span className="key-meta">Created {formatDate(key.created_at)}</span>
                     </th>
                     <td data-label="State"><KeyStatusBadge apiKey={key} /></td>
@@ -143,7 +148,7 @@ export function KeysPage() {
 
       <Dialog open={creating} title="Create an API key" onClose={() => setCreating(false)}>
         {creating ? (
-          <KeyForm initial={null} models={models.data?.data ?? []} submitLabel="Create key" busy={createKey.isPending}
+          <KeyForm initial={null} models={models.data?.data ?? []} projects={projects.data?.data ?? []} submitLabel="Create key" busy={createKey.isPending}
             serverError={createKey.isError ? errorMessage(createKey.error) : null}
             onCancel={() => setCreating(false)}
             onSubmit={(input) => createKey.mutate(creationBody(input), { onSuccess: (result) => { setCreating(false); setCreated({ name: result.key.name, secret: result.secret }); } })} />
@@ -152,7 +157,7 @@ export function KeysPage() {
 
       <Dialog open={editing !== null} title="Edit API key" onClose={() => setEditing(null)}>
         {editing === null ? null : (
-          <KeyForm initial={editing} models={models.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
+          <KeyForm initial={editing} models={models.data?.data ?? []} projects={projects.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
             serverError={updateKey.isError ? errorMessage(updateKey.error) : null}
             onCancel={() => setEditing(null)}
             onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: input }, { onSuccess: () => setEditing(null) })} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { withoutGatewayThinking } from '../../../../src/codecs/anthropic-messages/without-gateway-state.js';
+import { withoutGatewayThinking } from '../../../../src/wire/anthropic/without-gateway-state.js';
 import { restoreCarriedSignatures } from '../../../../src/codecs/carried-signature.js';
 
 const carrier = { type: 'thinking', thinking: '', signature: 'ugw1.n.R2VtaW5p' };

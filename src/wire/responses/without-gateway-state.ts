@@ -1,6 +1,6 @@
 import { withFields } from '../../shared/with-fields.js';
-import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
-import { isGatewayState } from '../carried-signature.js';
+import { isJsonObject, type JsonObject } from '../json-object.js';
+import { isGatewayState } from '../gateway-state.js';
 
 /**
  * A Responses body for OpenAI itself, without the reasoning items this gateway made: their encrypted_content holds

@@ -1,6 +1,6 @@
-import { isJsonObject, type JsonObject } from '../../wire/json-object.js';
+import { isJsonObject, type JsonObject } from '../json-object.js';
 import { withFields } from '../../shared/with-fields.js';
-import { isGatewayState } from '../carried-signature.js';
+import { isGatewayState } from '../gateway-state.js';
 
 /**
  * A Messages body for Anthropic itself, without the thinking blocks this gateway made (they carry another provider's

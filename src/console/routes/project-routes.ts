@@ -1,0 +1,98 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { Router } from '../../http/router.js';
+import { sendJson } from '../../http/respond.js';
+import { parseInput } from '../../management/parse-input.js';
+import { DEFAULT_PROJECT_ID, type Project, type ProjectRole } from '../../domain/project.js';
+import { createProjectSchema, projectMemberSchema, projectMemberToJson, updateProjectSchema } from '../../projects/project-input.js';
+import { createProject, deleteProject, projectViews, requireProject, updateProject } from '../../projects/project-management.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { readConsoleBody, signedInRoute } from '../console-route.js';
+import type { ActiveSession } from '../session-store.js';
+
+/**
+ * The account's projects in the console. Everyone who reads keys lists the projects they may see (a member scoped to
+ * projects: those, with their role); owners and admins create, change and delete projects and choose their members.
+ */
+export function addProjectRoutes(router: Router, deps: ConsoleDeps): void {
+  const { storage, clock } = deps.services;
+
+  /** A project the caller may see; any other id (another account's, or outside their projects) is "not found". */
+  const visibleProject = async (active: ActiveSession, id: string): Promise<Project> => {
+    const project = await requireProject(storage, active.session.accountId, id);
+    if (active.projects !== null && !active.projects.roles.has(project.id)) throw new GatewayError('not_found', `No project with id '${id}'.`);
+    return project;
+  };
+  const withRole = (json: Record<string, unknown>, active: ActiveSession, id: string): Record<string, unknown> => ({
+    ...json,
+    // The caller's role inside the project: their project role when scoped, else their account role.
+    your_role: active.projects === null ? active.role : active.projects.roles.get(id) ?? null,
+  });
+
+  router.add('GET', '/api/projects', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+    const accountId = active.session.accountId;
+    const views = await projectViews(deps.services, accountId);
+    const projects = (await storage.projects.listByAccount(accountId)).filter((project) => active.projects === null || active.projects.roles.has(project.id));
+    const data = projects.map((project) => withRole(views.json(project), active, project.id));
+    sendJson(context, 200, { data: active.projects === null ? [withRole(views.defaultJson(), active, DEFAULT_PROJECT_ID), ...data] : data });
+  }));
+
+  router.add('GET', '/api/projects/:id', signedInRoute(deps, 'keys:read', async ({ context, active }) => {
+    const id = context.params.id ?? '';
+    const views = await projectViews(deps.services, active.session.accountId);
+    if (id === DEFAULT_PROJECT_ID && active.projects === null) {
+      sendJson(context, 200, { project: withRole(views.defaultJson(), active, id) });
+      return;
+    }
+    const project = await visibleProject(active, id);
+    sendJson(context, 200, { project: withRole(views.json(project), active, project.id) });
+  }));
+
+  router.add('POST', '/api/projects', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+    const input = parseInput(createProjectSchema, await readConsoleBody(context));
+    const project = await createProject(deps.services, active.session.accountId, input);
+    sendJson(context, 201, { project: withRole((await projectViews(deps.services, project.accountId)).json(project), active, project.id) });
+  }));
+
+  router.add('PATCH', '/api/projects/:id', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+    const existing = await requireProject(storage, active.session.accountId, context.params.id ?? '');
+    const input = parseInput(updateProjectSchema, await readConsoleBody(context));
+    const updated = await updateProject(deps.services, existing, input);
+    sendJson(context, 200, { project: withRole((await projectViews(deps.services, updated.accountId)).json(updated), active, updated.id) });
+  }));
+
+  router.add('DELETE', '/api/projects/:id', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+    const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
+    await deleteProject(deps.services, project);
+    sendJson(context, 200, { id: project.id, deleted: true });
+  }));
+
+  router.add('GET', '/api/projects/:id/members', signedInRoute(deps, 'members:read', async ({ context, active }) => {
+    const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
+    const members = await storage.projects.members(project.id);
+    const data = await Promise.all(members.map(async (member) => projectMemberToJson(member, (await storage.console.getUserById(member.userId))?.email ?? null)));
+    sendJson(context, 200, { data });
+  }));
+
+  // Adds a member of the account to the project, or changes their project role.
+  router.add('PUT', '/api/projects/:id/members/:userId', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+    const accountId = active.session.accountId;
+    const project = await requireProject(storage, accountId, context.params.id ?? '');
+    const userId = context.params.userId ?? '';
+    const input = parseInput(projectMemberSchema.omit({ user_id: true }), await readConsoleBody(context));
+    const membership = await storage.console.getMembership(accountId, userId);
+    if (membership === null) throw new GatewayError('not_found', `No member with id '${userId}' on this account: invite them to the account first.`);
+    if (membership.role === 'owner' || membership.role === 'admin') {
+      throw new GatewayError('conflict', 'Owners and admins see every project of the account; give a project role to developers, billing members and viewers.');
+    }
+    const member = { projectId: project.id, accountId, userId, role: input.role as ProjectRole, createdAt: clock.now() };
+    await storage.projects.setMember(member);
+    sendJson(context, 200, { member: projectMemberToJson(member, (await storage.console.getUserById(userId))?.email ?? null) });
+  }));
+
+  router.add('DELETE', '/api/projects/:id/members/:userId', signedInRoute(deps, 'members:write', async ({ context, active }) => {
+    const project = await requireProject(storage, active.session.accountId, context.params.id ?? '');
+    const userId = context.params.userId ?? '';
+    if (!(await storage.projects.removeMember(project.id, userId))) throw new GatewayError('not_found', `No member with id '${userId}' in this project.`);
+    sendJson(context, 200, { project_id: project.id, user_id: userId, deleted: true });
+  }));
+}

@@ -1,0 +1,140 @@
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { ProjectDatabase, ProjectMembersTable, ProjectsTable } from '../project-schema.js';
+import type { BudgetPeriod, KeyBudget } from '../../domain/records.js';
+import { PROJECT_ROLES, type Project, type ProjectMember, type ProjectPatch, type ProjectRepository } from '../../domain/project.js';
+
+const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
+
+function budgetColumns(budget: KeyBudget | null): Pick<Insertable<ProjectsTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'> {
+  return budget === null
+    ? { budget_period: null, budget_limit_nano: null, budget_spent_nano: 0n, budget_period_start: 0 }
+    : { budget_period: budget.period, budget_limit_nano: budget.limitNano, budget_spent_nano: budget.spentNano, budget_period_start: budget.periodStart };
+}
+
+/** The budget columns of a project row (all null or all set), as the money transaction reads them too. */
+export function projectBudgetOf(row: Pick<Selectable<ProjectsTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'>): KeyBudget | null {
+  return row.budget_period === null || row.budget_limit_nano === null ? null : {
+    period: toOneOf(row.budget_period, BUDGET_PERIODS, 'project budget period'),
+    limitNano: toBigInt(row.budget_limit_nano),
+    spentNano: toBigInt(row.budget_spent_nano),
+    periodStart: toNumber(row.budget_period_start),
+  };
+}
+
+function toRecord(row: Selectable<ProjectsTable>): Project {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    name: row.name,
+    quotaNano: toNullableBigInt(row.quota_nano),
+    spentNano: toBigInt(row.spent_nano),
+    budget: projectBudgetOf(row),
+    rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    allowedModels: parseNullableStringArray(row.allowed_models, 'projects.allowed_models'),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+function toMember(row: Selectable<ProjectMembersTable>): ProjectMember {
+  return {
+    projectId: row.project_id,
+    accountId: row.account_id,
+    userId: row.user_id,
+    role: toOneOf(row.role, PROJECT_ROLES, 'project role'),
+    createdAt: toNumber(row.created_at),
+  };
+}
+
+function toChanges(patch: ProjectPatch, now: number): Updateable<ProjectsTable> {
+  const changes: Updateable<ProjectsTable> = { updated_at: now };
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.quotaNano !== undefined) changes.quota_nano = patch.quotaNano;
+  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
+  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
+  if (patch.allowedModels !== undefined) changes.allowed_models = toNullableJson(patch.allowedModels);
+  if (patch.budget !== undefined) {
+    if (patch.budgetLimitOnly === true && patch.budget !== null) changes.budget_limit_nano = patch.budget.limitNano;
+    else Object.assign(changes, budgetColumns(patch.budget));
+  }
+  return changes;
+}
+
+export function createProjectRepository(db: Kysely<ProjectDatabase>): ProjectRepository {
+  return {
+    async create(project) {
+      await db.insertInto('projects').values({
+        id: project.id,
+        account_id: project.accountId,
+        name: project.name,
+        quota_nano: project.quotaNano,
+        spent_nano: project.spentNano,
+        ...budgetColumns(project.budget),
+        rpm: project.rpm,
+        tpm: project.tpm,
+        allowed_models: toNullableJson(project.allowedModels),
+        created_at: project.createdAt,
+        updated_at: project.updatedAt,
+      }).execute();
+    },
+
+    async getById(id) {
+      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async listByAccount(accountId) {
+      const rows = await db.selectFrom('projects').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+      return rows.map(toRecord);
+    },
+
+    async update(id, patch, now) {
+      const row = await db.updateTable('projects').set(toChanges(patch, now)).where('id', '=', id).returningAll().executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+
+    async delete(id) {
+      return db.transaction().execute(async (trx) => {
+        const live = await trx.selectFrom('api_keys').select('id').where('project_id', '=', id).where('status', '!=', 'revoked').limit(1).executeTakeFirst();
+        if (live !== undefined) return false;
+        await trx.updateTable('api_keys').set({ project_id: null }).where('project_id', '=', id).execute();
+        await trx.deleteFrom('project_members').where('project_id', '=', id).execute();
+        await trx.deleteFrom('projects').where('id', '=', id).execute();
+        return true;
+      });
+    },
+
+    async keyIds(accountId, projectId) {
+      let query = db.selectFrom('api_keys').select('id').where('account_id', '=', accountId);
+      query = projectId === null ? query.where('project_id', 'is', null) : query.where('project_id', '=', projectId);
+      return (await query.execute()).map((row) => row.id);
+    },
+
+    async members(projectId) {
+      const rows = await db.selectFrom('project_members').selectAll().where('project_id', '=', projectId).orderBy('created_at').execute();
+      return rows.map(toMember);
+    },
+
+    async membershipsOf(accountId, userId) {
+      const rows = await db.selectFrom('project_members').selectAll().where('account_id', '=', accountId).where('user_id', '=', userId).execute();
+      return rows.map(toMember);
+    },
+
+    async setMember(member) {
+      await db.insertInto('project_members').values({
+        project_id: member.projectId,
+        account_id: member.accountId,
+        user_id: member.userId,
+        role: member.role,
+        created_at: member.createdAt,
+      }).onConflict((conflict) => conflict.columns(['project_id', 'user_id']).doUpdateSet({ role: member.role })).execute();
+    },
+
+    async removeMember(projectId, userId) {
+      const result = await db.deleteFrom('project_members').where('project_id', '=', projectId).where('user_id', '=', userId).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
