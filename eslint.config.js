@@ -10,8 +10,8 @@ const folder = (name) => `**/${name}/*`;
 /** The services context (services.ts) and the modules that compose the process from every layer. */
 const SERVICES = '**/services.js';
 const ENTRY = ['**/gateway.js', '**/main.js', '**/cli.js'];
-/** The layers that serve requests: the API's HTTP layer and the console's routes. */
-const SERVING = ['http', 'console', 'console-billing'].map(folder);
+/** The layers that serve requests: the API's HTTP layer, the console's routes and SCIM provisioning. */
+const SERVING = ['http', 'console', 'console-billing', 'scim'].map(folder);
 /** The endpoints' operations (src/operations): the serving layer runs them; every layer below is called by them. */
 const OPERATIONS = [folder('operations')];
 /** Everything that serves or composes: no layer below may reach it. */
@@ -53,6 +53,7 @@ const BOUNDARIES = [
   { folder: 'src/support', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...TOP], why: 'Support tickets are stored and mailed; the console-billing routes serve them.' },
   { folder: 'src/redemption', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'Redeeming a code is a step the serving layers call.' },
   { folder: 'src/sign-up-credit', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing'), ...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The sign-up credit is a step the console calls.' },
+  { folder: 'src/sso', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'storage', 'telemetry'), ...TOP], why: 'The OpenID Connect client speaks to identity providers; the console\'s routes decide who signs in.' },
   { folder: 'src/webhooks', forbidden: [...none('relay', 'codecs', 'upstreams', 'telemetry'), ...TOP], why: 'Webhooks are told of facts and deliver them off the request path; the serving layers call their management.' },
   { folder: 'src/projects', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'telemetry'), ...TOP], why: 'Projects are rules admission and the management routes apply; they import neither.' },
   { folder: 'src/management', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Admin input schemas and record conversions serve the admin API and gateway.yaml; they import neither.' },
@@ -66,6 +67,7 @@ const BOUNDARIES = [
   },
   { folder: 'src/http', forbidden: [...none('console', 'console-billing'), ...ENTRY], why: 'The API\'s HTTP layer is served by app.ts; it knows nothing of the console or the process around it.' },
   { folder: 'src/console', forbidden: ENTRY, why: 'The console is served by app.ts; it knows nothing of the process around it.' },
+  { folder: 'src/scim', forbidden: [...none('relay', 'codecs', 'upstreams'), ...ENTRY], why: 'SCIM provisioning is served by app.ts on the API listener; it knows nothing of the process around it.' },
   { folder: 'src/console-billing', forbidden: ENTRY, why: 'The console\'s billing routes are served by app.ts; they know nothing of the process around it.' },
 ];
 

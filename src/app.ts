@@ -5,6 +5,7 @@ import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
 import { mountAdminRoutes } from './http/admin/admin-route.js';
 import { ADMIN_ROUTES } from './admin-routes.js';
+import { addScimRoutes } from './scim/scim-routes.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { API_ROUTES } from './http/routes/api-routes.js';
@@ -25,6 +26,8 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   const router = new Router();
   for (const route of API_ROUTES) router.add(route.method, route.path, route.handler(services));
   mountAdminRoutes(router, services, ADMIN_ROUTES);
+  // SCIM 2.0 provisioning of accounts' members from their directories (src/scim), with each account's SCIM token.
+  addScimRoutes(router, services);
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();

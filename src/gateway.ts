@@ -294,13 +294,15 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());
   const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
-  // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details.
+  // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details and
+  // its single sign-on (its email domains are free for another account to claim; its SCIM token stops working).
   services.accountLifecycle.onChange(async (event, account) => {
     if (event === 'enabled') return;
     await storage.console.deleteAccountSessions(account.id);
     if (event !== 'deleted') return;
     await storage.console.eraseUsersOnlyIn(account.id, clock.now());
     await storage.billingProfiles.erase(account.id);
+    await storage.sso.deleteConnection(account.id);
   });
   // Holds left by a crashed run of this instance are released before the first request.
   await services.ledger.start();

@@ -3,6 +3,7 @@ import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 import type { WebhookConfig } from './webhook-config.js';
+import type { SsoConfig } from './sso-config.js';
 
 export interface ProviderShortcut {
   apiKey: string;
@@ -143,6 +144,8 @@ export interface GatewayConfig {
   commerce: CommerceConfig;
   /** Outgoing signed webhooks: delivery pace, timeouts and which addresses they may reach (docs/operators.md, "Webhooks"). */
   webhooks: WebhookConfig;
+  /** Single sign-on: the operators' OpenID Connect client (OIDC_*) and which provider addresses are reached (docs/single-sign-on.md). */
+  sso: SsoConfig;
   providers: {
     openai: ProviderShortcut | null;
     anthropic: ProviderShortcut | null;

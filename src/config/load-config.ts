@@ -7,6 +7,7 @@ import { hasUrlCredentials } from '../shared/url-credentials.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
+import { readSsoConfig, SsoConfigError, type SsoConfig } from './sso-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -180,6 +181,15 @@ function readWebhooks(env: Environment): WebhookConfig {
   }
 }
 
+function readSso(env: Environment): SsoConfig {
+  try {
+    return readSsoConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof SsoConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function readTelemetry(env: Environment): TelemetryConfig {
   try {
     return readTelemetryConfig((name) => read(env, name));
@@ -248,6 +258,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
     webhooks: readWebhooks(env),
+    sso: readSso(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),
       anthropic: readProvider(env, 'ANTHROPIC'),

@@ -32,6 +32,7 @@ import { OVERVIEW_ROUTES } from './operator/overview-route.js';
 import { USAGE_EXPLORER_ROUTES } from './operator/usage-explorer-route.js';
 import { USER_ROUTES } from './operator/user-routes.js';
 import type { ConsoleConfigJson } from '../contract/account.js';
+import { SSO_ROUTES } from './sso/sso-routes.js';
 
 /** GET /api/config: what the web app needs before anything else (URLs, product name, features). */
 const CONFIG_ROUTES = consoleRoutes((deps: ConsoleDeps) => deps, [
@@ -90,6 +91,8 @@ export const CONSOLE_API_ROUTES: readonly ConsoleRoute[] = [
   ...OVERVIEW_ROUTES,
   ...USAGE_EXPLORER_ROUTES,
   ...USER_ROUTES,
+  // Single sign-on (src/console/sso): OpenID Connect sign-in, the account's and the operators' settings.
+  ...SSO_ROUTES,
   ...ADMIN_BRIDGE_ROUTES,
   ...UNKNOWN_API_ROUTES,
 ];

@@ -23,11 +23,16 @@ export interface CookieOptions {
   /** Seconds; 0 deletes the cookie. Omitted: a browser-session cookie. */
   maxAgeSeconds?: number;
   secure: boolean;
+  /**
+   * `Strict` (the default) unless the cookie must come back on a top-level navigation from another site, as the
+   * single sign-on binding cookie does when the identity provider sends the browser back.
+   */
+  sameSite?: 'Strict' | 'Lax';
 }
 
-/** A `Set-Cookie` value: always Path=/, HttpOnly and SameSite=Strict; Secure when the console is on TLS. */
+/** A `Set-Cookie` value: always Path=/ and HttpOnly, SameSite=Strict unless told Lax; Secure when the console is on TLS. */
 export function serializeCookie(name: string, value: string, options: CookieOptions): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict'];
+  const parts = [`${name}=${encodeURIComponent(value)}`, 'Path=/', 'HttpOnly', `SameSite=${options.sameSite ?? 'Strict'}`];
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
   if (options.secure) parts.push('Secure');
   return parts.join('; ');

@@ -69,7 +69,7 @@ export async function resolveSession(deps: ConsoleDeps, context: RequestContext)
  * Starts a new session for the user on the account (a fresh random token: whatever session cookie the browser had
  * before is never promoted) and sets its cookie. Returns the session with its CSRF token.
  */
-export async function startSession(deps: ConsoleDeps, context: RequestContext, userId: string, accountId: string): Promise<ConsoleSession> {
+export async function startSession(deps: ConsoleDeps, context: RequestContext, userId: string, accountId: string, ssoConnectionId: string | null = null): Promise<ConsoleSession> {
   const repository = deps.services.storage.console;
   // A user an operator locked out cannot sign in (src/console/operator/user-routes.ts).
   if (await deps.services.storage.operators.getLock(userId) !== null) throw new GatewayError('account_locked', 'This user is locked; contact the operator of this gateway.');
@@ -92,6 +92,7 @@ export async function startSession(deps: ConsoleDeps, context: RequestContext, u
     createdAt: now,
     lastSeenAt: now,
     expiresAt: now + SESSION_LIFETIME_MS,
+    ssoConnectionId,
   };
   await repository.createSession(session);
   context.response.appendHeader('set-cookie', serializeCookie(sessionCookieName(deps), token, { maxAgeSeconds: SESSION_LIFETIME_MS / 1000, secure: consoleUsesTls(deps) }));

@@ -89,6 +89,10 @@ export const ERROR_CODES = {
   operator_disabled: { status: 403, retryable: false, meaning: "Console: an owner disabled the operator's access." },
   operators_exist: { status: 409, retryable: false, meaning: 'Console: the gateway has operators already; the admin-token bootstrap works only once.' },
   account_locked: { status: 403, retryable: false, meaning: 'Console: an operator locked this user out.' },
+  // web console single sign-on (OpenID Connect) and SCIM provisioning
+  sso_required: { status: 403, retryable: false, meaning: "Console: this member's account requires single sign-on for their email domain; the password is refused." },
+  sso_failed: { status: 401, retryable: false, meaning: "Console: a single sign-on was refused: its state, the provider's answer or the ID token failed a check, or the person may not join (the message says which)." },
+  sso_unavailable: { status: 502, retryable: false, meaning: "Console: the identity provider could not be reached or answered something that is not OpenID Connect." },
   // 5xx: upstream and gateway faults
   upstream_error: { status: 502, retryable: true, meaning: 'Every channel tried failed (502; 503 with `Retry-After` when all were throttled); a stream that breaks after its first byte ends with an error event instead.' },
   upstream_unavailable: { status: 503, retryable: true, meaning: 'No channel serves the model right now (or exchange rates are not published yet).' },

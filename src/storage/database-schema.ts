@@ -422,6 +422,8 @@ export interface ConsoleSessionsTable {
   created_at: IntegerColumn;
   last_seen_at: IntegerColumn;
   expires_at: IntegerColumn;
+  /** The single sign-on connection of the sign-in (migration 0034); null: a password. */
+  sso_connection_id: string | null;
 }
 
 export interface ConsoleTokensTable {

@@ -4,6 +4,9 @@ import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
 import { createCustomerRepository } from './repositories/customer-repository.js';
 import type { CustomerTables } from './customer-schema.js';
+import { createSsoRepository } from './repositories/sso-repository.js';
+import { createScimRepository } from './repositories/scim-repository.js';
+import type { SsoTables } from './sso-schema.js';
 import { Kysely, sql } from 'kysely';
 import type { SecretBox } from '../shared/secret-box.js';
 import type { Database } from './database-schema.js';
@@ -148,6 +151,8 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     projects: createProjectRepository(db.withTables<ProjectTables>()),
     customers: createCustomerRepository(db.withTables<CustomerTables>()),
+    sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
+    scim: createScimRepository(db.withTables<SsoTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -21,6 +21,8 @@ import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
 import type { ProjectRepository } from '../domain/project.js';
+import type { SsoRepository } from './repositories/sso-repository.js';
+import type { ScimRepository } from './repositories/scim-repository.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -75,6 +77,10 @@ export interface Storage {
   projects: ProjectRepository;
   /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
   customers: CustomerRepository;
+  /** Single sign-on connections, the identities they sign in and the sign-ins under way. */
+  sso: SsoRepository;
+  /** What accounts' SCIM directories provisioned: users, groups and the memberships they decide. */
+  scim: ScimRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */

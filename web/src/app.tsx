@@ -34,7 +34,9 @@ import { RequireOperator } from './pages/operator/require-operator';
 import { OperatorSetupPage } from './pages/operator/operator-setup-page';
 import {
   OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage, OperatorWebhooksPage,
+  OperatorSsoPage,
 } from './pages/operator/operator-routes';
+import { SingleSignOnPage } from './pages/single-sign-on/single-sign-on-page';
 
 // The charts library is the largest dependency: only the usage page loads it.
 const UsagePage = lazy(() => import('./pages/usage/usage-page').then((module) => ({ default: module.UsagePage })));
@@ -82,6 +84,7 @@ export function App() {
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />
+        <Route path="/single-sign-on" element={<RequireSession><SingleSignOnPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/models" element={<RequireSession><ModelsPage /></RequireSession>} />
         <Route path="/transactions" element={<RequireSession><TransactionsPage /></RequireSession>} />
@@ -100,6 +103,7 @@ export function App() {
         <Route path="/operator/operators" element={<RequireSession><RequireOperator><OperatorOperatorsPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/webhooks" element={<RequireSession><RequireOperator><OperatorWebhooksPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/sso" element={<RequireSession><RequireOperator><OperatorSsoPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

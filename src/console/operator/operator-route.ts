@@ -6,6 +6,7 @@ import { signedInRoute } from '../console-route.js';
 import type { ActiveSession } from '../session-store.js';
 import { operatorAllows, type OperatorPermission } from './operator-roles.js';
 import type { OperatorStandingJson } from '../../contract/account.js';
+import { signedInAsOperatorBySso } from '../sso/password-sign-in.js';
 
 export interface OperatorRequest {
   context: RequestContext;
@@ -27,7 +28,15 @@ export function permissionsOf(operator: ConsoleOperator): OperatorPermission[] {
 export async function operatorStanding(deps: ConsoleDeps, active: ActiveSession): Promise<OperatorStandingJson | null> {
   const operator = await deps.services.storage.operators.get(active.user.id);
   if (operator === null) return null;
-  return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) };
+  return { role: operator.role, disabled: operator.disabledAt !== null, two_factor_required: await secondFactorMissing(deps, active), permissions: permissionsOf(operator) };
+}
+
+/**
+ * Whether the operator still has to turn on the console's second factor: a session signed in through the operators'
+ * identity provider has passed that provider's checks instead.
+ */
+export async function secondFactorMissing(deps: ConsoleDeps, active: ActiveSession): Promise<boolean> {
+  return active.user.totpSecret === null && !(await signedInAsOperatorBySso(deps, active.session.ssoConnectionId));
 }
 
 /** The signed-in user's operator record, or 403: not an operator, or disabled by an owner. */
@@ -38,10 +47,13 @@ export async function activeOperator(deps: ConsoleDeps, active: ActiveSession): 
   return operator;
 }
 
-/** The signed-in user's operator record, or 403: not an operator, disabled, or without a second factor. */
+/**
+ * The signed-in user's operator record, or 403: not an operator, disabled, or without a second factor. A session
+ * signed in through the operators' identity provider has passed that provider's checks instead.
+ */
 export async function requireOperator(deps: ConsoleDeps, active: ActiveSession): Promise<ConsoleOperator> {
   const operator = await activeOperator(deps, active);
-  if (active.user.totpSecret === null) {
+  if (await secondFactorMissing(deps, active)) {
     throw new GatewayError('two_factor_required', 'Operators must turn on two-factor authentication (Security page) before using the operator console.');
   }
   return operator;

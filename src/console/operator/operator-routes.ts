@@ -13,7 +13,7 @@ import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js
 import { startSession } from '../session-store.js';
 import { recordAudit } from './audit-log.js';
 import { AUDIT_CSV_HEADER, auditCsvLine, auditJson } from './operator-json.js';
-import { activeOperator, permissionsOf } from './operator-route.js';
+import { activeOperator, permissionsOf, secondFactorMissing } from './operator-route.js';
 import { grantOperator } from './operator-users.js';
 import { CSV_COLUMNS, writeCsv } from '../routes/usage-routes.js';
 import { namedUsageQuery } from './usage-explorer-route.js';
@@ -51,7 +51,7 @@ export const OPERATOR_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/operator/me', who: 'member', permission: null, handler: ({ deps }) => async ({ context, active }) => {
     const operator = await activeOperator(deps, active);
-    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: active.user.totpSecret === null, permissions: permissionsOf(operator) });
+    sendJson(context, 200, { user: userJson(active.user), role: operator.role, two_factor_required: await secondFactorMissing(deps, active), permissions: permissionsOf(operator) });
   } },
 
   // The first operator, with the admin token: once, while there is no operator yet. A second factor is then

@@ -22,6 +22,7 @@ import { burnPasswordCheck, hashConsolePassword, verifyConsolePassword } from '.
 import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js';
 import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, startSession } from '../session-store.js';
+import { assertPasswordSignInAllowed } from '../sso/password-sign-in.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
 import { consoleRoutes } from '../console-route-table.js';
 import type { ConsoleSessionJson } from '../../contract/account.js';
@@ -190,6 +191,8 @@ export const AUTH_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       await burnPasswordCheck(input.password);
       throw wrong();
     }
+    // A member whose account requires single sign-on for their email domain never signs in with a password.
+    await assertPasswordSignInAllowed(deps, user);
     if (!(await verifyConsolePassword(input.password, user.passwordHash))) throw wrong();
     // A locked email lets the right password through only to the second factor.
     if (attempt.locked && user.totpSecret === null) throw attempt.lockedError();

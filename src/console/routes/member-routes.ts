@@ -111,7 +111,8 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const input = parseInput(z.object({ account_id: z.string().min(1).max(200) }).strict(), await readConsoleBody(context));
     const membership = await storage.console.getMembership(input.account_id, active.user.id);
     if (membership === null) throw new GatewayError('not_found', 'You are not a member of that account.', { param: 'account_id' });
-    await signInTo(deps, context, active.user, membership.accountId, membership.role);
+    // A session signed in through single sign-on stays one on the other account.
+    await signInTo(deps, context, active.user, membership.accountId, membership.role, active.session.ssoConnectionId ?? null);
   } },
 
   { method: 'POST', path: '/api/members/invitations', who: 'member', permission: 'members:write', handler: ({ deps, storage, clock }) => async ({ context, active }) => {
@@ -212,7 +213,7 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   } },
 ]);
 
-async function signInTo(deps: ConsoleDeps, context: RequestContext, user: ConsoleUser, accountId: string, role: AccountRole): Promise<void> {
-  const session = await startSession(deps, context, user.id, accountId);
+async function signInTo(deps: ConsoleDeps, context: RequestContext, user: ConsoleUser, accountId: string, role: AccountRole, ssoConnectionId: string | null = null): Promise<void> {
+  const session = await startSession(deps, context, user.id, accountId, ssoConnectionId);
   sendJson(context, 200, { status: 'signed_in', user: userJson(user), account: await accountJson(deps, accountId), role, csrf_token: session.csrfToken });
 }

@@ -25,6 +25,7 @@ import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-cur
 import * as webhooks from './0030-webhooks.js';
 import * as endCustomers from './0032-end-customers.js';
 import * as projects from './0033-projects.js';
+import * as singleSignOn from './0034-single-sign-on.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0030-webhooks': webhooks,
   '0032-end-customers': endCustomers,
   '0033-projects': projects,
+  '0034-single-sign-on': singleSignOn,
 };
 
 export const migrationProvider: MigrationProvider = {

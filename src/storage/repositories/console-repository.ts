@@ -40,6 +40,8 @@ export interface ConsoleSession {
   createdAt: number;
   lastSeenAt: number;
   expiresAt: number;
+  /** The single sign-on connection the session was signed in through; null: a password (and second factor). */
+  ssoConnectionId?: string | null;
 }
 
 export type ConsoleTokenKind = 'verify-email' | 'password-reset' | 'two-factor-challenge';
@@ -115,6 +117,7 @@ function toSession(row: Selectable<ConsoleSessionsTable>): ConsoleSession {
     createdAt: toNumber(row.created_at),
     lastSeenAt: toNumber(row.last_seen_at),
     expiresAt: toNumber(row.expires_at),
+    ssoConnectionId: row.sso_connection_id ?? null,
   };
 }
 
@@ -246,6 +249,7 @@ export function createConsoleRepository(db: Kysely<Database>, secretBox: SecretB
         created_at: session.createdAt,
         last_seen_at: session.lastSeenAt,
         expires_at: session.expiresAt,
+        sso_connection_id: session.ssoConnectionId ?? null,
       }).execute();
     },
 

@@ -28,6 +28,7 @@ const navigation = [
   { to: '/members', label: 'Members' },
   { to: '/alerts', label: 'Alerts' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/single-sign-on', label: 'Single sign-on' },
   { to: '/support', label: 'Support' },
   { to: '/announcements', label: 'Announcements' },
   { to: '/security', label: 'Security' },

@@ -14,6 +14,7 @@ export const OperatorOffersPage = lazyPage(() => import('./offers-page'), 'Opera
 export const OperatorAuditPage = lazyPage(() => import('./audit-page'), 'OperatorAuditPage');
 export const OperatorOperatorsPage = lazyPage(() => import('./operators-page'), 'OperatorOperatorsPage');
 export const OperatorWebhooksPage = lazyPage(() => import('./webhooks-page'), 'OperatorWebhooksPage');
+export const OperatorSsoPage = lazyPage(() => import('./sso-page'), 'OperatorSsoPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
 export const operatorNavigation = [
@@ -27,4 +28,5 @@ export const operatorNavigation = [
   { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit', label: 'Audit log' },
   { to: '/operator/webhooks', label: 'Webhooks' },
+  { to: '/operator/sso', label: 'Single sign-on' },
 ];

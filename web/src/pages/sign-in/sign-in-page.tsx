@@ -1,3 +1,4 @@
+import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useResetSession } from '../../api/api-context';
@@ -34,6 +35,40 @@ function TwoFactorStep({ challenge, onDone }: { challenge: string; onDone: (resu
       <TextField label="Code" name="code" value={code} onChange={(event) => setCode(event.target.value)} autoComplete="one-time-code" autoFocus required spellCheck={false} />
       <Button type="submit" variant="primary" busy={busy}>Verify</Button>
     </form>
+  );
+}
+
+/**
+ * Single sign-on: by email (the account whose domain it is sends the browser to its provider), and for operators
+ * when the deployment has a provider of its own. The provider sends the browser back to the console.
+ */
+function SingleSignOn({ email, next }: { email: string; next: string }) {
+  const api = useApi();
+  const [searchParams] = useSearchParams();
+  const available = useQuery({ queryKey: ['sso-available'], queryFn: () => api.get<{ operator: boolean }>('/api/auth/sso') });
+  const [busy, setBusy] = useState<'email' | 'operator' | null>(null);
+  const [error, setError] = useState<string | null>(searchParams.get('sso_error'));
+  const start = async (body: Record<string, unknown>, which: 'email' | 'operator') => {
+    setBusy(which);
+    setError(null);
+    try {
+      const answer = await api.post<{ authorization_url: string }>('/api/auth/sso/start', { ...body, next });
+      window.location.assign(answer.authorization_url);
+    } catch (thrown) {
+      setError(errorMessage(thrown));
+      setBusy(null);
+    }
+  };
+  return (
+    <section className="stack" aria-label="Single sign-on">
+      <p className="auth-divider"><span>or</span></p>
+      {error === null ? null : <Alert tone="error">{error}</Alert>}
+      <Button busy={busy === 'email'} onClick={() => {
+        if (!email.includes('@')) setError('Enter your work email above, then choose single sign-on.');
+        else void start({ email: email.trim() }, 'email');
+      }}>Sign in with SSO</Button>
+      {available.data?.operator === true ? <Button variant="ghost" busy={busy === 'operator'} onClick={() => void start({ operator: true }, 'operator')}>Operator sign-in with SSO</Button> : null}
+    </section>
   );
 }
 
@@ -79,6 +114,7 @@ export function SignInPage() {
       <TextField label="Email" name="email" type="email" value={email} onChange={(event) => setEmail(event.target.value)} autoComplete="username" required autoFocus />
       <TextField label="Password" name="password" type="password" value={password} onChange={(event) => setPassword(event.target.value)} autoComplete="current-password" required />
       <Button type="submit" variant="primary" busy={busy}>Sign in</Button>
+      <SingleSignOn email={email} next={safeNextPath(searchParams.get('next'))} />
       <p className="auth-links">
         <Link to="/reset-password">Forgot your password?</Link>
         <Link to="/sign-up">Create an account</Link>
