@@ -8,6 +8,7 @@ import type { NanoUsd } from '../../domain/records.js';
 import type { LedgerCredit } from '../storage.js';
 import { toBillingProfile, toCheckoutSession, toInvoice, toReferral, toReferralReward } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
+import { coreTransaction, creditLockedAccount } from './account-credit.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -116,27 +117,7 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
     },
 
     async applyLedgerEntry(entry) {
-      const inserted = await trx
-        .insertInto('ledger_entries')
-        .values({
-          id: entry.entryId,
-          account_id: entry.accountId,
-          kind: entry.kind,
-          amount_nano: entry.amountNano,
-          key_id: null,
-          request_id: null,
-          reason: entry.reason,
-          created_at: entry.createdAt,
-        })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted === undefined) return false;
-      await trx.updateTable('accounts')
-        .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${entry.amountNano} as bigint)` })
-        .where('id', '=', entry.accountId)
-        .execute();
-      return true;
+      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
     },
 
     issueInvoice(draft) {

@@ -3,12 +3,12 @@ import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BillingProfile, Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
-import type { Database } from '../database-schema.js';
 import { toBigInt } from '../convert.js';
 import type { NanoUsd, Subscription } from '../../domain/records.js';
 import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
 import { toBillingProfile, toInvoice } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
+import { coreTransaction, creditLockedAccount } from './account-credit.js';
 import { subscriptionRow, toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -75,23 +75,11 @@ function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransa
     },
 
     updateSubscription(id, patch, now) {
-      // The commerce schema extends the core one; Kysely's builders are invariant in it, so the view is narrowed.
-      return updateSubscription(trx as unknown as Kysely<Database>, id, patch, now);
+      return updateSubscription(coreTransaction(trx), id, patch, now);
     },
 
     async applyLedgerEntry(entry) {
-      const inserted = await trx
-        .insertInto('ledger_entries')
-        .values({ id: entry.entryId, account_id: entry.accountId, kind: entry.kind, amount_nano: entry.amountNano, key_id: null, request_id: null, reason: entry.reason, created_at: entry.createdAt })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted === undefined) return false;
-      await trx.updateTable('accounts')
-        .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${entry.amountNano} as bigint)` })
-        .where('id', '=', entry.accountId)
-        .execute();
-      return true;
+      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
     },
 
     async invoiceBySource(source) {
