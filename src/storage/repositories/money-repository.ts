@@ -9,7 +9,7 @@ import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
 import type { LedgerAudit, MoneyRepository, MoneySnapshot, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
 import { toRow as toUsageRow } from './usage-log-repository.js';
 import { toPlanRecord } from './plan-repository.js';
-import { toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import { subscriptionTable, toSubscriptionRecord } from './subscription-repository.js';
 import { postgresMoneyStatements, sqliteMoneyStatements, type AccountFundsRow, type MoneyStatements } from './money-statements.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -154,7 +154,7 @@ function transactionView(trx: Transaction<Database>, dialect: Dialect, statement
     },
 
     updateSubscription(id, patch, now) {
-      return updateSubscription(trx, id, patch, now);
+      return subscriptionTable(trx).update(id, patch, now);
     },
 
     async instanceGone(instanceId, staleBefore) {

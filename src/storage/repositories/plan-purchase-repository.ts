@@ -9,7 +9,7 @@ import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
 import { toBillingProfile, toInvoice } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
 import { coreTransaction, creditLockedAccount } from './account-credit.js';
-import { subscriptionRow, toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import { subscriptionTable, toSubscriptionRecord } from './subscription-repository.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -48,6 +48,7 @@ export interface PlanPurchaseRepository {
 }
 
 function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransaction {
+  const subscriptions = subscriptionTable(coreTransaction(trx));
   return {
     async funds(accountId) {
       const account = await trx.selectFrom('accounts').select(['balance_nano', 'credit_line_nano']).where('id', '=', accountId).executeTakeFirst();
@@ -60,23 +61,10 @@ function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransa
       return { balanceNano: toBigInt(account.balance_nano), creditLineNano: toBigInt(account.credit_line_nano), heldNano: held.held === null ? 0n : toBigInt(held.held) };
     },
 
-    async subscriptions(accountId) {
-      const rows = await trx.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-      return rows.map(toSubscriptionRecord);
-    },
-
-    async subscription(id) {
-      const row = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toSubscriptionRecord(row);
-    },
-
-    async createSubscription(subscription) {
-      await trx.insertInto('subscriptions').values(subscriptionRow(subscription)).execute();
-    },
-
-    updateSubscription(id, patch, now) {
-      return updateSubscription(coreTransaction(trx), id, patch, now);
-    },
+    subscriptions: (accountId) => subscriptions.listAll({ account_id: accountId }),
+    subscription: subscriptions.get,
+    createSubscription: subscriptions.insert,
+    updateSubscription: subscriptions.update,
 
     async applyLedgerEntry(entry) {
       return await creditLockedAccount(coreTransaction(trx), entry) !== null;
