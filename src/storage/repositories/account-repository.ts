@@ -2,7 +2,8 @@ import { sql, type Insertable, type Kysely, type Selectable, type Updateable } f
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, Database } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { Account, AccountStatus, NanoUsd, Page, PageRequest } from '../../domain/records.js';
+import type { Account, AccountStatus, NanoUsd } from '../../domain/records.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 
 const ACCOUNT_STATUSES: readonly AccountStatus[] = ['enabled', 'disabled', 'deleted'];
 import type { AccountPatch, AccountRepository } from '../storage.js';
@@ -65,29 +66,17 @@ function toChanges(patch: AccountPatch, now: number): Updateable<AccountsTable> 
   return changes;
 }
 
+const ACCOUNTS: TableMapping<'accounts', Account, AccountPatch> = {
+  table: 'accounts', key: 'id', keyOf: (account) => account.id, toRecord, toRow, toChanges,
+};
+
 export function createAccountRepository(db: Kysely<Database>): AccountRepository {
+  const accounts = tableAccess(db, ACCOUNTS);
   return {
-    async create(account) {
-      await db.insertInto('accounts').values(toRow(account)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async getByEmail(email) {
-      const row = await db.selectFrom('accounts').selectAll().where('email', '=', email).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async list(page: PageRequest): Promise<Page<Account>> {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('accounts').selectAll().orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (account) => account.id);
-    },
+    create: accounts.insert,
+    getById: accounts.get,
+    getByEmail: (email) => accounts.getBy('email', email),
+    list: (page) => accounts.page(page),
 
     async search(text, page) {
       const limit = pageLimit(page);
@@ -102,15 +91,7 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
       return toPage(rows.map(toRecord), limit, (account) => account.id);
     },
 
-    async update(id, patch, now) {
-      const row = await db
-        .updateTable('accounts')
-        .set(toChanges(patch, now))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
+    update: accounts.update,
 
     async erase(id, now) {
       return db.transaction().execute(async (trx) => {

@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
-import type { Expression, Kysely, Selectable, SqlBool, Updateable } from 'kysely';
+import type { Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AccountsTable, AlertStatesTable, Database } from '../database-schema.js';
-import type { BudgetPeriod, NanoUsd } from '../../domain/records.js';
-import { budgetPeriodAt } from '../../domain/budget-period.js';
+import type { NanoUsd } from '../../domain/records.js';
+import { ALERT_KINDS, findCrossings, rearmAlerts } from './alert-crossings.js';
 
 /**
  * What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period
@@ -12,7 +12,6 @@ import { budgetPeriodAt } from '../../domain/budget-period.js';
  * Both paused kinds are told to webhooks only.
  */
 export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused' | 'key_budget_paused';
-export const ALERT_KINDS: readonly AlertKind[] = ['balance', 'key_quota', 'subscription_quota', 'key_paused', 'key_budget_paused'];
 
 /** `armed`: will alert on the next crossing; `pending`: crossed, mail owed; `notified`: mail sent, waits to re-arm. */
 export type AlertStateName = 'armed' | 'pending' | 'notified';
@@ -79,8 +78,6 @@ export interface AlertRepository {
   markFailed(alert: Pick<AlertState, 'kind' | 'subjectId'>, attempts: number, retryAt: number, error: string, now: number): Promise<void>;
 }
 
-const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
-
 function toState(row: Selectable<AlertStatesTable>): AlertState {
   return {
     kind: toOneOf(row.kind, ALERT_KINDS, 'alert kind'),
@@ -101,32 +98,11 @@ function toState(row: Selectable<AlertStatesTable>): AlertState {
   };
 }
 
-/**
- * ceil(quota × percent / 100) without overflowing 64 bits for any quota up to a billion USD:
- * quota = 100a + b → a·percent + ceil(b·percent / 100). Same formula as `quotaThresholdNano` in src/alerts/.
- */
-function percentOf(quota: Expression<unknown>, percent: Expression<unknown>) {
-  return sql<bigint>`((${quota} / 100) * ${percent} + ((${quota} % 100) * ${percent} + 99) / 100)`;
-}
-
-const funds = sql<bigint>`(${sql.ref('accounts.balance_nano')} + ${sql.ref('accounts.credit_line_nano')})`;
-
 function settingsOf(row: Pick<Selectable<AccountsTable>, 'alert_balance_nano' | 'alert_quota_percent'>): AlertSettings {
   return { balanceNano: toNullableBigInt(row.alert_balance_nano), quotaPercent: toNullableNumber(row.alert_quota_percent) };
 }
 
 export function createAlertRepository(db: Kysely<Database>): AlertRepository {
-  // A key's own threshold when its owner set one, else the account's.
-  const keyPercent = sql<number | bigint | null>`coalesce(${sql.ref('api_keys.alert_quota_percent')}, ${sql.ref('accounts.alert_quota_percent')})`;
-  const keyPercentSet = sql<SqlBool>`${keyPercent} is not null`;
-  const keyThreshold = percentOf(sql.ref('api_keys.quota_nano'), keyPercent);
-  const planThreshold = percentOf(sql.ref('plans.quota_nano'), sql.ref('accounts.alert_quota_percent'));
-  const fundsBelowThreshold = sql<SqlBool>`${funds} < ${sql.ref('accounts.alert_balance_nano')}`;
-  const keySpentPastThreshold = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${keyThreshold}`;
-  const subscriptionUsePastThreshold = sql<SqlBool>`${sql.ref('subscriptions.used_nano')} >= ${planThreshold}`;
-  const keyQuotaUsedUp = sql<SqlBool>`${sql.ref('api_keys.spent_nano')} >= ${sql.ref('api_keys.quota_nano')}`;
-  const keyBudgetUsedUp = sql<SqlBool>`${sql.ref('api_keys.budget_spent_nano')} >= ${sql.ref('api_keys.budget_limit_nano')}`;
-
   return {
     async getSettings(accountId) {
       const row = await db.selectFrom('accounts').select(['alert_balance_nano', 'alert_quota_percent']).where('id', '=', accountId).executeTakeFirst();
@@ -160,172 +136,8 @@ export function createAlertRepository(db: Kysely<Database>): AlertRepository {
       return rows.map(toState);
     },
 
-    async rearm(now) {
-      let total = 0n;
-      for (const kind of ALERT_KINDS) {
-        const result = await db.updateTable('alert_states')
-          .set({ state: 'armed', updated_at: now })
-          .where('kind', '=', kind)
-          .where('state', '=', 'notified')
-          .where((where) => {
-            switch (kind) {
-              case 'balance':
-                return where.not(where.exists(where.selectFrom('accounts').select(sql.lit(1).as('one'))
-                  .whereRef('accounts.id', '=', 'alert_states.subject_id')
-                  .where('accounts.alert_balance_nano', 'is not', null)
-                  .where(fundsBelowThreshold)));
-              case 'key_quota':
-                return where.not(where.exists(where.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-                  .select(sql.lit(1).as('one'))
-                  .whereRef('api_keys.id', '=', 'alert_states.subject_id')
-                  .where(keyPercentSet)
-                  .where('api_keys.quota_nano', '>', 0n)
-                  .where(keySpentPastThreshold)));
-              case 'key_paused':
-                return where.not(where.exists(where.selectFrom('api_keys').select(sql.lit(1).as('one'))
-                  .whereRef('api_keys.id', '=', 'alert_states.subject_id')
-                  .where('api_keys.status', '<>', 'revoked')
-                  .where('api_keys.quota_nano', '>', 0n)
-                  .where(keyQuotaUsedUp)));
-              case 'key_budget_paused':
-                // Re-armed when the limit is raised or removed; a new period's pause is claimed over a notified
-                // alert of an earlier period, and one period's pauses share one event.
-                return where.not(where.exists(where.selectFrom('api_keys').select(sql.lit(1).as('one'))
-                  .whereRef('api_keys.id', '=', 'alert_states.subject_id')
-                  .whereRef('api_keys.budget_period_start', '=', 'alert_states.period_start')
-                  .where('api_keys.status', '<>', 'revoked')
-                  .where('api_keys.budget_limit_nano', 'is not', null)
-                  .where(keyBudgetUsedUp)));
-              case 'subscription_quota':
-                return where.not(where.exists(where.selectFrom('subscriptions')
-                  .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-                  .innerJoin('accounts', 'accounts.id', 'subscriptions.account_id')
-                  .select(sql.lit(1).as('one'))
-                  .whereRef('subscriptions.id', '=', 'alert_states.subject_id')
-                  .whereRef('subscriptions.current_period_start', '=', 'alert_states.period_start')
-                  .where('subscriptions.status', '=', 'active')
-                  .where('subscriptions.current_period_end', '>', now)
-                  .where('accounts.alert_quota_percent', 'is not', null)
-                  .where('plans.quota_nano', '>', 0n)
-                  .where(subscriptionUsePastThreshold)));
-              default: {
-                const unknown: never = kind;
-                throw new TypeError(`unknown alert kind ${String(unknown)}`);
-              }
-            }
-          })
-          .executeTakeFirst();
-        total += result.numUpdatedRows;
-      }
-      return Number(total);
-    },
-
-    async findCrossings(now, limit) {
-      const balances = await db.selectFrom('accounts')
-        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'balance').onRef('alert_states.subject_id', '=', 'accounts.id'))
-        .select(['accounts.id as subject_id', 'accounts.alert_balance_nano as threshold'])
-        .select(funds.as('value'))
-        .where('accounts.alert_balance_nano', 'is not', null)
-        .where(fundsBelowThreshold)
-        .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
-        .limit(limit)
-        .execute();
-      const keys = await db.selectFrom('api_keys')
-        .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_quota').onRef('alert_states.subject_id', '=', 'api_keys.id'))
-        .select(['api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.spent_nano as value', 'api_keys.quota_nano as quota'])
-        .select([keyPercent.as('percent'), keyThreshold.as('threshold')])
-        .where(keyPercentSet)
-        .where('api_keys.status', '<>', 'revoked')
-        .where('api_keys.quota_nano', '>', 0n)
-        .where(keySpentPastThreshold)
-        .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
-        .limit(limit)
-        .execute();
-      const paused = await db.selectFrom('api_keys')
-        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_paused').onRef('alert_states.subject_id', '=', 'api_keys.id'))
-        .select(['api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.spent_nano as value', 'api_keys.quota_nano as quota'])
-        .where('api_keys.status', '<>', 'revoked')
-        .where('api_keys.quota_nano', '>', 0n)
-        .where(keyQuotaUsedUp)
-        .where((where) => where.or([where('alert_states.state', 'is', null), where('alert_states.state', '=', 'armed')]))
-        .limit(limit)
-        .execute();
-      // Budget spend is stored with the period it belongs to; only a used-up budget of the current period pauses.
-      const budgetPaused = (await db.selectFrom('api_keys')
-        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'key_budget_paused').onRef('alert_states.subject_id', '=', 'api_keys.id'))
-        .select([
-          'api_keys.id as subject_id', 'api_keys.account_id', 'api_keys.budget_spent_nano as value', 'api_keys.budget_limit_nano as quota',
-          'api_keys.budget_period as period', 'api_keys.budget_period_start as period_start',
-        ])
-        .where('api_keys.status', '<>', 'revoked')
-        .where('api_keys.budget_limit_nano', 'is not', null)
-        .where('api_keys.budget_period', 'is not', null)
-        .where(keyBudgetUsedUp)
-        .where((where): Expression<SqlBool> => where.or([
-          where('alert_states.state', 'is', null),
-          where('alert_states.state', '=', 'armed'),
-          where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('api_keys.budget_period_start')}`]),
-        ]))
-        .limit(limit)
-        .execute())
-        .filter((row) => toNumber(row.period_start) === budgetPeriodAt(toOneOf(row.period ?? '', BUDGET_PERIODS, 'budget period'), now).start);
-      const subscriptions = await db.selectFrom('subscriptions')
-        .innerJoin('plans', 'plans.id', 'subscriptions.plan_id')
-        .innerJoin('accounts', 'accounts.id', 'subscriptions.account_id')
-        .leftJoin('alert_states', (join) => join.on('alert_states.kind', '=', 'subscription_quota').onRef('alert_states.subject_id', '=', 'subscriptions.id'))
-        .select([
-          'subscriptions.id as subject_id', 'subscriptions.account_id', 'subscriptions.used_nano as value', 'subscriptions.current_period_start as period_start',
-          'plans.quota_nano as quota', 'accounts.alert_quota_percent as percent',
-        ])
-        .select(planThreshold.as('threshold'))
-        .where('accounts.alert_quota_percent', 'is not', null)
-        .where('subscriptions.status', '=', 'active')
-        .where('subscriptions.current_period_start', '<=', now)
-        .where('subscriptions.current_period_end', '>', now)
-        .where('plans.quota_nano', '>', 0n)
-        .where(subscriptionUsePastThreshold)
-        .where((where): Expression<SqlBool> => where.or([
-          where('alert_states.state', 'is', null),
-          where('alert_states.state', '=', 'armed'),
-          where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('subscriptions.current_period_start')}`]),
-        ]))
-        .limit(limit)
-        .execute();
-
-      const crossings: AlertCrossing[] = [];
-      for (const row of balances) {
-        crossings.push({
-          kind: 'balance', subjectId: row.subject_id, accountId: row.subject_id, periodStart: 0,
-          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.threshold), limitNano: null, percent: null,
-        });
-      }
-      for (const row of keys) {
-        crossings.push({
-          kind: 'key_quota', subjectId: row.subject_id, accountId: row.account_id, periodStart: 0,
-          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.threshold), limitNano: toBigInt(row.quota), percent: toNullableNumber(row.percent),
-        });
-      }
-      for (const row of paused) {
-        crossings.push({
-          kind: 'key_paused', subjectId: row.subject_id, accountId: row.account_id, periodStart: 0,
-          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.quota), limitNano: toBigInt(row.quota), percent: 100,
-        });
-      }
-      for (const row of budgetPaused) {
-        crossings.push({
-          kind: 'key_budget_paused', subjectId: row.subject_id, accountId: row.account_id, periodStart: toNumber(row.period_start),
-          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.quota), limitNano: toBigInt(row.quota), percent: 100,
-        });
-      }
-      for (const row of subscriptions) {
-        crossings.push({
-          kind: 'subscription_quota', subjectId: row.subject_id, accountId: row.account_id, periodStart: toNumber(row.period_start),
-          valueNano: toBigInt(row.value), thresholdNano: toBigInt(row.threshold), limitNano: toBigInt(row.quota), percent: toNullableNumber(row.percent),
-        });
-      }
-      return crossings;
-    },
+    rearm: (now) => rearmAlerts(db, now),
+    findCrossings: (now, limit) => findCrossings(db, now, limit),
 
     async claim(crossing, now) {
       const claimed = await db.insertInto('alert_states')

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { AnnouncementsTable, Database } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 import type { Announcement } from '../../domain/records.js';
 import type { AnnouncementRepository } from '../storage.js';
 
@@ -31,11 +31,15 @@ function toRow(announcement: Announcement): Insertable<AnnouncementsTable> {
   };
 }
 
+/** Announcements are never edited: no patch, no changes. */
+const ANNOUNCEMENTS: TableMapping<'announcements', Announcement, never> = {
+  table: 'announcements', key: 'id', keyOf: (announcement) => announcement.id, toRecord, toRow,
+};
+
 export function createAnnouncementRepository(db: Kysely<Database>): AnnouncementRepository {
+  const announcements = tableAccess(db, ANNOUNCEMENTS);
   return {
-    async create(announcement) {
-      await db.insertInto('announcements').values(toRow(announcement)).execute();
-    },
+    create: announcements.insert,
 
     async listActive(now, limit) {
       if (!(limit > 0)) return [];
@@ -51,18 +55,8 @@ export function createAnnouncementRepository(db: Kysely<Database>): Announcement
       return rows.map(toRecord);
     },
 
-    async list(page) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('announcements').selectAll().orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (announcement) => announcement.id);
-    },
-
-    async delete(id) {
-      const result = await db.deleteFrom('announcements').where('id', '=', id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    list: (page) => announcements.page(page),
+    delete: announcements.delete,
 
     async dismiss(userId, announcementId, at) {
       await db.insertInto('announcement_dismissals')

@@ -3,7 +3,7 @@ import {
   fromBoolean, parseNullableStringArray, toBigInt, toBoolean, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../../domain/records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
@@ -97,21 +97,16 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   return changes;
 }
 
+const API_KEYS: TableMapping<'api_keys', ApiKey, ApiKeyPatch> = {
+  table: 'api_keys', key: 'id', keyOf: (key) => key.id, toRecord, toRow, toChanges,
+};
+
 export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
+  const keys = tableAccess(db, API_KEYS);
   return {
-    async create(key) {
-      await db.insertInto('api_keys').values(toRow(key)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async getBySecretHash(secretHash) {
-      const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', secretHash).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
+    create: keys.insert,
+    getById: keys.get,
+    getBySecretHash: (secretHash) => keys.getBy('secret_hash', secretHash),
 
     async listSecretHashes(afterId, limit) {
       let query = db.selectFrom('api_keys').select(['id', 'secret_hash']).orderBy('id').limit(limit);
@@ -120,24 +115,10 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
       return rows.map((row) => ({ id: row.id, secretHash: row.secret_hash }));
     },
 
-    async listByAccount(accountId, page, options) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('api_keys').selectAll().where('account_id', '=', accountId).orderBy('id').limit(limit + 1);
-      if (options?.playground === false) query = query.where('playground', '=', 0);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (key) => key.id);
-    },
+    listByAccount: (accountId, page, options) =>
+      keys.page(page, options?.playground === false ? { account_id: accountId, playground: 0 } : { account_id: accountId }),
 
-    async update(id, patch, now) {
-      const row = await db
-        .updateTable('api_keys')
-        .set(toChanges(patch, now))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
+    update: keys.update,
 
     async anyAllowsOrigin(origin) {
       // The JSON array holds the origin as a quoted string; LIKE wildcards in it are escaped.

@@ -4,7 +4,7 @@ import {
   fromBoolean, parseObject, parseStringArray, parseStringRecord, toBoolean, toJson, toNumber,
 } from '../convert.js';
 import type { ChannelsTable, Database } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess } from './table-access.js';
 import type { Channel } from '../../domain/records.js';
 import type { ChannelPatch, ChannelRepository } from '../storage.js';
 
@@ -64,48 +64,14 @@ function createCodec(secretBox: SecretBox) {
 }
 
 export function createChannelRepository(db: Kysely<Database>, secretBox: SecretBox): ChannelRepository {
-  const { toRecord, toRow, toChanges } = createCodec(secretBox);
+  const channels = tableAccess(db, { table: 'channels', key: 'id', keyOf: (channel: Channel) => channel.id, ...createCodec(secretBox) });
   return {
-    async create(channel) {
-      await db.insertInto('channels').values(toRow(channel)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async getByName(name) {
-      const row = await db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async list(page) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('channels').selectAll().orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (channel) => channel.id);
-    },
-
-    async listAll() {
-      const rows = await db.selectFrom('channels').selectAll().orderBy('id').execute();
-      return rows.map(toRecord);
-    },
-
-    async update(id, patch, now) {
-      const row = await db
-        .updateTable('channels')
-        .set(toChanges(patch, now))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async delete(id) {
-      const result = await db.deleteFrom('channels').where('id', '=', id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    create: channels.insert,
+    getById: channels.get,
+    getByName: (name) => channels.getBy('name', name),
+    list: (page) => channels.page(page),
+    listAll: () => channels.listAll(),
+    update: channels.update,
+    delete: channels.delete,
   };
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
-import type { ConsoleSessionsTable, ConsoleUsersTable, Database } from '../database-schema.js';
+import type { ConsoleSessionsTable, ConsoleUsersTable } from '../console-schema.js';
+import type { Database } from '../database-schema.js';
 import type { SecretBox } from '../../shared/secret-box.js';
 
 /** What a member may do on an account; only `owner` is created today. */

@@ -5,6 +5,7 @@ import type { Database, LedgerEntriesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../../domain/records.js';
 import { BalanceLimitError, type LedgerCredit, type LedgerRepository } from '../storage.js';
+import { creditLockedAccount } from './account-credit.js';
 
 const ENTRY_KINDS: readonly LedgerEntryKind[] = ['topup', 'usage', 'refund', 'correction', 'referral', 'subscription_grant', 'subscription', 'signup_credit'];
 const LEDGER_COLUMNS = 8;
@@ -70,9 +71,9 @@ function amountById(amounts: [string, bigint][]) {
 const ROWS_PER_UPDATE = rowsPerStatement(3);
 
 /**
- * One credit (or debit) inside the caller's transaction: the ledger entry, then the balance moved by its amount.
+ * One credit (or debit) inside the caller's transaction: the account's lock taken, then `creditLockedAccount`.
  * Idempotent per `entryId`; null when there is no such account; BalanceLimitError (thrown, so the caller's
- * transaction rolls back) past the allowed range. Every credit of the ledger goes through here.
+ * transaction rolls back) past the allowed range.
  */
 export async function applyCreditIn(trx: Transaction<Database>, dialect: Dialect, credit: LedgerCredit): Promise<NanoUsd | null> {
   let lookup = trx.selectFrom('accounts').select('balance_nano').where('id', '=', credit.accountId);
@@ -80,35 +81,13 @@ export async function applyCreditIn(trx: Transaction<Database>, dialect: Dialect
   const account = await lookup.executeTakeFirst();
   if (account === undefined) return null;
 
-  const inserted = await trx
-    .insertInto('ledger_entries')
-    .values({
-      id: credit.entryId,
-      account_id: credit.accountId,
-      kind: credit.kind,
-      amount_nano: credit.amountNano,
-      key_id: null,
-      request_id: null,
-      reason: credit.reason,
-      created_at: credit.createdAt,
-    })
-    .onConflict((conflict) => conflict.column('id').doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const balanceNano = await creditLockedAccount(trx, credit);
   // Already applied (same entryId): idempotent, the balance stays as it is.
-  if (inserted === undefined) return toBigInt(account.balance_nano);
+  if (balanceNano === null) return toBigInt(account.balance_nano);
   const max = credit.maxBalanceNano;
-  const next = toBigInt(account.balance_nano) + credit.amountNano;
-  // Thrown inside the transaction, so the entry just inserted is rolled back with it.
-  if (max !== undefined && (next > max || next < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
-
-  const updated = await trx
-    .updateTable('accounts')
-    .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${credit.amountNano} as bigint)` })
-    .where('id', '=', credit.accountId)
-    .returning('balance_nano')
-    .executeTakeFirstOrThrow();
-  return toBigInt(updated.balance_nano);
+  // Thrown inside the transaction, so the entry and the balance just written are rolled back with it.
+  if (max !== undefined && (balanceNano > max || balanceNano < -max)) throw new BalanceLimitError(toBigInt(account.balance_nano), max);
+  return balanceNano;
 }
 
 export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): LedgerRepository {

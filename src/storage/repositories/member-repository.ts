@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
-import type { ConsoleInvitationsTable, Database } from '../database-schema.js';
+import type { ConsoleInvitationsTable } from '../console-schema.js';
+import type { Database } from '../database-schema.js';
 import { ACCOUNT_ROLES, type AccountMembership, type AccountRole, type ConsoleUser } from './console-repository.js';
 
 export interface ConsoleInvitation {

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, ModelsTable } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 import type { BalancingStrategy, Model, ModelCachePolicy, ModelKind, Pricing } from '../../domain/records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
@@ -118,43 +118,18 @@ function toChanges(patch: ModelPatch, now: number): Updateable<ModelsTable> {
   return changes;
 }
 
+const MODELS: TableMapping<'models', Model, ModelPatch> = {
+  table: 'models', key: 'id', keyOf: (model) => model.id, toRecord, toRow, toChanges,
+};
+
 export function createModelRepository(db: Kysely<Database>): ModelRepository {
+  const models = tableAccess(db, MODELS);
   return {
-    async create(model) {
-      await db.insertInto('models').values(toRow(model)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('models').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async list(page) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('models').selectAll().orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (model) => model.id);
-    },
-
-    async listAll() {
-      const rows = await db.selectFrom('models').selectAll().orderBy('id').execute();
-      return rows.map(toRecord);
-    },
-
-    async update(id, patch, now) {
-      const row = await db
-        .updateTable('models')
-        .set(toChanges(patch, now))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async delete(id) {
-      const result = await db.deleteFrom('models').where('id', '=', id).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    create: models.insert,
+    getById: models.get,
+    list: (page) => models.page(page),
+    listAll: () => models.listAll(),
+    update: models.update,
+    delete: models.delete,
   };
 }

@@ -8,6 +8,7 @@ import type { NanoUsd } from '../../domain/records.js';
 import type { LedgerCredit } from '../storage.js';
 import { toBillingProfile, toCheckoutSession, toInvoice, toReferral, toReferralReward } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
+import { coreTransaction, creditLockedAccount } from './account-credit.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -69,6 +70,9 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
       await trx.updateTable('stripe_events').set({ outcome }).where('id', '=', id).execute();
     },
 
+    ...sessionStatements(trx),
+    ...referralStatements(trx),
+
     async lockAccounts(accountIds) {
       if (dialect !== 'postgres' || accountIds.length === 0) return;
       // Byte order, as the ledger's batches lock accounts, so the two never wait on each other in a cycle.
@@ -76,6 +80,35 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
         .orderBy(sql`${sql.ref('id')} collate "C"`).forNoKeyUpdate().execute();
     },
 
+    async applyLedgerEntry(entry) {
+      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
+    },
+
+    issueInvoice(draft) {
+      return issueInvoiceIn(trx, draft);
+    },
+
+    async recordEvent(event) {
+      await insertWebhookEvent(webhookTablesOf(trx), event);
+    },
+
+    async invoice(id) {
+      const row = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toInvoice(row);
+    },
+
+    async billingProfile(accountId) {
+      const row = await trx.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+      return row === undefined ? null : toBillingProfile(row);
+    },
+
+  };
+}
+
+/** A top-up's Checkout Session inside the webhook's transaction: read, paid once, expired, its refunds counted. */
+function sessionStatements(trx: Transaction<CommerceDatabase>): Pick<PaymentTransaction,
+  'session' | 'sessionByPaymentIntent' | 'paidSessionCount' | 'markPaid' | 'markExpired' | 'addReversed'> {
+  return {
     async session(id) {
       const row = await trx.selectFrom('checkout_sessions').selectAll().where('id', '=', id).executeTakeFirst();
       return row === undefined ? null : toCheckoutSession(row);
@@ -114,49 +147,13 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
         .where('id', '=', id)
         .execute();
     },
+  };
+}
 
-    async applyLedgerEntry(entry) {
-      const inserted = await trx
-        .insertInto('ledger_entries')
-        .values({
-          id: entry.entryId,
-          account_id: entry.accountId,
-          kind: entry.kind,
-          amount_nano: entry.amountNano,
-          key_id: null,
-          request_id: null,
-          reason: entry.reason,
-          created_at: entry.createdAt,
-        })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted === undefined) return false;
-      await trx.updateTable('accounts')
-        .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${entry.amountNano} as bigint)` })
-        .where('id', '=', entry.accountId)
-        .execute();
-      return true;
-    },
-
-    issueInvoice(draft) {
-      return issueInvoiceIn(trx, draft);
-    },
-
-    async recordEvent(event) {
-      await insertWebhookEvent(webhookTablesOf(trx), event);
-    },
-
-    async invoice(id) {
-      const row = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toInvoice(row);
-    },
-
-    async billingProfile(accountId) {
-      const row = await trx.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
-      return row === undefined ? null : toBillingProfile(row);
-    },
-
+/** The referral a top-up may reward, inside the webhook's transaction: the reward paid once, and taken back. */
+function referralStatements(trx: Transaction<CommerceDatabase>): Pick<PaymentTransaction,
+  'referral' | 'rewardCount' | 'insertReward' | 'rewardOf' | 'addRewardReversed'> {
+  return {
     async referral(referredAccountId) {
       const row = await trx.selectFrom('referrals').selectAll().where('referred_account_id', '=', referredAccountId).executeTakeFirst();
       return row === undefined ? null : toReferral(row);

@@ -3,13 +3,13 @@ import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { BillingProfile, Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
-import type { Database } from '../database-schema.js';
 import { toBigInt } from '../convert.js';
 import type { NanoUsd, Subscription } from '../../domain/records.js';
 import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
 import { toBillingProfile, toInvoice } from './commerce-rows.js';
 import { issueInvoiceIn } from './invoice-repository.js';
-import { subscriptionRow, toSubscriptionRecord, updateSubscription } from './subscription-repository.js';
+import { coreTransaction, creditLockedAccount } from './account-credit.js';
+import { subscriptionTable, toSubscriptionRecord } from './subscription-repository.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -48,6 +48,7 @@ export interface PlanPurchaseRepository {
 }
 
 function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransaction {
+  const subscriptions = subscriptionTable(coreTransaction(trx));
   return {
     async funds(accountId) {
       const account = await trx.selectFrom('accounts').select(['balance_nano', 'credit_line_nano']).where('id', '=', accountId).executeTakeFirst();
@@ -60,38 +61,13 @@ function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransa
       return { balanceNano: toBigInt(account.balance_nano), creditLineNano: toBigInt(account.credit_line_nano), heldNano: held.held === null ? 0n : toBigInt(held.held) };
     },
 
-    async subscriptions(accountId) {
-      const rows = await trx.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-      return rows.map(toSubscriptionRecord);
-    },
-
-    async subscription(id) {
-      const row = await trx.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toSubscriptionRecord(row);
-    },
-
-    async createSubscription(subscription) {
-      await trx.insertInto('subscriptions').values(subscriptionRow(subscription)).execute();
-    },
-
-    updateSubscription(id, patch, now) {
-      // The commerce schema extends the core one; Kysely's builders are invariant in it, so the view is narrowed.
-      return updateSubscription(trx as unknown as Kysely<Database>, id, patch, now);
-    },
+    subscriptions: (accountId) => subscriptions.listAll({ account_id: accountId }),
+    subscription: subscriptions.get,
+    createSubscription: subscriptions.insert,
+    updateSubscription: subscriptions.update,
 
     async applyLedgerEntry(entry) {
-      const inserted = await trx
-        .insertInto('ledger_entries')
-        .values({ id: entry.entryId, account_id: entry.accountId, kind: entry.kind, amount_nano: entry.amountNano, key_id: null, request_id: null, reason: entry.reason, created_at: entry.createdAt })
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      if (inserted === undefined) return false;
-      await trx.updateTable('accounts')
-        .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${entry.amountNano} as bigint)` })
-        .where('id', '=', entry.accountId)
-        .execute();
-      return true;
+      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
     },
 
     async invoiceBySource(source) {

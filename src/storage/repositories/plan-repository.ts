@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, PlansTable } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 import type { OveragePolicy, Plan, PlanPeriod } from '../../domain/records.js';
 import type { PlanPatch, PlanRepository } from '../storage.js';
 
@@ -56,38 +56,17 @@ function toChanges(patch: PlanPatch, now: number): Updateable<PlansTable> {
   return changes;
 }
 
+const PLANS: TableMapping<'plans', Plan, PlanPatch> = {
+  table: 'plans', key: 'id', keyOf: (plan) => plan.id, toRecord: toPlanRecord, toRow, toChanges,
+};
+
 export function createPlanRepository(db: Kysely<Database>): PlanRepository {
+  const plans = tableAccess(db, PLANS);
   return {
-    async create(plan) {
-      await db.insertInto('plans').values(toRow(plan)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('plans').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toPlanRecord(row);
-    },
-
-    async getByName(name) {
-      const row = await db.selectFrom('plans').selectAll().where('name', '=', name).executeTakeFirst();
-      return row === undefined ? null : toPlanRecord(row);
-    },
-
-    async list(page) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('plans').selectAll().orderBy('id').limit(limit + 1);
-      if (page.after != null) query = query.where('id', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toPlanRecord), limit, (plan) => plan.id);
-    },
-
-    async update(id, patch, now) {
-      const row = await db
-        .updateTable('plans')
-        .set(toChanges(patch, now))
-        .where('id', '=', id)
-        .returningAll()
-        .executeTakeFirst();
-      return row === undefined ? null : toPlanRecord(row);
-    },
+    create: plans.insert,
+    getById: plans.get,
+    getByName: (name) => plans.getBy('name', name),
+    list: (page) => plans.page(page),
+    update: plans.update,
   };
 }

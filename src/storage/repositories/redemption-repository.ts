@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, RedemptionCodesTable } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { NanoUsd, Page, PageRequest } from '../../domain/records.js';
 import { BalanceLimitError } from '../storage.js';
+import { creditLockedAccount } from './account-credit.js';
 
 /** A code worth `amountNano`, redeemable once. Only the SHA-256 of the code is kept. */
 export interface RedemptionCode {
@@ -201,23 +201,11 @@ export function createRedemptionCodeRepository(db: Kysely<Database>, dialect: 's
           return { ok: false, reason: state === 'active' ? 'redeemed' : state, code };
         }
         const code = toRecord(claimed);
-        await trx.insertInto('ledger_entries').values({
-          id: ledgerEntryId,
-          account_id: accountId,
-          kind: 'topup',
-          amount_nano: code.amountNano,
-          key_id: null,
-          request_id: null,
-          reason: `redemption code ${code.id}`,
-          created_at: now,
-        }).execute();
-        const account = await trx
-          .updateTable('accounts')
-          .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} + cast(${code.amountNano} as bigint)` })
-          .where('id', '=', accountId)
-          .returning('balance_nano')
-          .executeTakeFirstOrThrow();
-        const balanceNano = toBigInt(account.balance_nano);
+        // Under the account's lock taken above; the ledger entry id is new, so it is never a replay.
+        const balanceNano = await creditLockedAccount(trx, {
+          entryId: ledgerEntryId, accountId, kind: 'topup', amountNano: code.amountNano, reason: `redemption code ${code.id}`, createdAt: now,
+        });
+        if (balanceNano === null) throw new Error(`ledger entry ${ledgerEntryId} exists already`);
         // Thrown inside the transaction: the claim and the ledger entry are rolled back with it.
         if (maxBalanceNano !== undefined && balanceNano > maxBalanceNano) throw new BalanceLimitError(balanceNano - code.amountNano, maxBalanceNano);
         return { ok: true, code, balanceNano };

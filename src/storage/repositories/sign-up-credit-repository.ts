@@ -1,8 +1,9 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, IntegerColumn, MoneyColumn, NullableIntegerColumn } from '../database-schema.js';
 import type { NanoUsd } from '../../domain/records.js';
 import { applyCreditIn, type Dialect } from './ledger-repository.js';
+import { coreTransaction } from './account-credit.js';
 
 /** Tables of migration 0026, in the conventions of database-schema.ts. */
 export interface SignUpAddressesTable {
@@ -115,7 +116,6 @@ function toGrant(row: { account_id: string; ledger_entry_id: string; amount_nano
 type Tables = Database & SignUpCreditTables;
 
 export function createSignUpCreditRepository(db: Kysely<Tables>, dialect: Dialect): SignUpCreditRepository {
-  const ledgerTransaction = (trx: Transaction<Tables>): Transaction<Database> => trx as unknown as Transaction<Database>;
   return {
     async recordSignUpAddress(accountId, ipHash, now) {
       await db.insertInto('signup_addresses').values({ account_id: accountId, ip_hash: ipHash, created_at: now, refusal: null })
@@ -160,7 +160,7 @@ export function createSignUpCreditRepository(db: Kysely<Tables>, dialect: Dialec
             account_id: request.accountId, ledger_entry_id: request.entryId, amount_nano: request.amountNano,
             expires_at: request.expiresAt, reclaimed_at: null, reclaimed_nano: 0n, created_at: request.now,
           }).execute();
-          const balance = await applyCreditIn(ledgerTransaction(trx), dialect, {
+          const balance = await applyCreditIn(coreTransaction(trx), dialect, {
             entryId: request.entryId, accountId: request.accountId, kind: 'signup_credit', amountNano: request.amountNano,
             reason: request.reason, createdAt: request.now,
           });
@@ -207,7 +207,7 @@ export function createSignUpCreditRepository(db: Kysely<Tables>, dialect: Dialec
         const unused = beyondPaid <= 0n ? 0n : beyondPaid < grant.amountNano ? beyondPaid : grant.amountNano;
         await trx.updateTable('signup_credit_grants').set({ reclaimed_at: request.now, reclaimed_nano: unused }).where('account_id', '=', request.accountId).execute();
         if (unused > 0n) {
-          await applyCreditIn(ledgerTransaction(trx), dialect, {
+          await applyCreditIn(coreTransaction(trx), dialect, {
             entryId: request.entryId, accountId: request.accountId, kind: 'signup_credit', amountNano: -unused, reason: request.reason, createdAt: request.now,
           });
         }

@@ -3,6 +3,7 @@ import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber, toOneOf }
 import type { Database, SubscriptionsTable } from '../database-schema.js';
 import type { Subscription, SubscriptionStatus } from '../../domain/records.js';
 import type { SubscriptionPatch, SubscriptionRepository } from '../storage.js';
+import { tableAccess, type TableAccess, type TableMapping } from './table-access.js';
 
 const STATUSES: readonly SubscriptionStatus[] = ['active', 'cancelled'];
 
@@ -44,33 +45,8 @@ function toRow(subscription: Subscription): Insertable<SubscriptionsTable> {
   };
 }
 
-export { toRow as subscriptionRow };
-
-export function createSubscriptionRepository(db: Kysely<Database>): SubscriptionRepository {
-  return {
-    async create(subscription) {
-      await db.insertInto('subscriptions').values(toRow(subscription)).execute();
-    },
-
-    async getById(id) {
-      const row = await db.selectFrom('subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toSubscriptionRecord(row);
-    },
-
-    /** Ordered by id (creation order for time-sortable ids). */
-    async listByAccount(accountId) {
-      const rows = await db.selectFrom('subscriptions').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-      return rows.map(toSubscriptionRecord);
-    },
-
-    async update(id, patch, now) {
-      return updateSubscription(db, id, patch, now);
-    },
-  };
-}
-
-/** One UPDATE of the patched columns (also used inside money transactions). */
-export async function updateSubscription(db: Kysely<Database>, id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null> {
+/** `resetUsage` zeroes the period's used quota and overage (a new period starts). */
+function toChanges(patch: SubscriptionPatch, now: number): Updateable<SubscriptionsTable> {
   const changes: Updateable<SubscriptionsTable> = { updated_at: now };
   if (patch.planId !== undefined) changes.plan_id = patch.planId;
   if (patch.status !== undefined) changes.status = patch.status;
@@ -84,6 +60,25 @@ export async function updateSubscription(db: Kysely<Database>, id: string, patch
     changes.used_nano = 0n;
     changes.overage_used_nano = 0n;
   }
-  const row = await db.updateTable('subscriptions').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
-  return row === undefined ? null : toSubscriptionRecord(row);
+  return changes;
+}
+
+const SUBSCRIPTIONS: TableMapping<'subscriptions', Subscription, SubscriptionPatch> = {
+  table: 'subscriptions', key: 'id', keyOf: (subscription) => subscription.id, toRecord: toSubscriptionRecord, toRow, toChanges,
+};
+
+/** The subscriptions table inside any connection or transaction (money transactions and plan purchases use it too). */
+export function subscriptionTable(db: Kysely<Database>): TableAccess<'subscriptions', Subscription, SubscriptionPatch> {
+  return tableAccess(db, SUBSCRIPTIONS);
+}
+
+export function createSubscriptionRepository(db: Kysely<Database>): SubscriptionRepository {
+  const subscriptions = subscriptionTable(db);
+  return {
+    create: subscriptions.insert,
+    getById: subscriptions.get,
+    /** Ordered by id (creation order for time-sortable ids). */
+    listByAccount: (accountId) => subscriptions.listAll({ account_id: accountId }),
+    update: subscriptions.update,
+  };
 }

@@ -1,7 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { toNullableBigInt, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, TiersTable } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 import type { Tier } from '../../domain/records.js';
 import type { TierPatch, TierRepository } from '../storage.js';
 
@@ -30,38 +30,18 @@ function toChanges(patch: TierPatch, now: number): Updateable<TiersTable> {
   return changes;
 }
 
+const TIERS: TableMapping<'tiers', Tier, TierPatch> = {
+  table: 'tiers', key: 'name', keyOf: (tier) => tier.name, toRecord, toRow, toChanges,
+};
+
 export function createTierRepository(db: Kysely<Database>): TierRepository {
+  const tiers = tableAccess(db, TIERS);
   return {
-    async create(tier) {
-      await db.insertInto('tiers').values(toRow(tier)).execute();
-    },
-
-    async getByName(name) {
-      const row = await db.selectFrom('tiers').selectAll().where('name', '=', name).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async list(page) {
-      const limit = pageLimit(page);
-      let query = db.selectFrom('tiers').selectAll().orderBy('name').limit(limit + 1);
-      if (page.after != null) query = query.where('name', '>', page.after);
-      const rows = await query.execute();
-      return toPage(rows.map(toRecord), limit, (tier) => tier.name);
-    },
-
-    async listAll() {
-      const rows = await db.selectFrom('tiers').selectAll().orderBy('name').execute();
-      return rows.map(toRecord);
-    },
-
-    async update(name, patch, now) {
-      const row = await db.updateTable('tiers').set(toChanges(patch, now)).where('name', '=', name).returningAll().executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
-
-    async delete(name) {
-      const result = await db.deleteFrom('tiers').where('name', '=', name).executeTakeFirst();
-      return result.numDeletedRows > 0n;
-    },
+    create: tiers.insert,
+    getByName: tiers.get,
+    list: (page) => tiers.page(page),
+    listAll: () => tiers.listAll(),
+    update: tiers.update,
+    delete: tiers.delete,
   };
 }
