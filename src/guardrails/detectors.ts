@@ -28,22 +28,24 @@ export interface Detector {
 /** Runs a global regular expression from `from`, keeping the matches `accept` returns a span for. */
 function scan(pattern: RegExp, text: string, from: number, accept: (match: RegExpExecArray) => Span | undefined): Span[] {
   const spans: Span[] = [];
-  const re = new RegExp(pattern.source, pattern.flags);
+  // the module's own global expression, reused: scanning is synchronous, so no other scan can move lastIndex
+  const re = pattern;
   re.lastIndex = from;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const span = accept(m);
     if (span) spans.push(span);
     if (m[0].length === 0) re.lastIndex++;
   }
+  re.lastIndex = 0;
   return spans;
 }
 
-const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,4}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
+const EMAIL = /[A-Za-z0-9._%+-](?<![A-Za-z0-9._%+-].)[A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,4}\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
 export const emailDetector: Detector = {
   kind: 'email',
   maxLength: 64 + 1 + 64 * 5 + 1 + 24,
   find: (text, from = 0) =>
-    scan(EMAIL, text, from, (m) => {
+    text.indexOf('@', from) < 0 ? [] : scan(EMAIL, text, from, (m) => {
       const local = m[0].slice(0, m[0].indexOf('@'));
       if (local.startsWith('.') || local.endsWith('.') || local.includes('..')) return undefined;
       return { start: m.index, end: m.index + m[0].length, kind: 'email' };
@@ -148,17 +150,18 @@ export const nationalIdDetector: Detector = {
 };
 
 const IPV4 = /(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w]|\.\d)/g;
-const IPV6 = /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![\w:])/g;
+// the first character is matched before the look-behind: most positions then fail at once
+const IPV6 = /[0-9A-Fa-f:](?<![\w:.][0-9A-Fa-f:])[0-9A-Fa-f]{0,3}:(?:[0-9A-Fa-f]{0,4}:){1,6}(?:[0-9A-Fa-f]{1,4}|(?:\d{1,3}\.){3}\d{1,3})?(?![\w:])/g;
 export const ipAddressDetector: Detector = {
   kind: 'ip_address',
   maxLength: 45,
   find: (text, from = 0) => {
     const spans = [
       ...scan(IPV4, text, from, (m) => (ipv4Valid(m[0]) ? { start: m.index, end: m.index + m[0].length, kind: 'ip_address' } : undefined)),
-      ...scan(IPV6, text, from, (m) =>
+      ...(text.indexOf(':', from) < 0 ? [] : scan(IPV6, text, from, (m) =>
         // at least one hex digit: a bare "::" in prose or code is punctuation
         /[0-9A-Fa-f]/.test(m[0]) && ipv6Valid(m[0]) ? { start: m.index, end: m.index + m[0].length, kind: 'ip_address' } : undefined,
-      ),
+      )),
     ];
     return spans.sort((a, b) => a.start - b.start);
   },
@@ -166,7 +169,8 @@ export const ipAddressDetector: Detector = {
 
 /** API keys by the prefixes their issuers give them. */
 const SECRET_PREFIXED = new RegExp(
-  '(?<![A-Za-z0-9_-])(?:' +
+  // the boundary before a key is checked on each match (a look-behind here would run at every position)
+  '(?:' +
     [
       'sk-ant-[A-Za-z0-9_-]{20,200}',
       'sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,200}',
@@ -185,15 +189,25 @@ const SECRET_PREFIXED = new RegExp(
   'g',
 );
 /** Long tokens mixing upper case, lower case and digits with high entropy: keys of unknown issuers. */
-const SECRET_TOKEN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,200}(?![A-Za-z0-9+/_=-])/g;
+/** Whole runs of token characters of 32 or more (first character before the look-behind: most positions fail at once). */
+const SECRET_TOKEN = /[A-Za-z0-9+/_=-](?<![A-Za-z0-9+/_=-].)[A-Za-z0-9+/_=-]{31,}/g;
+const KEY_CHAR = /[A-Za-z0-9_-]/;
+/** Substrings one of the prefixed keys must contain: a text with none of them skips that expression. */
+const SECRET_HINTS = ['sk-', 'AKIA', 'ASIA', 'ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-', 'gldt-', 'glptt-', 'xox', 'AIza', '_live_', '_test_', 'hf_', 'npm_', 'SG.'];
 const ENTROPY_BITS_PER_CHAR = 4.2;
 export const secretDetector: Detector = {
   kind: 'secret',
   maxLength: 260,
   find: (text, from = 0) => {
-    const prefixed = scan(SECRET_PREFIXED, text, from, (m) => ({ start: m.index, end: m.index + m[0].length, kind: 'secret' }));
+    const hinted = SECRET_HINTS.some((hint) => text.includes(hint, from));
+    const prefixed = hinted
+      ? scan(SECRET_PREFIXED, text, from, (m) =>
+          m.index > 0 && KEY_CHAR.test(text[m.index - 1] ?? '') ? undefined : { start: m.index, end: m.index + m[0].length, kind: 'secret' },
+        )
+      : [];
     const tokens = scan(SECRET_TOKEN, text, from, (m) => {
       const token = m[0];
+      if (token.length < 32 || token.length > 200) return undefined;
       if (!/[A-Z]/.test(token) || !/[a-z]/.test(token) || !/\d/.test(token)) return undefined;
       if (shannonEntropy(token) < ENTROPY_BITS_PER_CHAR) return undefined;
       return { start: m.index, end: m.index + token.length, kind: 'secret' };
