@@ -32,6 +32,7 @@ const BOUNDARIES = [
   { folder: 'src/domain', forbidden: onlyFrom('domain', 'ir'), why: 'Domain records are plain types: they import only the canonical representation (a channel type is a name checked where channels enter, not the upstream registry).' },
   { folder: 'src/wire', forbidden: onlyFrom('wire', 'ir', 'shared'), why: 'A wire\'s types, mappings and wire objects depend only on the canonical representation and shared helpers; codecs and upstreams import them, never the reverse.' },
   { folder: 'src/errors', forbidden: onlyFrom('errors', 'shared'), why: 'The error registry depends on no layer.' },
+  { folder: 'src/guardrails', forbidden: onlyFrom('guardrails', 'shared', 'ir', 'errors'), why: 'Guardrail detectors and policies are pure: the request path calls them, never the reverse.' },
   { folder: 'src/multipart', forbidden: onlyFrom('multipart', 'errors', 'shared'), why: 'Multipart parsing knows only errors.' },
   { folder: 'src/invalidation', forbidden: onlyFrom('invalidation', 'redis', 'shared'), why: 'The invalidation bus knows only its transports.' },
   { folder: 'src/mail', forbidden: onlyFrom('mail', 'config', 'shared'), why: 'Mailers know only their configuration.' },

@@ -1,5 +1,6 @@
 /** The benchmark's options and report shapes. */
 import type { CpuPinning } from './cpu-pinning.js';
+import type { GuardrailsBenchResult } from './guardrails.js';
 import type { LoopHolds } from './loop-holds.js';
 import type { UpstreamProtocolResult } from './upstream-protocols.js';
 import type { OpenLoopResult } from './open-loop.js';
@@ -129,6 +130,8 @@ export interface BenchReport {
   upstreamProtocols: UpstreamProtocolResult[];
   storage: StorageComparison[];
   memory: MemoryReport[];
+  /** in-process cost of the built-in guardrail detectors (bench/guardrails.ts) */
+  guardrails?: GuardrailsBenchResult;
 }
 
 /** The same load through the SQLite gateway and through one on PostgreSQL + Redis, one after the other. */

@@ -58,6 +58,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatGuardrails, measureGuardrails } from './guardrails.js';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
 import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
@@ -507,6 +508,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     process.off('SIGTERM', onSignal);
   }
 
+  // in-process, after the load scenarios: the bench process is idle by now
+  const guardrails = measureGuardrails();
+  if (!guardrails.withinBudget) failures.push('guardrails: a built-in detector case is over its p50 budget (bench/guardrails.ts)');
   const report: BenchReport = {
     ok: failures.length === 0,
     failures,
@@ -532,6 +536,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     upstreamProtocols,
     storage,
     memory,
+    guardrails,
   };
 
   log('');
@@ -545,6 +550,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     storage.length > 0 ? formatStorageComparison(storage) : '',
     scenarios.some((sc) => sc.gatewayLoop !== undefined) ? formatLoopHolds(scenarios) : '',
     memory.length > 0 ? formatMemory(memory) : '',
+    formatGuardrails(guardrails),
   ];
   for (const section of sections.filter((text) => text !== '')) {
     log(section);

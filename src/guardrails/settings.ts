@@ -1,0 +1,92 @@
+/**
+ * The operator's guardrail records and the settings each kind accepts, as zod schemas the admin API validates with.
+ * Deny-list patterns are checked here, at configuration time, so a pattern that could backtrack catastrophically
+ * is refused before it ever runs.
+ */
+import { z } from 'zod';
+import { PII_KINDS } from './detectors.js';
+import { MAX_WORD_LENGTH, patternProblem } from './deny-list.js';
+
+export const GUARDRAIL_KINDS = ['pii', 'deny_list', 'moderation', 'webhook'] as const;
+export const GUARDRAIL_MODES = ['block', 'mask', 'log'] as const;
+export const GUARDRAIL_APPLIES_TO = ['input', 'output', 'both'] as const;
+
+export const piiSettingsSchema = z
+  .object({
+    /** the detectors to run; all when absent */
+    detectors: z.array(z.enum(PII_KINDS)).min(1).optional(),
+    /** mask mode: numbered placeholders restored in the answer, instead of `[KIND]` */
+    reversible: z.boolean().optional(),
+  })
+  .strict();
+
+const pattern = z
+  .string()
+  .superRefine((value, ctx) => {
+    const problem = patternProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `pattern ${problem}` });
+  });
+
+export const denyListSettingsSchema = z
+  .object({
+    words: z.array(z.string().trim().min(1).max(MAX_WORD_LENGTH)).max(10_000).optional(),
+    patterns: z.array(pattern).max(100).optional(),
+    max_match_chars: z.number().int().min(1).max(1000).optional(),
+    /** a prompt longer than this (characters) is refused (or logged) */
+    max_prompt_chars: z.number().int().min(1).optional(),
+    /** tool names: longest accepted, and names refused outright */
+    max_tool_name_chars: z.number().int().min(1).max(256).optional(),
+    denied_tools: z.array(z.string().min(1).max(256)).max(1000).optional(),
+    /** score tool results for prompt injection (log or block by the policy's mode) */
+    tool_result_injection: z.boolean().optional(),
+    injection_threshold: z.number().int().min(1).max(20).optional(),
+  })
+  .strict();
+
+export const moderationSettingsSchema = z
+  .object({
+    model: z.string().min(1).max(200).optional(),
+    categories: z.array(z.string().min(1).max(100)).max(50).optional(),
+    threshold: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+
+export const webhookSettingsSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }),
+    timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    fail_open: z.boolean().optional(),
+  })
+  .strict();
+
+export const GUARDRAIL_SETTINGS_SCHEMAS = {
+  pii: piiSettingsSchema,
+  deny_list: denyListSettingsSchema,
+  moderation: moderationSettingsSchema,
+  webhook: webhookSettingsSchema,
+} as const;
+
+export type PiiSettings = z.infer<typeof piiSettingsSchema>;
+export type DenyListSettings = z.infer<typeof denyListSettingsSchema>;
+export type ModerationSettings = z.infer<typeof moderationSettingsSchema>;
+export type WebhookSettings = z.infer<typeof webhookSettingsSchema>;
+
+const base = {
+  name: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
+  mode: z.enum(GUARDRAIL_MODES),
+  applies_to: z.enum(GUARDRAIL_APPLIES_TO),
+};
+
+/** The body of `POST /admin/guardrails`: the settings are checked against the kind's own schema. */
+export const guardrailInputSchema = z.discriminatedUnion('kind', [
+  z.object({ ...base, kind: z.literal('pii'), settings: piiSettingsSchema.optional() }).strict(),
+  z.object({ ...base, kind: z.literal('deny_list'), settings: denyListSettingsSchema.optional() }).strict(),
+  z.object({ ...base, kind: z.literal('moderation'), settings: moderationSettingsSchema.optional() }).strict(),
+  z.object({ ...base, kind: z.literal('webhook'), settings: webhookSettingsSchema }).strict(),
+]);
+
+export type GuardrailPolicy = z.infer<typeof guardrailInputSchema>;
+export type GuardrailKind = (typeof GUARDRAIL_KINDS)[number];
+export type GuardrailMode = (typeof GUARDRAIL_MODES)[number];
+export type GuardrailDirection = 'input' | 'output';
+
