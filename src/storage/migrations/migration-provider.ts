@@ -23,6 +23,7 @@ import * as channelUrlCredentials from './0024-channel-url-credentials.js';
 import * as signUpCredit from './0026-sign-up-credit.js';
 import * as dismissalsAndDisplayCurrency from './0028-dismissals-and-display-currency.js';
 import * as webhooks from './0030-webhooks.js';
+import * as rerankSearchUnits from './0035-rerank-search-units.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '0026-sign-up-credit': signUpCredit,
   '0028-dismissals-and-display-currency': dismissalsAndDisplayCurrency,
   '0030-webhooks': webhooks,
+  '0035-rerank-search-units': rerankSearchUnits,
 };
 
 export const migrationProvider: MigrationProvider = {
