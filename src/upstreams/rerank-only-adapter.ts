@@ -16,6 +16,7 @@ function servesNoChat(wire: Wire): GatewayError {
  */
 export abstract class RerankOnlyAdapter implements UpstreamAdapter {
   abstract readonly wire: Wire;
+  readonly servesChat = false;
   abstract readonly rerank: UpstreamRerank;
   protected abstract readonly defaultBaseUrl: string;
 

@@ -116,6 +116,8 @@ export interface UpstreamAdapter {
   readonly countTokens?: UpstreamCountTokens;
   /** Embeddings of a canonical request, where the upstream serves them; absent: its channels are skipped. */
   readonly embeddings?: UpstreamEmbeddings;
+  /** False for an upstream that serves no chat (a rerank-only vendor): channel tests and probes rerank instead. */
+  readonly servesChat?: boolean;
   /** Reranking documents against a query, where the upstream serves it; absent: its channels are skipped. */
   readonly rerank?: UpstreamRerank;
   /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */

@@ -194,6 +194,27 @@ describe('routing and money', () => {
   });
 });
 
+describe('channels of the rerank-only types', () => {
+  it('are tested with a one-document rerank, and refuse chat as a model set up wrong', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/channels');
+    for (const [name, mock] of [['cohere-a', cohereA], ['jina', jina], ['voyage', voyage]] as const) {
+      const id = channels.body.data.find((channel) => channel.name === name)?.id ?? '';
+      const tested = await gateway.admin<{ ok: boolean }>('POST', `/admin/channels/${id}/test`);
+      expect(tested.body, name).toMatchObject({ ok: true });
+      expect(mock.requests.at(-1)?.body, name).toMatchObject({ query: 'ping', documents: ['ping'] });
+    }
+    await admin('POST', '/admin/models', { id: 'chat-on-cohere', kind: 'chat', pricing: { input_per_mtok: 1 } });
+    await admin('PATCH', `/admin/channels/${channels.body.data.find((channel) => channel.name === 'jina')?.id ?? ''}`, { models: { 'rerank-jina': 'jina-reranker-v2-base-multilingual', 'chat-on-cohere': 'x' } });
+    await gateway.gateway.services.catalog.reload();
+    const chat = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'chat-on-cohere', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(chat.status).toBe(400);
+    expect(await chat.json()).toMatchObject({ error: { param: 'model', message: expect.stringContaining('rerank requests only') as unknown } });
+  });
+});
+
 describe('validation: 400 with the error object, nothing sent upstream', () => {
   const cases: Array<[string, Record<string, unknown>, string]> = [
     ['no model', { query: QUERY, documents: DOCUMENTS }, 'model'],
