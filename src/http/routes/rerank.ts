@@ -25,13 +25,11 @@ interface RerankMeasure {
 
 function measure(request: RerankRequest, tokensOf: (text: string) => number): RerankMeasure {
   const query = tokensOf(request.query);
-  const documents = request.documents.map((document) => {
-    const tokens = tokensOf(document);
-    return request.maxTokensPerDoc === undefined ? tokens : Math.min(tokens, request.maxTokensPerDoc);
-  });
+  const documents = request.documents.map(tokensOf);
   return {
+    // Whole documents: only Cohere takes `max_tokens_per_doc`; the others count what they were sent.
     tokens: query * documents.length + documents.reduce((sum, tokens) => sum + tokens, 0),
-    searchUnits: searchUnitsOf(query, documents),
+    searchUnits: searchUnitsOf(query, documents, request.maxTokensPerDoc),
   };
 }
 

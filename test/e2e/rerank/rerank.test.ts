@@ -4,6 +4,7 @@
  * nano-dollar per search unit and per token; failover when a channel answers 500; validation; the key's allowlist.
  */
 import { CohereClient, CohereClientV2, CohereError } from 'cohere-ai';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { mockScore, mockTokens, startMockRerankUpstream, type MockRerankUpstream } from '../../support/mock-rerank-upstream.js';
@@ -251,5 +252,19 @@ describe('validation: 400 with the error object, nothing sent upstream', () => {
     const answer = await postRerank({ model: 'rerank-voyage', query: QUERY, documents: DOCUMENTS, top_n: 50 });
     expect((answer.body.results as unknown[]).length).toBe(DOCUMENTS.length);
     expect(voyage.requests.at(-1)?.body).toMatchObject({ top_k: DOCUMENTS.length });
+  });
+});
+
+describe('malformed bodies', () => {
+  it('any value in any field is answered below 500, an error always being the spec object', async () => {
+    const field = fc.oneof(fc.anything(), fc.constantFrom(undefined, null, '', 'rerank-voyage', -1, 0, 1.5, 1e12, [], {}, [{ text: 1 }], ['a', { text: 'b' }]));
+    await fc.assert(
+      fc.asyncProperty(fc.record({ model: fc.oneof(field, fc.constant('rerank-voyage')), query: field, documents: fc.oneof(field, fc.constant(DOCUMENTS)), top_n: field, return_documents: field, max_tokens_per_doc: field }, { requiredKeys: [] }), async (body) => {
+        const answer = await postRerank(body);
+        expect(answer.status).toBeLessThan(500);
+        if (answer.status !== 200) expect(answer.body).toMatchObject({ error: { message: expect.any(String) as unknown, type: expect.any(String) as unknown } });
+      }),
+      { numRuns: 150, seed: 20261206 },
+    );
   });
 });
