@@ -168,6 +168,16 @@ describe('routing and money', () => {
     expect(await usageRow(rawResponse.headers.get('x-request-id'))).toMatchObject({ status: 200, attempts: 2, cost_usd: 0.002 });
   });
 
+  it('an upstream 400 (the caller\'s request) is answered as the error object, not retried, and bills nothing', async () => {
+    const before = cohereB.requests.length;
+    cohereA.setFault({ kind: 'status', status: 400, times: 1 });
+    const answer = await postRerank({ model: 'rerank-cohere', query: QUERY, documents: DOCUMENTS });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { message: expect.any(String) as unknown, type: 'invalid_request_error' } });
+    expect(cohereB.requests.length).toBe(before);
+    expect(await usageRow(answer.requestId)).toMatchObject({ status: 400, cost_usd: 0 });
+  });
+
   it('bills 2 search units for 101 documents, and holds the worst case before forwarding', async () => {
     const documents = Array.from({ length: 101 }, (_unused, index) => `document number ${index} about the capital`);
     const answer = await postRerank({ model: 'rerank-cohere', query: QUERY, documents });
