@@ -12,6 +12,8 @@ export interface BillableUsage {
   characters?: number;
   /** Calls of tools the upstream runs itself and bills per call. */
   hostedTools?: HostedToolCalls;
+  /** Search units of a rerank request (billing/search-units.ts). */
+  searchUnits?: number;
 }
 
 export interface ImageVariant {
@@ -46,6 +48,7 @@ export function computeCost(pricing: Pricing, usage: BillableUsage): NanoUsd {
   cost += pricing.perRequestNano ?? 0n;
   if (usage.images !== undefined) cost += BigInt(usage.images) * imagePrice(pricing, usage.imageVariant);
   cost += hostedToolCost(pricing, usage.hostedTools ?? tokens?.hostedTools);
+  if (usage.searchUnits !== undefined) cost += BigInt(usage.searchUnits) * (pricing.perSearchUnitNano ?? 0n);
   if (usage.audioSeconds !== undefined && pricing.perAudioMinuteNano !== null) {
     cost += ceilDivide(BigInt(Math.ceil(usage.audioSeconds)) * pricing.perAudioMinuteNano, 60n);
   }

@@ -67,6 +67,7 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     perGroundedPromptNano: null,
     perWebFetchNano: null,
     perFileSearchNano: nano(base(price('storage_searches_kcount')), 1000),
+    perSearchUnitNano: null,
   };
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;

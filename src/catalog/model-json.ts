@@ -34,6 +34,7 @@ export const PRICE_FIELDS = [
   ['input_per_mtok', 'inputPerMtokNano'], ['output_per_mtok', 'outputPerMtokNano'], ['cached_input_per_mtok', 'cachedInputPerMtokNano'], ['cache_write_per_mtok', 'cacheWritePerMtokNano'],
   ['per_request', 'perRequestNano'], ['per_image', 'perImageNano'], ['per_audio_minute', 'perAudioMinuteNano'], ['per_mchar', 'perMcharNano'],
   ['per_web_search', 'perWebSearchNano'], ['per_grounded_prompt', 'perGroundedPromptNano'], ['per_web_fetch', 'perWebFetchNano'], ['per_file_search', 'perFileSearchNano'],
+  ['per_search_unit', 'perSearchUnitNano'],
 ] as const satisfies ReadonlyArray<readonly [string, Exclude<keyof Pricing, 'tiers' | 'perImageBySize'>]>;
 
 /**

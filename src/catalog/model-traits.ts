@@ -26,6 +26,7 @@ const first = <T>(rules: ReadonlyArray<Rule<T>>, id: string, fallback: T): T => 
 const UNSERVABLE = /realtime|(^|-)live(-|$)|^(ada|babbage|curie|davinci)$|^text-(ada|babbage|curie|davinci)|^gpt-3\.5-turbo-instruct|^ft:|\.ft-|:extended$|^claude-(v1|2)/;
 
 const KIND_RULES: ReadonlyArray<Rule<ModelKind>> = [
+  { pattern: /rerank/, value: 'rerank' },
   { pattern: /embed/, value: 'embedding' },
   { pattern: /moderation/, value: 'moderation' },
   { pattern: /whisper|transcribe|(^|-)tts(-|$)/, value: 'audio' },
@@ -112,6 +113,8 @@ function modalitiesOf(kind: ModelKind, id: string, capabilities: ModelCapabiliti
       return /tts/.test(id) ? { input: ['text'], output: ['audio'] } : { input: ['audio'], output: ['text'] };
     case 'moderation':
       return { input: /omni|^moderation$/.test(id) ? ['text', 'image'] : ['text'], output: ['text'] };
+    case 'rerank':
+      return { input: ['text'], output: ['text'] };
     default: {
       const unreachable: never = kind;
       throw new Error(`unknown model kind ${String(unreachable)}`);

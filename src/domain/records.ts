@@ -119,7 +119,7 @@ export interface ChannelKeyFlag {
   flaggedAt: number;
 }
 
-export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
+export type ModelKind = 'chat' | 'embedding' | 'image' | 'audio' | 'moderation' | 'rerank';
 
 /** How a model's channels within one priority tier are ordered (src/routing/balancing-strategy.ts). */
 export type BalancingStrategy = 'weighted' | 'least-latency' | 'least-in-flight';
@@ -142,6 +142,8 @@ export interface Pricing {
   perWebFetchNano: NanoUsd | null;
   /** Each file search call (OpenAI's file_search tool). */
   perFileSearchNano: NanoUsd | null;
+  /** Each search unit of a rerank request (one query over up to 100 documents; see billing/search-units.ts). */
+  perSearchUnitNano: NanoUsd | null;
   /**
    * Per image by quality and size, keyed `<quality> <size>` (`hd 1024x1792`) or `<size>` alone (bundled catalog only:
    * DALL·E bills so); an image of a variant not listed costs `perImageNano`. An operator's `perImageNano` replaces it.
@@ -157,7 +159,7 @@ export interface Pricing {
 /** A model with no price set. */
 export const NO_PRICES: Pricing = {
   inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null,
-  perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null,
+  perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null,
 };
 
 export interface PriceTier {

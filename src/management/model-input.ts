@@ -10,7 +10,7 @@ import { limitInput } from './limit-input.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { MAX_FALLBACK_MODELS } from '../routing/fallback-models.js';
 
-const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'] as const satisfies readonly ModelKind[];
+const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank'] as const satisfies readonly ModelKind[];
 
 /** Prices in USD; per-token prices are per million tokens. `null` clears a price. */
 const price = nonNegativeUsdInput.nullable().optional();
@@ -28,6 +28,8 @@ const pricingSchema = z.object({
   per_grounded_prompt: price,
   per_web_fetch: price,
   per_file_search: price,
+  /** Rerank models: each search unit (one query over up to 100 documents). */
+  per_search_unit: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -99,6 +101,7 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     perGroundedPromptNano: pick(input.per_grounded_prompt, base.perGroundedPromptNano),
     perWebFetchNano: pick(input.per_web_fetch, base.perWebFetchNano),
     perFileSearchNano: pick(input.per_file_search, base.perFileSearchNano),
+    perSearchUnitNano: pick(input.per_search_unit, base.perSearchUnitNano),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../ir/chat-request.js';
+import type { RerankRequest } from '../ir/rerank.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import type { Channel } from '../domain/records.js';
@@ -23,6 +24,9 @@ export interface ChannelTestResult {
   /** What happened, in the gateway's words (never the upstream's body, URL or key). */
   message: string;
 }
+
+/** The test request of a rerank-only channel: one document. */
+const PING_RERANK: RerankRequest = { model: 'ping', query: 'ping', documents: ['ping'], returnDocuments: false };
 
 /**
  * A 1-token chat to one channel, on demand (POST /admin/channels/:id/test). It goes through the channel's breakers
@@ -55,7 +59,10 @@ export async function testChannel(dependencies: RelayDependencies, channel: Chan
     return result('aborted', elapsed(), null, null, 'The test was cancelled.');
   };
   try {
-    const request = adapter.buildChatRequest(channel, credential, chat, upstreamModel);
+    // An upstream that serves no chat is tested with the smallest rerank instead.
+    const rerank = adapter.servesChat === false ? adapter.rerank : undefined;
+    const request = rerank === undefined ? adapter.buildChatRequest(channel, credential, chat, upstreamModel) : rerank.build(channel, credential, PING_RERANK, upstreamModel);
+    if (request === null) return result('failure', 0, null, 'unavailable', `Channel type '${channel.type}' serves neither chat nor rerank.`);
     const outcome = await callUpstream(adapter, route, request, { signal, timeouts, now: dependencies.routing.clock.now() });
     switch (outcome.kind) {
       case 'aborted':
@@ -69,7 +76,8 @@ export async function testChannel(dependencies: RelayDependencies, channel: Chan
         const chunks: Buffer[] = [];
         try {
           for await (const chunk of outcome.response.body) chunks.push(chunk);
-          adapter.parseChatResponse(Buffer.concat(chunks), chat);
+          if (rerank === undefined) adapter.parseChatResponse(Buffer.concat(chunks), chat);
+          else rerank.parse(Buffer.concat(chunks), PING_RERANK);
         } catch (error) {
           if (signal.aborted) return cancelled();
           const failureClass = failureClassOf(error, true);

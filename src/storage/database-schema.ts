@@ -115,6 +115,7 @@ export interface ModelsTable {
   per_grounded_prompt_nano: NullableMoneyColumn;
   per_web_fetch_nano: NullableMoneyColumn;
   per_file_search_nano: NullableMoneyColumn;
+  per_search_unit_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;

@@ -1,6 +1,7 @@
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { EmbeddingRequest, EmbeddingResponse } from '../ir/embedding.js';
+import type { RerankRequest, RerankResponse } from '../ir/rerank.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Channel } from '../domain/records.js';
 import type { MediaCapabilities } from './media-capabilities.js';
@@ -72,6 +73,13 @@ export interface UpstreamEmbeddings {
   parse(body: Buffer, request: EmbeddingRequest): EmbeddingResponse;
 }
 
+export interface UpstreamRerank {
+  /** The request for the channel, or null where this channel serves no rerank (it is skipped). */
+  build(channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest | null;
+  /** A successful (2xx) body → canonical response (results checked against the request's documents). */
+  parse(body: Buffer, request: RerankRequest): RerankResponse;
+}
+
 /** Sending a caller's body as it came, on the adapter's wire (the relay asks `chooseWire` first). */
 export interface UpstreamPassThrough {
   /** An HTTP request carrying `body` (already in the adapter's wire) to the channel, for an operation the wire has. */
@@ -108,6 +116,10 @@ export interface UpstreamAdapter {
   readonly countTokens?: UpstreamCountTokens;
   /** Embeddings of a canonical request, where the upstream serves them; absent: its channels are skipped. */
   readonly embeddings?: UpstreamEmbeddings;
+  /** False for an upstream that serves no chat (a rerank-only vendor): channel tests and probes rerank instead. */
+  readonly servesChat?: boolean;
+  /** Reranking documents against a query, where the upstream serves it; absent: its channels are skipped. */
+  readonly rerank?: UpstreamRerank;
   /** Images, audio and moderations, where the upstream has them (see media-capabilities.ts); absent: none. */
   readonly media?: MediaCapabilities;
 }

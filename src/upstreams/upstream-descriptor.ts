@@ -21,6 +21,8 @@ export interface UpstreamCapabilities {
   /** `upstream`: canonical requests are counted by the provider's own counter; `local`: by the gateway's tokenizer. */
   countTokens: 'upstream' | 'local';
   embeddings: boolean;
+  /** Reranking (`POST /v1/rerank`); absent: none. */
+  rerank?: boolean;
   media: readonly MediaKind[];
   /** Operations of its wire that take the caller's body unchanged (on some or all of its channels). */
   passThrough: readonly PassThroughOperationKind[];

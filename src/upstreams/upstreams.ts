@@ -1,11 +1,14 @@
 import { anthropicUpstream } from './anthropic/index.js';
 import { azureOpenAIUpstream } from './azure-openai/index.js';
 import { bedrockUpstream } from './bedrock/index.js';
+import { cohereUpstream } from './cohere/index.js';
 import { geminiUpstream } from './gemini/index.js';
+import { jinaUpstream } from './jina/index.js';
 import { openAICompatiblePresetsUpstream } from './openai-compatible/index.js';
 import { openAIUpstream } from './openai/index.js';
 import { simulatorUpstream } from './simulator/index.js';
 import { vertexAIUpstream } from './vertex-ai/index.js';
+import { voyageUpstream } from './voyage/index.js';
 
 /** Every upstream type the gateway knows, one line each; channel types and their lists derive from here. */
 export const UPSTREAMS = [
@@ -17,6 +20,7 @@ export const UPSTREAMS = [
   vertexAIUpstream,
   simulatorUpstream,
   openAICompatiblePresetsUpstream,
+  cohereUpstream, jinaUpstream, voyageUpstream,
 ] as const;
 
 /** The channel types of the registered upstreams (the `channels.type` column holds one of them). */

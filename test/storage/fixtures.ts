@@ -95,6 +95,7 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
       perGroundedPromptNano: null,
       perWebFetchNano: null,
       perFileSearchNano: 2_500_000n,
+      perSearchUnitNano: 2_000_000n,
     },
     rpm: 600,
     tpm: 1_000_000,

@@ -4,7 +4,7 @@ import { invalidArgument } from './invalid-argument.js';
 export interface GeminiModelDescription {
   /** Public model id, without `models/`. */
   id: string;
-  kind: 'chat' | 'embedding' | 'image' | 'audio' | 'moderation';
+  kind: 'chat' | 'embedding' | 'image' | 'audio' | 'moderation' | 'rerank';
   displayName?: string;
   description?: string;
   inputTokenLimit?: number;
@@ -20,6 +20,7 @@ const METHODS: Record<GeminiModelDescription['kind'], string[]> = {
   image: [],
   audio: [],
   moderation: [],
+  rerank: [],
 };
 
 /** One `Model` resource as `GET /v1beta/models/{model}` answers it. */

@@ -14,6 +14,7 @@ import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
+import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
@@ -74,6 +75,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('DELETE', '/v1/responses/:id', 'responses.stored', storedResponseRoute),
   openAI('POST', '/v1/responses/:id/cancel', 'responses.stored', storedResponseRoute),
   openAI('GET', '/v1/responses/:id/input_items', 'responses.stored', storedResponseRoute),
+  // Reranking: Cohere v2's shape on the usual path, and on Cohere's own (`/v2/rerank`) for Cohere's SDK.
+  openAI('POST', '/v1/rerank', 'rerank', rerankRoute),
+  openAI('POST', '/v2/rerank', 'rerank', rerankRoute),
   // Media (images, audio, moderations): OpenAI's wire; multipart uploads are spooled to disk, never held whole.
   openAI('POST', '/v1/images/generations', 'images.generations', imageGenerationsRoute),
   openAI('POST', '/v1/images/edits', 'images.edits', imageEditsRoute),

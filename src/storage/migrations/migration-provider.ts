@@ -26,6 +26,7 @@ import * as webhooks from './0030-webhooks.js';
 import * as endCustomers from './0032-end-customers.js';
 import * as projects from './0033-projects.js';
 import * as singleSignOn from './0034-single-sign-on.js';
+import * as rerankSearchUnits from './0035-rerank-search-units.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '0032-end-customers': endCustomers,
   '0033-projects': projects,
   '0034-single-sign-on': singleSignOn,
+  '0035-rerank-search-units': rerankSearchUnits,
 };
 
 export const migrationProvider: MigrationProvider = {

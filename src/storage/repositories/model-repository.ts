@@ -5,12 +5,12 @@ import { tableAccess, type TableMapping } from './table-access.js';
 import type { BalancingStrategy, Model, ModelCachePolicy, ModelKind, Pricing } from '../../domain/records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
-const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation'];
+const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank'];
 const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-latency', 'least-in-flight'];
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
-  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano'>;
+  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'>;
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
@@ -26,6 +26,7 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perGroundedPromptNano: toNullableBigInt(row.per_grounded_prompt_nano),
     perWebFetchNano: toNullableBigInt(row.per_web_fetch_nano),
     perFileSearchNano: toNullableBigInt(row.per_file_search_nano),
+    perSearchUnitNano: toNullableBigInt(row.per_search_unit_nano),
   };
 }
 
@@ -43,6 +44,7 @@ function fromPricing(pricing: Pricing): PricingColumns {
     per_grounded_prompt_nano: pricing.perGroundedPromptNano,
     per_web_fetch_nano: pricing.perWebFetchNano,
     per_file_search_nano: pricing.perFileSearchNano,
+    per_search_unit_nano: pricing.perSearchUnitNano,
   };
 }
 

@@ -8,7 +8,7 @@ import { openAIWire } from '../../wire/openai/wire.js';
 export const openAICompatiblePresetsUpstream = defineUpstream({
   channelTypes: OPENAI_COMPATIBLE_PRESET_TYPES,
   wire: openAIWire,
-  capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings'] },
+  capabilities: { streaming: true, countTokens: 'local', embeddings: true, rerank: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings'] },
   catalog: {
     mistral: { provider: 'mistral' },
     groq: { provider: 'groq' },

@@ -4,7 +4,9 @@ import type { Channel } from '../../domain/records.js';
 import { joinUrl } from '../openai/openai-adapter.js';
 import { openAIMediaCapabilities } from '../openai/openai-media.js';
 import { OpenAIWireAdapter } from '../openai/openai-wire-adapter.js';
-import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { RerankRequest } from '../../ir/rerank.js';
+import { jinaShapedBody, parseJinaShapedAnswer } from '../rerank-answer.js';
+import type { UpstreamOperation, UpstreamRequest, UpstreamRerank, UpstreamTransport } from '../upstream-adapter.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 import { passThroughEndpoint } from '../../wire/wire.js';
 import type { OpenAICompatiblePreset, WireBody } from './preset.js';
@@ -32,6 +34,17 @@ function headersOf(channel: Channel, credential: string): Record<string, string>
  */
 export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
   readonly media = openAIMediaCapabilities((channel, credential, path) => ({ url: joinUrl(baseUrlOf(channel), path), headers: headersOf(channel, credential) }));
+
+  /** vLLM, Ollama front ends, Together and other servers that copy Jina's `/v1/rerank` (base `/v1` + `/rerank`). */
+  readonly rerank: UpstreamRerank = {
+    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest => ({
+      url: joinUrl(baseUrlOf(channel), '/rerank'),
+      method: 'POST',
+      headers: { ...headersOf(channel, credential), 'content-type': 'application/json' },
+      body: jinaShapedBody(request, upstreamModel),
+    }),
+    parse: parseJinaShapedAnswer,
+  };
 
   constructor(private readonly http: UpstreamTransport) {
     super();

@@ -7,7 +7,7 @@ import { openAIWire } from '../../wire/openai/wire.js';
 export const openAIUpstream = defineUpstream({
   channelTypes: ['openai', 'openai-compatible'],
   wire: openAIWire,
-  capabilities: { streaming: true, countTokens: 'local', embeddings: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings', 'responses', 'responses-input-tokens'] },
+  capabilities: { streaming: true, countTokens: 'local', embeddings: true, rerank: true, media: OPENAI_MEDIA_KINDS, passThrough: ['chat', 'embeddings', 'responses', 'responses-input-tokens'] },
   catalog: { openai: { provider: 'openai' } },
   form: {
     openai: { credential: 'key', baseUrl: 'optional', baseUrlHint: 'Default https://api.openai.com/v1.', settings: [] },

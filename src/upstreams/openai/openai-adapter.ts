@@ -1,5 +1,7 @@
 import type { Channel } from '../../domain/records.js';
-import type { UpstreamOperation, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { RerankRequest } from '../../ir/rerank.js';
+import { jinaShapedBody, parseJinaShapedAnswer } from '../rerank-answer.js';
+import type { UpstreamOperation, UpstreamRequest, UpstreamRerank, UpstreamTransport } from '../upstream-adapter.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 import { passThroughEndpoint } from '../../wire/wire.js';
 import { openAIMediaCapabilities } from './openai-media.js';
@@ -19,14 +21,28 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
     headers: { ...channel.headers, authorization: `Bearer ${credential}` },
   }));
 
+  /**
+   * A self-hosted `openai-compatible` server that copies Jina's `/v1/rerank` (vLLM, Infinity, LocalAI …); OpenAI's
+   * own API has no rerank, so `openai` channels are skipped.
+   */
+  readonly rerank: UpstreamRerank = {
+    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest | null =>
+      channel.type === 'openai' ? null : this.buildPassThroughTo(channel, credential, '/rerank', jinaShapedBody(request, upstreamModel)),
+    parse: parseJinaShapedAnswer,
+  };
+
   constructor(private readonly http: UpstreamTransport) {
     super();
   }
 
   buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, _upstreamModel: string, body: string): UpstreamRequest {
+    return this.buildPassThroughTo(channel, credential, passThroughEndpoint(openAIWire, operation), body);
+  }
+
+  private buildPassThroughTo(channel: Channel, credential: string, path: string, body: string): UpstreamRequest {
     const base = channel.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     return {
-      url: joinUrl(base, passThroughEndpoint(openAIWire, operation)),
+      url: joinUrl(base, path),
       method: 'POST',
       headers: { ...channel.headers, 'content-type': 'application/json', authorization: `Bearer ${credential}` },
       body,

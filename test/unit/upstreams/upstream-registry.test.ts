@@ -14,6 +14,7 @@ describe('the upstream registry', () => {
     expect(CHANNEL_TYPES).toEqual([
       'openai', 'openai-compatible', 'azure-openai', 'anthropic', 'gemini', 'bedrock', 'vertex-ai', 'simulator',
       'mistral', 'groq', 'deepseek', 'xai', 'openrouter', 'together', 'fireworks', 'ollama', 'vllm', 'lmstudio',
+      'cohere', 'jina', 'voyage',
     ]);
     const adapters = new AdapterRegistry(transport, dependencies.clock);
     for (const type of CHANNEL_TYPES) expect(adapters.supports(type)).toBe(true);
@@ -27,6 +28,7 @@ describe('the upstream registry', () => {
     for (const kind of capabilities.passThrough) expect(upstream.wire.passThrough[kind], kind).not.toBeNull();
     expect(adapter.passThrough !== undefined).toBe(capabilities.passThrough.length > 0);
     expect(adapter.embeddings !== undefined).toBe(capabilities.embeddings);
+    expect(adapter.rerank !== undefined).toBe(capabilities.rerank === true);
     expect(adapter.countTokens?.build !== undefined).toBe(capabilities.countTokens === 'upstream');
     const media = adapter.media;
     const mediaKinds = [

@@ -24,7 +24,7 @@ function price(display: DisplayCurrency, value: number | undefined | null): stri
 function perCall(model: CatalogModel, display: DisplayCurrency): string | null {
   const pricing = model.pricing ?? {};
   const parts = [
-    ['per_request', 'request'], ['per_image', 'image'], ['per_audio_minute', 'audio minute'], ['per_mchar', 'million characters'], ['per_web_search', 'web search'],
+    ['per_request', 'request'], ['per_image', 'image'], ['per_audio_minute', 'audio minute'], ['per_mchar', 'million characters'], ['per_web_search', 'web search'], ['per_search_unit', 'search unit'],
   ] as const;
   const named = parts.filter(([field]) => pricing[field] != null).map(([field, unit]) => `${display.format(pricing[field], { precise: true })} per ${unit}`);
   return named.length === 0 ? null : named.join(' · ');

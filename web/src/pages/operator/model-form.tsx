@@ -27,9 +27,10 @@ const PRICES: readonly { name: string; label: string }[] = [
   { name: 'per_image', label: 'Per image, USD' },
   { name: 'per_audio_minute', label: 'Per audio minute, USD' },
   { name: 'per_mchar', label: 'Per million characters, USD' },
+  { name: 'per_search_unit', label: 'Per search unit (rerank), USD' },
 ];
 
-const KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation'];
+const KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank'];
 const STRATEGIES = [
   { value: 'weighted', label: 'Weighted' },
   { value: 'least-latency', label: 'Least latency' },
