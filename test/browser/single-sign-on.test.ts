@@ -95,7 +95,7 @@ describe.skipIf(!chromiumPresent)('single sign-on in the browser', () => {
     await member.page.goto(`${fixture.gateway.consoleUrl}/sign-in?next=%2Fusage`);
     await member.page.getByLabel('Email').fill(`alice@${domain}`);
     await shots(member.page, 'sso-sign-in');
-    await member.page.getByRole('button', { name: 'Sign in with SSO' }).click();
+    await member.page.getByRole('button', { name: 'Continue with single sign-on' }).click();
     await signInAtProvider(member.page, 'alice', 'sso-provider-page');
     await member.page.waitForURL('**/usage');
     const session = await member.page.evaluate(async () => (await fetch('/api/session')).json()) as { user: { email: string }; role: string };
@@ -109,7 +109,7 @@ describe.skipIf(!chromiumPresent)('single sign-on in the browser', () => {
     const refused = await openPage(fixture.browser);
     await refused.page.goto(`${fixture.gateway.consoleUrl}/sign-in`);
     await refused.page.getByLabel('Email').fill(`eve@${domain}`);
-    await refused.page.getByRole('button', { name: 'Sign in with SSO' }).click();
+    await refused.page.getByRole('button', { name: 'Continue with single sign-on' }).click();
     await signInAtProvider(refused.page, 'eve');
     await refused.page.waitForURL(/\/sign-in\?sso_error=/);
     await refused.page.getByText(/email_verified/).waitFor();

@@ -66,7 +66,7 @@ function SingleSignOn({ email, next }: { email: string; next: string }) {
       <Button busy={busy === 'email'} onClick={() => {
         if (!email.includes('@')) setError('Enter your work email above, then choose single sign-on.');
         else void start({ email: email.trim() }, 'email');
-      }}>Sign in with SSO</Button>
+      }}>Continue with single sign-on</Button>
       {available.data?.operator === true ? <Button variant="ghost" busy={busy === 'operator'} onClick={() => void start({ operator: true }, 'operator')}>Operator sign-in with SSO</Button> : null}
     </section>
   );

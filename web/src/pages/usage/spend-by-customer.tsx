@@ -51,7 +51,7 @@ export function SpendByCustomer({ filters }: { filters: UsageFilters }) {
             By {option === 'customers' ? 'customer' : 'tag'}
           </button>
         ))}
-        <a className="button button-secondary" href={`/api/reports/${dimension}?${csv.toString()}`} download>Export CSV (per day)</a>
+        <a className="button button-secondary" href={`/api/reports/${dimension}?${csv.toString()}`} download>Daily report (CSV)</a>
       </div>
       {report.isPending ? <Loading /> : null}
       {report.isError ? <Alert tone="error">{errorMessage(report.error)}</Alert> : null}
