@@ -9,8 +9,8 @@ import { admit, type Admission } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { RequestMeter } from '../relay/request-meter.js';
-import type { AnswerStream, ResponseSink } from '../relay/response-sink.js';
-import type { CallerSignal } from '../relay/caller-signal.js';
+import type { ResponseSink } from '../relay/response-sink.js';
+import { MeteredSink } from '../relay/metered-sink.js';
 import type { GatewayServices } from '../services.js';
 import { readRequestIdentity } from '../customers/request-identity.js';
 import { authenticate } from '../http/authenticate.js';
@@ -63,66 +63,6 @@ export interface MeteredRouteOptions {
   refuseBeforeBody?: ModelKind;
 }
 
-/**
- * The caller's side of a metered request: the first byte of its answer, whole or streamed, is marked on the meter as
- * it leaves, and the end of a streamed answer is held back until `release`: the request is settled before its stream
- * ends, so its usage row exists once the caller has the whole answer.
- */
-class MeteredSink implements ResponseSink {
-  #ends: Array<() => void> = [];
-  #holding = true;
-
-  constructor(
-    private readonly sink: ResponseSink,
-    private readonly meter: RequestMeter,
-  ) {}
-
-  get requestId(): string {
-    return this.sink.requestId;
-  }
-
-  get startedAt(): number {
-    return this.sink.startedAt;
-  }
-
-  onCallerGone(listener: () => void): () => void {
-    return this.sink.onCallerGone(listener);
-  }
-
-  send(answer: Parameters<ResponseSink['send']>[0]): void {
-    this.meter.markFirstByte();
-    this.sink.send(answer);
-  }
-
-  cut(error: Error): void {
-    this.sink.cut(error);
-  }
-
-  openStream(headers: Record<string, string>, signal: CallerSignal, onFirstByte: () => void): AnswerStream {
-    const stream = this.sink.openStream(headers, signal, () => {
-      this.meter.markFirstByte();
-      onFirstByte();
-    });
-    return {
-      get started() {
-        return stream.started;
-      },
-      write: (chunk) => stream.write(chunk),
-      end: (chunk) => {
-        if (this.#holding) this.#ends.push(() => stream.end(chunk));
-        else stream.end(chunk);
-      },
-    };
-  }
-
-  /** Ends the streams whose end was held. */
-  release(): void {
-    this.#holding = false;
-    const ends = this.#ends;
-    this.#ends = [];
-    for (const end of ends) end();
-  }
-}
 
 /**
  * The frame of every billed endpoint, written once: authenticate the key, open the request's meter, run the
@@ -179,7 +119,8 @@ export function meteredRoute(
       settled = true;
       const ending = report ?? { status: 500, errorCode: 'internal_error' };
       const admitted = admission;
-      meter.observeSettlement(ending, () => settle(services, meter, admitted, early, ending));
+      // Bound, so the meter calls the settlement itself rather than back into this frame.
+      meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admitted, early, ending));
       sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }

@@ -76,6 +76,25 @@ export class RequestMeter implements SettledRequest {
     return this.#attemptTokenCharges;
   }
 
+  /** The request's facts as the settlement reads them, as plain fields (read once, when it settles). */
+  settledRequest(): SettledRequest {
+    return {
+      requestId: this.requestId,
+      accountId: this.accountId,
+      keyId: this.keyId,
+      protocol: this.protocol,
+      endpoint: this.endpoint,
+      stream: this.#stream,
+      modelId: this.#modelId,
+      attemptedChannels: this.#attemptedChannels,
+      ttfbMs: this.#ttfbMs,
+      createdAt: this.createdAt,
+      startedAt: this.startedAt,
+      attemptTokenCharges: this.#attemptTokenCharges,
+      identity: this.identity,
+    };
+  }
+
   /** What the body says of the request: streamed or not, and the local estimate of its prompt. */
   expect(shape: { stream?: boolean; promptTokens: number }): void {
     if (shape.stream !== undefined) this.#stream = shape.stream;

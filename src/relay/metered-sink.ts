@@ -1,0 +1,64 @@
+import type { CallerSignal } from './caller-signal.js';
+import type { RequestMeter } from './request-meter.js';
+import type { AnswerStream, ResponseSink } from './response-sink.js';
+
+/**
+ * The caller's side of a metered request: the first byte of its answer, whole or streamed, is marked on the meter as
+ * it leaves, and the end of a streamed answer is held back until `release`: the request is settled before its stream
+ * ends, so its usage row exists once the caller has the whole answer.
+ */
+export class MeteredSink implements ResponseSink {
+  #ends: Array<() => void> = [];
+  #holding = true;
+
+  constructor(
+    private readonly sink: ResponseSink,
+    private readonly meter: RequestMeter,
+  ) {}
+
+  get requestId(): string {
+    return this.sink.requestId;
+  }
+
+  get startedAt(): number {
+    return this.sink.startedAt;
+  }
+
+  onCallerGone(listener: () => void): () => void {
+    return this.sink.onCallerGone(listener);
+  }
+
+  send(answer: Parameters<ResponseSink['send']>[0]): void {
+    this.meter.markFirstByte();
+    this.sink.send(answer);
+  }
+
+  cut(error: Error): void {
+    this.sink.cut(error);
+  }
+
+  openStream(headers: Record<string, string>, signal: CallerSignal, onFirstByte: () => void): AnswerStream {
+    const stream = this.sink.openStream(headers, signal, () => {
+      this.meter.markFirstByte();
+      onFirstByte();
+    });
+    return {
+      get started() {
+        return stream.started;
+      },
+      write: (chunk) => stream.write(chunk),
+      end: (chunk) => {
+        if (this.#holding) this.#ends.push(() => stream.end(chunk));
+        else stream.end(chunk);
+      },
+    };
+  }
+
+  /** Ends the streams whose end was held. */
+  release(): void {
+    this.#holding = false;
+    const ends = this.#ends;
+    this.#ends = [];
+    for (const end of ends) end();
+  }
+}
