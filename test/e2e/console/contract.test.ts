@@ -7,11 +7,12 @@ import OpenAI from 'openai';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiKey, billing, billingProfile, consoleConfig, consoleSession, createdKey, dailyUsageList, fxRates, invoicePage, keyAnswer, keyList,
-  referrals, sessionList, supportTicket, supportTicketPage, usagePage,
+  apiKey, billing, billingProfile, consoleConfig, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
+  keyAnswer, keyList, memberList, memberRoleAnswer, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { type ConsoleClient, linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -36,8 +37,8 @@ afterAll(async () => {
 });
 
 /** Calls the console and parses the answer with `schema`: the issues are the failure message. */
-async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
-  const answer = await user.client.request<unknown>(method, path, body);
+async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200, client: ConsoleClient = user.client): Promise<z.infer<Schema>> {
+  const answer = await client.request<unknown>(method, path, body);
   expect(answer.status, answer.text).toBe(status);
   const parsed = schema.safeParse(answer.body);
   expect(parsed.success, `${method} ${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
@@ -89,6 +90,26 @@ describe('the console contract', () => {
     await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
     const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
     expect(read.replies).toEqual([]);
+  });
+
+  it('describes the member answers: the list with an open invitation, the invitation page, a role change, the account switcher', async () => {
+    const email = uniqueEmail('contract');
+    const invited = await answerOf(invitationAnswer, 'POST', '/api/members/invitations', { email, role: 'viewer' }, 201);
+    expect(invited.invitation.email).toBe(email);
+    const listed = await answerOf(memberList, 'GET', '/api/members');
+    expect(listed.invitations.map((row) => row.id)).toContain(invited.invitation.id);
+    expect(listed.data.find((row) => row.you)?.role).toBe('owner');
+
+    const invitee = setup.client();
+    const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
+    const lookup = await answerOf(invitationLookup, 'POST', '/api/invitations/lookup', { token }, 200, invitee);
+    expect(lookup.needs).toBe('choose_password');
+    const accepted = await invitee.request<{ user: { id: string } }>('POST', '/api/invitations/accept', { token, password: strongPassword() });
+    expect(accepted.status, accepted.text).toBe(200);
+    const changed = await answerOf(memberRoleAnswer, 'PATCH', `/api/members/${accepted.body.user.id}`, { role: 'developer' });
+    expect(changed.role).toBe('developer');
+    const accounts = await answerOf(sessionAccountList, 'GET', '/api/session/accounts', undefined, 200, invitee);
+    expect(accounts.data.map((account) => [account.id, account.role, account.current])).toEqual([[user.accountId, 'developer', true]]);
   });
 
   it('refuses a shape with a renamed field, as the web build would', async () => {
