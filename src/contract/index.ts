@@ -4,3 +4,4 @@ export * from './keys.js';
 export * from './usage.js';
 export * from './billing.js';
 export * from './members.js';
+export * from './models.js';

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiKey, billing, billingProfile, consoleConfig, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
+  apiKey, billing, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
@@ -90,6 +90,13 @@ describe('the console contract', () => {
     await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
     const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
     expect(read.replies).toEqual([]);
+  });
+
+  it('describes the model list with prices, catalog facts and the keys that may call each', async () => {
+    const models = await answerOf(consoleModelList, 'GET', '/api/models');
+    const house = models.data.find((model) => model.id === 'house-model');
+    expect(house?.pricing.input_per_mtok).toBe(2);
+    expect(house?.keys).toEqual(expect.any(Array));
   });
 
   it('describes the member answers: the list with an open invitation, the invitation page, a role change, the account switcher', async () => {

@@ -3,7 +3,7 @@
  * schemas its JSON builders are typed with) are taken from there, so a field renamed on the server fails this build.
  */
 import type {
-  ApiKeyJson, ConsoleAccountJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
+  ApiKeyJson, ConsoleAccountJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
   ListPageJson, OperatorStandingJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
@@ -96,18 +96,8 @@ export interface KeyInput {
   project_id: string;
 }
 
-export interface CatalogModel {
-  id: string;
-  kind: string;
-  owned_by: string;
-  pricing: Record<string, number> | null;
-  aliases?: string[];
-  context_window?: number | null;
-  max_output_tokens?: number | null;
-  capabilities?: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
-  /** The account's keys that may call the model (roles that read keys). */
-  keys?: { id: string; name: string }[];
-}
+/** A model the console lists, with the account's keys that may call it (roles that read keys). */
+export type CatalogModel = ConsoleModelJson;
 
 export interface Overview {
   balance_usd: number;
