@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   apiKey, billing, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
-  keyAnswer, keyList, memberList, memberRoleAnswer, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
+  keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
@@ -79,6 +79,12 @@ describe('the console contract', () => {
   });
 
   it('describes the billing answers: balance and top-ups, buyer details, rates, invoices, referrals, support', async () => {
+    const plan = await setup.gateway.admin('POST', '/admin/plans', { name: 'Contract plan', period: 'month', quota_usd: 40, overage: { policy: 'deny' } });
+    expect(plan.status, plan.text).toBe(201);
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/subscriptions`, { plan_id: (plan.body as { id: string }).id })).status).toBe(201);
+    const standing = await answerOf(overview, 'GET', '/api/overview');
+    expect(standing.balance_usd).toBeGreaterThan(0);
+    expect(standing.subscriptions).toMatchObject([{ plan: 'Contract plan', quota_usd: 40, remaining_usd: 40 }]);
     const money = await answerOf(billing, 'GET', '/api/console/billing');
     expect(money.balance_usd).toBeGreaterThan(0);
     await answerOf(billingProfile, 'GET', '/api/console/billing/profile');

@@ -4,7 +4,7 @@
  */
 import type {
   ApiKeyJson, ConsoleAccountJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
-  ListPageJson, OperatorStandingJson, SessionRowJson, SignUpCreditJson,
+  ListPageJson, OperatorStandingJson, OverviewJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -99,12 +99,7 @@ export interface KeyInput {
 /** A model the console lists, with the account's keys that may call it (roles that read keys). */
 export type CatalogModel = ConsoleModelJson;
 
-export interface Overview {
-  balance_usd: number;
-  subscriptions: { plan: string; period_end: string; remaining_usd: number }[];
-  spend_today_usd: number;
-  requests_today: number;
-}
+export type Overview = OverviewJson;
 
 export type UsageRow = ConsoleUsageRowJson;
 
