@@ -80,7 +80,7 @@ describe('the console contract', () => {
 
   it('describes the billing answers: balance and top-ups, buyer details, rates, invoices, referrals, support', async () => {
     const plan = await setup.gateway.admin('POST', '/admin/plans', { name: 'Contract plan', period: 'month', quota_usd: 40, overage: { policy: 'deny' } });
-    expect(plan.status, plan.text).toBe(201);
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
     expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/subscriptions`, { plan_id: (plan.body as { id: string }).id })).status).toBe(201);
     const standing = await answerOf(overview, 'GET', '/api/overview');
     expect(standing.balance_usd).toBeGreaterThan(0);
