@@ -1,6 +1,7 @@
 import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
 import type { NanoUsd, Pricing } from '../domain/records.js';
 import type { CatalogModel } from './catalog-model.js';
+import type { ModelFactsJson, ModelPricingJson } from '../contract/models.js';
 
 const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
 
@@ -41,8 +42,10 @@ export const PRICE_FIELDS = [
  * Prices in USD (per million tokens, per request, image, audio minute, million characters, hosted tool call), with
  * long-context tiers and the per-image prices by size and quality.
  */
-export function pricingToJson(pricing: Pricing): Record<string, unknown> {
-  const json: Record<string, unknown> = Object.fromEntries(PRICE_FIELDS.map(([name, field]) => [name, usd(pricing[field])]));
+export function pricingToJson(pricing: Pricing): ModelPricingJson {
+  // Object.fromEntries loses the names: every one of PRICE_FIELDS is there.
+  const flat = Object.fromEntries(PRICE_FIELDS.map(([name, field]) => [name, usd(pricing[field])])) as Record<(typeof PRICE_FIELDS)[number][0], number | null>;
+  const json: ModelPricingJson = { ...flat };
   if (pricing.perImageBySize !== undefined) {
     json.per_image_by_size = Object.fromEntries(Object.entries(pricing.perImageBySize).map(([variant, price]) => [variant, nanoToUsd(price)]));
   }
@@ -59,13 +62,13 @@ export function pricingToJson(pricing: Pricing): Record<string, unknown> {
 }
 
 /** What the catalog knows of a model beyond its stored record: limits, capabilities, modalities, aliases. */
-export function catalogFactsToJson(model: CatalogModel): Record<string, unknown> {
-  const { capabilities } = model;
+export function catalogFactsToJson(model: CatalogModel): ModelFactsJson {
+  const { capabilities, modalities } = model;
   return {
-    aliases: model.aliases,
+    aliases: [...model.aliases],
     context_window: model.contextWindow,
     max_output_tokens: model.maxOutputTokens,
-    modalities: model.modalities,
+    modalities: modalities === null ? null : { input: [...modalities.input], output: [...modalities.output] },
     capabilities: capabilities === null ? null : { tools: capabilities.tools, vision: capabilities.vision, json_schema: capabilities.jsonSchema, reasoning: capabilities.reasoning },
     price_source: model.priceSource,
     provider: model.provider,

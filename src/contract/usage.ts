@@ -63,3 +63,21 @@ export const dailyUsage = z.strictObject({
 export type DailyUsageJson = z.infer<typeof dailyUsage>;
 export const dailyUsageList = z.strictObject({ data: z.array(dailyUsage) });
 export type DailyUsageListJson = z.infer<typeof dailyUsageList>;
+
+/** An active subscription as the overview shows it: what its plan's quota has left this period. */
+export const overviewSubscription = z.strictObject({
+  id: z.string(),
+  plan: z.string(),
+  period_end: isoTime,
+  quota_usd: z.number(),
+  used_usd: z.number(),
+  remaining_usd: z.number(),
+});
+/** GET /api/overview: the balance, active subscriptions and today's spend (a project-scoped member: their projects'). */
+export const overview = z.strictObject({
+  balance_usd: z.number(),
+  subscriptions: z.array(overviewSubscription),
+  spend_today_usd: z.number(),
+  requests_today: z.number(),
+});
+export type OverviewJson = z.infer<typeof overview>;

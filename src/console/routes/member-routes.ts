@@ -18,6 +18,9 @@ import { assertStrongPassword, PASSWORD_MAX_LENGTH } from '../password-policy.js
 import { hashToken, newSecretToken } from '../secret-token.js';
 import { startSession } from '../session-store.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type {
+  InvitationAnswerJson, InvitationJson, InvitationLookupJson, MemberListJson, MemberRoleAnswerJson, SessionAccountListJson,
+} from '../../contract/members.js';
 
 /** An invitation link works for a week. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -28,7 +31,7 @@ const inviteSchema = z.object({ email, role }).strict();
 const roleSchema = z.object({ role }).strict();
 const acceptSchema = z.object({ token: z.string().min(1).max(200), password: z.string().min(1).max(PASSWORD_MAX_LENGTH * 4).optional() }).strict();
 
-function invitationJson(invitation: ConsoleInvitation): Record<string, unknown> {
+function invitationJson(invitation: ConsoleInvitation): InvitationJson {
   return { id: invitation.id, email: invitation.email, role: invitation.role, invited_by: invitation.invitedBy, expires_at: isoTime(invitation.expiresAt), created_at: isoTime(invitation.createdAt) };
 }
 
@@ -97,14 +100,17 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       data: members.map((member) => ({ user_id: member.userId, email: member.email, role: member.role, created_at: isoTime(member.createdAt), you: member.userId === active.user.id })),
       invitations: invitations.map(invitationJson),
       can_manage: managing,
-    });
+    } satisfies MemberListJson);
   } },
 
   // A person in several accounts (through invitations) lists them and moves the session to another one.
   { method: 'GET', path: '/api/session/accounts', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
     const memberships = await storage.console.listMemberships(active.user.id);
-    const accounts = await Promise.all(memberships.map(async (membership) => ({ ...(await accountJson(deps, membership.accountId)), role: membership.role, current: membership.accountId === active.session.accountId })));
-    sendJson(context, 200, { data: accounts });
+    const accounts = await Promise.all(memberships.map(async (membership) => {
+      const account = await accountJson(deps, membership.accountId);
+      return account === null ? null : { ...account, role: membership.role, current: membership.accountId === active.session.accountId };
+    }));
+    sendJson(context, 200, { data: accounts.filter((account) => account !== null) } satisfies SessionAccountListJson);
   } },
 
   { method: 'POST', path: '/api/session/account', who: 'member', permission: null, handler: ({ deps, storage }) => async ({ context, active }) => {
@@ -131,7 +137,7 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     };
     await storage.members.createInvitation(invitation);
     void mailInvitation(deps, input.email, active.user.email, input.role, token);
-    sendJson(context, 201, { invitation: invitationJson(invitation) });
+    sendJson(context, 201, { invitation: invitationJson(invitation) } satisfies InvitationAnswerJson);
   } },
 
   { method: 'DELETE', path: '/api/members/invitations/:id', who: 'member', permission: 'members:write', handler: ({ storage, clock }) => async ({ context, active }) => {
@@ -149,7 +155,7 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     checkRoleChange(active.role, current, input.role);
     await keepAnOwner(accountId, current, input.role);
     await storage.members.setRole(accountId, userId, input.role);
-    sendJson(context, 200, { user_id: userId, role: input.role });
+    sendJson(context, 200, { user_id: userId, role: input.role } satisfies MemberRoleAnswerJson);
   } },
 
   { method: 'DELETE', path: '/api/members/:userId', who: 'member', permission: 'members:write', handler: ({ storage, memberOf, keepAnOwner }) => async ({ context, active }) => {
@@ -175,7 +181,7 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       // `sign_in`: the person has a console login and accepts while signed in as that email; `choose_password`: a new login.
       needs: hasUser ? 'sign_in' : 'choose_password',
       signed_in_as_invitee: active !== null && active.user.email === invitation.email,
-    });
+    } satisfies InvitationLookupJson);
   } },
 
   { method: 'POST', path: '/api/invitations/accept', who: 'anyone', handler: ({ deps, storage, clock, openInvitation }) => async ({ context, active }) => {

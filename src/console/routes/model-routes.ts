@@ -1,8 +1,8 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
-import { catalogFactsToJson } from '../../catalog/model-json.js';
+import { catalogFactsToJson, pricingToJson } from '../../catalog/model-json.js';
+import type { ConsoleModelListJson } from '../../contract/models.js';
 import type { CatalogModel } from '../../catalog/catalog-model.js';
-import { modelToJson } from '../../management/model-input.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { roleAllows } from '../roles.js';
@@ -58,13 +58,12 @@ export const MODEL_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     models.sort((left, right) => left.id.localeCompare(right.id));
     sendJson(context, 200, {
       data: models.map((model) => {
-        const json = modelToJson(model);
         const facts = catalogFactsToJson(model);
         return {
-          id: json.id,
-          kind: json.kind,
-          owned_by: json.owned_by,
-          pricing: json.pricing,
+          id: model.id,
+          kind: model.kind,
+          owned_by: model.ownedBy,
+          pricing: pricingToJson(model.pricing),
           aliases: facts.aliases,
           context_window: facts.context_window,
           max_output_tokens: facts.max_output_tokens,
@@ -73,6 +72,6 @@ export const MODEL_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
           ...(readsKeys ? { keys: usable.filter((key) => keyAllows(key, model)).map((key) => ({ id: key.id, name: key.name })) } : {}),
         };
       }),
-    });
+    } satisfies ConsoleModelListJson);
   } },
 ]);

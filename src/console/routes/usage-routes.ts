@@ -1,10 +1,10 @@
 import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
-import { subscriptionToJson } from '../../http/admin/account-routes.js';
+import { subscriptionAt } from '../../billing/subscription-changes.js';
 import type { RequestContext } from '../../http/request-context.js';
 import { sendJson } from '../../http/respond.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
-import { timeInput } from '../../management/time-input.js';
+import { isoTime, timeInput } from '../../management/time-input.js';
 import { csvLine } from '../../shared/csv.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
 import type { UsageQuery } from '../../domain/records.js';
@@ -14,7 +14,7 @@ import { UsageNames } from '../usage-names.js';
 import { scopedKeyIds } from '../project-scope.js';
 import type { ActiveSession } from '../session-store.js';
 import { consoleRoutes } from '../console-route-table.js';
-import type { DailyUsageListJson, UsagePageJson, UsageRowJson } from '../../contract/usage.js';
+import type { DailyUsageListJson, OverviewJson, UsagePageJson, UsageRowJson } from '../../contract/usage.js';
 
 const DAY_MS = 86_400_000;
 /** The daily chart spans at most this many days. */
@@ -134,18 +134,23 @@ export const USAGE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     ]);
     // A member scoped to projects sees their projects' spend only.
     const today = allToday.filter((total) => scoped === null || (total.keyId !== null && scoped.includes(total.keyId)));
-    const shown: Array<Record<string, unknown>> = [];
+    const shown: OverviewJson['subscriptions'] = [];
     for (const subscription of subscriptions) {
-      const json = subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now);
-      if (json.status !== 'active') continue;
-      const period = json.current_period as { end: string } | null;
-      shown.push({ id: json.id, plan: json.plan_name, period_end: period?.end ?? null, quota_usd: json.quota_usd, used_usd: json.used_usd, remaining_usd: json.remaining_usd });
+      // Read at `now` as the admin API does; a subscription whose plan is gone has no quota left to show.
+      const plan = await storage.plans.getById(subscription.planId);
+      if (plan === null) continue;
+      const view = subscriptionAt(subscription, plan, now);
+      if (view.status !== 'active') continue;
+      const remaining = plan.quotaNano > view.usedNano ? plan.quotaNano - view.usedNano : 0n;
+      shown.push({
+        id: view.id, plan: plan.name, period_end: isoTime(view.currentPeriodEnd), quota_usd: nanoToUsd(plan.quotaNano), used_usd: nanoToUsd(view.usedNano), remaining_usd: nanoToUsd(remaining),
+      });
     }
     sendJson(context, 200, {
       balance_usd: nanoToUsd(balance),
       subscriptions: shown,
       spend_today_usd: nanoToUsd(today.reduce((sum, total) => sum + total.costNano, 0n)),
       requests_today: today.reduce((sum, total) => sum + total.requests, 0),
-    });
+    } satisfies OverviewJson);
   } },
 ]);

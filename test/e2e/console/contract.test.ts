@@ -7,11 +7,12 @@ import OpenAI from 'openai';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  apiKey, billing, billingProfile, consoleConfig, consoleSession, createdKey, dailyUsageList, fxRates, invoicePage, keyAnswer, keyList,
-  referrals, sessionList, supportTicket, supportTicketPage, usagePage,
+  apiKey, billing, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
+  keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { type ConsoleClient, linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -36,8 +37,8 @@ afterAll(async () => {
 });
 
 /** Calls the console and parses the answer with `schema`: the issues are the failure message. */
-async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
-  const answer = await user.client.request<unknown>(method, path, body);
+async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200, client: ConsoleClient = user.client): Promise<z.infer<Schema>> {
+  const answer = await client.request<unknown>(method, path, body);
   expect(answer.status, answer.text).toBe(status);
   const parsed = schema.safeParse(answer.body);
   expect(parsed.success, `${method} ${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
@@ -78,6 +79,12 @@ describe('the console contract', () => {
   });
 
   it('describes the billing answers: balance and top-ups, buyer details, rates, invoices, referrals, support', async () => {
+    const plan = await setup.gateway.admin('POST', '/admin/plans', { name: 'Contract plan', period: 'month', quota_usd: 40, overage: { policy: 'deny' } });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+    expect((await setup.gateway.admin('POST', `/admin/accounts/${user.accountId}/subscriptions`, { plan_id: (plan.body as { id: string }).id })).status).toBe(201);
+    const standing = await answerOf(overview, 'GET', '/api/overview');
+    expect(standing.balance_usd).toBeGreaterThan(0);
+    expect(standing.subscriptions).toMatchObject([{ plan: 'Contract plan', quota_usd: 40, remaining_usd: 40 }]);
     const money = await answerOf(billing, 'GET', '/api/console/billing');
     expect(money.balance_usd).toBeGreaterThan(0);
     await answerOf(billingProfile, 'GET', '/api/console/billing/profile');
@@ -89,6 +96,33 @@ describe('the console contract', () => {
     await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
     const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
     expect(read.replies).toEqual([]);
+  });
+
+  it('describes the model list with prices, catalog facts and the keys that may call each', async () => {
+    const models = await answerOf(consoleModelList, 'GET', '/api/models');
+    const house = models.data.find((model) => model.id === 'house-model');
+    expect(house?.pricing.input_per_mtok).toBe(2);
+    expect(house?.keys).toEqual(expect.any(Array));
+  });
+
+  it('describes the member answers: the list with an open invitation, the invitation page, a role change, the account switcher', async () => {
+    const email = uniqueEmail('contract');
+    const invited = await answerOf(invitationAnswer, 'POST', '/api/members/invitations', { email, role: 'viewer' }, 201);
+    expect(invited.invitation.email).toBe(email);
+    const listed = await answerOf(memberList, 'GET', '/api/members');
+    expect(listed.invitations.map((row) => row.id)).toContain(invited.invitation.id);
+    expect(listed.data.find((row) => row.you)?.role).toBe('owner');
+
+    const invitee = setup.client();
+    const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
+    const lookup = await answerOf(invitationLookup, 'POST', '/api/invitations/lookup', { token }, 200, invitee);
+    expect(lookup.needs).toBe('choose_password');
+    const accepted = await invitee.request<{ user: { id: string } }>('POST', '/api/invitations/accept', { token, password: strongPassword() });
+    expect(accepted.status, accepted.text).toBe(200);
+    const changed = await answerOf(memberRoleAnswer, 'PATCH', `/api/members/${accepted.body.user.id}`, { role: 'developer' });
+    expect(changed.role).toBe('developer');
+    const accounts = await answerOf(sessionAccountList, 'GET', '/api/session/accounts', undefined, 200, invitee);
+    expect(accounts.data.map((account) => [account.id, account.role, account.current])).toEqual([[user.accountId, 'developer', true]]);
   });
 
   it('refuses a shape with a renamed field, as the web build would', async () => {

@@ -1,6 +1,7 @@
 /** The console API's shapes for billing, referrals, support and members (docs/console-api.md), from the contract where the server declares them. */
 import type {
-  BillingJson, BillingProfileJson, ConsoleSessionJson, FxRatesJson, InvoiceJson, ListPageJson, ReferralsJson, SupportTicketJson, TopUpJson,
+  BillingJson, BillingProfileJson, ConsoleSessionJson, FxRatesJson, InvoiceJson, InvitationLookupJson, ListPageJson, MemberListJson, ReferralsJson,
+  SessionAccountListJson, SupportTicketJson, TopUpJson,
 } from '../../../src/contract/index.js';
 
 export type TopUp = TopUpJson;
@@ -21,8 +22,10 @@ export type SupportTicket = SupportTicketJson;
 
 export type MemberRole = NonNullable<ConsoleSessionJson['role']>;
 
-export interface Members {
-  data: Array<{ user_id: string; email: string; role: MemberRole; created_at: string; you: boolean }>;
-  invitations: Array<{ id: string; email: string; role: MemberRole; invited_by: string; expires_at: string; created_at: string }>;
-  can_manage: boolean;
-}
+export type Members = MemberListJson;
+
+/** What the invitation page shows before accepting. */
+export type InvitationLookup = InvitationLookupJson;
+
+/** The accounts the signed-in person belongs to (the account switcher). */
+export type SessionAccounts = SessionAccountListJson;

@@ -3,8 +3,8 @@
  * schemas its JSON builders are typed with) are taken from there, so a field renamed on the server fails this build.
  */
 import type {
-  ApiKeyJson, ConsoleAccountJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
-  ListPageJson, OperatorStandingJson, SessionRowJson, SignUpCreditJson,
+  ApiKeyJson, ConsoleAccountJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
+  ListPageJson, OperatorStandingJson, OverviewJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -96,25 +96,10 @@ export interface KeyInput {
   project_id: string;
 }
 
-export interface CatalogModel {
-  id: string;
-  kind: string;
-  owned_by: string;
-  pricing: Record<string, number> | null;
-  aliases?: string[];
-  context_window?: number | null;
-  max_output_tokens?: number | null;
-  capabilities?: { tools: boolean; vision: boolean; json_schema: boolean; reasoning: boolean } | null;
-  /** The account's keys that may call the model (roles that read keys). */
-  keys?: { id: string; name: string }[];
-}
+/** A model the console lists, with the account's keys that may call it (roles that read keys). */
+export type CatalogModel = ConsoleModelJson;
 
-export interface Overview {
-  balance_usd: number;
-  subscriptions: { plan: string; period_end: string; remaining_usd: number }[];
-  spend_today_usd: number;
-  requests_today: number;
-}
+export type Overview = OverviewJson;
 
 export type UsageRow = ConsoleUsageRowJson;
 

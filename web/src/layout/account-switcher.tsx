@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import * as DropdownMenu from '@radix-ui/react-dropdown-menu';
 import { useApi } from '../api/api-context';
-import type { Account } from '../api/types';
+import type { SessionAccounts } from '../api/money-types';
 
 /** Menu items moving the session to the user's other accounts (shown only to members of more than one). */
 export function AccountSwitcherItems() {
   const api = useApi();
-  const accounts = useQuery({ queryKey: ['session-accounts'], queryFn: () => api.get<{ data: Array<Account & { role: string; current: boolean }> }>('/api/session/accounts'), staleTime: 60_000 });
+  const accounts = useQuery({ queryKey: ['session-accounts'], queryFn: () => api.get<SessionAccounts>('/api/session/accounts'), staleTime: 60_000 });
   const others = (accounts.data?.data ?? []).filter((account) => !account.current);
   if (others.length === 0) return null;
   const switchTo = async (accountId: string) => {

@@ -4,13 +4,13 @@ import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useResetSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import type { Account, User } from '../../api/types';
-import type { MemberRole } from '../../api/money-types';
+import type { InvitationLookup, MemberRole } from '../../api/money-types';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Loading } from '../../ui/feedback';
 import { TextField } from '../../ui/field';
 
-interface Invitation { email: string; role: string; invited_by: string; needs: 'sign_in' | 'choose_password'; signed_in_as_invitee: boolean }
+type Invitation = InvitationLookup;
 
 /** The page an invitation mail links to: a new person chooses a password; a person with a login accepts signed in. */
 export function InvitationPage() {

@@ -22,23 +22,26 @@ function price(display: DisplayCurrency, value: number | undefined | null): stri
 }
 
 function perCall(model: CatalogModel, display: DisplayCurrency): string | null {
-  const pricing = model.pricing ?? {};
+  const { pricing } = model;
   const parts = [
     ['per_request', 'request'], ['per_image', 'image'], ['per_audio_minute', 'audio minute'], ['per_mchar', 'million characters'], ['per_web_search', 'web search'], ['per_search_unit', 'search unit'],
   ] as const;
-  const named = parts.filter(([field]) => pricing[field] != null).map(([field, unit]) => `${display.format(pricing[field], { precise: true })} per ${unit}`);
+  const named = parts.flatMap(([field, unit]) => {
+    const value = pricing[field];
+    return value === null ? [] : [`${display.format(value, { precise: true })} per ${unit}`];
+  });
   return named.length === 0 ? null : named.join(' · ');
 }
 
 function ModelRow({ model, display, showKeys }: { model: CatalogModel; display: DisplayCurrency; showKeys: boolean }) {
-  const pricing = model.pricing ?? {};
+  const { pricing } = model;
   const capabilities = model.capabilities;
   const calls = perCall(model, display);
   return (
     <tr data-testid="model-row" data-model={model.id}>
       <th scope="row" data-label="Model">
         <span className="model-id mono">{model.id}</span>
-        <span className="key-meta">{model.kind} · {model.owned_by}{model.aliases !== undefined && model.aliases.length > 0 ? ` · also ${model.aliases.join(', ')}` : ''}</span>
+        <span className="key-meta">{model.kind} · {model.owned_by}{model.aliases.length > 0 ? ` · also ${model.aliases.join(', ')}` : ''}</span>
         {capabilities == null ? null : (
           <span className="badge-row" aria-label="Capabilities">
             {CAPABILITIES.filter(([name]) => capabilities[name]).map(([name, label]) => <Badge key={name} tone="info">{label}</Badge>)}

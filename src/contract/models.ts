@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+const usd = z.number().nullable();
+
+/**
+ * A model's prices in USD (per million tokens, per request, image, audio minute, million characters, hosted tool
+ * call; null: not priced that way), with long-context tiers and per-image prices by size and quality when it has them.
+ */
+export const modelPricing = z.strictObject({
+  input_per_mtok: usd, output_per_mtok: usd, cached_input_per_mtok: usd, cache_write_per_mtok: usd,
+  per_request: usd, per_image: usd, per_audio_minute: usd, per_mchar: usd,
+  per_web_search: usd, per_grounded_prompt: usd, per_web_fetch: usd, per_file_search: usd, per_search_unit: usd,
+  per_image_by_size: z.record(z.string(), z.number()).optional(),
+  tiers: z.array(z.strictObject({
+    above_input_tokens: z.number(), input_per_mtok: usd, output_per_mtok: usd, cached_input_per_mtok: usd, cache_write_per_mtok: usd,
+  })).optional(),
+});
+export type ModelPricingJson = z.infer<typeof modelPricing>;
+
+export const modelKind = z.enum(['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank']);
+const modality = z.enum(['text', 'image', 'audio', 'video', 'embedding']);
+
+/** What the catalog knows of a model beyond its stored record (null: unknown). */
+export const modelFacts = z.strictObject({
+  aliases: z.array(z.string()),
+  context_window: z.number().nullable(),
+  max_output_tokens: z.number().nullable(),
+  modalities: z.strictObject({ input: z.array(modality), output: z.array(modality) }).nullable(),
+  capabilities: z.strictObject({ tools: z.boolean(), vision: z.boolean(), json_schema: z.boolean(), reasoning: z.boolean() }).nullable(),
+  /** Where the prices come from: the bundled data package, or the operator. */
+  price_source: z.enum(['bundled', 'operator']),
+  /** Provider id in the bundled data; null for operator-only models. */
+  provider: z.string().nullable(),
+});
+export type ModelFactsJson = z.infer<typeof modelFacts>;
+
+/** A model the console lists; `keys` (the account's keys that may call it) only for roles that read keys. */
+export const consoleModel = modelFacts.omit({ price_source: true, provider: true }).extend({
+  id: z.string(),
+  kind: modelKind,
+  owned_by: z.string(),
+  pricing: modelPricing,
+  keys: z.array(z.strictObject({ id: z.string(), name: z.string() })).optional(),
+});
+export type ConsoleModelJson = z.infer<typeof consoleModel>;
+
+/** GET /api/models. */
+export const consoleModelList = z.strictObject({ data: z.array(consoleModel) });
+export type ConsoleModelListJson = z.infer<typeof consoleModelList>;
