@@ -55,6 +55,13 @@ const LABELS: Record<Dimension, { heading: string; empty: string }> = {
   tags: { heading: 'Tag', empty: 'No request carried tags in this period (metadata or x-gateway-tags).' },
 };
 
+/** A request names one customer, so customers' spend adds up; it may carry several tags, so tags' spend does not. */
+function chartSummary(dimension: Dimension, totals: ReportTotal[]): string {
+  const rest = totals.length > CHART_SERIES ? ', the five dearest and the rest as other' : '';
+  if (dimension === 'tags') return `By tag${rest}; a request with several tags counts in each.`;
+  return `${formatCost(totals.reduce((sum, total) => sum + total.cost_usd, 0))} in total, by customer${rest}.`;
+}
+
 /**
  * The period's spend by end customer or by tag (from the daily rollups), dearest first, with its CSV per day. Spend
  * comes right after the name, so a phone shows it without scrolling the table.
@@ -88,7 +95,7 @@ export function SpendByCustomer({ filters }: { filters: UsageFilters }) {
       {report.data !== undefined && totals.length === 0 ? <p className="empty">{LABELS[dimension].empty}</p> : null}
       {chart === null || totals.length === 0 ? null : (
         <div data-testid="spend-by-customer-chart" data-series={chart.series.length}>
-          <ChartFigure title={`Spend per day by ${noun}`} summary={`${formatCost(totals.reduce((sum, total) => sum + total.cost_usd, 0))} in total, by ${noun}${totals.length > CHART_SERIES ? ' (the five dearest, the rest as other)' : ''}.`}>
+          <ChartFigure title={`Spend per day by ${noun}`} summary={chartSummary(dimension, totals)}>
             <BarChart data={chart.days} accessibilityLayer>
               <CartesianGrid stroke="var(--border)" vertical={false} />
               <XAxis dataKey="date" tickFormatter={formatDay} {...axisProps} />
