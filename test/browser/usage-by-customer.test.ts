@@ -1,8 +1,9 @@
 /**
  * Spend by end customer and by tag in the console: requests naming customers (OpenAI's `user`, the
  * `x-gateway-customer` header) and tags (`metadata`, `x-gateway-tags`) show on the usage page, dearest first, with the
- * cost the callers were told, at desktop and phone widths (screenshots usage-by-customer*.png). No CSP violation, no
- * uncaught error, no table wider than the phone.
+ * cost the callers were told, and a per-day chart of the dearest five with the rest summed as "other", at desktop and
+ * phone widths, light and dark (screenshots usage-by-customer*.png, usage-by-tag*.png). No CSP violation, no uncaught
+ * error, no table or chart wider than the phone.
  */
 import OpenAI from 'openai';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +44,8 @@ describe.skipIf(!chromiumPresent)('spend by customer and tag in the console', ()
     await ask('acme-42', { user: true, metadata: { team: 'search' } });
     await ask('acme-42', { tags: 'team=search' });
     await ask('globex', { tags: 'team=ads' });
+    // Four more customers, one request each: with acme-42 and globex six in all, so the chart sums the sixth as "other".
+    for (const customer of ['zeta-1', 'zeta-2', 'zeta-3', 'zeta-4']) await ask(customer, {});
     await flushWrites(fixture.gateway);
 
     await page.goto(`${fixture.gateway.consoleUrl}/usage`);
@@ -51,12 +54,30 @@ describe.skipIf(!chromiumPresent)('spend by customer and tag in the console', ()
     const rows = await table.locator('tbody tr').allInnerTexts();
     expect(rows[0]).toContain('acme-42');
     expect(rows[1]).toContain('globex');
+    expect(rows).toHaveLength(6);
+    // The chart: one stacked bar series per shown customer plus "other" (recharts draws one layer per series).
+    const chart = page.getByTestId('spend-by-customer-chart');
+    await chart.locator('svg.recharts-surface').first().waitFor();
+    expect(await chart.getAttribute('data-series')).toBe('6');
+    expect(await chart.locator('.recharts-bar').count()).toBe(6);
+    expect(await chart.locator('.recharts-bar-rectangle path').count()).toBeGreaterThanOrEqual(6);
+    const legend = await chart.locator('.recharts-legend-item-text').allInnerTexts();
+    expect(legend).toEqual(['acme-42', 'globex', 'zeta-1', 'zeta-2', 'zeta-3', 'other']);
+    await chart.scrollIntoViewIfNeeded();
+    await screenshot(fixture, page, 'usage-by-customer-chart');
     await table.scrollIntoViewIfNeeded();
     await screenshot(fixture, page, 'usage-by-customer');
     await page.getByRole('button', { name: 'By tag' }).click();
     await page.getByTestId('spend-by-customer').getByText('team=ads').waitFor();
     expect(await page.getByTestId('spend-by-customer').locator('tbody tr').count()).toBe(3);
+    // Three tags: three series of their own, no "other".
+    await page.getByTestId('spend-by-customer-chart').locator('.recharts-legend-item-text').getByText('team=ads').waitFor();
+    expect(await page.getByTestId('spend-by-customer-chart').locator('.recharts-bar').count()).toBe(3);
     await screenshot(fixture, page, 'usage-by-tag');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.getByTestId('spend-by-customer-chart').scrollIntoViewIfNeeded();
+    await screenshot(fixture, page, 'usage-by-tag-chart-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByTestId('spend-by-customer').scrollIntoViewIfNeeded();
     expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
@@ -64,6 +85,11 @@ describe.skipIf(!chromiumPresent)('spend by customer and tag in the console', ()
     await page.getByRole('button', { name: 'By customer' }).click();
     await page.getByTestId('spend-by-customer').getByText('globex').waitFor();
     await screenshot(fixture, page, 'usage-by-customer-phone');
+    await page.getByTestId('spend-by-customer-chart').scrollIntoViewIfNeeded();
+    expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    await screenshot(fixture, page, 'usage-by-customer-chart-phone');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await screenshot(fixture, page, 'usage-by-customer-chart-phone-dark');
     expectCleanPage(watched);
     await watched.context.close();
     expect(spent.get('acme-42')).toBeGreaterThan(0);

@@ -2,7 +2,7 @@ import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, ResponsiveCo
 import type { DailyUsage } from '../../api/types';
 import { formatCompact, formatCost, formatDay, formatInteger, formatPercent } from '../../format/format';
 
-const palette = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)', 'var(--chart-6)'];
+export const palette = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)', 'var(--chart-6)'];
 
 interface DayRow {
   date: string;
@@ -36,7 +36,7 @@ function pivot(rows: DailyUsage[]): { days: DayRow[]; models: string[] } {
   return { days: sorted, models };
 }
 
-function ChartFigure({ title, summary, children }: { title: string; summary: string; children: React.ReactElement }) {
+export function ChartFigure({ title, summary, children }: { title: string; summary: string; children: React.ReactElement }) {
   return (
     <figure className="chart">
       <figcaption><h2>{title}</h2><p className="field-hint">{summary}</p></figcaption>
@@ -47,8 +47,8 @@ function ChartFigure({ title, summary, children }: { title: string; summary: str
   );
 }
 
-const axisProps = { stroke: 'var(--text-muted)', fontSize: 12, tickLine: false } as const;
-const tooltipProps = { contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 8, color: 'var(--text)' }, labelFormatter: (label: unknown) => formatDay(String(label)) } as const;
+export const axisProps = { stroke: 'var(--text-muted)', fontSize: 12, tickLine: false } as const;
+export const tooltipProps = { contentStyle: { background: 'var(--surface)', border: '1px solid var(--border)', borderRadius: 8, color: 'var(--text)' }, labelFormatter: (label: unknown) => formatDay(String(label)) } as const;
 
 export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
   const { days, models } = pivot(rows);
