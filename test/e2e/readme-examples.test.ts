@@ -1,7 +1,7 @@
 /**
  * The README's shell examples, run as written (bash + curl) against a gateway whose only configuration is the three
- * provider keys pointing at mock upstreams: every curl must answer 2xx. Only the address and the admin token are
- * substituted; commands that are not calls to the gateway (npm, npx) and the redeem example (its code is a
+ * provider keys pointing at mock upstreams: every curl must answer 2xx. Only the address, the admin token and the
+ * rerank example's Cohere address (a mock Cohere here) are substituted; commands that are not calls to the gateway (npm, npx) and the redeem example (its code is a
  * placeholder) are left out. Every model id the README's code names must be one the gateway serves.
  */
 import { execFile } from 'node:child_process';
@@ -16,6 +16,7 @@ import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../suppo
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../support/mock-gemini-upstream.js';
 import { MOCK_PNG_BASE64 } from '../support/mock-openai-media-answers.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../support/mock-openai-upstream.js';
+import { startMockRerankUpstream, type MockRerankUpstream } from '../support/mock-rerank-upstream.js';
 
 const README = path.resolve(import.meta.dirname, '../../README.md');
 const run = promisify(execFile);
@@ -23,6 +24,7 @@ const run = promisify(execFile);
 let openai: MockOpenAIUpstream;
 let anthropic: MockAnthropicUpstream;
 let gemini: MockGeminiUpstream;
+let cohere: MockRerankUpstream;
 let gateway: TestGateway;
 let directory: string;
 let readme: string;
@@ -44,7 +46,7 @@ const shellQuote = (text: string): string => `'${text.replaceAll("'", "'\\''")}'
 
 beforeAll(async () => {
   readme = await readFile(README, 'utf8');
-  [openai, anthropic, gemini] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream()]);
+  [openai, anthropic, gemini, cohere] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream(), startMockRerankUpstream('cohere', { apiKey: 'co-your-cohere-key' })]);
   gateway = await startTestGateway({
     env: {
       OPENAI_API_KEY: 'sk-upstream-test', OPENAI_BASE_URL: openai.url,
@@ -59,7 +61,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close(), cohere?.close()]);
   if (directory !== undefined) await rm(directory, { recursive: true, force: true });
 });
 
@@ -70,7 +72,7 @@ describe('README examples', () => {
     for (const block of blocks('sh')) {
       for (const command of commands(block.text)) {
         if (/(^|\s)(npm|npx) /.test(command) || command.includes('/billing/redeem')) continue;
-        const line = command.replace(/^ADMIN=adm_\S*/, `ADMIN=${gateway.adminToken}`).replaceAll('http://127.0.0.1:8080', gateway.url);
+        const line = command.replace(/^ADMIN=adm_\S*/, `ADMIN=${gateway.adminToken}`).replaceAll('http://127.0.0.1:8080', gateway.url).replaceAll('https://api.cohere.com', cohere.url);
         script.push(`echo ${shellQuote(`README line ${block.line}: ${command.slice(0, 80)}`)} >&2`, line);
         if (command.includes('curl ')) calls += 1;
       }
