@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { draftNumbers } from '../../ui/draft-numbers';
 import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, Project } from '../../api/types';
 import { formatCost, isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
@@ -73,18 +74,7 @@ type Parsed = { ok: true; input: KeyInput } | { ok: false; errors: Partial<Recor
 
 function parseDraft(draft: Draft): Parsed {
   const errors: Partial<Record<keyof Draft, string>> = {};
-  const money = (field: keyof Draft, text: string): number | null => {
-    if (text.trim() === '') return null;
-    const value = Number(text);
-    if (!Number.isFinite(value) || value < 0) errors[field] = 'Enter an amount in USD, 0 or more.';
-    return value;
-  };
-  const count = (field: keyof Draft, text: string): number | null => {
-    if (text.trim() === '') return null;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) errors[field] = 'Enter a whole number, 1 or more.';
-    return value;
-  };
+  const { money, count } = draftNumbers<keyof Draft>(errors);
   const name = draft.name.trim();
   if (name === '') errors.name = 'Give the key a name.';
   else if (name.length > 100) errors.name = 'At most 100 characters.';

@@ -1,4 +1,5 @@
 import { useState, type FormEvent } from 'react';
+import { draftNumbers } from '../../ui/draft-numbers';
 import type { BudgetPeriod, Project, ProjectInput } from '../../api/types';
 import { formatCost } from '../../format/format';
 import { Button } from '../../ui/button';
@@ -36,18 +37,7 @@ function draftOf(project: Project | null): Draft {
 
 function parse(draft: Draft): { input: ProjectInput } | { errors: Partial<Record<keyof Draft, string>> } {
   const errors: Partial<Record<keyof Draft, string>> = {};
-  const money = (field: keyof Draft, text: string): number | null => {
-    if (text.trim() === '') return null;
-    const value = Number(text);
-    if (!Number.isFinite(value) || value < 0) errors[field] = 'Enter an amount in USD, 0 or more.';
-    return value;
-  };
-  const count = (field: keyof Draft, text: string): number | null => {
-    if (text.trim() === '') return null;
-    const value = Number(text);
-    if (!Number.isInteger(value) || value < 1) errors[field] = 'Enter a whole number, 1 or more.';
-    return value;
-  };
+  const { money, count } = draftNumbers<keyof Draft>(errors);
   const name = draft.name.trim();
   if (name === '') errors.name = 'Give the project a name.';
   const budgetLimit = draft.budgetPeriod === '' ? null : money('budgetLimit', draft.budgetLimit);
