@@ -51,18 +51,27 @@ function chainModel(services: GatewayServices, key: ApiKey, name: string, reques
   return null;
 }
 
+/** The answer when every channel of a chat model is a rerank-only upstream's: the model is set up wrong. */
+function rerankOnly(model: Model, routes: readonly ChannelRoute[]): GatewayError {
+  const types = [...new Set(routes.map((route) => route.channel.type))].join(', ');
+  return new GatewayError('bad_request', `Model '${model.id}' is served only by ${types} channels, which answer rerank requests only (POST /v1/rerank).`, { param: 'model' });
+}
+
 /**
  * A chat request's model chain (routing/fallback-models.ts). The named model's routes are fitted now, so a request
  * no fallback could take is refused before admission as it always was; when a fallback can follow, the first
- * model's fallback-worthy refusal (context window, no channel) is kept for the relay loop to pass over.
+ * model's fallback-worthy refusal (context window, no channel) is kept for the relay loop to pass over. Channels
+ * of rerank-only upstreams are passed over: they answer no chat.
  */
 export async function modelChain(services: GatewayServices, request: ChainRequest): Promise<ModelChain> {
   const { catalog } = services;
   const model = findModel(services, request.meter, request.model);
   const names = fallbackModelNames(request.model, request.requested, (name) => catalog.model(name)?.fallbacks ?? [], (name) => catalog.model(name)?.id);
   const routesFor = async (name: string, stepModel: Model): Promise<readonly ChannelRoute[]> => {
-    const served = catalog.routes(name);
-    if (served.length === 0) throw noChannel(stepModel);
+    const listed = catalog.routes(name);
+    if (listed.length === 0) throw noChannel(stepModel);
+    const served = listed.filter((route) => services.adapters.get(route.channel.type)?.servesChat !== false);
+    if (served.length === 0) throw rerankOnly(stepModel, listed);
     const routes = request.narrowRoutes?.(served, services.adapters) ?? served;
     return fitRoutes(name, routesByPreference(services, request.preference, stepModel, routes), request.demand);
   };

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { mockScore, mockTokens, startMockRerankUpstream, type MockRerankUpstream } from '../../support/mock-rerank-upstream.js';
+import { startMockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 const QUERY = 'What is the capital of the United States?';
 const DOCUMENTS = [
@@ -223,6 +224,26 @@ describe('channels of the rerank-only types', () => {
     });
     expect(chat.status).toBe(400);
     expect(await chat.json()).toMatchObject({ error: { param: 'model', message: expect.stringContaining('rerank requests only') as unknown } });
+  });
+
+  it('are passed over for chat when the model has a channel that chats, even one of lower priority', async () => {
+    const openai = await startMockOpenAIUpstream();
+    try {
+      await admin('POST', '/admin/models', { id: 'chat-beside-rerank', kind: 'chat', pricing: { input_per_mtok: 1 } });
+      await admin('POST', '/admin/channels', { name: 'cohere-first', type: 'cohere', base_url: cohereA.url, api_key: 'cohere-upstream-key', priority: 100, models: { 'chat-beside-rerank': 'x' } });
+      await admin('POST', '/admin/channels', { name: 'openai-last', type: 'openai', base_url: openai.url, api_key: 'sk-upstream-test', priority: 0, models: { 'chat-beside-rerank': 'gpt-4o-mini' } });
+      await gateway.gateway.services.catalog.reload();
+      const cohereRequests = cohereA.requests.length;
+      const chat = await fetch(`${gateway.baseURL}/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat-beside-rerank', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(chat.status).toBe(200);
+      expect(openai.requests.filter((request) => request.path.endsWith('/chat/completions'))).toHaveLength(1);
+      expect(cohereA.requests.length).toBe(cohereRequests);
+    } finally {
+      await openai.close();
+    }
   });
 });
 
