@@ -116,7 +116,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   return {
     dialect: location.dialect,
     accounts: createAccountRepository(db),
-    keys: createApiKeyRepository(db),
+    keys: createApiKeyRepository(db, location.dialect),
     channels: createChannelRepository(db, options.secretBox),
     models: createModelRepository(db),
     plans: createPlanRepository(db),

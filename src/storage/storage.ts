@@ -21,6 +21,7 @@ import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
 import type { ProjectRepository } from '../domain/project.js';
+import type { WebhookEventDraft } from '../domain/webhook-events.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
 import type { ScimRepository } from './repositories/scim-repository.js';
 import type { LedgerRepository, MoneyRepository } from './money-contracts.js';
@@ -123,7 +124,11 @@ export interface ApiKeyRepository {
   listSecretHashes(afterId: string | null, limit: number): Promise<Array<{ id: string; secretHash: string }>>;
   /** `playground: false` leaves out the console playground's short-lived keys. */
   listByAccount(accountId: string, page: PageRequest, options?: { playground?: false }): Promise<Page<ApiKey>>;
-  update(id: string, patch: ApiKeyPatch, now: number): Promise<ApiKey | null>;
+  /**
+   * Changes a key. `eventOf`, given, names the webhook event the change calls for (from the key before and after it),
+   * stored in the change's own transaction.
+   */
+  update(id: string, patch: ApiKeyPatch, now: number, eventOf?: (before: ApiKey, after: ApiKey) => WebhookEventDraft | null): Promise<ApiKey | null>;
   /** Whether a key that is not revoked lists this browser origin (answers preflights, which carry no key). */
   anyAllowsOrigin(origin: string): Promise<boolean>;
 }

@@ -1,4 +1,4 @@
-import { recordKeyStatusChange } from '../../webhooks/key-events.js';
+import { keyStatusEvent } from '../../webhooks/key-events.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
 import { createKeySchema, FRESH_KEY_STANDING, keyPatchFromInput, keyToJson, updateKeySchema } from '../../management/account-input.js';
@@ -55,7 +55,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext } satisfies CreatedKeyJson);
   } },
 
-  { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ deps, storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
     const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     requireProjectWrite(active.projects, existing.projectId ?? null);
     const input = parseInput(updateKeySchema, await readConsoleBody(context));
@@ -63,10 +63,9 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     if (projectId !== undefined) requireProjectWrite(active.projects, projectId);
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });
     if (existing.status === 'revoked' && Object.keys(input).length > 0) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
-    const updated = await storage.keys.update(existing.id, { ...keyPatchFromInput(input, existing, clock.now()), ...(projectId === undefined ? {} : { projectId }) }, clock.now());
+    const updated = await storage.keys.update(existing.id, { ...keyPatchFromInput(input, existing, clock.now()), ...(projectId === undefined ? {} : { projectId }) }, clock.now(), keyStatusEvent('account'));
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
     await keys.invalidateKey(existing.id);
-    await recordKeyStatusChange(storage.webhooks, deps.services.logger, existing, updated, 'account');
     sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
   } },
 

@@ -1,4 +1,4 @@
-import { recordKeyStatusChange } from '../../webhooks/key-events.js';
+import { keyStatusEvent } from '../../webhooks/key-events.js';
 import { hashPassword } from '../../auth/password-hash.js';
 import { MAX_BALANCE_NANO, nanoToUsd } from '../../billing/money.js';
 import { currentPeriod } from '../../billing/subscription-period.js';
@@ -196,7 +196,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     if (key === null) throw notFound('key', id);
     sendJson(context, 200, await keyJson(key));
   } },
-  { method: 'PATCH', path: '/admin/keys/:id', handler: ({ services, storage, clock, ledger, keys, keyJson }) => async (context) => {
+  { method: 'PATCH', path: '/admin/keys/:id', handler: ({ storage, clock, ledger, keys, keyJson }) => async (context) => {
     const id = context.params.id ?? '';
     const input = parseInput(updateKeySchema, await readAdminBody(context));
     // Spend settled before the change counts to the budget's old period, not to the one the change starts.
@@ -208,10 +208,9 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     }
     const now = clock.now();
     const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
-    const updated = await storage.keys.update(id, { ...keyPatchFromInput(input, existing, now), ...(projectId === undefined ? {} : { projectId }) }, now);
+    const updated = await storage.keys.update(id, { ...keyPatchFromInput(input, existing, now), ...(projectId === undefined ? {} : { projectId }) }, now, keyStatusEvent('operator'));
     if (updated === null) throw notFound('key', id);
     await keys.invalidateKey(id);
-    await recordKeyStatusChange(storage.webhooks, services.logger, existing, updated, 'operator');
     sendJson(context, 200, await keyJson(updated));
   } },
 

@@ -3,7 +3,10 @@ import {
   fromBoolean, parseNullableStringArray, toBigInt, toBoolean, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf,
 } from '../convert.js';
 import type { ApiKeysTable, Database } from '../database-schema.js';
+import type { Dialect } from './ledger-repository.js';
+import type { WebhookTables } from '../webhook-schema.js';
 import { tableAccess, type TableMapping } from './table-access.js';
+import { insertWebhookEvent } from './webhook-repository.js';
 import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../../domain/records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
@@ -101,7 +104,7 @@ const API_KEYS: TableMapping<'api_keys', ApiKey, ApiKeyPatch> = {
   table: 'api_keys', key: 'id', keyOf: (key) => key.id, toRecord, toRow, toChanges,
 };
 
-export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
+export function createApiKeyRepository(db: Kysely<Database>, dialect: Dialect): ApiKeyRepository {
   const keys = tableAccess(db, API_KEYS);
   return {
     create: keys.insert,
@@ -118,7 +121,22 @@ export function createApiKeyRepository(db: Kysely<Database>): ApiKeyRepository {
     listByAccount: (accountId, page, options) =>
       keys.page(page, options?.playground === false ? { account_id: accountId, playground: 0 } : { account_id: accountId }),
 
-    update: keys.update,
+    update(id, patch, now, eventOf) {
+      if (eventOf === undefined) return keys.update(id, patch, now);
+      // The key's state before the change is read under the row's lock, so of two racing changes exactly the one that
+      // turned the key off records the event, and the event is stored only with the change it reports.
+      return db.transaction().execute(async (trx) => {
+        let lookup = trx.selectFrom('api_keys').selectAll().where('id', '=', id);
+        if (dialect === 'postgres') lookup = lookup.forUpdate();
+        const row = await lookup.executeTakeFirst();
+        if (row === undefined) return null;
+        const updated = await tableAccess(trx, API_KEYS).update(id, patch, now);
+        if (updated === null) return null;
+        const event = eventOf(toRecord(row), updated);
+        if (event !== null) await insertWebhookEvent(trx.withTables<WebhookTables>(), event);
+        return updated;
+      });
+    },
 
     async anyAllowsOrigin(origin) {
       // The JSON array holds the origin as a quoted string; LIKE wildcards in it are escaped.

@@ -107,6 +107,27 @@ describe('signed webhook deliveries', () => {
     await owner.client.request('DELETE', `/api/console/webhooks/${endpoint.id}`);
   });
 
+  it('records key.disabled once when the owner and the operator turn the same key off at the same moment', async () => {
+    const endpoint = await createEndpoint(owner, { url: receiverUrl, event_types: ['key.disabled'] });
+    receiver.secrets = [endpoint.secret as string];
+    receiver.answers = [];
+    const key = await setup.gateway.admin<{ id: string }>('POST', `/admin/accounts/${owner.accountId}/keys`, { name: 'raced key' });
+    const changes = await Promise.all([
+      owner.client.request('PATCH', `/api/keys/${key.body.id}`, { status: 'disabled' }),
+      setup.gateway.admin('PATCH', `/admin/keys/${key.body.id}`, { status: 'disabled' }),
+      owner.client.request('PATCH', `/api/keys/${key.body.id}`, { status: 'disabled' }),
+      setup.gateway.admin('PATCH', `/admin/keys/${key.body.id}`, { status: 'disabled' }),
+    ]);
+    expect(changes.map((change) => change.status)).toEqual([200, 200, 200, 200]);
+    const ofKey = (): unknown[] => [...receiver.processed.values()].filter((payload) => (payload as { data?: { key_id?: string } }).data?.key_id === key.body.id);
+    await waitUntil(() => ofKey().length >= 1, 10_000, 'the key.disabled delivery');
+    // Any second event would be due within the deliverer's next checks.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(ofKey()).toHaveLength(1);
+    expect(await deliveries(owner, endpoint.id)).toHaveLength(1);
+    await owner.client.request('DELETE', `/api/console/webhooks/${endpoint.id}`);
+  });
+
   it('marks a delivery failed once its attempts run out, and a test event reaches only its endpoint', async () => {
     const endpoint = await createEndpoint(owner, { url: receiverUrl, event_types: ['topup.succeeded'] });
     receiver.secrets = [endpoint.secret as string];
