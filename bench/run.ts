@@ -61,11 +61,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatGuardrails, measureGuardrails } from './guardrails.js';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
+import { MOCK_GEMINI_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/gemini-upstream-server.js';
+import { admissionBetween, readAdmission } from './admission-reading.js';
 import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
 import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
-import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
+import { configureGateway, configureGemini, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
-import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadGatewaySide, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
 import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
 import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
 import { checkSide, chooseGenerator, measure, preflight, preflightRetrying } from './measure.js';
@@ -76,10 +78,13 @@ import { pinProcess, planPinning } from './cpu-pinning.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
   ANTHROPIC_UPSTREAM_MODEL,
+  GEMINI_UPSTREAM_KEY,
   BENCH_CLAUDE_MODEL,
+  BENCH_GEMINI_MODEL,
   BENCH_MODEL,
   BENCH_SLOW_MODEL,
   UPSTREAM_KEY,
+  agentAnthropicRequest,
   anthropicMessagesRequest,
   openAIChatRequest,
   type RequestSpec,
@@ -102,6 +107,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const anthropicMockEntry = options.distDir
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
+  const geminiMockEntry = options.distDir ? join(distDir, 'test', 'mock-upstreams', 'gemini-upstream-server.js') : MOCK_GEMINI_UPSTREAM_SERVER_ENTRY;
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
   const tlsServerEntry = join(distDir, 'bench', 'tls-answer-server.js');
   const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
@@ -139,6 +145,22 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       upstream: 'anthropic',
       failures: [],
     },
+    // Agent-sized: Claude Code's recorded tool-loop request (bench/requests.ts) on every side; direct and bare at the
+    // mock Anthropic upstream, the gateway passing it through or translating it (and the answer) both ways.
+    ...([
+      ['agent pass-through stream', 'pass-through', true, 'the gateway passes it to an anthropic channel (Anthropic → Anthropic)'],
+      ['agent pass-through chat', 'pass-through', false, 'the gateway passes it to an anthropic channel (Anthropic → Anthropic)'],
+      ['agent →openai stream', 'openai', true, 'the gateway translates it to an openai channel and the answer back (Anthropic → OpenAI → Anthropic)'],
+      ['agent →gemini stream', 'gemini', true, 'the gateway translates it to a gemini channel and the answer back (Anthropic → Gemini → Anthropic)'],
+    ] as const).map(([name, agent, stream, how]): ScenarioReport => ({
+      name: `${name} c=${connections}`,
+      description: `Claude Code's recorded tool-loop request (~20 KB, 12 tools), ${stream ? 'streamed' : 'not streamed'}, ${connections} connections; direct and bare: at the mock Anthropic upstream; ${how}`,
+      connections,
+      stream,
+      upstream: 'anthropic',
+      agent,
+      failures: [],
+    })),
   ];
   const workDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   // The bench itself goes to the load side first: the load generator and the mocks it starts inherit its CPUs.
@@ -283,9 +305,22 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       log(`[bench] mock Anthropic upstream unavailable: ${msg}`);
     }
 
+    // The Gemini mock only serves the agent-sized scenario translated to Gemini.
+    let geminiUrl: string | undefined;
+    try {
+      geminiUrl = await startMock('mock-gemini-upstream', geminiMockEntry, { MOCK_GEMINI_UPSTREAM_API_KEY: GEMINI_UPSTREAM_KEY });
+      log(`[bench] mock Gemini upstream: ${geminiUrl}`);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      failures.push(`mock Gemini upstream: ${msg}`);
+      log(`[bench] mock Gemini upstream unavailable: ${msg}`);
+    }
+
     let gateway: StartedGateway | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
+    /** the gemini route (bench-gemini) is configured */
+    let geminiReady = false;
     if (!directOnly) {
       try {
         gateway = await startGateway('gateway', { DATABASE_URL: `sqlite:${join(workDir, 'bench.db')}` }, upstreamUrl);
@@ -297,6 +332,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             const preTStream = await preflight(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true));
             if (preTStream !== null) throw new Error(`preflight (streaming) failed: ${preTStream}`);
             translationReady = true;
+            if (geminiUrl !== undefined) {
+              await configureGemini(gateway.base, gateway.adminToken, geminiUrl);
+              geminiReady = true;
+            }
           } catch (err) {
             const msg = err instanceof Error ? err.message : String(err);
             failures.push(`gateway (${BENCH_CLAUDE_MODEL} on the anthropic channel): ${msg}`);
@@ -310,6 +349,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
     }
     const gatewayUrl = gateway?.chatUrl;
+    const gatewayBase = gateway?.base;
     const gatewayKey = gateway?.key ?? '';
     const gatewayCpuMs = gateway?.cpuMs;
 
@@ -337,6 +377,16 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         const bareOrigin = sc.upstream === 'openai' ? bareOpenAI : bareAnthropic;
         if (typeof direct !== 'object') return direct;
         return bareOrigin === undefined ? 'not run (bare proxy unavailable)' : throughBare(direct, bareOrigin);
+      }
+      if (sc.agent !== undefined) {
+        if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
+        if (side === 'direct') return agentAnthropicRequest(`${anthropicUrl}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, sc.stream);
+        if (directOnly) return undefined;
+        if (gatewayBase === undefined) return 'not run';
+        if (sc.agent === 'pass-through' && !translationReady) return `not run (${BENCH_CLAUDE_MODEL} route unavailable)`;
+        if (sc.agent === 'gemini' && !geminiReady) return `not run (${BENCH_GEMINI_MODEL} route unavailable)`;
+        const model = sc.agent === 'pass-through' ? BENCH_CLAUDE_MODEL : sc.agent === 'gemini' ? BENCH_GEMINI_MODEL : BENCH_MODEL;
+        return agentAnthropicRequest(`${gatewayBase}/v1/messages`, gatewayKey, model, sc.stream);
       }
       if (side === 'direct') {
         if (sc.upstream === 'openai') return openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, sc.stream);
@@ -403,6 +453,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       for (const run of overloadRuns) {
         const rate = Math.max(1, Math.round(capacity * run.factor));
         log(`[bench] ${run.name}: ${rate} req/s open loop → gateway …`);
+        const admissionBefore = gateway === undefined ? null : await readAdmission(gateway.base, gateway.adminToken);
         const result = await openLoop(gatewayChat, rate, seconds, {
           processes: envNumber('BENCH_OPEN_LOOP_PROCESSES', 2),
           maxConnections: envNumber('BENCH_OPEN_LOOP_CONNECTIONS', 1500),
@@ -410,7 +461,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           workDir,
           generatorEntry: join(distDir, 'bench', 'open-loop-generator.js'),
         });
-        overload.push({ name: run.name, capacityPerSec: capacity, ...result });
+        const admissionAfter = gateway === undefined ? null : await readAdmission(gateway.base, gateway.adminToken);
+        const gatewaySide = admissionBefore !== null && admissionAfter !== null ? admissionBetween(admissionBefore, admissionAfter, seconds) : undefined;
+        overload.push({ name: run.name, capacityPerSec: capacity, ...result, ...(gatewaySide ? { gatewaySide } : {}) });
         if (result.admitted === 0) failures.push(`${run.name}: no request admitted`);
         await sleep(1500);
         await recordMemory(run.name, [{ label: 'sqlite', started: gateway }], bareOpenAI);
@@ -474,7 +527,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             log(`[bench] ${run.name} → ${side} gateway …`);
             try {
               const redisLoad = side === 'postgresRedis' ? shared.redisLoad : undefined;
-              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad);
+              const statements = side === 'postgresRedis' ? shared.postgresStatements : undefined;
+              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad, statements);
               comparison[side] = result;
               comparison.failures.push(...checkSide(side, result));
             } catch (err) {
@@ -544,6 +598,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   log('');
   const sections = [
     overload.length > 0 ? formatOverload(overload) : '',
+    overload.some((run) => run.gatewaySide !== undefined) ? formatOverloadGatewaySide(overload) : '',
     overload.length > 0 ? formatOverloadTimeline(overload) : '',
     slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
     upstreamProtocols.length > 0 ? formatUpstreamProtocols(upstreamProtocols) : '',
