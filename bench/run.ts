@@ -266,7 +266,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     // The first routed call may warm caches; allow a few bounded attempts.
     const pre = await preflightRetrying(openAIChatRequest(chatUrl, key, BENCH_MODEL, false), 10);
     if (pre !== null) throw new Error(`${name} preflight (non-streaming) failed: ${pre}`);
-    const preStream = await preflight(openAIChatRequest(chatUrl, key, BENCH_MODEL, true));
+    // Retried too: on a loaded machine the gateway's admission control may refuse a request right after its start.
+    const preStream = await preflightRetrying(openAIChatRequest(chatUrl, key, BENCH_MODEL, true), 10);
     if (preStream !== null) throw new Error(`${name} preflight (streaming) failed: ${preStream}`);
     const group = child.proc.pid;
     return { child, base, chatUrl, key, adminToken, cpuMs: group === undefined ? undefined : () => groupCpuMs(group) };
@@ -329,7 +330,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             await configureTranslation(gateway.base, gateway.adminToken, anthropicUrl);
             const preT = await preflightRetrying(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, false), 5);
             if (preT !== null) throw new Error(`preflight (non-streaming) failed: ${preT}`);
-            const preTStream = await preflight(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true));
+            const preTStream = await preflightRetrying(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true), 5);
             if (preTStream !== null) throw new Error(`preflight (streaming) failed: ${preTStream}`);
             translationReady = true;
             if (geminiUrl !== undefined) {
