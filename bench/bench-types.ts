@@ -52,6 +52,8 @@ export interface SideResult {
   redisCommandsPerRequest?: number;
   /** PostgreSQL statements per response (postgres+redis runs; counted on the wire: bench/postgres-statement-counter.ts) */
   postgresStatementsPerRequest?: number;
+  /** Redis commands the gateway sent per response, a script counting once (counted on the wire: test/support/redis-command-proxy.ts) */
+  redisCommandsSentPerRequest?: number;
 }
 
 export interface ScenarioReport {

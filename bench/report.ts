@@ -130,7 +130,7 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
   const latencies = (side: SideResult | undefined): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
   const errors = (side: SideResult | undefined): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
   return table(
-    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'Redis CPU µs/req', 'Redis commands/req', 'PostgreSQL statements/req', 'errors s/p', 'load generator'],
+    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'Redis CPU µs/req', 'Redis commands/req (in scripts too)', 'Redis commands sent/req', 'PostgreSQL statements/req', 'errors s/p', 'load generator'],
     runs.map((r) => [
       r.name,
       fmt(r.sqlite?.requestsPerSec, 0),
@@ -141,6 +141,7 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
       `${fmt(r.sqlite?.cpuMicrosPerRequest, 0)} / ${fmt(r.postgresRedis?.cpuMicrosPerRequest, 0)}`,
       fmt(r.postgresRedis?.redisCpuMicrosPerRequest, 0),
       fmt(r.postgresRedis?.redisCommandsPerRequest, 1),
+      fmt(r.postgresRedis?.redisCommandsSentPerRequest, 2),
       fmt(r.postgresRedis?.postgresStatementsPerRequest, 3),
       `${errors(r.sqlite)} / ${errors(r.postgresRedis)}`,
       generators([r.sqlite, r.postgresRedis]),

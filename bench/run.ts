@@ -528,8 +528,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             log(`[bench] ${run.name} → ${side} gateway …`);
             try {
               const redisLoad = side === 'postgresRedis' ? shared.redisLoad : undefined;
-              const statements = side === 'postgresRedis' ? shared.postgresStatements : undefined;
-              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad, statements);
+              const wireCounts = side === 'postgresRedis' ? shared.wireCounts : undefined;
+              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad, wireCounts);
               comparison[side] = result;
               comparison.failures.push(...checkSide(side, result));
             } catch (err) {
