@@ -7,6 +7,8 @@
  *   the gateway translates OpenAI → Anthropic → OpenAI).
  * - Anthropic messages (`POST …/v1/messages`, `x-api-key`, `anthropic-version`): to the mock Anthropic upstream
  *   directly, with the same system and user text, i.e. about what the gateway sends upstream for `bench-claude`.
+ * - Claude Code's recorded tool-loop request (agent-sized, Anthropic messages): to the mock Anthropic upstream
+ *   directly and to the gateway for `bench-claude` (passed through), `bench-model` (OpenAI) and `bench-gemini` (Gemini).
  */
 
 import { readFileSync } from 'node:fs';

@@ -23,12 +23,14 @@
  * its `chat c=N` req/s from this run, or a short measurement), sent by
  * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections
  * together, reporting admitted p99 (also after the first two seconds, a cold process and its connection flood) and
- * the share answered 503 and its latency, second by second too, and whether the generator kept up;
+ * the share answered 503 and its latency, second by second too, and whether the generator kept up, and the same run
+ * as the gateway's own admission-latency histogram saw it (bench/admission-reading.ts);
  * `slow streams`: BENCH_STREAMS (1000) streams opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
  * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
  * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
- * prefix of its own), reported as a ratio to the SQLite one; `upstream protocols`: the gateway's upstream client
+ * prefix of its own), reported as a ratio to the SQLite one, with the PostgreSQL statements and Redis commands the
+ * second gateway sent per request, counted on the wire; `upstream protocols`: the gateway's upstream client
  * (undici) against a TLS server that speaks HTTP/1.1 and HTTP/2, each protocol in turn (bench/upstream-protocols.ts).
  *
  * After each gateway run the gateway's own /metrics say how long its event loop was held: the delay p99 and max,
@@ -41,6 +43,11 @@
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
  * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
  * that Anthropic upstream, so the ratio shows the cost of translating OpenAI → Anthropic → OpenAI.
+ *
+ * Agent-sized: `agent pass-through stream c=N`, `agent pass-through chat c=N`, `agent →openai stream c=N` and
+ * `agent →gemini stream c=N` send Claude Code's recorded tool-loop request (bench/requests.ts) on every side: direct
+ * and bare at the mock Anthropic upstream; the gateway passes it to an anthropic channel or translates it to an
+ * openai or gemini channel (a mock Gemini upstream), and the answer back.
  *
  * Every scenario is also sent through a bare Node proxy (bench/bare-proxy.ts: node:http in, undici Pool out,
  * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
