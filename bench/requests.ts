@@ -11,7 +11,7 @@
  *   directly and to the gateway for `bench-claude` (passed through), `bench-model` (OpenAI) and `bench-gemini` (Gemini).
  */
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { signThinking } from '../test/support/mock-anthropic-upstream.js';
 
@@ -116,9 +116,15 @@ export function agentAnthropicRequest(url: string, apiKey: string, model: string
   };
 }
 
+// Compiled to dist/bench/: the fixtures stay in the source tree's test/ (two levels up from here).
+const CLAUDE_CODE_TOOL_LOOP = fileURLToPath(new URL('../../test/e2e/agents/__fixtures__/claude-code-tool-loop.json', import.meta.url));
+
+/** Whether this tree holds the recorded request (an installed package or image may leave test/ out). */
+export function agentRequestAvailable(): boolean {
+  return existsSync(CLAUDE_CODE_TOOL_LOOP);
+}
+
 /** The recorded Claude Code request the agent-sized scenarios send (test/e2e/agents/__fixtures__). */
 function claudeCodeToolLoop(): { path: string; headers: Record<string, string>; body: Record<string, unknown> } {
-  // Compiled to dist/bench/: the fixtures stay in the source tree's test/ (two levels up from here).
-  const file = fileURLToPath(new URL('../../test/e2e/agents/__fixtures__/claude-code-tool-loop.json', import.meta.url));
-  return JSON.parse(readFileSync(file, 'utf8')) as { path: string; headers: Record<string, string>; body: Record<string, unknown> };
+  return JSON.parse(readFileSync(CLAUDE_CODE_TOOL_LOOP, 'utf8')) as { path: string; headers: Record<string, string>; body: Record<string, unknown> };
 }

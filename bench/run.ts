@@ -92,6 +92,7 @@ import {
   BENCH_SLOW_MODEL,
   UPSTREAM_KEY,
   agentAnthropicRequest,
+  agentRequestAvailable,
   anthropicMessagesRequest,
   openAIChatRequest,
   type RequestSpec,
@@ -388,6 +389,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
       if (sc.agent !== undefined) {
         if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
+        if (!agentRequestAvailable()) return 'not run (the recorded Claude Code request is not in this tree: test/e2e/agents/__fixtures__)';
         if (side === 'direct') return agentAnthropicRequest(`${anthropicUrl}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, sc.stream);
         if (directOnly) return undefined;
         if (gatewayBase === undefined) return 'not run';
