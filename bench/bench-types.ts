@@ -50,6 +50,10 @@ export interface SideResult {
   redisCpuMicrosPerRequest?: number;
   /** Redis commands per response, those run inside scripts included (INFO commandstats) */
   redisCommandsPerRequest?: number;
+  /** PostgreSQL statements per response (postgres+redis runs; counted on the wire: bench/postgres-statement-counter.ts) */
+  postgresStatementsPerRequest?: number;
+  /** Redis commands the gateway sent per response, a script counting once (counted on the wire: test/support/redis-command-proxy.ts) */
+  redisCommandsSentPerRequest?: number;
 }
 
 export interface ScenarioReport {
@@ -62,6 +66,12 @@ export interface ScenarioReport {
    * mock Anthropic upstream, gateway = OpenAI format for a model on an `anthropic` channel (translated).
    */
   upstream: 'openai' | 'anthropic';
+  /**
+   * The agent-sized scenarios: Claude Code's recorded ~20 KB tool-loop request on every side (direct and bare: at
+   * the mock Anthropic upstream). On the gateway, `pass-through` asks for a model on an anthropic channel (the
+   * caller's body goes on as it came), `openai` and `gemini` for a model on such a channel (translated both ways).
+   */
+  agent?: 'pass-through' | 'openai' | 'gemini';
   direct?: SideResult;
   /** the same requests as `direct`, through the bare Node proxy (bench/bare-proxy.ts) in front of that upstream */
   bare?: SideResult;
@@ -85,6 +95,8 @@ export interface ScenarioReport {
 /** Open-loop load at a multiple of the gateway's measured capacity. */
 export interface OverloadReport extends OpenLoopResult {
   name: string;
+  /** The gateway's own reading of the run (its /metrics): admitted and refused answers, count and p99 (bucket bound). */
+  gatewaySide?: AdmissionReading;
   /** The gateway's closed-loop req/s this run measured. */
   capacityPerSec: number;
 }
@@ -175,4 +187,14 @@ export interface MemoryReport {
   gatewayMemory?: MemoryFigures;
   /** the bare proxy in front of the OpenAI mock (the yardstick) */
   bareMemory?: MemoryFigures;
+}
+
+/** Answers of the API listener during one run, read from the gateway's own admission-latency histogram. */
+export interface AdmissionReading {
+  admitted: number;
+  admittedP99Ms: number | null;
+  refused: number;
+  refusedP99Ms: number | null;
+  /** admitted 2xx answers per second of the run, as the gateway counted them */
+  goodputPerSec: number | null;
 }

@@ -1,5 +1,5 @@
 /** Sets the gateway up for the benchmark through its admin API, as the operator contract describes. */
-import { ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, BENCH_CLAUDE_MODEL, BENCH_MODEL, BENCH_SLOW_MODEL, UPSTREAM_KEY } from './requests.js';
+import { ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, BENCH_CLAUDE_MODEL, BENCH_GEMINI_MODEL, BENCH_MODEL, BENCH_SLOW_MODEL, GEMINI_UPSTREAM_KEY, GEMINI_UPSTREAM_MODEL, UPSTREAM_KEY } from './requests.js';
 
 export async function adminCall(base: string, token: string, method: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${base}${path}`, {
@@ -73,4 +73,16 @@ export async function configureSlowStreams(base: string, adminToken: string, slo
     models: { [BENCH_SLOW_MODEL]: BENCH_MODEL },
   });
   await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_SLOW_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
+}
+
+/** The agent-sized scenario translated to Gemini: `bench-gemini` on a `gemini` channel, priced like bench-model. */
+export async function configureGemini(base: string, adminToken: string, geminiBaseUrl: string): Promise<void> {
+  await adminCall(base, adminToken, 'POST', '/admin/channels', {
+    name: 'bench-gemini-upstream',
+    type: 'gemini',
+    base_url: geminiBaseUrl,
+    api_key: GEMINI_UPSTREAM_KEY,
+    models: { [BENCH_GEMINI_MODEL]: GEMINI_UPSTREAM_MODEL },
+  });
+  await adminCall(base, adminToken, 'POST', '/admin/models', { id: BENCH_GEMINI_MODEL, pricing: { input_per_mtok: 1, output_per_mtok: 2 } });
 }

@@ -111,7 +111,7 @@ export function median(values: readonly number[]): number {
 /**
  * One measured run after a warm-up. `cpuMs`, when given, reads the CPU time of the process under test; the
  * result then carries its CPU time per response of the measured run. `redisLoad` does the same for the Redis
- * server behind it: its CPU time and commands per response.
+ * server behind it: its CPU time and commands per response; `wireCounts` reads the PostgreSQL statements and Redis commands the gateway sent.
  */
 export async function measure(
   generator: LoadGenerator,
@@ -121,16 +121,24 @@ export async function measure(
   warmupSeconds: number,
   cpuMs?: () => number | undefined,
   redisLoad?: () => Promise<RedisLoad | null>,
+  wireCounts?: () => WireCounts,
 ): Promise<SideResult> {
-  if (generator.kind === 'autocannon') return measureWithAutocannon(spec, connections, seconds, warmupSeconds, cpuMs, redisLoad);
+  if (generator.kind === 'autocannon') return measureWithAutocannon(spec, connections, seconds, warmupSeconds, cpuMs, redisLoad, wireCounts);
   const options = { connections, threads: generator.threads, scriptDir: generator.scriptDir };
   if (warmupSeconds > 0) await runWrk(spec, { ...options, seconds: warmupSeconds });
   const redisBefore = await redisLoad?.();
+  const wireBefore = wireCounts?.();
   const cpuBefore = cpuMs?.();
   const summary = await runWrk(spec, { ...options, seconds });
   const cpuAfter = cpuMs?.();
+  const wireAfter = wireCounts?.();
   const redisAfter = await redisLoad?.();
-  return { ...wrkSideResult(spec.url, summary), ...cpuPerResponse(cpuBefore, cpuAfter, summary.requests), ...redisPerResponse(redisBefore, redisAfter, summary.requests) };
+  return {
+    ...wrkSideResult(spec.url, summary),
+    ...cpuPerResponse(cpuBefore, cpuAfter, summary.requests),
+    ...redisPerResponse(redisBefore, redisAfter, summary.requests),
+    ...wirePerResponse(wireBefore, wireAfter, summary.requests),
+  };
 }
 
 /** The Redis server's CPU and commands between two readings, per response (nothing when either reading is missing). */
@@ -143,11 +151,35 @@ export function redisPerResponse(before: RedisLoad | null | undefined, after: Re
   };
 }
 
+/** What the gateway sent its PostgreSQL and its Redis so far, counted on the wire by relays in front of them. */
+export interface WireCounts {
+  postgresStatements: number;
+  /** commands as the client sent them: a script (EVALSHA) is one, whatever it runs inside */
+  redisCommandsSent: number;
+}
+
+/** Statements and commands between two counts, per response (nothing without the counting relays). */
+function wirePerResponse(before: WireCounts | undefined, after: WireCounts | undefined, responses: number): Pick<SideResult, 'postgresStatementsPerRequest' | 'redisCommandsSentPerRequest'> {
+  if (before === undefined || after === undefined || responses <= 0) return {};
+  return {
+    postgresStatementsPerRequest: (after.postgresStatements - before.postgresStatements) / responses,
+    redisCommandsSentPerRequest: (after.redisCommandsSent - before.redisCommandsSent) / responses,
+  };
+}
+
 function cpuPerResponse(before: number | undefined, after: number | undefined, responses: number): { cpuMicrosPerRequest?: number } {
   return before !== undefined && after !== undefined && responses > 0 ? { cpuMicrosPerRequest: ((after - before) * 1000) / responses } : {};
 }
 
-async function measureWithAutocannon(spec: RequestSpec, connections: number, seconds: number, warmupSeconds: number, cpuMs?: () => number | undefined, redisLoad?: () => Promise<RedisLoad | null>): Promise<SideResult> {
+async function measureWithAutocannon(
+  spec: RequestSpec,
+  connections: number,
+  seconds: number,
+  warmupSeconds: number,
+  cpuMs?: () => number | undefined,
+  redisLoad?: () => Promise<RedisLoad | null>,
+  wireCounts?: () => WireCounts,
+): Promise<SideResult> {
   const opts: AutocannonOptions = {
     url: spec.url,
     method: 'POST',
@@ -162,6 +194,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
   // autocannon's histogram keeps whole milliseconds; keep the exact 2xx latencies for percentiles.
   const latencies: number[] = [];
   const redisBefore = await redisLoad?.();
+  const wireBefore = wireCounts?.();
   const cpuBefore = cpuMs?.();
   const instance = autocannon(opts);
   instance.on('response', (_client, statusCode, _bytes, ms) => {
@@ -169,6 +202,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
   });
   const r = await instance;
   const cpuAfter = cpuMs?.();
+  const wireAfter = wireCounts?.();
   const redisAfter = await redisLoad?.();
   latencies.sort((a, b) => a - b);
   const statusCodes: Record<string, number> = {};
@@ -194,6 +228,7 @@ async function measureWithAutocannon(spec: RequestSpec, connections: number, sec
     errorRate: attempts > 0 ? Math.min(1, bad / attempts) : 1,
     ...cpuPerResponse(cpuBefore, cpuAfter, responses),
     ...redisPerResponse(redisBefore, redisAfter, responses),
+    ...wirePerResponse(wireBefore, wireAfter, responses),
   };
 }
 

@@ -6,6 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { createThrowawayPostgresDatabase, DEFAULT_POSTGRES_ADMIN_URL } from '../test/support/postgres-test-database.js';
+import { RedisCommandProxy } from '../test/support/redis-command-proxy.js';
+import type { WireCounts } from './measure.js';
+import { startStatementCounter } from './postgres-statement-counter.js';
 
 export const DEFAULT_BENCH_REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -18,6 +21,8 @@ export interface RedisLoad {
 export interface PostgresRedis {
   /** DATABASE_URL, REDIS_URL and REDIS_KEY_PREFIX for the gateway */
   env: Record<string, string>;
+  /** PostgreSQL statements and Redis commands the gateway sent so far (its connections go through counting relays). */
+  wireCounts(): WireCounts;
   /** The server's load so far; null when INFO cannot be read. The whole server's: keep other clients off it. */
   redisLoad(): Promise<RedisLoad | null>;
   /** drops the database and deletes the prefix's Redis keys */
@@ -28,10 +33,15 @@ export async function startPostgresRedis(): Promise<PostgresRedis> {
   const database = await createThrowawayPostgresDatabase(process.env.BENCH_DATABASE_URL || DEFAULT_POSTGRES_ADMIN_URL);
   const redisUrl = process.env.BENCH_REDIS_URL || DEFAULT_BENCH_REDIS_URL;
   const prefix = `unigate-bench-${randomBytes(6).toString('hex')}:`;
+  const counter = await startStatementCounter(database.url);
+  const redisProxy = await RedisCommandProxy.start(redisUrl);
   return {
-    env: { DATABASE_URL: database.url, REDIS_URL: redisUrl, REDIS_KEY_PREFIX: prefix },
+    env: { DATABASE_URL: counter.url, REDIS_URL: redisProxy.url, REDIS_KEY_PREFIX: prefix },
+    wireCounts: () => ({ postgresStatements: counter.statements(), redisCommandsSent: redisProxy.commands.length }),
     redisLoad: () => readRedisLoad(redisUrl),
     async remove() {
+      await counter.close();
+      await redisProxy.close();
       await database.drop();
       await deleteKeys(redisUrl, prefix);
     },

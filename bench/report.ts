@@ -73,6 +73,30 @@ export function formatOverload(runs: OverloadReport[]): string {
   );
 }
 
+/**
+ * The same open-loop runs as the gateway saw them (its own admission-latency histogram): admitted and refused answers
+ * with their p99 (bucket bounds: "≤ 10" means within 10 ms), and goodput (its 2xx answers per second) against the
+ * closed-loop capacity.
+ */
+export function formatOverloadGatewaySide(runs: OverloadReport[]): string {
+  const bound = (ms: number | null): string => (ms === null ? '-' : ms === Infinity ? '> 10 s' : `≤ ${fmt(ms, ms < 1 ? 2 : 0)}`);
+  return table(
+    ['open loop (gateway-side)', 'admitted', 'admitted p99 ms', 'refused', 'refused p99 ms', 'goodput req/s', 'goodput/capacity'],
+    runs.filter((r) => r.gatewaySide !== undefined).map((r) => {
+      const side = r.gatewaySide!;
+      return [
+        r.name,
+        String(side.admitted),
+        bound(side.admittedP99Ms),
+        String(side.refused),
+        bound(side.refusedP99Ms),
+        fmt(side.goodputPerSec ?? undefined, 0),
+        side.goodputPerSec === null || r.capacityPerSec <= 0 ? '-' : fmt(side.goodputPerSec / r.capacityPerSec, 2),
+      ];
+    }),
+  );
+}
+
 /** Each open-loop run second by second (by when requests were scheduled): where its latency came from. */
 export function formatOverloadTimeline(runs: OverloadReport[]): string {
   return table(
@@ -106,7 +130,7 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
   const latencies = (side: SideResult | undefined): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
   const errors = (side: SideResult | undefined): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
   return table(
-    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'Redis CPU µs/req', 'Redis commands/req', 'errors s/p', 'load generator'],
+    ['storage (gateway)', 'sqlite req/s', 'pg+redis req/s', 'pg+redis/sqlite', 'sqlite p50/p99 ms', 'pg+redis p50/p99 ms', 'CPU µs/req sqlite/pg+redis', 'Redis CPU µs/req', 'Redis commands/req (in scripts too)', 'Redis commands sent/req', 'PostgreSQL statements/req', 'errors s/p', 'load generator'],
     runs.map((r) => [
       r.name,
       fmt(r.sqlite?.requestsPerSec, 0),
@@ -117,6 +141,8 @@ export function formatStorageComparison(runs: StorageComparison[]): string {
       `${fmt(r.sqlite?.cpuMicrosPerRequest, 0)} / ${fmt(r.postgresRedis?.cpuMicrosPerRequest, 0)}`,
       fmt(r.postgresRedis?.redisCpuMicrosPerRequest, 0),
       fmt(r.postgresRedis?.redisCommandsPerRequest, 1),
+      fmt(r.postgresRedis?.redisCommandsSentPerRequest, 2),
+      fmt(r.postgresRedis?.postgresStatementsPerRequest, 3),
       `${errors(r.sqlite)} / ${errors(r.postgresRedis)}`,
       generators([r.sqlite, r.postgresRedis]),
     ]),

@@ -23,12 +23,14 @@
  * its `chat c=N` req/s from this run, or a short measurement), sent by
  * BENCH_OPEN_LOOP_PROCESSES (2) generator processes on at most BENCH_OPEN_LOOP_CONNECTIONS (1500) connections
  * together, reporting admitted p99 (also after the first two seconds, a cold process and its connection flood) and
- * the share answered 503 and its latency, second by second too, and whether the generator kept up;
+ * the share answered 503 and its latency, second by second too, and whether the generator kept up, and the same run
+ * as the gateway's own admission-latency histogram saw it (bench/admission-reading.ts);
  * `slow streams`: BENCH_STREAMS (1000) streams opened at once to one slow mock upstream (BENCH_SLOW_CHUNK_DELAY_MS, 200 ms between chunks), directly, through
  * the bare proxy and through the gateway, reporting how many opened and their time to first byte;
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
  * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
- * prefix of its own), reported as a ratio to the SQLite one; `upstream protocols`: the gateway's upstream client
+ * prefix of its own), reported as a ratio to the SQLite one, with the PostgreSQL statements and Redis commands the
+ * second gateway sent per request, counted on the wire; `upstream protocols`: the gateway's upstream client
  * (undici) against a TLS server that speaks HTTP/1.1 and HTTP/2, each protocol in turn (bench/upstream-protocols.ts).
  *
  * After each gateway run the gateway's own /metrics say how long its event loop was held: the delay p99 and max,
@@ -41,6 +43,11 @@
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
  * Anthropic upstream (POST /v1/messages); gateway = OpenAI-format requests for bench-claude, whose channel is
  * that Anthropic upstream, so the ratio shows the cost of translating OpenAI → Anthropic → OpenAI.
+ *
+ * Agent-sized: `agent pass-through stream c=N`, `agent pass-through chat c=N`, `agent →openai stream c=N` and
+ * `agent →gemini stream c=N` send Claude Code's recorded tool-loop request (bench/requests.ts) on every side: direct
+ * and bare at the mock Anthropic upstream; the gateway passes it to an anthropic channel or translates it to an
+ * openai or gemini channel (a mock Gemini upstream), and the answer back.
  *
  * Every scenario is also sent through a bare Node proxy (bench/bare-proxy.ts: node:http in, undici Pool out,
  * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
@@ -61,11 +68,13 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { formatGuardrails, measureGuardrails } from './guardrails.js';
 import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstream-server.js';
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
+import { MOCK_GEMINI_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/gemini-upstream-server.js';
+import { admissionBetween, readAdmission } from './admission-reading.js';
 import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
 import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
-import { configureGateway, configureSlowStreams, configureTranslation } from './configure-gateway.js';
+import { configureGateway, configureGemini, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
-import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
+import { formatLoopHolds, formatUpstreamProtocols, formatMemory, formatOverload, formatOverloadGatewaySide, formatOverloadTimeline, formatSlowStreams, formatStorageComparison, formatTable } from './report.js';
 import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
 import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
 import { checkSide, chooseGenerator, measure, preflight, preflightRetrying } from './measure.js';
@@ -76,10 +85,14 @@ import { pinProcess, planPinning } from './cpu-pinning.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
   ANTHROPIC_UPSTREAM_MODEL,
+  GEMINI_UPSTREAM_KEY,
   BENCH_CLAUDE_MODEL,
+  BENCH_GEMINI_MODEL,
   BENCH_MODEL,
   BENCH_SLOW_MODEL,
   UPSTREAM_KEY,
+  agentAnthropicRequest,
+  agentRequestAvailable,
   anthropicMessagesRequest,
   openAIChatRequest,
   type RequestSpec,
@@ -102,6 +115,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const anthropicMockEntry = options.distDir
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
+  const geminiMockEntry = options.distDir ? join(distDir, 'test', 'mock-upstreams', 'gemini-upstream-server.js') : MOCK_GEMINI_UPSTREAM_SERVER_ENTRY;
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
   const tlsServerEntry = join(distDir, 'bench', 'tls-answer-server.js');
   const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
@@ -139,6 +153,22 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       upstream: 'anthropic',
       failures: [],
     },
+    // Agent-sized: Claude Code's recorded tool-loop request (bench/requests.ts) on every side; direct and bare at the
+    // mock Anthropic upstream, the gateway passing it through or translating it (and the answer) both ways.
+    ...([
+      ['agent pass-through stream', 'pass-through', true, 'the gateway passes it to an anthropic channel (Anthropic → Anthropic)'],
+      ['agent pass-through chat', 'pass-through', false, 'the gateway passes it to an anthropic channel (Anthropic → Anthropic)'],
+      ['agent →openai stream', 'openai', true, 'the gateway translates it to an openai channel and the answer back (Anthropic → OpenAI → Anthropic)'],
+      ['agent →gemini stream', 'gemini', true, 'the gateway translates it to a gemini channel and the answer back (Anthropic → Gemini → Anthropic)'],
+    ] as const).map(([name, agent, stream, how]): ScenarioReport => ({
+      name: `${name} c=${connections}`,
+      description: `Claude Code's recorded tool-loop request (~20 KB, 12 tools), ${stream ? 'streamed' : 'not streamed'}, ${connections} connections; direct and bare: at the mock Anthropic upstream; ${how}`,
+      connections,
+      stream,
+      upstream: 'anthropic',
+      agent,
+      failures: [],
+    })),
   ];
   const workDir = mkdtempSync(join(tmpdir(), 'gateway-bench-'));
   // The bench itself goes to the load side first: the load generator and the mocks it starts inherit its CPUs.
@@ -244,7 +274,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     // The first routed call may warm caches; allow a few bounded attempts.
     const pre = await preflightRetrying(openAIChatRequest(chatUrl, key, BENCH_MODEL, false), 10);
     if (pre !== null) throw new Error(`${name} preflight (non-streaming) failed: ${pre}`);
-    const preStream = await preflight(openAIChatRequest(chatUrl, key, BENCH_MODEL, true));
+    // Retried too: on a loaded machine the gateway's admission control may refuse a request right after its start.
+    const preStream = await preflightRetrying(openAIChatRequest(chatUrl, key, BENCH_MODEL, true), 10);
     if (preStream !== null) throw new Error(`${name} preflight (streaming) failed: ${preStream}`);
     const group = child.proc.pid;
     return { child, base, chatUrl, key, adminToken, cpuMs: group === undefined ? undefined : () => groupCpuMs(group) };
@@ -283,9 +314,22 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       log(`[bench] mock Anthropic upstream unavailable: ${msg}`);
     }
 
+    // The Gemini mock only serves the agent-sized scenario translated to Gemini.
+    let geminiUrl: string | undefined;
+    try {
+      geminiUrl = await startMock('mock-gemini-upstream', geminiMockEntry, { MOCK_GEMINI_UPSTREAM_API_KEY: GEMINI_UPSTREAM_KEY });
+      log(`[bench] mock Gemini upstream: ${geminiUrl}`);
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      failures.push(`mock Gemini upstream: ${msg}`);
+      log(`[bench] mock Gemini upstream unavailable: ${msg}`);
+    }
+
     let gateway: StartedGateway | undefined;
     /** the translated route (bench-claude) answered its preflight */
     let translationReady = false;
+    /** the gemini route (bench-gemini) is configured */
+    let geminiReady = false;
     if (!directOnly) {
       try {
         gateway = await startGateway('gateway', { DATABASE_URL: `sqlite:${join(workDir, 'bench.db')}` }, upstreamUrl);
@@ -294,9 +338,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             await configureTranslation(gateway.base, gateway.adminToken, anthropicUrl);
             const preT = await preflightRetrying(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, false), 5);
             if (preT !== null) throw new Error(`preflight (non-streaming) failed: ${preT}`);
-            const preTStream = await preflight(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true));
+            const preTStream = await preflightRetrying(openAIChatRequest(gateway.chatUrl, gateway.key, BENCH_CLAUDE_MODEL, true), 5);
             if (preTStream !== null) throw new Error(`preflight (streaming) failed: ${preTStream}`);
             translationReady = true;
+            if (geminiUrl !== undefined) {
+              await configureGemini(gateway.base, gateway.adminToken, geminiUrl);
+              geminiReady = true;
+            }
           } catch (err) {
             const msg = err instanceof Error ? err.message : String(err);
             failures.push(`gateway (${BENCH_CLAUDE_MODEL} on the anthropic channel): ${msg}`);
@@ -310,6 +358,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
     }
     const gatewayUrl = gateway?.chatUrl;
+    const gatewayBase = gateway?.base;
     const gatewayKey = gateway?.key ?? '';
     const gatewayCpuMs = gateway?.cpuMs;
 
@@ -337,6 +386,17 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         const bareOrigin = sc.upstream === 'openai' ? bareOpenAI : bareAnthropic;
         if (typeof direct !== 'object') return direct;
         return bareOrigin === undefined ? 'not run (bare proxy unavailable)' : throughBare(direct, bareOrigin);
+      }
+      if (sc.agent !== undefined) {
+        if (anthropicUrl === undefined) return 'not run (mock Anthropic upstream unavailable)';
+        if (!agentRequestAvailable()) return 'not run (the recorded Claude Code request is not in this tree: test/e2e/agents/__fixtures__)';
+        if (side === 'direct') return agentAnthropicRequest(`${anthropicUrl}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, sc.stream);
+        if (directOnly) return undefined;
+        if (gatewayBase === undefined) return 'not run';
+        if (sc.agent === 'pass-through' && !translationReady) return `not run (${BENCH_CLAUDE_MODEL} route unavailable)`;
+        if (sc.agent === 'gemini' && !geminiReady) return `not run (${BENCH_GEMINI_MODEL} route unavailable)`;
+        const model = sc.agent === 'pass-through' ? BENCH_CLAUDE_MODEL : sc.agent === 'gemini' ? BENCH_GEMINI_MODEL : BENCH_MODEL;
+        return agentAnthropicRequest(`${gatewayBase}/v1/messages`, gatewayKey, model, sc.stream);
       }
       if (side === 'direct') {
         if (sc.upstream === 'openai') return openAIChatRequest(directUrl, UPSTREAM_KEY, BENCH_MODEL, sc.stream);
@@ -403,6 +463,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       for (const run of overloadRuns) {
         const rate = Math.max(1, Math.round(capacity * run.factor));
         log(`[bench] ${run.name}: ${rate} req/s open loop → gateway …`);
+        const admissionBefore = gateway === undefined ? null : await readAdmission(gateway.base, gateway.adminToken);
         const result = await openLoop(gatewayChat, rate, seconds, {
           processes: envNumber('BENCH_OPEN_LOOP_PROCESSES', 2),
           maxConnections: envNumber('BENCH_OPEN_LOOP_CONNECTIONS', 1500),
@@ -410,7 +471,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           workDir,
           generatorEntry: join(distDir, 'bench', 'open-loop-generator.js'),
         });
-        overload.push({ name: run.name, capacityPerSec: capacity, ...result });
+        const admissionAfter = gateway === undefined ? null : await readAdmission(gateway.base, gateway.adminToken);
+        const gatewaySide = admissionBefore !== null && admissionAfter !== null ? admissionBetween(admissionBefore, admissionAfter, seconds) : undefined;
+        overload.push({ name: run.name, capacityPerSec: capacity, ...result, ...(gatewaySide ? { gatewaySide } : {}) });
         if (result.admitted === 0) failures.push(`${run.name}: no request admitted`);
         await sleep(1500);
         await recordMemory(run.name, [{ label: 'sqlite', started: gateway }], bareOpenAI);
@@ -474,7 +537,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             log(`[bench] ${run.name} → ${side} gateway …`);
             try {
               const redisLoad = side === 'postgresRedis' ? shared.redisLoad : undefined;
-              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad);
+              const wireCounts = side === 'postgresRedis' ? shared.wireCounts : undefined;
+              const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad, wireCounts);
               comparison[side] = result;
               comparison.failures.push(...checkSide(side, result));
             } catch (err) {
@@ -544,6 +608,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   log('');
   const sections = [
     overload.length > 0 ? formatOverload(overload) : '',
+    overload.some((run) => run.gatewaySide !== undefined) ? formatOverloadGatewaySide(overload) : '',
     overload.length > 0 ? formatOverloadTimeline(overload) : '',
     slowStreamReports.length > 0 ? formatSlowStreams(slowStreamReports) : '',
     upstreamProtocols.length > 0 ? formatUpstreamProtocols(upstreamProtocols) : '',

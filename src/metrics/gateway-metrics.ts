@@ -7,6 +7,9 @@ import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type Gau
 /** Seconds, 5 ms to 120 s: fast proxied answers at the bottom, long generations at the top. */
 export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120] as const;
 
+/** Seconds, 1 ms to 10 s: fine at the bottom, where a refusal and a fast admitted answer are judged. */
+export const ADMISSION_LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
 /** Seconds, 0.25 ms to 250 ms: how long one synchronous SQLite write transaction held the event loop. */
 export const SQLITE_WRITE_BUCKETS_SECONDS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25] as const;
 
@@ -24,6 +27,8 @@ export class GatewayMetrics {
   readonly requests: Counter;
   readonly requestDuration: Histogram;
   readonly timeToFirstByte: Histogram;
+  /** API answers by admission outcome: `refused` (503) or `admitted` (every other status). */
+  readonly admissionLatency: Histogram;
   readonly upstreamAttempts: Counter;
   readonly retries: CounterSeries;
   readonly upstreamErrors: Counter;
@@ -44,6 +49,7 @@ export class GatewayMetrics {
     const registry = this.registry;
     this.requests = registry.counter('unigate_requests_total', 'Requests answered on the API listener, by protocol family, endpoint and HTTP status.', ['protocol', 'endpoint', 'status']);
     this.requestDuration = registry.histogram('unigate_request_duration_seconds', 'Time from request arrival to the end of the response (streams: the last byte).', ['protocol', 'endpoint'], LATENCY_BUCKETS_SECONDS);
+    this.admissionLatency = registry.histogram('unigate_admission_latency_seconds', 'Time from request arrival to the end of the response on the API listener, by outcome: refused (503: overloaded, or no capacity) or admitted (every other status).', ['outcome'], ADMISSION_LATENCY_BUCKETS_SECONDS);
     this.timeToFirstByte = registry.histogram('unigate_time_to_first_byte_seconds', 'Time from request arrival to the first byte of a relayed model answer.', ['protocol', 'stream'], LATENCY_BUCKETS_SECONDS);
     this.upstreamAttempts = registry.counter('unigate_upstream_attempts_total', 'Upstream attempts by channel and outcome (success, failure, refused: the caller\'s error, aborted: the caller left).', ['channel', 'outcome']);
     this.retries = registry.counter('unigate_retries_total', 'Attempts beyond the first of a request (failover to the next channel).').labels();

@@ -6,7 +6,7 @@ import type { InFlightListener } from '../http/drain.js';
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * Wraps the API listener: `requests_total`, `request_duration_seconds` and `in_flight_requests`, recorded when
+ * Wraps the API listener: `requests_total`, `request_duration_seconds`, `admission_latency_seconds` and `in_flight_requests`, recorded when
  * the response closes (status 499 when the caller left before it finished). Also holds the answers in flight for
  * a graceful shutdown.
  */
@@ -25,7 +25,9 @@ export function instrumentListener(listener: RequestListener, metrics: GatewayMe
         metrics.inFlight.dec();
         const status = response.writableFinished ? response.statusCode : 499;
         metrics.requests.labels(labels.protocol, labels.endpoint, status).inc();
-        metrics.requestDuration.labels(labels.protocol, labels.endpoint).observe((performance.now() - startedAt) / 1000);
+        const seconds = (performance.now() - startedAt) / 1000;
+        metrics.requestDuration.labels(labels.protocol, labels.endpoint).observe(seconds);
+        metrics.admissionLatency.labels(status === 503 ? 'refused' : 'admitted').observe(seconds);
       });
       listener(request, response);
     },
