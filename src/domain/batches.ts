@@ -4,7 +4,7 @@ export const BATCH_STATUSES = ['validating', 'failed', 'in_progress', 'finalizin
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
 /** The endpoints a batch line may call (those the gateway serves as JSON answers). */
-export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations', '/v1/completions'] as const;
+export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations'] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
 
 /** A problem with one line of the input file (OpenAI's `errors.data[]`). */

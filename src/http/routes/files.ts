@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { keepFile } from '../../batches/keep-file.js';
 import { UPLOAD_PURPOSES, FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../domain/files.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { readMultipartForm } from '../../multipart/read-multipart-form.js';
@@ -68,26 +69,12 @@ export function uploadFileRoute(services: GatewayServices): RouteHandler {
         store: services.storage.fileContents.name, createdAt: now, expiresAt: expirySeconds === null ? null : now + expirySeconds * 1000,
       };
       const content = await readFile(upload.path);
-      await keepFile(services, file, content);
+      await keepFile(services.storage, file, content, services.config.batches.accountQuotaBytes);
       sendJson(context, 200, fileObject(file));
     } finally {
       await form.dispose();
     }
   };
-}
-
-/** Records the file within the account's quota, then its bytes; the record goes again when the bytes cannot be kept. */
-export async function keepFile(services: GatewayServices, file: StoredFile, content: Uint8Array): Promise<void> {
-  const { accountQuotaBytes } = services.config.batches;
-  if (!(await services.storage.files.insertWithinQuota(file, accountQuotaBytes, file.createdAt))) {
-    throw new GatewayError('file_quota_exceeded', `This file (${file.bytes} bytes) would take the account's files past their quota of ${accountQuotaBytes} bytes. Delete files or wait for some to expire.`, { param: 'file' });
-  }
-  try {
-    await services.storage.fileContents.put(file.id, content);
-  } catch (error) {
-    await services.storage.files.delete(file.accountId, file.id);
-    throw error;
-  }
 }
 
 /** `GET /v1/files`: the caller's files, newest first by default, by cursor (`after`, `limit`, `order`, `purpose`). */

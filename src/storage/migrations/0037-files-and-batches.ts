@@ -3,6 +3,8 @@ import { PostgresAdapter, type Kysely } from 'kysely';
 /**
  * Files and batches (batch-schema.ts):
  *
+ * - `models.batch_input_per_mtok_nano`, `models.batch_output_per_mtok_nano`: the operator's prices of batch lines
+ *   (null: the normal price).
  * - `files`: what an account uploaded (or a batch wrote) through `/v1/files`: its purpose, name, size, expiry, and
  *   where its bytes are kept (`store`: `database` keeps them in `file_contents`).
  * - `file_contents`: the bytes of files kept in the database, one row per file.
@@ -12,6 +14,8 @@ import { PostgresAdapter, type Kysely } from 'kysely';
  *   over only once the lease has run out.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('models').addColumn('batch_input_per_mtok_nano', 'bigint').execute();
+  await db.schema.alterTable('models').addColumn('batch_output_per_mtok_nano', 'bigint').execute();
   const bytes = db.getExecutor().adapter instanceof PostgresAdapter ? 'bytea' : 'blob';
   await db.schema.createTable('files')
     .addColumn('id', 'text', (column) => column.primaryKey())
@@ -89,4 +93,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('batches').execute();
   await db.schema.dropTable('file_contents').execute();
   await db.schema.dropTable('files').execute();
+  await db.schema.alterTable('models').dropColumn('batch_output_per_mtok_nano').execute();
+  await db.schema.alterTable('models').dropColumn('batch_input_per_mtok_nano').execute();
 }
