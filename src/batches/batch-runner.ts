@@ -80,6 +80,8 @@ export class BatchRunner {
     const { concurrency, leaseMs } = this.services.config.batches;
     const storage = this.services.storage;
     const now = this.services.clock.now();
+    // The lines running here stay leased while this instance lives; a stopped instance's leases run out.
+    if (this.#running.size > 0) await storage.batches.renewLeases(this.#owner, now + leaseMs);
     const free = concurrency - this.#running.size;
     if (free > 0) {
       for (const line of await storage.batches.claimLines(this.#owner, now, now + leaseMs, free)) {

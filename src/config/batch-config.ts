@@ -8,7 +8,10 @@ export interface BatchConfig {
   maxLines: number;
   /** Lines this instance runs at once (BATCH_CONCURRENCY; 0: this instance runs no batch lines). */
   concurrency: number;
-  /** How long a line's lease holds before another instance may take it over (BATCH_LINE_LEASE_SECONDS). */
+  /**
+   * How long a line's lease holds without renewal (BATCH_LINE_LEASE_SECONDS): the instance running it renews it on
+   * every poll, so only a stopped instance's lines are taken over, this long after it stopped.
+   */
   leaseMs: number;
   /** How often an idle instance looks for lines and batches to finish (BATCH_POLL_MS). */
   pollMs: number;
@@ -34,7 +37,7 @@ export function readBatchConfig(read: (name: string) => string | undefined): Bat
     accountQuotaBytes: readInteger(read, 'FILE_ACCOUNT_QUOTA_BYTES', 1024 * MIB, 1024, Number.MAX_SAFE_INTEGER),
     maxLines: readInteger(read, 'BATCH_MAX_LINES', 50_000, 1, 1_000_000),
     concurrency: readInteger(read, 'BATCH_CONCURRENCY', 4, 0, 256),
-    leaseMs: readInteger(read, 'BATCH_LINE_LEASE_SECONDS', 600, 1, 86_400) * 1000,
+    leaseMs: readInteger(read, 'BATCH_LINE_LEASE_SECONDS', 120, 1, 86_400) * 1000,
     pollMs: readInteger(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
   };
 }

@@ -106,7 +106,9 @@ export interface BatchRepository {
    * lines whose lease ran out (their instance stopped). Each claim counts an attempt.
    */
   claimLines(owner: string, now: number, leaseUntil: number, limit: number): Promise<ClaimedLine[]>;
-  /** Whether a usage row exists under the request id (the line ran and was charged before its instance stopped). */
+  /** Extends the leases of every line `owner` is running to `leaseUntil` (it is still alive). */
+  renewLeases(owner: string, leaseUntil: number): Promise<void>;
+  /** Whether a usage row or a charge exists under the request id (the line ran before its instance stopped). */
   requestLogged(requestId: string): Promise<boolean>;
   /** Records the outcome and adds it to the batch's counts, only while `owner` holds the line's lease. */
   completeLine(batchId: string, line: number, owner: string, outcome: LineOutcome): Promise<boolean>;

@@ -119,9 +119,18 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
       });
     },
 
+    async renewLeases(owner, leaseUntil) {
+      await db.updateTable('batch_lines').set({ lease_until: leaseUntil }).where('lease_owner', '=', owner).where('state', '=', 'running').execute();
+    },
+
     async requestLogged(requestId) {
-      const row = await db.selectFrom('usage_logs').select('request_id').where('request_id', '=', requestId).executeTakeFirst();
-      return row !== undefined;
+      // The usage row and the charge are written by separate batched writers: either one shows the request ran.
+      const logged = await db.selectFrom('usage_logs').select('request_id').where('request_id', '=', requestId).executeTakeFirst();
+      if (logged !== undefined) return true;
+      const charged = await db.selectFrom('ledger_entries').select('id').where('request_id', '=', requestId).executeTakeFirst();
+      if (charged !== undefined) return true;
+      const planCharged = await db.selectFrom('subscription_usage').select('id').where('request_id', '=', requestId).executeTakeFirst();
+      return planCharged !== undefined;
     },
 
     async completeLine(batchId, line, owner, outcome) {
