@@ -106,7 +106,7 @@ export class BatchRunner {
     try {
       const outcome = await this.#outcome(line, requestId);
       this.#linesRun += 1;
-      if (!(await this.services.storage.batches.completeLine(line.batchId, line.line, this.#owner, outcome))) {
+      if (!(await this.services.storage.batches.completeLine(line.batchId, line.line, this.#owner, outcome, this.services.clock.now()))) {
         this.services.logger.warn('batches: a line ended after its lease was taken over; its outcome is dropped', { batchId: line.batchId, line: line.line });
       }
     } catch (error) {

@@ -83,6 +83,17 @@ export interface LineOutcome {
   tokens: BatchTokens;
 }
 
+/** The queue as the operator sees it: its depth now and the lines finished lately (every instance together). */
+export interface BatchQueueFigures {
+  /** Lines of running batches not started yet. */
+  pendingLines: number;
+  /** Lines being run by some instance now. */
+  runningLines: number;
+  inProgressBatches: number;
+  finishedLastMinute: number;
+  finishedLastHour: number;
+}
+
 export interface FinishedLine {
   line: number;
   customId: string;
@@ -111,7 +122,7 @@ export interface BatchRepository {
   /** Whether a usage row or a charge exists under the request id (the line ran before its instance stopped). */
   requestLogged(requestId: string): Promise<boolean>;
   /** Records the outcome and adds it to the batch's counts, only while `owner` holds the line's lease. */
-  completeLine(batchId: string, line: number, owner: string, outcome: LineOutcome): Promise<boolean>;
+  completeLine(batchId: string, line: number, owner: string, outcome: LineOutcome, now: number): Promise<boolean>;
   /**
    * Claims for `owner` one batch whose lines are all settled (or whose window ran out) and that no live instance is
    * finalizing: it becomes `finalizing` (a cancelled or expired one keeps its status until finished).
@@ -121,6 +132,6 @@ export interface BatchRepository {
   finishedLines(batchId: string): Promise<FinishedLine[]>;
   /** The batch's end: its final status and result files, only while `owner` holds the finalize claim. */
   finish(batchId: string, owner: string, end: { status: 'completed' | 'cancelled' | 'expired' | 'failed'; at: number; outputFileId: string | null; errorFileId: string | null }): Promise<boolean>;
-  /** Pending lines of in-progress batches (the queue's depth). */
-  queueDepth(): Promise<number>;
+  /** The queue's depth and throughput at `now`. */
+  queueFigures(now: number): Promise<BatchQueueFigures>;
 }

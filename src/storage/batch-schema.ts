@@ -68,6 +68,8 @@ export interface BatchLinesTable {
   /** The answer's body (done) or the error object (failed), as JSON text. */
   result: string | null;
   cost_nano: MoneyColumn;
+  /** When the line's outcome was recorded (epoch ms); null until then. */
+  finished_at: NullableIntegerColumn;
 }
 
 export type BatchTables = {

@@ -83,9 +83,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('request_id', 'text')
     .addColumn('result', 'text')
     .addColumn('cost_nano', 'bigint', (column) => column.notNull())
+    .addColumn('finished_at', 'bigint')
     .addPrimaryKeyConstraint('batch_lines_pk', ['batch_id', 'line'])
     .execute();
   await db.schema.createIndex('batch_lines_state_index').on('batch_lines').columns(['state', 'lease_until']).execute();
+  await db.schema.createIndex('batch_lines_finished_index').on('batch_lines').columns(['finished_at']).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -57,7 +57,7 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
         for (const part of chunk(lines, rowsPerStatement(LINE_COLUMNS))) {
           await transaction.insertInto('batch_lines').values(part.map((line) => ({
             batch_id: batch.id, line: line.line, custom_id: line.customId, body: line.body, state: 'pending',
-            lease_owner: null, lease_until: null, attempts: 0, status_code: null, request_id: null, result: null, cost_nano: 0n,
+            lease_owner: null, lease_until: null, attempts: 0, status_code: null, request_id: null, result: null, cost_nano: 0n, finished_at: null,
           }))).execute();
         }
       });
@@ -133,10 +133,10 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
       return planCharged !== undefined;
     },
 
-    async completeLine(batchId, line, owner, outcome) {
+    async completeLine(batchId, line, owner, outcome, now) {
       return db.transaction().execute(async (transaction) => {
         const changed = await transaction.updateTable('batch_lines')
-          .set({ state: outcome.state, status_code: outcome.statusCode, request_id: outcome.requestId, result: outcome.result, cost_nano: outcome.costNano, lease_owner: null, lease_until: null })
+          .set({ state: outcome.state, status_code: outcome.statusCode, request_id: outcome.requestId, result: outcome.result, cost_nano: outcome.costNano, lease_owner: null, lease_until: null, finished_at: now })
           .where('batch_id', '=', batchId).where('line', '=', line).where('state', '=', 'running').where('lease_owner', '=', owner)
           .executeTakeFirst();
         if (Number(changed.numUpdatedRows) === 0) return false;
@@ -206,11 +206,22 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
       return Number(changed.numUpdatedRows) > 0;
     },
 
-    async queueDepth() {
-      const row = await db.selectFrom('batch_lines').innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
-        .select(sql<number | bigint | string>`count(*)`.as('depth')).where('batches.status', '=', 'in_progress').where('batch_lines.state', '=', 'pending')
-        .executeTakeFirstOrThrow();
-      return toNumber(row.depth);
+    async queueFigures(now) {
+      const count = sql<number | bigint | string>`count(*)`.as('count');
+      const lines = await db.selectFrom('batch_lines').innerJoin('batches', 'batches.id', 'batch_lines.batch_id')
+        .select(['batch_lines.state', count]).where('batches.status', '=', 'in_progress').where('batch_lines.state', 'in', ['pending', 'running'])
+        .groupBy('batch_lines.state').execute();
+      const batches = await db.selectFrom('batches').select(count).where('status', '=', 'in_progress').executeTakeFirstOrThrow();
+      const finishedSince = async (since: number): Promise<number> =>
+        toNumber((await db.selectFrom('batch_lines').select(count).where('finished_at', '>', since).executeTakeFirstOrThrow()).count);
+      const of = (state: string): number => toNumber(lines.find((row) => row.state === state)?.count ?? 0);
+      return {
+        pendingLines: of('pending'),
+        runningLines: of('running'),
+        inProgressBatches: toNumber(batches.count),
+        finishedLastMinute: await finishedSince(now - 60_000),
+        finishedLastHour: await finishedSince(now - 3_600_000),
+      };
     },
   };
 }

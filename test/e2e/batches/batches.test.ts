@@ -132,6 +132,12 @@ describe('batches', () => {
     // The wallet moved by exactly the lines' charges.
     expect(balanceBefore - balanceAfter).toBe(total);
 
+    // The operator sees the lines finish in the queue's throughput.
+    const queue = await gateway.admin<{ pending_lines: number; finished_last_minute: number }>('GET', '/admin/batches/queue');
+    expect(queue.status).toBe(200);
+    expect(queue.body.pending_lines).toBe(0);
+    expect(queue.body.finished_last_minute).toBeGreaterThanOrEqual(30);
+
     // The listing pages by cursor, newest first.
     const listed = await client.batches.list({ limit: 1 });
     expect(listed.data[0]?.id).toBe(batch.id);
