@@ -60,6 +60,7 @@ const BOUNDARIES = [
   { folder: 'src/management', forbidden: [...none('relay', 'codecs', 'telemetry'), ...TOP], why: 'Admin input schemas and record conversions serve the admin API and gateway.yaml; they import neither.' },
   { folder: 'src/upstreams', forbidden: [...none('storage', 'http', 'codecs', 'routing', 'billing', 'telemetry'), ...TOP], why: 'Upstreams speak to providers; they never touch storage, billing, routing or the HTTP layer.' },
   { folder: 'src/codecs', forbidden: [...none('billing', 'upstreams', 'relay', 'routing', 'storage'), ...TOP], why: 'Codecs translate client wires; they know neither billing, upstreams, the relay nor the HTTP layer (families declare their routes as data).' },
+  { folder: 'src/batches', forbidden: [...none('console', 'console-billing', 'upstreams'), '**/app.js', ...ENTRY], why: 'The batch runner calls the API\'s routes as a client would (handed to it by the root); it never reaches the console or an upstream directly.' },
   { folder: 'src/relay', forbidden: [...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The relay reports answers to the operation that called it and writes them through a ResponseSink; it never settles and never reaches the operations or src/http.' },
   {
     folder: 'src/operations',

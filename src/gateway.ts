@@ -59,6 +59,8 @@ import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
+import { BatchRunner } from './batches/batch-runner.js';
+import { batchRoutes } from './http/routes/batch-endpoints.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ChannelHealthEvents } from './webhooks/channel-events.js';
 
@@ -85,6 +87,8 @@ export interface RunningGateway {
   services: GatewayServices;
   /** Set when the admin token was generated at this start; print it once. */
   generatedAdminToken: string | null;
+  /** Runs batch lines from the queue (idle when BATCH_CONCURRENCY is 0). */
+  batches: BatchRunner;
   close(): Promise<void>;
 }
 
@@ -345,6 +349,10 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const webhooks = new WebhookDeliverer(storage.webhooks, webhookSender, clock, logger, config.webhooks);
   webhooks.start();
   opened.add(() => webhooks.stop());
+  // Batch lines are run by every instance from the queue in the database, a few at a time each.
+  const batches = new BatchRunner(services, batchRoutes(services));
+  if (config.batches.concurrency > 0) batches.start();
+  opened.add(() => batches.close());
   const channelEvents = new ChannelHealthEvents(storage.webhooks, (id) => services.catalog.channels().find((channel) => channel.id === id)?.name ?? null, clock, logger);
   services.health.onChange((change) => channelEvents.observe(change));
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).
@@ -427,7 +435,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     })();
     return closing;
   };
-  return { apiUrl, consoleUrl, metricsUrl: metricsListener?.url ?? null, services, generatedAdminToken: admin.generated, close };
+  return { apiUrl, consoleUrl, metricsUrl: metricsListener?.url ?? null, services, generatedAdminToken: admin.generated, batches, close };
 }
 
 /** The log line an operator reads first: where it listens and which channels it found. */

@@ -15,6 +15,18 @@ interface CacheEntry {
   fetchedAt: number;
 }
 
+/**
+ * Why a known key may not be used now (null: it may): the key's own state and its account's, in the order the admin
+ * view names them (management/account-input.ts).
+ */
+export function keyRefusalOf(key: ApiKey, account: Account, now: number): KeyRefusal | null {
+  if (key.status === 'revoked' || account.status === 'deleted') return 'revoked';
+  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
+  if (key.status === 'disabled') return 'disabled';
+  if (account.status === 'disabled') return 'account_disabled';
+  return null;
+}
+
 export interface KeyVerifierOptions {
   brand: string;
   /**
@@ -77,12 +89,8 @@ export class KeyVerifier {
     }
     const { key, account } = entry;
     if (key === null || account === null) return { ok: false, reason: 'unknown' };
-    // The key's own state and its account's, in the order the admin view names them (management/account-input.ts).
-    if (key.status === 'revoked' || account.status === 'deleted') return { ok: false, reason: 'revoked' };
-    if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' };
-    if (key.status === 'disabled') return { ok: false, reason: 'disabled' };
-    if (account.status === 'disabled') return { ok: false, reason: 'account_disabled' };
-    return { ok: true, key, account };
+    const refusal = keyRefusalOf(key, account, now);
+    return refusal === null ? { ok: true, key, account } : { ok: false, reason: refusal };
   }
 
   /** After an admin change of one key: drops it here and on every other instance. */

@@ -68,6 +68,9 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     perWebFetchNano: null,
     perFileSearchNano: nano(base(price('storage_searches_kcount')), 1000),
     perSearchUnitNano: null,
+    // The price data carries no batch prices: batch lines cost the normal price unless the operator sets them.
+    batchInputPerMtokNano: null,
+    batchOutputPerMtokNano: null,
   };
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;

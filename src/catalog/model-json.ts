@@ -35,7 +35,7 @@ export const PRICE_FIELDS = [
   ['input_per_mtok', 'inputPerMtokNano'], ['output_per_mtok', 'outputPerMtokNano'], ['cached_input_per_mtok', 'cachedInputPerMtokNano'], ['cache_write_per_mtok', 'cacheWritePerMtokNano'],
   ['per_request', 'perRequestNano'], ['per_image', 'perImageNano'], ['per_audio_minute', 'perAudioMinuteNano'], ['per_mchar', 'perMcharNano'],
   ['per_web_search', 'perWebSearchNano'], ['per_grounded_prompt', 'perGroundedPromptNano'], ['per_web_fetch', 'perWebFetchNano'], ['per_file_search', 'perFileSearchNano'],
-  ['per_search_unit', 'perSearchUnitNano'],
+  ['per_search_unit', 'perSearchUnitNano'], ['batch_input_per_mtok', 'batchInputPerMtokNano'], ['batch_output_per_mtok', 'batchOutputPerMtokNano'],
 ] as const satisfies ReadonlyArray<readonly [string, Exclude<keyof Pricing, 'tiers' | 'perImageBySize'>]>;
 
 /**

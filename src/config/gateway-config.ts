@@ -1,3 +1,4 @@
+import type { BatchConfig } from './batch-config.js';
 import type { TelemetryConfig } from './telemetry-config.js';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
@@ -144,6 +145,8 @@ export interface GatewayConfig {
   commerce: CommerceConfig;
   /** Outgoing signed webhooks: delivery pace, timeouts and which addresses they may reach (docs/operators.md, "Webhooks"). */
   webhooks: WebhookConfig;
+  /** File uploads and the batch queue: sizes, quota, how many lines each instance runs (docs/operators.md, "Files and batches"). */
+  batches: BatchConfig;
   /** Single sign-on: the operators' OpenID Connect client (OIDC_*) and which provider addresses are reached (docs/single-sign-on.md). */
   sso: SsoConfig;
   providers: {

@@ -1,3 +1,4 @@
+import { readBatchConfig, BatchConfigError, type BatchConfig } from './batch-config.js';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -172,6 +173,15 @@ function readCommerce(env: Environment): CommerceConfig {
   }
 }
 
+function readBatches(env: Environment): BatchConfig {
+  try {
+    return readBatchConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof BatchConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function readWebhooks(env: Environment): WebhookConfig {
   try {
     return readWebhookConfig((name) => read(env, name));
@@ -258,6 +268,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
     webhooks: readWebhooks(env),
+    batches: readBatches(env),
     sso: readSso(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),

@@ -144,6 +144,9 @@ export interface Pricing {
   perFileSearchNano: NanoUsd | null;
   /** Each search unit of a rerank request (one query over up to 100 documents; see billing/search-units.ts). */
   perSearchUnitNano: NanoUsd | null;
+  /** Input and output per million tokens for lines of a batch; unset: the normal price (billing/batch-pricing.ts). */
+  batchInputPerMtokNano: NanoUsd | null;
+  batchOutputPerMtokNano: NanoUsd | null;
   /**
    * Per image by quality and size, keyed `<quality> <size>` (`hd 1024x1792`) or `<size>` alone (bundled catalog only:
    * DALL·E bills so); an image of a variant not listed costs `perImageNano`. An operator's `perImageNano` replaces it.
@@ -160,6 +163,7 @@ export interface Pricing {
 export const NO_PRICES: Pricing = {
   inputPerMtokNano: null, outputPerMtokNano: null, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null,
   perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null,
+  batchInputPerMtokNano: null, batchOutputPerMtokNano: null,
 };
 
 export interface PriceTier {

@@ -40,6 +40,7 @@ export const ERROR_CODES = {
   model_not_found: { status: 400, retryable: false, meaning: 'No such model, or a model of another kind than the endpoint serves (a chat model on /v1/embeddings); GET /v1/models lists them with their kind.' },
   unsupported_parameter: { status: 400, retryable: false, meaning: "A valid parameter this model's channels cannot honour (e.g. Responses state on a bridged provider)." },
   model_capability_unsupported: { status: 400, retryable: false, meaning: "The request needs tools, images or a JSON schema, and no channel's model of this name offers it." },
+  file_quota_exceeded: { status: 400, retryable: false, meaning: "The upload would take the account's live files past its storage quota (FILE_ACCOUNT_QUOTA_BYTES); delete files or wait for some to expire." },
   context_length_exceeded: { status: 400, retryable: false, meaning: "The prompt (and the output asked for) does not fit any channel's context window." },
   // 401: no usable key
   missing_api_key: { status: 401, retryable: false, meaning: 'No API key was sent.' },

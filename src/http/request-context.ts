@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientFamily } from '../codecs/client-family.js';
+import type { Account, ApiKey } from '../domain/records.js';
 
 export interface RequestContext {
   readonly request: IncomingMessage;
@@ -28,6 +29,11 @@ export interface RequestContext {
    * Admin handlers use it where a change reaches an operator through one of their accounts.
    */
   readonly operator?: { readonly userId: string; readonly managesOperators: boolean };
+  /**
+   * Set only on the requests the batch runner makes in process for a batch's lines (batches/line-request.ts): the
+   * caller it checked, the key and account of the batch. Nothing a client sends sets it.
+   */
+  readonly batchLine?: { readonly batchId: string; readonly key: ApiKey; readonly account: Account };
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

@@ -30,6 +30,9 @@ const pricingSchema = z.object({
   per_file_search: price,
   /** Rerank models: each search unit (one query over up to 100 documents). */
   per_search_unit: price,
+  /** Lines of a batch, per million tokens; unset: the normal price. */
+  batch_input_per_mtok: price,
+  batch_output_per_mtok: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -102,6 +105,8 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     perWebFetchNano: pick(input.per_web_fetch, base.perWebFetchNano),
     perFileSearchNano: pick(input.per_file_search, base.perFileSearchNano),
     perSearchUnitNano: pick(input.per_search_unit, base.perSearchUnitNano),
+    batchInputPerMtokNano: pick(input.batch_input_per_mtok, base.batchInputPerMtokNano),
+    batchOutputPerMtokNano: pick(input.batch_output_per_mtok, base.batchOutputPerMtokNano),
   };
 }
 

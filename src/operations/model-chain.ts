@@ -1,3 +1,4 @@
+import { atBatchPrices } from '../billing/batch-pricing.js';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ApiKey, Model } from '../domain/records.js';
@@ -77,7 +78,8 @@ export async function modelChain(services: GatewayServices, request: ChainReques
   };
   const steps: ModelStep[] = [];
   for (const [index, name] of names.entries()) {
-    const stepModel = index === 0 ? model : chainModel(services, request.key, name, request.requested !== null);
+    const fallback = index === 0 ? model : chainModel(services, request.key, name, request.requested !== null);
+    const stepModel = index > 0 && fallback !== null && request.meter.batch ? atBatchPrices(fallback) : fallback;
     if (stepModel !== null) steps.push({ name, model: stepModel, routes: () => routesFor(name, stepModel) });
   }
   const first = steps[0] as ModelStep;

@@ -1,3 +1,4 @@
+import { atBatchPrices } from '../billing/batch-pricing.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestMeter } from '../relay/request-meter.js';
 import type { ChannelRoute } from '../routing/catalog.js';
@@ -11,7 +12,7 @@ export function findModel(services: GatewayServices, meter: RequestMeter, modelI
   if (model === undefined) {
     throw new GatewayError('model_not_found', `The model '${modelId}' does not exist. GET /v1/models lists the available models.`, { param: 'model' });
   }
-  return model;
+  return meter.batch ? atBatchPrices(model) : model;
 }
 
 /** The one kind of model an endpoint serves, and how the refusal names the endpoint. */

@@ -32,6 +32,8 @@ export class RequestMeter implements SettledRequest {
   #attemptTokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
   /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
   identity: RequestIdentity = NO_IDENTITY;
+  /** The request is a line of a batch: the models it names are billed at their batch prices. */
+  batch = false;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;

@@ -116,6 +116,9 @@ export interface ModelsTable {
   per_web_fetch_nano: NullableMoneyColumn;
   per_file_search_nano: NullableMoneyColumn;
   per_search_unit_nano: NullableMoneyColumn;
+  /** Migration 0037: the prices of batch lines per million tokens (null: the normal price). */
+  batch_input_per_mtok_nano: NullableMoneyColumn;
+  batch_output_per_mtok_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;

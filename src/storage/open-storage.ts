@@ -2,6 +2,9 @@ import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
+import type { BatchTables } from './batch-schema.js';
+import { createBatchRepository } from './repositories/batch-repository.js';
+import { createFileRepository, databaseFileStore } from './repositories/file-repository.js';
 import { createCustomerRepository } from './repositories/customer-repository.js';
 import type { CustomerTables } from './customer-schema.js';
 import { createSsoRepository } from './repositories/sso-repository.js';
@@ -151,6 +154,9 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     webhooks: createWebhookRepository(db.withTables<WebhookTables>(), options.secretBox),
     projects: createProjectRepository(db.withTables<ProjectTables>()),
     customers: createCustomerRepository(db.withTables<CustomerTables>()),
+    files: createFileRepository(db.withTables<BatchTables>(), location.dialect),
+    fileContents: databaseFileStore(db.withTables<BatchTables>()),
+    batches: createBatchRepository(db.withTables<BatchTables>(), location.dialect),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     async ping() {

@@ -25,6 +25,8 @@ import type { WebhookEventDraft } from '../domain/webhook-events.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
 import type { ScimRepository } from './repositories/scim-repository.js';
 import type { LedgerRepository, MoneyRepository } from './money-contracts.js';
+import type { FileContentStore, FileRepository } from '../domain/files.js';
+import type { BatchRepository } from '../domain/batches.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -79,6 +81,12 @@ export interface Storage {
   projects: ProjectRepository;
   /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
   customers: CustomerRepository;
+  /** Uploaded and batch-written files (migration 0037); their bytes are kept by `fileContents`. */
+  files: FileRepository;
+  /** File bytes kept in the database. */
+  fileContents: FileContentStore;
+  /** Batch jobs and their durable queue of lines (migration 0037). */
+  batches: BatchRepository;
   /** Single sign-on connections, the identities they sign in and the sign-ins under way. */
   sso: SsoRepository;
   /** What accounts' SCIM directories provisioned: users, groups and the memberships they decide. */

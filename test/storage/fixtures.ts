@@ -96,6 +96,8 @@ export function makeModel(overrides: Partial<Model> = {}): Model {
       perWebFetchNano: null,
       perFileSearchNano: 2_500_000n,
       perSearchUnitNano: 2_000_000n,
+      batchInputPerMtokNano: 500_000n,
+      batchOutputPerMtokNano: null,
     },
     rpm: 600,
     tpm: 1_000_000,

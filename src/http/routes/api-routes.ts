@@ -16,6 +16,8 @@ import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadat
 import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
+import { cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches.js';
+import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -86,6 +88,17 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/audio/translations', 'audio.translations', translationsRoute),
   openAI('POST', '/v1/audio/speech', 'audio.speech', speechRoute),
   openAI('POST', '/v1/moderations', 'moderations', moderationsRoute),
+  // Files: kept by the gateway (for batches, and the other purposes OpenAI's SDK uploads), each account its own.
+  openAI('POST', '/v1/files', 'files', uploadFileRoute),
+  openAI('GET', '/v1/files', 'files', listFilesRoute),
+  openAI('GET', '/v1/files/:id', 'files', getFileRoute),
+  openAI('DELETE', '/v1/files/:id', 'files', deleteFileRoute),
+  openAI('GET', '/v1/files/:id/content', 'files.content', fileContentRoute),
+  // Batches: lines queued in the database and run by the gateway itself through the routes above, on any model.
+  openAI('POST', '/v1/batches', 'batches', createBatchRoute),
+  openAI('GET', '/v1/batches', 'batches', listBatchesRoute),
+  openAI('GET', '/v1/batches/:id', 'batches', getBatchRoute),
+  openAI('POST', '/v1/batches/:id/cancel', 'batches.cancel', cancelBatchRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
 

@@ -10,7 +10,8 @@ const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-l
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
-  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'>;
+  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'
+  | 'batch_input_per_mtok_nano' | 'batch_output_per_mtok_nano'>;
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
@@ -27,6 +28,8 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perWebFetchNano: toNullableBigInt(row.per_web_fetch_nano),
     perFileSearchNano: toNullableBigInt(row.per_file_search_nano),
     perSearchUnitNano: toNullableBigInt(row.per_search_unit_nano),
+    batchInputPerMtokNano: toNullableBigInt(row.batch_input_per_mtok_nano),
+    batchOutputPerMtokNano: toNullableBigInt(row.batch_output_per_mtok_nano),
   };
 }
 
@@ -45,6 +48,8 @@ function fromPricing(pricing: Pricing): PricingColumns {
     per_web_fetch_nano: pricing.perWebFetchNano,
     per_file_search_nano: pricing.perFileSearchNano,
     per_search_unit_nano: pricing.perSearchUnitNano,
+    batch_input_per_mtok_nano: pricing.batchInputPerMtokNano,
+    batch_output_per_mtok_nano: pricing.batchOutputPerMtokNano,
   };
 }
 

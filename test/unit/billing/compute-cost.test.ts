@@ -130,6 +130,8 @@ const pricingArb = fc.record({
   perWebFetchNano: priceArb,
   perFileSearchNano: priceArb,
   perSearchUnitNano: priceArb,
+  batchInputPerMtokNano: priceArb,
+  batchOutputPerMtokNano: priceArb,
 });
 const count = fc.integer({ min: 0, max: 50_000_000 });
 const countsArb = fc.record({ noCache: count, cacheRead: count, cacheWrite: count, text: count, reasoning: count, images: fc.integer({ min: 0, max: 100 }),

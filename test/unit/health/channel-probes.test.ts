@@ -19,7 +19,7 @@ const INTERVAL_MS = 60_000;
 function model(id: string, price: bigint, kind: Model['kind'] = 'chat'): CatalogModel {
   return operatorModel({
     id, kind, public: true, upstream: null, ownedBy: 'operator', rpm: null, tpm: null, routingStrategy: 'weighted', cache: null, fallbacks: [], createdAt: 0, updatedAt: 0,
-    pricing: { inputPerMtokNano: price, outputPerMtokNano: price, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null },
+    pricing: { inputPerMtokNano: price, outputPerMtokNano: price, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null, batchInputPerMtokNano: null, batchOutputPerMtokNano: null },
   });
 }
 

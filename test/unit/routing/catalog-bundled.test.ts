@@ -15,7 +15,7 @@ function channel(name: string, type: Channel['type'], models: Record<string, str
 function stored(id: string, input: bigint): Model {
   return {
     id, kind: 'chat', public: true, upstream: null, ownedBy: 'operator', rpm: null, tpm: null, routingStrategy: 'weighted', cache: null, fallbacks: [], createdAt: 0, updatedAt: 0,
-    pricing: { inputPerMtokNano: input, outputPerMtokNano: input, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null },
+    pricing: { inputPerMtokNano: input, outputPerMtokNano: input, cachedInputPerMtokNano: null, cacheWritePerMtokNano: null, perRequestNano: null, perImageNano: null, perAudioMinuteNano: null, perMcharNano: null, perWebSearchNano: null, perGroundedPromptNano: null, perWebFetchNano: null, perFileSearchNano: null, perSearchUnitNano: null, batchInputPerMtokNano: null, batchOutputPerMtokNano: null },
   };
 }
 

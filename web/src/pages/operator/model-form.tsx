@@ -23,6 +23,8 @@ const PRICES: readonly { name: string; label: string }[] = [
   { name: 'output_per_mtok', label: 'Output, USD per million tokens' },
   { name: 'cached_input_per_mtok', label: 'Cache reads, USD per million tokens' },
   { name: 'cache_write_per_mtok', label: 'Cache writes, USD per million tokens' },
+  { name: 'batch_input_per_mtok', label: 'Batch input, USD per million tokens (empty: the input price)' },
+  { name: 'batch_output_per_mtok', label: 'Batch output, USD per million tokens (empty: the output price)' },
   { name: 'per_request', label: 'Per request, USD' },
   { name: 'per_image', label: 'Per image, USD' },
   { name: 'per_audio_minute', label: 'Per audio minute, USD' },

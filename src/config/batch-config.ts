@@ -1,0 +1,43 @@
+/** Files and batches (docs/operators.md, "Files and batches"). */
+export interface BatchConfig {
+  /** Largest file an upload may be (FILE_MAX_BYTES). */
+  maxFileBytes: number;
+  /** Bytes of live files one account may keep (FILE_ACCOUNT_QUOTA_BYTES). */
+  accountQuotaBytes: number;
+  /** Most lines in one batch's input file (BATCH_MAX_LINES). */
+  maxLines: number;
+  /** Lines this instance runs at once (BATCH_CONCURRENCY; 0: this instance runs no batch lines). */
+  concurrency: number;
+  /**
+   * How long a line's lease holds without renewal (BATCH_LINE_LEASE_SECONDS): the instance running it renews it on
+   * every poll, so only a stopped instance's lines are taken over, this long after it stopped.
+   */
+  leaseMs: number;
+  /** How often an idle instance looks for lines and batches to finish (BATCH_POLL_MS). */
+  pollMs: number;
+}
+
+export class BatchConfigError extends Error {
+  override name = 'BatchConfigError';
+}
+
+function readInteger(read: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new BatchConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return value;
+}
+
+const MIB = 1024 * 1024;
+
+export function readBatchConfig(read: (name: string) => string | undefined): BatchConfig {
+  return {
+    maxFileBytes: readInteger(read, 'FILE_MAX_BYTES', 100 * MIB, 1024, 512 * MIB),
+    accountQuotaBytes: readInteger(read, 'FILE_ACCOUNT_QUOTA_BYTES', 1024 * MIB, 1024, Number.MAX_SAFE_INTEGER),
+    maxLines: readInteger(read, 'BATCH_MAX_LINES', 50_000, 1, 1_000_000),
+    concurrency: readInteger(read, 'BATCH_CONCURRENCY', 4, 0, 256),
+    leaseMs: readInteger(read, 'BATCH_LINE_LEASE_SECONDS', 120, 1, 86_400) * 1000,
+    pollMs: readInteger(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
+  };
+}

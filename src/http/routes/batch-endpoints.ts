@@ -1,0 +1,15 @@
+import type { BatchRoute } from '../../batches/batch-runner.js';
+import { BATCH_ENDPOINTS, type BatchEndpoint } from '../../domain/batches.js';
+import type { GatewayServices } from '../../services.js';
+import { API_ROUTES } from './api-routes.js';
+
+/** The API's own route for each endpoint a batch line may call, built once for the batch runner. */
+export function batchRoutes(services: GatewayServices): Map<BatchEndpoint, BatchRoute> {
+  const routes = new Map<BatchEndpoint, BatchRoute>();
+  for (const endpoint of BATCH_ENDPOINTS) {
+    const route = API_ROUTES.find((entry) => entry.method === 'POST' && entry.path === endpoint);
+    if (route === undefined || typeof route.family === 'string') throw new Error(`The API serves no POST ${endpoint} for batch lines.`);
+    routes.set(endpoint, { handler: route.handler(services), family: route.family });
+  }
+  return routes;
+}
