@@ -280,7 +280,7 @@ describe('who may manage webhooks', () => {
     const made = await setup.gateway.admin<Endpoint & { secret: string; event_types: string[] }>('POST', '/admin/webhooks', {
       url: receiverUrl, events: ['key.paused', 'topup.succeeded'], account_id: owner.accountId,
     });
-    expect(made.status, made.text).toBe(201);
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
     expect(made.body.secret).toMatch(/^whsec_/);
     expect(made.body.event_types).toEqual(['key.paused', 'topup.succeeded']);
     // It is the account's: listed in its console without the secret, not among the operator's.
