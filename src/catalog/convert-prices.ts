@@ -68,6 +68,9 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     perWebFetchNano: null,
     perFileSearchNano: nano(base(price('storage_searches_kcount')), 1000),
     perSearchUnitNano: null,
+    inputAudioPerMtokNano: nano(base(price('input_audio_mtok'))),
+    cachedAudioInputPerMtokNano: nano(base(price('cache_audio_read_mtok'))),
+    outputAudioPerMtokNano: nano(base(price('output_audio_mtok'))),
   };
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;

@@ -144,6 +144,12 @@ export interface Pricing {
   perFileSearchNano: NanoUsd | null;
   /** Each search unit of a rerank request (one query over up to 100 documents; see billing/search-units.ts). */
   perSearchUnitNano: NanoUsd | null;
+  /** Audio input tokens (realtime sessions); unset: billed at the input price. */
+  inputAudioPerMtokNano?: NanoUsd | null;
+  /** Cached audio input tokens; unset: billed at the audio input price. */
+  cachedAudioInputPerMtokNano?: NanoUsd | null;
+  /** Audio output tokens; unset: billed at the output price. */
+  outputAudioPerMtokNano?: NanoUsd | null;
   /**
    * Per image by quality and size, keyed `<quality> <size>` (`hd 1024x1792`) or `<size>` alone (bundled catalog only:
    * DALL·E bills so); an image of a variant not listed costs `perImageNano`. An operator's `perImageNano` replaces it.

@@ -30,6 +30,10 @@ const pricingSchema = z.object({
   per_file_search: price,
   /** Rerank models: each search unit (one query over up to 100 documents). */
   per_search_unit: price,
+  /** Realtime sessions: audio tokens in, cached and out. */
+  input_audio_per_mtok: price,
+  cached_input_audio_per_mtok: price,
+  output_audio_per_mtok: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -102,6 +106,9 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     perWebFetchNano: pick(input.per_web_fetch, base.perWebFetchNano),
     perFileSearchNano: pick(input.per_file_search, base.perFileSearchNano),
     perSearchUnitNano: pick(input.per_search_unit, base.perSearchUnitNano),
+    inputAudioPerMtokNano: pick(input.input_audio_per_mtok, base.inputAudioPerMtokNano ?? null),
+    cachedAudioInputPerMtokNano: pick(input.cached_input_audio_per_mtok, base.cachedAudioInputPerMtokNano ?? null),
+    outputAudioPerMtokNano: pick(input.output_audio_per_mtok, base.outputAudioPerMtokNano ?? null),
   };
 }
 

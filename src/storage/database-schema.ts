@@ -116,6 +116,9 @@ export interface ModelsTable {
   per_web_fetch_nano: NullableMoneyColumn;
   per_file_search_nano: NullableMoneyColumn;
   per_search_unit_nano: NullableMoneyColumn;
+  input_audio_per_mtok_nano: NullableMoneyColumn;
+  cached_audio_input_per_mtok_nano: NullableMoneyColumn;
+  output_audio_per_mtok_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;

@@ -10,7 +10,8 @@ const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-l
 
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
-  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'>;
+  | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'
+  | 'input_audio_per_mtok_nano' | 'cached_audio_input_per_mtok_nano' | 'output_audio_per_mtok_nano'>;
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
@@ -27,6 +28,9 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perWebFetchNano: toNullableBigInt(row.per_web_fetch_nano),
     perFileSearchNano: toNullableBigInt(row.per_file_search_nano),
     perSearchUnitNano: toNullableBigInt(row.per_search_unit_nano),
+    inputAudioPerMtokNano: toNullableBigInt(row.input_audio_per_mtok_nano),
+    cachedAudioInputPerMtokNano: toNullableBigInt(row.cached_audio_input_per_mtok_nano),
+    outputAudioPerMtokNano: toNullableBigInt(row.output_audio_per_mtok_nano),
   };
 }
 
@@ -45,6 +49,9 @@ function fromPricing(pricing: Pricing): PricingColumns {
     per_web_fetch_nano: pricing.perWebFetchNano,
     per_file_search_nano: pricing.perFileSearchNano,
     per_search_unit_nano: pricing.perSearchUnitNano,
+    input_audio_per_mtok_nano: pricing.inputAudioPerMtokNano ?? null,
+    cached_audio_input_per_mtok_nano: pricing.cachedAudioInputPerMtokNano ?? null,
+    output_audio_per_mtok_nano: pricing.outputAudioPerMtokNano ?? null,
   };
 }
 
