@@ -4,6 +4,7 @@ import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 import type { WebhookConfig } from './webhook-config.js';
 import type { SsoConfig } from './sso-config.js';
+import type { RealtimeConfig } from './realtime-config.js';
 
 export interface ProviderShortcut {
   apiKey: string;
@@ -144,6 +145,8 @@ export interface GatewayConfig {
   commerce: CommerceConfig;
   /** Outgoing signed webhooks: delivery pace, timeouts and which addresses they may reach (docs/operators.md, "Webhooks"). */
   webhooks: WebhookConfig;
+  /** Realtime WebSocket sessions: idle and maximum durations, message size, pings, buffering (docs/operators.md, "Realtime sessions"). */
+  realtime: RealtimeConfig;
   /** Single sign-on: the operators' OpenID Connect client (OIDC_*) and which provider addresses are reached (docs/single-sign-on.md). */
   sso: SsoConfig;
   providers: {

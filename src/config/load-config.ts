@@ -8,6 +8,7 @@ import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
 import { readSsoConfig, SsoConfigError, type SsoConfig } from './sso-config.js';
+import { readRealtimeConfig, RealtimeConfigError, type RealtimeConfig } from './realtime-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -172,6 +173,15 @@ function readCommerce(env: Environment): CommerceConfig {
   }
 }
 
+function readRealtime(env: Environment): RealtimeConfig {
+  try {
+    return readRealtimeConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof RealtimeConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function readWebhooks(env: Environment): WebhookConfig {
   try {
     return readWebhookConfig((name) => read(env, name));
@@ -258,6 +268,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
     webhooks: readWebhooks(env),
+    realtime: readRealtime(env),
     sso: readSso(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),
