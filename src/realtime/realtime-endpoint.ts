@@ -1,6 +1,6 @@
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type WebSocket from 'ws';
+import type { RawData, WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
 import { settle } from '../billing/settle.js';
 import type { RealtimeConfig } from '../config/realtime-config.js';
@@ -38,6 +38,8 @@ const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
 /** A session whose upstream is open, waiting for the caller's handshake to complete. */
 interface Connected {
   upstream: WebSocket;
+  /** What the upstream sent before the caller's handshake completed. */
+  early: Array<{ data: RawData; binary: boolean }>;
   route: ChannelRoute;
 }
 
@@ -188,7 +190,7 @@ export class RealtimeEndpoint {
           attempt.upstreamStatus(101);
           attempt.answered();
           attempt.succeeded();
-          return { upstream: opening.socket, route: candidate.route };
+          return { upstream: opening.socket, early: opening.early, route: candidate.route };
         }
         attempt.upstreamStatus(opening.status);
         if (opening.kind === 'refused') {
@@ -222,7 +224,7 @@ export class RealtimeEndpoint {
     this.#server.handleUpgrade(request, socket, head, (client) => {
       const session = new RealtimeSession(client, connected.upstream, billing, this.config, this.services.logger, (ended) => this.#sessions.delete(ended));
       this.#sessions.add(session);
-      session.start();
+      session.start(connected.early);
       if (this.#draining) session.drain(0);
     });
   }

@@ -60,9 +60,14 @@ export class RealtimeSession {
     private readonly onFinished: (session: RealtimeSession) => void,
   ) {}
 
-  start(): void {
+  /** Starts relaying: first `early`, what the upstream sent before the caller's handshake completed. */
+  start(early: ReadonlyArray<{ data: RawData; binary: boolean }>): void {
     this.client.on('message', (data, binary) => this.#fromClient(data, binary));
+    this.upstream.removeAllListeners('message');
+    for (const frame of early) this.#fromUpstream(frame.data, frame.binary);
     this.upstream.on('message', (data, binary) => this.#fromUpstream(data, binary));
+    this.upstream.resume();
+    if (this.upstream.readyState === this.upstream.CLOSED) this.#upstreamClosed(CLOSE.internal);
     this.client.on('close', (code) => this.#clientClosed(code));
     this.upstream.on('close', (code) => this.#upstreamClosed(code));
     for (const socket of [this.client, this.upstream]) {

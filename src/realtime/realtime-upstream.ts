@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import WebSocket from 'ws';
+import WebSocket, { type RawData } from 'ws';
 import type { Channel } from '../domain/records.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { joinUrl, OPENAI_DEFAULT_BASE_URL } from '../upstreams/openai/openai-adapter.js';
@@ -45,7 +45,8 @@ export function realtimeTarget(channel: Channel, credential: string, upstreamMod
 
 /** How opening an upstream realtime socket ended. */
 export type UpstreamOpening =
-  | { kind: 'open'; socket: WebSocket }
+  /** `early`: frames the upstream sent before the caller's side was ready (its `session.created`), in order. */
+  | { kind: 'open'; socket: WebSocket; early: Array<{ data: RawData; binary: boolean }> }
   /** The upstream answered the handshake with an HTTP error that is the caller's own (a 4xx other than 401, 403, 408, 409, 429). */
   | { kind: 'refused'; status: number; body: Buffer }
   /** The next channel may try. */
@@ -77,7 +78,13 @@ export function openUpstream(target: RealtimeTarget, options: { timeoutMs: numbe
       perMessageDeflate: false,
       followRedirects: false,
     });
-    socket.once('open', () => finish({ kind: 'open', socket }));
+    const early: Array<{ data: RawData; binary: boolean }> = [];
+    socket.on('message', (data, binary) => early.push({ data, binary }));
+    socket.once('open', () => {
+      // Nothing more is read until the session takes the socket; what arrived with the handshake is kept.
+      socket.pause();
+      finish({ kind: 'open', socket, early });
+    });
     socket.once('unexpected-response', (_request, response: IncomingMessage) => {
       const status = response.statusCode ?? 502;
       const chunks: Buffer[] = [];
