@@ -23,6 +23,8 @@ import type { GatewayServices } from '../services.js';
 import { newId } from '../shared/ids.js';
 import { describeError } from '../shared/logger.js';
 import { RealtimeBilling, responseHoldUsage } from './realtime-billing.js';
+import { CLIENT_SECRET_PREFIX, clientSecretKey } from './client-secret.js';
+import { authenticateClientSecret } from './client-secret-auth.js';
 import { betaHeader, realtimeFamily } from './realtime-family.js';
 import { RealtimeSession } from './realtime-session.js';
 import { openUpstream, realtimeTarget, REALTIME_CHANNEL_TYPES } from './realtime-upstream.js';
@@ -55,6 +57,8 @@ export class RealtimeEndpoint {
   readonly #server: WebSocketServer;
   readonly #relay: RelayDependencies;
   readonly #extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
+  /** Signs and checks client secrets. */
+  readonly #secretKey: Buffer;
   #draining = false;
 
   constructor(
@@ -62,6 +66,7 @@ export class RealtimeEndpoint {
     private readonly config: RealtimeConfig,
   ) {
     this.#relay = relayDependencies(services);
+    this.#secretKey = clientSecretKey(services.config.secretKey, services.config.dataDirectory);
     this.#server = new WebSocketServer({
       noServer: true,
       clientTracking: false,
@@ -138,10 +143,14 @@ export class RealtimeEndpoint {
     checkHandshake(context.request);
     if (this.#draining) throw new GatewayError('overloaded', 'This gateway instance is restarting and takes no new realtime sessions; connect again.', { retryAfterSeconds: 1 });
     const { services } = this;
-    const { key, account } = await authenticate(context, services);
+    const presented = realtimeFamily.readApiKey(context.request.headers, context.query);
+    const { key, account, grant } = presented?.startsWith(CLIENT_SECRET_PREFIX) === true
+      ? await authenticateClientSecret(context, services, this.#secretKey, presented)
+      : { ...(await authenticate(context, services)), grant: null };
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, PROTOCOL, context.path, context.startedAt);
     meter.expect({ stream: true, promptTokens: 0 });
-    const modelName = context.query.get('model');
+    const modelName = context.query.get('model') ?? grant?.model ?? null;
+    if (grant !== null && modelName !== grant.model) throw new GatewayError('model_not_allowed', `This client secret is for model '${grant.model}' only.`);
     if (modelName === null || modelName === '') throw new GatewayError('bad_request', "The query parameter 'model' is required: wss://<gateway>/v1/realtime?model=<model>.", { param: 'model' });
     const { model, routes } = resolveModel(services, meter, modelName);
     const realtimeRoutes = routes.filter((route) => REALTIME_CHANNEL_TYPES.has(route.channel.type));
@@ -166,7 +175,9 @@ export class RealtimeEndpoint {
       meter.observeSettlement({ status: failure.status, errorCode: failure.code }, () => settle(services, meter.settledRequest(), admission, null, { status: failure.status, errorCode: failure.code }));
       throw error;
     }
-    this.#accept(context, socket, head, admission, connected, { key, account, modelName });
+    // A client secret's session configuration is the session's first event upstream.
+    const opening = grant?.session == null ? [] : [JSON.stringify({ type: 'session.update', session: grant.session })];
+    this.#accept(context, socket, head, admission, connected, { key, account, modelName, opening });
   }
 
   /** Opens the upstream socket on the first channel that takes it, in routing order, within the routing's bounds. */
@@ -207,7 +218,7 @@ export class RealtimeEndpoint {
   }
 
   /** Completes the caller's handshake (with the admission's rate-limit headers) and starts the session. */
-  #accept(context: RequestContext, socket: Duplex, head: Buffer, admission: Admission, connected: Connected, caller: { key: ApiKey; account: Account; modelName: string }): void {
+  #accept(context: RequestContext, socket: Duplex, head: Buffer, admission: Admission, connected: Connected, caller: { key: ApiKey; account: Account; modelName: string; opening: string[] }): void {
     const { request, response } = context;
     response.detachSocket(socket as never);
     this.#extraHeaders.set(request, { 'x-request-id': context.requestId, ...admission.rateLimitHeaders });
@@ -224,10 +235,15 @@ export class RealtimeEndpoint {
     this.#server.handleUpgrade(request, socket, head, (client) => {
       const session = new RealtimeSession(client, connected.upstream, billing, this.config, this.services.logger, (ended) => this.#sessions.delete(ended));
       this.#sessions.add(session);
-      session.start(connected.early);
+      session.start(connected.early, caller.opening);
       if (this.#draining) session.drain(0);
     });
   }
+}
+
+/** GET /v1/realtime without a WebSocket upgrade: a realtime session is only a WebSocket. */
+export function realtimeWithoutUpgrade(): Promise<void> {
+  return Promise.reject(new GatewayError('bad_request', 'GET /v1/realtime is a WebSocket endpoint: connect with Upgrade: websocket (wss://<gateway>/v1/realtime?model=<model>).'));
 }
 
 /** A WebSocket handshake the listener can complete: anything else is refused before the key is looked at. */

@@ -60,8 +60,12 @@ export class RealtimeSession {
     private readonly onFinished: (session: RealtimeSession) => void,
   ) {}
 
-  /** Starts relaying: first `early`, what the upstream sent before the caller's handshake completed. */
-  start(early: ReadonlyArray<{ data: RawData; binary: boolean }>): void {
+  /**
+   * Starts relaying: `opening` events go upstream first, then `early` (what the upstream sent before the caller's
+   * handshake completed) goes to the caller.
+   */
+  start(early: ReadonlyArray<{ data: RawData; binary: boolean }>, opening: readonly string[] = []): void {
+    for (const event of opening) this.upstream.send(event);
     this.client.on('message', (data, binary) => this.#fromClient(data, binary));
     this.upstream.removeAllListeners('message');
     for (const frame of early) this.#fromUpstream(frame.data, frame.binary);

@@ -12,6 +12,8 @@ import { livenessRoute, readinessRoute } from './health.js';
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from '../../operations/images.js';
 import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
+import { clientSecretsRoute } from '../../realtime/client-secrets-route.js';
+import { realtimeWithoutUpgrade } from '../../realtime/realtime-endpoint.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
@@ -86,6 +88,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/audio/translations', 'audio.translations', translationsRoute),
   openAI('POST', '/v1/audio/speech', 'audio.speech', speechRoute),
   openAI('POST', '/v1/moderations', 'moderations', moderationsRoute),
+  // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
+  openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
+  openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
 
