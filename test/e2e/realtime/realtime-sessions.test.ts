@@ -127,6 +127,21 @@ describe('GET /v1/realtime', () => {
     expect(await refusal(setup.url.replace(`?model=${MODEL}`, ''), { key: other.key })).toEqual([400, 'bad_request']);
   });
 
+  it('counts a session as one request in flight for its whole life (the key\'s concurrency)', async () => {
+    const account = await newAccount(setup, 20, { concurrency: 1 });
+    const first = await openRaw(setup.url, { key: account.key });
+    await first.next('session.created');
+    const refused = await openRaw(setup.url, { key: account.key }).then(() => null, (error: { status: number; body: { error: { code: string } } }) => [error.status, error.body.error.code]);
+    expect(refused).toEqual([429, 'rate_limit_exceeded']);
+    first.socket.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await openRaw(setup.url, { key: account.key });
+    await second.next('session.created');
+    second.socket.close();
+    await second.closed;
+  });
+
   it('ends the session with an error event and close 1008 before a response the balance cannot pay', async () => {
     const probe = await newAccount(setup);
     // What two responses of this shape cost, measured on a well-funded account (the mock's usage is deterministic).
