@@ -10,6 +10,7 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 export interface MockRealtimeOptions {
@@ -75,7 +76,7 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
   });
   const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false) });
 
-  const refuse = (socket: import('node:stream').Duplex, status: number, message: string): void => {
+  const refuse = (socket: Duplex, status: number, message: string): void => {
     const body = JSON.stringify({ error: { message, type: status === 401 ? 'invalid_request_error' : 'server_error', code: status === 401 ? 'invalid_api_key' : null, param: null } });
     socket.end(`HTTP/1.1 ${status} Refused\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   };
