@@ -13,6 +13,11 @@ type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'
   | 'input_audio_per_mtok_nano' | 'cached_audio_input_per_mtok_nano' | 'output_audio_per_mtok_nano'>;
 
+function optionalPrice(field: 'inputAudioPerMtokNano' | 'cachedAudioInputPerMtokNano' | 'outputAudioPerMtokNano', column: Selectable<ModelsTable>['input_audio_per_mtok_nano']): Partial<Pricing> {
+  const price = toNullableBigInt(column);
+  return price === null ? {} : { [field]: price };
+}
+
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
     inputPerMtokNano: toNullableBigInt(row.input_per_mtok_nano),
@@ -28,9 +33,10 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perWebFetchNano: toNullableBigInt(row.per_web_fetch_nano),
     perFileSearchNano: toNullableBigInt(row.per_file_search_nano),
     perSearchUnitNano: toNullableBigInt(row.per_search_unit_nano),
-    inputAudioPerMtokNano: toNullableBigInt(row.input_audio_per_mtok_nano),
-    cachedAudioInputPerMtokNano: toNullableBigInt(row.cached_audio_input_per_mtok_nano),
-    outputAudioPerMtokNano: toNullableBigInt(row.output_audio_per_mtok_nano),
+    // Audio prices are optional fields: set only on models that have them.
+    ...optionalPrice('inputAudioPerMtokNano', row.input_audio_per_mtok_nano),
+    ...optionalPrice('cachedAudioInputPerMtokNano', row.cached_audio_input_per_mtok_nano),
+    ...optionalPrice('outputAudioPerMtokNano', row.output_audio_per_mtok_nano),
   };
 }
 
