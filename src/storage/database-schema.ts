@@ -119,6 +119,9 @@ export interface ModelsTable {
   /** Migration 0037: the prices of batch lines per million tokens (null: the normal price). */
   batch_input_per_mtok_nano: NullableMoneyColumn;
   batch_output_per_mtok_nano: NullableMoneyColumn;
+  input_audio_per_mtok_nano: NullableMoneyColumn;
+  cached_audio_input_per_mtok_nano: NullableMoneyColumn;
+  output_audio_per_mtok_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;

@@ -12,6 +12,8 @@ import { livenessRoute, readinessRoute } from './health.js';
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from '../../operations/images.js';
 import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
+import { clientSecretsRoute } from '../../realtime/client-secrets-route.js';
+import { realtimeWithoutUpgrade } from '../../realtime/realtime-endpoint.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
@@ -99,6 +101,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('GET', '/v1/batches', 'batches', listBatchesRoute),
   openAI('GET', '/v1/batches/:id', 'batches', getBatchRoute),
   openAI('POST', '/v1/batches/:id/cancel', 'batches.cancel', cancelBatchRoute),
+  // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
+  openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
+  openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
 

@@ -29,6 +29,7 @@ import * as singleSignOn from './0034-single-sign-on.js';
 import * as rerankSearchUnits from './0035-rerank-search-units.js';
 import * as filesAndBatches from './0037-files-and-batches.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
+import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0035-rerank-search-units': rerankSearchUnits,
   '0037-files-and-batches': filesAndBatches,
   '0041-customer-token-limits': customerTokenLimits,
+  '0038-realtime-audio-prices': realtimeAudioPrices,
 };
 
 export const migrationProvider: MigrationProvider = {
