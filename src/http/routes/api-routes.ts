@@ -16,6 +16,7 @@ import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadat
 import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
+import { mcpRoute } from '../../mcp/mcp-endpoint.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -88,6 +89,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/moderations', 'moderations', moderationsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
+  // The MCP gateway: one Streamable HTTP endpoint for every server a key may use, and one per server.
+  ...(['POST', 'GET', 'DELETE'] as const).flatMap((method) => [openAI(method, '/mcp', 'mcp', mcpRoute), openAI(method, '/mcp/:server', 'mcp', mcpRoute)]),
 
   { method: 'GET', path: '/healthz', family: 'probe', endpoint: 'healthz', handler: () => livenessRoute() },
   { method: 'GET', path: '/readyz', family: 'probe', endpoint: 'readyz', handler: readinessRoute },

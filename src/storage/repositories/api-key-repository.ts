@@ -39,6 +39,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
       periodStart: toNumber(row.budget_period_start),
     },
     allowedOrigins: parseNullableStringArray(row.allowed_origins, 'api_keys.allowed_origins'),
+    allowedMcpServers: parseNullableStringArray(row.allowed_mcp_servers ?? null, 'api_keys.allowed_mcp_servers'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     environment: row.environment,
@@ -67,6 +68,7 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     concurrency: key.concurrency,
     ...budgetColumns(key.budget),
     allowed_origins: toNullableJson(key.allowedOrigins),
+    allowed_mcp_servers: toNullableJson(key.allowedMcpServers ?? null),
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     environment: key.environment,
@@ -94,6 +96,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   }
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
   if (patch.projectId !== undefined) changes.project_id = patch.projectId;
+  if (patch.allowedMcpServers !== undefined) changes.allowed_mcp_servers = toNullableJson(patch.allowedMcpServers);
   return changes;
 }
 
