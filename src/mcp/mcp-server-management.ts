@@ -10,10 +10,10 @@ import { TOOL_NAME_SEPARATOR } from './tool-names.js';
 
 /**
  * A server's name: what its tools are prefixed with (`<server>__<tool>`) and the `{server}` of `/mcp/{server}`.
- * Letters, digits, `_` and `-`, never the separator, so a prefixed name splits back at its first `__`.
+ * Runs of letters and digits joined by single `_` or `-`: never the separator, nor a `_` at either end that would
+ * merge with it, so a prefixed name splits back at its first `__`.
  */
-const serverName = z.string().min(1).max(64).regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, 'must be letters, digits, "_" and "-", starting with a letter or digit')
-  .refine((name) => !name.includes(TOOL_NAME_SEPARATOR), `must not contain "${TOOL_NAME_SEPARATOR}"`);
+const serverName = z.string().min(1).max(64).regex(/^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/, `must be letters and digits joined by single "_" or "-" (never "${TOOL_NAME_SEPARATOR}")`);
 
 /** An http(s) URL without credentials (they go in headers, sealed) or fragment. */
 const serverUrl = z.string().max(2000).refine((text) => {

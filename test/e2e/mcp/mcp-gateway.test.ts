@@ -81,6 +81,7 @@ describe('the MCP server registry', () => {
   it('validates names, URLs, transports and headers, and refuses a taken name', async () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
       [{ name: 'a__b', url: 'http://127.0.0.1:1/mcp' }, 400, 'name'],
+      [{ name: 'tools_', url: 'http://127.0.0.1:1/mcp' }, 400, 'name'],
       [{ name: 'ok', url: 'ftp://127.0.0.1/mcp' }, 400, 'url'],
       [{ name: 'ok', url: 'http://user:pw@127.0.0.1/mcp' }, 400, 'url'],
       [{ name: 'ok', url: 'http://127.0.0.1:1/mcp', transport: 'stdio' }, 400, 'transport'],
