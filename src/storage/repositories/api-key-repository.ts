@@ -39,7 +39,6 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
       periodStart: toNumber(row.budget_period_start),
     },
     allowedOrigins: parseNullableStringArray(row.allowed_origins, 'api_keys.allowed_origins'),
-    allowedMcpServers: parseNullableStringArray(row.allowed_mcp_servers ?? null, 'api_keys.allowed_mcp_servers'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
     environment: row.environment,
@@ -47,6 +46,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     playground: toBoolean(row.playground),
     // Absent for the default project, as on records made before projects.
     ...(row.project_id === null ? {} : { projectId: row.project_id }),
+    // Absent for every public server (null), as on records made before MCP.
+    ...(row.allowed_mcp_servers === null || row.allowed_mcp_servers === undefined ? {} : { allowedMcpServers: parseNullableStringArray(row.allowed_mcp_servers, 'api_keys.allowed_mcp_servers') }),
   };
 }
 
