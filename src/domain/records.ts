@@ -64,6 +64,8 @@ export interface ApiKey {
   budget: KeyBudget | null;
   /** Browser origins (`https://app.example.com`) allowed to call with this key; null: no browser may. */
   allowedOrigins: string[] | null;
+  /** Names of the MCP servers the key may use; null (or absent on records made before MCP): every public server. */
+  allowedMcpServers?: string[] | null;
   createdAt: number;
   updatedAt: number;
   /** Free label such as `production`; null: none. */

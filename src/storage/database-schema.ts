@@ -63,6 +63,8 @@ export interface ApiKeysTable {
   budget_spent_nano: ColumnType<bigint, bigint | undefined, bigint>;
   budget_period_start: ColumnType<number | bigint, number | undefined, number>;
   allowed_origins: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0039: JSON array of MCP server names the key may use, or NULL for every public server. */
+  allowed_mcp_servers: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0013: the key's own quota alert threshold in percent (null: the account's). */
   alert_quota_percent: ColumnType<number | bigint | null, number | null | undefined, number | null>;
   created_at: IntegerColumn;

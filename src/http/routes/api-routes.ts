@@ -20,6 +20,7 @@ import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
 import { cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches.js';
 import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
+import { mcpRoute } from '../../mcp/mcp-endpoint.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -106,6 +107,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
+  // The MCP gateway: one Streamable HTTP endpoint for every server a key may use, and one per server.
+  ...(['POST', 'GET', 'DELETE'] as const).flatMap((method) => [openAI(method, '/mcp', 'mcp', mcpRoute), openAI(method, '/mcp/:server', 'mcp', mcpRoute)]),
 
   { method: 'GET', path: '/healthz', family: 'probe', endpoint: 'healthz', handler: () => livenessRoute() },
   { method: 'GET', path: '/readyz', family: 'probe', endpoint: 'readyz', handler: readinessRoute },
