@@ -10,6 +10,7 @@ import { REDEMPTION_ROUTES } from './http/admin/redemption-routes.js';
 import { TIER_ROUTES } from './http/admin/tier-routes.js';
 import { WEBHOOK_ADMIN_ROUTES } from './http/admin/webhook-routes.js';
 import { PROJECT_ADMIN_ROUTES } from './http/admin/project-routes.js';
+import { GUARDRAIL_ADMIN_ROUTES } from './http/admin/guardrail-routes.js';
 import { CUSTOMER_ADMIN_ROUTES } from './http/admin/customer-routes.js';
 import { INVOICE_ADMIN_ROUTES } from './console-billing/admin-invoice-routes.js';
 import { SUPPORT_ADMIN_ROUTES } from './console-billing/admin-support-routes.js';
@@ -34,4 +35,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...INVOICE_ADMIN_ROUTES,
   ...WEBHOOK_ADMIN_ROUTES,
   ...PROJECT_ADMIN_ROUTES,
+  ...GUARDRAIL_ADMIN_ROUTES,
 ];

@@ -1,3 +1,4 @@
+import { GuardrailBook } from './guardrails/guardrail-book.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
@@ -181,6 +182,7 @@ function followInvalidations(services: GatewayServices): void {
         ledger.forgetKey(message.id);
         return undefined;
       case 'tier':
+      case 'guardrails':
         return undefined;
     }
   });
@@ -290,6 +292,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     responseCache: openResponseCache(config, logger),
     liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
     customers: new CustomerRuleBook(storage.customers, clock, shared.invalidation),
+    guardrails: new GuardrailBook(storage.guardrails, clock, shared.invalidation),
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());

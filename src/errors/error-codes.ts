@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   unsupported_parameter: { status: 400, retryable: false, meaning: "A valid parameter this model's channels cannot honour (e.g. Responses state on a bridged provider)." },
   model_capability_unsupported: { status: 400, retryable: false, meaning: "The request needs tools, images or a JSON schema, and no channel's model of this name offers it." },
   context_length_exceeded: { status: 400, retryable: false, meaning: "The prompt (and the output asked for) does not fit any channel's context window." },
+  guardrail_blocked: { status: 400, retryable: false, meaning: "A guardrail policy refused the request, or stopped the answer (a stream ends with this error event); the message names the policy, never the text it found. `x-gateway-guardrails` says what each policy did." },
   // 401: no usable key
   missing_api_key: { status: 401, retryable: false, meaning: 'No API key was sent.' },
   invalid_api_key: { status: 401, retryable: false, meaning: 'The API key is malformed or unknown.' },

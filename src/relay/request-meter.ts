@@ -1,3 +1,4 @@
+import type { GuardrailUsage } from '../domain/records.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import type { Ledger } from '../billing/ledger.js';
 import { nanoToDecimalString } from '../billing/money.js';
@@ -32,6 +33,8 @@ export class RequestMeter implements SettledRequest {
   #attemptTokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
   /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
   identity: RequestIdentity = NO_IDENTITY;
+  /** What the request's guardrail policies did (guardrails/request-guard.ts), kept by its usage row; empty: none ran. */
+  readonly guardrails: GuardrailUsage[] = [];
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;
@@ -92,6 +95,7 @@ export class RequestMeter implements SettledRequest {
       startedAt: this.startedAt,
       attemptTokenCharges: this.#attemptTokenCharges,
       identity: this.identity,
+      guardrails: this.guardrails,
     };
   }
 

@@ -1,3 +1,5 @@
+import { createGuardrailRepository } from './repositories/guardrail-repository.js';
+import type { GuardrailTables } from './guardrail-schema.js';
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
@@ -153,6 +155,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     customers: createCustomerRepository(db.withTables<CustomerTables>()),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
+    guardrails: createGuardrailRepository(db.withTables<GuardrailTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

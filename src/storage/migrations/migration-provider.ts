@@ -27,6 +27,7 @@ import * as endCustomers from './0032-end-customers.js';
 import * as projects from './0033-projects.js';
 import * as singleSignOn from './0034-single-sign-on.js';
 import * as rerankSearchUnits from './0035-rerank-search-units.js';
+import * as guardrails from './0036-guardrails.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -61,6 +62,7 @@ const migrations: Record<string, Migration> = {
   '0033-projects': projects,
   '0034-single-sign-on': singleSignOn,
   '0035-rerank-search-units': rerankSearchUnits,
+  '0036-guardrails': guardrails,
 };
 
 export const migrationProvider: MigrationProvider = {
