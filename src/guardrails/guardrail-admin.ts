@@ -37,6 +37,18 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
   };
 }
 
+/**
+ * Kinds the request path runs. Moderation and webhook policies call out of the gateway and are not run yet: they are
+ * refused here rather than stored and silently skipped.
+ */
+const APPLIED_KINDS = new Set(['pii', 'deny_list']);
+
+function requireAppliedKind(kind: string): void {
+  if (!APPLIED_KINDS.has(kind)) {
+    throw new GatewayError('bad_request', `'kind': guardrails of kind '${kind}' are not applied to requests by this gateway yet; use 'pii' or 'deny_list'.`, { param: 'kind' });
+  }
+}
+
 async function requireGuardrail(admin: GuardrailAdmin, id: string): Promise<GuardrailRecord> {
   const record = await admin.repository.getById(id);
   if (record === null) throw new GatewayError('not_found', `No guardrail with id '${id}'.`);
@@ -50,6 +62,7 @@ async function requireFreeName(admin: GuardrailAdmin, name: string, except: stri
 
 export async function createGuardrail(admin: GuardrailAdmin, body: unknown): Promise<GuardrailRecord> {
   const policy = parseInput(guardrailInputSchema, body);
+  requireAppliedKind(policy.kind);
   await requireFreeName(admin, policy.name, null);
   const now = admin.now();
   const record: GuardrailRecord = { ...policy, id: newId('grd', now), createdAt: now, updatedAt: now };
@@ -66,6 +79,7 @@ export async function updateGuardrail(admin: GuardrailAdmin, id: string, body: R
   // A new kind does not keep settings written for the old one.
   if (body.kind !== undefined && body.kind !== existing.kind && body.settings === undefined) delete (merged as Record<string, unknown>).settings;
   const policy = parseInput(guardrailInputSchema, merged);
+  requireAppliedKind(policy.kind);
   if (policy.name !== existing.name) await requireFreeName(admin, policy.name, id);
   const now = admin.now();
   const record: GuardrailRecord = { ...policy, id, createdAt, updatedAt: now };

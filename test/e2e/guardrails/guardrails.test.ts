@@ -68,6 +68,9 @@ describe('admin API of guardrail policies', () => {
     expect(bad.body.error.code).toBe('bad_request');
     const badPattern = await gateway.admin('POST', '/admin/guardrails', { name: 'y', kind: 'deny_list', mode: 'block', applies_to: 'both', settings: { patterns: ['(a+)+'] } });
     expect(badPattern.status).toBe(400);
+    const webhook = await gateway.admin<{ error: { param?: string } }>('POST', '/admin/guardrails', { name: 'hook', kind: 'webhook', mode: 'block', applies_to: 'input', settings: { url: 'http://127.0.0.1:9/check' } });
+    expect(webhook.status).toBe(400);
+    expect(webhook.body.error.param).toBe('kind');
     const taken = await gateway.admin('POST', '/admin/guardrails', { name: 'cards', kind: 'pii', mode: 'log', applies_to: 'input' });
     expect(taken.status).toBe(409);
     const unknown = await gateway.admin<{ error: { param?: string } }>('PATCH', `/admin/accounts/${plain.accountId}`, { guardrails: ['no-such-policy'] });
