@@ -1,4 +1,4 @@
-import { GuardrailBook } from './guardrails/guardrail-book.js';
+import { GuardrailBook } from './guardrail-policies/guardrail-book.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';

@@ -1,4 +1,4 @@
-import type { GuardrailBook } from './guardrails/guardrail-book.js';
+import type { GuardrailBook } from './guardrail-policies/guardrail-book.js';
 import type { AdminTokenVerifier } from './auth/admin-token.js';
 import type { ClientIpResolver } from './auth/client-ip.js';
 import type { FailedAttemptGuard } from './auth/failed-attempt-guard.js';

@@ -23,7 +23,7 @@ import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
 import type { CallerSignal } from './caller-signal.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { RequestGuard } from '../guardrails/request-guard.js';
+import type { RequestGuard } from '../guardrail-policies/request-guard.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import { StreamStop } from './live-streams.js';
 import { withReport, type AnswerPrice, type AnswerReport } from '../billing/answer-report.js';

@@ -1,4 +1,4 @@
-import type { GuardrailRepository } from '../guardrails/guardrail-records.js';
+import type { GuardrailRepository } from '../domain/guardrail-records.js';
 import type { SignUpCreditRepository } from './repositories/sign-up-credit-repository.js';
 import type { MemberRepository } from './repositories/member-repository.js';
 import type {

@@ -1,4 +1,4 @@
-import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrails/guardrail-admin.js';
+import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
 import { guardrailAdminOf } from './guardrail-routes.js';
 import { recordKeyStatusChange } from '../../webhooks/key-events.js';
 import { hashPassword } from '../../auth/password-hash.js';

@@ -1,4 +1,4 @@
-import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrails/guardrail-admin.js';
+import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
 import { guardrailAdminOf } from './guardrail-routes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { channelFromInput, channelPatchFromInput, channelToJson, createChannelSchema, updateChannelSchema } from '../../management/channel-input.js';

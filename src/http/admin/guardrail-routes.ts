@@ -1,4 +1,4 @@
-import { createGuardrail, deleteGuardrail, guardrailJson, updateGuardrail, type GuardrailAdmin } from '../../guardrails/guardrail-admin.js';
+import { createGuardrail, deleteGuardrail, guardrailJson, updateGuardrail, type GuardrailAdmin } from '../../guardrail-policies/guardrail-admin.js';
 import type { GatewayServices } from '../../services.js';
 import { sendJson } from '../respond.js';
 import { notFound, readAdminBody } from './admin-guard.js';

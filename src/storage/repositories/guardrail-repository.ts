@@ -1,19 +1,19 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import { parseObject, parseStringArray, toNumber, toOneOf } from '../convert.js';
 import type { GuardrailDatabase, GuardrailsTable } from '../guardrail-schema.js';
-import { GUARDRAIL_SCOPES, type GuardrailRecord, type GuardrailRepository } from '../../guardrails/guardrail-records.js';
-import { guardrailInputSchema } from '../../guardrails/settings.js';
+import { GUARDRAIL_SCOPES, type GuardrailRecord, type GuardrailRepository } from '../../domain/guardrail-records.js';
 
-/** A stored row, checked again against the schema the admin API validated it with (a row it cannot read is an error). */
 function toRecord(row: Selectable<GuardrailsTable>): GuardrailRecord {
-  const policy = guardrailInputSchema.parse({
+  return {
+    id: row.id,
     name: row.name,
     kind: row.kind,
     mode: row.mode,
     applies_to: row.applies_to,
     ...(row.settings === null ? {} : { settings: parseObject(row.settings, 'guardrails.settings') }),
-  });
-  return { ...policy, id: row.id, createdAt: toNumber(row.created_at), updatedAt: toNumber(row.updated_at) };
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
 }
 
 function columns(record: GuardrailRecord): Omit<Insertable<GuardrailsTable>, 'id' | 'created_at'> {

@@ -12,9 +12,9 @@ import type { ChatResponse } from '../ir/chat-response.js';
 import type { ContentPart, TextPart } from '../ir/message.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { ResolvedGuardrails } from './guardrail-book.js';
-import { MaskVault, restore, StreamRestorer } from './masking.js';
-import type { GuardrailHit, GuardrailVerdict } from './policy.js';
-import type { StreamScanner } from './stream-scanner.js';
+import { MaskVault, restore, StreamRestorer } from '../guardrails/masking.js';
+import type { GuardrailHit, GuardrailVerdict } from '../guardrails/policy.js';
+import type { StreamScanner } from '../guardrails/stream-scanner.js';
 
 /** Joins a request's text parts for one evaluation; no detector matches it, so a masked text splits back apart. */
 const SEPARATOR = '\u0000\n';

@@ -9,8 +9,8 @@ import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { isoTime } from '../management/time-input.js';
 import { parseInput } from '../management/parse-input.js';
 import { newId } from '../shared/ids.js';
-import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from './guardrail-records.js';
-import { guardrailInputSchema } from './settings.js';
+import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import { guardrailInputSchema } from '../guardrails/settings.js';
 
 export interface GuardrailAdmin {
   repository: GuardrailRepository;

@@ -6,9 +6,9 @@
  */
 import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
-import type { GuardrailRecord, GuardrailRepository, GuardrailScope } from './guardrail-records.js';
-import { GuardrailSet } from './policy.js';
-import type { GuardrailPolicy } from './settings.js';
+import type { GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import { GuardrailSet } from '../guardrails/policy.js';
+import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
 
 /** How long the snapshot is trusted while changes are pushed to this instance, and while they may not be. */
 const LIVE_TTL_MS = 60_000;
@@ -94,7 +94,8 @@ function resolve(snapshot: Snapshot, modelId: string, accountId: string, keyId: 
   for (const name of names) {
     const record = snapshot.byName.get(name);
     // A binding names only existing policies (the admin API checks, and a policy in use cannot be deleted).
-    if (record !== undefined) policies.push(policyOf(record));
+    const policy = record === undefined ? null : policyOf(record);
+    if (policy !== null) policies.push(policy);
   }
   const resolved = policies.length === 0 ? null : { set: new GuardrailSet(policies), policies };
   if (snapshot.sets.size >= MAX_SETS) snapshot.sets.clear();
@@ -102,7 +103,8 @@ function resolve(snapshot: Snapshot, modelId: string, accountId: string, keyId: 
   return resolved;
 }
 
-function policyOf(record: GuardrailRecord): GuardrailPolicy {
-  const { id: _id, createdAt: _created, updatedAt: _updated, ...policy } = record;
-  return policy as GuardrailPolicy;
+/** The stored policy as the engine takes it, checked against the schema the admin API wrote it with; null if it no longer fits. */
+function policyOf(record: GuardrailRecord): GuardrailPolicy | null {
+  const parsed = guardrailInputSchema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(record.settings === undefined ? {} : { settings: record.settings }) });
+  return parsed.success ? parsed.data : null;
 }
