@@ -12,6 +12,7 @@ import { WEBHOOK_ADMIN_ROUTES } from './http/admin/webhook-routes.js';
 import { PROJECT_ADMIN_ROUTES } from './http/admin/project-routes.js';
 import { BATCH_ADMIN_ROUTES } from './http/admin/batch-routes.js';
 import { MCP_ADMIN_ROUTES } from './http/admin/mcp-routes.js';
+import { GUARDRAIL_ADMIN_ROUTES } from './http/admin/guardrail-routes.js';
 import { CUSTOMER_ADMIN_ROUTES } from './http/admin/customer-routes.js';
 import { INVOICE_ADMIN_ROUTES } from './console-billing/admin-invoice-routes.js';
 import { SUPPORT_ADMIN_ROUTES } from './console-billing/admin-support-routes.js';
@@ -38,4 +39,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...PROJECT_ADMIN_ROUTES,
   ...BATCH_ADMIN_ROUTES,
   ...MCP_ADMIN_ROUTES,
+  ...GUARDRAIL_ADMIN_ROUTES,
 ];

@@ -1,3 +1,4 @@
+import { GuardrailBook } from './guardrail-policies/guardrail-book.js';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -191,6 +192,7 @@ function followInvalidations(services: GatewayServices): void {
         ledger.forgetKey(message.id);
         return undefined;
       case 'tier':
+      case 'guardrails':
         return undefined;
     }
   });
@@ -300,6 +302,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     responseCache: openResponseCache(config, logger),
     liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
     customers: new CustomerRuleBook(storage.customers, clock, shared.invalidation),
+    guardrails: new GuardrailBook(storage.guardrails, clock, shared.invalidation),
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());

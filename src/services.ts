@@ -1,3 +1,4 @@
+import type { GuardrailBook } from './guardrail-policies/guardrail-book.js';
 import type { AdminTokenVerifier } from './auth/admin-token.js';
 import type { ClientIpResolver } from './auth/client-ip.js';
 import type { FailedAttemptGuard } from './auth/failed-attempt-guard.js';
@@ -73,4 +74,6 @@ export interface GatewayServices {
   liveStreams: LiveStreams;
   /** Each account's end-customer rules (budgets, RPM), from memory on the request path. */
   customers: CustomerRuleBook;
+  /** The operator's guardrail policies and what they are bound to, from memory on the request path. */
+  guardrails: GuardrailBook;
 }

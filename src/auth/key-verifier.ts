@@ -119,6 +119,7 @@ export class KeyVerifier {
       case 'tier':
       case 'catalog':
       case 'customers':
+      case 'guardrails':
         return;
       default: {
         const unknown: never = message;

@@ -35,6 +35,13 @@ export const usageRow = z.strictObject({
   customer: z.string().nullable(),
   /** The request's tags, `name: value` (empty: none). */
   tags: z.record(z.string(), z.string()),
+  /** What the request's guardrail policies did: name, direction, outcome and count each (empty: none ran). Never text. */
+  guardrails: z.array(z.strictObject({
+    name: z.string(),
+    direction: z.enum(['input', 'output']),
+    outcome: z.enum(['passed', 'logged', 'masked', 'blocked']),
+    count: z.number(),
+  })),
   created_at: isoTime,
 });
 export type UsageRowJson = z.infer<typeof usageRow>;

@@ -340,6 +340,16 @@ export interface UsageLogRow {
   customer?: string | null;
   /** The request's tags, `name: value` (bounded in count and length); absent or null: none. */
   tags?: Readonly<Record<string, string>> | null;
+  /** What the request's guardrail policies did (names, outcomes, counts; never text); absent: none ran. */
+  guardrails?: readonly GuardrailUsage[];
+}
+
+/** One guardrail policy's part in a request, as its usage row keeps it. */
+export interface GuardrailUsage {
+  name: string;
+  direction: 'input' | 'output';
+  outcome: 'passed' | 'logged' | 'masked' | 'blocked';
+  count: number;
 }
 
 export interface UsageQuery {

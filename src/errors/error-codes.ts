@@ -42,6 +42,7 @@ export const ERROR_CODES = {
   model_capability_unsupported: { status: 400, retryable: false, meaning: "The request needs tools, images or a JSON schema, and no channel's model of this name offers it." },
   file_quota_exceeded: { status: 400, retryable: false, meaning: "The upload would take the account's live files past its storage quota (FILE_ACCOUNT_QUOTA_BYTES); delete files or wait for some to expire." },
   context_length_exceeded: { status: 400, retryable: false, meaning: "The prompt (and the output asked for) does not fit any channel's context window." },
+  guardrail_blocked: { status: 400, retryable: false, meaning: "A guardrail policy refused the request, or stopped the answer (a stream ends with this error event); the message names the policy, never the text it found. `x-gateway-guardrails` says what each policy did." },
   // 401: no usable key
   missing_api_key: { status: 401, retryable: false, meaning: 'No API key was sent.' },
   invalid_api_key: { status: 401, retryable: false, meaning: 'The API key is malformed or unknown.' },

@@ -7,6 +7,8 @@ export type Invalidation =
   | { kind: 'tier'; name: string }
   /** Channels or models changed: the routing snapshot is re-read (and the channel's credentials, when named). */
   | { kind: 'catalog'; channelId?: string }
+  /** Guardrail policies or their bindings to models, accounts and keys changed: the policy book is re-read. */
+  | { kind: 'guardrails' }
   | { kind: 'all' };
 
 /** Drops or re-reads what the message names; a returned promise settles once the change is in effect here. */
@@ -80,6 +82,7 @@ export function isInvalidation(value: unknown): value is Invalidation {
       return typeof message.name === 'string';
     case 'catalog':
       return message.channelId === undefined || typeof message.channelId === 'string';
+    case 'guardrails':
     case 'all':
       return true;
     default:

@@ -34,6 +34,7 @@ export function usageRowToJson(row: UsageLogRow): UsageRowJson {
     hosted_tool_cost_usd: nanoToUsd(row.hostedToolCostNano ?? 0n),
     customer: row.customer ?? null,
     tags: row.tags ?? {},
+    guardrails: (row.guardrails ?? []).map((hit) => ({ name: hit.name, direction: hit.direction, outcome: hit.outcome, count: hit.count })),
     created_at: isoTime(row.createdAt),
   };
 }

@@ -3,13 +3,16 @@ import { modelChain } from './model-chain.js';
 import { takeRequestedModels } from './requested-models.js';
 import { nativeRoutes } from '../relay/native-routes.js';
 import type { ClientCodec } from '../codecs/client-codec.js';
-import type { ChatEndpoint } from '../codecs/family-route.js';
+import type { ChatEndpoint, ChatEnvelope } from '../codecs/family-route.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import { RequestGuard } from '../guardrail-policies/request-guard.js';
+import type { ResolvedGuardrails } from '../guardrail-policies/guardrail-book.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import { relayModelChain } from '../relay/relay-fallback.js';
 import { planResponseCache } from '../relay/response-cache/cache-plan.js';
 import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../services.js';
-import { meteredRoute } from './metered-frame.js';
+import { meteredRoute, type MeteredCall } from './metered-frame.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
@@ -25,6 +28,21 @@ function clientHeaders(context: RequestContext, codec: ClientCodec): Record<stri
     if (typeof value === 'string') headers[name] = value;
   }
   return headers;
+}
+
+/**
+ * The request's guardrails, its input checked (masked in place, or refused with `guardrail_blocked`), or null when no
+ * policy is bound to its model, account or key. A request that needs upstream state (pass-through only) cannot be
+ * checked on the canonical request, so it is refused rather than sent unchecked.
+ */
+function guardRequest(call: MeteredCall, resolved: ResolvedGuardrails | null, envelope: ChatEnvelope): RequestGuard | null {
+  if (resolved === null) return null;
+  if (envelope.nativeOnly != null) {
+    throw new GatewayError('unsupported_parameter', `'${envelope.nativeOnly.param}' cannot be used while guardrail policies apply to this request: they check the request's text, which this field keeps upstream.`, { param: envelope.nativeOnly.param });
+  }
+  const guard = new RequestGuard(resolved, call.meter.guardrails);
+  guard.checkInput(envelope.chat());
+  return guard;
 }
 
 /**
@@ -59,7 +77,10 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       },
     });
     const { model } = chain;
-    const cachePlan = envelope.cacheable === false ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
+    // Guardrails run on the canonical request before anything is held or sent; none bound: nothing is done here.
+    const policies = services.guardrails.forRequest(model.id, call.account.id, call.key.id);
+    const guard = policies === null ? null : guardRequest(call, await policies, envelope);
+    const cachePlan = envelope.cacheable === false || guard !== null ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
     const { rateLimitHeaders } = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
     // A request the cache does not serve goes to the relay as it is (no cache status header).
@@ -86,6 +107,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       clientHeaders: clientHeaders(context, envelope.codec),
       estimatedTokens,
       capture: cache.capture,
+      guard,
     }, chain.steps);
   });
 }

@@ -97,6 +97,7 @@ export class LiveStreams {
       case 'tier':
       case 'catalog':
       case 'customers':
+      case 'guardrails':
         return undefined;
       default: {
         const unknown: never = message;

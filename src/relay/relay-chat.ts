@@ -22,9 +22,11 @@ import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
 import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
 import type { CallerSignal } from './caller-signal.js';
-import type { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { RequestGuard } from '../guardrail-policies/request-guard.js';
+import type { StreamPart } from '../ir/stream-part.js';
 import { StreamStop } from './live-streams.js';
-import type { AnswerPrice, AnswerReport } from '../billing/answer-report.js';
+import { withReport, type AnswerPrice, type AnswerReport } from '../billing/answer-report.js';
 import type { CheckpointStream } from '../billing/settle.js';
 
 export interface ChatRelayRequest {
@@ -57,6 +59,11 @@ export interface ChatRelayRequest {
    * answered): translated answers and complete same-protocol answers carry it in their model field.
    */
   answeringModel?: string;
+  /**
+   * The request's guardrails, when policies apply: its input was checked already; every channel then gets the
+   * translated request (so the masked text is what goes upstream) and the answer is checked on its way back.
+   */
+  guard?: RequestGuard | null;
 }
 
 /**
@@ -68,6 +75,8 @@ type RelayResult =
   | { kind: 'aborted'; report: AnswerReport }
   | { kind: 'stopped'; report: AnswerReport }
   | { kind: 'broken'; failureClass: UpstreamFailureClass; report: AnswerReport }
+  /** A guardrail refused the whole answer: the caller gets the refusal, billed for what the upstream produced. */
+  | { kind: 'refused'; error: GatewayError; report: AnswerReport }
   | { kind: 'retry'; failureClass: UpstreamFailureClass };
 
 /**
@@ -114,7 +123,7 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
 async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<AnswerReport>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
-  const wire = chooseWire(adapter, candidate.route.channel, requestedOperation(request));
+  const wire = request.guard != null ? GUARDED_WIRE : chooseWire(adapter, candidate.route.channel, requestedOperation(request));
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
   const opened = await openAttempt(dependencies, request.sink, request.meter, plan, candidate, build, { stream: request.stream, signal: stop?.signalFor(signal) ?? signal });
   if (opened.kind === 'aborted') {
@@ -143,6 +152,10 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
     case 'broken':
       attempt.failed(result.failureClass, null);
       return { kind: 'done', value: result.report };
+    case 'refused':
+      // The channel answered; the refusal is the gateway's.
+      attempt.aborted();
+      throw withReport(result.error, result.report);
     case 'retry':
       attempt.failedBeforeAnswer(result.failureClass, null);
       return { kind: 'failed', failure: { failureClass: result.failureClass, retryAfterMs: null } };
@@ -256,6 +269,30 @@ async function relayPassThrough(
   }
 }
 
+/** Every channel of a request with guardrails gets the canonical request, checked and masked. */
+const GUARDED_WIRE: WireChoice = { kind: 'translate' };
+
+/** Runs the output policies on a whole answer; the refusal when one blocks. */
+function checkAnswer(guard: RequestGuard | null | undefined, answer: ChatResponse): GatewayError | null {
+  if (guard == null || !guard.readsOutput) return null;
+  try {
+    guard.checkAnswer(answer);
+    return null;
+  } catch (error) {
+    if (isGuardrailBlock(error)) return error;
+    throw error;
+  }
+}
+
+/** The answer's stream through the output policies, when the request has any (or placeholders to restore). */
+function guardedStream(guard: RequestGuard | null | undefined, parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> {
+  return guard != null && guard.readsOutput ? guard.guardStream(parts) : parts;
+}
+
+function isGuardrailBlock(error: unknown): error is GatewayError {
+  return error instanceof GatewayError && error.code === 'guardrail_blocked';
+}
+
 /** The request's input counted locally (for a cut stream whose upstream reported none), else the route's estimate. */
 async function localPromptTokens(request: ChatRelayRequest): Promise<number> {
   try {
@@ -312,6 +349,8 @@ async function relayTranslated(
     try {
       parsed = adapter.parseChatResponse(await readAll(response.body), chat);
       usage = parsed.usage;
+      const refused = checkAnswer(request.guard, parsed);
+      if (refused !== null) return { kind: 'refused', error: refused, report: { status: refused.status, errorCode: refused.code, usage, price } };
       encoded = codec.encodeResponse(parsed, model);
     } catch (error) {
       if (signal.aborted) return aborted(request);
@@ -319,7 +358,7 @@ async function relayTranslated(
     }
     onFirstByte();
     const priced = price.priced(encoded, { usage }, codec.usageKey);
-    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, priced.headers) });
+    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), priced.headers) });
     const answered = parsed;
     const report: AnswerReport = { status: 200, errorCode: successCode, usage, price, answer: () => ({ model: answered.model, finishReasons: [answered.finishReason.raw ?? answered.finishReason.unified] }) };
     if (recorder !== null) {
@@ -330,7 +369,7 @@ async function relayTranslated(
   }
   const encoder = codec.createStreamEncoder({ model });
   const costKey = codec.streamUsageKey();
-  const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, { 'content-type': codec.streamContentType() }), signal, onFirstByte);
+  const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), { 'content-type': codec.streamContentType() }), signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
   const delivered: string[] = [];
@@ -352,7 +391,7 @@ async function relayTranslated(
   const facts = { model: null as string | null, finishReasons: [] as string[] };
   const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode, answer: () => facts };
   try {
-    for await (const part of adapter.parseChatStream(response.body, chat)) {
+    for await (const part of guardedStream(request.guard, adapter.parseChatStream(response.body, chat))) {
       if (!accepted && part.type !== 'error') accepted = true;
       recorder?.part(part);
       if (part.type === 'response-start') facts.model = part.model;
@@ -394,6 +433,8 @@ async function relayTranslated(
     return streamError === null ? ended : { kind: 'broken', failureClass: 'stream_error', report: ended.report };
   } catch (error) {
     if (stop?.reason != null && !signal.aborted) return await stopStream(stream, stop.reason);
+    // A guardrail stopped the answer: the stream ends with its refusal, billed for what was delivered.
+    if (isGuardrailBlock(error) && !signal.aborted) return await stopStream(stream, error);
     return await breakOffStream(stream, error, finished ? encoder.end() : null);
   }
 }

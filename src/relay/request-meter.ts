@@ -1,3 +1,4 @@
+import type { GuardrailUsage } from '../domain/records.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import type { Ledger } from '../billing/ledger.js';
 import { nanoToDecimalString } from '../billing/money.js';
@@ -34,6 +35,8 @@ export class RequestMeter implements SettledRequest {
   identity: RequestIdentity = NO_IDENTITY;
   /** The request is a line of a batch: the models it names are billed at their batch prices. */
   batch = false;
+  /** What the request's guardrail policies did (guardrails/request-guard.ts), kept by its usage row; empty: none ran. */
+  readonly guardrails: GuardrailUsage[] = [];
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;
@@ -94,6 +97,7 @@ export class RequestMeter implements SettledRequest {
       startedAt: this.startedAt,
       attemptTokenCharges: this.#attemptTokenCharges,
       identity: this.identity,
+      guardrails: this.guardrails,
     };
   }
 

@@ -262,6 +262,8 @@ export interface UsageLogsTable {
   /** The end customer the request named, and its tags as a JSON object (null: none; null on older rows). */
   customer: ColumnType<string | null, string | null | undefined, string | null>;
   tags: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the request's guardrails did, as a JSON array of { name, direction, outcome, count } (null: none ran). */
+  guardrails: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AnnouncementsTable {

@@ -1,3 +1,5 @@
+import { createGuardrailRepository } from './repositories/guardrail-repository.js';
+import type { GuardrailTables } from './guardrail-schema.js';
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import { createMcpServerRepository } from './repositories/mcp-server-repository.js';
 import type { McpTables } from './mcp-schema.js';
@@ -162,6 +164,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),
+    guardrails: createGuardrailRepository(db.withTables<GuardrailTables>()),
     async ping() {
       try {
         await sql`select 1`.execute(db);

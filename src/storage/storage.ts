@@ -1,3 +1,4 @@
+import type { GuardrailRepository } from '../domain/guardrail-records.js';
 import type { SignUpCreditRepository } from './repositories/sign-up-credit-repository.js';
 import type { MemberRepository } from './repositories/member-repository.js';
 import type {
@@ -94,6 +95,8 @@ export interface Storage {
   sso: SsoRepository;
   /** What accounts' SCIM directories provisioned: users, groups and the memberships they decide. */
   scim: ScimRepository;
+  /** Guardrail policies and the models, accounts and keys they are bound to (migration 0036). */
+  guardrails: GuardrailRepository;
   /** Cheap liveness query (`select 1`). */
   ping(): Promise<boolean>;
   /** Migrations this build knows that the database has not applied (empty when the schema is current). */

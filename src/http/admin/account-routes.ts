@@ -1,3 +1,5 @@
+import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
+import { guardrailAdminOf } from './guardrail-routes.js';
 import { keyStatusEvent } from '../../webhooks/key-events.js';
 import { hashPassword } from '../../auth/password-hash.js';
 import { MAX_BALANCE_NANO, nanoToUsd } from '../../billing/money.js';
@@ -113,12 +115,15 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     const balances = await storage.accounts.getBalances(page.data.map((account) => account.id));
     sendJson(context, 200, pageJson(page, (account) => accountToJson(account, balances.get(account.id) ?? account.balanceNano, effectiveAccountLimits(services.tiers, account))));
   } },
-  { method: 'GET', path: '/admin/accounts/:id', handler: ({ requireAccount, accountJson }) => async (context) => {
-    sendJson(context, 200, await accountJson(await requireAccount(context.params.id ?? '')));
+  { method: 'GET', path: '/admin/accounts/:id', handler: ({ storage, requireAccount, accountJson }) => async (context) => {
+    const account = await requireAccount(context.params.id ?? '');
+    sendJson(context, 200, { ...await accountJson(account), guardrails: await boundGuardrails(storage.guardrails, 'account', account.id) });
   } },
   { method: 'PATCH', path: '/admin/accounts/:id', handler: ({ services, storage, clock, keys, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
-    const input = parseInput(updateAccountSchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(updateAccountSchema, body);
     const existing = await requireAccount(id);
     if (input.tier !== undefined && input.tier !== existing.tier) await requireKnownTier(storage.tiers, input.tier);
     if (existing.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted; it cannot be changed.');
@@ -137,7 +142,8 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     // The credit line or limits may have changed: the next reservation of every instance asks storage (see gateway.ts).
     await keys.invalidateAccount(id);
     if (status !== undefined) updated = (await services.accountLifecycle.setStatus(id, status)) ?? updated;
-    sendJson(context, 200, await accountJson(updated));
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'account', id, guardrails);
+    sendJson(context, 200, { ...await accountJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'account', id) });
   } },
   { method: 'DELETE', path: '/admin/accounts/:id', handler: ({ services, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
@@ -179,10 +185,13 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
 
   { method: 'POST', path: '/admin/accounts/:id/keys', handler: ({ services, storage, clock, keys, requireLiveAccount }) => async (context) => {
     const account = await requireLiveAccount(context.params.id ?? '');
-    const input = parseInput(createKeySchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(createKeySchema, body);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: services.config.keyBrand }, account.id, input, null, now);
-    sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: plaintext });
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'key', key.id, guardrails);
+    sendJson(context, 201, { ...keyToJson(key, { ...FRESH_KEY_STANDING, accountStatus: account.status }, now), key: plaintext, guardrails: guardrails ?? [] });
   } },
   { method: 'GET', path: '/admin/accounts/:id/keys', handler: ({ services, storage, requireAccount }) => async (context) => {
     const account = await requireAccount(context.params.id ?? '');
@@ -194,11 +203,13 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     const id = context.params.id ?? '';
     const key = await storage.keys.getById(id);
     if (key === null) throw notFound('key', id);
-    sendJson(context, 200, await keyJson(key));
+    sendJson(context, 200, { ...await keyJson(key), guardrails: await boundGuardrails(storage.guardrails, 'key', id) });
   } },
-  { method: 'PATCH', path: '/admin/keys/:id', handler: ({ storage, clock, ledger, keys, keyJson }) => async (context) => {
+  { method: 'PATCH', path: '/admin/keys/:id', handler: ({ services, storage, clock, ledger, keys, keyJson }) => async (context) => {
     const id = context.params.id ?? '';
-    const input = parseInput(updateKeySchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(updateKeySchema, body);
     // Spend settled before the change counts to the budget's old period, not to the one the change starts.
     if (input.budget !== undefined) await ledger.flush();
     const existing = await storage.keys.getById(id);
@@ -211,7 +222,8 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     const updated = await storage.keys.update(id, { ...keyPatchFromInput(input, existing, now), ...(projectId === undefined ? {} : { projectId }) }, now, keyStatusEvent('operator'));
     if (updated === null) throw notFound('key', id);
     await keys.invalidateKey(id);
-    sendJson(context, 200, await keyJson(updated));
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'key', id, guardrails);
+    sendJson(context, 200, { ...await keyJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'key', id) });
   } },
 
   { method: 'POST', path: '/admin/accounts/:id/subscriptions', handler: ({ services, storage, clock, requireLiveAccount }) => async (context) => {

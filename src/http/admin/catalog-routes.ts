@@ -1,3 +1,5 @@
+import { bindGuardrails, boundGuardrails, takeGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
+import { guardrailAdminOf } from './guardrail-routes.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { channelFromInput, channelPatchFromInput, channelToJson, createChannelSchema, updateChannelSchema } from '../../management/channel-input.js';
 import { checkFallbacks } from '../../management/check-fallbacks.js';
@@ -103,7 +105,9 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
   } },
 
   { method: 'POST', path: '/admin/models', handler: ({ services, storage, clock, changed }) => async (context) => {
-    const model = modelFromInput(parseInput(createModelSchema, await readAdminBody(context)), clock.now());
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const model = modelFromInput(parseInput(createModelSchema, body), clock.now());
     checkFallbacks(model, model.fallbacks, (name) => services.catalog.model(name));
     try {
       await storage.models.create(model);
@@ -112,7 +116,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
       throw error;
     }
     await changed();
-    sendJson(context, 201, modelToJson(model));
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', model.id, guardrails);
+    sendJson(context, 201, { ...modelToJson(model), ...(guardrails === undefined ? {} : { guardrails }) });
   } },
   { method: 'GET', path: '/admin/models', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
@@ -127,11 +132,13 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
       sendJson(context, 200, modelToJson(bundled));
       return;
     }
-    sendJson(context, 200, modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model));
+    sendJson(context, 200, { ...modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model), guardrails: await boundGuardrails(storage.guardrails, 'model', id) });
   } },
   { method: 'PATCH', path: '/admin/models/:id', handler: ({ services, storage, clock, changed, bundledOnly }) => async (context) => {
     const id = context.params.id ?? '';
-    const input = parseInput(updateModelSchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(updateModelSchema, body);
     let existing = await storage.models.getById(id);
     if (existing === null) {
       // Changing a bundled model stores the operator's own record of it, which overrides the bundled one from now on.
@@ -145,7 +152,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     const updated = await storage.models.update(id, patch, clock.now());
     if (updated === null) throw notFound('model', id);
     await changed();
-    sendJson(context, 200, modelToJson(updated));
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', id, guardrails);
+    sendJson(context, 200, { ...modelToJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'model', id) });
   } },
   { method: 'DELETE', path: '/admin/models/:id', handler: ({ services, storage, changed }) => async (context) => {
     const id = context.params.id ?? '';

@@ -27,6 +27,7 @@ import * as endCustomers from './0032-end-customers.js';
 import * as projects from './0033-projects.js';
 import * as singleSignOn from './0034-single-sign-on.js';
 import * as rerankSearchUnits from './0035-rerank-search-units.js';
+import * as guardrails from './0036-guardrails.js';
 import * as filesAndBatches from './0037-files-and-batches.js';
 import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '0033-projects': projects,
   '0034-single-sign-on': singleSignOn,
   '0035-rerank-search-units': rerankSearchUnits,
+  '0036-guardrails': guardrails,
   '0037-files-and-batches': filesAndBatches,
   '0038-realtime-audio-prices': realtimeAudioPrices,
   '0039-mcp-servers': mcpServers,

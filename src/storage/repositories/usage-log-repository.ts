@@ -6,7 +6,7 @@ import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { pageLimit, toPage } from '../pagination.js';
 import { columnNames, rowInsertText, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
-import type { UsageLogRow } from '../../domain/records.js';
+import type { GuardrailUsage, UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
@@ -41,6 +41,7 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     ...hostedToolsOf(row),
     ...(row.customer == null ? {} : { customer: row.customer }),
     ...(row.tags == null ? {} : { tags: tagsOf(row.tags) }),
+    ...(row.guardrails == null ? {} : { guardrails: guardrailsOf(row.guardrails) }),
   };
 }
 
@@ -52,6 +53,23 @@ function tagsOf(text: string): Record<string, string> | null {
     return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
   } catch {
     return null;
+  }
+}
+
+const GUARDRAIL_OUTCOMES = new Set(['passed', 'logged', 'masked', 'blocked']);
+
+/** Stored guardrail outcomes: a JSON array of { name, direction, outcome, count } (anything else is left out). */
+function guardrailsOf(text: string): GuardrailUsage[] {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (!Array.isArray(parsed)) return [];
+    return parsed.filter((entry): entry is GuardrailUsage => typeof entry === 'object' && entry !== null
+      && typeof (entry as GuardrailUsage).name === 'string'
+      && ((entry as GuardrailUsage).direction === 'input' || (entry as GuardrailUsage).direction === 'output')
+      && GUARDRAIL_OUTCOMES.has((entry as GuardrailUsage).outcome)
+      && Number.isSafeInteger((entry as GuardrailUsage).count));
+  } catch {
+    return [];
   }
 }
 
@@ -116,6 +134,7 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     hosted_tool_cost_nano: log.hostedToolCostNano ?? 0n,
     customer: log.customer ?? null,
     tags: log.tags == null ? null : JSON.stringify(log.tags),
+    guardrails: log.guardrails === undefined || log.guardrails.length === 0 ? null : JSON.stringify(log.guardrails),
   };
 }
 
@@ -149,6 +168,7 @@ const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   hosted_tool_cost_nano: 'int8',
   customer: 'text',
   tags: 'text',
+  guardrails: 'text',
 };
 
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);

@@ -1,0 +1,135 @@
+/**
+ * Managing guardrail policies and their bindings: create, change (a rename follows into every binding), delete (not
+ * while bound), and the `guardrails: [names]` field models, accounts and keys accept. Every change tells every
+ * instance's policy book (a `guardrails` invalidation) before the admin call answers.
+ */
+import { z } from 'zod';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
+import { isoTime } from '../management/time-input.js';
+import { parseInput } from '../management/parse-input.js';
+import { newId } from '../shared/ids.js';
+import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import { guardrailInputSchema } from '../guardrails/settings.js';
+
+export interface GuardrailAdmin {
+  repository: GuardrailRepository;
+  invalidation: InvalidationBus;
+  now: () => number;
+}
+
+/** Policies one model, account or key may name. */
+const MAX_BOUND = 50;
+const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
+
+export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): Record<string, unknown> {
+  return {
+    id: record.id,
+    object: 'guardrail',
+    name: record.name,
+    kind: record.kind,
+    mode: record.mode,
+    applies_to: record.applies_to,
+    settings: record.settings ?? {},
+    ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => ({ scope: b.scope, id: b.targetId })) }),
+    created_at: isoTime(record.createdAt),
+    updated_at: isoTime(record.updatedAt),
+  };
+}
+
+/**
+ * Kinds the request path runs. Moderation and webhook policies call out of the gateway and are not run yet: they are
+ * refused here rather than stored and silently skipped.
+ */
+const APPLIED_KINDS = new Set(['pii', 'deny_list']);
+
+function requireAppliedKind(kind: string): void {
+  if (!APPLIED_KINDS.has(kind)) {
+    throw new GatewayError('bad_request', `'kind': guardrails of kind '${kind}' are not applied to requests by this gateway yet; use 'pii' or 'deny_list'.`, { param: 'kind' });
+  }
+}
+
+async function requireGuardrail(admin: GuardrailAdmin, id: string): Promise<GuardrailRecord> {
+  const record = await admin.repository.getById(id);
+  if (record === null) throw new GatewayError('not_found', `No guardrail with id '${id}'.`);
+  return record;
+}
+
+async function requireFreeName(admin: GuardrailAdmin, name: string, except: string | null): Promise<void> {
+  const taken = (await admin.repository.list()).some((record) => record.name === name && record.id !== except);
+  if (taken) throw new GatewayError('conflict', `A guardrail named '${name}' already exists.`, { param: 'name' });
+}
+
+export async function createGuardrail(admin: GuardrailAdmin, body: unknown): Promise<GuardrailRecord> {
+  const policy = parseInput(guardrailInputSchema, body);
+  requireAppliedKind(policy.kind);
+  await requireFreeName(admin, policy.name, null);
+  const now = admin.now();
+  const record: GuardrailRecord = { ...policy, id: newId('grd', now), createdAt: now, updatedAt: now };
+  await admin.repository.create(record);
+  await admin.invalidation.publish({ kind: 'guardrails' });
+  return record;
+}
+
+/** A partial change: the result is validated whole, as a new policy would be (settings follow the kind). */
+export async function updateGuardrail(admin: GuardrailAdmin, id: string, body: Record<string, unknown>): Promise<GuardrailRecord> {
+  const existing = await requireGuardrail(admin, id);
+  const { id: _id, createdAt, updatedAt: _updated, ...current } = existing;
+  const merged = { ...current, ...body };
+  // A new kind does not keep settings written for the old one.
+  if (body.kind !== undefined && body.kind !== existing.kind && body.settings === undefined) delete (merged as Record<string, unknown>).settings;
+  const policy = parseInput(guardrailInputSchema, merged);
+  requireAppliedKind(policy.kind);
+  if (policy.name !== existing.name) await requireFreeName(admin, policy.name, id);
+  const now = admin.now();
+  const record: GuardrailRecord = { ...policy, id, createdAt, updatedAt: now };
+  await admin.repository.update(record);
+  if (policy.name !== existing.name) {
+    for (const binding of await admin.repository.listBindings()) {
+      if (!binding.names.includes(existing.name)) continue;
+      await admin.repository.setBinding({ ...binding, names: binding.names.map((name) => (name === existing.name ? policy.name : name)) }, now);
+    }
+  }
+  await admin.invalidation.publish({ kind: 'guardrails' });
+  return record;
+}
+
+/** Deletes a policy no model, account or key names (409 naming where it is bound otherwise). */
+export async function deleteGuardrail(admin: GuardrailAdmin, id: string): Promise<GuardrailRecord> {
+  const existing = await requireGuardrail(admin, id);
+  const bound = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(existing.name));
+  if (bound.length > 0) {
+    const where = bound.slice(0, 5).map((binding) => `${binding.scope} '${binding.targetId}'`).join(', ');
+    throw new GatewayError('conflict', `The guardrail '${existing.name}' is bound to ${where}${bound.length > 5 ? ' and others' : ''}; remove it there first.`);
+  }
+  await admin.repository.delete(id);
+  await admin.invalidation.publish({ kind: 'guardrails' });
+  return existing;
+}
+
+/**
+ * Takes `guardrails` out of a model's, account's or key's body (so the rest is validated as before) and checks that
+ * every name is a policy; undefined when the body does not set it. Unknown names are a 400.
+ */
+export async function takeGuardrailNames(repository: Pick<GuardrailRepository, 'list'>, body: Record<string, unknown>): Promise<string[] | undefined> {
+  if (!Object.hasOwn(body, 'guardrails')) return undefined;
+  const raw = body.guardrails;
+  delete body.guardrails;
+  const names = parseInput(z.object({ guardrails: namesSchema.nullable() }), { guardrails: raw }).guardrails ?? [];
+  if (names.length === 0) return [];
+  const known = new Set((await repository.list()).map((record) => record.name));
+  const unknown = names.find((name) => !known.has(name));
+  if (unknown !== undefined) throw new GatewayError('bad_request', `'guardrails': no guardrail policy named '${unknown}'.`, { param: 'guardrails' });
+  return [...new Set(names)];
+}
+
+/** Binds the names to one target (an empty list unbinds) and tells every instance. */
+export async function bindGuardrails(admin: GuardrailAdmin, scope: GuardrailScope, targetId: string, names: readonly string[]): Promise<void> {
+  await admin.repository.setBinding({ scope, targetId, names: [...names] }, admin.now());
+  await admin.invalidation.publish({ kind: 'guardrails' });
+}
+
+/** The names bound to one target (empty: none). */
+export async function boundGuardrails(repository: Pick<GuardrailRepository, 'listBindings'>, scope: GuardrailScope, targetId: string): Promise<string[]> {
+  return (await repository.listBindings()).find((binding) => binding.scope === scope && binding.targetId === targetId)?.names ?? [];
+}

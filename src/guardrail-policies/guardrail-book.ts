@@ -1,0 +1,110 @@
+/**
+ * The operator's guardrail policies and their bindings, from memory on the request path: read whole (a deployment
+ * has tens of policies, not thousands), re-read on every instance when they change (a `guardrails` invalidation)
+ * and otherwise after a TTL. A request's policy set is the union of its model's, account's and key's, compiled once
+ * per combination; a deployment or request with no bindings costs one map lookup.
+ */
+import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
+import type { Clock } from '../shared/clock.js';
+import type { GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import { GuardrailSet } from '../guardrails/policy.js';
+import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
+
+/** How long the snapshot is trusted while changes are pushed to this instance, and while they may not be. */
+const LIVE_TTL_MS = 60_000;
+const UNPUSHED_TTL_MS = 1000;
+/** Compiled sets one process keeps at most (dropped whole when full; each is rebuilt on its next request). */
+const MAX_SETS = 10_000;
+
+/** The policies that apply to one request, compiled, with their names in evaluation order. */
+export interface ResolvedGuardrails {
+  set: GuardrailSet;
+  policies: readonly GuardrailPolicy[];
+}
+
+interface Snapshot {
+  byName: ReadonlyMap<string, GuardrailRecord>;
+  bindings: ReadonlyMap<string, readonly string[]>;
+  sets: Map<string, ResolvedGuardrails | null>;
+  loadedAt: number;
+}
+
+const bindingKey = (scope: GuardrailScope, id: string): string => `${scope}\u0000${id}`;
+
+export class GuardrailBook {
+  #snapshot: Snapshot | null = null;
+  #loading: Promise<Snapshot> | null = null;
+  /** Bumped on every invalidation: a load that started before one is not kept. */
+  #generation = 0;
+
+  constructor(
+    private readonly repository: Pick<GuardrailRepository, 'list' | 'listBindings'>,
+    private readonly clock: Clock,
+    private readonly invalidation: InvalidationBus,
+  ) {
+    invalidation.subscribe((message) => {
+      if (message.kind === 'guardrails' || message.kind === 'all') {
+        this.#generation += 1;
+        this.#snapshot = null;
+      }
+    });
+  }
+
+  /** The policies of a request to `modelId` with this account and key; null when none apply. */
+  forRequest(modelId: string, accountId: string, keyId: string): ResolvedGuardrails | null | Promise<ResolvedGuardrails | null> {
+    const snapshot = this.#snapshot;
+    const ttl = this.invalidation.live ? LIVE_TTL_MS : UNPUSHED_TTL_MS;
+    if (snapshot !== null && this.clock.now() - snapshot.loadedAt < ttl) return resolve(snapshot, modelId, accountId, keyId);
+    return this.#load().then((loaded) => resolve(loaded, modelId, accountId, keyId));
+  }
+
+  #load(): Promise<Snapshot> {
+    if (this.#loading !== null) return this.#loading;
+    const generation = this.#generation;
+    const loadedAt = this.clock.now();
+    const loading = Promise.all([this.repository.list(), this.repository.listBindings()]).then(([records, bindings]) => {
+      const snapshot: Snapshot = {
+        byName: new Map(records.map((record) => [record.name, record])),
+        bindings: new Map(bindings.map((binding) => [bindingKey(binding.scope, binding.targetId), binding.names])),
+        sets: new Map(),
+        loadedAt,
+      };
+      if (generation === this.#generation) this.#snapshot = snapshot;
+      return snapshot;
+    }).finally(() => {
+      this.#loading = null;
+    });
+    this.#loading = loading;
+    return loading;
+  }
+}
+
+function resolve(snapshot: Snapshot, modelId: string, accountId: string, keyId: string): ResolvedGuardrails | null {
+  if (snapshot.bindings.size === 0) return null;
+  const model = snapshot.bindings.get(bindingKey('model', modelId));
+  const account = snapshot.bindings.get(bindingKey('account', accountId));
+  const key = snapshot.bindings.get(bindingKey('key', keyId));
+  if (model === undefined && account === undefined && key === undefined) return null;
+  const cacheKey = `${modelId}\u0000${accountId}\u0000${keyId}`;
+  const cached = snapshot.sets.get(cacheKey);
+  if (cached !== undefined) return cached;
+  // Model first (the operator's defaults), then the account's, then the key's; a name bound twice runs once.
+  const names = new Set([...(model ?? []), ...(account ?? []), ...(key ?? [])]);
+  const policies: GuardrailPolicy[] = [];
+  for (const name of names) {
+    const record = snapshot.byName.get(name);
+    // A binding names only existing policies (the admin API checks, and a policy in use cannot be deleted).
+    const policy = record === undefined ? null : policyOf(record);
+    if (policy !== null) policies.push(policy);
+  }
+  const resolved = policies.length === 0 ? null : { set: new GuardrailSet(policies), policies };
+  if (snapshot.sets.size >= MAX_SETS) snapshot.sets.clear();
+  snapshot.sets.set(cacheKey, resolved);
+  return resolved;
+}
+
+/** The stored policy as the engine takes it, checked against the schema the admin API wrote it with; null if it no longer fits. */
+function policyOf(record: GuardrailRecord): GuardrailPolicy | null {
+  const parsed = guardrailInputSchema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(record.settings === undefined ? {} : { settings: record.settings }) });
+  return parsed.success ? parsed.data : null;
+}

@@ -1,0 +1,30 @@
+import type { Database, IntegerColumn } from './database-schema.js';
+
+/** Tables of guardrails (migration 0036), in the conventions of database-schema.ts. */
+export interface GuardrailsTable {
+  id: string;
+  name: string;
+  kind: string;
+  mode: string;
+  applies_to: string;
+  /** The kind's settings as a JSON object, or NULL for none. */
+  settings: string | null;
+  created_at: IntegerColumn;
+  updated_at: IntegerColumn;
+}
+
+export interface GuardrailBindingsTable {
+  /** `model`, `account` or `key` */
+  scope: string;
+  target_id: string;
+  /** JSON array of guardrail names */
+  names: string;
+  updated_at: IntegerColumn;
+}
+
+export type GuardrailTables = {
+  guardrails: GuardrailsTable;
+  guardrail_bindings: GuardrailBindingsTable;
+};
+
+export type GuardrailDatabase = Database & GuardrailTables;

@@ -1,0 +1,70 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import { parseObject, parseStringArray, toNumber, toOneOf } from '../convert.js';
+import type { GuardrailDatabase, GuardrailsTable } from '../guardrail-schema.js';
+import { GUARDRAIL_SCOPES, type GuardrailRecord, type GuardrailRepository } from '../../domain/guardrail-records.js';
+
+function toRecord(row: Selectable<GuardrailsTable>): GuardrailRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    mode: row.mode,
+    applies_to: row.applies_to,
+    ...(row.settings === null ? {} : { settings: parseObject(row.settings, 'guardrails.settings') }),
+    createdAt: toNumber(row.created_at),
+    updatedAt: toNumber(row.updated_at),
+  };
+}
+
+function columns(record: GuardrailRecord): Omit<Insertable<GuardrailsTable>, 'id' | 'created_at'> {
+  return {
+    name: record.name,
+    kind: record.kind,
+    mode: record.mode,
+    applies_to: record.applies_to,
+    settings: record.settings === undefined ? null : JSON.stringify(record.settings),
+    updated_at: record.updatedAt,
+  };
+}
+
+export function createGuardrailRepository(db: Kysely<GuardrailDatabase>): GuardrailRepository {
+  return {
+    async create(record) {
+      await db.insertInto('guardrails').values({ id: record.id, created_at: record.createdAt, ...columns(record) }).execute();
+    },
+    async list() {
+      const rows = await db.selectFrom('guardrails').selectAll().orderBy('name').execute();
+      return rows.map(toRecord);
+    },
+    async getById(id) {
+      const row = await db.selectFrom('guardrails').selectAll().where('id', '=', id).executeTakeFirst();
+      return row === undefined ? null : toRecord(row);
+    },
+    async update(record) {
+      await db.updateTable('guardrails').set(columns(record)).where('id', '=', record.id).execute();
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('guardrails').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async listBindings() {
+      const rows = await db.selectFrom('guardrail_bindings').selectAll().execute();
+      return rows.map((row) => ({
+        scope: toOneOf(row.scope, GUARDRAIL_SCOPES, 'guardrail binding scope'),
+        targetId: row.target_id,
+        names: parseStringArray(row.names, 'guardrail_bindings.names'),
+      }));
+    },
+    async setBinding(binding, now) {
+      if (binding.names.length === 0) {
+        await db.deleteFrom('guardrail_bindings').where('scope', '=', binding.scope).where('target_id', '=', binding.targetId).execute();
+        return;
+      }
+      const names = JSON.stringify(binding.names);
+      await db.insertInto('guardrail_bindings')
+        .values({ scope: binding.scope, target_id: binding.targetId, names, updated_at: now })
+        .onConflict((conflict) => conflict.columns(['scope', 'target_id']).doUpdateSet({ names, updated_at: now }))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import type { GuardrailUsage } from '../../../src/domain/records.js';
+import { RequestGuard } from '../../../src/guardrail-policies/request-guard.js';
+import { GuardrailSet } from '../../../src/guardrails/policy.js';
+import type { GuardrailPolicy } from '../../../src/guardrails/settings.js';
+import type { ChatRequest } from '../../../src/ir/chat-request.js';
+import type { StreamPart } from '../../../src/ir/stream-part.js';
+
+function guardOf(policies: GuardrailPolicy[], usage: GuardrailUsage[] = []): RequestGuard {
+  return new RequestGuard({ set: new GuardrailSet(policies), policies }, usage);
+}
+
+async function* partsOf(chunks: readonly string[]): AsyncIterable<StreamPart> {
+  yield { type: 'text-start', id: 't' };
+  for (const delta of chunks) yield { type: 'text-delta', id: 't', delta };
+  yield { type: 'text-end', id: 't' };
+  yield { type: 'finish', reason: { unified: 'stop', raw: 'stop' }, usage: null } as StreamPart;
+}
+
+async function textOf(parts: AsyncIterable<StreamPart>): Promise<string> {
+  let text = '';
+  for await (const part of parts) if (part.type === 'text-delta') text += part.delta;
+  return text;
+}
+
+const chat = (text: string): ChatRequest => ({ model: 'm', system: [], messages: [{ role: 'user', content: [{ type: 'text', text }] }], warnings: [] }) as unknown as ChatRequest;
+
+describe('RequestGuard', () => {
+  it('masks a card reversibly in the request and restores it in a stream whose chunks split the placeholder', async () => {
+    const usage: GuardrailUsage[] = [];
+    const guard = guardOf([{ name: 'cards', kind: 'pii', mode: 'mask', applies_to: 'input', settings: { detectors: ['card'], reversible: true } }], usage);
+    const request = chat('pay 4111 1111 1111 1111 now');
+    guard.checkInput(request);
+    expect(JSON.stringify(request)).not.toContain('4111');
+    expect(JSON.stringify(request)).toContain('[CARD_1]');
+    expect(usage).toEqual([{ name: 'cards', direction: 'input', outcome: 'masked', count: 1 }]);
+    expect(await textOf(guard.guardStream(partsOf(['Echo: pay [CA', 'RD_', '1] now'])))).toBe('Echo: pay 4111 1111 1111 1111 now');
+  });
+
+  it('stops a stream on a denied word that straddles two chunks, never sending it', async () => {
+    const usage: GuardrailUsage[] = [];
+    const guard = guardOf([{ name: 'no-heron', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } }], usage);
+    let sent = '';
+    const error = await (async () => {
+      for await (const part of guard.guardStream(partsOf(['a grey he', 'ron stands']))) if (part.type === 'text-delta') sent += part.delta;
+    })().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'guardrail_blocked', status: 400 });
+    expect((error as Error).message).toContain("'no-heron'");
+    expect(sent).not.toContain('heron');
+    expect(usage).toContainEqual({ name: 'no-heron', direction: 'output', outcome: 'blocked', count: 1 });
+  });
+
+  it('refuses a request with a denied word, naming the policy and not the text', () => {
+    const guard = guardOf([{ name: 'deny', kind: 'deny_list', mode: 'block', applies_to: 'both', settings: { words: ['zanzibar'] } }]);
+    expect(() => guard.checkInput(chat('about Zanzibar'))).toThrow(/'deny'/);
+    try {
+      guard.checkInput(chat('about Zanzibar'));
+    } catch (error) {
+      expect((error as Error).message.toLowerCase()).not.toContain('zanzibar');
+      expect((error as { headers: Record<string, string> }).headers['x-gateway-guardrails']).toBe('deny/input=blocked;1');
+    }
+  });
+});
