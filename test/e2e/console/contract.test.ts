@@ -12,8 +12,8 @@ import {
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
-import { createKeySchema } from '../../../src/management/account-input.js';
-import { createProjectSchema } from '../../../src/projects/project-input.js';
+import { type createKeySchema } from '../../../src/management/account-input.js';
+import { type createProjectSchema } from '../../../src/projects/project-input.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { type ConsoleClient, linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
