@@ -2,80 +2,21 @@ import { GatewayError, serviceUnavailable } from '../errors/gateway-error.js';
 import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { NanoUsd, UsageLogRow } from '../domain/records.js';
-import type { LedgerCredit, MoneyTransaction, Storage, StoredCheckpoint } from '../storage/storage.js';
-import { planBatch, type GrowRequest, type KeyPoolRefusal, type LeasePolicy, type Settlement } from './money-batch.js';
-import { decodeReservation, decodeUsageRow, StreamCheckpoints } from './stream-checkpoints.js';
-import { nanoToUsd } from './money.js';
-import type { KeptSettlement, SettlementOutbox } from './settlement-outbox.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { LedgerCredit, Storage } from '../storage/storage.js';
+import { planBatch, type GrowRequest } from './money-batch.js';
+import { StreamCheckpoints } from './stream-checkpoints.js';
+import type { KeptSettlement } from './settlement-outbox.js';
+import type { KeyHolds, LedgerOptions, ReserveRequest, SettleRequest } from './ledger-requests.js';
+import { insufficientBalance, keyPoolRefusal, subscriptionQuotaRefusal } from './money-refusals.js';
+import { moneyScope } from './money-scope.js';
+import { recoverInstance } from './instance-recovery.js';
 import {
-  NO_PARTS, budgetPool, customerPool, customerPoolPrefix, keyPool, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState,
-  type ProjectFunds, type Reservation, type ReservationParts, type SubscriptionFacts,
+  NO_PARTS, budgetPool, customerPoolPrefix, keyPool, overagePool, poolsOf, projectBudgetPool, projectPool, subscriptionPool, walletPool, type PoolState,
+  type Reservation, type ReservationParts, type SubscriptionFacts,
 } from './money-pools.js';
 
-export interface LedgerOptions {
-  /** Stable id of this gateway instance: its holds in storage are keyed by it (see docs/operators.md, Money). */
-  instanceId: string;
-  /** Most settlements per transaction. */
-  maxBatch: number;
-  /** Settlements wait at most this long for a transaction (reservations that need storage never wait for it). */
-  flushIntervalMs: number;
-  lease: LeasePolicy;
-  /** How often this instance records its heartbeat and releases the holds of instances gone for good. */
-  heartbeatMs: number;
-  /** An instance silent this long is gone: any other instance charges its streams' checkpoints and releases its holds. */
-  staleAfterMs: number;
-  /** How often the checkpoints of this instance's streams in flight are written (only those whose figure changed). */
-  checkpointMs: number;
-  /**
-   * The first checkpoint of a stream is written this long after its first byte reached the caller (the streams
-   * starting meanwhile share the write; one that ends sooner is never written). Default 50 ms.
-   */
-  firstCheckpointMs?: number;
-  /** How long local knowledge that a subscription's quota is used up is trusted before storage is asked again. */
-  factsTtlMs: number;
-  /**
-   * Where settlements the database cannot take are kept on disk until it can; the next start of the same instance
-   * id applies what a previous run left there. Null (or absent): they wait in memory only.
-   */
-  outbox?: SettlementOutbox | null;
-}
-
-export interface ReserveRequest {
-  accountId: string;
-  keyId: string;
-  /** The key has a quota cap: its pool takes part. */
-  keyCapped: boolean;
-  /** The key has a period budget: its pool takes part. */
-  keyBudgeted: boolean;
-  /** The end customer the request named (null or absent: none). */
-  customer?: string | null;
-  /** The account gives that customer a budget: its pool takes part. */
-  customerBudgeted?: boolean;
-  /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
-  subscriptions: readonly string[];
-  /** Upper bound of the request's cost. */
-  amountNano: NanoUsd;
-  entryId: string;
-  /** The key's project (absent or null: the account's default project): its cap and budget take part like the key's. */
-  project?: ProjectFunds | null;
-}
-
-/** Amounts held from a key's pools that new requests cannot use. */
-export interface KeyHolds {
-  capHeldNano: NanoUsd;
-  budgetHeldNano: NanoUsd;
-}
-
-export interface SettleRequest {
-  costNano: NanoUsd;
-  requestId: string;
-  createdAt: number;
-  /** A checkpoint of the request's stream may be stored: the settlement deletes it in the same transaction. */
-  checkpointed?: boolean;
-  /** The request's usage row, kept with the settlement when it has to wait on disk for the database. */
-  usageRow?: UsageLogRow | null;
-}
+export type { KeyHolds, LedgerOptions, ReserveRequest, SettleRequest } from './ledger-requests.js';
 
 /** A settlement waiting for its transaction, and the outbox file that keeps it (null: in memory only). */
 interface QueuedSettlement extends KeptSettlement {
@@ -91,60 +32,6 @@ interface Waiter {
 /** What `assertCanPay` asks the pools for: any cost at all. */
 const SMALLEST_AMOUNT_NANO = 1n;
 const PROBE_ENTRY_ID = 'probe';
-
-const SUBSCRIPTION_QUOTA_MESSAGE = 'The subscription\'s quota for this period is used up (its plan allows no overage, or its overage limit is reached). It resets at the start of the next period.';
-
-function insufficientBalance(): GatewayError {
-  return new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');
-}
-
-/** A subscription's quota is used up (policy `deny`, or its overage limit): Retry-After is the wait until its period resets. */
-function subscriptionQuotaRefusal(resetsInMs: number): GatewayError {
-  return new GatewayError('quota_exhausted', SUBSCRIPTION_QUOTA_MESSAGE, { retryAfterSeconds: Math.max(1, Math.ceil(resetsInMs / 1000)) });
-}
-
-/**
- * The refusal of a key's own cap or budget. Nothing left: the key is paused (its view says so). Something left but
- * less than this request's upper bound: the key stays enabled, and the message says how to fit.
- */
-const POOL_NAMES: Record<KeyPoolRefusal['pool'], string> = {
-  key: 'this API key\'s quota cap',
-  budget: 'this API key\'s budget for the current period',
-  project: 'its project\'s quota cap',
-  projectBudget: 'its project\'s budget for the current period',
-  customer: 'the end customer\'s budget for the current period',
-};
-
-function keyPoolRefusal(refusal: KeyPoolRefusal, amountNano: NanoUsd): GatewayError {
-  if (refusal.customer !== undefined) return customerBudgetRefusal(refusal, refusal.customer, amountNano);
-  const what = POOL_NAMES[refusal.pool];
-  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-  const resets = refusal.pool === 'budget' || refusal.pool === 'projectBudget' ? ' It resets at the start of the next period.' : '';
-  if (refusal.remainingNano <= 0n) {
-    const paused = refusal.pool === 'key' || refusal.pool === 'budget' ? 'the key is paused' : 'the project\'s keys are paused';
-    return new GatewayError('quota_exhausted', `Nothing is left of ${what}: ${paused}.${resets}`, { retryAfterSeconds });
-  }
-  return new GatewayError(
-    'quota_exhausted',
-    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
-    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
-    { retryAfterSeconds },
-  );
-}
-
-/** The refusal of an end customer's budget: it names the customer and its budget, and when it resets. */
-function customerBudgetRefusal(refusal: KeyPoolRefusal, { customer, budget }: NonNullable<KeyPoolRefusal['customer']>, amountNano: NanoUsd): GatewayError {
-  const retryAfterSeconds = refusal.retryAfterMs === undefined ? 3600 : Math.max(1, Math.ceil(refusal.retryAfterMs / 1000));
-  const what = `the budget of end customer '${customer}' (${nanoToUsd(budget.limitNano)} USD a ${budget.period})`;
-  const resets = ` It resets at the start of the next ${budget.period} (UTC).`;
-  if (refusal.remainingNano <= 0n) return new GatewayError('quota_exhausted', `Nothing is left of ${what}.${resets}`, { retryAfterSeconds });
-  return new GatewayError(
-    'quota_exhausted',
-    `This request could cost up to ${nanoToUsd(amountNano)} USD, more than the ${nanoToUsd(refusal.remainingNano)} USD left of ${what}. `
-    + `Send a lower max_tokens (or a shorter prompt).${resets}`,
-    { retryAfterSeconds },
-  );
-}
 
 /**
  * The money side of the hot path: reserve an upper bound before forwarding, settle the real cost afterwards.
@@ -207,7 +94,7 @@ export class Ledger {
     const { files: kept, unreadable } = outbox === null ? { files: [], unreadable: [] } : await outbox.list();
     if (unreadable.length > 0) this.logger.error('money: outbox files that cannot be read were set aside; their settlements are not applied', { directory: outbox?.directory, files: unreadable });
     const settlements = kept.flatMap((file) => file.settlements);
-    const charged = await this.#recover(this.options.instanceId, null, settlements);
+    const charged = await recoverInstance(this.storage, this.options.lease, this.options.instanceId, null, this.clock.now(), settlements);
     if (charged !== null && charged > 0) this.logger.warn('charged the streams a previous run of this instance left at their checkpoints', { instance: this.options.instanceId, streams: charged });
     if (outbox !== null && kept.length > 0) {
       await outbox.remove(kept.map((file) => file.file));
@@ -245,82 +132,12 @@ export class Ledger {
     const released: string[] = [];
     let streams = 0;
     for (const instanceId of stale) {
-      const charged = await this.#recover(instanceId, before);
+      const charged = await recoverInstance(this.storage, this.options.lease, instanceId, before, this.clock.now());
       if (charged === null) continue;
       released.push(instanceId);
       streams += charged;
     }
     if (released.length > 0) this.logger.warn('released the holds of instances without a heartbeat, their streams charged at their checkpoints', { instances: released, streams });
-  }
-
-  /**
-   * Recovers an instance gone (`staleBefore`: silent since then; null: this instance's previous run): in one
-   * transaction under the accounts' locks, each of its streams' checkpoints is claimed (deleted: a second recoverer
-   * finds none), charged through the pools as the instance would have settled it (never more than its hold), and
-   * given its usage row; then every hold of the instance is released. `kept`: settlements the previous run kept on
-   * disk, charged in the same transaction (a stream's kept settlement has its final figure: its checkpoint is only
-   * deleted). Returns the streams charged at their checkpoints, or null when the instance turned out alive.
-   */
-  async #recover(instanceId: string, staleBefore: number | null, kept: readonly KeptSettlement[] = []): Promise<number | null> {
-    const accountIds = [...new Set([...(await this.storage.money.checkpointAccounts(instanceId)), ...kept.map((settlement) => settlement.reservation.accountId)])];
-    const now = this.clock.now();
-    return this.storage.money.transact(accountIds, async (transaction) => {
-      if (!(await transaction.instanceGone(instanceId, staleBefore))) return null;
-      const claimed = accountIds.length === 0 ? [] : await transaction.claimCheckpoints(instanceId, accountIds);
-      const settledIds = new Set(kept.map((settlement) => settlement.requestId));
-      const streams = claimed.filter((checkpoint) => !settledIds.has(checkpoint.requestId));
-      if (streams.length > 0 || kept.length > 0) await this.#chargeGone(transaction, instanceId, kept, streams, now);
-      await transaction.dropInstance(instanceId);
-      return streams.length;
-    });
-  }
-
-  /**
-   * Charges what a gone instance left: settlements it kept on disk (applied as it would have, once: a ledger entry
-   * id already in storage moves no money) and its streams at their checkpoints, with their usage rows.
-   */
-  async #chargeGone(transaction: MoneyTransaction, instanceId: string, everyKept: readonly KeptSettlement[], claimed: readonly StoredCheckpoint[], now: number): Promise<void> {
-    // A kept settlement already committed (its file outlived the commit) is not planned again: planned anew it might
-    // split differently (a subscription's quota now used up) and write an entry its first commit did not.
-    const settled = everyKept.length === 0 ? new Set<string>() : await transaction.settledEntryIds(everyKept.map((settlement) => settlement.reservation.entryId));
-    const kept = everyKept.filter((settlement) => !settled.has(settlement.reservation.entryId));
-    const streams = claimed.map((checkpoint) => {
-      const reservation = decodeReservation(checkpoint.reservation);
-      const costNano = checkpoint.costNano > reservation.amountNano ? reservation.amountNano : checkpoint.costNano;
-      return { reservation, costNano, row: { ...decodeUsageRow(checkpoint.usageRow), costNano } };
-    });
-    const settlements: Settlement[] = [
-      ...kept.map(({ reservation, costNano, requestId, createdAt }) => ({ reservation, costNano, requestId, createdAt })),
-      ...streams.map(({ reservation, costNano, row }) => ({ reservation, costNano, requestId: row.requestId, createdAt: now })),
-    ];
-    // Every kept usage row (one whose settlement committed may still be missing: rows are written apart); a row
-    // already logged is skipped.
-    const rows = [...everyKept.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])), ...streams.map((stream) => stream.row)];
-    if (kept.length === 0 && streams.length === 0) {
-      if (rows.length > 0) await transaction.insertUsageRows(rows);
-      return;
-    }
-    // The dead instance's pools: what it holds in storage, of which its checkpointed streams are in flight (its other
-    // requests are not charged: their part of the holds is released with the rest).
-    const held = await transaction.instanceHolds(instanceId);
-    const pools = new Map<string, PoolState>();
-    for (const { reservation } of settlements) {
-      for (const [pool, part] of poolsOf(reservation)) {
-        const state = pools.get(pool) ?? { accountId: reservation.accountId, held: held.get(pool) ?? 0n, inFlight: 0n, lastUsedAt: 0, unit: 0n };
-        state.inFlight += part;
-        pools.set(pool, state);
-      }
-    }
-    const scope = moneyScope([], settlements);
-    const snapshot = await transaction.read({
-      accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], projectIds: [...scope.projects], pools: [...scope.pools.keys()],
-      customers: [...scope.customers.values()],
-    });
-    const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease: this.options.lease });
-    await transaction.write(instanceId, {
-      rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, projectBudgetRollovers: planned.projectBudgetRollovers, usages: planned.usages, holds: [], now,
-    });
-    if (rows.length > 0) await transaction.insertUsageRows(rows);
   }
 
   /**
@@ -843,69 +660,4 @@ export class Ledger {
       for (const pool of touched.keys()) this.#busy.delete(pool);
     }
   }
-}
-
-/** What one money transaction reads and recomputes: the pools of its requests, their accounts, keys and subscriptions. */
-function moneyScope(grows: readonly GrowRequest[], settlements: readonly Settlement[]) {
-  const pools = new Map<string, string>();
-  const accounts = new Set<string>();
-  const keys = new Set<string>();
-  const subscriptions = new Set<string>();
-  const projects = new Set<string>();
-  const customers = new Map<string, { accountId: string; customer: string }>();
-  const addPool = (pool: string, accountId: string): void => {
-    pools.set(pool, accountId);
-    accounts.add(accountId);
-    // A project pool recomputed (idle or stale) needs its project's funds read.
-    if (pool.startsWith('project:') || pool.startsWith('pbudget:')) projects.add(pool.slice(pool.indexOf(':') + 1));
-  };
-  const addProject = (accountId: string, project: ProjectFunds | null | undefined): void => {
-    if (project == null) return;
-    if (project.capped) {
-      projects.add(project.id);
-      addPool(projectPool(project.id), accountId);
-    }
-    if (project.budgeted) {
-      projects.add(project.id);
-      addPool(projectBudgetPool(project.id), accountId);
-    }
-  };
-  const addCustomer = (accountId: string, customer: string | null | undefined, budgeted: boolean | undefined): void => {
-    if (budgeted !== true || customer == null) return;
-    const pool = customerPool(accountId, customer);
-    customers.set(pool, { accountId, customer });
-    addPool(pool, accountId);
-  };
-  const addRequest = (accountId: string, keyId: string, keyCapped: boolean, keyBudgeted: boolean, candidates: readonly string[]): void => {
-    addPool(walletPool(accountId), accountId);
-    if (keyCapped) {
-      keys.add(keyId);
-      addPool(keyPool(keyId), accountId);
-    }
-    if (keyBudgeted) {
-      keys.add(keyId);
-      addPool(budgetPool(keyId), accountId);
-    }
-    for (const id of candidates) {
-      subscriptions.add(id);
-      addPool(subscriptionPool(id), accountId);
-      addPool(overagePool(id), accountId);
-    }
-  };
-  for (const grow of grows) {
-    addRequest(grow.accountId, grow.keyId, grow.keyCapped, grow.keyBudgeted, grow.candidateSubscriptions);
-    addProject(grow.accountId, grow.project);
-    addCustomer(grow.accountId, grow.customer, grow.customerBudgeted);
-  }
-  for (const { reservation } of settlements) {
-    addProject(reservation.accountId, reservation.project);
-    addCustomer(reservation.accountId, reservation.customer, reservation.customerBudgeted);
-    addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
-  }
-  const addPoolOf = (pool: string, accountId: string): void => {
-    // A stale customer pool (its rules changed) is read again with its customer.
-    if (pool.startsWith('customer:')) customers.set(pool, { accountId, customer: pool.slice(customerPoolPrefix(accountId).length) });
-    addPool(pool, accountId);
-  };
-  return { pools, accounts, keys, subscriptions, projects, customers, addPool: addPoolOf };
 }

@@ -5,3 +5,8 @@ export * from './usage.js';
 export * from './billing.js';
 export * from './members.js';
 export * from './models.js';
+export * from './alerts.js';
+export * from './plans.js';
+export * from './webhooks.js';
+export * from './projects.js';
+export * from './customers.js';

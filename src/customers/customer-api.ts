@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import type { CustomerRuleListJson, DeletedCustomerRuleJson } from '../contract/customers.js';
 import { parseInput } from '../management/parse-input.js';
 import type { RequestContext } from '../http/request-context.js';
 import { sendJson } from '../http/respond.js';
@@ -21,7 +22,7 @@ export async function listRules(services: Services, context: RequestContext, acc
   const rules = await storage.customers.listRules(accountId);
   const spend = await storage.customers.spend(accountId, rules.filter((rule) => rule.customer !== EVERY_CUSTOMER && rule.budget !== null).map((rule) => rule.customer));
   const now = clock.now();
-  sendJson(context, 200, { object: 'list', data: rules.map((rule) => ruleToJson(rule, spend.get(rule.customer), now)) });
+  sendJson(context, 200, { object: 'list', data: rules.map((rule) => ruleToJson(rule, spend.get(rule.customer), now)) } satisfies CustomerRuleListJson);
 }
 
 /** Creates or replaces a rule; every instance applies it before the answer is sent (or within a second without Redis). */
@@ -62,7 +63,7 @@ export async function deleteRule(services: Services, context: RequestContext, ac
     throw new GatewayError('not_found', customer === EVERY_CUSTOMER ? 'This account has no rule for every customer.' : `This account has no rule for end customer '${customer}'.`);
   }
   await invalidation.publish({ kind: 'customers', id: accountId });
-  sendJson(context, 200, { object: 'customer_rule', customer: customer === EVERY_CUSTOMER ? null : customer, deleted: true });
+  sendJson(context, 200, { object: 'customer_rule', customer: customer === EVERY_CUSTOMER ? null : customer, deleted: true } satisfies DeletedCustomerRuleJson);
 }
 
 /**

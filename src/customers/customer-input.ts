@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { CustomerRuleJson } from '../contract/customers.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import { nanoToUsd } from '../billing/money.js';
 import { limitInput } from '../management/limit-input.js';
@@ -68,8 +69,8 @@ export function customerParam(query: URLSearchParams): string {
  * A rule as the admin and console APIs show it; a customer's own rule with its budget's spend in the current period
  * (`spent`: the stored spend and the period it belongs to; earlier periods count for nothing).
  */
-export function ruleToJson(rule: CustomerRule, spent: { periodStart: number; spentNano: NanoUsd } | undefined, now: number): Record<string, unknown> {
-  let budget: Record<string, unknown> | null = null;
+export function ruleToJson(rule: CustomerRule, spent: { periodStart: number; spentNano: NanoUsd } | undefined, now: number): CustomerRuleJson {
+  let budget: CustomerRuleJson['budget'] = null;
   if (rule.budget !== null) {
     const period = budgetPeriodAt(rule.budget.period, now);
     budget = { period: rule.budget.period, limit_usd: nanoToUsd(rule.budget.limitNano), resets_at: isoTime(period.end) };

@@ -1,4 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
+import type { UsageReportJson, UsageReportTotalJson } from '../contract/customers.js';
 import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
 import { timeInput } from '../management/time-input.js';
 import { csvLine } from '../shared/csv.js';
@@ -11,7 +12,7 @@ export const MAX_REPORT_DAYS = 400;
 const DEFAULT_REPORT_DAYS = 30;
 
 /** The report paths' dimension names and the JSON field each row names its value by. */
-export const REPORT_DIMENSIONS: Record<string, { dimension: RollupDimension; field: string }> = {
+export const REPORT_DIMENSIONS: Record<string, { dimension: RollupDimension; field: ReportField }> = {
   customers: { dimension: 'customer', field: 'customer' },
   tags: { dimension: 'tag', field: 'tag' },
   keys: { dimension: 'key', field: 'key_id' },
@@ -45,7 +46,10 @@ interface Totals {
   costNano: NanoUsd;
 }
 
-function figures(total: Totals): Record<string, unknown> {
+/** The field a report row names its value in. */
+type ReportField = 'customer' | 'tag' | 'key_id';
+
+function figures(total: Totals): Omit<UsageReportTotalJson, ReportField> {
   return {
     requests: total.requests,
     errors: total.errors,
@@ -56,7 +60,7 @@ function figures(total: Totals): Record<string, unknown> {
 }
 
 /** Rows per day and value, and each value's totals over the range (dearest first), as the APIs answer. */
-export function reportJson(query: RollupQuery, rows: readonly UsageRollup[], withAccount: boolean): Record<string, unknown> {
+export function reportJson(query: RollupQuery, rows: readonly UsageRollup[], withAccount: boolean): UsageReportJson {
   const field = Object.values(REPORT_DIMENSIONS).find((spec) => spec.dimension === query.dimension)?.field ?? 'value';
   const totals = new Map<string, Totals>();
   for (const row of rows) {

@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { DEPENDENCY_RETRY_AFTER_SECONDS, GatewayError } from '../errors/gateway-error.js';
 import type { FleetView } from '../redis/fleet-membership.js';
 import type { Redis } from '../redis/redis-connection.js';
-import { describeError, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { DegradedLimits, type RedisDegradedMode } from './degraded-limits.js';
 import { decide, windowStart } from './fixed-window.js';
-import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
-import { shareOfLimit } from './limit-share.js';
 import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, RateLimiter } from './rate-limiter.js';
 import { ADMIT, RENEW, SETTLE } from './redis-lua.js';
 import { RedisScript } from './redis-script.js';
@@ -25,16 +23,12 @@ export interface RedisRateLimiterOptions {
   fleet?: () => FleetView;
 }
 
-export type RedisDegradedMode = 'share' | 'deny';
-
-const SINGLE_INSTANCE: FleetView = { size: 1, rank: 0 };
+export type { RedisDegradedMode } from './degraded-limits.js';
 
 /** A window counter outlives its window by this much, so late corrections and clock skew between instances still land. */
 const COUNTER_GRACE_MS = 5000;
 /** Leases renewed, or corrections and releases settled, per script call. */
 const SCRIPT_BATCH = 500;
-/** At most one "Redis unavailable" warning per this interval. */
-const WARN_INTERVAL_MS = 10_000;
 
 const admitScript = new RedisScript(ADMIT);
 const settleScript = new RedisScript(SETTLE);
@@ -103,12 +97,9 @@ const ADMISSION_BATCH = 64;
  * with 503 and Retry-After. It logs when it degrades and when Redis is back.
  */
 export class RedisRateLimiter implements RateLimiter {
-  readonly #fallback = new InMemoryRateLimiter();
   readonly #held = new Set<HeldLease>();
   readonly #instance = randomBytes(6).toString('hex');
   #sequence = 0;
-  #lastWarning = 0;
-  #degraded = false;
   readonly #renewal: NodeJS.Timeout;
   #closed = false;
   #outbox: Outbox | null = null;
@@ -116,16 +107,19 @@ export class RedisRateLimiter implements RateLimiter {
   #corked: Redis['stream'] | null = null;
   #admissions: PendingAdmissions | null = null;
 
+  readonly #degraded: DegradedLimits;
+
   constructor(
     private readonly redis: Redis,
     private readonly options: RedisRateLimiterOptions,
   ) {
+    this.#degraded = new DegradedLimits(options);
     this.#renewal = setInterval(() => void this.#renew(), Math.max(100, Math.floor(options.leaseTtlMs / 3)));
     this.#renewal.unref();
     redis.on('ready', this.#onReady);
   }
 
-  readonly #onReady = (): void => this.#recovered();
+  readonly #onReady = (): void => this.#degraded.recovered();
 
   async consume(requests: ReadonlyArray<Charge>, now: number): Promise<LimitDecision> {
     const decision = await this.admit({ slots: [], charges: requests }, now);
@@ -137,7 +131,7 @@ export class RedisRateLimiter implements RateLimiter {
   async admit(ask: AdmissionAsk, now: number): Promise<AdmissionDecision> {
     // Counters are integers: a fractional cost is charged as the next whole unit, here and in the script alike.
     const charges = ask.charges.map(({ rule, cost }) => ({ rule, cost: Math.ceil(cost) }));
-    if (!this.#available()) return this.#degradedAdmit(ask.slots, charges, now, null);
+    if (!this.#available()) return this.#degraded.admit(ask.slots, charges, now, null);
     this.#sequence += 1;
     const leaseId = `${this.#instance}:${this.#sequence.toString(36)}`;
     const pending = this.#pendingAdmissions();
@@ -159,9 +153,9 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       reply = await replied;
     } catch (error) {
-      return this.#degradedAdmit(ask.slots, charges, now, error);
+      return this.#degraded.admit(ask.slots, charges, now, error);
     }
-    this.#recovered();
+    this.#degraded.recovered();
     const fullSlot = Number(reply[0]);
     if (fullSlot > 0) return { allowed: false, slot: ask.slots[fullSlot - 1] as ConcurrencySlot };
     // The script decided atomically; the same rule applied to the counts it saw (before this request) gives the
@@ -181,7 +175,7 @@ export class RedisRateLimiter implements RateLimiter {
     const rounded = Math.trunc(delta);
     if (rounded === 0) return;
     if (!this.#available()) {
-      if (this.#mode === 'share') this.#fallback.adjustNow(this.#shareOf(rule), rounded, chargedAt);
+      this.#degraded.adjust(rule, rounded, chargedAt);
       return;
     }
     const outbox = this.#outboxNow();
@@ -208,54 +202,7 @@ export class RedisRateLimiter implements RateLimiter {
     for (const lease of this.#held) this.#release(lease);
     this.#held.clear();
     await this.#outbox?.sent;
-    await this.#fallback.close();
-  }
-
-  get #mode(): RedisDegradedMode {
-    return this.options.degradedMode ?? 'share';
-  }
-
-  #shareOf(rule: LimitRule): LimitRule {
-    const limit = shareOfLimit(rule.limit, rule.id, this.options.fleet?.() ?? SINGLE_INSTANCE);
-    return limit === rule.limit ? rule : { ...rule, limit };
-  }
-
-  #degradedAdmit(slots: readonly ConcurrencySlot[], charged: readonly Charge[], now: number, error: unknown): AdmissionDecision {
-    this.#enterDegraded(slots.length === 0 ? 'consume' : 'admit', error);
-    if (this.#mode === 'deny') throw limitsUnavailable();
-    const fleet = this.options.fleet?.() ?? SINGLE_INSTANCE;
-    const sharedSlots = slots.map((slot) => ({ id: slot.id, limit: shareOfLimit(slot.limit, slot.id, fleet) }));
-    // A cost above this instance's whole share (a large token estimate) takes the whole share, as against the full limit.
-    const sharedCharges = charged.map(({ rule, cost }) => {
-      const share = this.#shareOf(rule);
-      return { rule: share, cost: cost > 0 ? Math.min(cost, Math.max(1, share.limit)) : cost };
-    });
-    const decision = this.#fallback.admitNow({ slots: sharedSlots, charges: sharedCharges }, now);
-    // A full slot is reported with the limit the caller asked for: its message names the whole limit.
-    if (!decision.allowed && decision.slot !== null) return { allowed: false, slot: slots[sharedSlots.indexOf(decision.slot)] as ConcurrencySlot };
-    return decision;
-  }
-
-  #enterDegraded(operation: string, error: unknown): void {
-    if (!this.#degraded) {
-      this.#degraded = true;
-      const fleet = this.options.fleet?.() ?? SINGLE_INSTANCE;
-      this.options.logger.warn(
-        this.#mode === 'deny'
-          ? 'redis unreachable: limits degraded, refusing limited requests with 503 until it is back (REDIS_DEGRADED_MODE=deny)'
-          : 'redis unreachable: limits degraded, this instance enforces its share of every limit until it is back',
-        { operation, instances: fleet.size, ...(error === null ? {} : describeError(error)) },
-      );
-      this.#lastWarning = Date.now();
-      return;
-    }
-    if (error !== null) this.#warn(operation, error);
-  }
-
-  #recovered(): void {
-    if (!this.#degraded) return;
-    this.#degraded = false;
-    this.options.logger.info('redis reachable again: limits shared by every instance again', {});
+    await this.#degraded.close();
   }
 
   /** One lease over the slots the script took; releasing it sends their removal with the next outbox. */
@@ -363,7 +310,7 @@ export class RedisRateLimiter implements RateLimiter {
         this.#flushWrites();
         await sent;
       } catch (error) {
-        this.#warn('settle', error);
+        this.#degraded.warn('settle', error);
       }
     }
   }
@@ -390,25 +337,11 @@ export class RedisRateLimiter implements RateLimiter {
       try {
         await renewScript.run(this.redis, batch.map((lease) => lease.key), [this.options.leaseTtlMs, ...batch.map((lease) => lease.id)]);
       } catch (error) {
-        this.#warn('renew', error);
+        this.#degraded.warn('renew', error);
         return;
       }
       // A lease released while the renewal was on its way was put back: take it out again.
       for (const lease of batch) if (!this.#held.has(lease)) this.#release(lease);
     }
   }
-
-  #warn(operation: string, error: unknown): void {
-    const now = Date.now();
-    if (now - this.#lastWarning < WARN_INTERVAL_MS) return;
-    this.#lastWarning = now;
-    this.options.logger.warn('redis rate limiter unavailable: limits still degraded', { operation, ...describeError(error) });
-  }
-}
-
-/** The answer in `deny` mode while Redis is unreachable: nothing was admitted or charged. */
-function limitsUnavailable(): GatewayError {
-  return new GatewayError('service_unavailable', 'The gateway cannot reach its shared rate limits right now; nothing was charged. Retry shortly.', {
-    retryAfterSeconds: DEPENDENCY_RETRY_AFTER_SECONDS,
-  });
 }

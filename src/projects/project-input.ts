@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ProjectJson, ProjectMemberJson } from '../contract/projects.js';
 import { nanoToUsd } from '../billing/money.js';
 import type { KeyHolds } from '../billing/ledger.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
@@ -58,7 +59,7 @@ export function projectPatchFromInput(input: UpdateProjectInput, existing: Proje
   return patch;
 }
 
-function budgetToJson(budget: KeyBudget | null, heldNano: bigint, now: number): Record<string, unknown> | null {
+function budgetToJson(budget: KeyBudget | null, heldNano: bigint, now: number): ProjectJson['budget'] {
   if (budget === null) return null;
   return {
     period: budget.period,
@@ -73,7 +74,7 @@ function budgetToJson(budget: KeyBudget | null, heldNano: bigint, now: number): 
  * The one JSON view of a project (admin API and console). `status` is `paused` while its cap or budget has nothing
  * left once spend and the amounts held for requests in flight are counted: its keys are then refused 429.
  */
-export function projectToJson(project: Project, holds: KeyHolds, keyCount: number, now: number): Record<string, unknown> {
+export function projectToJson(project: Project, holds: KeyHolds, keyCount: number, now: number): ProjectJson {
   const capPaused = project.quotaNano !== null && project.spentNano + holds.capHeldNano >= project.quotaNano;
   const budgetPaused = project.budget !== null && budgetSpentAt(project.budget, now) + holds.budgetHeldNano >= project.budget.limitNano;
   return {
@@ -97,7 +98,7 @@ export function projectToJson(project: Project, holds: KeyHolds, keyCount: numbe
 }
 
 /** The account's default project: the keys without a project, with no limits of its own (the account's apply). */
-export function defaultProjectJson(accountId: string, spentNano: bigint, keyCount: number): Record<string, unknown> {
+export function defaultProjectJson(accountId: string, spentNano: bigint, keyCount: number): ProjectJson {
   return {
     id: DEFAULT_PROJECT_ID,
     object: 'project',
@@ -118,6 +119,6 @@ export function defaultProjectJson(accountId: string, spentNano: bigint, keyCoun
   };
 }
 
-export function projectMemberToJson(member: ProjectMember, email: string | null): Record<string, unknown> {
+export function projectMemberToJson(member: ProjectMember, email: string | null): ProjectMemberJson {
   return { project_id: member.projectId, user_id: member.userId, email, role: member.role, created_at: isoTime(member.createdAt) };
 }

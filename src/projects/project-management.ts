@@ -1,4 +1,5 @@
 import type { KeyVerifier } from '../auth/key-verifier.js';
+import type { ProjectJson } from '../contract/projects.js';
 import type { Ledger } from '../billing/ledger.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_PROJECT_ID, type Project } from '../domain/project.js';
@@ -52,7 +53,7 @@ export async function accountKeys(storage: Storage, accountId: string): Promise<
 }
 
 /** Projects as their views show them: spend and holds after every queued settlement, the keys each holds. */
-export async function projectViews(dependencies: ProjectDependencies, accountId: string): Promise<{ json: (project: Project) => Record<string, unknown>; defaultJson: () => Record<string, unknown> }> {
+export async function projectViews(dependencies: ProjectDependencies, accountId: string): Promise<{ json: (project: Project) => ProjectJson; defaultJson: () => ProjectJson }> {
   const holdsOf = await dependencies.ledger.projectHolds(accountId);
   const keys = await accountKeys(dependencies.storage, accountId);
   const now = dependencies.clock.now();

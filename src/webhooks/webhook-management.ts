@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import type {
+  WebhookAttemptJson, WebhookDeliveryJson, WebhookDeliveryListJson, WebhookEndpointJson, WebhookEndpointListJson, WebhookEndpointWithSecretJson, WebhookTestEventJson,
+} from '../contract/webhooks.js';
 import type { WebhookConfig } from '../config/webhook-config.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { isoTime } from '../management/time-input.js';
@@ -42,7 +45,7 @@ const patchSchema = z.object({
   enabled: endpointFields.enabled.optional(),
 }).strict();
 
-export function endpointToJson(endpoint: WebhookEndpoint, now: number): Record<string, unknown> {
+export function endpointToJson(endpoint: WebhookEndpoint, now: number): WebhookEndpointJson {
   return {
     object: 'webhook_endpoint',
     id: endpoint.id,
@@ -57,7 +60,7 @@ export function endpointToJson(endpoint: WebhookEndpoint, now: number): Record<s
   };
 }
 
-function attemptToJson(attempt: WebhookAttempt): Record<string, unknown> {
+function attemptToJson(attempt: WebhookAttempt): WebhookAttemptJson {
   return {
     attempt: attempt.attempt,
     started_at: isoTime(attempt.startedAt),
@@ -68,7 +71,7 @@ function attemptToJson(attempt: WebhookAttempt): Record<string, unknown> {
   };
 }
 
-function deliveryToJson(delivery: WebhookDelivery & { log: WebhookAttempt[] }): Record<string, unknown> {
+function deliveryToJson(delivery: WebhookDelivery & { log: WebhookAttempt[] }): WebhookDeliveryJson {
   return {
     object: 'webhook_delivery',
     id: delivery.id,
@@ -121,18 +124,18 @@ export class WebhookManagement {
     return endpoint;
   }
 
-  async list(owner: WebhookOwner): Promise<Record<string, unknown>> {
+  async list(owner: WebhookOwner): Promise<WebhookEndpointListJson> {
     const now = this.clock.now();
     const endpoints = await this.webhooks.listEndpoints(owner);
-    return { object: 'list', data: endpoints.map((endpoint) => endpointToJson(endpoint, now)), event_types: this.eventTypes(owner) };
+    return { object: 'list', data: endpoints.map((endpoint) => endpointToJson(endpoint, now)), event_types: [...this.eventTypes(owner)] };
   }
 
-  async get(owner: WebhookOwner, id: string): Promise<Record<string, unknown>> {
+  async get(owner: WebhookOwner, id: string): Promise<WebhookEndpointJson> {
     return endpointToJson(await this.#endpoint(owner, id), this.clock.now());
   }
 
   /** Creates an endpoint; the answer carries its secret, shown this once. */
-  async create(owner: WebhookOwner, body: unknown): Promise<Record<string, unknown>> {
+  async create(owner: WebhookOwner, body: unknown): Promise<WebhookEndpointWithSecretJson> {
     const input = parseInput(createSchema, body);
     this.#checkUrl(input.url);
     const eventTypes = this.#checkTypes(owner, input.event_types ?? input.events) ?? [];
@@ -150,7 +153,7 @@ export class WebhookManagement {
     return { ...endpointToJson(endpoint, now), secret };
   }
 
-  async update(owner: WebhookOwner, id: string, body: unknown): Promise<Record<string, unknown>> {
+  async update(owner: WebhookOwner, id: string, body: unknown): Promise<WebhookEndpointJson> {
     const input = parseInput(patchSchema, body);
     this.#checkUrl(input.url);
     const eventTypes = this.#checkTypes(owner, input.event_types);
@@ -169,7 +172,7 @@ export class WebhookManagement {
   }
 
   /** A new secret (shown this once); the previous one still signs, beside it, for the configured overlap. */
-  async rotate(owner: WebhookOwner, id: string): Promise<Record<string, unknown>> {
+  async rotate(owner: WebhookOwner, id: string): Promise<WebhookEndpointWithSecretJson> {
     const now = this.clock.now();
     const secret = newWebhookSecret();
     const rotated = await this.webhooks.rotateSecret(owner, id, secret, now + this.config.secretOverlapMs, now);
@@ -178,17 +181,17 @@ export class WebhookManagement {
   }
 
   /** Records a `webhook.test` event for this endpoint alone. */
-  async sendTest(owner: WebhookOwner, id: string): Promise<Record<string, unknown>> {
+  async sendTest(owner: WebhookOwner, id: string): Promise<WebhookTestEventJson> {
     const endpoint = await this.#endpoint(owner, id);
     if (!endpoint.enabled) throw new GatewayError('conflict', 'The endpoint is disabled; enable it to send it a test event.');
     const now = this.clock.now();
     await countTestEvent(this.limiter, this.config.testEventsPerMinute, owner, endpoint.id, now);
     const event = webhookEvent('webhook.test', newId('test', now), owner, { endpoint_id: endpoint.id }, now);
     await this.webhooks.recordEvent(event, endpoint.id);
-    return { object: 'webhook_event', id: event.id, type: event.type };
+    return { object: 'webhook_event', id: event.id, type: 'webhook.test' };
   }
 
-  async deliveries(owner: WebhookOwner, id: string): Promise<Record<string, unknown>> {
+  async deliveries(owner: WebhookOwner, id: string): Promise<WebhookDeliveryListJson> {
     await this.#endpoint(owner, id);
     const deliveries = await this.webhooks.listDeliveries(owner, id, DELIVERIES_LISTED);
     return { object: 'list', data: deliveries.map(deliveryToJson) };

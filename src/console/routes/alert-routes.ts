@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ConsoleAlertsJson, KeyAlertThresholdJson } from '../../contract/alerts.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { settingsToJson } from '../../http/admin/alert-routes.js';
 import { sendJson } from '../../http/respond.js';
@@ -36,7 +37,7 @@ export const CONSOLE_ALERT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   /**
    * The keys with a quota cap and their alert threshold (their own, or the account's), for roles that read keys.
    */
-  const keyThresholds = async (active: ActiveSession, accountPercent: number | null): Promise<Array<Record<string, unknown>>> => {
+  const keyThresholds = async (active: ActiveSession, accountPercent: number | null): Promise<KeyAlertThresholdJson[]> => {
     if (!roleAllows(active.role, 'keys:read')) return [];
     const accountId = active.session.accountId;
     const [page, own] = await Promise.all([
@@ -53,7 +54,7 @@ export const CONSOLE_ALERT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     }));
   };
 
-  const answer = async (active: ActiveSession): Promise<Record<string, unknown>> => {
+  const answer = async (active: ActiveSession): Promise<ConsoleAlertsJson> => {
     const accountId = active.session.accountId;
     const settings = await storage.alerts.getSettings(accountId);
     if (settings === null) throw new GatewayError('not_found', 'The account no longer exists.');

@@ -1,4 +1,5 @@
 import { nanoToUsd } from '../../billing/money.js';
+import type { ConsolePlansJson, OfferedPlanJson, PlanChoiceJson } from '../../contract/plans.js';
 import { subscriptionToJson } from '../../http/admin/account-routes.js';
 import { sendJson } from '../../http/respond.js';
 import type { Plan } from '../../domain/records.js';
@@ -7,7 +8,7 @@ import { roleAllows } from '../roles.js';
 import { consoleRoutes } from '../console-route-table.js';
 
 /** A plan the console offers, as the Plans page lists it. */
-function offeredPlanJson(plan: Plan, currentPlanId: string | null): Record<string, unknown> {
+function offeredPlanJson(plan: Plan, currentPlanId: string | null): OfferedPlanJson {
   return {
     id: plan.id,
     object: 'plan',
@@ -39,11 +40,11 @@ export const CONSOLE_PLAN_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const now = clock.now();
     const bought = subscriptions.find((subscription) => subscription.paidThrough !== null && subscription.status === 'active' && (subscription.cancelAt === null || subscription.cancelAt > now));
     sendJson(context, 200, {
-      object: 'list',
+      object: 'list' as const,
       data: subscriptions.map((subscription) => subscriptionToJson(subscription, plans.get(subscription.planId) ?? null, now)),
       offered: (await purchases.offered()).map((plan) => offeredPlanJson(plan, bought?.planId ?? null)),
       can_choose: roleAllows(active.role, 'billing:write'),
-    });
+    } satisfies ConsolePlansJson);
   } },
 
   { method: 'POST', path: '/api/console/plans/:id/choose', who: 'member', permission: 'billing:write', handler: ({ clock, ledger, purchases }) => async ({ context, active }) => {
@@ -55,6 +56,6 @@ export const CONSOLE_PLAN_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       charged_usd: nanoToUsd(result.chargedNano),
       invoice_id: result.invoiceId,
       balance_usd: nanoToUsd(await ledger.availableBalance(accountId)),
-    });
+    } satisfies PlanChoiceJson);
   } },
 ]);

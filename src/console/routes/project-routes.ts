@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import type { ConsoleProjectJson, ProjectJson } from '../../contract/projects.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
 import { DEFAULT_PROJECT_ID, type Project, type ProjectRole } from '../../domain/project.js';
@@ -22,7 +23,7 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     if (active.projects !== null && !active.projects.roles.has(project.id)) throw new GatewayError('not_found', `No project with id '${id}'.`);
     return project;
   };
-  const withRole = (json: Record<string, unknown>, active: ActiveSession, id: string): Record<string, unknown> => ({
+  const withRole = (json: ProjectJson, active: ActiveSession, id: string): ConsoleProjectJson => ({
     ...json,
     // The caller's role inside the project: their project role when scoped, else their account role.
     your_role: active.projects === null ? active.role : active.projects.roles.get(id) ?? null,

@@ -31,10 +31,11 @@ import { z } from 'zod';
 import { keyProjectFromInput } from '../../projects/project-management.js';
 import { adminRoutes } from './admin-route.js';
 import type { ApiKeyJson } from '../../contract/keys.js';
+import type { SubscriptionJson } from '../../contract/plans.js';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
-export function subscriptionToJson(subscription: Subscription, plan: Plan | null, now: number): Record<string, unknown> {
+export function subscriptionToJson(subscription: Subscription, plan: Plan | null, now: number): SubscriptionJson {
   // Read lazily at `now`: a period that has ended shows the new one with nothing used, a due cancellation as cancelled.
   const view = plan === null ? subscription : subscriptionAt(subscription, plan, now);
   const active = view.status === 'active';

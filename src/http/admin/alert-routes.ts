@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { nanoToUsd } from '../../billing/money.js';
+import type { AccountAlertsJson, AlertStateJson } from '../../contract/alerts.js';
 import { nonNegativeUsdInput } from '../../management/money-input.js';
 import { parseInput } from '../../management/parse-input.js';
 import { isoTime } from '../../management/time-input.js';
@@ -14,7 +15,7 @@ const alertSettingsSchema = z.object({
   alert_quota_percent: z.number().int().min(1).max(100).nullable().optional(),
 }).strict();
 
-function alertToJson(alert: AlertState): Record<string, unknown> {
+function alertToJson(alert: AlertState): AlertStateJson {
   return {
     kind: alert.kind,
     subject_id: alert.subjectId,
@@ -32,7 +33,7 @@ function alertToJson(alert: AlertState): Record<string, unknown> {
   };
 }
 
-export function settingsToJson(accountId: string, settings: AlertSettings, alerts: AlertState[]): Record<string, unknown> {
+export function settingsToJson(accountId: string, settings: AlertSettings, alerts: AlertState[]): AccountAlertsJson {
   return {
     object: 'account_alerts',
     account_id: accountId,

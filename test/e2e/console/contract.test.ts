@@ -5,11 +5,15 @@
  */
 import OpenAI from 'openai';
 import type { z } from 'zod';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
-  apiKey, billing, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
+  accountAlerts, apiKey, billing, consoleAlerts, consolePlans, consoleProjectAnswer, consoleProjectList, customerRule, customerRuleList, deletedCustomerRule,
+  keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
+  webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
 } from '../../../src/contract/index.js';
+import { type createKeySchema } from '../../../src/management/account-input.js';
+import { type createProjectSchema } from '../../../src/projects/project-input.js';
 import { addRoutedModel, flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { type ConsoleClient, linkToken, strongPassword, uniqueEmail, waitForMail } from '../../support/console-client.js';
@@ -21,7 +25,7 @@ let user: SignedUpUser;
 
 beforeAll(async () => {
   upstream = await startMockOpenAIUpstream();
-  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
+  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test', WEBHOOK_ALLOW_HTTP_LOOPBACK: 'true' });
   await addRoutedModel(setup.gateway, {
     model: 'house-model',
     pricing: { input_per_mtok: 2, output_per_mtok: 8 },
@@ -43,6 +47,17 @@ async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string
   const parsed = schema.safeParse(answer.body);
   expect(parsed.success, `${method} ${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
   return parsed.data as z.infer<Schema>;
+}
+
+/** Invites a person to the user's account with `role` and accepts; their user id. */
+async function invitedMember(role: string): Promise<string> {
+  const email = uniqueEmail('contract-member');
+  expect((await user.client.request('POST', '/api/members/invitations', { email, role })).status).toBe(201);
+  const invitee = setup.client();
+  const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
+  const accepted = await invitee.request<{ user: { id: string } }>('POST', '/api/invitations/accept', { token, password: strongPassword() });
+  expect(accepted.status, accepted.text).toBe(200);
+  return accepted.body.user.id;
 }
 
 describe('the console contract', () => {
@@ -123,6 +138,82 @@ describe('the console contract', () => {
     expect(changed.role).toBe('developer');
     const accounts = await answerOf(sessionAccountList, 'GET', '/api/session/accounts', undefined, 200, invitee);
     expect(accounts.data.map((account) => [account.id, account.role, account.current])).toEqual([[user.accountId, 'developer', true]]);
+  });
+
+  it('describes the key and project bodies the console sends, as the server reads them', async () => {
+    // The typecheck proves the server's input schemas take every body the contract allows.
+    expectTypeOf<KeyInputJson>().toExtend<z.input<typeof createKeySchema>>();
+    expectTypeOf<ProjectInputJson>().toExtend<z.input<typeof createProjectSchema>>();
+    const projectBody = projectInput.parse({ name: 'Contract project', quota_usd: 3, budget: { period: 'week', limit_usd: 1 }, rpm: 60, tpm: null, allowed_models: ['house-model'] });
+    const created = await answerOf(consoleProjectAnswer, 'POST', '/api/projects', projectBody, 201);
+    expect(created.project.budget?.held_usd).toBe(0);
+    const keyBody = keyInput.parse({
+      name: 'in project', environment: null, quota_usd: null, allowed_models: null, ip_allowlist: null, expires_at: null, rpm: null, tpm: null,
+      concurrency: null, budget: null, allowed_origins: null, project_id: created.project.id,
+    });
+    const key = await answerOf(createdKey, 'POST', '/api/keys', keyBody, 201);
+    expect(key.key.project_id).toBe(created.project.id);
+    const listed = await answerOf(consoleProjectList, 'GET', '/api/projects');
+    expect(listed.data.map((row) => [row.default, row.your_role])).toContainEqual([true, 'owner']);
+    expect(listed.data.find((row) => row.id === created.project.id)?.key_count).toBe(1);
+    await answerOf(consoleProjectAnswer, 'PATCH', `/api/projects/${created.project.id}`, { budget: null });
+    await answerOf(projectMemberList, 'GET', `/api/projects/${created.project.id}/members`);
+    const member = await invitedMember('developer');
+    const added = await answerOf(projectMemberAnswer, 'PUT', `/api/projects/${created.project.id}/members/${member}`, { role: 'viewer' });
+    expect(added.member.role).toBe('viewer');
+  });
+
+  it('describes the alert answers: the admin API\'s and the console\'s with each key\'s threshold', async () => {
+    const created = await answerOf(createdKey, 'POST', '/api/keys', { name: 'capped', quota_usd: 1 }, 201);
+    const alerts = await answerOf(consoleAlerts, 'PUT', '/api/console/alerts', { alert_balance_usd: 1, alert_quota_percent: 80, alert_mail: true });
+    expect(alerts.keys.find((row) => row.key_id === created.key.id)?.effective_percent).toBe(80);
+    await answerOf(consoleAlerts, 'PUT', `/api/console/alerts/keys/${created.key.id}`, { alert_quota_percent: 50 });
+    await answerOf(consoleAlerts, 'GET', '/api/console/alerts');
+    const admin = await setup.gateway.admin('GET', `/admin/accounts/${user.accountId}/alerts`);
+    const parsed = accountAlerts.safeParse(admin.body);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  });
+
+  it('describes the plans page and choosing a plan paid from the balance', async () => {
+    const plan = await setup.gateway.admin('POST', '/admin/plans', { name: 'Self-service', period: 'month', quota_usd: 10, price_usd: 1, self_service: true, overage: { policy: 'limit', limit_usd: 2 } });
+    expect(plan.status, JSON.stringify(plan.body)).toBe(201);
+    const plans = await answerOf(consolePlans, 'GET', '/api/console/plans');
+    const offered = plans.offered.find((row) => row.name === 'Self-service');
+    expect(offered?.overage.limit_usd).toBe(2);
+    const chosen = await answerOf(planChoice, 'POST', `/api/console/plans/${offered?.id ?? ''}/choose`);
+    expect(chosen.charged_usd).toBe(1);
+    const after = await answerOf(consolePlans, 'GET', '/api/console/plans');
+    expect(after.offered.find((row) => row.name === 'Self-service')?.current).toBe(true);
+  });
+
+  it('describes the webhook answers: endpoints, the secret shown once, a test event and its deliveries', async () => {
+    const created = await answerOf(webhookEndpointWithSecret, 'POST', '/api/console/webhooks', { url: 'http://127.0.0.1:9/hook', description: 'contract' }, 201);
+    await answerOf(webhookEndpointList, 'GET', '/api/console/webhooks');
+    await answerOf(webhookEndpoint, 'GET', `/api/console/webhooks/${created.id}`);
+    await answerOf(webhookEndpoint, 'PATCH', `/api/console/webhooks/${created.id}`, { description: 'renamed' });
+    const rotated = await answerOf(webhookEndpointWithSecret, 'POST', `/api/console/webhooks/${created.id}/rotate-secret`);
+    expect(rotated.previous_secret_valid_until).toEqual(expect.any(String));
+    await answerOf(webhookTestEvent, 'POST', `/api/console/webhooks/${created.id}/test`, undefined, 202);
+    const deliveries = await answerOf(webhookDeliveryList, 'GET', `/api/console/webhooks/${created.id}/deliveries`);
+    expect(deliveries.data[0]?.event_type).toBe('webhook.test');
+  });
+
+  it('describes the end-customer rules and the reports by customer, tag and key', async () => {
+    const fallback = await answerOf(customerRule, 'PUT', '/api/customer-rules', { customer: null, rpm: 100 }, 201);
+    expect(fallback.every_customer).toBe(true);
+    const own = await answerOf(customerRule, 'PUT', '/api/customer-rules', { customer: 'acme', budget: { period: 'day', limit_usd: 1 } }, 201);
+    expect(own.budget?.remaining_usd).toBe(1);
+    await answerOf(customerRuleList, 'GET', '/api/customer-rules');
+    const created = await answerOf(createdKey, 'POST', '/api/keys', { name: 'reported' }, 201);
+    const client = new OpenAI({ apiKey: created.secret, baseURL: `${setup.gateway.url}/v1` });
+    await client.chat.completions.create({ model: 'house-model', messages: [{ role: 'user', content: 'hello' }], user: 'acme' }, { headers: { 'x-gateway-tags': 'contract' } });
+    await flushWrites(setup.gateway);
+    for (const [name, field] of [['customers', 'customer'], ['tags', 'tag'], ['keys', 'key_id']] as const) {
+      const report = await answerOf(usageReport, 'GET', `/api/reports/${name}`);
+      expect(report.totals.length, name).toBeGreaterThan(0);
+      expect(report.totals[0]?.[field], name).toEqual(expect.any(String));
+    }
+    await answerOf(deletedCustomerRule, 'DELETE', '/api/customer-rules?customer=acme');
   });
 
   it('refuses a shape with a renamed field, as the web build would', async () => {

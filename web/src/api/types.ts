@@ -4,7 +4,7 @@
  */
 import type {
   ApiKeyJson, ConsoleAccountJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
-  ListPageJson, OperatorStandingJson, OverviewJson, SessionRowJson, SignUpCreditJson,
+  ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -39,62 +39,17 @@ export type KeyBudget = NonNullable<ApiKeyJson['budget']>;
 export type ApiKey = ApiKeyJson;
 
 /** A project of the account: a group of keys with its own budget, limits, allowlist and members. */
-export interface Project {
-  id: string;
-  name: string;
-  /** The account's default project: keys without a project, no limits of its own. */
-  default: boolean;
-  status: 'enabled' | 'paused';
-  quota_usd: number | null;
-  spent_usd: number;
-  held_usd: number;
-  budget: (KeyBudget & { held_usd: number }) | null;
-  rpm: number | null;
-  tpm: number | null;
-  allowed_models: string[] | null;
-  key_count: number;
-  /** The caller's project role (scoped members) or account role. */
-  your_role: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-}
+export type Project = ConsoleProjectJson;
 
-export type ProjectRole = 'developer' | 'viewer';
+export type ProjectRole = ProjectMemberJson['role'];
 
-export interface ProjectMember {
-  project_id: string;
-  user_id: string;
-  email: string | null;
-  role: ProjectRole;
-  created_at: string;
-}
+export type ProjectMember = ProjectMemberJson;
 
 /** A project's attributes on create and edit; null clears one. */
-export interface ProjectInput {
-  name: string;
-  quota_usd: number | null;
-  budget: { period: BudgetPeriod; limit_usd: number } | null;
-  rpm: number | null;
-  tpm: number | null;
-  allowed_models: string[] | null;
-}
+export type ProjectInput = ProjectInputJson;
 
 /** The attributes a key is created or edited with; null clears an attribute on edit. */
-export interface KeyInput {
-  name: string;
-  environment: string | null;
-  quota_usd: number | null;
-  allowed_models: string[] | null;
-  ip_allowlist: string[] | null;
-  expires_at: string | null;
-  rpm: number | null;
-  tpm: number | null;
-  concurrency: number | null;
-  budget: { period: BudgetPeriod; limit_usd: number } | null;
-  allowed_origins: string[] | null;
-  /** A project id, or `default`. */
-  project_id: string;
-}
+export type KeyInput = KeyInputJson;
 
 /** A model the console lists, with the account's keys that may call it (roles that read keys). */
 export type CatalogModel = ConsoleModelJson;

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ConsoleAlertsJson, KeyAlertThresholdJson } from '../../../../src/contract/index.js';
 import { useApi, useSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { formatCost, formatDateTime, formatUsd } from '../../format/format';
@@ -8,23 +9,7 @@ import { Button } from '../../ui/button';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { TextField } from '../../ui/field';
 
-interface KeyThreshold {
-  key_id: string;
-  name: string;
-  hint: string;
-  quota_usd: number;
-  alert_quota_percent: number | null;
-  effective_percent: number | null;
-}
-
-interface AlertSettings {
-  alert_balance_usd: number | null;
-  alert_quota_percent: number | null;
-  /** false: alerts go only to the account's webhook and Slack endpoints. */
-  alert_mail: boolean;
-  keys: KeyThreshold[];
-  alerts: Array<{ kind: string; subject_id: string; state: string; value_usd: number; threshold_usd: number; percent: number | null; crossed_at: string; notified_at: string | null }>;
-}
+type AlertSettings = ConsoleAlertsJson;
 
 const KIND_TEXT: Record<string, string> = { balance: 'Balance', key_quota: 'Key quota', subscription_quota: 'Plan quota', key_paused: 'Key paused (webhooks)' };
 
@@ -63,7 +48,7 @@ function SettingsForm({ settings, editable }: { settings: AlertSettings; editabl
   );
 }
 
-function KeyThresholdRow({ keyThreshold, editable }: { keyThreshold: KeyThreshold; editable: boolean }) {
+function KeyThresholdRow({ keyThreshold, editable }: { keyThreshold: KeyAlertThresholdJson; editable: boolean }) {
   const api = useApi();
   const queryClient = useQueryClient();
   const [percent, setPercent] = useState(keyThreshold.alert_quota_percent === null ? '' : String(keyThreshold.alert_quota_percent));
@@ -94,7 +79,7 @@ function KeyThresholdRow({ keyThreshold, editable }: { keyThreshold: KeyThreshol
   );
 }
 
-function KeyThresholdsCard({ keys, editable }: { keys: KeyThreshold[]; editable: boolean }) {
+function KeyThresholdsCard({ keys, editable }: { keys: KeyAlertThresholdJson[]; editable: boolean }) {
   return (
     <Card title="Per-key thresholds">
       <p className="field-hint">A key&apos;s own share of its quota at which it alerts; empty uses the account&apos;s &quot;Key quota used&quot; above. Keys without a quota are not listed.</p>

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
+import type { ConsolePlansJson, OfferedPlanJson, PlanChoiceJson, SubscriptionJson } from '../../../../src/contract/index.js';
 import { sessionQueryKey, useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import type { Billing } from '../../api/money-types';
@@ -10,47 +11,10 @@ import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 
-type OveragePolicy = 'deny' | 'limit' | 'payg';
-type Period = 'day' | 'week' | 'month';
-
-interface SubscriptionView {
-  id: string;
-  plan_id: string;
-  plan_name: string | null;
-  status: string;
-  current_period: { start: string; end: string } | null;
-  cancel_at: string | null;
-  paid_through: string | null;
-  renews: boolean;
-  price_usd: number | null;
-  quota_usd: number | null;
-  used_usd: number;
-  remaining_usd: number;
-  overage: { policy: OveragePolicy; limit_usd: number | null; used_usd: number } | null;
-}
-
-interface OfferedPlan {
-  id: string;
-  name: string;
-  period: Period;
-  price_usd: number;
-  quota_usd: number;
-  overage: { policy: OveragePolicy; limit_usd: number | null };
-  current: boolean;
-}
-
-interface PlansAnswer {
-  data: SubscriptionView[];
-  offered: OfferedPlan[];
-  can_choose: boolean;
-}
-
-interface PlanChoice {
-  subscription: SubscriptionView;
-  charged_usd: number;
-  invoice_id: string | null;
-  balance_usd: number;
-}
+type SubscriptionView = SubscriptionJson;
+type OfferedPlan = OfferedPlanJson;
+type PlansAnswer = ConsolePlansJson;
+type PlanChoice = PlanChoiceJson;
 
 function overageText(overage: SubscriptionView['overage']): string {
   if (overage === null) return '—';

@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import type { UsageReportJson, UsageReportTotalJson } from '../../../../src/contract/index.js';
 import { useQuery } from '@tanstack/react-query';
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { useApi } from '../../api/api-context';
@@ -11,24 +12,8 @@ import { filterQuery, type UsageFilters } from './usage-queries';
 
 type Dimension = 'customers' | 'tags';
 
-interface ReportTotal {
-  customer?: string;
-  tag?: string;
-  requests: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-}
-
-interface ReportDay extends ReportTotal {
-  date: string;
-}
-
-interface UsageReport {
-  data: ReportDay[];
-  totals: ReportTotal[];
-}
+type ReportTotal = UsageReportTotalJson;
+type UsageReport = UsageReportJson;
 
 /** The chart shows the dearest few values as their own series and sums the rest as "other". */
 const CHART_SERIES = 5;

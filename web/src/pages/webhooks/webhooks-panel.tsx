@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { WebhookDeliveryJson, WebhookEndpointJson, WebhookEndpointListJson } from '../../../../src/contract/index.js';
 import { useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { formatDateTime } from '../../format/format';
@@ -9,33 +10,10 @@ import { Dialog } from '../../ui/dialog';
 import { Alert, Badge, Card, Loading } from '../../ui/feedback';
 import { SelectField, TextField } from '../../ui/field';
 
-interface Endpoint {
-  id: string;
-  url: string;
-  description: string;
-  format: 'standard' | 'slack';
-  event_types: string[];
-  enabled: boolean;
-  previous_secret_valid_until: string | null;
-  created_at: string;
-  secret?: string;
-}
-
-interface EndpointList { data: Endpoint[]; event_types: string[] }
-
-interface Attempt { attempt: number; started_at: string; status_code: number | null; latency_ms: number; error: string | null; response_excerpt: string | null }
-
-interface Delivery {
-  id: string;
-  event_id: string;
-  event_type: string;
-  state: 'pending' | 'succeeded' | 'failed';
-  attempts: number;
-  next_attempt_at: string | null;
-  last_status: number | null;
-  created_at: string;
-  log: Attempt[];
-}
+/** An endpoint as listed, or with its secret right after creation or rotation. */
+type Endpoint = WebhookEndpointJson & { secret?: string };
+type EndpointList = WebhookEndpointListJson;
+type Delivery = WebhookDeliveryJson;
 
 const STATE_TONE = { pending: 'warning', succeeded: 'success', failed: 'danger' } as const;
 
