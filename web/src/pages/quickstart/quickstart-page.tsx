@@ -62,7 +62,7 @@ export function QuickstartPage() {
               value={key?.id ?? ''}
               onChange={(event) => setKeyId(event.target.value)}
               options={usable.length === 0 ? [{ value: '', label: keys.isPending ? 'Loading keys…' : keys.isError ? 'Keys could not be loaded' : 'No key yet' }] : usable.map((candidate) => ({ value: candidate.id, label: `${candidate.name} (${candidate.hint})` }))}
-              hint={usable.length === 0 ? <>Make one on the <Link to="/keys">API keys</Link> page; its secret is shown once.</> : 'The examples use the models this key may call.'}
+              hint={usable.length > 0 ? 'The examples use the models this key may call.' : keys.isSuccess ? <>Make one on the <Link to="/keys">API keys</Link> page; its secret is shown once.</> : undefined}
             />
           ) : null}
           <SelectField label="Model" value={model} onChange={(event) => setModelId(event.target.value)} options={chat.length === 0 ? [{ value: 'MODEL_ID', label: models.isPending ? 'Loading models…' : models.isError ? 'Models could not be loaded' : 'No chat model' }] : chat.map((candidate) => ({ value: candidate.id, label: candidate.id }))} hint={<>Prices on the <Link to="/models">Models</Link> page.</>} />
