@@ -65,8 +65,8 @@ function KeyThresholdRow({ keyThreshold, editable }: { keyThreshold: KeyAlertThr
   return (
     <tr>
       <th scope="row">{keyThreshold.name}<span className="key-meta mono">{keyThreshold.hint}</span></th>
-      <td className="numeric">{formatUsd(keyThreshold.quota_usd)}</td>
-      <td>
+      <td data-label="Quota" className="numeric">{formatUsd(keyThreshold.quota_usd)}</td>
+      <td data-label="Alert at (%)">
         <form className="inline-form inline-form-compact" onSubmit={submit} noValidate aria-label={`Alert threshold of ${keyThreshold.name}`}>
           <input className="input-narrow" aria-label={`Quota used (%) for ${keyThreshold.name}`} inputMode="numeric" value={percent} disabled={!editable}
             placeholder={keyThreshold.effective_percent === null ? 'off' : `${keyThreshold.effective_percent} (account)`} onChange={(event) => setPercent(event.target.value)} />
@@ -85,7 +85,7 @@ function KeyThresholdsCard({ keys, editable }: { keys: KeyAlertThresholdJson[]; 
       <p className="field-hint">A key&apos;s own share of its quota at which it alerts; empty uses the account&apos;s &quot;Key quota used&quot; above. Keys without a quota are not listed.</p>
       {keys.length === 0 ? <p className="empty">No key has a quota.</p> : (
         <div className="table-scroll">
-          <table className="table">
+          <table className="table table-cards" data-testid="key-thresholds">
             <thead><tr><th scope="col">Key</th><th scope="col" className="numeric">Quota</th><th scope="col">Alert at (%)</th></tr></thead>
             <tbody>{keys.map((key) => <KeyThresholdRow key={key.key_id} keyThreshold={key} editable={editable} />)}</tbody>
           </table>
@@ -112,16 +112,16 @@ export function AlertsPage() {
           <Card title="Alerts sent">
             {settings.data.alerts.length === 0 ? <p className="empty">No alert has fired.</p> : (
               <div className="table-scroll">
-                <table className="table">
+                <table className="table table-cards" data-testid="alerts-sent">
                   <thead><tr><th scope="col">What</th><th scope="col">State</th><th scope="col" className="numeric">Value</th><th scope="col" className="numeric">Threshold</th><th scope="col">Crossed</th></tr></thead>
                   <tbody>
                     {settings.data.alerts.map((alert) => (
                       <tr key={`${alert.kind}-${alert.subject_id}`}>
                         <th scope="row">{KIND_TEXT[alert.kind] ?? alert.kind}{alert.kind === 'key_quota' || alert.kind === 'key_paused' ? <span className="key-meta">{alert.subject_id}</span> : null}</th>
-                        <td><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? (alert.kind === 'key_paused' ? 'sent' : 'mailed') : alert.state}</Badge></td>
-                        <td className="numeric">{formatCost(alert.value_usd)}</td>
-                        <td className="numeric">{formatCost(alert.threshold_usd)}</td>
-                        <td>{formatDateTime(alert.crossed_at)}</td>
+                        <td data-label="State"><Badge tone={alert.state === 'notified' ? 'success' : alert.state === 'pending' ? 'warning' : 'neutral'}>{alert.state === 'notified' ? (alert.kind === 'key_paused' ? 'sent' : 'mailed') : alert.state}</Badge></td>
+                        <td data-label="Value" className="numeric">{formatCost(alert.value_usd)}</td>
+                        <td data-label="Threshold" className="numeric">{formatCost(alert.threshold_usd)}</td>
+                        <td data-label="Crossed">{formatDateTime(alert.crossed_at)}</td>
                       </tr>
                     ))}
                   </tbody>

@@ -33,7 +33,7 @@ export function OperatorAuditPage() {
                 <td data-label="When">{formatDateTime(entry.at)}</td>
                 <td data-label="Who">{entry.operator.email}</td>
                 <th scope="row" className="mono audit-action">{entry.action}<span className="key-meta">{entry.target} · {entry.status}</span></th>
-                <td data-label="Changes"><AuditChanges before={entry.before} after={entry.after} /></td>
+                <td data-label="Changes" className="cell-full"><AuditChanges before={entry.before} after={entry.after} /></td>
                 <td data-label="IP" className="mono">{entry.ip}</td>
               </tr>
             ))}</tbody></table></div>

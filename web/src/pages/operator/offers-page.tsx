@@ -40,15 +40,16 @@ function PlansCard({ writable }: { writable: boolean }) {
   return (
     <Card title="Plans">
       {plans.isPending ? <Loading /> : null}
+      {plans.isError ? <Alert tone="error">{errorMessage(plans.error)}</Alert> : null}
       {plans.data?.data.length === 0 ? <p className="empty">No plans.</p> : null}
       {plans.data === undefined || plans.data.data.length === 0 ? null : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Plans</caption>
+        <div className="table-scroll"><table className="table table-cards" data-testid="plans-table"><caption className="visually-hidden">Plans</caption>
           <thead><tr><th scope="col">Plan</th><th scope="col">Period</th><th scope="col" className="numeric">Quota</th><th scope="col" className="numeric">Price</th><th scope="col">Over the quota</th><th scope="col">In the console</th></tr></thead>
           <tbody>{plans.data.data.map((plan) => (
             <tr key={plan.id}>
-              <th scope="row">{plan.name}</th><td>{plan.period}</td><td className="numeric">{formatUsd(plan.quota_usd)}</td>
-              <td className="numeric">{plan.price_usd === 0 ? 'free' : formatUsd(plan.price_usd)}</td><td>{plan.overage.policy}</td>
-              <td>
+              <th scope="row">{plan.name}</th><td data-label="Period">{plan.period}</td><td data-label="Quota" className="numeric">{formatUsd(plan.quota_usd)}</td>
+              <td data-label="Price" className="numeric">{plan.price_usd === 0 ? 'free' : formatUsd(plan.price_usd)}</td><td data-label="Over the quota">{plan.overage.policy}</td>
+              <td data-label="In the console">
                 {plan.self_service ? <Badge tone="success">offered</Badge> : <Badge tone="neutral">operator only</Badge>}
                 {writable ? (
                   <Button variant="ghost" onClick={() => offer(plan, !plan.self_service)} busy={action.isPending} aria-label={`${plan.self_service ? 'Withdraw' : 'Offer'} ${plan.name} in the console`}>
@@ -102,15 +103,17 @@ function CodesCard({ writable }: { writable: boolean }) {
         </form>
       ) : null}
       {codes.isPending ? <Loading /> : null}
+      {codes.isError ? <Alert tone="error">{errorMessage(codes.error)}</Alert> : null}
+      {codes.data?.data.length === 0 ? <p className="empty">No codes yet.</p> : null}
       {codes.data === undefined || codes.data.data.length === 0 ? null : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Redemption codes</caption>
+        <div className="table-scroll"><table className="table table-cards" data-testid="codes-table"><caption className="visually-hidden">Redemption codes</caption>
           <thead><tr><th scope="col">Code</th><th scope="col" className="numeric">Amount</th><th scope="col">State</th><th scope="col">Redeemed</th></tr></thead>
           <tbody>{codes.data.data.map((code) => (
             <tr key={code.id}>
               <th scope="row" className="mono">{code.hint}<span className="key-meta">{code.name}</span></th>
-              <td className="numeric">{formatUsd(code.amount_usd)}</td>
-              <td><Badge tone={code.state === 'active' ? 'success' : code.state === 'redeemed' ? 'info' : 'neutral'}>{code.state}</Badge></td>
-              <td>{code.redeemed_by === null ? '—' : <>{code.redeemed_by}<span className="key-meta">{formatDateTime(code.redeemed_at)}</span></>}</td>
+              <td data-label="Amount" className="numeric">{formatUsd(code.amount_usd)}</td>
+              <td data-label="State"><Badge tone={code.state === 'active' ? 'success' : code.state === 'redeemed' ? 'info' : 'neutral'}>{code.state}</Badge></td>
+              <td data-label="Redeemed" className="wrap-anywhere">{code.redeemed_by === null ? '—' : <>{code.redeemed_by}<span className="key-meta">{formatDateTime(code.redeemed_at)}</span></>}</td>
             </tr>
           ))}</tbody></table></div>
       )}
@@ -139,14 +142,17 @@ function AnnouncementsCard({ writable }: { writable: boolean }) {
   return (
     <Card title="Announcements">
       <p className="field-hint">Shown on the console and in <code>/api/public/announcements</code>.</p>
-      {announcements.data === undefined || announcements.data.data.length === 0 ? <p className="empty">No announcements.</p> : (
-        <div className="table-scroll"><table className="table"><caption className="visually-hidden">Announcements</caption>
+      {announcements.isPending ? <Loading /> : null}
+      {announcements.isError ? <Alert tone="error">{errorMessage(announcements.error)}</Alert> : null}
+      {announcements.data?.data.length === 0 ? <p className="empty">No announcements.</p> : null}
+      {announcements.data === undefined || announcements.data.data.length === 0 ? null : (
+        <div className="table-scroll"><table className="table table-cards" data-testid="announcements-table"><caption className="visually-hidden">Announcements</caption>
           <thead><tr><th scope="col">Title</th><th scope="col">Level</th><th scope="col">Published</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
           <tbody>{announcements.data.data.map((item) => (
             <tr key={item.id}>
               <th scope="row">{item.title}<span className="key-meta">{item.body}</span></th>
-              <td><Badge tone={item.level === 'critical' ? 'danger' : item.level === 'warning' ? 'warning' : 'info'}>{item.level}</Badge></td>
-              <td>{formatDateTime(item.published_at)}{item.expires_at === null ? '' : ` – ${formatDateTime(item.expires_at)}`}</td>
+              <td data-label="Level"><Badge tone={item.level === 'critical' ? 'danger' : item.level === 'warning' ? 'warning' : 'info'}>{item.level}</Badge></td>
+              <td data-label="Published">{formatDateTime(item.published_at)}{item.expires_at === null ? '' : ` – ${formatDateTime(item.expires_at)}`}</td>
               <td className="cell-actions">{writable ? <Button variant="danger" onClick={() => action.mutate({ method: 'DELETE', path: `admin/announcements/${encodeURIComponent(item.id)}` })} aria-label={`Delete ${item.title}`}>Delete</Button> : null}</td>
             </tr>
           ))}</tbody></table></div>

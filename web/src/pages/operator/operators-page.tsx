@@ -64,8 +64,8 @@ function OperatorRow({ operator, self, manage, onReset }: { operator: Operator; 
   const name = operator.email ?? operator.user_id;
   return (
     <tr data-operator={name}>
-      <th scope="row">{name}{self ? <span className="key-meta">you</span> : null}{action.isError ? <span className="field-error">{errorMessage(action.error)}</span> : null}</th>
-      <td>
+      <th scope="row" className="wrap-anywhere">{name}{self ? <span className="key-meta">you</span> : null}{action.isError ? <span className="field-error">{errorMessage(action.error)}</span> : null}</th>
+      <td data-label="Role">
         {manage && !self ? (
           <select className="role-select" aria-label={`Role of ${name}`} value={operator.role} disabled={action.isPending}
             onChange={(event) => action.mutate({ method: 'PATCH', path, body: { role: event.target.value } })}>
@@ -73,9 +73,9 @@ function OperatorRow({ operator, self, manage, onReset }: { operator: Operator; 
           </select>
         ) : operator.role}
       </td>
-      <td>{operator.status === 'active' ? <Badge tone="success">active</Badge> : <Badge tone="danger">disabled</Badge>}</td>
-      <td>{operator.two_factor_enabled ? <Badge tone="info">on</Badge> : <Badge tone="warning">not yet</Badge>}</td>
-      <td>{formatDateTime(operator.created_at)}</td>
+      <td data-label="Status">{operator.status === 'active' ? <Badge tone="success">active</Badge> : <Badge tone="danger">disabled</Badge>}</td>
+      <td data-label="Two-factor">{operator.two_factor_enabled ? <Badge tone="info">on</Badge> : <Badge tone="warning">not yet</Badge>}</td>
+      <td data-label="Since">{formatDateTime(operator.created_at)}</td>
       <td className="cell-actions">{manage && !self ? (
         <>
           {operator.status === 'active'
@@ -112,7 +112,7 @@ export function OperatorOperatorsPage() {
         {operators.isPending ? <Loading /> : null}
         {operators.isError ? <Alert tone="error">{errorMessage(operators.error)}</Alert> : null}
         {operators.data === undefined ? null : (
-          <div className="table-scroll"><table className="table" data-testid="operators-table"><caption className="visually-hidden">Operators</caption>
+          <div className="table-scroll"><table className="table table-cards" data-testid="operators-table"><caption className="visually-hidden">Operators</caption>
             <thead><tr><th scope="col">Operator</th><th scope="col">Role</th><th scope="col">Status</th><th scope="col">Two-factor</th><th scope="col">Since</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{operators.data.data.map((operator) => (
               <OperatorRow key={operator.user_id} operator={operator} self={operator.user_id === me.data?.user.id} manage={manage} onReset={(chosen) => { setNotice(''); setResetting(chosen); }} />

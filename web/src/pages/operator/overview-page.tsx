@@ -86,17 +86,17 @@ function ChannelHealthTable({ channels }: { channels: ChannelHealth[] }) {
   if (channels.length === 0) return <p className="empty">No channels yet.</p>;
   return (
     <div className="table-scroll">
-      <table className="table">
+      <table className="table table-cards" data-testid="channel-health">
         <caption className="visually-hidden">Channel health</caption>
         <thead><tr><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Breaker</th><th scope="col" className="numeric">Recent errors</th><th scope="col">Last error</th></tr></thead>
         <tbody>
           {channels.map((channel) => (
             <tr key={channel.channel_id}>
               <th scope="row">{channel.name}</th>
-              <td><Badge tone={STATUS_TONE[channel.status]}>{channel.status}</Badge></td>
-              <td>{channel.breaker_state}</td>
-              <td className="numeric">{channel.error_rate === null ? '—' : formatPercent(channel.error_rate)}<span className="key-meta">{formatInteger(channel.recent.successes)} ok, {formatInteger(channel.recent.failures)} failed</span></td>
-              <td>{channel.last_error === null ? '—' : <>{channel.last_error.class}<span className="key-meta">{formatDateTime(channel.last_error.at)}</span></>}</td>
+              <td data-label="Status"><Badge tone={STATUS_TONE[channel.status]}>{channel.status}</Badge></td>
+              <td data-label="Breaker">{channel.breaker_state}</td>
+              <td data-label="Recent errors" className="numeric">{channel.error_rate === null ? '—' : formatPercent(channel.error_rate)}<span className="key-meta">{formatInteger(channel.recent.successes)} ok, {formatInteger(channel.recent.failures)} failed</span></td>
+              <td data-label="Last error">{channel.last_error === null ? '—' : <>{channel.last_error.class}<span className="key-meta">{formatDateTime(channel.last_error.at)}</span></>}</td>
             </tr>
           ))}
         </tbody>
@@ -109,7 +109,7 @@ function BreakdownTable({ caption, rows }: { caption: string; rows: (Summary & {
   if (rows.length === 0) return <p className="empty">No calls in this window.</p>;
   return (
     <div className="table-scroll">
-      <table className="table">
+      <table className="table table-cards">
         <caption className="visually-hidden">{caption}</caption>
         <thead><tr><th scope="col">Name</th><th scope="col" className="numeric">Requests</th><th scope="col" className="numeric">Errors</th><th scope="col" className="numeric">p50</th><th scope="col" className="numeric">p99</th><th scope="col" className="numeric">Spend</th></tr></thead>
         <tbody>
@@ -118,11 +118,11 @@ function BreakdownTable({ caption, rows }: { caption: string; rows: (Summary & {
               <th scope="row" className={row.channel_name == null ? 'mono' : undefined} title={row.channel_name == null ? undefined : row.name}>
                 {row.channel_name ?? row.name}{row.channel_name == null ? null : <span className="key-meta mono">{row.name}</span>}
               </th>
-              <td className="numeric">{formatInteger(row.requests)}</td>
-              <td className="numeric">{formatPercent(row.error_rate)}</td>
-              <td className="numeric">{formatMilliseconds(row.latency_p50_ms)}</td>
-              <td className="numeric">{formatMilliseconds(row.latency_p99_ms)}</td>
-              <td className="numeric">{formatCost(row.spend_usd)}</td>
+              <td data-label="Requests" className="numeric">{formatInteger(row.requests)}</td>
+              <td data-label="Errors" className="numeric">{formatPercent(row.error_rate)}</td>
+              <td data-label="p50" className="numeric">{formatMilliseconds(row.latency_p50_ms)}</td>
+              <td data-label="p99" className="numeric">{formatMilliseconds(row.latency_p99_ms)}</td>
+              <td data-label="Spend" className="numeric">{formatCost(row.spend_usd)}</td>
             </tr>
           ))}
         </tbody>

@@ -58,12 +58,12 @@ export function OperatorTicketsPage() {
         {tickets.isError ? <Alert tone="error">{errorMessage(tickets.error)}</Alert> : null}
         {tickets.data?.data.length === 0 ? <p className="empty">No tickets.</p> : null}
         {tickets.data === undefined || tickets.data.data.length === 0 ? null : (
-          <div className="table-scroll"><table className="table"><caption className="visually-hidden">Tickets</caption>
+          <div className="table-scroll"><table className="table table-cards" data-testid="tickets-table"><caption className="visually-hidden">Tickets</caption>
             <thead><tr><th scope="col">Subject</th><th scope="col">From</th><th scope="col">Status</th><th scope="col">Opened</th></tr></thead>
             <tbody>{tickets.data.data.map((ticket) => (
               <tr key={ticket.id}>
                 <th scope="row"><button type="button" className="link-button" onClick={() => setSelected(ticket.id)}>{ticket.subject}</button></th>
-                <td>{ticket.email}</td><td><Badge tone={ticket.status === 'open' ? 'warning' : ticket.status === 'answered' ? 'info' : 'neutral'}>{ticket.status}</Badge></td><td>{formatDateTime(ticket.created_at)}</td>
+                <td data-label="From" className="wrap-anywhere">{ticket.email}</td><td data-label="Status"><Badge tone={ticket.status === 'open' ? 'warning' : ticket.status === 'answered' ? 'info' : 'neutral'}>{ticket.status}</Badge></td><td data-label="Opened">{formatDateTime(ticket.created_at)}</td>
               </tr>
             ))}</tbody></table></div>
         )}

@@ -8,7 +8,7 @@ import { formatCost, formatInteger, formatMilliseconds } from '../../format/form
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { CopyButton } from '../../ui/copy-button';
-import { Card, PageHeader } from '../../ui/feedback';
+import { Alert, Card, PageHeader } from '../../ui/feedback';
 import { FieldFrame, SelectField, TextField } from '../../ui/field';
 import { useModels } from '../keys/key-queries';
 import { shellWord } from '../quickstart/snippets';
@@ -156,13 +156,14 @@ export function PlaygroundPage() {
   const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) void send();
   };
-  const modelOptions = chatModels.length === 0 ? [{ value: '', label: models.isPending ? 'Loading models…' : 'No models available' }] : chatModels.map((entry) => ({ value: entry.id, label: entry.id }));
+  const modelOptions = chatModels.length === 0 ? [{ value: '', label: models.isPending ? 'Loading models…' : models.isError ? 'Models could not be loaded' : 'No models available' }] : chatModels.map((entry) => ({ value: entry.id, label: entry.id }));
   const set = <K extends keyof Settings>(name: K, value: Settings[K]) => setSettings({ ...settings, [name]: value });
 
   return (
     <div className="page stack">
       <PageHeader title="Playground" description="Chat with any model your account may use, or two side by side. Calls are billed and logged like any other request." />
       <Card>
+        {models.isError ? <Alert tone="error">{errorMessage(models.error)}</Alert> : null}
         <div className="form-grid">
           <SelectField label="Model" value={chosen} onChange={(event) => setModel(event.target.value)} options={modelOptions} />
           <SelectField label="Compare with" value={second} onChange={(event) => { setCompareWith(event.target.value); right.clear(); }}

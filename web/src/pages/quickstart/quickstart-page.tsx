@@ -4,7 +4,8 @@ import * as Tabs from '@radix-ui/react-tabs';
 import { useConsoleConfig, useSession } from '../../api/api-context';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { CopyButton } from '../../ui/copy-button';
-import { Card, Loading, PageHeader } from '../../ui/feedback';
+import { errorMessage } from '../../api/client';
+import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
 import { SelectField } from '../../ui/field';
 import { useKeys, useModels } from '../keys/key-queries';
 import { agentSnippets, familySnippets, type Language } from './snippets';
@@ -52,6 +53,7 @@ export function QuickstartPage() {
           <code className="secret" data-testid="base-url">{base}</code>
           <CopyButton text={base} label="Copy base URL" />
         </div>
+        {keys.isError || models.isError ? <Alert tone="error">{errorMessage(keys.isError ? keys.error : models.error)}</Alert> : null}
         <p className="field-hint">OpenAI SDKs and OpenAI-compatible tools take <code>{base}/v1</code>; Anthropic and Google SDKs take the base URL as it is.</p>
         <div className="form-grid">
           {readsKeys ? (
@@ -59,11 +61,11 @@ export function QuickstartPage() {
               label="Key"
               value={key?.id ?? ''}
               onChange={(event) => setKeyId(event.target.value)}
-              options={usable.length === 0 ? [{ value: '', label: 'No key yet' }] : usable.map((candidate) => ({ value: candidate.id, label: `${candidate.name} (${candidate.hint})` }))}
-              hint={usable.length === 0 ? <>Make one on the <Link to="/keys">API keys</Link> page; its secret is shown once.</> : 'The examples use the models this key may call.'}
+              options={usable.length === 0 ? [{ value: '', label: keys.isPending ? 'Loading keys…' : keys.isError ? 'Keys could not be loaded' : 'No key yet' }] : usable.map((candidate) => ({ value: candidate.id, label: `${candidate.name} (${candidate.hint})` }))}
+              hint={usable.length > 0 ? 'The examples use the models this key may call.' : keys.isSuccess ? <>Make one on the <Link to="/keys">API keys</Link> page; its secret is shown once.</> : undefined}
             />
           ) : null}
-          <SelectField label="Model" value={model} onChange={(event) => setModelId(event.target.value)} options={chat.length === 0 ? [{ value: 'MODEL_ID', label: 'No chat model' }] : chat.map((candidate) => ({ value: candidate.id, label: candidate.id }))} hint={<>Prices on the <Link to="/models">Models</Link> page.</>} />
+          <SelectField label="Model" value={model} onChange={(event) => setModelId(event.target.value)} options={chat.length === 0 ? [{ value: 'MODEL_ID', label: models.isPending ? 'Loading models…' : models.isError ? 'Models could not be loaded' : 'No chat model' }] : chat.map((candidate) => ({ value: candidate.id, label: candidate.id }))} hint={<>Prices on the <Link to="/models">Models</Link> page.</>} />
         </div>
         <CodeBlock label="Shell: the key as an environment variable" code={keyLine(key?.hint ?? null, key?.name ?? null)} testId="key-line" />
       </Card>

@@ -27,15 +27,15 @@ function ReferralsView({ referrals }: { referrals: Referrals }) {
       <Card title="Sign-ups through your link">
         {referrals.referred.length === 0 ? <p className="empty">Nobody has signed up through your link yet.</p> : (
           <div className="table-scroll">
-            <table className="table">
+            <table className="table table-cards" data-testid="referred-accounts">
               <thead><tr><th scope="col">Signed up</th><th scope="col">Status</th><th scope="col" className="numeric">Top-ups rewarded</th><th scope="col" className="numeric">Earned</th></tr></thead>
               <tbody>
                 {referrals.referred.map((referred) => (
                   <tr key={referred.account_id}>
-                    <td>{formatDate(referred.signed_up_at)}</td>
-                    <td>{referred.eligible ? <Badge tone="success">earning</Badge> : <Badge tone="neutral">{REASONS[referred.reason ?? ''] ?? 'Not earning'}</Badge>}</td>
-                    <td className="numeric">{referred.rewards}</td>
-                    <td className="numeric">{formatUsd(referred.rewarded_usd)}</td>
+                    <td data-label="Signed up">{formatDate(referred.signed_up_at)}</td>
+                    <td data-label="Status">{referred.eligible ? <Badge tone="success">earning</Badge> : <Badge tone="neutral">{REASONS[referred.reason ?? ''] ?? 'Not earning'}</Badge>}</td>
+                    <td data-label="Top-ups rewarded" className="numeric">{referred.rewards}</td>
+                    <td data-label="Earned" className="numeric">{formatUsd(referred.rewarded_usd)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -46,11 +46,11 @@ function ReferralsView({ referrals }: { referrals: Referrals }) {
       <Card title="Rewards">
         {referrals.rewards.length === 0 ? <p className="empty">No rewards yet: they are credited when a referred account pays a card top-up.</p> : (
           <div className="table-scroll">
-            <table className="table" data-testid="referral-rewards">
+            <table className="table table-cards" data-testid="referral-rewards">
               <thead><tr><th scope="col">Credited</th><th scope="col" className="numeric">Amount</th></tr></thead>
               <tbody>
                 {referrals.rewards.map((reward) => (
-                  <tr key={reward.ledger_entry_id}><td>{formatDateTime(reward.created_at)}</td><td className="numeric">{formatUsd(reward.amount_usd)}</td></tr>
+                  <tr key={reward.ledger_entry_id}><td data-label="Credited">{formatDateTime(reward.created_at)}</td><td data-label="Amount" className="numeric">{formatUsd(reward.amount_usd)}</td></tr>
                 ))}
               </tbody>
             </table>
