@@ -18,6 +18,8 @@ export const customerRule = z.strictObject({
     remaining_usd: z.number().optional(),
   }).nullable(),
   rpm: z.number().nullable(),
+  tpm: z.number().nullable(),
+  concurrency: z.number().nullable(),
   created_at: isoTime,
   updated_at: isoTime,
 });
