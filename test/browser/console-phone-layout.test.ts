@@ -92,25 +92,28 @@ async function visit(page: Page, entry: (typeof PAGES)[number], state: 'empty' |
   } else {
     await expect.poll(() => page.locator('.loading').count(), { timeout: 10_000 }).toBe(0).catch(() => problems.push(`${entry.name} ${state}: still loading`));
   }
-  for (const [width, height, size] of [[1280, 860, 'wide'], [390, 844, 'phone']] as const) {
-    for (const scheme of ['light', 'dark'] as const) {
-      await page.setViewportSize({ width, height });
-      await page.emulateMedia({ colorScheme: scheme });
-      await page.waitForTimeout(100);
-      if (width === 390 && scheme === 'light') {
-        const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
-        if (overflow > 0) problems.push(`${entry.name} ${state}: the page scrolls ${overflow}px sideways at 390px`);
-        for (const table of await sidewaysTables(page)) problems.push(`${entry.name} ${state}: ${table}`);
-        for (const cell of await clippedCells(page)) problems.push(`${entry.name} ${state}: runs out of its cell: ${cell}`);
-        if (state === 'full') {
-          for (const testId of entry.cards ?? []) {
-            const layout = await isCards(page, testId);
-            if (layout !== 'cards') problems.push(`${entry.name}: ${testId} at 390px: ${layout}`);
-          }
+  // Every width and scheme is shot with data in the page; the empty and failing passes are checked (and shot) where
+  // they break first, at phone width in light mode, which halves the suite's time on this test.
+  const views = state === 'full'
+    ? ([[1280, 860, 'wide', 'light'], [1280, 860, 'wide', 'dark'], [390, 844, 'phone', 'light'], [390, 844, 'phone', 'dark']] as const)
+    : ([[390, 844, 'phone', 'light']] as const);
+  for (const [width, height, size, scheme] of views) {
+    await page.setViewportSize({ width, height });
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(100);
+    if (width === 390 && scheme === 'light') {
+      const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+      if (overflow > 0) problems.push(`${entry.name} ${state}: the page scrolls ${overflow}px sideways at 390px`);
+      for (const table of await sidewaysTables(page)) problems.push(`${entry.name} ${state}: ${table}`);
+      for (const cell of await clippedCells(page)) problems.push(`${entry.name} ${state}: runs out of its cell: ${cell}`);
+      if (state === 'full') {
+        for (const testId of entry.cards ?? []) {
+          const layout = await isCards(page, testId);
+          if (layout !== 'cards') problems.push(`${entry.name}: ${testId} at 390px: ${layout}`);
         }
       }
-      await screenshot(fixture, page, `phone-${entry.name}-${state}-${size}-${scheme}`);
     }
+    await screenshot(fixture, page, `phone-${entry.name}-${state}-${size}-${scheme}`);
   }
   await page.setViewportSize({ width: 1280, height: 860 });
   await page.emulateMedia({ colorScheme: 'light' });
