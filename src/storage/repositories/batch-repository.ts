@@ -201,8 +201,16 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
         const candidate = await transaction.selectFrom('batches').selectAll()
           .where('status', 'in', ['in_progress', 'cancelling', 'finalizing'])
           .where((where) => where.or([where('finalize_until', 'is', null), where('finalize_until', '<=', now)]))
+          // A running line still counts while its lease holds, and, in a batch still running inside its window, after
+          // too: the queue takes it up again (only a cancelled or lapsed batch gives up a line whose instance stopped).
           .where((where) => where.not(where.exists(where.selectFrom('batch_lines').select('line').whereRef('batch_lines.batch_id', '=', 'batches.id')
-            .where((inner) => inner.or([inner('state', '=', 'pending'), inner.and([inner('state', '=', 'running'), inner('lease_until', '>', now)])])))))
+            .where((inner) => inner.or([
+              inner('state', '=', 'pending'),
+              inner.and([inner('state', '=', 'running'), inner.or([
+                inner('lease_until', '>', now),
+                inner.and([inner('batches.status', '=', 'in_progress'), inner('batches.expires_at', '>', now)]),
+              ])]),
+            ])))))
           .orderBy('created_at').limit(1).executeTakeFirst();
         if (candidate === undefined) return null;
         // A cancelled batch reads `cancelling` until its files are written, any other `finalizing`.
@@ -214,8 +222,10 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return null;
         // A running line whose lease ran out while its batch ends is given up (its instance stopped).
-        await transaction.updateTable('batch_lines').set({ state: 'failed', status_code: 500, result: JSON.stringify({ error: { message: 'The line was interrupted and not retried because its batch ended.', type: 'server_error', code: 'batch_line_interrupted' } }) })
-          .where('batch_id', '=', candidate.id).where('state', '=', 'running').execute();
+        const interrupted = await transaction.updateTable('batch_lines').set({ state: 'failed', status_code: 500, result: JSON.stringify({ error: { message: 'The line was interrupted and not retried because its batch ended.', type: 'server_error', code: 'batch_line_interrupted' } }) })
+          .where('batch_id', '=', candidate.id).where('state', '=', 'running').executeTakeFirst();
+        const given = Number(interrupted.numUpdatedRows);
+        if (given > 0) await transaction.updateTable('batches').set({ failed: sql<number>`"failed" + ${given}` }).where('id', '=', candidate.id).execute();
         const row = await transaction.selectFrom('batches').selectAll().where('id', '=', candidate.id).executeTakeFirstOrThrow();
         return toRecord(row);
       });
