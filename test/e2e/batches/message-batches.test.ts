@@ -132,6 +132,18 @@ describe('message batches', () => {
     expect(files.data.filter((file) => file.filename.startsWith(batch.id))).toEqual([]);
   });
 
+  it('reports a request the Messages route refuses as errored, with Anthropic\'s error object, uncharged', async () => {
+    const good = requests(1, MODELS.gemini)[0] as Request;
+    const created = await client.messages.batches.create({ requests: [good, { custom_id: 'empty', params: { model: MODELS.openai, max_tokens: 10, messages: [] } }] });
+    const batch = await waitFor(created.id, (found) => found.processing_status === 'ended');
+    expect(batch.request_counts).toEqual({ processing: 0, succeeded: 1, errored: 1, canceled: 0, expired: 0 });
+    const [first, second] = await resultsOf(batch.id);
+    expect(first?.result.type).toBe('succeeded');
+    expect(second).toMatchObject({ custom_id: 'empty', result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error' } } } });
+    const rows = (await usageRows(account.keyId)).filter((row) => row.request_id.startsWith(`req_${batch.id}_`) && row.cost_usd > 0);
+    expect(rows).toHaveLength(1);
+  });
+
   it('pages the listing with after_id and before_id, newest first', async () => {
     const made: string[] = [];
     for (let index = 0; index < 3; index += 1) made.push((await client.messages.batches.create({ requests: requests(1, MODELS.anthropic) })).id);
