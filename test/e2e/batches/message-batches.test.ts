@@ -182,6 +182,12 @@ describe('message batches', () => {
     }
     await expect(client.messages.batches.create({ requests: requests(1) })).resolves.toBeTruthy();
     expect((await client.messages.batches.list({ limit: 1000 })).data.length).toBe(before + 1);
+    // A key limited to some models may batch only those.
+    const limited = await seedAccount(gateway, { key: { allowed_models: [MODELS.anthropic] } });
+    const limitedClient = new Anthropic({ apiKey: limited.key, baseURL: gateway.url, maxRetries: 0 });
+    await expect(limitedClient.messages.batches.create({ requests: requests(2) })).rejects.toMatchObject({ status: 403, error: { error: { type: 'permission_error' } } });
+    expect((await limitedClient.messages.batches.list()).data).toEqual([]);
+    await expect(limitedClient.messages.batches.create({ requests: requests(2, MODELS.anthropic) })).resolves.toMatchObject({ processing_status: 'in_progress' });
     // Without a key: Anthropic's authentication error.
     const anonymous = new Anthropic({ apiKey: 'sk-wrong', baseURL: gateway.url, maxRetries: 0 });
     await expect(anonymous.messages.batches.list()).rejects.toMatchObject({ status: 401, error: { type: 'error', error: { type: 'authentication_error' } } });
