@@ -157,8 +157,11 @@ export interface BatchRepository {
    * finalizing: it becomes `finalizing` (a cancelled or expired one keeps its status until finished).
    */
   claimFinalize(owner: string, now: number, leaseUntil: number): Promise<Batch | null>;
-  /** Every line of the batch in line order, with its outcome (lines never run read as cancelled or expired). */
-  finishedLines(batchId: string): Promise<FinishedLine[]>;
+  /**
+   * The batch's lines in line order, with their outcomes (lines never run read as cancelled or expired): every one,
+   * or a page of at most `page.limit` after line `page.afterLine`.
+   */
+  finishedLines(batchId: string, page?: { afterLine: number; limit: number }): Promise<FinishedLine[]>;
   /** The batch's end: its final status and result files, only while `owner` holds the finalize claim. */
   finish(batchId: string, owner: string, end: { status: 'completed' | 'cancelled' | 'expired' | 'failed'; at: number; outputFileId: string | null; errorFileId: string | null }): Promise<boolean>;
   /** The queue's depth and throughput at `now`. */

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { admitBatchLines } from '../../batches/batch-admission.js';
 import { parseMessageBatchRequests } from '../../batches/message-batch-input.js';
 import { MESSAGE_BATCH_ENDPOINT, type Batch } from '../../domain/batches.js';
@@ -7,7 +8,7 @@ import { newId } from '../../shared/ids.js';
 import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
-import { sendJson, sendRaw } from '../respond.js';
+import { sendJson } from '../respond.js';
 import { holdable } from './batches.js';
 import { messageBatchObject, messageBatchResultLine, processingStatus } from './message-batch-wire.js';
 
@@ -145,7 +146,26 @@ export function messageBatchResultsRoute(services: GatewayServices): RouteHandle
     const id = context.params.id ?? '';
     const batch = await ownBatch(services, account.id, id);
     if (processingStatus(batch) !== 'ended') throw new GatewayError('bad_request', `Message batch '${id}' has not ended yet; its results are available once processing_status is 'ended'.`, { param: 'message_batch_id' });
-    const lines = await services.storage.batches.finishedLines(batch.id);
-    sendRaw(context, 200, lines.map((line) => `${messageBatchResultLine(line)}\n`).join(''), 'application/x-jsonl');
+    await streamResults(services, context, batch);
   };
+}
+
+/** Result lines read and written a page at a time, so a large batch is never held whole. */
+const RESULTS_PAGE = 500;
+
+async function streamResults(services: GatewayServices, context: RequestContext, batch: Batch): Promise<void> {
+  const response = context.response;
+  response.statusCode = 200;
+  response.setHeader('content-type', 'application/x-jsonl');
+  let afterLine = 0;
+  for (let pages = 0; pages <= Math.ceil(batch.total / RESULTS_PAGE) && !response.destroyed; pages += 1) {
+    const lines = await services.storage.batches.finishedLines(batch.id, { afterLine, limit: RESULTS_PAGE });
+    if (lines.length === 0) break;
+    const chunk = lines.map((line) => `${messageBatchResultLine(line)}\n`).join('');
+    // Waits while the client reads slower than the rows arrive (or until it hangs up).
+    if (!response.write(chunk)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+    afterLine = (lines.at(-1) as (typeof lines)[number]).line;
+    if (lines.length < RESULTS_PAGE) break;
+  }
+  response.end();
 }

@@ -231,9 +231,11 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
       });
     },
 
-    async finishedLines(batchId) {
-      const rows = await db.selectFrom('batch_lines').select(['line', 'custom_id', 'state', 'status_code', 'request_id', 'result'])
-        .where('batch_id', '=', batchId).orderBy('line').execute();
+    async finishedLines(batchId, page) {
+      let query = db.selectFrom('batch_lines').select(['line', 'custom_id', 'state', 'status_code', 'request_id', 'result'])
+        .where('batch_id', '=', batchId).orderBy('line');
+      if (page !== undefined) query = query.where('line', '>', page.afterLine).limit(page.limit);
+      const rows = await query.execute();
       return rows.map((row): FinishedLine => ({
         line: toNumber(row.line),
         customId: row.custom_id,

@@ -236,6 +236,10 @@ describe('message batches', () => {
     const results = await resultsOf(batch.id);
     expect(results).toHaveLength(40);
     expect(results.filter((result) => result.result.type === 'canceled')).toHaveLength(40 - ran);
+    // The results are read from the database a page at a time, in request order.
+    const page = await gateway.gateway.services.storage.batches.finishedLines(batch.id, { afterLine: 10, limit: 7 });
+    expect(page.map((line) => line.line)).toEqual([11, 12, 13, 14, 15, 16, 17]);
+    expect(page.map((line) => line.customId)).toEqual(results.slice(10, 17).map((result) => result.custom_id));
     const rows = (await usageRows(account.keyId)).filter((row) => row.request_id.startsWith(`req_${batch.id}_`));
     expect(rows).toHaveLength(ran);
 
