@@ -11,6 +11,7 @@ import { TIER_ROUTES } from './http/admin/tier-routes.js';
 import { WEBHOOK_ADMIN_ROUTES } from './http/admin/webhook-routes.js';
 import { PROJECT_ADMIN_ROUTES } from './http/admin/project-routes.js';
 import { BATCH_ADMIN_ROUTES } from './http/admin/batch-routes.js';
+import { MCP_ADMIN_ROUTES } from './http/admin/mcp-routes.js';
 import { CUSTOMER_ADMIN_ROUTES } from './http/admin/customer-routes.js';
 import { INVOICE_ADMIN_ROUTES } from './console-billing/admin-invoice-routes.js';
 import { SUPPORT_ADMIN_ROUTES } from './console-billing/admin-support-routes.js';
@@ -36,4 +37,5 @@ export const ADMIN_ROUTES: readonly AdminRoute[] = [
   ...WEBHOOK_ADMIN_ROUTES,
   ...PROJECT_ADMIN_ROUTES,
   ...BATCH_ADMIN_ROUTES,
+  ...MCP_ADMIN_ROUTES,
 ];

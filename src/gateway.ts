@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { SignUpCreditExpiry } from './sign-up-credit/sign-up-credit-expiry.js';
@@ -20,6 +21,8 @@ import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { ListenerStop, trackInFlight } from './http/drain.js';
+import { RealtimeEndpoint } from './realtime/realtime-endpoint.js';
+
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
@@ -63,6 +66,9 @@ import { BatchRunner } from './batches/batch-runner.js';
 import { batchRoutes } from './http/routes/batch-endpoints.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ChannelHealthEvents } from './webhooks/channel-events.js';
+
+/** Realtime sessions of a draining instance end this long before DRAIN_SECONDS is up, so their close handshakes finish in it. */
+const REALTIME_DRAIN_MARGIN_MS = 500;
 
 export interface StartOptions {
   clock?: Clock;
@@ -391,6 +397,10 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.withConnectionHeaders(api.listener), config.listener));
   const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.withConnectionHeaders(consoleApp.listener), config.listener));
   apiStop.follow(apiServer);
+  // Realtime sessions are WebSocket upgrades of the API listener; a draining instance ends them within DRAIN_SECONDS.
+  const realtime = new RealtimeEndpoint(services, config.realtime);
+  apiServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => realtime.upgrade(request, socket, head));
+  opened.add(() => realtime.closeAll());
   consoleStop.follow(consoleServer);
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
@@ -427,6 +437,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
       apiStop.startDraining();
+      realtime.drain(Math.max(0, config.drainSeconds * 1000 - REALTIME_DRAIN_MARGIN_MS));
       consoleStop.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       // Newest first: the listeners (in-flight requests finish), then the queued charges and usage rows are written,

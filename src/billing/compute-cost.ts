@@ -1,4 +1,4 @@
-import type { HostedToolCalls, Usage } from '../ir/usage.js';
+import type { AudioTokens, HostedToolCalls, Usage } from '../ir/usage.js';
 import type { NanoUsd, PriceTier, Pricing } from '../domain/records.js';
 
 const TOKENS_PER_MILLION = 1_000_000n;
@@ -42,6 +42,7 @@ export function computeCost(pricing: Pricing, usage: BillableUsage): NanoUsd {
     perMillionSum += BigInt(tokens.input.cacheWrite) * (rates.cacheWritePerMtokNano ?? input);
     perMillionSum += BigInt(tokens.input.cacheRead) * (rates.cachedInputPerMtokNano ?? input);
     perMillionSum += BigInt(tokens.output.total) * (rates.outputPerMtokNano ?? 0n);
+    if (tokens.audio !== undefined) perMillionSum += audioSurcharge(pricing, rates, tokens.audio);
   }
   if (usage.characters !== undefined) perMillionSum += BigInt(usage.characters) * (pricing.perMcharNano ?? 0n);
   let cost = ceilDivide(perMillionSum, TOKENS_PER_MILLION);
@@ -91,6 +92,21 @@ export function tokenRates(pricing: Pricing, inputTokens: number): TokenRates {
   let rates: TokenRates = pricing;
   for (const tier of pricing.tiers ?? []) if (inputTokens > tier.aboveInputTokens) rates = tier;
   return rates;
+}
+
+/**
+ * What audio tokens cost beyond the text prices they were counted at above (the input, cached input and output
+ * prices): audio input, cached audio input and audio output each at its own price when the model has one. Per million
+ * tokens; negative when an audio price is below the text one.
+ */
+function audioSurcharge(pricing: Pricing, rates: TokenRates, audio: AudioTokens): bigint {
+  const input = rates.inputPerMtokNano ?? 0n;
+  const audioInput = pricing.inputAudioPerMtokNano ?? input;
+  const uncached = BigInt(Math.max(0, audio.input - audio.cacheRead));
+  let surcharge = uncached * (audioInput - input);
+  surcharge += BigInt(audio.cacheRead) * ((pricing.cachedAudioInputPerMtokNano ?? audioInput) - (rates.cachedInputPerMtokNano ?? input));
+  surcharge += BigInt(audio.output) * ((pricing.outputAudioPerMtokNano ?? rates.outputPerMtokNano ?? 0n) - (rates.outputPerMtokNano ?? 0n));
+  return surcharge;
 }
 
 function ceilDivide(numerator: bigint, denominator: bigint): bigint {

@@ -71,6 +71,9 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     // The price data carries no batch prices: batch lines cost the normal price unless the operator sets them.
     batchInputPerMtokNano: null,
     batchOutputPerMtokNano: null,
+    inputAudioPerMtokNano: nano(base(price('input_audio_mtok'))),
+    cachedAudioInputPerMtokNano: nano(base(price('cache_audio_read_mtok'))),
+    outputAudioPerMtokNano: nano(base(price('output_audio_mtok'))),
   };
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;

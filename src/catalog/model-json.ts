@@ -3,7 +3,7 @@ import type { NanoUsd, Pricing } from '../domain/records.js';
 import type { CatalogModel } from './catalog-model.js';
 import type { ModelFactsJson, ModelPricingJson } from '../contract/models.js';
 
-const usd = (nano: NanoUsd | null): number | null => (nano === null ? null : nanoToUsd(nano));
+const usd = (nano: NanoUsd | null | undefined): number | null => (nano == null ? null : nanoToUsd(nano));
 
 /** USD per token as a decimal string, from nano-USD per million tokens (exact: 10^15 nano-USD-per-Mtok in a USD). */
 function usdPerToken(perMtokNano: bigint): string {
@@ -36,6 +36,7 @@ export const PRICE_FIELDS = [
   ['per_request', 'perRequestNano'], ['per_image', 'perImageNano'], ['per_audio_minute', 'perAudioMinuteNano'], ['per_mchar', 'perMcharNano'],
   ['per_web_search', 'perWebSearchNano'], ['per_grounded_prompt', 'perGroundedPromptNano'], ['per_web_fetch', 'perWebFetchNano'], ['per_file_search', 'perFileSearchNano'],
   ['per_search_unit', 'perSearchUnitNano'], ['batch_input_per_mtok', 'batchInputPerMtokNano'], ['batch_output_per_mtok', 'batchOutputPerMtokNano'],
+  ['input_audio_per_mtok', 'inputAudioPerMtokNano'], ['cached_input_audio_per_mtok', 'cachedAudioInputPerMtokNano'], ['output_audio_per_mtok', 'outputAudioPerMtokNano'],
 ] as const satisfies ReadonlyArray<readonly [string, Exclude<keyof Pricing, 'tiers' | 'perImageBySize'>]>;
 
 /**

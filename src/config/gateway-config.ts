@@ -5,6 +5,7 @@ import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 import type { WebhookConfig } from './webhook-config.js';
 import type { SsoConfig } from './sso-config.js';
+import type { RealtimeConfig } from './realtime-config.js';
 
 export interface ProviderShortcut {
   apiKey: string;
@@ -147,6 +148,8 @@ export interface GatewayConfig {
   webhooks: WebhookConfig;
   /** File uploads and the batch queue: sizes, quota, how many lines each instance runs (docs/operators.md, "Files and batches"). */
   batches: BatchConfig;
+  /** Realtime WebSocket sessions: idle and maximum durations, message size, pings, buffering (docs/operators.md, "Realtime sessions"). */
+  realtime: RealtimeConfig;
   /** Single sign-on: the operators' OpenID Connect client (OIDC_*) and which provider addresses are reached (docs/single-sign-on.md). */
   sso: SsoConfig;
   providers: {

@@ -9,6 +9,7 @@ import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
 import { readSsoConfig, SsoConfigError, type SsoConfig } from './sso-config.js';
+import { readRealtimeConfig, RealtimeConfigError, type RealtimeConfig } from './realtime-config.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -182,6 +183,15 @@ function readBatches(env: Environment): BatchConfig {
   }
 }
 
+function readRealtime(env: Environment): RealtimeConfig {
+  try {
+    return readRealtimeConfig((name) => read(env, name));
+  } catch (error) {
+    if (error instanceof RealtimeConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 function readWebhooks(env: Environment): WebhookConfig {
   try {
     return readWebhookConfig((name) => read(env, name));
@@ -269,6 +279,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     commerce: readCommerce(env),
     webhooks: readWebhooks(env),
     batches: readBatches(env),
+    realtime: readRealtime(env),
     sso: readSso(env),
     providers: {
       openai: readProvider(env, 'OPENAI'),

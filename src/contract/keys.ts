@@ -25,6 +25,8 @@ export const apiKey = z.strictObject({
   allowed_origins: z.array(z.string()).nullable(),
   /** Present exactly when `allowed_origins` is set: why a key usable from browsers is a risk. */
   allowed_origins_warning: z.string().optional(),
+  /** MCP server names the key may use; null: every public server. */
+  allowed_mcp_servers: z.array(z.string()).nullable(),
   expires_at: isoTime.nullable(),
   rpm: z.number().nullable(),
   tpm: z.number().nullable(),

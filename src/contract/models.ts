@@ -11,6 +11,7 @@ export const modelPricing = z.strictObject({
   per_request: usd, per_image: usd, per_audio_minute: usd, per_mchar: usd,
   per_web_search: usd, per_grounded_prompt: usd, per_web_fetch: usd, per_file_search: usd, per_search_unit: usd,
   batch_input_per_mtok: usd, batch_output_per_mtok: usd,
+  input_audio_per_mtok: usd, cached_input_audio_per_mtok: usd, output_audio_per_mtok: usd,
   per_image_by_size: z.record(z.string(), z.number()).optional(),
   tiers: z.array(z.strictObject({
     above_input_tokens: z.number(), input_per_mtok: usd, output_per_mtok: usd, cached_input_per_mtok: usd, cache_write_per_mtok: usd,

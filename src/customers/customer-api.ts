@@ -3,7 +3,8 @@ import { parseInput } from '../management/parse-input.js';
 import type { RequestContext } from '../http/request-context.js';
 import { sendJson } from '../http/respond.js';
 import type { GatewayServices } from '../services.js';
-import { customerParam, customerRuleSchema, ruleFromInput, ruleToJson } from './customer-input.js';
+import { customerParam, customerRuleSchema, flatCustomerRuleSchema, flatRuleInput, ruleFromInput, ruleToJson, type CustomerRuleInput } from './customer-input.js';
+import { CUSTOMER_MAX_LENGTH } from './request-identity.js';
 import { EVERY_CUSTOMER } from '../domain/customer-records.js';
 import { reportCsv, reportJson, reportQuery } from './customer-report.js';
 
@@ -25,8 +26,21 @@ export async function listRules(services: Services, context: RequestContext, acc
 
 /** Creates or replaces a rule; every instance applies it before the answer is sent (or within a second without Redis). */
 export async function putRule(services: Services, context: RequestContext, accountId: string, body: unknown): Promise<void> {
+  await saveRule(services, context, accountId, parseInput(customerRuleSchema, body));
+}
+
+/** `PUT /admin/accounts/:id/customers/:customer` with the flat body (`budget_usd`, `period`, `rpm`, `tpm`, `concurrency`). */
+export async function putFlatRule(services: Services, context: RequestContext, accountId: string, customer: string, body: unknown): Promise<void> {
+  const input = parseInput(flatCustomerRuleSchema, body);
+  const name = customer.trim();
+  if (name !== '*' && !customerRuleSchema.shape.customer.safeParse(name).success) {
+    throw new GatewayError('bad_request', `The customer in the path must be 1 to ${CUSTOMER_MAX_LENGTH} printable characters, or * for every customer.`, { param: 'customer' });
+  }
+  await saveRule(services, context, accountId, flatRuleInput(name, input));
+}
+
+async function saveRule(services: Services, context: RequestContext, accountId: string, input: CustomerRuleInput): Promise<void> {
   const { storage, clock, invalidation } = services;
-  const input = parseInput(customerRuleSchema, body);
   const rules = await storage.customers.listRules(accountId);
   const customer = input.customer ?? EVERY_CUSTOMER;
   const existing = rules.find((rule) => rule.customer === customer) ?? null;

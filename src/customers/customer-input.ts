@@ -15,9 +15,34 @@ export const customerRuleSchema = z.object({
   customer: customerName.nullable(),
   budget: z.object({ period: z.enum(['day', 'week', 'month']), limit_usd: nonNegativeUsdInput }).strict().nullable().optional(),
   rpm: limitInput,
+  tpm: limitInput,
+  concurrency: limitInput,
 }).strict();
 
 export type CustomerRuleInput = z.infer<typeof customerRuleSchema>;
+
+/**
+ * One customer's rule in the flat form of `PUT /admin/accounts/:id/customers/:customer` (the customer is in the path,
+ * `*` for every customer): `budget_usd` with `period` (a month when left out); absent fields are no limit.
+ */
+export const flatCustomerRuleSchema = z.object({
+  budget_usd: nonNegativeUsdInput.nullable().optional(),
+  period: z.enum(['day', 'week', 'month']).optional(),
+  rpm: limitInput,
+  tpm: limitInput,
+  concurrency: limitInput,
+}).strict().refine((input) => input.period === undefined || input.budget_usd != null, { message: 'period needs budget_usd', path: ['period'] });
+
+/** The path's customer (`*`: every customer) and the flat body as a rule's input. */
+export function flatRuleInput(customer: string, input: z.infer<typeof flatCustomerRuleSchema>): CustomerRuleInput {
+  return {
+    customer: customer === '*' ? null : customer,
+    budget: input.budget_usd == null ? null : { period: input.period ?? 'month', limit_usd: input.budget_usd },
+    rpm: input.rpm ?? null,
+    tpm: input.tpm ?? null,
+    concurrency: input.concurrency ?? null,
+  };
+}
 
 /** The rule an input sets at `now` (an existing rule keeps its creation time); absent fields are no limit. */
 export function ruleFromInput(accountId: string, input: CustomerRuleInput, existing: CustomerRule | null, now: number): CustomerRule {
@@ -26,6 +51,8 @@ export function ruleFromInput(accountId: string, input: CustomerRuleInput, exist
     customer: input.customer ?? EVERY_CUSTOMER,
     budget: input.budget == null ? null : { period: input.budget.period, limitNano: input.budget.limit_usd },
     rpm: input.rpm ?? null,
+    tpm: input.tpm ?? null,
+    concurrency: input.concurrency ?? null,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,
   };
@@ -59,6 +86,8 @@ export function ruleToJson(rule: CustomerRule, spent: { periodStart: number; spe
     every_customer: rule.customer === EVERY_CUSTOMER,
     budget,
     rpm: rule.rpm,
+    tpm: rule.tpm,
+    concurrency: rule.concurrency,
     created_at: isoTime(rule.createdAt),
     updated_at: isoTime(rule.updatedAt),
   };

@@ -115,3 +115,28 @@ export function readRequestIdentity(protocol: string, headers: IncomingHttpHeade
   const tagged = Object.keys(tags).length > 0;
   return customer === null && !tagged ? NO_IDENTITY : { customer, tags: tagged ? tags : null };
 }
+
+/**
+ * Puts the end customer the caller named only in `x-gateway-customer` into the body's own field where the family has
+ * one, so the upstream (pass-through or translated) sees it as if the caller had sent it: OpenAI's `user`, Anthropic's
+ * `metadata.user_id`. A body that names a customer itself keeps its own; a request that names none gains nothing;
+ * Gemini has no such field upstream.
+ */
+export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): void {
+  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return;
+  switch (protocol) {
+    case 'openai-chat':
+    case 'openai-responses':
+    case 'openai-embeddings':
+      if (body.user == null && body.safety_identifier == null) body.user = identity.customer;
+      break;
+    case 'anthropic-messages': {
+      const metadata = body.metadata;
+      if (metadata == null) body.metadata = { user_id: identity.customer };
+      else if (typeof metadata === 'object' && !Array.isArray(metadata) && (metadata as Record<string, unknown>).user_id == null) body.metadata = { ...metadata, user_id: identity.customer };
+      break;
+    }
+    default:
+      break;
+  }
+}

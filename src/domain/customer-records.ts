@@ -5,7 +5,8 @@ export const EVERY_CUSTOMER = '';
 
 /**
  * An account's limits for one end customer (or, with `customer` = EVERY_CUSTOMER, for each customer without its own
- * rule): a budget per UTC day, week or month and requests per minute; null: no such limit. A customer's own rule
+ * rule): a budget per UTC day, week or month, requests and tokens per minute and requests in flight at once; null: no
+ * such limit. A customer's own rule
  * replaces the default one as a whole, so a rule of nulls exempts a customer.
  */
 export interface CustomerRule {
@@ -13,6 +14,8 @@ export interface CustomerRule {
   customer: string;
   budget: { period: BudgetPeriod; limitNano: NanoUsd } | null;
   rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
   createdAt: number;
   updatedAt: number;
 }

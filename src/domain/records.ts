@@ -64,6 +64,8 @@ export interface ApiKey {
   budget: KeyBudget | null;
   /** Browser origins (`https://app.example.com`) allowed to call with this key; null: no browser may. */
   allowedOrigins: string[] | null;
+  /** Names of the MCP servers the key may use; null (or absent on records made before MCP): every public server. */
+  allowedMcpServers?: string[] | null;
   createdAt: number;
   updatedAt: number;
   /** Free label such as `production`; null: none. */
@@ -147,6 +149,12 @@ export interface Pricing {
   /** Input and output per million tokens for lines of a batch; unset: the normal price (billing/batch-pricing.ts). */
   batchInputPerMtokNano: NanoUsd | null;
   batchOutputPerMtokNano: NanoUsd | null;
+  /** Audio input tokens (realtime sessions); unset: billed at the input price. */
+  inputAudioPerMtokNano?: NanoUsd | null;
+  /** Cached audio input tokens; unset: billed at the audio input price. */
+  cachedAudioInputPerMtokNano?: NanoUsd | null;
+  /** Audio output tokens; unset: billed at the output price. */
+  outputAudioPerMtokNano?: NanoUsd | null;
   /**
    * Per image by quality and size, keyed `<quality> <size>` (`hd 1024x1792`) or `<size>` alone (bundled catalog only:
    * DALL·E bills so); an image of a variant not listed costs `perImageNano`. An operator's `perImageNano` replaces it.

@@ -26,6 +26,17 @@ export interface Usage {
   };
   /** Hosted tool calls of the answer; absent when it made none. */
   hostedTools?: HostedToolCalls;
+  /** The audio tokens among the counts above (realtime sessions), billed at the audio prices; absent: none. */
+  audio?: AudioTokens;
+}
+
+/** Audio tokens of an answer: part of its input and output counts, not added to them. */
+export interface AudioTokens {
+  /** Audio input tokens, cached ones included. */
+  input: number;
+  /** Of `input`, those read from the cache. */
+  cacheRead: number;
+  output: number;
 }
 
 export function emptyUsage(): Usage {

@@ -67,6 +67,8 @@ const keyAttributes = {
     limit_usd: nonNegativeUsdInput,
   }).strict().nullable().optional(),
   allowed_origins: z.array(originInput).max(100).nullable().optional(),
+  /** MCP server names the key may use: null, every public server; []: none. */
+  allowed_mcp_servers: z.array(z.string().min(1).max(64)).max(1_000).nullable().optional(),
   /** The key's project: a project id of the key's account; `default` or null: the default project. */
   project_id: z.string().min(1).max(100).nullable().optional(),
 };
@@ -106,6 +108,7 @@ export function keyPatchFromInput(input: UpdateKeyInput, existing: ApiKey, now: 
     if (input.budget !== null && existing.budget?.period === input.budget.period) patch.budgetLimitOnly = true;
   }
   if (input.allowed_origins !== undefined) patch.allowedOrigins = input.allowed_origins;
+  if (input.allowed_mcp_servers !== undefined) patch.allowedMcpServers = input.allowed_mcp_servers;
   return patch;
 }
 
@@ -163,6 +166,7 @@ export function keyToJson(key: ApiKey, standing: KeyStanding, now: number): ApiK
     allowed_models: key.allowedModels,
     ip_allowlist: key.ipAllowlist,
     allowed_origins: key.allowedOrigins,
+    allowed_mcp_servers: key.allowedMcpServers ?? null,
     ...(key.allowedOrigins === null ? {} : { allowed_origins_warning: BROWSER_ACCESS_WARNING }),
     expires_at: isoTime(key.expiresAt),
     rpm: key.rpm,

@@ -36,6 +36,7 @@ export async function createKey(dependencies: KeyCreation, accountId: string, in
     concurrency: input.concurrency ?? null,
     budget: budgetFromInput(input.budget ?? null, null, now),
     allowedOrigins: input.allowed_origins ?? null,
+    allowedMcpServers: input.allowed_mcp_servers ?? null,
     createdAt: now,
     updatedAt: now,
     environment: input.environment ?? null,

@@ -33,6 +33,10 @@ const pricingSchema = z.object({
   /** Lines of a batch, per million tokens; unset: the normal price. */
   batch_input_per_mtok: price,
   batch_output_per_mtok: price,
+  /** Realtime sessions: audio tokens in, cached and out. */
+  input_audio_per_mtok: price,
+  cached_input_audio_per_mtok: price,
+  output_audio_per_mtok: price,
 }).strict();
 
 const limitsSchema = z.object({
@@ -107,6 +111,9 @@ function pricingFromInput(input: PricingInput, base: Pricing = NO_PRICES): Prici
     perSearchUnitNano: pick(input.per_search_unit, base.perSearchUnitNano),
     batchInputPerMtokNano: pick(input.batch_input_per_mtok, base.batchInputPerMtokNano),
     batchOutputPerMtokNano: pick(input.batch_output_per_mtok, base.batchOutputPerMtokNano),
+    inputAudioPerMtokNano: pick(input.input_audio_per_mtok, base.inputAudioPerMtokNano ?? null),
+    cachedAudioInputPerMtokNano: pick(input.cached_input_audio_per_mtok, base.cachedAudioInputPerMtokNano ?? null),
+    outputAudioPerMtokNano: pick(input.output_audio_per_mtok, base.outputAudioPerMtokNano ?? null),
   };
 }
 

@@ -12,7 +12,7 @@ import type { GatewayServices } from '../services.js';
 import { meteredRoute } from './metered-frame.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
-import { readRequestIdentity } from '../customers/request-identity.js';
+import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
 
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
@@ -39,6 +39,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const requested = takeRequestedModels(context, endpoint.wire, body);
     const preference = callerPreference(context, endpoint.wire, body);
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
+    forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });

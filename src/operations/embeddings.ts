@@ -8,7 +8,7 @@ import { relayUnary } from '../relay/relay-unary.js';
 import type { GatewayServices } from '../services.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import { meteredRoute } from './metered-frame.js';
-import { readRequestIdentity } from '../customers/request-identity.js';
+import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 
@@ -22,6 +22,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
+    forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
     const { request, encode } = endpoint.decode(context, body);
     const { model, routes } = resolveModel(services, meter, request.model, { kind: 'embedding', endpoint: `POST ${context.path}` });
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);

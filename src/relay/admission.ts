@@ -15,7 +15,7 @@ import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import { releaseHold, type AdmissionHold, type RequestCharge, type TokenCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
-import { customerAdmission, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
+import { customerAdmission, customerConcurrencyRefusal, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
 import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
 
 export interface AdmissionDependencies {
@@ -235,7 +235,7 @@ const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
     rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
     tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   }),
-  ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: null }),
+  ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
 ];
 
 interface AdmittedLimits {
@@ -252,6 +252,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   const slots: ConcurrencySlot[] = [];
   if (key.concurrency !== null) slots.push({ id: `key:${key.id}:concurrency`, limit: key.concurrency });
   if (accountConcurrency !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountConcurrency });
+  if (customer?.concurrency != null) slots.push(customer.concurrency);
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
   const requests: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
@@ -279,7 +280,7 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
     const decision = await limiter.admit({ slots, charges: requests }, now);
     if (!decision.allowed) {
       if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
-      throw concurrencyRefusal(decision.slot, key);
+      throw customerConcurrencyRefusal(customer, decision.slot.id, CONCURRENCY_RETRY_SECONDS) ?? concurrencyRefusal(decision.slot, key);
     }
     lease = decision.lease;
     if (tokenCharges.length > 0) charges = { rules: tokenCharges, chargedAt: now };

@@ -11,6 +11,7 @@ import type { SsoConnection } from '../storage/repositories/sso-repository.js';
 import { hashToken } from '../console/secret-token.js';
 import { emailDomain, mappedRole } from '../console/sso/sso-connections.js';
 import { NO_PASSWORD, SSO_ACCOUNT_ROLES } from '../console/sso/sso-identity.js';
+import { syncDirectoryProjects } from '../projects/directory-projects.js';
 import {
   errorJson, groupJson, listJson, pageOf, parseEqualityFilter, patchOperations, scimBoolean, ScimError, SCIM_CONTENT_TYPE, userJson,
 } from './scim-wire.js';
@@ -69,7 +70,7 @@ function displayNameOf(body: Record<string, unknown>): string | null {
  * /scim/v2 with the account's SCIM bearer token. Users are members: creating one makes the person a member,
  * deactivating or deleting one ends the membership (and its sessions). Groups give roles: a member's role is the
  * highest the account's role map gives any of their groups' names, else the connection's first-sign-in role, else
- * viewer. Owners are never changed. People outside the account's SSO domains are refused.
+ * viewer. Owners are never changed. Role-map values `project:<id or name>[:<role>]` give project memberships instead. People outside the account's SSO domains are refused.
  */
 export function addScimRoutes(router: Router, services: GatewayServices): void {
   const { storage, clock } = services;
@@ -94,11 +95,14 @@ export function addScimRoutes(router: Router, services: GatewayServices): void {
   /** Applies what the user's state and groups decide to their membership. */
   const syncMembership = async (connection: SsoConnection, user: ScimUser): Promise<void> => {
     let role: (typeof SSO_ACCOUNT_ROLES)[number] | null = null;
+    let groups: string[] | null = null;
     if (user.active) {
-      const groups = await storage.scim.groupNamesOf(user.id);
+      groups = await storage.scim.groupNamesOf(user.id);
       role = mappedRole(groups, connection.roleMap, SSO_ACCOUNT_ROLES) ?? SSO_ACCOUNT_ROLES.find((known) => known === connection.jitRole) ?? 'viewer';
     }
-    await storage.scim.setMembership(user.accountId, user.userId, role, clock.now());
+    const now = clock.now();
+    await storage.scim.setMembership(user.accountId, user.userId, role, now);
+    await syncDirectoryProjects(storage.projects, user.accountId, user.userId, groups, connection.roleMap, now);
   };
   const syncUsers = async (connection: SsoConnection, accountId: string, ids: Iterable<string>): Promise<void> => {
     for (const id of new Set(ids)) {
@@ -227,6 +231,7 @@ export function addScimRoutes(router: Router, services: GatewayServices): void {
   router.add('DELETE', `${PREFIX}/Users/:id`, route(async (request) => {
     const user = await getUser(request);
     await storage.scim.setMembership(request.accountId, user.userId, null, clock.now());
+    await syncDirectoryProjects(storage.projects, request.accountId, user.userId, null, request.connection.roleMap, clock.now());
     await storage.scim.deleteUser(request.accountId, user.id);
     request.context.response.statusCode = 204;
     request.context.response.end();

@@ -8,6 +8,9 @@ export interface CustomerRulesTable {
   budget_period: string | null;
   budget_limit_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
+  /** Migration 0041. */
+  tpm: NullableIntegerColumn;
+  concurrency: NullableIntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

@@ -63,6 +63,8 @@ export interface ApiKeysTable {
   budget_spent_nano: ColumnType<bigint, bigint | undefined, bigint>;
   budget_period_start: ColumnType<number | bigint, number | undefined, number>;
   allowed_origins: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Migration 0039: JSON array of MCP server names the key may use, or NULL for every public server. */
+  allowed_mcp_servers: ColumnType<string | null, string | null | undefined, string | null>;
   /** Migration 0013: the key's own quota alert threshold in percent (null: the account's). */
   alert_quota_percent: ColumnType<number | bigint | null, number | null | undefined, number | null>;
   created_at: IntegerColumn;
@@ -119,6 +121,9 @@ export interface ModelsTable {
   /** Migration 0037: the prices of batch lines per million tokens (null: the normal price). */
   batch_input_per_mtok_nano: NullableMoneyColumn;
   batch_output_per_mtok_nano: NullableMoneyColumn;
+  input_audio_per_mtok_nano: NullableMoneyColumn;
+  cached_audio_input_per_mtok_nano: NullableMoneyColumn;
+  output_audio_per_mtok_nano: NullableMoneyColumn;
   rpm: NullableIntegerColumn;
   tpm: NullableIntegerColumn;
   routing_strategy: string;

@@ -1,4 +1,6 @@
 import { createWebhookRepository } from './repositories/webhook-repository.js';
+import { createMcpServerRepository } from './repositories/mcp-server-repository.js';
+import type { McpTables } from './mcp-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
@@ -159,6 +161,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     batches: createBatchRepository(db.withTables<BatchTables>(), location.dialect),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
+    mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),
     async ping() {
       try {
         await sql`select 1`.execute(db);

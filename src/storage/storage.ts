@@ -20,6 +20,7 @@ import type { SupportRepository } from './repositories/support-repository.js';
 import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
+import type { McpServerRepository } from './repositories/mcp-server-repository.js';
 import type { ProjectRepository } from '../domain/project.js';
 import type { WebhookEventDraft } from '../domain/webhook-events.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
@@ -77,6 +78,8 @@ export interface Storage {
   signUpCredits: SignUpCreditRepository;
   /** Webhook endpoints, the outbox of events, their deliveries and log; where alerts go. */
   webhooks: WebhookRepository;
+  /** Upstream MCP servers of the MCP gateway, their headers sealed. */
+  mcpServers: McpServerRepository;
   /** Projects inside accounts: their limits, spend and members. */
   projects: ProjectRepository;
   /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
@@ -119,7 +122,7 @@ export interface AccountRepository {
 }
 
 export type ApiKeyPatch = Partial<Pick<ApiKey,
-  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins' | 'projectId'>> & {
+  'name' | 'status' | 'quotaNano' | 'allowedModels' | 'ipAllowlist' | 'expiresAt' | 'rpm' | 'tpm' | 'concurrency' | 'environment' | 'budget' | 'allowedOrigins' | 'projectId' | 'allowedMcpServers'>> & {
   /** The budget keeps its period: only its limit is written, so spend settled meanwhile is not overwritten. */
   budgetLimitOnly?: boolean;
 };

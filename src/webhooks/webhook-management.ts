@@ -31,8 +31,10 @@ const createSchema = z.object({
   description: endpointFields.description.optional(),
   format: endpointFields.format.optional(),
   event_types: endpointFields.event_types.optional(),
+  /** The operator contract's name of `event_types`. */
+  events: endpointFields.event_types.optional(),
   enabled: endpointFields.enabled.optional(),
-}).strict();
+}).strict().refine((input) => input.event_types === undefined || input.events === undefined, { message: 'give event_types or events, not both', path: ['events'] });
 const patchSchema = z.object({
   url: endpointFields.url.optional(),
   description: endpointFields.description.optional(),
@@ -133,7 +135,7 @@ export class WebhookManagement {
   async create(owner: WebhookOwner, body: unknown): Promise<Record<string, unknown>> {
     const input = parseInput(createSchema, body);
     this.#checkUrl(input.url);
-    const eventTypes = this.#checkTypes(owner, input.event_types) ?? [];
+    const eventTypes = this.#checkTypes(owner, input.event_types ?? input.events) ?? [];
     if ((await this.webhooks.listEndpoints(owner)).length >= MAX_ENDPOINTS) {
       throw new GatewayError('conflict', `At most ${MAX_ENDPOINTS} webhook endpoints; delete one first.`);
     }

@@ -60,14 +60,18 @@ export function emailDomain(email: string): string {
   return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
 }
 
+/** A role claim's values: a string is one value, an array its strings; anything else none. */
+export function claimValues(claim: unknown): string[] {
+  return typeof claim === 'string' ? [claim] : Array.isArray(claim) ? claim.filter((value): value is string => typeof value === 'string') : [];
+}
+
 /**
  * The highest of the roles the claim's values map to (a claim is a string or an array of strings), in `ranking`'s
  * order (first is highest); null when none maps.
  */
 export function mappedRole<T extends string>(claim: unknown, roleMap: Record<string, string>, ranking: readonly T[]): T | null {
-  const values = typeof claim === 'string' ? [claim] : Array.isArray(claim) ? claim.filter((value): value is string => typeof value === 'string') : [];
   let best: T | null = null;
-  for (const value of values) {
+  for (const value of claimValues(claim)) {
     const role = roleMap[value];
     const rank = ranking.indexOf(role as T);
     if (rank >= 0 && (best === null || rank < ranking.indexOf(best))) best = ranking[rank] as T;

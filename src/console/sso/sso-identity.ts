@@ -8,7 +8,8 @@ import type { SsoConnection } from '../../storage/repositories/sso-repository.js
 import type { ConsoleDeps } from '../console-deps.js';
 import { mailCleanStart, startClean } from '../mailbox-proof.js';
 import { grantOperator } from '../operator/operator-users.js';
-import { emailDomain, mappedRole } from './sso-connections.js';
+import { syncDirectoryProjects } from '../../projects/directory-projects.js';
+import { claimValues, emailDomain, mappedRole } from './sso-connections.js';
 
 /** Stands for "no password": matches no password (neither an argon2 nor a scrypt hash). People made by SSO have none. */
 export const NO_PASSWORD = '!none';
@@ -142,6 +143,10 @@ export async function resolveAccountMember(deps: ConsoleDeps, connection: SsoCon
   } else if (membership === null || (claimRole !== null && membership.role !== 'owner' && membership.role !== claimRole)) {
     // The claim's role applies at every sign-in; an owner stays an owner.
     await storage.scim.setMembership(accountId, user.id, (claimRole ?? membership?.role ?? role) as AccountRole, now);
+  }
+  if (connection.roleClaim !== null) {
+    // The claim's project grants apply at every sign-in, as its role does.
+    await syncDirectoryProjects(storage.projects, accountId, user.id, claimValues(identity.claims[connection.roleClaim]), connection.roleMap, now);
   }
   if (boundId === null) await bind(deps, connection, identity.subject, user, now);
   else await storage.sso.touchIdentity(connection.id, identity.subject, now);

@@ -5,6 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
 import { isoTime } from '../../management/time-input.js';
 import { parseInput } from '../../management/parse-input.js';
+import { isProjectGrant } from '../../projects/directory-projects.js';
 import { newId } from '../../shared/ids.js';
 import { ProviderError } from '../../sso/provider-http.js';
 import { OPERATOR_ROLES } from '../../storage/repositories/operator-repository.js';
@@ -39,7 +40,11 @@ const accountSchema = z.object({
   email_domains: z.array(z.string().trim().toLowerCase().regex(DOMAIN, 'a domain such as example.com')).min(1).max(20),
   require_sso: z.boolean().default(false),
   jit_role: z.enum(SSO_ACCOUNT_ROLES as [string, ...string[]]).nullable().default(null),
-  role_map: z.record(z.string().min(1).max(200), z.enum(SSO_ACCOUNT_ROLES as [string, ...string[]])).default({}),
+  // A group maps to an account role, or to a project membership: `project:<id or name>[:developer|viewer]`.
+  role_map: z.record(z.string().min(1).max(200), z.union([
+    z.enum(SSO_ACCOUNT_ROLES as [string, ...string[]]),
+    z.string().max(260).refine(isProjectGrant, 'an account role, or project:<id or name>[:developer|viewer]'),
+  ])).default({}),
 }).strict();
 const operatorSchema = z.object({
   ...baseShape,

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { deleteRule, listRules, putRule, sendReport } from '../../customers/customer-api.js';
+import { deleteRule, listRules, putFlatRule, putRule, sendReport } from '../../customers/customer-api.js';
 import type { GatewayServices } from '../../services.js';
 import type { RequestContext } from '../request-context.js';
 import { readAdminBody } from './admin-guard.js';
@@ -19,6 +19,7 @@ export const CUSTOMER_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => 
 }, [
   { method: 'GET', path: '/admin/accounts/:id/customer-rules', handler: ({ services, account }) => async (context) => listRules(services, context, await account(context)) },
   { method: 'PUT', path: '/admin/accounts/:id/customer-rules', handler: ({ services, account }) => async (context) => putRule(services, context, await account(context), await readAdminBody(context)) },
+  { method: 'PUT', path: '/admin/accounts/:id/customers/:customer', handler: ({ services, account }) => async (context) => putFlatRule(services, context, await account(context), context.params.customer ?? '', await readAdminBody(context)) },
   { method: 'DELETE', path: '/admin/accounts/:id/customer-rules', handler: ({ services, account }) => async (context) => deleteRule(services, context, await account(context)) },
   { method: 'GET', path: '/admin/reports/:name', handler: ({ services }) => async (context) => {
     const accountId = context.query.get('account_id');

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import { WebhookManagement } from '../../webhooks/webhook-management.js';
 import { sendJson } from '../respond.js';
@@ -14,7 +15,19 @@ export const WEBHOOK_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => {
   return { services, management, operator };
 }, [
   { method: 'GET', path: '/admin/webhooks', handler: ({ management, operator }) => async (context) => sendJson(context, 200, await management.list(operator)) },
-  { method: 'POST', path: '/admin/webhooks', handler: ({ management, operator }) => async (context) => sendJson(context, 201, await management.create(operator, await readAdminBody(context))) },
+  // With `account_id`, the endpoint is the account's (its events; the account manages it in the console afterwards).
+  { method: 'POST', path: '/admin/webhooks', handler: ({ services, management, operator }) => async (context) => {
+    const body = await readAdminBody(context);
+    if (body === null || typeof body !== 'object' || Array.isArray(body) || !('account_id' in body)) {
+      sendJson(context, 201, await management.create(operator, body));
+      return;
+    }
+    const { account_id: accountId, ...rest } = body as Record<string, unknown>;
+    if (typeof accountId !== 'string' || (await services.storage.accounts.getById(accountId)) === null) {
+      throw new GatewayError('not_found', `No account with id '${String(accountId)}'.`, { param: 'account_id' });
+    }
+    sendJson(context, 201, await management.create(accountId, rest));
+  } },
   { method: 'GET', path: '/admin/webhooks/:id', handler: ({ management, operator }) => async (context) => sendJson(context, 200, await management.get(operator, context.params.id ?? '')) },
   { method: 'PATCH', path: '/admin/webhooks/:id', handler: ({ management, operator }) => async (context) => {
     sendJson(context, 200, await management.update(operator, context.params.id ?? '', await readAdminBody(context)));

@@ -12,6 +12,8 @@ import { livenessRoute, readinessRoute } from './health.js';
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from '../../operations/images.js';
 import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
+import { clientSecretsRoute } from '../../realtime/client-secrets-route.js';
+import { realtimeWithoutUpgrade } from '../../realtime/realtime-endpoint.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
@@ -21,6 +23,7 @@ import {
   cancelMessageBatchRoute, createMessageBatchRoute, deleteMessageBatchRoute, getMessageBatchRoute, listMessageBatchesRoute, messageBatchResultsRoute,
 } from './message-batches.js';
 import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
+import { mcpRoute } from '../../mcp/mcp-endpoint.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -112,8 +115,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   anthropic('DELETE', '/v1/messages/batches/:id', 'message_batches', deleteMessageBatchRoute),
   anthropic('POST', '/v1/messages/batches/:id/cancel', 'message_batches.cancel', cancelMessageBatchRoute),
   anthropic('GET', '/v1/messages/batches/:id/results', 'message_batches.results', messageBatchResultsRoute),
+  // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
+  openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
+  openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),
   openAI('GET', '/v1/dashboard/billing/credit_grants', 'credit_grants', creditGrantsRoute),
   openAI('POST', '/v1/dashboard/billing/redeem', 'redeem', redeemRoute),
+  // The MCP gateway: one Streamable HTTP endpoint for every server a key may use, and one per server.
+  ...(['POST', 'GET', 'DELETE'] as const).flatMap((method) => [openAI(method, '/mcp', 'mcp', mcpRoute), openAI(method, '/mcp/:server', 'mcp', mcpRoute)]),
 
   { method: 'GET', path: '/healthz', family: 'probe', endpoint: 'healthz', handler: () => livenessRoute() },
   { method: 'GET', path: '/readyz', family: 'probe', endpoint: 'readyz', handler: readinessRoute },

@@ -28,6 +28,9 @@ import * as projects from './0033-projects.js';
 import * as singleSignOn from './0034-single-sign-on.js';
 import * as rerankSearchUnits from './0035-rerank-search-units.js';
 import * as filesAndBatches from './0037-files-and-batches.js';
+import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
+import * as mcpServers from './0039-mcp-servers.js';
+import * as customerTokenLimits from './0041-customer-token-limits.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -63,6 +66,9 @@ const migrations: Record<string, Migration> = {
   '0034-single-sign-on': singleSignOn,
   '0035-rerank-search-units': rerankSearchUnits,
   '0037-files-and-batches': filesAndBatches,
+  '0038-realtime-audio-prices': realtimeAudioPrices,
+  '0039-mcp-servers': mcpServers,
+  '0041-customer-token-limits': customerTokenLimits,
 };
 
 export const migrationProvider: MigrationProvider = {

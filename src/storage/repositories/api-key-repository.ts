@@ -49,6 +49,8 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     playground: toBoolean(row.playground),
     // Absent for the default project, as on records made before projects.
     ...(row.project_id === null ? {} : { projectId: row.project_id }),
+    // Absent for every public server (null), as on records made before MCP.
+    ...(row.allowed_mcp_servers === null || row.allowed_mcp_servers === undefined ? {} : { allowedMcpServers: parseNullableStringArray(row.allowed_mcp_servers, 'api_keys.allowed_mcp_servers') }),
   };
 }
 
@@ -70,6 +72,7 @@ function toRow(key: ApiKey): Insertable<ApiKeysTable> {
     concurrency: key.concurrency,
     ...budgetColumns(key.budget),
     allowed_origins: toNullableJson(key.allowedOrigins),
+    allowed_mcp_servers: toNullableJson(key.allowedMcpServers ?? null),
     created_at: key.createdAt,
     updated_at: key.updatedAt,
     environment: key.environment,
@@ -97,6 +100,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   }
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
   if (patch.projectId !== undefined) changes.project_id = patch.projectId;
+  if (patch.allowedMcpServers !== undefined) changes.allowed_mcp_servers = toNullableJson(patch.allowedMcpServers);
   return changes;
 }
 

@@ -30,6 +30,8 @@ function toRule(row: Selectable<CustomerRulesTable>): CustomerRule {
       limitNano: toBigInt(row.budget_limit_nano),
     },
     rpm: toNullableNumber(row.rpm),
+    tpm: toNullableNumber(row.tpm),
+    concurrency: toNullableNumber(row.concurrency),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -49,12 +51,14 @@ export function createCustomerRepository(db: Kysely<Database & CustomerTables>):
         budget_period: rule.budget?.period ?? null,
         budget_limit_nano: rule.budget?.limitNano ?? null,
         rpm: rule.rpm,
+        tpm: rule.tpm,
+        concurrency: rule.concurrency,
         created_at: rule.createdAt,
         updated_at: rule.updatedAt,
       };
       await db.insertInto('customer_rules').values(values)
         .onConflict((conflict) => conflict.columns(['account_id', 'customer']).doUpdateSet({
-          budget_period: values.budget_period, budget_limit_nano: values.budget_limit_nano, rpm: values.rpm, updated_at: values.updated_at,
+          budget_period: values.budget_period, budget_limit_nano: values.budget_limit_nano, rpm: values.rpm, tpm: values.tpm, concurrency: values.concurrency, updated_at: values.updated_at,
         }))
         .execute();
     },

@@ -11,7 +11,13 @@ const BALANCING_STRATEGIES: readonly BalancingStrategy[] = ['weighted', 'least-l
 type PricingColumns = Pick<Insertable<ModelsTable>,
   | 'input_per_mtok_nano' | 'output_per_mtok_nano' | 'cached_input_per_mtok_nano' | 'cache_write_per_mtok_nano' | 'per_request_nano'
   | 'per_image_nano' | 'per_audio_minute_nano' | 'per_mchar_nano' | 'per_web_search_nano' | 'per_grounded_prompt_nano' | 'per_web_fetch_nano' | 'per_file_search_nano' | 'per_search_unit_nano'
-  | 'batch_input_per_mtok_nano' | 'batch_output_per_mtok_nano'>;
+  | 'batch_input_per_mtok_nano' | 'batch_output_per_mtok_nano'
+  | 'input_audio_per_mtok_nano' | 'cached_audio_input_per_mtok_nano' | 'output_audio_per_mtok_nano'>;
+
+function optionalPrice(field: 'inputAudioPerMtokNano' | 'cachedAudioInputPerMtokNano' | 'outputAudioPerMtokNano', column: Selectable<ModelsTable>['input_audio_per_mtok_nano']): Partial<Pricing> {
+  const price = toNullableBigInt(column);
+  return price === null ? {} : { [field]: price };
+}
 
 function toPricing(row: Selectable<ModelsTable>): Pricing {
   return {
@@ -30,6 +36,10 @@ function toPricing(row: Selectable<ModelsTable>): Pricing {
     perSearchUnitNano: toNullableBigInt(row.per_search_unit_nano),
     batchInputPerMtokNano: toNullableBigInt(row.batch_input_per_mtok_nano),
     batchOutputPerMtokNano: toNullableBigInt(row.batch_output_per_mtok_nano),
+    // Audio prices are optional fields: set only on models that have them.
+    ...optionalPrice('inputAudioPerMtokNano', row.input_audio_per_mtok_nano),
+    ...optionalPrice('cachedAudioInputPerMtokNano', row.cached_audio_input_per_mtok_nano),
+    ...optionalPrice('outputAudioPerMtokNano', row.output_audio_per_mtok_nano),
   };
 }
 
@@ -50,6 +60,9 @@ function fromPricing(pricing: Pricing): PricingColumns {
     per_search_unit_nano: pricing.perSearchUnitNano,
     batch_input_per_mtok_nano: pricing.batchInputPerMtokNano,
     batch_output_per_mtok_nano: pricing.batchOutputPerMtokNano,
+    input_audio_per_mtok_nano: pricing.inputAudioPerMtokNano ?? null,
+    cached_audio_input_per_mtok_nano: pricing.cachedAudioInputPerMtokNano ?? null,
+    output_audio_per_mtok_nano: pricing.outputAudioPerMtokNano ?? null,
   };
 }
 

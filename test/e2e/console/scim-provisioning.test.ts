@@ -1,6 +1,7 @@
 /**
  * SCIM 2.0 provisioning over the wire: an account's directory creates, finds, updates, deactivates and deletes its
- * people (members) and groups (roles) with the account's SCIM token, in the PATCH forms Okta and Entra ID send.
+ * people (members) and groups (roles and project memberships) with the account's SCIM token, in the PATCH forms Okta
+ * and Entra ID send.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,7 +41,9 @@ async function accountWithSso(email: string, domains: string[]): Promise<{ accou
   // The connection itself is set up through the console in single-sign-on.test.ts (against a real provider).
   await setup.gateway.gateway.services.storage.sso.saveConnection({
     id: `sso_${randomBytes(6).toString('hex')}`, owner: account.body.id, issuer: 'https://idp.example.com', clientId: 'console', clientSecret: 'secret',
-    emailDomains: domains, requireSso: false, jitRole: 'viewer', roleClaim: 'groups', roleMap: { Engineering: 'developer', Admins: 'admin' }, enabled: true,
+    emailDomains: domains, requireSso: false, jitRole: 'viewer', roleClaim: 'groups', roleMap: {
+      Engineering: 'developer', Admins: 'admin', 'Search Team': 'project:Search:developer', 'Search Readers': 'project:Search', Gone: 'project:No such project',
+    }, enabled: true,
   }, Date.now());
   return { accountId: account.body.id, client };
 }
@@ -142,6 +145,58 @@ describe('SCIM provisioning', () => {
     expect((await scim('DELETE', `/Users/${ben.body.id}`)).status).toBe(204);
     expect(await roleOf(email)).toBeNull();
     expect((await scim('GET', `/Users/${ben.body.id}`)).status).toBe(404);
+  });
+
+  it('puts people in projects through the groups the role map names project:<name>[:<role>]', async () => {
+    const search = await owner.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'Search' });
+    expect(search.status, search.text).toBe(201);
+    const other = await owner.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'Billing tools' });
+    const searchId = search.body.project.id;
+    const projectRoles = async (email: string): Promise<Record<string, string>> => {
+      const roles: Record<string, string> = {};
+      for (const projectId of [searchId, other.body.project.id]) {
+        const members = await owner.request<{ data: Array<{ email: string; role: string }> }>('GET', `/api/projects/${projectId}/members`);
+        expect(members.status, members.text).toBe(200);
+        const role = members.body.data.find((member) => member.email === email)?.role;
+        if (role !== undefined) roles[projectId] = role;
+      }
+      return roles;
+    };
+
+    const email = `cleo@${domain}`;
+    const cleo = await scim<{ id: string }>('POST', '/Users', { userName: email });
+    expect(cleo.status).toBe(201);
+    const cleoUser = await setup.gateway.gateway.services.storage.console.getUserByEmail(email);
+    // A project membership given in the console, in a project the role map does not name, is the console's to keep.
+    expect((await owner.request('PUT', `/api/projects/${other.body.project.id}/members/${cleoUser?.id}`, { role: 'viewer' })).status).toBe(200);
+
+    const readers = await scim<{ id: string }>('POST', '/Groups', { displayName: 'Search Readers', members: [{ value: cleo.body.id }] });
+    expect(readers.status).toBe(201);
+    expect(await projectRoles(email)).toEqual({ [searchId]: 'viewer', [other.body.project.id]: 'viewer' });
+    // The project grant does not raise the account role.
+    expect(await roleOf(email)).toBe('viewer');
+
+    // Entra ID adds her to the team group: the higher project role wins.
+    const team = await scim<{ id: string }>('POST', '/Groups', { displayName: 'Search Team', members: [] });
+    expect((await scim('PATCH', `/Groups/${team.body.id}`, { Operations: [{ op: 'Add', path: 'members', value: [{ value: cleo.body.id }] }] })).status).toBe(200);
+    expect(await projectRoles(email)).toEqual({ [searchId]: 'developer', [other.body.project.id]: 'viewer' });
+
+    // A group mapped to a project the account does not have grants nothing.
+    const gone = await scim<{ id: string }>('POST', '/Groups', { displayName: 'Gone', members: [{ value: cleo.body.id }] });
+    expect(gone.status).toBe(201);
+    expect(await projectRoles(email)).toEqual({ [searchId]: 'developer', [other.body.project.id]: 'viewer' });
+
+    // Okta removes her from the team: back to viewer; out of the readers group too: out of the project.
+    expect((await scim('PATCH', `/Groups/${team.body.id}`, { Operations: [{ op: 'remove', path: `members[value eq "${cleo.body.id}"]` }] })).status).toBe(200);
+    expect(await projectRoles(email)).toEqual({ [searchId]: 'viewer', [other.body.project.id]: 'viewer' });
+    expect((await scim('DELETE', `/Groups/${readers.body.id}`)).status).toBe(204);
+    expect(await projectRoles(email)).toEqual({ [other.body.project.id]: 'viewer' });
+
+    // Deactivation ends the project memberships the directory manages, with the account membership.
+    expect((await scim('PATCH', `/Groups/${team.body.id}`, { Operations: [{ op: 'add', path: 'members', value: [{ value: cleo.body.id }] }] })).status).toBe(200);
+    expect(await projectRoles(email)).toEqual({ [searchId]: 'developer', [other.body.project.id]: 'viewer' });
+    expect((await scim('PATCH', `/Users/${cleo.body.id}`, { Operations: [{ op: 'replace', path: 'active', value: 'False' }] })).status).toBe(200);
+    expect(await projectRoles(email)).toEqual({ [other.body.project.id]: 'viewer' });
   });
 
   it('keeps one account\'s directory out of another\'s people', async () => {

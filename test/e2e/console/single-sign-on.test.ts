@@ -175,6 +175,43 @@ describe('a member signs in through the account\'s provider', () => {
     expect((await second.request('PUT', '/api/sso', { issuer: idp.issuer, client_id: 'x', email_domains: [domain] })).status).toBe(403);
   });
 
+  it('gives project memberships from the claim (project:<name>[:<role>]) and takes them back when the group is gone', async () => {
+    const search = await owner.client.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'Search' });
+    expect(search.status, search.text).toBe(201);
+    const other = await owner.client.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'Ads' });
+    expect(other.status, other.text).toBe(201);
+    const settings = {
+      issuer: idp.issuer, client_id: accountClient.client_id, client_secret: accountClient.client_secret, email_domains: [domain],
+      require_sso: true, jit_role: 'viewer', role_claim: 'groups',
+    };
+    for (const wrong of ['project:', 'project:Search:', 'superuser']) {
+      const refused = await owner.client.request('PUT', '/api/sso', { ...settings, role_map: { g: wrong } });
+      expect(refused.status, wrong).toBe(400);
+    }
+    const saved = await owner.client.request('PUT', '/api/sso', {
+      ...settings, role_map: { 'corp-developers': 'developer', 'corp-admins': 'admin', 'corp-search': 'project:Search:developer' },
+    });
+    expect(saved.status, saved.text).toBe(200);
+
+    idp.people.set('ivy', { email: `ivy@${domain}`, email_verified: true, groups: ['corp-search'] });
+    const ivy = setup.client();
+    expect((await ssoSignIn(ivy, { email: `ivy@${domain}` }, 'ivy')).status).toBe(303);
+    expect((await ivy.request<{ role: string }>('GET', '/api/session')).body.role).toBe('viewer');
+    // Scoped to the project her group grants: the account's other projects are out of her sight.
+    const seen = await ivy.request<{ data: Array<{ id: string; role?: string }> }>('GET', '/api/projects');
+    expect(seen.status, seen.text).toBe(200);
+    expect(seen.body.data.map((project) => project.id)).toEqual([search.body.project.id]);
+    expect((await ivy.request('GET', `/api/projects/${other.body.project.id}`)).status).toBe(404);
+    const members = await owner.client.request<{ data: Array<{ email: string; role: string }> }>('GET', `/api/projects/${search.body.project.id}/members`);
+    expect(members.body.data).toEqual([expect.objectContaining({ email: `ivy@${domain}`, role: 'developer' })]);
+
+    // Out of the group at the provider: the next sign-in ends the project membership.
+    idp.people.set('ivy', { email: `ivy@${domain}`, email_verified: true, groups: [] });
+    await ssoSignIn(setup.client(), { email: `ivy@${domain}` }, 'ivy');
+    const after = await owner.client.request<{ data: unknown[] }>('GET', `/api/projects/${search.body.project.id}/members`);
+    expect(after.body.data).toEqual([]);
+  });
+
   it('refuses a callback delivered to another browser than the one that started it', async () => {
     idp.people.set('carol', { email: `carol@${domain}`, email_verified: true });
     const starter = setup.client();

@@ -3,7 +3,8 @@
  * TEST_DATABASE_URL) and one Redis: the account's budget for every customer refuses the request that would pass it
  * whichever instance it reaches, naming the customer and the budget; concurrent requests of one customer through
  * both instances never spend past its budget; a customer's RPM is shared by both instances, with its own headers; a
- * customer's own rule replaces the default on the other instance at once; and the reports by customer and by tag
+ * customer's own rule replaces the default on the other instance at once; a customer's TPM and concurrency (set
+ * through the flat `PUT /admin/accounts/:id/customers/:customer`) are shared too; and the reports by customer and by tag
  * show each one's spend to the nano-dollar of the costs the callers were told.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,8 @@ import { startServeCluster, type ServeCluster, type ServeInstance as Instance } 
 import { MINUTE } from './limits-support.js';
 
 const MODEL = 'customer-model';
+/** Answers after 1.5 s, so requests overlap. */
+const SLOW_MODEL = 'customer-slow-model';
 const NANO_PER_USD = 1_000_000_000n;
 
 interface Answer {
@@ -49,8 +52,10 @@ describe.skipIf(TEST_REDIS_URL === undefined)('end customers across two gateway 
       'models:',
       // One token costs 0.001 USD, in and out.
       `  - { id: ${MODEL}, pricing: { input_per_mtok: 1000, output_per_mtok: 1000 } }`,
+      `  - { id: ${SLOW_MODEL}, pricing: { input_per_mtok: 1000, output_per_mtok: 1000 } }`,
       'channels:',
       `  - { name: customer-sim, type: simulator, models: [${MODEL}], settings: { output_tokens: 10 } }`,
+      `  - { name: customer-slow-sim, type: simulator, models: [${SLOW_MODEL}], settings: { output_tokens: 10, latency_ms: 1500 } }`,
     ], { REDIS_URL: TEST_REDIS_URL ?? '', REDIS_KEY_PREFIX: redis.prefix });
     [a, b] = cluster.instances as [Instance, Instance];
   }, 90_000);
@@ -161,6 +166,55 @@ describe.skipIf(TEST_REDIS_URL === undefined)('end customers across two gateway 
     expect(admitted.headers.get('x-ratelimit-customer-limit')).toBe('3');
     // Another customer has its own window.
     expect((await send(b, key, 'other-customer')).status).toBe(200);
+  }, 60_000);
+
+  it('share a customer\'s TPM between the instances through the flat rule route, with the customer token window\'s headers', async () => {
+    const { accountId, key } = await newAccount();
+    const rule = await admin<Record<string, unknown>>('PUT', `/admin/accounts/${accountId}/customers/tpm-customer`, { tpm: 60 });
+    expect(rule.status, rule.text).toBe(201);
+    expect(rule.body).toMatchObject({ customer: 'tpm-customer', tpm: 60, rpm: null, concurrency: null, budget: null });
+    if (Date.now() % MINUTE > MINUTE - 5000) await new Promise((resolve) => setTimeout(resolve, MINUTE - (Date.now() % MINUTE) + 50));
+    const answers: Answer[] = [];
+    for (let index = 0; index < 12 && answers.at(-1)?.status !== 429; index += 1) answers.push(await send(index % 2 === 0 ? a : b, key, 'tpm-customer'));
+    const admitted = answers.filter((answer) => answer.status === 200);
+    expect(admitted.length).toBeGreaterThan(0);
+    expect(admitted[0]?.headers.get('x-ratelimit-customer-limit-tokens')).toBe('60');
+    expect(Number(admitted[0]?.headers.get('x-ratelimit-customer-remaining-tokens'))).toBeLessThan(60);
+    // The customer has no RPM rule: no request window headers of its own.
+    expect(admitted[0]?.headers.get('x-ratelimit-customer-limit')).toBeNull();
+    const refused = answers.at(-1) as Answer;
+    expect(refused.status).toBe(429);
+    expect(refused.code).toBe('rate_limit_exceeded');
+    expect(refused.message).toContain("end customer 'tpm-customer' (60 tokens a minute)");
+    expect(refused.headers.get('x-ratelimit-customer-limit-tokens')).toBe('60');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // The tokens of the requests let through stay within the window (each is charged its estimate, then its usage).
+    const usage = await admin<{ data: Array<{ prompt_tokens: number; completion_tokens: number }> }>('GET', `/admin/usage?account_id=${accountId}&customer=tpm-customer`);
+    expect(usage.body.data.reduce((sum, row) => sum + row.prompt_tokens + row.completion_tokens, 0)).toBeLessThanOrEqual(60);
+    // Another customer, and a request naming none, are not in its window.
+    expect((await send(a, key, 'other-customer')).status).toBe(200);
+    expect((await send(b, key, null)).status).toBe(200);
+  }, 60_000);
+
+  it('limit a customer\'s requests in flight across the instances, naming the customer', async () => {
+    const { accountId, key } = await newAccount();
+    expect((await admin('PUT', `/admin/accounts/${accountId}/customers/*`, { concurrency: 2 })).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_unused, index) => send(index % 2 === 0 ? a : b, key, 'slowpoke', { body: { model: SLOW_MODEL } })));
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(2);
+    for (const answer of answers.filter((candidate) => candidate.status !== 200)) {
+      expect(answer.status).toBe(429);
+      expect(answer.message).toContain("Too many concurrent requests for end customer 'slowpoke' (limit 2)");
+    }
+    // The slots are given back when the answers end.
+    expect((await send(b, key, 'slowpoke', { body: { model: SLOW_MODEL } })).status).toBe(200);
+    // The flat form checks its input: a period needs a budget, the customer must be printable.
+    expect((await admin('PUT', `/admin/accounts/${accountId}/customers/x`, { period: 'day' })).status).toBe(400);
+    expect((await admin('PUT', `/admin/accounts/${accountId}/customers/x`, { tpm: -1 })).status).toBe(400);
+    expect((await admin('PUT', `/admin/accounts/${accountId}/customers/x`, { budget_usd: 1, nope: 1 })).status).toBe(400);
+    expect((await admin('PUT', '/admin/accounts/acc_missing/customers/x', { rpm: 1 })).status).toBe(404);
+    const monthly = await admin<{ budget: { period: string; limit_usd: number } }>('PUT', `/admin/accounts/${accountId}/customers/big%20co`, { budget_usd: '50' });
+    expect(monthly.status, monthly.text).toBe(201);
+    expect(monthly.body.budget).toMatchObject({ period: 'month', limit_usd: 50 });
   }, 60_000);
 
   it('report spend, tokens and requests by customer and by tag per day, to the nano-dollar the callers were told', async () => {

@@ -297,6 +297,25 @@ describe('who may manage webhooks', () => {
     await owner.client.request('DELETE', `/api/console/webhooks/${endpoint.id}`);
   });
 
+  it('lets the operator make an account\'s endpoint with the contract\'s fields (events, account_id), secret shown once', async () => {
+    const made = await setup.gateway.admin<Endpoint & { secret: string; event_types: string[] }>('POST', '/admin/webhooks', {
+      url: receiverUrl, events: ['key.paused', 'topup.succeeded'], account_id: owner.accountId,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.secret).toMatch(/^whsec_/);
+    expect(made.body.event_types).toEqual(['key.paused', 'topup.succeeded']);
+    // It is the account's: listed in its console without the secret, not among the operator's.
+    const listed = await owner.client.request<{ data: Array<{ id: string }> }>('GET', '/api/console/webhooks');
+    expect(listed.body.data.map((entry) => entry.id)).toContain(made.body.id);
+    expect(listed.text).not.toContain(made.body.secret);
+    expect((await setup.gateway.admin('GET', `/admin/webhooks/${made.body.id}`)).status).toBe(404);
+    // An account's endpoint takes account events only; an unknown account is 404; both field names at once is 400.
+    expect((await setup.gateway.admin('POST', '/admin/webhooks', { url: receiverUrl, events: ['channel.down'], account_id: owner.accountId })).status).toBe(400);
+    expect((await setup.gateway.admin('POST', '/admin/webhooks', { url: receiverUrl, events: ['key.paused'], account_id: 'acc_missing' })).status).toBe(404);
+    expect((await setup.gateway.admin('POST', '/admin/webhooks', { url: receiverUrl, events: ['channel.down'], event_types: ['channel.up'] })).status).toBe(400);
+    expect((await owner.client.request('DELETE', `/api/console/webhooks/${made.body.id}`)).status).toBe(204);
+  });
+
   it.each([
     ['http://example.com/hooks', 'https'],
     ['https://user:secret@example.com/hooks', 'user name or password'],

@@ -110,7 +110,7 @@ export function SsoConnectionForm({ kind, current, redirectUri, onSave, onRemove
       <SelectField label={kind === 'account' ? 'Role on first sign-in' : 'Operator role when no claim maps'} name="jit_role" value={jitRole} onChange={(event) => setJitRole(event.target.value)}
         options={[{ value: '', label: kind === 'account' ? 'Nobody joins on first sign-in' : 'Refuse the sign-in' }, ...roles.map((role) => ({ value: role, label: role }))]} />
       <TextField label="Role claim" name="role_claim" value={roleClaim} onChange={(event) => setRoleClaim(event.target.value)} placeholder="groups" hint="The ID token claim that lists the person's groups or roles (groups, roles, …)." />
-      <FieldFrame label="Role map" hint={`One "claim value = role" a line; roles: ${roles.join(', ')}. The highest role any value maps wins, at every sign-in.`}>
+      <FieldFrame label="Role map" hint={`One "claim value = role" a line; roles: ${roles.join(', ')}. The highest role any value maps wins, at every sign-in.${kind === 'account' ? ' A value may grant a project instead: "search-team = project:Search:developer" (developer or viewer; viewer when left out).' : ''}`}>
         {({ inputId, describedBy }) => <textarea id={inputId} aria-describedby={describedBy} name="role_map" rows={3} value={roleMap} onChange={(event) => setRoleMap(event.target.value)} placeholder={kind === 'account' ? 'engineering = developer' : 'gateway-admins = admin'} />}
       </FieldFrame>
       <label className="checkbox-row"><input type="checkbox" checked={enabled} onChange={(event) => setEnabled(event.target.checked)} /> Enabled</label>

@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'rec
 import { useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { formatCost, formatDay, formatInteger } from '../../format/format';
+import { addUsd, sumUsd } from '../../format/usd-sum';
 import { Alert, Loading } from '../../ui/feedback';
 import { axisProps, ChartFigure, palette, tooltipProps } from './usage-charts';
 import { filterQuery, type UsageFilters } from './usage-queries';
@@ -44,7 +45,7 @@ function spendPerDay(report: UsageReport): { days: Record<string, number | strin
   for (const row of report.data) {
     const day = days.get(row.date) ?? { date: row.date };
     const name = shown.includes(nameOf(row)) ? nameOf(row) : 'other';
-    day[`cost:${name}`] = Number(day[`cost:${name}`] ?? 0) + row.cost_usd;
+    day[`cost:${name}`] = addUsd(Number(day[`cost:${name}`] ?? 0), row.cost_usd);
     days.set(row.date, day);
   }
   return { days: [...days.values()].sort((a, b) => String(a.date).localeCompare(String(b.date))), series };
@@ -59,7 +60,7 @@ const LABELS: Record<Dimension, { heading: string; empty: string }> = {
 function chartSummary(dimension: Dimension, totals: ReportTotal[]): string {
   const rest = totals.length > CHART_SERIES ? ', the five dearest and the rest as other' : '';
   if (dimension === 'tags') return `By tag${rest}; a request with several tags counts in each.`;
-  return `${formatCost(totals.reduce((sum, total) => sum + total.cost_usd, 0))} in total, by customer${rest}.`;
+  return `${formatCost(sumUsd(totals.map((total) => total.cost_usd)))} in total, by customer${rest}.`;
 }
 
 /**

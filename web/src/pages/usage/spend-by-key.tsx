@@ -1,5 +1,6 @@
 import type { ApiKey, DailyUsage } from '../../api/types';
 import { formatCost, formatInteger } from '../../format/format';
+import { addUsd } from '../../format/usd-sum';
 
 /** The playground mints a key per call: their spend is one line. */
 const PLAYGROUND = 'playground';
@@ -22,7 +23,7 @@ function spendPerKey(rows: DailyUsage[], listed: ReadonlySet<string>): KeySpend[
     const spend = byKey.get(group) ?? { keyId: group, label: playground ? 'Playground' : row.key_name ?? null, requests: 0, tokens: 0, cost: 0, models: new Set<string>() };
     spend.requests += row.requests;
     spend.tokens += row.input_tokens + row.output_tokens;
-    spend.cost += row.cost_usd;
+    spend.cost = addUsd(spend.cost, row.cost_usd);
     if (row.model !== null) spend.models.add(row.model);
     byKey.set(group, spend);
   }

@@ -1,6 +1,7 @@
 import { Bar, BarChart, CartesianGrid, ComposedChart, Legend, Line, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DailyUsage } from '../../api/types';
 import { formatCompact, formatCost, formatDay, formatInteger, formatPercent } from '../../format/format';
+import { addUsd } from '../../format/usd-sum';
 
 export const palette = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)', 'var(--chart-6)'];
 
@@ -25,7 +26,7 @@ function pivot(rows: DailyUsage[]): { days: DayRow[]; models: string[] } {
   for (const row of rows) {
     const day = days.get(row.date) ?? { date: row.date, requests: 0, errors: 0, errorRate: 0 };
     const series = shown.includes(modelOf(row)) ? modelOf(row) : 'other';
-    day[`cost:${series}`] = Number(day[`cost:${series}`] ?? 0) + row.cost_usd;
+    day[`cost:${series}`] = addUsd(Number(day[`cost:${series}`] ?? 0), row.cost_usd);
     day[`tokens:${series}`] = Number(day[`tokens:${series}`] ?? 0) + row.input_tokens + row.output_tokens;
     day.requests += row.requests;
     day.errors += row.errors;
@@ -53,7 +54,7 @@ export const tooltipProps = { contentStyle: { background: 'var(--surface)', bord
 export function UsageCharts({ rows }: { rows: DailyUsage[] }) {
   const { days, models } = pivot(rows);
   const totals = rows.reduce((sum, row) => ({
-    cost: sum.cost + row.cost_usd, tokens: sum.tokens + row.input_tokens + row.output_tokens, requests: sum.requests + row.requests, errors: sum.errors + row.errors,
+    cost: addUsd(sum.cost, row.cost_usd), tokens: sum.tokens + row.input_tokens + row.output_tokens, requests: sum.requests + row.requests, errors: sum.errors + row.errors,
   }), { cost: 0, tokens: 0, requests: 0, errors: 0 });
   if (days.length === 0) return <p className="empty">No requests in this period yet.</p>;
   return (

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { GatewayError } from '../errors/gateway-error.js';
+import { isoTime } from '../management/time-input.js';
+import { parseInput } from '../management/parse-input.js';
+import type { Clock } from '../shared/clock.js';
+import { newId } from '../shared/ids.js';
+import { hasUrlCredentials } from '../shared/url-credentials.js';
+import { MCP_TRANSPORTS, type McpServer, type McpServerPatch, type McpServerRepository } from '../storage/repositories/mcp-server-repository.js';
+import { TOOL_NAME_SEPARATOR } from './tool-names.js';
+
+/**
+ * A server's name: what its tools are prefixed with (`<server>__<tool>`) and the `{server}` of `/mcp/{server}`.
+ * Runs of letters and digits joined by single `_` or `-`: never the separator, nor a `_` at either end that would
+ * merge with it, so a prefixed name splits back at its first `__`.
+ */
+const serverName = z.string().min(1).max(64).regex(/^[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*$/, `must be letters and digits joined by single "_" or "-" (never "${TOOL_NAME_SEPARATOR}")`);
+
+/** An http(s) URL without credentials (they go in headers, sealed) or fragment. */
+const serverUrl = z.string().max(2000).refine((text) => {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hash === '' && !hasUrlCredentials(text);
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL without user name, password or fragment');
+
+/** Header names as HTTP allows them; values printable and single-line. Hop-by-hop and MCP's own headers are the gateway's. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding', 'mcp-session-id', 'mcp-protocol-version', 'last-event-id']);
+const headers = z.record(
+  z.string().min(1).max(100).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name').refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the gateway'),
+  z.string().max(8000).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a single-line header value'),
+).refine((value) => Object.keys(value).length <= 20, 'at most 20 headers');
+
+const createSchema = z.object({
+  name: serverName,
+  url: serverUrl,
+  transport: z.enum(MCP_TRANSPORTS as [string, ...string[]]).optional(),
+  headers: headers.optional(),
+  public: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+}).strict();
+const patchSchema = z.object({
+  name: serverName.optional(),
+  url: serverUrl.optional(),
+  transport: z.enum(MCP_TRANSPORTS as [string, ...string[]]).optional(),
+  headers: headers.optional(),
+  public: z.boolean().optional(),
+  enabled: z.boolean().optional(),
+}).strict();
+
+/** The admin view of a server: its headers by name only, their values never. */
+export function mcpServerToJson(server: McpServer): Record<string, unknown> {
+  return {
+    object: 'mcp_server',
+    id: server.id,
+    name: server.name,
+    url: server.url,
+    transport: server.transport,
+    header_names: server.headerNames,
+    public: server.public,
+    enabled: server.enabled,
+    created_at: isoTime(server.createdAt),
+    updated_at: isoTime(server.updatedAt),
+  };
+}
+
+/** The operator's registry of upstream MCP servers (/admin/mcp-servers). */
+export class McpServerManagement {
+  constructor(private readonly servers: McpServerRepository, private readonly clock: Clock) {}
+
+  async list(): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
+    return { object: 'list', data: (await this.servers.list()).map(mcpServerToJson) };
+  }
+
+  async get(id: string): Promise<Record<string, unknown>> {
+    return mcpServerToJson(await this.existing(id));
+  }
+
+  async create(body: unknown): Promise<Record<string, unknown>> {
+    const input = parseInput(createSchema, body);
+    await this.refuseTakenName(input.name, null);
+    const now = this.clock.now();
+    const id = newId('mcp', now);
+    await this.servers.create({
+      id,
+      name: input.name,
+      url: input.url,
+      transport: (input.transport ?? 'streamable-http') as McpServer['transport'],
+      headers: input.headers ?? {},
+      public: input.public ?? false,
+      enabled: input.enabled ?? true,
+      createdAt: now,
+      updatedAt: now,
+    });
+    return mcpServerToJson(await this.existing(id));
+  }
+
+  async update(id: string, body: unknown): Promise<Record<string, unknown>> {
+    const input = parseInput(patchSchema, body);
+    await this.existing(id);
+    if (input.name !== undefined) await this.refuseTakenName(input.name, id);
+    const patch: McpServerPatch = {};
+    if (input.name !== undefined) patch.name = input.name;
+    if (input.url !== undefined) patch.url = input.url;
+    if (input.transport !== undefined) patch.transport = input.transport as McpServer['transport'];
+    if (input.headers !== undefined) patch.headers = input.headers;
+    if (input.public !== undefined) patch.public = input.public;
+    if (input.enabled !== undefined) patch.enabled = input.enabled;
+    const updated = await this.servers.update(id, patch, this.clock.now());
+    if (updated === null) throw notFound(id);
+    return mcpServerToJson(updated);
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.servers.delete(id))) throw notFound(id);
+  }
+
+  private async existing(id: string): Promise<McpServer> {
+    const server = await this.servers.get(id);
+    if (server === null) throw notFound(id);
+    return server;
+  }
+
+  private async refuseTakenName(name: string, exceptId: string | null): Promise<void> {
+    const holder = await this.servers.getByName(name);
+    if (holder !== null && holder.id !== exceptId) throw new GatewayError('conflict', `An MCP server named '${name}' exists already.`, { param: 'name' });
+  }
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No MCP server '${id}'.`);
+}

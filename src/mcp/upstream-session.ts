@@ -1,0 +1,61 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '../storage/repositories/mcp-server-repository.js';
+
+/** How long one upstream step (connecting, listing, a call) may take before the client gets an error instead. */
+export interface UpstreamTimeouts {
+  connectMs: number;
+  listMs: number;
+  callMs: number;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUTS: UpstreamTimeouts = { connectMs: 10_000, listMs: 15_000, callMs: 120_000 };
+
+/** What the gateway calls this name and version when it connects upstream. */
+const CLIENT_INFO = { name: 'unigate-mcp-gateway', version: '1' };
+
+/**
+ * One connection to an upstream MCP server, opened for one client request and closed after it, with the official
+ * SDK's client over the server's transport (Streamable HTTP, or the older HTTP+SSE): the SDK negotiates the protocol
+ * revision, keeps the upstream session and speaks each transport's framing, so the gateway never re-implements them.
+ */
+export async function withUpstream<T>(
+  server: McpServer,
+  headers: Record<string, string>,
+  timeouts: UpstreamTimeouts,
+  use: (client: Client) => Promise<T>,
+): Promise<T> {
+  const url = new URL(server.url);
+  // Redirects are not followed: the registered URL is the one trusted with the server's headers.
+  const requestInit: RequestInit = { headers, redirect: 'error' };
+  const transport = server.transport === 'sse'
+    ? new SSEClientTransport(url, { requestInit })
+    : new StreamableHTTPClientTransport(url, { requestInit });
+  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  try {
+    await client.connect(transport, { timeout: timeouts.connectMs });
+    return await use(client);
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** Every tool of the upstream, following its pagination (bounded: a server cannot make the gateway loop). */
+export async function listUpstreamTools(client: Client, timeouts: UpstreamTimeouts): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page += 1) {
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeouts.listMs });
+    tools.push(...result.tools);
+    cursor = result.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
+
+export async function callUpstreamTool(client: Client, tool: string, args: Record<string, unknown> | undefined, timeouts: UpstreamTimeouts): Promise<CallToolResult> {
+  const result = await client.callTool({ name: tool, ...(args === undefined ? {} : { arguments: args }) }, undefined, { timeout: timeouts.callMs, maxTotalTimeout: timeouts.callMs });
+  return result as CallToolResult;
+}

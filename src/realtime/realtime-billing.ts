@@ -1,0 +1,155 @@
+import { AnswerPrice } from '../billing/answer-report.js';
+import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js';
+import { computeCost } from '../billing/compute-cost.js';
+import type { Reservation } from '../billing/money-pools.js';
+import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest, type TokenCharges } from '../billing/settle.js';
+import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
+import { GatewayError } from '../errors/gateway-error.js';
+import type { Usage } from '../ir/usage.js';
+import type { Admission } from '../relay/admission.js';
+import type { SubscriptionBook } from '../billing/subscription-book.js';
+import { projectFundsOf } from '../projects/project-admission.js';
+import { NO_IDENTITY } from '../customers/request-identity.js';
+import { newId } from '../shared/ids.js';
+
+export interface RealtimeBillingDependencies extends SettleDependencies {
+  subscriptions: SubscriptionBook;
+}
+
+/** What a realtime session is billed as: who pays, for which model, on which channel. */
+export interface RealtimeSessionFacts {
+  /** The session's id (its upgrade's request id): each response's usage row is `<session id>.<n>`. */
+  sessionId: string;
+  key: ApiKey;
+  account: Account;
+  model: Model;
+  /** The model name the caller used, kept by the usage rows. */
+  modelName: string;
+  channelId: string;
+  protocol: string;
+  endpoint: string;
+}
+
+/** What the money held for one response covers: its input and its output, priced as audio (the dearer kind). */
+export function responseHoldUsage(inputTokens: number, outputTokens: number): Usage {
+  return {
+    input: { total: inputTokens, noCache: inputTokens, cacheRead: 0, cacheWrite: 0 },
+    output: { total: outputTokens, text: 0, reasoning: 0 },
+    audio: { input: inputTokens, cacheRead: 0, output: outputTokens },
+  };
+}
+
+/**
+ * The money of one realtime session, billed as it goes: money for the next response is held before it can start
+ * (admission held the first), each `response.done` settles that hold to the response's reported usage (one usage row
+ * per response) and holds for the next, and the session's end gives back the hold no response used and its
+ * concurrency slot. The next response's hold is its input (at least the whole conversation so far: the last input
+ * and output) and DEFAULT_OUTPUT_TOKENS_RESERVED output tokens, all at the audio prices.
+ */
+export class RealtimeBilling {
+  #hold: Reservation | null;
+  #tokenCharges: TokenCharges | null;
+  #responses = 0;
+  #conversationTokens = 0;
+  #ended = false;
+
+  constructor(
+    private readonly dependencies: RealtimeBillingDependencies,
+    private readonly facts: RealtimeSessionFacts,
+    private readonly admission: Admission,
+  ) {
+    this.#hold = admission.reservation;
+    this.#tokenCharges = admission.tokenCharges;
+  }
+
+  get responses(): number {
+    return this.#responses;
+  }
+
+  /** Whether money is held for a next response. */
+  get holding(): boolean {
+    return this.#hold !== null;
+  }
+
+  /** Bills one finished response (its `status` as the upstream reported it) at its usage, from the hold for it. */
+  chargeResponse(usage: Usage | null, status: string, startedAt: number): Settlement {
+    this.#responses += 1;
+    const reservation = this.#hold;
+    this.#hold = null;
+    const tokenCharges = this.#tokenCharges;
+    this.#tokenCharges = null;
+    if (usage !== null) this.#conversationTokens = usage.input.total + usage.output.total;
+    const request = this.#request(`${this.facts.sessionId}.${this.#responses}`, startedAt);
+    const report = { status: 200, errorCode: status === 'completed' ? null : `response_${status}`, usage, price: new AnswerPrice(this.facts.model) };
+    return settle(this.dependencies, request, reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
+  }
+
+  /** Holds money for the next response; the refusal (402 `insufficient_balance`, 429 `quota_exhausted`…) when it cannot be paid. */
+  async holdNext(): Promise<GatewayError | null> {
+    if (this.#hold !== null || this.#ended) return null;
+    const { key, account } = this.facts;
+    try {
+      const subscriptions = await this.dependencies.subscriptions.active(account.id);
+      const reservation = await this.dependencies.ledger.reserve({
+        accountId: account.id,
+        keyId: key.id,
+        keyCapped: key.quotaNano !== null,
+        keyBudgeted: key.budget !== null,
+        subscriptions: subscriptions.map(({ subscription }) => subscription.id),
+        amountNano: this.nextHoldNano(),
+        entryId: newId('led', this.dependencies.clock.now()),
+        project: projectFundsOf(key),
+      });
+      if (this.#ended) {
+        releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+        return null;
+      }
+      this.#hold = reservation;
+      return null;
+    } catch (error) {
+      if (error instanceof GatewayError) return error;
+      throw error;
+    }
+  }
+
+  /** The money held for the next response. */
+  nextHoldNano(): NanoUsd {
+    return computeCost(this.facts.model.pricing, { tokens: responseHoldUsage(this.#conversationTokens, DEFAULT_OUTPUT_TOKENS_RESERVED) });
+  }
+
+  /**
+   * The session ended: the hold no response used is given back and the concurrency slot released. A session that
+   * produced no response at all still gets one usage row (cost 0), so it is on record.
+   */
+  end(startedAt: number, errorCode: string | null): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.admission.lease?.release();
+    const reservation = this.#hold;
+    this.#hold = null;
+    if (this.#responses === 0) {
+      settle(this.dependencies, this.#request(this.facts.sessionId, startedAt), reservation === null ? null : { reservation, lease: null, tokenCharges: this.#tokenCharges }, null, { status: 200, errorCode, usage: null });
+      return;
+    }
+    if (reservation !== null) releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+  }
+
+  #request(requestId: string, startedAt: number): SettledRequest {
+    const { facts } = this;
+    return {
+      requestId,
+      accountId: facts.account.id,
+      keyId: facts.key.id,
+      protocol: facts.protocol,
+      endpoint: facts.endpoint,
+      stream: true,
+      modelId: facts.modelName,
+      attemptedChannels: [facts.channelId],
+      ttfbMs: null,
+      createdAt: this.dependencies.clock.now(),
+      startedAt,
+      attemptTokenCharges: null,
+      identity: NO_IDENTITY,
+    };
+  }
+}

@@ -1,0 +1,244 @@
+import type WebSocket from 'ws';
+import type { RawData } from 'ws';
+import type { Logger } from '../shared/logger.js';
+import { describeError } from '../shared/logger.js';
+import { usageOfRealtimeResponse } from './realtime-usage.js';
+import type { RealtimeBilling } from './realtime-billing.js';
+import { CLOSE, realtimeErrorEvent, watchedEvent, type RealtimeErrorDetail } from './realtime-events.js';
+
+export interface RealtimeSessionLimits {
+  idleMs: number;
+  maxSessionMs: number;
+  pingMs: number;
+  /** Bytes queued toward one side before reading from the other side pauses. */
+  bufferBytes: number;
+}
+
+/** After the caller leaves mid-response, how long the upstream is kept to report what the cut response used. */
+const CUT_REPORT_MS = 2000;
+/** How often a paused side is checked for the other side's queue having drained. */
+const BACKPRESSURE_POLL_MS = 20;
+/** A close handshake not answered in this time ends the connection without one. */
+const CLOSE_GRACE_MS = 3000;
+
+/** Close codes a peer may not send (reserved for reporting); a session cut that way is closed as an internal error. */
+function sendableCode(code: number): number {
+  return (code >= 1000 && code <= 1014 && code !== 1004 && code !== 1005 && code !== 1006) || (code >= 3000 && code <= 4999) ? code : CLOSE.internal;
+}
+
+/**
+ * One proxied realtime session between a caller's socket and its channel's upstream socket: frames pass through
+ * unchanged both ways; `response.done` events are billed as they pass (RealtimeBilling) and money is held for the
+ * next response before the caller's next frame goes upstream; when that hold is refused the session ends with the
+ * protocol's `error` event and close code 1008. The transport is bounded: an idle session and one past its maximum
+ * duration are closed, both sides are pinged, and a side that reads slower than the other writes pauses the other
+ * (at most `bufferBytes` queued per direction, plus one frame).
+ */
+export class RealtimeSession {
+  #lastActivity = performance.now();
+  #responseStartedAt: number | null = null;
+  /** Caller frames waiting while the next response's money is being held. */
+  #held: Array<{ data: RawData; binary: boolean }> | null = null;
+  #ending = false;
+  #finished = false;
+  #draining = false;
+  /** The session's fixed timers (pings, maximum duration) and those started once (drain, cut report). */
+  readonly #timers: NodeJS.Timeout[] = [];
+  #idleTimer: NodeJS.Timeout | null = null;
+  /** The backpressure checks running (at most one per paused side). */
+  readonly #polls = new Set<NodeJS.Timeout>();
+  readonly #alive = new Map<WebSocket, boolean>();
+  readonly #pausedForBackpressure = new Set<WebSocket>();
+  readonly #startedAt = performance.now();
+
+  constructor(
+    private readonly client: WebSocket,
+    private readonly upstream: WebSocket,
+    private readonly billing: RealtimeBilling,
+    private readonly limits: RealtimeSessionLimits,
+    private readonly logger: Logger,
+    private readonly onFinished: (session: RealtimeSession) => void,
+  ) {}
+
+  /**
+   * Starts relaying: `opening` events go upstream first, then `early` (what the upstream sent before the caller's
+   * handshake completed) goes to the caller.
+   */
+  start(early: ReadonlyArray<{ data: RawData; binary: boolean }>, opening: readonly string[] = []): void {
+    for (const event of opening) this.upstream.send(event);
+    this.client.on('message', (data, binary) => this.#fromClient(data, binary));
+    this.upstream.removeAllListeners('message');
+    for (const frame of early) this.#fromUpstream(frame.data, frame.binary);
+    this.upstream.on('message', (data, binary) => this.#fromUpstream(data, binary));
+    this.upstream.resume();
+    if (this.upstream.readyState === this.upstream.CLOSED) this.#upstreamClosed(CLOSE.internal);
+    this.client.on('close', (code) => this.#clientClosed(code));
+    this.upstream.on('close', (code) => this.#upstreamClosed(code));
+    for (const socket of [this.client, this.upstream]) {
+      socket.on('error', (error) => this.logger.debug('realtime socket error', describeError(error)));
+      this.#alive.set(socket, true);
+      socket.on('pong', () => this.#alive.set(socket, true));
+    }
+    this.#timers.push(setInterval(() => this.#ping(), this.limits.pingMs));
+    this.#timers.push(setTimeout(() => this.endWith(CLOSE.normal, 'session expired', {
+      type: 'invalid_request_error',
+      code: 'session_expired',
+      message: `Your session hit the maximum duration of ${Math.round(this.limits.maxSessionMs / 1000)} seconds.`,
+    }), this.limits.maxSessionMs));
+    this.#armIdle(this.limits.idleMs);
+  }
+
+  /**
+   * The instance is draining: the session ends once the response in progress is done (billed), at the latest at
+   * `deadlineMs` from now, with an `error` event and close code 1001.
+   */
+  drain(deadlineMs: number): void {
+    this.#draining = true;
+    const end = (): void => this.endWith(CLOSE.goingAway, 'gateway restarting', { type: 'server_error', code: 'server_shutting_down', message: 'This gateway instance is restarting; reconnect to continue the conversation.' });
+    if (this.#responseStartedAt === null) end();
+    else this.#timers.push(setTimeout(end, Math.max(0, deadlineMs)));
+  }
+
+  /** Ends the session: the `error` event (if any) goes to the caller, then both sides are closed. */
+  endWith(code: number, reason: string, error: RealtimeErrorDetail | null): void {
+    if (this.#ending) return;
+    this.#ending = true;
+    if (error !== null && this.client.readyState === this.client.OPEN) this.client.send(realtimeErrorEvent(error));
+    this.#close(this.client, code, reason);
+    this.#close(this.upstream, CLOSE.normal, '');
+  }
+
+  #fromClient(data: RawData, binary: boolean): void {
+    this.#lastActivity = performance.now();
+    if (this.#held !== null) {
+      this.#held.push({ data, binary });
+      this.client.pause();
+      return;
+    }
+    this.#forward(this.upstream, this.client, data, binary);
+  }
+
+  #fromUpstream(data: RawData, binary: boolean): void {
+    this.#lastActivity = performance.now();
+    if (this.#finished) return;
+    const event = binary ? null : watchedEvent(data as Buffer);
+    if (event?.type === 'response.created') this.#responseStartedAt = performance.now();
+    if (this.client.readyState === this.client.OPEN) this.#forward(this.client, this.upstream, data, binary);
+    if (event?.type === 'response.done') this.#responseDone(event.status, event.usage);
+  }
+
+  #responseDone(status: string, usage: unknown): void {
+    const startedAt = this.#responseStartedAt ?? performance.now();
+    this.#responseStartedAt = null;
+    try {
+      this.billing.chargeResponse(usageOfRealtimeResponse(usage), status, startedAt);
+    } catch (error) {
+      this.logger.error('realtime response could not be billed', describeError(error));
+    }
+    if (this.#ending || this.client.readyState !== this.client.OPEN) {
+      this.#close(this.upstream, CLOSE.normal, '');
+      return;
+    }
+    if (this.#draining) {
+      this.drain(0);
+      return;
+    }
+    this.#held = [];
+    void this.billing.holdNext().then((refusal) => {
+      const held = this.#held ?? [];
+      this.#held = null;
+      if (refusal !== null) {
+        this.endWith(CLOSE.policy, 'insufficient funds', { type: 'invalid_request_error', code: refusal.code, message: `${refusal.message} The session was ended before its next response.` });
+        return;
+      }
+      for (const frame of held) this.#forward(this.upstream, this.client, frame.data, frame.binary);
+      if (!this.#pausedForBackpressure.has(this.client)) this.client.resume();
+    }, (error: unknown) => {
+      this.#held = null;
+      this.logger.error('realtime hold failed', describeError(error));
+      this.endWith(CLOSE.internal, 'internal error', { type: 'server_error', code: 'internal_error', message: 'The gateway could not hold money for the next response.' });
+    });
+  }
+
+  /** Sends `data` to `to`; when `to` has more than `bufferBytes` queued, `from` stops being read until it drains. */
+  #forward(to: WebSocket, from: WebSocket, data: RawData, binary: boolean): void {
+    if (to.readyState !== to.OPEN) return;
+    to.send(data, { binary });
+    if (to.bufferedAmount <= this.limits.bufferBytes || this.#pausedForBackpressure.has(from)) return;
+    this.#pausedForBackpressure.add(from);
+    from.pause();
+    const poll = setInterval(() => {
+      if (to.readyState !== to.OPEN || to.bufferedAmount <= this.limits.bufferBytes / 2) {
+        clearInterval(poll);
+        this.#polls.delete(poll);
+        this.#pausedForBackpressure.delete(from);
+        if (!(from === this.client && this.#held !== null)) from.resume();
+      }
+    }, BACKPRESSURE_POLL_MS);
+    this.#polls.add(poll);
+  }
+
+  #clientClosed(code: number): void {
+    if (this.#responseStartedAt !== null && this.upstream.readyState === this.upstream.OPEN && !this.#ending) {
+      // The response being written is cut: the upstream still reports what it used, and that is billed.
+      this.#ending = true;
+      this.upstream.send(JSON.stringify({ type: 'response.cancel' }));
+      this.#timers.push(setTimeout(() => this.#close(this.upstream, CLOSE.normal, ''), CUT_REPORT_MS));
+      return;
+    }
+    this.#ending = true;
+    this.#close(this.upstream, sendableCode(code), '');
+    if (this.upstream.readyState === this.upstream.CLOSED) this.#finish();
+  }
+
+  #upstreamClosed(code: number): void {
+    this.#close(this.client, sendableCode(code), code === 1006 ? 'upstream connection lost' : '');
+    this.#finish();
+  }
+
+  #close(socket: WebSocket, code: number, reason: string): void {
+    if (socket.readyState === socket.CLOSED) return;
+    if (socket.readyState === socket.CLOSING) return;
+    socket.close(code, reason);
+    const grace = setTimeout(() => socket.terminate(), CLOSE_GRACE_MS);
+    grace.unref();
+    socket.once('close', () => clearTimeout(grace));
+  }
+
+  #ping(): void {
+    for (const socket of [this.client, this.upstream]) {
+      if (socket.readyState !== socket.OPEN) continue;
+      if (this.#alive.get(socket) === false) {
+        socket.terminate();
+        continue;
+      }
+      this.#alive.set(socket, false);
+      socket.ping();
+    }
+  }
+
+  #armIdle(afterMs: number): void {
+    this.#idleTimer = null;
+    const timer = setTimeout(() => {
+      const idleFor = performance.now() - this.#lastActivity;
+      if (idleFor < this.limits.idleMs) {
+        this.#armIdle(this.limits.idleMs - idleFor);
+        return;
+      }
+      this.endWith(CLOSE.normal, 'idle timeout', { type: 'invalid_request_error', code: 'session_idle_timeout', message: `The session was idle for ${Math.round(this.limits.idleMs / 1000)} seconds and was closed.` });
+    }, Math.max(1, afterMs));
+    this.#idleTimer = timer;
+  }
+
+  /** Both sides are done: the money held for a next response goes back and the concurrency slot is released. */
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    for (const timer of [...this.#timers, ...this.#polls]) clearTimeout(timer);
+    this.#polls.clear();
+    if (this.#idleTimer !== null) clearTimeout(this.#idleTimer);
+    this.#close(this.client, CLOSE.normal, '');
+    this.billing.end(this.#startedAt, null);
+    this.onFinished(this);
+  }
+}

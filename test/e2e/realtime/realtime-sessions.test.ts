@@ -1,0 +1,177 @@
+/**
+ * OpenAI Realtime sessions through the gateway: the `openai` SDK's WebSocket client (over TLS, as it insists on wss:)
+ * and a browser-style WebSocket with the subprotocol key, each response billed exactly as the upstream reported it,
+ * the session cut before a response the balance cannot pay, and refusals answered before the handshake.
+ */
+import OpenAI from 'openai';
+import { OpenAIRealtimeWS } from 'openai/realtime/ws';
+import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTlsTerminator, type TlsTerminator } from '../../support/tls-terminator.js';
+import { PCM16_BYTES_PER_TOKEN } from '../../support/mock-openai-realtime.js';
+import { balanceNano, MODEL, newAccount, openRaw, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup } from './realtime-support.js';
+
+let setup: RealtimeSetup;
+let gatewayTls: TlsTerminator;
+let upstreamTls: TlsTerminator;
+
+beforeAll(async () => {
+  setup = await startRealtimeSetup();
+  gatewayTls = await startTlsTerminator(setup.gateway.url);
+  upstreamTls = await startTlsTerminator(setup.upstream.url);
+});
+
+afterAll(async () => {
+  await gatewayTls?.close();
+  await upstreamTls?.close();
+  await setup?.close();
+});
+
+/** Opens the SDK's realtime client at `baseURL` and collects its events. */
+async function sdkSession(baseURL: string, apiKey: string, model: string, ca: string): Promise<{ rt: OpenAIRealtimeWS; events: RealtimeServerEvent[]; waitFor(type: string, count?: number): Promise<void> }> {
+  const client = new OpenAI({ apiKey, baseURL });
+  const rt = new OpenAIRealtimeWS({ model, options: { ca } }, client);
+  const events: RealtimeServerEvent[] = [];
+  rt.on('event', (event) => events.push(event));
+  rt.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    rt.socket.once('open', () => resolve());
+    rt.socket.once('error', reject);
+  });
+  return {
+    rt,
+    events,
+    async waitFor(type, count = 1) {
+      for (let waited = 0; events.filter((event) => event.type === type).length < count; waited += 20) {
+        if (waited > 10_000) throw new Error(`no ${type} (${events.map((event) => event.type).join(', ')})`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+  };
+}
+
+/** One user turn of text and `audioTokens` of committed audio, then a response. */
+function turn(rt: OpenAIRealtimeWS, text: string, audioTokens: number): void {
+  rt.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+  if (audioTokens > 0) {
+    rt.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(audioTokens * PCM16_BYTES_PER_TOKEN, 7).toString('base64') });
+    rt.send({ type: 'input_audio_buffer.commit' });
+  }
+  rt.send({ type: 'response.create' });
+}
+
+describe('the mock upstream', () => {
+  it('speaks the protocol the SDK expects when the SDK connects to it directly', async () => {
+    const session = await sdkSession(`${upstreamTls.url}/v1`, 'sk-upstream-test', UPSTREAM_MODEL, upstreamTls.ca);
+    turn(session.rt, 'Hello there', 30);
+    await session.waitFor('response.done');
+    const done = session.events.find((event) => event.type === 'response.done');
+    expect(done?.type === 'response.done' && done.response.usage?.input_token_details?.audio_tokens).toBe(30);
+    expect(session.events.map((event) => event.type)).toEqual(expect.arrayContaining(['session.created', 'conversation.item.created', 'input_audio_buffer.committed', 'response.created', 'response.output_audio.delta', 'response.done']));
+    session.rt.close();
+  });
+});
+
+describe('GET /v1/realtime', () => {
+  it('proxies an SDK session to the channel and charges each of three responses exactly, as it happens', async () => {
+    const account = await newAccount(setup);
+    const before = await balanceNano(setup, account);
+    const usagesBefore = setup.upstream.usages.length;
+    const session = await sdkSession(`${gatewayTls.url}/v1`, account.key, MODEL, gatewayTls.ca);
+    await session.waitFor('session.created');
+    const charges: bigint[] = [];
+    for (let index = 1; index <= 3; index += 1) {
+      turn(session.rt, `Question number ${index}, please answer.`, 25 * index);
+      await session.waitFor('response.done', index);
+      const usage = setup.upstream.usages[usagesBefore + index - 1];
+      if (usage === undefined) throw new Error('no usage');
+      charges.push(responseCostNano(usage));
+      // Billed as it happens: the balance already shows this response while the session is still open.
+      expect(await balanceNano(setup, account)).toBe(before - charges.reduce((sum, charge) => sum + charge, 0n));
+    }
+    const upstreamConnection = setup.upstream.connections.at(-1);
+    expect(upstreamConnection?.url).toBe(`/v1/realtime?model=${UPSTREAM_MODEL}`);
+    expect(upstreamConnection?.headers.authorization).toBe('Bearer sk-upstream-test');
+    const closed = new Promise((resolve) => session.rt.socket.once('close', resolve));
+    session.rt.close();
+    await closed;
+    const rows = (await usageRows(setup, account)).sort((left, right) => left.request_id.localeCompare(right.request_id));
+    expect(rows).toHaveLength(3);
+    const sessionId = rows[0]?.request_id.split('.')[0];
+    expect(rows.map((row) => row.request_id)).toEqual([1, 2, 3].map((index) => `${sessionId}.${index}`));
+    for (const [index, row] of rows.entries()) {
+      expect(row).toMatchObject({ model: MODEL, protocol: 'openai-realtime', endpoint: '/v1/realtime', status: 200, error_code: null });
+      expect(BigInt(Math.round(row.cost_usd * 1e9))).toBe(charges[index]);
+    }
+    expect(rows[1]?.cached_tokens).toBeGreaterThan(0);
+    expect(await balanceNano(setup, account)).toBe(before - charges.reduce((sum, charge) => sum + charge, 0n));
+  });
+
+  it('takes the key from a browser subprotocol and answers with the realtime subprotocol only', async () => {
+    const account = await newAccount(setup);
+    const session = await openRaw(setup.url, { protocols: ['realtime', `openai-insecure-api-key.${account.key}`] });
+    expect(session.socket.protocol).toBe('realtime');
+    await session.next('session.created');
+    session.socket.close();
+    await session.closed;
+  });
+
+  it('refuses before the handshake with the error object: no key, a wrong key, a model outside the allowlist, an unknown model', async () => {
+    const account = await newAccount(setup, 20, { allowed_models: ['other-model'] });
+    const refusal = (url: string, options: Parameters<typeof openRaw>[1]) => openRaw(url, options).then(() => null, (error: { status: number; body: { error: { code: string } } }) => [error.status, error.body.error.code]);
+    expect(await refusal(setup.url, {})).toEqual([401, 'missing_api_key']);
+    expect(await refusal(setup.url, { key: 'sk-wrong' })).toEqual([401, 'invalid_api_key']);
+    expect(await refusal(setup.url, { key: account.key })).toEqual([403, 'model_not_allowed']);
+    const other = await newAccount(setup);
+    expect(await refusal(setup.url.replace(`model=${MODEL}`, 'model=nope'), { key: other.key })).toEqual([400, 'model_not_found']);
+    expect(await refusal(setup.url.replace(`?model=${MODEL}`, ''), { key: other.key })).toEqual([400, 'bad_request']);
+  });
+
+  it('counts a session as one request in flight for its whole life (the key\'s concurrency)', async () => {
+    const account = await newAccount(setup, 20, { concurrency: 1 });
+    const first = await openRaw(setup.url, { key: account.key });
+    await first.next('session.created');
+    const refused = await openRaw(setup.url, { key: account.key }).then(() => null, (error: { status: number; body: { error: { code: string } } }) => [error.status, error.body.error.code]);
+    expect(refused).toEqual([429, 'rate_limit_exceeded']);
+    first.socket.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await openRaw(setup.url, { key: account.key });
+    await second.next('session.created');
+    second.socket.close();
+    await second.closed;
+  });
+
+  it('ends the session with an error event and close 1008 before a response the balance cannot pay', async () => {
+    const probe = await newAccount(setup);
+    // What two responses of this shape cost, measured on a well-funded account (the mock's usage is deterministic).
+    const measured = await openRaw(setup.url, { key: probe.key });
+    const usagesBefore = setup.upstream.usages.length;
+    for (let index = 0; index < 2; index += 1) {
+      measured.send({ type: 'response.create' });
+      await measured.next('response.done');
+    }
+    measured.socket.close();
+    await measured.closed;
+    const [first, second] = setup.upstream.usages.slice(usagesBefore);
+    if (first === undefined || second === undefined) throw new Error('no usage');
+    const twoResponses = responseCostNano(first) + responseCostNano(second);
+    // Before a response the gateway holds its upper bound: the conversation so far as audio input and 4,096 audio
+    // output tokens. The balance pays both responses and falls one nano-dollar short of the third one's hold.
+    const thirdHold = (BigInt(second.total_tokens) * 32_000_000_000n + 4096n * 64_000_000_000n + 999_999n) / 1_000_000n;
+    const account = await newAccount(setup, Number(twoResponses + thirdHold - 1n) / 1e9);
+    const before = await balanceNano(setup, account);
+    const session = await openRaw(setup.url, { key: account.key });
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    const error = await session.next('error');
+    expect(error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'insufficient_balance' } });
+    expect((await session.closed).code).toBe(1008);
+    const rows = await usageRows(setup, account);
+    expect(rows).toHaveLength(2);
+    const after = await balanceNano(setup, account);
+    expect(before - after).toBe(twoResponses);
+  });
+});
