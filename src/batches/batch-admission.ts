@@ -10,6 +10,7 @@ const ENDPOINT_KINDS: Record<BatchEndpoint, ModelKind> = {
   '/v1/responses': 'chat',
   '/v1/embeddings': 'embedding',
   '/v1/moderations': 'moderation',
+  '/v1/messages': 'chat',
 };
 
 /** The output cap a line names (`max_completion_tokens`, `max_tokens`, `max_output_tokens`), or null. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { keyRefusalOf } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
-import type { Batch, BatchEndpoint, ClaimedLine, LineOutcome } from '../domain/batches.js';
+import { MESSAGE_BATCH_ENDPOINT, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
 import type { StoredFile } from '../domain/files.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RouteHandler } from '../http/request-context.js';
@@ -135,7 +135,8 @@ export class BatchRunner {
   async #finalize(batch: Batch): Promise<void> {
     const { storage, clock } = this.services;
     const lines = await storage.batches.finishedLines(batch.id);
-    const files = batchResultFiles(batch.id, lines);
+    // A Message Batch's results are read from its lines (`/v1/messages/batches/{id}/results`); it writes no files.
+    const files = batch.endpoint === MESSAGE_BATCH_ENDPOINT ? { output: '', errors: '' } : batchResultFiles(batch.id, lines);
     const now = clock.now();
     const expiresAt = now + (batch.outputExpiresSeconds ?? OUTPUT_DEFAULT_EXPIRY_SECONDS) * 1000;
     const write = async (content: string, suffix: string): Promise<string | null> => {

@@ -12,13 +12,14 @@ const objectAt = (value: unknown, name: string): Record<string, unknown> | undef
   return inner !== null && typeof inner === 'object' ? inner as Record<string, unknown> : undefined;
 };
 
-/** The tokens an answer reports: Chat Completions' and embeddings' `prompt_tokens`/`completion_tokens`, or the Responses API's `input_tokens`/`output_tokens`. */
+/** The tokens an answer reports: Chat Completions' and embeddings' `prompt_tokens`/`completion_tokens`, or the Responses API's and Anthropic Messages' `input_tokens`/`output_tokens`. */
 export function tokensOf(body: unknown): BatchTokens {
   const usage = objectAt(body, 'usage');
   if (usage === undefined) return NO_TOKENS;
   if ('input_tokens' in usage) {
     return {
-      input: count(usage.input_tokens), cached: count(objectAt(usage, 'input_tokens_details')?.cached_tokens),
+      // Anthropic's Messages name the cached part `cache_read_input_tokens`.
+      input: count(usage.input_tokens), cached: count(objectAt(usage, 'input_tokens_details')?.cached_tokens ?? usage.cache_read_input_tokens),
       output: count(usage.output_tokens), reasoning: count(objectAt(usage, 'output_tokens_details')?.reasoning_tokens),
     };
   }

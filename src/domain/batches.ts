@@ -3,9 +3,15 @@ import type { NanoUsd } from './records.js';
 export const BATCH_STATUSES = ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'] as const;
 export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
-/** The endpoints a batch line may call (those the gateway serves as JSON answers). */
-export const BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations'] as const;
+/** The endpoints an OpenAI batch's lines may call (those the gateway serves as JSON answers). */
+export const OPENAI_BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations'] as const;
+/** The endpoint every line of an Anthropic Message Batch calls; a batch's endpoint also says which API made it. */
+export const MESSAGE_BATCH_ENDPOINT = '/v1/messages';
+/** Every endpoint a batch line may call: OpenAI's batch endpoints and Anthropic's Messages. */
+export const BATCH_ENDPOINTS = [...OPENAI_BATCH_ENDPOINTS, MESSAGE_BATCH_ENDPOINT] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
+/** The statuses of a batch whose lines are all settled and whose results are written. */
+export const ENDED_BATCH_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
 
 /** A problem with one line of the input file (OpenAI's `errors.data[]`). */
 export interface BatchInputError {
@@ -94,6 +100,25 @@ export interface BatchQueueFigures {
   finishedLastHour: number;
 }
 
+/** How a batch's lines stand, counted by state. */
+export interface BatchLineCounts {
+  /** Lines not settled yet (pending or running). */
+  processing: number;
+  done: number;
+  failed: number;
+  cancelled: number;
+  expired: number;
+}
+
+/** Which page of an account's batches (newest first): after the batch `after`, or just before the batch `before`. */
+export interface BatchListQuery {
+  limit: number;
+  after?: string;
+  before?: string;
+  /** Only batches of these endpoints (one API's batches); every batch when absent. */
+  endpoints?: readonly BatchEndpoint[];
+}
+
 export interface FinishedLine {
   line: number;
   customId: string;
@@ -108,8 +133,12 @@ export interface BatchRepository {
   create(batch: Batch, lines: readonly BatchLineInput[]): Promise<void>;
   /** The account's batch (another account's id reads as absent). */
   get(accountId: string, batchId: string): Promise<Batch | null>;
-  /** Newest first; one more than `limit` when more follow. `after`: the last id of the previous page. */
-  list(accountId: string, limit: number, after?: string): Promise<Batch[]>;
+  /** Newest first; one more than `limit` when more follow (beyond `after`, or before `before`). */
+  list(accountId: string, query: BatchListQuery): Promise<Batch[]>;
+  /** The line counts of each batch named, by state. */
+  lineCounts(batchIds: readonly string[]): Promise<Map<string, BatchLineCounts>>;
+  /** Removes an ended batch of the account and its lines; `running` when it has not ended, `absent` when no such batch. */
+  delete(accountId: string, batchId: string): Promise<'deleted' | 'running' | 'absent'>;
   /** An in-progress batch becomes `cancelling` and its lines not started yet are cancelled; null when absent. */
   cancel(accountId: string, batchId: string, now: number): Promise<Batch | null>;
   /**
@@ -128,8 +157,11 @@ export interface BatchRepository {
    * finalizing: it becomes `finalizing` (a cancelled or expired one keeps its status until finished).
    */
   claimFinalize(owner: string, now: number, leaseUntil: number): Promise<Batch | null>;
-  /** Every line of the batch in line order, with its outcome (lines never run read as cancelled or expired). */
-  finishedLines(batchId: string): Promise<FinishedLine[]>;
+  /**
+   * The batch's lines in line order, with their outcomes (lines never run read as cancelled or expired): every one,
+   * or a page of at most `page.limit` after line `page.afterLine`.
+   */
+  finishedLines(batchId: string, page?: { afterLine: number; limit: number }): Promise<FinishedLine[]>;
   /** The batch's end: its final status and result files, only while `owner` holds the finalize claim. */
   finish(batchId: string, owner: string, end: { status: 'completed' | 'cancelled' | 'expired' | 'failed'; at: number; outputFileId: string | null; errorFileId: string | null }): Promise<boolean>;
   /** The queue's depth and throughput at `now`. */

@@ -1,4 +1,4 @@
-import { CLIENT_FAMILIES, openAIFamily, type ClientFamily } from '../../codecs/families.js';
+import { anthropicFamily, CLIENT_FAMILIES, openAIFamily, type ClientFamily } from '../../codecs/families.js';
 import type { FamilyRoute } from '../../codecs/family-route.js';
 import type { GatewayServices } from '../../services.js';
 import type { RouteHandler } from '../request-context.js';
@@ -19,6 +19,9 @@ import { redeemRoute } from './redeem.js';
 import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
 import { cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches.js';
+import {
+  cancelMessageBatchRoute, createMessageBatchRoute, deleteMessageBatchRoute, getMessageBatchRoute, listMessageBatchesRoute, messageBatchResultsRoute,
+} from './message-batches.js';
 import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
 import { mcpRoute } from '../../mcp/mcp-endpoint.js';
 
@@ -65,6 +68,9 @@ const familyRoutes = (family: ClientFamily): ApiRoute[] =>
     handler: operationHandler(family, route),
   }));
 
+const anthropic = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
+  ({ method, path, family: anthropicFamily, endpoint, handler });
+
 const openAI = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: openAIFamily, endpoint, handler });
 
@@ -102,6 +108,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('GET', '/v1/batches', 'batches', listBatchesRoute),
   openAI('GET', '/v1/batches/:id', 'batches', getBatchRoute),
   openAI('POST', '/v1/batches/:id/cancel', 'batches.cancel', cancelBatchRoute),
+  // Anthropic's Message Batches: the same queue and runner, each request run through /v1/messages.
+  anthropic('POST', '/v1/messages/batches', 'message_batches', createMessageBatchRoute),
+  anthropic('GET', '/v1/messages/batches', 'message_batches', listMessageBatchesRoute),
+  anthropic('GET', '/v1/messages/batches/:id', 'message_batches', getMessageBatchRoute),
+  anthropic('DELETE', '/v1/messages/batches/:id', 'message_batches', deleteMessageBatchRoute),
+  anthropic('POST', '/v1/messages/batches/:id/cancel', 'message_batches.cancel', cancelMessageBatchRoute),
+  anthropic('GET', '/v1/messages/batches/:id/results', 'message_batches.results', messageBatchResultsRoute),
   // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
   openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
   openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),

@@ -1,6 +1,6 @@
 import { admitBatchLines } from '../../batches/batch-admission.js';
 import { parseBatchInput } from '../../batches/batch-input.js';
-import { BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type BatchInputError, type BatchLineInput } from '../../domain/batches.js';
+import { OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type BatchInputError, type BatchLineInput } from '../../domain/batches.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { projectFundsOf } from '../../projects/project-admission.js';
 import type { ApiKey } from '../../domain/records.js';
@@ -44,6 +44,9 @@ function readOutputExpiry(raw: unknown): number | null {
   return seconds;
 }
 
+/** Whether the batch was made through OpenAI's Batch API (an Anthropic Message Batch is not one of its objects). */
+const isOpenAIBatch = (batch: Batch): boolean => (OPENAI_BATCH_ENDPOINTS as readonly string[]).includes(batch.endpoint);
+
 function batchNotFound(id: string): GatewayError {
   return new GatewayError('not_found', `No such batch: '${id}'.`, { param: 'batch_id' });
 }
@@ -61,7 +64,7 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
     const body = await readJsonObject(context, services.config.maxBodyBytes);
     const { input_file_id: inputFileId, endpoint, completion_window: window } = body;
     if (typeof inputFileId !== 'string' || inputFileId === '') throw badRequest('\'input_file_id\' is required.', 'input_file_id');
-    if (typeof endpoint !== 'string' || !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) throw badRequest(`'endpoint' must be one of ${BATCH_ENDPOINTS.join(', ')}.`, 'endpoint');
+    if (typeof endpoint !== 'string' || !(OPENAI_BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) throw badRequest(`'endpoint' must be one of ${OPENAI_BATCH_ENDPOINTS.join(', ')}.`, 'endpoint');
     if (window !== '24h') throw badRequest('\'completion_window\' must be \'24h\'.', 'completion_window');
     const metadata = readMetadata(body.metadata);
     const outputExpiresSeconds = readOutputExpiry(body.output_expires_after);
@@ -102,7 +105,7 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
  * Whether the key's pools, the subscriptions and the wallet can cover `amountNano` now, asked of the ledger as a
  * request's hold is (402 `insufficient_balance` or 429 `quota_exhausted` otherwise); the amount is released at once.
  */
-async function holdable(services: GatewayServices, key: ApiKey, accountId: string, amountNano: bigint, batchId: string, now: number): Promise<void> {
+export async function holdable(services: GatewayServices, key: ApiKey, accountId: string, amountNano: bigint, batchId: string, now: number): Promise<void> {
   const subscriptions = await services.subscriptions.active(accountId);
   const reservation = await services.ledger.reserve({
     accountId, keyId: key.id, keyCapped: key.quotaNano !== null, keyBudgeted: key.budget !== null,
@@ -117,7 +120,7 @@ export function getBatchRoute(services: GatewayServices): RouteHandler {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
     const batch = await services.storage.batches.get(account.id, id);
-    if (batch === null) throw batchNotFound(id);
+    if (batch === null || !isOpenAIBatch(batch)) throw batchNotFound(id);
     sendJson(context, 200, batchObject(batch));
   };
 }
@@ -127,7 +130,7 @@ export function listBatchesRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const { account } = await authenticate(context, services);
     const query = readListQuery(context.query, 20, 100);
-    const rows = await services.storage.batches.list(account.id, query.limit, query.after);
+    const rows = await services.storage.batches.list(account.id, { limit: query.limit, ...(query.after === undefined ? {} : { after: query.after }), endpoints: OPENAI_BATCH_ENDPOINTS });
     const data = rows.slice(0, query.limit).map(batchObject);
     sendJson(context, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length > query.limit });
   };
@@ -142,6 +145,8 @@ export function cancelBatchRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
+    const found = await services.storage.batches.get(account.id, id);
+    if (found === null || !isOpenAIBatch(found)) throw batchNotFound(id);
     const batch = await services.storage.batches.cancel(account.id, id, services.clock.now());
     if (batch === null) throw batchNotFound(id);
     sendJson(context, 200, batchObject(batch));

@@ -3,7 +3,7 @@ import { toBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { BatchDatabase, BatchesTable } from '../batch-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import {
-  BATCH_ENDPOINTS, BATCH_STATUSES, type Batch, type BatchInputError, type BatchRepository, type ClaimedLine, type FinishedLine,
+  BATCH_ENDPOINTS, BATCH_STATUSES, ENDED_BATCH_STATUSES, type Batch, type BatchInputError, type BatchLineCounts, type BatchRepository, type ClaimedLine, type FinishedLine,
 } from '../../domain/batches.js';
 
 function toRecord(row: Selectable<BatchesTable>): Batch {
@@ -68,16 +68,52 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
       return row === undefined ? null : toRecord(row);
     },
 
-    async list(accountId, limit, after) {
+    async list(accountId, { limit, after, before, endpoints }) {
       let query = db.selectFrom('batches').selectAll().where('account_id', '=', accountId);
-      if (after !== undefined) {
-        const anchor = await db.selectFrom('batches').select(['created_at', 'id']).where('id', '=', after).where('account_id', '=', accountId).executeTakeFirst();
+      if (endpoints !== undefined) query = query.where('endpoint', 'in', [...endpoints]);
+      const anchorId = before ?? after;
+      if (anchorId !== undefined) {
+        const anchor = await db.selectFrom('batches').select(['created_at', 'id']).where('id', '=', anchorId).where('account_id', '=', accountId).executeTakeFirst();
         if (anchor === undefined) return [];
         const createdAt = toNumber(anchor.created_at);
-        query = query.where((where) => where.or([where('created_at', '<', createdAt), where.and([where('created_at', '=', createdAt), where('id', '<', after)])]));
+        query = before === undefined
+          ? query.where((where) => where.or([where('created_at', '<', createdAt), where.and([where('created_at', '=', createdAt), where('id', '<', anchorId)])]))
+          : query.where((where) => where.or([where('created_at', '>', createdAt), where.and([where('created_at', '=', createdAt), where('id', '>', anchorId)])]));
+      }
+      if (before !== undefined) {
+        // The page just newer than `before`: the nearest ones, read oldest first, given back newest first.
+        const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit + 1).execute();
+        return rows.map(toRecord).reverse();
       }
       const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
       return rows.map(toRecord);
+    },
+
+    async lineCounts(batchIds) {
+      const counts = new Map<string, BatchLineCounts>();
+      for (const id of batchIds) counts.set(id, { processing: 0, done: 0, failed: 0, cancelled: 0, expired: 0 });
+      if (batchIds.length === 0) return counts;
+      const rows = await db.selectFrom('batch_lines').select(['batch_id', 'state', sql<number | bigint | string>`count(*)`.as('count')])
+        .where('batch_id', 'in', [...batchIds]).groupBy(['batch_id', 'state']).execute();
+      for (const row of rows) {
+        const count = counts.get(row.batch_id);
+        if (count === undefined) continue;
+        const state = row.state === 'pending' || row.state === 'running' ? 'processing' : toOneOf(row.state, ['done', 'failed', 'cancelled', 'expired'] as const, 'batch line state');
+        count[state] += toNumber(row.count);
+      }
+      return counts;
+    },
+
+    async delete(accountId, batchId) {
+      return db.transaction().execute(async (transaction) => {
+        const row = await transaction.selectFrom('batches').select(['status', 'finalize_owner']).where('id', '=', batchId).where('account_id', '=', accountId).executeTakeFirst();
+        if (row === undefined) return 'absent';
+        const removed = await transaction.deleteFrom('batches').where('id', '=', batchId).where('account_id', '=', accountId)
+          .where('status', 'in', [...ENDED_BATCH_STATUSES]).where('finalize_owner', 'is', null).executeTakeFirst();
+        if (Number(removed.numDeletedRows) === 0) return 'running';
+        await transaction.deleteFrom('batch_lines').where('batch_id', '=', batchId).execute();
+        return 'deleted';
+      });
     },
 
     async cancel(accountId, batchId, now) {
@@ -165,8 +201,16 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
         const candidate = await transaction.selectFrom('batches').selectAll()
           .where('status', 'in', ['in_progress', 'cancelling', 'finalizing'])
           .where((where) => where.or([where('finalize_until', 'is', null), where('finalize_until', '<=', now)]))
+          // A running line still counts while its lease holds, and, in a batch still running inside its window, after
+          // too: the queue takes it up again (only a cancelled or lapsed batch gives up a line whose instance stopped).
           .where((where) => where.not(where.exists(where.selectFrom('batch_lines').select('line').whereRef('batch_lines.batch_id', '=', 'batches.id')
-            .where((inner) => inner.or([inner('state', '=', 'pending'), inner.and([inner('state', '=', 'running'), inner('lease_until', '>', now)])])))))
+            .where((inner) => inner.or([
+              inner('state', '=', 'pending'),
+              inner.and([inner('state', '=', 'running'), inner.or([
+                inner('lease_until', '>', now),
+                inner.and([inner('batches.status', '=', 'in_progress'), inner('batches.expires_at', '>', now)]),
+              ])]),
+            ])))))
           .orderBy('created_at').limit(1).executeTakeFirst();
         if (candidate === undefined) return null;
         // A cancelled batch reads `cancelling` until its files are written, any other `finalizing`.
@@ -178,16 +222,20 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
           .executeTakeFirst();
         if (Number(claimed.numUpdatedRows) === 0) return null;
         // A running line whose lease ran out while its batch ends is given up (its instance stopped).
-        await transaction.updateTable('batch_lines').set({ state: 'failed', status_code: 500, result: JSON.stringify({ error: { message: 'The line was interrupted and not retried because its batch ended.', type: 'server_error', code: 'batch_line_interrupted' } }) })
-          .where('batch_id', '=', candidate.id).where('state', '=', 'running').execute();
+        const interrupted = await transaction.updateTable('batch_lines').set({ state: 'failed', status_code: 500, result: JSON.stringify({ error: { message: 'The line was interrupted and not retried because its batch ended.', type: 'server_error', code: 'batch_line_interrupted' } }) })
+          .where('batch_id', '=', candidate.id).where('state', '=', 'running').executeTakeFirst();
+        const given = Number(interrupted.numUpdatedRows);
+        if (given > 0) await transaction.updateTable('batches').set({ failed: sql<number>`"failed" + ${given}` }).where('id', '=', candidate.id).execute();
         const row = await transaction.selectFrom('batches').selectAll().where('id', '=', candidate.id).executeTakeFirstOrThrow();
         return toRecord(row);
       });
     },
 
-    async finishedLines(batchId) {
-      const rows = await db.selectFrom('batch_lines').select(['line', 'custom_id', 'state', 'status_code', 'request_id', 'result'])
-        .where('batch_id', '=', batchId).orderBy('line').execute();
+    async finishedLines(batchId, page) {
+      let query = db.selectFrom('batch_lines').select(['line', 'custom_id', 'state', 'status_code', 'request_id', 'result'])
+        .where('batch_id', '=', batchId).orderBy('line');
+      if (page !== undefined) query = query.where('line', '>', page.afterLine).limit(page.limit);
+      const rows = await query.execute();
       return rows.map((row): FinishedLine => ({
         line: toNumber(row.line),
         customId: row.custom_id,

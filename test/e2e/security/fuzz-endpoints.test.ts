@@ -55,6 +55,10 @@ function families(ids: { accountId: string; keyId: string; channelId: string }):
       { method: 'POST', path: '/v1/messages', skeleton: { ...messages, model: 'chat-openai', stream: true }, auth: 'x-api-key' },
       { method: 'POST', path: '/v1/messages', skeleton: { ...messages, model: 'chat-gemini' }, auth: 'x-api-key' },
       { method: 'POST', path: '/v1/messages/count_tokens', skeleton: { model: 'chat-anthropic', messages: messages.messages }, auth: 'x-api-key' },
+      { method: 'POST', path: '/v1/messages/batches', skeleton: { requests: [{ custom_id: 'a', params: { ...messages, model: 'chat-openai' } }] }, auth: 'x-api-key' },
+      { method: 'GET', path: '/v1/messages/batches', skeleton: null, auth: 'x-api-key' },
+      { method: 'GET', path: '/v1/messages/batches/msgbatch_x', skeleton: null, auth: 'x-api-key' },
+      { method: 'GET', path: '/v1/messages/batches/msgbatch_x/results', skeleton: null, auth: 'x-api-key' },
     ],
     'generative-content': [
       { method: 'POST', path: '/v1beta/models/chat-gemini:generateContent', skeleton: contents, auth: 'x-goog-api-key' },
