@@ -5,3 +5,4 @@ export * from './usage.js';
 export * from './billing.js';
 export * from './members.js';
 export * from './models.js';
+export * from './batches.js';
