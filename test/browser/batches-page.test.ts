@@ -149,6 +149,9 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     fixture.upstream.setFault(null);
     await expect.poll(async () => runningRow.getAttribute('data-status'), { timeout: 20_000 }).toBe('cancelled');
     await runningRow.getByRole('button', { name: `Cancel ${runningId}` }).waitFor({ state: 'detached' });
+    const notRun = 10 - (cancelled.request_counts?.completed ?? 0) - (cancelled.request_counts?.failed ?? 0);
+    expect(await runningRow.getByTestId('batch-progress').textContent()).toContain(`· ${notRun} not run`);
+    await runningRow.getByTestId('batch-ended').waitFor();
     await shots(page, 'batches-cancelled');
     expectCleanPage(watched);
 

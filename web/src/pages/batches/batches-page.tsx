@@ -50,11 +50,14 @@ function useCancelBatch() {
 
 function Progress({ batch }: { batch: ConsoleBatch }) {
   const settled = batch.completed + batch.failed;
+  // Lines of a batch that ended before running them (cancelled or out of time) are not counted as done or failed.
+  const notRun = batch.ended_at === null ? 0 : batch.total - settled;
   return (
     <div className="batch-progress" data-testid="batch-progress">
       <progress max={Math.max(batch.total, 1)} value={settled} aria-label={`${settled} of ${batch.total} lines settled`} />
       <span className="key-meta">
         {formatInteger(batch.completed)} done · {formatInteger(batch.failed)} failed · {formatInteger(batch.total)} lines
+        {notRun > 0 ? <> · {formatInteger(notRun)} not run</> : null}
       </span>
     </div>
   );
@@ -92,7 +95,7 @@ export function BatchesPage() {
                 <thead>
                   <tr>
                     <th scope="col">Batch</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col" className="numeric">Cost so far</th>
-                    <th scope="col">Created</th><th scope="col">Ended</th><th scope="col"><span className="visually-hidden">Actions</span></th>
+                    <th scope="col">When</th><th scope="col"><span className="visually-hidden">Actions</span></th>
                   </tr>
                 </thead>
                 <tbody>
@@ -106,8 +109,12 @@ export function BatchesPage() {
                       <td data-label="Status"><Badge tone={STATUS[batch.status].tone}>{STATUS[batch.status].label}</Badge></td>
                       <td data-label="Progress"><Progress batch={batch} /></td>
                       <td data-label="Cost so far" className="numeric" data-testid="batch-cost">{display.format(batch.cost_usd, { precise: true })}</td>
-                      <td data-label="Created" className="cell-nowrap"><time dateTime={batch.created_at}>{formatDateTime(batch.created_at)}</time></td>
-                      <td data-label="Ended" className="cell-nowrap">{batch.ended_at === null ? <span className="key-meta">Running · window ends {formatDateTime(batch.expires_at)}</span> : <time dateTime={batch.ended_at}>{formatDateTime(batch.ended_at)}</time>}</td>
+                      <td data-label="When">
+                        <span className="batch-time">Created <time dateTime={batch.created_at}>{formatDateTime(batch.created_at)}</time></span>
+                        {batch.ended_at === null
+                          ? <span className="key-meta">Window ends {formatDateTime(batch.expires_at)}</span>
+                          : <span className="key-meta" data-testid="batch-ended">Ended <time dateTime={batch.ended_at}>{formatDateTime(batch.ended_at)}</time></span>}
+                      </td>
                       <td className="cell-actions">
                         {batch.can_manage ? (
                           <div className="row-actions">
