@@ -114,6 +114,7 @@ export const BATCH_CONSOLE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const accountId = active.session.accountId;
     const limit = readLimit(context.query);
     let after = context.query.get('after') ?? undefined;
+    if (after !== undefined && (after === '' || after.length > 100)) throw new GatewayError('bad_request', "'after' must be the id of a batch of the previous page.", { param: 'after' });
     const keys = new Map<string, ApiKey | null>();
     const found: ConsoleBatchJson[] = [];
     // Unscoped callers read one page; a scoped member's page is filled from as many pages as it takes (bounded).
@@ -129,6 +130,7 @@ export const BATCH_CONSOLE_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
         if (visible(active, key)) found.push(batchJson(batch, key, active));
       }
       after = page.at(-1)?.id ?? after;
+      if (active.projects === null) break;
     }
     const shown = found.slice(0, limit);
     const hasMore = found.length > limit || more;

@@ -129,6 +129,7 @@ describe('console batches', () => {
     expect(first.has_more).toBe(true);
     const second = consoleBatchList.parse((await owner.client.request('GET', `/api/console/batches?limit=2&after=${first.last_id}`)).body);
     expect(second.data[0]?.id).toBe(made[0]);
+    expect((await owner.client.request('GET', `/api/console/batches?after=${'x'.repeat(101)}`)).status).toBe(400);
     for (const limit of ['0', '101', 'x', '-1']) {
       const refused = await owner.client.request('GET', `/api/console/batches?limit=${limit}`);
       expect(refused.status, limit).toBe(400);
