@@ -174,6 +174,14 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     await other.page.goto(`${consoleUrl}/batches`);
     await other.page.getByTestId('batches-empty').waitFor();
     expectCleanPage(other);
+    // When the list cannot be read, the page says so instead of showing an empty list.
+    await other.page.route('**/api/console/batches', (route) => route.fulfill({
+      status: 400, contentType: 'application/json', body: JSON.stringify({ error: { message: 'The batches could not be read.', type: 'invalid_request_error', code: 'bad_request' } }),
+    }));
+    await other.page.reload();
+    await other.page.getByText('The batches could not be read.').waitFor();
+    expect(await other.page.getByTestId('batches-empty').count()).toBe(0);
+    await screenshot(fixture, other.page, 'batches-error');
     await other.context.close();
     await watched.context.close();
   }, 240_000);
