@@ -24,6 +24,7 @@ import { PLAYGROUND_ROUTES } from './routes/playground-route.js';
 import { USAGE_ROUTES } from './routes/usage-routes.js';
 import { PROJECT_ROUTES } from './routes/project-routes.js';
 import { CUSTOMER_ROUTES } from './routes/customer-routes.js';
+import { BATCH_CONSOLE_ROUTES } from './routes/batch-routes.js';
 // The operator's console (src/console/operator): deployment-wide roles, the audit log, the admin API bridge.
 import { ADMIN_BRIDGE_ROUTES } from './operator/admin-bridge.js';
 import { OPERATOR_MANAGEMENT_ROUTES } from './operator/operator-management-routes.js';
@@ -79,6 +80,7 @@ export const CONSOLE_API_ROUTES: readonly ConsoleRoute[] = [
   ...CONSOLE_PLAN_ROUTES,
   ...PROJECT_ROUTES,
   ...CUSTOMER_ROUTES,
+  ...BATCH_CONSOLE_ROUTES,
   // Top-up, invoices, referrals and support (src/console-billing): the caller comes from the console's session.
   ...consoleRoutes((deps: ConsoleDeps): BillingRouteDeps => ({ services: deps.services, authenticate: consoleActorOf(deps) }), [
     ...BILLING_CONSOLE_ROUTES,

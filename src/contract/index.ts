@@ -10,3 +10,4 @@ export * from './plans.js';
 export * from './webhooks.js';
 export * from './projects.js';
 export * from './customers.js';
+export * from './batches.js';

@@ -28,6 +28,7 @@ import { TransactionsPage } from './pages/transactions/transactions-page';
 import { AnnouncementsPage } from './pages/announcements/announcements';
 import { ProjectsPage } from './pages/projects/projects-page';
 import { ProjectDetailPage } from './pages/projects/project-detail-page';
+import { BatchesPage } from './pages/batches/batches-page';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
 import { RequireOperator } from './pages/operator/require-operator';
@@ -72,6 +73,7 @@ export function App() {
         <Route path="/reset-password" element={<AuthShell><ResetPasswordPage /></AuthShell>} />
         <Route path="/keys" element={<RequireSession><KeysPage /></RequireSession>} />
         <Route path="/usage" element={<RequireSession><UsagePage /></RequireSession>} />
+        <Route path="/batches" element={<RequireSession><BatchesPage /></RequireSession>} />
         <Route path="/playground" element={<RequireSession><PlaygroundPage /></RequireSession>} />
         <Route path="/quickstart" element={<RequireSession><QuickstartPage /></RequireSession>} />
         <Route path="/security" element={<RequireSession><SecurityPage /></RequireSession>} />

@@ -1,3 +1,4 @@
+import type { BatchQueueFiguresJson } from '../../contract/batches.js';
 import type { GatewayServices } from '../../services.js';
 import { sendJson } from '../respond.js';
 import { adminRoutes } from './admin-route.js';
@@ -12,6 +13,6 @@ export const BATCH_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => ({ 
       in_progress_batches: figures.inProgressBatches,
       finished_last_minute: figures.finishedLastMinute,
       finished_last_hour: figures.finishedLastHour,
-    });
+    } satisfies BatchQueueFiguresJson);
   } },
 ]);

@@ -3,8 +3,9 @@
  * schemas its JSON builders are typed with) are taken from there, so a field renamed on the server fails this build.
  */
 import type {
-  ApiKeyJson, ConsoleAccountJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson, ConsoleUserJson, DailyUsageJson,
-  ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson, SessionRowJson, SignUpCreditJson,
+  ApiKeyJson, BatchQueueFiguresJson, ConsoleAccountJson, ConsoleBatchJson, ConsoleBatchListJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson,
+  ConsoleUserJson, DailyUsageJson, ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson,
+  SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -72,3 +73,9 @@ export interface PlaygroundSummary {
   /** The JSON body the console sent to the gateway's /v1/chat/completions for this answer (no key). */
   request_body?: Record<string, unknown>;
 }
+
+/** One batch job of the account, as the batches page shows it. */
+export type ConsoleBatch = ConsoleBatchJson;
+export type ConsoleBatchList = ConsoleBatchListJson;
+/** The batch queue over every instance (operators). */
+export type BatchQueueFigures = BatchQueueFiguresJson;

@@ -18,6 +18,7 @@ const navigation = [
   { to: '/projects', label: 'Projects' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
+  { to: '/batches', label: 'Batches' },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
   // Money and people (money-web branch).

@@ -6,6 +6,7 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { SelectField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorGet } from './operator-queries';
+import { BatchQueueCard } from './batch-queue-card';
 
 interface Summary {
   requests: number;
@@ -154,6 +155,7 @@ export function OperatorOverviewPage() {
             </dl>
             <ChannelHealthTable channels={data.channels} />
           </Card>
+          <BatchQueueCard />
           <h2>{WINDOW_LABELS[data.window] ?? data.window}, from the usage log</h2>
           <dl className="stat-strip" data-testid="operator-stats">
             <div className="stat"><dt>Requests</dt><dd>{formatInteger(data.totals.requests)}<span className="stat-note">{data.totals.requests_per_second.toFixed(3)} per second</span></dd></div>
