@@ -1,7 +1,8 @@
 /**
  * The README's shell examples, run as written (bash + curl) against a gateway whose only configuration is the three
  * provider keys pointing at mock upstreams: every curl must answer 2xx. Only the address, the admin token and the
- * rerank example's Cohere address (a mock Cohere here) are substituted; commands that are not calls to the gateway (npm, npx) and the redeem example (its code is a
+ * rerank example's Cohere address (a mock Cohere here) are substituted; commands that are not calls to the gateway (npm, npx, starting
+ * `bin/unigate.js`) and the redeem example (its code is a
  * placeholder) are left out. Every model id the README's code names must be one the gateway serves.
  */
 import { execFile } from 'node:child_process';
@@ -71,7 +72,7 @@ describe('README examples', () => {
     let calls = 0;
     for (const block of blocks('sh')) {
       for (const command of commands(block.text)) {
-        if (/(^|\s)(npm|npx) /.test(command) || command.includes('/billing/redeem')) continue;
+        if (/(^|\s)(npm|npx) /.test(command) || command.includes('bin/unigate.js') || command.includes('/billing/redeem')) continue;
         const line = command.replace(/^ADMIN=adm_\S*/, `ADMIN=${gateway.adminToken}`).replaceAll('http://127.0.0.1:8080', gateway.url).replaceAll('https://api.cohere.com', cohere.url);
         script.push(`echo ${shellQuote(`README line ${block.line}: ${command.slice(0, 80)}`)} >&2`, line);
         if (command.includes('curl ')) calls += 1;
