@@ -156,9 +156,9 @@ async function journey(page: Page, step: { name: string }): Promise<void> {
   await page.goto(`${consoleUrl}/operator/models`);
   await page.getByRole('button', { name: `Edit ${MODEL}` }).click();
   const modelForm = page.getByRole('dialog', { name: 'Edit model' });
-  expect(await modelForm.getByLabel('Input, USD per million tokens').inputValue()).toBe('1');
-  await modelForm.getByLabel('Input, USD per million tokens').fill('40');
-  await modelForm.getByLabel('Output, USD per million tokens').fill('80');
+  expect(await modelForm.getByLabel('Input, USD per million tokens', { exact: true }).inputValue()).toBe('1');
+  await modelForm.getByLabel('Input, USD per million tokens', { exact: true }).fill('40');
+  await modelForm.getByLabel('Output, USD per million tokens', { exact: true }).fill('80');
   await photograph(page, 'everyday-model-edit');
   await modelForm.getByRole('button', { name: 'Save model' }).click();
   await modelForm.waitFor({ state: 'hidden' });

@@ -113,8 +113,8 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await page.getByRole('button', { name: 'Add model' }).click();
   const modelForm = page.getByRole('dialog', { name: 'Add a model' });
   await modelForm.getByLabel('Model id').fill(MODEL);
-  await modelForm.getByLabel('Input, USD per million tokens').fill('3');
-  await modelForm.getByLabel('Output, USD per million tokens').fill('15');
+  await modelForm.getByLabel('Input, USD per million tokens', { exact: true }).fill('3');
+  await modelForm.getByLabel('Output, USD per million tokens', { exact: true }).fill('15');
   await modelForm.getByRole('button', { name: 'Create model' }).click();
   await modelForm.waitFor({ state: 'hidden' });
   const modelRow = page.locator(`tr[data-model-id="${MODEL}"]`);
