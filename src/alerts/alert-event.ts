@@ -16,7 +16,7 @@ export function alertEvent(alert: AlertState, context: AlertMailContext, now: nu
   const crossedAt = new Date(alert.crossedAt).toISOString();
   switch (alert.kind) {
     case 'balance':
-      return webhookEvent('balance.threshold_crossed', fact, alert.accountId, {
+      return webhookEvent('account.balance_low', fact, alert.accountId, {
         account_id: alert.accountId, crossed_at: crossedAt, ...moneyFields('funds_left', alert.valueNano), ...moneyFields('threshold', alert.thresholdNano),
       }, now);
     case 'key_quota':

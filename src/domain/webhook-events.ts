@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 export const ACCOUNT_EVENT_TYPES = [
   'key.disabled',
   'key.paused',
-  'balance.threshold_crossed',
+  'account.balance_low',
   'key.quota_threshold_crossed',
   'subscription.quota_threshold_crossed',
   'topup.succeeded',
@@ -19,6 +19,17 @@ export const ACCOUNT_EVENT_TYPES = [
 export const OPERATOR_EVENT_TYPES = ['channel.down', 'channel.up', 'webhook.test'] as const;
 
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
+
+/**
+ * Earlier names of events, still accepted in subscriptions and still matching endpoints subscribed by them: the
+ * balance alert was `balance.threshold_crossed` before it took the operator contract's name.
+ */
+export const FORMER_EVENT_NAMES: Readonly<Record<string, AccountEventType>> = { 'balance.threshold_crossed': 'account.balance_low' };
+
+/** Whether an endpoint subscribed to `types` hears of an event of `type` (an empty list: every event). */
+export function subscribesTo(types: readonly string[], type: WebhookEventType): boolean {
+  return types.length === 0 || types.some((subscribed) => subscribed === type || FORMER_EVENT_NAMES[subscribed] === type);
+}
 export type OperatorEventType = (typeof OPERATOR_EVENT_TYPES)[number];
 export type WebhookEventType = AccountEventType | OperatorEventType;
 

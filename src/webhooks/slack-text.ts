@@ -8,7 +8,7 @@ export function slackText(body: string): string {
   };
   const usd = (name: string): string => (field(name) === '' ? '' : `$${field(name)}`);
   switch (event.type) {
-    case 'balance.threshold_crossed':
+    case 'account.balance_low':
       return `Balance alert: funds left ${usd('funds_left_usd')}, below the alert threshold of ${usd('threshold_usd')}.`;
     case 'key.quota_threshold_crossed':
       return `Quota alert: API key "${field('key_name') || field('key_hint')}" spent ${usd('spent_usd')} of its ${usd('quota_usd')} quota (alert at ${field('percent')}%).`;

@@ -12,7 +12,7 @@ import {
   WEBHOOK_FORMATS, type WebhookAttempt, type WebhookDelivery, type WebhookEndpoint, type WebhookOwner, type WebhookRepository,
 } from '../storage/repositories/webhook-repository.js';
 import { endpointUrlRefusal } from './endpoint-address.js';
-import { ACCOUNT_EVENT_TYPES, OPERATOR_EVENT_TYPES, webhookEvent } from '../domain/webhook-events.js';
+import { ACCOUNT_EVENT_TYPES, FORMER_EVENT_NAMES, OPERATOR_EVENT_TYPES, webhookEvent } from '../domain/webhook-events.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import { countTestEvent } from './test-event-limits.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -107,9 +107,11 @@ export class WebhookManagement {
   #checkTypes(owner: WebhookOwner, types: string[] | undefined): string[] | undefined {
     if (types === undefined) return undefined;
     const known = this.eventTypes(owner);
-    const unknown = types.find((type) => !known.includes(type));
+    // A former name is stored as the event's name now.
+    const named = owner === null ? types : types.map((type) => FORMER_EVENT_NAMES[type] ?? type);
+    const unknown = named.find((type) => !known.includes(type));
     if (unknown !== undefined) throw new GatewayError('bad_request', `Unknown event type '${unknown}'; known: ${known.join(', ')}.`, { param: 'event_types' });
-    return [...new Set(types)];
+    return [...new Set(named)];
   }
 
   #checkUrl(url: string | undefined): void {

@@ -69,7 +69,7 @@ describe.skipIf(!chromiumPresent)('webhook pages in Chromium', () => {
     await page.goto(`${fixture.gateway.consoleUrl}/webhooks`);
     await page.getByRole('heading', { name: 'Webhooks' }).waitFor();
     await page.getByText('No endpoint yet.').waitFor();
-    const secret = await addEndpoint(page, ['key.disabled', 'webhook.test', 'balance.threshold_crossed'], 'webhooks');
+    const secret = await addEndpoint(page, ['key.disabled', 'webhook.test', 'account.balance_low'], 'webhooks');
     receiver.secrets = [secret];
     await page.getByText('Nothing delivered yet.').waitFor();
     await page.getByRole('button', { name: 'Send test' }).click();

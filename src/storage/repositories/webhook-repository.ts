@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { eventBody, type WebhookEventDraft } from '../../domain/webhook-events.js';
+import { eventBody, subscribesTo, type WebhookEventDraft } from '../../domain/webhook-events.js';
 import { fromBoolean, parseStringArray, toBoolean, toJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import type { WebhookAttemptsTable, WebhookDatabase, WebhookDeliveriesTable, WebhookEndpointsTable } from '../webhook-schema.js';
@@ -176,7 +176,7 @@ export async function insertWebhookEvent(db: Kysely<WebhookDatabase>, event: Web
   if (endpointId !== undefined) endpoints = endpoints.where('id', '=', endpointId);
   const subscribed = (await endpoints.execute()).filter((row) => {
     const types = parseStringArray(row.event_types, 'webhook event types');
-    return endpointId !== undefined || types.length === 0 || types.includes(event.type);
+    return endpointId !== undefined || subscribesTo(types, event.type);
   });
   // Nobody listens: nothing is kept (an owner who subscribes later hears of later facts).
   if (subscribed.length === 0) return false;

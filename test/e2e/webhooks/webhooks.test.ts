@@ -159,7 +159,9 @@ describe('signed webhook deliveries', () => {
 
   it('routes a balance alert to a Slack-compatible endpoint instead of mail', async () => {
     const person = await signUpUser(setup);
+    // Subscribed by the event's former name, stored by its name now.
     const slack = await createEndpoint(person, { url: receiverUrl, format: 'slack', event_types: ['balance.threshold_crossed'] });
+    expect(slack.event_types).toEqual(['account.balance_low']);
     receiver.secrets = [slack.secret as string];
     const routed = await person.client.request<{ alert_mail: boolean }>('PUT', '/api/console/alerts', { alert_balance_usd: 5, alert_mail: false });
     expect(routed.status, routed.text).toBe(200);
