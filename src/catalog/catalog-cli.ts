@@ -169,11 +169,12 @@ function diff(view: CatalogView, args: string[], write: Write): void {
     if (bundled === undefined) return { id: record.id, status: 'operator-only', changes: [] };
     // What the record makes of the bundled prices (hosted tool prices it leaves unset stay the bundled ones).
     const served = overlayOperatorModel(bundled.model, record).pricing;
-    const changes = PRICE_FIELDS.filter(([, key]) => served[key] !== bundled.model.pricing[key]).map(([field, key]) => ({
-      field,
-      bundled: bundled.model.pricing[key] === null ? null : nanoToUsd(bundled.model.pricing[key] as NanoUsd),
-      operator: served[key] === null ? null : nanoToUsd(served[key] as NanoUsd),
-    }));
+    // An optional price left out (the audio ones) is unset, as null is.
+    const price = (pricing: Pricing, key: (typeof PRICE_FIELDS)[number][1]): NanoUsd | null => pricing[key] ?? null;
+    const changes = PRICE_FIELDS.filter(([, key]) => price(served, key) !== price(bundled.model.pricing, key)).map(([field, key]) => {
+      const [bundledPrice, servedPrice] = [price(bundled.model.pricing, key), price(served, key)];
+      return { field, bundled: bundledPrice === null ? null : nanoToUsd(bundledPrice), operator: servedPrice === null ? null : nanoToUsd(servedPrice) };
+    });
     return { id: record.id, status: changes.length === 0 && (bundled.model.pricing.tiers ?? []).length === 0 ? 'same' : 'overrides', changes };
   });
   if (values.json === true) {

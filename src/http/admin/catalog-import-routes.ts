@@ -18,7 +18,8 @@ const importSchema = z.object({
 
 /** Whether the record's flat prices are the bundled list prices (long-context tiers are the bundled data's alone). */
 function samePrices(stored: Pricing, list: Pricing): boolean {
-  return PRICE_FIELDS.every(([, field]) => stored[field] === list[field]);
+  // An optional price left out (the audio ones) is unset, as null is.
+  return PRICE_FIELDS.every(([, field]) => (stored[field] ?? null) === (list[field] ?? null));
 }
 
 function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Record<string, unknown> {
