@@ -61,6 +61,9 @@ const BOUNDARIES = [
   { folder: 'src/upstreams', forbidden: [...none('storage', 'http', 'codecs', 'routing', 'billing', 'telemetry'), ...TOP], why: 'Upstreams speak to providers; they never touch storage, billing, routing or the HTTP layer.' },
   { folder: 'src/codecs', forbidden: [...none('billing', 'upstreams', 'relay', 'routing', 'storage'), ...TOP], why: 'Codecs translate client wires; they know neither billing, upstreams, the relay nor the HTTP layer (families declare their routes as data).' },
   { folder: 'src/batches', forbidden: [...none('console', 'console-billing', 'upstreams'), '**/app.js', ...ENTRY], why: 'The batch runner calls the API\'s routes as a client would (handed to it by the root); it never reaches the console or an upstream directly.' },
+  { folder: 'src/guardrail-policies', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'billing', 'telemetry', 'console', 'console-billing'), ...TOP], why: 'Guardrail policies are resolved and applied where the chat operation and the relay call them; they import neither.' },
+  { folder: 'src/mcp', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'console', 'console-billing'), '**/app.js', ...ENTRY], why: 'The MCP gateway serves tools, not models: it never reaches the model request path or the console.' },
+  { folder: 'src/realtime', forbidden: [...none('console', 'console-billing'), '**/app.js', ...ENTRY], why: 'Realtime sessions are an operation of their own on the API listener; they never reach the console or the process around them.' },
   { folder: 'src/relay', forbidden: [...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The relay reports answers to the operation that called it and writes them through a ResponseSink; it never settles and never reaches the operations or src/http.' },
   {
     folder: 'src/operations',
