@@ -105,8 +105,9 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     const costNano = usage.body.data.reduce((sum, row) => sum + BigInt(Math.round(row.cost_usd * 1e9)), 0n);
     expect(costNano).toBeGreaterThan(0n);
 
-    // A batch whose lines are slow: the first runs while the rest wait, and the page cancels it.
-    fixture.upstream.setFault({ kind: 'delay', ms: 1500, times: 3 });
+    // A batch whose lines are slow: the first runs while the rest wait, and the page cancels it. Every line is slow
+    // (15 s in all, one at a time), so the batch is still running however long the page takes to get there.
+    fixture.upstream.setFault({ kind: 'delay', ms: 1500, times: 10 });
     const runningId = await createBatch(client, 10, 'slow');
     await waitFor(client, runningId, (batch) => batch.status === 'in_progress');
 
