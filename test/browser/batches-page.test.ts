@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import { flushWrites } from '../support/gateway-harness.js';
-import { CHAT_MODEL, expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
+import { CHAT_MODEL, expectCleanPage, openPage, screenshot, shotsAtBothWidths, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
 import { becomeFirstOwner } from '../support/operator-browser.js';
 
 const chromiumPresent = ensureChromium();
@@ -51,20 +51,6 @@ async function waitFor(client: OpenAI, id: string, done: (batch: OpenAI.Batches.
   throw new Error(`batch ${id} did not get there`);
 }
 
-/** Screenshots of the page as it is now at both widths, light and dark, each without sideways scrolling. */
-async function shots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.waitForTimeout(100);
-      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} ${width} ${scheme}`).toBeLessThanOrEqual(0);
-      await screenshot(fixture, page, `${name}-${width}-${scheme}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 async function consoleCall(page: Page, method: 'GET' | 'POST', path: string): Promise<{ status: number; body: Record<string, unknown> | null; text: string }> {
   const session = (await (await page.request.get(`${fixture.gateway.consoleUrl}/api/session`)).json()) as { csrf_token: string };
@@ -93,7 +79,7 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     await page.goto(`${consoleUrl}/batches`);
     await page.getByRole('heading', { name: 'Batches' }).waitFor();
     await page.getByTestId('batches-empty').waitFor();
-    await shots(page, 'batches-empty');
+    await shotsAtBothWidths(fixture, page, 'batches-empty');
 
     // A batch run to the end.
     const finishedId = await createBatch(client, 3, 'done');
@@ -126,7 +112,7 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     const runningRow = page.locator(`tr[data-batch-id="${runningId}"]`);
     await runningRow.waitFor();
     expect(await runningRow.getAttribute('data-status')).toBe('in_progress');
-    await shots(page, 'batches');
+    await shotsAtBothWidths(fixture, page, 'batches');
 
     // Download the finished batch's results: one line per request, in the OpenAI batch output shape.
     const downloading = page.waitForEvent('download');
@@ -153,7 +139,7 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     const notRun = 10 - (cancelled.request_counts?.completed ?? 0) - (cancelled.request_counts?.failed ?? 0);
     expect(await runningRow.getByTestId('batch-progress').textContent()).toContain(`· ${notRun} not run`);
     await runningRow.getByTestId('batch-ended').waitFor();
-    await shots(page, 'batches-cancelled');
+    await shotsAtBothWidths(fixture, page, 'batches-cancelled');
     expectCleanPage(watched);
 
     // Another account: sees none of these batches, and its cancel and downloads answer 404 as for no batch at all.

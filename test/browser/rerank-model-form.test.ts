@@ -4,9 +4,8 @@
  * overflow.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
-import { expectCleanPage, openPage, screenshot, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
+import { expectCleanPage, openPage, shotsAtBothWidths, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
 import { becomeFirstOwner } from '../support/operator-browser.js';
 
 const chromiumPresent = ensureChromium();
@@ -21,19 +20,6 @@ afterAll(async () => {
   await fixture?.close();
 });
 
-async function shots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.waitForTimeout(100);
-      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} ${width} ${scheme}`).toBeLessThanOrEqual(0);
-      await screenshot(fixture, page, `${name}-${width}-${scheme}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 describe.skipIf(!chromiumPresent)('a rerank model in the operator console', () => {
   it('is added with kind rerank and a price per search unit', async () => {
@@ -46,13 +32,13 @@ describe.skipIf(!chromiumPresent)('a rerank model in the operator console', () =
     await dialog.getByLabel('Model id').fill('rerank-v3.5');
     await dialog.getByLabel('Kind').selectOption('rerank');
     await dialog.getByLabel('Per search unit (rerank), USD').fill('0.002');
-    await shots(page, 'rerank-model-form');
+    await shotsAtBothWidths(fixture, page, 'rerank-model-form');
     await dialog.getByRole('button', { name: 'Create model' }).click();
     await dialog.waitFor({ state: 'hidden' });
     const stored = await fixture.gateway.admin<{ kind: string; pricing: Record<string, unknown> }>('GET', '/admin/models/rerank-v3.5');
     expect(stored.body).toMatchObject({ kind: 'rerank', pricing: { per_search_unit: 0.002 } });
     await page.locator('tr[data-model-id="rerank-v3.5"]').waitFor();
-    await shots(page, 'rerank-model-list');
+    await shotsAtBothWidths(fixture, page, 'rerank-model-list');
     expectCleanPage(watched);
     await watched.context.close();
   }, 300_000);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ensureChromium } from '../support/chromium.js';
 import {
-  expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture,
+  expectCleanPage, openPage, screenshot, shotsAtBothWidths, signUpAndVerify, startConsoleFixture, type ConsoleFixture,
 } from '../support/console-browser.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { becomeFirstOwner } from '../support/operator-browser.js';
@@ -31,19 +31,6 @@ afterAll(async () => {
   await receiver?.stop();
 });
 
-async function shots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.waitForTimeout(100);
-      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} ${width} ${scheme}`).toBeLessThanOrEqual(0);
-      await screenshot(fixture, page, `${name}-${width}-${scheme}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
 
 async function addEndpoint(page: Page, events: string[], shotName: string): Promise<string> {
   await page.getByRole('button', { name: 'Add endpoint' }).first().click();
@@ -78,7 +65,7 @@ describe.skipIf(!chromiumPresent)('webhook pages in Chromium', () => {
     expect(receiver.processed.size).toBe(1);
     await page.getByText(/^200 · \d+ ms$/).click();
     await page.getByText(/Attempt 1 at/).waitFor();
-    await shots(page, 'webhooks');
+    await shotsAtBothWidths(fixture, page, 'webhooks');
     expectCleanPage(watched);
     await watched.context.close();
   }, 120_000);
@@ -94,7 +81,7 @@ describe.skipIf(!chromiumPresent)('webhook pages in Chromium', () => {
     const secret = await addEndpoint(page, ['channel.down', 'channel.up'], 'operator-webhooks');
     receiver.secrets = [secret];
     await page.getByRole('cell').getByText('channel.down').waitFor();
-    await shots(page, 'operator-webhooks');
+    await shotsAtBothWidths(fixture, page, 'operator-webhooks');
     // The operator's endpoint is listed by the admin API, never among an account's.
     const listed = await fixture.gateway.admin<{ data: Array<{ event_types: string[] }> }>('GET', '/admin/webhooks');
     expect(listed.body.data).toEqual([expect.objectContaining({ event_types: ['channel.down', 'channel.up'] })]);

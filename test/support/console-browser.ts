@@ -99,6 +99,24 @@ export async function screenshot(fixture: ConsoleFixture, page: Page, name: stri
 }
 
 /**
+ * Screenshots of the page as it is now, at a desktop's and a phone's width, light and dark, each asserted to scroll
+ * nothing sideways; the page is left at desktop width in light mode.
+ */
+export async function shotsAtBothWidths(fixture: ConsoleFixture, page: Page, name: string): Promise<void> {
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.waitForTimeout(100);
+      expect(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'), `${name} ${width} ${scheme}`).toBeLessThanOrEqual(0);
+      await screenshot(fixture, page, `${name}-${width}-${scheme}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/**
  * The tables on the page that scroll sideways inside their `.table-scroll` frame (caption or test id of each);
  * at phone width every table that turns into cards fits its frame, so this is empty.
  */
