@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
-import { discardRequestBody } from '../multipart/drain-request.js';
+import { discardRequestBody, lingerAfterAnswer } from '../multipart/drain-request.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
@@ -95,7 +95,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
  * Sends the error once the rest of the request body is read and dropped (within DRAIN_BEFORE_ANSWER_MS and _BYTES):
  * a refusal made before the body was read (a wrong key, a lockout, a body too large) would otherwise close or reset
  * the connection under a client still sending, which then sees EPIPE or ECONNRESET instead of the answer. Past the
- * budget, the answer closes the connection.
+ * budget, the answer closes the connection, lingering so the client can read it.
  */
 function answerAfterBody(context: RequestContext, error: GatewayError): void {
   if (context.request.complete) {
@@ -104,7 +104,10 @@ function answerAfterBody(context: RequestContext, error: GatewayError): void {
   }
   void discardRequestBody(context.request).then((complete) => {
     if (context.response.destroyed) return;
-    if (!complete) context.response.setHeader('connection', 'close');
+    if (!complete) {
+      context.response.setHeader('connection', 'close');
+      lingerAfterAnswer(context.request);
+    }
     sendError(context, error);
   });
 }

@@ -44,3 +44,33 @@ export function discardRequestBody(request: IncomingMessage): Promise<boolean> {
     request.resume();
   });
 }
+
+/** How long a connection closed under a client still sending keeps reading and dropping after its answer is sent. */
+export const LINGER_AFTER_CLOSE_MS = 2000;
+
+/**
+ * Makes the close that follows this request's answer a lingering one: the answer is sent and the writing side shut,
+ * then whatever the client still sends is read and dropped until it stops (or LINGER_AFTER_CLOSE_MS passes) before
+ * the socket is closed. Closing a socket with unread bytes makes the kernel send a reset, and a reset reaching the
+ * client before it has read the answer destroys the answer.
+ */
+export function lingerAfterAnswer(request: IncomingMessage): void {
+  const socket = request.socket;
+  socket.destroySoon = (): void => {
+    if (socket.writable) socket.end();
+    // Once the client has stopped sending, the socket closes as soon as the answer is flushed.
+    const closeWhenFlushed = (): void => {
+      if (socket.writableFinished) socket.destroy();
+      else socket.once('finish', () => socket.destroy());
+    };
+    const timer = setTimeout(() => socket.destroy(), LINGER_AFTER_CLOSE_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', closeWhenFlushed);
+    request.on('data', dropChunk);
+    request.once('end', closeWhenFlushed);
+    request.resume();
+  };
+}
+
+function dropChunk(): void {}
