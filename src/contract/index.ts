@@ -11,3 +11,4 @@ export * from './webhooks.js';
 export * from './projects.js';
 export * from './customers.js';
 export * from './batches.js';
+export * from './operator.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AdminAccountJson } from '../contract/operator.js';
 import { validateIpRange } from '../auth/ip-ranges.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import type { KeyHolds } from '../billing/ledger.js';
@@ -216,11 +217,11 @@ export function accountPatchFromInput(input: z.infer<typeof updateAccountSchema>
   return patch;
 }
 
-function limitToJson(limit: EffectiveLimit): Record<string, unknown> {
+function limitToJson(limit: EffectiveLimit): AdminAccountJson['effective_limits']['rpm'] {
   return { value: limit.value, source: limit.source };
 }
 
-export function accountToJson(account: Account, availableNano: NanoUsd, limits: EffectiveAccountLimits): Record<string, unknown> {
+export function accountToJson(account: Account, availableNano: NanoUsd, limits: EffectiveAccountLimits): AdminAccountJson {
   return {
     id: account.id,
     object: 'account',

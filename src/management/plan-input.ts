@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { AdminPlanJson } from '../contract/operator.js';
 import { nanoToUsd } from '../billing/money.js';
 import { newId } from '../shared/ids.js';
 import type { Plan } from '../domain/records.js';
@@ -71,7 +72,7 @@ export function planPatchFromInput(input: UpdatePlanInput): PlanPatch {
   return patch;
 }
 
-export function planToJson(plan: Plan): Record<string, unknown> {
+export function planToJson(plan: Plan): AdminPlanJson {
   return {
     id: plan.id,
     object: 'plan',

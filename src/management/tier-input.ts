@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { TierJson } from '../contract/operator.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Tier } from '../domain/records.js';
 import type { TierPatch, TierRepository } from '../storage/storage.js';
@@ -57,7 +58,7 @@ export function tierStateFromInput(input: CreateTierInput): TierPatch {
   return { rpm: input.rpm ?? null, tpm: input.tpm ?? null, signupCreditNano: input.signup_credit_usd ?? null, signupCreditDays: input.signup_credit_days ?? null };
 }
 
-export function tierToJson(tier: Tier): Record<string, unknown> {
+export function tierToJson(tier: Tier): TierJson {
   return {
     object: 'tier',
     name: tier.name,

@@ -1,3 +1,4 @@
+import type { AuditEntryJson } from '../../contract/operator.js';
 import { isoTime } from '../../management/time-input.js';
 import { csvLine } from '../../shared/csv.js';
 import type { AuditEntry } from '../../storage/repositories/operator-repository.js';
@@ -11,7 +12,7 @@ function parsed(text: string | null): unknown {
   }
 }
 
-export function auditJson(entry: AuditEntry): Record<string, unknown> {
+export function auditJson(entry: AuditEntry): AuditEntryJson {
   return {
     id: entry.id,
     at: isoTime(entry.at),

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import type { OperatorListJson, OperatorRowJson } from '../../contract/operator.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -25,7 +26,7 @@ const roleSchema = z.object({ role }).strict();
 /** How long the link mailed to an invited operator lets them choose a password. */
 const INVITATION_TTL_MS = 72 * 60 * 60 * 1000;
 
-function operatorJson(operator: ConsoleOperator, user: ConsoleUser | null): Record<string, unknown> {
+function operatorJson(operator: ConsoleOperator, user: ConsoleUser | null): OperatorRowJson {
   return {
     user_id: operator.userId,
     email: user?.email ?? null,
@@ -47,7 +48,7 @@ function operatorJson(operator: ConsoleOperator, user: ConsoleUser | null): Reco
 export const OPERATOR_MANAGEMENT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
-  const described = async (operator: ConsoleOperator): Promise<Record<string, unknown>> => operatorJson(operator, await storage.console.getUserById(operator.userId));
+  const described = async (operator: ConsoleOperator): Promise<OperatorRowJson> => operatorJson(operator, await storage.console.getUserById(operator.userId));
 
   /** The operator the path names, other than the caller. */
   const otherOperator = async (request: OperatorRequest, refusal: string): Promise<ConsoleOperator> => {
@@ -65,7 +66,7 @@ export const OPERATOR_MANAGEMENT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/operator/operators', who: 'operator', permission: 'read', handler: ({ storage, described }) => async ({ context }) => {
     const operators = await storage.operators.list();
-    sendJson(context, 200, { data: await Promise.all(operators.map(described)) });
+    sendJson(context, 200, { data: await Promise.all(operators.map(described)) } satisfies OperatorListJson);
   } },
 
   // A console user gets the role at once; a new email gets a console user (and an account of their own) with no

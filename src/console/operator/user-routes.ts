@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { UserStandingJson, UserStandingListJson } from '../../contract/operator.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -18,7 +19,7 @@ const lockSchema = z.object({ reason: z.string().trim().min(3).max(500) }).stric
 export const USER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
-  const statusJson = async (user: ConsoleUser): Promise<Record<string, unknown>> => {
+  const statusJson = async (user: ConsoleUser): Promise<UserStandingJson> => {
     const [lock, memberships, sessions, operator] = await Promise.all([
       storage.operators.getLock(user.id), storage.console.listMemberships(user.id), storage.console.listSessions(user.id, clock.now()), storage.operators.get(user.id),
     ]);
@@ -57,7 +58,7 @@ export const USER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const email = (context.query.get('email') ?? '').trim().toLowerCase();
     if (email === '') throw new GatewayError('bad_request', "'email' is required.", { param: 'email' });
     const user = await storage.console.getUserByEmail(email);
-    sendJson(context, 200, { data: user === null ? [] : [await statusJson(user)] });
+    sendJson(context, 200, { data: user === null ? [] : [await statusJson(user)] } satisfies UserStandingListJson);
   } },
 
   { method: 'POST', path: '/api/operator/users/:id/lock', who: 'operator', permission: 'write', handler: ({ storage, clock, statusJson, userById, assertMayActOn, audit }) => async (request) => {

@@ -32,6 +32,7 @@ import { keyProjectFromInput } from '../../projects/project-management.js';
 import { adminRoutes } from './admin-route.js';
 import type { ApiKeyJson } from '../../contract/keys.js';
 import type { SubscriptionJson } from '../../contract/plans.js';
+import type { AdminAccountDetailJson, AdminLedgerEntryJson } from '../../contract/operator.js';
 
 const createSubscriptionSchema = z.object({ plan_id: z.string().min(1), starts_at: timeInput.optional() }).strict();
 
@@ -81,7 +82,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     if (account.status === 'deleted') throw new GatewayError('conflict', 'This account has been deleted.');
     return account;
   };
-  const accountJson = async (account: Account): Promise<Record<string, unknown>> => {
+  const accountJson = async (account: Account): Promise<AdminAccountDetailJson> => {
     const now = clock.now();
     const subscriptions = await storage.subscriptions.listByAccount(account.id);
     const withPlans = await Promise.all(subscriptions.map(async (subscription) => subscriptionToJson(subscription, await storage.plans.getById(subscription.planId), now)));
@@ -118,7 +119,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
   } },
   { method: 'GET', path: '/admin/accounts/:id', handler: ({ storage, requireAccount, accountJson }) => async (context) => {
     const account = await requireAccount(context.params.id ?? '');
-    sendJson(context, 200, { ...await accountJson(account), guardrails: await boundGuardrails(storage.guardrails, 'account', account.id) });
+    sendJson(context, 200, { ...await accountJson(account), guardrails: await boundGuardrails(storage.guardrails, 'account', account.id) } satisfies AdminAccountDetailJson);
   } },
   { method: 'PATCH', path: '/admin/accounts/:id', handler: ({ services, storage, clock, keys, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
@@ -144,7 +145,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     await keys.invalidateAccount(id);
     if (status !== undefined) updated = (await services.accountLifecycle.setStatus(id, status)) ?? updated;
     if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'account', id, guardrails);
-    sendJson(context, 200, { ...await accountJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'account', id) });
+    sendJson(context, 200, { ...await accountJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'account', id) } satisfies AdminAccountDetailJson);
   } },
   { method: 'DELETE', path: '/admin/accounts/:id', handler: ({ services, requireAccount, accountJson }) => async (context) => {
     const id = context.params.id ?? '';
@@ -178,7 +179,7 @@ export const ACCOUNT_ROUTES = adminRoutes((services: GatewayServices) => {
     const id = context.params.id ?? '';
     await requireAccount(id);
     const page = await storage.ledger.listByAccount(id, pageRequestFrom(context.query), ledgerFilterFrom(context.query));
-    sendJson(context, 200, pageJson(page, (entry) => ({
+    sendJson(context, 200, pageJson(page, (entry): AdminLedgerEntryJson => ({
       id: entry.id, kind: entry.kind, ...describeEntry(entry.kind, entry.reason, entry.amountNano), amount_usd: nanoToUsd(entry.amountNano), key_id: entry.keyId,
       request_id: entry.requestId, reason: entry.reason, created_at: isoTime(entry.createdAt),
     })));

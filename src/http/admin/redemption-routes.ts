@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RedemptionCodeJson } from '../../contract/operator.js';
 import { nanoToUsd } from '../../billing/money.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { usdInput } from '../../management/money-input.js';
@@ -34,7 +35,7 @@ const updateSchema = z.object({
 
 const redeemSchema = z.object({ code: z.string().min(1).max(100) }).strict();
 
-export function redemptionCodeToJson(code: RedemptionCode, now: number): Record<string, unknown> {
+export function redemptionCodeToJson(code: RedemptionCode, now: number): RedemptionCodeJson {
   return {
     id: code.id,
     object: 'redemption_code',
@@ -110,7 +111,7 @@ export const REDEMPTION_ROUTES = adminRoutes((services: GatewayServices) => {
     // The plaintext codes exist only in this answer.
     sendJson(context, 201, {
       object: 'list',
-      data: codes.map((code, index) => ({ ...redemptionCodeToJson(code, now), code: issued[index]?.plaintext })),
+      data: codes.map((code, index): RedemptionCodeJson => ({ ...redemptionCodeToJson(code, now), code: issued[index]?.plaintext })),
       has_more: false,
       next_cursor: null,
     });

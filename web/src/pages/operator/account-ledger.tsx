@@ -4,10 +4,8 @@ import { Button } from '../../ui/button';
 import { SelectField } from '../../ui/field';
 import { Alert, Loading } from '../../ui/feedback';
 import { errorMessage } from '../../api/client';
+import type { AdminLedgerPage } from '../../api/operator-types';
 import { useOperatorGet } from './operator-queries';
-
-interface LedgerEntry { id: string; kind: string; type?: string; description?: string; amount_usd: number; reason?: string | null; request_id?: string | null; created_at: string }
-interface LedgerPage { data: LedgerEntry[]; has_more: boolean; next_cursor: string | null }
 
 const PAGE_SIZE = '25';
 const KINDS = [
@@ -25,7 +23,7 @@ export function AccountLedger({ path, email }: { path: string; email: string }) 
   // The cursors of the pages before this one, so "Newer" steps back.
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
   const cursor = cursors[cursors.length - 1] ?? null;
-  const ledger = useOperatorGet<LedgerPage>(`${path}/ledger`, { order: 'desc', limit: PAGE_SIZE, kind: kind === '' ? undefined : kind, cursor: cursor ?? undefined });
+  const ledger = useOperatorGet<AdminLedgerPage>(`${path}/ledger`, { order: 'desc', limit: PAGE_SIZE, kind: kind === '' ? undefined : kind, cursor: cursor ?? undefined });
   const page = ledger.data;
   return (
     <div className="stack" data-testid="account-ledger">

@@ -1,5 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
+import type { AdminAccount, AdminAccountDetail, AdminListPage, UserStanding } from '../../api/operator-types';
+import type { ApiKey, SignUpCredit } from '../../api/types';
 import { formatCost, formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
@@ -8,9 +10,6 @@ import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 import { AccountLedger } from './account-ledger';
-
-interface SignUpCredit { state: string; amount_usd?: number; expires_at?: string | null; taken_back_usd?: number; reason?: string }
-interface Account { id: string; email: string; status: 'enabled' | 'disabled' | 'deleted'; tier: string; balance_usd: number; credit_line_usd: number; created_at: string; sign_up_credit?: SignUpCredit | null }
 
 /** The account's sign-up credit in a few words (operators see why one was not given). */
 function signUpCreditText(credit: SignUpCredit | null | undefined): string | null {
@@ -22,13 +21,10 @@ function signUpCreditText(credit: SignUpCredit | null | undefined): string | nul
     default: return `not given (${(credit.reason ?? '').replace(/_/g, ' ')})`;
   }
 }
-interface Key { id: string; name: string; hint: string; status: string; spent_usd: number; created_at: string }
-
-interface UserStatus { id: string; email: string; email_verified: boolean; two_factor_enabled: boolean; locked: { reason: string; locked_at: string } | null; active_sessions: number }
 
 /** The console user behind an account's email: lock or unlock, and reset a lost second factor after an identity check. */
 function SignInStatus({ email, writable }: { email: string; writable: boolean }) {
-  const users = useOperatorGet<{ data: UserStatus[] }>('users', { email });
+  const users = useOperatorGet<{ data: UserStanding[] }>('users', { email });
   const action = useOperatorAction();
   const [reason, setReason] = useState('');
   const [identityCheck, setIdentityCheck] = useState('');
@@ -83,7 +79,7 @@ const STATUS_CHANGE_TEXT: Record<StatusChange, { title: string; consequence: str
 };
 
 /** Disable, enable or delete an account, each after a confirmation that says what it does. */
-function AccountStatus({ account, path }: { account: Account; path: string }) {
+function AccountStatus({ account, path }: { account: AdminAccount; path: string }) {
   const action = useOperatorAction();
   const [change, setChange] = useState<StatusChange | null>(null);
   const [typed, setTyped] = useState('');
@@ -119,10 +115,10 @@ function AccountStatus({ account, path }: { account: Account; path: string }) {
   );
 }
 
-function AccountDetail({ account, writable }: { account: Account; writable: boolean }) {
+function AccountDetail({ account, writable }: { account: AdminAccount; writable: boolean }) {
   const path = `admin/accounts/${encodeURIComponent(account.id)}`;
-  const detail = useOperatorGet<Account>(path);
-  const keys = useOperatorGet<{ data: Key[] }>(`${path}/keys`, { limit: '100' });
+  const detail = useOperatorGet<AdminAccountDetail>(path);
+  const keys = useOperatorGet<AdminListPage<ApiKey>>(`${path}/keys`, { limit: '100' });
   const action = useOperatorAction();
   const [amount, setAmount] = useState('');
   const [reason, setReason] = useState('');
@@ -130,7 +126,7 @@ function AccountDetail({ account, writable }: { account: Account; writable: bool
     event.preventDefault();
     action.mutate({ method: 'POST', path: `${path}/credits`, body: { amount_usd: amount, ...(reason === '' ? {} : { reason }) } }, { onSuccess: () => { setAmount(''); setReason(''); } });
   };
-  const current = detail.data ?? account;
+  const current: AdminAccount & { sign_up_credit?: SignUpCredit | null } = detail.data ?? account;
   return (
     <Card title={current.email}>
       <dl className="stat-strip">
@@ -189,9 +185,9 @@ export function OperatorAccountsPage() {
   const [search, setSearch] = useState('');
   // The cursors of the pages before the one shown (the first page has none).
   const [cursors, setCursors] = useState<string[]>([]);
-  const [selected, setSelected] = useState<Account | null>(null);
+  const [selected, setSelected] = useState<AdminAccount | null>(null);
   const cursor = cursors[cursors.length - 1];
-  const accounts = useOperatorGet<{ data: Account[]; has_more: boolean; next_cursor: string | null }>('admin/accounts', { q: search.trim() === '' ? undefined : search.trim(), limit: PAGE_SIZE, cursor });
+  const accounts = useOperatorGet<AdminListPage<AdminAccount>>('admin/accounts', { q: search.trim() === '' ? undefined : search.trim(), limit: PAGE_SIZE, cursor });
   const shown = accounts.data?.data ?? [];
   const nextCursor = accounts.data?.next_cursor ?? null;
   return (

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { errorMessage } from '../../api/client';
+import type { AdminListPage, AuditEntry } from '../../api/operator-types';
 import { formatDateTime } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { TextField } from '../../ui/field';
@@ -7,14 +8,11 @@ import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorGet } from './operator-queries';
 import { AuditChanges } from './audit-changes';
 
-interface AuditEntry { id: string; at: string; operator: { id: string; email: string }; action: string; target: string; status: number; before: unknown; after: unknown; ip: string }
-
-
 /** Every change operators made: who, what, the state before and after (secrets removed), and from where. */
 export function OperatorAuditPage() {
   useDocumentTitle('Audit log');
   const [search, setSearch] = useState('');
-  const audit = useOperatorGet<{ data: AuditEntry[] }>('audit', { q: search, limit: '100' });
+  const audit = useOperatorGet<AdminListPage<AuditEntry>>('audit', { q: search, limit: '100' });
   const csv = `/api/operator/audit.csv${search === '' ? '' : `?q=${encodeURIComponent(search)}`}`;
   return (
     <div className="page stack">

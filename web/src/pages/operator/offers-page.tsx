@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { csvLine } from '../../../../src/shared/csv';
 import { errorMessage } from '../../api/client';
+import type { AdminListPage, AdminPlan, Announcement, RedemptionCode } from '../../api/operator-types';
 import { formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
@@ -10,12 +11,8 @@ import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 import { TiersCard } from './tiers-card';
 
-interface Plan { id: string; name: string; period: string; quota_usd: number; overage: { policy: string; limit_usd?: number | null }; self_service: boolean; price_usd: number }
-interface Code { id: string; name: string; hint: string; amount_usd: number; state: string; redeemed_by: string | null; redeemed_at: string | null; created_at: string; code?: string }
-interface Announcement { id: string; title: string; body: string; level: string; published_at: string; expires_at: string | null }
-
 /** Downloads the codes of a batch as CSV; the plaintext codes exist only in the answer that made them. */
-function downloadCodes(codes: Code[]): void {
+function downloadCodes(codes: RedemptionCode[]): void {
   const csv = ['code,amount_usd,name,id\r\n', ...codes.map((code) => csvLine([code.code ?? '', code.amount_usd, code.name, code.id]))].join('');
   const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
   const link = document.createElement('a');
@@ -26,7 +23,7 @@ function downloadCodes(codes: Code[]): void {
 }
 
 function PlansCard({ writable }: { writable: boolean }) {
-  const plans = useOperatorGet<{ data: Plan[] }>('admin/plans', { limit: '200' });
+  const plans = useOperatorGet<AdminListPage<AdminPlan>>('admin/plans', { limit: '200' });
   const action = useOperatorAction();
   const empty = { name: '', period: 'month', quota: '', price: '', selfService: false };
   const [form, setForm] = useState(empty);
@@ -36,7 +33,7 @@ function PlansCard({ writable }: { writable: boolean }) {
     action.mutate({ method: 'POST', path: 'admin/plans', body }, { onSuccess: () => setForm(empty) });
   };
   // Offering a plan in the console, or withdrawing it, changes only what accounts may choose from now on.
-  const offer = (plan: Plan, selfService: boolean) => action.mutate({ method: 'PATCH', path: `admin/plans/${plan.id}`, body: { self_service: selfService } });
+  const offer = (plan: AdminPlan, selfService: boolean) => action.mutate({ method: 'PATCH', path: `admin/plans/${plan.id}`, body: { self_service: selfService } });
   return (
     <Card title="Plans">
       {plans.isPending ? <Loading /> : null}
@@ -81,10 +78,10 @@ function PlansCard({ writable }: { writable: boolean }) {
 }
 
 function CodesCard({ writable }: { writable: boolean }) {
-  const codes = useOperatorGet<{ data: Code[] }>('admin/redemption-codes', { limit: '100' });
-  const action = useOperatorAction<{ data: Code[] }>();
+  const codes = useOperatorGet<{ data: RedemptionCode[] }>('admin/redemption-codes', { limit: '100' });
+  const action = useOperatorAction<{ data: RedemptionCode[] }>();
   const [form, setForm] = useState({ amount: '', count: '10', name: '' });
-  const [batch, setBatch] = useState<Code[] | null>(null);
+  const [batch, setBatch] = useState<RedemptionCode[] | null>(null);
   const generate = (event: FormEvent) => {
     event.preventDefault();
     action.mutate({ method: 'POST', path: 'admin/redemption-codes', body: { amount_usd: form.amount, count: Number(form.count), ...(form.name === '' ? {} : { name: form.name }) } }, { onSuccess: (result) => setBatch(result.data) });
@@ -132,7 +129,7 @@ function CodesCard({ writable }: { writable: boolean }) {
 }
 
 function AnnouncementsCard({ writable }: { writable: boolean }) {
-  const announcements = useOperatorGet<{ data: Announcement[] }>('admin/announcements', { limit: '100' });
+  const announcements = useOperatorGet<AdminListPage<Announcement>>('admin/announcements', { limit: '100' });
   const action = useOperatorAction();
   const [form, setForm] = useState({ title: '', body: '', level: 'info' });
   const publish = (event: FormEvent) => {

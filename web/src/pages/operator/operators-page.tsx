@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
+import type { OperatorRow as Operator } from '../../api/operator-types';
 import { formatDateTime } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
@@ -9,7 +10,6 @@ import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorAction, useOperatorGet, useOperatorMe, type OperatorMe } from './operator-queries';
 
 type Role = OperatorMe['role'];
-interface Operator { user_id: string; email: string | null; role: Role; status: 'active' | 'disabled'; two_factor_enabled: boolean; created_at: string; disabled_at: string | null }
 
 const ROLES: { value: Role; label: string }[] = [
   { value: 'owner', label: 'Owner: everything, and operators' },

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
+import type { ListPage, SupportTicket } from '../../api/money-types';
 import { formatDateTime } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
@@ -7,11 +8,8 @@ import { SelectField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
-interface Reply { id: string; author: string; body: string; created_at: string }
-interface Ticket { id: string; email: string; subject: string; category: string; message: string; request_id: string | null; status: string; created_at: string; replies?: Reply[] }
-
 function TicketThread({ id, canReply }: { id: string; canReply: boolean }) {
-  const ticket = useOperatorGet<Ticket>(`admin/support/tickets/${encodeURIComponent(id)}`);
+  const ticket = useOperatorGet<SupportTicket>(`admin/support/tickets/${encodeURIComponent(id)}`);
   const action = useOperatorAction();
   const [body, setBody] = useState('');
   const send = (status: 'answered' | 'closed') => (event?: FormEvent) => {
@@ -48,7 +46,7 @@ export function OperatorTicketsPage() {
   const me = useOperatorMe();
   const [status, setStatus] = useState('open');
   const [selected, setSelected] = useState<string | null>(null);
-  const tickets = useOperatorGet<{ data: Ticket[] }>('admin/support/tickets', { status: status === 'all' ? undefined : status, limit: '100' }, { refreshMs: 30_000 });
+  const tickets = useOperatorGet<ListPage<SupportTicket>>('admin/support/tickets', { status: status === 'all' ? undefined : status, limit: '100' }, { refreshMs: 30_000 });
   return (
     <div className="page stack">
       <PageHeader title="Support tickets" description="Replies are mailed to the user and shown in their console." />

@@ -1,12 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
+import type { AdminListPage, Tier } from '../../api/operator-types';
 import { formatInteger, formatUsd } from '../../format/format';
 import { Button } from '../../ui/button';
 import { TextField } from '../../ui/field';
 import { Alert, Card, Loading } from '../../ui/feedback';
 import { useOperatorAction, useOperatorGet } from './operator-queries';
-
-interface Tier { name: string; rpm: number | null; tpm: number | null; signup_credit_usd: number | null; signup_credit_days: number | null }
 
 const text = (value: number | null): string => (value === null ? '' : String(value));
 const numberOrNull = (value: string): number | null => (value.trim() === '' ? null : Number(value));
@@ -47,7 +46,7 @@ function TierForm({ tier, onDone }: { tier: Tier; onDone: () => void }) {
 
 /** Account tiers: the per-account limits and the sign-up credit each gives (empty: the gateway's settings). */
 export function TiersCard({ writable }: { writable: boolean }) {
-  const tiers = useOperatorGet<{ data: Tier[] }>('admin/tiers', { limit: '100' });
+  const tiers = useOperatorGet<AdminListPage<Tier>>('admin/tiers', { limit: '100' });
   const [editing, setEditing] = useState<string | null>(null);
   return (
     <Card title="Tiers and sign-up credit">

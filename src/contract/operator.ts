@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { signUpCredit, operatorRole } from './account.js';
+import { isoTime, listPageOf } from './common.js';
+import { overagePolicy, planPeriod, subscription } from './plans.js';
+
+/** GET /api/operator/operators: one operator of the gateway. */
+export const operatorRow = z.strictObject({
+  user_id: z.string(),
+  /** null when the console user behind the grant is gone. */
+  email: z.string().nullable(),
+  role: operatorRole,
+  status: z.enum(['active', 'disabled']),
+  two_factor_enabled: z.boolean(),
+  created_at: isoTime,
+  /** The operator who granted the role; null for the first one, made with the admin token. */
+  created_by: z.string().nullable(),
+  disabled_at: isoTime.nullable(),
+  disabled_by: z.string().nullable(),
+});
+export type OperatorRowJson = z.infer<typeof operatorRow>;
+export const operatorList = z.strictObject({ data: z.array(operatorRow) });
+export type OperatorListJson = z.infer<typeof operatorList>;
+
+/** One change an operator made, as GET /api/operator/audit lists it: the states before and after have secrets removed. */
+export const auditEntry = z.strictObject({
+  id: z.string(),
+  at: isoTime,
+  operator: z.strictObject({ id: z.string(), email: z.string() }),
+  /** `METHOD /admin/path` or a named console action. */
+  action: z.string(),
+  target: z.string(),
+  status: z.number().int(),
+  before: z.unknown(),
+  after: z.unknown(),
+  ip: z.string(),
+});
+export type AuditEntryJson = z.infer<typeof auditEntry>;
+export const auditPage = listPageOf(auditEntry);
+export type AuditPageJson = z.infer<typeof auditPage>;
+
+/** GET /api/operator/users?email=…: a console user's sign-in standing, as support sees it. */
+export const userStanding = z.strictObject({
+  id: z.string(),
+  email: z.string(),
+  email_verified: z.boolean(),
+  two_factor_enabled: z.boolean(),
+  locked: z.strictObject({ reason: z.string(), locked_by: z.string().nullable(), locked_at: isoTime }).nullable(),
+  memberships: z.array(z.strictObject({ account_id: z.string(), role: z.string() })),
+  active_sessions: z.number().int(),
+  operator_role: operatorRole.nullable(),
+  created_at: isoTime,
+});
+export type UserStandingJson = z.infer<typeof userStanding>;
+export const userStandingList = z.strictObject({ data: z.array(userStanding) });
+export type UserStandingListJson = z.infer<typeof userStandingList>;
+
+/** A tier: the default limits and sign-up credit of the accounts on it. */
+export const tier = z.strictObject({
+  object: z.literal('tier'),
+  name: z.string(),
+  rpm: z.number().int().nullable(),
+  tpm: z.number().int().nullable(),
+  signup_credit_usd: z.number().nullable(),
+  signup_credit_days: z.number().int().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type TierJson = z.infer<typeof tier>;
+export const tierPage = listPageOf(tier);
+
+/** An announcement as every API shows it (admin, console and the public list). */
+export const announcement = z.strictObject({
+  id: z.string(),
+  title: z.string(),
+  body: z.string(),
+  level: z.enum(['info', 'warning', 'critical']),
+  published_at: isoTime,
+  expires_at: isoTime.nullable(),
+});
+export type AnnouncementJson = z.infer<typeof announcement>;
+export const announcementPage = listPageOf(announcement);
+
+export const redemptionCodeState = z.enum(['active', 'redeemed', 'expired', 'disabled']);
+
+/** A redemption code; `code` (the plaintext) only in the answer that made it. */
+export const redemptionCode = z.strictObject({
+  id: z.string(),
+  object: z.literal('redemption_code'),
+  name: z.string(),
+  hint: z.string(),
+  amount_usd: z.number(),
+  state: redemptionCodeState,
+  expires_at: isoTime.nullable(),
+  disabled_at: isoTime.nullable(),
+  redeemed_by: z.string().nullable(),
+  redeemed_at: isoTime.nullable(),
+  ledger_entry_id: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+  code: z.string().optional(),
+});
+export type RedemptionCodeJson = z.infer<typeof redemptionCode>;
+export const redemptionCodePage = listPageOf(redemptionCode);
+
+/** A plan as the admin API shows it. */
+export const adminPlan = z.strictObject({
+  id: z.string(),
+  object: z.literal('plan'),
+  name: z.string(),
+  period: planPeriod,
+  quota_usd: z.number(),
+  overage: z.strictObject({ policy: overagePolicy, limit_usd: z.number().nullable() }),
+  rpm: z.number().int().nullable(),
+  tpm: z.number().int().nullable(),
+  self_service: z.boolean(),
+  price_usd: z.number(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type AdminPlanJson = z.infer<typeof adminPlan>;
+export const adminPlanPage = listPageOf(adminPlan);
+
+const effectiveLimit = z.strictObject({ value: z.number().int().nullable(), source: z.enum(['account', 'tier', 'none']) });
+
+/** An account as the admin API lists it. */
+export const adminAccount = z.strictObject({
+  id: z.string(),
+  object: z.literal('account'),
+  email: z.string(),
+  status: z.enum(['enabled', 'disabled', 'deleted']),
+  deleted_at: isoTime.nullable(),
+  tier: z.string(),
+  rpm: z.number().int().nullable(),
+  tpm: z.number().int().nullable(),
+  concurrency: z.number().int().nullable(),
+  /** The limits that apply: the account's own, else its tier's. */
+  effective_limits: z.strictObject({ rpm: effectiveLimit, tpm: effectiveLimit, concurrency: effectiveLimit }),
+  balance_usd: z.number(),
+  credit_line_usd: z.number(),
+  alert_balance_usd: z.number().nullable(),
+  has_password: z.boolean(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type AdminAccountJson = z.infer<typeof adminAccount>;
+export const adminAccountPage = listPageOf(adminAccount);
+
+/** One account read alone: its subscriptions and sign-up credit as well, and (read or changed) its guardrail policies' names. */
+export const adminAccountDetail = adminAccount.extend({ subscriptions: z.array(subscription), sign_up_credit: signUpCredit.nullable(), guardrails: z.array(z.string()).optional() });
+export type AdminAccountDetailJson = z.infer<typeof adminAccountDetail>;
+
+/** One entry of an account's ledger, with what it means in words. */
+export const adminLedgerEntry = z.strictObject({
+  id: z.string(),
+  kind: z.string(),
+  type: z.string(),
+  description: z.string(),
+  amount_usd: z.number(),
+  key_id: z.string().nullable(),
+  request_id: z.string().nullable(),
+  reason: z.string().nullable(),
+  created_at: isoTime,
+});
+export type AdminLedgerEntryJson = z.infer<typeof adminLedgerEntry>;
+export const adminLedgerPage = listPageOf(adminLedgerEntry);
+export type AdminLedgerPageJson = z.infer<typeof adminLedgerPage>;

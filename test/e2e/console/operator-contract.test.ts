@@ -1,0 +1,97 @@
+/**
+ * The operator pages' contract (src/contract/operator.ts) against the real server: every answer the operators,
+ * audit, accounts, ledger, offers, tiers and tickets pages read is parsed with its strict schema over real HTTP,
+ * through the operator console's own routes, so a field added, dropped or renamed on the server without the contract
+ * fails here as it fails the web app's typecheck.
+ */
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
+  redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList,
+} from '../../../src/contract/index.js';
+import { totpCode, type ConsoleClient } from '../../support/console-client.js';
+import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
+
+let setup: ConsoleGateway;
+let owner: ConsoleClient;
+let user: SignedUpUser;
+
+/** Calls the operator console and parses the answer with `schema`: the issues are the failure message. */
+async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
+  const answer = await owner.request<unknown>(method, path, body);
+  expect(answer.status, answer.text).toBe(status);
+  const parsed = schema.safeParse(answer.body);
+  expect(parsed.success, `${method} ${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+  return parsed.data as z.infer<Schema>;
+}
+
+beforeAll(async () => {
+  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
+  owner = setup.client();
+  const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `owner-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
+  expect(made.status, made.text).toBe(201);
+  const started = await owner.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
+  expect((await owner.request('POST', '/api/me/two-factor/enable', { code: totpCode(started.body.secret, Date.now() + setup.shift.offset) })).status).toBe(200);
+  user = await signUpUser(setup);
+});
+
+afterAll(async () => {
+  await setup?.close();
+});
+
+describe('the operator pages contract', () => {
+  it('describes the operators list, a console user standing and the audit log', async () => {
+    const operators = await answerOf(operatorList, 'GET', '/api/operator/operators');
+    expect(operators.data[0]).toMatchObject({ role: 'owner', status: 'active', two_factor_enabled: true, created_by: null });
+    const other = await signUpUser(setup);
+    const standing = await answerOf(userStandingList, 'GET', `/api/operator/users?email=${encodeURIComponent(other.email)}`);
+    expect(standing.data[0]).toMatchObject({ email: other.email, locked: null, operator_role: null, memberships: [{ account_id: other.accountId, role: 'owner' }] });
+    const locked = await owner.request('POST', `/api/operator/users/${standing.data[0]?.id}/lock`, { reason: 'contract check' });
+    expect(locked.status, locked.text).toBe(200);
+    const lockedStanding = await answerOf(userStandingList, 'GET', `/api/operator/users?email=${encodeURIComponent(other.email)}`);
+    expect(lockedStanding.data[0]?.locked?.reason).toBe('contract check');
+    const audit = await answerOf(auditPage, 'GET', '/api/operator/audit?limit=10');
+    expect(audit.data.length).toBeGreaterThan(0);
+  });
+
+  it('describes accounts, one account with its subscriptions and sign-up credit, its keys and its ledger', async () => {
+    const accounts = await answerOf(adminAccountPage, 'GET', `/api/operator/admin/accounts?q=${encodeURIComponent(user.email)}`);
+    expect(accounts.data.map((account) => account.id)).toContain(user.accountId);
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${user.accountId}/credits`, { amount_usd: 3, reason: 'contract' })).status).toBe(200);
+    const plan = await answerOf(adminPlan, 'POST', '/api/operator/admin/plans', { name: 'Contract monthly', period: 'month', quota_usd: 40, overage: { policy: 'limit', limit_usd: 10 }, price_usd: 20 }, 201);
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${user.accountId}/subscriptions`, { plan_id: plan.id })).status).toBeLessThan(300);
+    const detail = await answerOf(adminAccountDetail, 'GET', `/api/operator/admin/accounts/${user.accountId}`);
+    expect(detail.subscriptions).toHaveLength(1);
+    expect(detail.guardrails).toEqual([]);
+    expect(detail.balance_usd).toBe(3);
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${user.accountId}/keys`, { name: 'contract' })).status).toBe(201);
+    const keys = await answerOf(listPageOf(apiKey), 'GET', `/api/operator/admin/accounts/${user.accountId}/keys?limit=100`);
+    expect(keys.data.map((key) => key.name)).toContain('contract');
+    const ledger = await answerOf(adminLedgerPage, 'GET', `/api/operator/admin/accounts/${user.accountId}/ledger?order=desc&limit=25`);
+    expect(ledger.data.some((entry) => entry.amount_usd === 3)).toBe(true);
+  });
+
+  it('describes plans, redemption codes (the plaintext only when made), announcements and tiers', async () => {
+    await answerOf(adminPlanPage, 'GET', '/api/operator/admin/plans?limit=200');
+    const issued = await answerOf(listPageOf(redemptionCode), 'POST', '/api/operator/admin/redemption-codes', { amount_usd: 5, count: 2, name: 'contract' }, 201);
+    expect(issued.data.every((code) => typeof code.code === 'string')).toBe(true);
+    const codes = await answerOf(redemptionCodePage, 'GET', '/api/operator/admin/redemption-codes?limit=100');
+    expect(codes.data.every((code) => code.code === undefined)).toBe(true);
+    expect((await owner.request('POST', '/api/operator/admin/announcements', { title: 'Maintenance', body: 'Sunday 02:00 UTC.', level: 'warning' })).status).toBe(201);
+    const announcements = await answerOf(announcementPage, 'GET', '/api/operator/admin/announcements?limit=100');
+    expect(announcements.data[0]).toMatchObject({ title: 'Maintenance', level: 'warning' });
+    await answerOf(tier, 'POST', '/api/operator/admin/tiers', { name: 'contract-tier', rpm: 30, signup_credit_usd: 1, signup_credit_days: 7 }, 201);
+    const tiers = await answerOf(tierPage, 'GET', '/api/operator/admin/tiers?limit=100');
+    expect(tiers.data.map((row) => row.name)).toContain('contract-tier');
+  });
+
+  it('describes the support queue and one ticket with its replies', async () => {
+    const opened = await user.client.request<{ id: string }>('POST', '/api/console/support/tickets', { subject: 'Contract', category: 'billing', message: 'Where is my invoice?' });
+    expect(opened.status, opened.text).toBe(201);
+    await answerOf(supportTicketPage, 'GET', '/api/operator/admin/support/tickets?status=open&limit=100');
+    await answerOf(supportTicket, 'POST', `/api/operator/admin/support/tickets/${opened.body.id}/replies`, { body: 'Sent again.', status: 'answered' }, 201);
+    const thread = await answerOf(supportTicket, 'GET', `/api/operator/admin/support/tickets/${opened.body.id}`);
+    expect(thread.replies?.map((reply) => reply.body)).toEqual(['Sent again.']);
+  });
+});

@@ -1,0 +1,17 @@
+/** The operator pages' shapes, from the server's contract (src/contract/operator.ts and the admin API's builders typed with it). */
+import type {
+  AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
+  RedemptionCodeJson, TierJson, UserStandingJson,
+} from '../../../src/contract/index.js';
+
+export type OperatorRow = OperatorRowJson;
+export type AuditEntry = AuditEntryJson;
+export type UserStanding = UserStandingJson;
+export type Tier = TierJson;
+export type Announcement = AnnouncementJson;
+export type RedemptionCode = RedemptionCodeJson;
+export type AdminPlan = AdminPlanJson;
+export type AdminAccount = AdminAccountJson;
+export type AdminAccountDetail = AdminAccountDetailJson;
+export type AdminLedgerPage = AdminLedgerPageJson;
+export type AdminListPage<T> = ListPageJson<T>;
