@@ -134,7 +134,7 @@ describe('budget threshold events of projects and end customers', () => {
     expect(alerts.body.alerts.filter((alert) => alert.kind === 'project_budget' || alert.kind === 'customer_budget').map((alert) => [alert.kind, alert.subject_id, alert.state]).sort()).toEqual([
       ['customer_budget', `${account.accountId}:acme`, 'notified'], ['project_budget', projectId, 'notified'],
     ]);
-  });
+  }, 90_000);
 
   it('an alert re-armed and crossed again at the same threshold in the same period is the same event: not told twice', async () => {
     const before = requestsOf('project.budget_threshold_crossed').length;
@@ -154,7 +154,7 @@ describe('budget threshold events of projects and end customers', () => {
     await settle();
     expect(requestsOf('project.budget_threshold_crossed')).toHaveLength(before);
     expect(received('project.budget_threshold_crossed')).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('a customer governed by the rule of every customer has its own crossing, against that rule\'s budget', async () => {
     for (let index = 0; index < 6; index += 1) await call(index % 2 === 0 ? first : second, account.key, 'beta');
@@ -166,5 +166,5 @@ describe('budget threshold events of projects and end customers', () => {
     expect(Date.parse(beta[0]?.data.resets_at as string) - Date.parse(beta[0]?.data.period_start as string)).toBe(7 * 86_400_000);
     // acme's own rule replaces the default: still its one event.
     expect(received('customer.budget_threshold_crossed').filter((event) => event.data.customer === 'acme')).toHaveLength(1);
-  });
+  }, 60_000);
 });
