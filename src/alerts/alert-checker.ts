@@ -4,6 +4,7 @@ import { describeError, type Logger } from '../shared/logger.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { alertEvent } from './alert-event.js';
+import { customerOfSubject, EVERY_CUSTOMER } from '../domain/customer-records.js';
 import { alertIsMailed, composeAlertMail, type AlertMailContext } from './alert-mail.js';
 
 export interface AlertCheckerOptions {
@@ -155,6 +156,18 @@ export class AlertChecker {
         const plan = subscription === null ? null : await this.storage.plans.getById(subscription.planId);
         if (subscription === null || plan === null) return { email: account.email };
         return { email: account.email, subscription: { planName: plan.name, periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd } };
+      }
+      case 'project_budget': {
+        const project = await this.storage.projects.getById(alert.subjectId);
+        if (project === null || project.accountId !== alert.accountId) return { email: account.email };
+        return { email: account.email, project: { name: project.name }, ...(project.budget === null ? {} : { budgetPeriod: project.budget.period }) };
+      }
+      case 'customer_budget': {
+        const { customer } = customerOfSubject(alert.subjectId);
+        const rules = await this.storage.customers.listRules(alert.accountId);
+        // The customer's own rule, else the rule of every customer: the one whose budget it crossed.
+        const rule = rules.find((candidate) => candidate.customer === customer) ?? rules.find((candidate) => candidate.customer === EVERY_CUSTOMER);
+        return { email: account.email, customer, ...(rule?.budget == null ? {} : { budgetPeriod: rule.budget.period }) };
       }
       default: {
         const unknown: never = alert.kind;

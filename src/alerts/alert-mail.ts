@@ -10,6 +10,11 @@ export interface AlertMailContext {
   key?: { name: string; hint: string; budgetPeriod?: BudgetPeriod };
   /** subscription_quota: the plan and the period. */
   subscription?: { planName: string; periodStart: number; periodEnd: number };
+  /** project_budget: the project's name; project and customer budgets: the budget's period. */
+  project?: { name: string };
+  budgetPeriod?: BudgetPeriod;
+  /** customer_budget: the end customer, as the account's requests name it. */
+  customer?: string;
 }
 
 const usd = formatUsdText;
@@ -54,6 +59,20 @@ export function composeAlertMail(alert: AlertState, context: AlertMailContext): 
         subject: `Quota alert: ${plan} reached ${alert.percent ?? 0}% of this period's quota`,
         text: `${plan.charAt(0).toUpperCase()}${plan.slice(1)} on account ${context.email} has used ${usd(alert.valueNano)} of its ${usd(alert.limitNano ?? 0n)} quota `
           + `in ${period} (alert at ${alert.percent ?? 0}%, ${usd(alert.thresholdNano)}).${footer}`,
+      };
+    }
+    case 'project_budget':
+    case 'customer_budget': {
+      const subject = alert.kind === 'project_budget'
+        ? `Project "${context.project?.name ?? alert.subjectId}"`
+        : `End customer "${context.customer ?? alert.subjectId}"`;
+      const period = context.budgetPeriod ?? 'period';
+      return {
+        to: context.email,
+        subject: `Budget alert: ${subject} reached ${alert.percent ?? 0}% of its ${period} budget`,
+        text: `${subject} of your account ${context.email} has spent ${usd(alert.valueNano)} of its ${usd(alert.limitNano ?? 0n)} budget `
+          + `for the ${period} starting ${day(alert.periodStart)} (alert at ${alert.percent ?? 0}%, ${usd(alert.thresholdNano)}).\n`
+          + `Requests past the budget are refused until the ${period} ends; raise the budget to keep them going.${footer}`,
       };
     }
     default: {

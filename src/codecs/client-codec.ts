@@ -101,4 +101,12 @@ export interface ClientCodec {
   /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
   answerFactsOfBody(body: Buffer): AnswerFacts;
   createPassThroughObserver(): PassThroughStreamObserver;
+  /**
+   * A same-protocol upstream's whole answer as the caller's request would have had it: request fields the upstream
+   * echoes that the gateway added to the body (the header-named end customer) shown as for a body without them.
+   * Absent: the answer goes back as it came.
+   */
+  callerAnswer?(body: Buffer): Buffer;
+  /** The same for one event of a same-protocol stream (its SSE framing kept). */
+  callerStreamEvent?(event: Buffer): Buffer;
 }

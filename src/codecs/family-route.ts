@@ -47,7 +47,11 @@ export interface ChatEndpoint {
   protocol: string;
   /** The caller's wire (which gateway fields its body carries). */
   wire: ClientWire;
-  readEnvelope(request: RouteRequest, body: Record<string, unknown>): ChatEnvelope;
+  /**
+   * `added`: top-level body fields the gateway put in (the header-named end customer as `user`); a codec whose
+   * answers echo request fields echoes the caller's body without them.
+   */
+  readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>): ChatEnvelope;
 }
 
 /**

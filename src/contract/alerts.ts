@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from './common.js';
 
-export const alertKind = z.enum(['balance', 'key_quota', 'subscription_quota', 'key_paused', 'key_budget_paused']);
+export const alertKind = z.enum(['balance', 'key_quota', 'subscription_quota', 'key_paused', 'key_budget_paused', 'project_budget', 'customer_budget']);
 
 /** One alert that has fired (or is armed again): what crossed which threshold, and whether it was told. */
 export const alertState = z.strictObject({

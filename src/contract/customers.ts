@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isoTime } from './common.js';
 import { budgetPeriod } from './keys.js';
+import { budgetInput } from './projects.js';
 
 /**
  * An end-customer rule: the default for every customer (`every_customer`, `customer` null) or one customer's
@@ -24,6 +25,16 @@ export const customerRule = z.strictObject({
   updated_at: isoTime,
 });
 export type CustomerRuleJson = z.infer<typeof customerRule>;
+
+/** PUT /api/customer-rules: one customer's rule (`customer` null: every customer's); null is no such limit. */
+export const customerRuleInput = z.strictObject({
+  customer: z.string().nullable(),
+  budget: budgetInput.nullable(),
+  rpm: z.number().nullable(),
+  tpm: z.number().nullable(),
+  concurrency: z.number().nullable(),
+});
+export type CustomerRuleInputJson = z.infer<typeof customerRuleInput>;
 
 /** GET /api/customer-rules. */
 export const customerRuleList = z.strictObject({ object: z.literal('list'), data: z.array(customerRule) });

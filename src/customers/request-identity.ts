@@ -120,23 +120,33 @@ export function readRequestIdentity(protocol: string, headers: IncomingHttpHeade
  * Puts the end customer the caller named only in `x-gateway-customer` into the body's own field where the family has
  * one, so the upstream (pass-through or translated) sees it as if the caller had sent it: OpenAI's `user`, Anthropic's
  * `metadata.user_id`. A body that names a customer itself keeps its own; a request that names none gains nothing;
- * Gemini has no such field upstream.
+ * Gemini has no such field upstream. Returns the top-level fields it added, which answers must not echo: an answer
+ * shows what the caller sent, not what the gateway added.
  */
-export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): void {
-  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return;
+export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): ReadonlySet<string> {
+  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return NO_FIELDS;
   switch (protocol) {
     case 'openai-chat':
     case 'openai-responses':
     case 'openai-embeddings':
-      if (body.user == null && body.safety_identifier == null) body.user = identity.customer;
-      break;
+      if (body.user != null || body.safety_identifier != null) return NO_FIELDS;
+      body.user = identity.customer;
+      return USER_FIELD;
     case 'anthropic-messages': {
       const metadata = body.metadata;
-      if (metadata == null) body.metadata = { user_id: identity.customer };
-      else if (typeof metadata === 'object' && !Array.isArray(metadata) && (metadata as Record<string, unknown>).user_id == null) body.metadata = { ...metadata, user_id: identity.customer };
-      break;
+      if (metadata == null) {
+        body.metadata = { user_id: identity.customer };
+        return METADATA_FIELD;
+      }
+      if (typeof metadata === 'object' && !Array.isArray(metadata) && (metadata as Record<string, unknown>).user_id == null) body.metadata = { ...metadata, user_id: identity.customer };
+      return NO_FIELDS;
     }
     default:
-      break;
+      return NO_FIELDS;
   }
 }
+
+/** No field added to the caller's body. */
+export const NO_FIELDS: ReadonlySet<string> = new Set();
+const USER_FIELD: ReadonlySet<string> = new Set(['user']);
+const METADATA_FIELD: ReadonlySet<string> = new Set(['metadata']);

@@ -20,6 +20,20 @@ export interface CustomerRule {
   updatedAt: number;
 }
 
+/**
+ * The alert subject of an end customer's budget: the account and the customer (a customer id has no control
+ * characters, an account id no colon, so the first colon separates them).
+ */
+export function customerSubjectId(accountId: string, customer: string): string {
+  return `${accountId}:${customer}`;
+}
+
+/** The account and customer of a `customer_budget` subject. */
+export function customerOfSubject(subjectId: string): { accountId: string; customer: string } {
+  const separator = subjectId.indexOf(':');
+  return { accountId: subjectId.slice(0, separator), customer: subjectId.slice(separator + 1) };
+}
+
 /** What one dimension of the daily rollups holds for one day and value (a key id, a customer, a tag `name=value`). */
 export interface UsageRollup {
   accountId: string;

@@ -7,6 +7,8 @@ export const ACCOUNT_EVENT_TYPES = [
   'account.balance_low',
   'key.quota_threshold_crossed',
   'subscription.quota_threshold_crossed',
+  'project.budget_threshold_crossed',
+  'customer.budget_threshold_crossed',
   'topup.succeeded',
   'refund.created',
   'invoice.issued',

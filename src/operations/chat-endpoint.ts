@@ -57,8 +57,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const requested = takeRequestedModels(context, endpoint.wire, body);
     const preference = callerPreference(context, endpoint.wire, body);
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
-    forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
-    const envelope = endpoint.readEnvelope(context, body);
+    const added = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
+    const envelope = endpoint.readEnvelope(context, body, added);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {

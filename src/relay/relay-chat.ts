@@ -201,6 +201,7 @@ async function relayPassThrough(
     // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
     const usage = codec.usageFromResponseBody(body);
     if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
+    if (codec.callerAnswer !== undefined && response.status === 200) body = codec.callerAnswer(body);
     const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
     const priced = price.priced(body, { usage }, codec.usageKey);
     sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
@@ -236,6 +237,7 @@ async function relayPassThrough(
       let forward: Buffer[] = [];
       for (let event of events) {
         if (!observer.observe(event)) continue;
+        if (codec.callerStreamEvent !== undefined) event = codec.callerStreamEvent(event);
         if (costKey !== null && observer.usageIsFinal()) {
           event = price.withCostInUsage(event, observer.reportedUsage(), costKey);
           costKey = null;
@@ -259,7 +261,8 @@ async function relayPassThrough(
       if (forward.length > 0) await client.write(forward.length === 1 ? (forward[0] as Buffer) : Buffer.concat(forward));
     }
     const rest = splitter.flush();
-    const tail = [...(held ?? []), ...(rest !== null && observer.observe(rest) ? [rest] : [])];
+    const last = rest !== null && observer.observe(rest) ? [codec.callerStreamEvent?.(rest) ?? rest] : [];
+    const tail = [...(held ?? []), ...last];
     // A stream the upstream closed with its own failure event reached the caller as is; the usage row says it failed.
     const failed = observer.failure?.() ?? null;
     return await endStream(stream, tail.length === 0 ? undefined : Buffer.concat(tail), failed === null ? null : { status: 502, code: 'upstream_error' });

@@ -137,7 +137,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     tiers: createTierRepository(db),
     channelKeyFlags: createChannelKeyFlagRepository(db),
     money: createMoneyRepository(db, location.dialect, batches),
-    alerts: createAlertRepository(db),
+    alerts: createAlertRepository(db.withTables<ProjectTables & CustomerTables>()),
     redemptionCodes: createRedemptionCodeRepository(db, location.dialect),
     console: createConsoleRepository(db, options.secretBox),
     members: createMemberRepository(db),

@@ -14,6 +14,10 @@ export function slackText(body: string): string {
       return `Quota alert: API key "${field('key_name') || field('key_hint')}" spent ${usd('spent_usd')} of its ${usd('quota_usd')} quota (alert at ${field('percent')}%).`;
     case 'subscription.quota_threshold_crossed':
       return `Quota alert: the "${field('plan_name')}" subscription used ${usd('used_usd')} of its ${usd('quota_usd')} quota this period (alert at ${field('percent')}%).`;
+    case 'project.budget_threshold_crossed':
+      return `Budget alert: project "${field('project_name') || field('project_id')}" spent ${usd('spent_usd')} of its ${usd('budget_usd')} budget for the ${field('budget_period')} (alert at ${field('percent')}%).`;
+    case 'customer.budget_threshold_crossed':
+      return `Budget alert: end customer "${field('customer')}" spent ${usd('spent_usd')} of its ${usd('budget_usd')} budget for the ${field('budget_period')} (alert at ${field('percent')}%).`;
     case 'key.paused':
       return field('reason') === 'budget'
         ? `API key "${field('key_name') || field('key_hint')}" is paused: it spent its ${usd('budget_usd')} budget for the ${field('budget_period')} (resets ${field('resets_at')}).`

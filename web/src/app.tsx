@@ -28,6 +28,7 @@ import { TransactionsPage } from './pages/transactions/transactions-page';
 import { AnnouncementsPage } from './pages/announcements/announcements';
 import { ProjectsPage } from './pages/projects/projects-page';
 import { ProjectDetailPage } from './pages/projects/project-detail-page';
+import { CustomersPage } from './pages/customers/customers-page';
 import { BatchesPage } from './pages/batches/batches-page';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
@@ -83,6 +84,7 @@ export function App() {
         <Route path="/members" element={<RequireSession><MembersPage /></RequireSession>} />
         <Route path="/projects" element={<RequireSession><ProjectsPage /></RequireSession>} />
         <Route path="/projects/:id" element={<RequireSession><ProjectDetailPage /></RequireSession>} />
+        <Route path="/customers" element={<RequireSession><CustomersPage /></RequireSession>} />
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />

@@ -13,10 +13,10 @@ import { hostedToolOfferOfResponsesBody, needsOfResponsesBody } from './request-
 export const openAIResponsesEndpoint: ChatEndpoint = {
   protocol: 'openai-responses',
   wire: responsesWire,
-  readEnvelope(_request, body) {
+  readEnvelope(_request, body, added) {
     const envelope = validateResponsesRequest(body);
     return {
-      codec: openAIResponsesCodec(body),
+      codec: openAIResponsesCodec(body, added),
       model: envelope.model,
       stream: envelope.stream,
       maxOutputTokens: envelope.maxOutputTokens,

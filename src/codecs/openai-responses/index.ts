@@ -7,6 +7,7 @@ import { encodeResponsesStreamError } from './encode-error.js';
 import { encodeResponsesResponse } from './encode-response.js';
 import { ResponsesStreamEncoder } from './encode-stream.js';
 import { echoOf } from './response-object.js';
+import { withoutAddedUser } from './caller-echo.js';
 import { wantsSearchSources } from './encode-response.js';
 import { findResponsesUsageInJson } from '../../wire/responses/usage.js';
 import { ToolNamespaces } from './tool-namespaces.js';
@@ -19,7 +20,10 @@ import type { JsonObject } from './wire-values.js';
  * built per request (a handful of closures). Channels that serve the Responses API natively (OpenAI) get the
  * caller's body as it came (its wire is served on OpenAI's); every other channel gets the canonical request.
  */
-export function openAIResponsesCodec(body: JsonObject): ClientCodec {
+export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string> = new Set()): ClientCodec {
+  // Answers echo the caller's request: a `user` the gateway added (the header-named customer) is not echoed.
+  const addedUser = added.has('user');
+  const echoed: JsonObject = addedUser ? Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'user')) : body;
   let encoder: ResponsesStreamEncoder | null = null;
   let observer: ResponsesPassThroughObserver | null = null;
   // Only translated answers need the namespace map, so it is built on first use.
@@ -35,12 +39,13 @@ export function openAIResponsesCodec(body: JsonObject): ClientCodec {
     streamContentType: () => 'text/event-stream; charset=utf-8',
     streamPassesThrough: () => true,
     decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
-    encodeResponse: (response, model) => encodeResponsesResponse(response, model, body, toolNamespaces()),
-    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(body), toolNamespaces(), wantsSearchSources(body))),
+    encodeResponse: (response, model) => encodeResponsesResponse(response, model, echoed, toolNamespaces()),
+    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(echoed), toolNamespaces(), wantsSearchSources(body))),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),
     answerFactsOfBody: (answer) => answerFactsOfJson(answer, responsesAnswerFacts),
     createPassThroughObserver: () => (observer = new ResponsesPassThroughObserver()),
+    ...(addedUser ? { callerAnswer: withoutAddedUser, callerStreamEvent: withoutAddedUser } : {}),
   };
 }
 

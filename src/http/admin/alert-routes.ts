@@ -24,7 +24,7 @@ function alertToJson(alert: AlertState): AlertStateJson {
     threshold_usd: nanoToUsd(alert.thresholdNano),
     quota_usd: alert.limitNano === null ? null : nanoToUsd(alert.limitNano),
     percent: alert.percent,
-    period_start: alert.kind === 'subscription_quota' ? isoTime(alert.periodStart) : null,
+    period_start: alert.kind === 'subscription_quota' || alert.kind === 'project_budget' || alert.kind === 'customer_budget' ? isoTime(alert.periodStart) : null,
     crossed_at: isoTime(alert.crossedAt),
     notified_at: isoTime(alert.notifiedAt),
     attempts: alert.attempts,

@@ -1,17 +1,18 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
-import type { AccountsTable, AlertStatesTable, Database } from '../database-schema.js';
+import type { AccountsTable, AlertStatesTable } from '../database-schema.js';
 import type { NanoUsd } from '../../domain/records.js';
-import { ALERT_KINDS, findCrossings, rearmAlerts } from './alert-crossings.js';
+import { ALERT_KINDS, findCrossings, rearmAlerts, type AlertDatabase } from './alert-crossings.js';
 
 /**
  * What an alert watches: an account's funds, a key's spend against its quota, a subscription's use of its period
  * quota; `key_paused`: a key whose quota cap is used up (paused until it is raised); `key_budget_paused`: a key whose
  * daily, weekly or monthly budget is used up (paused until the period ends or the limit is raised, once per period).
- * Both paused kinds are told to webhooks only.
+ * Both paused kinds are told to webhooks only. `project_budget` and `customer_budget`: a project's or an end customer's
+ * daily, weekly or monthly budget reaching the account's alert percent, once per period and threshold.
  */
-export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused' | 'key_budget_paused';
+export type AlertKind = 'balance' | 'key_quota' | 'subscription_quota' | 'key_paused' | 'key_budget_paused' | 'project_budget' | 'customer_budget';
 
 /** `armed`: will alert on the next crossing; `pending`: crossed, mail owed; `notified`: mail sent, waits to re-arm. */
 export type AlertStateName = 'armed' | 'pending' | 'notified';
@@ -27,7 +28,10 @@ export interface AlertSettings {
 /** A subject past its threshold, as seen by the checker. */
 export interface AlertCrossing {
   kind: AlertKind;
-  /** The account id (balance), key id (key_quota) or subscription id (subscription_quota). */
+  /**
+   * The account id (balance), key id (key kinds), subscription id (subscription_quota), project id (project_budget),
+   * or `<account id>:<customer>` (customer_budget: see `customerSubjectId`).
+   */
   subjectId: string;
   accountId: string;
   /** The subscription or key budget period the crossing belongs to; 0 for balances and key quotas. */
@@ -102,7 +106,7 @@ function settingsOf(row: Pick<Selectable<AccountsTable>, 'alert_balance_nano' | 
   return { balanceNano: toNullableBigInt(row.alert_balance_nano), quotaPercent: toNullableNumber(row.alert_quota_percent) };
 }
 
-export function createAlertRepository(db: Kysely<Database>): AlertRepository {
+export function createAlertRepository(db: Kysely<AlertDatabase>): AlertRepository {
   return {
     async getSettings(accountId) {
       const row = await db.selectFrom('accounts').select(['alert_balance_nano', 'alert_quota_percent']).where('id', '=', accountId).executeTakeFirst();

@@ -77,4 +77,37 @@ describe('forwarding the header-named end customer', () => {
     await openai().chat.completions.create({ model: CLAUDE, messages, max_tokens: 16 });
     expect(lastBody(anthropicUpstream).metadata).toBeUndefined();
   });
+
+  it('OpenAI Responses: the header becomes `user` upstream, but the answer echoes only what the caller sent (passed through, streamed, translated)', async () => {
+    const headers = { 'x-gateway-customer': 'acme' };
+    const plain = await openai().responses.create({ model: GPT, input: 'hello' }, { headers });
+    expect(openaiUpstream.requests.at(-1)?.path).toMatch(/\/responses$/);
+    expect(lastBody(openaiUpstream).user).toBe('acme');
+    expect(plain.user ?? null).toBeNull();
+    expect(plain.output_text).not.toBe('');
+
+    const stream = await openai().responses.create({ model: GPT, input: 'hello', stream: true }, { headers });
+    const echoed: Array<[string, unknown]> = [];
+    for await (const event of stream) {
+      if ('response' in event) echoed.push([event.type, (event.response as { user?: unknown }).user ?? null]);
+    }
+    expect(lastBody(openaiUpstream).user).toBe('acme');
+    expect(echoed.map(([type]) => type)).toContain('response.completed');
+    expect(echoed.filter(([, user]) => user !== null)).toEqual([]);
+
+    const own = await openai().responses.create({ model: GPT, input: 'hello', user: 'own-user' }, { headers });
+    expect(lastBody(openaiUpstream).user).toBe('own-user');
+    expect(own.user).toBe('own-user');
+
+    const translated = await openai().responses.create({ model: CLAUDE, input: 'hello', max_output_tokens: 16 }, { headers });
+    expect(lastBody(anthropicUpstream).metadata).toEqual({ user_id: 'acme' });
+    expect(translated.user ?? null).toBeNull();
+    const translatedStream = await openai().responses.create({ model: CLAUDE, input: 'hello', max_output_tokens: 16, stream: true }, { headers });
+    const translatedEchoes: unknown[] = [];
+    for await (const event of translatedStream) if ('response' in event) translatedEchoes.push((event.response as { user?: unknown }).user ?? null);
+    expect(translatedEchoes.length).toBeGreaterThan(0);
+    expect(translatedEchoes.filter((user) => user !== null)).toEqual([]);
+    const translatedOwn = await openai().responses.create({ model: CLAUDE, input: 'hello', max_output_tokens: 16, user: 'own-user' }, { headers });
+    expect(translatedOwn.user).toBe('own-user');
+  });
 });

@@ -147,12 +147,15 @@ describe('a member scoped to a project', () => {
     expect((await viewer.client.request('GET', '/api/members')).status).toBe(403);
   });
 
-  it('reaches nothing else of the account: transactions, billing, webhooks, playground, project changes', async () => {
+  it('reaches nothing else of the account: transactions, billing, webhooks, playground, project changes, end customers, reports', async () => {
     for (const member of [viewer, developer]) {
       for (const [method, path] of [
         ['GET', '/api/console/transactions'], ['GET', '/api/console/transactions.csv'], ['GET', '/api/console/billing'], ['GET', '/api/console/billing/invoices'],
         ['GET', '/api/console/webhooks'], ['POST', '/api/playground/chat'], ['POST', '/api/projects'], ['PATCH', `/api/projects/${ids.projectA}`],
         ['DELETE', `/api/projects/${ids.projectA}`], ['PUT', `/api/projects/${ids.projectA}/members/${member.userId}`],
+        // End customers and the reports by customer, tag and key are the whole account's.
+        ['GET', '/api/customer-rules'], ['PUT', '/api/customer-rules'], ['DELETE', '/api/customer-rules'],
+        ['GET', '/api/reports/customers'], ['GET', '/api/reports/tags'], ['GET', '/api/reports/keys'], ['GET', '/api/reports/keys?format=csv'],
       ] as const) {
         const answer = await member.client.request(method, path, method === 'GET' ? undefined : { name: 'x', role: 'developer' });
         expect([path, answer.status]).toEqual([path, 403]);

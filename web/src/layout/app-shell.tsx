@@ -16,6 +16,7 @@ import { useOperatorMe } from '../pages/operator/operator-queries';
 const navigation = [
   { to: '/keys', label: 'API keys' },
   { to: '/projects', label: 'Projects' },
+  { to: '/customers', label: 'End customers' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/batches', label: 'Batches' },
