@@ -29,6 +29,15 @@ describe('composeAlertMail', () => {
     expect(mail.text).not.toMatch(/\$\d+\.\d{3}/);
   });
 
+  it('project and end-customer budgets name the subject, the budget\'s period and its start', () => {
+    const figures = { periodStart: Date.UTC(2026, 11, 6), valueNano: 30n * USD, thresholdNano: 25n * USD, limitNano: 50n * USD, percent: 50 };
+    const project = composeAlertMail(alert({ kind: 'project_budget', subjectId: 'prj_1', ...figures }), { email: 'owner@example.com', project: { name: 'Search' }, budgetPeriod: 'month' });
+    expect(project.subject).toBe('Budget alert: Project "Search" reached 50% of its month budget');
+    expect(project.text).toContain('has spent $30.00 of its $50.00 budget for the month starting 2026-12-06 (alert at 50%, $25.00)');
+    const customer = composeAlertMail(alert({ kind: 'customer_budget', subjectId: 'acct_1:acme', ...figures }), { email: 'owner@example.com', customer: 'acme', budgetPeriod: 'day' });
+    expect(customer.subject).toBe('Budget alert: End customer "acme" reached 50% of its day budget');
+  });
+
   it('key quota names the key by name and hint, never more', () => {
     const mail = composeAlertMail(
       alert({ kind: 'key_quota', subjectId: 'key_1', valueNano: 8n * USD, thresholdNano: 8n * USD, limitNano: 10n * USD, percent: 80 }),
