@@ -51,10 +51,28 @@ export const moderationSettingsSchema = z
   })
   .strict();
 
+/** Header names as HTTP allows them (the gateway sets its own framing headers); values printable and single-line. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding']);
+const webhookHeaders = z
+  .record(
+    z.string().min(1).max(100).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name').refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the gateway'),
+    z.string().max(8000).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a single-line header value'),
+  )
+  .refine((value) => Object.keys(value).length <= 20, 'at most 20 headers');
+
+/** How long an external guardrail is waited for when its policy does not say. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 3000;
+
 export const webhookSettingsSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }),
+    /** without user name, password or fragment: credentials go in `headers`, which are sealed at rest */
+    url: z.url({ protocol: /^https?$/ }).max(2000).refine((text) => {
+      const url = new URL(text);
+      return url.username === '' && url.password === '' && url.hash === '';
+    }, 'must carry no user name, password or fragment (put credentials in headers)'),
+    headers: webhookHeaders.optional(),
     timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    /** when the guardrail cannot be reached in time or answers badly: pass the request (true) or refuse it (false, the default) */
     fail_open: z.boolean().optional(),
   })
   .strict();
