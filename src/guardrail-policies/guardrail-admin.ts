@@ -39,18 +39,10 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
   };
 }
 
-/**
- * Kinds the request path runs. Moderation policies call a moderation model and are not run yet: they are refused
- * here rather than stored and silently skipped. A webhook returns a verdict, not a masked text: it blocks or logs.
- */
-const APPLIED_KINDS = new Set(['pii', 'deny_list', 'webhook']);
-
+/** A webhook or moderation policy gets a verdict, not a masked text: it blocks or logs. */
 function requireAppliedKind(policy: GuardrailPolicy): void {
-  if (!APPLIED_KINDS.has(policy.kind)) {
-    throw new GatewayError('bad_request', `'kind': guardrails of kind '${policy.kind}' are not applied to requests by this gateway yet; use 'pii', 'deny_list' or 'webhook'.`, { param: 'kind' });
-  }
-  if (policy.kind === 'webhook' && policy.mode === 'mask') {
-    throw new GatewayError('bad_request', "'mode': a webhook guardrail answers a verdict, so it can 'block' or 'log', not 'mask'.", { param: 'mode' });
+  if ((policy.kind === 'webhook' || policy.kind === 'moderation') && policy.mode === 'mask') {
+    throw new GatewayError('bad_request', `'mode': a ${policy.kind} guardrail answers a verdict, so it can 'block' or 'log', not 'mask'.`, { param: 'mode' });
   }
 }
 

@@ -2,7 +2,7 @@
  * One request's guardrails on the canonical request and answer, whatever the caller's family: the input policies
  * run on the request's text (system prompt, every message's text, tool results) before any upstream sees it, the
  * output policies on the answer's text and reasoning (whole, or streamed through a bounded scanner), and reversible
- * masking's placeholders are restored in the answer for the caller. External (webhook) policies run after the
+ * masking's placeholders are restored in the answer for the caller. External (webhook, moderation) policies run after the
  * built-in ones, on the text as masked, so a third party never sees what masking hid; on a stream they check the
  * whole answer once it is complete, before its end reaches the caller. What ran and what it did (names, outcomes
  * and counts, never text) goes to the `x-gateway-guardrails` header and the usage row.
@@ -16,7 +16,7 @@ import type { StreamPart } from '../ir/stream-part.js';
 import type { ResolvedGuardrails } from './guardrail-book.js';
 import { MaskVault, restore, StreamRestorer } from '../guardrails/masking.js';
 import type { GuardrailHit, GuardrailVerdict } from '../guardrails/policy.js';
-import type { GuardrailPolicy } from '../guardrails/settings.js';
+import type { GuardrailPolicy, ModerationSettings } from '../guardrails/settings.js';
 import type { StreamScanner } from '../guardrails/stream-scanner.js';
 import type { WebhookGuardrailCaller, WebhookVerdict } from './webhook-guardrail.js';
 
@@ -76,11 +76,18 @@ interface ExternalSubject {
   answer?: string;
 }
 
-/** What the request guard needs besides its policies: the request's model and framing, and the webhook caller. */
+/** An external check's verdict: passed, failed (with what it found, by category), or none (`reason`, never text). */
+export type ExternalVerdict = WebhookVerdict | { kind: 'failed'; found: Record<string, number> };
+
+/**
+ * What the request guard needs besides its policies: the request's model and framing, the webhook caller, and the
+ * moderation check (a call through the gateway's own moderation route, billed as the policy says).
+ */
 export interface GuardContext {
   model: string;
   stream: boolean;
   webhooks: WebhookGuardrailCaller;
+  moderate: (settings: ModerationSettings, text: string) => Promise<ExternalVerdict>;
 }
 
 /** The request's text as OpenAI chat messages (what an external guardrail is shown), after the built-in masking. */
@@ -202,13 +209,13 @@ export class RequestGuard {
     return { hits, blockedBy: hits.find((hit) => hit.outcome === 'blocked')?.name ?? null };
   }
 
-  #callExternal(direction: 'input' | 'output', policy: ExternalPolicy, subject: ExternalSubject): Promise<WebhookVerdict> {
+  #callExternal(direction: 'input' | 'output', policy: ExternalPolicy, subject: ExternalSubject): Promise<ExternalVerdict> {
     switch (policy.kind) {
       case 'webhook':
         return this.context.webhooks.check(policy.settings, { direction, messages: subject.messages, ...(subject.answer === undefined ? {} : { answer: subject.answer }), model: this.context.model, stream: this.context.stream, policy: policy.name });
       case 'moderation':
-        // The admin API does not store moderation policies yet; one found anyway has no verdict (fail closed).
-        return Promise.resolve({ kind: 'unavailable', reason: 'moderation policies are not run' });
+        // The input's text (every message), or the answer's.
+        return this.context.moderate(policy.settings ?? {}, subject.answer ?? subject.messages.map((message) => message.content).join('\n'));
       default: {
         const unknown: never = policy;
         throw new Error(`unknown external guardrail ${String(unknown)}`);
@@ -235,13 +242,14 @@ function isExternal(policy: GuardrailPolicy): policy is ExternalPolicy {
  * fault, a bad answer) passes the text when the policy fails open (`unavailable`), and when it fails closed counts
  * as a failed check.
  */
-function externalHit(policy: ExternalPolicy, verdict: WebhookVerdict): GuardrailHit {
-  const failOpen = policy.kind === 'webhook' && policy.settings.fail_open === true;
+function externalHit(policy: ExternalPolicy, verdict: ExternalVerdict): GuardrailHit {
+  const failOpen = policy.settings?.fail_open === true;
   const base = { name: policy.name, kind: policy.kind, mode: policy.mode };
   if (verdict.kind === 'passed') return { ...base, outcome: 'passed', count: 0, found: {} };
   if (verdict.kind === 'unavailable' && failOpen) return { ...base, outcome: 'unavailable', count: 1, found: { unavailable: 1 } };
-  const found = verdict.kind === 'failed' ? { [policy.kind]: 1 } : { unavailable: 1 };
-  return { ...base, outcome: policy.mode === 'block' ? 'blocked' : 'logged', count: 1, found };
+  const found = verdict.kind === 'unavailable' ? { unavailable: 1 } : 'found' in verdict ? verdict.found : { [policy.kind]: 1 };
+  const count = Object.values(found).reduce((sum, value) => sum + value, 0);
+  return { ...base, outcome: policy.mode === 'block' ? 'blocked' : 'logged', count, found };
 }
 
 /** Puts a masked joined text back into its parts; when a mask swallowed a separator, masks each part on its own. */

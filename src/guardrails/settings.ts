@@ -43,13 +43,27 @@ export const denyListSettingsSchema = z
   })
   .strict();
 
+/** The moderation model asked when a policy names none (OpenAI's default; a public model id of the catalog). */
+export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
+
 export const moderationSettingsSchema = z
   .object({
+    /** a model of this gateway's catalog that answers `/v1/moderations`, called through the gateway's own routing */
     model: z.string().min(1).max(200).optional(),
-    categories: z.array(z.string().min(1).max(100)).max(50).optional(),
+    /** the categories that count (OpenAI's names, e.g. `violence`, `self-harm/intent`); every category when absent */
+    categories: z.array(z.string().min(1).max(100)).min(1).max(50).optional(),
+    /** a category counts when its score reaches this; absent: when the model flags the category */
     threshold: z.number().min(0).max(1).optional(),
+    /** who the moderation call is billed to: the request's own key and account (the default), or the operator's key */
+    billed_to: z.enum(['account', 'operator']).optional(),
+    /** the API key (by id) the operator's moderation calls are made and billed as; required with `billed_to: operator` */
+    operator_key_id: z.string().min(1).max(100).optional(),
+    timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    /** when the moderation call fails or times out: pass the text (true) or refuse it (false, the default) */
+    fail_open: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((settings) => settings.billed_to !== 'operator' || settings.operator_key_id !== undefined, { message: "'operator_key_id' is required when 'billed_to' is 'operator'", path: ['operator_key_id'] });
 
 /** Header names as HTTP allows them (the gateway sets its own framing headers); values printable and single-line. */
 const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding']);

@@ -2,7 +2,7 @@
  * An external guardrail service over real HTTP on 127.0.0.1, answering as Portkey's webhook guardrails do
  * (`{ verdict }`) at `/portkey` and as LiteLLM's generic guardrail API does (`{ action }`) at `/litellm`, recording
  * every call. What it decides, from the text it is shown (the request's on `beforeRequestHook`, the answer's on
- * `afterRequestHook`): `forbidden` fails the check; `slowpoke` answers after two seconds; `broken` answers 500.
+ * `afterRequestHook`): `forbidden` fails the check; `slowpoke` answers after five seconds; `broken` answers 500.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,7 +26,7 @@ export interface MockGuardrailService {
   close(): Promise<void>;
 }
 
-export const SLOW_ANSWER_MS = 2000;
+export const SLOW_ANSWER_MS = 5000;
 
 export async function startMockGuardrailService(): Promise<MockGuardrailService> {
   const calls: GuardrailCall[] = [];

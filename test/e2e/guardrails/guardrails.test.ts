@@ -75,9 +75,9 @@ describe('admin API of guardrail policies', () => {
     expect(bad.body.error.code).toBe('bad_request');
     const badPattern = await gateway.admin('POST', '/admin/guardrails', { name: 'y', kind: 'deny_list', mode: 'block', applies_to: 'both', settings: { patterns: ['(a+)+'] } });
     expect(badPattern.status).toBe(400);
-    const moderation = await gateway.admin<{ error: { param?: string } }>('POST', '/admin/guardrails', { name: 'mod', kind: 'moderation', mode: 'block', applies_to: 'input' });
-    expect(moderation.status).toBe(400);
-    expect(moderation.body.error.param).toBe('kind');
+    const maskingVerdict = await gateway.admin<{ error: { param?: string } }>('POST', '/admin/guardrails', { name: 'mod', kind: 'moderation', mode: 'mask', applies_to: 'input' });
+    expect(maskingVerdict.status).toBe(400);
+    expect(maskingVerdict.body.error.param).toBe('mode');
     const taken = await gateway.admin('POST', '/admin/guardrails', { name: 'cards', kind: 'pii', mode: 'log', applies_to: 'input' });
     expect(taken.status).toBe(409);
     const unknown = await gateway.admin<{ error: { param?: string } }>('PATCH', `/admin/accounts/${plain.accountId}`, { guardrails: ['no-such-policy'] });

@@ -24,7 +24,8 @@ const keys: Record<string, string> = {};
 let hookId = '';
 
 const SECRET = 'Bearer grd-service-secret-5f1c';
-const TIMEOUT_MS = 300;
+/** Long enough for a loaded machine to answer a quick guardrail, far shorter than the slow one's delay. */
+const TIMEOUT_MS = 1000;
 
 beforeAll(async () => {
   [openaiUpstream, anthropicUpstream, service] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream(), startMockGuardrailService()]);

@@ -11,7 +11,7 @@ import { WebhookGuardrailCaller } from '../../../src/guardrail-policies/webhook-
 const webhooks = new WebhookGuardrailCaller();
 
 function guardOf(policies: GuardrailPolicy[], usage: GuardrailUsage[] = []): RequestGuard {
-  return new RequestGuard({ set: new GuardrailSet(policies), policies }, usage, { model: 'm', stream: false, webhooks });
+  return new RequestGuard({ set: new GuardrailSet(policies), policies }, usage, { model: 'm', stream: false, webhooks, moderate: () => Promise.resolve({ kind: 'passed' as const }) });
 }
 
 async function* partsOf(chunks: readonly string[]): AsyncIterable<StreamPart> {
