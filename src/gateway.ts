@@ -306,6 +306,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());
+  opened.add(() => base.guardrails.close());
   const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details and
   // its single sign-on (its email domains are free for another account to claim; its SCIM token stops working).

@@ -39,7 +39,7 @@ export const usageRow = z.strictObject({
   guardrails: z.array(z.strictObject({
     name: z.string(),
     direction: z.enum(['input', 'output']),
-    outcome: z.enum(['passed', 'logged', 'masked', 'blocked']),
+    outcome: z.enum(['passed', 'logged', 'masked', 'blocked', 'unavailable']),
     count: z.number(),
   })),
   created_at: isoTime,

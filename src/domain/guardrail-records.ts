@@ -13,6 +13,8 @@ export interface GuardrailRecord {
   mode: string;
   applies_to: string;
   settings?: Record<string, unknown>;
+  /** A webhook policy's headers (its credentials): sealed at rest, never shown by the admin API, only names. */
+  headers?: Record<string, string>;
   createdAt: number;
   updatedAt: number;
 }

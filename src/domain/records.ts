@@ -348,7 +348,8 @@ export interface UsageLogRow {
 export interface GuardrailUsage {
   name: string;
   direction: 'input' | 'output';
-  outcome: 'passed' | 'logged' | 'masked' | 'blocked';
+  /** `unavailable`: an external guardrail gave no verdict and its policy fails open */
+  outcome: 'passed' | 'logged' | 'masked' | 'blocked' | 'unavailable';
   count: number;
 }
 

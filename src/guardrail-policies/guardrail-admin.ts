@@ -10,7 +10,7 @@ import { isoTime } from '../management/time-input.js';
 import { parseInput } from '../management/parse-input.js';
 import { newId } from '../shared/ids.js';
 import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
-import { guardrailInputSchema } from '../guardrails/settings.js';
+import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
 
 export interface GuardrailAdmin {
   repository: GuardrailRepository;
@@ -31,22 +31,26 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
     mode: record.mode,
     applies_to: record.applies_to,
     settings: record.settings ?? {},
+    // A webhook's header values are credentials: shown by name only.
+    ...(record.kind === 'webhook' ? { header_names: Object.keys(record.headers ?? {}).sort() } : {}),
     ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => ({ scope: b.scope, id: b.targetId })) }),
     created_at: isoTime(record.createdAt),
     updated_at: isoTime(record.updatedAt),
   };
 }
 
-/**
- * Kinds the request path runs. Moderation and webhook policies call out of the gateway and are not run yet: they are
- * refused here rather than stored and silently skipped.
- */
-const APPLIED_KINDS = new Set(['pii', 'deny_list']);
-
-function requireAppliedKind(kind: string): void {
-  if (!APPLIED_KINDS.has(kind)) {
-    throw new GatewayError('bad_request', `'kind': guardrails of kind '${kind}' are not applied to requests by this gateway yet; use 'pii' or 'deny_list'.`, { param: 'kind' });
+/** A webhook or moderation policy gets a verdict, not a masked text: it blocks or logs. */
+function requireAppliedKind(policy: GuardrailPolicy): void {
+  if ((policy.kind === 'webhook' || policy.kind === 'moderation') && policy.mode === 'mask') {
+    throw new GatewayError('bad_request', `'mode': a ${policy.kind} guardrail answers a verdict, so it can 'block' or 'log', not 'mask'.`, { param: 'mode' });
   }
+}
+
+/** The policy as stored: a webhook's headers leave its settings for the sealed column. */
+function recordFields(policy: GuardrailPolicy): Omit<GuardrailRecord, 'id' | 'createdAt' | 'updatedAt'> {
+  if (policy.kind !== 'webhook' || policy.settings.headers === undefined) return policy;
+  const { headers, ...settings } = policy.settings;
+  return { ...policy, settings, headers };
 }
 
 async function requireGuardrail(admin: GuardrailAdmin, id: string): Promise<GuardrailRecord> {
@@ -62,27 +66,36 @@ async function requireFreeName(admin: GuardrailAdmin, name: string, except: stri
 
 export async function createGuardrail(admin: GuardrailAdmin, body: unknown): Promise<GuardrailRecord> {
   const policy = parseInput(guardrailInputSchema, body);
-  requireAppliedKind(policy.kind);
+  requireAppliedKind(policy);
   await requireFreeName(admin, policy.name, null);
   const now = admin.now();
-  const record: GuardrailRecord = { ...policy, id: newId('grd', now), createdAt: now, updatedAt: now };
+  const record: GuardrailRecord = { ...recordFields(policy), id: newId('grd', now), createdAt: now, updatedAt: now };
   await admin.repository.create(record);
   await admin.invalidation.publish({ kind: 'guardrails' });
   return record;
 }
 
-/** A partial change: the result is validated whole, as a new policy would be (settings follow the kind). */
+/**
+ * A partial change: the result is validated whole, as a new policy would be (settings follow the kind). A webhook's
+ * settings written without `headers` keep the headers it has (they are never shown, so cannot be sent back);
+ * `headers: {}` removes them.
+ */
 export async function updateGuardrail(admin: GuardrailAdmin, id: string, body: Record<string, unknown>): Promise<GuardrailRecord> {
   const existing = await requireGuardrail(admin, id);
-  const { id: _id, createdAt, updatedAt: _updated, ...current } = existing;
+  const { id: _id, createdAt, updatedAt: _updated, headers: kept, ...current } = existing;
   const merged = { ...current, ...body };
+  const sameKind = body.kind === undefined || body.kind === existing.kind;
+  const settingsBody = merged.settings;
+  if (sameKind && existing.kind === 'webhook' && kept !== undefined && settingsBody !== null && typeof settingsBody === 'object' && !Array.isArray(settingsBody) && !Object.hasOwn(settingsBody, 'headers')) {
+    merged.settings = { ...settingsBody, headers: kept };
+  }
   // A new kind does not keep settings written for the old one.
   if (body.kind !== undefined && body.kind !== existing.kind && body.settings === undefined) delete (merged as Record<string, unknown>).settings;
   const policy = parseInput(guardrailInputSchema, merged);
-  requireAppliedKind(policy.kind);
+  requireAppliedKind(policy);
   if (policy.name !== existing.name) await requireFreeName(admin, policy.name, id);
   const now = admin.now();
-  const record: GuardrailRecord = { ...policy, id, createdAt, updatedAt: now };
+  const record: GuardrailRecord = { ...recordFields(policy), id, createdAt, updatedAt: now };
   await admin.repository.update(record);
   if (policy.name !== existing.name) {
     for (const binding of await admin.repository.listBindings()) {

@@ -9,6 +9,7 @@ import type { Clock } from '../shared/clock.js';
 import type { GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
 import { GuardrailSet } from '../guardrails/policy.js';
 import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
+import { WebhookGuardrailCaller } from './webhook-guardrail.js';
 
 /** How long the snapshot is trusted while changes are pushed to this instance, and while they may not be. */
 const LIVE_TTL_MS = 60_000;
@@ -36,6 +37,8 @@ export class GuardrailBook {
   #loading: Promise<Snapshot> | null = null;
   /** Bumped on every invalidation: a load that started before one is not kept. */
   #generation = 0;
+  /** Calls the webhook policies (one connection pool for every request). */
+  readonly webhooks = new WebhookGuardrailCaller();
 
   constructor(
     private readonly repository: Pick<GuardrailRepository, 'list' | 'listBindings'>,
@@ -56,6 +59,10 @@ export class GuardrailBook {
     const ttl = this.invalidation.live ? LIVE_TTL_MS : UNPUSHED_TTL_MS;
     if (snapshot !== null && this.clock.now() - snapshot.loadedAt < ttl) return resolve(snapshot, modelId, accountId, keyId);
     return this.#load().then((loaded) => resolve(loaded, modelId, accountId, keyId));
+  }
+
+  close(): Promise<void> {
+    return this.webhooks.close();
   }
 
   #load(): Promise<Snapshot> {
@@ -105,6 +112,8 @@ function resolve(snapshot: Snapshot, modelId: string, accountId: string, keyId: 
 
 /** The stored policy as the engine takes it, checked against the schema the admin API wrote it with; null if it no longer fits. */
 function policyOf(record: GuardrailRecord): GuardrailPolicy | null {
-  const parsed = guardrailInputSchema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(record.settings === undefined ? {} : { settings: record.settings }) });
+  // A webhook's headers are kept sealed beside its settings; the engine gets them back in place.
+  const settings = record.headers === undefined ? record.settings : { ...record.settings, headers: record.headers };
+  const parsed = guardrailInputSchema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(settings === undefined ? {} : { settings }) });
   return parsed.success ? parsed.data : null;
 }

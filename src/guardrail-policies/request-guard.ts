@@ -1,20 +1,24 @@
 /**
  * One request's guardrails on the canonical request and answer, whatever the caller's family: the input policies
  * run on the request's text (system prompt, every message's text, tool results) before any upstream sees it, the
- * output policies on the answer's text (whole, or streamed through a bounded scanner), and reversible masking's
- * placeholders are restored in the answer for the caller. What ran and what it did (names, outcomes and counts,
- * never text) goes to the `x-gateway-guardrails` header and the usage row.
+ * output policies on the answer's text and reasoning (whole, or streamed through a bounded scanner), and reversible
+ * masking's placeholders are restored in the answer for the caller. External (webhook, moderation) policies run after the
+ * built-in ones, on the text as masked, so a third party never sees what masking hid; on a stream they check the
+ * whole answer once it is complete, before its end reaches the caller. What ran and what it did (names, outcomes
+ * and counts, never text) goes to the `x-gateway-guardrails` header and the usage row.
  */
 import type { GuardrailUsage } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatRequest } from '../ir/chat-request.js';
 import type { ChatResponse } from '../ir/chat-response.js';
-import type { ContentPart, TextPart } from '../ir/message.js';
+import type { ContentPart, ReasoningPart, TextPart } from '../ir/message.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { ResolvedGuardrails } from './guardrail-book.js';
 import { MaskVault, restore, StreamRestorer } from '../guardrails/masking.js';
 import type { GuardrailHit, GuardrailVerdict } from '../guardrails/policy.js';
+import type { GuardrailPolicy, ModerationSettings } from '../guardrails/settings.js';
 import type { StreamScanner } from '../guardrails/stream-scanner.js';
+import type { WebhookGuardrailCaller, WebhookVerdict } from './webhook-guardrail.js';
 
 /** Joins a request's text parts for one evaluation; no detector matches it, so a masked text splits back apart. */
 const SEPARATOR = '\u0000\n';
@@ -48,20 +52,77 @@ function textPartsOf(content: readonly ContentPart[]): TextPart[] {
   return content.filter((part): part is TextPart => part.type === 'text');
 }
 
+/** A text the output policies read: the answer's text, and its reasoning where the family carries it. */
+type ReadText = TextPart | ReasoningPart;
+
+/** The answer's text and readable reasoning parts (an encrypted reasoning block has no text to read). */
+function answerTexts(content: readonly ContentPart[]): ReadText[] {
+  return content.filter((part): part is ReadText => part.type === 'text' || (part.type === 'reasoning' && part.redactedData === undefined && part.text !== ''));
+}
+
+/** A reasoning block whose text the gateway changed no longer matches its provider's signature: the signature goes. */
+function dropStaleSignatures(parts: readonly ReadText[], before: readonly string[]): void {
+  parts.forEach((part, index) => {
+    if (part.type === 'reasoning' && part.signature !== undefined && part.text !== before[index]) delete part.signature;
+  });
+}
+
+/** External policies of one direction: webhook guardrails. */
+type ExternalPolicy = Extract<GuardrailPolicy, { kind: 'webhook' | 'moderation' }>;
+
+/** What an external policy is shown: the request's messages, and the answer's text on the way out. */
+interface ExternalSubject {
+  messages: readonly { role: string; content: string }[];
+  answer?: string;
+}
+
+/** An external check's verdict: passed, failed (with what it found, by category), or none (`reason`, never text). */
+export type ExternalVerdict = WebhookVerdict | { kind: 'failed'; found: Record<string, number> };
+
+/**
+ * What the request guard needs besides its policies: the request's model and framing, the webhook caller, and the
+ * moderation check (a call through the gateway's own moderation route, billed as the policy says).
+ */
+export interface GuardContext {
+  model: string;
+  stream: boolean;
+  webhooks: WebhookGuardrailCaller;
+  moderate: (settings: ModerationSettings, text: string) => Promise<ExternalVerdict>;
+}
+
+/** The request's text as OpenAI chat messages (what an external guardrail is shown), after the built-in masking. */
+function messagesOf(chat: ChatRequest): { role: string; content: string }[] {
+  const messages: { role: string; content: string }[] = [];
+  const system = chat.system.map((part) => part.text).join('\n');
+  if (system !== '') messages.push({ role: 'system', content: system });
+  for (const message of chat.messages) {
+    const texts: string[] = [];
+    for (const part of message.content) {
+      if (part.type === 'text') texts.push(part.text);
+      else if (part.type === 'tool-result') for (const inner of part.content) if (inner.type === 'text') texts.push(inner.text);
+    }
+    if (texts.length > 0) messages.push({ role: message.role, content: texts.join('\n') });
+  }
+  return messages;
+}
+
 export class RequestGuard {
   /** The originals behind reversible placeholders; never leaves the gateway. */
   readonly vault = new MaskVault();
   #input: GuardrailHit[] = [];
   #output: GuardrailHit[] = [];
+  /** The request's messages as the external output policies are shown them (set by the input check). */
+  #messages: readonly { role: string; content: string }[] = [];
 
   /** `usage` is the request's list the usage row keeps (RequestMeter.guardrails). */
   constructor(
     private readonly resolved: ResolvedGuardrails,
     private readonly usage: GuardrailUsage[],
+    private readonly context: GuardContext,
   ) {}
 
   /** Runs the input policies on `chat`, masking its text in place; throws `guardrail_blocked` when one blocks. */
-  checkInput(chat: ChatRequest): void {
+  async checkInput(chat: ChatRequest): Promise<void> {
     const { texts, toolResults } = inputParts(chat);
     const toolNames = (chat.tools ?? []).map((tool) => tool.name);
     const joined = texts.map((part) => part.text).join(SEPARATOR);
@@ -69,6 +130,12 @@ export class RequestGuard {
     this.#record('input', verdict.summary);
     if (verdict.action === 'block') throw guardrailBlocked(verdict.blockedBy ?? '', 'input', this.headers());
     if (verdict.action === 'mask') writeBack(texts, verdict.text, (text) => this.resolved.set.evaluate('input', { text }, this.vault).text);
+    if (verdict.external.length === 0 && !this.#hasExternal('output')) return;
+    this.#messages = messagesOf(chat);
+    if (verdict.external.length === 0) return;
+    const external = await this.#runExternal('input', verdict.external as ExternalPolicy[], { messages: this.#messages });
+    this.#record('input', [...verdict.summary, ...external.hits]);
+    if (external.blockedBy !== null) throw guardrailBlocked(external.blockedBy, 'input', this.headers());
   }
 
   /** Whether any policy reads the answer, or placeholders are to be restored in it. */
@@ -77,21 +144,31 @@ export class RequestGuard {
   }
 
   /**
-   * Runs the output policies on a whole answer (masking its text in place), then restores the request's
-   * placeholders in its text and tool-call arguments; throws `guardrail_blocked` when one blocks.
+   * Runs the output policies on a whole answer's text and reasoning (masking in place), then the external ones on
+   * the masked text, then restores the request's placeholders in its text, reasoning and tool-call arguments;
+   * throws `guardrail_blocked` when one blocks. A reasoning block whose text changed loses its signature.
    */
-  checkAnswer(answer: ChatResponse): void {
-    const texts = textPartsOf(answer.content);
-    const joined = texts.map((part) => part.text).join(SEPARATOR);
+  async checkAnswer(answer: ChatResponse): Promise<void> {
+    const texts = answerTexts(answer.content);
+    const before = texts.map((part) => part.text);
+    const joined = before.join(SEPARATOR);
     const verdict = this.resolved.set.evaluate('output', { text: joined });
     this.#record('output', verdict.summary);
     if (verdict.action === 'block') throw guardrailBlocked(verdict.blockedBy ?? '', 'output', this.headers());
     if (verdict.action === 'mask') writeBack(texts, verdict.text, (text) => this.resolved.set.evaluate('output', { text }).text);
-    if (this.vault.size === 0) return;
-    for (const part of answer.content) {
-      if (part.type === 'text') part.text = restore(part.text, this.vault);
-      else if (part.type === 'tool-call') part.argumentsJson = restore(part.argumentsJson, this.vault);
+    if (verdict.external.length > 0) {
+      const answerText = textPartsOf(answer.content).map((part) => part.text).join('');
+      const external = await this.#runExternal('output', verdict.external as ExternalPolicy[], { messages: this.#messages, answer: answerText });
+      this.#record('output', [...verdict.summary, ...external.hits]);
+      if (external.blockedBy !== null) throw guardrailBlocked(external.blockedBy, 'output', this.headers());
     }
+    if (this.vault.size > 0) {
+      for (const part of answer.content) {
+        if (part.type === 'text' || part.type === 'reasoning') part.text = restore(part.text, this.vault);
+        else if (part.type === 'tool-call') part.argumentsJson = restore(part.argumentsJson, this.vault);
+      }
+    }
+    dropStaleSignatures(texts, before);
   }
 
   /** The answer's stream with the output policies and the placeholders' restoration applied (one per attempt). */
@@ -115,6 +192,37 @@ export class RequestGuard {
     this.#record(direction, summary);
   }
 
+  /** @internal the external output policies on a complete streamed answer: their hits, and the one that blocks */
+  async checkStreamedAnswer(answer: string): Promise<{ hits: GuardrailHit[]; blockedBy: string | null }> {
+    const policies = this.resolved.policies.filter((policy): policy is ExternalPolicy => isExternal(policy) && policy.applies_to !== 'input');
+    if (policies.length === 0) return { hits: [], blockedBy: null };
+    return this.#runExternal('output', policies, { messages: this.#messages, answer });
+  }
+
+  #hasExternal(direction: 'input' | 'output'): boolean {
+    return this.resolved.policies.some((policy) => isExternal(policy) && (policy.applies_to === 'both' || policy.applies_to === direction));
+  }
+
+  /** Runs external policies side by side; the first in order that blocks names the refusal. */
+  async #runExternal(direction: 'input' | 'output', policies: readonly ExternalPolicy[], subject: ExternalSubject): Promise<{ hits: GuardrailHit[]; blockedBy: string | null }> {
+    const hits = await Promise.all(policies.map(async (policy) => externalHit(policy, await this.#callExternal(direction, policy, subject))));
+    return { hits, blockedBy: hits.find((hit) => hit.outcome === 'blocked')?.name ?? null };
+  }
+
+  #callExternal(direction: 'input' | 'output', policy: ExternalPolicy, subject: ExternalSubject): Promise<ExternalVerdict> {
+    switch (policy.kind) {
+      case 'webhook':
+        return this.context.webhooks.check(policy.settings, { direction, messages: subject.messages, ...(subject.answer === undefined ? {} : { answer: subject.answer }), model: this.context.model, stream: this.context.stream, policy: policy.name });
+      case 'moderation':
+        // The input's text (every message), or the answer's.
+        return this.context.moderate(policy.settings ?? {}, subject.answer ?? subject.messages.map((message) => message.content).join('\n'));
+      default: {
+        const unknown: never = policy;
+        throw new Error(`unknown external guardrail ${String(unknown)}`);
+      }
+    }
+  }
+
   #record(direction: 'input' | 'output', summary: readonly GuardrailHit[]): void {
     if (direction === 'input') this.#input = [...summary];
     else this.#output = [...summary];
@@ -125,8 +233,27 @@ export class RequestGuard {
   }
 }
 
+function isExternal(policy: GuardrailPolicy): policy is ExternalPolicy {
+  return policy.kind === 'webhook' || policy.kind === 'moderation';
+}
+
+/**
+ * An external policy's verdict as a hit: a failed check blocks or logs by the policy's mode; no verdict (timeout,
+ * fault, a bad answer) passes the text when the policy fails open (`unavailable`), and when it fails closed counts
+ * as a failed check.
+ */
+function externalHit(policy: ExternalPolicy, verdict: ExternalVerdict): GuardrailHit {
+  const failOpen = policy.settings?.fail_open === true;
+  const base = { name: policy.name, kind: policy.kind, mode: policy.mode };
+  if (verdict.kind === 'passed') return { ...base, outcome: 'passed', count: 0, found: {} };
+  if (verdict.kind === 'unavailable' && failOpen) return { ...base, outcome: 'unavailable', count: 1, found: { unavailable: 1 } };
+  const found = verdict.kind === 'unavailable' ? { unavailable: 1 } : 'found' in verdict ? verdict.found : { [policy.kind]: 1 };
+  const count = Object.values(found).reduce((sum, value) => sum + value, 0);
+  return { ...base, outcome: policy.mode === 'block' ? 'blocked' : 'logged', count, found };
+}
+
 /** Puts a masked joined text back into its parts; when a mask swallowed a separator, masks each part on its own. */
-function writeBack(parts: readonly TextPart[], masked: string, maskOne: (text: string) => string): void {
+function writeBack(parts: readonly { text: string }[], masked: string, maskOne: (text: string) => string): void {
   const pieces = masked.split(SEPARATOR);
   if (pieces.length === parts.length) {
     parts.forEach((part, index) => {
@@ -137,42 +264,60 @@ function writeBack(parts: readonly TextPart[], masked: string, maskOne: (text: s
   for (const part of parts) part.text = maskOne(part.text);
 }
 
+/** One streamed text or reasoning block on its way through the output policies. */
+interface Lane {
+  kind: 'text' | 'reasoning';
+  scanner: { scanner: StreamScanner; blocking: Set<string> } | undefined;
+  restorer: StreamRestorer | null;
+  /** the block as the upstream wrote it, and as the caller gets it */
+  raw: string;
+  sent: string;
+  /** the block after the output masking, before the placeholders are restored (what external policies see) */
+  scanned: string;
+}
+
 /**
- * The output policies on one streamed answer: each text block goes through the stream scanner (held back by at most
- * its window, a match straddling chunks caught), then through the placeholder restorer; tool-call arguments get
- * their placeholders restored. A blocking match ends the stream with `guardrail_blocked` (thrown), the text that
- * held it never sent.
+ * The output policies on one streamed answer: each text and reasoning block goes through its own stream scanner
+ * (held back by at most its window, a match straddling chunks caught), then through the placeholder restorer;
+ * tool-call arguments get their placeholders restored. A blocking match ends the stream with `guardrail_blocked`
+ * (thrown), the text that held it never sent. External output policies check the complete answer before the finish
+ * part is passed on. A reasoning block whose text was changed loses its signature.
  */
 class StreamGuard {
-  #scanner: { scanner: StreamScanner; blocking: Set<string> } | undefined;
-  #text: StreamRestorer | null = null;
+  readonly #lanes = new Map<string, Lane>();
   readonly #tools = new Map<string, StreamRestorer>();
-  /** The answer's text as the upstream wrote it, for the summary at the end. */
+  /** The answer's text and reasoning as the upstream wrote them, block by block, for the summary at the end. */
   #raw = '';
-  /** The open text block, for what the scanner still holds when a stream finishes without closing it. */
-  #textId: string | null = null;
+  /** The answer's text after the output masking, for external policies. */
+  #answer = '';
+  #externalHits: GuardrailHit[] = [];
 
-  constructor(private readonly guard: RequestGuard) {
-    this.#scanner = guard.set.outputScanner();
-  }
+  constructor(private readonly guard: RequestGuard) {}
 
   async *run(parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> {
     const vault = this.guard.vault;
     for await (const part of parts) {
       switch (part.type) {
-        case 'text-delta': {
-          this.#textId = part.id;
-          this.#raw += part.delta;
-          const text = this.#release(this.#scanner?.scanner.push(part.delta) ?? null, part.delta);
+        case 'text-delta':
+        case 'reasoning-delta': {
+          const lane = this.#lane(part.id, part.type === 'text-delta' ? 'text' : 'reasoning');
+          lane.raw += part.delta;
+          const text = this.#release(lane, lane.scanner?.scanner.push(part.delta) ?? null, part.delta);
           if (text !== '') yield { ...part, delta: text };
           continue;
         }
-        case 'text-end': {
-          const rest = this.#flushText();
-          if (rest !== '') yield { type: 'text-delta', id: part.id, delta: rest };
-          this.#raw += SEPARATOR;
-          yield part;
-          continue;
+        case 'text-end':
+        case 'reasoning-end': {
+          const lane = this.#lanes.get(part.id);
+          if (lane === undefined) break;
+          const rest = this.#close(part.id, lane);
+          if (rest !== '') yield { type: lane.kind === 'text' ? 'text-delta' : 'reasoning-delta', id: part.id, delta: rest };
+          if (part.type === 'reasoning-end' && part.signature !== undefined && lane.sent !== lane.raw) {
+            const { signature: _stale, ...unsigned } = part;
+            yield unsigned;
+            continue;
+          }
+          break;
         }
         case 'tool-input-delta': {
           if (vault.size === 0) break;
@@ -189,10 +334,14 @@ class StreamGuard {
           break;
         }
         case 'finish': {
-          const open = this.#textId;
-          const rest = open === null ? '' : this.#flushText();
-          if (open !== null && rest !== '') yield { type: 'text-delta', id: open, delta: rest };
+          for (const [id, lane] of [...this.#lanes]) {
+            const rest = this.#close(id, lane);
+            if (rest !== '') yield { type: lane.kind === 'text' ? 'text-delta' : 'reasoning-delta', id, delta: rest };
+          }
+          const external = await this.guard.checkStreamedAnswer(this.#answer);
+          this.#externalHits = external.hits;
           this.#summarise();
+          if (external.blockedBy !== null) throw guardrailBlocked(external.blockedBy, 'output', this.guard.headers());
           break;
         }
         default:
@@ -202,32 +351,46 @@ class StreamGuard {
     }
   }
 
-  /** Ends the open text block: what the scanner and the restorer still hold; the next block starts afresh. */
-  #flushText(): string {
-    const scanned = this.#scanner === undefined ? '' : this.#release(this.#scanner.scanner.end(), '');
-    const rest = scanned + (this.#text?.end() ?? '');
-    this.#text = null;
-    this.#textId = null;
-    this.#scanner = this.guard.set.outputScanner();
-    return rest;
+  #lane(id: string, kind: Lane['kind']): Lane {
+    let lane = this.#lanes.get(id);
+    if (lane === undefined) this.#lanes.set(id, (lane = { kind, scanner: this.guard.set.outputScanner(), restorer: null, raw: '', sent: '', scanned: '' }));
+    return lane;
+  }
+
+  /** Ends one block: what its scanner and restorer still hold. */
+  #close(id: string, lane: Lane): string {
+    const scanned = lane.scanner === undefined ? '' : this.#release(lane, lane.scanner.scanner.end(), '');
+    const rest = lane.restorer?.end() ?? '';
+    lane.sent += rest;
+    this.#lanes.delete(id);
+    this.#raw += lane.raw + SEPARATOR;
+    if (lane.kind === 'text') this.#answer += lane.scanned;
+    return scanned + rest;
   }
 
   /** The scanned text made safe to send (restored), or the block. */
-  #release(scanned: { text: string; spans: { kind: string }[] } | null, raw: string): string {
-    if (scanned !== null && this.#scanner !== undefined && scanned.spans.some((span) => this.#scanner?.blocking.has(span.kind) === true)) {
+  #release(lane: Lane, scanned: { text: string; spans: { kind: string }[] } | null, raw: string): string {
+    if (scanned !== null && lane.scanner !== undefined && scanned.spans.some((span) => lane.scanner?.blocking.has(span.kind) === true)) {
+      this.#raw += lane.raw;
       const verdict = this.#summarise();
       throw guardrailBlocked(verdict.blockedBy ?? 'output', 'output', this.guard.headers());
     }
     const text = scanned === null ? raw : scanned.text;
-    if (this.guard.vault.size === 0) return text;
-    this.#text ??= new StreamRestorer(this.guard.vault);
-    return this.#text.push(text);
+    lane.scanned += text;
+    if (this.guard.vault.size === 0) {
+      lane.sent += text;
+      return text;
+    }
+    lane.restorer ??= new StreamRestorer(this.guard.vault);
+    const restored = lane.restorer.push(text);
+    lane.sent += restored;
+    return restored;
   }
 
-  /** The output policies' summary of the answer so far, recorded for the usage row. */
+  /** The output policies' summary of the answer so far (with the external ones' once they ran), for the usage row. */
   #summarise(): GuardrailVerdict {
     const verdict = this.guard.set.evaluate('output', { text: this.#raw });
-    this.guard.record('output', verdict.summary);
+    this.guard.record('output', [...verdict.summary, ...this.#externalHits]);
     return verdict;
   }
 }

@@ -11,7 +11,8 @@ import { applyMask, type MaskVault } from './masking.js';
 import type { DenyListSettings, GuardrailDirection, GuardrailMode, GuardrailPolicy, PiiSettings } from './settings.js';
 import { StreamScanner } from './stream-scanner.js';
 
-export type GuardrailOutcome = 'passed' | 'logged' | 'masked' | 'blocked';
+/** `unavailable`: an external guardrail gave no verdict (timeout, fault) and its policy let the text pass (fail open). */
+export type GuardrailOutcome = 'passed' | 'logged' | 'masked' | 'blocked' | 'unavailable';
 
 export interface GuardrailHit {
   name: string;

@@ -43,18 +43,50 @@ export const denyListSettingsSchema = z
   })
   .strict();
 
+/** The moderation model asked when a policy names none (OpenAI's default; a public model id of the catalog). */
+export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
+
 export const moderationSettingsSchema = z
   .object({
+    /** a model of this gateway's catalog that answers `/v1/moderations`, called through the gateway's own routing */
     model: z.string().min(1).max(200).optional(),
-    categories: z.array(z.string().min(1).max(100)).max(50).optional(),
+    /** the categories that count (OpenAI's names, e.g. `violence`, `self-harm/intent`); every category when absent */
+    categories: z.array(z.string().min(1).max(100)).min(1).max(50).optional(),
+    /** a category counts when its score reaches this; absent: when the model flags the category */
     threshold: z.number().min(0).max(1).optional(),
+    /** who the moderation call is billed to: the request's own key and account (the default), or the operator's key */
+    billed_to: z.enum(['account', 'operator']).optional(),
+    /** the API key (by id) the operator's moderation calls are made and billed as; required with `billed_to: operator` */
+    operator_key_id: z.string().min(1).max(100).optional(),
+    timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    /** when the moderation call fails or times out: pass the text (true) or refuse it (false, the default) */
+    fail_open: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((settings) => settings.billed_to !== 'operator' || settings.operator_key_id !== undefined, { message: "'operator_key_id' is required when 'billed_to' is 'operator'", path: ['operator_key_id'] });
+
+/** Header names as HTTP allows them (the gateway sets its own framing headers); values printable and single-line. */
+const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'accept', 'connection', 'transfer-encoding']);
+const webhookHeaders = z
+  .record(
+    z.string().min(1).max(100).regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'must be an HTTP header name').refine((name) => !RESERVED_HEADERS.has(name.toLowerCase()), 'is set by the gateway'),
+    z.string().max(8000).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a single-line header value'),
+  )
+  .refine((value) => Object.keys(value).length <= 20, 'at most 20 headers');
+
+/** How long an external guardrail is waited for when its policy does not say. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 3000;
 
 export const webhookSettingsSchema = z
   .object({
-    url: z.url({ protocol: /^https?$/ }),
+    /** without user name, password or fragment: credentials go in `headers`, which are sealed at rest */
+    url: z.url({ protocol: /^https?$/ }).max(2000).refine((text) => {
+      const url = new URL(text);
+      return url.username === '' && url.password === '' && url.hash === '';
+    }, 'must carry no user name, password or fragment (put credentials in headers)'),
+    headers: webhookHeaders.optional(),
     timeout_ms: z.number().int().min(1).max(30_000).optional(),
+    /** when the guardrail cannot be reached in time or answers badly: pass the request (true) or refuse it (false, the default) */
     fail_open: z.boolean().optional(),
   })
   .strict();

@@ -34,6 +34,12 @@ export interface RequestContext {
    * caller it checked, the key and account of the batch. Nothing a client sends sets it.
    */
   readonly batchLine?: { readonly batchId: string; readonly key: ApiKey; readonly account: Account };
+  /**
+   * Set only on requests the gateway makes in process on a caller's behalf (a guardrail's moderation call,
+   * operations/moderation-check.ts): the key and account it is made and billed as, checked by the gateway.
+   * Nothing a client sends sets it.
+   */
+  readonly internalCaller?: { readonly key: ApiKey; readonly account: Account };
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

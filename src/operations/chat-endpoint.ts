@@ -7,6 +7,7 @@ import type { ChatEndpoint, ChatEnvelope } from '../codecs/family-route.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { RequestGuard } from '../guardrail-policies/request-guard.js';
 import type { ResolvedGuardrails } from '../guardrail-policies/guardrail-book.js';
+import { moderationCheck, type ModerationCheck } from './moderation-check.js';
 import { countTokensLocally } from '../tokenize/count-tokens-locally.js';
 import { relayModelChain } from '../relay/relay-fallback.js';
 import { planResponseCache } from '../relay/response-cache/cache-plan.js';
@@ -35,13 +36,18 @@ function clientHeaders(context: RequestContext, codec: ClientCodec): Record<stri
  * policy is bound to its model, account or key. A request that needs upstream state (pass-through only) cannot be
  * checked on the canonical request, so it is refused rather than sent unchecked.
  */
-function guardRequest(call: MeteredCall, resolved: ResolvedGuardrails | null, envelope: ChatEnvelope): RequestGuard | null {
+async function guardRequest(services: GatewayServices, moderate: ModerationCheck, call: MeteredCall, resolved: ResolvedGuardrails | null, envelope: ChatEnvelope, model: string): Promise<RequestGuard | null> {
   if (resolved === null) return null;
   if (envelope.nativeOnly != null) {
     throw new GatewayError('unsupported_parameter', `'${envelope.nativeOnly.param}' cannot be used while guardrail policies apply to this request: they check the request's text, which this field keeps upstream.`, { param: envelope.nativeOnly.param });
   }
-  const guard = new RequestGuard(resolved, call.meter.guardrails);
-  guard.checkInput(envelope.chat());
+  const guard = new RequestGuard(resolved, call.meter.guardrails, {
+    model,
+    stream: envelope.stream,
+    webhooks: services.guardrails.webhooks,
+    moderate: (settings, text) => moderate(settings, text, { key: call.key, account: call.account }),
+  });
+  await guard.checkInput(envelope.chat());
   return guard;
 }
 
@@ -50,6 +56,7 @@ function guardRequest(call: MeteredCall, resolved: ResolvedGuardrails | null, en
  * validate, resolve the model, narrow and fit its channels, admit, answer from the response cache or relay.
  */
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
+  const moderate = moderationCheck(services);
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
@@ -79,7 +86,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const { model } = chain;
     // Guardrails run on the canonical request before anything is held or sent; none bound: nothing is done here.
     const policies = services.guardrails.forRequest(model.id, call.account.id, call.key.id);
-    const guard = policies === null ? null : guardRequest(call, await policies, envelope);
+    const guard = policies === null ? null : await guardRequest(services, moderate, call, await policies, envelope, model.id);
     const cachePlan = envelope.cacheable === false || guard !== null ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
     const { rateLimitHeaders } = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });

@@ -276,10 +276,10 @@ async function relayPassThrough(
 const GUARDED_WIRE: WireChoice = { kind: 'translate' };
 
 /** Runs the output policies on a whole answer; the refusal when one blocks. */
-function checkAnswer(guard: RequestGuard | null | undefined, answer: ChatResponse): GatewayError | null {
+async function checkAnswer(guard: RequestGuard | null | undefined, answer: ChatResponse): Promise<GatewayError | null> {
   if (guard == null || !guard.readsOutput) return null;
   try {
-    guard.checkAnswer(answer);
+    await guard.checkAnswer(answer);
     return null;
   } catch (error) {
     if (isGuardrailBlock(error)) return error;
@@ -352,7 +352,7 @@ async function relayTranslated(
     try {
       parsed = adapter.parseChatResponse(await readAll(response.body), chat);
       usage = parsed.usage;
-      const refused = checkAnswer(request.guard, parsed);
+      const refused = await checkAnswer(request.guard, parsed);
       if (refused !== null) return { kind: 'refused', error: refused, report: { status: refused.status, errorCode: refused.code, usage, price } };
       encoded = codec.encodeResponse(parsed, model);
     } catch (error) {

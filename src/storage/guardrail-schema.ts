@@ -9,6 +9,8 @@ export interface GuardrailsTable {
   applies_to: string;
   /** The kind's settings as a JSON object, or NULL for none. */
   settings: string | null;
+  /** A webhook policy's headers as one sealed JSON object (migration 0043), or NULL for none. */
+  headers_sealed: string | null;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

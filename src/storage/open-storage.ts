@@ -164,7 +164,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),
-    guardrails: createGuardrailRepository(db.withTables<GuardrailTables>()),
+    guardrails: createGuardrailRepository(db.withTables<GuardrailTables>(), options.secretBox),
     async ping() {
       try {
         await sql`select 1`.execute(db);

@@ -1,9 +1,10 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import { parseObject, parseStringArray, toNumber, toOneOf } from '../convert.js';
+import type { SecretBox } from '../../shared/secret-box.js';
+import { parseObject, parseStringArray, parseStringRecord, toNumber, toOneOf } from '../convert.js';
 import type { GuardrailDatabase, GuardrailsTable } from '../guardrail-schema.js';
 import { GUARDRAIL_SCOPES, type GuardrailRecord, type GuardrailRepository } from '../../domain/guardrail-records.js';
 
-function toRecord(row: Selectable<GuardrailsTable>): GuardrailRecord {
+function toRecord(row: Selectable<GuardrailsTable>, box: SecretBox): GuardrailRecord {
   return {
     id: row.id,
     name: row.name,
@@ -11,37 +12,40 @@ function toRecord(row: Selectable<GuardrailsTable>): GuardrailRecord {
     mode: row.mode,
     applies_to: row.applies_to,
     ...(row.settings === null ? {} : { settings: parseObject(row.settings, 'guardrails.settings') }),
+    ...(row.headers_sealed === null ? {} : { headers: parseStringRecord(box.open(row.headers_sealed), 'guardrails.headers_sealed') }),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
 }
 
-function columns(record: GuardrailRecord): Omit<Insertable<GuardrailsTable>, 'id' | 'created_at'> {
+function columns(record: GuardrailRecord, box: SecretBox): Omit<Insertable<GuardrailsTable>, 'id' | 'created_at'> {
   return {
     name: record.name,
     kind: record.kind,
     mode: record.mode,
     applies_to: record.applies_to,
     settings: record.settings === undefined ? null : JSON.stringify(record.settings),
+    headers_sealed: record.headers === undefined || Object.keys(record.headers).length === 0 ? null : box.seal(JSON.stringify(record.headers)),
     updated_at: record.updatedAt,
   };
 }
 
-export function createGuardrailRepository(db: Kysely<GuardrailDatabase>): GuardrailRepository {
+/** Policies with their webhook headers sealed by `box` at rest. */
+export function createGuardrailRepository(db: Kysely<GuardrailDatabase>, box: SecretBox): GuardrailRepository {
   return {
     async create(record) {
-      await db.insertInto('guardrails').values({ id: record.id, created_at: record.createdAt, ...columns(record) }).execute();
+      await db.insertInto('guardrails').values({ id: record.id, created_at: record.createdAt, ...columns(record, box) }).execute();
     },
     async list() {
       const rows = await db.selectFrom('guardrails').selectAll().orderBy('name').execute();
-      return rows.map(toRecord);
+      return rows.map((row) => toRecord(row, box));
     },
     async getById(id) {
       const row = await db.selectFrom('guardrails').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
+      return row === undefined ? null : toRecord(row, box);
     },
     async update(record) {
-      await db.updateTable('guardrails').set(columns(record)).where('id', '=', record.id).execute();
+      await db.updateTable('guardrails').set(columns(record, box)).where('id', '=', record.id).execute();
     },
     async delete(id) {
       const result = await db.deleteFrom('guardrails').where('id', '=', id).executeTakeFirst();

@@ -56,7 +56,7 @@ function tagsOf(text: string): Record<string, string> | null {
   }
 }
 
-const GUARDRAIL_OUTCOMES = new Set(['passed', 'logged', 'masked', 'blocked']);
+const GUARDRAIL_OUTCOMES = new Set(['passed', 'logged', 'masked', 'blocked', 'unavailable']);
 
 /** Stored guardrail outcomes: a JSON array of { name, direction, outcome, count } (anything else is left out). */
 function guardrailsOf(text: string): GuardrailUsage[] {

@@ -24,6 +24,8 @@ let guarded: SeededAccount;
 let plain: SeededAccount;
 /** A key of `guarded` that also carries the output block. */
 let outputKey: string;
+/** A key of a third account whose answers (text and reasoning) have email addresses masked. */
+let reasoningKey: string;
 
 const CARD = '4111 1111 1111 1111';
 
@@ -42,6 +44,7 @@ beforeAll(async () => {
     { name: 'cards', kind: 'pii', mode: 'mask', applies_to: 'input', settings: { detectors: ['card'], reversible: true } },
     { name: 'no-zanzibar', kind: 'deny_list', mode: 'block', applies_to: 'input', settings: { words: ['zanzibar'] } },
     { name: 'no-heron-out', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } },
+    { name: 'emails-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } },
   ]) {
     const created = await gateway.admin('POST', '/admin/guardrails', policy);
     expect(created.status).toBe(201);
@@ -52,6 +55,10 @@ beforeAll(async () => {
   expect(key.status).toBe(201);
   expect(key.body.guardrails).toEqual(['no-heron-out']);
   outputKey = key.body.key;
+  const thinker = await seedAccount(gateway, { balanceUsd: 20 });
+  const reasoning = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${thinker.accountId}/keys`, { name: 'reasoning', guardrails: ['emails-out'] });
+  expect(reasoning.status).toBe(201);
+  reasoningKey = reasoning.body.key;
 });
 
 afterAll(async () => {
@@ -68,9 +75,9 @@ describe('admin API of guardrail policies', () => {
     expect(bad.body.error.code).toBe('bad_request');
     const badPattern = await gateway.admin('POST', '/admin/guardrails', { name: 'y', kind: 'deny_list', mode: 'block', applies_to: 'both', settings: { patterns: ['(a+)+'] } });
     expect(badPattern.status).toBe(400);
-    const webhook = await gateway.admin<{ error: { param?: string } }>('POST', '/admin/guardrails', { name: 'hook', kind: 'webhook', mode: 'block', applies_to: 'input', settings: { url: 'http://127.0.0.1:9/check' } });
-    expect(webhook.status).toBe(400);
-    expect(webhook.body.error.param).toBe('kind');
+    const maskingVerdict = await gateway.admin<{ error: { param?: string } }>('POST', '/admin/guardrails', { name: 'mod', kind: 'moderation', mode: 'mask', applies_to: 'input' });
+    expect(maskingVerdict.status).toBe(400);
+    expect(maskingVerdict.body.error.param).toBe('mode');
     const taken = await gateway.admin('POST', '/admin/guardrails', { name: 'cards', kind: 'pii', mode: 'log', applies_to: 'input' });
     expect(taken.status).toBe(409);
     const unknown = await gateway.admin<{ error: { param?: string } }>('PATCH', `/admin/accounts/${plain.accountId}`, { guardrails: ['no-such-policy'] });
@@ -235,6 +242,21 @@ describe('output policies', () => {
       }
     })().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
+  });
+
+  it('Anthropic thinking is checked too: an email in the reasoning is masked, whole and streamed', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: reasoningKey, maxRetries: 0 });
+    const request = { model: 'chat-anthropic', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Write to ann.lee@example.com about the heron' }] };
+    // The upstream saw the address (no input policy), and thought about it.
+    const whole = await client.messages.create(request);
+    expect(lastBodyText(anthropicUpstream)).toContain('ann.lee@example.com');
+    const thinking = whole.content.find((block) => block.type === 'thinking');
+    expect(thinking?.type === 'thinking' ? thinking.thinking : '').toContain('[EMAIL]');
+    expect(JSON.stringify(whole.content)).not.toContain('ann.lee@example.com');
+    const streamed = await client.messages.stream(request).finalMessage();
+    const streamedThinking = streamed.content.find((block) => block.type === 'thinking');
+    expect(streamedThinking?.type === 'thinking' ? streamedThinking.thinking : '').toContain('Thinking about: Write to [EMAIL]');
+    expect(JSON.stringify(streamed.content)).not.toContain('ann.lee@example.com');
   });
 
   it('the usage rows say what ran, never the text', async () => {

@@ -5,9 +5,13 @@ import { GuardrailSet } from '../../../src/guardrails/policy.js';
 import type { GuardrailPolicy } from '../../../src/guardrails/settings.js';
 import type { ChatRequest } from '../../../src/ir/chat-request.js';
 import type { StreamPart } from '../../../src/ir/stream-part.js';
+import type { ChatResponse } from '../../../src/ir/chat-response.js';
+import { WebhookGuardrailCaller } from '../../../src/guardrail-policies/webhook-guardrail.js';
+
+const webhooks = new WebhookGuardrailCaller();
 
 function guardOf(policies: GuardrailPolicy[], usage: GuardrailUsage[] = []): RequestGuard {
-  return new RequestGuard({ set: new GuardrailSet(policies), policies }, usage);
+  return new RequestGuard({ set: new GuardrailSet(policies), policies }, usage, { model: 'm', stream: false, webhooks, moderate: () => Promise.resolve({ kind: 'passed' as const }) });
 }
 
 async function* partsOf(chunks: readonly string[]): AsyncIterable<StreamPart> {
@@ -30,7 +34,7 @@ describe('RequestGuard', () => {
     const usage: GuardrailUsage[] = [];
     const guard = guardOf([{ name: 'cards', kind: 'pii', mode: 'mask', applies_to: 'input', settings: { detectors: ['card'], reversible: true } }], usage);
     const request = chat('pay 4111 1111 1111 1111 now');
-    guard.checkInput(request);
+    await guard.checkInput(request);
     expect(JSON.stringify(request)).not.toContain('4111');
     expect(JSON.stringify(request)).toContain('[CARD_1]');
     expect(usage).toEqual([{ name: 'cards', direction: 'input', outcome: 'masked', count: 1 }]);
@@ -50,14 +54,69 @@ describe('RequestGuard', () => {
     expect(usage).toContainEqual({ name: 'no-heron', direction: 'output', outcome: 'blocked', count: 1 });
   });
 
-  it('refuses a request with a denied word, naming the policy and not the text', () => {
+  it('refuses a request with a denied word, naming the policy and not the text', async () => {
     const guard = guardOf([{ name: 'deny', kind: 'deny_list', mode: 'block', applies_to: 'both', settings: { words: ['zanzibar'] } }]);
-    expect(() => guard.checkInput(chat('about Zanzibar'))).toThrow(/'deny'/);
-    try {
-      guard.checkInput(chat('about Zanzibar'));
-    } catch (error) {
-      expect((error as Error).message.toLowerCase()).not.toContain('zanzibar');
-      expect((error as { headers: Record<string, string> }).headers['x-gateway-guardrails']).toBe('deny/input=blocked;1');
+    const error = await guard.checkInput(chat('about Zanzibar')).catch((caught: unknown) => caught);
+    expect((error as Error).message).toContain("'deny'");
+    expect((error as Error).message.toLowerCase()).not.toContain('zanzibar');
+    expect((error as { headers: Record<string, string> }).headers['x-gateway-guardrails']).toBe('deny/input=blocked;1');
+  });
+
+  it('reads reasoning too: masks it in a whole answer and drops the signature its changed text no longer matches', async () => {
+    const usage: GuardrailUsage[] = [];
+    const guard = guardOf([{ name: 'emails', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } }], usage);
+    const answer = {
+      content: [
+        { type: 'reasoning', text: 'The user is ann@example.com, so…', signature: 'sig-1' },
+        { type: 'reasoning', text: 'nothing personal here', signature: 'sig-2' },
+        { type: 'text', text: 'Done.' },
+      ],
+    } as unknown as ChatResponse;
+    await guard.checkAnswer(answer);
+    expect(answer.content[0]).toEqual({ type: 'reasoning', text: 'The user is [EMAIL], so…' });
+    expect(answer.content[1]).toEqual({ type: 'reasoning', text: 'nothing personal here', signature: 'sig-2' });
+    expect(usage).toEqual([{ name: 'emails', direction: 'output', outcome: 'masked', count: 1 }]);
+  });
+
+  it('stops a stream on a denied word in its reasoning, split across chunks, before the text starts', async () => {
+    const usage: GuardrailUsage[] = [];
+    const guard = guardOf([{ name: 'no-heron', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } }], usage);
+    async function* parts(): AsyncIterable<StreamPart> {
+      yield { type: 'reasoning-start', id: 'r' };
+      for (const delta of ['thinking of a he', 'ron by the lake']) yield { type: 'reasoning-delta', id: 'r', delta };
+      yield { type: 'reasoning-end', id: 'r', signature: 's' };
+      yield { type: 'text-start', id: 't' };
+      yield { type: 'text-delta', id: 't', delta: 'A bird.' };
+      yield { type: 'text-end', id: 't' };
     }
+    let sent = '';
+    const error = await (async () => {
+      for await (const part of guard.guardStream(parts())) if (part.type === 'reasoning-delta' || part.type === 'text-delta') sent += part.delta;
+    })().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'guardrail_blocked' });
+    expect(sent).not.toContain('heron');
+    expect(sent).not.toContain('A bird');
+    expect(usage).toContainEqual({ name: 'no-heron', direction: 'output', outcome: 'blocked', count: 1 });
+  });
+
+  it('masks streamed reasoning and sends its end without the stale signature', async () => {
+    const guard = guardOf([{ name: 'emails', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } }]);
+    async function* parts(): AsyncIterable<StreamPart> {
+      yield { type: 'reasoning-start', id: 'r' };
+      for (const delta of ['write to ann@exa', 'mple.com today']) yield { type: 'reasoning-delta', id: 'r', delta };
+      yield { type: 'reasoning-end', id: 'r', signature: 's' };
+      yield { type: 'reasoning-start', id: 'r2' };
+      yield { type: 'reasoning-delta', id: 'r2', delta: 'plain' };
+      yield { type: 'reasoning-end', id: 'r2', signature: 's2' };
+      yield { type: 'finish', reason: { unified: 'stop', raw: 'stop' }, usage: null } as StreamPart;
+    }
+    let reasoning = '';
+    const ends: StreamPart[] = [];
+    for await (const part of guard.guardStream(parts())) {
+      if (part.type === 'reasoning-delta') reasoning += part.delta;
+      if (part.type === 'reasoning-end') ends.push(part);
+    }
+    expect(reasoning).toBe('write to [EMAIL] todayplain');
+    expect(ends).toEqual([{ type: 'reasoning-end', id: 'r' }, { type: 'reasoning-end', id: 'r2', signature: 's2' }]);
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * An external guardrail called over HTTP, in Portkey's webhook shape: a POST of
+ * `{ request: { json, text, isStreamingRequest }, response: { json, text, statusCode }, provider, requestType,
+ * eventType: 'beforeRequestHook' | 'afterRequestHook', metadata }` with the operator's headers, answered
+ * `{ verdict: boolean }` (false: the text fails the guardrail). LiteLLM's generic guardrail answer
+ * `{ action: 'BLOCKED' | 'NONE' | 'GUARDRAIL_INTERVENED' }` is read too (BLOCKED fails it). The guardrail has the
+ * policy's deadline; an answer that does not come in time, is not 2xx, or has neither field leaves the request to
+ * the policy's fail-open or fail-closed choice. The text sent is what the request carries after the built-in
+ * policies ran (masked where they mask).
+ */
+import { Agent, request } from 'undici';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
+
+/** What a webhook guardrail is asked about: one direction's text. */
+export interface WebhookSubject {
+  direction: 'input' | 'output';
+  /** the request's text as OpenAI chat messages (input), or the answer's text (output) */
+  messages: readonly { role: string; content: string }[];
+  answer?: string;
+  model: string;
+  stream: boolean;
+  policy: string;
+}
+
+/** The guardrail's verdict: passed, failed, or no verdict (`reason` says why, for the log; never text). */
+export type WebhookVerdict = { kind: 'passed' } | { kind: 'failed' } | { kind: 'unavailable'; reason: string };
+
+/** Bytes of a guardrail's answer read at most: a verdict is small. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export class WebhookGuardrailCaller {
+  readonly #agent = new Agent({ keepAliveTimeout: 4000, connections: 64 });
+
+  async check(settings: WebhookSettings, subject: WebhookSubject): Promise<WebhookVerdict> {
+    const timeoutMs = settings.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+    const requestText = subject.messages.map((message) => message.content).join('\n');
+    const body = JSON.stringify({
+      request: { json: { model: subject.model, messages: subject.messages, stream: subject.stream }, text: requestText, isStreamingRequest: subject.stream },
+      response: subject.direction === 'output'
+        ? { json: { object: 'chat.completion', model: subject.model, choices: [{ index: 0, message: { role: 'assistant', content: subject.answer ?? '' } }] }, text: subject.answer ?? '', statusCode: 200 }
+        : { json: null, text: '', statusCode: null },
+      provider: 'unigate',
+      requestType: 'chatComplete',
+      eventType: subject.direction === 'input' ? 'beforeRequestHook' : 'afterRequestHook',
+      metadata: { guardrail: subject.policy },
+    });
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const answer = await request(settings.url, {
+        method: 'POST',
+        headers: { ...settings.headers, 'content-type': 'application/json', accept: 'application/json' },
+        body,
+        dispatcher: this.#agent,
+        signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const text = await readLimited(answer.body);
+      if (answer.statusCode < 200 || answer.statusCode >= 300) return { kind: 'unavailable', reason: `answered ${answer.statusCode}` };
+      return verdictOf(text);
+    } catch (error) {
+      if (signal.aborted) return { kind: 'unavailable', reason: `no answer within ${timeoutMs} ms` };
+      const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'unreachable';
+      return { kind: 'unavailable', reason: code };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#agent.close();
+  }
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function verdictOf(text: string | null): WebhookVerdict {
+  if (text === null) return { kind: 'unavailable', reason: 'answer too large' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { kind: 'unavailable', reason: 'answer is not JSON' };
+  }
+  if (parsed === null || typeof parsed !== 'object') return { kind: 'unavailable', reason: 'answer is not an object' };
+  const { verdict, action } = parsed as { verdict?: unknown; action?: unknown };
+  if (typeof verdict === 'boolean') return { kind: verdict ? 'passed' : 'failed' };
+  if (action === 'BLOCKED') return { kind: 'failed' };
+  if (action === 'NONE' || action === 'GUARDRAIL_INTERVENED') return { kind: 'passed' };
+  return { kind: 'unavailable', reason: 'answer has no verdict' };
+}
