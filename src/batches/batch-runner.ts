@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { keyRefusalOf } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
-import { MESSAGE_BATCH_ENDPOINT, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
+import { batchHolder } from '../billing/money-pools.js';
+import { ENDED_BATCH_STATUSES, HOLDER_PREFIX, MESSAGE_BATCH_ENDPOINT, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
 import type { StoredFile } from '../domain/files.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RouteHandler } from '../http/request-context.js';
@@ -23,6 +24,10 @@ export interface BatchRoute {
 export const OUTPUT_DEFAULT_EXPIRY_SECONDS = 30 * 86_400;
 /** Expired files removed per sweep. */
 const SWEEP_LIMIT = 100;
+/** How often holds of ended or never-queued batches are looked for. */
+const HOLD_SWEEP_MS = 30_000;
+/** A hold with no batch is left this long (the batch may be being queued right now) before it is released. */
+const ORPHAN_HOLD_GRACE_MS = 10 * 60_000;
 
 /** A line's request id: the same each time the line is taken up, so its usage row and charge are found again. */
 export const lineRequestId = (batchId: string, line: number): string => `req_${batchId}_${line}`;
@@ -42,6 +47,7 @@ export class BatchRunner {
   #ticking: Promise<void> | null = null;
   #closed = false;
   #linesRun = 0;
+  #holdsSweptAt = 0;
 
   constructor(
     private readonly services: GatewayServices,
@@ -99,6 +105,25 @@ export class BatchRunner {
     }
     const expired = await storage.files.takeExpired(now, SWEEP_LIMIT);
     if (expired.length > 0) await storage.fileContents.delete(expired.map((file) => file.id));
+    if (now - this.#holdsSweptAt >= HOLD_SWEEP_MS) {
+      this.#holdsSweptAt = now;
+      await this.#sweepHolds(now);
+    }
+  }
+
+  /**
+   * Releases the holds a stopped instance left behind: those of batches that ended (the instance stopped between the
+   * batch's end and its release) and those of batches never queued (it stopped between the hold and the queueing).
+   */
+  async #sweepHolds(now: number): Promise<void> {
+    const { storage, ledger } = this.services;
+    for (const { holder, accountId, updatedAt } of await storage.money.listHolders()) {
+      const batch = await storage.batches.get(accountId, holder.slice(HOLDER_PREFIX.length));
+      const ended = batch === null ? now - updatedAt >= ORPHAN_HOLD_GRACE_MS : (ENDED_BATCH_STATUSES as readonly string[]).includes(batch.status);
+      if (!ended) continue;
+      const released = await ledger.releaseHolder(holder, accountId);
+      if (released > 0n) this.services.logger.warn('batches: released the hold of a batch that had ended or was never queued', { holder, released: released.toString() });
+    }
   }
 
   async #run(line: ClaimedLine): Promise<void> {
@@ -106,6 +131,11 @@ export class BatchRunner {
     try {
       const outcome = await this.#outcome(line, requestId);
       this.#linesRun += 1;
+      // The line's charge against its batch's hold is committed before the line counts as done, so the batch never
+      // ends (and releases its hold) ahead of a charge of one of its lines.
+      if (!(await this.services.ledger.settledAgainstHolder(requestId, this.services.config.batches.leaseMs))) {
+        this.services.logger.warn('batches: a line\'s charge is not committed yet; the line is recorded anyway', { batchId: line.batchId, line: line.line });
+      }
       if (!(await this.services.storage.batches.completeLine(line.batchId, line.line, this.#owner, outcome, this.services.clock.now()))) {
         this.services.logger.warn('batches: a line ended after its lease was taken over; its outcome is dropped', { batchId: line.batchId, line: line.line });
       }
@@ -157,7 +187,10 @@ export class BatchRunner {
       // Another instance took the batch over meanwhile: its files win, these go.
       for (const id of [outputFileId, errorFileId]) if (id !== null) await storage.files.delete(batch.accountId, id);
       await storage.fileContents.delete([outputFileId, errorFileId].filter((id): id is string => id !== null));
+      return;
     }
+    // Every line is charged: what the batch still holds goes back (a stop before this is swept by #sweepHolds).
+    await this.services.ledger.releaseHolder(batchHolder(batch.id), batch.accountId);
   }
 
   /** Stops taking lines; waits for the lines running here (bounded by their own deadlines). */

@@ -69,11 +69,12 @@ transaction: MoneyTransaction, lease: LeasePolicy, instanceId: string, everyKept
   const scope = moneyScope([], settlements);
   const snapshot = await transaction.read({
     accountIds: [...scope.accounts], keyIds: [...scope.keys], subscriptionIds: [...scope.subscriptions], projectIds: [...scope.projects], pools: [...scope.pools.keys()],
-    customers: [...scope.customers.values()],
+    customers: [...scope.customers.values()], holders: [...scope.holders],
   });
   const planned = planBatch({ now, snapshot, pools, grows: [], settlements, lease });
   await transaction.write(instanceId, {
-    rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, projectBudgetRollovers: planned.projectBudgetRollovers, usages: planned.usages, holds: [], now,
+    rollovers: planned.rollovers, budgetRollovers: planned.budgetRollovers, projectBudgetRollovers: planned.projectBudgetRollovers, usages: planned.usages, holds: [],
+    holderTakes: planned.holderTakes, now,
   });
   if (rows.length > 0) await transaction.insertUsageRows(rows);
 }

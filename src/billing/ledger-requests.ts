@@ -51,6 +51,11 @@ export interface ReserveRequest {
   entryId: string;
   /** The key's project (absent or null: the account's default project): its cap and budget take part like the key's. */
   project?: ProjectFunds | null;
+  /**
+   * Hold the amount for this holder (a batch, `batchHolder`) until it is released (Ledger.releaseHolder), whatever
+   * becomes of this instance; its lines' settlements are charged against it (Ledger.chargedAgainst).
+   */
+  holder?: string;
 }
 
 /** Amounts held from a key's pools that new requests cannot use. */

@@ -51,6 +51,8 @@ export class Ledger {
   /** Pools whose funds changed outside this ledger: storage decides their next reservation. */
   readonly #stale = new Set<string>();
   #waiters: Waiter[] = [];
+  /** Settlements charged against a holder's hold, by request id, until their transaction commits. */
+  readonly #holderSettlements = new Map<string, { promise: Promise<void>; resolve: () => void }>();
   #settlements: QueuedSettlement[] = [];
   /** Outbox files and how many of their settlements are not committed yet; a file goes when none is left. */
   readonly #keptFiles = new Map<string, number>();
@@ -196,6 +198,8 @@ export class Ledger {
    * 429 `quota_exhausted` (a key's quota cap, a subscription's quota under policy `deny`, or its overage limit).
    */
   async reserve(request: ReserveRequest): Promise<Reservation> {
+    // A holder's hold is made in storage, never from this instance's lease.
+    if (request.holder !== undefined) return this.#askStorage(request, false);
     const local = this.#planLocally(request);
     if (local instanceof GatewayError) throw local;
     if (local !== null) {
@@ -237,6 +241,7 @@ export class Ledger {
           amountNano: request.amountNano,
           ...(request.project == null ? {} : { project: request.project }),
           ...(probe ? { probe } : {}),
+          ...(request.holder === undefined ? {} : { holder: request.holder }),
         },
         resolve,
         reject,
@@ -302,6 +307,13 @@ export class Ledger {
    * settlement is kept on disk (with its usage row) within a turn of the event loop, and committed once it is back.
    */
   settle(reservation: Reservation, charge: SettleRequest): void {
+    if (reservation.holder !== undefined && !this.#holderSettlements.has(charge.requestId)) {
+      let resolve = (): void => {};
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.#holderSettlements.set(charge.requestId, { promise, resolve });
+    }
     this.#settlements.push({
       reservation,
       costNano: charge.costNano < 0n ? 0n : charge.costNano,
@@ -352,6 +364,12 @@ export class Ledger {
 
   /** Committed: their outbox files lose them, and a file none is left in is removed. */
   #committed(settlements: readonly QueuedSettlement[]): void {
+    for (const settlement of settlements) {
+      const waiting = this.#holderSettlements.get(settlement.requestId);
+      if (waiting === undefined) continue;
+      this.#holderSettlements.delete(settlement.requestId);
+      waiting.resolve();
+    }
     const outbox = this.options.outbox ?? null;
     if (outbox === null) return;
     const done: string[] = [];
@@ -370,6 +388,48 @@ export class Ledger {
     this.logger.info('money: settlements kept on disk are committed', { files: done.length, kept: this.keptSettlements });
     // Applying a file again (a crash before it is gone) moves no money: its entries are in storage.
     outbox.remove(done).catch((error: unknown) => this.logger.warn('money: committed outbox files could not be removed; the next start skips their settlements', describeError(error)));
+  }
+
+  /**
+   * A reservation charged against a holder's hold (a batch's) instead of holding anything itself: its settlement takes
+   * the cost from the hold first (then, for what the hold lacks, from what the pools have free), and the hold keeps the
+   * rest. Costs no round trip.
+   */
+  chargedAgainst(holder: string, request: ReserveRequest): Reservation {
+    return {
+      entryId: request.entryId, accountId: request.accountId, keyId: request.keyId, keyCapped: request.keyCapped, keyBudgeted: request.keyBudgeted,
+      ...(request.customerBudgeted === true && request.customer != null ? { customer: request.customer, customerBudgeted: true } : {}),
+      subscriptionId: null, candidateSubscriptions: request.subscriptions, amountNano: 0n, parts: { ...NO_PARTS }, project: request.project ?? null, holder,
+    };
+  }
+
+  /**
+   * Resolves once the settlement of `requestId`, charged against a holder's hold, is committed (at once when none is
+   * queued), or after `timeoutMs` at the latest.
+   */
+  async settledAgainstHolder(requestId: string, timeoutMs: number): Promise<boolean> {
+    const waiting = this.#holderSettlements.get(requestId);
+    if (waiting === undefined) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([waiting.promise.then(() => true), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Gives back what a holder (a batch) still holds, in one transaction under its account's lock: after the batch's
+   * last charge, at its end, cancellation, expiry or failure. Returns what was released; a second call releases nothing.
+   */
+  async releaseHolder(holder: string, accountId: string): Promise<NanoUsd> {
+    const released = await this.storage.money.transact([accountId], (transaction) => transaction.dropHolder(holder));
+    if (released > 0n) this.forgetBalance(accountId);
+    return released;
   }
 
   /** A charge with nothing reserved for it (an outcome billed without admission): settled like any other. */
@@ -606,6 +666,7 @@ export class Ledger {
       const plan = await this.storage.money.transact([...accounts], async (transaction) => {
         const snapshot = await transaction.read({
           accountIds: [...accounts], keyIds: [...keys], subscriptionIds: [...subscriptions], projectIds: [...scope.projects], pools: [...touched.keys()], customers: [...customers.values()],
+          holders: [...scope.holders],
         });
         const current = new Map<string, PoolState>();
         for (const pool of touched.keys()) {
@@ -623,6 +684,8 @@ export class Ledger {
           usages: planned.usages,
           holds: [...planned.pools].map(([pool, state]) => ({ pool, accountId: state.accountId, heldNano: state.held })),
           checkpointsDone: settlements.filter((settlement) => settlement.checkpointed === true).map((settlement) => settlement.requestId),
+          holderGrants: planned.holderGrants,
+          holderTakes: planned.holderTakes,
           now,
         });
         return planned;

@@ -1,4 +1,5 @@
 import type { BudgetRollover, MoneySnapshot, ProjectBudgetRollover, SettledUsage, SubscriptionRollover } from '../storage/storage.js';
+import type { HolderGrant, HolderTake } from '../storage/money-contracts.js';
 import type { KeyBudget, NanoUsd, Plan, Subscription } from '../domain/records.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import {
@@ -23,6 +24,8 @@ export interface GrowRequest {
   project?: ProjectFunds | null;
   /** Only asks whether the amount would be held (Ledger.assertCanPay): answered like a reservation, nothing held. */
   probe?: boolean;
+  /** Held durably for this holder (a batch's whole life) rather than by this instance. */
+  holder?: string;
 }
 
 export interface Settlement {
@@ -74,6 +77,10 @@ export interface BatchPlan {
   pools: Map<string, PoolState>;
   outcomes: GrowOutcome[];
   subscriptionFacts: Map<string, SubscriptionFacts>;
+  /** Holds made for holders (batches). */
+  holderGrants: HolderGrant[];
+  /** What settlements charged against holders' holds, pool by pool. */
+  holderTakes: HolderTake[];
 }
 
 /** The subscription as it stands at `now`: rolled to the current period, cancelled when its end has come. */
@@ -120,8 +127,16 @@ export function planBatch(input: {
     }
     return state;
   };
-  // Holds of the other instances: everything storage sums minus what this instance holds (its own rows).
-  const othersOf = (pool: string): NanoUsd => atLeastZero((snapshot.heldByPool.get(pool) ?? 0n) - (input.pools.get(pool)?.held ?? 0n));
+  // Holders' (batches') holds as this plan leaves them, and how far they moved from what storage sums per pool.
+  const holders = new Map<string, Map<string, NanoUsd>>([...(snapshot.holderHolds ?? [])].map(([holder, held]) => [holder, new Map(held)]));
+  const holderShift = new Map<string, NanoUsd>();
+  const shiftHolders = (pool: string, amount: NanoUsd): void => {
+    holderShift.set(pool, (holderShift.get(pool) ?? 0n) + amount);
+  };
+  const holderGrants: HolderGrant[] = [];
+  const holderTakes: HolderTake[] = [];
+  // Holds of the other instances and of holders: everything storage sums minus what this instance holds (its own rows).
+  const othersOf = (pool: string): NanoUsd => atLeastZero((snapshot.heldByPool.get(pool) ?? 0n) + (holderShift.get(pool) ?? 0n) - (input.pools.get(pool)?.held ?? 0n));
 
   const rollovers: SubscriptionRollover[] = [];
   const subscriptions = new Map<string, { subscription: Subscription; plan: Plan }>();
@@ -195,16 +210,23 @@ export function planBatch(input: {
     return room === null || room >= amount;
   };
   const capTo = (amount: NanoUsd, room: NanoUsd | null): NanoUsd => (room === null ? amount : minimum(amount, room));
+  // What the settlement being planned took from each pool (for the holder it is charged against).
+  let takenHere = new Map<string, NanoUsd>();
   const take = (pool: string, accountId: string, amount: NanoUsd): void => {
     if (amount <= 0n) return;
     poolOf(pool, accountId);
     spent.set(pool, (spent.get(pool) ?? 0n) + amount);
+    takenHere.set(pool, (takenHere.get(pool) ?? 0n) + amount);
   };
 
-  // 1. Settlements: release each reservation, then charge its real cost to what the pools allow.
+  // 1. Settlements: release each reservation, then charge its real cost to what the pools allow. One charged against a
+  // holder's hold may use all of that hold; the hold then keeps what the charge did not take from each of its pools.
   const usages: SettledUsage[] = [];
   for (const { reservation, costNano, requestId, createdAt } of input.settlements) {
     for (const [pool, amount] of poolsOf(reservation)) poolOf(pool, reservation.accountId).inFlight -= amount;
+    const holder = reservation.holder === undefined ? undefined : holders.get(reservation.holder);
+    for (const [pool, amount] of holder ?? []) shiftHolders(pool, -amount);
+    takenHere = new Map();
     const { accountId, keyId } = reservation;
     let total = costNano;
     if (reservation.keyCapped) total = capTo(total, roomOf(keyPool(keyId), accountId));
@@ -253,6 +275,12 @@ export function planBatch(input: {
       createdAt,
       customer: customerBudget === null || reservation.customer == null ? null : { customer: reservation.customer, periodStart: budgetPeriodAt(customerBudget.period, now).start },
     });
+    for (const [pool, amount] of holder ?? []) {
+      const taken = minimum(amount, takenHere.get(pool) ?? 0n);
+      (holder as Map<string, NanoUsd>).set(pool, amount - taken);
+      shiftHolders(pool, amount - taken);
+      if (taken > 0n) holderTakes.push({ entryId: reservation.entryId, holder: reservation.holder as string, pool, takenNano: taken });
+    }
   }
 
   // 2. Reservations that wait: all or nothing, subscription quota first, then the plan's overage policy.
@@ -338,6 +366,18 @@ export function planBatch(input: {
       outcomes.push({ reservation });
       continue;
     }
+    if (grow.holder !== undefined) {
+      // A holder's hold is its own rows, apart from this instance's pools.
+      const held = holders.get(grow.holder) ?? new Map<string, NanoUsd>();
+      for (const [pool, part] of poolsOf(reservation)) {
+        held.set(pool, (held.get(pool) ?? 0n) + part);
+        shiftHolders(pool, part);
+        holderGrants.push({ holder: grow.holder, pool, accountId, heldNano: part });
+      }
+      holders.set(grow.holder, held);
+      outcomes.push({ reservation: { ...reservation, holder: grow.holder } });
+      continue;
+    }
     for (const [pool, part] of poolsOf(reservation)) {
       const state = poolOf(pool, accountId);
       state.inFlight += part;
@@ -367,5 +407,5 @@ export function planBatch(input: {
     const room = usable(id) === null ? 0n : roomOf(subscriptionPool(id), entry.subscription.accountId) ?? 0n;
     subscriptionFacts.set(id, { policy: entry.plan.overagePolicy, exhaustedUntil: room > 0n ? -1 : entry.subscription.currentPeriodEnd });
   }
-  return { rollovers, budgetRollovers, projectBudgetRollovers, usages, pools, outcomes, subscriptionFacts };
+  return { rollovers, budgetRollovers, projectBudgetRollovers, usages, pools, outcomes, subscriptionFacts, holderGrants, holderTakes };
 }

@@ -1,4 +1,5 @@
 import type { NanoUsd, OveragePolicy } from '../domain/records.js';
+import { HOLDER_PREFIX } from '../domain/batches.js';
 import { customerPool } from '../domain/customer-records.js';
 
 /**
@@ -68,7 +69,21 @@ export interface Reservation {
   parts: ReservationParts;
   /** The key's project when it has a cap or budget of its own (absent or null: none takes part). */
   project?: ProjectFunds | null;
+  /**
+   * The durable hold this reservation belongs to (a batch's; see `batchHolder`), or absent: held by this instance.
+   * A reservation made with a holder is that hold; a settlement of a reservation with a holder (and no parts of its
+   * own) is charged against the hold, which shrinks by what the charge took from each of its pools.
+   */
+  holder?: string;
 }
+
+/**
+ * The holder of a batch's hold: its rows in `money_holds` stand beside the instances' (every reservation counts them
+ * against the pools' funds) but belong to no instance, so no restart or stale sweep releases them; only the batch's
+ * end does (Ledger.releaseHolder).
+ */
+export const batchHolder = (batchId: string): string => `${HOLDER_PREFIX}${batchId}`;
+export const isHolder = (holdId: string): boolean => holdId.startsWith(HOLDER_PREFIX);
 
 /** One pool as this instance sees it: what it holds in storage and how much of that requests in flight use. */
 export interface PoolState {

@@ -11,6 +11,8 @@ export function moneyScope(grows: readonly GrowRequest[], settlements: readonly 
   const subscriptions = new Set<string>();
   const projects = new Set<string>();
   const customers = new Map<string, { accountId: string; customer: string }>();
+  /** Holders (batches' holds) charged against, whose rows the transaction reads. */
+  const holders = new Set<string>();
   const addPool = (pool: string, accountId: string): void => {
     pools.set(pool, accountId);
     accounts.add(accountId);
@@ -56,6 +58,7 @@ export function moneyScope(grows: readonly GrowRequest[], settlements: readonly 
     addCustomer(grow.accountId, grow.customer, grow.customerBudgeted);
   }
   for (const { reservation } of settlements) {
+    if (reservation.holder !== undefined) holders.add(reservation.holder);
     addProject(reservation.accountId, reservation.project);
     addCustomer(reservation.accountId, reservation.customer, reservation.customerBudgeted);
     addRequest(reservation.accountId, reservation.keyId, reservation.keyCapped, reservation.keyBudgeted, reservation.subscriptionId === null ? reservation.candidateSubscriptions : [reservation.subscriptionId, ...reservation.candidateSubscriptions]);
@@ -65,5 +68,5 @@ export function moneyScope(grows: readonly GrowRequest[], settlements: readonly 
     if (pool.startsWith('customer:')) customers.set(pool, { accountId, customer: pool.slice(customerPoolPrefix(accountId).length) });
     addPool(pool, accountId);
   };
-  return { pools, accounts, keys, subscriptions, projects, customers, addPool: addPoolOf };
+  return { pools, accounts, keys, subscriptions, projects, customers, holders, addPool: addPoolOf };
 }

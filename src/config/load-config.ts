@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
+import { HOLDER_PREFIX } from '../domain/batches.js';
 import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
 import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
 import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
@@ -19,6 +20,13 @@ export class ConfigError extends Error {
 }
 
 type Environment = Record<string, string | undefined>;
+
+/** The instance's id, which may not look like a batch's hold (`batch:…`): holds under such ids outlive their instance. */
+function readInstanceId(env: Environment): string | null {
+  const id = read(env, 'INSTANCE_ID') ?? null;
+  if (id !== null && id.startsWith(HOLDER_PREFIX)) throw new ConfigError(`INSTANCE_ID may not start with "${HOLDER_PREFIX}" (the ledger keeps batches' holds under such ids)`);
+  return id;
+}
 
 /** Reads `UNIGATE_<NAME>` first, then `<NAME>`; empty strings count as unset. */
 function read(env: Environment, name: string): string | undefined {
@@ -255,7 +263,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     alertCheckSeconds: readInteger(env, 'ALERT_CHECK_SECONDS', 30, 1, 86_400),
     workers: readInteger(env, 'WORKERS', 1, 1, 64),
     workerIndex: readInteger(env, 'WORKER_INDEX', 0, 0, 63),
-    instanceId: read(env, 'INSTANCE_ID') ?? null,
+    instanceId: readInstanceId(env),
     sourceCommit: readSourceCommit(env),
     instanceStaleSeconds: readInteger(env, 'INSTANCE_STALE_SECONDS', 30, 2, 3600),
     dataDirectory,

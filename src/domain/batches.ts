@@ -10,6 +10,12 @@ export const MESSAGE_BATCH_ENDPOINT = '/v1/messages';
 /** Every endpoint a batch line may call: OpenAI's batch endpoints and Anthropic's Messages. */
 export const BATCH_ENDPOINTS = [...OPENAI_BATCH_ENDPOINTS, MESSAGE_BATCH_ENDPOINT] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
+/**
+ * Every id a hold of the ledger is kept under that belongs to no gateway instance starts so (a batch's hold, kept
+ * under `batch:<id>` for the batch's whole life); no instance id may.
+ */
+export const HOLDER_PREFIX = 'batch:';
+
 /** The statuses of a batch whose lines are all settled and whose results are written. */
 export const ENDED_BATCH_STATUSES = ['completed', 'failed', 'expired', 'cancelled'] as const;
 

@@ -1,6 +1,7 @@
 import type { AnswerReport } from '../billing/answer-report.js';
 import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
+import { batchHolder } from '../billing/money-pools.js';
 import { settle, trackStream, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
 import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
@@ -81,6 +82,8 @@ export function meteredRoute(
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     if (context.batchLine !== undefined) meter.batch = true;
+    // A batch's line is charged against its batch's hold.
+    const holder = context.batchLine === undefined ? undefined : batchHolder(context.batchLine.batchId);
     const held: Disposable[] = [];
     const sink = new MeteredSink(responseSink(context), meter);
     let early: RequestCharge | null = null;
@@ -98,7 +101,7 @@ export function meteredRoute(
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
       admit: async (ask) => (admission = await admit(services, {
-        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family,
+        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
       })),
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;

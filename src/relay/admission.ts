@@ -51,6 +51,8 @@ export interface AdmissionRequest {
   early: RequestCharge | null;
   /** The client's protocol family: its own rate-limit headers are added to the generic ones. */
   family: ClientFamily;
+  /** A batch's line: charged against the hold its batch made for its whole life (nothing is held for the line itself). */
+  holder?: string;
 }
 
 /**
@@ -168,7 +170,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
-  const reservation = await ledger.reserve({
+  const ask = {
     accountId: account.id,
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
@@ -178,7 +180,8 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     amountNano,
     entryId: newId('led', meter.createdAt),
     project: projectFundsOf(key),
-  });
+  };
+  const reservation = request.holder === undefined ? await ledger.reserve(ask) : ledger.chargedAgainst(request.holder, ask);
   try {
     const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
     return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };

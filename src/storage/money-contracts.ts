@@ -14,8 +14,10 @@ export interface MoneySnapshot {
   projects?: Map<string, { accountId: string; quotaNano: NanoUsd | null; spentNano: NanoUsd; budget: KeyBudget | null }>;
   /** The budget of each end-customer pool asked for (by pool id; absent: the customer has no budget). */
   customerBudgets?: Map<string, KeyBudget>;
-  /** Sum over every instance of the holds on each pool asked for. */
+  /** Sum over every instance and holder of the holds on each pool asked for. */
   heldByPool: Map<string, NanoUsd>;
+  /** What each holder asked for (a batch) holds, by pool (a holder without rows is absent). */
+  holderHolds?: Map<string, Map<string, NanoUsd>>;
 }
 
 export interface MoneySnapshotRequest {
@@ -26,6 +28,24 @@ export interface MoneySnapshotRequest {
   pools: string[];
   /** End customers whose budgets the transaction reads. */
   customers?: Array<{ accountId: string; customer: string }>;
+  /** Holders (batches' holds) whose rows the transaction reads. */
+  holders?: string[];
+}
+
+/** A hold made for a holder (a batch) by a transaction: one row per pool, never replaced. */
+export interface HolderGrant {
+  holder: string;
+  pool: string;
+  accountId: string;
+  heldNano: NanoUsd;
+}
+
+/** What one settlement charged against a holder's hold on a pool: taken off the hold only when the entry is new. */
+export interface HolderTake {
+  entryId: string;
+  holder: string;
+  pool: string;
+  takenNano: NanoUsd;
 }
 
 /** One request's settled charge, split between the wallet and a subscription. */
@@ -81,6 +101,10 @@ export interface MoneyWrites {
   holds: Array<{ pool: string; accountId: string; heldNano: NanoUsd }>;
   /** Requests settled by this transaction whose stream checkpoints go with the settlement. */
   checkpointsDone?: string[];
+  /** Holds made for holders (batches) by this transaction. */
+  holderGrants?: HolderGrant[];
+  /** Charges against holders' holds (applied only with their settlement's new entry, so a replay takes nothing twice). */
+  holderTakes?: HolderTake[];
   now: number;
 }
 
@@ -110,6 +134,8 @@ export interface MoneyTransaction {
   instanceHolds(instanceId: string): Promise<Map<string, NanoUsd>>;
   /** Drops the instance's holds and its heartbeat row. */
   dropInstance(instanceId: string): Promise<void>;
+  /** Drops a holder's holds (a batch's, at its end); returns what they held in all. Dropping them again drops nothing. */
+  dropHolder(holder: string): Promise<NanoUsd>;
   /** Usage rows written with the charges (a request id already logged is skipped). */
   insertUsageRows(rows: UsageLogRow[]): Promise<void>;
   /** Of these entry ids, those a settlement already wrote (a ledger entry or a subscription usage row). */
@@ -154,6 +180,8 @@ export interface MoneyRepository {
   /** Upserts this instance's stream checkpoints, many rows per statement. */
   writeCheckpoints(instanceId: string, checkpoints: StoredCheckpoint[], now: number): Promise<void>;
   listHolds(accountId?: string): Promise<MoneyHold[]>;
+  /** The holders (batches' holds) with rows: each with its account and when its rows last changed. */
+  listHolders(): Promise<Array<{ holder: string; accountId: string; updatedAt: number }>>;
   audit(accountId?: string): Promise<LedgerAudit>;
   /** Sum of positive ledger entries (credits) and of negative ones (charges, corrections) of an account. */
   creditTotals(accountId: string): Promise<{ creditedNano: NanoUsd; debitedNano: NanoUsd }>;

@@ -29,6 +29,34 @@ export function describeMoneyContract(storageOf: () => Storage): void {
   }
 
   describe('money', () => {
+    it('keeps a holder\'s hold apart from instances: taken off only with a new entry, released once, never swept as a stale instance', async () => {
+      const storage = storageOf();
+      const { account, key } = await seed(10_000n);
+      const wallet = `wallet:${account.id}`;
+      await storage.money.transact([account.id], (transaction) => transaction.write('instance-a', {
+        rollovers: [], usages: [], holds: [], now: 5, holderGrants: [{ holder: 'batch:b1', pool: wallet, accountId: account.id, heldNano: 900n }],
+      }));
+      const charge = usage(account.id, key.id, '', { subscriptionId: null, walletNano: 300n });
+      const take = { entryId: charge.entryId, holder: 'batch:b1', pool: wallet, takenNano: 300n };
+      const snapshot = await storage.money.transact([account.id], async (transaction) => {
+        const read = await transaction.read({ accountIds: [account.id], keyIds: [], subscriptionIds: [], pools: [wallet], holders: ['batch:b1'] });
+        await transaction.write('instance-a', { rollovers: [], usages: [charge], holds: [], now: 6, holderTakes: [take] });
+        return read;
+      });
+      expect(snapshot.heldByPool.get(wallet)).toBe(900n);
+      expect(snapshot.holderHolds?.get('batch:b1')).toEqual(new Map([[wallet, 900n]]));
+      // The same settlement replayed takes nothing more off the hold.
+      await storage.money.transact([account.id], (transaction) => transaction.write('instance-a', { rollovers: [], usages: [charge], holds: [], now: 7, holderTakes: [take] }));
+      expect(await storage.money.listHolds(account.id)).toEqual([{ instanceId: 'batch:b1', pool: wallet, accountId: account.id, heldNano: 600n }]);
+      expect(await storage.money.listHolders()).toEqual([{ holder: 'batch:b1', accountId: account.id, updatedAt: 6 }]);
+      // No heartbeat row, yet not a stale instance.
+      expect(await storage.money.staleInstances(1_000_000)).not.toContain('batch:b1');
+      expect(await storage.money.transact([account.id], (transaction) => transaction.dropHolder('batch:b1'))).toBe(600n);
+      expect(await storage.money.transact([account.id], (transaction) => transaction.dropHolder('batch:b1'))).toBe(0n);
+      expect(await storage.money.listHolders()).toEqual([]);
+      expect((await storage.accounts.getById(account.id))?.balanceNano).toBe(10_000n - 300n);
+    });
+
     it('reads pools, settles wallet and subscription parts once, writes absolute holds, and the audit balances', async () => {
       const storage = storageOf();
       const { account, key, subscription } = await seed(10_000n);

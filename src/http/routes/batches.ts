@@ -3,6 +3,7 @@ import { parseBatchInput } from '../../batches/batch-input.js';
 import { OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type BatchInputError, type BatchLineInput } from '../../domain/batches.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { projectFundsOf } from '../../projects/project-admission.js';
+import { batchHolder } from '../../billing/money-pools.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
@@ -54,9 +55,9 @@ function batchNotFound(id: string): GatewayError {
 /**
  * `POST /v1/batches`: queues the lines of an uploaded `batch` file. The file is checked whole (each line's shape,
  * unique `custom_id`s, every model known, of the endpoint's kind and allowed to the key): a file that fails is
- * answered as a `failed` batch with its errors, as OpenAI does. The account must be able to pay the worst case of
- * every line at batch prices now (402 or 429 otherwise, nothing queued); each line is then admitted and charged as
- * it runs.
+ * answered as a `failed` batch with its errors, as OpenAI does. The worst case of every line at batch prices is held
+ * for the batch's whole life (402 or 429 when it cannot be, nothing queued); each line is charged against that hold
+ * as it completes, and what is left is released when the batch ends.
  */
 export function createBatchRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
@@ -83,7 +84,7 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
     if (parsed.ok) {
       const admission = admitBatchLines(parsed.lines, batchEndpoint, key, (name) => services.catalog.model(name));
       if (admission.ok) {
-        await holdable(services, key, account.id, admission.worstCaseNano, id, now);
+        await holdBatch(services, key, account.id, admission.worstCaseNano, id, now);
       } else {
         errors = admission.errors;
         lines = [];
@@ -96,22 +97,34 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
       createdAt: now, expiresAt: now + COMPLETION_WINDOW_MS['24h'], inProgressAt: errors === null ? now : null, finalizingAt: null, completedAt: null,
       failedAt: errors === null ? null : now, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
-    await services.storage.batches.create(batch, lines);
+    await createHeld(services, batch, lines);
     sendJson(context, 200, batchObject(batch));
   };
 }
 
 /**
- * Whether the key's pools, the subscriptions and the wallet can cover `amountNano` now, asked of the ledger as a
- * request's hold is (402 `insufficient_balance` or 429 `quota_exhausted` otherwise); the amount is released at once.
+ * Holds `amountNano` (the batch's worst case) from the key's pools, the subscriptions and the wallet for the batch's
+ * whole life, as one durable hold of the ledger under the batch's id, or throws as a request's hold would (402
+ * `insufficient_balance` or 429 `quota_exhausted`). Each line is charged against it as it completes; the batch runner
+ * releases what is left when the batch ends, however it ends.
  */
-export async function holdable(services: GatewayServices, key: ApiKey, accountId: string, amountNano: bigint, batchId: string, now: number): Promise<void> {
+export async function holdBatch(services: GatewayServices, key: ApiKey, accountId: string, amountNano: bigint, batchId: string, now: number): Promise<void> {
   const subscriptions = await services.subscriptions.active(accountId);
-  const reservation = await services.ledger.reserve({
+  await services.ledger.reserve({
     accountId, keyId: key.id, keyCapped: key.quotaNano !== null, keyBudgeted: key.budget !== null,
     subscriptions: subscriptions.map(({ subscription }) => subscription.id), amountNano, entryId: newId('led', now), project: projectFundsOf(key),
+    holder: batchHolder(batchId),
   });
-  services.ledger.settle(reservation, { costNano: 0n, requestId: `hold_${batchId}`, createdAt: now });
+}
+
+/** Queues the batch; its hold goes again when it cannot be (a hold left by a crash here is swept by the batch runner). */
+export async function createHeld(services: GatewayServices, batch: Batch, lines: readonly BatchLineInput[]): Promise<void> {
+  try {
+    await services.storage.batches.create(batch, lines);
+  } catch (error) {
+    await services.ledger.releaseHolder(batchHolder(batch.id), batch.accountId).catch(() => 0n);
+    throw error;
+  }
 }
 
 /** `GET /v1/batches/{id}`: the caller's batch. */

@@ -9,7 +9,7 @@ import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson } from '../respond.js';
-import { holdable } from './batches.js';
+import { createHeld, holdBatch } from './batches.js';
 import { messageBatchObject, messageBatchResultLine, processingStatus } from './message-batch-wire.js';
 
 /** A Message Batch runs for at most 24 hours; lines not run by then expire. */
@@ -44,8 +44,8 @@ async function send(services: GatewayServices, context: RequestContext, batch: B
  * `POST /v1/messages/batches`: queues `requests` (each `custom_id` and Messages `params`) for the batch runner, which
  * runs each through `/v1/messages` in process, on any model (translated as any Messages request is), charged as it
  * completes at batch prices. Every request is checked first (shape, unique ids, model known and allowed to the key)
- * and the account must be able to pay every request's worst case now (402 or 429 otherwise); nothing is queued when
- * a check fails.
+ * and every request's worst case is held for the batch's whole life (402 or 429 when it cannot be); nothing is queued
+ * when a check fails. Each request is charged against the hold as it completes; the rest is released at the end.
  */
 export function createMessageBatchRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
@@ -61,7 +61,7 @@ export function createMessageBatchRoute(services: GatewayServices): RouteHandler
     }
     const now = services.clock.now();
     const id = newId('msgbatch', now);
-    await holdable(services, key, account.id, admission.worstCaseNano, id, now);
+    await holdBatch(services, key, account.id, admission.worstCaseNano, id, now);
     const batch: Batch = {
       id, accountId: account.id, keyId: key.id, endpoint: MESSAGE_BATCH_ENDPOINT, inputFileId: '', completionWindow: '24h',
       status: 'in_progress', metadata: null, outputFileId: null, errorFileId: null, errors: null, outputExpiresSeconds: null,
@@ -69,7 +69,7 @@ export function createMessageBatchRoute(services: GatewayServices): RouteHandler
       createdAt: now, expiresAt: now + PROCESSING_WINDOW_MS, inProgressAt: now, finalizingAt: null, completedAt: null,
       failedAt: null, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
-    await services.storage.batches.create(batch, parsed.lines);
+    await createHeld(services, batch, parsed.lines);
     sendJson(context, 200, messageBatchObject(batch, { processing: batch.total, done: 0, failed: 0, cancelled: 0, expired: 0 }, resultsUrl(services, context, id)));
   };
 }

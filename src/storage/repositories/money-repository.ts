@@ -1,5 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { toBigInt } from '../convert.js';
+import { HOLDER_PREFIX } from '../../domain/batches.js';
+import { toBigInt, toNumber } from '../convert.js';
 import type { Database } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
@@ -10,6 +11,9 @@ import { transactionView } from './money-transaction.js';
 import { auditLedger, creditTotals } from './ledger-audit.js';
 
 type Dialect = 'sqlite' | 'postgres';
+
+/** Holders' ids (batches' holds) sort from this prefix up to (not including) the next string after every one of them. */
+const HOLDER_PREFIX_END = `${HOLDER_PREFIX.slice(0, -1)}${String.fromCharCode(HOLDER_PREFIX.charCodeAt(HOLDER_PREFIX.length - 1) + 1)}`;
 
 /**
  * PostgreSQL locks a money transaction's accounts up front, in byte order ("C" collation, which matches JavaScript's
@@ -51,9 +55,11 @@ function instanceRegistry(db: Kysely<Database>): Pick<MoneyRepository, 'register
 
     async staleInstances(before) {
       const stale = await db.selectFrom('gateway_instances').select('instance_id').where('heartbeat_at', '<', before).execute();
-      // Holds or checkpoints whose instance has no heartbeat row at all (it stopped, or never registered) are stale too.
+      // Holds or checkpoints whose instance has no heartbeat row at all (it stopped, or never registered) are stale too;
+      // a holder's (a batch's) holds belong to no instance and are not.
       const registered = db.selectFrom('gateway_instances').select('instance_id');
-      const orphanHolds = await db.selectFrom('money_holds').select('instance_id').distinct().where('instance_id', 'not in', registered).execute();
+      const orphanHolds = await db.selectFrom('money_holds').select('instance_id').distinct().where('instance_id', 'not in', registered)
+        .where((where) => where.or([where('instance_id', '<', HOLDER_PREFIX), where('instance_id', '>=', HOLDER_PREFIX_END)])).execute();
       const orphanCheckpoints = await db.selectFrom('stream_checkpoints').select('instance_id').distinct().where('instance_id', 'not in', registered).execute();
       return [...new Set([...stale, ...orphanHolds, ...orphanCheckpoints].map((row) => row.instance_id))];
     },
@@ -130,6 +136,13 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, sq
       if (accountId !== undefined) query = query.where('account_id', '=', accountId);
       const rows = await query.execute();
       return rows.map((row) => ({ instanceId: row.instance_id, pool: row.pool, accountId: row.account_id, heldNano: toBigInt(row.held_nano) }));
+    },
+
+    async listHolders() {
+      const rows = await db.selectFrom('money_holds').select(['instance_id', 'account_id', (eb) => eb.fn.max('updated_at').as('updated_at')])
+        .where('instance_id', '>=', HOLDER_PREFIX).where('instance_id', '<', HOLDER_PREFIX_END)
+        .groupBy(['instance_id', 'account_id']).execute();
+      return rows.map((row) => ({ holder: row.instance_id, accountId: row.account_id, updatedAt: toNumber(row.updated_at) }));
     },
 
     audit: (accountId) => auditLedger(db, accountId),

@@ -99,6 +99,18 @@ async function readSnapshot(trx: Transaction<Database>, statements: MoneyStateme
     snapshot.projects = projects;
   }
   for (const row of await statements.heldByPool([...new Set(request.pools)])) snapshot.heldByPool.set(row.pool, toBigInt(row.held));
+  const holders = [...new Set(request.holders ?? [])];
+  if (holders.length > 0) {
+    const holderHolds = new Map<string, Map<string, bigint>>();
+    for (const part of chunk(holders, IN_LIST)) {
+      for (const row of await trx.selectFrom('money_holds').select(['instance_id', 'pool', 'held_nano']).where('instance_id', 'in', part).execute()) {
+        const pools = holderHolds.get(row.instance_id) ?? new Map<string, bigint>();
+        pools.set(row.pool, toBigInt(row.held_nano));
+        holderHolds.set(row.instance_id, pools);
+      }
+    }
+    snapshot.holderHolds = holderHolds;
+  }
   if (request.customers !== undefined && request.customers.length > 0) snapshot.customerBudgets = await readCustomerBudgets(trx, request.customers);
   return snapshot;
 }
@@ -181,7 +193,37 @@ async function writeSettlement(trx: Transaction<Database>, statements: MoneyStat
   const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
   await statements.dropHolds(instanceId, dropped);
   await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
+  await writeHolderHolds(trx, writes, fresh);
   return fresh;
+}
+
+/**
+ * Holders' holds: new ones inserted (a holder's rows are made once), then each charge against one taken off it when
+ * its settlement's entry is new (a replayed settlement takes nothing), a row taken down to nothing removed.
+ */
+async function writeHolderHolds(trx: Transaction<Database>, writes: MoneyWrites, fresh: ReadonlySet<string>): Promise<void> {
+  const grants = (writes.holderGrants ?? []).filter((grant) => grant.heldNano > 0n);
+  for (const part of chunk(grants, rowsPerStatement(5))) {
+    await trx.insertInto('money_holds')
+      .values(part.map((grant) => ({ instance_id: grant.holder, pool: grant.pool, account_id: grant.accountId, held_nano: grant.heldNano, updated_at: writes.now })))
+      .onConflict((conflict) => conflict.columns(['instance_id', 'pool']).doNothing())
+      .execute();
+  }
+  const taken = new Map<string, { holder: string; pool: string; amount: bigint }>();
+  for (const take of writes.holderTakes ?? []) {
+    if (!fresh.has(take.entryId) || take.takenNano <= 0n) continue;
+    const id = `${take.holder}\u0000${take.pool}`;
+    const known = taken.get(id) ?? { holder: take.holder, pool: take.pool, amount: 0n };
+    known.amount += take.takenNano;
+    taken.set(id, known);
+  }
+  for (const { holder, pool, amount } of [...taken.values()].sort((left, right) => (left.holder + left.pool < right.holder + right.pool ? -1 : 1))) {
+    await trx.updateTable('money_holds')
+      .set((eb) => ({ held_nano: eb('held_nano', '-', amount), updated_at: writes.now }))
+      .where('instance_id', '=', holder).where('pool', '=', pool)
+      .execute();
+    await trx.deleteFrom('money_holds').where('instance_id', '=', holder).where('pool', '=', pool).where('held_nano', '<=', 0n).execute();
+  }
 }
 
 export function transactionView(trx: Transaction<Database>, dialect: Dialect, statements: MoneyStatements): MoneyTransaction {
@@ -224,6 +266,11 @@ export function transactionView(trx: Transaction<Database>, dialect: Dialect, st
     async dropInstance(instanceId) {
       await trx.deleteFrom('money_holds').where('instance_id', '=', instanceId).execute();
       await trx.deleteFrom('gateway_instances').where('instance_id', '=', instanceId).execute();
+    },
+
+    async dropHolder(holder) {
+      const rows = await trx.deleteFrom('money_holds').where('instance_id', '=', holder).returning('held_nano').execute();
+      return rows.reduce((sum, row) => sum + toBigInt(row.held_nano), 0n);
     },
 
     insertUsageRows(rows) {

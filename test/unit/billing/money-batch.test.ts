@@ -48,6 +48,37 @@ function reserved(outcome: ReturnType<typeof planBatch>['outcomes'][number] | un
 }
 
 describe('planBatch', () => {
+  it('makes a holder\'s hold apart from the instance\'s pools, counted against every other reservation', () => {
+    const made = planBatch({ now: NOW, snapshot: snapshot(100n), pools: new Map(), grows: [grow(70n, { holder: 'batch:b1', keyCapped: true }), grow(40n)], settlements: [], lease: NO_LEASE });
+    expect(reserved(made.outcomes[0])).toMatchObject({ holder: 'batch:b1', amountNano: 70n });
+    // The 30 left cannot cover 40 while the batch holds 70.
+    expect(made.outcomes[1]).toEqual({ refused: 'insufficient_balance' });
+    // One row a pool the reservation takes part in: the wallet and the key's cap.
+    expect(made.holderGrants).toEqual([
+      { holder: 'batch:b1', pool: 'wallet:acct', accountId: 'acct', heldNano: 70n },
+      { holder: 'batch:b1', pool: 'key:key', accountId: 'acct', heldNano: 70n },
+    ]);
+    expect(made.pools.get('wallet:acct')?.inFlight ?? 0n).toBe(0n);
+  });
+
+  it('charges a settlement against its holder\'s hold, which keeps exactly what the charge did not take', () => {
+    const line: Reservation = {
+      entryId: 'led_line', accountId: 'acct', keyId: 'key', keyCapped: false, keyBudgeted: false, subscriptionId: null, candidateSubscriptions: [], amountNano: 0n,
+      parts: { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n }, holder: 'batch:b1',
+    };
+    // The batch holds all 100 of the balance: the line's 35 comes out of the hold, not a shortfall.
+    const state: MoneySnapshot = { ...snapshot(100n, { held: { 'wallet:acct': 100n } }), holderHolds: new Map([['batch:b1', new Map([['wallet:acct', 100n]])]]) };
+    const charged = planBatch({ now: NOW, snapshot: state, pools: new Map(), grows: [grow(1n)], settlements: [settle(line, 35n)], lease: NO_LEASE });
+    expect(charged.usages[0]).toMatchObject({ walletNano: 35n, shortfallNano: 0n });
+    expect(charged.holderTakes).toEqual([{ entryId: 'led_line', holder: 'batch:b1', pool: 'wallet:acct', takenNano: 35n }]);
+    // The 65 the batch keeps is still out of reach of an interactive request.
+    expect(charged.outcomes[0]).toEqual({ refused: 'insufficient_balance' });
+    // A hold already released: the charge takes from the free funds (never past them) and touches no hold.
+    const released = planBatch({ now: NOW, snapshot: snapshot(20n), pools: new Map(), grows: [], settlements: [settle(line, 35n)], lease: NO_LEASE });
+    expect(released.usages[0]).toMatchObject({ walletNano: 20n, shortfallNano: 15n });
+    expect(released.holderTakes).toEqual([]);
+  });
+
   it('holds all or nothing from the wallet and refuses what does not fit', () => {
     const plan1 = planBatch({ now: NOW, snapshot: snapshot(100n), pools: new Map(), grows: [grow(60n), grow(50n), grow(40n)], settlements: [], lease: NO_LEASE });
     expect(plan1.outcomes.map((outcome) => ('refused' in outcome ? outcome.refused : 'ok'))).toEqual(['ok', 'insufficient_balance', 'ok']);
