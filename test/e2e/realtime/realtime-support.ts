@@ -41,7 +41,7 @@ export async function startRealtimeSetup(env: Record<string, string> = {}, mock:
   };
 }
 
-export function newAccount(setup: RealtimeSetup, balanceUsd = 20, key: Record<string, unknown> = {}): Promise<SeededAccount> {
+export function newAccount(setup: { gateway: TestGateway }, balanceUsd = 20, key: Record<string, unknown> = {}): Promise<SeededAccount> {
   return seedAccount(setup.gateway, { balanceUsd, key });
 }
 
@@ -57,7 +57,7 @@ export function responseCostNano(usage: RealtimeUsage): bigint {
   return (perMillion + 999_999n) / 1_000_000n;
 }
 
-export async function balanceNano(setup: RealtimeSetup, account: SeededAccount): Promise<bigint> {
+export async function balanceNano(setup: { gateway: TestGateway }, account: SeededAccount): Promise<bigint> {
   await flushWrites(setup.gateway);
   const record = await setup.gateway.gateway.services.storage.accounts.getById(account.accountId);
   if (record === null) throw new Error('no account');
@@ -77,7 +77,7 @@ export interface UsageRow {
   cost_usd: number;
 }
 
-export async function usageRows(setup: RealtimeSetup, account: SeededAccount): Promise<UsageRow[]> {
+export async function usageRows(setup: { gateway: TestGateway }, account: SeededAccount): Promise<UsageRow[]> {
   await flushWrites(setup.gateway);
   const usage = await setup.gateway.admin<{ data: UsageRow[] }>('GET', `/admin/usage?key_id=${account.keyId}&limit=200`);
   return usage.body.data;
