@@ -142,6 +142,44 @@ describe('GET /v1/realtime', () => {
     await second.closed;
   });
 
+  it('counts every response of a session in the token-per-minute windows, not the first alone', async () => {
+    const limit = 100_000;
+    const account = await newAccount(setup, 20, { tpm: limit });
+    const usagesBefore = setup.upstream.usages.length;
+    const first = await openRaw(setup.url, { key: account.key });
+    // Admission charges the first response's estimate: 4,096 output tokens.
+    expect(first.upgradeHeaders['x-ratelimit-remaining-tokens']).toBe(String(limit - 4096));
+    for (let index = 0; index < 3; index += 1) {
+      first.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Turn ${index} of the conversation.` }] } });
+      first.send({ type: 'response.create' });
+      await first.next('response.done');
+    }
+    first.socket.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const used = setup.upstream.usages.slice(usagesBefore).reduce((sum, usage) => sum + usage.total_tokens, 0);
+    expect(setup.upstream.usages.length - usagesBefore).toBe(3);
+    // The next session sees all three responses' tokens in the window (and its own first estimate), nothing more.
+    const second = await openRaw(setup.url, { key: account.key });
+    expect(second.upgradeHeaders['x-ratelimit-remaining-tokens']).toBe(String(limit - used - 4096));
+    second.socket.close();
+    await second.closed;
+  });
+
+  it('ends the session with a rate-limit error event and close 1008 before a response its token window cannot take', async () => {
+    // The window takes the first response's estimate (4,096 tokens) but not, after it, the second one's.
+    const account = await newAccount(setup, 20, { tpm: 4200 });
+    const session = await openRaw(setup.url, { key: account.key });
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    session.send({ type: 'response.create' });
+    const error = await session.next('error');
+    expect(error).toMatchObject({ type: 'error', error: { code: 'rate_limit_exceeded' } });
+    expect((await session.closed).code).toBe(1008);
+    const rows = await usageRows(setup, account);
+    expect(rows).toHaveLength(1);
+  });
+
   it('ends the session with an error event and close 1008 before a response the balance cannot pay', async () => {
     const probe = await newAccount(setup);
     // What two responses of this shape cost, measured on a well-funded account (the mock's usage is deterministic).

@@ -89,6 +89,8 @@ export interface RawSession {
   events: Array<Record<string, unknown> & { type: string }>;
   closed: Promise<{ code: number; reason: string }>;
   requestId: string | null;
+  /** The headers of the handshake's answer (the admission's rate-limit headers among them). */
+  upgradeHeaders: Record<string, string | string[] | undefined>;
   /** Resolves with the next event of `type` (one already received counts once). */
   next(type: string, timeoutMs?: number): Promise<Record<string, unknown> & { type: string }>;
   send(event: Record<string, unknown>): void;
@@ -100,8 +102,10 @@ export function openRaw(url: string, options: { key?: string; protocols?: string
   const consumed = new Set<number>();
   const waiters: Array<() => void> = [];
   let requestId: string | null = null;
+  let upgradeHeaders: RawSession['upgradeHeaders'] = {};
   socket.on('upgrade', (response) => {
     requestId = String(response.headers['x-request-id'] ?? '');
+    upgradeHeaders = response.headers;
   });
   socket.on('message', (data) => {
     events.push(JSON.parse(data.toString()) as RawSession['events'][number]);
@@ -117,6 +121,9 @@ export function openRaw(url: string, options: { key?: string; protocols?: string
     closed,
     get requestId() {
       return requestId;
+    },
+    get upgradeHeaders() {
+      return upgradeHeaders;
     },
     async next(type, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
