@@ -199,6 +199,9 @@ describe('GET /v1/realtime', () => {
   it('counts every response of a session in the token-per-minute windows, not the first alone', async () => {
     const limit = 100_000;
     const account = await newAccount(setup, 20, { tpm: limit });
+    // Token windows are minutes aligned to the epoch: both sessions must fall in one.
+    const leftInWindow = 60_000 - (Date.now() % 60_000);
+    if (leftInWindow < 10_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow + 50));
     const usagesBefore = setup.upstream.usages.length;
     const first = await openRaw(setup.url, { key: account.key });
     // Admission charges the first response's estimate: 4,096 output tokens.
@@ -223,6 +226,8 @@ describe('GET /v1/realtime', () => {
   it('ends the session with a rate-limit error event and close 1008 before a response its token window cannot take', async () => {
     // The window takes the first response's estimate (4,096 tokens) but not, after it, the second one's.
     const account = await newAccount(setup, 20, { tpm: 4200 });
+    const leftInWindow = 60_000 - (Date.now() % 60_000);
+    if (leftInWindow < 10_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow + 50));
     const session = await openRaw(setup.url, { key: account.key });
     session.send({ type: 'response.create' });
     await session.next('response.done');
