@@ -6,7 +6,8 @@ import { releaseHold, settle, type Settlement, type SettleDependencies, type Set
 import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Usage } from '../ir/usage.js';
-import type { Admission } from '../relay/admission.js';
+import { rateLimitRefusal, type Admission } from '../relay/admission.js';
+import { describeError } from '../shared/logger.js';
 import type { SubscriptionBook } from '../billing/subscription-book.js';
 import { projectFundsOf } from '../projects/project-admission.js';
 import { NO_IDENTITY } from '../customers/request-identity.js';
@@ -45,6 +46,10 @@ export function responseHoldUsage(inputTokens: number, outputTokens: number): Us
  * per response) and holds for the next, and the session's end gives back the hold no response used and its
  * concurrency slot. The next response's hold is its input (at least the whole conversation so far: the last input
  * and output) and DEFAULT_OUTPUT_TOKENS_RESERVED output tokens, all at the audio prices.
+ *
+ * Every response counts in the token-per-minute windows admission charged (the key's, account's, plan's, model's):
+ * the next one's tokens, estimated as its hold is, are charged to them with the hold (refused when a window is full,
+ * which ends the session as a refused hold does) and corrected to its reported usage when it is billed.
  */
 export class RealtimeBilling {
   #hold: Reservation | null;
@@ -84,10 +89,23 @@ export class RealtimeBilling {
     return settle(this.dependencies, request, reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
   }
 
-  /** Holds money for the next response; the refusal (402 `insufficient_balance`, 429 `quota_exhausted`…) when it cannot be paid. */
+  /**
+   * Holds money for the next response and charges its estimated tokens to the session's token windows; the refusal
+   * (402 `insufficient_balance`, 429 `quota_exhausted` or `rate_limit_exceeded`…) when it cannot be paid or a window is full.
+   */
   async holdNext(): Promise<GatewayError | null> {
     if (this.#hold !== null || this.#ended) return null;
     const { key, account } = this.facts;
+    const tokenRules = this.admission.tokenCharges?.rules ?? [];
+    let tokenCharges: TokenCharges | null = null;
+    if (tokenRules.length > 0) {
+      const estimate = this.#conversationTokens + DEFAULT_OUTPUT_TOKENS_RESERVED;
+      const charges = tokenRules.map(({ rule }) => ({ rule, cost: Math.min(estimate, rule.limit) }));
+      const chargedAt = this.dependencies.clock.now();
+      const decision = await this.dependencies.limiter.consume(charges, chargedAt);
+      if (!decision.allowed) return rateLimitRefusal(decision);
+      tokenCharges = { rules: charges.map(({ rule, cost }) => ({ rule, charged: cost })), chargedAt };
+    }
     try {
       const subscriptions = await this.dependencies.subscriptions.active(account.id);
       const reservation = await this.dependencies.ledger.reserve({
@@ -102,13 +120,23 @@ export class RealtimeBilling {
       });
       if (this.#ended) {
         releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+        this.#giveBackTokens(tokenCharges);
         return null;
       }
       this.#hold = reservation;
+      this.#tokenCharges = tokenCharges;
       return null;
     } catch (error) {
+      this.#giveBackTokens(tokenCharges);
       if (error instanceof GatewayError) return error;
       throw error;
+    }
+  }
+
+  /** Token-window charges of a response that never happened, taken back. */
+  #giveBackTokens(charges: TokenCharges | null): void {
+    for (const { rule, charged } of charges?.rules ?? []) {
+      this.dependencies.limiter.adjust(rule, -charged, charges?.chargedAt ?? 0).catch((error: unknown) => this.dependencies.logger.warn('token limit correction failed', describeError(error)));
     }
   }
 
@@ -132,6 +160,8 @@ export class RealtimeBilling {
       return;
     }
     if (reservation !== null) releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+    this.#giveBackTokens(this.#tokenCharges);
+    this.#tokenCharges = null;
   }
 
   #request(requestId: string, startedAt: number): SettledRequest {

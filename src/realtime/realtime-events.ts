@@ -4,9 +4,11 @@ import { newId } from '../shared/ids.js';
 export const CLOSE = {
   normal: 1000,
   goingAway: 1001,
+  invalidPayload: 1007,
   policy: 1008,
   tooBig: 1009,
   internal: 1011,
+  tryAgainLater: 1013,
 } as const;
 
 /** What an OpenAI Realtime server event of type `error` says. */

@@ -2,9 +2,10 @@ import type WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
-import { usageOfRealtimeResponse } from './realtime-usage.js';
+import type { Usage } from '../ir/usage.js';
 import type { RealtimeBilling } from './realtime-billing.js';
-import { CLOSE, realtimeErrorEvent, watchedEvent, type RealtimeErrorDetail } from './realtime-events.js';
+import type { RealtimeDialect } from './realtime-dialect.js';
+import { CLOSE, type RealtimeErrorDetail } from './realtime-events.js';
 
 export interface RealtimeSessionLimits {
   idleMs: number;
@@ -28,9 +29,10 @@ function sendableCode(code: number): number {
 
 /**
  * One proxied realtime session between a caller's socket and its channel's upstream socket: frames pass through
- * unchanged both ways; `response.done` events are billed as they pass (RealtimeBilling) and money is held for the
- * next response before the caller's next frame goes upstream; when that hold is refused the session ends with the
- * protocol's `error` event and close code 1008. The transport is bounded: an idle session and one past its maximum
+ * unchanged both ways; each finished response (as the dialect reads it: OpenAI's `response.done`, Gemini's
+ * `usageMetadata`) is billed as it passes (RealtimeBilling) and money is held for the next response before the
+ * caller's next frame goes upstream; when that hold is refused the session ends in the protocol's own way (OpenAI's
+ * `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
  * duration are closed, both sides are pinged, and a side that reads slower than the other writes pauses the other
  * (at most `bufferBytes` queued per direction, plus one frame).
  */
@@ -55,6 +57,7 @@ export class RealtimeSession {
     private readonly client: WebSocket,
     private readonly upstream: WebSocket,
     private readonly billing: RealtimeBilling,
+    private readonly dialect: RealtimeDialect,
     private readonly limits: RealtimeSessionLimits,
     private readonly logger: Logger,
     private readonly onFinished: (session: RealtimeSession) => void,
@@ -73,7 +76,7 @@ export class RealtimeSession {
     this.upstream.resume();
     if (this.upstream.readyState === this.upstream.CLOSED) this.#upstreamClosed(CLOSE.internal);
     this.client.on('close', (code) => this.#clientClosed(code));
-    this.upstream.on('close', (code) => this.#upstreamClosed(code));
+    this.upstream.on('close', (code, reason) => this.#upstreamClosed(code, reason.toString('utf8')));
     for (const socket of [this.client, this.upstream]) {
       socket.on('error', (error) => this.logger.debug('realtime socket error', describeError(error)));
       this.#alive.set(socket, true);
@@ -89,22 +92,27 @@ export class RealtimeSession {
   }
 
   /**
-   * The instance is draining: the session ends once the response in progress is done (billed), at the latest at
-   * `deadlineMs` from now, with an `error` event and close code 1001.
+   * The instance is draining: the caller hears of it (Gemini's `goAway`), and the session ends once the response in
+   * progress is done (billed), at the latest at `deadlineMs` from now, in the protocol's way with close code 1001.
    */
   drain(deadlineMs: number): void {
+    if (!this.#draining && !this.#ending && this.client.readyState === this.client.OPEN) {
+      const notice = this.dialect.drainNotice(deadlineMs);
+      if (notice !== null) this.client.send(notice);
+    }
     this.#draining = true;
     const end = (): void => this.endWith(CLOSE.goingAway, 'gateway restarting', { type: 'server_error', code: 'server_shutting_down', message: 'This gateway instance is restarting; reconnect to continue the conversation.' });
     if (this.#responseStartedAt === null) end();
     else this.#timers.push(setTimeout(end, Math.max(0, deadlineMs)));
   }
 
-  /** Ends the session: the `error` event (if any) goes to the caller, then both sides are closed. */
+  /** Ends the session: the protocol's error event (if it has one) goes to the caller, then both sides are closed. */
   endWith(code: number, reason: string, error: RealtimeErrorDetail | null): void {
     if (this.#ending) return;
     this.#ending = true;
-    if (error !== null && this.client.readyState === this.client.OPEN) this.client.send(realtimeErrorEvent(error));
-    this.#close(this.client, code, reason);
+    const frame = error === null ? null : this.dialect.errorFrame(error);
+    if (frame !== null && this.client.readyState === this.client.OPEN) this.client.send(frame);
+    this.#close(this.client, code, error === null ? reason : this.dialect.closeReason(error, reason));
     this.#close(this.upstream, CLOSE.normal, '');
   }
 
@@ -121,17 +129,17 @@ export class RealtimeSession {
   #fromUpstream(data: RawData, binary: boolean): void {
     this.#lastActivity = performance.now();
     if (this.#finished) return;
-    const event = binary ? null : watchedEvent(data as Buffer);
-    if (event?.type === 'response.created') this.#responseStartedAt = performance.now();
+    const event = this.dialect.watch(data, binary);
+    if (event?.kind === 'response-started') this.#responseStartedAt ??= performance.now();
     if (this.client.readyState === this.client.OPEN) this.#forward(this.client, this.upstream, data, binary);
-    if (event?.type === 'response.done') this.#responseDone(event.status, event.usage);
+    if (event?.kind === 'response-done') this.#responseDone(event.status, event.usage);
   }
 
-  #responseDone(status: string, usage: unknown): void {
+  #responseDone(status: string, usage: Usage | null): void {
     const startedAt = this.#responseStartedAt ?? performance.now();
     this.#responseStartedAt = null;
     try {
-      this.billing.chargeResponse(usageOfRealtimeResponse(usage), status, startedAt);
+      this.billing.chargeResponse(usage, status, startedAt);
     } catch (error) {
       this.logger.error('realtime response could not be billed', describeError(error));
     }
@@ -182,7 +190,8 @@ export class RealtimeSession {
     if (this.#responseStartedAt !== null && this.upstream.readyState === this.upstream.OPEN && !this.#ending) {
       // The response being written is cut: the upstream still reports what it used, and that is billed.
       this.#ending = true;
-      this.upstream.send(JSON.stringify({ type: 'response.cancel' }));
+      const cancel = this.dialect.cancelFrame();
+      if (cancel !== null) this.upstream.send(cancel);
       this.#timers.push(setTimeout(() => this.#close(this.upstream, CLOSE.normal, ''), CUT_REPORT_MS));
       return;
     }
@@ -191,8 +200,9 @@ export class RealtimeSession {
     if (this.upstream.readyState === this.upstream.CLOSED) this.#finish();
   }
 
-  #upstreamClosed(code: number): void {
-    this.#close(this.client, sendableCode(code), code === 1006 ? 'upstream connection lost' : '');
+  /** The upstream ended the session: the caller gets its code and reason (Gemini's only word on why). */
+  #upstreamClosed(code: number, reason = ''): void {
+    this.#close(this.client, sendableCode(code), code === 1006 ? 'upstream connection lost' : reason);
     this.#finish();
   }
 

@@ -62,13 +62,38 @@ function failureOfStatus(status: number): UpstreamFailureClass | null {
   return null;
 }
 
-/** Opens the upstream socket within `timeoutMs`, reading an HTTP refusal's body (bounded) to tell the caller why. */
-export function openUpstream(target: RealtimeTarget, options: { timeoutMs: number; maxPayload: number }): Promise<UpstreamOpening> {
+/**
+ * An exchange that opens a session after the handshake (Gemini Live's `setup`, answered by `setupComplete`): the
+ * socket counts as open once `isReady` accepts a frame the upstream sent in answer to `first`.
+ */
+export interface OpeningExchange {
+  first: string;
+  isReady(data: RawData): boolean;
+}
+
+/**
+ * What a close before the session opened means: the upstream refused our credential, is overloaded or failing (the
+ * next channel may try), or refused what the caller asked (its reason goes back to the caller).
+ */
+function failureOfClose(code: number, reason: string): { failureClass: UpstreamFailureClass } | { status: number } {
+  if ((code === 1007 || code === 1008) && /api.?key|credential|permission|unauthori[sz]ed|unauthenticated/i.test(reason)) return { failureClass: 'credential' };
+  if (/quota|resource.?exhausted|rate.?limit/i.test(reason)) return { failureClass: 'throttled' };
+  if (code === 1007 || code === 1008 || code === 1003 || code === 1009) return { status: 400 };
+  return { failureClass: 'server_error' };
+}
+
+/**
+ * Opens the upstream socket within `timeoutMs`, reading an HTTP refusal's body (bounded) to tell the caller why. With
+ * an opening exchange, its first frame is sent once the handshake completes and the socket is open when the answer
+ * comes (within the same time); a close before it is read as a refusal or a failure by its code and reason.
+ */
+export function openUpstream(target: RealtimeTarget, options: { timeoutMs: number; maxPayload: number; exchange?: OpeningExchange }): Promise<UpstreamOpening> {
   return new Promise((resolve) => {
     let settled = false;
     const finish = (opening: UpstreamOpening): void => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       resolve(opening);
     };
     const socket = new WebSocket(target.url, {
@@ -78,12 +103,32 @@ export function openUpstream(target: RealtimeTarget, options: { timeoutMs: numbe
       perMessageDeflate: false,
       followRedirects: false,
     });
+    const timer = setTimeout(() => {
+      finish({ kind: 'failed', failureClass: 'first_byte_timeout', status: null });
+      socket.terminate();
+    }, options.timeoutMs + 100);
     const early: Array<{ data: RawData; binary: boolean }> = [];
-    socket.on('message', (data, binary) => early.push({ data, binary }));
-    socket.once('open', () => {
-      // Nothing more is read until the session takes the socket; what arrived with the handshake is kept.
+    const ready = (): void => {
+      // Nothing more is read until the session takes the socket; what arrived with the opening is kept.
       socket.pause();
       finish({ kind: 'open', socket, early });
+    };
+    const { exchange } = options;
+    socket.on('message', (data, binary) => {
+      early.push({ data, binary });
+      if (exchange !== undefined && !settled && exchange.isReady(data)) ready();
+    });
+    socket.once('open', () => {
+      if (exchange === undefined) ready();
+      else socket.send(exchange.first);
+    });
+    socket.once('close', (code, reason) => {
+      if (settled) return;
+      const text = reason.toString('utf8');
+      const failure = failureOfClose(code, text);
+      finish('status' in failure
+        ? { kind: 'refused', status: failure.status, body: Buffer.from(JSON.stringify({ error: { message: text === '' ? `The upstream closed the session (code ${code}).` : text } })) }
+        : { kind: 'failed', failureClass: failure.failureClass, status: null });
     });
     socket.once('unexpected-response', (_request, response: IncomingMessage) => {
       const status = response.statusCode ?? 502;
@@ -94,9 +139,9 @@ export function openUpstream(target: RealtimeTarget, options: { timeoutMs: numbe
         size += chunk.length;
       });
       const done = (): void => {
-        socket.terminate();
         const failureClass = failureOfStatus(status);
         finish(failureClass === null ? { kind: 'refused', status, body: Buffer.concat(chunks) } : { kind: 'failed', failureClass, status });
+        socket.terminate();
       };
       response.once('end', done);
       response.once('error', done);

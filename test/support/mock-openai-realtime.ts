@@ -92,12 +92,19 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
       refuse(socket, fault.status, 'The server had an error while processing your request.');
       return;
     }
-    const bearer = request.headers.authorization?.replace(/^Bearer\s+/i, '') ?? request.headers['api-key'];
-    if (bearer !== options.apiKey) {
-      refuse(socket, 401, 'Incorrect API key provided.');
+    // Azure's endpoints (`/openai/...`) take the key in `api-key`; OpenAI's takes a Bearer token.
+    const azure = url.pathname.startsWith('/openai/');
+    const presented = azure ? request.headers['api-key'] : request.headers.authorization?.replace(/^Bearer\s+/i, '');
+    if (presented !== options.apiKey) {
+      refuse(socket, 401, azure ? 'Access denied due to invalid subscription key or wrong API endpoint.' : 'Incorrect API key provided.');
       return;
     }
-    const model = url.searchParams.get('model') ?? url.searchParams.get('deployment');
+    // Azure's deployment form names the deployment and an API version that serves realtime (2024-10-01 or later).
+    if (url.pathname === '/openai/realtime' && !/^20(2[5-9]|24-1[0-2])-\d\d-\d\d(-preview)?$/.test(url.searchParams.get('api-version') ?? '')) {
+      refuse(socket, 400, 'Missing or unsupported api-version for realtime.');
+      return;
+    }
+    const model = url.pathname === '/openai/realtime' ? url.searchParams.get('deployment') : url.searchParams.get('model');
     if (model === null) {
       refuse(socket, 400, 'Missing model');
       return;

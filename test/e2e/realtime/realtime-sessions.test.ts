@@ -3,13 +3,13 @@
  * and a browser-style WebSocket with the subprotocol key, each response billed exactly as the upstream reported it,
  * the session cut before a response the balance cannot pay, and refusals answered before the handshake.
  */
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTlsTerminator, type TlsTerminator } from '../../support/tls-terminator.js';
 import { PCM16_BYTES_PER_TOKEN } from '../../support/mock-openai-realtime.js';
-import { balanceNano, MODEL, newAccount, openRaw, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup } from './realtime-support.js';
+import { balanceNano, MODEL, newAccount, openRaw, PRICES, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup } from './realtime-support.js';
 
 let setup: RealtimeSetup;
 let gatewayTls: TlsTerminator;
@@ -69,6 +69,29 @@ describe('the mock upstream', () => {
     expect(done?.type === 'response.done' && done.response.usage?.input_token_details?.audio_tokens).toBe(30);
     expect(session.events.map((event) => event.type)).toEqual(expect.arrayContaining(['session.created', 'conversation.item.created', 'input_audio_buffer.committed', 'response.created', 'response.output_audio.delta', 'response.done']));
     session.rt.close();
+  });
+});
+
+describe('the mock Azure OpenAI realtime upstream', () => {
+  it('speaks the protocol the SDK\'s Azure client expects (the v1 URL and the api-key header) when it connects directly', async () => {
+    const azure = new AzureOpenAI({ apiKey: 'sk-upstream-test', endpoint: upstreamTls.url, apiVersion: '2025-04-01-preview', deployment: 'my-realtime-deployment' });
+    const rt = await OpenAIRealtimeWS.azure(azure, { options: { ca: upstreamTls.ca } });
+    const events: RealtimeServerEvent[] = [];
+    rt.on('event', (event) => events.push(event));
+    rt.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      rt.socket.once('open', () => resolve());
+      rt.socket.once('error', reject);
+    });
+    const connection = setup.upstream.connections.at(-1);
+    expect(connection?.url).toBe('/openai/v1/realtime?model=my-realtime-deployment');
+    expect(connection?.headers['api-key']).toBe('sk-upstream-test');
+    rt.send({ type: 'response.create' });
+    for (let waited = 0; !events.some((event) => event.type === 'response.done'); waited += 20) {
+      if (waited > 10_000) throw new Error('no response.done');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    rt.close();
   });
 });
 
@@ -140,6 +163,80 @@ describe('GET /v1/realtime', () => {
     await second.next('session.created');
     second.socket.close();
     await second.closed;
+  });
+
+  it.each([
+    ['deployment', 'voice-azure', '2025-04-01-preview', '/openai/realtime?api-version=2025-04-01-preview&deployment=my-realtime-deployment'],
+    ['v1', 'voice-azure-v1', 'v1', '/openai/v1/realtime?model=my-realtime-deployment'],
+  ])('proxies to an Azure OpenAI channel (%s URL) with the api-key header, and bills it the same way', async (_form, modelId, apiVersion, expectedUrl) => {
+    const model = await setup.gateway.admin('POST', '/admin/models', {
+      id: modelId,
+      kind: 'chat',
+      pricing: { input_per_mtok: PRICES.text, cached_input_per_mtok: PRICES.cachedText, output_per_mtok: PRICES.outText, input_audio_per_mtok: PRICES.audio, cached_input_audio_per_mtok: PRICES.cachedAudio, output_audio_per_mtok: PRICES.outAudio },
+    });
+    expect(model.status).toBe(201);
+    const channel = await setup.gateway.admin('POST', '/admin/channels', { name: `azure-${modelId}`, type: 'azure-openai', base_url: `${setup.upstream.url}/`, api_key: 'sk-upstream-test', models: { [modelId]: 'my-realtime-deployment' }, settings: { api_version: apiVersion } });
+    expect(channel.status).toBe(201);
+    await setup.gateway.gateway.services.catalog.reload();
+    const account = await newAccount(setup);
+    const before = await balanceNano(setup, account);
+    const session = await openRaw(setup.url.replace(`model=${MODEL}`, `model=${modelId}`), { key: account.key });
+    await session.next('session.created');
+    const connection = setup.upstream.connections.at(-1);
+    expect(connection?.url).toBe(expectedUrl);
+    expect(connection?.headers['api-key']).toBe('sk-upstream-test');
+    expect(connection?.headers.authorization).toBeUndefined();
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    const usage = setup.upstream.usages.at(-1);
+    if (usage === undefined) throw new Error('no usage');
+    session.socket.close();
+    await session.closed;
+    expect(before - (await balanceNano(setup, account))).toBe(responseCostNano(usage));
+    expect((await usageRows(setup, account))[0]).toMatchObject({ model: modelId, protocol: 'openai-realtime', endpoint: '/v1/realtime' });
+  });
+
+  it('counts every response of a session in the token-per-minute windows, not the first alone', async () => {
+    const limit = 100_000;
+    const account = await newAccount(setup, 20, { tpm: limit });
+    // Token windows are minutes aligned to the epoch: both sessions must fall in one.
+    const leftInWindow = 60_000 - (Date.now() % 60_000);
+    if (leftInWindow < 10_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow + 50));
+    const usagesBefore = setup.upstream.usages.length;
+    const first = await openRaw(setup.url, { key: account.key });
+    // Admission charges the first response's estimate: 4,096 output tokens.
+    expect(first.upgradeHeaders['x-ratelimit-remaining-tokens']).toBe(String(limit - 4096));
+    for (let index = 0; index < 3; index += 1) {
+      first.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: `Turn ${index} of the conversation.` }] } });
+      first.send({ type: 'response.create' });
+      await first.next('response.done');
+    }
+    first.socket.close();
+    await first.closed;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const used = setup.upstream.usages.slice(usagesBefore).reduce((sum, usage) => sum + usage.total_tokens, 0);
+    expect(setup.upstream.usages.length - usagesBefore).toBe(3);
+    // The next session sees all three responses' tokens in the window (and its own first estimate), nothing more.
+    const second = await openRaw(setup.url, { key: account.key });
+    expect(second.upgradeHeaders['x-ratelimit-remaining-tokens']).toBe(String(limit - used - 4096));
+    second.socket.close();
+    await second.closed;
+  });
+
+  it('ends the session with a rate-limit error event and close 1008 before a response its token window cannot take', async () => {
+    // The window takes the first response's estimate (4,096 tokens) but not, after it, the second one's.
+    const account = await newAccount(setup, 20, { tpm: 4200 });
+    const leftInWindow = 60_000 - (Date.now() % 60_000);
+    if (leftInWindow < 10_000) await new Promise((resolve) => setTimeout(resolve, leftInWindow + 50));
+    const session = await openRaw(setup.url, { key: account.key });
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    session.send({ type: 'response.create' });
+    const error = await session.next('error');
+    expect(error).toMatchObject({ type: 'error', error: { code: 'rate_limit_exceeded' } });
+    expect((await session.closed).code).toBe(1008);
+    const rows = await usageRows(setup, account);
+    expect(rows).toHaveLength(1);
   });
 
   it('ends the session with an error event and close 1008 before a response the balance cannot pay', async () => {

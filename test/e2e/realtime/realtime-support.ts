@@ -41,7 +41,7 @@ export async function startRealtimeSetup(env: Record<string, string> = {}, mock:
   };
 }
 
-export function newAccount(setup: RealtimeSetup, balanceUsd = 20, key: Record<string, unknown> = {}): Promise<SeededAccount> {
+export function newAccount(setup: { gateway: TestGateway }, balanceUsd = 20, key: Record<string, unknown> = {}): Promise<SeededAccount> {
   return seedAccount(setup.gateway, { balanceUsd, key });
 }
 
@@ -57,7 +57,7 @@ export function responseCostNano(usage: RealtimeUsage): bigint {
   return (perMillion + 999_999n) / 1_000_000n;
 }
 
-export async function balanceNano(setup: RealtimeSetup, account: SeededAccount): Promise<bigint> {
+export async function balanceNano(setup: { gateway: TestGateway }, account: SeededAccount): Promise<bigint> {
   await flushWrites(setup.gateway);
   const record = await setup.gateway.gateway.services.storage.accounts.getById(account.accountId);
   if (record === null) throw new Error('no account');
@@ -77,7 +77,7 @@ export interface UsageRow {
   cost_usd: number;
 }
 
-export async function usageRows(setup: RealtimeSetup, account: SeededAccount): Promise<UsageRow[]> {
+export async function usageRows(setup: { gateway: TestGateway }, account: SeededAccount): Promise<UsageRow[]> {
   await flushWrites(setup.gateway);
   const usage = await setup.gateway.admin<{ data: UsageRow[] }>('GET', `/admin/usage?key_id=${account.keyId}&limit=200`);
   return usage.body.data;
@@ -89,6 +89,8 @@ export interface RawSession {
   events: Array<Record<string, unknown> & { type: string }>;
   closed: Promise<{ code: number; reason: string }>;
   requestId: string | null;
+  /** The headers of the handshake's answer (the admission's rate-limit headers among them). */
+  upgradeHeaders: Record<string, string | string[] | undefined>;
   /** Resolves with the next event of `type` (one already received counts once). */
   next(type: string, timeoutMs?: number): Promise<Record<string, unknown> & { type: string }>;
   send(event: Record<string, unknown>): void;
@@ -100,8 +102,10 @@ export function openRaw(url: string, options: { key?: string; protocols?: string
   const consumed = new Set<number>();
   const waiters: Array<() => void> = [];
   let requestId: string | null = null;
+  let upgradeHeaders: RawSession['upgradeHeaders'] = {};
   socket.on('upgrade', (response) => {
     requestId = String(response.headers['x-request-id'] ?? '');
+    upgradeHeaders = response.headers;
   });
   socket.on('message', (data) => {
     events.push(JSON.parse(data.toString()) as RawSession['events'][number]);
@@ -117,6 +121,9 @@ export function openRaw(url: string, options: { key?: string; protocols?: string
     closed,
     get requestId() {
       return requestId;
+    },
+    get upgradeHeaders() {
+      return upgradeHeaders;
     },
     async next(type, timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;

@@ -25,6 +25,9 @@ const PRICES: readonly { name: string; label: string }[] = [
   { name: 'cache_write_per_mtok', label: 'Cache writes, USD per million tokens' },
   { name: 'batch_input_per_mtok', label: 'Batch input, USD per million tokens (empty: the input price)' },
   { name: 'batch_output_per_mtok', label: 'Batch output, USD per million tokens (empty: the output price)' },
+  { name: 'input_audio_per_mtok', label: 'Audio input, USD per million tokens (empty: the input price)' },
+  { name: 'cached_input_audio_per_mtok', label: 'Cached audio input, USD per million tokens (empty: the audio input price)' },
+  { name: 'output_audio_per_mtok', label: 'Audio output, USD per million tokens (empty: the output price)' },
   { name: 'per_request', label: 'Per request, USD' },
   { name: 'per_image', label: 'Per image, USD' },
   { name: 'per_audio_minute', label: 'Per audio minute, USD' },
@@ -136,7 +139,7 @@ export function ModelForm({ model, onDone }: { model: Model | null; onDone: () =
       </div>
       <fieldset className="stack plain-fieldset">
         <legend>Prices</legend>
-        <p className="field-hint">Empty: unset (cache reads and writes then cost the input price; other units are not charged). The next call is billed at the new price.</p>
+        <p className="field-hint">Empty: unset (cache reads and writes then cost the input price; other units are not charged). Audio token prices bill realtime and live sessions. The next call is billed at the new price.</p>
         <div className="form-grid">
           {PRICES.map(({ name, label }) => (
             <TextField key={name} label={label} value={form.prices[name] ?? ''} inputMode="decimal" pattern="[0-9]*(\.[0-9]+)?"
