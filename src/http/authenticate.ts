@@ -67,7 +67,7 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
  * shared address (a NAT, a CI farm) keep working while one client there sends stale ones.
  */
 export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
-  if (context.batchLine !== undefined) return { key: context.batchLine.key, account: context.batchLine.account };
+  if (context.inProcess !== undefined) return { key: context.inProcess.key, account: context.inProcess.account };
   const { family } = context;
   const now = services.clock.now();
   const plaintext = family.readApiKey(context.request.headers, context.query);

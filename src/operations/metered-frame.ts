@@ -80,7 +80,7 @@ export function meteredRoute(
   return async (context) => {
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
-    if (context.batchLine !== undefined) meter.batch = true;
+    if (context.inProcess?.batchId !== undefined) meter.batch = true;
     const held: Disposable[] = [];
     const sink = new MeteredSink(responseSink(context), meter);
     let early: RequestCharge | null = null;

@@ -1,0 +1,131 @@
+import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { once } from 'node:events';
+import { Readable, Writable } from 'node:stream';
+import type { ClientFamily } from '../codecs/client-family.js';
+import { toGatewayError } from '../errors/gateway-error.js';
+import type { InProcessCaller, RequestContext, RouteHandler } from './request-context.js';
+
+/** What an in-process request answered: its status, headers and body, as a caller over HTTP would have read them. */
+export interface InProcessAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+/**
+ * The response side of an in-process request: collects what the route writes (status, headers, body) the way a
+ * `ServerResponse` takes it. Only what routes use of a response is here; a stream the route opens is collected too.
+ */
+class CollectedResponse extends Writable {
+  statusCode = 200;
+  readonly socket = null;
+  readonly #headers = new Map<string, OutgoingHttpHeader>();
+  readonly #chunks: Buffer[] = [];
+  #sent = false;
+
+  get headersSent(): boolean {
+    return this.#sent;
+  }
+
+  setHeader(name: string, value: OutgoingHttpHeader | number): this {
+    this.#headers.set(name.toLowerCase(), typeof value === 'number' ? String(value) : value);
+    return this;
+  }
+
+  getHeader(name: string): OutgoingHttpHeader | undefined {
+    return this.#headers.get(name.toLowerCase());
+  }
+
+  getHeaders(): OutgoingHttpHeaders {
+    return Object.fromEntries(this.#headers);
+  }
+
+  hasHeader(name: string): boolean {
+    return this.#headers.has(name.toLowerCase());
+  }
+
+  removeHeader(name: string): void {
+    this.#headers.delete(name.toLowerCase());
+  }
+
+  writeHead(status: number, headers?: OutgoingHttpHeaders): this {
+    this.statusCode = status;
+    for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) this.setHeader(name, value);
+    this.#sent = true;
+    return this;
+  }
+
+  flushHeaders(): void {
+    this.#sent = true;
+  }
+
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.#sent = true;
+    this.#chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    callback();
+  }
+
+  answer(): InProcessAnswer {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of this.#headers) headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+    return { status: this.statusCode, headers, body: Buffer.concat(this.#chunks) };
+  }
+}
+
+/** The request side: the body as a request stream with the headers a client would have sent. */
+function bodyRequest(path: string, body: Buffer, headers: Record<string, string>): IncomingMessage {
+  const request = new Readable({ read() {} }) as Readable & Record<string, unknown>;
+  request.push(body);
+  request.push(null);
+  Object.assign(request, {
+    method: 'POST',
+    url: path,
+    complete: true,
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) },
+  });
+  return request as unknown as IncomingMessage;
+}
+
+export interface InProcessCall {
+  handler: RouteHandler;
+  family: ClientFamily;
+  path: string;
+  /** The request's id: its usage row's. */
+  requestId: string;
+  /** The caller, checked by whoever makes the request: the route takes it as authenticated. */
+  caller: InProcessCaller;
+  body: string;
+  /** Headers as a client would send them (lower-case names); content type and length are set here. */
+  headers?: Record<string, string>;
+  clientIp?: string;
+}
+
+/**
+ * Runs one POST through an API route in process: the same operation, admission, relay and one settlement as a
+ * request over HTTP, with the given caller. A refusal or fault is answered as the route's family would answer it.
+ */
+export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer> {
+  const response = new CollectedResponse();
+  const context: RequestContext = {
+    request: bodyRequest(call.path, Buffer.from(call.body), call.headers ?? {}),
+    response: response as unknown as ServerResponse,
+    requestId: call.requestId,
+    method: 'POST',
+    path: call.path,
+    query: new URLSearchParams(),
+    params: {},
+    startedAt: performance.now(),
+    clientIp: call.clientIp ?? '127.0.0.1',
+    family: call.family,
+    inProcess: call.caller,
+  };
+  try {
+    await call.handler(context);
+  } catch (thrown) {
+    const error = toGatewayError(thrown);
+    if (!response.headersSent) return { status: error.status, headers: {}, body: Buffer.from(call.family.encodeError(error)) };
+  }
+  if (!response.writableEnded) response.end();
+  if (!response.writableFinished) await once(response, 'finish');
+  return response.answer();
+}
