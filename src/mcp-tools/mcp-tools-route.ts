@@ -1,29 +1,10 @@
-import type { Account, ApiKey } from '../domain/records.js';
 import { authenticate } from '../http/authenticate.js';
 import { readBody } from '../http/read-body.js';
-import type { RequestContext, RouteHandler } from '../http/request-context.js';
+import type { RouteHandler } from '../http/request-context.js';
 import type { GatewayServices } from '../services.js';
 import { messagesMcpWire } from './messages-mcp.js';
+import type { McpToolWire } from './mcp-tool-wire.js';
 import { responsesMcpWire } from './responses-mcp.js';
-
-/** What a family's MCP loop works with: the caller, checked, and the chat route each round goes through. */
-export interface McpToolCall {
-  services: GatewayServices;
-  context: RequestContext;
-  chat: RouteHandler;
-  key: ApiKey;
-  account: Account;
-  body: Record<string, unknown>;
-}
-
-/** How one family's chat requests name MCP servers and how the gateway serves them. */
-export interface McpToolWire {
-  /** A cheap look at the bytes: false when the body cannot name an MCP server (then it is never parsed here). */
-  mayAsk(body: Buffer): boolean;
-  /** Whether the parsed body names MCP servers for the gateway to serve. */
-  asks(body: Record<string, unknown>): boolean;
-  serve(call: McpToolCall): Promise<void>;
-}
 
 /** The families whose chat requests can name MCP servers, by their chat endpoint's protocol label (its usage-log label). */
 const MCP_TOOL_WIRES: Readonly<Record<string, McpToolWire>> = {
@@ -52,6 +33,6 @@ export function withMcpTools(services: GatewayServices, protocol: string, chat: 
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !wire.asks(body as Record<string, unknown>)) return chat(context);
     const { key, account } = await authenticate(context, services);
-    await wire.serve({ services, context, chat, key, account, body: body as Record<string, unknown> });
+    await wire.serve({ services, context, chat, key, account, rounds: context.inProcess ?? { key, account }, body: body as Record<string, unknown> });
   };
 }

@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
 import { outcomeText, type ToolOutcome } from './mcp-tool-runs.js';
-import type { McpToolCall, McpToolWire } from './mcp-tools-route.js';
+import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
 import { ModelRounds } from './model-rounds.js';
 import { findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type RequestedServer } from './offered-servers.js';
 import { runToolUses } from './run-tool-uses.js';
@@ -172,12 +172,14 @@ async function serveMessages(call: McpToolCall): Promise<void> {
   const messageId = `msg_${randomBytes(12).toString('hex')}`;
   events.emit('message_start', { message: { id: messageId, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 0, output_tokens: 0 } } });
 
-  const rounds = new ModelRounds(call.chat, context, context.family, { key: call.key, account: call.account }, withoutMcpBeta);
+  const rounds = new ModelRounds(call.chat, context, context.family, call.rounds, withoutMcpBeta);
   const usage: Json = {};
   const content: Json[] = [];
   const appended: Json[] = [];
   let last: Json | null = null;
   for (;;) {
+    // A caller that left is asked nothing more of the model (what ran is billed, round by round).
+    if (context.response.destroyed) return;
     const final = rounds.isLast;
     const roundBody: Json = { ...rest, messages: [...history, ...appended], stream: false };
     if (functions.length > 0 || ownTools.length > 0) roundBody.tools = [...ownTools, ...functions];

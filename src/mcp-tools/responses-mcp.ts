@@ -5,7 +5,7 @@ import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
 import type { ToolOutcome } from './mcp-tool-runs.js';
 import { outcomeText } from './mcp-tool-runs.js';
-import type { McpToolCall, McpToolWire } from './mcp-tools-route.js';
+import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
 import { ModelRounds } from './model-rounds.js';
 import {
   callerHeaders, findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type RequestedServer, type ServerListing,
@@ -320,11 +320,13 @@ async function serveResponses(call: McpToolCall): Promise<void> {
     if (tool !== undefined) show(callItem(tool, argumentsText(request.arguments), outcome, String(request.id)));
   });
 
-  const rounds = new ModelRounds(call.chat, context, context.family, { key: call.key, account: call.account });
+  const rounds = new ModelRounds(call.chat, context, context.family, call.rounds);
   const usage = new UsageTotal();
   const appended: unknown[] = [];
   let last: Json | null = null;
   for (;;) {
+    // A caller that left is asked nothing more of the model (what ran is billed, round by round).
+    if (context.response.destroyed) return;
     const final = rounds.isLast;
     const roundBody: Json = { ...body, input: [...history.filter((item) => item !== null), ...appended], tools: [...ownTools, ...functions], stream: false };
     if (rounds.count > 0) roundBody.tool_choice = 'auto';
