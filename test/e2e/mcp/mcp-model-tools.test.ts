@@ -1,7 +1,7 @@
 /**
  * MCP tools offered to any model, over real HTTP on the suite's database: the Responses API's `mcp` tool with the
- * official openai SDK and Anthropic's MCP connector (`mcp_servers`) with the official @anthropic-ai/sdk, on Claude and
- * Gemini models reached by translation and pass-through (mock upstreams speaking their vendors' wires), against a
+ * official openai SDK and Anthropic's MCP connector (`mcp_servers`) with the official @anthropic-ai/sdk, on Claude,
+ * Gemini and OpenAI models reached by translation and pass-through (mock upstreams speaking their vendors' wires), against a
  * real MCP server built with the MCP SDK. The gateway lists the registered server's tools to the model, runs the
  * calls the model makes and answers with the items each family defines; every model round is billed once, through
  * its own usage row; a URL that is no registered server's, or a server the key may not use, is refused.
@@ -14,6 +14,7 @@ import { addRoutedModel, flushWrites, seedAccount, startTestGateway, suiteDataba
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
 import { startMockMcpServer, type MockMcpServer } from '../../support/mock-mcp-server.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 interface UsageRow {
   request_id: string;
@@ -26,7 +27,7 @@ interface UsageRow {
 }
 
 const ALPHA_SECRET = 'Bearer alpha-model-side-secret-91d2';
-const MODELS = ['r-anthropic', 'r-gemini'] as const;
+const MODELS = ['r-anthropic', 'r-gemini', 'r-openai'] as const;
 const PROMPT = 'Please call alpha__echo with {"text":"hello from the model"} in Paris.';
 
 let gateway: TestGateway;
@@ -34,19 +35,21 @@ let alpha: MockMcpServer;
 let beta: MockMcpServer;
 let anthropicUpstream: MockAnthropicUpstream;
 let geminiUpstream: MockGeminiUpstream;
+let openaiUpstream: MockOpenAIUpstream;
 let account: SeededAccount;
 let denied: SeededAccount;
 let openai: OpenAI;
 
 beforeAll(async () => {
-  [alpha, beta, anthropicUpstream, geminiUpstream] = await Promise.all([
-    startMockMcpServer('alpha', 'streamable-http'), startMockMcpServer('beta', 'streamable-http'), startMockAnthropicUpstream(), startMockGeminiUpstream(),
+  [alpha, beta, anthropicUpstream, geminiUpstream, openaiUpstream] = await Promise.all([
+    startMockMcpServer('alpha', 'streamable-http'), startMockMcpServer('beta', 'streamable-http'), startMockAnthropicUpstream(), startMockGeminiUpstream(), startMockOpenAIUpstream(),
   ]);
   gateway = await startTestGateway();
   expect((await gateway.admin('POST', '/admin/mcp-servers', { name: 'alpha', url: alpha.url, headers: { Authorization: ALPHA_SECRET } })).status).toBe(201);
   expect((await gateway.admin('POST', '/admin/mcp-servers', { name: 'beta', url: beta.url })).status).toBe(201);
   await addRoutedModel(gateway, { model: 'r-anthropic', channel: { name: 'a', type: 'anthropic', base_url: anthropicUpstream.url, api_key: 'sk-ant-upstream-test', models: { 'r-anthropic': 'claude-sonnet-4-5' } } });
   await addRoutedModel(gateway, { model: 'r-gemini', channel: { name: 'g', type: 'gemini', base_url: geminiUpstream.url, api_key: 'gemini-upstream-test', models: { 'r-gemini': 'gemini-2.5-flash' } } });
+  await addRoutedModel(gateway, { model: 'r-openai', channel: { name: 'o', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'r-openai': 'gpt-4o-mini' } } });
   await gateway.gateway.services.catalog.reload();
   account = await seedAccount(gateway, { balanceUsd: 20, key: { allowed_mcp_servers: ['alpha'] } });
   denied = await seedAccount(gateway, { balanceUsd: 20, key: { allowed_mcp_servers: [] } });
@@ -55,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([alpha?.close(), beta?.close(), anthropicUpstream?.close(), geminiUpstream?.close()]);
+  await Promise.all([alpha?.close(), beta?.close(), anthropicUpstream?.close(), geminiUpstream?.close(), openaiUpstream?.close()]);
 });
 
 async function usageRows(keyId: string): Promise<UsageRow[]> {
