@@ -68,6 +68,7 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
  */
 export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
   if (context.inProcess !== undefined) return { key: context.inProcess.key, account: context.inProcess.account };
+  if (context.authenticated !== undefined) return context.authenticated;
   const { family } = context;
   const now = services.clock.now();
   const plaintext = family.readApiKey(context.request.headers, context.query);

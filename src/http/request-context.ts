@@ -18,6 +18,8 @@ export interface RequestContext {
   family: ClientFamily;
   /** The body, when a route in front of the operation has read it already (the operation reads this then). */
   preReadBody?: Buffer;
+  /** The caller, when a route in front of the operation has authenticated it already (the operation takes it then). */
+  authenticated?: { readonly key: ApiKey; readonly account: Account };
   /** Size of the request body once read as JSON (an upper bound of its tokens). */
   bodyBytes?: number;
   /**

@@ -21,6 +21,9 @@ export function withMcpTools(services: GatewayServices, protocol: string, chat: 
   const wire = MCP_TOOL_WIRES[protocol];
   if (wire === undefined) return chat;
   return async (context) => {
+    // The key is checked before the body is read, as the chat route itself does; the chat route then takes it as checked.
+    const { key, account } = await authenticate(context, services);
+    context.authenticated = { key, account };
     const bytes = await readBody(context, services.config.maxBodyBytes);
     context.preReadBody = bytes;
     if (!wire.mayAsk(bytes)) return chat(context);
@@ -32,7 +35,6 @@ export function withMcpTools(services: GatewayServices, protocol: string, chat: 
       return chat(context);
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !wire.asks(body as Record<string, unknown>)) return chat(context);
-    const { key, account } = await authenticate(context, services);
     await wire.serve({ services, context, chat, key, account, rounds: context.inProcess ?? { key, account }, body: body as Record<string, unknown> });
   };
 }
