@@ -63,6 +63,11 @@ const BOUNDARIES = [
   { folder: 'src/batches', forbidden: [...none('console', 'console-billing', 'upstreams'), '**/app.js', ...ENTRY], why: 'The batch runner calls the API\'s routes as a client would (handed to it by the root); it never reaches the console or an upstream directly.' },
   { folder: 'src/guardrail-policies', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'billing', 'telemetry', 'console', 'console-billing'), ...TOP], why: 'Guardrail policies are resolved and applied where the chat operation and the relay call them; they import neither.' },
   { folder: 'src/mcp', forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'console', 'console-billing'), '**/app.js', ...ENTRY], why: 'The MCP gateway serves tools, not models: it never reaches the model request path or the console.' },
+  {
+    folder: 'src/mcp-tools',
+    forbidden: [...none('relay', 'codecs', 'upstreams', 'routing', 'operations', 'console', 'console-billing'), '**/http/routes/*', '**/http/admin/*', '**/app.js', ...ENTRY],
+    why: 'The MCP tools offered to models run each model round through the chat route handed to them (in process) and each tool call through src/mcp; they never reach the relay, a codec, an upstream or the route tables.',
+  },
   { folder: 'src/realtime', forbidden: [...none('console', 'console-billing'), '**/app.js', ...ENTRY], why: 'Realtime sessions are an operation of their own on the API listener; they never reach the console or the process around them.' },
   { folder: 'src/relay', forbidden: [...SERVING, ...OPERATIONS, '**/app.js', ...ENTRY], why: 'The relay reports answers to the operation that called it and writes them through a ResponseSink; it never settles and never reaches the operations or src/http.' },
   {

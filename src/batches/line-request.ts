@@ -1,7 +1,7 @@
 import { TAGS_HEADER } from '../customers/request-identity.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { Account, ApiKey } from '../domain/records.js';
-import { inProcessRequest, runInProcess, type InProcessAnswer } from '../http/in-process-request.js';
+import { runInProcess, type InProcessAnswer } from '../http/in-process-request.js';
 import type { RouteHandler } from '../http/request-context.js';
 
 /** What a line's request answered: its status, headers and body, as a caller over HTTP would have read them. */
@@ -22,20 +22,16 @@ export interface LineCall {
 /**
  * Runs one line through the API's own route, in process: the same operation, admission, relay and one settlement
  * as a request over HTTP, with the batch's key and account as the caller (checked by the runner) and the batch's
- * prices. A refusal or fault is answered as the route's family would answer it.
+ * prices. The usage row of the line carries the batch's id as its `batch` tag.
  */
-export async function runLineRequest(call: LineCall): Promise<LineAnswer> {
-  return runInProcess(call.handler, call.family, {
-    // The usage row of the line carries the batch's id as its `batch` tag.
-    request: inProcessRequest(call.path, Buffer.from(call.body), { [TAGS_HEADER]: `batch=${call.batchId}` }),
-    requestId: call.requestId,
-    method: 'POST',
-    path: call.path,
-    query: new URLSearchParams(),
-    params: {},
-    startedAt: performance.now(),
-    clientIp: '127.0.0.1',
+export function runLineRequest(call: LineCall): Promise<LineAnswer> {
+  return runInProcess({
+    handler: call.handler,
     family: call.family,
-    batchLine: { batchId: call.batchId, key: call.key, account: call.account },
+    path: call.path,
+    requestId: call.requestId,
+    caller: { key: call.key, account: call.account, batchId: call.batchId },
+    body: call.body,
+    headers: { [TAGS_HEADER]: `batch=${call.batchId}` },
   });
 }

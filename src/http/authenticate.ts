@@ -67,8 +67,8 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
  * shared address (a NAT, a CI farm) keep working while one client there sends stale ones.
  */
 export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
-  const inProcess = context.batchLine ?? context.internalCaller;
-  if (inProcess !== undefined) return { key: inProcess.key, account: inProcess.account };
+  if (context.inProcess !== undefined) return { key: context.inProcess.key, account: context.inProcess.account };
+  if (context.authenticated !== undefined) return context.authenticated;
   const { family } = context;
   const now = services.clock.now();
   const plaintext = family.readApiKey(context.request.headers, context.query);

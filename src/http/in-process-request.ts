@@ -3,12 +3,8 @@ import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { toGatewayError } from '../errors/gateway-error.js';
-import type { RequestContext, RouteHandler } from './request-context.js';
+import type { InProcessCaller, RequestContext, RouteHandler } from './request-context.js';
 
-/**
- * Requests the gateway makes to its own API routes in process (a batch's lines, a guardrail's moderation call): the
- * same operation, admission, relay and one settlement as a request over HTTP, with a caller the gateway checked.
- */
 /** What an in-process request answered: its status, headers and body, as a caller over HTTP would have read them. */
 export interface InProcessAnswer {
   status: number;
@@ -76,8 +72,8 @@ class CollectedResponse extends Writable {
   }
 }
 
-/** A request body as a request stream with the headers a client would have sent. */
-export function inProcessRequest(path: string, body: Buffer, headers: Record<string, string>): IncomingMessage {
+/** The request side: the body as a request stream with the headers a client would have sent. */
+function bodyRequest(path: string, body: Buffer, headers: Record<string, string>): IncomingMessage {
   const request = new Readable({ read() {} }) as Readable & Record<string, unknown>;
   request.push(body);
   request.push(null);
@@ -85,22 +81,49 @@ export function inProcessRequest(path: string, body: Buffer, headers: Record<str
     method: 'POST',
     url: path,
     complete: true,
-    headers: { 'content-type': 'application/json', 'content-length': String(body.length), ...headers },
+    headers: { ...headers, 'content-type': 'application/json', 'content-length': String(body.length) },
   });
   return request as unknown as IncomingMessage;
 }
 
+export interface InProcessCall {
+  handler: RouteHandler;
+  family: ClientFamily;
+  path: string;
+  /** The request's id: its usage row's. */
+  requestId: string;
+  /** The caller, checked by whoever makes the request: the route takes it as authenticated. */
+  caller: InProcessCaller;
+  body: string;
+  /** Headers as a client would send them (lower-case names); content type and length are set here. */
+  headers?: Record<string, string>;
+  clientIp?: string;
+}
+
 /**
- * Runs one request through a route handler in process; a refusal or fault is answered as the family would answer
- * it. `context` is the request's context without its response, which this collects.
+ * Runs one POST through an API route in process: the same operation, admission, relay and one settlement as a
+ * request over HTTP, with the given caller. A refusal or fault is answered as the route's family would answer it.
  */
-export async function runInProcess(handler: RouteHandler, family: ClientFamily, context: Omit<RequestContext, 'response'>): Promise<InProcessAnswer> {
+export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer> {
   const response = new CollectedResponse();
+  const context: RequestContext = {
+    request: bodyRequest(call.path, Buffer.from(call.body), call.headers ?? {}),
+    response: response as unknown as ServerResponse,
+    requestId: call.requestId,
+    method: 'POST',
+    path: call.path,
+    query: new URLSearchParams(),
+    params: {},
+    startedAt: performance.now(),
+    clientIp: call.clientIp ?? '127.0.0.1',
+    family: call.family,
+    inProcess: call.caller,
+  };
   try {
-    await handler({ ...context, response: response as unknown as ServerResponse });
+    await call.handler(context);
   } catch (thrown) {
     const error = toGatewayError(thrown);
-    if (!response.headersSent) return { status: error.status, headers: {}, body: Buffer.from(family.encodeError(error)) };
+    if (!response.headersSent) return { status: error.status, headers: {}, body: Buffer.from(call.family.encodeError(error)) };
   }
   if (!response.writableEnded) response.end();
   if (!response.writableFinished) await once(response, 'finish');

@@ -8,6 +8,7 @@ import type { RequestContext } from './request-context.js';
  * answer rather than a reset.
  */
 export function readBody(context: RequestContext, maxBytes: number): Promise<Buffer> {
+  if (context.preReadBody !== undefined) return Promise.resolve(context.preReadBody);
   const declared = Number(context.request.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) return Promise.reject(tooLarge(maxBytes));
   return collectBody(context, maxBytes);

@@ -16,6 +16,10 @@ export interface RequestContext {
   readonly clientIp: string;
   /** The protocol family the caller speaks: its errors take this family's shape. */
   family: ClientFamily;
+  /** The body, when a route in front of the operation has read it already (the operation reads this then). */
+  preReadBody?: Buffer;
+  /** The caller, when a route in front of the operation has authenticated it already (the operation takes it then). */
+  authenticated?: { readonly key: ApiKey; readonly account: Account };
   /** Size of the request body once read as JSON (an upper bound of its tokens). */
   bodyBytes?: number;
   /**
@@ -30,16 +34,18 @@ export interface RequestContext {
    */
   readonly operator?: { readonly userId: string; readonly managesOperators: boolean };
   /**
-   * Set only on the requests the batch runner makes in process for a batch's lines (batches/line-request.ts): the
-   * caller it checked, the key and account of the batch. Nothing a client sends sets it.
+   * Set only on the requests the gateway makes in process (http/in-process-request.ts): a batch's lines, the rounds
+   * of a request whose tools the gateway runs. The caller was checked by whoever made the request. Nothing a client
+   * sends sets it.
    */
-  readonly batchLine?: { readonly batchId: string; readonly key: ApiKey; readonly account: Account };
-  /**
-   * Set only on requests the gateway makes in process on a caller's behalf (a guardrail's moderation call,
-   * operations/moderation-check.ts): the key and account it is made and billed as, checked by the gateway.
-   * Nothing a client sends sets it.
-   */
-  readonly internalCaller?: { readonly key: ApiKey; readonly account: Account };
+  readonly inProcess?: InProcessCaller;
+}
+
+/** Who an in-process request is made for: the key and account already checked; a batch's id when it is a batch's line (batch prices). */
+export interface InProcessCaller {
+  readonly key: ApiKey;
+  readonly account: Account;
+  readonly batchId?: string;
 }
 
 export type RouteHandler = (context: RequestContext) => Promise<void>;

@@ -81,9 +81,9 @@ export function meteredRoute(
   return async (context) => {
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
-    if (context.batchLine !== undefined) meter.batch = true;
+    if (context.inProcess?.batchId !== undefined) meter.batch = true;
     // A batch's line is charged against its batch's hold.
-    const holder = context.batchLine === undefined ? undefined : batchHolder(context.batchLine.batchId);
+    const holder = context.inProcess?.batchId === undefined ? undefined : batchHolder(context.inProcess.batchId);
     const held: Disposable[] = [];
     const sink = new MeteredSink(responseSink(context), meter);
     let early: RequestCharge | null = null;

@@ -8,7 +8,7 @@
 import { keyRefusalOf } from '../auth/key-verifier.js';
 import { openAIFamily } from '../codecs/families.js';
 import type { Account, ApiKey } from '../domain/records.js';
-import { inProcessRequest, runInProcess } from '../http/in-process-request.js';
+import { runInProcess } from '../http/in-process-request.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { DEFAULT_MODERATION_MODEL, type ModerationSettings } from '../guardrails/settings.js';
 import type { GatewayServices } from '../services.js';
@@ -31,18 +31,13 @@ export function moderationCheck(services: GatewayServices): ModerationCheck {
     const caller = settings.billed_to === 'operator' ? await operatorCaller(services, settings.operator_key_id ?? '') : requestCaller;
     if (caller === null) return { kind: 'unavailable', reason: 'the operator key for moderation cannot be used' };
     const model = settings.model ?? DEFAULT_MODERATION_MODEL;
-    const body = Buffer.from(JSON.stringify({ model, input: text }));
-    const call = runInProcess(handler, openAIFamily, {
-      request: inProcessRequest(PATH, body, {}),
-      requestId: newId('req', services.clock.now()),
-      method: 'POST',
-      path: PATH,
-      query: new URLSearchParams(),
-      params: {},
-      startedAt: performance.now(),
-      clientIp: '127.0.0.1',
+    const call = runInProcess({
+      handler,
       family: openAIFamily,
-      internalCaller: caller,
+      path: PATH,
+      requestId: newId('req', services.clock.now()),
+      caller,
+      body: JSON.stringify({ model, input: text }),
     });
     const timeoutMs = settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;

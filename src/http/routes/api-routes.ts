@@ -24,6 +24,7 @@ import {
 } from './message-batches.js';
 import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
 import { mcpRoute } from '../../mcp/mcp-endpoint.js';
+import { withMcpTools } from '../../mcp-tools/mcp-tools-route.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
 export interface RouteLabels {
@@ -50,7 +51,8 @@ export interface ApiRoute {
 /** The handler of a family's route: the operation it names, with the parts the family gave. */
 function operationHandler(family: ClientFamily, route: FamilyRoute): ApiRoute['handler'] {
   switch (route.operation) {
-    case 'chat': return (services) => chatRoute(services, route.chat);
+    // A chat route serves the MCP tools a request names (Responses `mcp` tools, Anthropic `mcp_servers`) in front of the chat operation.
+    case 'chat': return (services) => withMcpTools(services, route.chat.protocol, chatRoute(services, route.chat));
     case 'countTokens': return (services) => countTokensRoute(services, route.countTokens);
     case 'embeddings': return (services) => embeddingsRoute(services, route.embeddings);
     case 'listModels': return (services) => listModelsRoute(services, family);
