@@ -120,23 +120,25 @@ export function readRequestIdentity(protocol: string, headers: IncomingHttpHeade
  * Puts the end customer the caller named only in `x-gateway-customer` into the body's own field where the family has
  * one, so the upstream (pass-through or translated) sees it as if the caller had sent it: OpenAI's `user`, Anthropic's
  * `metadata.user_id`. A body that names a customer itself keeps its own; a request that names none gains nothing;
- * Gemini has no such field upstream.
+ * Gemini has no such field upstream. Says whether the body was changed.
  */
-export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): void {
-  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return;
+export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): boolean {
+  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return false;
   switch (protocol) {
     case 'openai-chat':
     case 'openai-responses':
     case 'openai-embeddings':
-      if (body.user == null && body.safety_identifier == null) body.user = identity.customer;
-      break;
+      if (body.user != null || body.safety_identifier != null) return false;
+      body.user = identity.customer;
+      return true;
     case 'anthropic-messages': {
       const metadata = body.metadata;
       if (metadata == null) body.metadata = { user_id: identity.customer };
       else if (typeof metadata === 'object' && !Array.isArray(metadata) && (metadata as Record<string, unknown>).user_id == null) body.metadata = { ...metadata, user_id: identity.customer };
-      break;
+      else return false;
+      return true;
     }
     default:
-      break;
+      return false;
   }
 }

@@ -13,7 +13,7 @@ import { planResponseCache } from '../relay/response-cache/cache-plan.js';
 import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../services.js';
 import { meteredRoute, type MeteredCall } from './metered-frame.js';
-import { readJsonObject } from '../http/read-body.js';
+import { readJsonObjectAndBytes } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
 
@@ -52,12 +52,16 @@ function guardRequest(call: MeteredCall, resolved: ResolvedGuardrails | null, en
 export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): RouteHandler {
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
-    const body = await readJsonObject(context, services.config.maxBodyBytes);
-    // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
+    const { body, bytes } = await readJsonObjectAndBytes(context, services.config.maxBodyBytes);
+    // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere. Only a
+    // body that had some, or that gains the customer named in a header, is written again for a pass-through channel:
+    // any other keeps the caller's own bytes (`passThroughBody`).
+    const hadGatewayFields = endpoint.wire.gatewayFields.some((field) => field in body);
     const requested = takeRequestedModels(context, endpoint.wire, body);
     const preference = callerPreference(context, endpoint.wire, body);
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
-    forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
+    const gainedCustomer = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
+    const callerBytes = hadGatewayFields || gainedCustomer ? null : bytes;
     const envelope = endpoint.readEnvelope(context, body);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
@@ -101,6 +105,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       checkpoint: call.checkpoint,
       codec: envelope.codec,
       body,
+      callerBytes,
       chat: envelope.chat,
       stream: envelope.stream,
       responseHeaders: cache.headers,
