@@ -120,33 +120,41 @@ export function readRequestIdentity(protocol: string, headers: IncomingHttpHeade
  * Puts the end customer the caller named only in `x-gateway-customer` into the body's own field where the family has
  * one, so the upstream (pass-through or translated) sees it as if the caller had sent it: OpenAI's `user`, Anthropic's
  * `metadata.user_id`. A body that names a customer itself keeps its own; a request that names none gains nothing;
- * Gemini has no such field upstream. Returns the top-level fields it added, which answers must not echo: an answer
- * shows what the caller sent, not what the gateway added.
+ * Gemini has no such field upstream. Says whether the body was changed, and which top-level fields it added: answers
+ * must not echo those, as an answer shows what the caller sent, not what the gateway added.
  */
-export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): ReadonlySet<string> {
-  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return NO_FIELDS;
+export function forwardHeaderCustomer(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown>, identity: RequestIdentity): CustomerForwarding {
+  if (identity.customer === null || customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER) === null) return UNCHANGED;
   switch (protocol) {
     case 'openai-chat':
     case 'openai-responses':
     case 'openai-embeddings':
-      if (body.user != null || body.safety_identifier != null) return NO_FIELDS;
+      if (body.user != null || body.safety_identifier != null) return UNCHANGED;
       body.user = identity.customer;
-      return USER_FIELD;
+      return { changed: true, added: USER_FIELD };
     case 'anthropic-messages': {
       const metadata = body.metadata;
       if (metadata == null) {
         body.metadata = { user_id: identity.customer };
-        return METADATA_FIELD;
+        return { changed: true, added: METADATA_FIELD };
       }
-      if (typeof metadata === 'object' && !Array.isArray(metadata) && (metadata as Record<string, unknown>).user_id == null) body.metadata = { ...metadata, user_id: identity.customer };
-      return NO_FIELDS;
+      if (typeof metadata !== 'object' || Array.isArray(metadata) || (metadata as Record<string, unknown>).user_id != null) return UNCHANGED;
+      body.metadata = { ...metadata, user_id: identity.customer };
+      return { changed: true, added: NO_FIELDS };
     }
     default:
-      return NO_FIELDS;
+      return UNCHANGED;
   }
+}
+
+/** What putting the header's customer into the body did: whether it changed the body, and the top-level fields it added. */
+export interface CustomerForwarding {
+  readonly changed: boolean;
+  readonly added: ReadonlySet<string>;
 }
 
 /** No field added to the caller's body. */
 export const NO_FIELDS: ReadonlySet<string> = new Set();
+const UNCHANGED: CustomerForwarding = { changed: false, added: NO_FIELDS };
 const USER_FIELD: ReadonlySet<string> = new Set(['user']);
 const METADATA_FIELD: ReadonlySet<string> = new Set(['metadata']);

@@ -74,6 +74,11 @@ function tooLarge(maxBytes: number): GatewayError {
  * deeper than MAX_JSON_DEPTH is refused before parsing.
  */
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
+  return (await readJsonObjectAndBytes(context, maxBytes)).body;
+}
+
+/** `readJsonObject`, with the bytes it was parsed from (for a pass-through request forwarded as the caller sent it). */
+export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
   const body = await readBody(context, maxBytes);
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
   context.bodyBytes = body.length;
@@ -89,5 +94,5 @@ export async function readJsonObject(context: RequestContext, maxBytes: number):
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_json', 'Request body must be a JSON object.');
   }
-  return value as Record<string, unknown>;
+  return { body: value as Record<string, unknown>, bytes: body };
 }

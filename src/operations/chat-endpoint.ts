@@ -14,7 +14,7 @@ import { planResponseCache } from '../relay/response-cache/cache-plan.js';
 import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../services.js';
 import { meteredRoute, type MeteredCall } from './metered-frame.js';
-import { readJsonObject } from '../http/read-body.js';
+import { readJsonObjectAndBytes } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
 
@@ -59,13 +59,17 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
   const moderate = moderationCheck(services);
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
-    const body = await readJsonObject(context, services.config.maxBodyBytes);
-    // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere.
+    const { body, bytes } = await readJsonObjectAndBytes(context, services.config.maxBodyBytes);
+    // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere. Only a
+    // body that had some, or that gains the customer named in a header, is written again for a pass-through channel:
+    // any other keeps the caller's own bytes (`passThroughBody`).
+    const hadGatewayFields = endpoint.wire.gatewayFields.some((field) => field in body);
     const requested = takeRequestedModels(context, endpoint.wire, body);
     const preference = callerPreference(context, endpoint.wire, body);
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
-    const added = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
-    const envelope = endpoint.readEnvelope(context, body, added);
+    const forwarded = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
+    const callerBytes = hadGatewayFields || forwarded.changed ? null : bytes;
+    const envelope = endpoint.readEnvelope(context, body, forwarded.added);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {
@@ -108,6 +112,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
       checkpoint: call.checkpoint,
       codec: envelope.codec,
       body,
+      callerBytes,
       chat: envelope.chat,
       stream: envelope.stream,
       responseHeaders: cache.headers,

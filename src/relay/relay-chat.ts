@@ -43,6 +43,11 @@ export interface ChatRelayRequest {
   codec: ClientCodec;
   /** The caller's body, for the pass-through path. */
   body: Record<string, unknown>;
+  /**
+   * The bytes `body` was parsed from while it still says exactly what they say, else null (a field was taken out or
+   * added): a pass-through channel that needs no rewrite of them gets them as they came (`passThroughBody`).
+   */
+  callerBytes: Buffer | null;
   /** The canonical request, decoded on first use (only the translated path needs it). */
   chat: () => ChatRequest;
   stream: boolean;
@@ -107,7 +112,7 @@ function requestedOperation(request: ChatRelayRequest): RequestedOperation {
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
 function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: WireChoice): UpstreamRequest {
   if (wire.kind === 'pass-through' && adapter.passThrough !== undefined) {
-    const body = request.codec.wire.passThroughBody(request.body, route.upstreamModel, request.stream);
+    const body = request.codec.wire.passThroughBody(request.body, route.upstreamModel, request.stream, request.callerBytes);
     const upstreamRequest = adapter.passThrough.build(route.channel, credential, wire.operation, route.upstreamModel, body);
     Object.assign(upstreamRequest.headers, request.clientHeaders);
     return upstreamRequest;

@@ -29,7 +29,7 @@ export function embeddingsExchange(
   return {
     request(adapter, route, credential) {
       const wire = chooseWire(adapter, route.channel, requested);
-      if (wire.kind === 'pass-through') return adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, endpoint.wire.passThroughBody(body, route.upstreamModel, false)) ?? null;
+      if (wire.kind === 'pass-through') return adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, endpoint.wire.passThroughBody(body, route.upstreamModel, false, null)) ?? null;
       // A channel whose upstream serves no embeddings is skipped.
       return adapter.embeddings?.build(route.channel, credential, request, route.upstreamModel) ?? null;
     },
@@ -58,7 +58,7 @@ export function countTokensExchange(
     request(adapter, route, credential) {
       const wire = chooseWire(adapter, route.channel, requested);
       if (wire.kind === 'pass-through') {
-        const upstreamBody = endpoint.wire.passThroughBody(body, route.upstreamModel, false);
+        const upstreamBody = endpoint.wire.passThroughBody(body, route.upstreamModel, false, null);
         const upstreamRequest = adapter.passThrough?.build(route.channel, credential, wire.operation, route.upstreamModel, upstreamBody);
         if (upstreamRequest === undefined) return null;
         for (const name of endpoint.passThroughHeaders ?? []) {

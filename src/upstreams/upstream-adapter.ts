@@ -24,7 +24,7 @@ export interface UpstreamRequest {
   url: string;
   method: 'GET' | 'POST';
   headers: Record<string, string>;
-  body: string | null;
+  body: string | Buffer | null;
   /** Sent instead of `body` when present: a large upload, streamed from disk. */
   streamedBody?: StreamedBody;
   /**
@@ -83,7 +83,7 @@ export interface UpstreamRerank {
 /** Sending a caller's body as it came, on the adapter's wire (the relay asks `chooseWire` first). */
 export interface UpstreamPassThrough {
   /** An HTTP request carrying `body` (already in the adapter's wire) to the channel, for an operation the wire has. */
-  build(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+  build(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string | Buffer): UpstreamRequest;
   /**
    * Whether this channel takes `operation` (one the wire has) as it came (OpenAI's Responses API only on the channels
    * that serve it). Absent: every operation the wire has.

@@ -98,3 +98,63 @@ export function usageOfTopLevelMember<T>(body: Buffer, key: string, read: (raw: 
     return null;
   }
 }
+
+/**
+ * How many member names the JSON object in `body` writes at its top level, by one pass over its bytes (as
+ * `topLevelObjectMember`); null when the body is not an object whose brackets balance or a top-level name holds an
+ * escape (it could spell another name). Set beside the parsed object's own keys it tells whether a name was written
+ * twice: `JSON.parse` keeps the last, and an upstream reading the same bytes might keep the first.
+ */
+export function topLevelMemberCount(body: Buffer): number | null {
+  let index = skipWhitespace(body, 0);
+  if (body[index] !== OPEN_BRACE) return null;
+  let depth = 0;
+  let names = 0;
+  while (index < body.length) {
+    const byte = body[index] as number;
+    if (byte === QUOTE) {
+      const start = index;
+      index = pastString(body, start);
+      if (index === -1) return null;
+      if (depth !== 1 || body[skipWhitespace(body, index)] !== COLON) continue;
+      if (lastStringEscaped()) return null;
+      names += 1;
+      continue;
+    }
+    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth < 0) return null;
+      if (depth === 0) return skipWhitespace(body, index + 1) === body.length ? names : null;
+    }
+    index += 1;
+  }
+  return null;
+}
+
+/** A member name JSON text can spell only as itself when it holds no `\u` escape: no quote, backslash, slash or control character. */
+const SPELT_ONE_WAY = /^[^"\\/\u0000-\u001f]*$/;
+
+/** Whether the quoted text `quoted` at `at` in `body` is a member name: the next byte past blanks is a colon. */
+function isNameAt(body: Buffer, at: number, quoted: string): boolean {
+  return body[skipWhitespace(body, at + quoted.length)] === COLON;
+}
+
+/**
+ * Whether each of `names` (the parsed object's own keys) is written once among the top-level members of the JSON
+ * object in `body`. First by native searches: in a text without `\u` escapes a name that escapes cannot spell is
+ * always written as itself, so when it stands as a member name once in the whole body (nested objects included) it
+ * is written once at the top level; a name standing more often (nested objects reuse names) is told by
+ * `topLevelMemberCount`, a walk over the bytes that costs less than writing the body again.
+ */
+export function namesWrittenOnce(body: Buffer, names: readonly string[]): boolean {
+  if (body.includes('\\u')) return topLevelMemberCount(body) === names.length;
+  for (const name of names) {
+    if (!SPELT_ONE_WAY.test(name)) return topLevelMemberCount(body) === names.length;
+    const quoted = `"${name}"`;
+    let seen = 0;
+    for (let at = body.indexOf(quoted); at !== -1 && seen < 2; at = body.indexOf(quoted, at + quoted.length)) if (isNameAt(body, at, quoted)) seen += 1;
+    if (seen !== 1) return topLevelMemberCount(body) === names.length;
+  }
+  return true;
+}

@@ -1,5 +1,6 @@
 import { withFields } from '../shared/with-fields.js';
 import { GATEWAY_STATE_MARKER } from './gateway-state.js';
+import { namesWrittenOnce } from './json-top-level.js';
 import type { ClientWire } from './wire.js';
 
 /** The caller's body with `model` set to the upstream model, as JSON text. */
@@ -8,11 +9,41 @@ export function bodyNamingModel(body: Record<string, unknown>, upstreamModel: st
 }
 
 /**
- * The body with `model` set, as JSON text, without the reasoning state this gateway made for another provider. Only a
- * text holding the gateway's marker (a scan of the bytes about to be sent) is read for such state; the rare body that
- * holds some is written again without it.
+ * The caller's own bytes, to be sent as they came, when nothing in them needs a rewrite for this upstream: they are
+ * still what the body object was parsed from (`bytes` is null once anything was taken out of it or added to it),
+ * the body already names the upstream's model (`upstreamModel` null: the wire carries none in its body), and no
+ * member name is written twice, so the upstream reads the same members the gateway routed and billed by. Null: the
+ * body must be written again.
  */
-export function bodyWithoutGatewayState(body: Record<string, unknown>, upstreamModel: string, strip: (body: Record<string, unknown>) => Record<string, unknown>): string {
+export function untouchedBytes(body: Record<string, unknown>, bytes: Buffer | null, upstreamModel: string | null): Buffer | null {
+  if (bytes === null) return null;
+  if (upstreamModel !== null && body.model !== upstreamModel) return null;
+  return namesWrittenOnce(bytes, Object.keys(body)) ? bytes : null;
+}
+
+/**
+ * Whether the caller's bytes may hold reasoning state this gateway made: the marker in them, or spelt with `\u`
+ * escapes (the only way JSON text can spell its letters otherwise), in which case the parsed body is asked.
+ */
+function mayHoldGatewayState(bytes: Buffer, body: Record<string, unknown>, strip: (body: Record<string, unknown>) => Record<string, unknown>): boolean {
+  if (bytes.includes(GATEWAY_STATE_MARKER)) return true;
+  return bytes.includes('\\u') && strip(body) !== body;
+}
+
+/**
+ * The body with `model` set, without the reasoning state this gateway made for another provider: the caller's own
+ * bytes when they need no rewrite (`untouchedBytes`) and hold no such state, else JSON text. Only a text holding the
+ * gateway's marker (a scan of the bytes about to be sent) is read for such state; the rare body that holds some is
+ * written again without it.
+ */
+export function bodyWithoutGatewayState(
+  body: Record<string, unknown>,
+  upstreamModel: string,
+  strip: (body: Record<string, unknown>) => Record<string, unknown>,
+  bytes: Buffer | null,
+): string | Buffer {
+  const untouched = untouchedBytes(body, bytes, upstreamModel);
+  if (untouched !== null && !mayHoldGatewayState(untouched, body, strip)) return untouched;
   const text = bodyNamingModel(body, upstreamModel);
   if (!text.includes(GATEWAY_STATE_MARKER)) return text;
   const stripped = strip(body);

@@ -61,11 +61,12 @@ export interface ClientWire {
   /** The upstream operation a route's request is sent as on such an upstream. */
   readonly passThroughRoutes: PassThroughRoutes;
   /**
-   * The caller's body for such an upstream as JSON text: the model name swapped (where the body carries it), and
-   * whatever else the wire needs (OpenAI's usage chunk asked for on a stream, reasoning state the gateway made for
-   * another provider left out).
+   * The caller's body for such an upstream: the model name swapped (where the body carries it), and whatever else
+   * the wire needs (OpenAI's usage chunk asked for on a stream, reasoning state the gateway made for another provider
+   * left out). `bytes`, the caller's own bytes while the body object is still what they say (else null), are sent
+   * as they came when none of that changes anything; otherwise the body is written again as JSON text.
    */
-  passThroughBody(body: Record<string, unknown>, upstreamModel: string, stream: boolean): string;
+  passThroughBody(body: Record<string, unknown>, upstreamModel: string, stream: boolean, bytes: Buffer | null): string | Buffer;
   /** The field of a complete answer that names the model which answered (`model`, Gemini's `modelVersion`). */
   readonly answerModelField: string;
   /**

@@ -29,7 +29,7 @@ export class AzureOpenAIAdapter extends OpenAIWireAdapter {
     super();
   }
 
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string | Buffer): UpstreamRequest {
     const url = azureUrl(channel, passThroughEndpoint(openAIWire, operation), upstreamModel);
     return { url, method: 'POST', headers: { ...channel.headers, 'content-type': 'application/json', 'api-key': credential }, body };
   }

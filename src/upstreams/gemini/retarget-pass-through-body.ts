@@ -7,9 +7,9 @@ import { isJsonObject, parseJson, readField } from '../../wire/gemini/gemini-wir
  * and an optional `embedContent.model`.
  * Those are set to the upstream model; chat bodies (the hot path) are never parsed.
  */
-export function retargetPassThroughBody(operation: UpstreamOperation, body: string, modelResource: string): string {
+export function retargetPassThroughBody(operation: UpstreamOperation, body: string | Buffer, modelResource: string): string | Buffer {
   if (operation.kind === 'chat') return body;
-  const parsed = parseJson(body);
+  const parsed = parseJson(body.toString());
   if (!isJsonObject(parsed)) return body;
   if (operation.kind === 'embeddings' && !operation.batch) {
     if (parsed.model === undefined) return body;

@@ -50,12 +50,13 @@ export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
     super();
   }
 
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string | Buffer): UpstreamRequest {
     const preset = presetOf(channel);
     const adjust = preset.adjustChatBody;
     let sent = body;
-    if (operation.kind === 'chat' && adjust !== undefined && (preset.adjustsWhen === undefined || preset.adjustsWhen.test(body))) {
-      const parsed = JSON.parse(body) as WireBody;
+    const text = operation.kind === 'chat' && adjust !== undefined ? body.toString() : '';
+    if (operation.kind === 'chat' && adjust !== undefined && (preset.adjustsWhen === undefined || preset.adjustsWhen.test(text))) {
+      const parsed = JSON.parse(text) as WireBody;
       adjust(parsed, { channel, upstreamModel, warnings: null });
       sent = JSON.stringify(parsed);
     }
@@ -79,7 +80,7 @@ export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
     return this.#request(channel, credential, { kind: 'chat', stream }, body);
   }
 
-  #request(channel: Channel, credential: string, operation: UpstreamOperation, body: string): UpstreamRequest {
+  #request(channel: Channel, credential: string, operation: UpstreamOperation, body: string | Buffer): UpstreamRequest {
     return {
       url: joinUrl(baseUrlOf(channel), passThroughEndpoint(openAIWire, operation)),
       method: 'POST',

@@ -35,11 +35,11 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
     super();
   }
 
-  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, _upstreamModel: string, body: string): UpstreamRequest {
+  buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, _upstreamModel: string, body: string | Buffer): UpstreamRequest {
     return this.buildPassThroughTo(channel, credential, passThroughEndpoint(openAIWire, operation), body);
   }
 
-  private buildPassThroughTo(channel: Channel, credential: string, path: string, body: string): UpstreamRequest {
+  private buildPassThroughTo(channel: Channel, credential: string, path: string, body: string | Buffer): UpstreamRequest {
     const base = channel.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
     return {
       url: joinUrl(base, path),

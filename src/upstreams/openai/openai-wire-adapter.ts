@@ -39,7 +39,7 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
   };
 
   /** An HTTP request carrying an OpenAI-wire `body` to the channel's endpoint of `operation`. */
-  abstract buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest;
+  abstract buildPassThrough(channel: Channel, credential: string, operation: UpstreamOperation, upstreamModel: string, body: string | Buffer): UpstreamRequest;
 
   /** Whether the channel serves the Responses API operation itself (`responses`, `responses-input-tokens`); default no. */
   protected servesResponsesApi(_channel: Channel, _operation: UpstreamOperation): boolean {

@@ -23,7 +23,7 @@ export class SimulatorAdapter extends OpenAIWireAdapter {
     super();
   }
 
-  buildPassThrough(channel: Channel, _credential: string, operation: UpstreamOperation, upstreamModel: string, body: string): UpstreamRequest {
+  buildPassThrough(channel: Channel, _credential: string, operation: UpstreamOperation, upstreamModel: string, body: string | Buffer): UpstreamRequest {
     const url = `simulator://${encodeURIComponent(channel.name)}/${encodeURIComponent(upstreamModel)}${passThroughEndpoint(openAIWire, operation)}`;
     return { url, method: 'POST', headers: {}, body };
   }
@@ -45,7 +45,7 @@ export class SimulatorAdapter extends OpenAIWireAdapter {
     signal: CallerSignal,
     _timeouts: UpstreamTimeouts,
   ): Promise<UpstreamResponse> {
-    const body = JSON.parse(request.body ?? '{}') as Record<string, unknown>;
+    const body = JSON.parse(request.body?.toString() ?? '{}') as Record<string, unknown>;
     if (settings.latencyMs > 0) await sleep(settings.latencyMs, signal);
     if (request.url.endsWith(EMBEDDINGS_PATH)) {
       return response({ 'content-type': 'application/json' }, once(Buffer.from(JSON.stringify(simulateEmbeddings(body, channelSettings)))));

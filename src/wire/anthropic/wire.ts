@@ -23,7 +23,7 @@ export const anthropicWire: Wire<AnthropicPath> & ClientWire = {
     'responses-input-tokens': null,
   },
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': SAME_ROUTES.countTokens, embeddings: null },
-  passThroughBody: (body, upstreamModel) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayThinking),
+  passThroughBody: (body, upstreamModel, _stream, bytes) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayThinking, bytes),
   answerModelField: 'model',
   gatewayFields: [],
 };

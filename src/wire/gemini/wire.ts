@@ -1,3 +1,4 @@
+import { untouchedBytes } from '../pass-through-body.js';
 import { SAME_ROUTES, type ClientWire, type Wire } from '../wire.js';
 
 export type GeminiMethod = 'generateContent' | 'streamGenerateContent' | 'countTokens' | 'embedContent' | 'batchEmbedContents';
@@ -27,7 +28,7 @@ export const geminiWire: Wire<GeminiMethod> & ClientWire = {
     'responses-input-tokens': null,
   },
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': SAME_ROUTES.countTokens, embeddings: SAME_ROUTES.embeddings },
-  passThroughBody: (body) => JSON.stringify(body),
+  passThroughBody: (body, _upstreamModel, _stream, bytes) => untouchedBytes(body, bytes, null) ?? JSON.stringify(body),
   answerModelField: 'modelVersion',
   gatewayFields: [],
 };

@@ -16,7 +16,7 @@ export const responsesWire: ClientWire = {
     'count-tokens': () => ({ kind: 'responses-input-tokens' }),
     embeddings: null,
   },
-  passThroughBody: (body, upstreamModel) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayReasoning),
+  passThroughBody: (body, upstreamModel, _stream, bytes) => bodyWithoutGatewayState(body, upstreamModel, withoutGatewayReasoning, bytes),
   answerModelField: 'model',
   gatewayFields: ['provider'],
 };

@@ -238,11 +238,18 @@ describe('the state a translated answer carries never reaches a provider that di
         ...(gateway.content.length === 0 ? [] : [{ role: 'assistant', content: gateway.content }, { role: 'user', content: 'next' }]),
         ...(own.length === 0 ? [] : [{ role: 'assistant', content: [...own, { type: 'text', text: 'ok' }] }, { role: 'user', content: 'more' }]),
       ];
-      const sent = anthropicWire.passThroughBody({ model: 'public', max_tokens: 10, messages }, 'claude-sonnet-4-5', false);
-      expect(sent).not.toContain('ugw1.');
       const keep = (block: { type: string; signature?: string }): boolean => block.type !== 'thinking' || !(block.signature ?? '').startsWith('ugw1.');
       const expected = messages.map((message) => (Array.isArray(message.content) ? { ...message, content: (message.content as Array<{ type: string }>).filter(keep) } : message));
-      expect((JSON.parse(sent) as { messages: unknown }).messages).toEqual(expected);
+      // Written again for another model name; and as the caller's own bytes, the marker written plainly or in `\u` escapes.
+      const named = { model: 'claude-sonnet-4-5', max_tokens: 10, messages };
+      for (const sent of [
+        anthropicWire.passThroughBody({ model: 'public', max_tokens: 10, messages }, 'claude-sonnet-4-5', false, null),
+        anthropicWire.passThroughBody(named, 'claude-sonnet-4-5', false, Buffer.from(JSON.stringify(named))),
+        anthropicWire.passThroughBody(named, 'claude-sonnet-4-5', false, Buffer.from(JSON.stringify(named).replaceAll('ugw1.', '\\u0075gw1\\u002e'))),
+      ]) {
+        expect(String(sent)).not.toContain('ugw1.');
+        expect((JSON.parse(String(sent)) as { messages: unknown }).messages).toEqual(expected);
+      }
     }), RUNS);
   });
 
@@ -251,16 +258,25 @@ describe('the state a translated answer carries never reaches a provider that di
       const output = (JSON.parse(encodeResponsesResponse(chatResponse(content), 'public', { model: 'public', input: 'q' })) as { output: OutputItem[] }).output;
       const own = ownTokens.map((token, index) => ({ id: `rs_own${index}`, type: 'reasoning', summary: [], encrypted_content: `gAAAAA${token}` }));
       const input = [{ role: 'user', content: 'q' }, ...output, ...own, { role: 'user', content: 'next' }];
-      const sent = responsesWire.passThroughBody({ model: 'public', input, store: false }, 'gpt-5', false);
-      expect(sent).not.toContain('ugw1.');
-      expect((JSON.parse(sent) as { input: unknown }).input).toEqual(input.filter((item) => !('encrypted_content' in item) || !String(item.encrypted_content).startsWith('ugw1.')));
+      const named = { model: 'gpt-5', input, store: false };
+      for (const sent of [
+        responsesWire.passThroughBody({ model: 'public', input, store: false }, 'gpt-5', false, null),
+        responsesWire.passThroughBody(named, 'gpt-5', false, Buffer.from(JSON.stringify(named))),
+        responsesWire.passThroughBody(named, 'gpt-5', false, Buffer.from(JSON.stringify(named).replaceAll('ugw1.', '\\u0075gw1.'))),
+      ]) {
+        expect(String(sent)).not.toContain('ugw1.');
+        expect((JSON.parse(String(sent)) as { input: unknown }).input).toEqual(input.filter((item) => !('encrypted_content' in item) || !String(item.encrypted_content).startsWith('ugw1.')));
+      }
     }), RUNS);
   });
 
   it('a body without the marker goes as it came, byte for byte, whatever it holds', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => {
       const body = { model: 'public', messages: [{ role: 'user', content: JSON.stringify(value).replaceAll('ugw1.', 'ugw1') }] };
-      expect(anthropicWire.passThroughBody(body, 'claude', false)).toBe(JSON.stringify({ ...body, model: 'claude' }));
+      expect(anthropicWire.passThroughBody(body, 'claude', false, null)).toBe(JSON.stringify({ ...body, model: 'claude' }));
+      // The caller's own bytes, naming the upstream's model already, go as the very same bytes.
+      const bytes = Buffer.from(JSON.stringify({ ...body, model: 'claude' }, null, 1));
+      expect(anthropicWire.passThroughBody({ ...body, model: 'claude' }, 'claude', false, bytes)).toBe(bytes);
     }), RUNS);
   });
 });

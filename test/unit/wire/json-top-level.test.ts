@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { topLevelObjectMember } from '../../../src/wire/json-top-level.js';
+import { namesWrittenOnce, topLevelObjectMember } from '../../../src/wire/json-top-level.js';
 import { findUsageInMessageJson, usageFromAnthropic } from '../../../src/wire/anthropic/usage.js';
 import { findUsageInJson, usageFromOpenAI } from '../../../src/wire/openai/usage.js';
 import { findResponsesUsageInJson, usageFromResponses } from '../../../src/wire/responses/usage.js';
@@ -106,5 +106,21 @@ describe('topLevelObjectMember', () => {
     expect(topLevelObjectMember(Buffer.from(text), 'usage')).toBe('unsure');
     // The full parse the caller falls back to reads the escaped name as the member.
     expect(findUsageInJson(Buffer.from(text))).toEqual(usageFromOpenAI({ prompt_tokens: 4, completion_tokens: 2 }));
+  });
+});
+
+describe('namesWrittenOnce: whether the caller’s bytes say what their parse says', () => {
+  const once = (text: string): boolean => namesWrittenOnce(Buffer.from(text), Object.keys(JSON.parse(text) as object));
+  it('each top-level name written once, whatever nested objects repeat', () => {
+    expect(once('{"model":"a","tools":[{"input_schema":{"model":{"type":"string"}}}],"thinking":{"type":"enabled"},"messages":[{"content":[{"type":"thinking","thinking":"x"}]}]}')).toBe(true);
+    expect(once('{ "model" : "a" ,\n "m": "\\\\u0041" }')).toBe(true);
+  });
+  it('a name written twice, plainly or spelt with escapes, is caught', () => {
+    expect(once('{"model":"cheap","model":"dear"}')).toBe(false);
+    expect(once('{"model":"cheap","tools":[{"model":1}],"model":"dear"}')).toBe(false);
+    expect(once('{"mod\\u0065l":"cheap","model":"dear"}')).toBe(false);
+    expect(once('{"a\\/b":1,"a/b":2}')).toBe(false);
+    // A top-level name holding an escape could spell another: not sure, so the body is written again.
+    expect(once('{"model":"a","m\\\\u":1}')).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ const transport: UpstreamTransport = { send: () => Promise.reject(new Error('not
 const adapter = new AnthropicAdapter(transport);
 
 function body(request: ChatRequest, settings: Record<string, unknown> = {}): Record<string, unknown> {
-  return JSON.parse(adapter.buildChatRequest(channel({ settings }), 'sk-ant-key', request, 'claude-upstream').body ?? 'null') as Record<string, unknown>;
+  return JSON.parse(String(adapter.buildChatRequest(channel({ settings }), 'sk-ant-key', request, 'claude-upstream').body ?? 'null')) as Record<string, unknown>;
 }
 
 describe('buildChatRequest: URL and headers', () => {
@@ -232,7 +232,7 @@ describe('buildCountTokensRequest', () => {
     const request = chatRequest({ system: [{ type: 'text', text: 'S' }], maxOutputTokens: 10, temperature: 0.5, stream: true, tools: [{ name: 't', parameters: { type: 'object' } }] });
     const upstream = adapter.countTokens.build(channel(), 'k', request, 'claude-upstream');
     expect(upstream.url).toBe('https://api.anthropic.com/v1/messages/count_tokens');
-    expect(JSON.parse(upstream.body ?? '')).toEqual({
+    expect(JSON.parse(String(upstream.body ?? ''))).toEqual({
       model: 'claude-upstream',
       system: 'S',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],

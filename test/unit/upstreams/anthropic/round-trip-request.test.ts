@@ -57,7 +57,7 @@ describe('request round trip: adapter.buildChatRequest → codec.decodeRequest',
       fc.property(chatRequest, (original) => {
         const snapshot = structuredClone(original);
         const upstream = adapter.buildChatRequest(channel(), 'k', original, 'claude-upstream');
-        const decoded = anthropicMessagesCodec.decodeRequest(JSON.parse(upstream.body ?? '{}') as Record<string, unknown>, {});
+        const decoded = anthropicMessagesCodec.decodeRequest(JSON.parse(String(upstream.body ?? '{}')) as Record<string, unknown>, {});
         const { warnings: _warnings, extensions, ...rest } = decoded;
         expect(extensions).toEqual({});
         expect(rest).toEqual(normalized(snapshot));

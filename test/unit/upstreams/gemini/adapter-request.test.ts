@@ -11,7 +11,7 @@ const channel = geminiChannel();
 
 function body(request: ChatRequest, model = 'gemini-2.5-flash', settings: Record<string, unknown> = {}): Record<string, unknown> {
   const built = adapter.buildChatRequest(geminiChannel({ settings }), 'key-1', request, model);
-  return JSON.parse(built.body ?? 'null') as Record<string, unknown>;
+  return JSON.parse(String(built.body ?? 'null')) as Record<string, unknown>;
 }
 
 describe('GeminiAdapter URLs and headers', () => {
@@ -36,9 +36,9 @@ describe('GeminiAdapter URLs and headers', () => {
     expect(at({ kind: 'chat', stream: false }, chatBody).body).toBe(chatBody);
     const batch = at({ kind: 'embeddings', batch: true }, JSON.stringify({ requests: [{ model: 'models/public', content: { parts: [{ text: 'a' }] } }] }));
     expect(batch.url).toMatch(/:batchEmbedContents$/);
-    expect(JSON.parse(batch.body ?? '')).toEqual({ requests: [{ content: { parts: [{ text: 'a' }] }, model: 'models/gemini-embedding-001' }] });
+    expect(JSON.parse(String(batch.body ?? ''))).toEqual({ requests: [{ content: { parts: [{ text: 'a' }] }, model: 'models/gemini-embedding-001' }] });
     const count = at({ kind: 'count-tokens' }, JSON.stringify({ generate_content_request: { model: 'models/public', contents: [] } }));
-    expect(JSON.parse(count.body ?? '')).toEqual({ generate_content_request: { contents: [], model: 'models/gemini-embedding-001' } });
+    expect(JSON.parse(String(count.body ?? ''))).toEqual({ generate_content_request: { contents: [], model: 'models/gemini-embedding-001' } });
   });
 });
 
@@ -198,9 +198,9 @@ describe('GeminiAdapter count tokens and embeddings', () => {
   it('counts bare contents, or the whole request once a system instruction or tools count', () => {
     const bare = adapter.countTokens.build(channel, 'k', chatRequest({ temperature: 1 }), 'gemini-2.5-flash');
     expect(bare.url).toMatch(/\/v1beta\/models\/gemini-2\.5-flash:countTokens$/);
-    expect(JSON.parse(bare.body ?? '')).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect(JSON.parse(String(bare.body ?? ''))).toEqual({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
     const full = adapter.countTokens.build(channel, 'k', chatRequest({ system: [{ type: 'text', text: 'sys' }] }), 'gemini-2.5-flash');
-    expect(JSON.parse(full.body ?? '')).toEqual({
+    expect(JSON.parse(String(full.body ?? ''))).toEqual({
       generateContentRequest: { model: 'models/gemini-2.5-flash', contents: [{ role: 'user', parts: [{ text: 'hi' }] }], systemInstruction: { parts: [{ text: 'sys' }] } },
     });
     expect(adapter.countTokens.parse(Buffer.from('{"totalTokens": 31}'))).toBe(31);
@@ -210,10 +210,10 @@ describe('GeminiAdapter count tokens and embeddings', () => {
   it('embeds one input with embedContent and several with batchEmbedContents', () => {
     const one = adapter.embeddings.build(channel, 'k', { model: 'e', inputs: ['a'], dimensions: 64, taskType: 'RETRIEVAL_QUERY', warnings: [] }, 'gemini-embedding-001');
     expect(one.url).toMatch(/:embedContent$/);
-    expect(JSON.parse(one.body ?? '')).toEqual({ content: { parts: [{ text: 'a' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 64 });
+    expect(JSON.parse(String(one.body ?? ''))).toEqual({ content: { parts: [{ text: 'a' }] }, taskType: 'RETRIEVAL_QUERY', outputDimensionality: 64 });
     const many = adapter.embeddings.build(channel, 'k', { model: 'e', inputs: ['a', 'b'], warnings: [] }, 'gemini-embedding-001');
     expect(many.url).toMatch(/:batchEmbedContents$/);
-    expect(JSON.parse(many.body ?? '')).toEqual({
+    expect(JSON.parse(String(many.body ?? ''))).toEqual({
       requests: [
         { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'a' }] } },
         { model: 'models/gemini-embedding-001', content: { parts: [{ text: 'b' }] } },

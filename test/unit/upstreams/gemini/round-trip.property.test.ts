@@ -134,7 +134,7 @@ describe('round trips between the Gemini codec and the Gemini adapter', () => {
     fc.assert(
       fc.property(chatRequest, fc.constantFrom('gemini-2.5-flash', 'gemini-3-pro-preview'), (request, model) => {
         const built = adapter.buildChatRequest(geminiChannel(), 'key', request, model);
-        const decoded = geminiCodec.decodeRequest(JSON.parse(built.body ?? '{}') as Record<string, unknown>, { pathModel: model, stream: request.stream });
+        const decoded = geminiCodec.decodeRequest(JSON.parse(String(built.body ?? '{}')) as Record<string, unknown>, { pathModel: model, stream: request.stream });
         const { warnings: _warnings, ...rest } = decoded;
         const actual = { ...rest, messages: rest.messages.map((message) => ({ ...message, content: message.content.map(wirePart) })) };
         const expected = expectedRequest(request, model);

@@ -9,7 +9,7 @@ const openai = new OpenAIAdapter(unusedTransport);
 const azure = new AzureOpenAIAdapter(unusedTransport);
 
 function build(request: ChatRequest, upstreamModel = 'gpt-4o', type: 'openai' | 'openai-compatible' = 'openai'): Record<string, unknown> {
-  return parsedBody(openai.buildChatRequest(channel(type), 'sk-key', request, upstreamModel).body);
+  return parsedBody(openai.buildChatRequest(channel(type), 'sk-key', request, upstreamModel).body?.toString() ?? null);
 }
 
 describe('OpenAIAdapter.buildChatRequest', () => {
@@ -34,7 +34,7 @@ describe('OpenAIAdapter.buildChatRequest', () => {
     expect(upstream.url).toBe('https://api.openai.com/v1/chat/completions');
     expect(upstream.method).toBe('POST');
     expect(upstream.headers).toEqual({ 'x-extra': '1', 'content-type': 'application/json', authorization: 'Bearer sk-key' });
-    expect(parsedBody(upstream.body)).toEqual({
+    expect(parsedBody(upstream.body?.toString() ?? null)).toEqual({
       model: 'gpt-4o-2024-08-06',
       messages: [{ role: 'system', content: 'Be brief.\n\nUse metric.' }, { role: 'user', content: 'Hello' }],
       stream: true,
@@ -195,7 +195,7 @@ describe('AzureOpenAIAdapter.buildChatRequest', () => {
     const upstream = azure.buildChatRequest(channel('azure-openai', { baseUrl: 'https://acme.openai.azure.com/' }), 'azure-key', chatRequest(), 'gpt-4o-prod');
     expect(upstream.url).toBe('https://acme.openai.azure.com/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21');
     expect(upstream.headers).toEqual({ 'content-type': 'application/json', 'api-key': 'azure-key' });
-    expect(parsedBody(upstream.body)).toMatchObject({ model: 'gpt-4o-prod' });
+    expect(parsedBody(upstream.body?.toString() ?? null)).toMatchObject({ model: 'gpt-4o-prod' });
     const v1 = azure.buildChatRequest(channel('azure-openai', { baseUrl: 'https://acme.openai.azure.com', settings: { api_version: 'v1' } }), 'k', chatRequest(), 'gpt-4o');
     expect(v1.url).toBe('https://acme.openai.azure.com/openai/v1/chat/completions');
   });
@@ -203,7 +203,7 @@ describe('AzureOpenAIAdapter.buildChatRequest', () => {
   it('treats deployments listed in settings.reasoning_models as reasoning models', () => {
     const settings = { reasoning_models: ['thinker'] };
     const upstream = azure.buildChatRequest(channel('azure-openai', { baseUrl: 'https://a.openai.azure.com', settings }), 'k', chatRequest({ maxOutputTokens: 10 }), 'thinker');
-    expect(parsedBody(upstream.body)).toMatchObject({ max_completion_tokens: 10 });
+    expect(parsedBody(upstream.body?.toString() ?? null)).toMatchObject({ max_completion_tokens: 10 });
   });
 });
 

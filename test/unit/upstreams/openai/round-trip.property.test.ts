@@ -191,7 +191,7 @@ describe('round trips between the OpenAI codec and adapter', () => {
   it('canonical requests survive adapter.buildChatRequest → codec.decodeRequest', () => {
     fc.assert(fc.property(chatRequest, (request) => {
       const upstream = adapter.buildChatRequest(channel('openai-compatible'), 'sk', structuredClone(request), 'gpt-4o');
-      const decoded = openAIChatCodec.decodeRequest(JSON.parse(upstream.body ?? '') as Record<string, unknown>, {});
+      const decoded = openAIChatCodec.decodeRequest(JSON.parse(String(upstream.body ?? '')) as Record<string, unknown>, {});
       expect(decoded).toEqual(expectedRequest(request, 'gpt-4o'));
     }), RUNS);
   });
@@ -199,7 +199,7 @@ describe('round trips between the OpenAI codec and adapter', () => {
   it('for OpenAI reasoning models, only what they take survives', () => {
     fc.assert(fc.property(chatRequest.filter((request) => request.responseFormat?.kind !== 'json'), (request) => {
       const upstream = adapter.buildChatRequest(channel('openai'), 'sk', structuredClone(request), 'o3');
-      const decoded = openAIChatCodec.decodeRequest(JSON.parse(upstream.body ?? '') as Record<string, unknown>, {});
+      const decoded = openAIChatCodec.decodeRequest(JSON.parse(String(upstream.body ?? '')) as Record<string, unknown>, {});
       expect(decoded).toEqual({
         ...expectedRequest(request, 'o3'),
         temperature: request.temperature === 1 ? 1 : undefined,

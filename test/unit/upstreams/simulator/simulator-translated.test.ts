@@ -48,7 +48,7 @@ describe('SimulatorAdapter translated path', () => {
     const embedding = { model: 'public', inputs: ['alpha', 'beta', 'alpha'], dimensions: 16, warnings: [] };
     const upstream = adapter.embeddings.build(simulator, '', embedding, 'sim-embed');
     expect(upstream.url).toBe('simulator://sim/sim-embed/embeddings');
-    expect(JSON.parse(upstream.body ?? '')).toMatchObject({ encoding_format: 'base64' });
+    expect(JSON.parse(String(upstream.body ?? ''))).toMatchObject({ encoding_format: 'base64' });
     const response = adapter.embeddings.parse(await bytesOf(await send(upstream)), embedding);
     expect(response.model).toBe('sim-embed');
     expect(response.vectors).toHaveLength(3);

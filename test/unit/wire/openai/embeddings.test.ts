@@ -81,14 +81,14 @@ describe('OpenAI embeddings upstream', () => {
     const official = request();
     const upstream = openai.embeddings.build(channel('openai'), 'sk', official, 'text-embedding-3-small');
     expect(upstream.url).toBe('https://api.openai.com/v1/embeddings');
-    expect(parsedBody(upstream.body)).toEqual({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64', dimensions: 3, user: 'u' });
+    expect(parsedBody(upstream.body?.toString() ?? null)).toEqual({ model: 'text-embedding-3-small', input: ['a', 'b'], encoding_format: 'base64', dimensions: 3, user: 'u' });
     expect(official.warnings).toEqual(['The embedding task type RETRIEVAL_QUERY was dropped: OpenAI embedding models take none.']);
     const compatible = openai.embeddings.build(channel('openai-compatible', { baseUrl: 'http://localhost:8000/v1' }), 'sk', request(), 'bge-m3');
     expect(compatible.url).toBe('http://localhost:8000/v1/embeddings');
-    expect(parsedBody(compatible.body)).toMatchObject({ encoding_format: 'float' });
+    expect(parsedBody(compatible.body?.toString() ?? null)).toMatchObject({ encoding_format: 'float' });
     const azure = new AzureOpenAIAdapter(unusedTransport).embeddings.build(channel('azure-openai', { baseUrl: 'https://a.openai.azure.com' }), 'k', request(), 'embed-dep');
     expect(azure.url).toBe('https://a.openai.azure.com/openai/deployments/embed-dep/embeddings?api-version=2024-10-21');
-    expect(parsedBody(azure.body)).toMatchObject({ encoding_format: 'base64' });
+    expect(parsedBody(azure.body?.toString() ?? null)).toMatchObject({ encoding_format: 'base64' });
   });
 
   it('parses float and base64 answers (out of order) into vectors in input order', () => {
