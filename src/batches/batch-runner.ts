@@ -106,6 +106,9 @@ export class BatchRunner {
     try {
       const outcome = await this.#outcome(line, requestId);
       this.#linesRun += 1;
+      // The line's charge and usage row are committed before its outcome: an instance stopping in between leaves
+      // a line that is found charged (and not run again), never one recorded as done whose charge or row was lost.
+      await Promise.all([this.services.ledger.flush(), this.services.usageLog.flush()]);
       if (!(await this.services.storage.batches.completeLine(line.batchId, line.line, this.#owner, outcome, this.services.clock.now()))) {
         this.services.logger.warn('batches: a line ended after its lease was taken over; its outcome is dropped', { batchId: line.batchId, line: line.line });
       }
