@@ -65,6 +65,8 @@ export interface MockOpenAIAnswer {
 
 const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'];
 const BATCH_ENDPOINTS = ['/v1/responses', '/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/moderations'];
+/** A batch's status now (a cancel changes it while its lines run). */
+const statusOf = (batch: MockOpenAIBatch): BatchStatus => batch.status;
 const now = (): number => Math.floor(Date.now() / 1000);
 const notFound = (what: string, id: string): MockHttpError => new MockHttpError(404, errorBody(`No such ${what}: '${id}'`, 'invalid_request_error', null, null));
 const invalid = (message: string, param: string | null = null): MockHttpError => new MockHttpError(400, errorBody(message, 'invalid_request_error', param, null));
@@ -212,7 +214,7 @@ export class MockOpenAIBatches {
     const failed: string[] = [];
     for (const [index, line] of lines.entries()) {
       if (this.options.lineDelayMs !== undefined && this.options.lineDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.lineDelayMs));
-      if (batch.status === 'cancelling' || this.#closing) break;
+      if (statusOf(batch) === 'cancelling' || this.#closing) break;
       const response = await fetch(`${this.options.origin()}${batch.endpoint}`, {
         method: 'POST', headers: { authorization: `Bearer ${this.options.apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify(line.body),
       }).catch(() => null);
@@ -240,7 +242,7 @@ export class MockOpenAIBatches {
     }
     if (output.length > 0) batch.output_file_id = this.#store(`${batch.id}_output.jsonl`, 'batch_output', Buffer.from(`${output.join('\n')}\n`)).id;
     if (failed.length > 0) batch.error_file_id = this.#store(`${batch.id}_error.jsonl`, 'batch_output', Buffer.from(`${failed.join('\n')}\n`)).id;
-    if (batch.status === 'cancelling') {
+    if (statusOf(batch) === 'cancelling') {
       batch.status = 'cancelled';
       batch.cancelled_at = now();
     } else {
