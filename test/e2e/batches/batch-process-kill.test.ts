@@ -50,6 +50,8 @@ beforeAll(async () => {
     'channels:',
     `  - { name: kill-openai, type: openai, base_url: "${upstream.url}", api_key: sk-upstream-test, models: { kill-gpt: gpt-4o-mini } }`,
   ], {
+    // The gateway's own queue is under test: this one-model batch is not sent to the provider's Batch API.
+    BATCH_PROVIDER_PASS_THROUGH: 'off',
     BATCH_CONCURRENCY: '3',
     BATCH_POLL_MS: '50',
     BATCH_LINE_LEASE_SECONDS: '1',
