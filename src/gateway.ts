@@ -63,6 +63,8 @@ import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
+import { ProviderBatchRunner } from './batches/provider-batches/provider-batch-runner.js';
+import { openAIBatchApi } from './upstreams/batch-apis/openai-batch-api.js';
 import { BatchRunner } from './batches/batch-runner.js';
 import { batchRoutes } from './http/routes/batch-endpoints.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
@@ -363,6 +365,10 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const batches = new BatchRunner(services, batchRoutes(services));
   if (config.batches.concurrency > 0) batches.start();
   opened.add(() => batches.close());
+  // Batches sent to a provider's own batch API are submitted, polled and collected by every instance (one at a time each).
+  const providerBatches = new ProviderBatchRunner(services, batchRoutes(services), { openai: openAIBatchApi, anthropic: undefined }, () => batches.poke());
+  providerBatches.start();
+  opened.add(() => providerBatches.close());
   const channelEvents = new ChannelHealthEvents(storage.webhooks, (id) => services.catalog.channels().find((channel) => channel.id === id)?.name ?? null, clock, logger);
   services.health.onChange((change) => channelEvents.observe(change));
   // Bought plan periods are renewed from the balance within the hour before they end (every instance checks).

@@ -136,6 +136,9 @@ export class BatchRunner {
       if (!(await this.services.ledger.settledAgainstHolder(requestId, this.services.config.batches.leaseMs))) {
         this.services.logger.warn('batches: a line\'s charge is not committed yet; the line is recorded anyway', { batchId: line.batchId, line: line.line });
       }
+      // The line's charge and usage row are committed before its outcome: an instance stopping in between leaves
+      // a line that is found charged (and not run again), never one recorded as done whose charge or row was lost.
+      await Promise.all([this.services.ledger.flush(), this.services.usageLog.flush()]);
       if (!(await this.services.storage.batches.completeLine(line.batchId, line.line, this.#owner, outcome, this.services.clock.now()))) {
         this.services.logger.warn('batches: a line ended after its lease was taken over; its outcome is dropped', { batchId: line.batchId, line: line.line });
       }

@@ -15,6 +15,13 @@ export interface BatchConfig {
   leaseMs: number;
   /** How often an idle instance looks for lines and batches to finish (BATCH_POLL_MS). */
   pollMs: number;
+  /**
+   * Whether a batch whose lines a channel with its own batch API can run is sent there (BATCH_PROVIDER_PASS_THROUGH,
+   * on by default; a channel's `provider_batches: false` setting turns it off for that channel).
+   */
+  providerPassThrough: boolean;
+  /** How often a batch sent to a provider is polled (BATCH_PROVIDER_POLL_SECONDS). */
+  providerPollMs: number;
 }
 
 export class BatchConfigError extends Error {
@@ -29,6 +36,14 @@ function readInteger(read: (name: string) => string | undefined, name: string, f
   return value;
 }
 
+function readSwitch(read: (name: string) => string | undefined, name: string, fallback: boolean): boolean {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  if (raw === 'on' || raw === 'true' || raw === '1') return true;
+  if (raw === 'off' || raw === 'false' || raw === '0') return false;
+  throw new BatchConfigError(`${name} must be on or off, got "${raw}"`);
+}
+
 const MIB = 1024 * 1024;
 
 export function readBatchConfig(read: (name: string) => string | undefined): BatchConfig {
@@ -39,5 +54,7 @@ export function readBatchConfig(read: (name: string) => string | undefined): Bat
     concurrency: readInteger(read, 'BATCH_CONCURRENCY', 4, 0, 256),
     leaseMs: readInteger(read, 'BATCH_LINE_LEASE_SECONDS', 120, 1, 86_400) * 1000,
     pollMs: readInteger(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
+    providerPassThrough: readSwitch(read, 'BATCH_PROVIDER_PASS_THROUGH', true),
+    providerPollMs: readInteger(read, 'BATCH_PROVIDER_POLL_SECONDS', 60, 1, 3600) * 1000,
   };
 }

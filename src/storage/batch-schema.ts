@@ -80,3 +80,21 @@ export type BatchTables = {
 };
 
 export type BatchDatabase = Database & BatchTables;
+
+/** A batch a provider's own batch API runs (migration 0045). */
+export interface ProviderBatchesTable {
+  batch_id: string;
+  channel_id: string;
+  provider: string;
+  state: string;
+  upstream_file_id: string | null;
+  upstream_batch_id: string | null;
+  upstream_status: string | null;
+  cancel_sent: IntegerColumn;
+  next_at: IntegerColumn;
+  lease_owner: string | null;
+  lease_until: NullableIntegerColumn;
+  error: string | null;
+}
+
+export type ProviderBatchTables = BatchTables & { provider_batches: ProviderBatchesTable };

@@ -6,8 +6,9 @@ import type { McpTables } from './mcp-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
-import type { BatchTables } from './batch-schema.js';
+import type { BatchTables, ProviderBatchTables } from './batch-schema.js';
 import { createBatchRepository } from './repositories/batch-repository.js';
+import { createProviderBatchRepository } from './repositories/provider-batch-repository.js';
 import { createFileRepository, databaseFileStore } from './repositories/file-repository.js';
 import { createCustomerRepository } from './repositories/customer-repository.js';
 import type { CustomerTables } from './customer-schema.js';
@@ -161,6 +162,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     files: createFileRepository(db.withTables<BatchTables>(), location.dialect),
     fileContents: databaseFileStore(db.withTables<BatchTables>()),
     batches: createBatchRepository(db.withTables<BatchTables>(), location.dialect),
+    providerBatches: createProviderBatchRepository(db.withTables<ProviderBatchTables>()),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),

@@ -29,6 +29,7 @@ import type { ScimRepository } from './repositories/scim-repository.js';
 import type { LedgerRepository, MoneyRepository } from './money-contracts.js';
 import type { FileContentStore, FileRepository } from '../domain/files.js';
 import type { BatchRepository } from '../domain/batches.js';
+import type { ProviderBatchRepository } from '../domain/provider-batches.js';
 
 /**
  * The only door to the database. Every other module talks to these repositories; only `storage/` imports a
@@ -91,6 +92,8 @@ export interface Storage {
   fileContents: FileContentStore;
   /** Batch jobs and their durable queue of lines (migration 0037). */
   batches: BatchRepository;
+  /** Batches a provider's own batch API runs (migration 0045). */
+  providerBatches: ProviderBatchRepository;
   /** Single sign-on connections, the identities they sign in and the sign-ins under way. */
   sso: SsoRepository;
   /** What accounts' SCIM directories provisioned: users, groups and the memberships they decide. */

@@ -14,6 +14,7 @@
 import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
 import { answerInputTokens, answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
 import { isOpenAIMediaRequest, serveOpenAIMedia } from './mock-openai-media.js';
+import { MockOpenAIBatches } from './mock-openai-batches.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -69,6 +70,8 @@ export interface MockOpenAIUpstreamOptions {
   strictParams?: boolean;
   /** keep requests in `requests` (default true; turn off for long benchmarks) */
   recordRequests?: boolean;
+  /** pause before each line of a batch runs (default 0), so a batch can be seen in progress or cancelled mid-way */
+  batchLineDelayMs?: number;
 }
 
 export interface MockOpenAIUpstream {
@@ -78,6 +81,8 @@ export interface MockOpenAIUpstream {
   origin: string;
   port: number;
   requests: RecordedRequest[];
+  /** the Files and Batch APIs' state: uploaded files and batches by id */
+  batches: MockOpenAIBatches;
   /** applies to subsequent requests; faults with `times` clear themselves after that many requests */
   setFault(fault: MockFault | null): void;
   /** overrides usage fields of subsequent answers (e.g. cached_tokens for billing tests); null resets */
@@ -103,6 +108,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   const promptCache = new Set<string>();
   const storedResponses = new Map<string, StoredResponse>();
   let usageOverride: UsageOverride | null = null;
+  const batches = new MockOpenAIBatches({ origin: () => origin, apiKey, ...(options.batchLineDelayMs === undefined ? {} : { lineDelayMs: options.batchLineDelayMs }) });
 
   /** Simulated prompt caching: the longest previously seen message prefix of >= 1024 tokens, in 128-token steps. */
   const cachedTokensFor = (req: ChatRequest, promptTokens: number): number => {
@@ -240,6 +246,13 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     const auth = req.headers.authorization;
     const presented = auth?.startsWith('Bearer ') ? auth.slice('Bearer '.length).trim() : undefined;
     if (presented !== apiKey) throw invalidApiKeyError(presented);
+    if (MockOpenAIBatches.serves(path)) {
+      const answer = await batches.answer(method, path, new URLSearchParams(req.url?.split('?')[1] ?? ''), req.headers['content-type'] ?? '', Buffer.from(rawBody, 'utf8'));
+      if (answer.raw === undefined) return sendJson(res, answer.status, answer.body);
+      res.writeHead(answer.status, { ...commonHeaders(), 'content-type': 'application/octet-stream', 'content-length': String(answer.raw.length) });
+      res.end(answer.raw);
+      return;
+    }
     if (jsonError) throw invalidJsonError();
 
     if (method === 'POST' && path === '/v1/chat/completions') return handleChat(res, body ?? {}, f);
@@ -288,10 +301,14 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     origin,
     port,
     requests,
+    batches,
     setFault: (next) => kit.setFault(next),
     setUsageOverride(next) {
       usageOverride = next;
     },
-    close: () => kit.close(),
+    close: () => {
+      batches.close();
+      return kit.close();
+    },
   };
 }

@@ -1,4 +1,5 @@
 import { admitBatchLines } from '../../batches/batch-admission.js';
+import { planProviderBatch } from '../../batches/provider-batches/provider-batch-plan.js';
 import { parseBatchInput } from '../../batches/batch-input.js';
 import { OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type BatchInputError, type BatchLineInput } from '../../domain/batches.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -97,6 +98,15 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
       createdAt: now, expiresAt: now + COMPLETION_WINDOW_MS['24h'], inProgressAt: errors === null ? now : null, finalizingAt: null, completedAt: null,
       failedAt: errors === null ? null : now, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
+    // Sent to the provider's own batch API when one channel of it serves the lines (recorded before the lines are
+    // queued, so the gateway's queue never takes them up).
+    const plan = errors === null ? planProviderBatch(services, batchEndpoint, lines) : null;
+    if (plan !== null) {
+      await services.storage.providerBatches.create({
+        batchId: id, channelId: plan.channel.id, provider: plan.provider, state: 'submit', upstreamFileId: null, upstreamBatchId: null, upstreamStatus: null,
+        cancelSent: false, nextAt: now, error: null,
+      });
+    }
     await createHeld(services, batch, lines);
     sendJson(context, 200, batchObject(batch));
   };
@@ -160,7 +170,12 @@ export function cancelBatchRoute(services: GatewayServices): RouteHandler {
     const id = context.params.id ?? '';
     const found = await services.storage.batches.get(account.id, id);
     if (found === null || !isOpenAIBatch(found)) throw batchNotFound(id);
-    const batch = await services.storage.batches.cancel(account.id, id, services.clock.now());
+    // A provider's batch keeps its lines open: the answers to lines the provider ran before the cancel still come.
+    const provider = await services.storage.providerBatches.get(id);
+    if (provider !== null && provider.state !== 'fallback' && provider.state !== 'done') await services.storage.providerBatches.cancel(account.id, id, services.clock.now());
+    const batch = provider !== null && provider.state !== 'fallback' && provider.state !== 'done'
+      ? await services.storage.batches.get(account.id, id)
+      : await services.storage.batches.cancel(account.id, id, services.clock.now());
     if (batch === null) throw batchNotFound(id);
     sendJson(context, 200, batchObject(batch));
   };

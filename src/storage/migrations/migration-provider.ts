@@ -33,6 +33,7 @@ import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
+import * as providerBatches from './0045-provider-batches.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0039-mcp-servers': mcpServers,
   '0041-customer-token-limits': customerTokenLimits,
   '0043-guardrail-webhook-headers': guardrailWebhookHeaders,
+  '0045-provider-batches': providerBatches,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -135,6 +135,7 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
           select "l"."batch_id", "l"."line" from "batch_lines" as "l" join "batches" as "b" on "b"."id" = "l"."batch_id"
           where "b"."status" = 'in_progress' and "b"."expires_at" > ${now}
             and ("l"."state" = 'pending' or ("l"."state" = 'running' and "l"."lease_until" <= ${now}))
+            and not exists (select 1 from "provider_batches" as "p" where "p"."batch_id" = "l"."batch_id" and "p"."state" <> 'fallback')
           order by "b"."created_at", "l"."batch_id", "l"."line" limit ${limit} ${lockSkip}`.execute(transaction);
         const claimed: ClaimedLine[] = [];
         for (const { batch_id: batchId, line } of picked.rows) {
