@@ -1,6 +1,7 @@
-import { LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiKey } from '../domain/records.js';
+import { LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { runPricedCall } from '../operations/priced-call.js';
 import { authenticate } from '../http/authenticate.js';
 import { readBody } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
@@ -13,18 +14,21 @@ import {
   errorMessage, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, readClientMessage, resultMessage, RpcError,
   type JsonRpcRequest,
 } from './json-rpc.js';
+import { callLimitRules, callLimits, policiesOf, ruleAdmits, serversOfKey, toolRule, type McpPolicies } from './mcp-access.js';
 import { gatewayToolName, splitToolName } from './tool-names.js';
-import { callUpstreamTool, DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type UpstreamTimeouts } from './upstream-session.js';
+import { callUpstreamTool, DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from './upstream-session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
 const GATEWAY_INFO = { name: 'unigate', title: 'unigate MCP gateway', version: '1' };
 const JSON_TYPE = 'application/json';
 
-/** The servers a key may use: the ones it lists, or (null) every public one; disabled servers never. */
-export function serversAllowed(key: Pick<ApiKey, 'allowedMcpServers'>, servers: readonly McpServer[]): McpServer[] {
-  const allowed = key.allowedMcpServers ?? null;
-  return servers.filter((server) => server.enabled && (allowed === null ? server.public : allowed.includes(server.name)));
+/**
+ * The servers a key may use: the ones it lists, or (null) every public one; disabled servers never. With `policies`
+ * (mcp-access.ts `policiesOf`), the account's and project's allowlists narrow them further.
+ */
+export function serversAllowed(key: Pick<ApiKey, 'allowedMcpServers'>, servers: readonly McpServer[], policies?: McpPolicies): McpServer[] {
+  return serversOfKey(key, servers, policies);
 }
 
 /** One session store per gateway, shared by the endpoint's routes (POST, GET, DELETE; `/mcp` and `/mcp/{server}`). */
@@ -37,7 +41,12 @@ export interface McpEndpointOptions {
 /** What one client request works with once authenticated. */
 interface McpCall {
   services: GatewayServices;
+  context: RequestContext;
   key: ApiKey;
+  account: Account;
+  /** The account's, project's and key's allowlists, tool rules and limit overrides. */
+  policies: McpPolicies;
+  outbound: OutboundPolicy;
   /** The servers this request may reach: the key's, narrowed to one for `/mcp/{server}`. */
   servers: McpServer[];
   scope: string | null;
@@ -55,10 +64,12 @@ export function mcpRoute(services: GatewayServices, options: McpEndpointOptions 
   const sessions = sessionsOf(services);
   const timeouts = options.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS;
   return async (context) => {
-    const { key } = await authenticate(context, services);
+    const { key, account } = await authenticate(context, services);
     const scope = context.params.server ?? null;
-    const servers = await scopedServers(services, key, scope);
-    const call: McpCall = { services, key, servers, scope, timeouts };
+    const policies = await policiesOf(services.storage.mcpPolicies, key);
+    const servers = await scopedServers(services, key, scope, policies);
+    const outbound = { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses };
+    const call: McpCall = { services, context, key, account, policies, outbound, servers, scope, timeouts };
     const now = services.clock.now();
     const sessionId = headerOf(context, SESSION_HEADER);
 
@@ -136,8 +147,8 @@ function unknownSession(): GatewayError {
 }
 
 /** The servers of this request; `/mcp/{server}` for a server the key may not use is as absent as an unknown one. */
-async function scopedServers(services: GatewayServices, key: ApiKey, scope: string | null): Promise<McpServer[]> {
-  const allowed = serversAllowed(key, await services.storage.mcpServers.list());
+async function scopedServers(services: GatewayServices, key: ApiKey, scope: string | null, policies: McpPolicies): Promise<McpServer[]> {
+  const allowed = serversAllowed(key, await services.storage.mcpServers.list(), policies);
   if (scope === null) return allowed;
   const server = allowed.find((candidate) => candidate.name === scope);
   if (server === undefined) throw new GatewayError('not_found', `No MCP server '${scope}' for this API key.`);
@@ -158,15 +169,18 @@ async function answer(call: McpCall, request: JsonRpcRequest): Promise<unknown> 
 }
 
 /**
- * The union of the servers' tools, renamed `<server>__<tool>`. A server that cannot be reached is left out of the
- * list (logged) rather than failing the others.
+ * The union of the servers' tools the key may use (mcp-access.ts `toolRule`: a refused tool, or a `read_only` one
+ * its server does not declare read-only, is left out), renamed `<server>__<tool>`. A server that cannot be reached is
+ * left out of the list (logged) rather than failing the others.
  */
 async function listTools(call: McpCall): Promise<Tool[]> {
   const lists = await Promise.all(call.servers.map(async (server) => {
     try {
       const headers = await call.services.storage.mcpServers.headersOf(server.id);
-      const tools = await withUpstream(server, headers, call.timeouts, (client) => listUpstreamTools(client, call.timeouts));
-      return tools.map((tool) => ({ ...tool, name: gatewayToolName(server.name, tool.name) }));
+      const tools = await withUpstream(server, headers, call.timeouts, (client) => listUpstreamTools(client, call.timeouts), call.outbound);
+      return tools
+        .filter((tool) => ruleAdmits(toolRule(server, tool.name, call.policies), tool))
+        .map((tool) => ({ ...tool, name: gatewayToolName(server.name, tool.name) }));
     } catch (error) {
       call.services.logger.warn('mcp server did not list its tools', { server: server.name, error: describe(error) });
       return [];
@@ -181,18 +195,77 @@ async function callTool(call: McpCall, params: Record<string, unknown>): Promise
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'params.name must be a string.');
   if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) throw new RpcError(INVALID_PARAMS, 'params.arguments must be an object.');
   const target = splitToolName(name);
-  // A tool of a server the key may not use is as unknown as one that does not exist.
+  // A tool of a server the key may not use, or one its rules refuse, is as unknown as one that does not exist.
   const server = target === null ? undefined : call.servers.find((candidate) => candidate.name === target.server);
-  if (target === null || server === undefined) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
-  const headers = await call.services.storage.mcpServers.headersOf(server.id);
-  try {
-    return await withUpstream(server, headers, call.timeouts, (client) => callUpstreamTool(client, target.tool, args as Record<string, unknown> | undefined, call.timeouts));
-  } catch (error) {
-    // The upstream's own protocol errors (an unknown tool, invalid arguments, a timeout) reach the client as such.
-    if (error instanceof McpError) throw new RpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
-    call.services.logger.warn('mcp tool call failed upstream', { server: server.name, error: describe(error) });
-    throw new RpcError(INTERNAL_ERROR, `The MCP server '${server.name}' failed or could not be reached.`);
-  }
+  if (target === null || server === undefined) throw unknownTool(name);
+  const rule = toolRule(server, target.tool, call.policies);
+  if (rule === 'refused') throw unknownTool(name);
+  const { services, context, key, account } = call;
+  const limits = callLimitRules(server, key.id, callLimits(server, call.policies));
+  const headers = await services.storage.mcpServers.headersOf(server.id);
+  const argumentsText = JSON.stringify(args ?? {});
+  const outcome = await runPricedCall<CallToolResult | RpcError>(services, {
+    key,
+    account,
+    requestId: context.requestId,
+    protocol: 'mcp',
+    endpoint: context.path,
+    startedAt: context.startedAt,
+    family: context.family,
+    priceNano: server.pricePerCallNano,
+    windows: limits.windows,
+    slots: limits.slots,
+    slotOwner: () => `this API key on the MCP server '${server.name}'`,
+  }, async (meter) => {
+    meter.named(name);
+    const facts = { server: server.name, tool: target.tool, bytesIn: Buffer.byteLength(argumentsText), bytesOut: 0 };
+    meter.mcp = facts;
+    try {
+      const result = await withUpstream(server, headers, call.timeouts, async (client) => {
+        // A read-only rule admits the tool only where its server declares it read-only, as it lists it.
+        if (rule === 'read_only') {
+          const listed = (await listUpstreamTools(client, call.timeouts)).find((tool) => tool.name === target.tool);
+          if (listed === undefined || !ruleAdmits(rule, listed)) return null;
+        }
+        return callUpstreamTool(client, target.tool, args as Record<string, unknown> | undefined, call.timeouts);
+      }, call.outbound);
+      if (result === null) return { value: unknownTool(name), ending: { status: 404, errorCode: 'mcp_tool_refused', charged: false } };
+      const resultText = JSON.stringify(result);
+      facts.bytesOut = Buffer.byteLength(resultText);
+      if (server.logPayloads) meter.mcp = { ...facts, payload: `{"arguments":${argumentsText},"result":${resultText}}` };
+      return { value: result, ending: { status: 200, errorCode: result.isError === true ? 'mcp_tool_error' : null, charged: true } };
+    } catch (error) {
+      // The upstream's own protocol errors (an unknown tool, invalid arguments, a timeout) reach the client as such.
+      if (error instanceof McpError) {
+        return { value: new RpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data), ending: { status: 502, errorCode: 'mcp_protocol_error', charged: false } };
+      }
+      services.logger.warn('mcp tool call failed upstream', { server: server.name, error: describe(error) });
+      return { value: new RpcError(INTERNAL_ERROR, `The MCP server '${server.name}' failed or could not be reached.`), ending: { status: 502, errorCode: 'upstream_error', charged: false } };
+    }
+  }).catch((error: unknown) => {
+    // A refusal of the call (its price, a limit) is the spec's error object, as a tool result with isError.
+    if (error instanceof GatewayError) return refusalResult(error);
+    throw error;
+  });
+  if (outcome instanceof RpcError) throw outcome;
+  return outcome;
+}
+
+function unknownTool(name: string): RpcError {
+  return new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
+}
+
+/**
+ * A refused call as MCP's tool error result: the spec's error object (`{ error: { message, type, code } }`) as its
+ * text, so a model or agent reads why, and its HTTP status and Retry-After in `_meta`.
+ */
+function refusalResult(error: GatewayError): CallToolResult {
+  const body = { error: { message: error.message, type: error.type, code: error.code } };
+  return {
+    isError: true,
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    _meta: { 'unigate/status': error.status, ...(error.retryAfterSeconds === undefined ? {} : { 'unigate/retry_after_seconds': error.retryAfterSeconds }) },
+  };
 }
 
 /** An upstream failure for the log: its class and message, never the request's arguments. */

@@ -32,6 +32,7 @@ import * as filesAndBatches from './0037-files-and-batches.js';
 import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
+import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -71,6 +72,7 @@ const migrations: Record<string, Migration> = {
   '0038-realtime-audio-prices': realtimeAudioPrices,
   '0039-mcp-servers': mcpServers,
   '0041-customer-token-limits': customerTokenLimits,
+  '0047-mcp-rules-and-metering': mcpRulesAndMetering,
 };
 
 export const migrationProvider: MigrationProvider = {
