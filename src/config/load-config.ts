@@ -279,7 +279,6 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     commerce: readCommerce(env),
     mcp: {
       allowPrivateAddresses: readBoolean(env, 'MCP_ALLOW_PRIVATE_ADDRESSES', false),
-      healthCheckMs: readInteger(env, 'MCP_HEALTH_CHECK_SECONDS', 60, 0, 86_400) * 1000,
     },
     webhooks: readWebhooks(env),
     batches: readBatches(env),
