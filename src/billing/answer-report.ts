@@ -28,6 +28,8 @@ export class AnswerPrice {
     readonly model: Model | null,
     /** Null: not a cache hit. */
     readonly cacheHitBasisPoints: number | null = null,
+    /** A call billed at a fixed price whatever it produced (an MCP tool call); null: billed by its usage. */
+    readonly perCallNano: NanoUsd | null = null,
   ) {}
 
   get cacheHit(): boolean {
@@ -36,6 +38,7 @@ export class AnswerPrice {
 
   /** The cost `billed` is billed. */
   quote(billed: Billed): NanoUsd {
+    if (this.perCallNano !== null) return this.perCallNano;
     const usage = billed.usage ?? null;
     const billable = billed.billable;
     if (this.model === null || (usage === null && billable === undefined)) return 0n;

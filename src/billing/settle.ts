@@ -4,7 +4,7 @@ import type { ConcurrencyLease, LimitRule, LimitState, RateLimiter } from '../li
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { GuardrailUsage, NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { GuardrailUsage, McpCallUsage, NanoUsd, UsageLogRow } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
 import { AnswerPrice, type AnswerReport, type Billed } from './answer-report.js';
 import type { Ledger } from './ledger.js';
@@ -78,6 +78,8 @@ export interface SettledRequest {
   readonly identity: Pick<UsageLogRow, 'customer' | 'tags'>;
   /** What the request's guardrail policies did; empty: none ran. */
   readonly guardrails?: readonly GuardrailUsage[];
+  /** The MCP tool call the request was (server, tool, bytes; never arguments unless its server logs them). */
+  readonly mcp?: McpCallUsage | null;
 }
 
 /** What a request was settled at: its cost, the usage billed and the usage row written. */
@@ -193,6 +195,7 @@ function usageRow(request: SettledRequest, outcome: Pick<AnswerReport, 'status' 
     ...(madeHostedToolCalls(usage?.hostedTools) ? { hostedTools: usage.hostedTools, hostedToolCostNano: price.hostedToolQuote(usage) } : {}),
     ...(request.identity.customer == null && request.identity.tags == null ? {} : { customer: request.identity.customer, tags: request.identity.tags }),
     ...(request.guardrails === undefined || request.guardrails.length === 0 ? {} : { guardrails: request.guardrails }),
+    ...(request.mcp == null ? {} : { mcp: request.mcp }),
   };
 }
 

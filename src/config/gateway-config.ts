@@ -4,6 +4,15 @@ import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import type { CommerceConfig } from './commerce-config.js';
 import type { WebhookConfig } from './webhook-config.js';
+
+/** The MCP gateway's outbound connections. */
+export interface McpConfig {
+  /**
+   * Upstream MCP servers may be on private, loopback and link-local addresses (MCP_ALLOW_PRIVATE_ADDRESSES; off by
+   * default): checked when a server is registered and again for every address a connection resolves.
+   */
+  allowPrivateAddresses: boolean;
+}
 import type { SsoConfig } from './sso-config.js';
 import type { RealtimeConfig } from './realtime-config.js';
 
@@ -144,6 +153,8 @@ export interface GatewayConfig {
   usageRetentionDays: number | null;
   /** Card top-ups (Stripe), invoices, referral rewards and support mail (docs/operators.md, "Payments, invoices, referrals, support"). */
   commerce: CommerceConfig;
+  /** The MCP gateway's outbound connections (docs/operators.md, "MCP gateway"). */
+  mcp: McpConfig;
   /** Outgoing signed webhooks: delivery pace, timeouts and which addresses they may reach (docs/operators.md, "Webhooks"). */
   webhooks: WebhookConfig;
   /** File uploads and the batch queue: sizes, quota, how many lines each instance runs (docs/operators.md, "Files and batches"). */

@@ -285,6 +285,9 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
     commerce: readCommerce(env),
+    mcp: {
+      allowPrivateAddresses: readBoolean(env, 'MCP_ALLOW_PRIVATE_ADDRESSES', false),
+    },
     webhooks: readWebhooks(env),
     batches: readBatches(env),
     realtime: readRealtime(env),

@@ -42,6 +42,14 @@ export const usageRow = z.strictObject({
     outcome: z.enum(['passed', 'logged', 'masked', 'blocked', 'unavailable']),
     count: z.number(),
   })),
+  /** An MCP tool call's server, tool and bytes (null: not one); its payload only where the server logs payloads. */
+  mcp: z.strictObject({
+    server: z.string(),
+    tool: z.string(),
+    bytes_in: z.number(),
+    bytes_out: z.number(),
+    payload: z.string().optional(),
+  }).nullable(),
   created_at: isoTime,
 });
 export type UsageRowJson = z.infer<typeof usageRow>;

@@ -342,6 +342,19 @@ export interface UsageLogRow {
   tags?: Readonly<Record<string, string>> | null;
   /** What the request's guardrail policies did (names, outcomes, counts; never text); absent: none ran. */
   guardrails?: readonly GuardrailUsage[];
+  /** An MCP tool call's facts (never its arguments or result, unless its server logs payloads); absent: not one. */
+  mcp?: McpCallUsage;
+}
+
+/** What the usage row of one MCP tool call keeps. */
+export interface McpCallUsage {
+  server: string;
+  tool: string;
+  /** Bytes of the call's arguments as sent upstream, and of its result as returned (JSON text). */
+  bytesIn: number;
+  bytesOut: number;
+  /** `{ arguments, result }` as JSON text (bounded), only for a server whose operator opted in to log payloads. */
+  payload?: string;
 }
 
 /** One guardrail policy's part in a request, as its usage row keeps it. */

@@ -35,6 +35,13 @@ export function usageRowToJson(row: UsageLogRow): UsageRowJson {
     customer: row.customer ?? null,
     tags: row.tags ?? {},
     guardrails: (row.guardrails ?? []).map((hit) => ({ name: hit.name, direction: hit.direction, outcome: hit.outcome, count: hit.count })),
+    mcp: row.mcp === undefined ? null : {
+      server: row.mcp.server,
+      tool: row.mcp.tool,
+      bytes_in: row.mcp.bytesIn,
+      bytes_out: row.mcp.bytesOut,
+      ...(row.mcp.payload === undefined ? {} : { payload: row.mcp.payload }),
+    },
     created_at: isoTime(row.createdAt),
   };
 }

@@ -1,6 +1,10 @@
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Account, ApiKey } from '../domain/records.js';
-import { callUpstreamTool, DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type UpstreamTimeouts } from '../mcp/upstream-session.js';
+import type { RequestContext } from '../http/request-context.js';
+import { policiesOf, ruleAdmits, toolRule, type McpPolicies } from '../mcp/mcp-access.js';
+import { INVALID_PARAMS } from '../mcp/json-rpc.js';
+import { callToolMetered } from '../mcp/metered-tool-call.js';
+import { DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from '../mcp/upstream-session.js';
 import type { GatewayServices } from '../services.js';
 import type { McpServer } from '../storage/repositories/mcp-server-repository.js';
 
@@ -10,6 +14,20 @@ export interface ToolRunCaller {
   account: Account;
   /** The client request the model's rounds belong to (each round's usage row carries it as a prefix). */
   requestId: string;
+  family: RequestContext['family'];
+  /** The account's, project's and key's MCP allowlists, tool rules and limit overrides. */
+  policies: McpPolicies;
+  /** The tool calls made so far: each has a request id and usage row of its own, `<request id>-t1`, `-t2`, … */
+  calls: number;
+}
+
+/** The caller of a request's tool calls: its key and account, checked, with their MCP policies. */
+export async function toolRunCaller(services: GatewayServices, key: ApiKey, account: Account, context: RequestContext): Promise<ToolRunCaller> {
+  return { key, account, requestId: context.requestId, family: context.family, policies: await policiesOf(services.storage.mcpPolicies, key), calls: 0 };
+}
+
+function outboundOf(services: GatewayServices): OutboundPolicy {
+  return { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses };
 }
 
 /** What a tool call came to, in the terms both families report: a result, the tool's own error, or a failure to run it. */
@@ -31,36 +49,39 @@ function mergeHeaders(caller: Record<string, string>, registered: Record<string,
 }
 
 /**
- * The tools of `server` a model is offered, as the server lists them. The one place where the tools a key may see of
- * a server are listed for the model side: rules on single tools apply here.
+ * The tools of `server` a model is offered, as the server lists them, less those the caller's tool rules refuse (a
+ * `read_only` rule keeps only tools the server declares read-only), as the MCP gateway lists them to its clients.
  */
-export async function listToolsForModel(services: GatewayServices, _caller: ToolRunCaller, server: McpServer, extraHeaders: Record<string, string>, timeouts: UpstreamTimeouts = DEFAULT_UPSTREAM_TIMEOUTS): Promise<Tool[]> {
+export async function listToolsForModel(services: GatewayServices, caller: ToolRunCaller, server: McpServer, extraHeaders: Record<string, string>, timeouts: UpstreamTimeouts = DEFAULT_UPSTREAM_TIMEOUTS): Promise<Tool[]> {
   const headers = mergeHeaders(extraHeaders, await services.storage.mcpServers.headersOf(server.id));
-  return withUpstream(server, headers, timeouts, (client) => listUpstreamTools(client, timeouts));
+  const tools = await withUpstream(server, headers, timeouts, (client) => listUpstreamTools(client, timeouts), outboundOf(services));
+  return tools.filter((tool) => ruleAdmits(toolRule(server, tool.name, caller.policies), tool));
 }
 
 /**
  * Runs one tool call a model made, on its registered server with the server's sealed headers (the caller's extra
- * headers never replace them). This is the single seam of the model side's tool calls: a per-call limit, price or
- * usage row of the MCP gateway wraps this function, and every call of both families' loops passes through it.
+ * headers never replace them), metered as the MCP gateway meters every call: its rule, price, limits and usage row.
  */
 export async function runToolForModel(
   services: GatewayServices,
-  _caller: ToolRunCaller,
+  caller: ToolRunCaller,
   server: McpServer,
   tool: string,
   args: Record<string, unknown>,
   extraHeaders: Record<string, string>,
   timeouts: UpstreamTimeouts = DEFAULT_UPSTREAM_TIMEOUTS,
 ): Promise<ToolOutcome> {
-  const headers = mergeHeaders(extraHeaders, await services.storage.mcpServers.headersOf(server.id));
-  try {
-    const result = await withUpstream(server, headers, timeouts, (client) => callUpstreamTool(client, tool, args, timeouts));
-    return result.isError === true ? { kind: 'tool_error', result } : { kind: 'result', result };
-  } catch (error) {
-    if (error instanceof McpError) return { kind: 'protocol_error', code: error.code, message: error.message.replace(/^MCP error -?\d+: /, '') };
-    services.logger.warn('mcp tool call of a model failed upstream', { server: server.name, error: error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : 'unknown error' });
-    return { kind: 'unreachable', message: `The MCP server '${server.name}' failed or could not be reached.` };
+  caller.calls += 1;
+  const outcome = await callToolMetered(services, {
+    key: caller.key, account: caller.account, server, tool, args, policies: caller.policies, outbound: outboundOf(services), timeouts,
+    headers: mergeHeaders(extraHeaders, await services.storage.mcpServers.headersOf(server.id)),
+    requestId: `${caller.requestId}-t${caller.calls}`, endpoint: `/mcp/${server.name}`, startedAt: performance.now(), family: caller.family,
+  });
+  switch (outcome.kind) {
+    case 'result': return outcome.result.isError === true ? { kind: 'tool_error', result: outcome.result } : { kind: 'result', result: outcome.result };
+    case 'unknown_tool': return { kind: 'protocol_error', code: INVALID_PARAMS, message: `Unknown tool: ${tool}` };
+    case 'protocol_error': return { kind: 'protocol_error', code: outcome.code, message: outcome.message };
+    case 'unreachable': return outcome;
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
-import { outcomeText, type ToolOutcome } from './mcp-tool-runs.js';
+import { outcomeText, toolRunCaller, type ToolOutcome } from './mcp-tool-runs.js';
 import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
 import { ModelRounds } from './model-rounds.js';
 import { findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type RequestedServer } from './offered-servers.js';
@@ -155,8 +155,8 @@ async function serveMessages(call: McpToolCall): Promise<void> {
   if (!betas.some((beta) => MCP_BETA.test(beta))) {
     throw badRequest('mcp_servers', "'mcp_servers' needs the MCP connector's beta: send the header 'anthropic-beta: mcp-client-2025-04-04'.");
   }
-  const caller = { key: call.key, account: call.account, requestId: context.requestId };
-  const servers = await findOfferedServers(services, call.key, requestedServers(body.mcp_servers as unknown[]));
+  const caller = await toolRunCaller(services, call.key, call.account, context);
+  const servers = await findOfferedServers(services, call.key, requestedServers(body.mcp_servers as unknown[]), caller.policies);
   const listings = await listOfferedTools(services, caller, servers);
   const failed = listings.find((listing) => listing.error !== null);
   if (failed !== undefined) throw new GatewayError('upstream_error', failed.error ?? 'An MCP server could not list its tools.');

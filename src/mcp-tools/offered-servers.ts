@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { McpPolicies } from '../mcp/mcp-access.js';
 import { serversAllowed } from '../mcp/mcp-endpoint.js';
 import type { GatewayServices } from '../services.js';
 import type { McpServer } from '../storage/repositories/mcp-server-repository.js';
@@ -57,8 +58,8 @@ function gatewayEndpointName(url: URL): string | null {
  * gateway's own `/mcp/{server}` URL, or (no URL) by the label as the server's name. Nothing else is reached: a URL
  * that is no registered server's is refused, so a request cannot make the gateway connect anywhere it chooses.
  */
-export async function findOfferedServers(services: GatewayServices, key: ApiKey, requested: readonly RequestedServer[]): Promise<OfferedServer[]> {
-  const allowed = serversAllowed(key, await services.storage.mcpServers.list());
+export async function findOfferedServers(services: GatewayServices, key: ApiKey, requested: readonly RequestedServer[], policies: McpPolicies): Promise<OfferedServer[]> {
+  const allowed = serversAllowed(key, await services.storage.mcpServers.list(), policies);
   const labels = new Set<string>();
   return requested.map((request) => {
     if (labels.has(request.label)) throw badRequest(request.param, `Two MCP servers are named '${request.label}'; each needs its own name.`);

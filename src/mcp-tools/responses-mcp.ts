@@ -4,7 +4,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
 import type { ToolOutcome } from './mcp-tool-runs.js';
-import { outcomeText } from './mcp-tool-runs.js';
+import { outcomeText, toolRunCaller } from './mcp-tool-runs.js';
 import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
 import { ModelRounds } from './model-rounds.js';
 import {
@@ -279,9 +279,9 @@ export const responsesMcpWire: McpToolWire = {
 async function serveResponses(call: McpToolCall): Promise<void> {
   const { services, context, body } = call;
   const tools = body.tools as unknown[];
-  const caller = { key: call.key, account: call.account, requestId: context.requestId };
+  const caller = await toolRunCaller(services, call.key, call.account, context);
   const requested = requestedServers(tools);
-  const servers = await findOfferedServers(services, call.key, requested);
+  const servers = await findOfferedServers(services, call.key, requested, caller.policies);
   const listings = await listOfferedTools(services, caller, servers);
   const ownTools = tools.filter((tool) => !(isObject(tool) && tool.type === 'mcp'));
   const ownNames = new Set(ownTools.flatMap((tool) => (isObject(tool) && typeof tool.name === 'string' ? [tool.name] : [])));

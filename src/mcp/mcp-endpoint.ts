@@ -1,5 +1,5 @@
-import { LATEST_PROTOCOL_VERSION, McpError, SUPPORTED_PROTOCOL_VERSIONS, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiKey } from '../domain/records.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import { authenticate } from '../http/authenticate.js';
 import { readBody } from '../http/read-body.js';
@@ -13,18 +13,22 @@ import {
   errorMessage, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, readClientMessage, resultMessage, RpcError,
   type JsonRpcRequest,
 } from './json-rpc.js';
+import { policiesOf, ruleAdmits, serversOfKey, toolRule, type McpPolicies } from './mcp-access.js';
+import { callToolMetered, describeError } from './metered-tool-call.js';
 import { gatewayToolName, splitToolName } from './tool-names.js';
-import { callUpstreamTool, DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type UpstreamTimeouts } from './upstream-session.js';
+import { DEFAULT_UPSTREAM_TIMEOUTS, listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from './upstream-session.js';
 
 const SESSION_HEADER = 'mcp-session-id';
 const VERSION_HEADER = 'mcp-protocol-version';
 const GATEWAY_INFO = { name: 'unigate', title: 'unigate MCP gateway', version: '1' };
 const JSON_TYPE = 'application/json';
 
-/** The servers a key may use: the ones it lists, or (null) every public one; disabled servers never. */
-export function serversAllowed(key: Pick<ApiKey, 'allowedMcpServers'>, servers: readonly McpServer[]): McpServer[] {
-  const allowed = key.allowedMcpServers ?? null;
-  return servers.filter((server) => server.enabled && (allowed === null ? server.public : allowed.includes(server.name)));
+/**
+ * The servers a key may use: the ones it lists, or (null) every public one; disabled servers never. With `policies`
+ * (mcp-access.ts `policiesOf`), the account's and project's allowlists narrow them further.
+ */
+export function serversAllowed(key: Pick<ApiKey, 'allowedMcpServers'>, servers: readonly McpServer[], policies?: McpPolicies): McpServer[] {
+  return serversOfKey(key, servers, policies);
 }
 
 /** One session store per gateway, shared by the endpoint's routes (POST, GET, DELETE; `/mcp` and `/mcp/{server}`). */
@@ -37,7 +41,12 @@ export interface McpEndpointOptions {
 /** What one client request works with once authenticated. */
 interface McpCall {
   services: GatewayServices;
+  context: RequestContext;
   key: ApiKey;
+  account: Account;
+  /** The account's, project's and key's allowlists, tool rules and limit overrides. */
+  policies: McpPolicies;
+  outbound: OutboundPolicy;
   /** The servers this request may reach: the key's, narrowed to one for `/mcp/{server}`. */
   servers: McpServer[];
   scope: string | null;
@@ -55,10 +64,12 @@ export function mcpRoute(services: GatewayServices, options: McpEndpointOptions 
   const sessions = sessionsOf(services);
   const timeouts = options.timeouts ?? DEFAULT_UPSTREAM_TIMEOUTS;
   return async (context) => {
-    const { key } = await authenticate(context, services);
+    const { key, account } = await authenticate(context, services);
     const scope = context.params.server ?? null;
-    const servers = await scopedServers(services, key, scope);
-    const call: McpCall = { services, key, servers, scope, timeouts };
+    const policies = await policiesOf(services.storage.mcpPolicies, key);
+    const servers = await scopedServers(services, key, scope, policies);
+    const outbound = { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses };
+    const call: McpCall = { services, context, key, account, policies, outbound, servers, scope, timeouts };
     const now = services.clock.now();
     const sessionId = headerOf(context, SESSION_HEADER);
 
@@ -136,8 +147,8 @@ function unknownSession(): GatewayError {
 }
 
 /** The servers of this request; `/mcp/{server}` for a server the key may not use is as absent as an unknown one. */
-async function scopedServers(services: GatewayServices, key: ApiKey, scope: string | null): Promise<McpServer[]> {
-  const allowed = serversAllowed(key, await services.storage.mcpServers.list());
+async function scopedServers(services: GatewayServices, key: ApiKey, scope: string | null, policies: McpPolicies): Promise<McpServer[]> {
+  const allowed = serversAllowed(key, await services.storage.mcpServers.list(), policies);
   if (scope === null) return allowed;
   const server = allowed.find((candidate) => candidate.name === scope);
   if (server === undefined) throw new GatewayError('not_found', `No MCP server '${scope}' for this API key.`);
@@ -158,17 +169,20 @@ async function answer(call: McpCall, request: JsonRpcRequest): Promise<unknown> 
 }
 
 /**
- * The union of the servers' tools, renamed `<server>__<tool>`. A server that cannot be reached is left out of the
- * list (logged) rather than failing the others.
+ * The union of the servers' tools the key may use (mcp-access.ts `toolRule`: a refused tool, or a `read_only` one
+ * its server does not declare read-only, is left out), renamed `<server>__<tool>`. A server that cannot be reached is
+ * left out of the list (logged) rather than failing the others.
  */
 async function listTools(call: McpCall): Promise<Tool[]> {
   const lists = await Promise.all(call.servers.map(async (server) => {
     try {
       const headers = await call.services.storage.mcpServers.headersOf(server.id);
-      const tools = await withUpstream(server, headers, call.timeouts, (client) => listUpstreamTools(client, call.timeouts));
-      return tools.map((tool) => ({ ...tool, name: gatewayToolName(server.name, tool.name) }));
+      const tools = await withUpstream(server, headers, call.timeouts, (client) => listUpstreamTools(client, call.timeouts), call.outbound);
+      return tools
+        .filter((tool) => ruleAdmits(toolRule(server, tool.name, call.policies), tool))
+        .map((tool) => ({ ...tool, name: gatewayToolName(server.name, tool.name) }));
     } catch (error) {
-      call.services.logger.warn('mcp server did not list its tools', { server: server.name, error: describe(error) });
+      call.services.logger.warn('mcp server did not list its tools', { server: server.name, error: describeError(error) });
       return [];
     }
   }));
@@ -181,21 +195,23 @@ async function callTool(call: McpCall, params: Record<string, unknown>): Promise
   if (typeof name !== 'string') throw new RpcError(INVALID_PARAMS, 'params.name must be a string.');
   if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) throw new RpcError(INVALID_PARAMS, 'params.arguments must be an object.');
   const target = splitToolName(name);
-  // A tool of a server the key may not use is as unknown as one that does not exist.
+  // A tool of a server the key may not use, or one its rules refuse, is as unknown as one that does not exist.
   const server = target === null ? undefined : call.servers.find((candidate) => candidate.name === target.server);
-  if (target === null || server === undefined) throw new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
-  const headers = await call.services.storage.mcpServers.headersOf(server.id);
-  try {
-    return await withUpstream(server, headers, call.timeouts, (client) => callUpstreamTool(client, target.tool, args as Record<string, unknown> | undefined, call.timeouts));
-  } catch (error) {
+  if (target === null || server === undefined) throw unknownTool(name);
+  const { services, context, key, account } = call;
+  const outcome = await callToolMetered(services, {
+    key, account, server, tool: target.tool, args: args as Record<string, unknown> | undefined, policies: call.policies, outbound: call.outbound, timeouts: call.timeouts,
+    headers: await services.storage.mcpServers.headersOf(server.id), requestId: context.requestId, endpoint: context.path, startedAt: context.startedAt, family: context.family,
+  });
+  switch (outcome.kind) {
+    case 'result': return outcome.result;
+    case 'unknown_tool': throw unknownTool(name);
     // The upstream's own protocol errors (an unknown tool, invalid arguments, a timeout) reach the client as such.
-    if (error instanceof McpError) throw new RpcError(error.code, error.message.replace(/^MCP error -?\d+: /, ''), error.data);
-    call.services.logger.warn('mcp tool call failed upstream', { server: server.name, error: describe(error) });
-    throw new RpcError(INTERNAL_ERROR, `The MCP server '${server.name}' failed or could not be reached.`);
+    case 'protocol_error': throw new RpcError(outcome.code, outcome.message, outcome.data);
+    case 'unreachable': throw new RpcError(INTERNAL_ERROR, outcome.message);
   }
 }
 
-/** An upstream failure for the log: its class and message, never the request's arguments. */
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : 'unknown error';
+function unknownTool(name: string): RpcError {
+  return new RpcError(INVALID_PARAMS, `Unknown tool: ${name}`);
 }

@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import { GatewayError } from '../errors/gateway-error.js';
+import { nanoToDecimalString } from '../billing/money.js';
+import { limitInput } from '../management/limit-input.js';
+import { nonNegativeUsdInput } from '../management/money-input.js';
 import { isoTime } from '../management/time-input.js';
 import { parseInput } from '../management/parse-input.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
-import { MCP_TRANSPORTS, type McpServer, type McpServerPatch, type McpServerRepository } from '../storage/repositories/mcp-server-repository.js';
+import { MCP_TOOL_RULES, MCP_TRANSPORTS, type McpServer, type McpServerPatch, type McpServerRepository, type McpToolRule, type McpToolRules } from '../storage/repositories/mcp-server-repository.js';
 import { TOOL_NAME_SEPARATOR } from './tool-names.js';
+import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
 
 /**
  * A server's name: what its tools are prefixed with (`<server>__<tool>`) and the `{server}` of `/mcp/{server}`.
@@ -32,6 +36,24 @@ const headers = z.record(
   z.string().max(8000).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a single-line header value'),
 ).refine((value) => Object.keys(value).length <= 20, 'at most 20 headers');
 
+/** A tool rule: `allowed`, `read_only` (only where the server declares the tool read-only) or `refused`. */
+export const toolRuleInput = z.enum(MCP_TOOL_RULES as [McpToolRule, ...McpToolRule[]]);
+/** A tool's name as its server gives it (any MCP tool name). */
+const upstreamToolName = z.string().min(1).max(128);
+const toolRulesInput = z.object({
+  default: toolRuleInput.optional(),
+  tools: z.record(upstreamToolName, toolRuleInput).refine((value) => Object.keys(value).length <= 500, 'at most 500 tools').optional(),
+}).strict();
+
+/** What a server is called with and what a call of it may cost or take (each optional on create, null clears). */
+const settings = {
+  calls_per_minute: limitInput,
+  concurrency: limitInput,
+  price_per_call: nonNegativeUsdInput.nullable().optional(),
+  log_payloads: z.boolean().optional(),
+  tool_rules: toolRulesInput.optional(),
+};
+
 const createSchema = z.object({
   name: serverName,
   url: serverUrl,
@@ -39,6 +61,7 @@ const createSchema = z.object({
   headers: headers.optional(),
   public: z.boolean().optional(),
   enabled: z.boolean().optional(),
+  ...settings,
 }).strict();
 const patchSchema = z.object({
   name: serverName.optional(),
@@ -47,7 +70,12 @@ const patchSchema = z.object({
   headers: headers.optional(),
   public: z.boolean().optional(),
   enabled: z.boolean().optional(),
+  ...settings,
 }).strict();
+
+function toolRulesOf(input: z.infer<typeof toolRulesInput>, base: McpToolRules): McpToolRules {
+  return { default: input.default ?? base.default, tools: input.tools ?? base.tools };
+}
 
 /** The admin view of a server: its headers by name only, their values never. */
 export function mcpServerToJson(server: McpServer): Record<string, unknown> {
@@ -60,6 +88,17 @@ export function mcpServerToJson(server: McpServer): Record<string, unknown> {
     header_names: server.headerNames,
     public: server.public,
     enabled: server.enabled,
+    calls_per_minute: server.callsPerMinute,
+    concurrency: server.concurrency,
+    price_per_call: server.pricePerCallNano === null ? null : nanoToDecimalString(server.pricePerCallNano),
+    log_payloads: server.logPayloads,
+    tool_rules: { default: server.toolRules.default, tools: server.toolRules.tools },
+    health: server.health === null ? null : {
+      status: server.health.status,
+      error: server.health.error,
+      checked_at: isoTime(server.health.checkedAt),
+      tools: server.health.tools.map((tool) => ({ name: tool.name, description: tool.description, read_only: tool.readOnly })),
+    },
     created_at: isoTime(server.createdAt),
     updated_at: isoTime(server.updatedAt),
   };
@@ -67,7 +106,7 @@ export function mcpServerToJson(server: McpServer): Record<string, unknown> {
 
 /** The operator's registry of upstream MCP servers (/admin/mcp-servers). */
 export class McpServerManagement {
-  constructor(private readonly servers: McpServerRepository, private readonly clock: Clock) {}
+  constructor(private readonly servers: McpServerRepository, private readonly clock: Clock, private readonly outbound: OutboundPolicy) {}
 
   async list(): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
     return { object: 'list', data: (await this.servers.list()).map(mcpServerToJson) };
@@ -80,6 +119,7 @@ export class McpServerManagement {
   async create(body: unknown): Promise<Record<string, unknown>> {
     const input = parseInput(createSchema, body);
     await this.refuseTakenName(input.name, null);
+    await this.refusePrivateAddress(input.url);
     const now = this.clock.now();
     const id = newId('mcp', now);
     await this.servers.create({
@@ -92,14 +132,20 @@ export class McpServerManagement {
       enabled: input.enabled ?? true,
       createdAt: now,
       updatedAt: now,
+      callsPerMinute: input.calls_per_minute ?? null,
+      concurrency: input.concurrency ?? null,
+      pricePerCallNano: input.price_per_call ?? null,
+      logPayloads: input.log_payloads ?? false,
+      ...(input.tool_rules === undefined ? {} : { toolRules: toolRulesOf(input.tool_rules, { default: 'allowed', tools: {} }) }),
     });
     return mcpServerToJson(await this.existing(id));
   }
 
   async update(id: string, body: unknown): Promise<Record<string, unknown>> {
     const input = parseInput(patchSchema, body);
-    await this.existing(id);
+    const current = await this.existing(id);
     if (input.name !== undefined) await this.refuseTakenName(input.name, id);
+    if (input.url !== undefined) await this.refusePrivateAddress(input.url);
     const patch: McpServerPatch = {};
     if (input.name !== undefined) patch.name = input.name;
     if (input.url !== undefined) patch.url = input.url;
@@ -107,6 +153,11 @@ export class McpServerManagement {
     if (input.headers !== undefined) patch.headers = input.headers;
     if (input.public !== undefined) patch.public = input.public;
     if (input.enabled !== undefined) patch.enabled = input.enabled;
+    if (input.calls_per_minute !== undefined) patch.callsPerMinute = input.calls_per_minute;
+    if (input.concurrency !== undefined) patch.concurrency = input.concurrency;
+    if (input.price_per_call !== undefined) patch.pricePerCallNano = input.price_per_call;
+    if (input.log_payloads !== undefined) patch.logPayloads = input.log_payloads;
+    if (input.tool_rules !== undefined) patch.toolRules = toolRulesOf(input.tool_rules, current.toolRules);
     const updated = await this.servers.update(id, patch, this.clock.now());
     if (updated === null) throw notFound(id);
     return mcpServerToJson(updated);
@@ -120,6 +171,12 @@ export class McpServerManagement {
     const server = await this.servers.get(id);
     if (server === null) throw notFound(id);
     return server;
+  }
+
+  /** A server's host must resolve to public addresses only, unless the operator allows private ones. */
+  private async refusePrivateAddress(url: string): Promise<void> {
+    const refusal = await upstreamUrlRefusal(url, this.outbound);
+    if (refusal !== null) throw new GatewayError('bad_request', `${refusal} Set MCP_ALLOW_PRIVATE_ADDRESSES=true to allow MCP servers on private addresses.`, { param: 'url' });
   }
 
   private async refuseTakenName(name: string, exceptId: string | null): Promise<void> {

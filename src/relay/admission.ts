@@ -56,6 +56,32 @@ export interface AdmissionRequest {
 }
 
 /**
+ * A priced call of something that is not a model (an MCP tool): its price, held whole before the call from the same
+ * funds a model request is paid from, and rate windows and concurrency slots of its own (a tool call is not counted in
+ * the key's or account's model RPM). Admitted by the same `admit`, and settled by the same `settle`.
+ */
+export interface CallAdmissionRequest {
+  key: ApiKey;
+  account: Account;
+  meter: RequestMeter;
+  family: ClientFamily;
+  call: {
+    /** Held before the call, charged after it (0: free). */
+    priceNano: NanoUsd;
+    /** Windows the call counts 1 in (calls per minute); all or nothing with the slots. */
+    windows: readonly LimitRule[];
+    slots: readonly ConcurrencySlot[];
+    /** Who a full slot belongs to, for the refusal's message ("this API key on server 'x'"). */
+    slotOwner: (slot: ConcurrencySlot) => string;
+  };
+}
+
+/** A call admitted: the money held, its concurrency slot, and the rate-limit headers of its answer. */
+export interface CallAdmission extends AdmissionHold {
+  readonly rateLimitHeaders: Readonly<Record<string, string>>;
+}
+
+/**
  * A request admitted: the model it was admitted for, the money held, the concurrency slot, the token windows charged,
  * and the rate-limit headers of its answer. Never changed after admission; billing/settle.ts settles it once.
  */
@@ -145,11 +171,14 @@ export function modelNotAllowed(model: Model): GatewayError {
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
  */
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
+export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission>;
+export async function admit(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission>;
+export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Promise<Admission | CallAdmission> {
+  const admitNow = (): Promise<Admission | CallAdmission> => ('call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request));
   const span = request.meter.observation?.startSpan('admission') ?? null;
-  if (span === null) return admitRequest(dependencies, request);
+  if (span === null) return admitNow();
   try {
-    return await admitRequest(dependencies, request);
+    return await admitNow();
   } catch (error) {
     span.fail(error instanceof GatewayError ? error.code : 'internal_error');
     throw error;
@@ -187,6 +216,45 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
   } catch (error) {
     releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
+    throw error;
+  }
+}
+
+/**
+ * A priced call: its price held (from the key's cap and budget, the project's, the subscription's quota and the
+ * wallet, as any request), then in one limiter call its slots and windows; what was held is given back on refusal.
+ */
+async function admitCall(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission> {
+  const { key, account, meter, call } = request;
+  const { ledger, limiter, clock } = dependencies;
+  const subscriptions = await dependencies.subscriptions.active(account.id);
+  const reservation = await ledger.reserve({
+    accountId: account.id,
+    keyId: key.id,
+    keyCapped: key.quotaNano !== null,
+    keyBudgeted: key.budget !== null,
+    subscriptions: subscriptions.map(({ subscription }) => subscription.id),
+    amountNano: call.priceNano,
+    entryId: newId('led', meter.createdAt),
+    project: projectFundsOf(key),
+  });
+  try {
+    let lease: ConcurrencyLease | null = null;
+    let states: LimitState[] = [];
+    const now = clock.now();
+    if (call.slots.length > 0 || call.windows.length > 0) {
+      const decision = await limiter.admit({ slots: [...call.slots], charges: call.windows.map((window) => ({ rule: window, cost: 1 })) }, now);
+      if (!decision.allowed) {
+        if (decision.slot === null) throw rateLimitRefusal(decision);
+        throw new GatewayError('rate_limit_exceeded', `Too many concurrent calls for ${call.slotOwner(decision.slot)} (limit ${decision.slot.limit}).`, { retryAfterSeconds: CONCURRENCY_RETRY_SECONDS });
+      }
+      lease = decision.lease;
+      states = decision.states;
+    }
+    const headers = admittedRateLimitHeaders({ states, tokenRules: new Set() }, request.family, now);
+    return { reservation, lease, tokenCharges: null, rateLimitHeaders: headers };
+  } catch (error) {
+    releaseHold(ledger, reservation, meter.requestId, clock.now());
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import type { GuardrailUsage } from '../domain/records.js';
+import type { GuardrailUsage, McpCallUsage } from '../domain/records.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import type { Ledger } from '../billing/ledger.js';
 import { nanoToDecimalString } from '../billing/money.js';
@@ -37,6 +37,8 @@ export class RequestMeter implements SettledRequest {
   batch = false;
   /** What the request's guardrail policies did (guardrails/request-guard.ts), kept by its usage row; empty: none ran. */
   readonly guardrails: GuardrailUsage[] = [];
+  /** The MCP tool call the request is (mcp/tool-call-meter.ts), kept by its usage row; null: not one. */
+  mcp: McpCallUsage | null = null;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;
@@ -98,6 +100,7 @@ export class RequestMeter implements SettledRequest {
       attemptTokenCharges: this.#attemptTokenCharges,
       identity: this.identity,
       guardrails: this.guardrails,
+      mcp: this.mcp,
     };
   }
 

@@ -1,7 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { addressRefusal, endpointUrlRefusal } from '../webhooks/endpoint-address.js';
+import { addressCheckedLookup, addressRefusal, endpointUrlRefusal } from '../webhooks/endpoint-address.js';
 
 /** Which addresses a provider may have: the operators' own is trusted; an account's reaches public addresses only. */
 export interface ProviderAddressPolicy {
@@ -18,8 +17,6 @@ const TIMEOUT_MS = 10_000;
 /** Discovery documents, key sets and token answers are small. */
 const MAX_ANSWER_BYTES = 256 * 1024;
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 export interface ProviderAnswer {
   status: number;
   json: unknown;
@@ -33,19 +30,7 @@ export class ProviderHttp {
   readonly #agent: Agent;
 
   constructor(private readonly policy: ProviderAddressPolicy) {
-    const checkedLookup = (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
-      dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-        if (error !== null) return callback(error, []);
-        for (const entry of addresses) {
-          const refusal = addressRefusal(entry.address, policy);
-          if (refusal !== null) return callback(new ProviderError(refusal), []);
-        }
-        if (options.all === true) return callback(null, addresses);
-        const first = addresses[0];
-        if (first === undefined) return callback(new ProviderError('The host name has no address.'), []);
-        return callback(null, first.address, first.family);
-      });
-    };
+    const checkedLookup = addressCheckedLookup(policy, (reason) => new ProviderError(reason));
     this.#agent = new Agent({ connect: { lookup: checkedLookup as never, timeout: TIMEOUT_MS }, headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS, keepAliveTimeout: 2000 });
   }
 

@@ -264,6 +264,13 @@ export interface UsageLogsTable {
   tags: ColumnType<string | null, string | null | undefined, string | null>;
   /** What the request's guardrails did, as a JSON array of { name, direction, outcome, count } (null: none ran). */
   guardrails: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An MCP tool call's server, tool and bytes in and out (null: not an MCP call). */
+  mcp_server: ColumnType<string | null, string | null | undefined, string | null>;
+  mcp_tool: ColumnType<string | null, string | null | undefined, string | null>;
+  mcp_bytes_in: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  mcp_bytes_out: ColumnType<number | bigint | null, number | null | undefined, number | null>;
+  /** Its arguments and result as JSON `{ arguments, result }`, only where the server's operator logs payloads. */
+  mcp_payload: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface AnnouncementsTable {

@@ -1,6 +1,7 @@
-import type { BooleanColumn, Database, IntegerColumn } from './database-schema.js';
+import type { ColumnType } from 'kysely';
+import type { BooleanColumn, Database, IntegerColumn, NullableIntegerColumn, NullableMoneyColumn } from './database-schema.js';
 
-/** The MCP gateway's table (migration 0039), in the conventions of database-schema.ts. */
+/** The MCP gateway's tables (migrations 0039 and 0047), in the conventions of database-schema.ts. */
 export interface McpServersTable {
   id: string;
   /** Unique; the `<server>__` prefix of its tools' names. */
@@ -15,11 +16,39 @@ export interface McpServersTable {
   enabled: BooleanColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
+  /** Calls a minute and calls at once per key (null: no limit). */
+  calls_per_minute: NullableIntegerColumn;
+  concurrency: NullableIntegerColumn;
+  /** Charged per call (null: free). */
+  price_per_call_nano: NullableMoneyColumn;
+  /** 1: usage rows keep each call's arguments and result. */
+  log_payloads: ColumnType<number | bigint, number | undefined, number>;
+  /** JSON `{ default, tools: { <tool>: rule } }` (null: every tool allowed). */
+  tool_rules: string | null;
+  /** The last health check: `healthy` | `unhealthy`, its error, when, and the tools listed (JSON) (null: not yet). */
+  health_status: string | null;
+  health_error: string | null;
+  health_checked_at: NullableIntegerColumn;
+  health_tools: string | null;
+}
+
+/** One account's, project's or key's MCP overrides. */
+export interface McpPoliciesTable {
+  owner_kind: string;
+  owner_id: string;
+  /** JSON array of server names, or null: no narrowing. */
+  allowed_servers: string | null;
+  /** JSON object of rules by `<server>` or `<server>__<tool>` (null: none). */
+  tool_rules: string | null;
+  /** JSON object by server of `{ calls_per_minute, concurrency }` (null: none). */
+  limits: string | null;
+  updated_at: IntegerColumn;
 }
 
 // A type alias (not an interface), so Kysely's `withTables` sees an index-compatible record.
 export type McpTables = {
   mcp_servers: McpServersTable;
+  mcp_policies: McpPoliciesTable;
 };
 
 export type McpDatabase = Database & McpTables;

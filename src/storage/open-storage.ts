@@ -2,6 +2,7 @@ import { createGuardrailRepository } from './repositories/guardrail-repository.j
 import type { GuardrailTables } from './guardrail-schema.js';
 import { createWebhookRepository } from './repositories/webhook-repository.js';
 import { createMcpServerRepository } from './repositories/mcp-server-repository.js';
+import { createMcpPolicyRepository } from './repositories/mcp-policy-repository.js';
 import type { McpTables } from './mcp-schema.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
@@ -166,6 +167,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),
+    mcpPolicies: createMcpPolicyRepository(db.withTables<McpTables>()),
     guardrails: createGuardrailRepository(db.withTables<GuardrailTables>(), options.secretBox),
     async ping() {
       try {

@@ -22,6 +22,7 @@ import type { OperatorRepository } from './repositories/operator-repository.js';
 import type { PlanPurchaseRepository } from './repositories/plan-purchase-repository.js';
 import type { WebhookRepository } from './repositories/webhook-repository.js';
 import type { McpServerRepository } from './repositories/mcp-server-repository.js';
+import type { McpPolicyRepository } from './repositories/mcp-policy-repository.js';
 import type { ProjectRepository } from '../domain/project.js';
 import type { WebhookEventDraft } from '../domain/webhook-events.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
@@ -82,6 +83,8 @@ export interface Storage {
   webhooks: WebhookRepository;
   /** Upstream MCP servers of the MCP gateway, their headers sealed. */
   mcpServers: McpServerRepository;
+  /** Accounts', projects' and keys' MCP allowlists, tool rules and limit overrides. */
+  mcpPolicies: McpPolicyRepository;
   /** Projects inside accounts: their limits, spend and members. */
   projects: ProjectRepository;
   /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */

@@ -1,3 +1,5 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookupAll } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { IpRangeSet, normalizeIp } from '../auth/ip-ranges.js';
 import type { WebhookConfig } from '../config/webhook-config.js';
@@ -13,7 +15,7 @@ const LOOPBACK = new IpRangeSet(['127.0.0.0/8', '::1/128']);
 
 export const MAX_ENDPOINT_URL_LENGTH = 2000;
 
-type AddressPolicy = Pick<WebhookConfig, 'allowHttpLoopback' | 'allowPrivateAddresses'>;
+export type AddressPolicy = Pick<WebhookConfig, 'allowHttpLoopback' | 'allowPrivateAddresses'>;
 
 function bareHost(hostname: string): string {
   return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
@@ -56,5 +58,45 @@ export function addressRefusal(address: string, policy: AddressPolicy): string |
   const ip = normalizeIp(address);
   if (policy.allowPrivateAddresses) return null;
   if (policy.allowHttpLoopback && LOOPBACK.has(ip)) return null;
-  return NOT_PUBLIC.has(ip) ? `The address ${ip} is not a public address; deliveries go only to public addresses.` : null;
+  return NOT_PUBLIC.has(ip) ? `The address ${ip} is not a public address; only public addresses are reached.` : null;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for an HTTP agent's connections that checks every address a host name resolves to, as the connection
+ * resolves it (so a name that resolves to a public address when it is registered and to a private one later, DNS
+ * rebinding, is still refused): any refused address fails the connection with `refusedError(reason)`.
+ */
+export function addressCheckedLookup(policy: AddressPolicy, refusedError: (reason: string) => Error) {
+  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error !== null) return callback(error, []);
+      for (const entry of addresses) {
+        const refusal = addressRefusal(entry.address, policy);
+        if (refusal !== null) return callback(refusedError(refusal), []);
+      }
+      if (options.all === true) return callback(null, addresses);
+      const first = addresses[0];
+      if (first === undefined) return callback(refusedError('The host name has no address.'), []);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Why `hostname` (an IP literal, or a name resolved now) may not be reached, or null. */
+export async function hostRefusal(hostname: string, policy: AddressPolicy): Promise<string | null> {
+  const host = bareHost(hostname);
+  if (isIP(host) !== 0) return addressRefusal(host, policy);
+  let addresses: LookupAddress[];
+  try {
+    addresses = await dnsLookupAll(host, { all: true });
+  } catch {
+    return `The host name ${host} does not resolve.`;
+  }
+  for (const entry of addresses) {
+    const refusal = addressRefusal(entry.address, policy);
+    if (refusal !== null) return refusal;
+  }
+  return null;
 }

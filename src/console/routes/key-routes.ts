@@ -11,6 +11,7 @@ import { readConsoleBody } from '../console-route.js';
 import { keyInScope, requireProjectWrite, type ProjectScope } from '../project-scope.js';
 import { keyProjectFromInput } from '../../projects/project-management.js';
 import { consoleRoutes } from '../console-route-table.js';
+import { refuseServersNotGranted } from '../../mcp/mcp-access.js';
 import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson } from '../../contract/keys.js';
 
 /** Keys listed at most (an account with more pages through the admin API). */
@@ -50,6 +51,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   { method: 'POST', path: '/api/keys', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, config }) => async ({ context, active }) => {
     const input = parseInput(createKeySchema, await readConsoleBody(context));
     requireProjectWrite(active.projects, input.project_id === 'default' ? null : input.project_id ?? null);
+    await refuseServersNotGranted(storage, active.session.accountId, input.allowed_mcp_servers);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
     sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext } satisfies CreatedKeyJson);
@@ -59,6 +61,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     requireProjectWrite(active.projects, existing.projectId ?? null);
     const input = parseInput(updateKeySchema, await readConsoleBody(context));
+    await refuseServersNotGranted(storage, existing.accountId, input.allowed_mcp_servers);
     const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
     if (projectId !== undefined) requireProjectWrite(active.projects, projectId);
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });

@@ -34,6 +34,7 @@ import * as mcpServers from './0039-mcp-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
 import * as providerBatches from './0045-provider-batches.js';
+import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0041-customer-token-limits': customerTokenLimits,
   '0043-guardrail-webhook-headers': guardrailWebhookHeaders,
   '0045-provider-batches': providerBatches,
+  '0047-mcp-rules-and-metering': mcpRulesAndMetering,
 };
 
 export const migrationProvider: MigrationProvider = {

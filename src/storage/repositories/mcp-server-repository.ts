@@ -1,10 +1,37 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { fromBoolean, parseStringRecord, toBoolean, toNumber, toOneOf } from '../convert.js';
+import { fromBoolean, parseObject, parseStringRecord, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { McpDatabase, McpServersTable } from '../mcp-schema.js';
 
 export type McpTransport = 'streamable-http' | 'sse';
 export const MCP_TRANSPORTS: readonly McpTransport[] = ['streamable-http', 'sse'];
+
+/** What a key may do with a tool: call it, call it only if its server declares it read-only, or neither see nor call it. */
+export type McpToolRule = 'allowed' | 'read_only' | 'refused';
+export const MCP_TOOL_RULES: readonly McpToolRule[] = ['allowed', 'read_only', 'refused'];
+
+/** A server's own rules: one for every tool, and rules for named tools. */
+export interface McpToolRules {
+  default: McpToolRule;
+  tools: Record<string, McpToolRule>;
+}
+
+/** A tool as the last health check listed it (for the console). */
+export interface McpToolSummary {
+  name: string;
+  description: string | null;
+  /** The server declares it read-only (`annotations.readOnlyHint`). */
+  readOnly: boolean;
+}
+
+export interface McpServerHealth {
+  status: 'healthy' | 'unhealthy';
+  /** Why the check failed (never a header value); null when healthy. */
+  error: string | null;
+  checkedAt: number;
+  /** The tools it listed (empty when unhealthy). */
+  tools: McpToolSummary[];
+}
 
 /** An upstream MCP server as the operator registered it; its headers are held sealed and opened only to call it. */
 export interface McpServer {
@@ -18,13 +45,28 @@ export interface McpServer {
   enabled: boolean;
   createdAt: number;
   updatedAt: number;
+  /** Calls a minute and calls at once, per key (null: no limit; accounts and keys may be given their own). */
+  callsPerMinute: number | null;
+  concurrency: number | null;
+  /** Charged to the account per call (null: free). */
+  pricePerCallNano: bigint | null;
+  /** Usage rows keep each call's arguments and result (off unless the operator opts in). */
+  logPayloads: boolean;
+  toolRules: McpToolRules;
+  /** The last health check (null: none yet). */
+  health: McpServerHealth | null;
 }
 
-export interface NewMcpServer extends Omit<McpServer, 'headerNames'> {
+/** The settings a server is registered with beyond its address (each defaulted when left out). */
+type McpServerSettings = 'callsPerMinute' | 'concurrency' | 'pricePerCallNano' | 'logPayloads' | 'toolRules';
+
+export interface NewMcpServer extends Omit<McpServer, 'headerNames' | 'health' | McpServerSettings>, Partial<Pick<McpServer, McpServerSettings>> {
   headers: Record<string, string>;
 }
 
-export type McpServerPatch = Partial<Pick<McpServer, 'name' | 'url' | 'transport' | 'public' | 'enabled'>> & { headers?: Record<string, string> };
+export type McpServerPatch = Partial<Pick<McpServer, 'name' | 'url' | 'transport' | 'public' | 'enabled' | McpServerSettings>> & { headers?: Record<string, string> };
+
+export const ALL_TOOLS_ALLOWED: McpToolRules = { default: 'allowed', tools: {} };
 
 export interface McpServerRepository {
   create(server: NewMcpServer): Promise<void>;
@@ -35,7 +77,29 @@ export interface McpServerRepository {
   delete(id: string): Promise<boolean>;
   /** The server's static headers in clear, to call it; empty when it has none. */
   headersOf(id: string): Promise<Record<string, string>>;
+  /** Keeps the result of a health check (false: the server is gone). */
+  recordHealth(id: string, health: McpServerHealth): Promise<boolean>;
 }
+
+function toolRulesOf(text: string | null): McpToolRules {
+  if (text === null) return ALL_TOOLS_ALLOWED;
+  const raw = parseObject(text, 'mcp_servers.tool_rules');
+  const tools: Record<string, McpToolRule> = {};
+  for (const [tool, rule] of Object.entries((raw.tools ?? {}) as Record<string, unknown>)) tools[tool] = toOneOf(String(rule), MCP_TOOL_RULES, 'mcp tool rule');
+  return { default: toOneOf(String(raw.default ?? 'allowed'), MCP_TOOL_RULES, 'mcp tool rule'), tools };
+}
+
+function healthOf(row: Selectable<McpServersTable>): McpServerHealth | null {
+  if (row.health_status === null || row.health_checked_at === null) return null;
+  const listed: unknown = row.health_tools === null ? [] : JSON.parse(row.health_tools);
+  const tools = Array.isArray(listed)
+    ? listed.filter((tool): tool is McpToolSummary => typeof tool === 'object' && tool !== null && typeof (tool as McpToolSummary).name === 'string')
+      .map((tool) => ({ name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, readOnly: tool.readOnly === true }))
+    : [];
+  return { status: row.health_status === 'healthy' ? 'healthy' : 'unhealthy', error: row.health_error, checkedAt: toNumber(row.health_checked_at), tools };
+}
+
+const toolRulesText = (rules: McpToolRules): string | null => (rules.default === 'allowed' && Object.keys(rules.tools).length === 0 ? null : JSON.stringify(rules));
 
 export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBox): McpServerRepository {
   const seal = (headers: Record<string, string>): string | null => Object.keys(headers).length === 0 ? null : box.seal(JSON.stringify(headers));
@@ -50,6 +114,12 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
     enabled: toBoolean(row.enabled),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
+    callsPerMinute: toNullableNumber(row.calls_per_minute),
+    concurrency: toNullableNumber(row.concurrency),
+    pricePerCallNano: toNullableBigInt(row.price_per_call_nano),
+    logPayloads: toBoolean(row.log_payloads),
+    toolRules: toolRulesOf(row.tool_rules),
+    health: healthOf(row),
   });
   const get = async (id: string): Promise<McpServer | null> => {
     const row = await db.selectFrom('mcp_servers').selectAll().where('id', '=', id).executeTakeFirst();
@@ -67,6 +137,11 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
         enabled: fromBoolean(server.enabled),
         created_at: server.createdAt,
         updated_at: server.updatedAt,
+        calls_per_minute: server.callsPerMinute ?? null,
+        concurrency: server.concurrency ?? null,
+        price_per_call_nano: server.pricePerCallNano ?? null,
+        log_payloads: fromBoolean(server.logPayloads ?? false),
+        tool_rules: toolRulesText(server.toolRules ?? ALL_TOOLS_ALLOWED),
       }).execute();
     },
     get,
@@ -86,6 +161,15 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
       if (patch.public !== undefined) changes.public = fromBoolean(patch.public);
       if (patch.enabled !== undefined) changes.enabled = fromBoolean(patch.enabled);
       if (patch.headers !== undefined) changes.headers_sealed = seal(patch.headers);
+      if (patch.callsPerMinute !== undefined) changes.calls_per_minute = patch.callsPerMinute;
+      if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
+      if (patch.pricePerCallNano !== undefined) changes.price_per_call_nano = patch.pricePerCallNano;
+      if (patch.logPayloads !== undefined) changes.log_payloads = fromBoolean(patch.logPayloads);
+      if (patch.toolRules !== undefined) changes.tool_rules = toolRulesText(patch.toolRules);
+      // A server moved elsewhere has not been checked there yet.
+      if (patch.url !== undefined || patch.transport !== undefined || patch.headers !== undefined) {
+        Object.assign(changes, { health_status: null, health_error: null, health_checked_at: null, health_tools: null });
+      }
       const result = await db.updateTable('mcp_servers').set(changes).where('id', '=', id).executeTakeFirst();
       return result.numUpdatedRows === 0n ? null : get(id);
     },
@@ -96,6 +180,15 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
     async headersOf(id) {
       const row = await db.selectFrom('mcp_servers').select('headers_sealed').where('id', '=', id).executeTakeFirst();
       return open(row?.headers_sealed ?? null);
+    },
+    async recordHealth(id, health) {
+      const result = await db.updateTable('mcp_servers').set({
+        health_status: health.status,
+        health_error: health.error,
+        health_checked_at: health.checkedAt,
+        health_tools: JSON.stringify(health.tools),
+      }).where('id', '=', id).executeTakeFirst();
+      return result.numUpdatedRows > 0n;
     },
   };
 }

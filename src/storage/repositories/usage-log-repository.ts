@@ -6,7 +6,7 @@ import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { pageLimit, toPage } from '../pagination.js';
 import { columnNames, rowInsertText, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
-import type { GuardrailUsage, UsageLogRow } from '../../domain/records.js';
+import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../../domain/records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
@@ -42,6 +42,17 @@ function toRecord(row: Selectable<UsageLogsTable>): UsageLogRow {
     ...(row.customer == null ? {} : { customer: row.customer }),
     ...(row.tags == null ? {} : { tags: tagsOf(row.tags) }),
     ...(row.guardrails == null ? {} : { guardrails: guardrailsOf(row.guardrails) }),
+    ...(row.mcp_server == null ? {} : { mcp: mcpCallOf(row) }),
+  };
+}
+
+function mcpCallOf(row: Selectable<UsageLogsTable>): McpCallUsage {
+  return {
+    server: row.mcp_server ?? '',
+    tool: row.mcp_tool ?? '',
+    bytesIn: toNullableNumber(row.mcp_bytes_in) ?? 0,
+    bytesOut: toNullableNumber(row.mcp_bytes_out) ?? 0,
+    ...(row.mcp_payload == null ? {} : { payload: row.mcp_payload }),
   };
 }
 
@@ -87,6 +98,8 @@ function hostedToolsOf(row: Selectable<UsageLogsTable>): Pick<UsageLogRow, 'host
 const INTEGER_MAX = 2_147_483_647;
 /** Longest model name kept in a row (the caller may have sent any text as a model). */
 const MODEL_TEXT_MAX = 256;
+/** Longest logged MCP payload (arguments and result) kept in a row. */
+const MCP_PAYLOAD_MAX = 16_384;
 
 /** A count as the integer column takes it: rounded, at least 0, at most INTEGER_MAX. */
 function storableCount(value: number): number {
@@ -135,6 +148,11 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     customer: log.customer ?? null,
     tags: log.tags == null ? null : JSON.stringify(log.tags),
     guardrails: log.guardrails === undefined || log.guardrails.length === 0 ? null : JSON.stringify(log.guardrails),
+    mcp_server: storableText(log.mcp?.server ?? null),
+    mcp_tool: storableText(log.mcp?.tool ?? null),
+    mcp_bytes_in: log.mcp === undefined ? null : storableCount(log.mcp.bytesIn),
+    mcp_bytes_out: log.mcp === undefined ? null : storableCount(log.mcp.bytesOut),
+    mcp_payload: log.mcp?.payload === undefined ? null : storableText(log.mcp.payload, MCP_PAYLOAD_MAX),
   };
 }
 
@@ -169,6 +187,11 @@ const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   customer: 'text',
   tags: 'text',
   guardrails: 'text',
+  mcp_server: 'text',
+  mcp_tool: 'text',
+  mcp_bytes_in: 'int8',
+  mcp_bytes_out: 'int8',
+  mcp_payload: 'text',
 };
 
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);

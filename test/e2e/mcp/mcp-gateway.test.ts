@@ -48,7 +48,8 @@ const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { prot
 
 beforeAll(async () => {
   [alpha, beta] = await Promise.all([startMockMcpServer('alpha', 'streamable-http'), startMockMcpServer('beta', 'sse')]);
-  gateway = await startTestGateway();
+  // The mock servers listen on 127.0.0.1: this gateway is told to allow private addresses, as an operator would for them.
+  gateway = await startTestGateway({ env: { MCP_ALLOW_PRIVATE_ADDRESSES: 'true' } });
   const created = await gateway.admin<{ id: string }>('POST', '/admin/mcp-servers', { name: 'alpha', url: alpha.url, headers: { Authorization: ALPHA_SECRET }, public: true });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   alphaId = created.body.id;
