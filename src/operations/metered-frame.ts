@@ -2,11 +2,11 @@ import type { AnswerReport } from '../billing/answer-report.js';
 import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
 import { batchHolder } from '../billing/money-pools.js';
-import { settle, trackStream, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
+import { settle, trackStream, type AdmissionHold, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
 import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
-import { admit, type Admission } from '../relay/admission.js';
+import { admit, chargedToHolder, type Admission } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { RequestMeter } from '../relay/request-meter.js';
@@ -49,6 +49,12 @@ export interface MeteredCall {
   readonly sink: ResponseSink;
   /** Admits the request (allowlist, money, concurrency, every rate window); the admission carries the answer's rate-limit headers. */
   admit(ask: AdmissionAsk): Promise<Admission>;
+  /**
+   * Instead of `admit`, for a batch line whose work ran elsewhere (a provider's batch answered it) and is only billed
+   * here: nothing is admitted, and the one settlement is charged against the batch's hold, not the account's free
+   * funds. Outside a batch it does nothing (the charge settles on its own).
+   */
+  chargeToBatchHold(): Promise<void>;
   /** Starts a stream's checkpoints (for the relays): a crash of this instance then charges the stream at its last one. */
   readonly checkpoint: CheckpointStream;
   /** Keeps `resource` until the request ends, however it ends, then disposes of it. */
@@ -88,6 +94,7 @@ export function meteredRoute(
     const sink = new MeteredSink(responseSink(context), meter);
     let early: RequestCharge | null = null;
     let admission: Admission | null = null;
+    let holderCharge: AdmissionHold | null = null;
     let settled = false;
     let report: AnswerReport | null = null;
     const call: MeteredCall = {
@@ -103,6 +110,10 @@ export function meteredRoute(
       admit: async (ask) => (admission = await admit(services, {
         model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
       })),
+      chargeToBatchHold: async () => {
+        if (holder === undefined || admission !== null || holderCharge !== null) return;
+        holderCharge = await chargedToHolder(services, { key, account, meter, holder });
+      },
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;
         trackStream(services.ledger, meter, admission.reservation, price, billed, opening);
@@ -122,7 +133,7 @@ export function meteredRoute(
     } finally {
       settled = true;
       const ending = report ?? { status: 500, errorCode: 'internal_error' };
-      const admitted = admission;
+      const admitted: AdmissionHold | null = admission ?? holderCharge;
       // Bound, so the meter calls the settlement itself rather than back into this frame.
       meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admitted, early, ending));
       sink.release();

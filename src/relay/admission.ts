@@ -1,5 +1,6 @@
 import type { BillableUsage } from '../billing/compute-cost.js';
 import type { Ledger } from '../billing/ledger.js';
+import type { ReserveRequest } from '../billing/ledger-requests.js';
 import { reservationAmount } from '../billing/reservation-amount.js';
 import type { ActiveSubscription, SubscriptionBook } from '../billing/subscription-book.js';
 import { newId } from '../shared/ids.js';
@@ -199,7 +200,21 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
-  const ask = {
+  const ask = moneyAsk(request, subscriptions, customer, amountNano);
+  const reservation = request.holder === undefined ? await ledger.reserve(ask) : ledger.chargedAgainst(request.holder, ask);
+  try {
+    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
+    return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
+  } catch (error) {
+    releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
+    throw error;
+  }
+}
+
+/** What the request's money is asked of: its key's and project's pools, its customer's budget, the account's subscriptions. */
+function moneyAsk(request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null, amountNano: NanoUsd): ReserveRequest {
+  const { key, account, meter } = request;
+  return {
     accountId: account.id,
     keyId: key.id,
     keyCapped: key.quotaNano !== null,
@@ -210,14 +225,17 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     entryId: newId('led', meter.createdAt),
     project: projectFundsOf(key),
   };
-  const reservation = request.holder === undefined ? await ledger.reserve(ask) : ledger.chargedAgainst(request.holder, ask);
-  try {
-    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
-    return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
-  } catch (error) {
-    releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
-    throw error;
-  }
+}
+
+/**
+ * The hold of a batch line whose work ran elsewhere (a provider's batch answered it) and is only billed here: nothing
+ * is admitted or held for it (no allowlist, limit or concurrency check; the batch was checked when it was created),
+ * and its settlement is charged against `holder`, its batch's hold, from the same pools admission would ask.
+ */
+export async function chargedToHolder(dependencies: AdmissionDependencies, request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'> & { holder: string }): Promise<AdmissionHold> {
+  const subscriptions = await dependencies.subscriptions.active(request.account.id);
+  const customer = request.meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, request.account.id, request.meter.identity.customer);
+  return { reservation: dependencies.ledger.chargedAgainst(request.holder, moneyAsk(request, subscriptions, customer, 0n)), lease: null, tokenCharges: null };
 }
 
 /**

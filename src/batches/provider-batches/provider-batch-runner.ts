@@ -155,6 +155,10 @@ export class ProviderBatchRunner {
       } else {
         const handler = providerAnswerRoute(this.services, { endpoint, channelId: channel.id, model, status: answer.status, body: answer.body });
         const reply = await runLineRequest({ handler, family: route.family, path: endpoint, batchId: work.batchId, requestId, key, account, body: '{}' });
+        // Its charge against the batch's hold is committed before the line counts as done (the batch's end releases the hold).
+        if (!(await this.services.ledger.settledAgainstHolder(requestId, config.batches.leaseMs))) {
+          this.services.logger.warn('provider batches: a line\'s charge is not committed yet; the line is recorded anyway', { batchId: work.batchId, line: line.line });
+        }
         // The charge and usage row are committed before the outcome (as the queue runner does).
         await Promise.all([this.services.ledger.flush(), this.services.usageLog.flush()]);
         outcome = outcomeOf(reply, requestId);

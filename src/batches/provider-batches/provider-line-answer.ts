@@ -43,8 +43,8 @@ export interface ProviderAnswer {
 /**
  * The route a provider's answer to one line is recorded through: the metered frame of every request (the batch's key
  * and account, a usage row marked with the batch), the answer billed at the model's batch price for the usage the
- * provider reports, settled once by the frame. Nothing is admitted: the provider ran the line already, and the
- * batch's worst case was covered when it was created. An error answer is billed nothing.
+ * provider reports, settled once by the frame and charged against the batch's hold (which covered the batch's worst
+ * case when it was created). Nothing is admitted: the provider ran the line already. An error answer is billed nothing.
  */
 export function providerAnswerRoute(services: GatewayServices, answer: ProviderAnswer): RouteHandler {
   return meteredRoute(services, PROTOCOLS[answer.endpoint], async (call) => {
@@ -57,6 +57,7 @@ export function providerAnswerRoute(services: GatewayServices, answer: ProviderA
       response.end(text);
       return { status: answer.status, errorCode: 'upstream_error' };
     }
+    await call.chargeToBatchHold();
     const usage = usageOfAnswer(answer.endpoint, answer.body);
     const price = new AnswerPrice(model);
     const priced = price.priced(text, { usage }, usage === null ? null : 'usage');

@@ -74,7 +74,8 @@ async function expectLedgerBalances(target: TestGateway, accountId: string): Pro
 
 beforeAll(async () => {
   upstream = await startMockOpenAIUpstream({ responseDelayMs: 150 });
-  gateway = await startTestGateway({ env: { BATCH_POLL_MS: '20', BATCH_CONCURRENCY: '2', SECRET_KEY } });
+  // The gateway's own queue is under test: these one-model batches are not sent to the provider's Batch API.
+  gateway = await startTestGateway({ env: { BATCH_POLL_MS: '20', BATCH_CONCURRENCY: '2', SECRET_KEY, BATCH_PROVIDER_PASS_THROUGH: 'off' } });
   await addRoutedModel(gateway, { model: MODEL, pricing: PRICING, channel: { name: 'hold-up', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { [MODEL]: 'gpt-4o-mini' } } });
   const ledger = gateway.gateway.services.ledger;
   const release = ledger.releaseHolder.bind(ledger);
@@ -186,7 +187,7 @@ describe('batch hold', () => {
       expect(left).toBe(held - charged.totalNano);
 
       // A restarted instance on the same database sweeps it at once.
-      second = await startTestGateway({ env: { DATABASE_URL: gateway.databaseUrl, SECRET_KEY, BATCH_POLL_MS: '20' } });
+      second = await startTestGateway({ env: { DATABASE_URL: gateway.databaseUrl, SECRET_KEY, BATCH_POLL_MS: '20', BATCH_PROVIDER_PASS_THROUGH: 'off' } });
       for (let attempt = 0; attempt < 200 && (await heldBy(second, owner.accountId, created.id)).size > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 25));
       expect((await heldBy(second, owner.accountId, created.id)).size).toBe(0);
       // Releasing it again gives nothing back; the wallet moved by the lines' charges alone.

@@ -6,6 +6,7 @@
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { batchHolder } from '../../../src/billing/money-pools.js';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
@@ -25,6 +26,7 @@ beforeAll(async () => {
   await addRoutedModel(gateway, { model: 'pass-gpt', pricing: PRICING, channel: { name: 'openai-batches', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'pass-gpt': 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: 'pass-other', pricing: PRICING, channel: { name: 'openai-batches-2', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'pass-other': 'gpt-4o' } } });
   await addRoutedModel(gateway, { model: 'pass-slow', pricing: PRICING, channel: { name: 'openai-slow', type: 'openai', base_url: slowUpstream.url, api_key: 'sk-upstream-test', models: { 'pass-slow': 'gpt-4o-mini' } } });
+  await addRoutedModel(gateway, { model: 'pass-tight', pricing: PRICING, channel: { name: 'openai-tight', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'pass-tight': 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: 'kept-gpt', pricing: PRICING, channel: { name: 'openai-kept', type: 'openai', base_url: kept.url, api_key: 'sk-upstream-test', models: { 'kept-gpt': 'gpt-4o-mini' }, settings: { provider_batches: false } } });
   account = await seedAccount(gateway, { balanceUsd: 20 });
   client = new OpenAI({ apiKey: account.key, baseURL: gateway.baseURL, maxRetries: 0 });
@@ -58,9 +60,9 @@ async function lines(id: string | null | undefined): Promise<Array<{ custom_id: 
   return (await (await client.files.content(id)).text()).trim().split('\n').map((entry) => JSON.parse(entry) as { custom_id: string; response: { status_code: number; body: OpenAI.ChatCompletion } | null });
 }
 
-async function usageRows(batchId: string): Promise<Array<{ request_id: string; prompt_tokens: number; completion_tokens: number; cost_usd: number; tags: Record<string, string>; channel_id: string | null }>> {
+async function usageRows(batchId: string, keyId = account.keyId): Promise<Array<{ request_id: string; prompt_tokens: number; completion_tokens: number; cost_usd: number; tags: Record<string, string>; channel_id: string | null }>> {
   await flushWrites(gateway);
-  const answer = await gateway.admin<{ data: Array<{ request_id: string; prompt_tokens: number; completion_tokens: number; cost_usd: number; tags: Record<string, string>; channel_id: string | null }> }>('GET', `/admin/usage?key_id=${account.keyId}&limit=200`);
+  const answer = await gateway.admin<{ data: Array<{ request_id: string; prompt_tokens: number; completion_tokens: number; cost_usd: number; tags: Record<string, string>; channel_id: string | null }> }>('GET', `/admin/usage?key_id=${keyId}&limit=200`);
   return answer.body.data.filter((row) => row.request_id.startsWith(`req_${batchId}_`));
 }
 
@@ -97,6 +99,53 @@ describe('batches passed through to the provider\'s Batch API', () => {
     }
     const after = await gateway.gateway.services.ledger.availableBalance(account.accountId);
     expect(before - after).toBe(total);
+  }, 60_000);
+
+  it('charges each provider-answered line against the batch\'s hold when the balance just covers its worst case', async () => {
+    const bodies = Array.from({ length: 4 }, (_, index) => ({ model: 'pass-tight', messages: [{ role: 'user', content: `Tight question ${index}` }], max_tokens: 12 }));
+    // The batch's worst case at batch prices: each prompt at a token a byte of its body, each answer at its cap.
+    const worstCase = bodies.reduce((sum, body) => sum + BigInt(Buffer.byteLength(JSON.stringify(body))) * 1000n + 12n * 4000n, 0n);
+    const tight = await seedAccount(gateway, { balanceUsd: Number(worstCase) / 1e9 });
+    const tightClient = new OpenAI({ apiKey: tight.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const { storage, ledger } = gateway.gateway.services;
+    expect(await ledger.availableBalance(tight.accountId)).toBe(worstCase);
+
+    const file = await tightClient.files.create({ file: await toFile(Buffer.from(bodies.map((body, index) => `${JSON.stringify({ custom_id: `tight-${index}`, method: 'POST', url: '/v1/chat/completions', body })}\n`).join('')), 'tight.jsonl'), purpose: 'batch' });
+    const created = await tightClient.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    // The whole balance is held for the batch: nothing is free beside the hold.
+    const held = (await storage.money.listHolds(tight.accountId)).filter((hold) => hold.instanceId === batchHolder(created.id));
+    expect(held.reduce((sum, hold) => sum + hold.heldNano, 0n)).toBe(worstCase);
+
+    let batch = await tightClient.batches.retrieve(created.id);
+    const deadline = Date.now() + 45_000;
+    while (!['completed', 'failed', 'expired', 'cancelled'].includes(batch.status) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      batch = await tightClient.batches.retrieve(created.id);
+    }
+    expect(batch.status).toBe('completed');
+    expect(batch.request_counts).toEqual({ total: 4, completed: 4, failed: 0 });
+    expect([...upstream.batches.batches.values()].some((entry) => entry.metadata?.unigate_batch === created.id)).toBe(true);
+
+    // Every line is charged in full, from the hold: its usage row, its ledger entry and its tokens at the batch price agree.
+    const rows = await usageRows(created.id, tight.keyId);
+    expect(rows).toHaveLength(4);
+    const entries = new Map((await storage.ledger.listByAccount(tight.accountId, { limit: 100 })).data.filter((entry) => entry.kind === 'usage').map((entry) => [entry.requestId, entry]));
+    let total = 0n;
+    for (const row of rows) {
+      const expected = BigInt(row.prompt_tokens) * 1000n + BigInt(row.completion_tokens) * 4000n;
+      expect(expected).toBeGreaterThan(0n);
+      expect(BigInt(Math.round(row.cost_usd * 1e9))).toBe(expected);
+      expect(entries.get(row.request_id)).toMatchObject({ amountNano: -expected, shortfallNano: 0n });
+      total += expected;
+    }
+    expect(total).toBeLessThanOrEqual(worstCase);
+    // The balance moved by exactly the lines' charges; the rest of the hold went back.
+    expect(worstCase - (await ledger.availableBalance(tight.accountId))).toBe(total);
+    const holdOf = async () => (await storage.money.listHolds(tight.accountId)).filter((hold) => hold.instanceId === batchHolder(created.id));
+    for (let attempt = 0; attempt < 100 && (await holdOf()).length > 0; attempt += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await holdOf()).toEqual([]);
+    const check = await gateway.admin<{ ok: boolean; problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${tight.accountId}`);
+    expect(check.body).toMatchObject({ ok: true, problems: [] });
   }, 60_000);
 
   it('passes a cancel on to the provider; lines it ran are charged, the rest are cancelled', async () => {
