@@ -43,10 +43,10 @@ describe.skipIf(!chromiumPresent)('operator MCP servers page in Chromium', () =>
 
     await page.getByRole('button', { name: 'Add MCP server' }).click();
     const add = page.getByRole('dialog', { name: 'Add an MCP server' });
-    await add.getByLabel('Name').fill('tools');
-    await add.getByLabel('URL').fill(upstream.url);
-    await add.getByLabel('Headers').fill('Authorization: Bearer console-secret-9876');
-    await add.getByLabel(/^Public/).check();
+    await add.getByLabel('Name', { exact: true }).fill('tools');
+    await add.getByLabel('URL', { exact: true }).fill(upstream.url);
+    await add.getByLabel('Headers', { exact: true }).fill('Authorization: Bearer console-secret-9876');
+    await add.getByRole('checkbox', { name: /Public/ }).check();
     await screenshot(fixture, page, 'operator-mcp-add');
     await add.getByRole('button', { name: 'Add server' }).click();
     await add.waitFor({ state: 'hidden' });
@@ -60,7 +60,7 @@ describe.skipIf(!chromiumPresent)('operator MCP servers page in Chromium', () =>
 
     await table.getByRole('button', { name: 'Edit tools' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit MCP server' });
-    expect(await edit.getByLabel('New headers').inputValue()).toBe('');
+    expect(await edit.getByLabel('New headers', { exact: true }).inputValue()).toBe('');
     await edit.getByLabel('Price per call (USD)').fill('0.002');
     await edit.getByLabel('Calls per minute, per key').fill('30');
     await edit.getByLabel('Calls at once, per key').fill('2');
