@@ -71,7 +71,7 @@ describe.skipIf(!chromiumPresent)('operator MCP servers page in Chromium', () =>
     await edit.waitFor({ state: 'hidden' });
     await table.getByText('$0.002 a call').waitFor();
     await table.getByText('limits: 30/min, 2 at once').waitFor();
-    await table.getByText(/every tool read-only only · add: refused/).waitFor();
+    await table.getByText(/every tool only if read-only · add: refused/).waitFor();
     const [edited] = await servers();
     expect(edited).toMatchObject({ header_names: ['Authorization'], price_per_call: '0.002', calls_per_minute: 30, concurrency: 2, tool_rules: { default: 'read_only', tools: { add: 'refused' } } });
 

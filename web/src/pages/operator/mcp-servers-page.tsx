@@ -35,7 +35,7 @@ const RULES: { value: ToolRule; label: string }[] = [
   { value: 'read_only', label: 'Only if read-only' },
   { value: 'refused', label: 'Refused (hidden)' },
 ];
-const RULE_LABEL: Record<ToolRule, string> = { allowed: 'allowed', read_only: 'read-only only', refused: 'refused' };
+const RULE_LABEL: Record<ToolRule, string> = { allowed: 'allowed', read_only: 'only if read-only', refused: 'refused' };
 
 /** `Name: value` lines into headers, or what is wrong with the first malformed line. */
 function parseHeaders(text: string): Record<string, string> | string {
