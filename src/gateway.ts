@@ -63,6 +63,7 @@ import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
+import { McpHealthChecks } from './mcp/mcp-health-checks.js';
 import { ProviderBatchRunner } from './batches/provider-batches/provider-batch-runner.js';
 import { openAIBatchApi } from './upstreams/batch-apis/openai-batch-api.js';
 import { BatchRunner } from './batches/batch-runner.js';
@@ -198,6 +199,18 @@ function followInvalidations(services: GatewayServices): void {
         return undefined;
     }
   });
+}
+
+/** Health checks of the registered MCP servers, unless MCP_HEALTH_CHECK_INTERVAL_SECONDS is 0. */
+function startMcpHealthChecks(services: GatewayServices): McpHealthChecks | null {
+  const { mcp } = services.config;
+  if (mcp.healthCheckIntervalMs === 0) return null;
+  const checks = new McpHealthChecks(
+    { servers: services.storage.mcpServers, clock: services.clock, logger: services.logger, outbound: { allowPrivateAddresses: mcp.allowPrivateAddresses } },
+    { intervalMs: mcp.healthCheckIntervalMs, timeoutMs: mcp.healthCheckTimeoutMs, concurrency: 4 },
+  );
+  checks.start();
+  return checks;
 }
 
 /** Background probes of idle channels, when HEALTH_PROBE_INTERVAL_SECONDS is set; each worker probes for its own health. */
@@ -383,6 +396,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   opened.add(() => retention?.stop());
   const probes = startChannelProbes(services);
   opened.add(() => probes?.stop());
+  const mcpHealthChecks = startMcpHealthChecks(services);
+  opened.add(() => mcpHealthChecks?.stop());
 
   const admission = new AdmissionControl({
     maxInFlight: config.listener.admissionMaxInFlight,

@@ -12,6 +12,10 @@ export interface McpConfig {
    * default): checked when a server is registered and again for every address a connection resolves.
    */
   allowPrivateAddresses: boolean;
+  /** Time between two health checks of the enabled servers (MCP_HEALTH_CHECK_INTERVAL_SECONDS; 0 turns them off). */
+  healthCheckIntervalMs: number;
+  /** How long one server's check (connect and list its tools) may take before it counts as down (MCP_HEALTH_CHECK_TIMEOUT_SECONDS). */
+  healthCheckTimeoutMs: number;
 }
 import type { SsoConfig } from './sso-config.js';
 import type { RealtimeConfig } from './realtime-config.js';

@@ -287,6 +287,8 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     commerce: readCommerce(env),
     mcp: {
       allowPrivateAddresses: readBoolean(env, 'MCP_ALLOW_PRIVATE_ADDRESSES', false),
+      healthCheckIntervalMs: readInteger(env, 'MCP_HEALTH_CHECK_INTERVAL_SECONDS', 60, 0, 86_400) * 1000,
+      healthCheckTimeoutMs: readInteger(env, 'MCP_HEALTH_CHECK_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
     },
     webhooks: readWebhooks(env),
     batches: readBatches(env),

@@ -8,8 +8,9 @@ import { parseInput } from '../management/parse-input.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
-import { MCP_TOOL_RULES, MCP_TRANSPORTS, type McpServer, type McpServerPatch, type McpServerRepository, type McpToolRule, type McpToolRules } from '../storage/repositories/mcp-server-repository.js';
+import { MCP_TOOL_RULES, MCP_TRANSPORTS, type McpServer, type McpServerHealth, type McpServerPatch, type McpServerRepository, type McpToolRule, type McpToolRules } from '../storage/repositories/mcp-server-repository.js';
 import { TOOL_NAME_SEPARATOR } from './tool-names.js';
+import { checkMcpServer } from './mcp-health-checks.js';
 import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
 
 /**
@@ -77,6 +78,17 @@ function toolRulesOf(input: z.infer<typeof toolRulesInput>, base: McpToolRules):
   return { default: input.default ?? base.default, tools: input.tools ?? base.tools };
 }
 
+function healthToJson(health: McpServerHealth): Record<string, unknown> {
+  return {
+    status: health.status,
+    error: health.error,
+    checked_at: isoTime(health.checkedAt),
+    latency_ms: health.latencyMs,
+    tool_count: health.tools.length,
+    tools: health.tools.map((tool) => ({ name: tool.name, description: tool.description, read_only: tool.readOnly })),
+  };
+}
+
 /** The admin view of a server: its headers by name only, their values never. */
 export function mcpServerToJson(server: McpServer): Record<string, unknown> {
   return {
@@ -93,12 +105,7 @@ export function mcpServerToJson(server: McpServer): Record<string, unknown> {
     price_per_call: server.pricePerCallNano === null ? null : nanoToDecimalString(server.pricePerCallNano),
     log_payloads: server.logPayloads,
     tool_rules: { default: server.toolRules.default, tools: server.toolRules.tools },
-    health: server.health === null ? null : {
-      status: server.health.status,
-      error: server.health.error,
-      checked_at: isoTime(server.health.checkedAt),
-      tools: server.health.tools.map((tool) => ({ name: tool.name, description: tool.description, read_only: tool.readOnly })),
-    },
+    health: server.health === null ? null : healthToJson(server.health),
     created_at: isoTime(server.createdAt),
     updated_at: isoTime(server.updatedAt),
   };
@@ -106,7 +113,13 @@ export function mcpServerToJson(server: McpServer): Record<string, unknown> {
 
 /** The operator's registry of upstream MCP servers (/admin/mcp-servers). */
 export class McpServerManagement {
-  constructor(private readonly servers: McpServerRepository, private readonly clock: Clock, private readonly outbound: OutboundPolicy) {}
+  constructor(
+    private readonly servers: McpServerRepository,
+    private readonly clock: Clock,
+    private readonly outbound: OutboundPolicy,
+    /** How long a live listing of a server's tools may take (MCP_HEALTH_CHECK_TIMEOUT_SECONDS). */
+    private readonly checkTimeoutMs = 10_000,
+  ) {}
 
   async list(): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
     return { object: 'list', data: (await this.servers.list()).map(mcpServerToJson) };
@@ -114,6 +127,19 @@ export class McpServerManagement {
 
   async get(id: string): Promise<Record<string, unknown>> {
     return mcpServerToJson(await this.existing(id));
+  }
+
+  /**
+   * The server's tools listed live (a health check run now, and kept as its health like a periodic one): the list,
+   * or 502 `upstream_error` with the check's error when the server cannot be reached or listed.
+   */
+  async tools(id: string): Promise<Record<string, unknown>> {
+    const server = await this.existing(id);
+    const health = await checkMcpServer({ servers: this.servers, clock: this.clock, outbound: this.outbound }, server, this.checkTimeoutMs);
+    await this.servers.recordHealth(server.id, health, server.updatedAt);
+    if (health.status !== 'healthy') throw new GatewayError('upstream_error', `MCP server '${server.name}' could not list its tools: ${health.error ?? 'check failed'}`);
+    const json = healthToJson(health);
+    return { object: 'list', data: json.tools, server_id: server.id, checked_at: json.checked_at, latency_ms: json.latency_ms };
   }
 
   async create(body: unknown): Promise<Record<string, unknown>> {

@@ -30,6 +30,8 @@ export interface McpServersTable {
   health_error: string | null;
   health_checked_at: NullableIntegerColumn;
   health_tools: string | null;
+  /** How long the last check took, in milliseconds (null: not checked, or it failed before it was timed). */
+  health_latency_ms: NullableIntegerColumn;
 }
 
 /** One account's, project's or key's MCP overrides. */

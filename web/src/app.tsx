@@ -35,7 +35,7 @@ import { BatchesPage } from './pages/batches/batches-page';
 import { RequireOperator } from './pages/operator/require-operator';
 import { OperatorSetupPage } from './pages/operator/operator-setup-page';
 import {
-  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage, OperatorWebhooksPage,
+  OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage, OperatorWebhooksPage, OperatorMcpServersPage,
   OperatorSsoPage,
 } from './pages/operator/operator-routes';
 import { SingleSignOnPage } from './pages/single-sign-on/single-sign-on-page';
@@ -107,6 +107,7 @@ export function App() {
         <Route path="/operator/operators" element={<RequireSession><RequireOperator><OperatorOperatorsPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/audit" element={<RequireSession><RequireOperator><OperatorAuditPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/webhooks" element={<RequireSession><RequireOperator><OperatorWebhooksPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/mcp-servers" element={<RequireSession><RequireOperator><OperatorMcpServersPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/sso" element={<RequireSession><RequireOperator><OperatorSsoPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>

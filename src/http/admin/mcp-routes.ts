@@ -13,12 +13,13 @@ interface McpScope {
 }
 
 export const MCP_ADMIN_ROUTES = adminRoutes((services: GatewayServices): McpScope => ({
-  management: new McpServerManagement(services.storage.mcpServers, services.clock, { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses }),
+  management: new McpServerManagement(services.storage.mcpServers, services.clock, { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses }, services.config.mcp.healthCheckTimeoutMs),
   policies: new McpPolicyManagement(services.storage, services.clock),
 }), [
   { method: 'GET', path: '/admin/mcp-servers', handler: ({ management }) => async (context) => sendJson(context, 200, await management.list()) },
   { method: 'POST', path: '/admin/mcp-servers', handler: ({ management }) => async (context) => sendJson(context, 201, await management.create(await readAdminBody(context))) },
   { method: 'GET', path: '/admin/mcp-servers/:id', handler: ({ management }) => async (context) => sendJson(context, 200, await management.get(context.params.id ?? '')) },
+  { method: 'GET', path: '/admin/mcp-servers/:id/tools', handler: ({ management }) => async (context) => sendJson(context, 200, await management.tools(context.params.id ?? '')) },
   { method: 'PATCH', path: '/admin/mcp-servers/:id', handler: ({ management }) => async (context) => sendJson(context, 200, await management.update(context.params.id ?? '', await readAdminBody(context))) },
   { method: 'DELETE', path: '/admin/mcp-servers/:id', handler: ({ management }) => async (context) => {
     await management.delete(context.params.id ?? '');

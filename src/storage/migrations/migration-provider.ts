@@ -35,6 +35,7 @@ import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
 import * as providerBatches from './0045-provider-batches.js';
 import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
+import * as mcpHealthLatency from './0048-mcp-health-latency.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   '0043-guardrail-webhook-headers': guardrailWebhookHeaders,
   '0045-provider-batches': providerBatches,
   '0047-mcp-rules-and-metering': mcpRulesAndMetering,
+  '0048-mcp-health-latency': mcpHealthLatency,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -29,6 +29,8 @@ export interface McpServerHealth {
   /** Why the check failed (never a header value); null when healthy. */
   error: string | null;
   checkedAt: number;
+  /** How long connecting and listing the tools took (null when the check failed). */
+  latencyMs: number | null;
   /** The tools it listed (empty when unhealthy). */
   tools: McpToolSummary[];
 }
@@ -77,8 +79,11 @@ export interface McpServerRepository {
   delete(id: string): Promise<boolean>;
   /** The server's static headers in clear, to call it; empty when it has none. */
   headersOf(id: string): Promise<Record<string, string>>;
-  /** Keeps the result of a health check (false: the server is gone). */
-  recordHealth(id: string, health: McpServerHealth): Promise<boolean>;
+  /**
+   * Keeps the result of a health check of the server as it was at `checkedVersion` (its `updatedAt`); false when the
+   * server is gone or was changed since (a check of its old address or headers says nothing of the new ones).
+   */
+  recordHealth(id: string, health: McpServerHealth, checkedVersion?: number): Promise<boolean>;
 }
 
 function toolRulesOf(text: string | null): McpToolRules {
@@ -96,7 +101,7 @@ function healthOf(row: Selectable<McpServersTable>): McpServerHealth | null {
     ? listed.filter((tool): tool is McpToolSummary => typeof tool === 'object' && tool !== null && typeof (tool as McpToolSummary).name === 'string')
       .map((tool) => ({ name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, readOnly: tool.readOnly === true }))
     : [];
-  return { status: row.health_status === 'healthy' ? 'healthy' : 'unhealthy', error: row.health_error, checkedAt: toNumber(row.health_checked_at), tools };
+  return { status: row.health_status === 'healthy' ? 'healthy' : 'unhealthy', error: row.health_error, checkedAt: toNumber(row.health_checked_at), latencyMs: toNullableNumber(row.health_latency_ms), tools };
 }
 
 const toolRulesText = (rules: McpToolRules): string | null => (rules.default === 'allowed' && Object.keys(rules.tools).length === 0 ? null : JSON.stringify(rules));
@@ -168,7 +173,7 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
       if (patch.toolRules !== undefined) changes.tool_rules = toolRulesText(patch.toolRules);
       // A server moved elsewhere has not been checked there yet.
       if (patch.url !== undefined || patch.transport !== undefined || patch.headers !== undefined) {
-        Object.assign(changes, { health_status: null, health_error: null, health_checked_at: null, health_tools: null });
+        Object.assign(changes, { health_status: null, health_error: null, health_checked_at: null, health_tools: null, health_latency_ms: null });
       }
       const result = await db.updateTable('mcp_servers').set(changes).where('id', '=', id).executeTakeFirst();
       return result.numUpdatedRows === 0n ? null : get(id);
@@ -181,13 +186,16 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
       const row = await db.selectFrom('mcp_servers').select('headers_sealed').where('id', '=', id).executeTakeFirst();
       return open(row?.headers_sealed ?? null);
     },
-    async recordHealth(id, health) {
-      const result = await db.updateTable('mcp_servers').set({
+    async recordHealth(id, health, checkedVersion) {
+      let update = db.updateTable('mcp_servers').set({
         health_status: health.status,
         health_error: health.error,
         health_checked_at: health.checkedAt,
+        health_latency_ms: health.latencyMs,
         health_tools: JSON.stringify(health.tools),
-      }).where('id', '=', id).executeTakeFirst();
+      }).where('id', '=', id);
+      if (checkedVersion !== undefined) update = update.where('updated_at', '=', checkedVersion);
+      const result = await update.executeTakeFirst();
       return result.numUpdatedRows > 0n;
     },
   };

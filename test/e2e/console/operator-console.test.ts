@@ -252,6 +252,9 @@ function writes(): [string, string, unknown][] {
     ['POST', '/api/operator/admin/announcements', { title: 'evil', body: 'evil' }],
     ['PUT', '/api/operator/admin/fx', { rates: {} }],
     ['POST', '/api/operator/admin/tiers', { name: 'evil' }],
+    ['POST', '/api/operator/admin/mcp-servers', { name: 'evil', url: 'https://mcp.example.com/mcp' }],
+    ['PATCH', '/api/operator/admin/mcp-servers/mcp_x', { price_per_call: '0' }],
+    ['DELETE', '/api/operator/admin/mcp-servers/mcp_x', undefined],
     ['POST', '/api/operator/operators', { email: 'evil@example.com', role: 'owner' }],
     ['POST', `/api/operator/users/${ownerUserId}/lock`, { reason: 'take over' }],
     ['POST', `/api/operator/users/${ownerUserId}/reset-two-factor`, { identity_check: 'trust me, really' }],
@@ -272,6 +275,7 @@ describe('roles, over the wire', () => {
     expect((await viewer.client.request('GET', '/api/operator/admin/channels')).status).toBe(200);
     expect((await viewer.client.request('GET', '/api/operator/overview')).status).toBe(200);
     expect((await viewer.client.request('GET', '/api/operator/audit')).status).toBe(200);
+    expect((await viewer.client.request('GET', '/api/operator/admin/mcp-servers')).status).toBe(200);
     const auditBefore = (await owner.request<{ data: unknown[] }>('GET', '/api/operator/audit?limit=200')).body.data.length;
     for (const [method, path, body] of [...writes(), ['POST', '/api/operator/admin/support/tickets/tkt_x/replies', { body: 'hi' }] as [string, string, unknown]]) {
       const answer = await viewer.client.request(method, path, body);

@@ -14,6 +14,7 @@ export const OperatorOffersPage = lazyPage(() => import('./offers-page'), 'Opera
 export const OperatorAuditPage = lazyPage(() => import('./audit-page'), 'OperatorAuditPage');
 export const OperatorOperatorsPage = lazyPage(() => import('./operators-page'), 'OperatorOperatorsPage');
 export const OperatorWebhooksPage = lazyPage(() => import('./webhooks-page'), 'OperatorWebhooksPage');
+export const OperatorMcpServersPage = lazyPage(() => import('./mcp-servers-page'), 'OperatorMcpServersPage');
 export const OperatorSsoPage = lazyPage(() => import('./sso-page'), 'OperatorSsoPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
@@ -28,5 +29,6 @@ export const operatorNavigation = [
   { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit', label: 'Audit log' },
   { to: '/operator/webhooks', label: 'Webhooks' },
+  { to: '/operator/mcp-servers', label: 'MCP servers' },
   { to: '/operator/sso', label: 'Single sign-on' },
 ];
