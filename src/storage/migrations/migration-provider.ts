@@ -33,6 +33,7 @@ import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
+import * as guardrailsForAccounts from './0044-guardrails-for-accounts.js';
 import * as providerBatches from './0045-provider-batches.js';
 import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
 
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '0039-mcp-servers': mcpServers,
   '0041-customer-token-limits': customerTokenLimits,
   '0043-guardrail-webhook-headers': guardrailWebhookHeaders,
+  '0044-guardrails-for-accounts': guardrailsForAccounts,
   '0045-provider-batches': providerBatches,
   '0047-mcp-rules-and-metering': mcpRulesAndMetering,
 };
