@@ -11,6 +11,7 @@ import { parseInput } from '../management/parse-input.js';
 import { newId } from '../shared/ids.js';
 import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
 import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
+import type { GuardrailPolicyJson } from '../contract/operator.js';
 
 export interface GuardrailAdmin {
   repository: GuardrailRepository;
@@ -22,14 +23,15 @@ export interface GuardrailAdmin {
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
-export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): Record<string, unknown> {
+export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): GuardrailPolicyJson {
+  // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
     id: record.id,
     object: 'guardrail',
     name: record.name,
-    kind: record.kind,
-    mode: record.mode,
-    applies_to: record.applies_to,
+    kind: record.kind as GuardrailPolicyJson['kind'],
+    mode: record.mode as GuardrailPolicyJson['mode'],
+    applies_to: record.applies_to as GuardrailPolicyJson['applies_to'],
     accounts_may_use: record.accounts_may_use === true,
     settings: record.settings ?? {},
     // A webhook's header values are credentials: shown by name only.

@@ -41,7 +41,7 @@ beforeAll(async () => {
   other = await signUpUser(setup);
   expect((await gateway.admin('POST', `/admin/accounts/${owner.accountId}/credits`, { amount_usd: 10 })).status).toBe(200);
   expect((await gateway.admin('PATCH', `/admin/accounts/${other.accountId}`, { guardrails: ['other-account'] })).status).toBe(200);
-});
+}, 90_000);
 
 afterAll(async () => {
   await setup?.close();
