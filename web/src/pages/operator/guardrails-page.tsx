@@ -12,14 +12,20 @@ import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './op
 type Kind = GuardrailPolicy['kind'];
 
 const KINDS: { value: Kind; label: string }[] = [
-  { value: 'pii', label: 'Personal data (emails, phones, cards, IBANs, ids, IPs, secrets)' },
-  { value: 'deny_list', label: 'Deny list and limits (words, patterns, prompt size, tools, injection)' },
-  { value: 'moderation', label: 'Moderation model (through this gateway)' },
-  { value: 'webhook', label: 'External guardrail over HTTP' },
+  { value: 'pii', label: 'Personal data' },
+  { value: 'deny_list', label: 'Deny list and limits' },
+  { value: 'moderation', label: 'Moderation model' },
+  { value: 'webhook', label: 'External guardrail' },
 ];
+const KIND_HINTS: Record<Kind, string> = {
+  pii: 'Emails, phone numbers, cards, IBANs, national ids, IP addresses, secrets.',
+  deny_list: 'Words, patterns, prompt size, tool names, injection in tool results.',
+  moderation: 'A moderation model of this catalog, called through the gateway.',
+  webhook: 'A guardrail service over HTTP (Portkey\'s and LiteLLM\'s shape).',
+};
 const MODES = [
-  { value: 'block', label: 'Block: refuse the request or end the answer' },
-  { value: 'mask', label: 'Mask: replace what matched' },
+  { value: 'block', label: 'Block' },
+  { value: 'mask', label: 'Mask' },
   { value: 'log', label: 'Log only' },
 ];
 const DIRECTIONS = [
@@ -93,15 +99,15 @@ function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone
       <div className="form-grid">
         <TextField label="Name" value={draft.name} onChange={(event) => set('name', event.target.value)} required maxLength={100} autoFocus
           hint="Letters, digits, _ . - only. Models, accounts and keys name the policy; a rename follows into them." />
-        <SelectField label="Kind" value={draft.kind} onChange={(event) => chooseKind(event.target.value as Kind)} options={KINDS} />
+        <SelectField label="Kind" value={draft.kind} onChange={(event) => chooseKind(event.target.value as Kind)} options={KINDS} hint={KIND_HINTS[draft.kind]} />
         <SelectField label="Mode" value={draft.mode} onChange={(event) => set('mode', event.target.value)} options={verdictOnly ? MODES.filter((mode) => mode.value !== 'mask') : MODES}
-          hint={verdictOnly ? 'This kind answers a verdict: it blocks or logs.' : undefined} />
+          hint={verdictOnly ? 'This kind answers a verdict: it blocks or logs.' : 'Block refuses the request or ends the answer; mask replaces what matched.'} />
         <SelectField label="Applies to" value={draft.appliesTo} onChange={(event) => set('appliesTo', event.target.value)} options={DIRECTIONS} />
       </div>
       <FieldFrame label="Settings (JSON)" hint={SETTINGS_HINTS[draft.kind]} error={settingsError}>
         {({ inputId, describedBy }) => (
           <textarea id={inputId} aria-describedby={describedBy} aria-invalid={settingsError === undefined ? undefined : true} rows={8} spellCheck={false} autoComplete="off" className="mono"
-            value={draft.settings} onChange={(event) => set('settings', event.target.value)} />
+            value={draft.settings} onChange={(event) => { setSettingsError(undefined); set('settings', event.target.value); }} />
         )}
       </FieldFrame>
       {policy?.header_names === undefined || policy.header_names.length === 0 ? null : (
@@ -133,7 +139,7 @@ function PolicyRow({ policy, writable, onEdit, onDelete }: { policy: GuardrailPo
   return (
     <tr data-guardrail={policy.name}>
       <th scope="row"><span className="mono wrap-anywhere">{policy.name}</span><span className="key-meta">Changed {formatDateTime(policy.updated_at)}</span></th>
-      <td data-label="Kind">{KINDS.find((kind) => kind.value === policy.kind)?.label.replace(/ \(.*$/, '') ?? policy.kind}</td>
+      <td data-label="Kind">{KINDS.find((kind) => kind.value === policy.kind)?.label ?? policy.kind}</td>
       <td data-label="Mode"><Badge tone={policy.mode === 'block' ? 'danger' : policy.mode === 'mask' ? 'info' : 'neutral'}>{policy.mode}</Badge></td>
       <td data-label="Applies to">{policy.applies_to}</td>
       <td data-label="Accounts">{policy.accounts_may_use ? <Badge tone="success">may use</Badge> : <span className="key-meta">operator only</span>}</td>
