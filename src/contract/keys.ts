@@ -34,6 +34,8 @@ export const apiKey = z.strictObject({
   environment: z.string().nullable(),
   /** The key's project; null: the account's default project. */
   project_id: z.string().nullable(),
+  /** Guardrail policy names bound to the key (the console's key views and the admin API's single-key answers). */
+  guardrails: z.array(z.string()).optional(),
   created_by: z.string().nullable(),
   created_at: isoTime,
   updated_at: isoTime,
@@ -49,3 +51,9 @@ export type KeyAnswerJson = z.infer<typeof keyAnswer>;
 /** POST /api/keys: the secret is shown this once. */
 export const createdKey = z.strictObject({ key: apiKey, secret: z.string() });
 export type CreatedKeyJson = z.infer<typeof createdKey>;
+
+/** GET /api/guardrails: the guardrail policies the operator lets accounts attach to their keys. */
+export const offeredGuardrail = z.strictObject({ name: z.string(), kind: z.string(), mode: z.string(), applies_to: z.string() });
+export type OfferedGuardrailJson = z.infer<typeof offeredGuardrail>;
+export const offeredGuardrailList = z.strictObject({ data: z.array(offeredGuardrail) });
+export type OfferedGuardrailListJson = z.infer<typeof offeredGuardrailList>;

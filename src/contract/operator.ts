@@ -164,3 +164,23 @@ export const adminLedgerEntry = z.strictObject({
 export type AdminLedgerEntryJson = z.infer<typeof adminLedgerEntry>;
 export const adminLedgerPage = listPageOf(adminLedgerEntry);
 export type AdminLedgerPageJson = z.infer<typeof adminLedgerPage>;
+
+/** A guardrail policy as /admin/guardrails shows it (the operator's guardrails page reads it through the bridge). */
+export const guardrailPolicy = z.strictObject({
+  id: z.string(),
+  object: z.literal('guardrail'),
+  name: z.string(),
+  kind: z.enum(['pii', 'deny_list', 'moderation', 'webhook']),
+  mode: z.enum(['block', 'mask', 'log']),
+  applies_to: z.enum(['input', 'output', 'both']),
+  /** Account owners and admins may attach it to their own keys in the console. */
+  accounts_may_use: z.boolean(),
+  settings: z.record(z.string(), z.unknown()),
+  /** A webhook's header names (the values are sealed and never shown). */
+  header_names: z.array(z.string()).optional(),
+  /** Where it is bound (list and single reads). */
+  bound_to: z.array(z.strictObject({ scope: z.enum(['model', 'account', 'key']), id: z.string() })).optional(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type GuardrailPolicyJson = z.infer<typeof guardrailPolicy>;

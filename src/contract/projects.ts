@@ -79,5 +79,7 @@ export const keyInput = z.strictObject({
   allowed_origins: z.array(z.string()).nullable(),
   /** A project id, or `default`. */
   project_id: z.string(),
+  /** Guardrail policy names (among those GET /api/guardrails offers; the operator's own stay on the key). */
+  guardrails: z.array(z.string()).optional(),
 });
 export type KeyInputJson = z.infer<typeof keyInput>;

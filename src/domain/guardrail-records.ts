@@ -15,6 +15,8 @@ export interface GuardrailRecord {
   settings?: Record<string, unknown>;
   /** A webhook policy's headers (its credentials): sealed at rest, never shown by the admin API, only names. */
   headers?: Record<string, string>;
+  /** Account owners and admins may attach it to their own keys (the operator binds any policy anywhere). */
+  accounts_may_use?: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -11,6 +11,7 @@ import { parseInput } from '../management/parse-input.js';
 import { newId } from '../shared/ids.js';
 import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
 import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
+import type { GuardrailPolicyJson } from '../contract/operator.js';
 
 export interface GuardrailAdmin {
   repository: GuardrailRepository;
@@ -22,14 +23,16 @@ export interface GuardrailAdmin {
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
-export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): Record<string, unknown> {
+export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): GuardrailPolicyJson {
+  // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
     id: record.id,
     object: 'guardrail',
     name: record.name,
-    kind: record.kind,
-    mode: record.mode,
-    applies_to: record.applies_to,
+    kind: record.kind as GuardrailPolicyJson['kind'],
+    mode: record.mode as GuardrailPolicyJson['mode'],
+    applies_to: record.applies_to as GuardrailPolicyJson['applies_to'],
+    accounts_may_use: record.accounts_may_use === true,
     settings: record.settings ?? {},
     // A webhook's header values are credentials: shown by name only.
     ...(record.kind === 'webhook' ? { header_names: Object.keys(record.headers ?? {}).sort() } : {}),
@@ -134,6 +137,24 @@ export async function takeGuardrailNames(repository: Pick<GuardrailRepository, '
   const unknown = names.find((name) => !known.has(name));
   if (unknown !== undefined) throw new GatewayError('bad_request', `'guardrails': no guardrail policy named '${unknown}'.`, { param: 'guardrails' });
   return [...new Set(names)];
+}
+
+/**
+ * Takes `guardrails` out of a console key body, as an account owner or admin may set it: only policies the operator
+ * lets accounts use can be added. Policies the operator put on the key that accounts may not use stay on it (the
+ * account can neither add nor remove them), so the key's list can be sent back as read. Any other name, unknown or
+ * not offered to accounts, is a 400 (the same words for both, so no policy's existence is revealed).
+ */
+export async function takeAccountGuardrailNames(repository: Pick<GuardrailRepository, 'list'>, body: Record<string, unknown>, current: readonly string[]): Promise<string[] | undefined> {
+  if (!Object.hasOwn(body, 'guardrails')) return undefined;
+  const raw = body.guardrails;
+  delete body.guardrails;
+  const names = parseInput(z.object({ guardrails: namesSchema.nullable() }), { guardrails: raw }).guardrails ?? [];
+  const offered = new Set((await repository.list()).filter((record) => record.accounts_may_use === true).map((record) => record.name));
+  const kept = current.filter((name) => !offered.has(name));
+  const refused = names.find((name) => !offered.has(name) && !kept.includes(name));
+  if (refused !== undefined) throw new GatewayError('bad_request', `'guardrails': '${refused}' is not a guardrail policy this account may use.`, { param: 'guardrails' });
+  return [...new Set([...kept, ...names.filter((name) => offered.has(name))])];
 }
 
 /** Binds the names to one target (an empty list unbinds) and tells every instance. */

@@ -107,6 +107,8 @@ const base = {
   name: z.string().trim().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only'),
   mode: z.enum(GUARDRAIL_MODES),
   applies_to: z.enum(GUARDRAIL_APPLIES_TO),
+  /** account owners and admins may attach it to their own keys in the console */
+  accounts_may_use: z.boolean().optional(),
 };
 
 /** The body of `POST /admin/guardrails`: the settings are checked against the kind's own schema. */

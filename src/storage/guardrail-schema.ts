@@ -11,6 +11,8 @@ export interface GuardrailsTable {
   settings: string | null;
   /** A webhook policy's headers as one sealed JSON object (migration 0043), or NULL for none. */
   headers_sealed: string | null;
+  /** 1: account owners and admins may attach the policy to their keys (migration 0044). */
+  accounts_may_use: IntegerColumn;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }

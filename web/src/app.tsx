@@ -36,7 +36,7 @@ import { RequireOperator } from './pages/operator/require-operator';
 import { OperatorSetupPage } from './pages/operator/operator-setup-page';
 import {
   OperatorAccountsPage, OperatorAuditPage, OperatorChannelsPage, OperatorModelsPage, OperatorOffersPage, OperatorOperatorsPage, OperatorOverviewPage, OperatorTicketsPage, OperatorUsagePage, OperatorWebhooksPage, OperatorMcpServersPage,
-  OperatorSsoPage,
+  OperatorSsoPage, OperatorGuardrailsPage,
 } from './pages/operator/operator-routes';
 import { SingleSignOnPage } from './pages/single-sign-on/single-sign-on-page';
 
@@ -109,6 +109,7 @@ export function App() {
         <Route path="/operator/webhooks" element={<RequireSession><RequireOperator><OperatorWebhooksPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/mcp-servers" element={<RequireSession><RequireOperator><OperatorMcpServersPage /></RequireOperator></RequireSession>} />
         <Route path="/operator/sso" element={<RequireSession><RequireOperator><OperatorSsoPage /></RequireOperator></RequireSession>} />
+        <Route path="/operator/guardrails" element={<RequireSession><RequireOperator><OperatorGuardrailsPage /></RequireOperator></RequireSession>} />
         <Route path="*" element={<NotFoundPage />} />
       </Routes>
     </Suspense>

@@ -12,7 +12,9 @@ import { keyInScope, requireProjectWrite, type ProjectScope } from '../project-s
 import { keyProjectFromInput } from '../../projects/project-management.js';
 import { consoleRoutes } from '../console-route-table.js';
 import { refuseServersNotGranted } from '../../mcp/mcp-access.js';
-import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson } from '../../contract/keys.js';
+import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson, OfferedGuardrailListJson } from '../../contract/keys.js';
+import { bindGuardrails, boundGuardrails, takeAccountGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
+import { guardrailAdminOf } from '../../http/admin/guardrail-routes.js';
 
 /** Keys listed at most (an account with more pages through the admin API). */
 const MAX_LISTED_KEYS = 5000;
@@ -27,8 +29,15 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     if (key === null || key.accountId !== accountId || key.playground || !keyInScope(scope, key)) throw new GatewayError('not_found', `No key with id '${id}'.`);
     return key;
   };
-  /** Keys as admission sees them: queued charges written first, in-flight holds and the account's status counted. */
-  const keyJsonOf = (accountId: string): Promise<(key: ApiKey) => ApiKeyJson> => keyViewOf(deps.services, accountId);
+  /**
+   * Keys as admission sees them (queued charges written first, in-flight holds and the account's status counted),
+   * with the guardrail policies bound to each.
+   */
+  const keyJsonOf = async (accountId: string): Promise<(key: ApiKey) => ApiKeyJson> => {
+    const [view, bindings] = await Promise.all([keyViewOf(deps.services, accountId), storage.guardrails.listBindings()]);
+    const namesOf = new Map(bindings.filter((binding) => binding.scope === 'key').map((binding) => [binding.targetId, binding.names]));
+    return (key) => ({ ...view(key), guardrails: namesOf.get(key.id) ?? [] });
+  };
   return { deps, storage, clock, keys, config, ownKey, keyJsonOf };
 }, [
   { method: 'GET', path: '/api/keys', who: 'member', permission: 'keys:read', handler: ({ storage, keyJsonOf }) => async ({ context, active }) => {
@@ -43,31 +52,43 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { data: listed.filter((key) => keyInScope(active.projects, key)).map(keyJson) } satisfies KeyListJson);
   } },
 
+  /** The guardrail policies the operator lets accounts attach to their keys (names and what they do, not settings). */
+  { method: 'GET', path: '/api/guardrails', who: 'member', permission: 'keys:read', handler: ({ storage }) => async ({ context }) => {
+    const offered = (await storage.guardrails.list()).filter((record) => record.accounts_may_use === true);
+    sendJson(context, 200, { data: offered.map((record) => ({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to })) } satisfies OfferedGuardrailListJson);
+  } },
+
   { method: 'GET', path: '/api/keys/:id', who: 'member', permission: 'keys:read', handler: ({ ownKey, keyJsonOf }) => async ({ context, active }) => {
     const key = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) } satisfies KeyAnswerJson);
   } },
 
-  { method: 'POST', path: '/api/keys', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, config }) => async ({ context, active }) => {
-    const input = parseInput(createKeySchema, await readConsoleBody(context));
+  { method: 'POST', path: '/api/keys', who: 'member', permission: 'keys:write', handler: ({ deps, storage, clock, keys, config }) => async ({ context, active }) => {
+    const body = await readConsoleBody(context);
+    const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, []);
+    const input = parseInput(createKeySchema, body);
     requireProjectWrite(active.projects, input.project_id === 'default' ? null : input.project_id ?? null);
     await refuseServersNotGranted(storage, active.session.accountId, input.allowed_mcp_servers);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
-    sendJson(context, 201, { key: keyToJson(key, FRESH_KEY_STANDING, now), secret: plaintext } satisfies CreatedKeyJson);
+    if (guardrails !== undefined && guardrails.length > 0) await bindGuardrails(guardrailAdminOf(deps.services), 'key', key.id, guardrails);
+    sendJson(context, 201, { key: { ...keyToJson(key, FRESH_KEY_STANDING, now), guardrails: guardrails ?? [] }, secret: plaintext } satisfies CreatedKeyJson);
   } },
 
-  { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/keys/:id', who: 'member', permission: 'keys:write', handler: ({ deps, storage, clock, keys, ownKey, keyJsonOf }) => async ({ context, active }) => {
     const existing = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     requireProjectWrite(active.projects, existing.projectId ?? null);
-    const input = parseInput(updateKeySchema, await readConsoleBody(context));
+    const body = await readConsoleBody(context);
+    const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, await boundGuardrails(storage.guardrails, 'key', existing.id));
+    const input = parseInput(updateKeySchema, body);
     await refuseServersNotGranted(storage, existing.accountId, input.allowed_mcp_servers);
     const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
     if (projectId !== undefined) requireProjectWrite(active.projects, projectId);
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });
-    if (existing.status === 'revoked' && Object.keys(input).length > 0) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
+    if (existing.status === 'revoked' && (Object.keys(input).length > 0 || guardrails !== undefined)) throw new GatewayError('conflict', 'A revoked key is final and cannot be changed; create a new key.');
     const updated = await storage.keys.update(existing.id, { ...keyPatchFromInput(input, existing, clock.now()), ...(projectId === undefined ? {} : { projectId }) }, clock.now(), keyStatusEvent('account'));
     if (updated === null) throw new GatewayError('not_found', `No key with id '${existing.id}'.`);
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(deps.services), 'key', existing.id, guardrails);
     await keys.invalidateKey(existing.id);
     sendJson(context, 200, { key: (await keyJsonOf(updated.accountId))(updated) } satisfies KeyAnswerJson);
   } },

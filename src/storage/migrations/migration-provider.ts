@@ -33,6 +33,7 @@ import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
+import * as guardrailsForAccounts from './0044-guardrails-for-accounts.js';
 import * as providerBatches from './0045-provider-batches.js';
 import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
 import * as mcpHealthLatency from './0048-mcp-health-latency.js';
@@ -76,6 +77,7 @@ const migrations: Record<string, Migration> = {
   '0039-mcp-servers': mcpServers,
   '0041-customer-token-limits': customerTokenLimits,
   '0043-guardrail-webhook-headers': guardrailWebhookHeaders,
+  '0044-guardrails-for-accounts': guardrailsForAccounts,
   '0045-provider-batches': providerBatches,
   '0047-mcp-rules-and-metering': mcpRulesAndMetering,
   '0048-mcp-health-latency': mcpHealthLatency,

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { SecretBox } from '../../shared/secret-box.js';
-import { parseObject, parseStringArray, parseStringRecord, toNumber, toOneOf } from '../convert.js';
+import { parseObject, parseStringArray, parseStringRecord, toBoolean, toNumber, toOneOf } from '../convert.js';
 import type { GuardrailDatabase, GuardrailsTable } from '../guardrail-schema.js';
 import { GUARDRAIL_SCOPES, type GuardrailRecord, type GuardrailRepository } from '../../domain/guardrail-records.js';
 
@@ -13,6 +13,7 @@ function toRecord(row: Selectable<GuardrailsTable>, box: SecretBox): GuardrailRe
     applies_to: row.applies_to,
     ...(row.settings === null ? {} : { settings: parseObject(row.settings, 'guardrails.settings') }),
     ...(row.headers_sealed === null ? {} : { headers: parseStringRecord(box.open(row.headers_sealed), 'guardrails.headers_sealed') }),
+    accounts_may_use: toBoolean(row.accounts_may_use),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
   };
@@ -26,6 +27,7 @@ function columns(record: GuardrailRecord, box: SecretBox): Omit<Insertable<Guard
     applies_to: record.applies_to,
     settings: record.settings === undefined ? null : JSON.stringify(record.settings),
     headers_sealed: record.headers === undefined || Object.keys(record.headers).length === 0 ? null : box.seal(JSON.stringify(record.headers)),
+    accounts_may_use: record.accounts_may_use === true ? 1 : 0,
     updated_at: record.updatedAt,
   };
 }

@@ -1,6 +1,6 @@
 /** The operator pages' shapes, from the server's contract (src/contract/operator.ts and the admin API's builders typed with it). */
 import type {
-  AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
+  AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
   RedemptionCodeJson, TierJson, UserStandingJson,
 } from '../../../src/contract/index.js';
 
@@ -15,3 +15,4 @@ export type AdminAccount = AdminAccountJson;
 export type AdminAccountDetail = AdminAccountDetailJson;
 export type AdminLedgerPage = AdminLedgerPageJson;
 export type AdminListPage<T> = ListPageJson<T>;
+export type GuardrailPolicy = GuardrailPolicyJson;

@@ -5,7 +5,7 @@
 import type {
   ApiKeyJson, BatchQueueFiguresJson, ConsoleAccountJson, ConsoleBatchJson, ConsoleBatchListJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson,
   ConsoleUserJson, DailyUsageJson, ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson,
-  SessionRowJson, SignUpCreditJson,
+  OfferedGuardrailJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -51,6 +51,9 @@ export type ProjectInput = ProjectInputJson;
 
 /** The attributes a key is created or edited with; null clears an attribute on edit. */
 export type KeyInput = KeyInputJson;
+
+/** A guardrail policy the operator lets accounts attach to their keys (GET /api/guardrails). */
+export type OfferedGuardrail = OfferedGuardrailJson;
 
 /** A model the console lists, with the account's keys that may call it (roles that read keys). */
 export type CatalogModel = ConsoleModelJson;

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { draftNumbers } from '../../ui/draft-numbers';
-import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, Project } from '../../api/types';
+import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, OfferedGuardrail, Project } from '../../api/types';
 import { formatCost, isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
@@ -23,6 +23,8 @@ interface Draft {
   origins: string;
   /** A project id, or `default`. */
   project: string;
+  /** Guardrail policy names on the key. */
+  guardrails: string[];
 }
 
 /** The same words the server attaches to a key with browser origins (`allowed_origins_warning`). */
@@ -37,6 +39,15 @@ const budgetPeriods = [
 
 function isBudgetPeriod(value: string): value is BudgetPeriod | '' {
   return value === '' || value === 'day' || value === 'week' || value === 'month';
+}
+
+const GUARDRAIL_KINDS: Record<string, string> = { pii: 'personal data', deny_list: 'deny list and limits', moderation: 'moderation model', webhook: 'external check' };
+const GUARDRAIL_MODES: Record<string, string> = { block: 'refuses', mask: 'masks', log: 'logs only' };
+const GUARDRAIL_DIRECTIONS: Record<string, string> = { input: 'prompts', output: 'answers', both: 'prompts and answers' };
+
+/** What a policy does, in words: "personal data: masks prompts and answers". */
+export function guardrailSummary(policy: OfferedGuardrail): string {
+  return `${GUARDRAIL_KINDS[policy.kind] ?? policy.kind}: ${GUARDRAIL_MODES[policy.mode] ?? policy.mode}, ${GUARDRAIL_DIRECTIONS[policy.applies_to] ?? policy.applies_to}`;
 }
 
 /** An origin exactly as browsers send it: http(s), host, optional port; no path, no trailing slash. */
@@ -67,6 +78,7 @@ function draftOf(key: ApiKey | null, projects: Project[]): Draft {
     budgetLimit: key?.budget == null ? '' : String(key.budget.limit_usd),
     browserAccess: key?.allowed_origins != null,
     origins: (key?.allowed_origins ?? []).join('\n'),
+    guardrails: key?.guardrails ?? [],
   };
 }
 
@@ -102,6 +114,7 @@ function parseDraft(draft: Draft): Parsed {
     budget: draft.budgetPeriod === '' || budgetLimit === null ? null : { period: draft.budgetPeriod, limit_usd: budgetLimit },
     allowed_origins: draft.browserAccess ? origins : null,
     project_id: draft.project,
+    guardrails: draft.guardrails,
   };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 }
@@ -111,6 +124,8 @@ interface KeyFormProps {
   models: CatalogModel[];
   /** The projects the caller may put keys in (the default project first, when they may). */
   projects: Project[];
+  /** The guardrail policies the operator lets accounts attach to keys. */
+  guardrails: OfferedGuardrail[];
   submitLabel: string;
   busy: boolean;
   serverError: string | null;
@@ -119,7 +134,7 @@ interface KeyFormProps {
 }
 
 /** Every attribute of a key, for creating and editing alike; empty fields mean "no limit". */
-export function KeyForm({ initial, models, projects, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
+export function KeyForm({ initial, models, projects, guardrails, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(initial, projects));
   const chosenProject = projects.find((project) => project.id === draft.project) ?? null;
   const [errors, setErrors] = useState<Partial<Record<keyof Draft, string>>>({});
@@ -136,6 +151,11 @@ export function KeyForm({ initial, models, projects, submitLabel, busy, serverEr
   };
   const toggleModel = (id: string, checked: boolean) =>
     set('models', checked ? [...draft.models, id] : draft.models.filter((model) => model !== id));
+  const toggleGuardrail = (name: string, checked: boolean) =>
+    set('guardrails', checked ? [...draft.guardrails, name] : draft.guardrails.filter((chosen) => chosen !== name));
+  // Policies the operator put on the key that accounts may not choose: shown, kept, not changeable here.
+  const offeredNames = new Set(guardrails.map((policy) => policy.name));
+  const operatorGuardrails = (initial?.guardrails ?? []).filter((name) => !offeredNames.has(name));
 
   return (
     <form className="key-form" onSubmit={submit} noValidate>
@@ -213,6 +233,26 @@ export function KeyForm({ initial, models, projects, submitLabel, busy, serverEr
           ) : null}
         </div>
       </fieldset>
+      {guardrails.length === 0 && operatorGuardrails.length === 0 ? null : (
+        <fieldset>
+          <legend>Guardrails</legend>
+          <p className="field-hint">Checks on this key's prompts and answers, on top of the account's and the model's: personal data masked, words refused, and so on.</p>
+          <div className="model-picker" role="group" aria-label="Guardrail policies">
+            {guardrails.map((policy) => (
+              <label key={policy.name} className="checkbox-row">
+                <input type="checkbox" checked={draft.guardrails.includes(policy.name)} onChange={(event) => toggleGuardrail(policy.name, event.target.checked)} />
+                <span><span className="mono">{policy.name}</span> <span className="key-meta">{guardrailSummary(policy)}</span></span>
+              </label>
+            ))}
+            {operatorGuardrails.map((name) => (
+              <label key={name} className="checkbox-row">
+                <input type="checkbox" checked disabled />
+                <span><span className="mono">{name}</span> <span className="key-meta">set by the operator</span></span>
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      )}
       <div className="form-actions">
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" busy={busy}>{submitLabel}</Button>

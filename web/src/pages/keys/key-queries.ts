@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
-import type { ApiKey, CatalogModel, KeyInput } from '../../api/types';
+import type { ApiKey, CatalogModel, KeyInput, OfferedGuardrail } from '../../api/types';
 
 export const keysQueryKey = ['keys'] as const;
 
@@ -12,6 +12,12 @@ export function useKeys(enabled = true) {
 export function useModels() {
   const api = useApi();
   return useQuery({ queryKey: ['models'], queryFn: () => api.get<{ data: CatalogModel[] }>('/api/models'), staleTime: 5 * 60_000 });
+}
+
+/** The guardrail policies accounts may attach to keys. */
+export function useOfferedGuardrails() {
+  const api = useApi();
+  return useQuery({ queryKey: ['guardrails'], queryFn: () => api.get<{ data: OfferedGuardrail[] }>('/api/guardrails'), staleTime: 60_000 });
 }
 
 export function useCreateKey() {

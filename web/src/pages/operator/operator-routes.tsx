@@ -16,6 +16,7 @@ export const OperatorOperatorsPage = lazyPage(() => import('./operators-page'), 
 export const OperatorWebhooksPage = lazyPage(() => import('./webhooks-page'), 'OperatorWebhooksPage');
 export const OperatorMcpServersPage = lazyPage(() => import('./mcp-servers-page'), 'OperatorMcpServersPage');
 export const OperatorSsoPage = lazyPage(() => import('./sso-page'), 'OperatorSsoPage');
+export const OperatorGuardrailsPage = lazyPage(() => import('./guardrails-page'), 'OperatorGuardrailsPage');
 
 /** Navigation entries of the operator's pages (shown to operators only). */
 export const operatorNavigation = [
@@ -26,6 +27,7 @@ export const operatorNavigation = [
   { to: '/operator/tickets', label: 'Support tickets' },
   { to: '/operator/usage', label: 'Usage explorer' },
   { to: '/operator/offers', label: 'Plans, codes, news' },
+  { to: '/operator/guardrails', label: 'Guardrails' },
   { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit', label: 'Audit log' },
   { to: '/operator/webhooks', label: 'Webhooks' },

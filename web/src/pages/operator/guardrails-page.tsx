@@ -1,0 +1,209 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../../api/client';
+import type { GuardrailPolicy } from '../../api/operator-types';
+import { formatDateTime } from '../../format/format';
+import { useDocumentTitle } from '../../layout/use-document-title';
+import { Button } from '../../ui/button';
+import { Dialog } from '../../ui/dialog';
+import { FieldFrame, SelectField, TextField } from '../../ui/field';
+import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+
+type Kind = GuardrailPolicy['kind'];
+
+const KINDS: { value: Kind; label: string }[] = [
+  { value: 'pii', label: 'Personal data' },
+  { value: 'deny_list', label: 'Deny list and limits' },
+  { value: 'moderation', label: 'Moderation model' },
+  { value: 'webhook', label: 'External guardrail' },
+];
+const KIND_HINTS: Record<Kind, string> = {
+  pii: 'Emails, phone numbers, cards, IBANs, national ids, IP addresses, secrets.',
+  deny_list: 'Words, patterns, prompt size, tool names, injection in tool results.',
+  moderation: 'A moderation model of this catalog, called through the gateway.',
+  webhook: 'A guardrail service over HTTP (Portkey\'s and LiteLLM\'s shape).',
+};
+const MODES = [
+  { value: 'block', label: 'Block' },
+  { value: 'mask', label: 'Mask' },
+  { value: 'log', label: 'Log only' },
+];
+const DIRECTIONS = [
+  { value: 'input', label: 'Prompts (input)' },
+  { value: 'output', label: 'Answers (output)' },
+  { value: 'both', label: 'Both' },
+];
+
+/** A starting point per kind: every setting is optional except a webhook's url. */
+const EXAMPLES: Record<Kind, Record<string, unknown>> = {
+  pii: { detectors: ['email', 'phone', 'card', 'iban', 'national_id', 'ip_address', 'secret'], reversible: false },
+  deny_list: { words: [], patterns: [], max_prompt_chars: 100000, denied_tools: [], tool_result_injection: false },
+  moderation: { model: 'omni-moderation-latest', categories: ['violence', 'self-harm/intent'], billed_to: 'account', timeout_ms: 3000, fail_open: false },
+  webhook: { url: 'https://guardrail.example.com/check', timeout_ms: 3000, fail_open: false },
+};
+
+const SETTINGS_HINTS: Record<Kind, string> = {
+  pii: 'detectors (email, phone, card, iban, national_id, ip_address, secret; all when left out) and reversible (mask mode: placeholders restored in the answer).',
+  deny_list: 'words, patterns (regular expressions), max_match_chars, max_prompt_chars, max_tool_name_chars, denied_tools, tool_result_injection, injection_threshold.',
+  moderation: 'model, categories, threshold (0 to 1), billed_to (account or operator), operator_key_id (with billed_to operator), timeout_ms, fail_open.',
+  webhook: 'url (required), timeout_ms, fail_open, headers (an object of header names and values, sealed at rest and never shown again: leave out to keep the ones it has, {} to remove them).',
+};
+
+interface Draft { name: string; kind: Kind; mode: string; appliesTo: string; settings: string; accountsMayUse: boolean }
+
+function draftOf(policy: GuardrailPolicy | null): Draft {
+  return {
+    name: policy?.name ?? '',
+    kind: policy?.kind ?? 'pii',
+    mode: policy?.mode ?? 'mask',
+    appliesTo: policy?.applies_to ?? 'input',
+    settings: JSON.stringify(policy === null ? EXAMPLES.pii : policy.settings, null, 2),
+    accountsMayUse: policy?.accounts_may_use ?? false,
+  };
+}
+
+function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone: (message: string) => void }) {
+  const action = useOperatorAction<GuardrailPolicy>();
+  const [draft, setDraft] = useState<Draft>(() => draftOf(policy));
+  const [settingsError, setSettingsError] = useState<string | undefined>();
+  const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
+  const verdictOnly = draft.kind === 'webhook' || draft.kind === 'moderation';
+  const chooseKind = (kind: Kind) => setDraft((current) => ({
+    ...current, kind,
+    // A moderation model or a webhook answers a verdict: it blocks or logs, never masks.
+    mode: (kind === 'webhook' || kind === 'moderation') && current.mode === 'mask' ? 'block' : current.mode,
+    settings: policy !== null && policy.kind === kind ? JSON.stringify(policy.settings, null, 2) : JSON.stringify(EXAMPLES[kind], null, 2),
+  }));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    let settings: unknown;
+    try {
+      settings = draft.settings.trim() === '' ? {} : JSON.parse(draft.settings);
+    } catch {
+      setSettingsError('Settings must be a JSON object.');
+      return;
+    }
+    if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
+      setSettingsError('Settings must be a JSON object.');
+      return;
+    }
+    setSettingsError(undefined);
+    const body = { name: draft.name.trim(), kind: draft.kind, mode: draft.mode, applies_to: draft.appliesTo, settings, accounts_may_use: draft.accountsMayUse };
+    action.mutate(policy === null ? { method: 'POST', path: 'admin/guardrails', body } : { method: 'PATCH', path: `admin/guardrails/${encodeURIComponent(policy.id)}`, body }, {
+      onSuccess: (saved) => onDone(policy === null ? `Policy ${saved.name} created.` : `Policy ${saved.name} saved.`),
+    });
+  };
+  return (
+    <form className="stack" onSubmit={submit} noValidate>
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      <div className="form-grid">
+        <TextField label="Name" value={draft.name} onChange={(event) => set('name', event.target.value)} required maxLength={100} autoFocus
+          hint="Letters, digits, _ . - only. Models, accounts and keys name the policy; a rename follows into them." />
+        <SelectField label="Kind" value={draft.kind} onChange={(event) => chooseKind(event.target.value as Kind)} options={KINDS} hint={KIND_HINTS[draft.kind]} />
+        <SelectField label="Mode" value={draft.mode} onChange={(event) => set('mode', event.target.value)} options={verdictOnly ? MODES.filter((mode) => mode.value !== 'mask') : MODES}
+          hint={verdictOnly ? 'This kind answers a verdict: it blocks or logs.' : 'Block refuses the request or ends the answer; mask replaces what matched.'} />
+        <SelectField label="Applies to" value={draft.appliesTo} onChange={(event) => set('appliesTo', event.target.value)} options={DIRECTIONS} />
+      </div>
+      <FieldFrame label="Settings (JSON)" hint={SETTINGS_HINTS[draft.kind]} error={settingsError}>
+        {({ inputId, describedBy }) => (
+          <textarea id={inputId} aria-describedby={describedBy} aria-invalid={settingsError === undefined ? undefined : true} rows={8} spellCheck={false} autoComplete="off" className="mono"
+            value={draft.settings} onChange={(event) => { setSettingsError(undefined); set('settings', event.target.value); }} />
+        )}
+      </FieldFrame>
+      {policy?.header_names === undefined || policy.header_names.length === 0 ? null : (
+        <p className="field-hint">Headers it sends (values sealed): <span className="mono">{policy.header_names.join(', ')}</span></p>
+      )}
+      <div className="checkbox-row">
+        <input id="accounts-may-use" type="checkbox" checked={draft.accountsMayUse} onChange={(event) => set('accountsMayUse', event.target.checked)} />
+        <label htmlFor="accounts-may-use">Accounts may use it: owners and admins can attach it to their own keys</label>
+      </div>
+      <div className="form-actions"><Button onClick={() => onDone('')}>Cancel</Button><Button variant="primary" type="submit" busy={action.isPending}>{policy === null ? 'Create policy' : 'Save policy'}</Button></div>
+    </form>
+  );
+}
+
+const SCOPE_LABEL: Record<string, string> = { model: 'model', account: 'account', key: 'key' };
+
+function BoundTo({ policy }: { policy: GuardrailPolicy }) {
+  const bound = policy.bound_to ?? [];
+  if (bound.length === 0) return <span className="key-meta">Not bound</span>;
+  return (
+    <ul className="plain-list">
+      {bound.slice(0, 6).map((binding) => <li key={`${binding.scope}:${binding.id}`}><span className="key-meta">{SCOPE_LABEL[binding.scope] ?? binding.scope}</span> <span className="mono wrap-anywhere">{binding.id}</span></li>)}
+      {bound.length > 6 ? <li className="key-meta">and {bound.length - 6} more</li> : null}
+    </ul>
+  );
+}
+
+function PolicyRow({ policy, writable, onEdit, onDelete }: { policy: GuardrailPolicy; writable: boolean; onEdit: () => void; onDelete: () => void }) {
+  return (
+    <tr data-guardrail={policy.name}>
+      <th scope="row"><span className="mono wrap-anywhere">{policy.name}</span><span className="key-meta">Changed {formatDateTime(policy.updated_at)}</span></th>
+      <td data-label="Kind">{KINDS.find((kind) => kind.value === policy.kind)?.label ?? policy.kind}</td>
+      <td data-label="Mode"><Badge tone={policy.mode === 'block' ? 'danger' : policy.mode === 'mask' ? 'info' : 'neutral'}>{policy.mode}</Badge></td>
+      <td data-label="Applies to">{policy.applies_to}</td>
+      <td data-label="Accounts">{policy.accounts_may_use ? <Badge tone="success">may use</Badge> : <span className="key-meta">operator only</span>}</td>
+      <td data-label="Bound to"><BoundTo policy={policy} /></td>
+      <td className="cell-actions">{writable ? (
+        <>
+          <Button variant="ghost" onClick={onEdit}>Edit<span className="visually-hidden"> {policy.name}</span></Button>
+          <Button variant="danger" onClick={onDelete}>Delete<span className="visually-hidden"> {policy.name}</span></Button>
+        </>
+      ) : null}</td>
+    </tr>
+  );
+}
+
+function DeleteConfirm({ policy, onDone }: { policy: GuardrailPolicy; onDone: (message: string) => void }) {
+  const action = useOperatorAction();
+  return (
+    <div className="stack">
+      <p>The policy <strong className="mono">{policy.name}</strong> is removed. A policy still bound to a model, account or key cannot be deleted: remove it there first.</p>
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      <div className="form-actions">
+        <Button onClick={() => onDone('')}>Cancel</Button>
+        <Button variant="danger" busy={action.isPending} onClick={() => action.mutate({ method: 'DELETE', path: `admin/guardrails/${encodeURIComponent(policy.id)}` }, { onSuccess: () => onDone(`Policy ${policy.name} deleted.`) })}>Delete policy</Button>
+      </div>
+    </div>
+  );
+}
+
+/** The operator's guardrail policies through the admin bridge: what each does, who may use it and where it is bound. */
+export function OperatorGuardrailsPage() {
+  useDocumentTitle('Guardrails');
+  const me = useOperatorMe();
+  const writable = canWrite(me.data);
+  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  const [editing, setEditing] = useState<GuardrailPolicy | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<GuardrailPolicy | null>(null);
+  const [notice, setNotice] = useState('');
+  const done = (message: string) => {
+    setEditing(null);
+    setDeleting(null);
+    setNotice(message);
+  };
+  return (
+    <div className="page stack">
+      <PageHeader title="Guardrails" description="Checks on prompts and answers in every API family, streamed or not. Bind a policy to models, accounts or keys in the admin API; accounts attach the ones they may use to their own keys."
+        actions={writable ? <Button variant="primary" onClick={() => { setNotice(''); setEditing('new'); }}>New policy</Button> : undefined} />
+      {notice === '' ? null : <Alert tone="success">{notice}</Alert>}
+      {writable ? null : <Alert tone="info">Your role reads policies; an admin or owner changes them.</Alert>}
+      <Card>
+        {policies.isPending ? <Loading /> : null}
+        {policies.isError ? <Alert tone="error">{errorMessage(policies.error)}</Alert> : null}
+        {policies.data?.data.length === 0 ? <p className="empty">No guardrail policies yet.</p> : null}
+        {policies.data === undefined || policies.data.data.length === 0 ? null : (
+          <div className="table-scroll"><table className="table table-cards" data-testid="guardrails-table"><caption className="visually-hidden">Guardrail policies</caption>
+            <thead><tr><th scope="col">Policy</th><th scope="col">Kind</th><th scope="col">Mode</th><th scope="col">Applies to</th><th scope="col">Accounts</th><th scope="col">Bound to</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>{policies.data.data.map((policy) => (
+              <PolicyRow key={policy.id} policy={policy} writable={writable} onEdit={() => { setNotice(''); setEditing(policy); }} onDelete={() => { setNotice(''); setDeleting(policy); }} />
+            ))}</tbody></table></div>
+        )}
+      </Card>
+      <Dialog open={editing !== null} title={editing === 'new' ? 'New guardrail policy' : 'Edit guardrail policy'} onClose={() => setEditing(null)}>
+        {editing === null ? null : <PolicyForm policy={editing === 'new' ? null : editing} onDone={done} />}
+      </Dialog>
+      <Dialog open={deleting !== null} title="Delete guardrail policy" onClose={() => setDeleting(null)}>{deleting === null ? null : <DeleteConfirm policy={deleting} onDone={done} />}</Dialog>
+    </div>
+  );
+}
