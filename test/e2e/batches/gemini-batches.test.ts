@@ -6,6 +6,7 @@
  * other accounts' and other APIs' batches.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { GoogleGenAI, JobState, type BatchJob, type InlinedRequest } from '@google/genai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
@@ -245,6 +246,10 @@ describe('gemini batches', () => {
     for await (const job of await ai.batches.list({ config: { pageSize: 100 } })) names.push(job.name as string);
     expect(names).not.toContain(`batches/${messageBatch.id}`);
     await expect(claude.messages.batches.retrieve(idOf(mine))).rejects.toMatchObject({ status: 404 });
+    // On /v1/batches an OpenAI client (a Bearer key) reads OpenAI's batches only: no Gemini batch there.
+    const openaiClient = new OpenAI({ apiKey: account.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    await expect(openaiClient.batches.retrieve(idOf(mine))).rejects.toMatchObject({ status: 404, error: { type: 'not_found_error' } });
+    expect((await openaiClient.batches.list({ limit: 100 })).data.map((batch) => batch.id)).not.toContain(idOf(mine));
   });
 
   it('cancels a batch mid-way: requests not started are cancelled, never run nor charged; an ended batch can be deleted', async () => {
