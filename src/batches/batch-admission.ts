@@ -11,12 +11,19 @@ const ENDPOINT_KINDS: Record<BatchEndpoint, ModelKind> = {
   '/v1/embeddings': 'embedding',
   '/v1/moderations': 'moderation',
   '/v1/messages': 'chat',
+  '/v1beta/models/{model}:generateContent': 'chat',
 };
 
-/** The output cap a line names (`max_completion_tokens`, `max_tokens`, `max_output_tokens`), or null. */
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * The output cap a line names (`max_completion_tokens`, `max_tokens`, `max_output_tokens`, or Gemini's
+ * `generationConfig.maxOutputTokens`), or null.
+ */
 function outputCap(body: Record<string, unknown>): number | null {
-  for (const name of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
-    const value = body[name];
+  const config = body.generationConfig ?? body.generation_config;
+  const gemini = isObject(config) ? config.maxOutputTokens ?? config.max_output_tokens : undefined;
+  for (const value of [body.max_completion_tokens, body.max_tokens, body.max_output_tokens, gemini]) {
     if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
   }
   return null;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { keyRefusalOf } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { batchHolder } from '../billing/money-pools.js';
-import { ENDED_BATCH_STATUSES, HOLDER_PREFIX, MESSAGE_BATCH_ENDPOINT, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
+import { ENDED_BATCH_STATUSES, HOLDER_PREFIX, OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
 import type { StoredFile } from '../domain/files.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RouteHandler } from '../http/request-context.js';
@@ -12,7 +12,7 @@ import { newId } from '../shared/ids.js';
 import { batchResultFiles } from './batch-results.js';
 import { keepFile } from './keep-file.js';
 import { outcomeOf } from './line-outcome.js';
-import { runLineRequest } from './line-request.js';
+import { lineTarget, runLineRequest } from './line-request.js';
 
 /** A batch endpoint's route, as the API serves it. */
 export interface BatchRoute {
@@ -161,15 +161,16 @@ export class BatchRunner {
       return failed(requestId, new GatewayError(refusal === 'disabled' ? 'key_disabled' : refusal === 'account_disabled' ? 'account_disabled' : refusal === 'expired' ? 'expired_api_key' : 'revoked_api_key',
         'The batch\'s API key or account may no longer be used.'), route.family);
     }
-    const answer = await runLineRequest({ handler: route.handler, family: route.family, path: line.endpoint, batchId: line.batchId, requestId, key, account, body: line.body });
+    const target = lineTarget(line.endpoint, line.body);
+    const answer = await runLineRequest({ handler: route.handler, family: route.family, ...target, batchId: line.batchId, requestId, key, account });
     return outcomeOf(answer, requestId);
   }
 
   async #finalize(batch: Batch): Promise<void> {
     const { storage, clock } = this.services;
     const lines = await storage.batches.finishedLines(batch.id);
-    // A Message Batch's results are read from its lines (`/v1/messages/batches/{id}/results`); it writes no files.
-    const files = batch.endpoint === MESSAGE_BATCH_ENDPOINT ? { output: '', errors: '' } : batchResultFiles(batch.id, lines);
+    // Only OpenAI's batches write result files; a Message Batch's or a Gemini batch's results are read from its lines.
+    const files = (OPENAI_BATCH_ENDPOINTS as readonly string[]).includes(batch.endpoint) ? batchResultFiles(batch.id, lines) : { output: '', errors: '' };
     const now = clock.now();
     const expiresAt = now + (batch.outputExpiresSeconds ?? OUTPUT_DEFAULT_EXPIRY_SECONDS) * 1000;
     const write = async (content: string, suffix: string): Promise<string | null> => {

@@ -12,8 +12,17 @@ const objectAt = (value: unknown, name: string): Record<string, unknown> | undef
   return inner !== null && typeof inner === 'object' ? inner as Record<string, unknown> : undefined;
 };
 
-/** The tokens an answer reports: Chat Completions' and embeddings' `prompt_tokens`/`completion_tokens`, or the Responses API's and Anthropic Messages' `input_tokens`/`output_tokens`. */
+/**
+ * The tokens an answer reports: Chat Completions' and embeddings' `prompt_tokens`/`completion_tokens`, the Responses
+ * API's and Anthropic Messages' `input_tokens`/`output_tokens`, or Gemini's `usageMetadata`.
+ */
 export function tokensOf(body: unknown): BatchTokens {
+  const gemini = objectAt(body, 'usageMetadata');
+  if (gemini !== undefined) {
+    // Gemini counts thinking apart from the answer; both are output.
+    const reasoning = count(gemini.thoughtsTokenCount);
+    return { input: count(gemini.promptTokenCount), cached: count(gemini.cachedContentTokenCount), output: count(gemini.candidatesTokenCount) + reasoning, reasoning };
+  }
   const usage = objectAt(body, 'usage');
   if (usage === undefined) return NO_TOKENS;
   if ('input_tokens' in usage) {

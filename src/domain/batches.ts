@@ -7,8 +7,13 @@ export type BatchStatus = (typeof BATCH_STATUSES)[number];
 export const OPENAI_BATCH_ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/moderations'] as const;
 /** The endpoint every line of an Anthropic Message Batch calls; a batch's endpoint also says which API made it. */
 export const MESSAGE_BATCH_ENDPOINT = '/v1/messages';
-/** Every endpoint a batch line may call: OpenAI's batch endpoints and Anthropic's Messages. */
-export const BATCH_ENDPOINTS = [...OPENAI_BATCH_ENDPOINTS, MESSAGE_BATCH_ENDPOINT] as const;
+/**
+ * The endpoint every line of a Gemini batch (`models/{model}:batchGenerateContent`) calls: the route's template, its
+ * model taken from each line's body (the batch's model, or the one the request names) when the line is run.
+ */
+export const GEMINI_BATCH_ENDPOINT = '/v1beta/models/{model}:generateContent';
+/** Every endpoint a batch line may call: OpenAI's batch endpoints, Anthropic's Messages and Gemini's generateContent. */
+export const BATCH_ENDPOINTS = [...OPENAI_BATCH_ENDPOINTS, MESSAGE_BATCH_ENDPOINT, GEMINI_BATCH_ENDPOINT] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
 /**
  * Every id a hold of the ledger is kept under that belongs to no gateway instance starts so (a batch's hold, kept

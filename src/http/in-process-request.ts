@@ -90,6 +90,8 @@ export interface InProcessCall {
   handler: RouteHandler;
   family: ClientFamily;
   path: string;
+  /** The path's parameters, as the router would have read them from `path` (a Gemini action's `model`). */
+  params?: Record<string, string>;
   /** The request's id: its usage row's. */
   requestId: string;
   /** The caller, checked by whoever makes the request: the route takes it as authenticated. */
@@ -113,7 +115,7 @@ export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer
     method: 'POST',
     path: call.path,
     query: new URLSearchParams(),
-    params: {},
+    params: call.params ?? {},
     startedAt: performance.now(),
     clientIp: call.clientIp ?? '127.0.0.1',
     family: call.family,

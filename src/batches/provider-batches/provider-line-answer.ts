@@ -1,11 +1,12 @@
 import { AnswerPrice } from '../../billing/answer-report.js';
-import { MESSAGE_BATCH_ENDPOINT, type BatchEndpoint } from '../../domain/batches.js';
+import { GEMINI_BATCH_ENDPOINT, MESSAGE_BATCH_ENDPOINT, type BatchEndpoint } from '../../domain/batches.js';
 import type { Usage } from '../../ir/usage.js';
 import { findModel } from '../../operations/resolve-model.js';
 import { meteredRoute } from '../../operations/metered-frame.js';
 import type { RouteHandler } from '../../http/request-context.js';
 import type { GatewayServices } from '../../services.js';
 import { usageFromAnthropic } from '../../wire/anthropic/usage.js';
+import { usageFromGemini } from '../../wire/gemini/usage.js';
 import { usageOfChatCompletion, usageFromOpenAI } from '../../wire/openai/usage.js';
 import { usageOfResponse } from '../../wire/responses/usage.js';
 
@@ -16,6 +17,7 @@ const PROTOCOLS: Record<BatchEndpoint, string> = {
   '/v1/embeddings': 'openai-embeddings',
   '/v1/moderations': 'openai-moderations',
   '/v1/messages': 'anthropic-messages',
+  '/v1beta/models/{model}:generateContent': 'gemini',
 };
 
 /** The usage a provider's answer to a line reports, in the endpoint's own shape. */
@@ -28,6 +30,7 @@ function usageOfAnswer(endpoint: BatchEndpoint, body: unknown): Usage | null {
     case '/v1/embeddings': return usageFromOpenAI(answer.usage);
     case '/v1/moderations': return null;
     case MESSAGE_BATCH_ENDPOINT: return usageFromAnthropic(answer.usage);
+    case GEMINI_BATCH_ENDPOINT: return usageFromGemini(answer.usageMetadata);
   }
 }
 

@@ -1,4 +1,4 @@
-import { anthropicFamily, CLIENT_FAMILIES, openAIFamily, type ClientFamily } from '../../codecs/families.js';
+import { anthropicFamily, CLIENT_FAMILIES, geminiFamily, openAIFamily, type ClientFamily } from '../../codecs/families.js';
 import type { FamilyRoute } from '../../codecs/family-route.js';
 import type { GatewayServices } from '../../services.js';
 import type { RouteHandler } from '../request-context.js';
@@ -22,6 +22,9 @@ import { cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } f
 import {
   cancelMessageBatchRoute, createMessageBatchRoute, deleteMessageBatchRoute, getMessageBatchRoute, listMessageBatchesRoute, messageBatchResultsRoute,
 } from './message-batches.js';
+import {
+  asGemini, cancelGeminiBatchRoute, createGeminiBatchRoute, deleteGeminiBatchRoute, forGoogleClients, getGeminiBatchRoute, listGeminiBatchesRoute,
+} from './gemini-batches.js';
 import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
 import { mcpRoute } from '../../mcp/mcp-endpoint.js';
 import { withMcpTools } from '../../mcp-tools/mcp-tools-route.js';
@@ -73,6 +76,10 @@ const familyRoutes = (family: ClientFamily): ApiRoute[] =>
 const anthropic = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: anthropicFamily, endpoint, handler });
 
+/** A Gemini route given by its pattern and its path templates (see FamilyRoute.templates). */
+const gemini = (method: ApiRoute['method'], path: RegExp, templates: readonly string[], endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
+  ({ method, path, templates, family: geminiFamily, endpoint, handler: asGemini(handler) });
+
 const openAI = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: openAIFamily, endpoint, handler });
 
@@ -107,8 +114,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('GET', '/v1/files/:id/content', 'files.content', fileContentRoute),
   // Batches: lines queued in the database and run by the gateway itself through the routes above, on any model.
   openAI('POST', '/v1/batches', 'batches', createBatchRoute),
-  openAI('GET', '/v1/batches', 'batches', listBatchesRoute),
-  openAI('GET', '/v1/batches/:id', 'batches', getBatchRoute),
+  // Google's SDK reads its batches here too (under /v1/ by default): its callers get Gemini's batch routes.
+  openAI('GET', '/v1/batches', 'batches', forGoogleClients(listGeminiBatchesRoute, listBatchesRoute)),
+  openAI('GET', '/v1/batches/:id', 'batches', forGoogleClients(getGeminiBatchRoute, getBatchRoute)),
   openAI('POST', '/v1/batches/:id/cancel', 'batches.cancel', cancelBatchRoute),
   // Anthropic's Message Batches: the same queue and runner, each request run through /v1/messages.
   anthropic('POST', '/v1/messages/batches', 'message_batches', createMessageBatchRoute),
@@ -117,6 +125,13 @@ export const API_ROUTES: readonly ApiRoute[] = [
   anthropic('DELETE', '/v1/messages/batches/:id', 'message_batches', deleteMessageBatchRoute),
   anthropic('POST', '/v1/messages/batches/:id/cancel', 'message_batches.cancel', cancelMessageBatchRoute),
   anthropic('GET', '/v1/messages/batches/:id/results', 'message_batches.results', messageBatchResultsRoute),
+  // Gemini's batch mode: the same queue and runner, each inlined request run through models/{model}:generateContent.
+  // Under /v1beta/ and /v1/ (the SDK's default); a GET under /v1/batches is Gemini's for Google's clients only (above).
+  gemini('POST', /^\/(?:v1beta|v1)\/models\/(?<model>[^/]+):batchGenerateContent$/, ['/v1beta/models/{model}:batchGenerateContent', '/v1/models/{model}:batchGenerateContent'], 'batchGenerateContent', createGeminiBatchRoute),
+  gemini('GET', /^\/v1beta\/batches$/, ['/v1beta/batches'], 'gemini_batches', listGeminiBatchesRoute),
+  gemini('GET', /^\/v1beta\/batches\/(?<id>[^/:]+)$/, ['/v1beta/batches/{id}'], 'gemini_batches', getGeminiBatchRoute),
+  gemini('DELETE', /^\/(?:v1beta|v1)\/batches\/(?<id>[^/:]+)$/, ['/v1beta/batches/{id}', '/v1/batches/{id}'], 'gemini_batches', deleteGeminiBatchRoute),
+  gemini('POST', /^\/(?:v1beta|v1)\/batches\/(?<id>[^/:]+):cancel$/, ['/v1beta/batches/{id}:cancel', '/v1/batches/{id}:cancel'], 'gemini_batches.cancel', cancelGeminiBatchRoute),
   // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
   openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
   openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),

@@ -7,7 +7,8 @@ import { API_ROUTES } from './api-routes.js';
 export function batchRoutes(services: GatewayServices): Map<BatchEndpoint, BatchRoute> {
   const routes = new Map<BatchEndpoint, BatchRoute>();
   for (const endpoint of BATCH_ENDPOINTS) {
-    const route = API_ROUTES.find((entry) => entry.method === 'POST' && entry.path === endpoint);
+    // A patterned route (a Gemini action) is found by its path template.
+    const route = API_ROUTES.find((entry) => entry.method === 'POST' && (entry.path === endpoint || entry.templates?.includes(endpoint) === true));
     if (route === undefined || typeof route.family === 'string') throw new Error(`The API serves no POST ${endpoint} for batch lines.`);
     routes.set(endpoint, { handler: route.handler(services), family: route.family });
   }
