@@ -32,6 +32,8 @@ export class UpstreamAddressRefused extends Error {
 
 /** Why the server at `url` may not be reached under `policy` (its host resolved now), or null. */
 export async function upstreamUrlRefusal(url: string, policy: OutboundPolicy): Promise<string | null> {
+  // With private addresses allowed no address is refused, so the name need not resolve yet.
+  if (policy.allowPrivateAddresses) return null;
   return hostRefusal(new URL(url).hostname, { allowHttpLoopback: false, allowPrivateAddresses: policy.allowPrivateAddresses });
 }
 

@@ -53,6 +53,9 @@ beforeAll(async () => {
       OPENAI_API_KEY: 'sk-upstream-test', OPENAI_BASE_URL: openai.url,
       ANTHROPIC_API_KEY: 'sk-ant-upstream-test', ANTHROPIC_BASE_URL: anthropic.url,
       GEMINI_API_KEY: 'gemini-upstream-test', GEMINI_BASE_URL: gemini.url,
+      // The README registers MCP servers under example.com, which does not resolve here; allowing private addresses
+      // skips the registration's address check (its refusals are tested in test/e2e/mcp).
+      MCP_ALLOW_PRIVATE_ADDRESSES: 'true',
     },
   });
   directory = await mkdtemp(path.join(tmpdir(), 'unigate-readme-'));
