@@ -20,8 +20,9 @@ let fixture: ConsoleFixture;
 
 beforeAll(async () => {
   if (!chromiumPresent) return;
-  // One line at a time, so a batch of slow lines is still running when the page cancels it.
-  fixture = await startConsoleFixture({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '1' });
+  // One line at a time on the gateway's own queue (not passed to the mock's Batch API), so a batch of slow lines is
+  // still running when the page cancels it.
+  fixture = await startConsoleFixture({ BATCH_POLL_MS: '50', BATCH_CONCURRENCY: '1', BATCH_PROVIDER_PASS_THROUGH: 'off' });
 }, 300_000);
 
 afterAll(async () => {

@@ -47,7 +47,7 @@ function ids(body: unknown): string[] {
 }
 
 beforeAll(async () => {
-  setup = await startConsoleGateway({ BATCH_CONCURRENCY: '0' });
+  setup = await startConsoleGateway({ BATCH_CONCURRENCY: '0', BATCH_PROVIDER_PASS_THROUGH: 'off' });
   await addRoutedModel(setup.gateway, {
     model: MODEL, pricing: { input_per_mtok: 2, output_per_mtok: 8 },
     channel: { name: 'batch-console-up', type: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: 'sk-upstream-test', models: { [MODEL]: 'gpt-4o-mini' } },
