@@ -47,7 +47,7 @@ async function create(text: string): Promise<OpenAI.Batch> {
 
 async function ended(id: string): Promise<OpenAI.Batch> {
   let batch = await client.batches.retrieve(id);
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + 100_000;
   while (!['completed', 'failed', 'expired', 'cancelled'].includes(batch.status) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
     batch = await client.batches.retrieve(id);
@@ -99,7 +99,7 @@ describe('batches passed through to the provider\'s Batch API', () => {
     }
     const after = await gateway.gateway.services.ledger.availableBalance(account.accountId);
     expect(before - after).toBe(total);
-  }, 60_000);
+  }, 120_000);
 
   it('charges each provider-answered line against the batch\'s hold when the balance just covers its worst case', async () => {
     const bodies = Array.from({ length: 4 }, (_, index) => ({ model: 'pass-tight', messages: [{ role: 'user', content: `Tight question ${index}` }], max_tokens: 12 }));
@@ -117,7 +117,7 @@ describe('batches passed through to the provider\'s Batch API', () => {
     expect(held.reduce((sum, hold) => sum + hold.heldNano, 0n)).toBe(worstCase);
 
     let batch = await tightClient.batches.retrieve(created.id);
-    const deadline = Date.now() + 45_000;
+    const deadline = Date.now() + 100_000;
     while (!['completed', 'failed', 'expired', 'cancelled'].includes(batch.status) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       batch = await tightClient.batches.retrieve(created.id);
@@ -146,7 +146,7 @@ describe('batches passed through to the provider\'s Batch API', () => {
     expect(await holdOf()).toEqual([]);
     const check = await gateway.admin<{ ok: boolean; problems: unknown[] }>('GET', `/admin/ledger/check?account_id=${tight.accountId}`);
     expect(check.body).toMatchObject({ ok: true, problems: [] });
-  }, 60_000);
+  }, 120_000);
 
   it('passes a cancel on to the provider; lines it ran are charged, the rest are cancelled', async () => {
     let text = '';
@@ -170,7 +170,7 @@ describe('batches passed through to the provider\'s Batch API', () => {
     expect((await lines(batch.output_file_id)).length).toBe(ran);
     expect((await lines(batch.error_file_id)).length).toBe(30 - ran);
     expect((await usageRows(created.id)).length).toBe(ran);
-  }, 60_000);
+  }, 120_000);
 
   it('keeps a mixed-model file and a channel switched off on the gateway\'s own queue', async () => {
     const before = upstream.batches.batches.size;
@@ -184,5 +184,5 @@ describe('batches passed through to the provider\'s Batch API', () => {
     expect(kept.batches.batches.size).toBe(0);
     expect(kept.requests.filter((request) => request.path === '/v1/chat/completions')).toHaveLength(2);
     expect((await usageRows(off.id)).length).toBe(2);
-  }, 60_000);
+  }, 120_000);
 });
