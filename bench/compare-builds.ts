@@ -12,9 +12,12 @@
  * Each argument is a built tree (`dist` of a checkout, e.g. a `git worktree` of another commit, built with
  * `npx tsc -p tsconfig.build.json`), optionally named `name=path`, and may be followed by `+KEY=VALUE` arguments:
  * environment settings of that build's gateway only. Environment: COMPARE_CYCLES (10),
- * COMPARE_SECONDS (3 per burst), COMPARE_WARMUP_SECONDS (1 before each burst), BENCH_CONNECTIONS (32), BENCH_PIN=1 (bench/cpu-pinning.ts). The load is
- * non-streaming chat completions, as the bench's `chat c=N`, sent by the bench's generator (wrk; BENCH_GENERATOR,
- * BENCH_WRK_THREADS); results also go to dist/compare-results.json.
+ * COMPARE_SECONDS (3 per burst), COMPARE_WARMUP_SECONDS (1 before each burst), BENCH_CONNECTIONS (32), BENCH_PIN=1 (bench/cpu-pinning.ts),
+ * COMPARE_LOAD (what is sent, `chat` by default: non-streaming chat completions, as the bench's `chat c=N`; or one of
+ * the bench's agent-sized scenarios, Claude Code's recorded tool-loop request: `agent-pass-through-stream`,
+ * `agent-pass-through-chat`, `agent-openai-stream`, `agent-gemini-stream`, the bare proxy then in front of the mock
+ * Anthropic upstream). The load is sent by the bench's generator (wrk; BENCH_GENERATOR, BENCH_WRK_THREADS); results
+ * also go to dist/compare-results.json.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,11 +25,30 @@ import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
-import { configureGateway } from './configure-gateway.js';
+import { configureGateway, configureGemini, configureTranslation } from './configure-gateway.js';
 import { pinProcess, planPinning } from './cpu-pinning.js';
 import { checkSide, chooseGenerator, measure, median } from './measure.js';
 import { groupCpuMs } from './process-cpu.js';
-import { BENCH_MODEL, openAIChatRequest, UPSTREAM_KEY, type RequestSpec } from './requests.js';
+import {
+  agentAnthropicRequest,
+  ANTHROPIC_UPSTREAM_KEY,
+  ANTHROPIC_UPSTREAM_MODEL,
+  BENCH_CLAUDE_MODEL,
+  BENCH_GEMINI_MODEL,
+  BENCH_MODEL,
+  GEMINI_UPSTREAM_KEY,
+  openAIChatRequest,
+  UPSTREAM_KEY,
+  type RequestSpec,
+} from './requests.js';
+
+/** The loads COMPARE_LOAD names: the agent-sized ones send the recorded Claude Code request for this model, streamed or not. */
+const AGENT_LOADS: Readonly<Record<string, { model: string; stream: boolean }>> = {
+  'agent-pass-through-stream': { model: BENCH_CLAUDE_MODEL, stream: true },
+  'agent-pass-through-chat': { model: BENCH_CLAUDE_MODEL, stream: false },
+  'agent-openai-stream': { model: BENCH_MODEL, stream: true },
+  'agent-gemini-stream': { model: BENCH_GEMINI_MODEL, stream: true },
+};
 
 export interface Build {
   name: string;
@@ -137,13 +159,27 @@ async function main(): Promise<void> {
     return child;
   };
   try {
+    const load = process.env.COMPARE_LOAD ?? 'chat';
+    const agent = AGENT_LOADS[load];
+    if (load !== 'chat' && agent === undefined) throw new Error(`COMPARE_LOAD=${load}: one of chat, ${Object.keys(AGENT_LOADS).join(', ')}`);
     const mock = start('mock-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), 0), { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
     const upstreamUrl = await waitForLine(mock, 'LISTENING ', 10_000);
+    let anthropicUrl = '';
+    let geminiUrl = '';
+    if (agent !== undefined) {
+      const anthropic = start('mock-anthropic-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'anthropic-upstream-server.js'), 0), { ...process.env, MOCK_ANTHROPIC_UPSTREAM_API_KEY: ANTHROPIC_UPSTREAM_KEY }, true);
+      anthropicUrl = await waitForLine(anthropic, 'LISTENING ', 10_000);
+      const gemini = start('mock-gemini-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'gemini-upstream-server.js'), 0), { ...process.env, MOCK_GEMINI_UPSTREAM_API_KEY: GEMINI_UPSTREAM_KEY }, true);
+      geminiUrl = await waitForLine(gemini, 'LISTENING ', 10_000);
+    }
     const sides: Side[] = [];
-    const bare = start('bare', bareProxyArgs(join(ownDist, 'bench', 'bare-proxy.js'), upstreamUrl), { ...process.env }, true);
+    const bare = start('bare', bareProxyArgs(join(ownDist, 'bench', 'bare-proxy.js'), agent === undefined ? upstreamUrl : anthropicUrl), { ...process.env }, true);
     const bareOrigin = await waitForLine(bare, 'LISTENING ', 10_000);
     const directUrl = new URL(`${upstreamUrl}/chat/completions`);
-    sides.push({ name: 'bare', child: bare, spec: openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, false), bursts: { name: 'bare', cpuMicrosPerRequest: [], requestsPerSec: [] } });
+    const bareSpec = agent === undefined
+      ? openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, false)
+      : agentAnthropicRequest(`${bareOrigin}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, agent.stream);
+    sides.push({ name: 'bare', child: bare, spec: bareSpec, bursts: { name: 'bare', cpuMicrosPerRequest: [], requestsPerSec: [] } });
     const adminToken = randomBytes(24).toString('hex');
     for (const build of builds) {
       const [port, consolePort] = [await freePort(), await freePort()];
@@ -154,7 +190,12 @@ async function main(): Promise<void> {
         throw new Error(`${build.name}: ${error.message}\n${logTail(child.logPath)}`);
       });
       const key = await configureGateway(base, adminToken, upstreamUrl);
-      sides.push({ name: build.name, child, spec: openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false), bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
+      if (agent !== undefined) {
+        await configureTranslation(base, adminToken, anthropicUrl);
+        await configureGemini(base, adminToken, geminiUrl);
+      }
+      const spec = agent === undefined ? openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false) : agentAnthropicRequest(`${base}/v1/messages`, key, agent.model, agent.stream);
+      sides.push({ name: build.name, child, spec, bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
     }
     if (pinning !== null) for (const side of sides) if (side.child.proc.pid !== undefined) pinProcess(side.child.proc.pid, pinning.proxies);
     const burst = async (side: Side, burstSeconds: number, warmup: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
@@ -165,7 +206,7 @@ async function main(): Promise<void> {
       if (result.cpuMicrosPerRequest === undefined) throw new Error(`${side.name}: no CPU reading (Linux /proc only)`);
       return { cpuMicrosPerRequest: result.cpuMicrosPerRequest, requestsPerSec: result.requestsPerSec };
     };
-    console.log(`[compare] ${sides.map((side) => side.name).join(', ')}: ${cycles} cycles of ${seconds} s bursts at ${connections} connections${pinning === null ? '' : `, proxies on CPU ${pinning.proxies}`}`);
+    console.log(`[compare] ${load}: ${sides.map((side) => side.name).join(', ')}: ${cycles} cycles of ${seconds} s bursts at ${connections} connections${pinning === null ? '' : `, proxies on CPU ${pinning.proxies}`}`);
     // Warm-up: JIT, caches and connection pools, as long as a few bursts.
     for (const side of sides) await burst(side, Math.max(5, seconds), 0);
     for (let cycle = 0; cycle < cycles; cycle++) {
@@ -181,7 +222,7 @@ async function main(): Promise<void> {
     const summaries = summarize(sides.map((side) => side.bursts), first);
     console.log(`\n${formatSummary(summaries, first)}`);
     const resultsPath = join(ownDist, 'compare-results.json');
-    writeFileSync(resultsPath, JSON.stringify({ at: new Date().toISOString(), builds, cycles, seconds, connections, pinning, sides: sides.map((side) => side.bursts), summaries }, null, 2));
+    writeFileSync(resultsPath, JSON.stringify({ at: new Date().toISOString(), load, builds, cycles, seconds, connections, pinning, sides: sides.map((side) => side.bursts), summaries }, null, 2));
     console.log(`[compare] results written to ${resultsPath}`);
   } finally {
     await Promise.all(children.map((child) => stopChild(child)));

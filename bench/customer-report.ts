@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { UsageLogRow } from '../src/domain/records.js';
+import type { UsageLogRow } from '../src/domain/usage-records.js';
 import { SecretBox } from '../src/shared/secret-box.js';
 import { openStorage } from '../src/storage/open-storage.js';
 import { median } from './measure.js';

@@ -23,6 +23,8 @@ export interface PostgresRedis {
   env: Record<string, string>;
   /** PostgreSQL statements and Redis commands the gateway sent so far (its connections go through counting relays). */
   wireCounts(): WireCounts;
+  /** How often each PostgreSQL statement text was run so far, and each Redis command name sent. */
+  wireTexts(): { statements: Map<string, number>; redisCommands: Map<string, number> };
   /** The server's load so far; null when INFO cannot be read. The whole server's: keep other clients off it. */
   redisLoad(): Promise<RedisLoad | null>;
   /** drops the database and deletes the prefix's Redis keys */
@@ -38,6 +40,14 @@ export async function startPostgresRedis(): Promise<PostgresRedis> {
   return {
     env: { DATABASE_URL: counter.url, REDIS_URL: redisProxy.url, REDIS_KEY_PREFIX: prefix },
     wireCounts: () => ({ postgresStatements: counter.statements(), redisCommandsSent: redisProxy.commands.length }),
+    wireTexts: () => {
+      const redisCommands = new Map<string, number>();
+      for (const command of redisProxy.commands) {
+        const name = (command.args[0] ?? '').toUpperCase();
+        redisCommands.set(name, (redisCommands.get(name) ?? 0) + 1);
+      }
+      return { statements: new Map(counter.texts()), redisCommands };
+    },
     redisLoad: () => readRedisLoad(redisUrl),
     async remove() {
       await counter.close();
@@ -83,4 +93,15 @@ async function deleteKeys(redisUrl: string, prefix: string): Promise<void> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** What ran between two readings of `wireTexts`, most frequent first, per request answered. */
+export function describeWireTexts(before: Map<string, number>, after: Map<string, number>, requests: number, top = 15): string[] {
+  const lines: [string, number][] = [];
+  for (const [text, count] of after) {
+    const ran = count - (before.get(text) ?? 0);
+    if (ran > 0) lines.push([text, ran]);
+  }
+  lines.sort((left, right) => right[1] - left[1]);
+  return lines.slice(0, top).map(([text, ran]) => `${ran.toString().padStart(8)}  ${(ran / Math.max(1, requests)).toFixed(4)}/req  ${text}`);
 }

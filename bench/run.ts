@@ -30,14 +30,16 @@
  * `postgres+redis chat c=N` and `postgres+redis stream c=N`: the same load through the SQLite gateway and through a
  * second one on a throw-away PostgreSQL database (made through BENCH_DATABASE_URL) and Redis (BENCH_REDIS_URL, a key
  * prefix of its own), reported as a ratio to the SQLite one, with the PostgreSQL statements and Redis commands the
- * second gateway sent per request, counted on the wire; `upstream protocols`: the gateway's upstream client
+ * second gateway sent per request, counted on the wire (BENCH_STATEMENT_TEXTS=1 also prints which statements and commands
+ * they were); `upstream protocols`: the gateway's upstream client
  * (undici) against a TLS server that speaks HTTP/1.1 and HTTP/2, each protocol in turn (bench/upstream-protocols.ts).
  *
  * After each gateway run the gateway's own /metrics say how long its event loop was held: the delay p99 and max,
  * and on SQLite each batched write transaction's p99 by writer (bench/loop-holds.ts).
  *
  * The gateway's and the bare proxy's memory (RSS, heap used, both again after a GC) is read at start, after each
- * scenario and after the whole run (bench/memory-probe.ts).
+ * scenario and after the whole run (bench/memory-probe.ts); the PostgreSQL + Redis gateway's after its scenarios, with
+ * the same BENCH_FINAL_IDLE_MS of quiet first, so that its after-the-run figure compares with the SQLite one.
  *
  * Scenarios: `chat c=1`, `chat c=N`, `stream c=N` (OpenAI format, mock OpenAI upstream, model bench-model)
  * and `translated chat c=1`, `translated stream c=N`: direct = Anthropic-format requests straight at the mock
@@ -53,14 +55,14 @@
  * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
  *
  * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
- * in front of each, and the gateway `node dist/src/main.js serve` on free 127.0.0.1 ports with a throw-away
+ * in front of each, and the gateway `node bin/unigate.js serve` (the operators' start path) on free 127.0.0.1 ports with a throw-away
  * SQLite database),
  * configures the gateway through the admin API as in the operator contract, runs the load generator, prints
  * a table, writes dist/bench-results.json, and stops the children (also on error and SIGINT).
  * `runBench()` is what the gateway's `bench` command calls; it resolves with `ok: false` rather than
  * throwing when a scenario could not run or more than 1% of its requests failed.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -79,8 +81,10 @@ import { loopHoldsBetween, readLoopHolds } from './loop-holds.js';
 import { measureUpstreamProtocol, selfSignedCertificate, type UpstreamProtocolResult } from './upstream-protocols.js';
 import { checkSide, chooseGenerator, measure, preflight, preflightRetrying } from './measure.js';
 import { memoryProbeArgs, readMemory } from './memory.js';
-import { startPostgresRedis, type PostgresRedis } from './postgres-redis.js';
+import { describeWireTexts, startPostgresRedis, type PostgresRedis } from './postgres-redis.js';
 import { groupCpuMs } from './process-cpu.js';
+import { ensureDebianPackage } from '../test/support/debian-package.js';
+import { JEMALLOC_PATH } from '../test/support/jemalloc.js';
 import { pinProcess, planPinning } from './cpu-pinning.js';
 import {
   ANTHROPIC_UPSTREAM_KEY,
@@ -101,6 +105,15 @@ import {
 export type { BenchOptions, BenchReport, ScenarioReport, SideResult } from './bench-types.js';
 export { formatTable } from './report.js';
 
+/** The C allocator a running process is on, as its memory map shows it (Linux). */
+function allocatorOf(pid: number | undefined): string {
+  try {
+    return pid !== undefined && readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libjemalloc') ? 'jemalloc' : 'system malloc';
+  } catch {
+    return 'unknown';
+  }
+}
+
 export async function runBench(options: BenchOptions = {}): Promise<BenchReport> {
   const log = options.log ?? ((line: string) => console.log(line));
   const seconds = options.seconds ?? envNumber('BENCH_SECONDS', 8);
@@ -110,7 +123,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const directOnly = options.directOnly ?? process.env.BENCH_DIRECT_ONLY === '1';
   const distDir = options.distDir ?? resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const resultsPath = options.resultsPath ?? join(distDir, 'bench-results.json');
-  const gatewayMain = join(distDir, 'src', 'main.js');
+  // The operators' start path (bin/unigate.js: the allocator it preloads included) when it runs this dist;
+  // the bare entry for another build's tree.
+  const startPath = resolve(distDir, '..', 'bin', 'unigate.js');
+  const gatewayMain = existsSync(startPath) && resolve(dirname(startPath), '..', 'dist') === resolve(distDir) ? startPath : join(distDir, 'src', 'main.js');
   const mockEntry = options.distDir ? join(distDir, 'test', 'mock-upstreams', 'openai-upstream-server.js') : MOCK_UPSTREAM_SERVER_ENTRY;
   const anthropicMockEntry = options.distDir
     ? join(distDir, 'test', 'mock-upstreams', 'anthropic-upstream-server.js')
@@ -123,6 +139,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   // V8 hands its young generation back to the OS only once its memory reducer sees the process idle (10-20 s).
   const finalIdleMs = envNumber('BENCH_FINAL_IDLE_MS', 20_000);
   if (seconds <= 0) throw new Error('BENCH_SECONDS must be > 0');
+  // The allocator `unigate serve` preloads where it is installed: the bench measures what operators run.
+  if (process.platform === 'linux') ensureDebianPackage(JEMALLOC_PATH, 'libjemalloc2', 'bench');
 
   const startedAt = new Date().toISOString();
   const loadAvg1mStart = loadavg()[0] ?? 0;
@@ -268,7 +286,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
     // Pinned once it is up: every thread it has is moved, and those it starts later inherit the CPUs.
     if (pinning !== null && child.proc.pid !== undefined) pinProcess(child.proc.pid, pinning.proxies);
-    log(`[bench] ${name}: ${base} (log: ${child.logPath})`);
+    log(`[bench] ${name}: ${base} (log: ${child.logPath}; allocator: ${allocatorOf(child.proc.pid)})`);
     const key = await configureGateway(base, adminToken, upstreamUrl);
     const chatUrl = `${base}/v1/chat/completions`;
     // The first routed call may warm caches; allow a few bounded attempts.
@@ -526,6 +544,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       .map((stream) => ({ name: `postgres+redis ${stream ? 'stream' : 'chat'} c=${connections}`, stream }))
       .filter((run) => only !== null && only.test(run.name));
     if (storageRuns.length > 0 && gateway !== undefined) {
+      const showTexts = process.env.BENCH_STATEMENT_TEXTS === '1';
       let shared: PostgresRedis | undefined;
       let sharedGateway: StartedGateway | undefined;
       try {
@@ -538,7 +557,17 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
             try {
               const redisLoad = side === 'postgresRedis' ? shared.redisLoad : undefined;
               const wireCounts = side === 'postgresRedis' ? shared.wireCounts : undefined;
+              const textsBefore = side === 'postgresRedis' && showTexts ? shared.wireTexts() : undefined;
               const result = await measure(generator, openAIChatRequest(started.chatUrl, started.key, BENCH_MODEL, run.stream), connections, seconds, warmupSeconds, started.cpuMs, redisLoad, wireCounts);
+              if (textsBefore !== undefined) {
+                // Warm-up included: the texts show what requests cause, the per-request figures above are the measured ones.
+                const textsAfter = shared.wireTexts();
+                const requests = Math.round(result.requestsPerSec * (seconds + warmupSeconds));
+                log(`[bench] ${run.name}: PostgreSQL statements by text (warm-up included, ~${requests} requests)`);
+                for (const line of describeWireTexts(textsBefore.statements, textsAfter.statements, requests)) log(line);
+                log(`[bench] ${run.name}: Redis commands by name`);
+                for (const line of describeWireTexts(textsBefore.redisCommands, textsAfter.redisCommands, requests)) log(line);
+              }
               comparison[side] = result;
               comparison.failures.push(...checkSide(side, result));
             } catch (err) {
@@ -553,6 +582,10 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           failures.push(...comparison.failures.map((f) => `${run.name}: ${f}`));
           await recordMemory(run.name, [{ label: 'sqlite', started: gateway }, { label: 'postgres+redis', started: sharedGateway }], bareOpenAI);
         }
+        // Its after-the-run figure is read after the same quiet as the SQLite gateway's, before it is stopped: the
+        // readings after each scenario come after BENCH_IDLE_MS only, while the young generation load grew is still
+        // held (the gateway gives it back after MEMORY_RELIEF_IDLE_SECONDS of quiet).
+        await recordMemory('postgres+redis run', [{ label: 'postgres+redis', started: sharedGateway }], bareOpenAI, finalIdleMs);
       } catch (err) {
         failures.push(`postgres+redis: ${err instanceof Error ? err.message : String(err)}`);
         log(`[bench] postgres+redis gateway unavailable: ${err instanceof Error ? err.message : String(err)}`);

@@ -6,6 +6,10 @@
 // Node (an operator's system Node 20, say), this file starts itself again on that bundled Node, passing the
 // arguments, the Node options, the standard streams and the termination signals through, and exits as it exits.
 // This file alone must keep working on Node 20: nothing of the gateway is loaded before the check.
+//
+// `serve` (the default command) runs on jemalloc where the library is installed (Linux): the process starts itself
+// again in place with it preloaded (same pid, no wrapper) unless MEMORY_ALLOCATOR=system or the operator's own
+// LD_PRELOAD says otherwise; the short commands keep the system allocator.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
@@ -33,8 +37,12 @@ function bundledNode() {
 }
 
 if (supported(process.versions.node)) {
+  const args = process.argv.slice(2);
+  const allocator = await import('../dist/src/config/memory-allocator.js');
+  if ((args[0] ?? 'serve') === 'serve') allocator.restartOnJemalloc(fileURLToPath(import.meta.url), args);
+  allocator.forgetLauncherVariables();
   const { main } = await import('../dist/src/cli.js');
-  await main(process.argv.slice(2));
+  await main(args);
 } else {
   const node = bundledNode();
   if (node === null) {

@@ -3,16 +3,13 @@ import { createListener } from './http/create-listener.js';
 import type { AdmissionControl } from './http/admission-control.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
-import { mountAdminRoutes } from './http/admin/admin-route.js';
-import { ADMIN_ROUTES } from './admin-routes.js';
-import { addScimRoutes } from './scim/scim-routes.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
+import { lazyRouteGroup } from './http/lazy-route-group.js';
 import { API_ROUTES } from './http/routes/api-routes.js';
 import { familyOfPath } from './codecs/families.js';
 import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
-import { addConsoleApiRoutes } from './console/console-api.js';
 import type { ConsoleUrls } from './console/console-deps.js';
 import { consoleHostCheck } from './console/console-hosts.js';
 
@@ -25,9 +22,21 @@ export type RequestListener = (request: IncomingMessage, response: ServerRespons
 export function createApiApp(services: GatewayServices, admission?: AdmissionControl): RequestListener {
   const router = new Router();
   for (const route of API_ROUTES) router.add(route.method, route.path, route.handler(services));
-  mountAdminRoutes(router, services, ADMIN_ROUTES);
+  // The admin API and SCIM are loaded at their first request: a gateway that only relays never holds their modules.
+  const adminRoutes = lazyRouteGroup(async () => {
+    const [{ mountAdminRoutes }, { ADMIN_ROUTES }] = await Promise.all([import('./http/admin/admin-route.js'), import('./admin-routes.js')]);
+    return mountAdminRoutes(new Router(), services, ADMIN_ROUTES);
+  });
+  router.mount('/admin', adminRoutes);
+  // The admin's Prometheus scrape is one admin route outside /admin/.
+  router.add('GET', '/metrics', adminRoutes);
   // SCIM 2.0 provisioning of accounts' members from their directories (src/scim), with each account's SCIM token.
-  addScimRoutes(router, services);
+  router.mount('/scim', lazyRouteGroup(async () => {
+    const { addScimRoutes } = await import('./scim/scim-routes.js');
+    const scim = new Router();
+    addScimRoutes(scim, services);
+    return scim;
+  }));
   const cors = new CorsPolicy((origin) => services.storage.keys.anyAllowsOrigin(origin));
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
@@ -41,8 +50,13 @@ export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): 
     .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
     // Stripe's webhook (card top-ups, refunds, disputes): authenticated by its signature, not by a console session.
     .add('POST', '/api/webhooks/stripe', stripeWebhookRoute(services));
-  // The console's JSON API (src/console/, docs/console-api.md): everything under /api/.
-  addConsoleApiRoutes(router, { services, urls });
+  // The console's JSON API (src/console/, docs/console-api.md): everything under /api/, loaded at its first request.
+  router.mount('/api', lazyRouteGroup(async () => {
+    const { addConsoleApiRoutes } = await import('./console/console-api.js');
+    const api = new Router();
+    addConsoleApiRoutes(api, { services, urls });
+    return api;
+  }));
   // Web console (src/console/static): the built browser app for every GET outside /api/ and /healthz. Keep last.
   addWebAppRoutes(router, services.logger);
   const hostCheck = consoleHostCheck(services.config.consoleUrl, services.config.host, urls.console);

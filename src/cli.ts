@@ -4,11 +4,10 @@ import { parseArgs } from 'node:util';
 import { issueApiKey } from './auth/api-key-format.js';
 import { resolveAdminToken, rotateAdminToken } from './auth/admin-token.js';
 import type { GatewayConfig } from './config/gateway-config.js';
-import { checkLedger } from './billing/ledger-check.js';
 import { deadLetterDirectory } from './usage-log/dead-letter-file.js';
-import { replayDeadLetters } from './usage-log/replay-dead-letters.js';
 import { MODELS_USAGE, modelsCommand } from './catalog/catalog-cli.js';
 import { ConfigError, loadConfig } from './config/load-config.js';
+import { workerAllocatorEnvironment } from './config/memory-allocator.js';
 import { describeOperatorConsole, describeStartup, prepareStorage, startGateway } from './gateway.js';
 import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalidation-bus.js';
 import { GatewayError } from './errors/gateway-error.js';
@@ -18,8 +17,6 @@ import { ConfigFileError } from './management/apply-config-file.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { createLogger, describeError } from './shared/logger.js';
-import { hashConsolePassword } from './console/password-hashing.js';
-import { grantOperator } from './console/operator/operator-users.js';
 import { OPERATOR_ROLES } from './storage/repositories/operator-repository.js';
 import { migrateStorage } from './storage/open-storage.js';
 
@@ -65,7 +62,7 @@ async function serve(config: GatewayConfig): Promise<void> {
     // Each worker keeps its index across restarts: it is part of the instance id its money holds are keyed by.
     const indexOf = new Map<number, number>();
     const fork = (index: number): void => {
-      const worker = cluster.fork({ WORKER_INDEX: String(index) });
+      const worker = cluster.fork({ ...workerAllocatorEnvironment(), WORKER_INDEX: String(index) });
       indexOf.set(worker.id, index);
     };
     for (let index = 0; index < config.workers; index += 1) fork(index);
@@ -195,6 +192,8 @@ async function operators(config: GatewayConfig, args: string[]): Promise<void> {
     const role = OPERATOR_ROLES.find((known) => known === values.role);
     if (values.email === undefined || role === undefined) throw new ConfigError(`operators create needs --email <email> --role ${OPERATOR_ROLES.join('|')}`);
     const password = `${randomBytes(12).toString('base64url')}-${randomBytes(6).toString('hex')}`;
+    // The console's password hashing (argon2) and operator records: loaded by this command only, never by `serve`.
+    const [{ grantOperator }, { hashConsolePassword }] = await Promise.all([import('./console/operator/operator-users.js'), import('./console/password-hashing.js')]);
     const { user, created } = await grantOperator(storage, { email: values.email, passwordHash: await hashConsolePassword(password), role, createdBy: null, now: systemClock.now() });
     process.stdout.write(`operator: ${user.email} (${role})\n`);
     if (created) process.stdout.write(`password: ${password}\n(shown once; change it in the console under Security, then turn on two-factor sign-in)\n`);
@@ -208,6 +207,7 @@ async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void>
   const { values } = parseArgs({ args, options: { account: { type: 'string' } } });
   const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
   try {
+    const { checkLedger } = await import('./billing/ledger-check.js');
     const report = await checkLedger(storage, values.account);
     process.stdout.write(`${JSON.stringify({ ok: report.ok, checked: report.checked, problems: report.problems }, null, 2)}\n`);
     if (!report.ok) process.exitCode = 1;
@@ -219,6 +219,7 @@ async function ledgerCheck(config: GatewayConfig, args: string[]): Promise<void>
 async function usageReplay(config: GatewayConfig): Promise<void> {
   const storage = await prepareStorage(config, { applyConfiguration: false }, createLogger('warn'), systemClock);
   try {
+    const { replayDeadLetters } = await import('./usage-log/replay-dead-letters.js');
     const result = await replayDeadLetters(storage.usage, deadLetterDirectory(config.dataDirectory));
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     if (result.failed.length > 0) process.exitCode = 1;

@@ -1,5 +1,6 @@
 import { GuardrailBook } from './guardrail-policies/guardrail-book.js';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import { createServer } from './shared/node-http.js';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
@@ -22,7 +23,8 @@ import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { ListenerStop, trackInFlight } from './http/drain.js';
-import { RealtimeEndpoint } from './realtime/realtime-endpoint.js';
+import { SocketEndpoints } from './realtime/socket-endpoints.js';
+import { responsesRouteHandler } from './http/routes/batch-endpoints.js';
 
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
@@ -46,7 +48,7 @@ import { Catalog } from './routing/catalog.js';
 import { openChannelHealth } from './routing/open-channel-health.js';
 import type { GatewayServices } from './services.js';
 import { systemClock, type Clock } from './shared/clock.js';
-import { createLogger, describeError, type Logger } from './shared/logger.js';
+import { createLogger, type Logger } from './shared/logger.js';
 import { SecretBox } from './shared/secret-box.js';
 import { openStorage } from './storage/open-storage.js';
 import type { Storage } from './storage/storage.js';
@@ -64,12 +66,19 @@ import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
 import { McpHealthChecks } from './mcp/mcp-health-checks.js';
+import { OAuthTokens } from './mcp/oauth-tokens.js';
+import { StdioProcesses } from './mcp/stdio-processes.js';
+import { CLIENT_INFO, type OutboundPolicy } from './mcp/upstream-session.js';
 import { ProviderBatchRunner } from './batches/provider-batches/provider-batch-runner.js';
+import { anthropicBatchApi } from './upstreams/batch-apis/anthropic-batch-api.js';
+import { chatLinesToAnthropic } from './operations/batch-line-translation.js';
+import { geminiBatchApi } from './upstreams/batch-apis/gemini-batch-api.js';
 import { openAIBatchApi } from './upstreams/batch-apis/openai-batch-api.js';
 import { BatchRunner } from './batches/batch-runner.js';
 import { batchRoutes } from './http/routes/batch-endpoints.js';
 import { WebhookSender } from './webhooks/webhook-sender.js';
 import { ChannelHealthEvents } from './webhooks/channel-events.js';
+import { RoutingRefresh } from './routing/routing-refresh.js';
 
 /** Realtime sessions of a draining instance end this long before DRAIN_SECONDS is up, so their close handshakes finish in it. */
 const REALTIME_DRAIN_MARGIN_MS = 500;
@@ -102,6 +111,24 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/**
+ * Keeps new files' bytes in the configured bucket (files kept before stay readable from the database). The bucket's
+ * client is loaded only when one is configured; it closes with the storage.
+ */
+async function attachFileStore(storage: Storage, config: GatewayConfig, logger: Logger): Promise<void> {
+  const settings = config.batches.fileStore;
+  if (settings.kind !== 's3') return;
+  const [{ createS3FileStore }, { layeredFileStore }] = await Promise.all([import('./file-stores/s3-file-store.js'), import('./file-stores/layered-file-store.js')]);
+  const bucket = createS3FileStore(settings);
+  storage.fileContents = layeredFileStore(bucket, storage.fileContents);
+  const closeStorage = storage.close.bind(storage);
+  storage.close = async () => {
+    await bucket.close();
+    await closeStorage();
+  };
+  logger.info('file bytes kept in an S3 bucket', { endpoint: settings.endpoint, bucket: settings.bucket, prefix: settings.keyPrefix });
+}
+
 /** Opens storage and brings it to the configured state: migrations, gateway.yaml, provider shortcuts. */
 export async function prepareStorage(config: GatewayConfig, options: StartOptions, logger: Logger, clock: Clock): Promise<Storage> {
   const secret = resolveSecretKey(config.secretKey, config.dataDirectory);
@@ -112,6 +139,7 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
     migrate: options.migrate ?? config.migrateOnStart,
     ...(options.observeWrite === undefined ? {} : { observeWrite: options.observeWrite }),
   });
+  await attachFileStore(storage, config, logger);
   if (options.applyConfiguration ?? true) {
     try {
       if (config.configFile !== null) {
@@ -148,8 +176,8 @@ function reachableUrl(url: string): string {
 /** Money: see docs/operators.md ("Money") for what each figure means. */
 const LEDGER_OPTIONS = {
   maxBatch: 500,
-  flushIntervalMs: 100,
-  lease: { capNano: NANO_PER_USD / 2n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 },
+  flushIntervalMs: 250,
+  lease: { capNano: NANO_PER_USD / 2n, unitsAhead: 256n, ceilingNano: 10n * NANO_PER_USD, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 },
   factsTtlMs: 2000,
 };
 
@@ -201,13 +229,24 @@ function followInvalidations(services: GatewayServices): void {
   });
 }
 
+/** How upstream MCP servers are reached: OAuth tokens always, local stdio processes only when MCP_ALLOW_STDIO is on. */
+function mcpOutbound(config: GatewayConfig, storage: Storage, clock: Clock, logger: Logger): OutboundPolicy {
+  const { mcp } = config;
+  const servers = storage.mcpServers;
+  return {
+    allowPrivateAddresses: mcp.allowPrivateAddresses,
+    oauthTokens: new OAuthTokens({ servers, clock, allowPrivateAddresses: mcp.allowPrivateAddresses, timeoutMs: mcp.healthCheckTimeoutMs }),
+    ...(mcp.allowStdio ? { stdioProcesses: new StdioProcesses({ servers, clock, logger, clientInfo: CLIENT_INFO }) } : {}),
+  };
+}
+
 /** Health checks of the registered MCP servers, unless MCP_HEALTH_CHECK_INTERVAL_SECONDS is 0. */
 function startMcpHealthChecks(services: GatewayServices): McpHealthChecks | null {
   const { mcp } = services.config;
   if (mcp.healthCheckIntervalMs === 0) return null;
   const checks = new McpHealthChecks(
-    { servers: services.storage.mcpServers, clock: services.clock, logger: services.logger, outbound: { allowPrivateAddresses: mcp.allowPrivateAddresses } },
-    { intervalMs: mcp.healthCheckIntervalMs, timeoutMs: mcp.healthCheckTimeoutMs, concurrency: 4 },
+    { servers: services.storage.mcpServers, clock: services.clock, logger: services.logger, outbound: services.mcpOutbound },
+    { intervalMs: mcp.healthCheckIntervalMs, timeoutMs: mcp.healthCheckTimeoutMs, concurrency: 4, accountServers: mcp.allowAccountServers },
   );
   checks.start();
   return checks;
@@ -295,7 +334,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     subscriptions,
     usageLog,
     limiter: shared.limiter,
-    tiers: new TierBook(storage, shared.invalidation, logger, { refreshMs: 500, liveRefreshMs: 30_000 }),
+    tiers: new TierBook(storage, shared.invalidation, logger, { refreshMs: 500, liveRefreshMs: 60_000 }),
     invalidation: shared.invalidation,
     adminToken: admin.verifier,
     clientIp: createClientIpResolver(config.trustProxy),
@@ -318,10 +357,12 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     liveStreams: new LiveStreams(storage, clock, logger, shared.invalidation),
     customers: new CustomerRuleBook(storage.customers, clock, shared.invalidation),
     guardrails: new GuardrailBook(storage.guardrails, clock, shared.invalidation),
+    mcpOutbound: mcpOutbound(config, storage, clock, logger),
   };
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());
   opened.add(() => base.guardrails.close());
+  opened.add(() => base.mcpOutbound.stdioProcesses?.close());
   const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details and
   // its single sign-on (its email domains are free for another account to claim; its SCIM token stops working).
@@ -339,7 +380,6 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   // Usage rows the database refused are written from their files once it answers again, by this instance itself.
   const keptUsage = new DeadLetterReplayer(storage.usage, deadLetterDirectory(config.dataDirectory), clock, logger);
   keptUsage.start();
-  void keptUsage.replay();
   opened.add(() => keptUsage.stop());
   metrics.observeOutbox(() => ({ settlements: services.ledger.keptSettlements, usageRows: keptUsage.pendingRows }));
   services.catalog.onReload((channels) => services.health.syncChannels(channels));
@@ -354,11 +394,10 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     await shared.invalidation.publish({ kind: 'tier', name: '*' });
     await shared.invalidation.publish({ kind: 'catalog' });
   }
-  const refresh = setInterval(() => {
-    reloadRouting(services).catch((error: unknown) => logger.warn('routing snapshot refresh failed', describeError(error)));
-  }, options.catalogRefreshMs ?? 5000);
-  refresh.unref();
-  opened.add(() => clearInterval(refresh));
+  const routingRefresh = new RoutingRefresh(() => reloadRouting(services), shared.invalidation, logger, options.catalogRefreshMs ?? 5000);
+  services.catalog.onReload(() => routingRefresh.reloaded());
+  routingRefresh.start();
+  opened.add(() => routingRefresh.stop());
   const fx = config.fxSourceUrl === null ? null : new FxRefresher(config.fxSourceUrl, config.fxRefreshSeconds * 1000, storage, clock, logger);
   fx?.start();
   opened.add(() => fx?.stop());
@@ -379,7 +418,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   if (config.batches.concurrency > 0) batches.start();
   opened.add(() => batches.close());
   // Batches sent to a provider's own batch API are submitted, polled and collected by every instance (one at a time each).
-  const providerBatches = new ProviderBatchRunner(services, batchRoutes(services), { openai: openAIBatchApi, anthropic: undefined }, () => batches.poke());
+  const providerBatches = new ProviderBatchRunner(services, batchRoutes(services), {
+    openai: openAIBatchApi, anthropic: { ...anthropicBatchApi, translations: { '/v1/chat/completions': chatLinesToAnthropic } }, gemini: geminiBatchApi,
+  }, () => batches.poke());
   providerBatches.start();
   opened.add(() => providerBatches.close());
   const channelEvents = new ChannelHealthEvents(storage.webhooks, (id) => services.catalog.channels().find((channel) => channel.id === id)?.name ?? null, clock, logger);
@@ -423,9 +464,9 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.withConnectionHeaders(consoleApp.listener), config.listener));
   apiStop.follow(apiServer);
   // Realtime sessions are WebSocket upgrades of the API listener; a draining instance ends them within DRAIN_SECONDS.
-  const realtime = new RealtimeEndpoint(services, config.realtime);
-  apiServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => realtime.upgrade(request, socket, head));
-  opened.add(() => realtime.closeAll());
+  const sockets = new SocketEndpoints(services, config.realtime, responsesRouteHandler(services));
+  apiServer.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => sockets.upgrade(request, socket, head));
+  opened.add(() => sockets.closeAll());
   consoleStop.follow(consoleServer);
   hardenServer(apiServer, config.listener, logger);
   hardenServer(consoleServer, config.listener, logger);
@@ -462,7 +503,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       // Load balancers see /readyz fail and stop sending new requests while this instance still serves them.
       services.readiness.startDraining();
       apiStop.startDraining();
-      realtime.drain(Math.max(0, config.drainSeconds * 1000 - REALTIME_DRAIN_MARGIN_MS));
+      sockets.drain(Math.max(0, config.drainSeconds * 1000 - REALTIME_DRAIN_MARGIN_MS));
       consoleStop.startDraining();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       // Newest first: the listeners (in-flight requests finish), then the queued charges and usage rows are written,

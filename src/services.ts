@@ -27,6 +27,7 @@ import type { Storage } from './storage/storage.js';
 import type { Telemetry } from './telemetry/telemetry.js';
 import type { AdapterRegistry } from './upstreams/adapter-registry.js';
 import type { UsageLogWriter } from './usage-log/usage-log-writer.js';
+import type { OutboundPolicy } from './mcp/upstream-session.js';
 
 /** Everything a route needs, built once by the composition root and passed down; no module-level state. */
 export interface GatewayServices {
@@ -76,4 +77,6 @@ export interface GatewayServices {
   customers: CustomerRuleBook;
   /** The operator's guardrail policies and what they are bound to, from memory on the request path. */
   guardrails: GuardrailBook;
+  /** How upstream MCP servers are reached: the address policy, OAuth tokens, and the local stdio servers' processes. */
+  mcpOutbound: OutboundPolicy;
 }

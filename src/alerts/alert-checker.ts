@@ -1,6 +1,8 @@
 import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
+import { onWork } from '../shared/work-signals.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { alertEvent } from './alert-event.js';
@@ -25,6 +27,8 @@ export interface AlertCheckResult {
   failed: number;
 }
 
+/** An idle instance checks at least once every this many check intervals. */
+export const IDLE_ALERT_FACTOR = 20;
 const DEFAULT_BATCH = 200;
 const DEFAULT_LEASE_MS = 120_000;
 const DEFAULT_MAX_RETRY_DELAY_MS = 3_600_000;
@@ -45,7 +49,8 @@ export function alertRetryDelayMs(attempts: number, intervalMs: number, maxMs: n
  *    process that dies between the server's acceptance and the mark sends it again after the lease).
  */
 export class AlertChecker {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
+  #unsubscribe: (() => void) | null = null;
   #running: Promise<AlertCheckResult> | null = null;
   readonly #batch: number;
   readonly #leaseMs: number;
@@ -63,16 +68,31 @@ export class AlertChecker {
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? DEFAULT_MAX_RETRY_DELAY_MS;
   }
 
+  /**
+   * Checks every `intervalMs` while checks find something to do; while they find nothing, less often, up to
+   * IDLE_ALERT_FACTOR times the interval. Money moving on this instance (a charge, a credit, a lease) brings the
+   * next check back within the interval; an instance where no money moves has nothing to cross a threshold.
+   */
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => void this.check(), this.options.intervalMs);
-    this.#timer.unref();
+    if (this.#loop !== null) return;
+    const loop = new PeriodicPass({
+      name: 'alerts', baseMs: this.options.intervalMs, maxMs: this.options.intervalMs * IDLE_ALERT_FACTOR, logger: this.logger,
+      pass: async () => {
+        const result = await this.check();
+        return result.rearmed + result.claimed + result.sent + result.failed > 0;
+      },
+    });
+    this.#loop = loop;
+    this.#unsubscribe = onWork('money', () => loop.soon());
+    loop.start();
   }
 
   /** Stops the schedule and waits for a check in progress. */
   async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    await this.#loop?.stop();
+    this.#loop = null;
     await this.#running?.catch(() => undefined);
   }
 

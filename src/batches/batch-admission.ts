@@ -1,7 +1,8 @@
 import { atBatchPrices } from '../billing/batch-pricing.js';
 import { DEFAULT_OUTPUT_TOKENS_RESERVED, reservationAmount } from '../billing/reservation-amount.js';
 import type { BatchEndpoint, BatchInputError, BatchLineInput } from '../domain/batches.js';
-import type { ApiKey, Model, ModelKind, NanoUsd } from '../domain/records.js';
+import type { ApiKey, NanoUsd } from '../domain/records.js';
+import type { Model, ModelKind } from '../domain/model-records.js';
 import { keyMayUse } from '../relay/admission.js';
 
 /** The model kind each batch endpoint serves. */

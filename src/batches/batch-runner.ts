@@ -2,13 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { keyRefusalOf } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { batchHolder } from '../billing/money-pools.js';
-import { ENDED_BATCH_STATUSES, HOLDER_PREFIX, OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
+import { ENDED_BATCH_STATUSES, GEMINI_BATCH_ENDPOINT, HOLDER_PREFIX, OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type ClaimedLine, type LineOutcome } from '../domain/batches.js';
 import type { StoredFile } from '../domain/files.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RouteHandler } from '../http/request-context.js';
+import { geminiFileResultLine } from '../http/routes/gemini-batch-wire.js';
 import type { GatewayServices } from '../services.js';
 import { describeError } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
+import { onWork } from '../shared/work-signals.js';
 import { batchResultFiles } from './batch-results.js';
 import { keepFile } from './keep-file.js';
 import { outcomeOf } from './line-outcome.js';
@@ -24,6 +27,8 @@ export interface BatchRoute {
 export const OUTPUT_DEFAULT_EXPIRY_SECONDS = 30 * 86_400;
 /** Expired files removed per sweep. */
 const SWEEP_LIMIT = 100;
+/** How often expired files and uploads are removed while none are found. */
+const FILE_SWEEP_MS = 10 * 60_000;
 /** How often holds of ended or never-queued batches are looked for. */
 const HOLD_SWEEP_MS = 30_000;
 /** A hold with no batch is left this long (the batch may be being queued right now) before it is released. */
@@ -43,11 +48,13 @@ export const lineRequestId = (batchId: string, line: number): string => `req_${b
 export class BatchRunner {
   readonly #owner: string;
   readonly #running = new Set<Promise<void>>();
-  #timer: NodeJS.Timeout | null = null;
-  #ticking: Promise<void> | null = null;
+  #loop: PeriodicPass | null = null;
+  #unsubscribe: (() => void) | null = null;
   #closed = false;
   #linesRun = 0;
   #holdsSweptAt = 0;
+  #filesSweptAt = 0;
+  #filesFound = false;
 
   constructor(
     private readonly services: GatewayServices,
@@ -65,32 +72,35 @@ export class BatchRunner {
     return this.#running.size;
   }
 
+  /**
+   * Passes over the queue every BATCH_POLL_MS while there is work (and while lines run here, whose leases each pass
+   * renews), less often while there is none, up to the idle maximum; at once when a batch is created in this process.
+   */
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => this.poke(), this.services.config.batches.pollMs);
-    this.#timer.unref();
-    this.poke();
+    if (this.#loop !== null || this.#closed) return;
+    const loop = new PeriodicPass({ name: 'batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger, pass: () => this.#tick() });
+    this.#loop = loop;
+    this.#unsubscribe = onWork('batches', () => loop.nudge());
+    loop.start();
   }
 
   /** Looks for work now (after a batch is created, or a line ends). */
   poke(): void {
-    if (this.#closed || this.#ticking !== null) return;
-    this.#ticking = this.#tick()
-      .catch((error: unknown) => this.services.logger.warn('batches: a pass over the queue failed; the next one retries', describeError(error)))
-      .finally(() => {
-        this.#ticking = null;
-      });
+    if (!this.#closed) this.#loop?.nudge();
   }
 
-  async #tick(): Promise<void> {
+  /** One pass; true when it found work or lines are running here. */
+  async #tick(): Promise<boolean> {
     const { concurrency, leaseMs } = this.services.config.batches;
     const storage = this.services.storage;
     const now = this.services.clock.now();
     // The lines running here stay leased while this instance lives; a stopped instance's leases run out.
     if (this.#running.size > 0) await storage.batches.renewLeases(this.#owner, now + leaseMs);
+    let found = this.#running.size > 0;
     const free = concurrency - this.#running.size;
     if (free > 0) {
       for (const line of await storage.batches.claimLines(this.#owner, now, now + leaseMs, free)) {
+        found = true;
         const run = this.#run(line).finally(() => {
           this.#running.delete(run);
           this.poke();
@@ -101,14 +111,24 @@ export class BatchRunner {
     for (let finished = 0; finished < 10 && !this.#closed; finished += 1) {
       const batch = await storage.batches.claimFinalize(this.#owner, this.services.clock.now(), this.services.clock.now() + leaseMs);
       if (batch === null) break;
+      found = true;
       await this.#finalize(batch);
     }
-    const expired = await storage.files.takeExpired(now, SWEEP_LIMIT);
-    if (expired.length > 0) await storage.fileContents.delete(expired.map((file) => file.id));
+    // Expired files are invisible and count against no quota from their expiry on: sweeping them only frees space,
+    // so it runs every FILE_SWEEP_MS (every pass while a sweep finds some).
+    let swept = 0;
+    if (this.#filesFound || now - this.#filesSweptAt >= FILE_SWEEP_MS) {
+      this.#filesSweptAt = now;
+      const expired = await storage.files.takeExpired(now, SWEEP_LIMIT);
+      if (expired.length > 0) await storage.fileContents.delete(expired.map((file) => file.id));
+      swept = expired.length + await storage.fileUploads.sweep(now, SWEEP_LIMIT);
+      this.#filesFound = swept > 0;
+    }
     if (now - this.#holdsSweptAt >= HOLD_SWEEP_MS) {
       this.#holdsSweptAt = now;
       await this.#sweepHolds(now);
     }
+    return found || swept > 0;
   }
 
   /**
@@ -170,7 +190,10 @@ export class BatchRunner {
     const { storage, clock } = this.services;
     const lines = await storage.batches.finishedLines(batch.id);
     // Only OpenAI's batches write result files; a Message Batch's or a Gemini batch's results are read from its lines.
-    const files = (OPENAI_BATCH_ENDPOINTS as readonly string[]).includes(batch.endpoint) ? batchResultFiles(batch.id, lines) : { output: '', errors: '' };
+    // A Gemini batch read from an input file answers in one results file, every request in order.
+    const files = (OPENAI_BATCH_ENDPOINTS as readonly string[]).includes(batch.endpoint) ? batchResultFiles(batch.id, lines)
+      : batch.endpoint === GEMINI_BATCH_ENDPOINT && batch.metadata?.inputFile !== undefined ? { output: lines.map(geminiFileResultLine).join(''), errors: '' }
+        : { output: '', errors: '' };
     const now = clock.now();
     const expiresAt = now + (batch.outputExpiresSeconds ?? OUTPUT_DEFAULT_EXPIRY_SECONDS) * 1000;
     const write = async (content: string, suffix: string): Promise<string | null> => {
@@ -200,9 +223,8 @@ export class BatchRunner {
   /** Stops taking lines; waits for the lines running here (bounded by their own deadlines). */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#ticking;
+    this.#unsubscribe?.();
+    await this.#loop?.stop();
     await Promise.allSettled([...this.#running]);
   }
 }

@@ -29,7 +29,7 @@ export function parseGeminiBatch(body: Record<string, unknown>, batchModel: stri
   }
   if (!isObject(inputConfig)) return fail('batch.inputConfig', 'must be an object with inlined \'requests\'.');
   if (inputConfig.fileName !== undefined && inputConfig.fileName !== null) {
-    return fail('batch.inputConfig.fileName', 'input files are not supported by this gateway; send the requests inlined, as batch.inputConfig.requests.requests.');
+    return fail('batch.inputConfig.fileName', 'must be read with the file\'s lines (parseGeminiBatchFile).');
   }
   const wrapper = inputConfig.requests;
   const requests = isObject(wrapper) ? wrapper.requests : undefined;
@@ -50,4 +50,48 @@ export function parseGeminiBatch(body: Record<string, unknown>, batchModel: stri
     lines.push({ line: index + 1, customId: kept, body: JSON.stringify({ ...request, model }) });
   }
   return { ok: true, displayName: typeof displayName === 'string' ? displayName : null, lines };
+}
+
+/** `batch.inputConfig.fileName` (`files/{id}`) when the batch's requests are in an uploaded file; null otherwise. */
+export function geminiBatchFileName(body: Record<string, unknown>): { fileName: string; displayName: string | null } | null {
+  const { batch } = body;
+  if (!isObject(batch) || !isObject(batch.inputConfig)) return null;
+  const { fileName } = batch.inputConfig;
+  if (typeof fileName !== 'string' || fileName === '') return null;
+  const displayName = typeof batch.displayName === 'string' ? batch.displayName.slice(0, DISPLAY_NAME_MAX) : null;
+  return { fileName, displayName };
+}
+
+/** Longest `key` of a line of an input file. */
+const KEY_MAX = 256;
+
+/**
+ * An input file of Gemini's batch mode: JSON Lines, each `{"key"?: string, "request": GenerateContentRequest}`. Each
+ * becomes a line numbered from 1 whose `customId` is the key ('' when none), handed back with its answer in the
+ * results file. Either every line is good or the first problem, named by its line.
+ */
+export function parseGeminiBatchFile(text: string, batchModel: string, maxLines: number): GeminiBatchInput {
+  const fail = (line: number, message: string): GeminiBatchInput => ({ ok: false, message: `batch.inputConfig.fileName: line ${line}: ${message}`, param: 'batch.inputConfig.fileName' });
+  const rows = text.split('\n').map((row) => row.trim());
+  while (rows.length > 0 && rows.at(-1) === '') rows.pop();
+  if (rows.length === 0) return fail(1, 'the file has no requests.');
+  if (rows.length > maxLines) return fail(maxLines + 1, `a batch takes at most ${maxLines} requests.`);
+  const lines: BatchLineInput[] = [];
+  for (const [index, row] of rows.entries()) {
+    let item: unknown;
+    try {
+      item = JSON.parse(row);
+    } catch {
+      return fail(index + 1, 'is not valid JSON.');
+    }
+    if (!isObject(item)) return fail(index + 1, 'must be an object with \'request\'.');
+    const { key, request } = item;
+    if (key !== undefined && (typeof key !== 'string' || key.length > KEY_MAX)) return fail(index + 1, `'key' must be a string of at most ${KEY_MAX} characters.`);
+    if (!isObject(request)) return fail(index + 1, '\'request\' must be a GenerateContentRequest object.');
+    if (!Array.isArray(request.contents) || request.contents.length === 0) return fail(index + 1, '\'request.contents\' must be a non-empty array of Content.');
+    if (request.model !== undefined && (typeof request.model !== 'string' || bareModelName(request.model).trim() === '')) return fail(index + 1, '\'request.model\' must be a model name.');
+    const model = typeof request.model === 'string' ? bareModelName(request.model).trim() : batchModel;
+    lines.push({ line: index + 1, customId: typeof key === 'string' ? key : '', body: JSON.stringify({ ...request, model }) });
+  }
+  return { ok: true, displayName: null, lines };
 }

@@ -1,6 +1,7 @@
 import type { AnswerFacts } from '../ir/answer-facts.js';
 import { madeHostedToolCalls, type Usage } from '../ir/usage.js';
-import type { Model, NanoUsd } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
+import type { NanoUsd } from '../domain/records.js';
 import { computeCost, hostedToolCost, type BillableUsage } from './compute-cost.js';
 import { nanoToDecimalString } from './money.js';
 import { spliceUsageCost } from './usage-cost-field.js';

@@ -1,4 +1,5 @@
-import type { NanoUsd, PriceTier, Pricing } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { PriceTier, Pricing } from '../domain/model-records.js';
 
 /** `rate` moved by the ratio of the batch price to the normal one (integer arithmetic, rounded down). */
 function scaled(rate: NanoUsd | null, batch: NanoUsd | null, normal: NanoUsd | null): NanoUsd | null {

@@ -1,5 +1,6 @@
 import type { AudioTokens, HostedToolCalls, Usage } from '../ir/usage.js';
-import type { NanoUsd, PriceTier, Pricing } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { PriceTier, Pricing } from '../domain/model-records.js';
 
 const TOKENS_PER_MILLION = 1_000_000n;
 

@@ -1,9 +1,13 @@
 import type { MoneyTransaction, Storage, StoredCheckpoint } from '../storage/storage.js';
-import { planBatch, type LeasePolicy, type Settlement } from './money-batch.js';
+import { planBatch, type LeasePolicy } from './money-batch.js';
+import type { Settlement } from './batch-settling.js';
 import { poolsOf, type PoolState } from './money-pools.js';
 import { moneyScope } from './money-scope.js';
 import type { KeptSettlement } from './settlement-outbox.js';
 import { decodeReservation, decodeUsageRow } from './stream-checkpoints.js';
+import type { LedgerOptions } from './ledger-requests.js';
+import type { Clock } from '../shared/clock.js';
+import { describeError, type Logger } from '../shared/logger.js';
 
 /**
  * Recovers an instance gone (`staleBefore`: silent since then; null: this instance's previous run): in one
@@ -77,4 +81,94 @@ transaction: MoneyTransaction, lease: LeasePolicy, instanceId: string, everyKept
     holderTakes: planned.holderTakes, now,
   });
   if (rows.length > 0) await transaction.insertUsageRows(rows);
+}
+
+/**
+ * Settles what a previous run of this instance id left (a crash): the settlements it kept on disk are applied, its
+ * streams charged at their last checkpoint, its other holds released.
+ */
+export async function recoverPreviousRun(storage: Storage, options: LedgerOptions, clock: Clock, logger: Logger): Promise<void> {
+  const outbox = options.outbox ?? null;
+  const { files: kept, unreadable } = outbox === null ? { files: [], unreadable: [] } : await outbox.list();
+  if (unreadable.length > 0) logger.error('money: outbox files that cannot be read were set aside; their settlements are not applied', { directory: outbox?.directory, files: unreadable });
+  const settlements = kept.flatMap((file) => file.settlements);
+  const charged = await recoverInstance(storage, options.lease, options.instanceId, null, clock.now(), settlements);
+  if (charged !== null && charged > 0) logger.warn('charged the streams a previous run of this instance left at their checkpoints', { instance: options.instanceId, streams: charged });
+  if (outbox !== null && kept.length > 0) {
+    await outbox.remove(kept.map((file) => file.file));
+    logger.warn('applied the settlements a previous run of this instance kept on disk while the database was away', { instance: options.instanceId, settlements: settlements.length });
+  }
+  const released = await storage.money.registerInstance(options.instanceId, clock.now());
+  if (released > 0) logger.warn('released holds left by a previous run of this instance', { instance: options.instanceId, holds: released });
+}
+
+/** Recovers every other instance without a heartbeat for `staleAfterMs`: its streams charged, its holds released. */
+/** Recovers the stale instances; true when there were any. */
+export async function sweepGoneInstances(storage: Storage, options: LedgerOptions, clock: Clock, logger: Logger): Promise<boolean> {
+  const before = clock.now() - options.staleAfterMs;
+  const stale = (await storage.money.staleInstances(before)).filter((id) => id !== options.instanceId);
+  const released: string[] = [];
+  let streams = 0;
+  for (const instanceId of stale) {
+    const charged = await recoverInstance(storage, options.lease, instanceId, before, clock.now());
+    if (charged === null) continue;
+    released.push(instanceId);
+    streams += charged;
+  }
+  if (released.length > 0) logger.warn('released the holds of instances without a heartbeat, their streams charged at their checkpoints', { instances: released, streams });
+  return stale.length > 0;
+}
+
+/** The heartbeat row is written at least this often. */
+const HEARTBEAT_WRITE_MAX_MS = 10_000;
+
+/**
+ * Beats every `heartbeatMs`: records this instance's heartbeat and recovers the instances gone meanwhile, each only as
+ * often as staleness needs; `beaten` runs after each beat.
+ */
+export class InstanceHeartbeat {
+  #interval: NodeJS.Timeout | null = null;
+  /** Beats since the heartbeat row was last written, and since the last sweep of other instances. */
+  #beatsSinceWrite = 0;
+  #beatsSinceSweep = 0;
+  /** Whether the last sweep found stale instances (then the next beat sweeps again). */
+  #sweepFound = false;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: LedgerOptions,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly beaten: () => void,
+  ) {}
+
+  start(): void {
+    this.#interval = setInterval(() => {
+      this.#beat().catch((error: unknown) => this.logger.warn('ledger heartbeat failed', describeError(error)));
+    }, this.options.heartbeatMs);
+    this.#interval.unref();
+  }
+
+  stop(): void {
+    if (this.#interval !== null) clearInterval(this.#interval);
+  }
+
+  async #beat(): Promise<void> {
+    const { heartbeatMs, staleAfterMs } = this.options;
+    // The heartbeat row is written three times per staleness period, at most every 10 s apart: enough that a live
+    // instance is never taken for silent, few enough that an idle one costs the database little.
+    this.#beatsSinceWrite += 1;
+    if (this.#beatsSinceWrite * heartbeatMs >= Math.min(HEARTBEAT_WRITE_MAX_MS, staleAfterMs / 3) - heartbeatMs / 2) {
+      this.#beatsSinceWrite = 0;
+      await this.storage.money.heartbeat(this.options.instanceId, this.clock.now());
+    }
+    // Other instances are swept about once per staleness period (every beat while some are found stale): a dead
+    // one's holds are released within twice INSTANCE_STALE_SECONDS.
+    this.#beatsSinceSweep += 1;
+    if (this.#sweepFound || this.#beatsSinceSweep * heartbeatMs >= staleAfterMs - heartbeatMs / 2) {
+      this.#beatsSinceSweep = 0;
+      this.#sweepFound = await sweepGoneInstances(this.storage, this.options, this.clock, this.logger);
+    }
+    this.beaten();
+  }
 }

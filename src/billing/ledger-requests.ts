@@ -1,4 +1,5 @@
-import type { NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import type { LeasePolicy } from './money-batch.js';
 import type { ProjectFunds } from './money-pools.js';
 import type { SettlementOutbox } from './settlement-outbox.js';

@@ -1,11 +1,19 @@
-import { GatewayError } from '../errors/gateway-error.js';
+import { GatewayError, serviceUnavailable } from '../errors/gateway-error.js';
+import { isDependencyUnavailable } from '../errors/dependency-unavailable.js';
 import type { NanoUsd } from '../domain/records.js';
-import type { KeyPoolRefusal } from './money-batch.js';
+import type { KeyPoolRefusal } from './batch-growing.js';
 import { nanoToUsd } from './money.js';
 
 // The refusals of a reservation: 402 for the wallet, 429 `quota_exhausted` for a quota, cap or budget.
 
 const SUBSCRIPTION_QUOTA_MESSAGE = 'The subscription\'s quota for this period is used up (its plan allows no overage, or its overage limit is reached). It resets at the start of the next period.';
+
+/** The refusal of a reservation whose money transaction failed: 503 while the database is away, else 500. */
+export function transactionFailedRefusal(error: unknown): GatewayError {
+  return isDependencyUnavailable(error)
+    ? serviceUnavailable(error)
+    : new GatewayError('internal_error', 'Funds could not be reserved for this request. Retry shortly.');
+}
 
 export function insufficientBalance(): GatewayError {
   return new GatewayError('insufficient_balance', 'The account balance is too low for this request. Top up and retry.');

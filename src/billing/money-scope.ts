@@ -1,4 +1,5 @@
-import type { GrowRequest, Settlement } from './money-batch.js';
+import type { GrowRequest } from './batch-growing.js';
+import type { Settlement } from './batch-settling.js';
 import {
   budgetPool, customerPool, customerPoolPrefix, keyPool, overagePool, projectBudgetPool, projectPool, subscriptionPool, walletPool, type ProjectFunds,
 } from './money-pools.js';
@@ -70,3 +71,4 @@ export function moneyScope(grows: readonly GrowRequest[], settlements: readonly 
   };
   return { pools, accounts, keys, subscriptions, projects, customers, holders, addPool: addPoolOf };
 }
+export type MoneyScope = ReturnType<typeof moneyScope>;

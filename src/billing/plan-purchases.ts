@@ -4,6 +4,7 @@ import { buyerParty, planPeriodInvoiceDraft } from '../invoices/invoice-drafts.j
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { AccountFunds, PlanPurchaseTransaction } from '../storage/repositories/plan-purchase-repository.js';
 import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
 import type { Storage, SubscriptionPatch } from '../storage/storage.js';
@@ -67,7 +68,7 @@ const isLive = (subscription: Subscription, now: number): boolean =>
  * transaction under the account's lock; a balance too short for it changes nothing.
  */
 export class PlanPurchases {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
   #running: Promise<RenewalResult> | null = null;
 
   constructor(
@@ -118,16 +119,28 @@ export class PlanPurchases {
     return result;
   }
 
-  /** Runs `renewDue` every `intervalMs` (on every instance: the account lock and the period's invoice source keep it once). */
+  /**
+   * Runs `renewDue` every `intervalMs` (on every instance: the account lock and the period's invoice source keep it
+   * once). The interval is fixed: periods fall due with time, and one that ends unpaid lapses at the next run.
+   */
   start(intervalMs: number): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => void this.renewDue(), intervalMs);
-    this.#timer.unref();
+    if (this.#loop !== null) return;
+    this.#loop = new PeriodicPass({
+      name: 'plan renewals',
+      baseMs: intervalMs,
+      maxMs: intervalMs,
+      firstPassAfterMs: intervalMs,
+      pass: async () => {
+        const result = await this.renewDue();
+        return result.renewed + result.refused + result.lapsed > 0;
+      },
+      logger: this.logger,
+    });
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+    await this.#loop?.stop();
     await this.#running?.catch(() => undefined);
   }
 

@@ -1,6 +1,7 @@
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import type { HostedToolCalls, Usage } from '../ir/usage.js';
-import type { NanoUsd, Pricing } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { Pricing } from '../domain/model-records.js';
 import { computeCost, hostedToolCost, type BillableUsage } from './compute-cost.js';
 
 /**

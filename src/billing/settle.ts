@@ -4,7 +4,8 @@ import type { ConcurrencyLease, LimitRule, LimitState, RateLimiter } from '../li
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { GuardrailUsage, McpCallUsage, NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../domain/usage-records.js';
+import type { NanoUsd } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
 import { AnswerPrice, type AnswerReport, type Billed } from './answer-report.js';
 import type { Ledger } from './ledger.js';
@@ -145,11 +146,12 @@ export function releaseHold(ledger: Ledger, reservation: Reservation, requestId:
  * never per event): its first checkpoint is written as its first byte reaches the caller (the upstream bills the input
  * from then on), then every few seconds, so if this instance dies the stream is charged at it (with a usage row coded
  * `instance_stopped`) instead of its hold being released. `opening`: what it is billed at its first byte when that is
- * cheaper to tell than `billed` (a chat stream's input, no tokenizer run).
+ * cheaper to tell than `billed` (a chat stream's input, no tokenizer run). `requestNow`: the request's facts as they
+ * are when a checkpoint is written (its attempts and first byte go on after tracking starts).
  */
 export function trackStream(
   ledger: Ledger,
-  request: SettledRequest,
+  requestNow: () => SettledRequest,
   reservation: Reservation,
   price: AnswerPrice,
   billed: () => Promise<Billed>,
@@ -157,8 +159,9 @@ export function trackStream(
 ): void {
   const figureOf = (current: Billed) => {
     const costNano = price.quote(current);
-    return { costNano, row: usageRow(request, { status: 502, errorCode: INSTANCE_STOPPED }, price, current.usage ?? null, costNano) };
+    return { costNano, row: usageRow(requestNow(), { status: 502, errorCode: INSTANCE_STOPPED }, price, current.usage ?? null, costNano) };
   };
+  const request = requestNow();
   ledger.checkpoints.track(
     request.requestId,
     reservation,

@@ -1,9 +1,10 @@
 import { readdir, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import { syncDirectory, writeDurableFile } from '../shared/durable-file.js';
 import { decodeUsageRow, encodeUsageRow } from '../usage-log/usage-row-json.js';
-import type { Settlement } from './money-batch.js';
+import type { Settlement } from './batch-settling.js';
 import { decodeReservation, encodeReservation } from './stream-checkpoints.js';
 
 /** Folder of the data directory holding settlements the database could not take yet, one sub-folder per instance id. */

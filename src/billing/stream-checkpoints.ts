@@ -1,4 +1,5 @@
-import type { NanoUsd, UsageLogRow } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import type { StoredCheckpoint } from '../storage/storage.js';
 import { decodeUsageRow, encodeUsageRow } from '../usage-log/usage-row-json.js';
 import type { Reservation } from './money-pools.js';

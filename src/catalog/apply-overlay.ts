@@ -1,4 +1,5 @@
-import { NO_PRICES, type NanoUsd, type Pricing } from '../domain/records.js';
+import { NO_PRICES, type Pricing } from '../domain/model-records.js';
+import type { NanoUsd } from '../domain/records.js';
 import { CATALOG_OVERLAY, fillCovers, isOverlayModel, type OverlayFill, type OverlayModel, type OverlayPrices } from './catalog-overlay.js';
 import { usdToNano } from './convert-prices.js';
 

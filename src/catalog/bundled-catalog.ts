@@ -1,14 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { findProvider, type MatchLogic, type ModelInfo } from '@pydantic/genai-prices';
+import type { MatchLogic } from '@pydantic/genai-prices';
 import { chargesNothing } from '../billing/compute-cost.js';
 import { DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import type { Model, Pricing } from '../domain/records.js';
+import type { Model, Pricing } from '../domain/model-records.js';
+import { readBundledPriceData, type BundledPriceModel } from './bundled-price-data.js';
 import { fillPricing, overlayFillsOf, overlayModelsOf, pricingOfOverlayModel } from './apply-overlay.js';
 import type { CatalogModel } from './catalog-model.js';
 import type { OverlayModel } from './catalog-overlay.js';
-import { currentPrices, toPricing } from './convert-prices.js';
+import { currentPrices, toPricing, withProviderBatchPrices } from './convert-prices.js';
 import { DATA_IDS, KNOWN_SNAPSHOTS } from './known-ids.js';
 import { exactIds, matches } from './match-logic.js';
 import { isServable, traitsOf } from './model-traits.js';
@@ -19,20 +17,11 @@ export interface BundledModel {
   match: MatchLogic;
 }
 
-const PACKAGE = '@pydantic/genai-prices';
-
-/** The data package's version, read once from its package.json. */
-function packageVersion(): string {
-  const entry = createRequire(import.meta.url).resolve(PACKAGE);
-  const manifest = JSON.parse(readFileSync(join(dirname(entry), '..', 'package.json'), 'utf8')) as { version?: unknown };
-  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
-}
-
-function toBundled(provider: string, info: ModelInfo, createdAt: number): BundledModel | null {
+function toBundled(provider: string, info: BundledPriceModel, createdAt: number): BundledModel | null {
   const id = DATA_IDS[info.id] ?? info.id;
   if (!isServable(id) || id.endsWith('-')) return null;
   const traits = traitsOf(id.toLowerCase());
-  let pricing = toPricing(currentPrices(info, createdAt), traits.kind);
+  let pricing = withProviderBatchPrices(provider, id, traits.kind, toPricing(currentPrices(info, createdAt), traits.kind));
   let contextWindow = info.context_window ?? traits.contextWindow;
   // The overlay fills in what the data lacks (catalog-overlay.ts).
   for (const fill of overlayFillsOf(provider, id, traits.kind)) {
@@ -86,23 +75,28 @@ function catalogEntry(provider: string, id: string, facts: { pricing: Pricing; c
 }
 
 /**
- * The default catalog: every model of the bundled price data (@pydantic/genai-prices) that the gateway can serve,
- * with prices converted to nano-USD once at start, the traits the data lacks, and the overlay's models and facts
- * (catalog-overlay.ts). Upgrading the package updates it; nothing is fetched at run time.
+ * The default catalog: every model of the bundled price data (@pydantic/genai-prices, its catalog part extracted to
+ * genai-prices.json, bundled-price-data.ts) that the gateway can serve, with prices converted to nano-USD once per
+ * provider at its first use, the traits the data lacks, and the overlay's models and facts (catalog-overlay.ts).
+ * Upgrading the package takes `npm run catalog:prices` to update it; nothing is fetched at run time.
  */
 export class BundledCatalog {
-  readonly version: string;
+  #version: string | null = null;
   readonly #byProvider = new Map<string, readonly BundledModel[]>();
 
-  constructor(private readonly now: number) {
-    this.version = packageVersion();
+  constructor(private readonly now: number) {}
+
+  /** The data package's version the bundled data was extracted from. */
+  get version(): string {
+    this.#version ??= readBundledPriceData().version;
+    return this.#version;
   }
 
   /** The provider's models (built on first use), or an empty list for a provider the data does not have. */
   provider(providerId: string): readonly BundledModel[] {
     let models = this.#byProvider.get(providerId);
     if (models === undefined) {
-      const provider = findProvider({ providerId });
+      const { providers } = readBundledPriceData();
       const seen = new Set<string>();
       const built: BundledModel[] = [];
       const add = (bundled: BundledModel | null): void => {
@@ -110,7 +104,7 @@ export class BundledCatalog {
         seen.add(bundled.model.id);
         built.push(bundled);
       };
-      for (const info of provider?.id === providerId ? provider.models : []) add(toBundled(providerId, info, this.now));
+      for (const info of Object.hasOwn(providers, providerId) ? providers[providerId] ?? [] : []) add(toBundled(providerId, info, this.now));
       for (const entry of overlayModelsOf(providerId)) add(overlayBundled(providerId, entry, this.now));
       models = built;
       this.#byProvider.set(providerId, models);

@@ -3,7 +3,8 @@ import { nanoToUsd } from '../billing/money.js';
 import { ConfigError } from '../config/load-config.js';
 import { Catalog } from '../routing/catalog.js';
 import type { Logger } from '../shared/logger.js';
-import type { Model, NanoUsd, Pricing } from '../domain/records.js';
+import type { Model, Pricing } from '../domain/model-records.js';
+import type { NanoUsd } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 import { BundledCatalog, type BundledModel } from './bundled-catalog.js';
 import { overlayOperatorModel, type CatalogModel } from './catalog-model.js';
@@ -122,6 +123,8 @@ function priceLines(pricing: Pricing): string[] {
   if (pricing.perGroundedPromptNano !== null) lines.push(`  per grounded prompt ${usd(pricing.perGroundedPromptNano)} (once for a request that searched)`);
   if (pricing.perWebFetchNano !== null) lines.push(`  per web fetch   ${usd(pricing.perWebFetchNano)}`);
   if (pricing.perFileSearchNano !== null) lines.push(`  per file search ${usd(pricing.perFileSearchNano)}`);
+  if (pricing.batchInputPerMtokNano !== null) lines.push(`  batch input     ${usd(pricing.batchInputPerMtokNano)} per million tokens`);
+  if (pricing.batchOutputPerMtokNano !== null) lines.push(`  batch output    ${usd(pricing.batchOutputPerMtokNano)} per million tokens`);
   for (const tier of pricing.tiers ?? []) {
     lines.push(`  above ${tier.aboveInputTokens} input tokens: input ${usd(tier.inputPerMtokNano)}, output ${usd(tier.outputPerMtokNano)}, cache read ${usd(tier.cachedInputPerMtokNano)}, cache write ${usd(tier.cacheWritePerMtokNano)}`);
   }

@@ -1,4 +1,4 @@
-import type { Model, Pricing } from '../domain/records.js';
+import type { Model, Pricing } from '../domain/model-records.js';
 
 /** What a request may need of a model; routing sends it only to channels whose model has it. */
 export interface ModelCapabilities {
@@ -45,11 +45,15 @@ export function overlayOperatorModel(bundled: CatalogModel, model: Model): Catal
 /**
  * The operator's prices over the bundled ones. Hosted tool prices the operator left unset keep the bundled price (a
  * record written for its token prices does not make searches free; 0 does), and the bundled per-image table by size
- * and quality stays unless the operator set a per-image price.
+ * and quality stays unless the operator set a per-image price. A batch price the operator left unset is the bundled
+ * one while the record keeps the bundled price it belongs to; a record that sets its own input (or output) price and
+ * no batch price bills batch lines at its own normal price.
  */
 function operatorPricingOver(bundled: Pricing, operator: Pricing): Pricing {
   const pricing: Pricing = {
     ...operator,
+    batchInputPerMtokNano: operator.batchInputPerMtokNano ?? (operator.inputPerMtokNano === bundled.inputPerMtokNano ? bundled.batchInputPerMtokNano : null),
+    batchOutputPerMtokNano: operator.batchOutputPerMtokNano ?? (operator.outputPerMtokNano === bundled.outputPerMtokNano ? bundled.batchOutputPerMtokNano : null),
     perWebSearchNano: operator.perWebSearchNano ?? bundled.perWebSearchNano,
     perGroundedPromptNano: operator.perGroundedPromptNano ?? bundled.perGroundedPromptNano,
     perWebFetchNano: operator.perWebFetchNano ?? bundled.perWebFetchNano,

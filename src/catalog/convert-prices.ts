@@ -1,5 +1,6 @@
 import type { ConditionalPrice, ModelInfo, ModelPrice } from '@pydantic/genai-prices';
-import type { ModelKind, NanoUsd, PriceTier, Pricing } from '../domain/records.js';
+import type { ModelKind, PriceTier, Pricing } from '../domain/model-records.js';
+import type { NanoUsd } from '../domain/records.js';
 
 const NANO_PER_USD = 1_000_000_000;
 
@@ -29,7 +30,7 @@ function nano(value: number | undefined, divisor = 1): NanoUsd | null {
  * The price set in force at `now`: models whose price changed over time list dated sets; one that varies by time of
  * day (off-peak discounts) is billed at its all-day price.
  */
-export function currentPrices(model: ModelInfo, now: number): ModelPrice {
+export function currentPrices(model: Pick<ModelInfo, 'prices'>, now: number): ModelPrice {
   if (!Array.isArray(model.prices)) return model.prices;
   let chosen: ConditionalPrice | undefined;
   for (const entry of model.prices as ConditionalPrice[]) {
@@ -68,7 +69,7 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
     perWebFetchNano: null,
     perFileSearchNano: nano(base(price('storage_searches_kcount')), 1000),
     perSearchUnitNano: null,
-    // The price data carries no batch prices: batch lines cost the normal price unless the operator sets them.
+    // The price data carries no batch prices; withProviderBatchPrices adds those the provider publishes.
     batchInputPerMtokNano: null,
     batchOutputPerMtokNano: null,
     inputAudioPerMtokNano: nano(base(price('input_audio_mtok'))),
@@ -78,6 +79,49 @@ export function toPricing(prices: ModelPrice, kind: ModelKind): Pricing {
   const tiers = tiersOf(keys, price);
   if (tiers.length > 0) pricing.tiers = tiers;
   return pricing;
+}
+
+/** Half of a non-negative nano-USD price, rounded half up to the nano (3 → 2, 4 → 2). */
+export function halfPrice(nanoUsd: NanoUsd): NanoUsd {
+  return (nanoUsd + 1n) / 2n;
+}
+
+/**
+ * Whether the provider's own batch API takes the model and bills it at half its input and output token prices:
+ * OpenAI's Batch API (chat, responses and embedding models; not its audio, realtime or search-preview models, the
+ * ChatGPT `chat-latest` aliases or the open-weight gpt-oss models it does not serve), Anthropic's Message Batches
+ * (every Claude model) and Gemini's batch mode (Gemini chat and embedding models; not Gemma, not native audio or live
+ * models). Every other provider and model publishes no batch price.
+ */
+export function hasHalfPriceBatch(provider: string, id: string, kind: ModelKind): boolean {
+  const name = id.toLowerCase();
+  switch (provider) {
+    case 'openai':
+      if (kind !== 'chat' && kind !== 'embedding') return false;
+      return !/(audio|realtime|search|chat-latest|chatgpt-|gpt-oss)/.test(name);
+    case 'anthropic':
+      return kind === 'chat' && name.startsWith('claude-');
+    case 'google':
+      return (kind === 'chat' || kind === 'embedding') && name.startsWith('gemini-') && !/(live|native-audio|tts)/.test(name);
+    default:
+      return false;
+  }
+}
+
+/**
+ * `pricing` with the provider's published batch prices where its batch API takes the model and the data has no
+ * batch price: half the input and half the output price per million tokens, in integer nano-USD rounded half up
+ * (cached input, cache writes and long-context tiers follow by the same ratio when a line is billed). A price the
+ * model lacks stays without a batch price (a line pays the normal one).
+ */
+export function withProviderBatchPrices(provider: string, id: string, kind: ModelKind, pricing: Pricing): Pricing {
+  if (!hasHalfPriceBatch(provider, id, kind)) return pricing;
+  const half = (price: NanoUsd | null): NanoUsd | null => (price === null ? null : halfPrice(price));
+  return {
+    ...pricing,
+    batchInputPerMtokNano: pricing.batchInputPerMtokNano ?? half(pricing.inputPerMtokNano),
+    batchOutputPerMtokNano: pricing.batchOutputPerMtokNano ?? half(pricing.outputPerMtokNano),
+  };
 }
 
 /** One tier per distinct threshold; a price without a tier at that threshold keeps its base (or lower tier) rate. */

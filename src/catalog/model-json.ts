@@ -1,5 +1,6 @@
 import { nanoToDecimalString, nanoToUsd } from '../billing/money.js';
-import type { NanoUsd, Pricing } from '../domain/records.js';
+import type { NanoUsd } from '../domain/records.js';
+import type { Pricing } from '../domain/model-records.js';
 import type { CatalogModel } from './catalog-model.js';
 import type { ModelFactsJson, ModelPricingJson } from '../contract/models.js';
 

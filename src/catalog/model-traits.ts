@@ -1,4 +1,4 @@
-import type { ModelKind } from '../domain/records.js';
+import type { ModelKind } from '../domain/model-records.js';
 import type { Modalities, ModelCapabilities } from './catalog-model.js';
 
 /**

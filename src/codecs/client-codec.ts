@@ -52,8 +52,13 @@ export interface PassThroughStreamObserver {
   reportedUsage(): Usage | null;
   /** The reported usage covers the whole answer (the upstream's closing usage was seen). */
   usageIsFinal(): boolean;
-  /** The answer text observed so far (text, reasoning, tool names and arguments), for counting a cut stream. */
-  deliveredText(): string;
+  /**
+   * The answer text observed since the last call (text, reasoning, tool names and arguments), for counting a cut
+   * stream as it goes: the events are handed over at once and each is read as the sequence reaches it (a piece per
+   * event), so a long backlog can be read in turns; the events read are let go, so a long stream is never read twice
+   * nor held whole.
+   */
+  takeDeliveredText(): Iterable<string>;
   /** The answer's end was forwarded (finish reason, message_stop, …): a fault after it does not spoil the answer. */
   completed(): boolean;
   /** The upstream ended the stream with its own failure event (e.g. Responses `response.failed`), or null. */

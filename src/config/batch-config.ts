@@ -1,3 +1,5 @@
+import { FileStoreConfigError, readFileStoreConfig, type FileStoreConfig } from './file-store-config.js';
+
 /** Files and batches (docs/operators.md, "Files and batches"). */
 export interface BatchConfig {
   /** Largest file an upload may be (FILE_MAX_BYTES). */
@@ -22,6 +24,8 @@ export interface BatchConfig {
   providerPassThrough: boolean;
   /** How often a batch sent to a provider is polled (BATCH_PROVIDER_POLL_SECONDS). */
   providerPollMs: number;
+  /** Where file bytes are kept (FILE_STORE and the S3_* settings). */
+  fileStore: FileStoreConfig;
 }
 
 export class BatchConfigError extends Error {
@@ -46,6 +50,15 @@ function readSwitch(read: (name: string) => string | undefined, name: string, fa
 
 const MIB = 1024 * 1024;
 
+function readFileStore(read: (name: string) => string | undefined): FileStoreConfig {
+  try {
+    return readFileStoreConfig(read);
+  } catch (error) {
+    if (error instanceof FileStoreConfigError) throw new BatchConfigError(error.message);
+    throw error;
+  }
+}
+
 export function readBatchConfig(read: (name: string) => string | undefined): BatchConfig {
   return {
     maxFileBytes: readInteger(read, 'FILE_MAX_BYTES', 100 * MIB, 1024, 512 * MIB),
@@ -56,5 +69,6 @@ export function readBatchConfig(read: (name: string) => string | undefined): Bat
     pollMs: readInteger(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
     providerPassThrough: readSwitch(read, 'BATCH_PROVIDER_PASS_THROUGH', true),
     providerPollMs: readInteger(read, 'BATCH_PROVIDER_POLL_SECONDS', 60, 1, 3600) * 1000,
+    fileStore: readFileStore(read),
   };
 }

@@ -16,6 +16,17 @@ export interface McpConfig {
   healthCheckIntervalMs: number;
   /** How long one server's check (connect and list its tools) may take before it counts as down (MCP_HEALTH_CHECK_TIMEOUT_SECONDS). */
   healthCheckTimeoutMs: number;
+  /**
+   * The operator may register local stdio servers, which the gateway starts as processes of its own (MCP_ALLOW_STDIO;
+   * off by default): when off, none is registered, started or called.
+   */
+  allowStdio: boolean;
+  /**
+   * An account's owner or admin may register Streamable HTTP and SSE servers for the account's own keys from the console
+   * (MCP_ALLOW_ACCOUNT_SERVERS; off by default): when off, none is registered and the ones kept are not served. Such
+   * servers are never on private addresses, whatever MCP_ALLOW_PRIVATE_ADDRESSES says.
+   */
+  allowAccountServers: boolean;
 }
 import type { SsoConfig } from './sso-config.js';
 import type { RealtimeConfig } from './realtime-config.js';

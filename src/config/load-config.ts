@@ -11,6 +11,7 @@ import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from 
 import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
 import { readSsoConfig, SsoConfigError, type SsoConfig } from './sso-config.js';
 import { readRealtimeConfig, RealtimeConfigError, type RealtimeConfig } from './realtime-config.js';
+import { MEMORY_ALLOCATOR_SETTING, readMemoryAllocator } from './memory-allocator.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
 export const PRODUCT_ENV_PREFIX = 'UNIGATE_';
@@ -242,6 +243,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const keyBrand = read(env, 'KEY_BRAND') ?? 'unigate';
   if (!/^[a-z][a-z0-9]{1,15}$/.test(keyBrand)) throw new ConfigError('KEY_BRAND must be 2-16 lowercase letters or digits');
+  if (readMemoryAllocator(env) === null) throw new ConfigError(`${MEMORY_ALLOCATOR_SETTING} must be jemalloc or system, got "${read(env, MEMORY_ALLOCATOR_SETTING)}"`);
 
   return {
     host: read(env, 'HOST') ?? '127.0.0.1',
@@ -289,6 +291,8 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
       allowPrivateAddresses: readBoolean(env, 'MCP_ALLOW_PRIVATE_ADDRESSES', false),
       healthCheckIntervalMs: readInteger(env, 'MCP_HEALTH_CHECK_INTERVAL_SECONDS', 60, 0, 86_400) * 1000,
       healthCheckTimeoutMs: readInteger(env, 'MCP_HEALTH_CHECK_TIMEOUT_SECONDS', 10, 1, 300) * 1000,
+      allowStdio: readBoolean(env, 'MCP_ALLOW_STDIO', false),
+      allowAccountServers: readBoolean(env, 'MCP_ALLOW_ACCOUNT_SERVERS', false),
     },
     webhooks: readWebhooks(env),
     batches: readBatches(env),

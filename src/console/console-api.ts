@@ -10,6 +10,7 @@ import { REFERRAL_CONSOLE_ROUTES } from '../console-billing/referral-routes.js';
 import { SUPPORT_CONSOLE_ROUTES } from '../console-billing/support-routes.js';
 import { AUTH_ROUTES } from './routes/auth-routes.js';
 import { KEY_ROUTES } from './routes/key-routes.js';
+import { CONSOLE_MCP_SERVER_ROUTES } from './routes/mcp-server-routes.js';
 import { MODEL_ROUTES } from './routes/model-routes.js';
 import { TRANSACTION_ROUTES } from './transactions/transaction-routes.js';
 import { ANNOUNCEMENT_ROUTES } from './routes/announcement-routes.js';
@@ -65,6 +66,7 @@ export const CONSOLE_API_ROUTES: readonly ConsoleRoute[] = [
   ...AUTH_ROUTES,
   ...ME_ROUTES,
   ...KEY_ROUTES,
+  ...CONSOLE_MCP_SERVER_ROUTES,
   ...MODEL_ROUTES,
   ...USAGE_ROUTES,
   ...TRANSACTION_ROUTES,

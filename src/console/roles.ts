@@ -3,11 +3,13 @@ import type { AccountRole } from '../storage/repositories/console-repository.js'
 /** What a console request may do on its account. */
 export type ConsolePermission =
   | 'account:read' | 'keys:read' | 'keys:write' | 'usage:read' | 'playground:use'
-  | 'billing:read' | 'billing:write' | 'members:read' | 'members:write' | 'alerts:write' | 'webhooks:manage';
+  | 'billing:read' | 'billing:write' | 'members:read' | 'members:write' | 'alerts:write' | 'webhooks:manage'
+  /** The account's own MCP servers (when the operator allows them). */
+  | 'mcp:manage';
 
 const GRANTS: Readonly<Record<AccountRole, ReadonlySet<ConsolePermission>>> = {
-  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage']),
-  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage']),
+  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage']),
+  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage']),
   // Keys and usage: developers make and use keys but neither spend the account's money nor read its invoices.
   developer: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'members:read']),
   // Top-ups, billing details and invoices.

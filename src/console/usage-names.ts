@@ -1,4 +1,4 @@
-import type { UsageLogRow } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import type { Storage } from '../storage/storage.js';
 import { usageRowToJson } from '../management/usage-input.js';
 import type { ConsoleUsageRowJson } from '../contract/usage.js';

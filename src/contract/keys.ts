@@ -57,3 +57,34 @@ export const offeredGuardrail = z.strictObject({ name: z.string(), kind: z.strin
 export type OfferedGuardrailJson = z.infer<typeof offeredGuardrail>;
 export const offeredGuardrailList = z.strictObject({ data: z.array(offeredGuardrail) });
 export type OfferedGuardrailListJson = z.infer<typeof offeredGuardrailList>;
+
+/** GET /api/mcp-servers: the MCP servers the account's keys may name in `allowed_mcp_servers`. */
+export const offeredMcpServer = z.strictObject({ name: z.string() });
+export type OfferedMcpServerJson = z.infer<typeof offeredMcpServer>;
+export const offeredMcpServerList = z.strictObject({ data: z.array(offeredMcpServer) });
+export type OfferedMcpServerListJson = z.infer<typeof offeredMcpServerList>;
+
+/** GET /api/mcp-servers/own, POST /api/mcp-servers, PATCH /api/mcp-servers/:id: a server the account registered. */
+export const accountMcpServer = z.strictObject({
+  object: z.literal('mcp_server'),
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  transport: z.enum(['streamable-http', 'sse']),
+  header_names: z.array(z.string()),
+  enabled: z.boolean(),
+  price_per_call: z.string().nullable(),
+  health: z.strictObject({
+    status: z.enum(['healthy', 'unhealthy']),
+    error: z.string().nullable(),
+    checked_at: isoTime,
+    latency_ms: z.number().nullable(),
+    tool_count: z.number(),
+    tools: z.array(z.strictObject({ name: z.string(), description: z.string().nullable(), read_only: z.boolean() })),
+  }).nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type AccountMcpServerJson = z.infer<typeof accountMcpServer>;
+export const accountMcpServerList = z.strictObject({ object: z.literal('list'), data: z.array(accountMcpServer) });
+export type AccountMcpServerListJson = z.infer<typeof accountMcpServerList>;

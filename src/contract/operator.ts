@@ -145,8 +145,12 @@ export const adminAccount = z.strictObject({
 export type AdminAccountJson = z.infer<typeof adminAccount>;
 export const adminAccountPage = listPageOf(adminAccount);
 
+/** The names of the guardrail policies bound to a model, account, project or key (`guardrails` in reads and changes). */
+export const guardrailNames = z.array(z.string());
+export type GuardrailNamesJson = z.infer<typeof guardrailNames>;
+
 /** One account read alone: its subscriptions and sign-up credit as well, and (read or changed) its guardrail policies' names. */
-export const adminAccountDetail = adminAccount.extend({ subscriptions: z.array(subscription), sign_up_credit: signUpCredit.nullable(), guardrails: z.array(z.string()).optional() });
+export const adminAccountDetail = adminAccount.extend({ subscriptions: z.array(subscription), sign_up_credit: signUpCredit.nullable(), guardrails: guardrailNames.optional() });
 export type AdminAccountDetailJson = z.infer<typeof adminAccountDetail>;
 
 /** One entry of an account's ledger, with what it means in words. */
@@ -179,7 +183,7 @@ export const guardrailPolicy = z.strictObject({
   /** A webhook's header names (the values are sealed and never shown). */
   header_names: z.array(z.string()).optional(),
   /** Where it is bound (list and single reads). */
-  bound_to: z.array(z.strictObject({ scope: z.enum(['model', 'account', 'key']), id: z.string() })).optional(),
+  bound_to: z.array(z.strictObject({ scope: z.enum(['model', 'account', 'project', 'key']), id: z.string() })).optional(),
   created_at: isoTime,
   updated_at: isoTime,
 });

@@ -24,6 +24,8 @@ export const project = z.strictObject({
   rpm: z.number().nullable(),
   tpm: z.number().nullable(),
   allowed_models: z.array(z.string()).nullable(),
+  /** Guardrail policy names bound to the project: they run on its keys' requests with the account's, key's and model's (none on the default project). */
+  guardrails: z.array(z.string()),
   key_count: z.number(),
   created_at: isoTime.nullable(),
   updated_at: isoTime.nullable(),
@@ -61,6 +63,8 @@ export const projectInput = z.strictObject({
   rpm: z.number().nullable(),
   tpm: z.number().nullable(),
   allowed_models: z.array(z.string()).nullable(),
+  /** Guardrail policy names (among those GET /api/guardrails offers; the operator's own stay on the project). */
+  guardrails: z.array(z.string()).optional(),
 });
 export type ProjectInputJson = z.infer<typeof projectInput>;
 
@@ -81,5 +85,7 @@ export const keyInput = z.strictObject({
   project_id: z.string(),
   /** Guardrail policy names (among those GET /api/guardrails offers; the operator's own stay on the key). */
   guardrails: z.array(z.string()).optional(),
+  /** MCP server names (among those GET /api/mcp-servers offers); null: every server the account may use; []: none. */
+  allowed_mcp_servers: z.array(z.string()).nullable().optional(),
 });
 export type KeyInputJson = z.infer<typeof keyInput>;

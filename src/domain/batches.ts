@@ -77,6 +77,8 @@ export interface BatchLineInput {
   customId: string;
   /** The request body, JSON text. */
   body: string;
+  /** Whether the line is in the part of its batch a provider's own batch API runs (the queue runs the others). */
+  viaProvider?: boolean;
 }
 
 /** A line this instance holds the lease of. */

@@ -15,15 +15,55 @@ export interface StoredFile {
   createdAt: number;
   /** Epoch ms after which it is gone; null: kept until deleted. */
   expiresAt: number | null;
+  /** The content type it was uploaded with (Gemini's Files API); absent when none was given. */
+  mimeType?: string;
 }
+
+/** A resumable upload started and not finished: its chunks are kept until it is. */
+export interface FileUpload {
+  id: string;
+  accountId: string;
+  displayName: string;
+  mimeType: string;
+  declaredBytes: number;
+  receivedBytes: number;
+  createdAt: number;
+  expiresAt: number;
+}
+
+/** Resumable uploads; every call names the owning account. */
+export interface FileUploadRepository {
+  create(upload: FileUpload): Promise<void>;
+  /** The account's upload, unless abandoned (past its expiry). */
+  get(accountId: string, uploadId: string, now: number): Promise<FileUpload | null>;
+  /** Keeps a chunk received at `offset` when the upload has exactly that many bytes so far; false otherwise. */
+  append(accountId: string, uploadId: string, offset: number, content: Uint8Array): Promise<boolean>;
+  /**
+   * Takes a complete upload to finish it: true for one caller only (a repeated or racing finalize gets false); the
+   * upload then takes no more chunks and reads as absent, while its chunks stay readable until it is deleted.
+   */
+  claim(accountId: string, uploadId: string, now: number): Promise<boolean>;
+  /** The chunks in order, one at a time. */
+  chunks(uploadId: string): AsyncIterable<Uint8Array>;
+  /** Removes the upload and its chunks. */
+  delete(uploadId: string): Promise<void>;
+  /** Removes uploads abandoned before `now` (up to `limit`); how many went. */
+  sweep(now: number, limit: number): Promise<number>;
+}
+
+/** A file's bytes to keep: in memory, or spooled to a local file of `bytes` bytes (read from disk as it is sent). */
+export type FileBody = Uint8Array | { path: string; bytes: number };
 
 /** Where file bytes are kept: the database for small deployments, a bucket where one is configured. */
 export interface FileContentStore {
   /** The name recorded with each file it keeps. */
   readonly name: string;
-  put(fileId: string, content: Uint8Array): Promise<void>;
-  /** Null when it keeps nothing under the id. */
+  put(fileId: string, content: FileBody): Promise<void>;
+  /** The whole content; null when it keeps nothing under the id. */
   get(fileId: string): Promise<Buffer | null>;
+  /** The content as a stream of chunks (a bucket's bytes pass through without being held whole); null when absent. */
+  open(fileId: string): Promise<AsyncIterable<Uint8Array> | null>;
+  /** Removes the ids' content; ids it keeps nothing under are passed over. */
   delete(fileIds: readonly string[]): Promise<void>;
 }
 

@@ -1,9 +1,9 @@
 /**
- * The stored guardrail policies and which models, accounts and keys they are bound to. A record's kind, mode,
+ * The stored guardrail policies and which models, accounts, projects and keys they are bound to. A record's kind, mode,
  * direction and settings are checked against the guardrail schemas where policies enter (the admin API) and again
  * where they are compiled (the policy book); storage keeps them as written.
  */
-export const GUARDRAIL_SCOPES = ['model', 'account', 'key'] as const;
+export const GUARDRAIL_SCOPES = ['model', 'account', 'project', 'key'] as const;
 export type GuardrailScope = (typeof GUARDRAIL_SCOPES)[number];
 
 export interface GuardrailRecord {
@@ -21,7 +21,7 @@ export interface GuardrailRecord {
   updatedAt: number;
 }
 
-/** The names bound to one model, account or key. */
+/** The names bound to one model, account, project or key. */
 export interface GuardrailBinding {
   scope: GuardrailScope;
   targetId: string;

@@ -1,5 +1,8 @@
-/** Which provider batch API runs a batch: OpenAI's Batch API or Anthropic's Message Batches. */
-export type BatchProvider = 'openai' | 'anthropic';
+import type { Channel } from './records.js';
+
+/** Which provider batch API runs a batch: OpenAI's Batch API, Anthropic's Message Batches or Gemini's batch mode. */
+export type BatchProvider = 'openai' | 'anthropic' | 'gemini';
+export const BATCH_PROVIDERS = ['openai', 'anthropic', 'gemini'] as const satisfies readonly BatchProvider[];
 
 /**
  * Where a provider batch stands: `submit` (its input is being sent upstream), `running` (polled until the upstream
@@ -23,6 +26,12 @@ export interface ProviderBatch {
   /** When it is next looked at (epoch ms). */
   nextAt: number;
   error: string | null;
+  /**
+   * When a submit to the provider was first begun (epoch ms), recorded before the provider is called: a batch in
+   * `submit` with this set may exist upstream already (the instance stopped before recording its id), so the
+   * provider is searched for it before anything is submitted again.
+   */
+  submitStartedAt: number | null;
 }
 
 export interface ProviderBatchRepository {
@@ -30,17 +39,24 @@ export interface ProviderBatchRepository {
   get(batchId: string): Promise<ProviderBatch | null>;
   /** Leases for `owner` until `leaseUntil` one batch due at `now` (submit, running or collect) whose lease is free. */
   claimDue(owner: string, now: number, leaseUntil: number): Promise<ProviderBatch | null>;
+  /** Records that `owner` (holding the lease) is about to submit the batch upstream; the lease is kept. */
+  markSubmitting(batchId: string, owner: string, at: number): Promise<boolean>;
+  /** Whether another gateway batch already runs as this upstream batch of the channel. */
+  upstreamTaken(channelId: string, upstreamBatchId: string, exceptBatchId: string): Promise<boolean>;
   /** Records progress while `owner` holds the lease, and lets it go. */
   update(batchId: string, owner: string, change: Partial<Pick<ProviderBatch, 'state' | 'upstreamFileId' | 'upstreamBatchId' | 'upstreamStatus' | 'cancelSent' | 'nextAt' | 'error'>>): Promise<boolean>;
-  /** The batch becomes `cancelling` with its lines left as they are: the provider's answers to lines it ran still come. */
+  /**
+   * The batch becomes `cancelling` with the provider's part of its lines left as they are (the provider's answers to
+   * lines it ran still come); the pending lines of the queue's part are cancelled.
+   */
   cancel(accountId: string, batchId: string, now: number): Promise<boolean>;
-  /** Takes a pending line of the batch for `owner` (to record the provider's answer to it); false when it is not pending. */
+  /** Takes a pending line of the batch's provider part for `owner` (to record the provider's answer to it); false when it is not pending. */
   takeLine(batchId: string, line: number, owner: string, now: number, leaseUntil: number): Promise<boolean>;
   /** The gateway batch's owner, endpoint and status (null when it is gone). */
   batchOf(batchId: string): Promise<{ accountId: string; keyId: string; endpoint: string; status: string } | null>;
-  /** The batch's lines not settled yet (pending or running), with their requests. */
+  /** The lines of the batch's provider part not settled yet (pending or running), with their requests. */
   openLines(batchId: string): Promise<Array<{ line: number; customId: string; body: string }>>;
-  /** Lines still pending: each becomes `state` (the upstream batch ended without answering them). */
+  /** Lines of the provider part still open: each becomes `state` (the upstream batch ended without answering them). */
   closePendingLines(batchId: string, state: 'cancelled' | 'expired' | 'failed', result: string | null, now: number): Promise<number>;
 }
 
@@ -51,10 +67,20 @@ export interface BatchApiTarget {
   headers: Record<string, string>;
 }
 
-/** One request of a batch as the provider gets it: the caller's `custom_id` and the body with the upstream's model name. */
+/**
+ * One request of a batch as the provider gets it: `customId` (the caller's `custom_id` for OpenAI; a key made from the
+ * line number where the caller's id may not suit the provider) and the body with the upstream's model name.
+ */
 export interface ProviderBatchRequest {
   customId: string;
   body: Record<string, unknown>;
+}
+
+/** What identifies a batch submitted before a crash: its label (the gateway batch id), when the submit began, its size. */
+export interface ProviderBatchSearch {
+  label: string;
+  since: number;
+  count: number;
 }
 
 /** How an upstream batch stands: still running, or ended (how) and its answers. */
@@ -70,11 +96,31 @@ export interface ProviderBatchAnswer {
 }
 
 /**
+ * How a batch's lines written in one family reach a provider's batch API of another, and its answers come back: the
+ * request in the provider's own shape (throws when the line cannot be expressed there: the batch then runs on the
+ * gateway's queue), and the provider's answer in the shape of the endpoint the caller's lines called.
+ */
+export interface LineTranslation {
+  toProvider(body: Record<string, unknown>, channel: Channel, upstreamModel: string): Record<string, unknown>;
+  fromProvider(answer: ProviderBatchAnswer, model: string): ProviderBatchAnswer;
+}
+
+/**
  * A provider's own batch API, as the batch pass-through uses it. `submit` answers the upstream batch's id (and input
  * file id, for APIs that take one); a refusal of the batch itself (4xx) throws `ProviderBatchRefused` so the gateway's
  * queue runs it instead; other failures throw and are retried.
  */
 export interface ProviderBatchApi {
+  /** Lines of these endpoints (another family's) go translated; the API's own endpoints go as they are. */
+  translations?: Readonly<Record<string, LineTranslation>>;
+  /** The id the provider gets for a line of the gateway batch `batchId` (answers are matched back by it). */
+  requestKey(batchId: string, line: { line: number; customId: string }): string;
+  /**
+   * The provider's batches that may be the one submitted for `search` before the instance stopped, best match first
+   * (by the label where the provider keeps one, else by time and size): the runner takes the first no other gateway
+   * batch runs as, and submits only when there is none.
+   */
+  find(target: BatchApiTarget, search: ProviderBatchSearch): Promise<string[]>;
   submit(target: BatchApiTarget, endpoint: string, requests: readonly ProviderBatchRequest[], label: string): Promise<{ batchId: string; fileId: string | null }>;
   poll(target: BatchApiTarget, batchId: string): Promise<UpstreamBatchState>;
   cancel(target: BatchApiTarget, batchId: string): Promise<void>;

@@ -1,6 +1,6 @@
 /**
  * Managing guardrail policies and their bindings: create, change (a rename follows into every binding), delete (not
- * while bound), and the `guardrails: [names]` field models, accounts and keys accept. Every change tells every
+ * while bound), and the `guardrails: [names]` field models, accounts, projects and keys accept. Every change tells every
  * instance's policy book (a `guardrails` invalidation) before the admin call answers.
  */
 import { z } from 'zod';
@@ -19,7 +19,7 @@ export interface GuardrailAdmin {
   now: () => number;
 }
 
-/** Policies one model, account or key may name. */
+/** Policies one model, account, project or key may name. */
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
@@ -110,7 +110,7 @@ export async function updateGuardrail(admin: GuardrailAdmin, id: string, body: R
   return record;
 }
 
-/** Deletes a policy no model, account or key names (409 naming where it is bound otherwise). */
+/** Deletes a policy no model, account, project or key names (409 naming where it is bound otherwise). */
 export async function deleteGuardrail(admin: GuardrailAdmin, id: string): Promise<GuardrailRecord> {
   const existing = await requireGuardrail(admin, id);
   const bound = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(existing.name));
@@ -124,7 +124,7 @@ export async function deleteGuardrail(admin: GuardrailAdmin, id: string): Promis
 }
 
 /**
- * Takes `guardrails` out of a model's, account's or key's body (so the rest is validated as before) and checks that
+ * Takes `guardrails` out of a model's, account's, project's or key's body (so the rest is validated as before) and checks that
  * every name is a policy; undefined when the body does not set it. Unknown names are a 400.
  */
 export async function takeGuardrailNames(repository: Pick<GuardrailRepository, 'list'>, body: Record<string, unknown>): Promise<string[] | undefined> {
@@ -140,9 +140,9 @@ export async function takeGuardrailNames(repository: Pick<GuardrailRepository, '
 }
 
 /**
- * Takes `guardrails` out of a console key body, as an account owner or admin may set it: only policies the operator
- * lets accounts use can be added. Policies the operator put on the key that accounts may not use stay on it (the
- * account can neither add nor remove them), so the key's list can be sent back as read. Any other name, unknown or
+ * Takes `guardrails` out of a console key or project body, as an account owner or admin may set it: only policies
+ * the operator lets accounts use can be added. Policies the operator put on the key or project that accounts may not
+ * use stay on it (the account can neither add nor remove them), so its list can be sent back as read. Any other name, unknown or
  * not offered to accounts, is a 400 (the same words for both, so no policy's existence is revealed).
  */
 export async function takeAccountGuardrailNames(repository: Pick<GuardrailRepository, 'list'>, body: Record<string, unknown>, current: readonly string[]): Promise<string[] | undefined> {

@@ -1,8 +1,8 @@
 /**
  * The operator's guardrail policies and their bindings, from memory on the request path: read whole (a deployment
  * has tens of policies, not thousands), re-read on every instance when they change (a `guardrails` invalidation)
- * and otherwise after a TTL. A request's policy set is the union of its model's, account's and key's, compiled once
- * per combination; a deployment or request with no bindings costs one map lookup.
+ * and otherwise after a TTL. A request's policy set is the union of its model's, account's, key's project's and
+ * key's, compiled once per combination; a deployment or request with no bindings costs one map lookup.
  */
 import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
@@ -30,6 +30,13 @@ interface Snapshot {
   loadedAt: number;
 }
 
+/** Who makes a request: the key, its account and its project (null: the account's default project, which binds nothing). */
+export interface RequestCaller {
+  accountId: string;
+  projectId: string | null;
+  keyId: string;
+}
+
 const bindingKey = (scope: GuardrailScope, id: string): string => `${scope}\u0000${id}`;
 
 export class GuardrailBook {
@@ -53,12 +60,12 @@ export class GuardrailBook {
     });
   }
 
-  /** The policies of a request to `modelId` with this account and key; null when none apply. */
-  forRequest(modelId: string, accountId: string, keyId: string): ResolvedGuardrails | null | Promise<ResolvedGuardrails | null> {
+  /** The policies of a request to `modelId` with this key (its account and project); null when none apply. */
+  forRequest(modelId: string, caller: RequestCaller): ResolvedGuardrails | null | Promise<ResolvedGuardrails | null> {
     const snapshot = this.#snapshot;
     const ttl = this.invalidation.live ? LIVE_TTL_MS : UNPUSHED_TTL_MS;
-    if (snapshot !== null && this.clock.now() - snapshot.loadedAt < ttl) return resolve(snapshot, modelId, accountId, keyId);
-    return this.#load().then((loaded) => resolve(loaded, modelId, accountId, keyId));
+    if (snapshot !== null && this.clock.now() - snapshot.loadedAt < ttl) return resolve(snapshot, modelId, caller);
+    return this.#load().then((loaded) => resolve(loaded, modelId, caller));
   }
 
   close(): Promise<void> {
@@ -86,17 +93,18 @@ export class GuardrailBook {
   }
 }
 
-function resolve(snapshot: Snapshot, modelId: string, accountId: string, keyId: string): ResolvedGuardrails | null {
+function resolve(snapshot: Snapshot, modelId: string, { accountId, projectId, keyId }: RequestCaller): ResolvedGuardrails | null {
   if (snapshot.bindings.size === 0) return null;
   const model = snapshot.bindings.get(bindingKey('model', modelId));
   const account = snapshot.bindings.get(bindingKey('account', accountId));
+  const project = projectId === null ? undefined : snapshot.bindings.get(bindingKey('project', projectId));
   const key = snapshot.bindings.get(bindingKey('key', keyId));
-  if (model === undefined && account === undefined && key === undefined) return null;
-  const cacheKey = `${modelId}\u0000${accountId}\u0000${keyId}`;
+  if (model === undefined && account === undefined && project === undefined && key === undefined) return null;
+  const cacheKey = `${modelId}\u0000${accountId}\u0000${projectId ?? ''}\u0000${keyId}`;
   const cached = snapshot.sets.get(cacheKey);
   if (cached !== undefined) return cached;
-  // Model first (the operator's defaults), then the account's, then the key's; a name bound twice runs once.
-  const names = new Set([...(model ?? []), ...(account ?? []), ...(key ?? [])]);
+  // Model first (the operator's defaults), then the account's, its project's and the key's; a name bound twice runs once.
+  const names = new Set([...(model ?? []), ...(account ?? []), ...(project ?? []), ...(key ?? [])]);
   const policies: GuardrailPolicy[] = [];
   for (const name of names) {
     const record = snapshot.byName.get(name);

@@ -2,11 +2,13 @@
  * An external guardrail called over HTTP, in Portkey's webhook shape: a POST of
  * `{ request: { json, text, isStreamingRequest }, response: { json, text, statusCode }, provider, requestType,
  * eventType: 'beforeRequestHook' | 'afterRequestHook', metadata }` with the operator's headers, answered
- * `{ verdict: boolean }` (false: the text fails the guardrail). LiteLLM's generic guardrail answer
- * `{ action: 'BLOCKED' | 'NONE' | 'GUARDRAIL_INTERVENED' }` is read too (BLOCKED fails it). The guardrail has the
- * policy's deadline; an answer that does not come in time, is not 2xx, or has neither field leaves the request to
- * the policy's fail-open or fail-closed choice. The text sent is what the request carries after the built-in
- * policies ran (masked where they mask).
+ * `{ verdict: boolean }` (false: the text fails the guardrail). The same body carries LiteLLM's generic guardrail
+ * fields (`texts`: the text parts one by one, `input_type`, `structured_messages`), and LiteLLM's answer
+ * `{ action: 'BLOCKED' | 'NONE' | 'GUARDRAIL_INTERVENED', texts? }` is read too: BLOCKED fails the check, NONE passes,
+ * GUARDRAIL_INTERVENED with `texts` (one string per text sent, in order) rewrites them. The guardrail has the
+ * policy's deadline; an answer that does not come in time, is not 2xx, has no verdict, or rewrites a different number
+ * of texts leaves the request to the policy's fail-open or fail-closed choice. The text sent is what the request
+ * carries after the built-in policies ran (masked where they mask).
  */
 import { Agent, request } from 'undici';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
@@ -16,14 +18,19 @@ export interface WebhookSubject {
   direction: 'input' | 'output';
   /** the request's text as OpenAI chat messages (input), or the answer's text (output) */
   messages: readonly { role: string; content: string }[];
+  /** the text parts one by one (the request's, or the answer's), which a rewriting answer replaces in order */
+  texts: readonly string[];
   answer?: string;
   model: string;
   stream: boolean;
   policy: string;
 }
 
-/** The guardrail's verdict: passed, failed, or no verdict (`reason` says why, for the log; never text). */
-export type WebhookVerdict = { kind: 'passed' } | { kind: 'failed' } | { kind: 'unavailable'; reason: string };
+/**
+ * The guardrail's verdict: passed, failed, rewritten (the texts to use instead, as many as were sent), or no verdict
+ * (`reason` says why, for the log; never text).
+ */
+export type WebhookVerdict = { kind: 'passed' } | { kind: 'failed' } | { kind: 'rewritten'; texts: string[] } | { kind: 'unavailable'; reason: string };
 
 /** Bytes of a guardrail's answer read at most: a verdict is small. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -43,6 +50,9 @@ export class WebhookGuardrailCaller {
       requestType: 'chatComplete',
       eventType: subject.direction === 'input' ? 'beforeRequestHook' : 'afterRequestHook',
       metadata: { guardrail: subject.policy },
+      texts: subject.texts,
+      input_type: subject.direction === 'input' ? 'request' : 'response',
+      structured_messages: subject.messages,
     });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
@@ -57,7 +67,7 @@ export class WebhookGuardrailCaller {
       });
       const text = await readLimited(answer.body);
       if (answer.statusCode < 200 || answer.statusCode >= 300) return { kind: 'unavailable', reason: `answered ${answer.statusCode}` };
-      return verdictOf(text);
+      return verdictOf(text, subject.texts);
     } catch (error) {
       if (signal.aborted) return { kind: 'unavailable', reason: `no answer within ${timeoutMs} ms` };
       const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : 'unreachable';
@@ -84,7 +94,7 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function verdictOf(text: string | null): WebhookVerdict {
+function verdictOf(text: string | null, sent: readonly string[]): WebhookVerdict {
   if (text === null) return { kind: 'unavailable', reason: 'answer too large' };
   let parsed: unknown;
   try {
@@ -93,9 +103,17 @@ function verdictOf(text: string | null): WebhookVerdict {
     return { kind: 'unavailable', reason: 'answer is not JSON' };
   }
   if (parsed === null || typeof parsed !== 'object') return { kind: 'unavailable', reason: 'answer is not an object' };
-  const { verdict, action } = parsed as { verdict?: unknown; action?: unknown };
+  const { verdict, action, texts } = parsed as { verdict?: unknown; action?: unknown; texts?: unknown };
   if (typeof verdict === 'boolean') return { kind: verdict ? 'passed' : 'failed' };
   if (action === 'BLOCKED') return { kind: 'failed' };
-  if (action === 'NONE' || action === 'GUARDRAIL_INTERVENED') return { kind: 'passed' };
+  if (action === 'NONE') return { kind: 'passed' };
+  if (action === 'GUARDRAIL_INTERVENED') {
+    if (texts === undefined || texts === null) return { kind: 'passed' };
+    if (!Array.isArray(texts) || texts.length !== sent.length || !texts.every((item) => typeof item === 'string')) {
+      return { kind: 'unavailable', reason: `rewrote ${Array.isArray(texts) ? texts.length : 'no list of'} texts for ${sent.length} sent` };
+    }
+    const rewritten = texts as string[];
+    return rewritten.every((item, index) => item === sent[index]) ? { kind: 'passed' } : { kind: 'rewritten', texts: rewritten };
+  }
   return { kind: 'unavailable', reason: 'answer has no verdict' };
 }

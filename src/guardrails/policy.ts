@@ -28,7 +28,7 @@ export interface GuardrailSubject {
   text: string;
   /** names of the tools the request offers (input only) */
   toolNames?: readonly string[];
-  /** results of tool calls carried in the request (input only): scored for prompt injection */
+  /** results of tool calls: carried in the request (input), or an MCP tool's answer (output); scored for prompt injection */
   toolResults?: readonly string[];
 }
 
@@ -79,17 +79,19 @@ function countKinds(spans: readonly Span[]): Record<string, number> {
 /** Limits a deny-list policy carries besides its lists: prompt size, tool names, injection in tool results. */
 function limitFindings(settings: DenyListSettings | undefined, subject: GuardrailSubject, direction: GuardrailDirection): Record<string, number> {
   const found: Record<string, number> = {};
-  if (!settings || direction !== 'input') return found;
+  if (!settings) return found;
+  // Tool results are scored wherever they are read: in a request, and as an MCP tool's answer on its way out.
+  if (settings.tool_result_injection) {
+    for (const result of subject.toolResults ?? []) {
+      if (scoreInjection(result, settings.injection_threshold).flagged) found.injection = (found.injection ?? 0) + 1;
+    }
+  }
+  if (direction !== 'input') return found;
   if (settings.max_prompt_chars !== undefined && subject.text.length > settings.max_prompt_chars) found.prompt_size = 1;
   const denied = new Set((settings.denied_tools ?? []).map((t) => t.toLowerCase()));
   for (const tool of subject.toolNames ?? []) {
     const tooLong = settings.max_tool_name_chars !== undefined && tool.length > settings.max_tool_name_chars;
     if (tooLong || denied.has(tool.toLowerCase())) found.tool_name = (found.tool_name ?? 0) + 1;
-  }
-  if (settings.tool_result_injection) {
-    for (const result of subject.toolResults ?? []) {
-      if (scoreInjection(result, settings.injection_threshold).flagged) found.injection = (found.injection ?? 0) + 1;
-    }
   }
   return found;
 }

@@ -1,7 +1,8 @@
 import type { Catalog } from '../routing/catalog.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
 import type { Clock } from '../shared/clock.js';
-import { describeError, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { Channel } from '../domain/records.js';
 
 /** One probe: a channel and the chat model it is asked for. */
@@ -44,11 +45,12 @@ function priceKey(pricing: { inputPerMtokNano: bigint | null; outputPerMtokNano:
  * touched for a whole interval and whose breakers would admit a request gets one 1-token chat on its cheapest chat
  * model. The verdict feeds its breakers like any attempt's, so a channel that died while idle is open before a
  * caller is sent to it, and one that recovered after its cooldown closes without a caller's request. Probes bill
- * no account and write no usage row; at most `concurrency` run at once; `stop` cancels those running.
+ * no account and write no usage row; at most `concurrency` run at once; `stop` cancels those running. The interval
+ * is fixed (no idle backoff): a pass that probed nothing says nothing about the next, and a channel that dies while
+ * idle must be found within one interval.
  */
 export class ChannelProbes {
-  #timer: NodeJS.Timeout | null = null;
-  #pass: Promise<number> | null = null;
+  #loop: PeriodicPass | null = null;
   readonly #abort = new AbortController();
 
   constructor(
@@ -56,21 +58,19 @@ export class ChannelProbes {
     private readonly options: ChannelProbeOptions,
   ) {}
 
+  /** The first pass comes one interval after start: until then every channel counts as idle. */
   start(): void {
-    if (this.#timer !== null || this.#abort.signal.aborted) return;
-    const schedule = (): void => {
-      this.#timer = setTimeout(() => {
-        this.#pass = this.runOnce().catch((error: unknown) => {
-          this.dependencies.logger.warn('background channel probes failed', describeError(error));
-          return 0;
-        });
-        void this.#pass.finally(() => {
-          if (!this.#abort.signal.aborted) schedule();
-        });
-      }, this.options.intervalMs);
-      this.#timer.unref();
-    };
-    schedule();
+    if (this.#loop !== null || this.#abort.signal.aborted) return;
+    const { intervalMs } = this.options;
+    this.#loop = new PeriodicPass({
+      name: 'background channel probes',
+      baseMs: intervalMs,
+      maxMs: intervalMs,
+      firstPassAfterMs: intervalMs,
+      pass: async () => (await this.runOnce()) > 0,
+      logger: this.dependencies.logger,
+    });
+    this.#loop.start();
   }
 
   /** One pass over the idle channels; settles with how many were probed. */
@@ -116,8 +116,6 @@ export class ChannelProbes {
   /** Stops scheduling and cancels the probes running; settles once they have. */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('gateway stopping'));
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#pass;
+    await this.#loop?.stop();
   }
 }

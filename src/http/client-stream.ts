@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AnswerStream } from '../relay/response-sink.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 
@@ -6,13 +7,26 @@ import type { CallerSignal } from '../relay/caller-signal.js';
  * The caller's side of a stream. The status line and headers go out with the first bytes, not before, so a
  * failure before anything was written can still be retried on another channel or answered as a plain error.
  */
+/**
+ * How long the writes of one turn of the event loop may go on before the stream lets the loop run: a relay whose
+ * upstream has data buffered and whose caller takes it at once would otherwise go from write to write in
+ * microtasks, holding timers and every other request for as long as the answer lasts.
+ */
+const MILLISECONDS_PER_TURN = 10;
+
 export class ClientStream implements AnswerStream {
   #started = false;
   #corked = false;
+  /** When the first write of this turn of the event loop was made; null between turns. */
+  #turnStartedAt: number | null = null;
   readonly #uncork = (): void => {
     if (!this.#corked) return;
     this.#corked = false;
     this.out.uncork();
+  };
+  readonly #endTurn = (): void => {
+    this.#turnStartedAt = null;
+    this.#uncork();
   };
 
   constructor(
@@ -33,14 +47,22 @@ export class ClientStream implements AnswerStream {
   async write(chunk: string | Buffer): Promise<void> {
     if (chunk.length === 0) return;
     this.#start();
+    const now = performance.now();
+    if (this.#turnStartedAt === null) {
+      this.#turnStartedAt = now;
+      // Ends the turn's writes: they leave corked together, uncorked once the turn is over.
+      setImmediate(this.#endTurn);
+    }
     if (!this.#corked) {
       this.#corked = true;
       this.out.cork();
-      setImmediate(this.#uncork);
     }
     if (!this.out.write(chunk)) {
       this.#uncork();
       await this.#drained();
+    } else if (now - this.#turnStartedAt > MILLISECONDS_PER_TURN) {
+      // The turn's end (queued before) runs first: the writes leave, then the loop serves the rest.
+      await nextTurn();
     }
   }
 
@@ -66,18 +88,28 @@ export class ClientStream implements AnswerStream {
     this.onFirstByte();
   }
 
+  /**
+   * Waits until the caller's socket takes writes again. The socket's own state decides, not the response's: the
+   * response can say "full" (its write returned false) while the socket, once uncorked, has taken everything or stays
+   * under its mark, and then neither emits a 'drain' (node:http emits the response's only from the socket's, and at
+   * times inside the uncork itself), so waiting for the response's would wait forever.
+   */
   #drained(): Promise<void> {
+    const socket = this.out.socket;
+    if (socket !== null && !socket.writableNeedDrain) return Promise.resolve();
+    const emitter = socket ?? this.out;
     return new Promise((resolve, reject) => {
       const onAbort = (): void => {
-        this.out.off('drain', onDrain);
+        emitter.off('drain', onDrain);
         reject(this.signal.reason);
       };
       const onDrain = (): void => {
         this.signal.removeEventListener('abort', onAbort);
         resolve();
       };
-      this.out.once('drain', onDrain);
+      emitter.once('drain', onDrain);
       this.signal.addEventListener('abort', onAbort, { once: true });
+      if (this.signal.aborted) onAbort();
     });
   }
 }

@@ -2,12 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { discardRequestBody, lingerAfterAnswer } from '../multipart/drain-request.js';
-import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { openAIFamily } from '../codecs/openai-chat/family.js';
 import type { AdmissionControl } from './admission-control.js';
+import { arrivingContext } from './arriving-request.js';
 import type { RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
@@ -38,23 +38,8 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
   const familyOfPath = options.familyOfPath ?? (() => openAIFamily);
   return (request, response) => {
     const startedAt = performance.now();
-    const url = request.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    const requestId = newId('req');
-    response.setHeader('x-request-id', requestId);
-    const context: RequestContext = {
-      request,
-      response,
-      requestId,
-      method: request.method ?? 'GET',
-      path,
-      query: new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1)),
-      params: {},
-      startedAt,
-      clientIp: clientIp(request),
-      family: familyOfPath(path),
-    };
+    const context = arrivingContext(request, response, clientIp(request), familyOfPath, startedAt);
+    const { requestId, path } = context;
     const admission = options.admission !== undefined && !isNeverShed(path) ? options.admission : null;
     if (admission !== null && !admission.tryAdmit()) {
       refuseOverloaded(context);
@@ -136,6 +121,11 @@ function dispatch(router: Router, context: RequestContext, cors: CorsPolicy | un
     if (context.method === 'OPTIONS') return cors.preflight(context);
     if (isPublicPath(context.path)) cors.allowAnyOrigin(context);
   }
+  return routeRequest(router, context);
+}
+
+/** Runs the route `router` finds for the request, or answers 404, 405 or 400 (a malformed path) as every router does. */
+export function routeRequest(router: Router, context: RequestContext): Promise<void> {
   const match = router.match(context.method, context.path);
   switch (match.kind) {
     case 'found':

@@ -23,6 +23,11 @@ class CollectedResponse extends Writable {
   readonly #chunks: Buffer[] = [];
   #sent = false;
 
+  /** With `onChunk`, the body goes there as it is written (the next write waits for it), not into the answer. */
+  constructor(private readonly onChunk?: InProcessCall['onChunk']) {
+    super();
+  }
+
   get headersSent(): boolean {
     return this.#sent;
   }
@@ -61,8 +66,13 @@ class CollectedResponse extends Writable {
 
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.#sent = true;
-    this.#chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-    callback();
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    if (this.onChunk === undefined) {
+      this.#chunks.push(bytes);
+      callback();
+      return;
+    }
+    Promise.resolve(this.onChunk(bytes, this.answer())).then(() => callback(), callback);
   }
 
   answer(): InProcessAnswer {
@@ -100,6 +110,13 @@ export interface InProcessCall {
   /** Headers as a client would send them (lower-case names); content type and length are set here. */
   headers?: Record<string, string>;
   clientIp?: string;
+  /**
+   * Takes the answer's body as it is written (a stream as it streams), with the status and headers so far; the
+   * route's next write waits for the promise. The answer returned then has an empty body.
+   */
+  onChunk?: (chunk: Buffer, head: InProcessAnswer) => Promise<void> | void;
+  /** Aborting it is the caller leaving: the route sees its response closed, as when a client disconnects. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -107,7 +124,13 @@ export interface InProcessCall {
  * request over HTTP, with the given caller. A refusal or fault is answered as the route's family would answer it.
  */
 export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer> {
-  const response = new CollectedResponse();
+  const response = new CollectedResponse(call.onChunk);
+  if (call.signal !== undefined) {
+    // Writes after the caller left fail on the destroyed response; the route learns of it from its close.
+    response.on('error', () => undefined);
+    if (call.signal.aborted) response.destroy();
+    else call.signal.addEventListener('abort', () => response.destroy(), { once: true });
+  }
   const context: RequestContext = {
     request: bodyRequest(call.path, Buffer.from(call.body), call.headers ?? {}),
     response: response as unknown as ServerResponse,
@@ -127,7 +150,9 @@ export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer
     const error = toGatewayError(thrown);
     if (!response.headersSent) return { status: error.status, headers: {}, body: Buffer.from(call.family.encodeError(error)) };
   }
+  if (response.destroyed) return response.answer();
   if (!response.writableEnded) response.end();
-  if (!response.writableFinished) await once(response, 'finish');
+  // A response destroyed meanwhile (the caller left) never finishes: its close ends the wait.
+  if (!response.writableFinished) await Promise.race([once(response, 'finish'), once(response, 'close')]);
   return response.answer();
 }

@@ -28,6 +28,9 @@ export function compilePath(pattern: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** A mounted group's entry: it takes every method and answers 404 and 405 itself. */
+const ANY_METHOD = '*';
+
 /** Static paths resolve with one Map lookup; patterned paths are tried in registration order. */
 export class Router {
   readonly #static = new Map<string, Map<string, RouteHandler>>();
@@ -44,6 +47,15 @@ export class Router {
     return this;
   }
 
+  /**
+   * Every path under `prefix` (`/admin` serves `/admin/…`), whatever the method, goes to `handler`, tried in
+   * registration order among the patterned routes: a group of routes that has its own router behind one entry.
+   */
+  mount(prefix: string, handler: RouteHandler): this {
+    this.#patterns.push({ method: ANY_METHOD, pattern: compilePath(`${prefix}/*`), handler });
+    return this;
+  }
+
   match(method: string, path: string): RouteMatch {
     const byMethod = this.#static.get(path);
     const staticHandler = byMethod?.get(method);
@@ -52,7 +64,7 @@ export class Router {
     for (const route of this.#patterns) {
       const found = route.pattern.exec(path);
       if (found === null) continue;
-      if (route.method !== method) {
+      if (route.method !== method && route.method !== ANY_METHOD) {
         allowed.push(route.method);
         continue;
       }

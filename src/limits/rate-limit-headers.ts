@@ -45,9 +45,18 @@ export function goDuration(milliseconds: number): string {
   return secondsText;
 }
 
+/** The last second `rfc3339` wrote, and its text: every answer of the same window's second writes the same reset. */
+let lastSecond = Number.NaN;
+let lastText = '';
+
 /** An instant as RFC 3339 in UTC to the second, as Anthropic writes its reset headers. */
 export function rfc3339(epochMs: number): string {
-  return new Date(Math.ceil(epochMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const second = Math.ceil(epochMs / 1000);
+  if (second !== lastSecond) {
+    lastText = new Date(second * 1000).toISOString().replace('.000Z', 'Z');
+    lastSecond = second;
+  }
+  return lastText;
 }
 
 export function openAIRateLimitHeaders(headers: Record<string, string>, suffix: 'requests' | 'tokens', state: LimitState, now: number): void {

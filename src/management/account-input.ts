@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AdminAccountJson } from '../contract/operator.js';
 import { validateIpRange } from '../auth/ip-ranges.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
-import type { KeyHolds } from '../billing/ledger.js';
+import type { KeyHolds } from '../billing/ledger-requests.js';
 import { nanoToUsd } from '../billing/money.js';
 import type { EffectiveAccountLimits, EffectiveLimit } from '../limits/account-limits.js';
 import type { Account, AccountStatus, ApiKey, KeyBudget, NanoUsd } from '../domain/records.js';

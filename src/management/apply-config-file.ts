@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import type { Clock } from '../shared/clock.js';
 import type { Storage } from '../storage/storage.js';
@@ -59,6 +58,8 @@ function withContext<T>(where: string, run: () => T): T {
 export async function applyConfigFile(file: string, storage: Storage, clock: Clock, env: Record<string, string | undefined>): Promise<AppliedConfig> {
   let raw: unknown;
   try {
+    // The YAML parser is loaded only when a config file is applied (most starts have none).
+    const { parse: parseYaml } = await import('yaml');
     raw = parseYaml(await readFile(file, 'utf8'));
   } catch (error) {
     throw new ConfigFileError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelType } from '../domain/records.js';
 import { bedrockCredentials } from '../upstreams/bedrock/bedrock-credentials.js';
+import { RERANK_APIS } from '../upstreams/openai/openai-adapter.js';
 import { OPENAI_COMPATIBLE_PRESETS } from '../upstreams/openai-compatible/presets.js';
 import { serviceAccountOf } from '../upstreams/vertex-ai/service-account.js';
 
@@ -34,6 +35,30 @@ function checkBedrock(apiKeys: readonly string[], settings: Record<string, unkno
   for (const name of ['guardrail_identifier', 'guardrail_version']) {
     if (settings[name] !== undefined && (typeof settings[name] !== 'string' || settings[name] === '')) throw badSetting(name, `'settings.${name}' must be a non-empty string.`);
   }
+  checkRerankUrl(settings, 'https://bedrock-agent-runtime.us-east-1.amazonaws.com');
+}
+
+/** `settings.rerank_base_url`, where reranks go when not to the channel's base URL: a plain http(s) URL. */
+function checkRerankUrl(settings: Record<string, unknown>, example: string): void {
+  const rerankUrl = settings.rerank_base_url;
+  if (rerankUrl !== undefined && !isPlainHttpUrl(rerankUrl)) {
+    throw badSetting('rerank_base_url', `'settings.rerank_base_url' must be an http(s) URL without credentials, such as '${example}'.`);
+  }
+}
+
+function checkOpenAICompatible(settings: Record<string, unknown>): void {
+  const api = settings.rerank_api;
+  if (api !== undefined && !(RERANK_APIS as readonly unknown[]).includes(api)) {
+    throw badSetting('rerank_api', `'settings.rerank_api' is one of ${RERANK_APIS.map((name) => `'${name}'`).join(', ')}.`);
+  }
+  checkRerankUrl(settings, 'http://tei:8080');
+}
+
+/** An http(s) URL with no user name or password in it. */
+function isPlainHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.username === '' && url.password === '';
 }
 
 function checkVertex(apiKeys: readonly string[], settings: Record<string, unknown>): void {
@@ -49,6 +74,7 @@ function checkVertex(apiKeys: readonly string[], settings: Record<string, unknow
   if (location !== undefined && (typeof location !== 'string' || !/^(global|[a-z]+-[a-z]+\d+)$/.test(location))) {
     throw badSetting('location', "'settings.location' must be 'global' or a Google Cloud region such as 'us-east5'.");
   }
+  checkRerankUrl(settings, 'https://discoveryengine.googleapis.com');
 }
 
 /** Type-specific rules the schema cannot say alone: keys, base URLs and required settings. */
@@ -59,4 +85,5 @@ export function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys:
   }
   if (type === 'bedrock') checkBedrock(apiKeys, settings);
   if (type === 'vertex-ai') checkVertex(apiKeys, settings);
+  if (type === 'openai-compatible') checkOpenAICompatible(settings);
 }

@@ -1,5 +1,5 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ModelKind } from '../domain/records.js';
+import type { ModelKind } from '../domain/model-records.js';
 
 /** What the check needs to know of a model a fallback names. */
 export interface KnownModel {

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { FxRates } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
@@ -28,9 +29,14 @@ export function parseFxSource(body: unknown, source: string, now: number): FxRat
   return { base: 'USD', rates, asOf, source, updatedAt: now };
 }
 
-/** Refreshes /api/fx/latest from FX_SOURCE_URL on a schedule; failures keep the last good rates. */
+/**
+ * Refreshes /api/fx/latest from FX_SOURCE_URL at once and then every interval (fixed: the rates change with time,
+ * not with work here); failures keep the last good rates.
+ */
 export class FxRefresher {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
+  /** Ends a refresh under way when the gateway stops, so stopping never waits for a slow source. */
+  readonly #abort = new AbortController();
 
   constructor(
     private readonly url: string,
@@ -41,14 +47,14 @@ export class FxRefresher {
   ) {}
 
   start(): void {
-    void this.refresh();
-    this.#timer = setInterval(() => void this.refresh(), this.intervalMs);
-    this.#timer.unref();
+    if (this.#loop !== null) return;
+    this.#loop = new PeriodicPass({ name: 'FX refresh', baseMs: this.intervalMs, maxMs: this.intervalMs, pass: () => this.refresh(), logger: this.logger });
+    this.#loop.start();
   }
 
   async refresh(): Promise<boolean> {
     try {
-      const response = await fetch(this.url, { signal: AbortSignal.timeout(10_000), headers: { accept: 'application/json' } });
+      const response = await fetch(this.url, { signal: AbortSignal.any([AbortSignal.timeout(10_000), this.#abort.signal]), headers: { accept: 'application/json' } });
       if (!response.ok) throw new Error(`status ${response.status}`);
       const rates = parseFxSource(await response.json(), new URL(this.url).host, this.clock.now());
       if (rates === null) {
@@ -58,13 +64,15 @@ export class FxRefresher {
       await this.storage.fx.set(rates);
       return true;
     } catch (error) {
+      if (this.#abort.signal.aborted) return false;
       this.logger.warn('FX refresh failed; keeping the last rates', describeError(error));
       return false;
     }
   }
 
-  stop(): void {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+  /** No refresh starts after this; settles once a running one has ended. */
+  async stop(): Promise<void> {
+    this.#abort.abort(new Error('gateway stopping'));
+    await this.#loop?.stop();
   }
 }

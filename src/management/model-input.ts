@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { catalogFactsToJson, pricingToJson } from '../catalog/model-json.js';
 import { BALANCING_STRATEGIES, DEFAULT_BALANCING_STRATEGY } from '../routing/balancing-strategy.js';
-import { NO_PRICES, type Model, type ModelCachePolicy, type ModelKind, type Pricing } from '../domain/records.js';
+import { NO_PRICES, type Model, type ModelCachePolicy, type ModelKind, type Pricing } from '../domain/model-records.js';
 import type { ModelPatch } from '../storage/storage.js';
 import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';

@@ -1,6 +1,6 @@
 import { nanoToUsd } from '../billing/money.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { UsageLogRow, UsageQuery } from '../domain/records.js';
+import type { UsageLogRow, UsageQuery } from '../domain/usage-records.js';
 import { isoTime, timeInput } from './time-input.js';
 import type { UsageRowJson } from '../contract/usage.js';
 
@@ -46,7 +46,7 @@ export function usageRowToJson(row: UsageLogRow): UsageRowJson {
   };
 }
 
-/** The filters of a usage query string (`account_id`, `key_id`, `model`, `customer`, `status`, `from`, `to`). */
+/** The filters of a usage query string (`account_id`, `key_id`, `model`, `customer`, `session_id`, `status`, `from`, `to`). */
 export function usageQueryFrom(query: URLSearchParams): UsageQuery {
   const filter: UsageQuery = {};
   const text = (name: string): string | undefined => query.get(name) ?? undefined;
@@ -67,6 +67,8 @@ export function usageQueryFrom(query: URLSearchParams): UsageQuery {
   if (model !== undefined) filter.model = model;
   const customer = text('customer');
   if (customer !== undefined) filter.customer = customer;
+  const sessionId = text('session_id');
+  if (sessionId !== undefined) filter.sessionId = sessionId;
   if (from !== undefined) filter.from = from;
   if (to !== undefined) filter.to = to;
   const status = query.get('status');

@@ -1,6 +1,7 @@
 import type { Account, ApiKey } from '../domain/records.js';
 import type { InProcessCaller, RequestContext, RouteHandler } from '../http/request-context.js';
 import type { GatewayServices } from '../services.js';
+import type { LoadOnce } from '../shared/load-once.js';
 
 /** What a family's MCP loop works with: the caller, checked, and the chat route each round goes through. */
 export interface McpToolCall {
@@ -20,5 +21,6 @@ export interface McpToolWire {
   mayAsk(body: Buffer): boolean;
   /** Whether the parsed body names MCP servers for the gateway to serve. */
   asks(body: Record<string, unknown>): boolean;
-  serve(call: McpToolCall): Promise<void>;
+  /** Serves a request that asks; its module is loaded at the family's first such request (a gateway nobody asks never loads it). */
+  serve: LoadOnce<(call: McpToolCall) => Promise<void>>;
 }

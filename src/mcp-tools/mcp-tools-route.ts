@@ -2,14 +2,25 @@ import { authenticate } from '../http/authenticate.js';
 import { readBody } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import type { GatewayServices } from '../services.js';
-import { messagesMcpWire } from './messages-mcp.js';
+import { loadOnce } from '../shared/load-once.js';
 import type { McpToolWire } from './mcp-tool-wire.js';
-import { responsesMcpWire } from './responses-mcp.js';
+
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The families whose chat requests can name MCP servers, by their chat endpoint's protocol label (its usage-log label). */
 const MCP_TOOL_WIRES: Readonly<Record<string, McpToolWire>> = {
-  'openai-responses': responsesMcpWire,
-  'anthropic-messages': messagesMcpWire,
+  // The Responses API's `mcp` tool.
+  'openai-responses': {
+    mayAsk: (body) => body.includes('"mcp"'),
+    asks: (body) => Array.isArray(body.tools) && body.tools.some((tool) => isObject(tool) && tool.type === 'mcp'),
+    serve: loadOnce(async () => (await import('./responses-mcp.js')).serveResponses),
+  },
+  // Anthropic's MCP connector (`mcp_servers`).
+  'anthropic-messages': {
+    mayAsk: (body) => body.includes('"mcp_servers"'),
+    asks: (body) => Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0,
+    serve: loadOnce(async () => (await import('./messages-mcp.js')).serveMessages),
+  },
 };
 
 /**
@@ -35,6 +46,7 @@ export function withMcpTools(services: GatewayServices, protocol: string, chat: 
       return chat(context);
     }
     if (body === null || typeof body !== 'object' || Array.isArray(body) || !wire.asks(body as Record<string, unknown>)) return chat(context);
-    await wire.serve({ services, context, chat, key, account, rounds: context.inProcess ?? { key, account }, body: body as Record<string, unknown> });
+    const serve = wire.serve.loaded() ?? await wire.serve.get();
+    await serve({ services, context, chat, key, account, rounds: context.inProcess ?? { key, account }, body: body as Record<string, unknown> });
   };
 }

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../errors/gateway-error.js';
 import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
-import { outcomeText, toolRunCaller, type ToolOutcome } from './mcp-tool-runs.js';
-import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
-import { ModelRounds } from './model-rounds.js';
+import { guardrailRefusal, outcomeText, toolRunCaller, type ToolOutcome } from './mcp-tool-runs.js';
+import type { McpToolCall } from './mcp-tool-wire.js';
+import { ModelRounds, roundError } from './model-rounds.js';
 import { findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type RequestedServer } from './offered-servers.js';
 import { runToolUses } from './run-tool-uses.js';
 
@@ -142,20 +142,15 @@ function withoutMcpBeta(name: string, value: string): string | null {
   return kept.length === 0 ? null : kept.join(',');
 }
 
-/** Anthropic's MCP connector (`mcp_servers`), served by the gateway for every model. */
-export const messagesMcpWire: McpToolWire = {
-  mayAsk: (body) => body.includes('"mcp_servers"'),
-  asks: (body) => Array.isArray(body.mcp_servers) && body.mcp_servers.length > 0,
-  serve: serveMessages,
-};
 
-async function serveMessages(call: McpToolCall): Promise<void> {
+/** Anthropic's MCP connector (`mcp_servers`), served by the gateway for every model. */
+export async function serveMessages(call: McpToolCall): Promise<void> {
   const { services, context, body } = call;
   const betas = String(context.request.headers['anthropic-beta'] ?? '').split(',').map((beta) => beta.trim());
   if (!betas.some((beta) => MCP_BETA.test(beta))) {
     throw badRequest('mcp_servers', "'mcp_servers' needs the MCP connector's beta: send the header 'anthropic-beta: mcp-client-2025-04-04'.");
   }
-  const caller = await toolRunCaller(services, call.key, call.account, context);
+  const caller = await toolRunCaller(services, call.key, call.account, context, body.model);
   const servers = await findOfferedServers(services, call.key, requestedServers(body.mcp_servers as unknown[]), caller.policies);
   const listings = await listOfferedTools(services, caller, servers);
   const failed = listings.find((listing) => listing.error !== null);
@@ -191,7 +186,8 @@ async function serveMessages(call: McpToolCall): Promise<void> {
         sendRaw(context, answer.answer.status, answer.answer.body, answer.answer.headers['content-type'] ?? 'application/json');
         return;
       }
-      events.emit('error', { error: { type: 'api_error', message: `The model's answer failed (status ${answer.answer.status}).` } });
+      // The round's own error when it has one (a guardrail's refusal stays guardrail_blocked), else an API error.
+      events.emit('error', { error: roundError(answer.answer) ?? { type: 'api_error', message: `The model's answer failed (status ${answer.answer.status}).` } });
       stream.end();
       return;
     }
@@ -211,6 +207,14 @@ async function serveMessages(call: McpToolCall): Promise<void> {
     appended.push({ role: 'assistant', content: blocks });
     if (uses.length === 0) break;
     const outcomes = await runToolUses(services, caller, uses.map((use) => ({ offered: use.tool, arguments: use.block.input })));
+    const refused = guardrailRefusal(outcomes);
+    if (refused !== null) {
+      // A guardrail stopped a tool's result: the family's error answer, or its stream's error event.
+      if (stream === null || !stream.open) throw refused;
+      events.emit('error', { error: { type: 'invalid_request_error', message: refused.message } });
+      stream.end();
+      return;
+    }
     const results = uses.map((use, index) => ({ id: String(use.block.id), outcome: outcomes[index] as ToolOutcome }));
     for (const { id, outcome } of results) {
       const block = resultBlock(id, outcome);

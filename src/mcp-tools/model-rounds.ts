@@ -15,6 +15,23 @@ const NOT_FORWARDED = new Set([
 export type RoundAnswer = { ok: true; json: Record<string, unknown> } | { ok: false; answer: InProcessAnswer };
 
 /**
+ * The error object of a round that failed, as the family wrote it (`error` of OpenAI's and Anthropic's error bodies:
+ * a guardrail's refusal keeps its `guardrail_blocked` code and message), or null when the body carries none.
+ */
+export function roundError(answer: InProcessAnswer): Record<string, unknown> & { message: string } | null {
+  try {
+    const body = JSON.parse(answer.body.toString('utf8')) as { error?: unknown };
+    const error = body?.error;
+    if (error !== null && typeof error === 'object' && !Array.isArray(error) && typeof (error as { message?: unknown }).message === 'string') {
+      return error as Record<string, unknown> & { message: string };
+    }
+  } catch {
+    // No error object: the caller says the round failed.
+  }
+  return null;
+}
+
+/**
  * The model calls of one client request whose MCP tools the gateway runs: each round is a request of its own through
  * the family's chat route, in process (routing, translation, admission, and the one settlement with its usage row,
  * whose request id is the client's with `-r<round>`), so every round's tokens are charged once, by the same code as

@@ -1,11 +1,10 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiKey } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { McpPolicies } from '../mcp/mcp-access.js';
-import { serversAllowed } from '../mcp/mcp-endpoint.js';
+import { serversOfKey, serversVisibleTo, type McpPolicies } from '../mcp/mcp-access.js';
 import type { GatewayServices } from '../services.js';
 import type { McpServer } from '../storage/repositories/mcp-server-repository.js';
-import { listToolsForModel, type ToolRunCaller } from './mcp-tool-runs.js';
+import { listToolsForModel, ServerDown, type ToolRunCaller } from './mcp-tool-runs.js';
 
 /** A server a request names (a Responses `mcp` tool, an `mcp_servers` entry), read but not yet looked up. */
 export interface RequestedServer {
@@ -59,7 +58,7 @@ function gatewayEndpointName(url: URL): string | null {
  * that is no registered server's is refused, so a request cannot make the gateway connect anywhere it chooses.
  */
 export async function findOfferedServers(services: GatewayServices, key: ApiKey, requested: readonly RequestedServer[], policies: McpPolicies): Promise<OfferedServer[]> {
-  const allowed = serversAllowed(key, await services.storage.mcpServers.list(), policies);
+  const allowed = serversOfKey(key, serversVisibleTo(await services.storage.mcpServers.list(), key.accountId, services.config.mcp.allowAccountServers), policies);
   const labels = new Set<string>();
   return requested.map((request) => {
     if (labels.has(request.label)) throw badRequest(request.param, `Two MCP servers are named '${request.label}'; each needs its own name.`);
@@ -75,7 +74,7 @@ export async function findOfferedServers(services: GatewayServices, key: ApiKey,
         throw badRequest(request.param, `The MCP server URL of '${request.label}' is not a URL.`);
       }
       const byName = gatewayEndpointName(url);
-      server = allowed.find((candidate) => new URL(candidate.url).href === url.href) ?? (byName === null ? undefined : allowed.find((candidate) => candidate.name === byName));
+      server = allowed.find((candidate) => candidate.transport !== 'stdio' && new URL(candidate.url).href === url.href) ?? (byName === null ? undefined : allowed.find((candidate) => candidate.name === byName));
     }
     // A server this key may not use is as unknown as one that is not registered.
     if (server === undefined) {
@@ -93,6 +92,7 @@ export async function listOfferedTools(services: GatewayServices, caller: ToolRu
       return { offered, tools: tools.filter(offered.requested.allows), error: null };
     } catch (error) {
       services.logger.warn('mcp server did not list its tools for a model', { server: offered.server.name, error: error instanceof Error ? error.message.slice(0, 300) : 'unknown error' });
+      if (error instanceof ServerDown) return { offered, tools: [], error: `The MCP server '${offered.requested.label}' is down by its last health check; it is not tried until a check finds it up again.` };
       return { offered, tools: [], error: `The MCP server '${offered.requested.label}' could not list its tools.` };
     }
   }));

@@ -1,78 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { GatewayError } from '../errors/gateway-error.js';
+import type { GatewayError } from '../errors/gateway-error.js';
 import { sendRaw } from '../http/respond.js';
 import { EventStream, textPieces } from './event-stream.js';
 import type { ToolOutcome } from './mcp-tool-runs.js';
-import { outcomeText, toolRunCaller } from './mcp-tool-runs.js';
-import type { McpToolCall, McpToolWire } from './mcp-tool-wire.js';
-import { ModelRounds } from './model-rounds.js';
+import { guardrailRefusal, outcomeText, toolRunCaller } from './mcp-tool-runs.js';
+import type { McpToolCall } from './mcp-tool-wire.js';
+import { ModelRounds, roundError } from './model-rounds.js';
 import {
-  callerHeaders, findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type RequestedServer, type ServerListing,
+  findOfferedServers, functionNameOf, listOfferedTools, offerTools, type OfferedTool, type ServerListing,
 } from './offered-servers.js';
+import { badRequest, requestedServers } from './responses-mcp-request.js';
 import { parseArguments, runToolUses } from './run-tool-uses.js';
 
 type Json = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Json => value !== null && typeof value === 'object' && !Array.isArray(value);
 const itemId = (prefix: string): string => `${prefix}_${randomBytes(16).toString('hex')}`;
-
-function badRequest(param: string, message: string): GatewayError {
-  return new GatewayError('bad_request', message, { param });
-}
-
-function stringList(value: unknown, param: string): string[] {
-  if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) throw badRequest(param, `'${param}' must be a list of tool names.`);
-  return value as string[];
-}
-
-/** A filter of the Responses `mcp` tool (`{ tool_names, read_only }`) as a test of one tool; null when absent. */
-function toolFilter(raw: unknown, param: string): ((tool: Tool) => boolean) | null {
-  if (raw === undefined || raw === null) return null;
-  if (Array.isArray(raw)) {
-    const names = new Set(stringList(raw, param));
-    return (tool) => names.has(tool.name);
-  }
-  if (!isObject(raw)) throw badRequest(param, `'${param}' must be a list of tool names or { tool_names, read_only }.`);
-  const names = raw.tool_names === undefined ? null : new Set(stringList(raw.tool_names, `${param}.tool_names`));
-  const readOnly = raw.read_only === true;
-  if (names === null && !readOnly) return null;
-  return (tool) => (names?.has(tool.name) ?? false) || (readOnly && tool.annotations?.readOnlyHint === true);
-}
-
-/** `require_approval`: 'always' (the default, as OpenAI's), 'never', or `{ always, never }` filters (never wins). */
-function approvalRule(raw: unknown, param: string): (tool: Tool) => boolean {
-  if (raw === undefined || raw === null || raw === 'always') return () => true;
-  if (raw === 'never') return () => false;
-  if (!isObject(raw)) throw badRequest(param, `'${param}' must be 'always', 'never' or { always, never }.`);
-  const always = toolFilter(raw.always, `${param}.always`);
-  const never = toolFilter(raw.never, `${param}.never`);
-  return (tool) => (never?.(tool) === true ? false : always?.(tool) === true ? true : never === null);
-}
-
-/** The `mcp` tools of a Responses request, read. */
-function requestedServers(tools: unknown[]): RequestedServer[] {
-  const requested: RequestedServer[] = [];
-  tools.forEach((tool, index) => {
-    if (!isObject(tool) || tool.type !== 'mcp') return;
-    const param = `tools[${index}]`;
-    if (typeof tool.server_label !== 'string' || tool.server_label === '') throw badRequest(`${param}.server_label`, `'${param}.server_label' is required.`);
-    if (tool.connector_id !== undefined) throw badRequest(`${param}.connector_id`, 'Connectors are not served by this gateway: name an MCP server registered with it.');
-    if (tool.server_url !== undefined && tool.server_url !== null && typeof tool.server_url !== 'string') throw badRequest(`${param}.server_url`, `'${param}.server_url' must be a string.`);
-    const headers = callerHeaders(tool.headers, `${param}.headers`);
-    if (typeof tool.authorization === 'string' && tool.authorization !== '') headers.Authorization = `Bearer ${tool.authorization}`;
-    const allows = toolFilter(tool.allowed_tools, `${param}.allowed_tools`);
-    requested.push({
-      param,
-      label: tool.server_label,
-      url: typeof tool.server_url === 'string' ? tool.server_url : null,
-      allows: allows ?? (() => true),
-      needsApproval: approvalRule(tool.require_approval, `${param}.require_approval`),
-      headers,
-    });
-  });
-  return requested;
-}
 
 function listItem(listing: ServerListing): Json {
   return {
@@ -95,6 +38,8 @@ function callItem(offered: OfferedTool, argumentsText: string, outcome: ToolOutc
       return { ...item, output: null, error: { type: 'mcp_protocol_error', code: outcome.code, message: outcome.message }, status: 'failed' };
     case 'unreachable':
       return { ...item, output: null, error: { type: 'http_error', code: 502, message: outcome.message }, status: 'failed' };
+    case 'guardrail_blocked':
+      return { ...item, output: null, error: { type: 'guardrail_blocked', message: outcome.message }, status: 'failed' };
   }
 }
 
@@ -270,16 +215,10 @@ function findTool(tools: ReadonlyMap<string, OfferedTool>, label: string, name: 
 }
 
 /** The Responses API's `mcp` tool, served by the gateway for every model. */
-export const responsesMcpWire: McpToolWire = {
-  mayAsk: (body) => body.includes('"mcp"'),
-  asks: (body) => Array.isArray(body.tools) && body.tools.some((tool) => isObject(tool) && tool.type === 'mcp'),
-  serve: serveResponses,
-};
-
-async function serveResponses(call: McpToolCall): Promise<void> {
+export async function serveResponses(call: McpToolCall): Promise<void> {
   const { services, context, body } = call;
   const tools = body.tools as unknown[];
-  const caller = await toolRunCaller(services, call.key, call.account, context);
+  const caller = await toolRunCaller(services, call.key, call.account, context, body.model);
   const requested = requestedServers(tools);
   const servers = await findOfferedServers(services, call.key, requested, caller.policies);
   const listings = await listOfferedTools(services, caller, servers);
@@ -302,6 +241,13 @@ async function serveResponses(call: McpToolCall): Promise<void> {
   events.emit('response.created', { response: skeleton });
   events.emit('response.in_progress', { response: skeleton });
 
+  /** A guardrail's refusal of a tool result: the family's error answer, or the stream's `response.failed`. */
+  const failWith = (error: GatewayError, items: Json[], usageSoFar: Json | null): void => {
+    if (stream === null || !stream.open) throw error;
+    const failed = { ...skeleton, status: 'failed', output: items, usage: usageSoFar, error: { code: error.code, message: error.message } };
+    events.emit('response.failed', { response: failed });
+    stream.end();
+  };
   const output: Json[] = [];
   const show = (item: Json): void => {
     output.push(item);
@@ -312,6 +258,8 @@ async function serveResponses(call: McpToolCall): Promise<void> {
   // Calls the caller approved run before the model is asked again.
   const approvedUses = approved.map(({ request }) => ({ request, offered: findTool(offered, String(request.server_label ?? ''), String(request.name ?? '')) }));
   const approvedOutcomes = await runToolUses(services, caller, approvedUses.flatMap(({ request, offered: tool }) => (tool === undefined ? [] : [{ offered: tool, arguments: parseArguments(request.arguments) }])));
+  const refusedApproved = guardrailRefusal(approvedOutcomes);
+  if (refusedApproved !== null) return failWith(refusedApproved, [], null);
   let ran = 0;
   approvedUses.forEach(({ request, offered: tool }, index) => {
     const outcome: ToolOutcome = tool === undefined ? { kind: 'protocol_error', code: -32602, message: `Unknown tool: ${String(request.name)}` } : (approvedOutcomes[ran++] as ToolOutcome);
@@ -339,7 +287,10 @@ async function serveResponses(call: McpToolCall): Promise<void> {
         sendRaw(context, answer.answer.status, answer.answer.body, answer.answer.headers['content-type'] ?? 'application/json');
         return;
       }
-      const failed = { ...skeleton, status: 'failed', output, usage: usage.toJson(), error: { code: 'server_error', message: `The model's answer failed (status ${answer.answer.status}).` } };
+      // The round's own error when it has one (a guardrail's refusal stays guardrail_blocked), else a server error.
+      const own = roundError(answer.answer);
+      const error = own !== null && typeof own.code === 'string' ? { code: own.code, message: own.message } : { code: 'server_error', message: `The model's answer failed (status ${answer.answer.status}).` };
+      const failed = { ...skeleton, status: 'failed', output, usage: usage.toJson(), error };
       events.emit('response.failed', { response: failed });
       stream.end();
       return;
@@ -371,6 +322,8 @@ async function serveResponses(call: McpToolCall): Promise<void> {
       return { item, index: output.length - 1 };
     });
     const outcomes = await runToolUses(services, caller, runNow.map((use) => ({ offered: use.offered, arguments: parseArguments(use.argumentsText) })));
+    const refused = guardrailRefusal(outcomes);
+    if (refused !== null) return failWith(refused, output, usage.toJson());
     runNow.forEach((use, index) => {
       const outcome = outcomes[index] as ToolOutcome;
       const slot = started[index] as { item: Json; index: number };

@@ -35,7 +35,16 @@ const levels = (policies: McpPolicies): McpPolicy[] => [policies.account, polici
  */
 export function serversOfAccount(servers: readonly McpServer[], account: McpPolicy | null): McpServer[] {
   const granted = account?.allowedServers ?? null;
-  return servers.filter((server) => server.enabled && (granted === null ? server.public : granted.includes(server.name)));
+  return servers.filter((server) => server.enabled && (server.ownerAccountId !== null || (granted === null ? server.public : granted.includes(server.name))));
+}
+
+/**
+ * The registered servers an account's keys may ever see: the operator's, and the account's own when the operator
+ * allows account servers (another account's never, whatever its name). Every list a key's servers are taken from
+ * passes through here first; `serversOfAccount` and `serversOfKey` then treat an owned server as the account's own.
+ */
+export function serversVisibleTo(servers: readonly McpServer[], accountId: string, accountServersAllowed: boolean): McpServer[] {
+  return servers.filter((server) => server.ownerAccountId === null || (accountServersAllowed && server.ownerAccountId === accountId));
 }
 
 /**
@@ -45,8 +54,10 @@ export function serversOfAccount(servers: readonly McpServer[], account: McpPoli
 export function serversOfKey(key: Pick<ApiKey, 'allowedMcpServers'>, servers: readonly McpServer[], policies: McpPolicies = NO_POLICIES): McpServer[] {
   const allowed = key.allowedMcpServers ?? null;
   const base = allowed === null ? serversOfAccount(servers, policies.account) : servers.filter((server) => server.enabled && allowed.includes(server.name));
-  const narrowing = levels(policies).map((policy) => policy.allowedServers).filter((list): list is string[] => list !== null);
-  return base.filter((server) => narrowing.every((list) => list.includes(server.name)));
+  // The account's policy is the operator's grant of its servers: it narrows those, never the account's own.
+  const narrowing = levels(policies).map((policy) => ({ list: policy.allowedServers, grant: policy === policies.account }))
+    .filter((level): level is { list: string[]; grant: boolean } => level.list !== null);
+  return base.filter((server) => narrowing.every((level) => (level.grant && server.ownerAccountId !== null) || level.list.includes(server.name)));
 }
 
 /**
@@ -82,42 +93,78 @@ export function ruleAdmits(rule: McpToolRule, tool: Pick<Tool, 'annotations'>): 
   }
 }
 
-/** A key's limits on one server: calls a minute and at once (null: none). */
+/** Limits on one server: calls a minute and at once (null: none). */
 export interface McpCallLimits {
   callsPerMinute: number | null;
   concurrency: number | null;
 }
 
-/** The key's limits on `server`: the key's override, else the project's, else the account's, else the server's. */
-export function callLimits(server: McpServer, policies: McpPolicies = NO_POLICIES): McpCallLimits {
-  const override = (pick: 'callsPerMinute' | 'concurrency'): number | null => {
-    for (const policy of [policies.key, policies.project, policies.account]) {
-      const value = policy?.limits[server.name]?.[pick];
-      if (value !== undefined) return value;
-    }
-    return server[pick];
+/** Who one level's limits count over: a key, a project or an account. */
+export type McpLimitOwner = 'key' | 'project' | 'account';
+
+/** One level's limits on a server, counted over all the calls of its owner on that server. */
+export interface McpLevelLimits extends McpCallLimits {
+  owner: McpLimitOwner;
+  ownerId: string;
+}
+
+/**
+ * The limits one call of `key` on `server` must fit, one entry per level that sets any: the key's own (its policy's
+ * override, else the server's; null in the override: none) counted per key, its project's policy's counted over all the
+ * project's keys, and its account's policy's counted over all the account's keys. Each level is its own window and
+ * slot, so a wider level never lifts a narrower one's limit: a call fits all of them or is refused.
+ */
+export function callLimits(server: McpServer, key: Pick<ApiKey, 'id' | 'accountId' | 'projectId'>, policies: McpPolicies = NO_POLICIES): McpLevelLimits[] {
+  const levelLimits = (policy: McpPolicy | null, fallback: McpCallLimits | null): McpCallLimits => {
+    const override = policy?.limits[server.name];
+    return {
+      callsPerMinute: override?.callsPerMinute !== undefined ? override.callsPerMinute : fallback?.callsPerMinute ?? null,
+      concurrency: override?.concurrency !== undefined ? override.concurrency : fallback?.concurrency ?? null,
+    };
   };
-  return { callsPerMinute: override('callsPerMinute'), concurrency: override('concurrency') };
+  const found: McpLevelLimits[] = [
+    { owner: 'key', ownerId: key.id, ...levelLimits(policies.key, server) },
+    ...(key.projectId == null ? [] : [{ owner: 'project' as const, ownerId: key.projectId, ...levelLimits(policies.project, null) }]),
+    { owner: 'account', ownerId: key.accountId, ...levelLimits(policies.account, null) },
+  ];
+  return found.filter((level) => level.callsPerMinute !== null || level.concurrency !== null);
 }
 
 const MINUTE_MS = 60_000;
 
-/** The windows and slots one call of `key` on `server` counts in (per key and server). */
-export function callLimitRules(server: McpServer, keyId: string, limits: McpCallLimits): { windows: LimitRule[]; slots: ConcurrencySlot[] } {
-  const scope = `mcp:${server.id}:key:${keyId}`;
-  return {
-    windows: limits.callsPerMinute === null ? [] : [{ id: `${scope}:cpm`, dimension: `mcp-calls-per-minute:${server.name}`, limit: limits.callsPerMinute, windowMs: MINUTE_MS }],
-    slots: limits.concurrency === null ? [] : [{ id: `${scope}:concurrency`, limit: limits.concurrency }],
+/** The name of a level's calls-per-minute window on `server`, in refusals and rate-limit headers. */
+const DIMENSION_PREFIX: Record<McpLimitOwner, string> = { key: '', project: 'project-', account: 'account-' };
+
+/** The windows and slots one call counts in (one of each per level that sets it), and who each slot belongs to. */
+export function callLimitRules(server: McpServer, levels: readonly McpLevelLimits[]): { windows: LimitRule[]; slots: ConcurrencySlot[]; slotOwner: (slot: ConcurrencySlot) => string } {
+  const windows: LimitRule[] = [];
+  const slots: ConcurrencySlot[] = [];
+  const owners = new Map<string, McpLimitOwner>();
+  for (const level of levels) {
+    const scope = `mcp:${server.id}:${level.owner}:${level.ownerId}`;
+    if (level.callsPerMinute !== null) {
+      windows.push({ id: `${scope}:cpm`, dimension: `${DIMENSION_PREFIX[level.owner]}mcp-calls-per-minute:${server.name}`, limit: level.callsPerMinute, windowMs: MINUTE_MS });
+    }
+    if (level.concurrency !== null) {
+      slots.push({ id: `${scope}:concurrency`, limit: level.concurrency });
+      owners.set(`${scope}:concurrency`, level.owner);
+    }
+  }
+  const slotOwner = (slot: ConcurrencySlot): string => {
+    const owner = owners.get(slot.id) ?? 'key';
+    return `${owner === 'key' ? 'this API key' : `this API key's ${owner}`} on the MCP server '${server.name}'`;
   };
+  return { windows, slots, slotOwner };
 }
 
 /**
  * A key's list of servers as an account member may set it (from the console): only servers the account may use,
  * so a member cannot reach a server the operator did not open to the account. Throws the spec's 400 otherwise.
  */
-export async function refuseServersNotGranted(storage: { mcpServers: McpServerRepository; mcpPolicies: McpPolicyRepository }, accountId: string, names: readonly string[] | null | undefined): Promise<void> {
+export async function refuseServersNotGranted(storage: { mcpServers: McpServerRepository; mcpPolicies: McpPolicyRepository }, accountId: string, names: readonly string[] | null | undefined, accountServersAllowed: boolean): Promise<void> {
   if (names == null || names.length === 0) return;
-  const granted = new Set(serversOfAccount(await storage.mcpServers.list(), await storage.mcpPolicies.get('account', accountId)).map((server) => server.name));
+  const visible = serversVisibleTo(await storage.mcpServers.list(), accountId, accountServersAllowed);
+  const granted = new Set(serversOfAccount(visible, await storage.mcpPolicies.get('account', accountId)).map((server) => server.name));
   const refused = names.filter((name) => !granted.has(name));
   if (refused.length > 0) {
     throw new GatewayError('bad_request', `This account may not use the MCP server${refused.length === 1 ? '' : 's'} ${refused.map((name) => `'${name}'`).join(', ')}.`, { param: 'allowed_mcp_servers' });

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../shared/clock.js';
-import { describeError, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { McpServer, McpServerHealth, McpServerRepository, McpToolSummary } from '../storage/repositories/mcp-server-repository.js';
 import { listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from './upstream-session.js';
 
@@ -11,6 +12,8 @@ export interface McpHealthCheckOptions {
   timeoutMs: number;
   /** Servers checked at once at most. */
   concurrency: number;
+  /** Accounts' own servers are checked too (MCP_ALLOW_ACCOUNT_SERVERS); off: they are not served, so not connected to. */
+  accountServers?: boolean;
 }
 
 export interface McpHealthCheckDependencies {
@@ -50,36 +53,33 @@ class CheckTimedOut extends Error {
  * headers and asked for its tools, within a timeout; the result (healthy or not, how long it took, the tools listed,
  * the error) is kept on the server for /admin/mcp-servers and the console. A pass starts only after the previous one
  * ended, so slow servers never make passes pile up; at most `concurrency` servers are checked at once; a check of a
- * server changed while it ran is dropped. `stop` ends the schedule and does not wait for a check's timeout.
+ * server changed while it ran is dropped. `stop` ends the schedule and does not wait for a check's timeout. The
+ * interval is fixed (no idle backoff), so a server that goes down is marked so within an interval and a check.
  */
 export class McpHealthChecks {
-  #timer: NodeJS.Timeout | null = null;
-  #pass: Promise<number> | null = null;
+  #loop: PeriodicPass | null = null;
   readonly #abort = new AbortController();
 
   constructor(private readonly dependencies: McpHealthCheckDependencies, private readonly options: McpHealthCheckOptions) {}
 
   start(): void {
-    if (this.#timer !== null || this.#abort.signal.aborted) return;
-    const schedule = (delayMs: number): void => {
-      this.#timer = setTimeout(() => {
-        this.#pass = this.runOnce().catch((error: unknown) => {
-          this.dependencies.logger.warn('MCP health checks failed', describeError(error));
-          return 0;
-        });
-        void this.#pass.finally(() => {
-          if (!this.#abort.signal.aborted) schedule(this.options.intervalMs);
-        });
-      }, delayMs);
-      this.#timer.unref();
-    };
-    // The first pass soon after start, so a restarted gateway shows fresh health without waiting a whole interval.
-    schedule(Math.min(this.options.intervalMs, 1000));
+    if (this.#loop !== null || this.#abort.signal.aborted) return;
+    const { intervalMs } = this.options;
+    this.#loop = new PeriodicPass({
+      name: 'MCP health checks',
+      baseMs: intervalMs,
+      maxMs: intervalMs,
+      // The first pass soon after start, so a restarted gateway shows fresh health without waiting a whole interval.
+      firstPassAfterMs: Math.min(intervalMs, 1000),
+      pass: async () => (await this.runOnce()) > 0,
+      logger: this.dependencies.logger,
+    });
+    this.#loop.start();
   }
 
   /** One pass over the enabled servers; settles with how many were checked. */
   async runOnce(): Promise<number> {
-    const servers = (await this.dependencies.servers.list()).filter((server) => server.enabled);
+    const servers = (await this.dependencies.servers.list()).filter((server) => server.enabled && (server.ownerAccountId === null || this.options.accountServers === true));
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < servers.length && !this.#abort.signal.aborted) {
@@ -103,9 +103,7 @@ export class McpHealthChecks {
   /** Stops scheduling and ends the checks running; settles once the pass has. */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('gateway stopping'));
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#pass;
+    await this.#loop?.stop();
   }
 }
 

@@ -1,16 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayMetrics } from './gateway-metrics.js';
-import type { RouteLabels } from '../http/routes/api-routes.js';
-import type { InFlightListener } from '../http/drain.js';
 
 type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The labels of a request's route, as the API's route table (handed in by the root) gives them. */
+export interface MetricLabels {
+  readonly protocol: string;
+  readonly endpoint: string;
+}
+
+/** The instrumented listener and the answers it has in flight (the listener's drain waits for them). */
+export interface InstrumentedListener {
+  listener: RequestListener;
+  answers: ReadonlySet<ServerResponse>;
+}
 
 /**
  * Wraps the API listener: `requests_total`, `request_duration_seconds`, `admission_latency_seconds` and `in_flight_requests`, recorded when
  * the response closes (status 499 when the caller left before it finished). Also holds the answers in flight for
  * a graceful shutdown.
  */
-export function instrumentListener(listener: RequestListener, metrics: GatewayMetrics, routeLabels: (path: string) => RouteLabels): InFlightListener {
+export function instrumentListener(listener: RequestListener, metrics: GatewayMetrics, routeLabels: (path: string) => MetricLabels): InstrumentedListener {
   const answers = new Set<ServerResponse>();
   return {
     listener: (request, response) => {

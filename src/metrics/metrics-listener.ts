@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer } from '../shared/node-http.js';
 import type { AddressInfo } from 'node:net';
 import type { GatewayMetrics } from './gateway-metrics.js';
 

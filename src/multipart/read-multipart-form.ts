@@ -5,7 +5,8 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import busboy from 'busboy';
+import type busboy from 'busboy';
+import { loadOnce } from '../shared/load-once.js';
 import { GatewayError } from '../errors/gateway-error.js';
 
 /** One uploaded file, written to a private temporary file while it arrived (never held whole in memory). */
@@ -72,6 +73,9 @@ function checkContentType(contentType: string | undefined): void {
   }
 }
 
+/** The form parser, loaded by the first multipart request (uploads, audio, image edits). */
+const parserModule = loadOnce(async () => (await import('busboy')).default);
+
 /**
  * Streams a multipart/form-data request into a form: fields in memory (bounded), each file straight to a temporary
  * file with backpressure, counted as it arrives. A declared Content-Length past what the limits allow is refused
@@ -83,9 +87,10 @@ export async function readMultipartForm(request: IncomingMessage, limits: Multip
   checkContentType(request.headers['content-type']);
   const declared = Number(request.headers['content-length']);
   if (Number.isFinite(declared) && declared > limits.maxFiles * limits.maxFileBytes + FORM_OVERHEAD_BYTES) throw fileTooLarge(limits.maxFileBytes);
+  const parse = parserModule.loaded() ?? await parserModule.get();
   let parser: busboy.Busboy;
   try {
-    parser = busboy({
+    parser = parse({
       headers: request.headers,
       defParamCharset: 'utf8',
       // busboy signals 'limit' on reaching fileSize, so one byte more than allowed is what trips it.

@@ -15,6 +15,8 @@ import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { formBoolean, optionalChoice, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, type MediaCall } from './media-route.js';
+import { guardCallerTexts, guardHeaders } from './guard-texts.js';
+import { moderationCheck } from './moderation-check.js';
 
 /** Audio files are at most 25 MB each. */
 export const MAX_AUDIO_FILE_BYTES = 25 * 1024 * 1024;
@@ -81,11 +83,11 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     if (stream) {
       const observer = new MediaStreamUsageObserver();
       const billed = () => ({ usage: observer.tokens, billable: { audioSeconds: observer.seconds ?? duration.seconds } });
-      const report = await relayStreamed(call.relay, call.sink, call.meter, routes, { request, observe: (chunk) => observer.observe(chunk), billed }, headers, { price, checkpoint: call.checkpoint });
+      const report = await relayStreamed(call.relay, call.sink, call.attempts, routes, { request, observe: (chunk) => observer.observe(chunk), billed }, headers, { price, checkpoint: call.checkpoint });
       if (report === null) throw noChannelFor(model, 'transcriptions');
       return report;
     }
-    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) }, { model: model.id });
+    const answer = await relayUnary(call.relay, call.sink, call.attempts, routes, { request, parse: (_adapter, _route, body) => ({ body, usage: readOpenAIMediaUsage(body) }) }, { model: model.id });
     if (answer === null) throw noChannelFor(model, translation ? 'translations' : 'transcriptions');
     const outcome = { usage: answer.usage.tokens, billable: { audioSeconds: answer.usage.seconds ?? duration.seconds } };
     call.sink.send({ status: 200, body: answer.body, contentType: transcriptContentType(format), headers: { ...headers, ...price.priced(answer.body, outcome, null).headers } });
@@ -113,11 +115,12 @@ function validateVoice(voice: unknown): void {
  * answer reports them, per token.
  */
 export function speechRoute(services: GatewayServices): RouteHandler {
+  const moderate = moderationCheck(services);
   return mediaRoute(services, 'openai-audio', async (call: MediaCall) => {
     const body = await readJsonObject(call.context, services.config.maxBodyBytes);
     const modelId = requiredString(body.model, 'model');
-    const input = requiredString(body.input, 'input');
-    const characters = [...input].length;
+    let input = requiredString(body.input, 'input');
+    let characters = [...input].length;
     if (characters > MAX_SPEECH_CHARACTERS) throw badRequest('input', `'input' is longer than ${MAX_SPEECH_CHARACTERS} characters.`);
     validateVoice(body.voice);
     optionalChoice(body.response_format, 'response_format', SPEECH_FORMATS);
@@ -126,16 +129,24 @@ export function speechRoute(services: GatewayServices): RouteHandler {
       throw badRequest('speed', "'speed' must be a number from 0.25 to 4.");
     }
     const { model, routes } = resolveMediaModel(call, modelId, 'audio', 'POST /v1/audio/speech');
+    // Input guardrails before anything is held or sent: the upstream speaks the masked text, billed by its length.
+    const spoken = { text: input };
+    const guard = await guardCallerTexts(call, moderate, model.id, () => [spoken]);
+    if (spoken.text !== input) {
+      body.input = input = spoken.text;
+      characters = [...input].length;
+    }
     const promptTokens = estimateTextTokens(input);
     call.meter.expect({ stream: true, promptTokens });
-    const { rateLimitHeaders: headers } = await call.admit({
+    const { rateLimitHeaders } = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: { characters, tokens: tokens(promptTokens, characters * SPEECH_TOKENS_PER_CHARACTER_BOUND) },
     });
+    const headers = { ...rateLimitHeaders, ...guardHeaders(guard) };
     const observer = new MediaStreamUsageObserver();
     const billed = () => ({ usage: observer.tokens, billable: { characters } });
-    const report = await relayStreamed(call.relay, call.sink, call.meter, routes, {
+    const report = await relayStreamed(call.relay, call.sink, call.attempts, routes, {
       request: (adapter, route, credential) => openAIMedia(adapter, route, credential, '/audio/speech', upstreamJson(body, route.upstreamModel)),
       observe: body.stream_format === 'sse' ? (chunk) => observer.observe(chunk) : undefined,
       billed,

@@ -3,7 +3,7 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import { parseProviderPreference, parseProviderPreferenceHeader } from '../routing/parse-provider-preference.js';
 import { applyProviderPreference, type ProviderPreference } from '../routing/provider-preference.js';
 import type { GatewayServices } from '../services.js';
-import type { Model } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { ClientWire } from '../wire/wire.js';
 

@@ -89,7 +89,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     });
     const { model } = chain;
     // Guardrails run on the canonical request before anything is held or sent; none bound: nothing is done here.
-    const policies = services.guardrails.forRequest(model.id, call.account.id, call.key.id);
+    const policies = services.guardrails.forRequest(model.id, { accountId: call.account.id, projectId: call.key.projectId ?? null, keyId: call.key.id });
     const guard = policies === null ? null : await guardRequest(services, moderate, call, await policies, envelope, model.id);
     const cachePlan = envelope.cacheable === false || guard !== null ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
@@ -108,7 +108,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     return relayModelChain(call.relay, {
       sink: call.sink,
       family: context.family,
-      meter,
+      attempts: call.attempts,
       checkpoint: call.checkpoint,
       codec: envelope.codec,
       body,

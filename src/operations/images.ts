@@ -9,7 +9,7 @@ import { readMultipartForm, type MultipartForm } from '../multipart/read-multipa
 import { relayUnary, type UnaryExchange } from '../relay/relay-unary.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { GatewayServices } from '../services.js';
-import type { Model } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import type { MediaBody } from '../upstreams/media-capabilities.js';
 import { readOpenAIMediaUsage, type OpenAIMediaUsage } from '../upstreams/openai/openai-media-usage.js';
@@ -18,6 +18,8 @@ import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { optionalChoice, optionalInteger, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, speaksOpenAIMedia, type MediaCall } from './media-route.js';
+import { guardCallerTexts, guardHeaders } from './guard-texts.js';
+import { moderationCheck } from './moderation-check.js';
 
 /** gpt-image-1 takes up to 16 input images of up to 50 MB each, plus a mask. */
 const IMAGE_FORM_LIMITS = { maxFileBytes: 50 * 1024 * 1024, maxFiles: 17, fileFields: new Set(['image', 'image[]', 'mask']), maxFields: 32, maxFieldBytes: 64 * 1024, spoolDirectory: SPOOL_DIRECTORY };
@@ -145,11 +147,11 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<AnswerR
   const { routes, request } = relay;
   const price = new AnswerPrice(relay.model);
   const options = { model: relay.model.id };
-  const first = await relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(relay.openAI, request), options);
+  const first = await relayUnary(call.relay, call.sink, call.attempts, routes, generationExchange(relay.openAI, request), options);
   if (first === null) throw noChannelFor(relay.model, relay.operation);
   if (first.kind === 'openai') return answerOpenAIImages(call, first, relay.headers, relay.imageVariant, price);
   const n = request?.n ?? 1;
-  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.sink, call.meter, routes, generationExchange(null, request), options);
+  const another = (): Promise<ImageAnswer | null> => relayUnary(call.relay, call.sink, call.attempts, routes, generationExchange(null, request), options);
   // Prompts alone go in parallel; edits carry their images inline (up to ~19 MB a body), so they go one at a time.
   const more: Array<ImageAnswer | null> = [];
   if (request?.inputImages === undefined) more.push(...(await Promise.all(Array.from({ length: n - 1 }, another))));
@@ -171,18 +173,23 @@ async function relayImages(call: MediaCall, relay: ImagesRelay): Promise<AnswerR
 
 /** POST /v1/images/generations (JSON): OpenAI-wire channels as they are, Gemini image models translated. */
 export function imageGenerationsRoute(services: GatewayServices): RouteHandler {
+  const moderate = moderationCheck(services);
   return mediaRoute(services, 'openai-images', async (call) => {
     const body = await readJsonObject(call.context, services.config.maxBodyBytes);
     const modelId = requiredString(body.model, 'model');
-    const prompt = requiredString(body.prompt, 'prompt');
+    let prompt = requiredString(body.prompt, 'prompt');
     const n = optionalInteger(body.n, 'n', 1, MAX_IMAGES) ?? 1;
     const size = body.size === undefined || body.size === null ? undefined : requiredString(body.size, 'size');
     const quality = body.quality === undefined || body.quality === null ? undefined : requiredString(body.quality, 'quality');
     const responseFormat = optionalChoice(body.response_format, 'response_format', ['url', 'b64_json'] as const);
     if (body.stream === true) throw badRequest('stream', 'Streaming image generation is not supported; leave stream unset.');
     const { model, routes } = resolveMediaModel(call, modelId, 'image', 'POST /v1/images/generations');
+    // Input guardrails before anything is held or sent: the upstream draws from the masked prompt.
+    const asked = { text: prompt };
+    const guard = await guardCallerTexts(call, moderate, model.id, () => [asked]);
+    if (asked.text !== prompt) body.prompt = prompt = asked.text;
     const imageVariant = imageVariantOf(size, quality);
-    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), 0, imageVariant);
+    const headers = { ...(await admitImages(call, model, n, estimateTextTokens(prompt), 0, imageVariant)), ...guardHeaders(guard) };
     const request: ImageGenerationRequest = { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }), ...(quality === undefined ? {} : { quality }) };
     const openAI = openAIImageExchange('/images/generations', (upstreamModel) => upstreamJson(body, upstreamModel));
     return relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: 'image generation', imageVariant });

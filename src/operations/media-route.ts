@@ -4,7 +4,7 @@ import { resolveModel } from './resolve-model.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { GatewayServices } from '../services.js';
-import type { Model, ModelKind } from '../domain/records.js';
+import type { Model, ModelKind } from '../domain/model-records.js';
 import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
 import { meteredRoute, type MeteredCall } from './metered-frame.js';
 import type { RouteHandler } from '../http/request-context.js';

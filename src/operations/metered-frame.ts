@@ -3,12 +3,14 @@ import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
 import { batchHolder } from '../billing/money-pools.js';
 import { settle, trackStream, type AdmissionHold, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
-import type { Account, ApiKey, Model, ModelKind } from '../domain/records.js';
+import type { Account, ApiKey } from '../domain/records.js';
+import type { Model, ModelKind } from '../domain/model-records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { admit, chargedToHolder, type Admission } from '../relay/admission.js';
 import { admitBeforeBody } from '../relay/admit-before-body.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
+import { AttemptLog } from '../relay/attempt-log.js';
 import { RequestMeter } from '../relay/request-meter.js';
 import type { ResponseSink } from '../relay/response-sink.js';
 import { MeteredSink } from '../relay/metered-sink.js';
@@ -45,6 +47,8 @@ export interface MeteredCall {
   readonly account: Account;
   /** What is observed of the request (its usage row's facts, its trace); it holds no money. */
   readonly meter: RequestMeter;
+  /** Where the relays record the request's attempts (channels tried, token windows charged, the fallback's model name). */
+  readonly attempts: AttemptLog;
   /** Where the relay writes the answer. */
   readonly sink: ResponseSink;
   /** Admits the request (allowlist, money, concurrency, every rate window); the admission carries the answer's rate-limit headers. */
@@ -88,10 +92,12 @@ export function meteredRoute(
     const { key, account } = await authenticate(context, services);
     const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
     if (context.inProcess?.batchId !== undefined) meter.batch = true;
+    const attempts = new AttemptLog(meter);
     // A batch's line is charged against its batch's hold.
     const holder = context.inProcess?.batchId === undefined ? undefined : batchHolder(context.inProcess.batchId);
     const held: Disposable[] = [];
-    const sink = new MeteredSink(responseSink(context), meter);
+    // Bound rather than a closure of this frame: the sink calls the meter, not back up into the frame.
+    const sink = new MeteredSink(responseSink(context), meter.markFirstByte.bind(meter));
     let early: RequestCharge | null = null;
     let admission: Admission | null = null;
     let holderCharge: AdmissionHold | null = null;
@@ -104,6 +110,7 @@ export function meteredRoute(
       key,
       account,
       meter,
+      attempts,
       sink,
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
@@ -116,7 +123,7 @@ export function meteredRoute(
       },
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;
-        trackStream(services.ledger, meter, admission.reservation, price, billed, opening);
+        trackStream(services.ledger, () => meter.settledRequest(attempts), admission.reservation, price, billed, opening);
       },
       hold: (resource) => (held.push(resource), resource),
     };
@@ -135,7 +142,7 @@ export function meteredRoute(
       const ending = report ?? { status: 500, errorCode: 'internal_error' };
       const admitted: AdmissionHold | null = admission ?? holderCharge;
       // Bound, so the meter calls the settlement itself rather than back into this frame.
-      meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admitted, early, ending));
+      meter.observeSettlement(ending, attempts, settle.bind(null, services, meter.settledRequest(attempts), admitted, early, ending));
       sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }

@@ -1,7 +1,8 @@
 import { atBatchPrices } from '../billing/batch-pricing.js';
 import type { CatalogModel } from '../catalog/catalog-model.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import type { ApiKey, Model } from '../domain/records.js';
+import type { ApiKey } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import { keyMayUse, modelNotAllowed } from '../relay/admission.js';
 import { fallsBack, type ModelStep } from '../relay/relay-fallback.js';
 import type { RequestMeter } from '../relay/request-meter.js';

@@ -46,7 +46,7 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     call.meter.expect({ promptTokens: estimate });
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
     const { rateLimitHeaders: headers } = await call.admit({ model, estimatedTokens: estimate, maxUsage: { tokens: usage } });
-    const answer = await relayUnary(call.relay, call.sink, call.meter, routes, {
+    const answer = await relayUnary(call.relay, call.sink, call.attempts, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;
         return build === undefined ? null : build(route.channel, credential, '/moderations', route.upstreamModel, upstreamJson({ ...body, model: modelId }, route.upstreamModel));

@@ -65,6 +65,6 @@ export async function runPricedCall<T>(
     throw error;
   } finally {
     const ending = report ?? { status: 500, errorCode: 'internal_error' };
-    meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admission, null, ending));
+    meter.observeSettlement(ending, null, settle.bind(null, services, meter.settledRequest(null), admission, null, ending));
   }
 }

@@ -7,6 +7,8 @@ import { relayUnary } from '../relay/relay-unary.js';
 import type { GatewayServices } from '../services.js';
 import { estimateTextTokens } from '../shared/estimate-tokens.js';
 import { meteredRoute } from './metered-frame.js';
+import { guardCallerTexts, guardHeaders } from './guard-texts.js';
+import { moderationCheck } from './moderation-check.js';
 import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { parseRerankRequest } from './rerank-request.js';
@@ -62,16 +64,22 @@ function encodeRerankAnswer(id: string, model: string, request: RerankRequest, r
  * character a token.
  */
 export function rerankRoute(services: GatewayServices): RouteHandler {
+  const moderate = moderationCheck(services);
   return meteredRoute(services, 'rerank', async (call) => {
     const { context, meter } = call;
     const body = await readJsonObject(context, services.config.maxBodyBytes);
-    const request = parseRerankRequest(body);
-    const { model, routes } = resolveModel(services, meter, request.model, { kind: 'rerank', endpoint: `POST ${context.path}` });
+    const parsed = parseRerankRequest(body);
+    const { model, routes } = resolveModel(services, meter, parsed.model, { kind: 'rerank', endpoint: `POST ${context.path}` });
+    // Input guardrails on the query and every document before anything is held or sent: the upstream gets the masked
+    // texts; the documents echoed back (`return_documents`) are the caller's own.
+    const texts = [{ text: parsed.query }, ...parsed.documents.map((text) => ({ text }))];
+    const guard = await guardCallerTexts(call, moderate, model.id, () => texts);
+    const request: RerankRequest = guard === null ? parsed : { ...parsed, query: texts[0]?.text ?? parsed.query, documents: texts.slice(1).map((part) => part.text) };
     const estimate = measure(request, estimateTextTokens);
     const worst = measure(request, atMostOneTokenPerCharacter);
     meter.expect({ promptTokens: estimate.tokens });
     const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate.tokens, maxUsage: { tokens: inputTokensOf(worst.tokens), searchUnits: worst.searchUnits } });
-    const response = await relayUnary(call.relay, call.sink, meter, routes, {
+    const response = await relayUnary(call.relay, call.sink, call.attempts, routes, {
       // A channel whose upstream serves no rerank is skipped.
       request: (adapter, route, credential) => adapter.rerank?.build(route.channel, credential, request, route.upstreamModel) ?? null,
       parse: (adapter, _route, upstreamBody) => (adapter.rerank as NonNullable<typeof adapter.rerank>).parse(upstreamBody, request),
@@ -81,8 +89,8 @@ export function rerankRoute(services: GatewayServices): RouteHandler {
     const usage = inputTokensOf(billed.tokens);
     const outcome = { usage, billable: { searchUnits: billed.searchUnits } };
     const price = new AnswerPrice(model);
-    const priced = price.priced(encodeRerankAnswer(context.requestId, request.model, request, response, billed), outcome, 'usage');
-    call.sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...rateLimitHeaders, ...priced.headers } });
+    const priced = price.priced(encodeRerankAnswer(context.requestId, parsed.model, parsed, response, billed), outcome, 'usage');
+    call.sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...rateLimitHeaders, ...guardHeaders(guard), ...priced.headers } });
     return { status: 200, ...outcome, price };
   });
 }

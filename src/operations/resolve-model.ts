@@ -3,7 +3,7 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestMeter } from '../relay/request-meter.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { GatewayServices } from '../services.js';
-import type { Model, ModelKind } from '../domain/records.js';
+import type { Model, ModelKind } from '../domain/model-records.js';
 
 /** The public model a request names, its name recorded on its meter; 400 `model_not_found` when the catalog has no such model. */
 export function findModel(services: GatewayServices, meter: RequestMeter, modelId: string): Model {

@@ -1,6 +1,7 @@
 import type { ProjectFunds } from '../billing/money-pools.js';
 import type { Project } from '../domain/project.js';
-import type { ApiKey, Model } from '../domain/records.js';
+import type { ApiKey } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import type { LimitRule } from '../limits/rate-limiter.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProjectJson, ProjectMemberJson } from '../contract/projects.js';
 import { nanoToUsd } from '../billing/money.js';
-import type { KeyHolds } from '../billing/ledger.js';
+import type { KeyHolds } from '../billing/ledger-requests.js';
 import { budgetPeriodAt, budgetSpentAt } from '../domain/budget-period.js';
 import { DEFAULT_PROJECT_ID, PROJECT_ROLES, type Project, type ProjectMember, type ProjectPatch } from '../domain/project.js';
 import type { KeyBudget } from '../domain/records.js';
@@ -74,7 +74,7 @@ function budgetToJson(budget: KeyBudget | null, heldNano: bigint, now: number): 
  * The one JSON view of a project (admin API and console). `status` is `paused` while its cap or budget has nothing
  * left once spend and the amounts held for requests in flight are counted: its keys are then refused 429.
  */
-export function projectToJson(project: Project, holds: KeyHolds, keyCount: number, now: number): ProjectJson {
+export function projectToJson(project: Project, holds: KeyHolds, keyCount: number, guardrails: readonly string[], now: number): ProjectJson {
   const capPaused = project.quotaNano !== null && project.spentNano + holds.capHeldNano >= project.quotaNano;
   const budgetPaused = project.budget !== null && budgetSpentAt(project.budget, now) + holds.budgetHeldNano >= project.budget.limitNano;
   return {
@@ -91,6 +91,7 @@ export function projectToJson(project: Project, holds: KeyHolds, keyCount: numbe
     rpm: project.rpm,
     tpm: project.tpm,
     allowed_models: project.allowedModels,
+    guardrails: [...guardrails],
     key_count: keyCount,
     created_at: isoTime(project.createdAt),
     updated_at: isoTime(project.updatedAt),
@@ -113,6 +114,7 @@ export function defaultProjectJson(accountId: string, spentNano: bigint, keyCoun
     rpm: null,
     tpm: null,
     allowed_models: null,
+    guardrails: [],
     key_count: keyCount,
     created_at: null,
     updated_at: null,

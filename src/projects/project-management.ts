@@ -52,10 +52,11 @@ export async function accountKeys(storage: Storage, accountId: string): Promise<
   return listed;
 }
 
-/** Projects as their views show them: spend and holds after every queued settlement, the keys each holds. */
+/** Projects as their views show them: spend and holds after every queued settlement, the keys each holds, its guardrails. */
 export async function projectViews(dependencies: ProjectDependencies, accountId: string): Promise<{ json: (project: Project) => ProjectJson; defaultJson: () => ProjectJson }> {
   const holdsOf = await dependencies.ledger.projectHolds(accountId);
   const keys = await accountKeys(dependencies.storage, accountId);
+  const guardrailsOf = new Map((await dependencies.storage.guardrails.listBindings()).filter((binding) => binding.scope === 'project').map((binding) => [binding.targetId, binding.names]));
   const now = dependencies.clock.now();
   const counts = new Map<string, number>();
   let defaultSpent = 0n;
@@ -70,7 +71,7 @@ export async function projectViews(dependencies: ProjectDependencies, accountId:
     }
   }
   return {
-    json: (project) => projectToJson(project, holdsOf(project.id), counts.get(project.id) ?? 0, now),
+    json: (project) => projectToJson(project, holdsOf(project.id), counts.get(project.id) ?? 0, guardrailsOf.get(project.id) ?? [], now),
     defaultJson: () => defaultProjectJson(accountId, defaultSpent, defaultCount),
   };
 }
@@ -98,10 +99,14 @@ export async function updateProject(dependencies: ProjectDependencies, existing:
   return updated;
 }
 
-/** Deletes a project without live keys (its revoked keys move to the default project); 409 while it has some. */
+/**
+ * Deletes a project without live keys (its revoked keys move to the default project); 409 while it has some. Its
+ * guardrail binding goes with it (no key of it is left to apply it to, and the policy becomes deletable).
+ */
 export async function deleteProject(dependencies: ProjectDependencies, project: Project): Promise<void> {
   if (!(await dependencies.storage.projects.delete(project.id))) {
     throw new GatewayError('conflict', 'The project still has keys that are not revoked: revoke them or move them to another project first.');
   }
+  await dependencies.storage.guardrails.setBinding({ scope: 'project', targetId: project.id, names: [] }, dependencies.clock.now());
   await projectChanged(dependencies, project.accountId);
 }

@@ -18,6 +18,13 @@ export interface ClientSecretGrant {
   sessionId: string;
   /** The session configuration sent upstream (`session.update`) as the session opens; null: none. */
   session: Record<string, unknown> | null;
+  /**
+   * A limited secret (Gemini's ephemeral tokens): how many sessions it may open, only until `newSessionsUntil`, and
+   * created at `createdAt` (clock milliseconds). Absent: any number of sessions until it expires.
+   */
+  sessions?: { uses: number; createdAt: number; newSessionsUntil: number };
+  /** A Gemini Live `setup` (without its model) laid over the caller's own as a session opens on Google's path. */
+  liveSetup?: Record<string, unknown>;
 }
 
 /** The HMAC key of client secrets, derived from SECRET_KEY (or the data directory's key) and used for nothing else. */
@@ -34,7 +41,9 @@ function sign(key: Buffer, payload: string): string {
  * without storage on any instance sharing SECRET_KEY; the key behind it is looked up as the session opens.
  */
 export function mintClientSecret(key: Buffer, grant: ClientSecretGrant): string {
-  const payload = Buffer.from(JSON.stringify({ k: grant.keyId, m: grant.model, e: grant.expiresAt, i: grant.sessionId, s: grant.session, n: randomBytes(6).toString('base64url') })).toString('base64url');
+  const limited = grant.sessions === undefined ? {} : { u: grant.sessions.uses, c: grant.sessions.createdAt, ns: grant.sessions.newSessionsUntil };
+  if (grant.liveSetup !== undefined) Object.assign(limited, { g: grant.liveSetup });
+  const payload = Buffer.from(JSON.stringify({ k: grant.keyId, m: grant.model, e: grant.expiresAt, i: grant.sessionId, s: grant.session, ...limited, n: randomBytes(6).toString('base64url') })).toString('base64url');
   return `${CLIENT_SECRET_PREFIX}${payload}.${sign(key, payload)}`;
 }
 
@@ -46,14 +55,21 @@ export function readClientSecret(key: Buffer, secret: string, now: number): Clie
   const expected = Buffer.from(sign(key, payload));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) return 'invalid';
-  let fields: { k?: unknown; m?: unknown; e?: unknown; i?: unknown; s?: unknown };
+  let fields: { k?: unknown; m?: unknown; e?: unknown; i?: unknown; s?: unknown; u?: unknown; c?: unknown; ns?: unknown; g?: unknown };
   try {
     fields = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof fields;
   } catch {
     return 'invalid';
   }
-  const { k, m, e, i, s } = fields;
+  const { k, m, e, i, s, u, c, ns, g } = fields;
   if (typeof k !== 'string' || typeof m !== 'string' || typeof e !== 'number' || typeof i !== 'string' || (s !== null && (typeof s !== 'object' || Array.isArray(s)))) return 'invalid';
   if (e <= now) return 'expired';
-  return { keyId: k, model: m, expiresAt: e, sessionId: i, session: s as Record<string, unknown> | null };
+  const grant: ClientSecretGrant = { keyId: k, model: m, expiresAt: e, sessionId: i, session: s as Record<string, unknown> | null };
+  if (g !== undefined) {
+    if (typeof g !== 'object' || g === null || Array.isArray(g)) return 'invalid';
+    grant.liveSetup = g as Record<string, unknown>;
+  }
+  if (u === undefined) return grant;
+  if (typeof u !== 'number' || typeof c !== 'number' || typeof ns !== 'number') return 'invalid';
+  return { ...grant, sessions: { uses: u, createdAt: c, newSessionsUntil: ns } };
 }

@@ -38,7 +38,7 @@ function lifetimeMs(body: Record<string, unknown>, fallbackMs: number): number {
 /**
  * POST /v1/realtime/client_secrets: an ephemeral secret a browser opens one model's realtime sessions with, so it never
  * holds the real key. The secret is scoped to the model of `session.model` (which the key must be allowed to use)
- * and carries the session configuration, sent upstream as the session opens; it lasts `expires_after.seconds`
+ * and carries the session configuration, sent upstream as the session opens; it opens one session, and lasts `expires_after.seconds`
  * (REALTIME_CLIENT_SECRET_SECONDS by default) and is refused once its key is revoked, disabled or expired. Answered as
  * OpenAI answers: `{value, expires_at, session}`.
  */
@@ -63,7 +63,8 @@ export function clientSecretsRoute(services: GatewayServices): RouteHandler {
     const now = services.clock.now();
     const expiresAt = now + lifetimeMs(body, services.config.realtime.clientSecretMs);
     const sessionId = newId('sess');
-    const value = mintClientSecret(key, { keyId: apiKey.id, model: modelName, expiresAt, sessionId, session: configuration });
+    // One session per secret: the session id it names is the one its usage rows are grouped under.
+    const value = mintClientSecret(key, { keyId: apiKey.id, model: modelName, expiresAt, sessionId, session: configuration, sessions: { uses: 1, createdAt: now, newSessionsUntil: expiresAt } });
     const expiresAtSeconds = Math.floor(expiresAt / 1000);
     sendJson(context, 200, {
       value,

@@ -7,18 +7,24 @@ import type { OpeningExchange, RealtimeTarget } from './realtime-upstream.js';
 export const GEMINI_LIVE_CHANNEL_TYPES: ReadonlySet<string> = new Set(['gemini']);
 
 /**
- * Gemini Live's WebSocket path for an API version. Google's own clients put a second slash before `ws` (their base URL
- * ends in one), and Google accepts both.
+ * Gemini Live's WebSocket path for an API version, and its `…Constrained` form that Google's clients open with an
+ * ephemeral token. Google's own clients put a second slash before `ws` (their base URL ends in one), and Google accepts
+ * both.
  */
-const LIVE_PATH = /^\/+ws\/google\.ai\.generativelanguage\.(?<version>v1alpha|v1beta|v1)\.GenerativeService\.BidiGenerateContent$/;
+const LIVE_PATH = /^\/+ws\/google\.ai\.generativelanguage\.(?<version>v1alpha|v1beta|v1)\.GenerativeService\.BidiGenerateContent(?<constrained>Constrained)?$/;
 
 /** The API version of a Gemini Live path, else null. */
 export function geminiLiveVersion(path: string): string | null {
   return LIVE_PATH.exec(path)?.groups?.version ?? null;
 }
 
-export function geminiLivePath(version: string): string {
-  return `/ws/google.ai.generativelanguage.${version}.GenerativeService.BidiGenerateContent`;
+export function geminiLivePath(version: string, constrained = false): string {
+  return `/ws/google.ai.generativelanguage.${version}.GenerativeService.BidiGenerateContent${constrained ? 'Constrained' : ''}`;
+}
+
+/** Whether a Gemini Live path is the form opened with an ephemeral token. */
+export function isConstrainedLivePath(path: string): boolean {
+  return LIVE_PATH.exec(path)?.groups?.constrained !== undefined;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { Usage } from '../ir/usage.js';
 
 /** A count from the wire: a non-negative integer, else 0 (the upstream is read tolerantly). */
-function count(value: unknown): number {
+export function count(value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : 0;
 }
 
 /** The tokens of `modality` in a list of Gemini's `{modality, tokenCount}` details. */
-function modalityTokens(details: unknown, modality: string): number {
+export function modalityTokens(details: unknown, modality: string): number {
   if (!Array.isArray(details)) return 0;
   let total = 0;
   for (const detail of details) {

@@ -3,7 +3,8 @@ import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js
 import { computeCost } from '../billing/compute-cost.js';
 import type { Reservation } from '../billing/money-pools.js';
 import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest, type TokenCharges } from '../billing/settle.js';
-import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
+import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Usage } from '../ir/usage.js';
 import { rateLimitRefusal, type Admission } from '../relay/admission.js';

@@ -2,7 +2,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { RequestContext } from '../http/request-context.js';
 import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js';
 import type { RelayDependencies } from '../relay/relay-dependencies.js';
-import type { RequestMeter } from '../relay/request-meter.js';
+import type { AttemptLog } from '../relay/attempt-log.js';
 import { UpstreamAttempt } from '../relay/upstream-attempt.js';
 import { exhaustedError, type FailedAttempt } from '../relay/upstream-call.js';
 import { callerErrorFromUpstream } from '../relay/upstream-error.js';
@@ -24,9 +24,9 @@ export type OpenChannel = (route: ChannelRoute, credential: string) => { url: st
 /**
  * Opens the upstream socket on the first channel that takes it, in routing order, within the routing's bounds: a
  * failure the next channel may not share (credential, throttling, server error, timeout) moves on, a refusal of what
- * the caller asked ends the attempt with that refusal. Every attempt is on the request's meter and the channel's health.
+ * the caller asked ends the attempt with that refusal. Every attempt is on the request's attempt log and the channel's health.
  */
-export async function connectUpstream(relay: RelayDependencies, context: RequestContext, meter: RequestMeter, modelId: string, routes: readonly ChannelRoute[], open: OpenChannel): Promise<Connected> {
+export async function connectUpstream(relay: RelayDependencies, context: RequestContext, attempts: AttemptLog, modelId: string, routes: readonly ChannelRoute[], open: OpenChannel): Promise<Connected> {
   const plan = new RoutePlan(relay.routing, routes, modelId, DEFAULT_OUTPUT_TOKENS_RESERVED);
   const failures: FailedAttempt[] = [];
   for (let candidate = await plan.next(); candidate !== null; candidate = await plan.next()) {
@@ -37,7 +37,7 @@ export async function connectUpstream(relay: RelayDependencies, context: Request
         plan.skip(candidate);
         continue;
       }
-      const attempt = new UpstreamAttempt(relay, candidate, credential, context.requestId, meter);
+      const attempt = new UpstreamAttempt(relay, candidate, credential, context.requestId, attempts);
       attempt.sending(started.url);
       const opening = await started.opening;
       if (opening.kind === 'open') {

@@ -1,7 +1,9 @@
-import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { WebSocket } from 'ws';
-import { WebSocketServer } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
+import { loadOnce, type LoadOnce } from '../shared/load-once.js';
+import { webSocketModule } from './ws-module.js';
+import { openUpgrade, upgradeContext } from './socket-upgrade.js';
 import { geminiFamily } from '../codecs/gemini/family.js';
 import { settle } from '../billing/settle.js';
 import type { RealtimeConfig } from '../config/realtime-config.js';
@@ -9,29 +11,39 @@ import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { authenticate } from '../http/authenticate.js';
 import type { RequestContext } from '../http/request-context.js';
-import { sendError } from '../http/respond.js';
 import { noChannel, resolveModel } from '../operations/resolve-model.js';
 import { admit, type Admission } from '../relay/admission.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
+import { AttemptLog } from '../relay/attempt-log.js';
 import { RequestMeter } from '../relay/request-meter.js';
 import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js';
-import type { Model } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import type { GatewayServices } from '../services.js';
-import { newId } from '../shared/ids.js';
 import { describeError } from '../shared/logger.js';
 import { RealtimeBilling, responseHoldUsage } from './realtime-billing.js';
 import { CLIENT_SECRET_PREFIX, clientSecretKey } from './client-secret.js';
 import { authenticateClientSecret } from './client-secret-auth.js';
 import { betaHeader, realtimeFamily } from './realtime-family.js';
-import { RealtimeSession } from './realtime-session.js';
+import { RealtimeSession, type RealtimeSessionLimits } from './realtime-session.js';
+import { admitSecretSession } from './client-secret-uses.js';
+import { AUTH_TOKEN_NAME_PREFIX } from './gemini-auth-tokens-route.js';
 import { openUpstream, realtimeTarget, REALTIME_CHANNEL_TYPES } from './realtime-upstream.js';
 import { connectUpstream, type Connected } from './realtime-connect.js';
 import type { RealtimeDialect } from './realtime-dialect.js';
 import { openAIRealtimeDialect } from './openai-realtime-dialect.js';
 import { geminiLiveDialect } from './gemini-live-dialect.js';
-import { GEMINI_LIVE_CHANNEL_TYPES, geminiLivePath, geminiLiveTarget, geminiLiveVersion, setupForChannel } from './gemini-live-upstream.js';
+import { GEMINI_LIVE_CHANNEL_TYPES, geminiLivePath, isConstrainedLivePath, geminiLiveTarget, geminiLiveVersion, setupForChannel } from './gemini-live-upstream.js';
 import { geminiCloseCode, readSetup, SETUP_TIMEOUT_MS } from './gemini-live-setup.js';
 import { closeReasonText } from './realtime-dialect.js';
+import { translatedDialect, type FrameTranslator } from './translation/frame-translator.js';
+import { OpenAIClientOnGemini } from './translation/openai-client-on-gemini.js';
+import { GeminiClientOnOpenAI } from './translation/gemini-client-on-openai.js';
+
+/** A session whose caller and upstream speak different protocols: its translator and the dialect billing reads. */
+interface Translation {
+  translator: FrameTranslator;
+  dialect: RealtimeDialect;
+}
 
 /** The OpenAI Realtime endpoint's path. */
 export const REALTIME_PATH = '/v1/realtime';
@@ -65,7 +77,8 @@ interface Caller {
  */
 export class RealtimeEndpoint {
   readonly #sessions = new Set<RealtimeSession>();
-  readonly #server: WebSocketServer;
+  /** Made at the first session (the WebSocket library is loaded then). */
+  readonly #server: LoadOnce<WebSocketServer>;
   readonly #relay: RelayDependencies;
   readonly #extraHeaders = new WeakMap<IncomingMessage, Record<string, string>>();
   /** Signs and checks client secrets. */
@@ -78,16 +91,20 @@ export class RealtimeEndpoint {
   ) {
     this.#relay = relayDependencies(services);
     this.#secretKey = clientSecretKey(services.config.secretKey, services.config.dataDirectory);
-    this.#server = new WebSocketServer({
-      noServer: true,
-      clientTracking: false,
-      perMessageDeflate: false,
-      maxPayload: config.maxMessageBytes,
-      // The key subprotocol is never echoed: only `realtime` is chosen.
-      handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false),
-    });
-    this.#server.on('headers', (headers, request) => {
-      for (const [name, value] of Object.entries(this.#extraHeaders.get(request) ?? {})) headers.push(`${name}: ${value}`);
+    this.#server = loadOnce(async () => {
+      const { WebSocketServer } = await webSocketModule.get();
+      const server = new WebSocketServer({
+        noServer: true,
+        clientTracking: false,
+        perMessageDeflate: false,
+        maxPayload: config.maxMessageBytes,
+        // The key subprotocol is never echoed: only `realtime` is chosen.
+        handleProtocols: (protocols) => (protocols.has('realtime') ? 'realtime' : false),
+      });
+      server.on('headers', (headers, request) => {
+        for (const [name, value] of Object.entries(this.#extraHeaders.get(request) ?? {})) headers.push(`${name}: ${value}`);
+      });
+      return server;
     });
   }
 
@@ -103,36 +120,9 @@ export class RealtimeEndpoint {
 
   /** Handles one `upgrade` request of the API listener. */
   upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const startedAt = performance.now();
-    const url = request.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const response = new ServerResponse(request);
-    response.assignSocket(socket as never);
-    const requestId = newId('req');
-    response.setHeader('x-request-id', requestId);
-    const path = queryAt < 0 ? url : url.slice(0, queryAt);
-    const gemini = geminiLiveVersion(path) !== null;
-    const context: RequestContext = {
-      request,
-      response,
-      requestId,
-      method: request.method ?? 'GET',
-      path,
-      query: new URLSearchParams(queryAt < 0 ? '' : url.slice(queryAt + 1)),
-      params: {},
-      startedAt,
-      clientIp: this.services.clientIp(request),
-      family: gemini ? geminiFamily : realtimeFamily,
-    };
-    socket.on('error', () => undefined);
-    (gemini ? this.#openGemini(context, socket, head) : this.#open(context, socket, head)).catch((thrown: unknown) => {
-      const error = toGatewayError(thrown);
-      if (error.code === 'internal_error') this.services.logger.error('realtime upgrade failed', { requestId, ...describeError(thrown) });
-      if (socket.destroyed) return;
-      response.setHeader('connection', 'close');
-      response.once('finish', () => socket.destroy());
-      sendError(context, error);
-    });
+    const gemini = (path: string): boolean => geminiLiveVersion(path) !== null;
+    const context = upgradeContext(this.services, request, socket, (path) => gemini(path) ? geminiFamily : realtimeFamily);
+    openUpgrade(this.services, context, socket, () => gemini(context.path) ? this.#openGemini(context, socket, head) : this.#open(context, socket, head), 'realtime upgrade failed');
   }
 
   /**
@@ -155,6 +145,7 @@ export class RealtimeEndpoint {
     if (context.method !== 'GET') throw new GatewayError('method_not_allowed', `Method ${context.method} is not allowed on ${context.path}.`);
     checkHandshake(context.request, context.path);
     if (this.#draining) throw new GatewayError('overloaded', 'This gateway instance is restarting and takes no new realtime sessions; connect again.', { retryAfterSeconds: 1 });
+    const server = await this.#server.get();
     const { services } = this;
     const presented = realtimeFamily.readApiKey(context.request.headers, context.query);
     const { key, account, grant } = presented?.startsWith(CLIENT_SECRET_PREFIX) === true
@@ -164,19 +155,27 @@ export class RealtimeEndpoint {
     meter.expect({ stream: true, promptTokens: 0 });
     const modelName = context.query.get('model') ?? grant?.model ?? null;
     if (grant !== null && modelName !== grant.model) throw new GatewayError('model_not_allowed', `This client secret is for model '${grant.model}' only.`);
+    if (grant !== null) await admitSecretSession(services.limiter, grant, services.clock.now(), 'client secret');
     if (modelName === null || modelName === '') throw new GatewayError('bad_request', "The query parameter 'model' is required: wss://<gateway>/v1/realtime?model=<model>.", { param: 'model' });
     const { model, routes } = resolveModel(services, meter, modelName);
     const realtimeRoutes = routes.filter((route) => REALTIME_CHANNEL_TYPES.has(route.channel.type));
-    if (realtimeRoutes.length === 0) throw noChannel(model);
-    const admission = await this.#admit(context, meter, model, key, account);
+    // A model only Gemini channels serve is reached over Gemini Live, the two protocols translated.
+    const translated = realtimeRoutes.length === 0;
+    const liveRoutes = translated ? routes.filter((route) => GEMINI_LIVE_CHANNEL_TYPES.has(route.channel.type)) : [];
+    if (realtimeRoutes.length === 0 && liveRoutes.length === 0) throw noChannel(model);
     const beta = betaHeader(context.request.headers);
-    const connected = await this.#connect(context, meter, admission, model.id, realtimeRoutes, () => socket.destroyed, (route, credential) => {
-      const target = realtimeTarget(route.channel, credential, route.upstreamModel, beta);
+    if (translated && beta !== null) throw new GatewayError('bad_request', `Model '${modelName}' is served over Gemini Live, which the gateway translates from the GA Realtime protocol only: connect without OpenAI-Beta: realtime=v1.`);
+    const admission = await this.#admit(context, meter, model, key, account);
+    const connected = await this.#connect(context, meter, admission, model.id, translated ? liveRoutes : realtimeRoutes, () => socket.destroyed, (route, credential) => {
+      const target = translated ? geminiLiveTarget(route.channel, credential) : realtimeTarget(route.channel, credential, route.upstreamModel, beta);
       return target === null ? null : { url: target.url, opening: openUpstream(target, { timeoutMs: UPSTREAM_HANDSHAKE_MS, maxPayload: this.config.maxMessageBytes }) };
     });
-    // A client secret's session configuration is the session's first event upstream.
-    const opening = grant?.session == null ? [] : [JSON.stringify({ type: 'session.update', session: grant.session })];
-    this.#accept(context, socket, head, admission, connected, { key, account, modelName, opening });
+    const translation: Translation | null = translated
+      ? { translator: new OpenAIClientOnGemini(modelName, connected.route.upstreamModel, grant?.session ?? null), dialect: translatedDialect(openAIRealtimeDialect, geminiLiveDialect) }
+      : null;
+    // A client secret's session configuration is the session's first event upstream (translated: the setup's start).
+    const opening = grant?.session == null || translated ? [] : [JSON.stringify({ type: 'session.update', session: grant.session })];
+    this.#accept(server, context, socket, head, admission, connected, { key, account, modelName, opening }, translation);
   }
 
   /**
@@ -188,28 +187,53 @@ export class RealtimeEndpoint {
     if (context.method !== 'GET') throw new GatewayError('method_not_allowed', `Method ${context.method} is not allowed on ${context.path}.`);
     checkHandshake(context.request, context.path);
     if (this.#draining) throw new GatewayError('overloaded', 'This gateway instance is restarting and takes no new live sessions; connect again.', { retryAfterSeconds: 1 });
+    const server = await this.#server.get();
     const { services } = this;
-    const { key, account } = await authenticate(context, services);
+    const token = ephemeralToken(context);
+    // A real key is checked before the handshake; an ephemeral token after it, so a browser (which cannot read a
+    // refused handshake) hears why in the close.
+    const caller = token === null ? await authenticate(context, services) : null;
     const version = geminiLiveVersion(context.path) ?? 'v1beta';
-    const endpoint = geminiLivePath(version);
+    const endpoint = geminiLivePath(version, isConstrainedLivePath(context.path));
     context.response.detachSocket(socket as never);
     this.#extraHeaders.set(context.request, { 'x-request-id': context.requestId });
-    const client = await new Promise<WebSocket>((resolve) => this.#server.handleUpgrade(context.request, socket, head, resolve));
+    const client = await new Promise<WebSocket>((resolve) => server.handleUpgrade(context.request, socket, head, resolve));
     client.on('error', () => undefined);
     try {
-      const { modelName, setup } = await readSetup(client, SETUP_TIMEOUT_MS);
+      const reading = readSetup(client, SETUP_TIMEOUT_MS);
+      reading.catch(() => undefined);
+      const { key, account, grant } = caller !== null ? { ...caller, grant: null } : await authenticateClientSecret(context, services, this.#secretKey, token ?? '');
+      const { modelName, setup: ownSetup } = await reading;
+      let limits: RealtimeSessionLimits = this.config;
+      if (grant !== null) {
+        if (modelName !== grant.model) throw new GatewayError('model_not_allowed', `This token is for model '${grant.model}' only.`);
+        const now = services.clock.now();
+        await admitSecretSession(services.limiter, grant, now);
+        // A limited token's sessions end when it expires.
+        if (grant.sessions !== undefined) limits = { ...limits, maxSessionMs: Math.max(1, Math.min(limits.maxSessionMs, grant.expiresAt - now)) };
+      }
+      // What the token fixes is laid over the caller's own setup.
+      const setup = grant?.liveSetup === undefined ? ownSetup : { ...ownSetup, ...grant.liveSetup };
       const meter = new RequestMeter(services, context.requestId, account.id, key.id, geminiLiveDialect.protocol, endpoint, context.startedAt);
       meter.expect({ stream: true, promptTokens: 0 });
       const { model, routes } = resolveModel(services, meter, modelName);
       const liveRoutes = routes.filter((route) => GEMINI_LIVE_CHANNEL_TYPES.has(route.channel.type));
-      if (liveRoutes.length === 0) throw noChannel(model);
+      // A model only OpenAI Realtime channels serve is reached over that protocol, the two protocols translated.
+      const translated = liveRoutes.length === 0;
+      const realtimeRoutes = translated ? routes.filter((route) => REALTIME_CHANNEL_TYPES.has(route.channel.type)) : [];
+      if (liveRoutes.length === 0 && realtimeRoutes.length === 0) throw noChannel(model);
       const admission = await this.#admit(context, meter, model, key, account);
-      const connected = await this.#connect(context, meter, admission, model.id, liveRoutes, () => client.readyState !== client.OPEN, (route, credential) => {
+      const connected = await this.#connect(context, meter, admission, model.id, translated ? realtimeRoutes : liveRoutes, () => client.readyState !== client.OPEN, (route, credential) => {
+        if (translated) {
+          const target = realtimeTarget(route.channel, credential, route.upstreamModel, null);
+          return target === null ? null : { url: target.url, opening: openUpstream(target, { timeoutMs: UPSTREAM_HANDSHAKE_MS, maxPayload: this.config.maxMessageBytes }) };
+        }
         const target = geminiLiveTarget(route.channel, credential, version);
         return { url: target.url, opening: openUpstream(target, { timeoutMs: UPSTREAM_HANDSHAKE_MS, maxPayload: this.config.maxMessageBytes, exchange: setupForChannel(setup, route.upstreamModel) }) };
       });
-      const billing = this.#billing(context, admission, connected, { key, account, modelName }, geminiLiveDialect, endpoint);
-      this.#start(client, connected, billing, geminiLiveDialect, []);
+      const dialect = translated ? translatedDialect(geminiLiveDialect, openAIRealtimeDialect) : geminiLiveDialect;
+      const billing = this.#billing(context, admission, connected, { key, account, modelName }, dialect, endpoint);
+      this.#start(client, connected, billing, dialect, [], translated ? new GeminiClientOnOpenAI(setup) : null, limits);
       client.resume();
     } catch (thrown) {
       const error = toGatewayError(thrown);
@@ -240,25 +264,27 @@ export class RealtimeEndpoint {
    */
   async #connect(context: RequestContext, meter: RequestMeter, admission: Admission, modelId: string, routes: Parameters<typeof connectUpstream>[4], callerLeft: () => boolean, open: Parameters<typeof connectUpstream>[5]): Promise<Connected> {
     let connected: Connected | null = null;
+    const attempts = new AttemptLog(meter);
     try {
-      connected = await connectUpstream(this.#relay, context, meter, modelId, routes, open);
+      connected = await connectUpstream(this.#relay, context, attempts, modelId, routes, open);
       if (callerLeft()) throw new GatewayError('bad_request', 'The caller left before the session opened.');
       return connected;
     } catch (error) {
       connected?.upstream.terminate();
       const failure = toGatewayError(error);
-      meter.observeSettlement({ status: failure.status, errorCode: failure.code }, () => settle(this.services, meter.settledRequest(), admission, null, { status: failure.status, errorCode: failure.code }));
+      meter.observeSettlement({ status: failure.status, errorCode: failure.code }, attempts, () => settle(this.services, meter.settledRequest(attempts), admission, null, { status: failure.status, errorCode: failure.code }));
       throw error;
     }
   }
 
   /** Completes the caller's handshake (with the admission's rate-limit headers) and starts the session. */
-  #accept(context: RequestContext, socket: Duplex, head: Buffer, admission: Admission, connected: Connected, caller: Caller & { opening: string[] }): void {
+  #accept(server: WebSocketServer, context: RequestContext, socket: Duplex, head: Buffer, admission: Admission, connected: Connected, caller: Caller & { opening: string[] }, translation: Translation | null = null): void {
     const { request, response } = context;
     response.detachSocket(socket as never);
     this.#extraHeaders.set(request, { 'x-request-id': context.requestId, ...admission.rateLimitHeaders });
-    const billing = this.#billing(context, admission, connected, caller, openAIRealtimeDialect, context.path);
-    this.#server.handleUpgrade(request, socket, head, (client) => this.#start(client, connected, billing, openAIRealtimeDialect, caller.opening));
+    const dialect = translation?.dialect ?? openAIRealtimeDialect;
+    const billing = this.#billing(context, admission, connected, caller, dialect, context.path);
+    server.handleUpgrade(request, socket, head, (client) => this.#start(client, connected, billing, dialect, caller.opening, translation?.translator ?? null));
   }
 
   #billing(context: RequestContext, admission: Admission, connected: Connected, caller: Caller, dialect: RealtimeDialect, endpoint: string): RealtimeBilling {
@@ -274,21 +300,29 @@ export class RealtimeEndpoint {
     }, admission);
   }
 
-  #start(client: WebSocket, connected: Connected, billing: RealtimeBilling, dialect: RealtimeDialect, opening: string[]): void {
-    const session = new RealtimeSession(client, connected.upstream, billing, dialect, this.config, this.services.logger, (ended) => this.#sessions.delete(ended));
+  #start(client: WebSocket, connected: Connected, billing: RealtimeBilling, dialect: RealtimeDialect, opening: string[], translator: FrameTranslator | null = null, limits: RealtimeSessionLimits = this.config): void {
+    const session = new RealtimeSession(client, connected.upstream, billing, dialect, limits, this.services.logger, (ended) => this.#sessions.delete(ended), translator);
     this.#sessions.add(session);
     session.start(connected.early, opening);
     if (this.#draining) session.drain(0);
   }
 }
 
-/** GET /v1/realtime without a WebSocket upgrade: a realtime session is only a WebSocket. */
-export function realtimeWithoutUpgrade(): Promise<void> {
-  return Promise.reject(new GatewayError('bad_request', 'GET /v1/realtime is a WebSocket endpoint: connect with Upgrade: websocket (wss://<gateway>/v1/realtime?model=<model>).'));
+/**
+ * The ephemeral token a Gemini Live caller presents: `access_token` (Google's clients send an ephemeral token so, on
+ * the `…Constrained` path), or a key that is one (`auth_tokens/ek_…`, or a client secret `ek_…`); without the
+ * `auth_tokens/` of its name. Null when the caller presents a real key (or nothing).
+ */
+function ephemeralToken(context: RequestContext): string | null {
+  const accessToken = context.query.get('access_token');
+  const presented = accessToken ?? geminiFamily.readApiKey(context.request.headers, context.query);
+  if (presented === null) return null;
+  const token = presented.startsWith(AUTH_TOKEN_NAME_PREFIX) ? presented.slice(AUTH_TOKEN_NAME_PREFIX.length) : presented;
+  return accessToken !== null || token.startsWith(CLIENT_SECRET_PREFIX) ? token : null;
 }
 
 /** A WebSocket handshake the listener can complete: anything else is refused before the key is looked at. */
-function checkHandshake(request: IncomingMessage, path: string): void {
+export function checkHandshake(request: IncomingMessage, path: string): void {
   const upgrade = request.headers.upgrade;
   const key = request.headers['sec-websocket-key'];
   if (typeof upgrade !== 'string' || upgrade.toLowerCase() !== 'websocket' || typeof key !== 'string' || !WEBSOCKET_KEY.test(key.trim()) || request.headers['sec-websocket-version'] !== '13') {

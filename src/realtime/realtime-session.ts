@@ -6,6 +6,7 @@ import type { Usage } from '../ir/usage.js';
 import type { RealtimeBilling } from './realtime-billing.js';
 import type { RealtimeDialect } from './realtime-dialect.js';
 import { CLOSE, type RealtimeErrorDetail } from './realtime-events.js';
+import { frameBuffer, type FrameTranslator, type Translated } from './translation/frame-translator.js';
 
 export interface RealtimeSessionLimits {
   idleMs: number;
@@ -34,14 +35,18 @@ function sendableCode(code: number): number {
  * caller's next frame goes upstream; when that hold is refused the session ends in the protocol's own way (OpenAI's
  * `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
  * duration are closed, both sides are pinged, and a side that reads slower than the other writes pauses the other
- * (at most `bufferBytes` queued per direction, plus one frame).
+ * (at most `bufferBytes` queued per direction, plus one frame). With a translator (the caller and the upstream speak
+ * different protocols) every frame is translated instead of passed, and frames the translation sends upstream on its
+ * own wait for the money hold like the caller's; billing still reads the upstream's frames.
  */
 export class RealtimeSession {
   #lastActivity = performance.now();
   #responseStartedAt: number | null = null;
-  /** Caller frames waiting while the next response's money is being held. */
-  #held: Array<{ data: RawData; binary: boolean }> | null = null;
+  /** Caller frames waiting while the next response's money is being held (`translated`: already in the upstream's protocol). */
+  #held: Array<{ data: RawData; binary: boolean; translated?: boolean }> | null = null;
   #ending = false;
+  /** The session ended mid-response: its upstream is kept (at most CUT_REPORT_MS) for the cut response's report. */
+  #awaitingCutReport = false;
   #finished = false;
   #draining = false;
   /** The session's fixed timers (pings, maximum duration) and those started once (drain, cut report). */
@@ -61,6 +66,8 @@ export class RealtimeSession {
     private readonly limits: RealtimeSessionLimits,
     private readonly logger: Logger,
     private readonly onFinished: (session: RealtimeSession) => void,
+    /** Set when the caller and the upstream speak different protocols: every frame is translated, else passed unchanged. */
+    private readonly translator: FrameTranslator | null = null,
   ) {}
 
   /**
@@ -69,6 +76,7 @@ export class RealtimeSession {
    */
   start(early: ReadonlyArray<{ data: RawData; binary: boolean }>, opening: readonly string[] = []): void {
     for (const event of opening) this.upstream.send(event);
+    if (this.translator !== null) this.#applyTranslated(this.translator.start());
     this.client.on('message', (data, binary) => this.#fromClient(data, binary));
     this.upstream.removeAllListeners('message');
     for (const frame of early) this.#fromUpstream(frame.data, frame.binary);
@@ -113,6 +121,22 @@ export class RealtimeSession {
     const frame = error === null ? null : this.dialect.errorFrame(error);
     if (frame !== null && this.client.readyState === this.client.OPEN) this.client.send(frame);
     this.#close(this.client, code, error === null ? reason : this.dialect.closeReason(error, reason));
+    this.#releaseUpstream();
+  }
+
+  /**
+   * The upstream of a session that is ending: with a response being written, the upstream is asked to stop it (where
+   * its protocol can) and kept up to CUT_REPORT_MS for what the response used, which is billed as it arrives (then the
+   * upstream is closed); otherwise it is closed now.
+   */
+  #releaseUpstream(): void {
+    if (this.#responseStartedAt !== null && this.upstream.readyState === this.upstream.OPEN) {
+      this.#awaitingCutReport = true;
+      const cancel = this.dialect.cancelFrame();
+      if (cancel !== null) this.upstream.send(cancel);
+      this.#timers.push(setTimeout(() => this.#close(this.upstream, CLOSE.normal, ''), CUT_REPORT_MS));
+      return;
+    }
     this.#close(this.upstream, CLOSE.normal, '');
   }
 
@@ -123,7 +147,33 @@ export class RealtimeSession {
       this.client.pause();
       return;
     }
-    this.#forward(this.upstream, this.client, data, binary);
+    this.#toUpstream(data, binary);
+  }
+
+  /** A caller frame goes upstream: as it is, or translated into the upstream's protocol. */
+  #toUpstream(data: RawData, binary: boolean): void {
+    if (this.translator === null) this.#forward(this.upstream, this.client, data, binary);
+    else this.#applyTranslated(this.translator.fromClient(frameBuffer(data)));
+  }
+
+  /** Sends what a translation produced: to the caller, upstream (held like the caller's frames while money is held), or ends the session. */
+  #applyTranslated(translated: Translated): void {
+    this.#toClientTranslated(translated);
+    this.#toUpstreamTranslated(translated.toUpstream);
+    if (translated.end !== undefined) this.endWith(translated.end.code, translated.end.reason, null);
+  }
+
+  #toClientTranslated(translated: Translated): void {
+    if (this.client.readyState !== this.client.OPEN) return;
+    const binary = this.translator?.clientBinary === true;
+    for (const frame of translated.toClient) this.#forward(this.client, this.upstream, binary ? Buffer.from(frame) : frame, binary);
+  }
+
+  #toUpstreamTranslated(frames: readonly string[]): void {
+    for (const frame of frames) {
+      if (this.#held !== null) this.#held.push({ data: Buffer.from(frame), binary: false, translated: true });
+      else this.#forward(this.upstream, this.client, frame, false);
+    }
   }
 
   #fromUpstream(data: RawData, binary: boolean): void {
@@ -131,8 +181,17 @@ export class RealtimeSession {
     if (this.#finished) return;
     const event = this.dialect.watch(data, binary);
     if (event?.kind === 'response-started') this.#responseStartedAt ??= performance.now();
-    if (this.client.readyState === this.client.OPEN) this.#forward(this.client, this.upstream, data, binary);
+    if (this.translator === null) {
+      if (this.client.readyState === this.client.OPEN) this.#forward(this.client, this.upstream, data, binary);
+      if (event?.kind === 'response-done') this.#responseDone(event.status, event.usage);
+      return;
+    }
+    const translated = this.translator.fromUpstream(frameBuffer(data));
+    this.#toClientTranslated(translated);
+    // The response is billed and the next one's money held before anything the translation sends upstream goes.
     if (event?.kind === 'response-done') this.#responseDone(event.status, event.usage);
+    this.#toUpstreamTranslated(translated.toUpstream);
+    if (translated.end !== undefined) this.endWith(translated.end.code, translated.end.reason, null);
   }
 
   #responseDone(status: string, usage: Usage | null): void {
@@ -159,7 +218,10 @@ export class RealtimeSession {
         this.endWith(CLOSE.policy, 'insufficient funds', { type: 'invalid_request_error', code: refusal.code, message: `${refusal.message} The session was ended before its next response.` });
         return;
       }
-      for (const frame of held) this.#forward(this.upstream, this.client, frame.data, frame.binary);
+      for (const frame of held) {
+        if (frame.translated === true) this.#forward(this.upstream, this.client, frame.data, frame.binary);
+        else this.#toUpstream(frame.data, frame.binary);
+      }
       if (!this.#pausedForBackpressure.has(this.client)) this.client.resume();
     }, (error: unknown) => {
       this.#held = null;
@@ -169,7 +231,7 @@ export class RealtimeSession {
   }
 
   /** Sends `data` to `to`; when `to` has more than `bufferBytes` queued, `from` stops being read until it drains. */
-  #forward(to: WebSocket, from: WebSocket, data: RawData, binary: boolean): void {
+  #forward(to: WebSocket, from: WebSocket, data: RawData | string, binary: boolean): void {
     if (to.readyState !== to.OPEN) return;
     to.send(data, { binary });
     if (to.bufferedAmount <= this.limits.bufferBytes || this.#pausedForBackpressure.has(from)) return;
@@ -187,12 +249,12 @@ export class RealtimeSession {
   }
 
   #clientClosed(code: number): void {
-    if (this.#responseStartedAt !== null && this.upstream.readyState === this.upstream.OPEN && !this.#ending) {
-      // The response being written is cut: the upstream still reports what it used, and that is billed.
+    // The upstream is being kept for a cut response's report: it closes when that arrives or its time is up.
+    if (this.#awaitingCutReport) return;
+    if (!this.#ending && this.#responseStartedAt !== null && this.upstream.readyState === this.upstream.OPEN) {
+      // A response being written is cut: the upstream still reports what it used, and that is billed.
       this.#ending = true;
-      const cancel = this.dialect.cancelFrame();
-      if (cancel !== null) this.upstream.send(cancel);
-      this.#timers.push(setTimeout(() => this.#close(this.upstream, CLOSE.normal, ''), CUT_REPORT_MS));
+      this.#releaseUpstream();
       return;
     }
     this.#ending = true;

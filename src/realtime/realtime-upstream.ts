@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import WebSocket, { type RawData } from 'ws';
+import type WebSocket from 'ws';
+import type { RawData } from 'ws';
+import { webSocketModule } from './ws-module.js';
 import type { Channel } from '../domain/records.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { joinUrl, OPENAI_DEFAULT_BASE_URL } from '../upstreams/openai/openai-adapter.js';
@@ -87,7 +89,8 @@ function failureOfClose(code: number, reason: string): { failureClass: UpstreamF
  * an opening exchange, its first frame is sent once the handshake completes and the socket is open when the answer
  * comes (within the same time); a close before it is read as a refusal or a failure by its code and reason.
  */
-export function openUpstream(target: RealtimeTarget, options: { timeoutMs: number; maxPayload: number; exchange?: OpeningExchange }): Promise<UpstreamOpening> {
+export async function openUpstream(target: RealtimeTarget, options: { timeoutMs: number; maxPayload: number; exchange?: OpeningExchange }): Promise<UpstreamOpening> {
+  const { default: WebSocket } = await webSocketModule.get();
   return new Promise((resolve) => {
     let settled = false;
     const finish = (opening: UpstreamOpening): void => {

@@ -12,7 +12,8 @@ import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit
 import type { ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
-import type { Account, ApiKey, Model, NanoUsd } from '../domain/records.js';
+import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import { releaseHold, type AdmissionHold, type RequestCharge, type TokenCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';

@@ -4,7 +4,7 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import type { Channel } from '../domain/records.js';
 import type { RelayDependencies } from './relay-dependencies.js';
-import { callUpstream, failureClassOf, timeoutsOf } from './upstream-call.js';
+import { callUpstream, failureClassOf, readWholeBody, timeoutsOf } from './upstream-call.js';
 import { UpstreamAttempt } from './upstream-attempt.js';
 import type { CallerSignal } from './caller-signal.js';
 
@@ -73,11 +73,10 @@ export async function testChannel(dependencies: RelayDependencies, channel: Chan
       case 'retry':
         return failed(outcome.failureClass, outcome.status, `The channel failed: ${outcome.failureClass.replace(/_/g, ' ')}.`, outcome.retryAfterMs);
       case 'response': {
-        const chunks: Buffer[] = [];
         try {
-          for await (const chunk of outcome.response.body) chunks.push(chunk);
-          if (rerank === undefined) adapter.parseChatResponse(Buffer.concat(chunks), chat);
-          else rerank.parse(Buffer.concat(chunks), PING_RERANK);
+          const body = await readWholeBody(outcome.response.body);
+          if (rerank === undefined) adapter.parseChatResponse(body, chat);
+          else rerank.parse(body, PING_RERANK);
         } catch (error) {
           if (signal.aborted) return cancelled();
           const failureClass = failureClassOf(error, true);

@@ -1,5 +1,4 @@
 import { withHostedTools, type Usage } from '../ir/usage.js';
-import { countTextTokensLocally } from '../tokenize/count-tokens-locally.js';
 
 export interface DeliveredAnswer {
   /** The latest usage the upstream reported (running totals), or null. */
@@ -8,8 +7,11 @@ export interface DeliveredAnswer {
   final: boolean;
   /** The upstream accepted the request: some event other than an error arrived (usage, a preamble, content). */
   accepted: boolean;
-  /** The answer text that reached the caller (text, reasoning, tool names and arguments). */
-  deliveredText: () => string;
+  /**
+   * Tokens of the answer text that reached the caller (text, reasoning, tool names and arguments), counted with the
+   * local tokenizer; asked at every checkpoint, so it counts only what was delivered since it was last asked.
+   */
+  deliveredTokens: () => Promise<number>;
   /** Input tokens of the request counted locally, for when the upstream reported none. */
   promptTokens: () => Promise<number>;
 }
@@ -31,7 +33,7 @@ export async function usageOfDelivered(answer: DeliveredAnswer): Promise<Usage |
   const { reported } = answer;
   if (reported !== null && answer.final) return reported;
   if (!answer.accepted && reported === null) return null;
-  const delivered = await countTextTokensLocally(answer.deliveredText());
+  const delivered = await answer.deliveredTokens();
   const input = reported !== null && reported.input.total > 0 ? reported.input : localInput(await answer.promptTokens());
   // Hosted tool calls the upstream reported were made (and billed to the gateway) whether or not the answer ended.
   return withHostedTools({ input, output: billedOutput(reported?.output ?? null, delivered) }, reported?.hostedTools);

@@ -1,11 +1,11 @@
 import type { CallerSignal } from './caller-signal.js';
-import type { RequestMeter } from './request-meter.js';
 import type { AnswerStream, ResponseSink } from './response-sink.js';
 
 /**
- * The caller's side of a metered request: the first byte of its answer, whole or streamed, is marked on the meter as
- * it leaves, and the end of a streamed answer is held back until `release`: the request is settled before its stream
- * ends, so its usage row exists once the caller has the whole answer.
+ * The caller's side of a metered request: the first byte of its answer, whole or streamed, is told to its frame
+ * (`onFirstByte`, which marks it on the meter) as it leaves, and the end of a streamed answer is held back until
+ * `release`: the request is settled before its stream ends, so its usage row exists once the caller has the whole
+ * answer.
  */
 export class MeteredSink implements ResponseSink {
   #ends: Array<() => void> = [];
@@ -13,7 +13,7 @@ export class MeteredSink implements ResponseSink {
 
   constructor(
     private readonly sink: ResponseSink,
-    private readonly meter: RequestMeter,
+    private readonly onFirstByte: () => void,
   ) {}
 
   get requestId(): string {
@@ -29,7 +29,7 @@ export class MeteredSink implements ResponseSink {
   }
 
   send(answer: Parameters<ResponseSink['send']>[0]): void {
-    this.meter.markFirstByte();
+    this.onFirstByte();
     this.sink.send(answer);
   }
 
@@ -39,7 +39,7 @@ export class MeteredSink implements ResponseSink {
 
   openStream(headers: Record<string, string>, signal: CallerSignal, onFirstByte: () => void): AnswerStream {
     const stream = this.sink.openStream(headers, signal, () => {
-      this.meter.markFirstByte();
+      this.onFirstByte();
       onFirstByte();
     });
     return {

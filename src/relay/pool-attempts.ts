@@ -3,7 +3,7 @@ import type { Candidate, RoutePlan } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
-import type { RequestMeter } from './request-meter.js';
+import type { AttemptLog } from './attempt-log.js';
 import { callUpstream, exhaustedError, timeoutsOf, type FailedAttempt } from './upstream-call.js';
 import { callerErrorFromUpstream } from './upstream-error.js';
 import { anotherKey, UpstreamAttempt } from './upstream-attempt.js';
@@ -68,7 +68,7 @@ export interface OpenedAttempt {
 export async function openAttempt(
   dependencies: RelayDependencies,
   sink: ResponseSink,
-  meter: RequestMeter | null,
+  attempts: AttemptLog | null,
   plan: RoutePlan,
   candidate: Candidate,
   build: BuildRequest,
@@ -82,7 +82,7 @@ export async function openAttempt(
     plan.skip(candidate);
     return { kind: 'skipped' };
   }
-  const attempt = new UpstreamAttempt(dependencies, candidate, credential, sink.requestId, meter);
+  const attempt = new UpstreamAttempt(dependencies, candidate, credential, sink.requestId, attempts);
   const timeouts = plan.timeouts(candidate, timeoutsOf(route, options.stream));
   const traceHeaders = attempt.sending(request.url);
   const outcome = await callUpstream(adapter, route, request, { signal: options.signal, timeouts, now: dependencies.routing.clock.now(), traceHeaders });

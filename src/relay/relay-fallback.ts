@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.js';
-import type { Model } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import { relayChat, type ChatRelayRequest } from './relay-chat.js';
+import type { ChatRelayRequest } from './chat-relay-request.js';
+import { relayChat } from './relay-chat.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { UpstreamRefusalError } from './upstream-error.js';
 import { AnswerPrice, type AnswerReport } from '../billing/answer-report.js';
@@ -38,12 +39,12 @@ export function fallsBack(error: unknown): boolean {
  * passed over. When no model answers, the last answer-worthy failure is the caller's error.
  */
 export async function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, steps: readonly ModelStep[]): Promise<AnswerReport> {
-  const { meter } = request;
+  const { attempts } = request;
   let failure: unknown = null;
   for (let index = 0; index < steps.length; index += 1) {
     const step = steps[index] as ModelStep;
     const last = index === steps.length - 1;
-    meter.named(step.name);
+    attempts.named(step.name);
     const price = new AnswerPrice(step.model);
     let routes: readonly ChannelRoute[];
     try {

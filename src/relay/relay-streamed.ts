@@ -4,7 +4,7 @@ import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
-import type { RequestMeter } from './request-meter.js';
+import type { AttemptLog } from './attempt-log.js';
 import type { AnswerPrice, AnswerReport, Billed } from '../billing/answer-report.js';
 import type { CheckpointStream } from '../billing/settle.js';
 import { failureClassOf } from './upstream-call.js';
@@ -63,22 +63,22 @@ function streamedStatus(end: StreamedEnd): Pick<AnswerReport, 'status' | 'errorC
 export async function relayStreamed(
   dependencies: RelayDependencies,
   sink: ResponseSink,
-  meter: RequestMeter,
+  attempts: AttemptLog,
   routes: readonly ChannelRoute[],
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,
   billing: StreamedBilling,
 ): Promise<AnswerReport | null> {
-  const model = billing.price.model?.id ?? meter.modelId ?? '';
-  const plan = new RoutePlan(dependencies.routing, routes, model, meter.promptTokensEstimate);
-  const end = await tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, responseHeaders, billing, signal));
+  const model = billing.price.model?.id ?? attempts.modelId ?? '';
+  const plan = new RoutePlan(dependencies.routing, routes, model, attempts.request.promptTokensEstimate);
+  const end = await tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, attempts, plan, candidate, exchange, responseHeaders, billing, signal));
   return end === null ? null : { ...streamedStatus(end), ...exchange.billed(), price: billing.price };
 }
 
 async function attemptOne(
   dependencies: RelayDependencies,
   sink: ResponseSink,
-  meter: RequestMeter,
+  attempts: AttemptLog,
   plan: RoutePlan,
   candidate: Candidate,
   exchange: StreamedExchange,
@@ -86,13 +86,13 @@ async function attemptOne(
   billing: StreamedBilling,
   signal: CallerSignal,
 ): Promise<PoolOutcome<StreamedEnd>> {
-  const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
+  const opened = await openAttempt(dependencies, sink, attempts, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: true, signal });
   if (opened.kind === 'aborted') return { kind: 'done', value: 'aborted' };
   if (opened.kind !== 'response') return opened;
   const { attempt } = opened;
   attempt.answered();
-  attempt.chargeTokensToMeter();
-  const end = await readingAnswer(attempt, () => forward(sink, meter, opened.response, exchange, responseHeaders, billing, signal));
+  attempt.chargeTokens();
+  const end = await readingAnswer(attempt, () => forward(sink, opened.response, exchange, responseHeaders, billing, signal));
   if (end.kind === 'retry') {
     attempt.failedBeforeAnswer(end.failureClass, null);
     return { kind: 'failed', failure: { failureClass: end.failureClass, retryAfterMs: null } };
@@ -111,7 +111,6 @@ type ForwardEnd =
 
 async function forward(
   sink: ResponseSink,
-  meter: RequestMeter,
   response: UpstreamResponse,
   exchange: StreamedExchange,
   responseHeaders: Record<string, string>,

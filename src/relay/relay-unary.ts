@@ -4,8 +4,8 @@ import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import type { ResponseSink } from './response-sink.js';
-import type { RequestMeter } from './request-meter.js';
-import { failureClassOf } from './upstream-call.js';
+import type { AttemptLog } from './attempt-log.js';
+import { failureClassOf, readWholeBody } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import type { CallerSignal } from './caller-signal.js';
 
@@ -37,34 +37,32 @@ function callerLeft(): GatewayError {
 export async function relayUnary<Result>(
   dependencies: RelayDependencies,
   sink: ResponseSink,
-  meter: RequestMeter | null,
+  attempts: AttemptLog | null,
   routes: readonly ChannelRoute[],
   exchange: UnaryExchange<Result>,
   options: UnaryOptions,
 ): Promise<Result | null> {
   const { model } = options;
-  const plan = new RoutePlan(dependencies.routing, routes, model, meter?.promptTokensEstimate ?? 0, options.modelLimits ?? true);
-  return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, meter, plan, candidate, exchange, signal));
+  const plan = new RoutePlan(dependencies.routing, routes, model, attempts?.request.promptTokensEstimate ?? 0, options.modelLimits ?? true);
+  return tryPool(dependencies, sink, plan, model, (candidate, signal) => attemptOne(dependencies, sink, attempts, plan, candidate, exchange, signal));
 }
 
 async function attemptOne<Result>(
   dependencies: RelayDependencies,
   sink: ResponseSink,
-  meter: RequestMeter | null,
+  attempts: AttemptLog | null,
   plan: RoutePlan,
   candidate: Candidate,
   exchange: UnaryExchange<Result>,
   signal: CallerSignal,
 ): Promise<PoolOutcome<Result>> {
-  const opened = await openAttempt(dependencies, sink, meter, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: false, signal });
+  const opened = await openAttempt(dependencies, sink, attempts, plan, candidate, (adapter, route, credential) => exchange.request(adapter, route, credential), { stream: false, signal });
   if (opened.kind === 'aborted') throw callerLeft();
   if (opened.kind !== 'response') return opened;
   const { adapter, route, attempt, response } = opened;
-  const chunks: Buffer[] = [];
   let result: Result;
   try {
-    for await (const chunk of response.body) chunks.push(chunk);
-    result = exchange.parse(adapter, route, Buffer.concat(chunks));
+    result = exchange.parse(adapter, route, await readWholeBody(response.body));
   } catch (error) {
     if (signal.aborted) {
       attempt.aborted();
@@ -74,7 +72,7 @@ async function attemptOne<Result>(
     attempt.failedBeforeAnswer(failureClass, null);
     return { kind: 'failed', failure: { failureClass, retryAfterMs: null } };
   }
-  attempt.chargeTokensToMeter();
+  attempt.chargeTokens();
   attempt.succeeded();
   return { kind: 'done', value: result };
 }

@@ -1,14 +1,14 @@
-import type { GuardrailUsage, McpCallUsage } from '../domain/records.js';
+import type { GuardrailUsage, McpCallUsage } from '../domain/usage-records.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import type { Ledger } from '../billing/ledger.js';
 import { nanoToDecimalString } from '../billing/money.js';
-import type { Settlement, SettledRequest, TokenCharge, TokenCharges } from '../billing/settle.js';
+import type { Settlement, SettledRequest } from '../billing/settle.js';
 import { NO_ANSWER_FACTS, type AnswerFacts } from '../ir/answer-facts.js';
-import type { LimitRule } from '../limits/rate-limiter.js';
 import type { Clock } from '../shared/clock.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { NO_IDENTITY, type RequestIdentity } from '../customers/request-identity.js';
+import type { AttemptLog, RelayedRequest } from './attempt-log.js';
 
 export interface MeterDependencies {
   /** The stream checkpoints: a tracked stream's first one is written as its first byte leaves. */
@@ -20,17 +20,16 @@ export interface MeterDependencies {
 
 /**
  * What is observed of one authenticated request while it is served, for its usage row, access log and trace: what it
- * is (streamed, its prompt estimate, the model name it used), the channels tried and the token windows the answering
- * attempt charged, and when its first byte left. It holds no money and settles nothing: billing/settle.ts settles the
- * request from its admission and its answer's report, and reads this record for the usage row.
+ * is (streamed, its prompt estimate, the model name it gave, its end customer, guardrails, MCP call) and when its
+ * first byte left. The frame and the operation write it; a relay only reads it (`RelayedRequest`) and records its
+ * attempts in the request's `AttemptLog`. It holds no money and settles nothing: billing/settle.ts settles the
+ * request from its admission and its answer's report, and reads this record and the attempts for the usage row.
  */
-export class RequestMeter implements SettledRequest {
-  readonly #attemptedChannels: string[] = [];
+export class RequestMeter implements RelayedRequest {
   #ttfbMs: number | null = null;
   #modelId: string | null = null;
   #stream = false;
   #promptTokensEstimate = 0;
-  #attemptTokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
   /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
   identity: RequestIdentity = NO_IDENTITY;
   /** The request is a line of a batch: the models it names are billed at their batch prices. */
@@ -71,20 +70,15 @@ export class RequestMeter implements SettledRequest {
     return this.#promptTokensEstimate;
   }
 
-  get attemptedChannels(): readonly string[] {
-    return this.#attemptedChannels;
-  }
-
   get ttfbMs(): number | null {
     return this.#ttfbMs;
   }
 
-  get attemptTokenCharges(): TokenCharges | null {
-    return this.#attemptTokenCharges;
-  }
-
-  /** The request's facts as the settlement reads them, as plain fields (read once, when it settles). */
-  settledRequest(): SettledRequest {
+  /**
+   * The request's facts as the settlement reads them, as plain fields (read once, when it settles), with the
+   * attempts its relays recorded (null: it made none, as a priced MCP call).
+   */
+  settledRequest(attempts: AttemptLog | null): SettledRequest {
     return {
       requestId: this.requestId,
       accountId: this.accountId,
@@ -92,12 +86,12 @@ export class RequestMeter implements SettledRequest {
       protocol: this.protocol,
       endpoint: this.endpoint,
       stream: this.#stream,
-      modelId: this.#modelId,
-      attemptedChannels: this.#attemptedChannels,
+      modelId: attempts === null ? this.#modelId : attempts.modelId,
+      attemptedChannels: attempts === null ? [] : attempts.attemptedChannels,
       ttfbMs: this.#ttfbMs,
       createdAt: this.createdAt,
       startedAt: this.startedAt,
-      attemptTokenCharges: this.#attemptTokenCharges,
+      attemptTokenCharges: attempts === null ? null : attempts.tokenCharges,
       identity: this.identity,
       guardrails: this.guardrails,
       mcp: this.mcp,
@@ -110,28 +104,9 @@ export class RequestMeter implements SettledRequest {
     this.#promptTokensEstimate = shape.promptTokens;
   }
 
-  /** The model name the request (or its fallback chain) gave, kept by the usage row even when the catalog has no such model. */
+  /** The model name the request gave, kept by the usage row even when the catalog has no such model. */
   named(modelId: string): void {
     this.#modelId = modelId;
-  }
-
-  /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
-  recordAttempt(channelId: string): void {
-    this.#attemptedChannels.push(channelId);
-  }
-
-  /** The answering attempt took tokens from channel-model windows at `chargedAt`: the settlement corrects them. */
-  chargeTokens(charges: readonly TokenCharge[], chargedAt: number): void {
-    this.#attemptTokenCharges ??= { rules: [], chargedAt };
-    this.#attemptTokenCharges.rules.push(...charges);
-  }
-
-  /** The window's charge was given back already (a failed attempt refunded it): the settlement no longer corrects it. */
-  forgetTokenCharge(rule: LimitRule): void {
-    const rules = this.#attemptTokenCharges?.rules;
-    if (rules === undefined) return;
-    const index = rules.findIndex((entry) => entry.rule === rule);
-    if (index >= 0) rules.splice(index, 1);
   }
 
   /**
@@ -146,9 +121,9 @@ export class RequestMeter implements SettledRequest {
 
   /**
    * The request settles (`settleNow`, in the trace's `settle` span with its cost and whether money was held): its
-   * access log line and trace get what it was billed.
+   * access log line and trace get what it was billed (`attempts`: the model name its relays tried last).
    */
-  observeSettlement(report: AnswerReport, settleNow: () => Settlement): void {
+  observeSettlement(report: AnswerReport, attempts: AttemptLog | null, settleNow: () => Settlement): void {
     const span = this.observation?.startSpan('settle') ?? null;
     const settlement = settleNow();
     if (span !== null) {
@@ -161,7 +136,7 @@ export class RequestMeter implements SettledRequest {
     this.observation?.meterFinished({
       keyId: this.keyId,
       accountId: this.accountId,
-      model: this.modelId,
+      model: attempts === null ? this.modelId : attempts.modelId,
       channelId: row.channelId,
       protocol: this.protocol,
       status: report.status,

@@ -3,7 +3,7 @@ import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import type { Candidate, RoutePlan } from '../routing/route-plan.js';
 import { describeError } from '../shared/logger.js';
 import type { RelayDependencies } from './relay-dependencies.js';
-import type { RequestMeter } from './request-meter.js';
+import type { AttemptLog } from './attempt-log.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import { operationNameOf, providerNameOf } from '../telemetry/gen-ai-names.js';
 import type { Span } from '../telemetry/span.js';
@@ -16,7 +16,7 @@ import { NO_ANSWER_FACTS } from '../ir/answer-facts.js';
  * row learns which channels were tried.
  */
 export class UpstreamAttempt {
-  #tokensOnMeter = false;
+  #tokensOnLog = false;
   /** The attempt's CLIENT span, when the request's trace is recorded. */
   #span: Span | null = null;
   /** The GenAI metric attributes of this attempt, when metrics are exported. */
@@ -30,10 +30,10 @@ export class UpstreamAttempt {
     readonly candidate: Candidate,
     readonly credential: string,
     private readonly requestId: string,
-    private readonly meter: RequestMeter | null,
+    private readonly attempts: AttemptLog | null,
   ) {
     const channel = candidate.route.channel;
-    meter?.recordAttempt(channel.id);
+    attempts?.attempted(channel.id);
     if (candidate.attempt > 1) dependencies.metrics.retries.inc();
   }
 
@@ -42,11 +42,11 @@ export class UpstreamAttempt {
    * duration is measured (when metrics are exported). Returns the W3C trace headers to send, if any.
    */
   sending(url: string): Record<string, string> | null {
-    const observation = this.meter?.observation ?? null;
+    const observation = this.attempts?.request.observation ?? null;
     if (observation === null) return null;
     if (observation.pipeline !== null) {
       const { route } = this.candidate;
-      const operation = operationNameOf((this.meter as RequestMeter).protocol);
+      const operation = operationNameOf((this.attempts as AttemptLog).request.protocol);
       const server = serverOf(url);
       this.#metricAttributes = {
         'gen_ai.operation.name': operation,
@@ -79,11 +79,11 @@ export class UpstreamAttempt {
   }
 
   /** The upstream answered; its channel-model TPM charge is now corrected with the request's real usage. */
-  chargeTokensToMeter(): void {
+  chargeTokens(): void {
     const charge = this.candidate.tokenCharge;
-    if (charge === null || this.meter === null || this.#tokensOnMeter) return;
-    this.meter.chargeTokens([{ rule: charge.rule, charged: charge.estimate }], charge.chargedAt);
-    this.#tokensOnMeter = true;
+    if (charge === null || this.attempts === null || this.#tokensOnLog) return;
+    this.attempts.chargeTokens([{ rule: charge.rule, charged: charge.estimate }], charge.chargedAt);
+    this.#tokensOnLog = true;
   }
 
   /** The answer was relayed; `report`, when the relay has it by now, gives the attempt's span its usage and facts. */
@@ -142,7 +142,7 @@ export class UpstreamAttempt {
     const attributes = this.#metricAttributes;
     if (attributes === null) return;
     this.#metricAttributes = null;
-    const pipeline = this.meter?.observation?.pipeline ?? null;
+    const pipeline = this.attempts?.request.observation?.pipeline ?? null;
     // A successful answer's report, when the relay has it before the attempt's verdict: its usage is the answer's.
     const usage = errorType === null ? (report?.usage ?? null) : null;
     const span = this.#span;
@@ -150,7 +150,7 @@ export class UpstreamAttempt {
       span.set('http.response.status_code', this.#status);
       if (errorType !== null) span.fail(errorType);
       if (usage !== null) span.set('gen_ai.usage.input_tokens', usage.input.total).set('gen_ai.usage.output_tokens', usage.output.total);
-      if (errorType === null && this.meter !== null) setAnswerFacts(span, report?.answer?.() ?? NO_ANSWER_FACTS);
+      if (errorType === null && this.attempts !== null) setAnswerFacts(span, report?.answer?.() ?? NO_ANSWER_FACTS);
       span.end();
     }
     if (pipeline === null) return;
@@ -169,9 +169,9 @@ export class UpstreamAttempt {
   #refundTokens(): void {
     const charge = this.candidate.tokenCharge;
     if (charge === null) return;
-    if (this.#tokensOnMeter && this.meter !== null) {
-      this.meter.forgetTokenCharge(charge.rule);
-      this.#tokensOnMeter = false;
+    if (this.#tokensOnLog && this.attempts !== null) {
+      this.attempts.forgetTokenCharge(charge.rule);
+      this.#tokensOnLog = false;
     }
     this.dependencies.routing.limiter.adjust(charge.rule, -charge.estimate, charge.chargedAt).catch((error: unknown) => {
       this.dependencies.logger.warn('channel-model token limit refund failed', describeError(error));

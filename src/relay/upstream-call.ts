@@ -103,6 +103,13 @@ export function exhaustedError(plan: RoutePlan, failures: readonly FailedAttempt
   return new GatewayError('upstream_unavailable', `No upstream channel is available for model '${model}'.`, { retryAfterSeconds: 1 });
 }
 
+/** An upstream answer's whole body (one chunk as it came, several joined). */
+export async function readWholeBody(body: AsyncIterable<Buffer>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
 /** Reads (a bounded part of) an upstream error body. */
 async function readErrorBody(response: UpstreamResponse, signal: CallerSignal): Promise<Buffer | null> {
   const chunks: Buffer[] = [];

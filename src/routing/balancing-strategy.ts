@@ -1,4 +1,4 @@
-import type { BalancingStrategy } from '../domain/records.js';
+import type { BalancingStrategy } from '../domain/model-records.js';
 
 export type { BalancingStrategy };
 

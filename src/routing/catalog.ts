@@ -2,7 +2,8 @@ import { matchBundled, type BundledCatalog, type BundledModel } from '../catalog
 import { operatorModel, overlayOperatorModel, type CatalogModel, type ModelCapabilities } from '../catalog/catalog-model.js';
 import { ALL_BUNDLED_MODELS, BUILT_IN_PROVIDERS, channelCatalog } from '../catalog/channel-catalog.js';
 import type { Logger } from '../shared/logger.js';
-import type { Channel, Model } from '../domain/records.js';
+import type { Channel } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
 import type { Storage } from '../storage/storage.js';
 
 /** What routing checks a request against on one channel: the facts of the model that channel's upstream runs. */

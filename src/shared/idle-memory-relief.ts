@@ -8,6 +8,8 @@ const CHECK_MS = 1000;
 const BUSY_UTILIZATION = 0.2;
 /** A sample under this share counts as quiet (background timers stay well below it). */
 const QUIET_UTILIZATION = 0.05;
+/** Wait after `start` before the collection that ends the start-up burst. */
+const AFTER_START_MS = 1000;
 
 export interface IdleMemoryReliefOptions {
   /** Quiet time after load before the collection runs (ms); 0 turns the relief off. */
@@ -27,11 +29,13 @@ export interface IdleMemoryReliefOptions {
  * its young generation to its maximum and spreads survivors over many old-space pages; its own memory reducer gives
  * them back only when it happens to notice the idle, often minutes later. One full collection after `idleMs` of
  * quiet following load lets V8 shrink both at once. It never runs while a request is in flight or the event loop is
- * busy, and at most once per burst of load.
+ * busy, and at most once per burst of load. Starting is such a burst too (modules compiled, migrations, the catalog
+ * read grow the young generation to tens of MiB): one collection follows it, a second after `start`.
  */
 export class IdleMemoryRelief {
   readonly #options: Required<IdleMemoryReliefOptions>;
   #timer: NodeJS.Timeout | null = null;
+  #afterStart: NodeJS.Timeout | null = null;
   /** Load was seen since the last collection. */
   #pending = false;
   #quietMs = 0;
@@ -44,11 +48,20 @@ export class IdleMemoryRelief {
     if (this.#options.idleMs <= 0 || this.#timer !== null) return;
     this.#timer = setInterval(() => this.check(CHECK_MS), CHECK_MS);
     this.#timer.unref();
+    this.#afterStart = setTimeout(() => {
+      this.#afterStart = null;
+      // Requests already in flight: the collection waits for the quiet after them, as after any load.
+      if (this.#options.inFlight() === 0) this.#collect();
+      else this.#pending = true;
+    }, AFTER_START_MS);
+    this.#afterStart.unref();
   }
 
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
+    if (this.#afterStart !== null) clearTimeout(this.#afterStart);
     this.#timer = null;
+    this.#afterStart = null;
   }
 
   /** One sample covering the last `elapsedMs`; returns whether it ran the collection. */
@@ -60,6 +73,11 @@ export class IdleMemoryRelief {
     this.#quietMs = quiet ? this.#quietMs + elapsedMs : 0;
     if (!this.#pending || this.#quietMs < this.#options.idleMs) return false;
     this.#pending = false;
+    this.#collect();
+    return true;
+  }
+
+  #collect(): void {
     const heapTotalBefore = process.memoryUsage().heapTotal;
     const startedAt = performance.now();
     const cpuBefore = process.cpuUsage();
@@ -71,7 +89,6 @@ export class IdleMemoryRelief {
       heapTotalBefore,
       heapTotalAfter: process.memoryUsage().heapTotal,
     });
-    return true;
   }
 }
 
@@ -86,17 +103,27 @@ function eventLoopUtilization(): () => number {
   };
 }
 
+/** The options V8's `gc` takes (Node 22 and later). */
+interface CollectionOptions {
+  type: 'major';
+  execution: 'sync';
+  /** `last-resort`: collects with the memory-reducing flag, the only full collection that also shrinks the young generation. */
+  flavor: 'last-resort';
+}
+
 /**
  * V8's full collection without starting node with --expose-gc: the flag installs `gc` in contexts created after
- * it is set, so a fresh context hands the function out; the main context's globals stay as they were.
+ * it is set, so a fresh context hands the function out; the main context's globals stay as they were. The
+ * memory-reducing flavour: a plain full collection leaves the young generation at the size load grew it to (tens
+ * of MiB of resident pages); this one gives it back too.
  */
 function fullCollection(): () => void {
-  let collect: (() => void) | undefined;
+  let collect: ((options: CollectionOptions) => void) | undefined;
   return () => {
     if (collect === undefined) {
       setFlagsFromString('--expose-gc');
-      collect = runInNewContext('gc') as () => void;
+      collect = runInNewContext('gc') as (options: CollectionOptions) => void;
     }
-    collect();
+    collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
   };
 }

@@ -1,7 +1,8 @@
 import type { Ledger } from '../billing/ledger.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
-import { describeError, type Logger } from '../shared/logger.js';
+import type { Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { Storage } from '../storage/storage.js';
 
 const BATCH = 100;
@@ -9,9 +10,10 @@ const BATCH = 100;
 /**
  * Takes back what is left of sign-up credits that have expired, off the request path on every instance (each grant
  * is settled once: its storage transaction claims it). The credit counts as spent before money paid in later.
+ * Credits fall due with time, not with an event, so the loop keeps a fixed interval: no expiry waits longer.
  */
 export class SignUpCreditExpiry {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
   #running: Promise<number> | null = null;
 
   constructor(
@@ -23,16 +25,21 @@ export class SignUpCreditExpiry {
   ) {}
 
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => {
-      void this.run().catch((error: unknown) => this.logger.warn('sign-up credit expiry failed', describeError(error)));
-    }, this.intervalMs);
-    this.#timer.unref();
+    if (this.#loop !== null) return;
+    this.#loop = new PeriodicPass({
+      name: 'sign-up credit expiry',
+      baseMs: this.intervalMs,
+      maxMs: this.intervalMs,
+      firstPassAfterMs: this.intervalMs,
+      pass: async () => (await this.run()) > 0,
+      logger: this.logger,
+    });
+    this.#loop.start();
   }
 
-  stop(): void {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+  /** No pass starts after this; settles once a running pass has ended. */
+  async stop(): Promise<void> {
+    await this.#loop?.stop();
   }
 
   /** One pass (also what tests call): settles every grant due now; the number settled. */

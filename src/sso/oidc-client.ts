@@ -1,7 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import type { errors, JSONWebKeySet, JWTPayload } from 'jose';
+import { loadOnce } from '../shared/load-once.js';
 import type { Clock } from '../shared/clock.js';
 import { ProviderError, type ProviderHttp } from './provider-http.js';
+
+/** The JOSE library verifies ID tokens only at a sign-in through single sign-on: loaded then, not at start. */
+const jose = loadOnce(() => import('jose'));
+type JoseErrors = typeof errors;
 
 /** An OpenID Connect client's settings: the provider's issuer and the client registered with it. */
 export interface OidcClientSettings {
@@ -136,6 +141,7 @@ export class OidcClient {
   }
 
   async verifyIdToken(settings: OidcClientSettings, metadata: ProviderMetadata, idToken: string, nonce: string): Promise<VerifiedIdentity> {
+    const { createLocalJWKSet, errors: joseErrors, jwtVerify } = await jose.get();
     const verify = async (keys: JSONWebKeySet): Promise<JWTPayload> => (await jwtVerify(idToken, createLocalJWKSet(keys), {
       issuer: metadata.issuer,
       audience: settings.clientId,
@@ -156,7 +162,7 @@ export class OidcClient {
       }
     } catch (error) {
       if (error instanceof ProviderError) throw error;
-      throw new ProviderError(`The ID token was refused: ${describeJoseError(error)}`);
+      throw new ProviderError(`The ID token was refused: ${describeJoseError(joseErrors, error)}`);
     }
     // With several audiences, the token must have been issued to this client (OIDC Core 3.1.3.7, items 4 and 5).
     if (Array.isArray(claims.aud) && claims.aud.length > 1 && claims.azp !== settings.clientId) throw new ProviderError('The ID token was refused: it was issued to another client (azp).');
@@ -184,7 +190,7 @@ export class OidcClient {
   }
 }
 
-function describeJoseError(error: unknown): string {
+function describeJoseError(joseErrors: JoseErrors, error: unknown): string {
   if (error instanceof joseErrors.JWTExpired) return 'it has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `its ${error.claim} claim is wrong (${error.reason})`;
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'its signature does not verify';

@@ -1,4 +1,5 @@
-import type { Database, IntegerColumn, MoneyColumn, NullableIntegerColumn } from './database-schema.js';
+import type { Database } from './database-schema.js';
+import type { IntegerColumn, MoneyColumn, NullableIntegerColumn } from './schema-columns.js';
 
 /** Tables of files and batches (migration 0037), in the conventions of database-schema.ts. */
 export interface FilesTable {
@@ -10,6 +11,26 @@ export interface FilesTable {
   store: string;
   created_at: IntegerColumn;
   expires_at: NullableIntegerColumn;
+  /** Migration 0053. */
+  mime_type: string | null;
+}
+
+/** A resumable upload not finished yet (migration 0053). */
+export interface FileUploadsTable {
+  id: string;
+  account_id: string;
+  display_name: string;
+  mime_type: string;
+  declared_bytes: IntegerColumn;
+  received_bytes: IntegerColumn;
+  created_at: IntegerColumn;
+  expires_at: IntegerColumn;
+}
+
+export interface FileUploadChunksTable {
+  upload_id: string;
+  offset: IntegerColumn;
+  content: Uint8Array;
 }
 
 export interface FileContentsTable {
@@ -70,11 +91,15 @@ export interface BatchLinesTable {
   cost_nano: MoneyColumn;
   /** When the line's outcome was recorded (epoch ms); null until then. */
   finished_at: NullableIntegerColumn;
+  /** 1 when the line is in the part of its batch a provider's batch API runs (migration 0054), else 0. */
+  via_provider: IntegerColumn;
 }
 
 export type BatchTables = {
   files: FilesTable;
   file_contents: FileContentsTable;
+  file_uploads: FileUploadsTable;
+  file_upload_chunks: FileUploadChunksTable;
   batches: BatchesTable;
   batch_lines: BatchLinesTable;
 };
@@ -95,6 +120,7 @@ export interface ProviderBatchesTable {
   lease_owner: string | null;
   lease_until: NullableIntegerColumn;
   error: string | null;
+  submit_started_at: NullableIntegerColumn;
 }
 
 export type ProviderBatchTables = BatchTables & { provider_batches: ProviderBatchesTable };

@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
-import type { BooleanColumn, Database, IntegerColumn, MoneyColumn, NullableIntegerColumn } from './database-schema.js';
+import type { BooleanColumn, IntegerColumn, MoneyColumn, NullableIntegerColumn } from './schema-columns.js';
+import type { Database } from './database-schema.js';
 
 /** Tables of card top-ups, invoices, referrals and support (migration 0010), in the conventions of database-schema.ts. */
 export interface BillingProfilesTable {

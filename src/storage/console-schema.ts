@@ -1,4 +1,4 @@
-import type { IntegerColumn, NullableIntegerColumn } from './database-schema.js';
+import type { IntegerColumn, NullableIntegerColumn } from './schema-columns.js';
 
 // The web console's tables: people, their memberships, sessions, single-use tokens, backup codes and invitations.
 

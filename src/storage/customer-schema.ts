@@ -1,4 +1,5 @@
-import type { Database, IntegerColumn, MoneyColumn, NullableIntegerColumn, NullableMoneyColumn } from './database-schema.js';
+import type { Database } from './database-schema.js';
+import type { IntegerColumn, MoneyColumn, NullableIntegerColumn, NullableMoneyColumn } from './schema-columns.js';
 
 /** Tables of end-customer rules, spend and the daily usage rollups (migration 0032), in the conventions of database-schema.ts. */
 export interface CustomerRulesTable {

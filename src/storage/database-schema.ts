@@ -2,6 +2,11 @@ import type { ColumnType } from 'kysely';
 import type {
   AccountMembersTable, ConsoleBackupCodesTable, ConsoleInvitationsTable, ConsoleSessionsTable, ConsoleTokensTable, ConsoleUsersTable,
 } from './console-schema.js';
+import type { AlertStatesTable } from './alert-schema.js';
+import type {
+  GatewayInstancesTable, LedgerEntriesTable, MoneyHoldsTable, RedemptionCodesTable, StreamCheckpointsTable, SubscriptionUsageTable,
+} from './money-schema.js';
+import type { BooleanColumn, IntegerColumn, MoneyColumn, NullableIntegerColumn, NullableMoneyColumn } from './schema-columns.js';
 
 /**
  * Kysely table interfaces: the database as the SQL sees it (snake_case columns, money as bigint nano-USD,
@@ -10,15 +15,6 @@ import type {
  * Integer columns read back as `bigint` on SQLite (safe integers) and as `number` on PostgreSQL int4, so their
  * select type is `number | bigint`; repositories convert at the boundary (see `convert.ts`).
  */
-
-/** Counts, limits and epoch-millisecond times. */
-export type IntegerColumn = ColumnType<number | bigint, number, number>;
-export type NullableIntegerColumn = ColumnType<number | bigint | null, number | null, number | null>;
-/** Nano-USD, always a 64-bit integer. */
-export type MoneyColumn = ColumnType<bigint, bigint, bigint>;
-export type NullableMoneyColumn = ColumnType<bigint | null, bigint | null, bigint | null>;
-/** 0 or 1. */
-export type BooleanColumn = ColumnType<number | bigint, number, number>;
 
 export interface AccountsTable {
   id: string;
@@ -173,61 +169,6 @@ export interface SubscriptionsTable {
   renews: ColumnType<number | bigint, number | undefined, number>;
 }
 
-export interface LedgerEntriesTable {
-  id: string;
-  account_id: string;
-  kind: string;
-  amount_nano: MoneyColumn;
-  key_id: string | null;
-  request_id: string | null;
-  reason: string | null;
-  created_at: IntegerColumn;
-  /** Usage entries: the part of the request's cost the funds could not cover (not taken; recorded). */
-  shortfall_nano: ColumnType<bigint, bigint | undefined, bigint>;
-}
-
-/** What one gateway instance holds from one pool of funds (see billing/ledger.ts). */
-export interface MoneyHoldsTable {
-  instance_id: string;
-  /** `wallet:<account>`, `key:<key>`, `sub:<subscription>`, `overage:<subscription>`. */
-  pool: string;
-  account_id: string;
-  held_nano: MoneyColumn;
-  updated_at: IntegerColumn;
-}
-
-/** What one stream in flight would be billed if it stopped now (see billing/stream-checkpoints.ts). */
-export interface StreamCheckpointsTable {
-  request_id: string;
-  instance_id: string;
-  account_id: string;
-  cost_nano: MoneyColumn;
-  /** JSON of the stream's reservation. */
-  reservation: string;
-  /** JSON of the usage row the stream would leave. */
-  usage_row: string;
-  updated_at: IntegerColumn;
-}
-
-export interface GatewayInstancesTable {
-  instance_id: string;
-  started_at: IntegerColumn;
-  heartbeat_at: IntegerColumn;
-}
-
-/** One request's consumption of a subscription's period quota (and the overage the wallet paid beside it). */
-export interface SubscriptionUsageTable {
-  id: string;
-  subscription_id: string;
-  account_id: string;
-  key_id: string | null;
-  request_id: string | null;
-  period_start: IntegerColumn;
-  amount_nano: MoneyColumn;
-  overage_nano: MoneyColumn;
-  created_at: IntegerColumn;
-}
-
 export interface UsageLogsTable {
   request_id: string;
   account_id: string | null;
@@ -364,43 +305,4 @@ export interface Database {
   console_backup_codes: ConsoleBackupCodesTable;
   // console members (migration 0011)
   console_invitations: ConsoleInvitationsTable;
-}
-
-// ---- alerts and redemption codes (migration 0005) ----
-
-export interface AlertStatesTable {
-  /** `balance`, `key_quota` or `subscription_quota`. */
-  kind: string;
-  /** The account, key or subscription id. */
-  subject_id: string;
-  account_id: string;
-  period_start: IntegerColumn;
-  /** `armed`, `pending` or `notified`. */
-  state: string;
-  value_nano: MoneyColumn;
-  threshold_nano: MoneyColumn;
-  limit_nano: NullableMoneyColumn;
-  percent: NullableIntegerColumn;
-  crossed_at: IntegerColumn;
-  attempts: IntegerColumn;
-  next_attempt_at: IntegerColumn;
-  notified_at: NullableIntegerColumn;
-  last_error: string | null;
-  updated_at: IntegerColumn;
-}
-
-export interface RedemptionCodesTable {
-  id: string;
-  /** SHA-256 of the canonical code, lowercase hex. The code itself is never stored. */
-  code_hash: string;
-  hint: string;
-  name: string;
-  amount_nano: MoneyColumn;
-  expires_at: NullableIntegerColumn;
-  disabled_at: NullableIntegerColumn;
-  redeemed_by: string | null;
-  redeemed_at: NullableIntegerColumn;
-  ledger_entry_id: string | null;
-  created_at: IntegerColumn;
-  updated_at: IntegerColumn;
 }

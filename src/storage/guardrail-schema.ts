@@ -1,4 +1,5 @@
-import type { Database, IntegerColumn } from './database-schema.js';
+import type { Database } from './database-schema.js';
+import type { IntegerColumn } from './schema-columns.js';
 
 /** Tables of guardrails (migration 0036), in the conventions of database-schema.ts. */
 export interface GuardrailsTable {
@@ -18,7 +19,7 @@ export interface GuardrailsTable {
 }
 
 export interface GuardrailBindingsTable {
-  /** `model`, `account` or `key` */
+  /** `model`, `account`, `project` or `key` */
   scope: string;
   target_id: string;
   /** JSON array of guardrail names */

@@ -1,7 +1,8 @@
 import type { ColumnType } from 'kysely';
-import type { BooleanColumn, Database, IntegerColumn, NullableIntegerColumn, NullableMoneyColumn } from './database-schema.js';
+import type { BooleanColumn, IntegerColumn, NullableIntegerColumn, NullableMoneyColumn } from './schema-columns.js';
+import type { Database } from './database-schema.js';
 
-/** The MCP gateway's tables (migrations 0039 and 0047), in the conventions of database-schema.ts. */
+/** The MCP gateway's tables (migrations 0039, 0047, 0048, 0050 and 0057), in the conventions of database-schema.ts. */
 export interface McpServersTable {
   id: string;
   /** Unique; the `<server>__` prefix of its tools' names. */
@@ -32,6 +33,18 @@ export interface McpServersTable {
   health_tools: string | null;
   /** How long the last check took, in milliseconds (null: not checked, or it failed before it was timed). */
   health_latency_ms: NullableIntegerColumn;
+  /** JSON `{ token_url, client_id, scope, audience, auth_method }` of OAuth client credentials (null: none). */
+  oauth: string | null;
+  /** SecretBox-sealed client secret of those credentials. Never plaintext. */
+  oauth_client_secret_sealed: string | null;
+  /** A stdio server's program (null: the server is reached over HTTP); its `url` is then empty. */
+  stdio_command: string | null;
+  /** JSON array of the program's arguments. */
+  stdio_args: string | null;
+  /** SecretBox-sealed JSON object of the program's environment variables. Never plaintext. */
+  stdio_env_sealed: string | null;
+  /** The account that registered the server, whose keys alone may use it (null: the operator's server). */
+  owner_account_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One account's, project's or key's MCP overrides. */

@@ -1,6 +1,5 @@
-import type {
-  KeyBudget, LedgerEntry, LedgerEntryKind, NanoUsd, Page, PageRequest, Plan, Subscription, SubscriptionStatus, UsageCharge, UsageLogRow,
-} from '../domain/records.js';
+import type { KeyBudget, LedgerEntry, LedgerEntryKind, NanoUsd, Page, PageRequest, Plan, Subscription, SubscriptionStatus } from '../domain/records.js';
+import type { UsageCharge, UsageLogRow } from '../domain/usage-records.js';
 import type { SubscriptionPatch } from './storage.js';
 
 // The contracts of the money and ledger repositories: reservations, settlement, recovery, the ledger check, credits.

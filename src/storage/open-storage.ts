@@ -4,6 +4,8 @@ import { createWebhookRepository } from './repositories/webhook-repository.js';
 import { createMcpServerRepository } from './repositories/mcp-server-repository.js';
 import { createMcpPolicyRepository } from './repositories/mcp-policy-repository.js';
 import type { McpTables } from './mcp-schema.js';
+import type { McpSessionTables } from './mcp-session-schema.js';
+import { createMcpSessionRepository } from './repositories/mcp-session-repository.js';
 import type { WebhookTables } from './webhook-schema.js';
 import { createProjectRepository } from './repositories/project-repository.js';
 import type { ProjectTables } from './project-schema.js';
@@ -11,6 +13,7 @@ import type { BatchTables, ProviderBatchTables } from './batch-schema.js';
 import { createBatchRepository } from './repositories/batch-repository.js';
 import { createProviderBatchRepository } from './repositories/provider-batch-repository.js';
 import { createFileRepository, databaseFileStore } from './repositories/file-repository.js';
+import { createFileUploadRepository } from './repositories/file-upload-repository.js';
 import { createCustomerRepository } from './repositories/customer-repository.js';
 import type { CustomerTables } from './customer-schema.js';
 import { createSsoRepository } from './repositories/sso-repository.js';
@@ -162,12 +165,14 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
     customers: createCustomerRepository(db.withTables<CustomerTables>()),
     files: createFileRepository(db.withTables<BatchTables>(), location.dialect),
     fileContents: databaseFileStore(db.withTables<BatchTables>()),
+    fileUploads: createFileUploadRepository(db.withTables<BatchTables>()),
     batches: createBatchRepository(db.withTables<BatchTables>(), location.dialect),
     providerBatches: createProviderBatchRepository(db.withTables<ProviderBatchTables>()),
     sso: createSsoRepository(db.withTables<SsoTables>(), options.secretBox),
     scim: createScimRepository(db.withTables<SsoTables>()),
     mcpServers: createMcpServerRepository(db.withTables<McpTables>(), options.secretBox),
     mcpPolicies: createMcpPolicyRepository(db.withTables<McpTables>()),
+    mcpSessions: createMcpSessionRepository(db.withTables<McpSessionTables>()),
     guardrails: createGuardrailRepository(db.withTables<GuardrailTables>(), options.secretBox),
     async ping() {
       try {

@@ -1,5 +1,6 @@
 import type { ColumnType } from 'kysely';
-import type { Database, IntegerColumn, NullableIntegerColumn, NullableMoneyColumn } from './database-schema.js';
+import type { Database } from './database-schema.js';
+import type { IntegerColumn, NullableIntegerColumn, NullableMoneyColumn } from './schema-columns.js';
 
 /** Tables of projects (migration 0033), in the conventions of database-schema.ts. */
 export interface ProjectsTable {

@@ -1,4 +1,5 @@
-import type { BooleanColumn, Database, IntegerColumn, NullableIntegerColumn } from './database-schema.js';
+import type { BooleanColumn, IntegerColumn, NullableIntegerColumn } from './schema-columns.js';
+import type { Database } from './database-schema.js';
 
 /** Tables of single sign-on and SCIM provisioning (migration 0034), in the conventions of database-schema.ts. */
 export interface SsoConnectionsTable {

@@ -1,10 +1,9 @@
 import type { GuardrailRepository } from '../domain/guardrail-records.js';
 import type { SignUpCreditRepository } from './repositories/sign-up-credit-repository.js';
 import type { MemberRepository } from './repositories/member-repository.js';
-import type {
-  Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, Model, NanoUsd, Page, PageRequest, Plan, Subscription, Tier,
-  UsageLogRow, UsageQuery,
-} from '../domain/records.js';
+import type { Account, Announcement, ApiKey, Channel, ChannelKeyFlag, FxRates, NanoUsd, Page, PageRequest, Plan, Subscription, Tier } from '../domain/records.js';
+import type { Model } from '../domain/model-records.js';
+import type { UsageLogRow, UsageQuery } from '../domain/usage-records.js';
 // Alerts and redemption codes (their types live with their repositories).
 import type { AlertRepository } from './repositories/alert-repository.js';
 import type { CustomerRepository } from './repositories/customer-repository.js';
@@ -23,12 +22,13 @@ import type { PlanPurchaseRepository } from './repositories/plan-purchase-reposi
 import type { WebhookRepository } from './repositories/webhook-repository.js';
 import type { McpServerRepository } from './repositories/mcp-server-repository.js';
 import type { McpPolicyRepository } from './repositories/mcp-policy-repository.js';
+import type { McpSessionRepository } from './repositories/mcp-session-repository.js';
 import type { ProjectRepository } from '../domain/project.js';
 import type { WebhookEventDraft } from '../domain/webhook-events.js';
 import type { SsoRepository } from './repositories/sso-repository.js';
 import type { ScimRepository } from './repositories/scim-repository.js';
 import type { LedgerRepository, MoneyRepository } from './money-contracts.js';
-import type { FileContentStore, FileRepository } from '../domain/files.js';
+import type { FileContentStore, FileRepository, FileUploadRepository } from '../domain/files.js';
 import type { BatchRepository } from '../domain/batches.js';
 import type { ProviderBatchRepository } from '../domain/provider-batches.js';
 
@@ -85,6 +85,8 @@ export interface Storage {
   mcpServers: McpServerRepository;
   /** Accounts', projects' and keys' MCP allowlists, tool rules and limit overrides. */
   mcpPolicies: McpPolicyRepository;
+  /** Client sessions of the MCP gateway (`Mcp-Session-Id`), shared by every instance on the database. */
+  mcpSessions: McpSessionRepository;
   /** Projects inside accounts: their limits, spend and members. */
   projects: ProjectRepository;
   /** End-customer rules and the daily usage rollups by key, customer and tag (migration 0032). */
@@ -93,6 +95,8 @@ export interface Storage {
   files: FileRepository;
   /** File bytes kept in the database. */
   fileContents: FileContentStore;
+  /** Resumable uploads not finished yet, and their chunks (migration 0053). */
+  fileUploads: FileUploadRepository;
   /** Batch jobs and their durable queue of lines (migration 0037). */
   batches: BatchRepository;
   /** Batches a provider's own batch API runs (migration 0045). */

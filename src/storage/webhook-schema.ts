@@ -1,4 +1,5 @@
-import type { BooleanColumn, Database, IntegerColumn, NullableIntegerColumn } from './database-schema.js';
+import type { BooleanColumn, IntegerColumn, NullableIntegerColumn } from './schema-columns.js';
+import type { Database } from './database-schema.js';
 
 /** Tables of signed webhooks and alert routes (migration 0030), in the conventions of database-schema.ts. */
 export interface WebhookEndpointsTable {

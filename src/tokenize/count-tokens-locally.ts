@@ -26,17 +26,30 @@ interface Tokenizer {
   functions: typeof FunctionCalling;
 }
 
+/**
+ * Where the slice of `text` that starts at `start` ends: at most SLICE_CHARACTERS on, at the last space before that
+ * limit where there is one. It depends only on the characters up to the limit, so text that grows at its end keeps
+ * the slices already cut (see running-token-count.ts).
+ */
+export function sliceEnd(text: string, start: number): number {
+  let end = Math.min(start + SLICE_CHARACTERS, text.length);
+  if (end < text.length) {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start) end = space;
+  }
+  return end;
+}
+
+/** Characters a text must exceed, from a slice's start, before that slice's end is fixed whatever follows. */
+export const SLICE_SETTLED_AFTER = SLICE_CHARACTERS;
+
 /** Counts `text` in slices, each cut at the last space before the limit where there is one. */
 export function countInSlices(text: string, countSlice: CountText): number {
   if (text.length <= SLICE_CHARACTERS) return countSlice(text);
   let tokens = 0;
   let start = 0;
   while (start < text.length) {
-    let end = Math.min(start + SLICE_CHARACTERS, text.length);
-    if (end < text.length) {
-      const space = text.lastIndexOf(' ', end);
-      if (space > start) end = space;
-    }
+    const end = sliceEnd(text, start);
     tokens += countSlice(text.slice(start, end));
     start = end;
   }
@@ -55,6 +68,12 @@ function loadTokenizer(): Promise<Tokenizer> {
     },
   );
   return loading;
+}
+
+/** The o200k_base count of one slice of text (no slicing of its own): for counting text that arrives in pieces. */
+export async function loadSliceCounter(): Promise<CountText> {
+  const encoder = await loadO200kEncoder();
+  return (slice) => encoder.count(slice);
 }
 
 /** Tokens of plain text (an answer, reasoning, tool arguments) with the o200k_base encoder. */

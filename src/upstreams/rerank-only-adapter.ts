@@ -1,6 +1,7 @@
 import type { Channel } from '../domain/records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ChatResponse } from '../ir/chat-response.js';
+import type { RerankRequest, RerankResponse } from '../ir/rerank.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { UpstreamAdapter, UpstreamRequest, UpstreamRerank, UpstreamTransport } from './upstream-adapter.js';
 import type { Wire } from '../wire/wire.js';
@@ -10,6 +11,12 @@ function servesNoChat(wire: Wire): GatewayError {
   return new GatewayError('bad_request', `This model is served by a ${wire.name} channel, which answers rerank requests only (POST /v1/rerank).`, { param: 'model' });
 }
 
+export interface RerankEndpoint {
+  path: string;
+  body(request: RerankRequest, upstreamModel: string): string;
+  parse(body: Buffer, request: RerankRequest): RerankResponse;
+}
+
 /**
  * An upstream the gateway uses for reranking only (Cohere, Jina, Voyage): a Bearer key, the channel's base URL or
  * the vendor's, and one JSON endpoint. Chat requests routed to it are refused as a model set up wrong.
@@ -17,8 +24,15 @@ function servesNoChat(wire: Wire): GatewayError {
 export abstract class RerankOnlyAdapter implements UpstreamAdapter {
   abstract readonly wire: Wire;
   readonly servesChat = false;
-  abstract readonly rerank: UpstreamRerank;
   protected abstract readonly defaultBaseUrl: string;
+  /** The vendor's rerank endpoint: its path under the base URL, its request body and its answer. */
+  protected abstract readonly endpoint: RerankEndpoint;
+
+  readonly rerank: UpstreamRerank = {
+    build: (channel, credential, request, upstreamModel) =>
+      this.post(channel, credential, this.endpoint.path, this.endpoint.body(request, upstreamModel)),
+    parse: (body, request) => this.endpoint.parse(body, request),
+  };
 
   constructor(private readonly http: UpstreamTransport) {}
 

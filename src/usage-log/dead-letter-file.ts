@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { UsageLogRow } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import { writeDurableFile } from '../shared/durable-file.js';
 import { decodeUsageRow as decode, encodeUsageRow as encode } from './usage-row-json.js';
 

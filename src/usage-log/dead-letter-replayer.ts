@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { Storage } from '../storage/storage.js';
 import { listDeadLetters, readDeadLetter } from './dead-letter-file.js';
 import { replayDeadLetters } from './replay-dead-letters.js';
@@ -14,11 +15,13 @@ const DEFAULT_INTERVAL_MS = 2000;
 /**
  * Writes the usage rows kept on disk (batches the database refused) to the usage log once the database answers
  * again, in the background and without an operator: every few seconds, when the folder holds files, the same replay
- * as `unigate usage replay` runs. Its depth (rows waiting) is reported for the metrics.
+ * as `unigate usage replay` runs. Its depth (rows waiting) is reported for the metrics. The interval is fixed: a
+ * look is a directory listing (no database statement), and rows wait on disk no longer than it once the database
+ * answers again.
  */
 export class DeadLetterReplayer {
-  #timer: NodeJS.Timeout | null = null;
-  #running: Promise<void> | null = null;
+  #loop: PeriodicPass | null = null;
+  #running: Promise<boolean> | null = null;
   #stopped = false;
   /** Rows waiting in kept files at the last look. */
   #pendingRows = 0;
@@ -37,35 +40,39 @@ export class DeadLetterReplayer {
     return this.#pendingRows;
   }
 
+  /** The first pass runs at once (files left by an earlier run are written as soon as the database answers). */
   start(): void {
-    if (this.#timer !== null || this.#stopped) return;
-    this.#timer = setInterval(() => {
-      void this.replay();
-    }, this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
-    this.#timer.unref();
+    if (this.#loop !== null || this.#stopped) return;
+    const intervalMs = this.options.intervalMs ?? DEFAULT_INTERVAL_MS;
+    this.#loop = new PeriodicPass({ name: 'usage-log: kept rows', baseMs: intervalMs, maxMs: intervalMs, pass: () => this.#join(), logger: this.logger });
+    this.#loop.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+    await this.#loop?.stop();
     await this.#running;
   }
 
   /** One pass; a call while another runs joins it. Never throws (the next pass retries). */
-  replay(): Promise<void> {
+  async replay(): Promise<void> {
+    await this.#join();
+  }
+
+  /** The running pass, or a new one; true when kept files were there. */
+  #join(): Promise<boolean> {
     this.#running ??= this.#replay().finally(() => {
       this.#running = null;
     });
     return this.#running;
   }
 
-  async #replay(): Promise<void> {
+  async #replay(): Promise<boolean> {
     try {
       const files = await listDeadLetters(this.directory);
       if (files.length === 0) {
         this.#pendingRows = 0;
-        return;
+        return false;
       }
       const result = await replayDeadLetters(this.usage, this.directory);
       const rows = result.replayed.reduce((sum, file) => sum + file.rows, 0);
@@ -75,7 +82,7 @@ export class DeadLetterReplayer {
       this.#pendingRows = pending;
       if (result.failed.length === 0) {
         this.#failingSince = null;
-        return;
+        return true;
       }
       const now = this.clock.now();
       // Said once when the database starts refusing, then once a minute while it does.
@@ -83,8 +90,10 @@ export class DeadLetterReplayer {
         this.#failingSince = now;
         this.logger.warn('usage-log: rows kept on disk wait for the database', { files: result.failed.length, rows: pending, reason: result.failed[0]?.reason });
       }
+      return true;
     } catch (error) {
       this.logger.warn('usage-log: kept rows could not be read', describeError(error));
+      return false;
     }
   }
 }

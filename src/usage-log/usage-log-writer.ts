@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { BatchWriter } from '../shared/batch-writer.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import type { UsageLogRow } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import type { Storage } from '../storage/storage.js';
 import { writeDeadLetter } from './dead-letter-file.js';
 
@@ -66,7 +66,7 @@ export class UsageLogWriter {
     this.#writer = new BatchWriter(write, {
       name: 'usage-log',
       maxBatch: options.maxBatch ?? 500,
-      intervalMs: options.intervalMs ?? 200,
+      intervalMs: options.intervalMs ?? 500,
       retryDelayMs: 1000,
     }, logger);
   }

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { UsageLogRepository } from '../storage/storage.js';
 
 const DAY_MS = 86_400_000;
@@ -33,9 +34,10 @@ const DEFAULT_PAUSE_MS = 250;
  * Deletes usage-log rows past their retention age in the background: each pass deletes in bounded batches with a
  * pause between them until no old row is left, and stops early when the gateway stops or another instance holds
  * the pruning lock. Only usage-log rows go: ledger entries keep their request ids, so the books still balance.
+ * Rows age past retention with time, so the interval is fixed (an empty pass says nothing about the next hour).
  */
 export class UsageRetention {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
   #running: Promise<UsageRetentionPass> | null = null;
   #stopped = false;
   #wakeUp: (() => void) | null = null;
@@ -55,24 +57,23 @@ export class UsageRetention {
   }
 
   start(): void {
-    if (this.#timer !== null) return;
-    const schedule = (delayMs: number): void => {
-      this.#timer = setTimeout(() => {
-        void this.prune().finally(() => {
-          if (!this.#stopped) schedule(this.#intervalMs);
-        });
-      }, delayMs);
-      this.#timer.unref();
-    };
-    schedule(this.options.firstPassDelayMs ?? DEFAULT_FIRST_PASS_DELAY_MS);
+    if (this.#loop !== null || this.#stopped) return;
+    this.#loop = new PeriodicPass({
+      name: 'usage-log retention',
+      baseMs: this.#intervalMs,
+      maxMs: this.#intervalMs,
+      firstPassAfterMs: this.options.firstPassDelayMs ?? DEFAULT_FIRST_PASS_DELAY_MS,
+      pass: async () => (await this.prune()).deleted > 0,
+      logger: this.logger,
+    });
+    this.#loop.start();
   }
 
   /** Stops the schedule; a pass in progress ends after its current batch. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
     this.#wakeUp?.();
+    await this.#loop?.stop();
     await this.#running?.catch(() => undefined);
   }
 

@@ -1,4 +1,4 @@
-import type { UsageLogRow } from '../domain/records.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 
 /** A usage row as JSON text: its money fields (nano-USD, bigints) as decimal strings. */
 export function encodeUsageRow(row: UsageLogRow): string {

@@ -1,6 +1,8 @@
 import type { WebhookConfig } from '../config/webhook-config.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
+import { PeriodicPass } from '../shared/periodic-pass.js';
+import { onWork } from '../shared/work-signals.js';
 import type { DueDelivery, WebhookRepository } from '../storage/repositories/webhook-repository.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { slackText } from './slack-text.js';
@@ -8,6 +10,8 @@ import { webhookSignature } from './webhook-signature.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 export interface DeliveryCheckResult {
+  /** Due deliveries the check saw (some may have been taken by another instance meanwhile). */
+  found: number;
   attempted: number;
   succeeded: number;
   failed: number;
@@ -30,7 +34,8 @@ const LEASE_MARGIN_MS = 30_000;
  * or the attempts run out.
  */
 export class WebhookDeliverer {
-  #timer: NodeJS.Timeout | null = null;
+  #loop: PeriodicPass | null = null;
+  #unsubscribe: (() => void) | null = null;
   #running: Promise<DeliveryCheckResult> | null = null;
   #prunedAt = 0;
 
@@ -42,15 +47,23 @@ export class WebhookDeliverer {
     private readonly config: Pick<WebhookConfig, 'checkMs' | 'timeoutMs' | 'retrySeconds'>,
   ) {}
 
+  /**
+   * Checks every WEBHOOK_CHECK_MS while deliveries are due, less often while none are (up to the idle maximum), and
+   * at once when an event or a resend is recorded in this process.
+   */
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => void this.check(), this.config.checkMs);
-    this.#timer.unref();
+    if (this.#loop !== null) return;
+    const loop = new PeriodicPass({ name: 'webhooks', baseMs: this.config.checkMs, logger: this.logger, pass: async () => (await this.check()).found > 0 });
+    this.#loop = loop;
+    this.#unsubscribe = onWork('webhooks', () => loop.nudge());
+    loop.start();
   }
 
   async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
+    this.#unsubscribe?.();
+    this.#unsubscribe = null;
+    await this.#loop?.stop();
+    this.#loop = null;
     await this.#running?.catch(() => undefined);
   }
 
@@ -63,9 +76,10 @@ export class WebhookDeliverer {
   }
 
   async #check(): Promise<DeliveryCheckResult> {
-    const result: DeliveryCheckResult = { attempted: 0, succeeded: 0, failed: 0 };
+    const result: DeliveryCheckResult = { found: 0, attempted: 0, succeeded: 0, failed: 0 };
     try {
       const due = await this.webhooks.listDue(this.clock.now(), BATCH);
+      result.found = due.length;
       let next = 0;
       const worker = async (): Promise<void> => {
         while (next < due.length) {

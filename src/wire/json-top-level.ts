@@ -158,3 +158,72 @@ export function namesWrittenOnce(body: Buffer, names: readonly string[]): boolea
   }
   return true;
 }
+
+/**
+ * The span (quotes included) of the string value of the member `name`, when it stands as a member name exactly once
+ * in the whole JSON text `body` (nested objects included) and the text holds no `\u` escape: in such a text a name
+ * escapes cannot spell is always written as itself, and a top-level member of that name the parsed object has is
+ * one of its occurrences, so the only one is it. Null when the name stands more than once, the text has a `\u`
+ * escape, or the value is not a string: the caller writes the body again.
+ */
+export function soleStringMemberSpan(body: Buffer, name: string): JsonSpan | null {
+  if (!SPELT_ONE_WAY.test(name) || body.includes('\\u')) return null;
+  const quoted = `"${name}"`;
+  let found = -1;
+  for (let at = body.indexOf(quoted); at !== -1; at = body.indexOf(quoted, at + quoted.length)) {
+    if (!isNameAt(body, at, quoted)) continue;
+    if (found !== -1) return null;
+    found = at;
+  }
+  if (found === -1) return null;
+  const start = skipWhitespace(body, skipWhitespace(body, found + quoted.length) + 1);
+  if (body[start] !== QUOTE) return null;
+  const end = pastString(body, start);
+  return end === -1 ? null : { start, end };
+}
+
+/**
+ * One pass over the top-level members of the JSON object in `body` (as `topLevelMemberCount`): how many member names
+ * it writes, and the span (quotes included) of the string value of the member `key`, for what `soleStringMemberSpan`
+ * cannot tell (the name stands in nested objects too, or the text has `\u` escapes). Null when the body is not an
+ * object whose brackets balance, a top-level name holds an escape (it could spell another), or the member is absent,
+ * written twice or not a string.
+ */
+export function topLevelStringMember(body: Buffer, key: string): { names: number; span: JsonSpan } | null {
+  let index = skipWhitespace(body, 0);
+  if (body[index] !== OPEN_BRACE) return null;
+  let depth = 0;
+  let names = 0;
+  let found: JsonSpan | null = null;
+  while (index < body.length) {
+    const byte = body[index] as number;
+    if (byte === QUOTE) {
+      const start = index;
+      index = pastString(body, start);
+      if (index === -1) return null;
+      if (depth !== 1) continue;
+      const after = skipWhitespace(body, index);
+      if (body[after] !== COLON) continue;
+      // A member name at the top level.
+      if (lastStringEscaped()) return null;
+      names += 1;
+      if (!isKey(body, start, index, key)) continue;
+      if (found !== null) return null;
+      const valueStart = skipWhitespace(body, after + 1);
+      if (body[valueStart] !== QUOTE) return null;
+      const valueEnd = pastString(body, valueStart);
+      if (valueEnd === -1) return null;
+      found = { start: valueStart, end: valueEnd };
+      index = valueEnd;
+      continue;
+    }
+    if (byte === OPEN_BRACE || byte === OPEN_BRACKET) depth += 1;
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
+      depth -= 1;
+      if (depth < 0) return null;
+      if (depth === 0) return found !== null && skipWhitespace(body, index + 1) === body.length ? { names, span: found } : null;
+    }
+    index += 1;
+  }
+  return null;
+}

@@ -1,6 +1,6 @@
 import { withFields } from '../shared/with-fields.js';
 import { GATEWAY_STATE_MARKER } from './gateway-state.js';
-import { namesWrittenOnce } from './json-top-level.js';
+import { namesWrittenOnce, soleStringMemberSpan, topLevelStringMember } from './json-top-level.js';
 import type { ClientWire } from './wire.js';
 
 /** The caller's body with `model` set to the upstream model, as JSON text. */
@@ -22,6 +22,35 @@ export function untouchedBytes(body: Record<string, unknown>, bytes: Buffer | nu
 }
 
 /**
+ * The caller's own bytes naming the upstream's model: as they came when they already name it (`untouchedBytes`),
+ * else with only the value of their `model` member replaced, when no member name is written twice and that member
+ * can be found by a scan (`soleStringMemberSpan`, else one walk over the top-level members: `topLevelStringMember`). Every other byte is the caller's, so the upstream reads what the
+ * gateway routed and billed by without the body being written again. Null: the body must be written again.
+ */
+export function bytesNamingModel(body: Record<string, unknown>, bytes: Buffer | null, upstreamModel: string): Buffer | null {
+  if (bytes === null) return null;
+  if (body.model === upstreamModel) return untouchedBytes(body, bytes, upstreamModel);
+  if (typeof body.model !== 'string') return null;
+  const names = Object.keys(body);
+  let span = soleStringMemberSpan(bytes, 'model');
+  if (span !== null) {
+    if (!namesWrittenOnce(bytes, names)) return null;
+  } else {
+    // One walk tells both where the model is and whether a name is written twice.
+    const members = topLevelStringMember(bytes, 'model');
+    if (members === null || members.names !== names.length) return null;
+    span = members.span;
+  }
+  const model = JSON.stringify(upstreamModel);
+  const modelBytes = Buffer.byteLength(model, 'utf8');
+  const out = Buffer.allocUnsafe(bytes.length - (span.end - span.start) + modelBytes);
+  bytes.copy(out, 0, 0, span.start);
+  out.write(model, span.start, 'utf8');
+  bytes.copy(out, span.start + modelBytes, span.end);
+  return out;
+}
+
+/**
  * Whether the caller's bytes may hold reasoning state this gateway made: the marker in them, or spelt with `\u`
  * escapes (the only way JSON text can spell its letters otherwise), in which case the parsed body is asked.
  */
@@ -32,7 +61,7 @@ function mayHoldGatewayState(bytes: Buffer, body: Record<string, unknown>, strip
 
 /**
  * The body with `model` set, without the reasoning state this gateway made for another provider: the caller's own
- * bytes when they need no rewrite (`untouchedBytes`) and hold no such state, else JSON text. Only a text holding the
+ * bytes (`bytesNamingModel`) when they hold no such state, else JSON text. Only a text holding the
  * gateway's marker (a scan of the bytes about to be sent) is read for such state; the rare body that holds some is
  * written again without it.
  */
@@ -42,8 +71,8 @@ export function bodyWithoutGatewayState(
   strip: (body: Record<string, unknown>) => Record<string, unknown>,
   bytes: Buffer | null,
 ): string | Buffer {
-  const untouched = untouchedBytes(body, bytes, upstreamModel);
-  if (untouched !== null && !mayHoldGatewayState(untouched, body, strip)) return untouched;
+  const callers = bytesNamingModel(body, bytes, upstreamModel);
+  if (callers !== null && !mayHoldGatewayState(callers, body, strip)) return callers;
   const text = bodyNamingModel(body, upstreamModel);
   if (!text.includes(GATEWAY_STATE_MARKER)) return text;
   const stripped = strip(body);

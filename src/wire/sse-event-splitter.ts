@@ -23,9 +23,17 @@ export interface SseMessage {
  */
 export class SseEventSplitter {
   #rest: Buffer | null = null;
+  /** Chunks after `#rest` with no line end in them, joined only once a line end comes (one long event is copied once). */
+  #waiting: Buffer[] = [];
 
   push(chunk: Buffer): Buffer[] {
-    const buffer = this.#rest === null ? chunk : Buffer.concat([this.#rest, chunk]);
+    if (this.#rest !== null && this.#rest.at(-1) !== CR && !chunk.includes(LF) && !chunk.includes(CR)) {
+      // No event can end inside a chunk without a line end (a CR just before it might be half of a CRLF: scanned).
+      this.#waiting.push(chunk);
+      return [];
+    }
+    const buffer = this.#rest === null ? chunk : Buffer.concat([this.#rest, ...this.#waiting, chunk]);
+    this.#waiting = [];
     const events: Buffer[] = [];
     const hasCarriageReturn = buffer.includes(CR);
     let start = 0;
@@ -41,8 +49,9 @@ export class SseEventSplitter {
 
   /** What is left when the stream ends (an unterminated last event). */
   flush(): Buffer | null {
-    const rest = this.#rest;
+    const rest = this.#rest === null || this.#waiting.length === 0 ? this.#rest : Buffer.concat([this.#rest, ...this.#waiting]);
     this.#rest = null;
+    this.#waiting = [];
     return rest;
   }
 }

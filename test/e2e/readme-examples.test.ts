@@ -1,11 +1,13 @@
 /**
  * The README's shell examples, run as written (bash + curl) against a gateway whose only configuration is the three
  * provider keys pointing at mock upstreams: every curl must answer 2xx. Only the address, the admin token and the
- * rerank example's Cohere address (a mock Cohere here) are substituted; commands that are not calls to the gateway (npm, npx, starting
+ * rerank example's Cohere address (a mock Cohere here) are substituted, and the Vertex example's `key.json` is a generated
+ * service-account key; commands that are not calls to the gateway (npm, npx, starting
  * `bin/unigate.js`) and the redeem example (its code is a
  * placeholder) are left out. Every model id the README's code names must be one the gateway serves.
  */
 import { execFile } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -61,6 +63,12 @@ beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), 'unigate-readme-'));
   await writeFile(path.join(directory, 'speech.wav'), wavOfSeconds(2));
   await writeFile(path.join(directory, 'harbour.png'), Buffer.from(MOCK_PNG_BASE64, 'base64'));
+  // The Vertex ranker example registers a channel with `$(cat key.json)`: a service-account key of Google's shape.
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  await writeFile(path.join(directory, 'key.json'), JSON.stringify({
+    type: 'service_account', project_id: 'readme-project', private_key_id: 'readme-key',
+    private_key: privateKey.export({ type: 'pkcs8', format: 'pem' }), client_email: 'gateway@readme-project.iam.gserviceaccount.com',
+  }));
 });
 
 afterAll(async () => {

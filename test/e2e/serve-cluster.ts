@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { openSqliteConnection } from '../../src/storage/sqlite-connection.js';
 import { suiteDatabase } from '../support/gateway-harness.js';
 import { createThrowawayPostgresDatabase, type ThrowawayPostgresDatabase } from '../support/postgres-test-database.js';
 import { call, type HttpAnswer } from './admin/helpers.js';
@@ -31,6 +33,25 @@ export interface ServeCluster {
 export interface ServeClusterOptions {
   /** The database: the suite's (SQLite unless TEST_DATABASE selects PostgreSQL) or always a PostgreSQL database of its own. */
   database?: 'suite' | 'postgres';
+}
+
+/** Rows read straight from the cluster's database (SQLite file or PostgreSQL); `$n` parameters on both. */
+export async function queryClusterDatabase(databaseUrl: string, sqlText: string, parameters: string[]): Promise<Array<Record<string, unknown>>> {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const database = openSqliteConnection(databaseUrl.slice('sqlite:'.length), { mustExist: true, readOnly: true });
+    try {
+      return database.prepare(sqlText.replace(/\$\d+/g, '?')).all(...parameters) as Array<Record<string, unknown>>;
+    } finally {
+      database.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query(sqlText, parameters)).rows as Array<Record<string, unknown>>;
+  } finally {
+    await client.end();
+  }
 }
 
 /** Writes gateway.yaml, prepares the database, and starts `count` instances one after the other. */

@@ -1,7 +1,7 @@
 import { newId } from '../../src/shared/ids.js';
-import type {
-  Account, Announcement, ApiKey, Channel, Model, Plan, Subscription, Tier, UsageLogRow,
-} from '../../src/domain/records.js';
+import type { Account, Announcement, ApiKey, Channel, Plan, Subscription, Tier } from '../../src/domain/records.js';
+import type { Model } from '../../src/domain/model-records.js';
+import type { UsageLogRow } from '../../src/domain/usage-records.js';
 
 /** Above 2^53: a double would round these. */
 export const HUGE_NANO = 2n ** 60n + 12_345n;

@@ -11,7 +11,7 @@ import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
 import { integerArray, textArray, unnestInsert } from '../../src/storage/postgres-arrays.js';
 import type { SettledUsage, Storage } from '../../src/storage/storage.js';
-import type { UsageLogRow } from '../../src/domain/records.js';
+import type { UsageLogRow } from '../../src/domain/usage-records.js';
 import { createThrowawayPostgresDatabase, isPostgresUrl, type ThrowawayPostgresDatabase } from '../support/postgres-test-database.js';
 import { HUGE_NANO, makeAccount, makeApiKey, makePlan, makeSubscription, makeUsageLog } from './fixtures.js';
 
@@ -200,6 +200,65 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
         [accounts[0]!.id, { balanceNano: HUGE_NANO, creditLineNano: 7n }],
         [accounts[1]!.id, { balanceNano: -3n, creditLineNano: 0n }],
       ]));
+    });
+
+    it('writes a plain settlement (wallet-paid entries only) in one statement: exact sums, shortfalls, holds, checkpoints, and a replay moves nothing', async () => {
+      const mine = `pg-plain-${newId('i')}`;
+      const accounts = [makeAccount({ balanceNano: HUGE_NANO }), makeAccount({ balanceNano: 1_000n })];
+      const keys = [makeApiKey(accounts[0]!.id), makeApiKey(accounts[0]!.id), makeApiKey(accounts[1]!.id)];
+      for (const account of accounts) await storage.accounts.create(account);
+      for (const key of keys) await storage.keys.create(key);
+      const settled = newId('req');
+      await storage.money.writeCheckpoints(mine, [settled, newId('req')].map((requestId) => ({ requestId, accountId: accounts[1]!.id, costNano: 5n, reservation: '{}', usageRow: '{}' })), 10);
+      const usages = [
+        usage(accounts[0]!.id, keys[0]!.id, { walletNano: HUGE_NANO - 10n }),
+        usage(accounts[0]!.id, keys[0]!.id, { walletNano: 7n }),
+        usage(accounts[0]!.id, keys[1]!.id, { walletNano: 3n }),
+        usage(accounts[1]!.id, keys[2]!.id, { walletNano: 0n, shortfallNano: 40n, requestId: settled }),
+        usage(accounts[1]!.id, keys[2]!.id, { walletNano: 999n }),
+        // Nothing charged and nothing short: no entry.
+        usage(accounts[1]!.id, keys[2]!.id, {}),
+      ];
+      const ids = accounts.map((account) => account.id);
+      const [pool0, pool1] = ids.map((id) => `wallet:${id}`) as [string, string];
+      await storage.money.transact(ids, (transaction) => transaction.write(mine, { rollovers: [], usages: [], holds: [{ pool: pool1, accountId: ids[1]!, heldNano: 9n }], now: 5 }));
+      const sent: string[] = [];
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string };
+        sent.push(typeof config === 'string' ? config : config.text ?? '');
+        return (query as (...rest: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      let fresh: Set<string>;
+      try {
+        fresh = await storage.money.transact(ids, (transaction) => transaction.write(mine, {
+          rollovers: [], usages, now: 20, checkpointsDone: [settled],
+          holds: [{ pool: pool0, accountId: ids[0]!, heldNano: 11n }, { pool: pool1, accountId: ids[1]!, heldNano: 0n }],
+        }));
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      // begin, the accounts' lock, the one write, commit.
+      expect(sent.map((text) => text.trim().split(' ')[0]!.toLowerCase())).toEqual(['begin', 'select', 'with', 'commit']);
+      expect([...fresh].sort()).toEqual(usages.slice(0, 5).map((item) => item.entryId).sort());
+      expect((await storage.accounts.getById(ids[0]!))?.balanceNano).toBe(0n);
+      expect((await storage.accounts.getById(ids[1]!))?.balanceNano).toBe(1n);
+      expect((await storage.keys.getById(keys[0]!.id))?.spentNano).toBe(HUGE_NANO - 3n);
+      expect((await storage.keys.getById(keys[1]!.id))?.spentNano).toBe(3n);
+      expect((await storage.keys.getById(keys[2]!.id))?.spentNano).toBe(999n);
+      const entries = (await storage.ledger.listByAccount(ids[1]!, { limit: 100 })).data;
+      expect(entries.find((entry) => entry.id === usages[3]!.entryId)).toMatchObject({ amountNano: 0n, shortfallNano: 40n });
+      expect(entries.some((entry) => entry.id === usages[5]!.entryId)).toBe(false);
+      const holds = (await storage.money.listHolds()).filter((hold) => hold.instanceId === mine && ids.includes(hold.accountId));
+      expect(holds.map((hold) => [hold.pool, hold.heldNano])).toEqual([[pool0, 11n]]);
+      expect(await storage.money.checkpointAccounts(mine)).toEqual([ids[1]]);
+      for (const id of ids) expect((await storage.money.audit(id)).duplicateCharges).toEqual([]);
+
+      // The same batch again (a commit whose answer was lost): no entry is new, so nothing moves.
+      const replay = await storage.money.transact(ids, (transaction) => transaction.write(mine, { rollovers: [], usages, holds: [], now: 30 }));
+      expect(replay.size).toBe(0);
+      expect((await storage.accounts.getById(ids[1]!))?.balanceNano).toBe(1n);
+      expect((await storage.keys.getById(keys[0]!.id))?.spentNano).toBe(HUGE_NANO - 3n);
     });
 
     it('deletes the stream checkpoints of the settled requests only', async () => {

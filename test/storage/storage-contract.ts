@@ -4,7 +4,8 @@ import { DEFAULT_TIER_RPM, DEFAULT_TIER_TPM } from '../../src/storage/migrations
 import { newId } from '../../src/shared/ids.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { Account, ApiKey, UsageCharge, UsageLogRow } from '../../src/domain/records.js';
+import type { Account, ApiKey } from '../../src/domain/records.js';
+import type { UsageCharge, UsageLogRow } from '../../src/domain/usage-records.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { InvalidCursorError } from '../../src/storage/usage-cursor.js';
 import {

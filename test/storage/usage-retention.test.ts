@@ -17,7 +17,7 @@ import { newId } from '../../src/shared/ids.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { SecretBox } from '../../src/shared/secret-box.js';
 import { openStorage } from '../../src/storage/open-storage.js';
-import type { UsageLogRow } from '../../src/domain/records.js';
+import type { UsageLogRow } from '../../src/domain/usage-records.js';
 import type { Storage } from '../../src/storage/storage.js';
 import { UsageRetention } from '../../src/usage-log/usage-retention.js';
 import { createThrowawayPostgresDatabase, isPostgresUrl } from '../support/postgres-test-database.js';

@@ -14,6 +14,7 @@
  * mock-anthropic-upstream-responses.ts. Model ids starting with `unknown-` answer 404 not_found_error.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MockAnthropicBatches } from './mock-anthropic-batches.js';
 import { buildMessage, buildStreamEvents, buildUsage, countInput, planAnswer } from './mock-anthropic-upstream-responses.js';
 import { MID_CONVERSATION_SYSTEM_BETA, takesSystemMessagesNatively, validateMessagesRequest, type MessagesRequest } from './mock-anthropic-upstream-validate.js';
 import { DEFAULT_MODELS, defaultFaultError, invalidRequest, MockAnthropicError, modelInfo, requestId, type AnthropicErrorType } from './mock-anthropic-upstream-wire.js';
@@ -47,6 +48,10 @@ export interface MockAnthropicUpstreamOptions {
   minCacheTokens?: number;
   /** keep requests in `requests` (default true) */
   recordRequests?: boolean;
+  /** pause before each request of a Message Batch runs (default 0) */
+  batchLineDelayMs?: number;
+  /** pause between creating a Message Batch and answering its creation (default 0) */
+  batchCreateHoldMs?: number;
 }
 
 export interface MockAnthropicUpstream {
@@ -55,6 +60,8 @@ export interface MockAnthropicUpstream {
   origin: string;
   port: number;
   requests: RecordedRequest[];
+  /** the Message Batches API's state: batches by id, their requests and results */
+  batches: MockAnthropicBatches;
   /** applies to subsequent requests; faults with `times` clear themselves after that many requests */
   setFault(fault: MockFault | null): void;
   close(): Promise<void>;
@@ -76,6 +83,12 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
   const record = options.recordRequests ?? true;
 
   const kit = new MockServerKit<MockFault>(record);
+  let origin = '';
+  const batches = new MockAnthropicBatches({
+    origin: () => origin, apiKey,
+    ...(options.batchLineDelayMs === undefined ? {} : { lineDelayMs: options.batchLineDelayMs }),
+    ...(options.batchCreateHoldMs === undefined ? {} : { createHoldMs: options.batchCreateHoldMs }),
+  });
   const { requests } = kit;
   const sleep = (ms: number): Promise<void> => kit.sleep(ms);
   const cache = new Set<string>();
@@ -173,6 +186,14 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
     const betasHeader = req.headers['anthropic-beta'];
     const betas = (Array.isArray(betasHeader) ? betasHeader.join(',') : betasHeader ?? '').split(',').map((beta) => beta.trim());
     if (method === 'POST' && path === '/v1/messages') return handleMessages(res, body, id, f, betas);
+    if (MockAnthropicBatches.serves(path)) {
+      const answer = await batches.answer(method, path, new URLSearchParams(req.url?.split('?')[1] ?? ''), body);
+      if (answer.jsonl === undefined) return sendJson(res, answer.status, answer.body, id);
+      if (res.destroyed) return;
+      res.writeHead(answer.status, { 'request-id': id, 'content-type': 'application/binary', 'content-length': String(Buffer.byteLength(answer.jsonl)) });
+      res.end(answer.jsonl);
+      return;
+    }
     if (method === 'POST' && path === '/v1/messages/count_tokens') {
       const request = validateMessagesRequest(body, { countTokens: true, requireAlternation, midConversationSystem: betas.includes(MID_CONVERSATION_SYSTEM_BETA) || takesSystemMessagesNatively(modelOf(body)) });
       if (request.model.startsWith('unknown-')) throw new MockAnthropicError(404, 'not_found_error', `model: ${request.model}`);
@@ -202,14 +223,18 @@ export async function startMockAnthropicUpstream(options: MockAnthropicUpstreamO
       else res.destroy();
     },
   });
-  const origin = `http://127.0.0.1:${port}`;
+  origin = `http://127.0.0.1:${port}`;
 
   return {
     url: origin,
     origin,
     port,
     requests,
+    batches,
     setFault: (next) => kit.setFault(next),
-    close: () => kit.close(),
+    close: () => {
+      batches.close();
+      return kit.close();
+    },
   };
 }

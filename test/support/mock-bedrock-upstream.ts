@@ -1,5 +1,6 @@
 /**
- * A mock of the Amazon Bedrock runtime's Converse and ConverseStream APIs, strict like the real service: every
+ * A mock of the Amazon Bedrock runtime's Converse and ConverseStream APIs (and the Agents runtime's Rerank, at
+ * `POST /rerank` on the same port), strict like the real service: every
  * request must carry a valid SigV4 signature (or a Bedrock API key), bodies are validated as Bedrock validates
  * them, and streams are AWS binary event streams. The AWS SDK's BedrockRuntimeClient accepts it (see its test).
  *
@@ -13,6 +14,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { bedrockEvent, bedrockException } from './event-stream-encoder.js';
 import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
+import { mockScore } from './mock-rerank-upstream.js';
 
 export const MOCK_AWS_CREDENTIALS = { accessKeyId: 'AKIAMOCKBEDROCK00001', secretAccessKey: 'mockSecretKey/For+BedrockTests0000000000', sessionToken: 'mock-session-token' };
 export const MOCK_BEDROCK_API_KEY = 'ABSKbW9jay1iZWRyb2NrLWFwaS1rZXk=';
@@ -211,6 +213,50 @@ function answer(body: Json): Answer {
   return { content, stopReason, inputTokens, outputTokens: tokens(text) };
 }
 
+/** Reranking models the mock's region offers, by foundation-model ARN. */
+export const MOCK_BEDROCK_RERANK_MODELS = ['amazon.rerank-v1:0', 'cohere.rerank-v3-5:0'];
+
+function onlyFields(value: Json, fields: readonly string[], where: string): void {
+  for (const field of Object.keys(value)) if (!fields.includes(field)) throw validation(`${where}: unknown field '${field}'`);
+}
+
+/**
+ * The Agents runtime's Rerank (`POST /rerank`), checked as AWS documents it: exactly one TEXT query, 1 to 1000 INLINE
+ * TEXT sources, a BEDROCK_RERANKING_MODEL configuration naming a reranking model by ARN, `numberOfResults` 1 to 1000.
+ * Scores are the rerank mocks' (the share of the query's words a document contains); results most relevant first.
+ */
+function rerankAnswer(body: unknown): Json {
+  if (!isObject(body)) throw validation('The request body must be an object.');
+  onlyFields(body, ['queries', 'sources', 'rerankingConfiguration', 'nextToken'], 'RerankRequest');
+  const { queries, sources, rerankingConfiguration: configuration } = body;
+  if (!Array.isArray(queries) || queries.length !== 1) throw validation('queries must hold exactly one query.');
+  const query = queries[0] as unknown;
+  if (!isObject(query) || query.type !== 'TEXT' || !isObject(query.textQuery) || typeof query.textQuery.text !== 'string' || query.textQuery.text === '') throw validation('A query must be {type: TEXT, textQuery: {text}}.');
+  onlyFields(query, ['type', 'textQuery'], 'RerankQuery');
+  const queryText = query.textQuery.text;
+  if (!Array.isArray(sources) || sources.length < 1 || sources.length > 1000) throw validation('sources must hold 1 to 1000 sources.');
+  const texts = sources.map((source: unknown) => {
+    if (!isObject(source) || source.type !== 'INLINE' || !isObject(source.inlineDocumentSource)) throw validation('A source must be {type: INLINE, inlineDocumentSource}.');
+    onlyFields(source, ['type', 'inlineDocumentSource'], 'RerankSource');
+    const document = source.inlineDocumentSource;
+    if (document.type !== 'TEXT' || !isObject(document.textDocument) || typeof document.textDocument.text !== 'string') throw validation('An inline document must be {type: TEXT, textDocument: {text}}.');
+    onlyFields(document, ['type', 'textDocument'], 'RerankDocument');
+    return document.textDocument.text;
+  });
+  if (!isObject(configuration) || configuration.type !== 'BEDROCK_RERANKING_MODEL' || !isObject(configuration.bedrockRerankingConfiguration)) throw validation('rerankingConfiguration must be of type BEDROCK_RERANKING_MODEL.');
+  const bedrock = configuration.bedrockRerankingConfiguration;
+  onlyFields(bedrock, ['modelConfiguration', 'numberOfResults'], 'BedrockRerankingConfiguration');
+  const arn = isObject(bedrock.modelConfiguration) ? bedrock.modelConfiguration.modelArn : undefined;
+  const model = typeof arn === 'string' ? /^arn:aws:bedrock:([a-z0-9-]+)::foundation-model\/(.+)$/.exec(arn) : null;
+  if (model === null) throw validation('modelConfiguration.modelArn must be a foundation-model ARN.');
+  if (model[1] !== MOCK_BEDROCK_REGION || !MOCK_BEDROCK_RERANK_MODELS.includes(model[2] as string)) throw new BedrockError(404, 'ResourceNotFoundException', 'The reranking model was not found in this region.');
+  const count = bedrock.numberOfResults;
+  if (count !== undefined && (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1000)) throw validation('numberOfResults must be an integer from 1 to 1000.');
+  const results = texts.map((text, index) => ({ index, relevanceScore: mockScore(queryText, text) }))
+    .sort((a, b) => b.relevanceScore - a.relevanceScore || a.index - b.index);
+  return { results: results.slice(0, typeof count === 'number' ? count : results.length) };
+}
+
 function sendError(res: ServerResponse, error: BedrockError): void {
   res.writeHead(error.status, { 'content-type': 'application/json', 'x-amzn-errortype': `${error.type}:http://internal.amazon.com/coral/com.amazon.bedrock/`, 'x-amzn-requestid': 'mock-request-id' });
   res.end(JSON.stringify({ message: error.message }));
@@ -274,6 +320,13 @@ export async function startMockBedrockUpstream(options: { record?: boolean } = {
       const call = kit.intake(req, rawBody);
       const fault = kit.takeFault();
       if (!(await kit.beforeAnswer(req, res, fault, 0))) return;
+      if (call.method === 'POST' && call.path === '/rerank') {
+        await verifySignature(req, rawBody);
+        if (call.jsonError) throw validation('Malformed input request, please reformat your input and try again.');
+        res.writeHead(200, { 'content-type': 'application/json', 'x-amzn-requestid': 'mock-request-id' });
+        res.end(JSON.stringify(rerankAnswer(call.body)));
+        return;
+      }
       const match = /^\/model\/([^/]+)\/(converse|converse-stream)$/.exec(call.path);
       if (call.method !== 'POST' || match === null) throw new BedrockError(404, 'UnknownOperationException', 'Unknown operation');
       await verifySignature(req, rawBody);

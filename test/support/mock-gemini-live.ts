@@ -7,7 +7,9 @@
  * audio ended by `audioStreamEnd` (or `activityEnd`, as voice activity detection would), and `toolResponse` each start
  * a turn: `serverContent.modelTurn` chunks (PCM16 audio at 24 kHz in `inlineData`, or text), `generationComplete`,
  * then `turnComplete` with the turn's `usageMetadata`. A user text naming a declared function gets a `toolCall`
- * first (its own usage), answered by the caller's `toolResponse`.
+ * first (its own usage), answered by the caller's `toolResponse`. A setup with `outputAudioTranscription` gets each audio
+ * chunk's transcript (`word<n> `) as `serverContent.outputTranscription`; one with `inputAudioTranscription` gets
+ * `serverContent.inputTranscription` (`heard <bytes> bytes`) for an audio turn before its answer.
  *
  * Usage is a function of what the session received, so tests can compute every charge: the prompt is the whole
  * context so far, text as ceil(chars / 4) tokens, input audio one token per 1000 bytes of PCM16 at 16 kHz (32 tokens a
@@ -47,6 +49,8 @@ export interface GeminiLiveConnection {
   setup: Record<string, unknown> | null;
   /** Client message kinds received (`setup`, `clientContent`, `realtimeInput`, `toolResponse`). */
   received: string[];
+  /** The client messages received, parsed, in order. */
+  messages: Array<Record<string, unknown>>;
   socket: WebSocket;
 }
 
@@ -131,7 +135,7 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
   });
 
   function serve(ws: WebSocket, request: IncomingMessage, url: URL): void {
-    const connection: GeminiLiveConnection = { url: request.url ?? '', headers: request.headers, setup: null, received: [], socket: ws };
+    const connection: GeminiLiveConnection = { url: request.url ?? '', headers: request.headers, setup: null, received: [], messages: [], socket: ws };
     connections.push(connection);
     const key = url.searchParams.get('key') ?? request.headers['x-goog-api-key'];
     const send = (message: Record<string, unknown>): void => {
@@ -146,6 +150,8 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
     let active = false;
     let textOutput = false;
     let functions: string[] = [];
+    let transcribeOutput = false;
+    let transcribeInput = false;
 
     const usageNow = (output: { audio: number; text: number }): GeminiLiveUsage => {
       const text = Math.ceil(textChars / 4) + answerTokens;
@@ -176,6 +182,7 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
       for (let chunk = 0; chunk < options.chunks; chunk += 1) {
         const part = textOutput ? { text: `word${chunk} ` } : { inlineData: { mimeType: 'audio/pcm;rate=24000', data: Buffer.alloc(options.chunkBytes, chunk % 251).toString('base64') } };
         send({ serverContent: { modelTurn: { parts: [part] } } });
+        if (transcribeOutput && !textOutput) send({ serverContent: { outputTranscription: { text: `word${chunk} ` } } });
         if (options.chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, options.chunkDelayMs));
       }
       send({ serverContent: { generationComplete: true } });
@@ -204,6 +211,7 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
       }
       const kind = Object.keys(message)[0] ?? '';
       connection.received.push(kind);
+      connection.messages.push(message);
       if (connection.setup === null) {
         const setup = message.setup as { model?: unknown; generationConfig?: { responseModalities?: unknown }; tools?: Array<{ functionDeclarations?: Array<{ name?: string }> }> } | undefined;
         if (setup === undefined) {
@@ -227,6 +235,8 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
         }
         const modalities = setup.generationConfig?.responseModalities;
         textOutput = Array.isArray(modalities) && modalities.includes('TEXT');
+        transcribeOutput = (setup as Record<string, unknown>).outputAudioTranscription !== undefined;
+        transcribeInput = (setup as Record<string, unknown>).inputAudioTranscription !== undefined;
         functions = (setup.tools ?? []).flatMap((tool) => (tool.functionDeclarations ?? []).map((declaration) => declaration.name ?? ''));
         send({ setupComplete: {} });
         return;
@@ -249,6 +259,7 @@ export async function startMockGeminiLive(initial: MockGeminiLiveOptions = {}): 
           textChars += (input.text ?? '').length;
           if ((input.audioStreamEnd === true || input.activityEnd !== undefined) && !active) {
             audioBytes += pendingAudio;
+            if (transcribeInput) send({ serverContent: { inputTranscription: { text: `heard ${pendingAudio} bytes` } } });
             pendingAudio = 0;
             void respond();
           }

@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MockGeminiBatches } from './mock-gemini-batches.js';
 import { buildChunks, buildResponse, embeddingVector, planAnswer, promptTokens, type UsageOverride } from './mock-gemini-upstream-answers.js';
 import { checkFields, validateContents, validateGenerateContent } from './mock-gemini-upstream-validate.js';
 import { imageGenerationAnswer, isImageModel } from './mock-gemini-upstream-images.js';
@@ -65,6 +66,10 @@ export interface MockGeminiUpstreamOptions {
   models?: string[];
   /** keep requests in `requests` (default true) */
   recordRequests?: boolean;
+  /** pause before each request of a batch runs (default 0) */
+  batchLineDelayMs?: number;
+  /** pause between creating a batch and answering its creation (default 0) */
+  batchCreateHoldMs?: number;
 }
 
 export interface MockGeminiUpstream {
@@ -72,6 +77,8 @@ export interface MockGeminiUpstream {
   url: string;
   port: number;
   requests: RecordedRequest[];
+  /** batch mode's state: batches by name (`batches/{id}`) */
+  batches: MockGeminiBatches;
   /** applies to subsequent requests; faults with `times` clear themselves after that many requests */
   setFault(fault: MockFault | null): void;
   /** overrides usageMetadata fields of subsequent answers (e.g. cachedContentTokenCount); null resets */
@@ -185,6 +192,13 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
     return { values: embeddingVector(`${taskType ?? ''}\n${text}`, size) };
   };
 
+  let origin = '';
+  const batches = new MockGeminiBatches({
+    origin: () => origin, apiKey,
+    ...(options.batchLineDelayMs === undefined ? {} : { lineDelayMs: options.batchLineDelayMs }),
+    ...(options.batchCreateHoldMs === undefined ? {} : { createHoldMs: options.batchCreateHoldMs }),
+  });
+
   const handle = async (req: IncomingMessage, res: ServerResponse, rawBody: string): Promise<void> => {
     const { method, path, params, body, jsonError } = kit.intake(req, rawBody);
     const f = kit.takeFault();
@@ -214,6 +228,8 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
           return handleCountTokens(res, body ?? {}, describeModel(name));
         case 'embedContent':
           return sendJson(res, 200, { embedding: embedOne(body ?? {}, resolveModel(name, version, verb, 'embedding'), '', false) });
+        case 'batchGenerateContent':
+          return sendJson(res, 200, await batches.create(resolveModel(name, version, verb, 'chat').name, body));
         case 'batchEmbedContents': {
           const model = resolveModel(name, version, verb, 'embedding');
           if (!isObject(body)) throw invalid('Invalid JSON payload received. Expected an object.');
@@ -227,6 +243,7 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
           throw googleError(404, 'Method not found.');
       }
     }
+    if (MockGeminiBatches.serves(path)) return sendJson(res, 200, batches.answer(method, path, params));
     const listing = MODEL_ROUTE.exec(path);
     if (listing !== null && method === 'GET') {
       const [, version = 'v1beta', name] = listing;
@@ -256,14 +273,19 @@ export async function startMockGeminiUpstream(options: MockGeminiUpstreamOptions
       else res.destroy();
     },
   });
+  origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: origin,
     port,
     requests,
+    batches,
     setFault: (next) => kit.setFault(next),
     setUsageOverride(next) {
       usageOverride = next;
     },
-    close: () => kit.close(),
+    close: () => {
+      batches.close();
+      return kit.close();
+    },
   };
 }

@@ -2,7 +2,9 @@
  * An external guardrail service over real HTTP on 127.0.0.1, answering as Portkey's webhook guardrails do
  * (`{ verdict }`) at `/portkey` and as LiteLLM's generic guardrail API does (`{ action }`) at `/litellm`, recording
  * every call. What it decides, from the text it is shown (the request's on `beforeRequestHook`, the answer's on
- * `afterRequestHook`): `forbidden` fails the check; `slowpoke` answers after five seconds; `broken` answers 500.
+ * `afterRequestHook`): `forbidden` fails the check; `slowpoke` answers after five seconds; `broken` answers 500. At
+ * `/litellm`, `codename <word>` is rewritten (`GUARDRAIL_INTERVENED` with `texts`, the word replaced by
+ * `[REDACTED]` in each text sent), and `miscount` is answered with one text fewer than were sent.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +19,9 @@ export interface GuardrailCall {
     requestType: string;
     eventType: 'beforeRequestHook' | 'afterRequestHook';
     metadata: Record<string, unknown>;
+    texts: string[];
+    input_type: 'request' | 'response';
+    structured_messages: Array<{ role: string; content: string }>;
   };
 }
 
@@ -45,7 +50,11 @@ export async function startMockGuardrailService(): Promise<MockGuardrailService>
           return;
         }
         const fails = /forbidden/.test(text);
-        const verdict = path === '/litellm' ? { action: fails ? 'BLOCKED' : 'NONE', blocked_reason: fails ? 'forbidden word' : null } : { verdict: !fails };
+        const verdict = path !== '/litellm' ? { verdict: !fails }
+          : fails ? { action: 'BLOCKED', blocked_reason: 'forbidden word' }
+          : /miscount/.test(text) ? { action: 'GUARDRAIL_INTERVENED', texts: body.texts.slice(1) }
+          : /codename \w/.test(text) ? { action: 'GUARDRAIL_INTERVENED', texts: body.texts.map((sent) => sent.replace(/codename \w+/g, 'codename [REDACTED]')) }
+          : { action: 'NONE', blocked_reason: null };
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(verdict));
       };
       if (/slowpoke/.test(text)) {

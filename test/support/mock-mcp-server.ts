@@ -3,11 +3,14 @@
  * server and transport per request, as the SDK's stateless example does) or the older HTTP+SSE transport (GET /sse
  * opens the stream, POST /messages?sessionId=… carries messages). Its tools: `echo` (text back), `add` (a + b),
  * `fail` (a tool error, isError), `hang` (never answers until the server closes), and `whoami` (the Authorization
- * header it was called with, to prove the gateway sends the sealed headers).
+ * header it was called with, to prove the gateway sends the sealed headers). Its prompts: `greet` (argument `who`; a
+ * message naming the server, and a link to its readme). Its resources: `note://<name>/readme` (text naming the
+ * server) and the template `file:///logs/{day}` (text naming the server and the day). Prompt gets and resource
+ * reads are counted in `calls` as `prompt:<name>` and `read:<uri>`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
@@ -21,8 +24,27 @@ export interface MockMcpServer {
   close(): Promise<void>;
 }
 
-function buildServer(name: string, calls: string[], authorization: () => string): McpServer {
+export interface MockMcpOptions {
+  /** Adds the tool `slow`: three `notifications/progress` (when the caller sent a progress token) 50 ms apart, then `<name> done`. */
+  slowTool?: boolean;
+  /** The local address it listens on (127.0.0.1 unless given). */
+  host?: string;
+}
+
+function buildServer(name: string, calls: string[], authorization: () => string, options: MockMcpOptions = {}): McpServer {
   const server = new McpServer({ name, version: '1.0.0' });
+  if (options.slowTool === true) {
+    server.registerTool('slow', { description: 'Reports progress, then answers' }, async (extra) => {
+      calls.push('slow');
+      const token = extra._meta?.progressToken;
+      for (let step = 1; step <= 3; step += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        if (token !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 3, message: `step ${step}` } });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { content: [{ type: 'text', text: `${name} done` }] };
+    });
+  }
   server.registerTool('echo', { description: `Echoes text (${name})`, inputSchema: { text: z.string() } }, ({ text }) => {
     calls.push('echo');
     return { content: [{ type: 'text', text: `${name}: ${text}` }] };
@@ -43,10 +65,28 @@ function buildServer(name: string, calls: string[], authorization: () => string)
     calls.push('whoami');
     return { content: [{ type: 'text', text: authorization() }] };
   });
+  server.registerPrompt('greet', { description: `Greets someone (${name})`, argsSchema: { who: z.string() } }, ({ who }) => {
+    calls.push('prompt:greet');
+    return {
+      description: `A greeting from ${name}`,
+      messages: [
+        { role: 'user', content: { type: 'text', text: `${name} says hello to ${who}` } },
+        { role: 'user', content: { type: 'resource_link', uri: `note://${name}/readme`, name: 'readme' } },
+      ],
+    };
+  });
+  server.registerResource('readme', `note://${name}/readme`, { description: `The readme of ${name}`, mimeType: 'text/plain' }, (uri) => {
+    calls.push(`read:${uri.href}`);
+    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `readme of ${name}` }] };
+  });
+  server.registerResource('logs', new ResourceTemplate('file:///logs/{day}', { list: undefined }), { description: 'A day of logs', mimeType: 'text/plain' }, (uri, variables) => {
+    calls.push(`read:${uri.href}`);
+    return { contents: [{ uri: uri.href, mimeType: 'text/plain', text: `${name} logs of ${String(variables.day)}` }] };
+  });
   return server;
 }
 
-export async function startMockMcpServer(name: string, transport: 'streamable-http' | 'sse'): Promise<MockMcpServer> {
+export async function startMockMcpServer(name: string, transport: 'streamable-http' | 'sse', options: MockMcpOptions = {}): Promise<MockMcpServer> {
   const calls: string[] = [];
   const sseSessions = new Map<string, SSEServerTransport>();
   const open = new Set<ServerResponse>();
@@ -64,7 +104,7 @@ export async function startMockMcpServer(name: string, transport: 'streamable-ht
           response.writeHead(405, { Allow: 'POST' }).end();
           return;
         }
-        const server = buildServer(name, calls, () => lastAuthorization);
+        const server = buildServer(name, calls, () => lastAuthorization, options);
         const stateless = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         response.on('close', () => {
           void stateless.close();
@@ -78,7 +118,7 @@ export async function startMockMcpServer(name: string, transport: 'streamable-ht
         const sse = new SSEServerTransport('/messages', response);
         sseSessions.set(sse.sessionId, sse);
         response.on('close', () => sseSessions.delete(sse.sessionId));
-        await buildServer(name, calls, () => lastAuthorization).connect(sse);
+        await buildServer(name, calls, () => lastAuthorization, options).connect(sse);
         return;
       }
       if (transport === 'sse' && url.pathname === '/messages' && request.method === 'POST') {
@@ -96,10 +136,11 @@ export async function startMockMcpServer(name: string, transport: 'streamable-ht
       response.end();
     });
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => http.listen(0, host, resolve));
   const { port } = http.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}${transport === 'sse' ? '/sse' : '/mcp'}`,
+    url: `http://${host}:${port}${transport === 'sse' ? '/sse' : '/mcp'}`,
     calls,
     get requests() { return requests; },
     async close() {

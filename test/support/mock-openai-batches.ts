@@ -54,6 +54,8 @@ export interface MockOpenAIBatchesOptions {
   apiKey: string;
   /** Pause before each line runs (default 0), so a test can see a batch in progress or cancel it mid-way. */
   lineDelayMs?: number;
+  /** Pause after a batch is created before the creation is answered (default 0): a caller can be stopped in between. */
+  createHoldMs?: number;
 }
 
 export interface MockOpenAIAnswer {
@@ -103,7 +105,11 @@ export class MockOpenAIBatches {
         return { status: 200, body: { id, object: 'file', deleted: true } };
       }
     }
-    if (method === 'POST' && path === '/v1/batches') return { status: 200, body: this.#create(JSON.parse(rawBody.toString('utf8') || '{}') as Record<string, unknown>) };
+    if (method === 'POST' && path === '/v1/batches') {
+      const created = this.#create(JSON.parse(rawBody.toString('utf8') || '{}') as Record<string, unknown>);
+      if ((this.options.createHoldMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, this.options.createHoldMs));
+      return { status: 200, body: created };
+    }
     if (method === 'GET' && path === '/v1/batches') {
       const limit = Number(params.get('limit') ?? 20);
       let list = [...this.batches.values()].reverse();

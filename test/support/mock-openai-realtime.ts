@@ -6,7 +6,11 @@
  * `response.output_audio.delta` (base64 PCM16) and transcript deltas, then `response.done` with usage. Usage is a
  * function of what the session received, so tests can compute every charge: input text tokens are ceil(chars / 4) of
  * the conversation so far, input audio tokens one per 800 bytes of PCM16 (24 kHz, 1/30 s), cached tokens the whole
- * input of the previous response, output `outputTextTokens` text and `outputAudioTokens` audio tokens.
+ * input of the previous response, output `outputTextTokens` text and `outputAudioTokens` audio tokens. A session whose
+ * `output_modalities` is `['text']` gets `response.output_text.delta`s (and only text tokens); a user text naming a
+ * function the session declares gets a function call response first (`{"city":"Paris"}`, 8 output text tokens),
+ * answered by the caller's `function_call_output` item. A session with `audio.input.transcription` gets each committed
+ * buffer's `conversation.item.input_audio_transcription.completed` (`heard <bytes> bytes`).
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -30,6 +34,8 @@ export interface RealtimeConnection {
   headers: Record<string, string | string[] | undefined>;
   /** Client events received, by type. */
   received: string[];
+  /** The client events received, parsed, in order. */
+  events: Array<Record<string, unknown>>;
   socket: WebSocket;
 }
 
@@ -113,7 +119,7 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
   });
 
   function serve(ws: WebSocket, request: IncomingMessage, model: string): void {
-    const connection: RealtimeConnection = { url: request.url ?? '', headers: request.headers, received: [], socket: ws };
+    const connection: RealtimeConnection = { url: request.url ?? '', headers: request.headers, received: [], events: [], socket: ws };
     connections.push(connection);
     const sessionId = id('sess');
     const send = (event: Record<string, unknown>): void => {
@@ -126,15 +132,18 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
     let bufferBytes = 0;
     let previousInput = 0;
     let active: { id: string; cancelled: boolean } | null = null;
+    /** A declared function the last user text named, called by the next response. */
+    let pendingCall: string | null = null;
 
-    const usageNow = (fraction: number): RealtimeUsage => {
+    const usageNow = (fraction: number, output?: { text: number; audio: number }): RealtimeUsage => {
       const textTokens = Math.ceil(textChars / 4);
       const audioTokens = Math.floor(audioBytes / PCM16_BYTES_PER_TOKEN);
       const input = textTokens + audioTokens;
       const cached = Math.min(previousInput, input);
       const cachedAudio = Math.min(cached, audioTokens);
-      const outText = Math.round(options.outputTextTokens * fraction);
-      const outAudio = Math.round(options.outputAudioTokens * fraction);
+      const textOnly = !(session.output_modalities as string[]).includes('audio');
+      const outText = output?.text ?? Math.round(options.outputTextTokens * fraction);
+      const outAudio = output?.audio ?? (textOnly ? 0 : Math.round(options.outputAudioTokens * fraction));
       return {
         total_tokens: input + outText + outAudio,
         input_tokens: input,
@@ -144,19 +153,50 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
       };
     };
 
+    const callFunction = (name: string): void => {
+      const responseId = id('resp');
+      const base = { id: responseId, object: 'realtime.response', conversation_id: id('conv'), output_modalities: session.output_modalities, max_output_tokens: 'inf' };
+      send({ type: 'response.created', response: { ...base, status: 'in_progress', status_details: null, output: [], usage: null } });
+      const itemId = id('item');
+      const callId = id('call');
+      const args = JSON.stringify({ city: 'Paris' });
+      const item = { id: itemId, object: 'realtime.item', type: 'function_call', status: 'in_progress', name, call_id: callId, arguments: '' };
+      send({ type: 'response.output_item.added', response_id: responseId, output_index: 0, item });
+      send({ type: 'response.function_call_arguments.delta', response_id: responseId, item_id: itemId, output_index: 0, call_id: callId, delta: args });
+      send({ type: 'response.function_call_arguments.done', response_id: responseId, item_id: itemId, output_index: 0, call_id: callId, name, arguments: args });
+      const done = { ...item, status: 'completed', arguments: args };
+      send({ type: 'response.output_item.done', response_id: responseId, output_index: 0, item: done });
+      const usage = usageNow(1, { text: 8, audio: 0 });
+      usages.push(usage);
+      send({ type: 'response.done', response: { ...base, status: 'completed', status_details: null, output: [done], usage } });
+      previousInput = usage.input_tokens;
+      textChars += args.length;
+    };
+
     const respond = async (): Promise<void> => {
+      if (pendingCall !== null) {
+        const name = pendingCall;
+        pendingCall = null;
+        callFunction(name);
+        return;
+      }
       const response = { id: id('resp'), cancelled: false };
       active = response;
-      const base = { id: response.id, object: 'realtime.response', conversation_id: id('conv'), output_modalities: ['audio'], max_output_tokens: 'inf', audio: { output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' } } };
+      const textOnly = !(session.output_modalities as string[]).includes('audio');
+      const base = { id: response.id, object: 'realtime.response', conversation_id: id('conv'), output_modalities: session.output_modalities, max_output_tokens: 'inf', audio: { output: { format: { type: 'audio/pcm', rate: 24000 }, voice: 'alloy' } } };
       send({ type: 'response.created', response: { ...base, status: 'in_progress', status_details: null, output: [], usage: null } });
       const itemId = id('item');
       const item = { id: itemId, object: 'realtime.item', type: 'message', role: 'assistant', status: 'in_progress', content: [] };
       send({ type: 'response.output_item.added', response_id: response.id, output_index: 0, item });
-      send({ type: 'response.content_part.added', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, part: { type: 'audio', transcript: '' } });
+      send({ type: 'response.content_part.added', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, part: textOnly ? { type: 'text', text: '' } : { type: 'audio', transcript: '' } });
       let sent = 0;
       for (; sent < options.deltas && !response.cancelled; sent += 1) {
-        send({ type: 'response.output_audio.delta', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, delta: Buffer.alloc(options.deltaBytes, sent % 251).toString('base64') });
-        send({ type: 'response.output_audio_transcript.delta', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, delta: `word${sent} ` });
+        if (textOnly) {
+          send({ type: 'response.output_text.delta', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, delta: `word${sent} ` });
+        } else {
+          send({ type: 'response.output_audio.delta', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, delta: Buffer.alloc(options.deltaBytes, sent % 251).toString('base64') });
+          send({ type: 'response.output_audio_transcript.delta', response_id: response.id, item_id: itemId, output_index: 0, content_index: 0, delta: `word${sent} ` });
+        }
         if (options.deltaDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, options.deltaDelayMs));
       }
       const status = response.cancelled ? 'cancelled' : 'completed';
@@ -174,7 +214,7 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
         send({ type: 'error', error: { type: 'invalid_request_error', code: 'invalid_event', message: 'Binary frames are not supported.', param: null, event_id: null } });
         return;
       }
-      let event: { type?: string; event_id?: string; item?: { content?: Array<{ text?: string }> }; audio?: string; session?: Record<string, unknown> };
+      let event: { type?: string; event_id?: string; item?: { type?: string; role?: string; output?: string; content?: Array<{ text?: string }> }; audio?: string; session?: Record<string, unknown> };
       try {
         event = JSON.parse(data.toString()) as typeof event;
       } catch {
@@ -182,24 +222,35 @@ export async function startMockOpenAIRealtime(initial: MockRealtimeOptions = {})
         return;
       }
       connection.received.push(String(event.type));
+      connection.events.push(event as Record<string, unknown>);
       switch (event.type) {
         case 'session.update':
           Object.assign(session, event.session ?? {});
           send({ type: 'session.updated', session });
           break;
         case 'conversation.item.create': {
-          for (const part of event.item?.content ?? []) textChars += (part.text ?? '').length;
+          let said = '';
+          for (const part of event.item?.content ?? []) said += part.text ?? '';
+          textChars += said.length + (event.item?.output ?? '').length;
+          if (event.item?.type === 'function_call_output') pendingCall = null;
+          else if (event.item?.role === 'user') pendingCall = (session.tools as Array<{ name?: string }>).map((tool) => tool.name ?? '').find((name) => name !== '' && said.includes(name)) ?? null;
           send({ type: 'conversation.item.created', previous_item_id: null, item: { id: id('item'), object: 'realtime.item', ...event.item, status: 'completed' } });
           break;
         }
         case 'input_audio_buffer.append':
           bufferBytes += Buffer.from(event.audio ?? '', 'base64').length;
           break;
-        case 'input_audio_buffer.commit':
+        case 'input_audio_buffer.commit': {
           audioBytes += bufferBytes;
+          const itemId = id('item');
+          send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: itemId });
+          const input = (session.audio as { input?: { transcription?: unknown } }).input;
+          if (input?.transcription !== undefined && input.transcription !== null) {
+            send({ type: 'conversation.item.input_audio_transcription.completed', item_id: itemId, content_index: 0, transcript: `heard ${bufferBytes} bytes`, usage: { type: 'duration', seconds: bufferBytes / 48_000 } });
+          }
           bufferBytes = 0;
-          send({ type: 'input_audio_buffer.committed', previous_item_id: null, item_id: id('item') });
           break;
+        }
         case 'input_audio_buffer.clear':
           bufferBytes = 0;
           send({ type: 'input_audio_buffer.cleared' });

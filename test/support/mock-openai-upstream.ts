@@ -13,6 +13,7 @@
  */
 import { answerEmbeddings } from './mock-openai-upstream-embeddings.js';
 import { answerInputTokens, answerResponses, type StoredResponse } from './mock-openai-upstream-responses-api.js';
+import { serveResponsesWebSocket } from './mock-openai-upstream-responses-ws.js';
 import { isOpenAIMediaRequest, serveOpenAIMedia } from './mock-openai-media.js';
 import { MockOpenAIBatches } from './mock-openai-batches.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -72,6 +73,8 @@ export interface MockOpenAIUpstreamOptions {
   recordRequests?: boolean;
   /** pause before each line of a batch runs (default 0), so a batch can be seen in progress or cancelled mid-way */
   batchLineDelayMs?: number;
+  /** pause between creating a batch and answering its creation (default 0) */
+  batchCreateHoldMs?: number;
 }
 
 export interface MockOpenAIUpstream {
@@ -108,7 +111,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
   const promptCache = new Set<string>();
   const storedResponses = new Map<string, StoredResponse>();
   let usageOverride: UsageOverride | null = null;
-  const batches = new MockOpenAIBatches({ origin: () => origin, apiKey, ...(options.batchLineDelayMs === undefined ? {} : { lineDelayMs: options.batchLineDelayMs }) });
+  const batches = new MockOpenAIBatches({ origin: () => origin, apiKey, ...(options.batchLineDelayMs === undefined ? {} : { lineDelayMs: options.batchLineDelayMs }), ...(options.batchCreateHoldMs === undefined ? {} : { createHoldMs: options.batchCreateHoldMs }) });
 
   /** Simulated prompt caching: the longest previously seen message prefix of >= 1024 tokens, in 128-token steps. */
   const cachedTokensFor = (req: ChatRequest, promptTokens: number): number => {
@@ -278,7 +281,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     throw notFoundUrlError(method, path);
   };
 
-  const { port } = await kit.listen({
+  const { server, port } = await kit.listen({
     port: options.port,
     maxBodyBytes: MAX_BODY_BYTES,
     intercept: (req, res) => {
@@ -295,6 +298,7 @@ export async function startMockOpenAIUpstream(options: MockOpenAIUpstreamOptions
     },
   });
   const origin = `http://127.0.0.1:${port}`;
+  serveResponsesWebSocket(server, { apiKey, answer: (body) => answerResponses(body, storedResponses, { strict: strictParams, usageOverride }) });
 
   return {
     url: `${origin}/v1`,

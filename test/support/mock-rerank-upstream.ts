@@ -1,19 +1,21 @@
 /**
  * Mock rerank upstreams speaking each vendor's wire: Cohere (`POST /v2/rerank`, results with
  * `meta.billed_units.search_units`), Jina (`POST /v1/rerank`, `usage.total_tokens`, `return_documents` defaulting to
- * true) and Voyage (`POST /v1/rerank`, `top_k`, results in `data`). Bodies are checked field by field as the vendor
+ * true), Voyage (`POST /v1/rerank`, `top_k`, results in `data`) and Hugging Face text-embeddings-inference (`POST
+ * /rerank` at the server's root, `texts`, a bare array of `{ index, score }` with no usage, errors as
+ * `{ error, error_type }`). Bodies are checked field by field as the vendor
  * documents them (an unknown field is a 400, as a strict API would answer), a Bearer key is required, and the scores
  * are deterministic: the share of the query's words a document contains. Tokens are words.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
 
-export type RerankVendor = 'cohere' | 'jina' | 'voyage';
+export type RerankVendor = 'cohere' | 'jina' | 'voyage' | 'tei';
 export type MockRerankFault = CommonFault | { kind: 'status'; status: number; times?: number };
 
 export interface MockRerankUpstream {
   readonly vendor: RerankVendor;
-  /** The base URL a channel of the vendor's type takes (`http://127.0.0.1:port` for Cohere, `…/v1` otherwise). */
+  /** The base URL a channel of the vendor's type takes (`http://127.0.0.1:port` for Cohere, `…/v1` otherwise: TEI's OpenAI front). */
   readonly url: string;
   readonly requests: RecordedRequest[];
   setFault(fault: MockRerankFault | null): void;
@@ -24,9 +26,10 @@ const FIELDS: Record<RerankVendor, readonly string[]> = {
   cohere: ['model', 'query', 'documents', 'top_n', 'max_tokens_per_doc', 'priority'],
   jina: ['model', 'query', 'documents', 'top_n', 'return_documents'],
   voyage: ['model', 'query', 'documents', 'top_k', 'return_documents', 'truncation'],
+  tei: ['query', 'texts', 'raw_scores', 'return_text', 'truncate', 'truncation_direction'],
 };
 
-const PATHS: Record<RerankVendor, string> = { cohere: '/v2/rerank', jina: '/v1/rerank', voyage: '/v1/rerank' };
+const PATHS: Record<RerankVendor, string> = { cohere: '/v2/rerank', jina: '/v1/rerank', voyage: '/v1/rerank', tei: '/rerank' };
 
 class WireError extends Error {
   constructor(readonly status: number, message: string) {
@@ -57,10 +60,23 @@ function positiveInteger(body: Record<string, unknown>, field: string): number |
   return value;
 }
 
-function answer(vendor: RerankVendor, body: unknown): Record<string, unknown> {
+/** TEI's answer: every text scored (it takes no number of results), most relevant first, the text only when asked. */
+function teiAnswer(fields: Record<string, unknown>): unknown[] {
+  const { query, texts } = fields;
+  check(typeof query === 'string' && query !== '', 'query is required');
+  check(Array.isArray(texts) && texts.length > 0 && texts.every((text) => typeof text === 'string'), 'texts must be a list of strings');
+  for (const flag of ['raw_scores', 'return_text', 'truncate']) check(fields[flag] === undefined || fields[flag] === null || typeof fields[flag] === 'boolean', `${flag} must be a boolean`);
+  check(fields.truncation_direction === undefined || fields.truncation_direction === 'Left' || fields.truncation_direction === 'Right', 'truncation_direction is Left or Right');
+  return (texts as string[])
+    .map((text, index) => ({ index, score: mockScore(query, text), ...(fields.return_text === true ? { text } : {}) }))
+    .sort((a, b) => b.score - a.score || a.index - b.index);
+}
+
+function answer(vendor: RerankVendor, body: unknown): unknown {
   check(typeof body === 'object' && body !== null && !Array.isArray(body), 'body must be a JSON object');
   const fields = body as Record<string, unknown>;
   for (const field of Object.keys(fields)) check(FIELDS[vendor].includes(field), `unknown field: ${field}`);
+  if (vendor === 'tei') return teiAnswer(fields);
   const { model, query, documents } = fields;
   check(typeof model === 'string' && model !== '', 'model is required');
   check(typeof query === 'string' && query !== '', 'query is required');
@@ -103,6 +119,7 @@ function answer(vendor: RerankVendor, body: unknown): Record<string, unknown> {
 function errorBody(vendor: RerankVendor, status: number, message: string): Record<string, unknown> {
   if (vendor === 'cohere') return { message };
   if (vendor === 'jina') return { detail: message };
+  if (vendor === 'tei') return { error: message, error_type: status === 413 ? 'Overloaded' : 'Validation' };
   return { detail: message, status };
 }
 

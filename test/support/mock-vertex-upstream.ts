@@ -6,6 +6,11 @@
  * - `…/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent|streamGenerateContent` and
  *   `…/publishers/anthropic/models/{m}:rawPredict|streamRawPredict` need a live token (else 401 UNAUTHENTICATED),
  *   the expected project and location, and for Claude `anthropic_version: vertex-2023-10-16` with no `model`.
+ * - `POST /v1/projects/{p}/locations/global/rankingConfigs/default_ranking_config:rank` is Vertex AI Search's
+ *   ranking API: the same live token and project, `records` of `{ id, title?, content? }` (1 to 200, ids unique and
+ *   non-empty, an unknown field refused), `topN`, `model`, `ignoreRecordDetailsInResponse`, `userLabels`; answered
+ *   with `records` most relevant first, each score the rerank mocks' (the share of the query's words the record holds),
+ *   and, as Google's JSON does, with a zero score's field left out.
  * Answers come from the strict Gemini and Anthropic mocks behind it, so they follow those mocks' rules.
  */
 import { generateKeyPairSync, verify, type KeyObject } from 'node:crypto';
@@ -13,6 +18,7 @@ import type { ServerResponse } from 'node:http';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from './mock-anthropic-upstream.js';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from './mock-gemini-upstream.js';
 import { MockServerKit, type CommonFault, type RecordedRequest } from './mock-server-kit.js';
+import { mockScore } from './mock-rerank-upstream.js';
 
 export const MOCK_VERTEX_PROJECT = 'unigate-test-project';
 const CLIENT_EMAIL = 'gateway@unigate-test-project.iam.gserviceaccount.com';
@@ -62,6 +68,48 @@ function checkAssertion(assertion: string, publicKey: KeyObject, tokenUri: strin
   if (body.aud !== tokenUri) throw new Error('invalid_grant: Invalid JWT audience');
   if (typeof body.scope !== 'string' || !body.scope.split(' ').includes('https://www.googleapis.com/auth/cloud-platform')) throw new Error('invalid_scope');
   if (typeof body.iat !== 'number' || typeof body.exp !== 'number' || body.exp <= body.iat || body.exp - body.iat > 3600) throw new Error('invalid_grant: Invalid JWT: Token must be a short-lived token (60 minutes)');
+}
+
+const RANK_ROUTE = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/rankingConfigs\/([^/:]+):rank$/;
+const RANK_FIELDS = ['model', 'query', 'records', 'topN', 'ignoreRecordDetailsInResponse', 'userLabels'];
+const RECORD_FIELDS = ['id', 'title', 'content'];
+
+function invalid(message: string): GoogleError {
+  return new GoogleError(400, 'INVALID_ARGUMENT', message);
+}
+
+/** The ranking API's answer to a checked body. */
+function rank(body: unknown): Json {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalid('Invalid JSON payload received.');
+  const fields = body as Json;
+  for (const field of Object.keys(fields)) if (!RANK_FIELDS.includes(field)) throw invalid(`Invalid JSON payload received. Unknown name "${field}": Cannot find field.`);
+  const { model, query, records, topN, ignoreRecordDetailsInResponse } = fields;
+  if (model !== undefined && (typeof model !== 'string' || !/^semantic-ranker-/.test(model))) throw invalid(`Unsupported model: ${String(model)}.`);
+  if (typeof query !== 'string' || query === '') throw invalid('query is required.');
+  if (!Array.isArray(records) || records.length === 0 || records.length > 200) throw invalid('records must hold 1 to 200 records.');
+  if (topN !== undefined && (typeof topN !== 'number' || !Number.isInteger(topN))) throw invalid('topN must be an integer.');
+  if (ignoreRecordDetailsInResponse !== undefined && typeof ignoreRecordDetailsInResponse !== 'boolean') throw invalid('ignoreRecordDetailsInResponse must be a boolean.');
+  const ids = new Set<string>();
+  const ranked = (records as unknown[]).map((record) => {
+    if (typeof record !== 'object' || record === null) throw invalid('A record must be an object.');
+    const entry = record as Json;
+    for (const field of Object.keys(entry)) if (!RECORD_FIELDS.includes(field)) throw invalid(`Invalid JSON payload received. Unknown name "${field}" at 'records': Cannot find field.`);
+    if (typeof entry.id !== 'string' || entry.id === '' || ids.has(entry.id)) throw invalid('Every record needs a unique non-empty id.');
+    ids.add(entry.id);
+    const title = typeof entry.title === 'string' ? entry.title : '';
+    const content = typeof entry.content === 'string' ? entry.content : '';
+    if (title === '' && content === '') throw invalid('A record needs a title or content.');
+    return { id: entry.id, title, content, score: mockScore(query, `${title} ${content}`) };
+  });
+  ranked.sort((a, b) => b.score - a.score);
+  const kept = typeof topN === 'number' && topN > 0 ? ranked.slice(0, topN) : ranked;
+  return {
+    records: kept.map(({ id, title, content, score }) => ({
+      id,
+      ...(score === 0 ? {} : { score }),
+      ...(ignoreRecordDetailsInResponse === true ? {} : { ...(title === '' ? {} : { title }), ...(content === '' ? {} : { content }) }),
+    })),
+  };
 }
 
 const VERTEX_ROUTE = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(google|anthropic)\/models\/([^/:]+):([A-Za-z]+)$/;
@@ -127,6 +175,17 @@ export async function startMockVertexUpstream(options: { tokenLifetimeSeconds?: 
       const expiry = token === undefined ? undefined : tokens.get(token);
       if (expiry === undefined || expiry <= Date.now()) {
         throw new GoogleError(401, 'UNAUTHENTICATED', 'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.');
+      }
+      const ranking = RANK_ROUTE.exec(call.path);
+      if (call.method === 'POST' && ranking !== null) {
+        const [, project, where, config] = ranking;
+        if (project !== MOCK_VERTEX_PROJECT) throw new GoogleError(403, 'PERMISSION_DENIED', `Permission denied on resource project ${String(project)}.`);
+        if (where !== 'global' || config !== 'default_ranking_config') throw new GoogleError(404, 'NOT_FOUND', `RankingConfig ${String(config)} in ${String(where)} not found.`);
+        if (call.jsonError) throw invalid('Invalid JSON payload received.');
+        const answer = JSON.stringify(rank(call.body));
+        res.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(answer);
+        return;
       }
       const match = VERTEX_ROUTE.exec(call.path);
       if (call.method !== 'POST' || match === null) throw new GoogleError(404, 'NOT_FOUND', 'The requested URL was not found on this server.');

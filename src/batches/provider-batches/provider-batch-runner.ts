@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { BATCH_ENDPOINTS, type BatchEndpoint, type LineOutcome } from '../../domain/batches.js';
-import { ProviderBatchRefused, type BatchApiTarget, type BatchProvider, type ProviderBatch, type ProviderBatchAnswer, type ProviderBatchApi } from '../../domain/provider-batches.js';
+import { ProviderBatchRefused, type BatchApiTarget, type BatchProvider, type ProviderBatch, type ProviderBatchAnswer, type ProviderBatchApi, type ProviderBatchRequest } from '../../domain/provider-batches.js';
 import type { Channel } from '../../domain/records.js';
 import type { GatewayServices } from '../../services.js';
 import { describeError } from '../../shared/logger.js';
+import { PeriodicPass } from '../../shared/periodic-pass.js';
+import { onWork } from '../../shared/work-signals.js';
 import { lineRequestId, type BatchRoute } from '../batch-runner.js';
 import { outcomeOf } from '../line-outcome.js';
 import { runLineRequest } from '../line-request.js';
@@ -14,6 +16,9 @@ import { providerAnswerRoute } from './provider-line-answer.js';
 const PER_PASS = 5;
 /** The error recorded for a line the provider's ended batch holds no answer to. */
 const NO_ANSWER = JSON.stringify({ error: { message: 'The provider\'s batch ended without an answer to this request.', type: 'upstream_error', code: 'upstream_error' } });
+
+/** The note left on a provider batch whose gateway batch was not found yet. */
+const MISSING_BATCH = 'The gateway batch was not found.';
 
 const isEndpoint = (value: string): value is BatchEndpoint => (BATCH_ENDPOINTS as readonly string[]).includes(value);
 
@@ -28,8 +33,8 @@ const isEndpoint = (value: string): value is BatchEndpoint => (BATCH_ENDPOINTS a
  */
 export class ProviderBatchRunner {
   readonly #owner: string;
-  #timer: NodeJS.Timeout | null = null;
-  #ticking: Promise<void> | null = null;
+  #loop: PeriodicPass | null = null;
+  #unsubscribe: (() => void) | null = null;
   #closed = false;
 
   constructor(
@@ -42,35 +47,35 @@ export class ProviderBatchRunner {
     this.#owner = `${services.ledger.instanceId}:provider:${randomUUID().slice(0, 8)}`;
   }
 
+  /**
+   * Looks for due provider batches every BATCH_POLL_MS while it finds some, less often while it finds none (up to
+   * the idle maximum), and at once when a batch is created or cancelled in this process.
+   */
   start(): void {
-    if (this.#timer !== null) return;
-    this.#timer = setInterval(() => this.poke(), this.services.config.batches.pollMs);
-    this.#timer.unref();
-    this.poke();
+    if (this.#loop !== null || this.#closed) return;
+    const loop = new PeriodicPass({ name: 'provider batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger, pass: () => this.#tick() });
+    this.#loop = loop;
+    this.#unsubscribe = onWork('batches', () => loop.nudge());
+    loop.start();
   }
 
   poke(): void {
-    if (this.#closed || this.#ticking !== null) return;
-    this.#ticking = this.#tick()
-      .catch((error: unknown) => this.services.logger.warn('provider batches: a pass failed; the next one retries', describeError(error)))
-      .finally(() => {
-        this.#ticking = null;
-      });
+    if (!this.#closed) this.#loop?.nudge();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.#ticking;
+    this.#unsubscribe?.();
+    await this.#loop?.stop();
   }
 
-  async #tick(): Promise<void> {
+  /** Up to PER_PASS due provider batches, one step each; true when it found any. */
+  async #tick(): Promise<boolean> {
     const { storage, clock, config } = this.services;
     for (let count = 0; count < PER_PASS && !this.#closed; count += 1) {
       const now = clock.now();
       const work = await storage.providerBatches.claimDue(this.#owner, now, now + config.batches.leaseMs);
-      if (work === null) return;
+      if (work === null) return count > 0;
       try {
         await this.#step(work);
       } catch (error) {
@@ -78,6 +83,7 @@ export class ProviderBatchRunner {
         await storage.providerBatches.update(work.batchId, this.#owner, { nextAt: clock.now() + config.batches.providerPollMs, error: error instanceof Error ? error.message.slice(0, 500) : 'failed' });
       }
     }
+    return true;
   }
 
   async #step(work: ProviderBatch): Promise<void> {
@@ -85,6 +91,12 @@ export class ProviderBatchRunner {
     const batch = await storage.providerBatches.batchOf(work.batchId);
     const api = this.apis[work.provider];
     const channel = this.services.catalog.channels().find((entry) => entry.id === work.channelId);
+    // The provider batch is recorded just before its gateway batch: one not there yet is looked at again shortly,
+    // and one still missing then is gone (its creation failed).
+    if (batch === null && work.error !== MISSING_BATCH) {
+      await storage.providerBatches.update(work.batchId, this.#owner, { nextAt: clock.now() + config.batches.pollMs, error: MISSING_BATCH });
+      return;
+    }
     if (batch === null || !isEndpoint(batch.endpoint)) {
       await storage.providerBatches.update(work.batchId, this.#owner, { state: 'done' });
       return;
@@ -95,12 +107,34 @@ export class ProviderBatchRunner {
       if (cancelling) return this.#close(work, 'cancelled');
       if (api === undefined || channel === undefined || !channel.enabled || channel.apiKeys.length === 0) return this.#fallBack(work, 'The channel can no longer take the batch.');
       const lines = await storage.providerBatches.openLines(work.batchId);
-      const requests = lines.map((line) => {
-        const body = JSON.parse(line.body) as Record<string, unknown>;
-        return { customId: line.customId, body: { ...body, model: upstreamModelOf(this.services, channel, body.model as string) } };
-      });
+      const target = targetOf(channel);
+      // A submit begun before (the instance stopped before recording the provider's id) may have reached the
+      // provider: the batch it made is taken up rather than submitted twice.
+      if (work.submitStartedAt !== null) {
+        const found = await this.#findSubmitted(work, api, target, lines.length);
+        if (found !== null) {
+          await storage.providerBatches.update(work.batchId, this.#owner, { state: 'running', upstreamBatchId: found, nextAt: clock.now(), error: null });
+          return;
+        }
+      }
+      // A provider's batch would take the lines as they are: where guardrail policies apply to a line, the batch runs
+      // here instead, each line through its route, where its input is checked.
+      if (work.submitStartedAt === null && (await this.#guarded(batch, lines))) return this.#fallBack(work, 'Guardrail policies apply to the batch\'s lines; they run through the gateway, where they are checked.');
+      // The intent is recorded before the provider is called.
+      if (!(await storage.providerBatches.markSubmitting(work.batchId, this.#owner, work.submitStartedAt ?? clock.now()))) return;
+      const translation = api.translations?.[endpoint] ?? null;
+      let requests: ProviderBatchRequest[];
       try {
-        const submitted = await api.submit(targetOf(channel), endpoint, requests, work.batchId);
+        requests = lines.map((line) => {
+          const body = JSON.parse(line.body) as Record<string, unknown>;
+          const upstreamModel = upstreamModelOf(this.services, channel, body.model as string);
+          return { customId: api.requestKey(work.batchId, line), body: translation === null ? { ...body, model: upstreamModel } : translation.toProvider(body, channel, upstreamModel) };
+        });
+      } catch (error) {
+        return this.#fallBack(work, `A line cannot be sent in the provider's shape: ${error instanceof Error ? error.message : 'refused'}`);
+      }
+      try {
+        const submitted = await api.submit(target, endpoint, requests, work.batchId);
         await storage.providerBatches.update(work.batchId, this.#owner, { state: 'running', upstreamBatchId: submitted.batchId, upstreamFileId: submitted.fileId, nextAt: clock.now() + config.batches.providerPollMs, error: null });
       } catch (error) {
         if (error instanceof ProviderBatchRefused) return this.#fallBack(work, error.message);
@@ -132,10 +166,23 @@ export class ProviderBatchRunner {
     return this.#close({ ...work, upstreamStatus }, how);
   }
 
+  /** The provider batch an earlier submit of this batch made, if the provider has one no other gateway batch runs as. */
+  async #findSubmitted(work: ProviderBatch, api: ProviderBatchApi, target: BatchApiTarget, count: number): Promise<string | null> {
+    const candidates = await api.find(target, { label: work.batchId, since: work.submitStartedAt ?? 0, count });
+    for (const candidate of candidates) {
+      if (!(await this.services.storage.providerBatches.upstreamTaken(work.channelId, candidate, work.batchId))) {
+        this.services.logger.info('provider batches: an earlier submit reached the provider; its batch is taken up', { batchId: work.batchId, upstreamBatchId: candidate });
+        return candidate;
+      }
+    }
+    return null;
+  }
+
   /** Records the provider's answer to each open line it answered, charged once. */
   async #collect(work: ProviderBatch, endpoint: BatchEndpoint, channel: Channel, answers: readonly ProviderBatchAnswer[]): Promise<void> {
     const { storage, clock, config } = this.services;
-    const open = new Map((await storage.providerBatches.openLines(work.batchId)).map((line) => [line.customId, line]));
+    const api = this.apis[work.provider] as ProviderBatchApi;
+    const open = new Map((await storage.providerBatches.openLines(work.batchId)).map((line) => [api.requestKey(work.batchId, line), line]));
     const batch = await storage.providerBatches.batchOf(work.batchId);
     if (batch === null) return;
     const [key, account] = await Promise.all([storage.keys.getById(batch.keyId), storage.accounts.getById(batch.accountId)]);
@@ -148,12 +195,14 @@ export class ProviderBatchRunner {
       if (!(await storage.providerBatches.takeLine(work.batchId, line.line, this.#owner, now, now + config.batches.leaseMs))) continue;
       const requestId = lineRequestId(work.batchId, line.line);
       const model = (JSON.parse(line.body) as { model: string }).model;
+      const translation = api.translations?.[endpoint] ?? null;
+      const answered = translation === null ? answer : translation.fromProvider(answer, model);
       let outcome: LineOutcome;
       if (await storage.batches.requestLogged(requestId)) {
         // Charged by an instance that stopped before recording the answer: recorded now, not charged again.
-        outcome = { ...outcomeOf({ status: answer.status, headers: {}, body: Buffer.from(JSON.stringify(answer.body)) }, requestId), costNano: 0n };
+        outcome = { ...outcomeOf({ status: answered.status, headers: {}, body: Buffer.from(JSON.stringify(answered.body)) }, requestId), costNano: 0n };
       } else {
-        const handler = providerAnswerRoute(this.services, { endpoint, channelId: channel.id, model, status: answer.status, body: answer.body });
+        const handler = providerAnswerRoute(this.services, { endpoint, channelId: channel.id, model, status: answered.status, body: answered.body });
         const reply = await runLineRequest({ handler, family: route.family, path: endpoint, batchId: work.batchId, requestId, key, account, body: '{}' });
         // Its charge against the batch's hold is committed before the line counts as done (the batch's end releases the hold).
         if (!(await this.services.ledger.settledAgainstHolder(requestId, config.batches.leaseMs))) {
@@ -173,6 +222,18 @@ export class ProviderBatchRunner {
     await storage.providerBatches.closePendingLines(work.batchId, how, how === 'failed' ? NO_ANSWER : null, clock.now());
     await storage.providerBatches.update(work.batchId, this.#owner, { state: 'done', upstreamStatus: work.upstreamStatus });
     this.onLinesChanged();
+  }
+
+  /** Whether guardrail policies apply to any line's model for the batch's caller (resolved as a request's are). */
+  async #guarded(batch: { accountId: string; keyId: string }, lines: readonly { body: string }[]): Promise<boolean> {
+    const key = await this.services.storage.keys.getById(batch.keyId);
+    const caller = { accountId: batch.accountId, projectId: key?.projectId ?? null, keyId: batch.keyId };
+    const models = new Set(lines.map((line) => (JSON.parse(line.body) as { model?: unknown }).model).filter((model): model is string => typeof model === 'string'));
+    for (const model of models) {
+      const policies = this.services.guardrails.forRequest(model, caller);
+      if (policies !== null && (await policies) !== null) return true;
+    }
+    return false;
   }
 
   async #fallBack(work: ProviderBatch, reason: string): Promise<void> {

@@ -52,7 +52,7 @@ export interface ProviderAnswer {
 export function providerAnswerRoute(services: GatewayServices, answer: ProviderAnswer): RouteHandler {
   return meteredRoute(services, PROTOCOLS[answer.endpoint], async (call) => {
     const model = findModel(services, call.meter, answer.model);
-    call.meter.recordAttempt(answer.channelId);
+    call.attempts.attempted(answer.channelId);
     const text = JSON.stringify(answer.body);
     const response = call.context.response;
     if (answer.status >= 400) {

@@ -39,7 +39,10 @@ const ERROR_STATUS: Record<string, number> = {
  */
 export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
   #raw: Record<string, unknown> | null = null;
-  readonly #content: Buffer[] = [];
+  /** Content events not read yet (see `takeDeliveredText`). */
+  #content: Buffer[] = [];
+  /** content_block_start events of server tools (by reference), counted only if the stream ends before message_delta. */
+  readonly #serverToolStarts: Buffer[] = [];
   #sawMessageDelta = false;
   #completed = false;
   #model: string | null = null;
@@ -54,6 +57,7 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     if (head.includes(MESSAGE_STOP)) this.#completed = true;
     if (head.includes(CONTENT_DELTA) || head.includes(CONTENT_START)) {
       this.#content.push(event);
+      if (head.includes(CONTENT_START) && event.includes(SERVER_TOOL_USE)) this.#serverToolStarts.push(event);
     } else if (head.includes(MESSAGE_START)) {
       const message = eventJsonObject(event)?.message;
       if (isJsonObject(message) && typeof message.model === 'string') this.#model = message.model;
@@ -93,8 +97,7 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
 
   #serverToolsStreamed(): HostedToolCalls | undefined {
     const calls: HostedToolCalls = { webSearch: 0, webFetch: 0, fileSearch: 0 };
-    for (const event of this.#content) {
-      if (!event.includes(SERVER_TOOL_USE) || !event.subarray(0, HEAD_BYTES).includes(CONTENT_START)) continue;
+    for (const event of this.#serverToolStarts) {
       const block = eventJsonObject(event)?.content_block;
       if (!isJsonObject(block) || block.type !== 'server_tool_use') continue;
       if (block.name === 'web_search') calls.webSearch += 1;
@@ -111,14 +114,18 @@ export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
     return { model: this.#model, finishReasons: this.#stopReason === null ? [] : [this.#stopReason] };
   }
 
-  deliveredText(): string {
-    let result = '';
-    for (const event of this.#content) {
-      const body = eventJsonObject(event);
-      if (body === null) continue;
-      if (isJsonObject(body.delta)) result += text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
-      else if (isJsonObject(body.content_block)) result += text(body.content_block.text) + text(body.content_block.name);
-    }
-    return result;
+  takeDeliveredText(): Iterable<string> {
+    const events = this.#content;
+    this.#content = [];
+    return deliveredTexts(events);
+  }
+}
+
+function* deliveredTexts(events: readonly Buffer[]): Generator<string> {
+  for (const event of events) {
+    const body = eventJsonObject(event);
+    if (body === null) continue;
+    if (isJsonObject(body.delta)) yield text(body.delta.text) + text(body.delta.thinking) + text(body.delta.partial_json);
+    else if (isJsonObject(body.content_block)) yield text(body.content_block.text) + text(body.content_block.name);
   }
 }

@@ -38,7 +38,10 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   #lastUsageEvent: Buffer | null = null;
   /** Events with Google Search grounding queries (the last chunks, by reference): their searches are billed. */
   readonly #groundingEvents: Buffer[] = [];
-  readonly #candidates: Buffer[] = [];
+  /** Candidate events not read yet (see `takeDeliveredText`). */
+  #candidates: Buffer[] = [];
+  /** The first candidate event (by reference; read only for traces). */
+  #firstCandidate: Buffer | null = null;
   #completed = false;
   #finalUsage = false;
   /** The last event that says how the answer finished (by reference; read only for traces). */
@@ -59,7 +62,10 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
       // The closing chunk carries the finish reason and the final totals (or the totals follow it).
       this.#finalUsage = this.#completed;
     }
-    if (event.includes(CANDIDATES_KEY)) this.#candidates.push(event);
+    if (event.includes(CANDIDATES_KEY)) {
+      this.#firstCandidate ??= event;
+      this.#candidates.push(event);
+    }
     if (event.includes(SEARCH_QUERIES_KEY)) this.#groundingEvents.push(event);
     return true;
   }
@@ -87,25 +93,35 @@ export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
   }
 
   answerFacts(): AnswerFacts {
-    const event = this.#finishEvent ?? this.#lastUsageEvent ?? this.#candidates[0];
+    const event = this.#finishEvent ?? this.#lastUsageEvent ?? this.#firstCandidate;
     return geminiAnswerFacts(event === undefined || event === null ? null : parse(event));
   }
 
-  deliveredText(): string {
-    let result = '';
-    for (const event of this.#candidates) {
-      const candidates = parse(event)?.candidates;
-      if (!Array.isArray(candidates)) continue;
-      for (const candidate of candidates) {
-        const parts = isJsonObject(candidate) && isJsonObject(candidate.content) ? candidate.content.parts : undefined;
-        if (!Array.isArray(parts)) continue;
-        for (const part of parts) {
-          if (!isJsonObject(part)) continue;
-          result += text(part.text);
-          if (isJsonObject(part.functionCall)) result += text(part.functionCall.name) + JSON.stringify(part.functionCall.args ?? {});
-        }
-      }
-    }
-    return result;
+  takeDeliveredText(): Iterable<string> {
+    const events = this.#candidates;
+    this.#candidates = [];
+    return deliveredTexts(events);
   }
+}
+
+function* deliveredTexts(events: readonly Buffer[]): Generator<string> {
+  for (const event of events) {
+    const candidates = parse(event)?.candidates;
+    if (Array.isArray(candidates)) yield candidatesText(candidates);
+  }
+}
+
+/** Text, function names and arguments of one chunk's candidates. */
+function candidatesText(candidates: readonly unknown[]): string {
+  let result = '';
+  for (const candidate of candidates) {
+    const parts = isJsonObject(candidate) && isJsonObject(candidate.content) ? candidate.content.parts : undefined;
+    if (!Array.isArray(parts)) continue;
+    for (const part of parts) {
+      if (!isJsonObject(part)) continue;
+      result += text(part.text);
+      if (isJsonObject(part.functionCall)) result += text(part.functionCall.name) + JSON.stringify(part.functionCall.args ?? {});
+    }
+  }
+  return result;
 }

@@ -38,13 +38,30 @@ export function markersOf(event: Buffer): number {
  */
 export class OpenAIStreamUsageObserver {
   usage: Usage | null = null;
-  readonly deltas: Buffer[] = [];
+  /** Delta events not read yet (see `takeDeltas`). */
+  #deltas: Buffer[] = [];
+  #deltaEvents = 0;
+  /** The first delta event (by reference; its model is read for traces). */
+  firstDelta: Buffer | null = null;
 
   /** @param clientWantsUsage false: the usage-only chunk the gateway asked for is dropped again. */
   constructor(private readonly clientWantsUsage: boolean) {}
 
   get deltaEvents(): number {
-    return this.deltas.length;
+    return this.#deltaEvents;
+  }
+
+  /** The delta events kept since the last call, let go of here. */
+  takeDeltas(): Buffer[] {
+    const deltas = this.#deltas;
+    this.#deltas = [];
+    return deltas;
+  }
+
+  #keepDelta(event: Buffer): void {
+    this.firstDelta ??= event;
+    this.#deltaEvents += 1;
+    this.#deltas.push(event);
   }
 
   /** Returns true when the event must be forwarded to the client. */
@@ -53,12 +70,12 @@ export class OpenAIStreamUsageObserver {
       const chunk = parseChunk(event);
       if (chunk !== null) {
         this.usage = usageOfChatCompletion(chunk) ?? this.usage;
-        if (Array.isArray(chunk.choices) && chunk.choices.length > 0) this.deltas.push(event);
+        if (Array.isArray(chunk.choices) && chunk.choices.length > 0) this.#keepDelta(event);
         else if (!this.clientWantsUsage && Array.isArray(chunk.choices)) return false;
       }
       return true;
     }
-    if ((markers & DELTA) !== 0) this.deltas.push(event);
+    if ((markers & DELTA) !== 0) this.#keepDelta(event);
     return true;
   }
 }
@@ -146,7 +163,7 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
   }
 
   answerFacts(): AnswerFacts {
-    const first = this.#observer.deltas[0];
+    const first = this.#observer.firstDelta ?? undefined;
     const finishReasons: string[] = [];
     let model = first === undefined ? null : openAIChatAnswerFacts(parseChunk(first)).model;
     for (const event of this.#finishEvents) {
@@ -157,12 +174,14 @@ export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
     return { model, finishReasons };
   }
 
-  deliveredText(): string {
-    let result = '';
-    for (const event of this.#observer.deltas) {
-      const chunk = parseChunk(event);
-      if (chunk !== null) result += deltaText(chunk);
-    }
-    return result;
+  takeDeliveredText(): Iterable<string> {
+    return deliveredTexts(this.#observer.takeDeltas());
+  }
+}
+
+function* deliveredTexts(events: readonly Buffer[]): Generator<string> {
+  for (const event of events) {
+    const chunk = parseChunk(event);
+    if (chunk !== null) yield deltaText(chunk);
   }
 }

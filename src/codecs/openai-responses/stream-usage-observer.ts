@@ -34,7 +34,8 @@ function errorStatus(error: { code?: unknown; type?: unknown }): number {
  */
 export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
   #events = 0;
-  readonly #answerEvents: Buffer[] = [];
+  /** Answer events not read yet (see `takeDeliveredText`). */
+  #answerEvents: Buffer[] = [];
   #usage: Usage | null = null;
   /** Hosted tool items done so far (by reference), counted only if the stream ends before its usage. */
   readonly #hostedToolItems: Buffer[] = [];
@@ -102,18 +103,11 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
     return this.#facts;
   }
 
-  /** Text, reasoning summaries, refusals, function names and argument text delivered so far. */
-  deliveredText(): string {
-    let result = '';
-    for (const event of this.#answerEvents) {
-      const parsed = eventJsonObject(event);
-      if (parsed === null) continue;
-      if (parsed.type === 'response.output_item.added') {
-        const item = parsed.item as { type?: unknown; name?: unknown } | undefined;
-        if (item?.type === 'function_call') result += text(item.name);
-      } else result += text(parsed.delta);
-    }
-    return result;
+  /** Text, reasoning summaries, refusals, function names and argument text delivered since the last call. */
+  takeDeliveredText(): Iterable<string> {
+    const events = this.#answerEvents;
+    this.#answerEvents = [];
+    return deliveredTexts(events);
   }
 
   /** The upstream's in-band failure (response.failed or an error event), or null. */
@@ -130,4 +124,15 @@ export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
 function failureOf(raw: unknown): { code: string; message: string } {
   const error = (raw ?? {}) as { code?: unknown; message?: unknown };
   return { code: typeof error.code === 'string' ? error.code : 'upstream_error', message: typeof error.message === 'string' ? error.message : 'The upstream failed.' };
+}
+
+function* deliveredTexts(events: readonly Buffer[]): Generator<string> {
+  for (const event of events) {
+    const parsed = eventJsonObject(event);
+    if (parsed === null) continue;
+    if (parsed.type === 'response.output_item.added') {
+      const item = parsed.item as { type?: unknown; name?: unknown } | undefined;
+      if (item?.type === 'function_call') yield text(item.name);
+    } else yield text(parsed.delta);
+  }
 }

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
-import type { UsageQuery } from '../../domain/records.js';
+import type { UsageQuery } from '../../domain/usage-records.js';
 import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { usageQueryFrom } from '../../management/usage-input.js';
 import type { Storage } from '../../storage/storage.js';

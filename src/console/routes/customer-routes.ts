@@ -1,4 +1,4 @@
-import { deleteRule, listRules, putRule, sendReport } from '../../customers/customer-api.js';
+import { deleteRule, listRules, putRule, sendReport } from '../../http/admin/customer-api.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ActiveSession } from '../session-store.js';
 import type { ConsoleDeps } from '../console-deps.js';

@@ -11,8 +11,8 @@ import { readConsoleBody } from '../console-route.js';
 import { keyInScope, requireProjectWrite, type ProjectScope } from '../project-scope.js';
 import { keyProjectFromInput } from '../../projects/project-management.js';
 import { consoleRoutes } from '../console-route-table.js';
-import { refuseServersNotGranted } from '../../mcp/mcp-access.js';
-import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson, OfferedGuardrailListJson } from '../../contract/keys.js';
+import { refuseServersNotGranted, serversOfAccount, serversVisibleTo } from '../../mcp/mcp-access.js';
+import type { ApiKeyJson, CreatedKeyJson, KeyAnswerJson, KeyListJson, OfferedGuardrailListJson, OfferedMcpServerListJson } from '../../contract/keys.js';
 import { bindGuardrails, boundGuardrails, takeAccountGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
 import { guardrailAdminOf } from '../../http/admin/guardrail-routes.js';
 
@@ -58,6 +58,12 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { data: offered.map((record) => ({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to })) } satisfies OfferedGuardrailListJson);
   } },
 
+  /** The MCP servers the account's keys may name (the ones `refuseServersNotGranted` accepts): names only, never addresses. */
+  { method: 'GET', path: '/api/mcp-servers', who: 'member', permission: 'keys:read', handler: ({ storage, config }) => async ({ context, active }) => {
+    const granted = serversOfAccount(serversVisibleTo(await storage.mcpServers.list(), active.session.accountId, config.mcp.allowAccountServers), await storage.mcpPolicies.get('account', active.session.accountId));
+    sendJson(context, 200, { data: granted.map((server) => ({ name: server.name })) } satisfies OfferedMcpServerListJson);
+  } },
+
   { method: 'GET', path: '/api/keys/:id', who: 'member', permission: 'keys:read', handler: ({ ownKey, keyJsonOf }) => async ({ context, active }) => {
     const key = await ownKey(active.session.accountId, context.params.id ?? '', active.projects);
     sendJson(context, 200, { key: (await keyJsonOf(key.accountId))(key) } satisfies KeyAnswerJson);
@@ -68,7 +74,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, []);
     const input = parseInput(createKeySchema, body);
     requireProjectWrite(active.projects, input.project_id === 'default' ? null : input.project_id ?? null);
-    await refuseServersNotGranted(storage, active.session.accountId, input.allowed_mcp_servers);
+    await refuseServersNotGranted(storage, active.session.accountId, input.allowed_mcp_servers, config.mcp.allowAccountServers);
     const now = clock.now();
     const { key, plaintext } = await createKey({ storage, keys, keyBrand: config.keyBrand }, active.session.accountId, input, active.user.id, now);
     if (guardrails !== undefined && guardrails.length > 0) await bindGuardrails(guardrailAdminOf(deps.services), 'key', key.id, guardrails);
@@ -81,7 +87,7 @@ export const KEY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const body = await readConsoleBody(context);
     const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, await boundGuardrails(storage.guardrails, 'key', existing.id));
     const input = parseInput(updateKeySchema, body);
-    await refuseServersNotGranted(storage, existing.accountId, input.allowed_mcp_servers);
+    await refuseServersNotGranted(storage, existing.accountId, input.allowed_mcp_servers, deps.services.config.mcp.allowAccountServers);
     const projectId = await keyProjectFromInput(storage, existing.accountId, input.project_id);
     if (projectId !== undefined) requireProjectWrite(active.projects, projectId);
     if (input.status === 'revoked') throw new GatewayError('bad_request', "Revoke with POST /api/keys/{id}/revoke; 'status' takes enabled or disabled.", { param: 'status' });

@@ -1,4 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import { bindGuardrails, boundGuardrails, takeAccountGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
+import { guardrailAdminOf } from '../../http/admin/guardrail-routes.js';
 import type { ConsoleProjectJson, ProjectJson } from '../../contract/projects.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -12,7 +14,8 @@ import type { ActiveSession } from '../session-store.js';
 
 /**
  * The account's projects in the console. Everyone who reads keys lists the projects they may see (a member scoped to
- * projects: those, with their role); owners and admins create, change and delete projects and choose their members.
+ * projects: those, with their role); owners and admins create, change and delete projects, choose their members and
+ * attach to them the guardrail policies the operator lets accounts use (as on keys).
  */
 export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
@@ -49,16 +52,23 @@ export const PROJECT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     sendJson(context, 200, { project: withRole(views.json(project), active, project.id) });
   } },
 
-  { method: 'POST', path: '/api/projects', who: 'member', permission: 'members:write', handler: ({ deps, withRole }) => async ({ context, active }) => {
-    const input = parseInput(createProjectSchema, await readConsoleBody(context));
+  { method: 'POST', path: '/api/projects', who: 'member', permission: 'members:write', handler: ({ deps, storage, withRole }) => async ({ context, active }) => {
+    const body = await readConsoleBody(context);
+    const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, []);
+    const input = parseInput(createProjectSchema, body);
     const project = await createProject(deps.services, active.session.accountId, input);
+    if (guardrails !== undefined && guardrails.length > 0) await bindGuardrails(guardrailAdminOf(deps.services), 'project', project.id, guardrails);
     sendJson(context, 201, { project: withRole((await projectViews(deps.services, project.accountId)).json(project), active, project.id) });
   } },
 
-  { method: 'PATCH', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage, withRole }) => async ({ context, active }) => {
-    const existing = await requireProject(storage, active.session.accountId, context.params.id ?? '');
-    const input = parseInput(updateProjectSchema, await readConsoleBody(context));
+  { method: 'PATCH', path: '/api/projects/:id', who: 'member', permission: 'members:write', handler: ({ deps, storage, visibleProject, withRole }) => async ({ context, active }) => {
+    // Another project than the caller's is "not found", whatever their role.
+    const existing = await visibleProject(active, context.params.id ?? '');
+    const body = await readConsoleBody(context);
+    const guardrails = await takeAccountGuardrailNames(storage.guardrails, body, await boundGuardrails(storage.guardrails, 'project', existing.id));
+    const input = parseInput(updateProjectSchema, body);
     const updated = await updateProject(deps.services, existing, input);
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(deps.services), 'project', updated.id, guardrails);
     sendJson(context, 200, { project: withRole((await projectViews(deps.services, updated.accountId)).json(updated), active, updated.id) });
   } },
 

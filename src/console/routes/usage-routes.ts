@@ -7,7 +7,7 @@ import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { isoTime, timeInput } from '../../management/time-input.js';
 import { csvLine } from '../../shared/csv.js';
 import { usageQueryFrom, usageRowToJson } from '../../management/usage-input.js';
-import type { UsageQuery } from '../../domain/records.js';
+import type { UsageQuery } from '../../domain/usage-records.js';
 import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { UsageNames } from '../usage-names.js';

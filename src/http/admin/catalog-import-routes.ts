@@ -4,7 +4,7 @@ import { PRICE_FIELDS, pricingToJson } from '../../catalog/model-json.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
-import type { Model, Pricing } from '../../domain/records.js';
+import type { Model, Pricing } from '../../domain/model-records.js';
 import { sendJson } from '../respond.js';
 import { isUniqueViolation, readAdminBody } from './admin-guard.js';
 import { catalogChanged } from './catalog-routes.js';
@@ -18,8 +18,9 @@ const importSchema = z.object({
 
 /** Whether the record's flat prices are the bundled list prices (long-context tiers are the bundled data's alone). */
 function samePrices(stored: Pricing, list: Pricing): boolean {
-  // An optional price left out (the audio ones) is unset, as null is.
-  return PRICE_FIELDS.every(([, field]) => (stored[field] ?? null) === (list[field] ?? null));
+  // An optional price left out (the audio ones) is unset, as null is; an unset batch price is served at the list one.
+  const batch = (field: keyof Pricing): boolean => field === 'batchInputPerMtokNano' || field === 'batchOutputPerMtokNano';
+  return PRICE_FIELDS.every(([, field]) => ((batch(field) ? stored[field] ?? list[field] : stored[field]) ?? null) === (list[field] ?? null));
 }
 
 function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Record<string, unknown> {
@@ -37,7 +38,8 @@ function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Recor
 
 /**
  * Stores each bundled model's list prices as the gateway's own model record: a new record as a PATCH of a bundled
- * model makes it, or, for a model that has one, only its prices replaced (visibility, upstream and limits stay).
+ * model makes it, or, for a model that has one, only its prices replaced (visibility, upstream, limits and a batch
+ * price the record already has stay).
  */
 async function importListPrices(services: GatewayServices, models: readonly CatalogModel[]): Promise<Record<string, unknown>[]> {
   const { storage, clock } = services;
@@ -57,8 +59,14 @@ async function importListPrices(services: GatewayServices, models: readonly Cata
         if (before === null) throw error;
       }
     }
-    const updated = await storage.models.update(model.id, { pricing: copy.pricing }, now);
-    results.push({ id: model.id, created: false, before: pricingToJson(before.pricing), after: pricingToJson((updated ?? copy).pricing) });
+    // A batch price the operator set stays: the import brings list prices, never over the operator's batch price.
+    const pricing: Pricing = {
+      ...copy.pricing,
+      batchInputPerMtokNano: before.pricing.batchInputPerMtokNano ?? copy.pricing.batchInputPerMtokNano,
+      batchOutputPerMtokNano: before.pricing.batchOutputPerMtokNano ?? copy.pricing.batchOutputPerMtokNano,
+    };
+    const updated = await storage.models.update(model.id, { pricing }, now);
+    results.push({ id: model.id, created: false, before: pricingToJson(before.pricing), after: pricingToJson((updated ?? { pricing }).pricing) });
   }
   return results;
 }

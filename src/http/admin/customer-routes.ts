@@ -1,5 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
-import { deleteRule, listRules, putFlatRule, putRule, sendReport } from '../../customers/customer-api.js';
+import { deleteRule, listRules, putFlatRule, putRule, sendReport } from './customer-api.js';
 import type { GatewayServices } from '../../services.js';
 import type { RequestContext } from '../request-context.js';
 import { readAdminBody } from './admin-guard.js';

@@ -13,7 +13,7 @@ interface McpScope {
 }
 
 export const MCP_ADMIN_ROUTES = adminRoutes((services: GatewayServices): McpScope => ({
-  management: new McpServerManagement(services.storage.mcpServers, services.clock, { allowPrivateAddresses: services.config.mcp.allowPrivateAddresses }, services.config.mcp.healthCheckTimeoutMs),
+  management: new McpServerManagement(services.storage.mcpServers, services.clock, services.mcpOutbound, services.config.mcp.healthCheckTimeoutMs, services.config.mcp.allowStdio),
   policies: new McpPolicyManagement(services.storage, services.clock),
 }), [
   { method: 'GET', path: '/admin/mcp-servers', handler: ({ management }) => async (context) => sendJson(context, 200, await management.list()) },

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../errors/gateway-error.js';
+import { bindGuardrails, takeGuardrailNames } from '../../guardrail-policies/guardrail-admin.js';
 import { parseInput } from '../../management/parse-input.js';
 import { createProjectSchema, updateProjectSchema } from '../../projects/project-input.js';
 import { createProject, deleteProject, projectViews, requireProject, updateProject } from '../../projects/project-management.js';
@@ -7,10 +8,12 @@ import type { Account } from '../../domain/records.js';
 import { sendJson } from '../respond.js';
 import { notFound, readAdminBody } from './admin-guard.js';
 import { adminRoutes } from './admin-route.js';
+import { guardrailAdminOf } from './guardrail-routes.js';
 
 /**
  * The admin API's projects of an account: /admin/accounts/:id/projects (create, list with the default project first)
- * and /admin/accounts/:id/projects/:project_id (read, change, delete). Keys join a project with `project_id`.
+ * and /admin/accounts/:id/projects/:project_id (read, change, delete). Keys join a project with `project_id`; the
+ * project's `guardrails` (policy names, any the operator has) run on its keys' requests.
  */
 export const PROJECT_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage } = services;
@@ -22,10 +25,13 @@ export const PROJECT_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => {
   };
   return { services, storage, requireAccount };
 }, [
-  { method: 'POST', path: '/admin/accounts/:id/projects', handler: ({ services, requireAccount }) => async (context) => {
+  { method: 'POST', path: '/admin/accounts/:id/projects', handler: ({ services, storage, requireAccount }) => async (context) => {
     const account = await requireAccount(context.params.id ?? '', true);
-    const input = parseInput(createProjectSchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(createProjectSchema, body);
     const project = await createProject(services, account.id, input);
+    if (guardrails !== undefined && guardrails.length > 0) await bindGuardrails(guardrailAdminOf(services), 'project', project.id, guardrails);
     sendJson(context, 201, (await projectViews(services, account.id)).json(project));
   } },
 
@@ -49,8 +55,11 @@ export const PROJECT_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => {
   { method: 'PATCH', path: '/admin/accounts/:id/projects/:project_id', handler: ({ services, storage, requireAccount }) => async (context) => {
     const account = await requireAccount(context.params.id ?? '', true);
     const existing = await requireProject(storage, account.id, context.params.project_id ?? '');
-    const input = parseInput(updateProjectSchema, await readAdminBody(context));
+    const body = await readAdminBody(context);
+    const guardrails = await takeGuardrailNames(storage.guardrails, body);
+    const input = parseInput(updateProjectSchema, body);
     const updated = await updateProject(services, existing, input);
+    if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'project', updated.id, guardrails);
     sendJson(context, 200, (await projectViews(services, account.id)).json(updated));
   } },
 

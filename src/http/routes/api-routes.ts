@@ -12,21 +12,12 @@ import { livenessRoute, readinessRoute } from './health.js';
 import { imageEditsRoute, imageGenerationsRoute, imageVariationsRoute } from '../../operations/images.js';
 import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
-import { clientSecretsRoute } from '../../realtime/client-secrets-route.js';
-import { realtimeWithoutUpgrade } from '../../realtime/realtime-endpoint.js';
+import { realtimeWithoutUpgrade } from '../../realtime/socket-endpoints.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
 import { redeemRoute } from './redeem.js';
-import { rerankRoute } from '../../operations/rerank.js';
 import { storedResponseRoute } from './responses.js';
-import { cancelBatchRoute, createBatchRoute, getBatchRoute, listBatchesRoute } from './batches.js';
-import {
-  cancelMessageBatchRoute, createMessageBatchRoute, deleteMessageBatchRoute, getMessageBatchRoute, listMessageBatchesRoute, messageBatchResultsRoute,
-} from './message-batches.js';
-import {
-  asGemini, cancelGeminiBatchRoute, createGeminiBatchRoute, deleteGeminiBatchRoute, forGoogleClients, getGeminiBatchRoute, listGeminiBatchesRoute,
-} from './gemini-batches.js';
-import { deleteFileRoute, fileContentRoute, getFileRoute, listFilesRoute, uploadFileRoute } from './files.js';
-import { mcpRoute } from '../../mcp/mcp-endpoint.js';
+import { lazyRoute } from '../lazy-route-group.js';
+import { asGemini, forGoogleClients } from './google-callers.js';
 import { withMcpTools } from '../../mcp-tools/mcp-tools-route.js';
 
 /** The bounded labels of a request in the request metrics: its protocol family and its endpoint. */
@@ -73,6 +64,54 @@ const familyRoutes = (family: ClientFamily): ApiRoute[] =>
     handler: operationHandler(family, route),
   }));
 
+/**
+ * A route whose module is loaded at the route's first request rather than at start (see lazyRoute): `pick` names
+ * its handler in the loaded module. The route's entry stays in the table, so paths, methods and labels are the same.
+ */
+const lazy = <Module>(load: () => Promise<Module>, pick: (module: Module) => ApiRoute['handler']): ApiRoute['handler'] =>
+  (services) => lazyRoute(async () => pick(await load())(services));
+
+// The modules of routes few gateways serve, each loaded by its first request.
+const batches = () => import('./batches.js');
+const messageBatches = () => import('./message-batches.js');
+const geminiBatches = () => import('./gemini-batches.js');
+const files = () => import('./files.js');
+const geminiFiles = () => import('./gemini-files.js');
+const rerank = () => import('../../operations/rerank.js');
+const mcp = () => import('../../mcp/mcp-endpoint.js');
+const clientSecrets = () => import('../../realtime/client-secrets-route.js');
+const geminiAuthTokens = () => import('../../realtime/gemini-auth-tokens-route.js');
+
+const rerankRoute = lazy(rerank, (module) => module.rerankRoute);
+const uploadFileRoute = lazy(files, (module) => module.uploadFileRoute);
+const listFilesRoute = lazy(files, (module) => module.listFilesRoute);
+const getFileRoute = lazy(files, (module) => module.getFileRoute);
+const deleteFileRoute = lazy(files, (module) => module.deleteFileRoute);
+const fileContentRoute = lazy(files, (module) => module.fileContentRoute);
+const geminiUploadRoute = lazy(geminiFiles, (module) => module.geminiUploadRoute);
+const listGeminiFilesRoute = lazy(geminiFiles, (module) => module.listGeminiFilesRoute);
+const getGeminiFileRoute = lazy(geminiFiles, (module) => module.getGeminiFileRoute);
+const deleteGeminiFileRoute = lazy(geminiFiles, (module) => module.deleteGeminiFileRoute);
+const downloadGeminiFileRoute = lazy(geminiFiles, (module) => module.downloadGeminiFileRoute);
+const createBatchRoute = lazy(batches, (module) => module.createBatchRoute);
+const listBatchesRoute = lazy(batches, (module) => module.listBatchesRoute);
+const getBatchRoute = lazy(batches, (module) => module.getBatchRoute);
+const cancelBatchRoute = lazy(batches, (module) => module.cancelBatchRoute);
+const createMessageBatchRoute = lazy(messageBatches, (module) => module.createMessageBatchRoute);
+const listMessageBatchesRoute = lazy(messageBatches, (module) => module.listMessageBatchesRoute);
+const getMessageBatchRoute = lazy(messageBatches, (module) => module.getMessageBatchRoute);
+const deleteMessageBatchRoute = lazy(messageBatches, (module) => module.deleteMessageBatchRoute);
+const cancelMessageBatchRoute = lazy(messageBatches, (module) => module.cancelMessageBatchRoute);
+const messageBatchResultsRoute = lazy(messageBatches, (module) => module.messageBatchResultsRoute);
+const createGeminiBatchRoute = lazy(geminiBatches, (module) => module.createGeminiBatchRoute);
+const listGeminiBatchesRoute = lazy(geminiBatches, (module) => module.listGeminiBatchesRoute);
+const getGeminiBatchRoute = lazy(geminiBatches, (module) => module.getGeminiBatchRoute);
+const deleteGeminiBatchRoute = lazy(geminiBatches, (module) => module.deleteGeminiBatchRoute);
+const cancelGeminiBatchRoute = lazy(geminiBatches, (module) => module.cancelGeminiBatchRoute);
+const mcpRoute = lazy(mcp, (module) => module.mcpRoute);
+const clientSecretsRoute = lazy(clientSecrets, (module) => module.clientSecretsRoute);
+const geminiAuthTokensRoute = lazy(geminiAuthTokens, (module) => module.geminiAuthTokensRoute);
+
 const anthropic = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: anthropicFamily, endpoint, handler });
 
@@ -108,9 +147,10 @@ export const API_ROUTES: readonly ApiRoute[] = [
   openAI('POST', '/v1/moderations', 'moderations', moderationsRoute),
   // Files: kept by the gateway (for batches, and the other purposes OpenAI's SDK uploads), each account its own.
   openAI('POST', '/v1/files', 'files', uploadFileRoute),
-  openAI('GET', '/v1/files', 'files', listFilesRoute),
-  openAI('GET', '/v1/files/:id', 'files', getFileRoute),
-  openAI('DELETE', '/v1/files/:id', 'files', deleteFileRoute),
+  // Google's SDK reads its files here too (under /v1/ by default): its callers get Gemini's file routes.
+  openAI('GET', '/v1/files', 'files', forGoogleClients(listGeminiFilesRoute, listFilesRoute)),
+  openAI('GET', '/v1/files/:id', 'files', forGoogleClients(getGeminiFileRoute, getFileRoute)),
+  openAI('DELETE', '/v1/files/:id', 'files', forGoogleClients(deleteGeminiFileRoute, deleteFileRoute)),
   openAI('GET', '/v1/files/:id/content', 'files.content', fileContentRoute),
   // Batches: lines queued in the database and run by the gateway itself through the routes above, on any model.
   openAI('POST', '/v1/batches', 'batches', createBatchRoute),
@@ -132,6 +172,14 @@ export const API_ROUTES: readonly ApiRoute[] = [
   gemini('GET', /^\/v1beta\/batches\/(?<id>[^/:]+)$/, ['/v1beta/batches/{id}'], 'gemini_batches', getGeminiBatchRoute),
   gemini('DELETE', /^\/(?:v1beta|v1)\/batches\/(?<id>[^/:]+)$/, ['/v1beta/batches/{id}', '/v1/batches/{id}'], 'gemini_batches', deleteGeminiBatchRoute),
   gemini('POST', /^\/(?:v1beta|v1)\/batches\/(?<id>[^/:]+):cancel$/, ['/v1beta/batches/{id}:cancel', '/v1/batches/{id}:cancel'], 'gemini_batches.cancel', cancelGeminiBatchRoute),
+  // Gemini Live's ephemeral tokens (sessions themselves are WebSocket upgrades, src/realtime).
+  gemini('POST', /^\/(?:v1alpha|v1beta)\/auth_tokens$/, ['/v1alpha/auth_tokens', '/v1beta/auth_tokens'], 'auth_tokens', geminiAuthTokensRoute),
+  // Gemini's Files API as @google/genai calls it: resumable uploads, then the files under /v1beta/ (and /v1/, above).
+  gemini('POST', /^\/upload\/(?:v1beta|v1)\/files$/, ['/upload/v1beta/files', '/upload/v1/files'], 'gemini_files.upload', geminiUploadRoute),
+  gemini('GET', /^\/v1beta\/files$/, ['/v1beta/files'], 'gemini_files', listGeminiFilesRoute),
+  gemini('GET', /^\/v1beta\/files\/(?<id>[^/:]+):download$/, ['/v1beta/files/{id}:download'], 'gemini_files.download', downloadGeminiFileRoute),
+  gemini('GET', /^\/v1beta\/files\/(?<id>[^/:]+)$/, ['/v1beta/files/{id}'], 'gemini_files', getGeminiFileRoute),
+  gemini('DELETE', /^\/v1beta\/files\/(?<id>[^/:]+)$/, ['/v1beta/files/{id}'], 'gemini_files', deleteGeminiFileRoute),
   // Realtime: sessions are WebSocket upgrades (src/realtime); a plain GET is told so. Client secrets are minted here.
   openAI('GET', '/v1/realtime', 'realtime', () => realtimeWithoutUpgrade),
   openAI('POST', '/v1/realtime/client_secrets', 'realtime-client-secrets', clientSecretsRoute),

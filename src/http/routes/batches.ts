@@ -1,5 +1,5 @@
 import { admitBatchLines } from '../../batches/batch-admission.js';
-import { planProviderBatch } from '../../batches/provider-batches/provider-batch-plan.js';
+import { cancelBatch, recordProviderBatch } from '../../batches/provider-batches/provider-batch-plan.js';
 import { parseBatchInput } from '../../batches/batch-input.js';
 import { OPENAI_BATCH_ENDPOINTS, type Batch, type BatchEndpoint, type BatchInputError, type BatchLineInput } from '../../domain/batches.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -15,6 +15,7 @@ import { sendJson } from '../respond.js';
 import { batchObject } from './batch-wire.js';
 import { readListQuery } from './file-wire.js';
 import { MAX_EXPIRY_SECONDS, MIN_EXPIRY_SECONDS } from './files.js';
+import { signalWork } from '../../shared/work-signals.js';
 
 /** The one completion window offered (OpenAI's). */
 const COMPLETION_WINDOW_MS = { '24h': 86_400_000 } as const;
@@ -98,15 +99,7 @@ export function createBatchRoute(services: GatewayServices): RouteHandler {
       createdAt: now, expiresAt: now + COMPLETION_WINDOW_MS['24h'], inProgressAt: errors === null ? now : null, finalizingAt: null, completedAt: null,
       failedAt: errors === null ? null : now, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
-    // Sent to the provider's own batch API when one channel of it serves the lines (recorded before the lines are
-    // queued, so the gateway's queue never takes them up).
-    const plan = errors === null ? planProviderBatch(services, batchEndpoint, lines) : null;
-    if (plan !== null) {
-      await services.storage.providerBatches.create({
-        batchId: id, channelId: plan.channel.id, provider: plan.provider, state: 'submit', upstreamFileId: null, upstreamBatchId: null, upstreamStatus: null,
-        cancelSent: false, nextAt: now, error: null,
-      });
-    }
+    if (errors === null) lines = await recordProviderBatch(services, id, batchEndpoint, lines, now);
     await createHeld(services, batch, lines);
     sendJson(context, 200, batchObject(batch));
   };
@@ -135,6 +128,8 @@ export async function createHeld(services: GatewayServices, batch: Batch, lines:
     await services.ledger.releaseHolder(batchHolder(batch.id), batch.accountId).catch(() => 0n);
     throw error;
   }
+  // The runners here start on it at once, however long their idle wait has grown.
+  signalWork('batches');
 }
 
 /** `GET /v1/batches/{id}`: the caller's batch. */
@@ -170,12 +165,7 @@ export function cancelBatchRoute(services: GatewayServices): RouteHandler {
     const id = context.params.id ?? '';
     const found = await services.storage.batches.get(account.id, id);
     if (found === null || !isOpenAIBatch(found)) throw batchNotFound(id);
-    // A provider's batch keeps its lines open: the answers to lines the provider ran before the cancel still come.
-    const provider = await services.storage.providerBatches.get(id);
-    if (provider !== null && provider.state !== 'fallback' && provider.state !== 'done') await services.storage.providerBatches.cancel(account.id, id, services.clock.now());
-    const batch = provider !== null && provider.state !== 'fallback' && provider.state !== 'done'
-      ? await services.storage.batches.get(account.id, id)
-      : await services.storage.batches.cancel(account.id, id, services.clock.now());
+    const batch = await cancelBatch(services, account.id, id);
     if (batch === null) throw batchNotFound(id);
     sendJson(context, 200, batchObject(batch));
   };

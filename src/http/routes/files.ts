@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { keepFile } from '../../batches/keep-file.js';
 import { UPLOAD_PURPOSES, FILE_PURPOSES, type FilePurpose, type StoredFile } from '../../domain/files.js';
 import { GatewayError } from '../../errors/gateway-error.js';
@@ -8,7 +7,8 @@ import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
 import { authenticate } from '../authenticate.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
-import { sendJson, sendRaw } from '../respond.js';
+import { sendJson } from '../respond.js';
+import { sendStream } from '../send-stream.js';
 import { fileObject, readListQuery } from './file-wire.js';
 
 /** Expiry bounds of `expires_after.seconds` (OpenAI's: an hour to thirty days). */
@@ -68,8 +68,8 @@ export function uploadFileRoute(services: GatewayServices): RouteHandler {
         id: newId('file', now), accountId: account.id, purpose: purpose as FilePurpose, filename: upload.filename.slice(0, 255), bytes: upload.size,
         store: services.storage.fileContents.name, createdAt: now, expiresAt: expirySeconds === null ? null : now + expirySeconds * 1000,
       };
-      const content = await readFile(upload.path);
-      await keepFile(services.storage, file, content, services.config.batches.accountQuotaBytes);
+      // The spooled upload goes to the store from disk (a bucket receives it as a stream).
+      await keepFile(services.storage, file, { path: upload.path, bytes: upload.size }, services.config.batches.accountQuotaBytes);
       sendJson(context, 200, fileObject(file));
     } finally {
       await form.dispose();
@@ -106,10 +106,10 @@ export function fileContentRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const { account } = await authenticate(context, services);
     const file = await ownFile(services, context, account.id);
-    const content = await services.storage.fileContents.get(file.id);
+    const content = await services.storage.fileContents.open(file.id);
     if (content === null) throw notFound(file.id);
     const filename = file.filename.replace(/[^\w.\- ]/g, '_');
-    sendRaw(context, 200, content, 'application/octet-stream', { 'content-disposition': `attachment; filename="${filename}"` });
+    await sendStream(context, 200, content, { 'content-type': 'application/octet-stream', 'content-length': String(file.bytes), 'content-disposition': `attachment; filename="${filename}"` });
   };
 }
 

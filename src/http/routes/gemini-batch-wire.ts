@@ -50,7 +50,11 @@ export function geminiOperation(batch: Batch, counts: BatchLineCounts, options: 
   const stats: Record<string, string> = { requestCount: String(batch.total) };
   const counted = { successfulRequestCount: counts.done, failedRequestCount: counts.failed + counts.cancelled + counts.expired, pendingRequestCount: counts.processing };
   for (const [name, value] of Object.entries(counted)) if (value > 0) stats[name] = String(value);
-  const output = done && options.withOutput ? { inlinedResponses: { inlinedResponses: RESPONSES_SLOT } } : undefined;
+  // A batch read from an input file answers in a results file (`responsesFile`), written when it ended.
+  const fromFile = batch.metadata?.inputFile !== undefined;
+  const output = !done ? undefined
+    : fromFile ? (batch.outputFileId === null ? undefined : { responsesFile: `files/${batch.outputFileId}` })
+      : options.withOutput ? { inlinedResponses: { inlinedResponses: RESPONSES_SLOT } } : undefined;
   const metadata: Record<string, unknown> = {
     '@type': BATCH_TYPE,
     model: `models/${batch.metadata?.model ?? ''}`,
@@ -119,4 +123,10 @@ export function geminiInlinedResponse(line: FinishedLine): Record<string, unknow
     case 'expired':
       return { ...metadata, error: NOT_RUN[line.state] };
   }
+}
+
+/** One line of a file batch's results file: `{"key", "response"}` or `{"key", "error"}` (a `google.rpc.Status`). */
+export function geminiFileResultLine(line: FinishedLine): string {
+  const { metadata: _metadata, ...result } = geminiInlinedResponse({ ...line, customId: '' });
+  return `${JSON.stringify({ key: line.customId, ...result })}\n`;
 }

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { admitBatchLines } from '../../batches/batch-admission.js';
-import { parseGeminiBatch } from '../../batches/gemini-batch-input.js';
+import { geminiBatchFileName, parseGeminiBatch, parseGeminiBatchFile, type GeminiBatchInput } from '../../batches/gemini-batch-input.js';
+import { recordProviderBatch } from '../../batches/provider-batches/provider-batch-plan.js';
 import { GEMINI_BATCH_ENDPOINT, type Batch, type BatchLineCounts } from '../../domain/batches.js';
-import { geminiFamily } from '../../codecs/gemini/family.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
 import { newId } from '../../shared/ids.js';
@@ -11,8 +11,10 @@ import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson } from '../respond.js';
+import { cancelOwnBatch, deleteEndedBatch, ownBatch, type BatchApi } from './batch-ownership.js';
 import { createHeld, holdBatch } from './batches.js';
 import { geminiInlinedResponse, geminiOperation, geminiOperationParts } from './gemini-batch-wire.js';
+import { fileIdOf, geminiFileName } from './gemini-file-wire.js';
 
 /** A Gemini batch runs for at most 24 hours; requests not run by then expire. */
 const PROCESSING_WINDOW_MS = 86_400_000;
@@ -22,16 +24,11 @@ const LIST_MAX = 1000;
 const RESULTS_PAGE = 500;
 const NO_COUNTS: BatchLineCounts = { processing: 0, done: 0, failed: 0, cancelled: 0, expired: 0 };
 
-function notFound(id: string): GatewayError {
-  return new GatewayError('not_found', `Batch 'batches/${id}' was not found.`, { param: 'name' });
-}
-
-/** The account's Gemini batch (another API's batch, or another account's, reads as absent). */
-async function ownBatch(services: GatewayServices, accountId: string, id: string): Promise<Batch> {
-  const batch = await services.storage.batches.get(accountId, id);
-  if (batch === null || batch.endpoint !== GEMINI_BATCH_ENDPOINT) throw notFound(id);
-  return batch;
-}
+const GEMINI_BATCHES: BatchApi = {
+  endpoint: GEMINI_BATCH_ENDPOINT,
+  notFound: (id) => new GatewayError('not_found', `Batch 'batches/${id}' was not found.`, { param: 'name' }),
+  notEnded: (id) => new GatewayError('bad_request', `Batch 'batches/${id}' has not ended; cancel it and wait for it to end before deleting it.`, { param: 'name' }),
+};
 
 async function countsOf(services: GatewayServices, batch: Batch): Promise<BatchLineCounts> {
   return (await services.storage.batches.lineCounts([batch.id])).get(batch.id) ?? NO_COUNTS;
@@ -50,14 +47,16 @@ export function createGeminiBatchRoute(services: GatewayServices): RouteHandler 
     const model = bareModelName(context.params.model ?? '').trim();
     if (model === '') throw new GatewayError('bad_request', 'The model is required in the URL: /v1beta/models/{model}:batchGenerateContent.', { param: 'model' });
     const body = await readJsonObject(context, services.config.maxBodyBytes);
-    const parsed = parseGeminiBatch(body, model, services.config.batches.maxLines);
+    const input = geminiBatchFileName(body);
+    const parsed = input === null ? parseGeminiBatch(body, model, services.config.batches.maxLines) : await parseInputFile(services, account.id, input.fileName, model);
     if (!parsed.ok) throw new GatewayError('bad_request', parsed.message, { param: parsed.param });
+    const displayName = input === null ? parsed.displayName : input.displayName;
     const admission = admitBatchLines(parsed.lines, GEMINI_BATCH_ENDPOINT, key, (name) => services.catalog.model(name));
     if (!admission.ok) {
       const first = admission.errors[0];
       const line = first?.line ?? 1;
       const named = (JSON.parse(parsed.lines[line - 1]?.body ?? '{}') as { model?: string }).model;
-      const at = `batch.inputConfig.requests.requests[${line - 1}].request.model`;
+      const at = input === null ? `batch.inputConfig.requests.requests[${line - 1}].request.model` : `batch.inputConfig.fileName: line ${line}: request.model`;
       throw new GatewayError(first?.code === 'model_not_allowed' ? 'model_not_allowed' : 'model_not_found', `${at}: ${first?.message ?? `unknown model '${named ?? ''}'.`}`, { param: at });
     }
     const now = services.clock.now();
@@ -65,15 +64,24 @@ export function createGeminiBatchRoute(services: GatewayServices): RouteHandler 
     await holdBatch(services, key, account.id, admission.worstCaseNano, id, now);
     const batch: Batch = {
       id, accountId: account.id, keyId: key.id, endpoint: GEMINI_BATCH_ENDPOINT, inputFileId: '', completionWindow: '24h',
-      status: 'in_progress', metadata: { model, ...(parsed.displayName === null ? {} : { displayName: parsed.displayName }) },
+      status: 'in_progress', metadata: { model, ...(displayName === null ? {} : { displayName }), ...(input === null ? {} : { inputFile: geminiFileName(fileIdOf(input.fileName)) }) },
       outputFileId: null, errorFileId: null, errors: null, outputExpiresSeconds: null,
       total: parsed.lines.length, completed: 0, failed: 0, costNano: 0n, tokens: { input: 0, cached: 0, output: 0, reasoning: 0 },
       createdAt: now, expiresAt: now + PROCESSING_WINDOW_MS, inProgressAt: now, finalizingAt: null, completedAt: null,
       failedAt: null, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
-    await createHeld(services, batch, parsed.lines);
+    // A batch read from a file answers with a results file, which only the gateway's own queue writes.
+    await createHeld(services, batch, input === null ? await recordProviderBatch(services, id, GEMINI_BATCH_ENDPOINT, parsed.lines, now) : parsed.lines);
     sendJson(context, 200, geminiOperation(batch, { ...NO_COUNTS, processing: batch.total }, { withOutput: false }));
   };
+}
+
+/** The requests of an input file the caller uploaded (another account's file reads as absent). */
+async function parseInputFile(services: GatewayServices, accountId: string, fileName: string, model: string): Promise<GeminiBatchInput> {
+  const file = await services.storage.files.get(accountId, fileIdOf(fileName), services.clock.now());
+  const content = file === null ? null : await services.storage.fileContents.get(file.id);
+  if (content === null) throw new GatewayError('not_found', `File '${fileName}' was not found.`, { param: 'batch.inputConfig.fileName' });
+  return parseGeminiBatchFile(content.toString('utf8'), model, services.config.batches.maxLines);
 }
 
 /**
@@ -83,7 +91,7 @@ export function createGeminiBatchRoute(services: GatewayServices): RouteHandler 
 export function getGeminiBatchRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const { account } = await authenticate(context, services);
-    const batch = await ownBatch(services, account.id, context.params.id ?? '');
+    const batch = await ownBatch(services, GEMINI_BATCHES, account.id, context.params.id ?? '');
     const parts = geminiOperationParts(geminiOperation(batch, await countsOf(services, batch), { withOutput: true }));
     const response = context.response;
     response.statusCode = 200;
@@ -148,8 +156,7 @@ export function cancelGeminiBatchRoute(services: GatewayServices): RouteHandler 
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
-    await ownBatch(services, account.id, id);
-    if ((await services.storage.batches.cancel(account.id, id, services.clock.now())) === null) throw notFound(id);
+    await cancelOwnBatch(services, GEMINI_BATCHES, account.id, id);
     sendJson(context, 200, {});
   };
 }
@@ -159,34 +166,7 @@ export function deleteGeminiBatchRoute(services: GatewayServices): RouteHandler 
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
-    await ownBatch(services, account.id, id);
-    const outcome = await services.storage.batches.delete(account.id, id);
-    if (outcome === 'absent') throw notFound(id);
-    if (outcome === 'running') throw new GatewayError('bad_request', `Batch 'batches/${id}' has not ended; cancel it and wait for it to end before deleting it.`, { param: 'name' });
+    await deleteEndedBatch(services, GEMINI_BATCHES, account.id, id);
     sendJson(context, 200, {});
-  };
-}
-
-/** Runs a Gemini batch route as Google's clients expect on any path: their key forms, Google's error objects. */
-export function asGemini(route: (services: GatewayServices) => RouteHandler): (services: GatewayServices) => RouteHandler {
-  return (services) => {
-    const handler = route(services);
-    return (context) => {
-      context.family = geminiFamily;
-      return handler(context);
-    };
-  };
-}
-
-/**
- * A path both OpenAI's and Google's SDKs call (`GET /v1/batches`, `GET /v1/batches/{id}`: @google/genai calls its
- * batches under `/v1/` by default): Google's clients, known by their key (`x-goog-api-key` or `?key=`, no Bearer
- * token or `x-api-key`), get the Gemini route; every other caller OpenAI's.
- */
-export function forGoogleClients(gemini: (services: GatewayServices) => RouteHandler, other: (services: GatewayServices) => RouteHandler): (services: GatewayServices) => RouteHandler {
-  return (services) => {
-    const google = asGemini(gemini)(services);
-    const rest = other(services);
-    return (context) => (geminiFamily.models.recognises?.(context.request.headers, context.query) === true ? google(context) : rest(context));
   };
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { admitBatchLines } from '../../batches/batch-admission.js';
 import { parseMessageBatchRequests } from '../../batches/message-batch-input.js';
+import { recordProviderBatch } from '../../batches/provider-batches/provider-batch-plan.js';
 import { MESSAGE_BATCH_ENDPOINT, type Batch } from '../../domain/batches.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { GatewayServices } from '../../services.js';
@@ -9,6 +10,7 @@ import { authenticate } from '../authenticate.js';
 import { readJsonObject } from '../read-body.js';
 import type { RequestContext, RouteHandler } from '../request-context.js';
 import { sendJson } from '../respond.js';
+import { cancelOwnBatch, deleteEndedBatch, ownBatch, type BatchApi } from './batch-ownership.js';
 import { createHeld, holdBatch } from './batches.js';
 import { messageBatchObject, messageBatchResultLine, processingStatus } from './message-batch-wire.js';
 
@@ -18,21 +20,16 @@ const LIST_DEFAULT = 20;
 const LIST_MAX = 1000;
 const PATH = '/v1/messages/batches';
 
-function notFound(id: string): GatewayError {
-  return new GatewayError('not_found', `No such message batch: '${id}'.`, { param: 'message_batch_id' });
-}
+const MESSAGE_BATCHES: BatchApi = {
+  endpoint: MESSAGE_BATCH_ENDPOINT,
+  notFound: (id) => new GatewayError('not_found', `No such message batch: '${id}'.`, { param: 'message_batch_id' }),
+  notEnded: (id) => new GatewayError('bad_request', `Message batch '${id}' has not ended; cancel it and wait for it to end before deleting it.`, { param: 'message_batch_id' }),
+};
 
 /** Where a batch's results are read: under API_PUBLIC_URL, else the address the client called. */
 function resultsUrl(services: GatewayServices, context: RequestContext, id: string): string {
   const origin = services.config.apiPublicUrl ?? `http://${context.request.headers.host ?? '127.0.0.1'}`;
   return `${origin}${PATH}/${id}/results`;
-}
-
-/** The account's Message Batch (a batch made through OpenAI's Batch API, or another account's, reads as absent). */
-async function ownBatch(services: GatewayServices, accountId: string, id: string): Promise<Batch> {
-  const batch = await services.storage.batches.get(accountId, id);
-  if (batch === null || batch.endpoint !== MESSAGE_BATCH_ENDPOINT) throw notFound(id);
-  return batch;
 }
 
 async function send(services: GatewayServices, context: RequestContext, batch: Batch): Promise<void> {
@@ -69,7 +66,7 @@ export function createMessageBatchRoute(services: GatewayServices): RouteHandler
       createdAt: now, expiresAt: now + PROCESSING_WINDOW_MS, inProgressAt: now, finalizingAt: null, completedAt: null,
       failedAt: null, expiredAt: null, cancellingAt: null, cancelledAt: null,
     };
-    await createHeld(services, batch, parsed.lines);
+    await createHeld(services, batch, await recordProviderBatch(services, id, MESSAGE_BATCH_ENDPOINT, parsed.lines, now));
     sendJson(context, 200, messageBatchObject(batch, { processing: batch.total, done: 0, failed: 0, cancelled: 0, expired: 0 }, resultsUrl(services, context, id)));
   };
 }
@@ -78,7 +75,7 @@ export function createMessageBatchRoute(services: GatewayServices): RouteHandler
 export function getMessageBatchRoute(services: GatewayServices): RouteHandler {
   return async (context) => {
     const { account } = await authenticate(context, services);
-    await send(services, context, await ownBatch(services, account.id, context.params.id ?? ''));
+    await send(services, context, await ownBatch(services, MESSAGE_BATCHES, account.id, context.params.id ?? ''));
   };
 }
 
@@ -116,10 +113,7 @@ export function cancelMessageBatchRoute(services: GatewayServices): RouteHandler
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
-    await ownBatch(services, account.id, id);
-    const batch = await services.storage.batches.cancel(account.id, id, services.clock.now());
-    if (batch === null) throw notFound(id);
-    await send(services, context, batch);
+    await send(services, context, await cancelOwnBatch(services, MESSAGE_BATCHES, account.id, id));
   };
 }
 
@@ -128,10 +122,7 @@ export function deleteMessageBatchRoute(services: GatewayServices): RouteHandler
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
-    await ownBatch(services, account.id, id);
-    const outcome = await services.storage.batches.delete(account.id, id);
-    if (outcome === 'absent') throw notFound(id);
-    if (outcome === 'running') throw new GatewayError('bad_request', `Message batch '${id}' has not ended; cancel it and wait for it to end before deleting it.`, { param: 'message_batch_id' });
+    await deleteEndedBatch(services, MESSAGE_BATCHES, account.id, id);
     sendJson(context, 200, { id, type: 'message_batch_deleted' });
   };
 }
@@ -144,7 +135,7 @@ export function messageBatchResultsRoute(services: GatewayServices): RouteHandle
   return async (context) => {
     const { account } = await authenticate(context, services);
     const id = context.params.id ?? '';
-    const batch = await ownBatch(services, account.id, id);
+    const batch = await ownBatch(services, MESSAGE_BATCHES, account.id, id);
     if (processingStatus(batch) !== 'ended') throw new GatewayError('bad_request', `Message batch '${id}' has not ended yet; its results are available once processing_status is 'ended'.`, { param: 'message_batch_id' });
     await streamResults(services, context, batch);
   };

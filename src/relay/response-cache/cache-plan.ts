@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { ChatRequest } from '../../ir/chat-request.js';
-import type { ModelCachePolicy } from '../../domain/records.js';
+import type { ModelCachePolicy } from '../../domain/model-records.js';
 import { responseCacheKey } from './cache-key.js';
 
 /** Request header: `on` asks for the cache on a model without its own policy, `off` keeps the request out of it. */

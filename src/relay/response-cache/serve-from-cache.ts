@@ -1,6 +1,6 @@
 import { AnswerPrice, type AnswerReport } from '../../billing/answer-report.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
-import type { Model } from '../../domain/records.js';
+import type { Model } from '../../domain/model-records.js';
 import type { ResponseSink } from '../response-sink.js';
 import { CACHE_HEADER, type CachePlan } from './cache-plan.js';
 import { replayCachedAnswer } from './replay-cached-answer.js';

@@ -31,12 +31,18 @@ import * as guardrails from './0036-guardrails.js';
 import * as filesAndBatches from './0037-files-and-batches.js';
 import * as realtimeAudioPrices from './0038-realtime-audio-prices.js';
 import * as mcpServers from './0039-mcp-servers.js';
+import * as mcpAccountServers from './0057-mcp-account-servers.js';
 import * as customerTokenLimits from './0041-customer-token-limits.js';
 import * as guardrailWebhookHeaders from './0043-guardrail-webhook-headers.js';
 import * as guardrailsForAccounts from './0044-guardrails-for-accounts.js';
 import * as providerBatches from './0045-provider-batches.js';
+import * as providerBatchSubmitIntent from './0052-provider-batch-submit-intent.js';
 import * as mcpRulesAndMetering from './0047-mcp-rules-and-metering.js';
 import * as mcpHealthLatency from './0048-mcp-health-latency.js';
+import * as mcpOAuthAndStdio from './0050-mcp-oauth-and-stdio.js';
+import * as mcpClientSessions from './0051-mcp-client-sessions.js';
+import * as fileUploads from './0053-file-uploads.js';
+import * as batchLineProviderPart from './0054-batch-line-provider-part.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -81,6 +87,12 @@ const migrations: Record<string, Migration> = {
   '0045-provider-batches': providerBatches,
   '0047-mcp-rules-and-metering': mcpRulesAndMetering,
   '0048-mcp-health-latency': mcpHealthLatency,
+  '0050-mcp-oauth-and-stdio': mcpOAuthAndStdio,
+  '0051-mcp-client-sessions': mcpClientSessions,
+  '0052-provider-batch-submit-intent': providerBatchSubmitIntent,
+  '0053-file-uploads': fileUploads,
+  '0054-batch-line-provider-part': batchLineProviderPart,
+  '0057-mcp-account-servers': mcpAccountServers,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Kysely, Selectable, SqlBool, Updateable } from 'kysely';
 import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
-import type { AccountsTable, AlertStatesTable } from '../database-schema.js';
+import type { AccountsTable } from '../database-schema.js';
+import type { AlertStatesTable } from '../alert-schema.js';
 import type { NanoUsd } from '../../domain/records.js';
 import { ALERT_KINDS, findCrossings, rearmAlerts, type AlertDatabase } from './alert-crossings.js';
 

@@ -37,7 +37,7 @@ function toRecord(row: Selectable<BatchesTable>): Batch {
   };
 }
 
-const LINE_COLUMNS = 10;
+const LINE_COLUMNS = 11;
 
 export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlite' | 'postgres'): BatchRepository {
   const lockSkip = sql.raw(dialect === 'postgres' ? 'for update of "l" skip locked' : '');
@@ -58,6 +58,7 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
           await transaction.insertInto('batch_lines').values(part.map((line) => ({
             batch_id: batch.id, line: line.line, custom_id: line.customId, body: line.body, state: 'pending',
             lease_owner: null, lease_until: null, attempts: 0, status_code: null, request_id: null, result: null, cost_nano: 0n, finished_at: null,
+            via_provider: line.viaProvider === true ? 1 : 0,
           }))).execute();
         }
       });
@@ -135,7 +136,7 @@ export function createBatchRepository(db: Kysely<BatchDatabase>, dialect: 'sqlit
           select "l"."batch_id", "l"."line" from "batch_lines" as "l" join "batches" as "b" on "b"."id" = "l"."batch_id"
           where "b"."status" = 'in_progress' and "b"."expires_at" > ${now}
             and ("l"."state" = 'pending' or ("l"."state" = 'running' and "l"."lease_until" <= ${now}))
-            and not exists (select 1 from "provider_batches" as "p" where "p"."batch_id" = "l"."batch_id" and "p"."state" <> 'fallback')
+            and ("l"."via_provider" = 0 or not exists (select 1 from "provider_batches" as "p" where "p"."batch_id" = "l"."batch_id" and "p"."state" <> 'fallback'))
           order by "b"."created_at", "l"."batch_id", "l"."line" limit ${limit} ${lockSkip}`.execute(transaction);
         const claimed: ClaimedLine[] = [];
         for (const { batch_id: batchId, line } of picked.rows) {

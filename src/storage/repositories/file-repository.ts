@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { BatchDatabase, FilesTable } from '../batch-schema.js';
@@ -13,6 +14,7 @@ function toRecord(row: Selectable<FilesTable>): StoredFile {
     store: row.store,
     createdAt: toNumber(row.created_at),
     expiresAt: toNullableNumber(row.expires_at),
+    ...(row.mime_type === null ? {} : { mimeType: row.mime_type }),
   };
 }
 
@@ -31,7 +33,7 @@ export function createFileRepository(db: Kysely<BatchDatabase>, dialect: 'sqlite
         if (toNumber(used.used) + file.bytes > quotaBytes) return false;
         await transaction.insertInto('files').values({
           id: file.id, account_id: file.accountId, purpose: file.purpose, filename: file.filename, bytes: file.bytes,
-          store: file.store, created_at: file.createdAt, expires_at: file.expiresAt,
+          store: file.store, created_at: file.createdAt, expires_at: file.expiresAt, mime_type: file.mimeType ?? null,
         }).execute();
         return true;
       });
@@ -73,14 +75,24 @@ export function createFileRepository(db: Kysely<BatchDatabase>, dialect: 'sqlite
 
 /** File bytes kept in the database (`file_contents`), for deployments without a bucket. */
 export function databaseFileStore(db: Kysely<BatchDatabase>): FileContentStore {
+  const get = async (fileId: string): Promise<Buffer | null> => {
+    const row = await db.selectFrom('file_contents').select('content').where('file_id', '=', fileId).executeTakeFirst();
+    return row === undefined ? null : Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength);
+  };
   return {
     name: 'database',
-    async put(fileId, content) {
+    async put(fileId, body) {
+      // A database row takes its value whole: a spooled upload is read into memory here.
+      const content = body instanceof Uint8Array ? body : await readFile(body.path);
       await db.insertInto('file_contents').values({ file_id: fileId, content }).execute();
     },
-    async get(fileId) {
-      const row = await db.selectFrom('file_contents').select('content').where('file_id', '=', fileId).executeTakeFirst();
-      return row === undefined ? null : Buffer.from(row.content.buffer, row.content.byteOffset, row.content.byteLength);
+    get,
+    async open(fileId) {
+      const content = await get(fileId);
+      if (content === null) return null;
+      return (async function* whole() {
+        yield content;
+      })();
     },
     async delete(fileIds) {
       if (fileIds.length === 0) return;

@@ -39,24 +39,23 @@ export async function auditLedger(db: Kysely<Database>, accountId: string | unde
 
   let subscriptions = db
     .selectFrom('subscriptions')
-    .select((expression) => [
-      'subscriptions.id',
-      'subscriptions.account_id',
-      'subscriptions.used_nano',
-      'subscriptions.overage_used_nano',
-      expression
+    .select((expression) => {
+      // The sum of one column of the subscription's usage rows in its current period.
+      const periodSum = <Alias extends string>(column: 'amount_nano' | 'overage_nano', alias: Alias) => expression
         .selectFrom('subscription_usage')
-        .select(sumOf('amount_nano').as('total'))
+        .select(sumOf(column).as('total'))
         .whereRef('subscription_usage.subscription_id', '=', 'subscriptions.id')
         .whereRef('subscription_usage.period_start', '=', 'subscriptions.current_period_start')
-        .as('usage_total'),
-      expression
-        .selectFrom('subscription_usage')
-        .select(sumOf('overage_nano').as('total'))
-        .whereRef('subscription_usage.subscription_id', '=', 'subscriptions.id')
-        .whereRef('subscription_usage.period_start', '=', 'subscriptions.current_period_start')
-        .as('overage_total'),
-    ])
+        .as(alias);
+      return [
+        'subscriptions.id',
+        'subscriptions.account_id',
+        'subscriptions.used_nano',
+        'subscriptions.overage_used_nano',
+        periodSum('amount_nano', 'usage_total'),
+        periodSum('overage_nano', 'overage_total'),
+      ] as const;
+    })
     .orderBy('subscriptions.id');
   if (accountId !== undefined) subscriptions = subscriptions.where('subscriptions.account_id', '=', accountId);
 

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
-import type { Database, LedgerEntriesTable } from '../database-schema.js';
+import type { Database } from '../database-schema.js';
+import type { LedgerEntriesTable } from '../money-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
-import type { LedgerEntry, LedgerEntryKind, NanoUsd, UsageCharge } from '../../domain/records.js';
+import type { LedgerEntry, LedgerEntryKind, NanoUsd } from '../../domain/records.js';
+import type { UsageCharge } from '../../domain/usage-records.js';
 import { BalanceLimitError, type LedgerCredit, type LedgerRepository } from '../storage.js';
 import { creditLockedAccount } from './account-credit.js';
 

@@ -3,8 +3,28 @@ import type { SecretBox } from '../../shared/secret-box.js';
 import { fromBoolean, parseObject, parseStringRecord, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { McpDatabase, McpServersTable } from '../mcp-schema.js';
 
-export type McpTransport = 'streamable-http' | 'sse';
-export const MCP_TRANSPORTS: readonly McpTransport[] = ['streamable-http', 'sse'];
+export type McpTransport = 'streamable-http' | 'sse' | 'stdio';
+export const MCP_TRANSPORTS: readonly McpTransport[] = ['streamable-http', 'sse', 'stdio'];
+
+/** How the client authenticates at the token endpoint (RFC 6749 section 2.3.1). */
+export type McpOAuthAuthMethod = 'client_secret_basic' | 'client_secret_post';
+export const MCP_OAUTH_AUTH_METHODS: readonly McpOAuthAuthMethod[] = ['client_secret_basic', 'client_secret_post'];
+
+/** OAuth 2.1 client credentials an upstream server requires: where and as whom the gateway gets its access tokens. */
+export interface McpOAuthSettings {
+  tokenUrl: string;
+  clientId: string;
+  scope: string | null;
+  audience: string | null;
+  authMethod: McpOAuthAuthMethod;
+}
+
+/** A local server the gateway starts: its program and arguments (its environment is sealed, only its names shown). */
+export interface McpStdioCommand {
+  command: string;
+  args: string[];
+  envNames: string[];
+}
 
 /** What a key may do with a tool: call it, call it only if its server declares it read-only, or neither see nor call it. */
 export type McpToolRule = 'allowed' | 'read_only' | 'refused';
@@ -57,16 +77,44 @@ export interface McpServer {
   toolRules: McpToolRules;
   /** The last health check (null: none yet). */
   health: McpServerHealth | null;
+  /** OAuth client credentials the server is called with (null: none); the secret stays sealed (`oauthSecretOf`). */
+  oauth: (McpOAuthSettings & { clientSecretSet: boolean }) | null;
+  /** The program of a `stdio` server (null for HTTP servers); its environment stays sealed (`stdioEnvOf`). */
+  stdio: McpStdioCommand | null;
+  /** The account that registered it for its own keys (null: the operator's server). */
+  ownerAccountId: string | null;
+}
+
+/** OAuth credentials as registered or changed: `clientSecret` undefined on a change keeps the sealed one. */
+export interface McpOAuthInput {
+  settings: McpOAuthSettings;
+  clientSecret: string | undefined;
+}
+
+/** A stdio server's program as registered or changed: `env` undefined on a change keeps the sealed one. */
+export interface McpStdioInput {
+  command: string;
+  args: string[];
+  env: Record<string, string> | undefined;
 }
 
 /** The settings a server is registered with beyond its address (each defaulted when left out). */
 type McpServerSettings = 'callsPerMinute' | 'concurrency' | 'pricePerCallNano' | 'logPayloads' | 'toolRules';
 
-export interface NewMcpServer extends Omit<McpServer, 'headerNames' | 'health' | McpServerSettings>, Partial<Pick<McpServer, McpServerSettings>> {
+export interface NewMcpServer extends Omit<McpServer, 'headerNames' | 'health' | 'oauth' | 'stdio' | 'ownerAccountId' | McpServerSettings>, Partial<Pick<McpServer, McpServerSettings>> {
   headers: Record<string, string>;
+  oauth?: McpOAuthInput | null;
+  stdio?: McpStdioInput | null;
+  ownerAccountId?: string | null;
 }
 
-export type McpServerPatch = Partial<Pick<McpServer, 'name' | 'url' | 'transport' | 'public' | 'enabled' | McpServerSettings>> & { headers?: Record<string, string> };
+export type McpServerPatch = Partial<Pick<McpServer, 'name' | 'url' | 'transport' | 'public' | 'enabled' | McpServerSettings>> & {
+  headers?: Record<string, string>;
+  /** null removes the credentials. */
+  oauth?: McpOAuthInput | null;
+  /** null makes the server an HTTP one again. */
+  stdio?: McpStdioInput | null;
+};
 
 export const ALL_TOOLS_ALLOWED: McpToolRules = { default: 'allowed', tools: {} };
 
@@ -79,6 +127,10 @@ export interface McpServerRepository {
   delete(id: string): Promise<boolean>;
   /** The server's static headers in clear, to call it; empty when it has none. */
   headersOf(id: string): Promise<Record<string, string>>;
+  /** The OAuth client secret in clear, to get a token; null when the server has none. */
+  oauthSecretOf(id: string): Promise<string | null>;
+  /** A stdio server's environment variables in clear, to start it; empty when it has none. */
+  stdioEnvOf(id: string): Promise<Record<string, string>>;
   /**
    * Keeps the result of a health check of the server as it was at `checkedVersion` (its `updatedAt`); false when the
    * server is gone or was changed since (a check of its old address or headers says nothing of the new ones).
@@ -104,6 +156,24 @@ function healthOf(row: Selectable<McpServersTable>): McpServerHealth | null {
   return { status: row.health_status === 'healthy' ? 'healthy' : 'unhealthy', error: row.health_error, checkedAt: toNumber(row.health_checked_at), latencyMs: toNullableNumber(row.health_latency_ms), tools };
 }
 
+function oauthOf(row: Selectable<McpServersTable>): McpServer['oauth'] {
+  if (row.oauth === null) return null;
+  const raw = parseObject(row.oauth, 'mcp_servers.oauth');
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  return {
+    tokenUrl: String(raw.token_url ?? ''),
+    clientId: String(raw.client_id ?? ''),
+    scope: text(raw.scope),
+    audience: text(raw.audience),
+    authMethod: toOneOf(String(raw.auth_method ?? 'client_secret_basic'), MCP_OAUTH_AUTH_METHODS, 'mcp oauth auth method'),
+    clientSecretSet: row.oauth_client_secret_sealed !== null,
+  };
+}
+
+const oauthText = (settings: McpOAuthSettings): string => JSON.stringify({
+  token_url: settings.tokenUrl, client_id: settings.clientId, scope: settings.scope, audience: settings.audience, auth_method: settings.authMethod,
+});
+
 const toolRulesText = (rules: McpToolRules): string | null => (rules.default === 'allowed' && Object.keys(rules.tools).length === 0 ? null : JSON.stringify(rules));
 
 export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBox): McpServerRepository {
@@ -125,6 +195,13 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
     logPayloads: toBoolean(row.log_payloads),
     toolRules: toolRulesOf(row.tool_rules),
     health: healthOf(row),
+    oauth: oauthOf(row),
+    stdio: row.stdio_command === null ? null : {
+      command: row.stdio_command,
+      args: row.stdio_args === null ? [] : (JSON.parse(row.stdio_args) as unknown[]).map(String),
+      envNames: Object.keys(open(row.stdio_env_sealed)).sort(),
+    },
+    ownerAccountId: row.owner_account_id ?? null,
   });
   const get = async (id: string): Promise<McpServer | null> => {
     const row = await db.selectFrom('mcp_servers').selectAll().where('id', '=', id).executeTakeFirst();
@@ -147,6 +224,12 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
         price_per_call_nano: server.pricePerCallNano ?? null,
         log_payloads: fromBoolean(server.logPayloads ?? false),
         tool_rules: toolRulesText(server.toolRules ?? ALL_TOOLS_ALLOWED),
+        oauth: server.oauth == null ? null : oauthText(server.oauth.settings),
+        oauth_client_secret_sealed: server.oauth?.clientSecret === undefined ? null : box.seal(server.oauth.clientSecret),
+        stdio_command: server.stdio?.command ?? null,
+        stdio_args: server.stdio == null ? null : JSON.stringify(server.stdio.args),
+        stdio_env_sealed: server.stdio == null ? null : seal(server.stdio.env ?? {}),
+        owner_account_id: server.ownerAccountId ?? null,
       }).execute();
     },
     get,
@@ -171,8 +254,18 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
       if (patch.pricePerCallNano !== undefined) changes.price_per_call_nano = patch.pricePerCallNano;
       if (patch.logPayloads !== undefined) changes.log_payloads = fromBoolean(patch.logPayloads);
       if (patch.toolRules !== undefined) changes.tool_rules = toolRulesText(patch.toolRules);
-      // A server moved elsewhere has not been checked there yet.
-      if (patch.url !== undefined || patch.transport !== undefined || patch.headers !== undefined) {
+      if (patch.oauth === null) Object.assign(changes, { oauth: null, oauth_client_secret_sealed: null });
+      if (patch.oauth != null) {
+        changes.oauth = oauthText(patch.oauth.settings);
+        if (patch.oauth.clientSecret !== undefined) changes.oauth_client_secret_sealed = box.seal(patch.oauth.clientSecret);
+      }
+      if (patch.stdio === null) Object.assign(changes, { stdio_command: null, stdio_args: null, stdio_env_sealed: null });
+      if (patch.stdio != null) {
+        Object.assign(changes, { stdio_command: patch.stdio.command, stdio_args: JSON.stringify(patch.stdio.args) });
+        if (patch.stdio.env !== undefined) changes.stdio_env_sealed = seal(patch.stdio.env);
+      }
+      // A server moved elsewhere (or started or authorized otherwise) has not been checked there yet.
+      if (patch.url !== undefined || patch.transport !== undefined || patch.headers !== undefined || patch.oauth !== undefined || patch.stdio !== undefined) {
         Object.assign(changes, { health_status: null, health_error: null, health_checked_at: null, health_tools: null, health_latency_ms: null });
       }
       const result = await db.updateTable('mcp_servers').set(changes).where('id', '=', id).executeTakeFirst();
@@ -185,6 +278,15 @@ export function createMcpServerRepository(db: Kysely<McpDatabase>, box: SecretBo
     async headersOf(id) {
       const row = await db.selectFrom('mcp_servers').select('headers_sealed').where('id', '=', id).executeTakeFirst();
       return open(row?.headers_sealed ?? null);
+    },
+    async oauthSecretOf(id) {
+      const row = await db.selectFrom('mcp_servers').select('oauth_client_secret_sealed').where('id', '=', id).executeTakeFirst();
+      const sealed = row?.oauth_client_secret_sealed ?? null;
+      return sealed === null ? null : box.open(sealed);
+    },
+    async stdioEnvOf(id) {
+      const row = await db.selectFrom('mcp_servers').select('stdio_env_sealed').where('id', '=', id).executeTakeFirst();
+      return open(row?.stdio_env_sealed ?? null);
     },
     async recordHealth(id, health, checkedVersion) {
       let update = db.updateTable('mcp_servers').set({

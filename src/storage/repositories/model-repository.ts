@@ -2,7 +2,7 @@ import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { fromBoolean, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { Database, ModelsTable } from '../database-schema.js';
 import { tableAccess, type TableMapping } from './table-access.js';
-import type { BalancingStrategy, Model, ModelCachePolicy, ModelKind, Pricing } from '../../domain/records.js';
+import type { BalancingStrategy, Model, ModelCachePolicy, ModelKind, Pricing } from '../../domain/model-records.js';
 import type { ModelPatch, ModelRepository } from '../storage.js';
 
 const MODEL_KINDS: readonly ModelKind[] = ['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank'];

@@ -9,6 +9,7 @@ import type { MoneyRepository, MoneyTransaction } from '../storage.js';
 import { postgresMoneyStatements, sqliteMoneyStatements, type AccountFundsRow } from './money-statements.js';
 import { transactionView } from './money-transaction.js';
 import { auditLedger, creditTotals } from './ledger-audit.js';
+import { signalWork } from '../../shared/work-signals.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -54,14 +55,15 @@ function instanceRegistry(db: Kysely<Database>): Pick<MoneyRepository, 'register
     },
 
     async staleInstances(before) {
-      const stale = await db.selectFrom('gateway_instances').select('instance_id').where('heartbeat_at', '<', before).execute();
       // Holds or checkpoints whose instance has no heartbeat row at all (it stopped, or never registered) are stale too;
-      // a holder's (a batch's) holds belong to no instance and are not.
+      // a holder's (a batch's) holds belong to no instance and are not. One statement: every heartbeat runs it.
       const registered = db.selectFrom('gateway_instances').select('instance_id');
-      const orphanHolds = await db.selectFrom('money_holds').select('instance_id').distinct().where('instance_id', 'not in', registered)
-        .where((where) => where.or([where('instance_id', '<', HOLDER_PREFIX), where('instance_id', '>=', HOLDER_PREFIX_END)])).execute();
-      const orphanCheckpoints = await db.selectFrom('stream_checkpoints').select('instance_id').distinct().where('instance_id', 'not in', registered).execute();
-      return [...new Set([...stale, ...orphanHolds, ...orphanCheckpoints].map((row) => row.instance_id))];
+      const rows = await db.selectFrom('gateway_instances').select('instance_id').where('heartbeat_at', '<', before)
+        .union(db.selectFrom('money_holds').select('instance_id').where('instance_id', 'not in', registered)
+          .where((where) => where.or([where('instance_id', '<', HOLDER_PREFIX), where('instance_id', '>=', HOLDER_PREFIX_END)])))
+        .union(db.selectFrom('stream_checkpoints').select('instance_id').where('instance_id', 'not in', registered))
+        .execute();
+      return [...new Set(rows.map((row) => row.instance_id))];
     },
   };
 }
@@ -93,6 +95,7 @@ export function createMoneyRepository(db: Kysely<Database>, dialect: Dialect, sq
         return work(counted(transactionView(trx, dialect, sqliteStatements ?? postgresMoneyStatements(trx, locked))));
       });
       observe?.('money', (performance.now() - startedAt) / 1000, rows);
+      signalWork('money');
       return result;
     },
 

@@ -1,11 +1,11 @@
 import { CompiledQuery } from 'kysely';
 import type { SqliteConnection, SqliteStatement } from '../sqlite-connection.js';
 import type { Insertable, Selectable, Transaction } from 'kysely';
-import type {
-  AccountsTable, ApiKeysTable, Database, LedgerEntriesTable, MoneyHoldsTable, PlansTable, SubscriptionsTable, SubscriptionUsageTable, UsageLogsTable,
-} from '../database-schema.js';
+import type { AccountsTable, ApiKeysTable, Database, PlansTable, SubscriptionsTable, UsageLogsTable } from '../database-schema.js';
+import type { LedgerEntriesTable, MoneyHoldsTable, SubscriptionUsageTable } from '../money-schema.js';
 import { columnNames, integerArray, rowInsertText, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
 import { insertUsageLogs, SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES } from './usage-log-repository.js';
+import { settlePlainQuery, type PlainSettlement } from './money-settle-statement.js';
 
 /** An amount per row id, in id order. */
 export type AmountsById = [string, bigint][];
@@ -48,6 +48,11 @@ export interface MoneyStatements {
   dropHolds(instanceId: string, pools: string[]): Promise<void>;
   upsertHolds(rows: Insertable<MoneyHoldsTable>[]): Promise<void>;
   insertUsageRows(rows: Insertable<UsageLogsTable>[]): Promise<void>;
+  /**
+   * All writes of a plain settlement in one statement (PostgreSQL, where each statement is a round trip); answers the
+   * ids of the entries inserted. Absent: the writes go one kind at a time (SQLite, where a statement costs no trip).
+   */
+  settlePlain?(settlement: PlainSettlement): Promise<string[]>;
 }
 
 /** Each table's columns with the PostgreSQL array type their values travel in; SQLite binds them by name, row by row. */
@@ -251,5 +256,6 @@ export function postgresMoneyStatements(trx: Transaction<Database>, locked: read
     async insertUsageRows(rows) {
       if (rows.length > 0) await run(insertUsageLogs(rows));
     },
+    settlePlain: (settlement) => insertedIds(settlePlainQuery(settlement)),
   };
 }

@@ -1,6 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
 import { toBigInt, toNumber, toOneOf } from '../convert.js';
-import type { Database, LedgerEntriesTable, SubscriptionUsageTable } from '../database-schema.js';
+import type { Database } from '../database-schema.js';
+import type { LedgerEntriesTable, SubscriptionUsageTable } from '../money-schema.js';
 import { chunk, rowsPerStatement } from '../pagination.js';
 import type { BudgetPeriod } from '../../domain/records.js';
 import type { MoneySnapshot, MoneySnapshotRequest, MoneyTransaction, MoneyWrites, SettledUsage, StoredCheckpoint } from '../storage.js';
@@ -11,6 +12,7 @@ import { addCustomerSpend, readCustomerBudgets } from './customer-money.js';
 import type { ProjectTables } from '../project-schema.js';
 import { projectBudgetOf } from './project-repository.js';
 import type { MoneyStatements } from './money-statements.js';
+import { isPlain } from './money-settle-statement.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -120,6 +122,37 @@ async function readSnapshot(trx: Transaction<Database>, statements: MoneyStateme
  * spend and subscription use moved by the sums, the checkpoints settled, and this instance's holds.
  */
 async function writeSettlement(trx: Transaction<Database>, statements: MoneyStatements, instanceId: string, writes: MoneyWrites): Promise<Set<string>> {
+  if (statements.settlePlain !== undefined && isPlain(writes)) return settlePlainly(statements.settlePlain, instanceId, writes);
+  await writeRollovers(trx, writes);
+  const fresh = await insertFreshEntries(statements, writes.usages);
+  await moveSpendSums(trx, statements, writes.usages, fresh);
+  await statements.deleteCheckpoints(writes.checkpointsDone ?? []);
+  const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
+  const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
+  await statements.dropHolds(instanceId, dropped);
+  await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
+  await writeHolderHolds(trx, writes, fresh);
+  return fresh;
+}
+
+/** A settlement with nothing but usage entries, checkpoints and holds: one statement writes it all. */
+async function settlePlainly(settlePlain: NonNullable<MoneyStatements['settlePlain']>, instanceId: string, writes: MoneyWrites): Promise<Set<string>> {
+  const entries = writes.usages.filter(needsLedgerEntry).map(ledgerRow);
+  const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
+  const droppedPools = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
+  const checkpointsDone = writes.checkpointsDone ?? [];
+  if (entries.length === 0 && kept.length === 0 && droppedPools.length === 0 && checkpointsDone.length === 0) return new Set();
+  return new Set(await settlePlain({
+    entries,
+    checkpointsDone,
+    droppedPools,
+    kept: kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })),
+    instanceId,
+  }));
+}
+
+/** Subscriptions rolled to their current period (or cancelled), key and project budgets started again from zero. */
+async function writeRollovers(trx: Transaction<Database>, writes: MoneyWrites): Promise<void> {
   for (const rollover of writes.rollovers) {
     await trx
       .updateTable('subscriptions')
@@ -150,20 +183,29 @@ async function writeSettlement(trx: Transaction<Database>, statements: MoneyStat
       .where('id', '=', rollover.projectId)
       .execute();
   }
+}
 
-  // Only entries actually inserted move money, so a batch replayed after an unacknowledged commit is harmless.
+/**
+ * Inserts the usages' ledger entries and subscription rows; returns the entry ids actually inserted. Only those move
+ * money, so a batch replayed after an unacknowledged commit is harmless.
+ */
+async function insertFreshEntries(statements: MoneyStatements, usages: MoneyWrites['usages']): Promise<Set<string>> {
   const fresh = new Set<string>();
-  const withEntry = writes.usages.filter(needsLedgerEntry);
+  const withEntry = usages.filter(needsLedgerEntry);
   for (const id of await statements.insertLedgerEntries(withEntry.map(ledgerRow))) fresh.add(id);
-  const withSubscription = writes.usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
+  const withSubscription = usages.filter((usage) => needsSubscriptionRow(usage) && (!needsLedgerEntry(usage) || fresh.has(usage.entryId)));
   for (const id of await statements.insertSubscriptionUsage(withSubscription.map(subscriptionUsageRow))) fresh.add(id);
+  return fresh;
+}
 
+/** Balances, key, project and customer spend and subscription use moved by the sums of the fresh usages. */
+async function moveSpendSums(trx: Transaction<Database>, statements: MoneyStatements, usages: MoneyWrites['usages'], fresh: ReadonlySet<string>): Promise<void> {
   const debitByAccount = new Map<string, bigint>();
   const spendByKey = new Map<string, bigint>();
   const usedBySubscription = new Map<string, bigint>();
   const overageBySubscription = new Map<string, bigint>();
   const spendByProject = new Map<string, bigint>();
-  for (const usage of writes.usages) {
+  for (const usage of usages) {
     if (!fresh.has(usage.entryId)) continue;
     addTo(debitByAccount, usage.accountId, usage.walletNano);
     addTo(spendByKey, usage.keyId, usage.walletNano + usage.subscriptionNano);
@@ -176,6 +218,7 @@ async function writeSettlement(trx: Transaction<Database>, statements: MoneyStat
   await statements.debitAccounts([...debitByAccount].sort(byId));
   await statements.addKeySpend([...spendByKey].sort(byId));
   // A project's spend counts every charge of its keys (its budget's too), in id order like the keys'.
+  const projectTables = trx.withTables<ProjectTables>();
   for (const [projectId, amount] of [...spendByProject].sort(byId)) {
     await projectTables
       .updateTable('projects')
@@ -183,18 +226,9 @@ async function writeSettlement(trx: Transaction<Database>, statements: MoneyStat
       .where('id', '=', projectId)
       .execute();
   }
-  await addCustomerSpend(trx, writes.usages, fresh);
+  await addCustomerSpend(trx, usages, fresh);
   const subscriptionIds = [...new Set([...usedBySubscription.keys(), ...overageBySubscription.keys()])].sort();
   await statements.addSubscriptionUse(subscriptionIds.map((id) => ({ id, usedNano: usedBySubscription.get(id) ?? 0n, overageNano: overageBySubscription.get(id) ?? 0n })));
-
-  await statements.deleteCheckpoints(writes.checkpointsDone ?? []);
-
-  const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
-  const dropped = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
-  await statements.dropHolds(instanceId, dropped);
-  await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
-  await writeHolderHolds(trx, writes, fresh);
-  return fresh;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Database, IntegerColumn, NullableIntegerColumn } from '../database-schema.js';
+import type { Database } from '../database-schema.js';
+import type { IntegerColumn, NullableIntegerColumn } from '../schema-columns.js';
 import { pageLimit, toPage } from '../pagination.js';
 import type { Page, PageRequest } from '../../domain/records.js';
 

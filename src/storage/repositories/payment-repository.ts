@@ -1,14 +1,10 @@
-import type { WebhookEventDraft } from '../../domain/webhook-events.js';
-import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BillingProfile, CheckoutSession, Invoice, InvoiceDraft, Referral, ReferralReward } from '../../domain/commerce-records.js';
+import type { CheckoutSession, Invoice, Referral, ReferralReward } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { toNumber } from '../convert.js';
 import type { NanoUsd } from '../../domain/records.js';
-import type { LedgerCredit } from '../storage.js';
-import { toBillingProfile, toCheckoutSession, toInvoice, toReferral, toReferralReward } from './commerce-rows.js';
-import { issueInvoiceIn } from './invoice-repository.js';
-import { coreTransaction, creditLockedAccount } from './account-credit.js';
+import { toCheckoutSession, toInvoice, toReferral, toReferralReward } from './commerce-rows.js';
+import { paidStatements, type PaidTransaction } from './commerce-transaction.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -16,7 +12,7 @@ type Dialect = 'sqlite' | 'postgres';
  * What one webhook event may do, all in one database transaction: so a top-up's event record, its credit, its
  * invoice and the referrer's reward are either all stored or none is.
  */
-export interface PaymentTransaction {
+export interface PaymentTransaction extends PaidTransaction {
   /** Records the event id; false when it was already processed (a duplicate or replay). */
   claimEvent(id: string, type: string, outcome: string, now: number): Promise<boolean>;
   /** Records what the event's processing came to (the claim wrote a provisional outcome). */
@@ -31,13 +27,7 @@ export interface PaymentTransaction {
   markPaid(id: string, paid: { paymentIntentId: string | null; ledgerEntryId: string; invoiceId: string; now: number }): Promise<boolean>;
   markExpired(id: string): Promise<boolean>;
   addReversed(id: string, amountNano: NanoUsd): Promise<void>;
-  /** Inserts the entry and moves the balance; false (nothing moved) when the entry id exists already. */
-  applyLedgerEntry(entry: LedgerCredit): Promise<boolean>;
-  issueInvoice(draft: InvoiceDraft): Promise<Invoice>;
-  /** Records a webhook event in this transaction: it exists exactly when what it tells of does. */
-  recordEvent(event: WebhookEventDraft): Promise<void>;
   invoice(id: string): Promise<Invoice | null>;
-  billingProfile(accountId: string): Promise<BillingProfile | null>;
   referral(referredAccountId: string): Promise<Referral | null>;
   rewardCount(referredAccountId: string): Promise<number>;
   insertReward(reward: Omit<ReferralReward, 'reversedNano'>): Promise<boolean>;
@@ -80,28 +70,12 @@ function transactionView(trx: Transaction<CommerceDatabase>, dialect: Dialect): 
         .orderBy(sql`${sql.ref('id')} collate "C"`).forNoKeyUpdate().execute();
     },
 
-    async applyLedgerEntry(entry) {
-      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
-    },
-
-    issueInvoice(draft) {
-      return issueInvoiceIn(trx, draft);
-    },
-
-    async recordEvent(event) {
-      await insertWebhookEvent(webhookTablesOf(trx), event);
-    },
+    ...paidStatements(trx),
 
     async invoice(id) {
       const row = await trx.selectFrom('invoices').selectAll().where('id', '=', id).executeTakeFirst();
       return row === undefined ? null : toInvoice(row);
     },
-
-    async billingProfile(accountId) {
-      const row = await trx.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
-      return row === undefined ? null : toBillingProfile(row);
-    },
-
   };
 }
 

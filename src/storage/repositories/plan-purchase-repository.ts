@@ -1,14 +1,12 @@
-import type { WebhookEventDraft } from '../../domain/webhook-events.js';
-import { insertWebhookEvent, webhookTablesOf } from './webhook-repository.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { BillingProfile, Invoice, InvoiceDraft } from '../../domain/commerce-records.js';
+import type { Invoice } from '../../domain/commerce-records.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
 import { toBigInt } from '../convert.js';
 import type { NanoUsd, Subscription } from '../../domain/records.js';
-import type { LedgerCredit, SubscriptionPatch } from '../storage.js';
-import { toBillingProfile, toInvoice } from './commerce-rows.js';
-import { issueInvoiceIn } from './invoice-repository.js';
-import { coreTransaction, creditLockedAccount } from './account-credit.js';
+import type { SubscriptionPatch } from '../storage.js';
+import { toInvoice } from './commerce-rows.js';
+import { coreTransaction } from './account-credit.js';
+import { paidStatements, type PaidTransaction } from './commerce-transaction.js';
 import { subscriptionTable, toSubscriptionRecord } from './subscription-repository.js';
 
 type Dialect = 'sqlite' | 'postgres';
@@ -26,19 +24,13 @@ export interface AccountFunds {
  * lock every money transaction takes): the payment's ledger entry, the subscription's change and the period's
  * invoice are stored together or not at all.
  */
-export interface PlanPurchaseTransaction {
+export interface PlanPurchaseTransaction extends PaidTransaction {
   funds(accountId: string): Promise<AccountFunds | null>;
   subscriptions(accountId: string): Promise<Subscription[]>;
   subscription(id: string): Promise<Subscription | null>;
   createSubscription(subscription: Subscription): Promise<void>;
   updateSubscription(id: string, patch: SubscriptionPatch, now: number): Promise<Subscription | null>;
-  /** Inserts the entry and moves the balance; false (nothing moved) when the entry id exists already. */
-  applyLedgerEntry(entry: LedgerCredit): Promise<boolean>;
   invoiceBySource(source: string): Promise<Invoice | null>;
-  issueInvoice(draft: InvoiceDraft): Promise<Invoice>;
-  /** Records a webhook event in this transaction: it exists exactly when what it tells of does. */
-  recordEvent(event: WebhookEventDraft): Promise<void>;
-  billingProfile(accountId: string): Promise<BillingProfile | null>;
 }
 
 export interface PlanPurchaseRepository {
@@ -66,26 +58,11 @@ function transactionView(trx: Transaction<CommerceDatabase>): PlanPurchaseTransa
     createSubscription: subscriptions.insert,
     updateSubscription: subscriptions.update,
 
-    async applyLedgerEntry(entry) {
-      return await creditLockedAccount(coreTransaction(trx), entry) !== null;
-    },
+    ...paidStatements(trx),
 
     async invoiceBySource(source) {
       const row = await trx.selectFrom('invoices').selectAll().where('source', '=', source).executeTakeFirst();
       return row === undefined ? null : toInvoice(row);
-    },
-
-    issueInvoice(draft) {
-      return issueInvoiceIn(trx, draft);
-    },
-
-    async recordEvent(event) {
-      await insertWebhookEvent(webhookTablesOf(trx), event);
-    },
-
-    async billingProfile(accountId) {
-      const row = await trx.selectFrom('billing_profiles').selectAll().where('account_id', '=', accountId).executeTakeFirst();
-      return row === undefined ? null : toBillingProfile(row);
     },
   };
 }

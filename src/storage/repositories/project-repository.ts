@@ -3,6 +3,7 @@ import { parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, t
 import type { ProjectDatabase, ProjectMembersTable, ProjectsTable } from '../project-schema.js';
 import type { BudgetPeriod, KeyBudget } from '../../domain/records.js';
 import { PROJECT_ROLES, type Project, type ProjectMember, type ProjectPatch, type ProjectRepository } from '../../domain/project.js';
+import { tableAccess, type TableMapping } from './table-access.js';
 
 const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
 
@@ -62,38 +63,33 @@ function toChanges(patch: ProjectPatch, now: number): Updateable<ProjectsTable> 
   return changes;
 }
 
-export function createProjectRepository(db: Kysely<ProjectDatabase>): ProjectRepository {
+function toRow(project: Project): Insertable<ProjectsTable> {
   return {
-    async create(project) {
-      await db.insertInto('projects').values({
-        id: project.id,
-        account_id: project.accountId,
-        name: project.name,
-        quota_nano: project.quotaNano,
-        spent_nano: project.spentNano,
-        ...budgetColumns(project.budget),
-        rpm: project.rpm,
-        tpm: project.tpm,
-        allowed_models: toNullableJson(project.allowedModels),
-        created_at: project.createdAt,
-        updated_at: project.updatedAt,
-      }).execute();
-    },
+    id: project.id,
+    account_id: project.accountId,
+    name: project.name,
+    quota_nano: project.quotaNano,
+    spent_nano: project.spentNano,
+    ...budgetColumns(project.budget),
+    rpm: project.rpm,
+    tpm: project.tpm,
+    allowed_models: toNullableJson(project.allowedModels),
+    created_at: project.createdAt,
+    updated_at: project.updatedAt,
+  };
+}
 
-    async getById(id) {
-      const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
+const PROJECTS: TableMapping<'projects', Project, ProjectPatch, ProjectDatabase> = {
+  table: 'projects', key: 'id', keyOf: (project) => project.id, toRecord, toRow, toChanges,
+};
 
-    async listByAccount(accountId) {
-      const rows = await db.selectFrom('projects').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-      return rows.map(toRecord);
-    },
-
-    async update(id, patch, now) {
-      const row = await db.updateTable('projects').set(toChanges(patch, now)).where('id', '=', id).returningAll().executeTakeFirst();
-      return row === undefined ? null : toRecord(row);
-    },
+export function createProjectRepository(db: Kysely<ProjectDatabase>): ProjectRepository {
+  const projects = tableAccess(db, PROJECTS);
+  return {
+    create: projects.insert,
+    getById: projects.get,
+    listByAccount: (accountId) => projects.listAll({ account_id: accountId }),
+    update: projects.update,
 
     async delete(id) {
       return db.transaction().execute(async (trx) => {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { PROVIDER_BATCH_STATES, type ProviderBatch, type ProviderBatchRepository } from '../../domain/provider-batches.js';
+import { BATCH_PROVIDERS, PROVIDER_BATCH_STATES, type ProviderBatch, type ProviderBatchRepository } from '../../domain/provider-batches.js';
 import type { Database } from '../database-schema.js';
 import type { ProviderBatchesTable, ProviderBatchTables } from '../batch-schema.js';
 import { toNumber, toOneOf } from '../convert.js';
@@ -8,7 +8,7 @@ function toRecord(row: Selectable<ProviderBatchesTable>): ProviderBatch {
   return {
     batchId: row.batch_id,
     channelId: row.channel_id,
-    provider: toOneOf(row.provider, ['openai', 'anthropic'] as const, 'batch provider'),
+    provider: toOneOf(row.provider, BATCH_PROVIDERS, 'batch provider'),
     state: toOneOf(row.state, PROVIDER_BATCH_STATES, 'provider batch state'),
     upstreamFileId: row.upstream_file_id,
     upstreamBatchId: row.upstream_batch_id,
@@ -16,6 +16,7 @@ function toRecord(row: Selectable<ProviderBatchesTable>): ProviderBatch {
     cancelSent: toNumber(row.cancel_sent) === 1,
     nextAt: toNumber(row.next_at),
     error: row.error,
+    submitStartedAt: row.submit_started_at === null ? null : toNumber(row.submit_started_at),
   };
 }
 
@@ -25,7 +26,7 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
       await db.insertInto('provider_batches').values({
         batch_id: batch.batchId, channel_id: batch.channelId, provider: batch.provider, state: batch.state, upstream_file_id: batch.upstreamFileId,
         upstream_batch_id: batch.upstreamBatchId, upstream_status: batch.upstreamStatus, cancel_sent: batch.cancelSent ? 1 : 0, next_at: batch.nextAt,
-        lease_owner: null, lease_until: null, error: batch.error,
+        lease_owner: null, lease_until: null, error: batch.error, submit_started_at: batch.submitStartedAt,
       }).execute();
     },
 
@@ -49,6 +50,18 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
       return null;
     },
 
+    async markSubmitting(batchId, owner, at) {
+      const result = await db.updateTable('provider_batches').set({ submit_started_at: at })
+        .where('batch_id', '=', batchId).where('lease_owner', '=', owner).where('state', '=', 'submit').executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async upstreamTaken(channelId, upstreamBatchId, exceptBatchId) {
+      const row = await db.selectFrom('provider_batches').select('batch_id')
+        .where('channel_id', '=', channelId).where('upstream_batch_id', '=', upstreamBatchId).where('batch_id', '<>', exceptBatchId).executeTakeFirst();
+      return row !== undefined;
+    },
+
     async update(batchId, owner, change) {
       const result = await db.updateTable('provider_batches').set({
         ...(change.state === undefined ? {} : { state: change.state }),
@@ -64,9 +77,15 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
     },
 
     async cancel(accountId, batchId, now) {
-      const result = await db.updateTable('batches').set({ status: 'cancelling', cancelling_at: now })
-        .where('id', '=', batchId).where('account_id', '=', accountId).where('status', 'in', ['validating', 'in_progress']).executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
+      const cancelled = await db.transaction().execute(async (transaction) => {
+        const result = await transaction.updateTable('batches').set({ status: 'cancelling', cancelling_at: now })
+          .where('id', '=', batchId).where('account_id', '=', accountId).where('status', 'in', ['validating', 'in_progress']).executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        // The lines of the queue's part that never started will not run (the provider's part is closed by its runner).
+        await transaction.updateTable('batch_lines').set({ state: 'cancelled' }).where('batch_id', '=', batchId).where('via_provider', '=', 0).where('state', '=', 'pending').execute();
+        return true;
+      });
+      if (!cancelled) return false;
       // Looked at again now, so the cancel reaches the provider within one pass.
       await db.updateTable('provider_batches').set({ next_at: now }).where('batch_id', '=', batchId).where('state', '=', 'running').execute();
       return true;
@@ -74,7 +93,7 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
 
     async takeLine(batchId, line, owner, now, leaseUntil) {
       const result = await db.updateTable('batch_lines').set({ state: 'running', lease_owner: owner, lease_until: leaseUntil, attempts: sql<number>`"attempts" + 1` })
-        .where('batch_id', '=', batchId).where('line', '=', line)
+        .where('batch_id', '=', batchId).where('line', '=', line).where('via_provider', '=', 1)
         .where((where) => where.or([where('state', '=', 'pending'), where.and([where('state', '=', 'running'), where('lease_until', '<=', now)])]))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
@@ -86,7 +105,7 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
     },
 
     async openLines(batchId) {
-      const rows = await db.selectFrom('batch_lines').select(['line', 'custom_id', 'body']).where('batch_id', '=', batchId).where('state', 'in', ['pending', 'running']).orderBy('line').execute();
+      const rows = await db.selectFrom('batch_lines').select(['line', 'custom_id', 'body']).where('batch_id', '=', batchId).where('via_provider', '=', 1).where('state', 'in', ['pending', 'running']).orderBy('line').execute();
       return rows.map((row) => ({ line: toNumber(row.line), customId: row.custom_id, body: row.body }));
     },
 
@@ -94,7 +113,7 @@ export function createProviderBatchRepository(db: Kysely<Database & ProviderBatc
       return db.transaction().execute(async (transaction) => {
         const closed = await transaction.updateTable('batch_lines')
           .set({ state, result, status_code: state === 'failed' ? 500 : null, lease_owner: null, lease_until: null, finished_at: now })
-          .where('batch_id', '=', batchId).where('state', 'in', ['pending', 'running']).executeTakeFirst();
+          .where('batch_id', '=', batchId).where('via_provider', '=', 1).where('state', 'in', ['pending', 'running']).executeTakeFirst();
         const count = Number(closed.numUpdatedRows);
         if (state === 'failed' && count > 0) await transaction.updateTable('batches').set({ failed: sql<number>`"failed" + ${count}` }).where('id', '=', batchId).execute();
         return count;

@@ -1,6 +1,7 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
-import type { Database, RedemptionCodesTable } from '../database-schema.js';
+import type { Database } from '../database-schema.js';
+import type { RedemptionCodesTable } from '../money-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { NanoUsd, Page, PageRequest } from '../../domain/records.js';
 import { BalanceLimitError } from '../storage.js';

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
-import type { Database, IntegerColumn, MoneyColumn, NullableIntegerColumn } from '../database-schema.js';
+import type { Database } from '../database-schema.js';
+import type { IntegerColumn, MoneyColumn, NullableIntegerColumn } from '../schema-columns.js';
 import type { NanoUsd } from '../../domain/records.js';
 import { applyCreditIn, type Dialect } from './ledger-repository.js';
 import { coreTransaction } from './account-credit.js';

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { Database } from '../database-schema.js';
 import { pageLimit, toPage } from '../pagination.js';
 import type { Page, PageRequest } from '../../domain/records.js';
@@ -7,32 +7,35 @@ import type { Page, PageRequest } from '../../domain/records.js';
  * How one table's rows become a repository's records and back: the table, its key column (the one lookups,
  * updates, deletes and pages go by), and the three mappings each repository owns.
  */
-export interface TableMapping<TableName extends keyof Database, Entity, Patch> {
+export interface TableMapping<TableName extends keyof Schema & string, Entity, Patch, Schema = Database> {
   table: TableName;
-  key: KeyColumn<TableName>;
+  key: KeyColumn<Schema, TableName>;
   keyOf(entity: Entity): string;
-  toRecord(row: Selectable<Database[TableName]>): Entity;
-  toRow(entity: Entity): Insertable<Database[TableName]>;
+  toRecord(row: Selectable<Schema[TableName]>): Entity;
+  toRow(entity: Entity): Insertable<Schema[TableName]>;
   /** The columns a patch changes, `updated_at` among them; absent for tables whose rows are never edited. */
-  toChanges?(patch: Patch, now: number): Updateable<Database[TableName]>;
+  toChanges?(patch: Patch, now: number): Updateable<Schema[TableName]>;
 }
 
-type KeyColumn<TableName extends keyof Database> = keyof Database[TableName] & string;
+type KeyColumn<Schema, TableName extends keyof Schema> = keyof Schema[TableName] & string;
 
 /** Equality filters on columns of the table (every one must hold). */
-export type ColumnFilter<TableName extends keyof Database> = Partial<Record<KeyColumn<TableName>, string | number>>;
+export type ColumnFilter<TableName extends keyof Schema & string, Schema = Database> = Partial<Record<KeyColumn<Schema, TableName>, string | number>>;
 
-/** Get, list, insert, update and delete by key for one table, through its mapping. "Not found" is null or false. */
-export interface TableAccess<TableName extends keyof Database, Entity, Patch> {
+/**
+ * Get, list, insert, update and delete by key for one table, through its mapping. "Not found" is null or false.
+ * `Schema` is the core schema or one that extends it (projects, commerce, webhooks).
+ */
+export interface TableAccess<TableName extends keyof Schema & string, Entity, Patch, Schema = Database> {
   insert(entity: Entity): Promise<void>;
   /** By the key column. */
   get(key: string): Promise<Entity | null>;
   /** The one row whose (unique) column holds the value. */
-  getBy(column: KeyColumn<TableName>, value: string): Promise<Entity | null>;
+  getBy(column: KeyColumn<Schema, TableName>, value: string): Promise<Entity | null>;
   /** A page in key order; `after` is the previous page's last key. */
-  page(request: PageRequest, filter?: ColumnFilter<TableName>): Promise<Page<Entity>>;
+  page(request: PageRequest, filter?: ColumnFilter<TableName, Schema>): Promise<Page<Entity>>;
   /** Every row in key order (small tables: routing and limits snapshots). */
-  listAll(filter?: ColumnFilter<TableName>): Promise<Entity[]>;
+  listAll(filter?: ColumnFilter<TableName, Schema>): Promise<Entity[]>;
   update(key: string, patch: Patch, now: number): Promise<Entity | null>;
   delete(key: string): Promise<boolean>;
 }
@@ -44,15 +47,15 @@ export interface TableAccess<TableName extends keyof Database, Entity, Patch> {
 type UntypedDatabase = Record<string, Record<string, unknown>>;
 
 /** `db` may be a transaction: the statements then run inside it. */
-export function tableAccess<TableName extends keyof Database & string, Entity, Patch>(
-  db: Kysely<Database>,
-  mapping: TableMapping<TableName, Entity, Patch>,
-): TableAccess<TableName, Entity, Patch> {
+export function tableAccess<Schema, TableName extends keyof Schema & string, Entity, Patch>(
+  db: Kysely<Schema> | Transaction<Schema>,
+  mapping: TableMapping<TableName, Entity, Patch, NoInfer<Schema>>,
+): TableAccess<TableName, Entity, Patch, Schema> {
   const untyped = db as unknown as Kysely<UntypedDatabase>;
   const table: string = mapping.table;
   const key: string = mapping.key;
-  const toRecord = (row: Record<string, unknown>): Entity => mapping.toRecord(row as Selectable<Database[TableName]>);
-  const select = (filter: ColumnFilter<TableName> | undefined) => {
+  const toRecord = (row: Record<string, unknown>): Entity => mapping.toRecord(row as Selectable<Schema[TableName]>);
+  const select = (filter: ColumnFilter<TableName, Schema> | undefined) => {
     let query = untyped.selectFrom(table).selectAll().orderBy(key);
     for (const [column, value] of Object.entries(filter ?? {})) query = query.where(column, '=', value);
     return query;

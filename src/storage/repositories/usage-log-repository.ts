@@ -6,7 +6,7 @@ import type { Database, UsageLogsTable } from '../database-schema.js';
 import type { SqliteBatches } from '../dialects.js';
 import { pageLimit, toPage } from '../pagination.js';
 import { columnNames, rowInsertText, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
-import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../../domain/records.js';
+import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../../domain/usage-records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
 
@@ -258,6 +258,12 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
       if (filter.model !== undefined) query = query.where('model', '=', filter.model);
       if (filter.customer !== undefined) query = query.where('customer', '=', filter.customer);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+      if (filter.sessionId !== undefined) {
+        // Compared exactly (LIKE would read '_' as a wildcard, and is case-blind on SQLite).
+        const responses = `${filter.sessionId}.`;
+        const sessionId = filter.sessionId;
+        query = query.where((eb) => eb.or([eb('request_id', '=', sessionId), eb(sql<string>`substr(request_id, 1, ${sql.lit(responses.length)})`, '=', responses)]));
+      }
       if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from);
       if (filter.to !== undefined) query = query.where('created_at', '<=', filter.to);
       if (page.after != null) {

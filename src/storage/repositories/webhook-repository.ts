@@ -1,6 +1,7 @@
 import { sql, type Expression, type Kysely, type Selectable, type SqlBool, type Updateable } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { SecretBox } from '../../shared/secret-box.js';
+import { signalWork } from '../../shared/work-signals.js';
 import { eventBody, subscribesTo, type WebhookEventDraft } from '../../domain/webhook-events.js';
 import { fromBoolean, parseStringArray, toBoolean, toJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { CommerceDatabase } from '../commerce-schema.js';
@@ -201,6 +202,7 @@ export async function insertWebhookEvent(db: Kysely<WebhookDatabase>, event: Web
     updated_at: event.createdAt,
     delivered_at: null,
   }))).execute();
+  signalWork('webhooks');
   return true;
 }
 
@@ -352,7 +354,9 @@ export function createWebhookRepository(db: Kysely<WebhookDatabase>, secretBox: 
         // One being sent right now (leased) is left alone; any other state is sent again.
         .where((where) => where.or([where('state', '<>', 'pending'), where('next_attempt_at', '<=', now)])).where(ownerIs('account_id', owner))
         .executeTakeFirst();
-      return updated.numUpdatedRows === 1n;
+      if (updated.numUpdatedRows !== 1n) return false;
+      signalWork('webhooks');
+      return true;
     },
 
     async prune(before, limit) {

@@ -4,6 +4,7 @@ import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicTool, Anthro
 import { hoistSystemMessages } from '../hoist-system-messages.js';
 import { convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { planThinking } from './map-reasoning.js';
+import { unreachable } from '../../shared/unreachable.js';
 
 export interface AnthropicBodyOptions {
   upstreamModel: string;
@@ -78,10 +79,8 @@ function buildToolChoice(choice: ToolChoice | undefined, parallelToolCalls: bool
       return { type: 'tool', name: choice.name, ...disable };
     case 'none':
       return { type: 'none' };
-    default: {
-      const unknown: never = choice;
-      throw new Error(`unknown tool choice ${String(unknown)}`);
-    }
+    default:
+      return unreachable(choice, 'tool choice');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ContentPart, FilePart, ImagePart, MediaSource, Message, TextPart, ToolResultPart } from '../../ir/message.js';
 import type { AnthropicMessageParam, AssistantBlock, DocumentBlock, ImageBlock, TextBlock, ToolResultBlock, UserBlock } from '../../wire/anthropic/anthropic-wire.js';
+import { unreachable } from '../../shared/unreachable.js';
 
 const IMAGE_MEDIA_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 /** Written as the user turn when a conversation does not open with one, as Anthropic requires. */
@@ -89,10 +90,8 @@ function userBlock(part: ContentPart, warnings: string[]): UserBlock | null {
       return null;
     case 'web-search':
       return null;
-    default: {
-      const unknown: never = part;
-      throw new Error(`unknown content part ${String(unknown)}`);
-    }
+    default:
+      return unreachable(part, 'content part');
   }
 }
 
@@ -115,10 +114,8 @@ function assistantBlock(part: ContentPart, warnings: string[]): AssistantBlock |
     case 'web-search':
       // A search of an earlier turn: its answer text stays; Anthropic takes back only its own encrypted results.
       return null;
-    default: {
-      const unknown: never = part;
-      throw new Error(`unknown content part ${String(unknown)}`);
-    }
+    default:
+      return unreachable(part, 'content part');
   }
 }
 

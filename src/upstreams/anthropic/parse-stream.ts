@@ -5,6 +5,7 @@ import { mergeUsageCounters, usageFromAnthropic, type AnthropicUsageCounters } f
 import { readSseMessageBatches } from '../../wire/sse-event-splitter.js';
 import { citationOf, citationsOf, webSearchQuery, webSearchResult } from './web-search-blocks.js';
 import { isJsonObject } from '../../wire/json-object.js';
+import { unreachable } from '../../shared/unreachable.js';
 
 type OpenBlock =
   | { kind: 'text'; id: string }
@@ -186,10 +187,8 @@ function* applyDelta(open: OpenBlock, delta: Record<string, unknown>): Generator
       return;
     case 'skipped':
       return;
-    default: {
-      const unknown: never = open;
-      throw new Error(`unknown block ${String(unknown)}`);
-    }
+    default:
+      return unreachable(open, 'block');
   }
 }
 
@@ -224,9 +223,7 @@ function* stopBlock(open: OpenBlock, queries: Map<string, string>): Generator<St
       return;
     case 'skipped':
       return;
-    default: {
-      const unknown: never = open;
-      throw new Error(`unknown block ${String(unknown)}`);
-    }
+    default:
+      return unreachable(open, 'block');
   }
 }

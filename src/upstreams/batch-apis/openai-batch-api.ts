@@ -2,6 +2,10 @@ import type { BatchApiTarget, ProviderBatchAnswer, ProviderBatchApi, UpstreamBat
 import { batchApiCall, jsonLines } from './batch-api-call.js';
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+/** Pages of the provider's batch list read when searching for a batch submitted before a crash. */
+const FIND_PAGES = 10;
+/** Clock difference allowed between the gateway and the provider when comparing creation times. */
+const FIND_SLACK_SECONDS = 300;
 const ENDED: Record<string, 'completed' | 'cancelled' | 'expired' | 'failed'> = { completed: 'completed', cancelled: 'cancelled', expired: 'expired', failed: 'failed' };
 
 const base = (target: BatchApiTarget): string => (target.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
@@ -14,6 +18,24 @@ const headers = (target: BatchApiTarget, json = true): Record<string, string> =>
  * on it (24h window), polled by `GET /batches/{id}`, its answers read from its output and error files.
  */
 export const openAIBatchApi: ProviderBatchApi = {
+  requestKey: (_batchId, line) => line.customId,
+
+  // The batch carries its gateway batch's id in its metadata: the newest pages are read back to when the submit began.
+  async find(target, search) {
+    const since = Math.floor(search.since / 1000) - FIND_SLACK_SECONDS;
+    let after: string | null = null;
+    for (let page = 0; page < FIND_PAGES; page += 1) {
+      const query: string = `limit=100${after === null ? '' : `&after=${encodeURIComponent(after)}`}`;
+      const list = await (await batchApiCall(`${base(target)}/batches?${query}`, { method: 'GET', headers: headers(target) })).json() as { data: Array<{ id: string; created_at: number; metadata?: Record<string, string> | null }>; has_more?: boolean };
+      const found = list.data.find((batch) => batch.metadata?.unigate_batch === search.label);
+      if (found !== undefined) return [found.id];
+      const last = list.data.at(-1);
+      if (list.has_more !== true || last === undefined || last.created_at < since) return [];
+      after = last.id;
+    }
+    return [];
+  },
+
   async submit(target, endpoint, requests, label) {
     const text = requests.map((request) => `${JSON.stringify({ custom_id: request.customId, method: 'POST', url: endpoint, body: request.body })}\n`).join('');
     const form = new FormData();

@@ -4,9 +4,10 @@ import type { StreamPart } from '../../ir/stream-part.js';
 import type { Channel } from '../../domain/records.js';
 import { ANTHROPIC_DEFAULT_MAX_TOKENS } from '../anthropic/anthropic-adapter.js';
 import { AuthorizingTransport } from '../authorizing-transport.js';
-import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamRerank, UpstreamTransport } from '../upstream-adapter.js';
 import { bedrockCredentials } from './bedrock-credentials.js';
 import { bedrockRegion, bedrockUrl } from './bedrock-endpoint.js';
+import { bedrockRerankBody, bedrockRerankUrl, parseBedrockRerank } from './bedrock-rerank.js';
 import { buildConverseBody } from './build-converse-body.js';
 import { classifyBedrockError } from './classify-error.js';
 import type { ConverseRequestBody } from '../../wire/bedrock/converse-wire.js';
@@ -43,12 +44,20 @@ function authenticated(channel: Channel, credential: string, request: Omit<Upstr
 
 /**
  * Amazon Bedrock (channel type `bedrock`) through the Converse and ConverseStream APIs, which serve every chat model
- * family on Bedrock (Anthropic, Llama, Mistral, Nova, Cohere, …) in one wire. Requests are always translated. It serves
- * chat only: no embeddings, and tokens are counted locally (Bedrock's CountTokens API is not offered in every region).
+ * family on Bedrock (Anthropic, Llama, Mistral, Nova, Cohere, …) in one wire, and its Rerank API for reranking models
+ * (Amazon Rerank, Cohere Rerank). Requests are always translated. No embeddings, and tokens are counted locally
+ * (Bedrock's CountTokens API is not offered in every region).
  */
 export class BedrockAdapter implements UpstreamAdapter {
   readonly wire = bedrockConverseWire;
   readonly #transport: UpstreamTransport;
+
+  /** `POST /rerank` on the Agents runtime, signed (or keyed) like every Bedrock call. */
+  readonly rerank: UpstreamRerank = {
+    build: (channel, credential, request, upstreamModel) =>
+      authenticated(channel, credential, { url: bedrockRerankUrl(channel), method: 'POST', body: bedrockRerankBody(channel, request, upstreamModel) }, 'application/json'),
+    parse: parseBedrockRerank,
+  };
 
   constructor(http: UpstreamTransport) {
     this.#transport = new AuthorizingTransport(http);

@@ -5,7 +5,7 @@ import { bedrockConverseWire } from '../../wire/bedrock/wire.js';
 export const bedrockUpstream = defineUpstream({
   channelTypes: ['bedrock'],
   wire: bedrockConverseWire,
-  capabilities: { streaming: true, countTokens: 'local', embeddings: false, media: [], passThrough: [] },
+  capabilities: { streaming: true, countTokens: 'local', embeddings: false, rerank: true, media: [], passThrough: [] },
   catalog: { bedrock: { provider: 'aws' } },
   form: {
     bedrock: {
@@ -19,6 +19,7 @@ export const bedrockUpstream = defineUpstream({
         { name: 'guardrail_identifier', label: 'Guardrail id', input: 'text' },
         { name: 'guardrail_version', label: 'Guardrail version', input: 'text', placeholder: 'DRAFT' },
         { name: 'default_max_tokens', label: 'Default max tokens', input: 'number', hint: 'Output cap used while Claude thinks.' },
+        { name: 'rerank_base_url', label: 'Rerank endpoint', input: 'text', placeholder: 'https://bedrock-agent-runtime.<region>.amazonaws.com', hint: 'Where reranks go (Bedrock\'s Rerank API); default the base URL when set, else the region\'s Agents runtime.' },
       ],
     },
   },

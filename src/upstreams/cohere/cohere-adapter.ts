@@ -1,9 +1,7 @@
-import type { Channel } from '../../domain/records.js';
-import type { RerankRequest, RerankResponse } from '../../ir/rerank.js';
+import type { RerankRequest } from '../../ir/rerank.js';
 import { cohereWire } from '../../wire/cohere/wire.js';
 import { parseRerankAnswer, reportedSearchUnits, reportedTotalTokens } from '../rerank-answer.js';
-import { RerankOnlyAdapter } from '../rerank-only-adapter.js';
-import type { UpstreamRequest, UpstreamRerank } from '../upstream-adapter.js';
+import { RerankOnlyAdapter, type RerankEndpoint } from '../rerank-only-adapter.js';
 
 /** Cohere's v2 rerank body: documents as strings; v2 returns no document text (the gateway adds it back). */
 function cohereRerankBody(request: RerankRequest, upstreamModel: string): string {
@@ -21,10 +19,10 @@ export class CohereAdapter extends RerankOnlyAdapter {
   readonly wire = cohereWire;
   protected readonly defaultBaseUrl = 'https://api.cohere.com';
 
-  readonly rerank: UpstreamRerank = {
-    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest =>
-      this.post(channel, credential, '/v2/rerank', cohereRerankBody(request, upstreamModel)),
-    parse: (body: Buffer, request: RerankRequest): RerankResponse => {
+  protected readonly endpoint: RerankEndpoint = {
+    path: '/v2/rerank',
+    body: cohereRerankBody,
+    parse: (body, request) => {
       const { answer, results } = parseRerankAnswer(body, request, 'results');
       return { results, searchUnits: reportedSearchUnits(answer), totalTokens: reportedTotalTokens(answer) };
     },

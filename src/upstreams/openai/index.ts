@@ -1,5 +1,5 @@
 import { defineUpstream } from '../upstream-descriptor.js';
-import { OpenAIAdapter } from './openai-adapter.js';
+import { OpenAIAdapter, RERANK_APIS } from './openai-adapter.js';
 import { OPENAI_MEDIA_KINDS } from './openai-media.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 
@@ -16,6 +16,8 @@ export const openAIUpstream = defineUpstream({
       settings: [
         { name: 'catalog_provider', label: 'Catalog provider', input: 'text', placeholder: 'groq, deepseek, mistral …', hint: "Whose bundled models and list prices '*' serves." },
         { name: 'responses_api', label: 'Serves the Responses API itself', input: 'boolean' },
+        { name: 'rerank_api', label: 'Rerank API', input: 'select', options: RERANK_APIS, hint: "'jina': <base>/rerank as Jina, vLLM and Infinity take it (default); 'tei': text-embeddings-inference's own /rerank." },
+        { name: 'rerank_base_url', label: 'Rerank URL', input: 'text', placeholder: 'http://tei:8080', hint: "TEI only. Default: the base URL without its trailing /v1." },
       ],
     },
   },

@@ -1,6 +1,6 @@
 import type { Channel } from '../../domain/records.js';
 import type { RerankRequest } from '../../ir/rerank.js';
-import { jinaShapedBody, parseJinaShapedAnswer } from '../rerank-answer.js';
+import { jinaShapedBody, parseOpenAICompatibleRerank, teiRerankBody } from '../rerank-answer.js';
 import type { UpstreamOperation, UpstreamRequest, UpstreamRerank, UpstreamTransport } from '../upstream-adapter.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 import { passThroughEndpoint } from '../../wire/wire.js';
@@ -14,6 +14,24 @@ export function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, '') + path;
 }
 
+/** Which rerank API an `openai-compatible` channel's server speaks (`settings.rerank_api`): Jina's by default. */
+export type RerankApi = 'jina' | 'tei';
+export const RERANK_APIS: readonly RerankApi[] = ['jina', 'tei'];
+
+export function rerankApiOf(channel: Channel): RerankApi {
+  return channel.settings.rerank_api === 'tei' ? 'tei' : 'jina';
+}
+
+/**
+ * Where TEI's own rerank lives: `settings.rerank_base_url` + `/rerank`, else the server's root + `/rerank` (TEI serves
+ * its OpenAI front under `/v1` and its own API at the root, so a base URL ending in `/v1` loses that part).
+ */
+export function teiRerankUrl(channel: Channel): string {
+  const setting = channel.settings.rerank_base_url;
+  const base = typeof setting === 'string' && setting !== '' ? setting : (channel.baseUrl ?? '').replace(/\/+$/, '').replace(/\/v1$/, '');
+  return joinUrl(base, '/rerank');
+}
+
 /** OpenAI and every OpenAI-compatible provider: `<base_url>/chat/completions` with a Bearer key. */
 export class OpenAIAdapter extends OpenAIWireAdapter {
   readonly media = openAIMediaCapabilities((channel, credential, path) => ({
@@ -22,13 +40,17 @@ export class OpenAIAdapter extends OpenAIWireAdapter {
   }));
 
   /**
-   * A self-hosted `openai-compatible` server that copies Jina's `/v1/rerank` (vLLM, Infinity, LocalAI …); OpenAI's
-   * own API has no rerank, so `openai` channels are skipped.
+   * A self-hosted `openai-compatible` server: one that copies Jina's `/v1/rerank` (vLLM, Infinity, LocalAI …), or
+   * with `settings.rerank_api: tei` Hugging Face TEI's own `POST /rerank`. OpenAI's own API has no rerank, so
+   * `openai` channels are skipped.
    */
   readonly rerank: UpstreamRerank = {
-    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest | null =>
-      channel.type === 'openai' ? null : this.buildPassThroughTo(channel, credential, '/rerank', jinaShapedBody(request, upstreamModel)),
-    parse: parseJinaShapedAnswer,
+    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest | null => {
+      if (channel.type === 'openai') return null;
+      if (rerankApiOf(channel) === 'tei') return { ...this.buildPassThroughTo(channel, credential, '/rerank', teiRerankBody(request)), url: teiRerankUrl(channel) };
+      return this.buildPassThroughTo(channel, credential, '/rerank', jinaShapedBody(request, upstreamModel));
+    },
+    parse: parseOpenAICompatibleRerank,
   };
 
   constructor(private readonly http: UpstreamTransport) {

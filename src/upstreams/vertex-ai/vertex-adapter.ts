@@ -12,11 +12,13 @@ import { buildGenerateContentBody, readGeminiSettings } from '../gemini/build-ge
 import { classifyGeminiError } from '../gemini/classify-error.js';
 import { parseGenerateContentResponse } from '../gemini/parse-response.js';
 import { parseGeminiStream } from '../gemini/parse-stream.js';
-import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
+import type { RerankRequest } from '../../ir/rerank.js';
+import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamRerank, UpstreamTransport } from '../upstream-adapter.js';
 import { AccessTokenCache } from './access-token-cache.js';
 import { serviceAccountOf } from './service-account.js';
 import { isAnthropicAnswer, isAnthropicStream, peekStream } from './sniff-answer.js';
 import { publisherOf, vertexUrl } from './vertex-endpoint.js';
+import { parseVertexRerank, vertexRerankBody, vertexRerankUrl } from './vertex-rerank.js';
 import { vertexAIWire } from '../../wire/vertex-ai/wire.js';
 
 /** The Messages API version Anthropic's models on Vertex AI take, in the body instead of a header. */
@@ -33,7 +35,8 @@ async function* parseVertexStream(body: AsyncIterable<Buffer>, request: ChatRequ
  * `publishers/anthropic/models/{m}:rawPredict|streamRawPredict` (the Messages body with `anthropic_version` and no
  * model), chosen by the upstream model. The OAuth access token is fetched and cached per key, and renewed once when
  * Vertex refuses it. Requests are always translated, so the wire code of the Gemini and Anthropic adapters serves.
- * It serves chat only: no embeddings, and tokens are counted locally.
+ * Rerank models go to Vertex AI Search's ranking API (`rankingConfigs/default_ranking_config:rank`) with the same
+ * token. It serves no embeddings, and tokens are counted locally.
  */
 export class VertexAIAdapter implements UpstreamAdapter {
   readonly wire = vertexAIWire;
@@ -44,6 +47,14 @@ export class VertexAIAdapter implements UpstreamAdapter {
     this.#transport = new AuthorizingTransport(http);
     this.#tokens = new AccessTokenCache(http, clock);
   }
+
+  readonly rerank: UpstreamRerank = {
+    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest => {
+      const account = serviceAccountOf(credential);
+      return this.authorized(channel, credential, vertexRerankUrl(channel, account), vertexRerankBody(request, upstreamModel));
+    },
+    parse: parseVertexRerank,
+  };
 
   transport(): UpstreamTransport {
     return this.#transport;
@@ -66,6 +77,12 @@ export class VertexAIAdapter implements UpstreamAdapter {
       body = buildGenerateContentBody(request, upstreamModel, readGeminiSettings(channel.settings, upstreamModel), request.warnings);
       url = vertexUrl(channel, account, upstreamModel, request.stream ? 'streamGenerateContent' : 'generateContent');
     }
+    return this.authorized(channel, credential, url, JSON.stringify(body));
+  }
+
+  /** A POST of `body` to `url` with the channel's headers, carrying the key's access token (renewed once if refused). */
+  private authorized(channel: Channel, credential: string, url: string, body: string): UpstreamRequest {
+    const account = serviceAccountOf(credential);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(channel.headers)) headers[name.toLowerCase()] = value;
     headers['content-type'] = 'application/json';
@@ -74,7 +91,7 @@ export class VertexAIAdapter implements UpstreamAdapter {
       url,
       method: 'POST',
       headers,
-      body: JSON.stringify(body),
+      body,
       authorize: async (unsigned, { refresh }) => {
         sent = await this.#tokens.token(credential, account, refresh ? sent : null);
         return { ...unsigned, headers: { ...unsigned.headers, authorization: `Bearer ${sent}` } };

@@ -1,9 +1,7 @@
-import type { Channel } from '../../domain/records.js';
-import type { RerankRequest, RerankResponse } from '../../ir/rerank.js';
+import type { RerankRequest } from '../../ir/rerank.js';
 import { voyageWire } from '../../wire/voyage/wire.js';
 import { parseRerankAnswer, reportedTotalTokens } from '../rerank-answer.js';
-import { RerankOnlyAdapter } from '../rerank-only-adapter.js';
-import type { UpstreamRequest, UpstreamRerank } from '../upstream-adapter.js';
+import { RerankOnlyAdapter, type RerankEndpoint } from '../rerank-only-adapter.js';
 
 /**
  * Voyage's rerank body: `top_k` for the number of results; Voyage cuts long inputs itself (`truncation`, its
@@ -24,10 +22,10 @@ export class VoyageAdapter extends RerankOnlyAdapter {
   readonly wire = voyageWire;
   protected readonly defaultBaseUrl = 'https://api.voyageai.com/v1';
 
-  readonly rerank: UpstreamRerank = {
-    build: (channel: Channel, credential: string, request: RerankRequest, upstreamModel: string): UpstreamRequest =>
-      this.post(channel, credential, '/rerank', voyageRerankBody(request, upstreamModel)),
-    parse: (body: Buffer, request: RerankRequest): RerankResponse => {
+  protected readonly endpoint: RerankEndpoint = {
+    path: '/rerank',
+    body: voyageRerankBody,
+    parse: (body, request) => {
       const { answer, results } = parseRerankAnswer(body, request, 'data');
       return { results, searchUnits: null, totalTokens: reportedTotalTokens(answer) };
     },

@@ -1,5 +1,5 @@
 import { withFields } from '../../shared/with-fields.js';
-import { bodyNamingModel, untouchedBytes } from '../pass-through-body.js';
+import { bodyNamingModel, bytesNamingModel } from '../pass-through-body.js';
 import { SAME_ROUTES, type ClientWire, type Wire } from '../wire.js';
 
 /** What asks an OpenAI chat stream for its closing usage chunk (`stream_options.include_usage`). */
@@ -38,7 +38,7 @@ export const openAIWire: Wire<string> & ClientWire = {
   passThroughRoutes: { chat: SAME_ROUTES.chat, 'count-tokens': null, embeddings: SAME_ROUTES.embeddings },
   passThroughBody: (body, upstreamModel, stream, bytes) => {
     // A stream's body is sent as it came only when it asks for the usage chunk already.
-    const untouched = stream && !asksStreamUsage(body) ? null : untouchedBytes(body, bytes, upstreamModel);
+    const untouched = stream && !asksStreamUsage(body) ? null : bytesNamingModel(body, bytes, upstreamModel);
     return untouched ?? (stream ? withStreamUsage(body, upstreamModel) : bodyNamingModel(body, upstreamModel));
   },
   answerModelField: 'model',

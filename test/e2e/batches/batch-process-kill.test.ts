@@ -5,12 +5,10 @@
  * the account's balance moved by exactly the sum of those charges, and the dead process's holds are released.
  */
 import OpenAI, { toFile } from 'openai';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { killAll, waitUntil } from '../cli/cli-process.js';
-import { startServeCluster, type ServeCluster } from '../serve-cluster.js';
+import { queryClusterDatabase, startServeCluster, type ServeCluster } from '../serve-cluster.js';
 
 const LINES = 18;
 /** Batch prices (USD per million tokens): a line costs input × 1000 + output × 4000 nano-dollars. */
@@ -20,24 +18,7 @@ const OUTPUT_NANO_PER_TOKEN = 4000n;
 let upstream: MockOpenAIUpstream;
 let cluster: ServeCluster;
 
-/** Rows read straight from the shared database (SQLite file or PostgreSQL), amounts as exact integers. */
-async function query(sqlText: string, parameters: string[]): Promise<Array<Record<string, unknown>>> {
-  if (cluster.databaseUrl.startsWith('sqlite:')) {
-    const database = openSqliteConnection(cluster.databaseUrl.slice('sqlite:'.length), { mustExist: true, readOnly: true });
-    try {
-      return database.prepare(sqlText.replace(/\$\d+/g, '?')).all(...parameters) as Array<Record<string, unknown>>;
-    } finally {
-      database.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: cluster.databaseUrl });
-  await client.connect();
-  try {
-    return (await client.query(sqlText, parameters)).rows as Array<Record<string, unknown>>;
-  } finally {
-    await client.end();
-  }
-}
+const query = (sqlText: string, parameters: string[]) => queryClusterDatabase(cluster.databaseUrl, sqlText, parameters);
 
 const big = (value: unknown): bigint => BigInt(value as bigint | number | string);
 

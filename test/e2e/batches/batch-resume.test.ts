@@ -24,8 +24,9 @@ const PRICING = { input_per_mtok: 2, output_per_mtok: 8, batch_input_per_mtok: 1
 
 beforeAll(async () => {
   [openai, anthropic] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream()]);
-  // The first instance queues the batch but runs no lines itself (it stands for the instance that stops).
-  first = await startTestGateway({ env: { BATCH_CONCURRENCY: '0', SECRET_KEY } });
+  // The first instance queues the batch but runs no lines itself (it stands for the instance that stops). The
+  // gateway's own queue is under test: none of the batch's lines is sent to a provider's Batch API.
+  first = await startTestGateway({ env: { BATCH_CONCURRENCY: '0', SECRET_KEY, BATCH_PROVIDER_PASS_THROUGH: 'off' } });
   await addRoutedModel(first, { model: 'resume-gpt', pricing: PRICING, channel: { name: 'openai-up', type: 'openai', base_url: openai.url, api_key: 'sk-upstream-test', models: { 'resume-gpt': 'gpt-4o-mini' } } });
   await addRoutedModel(first, { model: 'resume-claude', pricing: PRICING, channel: { name: 'anthropic-up', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream-test', models: { 'resume-claude': 'claude-sonnet-4-5' } } });
   account = await seedAccount(first, { balanceUsd: 20 });
@@ -63,7 +64,7 @@ describe('batch resume', () => {
     await flushWrites(first);
 
     // Another instance on the same database takes over once the leases have run out.
-    second = await startTestGateway({ env: { DATABASE_URL: first.databaseUrl, SECRET_KEY, BATCH_CONCURRENCY: '3', BATCH_POLL_MS: '20' } });
+    second = await startTestGateway({ env: { DATABASE_URL: first.databaseUrl, SECRET_KEY, BATCH_CONCURRENCY: '3', BATCH_POLL_MS: '20', BATCH_PROVIDER_PASS_THROUGH: 'off' } });
     const secondClient = new OpenAI({ apiKey: account.key, baseURL: second.baseURL, maxRetries: 0 });
     let batch = await secondClient.batches.retrieve(created.id);
     for (let attempt = 0; attempt < 400 && !['completed', 'failed', 'expired'].includes(batch.status); attempt += 1) {

@@ -72,7 +72,8 @@ async function resultsOf(id: string, target = client): Promise<Anthropic.Message
 
 beforeAll(async () => {
   [openai, anthropic, gemini, slow] = await Promise.all([startMockOpenAIUpstream(), startMockAnthropicUpstream(), startMockGeminiUpstream(), startMockAnthropicUpstream({ responseDelayMs: 300 })]);
-  gateway = await startTestGateway({ env: { BATCH_POLL_MS: '20', BATCH_CONCURRENCY: '4' } });
+  // The gateway's own queue is under test: one-provider batches are not sent to the provider's batch API.
+  gateway = await startTestGateway({ env: { BATCH_POLL_MS: '20', BATCH_CONCURRENCY: '4', BATCH_PROVIDER_PASS_THROUGH: 'off' } });
   await addRoutedModel(gateway, { model: MODELS.openai, pricing: PRICING, channel: { name: 'openai-up', type: 'openai', base_url: openai.url, api_key: 'sk-upstream-test', models: { [MODELS.openai]: 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: MODELS.anthropic, pricing: PRICING, channel: { name: 'anthropic-up', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream-test', models: { [MODELS.anthropic]: 'claude-sonnet-4-5' } } });
   await addRoutedModel(gateway, { model: MODELS.gemini, pricing: PRICING, channel: { name: 'gemini-up', type: 'gemini', base_url: gemini.url, api_key: 'gemini-upstream-test', models: { [MODELS.gemini]: 'gemini-2.5-flash' } } });

@@ -2,7 +2,8 @@
  * Batches sent to the provider's own Batch API: an OpenAI-format batch whose lines all name a model an OpenAI channel
  * serves goes to that channel's /v1/files + /v1/batches (model names mapped), is polled, and its results come back
  * line by line (custom_id kept), each charged once at the model's batch price with a usage row marked with the
- * batch. A cancel reaches the provider; mixed-model files and a channel switched off stay on the gateway's queue.
+ * batch. A cancel reaches the provider; a mixed-model file is split (the first model's lines to the provider, the
+ * rest on the gateway's queue) and a channel switched off stays on the queue.
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,12 +173,19 @@ describe('batches passed through to the provider\'s Batch API', () => {
     expect((await usageRows(created.id)).length).toBe(ran);
   }, 120_000);
 
-  it('keeps a mixed-model file and a channel switched off on the gateway\'s own queue', async () => {
+  it('splits a mixed-model file and keeps a channel switched off on the gateway\'s own queue', async () => {
     const before = upstream.batches.batches.size;
+    const direct = (): number => upstream.requests.filter((request) => request.path === '/v1/chat/completions' && (request.body as { model?: string } | undefined)?.model === 'gpt-4o').length;
+    const queuedBefore = direct();
     const mixed = await ended((await create(line('m-1', 'pass-gpt', 'one') + line('m-2', 'pass-other', 'two'))).id);
     expect(mixed.status).toBe('completed');
     expect(mixed.request_counts).toEqual({ total: 2, completed: 2, failed: 0 });
-    expect(upstream.batches.batches.size).toBe(before);
+    // OpenAI's Batch API takes one model: the first model's line went to it, the other ran on the queue.
+    expect(upstream.batches.batches.size).toBe(before + 1);
+    const upstreamBatch = [...upstream.batches.batches.values()].find((entry) => entry.metadata?.unigate_batch === mixed.id);
+    expect(upstreamBatch).toMatchObject({ model: 'gpt-4o-mini', request_counts: { total: 1 } });
+    expect(direct()).toBe(queuedBefore + 1);
+    expect((await lines(mixed.output_file_id)).map((entry) => entry.custom_id)).toEqual(['m-1', 'm-2']);
 
     const off = await ended((await create(line('k-1', 'kept-gpt', 'kept one') + line('k-2', 'kept-gpt', 'kept two'))).id);
     expect(off.status).toBe('completed');

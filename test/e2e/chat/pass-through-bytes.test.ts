@@ -1,7 +1,8 @@
 /**
  * A pass-through request whose body needs no rewrite reaches its upstream as the caller's own bytes (whitespace and
- * member order included); one that needs any (another upstream model name, the gateway's own fields, a customer
- * named in a header, a member name written twice, reasoning state the gateway made) is written again. Either way the
+ * member order included), one whose model the upstream knows by another name as those bytes with only the model's
+ * value replaced; one that needs any other rewrite (the gateway's own fields, a customer named in a header, a member
+ * name written twice, reasoning state the gateway made) is written again. Either way the
  * usage row prices the answer's usage at the model's price and the ledger charges exactly that.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,11 +95,13 @@ describe('pass-through forwards the caller’s own bytes when nothing in them ne
     expect(anthropic.requests.at(-1)?.rawBody).toBe(text);
     await expectBilledExactly(response);
 
-    // The same request under a public name the upstream knows as CLAUDE: written again, same usage, same cost.
-    const renamed = await postMessages(JSON.stringify(agentBody(RENAMED), null, 2));
+    // The same request under a public name the upstream knows as CLAUDE: the caller's bytes with only the model's
+    // value replaced (a tool's schema names a `model` property too), same usage, same cost.
+    const renamedText = JSON.stringify(agentBody(RENAMED), null, 2);
+    const renamed = await postMessages(renamedText);
     expect(renamed.status).toBe(200);
     const sent = anthropic.requests.at(-1);
-    expect(sent?.rawBody).not.toContain('\n');
+    expect(sent?.rawBody).toBe(renamedText.replace(`"model": "${RENAMED}"`, `"model": "${CLAUDE}"`));
     expect(sent?.body).toEqual(agentBody(CLAUDE));
     await expectBilledExactly(renamed);
   });

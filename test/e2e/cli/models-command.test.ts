@@ -55,6 +55,9 @@ describe('unigate models', () => {
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain('claude-sonnet-4-5 (asked as claude-sonnet-4-5-20250929)');
     expect(shown.stdout).toMatch(/above 200000 input tokens: input \$6, output \$22\.5/);
+    // Anthropic's Message Batches bill half the input and output prices.
+    expect(shown.stdout).toMatch(/batch input\s+\$1\.5 per million tokens/);
+    expect(shown.stdout).toMatch(/batch output\s+\$7\.5 per million tokens/);
     expect(shown.stdout).toMatch(/prices from\s+bundled data \(@pydantic\/genai-prices \d+\.\d+\.\d+\)/);
     const routed = await models('show', 'gpt-4o', '--json');
     expect(JSON.parse(routed.stdout)).toMatchObject({ id: 'gpt-4o', channels: [{ channel: 'env-openai', upstream_model: 'gpt-4o' }] });
@@ -68,6 +71,8 @@ describe('unigate models', () => {
     expect(text.stderr).toBe('');
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('gpt-4o-mini: overrides input_per_mtok 0.15 -> 0.2');
+    // The PATCH of the bundled model copied its batch prices into the record: they match the catalog's.
+    expect(text.stdout).not.toContain('batch_');
     expect(text.stdout).toContain('house-model: operator only');
     const json = JSON.parse((await models('diff', '--json')).stdout) as { bundled_version: string; models: Array<{ id: string; status: string }> };
     expect(json.models).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'gpt-4o-mini', status: 'overrides' }), expect.objectContaining({ id: 'house-model', status: 'operator-only' })]));

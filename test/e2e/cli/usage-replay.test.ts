@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { deadLetterDirectory, writeDeadLetter } from '../../../src/usage-log/dead-letter-file.js';
-import type { UsageLogRow } from '../../../src/domain/records.js';
+import type { UsageLogRow } from '../../../src/domain/usage-records.js';
 import { call } from '../admin/helpers.js';
 import { assertBuilt, cleanEnv, runCommand } from './cli-process.js';
 

@@ -177,8 +177,9 @@ describe('the bundled catalog and its list prices', () => {
     const [first, second] = models as [Entry, Entry];
     expect(first.list_pricing.input_per_mtok).toBeGreaterThan(0);
 
-    // The operator's own price for one model: an import replaces it by the list price.
-    expect((await owner.request('POST', '/api/operator/admin/models', { id: second.id, public: false, pricing: { input_per_mtok: 99, output_per_mtok: 99 } })).status).toBe(201);
+    // The operator's own price for one model: an import replaces it by the list price, but never the batch price the
+    // operator set (the batch price it left unset becomes the list one: half the output price for Claude).
+    expect((await owner.request('POST', '/api/operator/admin/models', { id: second.id, public: false, pricing: { input_per_mtok: 99, output_per_mtok: 99, batch_input_per_mtok: 0.5 } })).status).toBe(201);
     expect((await owner.request<{ data: Entry[] }>('GET', `/api/operator/admin/catalog/models?provider=anthropic&q=${encodeURIComponent(second.id)}`)).body.data.find((entry) => entry.id === second.id)?.status).toBe('custom');
 
     const unknown = await owner.request('POST', '/api/operator/admin/catalog/import', { provider: 'anthropic', models: ['not-a-model'] });
@@ -190,13 +191,15 @@ describe('the bundled catalog and its list prices', () => {
       { id: second.id, created: false, before: expect.objectContaining({ input_per_mtok: 99 }), after: expect.objectContaining({ input_per_mtok: second.list_pricing.input_per_mtok }) },
     ]);
     const record = await owner.request<{ public: boolean; pricing: { input_per_mtok: number } }>('GET', `/api/operator/admin/models/${encodeURIComponent(second.id)}`);
-    expect(record.body).toMatchObject({ public: false, pricing: { input_per_mtok: second.list_pricing.input_per_mtok } });
+    expect(record.body).toMatchObject({ public: false, pricing: { input_per_mtok: second.list_pricing.input_per_mtok, batch_input_per_mtok: 0.5, batch_output_per_mtok: (second.list_pricing.output_per_mtok as number) / 2 } });
+    expect(selected.body.imported[0]?.after).toMatchObject({ batch_input_per_mtok: (first.list_pricing.input_per_mtok as number) / 2 });
 
     const all = await owner.request<{ imported: unknown[] }>('POST', '/api/operator/admin/catalog/import', { provider: 'anthropic' });
     expect(all.status, all.text).toBe(200);
     expect(all.body.imported).toHaveLength(models.length);
     const after = await owner.request<{ data: Entry[] }>('GET', '/api/operator/admin/catalog/models?provider=anthropic');
-    for (const model of after.body.data) expect(model.status, model.id).toBe('imported');
+    // Every record is at the list prices but the one whose batch price the operator set.
+    for (const model of after.body.data) expect(model.status, model.id).toBe(model.id === second.id ? 'custom' : 'imported');
 
     const audit = await auditOf('/admin/catalog/import');
     expect(audit).toHaveLength(2);

@@ -1,11 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { ApiError, GoogleGenAI } from '@google/genai';
+import { ApiError, GoogleGenAI, Type } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
-import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { splitIntoTokens, startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 /**
  * Guardrail policies over real HTTP with the official SDKs against mock upstreams (which echo the last user text):
@@ -24,7 +24,7 @@ let guarded: SeededAccount;
 let plain: SeededAccount;
 /** A key of `guarded` that also carries the output block. */
 let outputKey: string;
-/** A key of a third account whose answers (text and reasoning) have email addresses masked. */
+/** A key of a third account whose answers (text, reasoning and tool calls) have email addresses and cards masked. */
 let reasoningKey: string;
 
 const CARD = '4111 1111 1111 1111';
@@ -36,6 +36,7 @@ beforeAll(async () => {
   gateway = await startTestGateway();
   await addRoutedModel(gateway, { model: 'chat-openai', channel: { name: 'o', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'chat-openai': 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: 'chat-anthropic', channel: { name: 'a', type: 'anthropic', base_url: anthropicUpstream.url, api_key: 'sk-ant-upstream-test', models: { 'chat-anthropic': 'claude-sonnet-4-5' } } });
+  await addRoutedModel(gateway, { model: 'chat-guarded', channel: { name: 'o2', type: 'openai', base_url: openaiUpstream.url, api_key: 'sk-upstream-test', models: { 'chat-guarded': 'gpt-4o-mini' } } });
   await addRoutedModel(gateway, { model: 'chat-gemini', channel: { name: 'g', type: 'gemini', base_url: geminiUpstream.url, api_key: 'gemini-upstream-test', models: { 'chat-gemini': 'gemini-2.5-flash' } } });
   await gateway.gateway.services.catalog.reload();
   guarded = await seedAccount(gateway, { balanceUsd: 20 });
@@ -45,6 +46,7 @@ beforeAll(async () => {
     { name: 'no-zanzibar', kind: 'deny_list', mode: 'block', applies_to: 'input', settings: { words: ['zanzibar'] } },
     { name: 'no-heron-out', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } },
     { name: 'emails-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } },
+    { name: 'cards-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['card'] } },
   ]) {
     const created = await gateway.admin('POST', '/admin/guardrails', policy);
     expect(created.status).toBe(201);
@@ -56,7 +58,7 @@ beforeAll(async () => {
   expect(key.body.guardrails).toEqual(['no-heron-out']);
   outputKey = key.body.key;
   const thinker = await seedAccount(gateway, { balanceUsd: 20 });
-  const reasoning = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${thinker.accountId}/keys`, { name: 'reasoning', guardrails: ['emails-out'] });
+  const reasoning = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${thinker.accountId}/keys`, { name: 'reasoning', guardrails: ['emails-out', 'cards-out'] });
   expect(reasoning.status).toBe(201);
   reasoningKey = reasoning.body.key;
 });
@@ -143,6 +145,65 @@ describe('a card number is masked before the upstream sees it and restored in th
     expect(answer.output_text).toContain(CARD);
   });
 
+  it('OpenAI Responses: a tool\'s output (function_call_output) is masked, and a streamed answer restores the card', async () => {
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: guarded.key, maxRetries: 0 });
+    await client.responses.create({
+      model: 'chat-openai',
+      input: [
+        { role: 'user', content: 'What is on file?' },
+        { type: 'function_call', call_id: 'call_9', name: 'lookup', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_9', output: `card on file: ${CARD}` },
+      ],
+      tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: false }],
+    });
+    expect(lastBodyText(openaiUpstream)).not.toContain(CARD);
+    expect(lastBodyText(openaiUpstream)).toContain('[CARD_1]');
+    let text = '';
+    for await (const event of await client.responses.create({ model: 'chat-openai', stream: true, input: `Remember ${CARD} for me` })) {
+      if (event.type === 'response.output_text.delta') text += event.delta;
+    }
+    expect(lastBodyText(openaiUpstream)).not.toContain(CARD);
+    expect(text).toContain(CARD);
+  });
+
+  it('Anthropic messages: a tool_result is masked, and a streamed answer restores the card', async () => {
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: guarded.key, maxRetries: 0 });
+    await client.messages.create({
+      model: 'chat-anthropic',
+      max_tokens: 200,
+      tools: [{ name: 'lookup', input_schema: { type: 'object', properties: {} } }],
+      messages: [
+        { role: 'user', content: 'What is on file?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: `card on file: ${CARD}` }] },
+      ],
+    });
+    expect(lastBodyText(anthropicUpstream)).not.toContain(CARD);
+    expect(lastBodyText(anthropicUpstream)).toContain('[CARD_1]');
+    const streamed = await client.messages.stream({ model: 'chat-anthropic', max_tokens: 200, messages: [{ role: 'user', content: `Pay with ${CARD} today` }] }).finalMessage();
+    expect(lastBodyText(anthropicUpstream)).not.toContain(CARD);
+    expect(streamed.content.map((block) => (block.type === 'text' ? block.text : '')).join('')).toContain(CARD);
+  });
+
+  it('Gemini: a functionResponse is masked, and a streamed answer restores the card', async () => {
+    const client = new GoogleGenAI({ apiKey: guarded.key, httpOptions: { baseUrl: gateway.url } });
+    await client.models.generateContent({
+      model: 'chat-gemini',
+      contents: [
+        { role: 'user', parts: [{ text: 'What is on file?' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'lookup', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'lookup', response: { output: `card on file: ${CARD}` } } }] },
+      ],
+      config: { tools: [{ functionDeclarations: [{ name: 'lookup', parameters: { type: Type.OBJECT, properties: {} } }] }] },
+    });
+    expect(lastBodyText(geminiUpstream)).not.toContain(CARD);
+    expect(lastBodyText(geminiUpstream)).toContain('[CARD_1]');
+    let text = '';
+    for await (const chunk of await client.models.generateContentStream({ model: 'chat-gemini', contents: `Card ${CARD} again` })) text += chunk.text ?? '';
+    expect(lastBodyText(geminiUpstream)).not.toContain(CARD);
+    expect(text).toContain(CARD);
+  });
+
   it('Anthropic messages', async () => {
     const client = new Anthropic({ baseURL: gateway.url, apiKey: guarded.key, maxRetries: 0 });
     const { data, response } = await client.messages.create({ model: 'chat-anthropic', max_tokens: 200, system: `Card holder ${CARD}`, messages: [{ role: 'user', content: `Pay with ${CARD}` }] }).withResponse();
@@ -169,6 +230,25 @@ describe('a card number is masked before the upstream sees it and restored in th
   });
 });
 
+describe('a policy bound to a model (the operator\'s default for it)', () => {
+  it('runs for every account\'s requests to that model, beside the account\'s own, and stops when unbound', async () => {
+    const bound = await gateway.admin<{ guardrails: string[] }>('PATCH', '/admin/models/chat-guarded', { guardrails: ['emails-out'] });
+    expect(bound.status).toBe(200);
+    const other = await seedAccount(gateway, { balanceUsd: 20 });
+    const ask = async (key: string, model: string) => new OpenAI({ baseURL: gateway.baseURL, apiKey: key, maxRetries: 0 }).chat.completions.create({ model, messages: [{ role: 'user', content: 'Write to ann.lee@example.com' }] }).withResponse();
+    const plainAnswer = await ask(other.key, 'chat-guarded');
+    expect(plainAnswer.data.choices[0]?.message.content).toContain('[EMAIL]');
+    expect(plainAnswer.response.headers.get('x-gateway-guardrails')).toBe('emails-out/output=masked;1');
+    // The guarded account runs the model's policy after its own.
+    const guardedAnswer = await ask(guarded.key, 'chat-guarded');
+    expect(guardedAnswer.response.headers.get('x-gateway-guardrails')).toBe('cards/input=passed;0, no-zanzibar/input=passed;0, emails-out/output=masked;1');
+    // Another model is not touched.
+    expect((await ask(other.key, 'chat-openai')).data.choices[0]?.message.content).toContain('ann.lee@example.com');
+    expect((await gateway.admin('PATCH', '/admin/models/chat-guarded', { guardrails: [] })).status).toBe(200);
+    await expect.poll(async () => (await ask(other.key, 'chat-guarded')).data.choices[0]?.message.content).toContain('ann.lee@example.com');
+  });
+});
+
 describe('a denied word is refused before any upstream call, in each family\'s error object', () => {
   const prompt = 'Tell me about Zanzibar';
 
@@ -184,6 +264,36 @@ describe('a denied word is refused before any upstream call, in each family\'s e
     expect(failure.headers.get('x-gateway-guardrails')).toContain('no-zanzibar/input=blocked;1');
     const responses = await client.responses.create({ model: 'chat-openai', input: prompt }).catch((caught: unknown) => caught);
     expect(responses).toBeInstanceOf(OpenAI.BadRequestError);
+    const streamed = await client.responses.create({ model: 'chat-openai', input: prompt, stream: true }).catch((caught: unknown) => caught);
+    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((streamed as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_blocked');
+    expect(openaiUpstream.requests.length).toBe(before);
+  });
+
+  it('in a tool\'s output too: Responses function_call_output and chat tool messages', async () => {
+    const before = openaiUpstream.requests.length;
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: guarded.key, maxRetries: 0 });
+    const responses = await client.responses.create({
+      model: 'chat-openai',
+      input: [
+        { role: 'user', content: 'Where to?' },
+        { type: 'function_call', call_id: 'call_z', name: 'lookup', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_z', output: [{ type: 'input_text', text: 'Destination: Zanzibar' }] },
+      ],
+      tools: [{ type: 'function', name: 'lookup', parameters: { type: 'object', properties: {} }, strict: false }],
+      stream: true,
+    }).catch((caught: unknown) => caught);
+    expect(responses).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((responses as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('guardrail_blocked');
+    const chat = await client.chat.completions.create({
+      model: 'chat-openai',
+      messages: [
+        { role: 'user', content: 'Where to?' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'call_z', type: 'function', function: { name: 'lookup', arguments: '{}' } }] },
+        { role: 'tool', tool_call_id: 'call_z', content: 'Destination: Zanzibar' },
+      ],
+    }).catch((caught: unknown) => caught);
+    expect(chat).toBeInstanceOf(OpenAI.BadRequestError);
     expect(openaiUpstream.requests.length).toBe(before);
   });
 
@@ -215,9 +325,12 @@ describe('output policies', () => {
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).message).toContain("'no-heron-out'");
   });
 
-  it('OpenAI stream: ends with the error event, the text before it delivered', async () => {
+  it('OpenAI stream: a word split across chunks ends it with the error event, the text before it delivered', async () => {
+    const prompt = 'A long sentence first, then the bird heron at the end';
+    // The mock upstream streams pieces of at most four characters: the word reaches the gateway in two chunks.
+    expect(splitIntoTokens(prompt)).toContain(' hero');
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: outputKey, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'chat-openai', stream: true, messages: [{ role: 'user', content: 'A long sentence first, then the bird heron at the end' }] });
+    const stream = await client.chat.completions.create({ model: 'chat-openai', stream: true, messages: [{ role: 'user', content: prompt }] });
     let text = '';
     const error = await (async () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
@@ -225,6 +338,21 @@ describe('output policies', () => {
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect(String((error as Error).message)).toContain('no-heron-out');
     expect(text.toLowerCase()).not.toContain('heron');
+    expect(text).toContain('A long sentence first');
+  });
+
+  it('Responses stream: ends with response.failed and the error event', async () => {
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: outputKey, maxRetries: 0 });
+    const events: string[] = [];
+    const error = await (async () => {
+      for await (const event of await client.responses.create({ model: 'chat-anthropic', stream: true, input: 'First some words, then heron' })) events.push(event.type);
+    })().catch((caught: unknown) => caught);
+    expect(events).toContain('response.output_text.delta');
+    expect(events).not.toContain('response.completed');
+    // response.failed, then the error event the SDK throws.
+    expect(events.at(-1)).toBe('response.failed');
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((error as Error).message)).toContain('no-heron-out');
   });
 
   it('Anthropic stream: ends with its error event', async () => {
@@ -244,6 +372,50 @@ describe('output policies', () => {
     expect(error).toBeInstanceOf(Error);
   });
 
+  it('a tool call\'s arguments are checked too: a denied word in them stops the answer, whole and streamed, in each family', async () => {
+    const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: outputKey, maxRetries: 0 });
+    const parameters = { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] };
+    const ask = 'What is the weather in Heron Bay';
+    const whole = await client.chat.completions.create({ model: 'chat-openai', tools: [{ type: 'function', function: { name: 'get_weather', parameters } }], messages: [{ role: 'user', content: ask }] }).catch((caught: unknown) => caught);
+    expect(whole).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((whole as Error).message).toContain("'no-heron-out'");
+
+    let args = '';
+    const streamed = await (async () => {
+      for await (const chunk of await client.chat.completions.create({ model: 'chat-openai', stream: true, tools: [{ type: 'function', function: { name: 'get_weather', parameters } }], messages: [{ role: 'user', content: ask }] })) {
+        args += chunk.choices[0]?.delta.tool_calls?.[0]?.function?.arguments ?? '';
+      }
+    })().catch((caught: unknown) => caught);
+    expect(streamed).toBeInstanceOf(OpenAI.APIError);
+    expect(args.toLowerCase()).not.toContain('heron');
+
+    const events: string[] = [];
+    const responses = await (async () => {
+      for await (const event of await client.responses.create({ model: 'chat-anthropic', stream: true, tools: [{ type: 'function', name: 'get_weather', parameters, strict: false }], input: ask })) {
+        events.push(event.type);
+        if (event.type === 'response.function_call_arguments.delta') expect(event.delta.toLowerCase()).not.toContain('heron');
+      }
+    })().catch((caught: unknown) => caught);
+    expect(responses).toBeInstanceOf(OpenAI.APIError);
+    expect(events.at(-1)).toBe('response.failed');
+
+    const claude = new Anthropic({ baseURL: gateway.url, apiKey: outputKey, maxRetries: 0 });
+    const message = await claude.messages.create({ model: 'chat-anthropic', max_tokens: 200, tools: [{ name: 'get_weather', input_schema: { type: 'object', properties: { location: { type: 'string' } } } }], messages: [{ role: 'user', content: ask }] }).catch((caught: unknown) => caught);
+    expect(message).toBeInstanceOf(Anthropic.BadRequestError);
+  });
+
+  it('a card in a tool call\'s arguments is masked inside the JSON, whole and streamed', async () => {
+    const tools = [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } }];
+    const claude = new Anthropic({ baseURL: gateway.url, apiKey: reasoningKey, maxRetries: 0 });
+    const request = { model: 'chat-anthropic', max_tokens: 200, tools, messages: [{ role: 'user' as const, content: `What is the weather in ${CARD}` }] };
+    const whole = await claude.messages.create(request);
+    const call = whole.content.find((block) => block.type === 'tool_use');
+    expect(call?.type === 'tool_use' ? call.input : null).toEqual({ location: '[CARD]' });
+    const streamed = await claude.messages.stream(request).finalMessage();
+    const streamedCall = streamed.content.find((block) => block.type === 'tool_use');
+    expect(streamedCall?.type === 'tool_use' ? streamedCall.input : null).toEqual({ location: '[CARD]' });
+  });
+
   it('Anthropic thinking is checked too: an email in the reasoning is masked, whole and streamed', async () => {
     const client = new Anthropic({ baseURL: gateway.url, apiKey: reasoningKey, maxRetries: 0 });
     const request = { model: 'chat-anthropic', max_tokens: 2048, thinking: { type: 'enabled' as const, budget_tokens: 1024 }, messages: [{ role: 'user' as const, content: 'Write to ann.lee@example.com about the heron' }] };
@@ -261,13 +433,18 @@ describe('output policies', () => {
 
   it('the usage rows say what ran, never the text', async () => {
     await flushWrites(gateway);
-    const usage = await gateway.admin<{ data: Array<{ status: number; error_code: string | null; stream: boolean; guardrails: Array<{ name: string; direction: string; outcome: string; count: number }> }> }>('GET', `/admin/usage?account_id=${guarded.accountId}&limit=200`);
+    const usage = await gateway.admin<{ data: Array<{ status: number; error_code: string | null; stream: boolean; completion_tokens: number | null; cost_usd: number; guardrails: Array<{ name: string; direction: string; outcome: string; count: number }> }> }>('GET', `/admin/usage?account_id=${guarded.accountId}&limit=200`);
     const rows = usage.body.data;
     expect(rows.some((row) => row.guardrails.some((hit) => hit.name === 'cards' && hit.outcome === 'masked' && hit.count >= 1))).toBe(true);
     const blockedIn = rows.find((row) => row.error_code === 'guardrail_blocked' && row.guardrails.some((hit) => hit.name === 'no-zanzibar' && hit.outcome === 'blocked'));
     expect(blockedIn?.status).toBe(400);
     const blockedStream = rows.find((row) => row.stream && row.error_code === 'guardrail_blocked');
     expect(blockedStream?.guardrails).toContainEqual({ name: 'no-heron-out', direction: 'output', outcome: 'blocked', count: 1 });
+    // Stopped mid-stream: billed for the text delivered before the stop, not nothing.
+    expect(blockedStream?.completion_tokens ?? 0).toBeGreaterThan(0);
+    expect(blockedStream?.cost_usd ?? 0).toBeGreaterThan(0);
+    // Refused before any upstream call: nothing billed.
+    expect(blockedIn?.cost_usd).toBe(0);
     expect(JSON.stringify(rows)).not.toContain('4111');
     const plainRows = await gateway.admin<{ data: Array<{ guardrails: unknown[] }> }>('GET', `/admin/usage?account_id=${plain.accountId}&limit=10`);
     expect(plainRows.body.data.every((row) => row.guardrails.length === 0)).toBe(true);

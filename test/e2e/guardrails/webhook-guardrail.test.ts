@@ -1,12 +1,11 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { DatabaseSync } from 'node:sqlite';
 import OpenAI from 'openai';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { startMockGuardrailService, type MockGuardrailService, SLOW_ANSWER_MS } from '../../support/mock-guardrail-service.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { rawTableText } from '../../support/raw-table.js';
 
 /**
  * Webhook guardrails over real HTTP: the gateway with the official SDKs in front, mock upstreams behind, and a mock
@@ -41,6 +40,7 @@ beforeAll(async () => {
     { name: 'hook-out', kind: 'webhook', mode: 'block', applies_to: 'output', settings: { url: `${service.url}/portkey`, timeout_ms: TIMEOUT_MS } },
     { name: 'litellm-in', kind: 'webhook', mode: 'block', applies_to: 'input', settings: { url: `${service.url}/litellm`, timeout_ms: TIMEOUT_MS } },
     { name: 'emails-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } },
+    { name: 'litellm-out', kind: 'webhook', mode: 'block', applies_to: 'output', settings: { url: `${service.url}/litellm`, timeout_ms: TIMEOUT_MS } },
   ];
   for (const policy of policies) {
     const created = await gateway.admin<{ id: string }>('POST', '/admin/guardrails', policy);
@@ -53,6 +53,7 @@ beforeAll(async () => {
     log: ['hook-log'],
     out: ['emails-out', 'hook-out'],
     litellm: ['litellm-in'],
+    litellmOut: ['litellm-out'],
   };
   for (const [name, guardrails] of Object.entries(bindings)) {
     const key = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${account.accountId}/keys`, { name, guardrails });
@@ -69,26 +70,6 @@ afterAll(async () => {
 const openai = (key: string): OpenAI => new OpenAI({ baseURL: gateway.baseURL, apiKey: key, maxRetries: 0 });
 const ask = (key: string, content: string) => openai(key).chat.completions.create({ model: 'chat-openai', messages: [{ role: 'user', content }] }).withResponse();
 
-/** The stored `guardrails` rows as the database holds them, read past the repositories. */
-async function rawGuardrailRows(): Promise<string> {
-  const url = gateway.databaseUrl;
-  if (url.startsWith('postgres')) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return JSON.stringify((await client.query('select * from guardrails')).rows);
-    } finally {
-      await client.end();
-    }
-  }
-  const database = new DatabaseSync(url.replace(/^sqlite:/, ''), { readOnly: true });
-  try {
-    return JSON.stringify(database.prepare('select * from guardrails').all());
-  } finally {
-    database.close();
-  }
-}
-
 describe('webhook policies in the admin API', () => {
   it('keeps the service\'s headers sealed: listed by name, stored encrypted, kept across a change of other settings', async () => {
     const one = await gateway.admin<{ settings: Record<string, unknown>; header_names: string[] }>('GET', `/admin/guardrails/${hookId}`);
@@ -97,7 +78,7 @@ describe('webhook policies in the admin API', () => {
     expect(one.body.settings).toEqual({ url: `${service.url}/portkey`, timeout_ms: TIMEOUT_MS });
     const listed = await gateway.admin('GET', '/admin/guardrails');
     expect(JSON.stringify(listed.body)).not.toContain('grd-service-secret');
-    const raw = await rawGuardrailRows();
+    const raw = await rawTableText(gateway.databaseUrl, 'guardrails');
     expect(raw).toContain('hook-closed');
     expect(raw).not.toContain('grd-service-secret');
     // A change that does not name the headers keeps them (they cannot be read back to be sent again).
@@ -192,6 +173,55 @@ describe('an input webhook', () => {
     const logged = await ask(keys.log as string, 'forbidden but only logged');
     expect(logged.data.choices[0]?.message.content).toContain('only logged');
     expect(logged.response.headers.get('x-gateway-guardrails')).toBe('hook-log/input=logged;1');
+  });
+});
+
+describe('a LiteLLM guardrail that rewrites the text', () => {
+  it('is shown the text parts one by one, and its rewrite is what the upstream sees (OpenAI and Anthropic families)', async () => {
+    const { data, response } = await ask(keys.litellm as string, 'The codename heron stays between us');
+    const call = service.calls.at(-1);
+    expect(call?.body).toMatchObject({ input_type: 'request', texts: ['The codename heron stays between us'], structured_messages: [{ role: 'user', content: 'The codename heron stays between us' }] });
+    expect(JSON.stringify(openaiUpstream.requests.at(-1)?.body)).not.toContain('heron');
+    expect(JSON.stringify(openaiUpstream.requests.at(-1)?.body)).toContain('codename [REDACTED] stays between us');
+    expect(data.choices[0]?.message.content).toContain('[REDACTED]');
+    expect(response.headers.get('x-gateway-guardrails')).toBe('litellm-in/input=masked;1');
+
+    const claude = new Anthropic({ baseURL: gateway.url, apiKey: keys.litellm as string, maxRetries: 0 });
+    const { response: claudeResponse } = await claude.messages.create({ model: 'chat-anthropic', max_tokens: 100, system: 'Keep the codename osprey quiet', messages: [{ role: 'user', content: 'Plain question' }, { role: 'assistant', content: 'Sure' }, { role: 'user', content: 'And the codename kestrel?' }] }).withResponse();
+    expect(service.calls.at(-1)?.body.texts).toEqual(['Keep the codename osprey quiet', 'Plain question', 'Sure', 'And the codename kestrel?']);
+    const seen = JSON.stringify(anthropicUpstream.requests.at(-1)?.body);
+    expect(seen).not.toMatch(/osprey|kestrel/);
+    expect(seen).toContain('Plain question');
+    expect(claudeResponse.headers.get('x-gateway-guardrails')).toBe('litellm-in/input=masked;2');
+  });
+
+  it('a log policy counts the rewrite and leaves the text; a rewrite of the wrong number of texts is no verdict', async () => {
+    const logged = await ask(keys.log as string, 'The codename heron, logged');
+    expect(JSON.stringify(openaiUpstream.requests.at(-1)?.body)).toContain('codename heron, logged');
+    expect(logged.response.headers.get('x-gateway-guardrails')).toBe('hook-log/input=logged;1');
+    const before = openaiUpstream.requests.length;
+    const error = await ask(keys.litellm as string, 'a miscount please').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.BadRequestError>).headers.get('x-gateway-guardrails')).toBe('litellm-in/input=blocked;1');
+    expect(openaiUpstream.requests.length).toBe(before);
+  });
+
+  it('rewrites a whole answer, and stops a streamed one it would rewrite (its text already delivered)', async () => {
+    const { data, response } = await ask(keys.litellmOut as string, 'Repeat: the codename heron');
+    expect(JSON.stringify(openaiUpstream.requests.at(-1)?.body)).toContain('codename heron');
+    expect(service.calls.at(-1)?.body).toMatchObject({ input_type: 'response', eventType: 'afterRequestHook' });
+    expect(data.choices[0]?.message.content).toContain('codename [REDACTED]');
+    expect(data.choices[0]?.message.content).not.toContain('heron');
+    expect(response.headers.get('x-gateway-guardrails')).toBe('litellm-out/output=masked;1');
+
+    const stream = await openai(keys.litellmOut as string).chat.completions.create({ model: 'chat-openai', stream: true, messages: [{ role: 'user', content: 'Stream: the codename heron' }] });
+    const error = await (async () => {
+      for await (const _chunk of stream) {
+        // drain until the error event
+      }
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect(String((error as Error).message)).toContain('litellm-out');
   });
 });
 

@@ -44,7 +44,8 @@ beforeAll(async () => {
   [alpha, beta, anthropicUpstream, geminiUpstream, openaiUpstream] = await Promise.all([
     startMockMcpServer('alpha', 'streamable-http'), startMockMcpServer('beta', 'streamable-http'), startMockAnthropicUpstream(), startMockGeminiUpstream(), startMockOpenAIUpstream(),
   ]);
-  gateway = await startTestGateway({ env: { MCP_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+  // Health checks off: a test counts every request a server receives, and a check would be one.
+  gateway = await startTestGateway({ env: { MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0' } });
   expect((await gateway.admin('POST', '/admin/mcp-servers', { name: 'alpha', url: alpha.url, headers: { Authorization: ALPHA_SECRET } })).status).toBe(201);
   expect((await gateway.admin('POST', '/admin/mcp-servers', { name: 'beta', url: beta.url })).status).toBe(201);
   await addRoutedModel(gateway, { model: 'r-anthropic', channel: { name: 'a', type: 'anthropic', base_url: anthropicUpstream.url, api_key: 'sk-ant-upstream-test', models: { 'r-anthropic': 'claude-sonnet-4-5' } } });
@@ -188,13 +189,13 @@ describe(`the Responses mcp tool for every model (${suiteDatabase()})`, () => {
     expect(done.map((event) => event.item)).toEqual(completed.response.output);
   });
 
-  it('meters a model\'s tool calls as the MCP gateway meters its own: a refused tool is not offered, a priced call is charged with its own usage row', async () => {
+  it.each(['r-anthropic', 'r-gemini'])('meters a model\'s tool calls as the MCP gateway meters its own through %s: a refused tool is not offered, a priced call is charged with its own usage row, the whole billed exactly', async (model) => {
     const servers = await gateway.admin<{ data: Array<{ id: string; name: string }> }>('GET', '/admin/mcp-servers');
     const alphaId = servers.body.data.find((server) => server.name === 'alpha')?.id ?? '';
     expect((await gateway.admin('PATCH', `/admin/mcp-servers/${alphaId}`, { price_per_call: '0.05', tool_rules: { default: 'allowed', tools: { whoami: 'refused' } } })).status).toBe(200);
     try {
       const balanceBefore = (await gateway.admin<{ balance_usd: number }>('GET', `/admin/accounts/${account.accountId}`)).body.balance_usd;
-      const { data, response } = await openai.responses.create({ model: 'r-gemini', input: PROMPT, tools: [mcpTool()], store: false }).withResponse();
+      const { data, response } = await openai.responses.create({ model, input: PROMPT, tools: [mcpTool()], store: false }).withResponse();
       const requestId = response.headers.get('x-request-id') ?? '';
       expect(ofType(data.output, 'mcp_list_tools')[0]?.tools.map((tool) => tool.name)).not.toContain('whoami');
       expect(ofType(data.output, 'mcp_call')[0]).toMatchObject({ name: 'echo', status: 'completed' });
@@ -202,7 +203,16 @@ describe(`the Responses mcp tool for every model (${suiteDatabase()})`, () => {
       const toolRows = rows.filter((row) => row.request_id === `${requestId}-t1`);
       expect(toolRows).toHaveLength(1);
       expect(toolRows[0]).toMatchObject({ model: 'alpha__echo', status: 200, cost_usd: 0.05 });
-      const roundCost = rows.filter((row) => row.request_id.startsWith(`${requestId}-r`)).reduce((sum, row) => sum + Math.round(row.cost_usd * 1e9), 0);
+      const rounds = rows.filter((row) => row.request_id.startsWith(`${requestId}-r`));
+      expect(rounds).toHaveLength(2);
+      // Each round at the model's price (1 and 2 USD per million input and output tokens: 1,000 and 2,000 nano-USD a token).
+      for (const round of rounds) {
+        expect(round).toMatchObject({ model, status: 200 });
+        expect(Math.round(round.cost_usd * 1e9)).toBe(round.prompt_tokens * 1_000 + round.completion_tokens * 2_000);
+      }
+      expect(data.usage?.input_tokens).toBe(rounds.reduce((sum, row) => sum + row.prompt_tokens, 0));
+      expect(data.usage?.output_tokens).toBe(rounds.reduce((sum, row) => sum + row.completion_tokens, 0));
+      const roundCost = rounds.reduce((sum, row) => sum + Math.round(row.cost_usd * 1e9), 0);
       const balanceAfter = (await gateway.admin<{ balance_usd: number }>('GET', `/admin/accounts/${account.accountId}`)).body.balance_usd;
       expect(Math.round(balanceBefore * 1e9) - Math.round(balanceAfter * 1e9)).toBe(roundCost + 50_000_000);
     } finally {

@@ -65,8 +65,8 @@ export interface SdkLive {
   waitFor(check: (message: LiveServerMessage) => boolean, timeoutMs?: number): Promise<LiveServerMessage>;
 }
 
-export async function sdkLive(baseUrl: string, apiKey: string, model: string, config: LiveConnectConfig = { responseModalities: [Modality.AUDIO] }): Promise<SdkLive> {
-  const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl } });
+export async function sdkLive(baseUrl: string, apiKey: string, model: string, config: LiveConnectConfig = { responseModalities: [Modality.AUDIO] }, apiVersion?: string): Promise<SdkLive> {
+  const ai = new GoogleGenAI({ apiKey, httpOptions: { baseUrl, ...(apiVersion === undefined ? {} : { apiVersion }) } });
   const messages: LiveServerMessage[] = [];
   let resolveClosed: (value: { code: number; reason: string }) => void = () => undefined;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
@@ -108,9 +108,9 @@ export async function sdkLive(baseUrl: string, apiKey: string, model: string, co
 }
 
 /** Connects with the SDK and reports how it failed: the close code and reason, or the error. */
-export async function sdkRefusal(baseUrl: string, apiKey: string, model: string): Promise<string> {
+export async function sdkRefusal(baseUrl: string, apiKey: string, model: string, apiVersion?: string): Promise<string> {
   try {
-    const live = await sdkLive(baseUrl, apiKey, model);
+    const live = await sdkLive(baseUrl, apiKey, model, undefined, apiVersion);
     live.session.close();
     return 'opened';
   } catch (error) {

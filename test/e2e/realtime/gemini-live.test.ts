@@ -159,6 +159,13 @@ describe('Gemini Live through the gateway', () => {
     expect(close.reason).toMatch(/setup/);
   });
 
+  it('closes with 1008 and the reason a session the balance cannot hold a first turn for, before any upstream is opened', async () => {
+    const broke = await newAccount(setup, 0);
+    const connections = setup.upstream.connections.length;
+    expect(await sdkRefusal(setup.gateway.url, broke.key, LIVE_MODEL)).toMatch(/code 1008.*balance/i);
+    expect(setup.upstream.connections).toHaveLength(connections);
+  });
+
   it('counts a session as one request in flight for its whole life (the key\'s concurrency)', async () => {
     const account = await newAccount(setup, 20, { concurrency: 1 });
     const first = await sdkLive(setup.gateway.url, account.key, LIVE_MODEL);
@@ -237,13 +244,22 @@ describe('Gemini Live transport', () => {
     await live.waitFor((message) => message.serverContent?.modelTurn !== undefined);
     live.session.close();
     await live.closed;
+    // Gemini has no cancel: the gateway keeps the upstream a moment for the turn's report. The rest of the turn is
+    // streamed at once now, so a loaded machine's slow timers cannot stretch it past that moment.
+    own.upstream.setOptions({ chunkDelayMs: 0 });
     const upstream = own.upstream.connections.at(-1);
     for (let waited = 0; upstream?.socket.readyState !== upstream?.socket.CLOSED && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     const usage = own.upstream.usages.at(-1);
     if (usage === undefined) throw new Error('no usage');
     const rows = await usageRows(own, account);
     expect(rows).toHaveLength(1);
-    expect(before - (await balanceNano(own, account))).toBe(turnCostNano(usage));
+    // The charge of a turn settled as its session ends may commit a moment after its usage row is written.
+    let charged = before - (await balanceNano(own, account));
+    for (let waited = 0; charged === 0n && waited < 5000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      charged = before - (await balanceNano(own, account));
+    }
+    expect(charged).toBe(turnCostNano(usage));
   });
 
   it('tells its sessions goAway and closes them with 1001 when the instance drains', async () => {

@@ -40,6 +40,8 @@ describe('POST /v1/realtime/client_secrets', () => {
     await session.next('response.done');
     session.socket.close();
     await session.closed;
+    // A secret opens one session: the one whose id it names.
+    expect(await refusal(setup.url, browser(secret.value))).toEqual([401, 'expired_api_key']);
     // Billed to the key that minted the secret.
     const rows = await usageRows(setup, account);
     expect(rows).toHaveLength(1);
@@ -57,6 +59,22 @@ describe('POST /v1/realtime/client_secrets', () => {
     const disabled = await setup.gateway.admin('PATCH', `/admin/keys/${account.keyId}`, { status: 'disabled' });
     expect(disabled.status).toBe(200);
     expect(await refusal(setup.url, browser(value))).toEqual([403, 'key_disabled']);
+  });
+
+  it('is no API key anywhere but a session: the other endpoints refuse it, and it mints no secret or token of its own', async () => {
+    const account = await newAccount(setup);
+    const client = new OpenAI({ apiKey: account.key, baseURL: setup.gateway.baseURL, maxRetries: 0 });
+    const { value } = await client.realtime.clientSecrets.create({ session: { type: 'realtime', model: MODEL } });
+    const post = (path: string, headers: Record<string, string>, body: unknown) => fetch(`${setup.gateway.baseURL.replace(/\/v1$/, '')}${path}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+    });
+    const chat = await post('/v1/chat/completions', { authorization: `Bearer ${value}` }, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] });
+    expect(chat.status).toBe(401);
+    const again = await post('/v1/realtime/client_secrets', { authorization: `Bearer ${value}` }, { session: { type: 'realtime', model: MODEL } });
+    expect(again.status).toBe(401);
+    const token = await post('/v1alpha/auth_tokens', { 'x-goog-api-key': value }, { uses: 1, bidiGenerateContentSetup: { model: MODEL } });
+    expect(token.status).toBe(401);
+    expect(await usageRows(setup, account)).toHaveLength(0);
   });
 
   it('validates the request: a session with a model the key may use, and OpenAI\'s bounds of expires_after', async () => {

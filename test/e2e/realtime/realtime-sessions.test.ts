@@ -4,12 +4,14 @@
  * the session cut before a response the balance cannot pay, and refusals answered before the handshake.
  */
 import OpenAI, { AzureOpenAI } from 'openai';
+import { OpenAIRealtimeWebSocket } from 'openai/realtime/websocket';
 import { OpenAIRealtimeWS } from 'openai/realtime/ws';
 import type { RealtimeServerEvent } from 'openai/resources/realtime/realtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { startTlsTerminator, type TlsTerminator } from '../../support/tls-terminator.js';
 import { PCM16_BYTES_PER_TOKEN } from '../../support/mock-openai-realtime.js';
-import { balanceNano, MODEL, newAccount, openRaw, PRICES, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup } from './realtime-support.js';
+import { balanceNano, MODEL, newAccount, openRaw, PRICES, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup, type UsageRow } from './realtime-support.js';
 
 let setup: RealtimeSetup;
 let gatewayTls: TlsTerminator;
@@ -122,6 +124,9 @@ describe('GET /v1/realtime', () => {
     expect(rows).toHaveLength(3);
     const sessionId = rows[0]?.request_id.split('.')[0];
     expect(rows.map((row) => row.request_id)).toEqual([1, 2, 3].map((index) => `${sessionId}.${index}`));
+    // The session's rows are found by its id.
+    const bySession = await setup.gateway.admin<{ data: UsageRow[] }>('GET', `/admin/usage?session_id=${sessionId}`);
+    expect(bySession.body.data.map((row) => row.request_id).sort()).toEqual(rows.map((row) => row.request_id));
     for (const [index, row] of rows.entries()) {
       expect(row).toMatchObject({ model: MODEL, protocol: 'openai-realtime', endpoint: '/v1/realtime', status: 200, error_code: null });
       expect(BigInt(Math.round(row.cost_usd * 1e9))).toBe(charges[index]);
@@ -139,7 +144,52 @@ describe('GET /v1/realtime', () => {
     await session.closed;
   });
 
-  it('refuses before the handshake with the error object: no key, a wrong key, a model outside the allowlist, an unknown model', async () => {
+  it('serves the SDK\'s browser client: a native WebSocket with a client secret in the subprotocol key form', async () => {
+    const account = await newAccount(setup);
+    const secret = await new OpenAI({ apiKey: account.key, baseURL: setup.gateway.baseURL }).realtime.clientSecrets.create({ session: { type: 'realtime', model: MODEL } });
+    // The runtime's WebSocket as a browser has it: a URL and subprotocols, no headers (the test's CA aside).
+    const offered: string[][] = [];
+    const { ca } = gatewayTls;
+    class NativeWebSocket extends WebSocket {
+      constructor(url: string, protocols: string | string[] = []) {
+        offered.push([protocols].flat());
+        super(url, protocols, { ca });
+      }
+    }
+    const runtimeWebSocket: unknown = Reflect.get(globalThis, 'WebSocket');
+    Reflect.set(globalThis, 'WebSocket', NativeWebSocket);
+    let rt: OpenAIRealtimeWebSocket;
+    try {
+      rt = new OpenAIRealtimeWebSocket({ model: MODEL }, new OpenAI({ apiKey: secret.value, baseURL: `${gatewayTls.url}/v1` }));
+    } finally {
+      Reflect.set(globalThis, 'WebSocket', runtimeWebSocket);
+    }
+    const events: RealtimeServerEvent[] = [];
+    rt.on('event', (event) => events.push(event));
+    rt.on('error', () => undefined);
+    await new Promise((resolve, reject) => {
+      rt.socket.addEventListener('open', resolve);
+      rt.socket.addEventListener('error', reject);
+    });
+    expect(offered).toEqual([['realtime', `openai-insecure-api-key.${secret.value}`]]);
+    expect(rt.socket.protocol).toBe('realtime');
+    rt.send({ type: 'response.create' });
+    for (let waited = 0; !events.some((event) => event.type === 'response.done'); waited += 20) {
+      if (waited > 10_000) throw new Error(`no response.done (${events.map((event) => event.type).join(', ')})`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const closed = new Promise((resolve) => rt.socket.addEventListener('close', resolve));
+    rt.close();
+    await closed;
+    const usage = setup.upstream.usages.at(-1);
+    if (usage === undefined) throw new Error('no usage');
+    // Billed to the key that minted the secret.
+    const rows = await usageRows(setup, account);
+    expect(rows).toHaveLength(1);
+    expect(BigInt(Math.round((rows[0]?.cost_usd ?? 0) * 1e9))).toBe(responseCostNano(usage));
+  });
+
+  it('refuses before the handshake with the error object: no key, a wrong key, a model outside the allowlist, an unknown model, no money', async () => {
     const account = await newAccount(setup, 20, { allowed_models: ['other-model'] });
     const refusal = (url: string, options: Parameters<typeof openRaw>[1]) => openRaw(url, options).then(() => null, (error: { status: number; body: { error: { code: string } } }) => [error.status, error.body.error.code]);
     expect(await refusal(setup.url, {})).toEqual([401, 'missing_api_key']);
@@ -148,6 +198,11 @@ describe('GET /v1/realtime', () => {
     const other = await newAccount(setup);
     expect(await refusal(setup.url.replace(`model=${MODEL}`, 'model=nope'), { key: other.key })).toEqual([400, 'model_not_found']);
     expect(await refusal(setup.url.replace(`?model=${MODEL}`, ''), { key: other.key })).toEqual([400, 'bad_request']);
+    // Admission holds the first response's money before any upstream is opened.
+    const broke = await newAccount(setup, 0);
+    const connections = setup.upstream.connections.length;
+    expect(await refusal(setup.url, { key: broke.key })).toEqual([402, 'insufficient_balance']);
+    expect(setup.upstream.connections).toHaveLength(connections);
   });
 
   it('counts a session as one request in flight for its whole life (the key\'s concurrency)', async () => {

@@ -4,6 +4,7 @@
  * reports), and a draining instance that ends its sessions with the protocol's own close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { balanceNano, newAccount, openRaw, responseCostNano, startRealtimeSetup, usageRows, type RealtimeSetup } from './realtime-support.js';
 
 let setup: RealtimeSetup | null = null;
@@ -18,7 +19,16 @@ async function start(env: Record<string, string> = {}, mock: Parameters<typeof s
   return setup;
 }
 
-describe('realtime transport', () => {
+/** Waits (up to 10 s) until `condition` holds. */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await condition());) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// Each test starts its own gateway (on PostgreSQL a new database and its migrations): seconds on a loaded machine.
+describe('realtime transport', { timeout: 60_000 }, () => {
   it('fails over at connect time to the next channel, and answers 502 when every channel fails', async () => {
     const current = await start({}, {}, 2);
     const account = await newAccount(current);
@@ -55,7 +65,10 @@ describe('realtime transport', () => {
     // A session without a response is on record with no charge.
     const rows = await usageRows(current, account);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ cost_usd: 0, endpoint: '/v1/realtime' });
+    expect(rows[0]).toMatchObject({ cost_usd: 0, endpoint: '/v1/realtime', request_id: session.requestId });
+    // Found by the session's id, the handshake's x-request-id.
+    const bySession = await current.gateway.admin<{ data: Array<{ request_id: string }> }>('GET', `/admin/usage?session_id=${session.requestId ?? ''}`);
+    expect(bySession.body.data.map((row) => row.request_id)).toEqual([session.requestId]);
   });
 
   it('ends a session at REALTIME_MAX_SESSION_SECONDS however busy it is', async () => {
@@ -72,6 +85,60 @@ describe('realtime transport', () => {
     }
   });
 
+  it('bills a response the gateway cut at the maximum duration at what the upstream reports for it', async () => {
+    // 200 deltas 20 ms apart: the response is still being written when the session's second is up.
+    const current = await start({ REALTIME_MAX_SESSION_SECONDS: '1' }, { deltas: 200, deltaDelayMs: 20 });
+    const account = await newAccount(current);
+    const before = await balanceNano(current, account);
+    const session = await openRaw(current.url, { key: account.key });
+    session.send({ type: 'response.create' });
+    await session.next('response.output_audio.delta');
+    const error = await session.next('error', 5000);
+    expect(error).toMatchObject({ error: { code: 'session_expired' } });
+    expect((await session.closed).code).toBe(1000);
+    expect(session.events.some((event) => event.type === 'response.done')).toBe(false);
+    const upstream = current.upstream.connections.at(-1);
+    await until(() => upstream?.socket.readyState === upstream?.socket.CLOSED, 'the upstream closed');
+    expect(upstream?.received).toContain('response.cancel');
+    const usage = current.upstream.usages.at(-1);
+    if (usage === undefined) throw new Error('no usage');
+    expect(usage.output_tokens).toBeGreaterThan(0);
+    const rows = await usageRows(current, account);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.error_code).toBe('response_cancelled');
+    expect(before - (await balanceNano(current, account))).toBe(responseCostNano(usage));
+  });
+
+  it('pings both sides every REALTIME_PING_SECONDS and ends a session whose caller or upstream stops answering', async () => {
+    const current = await start({ REALTIME_PING_SECONDS: '1' });
+    const account = await newAccount(current);
+    // A caller that answers pings hears them and keeps its session.
+    const answering = await openRaw(current.url, { key: account.key });
+    await answering.next('session.created');
+    let pings = 0;
+    answering.socket.on('ping', () => (pings += 1));
+    // A caller that stops answering pings is cut, and its upstream closed with it.
+    const silent = new WebSocket(current.url, { headers: { authorization: `Bearer ${account.key}` }, autoPong: false });
+    const silentClosed = new Promise<number>((resolve) => silent.once('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => silent.once('open', resolve).once('error', reject));
+    const silentUpstream = current.upstream.connections.at(-1)?.socket;
+    expect(await silentClosed).toBe(1006);
+    await until(() => silentUpstream?.readyState === silentUpstream?.CLOSED, 'the silent caller\'s upstream closed');
+    // An upstream that stops answering (its socket no longer read) is cut, and its caller told so.
+    const stranded = await openRaw(current.url, { key: account.key });
+    await stranded.next('session.created');
+    const deadUpstream = current.upstream.connections.at(-1)?.socket;
+    deadUpstream?.pause();
+    expect(await stranded.closed).toEqual({ code: 1011, reason: 'upstream connection lost' });
+    deadUpstream?.resume();
+    expect(pings).toBeGreaterThanOrEqual(2);
+    expect(answering.socket.readyState).toBe(answering.socket.OPEN);
+    answering.send({ type: 'response.create' });
+    await answering.next('response.done');
+    answering.socket.close();
+    await answering.closed;
+  });
+
   it('stops reading the upstream while a caller does not read, then delivers everything in order', async () => {
     const deltas = 400;
     const current = await start({ REALTIME_BUFFER_BYTES: '65536' }, { deltas, deltaBytes: 96_000 });
@@ -80,18 +147,17 @@ describe('realtime transport', () => {
     await session.next('session.created');
     session.socket.pause();
     session.send({ type: 'response.create' });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
     const upstream = current.upstream.connections.at(-1)?.socket;
-    // About 51 MB were sent; what the gateway has not read waits in the upstream's own queue, not in the gateway.
-    expect(upstream?.bufferedAmount ?? 0).toBeGreaterThan(25_000_000);
+    // About 51 MB are sent; what the gateway has not read waits in the upstream's own queue, not in the gateway.
+    await until(() => (upstream?.bufferedAmount ?? 0) > 25_000_000, 'the upstream\'s queue to hold more than 25 MB');
     session.socket.resume();
-    await session.next('response.done', 30_000);
+    await session.next('response.done', 45_000);
     const audio = session.events.filter((event) => event.type === 'response.output_audio.delta');
     expect(audio).toHaveLength(deltas);
     expect(session.events.filter((event) => event.type === 'response.output_audio_transcript.delta').map((event) => event.delta)).toEqual(Array.from({ length: deltas }, (_, index) => `word${index} `));
     session.socket.close();
     await session.closed;
-  });
+  }, 60_000);
 
   it('bills a response the caller cut off at what the upstream reports for it', async () => {
     const current = await start({}, { deltas: 50, deltaDelayMs: 20 });
@@ -113,6 +179,42 @@ describe('realtime transport', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]?.error_code).toBe('response_cancelled');
     expect(before - (await balanceNano(current, account))).toBe(responseCostNano(usage));
+  });
+
+  it('bills a session the upstream cut for the responses it reported, gives the rest back, and keeps it off the other channel', async () => {
+    const current = await start({}, {}, 2);
+    const account = await newAccount(current, 20, { concurrency: 1, quota_usd: 10 });
+    const before = await balanceNano(current, account);
+    const session = await openRaw(current.url, { key: account.key });
+    await session.next('session.created');
+    const connectionsAtOpen = current.upstream.connections.length;
+    const upstream = current.upstream.connections.at(-1);
+    if (upstream === undefined) throw new Error('no upstream');
+    for (let index = 0; index < 2; index += 1) {
+      session.send({ type: 'response.create' });
+      await session.next('response.done');
+    }
+    const reported = current.upstream.usages.slice(-2);
+    // The third response is cut by the upstream midway, before it reported anything for it.
+    current.upstream.setOptions({ deltas: 50, deltaDelayMs: 20 });
+    const sentAt = session.events.length;
+    session.send({ type: 'response.create' });
+    await until(() => session.events.slice(sentAt).some((event) => event.type === 'response.output_audio.delta'), 'a delta of the third response');
+    const heldDuringResponse = (await current.gateway.gateway.services.ledger.keyHolds(account.accountId))(account.keyId).capHeldNano;
+    expect(heldDuringResponse).toBeGreaterThan(0n);
+    upstream.socket.close(1011, 'upstream failure');
+    // The caller hears the upstream's code and reason; the session does not move to the other channel.
+    expect(await session.closed).toEqual({ code: 1011, reason: 'upstream failure' });
+    expect(current.upstream.connections).toHaveLength(connectionsAtOpen);
+    const rows = await usageRows(current, account);
+    expect(rows).toHaveLength(2);
+    expect(before - (await balanceNano(current, account))).toBe(reported.reduce((sum, usage) => sum + responseCostNano(usage), 0n));
+    // The third response's hold goes back and the session's concurrency slot is free again.
+    await until(async () => (await current.gateway.gateway.services.ledger.keyHolds(account.accountId))(account.keyId).capHeldNano === 0n, 'the hold given back');
+    const next = await openRaw(current.url, { key: account.key });
+    await next.next('session.created');
+    next.socket.close();
+    await next.closed;
   });
 
   it('ends its sessions with an error event and close 1001 when the instance drains', async () => {

@@ -1,6 +1,7 @@
 /**
  * POST /v1/rerank (and Cohere's own /v2/rerank) over the wire: the official Cohere SDK straight at the mock Cohere
- * upstream (fidelity) and through the gateway to Cohere, Jina, Voyage and an OpenAI-compatible server; billing to the
+ * upstream (fidelity) and through the gateway to Cohere, Jina, Voyage, Bedrock's Rerank API (SigV4-signed), Vertex AI
+ * Search's ranking API (OAuth), an OpenAI-compatible server with Jina's shape and one speaking TEI's own; billing to the
  * nano-dollar per search unit and per token; failover when a channel answers 500; validation; the key's allowlist.
  */
 import { CohereClient, CohereClientV2, CohereError } from 'cohere-ai';
@@ -9,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { mockScore, mockTokens, startMockRerankUpstream, type MockRerankUpstream } from '../../support/mock-rerank-upstream.js';
 import { startMockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
+import { MOCK_AWS_CREDENTIALS, MOCK_BEDROCK_REGION, startMockBedrockUpstream, type MockBedrockUpstream } from '../../support/mock-bedrock-upstream.js';
+import { MOCK_VERTEX_PROJECT, startMockVertexUpstream, type MockVertexUpstream } from '../../support/mock-vertex-upstream.js';
+import { estimateTextTokens } from '../../../src/shared/estimate-tokens.js';
 
 const QUERY = 'What is the capital of the United States?';
 const DOCUMENTS = [
@@ -42,6 +46,9 @@ let cohereA: MockRerankUpstream;
 let cohereB: MockRerankUpstream;
 let jina: MockRerankUpstream;
 let voyage: MockRerankUpstream;
+let bedrock: MockBedrockUpstream;
+let vertex: MockVertexUpstream;
+let tei: MockRerankUpstream;
 let account: SeededAccount;
 
 async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }> {
@@ -64,8 +71,9 @@ async function postRerank(body: unknown, key = account.key, path = '/v1/rerank')
 }
 
 beforeAll(async () => {
-  [cohereA, cohereB, jina, voyage] = await Promise.all([
-    startMockRerankUpstream('cohere'), startMockRerankUpstream('cohere'), startMockRerankUpstream('jina'), startMockRerankUpstream('voyage'),
+  [cohereA, cohereB, jina, voyage, bedrock, vertex, tei] = await Promise.all([
+    startMockRerankUpstream('cohere'), startMockRerankUpstream('cohere'), startMockRerankUpstream('jina'), startMockRerankUpstream('voyage'), startMockBedrockUpstream(),
+    startMockVertexUpstream(), startMockRerankUpstream('tei'),
   ]);
   gateway = await startTestGateway();
   await admin('POST', '/admin/models', { id: 'rerank-cohere', kind: 'rerank', pricing: { per_search_unit: 0.002 } });
@@ -86,7 +94,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.close();
-  await Promise.all([cohereA, cohereB, jina, voyage].map((mock) => mock?.close()));
+  await Promise.all([cohereA, cohereB, jina, voyage, bedrock, vertex, tei].map((mock) => mock?.close()));
 });
 
 describe('the mock Cohere upstream speaks Cohere', () => {
@@ -155,6 +163,179 @@ describe('POST /v2/rerank and /v1/rerank through the gateway with the Cohere SDK
     expect(typeof answer.body.id).toBe('string');
     expect(jina.requests.at(-1)).toMatchObject({ path: '/v1/rerank', body: { model: 'bge-reranker-v2-m3', top_n: 1 } });
     expect((await usageRow(answer.requestId)).cost_usd).toBe(0.001);
+  });
+});
+
+describe('Bedrock\'s Rerank API', () => {
+  const credentials = { access_key_id: MOCK_AWS_CREDENTIALS.accessKeyId, secret_access_key: MOCK_AWS_CREDENTIALS.secretAccessKey, session_token: MOCK_AWS_CREDENTIALS.sessionToken };
+  const bedrockBody = (modelArn: string, numberOfResults: number, documents = DOCUMENTS): unknown => ({
+    queries: [{ type: 'TEXT', textQuery: { text: QUERY } }],
+    sources: documents.map((text) => ({ type: 'INLINE', inlineDocumentSource: { type: 'TEXT', textDocument: { text } } })),
+    rerankingConfiguration: { type: 'BEDROCK_RERANKING_MODEL', bedrockRerankingConfiguration: { modelConfiguration: { modelArn }, numberOfResults } },
+  });
+
+  beforeAll(async () => {
+    // Amazon Rerank at $1 per 1 000 queries, Cohere Rerank 3.5 on Bedrock at $2 per 1 000: a query is a search unit.
+    await admin('POST', '/admin/models', { id: 'rerank-bedrock-amazon', kind: 'rerank', pricing: { per_search_unit: 0.001 } });
+    await admin('POST', '/admin/models', { id: 'rerank-bedrock-cohere', kind: 'rerank', pricing: { per_search_unit: 0.002 } });
+    // One channel on the mock as its base URL (chat and rerank on one endpoint), one reaching it only for reranks.
+    await admin('POST', '/admin/channels', { name: 'bedrock-base', type: 'bedrock', base_url: bedrock.url, credentials, settings: { region: MOCK_BEDROCK_REGION }, models: { 'rerank-bedrock-amazon': 'amazon.rerank-v1:0' } });
+    await admin('POST', '/admin/channels', {
+      name: 'bedrock-rerank-url', type: 'bedrock', credentials, settings: { region: MOCK_BEDROCK_REGION, rerank_base_url: bedrock.url },
+      models: { 'rerank-bedrock-cohere': `arn:aws:bedrock:${MOCK_BEDROCK_REGION}::foundation-model/cohere.rerank-v3-5:0` },
+    });
+    await gateway.gateway.services.catalog.reload();
+  });
+
+  it('Bedrock upstream: the Cohere SDK\'s request sent to /rerank signed with SigV4, billed one query per search unit', async () => {
+    const client = new CohereClient({ token: account.key, environment: gateway.url });
+    const { data, rawResponse } = await client.rerank({ model: 'rerank-bedrock-amazon', query: QUERY, documents: DOCUMENTS.map((text) => ({ text })), topN: 2, returnDocuments: true }).withRawResponse();
+    expect(data.results.map((result) => result.index)).toEqual(EXPECTED_ORDER.slice(0, 2));
+    expect(data.results.map((result) => result.document?.text)).toEqual(EXPECTED_ORDER.slice(0, 2).map((index) => DOCUMENTS[index]));
+    expect(data.results[0]?.relevanceScore).toBeCloseTo(mockScore(QUERY, DOCUMENTS[EXPECTED_ORDER[0] ?? 0] ?? ''), 9);
+    expect(data.meta?.billedUnits?.searchUnits).toBe(1);
+    const sent = bedrock.requests.at(-1);
+    expect(sent).toMatchObject({ path: '/rerank', body: bedrockBody(`arn:aws:bedrock:${MOCK_BEDROCK_REGION}::foundation-model/amazon.rerank-v1:0`, 2) });
+    expect(String(sent?.headers.authorization)).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIAMOCKBEDROCK00001\/\d{8}\/us-east-1\/bedrock\/aws4_request/);
+    const row = await usageRow(rawResponse.headers.get('x-request-id'));
+    expect(row).toMatchObject({ status: 200, model: 'rerank-bedrock-amazon', protocol: 'rerank', endpoint: '/v1/rerank', attempts: 1 });
+    // One search unit at $0.001 = 1 000 000 nano-USD.
+    expect(rawResponse.headers.get('x-request-cost-usd')).toBe('0.001');
+    expect(row.cost_usd).toBe(0.001);
+  });
+
+  it('Bedrock upstream: a model named by ARN at settings.rerank_base_url, every result asked for, 101 documents two queries', async () => {
+    const answer = await postRerank({ model: 'rerank-bedrock-cohere', query: QUERY, documents: DOCUMENTS });
+    expect(answer.status).toBe(200);
+    expect((answer.body.results as Array<{ index: number }>).map((result) => result.index)).toEqual(EXPECTED_ORDER);
+    expect(bedrock.requests.at(-1)).toMatchObject({ path: '/rerank', body: bedrockBody(`arn:aws:bedrock:${MOCK_BEDROCK_REGION}::foundation-model/cohere.rerank-v3-5:0`, DOCUMENTS.length) });
+    expect((await usageRow(answer.requestId)).cost_usd).toBe(0.002);
+
+    const documents = Array.from({ length: 101 }, (_unused, index) => `document number ${index} about the capital`);
+    const many = await postRerank({ model: 'rerank-bedrock-cohere', query: QUERY, documents, top_n: 3 });
+    expect(many.status).toBe(200);
+    expect(many.body).toMatchObject({ meta: { billed_units: { search_units: 2 } } });
+    expect((many.body.results as unknown[]).length).toBe(3);
+    expect((await usageRow(many.requestId)).cost_usd).toBe(0.004);
+  });
+
+  it('refuses a rerank endpoint that is not a plain http(s) URL', async () => {
+    for (const rerankBaseUrl of ['ftp://example.com', 'https://user:secret@example.com', 42]) {
+      const refused = await gateway.admin('POST', '/admin/channels', { name: 'bedrock-bad', type: 'bedrock', credentials, settings: { region: MOCK_BEDROCK_REGION, rerank_base_url: rerankBaseUrl }, models: { 'rerank-bedrock-amazon': 'amazon.rerank-v1:0' } });
+      expect(refused.status, String(rerankBaseUrl)).toBe(400);
+      expect(refused.body).toMatchObject({ error: { param: 'settings.rerank_base_url' } });
+    }
+  });
+});
+
+describe('Vertex AI Search\'s ranking API on a vertex-ai channel', () => {
+  const rankPath = `/v1/projects/${MOCK_VERTEX_PROJECT}/locations/global/rankingConfigs/default_ranking_config:rank`;
+
+  beforeAll(async () => {
+    // Google's ranking API at $1 per 1 000 queries of up to 100 records: a query is a search unit.
+    await admin('POST', '/admin/models', { id: 'rerank-vertex', kind: 'rerank', pricing: { per_search_unit: 0.001 } });
+    // The channel's base URL is its chat endpoint (a region); reranks reach the mock through settings.rerank_base_url.
+    await admin('POST', '/admin/channels', {
+      name: 'vertex-ranking', type: 'vertex-ai', base_url: 'http://127.0.0.1:9', credentials: vertex.serviceAccount,
+      settings: { location: 'us-east5', rerank_base_url: vertex.url }, models: { 'rerank-vertex': 'semantic-ranker-default-004' },
+    });
+    await gateway.gateway.services.catalog.reload();
+  });
+
+  it('the Cohere SDK\'s request sent as records with the service account\'s token, mapped back by index, one query billed', async () => {
+    const client = new CohereClientV2({ token: account.key, environment: gateway.url });
+    const { data, rawResponse } = await client.rerank({ model: 'rerank-vertex', query: QUERY, documents: DOCUMENTS, topN: 2 }).withRawResponse();
+    expect(data.results.map((result) => result.index)).toEqual(EXPECTED_ORDER.slice(0, 2));
+    expect(data.results[0]?.relevanceScore).toBeCloseTo(mockScore(QUERY, DOCUMENTS[EXPECTED_ORDER[0] ?? 0] ?? ''), 9);
+    expect(data.meta?.billedUnits?.searchUnits).toBe(1);
+    const sent = vertex.requests.at(-1);
+    expect(sent).toMatchObject({
+      path: rankPath,
+      body: { model: 'semantic-ranker-default-004', query: QUERY, records: DOCUMENTS.map((content, index) => ({ id: String(index), content })), topN: 2, ignoreRecordDetailsInResponse: true },
+    });
+    expect(String(sent?.headers.authorization)).toMatch(/^Bearer ya29\.mock-\d+$/);
+    const row = await usageRow(rawResponse.headers.get('x-request-id'));
+    expect(row).toMatchObject({ status: 200, model: 'rerank-vertex', protocol: 'rerank', endpoint: '/v2/rerank', attempts: 1 });
+    expect(rawResponse.headers.get('x-request-cost-usd')).toBe('0.001');
+    expect(row.cost_usd).toBe(0.001);
+  });
+
+  it('documents returned from the request, a zero score read as 0, 150 records billed as two queries', async () => {
+    const answer = await postRerank({ model: 'rerank-vertex', query: QUERY, documents: [...DOCUMENTS, 'nothing relevant here'], return_documents: true });
+    expect(answer.status).toBe(200);
+    const results = answer.body.results as Array<{ index: number; relevance_score: number; document: { text: string } }>;
+    expect(results.map((result) => result.index)).toEqual([...EXPECTED_ORDER, DOCUMENTS.length]);
+    expect(results.at(-1)).toMatchObject({ relevance_score: 0, document: { text: 'nothing relevant here' } });
+    expect(results[0]?.document.text).toBe(DOCUMENTS[EXPECTED_ORDER[0] ?? 0]);
+    expect((await usageRow(answer.requestId)).cost_usd).toBe(0.001);
+
+    const documents = Array.from({ length: 150 }, (_unused, index) => `document number ${index} about the capital`);
+    const many = await postRerank({ model: 'rerank-vertex', query: QUERY, documents, top_n: 3 });
+    expect(many.status).toBe(200);
+    expect(many.body).toMatchObject({ meta: { billed_units: { search_units: 2 } } });
+    expect((many.body.results as unknown[]).length).toBe(3);
+    expect((await usageRow(many.requestId)).cost_usd).toBe(0.002);
+  });
+
+  it('a revoked token is renewed once and the rank retried; a refused rank (400) bills nothing', async () => {
+    const tokensBefore = vertex.tokenRequests;
+    vertex.revokeTokens();
+    const renewed = await postRerank({ model: 'rerank-vertex', query: QUERY, documents: DOCUMENTS });
+    expect(renewed.status).toBe(200);
+    expect(vertex.tokenRequests).toBe(tokensBefore + 1);
+    // More records than the ranking API takes in one request: Google's 400 is the caller's error object.
+    const tooMany = await postRerank({ model: 'rerank-vertex', query: QUERY, documents: Array.from({ length: 201 }, (_unused, index) => `record ${index}`) });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ error: { type: 'invalid_request_error' } });
+    expect(await usageRow(tooMany.requestId)).toMatchObject({ status: 400, cost_usd: 0 });
+  });
+
+  it('refuses a ranking URL that is not a plain http(s) URL', async () => {
+    const refused = await gateway.admin('POST', '/admin/channels', { name: 'vertex-bad', type: 'vertex-ai', credentials: vertex.serviceAccount, settings: { rerank_base_url: 'https://user:pw@example.com' }, models: { 'rerank-vertex': 'semantic-ranker-default-004' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { param: 'settings.rerank_base_url' } });
+  });
+});
+
+describe('text-embeddings-inference\'s own /rerank on an openai-compatible channel', () => {
+  /** The gateway's count when an upstream reports none: the query read with each document, plus every document. */
+  const estimated = (documents: readonly string[]): number => estimateTextTokens(QUERY) * documents.length + documents.reduce((sum, text) => sum + estimateTextTokens(text), 0);
+
+  beforeAll(async () => {
+    await admin('POST', '/admin/models', { id: 'rerank-tei', kind: 'rerank', pricing: { input_per_mtok: 0.03 } });
+    // The base URL is TEI's OpenAI front (…/v1); its own rerank is at the root.
+    await admin('POST', '/admin/channels', { name: 'tei', type: 'openai-compatible', base_url: tei.url, api_key: 'tei-upstream-key', settings: { rerank_api: 'tei' }, models: { 'rerank-tei': 'BAAI/bge-reranker-large' } });
+    await gateway.gateway.services.catalog.reload();
+  });
+
+  it('sends texts to <root>/rerank, cuts to top_n, adds the documents back, and bills the tokens it counts itself', async () => {
+    const client = new CohereClient({ token: account.key, environment: gateway.url });
+    const { data, rawResponse } = await client.rerank({ model: 'rerank-tei', query: QUERY, documents: DOCUMENTS.map((text) => ({ text })), topN: 2, returnDocuments: true }).withRawResponse();
+    expect(data.results.map((result) => result.index)).toEqual(EXPECTED_ORDER.slice(0, 2));
+    expect(data.results.map((result) => result.document?.text)).toEqual(EXPECTED_ORDER.slice(0, 2).map((index) => DOCUMENTS[index]));
+    expect(tei.requests.at(-1)).toMatchObject({
+      path: '/rerank',
+      headers: { authorization: 'Bearer tei-upstream-key' },
+      body: { query: QUERY, texts: DOCUMENTS, raw_scores: false, return_text: false, truncate: true },
+    });
+    const tokens = estimated(DOCUMENTS);
+    const nano = (BigInt(tokens) * 30_000_000n + 999_999n) / 1_000_000n;
+    const row = await usageRow(rawResponse.headers.get('x-request-id'));
+    expect(row).toMatchObject({ status: 200, model: 'rerank-tei', protocol: 'rerank', prompt_tokens: tokens });
+    expect(row.cost_usd).toBeCloseTo(Number(nano) / 1e9, 12);
+    expect(rawResponse.headers.get('x-request-cost-usd')).toBe((Number(nano) / 1e9).toString());
+  });
+
+  it('settings.rerank_base_url overrides the root; an unknown rerank_api is refused', async () => {
+    await admin('POST', '/admin/models', { id: 'rerank-tei-2', kind: 'rerank', pricing: { input_per_mtok: 0.03 } });
+    await admin('POST', '/admin/channels', { name: 'tei-elsewhere', type: 'openai-compatible', base_url: 'http://127.0.0.1:9/v1', api_key: 'tei-upstream-key', settings: { rerank_api: 'tei', rerank_base_url: tei.url.replace(/\/v1$/, '') }, models: { 'rerank-tei-2': 'x' } });
+    await gateway.gateway.services.catalog.reload();
+    const answer = await postRerank({ model: 'rerank-tei-2', query: QUERY, documents: DOCUMENTS });
+    expect(answer.status).toBe(200);
+    expect((answer.body.results as Array<{ index: number }>).map((result) => result.index)).toEqual(EXPECTED_ORDER);
+    const refused = await gateway.admin('POST', '/admin/channels', { name: 'tei-bad', type: 'openai-compatible', base_url: tei.url, api_key: 'k', settings: { rerank_api: 'cohere' }, models: { 'rerank-tei': 'x' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ error: { param: 'settings.rerank_api' } });
   });
 });
 

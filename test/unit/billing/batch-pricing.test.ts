@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { batchPricing } from '../../../src/billing/batch-pricing.js';
-import { NO_PRICES, type Pricing } from '../../../src/domain/records.js';
+import { NO_PRICES, type Pricing } from '../../../src/domain/model-records.js';
 
 const base: Pricing = { ...NO_PRICES, inputPerMtokNano: 2_000_000_000n, outputPerMtokNano: 8_000_000_000n, cachedInputPerMtokNano: 200_000_000n, perRequestNano: 1_000n };
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeCost, hostedToolCost, imagePrice, type BillableUsage } from '../../../src/billing/compute-cost.js';
 import type { Usage } from '../../../src/ir/usage.js';
-import { NO_PRICES, type Pricing } from '../../../src/domain/records.js';
+import { NO_PRICES, type Pricing } from '../../../src/domain/model-records.js';
 
 const USD = 1_000_000_000n;
 

@@ -80,4 +80,87 @@ describe('Ledger: when money transactions start', () => {
     await ledger.flush();
     expect(await opened.accounts.getBalances([owner.id])).toEqual(new Map([[owner.id, 10n * NANO_PER_USD - 2n * COST_NANO]]));
   });
+
+  it('a settlement queued while a transaction runs waits for the interval after it, not a second transaction at once', async () => {
+    const opened = await openStorage({ url: 'sqlite::memory:', secretBox: new SecretBox(randomBytes(32)) });
+    storage = opened;
+    const owner = account(newId('acct'));
+    await opened.accounts.create(owner);
+    const key = apiKey(owner.id);
+    await opened.keys.create(key);
+    let begun = 0;
+    let settleDuringTransaction: (() => void) | null = null;
+    const transact = opened.money.transact.bind(opened.money);
+    opened.money.transact = (accountIds, work) => {
+      begun += 1;
+      return transact(accountIds, (transaction) => {
+        // A request finishes while this transaction is under way.
+        settleDuringTransaction?.();
+        settleDuringTransaction = null;
+        return work(transaction);
+      });
+    };
+    const intervalMs = 1000;
+    ledger = new Ledger(opened, systemClock, silentLogger, {
+      instanceId: 'turns-again', maxBatch: 500, flushIntervalMs: intervalMs, heartbeatMs: 60_000, staleAfterMs: 600_000, checkpointMs: 60_000, factsTtlMs: 2000,
+      lease: { capNano: NANO_PER_USD / 2n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 60_000 },
+    });
+    const active = ledger;
+    const ask = () => ({ accountId: owner.id, keyId: key.id, keyCapped: false, keyBudgeted: false, subscriptions: [], amountNano: COST_NANO, entryId: newId('led') });
+    const held = await active.reserve(ask());
+    const late = await active.reserve(ask());
+    expect(begun).toBe(1);
+    active.settle(held, { costNano: COST_NANO, requestId: newId('req'), createdAt: Date.now() });
+    settleDuringTransaction = () => active.settle(late, { costNano: COST_NANO, requestId: newId('req'), createdAt: Date.now() });
+    // The first settlement's transaction runs after the interval; the second settlement arrives during it.
+    const until = async (count: number): Promise<void> => {
+      while (begun < count) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    await until(2);
+    // A quarter of the interval later the second settlement still waits: it was not run straight after the first.
+    await new Promise((resolve) => setTimeout(resolve, intervalMs / 4));
+    expect(begun).toBe(2);
+    await until(3);
+    expect(await opened.accounts.getBalances([owner.id])).toEqual(new Map([[owner.id, 10n * NANO_PER_USD - 2n * COST_NANO]]));
+  });
+
+  it('a reservation asked while a transaction recomputes its pools is answered from the lease it commits, without a transaction of its own', async () => {
+    const opened = await openStorage({ url: 'sqlite::memory:', secretBox: new SecretBox(randomBytes(32)) });
+    storage = opened;
+    const owner = account(newId('acct'));
+    await opened.accounts.create(owner);
+    const key = apiKey(owner.id);
+    await opened.keys.create(key);
+    let begun = 0;
+    let duringTransaction: (() => void) | null = null;
+    const transact = opened.money.transact.bind(opened.money);
+    opened.money.transact = (accountIds, work) => {
+      begun += 1;
+      return transact(accountIds, (transaction) => {
+        duringTransaction?.();
+        duringTransaction = null;
+        return work(transaction);
+      });
+    };
+    ledger = new Ledger(opened, systemClock, silentLogger, {
+      instanceId: 'turns-busy', maxBatch: 500, flushIntervalMs: 60_000, heartbeatMs: 60_000, staleAfterMs: 600_000, checkpointMs: 60_000, factsTtlMs: 2000,
+      lease: { capNano: NANO_PER_USD / 2n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 60_000 },
+    });
+    const active = ledger;
+    const ask = () => ({ accountId: owner.id, keyId: key.id, keyCapped: false, keyBudgeted: false, subscriptions: [], amountNano: COST_NANO, entryId: newId('led') });
+    const first = await active.reserve(ask());
+    expect(begun).toBe(1);
+    active.settle(first, { costNano: COST_NANO, requestId: newId('req'), createdAt: Date.now() });
+    let asked: Promise<unknown> | null = null;
+    duringTransaction = () => {
+      asked = active.reserve(ask());
+    };
+    await active.flush();
+    expect(begun).toBe(2);
+    expect(asked).not.toBeNull();
+    await asked;
+    // Answered from the lease the settlement's transaction kept: no third transaction.
+    expect(begun).toBe(2);
+    expect(active.heldPools().get(`wallet:${owner.id}`)?.inFlight).toBe(COST_NANO);
+  });
 });

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { planBatch, type GrowRequest, type LeasePolicy, type Settlement } from '../../../src/billing/money-batch.js';
+import { planBatch, type LeasePolicy } from '../../../src/billing/money-batch.js';
+import type { GrowRequest } from '../../../src/billing/batch-growing.js';
+import type { Settlement } from '../../../src/billing/batch-settling.js';
 import type { PoolState, Reservation } from '../../../src/billing/money-pools.js';
 import type { KeyBudget, OveragePolicy, Plan, Subscription } from '../../../src/domain/records.js';
 import type { MoneySnapshot } from '../../../src/storage/storage.js';
@@ -105,6 +107,22 @@ describe('planBatch', () => {
     const idle: PoolState = { accountId: 'acct', held: 1_000n, inFlight: 0n, lastUsedAt: NOW - 5000, unit: 10n };
     const returned = planBatch({ now: NOW, snapshot: snapshot(100_000n, { held: { 'wallet:acct': 1_000n } }), pools: new Map([['wallet:acct', idle]]), grows: [], settlements: [], lease });
     expect(returned.pools.get('wallet:acct')?.held).toBe(0n);
+  });
+
+  it('a busy pool leases enough for many of its reservations, up to the ceiling, never beyond its share of the free funds', () => {
+    const lease: LeasePolicy = { capNano: 1_000n, unitsAhead: 256n, ceilingNano: 50_000n, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 };
+    // 256 reservations of 10 (2,560) are more than the fixed cap (1,000).
+    const rich = planBatch({ now: NOW, snapshot: snapshot(10_000_000n), pools: new Map(), grows: [grow(10n)], settlements: [], lease });
+    expect(rich.pools.get('wallet:acct')).toMatchObject({ inFlight: 10n, held: 10n + 2_560n });
+    // 256 reservations of 1,000 stop at the ceiling.
+    const large = planBatch({ now: NOW, snapshot: snapshot(10_000_000n), pools: new Map(), grows: [grow(1_000n)], settlements: [], lease });
+    expect(large.pools.get('wallet:acct')).toMatchObject({ inFlight: 1_000n, held: 1_000n + 50_000n });
+    // The share of the free funds still bounds it: 1/8 of (100,000 - 10).
+    const shared = planBatch({ now: NOW, snapshot: snapshot(100_000n), pools: new Map(), grows: [grow(100n)], settlements: [], lease });
+    expect(shared.pools.get('wallet:acct')).toMatchObject({ inFlight: 100n, held: 100n + (100_000n - 100n) / 8n });
+    // Small reservations keep the fixed cap.
+    const small = planBatch({ now: NOW, snapshot: snapshot(10_000_000n), pools: new Map(), grows: [grow(2n)], settlements: [], lease });
+    expect(small.pools.get('wallet:acct')).toMatchObject({ inFlight: 2n, held: 2n + 1_000n });
   });
 
   it('the key cap is a pool of its own: the upper bound must fit under it (429 quota_exhausted)', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planBatch, type GrowRequest, type LeasePolicy } from '../../../src/billing/money-batch.js';
+import { planBatch, type LeasePolicy } from '../../../src/billing/money-batch.js';
+import type { GrowRequest } from '../../../src/billing/batch-growing.js';
 import { poolsOf, type Reservation } from '../../../src/billing/money-pools.js';
 import type { KeyBudget } from '../../../src/domain/records.js';
 import type { MoneySnapshot } from '../../../src/storage/storage.js';

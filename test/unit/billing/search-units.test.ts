@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeCost } from '../../../src/billing/compute-cost.js';
 import { searchUnitsOf } from '../../../src/billing/search-units.js';
-import { NO_PRICES } from '../../../src/domain/records.js';
+import { NO_PRICES } from '../../../src/domain/model-records.js';
 
 describe("Cohere's search-unit rule", () => {
   it('one query over up to 100 short documents is one unit; 101 are two', () => {

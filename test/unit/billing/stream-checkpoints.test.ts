@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { UsageLogRow } from '../../../src/domain/records.js';
+import type { UsageLogRow } from '../../../src/domain/usage-records.js';
 import type { Reservation } from '../../../src/billing/money-pools.js';
 import { decodeReservation, decodeUsageRow, encodeReservation, encodeUsageRow, StreamCheckpoints } from '../../../src/billing/stream-checkpoints.js';
 

@@ -10,7 +10,7 @@ import { CATALOG_OVERLAY, fillCovers, isOverlayModel } from '../../../src/catalo
 import { currentPrices, toPricing } from '../../../src/catalog/convert-prices.js';
 import { matches } from '../../../src/catalog/match-logic.js';
 import { kindOf } from '../../../src/catalog/model-traits.js';
-import type { Pricing } from '../../../src/domain/records.js';
+import type { Pricing } from '../../../src/domain/model-records.js';
 
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 

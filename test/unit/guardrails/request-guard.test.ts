@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GuardrailUsage } from '../../../src/domain/records.js';
+import type { GuardrailUsage } from '../../../src/domain/usage-records.js';
 import { RequestGuard } from '../../../src/guardrail-policies/request-guard.js';
 import { GuardrailSet } from '../../../src/guardrails/policy.js';
 import type { GuardrailPolicy } from '../../../src/guardrails/settings.js';
@@ -52,6 +52,24 @@ describe('RequestGuard', () => {
     expect((error as Error).message).toContain("'no-heron'");
     expect(sent).not.toContain('heron');
     expect(usage).toContainEqual({ name: 'no-heron', direction: 'output', outcome: 'blocked', count: 1 });
+  });
+
+  it('reads the arguments of an earlier turn\'s tool call in the request: masks inside their JSON, and blocks', async () => {
+    const masking = guardOf([{ name: 'cards', kind: 'pii', mode: 'mask', applies_to: 'input', settings: { detectors: ['card'], reversible: true } }]);
+    const request = {
+      model: 'm', system: [], warnings: [],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'charge it' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', id: 'c', name: 'charge', argumentsJson: '{"card":"4111 1111 1111 1111"}' }] },
+      ],
+    } as unknown as ChatRequest;
+    await masking.checkInput(request);
+    expect(JSON.stringify(request)).not.toContain('4111');
+    const call = request.messages[1]?.content[0] as { argumentsJson: string };
+    expect(JSON.parse(call.argumentsJson)).toEqual({ card: '[CARD_1]' });
+    const blocking = guardOf([{ name: 'deny', kind: 'deny_list', mode: 'block', applies_to: 'input', settings: { words: ['zanzibar'] } }]);
+    (request.messages[1]?.content[0] as { argumentsJson: string }).argumentsJson = '{"to":"Zanzibar"}';
+    await expect(blocking.checkInput(request)).rejects.toMatchObject({ code: 'guardrail_blocked' });
   });
 
   it('refuses a request with a denied word, naming the policy and not the text', async () => {
@@ -118,5 +136,50 @@ describe('RequestGuard', () => {
     }
     expect(reasoning).toBe('write to [EMAIL] todayplain');
     expect(ends).toEqual([{ type: 'reasoning-end', id: 'r' }, { type: 'reasoning-end', id: 'r2', signature: 's2' }]);
+  });
+
+  it('reads a whole answer\'s tool-call arguments: masks inside their JSON strings, and blocks on a denied word', async () => {
+    const usage: GuardrailUsage[] = [];
+    const masking = guardOf([{ name: 'emails', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } }], usage);
+    const answer = {
+      content: [
+        { type: 'text', text: 'Sending it.' },
+        { type: 'tool-call', id: 'c1', name: 'send', argumentsJson: '{"to":["ann@example.com"],"meta":{"cc":"bo@example.org","n":2}}' },
+        { type: 'tool-call', id: 'c2', name: 'noop', argumentsJson: '{ "spaced": true }' },
+      ],
+    } as unknown as ChatResponse;
+    await masking.checkAnswer(answer);
+    const [, sent, untouched] = answer.content as Array<{ argumentsJson: string }>;
+    expect(JSON.parse(sent?.argumentsJson ?? '')).toEqual({ to: ['[EMAIL]'], meta: { cc: '[EMAIL]', n: 2 } });
+    expect(untouched?.argumentsJson).toBe('{ "spaced": true }');
+    expect(usage).toEqual([{ name: 'emails', direction: 'output', outcome: 'masked', count: 2 }]);
+
+    const blocking = guardOf([{ name: 'no-heron', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } }]);
+    const refused = await blocking.checkAnswer({ content: [{ type: 'tool-call', id: 'c', name: 'f', argumentsJson: '{"bird":"a grey Heron"}' }] } as unknown as ChatResponse).catch((caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'guardrail_blocked' });
+    // Arguments that are not JSON are read as they are.
+    const raw = await blocking.checkAnswer({ content: [{ type: 'tool-call', id: 'c', name: 'f', argumentsJson: '{"bird": heron' }] } as unknown as ChatResponse).catch((caught: unknown) => caught);
+    expect(raw).toMatchObject({ code: 'guardrail_blocked' });
+  });
+
+  it('scans streamed tool-call arguments: a denied word split across deltas stops the stream, an address is masked', async () => {
+    const call = (deltas: readonly string[]) => async function* (): AsyncIterable<StreamPart> {
+      yield { type: 'tool-input-start', id: 'k', toolCallId: 'call_1', toolName: 'send', index: 0 };
+      for (const delta of deltas) yield { type: 'tool-input-delta', id: 'k', delta };
+      yield { type: 'tool-input-end', id: 'k' };
+      yield { type: 'finish', reason: { unified: 'tool-calls', raw: 'tool_calls' }, usage: null } as StreamPart;
+    };
+    const blocking = guardOf([{ name: 'no-heron', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } }]);
+    let sent = '';
+    const error = await (async () => {
+      for await (const part of blocking.guardStream(call(['{"bird":"a grey he', 'ron"}'])())) if (part.type === 'tool-input-delta') sent += part.delta;
+    })().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'guardrail_blocked' });
+    expect(sent).not.toContain('heron');
+
+    const masking = guardOf([{ name: 'emails', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } }]);
+    let args = '';
+    for await (const part of masking.guardStream(call(['{"to":"ann@exa', 'mple.com","n":1}'])())) if (part.type === 'tool-input-delta') args += part.delta;
+    expect(JSON.parse(args)).toEqual({ to: '[EMAIL]', n: 1 });
   });
 });

@@ -10,7 +10,8 @@ import type { Catalog, ChannelRoute } from '../../../src/routing/catalog.js';
 import { ChannelHealth } from '../../../src/routing/channel-health.js';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { silentLogger } from '../../../src/shared/logger.js';
-import type { Channel, Model } from '../../../src/domain/records.js';
+import type { Channel } from '../../../src/domain/records.js';
+import type { Model } from '../../../src/domain/model-records.js';
 import { channel, T0 } from '../routing/routing-fixtures.js';
 
 const POLICY = { failureThreshold: 1, failureRatePercent: 100, minimumRequests: 1000, windowMs: 60_000, cooldownMs: 10_000, maxCooldownMs: 60_000 };

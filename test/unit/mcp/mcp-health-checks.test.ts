@@ -28,7 +28,7 @@ function repository(recorded: Array<{ id: string; health: McpServerHealth }>): M
   const server: McpServer = {
     id: 'mcp_1', name: 'silent', url, transport: 'streamable-http', headerNames: ['Authorization'], public: true, enabled: true,
     createdAt: 0, updatedAt: 0, callsPerMinute: null, concurrency: null, pricePerCallNano: null, logPayloads: false,
-    toolRules: { default: 'allowed', tools: {} }, health: null,
+    toolRules: { default: 'allowed', tools: {} }, health: null, oauth: null, stdio: null, ownerAccountId: null,
   };
   return {
     list: () => Promise.resolve([server, { ...server, id: 'mcp_2', name: 'off', enabled: false }]),

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computeCost } from '../../../src/billing/compute-cost.js';
-import { NO_PRICES, type Pricing } from '../../../src/domain/records.js';
+import { NO_PRICES, type Pricing } from '../../../src/domain/model-records.js';
 import { mintClientSecret, readClientSecret } from '../../../src/realtime/client-secret.js';
 import { usageOfRealtimeResponse } from '../../../src/realtime/realtime-usage.js';
 import { watchedEvent } from '../../../src/realtime/realtime-events.js';

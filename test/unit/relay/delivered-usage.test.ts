@@ -10,12 +10,12 @@ const usage = (input: number, output: number, reasoning = 0): Usage => ({
 });
 
 function answer(parts: Partial<DeliveredAnswer>): DeliveredAnswer {
-  return { reported: null, final: false, accepted: true, deliveredText: () => '', promptTokens: () => Promise.resolve(40), ...parts };
+  return { reported: null, final: false, accepted: true, deliveredTokens: () => Promise.resolve(0), promptTokens: () => Promise.resolve(40), ...parts };
 }
 
 describe('what an abandoned or cut stream is billed', () => {
   it('bills the closing usage as reported', async () => {
-    expect(await usageOfDelivered(answer({ reported: usage(10, 99), final: true, deliveredText: () => 'short' }))).toEqual(usage(10, 99));
+    expect(await usageOfDelivered(answer({ reported: usage(10, 99), final: true, deliveredTokens: () => countTextTokensLocally('short') }))).toEqual(usage(10, 99));
   });
 
   it('bills the input reported in the first event when nothing was delivered yet', async () => {
@@ -30,8 +30,8 @@ describe('what an abandoned or cut stream is billed', () => {
     const text = 'The grey heron stands still in the shallow water, waiting.';
     const delivered = await countTextTokensLocally(text);
     expect(delivered).toBeGreaterThan(3);
-    expect(await usageOfDelivered(answer({ reported: usage(7, 2), deliveredText: () => text }))).toEqual(usage(7, delivered));
-    expect(await usageOfDelivered(answer({ reported: usage(7, delivered + 30), deliveredText: () => text }))).toEqual(usage(7, delivered + 30));
+    expect(await usageOfDelivered(answer({ reported: usage(7, 2), deliveredTokens: () => countTextTokensLocally(text) }))).toEqual(usage(7, delivered));
+    expect(await usageOfDelivered(answer({ reported: usage(7, delivered + 30), deliveredTokens: () => countTextTokensLocally(text) }))).toEqual(usage(7, delivered + 30));
   });
 
   it('bills nothing when the upstream refused before accepting the request', async () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { RelayDependencies } from '../../../src/relay/relay-dependencies.js';
-import type { RequestMeter } from '../../../src/relay/request-meter.js';
+import { AttemptLog } from '../../../src/relay/attempt-log.js';
 import { readingAnswer, UpstreamAttempt } from '../../../src/relay/upstream-attempt.js';
 import type { Candidate } from '../../../src/routing/route-plan.js';
 import type { OtelPipeline } from '../../../src/telemetry/otel-pipeline.js';
+import type { RequestObservation } from '../../../src/telemetry/request-observation.js';
 import type { AttributeValue, Span, SpanKind } from '../../../src/telemetry/span.js';
 
 /** A span that records what the attempt set on it. */
@@ -47,7 +48,7 @@ function recordedAttempt() {
     recordClientTokens: () => undefined,
   } as unknown as OtelPipeline;
   const observation = { pipeline, startSpan: (name: string, kind: SpanKind) => pipeline.startChild(server, name, kind), upstreamHeaders: () => null };
-  const meter = { observation, protocol: 'openai-chat', usage: null, recordAttempt: () => undefined, answerFacts: () => ({ model: null, finishReasons: [] }) } as unknown as RequestMeter;
+  const attempts = new AttemptLog({ requestId: 'req_1', accountId: 'acc_1', keyId: 'key_1', protocol: 'openai-chat', modelId: 'gpt-test', promptTokensEstimate: 0, observation: observation as unknown as RequestObservation });
   const dependencies = {
     metrics: { retries: { inc: () => undefined }, upstreamAttempts: { labels: (_channel: string, outcome: string) => ({ inc: () => outcomes.push(outcome) }) }, upstreamErrors: { labels: () => ({ inc: () => undefined }) } },
     logger: { warn: () => undefined },
@@ -58,7 +59,7 @@ function recordedAttempt() {
     ticket: { release: () => verdicts.push('none'), succeeded: () => verdicts.push('succeeded'), failed: () => verdicts.push('failed'), answered: () => undefined },
     tokenCharge: null,
   } as unknown as Candidate;
-  const attempt = new UpstreamAttempt(dependencies, candidate, 'sk-upstream', 'req_1', meter);
+  const attempt = new UpstreamAttempt(dependencies, candidate, 'sk-upstream', 'req_1', attempts);
   attempt.sending('http://127.0.0.1:9/v1/chat/completions');
   attempt.upstreamStatus(200);
   return { attempt, ended, outcomes, verdicts };

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { BundledCatalog } from '../../../src/catalog/bundled-catalog.js';
 import { Catalog } from '../../../src/routing/catalog.js';
 import { createLogger } from '../../../src/shared/logger.js';
-import type { Channel, Model } from '../../../src/domain/records.js';
+import type { Channel } from '../../../src/domain/records.js';
+import type { Model } from '../../../src/domain/model-records.js';
 import type { Storage } from '../../../src/storage/storage.js';
 
 const bundled = new BundledCatalog(Date.parse('2026-11-25T00:00:00Z'));

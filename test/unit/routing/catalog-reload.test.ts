@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../../src/routing/catalog.js';
 import { createLogger } from '../../../src/shared/logger.js';
-import type { Channel, Model } from '../../../src/domain/records.js';
+import type { Channel } from '../../../src/domain/records.js';
+import type { Model } from '../../../src/domain/model-records.js';
 import type { Storage } from '../../../src/storage/storage.js';
 
 /** Storage whose reads take a snapshot at call time and answer only when released. */

@@ -1,5 +1,11 @@
+import { getHeapSpaceStatistics } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { IdleMemoryRelief } from '../../../src/shared/idle-memory-relief.js';
+
+/** Bytes V8 holds from the OS for its young generation. */
+function youngGenerationBytes(): number {
+  return getHeapSpaceStatistics().find((space) => space.space_name === 'new_space')?.physical_space_size ?? 0;
+}
 
 /** A relief fed scripted event-loop utilizations, one per check of 1 s, counting its collections. */
 function scripted(idleMs: number, options: { inFlight?: () => number } = {}) {
@@ -82,4 +88,19 @@ describe('IdleMemoryRelief', () => {
     // The main context's globals stay as they were.
     expect((globalThis as { gc?: unknown }).gc).toBeUndefined();
   });
+
+  it('gives back the young generation load grew: a plain full collection would keep it', async () => {
+    // Load: short-lived objects with many survivors per scavenge, as requests in flight are; V8 grows its young
+    // generation to tens of MiB and keeps it after the load.
+    const survivors: unknown[] = new Array(300_000);
+    for (let n = 0; n < 2_000_000; n += 1) survivors[n % survivors.length] = { n, pair: [n, n + 1] };
+    survivors.fill(undefined);
+    const grown = youngGenerationBytes();
+    expect(grown).toBeGreaterThan(8 * 2 ** 20);
+    const samples = [0.9, 0.01];
+    const relief = new IdleMemoryRelief({ idleMs: 1000, inFlight: () => 0, utilization: () => samples.shift() ?? 0 });
+    relief.check(1000);
+    expect(relief.check(1000)).toBe(true);
+    expect(youngGenerationBytes()).toBeLessThan(4 * 2 ** 20);
+  }, 30_000);
 });

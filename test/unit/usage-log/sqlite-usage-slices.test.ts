@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSqliteConnection } from '../../../src/storage/sqlite-connection.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { UsageLogRow } from '../../../src/domain/records.js';
+import type { UsageLogRow } from '../../../src/domain/usage-records.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { SecretBox } from '../../../src/shared/secret-box.js';
 import type { SqliteWriter } from '../../../src/storage/dialects.js';

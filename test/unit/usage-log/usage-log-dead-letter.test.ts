@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger, type Logger } from '../../../src/shared/logger.js';
-import type { UsageLogRow } from '../../../src/domain/records.js';
+import type { UsageLogRow } from '../../../src/domain/usage-records.js';
 import { listDeadLetters, readDeadLetter, writeDeadLetter } from '../../../src/usage-log/dead-letter-file.js';
 import { replayDeadLetters } from '../../../src/usage-log/replay-dead-letters.js';
 import { UsageLogWriter } from '../../../src/usage-log/usage-log-writer.js';

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { namesWrittenOnce, topLevelObjectMember } from '../../../src/wire/json-top-level.js';
+import { namesWrittenOnce, soleStringMemberSpan, topLevelObjectMember } from '../../../src/wire/json-top-level.js';
+import { bytesNamingModel } from '../../../src/wire/pass-through-body.js';
 import { findUsageInMessageJson, usageFromAnthropic } from '../../../src/wire/anthropic/usage.js';
 import { findUsageInJson, usageFromOpenAI } from '../../../src/wire/openai/usage.js';
 import { findResponsesUsageInJson, usageFromResponses } from '../../../src/wire/responses/usage.js';
@@ -122,5 +123,41 @@ describe('namesWrittenOnce: whether the caller’s bytes say what their parse sa
     expect(once('{"a\\/b":1,"a/b":2}')).toBe(false);
     // A top-level name holding an escape could spell another: not sure, so the body is written again.
     expect(once('{"model":"a","m\\\\u":1}')).toBe(false);
+  });
+});
+
+describe('bytesNamingModel: the caller’s bytes with only the model’s value replaced', () => {
+  const named = (text: string, model: string): string | null => {
+    const bytes = Buffer.from(text);
+    return bytesNamingModel(JSON.parse(text) as Record<string, unknown>, bytes, model)?.toString('utf8') ?? null;
+  };
+  it('replaces the value of the one member named model and keeps every other byte', () => {
+    expect(named('{ "model" : "claude" ,\n "tools":[{"name":"t","input_schema":{"properties":{"x":{}}}}]}', 'claude-opus-"4"')).toBe('{ "model" : "claude-opus-\\"4\\"" ,\n "tools":[{"name":"t","input_schema":{"properties":{"x":{}}}}]}');
+    expect(named('{"max_tokens":1,"model":"a","messages":[{"role":"user","content":"say \\"model\\": \\"b\\""}]}', 'z')).toBe('{"max_tokens":1,"model":"z","messages":[{"role":"user","content":"say \\"model\\": \\"b\\""}]}');
+  });
+  it('finds the top-level member where the name also stands in nested objects or the text has escapes', () => {
+    expect(named('{"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"a"}', 'z')).toBe('{"tools":[{"input_schema":{"properties":{"model":{"type":"string"}}}}],"model":"z"}');
+    expect(named('{"model":"a","x":"\\u0041"}', 'z')).toBe('{"model":"z","x":"\\u0041"}');
+  });
+  it('is null where a scan cannot be sure: an escape could spell the name, a name is written twice', () => {
+    expect(named('{"mod\\u0065l":"a"}', 'z')).toBeNull();
+    expect(named('{"model":"a","mod\\u0065l":"b"}', 'z')).toBeNull();
+    expect(named('{"model":"a","model":"b"}', 'z')).toBeNull();
+    expect(named('{"model":1}', 'z')).toBeNull();
+  });
+  it('whenever it answers, the answer parses to the body with model replaced', () => {
+    fc.assert(fc.property(document, fc.string(), fc.string(), fc.boolean(), (text, model, upstream, nested) => {
+      const body = { ...(JSON.parse(text) as Record<string, unknown>), model, ...(nested ? { tools: [{ model: { model } }] } : {}) };
+      const source = JSON.stringify(body);
+      const answer = bytesNamingModel(body, Buffer.from(source), upstream);
+      if (answer === null) return;
+      expect(JSON.parse(answer.toString('utf8'))).toEqual({ ...body, model: upstream });
+      expect(namesWrittenOnce(answer, Object.keys(body))).toBe(true);
+    }), { numRuns: 500 });
+  });
+  it('soleStringMemberSpan finds no name inside strings', () => {
+    const text = Buffer.from('{"a":"\\"model\\": \\"x\\"","model":"y"}');
+    const span = soleStringMemberSpan(text, 'model');
+    expect(span === null ? null : text.toString('utf8', span.start, span.end)).toBe('"y"');
   });
 });

@@ -1,12 +1,13 @@
 import type { Session } from './types';
 
-/** An answer of the console API that was not 2xx, carrying the error object's code and message. */
+/** An answer of the console API that was not 2xx, carrying the error object's code, message and field (`param`). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly retryAfterSeconds: number | null = null,
+    readonly param: string | null = null,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -14,7 +15,7 @@ export class ApiError extends Error {
 }
 
 interface ErrorBody {
-  error?: { message?: unknown; code?: unknown; type?: unknown };
+  error?: { message?: unknown; code?: unknown; type?: unknown; param?: unknown };
 }
 
 async function toApiError(response: Response): Promise<ApiError> {
@@ -27,7 +28,8 @@ async function toApiError(response: Response): Promise<ApiError> {
   const message = typeof body.error?.message === 'string' ? body.error.message : `The console answered ${response.status}.`;
   const code = typeof body.error?.code === 'string' ? body.error.code : typeof body.error?.type === 'string' ? body.error.type : 'http_error';
   const retryAfter = Number(response.headers.get('retry-after'));
-  return new ApiError(response.status, code, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null);
+  const param = typeof body.error?.param === 'string' ? body.error.param : null;
+  return new ApiError(response.status, code, message, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null, param);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** The operator pages' shapes, from the server's contract (src/contract/operator.ts and the admin API's builders typed with it). */
 import type {
-  AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
+  AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailNamesJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
   RedemptionCodeJson, TierJson, UserStandingJson,
 } from '../../../src/contract/index.js';
 
@@ -16,3 +16,5 @@ export type AdminAccountDetail = AdminAccountDetailJson;
 export type AdminLedgerPage = AdminLedgerPageJson;
 export type AdminListPage<T> = ListPageJson<T>;
 export type GuardrailPolicy = GuardrailPolicyJson;
+/** The policy names bound to a model, account, project or key. */
+export type GuardrailNames = GuardrailNamesJson;

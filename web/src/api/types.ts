@@ -5,7 +5,7 @@
 import type {
   ApiKeyJson, BatchQueueFiguresJson, ConsoleAccountJson, ConsoleBatchJson, ConsoleBatchListJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson,
   ConsoleUserJson, DailyUsageJson, ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson,
-  OfferedGuardrailJson, SessionRowJson, SignUpCreditJson,
+  OfferedGuardrailJson, OfferedMcpServerJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -54,6 +54,9 @@ export type KeyInput = KeyInputJson;
 
 /** A guardrail policy the operator lets accounts attach to their keys (GET /api/guardrails). */
 export type OfferedGuardrail = OfferedGuardrailJson;
+
+/** An MCP server the account's keys may name (GET /api/mcp-servers). */
+export type OfferedMcpServer = OfferedMcpServerJson;
 
 /** A model the console lists, with the account's keys that may call it (roles that read keys). */
 export type CatalogModel = ConsoleModelJson;

@@ -18,7 +18,9 @@ async function observe(sse: string, cuts: number[] = []): Promise<{ forwarded: s
   }
   const rest = splitter.flush();
   if (rest !== null && observer.observe(rest)) forwarded.push(rest);
-  return { forwarded: Buffer.concat(forwarded).toString(), usage: await billedUsage(observer, 77), delivered: observer.deliveredText() };
+  const taken: string[] = [];
+  const usage = await billedUsage(observer, 77, true, taken);
+  return { forwarded: Buffer.concat(forwarded).toString(), usage, delivered: taken.join('') + [...observer.takeDeliveredText()].join('') };
 }
 
 describe('the pass-through observer', () => {

@@ -112,7 +112,7 @@ describe('the opening of a pass-through stream', () => {
     observer.observe(delta('Hel'));
     observer.observe(sse({ ...base, choices: [{ index: 0, delta: { reasoning_content: 'think' }, finish_reason: null }] }));
     observer.observe(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'lookup', arguments: '{"q":' } }] }, finish_reason: null }] }));
-    expect(observer.deliveredText()).toBe('Helthinklookup{"q":');
+    expect([...observer.takeDeliveredText()].join('')).toBe('Helthinklookup{"q":');
     expect(observer.usageIsFinal()).toBe(false);
     observer.observe(usageOnly);
     expect(observer.usageIsFinal()).toBe(true);
@@ -124,7 +124,7 @@ describe('the opening of a pass-through stream', () => {
     expect(observer.opening(Buffer.from('data: {"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}\r\n\r\n'))).toEqual({ kind: 'error', status: 503 });
     expect(observer.opening(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"the error was"}]}}]}\r\n\r\n'))).toEqual({ kind: 'content' });
     observer.observe(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a "},{"functionCall":{"name":"f","args":{"x":1}}}]}}]}\r\n\r\n'));
-    expect(observer.deliveredText()).toBe('a f{"x":1}');
+    expect([...observer.takeDeliveredText()].join('')).toBe('a f{"x":1}');
   });
 });
 

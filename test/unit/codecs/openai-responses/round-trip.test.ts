@@ -151,7 +151,7 @@ describe('ResponsesPassThroughObserver', () => {
     observer.observe(event({ type: 'response.function_call_arguments.delta', sequence_number: 3, delta: '{"a":1}' }));
     expect(observer.completed()).toBe(false);
     expect(observer.reportedUsage()).toBeNull();
-    expect(observer.deliveredText()).toBe('hi "usage":{get_weather{"a":1}');
+    expect([...observer.takeDeliveredText()].join('')).toBe('hi "usage":{get_weather{"a":1}');
     observer.observe(event({ type: 'response.completed', sequence_number: 4, response: { usage: { input_tokens: 12, input_tokens_details: { cached_tokens: 4 }, output_tokens: 7, output_tokens_details: { reasoning_tokens: 2 }, total_tokens: 19 } } }));
     expect(observer.completed()).toBe(true);
     expect(observer.usageIsFinal()).toBe(true);

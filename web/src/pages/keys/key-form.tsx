@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { draftNumbers } from '../../ui/draft-numbers';
-import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, OfferedGuardrail, Project } from '../../api/types';
+import type { ApiKey, BudgetPeriod, CatalogModel, KeyInput, OfferedGuardrail, OfferedMcpServer, Project } from '../../api/types';
+import { GuardrailPicker } from './guardrail-picker';
 import { formatCost, isoToLocalInput, localInputToIso } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
@@ -25,6 +26,9 @@ interface Draft {
   project: string;
   /** Guardrail policy names on the key. */
   guardrails: string[];
+  /** Off: every MCP server the account may use (`allowed_mcp_servers: null`); on: only `mcpServers` (none ticked: none). */
+  restrictMcp: boolean;
+  mcpServers: string[];
 }
 
 /** The same words the server attaches to a key with browser origins (`allowed_origins_warning`). */
@@ -39,15 +43,6 @@ const budgetPeriods = [
 
 function isBudgetPeriod(value: string): value is BudgetPeriod | '' {
   return value === '' || value === 'day' || value === 'week' || value === 'month';
-}
-
-const GUARDRAIL_KINDS: Record<string, string> = { pii: 'personal data', deny_list: 'deny list and limits', moderation: 'moderation model', webhook: 'external check' };
-const GUARDRAIL_MODES: Record<string, string> = { block: 'refuses', mask: 'masks', log: 'logs only' };
-const GUARDRAIL_DIRECTIONS: Record<string, string> = { input: 'prompts', output: 'answers', both: 'prompts and answers' };
-
-/** What a policy does, in words: "personal data: masks prompts and answers". */
-export function guardrailSummary(policy: OfferedGuardrail): string {
-  return `${GUARDRAIL_KINDS[policy.kind] ?? policy.kind}: ${GUARDRAIL_MODES[policy.mode] ?? policy.mode}, ${GUARDRAIL_DIRECTIONS[policy.applies_to] ?? policy.applies_to}`;
 }
 
 /** An origin exactly as browsers send it: http(s), host, optional port; no path, no trailing slash. */
@@ -79,12 +74,25 @@ function draftOf(key: ApiKey | null, projects: Project[]): Draft {
     browserAccess: key?.allowed_origins != null,
     origins: (key?.allowed_origins ?? []).join('\n'),
     guardrails: key?.guardrails ?? [],
+    restrictMcp: key?.allowed_mcp_servers != null,
+    mcpServers: key?.allowed_mcp_servers ?? [],
   };
+}
+
+/**
+ * The servers of a key's MCP allowlist the account may not use, refused with the words the server refuses them
+ * with (`allowed_mcp_servers` names only servers the operator opened to the account).
+ */
+export function mcpServersRefusal(names: readonly string[], offered: readonly OfferedMcpServer[]): string | null {
+  const granted = new Set(offered.map((server) => server.name));
+  const refused = names.filter((name) => !granted.has(name));
+  if (refused.length === 0) return null;
+  return `This account may not use the MCP server${refused.length === 1 ? '' : 's'} ${refused.map((name) => `'${name}'`).join(', ')}.`;
 }
 
 type Parsed = { ok: true; input: KeyInput } | { ok: false; errors: Partial<Record<keyof Draft, string>> };
 
-function parseDraft(draft: Draft): Parsed {
+function parseDraft(draft: Draft, offeredMcpServers: readonly OfferedMcpServer[]): Parsed {
   const errors: Partial<Record<keyof Draft, string>> = {};
   const { money, count } = draftNumbers<keyof Draft>(errors);
   const name = draft.name.trim();
@@ -101,6 +109,8 @@ function parseDraft(draft: Draft): Parsed {
   const badOrigin = origins.find((origin) => !isOrigin(origin));
   if (draft.browserAccess && badOrigin !== undefined) errors.origins = `${badOrigin} is not an origin: scheme, host and optional port, such as https://app.example.com (no path, no trailing slash).`;
   else if (draft.browserAccess && origins.length === 0) errors.origins = 'Enter at least one origin, or turn browser access off.';
+  const mcpRefusal = draft.restrictMcp ? mcpServersRefusal(draft.mcpServers, offeredMcpServers) : null;
+  if (mcpRefusal !== null) errors.mcpServers = mcpRefusal;
   const input: KeyInput = {
     name,
     environment: draft.environment.trim() === '' ? null : draft.environment.trim(),
@@ -115,6 +125,7 @@ function parseDraft(draft: Draft): Parsed {
     allowed_origins: draft.browserAccess ? origins : null,
     project_id: draft.project,
     guardrails: draft.guardrails,
+    allowed_mcp_servers: draft.restrictMcp ? draft.mcpServers : null,
   };
   return Object.keys(errors).length > 0 ? { ok: false, errors } : { ok: true, input };
 }
@@ -126,6 +137,8 @@ interface KeyFormProps {
   projects: Project[];
   /** The guardrail policies the operator lets accounts attach to keys. */
   guardrails: OfferedGuardrail[];
+  /** The MCP servers the account's keys may name. */
+  mcpServers: OfferedMcpServer[];
   submitLabel: string;
   busy: boolean;
   serverError: string | null;
@@ -134,14 +147,14 @@ interface KeyFormProps {
 }
 
 /** Every attribute of a key, for creating and editing alike; empty fields mean "no limit". */
-export function KeyForm({ initial, models, projects, guardrails, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
+export function KeyForm({ initial, models, projects, guardrails, mcpServers, submitLabel, busy, serverError, onSubmit, onCancel }: KeyFormProps) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(initial, projects));
   const chosenProject = projects.find((project) => project.id === draft.project) ?? null;
   const [errors, setErrors] = useState<Partial<Record<keyof Draft, string>>>({});
   const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = parseDraft(draft);
+    const parsed = parseDraft(draft, mcpServers);
     if (!parsed.ok) {
       setErrors(parsed.errors);
       return;
@@ -151,11 +164,11 @@ export function KeyForm({ initial, models, projects, guardrails, submitLabel, bu
   };
   const toggleModel = (id: string, checked: boolean) =>
     set('models', checked ? [...draft.models, id] : draft.models.filter((model) => model !== id));
-  const toggleGuardrail = (name: string, checked: boolean) =>
-    set('guardrails', checked ? [...draft.guardrails, name] : draft.guardrails.filter((chosen) => chosen !== name));
-  // Policies the operator put on the key that accounts may not choose: shown, kept, not changeable here.
-  const offeredNames = new Set(guardrails.map((policy) => policy.name));
-  const operatorGuardrails = (initial?.guardrails ?? []).filter((name) => !offeredNames.has(name));
+  const toggleMcpServer = (name: string, checked: boolean) =>
+    set('mcpServers', checked ? [...draft.mcpServers, name] : draft.mcpServers.filter((chosen) => chosen !== name));
+  // Servers the key names that the account may not use (set by the operator, or no longer opened to the account).
+  const offeredMcpNames = new Set(mcpServers.map((server) => server.name));
+  const ungrantedMcpServers = draft.mcpServers.filter((name) => !offeredMcpNames.has(name));
 
   return (
     <form className="key-form" onSubmit={submit} noValidate>
@@ -211,6 +224,32 @@ export function KeyForm({ initial, models, projects, guardrails, submitLabel, bu
             {errors.models === undefined ? null : <p className="field-error" role="alert">{errors.models}</p>}
           </div>
         ) : null}
+        {mcpServers.length === 0 && !draft.restrictMcp ? null : (
+          <>
+            <div className="checkbox-row">
+              <input id="restrict-mcp" type="checkbox" checked={draft.restrictMcp} onChange={(event) => set('restrictMcp', event.target.checked)} />
+              <label htmlFor="restrict-mcp">Only allow the MCP servers chosen below</label>
+            </div>
+            {draft.restrictMcp ? <p className="field-hint">Tools of these servers only, through /mcp and the models' MCP tools. None ticked: no MCP server.</p> : null}
+            {draft.restrictMcp ? (
+              <div className="model-picker" role="group" aria-label="Allowed MCP servers">
+                {mcpServers.map((server) => (
+                  <label key={server.name} className="checkbox-row">
+                    <input type="checkbox" checked={draft.mcpServers.includes(server.name)} onChange={(event) => toggleMcpServer(server.name, event.target.checked)} />
+                    <span className="mono">{server.name}</span>
+                  </label>
+                ))}
+                {ungrantedMcpServers.map((name) => (
+                  <label key={name} className="checkbox-row">
+                    <input type="checkbox" checked onChange={(event) => toggleMcpServer(name, event.target.checked)} />
+                    <span><span className="mono">{name}</span> <span className="key-meta">not available to this account</span></span>
+                  </label>
+                ))}
+                {errors.mcpServers === undefined ? null : <p className="field-error" role="alert">{errors.mcpServers}</p>}
+              </div>
+            ) : null}
+          </>
+        )}
         <FieldFrame label="IP allowlist" hint="Addresses or CIDR ranges (203.0.113.0/24, 2001:db8::/32), one per line. Empty: any address.">
           {({ inputId, describedBy }) => (
             <textarea id={inputId} aria-describedby={describedBy} rows={3} value={draft.ipAllowlist} onChange={(event) => set('ipAllowlist', event.target.value)} spellCheck={false} className="mono" />
@@ -233,26 +272,8 @@ export function KeyForm({ initial, models, projects, guardrails, submitLabel, bu
           ) : null}
         </div>
       </fieldset>
-      {guardrails.length === 0 && operatorGuardrails.length === 0 ? null : (
-        <fieldset>
-          <legend>Guardrails</legend>
-          <p className="field-hint">Checks on this key's prompts and answers, on top of the account's and the model's: personal data masked, words refused, and so on.</p>
-          <div className="model-picker" role="group" aria-label="Guardrail policies">
-            {guardrails.map((policy) => (
-              <label key={policy.name} className="checkbox-row">
-                <input type="checkbox" checked={draft.guardrails.includes(policy.name)} onChange={(event) => toggleGuardrail(policy.name, event.target.checked)} />
-                <span><span className="mono">{policy.name}</span> <span className="key-meta">{guardrailSummary(policy)}</span></span>
-              </label>
-            ))}
-            {operatorGuardrails.map((name) => (
-              <label key={name} className="checkbox-row">
-                <input type="checkbox" checked disabled />
-                <span><span className="mono">{name}</span> <span className="key-meta">set by the operator</span></span>
-              </label>
-            ))}
-          </div>
-        </fieldset>
-      )}
+      <GuardrailPicker offered={guardrails} initial={initial?.guardrails ?? []} chosen={draft.guardrails} onChange={(chosen) => set('guardrails', chosen)}
+        hint="Checks on this key's prompts and answers, on top of the account's, the project's and the model's: personal data masked, words refused, and so on." />
       <div className="form-actions">
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" busy={busy}>{submitLabel}</Button>

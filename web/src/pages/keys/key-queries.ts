@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
-import type { ApiKey, CatalogModel, KeyInput, OfferedGuardrail } from '../../api/types';
+import type { ApiKey, CatalogModel, KeyInput, OfferedGuardrail, OfferedMcpServer } from '../../api/types';
 
 export const keysQueryKey = ['keys'] as const;
 
@@ -18,6 +18,12 @@ export function useModels() {
 export function useOfferedGuardrails() {
   const api = useApi();
   return useQuery({ queryKey: ['guardrails'], queryFn: () => api.get<{ data: OfferedGuardrail[] }>('/api/guardrails'), staleTime: 60_000 });
+}
+
+/** The MCP servers the account's keys may name. */
+export function useOfferedMcpServers() {
+  const api = useApi();
+  return useQuery({ queryKey: ['mcp-servers'], queryFn: () => api.get<{ data: OfferedMcpServer[] }>('/api/mcp-servers'), staleTime: 60_000 });
 }
 
 export function useCreateKey() {

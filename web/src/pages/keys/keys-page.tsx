@@ -11,7 +11,7 @@ import { FundsNotice } from './funds-notice';
 import { KeyForm } from './key-form';
 import { budgetSpent, KeyStatusBadge, periodAdjectives } from './key-status';
 import { SecretDialog } from './secret-dialog';
-import { useCreateKey, useKeys, useModels, useOfferedGuardrails, useRevokeKey, useUpdateKey } from './key-queries';
+import { useCreateKey, useKeys, useModels, useOfferedGuardrails, useOfferedMcpServers, useRevokeKey, useUpdateKey } from './key-queries';
 import { useProjects } from '../projects/project-queries';
 
 /** A new key: unset attributes are left out (the server's defaults: no limit). */
@@ -77,6 +77,7 @@ export function KeysPage() {
   const keys = useKeys();
   const models = useModels();
   const guardrails = useOfferedGuardrails();
+  const mcpServers = useOfferedMcpServers();
   const projects = useProjects();
   // The project of each key is shown once the account has projects besides the default one.
   const projectNames = new Map((projects.data?.data ?? []).filter((project) => !project.default).map((project) => [project.id, project.name]));
@@ -150,7 +151,7 @@ export function KeysPage() {
 
       <Dialog open={creating} title="Create an API key" onClose={() => setCreating(false)}>
         {creating ? (
-          <KeyForm initial={null} models={models.data?.data ?? []} projects={projects.data?.data ?? []} guardrails={guardrails.data?.data ?? []} submitLabel="Create key" busy={createKey.isPending}
+          <KeyForm initial={null} models={models.data?.data ?? []} projects={projects.data?.data ?? []} guardrails={guardrails.data?.data ?? []} mcpServers={mcpServers.data?.data ?? []} submitLabel="Create key" busy={createKey.isPending}
             serverError={createKey.isError ? errorMessage(createKey.error) : null}
             onCancel={() => setCreating(false)}
             onSubmit={(input) => createKey.mutate(creationBody(input), { onSuccess: (result) => { setCreating(false); setCreated({ name: result.key.name, secret: result.secret }); } })} />
@@ -159,7 +160,7 @@ export function KeysPage() {
 
       <Dialog open={editing !== null} title="Edit API key" onClose={() => setEditing(null)}>
         {editing === null ? null : (
-          <KeyForm initial={editing} models={models.data?.data ?? []} projects={projects.data?.data ?? []} guardrails={guardrails.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
+          <KeyForm initial={editing} models={models.data?.data ?? []} projects={projects.data?.data ?? []} guardrails={guardrails.data?.data ?? []} mcpServers={mcpServers.data?.data ?? []} submitLabel="Save changes" busy={updateKey.isPending}
             serverError={updateKey.isError ? errorMessage(updateKey.error) : null}
             onCancel={() => setEditing(null)}
             onSubmit={(input) => updateKey.mutate({ id: editing.id, changes: input }, { onSuccess: () => setEditing(null) })} />

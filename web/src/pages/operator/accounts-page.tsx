@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
-import type { AdminAccount, AdminAccountDetail, AdminListPage, UserStanding } from '../../api/operator-types';
+import type { AdminAccount, AdminAccountDetail, AdminListPage, GuardrailNames, GuardrailPolicy, UserStanding } from '../../api/operator-types';
 import type { ApiKey, SignUpCredit } from '../../api/types';
 import { formatCost, formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
@@ -10,6 +10,7 @@ import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 import { AccountLedger } from './account-ledger';
+import { GuardrailPicker } from '../keys/guardrail-picker';
 
 /** The account's sign-up credit in a few words (operators see why one was not given). */
 function signUpCreditText(credit: SignUpCredit | null | undefined): string | null {
@@ -59,6 +60,33 @@ function SignInStatus({ email, writable }: { email: string; writable: boolean })
         </div>
       ) : null}
     </div>
+  );
+}
+
+/**
+ * The guardrail policies bound to the account itself: they run on every request of its keys, beside the model's,
+ * project's and key's. Any policy of the operator may be bound here, offered to accounts or not.
+ */
+function AccountGuardrails({ path, bound, writable }: { path: string; bound: GuardrailNames; writable: boolean }) {
+  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  const action = useOperatorAction<AdminAccountDetail>();
+  const [chosen, setChosen] = useState<string[]>([...bound]);
+  const [saved, setSaved] = useState(false);
+  const changed = [...chosen].sort().join('\n') !== [...bound].sort().join('\n');
+  if (policies.isPending) return <Loading />;
+  if (policies.isError) return <Alert tone="error">{errorMessage(policies.error)}</Alert>;
+  const all = policies.data.data;
+  if (!writable) return bound.length === 0 ? <p className="empty">No policy bound to the account.</p> : <p data-testid="account-guardrails">Bound: <span className="mono">{bound.join(', ')}</span></p>;
+  if (all.length === 0) return <p className="empty">No guardrail policies yet: create one on the Guardrails page.</p>;
+  return (
+    <form className="stack" aria-label="Account guardrails" data-testid="account-guardrails"
+      onSubmit={(event) => { event.preventDefault(); setSaved(false); action.mutate({ method: 'PATCH', path, body: { guardrails: chosen } }, { onSuccess: () => setSaved(true) }); }}>
+      <GuardrailPicker legend="Policies bound to the account" offered={all} initial={bound} chosen={chosen} onChange={(next) => { setSaved(false); setChosen(next); }}
+        hint="Bound to the account, a policy runs on every request of its keys, whatever the model, project or key; the account cannot remove it." />
+      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+      {saved && !changed ? <Alert tone="success">Guardrails saved. Every instance applies them to the next request.</Alert> : null}
+      <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending} disabled={!changed}>Save guardrails</Button></div>
+    </form>
   );
 }
 
@@ -147,6 +175,8 @@ function AccountDetail({ account, writable }: { account: AdminAccount; writable:
           <div className="form-actions"><Button variant="primary" type="submit" busy={action.isPending}>Apply</Button></div>
         </form>
       ) : null}
+      <h3>Guardrails</h3>
+      {detail.data === undefined ? <Loading /> : <AccountGuardrails path={path} bound={detail.data.guardrails ?? []} writable={writable && current.status !== 'deleted'} />}
       <h3>Sign-in</h3>
       <SignInStatus email={current.email} writable={writable} />
       <h3>Keys</h3>

@@ -1,13 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { errorMessage } from '../../api/client';
+import { ApiError, errorMessage } from '../../api/client';
 import type { GuardrailPolicy } from '../../api/operator-types';
 import { formatDateTime } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
-import { FieldFrame, SelectField, TextField } from '../../ui/field';
+import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+import { GuardrailSettingsFields } from './guardrail-settings-fields';
+import { settingsDraftOf, settingsErrorOf, settingsOf, type SettingsDraft, type SettingsErrors } from './guardrail-settings';
 
 type Kind = GuardrailPolicy['kind'];
 
@@ -34,22 +36,7 @@ const DIRECTIONS = [
   { value: 'both', label: 'Both' },
 ];
 
-/** A starting point per kind: every setting is optional except a webhook's url. */
-const EXAMPLES: Record<Kind, Record<string, unknown>> = {
-  pii: { detectors: ['email', 'phone', 'card', 'iban', 'national_id', 'ip_address', 'secret'], reversible: false },
-  deny_list: { words: [], patterns: [], max_prompt_chars: 100000, denied_tools: [], tool_result_injection: false },
-  moderation: { model: 'omni-moderation-latest', categories: ['violence', 'self-harm/intent'], billed_to: 'account', timeout_ms: 3000, fail_open: false },
-  webhook: { url: 'https://guardrail.example.com/check', timeout_ms: 3000, fail_open: false },
-};
-
-const SETTINGS_HINTS: Record<Kind, string> = {
-  pii: 'detectors (email, phone, card, iban, national_id, ip_address, secret; all when left out) and reversible (mask mode: placeholders restored in the answer).',
-  deny_list: 'words, patterns (regular expressions), max_match_chars, max_prompt_chars, max_tool_name_chars, denied_tools, tool_result_injection, injection_threshold.',
-  moderation: 'model, categories, threshold (0 to 1), billed_to (account or operator), operator_key_id (with billed_to operator), timeout_ms, fail_open.',
-  webhook: 'url (required), timeout_ms, fail_open, headers (an object of header names and values, sealed at rest and never shown again: leave out to keep the ones it has, {} to remove them).',
-};
-
-interface Draft { name: string; kind: Kind; mode: string; appliesTo: string; settings: string; accountsMayUse: boolean }
+interface Draft { name: string; kind: Kind; mode: string; appliesTo: string; accountsMayUse: boolean }
 
 function draftOf(policy: GuardrailPolicy | null): Draft {
   return {
@@ -57,72 +44,79 @@ function draftOf(policy: GuardrailPolicy | null): Draft {
     kind: policy?.kind ?? 'pii',
     mode: policy?.mode ?? 'mask',
     appliesTo: policy?.applies_to ?? 'input',
-    settings: JSON.stringify(policy === null ? EXAMPLES.pii : policy.settings, null, 2),
     accountsMayUse: policy?.accounts_may_use ?? false,
   };
+}
+
+/** The kind's settings as the policy has them (its own kind), or the kind's starting point. */
+function settingsDraftFor(policy: GuardrailPolicy | null, kind: Kind): SettingsDraft {
+  return policy !== null && policy.kind === kind ? settingsDraftOf(kind, policy.settings, policy.header_names ?? []) : settingsDraftOf(kind, null);
 }
 
 function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone: (message: string) => void }) {
   const action = useOperatorAction<GuardrailPolicy>();
   const [draft, setDraft] = useState<Draft>(() => draftOf(policy));
-  const [settingsError, setSettingsError] = useState<string | undefined>();
+  const [settings, setSettings] = useState<SettingsDraft>(() => settingsDraftFor(policy, policy?.kind ?? 'pii'));
+  const [errors, setErrors] = useState<SettingsErrors>({});
   const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
+  const setSetting = <Field extends keyof SettingsDraft>(field: Field, value: SettingsDraft[Field]) => {
+    setErrors((current) => ({ ...current, [field]: undefined }));
+    setSettings((current) => ({ ...current, [field]: value }));
+  };
   const verdictOnly = draft.kind === 'webhook' || draft.kind === 'moderation';
-  const chooseKind = (kind: Kind) => setDraft((current) => ({
-    ...current, kind,
-    // A moderation model or a webhook answers a verdict: it blocks or logs, never masks.
-    mode: (kind === 'webhook' || kind === 'moderation') && current.mode === 'mask' ? 'block' : current.mode,
-    settings: policy !== null && policy.kind === kind ? JSON.stringify(policy.settings, null, 2) : JSON.stringify(EXAMPLES[kind], null, 2),
-  }));
+  const chooseKind = (kind: Kind) => {
+    setDraft((current) => ({
+      ...current, kind,
+      // A moderation model or a webhook answers a verdict: it blocks or logs, never masks.
+      mode: (kind === 'webhook' || kind === 'moderation') && current.mode === 'mask' ? 'block' : current.mode,
+    }));
+    setSettings(settingsDraftFor(policy, kind));
+    setErrors({});
+  };
+  // The server decides: an error naming one setting is shown at its field as well.
+  const serverError = action.error instanceof ApiError ? settingsErrorOf(action.error.param, action.error.message) : null;
+  const shownErrors: SettingsErrors = serverError === null || errors[serverError.field] !== undefined ? errors : { ...errors, [serverError.field]: serverError.message };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    let settings: unknown;
-    try {
-      settings = draft.settings.trim() === '' ? {} : JSON.parse(draft.settings);
-    } catch {
-      setSettingsError('Settings must be a JSON object.');
+    const parsed = settingsOf(draft.kind, settings);
+    if ('errors' in parsed) {
+      setErrors(parsed.errors);
       return;
     }
-    if (settings === null || typeof settings !== 'object' || Array.isArray(settings)) {
-      setSettingsError('Settings must be a JSON object.');
-      return;
-    }
-    setSettingsError(undefined);
-    const body = { name: draft.name.trim(), kind: draft.kind, mode: draft.mode, applies_to: draft.appliesTo, settings, accounts_may_use: draft.accountsMayUse };
+    setErrors({});
+    const body = { name: draft.name.trim(), kind: draft.kind, mode: draft.mode, applies_to: draft.appliesTo, settings: parsed.settings, accounts_may_use: draft.accountsMayUse };
     action.mutate(policy === null ? { method: 'POST', path: 'admin/guardrails', body } : { method: 'PATCH', path: `admin/guardrails/${encodeURIComponent(policy.id)}`, body }, {
       onSuccess: (saved) => onDone(policy === null ? `Policy ${saved.name} created.` : `Policy ${saved.name} saved.`),
     });
   };
+  const fieldProblem = Object.values(errors).find((problem) => problem !== undefined);
   return (
-    <form className="stack" onSubmit={submit} noValidate>
-      {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
+    <form className="stack" onSubmit={submit} noValidate aria-label="Guardrail policy">
+      {action.isError && fieldProblem === undefined ? <Alert tone="error">{serverError === null ? errorMessage(action.error) : `Check the settings: ${serverError.message}`}</Alert> : null}
+      {fieldProblem === undefined ? null : <Alert tone="error">Check the settings: {fieldProblem}</Alert>}
       <div className="form-grid">
         <TextField label="Name" value={draft.name} onChange={(event) => set('name', event.target.value)} required maxLength={100} autoFocus
-          hint="Letters, digits, _ . - only. Models, accounts and keys name the policy; a rename follows into them." />
+          error={action.error instanceof ApiError && action.error.param === 'name' ? action.error.message : undefined}
+          hint="Letters, digits, _ . - only. Models, accounts, projects and keys name the policy; a rename follows into them." />
         <SelectField label="Kind" value={draft.kind} onChange={(event) => chooseKind(event.target.value as Kind)} options={KINDS} hint={KIND_HINTS[draft.kind]} />
         <SelectField label="Mode" value={draft.mode} onChange={(event) => set('mode', event.target.value)} options={verdictOnly ? MODES.filter((mode) => mode.value !== 'mask') : MODES}
           hint={verdictOnly ? 'This kind answers a verdict: it blocks or logs.' : 'Block refuses the request or ends the answer; mask replaces what matched.'} />
         <SelectField label="Applies to" value={draft.appliesTo} onChange={(event) => set('appliesTo', event.target.value)} options={DIRECTIONS} />
       </div>
-      <FieldFrame label="Settings (JSON)" hint={SETTINGS_HINTS[draft.kind]} error={settingsError}>
-        {({ inputId, describedBy }) => (
-          <textarea id={inputId} aria-describedby={describedBy} aria-invalid={settingsError === undefined ? undefined : true} rows={8} spellCheck={false} autoComplete="off" className="mono"
-            value={draft.settings} onChange={(event) => { setSettingsError(undefined); set('settings', event.target.value); }} />
-        )}
-      </FieldFrame>
-      {policy?.header_names === undefined || policy.header_names.length === 0 ? null : (
-        <p className="field-hint">Headers it sends (values sealed): <span className="mono">{policy.header_names.join(', ')}</span></p>
-      )}
+      <fieldset className="guardrail-settings">
+        <legend>Settings</legend>
+        <GuardrailSettingsFields kind={draft.kind} mode={draft.mode} draft={settings} errors={shownErrors} headerNames={policy?.kind === 'webhook' ? policy.header_names ?? [] : []} onChange={setSetting} />
+      </fieldset>
       <div className="checkbox-row">
         <input id="accounts-may-use" type="checkbox" checked={draft.accountsMayUse} onChange={(event) => set('accountsMayUse', event.target.checked)} />
-        <label htmlFor="accounts-may-use">Accounts may use it: owners and admins can attach it to their own keys</label>
+        <label htmlFor="accounts-may-use">Accounts may use it: owners and admins can attach it to their own keys and projects</label>
       </div>
       <div className="form-actions"><Button onClick={() => onDone('')}>Cancel</Button><Button variant="primary" type="submit" busy={action.isPending}>{policy === null ? 'Create policy' : 'Save policy'}</Button></div>
     </form>
   );
 }
 
-const SCOPE_LABEL: Record<string, string> = { model: 'model', account: 'account', key: 'key' };
+const SCOPE_LABEL: Record<string, string> = { model: 'model', account: 'account', project: 'project', key: 'key' };
 
 function BoundTo({ policy }: { policy: GuardrailPolicy }) {
   const bound = policy.bound_to ?? [];
@@ -158,7 +152,7 @@ function DeleteConfirm({ policy, onDone }: { policy: GuardrailPolicy; onDone: (m
   const action = useOperatorAction();
   return (
     <div className="stack">
-      <p>The policy <strong className="mono">{policy.name}</strong> is removed. A policy still bound to a model, account or key cannot be deleted: remove it there first.</p>
+      <p>The policy <strong className="mono">{policy.name}</strong> is removed. A policy still bound to a model, account, project or key cannot be deleted: remove it there first.</p>
       {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}
       <div className="form-actions">
         <Button onClick={() => onDone('')}>Cancel</Button>
@@ -184,7 +178,7 @@ export function OperatorGuardrailsPage() {
   };
   return (
     <div className="page stack">
-      <PageHeader title="Guardrails" description="Checks on prompts and answers in every API family, streamed or not. Bind a policy to models, accounts or keys in the admin API; accounts attach the ones they may use to their own keys."
+      <PageHeader title="Guardrails" description="Checks on prompts and answers in every API family, streamed or not. Bind a policy to a model in its form (the default for every account) or to an account on its page; accounts attach the ones they may use to their own keys and projects."
         actions={writable ? <Button variant="primary" onClick={() => { setNotice(''); setEditing('new'); }}>New policy</Button> : undefined} />
       {notice === '' ? null : <Alert tone="success">{notice}</Alert>}
       {writable ? null : <Alert tone="info">Your role reads policies; an admin or owner changes them.</Alert>}

@@ -8,6 +8,7 @@ import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { FieldFrame, SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { OAuthFields, oauthBody, oauthDraftOf, StdioFields, stdioBody, stdioDraftOf, type McpServerOAuth } from './mcp-server-connection-fields';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
 type ToolRule = 'allowed' | 'read_only' | 'refused';
@@ -17,9 +18,15 @@ interface McpTool { name: string; description: string | null; read_only: boolean
 interface McpServer {
   id: string;
   name: string;
-  url: string;
-  transport: 'streamable-http' | 'sse';
+  /** null for a stdio server. */
+  url: string | null;
+  transport: 'streamable-http' | 'sse' | 'stdio';
   header_names: string[];
+  oauth: McpServerOAuth | null;
+  /** A stdio server's program (null for HTTP servers); its environment by name only. */
+  command: string | null;
+  args: string[] | null;
+  env_names: string[] | null;
   public: boolean;
   enabled: boolean;
   calls_per_minute: number | null;
@@ -58,6 +65,9 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
   const [url, setUrl] = useState(server?.url ?? '');
   const [transport, setTransport] = useState(server?.transport ?? 'streamable-http');
   const [headersText, setHeadersText] = useState('');
+  const [oauth, setOAuth] = useState(oauthDraftOf(server?.oauth));
+  const [stdio, setStdio] = useState(stdioDraftOf(server));
+  const local = transport === 'stdio';
   const [clearHeaders, setClearHeaders] = useState(false);
   const [isPublic, setPublic] = useState(server?.public ?? false);
   const [enabled, setEnabled] = useState(server?.enabled ?? true);
@@ -77,14 +87,29 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
       setProblem(headers);
       return;
     }
+    const program = local ? stdioBody(stdio, server?.transport === 'stdio') : null;
+    if (typeof program === 'string') {
+      setProblem(program);
+      return;
+    }
     setProblem(null);
     const body: Record<string, unknown> = {
-      name: name.trim(), url: url.trim(), transport, public: isPublic, enabled,
+      name: name.trim(), transport, public: isPublic, enabled,
+      ...(local ? program : { url: url.trim(), oauth: oauthBody(oauth) }),
       price_per_call: price.trim() === '' ? null : price.trim(),
       calls_per_minute: limitOf(perMinute), concurrency: limitOf(concurrency),
       tool_rules: { default: defaultRule, tools: toolRules },
     };
-    if (server === null || Object.keys(headers).length > 0) body.headers = headers;
+    // Connection settings left as they were are not sent: changing them restarts the process or renews the token.
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+    if (server !== null && !local && same(body.oauth, oauthBody(oauthDraftOf(server.oauth)))) delete body.oauth;
+    if (server !== null && local && server.transport === 'stdio' && body.env === undefined && same([body.command, body.args], [server.command, server.args])) {
+      delete body.command;
+      delete body.args;
+    }
+    if (local) {
+      // A stdio server has no headers.
+    } else if (server === null || Object.keys(headers).length > 0) body.headers = headers;
     else if (clearHeaders) body.headers = {};
     action.mutate(server === null
       ? { method: 'POST', path: 'admin/mcp-servers', body }
@@ -94,9 +119,11 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
   return (
     <form className="stack" onSubmit={submit} data-testid="mcp-server-form">
       <TextField label="Name" value={name} onChange={(event) => setName(event.target.value)} required maxLength={64} hint="Its tools are offered as name__tool, and it is served at /mcp/name." />
-      <TextField label="URL" type="url" value={url} onChange={(event) => setUrl(event.target.value)} required maxLength={2000} />
       <SelectField label="Transport" value={transport} onChange={(event) => setTransport(event.target.value as McpServer['transport'])}
-        options={[{ value: 'streamable-http', label: 'Streamable HTTP' }, { value: 'sse', label: 'HTTP + SSE (older)' }]} />
+        options={[{ value: 'streamable-http', label: 'Streamable HTTP' }, { value: 'sse', label: 'HTTP + SSE (older)' }, { value: 'stdio', label: 'Local process (stdio)' }]} />
+      {local ? <StdioFields draft={stdio} onChange={setStdio} envNames={server?.transport === 'stdio' ? server.env_names ?? [] : null} /> : (
+      <>
+      <TextField label="URL" type="url" value={url} onChange={(event) => setUrl(event.target.value)} required maxLength={2000} />
       <FieldFrame label={server === null ? 'Headers' : 'New headers'}
         hint={server === null ? 'One "Name: value" a line, e.g. Authorization: Bearer …; sealed at rest, never shown again.' : `Kept: ${server.header_names.length === 0 ? 'none' : server.header_names.join(', ')}. Typing headers here replaces them all; values are never shown.`}>
         {({ inputId, describedBy }) => <textarea id={inputId} aria-describedby={describedBy} rows={2} autoComplete="off" spellCheck={false} value={headersText} onChange={(event) => setHeadersText(event.target.value)} className="mono" />}
@@ -104,6 +131,9 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
       {server !== null && server.header_names.length > 0 ? (
         <label className="checkbox-row"><input type="checkbox" checked={clearHeaders} onChange={(event) => setClearHeaders(event.target.checked)} /> Remove every header</label>
       ) : null}
+      <OAuthFields draft={oauth} onChange={setOAuth} secretSet={server?.oauth?.client_secret === 'set'} />
+      </>
+      )}
       <label className="checkbox-row"><input type="checkbox" checked={isPublic} onChange={(event) => setPublic(event.target.checked)} /> Public: every account may use it (otherwise only accounts whose policy names it)</label>
       <label className="checkbox-row"><input type="checkbox" checked={enabled} onChange={(event) => setEnabled(event.target.checked)} /> Enabled</label>
       <TextField label="Price per call (USD)" inputMode="decimal" value={price} onChange={(event) => setPrice(event.target.value)} placeholder="free" hint="Charged to the account for each call; empty is free." />
@@ -190,8 +220,8 @@ export function OperatorMcpServersPage() {
                     <tr key={server.id} data-mcp-server-id={server.id}>
                       <th scope="row">
                         <span className="key-name">{server.name}</span>
-                        <span className="key-meta mono wrap-anywhere">{server.url}</span>
-                        <span className="key-meta">{server.transport}{server.public ? ' · public' : ' · by policy'}{server.enabled ? '' : ' · disabled'}{server.header_names.length === 0 ? '' : ` · headers ${server.header_names.join(', ')}`}</span>
+                        <span className="key-meta mono wrap-anywhere">{server.url ?? [server.command ?? '', ...(server.args ?? [])].join(' ')}</span>
+                        <span className="key-meta">{server.transport}{server.public ? ' · public' : ' · by policy'}{server.enabled ? '' : ' · disabled'}{server.header_names.length === 0 ? '' : ` · headers ${server.header_names.join(', ')}`}{server.oauth === null ? '' : ` · OAuth ${server.oauth.client_id} (secret ${server.oauth.client_secret})`}{server.env_names === null || server.env_names.length === 0 ? '' : ` · env ${server.env_names.join(', ')}`}</span>
                       </th>
                       <td data-label="Health" aria-live="polite">
                         <Badge tone={!server.enabled ? 'neutral' : health === null ? 'neutral' : health.status === 'healthy' ? 'success' : 'danger'}>

@@ -2,8 +2,10 @@ import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
 import { Button } from '../../ui/button';
 import { SelectField, TextField } from '../../ui/field';
-import { Alert } from '../../ui/feedback';
-import { useOperatorAction } from './operator-queries';
+import { Alert, Loading } from '../../ui/feedback';
+import type { GuardrailNames, GuardrailPolicy } from '../../api/operator-types';
+import { GuardrailPicker } from '../keys/guardrail-picker';
+import { useOperatorAction, useOperatorGet } from './operator-queries';
 
 export interface Model {
   id: string;
@@ -15,6 +17,8 @@ export interface Model {
   routing?: { strategy: string };
   cache?: { ttl_seconds: number; hit_price: number; shared: boolean } | null;
   fallbacks?: string[];
+  /** The guardrail policies bound to the model (a single model's read says them; the list does not). */
+  guardrails?: GuardrailNames;
 }
 
 /** The prices an operator sets here (USD; per-token ones per million tokens), as the admin API names them. */
@@ -23,8 +27,8 @@ const PRICES: readonly { name: string; label: string }[] = [
   { name: 'output_per_mtok', label: 'Output, USD per million tokens' },
   { name: 'cached_input_per_mtok', label: 'Cache reads, USD per million tokens' },
   { name: 'cache_write_per_mtok', label: 'Cache writes, USD per million tokens' },
-  { name: 'batch_input_per_mtok', label: 'Batch input, USD per million tokens (empty: the input price)' },
-  { name: 'batch_output_per_mtok', label: 'Batch output, USD per million tokens (empty: the output price)' },
+  { name: 'batch_input_per_mtok', label: 'Batch input, USD per million tokens (empty: the list batch price, else the input price)' },
+  { name: 'batch_output_per_mtok', label: 'Batch output, USD per million tokens (empty: the list batch price, else the output price)' },
   { name: 'input_audio_per_mtok', label: 'Audio input, USD per million tokens (empty: the input price)' },
   { name: 'cached_input_audio_per_mtok', label: 'Cached audio input, USD per million tokens (empty: the audio input price)' },
   { name: 'output_audio_per_mtok', label: 'Audio output, USD per million tokens (empty: the output price)' },
@@ -60,6 +64,7 @@ interface FormState {
   ttl: string;
   hitPrice: string;
   shared: boolean;
+  guardrails: string[];
 }
 
 function stateOf(model: Model | null): FormState {
@@ -77,6 +82,7 @@ function stateOf(model: Model | null): FormState {
     ttl: text(model?.cache?.ttl_seconds),
     hitPrice: text(model?.cache?.hit_price ?? 0),
     shared: model?.cache?.shared ?? false,
+    guardrails: [...(model?.guardrails ?? [])],
   };
 }
 
@@ -88,6 +94,16 @@ const idList = (value: string): string[] => value.split(',').map((id) => id.trim
  * the others, the cache and the fallbacks stay as stored). Everything the admin API takes for a model is here.
  */
 export function ModelForm({ model, onDone }: { model: Model | null; onDone: () => void }) {
+  // The list leaves out the bound guardrails: the single read says them, and the form starts from it.
+  const detail = useOperatorGet<Model>(`admin/models/${encodeURIComponent(model?.id ?? '')}`, undefined, { enabled: model !== null });
+  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  if ((model !== null && detail.isPending) || policies.isPending) return <Loading />;
+  const failed = detail.error ?? policies.error;
+  if (failed !== null) return <Alert tone="error">{errorMessage(failed)}</Alert>;
+  return <ModelFields model={model === null ? null : { ...model, guardrails: detail.data?.guardrails ?? [] }} policies={policies.data?.data ?? []} onDone={onDone} />;
+}
+
+function ModelFields({ model, policies, onDone }: { model: Model | null; policies: GuardrailPolicy[]; onDone: () => void }) {
   const action = useOperatorAction();
   const initial = stateOf(model);
   const [form, setForm] = useState<FormState>(initial);
@@ -112,6 +128,7 @@ export function ModelForm({ model, onDone }: { model: Model | null; onDone: () =
     if (form.strategy !== initial.strategy) out.routing = { strategy: form.strategy };
     if (idList(form.fallbacks).join(',') !== idList(initial.fallbacks).join(',')) out.fallbacks = idList(form.fallbacks);
     const cacheChanged = form.cacheOn !== initial.cacheOn || (form.cacheOn && (form.ttl !== initial.ttl || form.hitPrice !== initial.hitPrice || form.shared !== initial.shared));
+    if ([...form.guardrails].sort().join('\n') !== [...initial.guardrails].sort().join('\n')) out.guardrails = form.guardrails;
     if (cacheChanged) out.cache = form.cacheOn ? { ttl_seconds: Number(form.ttl), hit_price: Number(form.hitPrice === '' ? 0 : form.hitPrice), shared: form.shared } : null;
     return out;
   };
@@ -168,6 +185,8 @@ export function ModelForm({ model, onDone }: { model: Model | null; onDone: () =
           </div>
         ) : null}
       </fieldset>
+      <GuardrailPicker offered={policies} initial={initial.guardrails} chosen={form.guardrails} onChange={(guardrails) => update({ guardrails })}
+        hint="The operator's defaults for this model: each runs on every request to it, from every account, beside the account's, project's and key's." />
       <label className="checkbox-row"><input type="checkbox" checked={form.public} onChange={(event) => update({ public: event.target.checked })} /> Public (listed in /v1/models)</label>
       {notice === '' ? null : <Alert tone="info">{notice}</Alert>}
       {action.isError ? <Alert tone="error">{errorMessage(action.error)}</Alert> : null}

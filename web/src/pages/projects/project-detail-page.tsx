@@ -10,7 +10,7 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { SelectField } from '../../ui/field';
-import { useKeys } from '../keys/key-queries';
+import { useKeys, useOfferedGuardrails } from '../keys/key-queries';
 import { KeyStatusBadge } from '../keys/key-status';
 import { ProjectForm } from './project-form';
 import { useDeleteProject, useProject, useProjectMembers, useRemoveProjectMember, useSetProjectMember, useUpdateProject } from './project-queries';
@@ -38,6 +38,12 @@ function Budget({ project }: { project: Project }) {
         <dt>Limits</dt>
         <dd className="stat-small">{projectLimits(project)}<span className="stat-note">{formatCost(project.held_usd)} held by requests in flight</span></dd>
       </div>
+      {project.guardrails.length === 0 ? null : (
+        <div className="stat">
+          <dt>Guardrails</dt>
+          <dd className="stat-small"><span className="mono wrap-anywhere">{project.guardrails.join(', ')}</span><span className="stat-note">with the account's, each key's and the model's</span></dd>
+        </div>
+      )}
     </dl>
   );
 }
@@ -102,6 +108,7 @@ export function ProjectDetailPage() {
   const keys = useKeys();
   const update = useUpdateProject(id);
   const remove = useDeleteProject(id);
+  const guardrails = useOfferedGuardrails();
   const [saved, setSaved] = useState(false);
   useDocumentTitle(project.data?.project.name ?? 'Project');
   const manages = canManageProjects(session.data?.role);
@@ -118,7 +125,7 @@ export function ProjectDetailPage() {
         {manages && !current.default ? (
           <>
             {saved && update.isSuccess ? <Alert tone="success">Saved. Every instance applies it to the next request.</Alert> : null}
-            <ProjectForm key={current.updated_at ?? ''} initial={current} submitLabel="Save changes" busy={update.isPending} serverError={update.isError ? errorMessage(update.error) : null}
+            <ProjectForm key={current.updated_at ?? ''} initial={current} guardrails={guardrails.data?.data ?? []} submitLabel="Save changes" busy={update.isPending} serverError={update.isError ? errorMessage(update.error) : null}
               onSubmit={(input) => { setSaved(true); update.mutate(input); }} />
           </>
         ) : null}

@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { draftNumbers } from '../../ui/draft-numbers';
-import type { BudgetPeriod, Project, ProjectInput } from '../../api/types';
+import type { BudgetPeriod, OfferedGuardrail, Project, ProjectInput } from '../../api/types';
 import { formatCost } from '../../format/format';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
 import { SelectField, TextField } from '../../ui/field';
+import { GuardrailPicker } from '../keys/guardrail-picker';
 
 interface Draft {
   name: string;
@@ -14,6 +15,7 @@ interface Draft {
   rpm: string;
   tpm: string;
   models: string;
+  guardrails: string[];
 }
 
 const budgetPeriods = [
@@ -32,6 +34,7 @@ function draftOf(project: Project | null): Draft {
     rpm: project?.rpm == null ? '' : String(project.rpm),
     tpm: project?.tpm == null ? '' : String(project.tpm),
     models: (project?.allowed_models ?? []).join(', '),
+    guardrails: project?.guardrails ?? [],
   };
 }
 
@@ -50,12 +53,15 @@ function parse(draft: Draft): { input: ProjectInput } | { errors: Partial<Record
     rpm: count('rpm', draft.rpm),
     tpm: count('tpm', draft.tpm),
     allowed_models: models.length === 0 ? null : models,
+    guardrails: draft.guardrails,
   };
   return Object.keys(errors).length > 0 ? { errors } : { input };
 }
 
 interface ProjectFormProps {
   initial: Project | null;
+  /** The guardrail policies the operator lets accounts attach. */
+  guardrails: OfferedGuardrail[];
   submitLabel: string;
   busy: boolean;
   serverError: string | null;
@@ -63,8 +69,11 @@ interface ProjectFormProps {
   onCancel?: () => void;
 }
 
-/** A project's name, money limits, rate limits and model allowlist; empty fields mean "no limit of its own". */
-export function ProjectForm({ initial, submitLabel, busy, serverError, onSubmit, onCancel }: ProjectFormProps) {
+/**
+ * A project's name, money limits, rate limits, model allowlist and guardrails; empty fields mean "no limit of its
+ * own".
+ */
+export function ProjectForm({ initial, guardrails, submitLabel, busy, serverError, onSubmit, onCancel }: ProjectFormProps) {
   const [draft, setDraft] = useState<Draft>(() => draftOf(initial));
   const [errors, setErrors] = useState<Partial<Record<keyof Draft, string>>>({});
   const set = <Field extends keyof Draft>(field: Field, value: Draft[Field]) => setDraft((current) => ({ ...current, [field]: value }));
@@ -94,6 +103,8 @@ export function ProjectForm({ initial, submitLabel, busy, serverError, onSubmit,
         <TextField label="Tokens per minute" type="number" inputMode="numeric" min={1} step={1} value={draft.tpm} onChange={(event) => set('tpm', event.target.value)} error={errors.tpm} />
         <TextField label="Allowed models" value={draft.models} onChange={(event) => set('models', event.target.value)} placeholder="gpt-4o-mini, claude-sonnet-4" hint="Model ids, comma-separated. Empty: every model." />
       </div>
+      <GuardrailPicker offered={guardrails} initial={initial?.guardrails ?? []} chosen={draft.guardrails} onChange={(chosen) => set('guardrails', chosen)}
+        hint="Checks on the prompts and answers of every key in this project, on top of the account's, the key's and the model's." />
       <div className="form-actions">
         {onCancel === undefined ? null : <Button onClick={onCancel}>Cancel</Button>}
         <Button type="submit" variant="primary" busy={busy}>{submitLabel}</Button>

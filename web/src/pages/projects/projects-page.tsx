@@ -9,6 +9,7 @@ import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { ProjectForm } from './project-form';
+import { useOfferedGuardrails } from '../keys/key-queries';
 import { useCreateProject, useProjects } from './project-queries';
 
 /** Owners and admins make and change projects; everyone else reads those they may see. */
@@ -32,6 +33,7 @@ export function ProjectsPage() {
   const session = useSession();
   const projects = useProjects();
   const create = useCreateProject();
+  const guardrails = useOfferedGuardrails();
   const [creating, setCreating] = useState(false);
   const manages = canManageProjects(session.data?.role);
   return (
@@ -55,7 +57,10 @@ export function ProjectsPage() {
                       {formatCost(project.spent_usd)}
                       {project.budget == null ? null : <span className="key-meta">{formatCost(project.budget.spent_usd)} of {formatCost(project.budget.limit_usd)} this {project.budget.period}</span>}
                     </td>
-                    <td data-label="Limits">{projectLimits(project)}</td>
+                    <td data-label="Limits">
+                      {projectLimits(project)}
+                      {project.guardrails.length === 0 ? null : <span className="key-meta">Guardrails: {project.guardrails.join(', ')}</span>}
+                    </td>
                     <td data-label="Keys">{formatInteger(project.key_count)}</td>
                   </tr>
                 ))}
@@ -66,7 +71,7 @@ export function ProjectsPage() {
       </Card>
       <Dialog open={creating} title="New project" onClose={() => setCreating(false)}>
         {creating ? (
-          <ProjectForm initial={null} submitLabel="Create project" busy={create.isPending} serverError={create.isError ? errorMessage(create.error) : null}
+          <ProjectForm initial={null} guardrails={guardrails.data?.data ?? []} submitLabel="Create project" busy={create.isPending} serverError={create.isError ? errorMessage(create.error) : null}
             onCancel={() => setCreating(false)}
             onSubmit={(input) => create.mutate(Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)), { onSuccess: () => setCreating(false) })} />
         ) : null}

@@ -1,13 +1,13 @@
-import { GatewayError } from '../errors/gateway-error.js';
-import type { CustomerRuleListJson, DeletedCustomerRuleJson } from '../contract/customers.js';
-import { parseInput } from '../management/parse-input.js';
-import type { RequestContext } from '../http/request-context.js';
-import { sendJson } from '../http/respond.js';
-import type { GatewayServices } from '../services.js';
-import { customerParam, customerRuleSchema, flatCustomerRuleSchema, flatRuleInput, ruleFromInput, ruleToJson, type CustomerRuleInput } from './customer-input.js';
-import { CUSTOMER_MAX_LENGTH } from './request-identity.js';
-import { EVERY_CUSTOMER } from '../domain/customer-records.js';
-import { reportCsv, reportJson, reportQuery } from './customer-report.js';
+import { GatewayError } from '../../errors/gateway-error.js';
+import type { CustomerRuleListJson, DeletedCustomerRuleJson } from '../../contract/customers.js';
+import { parseInput } from '../../management/parse-input.js';
+import type { RequestContext } from '../request-context.js';
+import { sendJson } from '../respond.js';
+import type { GatewayServices } from '../../services.js';
+import { customerParam, customerRuleSchema, flatCustomerRuleSchema, flatRuleInput, ruleFromInput, ruleToJson, type CustomerRuleInput } from '../../customers/customer-input.js';
+import { CUSTOMER_MAX_LENGTH } from '../../customers/request-identity.js';
+import { EVERY_CUSTOMER } from '../../domain/customer-records.js';
+import { reportCsv, reportJson, reportQuery } from '../../customers/customer-report.js';
 
 /** Most rules one account keeps (the admission cache holds them all in memory). */
 export const MAX_RULES_PER_ACCOUNT = 1000;

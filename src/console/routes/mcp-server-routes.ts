@@ -1,0 +1,37 @@
+import { GatewayError } from '../../errors/gateway-error.js';
+import { sendJson } from '../../http/respond.js';
+import { McpServerManagement } from '../../mcp/mcp-server-management.js';
+import type { ConsoleDeps } from '../console-deps.js';
+import { readConsoleBody, sendNoContent } from '../console-route.js';
+import { consoleRoutes } from '../console-route-table.js';
+
+/**
+ * The account's own MCP servers (docs/console-api.md, "MCP servers"), for its owners and admins only and only when
+ * the operator allows account servers (MCP_ALLOW_ACCOUNT_SERVERS): other roles are refused, every id is looked up
+ * within the session's account (another account's server, or the operator's, answers 404), and with the switch off
+ * none is registered or changed (403), while the account may still list and remove the ones it kept.
+ */
+export const CONSOLE_MCP_SERVER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
+  const { storage, clock, config } = deps.services;
+  const management = new McpServerManagement(storage.mcpServers, clock, deps.services.mcpOutbound, config.mcp.healthCheckTimeoutMs, false);
+  const requireSwitch = (): void => {
+    if (!config.mcp.allowAccountServers) throw new GatewayError('forbidden', 'Accounts may not register MCP servers on this gateway: the operator allows it with MCP_ALLOW_ACCOUNT_SERVERS=true.');
+  };
+  return { management, requireSwitch };
+}, [
+  { method: 'GET', path: '/api/mcp-servers/own', who: 'member', permission: 'mcp:manage', handler: ({ management }) => async ({ context, active }) => {
+    sendJson(context, 200, await management.listOwned(active.session.accountId));
+  } },
+  { method: 'POST', path: '/api/mcp-servers', who: 'member', permission: 'mcp:manage', handler: ({ management, requireSwitch }) => async ({ context, active }) => {
+    requireSwitch();
+    sendJson(context, 201, await management.createOwned(active.session.accountId, await readConsoleBody(context)));
+  } },
+  { method: 'PATCH', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ management, requireSwitch }) => async ({ context, active }) => {
+    requireSwitch();
+    sendJson(context, 200, await management.updateOwned(active.session.accountId, context.params.id ?? '', await readConsoleBody(context)));
+  } },
+  { method: 'DELETE', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ management }) => async ({ context, active }) => {
+    await management.deleteOwned(active.session.accountId, context.params.id ?? '');
+    sendNoContent(context);
+  } },
+]);
