@@ -86,5 +86,6 @@ export const accountMcpServer = z.strictObject({
   updated_at: isoTime,
 });
 export type AccountMcpServerJson = z.infer<typeof accountMcpServer>;
-export const accountMcpServerList = z.strictObject({ object: z.literal('list'), data: z.array(accountMcpServer) });
+/** GET /api/mcp-servers/own; `account_servers_allowed`: whether the operator lets accounts register and change servers. */
+export const accountMcpServerList = z.strictObject({ object: z.literal('list'), data: z.array(accountMcpServer), account_servers_allowed: z.boolean() });
 export type AccountMcpServerListJson = z.infer<typeof accountMcpServerList>;

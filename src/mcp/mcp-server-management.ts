@@ -292,10 +292,10 @@ export class McpServerManagement {
     await this.release(id);
   }
 
-  /** The servers the account registered for itself. */
-  async listOwned(accountId: string): Promise<AccountMcpServerListJson> {
+  /** The servers the account registered for itself, and whether it may register or change them now. */
+  async listOwned(accountId: string, accountServersAllowed: boolean): Promise<AccountMcpServerListJson> {
     const owned = (await this.servers.list()).filter((server) => server.ownerAccountId === accountId);
-    return { object: 'list', data: owned.map(accountMcpServerToJson) };
+    return { object: 'list', data: owned.map(accountMcpServerToJson), account_servers_allowed: accountServersAllowed };
   }
 
   /**

@@ -30,6 +30,7 @@ import { ProjectsPage } from './pages/projects/projects-page';
 import { ProjectDetailPage } from './pages/projects/project-detail-page';
 import { CustomersPage } from './pages/customers/customers-page';
 import { BatchesPage } from './pages/batches/batches-page';
+import { McpServersPage } from './pages/mcp-servers/mcp-servers-page';
 
 // Operator console (web/src/pages/operator): pages for operators of the gateway, each behind RequireOperator.
 import { RequireOperator } from './pages/operator/require-operator';
@@ -75,6 +76,7 @@ export function App() {
         <Route path="/keys" element={<RequireSession><KeysPage /></RequireSession>} />
         <Route path="/usage" element={<RequireSession><UsagePage /></RequireSession>} />
         <Route path="/batches" element={<RequireSession><BatchesPage /></RequireSession>} />
+        <Route path="/mcp-servers" element={<RequireSession><McpServersPage /></RequireSession>} />
         <Route path="/playground" element={<RequireSession><PlaygroundPage /></RequireSession>} />
         <Route path="/quickstart" element={<RequireSession><QuickstartPage /></RequireSession>} />
         <Route path="/security" element={<RequireSession><SecurityPage /></RequireSession>} />

@@ -17,10 +17,10 @@ export const CONSOLE_MCP_SERVER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const requireSwitch = (): void => {
     if (!config.mcp.allowAccountServers) throw new GatewayError('forbidden', 'Accounts may not register MCP servers on this gateway: the operator allows it with MCP_ALLOW_ACCOUNT_SERVERS=true.');
   };
-  return { management, requireSwitch };
+  return { management, requireSwitch, config };
 }, [
-  { method: 'GET', path: '/api/mcp-servers/own', who: 'member', permission: 'mcp:manage', handler: ({ management }) => async ({ context, active }) => {
-    sendJson(context, 200, await management.listOwned(active.session.accountId));
+  { method: 'GET', path: '/api/mcp-servers/own', who: 'member', permission: 'mcp:manage', handler: ({ management, config }) => async ({ context, active }) => {
+    sendJson(context, 200, await management.listOwned(active.session.accountId, config.mcp.allowAccountServers));
   } },
   { method: 'POST', path: '/api/mcp-servers', who: 'member', permission: 'mcp:manage', handler: ({ management, requireSwitch }) => async ({ context, active }) => {
     requireSwitch();

@@ -91,6 +91,10 @@ describe('an account\'s own MCP servers', () => {
   it('are refused with 403 while the operator has not allowed them', async () => {
     const user = await signUpUser(off);
     expectError(await user.client.request('POST', '/api/mcp-servers', { name: 'mine', url: 'https://mcp.example.com/mcp' }), 403, 'forbidden');
+    // The list says the switch is off, so the console offers no way to add one.
+    const listed = await user.client.request('GET', '/api/mcp-servers/own');
+    expect(listed.status, listed.text).toBe(200);
+    expect(accountMcpServerList.parse(listed.body)).toEqual({ object: 'list', data: [], account_servers_allowed: false });
     expect((await off.gateway.admin<{ data: unknown[] }>('GET', '/admin/mcp-servers')).body.data).toEqual([]);
   });
 
@@ -102,7 +106,7 @@ describe('an account\'s own MCP servers', () => {
       expect((refused.body as unknown as ErrorJson).error.param).toBe('url');
     }
     expectError(await owner.client.request('POST', '/api/mcp-servers', { name: 'docs', url: 'https://mcp.example.com/mcp' }), 409, 'conflict');
-    expect((await owner.client.request<{ data: unknown[] }>('GET', '/api/mcp-servers/own')).body.data).toEqual([]);
+    expect(accountMcpServerList.parse((await owner.client.request('GET', '/api/mcp-servers/own')).body)).toEqual({ object: 'list', data: [], account_servers_allowed: true });
   });
 
   it('refuses a developer and a viewer', async () => {
@@ -184,6 +188,6 @@ describe('an account\'s own MCP servers', () => {
     expect(accountMcpServer.parse(renamed.body).name).toBe('acct2');
     const removed = await owner.client.request('DELETE', `/api/mcp-servers/${id}`);
     expect(removed.status, removed.text).toBe(204);
-    expect((await owner.client.request<{ data: unknown[] }>('GET', '/api/mcp-servers/own')).body.data).toEqual([]);
+    expect(accountMcpServerList.parse((await owner.client.request('GET', '/api/mcp-servers/own')).body)).toEqual({ object: 'list', data: [], account_servers_allowed: true });
   });
 });

@@ -8,18 +8,21 @@ import { Button } from '../ui/button';
 import { AccountSwitcherItems } from './account-switcher';
 import { ThemeMenuItems } from './theme';
 import { AnnouncementBanner } from '../pages/announcements/announcements';
+import { canManageMcpServers } from '../pages/mcp-servers/mcp-servers-page';
 
 // Operator console: its navigation, shown to operators only.
 import { operatorNavigation } from '../pages/operator/operator-routes';
 import { useOperatorMe } from '../pages/operator/operator-queries';
 
-const navigation = [
+/** The account's pages; `shownTo` hides one from roles that cannot use it at all (its page still says why). */
+const navigation: { to: string; label: string; shownTo?: (role: string | null | undefined) => boolean }[] = [
   { to: '/keys', label: 'API keys' },
   { to: '/projects', label: 'Projects' },
   { to: '/customers', label: 'End customers' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/batches', label: 'Batches' },
+  { to: '/mcp-servers', label: 'MCP servers', shownTo: canManageMcpServers },
   { to: '/playground', label: 'Playground' },
   { to: '/quickstart', label: 'Quickstart' },
   // Money and people (money-web branch).
@@ -124,7 +127,7 @@ export function AppShell({ children }: { children: ReactNode }) {
       <div className="app-body">
         <nav id="primary-navigation" aria-label="Console" className={menuOpen ? 'side-nav open' : 'side-nav'}>
           <ul>
-            {navigation.map((item) => (
+            {navigation.filter((item) => item.shownTo === undefined || item.shownTo(session.data?.role)).map((item) => (
               <li key={item.to}>
                 <NavLink to={item.to} className={({ isActive }) => (isActive ? 'nav-link active' : 'nav-link')}>{item.label}</NavLink>
               </li>

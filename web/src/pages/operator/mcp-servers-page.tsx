@@ -6,8 +6,9 @@ import { formatDateTime, formatMilliseconds } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
-import { FieldFrame, SelectField, TextField } from '../../ui/field';
+import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import { EMPTY_HEADER_DRAFT, HeaderFields, headersBody } from '../mcp-servers/header-fields';
 import { OAuthFields, oauthBody, oauthDraftOf, StdioFields, stdioBody, stdioDraftOf, type McpServerOAuth } from './mcp-server-connection-fields';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
@@ -44,17 +45,6 @@ const RULES: { value: ToolRule; label: string }[] = [
 ];
 const RULE_LABEL: Record<ToolRule, string> = { allowed: 'allowed', read_only: 'only if read-only', refused: 'refused' };
 
-/** `Name: value` lines into headers, or what is wrong with the first malformed line. */
-function parseHeaders(text: string): Record<string, string> | string {
-  const headers: Record<string, string> = {};
-  for (const line of text.split('\n').map((row) => row.trim()).filter((row) => row !== '')) {
-    const colon = line.indexOf(':');
-    if (colon <= 0) return `"${line.split(':')[0] ?? line}" needs a "Name: value" form`;
-    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
-  }
-  return headers;
-}
-
 /** A limit as typed: empty clears it; anything not a whole number is sent as typed, for the server to refuse by name. */
 const limitOf = (text: string): number | string | null => (text.trim() === '' ? null : /^\d+$/.test(text.trim()) ? Number(text.trim()) : text);
 
@@ -64,11 +54,10 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
   const [name, setName] = useState(server?.name ?? '');
   const [url, setUrl] = useState(server?.url ?? '');
   const [transport, setTransport] = useState(server?.transport ?? 'streamable-http');
-  const [headersText, setHeadersText] = useState('');
+  const [headerDraft, setHeaderDraft] = useState(EMPTY_HEADER_DRAFT);
   const [oauth, setOAuth] = useState(oauthDraftOf(server?.oauth));
   const [stdio, setStdio] = useState(stdioDraftOf(server));
   const local = transport === 'stdio';
-  const [clearHeaders, setClearHeaders] = useState(false);
   const [isPublic, setPublic] = useState(server?.public ?? false);
   const [enabled, setEnabled] = useState(server?.enabled ?? true);
   const [price, setPrice] = useState(server?.price_per_call ?? '');
@@ -82,9 +71,9 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const headers = parseHeaders(headersText);
-    if (typeof headers === 'string') {
-      setProblem(headers);
+    const headers = headersBody(headerDraft, server !== null);
+    if (!headers.ok) {
+      setProblem(headers.problem);
       return;
     }
     const program = local ? stdioBody(stdio, server?.transport === 'stdio') : null;
@@ -107,10 +96,8 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
       delete body.command;
       delete body.args;
     }
-    if (local) {
-      // A stdio server has no headers.
-    } else if (server === null || Object.keys(headers).length > 0) body.headers = headers;
-    else if (clearHeaders) body.headers = {};
+    // A stdio server has no headers.
+    if (!local && headers.headers !== undefined) body.headers = headers.headers;
     action.mutate(server === null
       ? { method: 'POST', path: 'admin/mcp-servers', body }
       : { method: 'PATCH', path: `admin/mcp-servers/${encodeURIComponent(server.id)}`, body }, { onSuccess: onDone });
@@ -124,13 +111,7 @@ function McpServerForm({ server, onDone }: { server: McpServer | null; onDone: (
       {local ? <StdioFields draft={stdio} onChange={setStdio} envNames={server?.transport === 'stdio' ? server.env_names ?? [] : null} /> : (
       <>
       <TextField label="URL" type="url" value={url} onChange={(event) => setUrl(event.target.value)} required maxLength={2000} />
-      <FieldFrame label={server === null ? 'Headers' : 'New headers'}
-        hint={server === null ? 'One "Name: value" a line, e.g. Authorization: Bearer …; sealed at rest, never shown again.' : `Kept: ${server.header_names.length === 0 ? 'none' : server.header_names.join(', ')}. Typing headers here replaces them all; values are never shown.`}>
-        {({ inputId, describedBy }) => <textarea id={inputId} aria-describedby={describedBy} rows={2} autoComplete="off" spellCheck={false} value={headersText} onChange={(event) => setHeadersText(event.target.value)} className="mono" />}
-      </FieldFrame>
-      {server !== null && server.header_names.length > 0 ? (
-        <label className="checkbox-row"><input type="checkbox" checked={clearHeaders} onChange={(event) => setClearHeaders(event.target.checked)} /> Remove every header</label>
-      ) : null}
+      <HeaderFields draft={headerDraft} onChange={setHeaderDraft} keptNames={server === null ? null : server.header_names} />
       <OAuthFields draft={oauth} onChange={setOAuth} secretSet={server?.oauth?.client_secret === 'set'} />
       </>
       )}
