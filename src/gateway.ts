@@ -262,7 +262,7 @@ function startChannelProbes(services: GatewayServices): ChannelProbes | null {
     health: services.health,
     clock: services.clock,
     logger: services.logger,
-    probe: (target, signal) => testChannel(relay, target.channel, target.model, target.upstreamModel, signal, 'background-probe'),
+    probe: (target, signal) => testChannel(relay, target.channel, target.model, target.upstreamModel, signal, { logLabel: 'background-probe' }),
   }, { intervalMs: routing.probeIntervalMs, concurrency: routing.probeConcurrency });
   probes.start();
   return probes;

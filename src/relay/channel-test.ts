@@ -3,6 +3,7 @@ import type { RerankRequest } from '../ir/rerank.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import type { Channel } from '../domain/records.js';
+import type { ModelKind } from '../domain/model-records.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { callUpstream, failureClassOf, readWholeBody, timeoutsOf } from './upstream-call.js';
 import { UpstreamAttempt } from './upstream-attempt.js';
@@ -25,16 +26,24 @@ export interface ChannelTestResult {
   message: string;
 }
 
-/** The test request of a rerank-only channel: one document. */
+/** The test request of a rerank-only channel, or of a rerank model: one document. */
 const PING_RERANK: RerankRequest = { model: 'ping', query: 'ping', documents: ['ping'], returnDocuments: false };
 
+export interface ChannelTestOptions {
+  /** Names the attempt in the log (background probes say so). */
+  logLabel?: string;
+  /** The tested model's kind: a rerank model is tested with a rerank, whatever else its channel's upstream serves. */
+  modelKind?: ModelKind;
+}
+
 /**
- * A 1-token chat to one channel, on demand (POST /admin/channels/:id/test). It goes through the channel's breakers
- * even when they are open, and its verdict feeds them like any request's: a passing test closes an open breaker.
- * The answer reports latency and outcome only. Background health probes send the same request (`logLabel` names
- * them in the log).
+ * A 1-token chat to one channel, on demand (POST /admin/channels/:id/test), or the smallest rerank when the model is
+ * a rerank model or the upstream serves no chat. It goes through the channel's breakers even when they are open, and
+ * its verdict feeds them like any request's: a passing test closes an open breaker. The answer reports latency and
+ * outcome only. Background health probes send the same request.
  */
-export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: CallerSignal, logLabel = 'admin-channel-test'): Promise<ChannelTestResult> {
+export async function testChannel(dependencies: RelayDependencies, channel: Channel, model: string, upstreamModel: string, signal: CallerSignal, options: ChannelTestOptions = {}): Promise<ChannelTestResult> {
+  const logLabel = options.logLabel ?? 'admin-channel-test';
   const adapter = dependencies.adapters.get(channel.type);
   const result = (outcome: ChannelTestResult['outcome'], latencyMs: number, upstreamStatus: number | null, failureClass: UpstreamFailureClass | null, message: string): ChannelTestResult => ({
     ok: outcome === 'success', outcome, model, upstreamModel, latencyMs, upstreamStatus, failureClass, message,
@@ -59,10 +68,11 @@ export async function testChannel(dependencies: RelayDependencies, channel: Chan
     return result('aborted', elapsed(), null, null, 'The test was cancelled.');
   };
   try {
-    // An upstream that serves no chat is tested with the smallest rerank instead.
-    const rerank = adapter.servesChat === false ? adapter.rerank : undefined;
-    const request = rerank === undefined ? adapter.buildChatRequest(channel, credential, chat, upstreamModel) : rerank.build(channel, credential, PING_RERANK, upstreamModel);
-    if (request === null) return result('failure', 0, null, 'unavailable', `Channel type '${channel.type}' serves neither chat nor rerank.`);
+    // A rerank model, and any model of an upstream that serves no chat, is tested with the smallest rerank instead.
+    const reranks = options.modelKind === 'rerank' || adapter.servesChat === false;
+    const rerank = reranks ? adapter.rerank : undefined;
+    const request = rerank === undefined ? (reranks ? null : adapter.buildChatRequest(channel, credential, chat, upstreamModel)) : rerank.build(channel, credential, PING_RERANK, upstreamModel);
+    if (request === null) return result('failure', 0, null, 'unavailable', `This channel (type '${channel.type}') serves no rerank${adapter.servesChat === false ? ' nor chat' : ''}.`);
     const outcome = await callUpstream(adapter, route, request, { signal, timeouts, now: dependencies.routing.clock.now() });
     switch (outcome.kind) {
       case 'aborted':

@@ -118,7 +118,8 @@ export const HEALTH_ROUTES = adminRoutes((services: GatewayServices) => {
     };
     context.response.once('close', onClose);
     try {
-      const result = await testChannel(relay, channel, model, upstreamModel, abort.signal);
+      const modelKind = services.catalog.model(model)?.kind;
+      const result = await testChannel(relay, channel, model, upstreamModel, abort.signal, modelKind === undefined ? {} : { modelKind });
       sendJson(context, 200, {
         object: 'channel.test',
         channel_id: channel.id,

@@ -290,6 +290,23 @@ describe('Vertex AI Search\'s ranking API on a vertex-ai channel', () => {
     expect(await usageRow(tooMany.requestId)).toMatchObject({ status: 400, cost_usd: 0 });
   });
 
+  it('a channel listing only the rerank model is tested with a one-record rank, never a chat', async () => {
+    const channels = await gateway.admin<{ data: Array<{ id: string; name: string; models: Record<string, string> }> }>('GET', '/admin/channels');
+    const channel = channels.body.data.find((entry) => entry.name === 'vertex-ranking');
+    expect(channel?.models).toEqual({ 'rerank-vertex': 'semantic-ranker-default-004' });
+    // The channel's chat endpoint (its base URL) is a dead port: a chat test could only fail.
+    const before = vertex.requests.length;
+    const tested = await gateway.admin<Record<string, unknown>>('POST', `/admin/channels/${channel?.id ?? ''}/test`);
+    expect(tested.status).toBe(200);
+    expect(tested.body).toMatchObject({ ok: true, outcome: 'success', model: 'rerank-vertex', upstream_model: 'semantic-ranker-default-004', upstream_status: 200 });
+    expect(vertex.requests.slice(before).map((request) => request.path)).toEqual([rankPath]);
+    expect(vertex.requests.at(-1)?.body).toMatchObject({ model: 'semantic-ranker-default-004', query: 'ping', records: [{ id: '0', content: 'ping' }] });
+    // Named explicitly, the same.
+    const named = await gateway.admin<Record<string, unknown>>('POST', `/admin/channels/${channel?.id ?? ''}/test`, { model: 'rerank-vertex' });
+    expect(named.body).toMatchObject({ ok: true, outcome: 'success' });
+    expect(vertex.requests.at(-1)?.path).toBe(rankPath);
+  });
+
   it('refuses a ranking URL that is not a plain http(s) URL', async () => {
     const refused = await gateway.admin('POST', '/admin/channels', { name: 'vertex-bad', type: 'vertex-ai', credentials: vertex.serviceAccount, settings: { rerank_base_url: 'https://user:pw@example.com' }, models: { 'rerank-vertex': 'semantic-ranker-default-004' } });
     expect(refused.status).toBe(400);
