@@ -160,6 +160,32 @@ describe('batches', () => {
     await expect(client.batches.create({ input_file_id: 'x', endpoint: '/v1/nope' as '/v1/chat/completions', completion_window: '24h' })).rejects.toMatchObject({ status: 400 });
   });
 
+  it('refuses at creation a batch naming a model outside the key\'s allowed models: nothing held, queued or sent', async () => {
+    const limited = await seedAccount(gateway, { balanceUsd: 5, key: { allowed_models: [MODELS.openai] } });
+    const limitedClient = new OpenAI({ apiKey: limited.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const sent = { openai: openai.requests.length, anthropic: anthropic.requests.length, gemini: gemini.requests.length };
+    const balanceBefore = await balanceOf(limited.accountId);
+    // Lines 1 and 4 name the allowed model; 2 (Claude) and 3 (Gemini) do not.
+    const mixed = await limitedClient.batches.create({ input_file_id: await upload(jsonl(4), limitedClient), endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(mixed).toMatchObject({ object: 'batch', status: 'failed', request_counts: { total: 0, completed: 0, failed: 0 }, output_file_id: null, error_file_id: null });
+    expect(mixed.errors?.data).toEqual([
+      { code: 'model_not_allowed', message: `This API key is not allowed to use model '${MODELS.anthropic}'.`, line: 2, param: 'body.model' },
+      { code: 'model_not_allowed', message: `This API key is not allowed to use model '${MODELS.gemini}'.`, line: 3, param: 'body.model' },
+    ]);
+    expect(mixed.failed_at).toBeGreaterThan(0);
+    // Stored failed with no line to run; it held nothing, and no line reached any upstream or left a usage row.
+    expect(await limitedClient.batches.retrieve(mixed.id)).toMatchObject({ status: 'failed', request_counts: { total: 0, completed: 0, failed: 0 } });
+    expect(await balanceOf(limited.accountId)).toBe(balanceBefore);
+    expect(await gateway.gateway.services.storage.money.listHolds(limited.accountId)).toEqual([]);
+    expect({ openai: openai.requests.length, anthropic: anthropic.requests.length, gemini: gemini.requests.length }).toEqual(sent);
+    expect(await usageRows(limited.keyId)).toEqual([]);
+    // The same key batches its allowed model.
+    const allowed = await limitedClient.batches.create({ input_file_id: await upload(jsonl(3, () => ({ model: MODELS.openai })), limitedClient), endpoint: '/v1/chat/completions', completion_window: '24h' });
+    expect(allowed.status).toBe('in_progress');
+    expect((await waitFor(allowed.id, (status) => status === 'completed', limitedClient)).request_counts).toEqual({ total: 3, completed: 3, failed: 0 });
+    expect((await usageRows(limited.keyId)).map((row) => [row.model, row.status])).toEqual([[MODELS.openai, 200], [MODELS.openai, 200], [MODELS.openai, 200]]);
+  });
+
   it('refuses a batch whose worst case the account cannot pay, and keeps batches and files from other accounts', async () => {
     const poor = await seedAccount(gateway, { balanceUsd: 0.0001 });
     const poorClient = new OpenAI({ apiKey: poor.key, baseURL: gateway.baseURL, maxRetries: 0 });
