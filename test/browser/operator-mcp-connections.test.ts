@@ -40,7 +40,8 @@ describe.skipIf(!chromiumPresent)('operator MCP servers form: OAuth and stdio', 
     const { page } = watched;
     await becomeFirstOwner(fixture, page);
     await page.goto(`${fixture.gateway.consoleUrl}/operator`);
-    await page.getByRole('link', { name: 'MCP servers' }).first().click();
+    // The operator's page, not the account's own of the same name.
+    await page.getByRole('list', { name: 'Operator' }).getByRole('link', { name: 'MCP servers' }).click();
     await page.getByRole('heading', { name: 'MCP servers' }).waitFor();
 
     await page.getByRole('button', { name: 'Add MCP server' }).click();

@@ -37,7 +37,8 @@ describe.skipIf(!chromiumPresent)('operator MCP servers page in Chromium', () =>
     const { page } = watched;
     await becomeFirstOwner(fixture, page);
     await page.goto(`${fixture.gateway.consoleUrl}/operator`);
-    await page.getByRole('link', { name: 'MCP servers' }).first().click();
+    // The operator's page, not the account's own of the same name.
+    await page.getByRole('list', { name: 'Operator' }).getByRole('link', { name: 'MCP servers' }).click();
     await page.getByRole('heading', { name: 'MCP servers' }).waitFor();
     await page.getByText('No MCP servers yet.').waitFor();
 
