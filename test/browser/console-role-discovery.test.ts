@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { expectCleanPage, openPage, screenshot, signUpAndVerify, startConsoleFixture, type ConsoleFixture } from '../support/console-browser.js';
 
-const PAGES = ['/keys', '/usage', '/playground', '/quickstart', '/billing', '/plans', '/referrals', '/members', '/alerts', '/support', '/security'];
+const PAGES = ['/keys', '/usage', '/playground', '/quickstart', '/billing', '/plans', '/referrals', '/members', '/alerts', '/mcp-servers', '/support', '/security'];
 
 let fixture: ConsoleFixture;
 
