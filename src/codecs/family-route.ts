@@ -49,9 +49,10 @@ export interface ChatEndpoint {
   wire: ClientWire;
   /**
    * `added`: top-level body fields the gateway put in (the header-named end customer as `user`); a codec whose
-   * answers echo request fields echoes the caller's body without them.
+   * answers echo request fields echoes the caller's body without them. `bytes`: the caller's own bytes while the
+   * body is still what they say (else null), for what is cheaper read off them (`topLevelIndex`).
    */
-  readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>): ChatEnvelope;
+  readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>, bytes: Buffer | null): ChatEnvelope;
 }
 
 /**
@@ -120,14 +121,17 @@ export type FamilyRoute = {
   | { operation: 'listModels' | 'getModel' }
 );
 
-/** The envelope of a chat request decoded into the canonical request up front. */
-export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, stream: boolean): ChatEnvelope {
+/**
+ * The envelope of a chat request decoded into the canonical request up front. `toolsJsonBytes`: the length of the
+ * caller's tools as they wrote them, when known (`estimateChatRequestTokens`).
+ */
+export function decodedChatEnvelope(codec: ClientCodec, chat: ChatRequest, stream: boolean, toolsJsonBytes?: number): ChatEnvelope {
   return {
     codec,
     model: chat.model,
     stream,
     maxOutputTokens: chat.maxOutputTokens ?? null,
-    promptTokensEstimate: estimateChatRequestTokens(chat),
+    promptTokensEstimate: estimateChatRequestTokens(chat, toolsJsonBytes),
     needs: needsOfChat(chat),
     hostedTools: hostedToolOfferOfChat(chat),
     chat: () => chat,

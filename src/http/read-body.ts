@@ -1,5 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../wire/json-depth.js';
+import { topLevelIndex } from '../wire/top-level-index.js';
 import type { RequestContext } from './request-context.js';
 
 /**
@@ -74,15 +75,24 @@ function tooLarge(maxBytes: number): GatewayError {
  * deeper than MAX_JSON_DEPTH is refused before parsing.
  */
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
-  return (await readJsonObjectAndBytes(context, maxBytes)).body;
+  const body = await readBody(context, maxBytes);
+  return parseJsonObject(context, body, exceedsJsonDepth);
 }
 
-/** `readJsonObject`, with the bytes it was parsed from (for a pass-through request forwarded as the caller sent it). */
+/**
+ * `readJsonObject`, with the bytes it was parsed from (for a pass-through request forwarded as the caller sent it).
+ * Their depth is read by the pass that indexes their top-level members (`topLevelIndex`), which whatever later asks
+ * about the same bytes (the pass-through body, the token estimate) reuses.
+ */
 export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
-  const body = await readBody(context, maxBytes);
+  const bytes = await readBody(context, maxBytes);
+  return { body: parseJsonObject(context, bytes, (text) => topLevelIndex(text).tooDeep), bytes };
+}
+
+function parseJsonObject(context: RequestContext, body: Buffer, tooDeep: (body: Buffer) => boolean): Record<string, unknown> {
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
   context.bodyBytes = body.length;
-  if (exceedsJsonDepth(body)) {
+  if (tooDeep(body)) {
     throw new GatewayError('invalid_json', `Request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   let value: unknown;
@@ -94,5 +104,5 @@ export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: 
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new GatewayError('invalid_json', 'Request body must be a JSON object.');
   }
-  return { body: value as Record<string, unknown>, bytes: body };
+  return value as Record<string, unknown>;
 }

@@ -69,7 +69,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
     const forwarded = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
     const callerBytes = hadGatewayFields || forwarded.changed ? null : bytes;
-    const envelope = endpoint.readEnvelope(context, body, forwarded.added);
+    const envelope = endpoint.readEnvelope(context, body, forwarded.added, callerBytes);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {

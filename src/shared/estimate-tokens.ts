@@ -27,12 +27,17 @@ export function estimateMessagesTokens(messages: unknown): number {
   return tokens;
 }
 
-/** The same estimate from a canonical request (any protocol): text of the system prompt, messages and tools. */
+/**
+ * The same estimate from a canonical request (any protocol): text of the system prompt, messages and tools.
+ * `toolsJsonBytes`, when the caller's bytes are at hand, is the length of the tools' JSON text as the caller wrote
+ * it: the tools are then estimated from it without writing their schemas out again. It is never less than the
+ * text it stands for (each tool's name, description and schema as JSON, which it holds besides the member names).
+ */
 export function estimateChatRequestTokens(request: {
   system: ReadonlyArray<{ text: string }>;
   messages: ReadonlyArray<{ content: ReadonlyArray<{ type: string; text?: string; argumentsJson?: string; content?: ReadonlyArray<{ type: string; text?: string }> }> }>;
   tools?: ReadonlyArray<{ name: string; description?: string; parameters: unknown }>;
-}): number {
+}, toolsJsonBytes?: number): number {
   let tokens = 3;
   for (const part of request.system) tokens += estimateTextTokens(part.text);
   for (const message of request.messages) {
@@ -44,6 +49,7 @@ export function estimateChatRequestTokens(request: {
       else tokens += 85;
     }
   }
+  if (toolsJsonBytes !== undefined && request.tools !== undefined && request.tools.length > 0) return tokens + Math.ceil(toolsJsonBytes / 4);
   for (const tool of request.tools ?? []) tokens += estimateTextTokens(tool.name + (tool.description ?? '') + JSON.stringify(tool.parameters));
   return tokens;
 }

@@ -6,6 +6,7 @@ export const OPEN_BRACE = 0x7b;
 export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
+export const COMMA = 0x2c;
 
 /** Strings longer than this are searched for their closing quote natively (for short ones the call costs more). */
 const SHORT_STRING = 64;

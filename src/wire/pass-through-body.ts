@@ -1,6 +1,8 @@
 import { withFields } from '../shared/with-fields.js';
 import { GATEWAY_STATE_MARKER } from './gateway-state.js';
-import { namesWrittenOnce, soleStringMemberSpan, topLevelStringMember } from './json-top-level.js';
+import { QUOTE } from './json-bytes.js';
+import { namesWrittenOnce, soleStringMemberSpan, topLevelStringMember, type JsonSpan } from './json-top-level.js';
+import { indexedNamesWrittenOnce, topLevelIndex, type TopLevelIndex } from './top-level-index.js';
 import type { ClientWire } from './wire.js';
 
 /** The caller's body with `model` set to the upstream model, as JSON text. */
@@ -18,29 +20,56 @@ export function bodyNamingModel(body: Record<string, unknown>, upstreamModel: st
 export function untouchedBytes(body: Record<string, unknown>, bytes: Buffer | null, upstreamModel: string | null): Buffer | null {
   if (bytes === null) return null;
   if (upstreamModel !== null && body.model !== upstreamModel) return null;
-  return namesWrittenOnce(bytes, Object.keys(body)) ? bytes : null;
+  return writtenOnce(bytes, Object.keys(body)) ? bytes : null;
+}
+
+/**
+ * Whether each of the parsed body's own keys is written once among the top-level members of its bytes: told by the
+ * index of their top-level members read with the body (`topLevelIndex`), else by native searches over the bytes
+ * (`namesWrittenOnce`) where that index could not be sure.
+ */
+function writtenOnce(bytes: Buffer, names: readonly string[]): boolean {
+  const index = topLevelIndex(bytes);
+  return index.members === null ? namesWrittenOnce(bytes, names) : indexedNamesWrittenOnce(index, names);
+}
+
+/**
+ * The span of the string value of the top-level member `name` by the index of the body's top-level members, when
+ * every name is written once; null when it is not, or the value is not a string.
+ */
+function indexedStringMember(bytes: Buffer, index: TopLevelIndex, names: readonly string[], name: string): JsonSpan | null {
+  if (!indexedNamesWrittenOnce(index, names)) return null;
+  const span = index.members?.get(name);
+  return span === undefined || bytes[span.start] !== QUOTE ? null : span;
+}
+
+/**
+ * Where the string value of the member `model` stands in bytes whose top-level members the index could not be sure
+ * of, when no member name is written twice: found by native searches (`soleStringMemberSpan`), else by one walk over
+ * the top-level members (`topLevelStringMember`, which tells whether a name is written twice too).
+ */
+function scannedModelSpan(bytes: Buffer, names: readonly string[]): JsonSpan | null {
+  const span = soleStringMemberSpan(bytes, 'model');
+  if (span !== null) return namesWrittenOnce(bytes, names) ? span : null;
+  const members = topLevelStringMember(bytes, 'model');
+  return members === null || members.names !== names.length ? null : members.span;
 }
 
 /**
  * The caller's own bytes naming the upstream's model: as they came when they already name it (`untouchedBytes`),
- * else with only the value of their `model` member replaced, when no member name is written twice and that member
- * can be found by a scan (`soleStringMemberSpan`, else one walk over the top-level members: `topLevelStringMember`). Every other byte is the caller's, so the upstream reads what the
- * gateway routed and billed by without the body being written again. Null: the body must be written again.
+ * else with only the value of their `model` member replaced, when no member name is written twice and that member's
+ * string value is found: by the index of the top-level members read with the body (`topLevelIndex`), else by a scan
+ * (`scannedModelSpan`). Every other byte is the caller's, so the upstream reads what the gateway routed and billed by
+ * without the body being written again. Null: the body must be written again.
  */
 export function bytesNamingModel(body: Record<string, unknown>, bytes: Buffer | null, upstreamModel: string): Buffer | null {
   if (bytes === null) return null;
   if (body.model === upstreamModel) return untouchedBytes(body, bytes, upstreamModel);
   if (typeof body.model !== 'string') return null;
   const names = Object.keys(body);
-  let span = soleStringMemberSpan(bytes, 'model');
-  if (span !== null) {
-    if (!namesWrittenOnce(bytes, names)) return null;
-  } else {
-    // One walk tells both where the model is and whether a name is written twice.
-    const members = topLevelStringMember(bytes, 'model');
-    if (members === null || members.names !== names.length) return null;
-    span = members.span;
-  }
+  const index = topLevelIndex(bytes);
+  const span = index.members === null ? scannedModelSpan(bytes, names) : indexedStringMember(bytes, index, names, 'model');
+  if (span === null) return null;
   const model = JSON.stringify(upstreamModel);
   const modelBytes = Buffer.byteLength(model, 'utf8');
   const out = Buffer.allocUnsafe(bytes.length - (span.end - span.start) + modelBytes);

@@ -5,15 +5,16 @@ import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
 import { anthropicWire } from '../../wire/anthropic/wire.js';
+import { memberJsonBytes } from '../../wire/top-level-index.js';
 
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   wire: anthropicWire,
-  readEnvelope(_request, body) {
+  readEnvelope(_request, body, _added, bytes) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
-    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream), hostedTools: hostedToolOfferOfTools(body.tools) };
+    return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream, memberJsonBytes(bytes, 'tools')), hostedTools: hostedToolOfferOfTools(body.tools) };
   },
 };
 
