@@ -237,6 +237,8 @@ describe('account overrides of the operator\'s guardrail policies', () => {
       expect((await member.request('DELETE', '/api/guardrail-overrides/mask-cards')).status).toBe(403);
     }
     const admin = await invite('admin');
+    // The owner's choice, then the admin's replaces it (one override per policy and target).
+    expect((await owner.client.request('PUT', '/api/guardrail-overrides/mask-cards', { mode: 'off' })).status).toBe(200);
     const bySession = await admin.request<EntryJson>('PUT', '/api/guardrail-overrides/mask-cards', { mode: 'log' });
     expect(bySession.status, bySession.text).toBe(200);
     const noToken = await admin.request<ErrorJson>('DELETE', '/api/guardrail-overrides/mask-cards', undefined, { csrf: false });
