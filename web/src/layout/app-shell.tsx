@@ -17,6 +17,7 @@ const navigation = [
   { to: '/keys', label: 'API keys' },
   { to: '/projects', label: 'Projects' },
   { to: '/customers', label: 'End customers' },
+  { to: '/guardrails', label: 'Guardrails' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/batches', label: 'Batches' },
