@@ -20,7 +20,7 @@ function canManage(role: string | null | undefined): boolean {
 }
 
 function modeOptions(policy: AccountGuardrail): { value: string; label: string }[] {
-  return [{ value: '', label: `Runs as set (${MODE_LABEL[policy.mode] ?? policy.mode})` }, ...policy.allowed_modes.map((mode) => ({ value: mode, label: MODE_LABEL[mode] ?? mode }))];
+  return [{ value: '', label: `As set (${(MODE_LABEL[policy.mode] ?? policy.mode).toLowerCase()})` }, ...policy.allowed_modes.map((mode) => ({ value: mode, label: MODE_LABEL[mode] ?? mode }))];
 }
 
 function AppliesOn({ policy, names }: { policy: AccountGuardrail; names: (scope: 'project' | 'key', id: string) => string }) {
@@ -38,11 +38,13 @@ function AccountSetting({ policy, accountId, writable }: { policy: AccountGuardr
   const set = useSetOverride();
   const current = policy.overrides.find((override) => override.scope === 'account' && override.id === accountId);
   if (policy.allowed_modes.length === 0 && current === undefined) return <span className="key-meta">Fixed by the operator</span>;
+  const options = current !== undefined && !policy.allowed_modes.includes(current.mode) ? [...modeOptions(policy), { value: current.mode, label: `${MODE_LABEL[current.mode]} (no longer allowed)` }] : modeOptions(policy);
   return (
     <div className="stack">
-      <SelectField label={`For the whole account: ${policy.name}`} value={current?.mode ?? ''} disabled={!writable || set.isPending}
-        onChange={(event) => set.mutate({ name: policy.name, scope: 'account', mode: event.target.value === '' ? null : event.target.value as OverrideMode })}
-        options={current !== undefined && !policy.allowed_modes.includes(current.mode) ? [...modeOptions(policy), { value: current.mode, label: `${MODE_LABEL[current.mode]} (no longer allowed)` }] : modeOptions(policy)} />
+      <select aria-label={`For the whole account: ${policy.name}`} value={current?.mode ?? ''} disabled={!writable || set.isPending}
+        onChange={(event) => set.mutate({ name: policy.name, scope: 'account', mode: event.target.value === '' ? null : event.target.value as OverrideMode })}>
+        {options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
+      </select>
       {current !== undefined && !current.applied ? <Badge tone="warning">Not applied: the operator no longer allows it</Badge> : null}
       {set.isError ? <Alert tone="error">{errorMessage(set.error)}</Alert> : null}
     </div>
@@ -59,7 +61,7 @@ function TargetOverrides({ policy, writable, names, onAdd }: { policy: AccountGu
         <ul className="plain-list">
           {targeted.map((override) => (
             <li key={`${override.scope}:${override.id}`}>
-              <span className="key-meta">{override.scope}</span> {names(override.scope as 'project' | 'key', override.id)}: <strong>{MODE_LABEL[override.mode]}</strong>
+              {override.scope === 'project' ? 'Project' : 'Key'} {names(override.scope as 'project' | 'key', override.id)}: <strong>{MODE_LABEL[override.mode]}</strong>
               {override.applied ? null : <> <Badge tone="warning">not applied</Badge></>}
               {writable ? <> <Button variant="ghost" busy={set.isPending} onClick={() => set.mutate({ name: policy.name, scope: override.scope as 'project' | 'key', targetId: override.id, mode: null })}>Clear<span className="visually-hidden"> {policy.name} for {override.scope} {override.id}</span></Button></> : null}
             </li>

@@ -141,9 +141,10 @@ function BoundTo({ policy }: { policy: GuardrailPolicy }) {
 /** Which accounts changed the policy for themselves, and whether the policy still allows it. */
 function OverriddenBy({ policy }: { policy: GuardrailPolicy }) {
   const overrides = policy.overrides ?? [];
-  if (overrides.length === 0) return <span className="key-meta">{policy.accounts_may_override === 'none' ? 'Operator only' : 'No account'}</span>;
+  const rule = { none: 'Accounts may not change it', relax: 'Accounts may relax it', disable: 'Accounts may relax or turn it off' }[policy.accounts_may_override];
   return (
     <ul className="plain-list">
+      <li className="key-meta">{rule}{overrides.length === 0 && policy.accounts_may_override !== 'none' ? '; none has' : ''}</li>
       {overrides.slice(0, 6).map((override) => (
         <li key={`${override.scope}:${override.id}`}>
           <span className="mono wrap-anywhere">{override.account_id}</span> <span className="key-meta">{override.scope === 'account' ? '' : `${override.scope} ${override.id} `}</span>
