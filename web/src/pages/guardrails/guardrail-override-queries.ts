@@ -8,9 +8,9 @@ export type OverrideMode = 'off' | 'log' | 'mask';
 
 export const guardrailOverridesQueryKey = ['guardrail-overrides'] as const;
 
-export function useAccountGuardrails() {
+export function useAccountGuardrails(enabled = true) {
   const api = useApi();
-  return useQuery({ queryKey: guardrailOverridesQueryKey, queryFn: () => api.get<AccountGuardrailListJson>('/api/guardrail-overrides') });
+  return useQuery({ queryKey: guardrailOverridesQueryKey, queryFn: () => api.get<AccountGuardrailListJson>('/api/guardrail-overrides'), enabled });
 }
 
 const pathOf = (name: string) => `/api/guardrail-overrides/${encodeURIComponent(name)}`;

@@ -102,9 +102,11 @@ export function GuardrailsPage() {
   const session = useSession();
   const writable = canManage(session.data?.role);
   const accountId = session.data?.account?.id ?? '';
-  const policies = useAccountGuardrails();
-  const keys = useKeys();
-  const projects = useProjects();
+  // The list takes the right to read keys, which the billing role lacks: it is not asked for then.
+  const readable = session.data?.role !== 'billing';
+  const policies = useAccountGuardrails(readable);
+  const keys = useKeys(readable);
+  const projects = useProjects(readable);
   const [adding, setAdding] = useState<AccountGuardrail | null>(null);
   const names = (scope: 'project' | 'key', id: string): string => (scope === 'project'
     ? projects.data?.data.find((project) => project.id === id)?.name
@@ -116,8 +118,9 @@ export function GuardrailsPage() {
   return (
     <div className="page stack">
       <PageHeader title="Guardrails" description="The checks the gateway's operator runs on this account's prompts and answers. Where the operator allows it, you can make a policy milder (log instead of block or mask) or turn it off, for the whole account, one project or one key; the most specific setting wins." />
-      {writable ? null : <Alert tone="info">Your role reads these settings; an owner or admin of the account changes them.</Alert>}
-      <Card>
+      {!readable ? <Alert tone="info">Your role does not see the account's keys or their guardrails; an owner or admin of the account manages them.</Alert> : null}
+      {writable || !readable ? null : <Alert tone="info">Your role reads these settings; an owner or admin of the account changes them.</Alert>}
+      {!readable ? null : <Card>
         {policies.isPending ? <Loading /> : null}
         {policies.isError ? <Alert tone="error">{errorMessage(policies.error)}</Alert> : null}
         {policies.data?.data.length === 0 ? <p className="empty">No guardrail policies apply to this account.</p> : null}
@@ -134,7 +137,7 @@ export function GuardrailsPage() {
               </tr>
             ))}</tbody></table></div>
         )}
-      </Card>
+      </Card>}
       <Dialog open={adding !== null} title={adding === null ? '' : `${adding.name} for a project or key`} onClose={() => setAdding(null)}>
         {adding === null ? null : <TargetForm policy={adding} targets={targets} onDone={() => setAdding(null)} />}
       </Dialog>
