@@ -100,14 +100,17 @@ async function entries(client: ConsoleClient): Promise<EntryJson[]> {
   return listed.body.data;
 }
 
-async function invite(role: string): Promise<ConsoleClient> {
+async function inviteMember(role: string): Promise<{ client: ConsoleClient; userId: string }> {
   const email = uniqueEmail(role);
   expect((await owner.client.request('POST', '/api/members/invitations', { email, role })).status).toBe(201);
   const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
   const client = setup.client();
-  expect((await client.request('POST', '/api/invitations/accept', { token, password: strongPassword() })).status).toBe(200);
-  return client;
+  const accepted = await client.request<{ user: { id: string } }>('POST', '/api/invitations/accept', { token, password: strongPassword() });
+  expect(accepted.status, accepted.text).toBe(200);
+  return { client, userId: accepted.body.user.id };
 }
+
+const invite = async (role: string): Promise<ConsoleClient> => (await inviteMember(role)).client;
 
 describe('account overrides of the operator\'s guardrail policies', () => {
   it('lists the policies that apply, with what the account may do to each, and never their settings', async () => {
@@ -262,5 +265,21 @@ describe('account overrides of the operator\'s guardrail policies', () => {
     expect((await owner.client.request('DELETE', `/api/projects/${project.body.id}`)).status).toBe(200);
     const left = (await setup.gateway.admin<{ overrides: Array<{ id: string }> }>('GET', `/admin/guardrails/${ids['mask-cards']}`)).body.overrides;
     expect(left.map((override) => override.id)).not.toContain(project.body.id);
+  });
+
+  it('shows a member scoped to a project the overrides of that project only, and lets them change none', async () => {
+    const ours = (await owner.client.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'ours' })).body.project;
+    const theirs = (await owner.client.request<{ project: { id: string } }>('POST', '/api/projects', { name: 'not ours' })).body.project;
+    for (const project of [ours, theirs]) {
+      expect((await owner.client.request('PUT', '/api/guardrail-overrides/block-zanzibar', { scope: 'project', target_id: project.id, mode: 'log' })).status).toBe(200);
+    }
+    const developer = await inviteMember('developer');
+    expect((await owner.client.request('PUT', `/api/projects/${ours.id}/members/${developer.userId}`, { role: 'developer' })).status).toBe(200);
+    const seen = (await entries(developer.client)).find((entry) => entry.name === 'block-zanzibar');
+    expect(seen?.overrides.map((override) => override.id)).toEqual([ours.id]);
+    expect((await developer.client.request('PUT', '/api/guardrail-overrides/block-zanzibar', { scope: 'project', target_id: ours.id, mode: 'mask' })).status).toBe(403);
+    for (const project of [ours, theirs]) {
+      expect((await owner.client.request('DELETE', `/api/guardrail-overrides/block-zanzibar?scope=project&target_id=${project.id}`)).status).toBe(204);
+    }
   });
 });
