@@ -6,7 +6,8 @@
  * `x-gateway-guardrails` header and usage row say what ran. Refused: a policy the operator does not let accounts
  * change (403, and it keeps running), a mode that is not milder or not allowed (400), another account's key or project
  * (404), a viewer or developer (403), a change without the CSRF token. When the operator withdraws the allowance the
- * override stops at once. Runs on PostgreSQL when TEST_DATABASE_URL names one.
+ * override stops at once. An output policy turned off for a key stops masking its streamed answers; a member scoped
+ * to a project sees only its overrides. Runs on PostgreSQL when TEST_DATABASE_URL names one.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -281,5 +282,31 @@ describe('account overrides of the operator\'s guardrail policies', () => {
     for (const project of [ours, theirs]) {
       expect((await owner.client.request('DELETE', `/api/guardrail-overrides/block-zanzibar?scope=project&target_id=${project.id}`)).status).toBe(204);
     }
+  });
+
+  it('an output policy turned off for a key no longer masks its streamed answers', async () => {
+    const made = await setup.gateway.admin<{ id: string }>('POST', '/admin/guardrails', { name: 'mask-cards-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['card'] }, accounts_may_override: 'disable' });
+    expect(made.status).toBe(201);
+    const key = await newKey(owner);
+    expect((await setup.gateway.admin('PATCH', `/admin/keys/${key.id}`, { guardrails: ['mask-cards-out'] })).status).toBe(200);
+    // The prompt's card reaches the model (the input policy is off for this key), so the answer carries it back.
+    expect((await owner.client.request('PUT', '/api/guardrail-overrides/mask-cards', { scope: 'key', target_id: key.id, mode: 'off' })).status).toBe(200);
+    const streamed = async (): Promise<{ text: string; header: string | null }> => {
+      const { data, response } = await key.client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: `repeat ${CARD}` }] }).withResponse();
+      let text = '';
+      for await (const chunk of data) text += chunk.choices[0]?.delta.content ?? '';
+      return { text, header: response.headers.get('x-gateway-guardrails') };
+    };
+    const masked = await streamed();
+    expect(masked.text).not.toContain(CARD);
+    expect((await owner.client.request('PUT', '/api/guardrail-overrides/mask-cards-out', { scope: 'key', target_id: key.id, mode: 'off' })).status).toBe(200);
+    const plain = await streamed();
+    expect(plain.text).toContain(CARD);
+    expect(plain.header ?? '').not.toContain('mask-cards-out');
+    expect((await setup.gateway.admin('PATCH', `/admin/keys/${key.id}`, { guardrails: [] })).status).toBe(200);
+    expect((await setup.gateway.admin('DELETE', `/admin/guardrails/${made.body.id}`)).status).toBe(200);
+    // Deleting the policy deleted the overrides of it.
+    expect((await entries(owner.client)).some((entry) => entry.name === 'mask-cards-out')).toBe(false);
+    expect((await owner.client.request('DELETE', `/api/guardrail-overrides/mask-cards?scope=key&target_id=${key.id}`)).status).toBe(204);
   });
 });
