@@ -10,6 +10,7 @@ import { REFERRAL_CONSOLE_ROUTES } from '../console-billing/referral-routes.js';
 import { SUPPORT_CONSOLE_ROUTES } from '../console-billing/support-routes.js';
 import { AUTH_ROUTES } from './routes/auth-routes.js';
 import { KEY_ROUTES } from './routes/key-routes.js';
+import { GUARDRAIL_OVERRIDE_ROUTES } from './routes/guardrail-override-routes.js';
 import { CONSOLE_MCP_SERVER_ROUTES } from './routes/mcp-server-routes.js';
 import { MODEL_ROUTES } from './routes/model-routes.js';
 import { TRANSACTION_ROUTES } from './transactions/transaction-routes.js';
@@ -66,6 +67,7 @@ export const CONSOLE_API_ROUTES: readonly ConsoleRoute[] = [
   ...AUTH_ROUTES,
   ...ME_ROUTES,
   ...KEY_ROUTES,
+  ...GUARDRAIL_OVERRIDE_ROUTES,
   ...CONSOLE_MCP_SERVER_ROUTES,
   ...MODEL_ROUTES,
   ...USAGE_ROUTES,

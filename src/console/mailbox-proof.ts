@@ -10,7 +10,7 @@ import type { ConsolePermission } from './roles.js';
  * owner to inherit. The routes of these permissions, when they change something, need a proven mailbox; so do
  * turning on two-factor sign-in and writing to support (each names the check itself).
  */
-const LASTING_PERMISSIONS: ReadonlySet<ConsolePermission> = new Set(['keys:write', 'playground:use', 'billing:write', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage']);
+const LASTING_PERMISSIONS: ReadonlySet<ConsolePermission> = new Set(['keys:write', 'playground:use', 'billing:write', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage', 'guardrails:manage']);
 
 export function makesLastingChanges(permission: ConsolePermission | null): boolean {
   return permission !== null && LASTING_PERMISSIONS.has(permission);

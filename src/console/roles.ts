@@ -5,11 +5,13 @@ export type ConsolePermission =
   | 'account:read' | 'keys:read' | 'keys:write' | 'usage:read' | 'playground:use'
   | 'billing:read' | 'billing:write' | 'members:read' | 'members:write' | 'alerts:write' | 'webhooks:manage'
   /** The account's own MCP servers (when the operator allows them). */
-  | 'mcp:manage';
+  | 'mcp:manage'
+  /** Turning off or relaxing, for the account, its projects and keys, the operator's guardrail policies that allow it. */
+  | 'guardrails:manage';
 
 const GRANTS: Readonly<Record<AccountRole, ReadonlySet<ConsolePermission>>> = {
-  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage']),
-  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage']),
+  owner: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage', 'guardrails:manage']),
+  admin: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'billing:read', 'billing:write', 'members:read', 'members:write', 'alerts:write', 'webhooks:manage', 'mcp:manage', 'guardrails:manage']),
   // Keys and usage: developers make and use keys but neither spend the account's money nor read its invoices.
   developer: new Set(['account:read', 'keys:read', 'keys:write', 'usage:read', 'playground:use', 'members:read']),
   // Top-ups, billing details and invoices.

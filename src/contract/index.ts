@@ -12,3 +12,4 @@ export * from './projects.js';
 export * from './customers.js';
 export * from './batches.js';
 export * from './operator.js';
+export * from './guardrail-overrides.js';

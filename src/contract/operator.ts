@@ -179,11 +179,15 @@ export const guardrailPolicy = z.strictObject({
   applies_to: z.enum(['input', 'output', 'both']),
   /** Account owners and admins may attach it to their own keys in the console. */
   accounts_may_use: z.boolean(),
+  /** What accounts may do to it where it applies to them: nothing, relax its mode, or also turn it off. */
+  accounts_may_override: z.enum(['none', 'relax', 'disable']),
   settings: z.record(z.string(), z.unknown()),
   /** A webhook's header names (the values are sealed and never shown). */
   header_names: z.array(z.string()).optional(),
   /** Where it is bound (list and single reads). */
   bound_to: z.array(z.strictObject({ scope: z.enum(['model', 'account', 'project', 'key']), id: z.string() })).optional(),
+  /** Accounts' overrides of it (list and single reads): where, the mode chosen, and whether the policy allows it now. */
+  overrides: z.array(z.strictObject({ account_id: z.string(), scope: z.enum(['account', 'project', 'key']), id: z.string(), mode: z.enum(['off', 'log', 'mask']), applied: z.boolean(), updated_at: isoTime })).optional(),
   created_at: isoTime,
   updated_at: isoTime,
 });

@@ -6,6 +6,34 @@
 export const GUARDRAIL_SCOPES = ['model', 'account', 'project', 'key'] as const;
 export type GuardrailScope = (typeof GUARDRAIL_SCOPES)[number];
 
+/**
+ * What an account may do to an operator policy that applies to it, for itself, its projects and keys: `none` (the
+ * default) nothing; `relax` lower its mode (block → mask → log; the policy still runs and is reported); `disable`
+ * also turn it off.
+ */
+export const GUARDRAIL_OVERRIDE_RULES = ['none', 'relax', 'disable'] as const;
+export type GuardrailOverrideRule = (typeof GUARDRAIL_OVERRIDE_RULES)[number];
+
+/** Where an account's override applies: the whole account, one of its projects or one of its keys. */
+export const GUARDRAIL_OVERRIDE_SCOPES = ['account', 'project', 'key'] as const;
+export type GuardrailOverrideScope = (typeof GUARDRAIL_OVERRIDE_SCOPES)[number];
+
+/** The mode an account asks for instead of the operator's: off, or a milder mode. */
+export const GUARDRAIL_OVERRIDE_MODES = ['off', 'log', 'mask'] as const;
+export type GuardrailOverrideMode = (typeof GUARDRAIL_OVERRIDE_MODES)[number];
+
+/** One account's override of one policy at one scope (the target is the account itself, a project or a key of it). */
+export interface GuardrailOverride {
+  accountId: string;
+  scope: GuardrailOverrideScope;
+  targetId: string;
+  guardrailId: string;
+  mode: GuardrailOverrideMode;
+  /** the console user who set it (null: set otherwise) */
+  setBy: string | null;
+  updatedAt: number;
+}
+
 export interface GuardrailRecord {
   id: string;
   name: string;
@@ -17,6 +45,8 @@ export interface GuardrailRecord {
   headers?: Record<string, string>;
   /** Account owners and admins may attach it to their own keys (the operator binds any policy anywhere). */
   accounts_may_use?: boolean;
+  /** What accounts may do to it where it applies to them (absent: `none`). */
+  accounts_may_override?: GuardrailOverrideRule;
   createdAt: number;
   updatedAt: number;
 }
@@ -39,4 +69,12 @@ export interface GuardrailRepository {
   listBindings(): Promise<GuardrailBinding[]>;
   /** Sets the names bound to one target; an empty list removes the binding. */
   setBinding(binding: GuardrailBinding, now: number): Promise<void>;
+  /** Every account's overrides (accountId given: that account's only). */
+  listOverrides(accountId?: string): Promise<GuardrailOverride[]>;
+  /** Sets one override (replacing the one of the same scope, target and policy). */
+  setOverride(override: GuardrailOverride): Promise<void>;
+  /** Clears the account's override of one policy at one scope and target; false when there was none. */
+  clearOverride(accountId: string, scope: GuardrailOverrideScope, targetId: string, guardrailId: string): Promise<boolean>;
+  /** Clears every override of one policy (it is being deleted), or of one target (a project being deleted). */
+  clearOverridesOf(filter: { guardrailId: string } | { scope: GuardrailOverrideScope; targetId: string }): Promise<void>;
 }

@@ -9,7 +9,8 @@ import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { isoTime } from '../management/time-input.js';
 import { parseInput } from '../management/parse-input.js';
 import { newId } from '../shared/ids.js';
-import type { GuardrailBinding, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import type { GuardrailBinding, GuardrailOverride, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import { overrideRefusal, overrideRuleOf } from './override-rules.js';
 import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
 import type { GuardrailPolicyJson } from '../contract/operator.js';
 
@@ -23,7 +24,7 @@ export interface GuardrailAdmin {
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
-export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): GuardrailPolicyJson {
+export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[], overrides?: readonly GuardrailOverride[]): GuardrailPolicyJson {
   // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
     id: record.id,
@@ -33,10 +34,16 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
     mode: record.mode as GuardrailPolicyJson['mode'],
     applies_to: record.applies_to as GuardrailPolicyJson['applies_to'],
     accounts_may_use: record.accounts_may_use === true,
+    accounts_may_override: overrideRuleOf(record),
     settings: record.settings ?? {},
     // A webhook's header values are credentials: shown by name only.
     ...(record.kind === 'webhook' ? { header_names: Object.keys(record.headers ?? {}).sort() } : {}),
     ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => ({ scope: b.scope, id: b.targetId })) }),
+    ...(overrides === undefined ? {} : {
+      overrides: overrides.filter((o) => o.guardrailId === record.id).map((o) => ({
+        account_id: o.accountId, scope: o.scope, id: o.targetId, mode: o.mode, applied: overrideRefusal(record, o.mode) === null, updated_at: isoTime(o.updatedAt),
+      })),
+    }),
     created_at: isoTime(record.createdAt),
     updated_at: isoTime(record.updatedAt),
   };
@@ -119,6 +126,8 @@ export async function deleteGuardrail(admin: GuardrailAdmin, id: string): Promis
     throw new GatewayError('conflict', `The guardrail '${existing.name}' is bound to ${where}${bound.length > 5 ? ' and others' : ''}; remove it there first.`);
   }
   await admin.repository.delete(id);
+  // Accounts' overrides of it have nothing left to change.
+  await admin.repository.clearOverridesOf({ guardrailId: id });
   await admin.invalidation.publish({ kind: 'guardrails' });
   return existing;
 }

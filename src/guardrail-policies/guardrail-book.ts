@@ -2,14 +2,16 @@
  * The operator's guardrail policies and their bindings, from memory on the request path: read whole (a deployment
  * has tens of policies, not thousands), re-read on every instance when they change (a `guardrails` invalidation)
  * and otherwise after a TTL. A request's policy set is the union of its model's, account's, key's project's and
- * key's, compiled once per combination; a deployment or request with no bindings costs one map lookup.
+ * key's, less what the account turned off or made milder where the operator allows it (override-rules.ts), compiled
+ * once per combination; a deployment or request with no bindings costs one map lookup.
  */
 import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
-import type { GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
+import type { GuardrailOverride, GuardrailOverrideMode, GuardrailOverrideScope, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
 import { GuardrailSet } from '../guardrails/policy.js';
 import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
 import { WebhookGuardrailCaller } from './webhook-guardrail.js';
+import { overrideRefusal } from './override-rules.js';
 
 /** How long the snapshot is trusted while changes are pushed to this instance, and while they may not be. */
 const LIVE_TTL_MS = 60_000;
@@ -26,6 +28,8 @@ export interface ResolvedGuardrails {
 interface Snapshot {
   byName: ReadonlyMap<string, GuardrailRecord>;
   bindings: ReadonlyMap<string, readonly string[]>;
+  /** Accounts' overrides by scope and target, then by policy id. */
+  overrides: ReadonlyMap<string, ReadonlyMap<string, GuardrailOverride>>;
   sets: Map<string, ResolvedGuardrails | null>;
   loadedAt: number;
 }
@@ -38,6 +42,18 @@ export interface RequestCaller {
 }
 
 const bindingKey = (scope: GuardrailScope, id: string): string => `${scope}\u0000${id}`;
+const overrideKey = (scope: GuardrailOverrideScope, id: string): string => `${scope}\u0000${id}`;
+
+function overridesByTarget(overrides: readonly GuardrailOverride[]): Map<string, Map<string, GuardrailOverride>> {
+  const byTarget = new Map<string, Map<string, GuardrailOverride>>();
+  for (const override of overrides) {
+    const key = overrideKey(override.scope, override.targetId);
+    const ofTarget = byTarget.get(key) ?? new Map<string, GuardrailOverride>();
+    ofTarget.set(override.guardrailId, override);
+    byTarget.set(key, ofTarget);
+  }
+  return byTarget;
+}
 
 export class GuardrailBook {
   #snapshot: Snapshot | null = null;
@@ -48,7 +64,7 @@ export class GuardrailBook {
   readonly webhooks = new WebhookGuardrailCaller();
 
   constructor(
-    private readonly repository: Pick<GuardrailRepository, 'list' | 'listBindings'>,
+    private readonly repository: Pick<GuardrailRepository, 'list' | 'listBindings' | 'listOverrides'>,
     private readonly clock: Clock,
     private readonly invalidation: InvalidationBus,
   ) {
@@ -76,10 +92,11 @@ export class GuardrailBook {
     if (this.#loading !== null) return this.#loading;
     const generation = this.#generation;
     const loadedAt = this.clock.now();
-    const loading = Promise.all([this.repository.list(), this.repository.listBindings()]).then(([records, bindings]) => {
+    const loading = Promise.all([this.repository.list(), this.repository.listBindings(), this.repository.listOverrides()]).then(([records, bindings, overrides]) => {
       const snapshot: Snapshot = {
         byName: new Map(records.map((record) => [record.name, record])),
         bindings: new Map(bindings.map((binding) => [bindingKey(binding.scope, binding.targetId), binding.names])),
+        overrides: overridesByTarget(overrides),
         sets: new Map(),
         loadedAt,
       };
@@ -105,17 +122,36 @@ function resolve(snapshot: Snapshot, modelId: string, { accountId, projectId, ke
   if (cached !== undefined) return cached;
   // Model first (the operator's defaults), then the account's, its project's and the key's; a name bound twice runs once.
   const names = new Set([...(model ?? []), ...(account ?? []), ...(project ?? []), ...(key ?? [])]);
+  // The account's overrides, most specific first: the key's, its project's, the account's.
+  const targets = [overrideKey('key', keyId), ...(projectId === null ? [] : [overrideKey('project', projectId)]), overrideKey('account', accountId)]
+    .map((target) => snapshot.overrides.get(target))
+    .filter((ofTarget) => ofTarget !== undefined);
   const policies: GuardrailPolicy[] = [];
   for (const name of names) {
     const record = snapshot.byName.get(name);
     // A binding names only existing policies (the admin API checks, and a policy in use cannot be deleted).
     const policy = record === undefined ? null : policyOf(record);
-    if (policy !== null) policies.push(policy);
+    if (policy === null || record === undefined) continue;
+    const mode = targets.length === 0 ? undefined : overriddenMode(record, accountId, targets);
+    if (mode === 'off') continue;
+    policies.push(mode === undefined ? policy : { ...policy, mode });
   }
   const resolved = policies.length === 0 ? null : { set: new GuardrailSet(policies), policies };
   if (snapshot.sets.size >= MAX_SETS) snapshot.sets.clear();
   snapshot.sets.set(cacheKey, resolved);
   return resolved;
+}
+
+/**
+ * The mode the account chose for the policy at the most specific of its targets where the policy still allows that
+ * choice (an override of another account, or one the operator no longer allows, is passed over); undefined: none.
+ */
+function overriddenMode(record: GuardrailRecord, accountId: string, targets: readonly ReadonlyMap<string, GuardrailOverride>[]): GuardrailOverrideMode | undefined {
+  for (const ofTarget of targets) {
+    const override = ofTarget.get(record.id);
+    if (override !== undefined && override.accountId === accountId && overrideRefusal(record, override.mode) === null) return override.mode;
+  }
+  return undefined;
 }
 
 /** The stored policy as the engine takes it, checked against the schema the admin API wrote it with; null if it no longer fits. */

@@ -109,6 +109,8 @@ const base = {
   applies_to: z.enum(GUARDRAIL_APPLIES_TO),
   /** account owners and admins may attach it to their own keys in the console */
   accounts_may_use: z.boolean().optional(),
+  /** what accounts may do to it where it applies to them: nothing, make it milder, or also turn it off */
+  accounts_may_override: z.enum(['none', 'relax', 'disable']).optional(),
 };
 
 /** The body of `POST /admin/guardrails`: the settings are checked against the kind's own schema. */

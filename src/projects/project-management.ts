@@ -108,5 +108,6 @@ export async function deleteProject(dependencies: ProjectDependencies, project: 
     throw new GatewayError('conflict', 'The project still has keys that are not revoked: revoke them or move them to another project first.');
   }
   await dependencies.storage.guardrails.setBinding({ scope: 'project', targetId: project.id, names: [] }, dependencies.clock.now());
+  await dependencies.storage.guardrails.clearOverridesOf({ scope: 'project', targetId: project.id });
   await projectChanged(dependencies, project.accountId);
 }

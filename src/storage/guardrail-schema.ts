@@ -14,6 +14,8 @@ export interface GuardrailsTable {
   headers_sealed: string | null;
   /** 1: account owners and admins may attach the policy to their keys (migration 0044). */
   accounts_may_use: IntegerColumn;
+  /** `none`, `relax` or `disable`: what accounts may do to it (migration 0058). */
+  accounts_may_override: string;
   created_at: IntegerColumn;
   updated_at: IntegerColumn;
 }
@@ -27,9 +29,23 @@ export interface GuardrailBindingsTable {
   updated_at: IntegerColumn;
 }
 
+/** An account's override of one operator policy for itself, a project or a key of it (migration 0058). */
+export interface GuardrailOverridesTable {
+  account_id: string;
+  /** `account`, `project` or `key` */
+  scope: string;
+  target_id: string;
+  guardrail_id: string;
+  /** `off`, `log` or `mask` */
+  mode: string;
+  set_by: string | null;
+  updated_at: IntegerColumn;
+}
+
 export type GuardrailTables = {
   guardrails: GuardrailsTable;
   guardrail_bindings: GuardrailBindingsTable;
+  guardrail_overrides: GuardrailOverridesTable;
 };
 
 export type GuardrailDatabase = Database & GuardrailTables;

@@ -21,6 +21,7 @@ import { MembersPage } from './pages/members/members-page';
 import { InvitationPage } from './pages/invitation/invitation-page';
 import { AlertsPage } from './pages/alerts/alerts-page';
 import { WebhooksPage } from './pages/webhooks/webhooks-page';
+import { GuardrailsPage } from './pages/guardrails/guardrails-page';
 import { PlansPage } from './pages/plans/plans-page';
 // Everyday use: the models and their prices, the money trail.
 import { ModelsPage } from './pages/models/models-page';
@@ -90,6 +91,7 @@ export function App() {
         <Route path="/plans" element={<RequireSession><PlansPage /></RequireSession>} />
         <Route path="/alerts" element={<RequireSession><AlertsPage /></RequireSession>} />
         <Route path="/webhooks" element={<RequireSession><WebhooksPage /></RequireSession>} />
+        <Route path="/guardrails" element={<RequireSession><GuardrailsPage /></RequireSession>} />
         <Route path="/single-sign-on" element={<RequireSession><SingleSignOnPage /></RequireSession>} />
         <Route path="/support" element={<RequireSession><SupportPage /></RequireSession>} />
         <Route path="/models" element={<RequireSession><ModelsPage /></RequireSession>} />

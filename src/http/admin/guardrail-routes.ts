@@ -11,26 +11,27 @@ export function guardrailAdminOf(services: GatewayServices): GuardrailAdmin {
 
 /**
  * The admin API's guardrail policies: /admin/guardrails (create, list) and /admin/guardrails/:id (read with where it
- * is bound, change, delete). Models, accounts and keys name the policies that apply to them with `guardrails`.
+ * is bound and which accounts override it, change, delete). Models, accounts and keys name the policies that apply to
+ * them with `guardrails`.
  */
 export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => ({ admin: guardrailAdminOf(services) }), [
   { method: 'POST', path: '/admin/guardrails', handler: ({ admin }) => async (context) => {
     const record = await createGuardrail(admin, await readAdminBody(context));
-    sendJson(context, 201, guardrailJson(record, []));
+    sendJson(context, 201, guardrailJson(record, [], []));
   } },
   { method: 'GET', path: '/admin/guardrails', handler: ({ admin }) => async (context) => {
-    const [records, bindings] = await Promise.all([admin.repository.list(), admin.repository.listBindings()]);
-    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings)), next_cursor: null });
+    const [records, bindings, overrides] = await Promise.all([admin.repository.list(), admin.repository.listBindings(), admin.repository.listOverrides()]);
+    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides)), next_cursor: null });
   } },
   { method: 'GET', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
     const id = context.params.id ?? '';
     const record = await admin.repository.getById(id);
     if (record === null) throw notFound('guardrail', id);
-    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings()));
+    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings(), await admin.repository.listOverrides()));
   } },
   { method: 'PATCH', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
     const record = await updateGuardrail(admin, context.params.id ?? '', await readAdminBody(context));
-    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings()));
+    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings(), await admin.repository.listOverrides()));
   } },
   { method: 'DELETE', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
     const record = await deleteGuardrail(admin, context.params.id ?? '');

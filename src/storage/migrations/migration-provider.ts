@@ -43,6 +43,7 @@ import * as mcpOAuthAndStdio from './0050-mcp-oauth-and-stdio.js';
 import * as mcpClientSessions from './0051-mcp-client-sessions.js';
 import * as fileUploads from './0053-file-uploads.js';
 import * as batchLineProviderPart from './0054-batch-line-provider-part.js';
+import * as guardrailAccountOverrides from './0058-guardrail-account-overrides.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '0053-file-uploads': fileUploads,
   '0054-batch-line-provider-part': batchLineProviderPart,
   '0057-mcp-account-servers': mcpAccountServers,
+  '0058-guardrail-account-overrides': guardrailAccountOverrides,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -19,6 +19,7 @@ const navigation: { to: string; label: string; shownTo?: (role: string | null | 
   { to: '/keys', label: 'API keys' },
   { to: '/projects', label: 'Projects' },
   { to: '/customers', label: 'End customers' },
+  { to: '/guardrails', label: 'Guardrails' },
   { to: '/models', label: 'Models' },
   { to: '/usage', label: 'Usage' },
   { to: '/batches', label: 'Batches' },

@@ -36,7 +36,13 @@ const DIRECTIONS = [
   { value: 'both', label: 'Both' },
 ];
 
-interface Draft { name: string; kind: Kind; mode: string; appliesTo: string; accountsMayUse: boolean }
+interface Draft { name: string; kind: Kind; mode: string; appliesTo: string; accountsMayUse: boolean; accountsMayOverride: GuardrailPolicy['accounts_may_override'] }
+
+const OVERRIDE_RULES = [
+  { value: 'none', label: 'No: it runs as set' },
+  { value: 'relax', label: 'They may relax its mode' },
+  { value: 'disable', label: 'They may relax it or turn it off' },
+];
 
 function draftOf(policy: GuardrailPolicy | null): Draft {
   return {
@@ -45,6 +51,7 @@ function draftOf(policy: GuardrailPolicy | null): Draft {
     mode: policy?.mode ?? 'mask',
     appliesTo: policy?.applies_to ?? 'input',
     accountsMayUse: policy?.accounts_may_use ?? false,
+    accountsMayOverride: policy?.accounts_may_override ?? 'none',
   };
 }
 
@@ -84,7 +91,7 @@ function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone
       return;
     }
     setErrors({});
-    const body = { name: draft.name.trim(), kind: draft.kind, mode: draft.mode, applies_to: draft.appliesTo, settings: parsed.settings, accounts_may_use: draft.accountsMayUse };
+    const body = { name: draft.name.trim(), kind: draft.kind, mode: draft.mode, applies_to: draft.appliesTo, settings: parsed.settings, accounts_may_use: draft.accountsMayUse, accounts_may_override: draft.accountsMayOverride };
     action.mutate(policy === null ? { method: 'POST', path: 'admin/guardrails', body } : { method: 'PATCH', path: `admin/guardrails/${encodeURIComponent(policy.id)}`, body }, {
       onSuccess: (saved) => onDone(policy === null ? `Policy ${saved.name} created.` : `Policy ${saved.name} saved.`),
     });
@@ -111,6 +118,8 @@ function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone
         <input id="accounts-may-use" type="checkbox" checked={draft.accountsMayUse} onChange={(event) => set('accountsMayUse', event.target.checked)} />
         <label htmlFor="accounts-may-use">Accounts may use it: owners and admins can attach it to their own keys and projects</label>
       </div>
+      <SelectField label="Accounts may override it" value={draft.accountsMayOverride} onChange={(event) => set('accountsMayOverride', event.target.value as Draft['accountsMayOverride'])} options={OVERRIDE_RULES}
+        hint="Where it applies to them, an account's owners and admins may make it milder (block → mask → log) or turn it off, for the account, a project or a key. Withdrawn, their overrides stop on the next request." />
       <div className="form-actions"><Button onClick={() => onDone('')}>Cancel</Button><Button variant="primary" type="submit" busy={action.isPending}>{policy === null ? 'Create policy' : 'Save policy'}</Button></div>
     </form>
   );
@@ -129,6 +138,24 @@ function BoundTo({ policy }: { policy: GuardrailPolicy }) {
   );
 }
 
+/** Which accounts changed the policy for themselves, and whether the policy still allows it. */
+function OverriddenBy({ policy }: { policy: GuardrailPolicy }) {
+  const overrides = policy.overrides ?? [];
+  const rule = { none: 'Accounts may not change it', relax: 'Accounts may relax it', disable: 'Accounts may relax or turn it off' }[policy.accounts_may_override];
+  return (
+    <ul className="plain-list">
+      <li className="key-meta">{rule}{overrides.length === 0 && policy.accounts_may_override !== 'none' ? '; none has' : ''}</li>
+      {overrides.slice(0, 6).map((override) => (
+        <li key={`${override.scope}:${override.id}`}>
+          <span className="mono wrap-anywhere">{override.account_id}</span> <span className="key-meta">{override.scope === 'account' ? '' : `${override.scope} ${override.id} `}</span>
+          <Badge tone={override.applied ? 'warning' : 'neutral'}>{override.mode}{override.applied ? '' : ' (not applied)'}</Badge>
+        </li>
+      ))}
+      {overrides.length > 6 ? <li className="key-meta">and {overrides.length - 6} more</li> : null}
+    </ul>
+  );
+}
+
 function PolicyRow({ policy, writable, onEdit, onDelete }: { policy: GuardrailPolicy; writable: boolean; onEdit: () => void; onDelete: () => void }) {
   return (
     <tr data-guardrail={policy.name}>
@@ -138,6 +165,7 @@ function PolicyRow({ policy, writable, onEdit, onDelete }: { policy: GuardrailPo
       <td data-label="Applies to">{policy.applies_to}</td>
       <td data-label="Accounts">{policy.accounts_may_use ? <Badge tone="success">may use</Badge> : <span className="key-meta">operator only</span>}</td>
       <td data-label="Bound to"><BoundTo policy={policy} /></td>
+      <td data-label="Overridden by"><OverriddenBy policy={policy} /></td>
       <td className="cell-actions">{writable ? (
         <>
           <Button variant="ghost" onClick={onEdit}>Edit<span className="visually-hidden"> {policy.name}</span></Button>
@@ -188,7 +216,7 @@ export function OperatorGuardrailsPage() {
         {policies.data?.data.length === 0 ? <p className="empty">No guardrail policies yet.</p> : null}
         {policies.data === undefined || policies.data.data.length === 0 ? null : (
           <div className="table-scroll"><table className="table table-cards" data-testid="guardrails-table"><caption className="visually-hidden">Guardrail policies</caption>
-            <thead><tr><th scope="col">Policy</th><th scope="col">Kind</th><th scope="col">Mode</th><th scope="col">Applies to</th><th scope="col">Accounts</th><th scope="col">Bound to</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Policy</th><th scope="col">Kind</th><th scope="col">Mode</th><th scope="col">Applies to</th><th scope="col">Accounts</th><th scope="col">Bound to</th><th scope="col">Overridden by</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
             <tbody>{policies.data.data.map((policy) => (
               <PolicyRow key={policy.id} policy={policy} writable={writable} onEdit={() => { setNotice(''); setEditing(policy); }} onDelete={() => { setNotice(''); setDeleting(policy); }} />
             ))}</tbody></table></div>
