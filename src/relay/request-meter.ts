@@ -28,8 +28,6 @@ export class RequestMeter implements RelayedRequest {
   #promptTokensEstimate = 0;
   /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
   identity: RequestIdentity = NO_IDENTITY;
-  /** The request is a line of a batch: the models it names are billed at their batch prices. */
-  batch = false;
   /** What the request's guardrail policies did (guardrails/request-guard.ts), kept by its usage row; empty: none ran. */
   readonly guardrails: GuardrailUsage[] = [];
   /** The MCP tool call the request is (mcp/tool-call-meter.ts), kept by its usage row; null: not one. */
@@ -46,6 +44,8 @@ export class RequestMeter implements RelayedRequest {
     readonly protocol: string,
     readonly endpoint: string,
     readonly startedAt: number,
+    /** The request is a line of a batch: the models it names are billed at their batch prices. */
+    readonly batch = false,
   ) {
     this.createdAt = dependencies.clock.now();
     this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
