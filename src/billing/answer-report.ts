@@ -1,4 +1,5 @@
 import type { AnswerFacts } from '../ir/answer-facts.js';
+import type { LimitRule } from '../limits/rate-limiter.js';
 import { madeHostedToolCalls, type Usage } from '../ir/usage.js';
 import type { Model } from '../domain/model-records.js';
 import type { NanoUsd } from '../domain/records.js';
@@ -93,6 +94,48 @@ export interface AnswerReport extends Billed {
   /** Reads the answering model and finish reasons off the answer; called only when a trace records them. */
   answer?: () => AnswerFacts;
 }
+
+/** Tokens taken from one token-limit window before forwarding, corrected by the real usage when the request settles. */
+export interface TokenCharge {
+  rule: LimitRule;
+  charged: number;
+}
+
+/** Token-limit windows charged at one moment. */
+export interface TokenCharges {
+  rules: readonly TokenCharge[];
+  chargedAt: number;
+}
+
+/** The attempts an answer took, as its relays made them (relay/attempt-log.ts records them while it is served). */
+export interface AnswerAttempts {
+  /** The model name the fallback chain tried last (null: the request's own name). */
+  readonly modelName: string | null;
+  /** The channels tried, in order; the last is the request's channel. */
+  readonly channels: readonly string[];
+  /** Channel-model token windows the answering attempt charged (null: none). */
+  readonly tokenCharges: TokenCharges | null;
+}
+
+/** When the answer left, in milliseconds from the request's arrival: its first byte (null: none left) and its end. */
+export interface AnswerTimings {
+  readonly ttfbMs: number | null;
+  readonly totalMs: number;
+}
+
+/** The part of an answer's report written while it is served, whoever answered: its attempts and timings. */
+export interface AnswerProgress {
+  readonly attempts: AnswerAttempts;
+  readonly timings: AnswerTimings;
+}
+
+/** An answer that made no attempt (a priced call, a refusal before routing), ended now. */
+export function noAttempts(startedAt: number, now: number = performance.now()): AnswerProgress {
+  return { attempts: { modelName: null, channels: [], tokenCharges: null }, timings: { ttfbMs: null, totalMs: Math.round(now - startedAt) } };
+}
+
+/** A report as it is settled: what the relay reported, with the attempts and timings of the whole request. */
+export type SettledReport = AnswerReport & AnswerProgress;
 
 /** A failure reported with what it is still billed for (an upstream that answered but produced nothing usable). */
 const billedFailures = new WeakMap<object, AnswerReport>();

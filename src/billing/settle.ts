@@ -7,7 +7,7 @@ import { describeError, type Logger } from '../shared/logger.js';
 import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../domain/usage-records.js';
 import type { NanoUsd } from '../domain/records.js';
 import type { UsageLogWriter } from '../usage-log/usage-log-writer.js';
-import { AnswerPrice, type AnswerReport, type Billed } from './answer-report.js';
+import { AnswerPrice, type AnswerProgress, type Billed, type SettledReport, type TokenCharges } from './answer-report.js';
 import type { Ledger } from './ledger.js';
 import type { Reservation } from './money-pools.js';
 
@@ -20,18 +20,6 @@ export interface SettleDependencies {
   limiter: RateLimiter;
   clock: Clock;
   logger: Logger;
-}
-
-/** Tokens taken from one token-limit window before forwarding, corrected by the real usage when the request settles. */
-export interface TokenCharge {
-  rule: LimitRule;
-  charged: number;
-}
-
-/** Token-limit windows charged at one moment. */
-export interface TokenCharges {
-  rules: readonly TokenCharge[];
-  chargedAt: number;
 }
 
 /**
@@ -64,17 +52,10 @@ export interface SettledRequest {
   readonly protocol: string;
   readonly endpoint: string;
   readonly stream: boolean;
-  /** The model name the usage row keeps. */
+  /** The model name the request gave (the usage row keeps the fallback chain's last instead, when it tried one). */
   readonly modelId: string | null;
-  /** The channels tried, in order; the last is the request's channel. */
-  readonly attemptedChannels: readonly string[];
-  readonly ttfbMs: number | null;
   /** Clock time the request was metered from (the usage row's time, the ledger entry id's time). */
   readonly createdAt: number;
-  /** `performance.now()` when the request arrived. */
-  readonly startedAt: number;
-  /** Channel-model token windows the answering attempt charged (null: none). */
-  readonly attemptTokenCharges: TokenCharges | null;
   /** The end customer and tags the request named, kept on its usage row (both null: none). */
   readonly identity: Pick<UsageLogRow, 'customer' | 'tags'>;
   /** What the request's guardrail policies did; empty: none ran. */
@@ -104,14 +85,14 @@ export function settle(
   request: SettledRequest,
   admission: AdmissionHold | null,
   early: RequestCharge | null,
-  report: AnswerReport,
+  report: SettledReport,
 ): Settlement {
   const { ledger, usageLog, limiter, clock, logger } = dependencies;
   admission?.lease?.release();
   const usage = report.usage ?? null;
   const price = report.price ?? new AnswerPrice(null);
   const cost = price.quote(report);
-  correctTokenCharges(dependencies, admission?.tokenCharges ?? null, request.attemptTokenCharges, usage);
+  correctTokenCharges(dependencies, admission?.tokenCharges ?? null, report.attempts.tokenCharges, usage);
   if (early !== null && admission === null) {
     for (const rule of early.rules) limiter.adjust(rule, -1, early.chargedAt).catch((error: unknown) => logger.warn('request limit refund failed', describeError(error)));
   }
@@ -147,11 +128,13 @@ export function releaseHold(ledger: Ledger, reservation: Reservation, requestId:
  * from then on), then every few seconds, so if this instance dies the stream is charged at it (with a usage row coded
  * `instance_stopped`) instead of its hold being released. `opening`: what it is billed at its first byte when that is
  * cheaper to tell than `billed` (a chat stream's input, no tokenizer run). `requestNow`: the request's facts as they
- * are when a checkpoint is written (its attempts and first byte go on after tracking starts).
+ * are when a checkpoint is written, and `progress` its answer's attempts and timings then (they go on after tracking
+ * starts).
  */
 export function trackStream(
   ledger: Ledger,
   requestNow: () => SettledRequest,
+  progress: () => AnswerProgress,
   reservation: Reservation,
   price: AnswerPrice,
   billed: () => Promise<Billed>,
@@ -159,7 +142,7 @@ export function trackStream(
 ): void {
   const figureOf = (current: Billed) => {
     const costNano = price.quote(current);
-    return { costNano, row: usageRow(requestNow(), { status: 502, errorCode: INSTANCE_STOPPED }, price, current.usage ?? null, costNano) };
+    return { costNano, row: usageRow(requestNow(), { status: 502, errorCode: INSTANCE_STOPPED, ...progress() }, price, current.usage ?? null, costNano) };
   };
   const request = requestNow();
   ledger.checkpoints.track(
@@ -168,16 +151,17 @@ export function trackStream(
     async () => figureOf(await billed()),
     opening === undefined ? null : () => Promise.resolve(figureOf(opening())),
   );
-  if (request.ttfbMs !== null) ledger.checkpointFirstByte(request.requestId);
+  if (progress().timings.ttfbMs !== null) ledger.checkpointFirstByte(request.requestId);
 }
 
-function usageRow(request: SettledRequest, outcome: Pick<AnswerReport, 'status' | 'errorCode'>, price: AnswerPrice, usage: Usage | null, cost: NanoUsd): UsageLogRow {
+function usageRow(request: SettledRequest, outcome: Pick<SettledReport, 'status' | 'errorCode' | 'attempts' | 'timings'>, price: AnswerPrice, usage: Usage | null, cost: NanoUsd): UsageLogRow {
+  const { attempts, timings } = outcome;
   return {
     requestId: request.requestId,
     accountId: request.accountId,
     keyId: request.keyId,
-    model: request.modelId,
-    channelId: request.attemptedChannels.at(-1) ?? null,
+    model: attempts.modelName ?? request.modelId,
+    channelId: attempts.channels.at(-1) ?? null,
     protocol: request.protocol,
     endpoint: request.endpoint,
     stream: request.stream,
@@ -189,10 +173,10 @@ function usageRow(request: SettledRequest, outcome: Pick<AnswerReport, 'status' 
     reasoningTokens: usage?.output.reasoning ?? 0,
     totalTokens: usage === null ? 0 : totalTokens(usage),
     costNano: cost,
-    latencyMs: Math.round(performance.now() - request.startedAt),
-    ttfbMs: request.ttfbMs,
-    attempts: request.attemptedChannels.length,
-    attemptedChannels: request.attemptedChannels as string[],
+    latencyMs: timings.totalMs,
+    ttfbMs: timings.ttfbMs,
+    attempts: attempts.channels.length,
+    attemptedChannels: attempts.channels as string[],
     createdAt: request.createdAt,
     cacheHit: price.cacheHit,
     ...(madeHostedToolCalls(usage?.hostedTools) ? { hostedTools: usage.hostedTools, hostedToolCostNano: price.hostedToolQuote(usage) } : {}),

@@ -214,6 +214,41 @@ function findTool(tools: ReadonlyMap<string, OfferedTool>, label: string, name: 
   return undefined;
 }
 
+/**
+ * One round's request to the model: the conversation so far, the caller's own tools with the offered servers' tools as
+ * functions (none: no `tools`), not streamed. The first round keeps the caller's tool choice (an `mcp` one becomes
+ * `auto`), later rounds choose freely, and the last may call no tool.
+ */
+function roundBodyOf(body: Json, input: unknown[], tools: unknown[], round: number, final: boolean): Json {
+  const roundBody: Json = { ...body, input, tools, stream: false };
+  if (round > 0) roundBody.tool_choice = 'auto';
+  if (final) roundBody.tool_choice = 'none';
+  if (roundBody.tool_choice === undefined || (isObject(roundBody.tool_choice) && roundBody.tool_choice.type === 'mcp')) roundBody.tool_choice = 'auto';
+  if (tools.length === 0) delete roundBody.tools;
+  return roundBody;
+}
+
+/**
+ * A round's output items: calls of the offered servers' tools (`uses`, run by the gateway), the items shown to the
+ * caller as they are, and whether the model called one of the caller's own tools (the caller runs those: the loop ends).
+ */
+function readRoundOutput(items: unknown[], offered: ReadonlyMap<string, OfferedTool>): { uses: PendingUse[]; shown: Json[]; ownCalls: boolean } {
+  const uses: PendingUse[] = [];
+  const shown: Json[] = [];
+  let ownCalls = false;
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    const tool = item.type === 'function_call' && typeof item.name === 'string' ? offered.get(item.name) : undefined;
+    if (tool !== undefined) {
+      uses.push({ callId: String(item.call_id ?? item.id ?? itemId('call')), offered: tool, argumentsText: argumentsText(item.arguments) });
+      continue;
+    }
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') ownCalls = true;
+    shown.push(item);
+  }
+  return { uses, shown, ownCalls };
+}
+
 /** The Responses API's `mcp` tool, served by the gateway for every model. */
 export async function serveResponses(call: McpToolCall): Promise<void> {
   const { services, context, body } = call;
@@ -276,12 +311,7 @@ export async function serveResponses(call: McpToolCall): Promise<void> {
     // A caller that left is asked nothing more of the model (what ran is billed, round by round).
     if (context.response.destroyed) return;
     const final = rounds.isLast;
-    const roundBody: Json = { ...body, input: [...history.filter((item) => item !== null), ...appended], tools: [...ownTools, ...functions], stream: false };
-    if (rounds.count > 0) roundBody.tool_choice = 'auto';
-    if (final) roundBody.tool_choice = 'none';
-    if (roundBody.tool_choice === undefined || (isObject(roundBody.tool_choice) && roundBody.tool_choice.type === 'mcp')) roundBody.tool_choice = 'auto';
-    if (functions.length === 0 && ownTools.length === 0) delete roundBody.tools;
-    const answer = await rounds.run(roundBody);
+    const answer = await rounds.run(roundBodyOf(body, [...history.filter((item) => item !== null), ...appended], [...ownTools, ...functions], rounds.count, final));
     if (!answer.ok) {
       if (stream === null) {
         sendRaw(context, answer.answer.status, answer.answer.body, answer.answer.headers['content-type'] ?? 'application/json');
@@ -298,19 +328,8 @@ export async function serveResponses(call: McpToolCall): Promise<void> {
     last = answer.json;
     usage.add(last.usage);
     const items = Array.isArray(last.output) ? (last.output as unknown[]) : [];
-    const uses: PendingUse[] = [];
-    let ownCalls = false;
-    for (const item of items) {
-      const tool = isObject(item) && item.type === 'function_call' && typeof item.name === 'string' ? offered.get(item.name) : undefined;
-      if (tool !== undefined && isObject(item)) {
-        uses.push({ callId: String(item.call_id ?? item.id ?? itemId('call')), offered: tool, argumentsText: argumentsText(item.arguments) });
-        continue;
-      }
-      if (isObject(item)) {
-        if (item.type === 'function_call' || item.type === 'custom_tool_call') ownCalls = true;
-        show(item);
-      }
-    }
+    const { uses, shown, ownCalls } = readRoundOutput(items, offered);
+    for (const item of shown) show(item);
     appended.push(...items);
     if (uses.length === 0) break;
     const waiting = uses.filter((use) => use.offered.offered.requested.needsApproval(use.offered.tool));

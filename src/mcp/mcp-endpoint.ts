@@ -13,7 +13,7 @@ import type { McpServer } from '../storage/repositories/mcp-server-repository.js
 import { ClientSessions } from './client-sessions.js';
 import {
   errorMessage, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR, readClientMessage, resultMessage, RpcError,
-  type JsonRpcRequest,
+  type ClientMessage, type JsonRpcId, type JsonRpcRequest,
 } from './json-rpc.js';
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource, type OfferingsCall } from './prompts-and-resources.js';
 import { policiesOf, ruleAdmits, serversOfKey, serversVisibleTo, toolRule, type McpPolicies } from './mcp-access.js';
@@ -76,51 +76,19 @@ export function mcpRoute(services: GatewayServices, options: McpEndpointOptions 
     const now = services.clock.now();
     const sessionId = headerOf(context, SESSION_HEADER);
 
-    if (context.method === 'GET') {
-      const lastEventId = headerOf(context, LAST_EVENT_ID_HEADER);
-      if (lastEventId === null) {
-        throw new GatewayError('method_not_allowed', 'This MCP endpoint sends nothing unasked: GET only resumes a stream (with Last-Event-ID). POST JSON-RPC messages.', { headers: { Allow: 'POST, DELETE' } });
-      }
-      if (sessionId === null || (await sessions.use(sessionId, key.id, scope, now)) === null) throw unknownSession();
-      const held = streamsOf(services).find(lastEventId, key.id, sessionId, now);
-      const resumed = held === null ? false : resumeStream(context, held.stream, held.sequence);
-      if (!resumed) throw new GatewayError('not_found', 'No stream with this Last-Event-ID on this instance (it ended too long ago, or another instance holds it): send the request again.');
-      return;
-    }
+    if (context.method === 'GET') return resumeStreamOf(call, sessions, sessionId, now);
     if (context.method === 'DELETE') {
       if (sessionId === null || !(await sessions.close(sessionId, key.id, scope, now))) throw unknownSession();
       sendRaw(context, 204, '', JSON_TYPE);
       return;
     }
-
-    const body = await readBody(context, services.config.maxBodyBytes);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body.toString('utf8'));
-    } catch {
-      sendRaw(context, 400, errorMessage(null, PARSE_ERROR, 'The body is not valid JSON.'), JSON_TYPE);
-      return;
-    }
-    const message = readClientMessage(parsed);
-    if (message.kind === 'invalid') {
-      sendRaw(context, 400, errorMessage(message.id, INVALID_REQUEST, message.message), JSON_TYPE);
-      return;
-    }
-
+    const message = await readMessage(context, services.config.maxBodyBytes);
+    if (message === null) return;
     const { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } = await loadMcpProtocolSdk();
     if (message.kind === 'request' && message.request.method === 'initialize') {
       const requested = message.request.params?.protocolVersion;
       const protocolVersion = typeof requested === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
-      const id = await sessions.open(key.id, scope, protocolVersion, now);
-      const result = {
-        protocolVersion,
-        capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { subscribe: false, listChanged: false } },
-        serverInfo: GATEWAY_INFO,
-        instructions: scope === null
-          ? 'Tools and prompts of several MCP servers, each named <server>__<name>; their resources as mcp-gateway://<server>/<the server\'s URI>.'
-          : `Tools and prompts of the MCP server '${scope}', each named ${scope}__<name>; its resources under their own URIs.`,
-      };
-      sendRaw(context, 200, resultMessage(message.request.id, result), JSON_TYPE, { 'Mcp-Session-Id': id });
+      await openSession(call, sessions, message.request.id, protocolVersion, now);
       return;
     }
 
@@ -152,6 +120,55 @@ export function mcpRoute(services: GatewayServices, options: McpEndpointOptions 
       sendRaw(context, 200, errorMessage(request.id, error.code, error.message, error.data), JSON_TYPE, call.responseHeaders);
     }
   };
+}
+
+/**
+ * A GET resumes a stream this instance holds, from after its `Last-Event-ID`; the endpoint sends nothing unasked, so
+ * any other GET is refused.
+ */
+async function resumeStreamOf(call: McpCall, sessions: ClientSessions, sessionId: string | null, now: number): Promise<void> {
+  const { context, services, key, scope } = call;
+  const lastEventId = headerOf(context, LAST_EVENT_ID_HEADER);
+  if (lastEventId === null) {
+    throw new GatewayError('method_not_allowed', 'This MCP endpoint sends nothing unasked: GET only resumes a stream (with Last-Event-ID). POST JSON-RPC messages.', { headers: { Allow: 'POST, DELETE' } });
+  }
+  if (sessionId === null || (await sessions.use(sessionId, key.id, scope, now)) === null) throw unknownSession();
+  const held = streamsOf(services).find(lastEventId, key.id, sessionId, now);
+  const resumed = held === null ? false : resumeStream(context, held.stream, held.sequence);
+  if (!resumed) throw new GatewayError('not_found', 'No stream with this Last-Event-ID on this instance (it ended too long ago, or another instance holds it): send the request again.');
+}
+
+/** The POST's one JSON-RPC message; null when it was not one (answered already with JSON-RPC's parse or request error). */
+async function readMessage(context: RequestContext, maxBodyBytes: number): Promise<Exclude<ClientMessage, { kind: 'invalid' }> | null> {
+  const body = await readBody(context, maxBodyBytes);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    sendRaw(context, 400, errorMessage(null, PARSE_ERROR, 'The body is not valid JSON.'), JSON_TYPE);
+    return null;
+  }
+  const message = readClientMessage(parsed);
+  if (message.kind === 'invalid') {
+    sendRaw(context, 400, errorMessage(message.id, INVALID_REQUEST, message.message), JSON_TYPE);
+    return null;
+  }
+  return message;
+}
+
+/** `initialize` opens a session on this endpoint for the key, at the protocol version both sides speak. */
+async function openSession(call: McpCall, sessions: ClientSessions, requestId: JsonRpcId, protocolVersion: string, now: number): Promise<void> {
+  const { scope } = call;
+  const id = await sessions.open(call.key.id, scope, protocolVersion, now);
+  const result = {
+    protocolVersion,
+    capabilities: { tools: { listChanged: false }, prompts: { listChanged: false }, resources: { subscribe: false, listChanged: false } },
+    serverInfo: GATEWAY_INFO,
+    instructions: scope === null
+      ? 'Tools and prompts of several MCP servers, each named <server>__<name>; their resources as mcp-gateway://<server>/<the server\'s URI>.'
+      : `Tools and prompts of the MCP server '${scope}', each named ${scope}__<name>; its resources under their own URIs.`,
+  };
+  sendRaw(call.context, 200, resultMessage(requestId, result), JSON_TYPE, { 'Mcp-Session-Id': id });
 }
 
 function headerOf(context: RequestContext, name: string): string | null {

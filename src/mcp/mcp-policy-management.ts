@@ -6,7 +6,7 @@ import { isoTime } from '../management/time-input.js';
 import type { Clock } from '../shared/clock.js';
 import type { Storage } from '../storage/storage.js';
 import type { McpLimitOverride, McpPolicy, McpPolicyOwner } from '../storage/repositories/mcp-policy-repository.js';
-import { toolRuleInput } from './mcp-server-management.js';
+import { toolRuleInput } from './mcp-server-input.js';
 
 /** A server's name, or `<server>__<tool>`: what a rule or a limit is keyed by. */
 const ruleTarget = z.string().min(1).max(200);

@@ -1,4 +1,4 @@
-import type { AnswerReport } from '../billing/answer-report.js';
+import type { AnswerReport, SettledReport } from '../billing/answer-report.js';
 import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
 import { batchHolder } from '../billing/money-pools.js';
@@ -90,14 +90,14 @@ export function meteredRoute(
   const relay = relayDependencies(services);
   return async (context) => {
     const { key, account } = await authenticate(context, services);
-    const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt);
-    if (context.inProcess?.batchId !== undefined) meter.batch = true;
-    const attempts = new AttemptLog(meter);
+    const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt, context.inProcess?.batchId !== undefined);
+    // Bound rather than a closure of this frame: the first byte leaving writes a tracked stream's first checkpoint.
+    const attempts = new AttemptLog(meter, services.ledger.checkpointFirstByte.bind(services.ledger, context.requestId));
     // A batch's line is charged against its batch's hold.
     const holder = context.inProcess?.batchId === undefined ? undefined : batchHolder(context.inProcess.batchId);
     const held: Disposable[] = [];
-    // Bound rather than a closure of this frame: the sink calls the meter, not back up into the frame.
-    const sink = new MeteredSink(responseSink(context), meter.markFirstByte.bind(meter));
+    // Bound rather than a closure of this frame: the sink tells the attempt log, not back up into the frame.
+    const sink = new MeteredSink(responseSink(context), attempts.firstByteLeft.bind(attempts));
     let early: RequestCharge | null = null;
     let admission: Admission | null = null;
     let holderCharge: AdmissionHold | null = null;
@@ -123,7 +123,7 @@ export function meteredRoute(
       },
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;
-        trackStream(services.ledger, () => meter.settledRequest(attempts), admission.reservation, price, billed, opening);
+        trackStream(services.ledger, () => meter.settledRequest(), () => attempts.progress(), admission.reservation, price, billed, opening);
       },
       hold: (resource) => (held.push(resource), resource),
     };
@@ -139,10 +139,11 @@ export function meteredRoute(
       throw error;
     } finally {
       settled = true;
-      const ending = report ?? { status: 500, errorCode: 'internal_error' };
+      // The relay's report (or the failure's) with the attempts and timings of the whole request.
+      const ending: SettledReport = { ...(report ?? { status: 500, errorCode: 'internal_error' }), ...attempts.progress() };
       const admitted: AdmissionHold | null = admission ?? holderCharge;
       // Bound, so the meter calls the settlement itself rather than back into this frame.
-      meter.observeSettlement(ending, attempts, settle.bind(null, services, meter.settledRequest(attempts), admitted, early, ending));
+      meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admitted, early, ending));
       sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }

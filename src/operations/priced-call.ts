@@ -1,4 +1,4 @@
-import { AnswerPrice, type AnswerReport } from '../billing/answer-report.js';
+import { AnswerPrice, noAttempts, type AnswerReport, type SettledReport } from '../billing/answer-report.js';
 import { settle } from '../billing/settle.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
@@ -64,7 +64,8 @@ export async function runPricedCall<T>(
     report = { status: failure.status, errorCode: failure.code, price: new AnswerPrice(null, null, 0n) };
     throw error;
   } finally {
-    const ending = report ?? { status: 500, errorCode: 'internal_error' };
-    meter.observeSettlement(ending, null, settle.bind(null, services, meter.settledRequest(null), admission, null, ending));
+    // A priced call makes no attempt on a channel.
+    const ending: SettledReport = { ...(report ?? { status: 500, errorCode: 'internal_error' }), ...noAttempts(call.startedAt) };
+    meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admission, null, ending));
   }
 }

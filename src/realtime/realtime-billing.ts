@@ -2,7 +2,8 @@ import { AnswerPrice } from '../billing/answer-report.js';
 import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js';
 import { computeCost } from '../billing/compute-cost.js';
 import type { Reservation } from '../billing/money-pools.js';
-import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest, type TokenCharges } from '../billing/settle.js';
+import type { AnswerProgress, TokenCharges } from '../billing/answer-report.js';
+import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest } from '../billing/settle.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
@@ -85,8 +86,8 @@ export class RealtimeBilling {
     const tokenCharges = this.#tokenCharges;
     this.#tokenCharges = null;
     if (usage !== null) this.#conversationTokens = usage.input.total + usage.output.total;
-    const request = this.#request(`${this.facts.sessionId}.${this.#responses}`, startedAt);
-    const report = { status: 200, errorCode: status === 'completed' ? null : `response_${status}`, usage, price: new AnswerPrice(this.facts.model) };
+    const request = this.#request(`${this.facts.sessionId}.${this.#responses}`);
+    const report = { status: 200, errorCode: status === 'completed' ? null : `response_${status}`, usage, price: new AnswerPrice(this.facts.model), ...this.#progress(startedAt) };
     return settle(this.dependencies, request, reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
   }
 
@@ -157,7 +158,7 @@ export class RealtimeBilling {
     const reservation = this.#hold;
     this.#hold = null;
     if (this.#responses === 0) {
-      settle(this.dependencies, this.#request(this.facts.sessionId, startedAt), reservation === null ? null : { reservation, lease: null, tokenCharges: this.#tokenCharges }, null, { status: 200, errorCode, usage: null });
+      settle(this.dependencies, this.#request(this.facts.sessionId), reservation === null ? null : { reservation, lease: null, tokenCharges: this.#tokenCharges }, null, { status: 200, errorCode, usage: null, ...this.#progress(startedAt) });
       return;
     }
     if (reservation !== null) releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
@@ -165,7 +166,15 @@ export class RealtimeBilling {
     this.#tokenCharges = null;
   }
 
-  #request(requestId: string, startedAt: number): SettledRequest {
+  /** A response (or the session) from `startedAt` until now, on the session's one channel. */
+  #progress(startedAt: number): AnswerProgress {
+    return {
+      attempts: { modelName: null, channels: [this.facts.channelId], tokenCharges: null },
+      timings: { ttfbMs: null, totalMs: Math.round(performance.now() - startedAt) },
+    };
+  }
+
+  #request(requestId: string): SettledRequest {
     const { facts } = this;
     return {
       requestId,
@@ -175,11 +184,7 @@ export class RealtimeBilling {
       endpoint: facts.endpoint,
       stream: true,
       modelId: facts.modelName,
-      attemptedChannels: [facts.channelId],
-      ttfbMs: null,
       createdAt: this.dependencies.clock.now(),
-      startedAt,
-      attemptTokenCharges: null,
       identity: NO_IDENTITY,
     };
   }

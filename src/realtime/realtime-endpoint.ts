@@ -272,7 +272,8 @@ export class RealtimeEndpoint {
     } catch (error) {
       connected?.upstream.terminate();
       const failure = toGatewayError(error);
-      meter.observeSettlement({ status: failure.status, errorCode: failure.code }, attempts, () => settle(this.services, meter.settledRequest(attempts), admission, null, { status: failure.status, errorCode: failure.code }));
+      const report = { status: failure.status, errorCode: failure.code, ...attempts.progress() };
+      meter.observeSettlement(report, () => settle(this.services, meter.settledRequest(), admission, null, report));
       throw error;
     }
   }

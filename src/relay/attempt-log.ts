@@ -1,4 +1,4 @@
-import type { TokenCharge, TokenCharges } from '../billing/settle.js';
+import type { AnswerProgress, TokenCharge, TokenCharges } from '../billing/answer-report.js';
 import type { LimitRule } from '../limits/rate-limiter.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
 
@@ -14,20 +14,28 @@ export interface RelayedRequest {
   readonly promptTokensEstimate: number;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
+  /** `performance.now()` when the request arrived. */
+  readonly startedAt: number;
 }
 
 /**
  * The attempts of one request's answer as the relays make them, the part of its answer report written while it is
  * served (a relay that throws still leaves its attempts here): the channels tried, the channel-model token windows
- * the answering attempt charged, and the model name the fallback chain tried last. The metered frame creates it,
- * hands it to the relays and reads it once, when it settles the request; it holds no money.
+ * the answering attempt charged, the model name the fallback chain tried last, and when the answer's first byte left.
+ * The metered frame creates it, hands it to the relays and reads it (`progress`) when it settles the request; it
+ * holds no money.
  */
 export class AttemptLog {
   readonly #channels: string[] = [];
   #tokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
   #modelName: string | null = null;
+  #ttfbMs: number | null = null;
 
-  constructor(readonly request: RelayedRequest) {}
+  /** `onFirstByte`: told once, as the answer's first byte leaves (a tracked stream's first checkpoint is written then). */
+  constructor(
+    readonly request: RelayedRequest,
+    private readonly onFirstByte: (() => void) | null = null,
+  ) {}
 
   /** The model name the usage row keeps: the fallback chain's step tried last, else the request's. */
   get modelId(): string | null {
@@ -47,6 +55,21 @@ export class AttemptLog {
   /** An attempt on `channelId` started: the usage row counts it and names the channel tried last. */
   attempted(channelId: string): void {
     this.#channels.push(channelId);
+  }
+
+  /** The answer's first byte left for the caller (the first time only: the time to first byte is taken then). */
+  firstByteLeft(): void {
+    if (this.#ttfbMs !== null) return;
+    this.#ttfbMs = Math.round(performance.now() - this.request.startedAt);
+    this.onFirstByte?.();
+  }
+
+  /** The attempts and timings as they stand now, for the answer's report (the total is the time until now). */
+  progress(): AnswerProgress {
+    return {
+      attempts: { modelName: this.#modelName, channels: this.#channels, tokenCharges: this.#tokenCharges },
+      timings: { ttfbMs: this.#ttfbMs, totalMs: Math.round(performance.now() - this.request.startedAt) },
+    };
   }
 
   /** The fallback chain tries the model it names `name`: the usage row keeps that name. */

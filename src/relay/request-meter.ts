@@ -1,6 +1,5 @@
 import type { GuardrailUsage, McpCallUsage } from '../domain/usage-records.js';
-import type { AnswerReport } from '../billing/answer-report.js';
-import type { Ledger } from '../billing/ledger.js';
+import type { SettledReport } from '../billing/answer-report.js';
 import { nanoToDecimalString } from '../billing/money.js';
 import type { Settlement, SettledRequest } from '../billing/settle.js';
 import { NO_ANSWER_FACTS, type AnswerFacts } from '../ir/answer-facts.js';
@@ -8,11 +7,9 @@ import type { Clock } from '../shared/clock.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 import { NO_IDENTITY, type RequestIdentity } from '../customers/request-identity.js';
-import type { AttemptLog, RelayedRequest } from './attempt-log.js';
+import type { RelayedRequest } from './attempt-log.js';
 
 export interface MeterDependencies {
-  /** The stream checkpoints: a tracked stream's first one is written as its first byte leaves. */
-  ledger: Ledger;
   clock: Clock;
   /** The access log and tracing: the meter reports the request's settlement to its observation. */
   telemetry?: Telemetry;
@@ -20,20 +17,17 @@ export interface MeterDependencies {
 
 /**
  * What is observed of one authenticated request while it is served, for its usage row, access log and trace: what it
- * is (streamed, its prompt estimate, the model name it gave, its end customer, guardrails, MCP call) and when its
- * first byte left. The frame and the operation write it; a relay only reads it (`RelayedRequest`) and records its
- * attempts in the request's `AttemptLog`. It holds no money and settles nothing: billing/settle.ts settles the
- * request from its admission and its answer's report, and reads this record and the attempts for the usage row.
+ * is (streamed, its prompt estimate, the model name it gave, its end customer, guardrails, MCP call). The frame and
+ * the operation write it; a relay only reads it (`RelayedRequest`) and records its attempts and first byte in the
+ * request's `AttemptLog`, which the answer's report carries. It holds no money and settles nothing: billing/settle.ts
+ * settles the request from its admission and its answer's report, and reads this record for the usage row.
  */
 export class RequestMeter implements RelayedRequest {
-  #ttfbMs: number | null = null;
   #modelId: string | null = null;
   #stream = false;
   #promptTokensEstimate = 0;
   /** The end customer and tags the request names (customers/request-identity.ts), kept by its usage row. */
   identity: RequestIdentity = NO_IDENTITY;
-  /** The request is a line of a batch: the models it names are billed at their batch prices. */
-  batch = false;
   /** What the request's guardrail policies did (guardrails/request-guard.ts), kept by its usage row; empty: none ran. */
   readonly guardrails: GuardrailUsage[] = [];
   /** The MCP tool call the request is (mcp/tool-call-meter.ts), kept by its usage row; null: not one. */
@@ -43,13 +37,15 @@ export class RequestMeter implements RelayedRequest {
   readonly createdAt: number;
 
   constructor(
-    private readonly dependencies: MeterDependencies,
+    dependencies: MeterDependencies,
     readonly requestId: string,
     readonly accountId: string,
     readonly keyId: string,
     readonly protocol: string,
     readonly endpoint: string,
     readonly startedAt: number,
+    /** The request is a line of a batch: the models it names are billed at their batch prices. */
+    readonly batch = false,
   ) {
     this.createdAt = dependencies.clock.now();
     this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
@@ -61,24 +57,13 @@ export class RequestMeter implements RelayedRequest {
     return this.#modelId;
   }
 
-  get stream(): boolean {
-    return this.#stream;
-  }
-
   /** Local estimate of the prompt, billed only when a cut stream never reported usage. */
   get promptTokensEstimate(): number {
     return this.#promptTokensEstimate;
   }
 
-  get ttfbMs(): number | null {
-    return this.#ttfbMs;
-  }
-
-  /**
-   * The request's facts as the settlement reads them, as plain fields (read once, when it settles), with the
-   * attempts its relays recorded (null: it made none, as a priced MCP call).
-   */
-  settledRequest(attempts: AttemptLog | null): SettledRequest {
+  /** The request's facts as the settlement reads them, as plain fields (read once, when it settles). */
+  settledRequest(): SettledRequest {
     return {
       requestId: this.requestId,
       accountId: this.accountId,
@@ -86,12 +71,8 @@ export class RequestMeter implements RelayedRequest {
       protocol: this.protocol,
       endpoint: this.endpoint,
       stream: this.#stream,
-      modelId: attempts === null ? this.#modelId : attempts.modelId,
-      attemptedChannels: attempts === null ? [] : attempts.attemptedChannels,
-      ttfbMs: this.#ttfbMs,
+      modelId: this.#modelId,
       createdAt: this.createdAt,
-      startedAt: this.startedAt,
-      attemptTokenCharges: attempts === null ? null : attempts.tokenCharges,
       identity: this.identity,
       guardrails: this.guardrails,
       mcp: this.mcp,
@@ -110,20 +91,10 @@ export class RequestMeter implements RelayedRequest {
   }
 
   /**
-   * The answer's first byte left for the caller: a stream tracked for checkpoints (until it settles) gets its first
-   * one now.
-   */
-  markFirstByte(): void {
-    if (this.#ttfbMs !== null) return;
-    this.#ttfbMs = Math.round(performance.now() - this.startedAt);
-    this.dependencies.ledger.checkpointFirstByte(this.requestId);
-  }
-
-  /**
    * The request settles (`settleNow`, in the trace's `settle` span with its cost and whether money was held): its
-   * access log line and trace get what it was billed (`attempts`: the model name its relays tried last).
+   * access log line and trace get what it was billed and how its answer went (`report`).
    */
-  observeSettlement(report: AnswerReport, attempts: AttemptLog | null, settleNow: () => Settlement): void {
+  observeSettlement(report: SettledReport, settleNow: () => Settlement): void {
     const span = this.observation?.startSpan('settle') ?? null;
     const settlement = settleNow();
     if (span !== null) {
@@ -136,7 +107,7 @@ export class RequestMeter implements RelayedRequest {
     this.observation?.meterFinished({
       keyId: this.keyId,
       accountId: this.accountId,
-      model: attempts === null ? this.modelId : attempts.modelId,
+      model: report.attempts.modelName ?? this.#modelId,
       channelId: row.channelId,
       protocol: this.protocol,
       status: report.status,
@@ -145,9 +116,9 @@ export class RequestMeter implements RelayedRequest {
       outputTokens: row.completionTokens,
       costNano: settlement.costNano,
       latencyMs: row.latencyMs,
-      ttfbMs: this.#ttfbMs,
+      ttfbMs: report.timings.ttfbMs,
       attempts: row.attempts,
-      stream: this.stream,
+      stream: this.#stream,
       answer: answer === undefined ? null : () => (facts ??= answer() ?? NO_ANSWER_FACTS),
     });
   }

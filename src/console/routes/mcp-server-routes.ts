@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
-import { McpServerManagement } from '../../mcp/mcp-server-management.js';
+import { AccountMcpServers } from '../../mcp/account-mcp-servers.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody, sendNoContent } from '../console-route.js';
 import { consoleRoutes } from '../console-route-table.js';
@@ -13,25 +13,25 @@ import { consoleRoutes } from '../console-route-table.js';
  */
 export const CONSOLE_MCP_SERVER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock, config } = deps.services;
-  const management = new McpServerManagement(storage.mcpServers, clock, deps.services.mcpOutbound, config.mcp.healthCheckTimeoutMs, false);
+  const servers = new AccountMcpServers(storage.mcpServers, clock, deps.services.mcpOutbound);
   const requireSwitch = (): void => {
     if (!config.mcp.allowAccountServers) throw new GatewayError('forbidden', 'Accounts may not register MCP servers on this gateway: the operator allows it with MCP_ALLOW_ACCOUNT_SERVERS=true.');
   };
-  return { management, requireSwitch, config };
+  return { servers, requireSwitch, config };
 }, [
-  { method: 'GET', path: '/api/mcp-servers/own', who: 'member', permission: 'mcp:manage', handler: ({ management, config }) => async ({ context, active }) => {
-    sendJson(context, 200, await management.listOwned(active.session.accountId, config.mcp.allowAccountServers));
+  { method: 'GET', path: '/api/mcp-servers/own', who: 'member', permission: 'mcp:manage', handler: ({ servers, config }) => async ({ context, active }) => {
+    sendJson(context, 200, await servers.list(active.session.accountId, config.mcp.allowAccountServers));
   } },
-  { method: 'POST', path: '/api/mcp-servers', who: 'member', permission: 'mcp:manage', handler: ({ management, requireSwitch }) => async ({ context, active }) => {
+  { method: 'POST', path: '/api/mcp-servers', who: 'member', permission: 'mcp:manage', handler: ({ servers, requireSwitch }) => async ({ context, active }) => {
     requireSwitch();
-    sendJson(context, 201, await management.createOwned(active.session.accountId, await readConsoleBody(context)));
+    sendJson(context, 201, await servers.create(active.session.accountId, await readConsoleBody(context)));
   } },
-  { method: 'PATCH', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ management, requireSwitch }) => async ({ context, active }) => {
+  { method: 'PATCH', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ servers, requireSwitch }) => async ({ context, active }) => {
     requireSwitch();
-    sendJson(context, 200, await management.updateOwned(active.session.accountId, context.params.id ?? '', await readConsoleBody(context)));
+    sendJson(context, 200, await servers.update(active.session.accountId, context.params.id ?? '', await readConsoleBody(context)));
   } },
-  { method: 'DELETE', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ management }) => async ({ context, active }) => {
-    await management.deleteOwned(active.session.accountId, context.params.id ?? '');
+  { method: 'DELETE', path: '/api/mcp-servers/:id', who: 'member', permission: 'mcp:manage', handler: ({ servers }) => async ({ context, active }) => {
+    await servers.delete(active.session.accountId, context.params.id ?? '');
     sendNoContent(context);
   } },
 ]);

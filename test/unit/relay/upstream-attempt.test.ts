@@ -48,7 +48,7 @@ function recordedAttempt() {
     recordClientTokens: () => undefined,
   } as unknown as OtelPipeline;
   const observation = { pipeline, startSpan: (name: string, kind: SpanKind) => pipeline.startChild(server, name, kind), upstreamHeaders: () => null };
-  const attempts = new AttemptLog({ requestId: 'req_1', accountId: 'acc_1', keyId: 'key_1', protocol: 'openai-chat', modelId: 'gpt-test', promptTokensEstimate: 0, observation: observation as unknown as RequestObservation });
+  const attempts = new AttemptLog({ requestId: 'req_1', accountId: 'acc_1', keyId: 'key_1', protocol: 'openai-chat', modelId: 'gpt-test', promptTokensEstimate: 0, startedAt: performance.now(), observation: observation as unknown as RequestObservation });
   const dependencies = {
     metrics: { retries: { inc: () => undefined }, upstreamAttempts: { labels: (_channel: string, outcome: string) => ({ inc: () => outcomes.push(outcome) }) }, upstreamErrors: { labels: () => ({ inc: () => undefined }) } },
     logger: { warn: () => undefined },
