@@ -166,7 +166,7 @@ describe('one gateway', () => {
     expectFamilyError(testCase.client, text, testCase.code);
     // The upstream connection is closed too, not left to run on.
     await expect.poll(() => tap.open(), { timeout: END_WITHIN_MS, interval: 10 }).toBe(0);
-    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 3000 }).toBe(testCase.status);
+    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 10_000 }).toBe(testCase.status);
     const row = (await usageRow(gateway, account.keyId, requestId))!;
     expect(row.error_code).toBe(testCase.code);
     expect(row.completion_tokens).toBeGreaterThan(0);
@@ -226,6 +226,6 @@ describe.skipIf(!redisServerAvailable())('two gateways on one database and one R
     const { text, requestId, endedAfterMs } = await stopMidStream(first, second, testCase, 'stop-pair', account);
     expect(endedAfterMs).toBeLessThan(END_WITHIN_MS);
     expectFamilyError('chat', text, 'revoked_api_key');
-    await expect.poll(async () => (await usageRow(first, account.keyId, requestId))?.error_code, { timeout: 3000 }).toBe('revoked_api_key');
+    await expect.poll(async () => (await usageRow(first, account.keyId, requestId))?.error_code, { timeout: 10_000 }).toBe('revoked_api_key');
   });
 });
