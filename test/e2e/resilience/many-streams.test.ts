@@ -23,9 +23,11 @@ describe(`${STREAMS} slow streams at once through the gateway`, () => {
     // Every caller here is 127.0.0.1: the per-address connection cap (1,000) would count them all as one client.
     // Load shedding is off: this measures the upstream connection ceiling, and the burst of 1,000 admissions can hold
     // the event loop long enough (on PostgreSQL) for the admitted share to be lowered during it.
-    // The header deadline is not measured here either: the callers share this process's loop with the gateway, and on
-    // a loaded machine some of 1,000 requests may be written more than its default 10 s after their connection.
-    gateway = await startTestGateway({ env: { MAX_CONNECTIONS_PER_IP: '0', ADMISSION_MAX_IN_FLIGHT: '0', HEADERS_TIMEOUT_MS: '60000' } });
+    // Neither the header deadline nor the listen backlog is measured here either: the callers share this process's
+    // loop with the gateway, so on a loaded machine some of 1,000 requests may be written more than the default 10 s
+    // after their connection, and 1,000 connections at once overflow the default backlog of 511 while the loop is
+    // slow to accept them (connections reset mid-burst at load 26).
+    gateway = await startTestGateway({ env: { MAX_CONNECTIONS_PER_IP: '0', ADMISSION_MAX_IN_FLIGHT: '0', HEADERS_TIMEOUT_MS: '60000', LISTEN_BACKLOG: '2048' } });
     await addRoutedModel(gateway, {
       model: 'slow-stream-model',
       channel: { name: 'slow-stream-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'slow-stream-model': 'gpt-4o-mini' } },
