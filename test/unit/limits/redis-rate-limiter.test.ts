@@ -18,6 +18,11 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
   let first: RedisRateLimiter;
   let second: RedisRateLimiter;
   let turn = 0;
+  /** Until its connection is ready a limiter limits in process, holding no lease in Redis. */
+  const ready = async (limiter: RedisRateLimiter): Promise<void> => {
+    const redis = limiter['redis'];
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+  };
 
   beforeAll(async () => {
     first = open();
@@ -75,7 +80,7 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
 
   it('keeps other prefixes apart', async () => {
     const other = open(30_000, `${fixture.prefix}other:`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await ready(other);
     try {
       const rule = freshRule(1);
       allowed(await first.consume([{ rule, cost: 1 }], T0));
@@ -111,7 +116,7 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisRateLimiter', () => {
     // Renewed every 500 ms: a loaded machine may stall the holder for a few hundred milliseconds between renewals
     // without its lease running out, which a 300 ms TTL (renewed every 100 ms) did not allow.
     const holder = open(1500);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await ready(holder);
     const id = freshRule(1).id;
     const lease = await acquire(holder, id, 1);
     expect(lease).not.toBeNull();
