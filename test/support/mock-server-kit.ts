@@ -153,7 +153,9 @@ export class MockServerKit<Fault extends { kind: string; times?: number }> {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(options.port ?? 0, '127.0.0.1', () => {
+      // A deep backlog: a test that opens a thousand streams at once through the gateway must not see connections
+      // dropped (and retried by SYN for up to two minutes) while a loaded machine's loop is slow to accept them.
+      server.listen({ port: options.port ?? 0, host: '127.0.0.1', backlog: 4096 }, () => {
         server.off('error', reject);
         resolve();
       });

@@ -21,7 +21,8 @@ describe.skipIf(TEST_REDIS_URL === undefined)('a gateway on Redis', () => {
   beforeAll(async () => {
     gateway = await startTestGateway({ clock, env: { REDIS_URL: TEST_REDIS_URL ?? '', REDIS_KEY_PREFIX: redis.prefix } });
     await addSimulatorModel(gateway, MODEL, undefined, { settings: { output_tokens: 6 } });
-    await addSimulatorModel(gateway, SLOW, undefined, { settings: { output_tokens: 6, latency_ms: 300 } });
+    // Two seconds: long enough to see its lease held and another request refused, however loaded the machine.
+    await addSimulatorModel(gateway, SLOW, undefined, { settings: { output_tokens: 6, latency_ms: 2000 } });
   });
 
   afterAll(async () => {
@@ -46,26 +47,29 @@ describe.skipIf(TEST_REDIS_URL === undefined)('a gateway on Redis', () => {
   });
 
   it('corrects the TPM estimate by the real usage', async () => {
-    const { key } = await seedAccount(gateway, { key: { tpm: 1000 } });
+    const { key, keyId } = await seedAccount(gateway, { key: { tpm: 1000 } });
     nextWindow(clock, 1000);
     const first = await chatWith(gateway, key, { model: MODEL, maxTokens: 400 });
     expectOk(first);
     const estimate = 1000 - rateLimitHeadersOf(first).remaining;
     const usage = (first.body as { usage: { total_tokens: number } }).usage.total_tokens;
-    // The correction is sent to Redis right after the answer; give it a moment.
-    await sleep(50);
+    // The correction is sent to Redis right after the answer: the window's count becomes the real usage.
+    const counted = async (): Promise<number> => {
+      const windows = await redis.connect().keys(`${redis.prefix}rl:key:${keyId}:tpm:*`);
+      return (await Promise.all(windows.map((window) => redis.connect().get(window)))).reduce((sum, value) => sum + Number(value ?? 0), 0);
+    };
+    await expect.poll(counted, { timeout: 10_000, interval: 20 }).toBe(usage);
     expect(rateLimitHeadersOf(await chatWith(gateway, key, { model: MODEL, maxTokens: 400 })).remaining).toBe(1000 - usage - estimate);
   });
 
   it('holds a concurrency lease while the request runs and releases it after', async () => {
     const { key, keyId } = await seedAccount(gateway, { key: { concurrency: 1 } });
     const slow = chatWith(gateway, key, { model: SLOW });
-    await sleep(100);
-    expect(await redis.connect().zcard(`${redis.prefix}cc:key:${keyId}:concurrency`)).toBe(1);
+    const leases = (): Promise<number> => redis.connect().zcard(`${redis.prefix}cc:key:${keyId}:concurrency`);
+    await expect.poll(leases, { timeout: 10_000, interval: 20 }).toBe(1);
     expectRateLimited(await chatWith(gateway, key, { model: MODEL }));
     expectOk(await slow);
-    await sleep(50);
-    expect(await redis.connect().zcard(`${redis.prefix}cc:key:${keyId}:concurrency`)).toBe(0);
+    await expect.poll(leases, { timeout: 10_000, interval: 20 }).toBe(0);
     expectOk(await chatWith(gateway, key, { model: MODEL }));
   });
 });

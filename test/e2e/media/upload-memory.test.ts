@@ -68,7 +68,7 @@ async function sha256Of(file: string): Promise<string> {
 
 /** The gateway removes an upload's spool file when its handler ends, just after the answer's last byte is written. */
 async function expectSpoolEmptied(): Promise<void> {
-  await waitUntil(async () => (await readdir(spool)).length === 0, 5000, 'spool emptied after the request');
+  await waitUntil(async () => (await readdir(spool)).length === 0, 15_000, 'spool emptied after the request');
 }
 
 const mib = (bytes: number): string => (bytes / 1048576).toFixed(1);

@@ -87,7 +87,7 @@ describe('a request the upstream refused before accepting it', () => {
     expect(response.status).toBe(400);
     const requestId = response.headers.get('x-request-id') ?? '';
     await response.text();
-    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 3000 }).toBe(400);
+    await expect.poll(async () => (await usageRow(gateway, account.keyId, requestId))?.status, { timeout: 10_000 }).toBe(400);
     const row = (await usageRow(gateway, account.keyId, requestId))!;
     expect(row.cost_usd).toBe(0);
     expect(row.prompt_tokens).toBe(0);

@@ -6,6 +6,7 @@
  * is read while the stream runs. Checkpoints come every 5 s (INSTANCE_STALE_SECONDS 30), so a single one used to
  * read and count megabytes of answer in one step: a hold of about a second.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,10 +19,11 @@ import { LARGE_STREAM_DELTA, reportedOutputTokens, startLargeStreamUpstream, typ
 
 const MEGABYTES = 40;
 /**
- * The longest the gateway's loop may be held while the stream runs. A synchronous step of the relay takes a few
- * milliseconds; the rest of the bound is room for a loaded 2-core machine that leaves the process unscheduled or
- * collecting garbage (up to about 350 ms seen at a load of 20). The whole-backlog checkpoint this guards against held
- * it for about a second on a quiet machine, 1.3 to 1.7 s on that loaded one.
+ * The longest the gateway's loop may be held while the stream runs, beyond what an idle bystander process saw over
+ * the same moments. A synchronous step of the relay takes a few milliseconds; the rest of the bound is room for
+ * garbage collection and a loaded 2-core machine that leaves the process unscheduled (up to about 350 ms seen at a
+ * load of 20, 470 ms at 26), which the bystander's own longest stall stands for. The whole-backlog checkpoint this
+ * guards against held it for about a second on a quiet machine, 1.3 to 1.7 s on that loaded one.
  */
 const MAX_HOLD_MS = 500;
 /** The longest a small request sent while the stream runs may wait for its answer. */
@@ -33,6 +35,35 @@ let directory: string;
 let base: string;
 let adminToken: string;
 let database: ThrowawayPostgresDatabase | null = null;
+let bystander: Bystander;
+
+/**
+ * An idle Node process beside the gateway: the longest its event loop waited (a 10 ms timer's lateness) is what the
+ * machine alone stalled a process for, with no work of its own. `longestStallMs` gives it since the last call.
+ */
+interface Bystander {
+  longestStallMs(): Promise<number>;
+  stop(): void;
+}
+
+function startBystander(): Bystander {
+  const code = `
+    const { monitorEventLoopDelay } = require('node:perf_hooks');
+    const monitor = monitorEventLoopDelay({ resolution: 10 });
+    monitor.enable();
+    process.stdin.on('data', () => {
+      process.stdout.write(String(Math.max(0, monitor.max / 1e6 - 10)) + '\\n');
+      monitor.reset();
+    });`;
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, ['-e', code], { stdio: 'pipe' });
+  return {
+    longestStallMs: () => new Promise<number>((resolve) => {
+      child.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim().split('\n')[0])));
+      child.stdin.write('?');
+    }),
+    stop: () => child.kill(),
+  };
+}
 
 async function admin<T = Record<string, unknown>>(method: string, route: string, body?: unknown): Promise<T> {
   const response = await fetch(base + route, { method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
@@ -59,6 +90,7 @@ async function loopDelayMaxMs(): Promise<number> {
 
 beforeAll(async () => {
   assertBuilt();
+  bystander = startBystander();
   upstream = await startLargeStreamUpstream();
   directory = await mkdtemp(path.join(tmpdir(), 'unigate-loop-hold-'));
   // SQLite in the process's directory, or a throwaway PostgreSQL database when TEST_DATABASE_URL names one.
@@ -75,6 +107,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  bystander?.stop();
   gateway?.kill();
   await gateway?.exited;
   await upstream?.close();
@@ -104,6 +137,8 @@ const FAMILIES: Family[] = [
 interface Observed {
   /** Longest loop hold the gateway reported while the stream ran (ms). */
   maxHoldMs: number;
+  /** Longest stall of the idle bystander process over the same moments (ms). */
+  bystanderMaxMs: number;
   /** Small requests answered while the stream ran, and the longest one's time (ms). */
   sideAnswered: number;
   sideMaxMs: number;
@@ -119,7 +154,8 @@ async function quietLoop(): Promise<void> {
 async function watch(running: Promise<unknown>, key: string): Promise<Observed> {
   let done = false;
   void running.finally(() => (done = true)).catch(() => undefined);
-  const observed: Observed = { maxHoldMs: 0, sideAnswered: 0, sideMaxMs: 0 };
+  const observed: Observed = { maxHoldMs: 0, bystanderMaxMs: 0, sideAnswered: 0, sideMaxMs: 0 };
+  await bystander.longestStallMs();
   while (!done) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const started = performance.now();
@@ -135,6 +171,7 @@ async function watch(running: Promise<unknown>, key: string): Promise<Observed> 
   }
   // The gauge covers the last 10 seconds: read once more for the stream's last moments.
   observed.maxHoldMs = Math.max(observed.maxHoldMs, await loopDelayMaxMs());
+  observed.bystanderMaxMs = await bystander.longestStallMs();
   return observed;
 }
 
@@ -189,12 +226,12 @@ describe.each(FAMILIES)(`a ${MEGABYTES} MiB stream ($name)`, (family) => {
     const running = stream(family, key, null);
     const observed = await watch(running, key);
     const result = await running;
-    console.log(`${family.name}: ${MEGABYTES} MiB, longest loop hold ${observed.maxHoldMs.toFixed(0)} ms, ${observed.sideAnswered} requests answered meanwhile (slowest ${observed.sideMaxMs.toFixed(0)} ms)`);
+    console.log(`${family.name}: ${MEGABYTES} MiB, longest loop hold ${observed.maxHoldMs.toFixed(0)} ms (idle bystander ${observed.bystanderMaxMs.toFixed(0)} ms), ${observed.sideAnswered} requests answered meanwhile (slowest ${observed.sideMaxMs.toFixed(0)} ms)`);
     expect(result.tail).toContain(family.ending);
     expect(result.bytes).toBeGreaterThan(MEGABYTES * 1024 * 1024);
     expect(observed.sideAnswered).toBeGreaterThan(0);
     expect(observed.sideMaxMs).toBeLessThan(MAX_SIDE_REQUEST_MS);
-    expect(observed.maxHoldMs).toBeLessThan(MAX_HOLD_MS);
+    expect(observed.maxHoldMs).toBeLessThan(MAX_HOLD_MS + observed.bystanderMaxMs);
     // Billed at the usage the upstream reported at the end, as before.
     expect((await usageRow(keyId, result.requestId))?.completion_tokens).toBe(reportedOutputTokens(Math.round(MEGABYTES * 1024 * 1024)));
   }, 240_000);
@@ -207,10 +244,10 @@ describe.each(FAMILIES)(`a ${MEGABYTES} MiB stream ($name)`, (family) => {
     const settled = running.then((result) => usageRow(keyId, result.requestId));
     const observed = await watch(settled, key);
     const [result, row] = await Promise.all([running, settled]);
-    console.log(`${family.name}, cut: longest loop hold ${observed.maxHoldMs.toFixed(0)} ms, ${observed.sideAnswered} requests answered meanwhile (slowest ${observed.sideMaxMs.toFixed(0)} ms)`);
+    console.log(`${family.name}, cut: longest loop hold ${observed.maxHoldMs.toFixed(0)} ms (idle bystander ${observed.bystanderMaxMs.toFixed(0)} ms), ${observed.sideAnswered} requests answered meanwhile (slowest ${observed.sideMaxMs.toFixed(0)} ms)`);
     expect(observed.sideAnswered).toBeGreaterThan(0);
     expect(observed.sideMaxMs).toBeLessThan(MAX_SIDE_REQUEST_MS);
-    expect(observed.maxHoldMs).toBeLessThan(MAX_HOLD_MS);
+    expect(observed.maxHoldMs).toBeLessThan(MAX_HOLD_MS + observed.bystanderMaxMs);
     expect(row?.status).toBe(499);
     // At least every delta that reached the caller, counted with the local tokenizer (the gateway may have sent more).
     const received = result.deltas;

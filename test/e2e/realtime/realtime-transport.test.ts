@@ -218,7 +218,9 @@ describe('realtime transport', { timeout: 60_000 }, () => {
   });
 
   it('ends its sessions with an error event and close 1001 when the instance drains', async () => {
-    const current = await start({ DRAIN_SECONDS: '1' });
+    // Three seconds of drain: an idle session ends at once, and by the realtime deadline (half a second before the
+    // drain's end) at the latest, with room for a loaded machine's late timers.
+    const current = await start({ DRAIN_SECONDS: '3' });
     const account = await newAccount(current);
     const session = await openRaw(current.url, { key: account.key });
     await session.next('session.created');
@@ -227,7 +229,7 @@ describe('realtime transport', { timeout: 60_000 }, () => {
     const error = await session.next('error', 5000);
     expect(error).toMatchObject({ error: { type: 'server_error', code: 'server_shutting_down' } });
     expect((await session.closed).code).toBe(1001);
-    expect(Date.now() - startedAt).toBeLessThan(1000);
+    expect(Date.now() - startedAt).toBeLessThan(2500);
     await closing;
   });
 });

@@ -199,6 +199,6 @@ describe.skipIf(process.env.TEST_REDIS_URL === undefined)('health shared between
     await expect.poll(async () => {
       const report = await first.admin<{ models: Array<{ state: string }> }>('GET', `/admin/channels/${primaryId}/health`);
       return report.body.models?.[0]?.state;
-    }, { timeout: 3000 }).toBe('open');
+    }, { timeout: 8000 }).toBe('open');
   });
 });

@@ -296,7 +296,8 @@ describe.skipIf(TEST_REDIS_URL === undefined)('response cache on Redis', () => {
     const body = { model: 'redis-cached', messages: [{ role: 'user' as const, content: prompt('shared through redis') }], max_tokens: 30 };
     const before = upstream.requests.length;
     const original = await openai(payer.key, first).chat.completions.create(body);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Stored in Redis just after the answer went out.
+    await expect.poll(async () => (await redis.connect().keys(`${redis.prefix}response-cache:*`)).length, { timeout: 10_000, interval: 20 }).toBe(1);
     const { data, response } = await openai(payer.key, second).chat.completions.create(body).withResponse();
     expect(response.headers.get('x-gateway-cache')).toBe('hit');
     expect(data.choices[0]?.message.content).toBe(original.choices[0]?.message.content);

@@ -6,7 +6,7 @@ import type { Redis } from '../../../src/redis/redis-connection.js';
 import { silentLogger } from '../../../src/shared/logger.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../limits/redis-test-support.js';
 
-async function until(predicate: () => boolean, ms = 2000): Promise<void> {
+async function until(predicate: () => boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!predicate() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
 }
@@ -89,9 +89,9 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
     await until(() => seen.length > 0);
     expect(seen).toEqual([{ kind: 'account', id: 'acct_1' }]);
     subscriber.disconnect(true);
-    await until(() => seen.length > 1, 3000);
+    await until(() => seen.length > 1);
     expect(seen.at(-1)).toEqual({ kind: 'all' });
-    await until(() => bus.live, 3000);
+    await until(() => bus.live);
     await raw.publish(channel, JSON.stringify({ origin: 'x', message: { kind: 'key', id: 'after' } }));
     await until(() => seen.at(-1)?.kind === 'key');
     expect(seen.at(-1)).toEqual({ kind: 'key', id: 'after' });

@@ -38,9 +38,11 @@ describe('server-sent events read from chunks', () => {
       expect(frames.push(Buffer.from('\n\n'))[0]?.length).toBe(megabytes * 1024 * 1024);
       return performance.now() - started;
     };
+    // The fastest of three runs: a collection or a busy neighbour can stall any single run, never all three.
+    const fastest = (megabytes: number): number => Math.min(timed(megabytes), timed(megabytes), timed(megabytes));
     timed(1);
-    const small = timed(4);
-    const large = timed(16);
+    const small = fastest(4);
+    const large = fastest(16);
     expect(large).toBeLessThan(small * 10 + 50);
   });
 });

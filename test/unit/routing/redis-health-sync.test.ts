@@ -39,15 +39,15 @@ describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
     const target = channel(`ch_${randomBytes(4).toString('hex')}`);
     first.acquire(target, 'alpha')?.failed({ failureClass: 'server_error', retryAfterMs: null });
     expect(first.isAvailable(target, 'alpha')).toBe(false);
-    await expect.poll(() => second.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(false);
+    await expect.poll(() => second.isAvailable(target, 'alpha'), { timeout: 10_000 }).toBe(false);
     expect(second.isAvailable(target, 'beta')).toBe(true);
 
     const late = await instance();
     expect(late.isAvailable(target, 'alpha')).toBe(false);
 
     first.force(target, 'alpha').succeeded();
-    await expect.poll(() => second.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(true);
-    await expect.poll(() => late.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(true);
+    await expect.poll(() => second.isAvailable(target, 'alpha'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => late.isAvailable(target, 'alpha'), { timeout: 10_000 }).toBe(true);
     const restarted = await instance();
     expect(restarted.isAvailable(target, 'alpha')).toBe(true);
   });
@@ -57,7 +57,7 @@ describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
     const second = await instance();
     const target = channel(`ch_${randomBytes(4).toString('hex')}`);
     first.acquire(target, 'alpha')?.failed({ failureClass: 'throttled', retryAfterMs: 30_000 });
-    await expect.poll(() => second.report(target).models.find((entry) => entry.model === 'alpha')?.openReason, { timeout: 3000 }).toBe('retry-after');
+    await expect.poll(() => second.report(target).models.find((entry) => entry.model === 'alpha')?.openReason, { timeout: 10_000 }).toBe('retry-after');
   });
 
   it('keeps a close that arrives while an older read of the shared state is still on its way', async () => {
@@ -69,7 +69,7 @@ describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
       first.acquire(target, 'alpha')?.failed({ failureClass: 'server_error', retryAfterMs: null });
       const slow = await instance(proxy.url);
       slowSync = syncs.at(-1);
-      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(false);
+      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 10_000 }).toBe(false);
 
       // The subscriber reconnects and reads the hash again; that read's reply is held back while the close is sent.
       proxy.hold('unigate-health');
@@ -77,7 +77,7 @@ describe.skipIf(REDIS_URL === undefined)('RedisHealthSync', () => {
       proxy.drop('unigate-health-events');
       await expect.poll(() => proxy.commands.filter((command) => command.args[0]?.toLowerCase() === 'hgetall').length, { timeout: 5000 }).toBeGreaterThan(readsBefore);
       first.force(target, 'alpha').succeeded();
-      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 3000 }).toBe(true);
+      await expect.poll(() => slow.isAvailable(target, 'alpha'), { timeout: 10_000 }).toBe(true);
 
       proxy.release('unigate-health');
       await new Promise((resolve) => setTimeout(resolve, 300));

@@ -120,7 +120,7 @@ describe('BatchWriter flush, close and retries (real timers)', () => {
     const writer = new BatchWriter(sink.write, options({ maxBatch: 5, intervalMs: 5 }), silentLogger);
     writer.add(1);
     writer.add(2);
-    await vi.waitFor(() => expect(sink.batches).toEqual([[1, 2]]), { timeout: 2000, interval: 5 });
+    await vi.waitFor(() => expect(sink.batches).toEqual([[1, 2]]), { timeout: 10_000, interval: 5 });
     expect(sink.attempts).toHaveLength(2);
   });
 
