@@ -59,7 +59,7 @@ describe('realtime transport', { timeout: 60_000 }, () => {
     const current = await start({ REALTIME_IDLE_SECONDS: '1' });
     const account = await newAccount(current);
     const session = await openRaw(current.url, { key: account.key });
-    const error = await session.next('error', 5000);
+    const error = await session.next('error', 20_000);
     expect(error).toMatchObject({ error: { type: 'invalid_request_error', code: 'session_idle_timeout' } });
     expect((await session.closed).code).toBe(1000);
     // A session without a response is on record with no charge.
@@ -77,7 +77,7 @@ describe('realtime transport', { timeout: 60_000 }, () => {
     const session = await openRaw(current.url, { key: account.key });
     const busy = setInterval(() => session.send({ type: 'input_audio_buffer.clear' }), 100);
     try {
-      const error = await session.next('error', 5000);
+      const error = await session.next('error', 20_000);
       expect(error).toMatchObject({ error: { code: 'session_expired' } });
       expect((await session.closed).code).toBe(1000);
     } finally {
@@ -93,7 +93,7 @@ describe('realtime transport', { timeout: 60_000 }, () => {
     const session = await openRaw(current.url, { key: account.key });
     session.send({ type: 'response.create' });
     await session.next('response.output_audio.delta');
-    const error = await session.next('error', 5000);
+    const error = await session.next('error', 20_000);
     expect(error).toMatchObject({ error: { code: 'session_expired' } });
     expect((await session.closed).code).toBe(1000);
     expect(session.events.some((event) => event.type === 'response.done')).toBe(false);
