@@ -3,7 +3,21 @@
  * answer's text and readable reasoning, and the request as OpenAI chat messages (what an external guardrail is shown).
  */
 import type { ChatRequest } from '../ir/chat-request.js';
-import type { ContentPart, ReasoningPart, TextPart } from '../ir/message.js';
+import type { ContentPart, ReasoningPart, TextPart, ToolCallPart } from '../ir/message.js';
+
+/** A tool call as an external guardrail is shown it: OpenAI's chat shape, its arguments as the model wrote them. */
+export interface ShownToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/** A message as an external guardrail is shown it: OpenAI's chat shape (an assistant turn's tool calls included). */
+export interface ShownMessage {
+  role: string;
+  content: string;
+  tool_calls?: ShownToolCall[];
+}
 
 /** Text parts of the request the input policies read and may mask, and its tool results. */
 export function inputParts(chat: ChatRequest): { texts: TextPart[]; toolResults: string[] } {
@@ -43,9 +57,19 @@ export function dropStaleSignatures(parts: readonly ReadText[], before: readonly
   });
 }
 
-/** The request's text as OpenAI chat messages (what an external guardrail is shown), after the built-in masking. */
-export function messagesOf(chat: ChatRequest): { role: string; content: string }[] {
-  const messages: { role: string; content: string }[] = [];
+/** The tool calls among `content`, as an external guardrail is shown them. */
+export function toolCallsOf(content: readonly ContentPart[]): ShownToolCall[] {
+  return content
+    .filter((part): part is ToolCallPart => part.type === 'tool-call')
+    .map((part) => ({ id: part.id, type: 'function', function: { name: part.name, arguments: part.argumentsJson } }));
+}
+
+/**
+ * The request's text as OpenAI chat messages (what an external guardrail is shown), after the built-in masking:
+ * every message's text, tool results as the tool's message, and the arguments of earlier turns' tool calls.
+ */
+export function messagesOf(chat: ChatRequest): ShownMessage[] {
+  const messages: ShownMessage[] = [];
   const system = chat.system.map((part) => part.text).join('\n');
   if (system !== '') messages.push({ role: 'system', content: system });
   for (const message of chat.messages) {
@@ -54,7 +78,13 @@ export function messagesOf(chat: ChatRequest): { role: string; content: string }
       if (part.type === 'text') texts.push(part.text);
       else if (part.type === 'tool-result') for (const inner of part.content) if (inner.type === 'text') texts.push(inner.text);
     }
-    if (texts.length > 0) messages.push({ role: message.role, content: texts.join('\n') });
+    const calls = toolCallsOf(message.content);
+    if (texts.length > 0 || calls.length > 0) messages.push({ role: message.role, content: texts.join('\n'), ...(calls.length === 0 ? {} : { tool_calls: calls }) });
   }
   return messages;
+}
+
+/** One direction's text as a model-backed check reads it: the texts, then each tool call's arguments, a line each. */
+export function shownText(texts: readonly string[], calls: readonly ShownToolCall[]): string {
+  return [...texts, ...calls.map((call) => call.function.arguments)].filter((text) => text !== '').join('\n');
 }

@@ -5,19 +5,23 @@
  */
 import type { GuardrailHit } from '../guardrails/policy.js';
 import type { GuardrailPolicy, ModerationSettings } from '../guardrails/settings.js';
+import { shownText, type ShownMessage, type ShownToolCall } from './chat-texts.js';
 import type { WebhookGuardrailCaller, WebhookVerdict } from './webhook-guardrail.js';
 
 /** External policies: webhook and moderation guardrails. */
 export type ExternalPolicy = Extract<GuardrailPolicy, { kind: 'webhook' | 'moderation' }>;
 
 /**
- * What an external policy is shown: the request's messages, and the answer's text on the way out; `texts` are the
- * text parts one by one (the request's, or the answer's), which a webhook's rewrite replaces in order.
+ * What an external policy is shown: the request's messages (with earlier turns' tool calls and tool results), and
+ * on the way out the answer's text and the tool calls the model made; `texts` are the text parts one by one (the
+ * request's, or the answer's), which a webhook's rewrite replaces in order (tool-call arguments are read, never
+ * rewritten).
  */
 export interface ExternalSubject {
-  messages: readonly { role: string; content: string }[];
+  messages: readonly ShownMessage[];
   texts: readonly string[];
   answer?: string;
+  toolCalls?: readonly ShownToolCall[];
 }
 
 /** External policies' hits, the one that blocks, and the texts a blocking webhook rewrote (null: none rewrote). */
@@ -74,10 +78,20 @@ export async function runExternal(context: GuardContext, direction: 'input' | 'o
 function callExternal(context: GuardContext, direction: 'input' | 'output', policy: ExternalPolicy, subject: ExternalSubject): Promise<ExternalVerdict> {
   switch (policy.kind) {
     case 'webhook':
-      return context.webhooks.check(policy.settings, { direction, messages: subject.messages, texts: subject.texts, ...(subject.answer === undefined ? {} : { answer: subject.answer }), model: context.model, stream: context.stream, policy: policy.name });
+      return context.webhooks.check(policy.settings, {
+        direction,
+        messages: subject.messages,
+        texts: subject.texts,
+        ...(subject.answer === undefined ? {} : { answer: subject.answer, toolCalls: subject.toolCalls ?? [] }),
+        model: context.model,
+        stream: context.stream,
+        policy: policy.name,
+      });
     case 'moderation':
-      // The input's text (every message), or the answer's.
-      return context.moderate(policy.settings ?? {}, subject.answer ?? subject.messages.map((message) => message.content).join('\n'));
+      // The input's text (every message and earlier turns' tool-call arguments), or the answer's with its tool calls'.
+      return context.moderate(policy.settings ?? {}, subject.answer === undefined
+        ? shownText(subject.messages.map((message) => message.content), subject.messages.flatMap((message) => message.tool_calls ?? []))
+        : shownText([subject.answer], subject.toolCalls ?? []));
     default: {
       const unknown: never = policy;
       throw new Error(`unknown external guardrail ${String(unknown)}`);

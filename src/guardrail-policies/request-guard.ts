@@ -15,7 +15,7 @@ import type { StreamPart } from '../ir/stream-part.js';
 import { MaskVault, restore } from '../guardrails/masking.js';
 import type { GuardrailHit } from '../guardrails/policy.js';
 import type { ResolvedGuardrails } from './guardrail-book.js';
-import { answerTexts, dropStaleSignatures, inputParts, messagesOf, textPartsOf } from './chat-texts.js';
+import { answerTexts, dropStaleSignatures, inputParts, messagesOf, textPartsOf, toolCallsOf, type ShownMessage, type ShownToolCall } from './chat-texts.js';
 import { isExternal, runExternal, type ExternalPolicy, type GuardContext } from './external-policies.js';
 import { guardrailBlocked } from './guardrail-blocked.js';
 import { applyRewrites, joinTexts, writeBack } from './joined-texts.js';
@@ -28,7 +28,7 @@ export class RequestGuard {
   #input: GuardrailHit[] = [];
   #output: GuardrailHit[] = [];
   /** The request's messages as the external output policies are shown them (set by the input check). */
-  #messages: readonly { role: string; content: string }[] = [];
+  #messages: readonly ShownMessage[] = [];
 
   /** `usage` is the request's list the usage row keeps (RequestMeter.guardrails). */
   constructor(
@@ -110,7 +110,7 @@ export class RequestGuard {
     if (verdict.external.length > 0) {
       const answerParts = textPartsOf(answer.content);
       const answerTexts = answerParts.map((part) => part.text);
-      const external = await runExternal(this.context, 'output', verdict.external as ExternalPolicy[], { messages: this.#messages, texts: answerTexts, answer: answerTexts.join('') }, true);
+      const external = await runExternal(this.context, 'output', verdict.external as ExternalPolicy[], { messages: this.#messages, texts: answerTexts, answer: answerTexts.join(''), toolCalls: toolCallsOf(answer.content) }, true);
       this.#record('output', [...verdict.summary, ...external.hits]);
       if (external.blockedBy !== null) throw guardrailBlocked(external.blockedBy, 'output', this.headers());
       if (external.rewrites !== null) applyRewrites(answerParts, external.rewrites);
@@ -146,13 +146,14 @@ export class RequestGuard {
   }
 
   /**
-   * @internal the external output policies on a complete streamed answer: their hits, and the one that blocks. The
-   * answer was delivered as it came, so a rewrite cannot be applied: it counts as a failed check.
+   * @internal the external output policies on a complete streamed answer (its text and the tool calls the model
+   * made): their hits, and the one that blocks. The answer was delivered as it came, so a rewrite cannot be applied:
+   * it counts as a failed check.
    */
-  async checkStreamedAnswer(answer: string): Promise<{ hits: GuardrailHit[]; blockedBy: string | null }> {
+  async checkStreamedAnswer(answer: string, toolCalls: readonly ShownToolCall[]): Promise<{ hits: GuardrailHit[]; blockedBy: string | null }> {
     const policies = this.resolved.policies.filter((policy): policy is ExternalPolicy => isExternal(policy) && policy.applies_to !== 'input');
     if (policies.length === 0) return { hits: [], blockedBy: null };
-    return runExternal(this.context, 'output', policies, { messages: this.#messages, texts: [answer], answer }, false);
+    return runExternal(this.context, 'output', policies, { messages: this.#messages, texts: [answer], answer, toolCalls }, false);
   }
 
   #hasExternal(direction: 'input' | 'output'): boolean {
