@@ -23,7 +23,14 @@ export interface GuardrailAdmin {
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
-export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[]): GuardrailPolicyJson {
+/** One binding as a policy's `bound_to` shows it. */
+export type BoundToJson = NonNullable<GuardrailPolicyJson['bound_to']>[number];
+
+/**
+ * A policy as the admin API shows it; `bindings` (each with how it is shown, by default its scope and id) give
+ * `bound_to`, every one that names the policy.
+ */
+export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[], shown?: ReadonlyMap<GuardrailBinding, BoundToJson>): GuardrailPolicyJson {
   // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
     id: record.id,
@@ -36,7 +43,7 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
     settings: record.settings ?? {},
     // A webhook's header values are credentials: shown by name only.
     ...(record.kind === 'webhook' ? { header_names: Object.keys(record.headers ?? {}).sort() } : {}),
-    ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => ({ scope: b.scope, id: b.targetId })) }),
+    ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => shown?.get(b) ?? { scope: b.scope, id: b.targetId }) }),
     created_at: isoTime(record.createdAt),
     updated_at: isoTime(record.updatedAt),
   };
