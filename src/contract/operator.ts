@@ -184,8 +184,18 @@ export const guardrailPolicy = z.strictObject({
   settings: z.record(z.string(), z.unknown()),
   /** A webhook's header names (the values are sealed and never shown). */
   header_names: z.array(z.string()).optional(),
-  /** Where it is bound (list and single reads). */
-  bound_to: z.array(z.strictObject({ scope: z.enum(['model', 'account', 'project', 'key']), id: z.string() })).optional(),
+  /**
+   * Where it is bound (list and single reads): every model, account, project and key. `name` is what an operator
+   * knows it by (the model's id, the account's email, the project's or key's name; null when it is gone); a project's
+   * and a key's account are named too.
+   */
+  bound_to: z.array(z.strictObject({
+    scope: z.enum(['model', 'account', 'project', 'key']),
+    id: z.string(),
+    name: z.string().nullable().optional(),
+    account_id: z.string().optional(),
+    account_email: z.string().nullable().optional(),
+  })).optional(),
   /** Accounts' overrides of it (list and single reads): where, the mode chosen, and whether the policy allows it now. */
   overrides: z.array(z.strictObject({ account_id: z.string(), scope: z.enum(['account', 'project', 'key']), id: z.string(), mode: z.enum(['off', 'log', 'mask']), applied: z.boolean(), updated_at: isoTime })).optional(),
   created_at: isoTime,

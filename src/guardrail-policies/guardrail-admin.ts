@@ -24,7 +24,19 @@ export interface GuardrailAdmin {
 const MAX_BOUND = 50;
 const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 
-export function guardrailJson(record: GuardrailRecord, bindings?: readonly GuardrailBinding[], overrides?: readonly GuardrailOverride[]): GuardrailPolicyJson {
+/** One binding as a policy's `bound_to` shows it. */
+export type BoundToJson = NonNullable<GuardrailPolicyJson['bound_to']>[number];
+
+/**
+ * A policy as the admin API shows it; `bindings` (each with how it is shown, by default its scope and id) give
+ * `bound_to`, every one that names the policy; `overrides`, the accounts' overrides of it.
+ */
+export function guardrailJson(
+  record: GuardrailRecord,
+  bindings?: readonly GuardrailBinding[],
+  overrides?: readonly GuardrailOverride[],
+  shown?: ReadonlyMap<GuardrailBinding, BoundToJson>,
+): GuardrailPolicyJson {
   // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
     id: record.id,
@@ -38,7 +50,7 @@ export function guardrailJson(record: GuardrailRecord, bindings?: readonly Guard
     settings: record.settings ?? {},
     // A webhook's header values are credentials: shown by name only.
     ...(record.kind === 'webhook' ? { header_names: Object.keys(record.headers ?? {}).sort() } : {}),
-    ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => ({ scope: b.scope, id: b.targetId })) }),
+    ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => shown?.get(b) ?? { scope: b.scope, id: b.targetId }) }),
     ...(overrides === undefined ? {} : {
       overrides: overrides.filter((o) => o.guardrailId === record.id).map((o) => ({
         account_id: o.accountId, scope: o.scope, id: o.targetId, mode: o.mode, applied: overrideRefusal(record, o.mode) === null, updated_at: isoTime(o.updatedAt),

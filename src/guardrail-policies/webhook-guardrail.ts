@@ -8,19 +8,24 @@
  * GUARDRAIL_INTERVENED with `texts` (one string per text sent, in order) rewrites them. The guardrail has the
  * policy's deadline; an answer that does not come in time, is not 2xx, has no verdict, or rewrites a different number
  * of texts leaves the request to the policy's fail-open or fail-closed choice. The text sent is what the request
- * carries after the built-in policies ran (masked where they mask).
+ * carries after the built-in policies ran (masked where they mask). Tool calls are shown too, in OpenAI's chat shape:
+ * earlier turns' on the request's assistant messages, the model's on the answer's message, the direction's in
+ * `tool_calls`, and their arguments, a line each, after the text in `request.text` and `response.text`.
  */
 import { Agent, request } from 'undici';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
+import { shownText, type ShownMessage, type ShownToolCall } from './chat-texts.js';
 
 /** What a webhook guardrail is asked about: one direction's text. */
 export interface WebhookSubject {
   direction: 'input' | 'output';
-  /** the request's text as OpenAI chat messages (input), or the answer's text (output) */
-  messages: readonly { role: string; content: string }[];
+  /** the request as OpenAI chat messages: their text, tool results, and earlier turns' tool calls */
+  messages: readonly ShownMessage[];
   /** the text parts one by one (the request's, or the answer's), which a rewriting answer replaces in order */
   texts: readonly string[];
+  /** the answer's text and the tool calls the model made in it (output) */
   answer?: string;
+  toolCalls?: readonly ShownToolCall[];
   model: string;
   stream: boolean;
   policy: string;
@@ -40,11 +45,14 @@ export class WebhookGuardrailCaller {
 
   async check(settings: WebhookSettings, subject: WebhookSubject): Promise<WebhookVerdict> {
     const timeoutMs = settings.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
-    const requestText = subject.messages.map((message) => message.content).join('\n');
+    const requestCalls = subject.messages.flatMap((message) => message.tool_calls ?? []);
+    const requestText = shownText(subject.messages.map((message) => message.content), requestCalls);
+    const answerCalls = subject.toolCalls ?? [];
+    const answerMessage = { role: 'assistant', content: subject.answer ?? '', ...(answerCalls.length === 0 ? {} : { tool_calls: answerCalls }) };
     const body = JSON.stringify({
       request: { json: { model: subject.model, messages: subject.messages, stream: subject.stream }, text: requestText, isStreamingRequest: subject.stream },
       response: subject.direction === 'output'
-        ? { json: { object: 'chat.completion', model: subject.model, choices: [{ index: 0, message: { role: 'assistant', content: subject.answer ?? '' } }] }, text: subject.answer ?? '', statusCode: 200 }
+        ? { json: { object: 'chat.completion', model: subject.model, choices: [{ index: 0, message: answerMessage }] }, text: shownText([subject.answer ?? ''], answerCalls), statusCode: 200 }
         : { json: null, text: '', statusCode: null },
       provider: 'unigate',
       requestType: 'chatComplete',
@@ -53,6 +61,7 @@ export class WebhookGuardrailCaller {
       texts: subject.texts,
       input_type: subject.direction === 'input' ? 'request' : 'response',
       structured_messages: subject.messages,
+      tool_calls: subject.direction === 'output' ? answerCalls : requestCalls,
     });
     const signal = AbortSignal.timeout(timeoutMs);
     try {

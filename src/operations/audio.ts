@@ -15,7 +15,7 @@ import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { formBoolean, optionalChoice, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, type MediaCall } from './media-route.js';
-import { guardCallerTexts, guardHeaders } from './guard-texts.js';
+import { guardCallerTexts, guardFormField, guardHeaders } from './guard-texts.js';
 import { moderationCheck } from './moderation-check.js';
 
 /** Audio files are at most 25 MB each. */
@@ -55,6 +55,7 @@ function transcriptContentType(format: (typeof TRANSCRIPTION_FORMATS)[number]): 
  */
 function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions' | '/audio/translations'): RouteHandler {
   const translation = path === '/audio/translations';
+  const moderate = moderationCheck(services);
   return mediaRoute(services, 'openai-audio', async (call) => {
     const form = call.hold(await readMultipartForm(call.context.request, AUDIO_FORM_LIMITS));
     const file = form.files.find((entry) => entry.field === 'file');
@@ -65,11 +66,13 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const stream = formBoolean(form.field('stream'), 'stream');
     if (stream && translation) throw badRequest('stream', 'Translations cannot be streamed.');
     const { model, routes } = resolveMediaModel(call, modelId, 'audio', `POST /v1${path}`);
+    // Input guardrails before anything is held or sent: the prompt masked in the form the upstream gets.
+    const guard = await guardFormField(call, moderate, model.id, form, 'prompt');
     const duration = await estimateAudioSeconds(file.path, file.size);
     const boundSeconds = duration.exact ? duration.seconds : file.size / BOUND_BYTES_PER_SECOND;
     const promptTokens = estimateTextTokens(form.field('prompt') ?? '');
     call.meter.expect({ stream, promptTokens });
-    const { rateLimitHeaders: headers } = await call.admit({
+    const { rateLimitHeaders } = await call.admit({
       model,
       estimatedTokens: promptTokens,
       maxUsage: {
@@ -77,6 +80,7 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
         tokens: tokens(promptTokens + Math.ceil(boundSeconds * AUDIO_INPUT_TOKENS_PER_SECOND_BOUND), Math.ceil(boundSeconds * TRANSCRIPT_TOKENS_PER_SECOND_BOUND)),
       },
     });
+    const headers = { ...rateLimitHeaders, ...guardHeaders(guard) };
     const price = new AnswerPrice(model);
     const request = (adapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest | null =>
       openAIMedia(adapter, route, credential, path, upstreamForm(form, route.upstreamModel));

@@ -1,4 +1,5 @@
 import { RequestGuard } from '../guardrail-policies/request-guard.js';
+import type { MultipartForm } from '../multipart/read-multipart-form.js';
 import type { MeteredCall } from './metered-frame.js';
 import type { ModerationCheck } from './moderation-check.js';
 
@@ -22,6 +23,23 @@ export async function guardCallerTexts(call: MeteredCall, moderate: ModerationCh
     moderate: (settings, text) => moderate(settings, text, { key: call.key, account: call.account }),
   });
   await guard.checkTexts(texts());
+  return guard;
+}
+
+/**
+ * The input guardrails on a multipart form's text field (an image edit's or a transcription's `prompt`), as
+ * `guardCallerTexts` runs them: every value the field was sent with is checked, and a masked value is written into
+ * the form, so the form rebuilt for the upstream carries it while its files go as they were spooled, byte for byte.
+ * Null when the form has no such field or no policy is bound.
+ */
+export async function guardFormField(call: MeteredCall, moderate: ModerationCheck, model: string, form: MultipartForm, name: string): Promise<RequestGuard | null> {
+  const entries = form.fields.filter((field) => field.name === name);
+  if (entries.length === 0) return null;
+  const texts = entries.map((field) => ({ text: field.value }));
+  const guard = await guardCallerTexts(call, moderate, model, () => texts);
+  texts.forEach((text, index) => {
+    (entries[index] as { value: string }).value = text.text;
+  });
   return guard;
 }
 

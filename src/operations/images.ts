@@ -18,7 +18,7 @@ import { readJsonObject } from '../http/read-body.js';
 import type { RouteHandler } from '../http/request-context.js';
 import { optionalChoice, optionalInteger, requiredString, upstreamForm, upstreamJson } from './media-fields.js';
 import { mediaRoute, noChannelFor, resolveMediaModel, SPOOL_DIRECTORY, speaksOpenAIMedia, type MediaCall } from './media-route.js';
-import { guardCallerTexts, guardHeaders } from './guard-texts.js';
+import { guardCallerTexts, guardFormField, guardHeaders } from './guard-texts.js';
 import { moderationCheck } from './moderation-check.js';
 
 /** gpt-image-1 takes up to 16 input images of up to 50 MB each, plus a mask. */
@@ -227,18 +227,22 @@ async function inlineEditRequest(call: MediaCall, routes: readonly ChannelRoute[
  */
 function multipartImageRoute(services: GatewayServices, path: '/images/edits' | '/images/variations'): RouteHandler {
   const variations = path === '/images/variations';
+  const moderate = moderationCheck(services);
   return mediaRoute(services, 'openai-images', async (call) => {
     const form = call.hold(await readMultipartForm(call.context.request, IMAGE_FORM_LIMITS));
     const modelId = requiredString(form.field('model'), 'model');
-    const prompt = variations ? '' : requiredString(form.field('prompt'), 'prompt');
+    if (!variations) requiredString(form.field('prompt'), 'prompt');
     const inputImages = imageFiles(form, variations);
     const n = optionalInteger(form.field('n'), 'n', 1, MAX_IMAGES) ?? 1;
     const responseFormat = optionalChoice(form.field('response_format'), 'response_format', ['url', 'b64_json'] as const);
     if (form.field('stream') === 'true') throw badRequest('stream', 'Streaming image edits are not supported; leave stream unset.');
     const { model, routes } = resolveMediaModel(call, modelId, 'image', `POST /v1${path}`);
+    // Input guardrails before anything is held or sent: an edit's prompt masked in the form the upstream gets.
+    const guard = variations ? null : await guardFormField(call, moderate, model.id, form, 'prompt');
+    const prompt = variations ? '' : (form.field('prompt') as string);
     const size = form.field('size');
     const imageVariant = imageVariantOf(size, form.field('quality'));
-    const headers = await admitImages(call, model, n, estimateTextTokens(prompt), inputImages, imageVariant);
+    const headers = { ...(await admitImages(call, model, n, estimateTextTokens(prompt), inputImages, imageVariant)), ...guardHeaders(guard) };
     const openAI = openAIImageExchange(path, (upstreamModel) => upstreamForm(form, upstreamModel));
     const request = variations ? null : await inlineEditRequest(call, routes, form, { model: model.id, prompt, n, warnings: [], ...(size === undefined ? {} : { size }) });
     return relayImages(call, { model, routes, headers, openAI, request, responseFormat, operation: variations ? 'image variations' : 'image edits', imageVariant });

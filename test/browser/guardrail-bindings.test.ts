@@ -123,11 +123,29 @@ describe.skipIf(!chromiumPresent)('binding guardrails to models and accounts in 
     await modelForm.waitFor({ state: 'hidden' });
     await expect.poll(async () => (await chat(key, CHAT_MODEL, 'a trip to zanzibar')).status).toBe(200);
 
-    // The Guardrails page says where each is bound.
+    // The Guardrails page says where each is bound: every model, account, project and key, by the names an operator
+    // knows them by (a project and a key with their account's email).
     await fixture.gateway.admin('PATCH', `/admin/models/${CHAT_MODEL}`, { guardrails: ['model-words'] });
+    expect((await fixture.gateway.admin('PATCH', `/admin/accounts/${other.body.id}`, { guardrails: ['model-words'] })).status).toBe(200);
+    const project = await fixture.gateway.admin<{ id: string }>('POST', `/admin/accounts/${account.body.id}/projects`, { name: 'support-bots', guardrails: ['model-words'] });
+    expect(project.status).toBe(201);
+    expect((await fixture.gateway.admin('POST', `/admin/accounts/${other.body.id}/keys`, { name: 'nightly-batch', guardrails: ['model-words'] })).status).toBe(201);
+    const listed = await fixture.gateway.admin<{ data: Array<{ name: string; bound_to: Array<{ scope: string; id: string; name: string | null; account_email?: string | null }> }> }>('GET', '/admin/guardrails');
+    const bound = listed.body.data.find((policy) => policy.name === 'model-words')?.bound_to ?? [];
+    expect(bound.map((binding) => [binding.scope, binding.name, binding.account_email ?? null]).sort()).toEqual([
+      ['account', 'other-customer@example.com', null],
+      ['key', 'nightly-batch', 'other-customer@example.com'],
+      ['model', CHAT_MODEL, null],
+      ['project', 'support-bots', 'guarded-customer@example.com'],
+    ]);
     await page.goto(`${consoleUrl}/operator/guardrails`);
-    await page.locator('[data-guardrail="model-words"]').getByText(CHAT_MODEL).waitFor();
-    await photograph(page, 'operator-guardrails-bound-model', page.locator('[data-guardrail="model-words"]'));
+    const row = page.locator('[data-guardrail="model-words"]');
+    await row.getByText(CHAT_MODEL).waitFor();
+    expect((await row.locator('[data-bound-scope="model"]').textContent())?.replace(/\s+/g, ' ')).toContain(`1 model: ${CHAT_MODEL}`);
+    expect((await row.locator('[data-bound-scope="account"]').textContent())?.replace(/\s+/g, ' ')).toContain('1 account: other-customer@example.com');
+    expect((await row.locator('[data-bound-scope="project"]').textContent())?.replace(/\s+/g, ' ')).toContain('1 project: support-bots · guarded-customer@example.com');
+    expect((await row.locator('[data-bound-scope="key"]').textContent())?.replace(/\s+/g, ' ')).toContain('1 key: nightly-batch · other-customer@example.com');
+    await photograph(page, 'operator-guardrails-bound-everywhere', row);
     expectCleanPage(watched);
     await watched.context.close();
   }, 180_000);

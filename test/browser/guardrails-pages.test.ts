@@ -199,8 +199,8 @@ describe.skipIf(!chromiumPresent)('guardrail pages in Chromium', () => {
 
     // Bound now: deleting it is refused with where it is bound, shown on the page.
     await page.goto(`${consoleUrl}/operator/guardrails`);
-    await created.getByText(/^key$/).waitFor();
-    await created.getByText(/^project$/).waitFor();
+    await created.locator('[data-bound-scope="key"]').getByText(/^1 key:$/).waitFor();
+    await created.locator('[data-bound-scope="project"]').getByText(/^Guarded team · /).waitFor();
     expect(await sidewaysTables(page)).toEqual([]);
     await shotsAtBothWidths(fixture, page, 'operator-guardrails');
     await created.getByRole('button', { name: 'Delete' }).click();

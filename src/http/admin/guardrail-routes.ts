@@ -1,6 +1,7 @@
 import { createGuardrail, deleteGuardrail, guardrailJson, updateGuardrail, type GuardrailAdmin } from '../../guardrail-policies/guardrail-admin.js';
 import type { GatewayServices } from '../../services.js';
 import { sendJson } from '../respond.js';
+import { nameBindings } from './guardrail-binding-names.js';
 import { notFound, readAdminBody } from './admin-guard.js';
 import { adminRoutes } from './admin-route.js';
 
@@ -14,24 +15,27 @@ export function guardrailAdminOf(services: GatewayServices): GuardrailAdmin {
  * is bound and which accounts override it, change, delete). Models, accounts and keys name the policies that apply to
  * them with `guardrails`.
  */
-export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => ({ admin: guardrailAdminOf(services) }), [
+export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) => ({ admin: guardrailAdminOf(services), storage: services.storage }), [
   { method: 'POST', path: '/admin/guardrails', handler: ({ admin }) => async (context) => {
     const record = await createGuardrail(admin, await readAdminBody(context));
     sendJson(context, 201, guardrailJson(record, [], []));
   } },
-  { method: 'GET', path: '/admin/guardrails', handler: ({ admin }) => async (context) => {
+  { method: 'GET', path: '/admin/guardrails', handler: ({ admin, storage }) => async (context) => {
     const [records, bindings, overrides] = await Promise.all([admin.repository.list(), admin.repository.listBindings(), admin.repository.listOverrides()]);
-    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides)), next_cursor: null });
+    const shown = await nameBindings(storage, bindings);
+    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides, shown)), next_cursor: null });
   } },
-  { method: 'GET', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
+  { method: 'GET', path: '/admin/guardrails/:id', handler: ({ admin, storage }) => async (context) => {
     const id = context.params.id ?? '';
     const record = await admin.repository.getById(id);
     if (record === null) throw notFound('guardrail', id);
-    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings(), await admin.repository.listOverrides()));
+    const bindings = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(record.name));
+    sendJson(context, 200, guardrailJson(record, bindings, await admin.repository.listOverrides(), await nameBindings(storage, bindings)));
   } },
-  { method: 'PATCH', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
+  { method: 'PATCH', path: '/admin/guardrails/:id', handler: ({ admin, storage }) => async (context) => {
     const record = await updateGuardrail(admin, context.params.id ?? '', await readAdminBody(context));
-    sendJson(context, 200, guardrailJson(record, await admin.repository.listBindings(), await admin.repository.listOverrides()));
+    const bindings = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(record.name));
+    sendJson(context, 200, guardrailJson(record, bindings, await admin.repository.listOverrides(), await nameBindings(storage, bindings)));
   } },
   { method: 'DELETE', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
     const record = await deleteGuardrail(admin, context.params.id ?? '');

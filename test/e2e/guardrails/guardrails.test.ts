@@ -90,7 +90,9 @@ describe('admin API of guardrail policies', () => {
 
     const list = await gateway.admin<{ data: Array<{ id: string; name: string; bound_to: Array<{ scope: string; id: string }> }> }>('GET', '/admin/guardrails');
     const cards = list.body.data.find((entry) => entry.name === 'cards');
-    expect(cards?.bound_to).toEqual([{ scope: 'account', id: guarded.accountId }]);
+    // Named as the operator knows it: the account by its email.
+    const guardedEmail = (await gateway.admin<{ email: string }>('GET', `/admin/accounts/${guarded.accountId}`)).body.email;
+    expect(cards?.bound_to).toEqual([{ scope: 'account', id: guarded.accountId, name: guardedEmail }]);
     const refused = await gateway.admin('DELETE', `/admin/guardrails/${cards?.id}`);
     expect(refused.status).toBe(409);
 

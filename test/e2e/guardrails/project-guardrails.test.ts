@@ -94,7 +94,7 @@ describe('guardrails on projects through the admin API', () => {
     expect(listed.body.data.find((project) => project.id === guarded.id)?.guardrails).toEqual(['cards', 'no-zanzibar']);
     // The policy list shows where it is bound.
     const policies = await setup.gateway.admin<{ data: Array<{ name: string; bound_to: Array<{ scope: string; id: string }> }> }>('GET', '/admin/guardrails');
-    expect(policies.body.data.find((policy) => policy.name === 'cards')?.bound_to).toContainEqual({ scope: 'project', id: guarded.id });
+    expect(policies.body.data.find((policy) => policy.name === 'cards')?.bound_to).toContainEqual(expect.objectContaining({ scope: 'project', id: guarded.id, name: 'guarded', account_id: owner.accountId }));
 
     const inGuarded = await adminKey(owner.accountId, guarded.id);
     const inOpen = await adminKey(owner.accountId, open.id);

@@ -8,6 +8,7 @@ import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
+import { GuardrailBoundTo } from './guardrail-bound-to';
 import { GuardrailSettingsFields } from './guardrail-settings-fields';
 import { settingsDraftOf, settingsErrorOf, settingsOf, type SettingsDraft, type SettingsErrors } from './guardrail-settings';
 
@@ -125,19 +126,6 @@ function PolicyForm({ policy, onDone }: { policy: GuardrailPolicy | null; onDone
   );
 }
 
-const SCOPE_LABEL: Record<string, string> = { model: 'model', account: 'account', project: 'project', key: 'key' };
-
-function BoundTo({ policy }: { policy: GuardrailPolicy }) {
-  const bound = policy.bound_to ?? [];
-  if (bound.length === 0) return <span className="key-meta">Not bound</span>;
-  return (
-    <ul className="plain-list">
-      {bound.slice(0, 6).map((binding) => <li key={`${binding.scope}:${binding.id}`}><span className="key-meta">{SCOPE_LABEL[binding.scope] ?? binding.scope}</span> <span className="mono wrap-anywhere">{binding.id}</span></li>)}
-      {bound.length > 6 ? <li className="key-meta">and {bound.length - 6} more</li> : null}
-    </ul>
-  );
-}
-
 /** Which accounts changed the policy for themselves, and whether the policy still allows it. */
 function OverriddenBy({ policy }: { policy: GuardrailPolicy }) {
   const overrides = policy.overrides ?? [];
@@ -164,7 +152,7 @@ function PolicyRow({ policy, writable, onEdit, onDelete }: { policy: GuardrailPo
       <td data-label="Mode"><Badge tone={policy.mode === 'block' ? 'danger' : policy.mode === 'mask' ? 'info' : 'neutral'}>{policy.mode}</Badge></td>
       <td data-label="Applies to">{policy.applies_to}</td>
       <td data-label="Accounts">{policy.accounts_may_use ? <Badge tone="success">may use</Badge> : <span className="key-meta">operator only</span>}</td>
-      <td data-label="Bound to"><BoundTo policy={policy} /></td>
+      <td data-label="Bound to"><GuardrailBoundTo policy={policy} /></td>
       <td data-label="Overridden by"><OverriddenBy policy={policy} /></td>
       <td className="cell-actions">{writable ? (
         <>
