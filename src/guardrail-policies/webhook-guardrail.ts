@@ -10,7 +10,9 @@
  * of texts leaves the request to the policy's fail-open or fail-closed choice. The text sent is what the request
  * carries after the built-in policies ran (masked where they mask).
  */
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+import { loadOnce } from '../shared/load-once.js';
+import { undiciModule } from '../shared/undici-module.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
 
 /** What a webhook guardrail is asked about: one direction's text. */
@@ -36,7 +38,11 @@ export type WebhookVerdict = { kind: 'passed' } | { kind: 'failed' } | { kind: '
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 export class WebhookGuardrailCaller {
-  readonly #agent = new Agent({ keepAliveTimeout: 4000, connections: 64 });
+  /** undici and the agent, made at the first webhook guardrail called (see undiciModule) */
+  readonly #client = loadOnce(async (): Promise<{ agent: Agent; request: typeof undiciRequest }> => {
+    const { Agent, request } = await undiciModule.get();
+    return { agent: new Agent({ keepAliveTimeout: 4000, connections: 64 }), request };
+  });
 
   async check(settings: WebhookSettings, subject: WebhookSubject): Promise<WebhookVerdict> {
     const timeoutMs = settings.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
@@ -56,11 +62,12 @@ export class WebhookGuardrailCaller {
     });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
+      const { agent, request } = this.#client.loaded() ?? await this.#client.get();
       const answer = await request(settings.url, {
         method: 'POST',
         headers: { ...settings.headers, 'content-type': 'application/json', accept: 'application/json' },
         body,
-        dispatcher: this.#agent,
+        dispatcher: agent,
         signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -75,8 +82,9 @@ export class WebhookGuardrailCaller {
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  /** Closes the agent's connections (none before the first call). */
+  async close(): Promise<void> {
+    await this.#client.loaded()?.agent.close();
   }
 }
 

@@ -358,10 +358,13 @@ export class McpServerManagement {
     if (refusal !== null) throw new GatewayError('bad_request', `${refusal} An account's MCP server must be on a public address.`, { param: 'url' });
   }
 
-  /** A changed or deleted server's token and process are not used again (its process is ended now). */
+  /**
+   * A changed or deleted server's token and process are not used again (its process is ended now); before the token
+   * source or the processes are first made, none is held.
+   */
   private async release(id: string): Promise<void> {
-    this.outbound.oauthTokens?.forget(id);
-    await this.outbound.stdioProcesses?.stop(id);
+    this.outbound.oauthTokens?.loaded()?.forget(id);
+    await this.outbound.stdioProcesses?.loaded()?.stop(id);
   }
 
   /**
