@@ -11,7 +11,6 @@ import { newId } from '../shared/ids.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
 import { MCP_OAUTH_AUTH_METHODS, MCP_TOOL_RULES, MCP_TRANSPORTS, type McpOAuthInput, type McpServer, type McpServerHealth, type McpServerPatch, type McpServerRepository, type McpToolRule, type McpToolRules } from '../storage/repositories/mcp-server-repository.js';
 import { TOOL_NAME_SEPARATOR } from './tool-names.js';
-import { checkMcpServer } from './mcp-health-checks.js';
 import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
 
 /**
@@ -198,6 +197,8 @@ export class McpServerManagement {
    */
   async tools(id: string): Promise<Record<string, unknown>> {
     const server = await this.existing(id);
+    // The check (and the MCP client it connects with) is loaded by the first listing, not with the admin API.
+    const { checkMcpServer } = await import('./mcp-health-checks.js');
     const health = await checkMcpServer({ servers: this.servers, clock: this.clock, outbound: this.outbound }, server, this.checkTimeoutMs);
     await this.servers.recordHealth(server.id, health, server.updatedAt);
     if (health.status !== 'healthy') throw new GatewayError('upstream_error', `MCP server '${server.name}' could not list its tools: ${health.error ?? 'check failed'}`);
