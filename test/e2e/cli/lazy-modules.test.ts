@@ -141,6 +141,14 @@ describe('a gateway at start', () => {
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found');
     expect(page.status).toBe(200);
+    // The built console is read at the first page asked for: concurrent first pages get the same page.
+    const pages = await Promise.all([fetch(`${consoleOrigin}/`), fetch(`${consoleOrigin}/keys`)]);
+    for (const answer of pages) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toContain('text/html');
+      expect(await answer.text()).toContain('<html');
+    }
+    expect(pages[0]?.headers.get('etag')).toBe(pages[1]?.headers.get('etag'));
     const scim = await fetch(`${api}/scim/v2/Users`, { headers: { authorization: 'Bearer not-a-scim-token' } });
     expect(scim.status).toBe(401);
     const loaded = loadedModules();
