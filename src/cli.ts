@@ -13,7 +13,7 @@ import { relayInvalidationsBetweenWorkers } from './invalidation/cluster-invalid
 import { GatewayError } from './errors/gateway-error.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { AccountLifecycle } from './management/account-lifecycle.js';
-import { ConfigFileError } from './management/apply-config-file.js';
+import { isConfigFileError } from './management/config-file-module.js';
 import { systemClock } from './shared/clock.js';
 import { newId } from './shared/ids.js';
 import { createLogger, describeError } from './shared/logger.js';
@@ -280,7 +280,7 @@ export async function main(argv: string[]): Promise<void> {
         throw new ConfigError(`unknown command "${command}"`);
     }
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof ConfigFileError) {
+    if (error instanceof ConfigError || isConfigFileError(error)) {
       process.stderr.write(`error: ${error.message}\n\n${USAGE}`);
     } else {
       process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -29,9 +29,8 @@ import { responsesRouteHandler } from './http/routes/batch-endpoints.js';
 import { openSharedLimits } from './limits/shared-limits.js';
 import { openResponseCache } from './relay/response-cache/open-response-cache.js';
 import { TierBook } from './limits/tier-book.js';
-import { applyConfigFile } from './management/apply-config-file.js';
+import { configFileModule } from './management/config-file-module.js';
 import { BundledCatalog } from './catalog/bundled-catalog.js';
-import { applyProviderShortcuts } from './management/apply-provider-shortcuts.js';
 import { createMailer } from './mail/create-mailer.js';
 import { createCommerceServices } from './console-billing/commerce-services.js';
 import { AccountLifecycle } from './management/account-lifecycle.js';
@@ -65,10 +64,9 @@ import { openTelemetry } from './telemetry/telemetry.js';
 import { IdleMemoryRelief } from './shared/idle-memory-relief.js';
 import { OpenedResources } from './shared/opened-resources.js';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer.js';
-import { McpHealthChecks } from './mcp/mcp-health-checks.js';
-import { OAuthTokens } from './mcp/oauth-tokens.js';
-import { StdioProcesses } from './mcp/stdio-processes.js';
-import { CLIENT_INFO, type OutboundPolicy } from './mcp/upstream-session.js';
+import { McpHealthSchedule } from './mcp/mcp-health-schedule.js';
+import type { OutboundPolicy } from './mcp/upstream-session.js';
+import { loadOnce } from './shared/load-once.js';
 import { ProviderBatchRunner } from './batches/provider-batches/provider-batch-runner.js';
 import { anthropicBatchApi } from './upstreams/batch-apis/anthropic-batch-api.js';
 import { chatLinesToAnthropic } from './operations/batch-line-translation.js';
@@ -142,12 +140,17 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
   await attachFileStore(storage, config, logger);
   if (options.applyConfiguration ?? true) {
     try {
+      // The config file's and the shortcuts' modules (and the input schemas they share) load only when either is set.
       if (config.configFile !== null) {
+        const { applyConfigFile } = await configFileModule.get();
         const applied = await applyConfigFile(config.configFile, storage, clock, options.env ?? process.env);
         logger.info('applied config file', { file: config.configFile, ...applied });
       }
-      const shortcuts = await applyProviderShortcuts(config, storage, clock);
-      if (shortcuts.length > 0) logger.info('provider env shortcuts applied', { channels: shortcuts });
+      if (Object.values(config.providers).some((shortcut) => shortcut !== null)) {
+        const { applyProviderShortcuts } = await import('./management/apply-provider-shortcuts.js');
+        const shortcuts = await applyProviderShortcuts(config, storage, clock);
+        if (shortcuts.length > 0) logger.info('provider env shortcuts applied', { channels: shortcuts });
+      }
     } catch (error) {
       await storage.close();
       throw error;
@@ -229,22 +232,38 @@ function followInvalidations(services: GatewayServices): void {
   });
 }
 
-/** How upstream MCP servers are reached: OAuth tokens always, local stdio processes only when MCP_ALLOW_STDIO is on. */
+/**
+ * How upstream MCP servers are reached: OAuth tokens always, local stdio processes only when MCP_ALLOW_STDIO is on.
+ * Both are made (their modules loaded) at their first use: a gateway that reaches no MCP server never loads them.
+ */
 function mcpOutbound(config: GatewayConfig, storage: Storage, clock: Clock, logger: Logger): OutboundPolicy {
   const { mcp } = config;
   const servers = storage.mcpServers;
   return {
     allowPrivateAddresses: mcp.allowPrivateAddresses,
-    oauthTokens: new OAuthTokens({ servers, clock, allowPrivateAddresses: mcp.allowPrivateAddresses, timeoutMs: mcp.healthCheckTimeoutMs }),
-    ...(mcp.allowStdio ? { stdioProcesses: new StdioProcesses({ servers, clock, logger, clientInfo: CLIENT_INFO }) } : {}),
+    oauthTokens: loadOnce(async () => {
+      const { OAuthTokens } = await import('./mcp/oauth-tokens.js');
+      return new OAuthTokens({ servers, clock, allowPrivateAddresses: mcp.allowPrivateAddresses, timeoutMs: mcp.healthCheckTimeoutMs });
+    }),
+    ...(mcp.allowStdio
+      ? {
+        stdioProcesses: loadOnce(async () => {
+          const [{ StdioProcesses }, { CLIENT_INFO }] = await Promise.all([import('./mcp/stdio-processes.js'), import('./mcp/upstream-session.js')]);
+          return new StdioProcesses({ servers, clock, logger, clientInfo: CLIENT_INFO });
+        }),
+      }
+      : {}),
   };
 }
 
-/** Health checks of the registered MCP servers, unless MCP_HEALTH_CHECK_INTERVAL_SECONDS is 0. */
-function startMcpHealthChecks(services: GatewayServices): McpHealthChecks | null {
+/**
+ * Health checks of the registered MCP servers, unless MCP_HEALTH_CHECK_INTERVAL_SECONDS is 0; the checks themselves
+ * are loaded by the first pass that finds a server to check.
+ */
+function startMcpHealthChecks(services: GatewayServices): McpHealthSchedule | null {
   const { mcp } = services.config;
   if (mcp.healthCheckIntervalMs === 0) return null;
-  const checks = new McpHealthChecks(
+  const checks = new McpHealthSchedule(
     { servers: services.storage.mcpServers, clock: services.clock, logger: services.logger, outbound: services.mcpOutbound },
     { intervalMs: mcp.healthCheckIntervalMs, timeoutMs: mcp.healthCheckTimeoutMs, concurrency: 4, accountServers: mcp.allowAccountServers },
   );
@@ -362,7 +381,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   opened.add(() => base.mailer.close());
   opened.add(() => base.responseCache.close());
   opened.add(() => base.guardrails.close());
-  opened.add(() => base.mcpOutbound.stdioProcesses?.close());
+  opened.add(() => base.mcpOutbound.stdioProcesses?.loaded()?.close());
   const services: GatewayServices = { ...base, commerce: await createCommerceServices(base) };
   // A disabled or deleted account signs out of the console at once; a deleted one also loses its buyer details and
   // its single sign-on (its email domains are free for another account to claim; its SCIM token stops working).

@@ -12,7 +12,9 @@
  * earlier turns' on the request's assistant messages, the model's on the answer's message, the direction's in
  * `tool_calls`, and their arguments, a line each, after the text in `request.text` and `response.text`.
  */
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+import { loadOnce } from '../shared/load-once.js';
+import { undiciModule } from '../shared/undici-module.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
 import { shownText, type ShownMessage, type ShownToolCall } from './chat-texts.js';
 
@@ -41,7 +43,11 @@ export type WebhookVerdict = { kind: 'passed' } | { kind: 'failed' } | { kind: '
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 export class WebhookGuardrailCaller {
-  readonly #agent = new Agent({ keepAliveTimeout: 4000, connections: 64 });
+  /** undici and the agent, made at the first webhook guardrail called (see undiciModule) */
+  readonly #client = loadOnce(async (): Promise<{ agent: Agent; request: typeof undiciRequest }> => {
+    const { Agent, request } = await undiciModule.get();
+    return { agent: new Agent({ keepAliveTimeout: 4000, connections: 64 }), request };
+  });
 
   async check(settings: WebhookSettings, subject: WebhookSubject): Promise<WebhookVerdict> {
     const timeoutMs = settings.timeout_ms ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
@@ -65,11 +71,12 @@ export class WebhookGuardrailCaller {
     });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
+      const { agent, request } = this.#client.loaded() ?? await this.#client.get();
       const answer = await request(settings.url, {
         method: 'POST',
         headers: { ...settings.headers, 'content-type': 'application/json', accept: 'application/json' },
         body,
-        dispatcher: this.#agent,
+        dispatcher: agent,
         signal,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
@@ -84,8 +91,9 @@ export class WebhookGuardrailCaller {
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  /** Closes the agent's connections (none before the first call). */
+  async close(): Promise<void> {
+    await this.#client.loaded()?.agent.close();
   }
 }
 

@@ -3,6 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
 import { PeriodicPass } from '../shared/periodic-pass.js';
 import type { McpServer, McpServerHealth, McpServerRepository, McpToolSummary } from '../storage/repositories/mcp-server-repository.js';
+import { checkedServers } from './checked-servers.js';
 import { listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from './upstream-session.js';
 
 export interface McpHealthCheckOptions {
@@ -79,7 +80,7 @@ export class McpHealthChecks {
 
   /** One pass over the enabled servers; settles with how many were checked. */
   async runOnce(): Promise<number> {
-    const servers = (await this.dependencies.servers.list()).filter((server) => server.enabled && (server.ownerAccountId === null || this.options.accountServers === true));
+    const servers = checkedServers(await this.dependencies.servers.list(), this.options.accountServers === true);
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < servers.length && !this.#abort.signal.aborted) {

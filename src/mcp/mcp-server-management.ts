@@ -3,7 +3,6 @@ import { parseInput } from '../management/parse-input.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { McpServer, McpServerPatch, McpServerRepository } from '../storage/repositories/mcp-server-repository.js';
-import { checkMcpServer } from './mcp-health-checks.js';
 import { createSchema, oauthOf, patchSchema, toolRulesOf } from './mcp-server-input.js';
 import { healthToJson, mcpServerToJson } from './mcp-server-json.js';
 import { mcpServerNotFound, refuseTakenName, releaseServer } from './mcp-server-registry.js';
@@ -35,6 +34,8 @@ export class McpServerManagement {
    */
   async tools(id: string): Promise<Record<string, unknown>> {
     const server = await this.existing(id);
+    // The check (and the MCP client it connects with) is loaded by the first listing, not with the admin API.
+    const { checkMcpServer } = await import('./mcp-health-checks.js');
     const health = await checkMcpServer({ servers: this.servers, clock: this.clock, outbound: this.outbound }, server, this.checkTimeoutMs);
     await this.servers.recordHealth(server.id, health, server.updatedAt);
     if (health.status !== 'healthy') throw new GatewayError('upstream_error', `MCP server '${server.name}' could not list its tools: ${health.error ?? 'check failed'}`);

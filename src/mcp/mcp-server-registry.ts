@@ -12,10 +12,10 @@ export async function refuseTakenName(servers: McpServerRepository, name: string
   if (holder !== null && holder.id !== exceptId) throw new GatewayError('conflict', `An MCP server named '${name}' exists already.`, { param: 'name' });
 }
 
-/** A changed or deleted server's token and process are not used again (its process is ended now). */
+/** A changed or deleted server's token and process are not used again (its process is ended now); none is held before they are first made. */
 export async function releaseServer(outbound: OutboundPolicy, id: string): Promise<void> {
-  outbound.oauthTokens?.forget(id);
-  await outbound.stdioProcesses?.stop(id);
+  outbound.oauthTokens?.loaded()?.forget(id);
+  await outbound.stdioProcesses?.loaded()?.stop(id);
 }
 
 export function mcpServerNotFound(id: string): GatewayError {

@@ -3,11 +3,12 @@ import { loadMcpClientSdk } from './mcp-sdk.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { undiciModule } from '../shared/undici-module.js';
 import type { McpServer } from '../storage/repositories/mcp-server-repository.js';
 import { addressCheckedLookup, hostRefusal } from '../webhooks/endpoint-address.js';
 import type { OAuthTokens } from './oauth-tokens.js';
 import type { StdioProcesses } from './stdio-processes.js';
+import type { LoadOnce } from '../shared/load-once.js';
 
 /** How long one upstream step (connecting, listing, a call) may take before the client gets an error instead. */
 export interface UpstreamTimeouts {
@@ -21,10 +22,13 @@ export const DEFAULT_UPSTREAM_TIMEOUTS: UpstreamTimeouts = { connectMs: 10_000, 
 /** Which addresses upstream MCP servers may have (MCP_ALLOW_PRIVATE_ADDRESSES). */
 export interface OutboundPolicy {
   allowPrivateAddresses: boolean;
-  /** Access tokens of servers registered with OAuth client credentials (absent: such servers are not reached). */
-  oauthTokens?: OAuthTokens;
-  /** The processes of local stdio servers (absent, as when MCP_ALLOW_STDIO is off: such servers are not reached). */
-  stdioProcesses?: StdioProcesses;
+  /**
+   * Access tokens of servers registered with OAuth client credentials (absent: such servers are not reached), made
+   * at their first use: a gateway that reaches no MCP server never loads them.
+   */
+  oauthTokens?: LoadOnce<OAuthTokens>;
+  /** The processes of local stdio servers (absent, as when MCP_ALLOW_STDIO is off: such servers are not reached), made at their first use. */
+  stdioProcesses?: LoadOnce<StdioProcesses>;
 }
 
 /** A server that cannot be reached the way it is registered on this gateway (stdio servers off, no token source). */
@@ -66,7 +70,7 @@ export async function withUpstream<T>(
 ): Promise<T> {
   if (server.transport === 'stdio') {
     if (policy.stdioProcesses === undefined) throw new UpstreamNotServed(`The MCP server '${server.name}' is a local stdio server and MCP_ALLOW_STDIO is off.`);
-    return policy.stdioProcesses.use(server, timeouts.connectMs, use);
+    return (await policy.stdioProcesses.get()).use(server, timeouts.connectMs, use);
   }
   const url = new URL(server.url);
   // An account's server is never reached on a private address: the operator's allowance is for its own servers.
@@ -75,7 +79,7 @@ export async function withUpstream<T>(
   // lookup on every connection, so an address that changed since registration (DNS rebinding) is refused too.
   const refusedLiteral = isLiteral(url.hostname) ? await hostRefusal(url.hostname, addresses) : null;
   if (refusedLiteral !== null) throw new UpstreamAddressRefused(refusedLiteral);
-  const { Client, SSEClientTransport, StreamableHTTPClientTransport } = await loadMcpClientSdk();
+  const [{ Client, SSEClientTransport, StreamableHTTPClientTransport }, { Agent, fetch: undiciFetch }] = await Promise.all([loadMcpClientSdk(), undiciModule.get()]);
   const agent = new Agent({ connect: { lookup: addressCheckedLookup(addresses, (reason) => new UpstreamAddressRefused(reason)) as never } });
   const checkedFetch: FetchLike = (input, init) => undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never) as unknown as Promise<Response>;
   const fetch = server.oauth === null ? checkedFetch : authorizedFetch(server, checkedFetch, policy);
@@ -96,7 +100,7 @@ export async function withUpstream<T>(
 
 /** A fetch that sends the server's access token; a 401 drops that token and retries once with a new one. */
 function authorizedFetch(server: McpServer, base: FetchLike, policy: OutboundPolicy): FetchLike {
-  const tokens = policy.oauthTokens;
+  const tokenSource = policy.oauthTokens;
   const withToken = (init: RequestInit | undefined, token: string): RequestInit => {
     const headers = new Headers(init?.headers);
     headers.set('authorization', `Bearer ${token}`);
@@ -104,7 +108,8 @@ function authorizedFetch(server: McpServer, base: FetchLike, policy: OutboundPol
   };
   return async (input, init) => {
     // Thrown from the first request, so the connection's agent is closed as after any failure.
-    if (tokens === undefined) throw new UpstreamNotServed(`The MCP server '${server.name}' needs OAuth tokens, which this gateway does not obtain.`);
+    if (tokenSource === undefined) throw new UpstreamNotServed(`The MCP server '${server.name}' needs OAuth tokens, which this gateway does not obtain.`);
+    const tokens = tokenSource.loaded() ?? await tokenSource.get();
     const token = await tokens.token(server);
     const response = await base(input, withToken(init, token));
     if (response.status !== 401) return response;

@@ -1,4 +1,5 @@
-import { Agent, Pool, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, Pool } from './undici-dispatch.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
 import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
 import type { CallerSignal } from '../relay/caller-signal.js';

@@ -1,4 +1,5 @@
-import { errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { errors } from './undici-dispatch.js';
 import type { UpstreamTimeouts } from './upstream-adapter.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 

@@ -1,6 +1,8 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+import { loadOnce, type LoadOnce } from '../shared/load-once.js';
+import { undiciModule } from '../shared/undici-module.js';
 import type { WebhookConfig } from '../config/webhook-config.js';
 import { addressRefusal } from './endpoint-address.js';
 
@@ -36,7 +38,8 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * address is refused, and so is one that changes its answer between a check and the connection).
  */
 export class WebhookSender {
-  readonly #agent: Agent;
+  /** undici and the agent, made at the first webhook sent (see undiciModule) */
+  readonly #client: LoadOnce<{ agent: Agent; request: typeof undiciRequest }>;
 
   constructor(private readonly config: Pick<WebhookConfig, 'timeoutMs' | 'allowHttpLoopback' | 'allowPrivateAddresses'>) {
     const checkedLookup = (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
@@ -52,11 +55,15 @@ export class WebhookSender {
         return callback(null, first.address, first.family);
       });
     };
-    this.#agent = new Agent({
-      connect: { lookup: checkedLookup as never, timeout: config.timeoutMs },
-      headersTimeout: config.timeoutMs,
-      bodyTimeout: config.timeoutMs,
-      keepAliveTimeout: 4000,
+    this.#client = loadOnce(async () => {
+      const { Agent, request } = await undiciModule.get();
+      const agent = new Agent({
+        connect: { lookup: checkedLookup as never, timeout: config.timeoutMs },
+        headersTimeout: config.timeoutMs,
+        bodyTimeout: config.timeoutMs,
+        keepAliveTimeout: 4000,
+      });
+      return { agent, request };
     });
   }
 
@@ -69,11 +76,12 @@ export class WebhookSender {
       if (refusal !== null) return { statusCode: null, latencyMs: 0, error: refusal, responseExcerpt: null };
     }
     try {
+      const { agent, request } = this.#client.loaded() ?? await this.#client.get();
       const answer = await request(webhook.url, {
         method: 'POST',
         headers: webhook.headers,
         body: webhook.body,
-        dispatcher: this.#agent,
+        dispatcher: agent,
         signal: AbortSignal.timeout(this.config.timeoutMs),
       });
       const excerpt = await readExcerpt(answer.body);
@@ -90,8 +98,9 @@ export class WebhookSender {
     }
   }
 
-  close(): Promise<void> {
-    return this.#agent.close();
+  /** Closes the agent's connections (none before the first webhook). */
+  async close(): Promise<void> {
+    await this.#client.loaded()?.agent.close();
   }
 }
 

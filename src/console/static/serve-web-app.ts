@@ -1,8 +1,9 @@
 import type { RequestContext, RouteHandler } from '../../http/request-context.js';
 import type { Router } from '../../http/router.js';
+import { loadOnce } from '../../shared/load-once.js';
 import type { Logger } from '../../shared/logger.js';
 import { assetHeaders, documentHeaders } from './security-headers.js';
-import { loadWebBuild, type WebBuild, type WebFile } from './web-build.js';
+import { loadWebBuild, webBuildPresent, type WebBuild, type WebFile } from './web-build.js';
 
 /** The codings an Accept-Encoding header allows (`q=0` refuses one). */
 function acceptedCodings(header: string | undefined): Set<string> {
@@ -52,9 +53,13 @@ const notBuiltPage = '<!doctype html><meta charset="utf-8"><title>Console not bu
   + '<h1>The web console is not built</h1><p>Build it with <code>npm run build</code> (<code>npm ci</code> runs it too), '
   + 'then restart the gateway. The console\'s JSON API under <code>/api/</code> works without it.</p>';
 
-function webAppHandler(build: WebBuild | null): RouteHandler {
+function webAppHandler(read: () => WebBuild | null): RouteHandler {
+  // Read at the first page asked for (a few hundred kilobytes, held from then on): a gateway whose console nobody
+  // opens never holds it. Requests arriving meanwhile share the one read.
+  const web = loadOnce(() => Promise.resolve().then(read));
   return async (context) => {
     const { response } = context;
+    const build = web.loaded() ?? await web.get();
     if (build === null) {
       response.statusCode = 503;
       response.setHeader('content-type', 'text/html; charset=utf-8');
@@ -85,11 +90,12 @@ function webAppHandler(build: WebBuild | null): RouteHandler {
 const webAppPaths = /^\/(?!api(?:\/|$)|healthz$)/;
 
 /**
- * Serves the built browser app from memory: hashed assets cached for a year, the page revalidated on each visit,
- * compressed copies by Accept-Encoding, and the security headers on the page. Register it after the API routes.
+ * Serves the built browser app from memory, read at the first page asked for: hashed assets cached for a year, the
+ * page revalidated on each visit, compressed copies by Accept-Encoding, and the security headers on the page.
+ * Register it after the API routes.
  */
-export function addWebAppRoutes(router: Router, logger: Logger, build: WebBuild | null = loadWebBuild()): void {
-  if (build === null) logger.warn('the web console is not built: run `npm run build`; the console listener answers 503 on its pages until then');
-  const handler = webAppHandler(build);
+export function addWebAppRoutes(router: Router, logger: Logger, read: () => WebBuild | null = loadWebBuild): void {
+  if (read === loadWebBuild && !webBuildPresent()) logger.warn('the web console is not built: run `npm run build`; the console listener answers 503 on its pages until then');
+  const handler = webAppHandler(read);
   router.add('GET', webAppPaths, handler).add('HEAD', webAppPaths, handler);
 }

@@ -53,6 +53,11 @@ function readOptional(file: string): Buffer | null {
   return existsSync(file) ? readFileSync(file) : null;
 }
 
+/** The build is there (its page), without reading it. */
+export function webBuildPresent(directory: string = defaultWebDirectory()): boolean {
+  return existsSync(path.join(directory, 'index.html'));
+}
+
 /**
  * Reads the whole build once (a few hundred kilobytes); requests are then answered from memory, never from disk.
  * Null when the build is missing, so the listener can say how to make it.

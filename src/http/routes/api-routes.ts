@@ -14,7 +14,6 @@ import { getModelRoute, listModelsRoute } from './models.js';
 import { moderationsRoute } from '../../operations/moderations.js';
 import { realtimeWithoutUpgrade } from '../../realtime/socket-endpoints.js';
 import { announcementsRoute, fxLatestRoute, statusRoute } from './public-metadata.js';
-import { redeemRoute } from './redeem.js';
 import { storedResponseRoute } from './responses.js';
 import { lazyRoute } from '../lazy-route-group.js';
 import { asGemini, forGoogleClients } from './google-callers.js';
@@ -81,6 +80,7 @@ const rerank = () => import('../../operations/rerank.js');
 const mcp = () => import('../../mcp/mcp-endpoint.js');
 const clientSecrets = () => import('../../realtime/client-secrets-route.js');
 const geminiAuthTokens = () => import('../../realtime/gemini-auth-tokens-route.js');
+const redeem = () => import('./redeem.js');
 
 const rerankRoute = lazy(rerank, (module) => module.rerankRoute);
 const uploadFileRoute = lazy(files, (module) => module.uploadFileRoute);
@@ -111,6 +111,7 @@ const cancelGeminiBatchRoute = lazy(geminiBatches, (module) => module.cancelGemi
 const mcpRoute = lazy(mcp, (module) => module.mcpRoute);
 const clientSecretsRoute = lazy(clientSecrets, (module) => module.clientSecretsRoute);
 const geminiAuthTokensRoute = lazy(geminiAuthTokens, (module) => module.geminiAuthTokensRoute);
+const redeemRoute = lazy(redeem, (module) => module.redeemRoute);
 
 const anthropic = (method: ApiRoute['method'], path: string, endpoint: string, handler: ApiRoute['handler']): ApiRoute =>
   ({ method, path, family: anthropicFamily, endpoint, handler });

@@ -24,7 +24,18 @@ const AT_FIRST_USE = {
   responsesSocket: '/dist/src/realtime/responses-socket.js',
   responsesMcp: '/dist/src/mcp-tools/responses-mcp.js',
   messagesMcp: '/dist/src/mcp-tools/messages-mcp.js',
+  mcpSession: '/dist/src/mcp/upstream-session.js',
+  mcpHealthChecks: '/dist/src/mcp/mcp-health-checks.js',
+  mcpOAuthTokens: '/dist/src/mcp/oauth-tokens.js',
+  mcpStdioProcesses: '/dist/src/mcp/stdio-processes.js',
+  configFile: '/dist/src/management/apply-config-file.js',
+  providerShortcuts: '/dist/src/management/apply-provider-shortcuts.js',
 };
+/**
+ * undici's entry (its fetch, WebSocket, cache and mock modules): the relay uses only its dispatcher core; the whole
+ * client API is loaded by the first webhook, guardrail webhook or MCP connection, never by the admin API's load.
+ */
+const UNDICI_ENTRY = '/node_modules/undici/index.js';
 /** Route groups of the build, each loaded by the first request under its prefix. */
 const GROUPS = { admin: '/dist/src/admin-routes.js', console: '/dist/src/console/console-api.js', scim: '/dist/src/scim/scim-routes.js' };
 /** API routes of the build few gateways serve, each loaded by its first request. */
@@ -84,6 +95,8 @@ describe('a gateway at start', () => {
     for (const [group, module] of Object.entries(GROUPS)) expect(loaded.filter((url) => url.endsWith(module)), `the ${group} routes are loaded at start`).toEqual([]);
     for (const [route, module] of Object.entries(ROUTES)) expect(loaded.filter((url) => url.endsWith(module)), `the ${route} route is loaded at start`).toEqual([]);
     for (const [feature, module] of Object.entries(AT_FIRST_USE)) expect(loaded.filter((url) => url.endsWith(module)), `the ${feature} module is loaded at start`).toEqual([]);
+    expect(loaded.some((url) => url.includes('/node_modules/undici/lib/dispatcher/agent.js')), 'the relay\'s dispatcher is loaded').toBe(true);
+    expect(loaded.filter((url) => url.endsWith(UNDICI_ENTRY)), 'undici\'s whole client API is loaded at start').toEqual([]);
   });
 
   it('loads the admin API at its first requests, which answer as always, together and once', async () => {
@@ -108,6 +121,10 @@ describe('a gateway at start', () => {
     expect(wrongMethod?.status).toBe(405);
     expect(wrongMethod?.headers.get('allow')).toContain('POST');
     expect(loadedModules().some((url) => url.endsWith(GROUPS.admin)), 'the admin routes are loaded now').toBe(true);
+    // What an idle gateway configured through the admin API holds: no MCP connection, health check or client API.
+    for (const module of [AT_FIRST_USE.mcpHealthChecks, AT_FIRST_USE.mcpOAuthTokens, AT_FIRST_USE.mcpStdioProcesses, UNDICI_ENTRY]) {
+      expect(loadedModules().filter((url) => url.endsWith(module)), `${module} is loaded with the admin API`).toEqual([]);
+    }
     // Later requests use the loaded group.
     const accounts = await admin('/admin/accounts');
     expect(accounts.status).toBe(200);
@@ -124,6 +141,14 @@ describe('a gateway at start', () => {
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('not_found');
     expect(page.status).toBe(200);
+    // The built console is read at the first page asked for: concurrent first pages get the same page.
+    const pages = await Promise.all([fetch(`${consoleOrigin}/`), fetch(`${consoleOrigin}/keys`)]);
+    for (const answer of pages) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('content-type')).toContain('text/html');
+      expect(await answer.text()).toContain('<html');
+    }
+    expect(pages[0]?.headers.get('etag')).toBe(pages[1]?.headers.get('etag'));
     const scim = await fetch(`${api}/scim/v2/Users`, { headers: { authorization: 'Bearer not-a-scim-token' } });
     expect(scim.status).toBe(401);
     const loaded = loadedModules();
