@@ -50,6 +50,8 @@ export type ProjectPatch = Partial<Pick<Project, 'name' | 'quotaNano' | 'budget'
 export interface ProjectRepository {
   create(project: Project): Promise<void>;
   getById(id: string): Promise<Project | null>;
+  /** The projects of these ids that exist, in id order (one statement for hundreds). */
+  getByIds(ids: readonly string[]): Promise<Project[]>;
   /** Every project of the account, oldest first (an account has few). */
   listByAccount(accountId: string): Promise<Project[]>;
   update(id: string, patch: ProjectPatch, now: number): Promise<Project | null>;

@@ -119,6 +119,8 @@ export type AccountPatch = Partial<Pick<Account, 'email' | 'passwordHash' | 'tie
 export interface AccountRepository {
   create(account: Account): Promise<void>;
   getById(id: string): Promise<Account | null>;
+  /** The accounts of these ids that exist, in id order (one statement for hundreds). */
+  getByIds(ids: readonly string[]): Promise<Account[]>;
   getByEmail(email: string): Promise<Account | null>;
   list(page: PageRequest): Promise<Page<Account>>;
   /** Accounts whose email, id or billing name starts with the text (case ignored), by id; `after` pages on. */
@@ -143,6 +145,8 @@ export type ApiKeyPatch = Partial<Pick<ApiKey,
 export interface ApiKeyRepository {
   create(key: ApiKey): Promise<void>;
   getById(id: string): Promise<ApiKey | null>;
+  /** The keys of these ids that exist, in id order (one statement for hundreds). */
+  getByIds(ids: readonly string[]): Promise<ApiKey[]>;
   getBySecretHash(secretHash: string): Promise<ApiKey | null>;
   /** Ids and secret hashes of every key (revoked ones too) with an id above `afterId`, in id order, at most `limit`. */
   listSecretHashes(afterId: string | null, limit: number): Promise<Array<{ id: string; secretHash: string }>>;

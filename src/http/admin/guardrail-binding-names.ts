@@ -10,41 +10,40 @@ export interface NamedBinding {
   account_email?: string | null;
 }
 
+/** The ids of the bindings of one scope. */
+function targetsOf(bindings: readonly GuardrailBinding[], scope: GuardrailBinding['scope']): string[] {
+  return bindings.filter((binding) => binding.scope === scope).map((binding) => binding.targetId);
+}
+
 /**
  * The bindings with their targets named: a model by its id, an account by its email, a project and a key by their
- * names and their account's email (null where the target is gone). Each target is read once however many policies
- * name it.
+ * names and their account's email (null where the target is gone, or the account deleted). The targets are read in
+ * batches, however many policies bind however many of them: the projects and keys together, then their accounts.
  */
 export async function nameBindings(storage: Pick<Storage, 'accounts' | 'keys' | 'projects'>, bindings: readonly GuardrailBinding[]): Promise<Map<GuardrailBinding, NamedBinding>> {
-  const emails = new Map<string, Promise<string | null>>();
-  const email = (accountId: string): Promise<string | null> => {
-    let known = emails.get(accountId);
-    if (known === undefined) {
-      known = storage.accounts.getById(accountId).then((account) => (account === null || account.deletedAt !== null ? null : account.email));
-      emails.set(accountId, known);
-    }
-    return known;
-  };
-  const owned = async (binding: GuardrailBinding, target: { name: string; accountId: string } | null): Promise<NamedBinding> => (
-    target === null
-      ? { scope: binding.scope, id: binding.targetId, name: null }
-      : { scope: binding.scope, id: binding.targetId, name: target.name, account_id: target.accountId, account_email: await email(target.accountId) }
-  );
-  const named = await Promise.all(bindings.map(async (binding): Promise<NamedBinding> => {
+  const [projects, keys] = await Promise.all([storage.projects.getByIds(targetsOf(bindings, 'project')), storage.keys.getByIds(targetsOf(bindings, 'key'))]);
+  const owners = new Map<string, { name: string; accountId: string }>();
+  for (const project of projects) owners.set(`project\u0000${project.id}`, project);
+  for (const key of keys) owners.set(`key\u0000${key.id}`, key);
+  const accountIds = [...targetsOf(bindings, 'account'), ...[...owners.values()].map((owner) => owner.accountId)];
+  const emails = new Map((await storage.accounts.getByIds(accountIds)).map((account) => [account.id, account.deletedAt === null ? account.email : null]));
+  const email = (accountId: string): string | null => emails.get(accountId) ?? null;
+  return new Map(bindings.map((binding): [GuardrailBinding, NamedBinding] => {
+    const base = { scope: binding.scope, id: binding.targetId };
     switch (binding.scope) {
       case 'model':
-        return { scope: binding.scope, id: binding.targetId, name: binding.targetId };
+        return [binding, { ...base, name: binding.targetId }];
       case 'account':
-        return { scope: binding.scope, id: binding.targetId, name: await email(binding.targetId) };
+        return [binding, { ...base, name: email(binding.targetId) }];
       case 'project':
-        return owned(binding, await storage.projects.getById(binding.targetId));
-      case 'key':
-        return owned(binding, await storage.keys.getById(binding.targetId));
+      case 'key': {
+        const owner = owners.get(`${binding.scope}\u0000${binding.targetId}`);
+        return [binding, owner === undefined ? { ...base, name: null } : { ...base, name: owner.name, account_id: owner.accountId, account_email: email(owner.accountId) }];
+      }
       default: {
         const unknown: never = binding.scope;
         throw new Error(`unknown guardrail binding scope ${String(unknown)}`);
       }
     }
   }));
-  return new Map(bindings.map((binding, index) => [binding, named[index] as NamedBinding]));
 }

@@ -75,6 +75,7 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
   return {
     create: accounts.insert,
     getById: accounts.get,
+    getByIds: accounts.getMany,
     getByEmail: (email) => accounts.getBy('email', email),
     list: (page) => accounts.page(page),
 

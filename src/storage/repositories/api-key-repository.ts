@@ -113,6 +113,7 @@ export function createApiKeyRepository(db: Kysely<Database>, dialect: Dialect): 
   return {
     create: keys.insert,
     getById: keys.get,
+    getByIds: keys.getMany,
     getBySecretHash: (secretHash) => keys.getBy('secret_hash', secretHash),
 
     async listSecretHashes(afterId, limit) {

@@ -88,6 +88,7 @@ export function createProjectRepository(db: Kysely<ProjectDatabase>): ProjectRep
   return {
     create: projects.insert,
     getById: projects.get,
+    getByIds: projects.getMany,
     listByAccount: (accountId) => projects.listAll({ account_id: accountId }),
     update: projects.update,
 

@@ -1,6 +1,6 @@
 import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
 import type { Database } from '../database-schema.js';
-import { pageLimit, toPage } from '../pagination.js';
+import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { Page, PageRequest } from '../../domain/records.js';
 
 /**
@@ -30,6 +30,8 @@ export interface TableAccess<TableName extends keyof Schema & string, Entity, Pa
   insert(entity: Entity): Promise<void>;
   /** By the key column. */
   get(key: string): Promise<Entity | null>;
+  /** The rows of these keys, in key order (a key with no row is left out); as few statements as the bind limit allows. */
+  getMany(keys: readonly string[]): Promise<Entity[]>;
   /** The one row whose (unique) column holds the value. */
   getBy(column: KeyColumn<Schema, TableName>, value: string): Promise<Entity | null>;
   /** A page in key order; `after` is the previous page's last key. */
@@ -73,6 +75,15 @@ export function tableAccess<Schema, TableName extends keyof Schema & string, Ent
 
     get: (value) => getBy(key, value),
     getBy,
+
+    async getMany(values) {
+      const records: Entity[] = [];
+      for (const part of chunk([...new Set(values)], rowsPerStatement(1))) {
+        const rows = await select(undefined).where(key, 'in', part).execute();
+        records.push(...rows.map(toRecord));
+      }
+      return records;
+    },
 
     async page(request, filter) {
       const limit = pageLimit(request);

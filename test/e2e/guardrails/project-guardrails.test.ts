@@ -119,6 +119,13 @@ describe('guardrails on projects through the admin API', () => {
     // The account's and the key's policies run beside the project's; a name bound at two levels runs once.
     expect((await setup.gateway.admin('PATCH', `/admin/accounts/${owner.accountId}`, { guardrails: ['account-log', 'cards'] })).status).toBe(200);
     const withKeyPolicy = await adminKey(owner.accountId, guarded.id, { guardrails: ['operator-heron'] });
+    // Every binding named as the operator knows it: the account by its email, the key by its name and its account's.
+    const bound = (await setup.gateway.admin<{ data: Array<{ name: string; bound_to: Array<Record<string, unknown>> }> }>('GET', '/admin/guardrails')).body.data;
+    expect(bound.find((policy) => policy.name === 'cards')?.bound_to).toEqual(expect.arrayContaining([
+      { scope: 'account', id: owner.accountId, name: owner.email },
+      expect.objectContaining({ scope: 'project', id: guarded.id, name: 'guarded', account_id: owner.accountId, account_email: owner.email }),
+    ]));
+    expect(bound.find((policy) => policy.name === 'operator-heron')?.bound_to).toEqual([expect.objectContaining({ scope: 'key', name: `key ${guarded.id}`, account_id: owner.accountId, account_email: owner.email })]);
     expectBlocked(await ask(withKeyPolicy, 'a heron'), 'operator-heron');
     expectBlocked(await ask(withKeyPolicy, 'to Zanzibar'), 'no-zanzibar');
     const both = await ask(withKeyPolicy, `mail a@b.example, card ${CARD}`);

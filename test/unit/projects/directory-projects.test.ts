@@ -18,6 +18,7 @@ function memoryProjects(projects: Project[]): ProjectRepository & { rows: Projec
     rows,
     create: async () => undefined,
     getById: async (id) => projects.find((project) => project.id === id) ?? null,
+    getByIds: async (ids) => projects.filter((project) => ids.includes(project.id)),
     listByAccount: async (accountId) => projects.filter((project) => project.accountId === accountId),
     update: async () => null,
     delete: async () => false,
