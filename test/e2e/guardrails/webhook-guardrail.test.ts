@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
@@ -41,6 +42,7 @@ beforeAll(async () => {
     { name: 'litellm-in', kind: 'webhook', mode: 'block', applies_to: 'input', settings: { url: `${service.url}/litellm`, timeout_ms: TIMEOUT_MS } },
     { name: 'emails-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } },
     { name: 'litellm-out', kind: 'webhook', mode: 'block', applies_to: 'output', settings: { url: `${service.url}/litellm`, timeout_ms: TIMEOUT_MS } },
+    { name: 'hook-out-open', kind: 'webhook', mode: 'block', applies_to: 'output', settings: { url: `${service.url}/portkey`, timeout_ms: TIMEOUT_MS, fail_open: true } },
   ];
   for (const policy of policies) {
     const created = await gateway.admin<{ id: string }>('POST', '/admin/guardrails', policy);
@@ -54,6 +56,7 @@ beforeAll(async () => {
     out: ['emails-out', 'hook-out'],
     litellm: ['litellm-in'],
     litellmOut: ['litellm-out'],
+    outOpen: ['hook-out-open'],
   };
   for (const [name, guardrails] of Object.entries(bindings)) {
     const key = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${account.accountId}/keys`, { name, guardrails });
@@ -176,6 +179,60 @@ describe('an input webhook', () => {
   });
 });
 
+describe('a guardrail that does not answer in time, in every family', () => {
+  /** Each family's request, whole or streamed (drained); resolves to the refusal's text, or 'passed'. */
+  const families: Record<string, (key: string, text: string, stream: boolean) => Promise<string>> = {
+    'OpenAI chat': async (key, text, stream) => {
+      const client = openai(key);
+      if (!stream) return client.chat.completions.create({ model: 'chat-openai', messages: [{ role: 'user', content: text }] }).then(() => 'passed');
+      for await (const _chunk of await client.chat.completions.create({ model: 'chat-openai', stream: true, messages: [{ role: 'user', content: text }] })) {
+        // drain until the end or the error event
+      }
+      return 'passed';
+    },
+    'OpenAI Responses': async (key, text, stream) => {
+      const client = openai(key);
+      if (!stream) return client.responses.create({ model: 'chat-openai', input: text }).then(() => 'passed');
+      for await (const _event of await client.responses.create({ model: 'chat-openai', stream: true, input: text })) {
+        // drain until the end or the error event
+      }
+      return 'passed';
+    },
+    'Anthropic messages': async (key, text, stream) => {
+      const client = new Anthropic({ baseURL: gateway.url, apiKey: key, maxRetries: 0 });
+      const request = { model: 'chat-anthropic', max_tokens: 100, messages: [{ role: 'user' as const, content: text }] };
+      await (stream ? client.messages.stream(request).finalMessage() : client.messages.create(request));
+      return 'passed';
+    },
+    'Gemini generateContent': async (key, text, stream) => {
+      const client = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+      if (!stream) return client.models.generateContent({ model: 'chat-openai', contents: text }).then(() => 'passed');
+      for await (const _chunk of await client.models.generateContentStream({ model: 'chat-openai', contents: text })) {
+        // drain until the end or the error
+      }
+      return 'passed';
+    },
+  };
+  const outcome = (send: Promise<string>): Promise<string> => send.catch((error: unknown) => String(error instanceof Error ? error.message : error));
+
+  for (const [family, send] of Object.entries(families)) {
+    it(`${family}: on input fail closed refuses and fail open passes; on output, whole and streamed, likewise`, async () => {
+      const before = openaiUpstream.requests.length + anthropicUpstream.requests.length;
+      const closed = await outcome(send(keys.closed as string, 'slowpoke question', false));
+      expect(closed).toContain('hook-closed');
+      expect(openaiUpstream.requests.length + anthropicUpstream.requests.length).toBe(before);
+      expect(await outcome(send(keys.open as string, 'slowpoke but open', false))).toBe('passed');
+      for (const stream of [false, true]) {
+        // The mock upstreams echo the prompt: the answer carries the word that makes the service slow.
+        const started = Date.now();
+        expect(await outcome(send(keys.out as string, 'slowpoke answer', stream)), `closed, stream ${stream}`).toContain('hook-out');
+        expect(Date.now() - started).toBeLessThan(SLOW_ANSWER_MS);
+        expect(await outcome(send(keys.outOpen as string, 'slowpoke answer', stream)), `open, stream ${stream}`).toBe('passed');
+      }
+    });
+  }
+});
+
 describe('a LiteLLM guardrail that rewrites the text', () => {
   it('is shown the text parts one by one, and its rewrite is what the upstream sees (OpenAI and Anthropic families)', async () => {
     const { data, response } = await ask(keys.litellm as string, 'The codename heron stays between us');
@@ -267,6 +324,7 @@ describe('an output webhook', () => {
     expect(hits).toContainEqual({ name: 'hook-closed', direction: 'input', outcome: 'blocked', count: 1 });
     expect(hits).toContainEqual({ name: 'hook-out', direction: 'output', outcome: 'blocked', count: 1 });
     expect(hits).toContainEqual({ name: 'hook-log', direction: 'input', outcome: 'logged', count: 1 });
+    expect(hits).toContainEqual({ name: 'hook-out-open', direction: 'output', outcome: 'unavailable', count: 1 });
     expect(JSON.stringify(usage.body)).not.toContain('forbidden');
   });
 });
