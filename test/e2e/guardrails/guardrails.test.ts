@@ -315,6 +315,10 @@ describe('a denied word is refused before any upstream call, in each family\'s e
     const error = await client.models.generateContent({ model: 'chat-gemini', contents: prompt }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(400);
+    // Google's envelope with the spec's fields: { error: { code, message, type, status: 'INVALID_ARGUMENT' } }, naming the policy.
+    const body = JSON.parse((error as ApiError).message) as { error: { code: string; type: string; status: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'guardrail_blocked', type: 'invalid_request_error', status: 'INVALID_ARGUMENT' });
+    expect(body.error.message).toContain("'no-zanzibar'");
     expect(geminiUpstream.requests.length).toBe(before);
   });
 });
@@ -362,16 +366,21 @@ describe('output policies', () => {
     const stream = client.messages.stream({ model: 'chat-anthropic', max_tokens: 200, messages: [{ role: 'user', content: 'Say heron' }] });
     const error = await stream.finalMessage().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.APIError);
+    // Anthropic's own error event: { type: 'error', error: { type, message } }, naming the policy.
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { message: expect.stringContaining("'no-heron-out'") } });
   });
 
   it('Gemini stream: ends with its error', async () => {
     const client = new GoogleGenAI({ apiKey: outputKey, httpOptions: { baseUrl: gateway.url } });
+    let text = '';
     const error = await (async () => {
-      for await (const _chunk of await client.models.generateContentStream({ model: 'chat-gemini', contents: 'Say heron' })) {
-        // drain until the error
-      }
+      for await (const chunk of await client.models.generateContentStream({ model: 'chat-gemini', contents: 'First a few calm words, then say heron' })) text += chunk.text ?? '';
     })().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Error);
+    // Gemini's error object as the stream's last event, naming the policy; the text before the word was delivered.
+    expect((error as Error).message).toContain("'no-heron-out'");
+    expect(text).toContain('First a few calm words');
+    expect(text.toLowerCase()).not.toContain('heron');
   });
 
   it('a tool call\'s arguments are checked too: a denied word in them stops the answer, whole and streamed, in each family', async () => {
