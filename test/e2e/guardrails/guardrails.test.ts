@@ -118,7 +118,9 @@ describe('a card number is masked before the upstream sees it and restored in th
 
   it('OpenAI chat streamed: the placeholder is restored across chunks', async () => {
     const client = new OpenAI({ baseURL: gateway.baseURL, apiKey: guarded.key, maxRetries: 0 });
-    const stream = await client.chat.completions.create({ model: 'chat-anthropic', stream: true, messages: [{ role: 'user', content: `Card ${CARD} please` }] });
+    const { data: stream, response } = await client.chat.completions.create({ model: 'chat-anthropic', stream: true, messages: [{ role: 'user', content: `Card ${CARD} please` }] }).withResponse();
+    // A stream's header goes before its answer: it names the input policies' results.
+    expect(response.headers.get('x-gateway-guardrails')).toBe('cards/input=masked;1, no-zanzibar/input=passed;0');
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(lastBodyText(anthropicUpstream)).not.toContain(CARD);
