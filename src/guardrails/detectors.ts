@@ -66,13 +66,14 @@ export const phoneDetector: Detector = {
       const grouped = /[ -]/.test(raw) || raw.includes('(');
       if (!grouped) return undefined;
       if (international ? digits.length < 8 || digits.length > 15 : digits.length < 10 || digits.length > 11) return undefined;
-      // ISO dates (2024-01-15) and clock-like groups are not numbers to call
-      if (/^\d{4}-\d{2}-\d{2}/.test(raw)) return undefined;
+      // ISO dates (2024-01-15), first or after another number ("rows 10 2024-01-15"), are not numbers to call
+      if (/(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)/.test(raw)) return undefined;
       return { start: m.index, end: m.index + raw.length, kind: 'phone' };
     }),
 };
 
-const CARD = /(?<![\d-])\d(?:[ -]?\d){11,18}(?![\d-]?\d)/g;
+// Not inside a word or a hex token (a UUID's digit groups): letters may not touch the number.
+const CARD = /(?<![\w-])\d(?:[ -]?\d){11,18}(?![\d-]?\d)(?![A-Za-z_])/g;
 export const cardDetector: Detector = {
   kind: 'card',
   maxLength: 19 + 18,

@@ -78,3 +78,28 @@ export const writtenIban = fc.tuple(validIban, fc.boolean()).map(([iban, grouped
   iban,
   written: grouped ? (iban.match(/.{1,4}/g) ?? []).join(' ') : iban,
 }));
+
+/** Words of everyday prose, and the numbers it carries: counts, prices, percentages, dates, times, versions, ports, ids. */
+const WORDS = ['the', 'report', 'was', 'published', 'on', 'and', 'covers', 'period', 'from', 'to', 'revenue', 'grew', 'by', 'team',
+  'shipped', 'features', 'fixed', 'bugs', 'meeting', 'at', 'room', 'build', 'takes', 'minutes', 'server', 'started', 'port',
+  'version', 'release', 'order', 'invoice', 'total', 'page', 'chapter', 'line', 'step', 'item', 'batch', 'retry', 'after'];
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+const ORDINARY_TOKENS: fc.Arbitrary<string>[] = [
+  fc.constantFrom(...WORDS),
+  fc.integer({ min: 0, max: 999_999 }).map(String),
+  fc.integer({ min: 1, max: 999_999 }).map((n) => n.toLocaleString('en-US')),
+  fc.tuple(fc.integer({ min: 0, max: 9999 }), fc.integer({ min: 0, max: 99 })).map(([a, b]) => `$${a}.${pad(b, 2)}`),
+  fc.tuple(fc.integer({ min: 0, max: 100 }), fc.integer({ min: 0, max: 9 })).map(([a, b]) => `${a}.${b}%`),
+  fc.tuple(fc.integer({ min: 1990, max: 2030 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 28 })).map(([y, m, d]) => `${y}-${pad(m, 2)}-${pad(d, 2)}`),
+  fc.tuple(fc.integer({ min: 1, max: 28 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1990, max: 2030 })).map(([d, m, y]) => `${d}/${m}/${y}`),
+  fc.tuple(fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.integer({ min: 0, max: 59 })).map(([h, m, s]) => `${pad(h, 2)}:${pad(m, 2)}:${pad(s, 2)}`),
+  fc.tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 200 })).map(([a, b, c]) => `v${a}.${b}.${c}`),
+  fc.integer({ min: 1, max: 65_535 }).map((n) => `localhost:${n}`),
+  fc.integer({ min: 1, max: 99_999 }).map((n) => `#${n}`),
+  fc.uuid(),
+];
+
+/** A paragraph of ordinary text: words and everyday numbers, with punctuation. */
+export const ordinaryText = fc
+  .array(fc.tuple(fc.oneof(...ORDINARY_TOKENS), fc.constantFrom(' ', ' ', ' ', ', ', '. ', '; ')), { minLength: 20, maxLength: 60 })
+  .map((tokens) => tokens.map(([token, after]) => token + after).join('').trim());
