@@ -453,9 +453,13 @@ describe('output policies', () => {
     expect(blockedIn?.status).toBe(400);
     const blockedStream = rows.find((row) => row.stream && row.error_code === 'guardrail_blocked');
     expect(blockedStream?.guardrails).toContainEqual({ name: 'no-heron-out', direction: 'output', outcome: 'blocked', count: 1 });
-    // Stopped mid-stream: billed for the text delivered before the stop, not nothing.
-    expect(blockedStream?.completion_tokens ?? 0).toBeGreaterThan(0);
-    expect(blockedStream?.cost_usd ?? 0).toBeGreaterThan(0);
+    // Stopped mid-stream: billed for the text delivered before the stop, not nothing — in every family's stream.
+    const stoppedStreams = rows.filter((row) => row.stream && row.error_code === 'guardrail_blocked' && row.guardrails.some((hit) => hit.direction === 'output' && hit.outcome === 'blocked'));
+    expect(stoppedStreams.length).toBeGreaterThanOrEqual(4);
+    for (const row of stoppedStreams) {
+      expect(row.completion_tokens ?? 0).toBeGreaterThan(0);
+      expect(row.cost_usd).toBeGreaterThan(0);
+    }
     // Refused before any upstream call: nothing billed.
     expect(blockedIn?.cost_usd).toBe(0);
     expect(JSON.stringify(rows)).not.toContain('4111');
