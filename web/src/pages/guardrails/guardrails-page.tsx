@@ -41,7 +41,7 @@ function AccountSetting({ policy, accountId, writable }: { policy: AccountGuardr
   const options = current !== undefined && !policy.allowed_modes.includes(current.mode) ? [...modeOptions(policy), { value: current.mode, label: `${MODE_LABEL[current.mode]} (no longer allowed)` }] : modeOptions(policy);
   return (
     <div className="stack">
-      <select aria-label={`For the whole account: ${policy.name}`} value={current?.mode ?? ''} disabled={!writable || set.isPending}
+      <select className="select-fit" aria-label={`For the whole account: ${policy.name}`} value={current?.mode ?? ''} disabled={!writable || set.isPending}
         onChange={(event) => set.mutate({ name: policy.name, scope: 'account', mode: event.target.value === '' ? null : event.target.value as OverrideMode })}>
         {options.map((option) => <option key={option.value} value={option.value}>{option.label}</option>)}
       </select>
