@@ -115,6 +115,8 @@ export interface GatewayConfig {
   redisUrl: string | null;
   /** Prefix of every Redis key and of the invalidation channel (REDIS_KEY_PREFIX), so deployments can share a Redis. */
   redisKeyPrefix: string;
+  /** With Redis: a response-cache lookup slower than this is answered as a miss (RESPONSE_CACHE_LOOKUP_TIMEOUT_MS). */
+  responseCacheLookupTimeoutMs: number;
   /** How long a concurrency slot outlives a crashed holder on Redis (CONCURRENCY_LEASE_SECONDS); renewed while held. */
   concurrencyLeaseSeconds: number;
   /**

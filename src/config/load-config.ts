@@ -256,6 +256,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     databaseUrl,
     redisUrl: read(env, 'REDIS_URL') ?? null,
     redisKeyPrefix: readRedisKeyPrefix(env),
+    responseCacheLookupTimeoutMs: readInteger(env, 'RESPONSE_CACHE_LOOKUP_TIMEOUT_MS', 250, 1, 60_000),
     concurrencyLeaseSeconds: readInteger(env, 'CONCURRENCY_LEASE_SECONDS', 30, 1, 3600),
     redisDegradedMode: readRedisDegradedMode(env),
     adminToken: read(env, 'ADMIN_TOKEN') ?? null,

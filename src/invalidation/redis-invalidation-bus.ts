@@ -10,7 +10,7 @@ interface Envelope {
   ack?: string;
 }
 
-/** How long a publisher waits for every receiver to confirm a change before it returns anyway. */
+/** How long a publisher waits for every receiver to confirm a change before it returns anyway (by default). */
 const ACK_TIMEOUT_MS = 1000;
 const ACK_POLL_MS = 3;
 
@@ -47,6 +47,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
     private readonly subscriber: Redis,
     readonly channel: string,
     private readonly logger: Logger,
+    private readonly ackTimeoutMs: number,
   ) {
     super();
   }
@@ -55,8 +56,8 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
    * Subscribes before it resolves, so no change published after start is missed. When Redis cannot be reached the
    * gateway still starts (caches then expire within a second) and subscribes once Redis is back.
    */
-  static async start(publisher: Redis, subscriber: Redis, channel: string, logger: Logger): Promise<RedisInvalidationBus> {
-    const bus = new RedisInvalidationBus(publisher, subscriber, channel, logger);
+  static async start(publisher: Redis, subscriber: Redis, channel: string, logger: Logger, ackTimeoutMs = ACK_TIMEOUT_MS): Promise<RedisInvalidationBus> {
+    const bus = new RedisInvalidationBus(publisher, subscriber, channel, logger, ackTimeoutMs);
     subscriber.on('message', bus.#onMessage);
     subscriber.on('ready', bus.#onReady);
     if (subscriber.status === 'ready') bus.#connectedBefore = true;
@@ -79,7 +80,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
 
   /**
    * Settles once this process and every instance subscribed at the time applied the change (each confirms on a
-   * list the message names), or after ACK_TIMEOUT_MS at most when one does not confirm: an admin call that
+   * list the message names), or after its confirmation timeout (a second by default) at most when one does not confirm: an admin call that
    * publishes returns with the change in effect on the whole fleet.
    */
   override async publish(message: Invalidation): Promise<void> {
@@ -96,7 +97,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
 
   async #confirm(ack: string): Promise<void> {
     try {
-      await this.publisher.multi().rpush(ack, '1').pexpire(ack, ACK_TIMEOUT_MS * 10).exec();
+      await this.publisher.multi().rpush(ack, '1').pexpire(ack, this.ackTimeoutMs * 10).exec();
     } catch {
       // The publisher stops waiting after its timeout.
     }
@@ -104,7 +105,7 @@ export class RedisInvalidationBus extends LocalInvalidationBus {
 
   async #awaitConfirmations(ack: string, receivers: number): Promise<void> {
     if (receivers <= 0) return;
-    const deadline = performance.now() + ACK_TIMEOUT_MS;
+    const deadline = performance.now() + this.ackTimeoutMs;
     try {
       while ((await this.publisher.llen(ack)) < receivers) {
         if (performance.now() > deadline) {

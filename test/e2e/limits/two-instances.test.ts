@@ -1,7 +1,7 @@
 /**
  * The Redis backend across processes: two `unigate serve` processes on one database and one Redis (REDIS_URL from
  * TEST_REDIS_URL, a key prefix of their own) admit exactly the limit between them, for RPM and for concurrency; a
- * key revoked, a tier changed or a channel added through one is seen by the other within a second (pub/sub); and a gateway killed
+ * key revoked, a tier changed or a channel added through one is seen by the other at once (pub/sub); and a gateway killed
  * (SIGKILL) in the middle of a stream gives its concurrency slot back once its lease expires (1 s here).
  */
 import { randomBytes } from 'node:crypto';
@@ -13,6 +13,12 @@ import { startServeCluster, type ServeCluster, type ServeInstance as Instance } 
 import { MINUTE } from './limits-support.js';
 
 const LEASE_SECONDS = 1;
+/**
+ * How soon the other instance must act on a change made through one. Pushed over pub/sub it takes milliseconds; while
+ * the push is live nothing else would bring it for far longer (keys are cached 30 s, routing and tiers re-read every
+ * 60 s), so this bounds only how long a loaded machine may hold the two processes and the test's requests.
+ */
+const PUSHED_WITHIN_MS = 5000;
 
 describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redis', () => {
   const redis = new RedisFixture(TEST_REDIS_URL ?? '', testKeyPrefix());
@@ -83,19 +89,19 @@ describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redi
     expect(statuses(again)).toEqual({ 200: 3 });
   });
 
-  it('see a key revoked through the other instance within a second', async () => {
+  it('see a key revoked through the other instance at once (pushed, not its 30 s cache)', async () => {
     const { key, keyId } = await newKey({});
     expect((await chat(b, key)).status).toBe(200);
     expect((await chat(a, key)).status).toBe(200);
     expect((await admin(a, 'PATCH', `/admin/keys/${keyId}`, { status: 'revoked' })).status).toBe(200);
     const revokedAt = Date.now();
     let answer = await chat(b, key);
-    while (answer.status === 200 && Date.now() - revokedAt < 3000) answer = await chat(b, key);
+    while (answer.status === 200 && Date.now() - revokedAt < 10_000) answer = await chat(b, key);
     expect(answer.status, answer.text).toBe(401);
-    expect(Date.now() - revokedAt).toBeLessThan(1000);
+    expect(Date.now() - revokedAt).toBeLessThan(PUSHED_WITHIN_MS);
   });
 
-  it('route a model and channel added through the other instance within a second (not the 5 s re-read)', async () => {
+  it('route a model and channel added through the other instance at once (pushed, not the re-read)', async () => {
     const { key } = await newKey({});
     const model = `pair-new-${randomBytes(3).toString('hex')}`;
     expect((await chat(b, key, model)).status).toBe(400);
@@ -103,26 +109,26 @@ describe.skipIf(TEST_REDIS_URL === undefined)('two gateway processes on one Redi
     expect((await admin(a, 'POST', '/admin/channels', { name: model, type: 'simulator', models: [model] })).status).toBe(201);
     const addedAt = Date.now();
     let answer = await chat(b, key, model);
-    while (answer.status !== 200 && Date.now() - addedAt < 6000) answer = await chat(b, key, model);
+    while (answer.status !== 200 && Date.now() - addedAt < 10_000) answer = await chat(b, key, model);
     expect(answer.status, answer.text).toBe(200);
-    expect(Date.now() - addedAt).toBeLessThan(1000);
+    expect(Date.now() - addedAt).toBeLessThan(PUSHED_WITHIN_MS);
   });
 
-  it('apply a tier change made through the other instance within a second', async () => {
+  it('apply a tier change made through the other instance at once (pushed, not the re-read)', async () => {
     const { key, accountId } = await newKey({});
     expect((await admin(a, 'POST', '/admin/tiers', { name: `pair-${randomBytes(3).toString('hex')}`, rpm: 1 })).status).toBe(201);
     const tiers = await admin<{ data: Array<{ name: string }> }>(a, 'GET', '/admin/tiers?limit=200');
     const tier = tiers.body.data.find((entry) => entry.name.startsWith('pair-'))?.name ?? '';
     expect((await chat(b, key)).status).toBe(200);
-    if (Date.now() % MINUTE > MINUTE - 2000) await new Promise((resolve) => setTimeout(resolve, MINUTE - (Date.now() % MINUTE) + 50));
+    if (Date.now() % MINUTE > MINUTE - PUSHED_WITHIN_MS - 1000) await new Promise((resolve) => setTimeout(resolve, MINUTE - (Date.now() % MINUTE) + 50));
     expect((await admin(a, 'PATCH', `/admin/accounts/${accountId}`, { tier })).status).toBe(200);
     const changedAt = Date.now();
     let refusals = 0;
-    while (refusals === 0 && Date.now() - changedAt < 3000) {
+    while (refusals === 0 && Date.now() - changedAt < PUSHED_WITHIN_MS) {
       if ((await chat(b, key)).status === 429) refusals += 1;
     }
     expect(refusals).toBe(1);
-    expect(Date.now() - changedAt).toBeLessThan(1000);
+    expect(Date.now() - changedAt).toBeLessThan(PUSHED_WITHIN_MS);
   });
 
   it('get back the concurrency slot of a gateway killed in the middle of a stream, after the lease TTL', async () => {

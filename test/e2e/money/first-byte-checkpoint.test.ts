@@ -1,7 +1,7 @@
 /**
  * A stream is checkpointed as its first byte reaches the caller, not at the next checkpoint interval (2 s): three
- * instances on one PostgreSQL (and Redis when TEST_REDIS_URL is set) carry streams, one is killed with SIGKILL well
- * under a second after its two newest streams began delivering, and its restart charges both at their checkpoint
+ * instances on one PostgreSQL (and Redis when TEST_REDIS_URL is set) carry streams, one is killed with SIGKILL once its
+ * two newest streams have their first checkpoints, written at their first byte before the next interval, and its restart charges both at their checkpoint
  * (at least their input) with `instance_stopped` usage rows; its holds are released and the books balance.
  */
 import pg from 'pg';
@@ -84,7 +84,7 @@ describe('a stream killed in its first seconds is charged at the checkpoint of i
     await redis?.cleanUp();
   });
 
-  it('three instances on PostgreSQL: SIGKILL under a second into two streams, charged by the restarted instance', async () => {
+  it('three instances on PostgreSQL: SIGKILL in the first seconds of two streams checkpointed at their first byte, charged by the restarted instance', async () => {
     cluster = await startServeCluster(0, YAML, redis === null ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: redis.prefix }, { database: 'postgres' });
     const victim: ServeInstance = await cluster.start('victim', { INSTANCE_ID: VICTIM });
     const others = [await cluster.start('other-1'), await cluster.start('other-2')];
@@ -101,19 +101,37 @@ describe('a stream killed in its first seconds is charged at the checkpoint of i
       const [row] = await query(databaseUrl, 'select updated_at from stream_checkpoints where request_id = $1', [probe.requestId]);
       return row === undefined ? null : Number(row.updated_at);
     };
-    const firstTick = await waitFor('the probe stream\'s checkpoint', probeWrittenAt, (at) => at !== null, 5000, 20);
-    // Right after an interval tick: the next one is 2 s away.
-    await waitFor('the next checkpoint interval', probeWrittenAt, (at) => at !== firstTick, 5000, 20);
-    const streams = await Promise.all([openStream(victim.url, key), openStream(victim.url, key)]);
+    let tick = await waitFor('the probe stream\'s checkpoint', probeWrittenAt, (at) => at !== null, 5000, 20);
+    // Two new streams right after an interval tick, and their checkpoints read in one statement with the probe's. An
+    // interval's pass writes every stream whose figure changed, the probe's included, in one transaction: the new
+    // streams' rows there while the probe's still shows the tick they followed were written at their first byte,
+    // not by an interval. A loaded machine may let the next tick (2 s on) come first: that round proves nothing, and
+    // another is started (its streams are killed with the rest).
+    let streams: OpenedStream[] = [];
+    let written: Row[] = [];
+    const earlierRounds: OpenedStream[] = [];
+    for (let round = 1; ; round += 1) {
+      const after = tick;
+      tick = await waitFor('the next checkpoint interval', probeWrittenAt, (at) => at !== after, 5000, 20);
+      streams = await Promise.all([openStream(victim.url, key), openStream(victim.url, key)]);
+      const roundIds = streams.map((stream) => stream.requestId);
+      const snapshot = await waitFor('checkpoints of the new streams at their first byte, or the next interval',
+        () => query(databaseUrl, 'select request_id, cost_nano, updated_at from stream_checkpoints where request_id = any($1)', [[probe.requestId, ...roundIds]]),
+        (rows) => rows.length === roundIds.length + 1 || Number(rows.find((row) => row.request_id === probe.requestId)?.updated_at) !== tick, 30_000, 20);
+      const probeAt = Number(snapshot.find((row) => row.request_id === probe.requestId)?.updated_at);
+      if (probeAt === tick && snapshot.length === roundIds.length + 1) {
+        written = snapshot.filter((row) => row.request_id !== probe.requestId);
+        break;
+      }
+      if (round === 3) throw new Error(`three rounds in a row, the next interval's checkpoints came before the new streams' first: ${JSON.stringify(snapshot)}`);
+      earlierRounds.push(...streams);
+    }
     const ids = streams.map((stream) => stream.requestId);
     const checkpointsOf = async (): Promise<Row[]> => query(databaseUrl, 'select request_id, cost_nano from stream_checkpoints where request_id = any($1)', [ids]);
-    // Well before the next interval (only a checkpoint at the first byte can be there), the instance dies.
-    const written = await waitFor('checkpoints of the new streams at their first byte', checkpointsOf, (rows) => rows.length === ids.length, 800, 20).catch(() => []);
     victim.process.kill();
-    const killedAfterMs = Math.max(...streams.map((stream) => performance.now() - stream.startedAt));
-    expect(killedAfterMs).toBeLessThan(2000);
+    console.log(`killed ${Math.max(...streams.map((stream) => performance.now() - stream.startedAt)).toFixed(0)} ms into the new streams`);
     await victim.process.exited;
-    await Promise.all([probe, ...streams].map((stream) => stream.ended));
+    await Promise.all([probe, ...streams, ...earlierRounds].map((stream) => stream.ended));
     cluster.instances.splice(cluster.instances.indexOf(victim), 1);
     // What the victim left is what is charged (a later figure would be larger, never smaller).
     const left = new Map((await checkpointsOf()).map((row) => [String(row.request_id), BigInt(String(row.cost_nano))]));
@@ -138,7 +156,7 @@ describe('a stream killed in its first seconds is charged at the checkpoint of i
 
     // The other instances' streams end normally; then the books balance to the nano-dollar.
     await Promise.all(background.map((stream) => stream.ended));
-    const allIds = [probe.requestId, ...ids, ...background.map((stream) => stream.requestId)];
+    const allIds = [probe.requestId, ...ids, ...earlierRounds.map((stream) => stream.requestId), ...background.map((stream) => stream.requestId)];
     await waitFor('every stream settled', () => query(databaseUrl, 'select request_id from usage_logs where request_id = any($1)', [allIds]), (found) => found.length === allIds.length, 30_000);
     expect(await query(databaseUrl, 'select * from stream_checkpoints where instance_id = $1', [VICTIM])).toEqual([]);
     const holds = await cluster.admin<{ data: Array<{ instance_id: string }> }>('GET', `/admin/money/holds?account_id=${accountId}`);

@@ -268,7 +268,9 @@ describe('GET /v1/realtime', () => {
     }
     first.socket.close();
     await first.closed;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The three responses are settled (their usage rows written, their tokens corrected in the window): waited for,
+    // as a loaded machine may take longer than a fixed pause.
+    await expect.poll(async () => (await usageRows(setup, account)).length, { timeout: 15_000, interval: 50 }).toBeGreaterThanOrEqual(3);
     const used = setup.upstream.usages.slice(usagesBefore).reduce((sum, usage) => sum + usage.total_tokens, 0);
     expect(setup.upstream.usages.length - usagesBefore).toBe(3);
     // The next session sees all three responses' tokens in the window (and its own first estimate), nothing more.

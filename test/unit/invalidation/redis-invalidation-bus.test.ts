@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LocalInvalidationBus, type Invalidation } from '../../../src/invalidation/invalidation-bus.js';
 import { RedisInvalidationBus } from '../../../src/invalidation/redis-invalidation-bus.js';
 import type { Redis } from '../../../src/redis/redis-connection.js';
-import { silentLogger } from '../../../src/shared/logger.js';
+import { silentLogger, type Logger } from '../../../src/shared/logger.js';
 import { RedisFixture, TEST_REDIS_URL, testKeyPrefix } from '../limits/redis-test-support.js';
 
 async function until(predicate: () => boolean, ms = 10_000): Promise<void> {
@@ -32,9 +32,9 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
   const fixture = new RedisFixture(TEST_REDIS_URL ?? '', testKeyPrefix());
   const channel = `${fixture.prefix}invalidations`;
   const buses: RedisInvalidationBus[] = [];
-  const open = async (): Promise<{ bus: RedisInvalidationBus; seen: Invalidation[]; subscriber: Redis }> => {
+  const open = async (logger: Logger = silentLogger, ackTimeoutMs?: number): Promise<{ bus: RedisInvalidationBus; seen: Invalidation[]; subscriber: Redis }> => {
     const subscriber = fixture.connect('subscriber');
-    const bus = await RedisInvalidationBus.start(fixture.connect('publisher'), subscriber, channel, silentLogger);
+    const bus = await RedisInvalidationBus.start(fixture.connect('publisher'), subscriber, channel, logger, ackTimeoutMs);
     buses.push(bus);
     const seen: Invalidation[] = [];
     bus.subscribe((message) => void seen.push(message));
@@ -55,7 +55,10 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
     expect(first.seen).toEqual([{ kind: 'key', id: 'key_1' }]);
     await until(() => second.seen.length > 0);
     expect(second.seen).toEqual([{ kind: 'key', id: 'key_1' }]);
-    expect(Date.now() - started).toBeLessThan(500);
+    // Pub/sub is the second bus's only way to hear of it, so this bounds only how long the delivery waited: a
+    // loaded machine can hold either process for hundreds of milliseconds, a delivery that waited on a poll or a
+    // reconnect would take seconds.
+    expect(Date.now() - started).toBeLessThan(2000);
     second.bus.publish({ kind: 'tier', name: 'pro' });
     await until(() => first.seen.length > 1);
     expect(first.seen).toEqual([{ kind: 'key', id: 'key_1' }, { kind: 'tier', name: 'pro' }]);
@@ -64,7 +67,11 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
   });
 
   it('returns from publish only once every other instance applied the change, even a slow one', async () => {
-    const first = await open();
+    // The publisher gives up waiting after its confirmation timeout, with a warning: that it returned on the
+    // confirmations and not on the timeout is read from the warning's absence, with a timeout a loaded machine's
+    // stalls cannot reach (the default second could be, and the wait would then end by timing out).
+    const warnings: string[] = [];
+    const first = await open({ ...silentLogger, warn: (message) => void warnings.push(message) }, 30_000);
     const second = await open();
     const third = await open();
     let slowApplied = false;
@@ -77,7 +84,8 @@ describe.skipIf(TEST_REDIS_URL === undefined)('RedisInvalidationBus', () => {
     expect(second.seen).toEqual([{ kind: 'account', id: 'acc_slow' }]);
     expect(slowApplied).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(warnings).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('ignores malformed messages and drops everything after a reconnect (messages may have been missed)', async () => {

@@ -48,7 +48,8 @@ describe('Redis response cache store', () => {
     try {
       const startedAt = performance.now();
       expect(await store.get('k')).toBeNull();
-      expect(performance.now() - startedAt).toBeLessThan(1000);
+      // Ends at the 200 ms timeout or sooner; the bound leaves a loaded machine room for its stalls.
+      expect(performance.now() - startedAt).toBeLessThan(3000);
       await expect(store.set('k', 'v', 1000)).resolves.toBeUndefined();
     } finally {
       redis.disconnect();
