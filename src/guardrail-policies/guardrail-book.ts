@@ -9,7 +9,8 @@ import type { InvalidationBus } from '../invalidation/invalidation-bus.js';
 import type { Clock } from '../shared/clock.js';
 import type { GuardrailOverride, GuardrailOverrideMode, GuardrailOverrideScope, GuardrailRecord, GuardrailRepository, GuardrailScope } from '../domain/guardrail-records.js';
 import { GuardrailSet } from '../guardrails/policy.js';
-import { guardrailInputSchema, type GuardrailPolicy } from '../guardrails/settings.js';
+import type { GuardrailPolicy } from '../guardrails/settings.js';
+import { loadOnce } from '../shared/load-once.js';
 import { WebhookGuardrailCaller } from './webhook-guardrail.js';
 import { overrideRefusal } from './override-rules.js';
 
@@ -25,7 +26,16 @@ export interface ResolvedGuardrails {
   policies: readonly GuardrailPolicy[];
 }
 
+/**
+ * The schema stored policies are checked against, with the validation library it is written in: loaded with the
+ * first snapshot that binds a policy, so a gateway without guardrails never holds it.
+ */
+const settingsModule = loadOnce(() => import('../guardrails/settings.js'));
+type PolicySchema = Awaited<ReturnType<typeof settingsModule.get>>['guardrailInputSchema'];
+
 interface Snapshot {
+  /** null when nothing is bound (no policy is ever checked) */
+  schema: PolicySchema | null;
   byName: ReadonlyMap<string, GuardrailRecord>;
   bindings: ReadonlyMap<string, readonly string[]>;
   /** Accounts' overrides by scope and target, then by policy id. */
@@ -92,8 +102,10 @@ export class GuardrailBook {
     if (this.#loading !== null) return this.#loading;
     const generation = this.#generation;
     const loadedAt = this.clock.now();
-    const loading = Promise.all([this.repository.list(), this.repository.listBindings(), this.repository.listOverrides()]).then(([records, bindings, overrides]) => {
+    const loading = Promise.all([this.repository.list(), this.repository.listBindings(), this.repository.listOverrides()]).then(async ([records, bindings, overrides]) => {
+      const schema = bindings.length === 0 ? null : (await settingsModule.get()).guardrailInputSchema;
       const snapshot: Snapshot = {
+        schema,
         byName: new Map(records.map((record) => [record.name, record])),
         bindings: new Map(bindings.map((binding) => [bindingKey(binding.scope, binding.targetId), binding.names])),
         overrides: overridesByTarget(overrides),
@@ -111,7 +123,8 @@ export class GuardrailBook {
 }
 
 function resolve(snapshot: Snapshot, modelId: string, { accountId, projectId, keyId }: RequestCaller): ResolvedGuardrails | null {
-  if (snapshot.bindings.size === 0) return null;
+  const schema = snapshot.schema;
+  if (snapshot.bindings.size === 0 || schema === null) return null;
   const model = snapshot.bindings.get(bindingKey('model', modelId));
   const account = snapshot.bindings.get(bindingKey('account', accountId));
   const project = projectId === null ? undefined : snapshot.bindings.get(bindingKey('project', projectId));
@@ -130,7 +143,7 @@ function resolve(snapshot: Snapshot, modelId: string, { accountId, projectId, ke
   for (const name of names) {
     const record = snapshot.byName.get(name);
     // A binding names only existing policies (the admin API checks, and a policy in use cannot be deleted).
-    const policy = record === undefined ? null : policyOf(record);
+    const policy = record === undefined ? null : policyOf(schema, record);
     if (policy === null || record === undefined) continue;
     const mode = targets.length === 0 ? undefined : overriddenMode(record, accountId, targets);
     if (mode === 'off') continue;
@@ -155,9 +168,9 @@ function overriddenMode(record: GuardrailRecord, accountId: string, targets: rea
 }
 
 /** The stored policy as the engine takes it, checked against the schema the admin API wrote it with; null if it no longer fits. */
-function policyOf(record: GuardrailRecord): GuardrailPolicy | null {
+function policyOf(schema: PolicySchema, record: GuardrailRecord): GuardrailPolicy | null {
   // A webhook's headers are kept sealed beside its settings; the engine gets them back in place.
   const settings = record.headers === undefined ? record.settings : { ...record.settings, headers: record.headers };
-  const parsed = guardrailInputSchema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(settings === undefined ? {} : { settings }) });
+  const parsed = schema.safeParse({ name: record.name, kind: record.kind, mode: record.mode, applies_to: record.applies_to, ...(settings === undefined ? {} : { settings }) });
   return parsed.success ? parsed.data : null;
 }

@@ -15,7 +15,8 @@
 import type { Agent, request as undiciRequest } from 'undici';
 import { loadOnce } from '../shared/load-once.js';
 import { undiciModule } from '../shared/undici-module.js';
-import { DEFAULT_WEBHOOK_TIMEOUT_MS, type WebhookSettings } from '../guardrails/settings.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from '../guardrails/guardrail-defaults.js';
+import type { WebhookSettings } from '../guardrails/settings.js';
 import { shownText, type ShownMessage, type ShownToolCall } from './chat-texts.js';
 
 /** What a webhook guardrail is asked about: one direction's text. */

@@ -43,9 +43,6 @@ export const denyListSettingsSchema = z
   })
   .strict();
 
-/** The moderation model asked when a policy names none (OpenAI's default; a public model id of the catalog). */
-export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest';
-
 export const moderationSettingsSchema = z
   .object({
     /** a model of this gateway's catalog that answers `/v1/moderations`, called through the gateway's own routing */
@@ -73,9 +70,6 @@ const webhookHeaders = z
     z.string().max(8000).regex(/^[\t\x20-\x7e\x80-\xff]*$/, 'must be a single-line header value'),
   )
   .refine((value) => Object.keys(value).length <= 20, 'at most 20 headers');
-
-/** How long an external guardrail is waited for when its policy does not say. */
-export const DEFAULT_WEBHOOK_TIMEOUT_MS = 3000;
 
 export const webhookSettingsSchema = z
   .object({

@@ -1,6 +1,6 @@
 import type { AnnouncementJson } from '../contract/operator.js';
 import type { Announcement } from '../domain/records.js';
-import { isoTime } from './time-input.js';
+import { isoTime } from './iso-time.js';
 
 /** An announcement as every API shows it (admin, console and the public list). */
 export function announcementJson(item: Announcement): AnnouncementJson {

@@ -9,8 +9,4 @@ export const timeInput = z.union([
   z.string().refine((text) => !Number.isNaN(Date.parse(text)), 'must be an ISO 8601 time').transform((text) => Date.parse(text)),
 ]);
 
-export function isoTime(ms: number): string;
-export function isoTime(ms: number | null): string | null;
-export function isoTime(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
+export { isoTime } from './iso-time.js';

@@ -65,7 +65,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     // any other keeps the caller's own bytes (`passThroughBody`).
     const hadGatewayFields = endpoint.wire.gatewayFields.some((field) => field in body);
     const requested = takeRequestedModels(context, endpoint.wire, body);
-    const preference = callerPreference(context, endpoint.wire, body);
+    const givenPreference = callerPreference(context, endpoint.wire, body);
+    const preference = givenPreference === null ? null : await givenPreference;
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
     const forwarded = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
     const callerBytes = hadGatewayFields || forwarded.changed ? null : bytes;

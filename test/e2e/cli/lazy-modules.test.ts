@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, cleanEnv, freePort, killAll, REPO_ROOT, startCommand, waitForHttp, type RunningCommand } from './cli-process.js';
 
 const HOOK = pathToFileURL(path.join(REPO_ROOT, 'test', 'support', 'fixtures', 'record-module-loads.mjs')).href;
-const NOT_AT_START = ['ws', '@modelcontextprotocol/sdk', 'jose', 'yaml', 'stripe', 'nodemailer', 'pdfkit', 'pg', 'argon2', 'busboy', '@pydantic/genai-prices'];
+/** zod: the admin API's input schemas and the few the request path needs only when a request asks for them. */
+const NOT_AT_START = ['ws', '@modelcontextprotocol/sdk', 'jose', 'yaml', 'stripe', 'nodemailer', 'pdfkit', 'pg', 'argon2', 'busboy', '@pydantic/genai-prices', 'zod'];
 /** Modules of the build loaded at their first use: the WebSocket endpoints at the first upgrade, the MCP tool loops at the first request naming MCP servers. */
 const AT_FIRST_USE = {
   realtime: '/dist/src/realtime/realtime-endpoint.js',
@@ -29,6 +30,10 @@ const AT_FIRST_USE = {
   mcpOAuthTokens: '/dist/src/mcp/oauth-tokens.js',
   mcpStdioProcesses: '/dist/src/mcp/stdio-processes.js',
   configFile: '/dist/src/management/apply-config-file.js',
+  /** the provider preference's parser: at the first request giving one */
+  providerPreference: '/dist/src/routing/parse-provider-preference.js',
+  /** the guardrail policies' schema: with the first guardrail bound to anything */
+  guardrailSettings: '/dist/src/guardrails/settings.js',
   providerShortcuts: '/dist/src/management/apply-provider-shortcuts.js',
 };
 /**
@@ -220,6 +225,33 @@ describe('a gateway at start', () => {
     const loaded = loadedModules();
     expect(loaded.some((url) => url.endsWith(AT_FIRST_USE.realtime))).toBe(true);
     expect(loaded.some((url) => url.endsWith(AT_FIRST_USE.responsesSocket))).toBe(true);
+  });
+
+  it('loads the provider preference\'s parser at the first request giving one, concurrent ones included; requests giving none never load it', async () => {
+    const account = (await (await admin('/admin/accounts', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'preference-lazy@example.com' }) })).json()) as { id: string };
+    const key = (await (await admin(`/admin/accounts/${account.id}/keys`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as { key: string };
+    const headers = { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' };
+    const chat = (body: Record<string, unknown>, extra: Record<string, string> = {}) => fetch(`${api}/v1/chat/completions`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }], ...body }) });
+    const plain = await chat({});
+    expect(plain.status).toBeGreaterThanOrEqual(400);
+    const plainError = ((await plain.json()) as { error: { code: string } }).error;
+    expect(loadedModules().filter((url) => url.endsWith(AT_FIRST_USE.providerPreference)), 'a request without a preference loads no parser').toEqual([]);
+    const [malformed, again, header] = await Promise.all([
+      chat({ provider: { sort: 'fastest' } }),
+      chat({ provider: { sort: 'fastest' } }),
+      chat({}, { 'x-gateway-provider': '{"only":[""]}' }),
+    ]);
+    for (const answer of [malformed, again]) {
+      expect(answer?.status).toBe(400);
+      expect(((await answer?.json()) as { error: { param: string } }).error.param).toBe('provider.sort');
+    }
+    expect(header?.status).toBe(400);
+    expect(((await header?.json()) as { error: { param: string } }).error.param).toBe('x-gateway-provider.only.0');
+    expect(loadedModules().some((url) => url.endsWith(AT_FIRST_USE.providerPreference)), 'the parser is loaded now').toBe(true);
+    // A well-formed preference is read as before: the unknown model is what is refused, as without one.
+    const wellFormed = await chat({ provider: { sort: 'price' } });
+    expect(wellFormed.status).toBe(plain.status);
+    expect(((await wellFormed.json()) as { error: { code: string } }).error.code).toBe(plainError.code);
   });
 
   it('loads a family\'s MCP tool loop at the first request naming MCP servers; requests naming none never load it', async () => {
