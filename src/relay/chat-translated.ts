@@ -24,7 +24,6 @@ export async function relayTranslated(
   recorder: AnswerRecorder | null,
   stop: StreamStop | null,
 ): Promise<RelayResult> {
-  const { sink, attempts, codec, price } = request;
   const chat = request.chat();
   const model = request.answeringModel ?? chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
@@ -32,31 +31,67 @@ export async function relayTranslated(
   const dropped = chat.droppedHostedTools ?? [];
   if (dropped.length > 0) warningHeader['x-gateway-dropped-tools'] = dropped.join(', ');
   const successCode = dropped.length > 0 ? 'hosted_tool_dropped' : null;
-  if (!request.stream) {
-    let usage: Usage;
-    let encoded: string;
-    let parsed: ChatResponse;
-    try {
-      parsed = adapter.parseChatResponse(await readWholeBody(response.body), chat);
-      usage = parsed.usage;
-      const refused = await checkAnswer(request.guard, parsed);
-      if (refused !== null) return { kind: 'refused', error: refused, report: { status: refused.status, errorCode: refused.code, usage, price } };
-      encoded = codec.encodeResponse(parsed, model);
-    } catch (error) {
-      if (signal.aborted) return aborted(request);
-      return { kind: 'retry', failureClass: failureClassOf(error, true) };
-    }
-    onFirstByte();
-    const priced = price.priced(encoded, { usage }, codec.usageKey);
-    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), priced.headers) });
-    const answered = parsed;
-    const report: AnswerReport = { status: 200, errorCode: successCode, usage, price, answer: () => ({ model: answered.model, finishReasons: [answered.finishReason.raw ?? answered.finishReason.unified] }) };
-    if (recorder !== null) {
-      recorder.answer(parsed);
-      recorder.complete();
-    }
-    return { kind: 'success', report };
+  const answer: TranslatedAnswer = { chat, model, warningHeader, successCode };
+  if (!request.stream) return await translatedWhole(adapter, request, response, signal, onFirstByte, recorder, answer);
+  return await translatedStream(adapter, request, response, signal, onFirstByte, recorder, stop, answer);
+}
+
+/** What both kinds of answer take from the canonical request: the model named, the warning headers, the success code. */
+interface TranslatedAnswer {
+  chat: ReturnType<ChatRelayRequest['chat']>;
+  model: string;
+  warningHeader: Record<string, string>;
+  successCode: string | null;
+}
+
+/** A whole answer: parsed, checked by the output guard, encoded in the caller's protocol and sent once. */
+async function translatedWhole(
+  adapter: UpstreamAdapter,
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: CallerSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+  { chat, model, warningHeader, successCode }: TranslatedAnswer,
+): Promise<RelayResult> {
+  const { sink, codec, price } = request;
+  let usage: Usage;
+  let encoded: string;
+  let parsed: ChatResponse;
+  try {
+    parsed = adapter.parseChatResponse(await readWholeBody(response.body), chat);
+    usage = parsed.usage;
+    const refused = await checkAnswer(request.guard, parsed);
+    if (refused !== null) return { kind: 'refused', error: refused, report: { status: refused.status, errorCode: refused.code, usage, price } };
+    encoded = codec.encodeResponse(parsed, model);
+  } catch (error) {
+    if (signal.aborted) return aborted(request);
+    return { kind: 'retry', failureClass: failureClassOf(error, true) };
   }
+  onFirstByte();
+  const priced = price.priced(encoded, { usage }, codec.usageKey);
+  sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), priced.headers) });
+  const answered = parsed;
+  const report: AnswerReport = { status: 200, errorCode: successCode, usage, price, answer: () => ({ model: answered.model, finishReasons: [answered.finishReason.raw ?? answered.finishReason.unified] }) };
+  if (recorder !== null) {
+    recorder.answer(parsed);
+    recorder.complete();
+  }
+  return { kind: 'success', report };
+}
+
+/** A streamed answer: parts parsed, encoded and forwarded as they come; the opening held until the upstream accepted. */
+async function translatedStream(
+  adapter: UpstreamAdapter,
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: CallerSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+  stop: StreamStop | null,
+  { chat, model, warningHeader, successCode }: TranslatedAnswer,
+): Promise<RelayResult> {
+  const { sink, attempts, codec, price } = request;
   const encoder = codec.createStreamEncoder({ model });
   const costKey = codec.streamUsageKey();
   const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), { 'content-type': codec.streamContentType() }), signal, onFirstByte);

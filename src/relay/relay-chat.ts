@@ -115,31 +115,53 @@ async function relayPassThrough(
   recorder: AnswerRecorder | null,
   stop: StreamStop | null,
 ): Promise<RelayResult> {
-  const { sink, attempts, codec, price } = request;
-  if (!request.stream) {
-    let body: Buffer;
-    try {
-      body = await readWholeBody(response.body);
-    } catch (error) {
-      if (signal.aborted) return aborted(request);
-      return { kind: 'retry', failureClass: failureClassOf(error, true) };
-    }
-    onFirstByte();
-    // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
-    const usage = codec.usageFromResponseBody(body);
-    if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
-    if (codec.callerAnswer !== undefined && response.status === 200) body = codec.callerAnswer(body);
-    const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
-    const priced = price.priced(body, { usage }, codec.usageKey);
-    sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
-    const answered = body;
-    const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => codec.answerFactsOfBody(answered)) };
-    if (recorder !== null && response.status === 200) {
-      recorder.rawBody(body);
-      recorder.complete();
-    }
-    return { kind: 'success', report };
+  if (!request.stream) return await passThroughWhole(request, response, signal, onFirstByte, recorder);
+  return await passThroughStream(request, response, signal, onFirstByte, recorder, stop);
+}
+
+/** A whole answer: read it, price it, send it as one body. */
+async function passThroughWhole(
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: CallerSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+): Promise<RelayResult> {
+  const { sink, codec, price } = request;
+  let body: Buffer;
+  try {
+    body = await readWholeBody(response.body);
+  } catch (error) {
+    if (signal.aborted) return aborted(request);
+    return { kind: 'retry', failureClass: failureClassOf(error, true) };
   }
+  onFirstByte();
+  // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
+  const usage = codec.usageFromResponseBody(body);
+  if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
+  if (codec.callerAnswer !== undefined && response.status === 200) body = codec.callerAnswer(body);
+  const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
+  const priced = price.priced(body, { usage }, codec.usageKey);
+  sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
+  const answered = body;
+  const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => codec.answerFactsOfBody(answered)) };
+  if (recorder !== null && response.status === 200) {
+    recorder.rawBody(body);
+    recorder.complete();
+  }
+  return { kind: 'success', report };
+}
+
+/** A streamed answer: events forwarded as they come, a preamble held until the upstream has accepted. */
+async function passThroughStream(
+  request: ChatRelayRequest,
+  response: UpstreamResponse,
+  signal: CallerSignal,
+  onFirstByte: () => void,
+  recorder: AnswerRecorder | null,
+  stop: StreamStop | null,
+): Promise<RelayResult> {
+  const { sink, attempts, codec, price } = request;
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver();
   // Every attempt of the request streams the same content type.
