@@ -197,7 +197,18 @@ export const guardrailPolicy = z.strictObject({
     account_email: z.string().nullable().optional(),
   })).optional(),
   /** Accounts' overrides of it (list and single reads): where, the mode chosen, and whether the policy allows it now. */
-  overrides: z.array(z.strictObject({ account_id: z.string(), scope: z.enum(['account', 'project', 'key']), id: z.string(), mode: z.enum(['off', 'log', 'mask']), applied: z.boolean(), updated_at: isoTime })).optional(),
+  overrides: z.array(z.strictObject({
+    account_id: z.string(),
+    /** The overriding account's email (null when it is deleted). */
+    account_email: z.string().nullable().optional(),
+    scope: z.enum(['account', 'project', 'key']),
+    id: z.string(),
+    /** The project's or key's name; the account's email for an account-wide override (null when it is gone). */
+    name: z.string().nullable().optional(),
+    mode: z.enum(['off', 'log', 'mask']),
+    applied: z.boolean(),
+    updated_at: isoTime,
+  })).optional(),
   created_at: isoTime,
   updated_at: isoTime,
 });

@@ -27,15 +27,22 @@ const namesSchema = z.array(z.string().min(1).max(100)).max(MAX_BOUND);
 /** One binding as a policy's `bound_to` shows it. */
 export type BoundToJson = NonNullable<GuardrailPolicyJson['bound_to']>[number];
 
+/** An override's account and target as named for the operator: an account-wide one's target is the account. */
+function overrideNames(named: BoundToJson | undefined, scope: GuardrailOverride['scope']): { account_email?: string | null; name?: string | null } {
+  if (named === undefined) return {};
+  const name = named.name ?? null;
+  return { account_email: scope === 'account' ? name : named.account_email ?? null, name };
+}
+
 /**
  * A policy as the admin API shows it; `bindings` (each with how it is shown, by default its scope and id) give
- * `bound_to`, every one that names the policy; `overrides`, the accounts' overrides of it.
+ * `bound_to`, every one that names the policy; `overrides`, the accounts' overrides of it (named the same way).
  */
 export function guardrailJson(
   record: GuardrailRecord,
   bindings?: readonly GuardrailBinding[],
   overrides?: readonly GuardrailOverride[],
-  shown?: ReadonlyMap<GuardrailBinding, BoundToJson>,
+  shown?: ReadonlyMap<GuardrailBinding | GuardrailOverride, BoundToJson>,
 ): GuardrailPolicyJson {
   // Kind, mode and direction were checked by the guardrail schemas when the policy was written.
   return {
@@ -53,7 +60,9 @@ export function guardrailJson(
     ...(bindings === undefined ? {} : { bound_to: bindings.filter((b) => b.names.includes(record.name)).map((b) => shown?.get(b) ?? { scope: b.scope, id: b.targetId }) }),
     ...(overrides === undefined ? {} : {
       overrides: overrides.filter((o) => o.guardrailId === record.id).map((o) => ({
-        account_id: o.accountId, scope: o.scope, id: o.targetId, mode: o.mode, applied: overrideRefusal(record, o.mode) === null, updated_at: isoTime(o.updatedAt),
+        account_id: o.accountId,
+        ...overrideNames(shown?.get(o), o.scope),
+        scope: o.scope, id: o.targetId, mode: o.mode, applied: overrideRefusal(record, o.mode) === null, updated_at: isoTime(o.updatedAt),
       })),
     }),
     created_at: isoTime(record.createdAt),

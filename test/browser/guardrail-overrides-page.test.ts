@@ -38,7 +38,8 @@ describe.skipIf(!chromiumPresent)('the account Guardrails page in Chromium', () 
     const watched = await openPage(fixture.browser);
     const { page } = watched;
     const consoleUrl = fixture.gateway.consoleUrl;
-    const accountId = await signUpAndVerify(fixture, page, `guard-${randomBytes(4).toString('hex')}@example.com`);
+    const email = `guard-${randomBytes(4).toString('hex')}@example.com`;
+    const accountId = await signUpAndVerify(fixture, page, email);
     expect((await fixture.gateway.admin('PATCH', `/admin/accounts/${accountId}`, { guardrails: ['mask-cards', 'block-words', 'operator-fixed'] })).status).toBe(200);
     const key = await page.evaluate(async () => {
       const session = await (await fetch('/api/session')).json() as { csrf_token: string };
@@ -82,7 +83,8 @@ describe.skipIf(!chromiumPresent)('the account Guardrails page in Chromium', () 
     await becomeFirstOwner(fixture, operator.page);
     await operator.page.goto(`${consoleUrl}/operator/guardrails`);
     const row = operator.page.locator('[data-guardrail="mask-cards"]');
-    await row.locator('td[data-label="Overridden by"]').getByText(accountId).waitFor();
+    // The overriding account by its email, as "Bound to" names it.
+    await row.locator('td[data-label="Overridden by"]').getByText(email).waitFor();
     await row.getByRole('button', { name: 'Edit mask-cards' }).click();
     const form = operator.page.getByRole('dialog', { name: 'Edit guardrail policy' });
     expect(await form.getByLabel('Accounts may override it').inputValue()).toBe('disable');

@@ -10,17 +10,23 @@ export interface NamedBinding {
   account_email?: string | null;
 }
 
-/** The ids of the bindings of one scope. */
-function targetsOf(bindings: readonly GuardrailBinding[], scope: GuardrailBinding['scope']): string[] {
+/** What names a policy's target: a binding, or an account's override of the policy. */
+export interface PolicyTarget {
+  scope: GuardrailBinding['scope'];
+  targetId: string;
+}
+
+/** The ids of the targets of one scope. */
+function targetsOf(bindings: readonly PolicyTarget[], scope: GuardrailBinding['scope']): string[] {
   return bindings.filter((binding) => binding.scope === scope).map((binding) => binding.targetId);
 }
 
 /**
- * The bindings with their targets named: a model by its id, an account by its email, a project and a key by their
+ * The bindings (or overrides) with their targets named: a model by its id, an account by its email, a project and a key by their
  * names and their account's email (null where the target is gone, or the account deleted). The targets are read in
  * batches, however many policies bind however many of them: the projects and keys together, then their accounts.
  */
-export async function nameBindings(storage: Pick<Storage, 'accounts' | 'keys' | 'projects'>, bindings: readonly GuardrailBinding[]): Promise<Map<GuardrailBinding, NamedBinding>> {
+export async function nameBindings<Target extends PolicyTarget>(storage: Pick<Storage, 'accounts' | 'keys' | 'projects'>, bindings: readonly Target[]): Promise<Map<Target, NamedBinding>> {
   const [projects, keys] = await Promise.all([storage.projects.getByIds(targetsOf(bindings, 'project')), storage.keys.getByIds(targetsOf(bindings, 'key'))]);
   const owners = new Map<string, { name: string; accountId: string }>();
   for (const project of projects) owners.set(`project\u0000${project.id}`, project);
@@ -28,7 +34,7 @@ export async function nameBindings(storage: Pick<Storage, 'accounts' | 'keys' | 
   const accountIds = [...targetsOf(bindings, 'account'), ...[...owners.values()].map((owner) => owner.accountId)];
   const emails = new Map((await storage.accounts.getByIds(accountIds)).map((account) => [account.id, account.deletedAt === null ? account.email : null]));
   const email = (accountId: string): string | null => emails.get(accountId) ?? null;
-  return new Map(bindings.map((binding): [GuardrailBinding, NamedBinding] => {
+  return new Map(bindings.map((binding): [Target, NamedBinding] => {
     const base = { scope: binding.scope, id: binding.targetId };
     switch (binding.scope) {
       case 'model':

@@ -22,7 +22,7 @@ export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) =>
   } },
   { method: 'GET', path: '/admin/guardrails', handler: ({ admin, storage }) => async (context) => {
     const [records, bindings, overrides] = await Promise.all([admin.repository.list(), admin.repository.listBindings(), admin.repository.listOverrides()]);
-    const shown = await nameBindings(storage, bindings);
+    const shown = await nameBindings(storage, [...bindings, ...overrides]);
     sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides, shown)), next_cursor: null });
   } },
   { method: 'GET', path: '/admin/guardrails/:id', handler: ({ admin, storage }) => async (context) => {
@@ -30,12 +30,14 @@ export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) =>
     const record = await admin.repository.getById(id);
     if (record === null) throw notFound('guardrail', id);
     const bindings = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(record.name));
-    sendJson(context, 200, guardrailJson(record, bindings, await admin.repository.listOverrides(), await nameBindings(storage, bindings)));
+    const overrides = (await admin.repository.listOverrides()).filter((override) => override.guardrailId === record.id);
+    sendJson(context, 200, guardrailJson(record, bindings, overrides, await nameBindings(storage, [...bindings, ...overrides])));
   } },
   { method: 'PATCH', path: '/admin/guardrails/:id', handler: ({ admin, storage }) => async (context) => {
     const record = await updateGuardrail(admin, context.params.id ?? '', await readAdminBody(context));
     const bindings = (await admin.repository.listBindings()).filter((binding) => binding.names.includes(record.name));
-    sendJson(context, 200, guardrailJson(record, bindings, await admin.repository.listOverrides(), await nameBindings(storage, bindings)));
+    const overrides = (await admin.repository.listOverrides()).filter((override) => override.guardrailId === record.id);
+    sendJson(context, 200, guardrailJson(record, bindings, overrides, await nameBindings(storage, [...bindings, ...overrides])));
   } },
   { method: 'DELETE', path: '/admin/guardrails/:id', handler: ({ admin }) => async (context) => {
     const record = await deleteGuardrail(admin, context.params.id ?? '');

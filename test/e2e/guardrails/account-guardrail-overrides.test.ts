@@ -63,10 +63,11 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-async function newKey(user: SignedUpUser, body: Record<string, unknown> = {}): Promise<{ id: string; client: OpenAI }> {
-  const created = await user.client.request<{ key: { id: string }; secret: string }>('POST', '/api/keys', { name: `key ${Math.random()}`, ...body });
+async function newKey(user: SignedUpUser, body: Record<string, unknown> = {}): Promise<{ id: string; name: string; client: OpenAI }> {
+  const name = `key ${Math.random()}`;
+  const created = await user.client.request<{ key: { id: string }; secret: string }>('POST', '/api/keys', { name, ...body });
   expect(created.status, created.text).toBe(201);
-  return { id: created.body.key.id, client: new OpenAI({ apiKey: created.body.secret, baseURL: `${setup.gateway.url}/v1`, maxRetries: 0 }) };
+  return { id: created.body.key.id, name, client: new OpenAI({ apiKey: created.body.secret, baseURL: `${setup.gateway.url}/v1`, maxRetries: 0 }) };
 }
 
 /** The answer and its guardrails header, or the API error it was refused with. */
@@ -196,7 +197,10 @@ describe('account overrides of the operator\'s guardrail policies', () => {
     expect(lastUpstreamBody()).toContain(CARD);
 
     const policy = await setup.gateway.admin<{ overrides: Array<{ account_id: string; scope: string; id: string; mode: string; applied: boolean }> }>('GET', `/admin/guardrails/${ids['mask-cards']}`);
-    expect(policy.body.overrides).toContainEqual(expect.objectContaining({ account_id: owner.accountId, scope: 'key', id: key.id, mode: 'off', applied: true }));
+    // Named as the operator knows them: the account by its email, the key by its name.
+    expect(policy.body.overrides).toContainEqual(expect.objectContaining({ account_id: owner.accountId, account_email: owner.email, scope: 'key', id: key.id, name: key.name, mode: 'off', applied: true }));
+    const listed = await setup.gateway.admin<{ data: Array<{ name: string; overrides: unknown[] }> }>('GET', '/admin/guardrails');
+    expect(listed.body.data.find((entry) => entry.name === 'mask-cards')?.overrides).toContainEqual(expect.objectContaining({ account_email: owner.email, scope: 'key', id: key.id, name: key.name }));
 
     // Relaxing only: turning off no longer applies, on the very next request.
     const withdrawn = await setup.gateway.admin<{ accounts_may_override: string; overrides: Array<{ applied: boolean }> }>('PATCH', `/admin/guardrails/${ids['mask-cards']}`, { accounts_may_override: 'relax' });

@@ -135,7 +135,7 @@ function OverriddenBy({ policy }: { policy: GuardrailPolicy }) {
       <li className="key-meta">{rule}{overrides.length === 0 && policy.accounts_may_override !== 'none' ? '; none has' : ''}</li>
       {overrides.slice(0, 6).map((override) => (
         <li key={`${override.scope}:${override.id}`}>
-          <span className="mono wrap-anywhere">{override.account_id}</span> <span className="key-meta">{override.scope === 'account' ? '' : `${override.scope} ${override.id} `}</span>
+          <span className="mono wrap-anywhere">{override.account_email ?? override.account_id}</span> <span className="key-meta">{override.scope === 'account' ? '' : `${override.scope} ${override.name ?? override.id} `}</span>
           <Badge tone={override.applied ? 'warning' : 'neutral'}>{override.mode}{override.applied ? '' : ' (not applied)'}</Badge>
         </li>
       ))}
