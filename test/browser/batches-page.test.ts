@@ -182,8 +182,8 @@ describe.skipIf(!chromiumPresent)('batches page in Chromium', () => {
     const queue = page.getByTestId('batch-queue');
     await queue.waitFor();
     const figures = await fixture.gateway.admin<{ pending_lines: number; finished_last_hour: number }>('GET', '/admin/batches/queue');
-    expect(await page.getByTestId('batch-queue-pending').textContent()).toContain(String(figures.body.pending_lines));
-    expect(await queue.textContent()).toContain(String(figures.body.finished_last_hour));
+    await expect.poll(() => page.getByTestId('batch-queue-pending').textContent()).toContain(String(figures.body.pending_lines));
+    await expect.poll(() => queue.textContent()).toContain(String(figures.body.finished_last_hour));
     await queue.scrollIntoViewIfNeeded();
     await screenshot(fixture, page, 'operator-batch-queue');
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -200,9 +200,9 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   for (const status of statuses) expect(status).toMatch(/^403\b/);
   await page.goto(`${consoleUrl}/usage`);
   await page.getByTestId('usage-charts').locator('.recharts-bar-rectangle').first().waitFor();
-  expect(await page.getByTestId('usage-charts').textContent()).toContain(CHAT_MODEL);
-  expect(await page.getByTestId('balance').textContent()).toMatch(/^\$[45]\.\d\d$/);
-  expect(await page.getByTestId('spend-today').textContent()).toMatch(/^\$0\.0\d*[1-9]\d*$/);
+  await expect.poll(() => page.getByTestId('usage-charts').textContent()).toContain(CHAT_MODEL);
+  await expect.poll(() => page.getByTestId('balance').textContent()).toMatch(/^\$[45]\.\d\d$/);
+  await expect.poll(() => page.getByTestId('spend-today').textContent()).toMatch(/^\$0\.0\d*[1-9]\d*$/);
   // Spend per key over the period: the key used above has a row, with the model it called.
   const spendByKey = page.getByTestId('spend-by-key');
   await expect.poll(() => spendByKey.locator('tbody tr').allTextContents()).toContainEqual(expect.stringContaining(CHAT_MODEL));
@@ -240,7 +240,7 @@ async function journey(page: Page, email: string, consoleUrl: string, step: { na
   // Code samples: the base URL and the three SDKs.
   step.name = 'Code samples';
   await page.goto(`${consoleUrl}/quickstart`);
-  expect(await page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
+  await expect.poll(() => page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
   for (const language of ['curl', 'Python', 'Node']) await page.getByRole('tab', { name: language }).waitFor();
   await page.getByRole('tab', { name: 'Node' }).click();
   for (const sdk of ["from 'openai'", "from '@anthropic-ai/sdk'", "from '@google/genai'"]) await page.getByText(sdk).waitFor();

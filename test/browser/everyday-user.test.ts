@@ -114,7 +114,7 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     expect(nano(history.opening_balance_usd) + history.data.reduce((sum, line) => sum + nano(line.amount_usd), 0)).toBe(nano(history.closing_balance_usd));
     const balance = ((await fixture.gateway.admin('GET', `/admin/accounts/${accountId}`)).body as { balance_usd: number }).balance_usd;
     expect(history.closing_balance_usd).toBe(balance);
-    expect(await page.getByTestId('closing-balance').textContent()).toBe(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 6 }).format(balance));
+    await expect.poll(() => page.getByTestId('closing-balance').textContent()).toBe(new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumFractionDigits: 6 }).format(balance));
 
     // Filtered to what the operator did, and the CSV the browser downloads.
     await page.getByLabel('Show').selectOption('operator');
@@ -162,10 +162,11 @@ describe.skipIf(!chromiumPresent)('a user\'s everyday console in Chromium', () =
     const base = fixture.gateway.consoleUrl;
     await page.goto(`${base}/quickstart`);
     await page.getByRole('heading', { name: 'Quickstart', level: 1 }).waitFor();
-    expect(await page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
-    expect(await page.getByLabel('Key').locator('option:checked').textContent()).toMatch(/^chat only \(sk-…[A-Za-z0-9]{4}\)$/);
-    expect(await page.getByTestId('key-line').textContent()).toContain(`export UNIGATE_API_KEY="sk-…${secret.slice(-4)}"`);
-    expect(await page.getByLabel('Model').inputValue()).toBe(CHAT_MODEL);
+    // The page fills in the base URL, keys and models from requests of its own: wait for each, never read once.
+    await expect.poll(() => page.getByTestId('base-url').textContent()).toBe(fixture.gateway.url);
+    await expect.poll(() => page.getByLabel('Key').locator('option:checked').textContent()).toMatch(/^chat only \(sk-…[A-Za-z0-9]{4}\)$/);
+    await expect.poll(() => page.getByTestId('key-line').textContent()).toContain(`export UNIGATE_API_KEY="sk-…${secret.slice(-4)}"`);
+    await expect.poll(() => page.getByLabel('Model').inputValue()).toBe(CHAT_MODEL);
     for (const family of ['openai', 'anthropic', 'gemini']) {
       const code = (await page.getByTestId(`snippet-${family}-curl`).textContent()) ?? '';
       expect(code).toContain(fixture.gateway.url);

@@ -173,7 +173,7 @@ async function tour(page: Page, step: { name: string }): Promise<void> {
   await modelCell.waitFor();
   const healthRow = page.getByRole('table', { name: 'Channel health' }).getByRole('row', { name: /tour-upstream/ });
   await healthRow.getByText('operational').waitFor();
-  expect(await page.getByTestId('operator-live').textContent()).toMatch(/Requests per second/);
+  await expect.poll(() => page.getByTestId('operator-live').textContent()).toMatch(/Requests per second/);
   await screenshot(fixture, page, 'operator-overview');
   // Channels, accounts and keys by name, their ids a hover away.
   await page.getByRole('table', { name: 'Calls by channel' }).getByRole('rowheader', { name: /^tour-upstream/ }).waitFor();
