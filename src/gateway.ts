@@ -176,10 +176,9 @@ function reachableUrl(url: string): string {
   return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//[::1]:');
 }
 
-/** Money: see docs/operators.md ("Money") for what each figure means. */
+/** Money: see docs/operators.md ("Money") for what each figure means; settlements wait up to WRITE_BATCH_MS. */
 const LEDGER_OPTIONS = {
   maxBatch: 500,
-  flushIntervalMs: 250,
   lease: { capNano: NANO_PER_USD / 2n, unitsAhead: 256n, ceilingNano: 10n * NANO_PER_USD, scarcityFactor: 64n, shareDivisor: 8n, idleMs: 2000 },
   factsTtlMs: 2000,
 };
@@ -313,7 +312,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const http = new HttpTransport();
   opened.add(() => http.close());
   const adapters = new AdapterRegistry(http, clock);
-  const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory) });
+  const usageLog = new UsageLogWriter(storage, logger, { deadLetterDirectory: deadLetterDirectory(config.dataDirectory), intervalMs: config.writeBatchMs });
   opened.add(() => usageLog.close());
   const instanceId = instanceIdOf(config);
   const shared = await openSharedLimits(config, logger, { memberId: instanceId });
@@ -326,6 +325,7 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   const keys = new KeyVerifier(storage, clock, { brand: config.keyBrand, ttlMs: 1000, liveTtlMs: 30_000, maxEntries: 100_000 }, shared.invalidation);
   const ledger = new Ledger(storage, clock, logger, {
     ...LEDGER_OPTIONS,
+    flushIntervalMs: config.writeBatchMs,
     instanceId,
     // A heartbeat every sixth of the stale interval (5 s for the default 30 s), so a live instance never looks gone.
     heartbeatMs: Math.min(5000, Math.floor((config.instanceStaleSeconds * 1000) / 6)),
@@ -336,6 +336,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
     // Settlements the database cannot take wait on disk (this instance id's folder) until it can.
     outbox: new SettlementOutbox(settlementOutboxDirectory(config.dataDirectory, instanceId)),
   });
+  // Rows settled with their settlement (PostgreSQL) are stored once the ledger flushes: the usage log's flush waits for it.
+  usageLog.carriedBy(() => ledger.flush());
   const subscriptions = new SubscriptionBook(storage, clock, { ttlMs: 2000, maxEntries: 100_000 });
   const base: Omit<GatewayServices, 'commerce'> = {
     config,

@@ -49,6 +49,11 @@ export class Ledger {
   readonly #heartbeat: InstanceHeartbeat;
   #closed = false;
   #failedAt = 0;
+  /**
+   * Usage rows are written by their settlement's transaction on PostgreSQL, where each statement is a round trip; on
+   * SQLite, where a statement costs none, the usage log writes them in short slices that keep the event loop free.
+   */
+  readonly #rowsWithSettlements: boolean;
 
   constructor(
     private readonly storage: Storage,
@@ -57,6 +62,7 @@ export class Ledger {
     private readonly options: LedgerOptions,
   ) {
     this.#leases = new LocalLeases(options.factsTtlMs);
+    this.#rowsWithSettlements = storage.dialect === 'postgres';
     const outbox = options.outbox ?? null;
     this.#kept = outbox === null ? null : new KeptSettlementFiles(outbox, clock, logger);
     // Idle leases go back to the pools after each beat (a transaction recomputes them without the lease).
@@ -134,8 +140,10 @@ export class Ledger {
   /**
    * Queues the real cost for settlement (0 releases the reservation). Never waits. While the database is away the
    * settlement is kept on disk (with its usage row) within a turn of the event loop, and committed once it is back.
+   * Returns whether its transaction also writes the usage row given (PostgreSQL: in the statement that writes the
+   * settlement, so the row costs no statement of its own); false: the caller's usage log writes it.
    */
-  settle(reservation: Reservation, charge: SettleRequest): void {
+  settle(reservation: Reservation, charge: SettleRequest): boolean {
     if (reservation.holder !== undefined) this.#holderSettlements.queued(charge.requestId);
     this.#settlements.push({
       reservation,
@@ -148,6 +156,7 @@ export class Ledger {
     });
     if (this.#databaseDown) this.#keepSoon();
     this.#steps.kick(this.#settlements.length >= this.options.maxBatch ? 0 : this.options.flushIntervalMs);
+    return this.#rowsWithSettlements && charge.usageRow != null;
   }
 
   /** Settlements kept on disk and not committed yet (the outbox's depth). */
@@ -372,7 +381,8 @@ export class Ledger {
         for (const waiter of waiters) waiter.reject(new Error('nothing to reserve'));
         return;
       }
-      const plan = await transactBatch(this.storage, this.options, { scope, leases: this.#leases, claimed, grows: waiters.map((waiter) => waiter.grow), settlements, now });
+      const usageRows = this.#rowsWithSettlements ? settlements.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])) : [];
+      const plan = await transactBatch(this.storage, this.options, { scope, leases: this.#leases, claimed, grows: waiters.map((waiter) => waiter.grow), settlements, usageRows, now });
       this.#databaseDown = false;
       this.#committed(settlements);
       this.#leases.adopt(claimed, plan, this.clock.now());

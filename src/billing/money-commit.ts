@@ -1,4 +1,5 @@
 import type { Storage } from '../storage/storage.js';
+import type { UsageLogRow } from '../domain/usage-records.js';
 import type { GrowRequest } from './batch-growing.js';
 import type { LedgerOptions, ReserveRequest } from './ledger-requests.js';
 import type { ClaimedPools, LocalLeases } from './local-leases.js';
@@ -14,6 +15,8 @@ export interface CommitBatch {
   claimed: ClaimedPools;
   grows: GrowRequest[];
   settlements: readonly QueuedSettlement[];
+  /** The settlements' usage rows this transaction writes (empty: the usage log writes them). */
+  usageRows: readonly UsageLogRow[];
   now: number;
 }
 
@@ -44,6 +47,7 @@ export function transactBatch(storage: Storage, options: LedgerOptions, batch: C
       checkpointsDone: settlements.filter((settlement) => settlement.checkpointed === true).map((settlement) => settlement.requestId),
       holderGrants: planned.holderGrants,
       holderTakes: planned.holderTakes,
+      usageRows: [...batch.usageRows],
       now,
     });
     return planned;

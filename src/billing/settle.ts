@@ -101,8 +101,9 @@ export function settle(
   // A stream checkpointed by the ledger stops being so; one whose checkpoint reached storage has it deleted.
   const checkpointed = ledger.checkpoints.finish(request.requestId);
   const row = usageRow(request, report, price, usage, cost);
-  if (reservation !== null) ledger.settle(reservation, { costNano: cost, requestId: request.requestId, createdAt: clock.now(), checkpointed, usageRow: row });
-  usageLog.record(row);
+  // The settlement's transaction writes the row where it can (PostgreSQL); otherwise the usage log does.
+  const rowSettled = reservation !== null && ledger.settle(reservation, { costNano: cost, requestId: request.requestId, createdAt: clock.now(), checkpointed, usageRow: row });
+  if (!rowSettled) usageLog.record(row);
   return { costNano: cost, usage, row, reserved: reservation !== null };
 }
 

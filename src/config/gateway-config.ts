@@ -141,6 +141,11 @@ export interface GatewayConfig {
   sourceCommit: string | null;
   /** An instance silent this long is gone and any other releases its money holds (INSTANCE_STALE_SECONDS). */
   instanceStaleSeconds: number;
+  /**
+   * Settlements and usage rows wait at most this long (or until 500 wait) to be written together in one batch
+   * (WRITE_BATCH_MS): the longer, the fewer database statements per request, and the more a crash leaves unbilled.
+   */
+  writeBatchMs: number;
   dataDirectory: string;
   /** Key for encrypting upstream credentials at rest; when null one is generated under the data directory. */
   secretKey: string | null;

@@ -269,6 +269,7 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     instanceId: readInstanceId(env),
     sourceCommit: readSourceCommit(env),
     instanceStaleSeconds: readInteger(env, 'INSTANCE_STALE_SECONDS', 30, 2, 3600),
+    writeBatchMs: readInteger(env, 'WRITE_BATCH_MS', 250, 1, 1000),
     dataDirectory,
     secretKey: read(env, 'SECRET_KEY') ?? null,
     trustProxy: readTrustProxy(env),

@@ -104,6 +104,11 @@ export interface MoneyWrites {
   holderGrants?: HolderGrant[];
   /** Charges against holders' holds (applied only with their settlement's new entry, so a replay takes nothing twice). */
   holderTakes?: HolderTake[];
+  /**
+   * The usage rows of the requests this transaction settles, written with their settlement (a row already stored is
+   * skipped, so a replayed batch writes none twice). Absent or empty: the usage log writes them.
+   */
+  usageRows?: UsageLogRow[];
   now: number;
 }
 

@@ -32,6 +32,8 @@ export class UsageLogWriter {
   readonly #writer: BatchWriter<UsageLogRow>;
   /** Stopping: a batch already kept on disk is not retried further (the next start writes it). */
   #closing = false;
+  /** Writes the usage rows that travel with something else (settlements that carry their row), before `flush` returns. */
+  #carriers: Array<() => Promise<void>> = [];
 
   constructor(storage: Pick<Storage, 'usage'>, private readonly logger: Logger, options: UsageLogWriterOptions = {}) {
     const maxAttempts = options.maxAttempts ?? 5;
@@ -75,8 +77,17 @@ export class UsageLogWriter {
     this.#writer.add(row);
   }
 
-  flush(): Promise<void> {
-    return this.#writer.flush();
+  /**
+   * Some rows are written by another writer's batch (on PostgreSQL a settled request's row goes with its settlement):
+   * `flush` then writes that one's queue too, so that after it every row recorded so far is stored.
+   */
+  carriedBy(flush: () => Promise<void>): void {
+    this.#carriers.push(flush);
+  }
+
+  /** Writes every row recorded so far, those carried by another writer included. */
+  async flush(): Promise<void> {
+    await Promise.all([this.#writer.flush(), ...this.#carriers.map((carrier) => carrier())]);
   }
 
   close(): Promise<void> {

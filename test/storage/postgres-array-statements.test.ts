@@ -202,7 +202,7 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
       ]));
     });
 
-    it('writes a plain settlement (wallet-paid entries only) in one statement: exact sums, shortfalls, holds, checkpoints, and a replay moves nothing', async () => {
+    it('writes a plain settlement (wallet-paid entries only) in one statement: exact sums, shortfalls, holds, checkpoints, usage rows, and a replay moves nothing', async () => {
       const mine = `pg-plain-${newId('i')}`;
       const accounts = [makeAccount({ balanceNano: HUGE_NANO }), makeAccount({ balanceNano: 1_000n })];
       const keys = [makeApiKey(accounts[0]!.id), makeApiKey(accounts[0]!.id), makeApiKey(accounts[1]!.id)];
@@ -220,6 +220,11 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
         usage(accounts[1]!.id, keys[2]!.id, {}),
       ];
       const ids = accounts.map((account) => account.id);
+      // The settled requests' usage rows travel in the same statement: awkward text, money above 2^53, NULLs exact.
+      const usageRows = usages.map((item, index) => makeUsageLog({
+        requestId: item.requestId, accountId: item.accountId, keyId: item.keyId, costNano: index === 0 ? HUGE_NANO : BigInt(index),
+        model: AWKWARD_TEXTS[index] ?? null, errorCode: index === 2 ? AWKWARD_TEXTS[6] ?? null : null, ttfbMs: index === 1 ? null : index,
+      }));
       const [pool0, pool1] = ids.map((id) => `wallet:${id}`) as [string, string];
       await storage.money.transact(ids, (transaction) => transaction.write(mine, { rollovers: [], usages: [], holds: [{ pool: pool1, accountId: ids[1]!, heldNano: 9n }], now: 5 }));
       const sent: string[] = [];
@@ -232,7 +237,7 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
       let fresh: Set<string>;
       try {
         fresh = await storage.money.transact(ids, (transaction) => transaction.write(mine, {
-          rollovers: [], usages, now: 20, checkpointsDone: [settled],
+          rollovers: [], usages, now: 20, checkpointsDone: [settled], usageRows,
           holds: [{ pool: pool0, accountId: ids[0]!, heldNano: 11n }, { pool: pool1, accountId: ids[1]!, heldNano: 0n }],
         }));
       } finally {
@@ -254,9 +259,17 @@ describe.skipIf(!isPostgresUrl(adminUrl))('PostgreSQL array batch writes', () =>
       expect(await storage.money.checkpointAccounts(mine)).toEqual([ids[1]]);
       for (const id of ids) expect((await storage.money.audit(id)).duplicateCharges).toEqual([]);
 
-      // The same batch again (a commit whose answer was lost): no entry is new, so nothing moves.
-      const replay = await storage.money.transact(ids, (transaction) => transaction.write(mine, { rollovers: [], usages, holds: [], now: 30 }));
+      const storedRows = new Map([...await usageOf(ids[0]!), ...await usageOf(ids[1]!)].map((row) => [row.requestId, row]));
+      expect(storedRows.size).toBe(usageRows.length);
+      for (const row of usageRows) expect(storedRows.get(row.requestId)).toEqual(row);
+
+      // The same batch again (a commit whose answer was lost): no entry is new, so nothing moves, and no row is written twice.
+      const replay = await storage.money.transact(ids, (transaction) => transaction.write(mine, {
+        rollovers: [], usages, holds: [], now: 30, usageRows: usageRows.map((row) => ({ ...row, costNano: 1n })),
+      }));
       expect(replay.size).toBe(0);
+      expect((await usageOf(ids[0]!)).length + (await usageOf(ids[1]!)).length).toBe(usageRows.length);
+      expect((await usageOf(ids[0]!)).find((row) => row.requestId === usageRows[0]!.requestId)?.costNano).toBe(HUGE_NANO);
       expect((await storage.accounts.getById(ids[1]!))?.balanceNano).toBe(1n);
       expect((await storage.keys.getById(keys[0]!.id))?.spentNano).toBe(HUGE_NANO - 3n);
     });

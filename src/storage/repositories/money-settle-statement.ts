@@ -1,8 +1,10 @@
 import { CompiledQuery } from 'kysely';
 import type { Insertable } from 'kysely';
 import type { LedgerEntriesTable, MoneyHoldsTable } from '../money-schema.js';
+import type { UsageLogsTable } from '../database-schema.js';
 import { columnNames, integerArray, textArray, type ArrayColumns } from '../postgres-arrays.js';
 import type { MoneyWrites, SettledUsage } from '../money-contracts.js';
+import { USAGE_COLUMNS } from './usage-log-repository.js';
 
 /**
  * The writes of a plain money transaction as one PostgreSQL statement: settlements that only the wallet paid (or that
@@ -13,7 +15,9 @@ import type { MoneyWrites, SettledUsage } from '../money-contracts.js';
  *    skipped and moves nothing);
  *  - each account debited and each key's spend and budget spend raised by the exact sum of its fresh entries
  *    (an entry's amount is minus what the wallet paid, so the sums balance the ledger to the nano-dollar);
- *  - the settled streams' checkpoints deleted, this instance's holds set (or dropped at zero).
+ *  - the settled streams' checkpoints deleted, this instance's holds set (or dropped at zero);
+ *  - the settled requests' usage rows inserted (a row already stored is skipped), so each row is committed with its
+ *    settlement and costs no statement of its own.
  *
  * Its reads stay separate statements before it: the accounts are locked first and the holds of every instance read
  * after the lock, so no other instance's commit can slip between the funds read and these writes.
@@ -24,6 +28,7 @@ export interface PlainSettlement {
   droppedPools: string[];
   kept: Insertable<MoneyHoldsTable>[];
   instanceId: string;
+  usageRows: Insertable<UsageLogsTable>[];
 }
 
 /** Nothing but the wallet and the key's own counters move: the one-statement write applies. */
@@ -45,6 +50,7 @@ const HOLD_COLUMNS: ArrayColumns<Insertable<MoneyHoldsTable>> = {
 };
 const entryNames = columnNames(ENTRY_COLUMNS);
 const holdNames = columnNames(HOLD_COLUMNS);
+const usageNames = columnNames(USAGE_COLUMNS);
 
 function placeholders<Row>(columns: ArrayColumns<Row>, first: number): string {
   return columnNames(columns).map((name, index) => `$${first + index}::${columns[name]}[]`).join(', ');
@@ -52,6 +58,7 @@ function placeholders<Row>(columns: ArrayColumns<Row>, first: number): string {
 
 const quoted = (names: readonly string[]): string => names.map((name) => `"${name}"`).join(', ');
 const HOLDS_FIRST = entryNames.length + 4;
+const USAGE_FIRST = HOLDS_FIRST + holdNames.length;
 
 const SETTLE_PLAIN = `with "fresh" as (`
   + `insert into "ledger_entries" (${quoted(entryNames)}) select * from unnest(${placeholders(ENTRY_COLUMNS, 1)}) `
@@ -65,7 +72,9 @@ const SETTLE_PLAIN = `with "fresh" as (`
   + `"checkpoints" as (delete from "stream_checkpoints" where "request_id" = any($${entryNames.length + 1}::text[])), `
   + `"dropped" as (delete from "money_holds" where "instance_id" = $${entryNames.length + 2} and "pool" = any($${entryNames.length + 3}::text[])), `
   + `"kept" as (insert into "money_holds" (${quoted(holdNames)}) select * from unnest(${placeholders(HOLD_COLUMNS, HOLDS_FIRST)}) `
-  + `on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at") `
+  + `on conflict ("instance_id", "pool") do update set "held_nano" = excluded."held_nano", "updated_at" = excluded."updated_at"), `
+  + `"usage" as (insert into "usage_logs" (${quoted(usageNames)}) select * from unnest(${placeholders(USAGE_COLUMNS, USAGE_FIRST)}) `
+  + `on conflict ("request_id") do nothing) `
   + `select "id" from "fresh"`;
 
 function arrays<Row>(columns: ArrayColumns<Row>, rows: readonly Row[]): string[] {
@@ -80,5 +89,6 @@ export function settlePlainQuery(settlement: PlainSettlement): CompiledQuery {
     settlement.instanceId,
     textArray(settlement.droppedPools),
     ...arrays(HOLD_COLUMNS, settlement.kept),
+    ...arrays(USAGE_COLUMNS, settlement.usageRows),
   ]);
 }

@@ -132,22 +132,25 @@ async function writeSettlement(trx: Transaction<Database>, statements: MoneyStat
   await statements.dropHolds(instanceId, dropped);
   await statements.upsertHolds(kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })));
   await writeHolderHolds(trx, writes, fresh);
+  await statements.insertUsageRows((writes.usageRows ?? []).map(toUsageRow));
   return fresh;
 }
 
-/** A settlement with nothing but usage entries, checkpoints and holds: one statement writes it all. */
+/** A settlement with nothing but usage entries, checkpoints, holds and usage rows: one statement writes it all. */
 async function settlePlainly(settlePlain: NonNullable<MoneyStatements['settlePlain']>, instanceId: string, writes: MoneyWrites): Promise<Set<string>> {
   const entries = writes.usages.filter(needsLedgerEntry).map(ledgerRow);
   const kept = writes.holds.filter((hold) => hold.heldNano > 0n);
   const droppedPools = writes.holds.filter((hold) => hold.heldNano <= 0n).map((hold) => hold.pool);
   const checkpointsDone = writes.checkpointsDone ?? [];
-  if (entries.length === 0 && kept.length === 0 && droppedPools.length === 0 && checkpointsDone.length === 0) return new Set();
+  const usageRows = writes.usageRows ?? [];
+  if (entries.length === 0 && kept.length === 0 && droppedPools.length === 0 && checkpointsDone.length === 0 && usageRows.length === 0) return new Set();
   return new Set(await settlePlain({
     entries,
     checkpointsDone,
     droppedPools,
     kept: kept.map((hold) => ({ instance_id: instanceId, pool: hold.pool, account_id: hold.accountId, held_nano: hold.heldNano, updated_at: writes.now })),
     instanceId,
+    usageRows: usageRows.map(toUsageRow),
   }));
 }
 

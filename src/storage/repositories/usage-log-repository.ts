@@ -157,7 +157,7 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
 }
 
 /** The table's columns with the PostgreSQL array type their values travel in; SQLite binds them by name, row by row. */
-const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
+export const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
   request_id: 'text',
   account_id: 'text',
   key_id: 'text',
