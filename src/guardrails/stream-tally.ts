@@ -18,6 +18,12 @@ export interface TalliedPolicy {
 
 type Found = Record<string, number>;
 
+/**
+ * Text gathered before the tally's scanners read it: they count, they release nothing, so reading a kilobyte at a
+ * time costs the rescans of small chunks once per kilobyte instead of once per chunk, for a kilobyte more held.
+ */
+export const TALLY_BATCH_CHARS = 1024;
+
 function add(into: Found, from: Found): void {
   for (const [kind, count] of Object.entries(from)) into[kind] = (into[kind] ?? 0) + count;
 }
@@ -25,6 +31,7 @@ function add(into: Found, from: Found): void {
 /** One block's chain of scanners and what each counted so far. */
 export class BlockTally {
   readonly #stages: { scanner: StreamScanner | null; found: Found }[];
+  #batch = '';
   #ended = false;
 
   constructor(policies: readonly TalliedPolicy[], private readonly onEnd: (found: readonly Found[]) => void) {
@@ -34,20 +41,29 @@ export class BlockTally {
     }));
   }
 
-  /** Characters the chain holds (held windows and look-behind), bounded by the policies' detectors, not the stream. */
+  /**
+   * Characters the chain holds (the batch, the scanners' held windows and look-behind), bounded by the policies'
+   * detectors and the batch, not the stream: at most TALLY_BATCH_CHARS plus each scanner's `cap` between chunks.
+   */
   get retained(): number {
-    return this.#stages.reduce((sum, stage) => sum + (stage.scanner?.retained ?? 0), 0);
+    return this.#batch.length + this.#stages.reduce((sum, stage) => sum + (stage.scanner?.retained ?? 0), 0);
   }
 
   push(text: string): void {
-    this.#pass(text, false);
+    this.#batch += text;
+    if (this.#batch.length < TALLY_BATCH_CHARS) return;
+    const batch = this.#batch;
+    this.#batch = '';
+    this.#pass(batch, false);
   }
 
   /** The block's end: what the scanners hold is counted, and the block's counts join the answer's (once). */
   end(): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.#pass('', true);
+    const batch = this.#batch;
+    this.#batch = '';
+    this.#pass(batch, true);
     this.onEnd(this.#stages.map((stage) => stage.found));
   }
 
