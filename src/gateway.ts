@@ -526,6 +526,8 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
       apiStop.startDraining();
       sockets.drain(Math.max(0, config.drainSeconds * 1000 - REALTIME_DRAIN_MARGIN_MS));
       consoleStop.startDraining();
+      // Local MCP servers still starting are ended now: requests waiting on them fail instead of holding the listeners.
+      base.mcpOutbound.stdioProcesses?.loaded()?.drain();
       if (config.drainSeconds > 0) await new Promise((resolve) => setTimeout(resolve, config.drainSeconds * 1000));
       // Newest first: the listeners (in-flight requests finish), then the queued charges and usage rows are written,
       // the spans of the last requests go out, and the connections and storage close.

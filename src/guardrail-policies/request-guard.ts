@@ -140,6 +140,11 @@ export class RequestGuard {
     return this.resolved.set;
   }
 
+  /** @internal whether external output policies check a streamed answer whole (so the stream guard keeps its text) */
+  get checksAnswer(): boolean {
+    return this.#hasExternal('output');
+  }
+
   /** @internal records one direction's summary (an answer's replaces an earlier attempt's) */
   record(direction: 'input' | 'output', summary: readonly GuardrailHit[]): void {
     this.#record(direction, summary);

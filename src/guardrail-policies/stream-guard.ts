@@ -1,11 +1,11 @@
 import type { StreamPart } from '../ir/stream-part.js';
 import { StreamRestorer } from '../guardrails/masking.js';
 import type { MaskVault } from '../guardrails/masking.js';
-import type { GuardrailHit, GuardrailSet, GuardrailVerdict } from '../guardrails/policy.js';
+import type { GuardrailHit, GuardrailSet } from '../guardrails/policy.js';
 import type { StreamScanner } from '../guardrails/stream-scanner.js';
+import type { BlockTally, StreamTally } from '../guardrails/stream-tally.js';
 import { guardrailBlocked } from './guardrail-blocked.js';
 import type { ShownToolCall } from './chat-texts.js';
-import { SEPARATOR } from './joined-texts.js';
 
 /** What a stream guard uses of its request's guard (RequestGuard): the policies, the vault and the record. */
 export interface StreamGuardHost {
@@ -13,6 +13,8 @@ export interface StreamGuardHost {
   readonly set: GuardrailSet;
   record(direction: 'output', summary: readonly GuardrailHit[]): void;
   headers(): Record<string, string>;
+  /** whether external output policies check the complete answer (only then is its text kept) */
+  readonly checksAnswer: boolean;
   /** the external output policies on the complete answer and its tool calls: their hits, and the one that blocks */
   checkStreamedAnswer(answer: string, toolCalls: readonly ShownToolCall[]): Promise<{ hits: GuardrailHit[]; blockedBy: string | null }>;
 }
@@ -22,10 +24,12 @@ interface Lane {
   kind: 'text' | 'reasoning' | 'tool';
   scanner: { scanner: StreamScanner; blocking: Set<string> } | undefined;
   restorer: StreamRestorer | null;
-  /** the block as the upstream wrote it, and as the caller gets it */
-  raw: string;
-  sent: string;
-  /** the block after the output masking, before the placeholders are restored (what external policies see) */
+  /** the output policies' counts of the block */
+  tally: BlockTally;
+  /** whether what the caller gets differs from what the upstream wrote: `pending` is the upstream's text not yet sent */
+  changed: boolean;
+  pending: string;
+  /** the block after the output masking, before the placeholders are restored (kept only for external policies) */
   scanned: string;
   /** a tool call's wire id and name (tool-call arguments blocks) */
   call?: { id: string; name: string };
@@ -42,19 +46,35 @@ function deltaType(kind: Lane['kind']): 'text-delta' | 'reasoning-delta' | 'tool
  * JSON text they stream as), then through the placeholder restorer. A blocking match ends the stream with `guardrail_blocked`
  * (thrown), the text that held it never sent. External output policies check the complete answer, its text and the
  * tool calls the model made, before the finish part is passed on. A reasoning block whose text was changed loses its signature.
+ *
+ * Memory per stream is bounded by the policies, not the answer's length: a block keeps its scanner's window and
+ * look-behind, the tally's (one scanner per output policy with detectors), the restorer's unfinished placeholder and
+ * the text received but not yet sent; the summary is counted as the text passes. Only when external output policies
+ * check the complete answer is its text kept, for them (`held` says what is kept).
  */
 export class StreamGuard {
   readonly #lanes = new Map<string, Lane>();
-  /** The answer's text and reasoning as the upstream wrote them, block by block, for the summary at the end. */
-  #raw = '';
-  /** The answer's text and tool calls after the output masking, for external policies. */
+  /** The output policies' counts, block by block, for the summary. */
+  readonly #tally: StreamTally;
+  /** The answer's text and tool calls after the output masking, for external policies (empty when there are none). */
   #answer = '';
   readonly #toolCalls: ShownToolCall[] = [];
   /** Tool calls started, by block id, until their arguments block opens. */
   readonly #started = new Map<string, { id: string; name: string }>();
   #externalHits: GuardrailHit[] = [];
 
-  constructor(private readonly guard: StreamGuardHost) {}
+  constructor(private readonly guard: StreamGuardHost) {
+    this.#tally = guard.set.outputTally();
+  }
+
+  /** Characters the guard keeps of the stream now: bounded by the policies unless external ones keep the answer. */
+  get held(): number {
+    let held = this.#answer.length + this.#toolCalls.reduce((sum, call) => sum + call.function.arguments.length, 0);
+    for (const lane of this.#lanes.values()) {
+      held += (lane.scanner?.scanner.retained ?? 0) + lane.tally.retained + (lane.restorer?.held ?? 0) + lane.pending.length + lane.scanned.length;
+    }
+    return held;
+  }
 
   async *run(parts: AsyncIterable<StreamPart>): AsyncIterable<StreamPart> {
     for await (const part of parts) {
@@ -66,7 +86,8 @@ export class StreamGuard {
         case 'reasoning-delta':
         case 'tool-input-delta': {
           const lane = this.#lane(part.id, part.type === 'text-delta' ? 'text' : part.type === 'reasoning-delta' ? 'reasoning' : 'tool');
-          lane.raw += part.delta;
+          lane.tally.push(part.delta);
+          if (!lane.changed) lane.pending += part.delta;
           const text = this.#release(lane, lane.scanner?.scanner.push(part.delta) ?? null, part.delta);
           if (text !== '') yield { ...part, delta: text };
           continue;
@@ -84,7 +105,7 @@ export class StreamGuard {
           }
           const rest = this.#close(part.id, lane);
           if (rest !== '') yield { type: deltaType(lane.kind), id: part.id, delta: rest };
-          if (part.type === 'reasoning-end' && part.signature !== undefined && lane.sent !== lane.raw) {
+          if (part.type === 'reasoning-end' && part.signature !== undefined && (lane.changed || lane.pending !== '')) {
             const { signature: _stale, ...unsigned } = part;
             yield unsigned;
             continue;
@@ -113,7 +134,7 @@ export class StreamGuard {
     let lane = this.#lanes.get(id);
     if (lane === undefined) {
       const call = kind === 'tool' ? this.#started.get(id) : undefined;
-      this.#lanes.set(id, (lane = { kind, scanner: this.guard.set.outputScanner(), restorer: null, raw: '', sent: '', scanned: '', ...(call === undefined ? {} : { call }) }));
+      this.#lanes.set(id, (lane = { kind, scanner: this.guard.set.outputScanner(), restorer: null, tally: this.#tally.block(), changed: false, pending: '', scanned: '', ...(call === undefined ? {} : { call }) }));
     }
     return lane;
   }
@@ -122,9 +143,9 @@ export class StreamGuard {
   #close(id: string, lane: Lane): string {
     const scanned = lane.scanner === undefined ? '' : this.#release(lane, lane.scanner.scanner.end(), '');
     const rest = lane.restorer?.end() ?? '';
-    lane.sent += rest;
+    this.#sent(lane, rest);
     this.#lanes.delete(id);
-    this.#raw += lane.raw + SEPARATOR;
+    lane.tally.end();
     if (lane.kind === 'text') this.#answer += lane.scanned;
     else if (lane.kind === 'tool') this.#toolCalls.push({ id: lane.call?.id ?? id, type: 'function', function: { name: lane.call?.name ?? '', arguments: lane.scanned } });
     return scanned + rest;
@@ -133,25 +154,35 @@ export class StreamGuard {
   /** The scanned text made safe to send (restored), or the block. */
   #release(lane: Lane, scanned: { text: string; spans: { kind: string }[] } | null, raw: string): string {
     if (scanned !== null && lane.scanner !== undefined && scanned.spans.some((span) => lane.scanner?.blocking.has(span.kind) === true)) {
-      this.#raw += lane.raw;
+      lane.tally.end();
       const verdict = this.#summarise();
       throw guardrailBlocked(verdict.blockedBy ?? 'output', 'output', this.guard.headers());
     }
     const text = scanned === null ? raw : scanned.text;
-    lane.scanned += text;
+    if (this.guard.checksAnswer) lane.scanned += text;
     if (this.guard.vault.size === 0) {
-      lane.sent += text;
+      this.#sent(lane, text);
       return text;
     }
     lane.restorer ??= new StreamRestorer(this.guard.vault);
     const restored = lane.restorer.push(text);
-    lane.sent += restored;
+    this.#sent(lane, restored);
     return restored;
   }
 
+  /** Notes text sent of a block: while it is what the upstream wrote, the upstream's pending text shrinks by it. */
+  #sent(lane: Lane, text: string): void {
+    if (lane.changed || text === '') return;
+    if (lane.pending.startsWith(text)) lane.pending = lane.pending.slice(text.length);
+    else {
+      lane.changed = true;
+      lane.pending = '';
+    }
+  }
+
   /** The output policies' summary of the answer so far (with the external ones' once they ran), for the usage row. */
-  #summarise(): GuardrailVerdict {
-    const verdict = this.guard.set.evaluate('output', { text: this.#raw });
+  #summarise(): { blockedBy?: string } {
+    const verdict = this.#tally.summary();
     this.guard.record('output', [...verdict.summary, ...this.#externalHits]);
     return verdict;
   }

@@ -66,21 +66,26 @@ export function restore(text: string, vault: MaskVault): string {
  * except a tail that could still be the start of a placeholder, at most MAX_PLACEHOLDER_LENGTH - 1 characters.
  */
 export class StreamRestorer {
-  private held = '';
+  #tail = '';
 
   constructor(private readonly vault: MaskVault) {}
 
+  /** Characters held back as a possibly unfinished placeholder (fewer than MAX_PLACEHOLDER_LENGTH). */
+  get held(): number {
+    return this.#tail.length;
+  }
+
   push(chunk: string): string {
-    const text = this.held + chunk;
+    const text = this.#tail + chunk;
     const cut = unfinishedPlaceholderStart(text);
-    this.held = text.slice(cut);
+    this.#tail = text.slice(cut);
     return restore(text.slice(0, cut), this.vault);
   }
 
   /** The rest, at the end of the stream. */
   end(): string {
-    const rest = this.held;
-    this.held = '';
+    const rest = this.#tail;
+    this.#tail = '';
     return restore(rest, this.vault);
   }
 }

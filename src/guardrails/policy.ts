@@ -10,6 +10,7 @@ import { scoreInjection } from './injection.js';
 import { applyMask, type MaskVault } from './masking.js';
 import type { DenyListSettings, GuardrailDirection, GuardrailMode, GuardrailPolicy, PiiSettings } from './settings.js';
 import { StreamScanner } from './stream-scanner.js';
+import { StreamTally } from './stream-tally.js';
 
 /** `unavailable`: an external guardrail gave no verdict (timeout, fault) and its policy let the text pass (fail open). */
 export type GuardrailOutcome = 'passed' | 'logged' | 'masked' | 'blocked' | 'unavailable';
@@ -138,6 +139,12 @@ export class GuardrailSet {
       if (outcome === 'blocked') return { action: 'block', text: subject.text, blockedBy: policy.name, summary, external };
     }
     return { action, text, summary, external };
+  }
+
+  /** The output policies' counts over a streamed answer, kept block by block without keeping its text. */
+  outputTally(): StreamTally {
+    const policies = this.compiled.filter((c) => appliesTo(c.policy, 'output') && c.policy.kind !== 'moderation' && c.policy.kind !== 'webhook');
+    return new StreamTally(policies.map((c) => ({ policy: c.policy, detectors: c.detectors })));
   }
 
   /**

@@ -4,6 +4,9 @@
  * masked, and a match that starts before the release point is released whole. So a match that straddles chunks is
  * caught, and the stream is never held back by more than the window (plus the rest of a match being released).
  * Matches are searched with the already released text before them as context, so chunking changes nothing.
+ *
+ * Its memory is bounded by its detectors, not by the stream: between chunks it keeps at most `window` held characters
+ * and `CONTEXT_CHARS` of released look-behind (`retained` ≤ `window` + `CONTEXT_CHARS`), however long the stream.
  */
 import { detect, type Detector, type Span } from './detectors.js';
 import { applyMask, type MaskVault } from './masking.js';
@@ -31,6 +34,16 @@ export class StreamScanner {
     private readonly vault?: MaskVault,
   ) {
     this.window = detectors.reduce((max, d) => Math.max(max, d.maxLength), 0) + 1;
+  }
+
+  /** Characters kept between chunks: the held part and the look-behind context before it. */
+  get retained(): number {
+    return this.buffer.length;
+  }
+
+  /** The most `retained` can be between chunks. */
+  get cap(): number {
+    return this.window + CONTEXT_CHARS;
   }
 
   /** Characters received but not yet released. */

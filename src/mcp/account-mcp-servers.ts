@@ -1,5 +1,7 @@
 import type { AccountMcpServerJson, AccountMcpServerListJson } from '../contract/keys.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import { countOutboundAction, type OutboundAction } from '../limits/outbound-action-limits.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import { parseInput } from '../management/parse-input.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
@@ -8,6 +10,18 @@ import { accountCreateSchema, accountPatchSchema } from './mcp-server-input.js';
 import { accountMcpServerToJson } from './mcp-server-json.js';
 import { mcpServerNotFound, refuseTakenName, releaseServer } from './mcp-server-registry.js';
 import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
+
+/**
+ * A check run now connects to an address the account typed: a few a minute per server (four times that per account a
+ * minute, forty an hour), on the deployment's shared limiter. The background checks keep running whatever is asked.
+ */
+export const CHECK_NOW: OutboundAction = { action: 'mcp-check', what: 'MCP server checks', scope: 'server', perMinute: 3 };
+
+/** What a check run now needs: the shared limiter and how long one check may take (MCP_HEALTH_CHECK_TIMEOUT_SECONDS). */
+export interface CheckNowDependencies {
+  limiter: RateLimiter;
+  timeoutMs: number;
+}
 
 /**
  * The servers an account registers for its own keys (the console's MCP servers page): over HTTP only, on a public
@@ -19,6 +33,7 @@ export class AccountMcpServers {
     private readonly servers: McpServerRepository,
     private readonly clock: Clock,
     private readonly outbound: OutboundPolicy,
+    private readonly checks: CheckNowDependencies,
   ) {}
 
   /** The servers the account registered for itself, and whether it may register or change them now. */
@@ -69,6 +84,23 @@ export class AccountMcpServers {
     await this.owned(accountId, id);
     if (!(await this.servers.delete(id))) throw mcpServerNotFound(id);
     await releaseServer(this.outbound, id);
+  }
+
+  /**
+   * Runs the health check of one of the account's enabled servers now, as the background check would (connect with its
+   * headers, list its tools), and keeps the result as its health; answers the server with it. Another account's
+   * server is absent (404); a disabled one is not connected to (409); past the limit, 429.
+   */
+  async check(accountId: string, id: string): Promise<AccountMcpServerJson> {
+    const server = await this.owned(accountId, id);
+    if (!server.enabled) throw new GatewayError('conflict', `MCP server '${server.name}' is disabled: enable it to check it.`);
+    const now = this.clock.now();
+    await countOutboundAction(this.checks.limiter, CHECK_NOW, accountId, server.id, now);
+    // The check (and the MCP client it connects with) is loaded by the first check, not with the console.
+    const { checkMcpServer } = await import('./mcp-health-checks.js');
+    const health = await checkMcpServer({ servers: this.servers, clock: this.clock, outbound: this.outbound }, server, this.checks.timeoutMs);
+    await this.servers.recordHealth(server.id, health, server.updatedAt);
+    return accountMcpServerToJson(await this.owned(accountId, id));
   }
 
   private async owned(accountId: string, id: string): Promise<McpServer> {

@@ -37,6 +37,7 @@ class SupervisedProcess {
   #restartAt = 0;
   #lastError: string | null = null;
   #stopped = false;
+  #draining = false;
 
   constructor(readonly server: McpServer, private readonly dependencies: StdioProcessDependencies) {}
 
@@ -77,6 +78,8 @@ class SupervisedProcess {
       const env = await this.dependencies.servers.stdioEnvOf(this.server.id);
       // The transport and the SDK's client load with the first local server started, not with the gateway.
       const [{ DEFAULT_STDIO_LIMITS, ProgramTransport }, { Client }] = await Promise.all([import('./stdio-transport.js'), loadMcpClientSdk()]);
+      // Stopped while the program's environment and the SDK loaded: it is never started.
+      if (this.#stopped) throw new LocalServerUnavailable(`The local MCP server '${this.server.name}' was stopped.`);
       const transport = new ProgramTransport({ command: stdio.command, args: stdio.args, env }, this.dependencies.limits ?? DEFAULT_STDIO_LIMITS);
       const client = new Client(this.dependencies.clientInfo, { capabilities: {} });
       this.#transport = transport;
@@ -120,7 +123,7 @@ class SupervisedProcess {
 
   #failed(reason: string): void {
     this.#lastError = reason;
-    if (this.#stopped) return;
+    if (this.#stopped || this.#draining) return;
     const delay = Math.min(LONGEST_RESTART_MS, FIRST_RESTART_MS * 2 ** this.#failures);
     this.#failures += 1;
     this.#restartAt = this.dependencies.clock.now() + delay;
@@ -134,13 +137,28 @@ class SupervisedProcess {
     this.#timer.unref();
   }
 
-  /** Ends the process for good (its server was changed, deleted, or the gateway stops). */
+  /**
+   * The gateway drains: the process is not restarted any more, and one not serving yet (still starting, or waiting to
+   * restart) is ended now; a running one keeps serving the calls in flight until `stop`.
+   */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    if (this.#client === null) await this.stop();
+  }
+
+  /**
+   * Ends the process for good (its server was changed, deleted, or the gateway stops). A process still starting is
+   * ended at once, not after its start times out: its `initialize` then fails and the start settles.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     const starting = this.#starting;
-    if (starting !== null) await starting.catch(() => {});
+    if (starting !== null) {
+      await this.#transport?.close().catch(() => {});
+      await starting.catch(() => {});
+    }
     const client = this.#client;
     this.#client = null;
     await (client?.close() ?? this.#transport?.close())?.catch(() => {});
@@ -150,12 +168,13 @@ class SupervisedProcess {
 /**
  * The processes of the stdio servers on this instance: each started when first used, kept running for every call,
  * restarted with backoff when it dies, and ended when its server is changed, disabled or deleted, and when the gateway
- * stops. A server changed on another instance is noticed by its version on the next use, and by a periodic sweep.
+ * stops (those still starting as soon as it starts draining). A server changed on another instance is noticed by its version on the next use, and by a periodic sweep.
  */
 export class StdioProcesses {
   readonly #processes = new Map<string, SupervisedProcess>();
   #sweep: NodeJS.Timeout | null = null;
   #closed = false;
+  #draining: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly dependencies: StdioProcessDependencies) {}
 
@@ -188,9 +207,20 @@ export class StdioProcesses {
     await supervised?.stop();
   }
 
+  /**
+   * The gateway starts draining: no process is started from now on, and those still starting are ended at once, so a
+   * slow start neither holds the gateway's shutdown (the requests waiting on it fail now) nor outlives it; running
+   * processes serve the calls in flight until `close`.
+   */
+  drain(): void {
+    this.#closed = true;
+    this.#draining = Promise.all([...this.#processes.values()].map((supervised) => supervised.drain()));
+  }
+
   /** Ends every process (the gateway stops or drains). */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#draining;
     if (this.#sweep !== null) clearInterval(this.#sweep);
     this.#sweep = null;
     const all = [...this.#processes.values()];

@@ -60,6 +60,8 @@ export class ProgramTransport implements Transport {
 
   start(): Promise<void> {
     if (this.#child !== null) throw new Error('ProgramTransport already started');
+    // Closed before it started (the gateway stopping meanwhile): the program is never spawned.
+    if (this.#closed) return Promise.reject(new Error('The local MCP server was stopped before it started.'));
     return new Promise((resolve, reject) => {
       const child = spawn(this.program.command, this.program.args, {
         env: { ...getDefaultEnvironment(), ...this.program.env },

@@ -32,6 +32,10 @@ export function moderationCheck(services: GatewayServices): ModerationCheck {
     const caller = settings.billed_to === 'operator' ? await operatorCaller(services, settings.operator_key_id ?? '') : requestCaller;
     if (caller === null) return { kind: 'unavailable', reason: 'the operator key for moderation cannot be used' };
     const model = settings.model ?? DEFAULT_MODERATION_MODEL;
+    const timeoutMs = settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+    // Past the timeout the check is given up as a caller leaves: the route sees its response closed and drops the
+    // upstream call, so an abandoned moderation call does not keep running (nor holding the gateway's shutdown).
+    const giveUp = new AbortController();
     const call = runInProcess({
       handler,
       family: openAIFamily,
@@ -39,14 +43,17 @@ export function moderationCheck(services: GatewayServices): ModerationCheck {
       requestId: newId('req', services.clock.now()),
       caller,
       body: JSON.stringify({ model, input: text }),
+      signal: giveUp.signal,
     });
-    const timeoutMs = settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<null>((resolve) => {
       timer = setTimeout(() => resolve(null), timeoutMs);
     });
     const answer = await Promise.race([call, timedOut]).finally(() => clearTimeout(timer));
-    if (answer === null) return { kind: 'unavailable', reason: `no answer within ${timeoutMs} ms` };
+    if (answer === null) {
+      giveUp.abort();
+      return { kind: 'unavailable', reason: `no answer within ${timeoutMs} ms` };
+    }
     if (answer.status !== 200) return { kind: 'unavailable', reason: `moderation answered ${answer.status}` };
     return verdictOf(answer.body.toString('utf8'), settings);
   };

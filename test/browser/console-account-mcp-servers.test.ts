@@ -157,6 +157,23 @@ describe.skipIf(!chromiumPresent)('the account\'s own MCP servers in the console
     await downRow.getByText('HTTP + SSE').waitFor();
     await shotsAtBothWidths(fixture, page, 'account-mcp-servers-health');
 
+    // Check now: the check runs at once for that server only; its verdict is said and kept as the server's health.
+    await downRow.getByRole('button', { name: `Check ${downName} now` }).click();
+    await page.getByText(`MCP server ${downName} is down:`).waitFor();
+    if (upstream !== null) {
+      await row.getByRole('button', { name: `Check ${serverName} now` }).click();
+      await page.getByText(new RegExp(`MCP server ${serverName} is up: \\d+ tools? listed\\.`)).waitFor();
+    }
+    await shotsAtBothWidths(fixture, page, 'account-mcp-servers-check-now');
+    // Three checks a minute per server: the fourth is refused, and the page says so with the API's words.
+    await downRow.getByRole('button', { name: `Check ${downName} now` }).click();
+    await page.getByText(`MCP server ${downName} is down:`).waitFor();
+    await downRow.getByRole('button', { name: `Check ${downName} now` }).click();
+    await page.getByText(`MCP server ${downName} is down:`).waitFor();
+    await downRow.getByRole('button', { name: `Check ${downName} now` }).click();
+    await page.getByRole('alert').getByText(`${downName} was not checked: Too many MCP server checks.`, { exact: false }).waitFor();
+    await screenshot(fixture, page, 'account-mcp-servers-check-limited');
+
     // The operator's server's name is taken: the API's conflict shown at the name field; nothing changes.
     await row.getByRole('button', { name: `Edit ${serverName}` }).click();
     const edit = page.getByRole('dialog', { name: 'Edit MCP server' });
@@ -218,12 +235,13 @@ describe.skipIf(!chromiumPresent)('the account\'s own MCP servers in the console
     expect(await navigation.getByRole('link', { name: 'MCP servers' }).count()).toBe(0);
     await developer.page.goto(`${base}/mcp-servers`);
     await developer.page.getByText('Only owners and admins of the account manage its MCP servers.').waitFor();
-    expect(await developer.page.getByRole('button', { name: /Add MCP server|Edit|Delete/ }).count()).toBe(0);
+    expect(await developer.page.getByRole('button', { name: /Add MCP server|Edit|Delete|Check/ }).count()).toBe(0);
     expect(await developer.page.getByText(serverName).count()).toBe(0);
     await shotsAtBothWidths(fixture, developer.page, 'account-mcp-servers-developer');
     expect(refused).toEqual([]);
     expect(await csrfRequest(developer.page, base, 'POST', '/api/mcp-servers', { name: 'by-developer', url: UNREACHABLE_URL })).toBe(403);
     expect(await csrfRequest(developer.page, base, 'DELETE', `/api/mcp-servers/${stored?.id ?? ''}`)).toBe(403);
+    expect(await csrfRequest(developer.page, base, 'POST', `/api/mcp-servers/${stored?.id ?? ''}/check`)).toBe(403);
     expect((await storedServers(fixture.gateway, accountId)).map((server) => server.name)).toEqual([serverName]);
     expectCleanPage(developer);
     await developer.context.close();
@@ -252,6 +270,7 @@ describe.skipIf(!chromiumPresent)('the account\'s own MCP servers in the console
     await row.getByText('headers X-Api-Key').waitFor();
     await row.getByText('not served', { exact: true }).waitFor();
     expect(await row.getByRole('button', { name: 'Edit kept-tools' }).count()).toBe(0);
+    expect(await row.getByRole('button', { name: 'Check kept-tools now' }).count()).toBe(0);
     await shotsAtBothWidths(fixture, page, 'account-mcp-servers-not-enabled-kept');
     expect(await csrfRequest(page, off.consoleUrl, 'PATCH', `/api/mcp-servers/${(await storedServers(off, accountId))[0]?.id ?? ''}`, { enabled: false })).toBe(403);
     await row.getByRole('button', { name: 'Delete kept-tools' }).click();

@@ -73,7 +73,8 @@ function expectError(answer: { status: number; body: unknown; text: string }, st
 
 beforeAll(async () => {
   // Private addresses allowed for the operator's servers: an account's are refused them all the same.
-  on = await startConsoleGateway({ SECRET_KEY: secretKey, MCP_ALLOW_ACCOUNT_SERVERS: 'true', MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0' });
+  // Checks run now are bounded to two seconds: a server nothing answers on is down within them.
+  on = await startConsoleGateway({ SECRET_KEY: secretKey, MCP_ALLOW_ACCOUNT_SERVERS: 'true', MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0', MCP_HEALTH_CHECK_TIMEOUT_SECONDS: '2' });
   off = await startConsoleGateway({ MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0' });
   owner = await signUpUser(on);
   stranger = await signUpUser(on);
@@ -189,5 +190,61 @@ describe('an account\'s own MCP servers', () => {
     const removed = await owner.client.request('DELETE', `/api/mcp-servers/${id}`);
     expect(removed.status, removed.text).toBe(204);
     expect(accountMcpServerList.parse((await owner.client.request('GET', '/api/mcp-servers/own')).body)).toEqual({ object: 'list', data: [], account_servers_allowed: true });
+  });
+
+  it('checks one of its own servers now: recorded as its health, rate-limited, and no one else\'s', async () => {
+    const user = await signUpUser(on);
+    // A public address (TEST-NET-3) nothing answers on: registered fine, its check fails.
+    const created = await user.client.request<ServerJson>('POST', '/api/mcp-servers', { name: `down-${randomBytes(3).toString('hex')}`, url: 'http://203.0.113.77:9/mcp' });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.id;
+    expect(accountMcpServer.parse(created.body).health).toBeNull();
+
+    // Another account's id, and an id that does not exist: 404, nothing checked.
+    expectError(await stranger.client.request('POST', `/api/mcp-servers/${id}/check`), 404, 'not_found');
+    expectError(await user.client.request('POST', '/api/mcp-servers/mcp_missing/check'), 404, 'not_found');
+    expect((await on.gateway.gateway.services.storage.mcpServers.get(id))?.health).toBeNull();
+    // A developer of the account (mcp:manage is owners' and admins'): 403; with the switch off: 403.
+    const email = uniqueEmail('developer');
+    expect((await user.client.request('POST', '/api/members/invitations', { email, role: 'developer' })).status).toBe(201);
+    const developer = on.client();
+    expect((await developer.request('POST', '/api/invitations/accept', { token: linkToken(await waitForMail(on.mail, email, /invited you/i)), password: strongPassword() })).status).toBe(200);
+    expectError(await developer.request('POST', `/api/mcp-servers/${id}/check`), 403, 'forbidden');
+    const offUser = await signUpUser(off);
+    expectError(await offUser.client.request('POST', `/api/mcp-servers/${id}/check`), 403, 'forbidden');
+    expect((await on.gateway.gateway.services.storage.mcpServers.get(id))?.health).toBeNull();
+
+    // The owner's check: the verdict answered and kept as the server's health.
+    const checked = await user.client.request('POST', `/api/mcp-servers/${id}/check`);
+    expect(checked.status, checked.text).toBe(200);
+    const health = accountMcpServer.parse(checked.body).health;
+    expect(health).toMatchObject({ status: 'unhealthy', latency_ms: null, tool_count: 0 });
+    expect(health?.error).toBeTruthy();
+    expect((await on.gateway.gateway.services.storage.mcpServers.get(id))?.health?.status).toBe('unhealthy');
+    const listed = accountMcpServerList.parse((await user.client.request('GET', '/api/mcp-servers/own')).body);
+    expect(listed.data[0]?.health?.checked_at).toBe(health?.checked_at);
+
+    // Three checks a minute per server: the fourth is refused with Retry-After, and no connection is made for it.
+    expect((await user.client.request('POST', `/api/mcp-servers/${id}/check`)).status).toBe(200);
+    expect((await user.client.request('POST', `/api/mcp-servers/${id}/check`)).status).toBe(200);
+    const limited = await user.client.request('POST', `/api/mcp-servers/${id}/check`);
+    expectError(limited, 429, 'rate_limit_exceeded');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    // A disabled server is not connected to.
+    const second = await user.client.request<ServerJson>('POST', '/api/mcp-servers', { name: `off-${randomBytes(3).toString('hex')}`, url: 'http://203.0.113.78:9/mcp', enabled: false });
+    expect(second.status, second.text).toBe(201);
+    expectError(await user.client.request('POST', `/api/mcp-servers/${second.body.id}/check`), 409, 'conflict');
+  });
+
+  it.skipIf(host === null)('a check run now of a server that answers lists its tools', async () => {
+    const user = await signUpUser(on);
+    const created = await user.client.request<ServerJson>('POST', '/api/mcp-servers', { name: `up-${randomBytes(3).toString('hex')}`, url: upstream?.url });
+    expect(created.status, created.text).toBe(201);
+    const checked = await user.client.request('POST', `/api/mcp-servers/${created.body.id}/check`);
+    expect(checked.status, checked.text).toBe(200);
+    const health = accountMcpServer.parse(checked.body).health;
+    expect(health?.status).toBe('healthy');
+    expect(health?.tools.map((tool) => tool.name)).toContain('add');
   });
 });

@@ -3,8 +3,9 @@ import { ApiError, GoogleGenAI, Type } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
-import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
+import { splitIntoTokens as anthropicPieces, startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
 import { startMockGeminiUpstream, type MockGeminiUpstream } from '../../support/mock-gemini-upstream.js';
+import { splitWords as geminiWords } from '../../support/mock-gemini-upstream-answers.js';
 import { splitIntoTokens, startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 /**
@@ -26,6 +27,9 @@ let plain: SeededAccount;
 let outputKey: string;
 /** A key of a third account whose answers (text, reasoning and tool calls) have email addresses and cards masked. */
 let reasoningKey: string;
+/** Keys of `guarded` whose answers may not say `whale`, or the phrase `grey whale`. */
+let whaleKey: string;
+let greyWhaleKey: string;
 
 const CARD = '4111 1111 1111 1111';
 
@@ -47,6 +51,8 @@ beforeAll(async () => {
     { name: 'no-heron-out', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['heron'] } },
     { name: 'emails-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['email'] } },
     { name: 'cards-out', kind: 'pii', mode: 'mask', applies_to: 'output', settings: { detectors: ['card'] } },
+    { name: 'no-whale-out', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['whale'] } },
+    { name: 'no-grey-whale-out', kind: 'deny_list', mode: 'block', applies_to: 'output', settings: { words: ['grey whale'] } },
   ]) {
     const created = await gateway.admin('POST', '/admin/guardrails', policy);
     expect(created.status).toBe(201);
@@ -61,6 +67,11 @@ beforeAll(async () => {
   const reasoning = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${thinker.accountId}/keys`, { name: 'reasoning', guardrails: ['emails-out', 'cards-out'] });
   expect(reasoning.status).toBe(201);
   reasoningKey = reasoning.body.key;
+  for (const [name, assign] of [['no-whale-out', (key: string) => (whaleKey = key)], ['no-grey-whale-out', (key: string) => (greyWhaleKey = key)]] as const) {
+    const created = await gateway.admin<{ key: string }>('POST', `/admin/accounts/${guarded.accountId}/keys`, { name, guardrails: [name] });
+    expect(created.status).toBe(201);
+    assign(created.body.key);
+  }
 });
 
 afterAll(async () => {
@@ -347,6 +358,63 @@ describe('output policies', () => {
     expect(String((error as Error).message)).toContain('no-heron-out');
     expect(text.toLowerCase()).not.toContain('heron');
     expect(text).toContain('A long sentence first');
+  });
+
+  /** The mock Anthropic upstream's text deltas: its pieces of at most four characters, three to a delta. */
+  const anthropicDeltas = (text: string): string[] => {
+    const pieces = anthropicPieces(text);
+    const deltas: string[] = [];
+    for (let at = 0; at < pieces.length; at += 3) deltas.push(pieces.slice(at, at + 3).join(''));
+    return deltas;
+  };
+
+  it('Anthropic stream: a word split across two deltas ends it with the error event, the text before it delivered', async () => {
+    const prompt = 'Calm words come first, then a grey whale';
+    // The upstream's deltas split the word: one ends in "whal", the next starts with "e".
+    expect(anthropicDeltas(`Echo: ${prompt}`)).toEqual(expect.arrayContaining([expect.stringMatching(/whal$/), 'e']));
+    const client = new Anthropic({ baseURL: gateway.url, apiKey: whaleKey, maxRetries: 0 });
+    let text = '';
+    const stream = client.messages.stream({ model: 'chat-anthropic', max_tokens: 200, messages: [{ role: 'user', content: prompt }] });
+    stream.on('text', (delta) => {
+      text += delta;
+    });
+    const error = await stream.finalMessage().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { message: expect.stringContaining("'no-whale-out'") } });
+    expect(text).toContain('Calm words come first');
+    expect(text.toLowerCase()).not.toContain('whal');
+  });
+
+  it('Gemini stream: a phrase split across two chunks ends it with the error, the text before it delivered', async () => {
+    const prompt = 'Calm words first, then grey whale';
+    // The upstream streams three words a chunk: "grey" ends one chunk, "whale" starts the next.
+    const words = geminiWords(`Echo: ${prompt}`);
+    const chunks: string[] = [];
+    for (let at = 0; at < words.length; at += 3) chunks.push(words.slice(at, at + 3).join(''));
+    expect(chunks).toEqual(expect.arrayContaining([expect.stringMatching(/grey$/), ' whale']));
+    const client = new GoogleGenAI({ apiKey: greyWhaleKey, httpOptions: { baseUrl: gateway.url } });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of await client.models.generateContentStream({ model: 'chat-gemini', contents: prompt })) text += chunk.text ?? '';
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain("'no-grey-whale-out'");
+    expect(text).toContain('Calm words first');
+    expect(text.toLowerCase()).not.toContain('whale');
+  });
+
+  it('Gemini stream of a model whose upstream splits a word across chunks: ends with the error', async () => {
+    const prompt = 'Calm words come first, then a grey whale';
+    expect(anthropicDeltas(`Echo: ${prompt}`)).toEqual(expect.arrayContaining([expect.stringMatching(/whal$/), 'e']));
+    const client = new GoogleGenAI({ apiKey: whaleKey, httpOptions: { baseUrl: gateway.url } });
+    let text = '';
+    const error = await (async () => {
+      for await (const chunk of await client.models.generateContentStream({ model: 'chat-anthropic', contents: prompt })) text += chunk.text ?? '';
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain("'no-whale-out'");
+    expect(text).toContain('Calm words come first');
+    expect(text.toLowerCase()).not.toContain('whal');
   });
 
   it('Responses stream: ends with response.failed and the error event', async () => {

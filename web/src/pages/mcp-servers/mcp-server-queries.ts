@@ -42,3 +42,13 @@ export function useDeleteMcpServer() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['mcp-servers'] }),
   });
 }
+
+/** Runs one server's health check now; its answer (the server with the new health) replaces it in the list. */
+export function useCheckMcpServer() {
+  const api = useApi();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => api.post<AccountMcpServer>(`/api/mcp-servers/${encodeURIComponent(id)}/check`, {}),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ownMcpServersQueryKey }),
+  });
+}

@@ -7,7 +7,7 @@ import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { McpServerForm } from './mcp-server-form';
-import { useDeleteMcpServer, useOwnMcpServers, type AccountMcpServer } from './mcp-server-queries';
+import { useCheckMcpServer, useDeleteMcpServer, useOwnMcpServers, type AccountMcpServer } from './mcp-server-queries';
 
 /** Roles that manage the account's own MCP servers (the console API's `mcp:manage`); the API refuses the others. */
 export function canManageMcpServers(role: string | null | undefined): boolean {
@@ -49,6 +49,8 @@ export function McpServersPage() {
   const manages = canManageMcpServers(session.data?.role);
   const servers = useOwnMcpServers(manages);
   const remove = useDeleteMcpServer();
+  const check = useCheckMcpServer();
+  const [checked, setChecked] = useState<{ tone: 'success' | 'warning' | 'error'; text: string } | null>(null);
   const [editing, setEditing] = useState<AccountMcpServer | 'new' | null>(null);
   const [deleting, setDeleting] = useState<AccountMcpServer | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
@@ -57,7 +59,20 @@ export function McpServersPage() {
 
   const open = (next: AccountMcpServer | 'new') => {
     setNotice(null);
+    setChecked(null);
     setEditing(next);
+  };
+
+  // A check run now: its verdict lands on the row (as the background check's would) and is said in the notice.
+  const checkNow = (server: AccountMcpServer) => {
+    setNotice(null);
+    setChecked(null);
+    check.mutate(server.id, {
+      onSuccess: ({ name, health }) => setChecked(health?.status === 'healthy'
+        ? { tone: 'success', text: `MCP server ${name} is up: ${health.tool_count} ${health.tool_count === 1 ? 'tool' : 'tools'} listed.` }
+        : { tone: 'warning', text: `MCP server ${name} is down: ${health?.error ?? 'check failed'}` }),
+      onError: (error) => setChecked({ tone: 'error', text: `${server.name} was not checked: ${errorMessage(error)}` }),
+    });
   };
 
   return (
@@ -73,6 +88,7 @@ export function McpServersPage() {
         </Alert>
       ) : null}
       {notice === null ? null : <Alert tone="success">{notice}</Alert>}
+      {checked === null ? null : <Alert tone={checked.tone}>{checked.text}</Alert>}
       {!manages ? null : servers.isPending ? <Loading /> : servers.isError ? <Alert tone="error">{errorMessage(servers.error)}</Alert> : servers.data.data.length === 0 && !allowed ? null : (
         <Card>
           {servers.data.data.length === 0 ? <p className="empty">No MCP server yet. Add one to give this account's keys its tools; the gateway checks it in the background and lists its tools here.</p> : (
@@ -93,6 +109,7 @@ export function McpServersPage() {
                       <td data-label="Price a call">{server.price_per_call === null ? 'free' : formatCost(Number(server.price_per_call))}</td>
                       <td className="cell-actions">
                         <div className="row-actions">
+                          {allowed && server.enabled ? <Button busy={check.isPending && check.variables === server.id} disabled={check.isPending} onClick={() => checkNow(server)} aria-label={`Check ${server.name} now`}>Check now</Button> : null}
                           {allowed ? <Button onClick={() => open(server)} aria-label={`Edit ${server.name}`}>Edit</Button> : null}
                           <Button variant="danger" onClick={() => { remove.reset(); setDeleting(server); }} aria-label={`Delete ${server.name}`}>Delete</Button>
                         </div>
