@@ -121,7 +121,9 @@ function withQuery(path: string, query?: Record<string, string | undefined>): st
 /** A message a person can act on, for any thrown value. */
 export function errorMessage(error: unknown): string {
   if (error instanceof ApiError) {
-    if (error.status === 429 && error.retryAfterSeconds !== null) return `${error.message} Try again in ${error.retryAfterSeconds} s.`;
+    // Most refusals already say when to retry; the hint is added only to those that do not.
+    const saysWhen = /\b(retry|try again)\b/i.test(error.message);
+    if (error.status === 429 && error.retryAfterSeconds !== null && !saysWhen) return `${error.message} Try again in ${error.retryAfterSeconds} s.`;
     return error.message;
   }
   if (error instanceof Error && error.name === 'AbortError') return 'Stopped.';
