@@ -41,6 +41,8 @@ if (supported(process.versions.node)) {
   const allocator = await import('../dist/src/config/memory-allocator.js');
   if ((args[0] ?? 'serve') === 'serve') allocator.restartOnJemalloc(fileURLToPath(import.meta.url), args);
   allocator.forgetLauncherVariables();
+  // Before anything imports zod: its bundle of every language's messages resolves to English alone.
+  (await import('../dist/src/config/zod-locales.js')).loadZodInEnglishOnly();
   const { main } = await import('../dist/src/cli.js');
   await main(args);
 } else {
