@@ -2,8 +2,9 @@
  * kysely ships as some 250 small modules, and Node keeps a record of each loaded module (its source, compiled
  * module and namespace) for the process's life. The build bundles kysely into one module (scripts/vendor.vite.config.ts:
  * dist/vendor/kysely.js, every export of `kysely` and `kysely/migration`), and the gateway's process resolves both
- * to it: the same code, about 1 MiB less resident memory. Every import of kysely in the process resolves there, so
- * there is one copy of its classes.
+ * to it: the same code, about 1 MiB less heap. Both specifiers resolve there, so there is one copy of its classes;
+ * kysely's other entry points (`kysely/helpers/*`) are not in the bundle and would load the package beside it (the
+ * gateway imports none).
  *
  * Where the bundle was not built (a tree compiled by tsc alone) or this Node has no synchronous module hooks
  * (module.registerHooks: Node 22.15 / 23.5 and newer), kysely loads from its package as usual.
