@@ -14,6 +14,7 @@ COPY bench ./bench
 COPY test/support ./test/support
 COPY test/mock-upstreams ./test/mock-upstreams
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/vendor.vite.config.ts ./scripts/
 # One install: `npm ci` runs the package's `prepare` script, which compiles the TypeScript and the console into
 # dist/. Then the development dependencies are removed from the same node_modules, and so are the optional ones:
 # the Node.js package `npm ci` brings for running outside a container (the image has its own Node 24).

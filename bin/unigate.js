@@ -41,6 +41,10 @@ if (supported(process.versions.node)) {
   const allocator = await import('../dist/src/config/memory-allocator.js');
   if ((args[0] ?? 'serve') === 'serve') allocator.restartOnJemalloc(fileURLToPath(import.meta.url), args);
   allocator.forgetLauncherVariables();
+  // Before anything imports them: zod's bundle of every language's messages resolves to English alone, and kysely to
+  // the one module the build bundled it into.
+  (await import('../dist/src/config/zod-locales.js')).loadZodInEnglishOnly();
+  (await import('../dist/src/config/bundled-kysely.js')).loadKyselyFromBundle();
   const { main } = await import('../dist/src/cli.js');
   await main(args);
 } else {
