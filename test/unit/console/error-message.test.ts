@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, errorMessage } from '../../../web/src/api/client.js';
+import { ApiError, errorMessage } from '../../../web/src/api/api-error.js';
 
 describe('the console error message', () => {
   it('adds when to retry to a 429 that does not say it', () => {
