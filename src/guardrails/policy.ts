@@ -8,22 +8,12 @@ import { BUILT_IN_DETECTORS, detect, PII_KINDS, type Detector, type Span } from 
 import { denyListDetector } from './deny-list.js';
 import { scoreInjection } from './injection.js';
 import { applyMask, type MaskVault } from './masking.js';
-import type { DenyListSettings, GuardrailDirection, GuardrailMode, GuardrailPolicy, PiiSettings } from './settings.js';
+import type { DenyListSettings, GuardrailDirection, GuardrailPolicy, PiiSettings } from './settings.js';
 import { StreamScanner } from './stream-scanner.js';
 import { StreamTally } from './stream-tally.js';
+import type { GuardrailHit, GuardrailOutcome } from './guardrail-hit.js';
 
-/** `unavailable`: an external guardrail gave no verdict (timeout, fault) and its policy let the text pass (fail open). */
-export type GuardrailOutcome = 'passed' | 'logged' | 'masked' | 'blocked' | 'unavailable';
-
-export interface GuardrailHit {
-  name: string;
-  kind: GuardrailPolicy['kind'];
-  mode: GuardrailMode;
-  outcome: GuardrailOutcome;
-  /** detections in total, and by what was detected (`email`, `deny_list`, `prompt_size`, `tool_name`, `injection` …) */
-  count: number;
-  found: Record<string, number>;
-}
+export type { GuardrailHit, GuardrailOutcome } from './guardrail-hit.js';
 
 export interface GuardrailSubject {
   text: string;

@@ -6,7 +6,7 @@
  * blocks joined, while each block holds at most its scanners' windows and look-behind (never the text it has seen).
  */
 import type { Detector } from './detectors.js';
-import type { GuardrailHit, GuardrailOutcome } from './policy.js';
+import type { GuardrailHit, GuardrailOutcome } from './guardrail-hit.js';
 import type { GuardrailPolicy } from './settings.js';
 import { StreamScanner } from './stream-scanner.js';
 
