@@ -4,7 +4,7 @@ import { buildContents } from './build-contents.js';
 import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
 import type { JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { thinkingConfig, usesThinkingLevel } from './thinking-config.js';
-import { toolsSourceOf } from '../../ir/tools-source.js';
+import { toolsSourceOf } from '../../wire/tools-source.js';
 import { jsonWithTail, ToolListCache } from '../tool-list-cache.js';
 
 /** Gemini rejects more than 5 stop sequences. */
@@ -74,7 +74,7 @@ function declareFunctions(tools: readonly ToolDefinition[], settings: GeminiChan
 
 /**
  * The UTF-8 of `,"tools":[{"functionDeclarations":[…]}` and the warnings the declarations gave, by the caller's bytes
- * of the tool list and the schema mode (the only setting the declarations read).
+ * of the tool list, the protocol that decoded them and the schema mode (the only setting the declarations read).
  */
 const declaredTools = new ToolListCache<{ head: Buffer; warnings: readonly string[] }>(64, 256 * 1024);
 
@@ -87,7 +87,7 @@ export function generateContentBodyBytes(request: ChatRequest, upstreamModel: st
   if (source === undefined) return JSON.stringify(buildGenerateContentBody(request, upstreamModel, settings, warnings));
   let declared: Readonly<{ head: Buffer; warnings: readonly string[] }> | undefined;
   const { body, hosted, toolConfig } = generateContentParts(request, upstreamModel, settings, warnings, (tools) => {
-    declared = declaredTools.get(source, settings.schemaMode, () => {
+    declared = declaredTools.get(source.bytes, `${source.protocol} ${settings.schemaMode}`, () => {
       const own: string[] = [];
       const text = JSON.stringify(declareFunctions(tools, settings, own));
       return { head: Buffer.from(`,"tools":[{"functionDeclarations":${text}}`), warnings: Object.freeze(own) };

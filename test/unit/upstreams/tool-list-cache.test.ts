@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/ir/chat-request.js';
-import { rememberToolsSource, toolsSourceOf } from '../../../src/ir/tools-source.js';
+import { rememberToolsSource, toolsSourceOf } from '../../../src/wire/tools-source.js';
 import { anthropicMessagesEndpoint } from '../../../src/codecs/anthropic-messages/endpoints.js';
 import { GeminiAdapter } from '../../../src/upstreams/gemini/gemini-adapter.js';
 import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
@@ -101,7 +101,8 @@ describe('toolsSourceOf', () => {
 
   it('is the bytes of the tools member while the decoded list holds what was decoded', () => {
     const request = decoded(body);
-    expect(toolsSourceOf(request.tools)?.toString()).toBe(JSON.stringify(body.tools));
+    expect(toolsSourceOf(request.tools)?.bytes.toString()).toBe(JSON.stringify(body.tools));
+    expect(toolsSourceOf(request.tools)?.protocol).toBe('anthropic-messages');
     // A copy of the request keeps the same list.
     expect(toolsSourceOf({ ...request }.tools)).toBeDefined();
   });
@@ -125,7 +126,7 @@ describe('toolsSourceOf', () => {
     // `tools` written twice: JSON.parse keeps the last, the bytes are not asked which.
     const twice = Buffer.from(`{"tools":[],${JSON.stringify(body).slice(1)}`);
     const tools: ToolDefinition[] = [{ name: 'a', parameters: { type: 'object' } }];
-    rememberToolsSource(tools, twice);
+    rememberToolsSource(tools, twice, 'anthropic-messages');
     expect(toolsSourceOf(tools)).toBeUndefined();
   });
 });
