@@ -6,6 +6,7 @@ import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDesc
 import { anthropicMessagesCodec } from './index.js';
 import { anthropicWire } from '../../wire/anthropic/wire.js';
 import { memberJsonBytes } from '../../wire/top-level-index.js';
+import { rememberToolsSource } from '../../wire/tools-source.js';
 
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
@@ -13,6 +14,7 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
   wire: anthropicWire,
   readEnvelope(_request, body, _added, bytes) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
+    rememberToolsSource(chat.tools, bytes, 'anthropic-messages');
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
     return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream, memberJsonBytes(bytes, 'tools')), hostedTools: hostedToolOfferOfTools(body.tools) };
   },

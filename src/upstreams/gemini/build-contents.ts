@@ -99,9 +99,13 @@ function argumentsObject(argumentsJson: string): JsonObject {
  * An object that itself is just `{output}` or `{error}` is wrapped in `output`, so it reads back unchanged. Images
  * of the result follow the functionResponse as inlineData parts of the same user turn.
  */
+/** JSON text whose first token is `{` (JSON's whitespace is space, tab, line feed and carriage return). */
+const OPENS_OBJECT = /^[ \t\n\r]*\{/;
+
 function functionResponse(part: ToolResultPart, toolNames: Map<string, string>, notes: Set<string>): GeminiPart[] {
   const text = part.content.flatMap((item) => (item.type === 'text' ? [item.text] : [])).join('');
-  const parsed = parseJson(text);
+  // Only text that opens an object can parse to one (the rest would throw or give another value: not parsed).
+  const parsed = OPENS_OBJECT.test(text) ? parseJson(text) : undefined;
   let response: JsonObject;
   if (part.isError === true) response = { error: isJsonObject(parsed) ? parsed : text };
   else if (isJsonObject(parsed)) response = isConventionEnvelope(parsed) ? { output: parsed } : parsed;

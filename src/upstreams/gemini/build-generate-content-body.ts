@@ -4,6 +4,8 @@ import { buildContents } from './build-contents.js';
 import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
 import type { JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { thinkingConfig, usesThinkingLevel } from './thinking-config.js';
+import { toolsSourceOf } from '../../wire/tools-source.js';
+import { jsonWithTail, ToolListCache } from '../tool-list-cache.js';
 
 /** Gemini rejects more than 5 stop sequences. */
 export const MAX_STOP_SEQUENCES = 5;
@@ -57,21 +59,75 @@ const GROUNDING_OPTIONS_WARNING = 'Web search domain filters and user location h
  * models reject any penalty field.
  */
 export function buildGenerateContentBody(request: ChatRequest, upstreamModel: string, settings: GeminiChannelSettings, warnings: string[]): JsonObject {
+  const { body, declarations, hosted, toolConfig } = generateContentParts(request, upstreamModel, settings, warnings, (tools) => declareFunctions(tools, settings, warnings));
+  const tools: JsonObject[] = declarations === undefined ? [] : [{ functionDeclarations: declarations }];
+  tools.push(...hosted);
+  if (tools.length > 0) body.tools = tools;
+  if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  return body;
+}
+
+/** Gemini's function declarations of `tools`, with a warning for what each one loses. */
+function declareFunctions(tools: readonly ToolDefinition[], settings: GeminiChannelSettings, warnings: string[]): JsonObject[] {
+  return tools.map((tool, index) => functionDeclaration(tool, index, settings, warnings));
+}
+
+/**
+ * The UTF-8 of `,"tools":[{"functionDeclarations":[…]}` and the warnings the declarations gave, by the caller's bytes
+ * of the tool list, the protocol that decoded them and the schema mode (the only setting the declarations read).
+ */
+const declaredTools = new ToolListCache<{ head: Buffer; warnings: readonly string[] }>(64, 256 * 1024);
+
+/**
+ * `buildGenerateContentBody` as the JSON text to send: the same members (`tools` written last), the same warnings.
+ * A tool list decoded from a caller's bytes is declared as it was for the same bytes and schema mode before.
+ */
+export function generateContentBodyBytes(request: ChatRequest, upstreamModel: string, settings: GeminiChannelSettings, warnings: string[]): string | Buffer {
+  const source = toolsSourceOf(request.tools);
+  if (source === undefined) return JSON.stringify(buildGenerateContentBody(request, upstreamModel, settings, warnings));
+  let declared: Readonly<{ head: Buffer; warnings: readonly string[] }> | undefined;
+  const { body, hosted, toolConfig } = generateContentParts(request, upstreamModel, settings, warnings, (tools) => {
+    declared = declaredTools.get(source.bytes, `${source.protocol} ${settings.schemaMode}`, () => {
+      const own: string[] = [];
+      const text = JSON.stringify(declareFunctions(tools, settings, own));
+      return { head: Buffer.from(`,"tools":[{"functionDeclarations":${text}}`), warnings: Object.freeze(own) };
+    });
+    warnings.push(...declared.warnings);
+    return [];
+  });
+  if (toolConfig !== undefined) body.toolConfig = toolConfig;
+  if (declared === undefined) return JSON.stringify(hosted.length > 0 ? { ...body, tools: hosted } : body);
+  return jsonWithTail(body, declared.head, `${hosted.map((tool) => `,${JSON.stringify(tool)}`).join('')}]}`);
+}
+
+interface GenerateContentParts {
+  /** Every member but `tools` and `toolConfig`. */
+  body: JsonObject;
+  declarations: JsonObject[] | undefined;
+  hosted: JsonObject[];
+  toolConfig: JsonObject | undefined;
+}
+
+function generateContentParts(
+  request: ChatRequest,
+  upstreamModel: string,
+  settings: GeminiChannelSettings,
+  warnings: string[],
+  declare: (tools: readonly ToolDefinition[]) => JsonObject[],
+): GenerateContentParts {
   const { contents, systemInstruction } = buildContents(request, { dummySignatures: settings.dummyThoughtSignatures }, warnings);
   const body: JsonObject = { contents };
   if (systemInstruction !== undefined) body.systemInstruction = systemInstruction;
   const generationConfig = buildGenerationConfig(request, upstreamModel, settings, warnings);
   if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
   const hasFunctions = request.tools !== undefined && request.tools.length > 0;
-  const tools: JsonObject[] = hasFunctions ? [{ functionDeclarations: (request.tools ?? []).map((tool, index) => functionDeclaration(tool, index, settings, warnings)) }] : [];
-  tools.push(...hostedTools(request, settings, hasFunctions));
-  if (tools.length > 0) body.tools = tools;
+  const declarations = hasFunctions ? declare(request.tools ?? []) : undefined;
+  const hosted = hostedTools(request, settings, hasFunctions);
   // Gemini rejects a function-calling config without function declarations.
   const toolConfig = hasFunctions ? buildToolConfig(request.toolChoice) : undefined;
-  if (toolConfig !== undefined) body.toolConfig = toolConfig;
   if (request.parallelToolCalls !== undefined) warnings.push('parallel_tool_calls has no Gemini equivalent and was not applied.');
   if (request.user !== undefined) warnings.push('the end-user id has no Gemini equivalent and was not sent.');
-  return body;
+  return { body, declarations, hosted, toolConfig };
 }
 
 function buildGenerationConfig(request: ChatRequest, upstreamModel: string, settings: GeminiChannelSettings, warnings: string[]): JsonObject {

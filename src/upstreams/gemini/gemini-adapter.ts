@@ -7,7 +7,7 @@ import type { Channel } from '../../domain/records.js';
 import type { UpstreamAdapter, UpstreamErrorClass, UpstreamPassThrough, UpstreamRequest, UpstreamTransport } from '../upstream-adapter.js';
 import { geminiWire } from '../../wire/gemini/wire.js';
 import { passThroughEndpoint } from '../../wire/wire.js';
-import { buildGenerateContentBody, readGeminiSettings } from './build-generate-content-body.js';
+import { generateContentBodyBytes, readGeminiSettings } from './build-generate-content-body.js';
 import { classifyGeminiError } from './classify-error.js';
 import { buildCountTokensBody, parseCountTokensBody } from './count-tokens.js';
 import { buildEmbeddingBody, parseEmbeddingBody } from './embeddings.js';
@@ -46,12 +46,11 @@ export class GeminiAdapter implements UpstreamAdapter {
 
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
     const settings = readGeminiSettings(channel.settings, upstreamModel, mapsHostedTools(channel, request.model));
-    const body = buildGenerateContentBody(request, upstreamModel, settings, request.warnings);
     return {
       url: geminiUrl(channel, upstreamModel, request.stream ? 'streamGenerateContent' : 'generateContent'),
       method: 'POST',
       headers: geminiHeaders(channel, credential),
-      body: JSON.stringify(body),
+      body: generateContentBodyBytes(request, upstreamModel, settings, request.warnings),
     };
   }
 

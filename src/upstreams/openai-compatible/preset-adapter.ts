@@ -76,7 +76,7 @@ export class OpenAICompatiblePresetAdapter extends OpenAIWireAdapter {
     return JSON.stringify(body);
   }
 
-  protected override passThroughChat(channel: Channel, credential: string, stream: boolean, _upstreamModel: string, body: string): UpstreamRequest {
+  protected override passThroughChat(channel: Channel, credential: string, stream: boolean, _upstreamModel: string, body: string | Buffer): UpstreamRequest {
     return this.#request(channel, credential, { kind: 'chat', stream }, body);
   }
 

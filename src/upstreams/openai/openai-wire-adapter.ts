@@ -12,6 +12,11 @@ import { isOpenAIReasoningModel, listedReasoningModels } from './openai-reasonin
 import { parseOpenAIChatResponse } from './parse-openai-chat-response.js';
 import { parseOpenAIChatStream } from './parse-openai-chat-stream.js';
 import { parseOpenAIEmbeddingResponse } from './parse-openai-embedding-response.js';
+import { toolsSourceOf } from '../../wire/tools-source.js';
+import { jsonWithTail, ToolListCache } from '../tool-list-cache.js';
+
+/** The UTF-8 of `,"tools":[…]` as the translated body writes a caller's tool list, by the caller's bytes of it. */
+const translatedTools = new ToolListCache<{ tail: Buffer }>(64, 256 * 1024);
 
 /** The Responses API's `{ "object": "response.input_tokens", "input_tokens": N }` (the only OpenAI token counter). */
 function parseOpenAIInputTokens(body: Buffer): number {
@@ -53,9 +58,17 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
    */
   protected abstract isOfficial(channel: Channel): boolean;
 
-  /** The translated chat body, for a provider that needs it changed (presets' quirks); default unchanged. */
-  protected chatBody(_channel: Channel, body: ChatCompletionCreateParamsBase, _request: ChatRequest, _upstreamModel: string): string {
-    return JSON.stringify(body);
+  /**
+   * The translated chat body, for a provider that needs it changed (presets' quirks); default unchanged. A tool list
+   * decoded from a caller's bytes is written as it was for the same bytes before (the conversion to OpenAI's tools
+   * reads nothing but the list).
+   */
+  protected chatBody(_channel: Channel, body: ChatCompletionCreateParamsBase, request: ChatRequest, _upstreamModel: string): string | Buffer {
+    const source = toolsSourceOf(request.tools);
+    if (source === undefined || body.tools === undefined) return JSON.stringify(body);
+    const { tools, ...rest } = body;
+    const { tail } = translatedTools.get(source.bytes, source.protocol, () => ({ tail: Buffer.from(`,"tools":${JSON.stringify(tools)}`) }));
+    return jsonWithTail(rest, tail);
   }
 
   buildChatRequest(channel: Channel, credential: string, request: ChatRequest, upstreamModel: string): UpstreamRequest {
@@ -68,7 +81,7 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
   }
 
   /** Sends an already-translated chat body (it must not be rewritten again as a caller's pass-through body). */
-  protected passThroughChat(channel: Channel, credential: string, stream: boolean, upstreamModel: string, body: string): UpstreamRequest {
+  protected passThroughChat(channel: Channel, credential: string, stream: boolean, upstreamModel: string, body: string | Buffer): UpstreamRequest {
     return this.buildPassThrough(channel, credential, { kind: 'chat', stream }, upstreamModel, body);
   }
 

@@ -91,6 +91,10 @@ describe('GeminiAdapter.buildChatRequest', () => {
       return (sent.contents as Array<{ parts: Array<{ functionResponse?: { response: unknown } }> }>)[1]?.parts[0]?.functionResponse?.response;
     };
     expect(result('{"temp": 20}')).toEqual({ temp: 20 });
+    // JSON's own whitespace may stand before the object; other leading text is not JSON.
+    expect(result(' \r\n\t{"temp": 21}\n')).toEqual({ temp: 21 });
+    expect(result('\u00a0{"temp": 22}')).toEqual({ output: '\u00a0{"temp": 22}' });
+    expect(result('{not json')).toEqual({ output: '{not json' });
     expect(result('[1,2]')).toEqual({ output: '[1,2]' });
     expect(result('42')).toEqual({ output: '42' });
     expect(result('{"output": "x"}')).toEqual({ output: { output: 'x' } });

@@ -1,0 +1,56 @@
+import type { ToolDefinition } from '../ir/chat-request.js';
+import { topLevelIndex } from './top-level-index.js';
+
+/**
+ * The caller's own bytes of the `tools` member a decoded request's tool list came from, so a translator can reuse
+ * what it made of the same bytes before (`ToolListCache`) instead of walking and writing the same twelve schemas on
+ * every turn of an agent's loop. The source stays bound to the list it was decoded into: a list replaced, grown,
+ * shrunk, or whose tools were replaced or given another name, description, strictness or schema object no longer
+ * has a source, and is translated afresh.
+ */
+export interface ToolsSource {
+  /** The bytes of the caller's `tools` member. */
+  readonly bytes: Buffer;
+  /** The protocol whose decoder read them: the same bytes may decode to other tools under another protocol. */
+  readonly protocol: string;
+}
+
+interface BoundSource extends ToolsSource {
+  /** Each tool and what it held when the list was decoded. */
+  readonly tools: readonly ToolDefinition[];
+  readonly fields: readonly (readonly [string, string | undefined, Record<string, unknown>, boolean | undefined])[];
+}
+
+const sources = new WeakMap<readonly ToolDefinition[], BoundSource>();
+
+/**
+ * Binds `tools`, just decoded by `protocol`'s decoder from the body `bytes` (the caller's whole JSON body, as
+ * parsed), to the bytes of the body's top-level `tools` member. Nothing is bound when those bytes cannot be told for
+ * sure (a name written twice, escapes in a name) or the list is empty.
+ */
+export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: Buffer | null, protocol: string): void {
+  if (bytes === null || tools === undefined || tools.length === 0) return;
+  const index = topLevelIndex(bytes);
+  if (index.members === null || index.written !== index.members.size) return;
+  const span = index.members.get('tools');
+  if (span === undefined) return;
+  sources.set(tools, {
+    bytes: bytes.subarray(span.start, span.end),
+    protocol,
+    tools: [...tools],
+    fields: tools.map((tool) => [tool.name, tool.description, tool.parameters, tool.strict] as const),
+  });
+}
+
+/** What `tools` was decoded from, while the list still holds what was decoded; else undefined. */
+export function toolsSourceOf(tools: readonly ToolDefinition[] | undefined): ToolsSource | undefined {
+  if (tools === undefined) return undefined;
+  const source = sources.get(tools);
+  if (source === undefined || source.tools.length !== tools.length) return undefined;
+  for (let index = 0; index < tools.length; index += 1) {
+    const tool = tools[index] as ToolDefinition;
+    const [name, description, parameters, strict] = source.fields[index] as BoundSource['fields'][number];
+    if (tool !== source.tools[index] || tool.name !== name || tool.description !== description || tool.parameters !== parameters || tool.strict !== strict) return undefined;
+  }
+  return { bytes: source.bytes, protocol: source.protocol };
+}
