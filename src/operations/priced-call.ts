@@ -1,11 +1,11 @@
 import { AnswerPrice, noAttempts, type AnswerReport, type SettledReport } from '../billing/answer-report.js';
-import { settle } from '../billing/settle.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import type { ConcurrencySlot, LimitRule } from '../limits/rate-limiter.js';
 import { admit, type CallAdmission } from '../relay/admission.js';
 import { RequestMeter } from '../relay/request-meter.js';
+import { settleMetered } from './metered-frame.js';
 import type { GatewayServices } from '../services.js';
 
 /** One priced call that is not a model request (an MCP tool call): who makes it, what it costs, what limits it. */
@@ -36,8 +36,8 @@ export interface PricedCallEnding {
 /**
  * The metered frame of a priced call, as `meteredRoute` is of a model request: admit (its price held, its windows
  * and slots taken, all or nothing; a refusal throws the spec's error), run, and settle exactly once however it ends,
- * with a usage row (refused calls too). `run` records the call's facts on the meter (its `mcp` usage) and reports
- * how it ended; it throws only for a failure that is not charged.
+ * with a usage row (refused calls too), through the frame's own ending (`settleMetered`). `run` records the call's
+ * facts on the meter (its `mcp` usage) and reports how it ended; it throws only for a failure that is not charged.
  */
 export async function runPricedCall<T>(
   services: GatewayServices,
@@ -66,6 +66,6 @@ export async function runPricedCall<T>(
   } finally {
     // A priced call makes no attempt on a channel.
     const ending: SettledReport = { ...(report ?? { status: 500, errorCode: 'internal_error' }), ...noAttempts(call.startedAt) };
-    meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admission, null, ending));
+    settleMetered(services, meter, admission, null, ending);
   }
 }
