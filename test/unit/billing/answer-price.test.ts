@@ -12,11 +12,12 @@ import { nanoToDecimalString } from '../../../src/billing/money.js';
 import { NO_PRICES, type Model } from '../../../src/domain/model-records.js';
 import type { UsageLogRow } from '../../../src/domain/usage-records.js';
 import type { Usage } from '../../../src/ir/usage.js';
+import type * as ComputeCost from '../../../src/billing/compute-cost.js';
 import { NO_IDENTITY } from '../../../src/customers/request-identity.js';
 
 const computed = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../../src/billing/compute-cost.js', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/billing/compute-cost.js')>();
+  const actual = await importOriginal<typeof ComputeCost>();
   return {
     ...actual,
     computeCost: (...args: Parameters<typeof actual.computeCost>) => {
