@@ -25,6 +25,13 @@ export interface AdmissionAsk {
   model: Model;
   /** Prompt estimate plus the requested maximum output: what TPM is charged before forwarding. */
   estimatedTokens: number;
+  /**
+   * What the body says of the request, as its meter keeps it (the usage row's `stream`, the prompt estimate billed
+   * when a cut stream never reported usage): the frame tells the meter as it admits. Left out by the chat operation,
+   * which tells the meter as soon as it has read the envelope, so a streamed request refused before admission is
+   * recorded as a stream.
+   */
+  shape?: { stream?: boolean; promptTokens: number };
   /** Upper bound of what the request can be billed for, when tokens alone do not bound it (images, audio). */
   maxUsage?: BillableUsage;
   /** Models that may answer instead (fallbacks): the money held covers the dearest of them. */
@@ -125,9 +132,12 @@ export function meteredRoute(
       sink,
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
-      admit: async (ask) => (admission = await admit(services, {
-        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
-      })),
+      admit: async (ask) => {
+        if (ask.shape !== undefined) meter.expect(ask.shape);
+        return (admission = await admit(services, {
+          model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
+        }));
+      },
       chargeToBatchHold: async () => {
         if (holder === undefined || admission !== null || holderCharge !== null) return;
         holderCharge = await chargedToHolder(services, { key, account, meter, holder });
