@@ -9,7 +9,8 @@ import ts from 'typescript';
  * - RequestMeter: its public members (properties, accessors and methods not marked `#`/private/static, a get/set pair
  *   once); the files other than request-meter.ts that write to a meter (assign one of its fields, or call a method that
  *   changes the meter: assigns a field of `this`, calls a mutating method of one, or calls such a method); the call
- *   sites of `….meter.finish(…)` (any receiver whose name ends in "meter") and of any function or method named `settle`.
+ *   sites of `….meter.finish(…)` (any receiver whose name ends in "meter") and of any function or method named `settle`
+ *   (called, or bound with `settle.bind(…)`).
  * - Duplicate pairs: the `duplicates` command of the tool library over src/ (`duplicates --repo src`), its first line.
  * - Long files: .ts files over 400 lines. Long functions: functions, methods, accessors, constructors and arrow
  *   functions spanning over 80 lines, first line to last (a nested function is counted on its own too).
@@ -124,7 +125,9 @@ export function meterFigures(files: string[], meterFile: string = METER_FILE): M
           }
         }
         const calledName = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : null;
-        if (calledName === 'settle') {
+        // `settle.bind(…)` settles where the bound function is called: counted where it is bound.
+        const boundName = calledName === 'bind' && ts.isPropertyAccessExpression(callee) ? (ts.isPropertyAccessExpression(callee.expression) ? callee.expression.name.text : ts.isIdentifier(callee.expression) ? callee.expression.text : null) : null;
+        if (calledName === 'settle' || boundName === 'settle') {
           settleSites += 1;
           settleFiles.add(name);
         }

@@ -23,9 +23,18 @@ export interface Billed {
 /**
  * The price of one answer: the model it is billed at (a fallback model answers at its own prices) and, for an answer
  * replayed from the response cache, the share of its cost billed in basis points (rounded down to the nano-dollar).
- * The cost an answer carries (header, usage object) and the cost settled are both computed here, so they agree.
+ * The cost an answer carries (header, usage object) and the cost settled are both computed here, so they agree, and
+ * computed once: the settlement reuses the answer's quote when it bills the same usage.
  */
 export class AnswerPrice {
+  /**
+   * The last cost quoted and what it was quoted for, as JSON text (a copy of its values, so a usage object changed
+   * afterwards is told apart): the cost an answer carried is the cost settled, computed once, unless what is billed
+   * changed since (a stream whose usage grew, a cut stream billed by its delivered text). Equal values written in
+   * another key order only cost a second computation.
+   */
+  #quoted: { of: string; cost: NanoUsd } | null = null;
+
   constructor(
     readonly model: Model | null,
     /** Null: not a cache hit. */
@@ -44,7 +53,11 @@ export class AnswerPrice {
     const usage = billed.usage ?? null;
     const billable = billed.billable;
     if (this.model === null || (usage === null && billable === undefined)) return 0n;
-    return this.#share(computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage }));
+    const of = JSON.stringify([usage, billable ?? null]);
+    if (this.#quoted?.of === of) return this.#quoted.cost;
+    const cost = this.#share(computeCost(this.model.pricing, usage === null ? { ...billable } : { ...billable, tokens: usage }));
+    this.#quoted = { of, cost };
+    return cost;
   }
 
   /** The part of the quote that pays the answer's hosted tool calls (web searches and the like). */

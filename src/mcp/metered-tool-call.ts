@@ -82,12 +82,15 @@ export async function callToolMetered(services: GatewayServices, call: ToolCall)
   const guardrails = call.guardrails ?? null;
   const limits = callLimitRules(server, callLimits(server, call.key, policies));
   const argumentsText = JSON.stringify(call.args ?? {});
+  const facts: McpCallUsage = { server: server.name, tool, bytesIn: Buffer.byteLength(argumentsText), bytesOut: 0 };
   return runPricedCall<ToolCallOutcome>(services, {
     key: call.key,
     account: call.account,
     requestId: call.requestId,
     protocol: 'mcp',
     endpoint: call.endpoint,
+    name: gatewayToolName(server.name, tool),
+    mcp: facts,
     startedAt: call.startedAt,
     family: call.family,
     priceNano: server.pricePerCallNano,
@@ -95,9 +98,6 @@ export async function callToolMetered(services: GatewayServices, call: ToolCall)
     slots: limits.slots,
     slotOwner: limits.slotOwner,
   }, async (meter) => {
-    meter.named(gatewayToolName(server.name, tool));
-    const facts: McpCallUsage = { server: server.name, tool, bytesIn: Buffer.byteLength(argumentsText), bytesOut: 0 };
-    meter.mcp = facts;
     const ended = await callOnUpstream(services, call, meter, { facts, argumentsText, rule, guardrails });
     call.guardrailsRan?.push(...meter.guardrails);
     return ended;
@@ -107,13 +107,15 @@ export async function callToolMetered(services: GatewayServices, call: ToolCall)
   });
 }
 
-/** What the upstream step writes on the call's meter: its usage facts and what the guardrails did. */
+/** What the upstream step writes on the call's meter: what the guardrails did. */
 interface CallMeter {
-  mcp: McpCallUsage | null;
   readonly guardrails: GuardrailUsage[];
 }
 
-/** What a call's upstream step works with besides the call: its usage facts, its arguments as sent, its rule and guardrails. */
+/**
+ * What a call's upstream step works with besides the call: its usage facts (the meter's: what the answer adds is
+ * written on them), its arguments as sent, its rule and guardrails.
+ */
 interface UpstreamStep {
   facts: McpCallUsage;
   argumentsText: string;
@@ -155,11 +157,11 @@ async function callOnUpstream(services: GatewayServices, call: ToolCall, meter: 
     meter.guardrails.push(...checked.usage);
     // The tool ran: a result a guardrail stopped is charged as any answer a guardrail stops.
     if (checked.blockedBy !== null) {
-      if (server.logPayloads) meter.mcp = { ...facts, payload: `{"arguments":${argumentsText}}` };
+      if (server.logPayloads) facts.payload = `{"arguments":${argumentsText}}`;
       return { value: guardrailBlocked(checked.blockedBy, 'output', server.name, tool), ending: { status: 400, errorCode: 'guardrail_blocked', charged: true } };
     }
     const result = checked.result;
-    if (server.logPayloads) meter.mcp = { ...facts, payload: `{"arguments":${argumentsText},"result":${JSON.stringify(result)}}` };
+    if (server.logPayloads) facts.payload = `{"arguments":${argumentsText},"result":${JSON.stringify(result)}}`;
     return { value: { kind: 'result', result }, ending: { status: 200, errorCode: result.isError === true ? 'mcp_tool_error' : null, charged: true } };
   } catch (error) {
     if (isMcpError(error)) {

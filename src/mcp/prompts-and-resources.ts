@@ -142,15 +142,14 @@ async function readMetered<T>(
   if (down !== null) throw new RpcError(SERVER_UNAVAILABLE, down, { code: 'mcp_server_down', server: server.name });
   const { services, context } = call;
   const ran: GuardrailUsage[] = [];
+  const facts = { server: server.name, tool: label, bytesIn: Buffer.byteLength(sent), bytesOut: 0 };
   let outcome: ReadOutcome<T>;
   try {
     outcome = await runPricedCall<ReadOutcome<T>>(services, {
       key: call.key, account: call.account, requestId: context.requestId, protocol: 'mcp', endpoint: context.path, startedAt: context.startedAt, family: context.family,
+      name: named, mcp: facts,
       priceNano: null, windows: [], slots: [], slotOwner: () => `this API key on the MCP server '${server.name}'`,
     }, async (meter) => {
-      meter.named(named);
-      const facts = { server: server.name, tool: label, bytesIn: Buffer.byteLength(sent), bytesOut: 0 };
-      meter.mcp = facts;
       const ended = await readOnUpstream(call, server, read, check, facts);
       ran.push(...ended.usage);
       meter.guardrails.push(...ended.usage);

@@ -71,10 +71,10 @@ function audioFormRoute(services: GatewayServices, path: '/audio/transcriptions'
     const duration = await estimateAudioSeconds(file.path, file.size);
     const boundSeconds = duration.exact ? duration.seconds : file.size / BOUND_BYTES_PER_SECOND;
     const promptTokens = estimateTextTokens(form.field('prompt') ?? '');
-    call.meter.expect({ stream, promptTokens });
     const { rateLimitHeaders } = await call.admit({
       model,
       estimatedTokens: promptTokens,
+      shape: { stream, promptTokens },
       maxUsage: {
         audioSeconds: Math.ceil(boundSeconds),
         tokens: tokens(promptTokens + Math.ceil(boundSeconds * AUDIO_INPUT_TOKENS_PER_SECOND_BOUND), Math.ceil(boundSeconds * TRANSCRIPT_TOKENS_PER_SECOND_BOUND)),
@@ -141,10 +141,10 @@ export function speechRoute(services: GatewayServices): RouteHandler {
       characters = [...input].length;
     }
     const promptTokens = estimateTextTokens(input);
-    call.meter.expect({ stream: true, promptTokens });
     const { rateLimitHeaders } = await call.admit({
       model,
       estimatedTokens: promptTokens,
+      shape: { stream: true, promptTokens },
       maxUsage: { characters, tokens: tokens(promptTokens, characters * SPEECH_TOKENS_PER_CHARACTER_BOUND) },
     });
     const headers = { ...rateLimitHeaders, ...guardHeaders(guard) };

@@ -79,8 +79,7 @@ export function embeddingsRoute(services: GatewayServices, endpoint: EmbeddingsE
     for (const slot of changed) slot.write();
     if (changed.length > 0) ({ request, encode } = endpoint.decode(context, body));
     const estimate = request.inputs.reduce((sum, input) => sum + estimateTextTokens(input), 0);
-    meter.expect({ promptTokens: estimate });
-    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate });
+    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate, shape: { promptTokens: estimate } });
     const result = await relayUnary(call.relay, call.sink, call.attempts, routes, embeddingsExchange(endpoint, body, request, encode, estimate), { model: model.id });
     if (result === null) throw new GatewayError('bad_request', `Model '${model.id}' has no channel that serves embeddings.`, { param: 'model' });
     const usage = inputTokensOf(result.inputTokens);

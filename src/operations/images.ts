@@ -37,10 +37,10 @@ function tokens(input: number, output: number): Usage {
 }
 
 async function admitImages(call: MediaCall, model: Model, n: number, promptTokens: number, inputImages: number, imageVariant: ImageVariant): Promise<Readonly<Record<string, string>>> {
-  call.meter.expect({ promptTokens });
   return (await call.admit({
     model,
     estimatedTokens: promptTokens,
+    shape: { promptTokens },
     maxUsage: { images: n, imageVariant, tokens: tokens(promptTokens + inputImages * IMAGE_TOKENS_BOUND, n * IMAGE_TOKENS_BOUND) },
   })).rateLimitHeaders;
 }

@@ -2,7 +2,7 @@ import type { AnswerReport, SettledReport } from '../billing/answer-report.js';
 import { reportOf } from '../billing/answer-report.js';
 import type { BillableUsage } from '../billing/compute-cost.js';
 import { batchHolder } from '../billing/money-pools.js';
-import { settle, trackStream, type AdmissionHold, type CheckpointStream, type RequestCharge } from '../billing/settle.js';
+import { settle, trackStream, type AdmissionHold, type CheckpointStream, type RequestCharge, type SettleDependencies } from '../billing/settle.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import type { Model, ModelKind } from '../domain/model-records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
@@ -25,6 +25,13 @@ export interface AdmissionAsk {
   model: Model;
   /** Prompt estimate plus the requested maximum output: what TPM is charged before forwarding. */
   estimatedTokens: number;
+  /**
+   * What the body says of the request, as its meter keeps it (the usage row's `stream`, the prompt estimate billed
+   * when a cut stream never reported usage): the frame tells the meter as it admits. Left out by the chat operation,
+   * which tells the meter as soon as it has read the envelope, so a streamed request refused before admission is
+   * recorded as a stream.
+   */
+  shape?: { stream?: boolean; promptTokens: number };
   /** Upper bound of what the request can be billed for, when tokens alone do not bound it (images, audio). */
   maxUsage?: BillableUsage;
   /** Models that may answer instead (fallbacks): the money held covers the dearest of them. */
@@ -63,6 +70,17 @@ export interface MeteredCall {
   readonly checkpoint: CheckpointStream;
   /** Keeps `resource` until the request ends, however it ends, then disposes of it. */
   hold<T extends Disposable>(resource: T): T;
+}
+
+/**
+ * The one settlement of a metered request, however it ended: what its admission held (null: refused or never
+ * admitted), the request count taken before its body was read, and its answer's report with the attempts and timings
+ * of the whole request, settled once (billing/settle.ts) and observed by its meter (access log, trace). The frame's
+ * `finally` calls it, as do the frame of a priced call and a realtime session whose upstream never opened.
+ */
+export function settleMetered(dependencies: SettleDependencies, meter: RequestMeter, hold: AdmissionHold | null, early: RequestCharge | null, ending: SettledReport): void {
+  // Bound, so the meter calls the settlement itself rather than back into this frame.
+  meter.observeSettlement(ending, settle.bind(null, dependencies, meter.settledRequest(), hold, early, ending));
 }
 
 export interface MeteredRouteOptions {
@@ -114,9 +132,12 @@ export function meteredRoute(
       sink,
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
-      admit: async (ask) => (admission = await admit(services, {
-        model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
-      })),
+      admit: async (ask) => {
+        if (ask.shape !== undefined) meter.expect(ask.shape);
+        return (admission = await admit(services, {
+          model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
+        }));
+      },
       chargeToBatchHold: async () => {
         if (holder === undefined || admission !== null || holderCharge !== null) return;
         holderCharge = await chargedToHolder(services, { key, account, meter, holder });
@@ -141,9 +162,7 @@ export function meteredRoute(
       settled = true;
       // The relay's report (or the failure's) with the attempts and timings of the whole request.
       const ending: SettledReport = { ...(report ?? { status: 500, errorCode: 'internal_error' }), ...attempts.progress() };
-      const admitted: AdmissionHold | null = admission ?? holderCharge;
-      // Bound, so the meter calls the settlement itself rather than back into this frame.
-      meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admitted, early, ending));
+      settleMetered(services, meter, admission ?? holderCharge, early, ending);
       sink.release();
       if (held.length > 0) await Promise.all(held.map((resource) => resource.dispose()));
     }

@@ -43,9 +43,8 @@ export function moderationsRoute(services: GatewayServices): RouteHandler {
     if (typeof modelId !== 'string' || modelId.trim() === '') throw badRequest('model', "'model' must be a non-empty string.");
     const estimate = inputTokens(body.input);
     const { model, routes } = resolveMediaModel(call, modelId, 'moderation', 'POST /v1/moderations');
-    call.meter.expect({ promptTokens: estimate });
     const usage: Usage = { input: { total: estimate, noCache: estimate, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } };
-    const { rateLimitHeaders: headers } = await call.admit({ model, estimatedTokens: estimate, maxUsage: { tokens: usage } });
+    const { rateLimitHeaders: headers } = await call.admit({ model, estimatedTokens: estimate, shape: { promptTokens: estimate }, maxUsage: { tokens: usage } });
     const answer = await relayUnary(call.relay, call.sink, call.attempts, routes, {
       request(adapter, route, credential) {
         const build = adapter.media?.openAIMediaRequest;

@@ -1,11 +1,12 @@
 import { AnswerPrice, noAttempts, type AnswerReport, type SettledReport } from '../billing/answer-report.js';
-import { settle } from '../billing/settle.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
+import type { McpCallUsage } from '../domain/usage-records.js';
 import { toGatewayError } from '../errors/gateway-error.js';
 import type { ConcurrencySlot, LimitRule } from '../limits/rate-limiter.js';
 import { admit, type CallAdmission } from '../relay/admission.js';
 import { RequestMeter } from '../relay/request-meter.js';
+import { settleMetered } from './metered-frame.js';
 import type { GatewayServices } from '../services.js';
 
 /** One priced call that is not a model request (an MCP tool call): who makes it, what it costs, what limits it. */
@@ -16,6 +17,13 @@ export interface PricedCall {
   requestId: string;
   protocol: string;
   endpoint: string;
+  /** The name its usage row keeps as the model (`<server>__<tool>`, a prompt's or resource's label). */
+  name: string;
+  /**
+   * What the call is (server, tool, bytes), kept by its usage row once it is admitted; `run` completes this same
+   * object with what the answer adds (bytes out, the payload where its server logs them).
+   */
+  mcp: McpCallUsage;
   /** `performance.now()` when the call arrived (its usage row's latency runs from it). */
   startedAt: number;
   family: ClientFamily;
@@ -36,8 +44,9 @@ export interface PricedCallEnding {
 /**
  * The metered frame of a priced call, as `meteredRoute` is of a model request: admit (its price held, its windows
  * and slots taken, all or nothing; a refusal throws the spec's error), run, and settle exactly once however it ends,
- * with a usage row (refused calls too). `run` records the call's facts on the meter (its `mcp` usage) and reports
- * how it ended; it throws only for a failure that is not charged.
+ * with a usage row (refused calls too), through the frame's own ending (`settleMetered`). The call's name and `mcp`
+ * facts are given to the meter once it is admitted; `run` reports how it ended (and records what its guardrails did on
+ * the meter); it throws only for a failure that is not charged.
  */
 export async function runPricedCall<T>(
   services: GatewayServices,
@@ -56,6 +65,8 @@ export async function runPricedCall<T>(
       family: call.family,
       call: { priceNano: price, windows: call.windows, slots: call.slots, slotOwner: call.slotOwner },
     });
+    meter.named(call.name);
+    meter.mcp = call.mcp;
     const { value, ending } = await run(meter, admission);
     report = { status: ending.status, errorCode: ending.errorCode, price: new AnswerPrice(null, null, ending.charged ? price : 0n) };
     return value;
@@ -66,6 +77,6 @@ export async function runPricedCall<T>(
   } finally {
     // A priced call makes no attempt on a channel.
     const ending: SettledReport = { ...(report ?? { status: 500, errorCode: 'internal_error' }), ...noAttempts(call.startedAt) };
-    meter.observeSettlement(ending, settle.bind(null, services, meter.settledRequest(), admission, null, ending));
+    settleMetered(services, meter, admission, null, ending);
   }
 }

@@ -77,8 +77,7 @@ export function rerankRoute(services: GatewayServices): RouteHandler {
     const request: RerankRequest = guard === null ? parsed : { ...parsed, query: texts[0]?.text ?? parsed.query, documents: texts.slice(1).map((part) => part.text) };
     const estimate = measure(request, estimateTextTokens);
     const worst = measure(request, atMostOneTokenPerCharacter);
-    meter.expect({ promptTokens: estimate.tokens });
-    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate.tokens, maxUsage: { tokens: inputTokensOf(worst.tokens), searchUnits: worst.searchUnits } });
+    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens: estimate.tokens, shape: { promptTokens: estimate.tokens }, maxUsage: { tokens: inputTokensOf(worst.tokens), searchUnits: worst.searchUnits } });
     const response = await relayUnary(call.relay, call.sink, call.attempts, routes, {
       // A channel whose upstream serves no rerank is skipped.
       request: (adapter, route, credential) => adapter.rerank?.build(route.channel, credential, request, route.upstreamModel) ?? null,

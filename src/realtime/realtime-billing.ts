@@ -2,7 +2,7 @@ import { AnswerPrice } from '../billing/answer-report.js';
 import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js';
 import { computeCost } from '../billing/compute-cost.js';
 import type { Reservation } from '../billing/money-pools.js';
-import type { AnswerProgress, TokenCharges } from '../billing/answer-report.js';
+import type { AnswerProgress, SettledReport, TokenCharges } from '../billing/answer-report.js';
 import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest } from '../billing/settle.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
@@ -86,9 +86,8 @@ export class RealtimeBilling {
     const tokenCharges = this.#tokenCharges;
     this.#tokenCharges = null;
     if (usage !== null) this.#conversationTokens = usage.input.total + usage.output.total;
-    const request = this.#request(`${this.facts.sessionId}.${this.#responses}`);
-    const report = { status: 200, errorCode: status === 'completed' ? null : `response_${status}`, usage, price: new AnswerPrice(this.facts.model), ...this.#progress(startedAt) };
-    return settle(this.dependencies, request, reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
+    const errorCode = status === 'completed' ? null : `response_${status}`;
+    return this.#settle(`${this.facts.sessionId}.${this.#responses}`, reservation, tokenCharges, { status: 200, errorCode, usage, price: new AnswerPrice(this.facts.model), ...this.#progress(startedAt) });
   }
 
   /**
@@ -158,12 +157,20 @@ export class RealtimeBilling {
     const reservation = this.#hold;
     this.#hold = null;
     if (this.#responses === 0) {
-      settle(this.dependencies, this.#request(this.facts.sessionId), reservation === null ? null : { reservation, lease: null, tokenCharges: this.#tokenCharges }, null, { status: 200, errorCode, usage: null, ...this.#progress(startedAt) });
+      this.#settle(this.facts.sessionId, reservation, this.#tokenCharges, { status: 200, errorCode, usage: null, ...this.#progress(startedAt) });
       return;
     }
     if (reservation !== null) releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
     this.#giveBackTokens(this.#tokenCharges);
     this.#tokenCharges = null;
+  }
+
+  /**
+   * The session's one settlement: a response billed from the hold for it, or a session that produced none, as its own
+   * request (`requestId`) with its usage row. The session's concurrency slot is not part of it: `end` releases it.
+   */
+  #settle(requestId: string, reservation: Reservation | null, tokenCharges: TokenCharges | null, report: SettledReport): Settlement {
+    return settle(this.dependencies, this.#request(requestId), reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
   }
 
   /** A response (or the session) from `startedAt` until now, on the session's one channel. */

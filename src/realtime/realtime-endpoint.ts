@@ -5,13 +5,13 @@ import { loadOnce, type LoadOnce } from '../shared/load-once.js';
 import { webSocketModule } from './ws-module.js';
 import { openUpgrade, upgradeContext } from './socket-upgrade.js';
 import { geminiFamily } from '../codecs/gemini/family.js';
-import { settle } from '../billing/settle.js';
 import type { RealtimeConfig } from '../config/realtime-config.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import { authenticate } from '../http/authenticate.js';
 import type { RequestContext } from '../http/request-context.js';
 import { noChannel, resolveModel } from '../operations/resolve-model.js';
+import { settleMetered } from '../operations/metered-frame.js';
 import { admit, type Admission } from '../relay/admission.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { AttemptLog } from '../relay/attempt-log.js';
@@ -273,7 +273,7 @@ export class RealtimeEndpoint {
       connected?.upstream.terminate();
       const failure = toGatewayError(error);
       const report = { status: failure.status, errorCode: failure.code, ...attempts.progress() };
-      meter.observeSettlement(report, () => settle(this.services, meter.settledRequest(), admission, null, report));
+      settleMetered(this.services, meter, admission, null, report);
       throw error;
     }
   }

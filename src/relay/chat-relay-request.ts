@@ -6,9 +6,12 @@ import type { GatewayError } from '../errors/gateway-error.js';
 import type { RequestGuard } from '../guardrail-policies/request-guard.js';
 import type { AnswerPrice, AnswerReport } from '../billing/answer-report.js';
 import type { CheckpointStream } from '../billing/settle.js';
-import type { AnswerCapture } from './response-cache/response-cache.js';
+import type { UpstreamResponse } from '../upstreams/upstream-adapter.js';
+import type { AnswerCapture, AnswerRecorder } from './response-cache/response-cache.js';
 import type { ResponseSink } from './response-sink.js';
 import type { AttemptLog } from './attempt-log.js';
+import type { CallerSignal } from './caller-signal.js';
+import type { StreamStop } from './live-streams.js';
 
 /** What a chat relay is given: the caller's request in both its forms, where its answer goes and what it is billed at. */
 export interface ChatRelayRequest {
@@ -51,6 +54,23 @@ export interface ChatRelayRequest {
    * translated request (so the masked text is what goes upstream) and the answer is checked on its way back.
    */
   guard?: RequestGuard | null;
+}
+
+/**
+ * One answer being relayed, on either path (pass-through, translated) and of either kind (whole, streamed): the
+ * request, the upstream's response to this attempt and what reading it takes. Made once per answered attempt.
+ */
+export interface AnswerContext {
+  readonly request: ChatRelayRequest;
+  readonly response: UpstreamResponse;
+  /** The caller's signal for this attempt: aborted when the caller left (or the stream was stopped). */
+  readonly signal: CallerSignal;
+  /** Observes the answer's first byte (the time-to-first-byte histogram). */
+  readonly onFirstByte: () => void;
+  /** The response cache's recorder of this attempt's answer; null: not cached. */
+  readonly recorder: AnswerRecorder | null;
+  /** Ends a stream early when its key or account changes; null: not a stream, or nothing tells of such changes. */
+  readonly stop: StreamStop | null;
 }
 
 /**

@@ -1,29 +1,19 @@
 import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
-import type { UpstreamAdapter, UpstreamResponse } from '../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestGuard } from '../guardrail-policies/request-guard.js';
 import type { AnswerReport } from '../billing/answer-report.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
-import type { CallerSignal } from './caller-signal.js';
 import { aborted, breakOffStream, endStream, localPromptTokens, memoized, stopStream, type OpenStream } from './chat-answer-ends.js';
-import type { ChatRelayRequest, RelayResult } from './chat-relay-request.js';
+import type { AnswerContext, ChatRelayRequest, RelayResult } from './chat-relay-request.js';
 import { usageAtFirstByte, usageOfDelivered } from './delivered-usage.js';
-import type { StreamStop } from './live-streams.js';
-import type { AnswerRecorder } from './response-cache/response-cache.js';
 import { failureClassOf, readWholeBody } from './upstream-call.js';
 
 /** Another protocol: the upstream's answer is parsed into canonical form and encoded in the caller's. */
-export async function relayTranslated(
-  adapter: UpstreamAdapter,
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
-  stop: StreamStop | null,
-): Promise<RelayResult> {
+export async function relayTranslated(adapter: UpstreamAdapter, context: AnswerContext): Promise<RelayResult> {
+  const { request } = context;
   const chat = request.chat();
   const model = request.answeringModel ?? chat.model;
   const warningHeader: Record<string, string> = chat.warnings.length > 0 ? { 'x-gateway-warnings': encodeURIComponent(chat.warnings.join('; ')).slice(0, 4000) } : {};
@@ -32,8 +22,7 @@ export async function relayTranslated(
   if (dropped.length > 0) warningHeader['x-gateway-dropped-tools'] = dropped.join(', ');
   const successCode = dropped.length > 0 ? 'hosted_tool_dropped' : null;
   const answer: TranslatedAnswer = { chat, model, warningHeader, successCode };
-  if (!request.stream) return await translatedWhole(adapter, request, response, signal, onFirstByte, recorder, answer);
-  return await translatedStream(adapter, request, response, signal, onFirstByte, recorder, stop, answer);
+  return request.stream ? await translatedStream(adapter, context, answer) : await translatedWhole(adapter, context, answer);
 }
 
 /** What both kinds of answer take from the canonical request: the model named, the warning headers, the success code. */
@@ -47,11 +36,7 @@ interface TranslatedAnswer {
 /** A whole answer: parsed, checked by the output guard, encoded in the caller's protocol and sent once. */
 async function translatedWhole(
   adapter: UpstreamAdapter,
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
+  { request, response, signal, onFirstByte, recorder }: AnswerContext,
   { chat, model, warningHeader, successCode }: TranslatedAnswer,
 ): Promise<RelayResult> {
   const { sink, codec, price } = request;
@@ -83,12 +68,7 @@ async function translatedWhole(
 /** A streamed answer: parts parsed, encoded and forwarded as they come; the opening held until the upstream accepted. */
 async function translatedStream(
   adapter: UpstreamAdapter,
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
-  stop: StreamStop | null,
+  { request, response, signal, onFirstByte, recorder, stop }: AnswerContext,
   { chat, model, warningHeader, successCode }: TranslatedAnswer,
 ): Promise<RelayResult> {
   const { sink, attempts, codec, price } = request;

@@ -4,7 +4,7 @@ import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Usage } from '../ir/usage.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
-import type { UpstreamAdapter, UpstreamRequest, UpstreamResponse } from '../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
 import { answerNamingModel } from '../wire/pass-through-body.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
 import { withReport, type AnswerReport } from '../billing/answer-report.js';
@@ -14,11 +14,10 @@ import { exhaustedError, failureClassOf, readWholeBody } from './upstream-call.j
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
 import { readingAnswer } from './upstream-attempt.js';
 import { usageAtFirstByte, usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
-import type { AnswerRecorder } from './response-cache/response-cache.js';
 import type { CallerSignal } from './caller-signal.js';
 import { StreamStop } from './live-streams.js';
 import { aborted, breakOffStream, callerLeft, endStream, localPromptTokens, memoized, stopStream, type OpenStream } from './chat-answer-ends.js';
-import type { ChatRelayRequest, RelayResult } from './chat-relay-request.js';
+import type { AnswerContext, ChatRelayRequest, RelayResult } from './chat-relay-request.js';
 import { relayTranslated } from './chat-translated.js';
 
 /**
@@ -77,9 +76,8 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
     dependencies.metrics.timeToFirstByte.labels(request.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
-  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through'
-    ? relayPassThrough(request, response, signal, onFirstByte, recorder, stop)
-    : relayTranslated(adapter, request, response, signal, onFirstByte, recorder, stop));
+  const context: AnswerContext = { request, response, signal, onFirstByte, recorder, stop };
+  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through' ? relayPassThrough(context) : relayTranslated(adapter, context));
   switch (result.kind) {
     case 'success':
       attempt.succeeded(result.report);
@@ -107,26 +105,12 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
-  stop: StreamStop | null,
-): Promise<RelayResult> {
-  if (!request.stream) return await passThroughWhole(request, response, signal, onFirstByte, recorder);
-  return await passThroughStream(request, response, signal, onFirstByte, recorder, stop);
+async function relayPassThrough(context: AnswerContext): Promise<RelayResult> {
+  return context.request.stream ? await passThroughStream(context) : await passThroughWhole(context);
 }
 
 /** A whole answer: read it, price it, send it as one body. */
-async function passThroughWhole(
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
-): Promise<RelayResult> {
+async function passThroughWhole({ request, response, signal, onFirstByte, recorder }: AnswerContext): Promise<RelayResult> {
   const { sink, codec, price } = request;
   let body: Buffer;
   try {
@@ -153,14 +137,7 @@ async function passThroughWhole(
 }
 
 /** A streamed answer: events forwarded as they come, a preamble held until the upstream has accepted. */
-async function passThroughStream(
-  request: ChatRelayRequest,
-  response: UpstreamResponse,
-  signal: CallerSignal,
-  onFirstByte: () => void,
-  recorder: AnswerRecorder | null,
-  stop: StreamStop | null,
-): Promise<RelayResult> {
+async function passThroughStream({ request, response, signal, onFirstByte, recorder, stop }: AnswerContext): Promise<RelayResult> {
   const { sink, attempts, codec, price } = request;
   const splitter = new SseEventSplitter();
   const observer = codec.createPassThroughObserver();
