@@ -5,12 +5,15 @@ import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
 import { anthropicWire } from '../../wire/anthropic/wire.js';
+import { KeptMembers } from '../../wire/kept-members.js';
 import { memberJsonBytes } from '../../wire/top-level-index.js';
 
 /** POST /v1/messages (Anthropic Messages). */
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   wire: anthropicWire,
+  // Claude Code sends the same tools (14-60 KB of schemas) and system prompt again each turn of its loop.
+  keptMembers: new KeptMembers(['tools', 'system']),
   readEnvelope(_request, body, _added, bytes) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
