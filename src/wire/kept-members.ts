@@ -30,6 +30,17 @@ function isWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
+/** Every value kept, in any `KeptMembers`: deeply frozen, and shared by every body whose bytes matched it. */
+const KEPT_VALUES = new WeakSet<object>();
+
+/**
+ * Whether `value` is a value kept parsed (`KeptMembers`): frozen all the way down and shared, so what is read off it
+ * alone may be read once and reused for as long as it lives.
+ */
+export function isKeptValue(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && KEPT_VALUES.has(value);
+}
+
 /** Freezes a value `JSON.parse` made (plain objects, arrays and scalars, no cycles) and tells how deep it nests. */
 function freezeParsed(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;
@@ -104,6 +115,7 @@ export class KeptMembers {
     if (values.some((kept) => kept.bytes.length === length && body.compare(kept.bytes, 0, length, span.start, span.end) === 0)) return;
     const depth = freezeParsed(value);
     const kept: KeptValue = { name, bytes: Buffer.from(body.subarray(span.start, span.end)), depth, value };
+    if (value !== null && typeof value === 'object') KEPT_VALUES.add(value);
     values.unshift(kept);
     this.#byName.set(name, values);
     this.#order.add(kept);
