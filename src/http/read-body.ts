@@ -1,6 +1,6 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../wire/json-depth.js';
-import type { KeptMembers } from '../wire/kept-members.js';
+import type { KeptLookup } from '../wire/kept-members.js';
 import { parseKeepingMembers } from '../wire/parse-keeping-members.js';
 import { topLevelIndex } from '../wire/top-level-index.js';
 import type { RequestContext } from './request-context.js';
@@ -87,7 +87,7 @@ export async function readJsonObject(context: RequestContext, maxBytes: number):
  * about the same bytes (the pass-through body, the token estimate) reuses. `kept`: member values kept parsed by
  * their bytes, which the body reuses instead of parsing them again (`parseKeepingMembers`; they are frozen).
  */
-export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number, kept?: KeptMembers): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
+export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number, kept?: KeptLookup): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
   const bytes = await readBody(context, maxBytes);
   const parse = kept === undefined ? parseWhole : (text: Buffer) => parseKeepingMembers(text, kept);
   return { body: parseJsonObject(context, bytes, (text) => topLevelIndex(text, kept).tooDeep, parse), bytes };

@@ -7,6 +7,8 @@ import type { JsonSpan } from './json-top-level.js';
  * next request).
  */
 export interface KeptValue {
+  /** Whose bodies may reuse it: those of the caller whose body gave it (`KeptMembers.of`). */
+  readonly scope: string;
   readonly name: string;
   readonly bytes: Buffer;
   /** How deep the value nests objects and arrays (a string or number: 0; `[{}]`: 2). */
@@ -28,6 +30,17 @@ const DEFAULT_LIMITS: KeptMembersLimits = { budgetBytes: 512 * 1024, minBytes: 1
 
 function isWhitespace(byte: number | undefined): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/**
+ * The kept values one caller's bodies may reuse (`KeptMembers.of`): only those its own earlier bodies gave, so how
+ * fast a body is read never tells a caller what another one sent.
+ */
+export interface KeptLookup {
+  /** The kept value of member `name` whose bytes stand in `body` from `start` and end a member there. */
+  find(name: string, body: Buffer, start: number): KeptValue | undefined;
+  /** Keeps `value`, parsed from `body[span]` as member `name` of a body `JSON.parse` took (`KeptMembers.keep`). */
+  keep(name: string, body: Buffer, span: JsonSpan, value: unknown): void;
 }
 
 /** Every value kept, in any `KeptMembers`: deeply frozen, and shared by every body whose bytes matched it. */
@@ -61,7 +74,8 @@ function freezeParsed(value: unknown): number {
  * bytes they were parsed from. The pass that indexes a body's top-level members (`indexTopLevel`) asks `find` at the
  * start of each member's value and steps over a value whose bytes match a kept one; the body is then parsed with
  * that member's value left out and the kept value put in its place (`parseKeepingMembers`), so those bytes are
- * neither walked nor parsed again. Bounded by `KeptMembersLimits`; the least recently matched value goes first.
+ * neither walked nor parsed again. Bounded by `KeptMembersLimits`; the least recently matched value goes first. A
+ * value serves the bodies of the caller (the account) whose body gave it: `of` gives one caller's lookup.
  */
 export class KeptMembers {
   readonly #names: ReadonlySet<string>;
@@ -82,15 +96,24 @@ export class KeptMembers {
     return { values: this.#order.size, bytes: this.#bytes };
   }
 
+  /** The kept values the bodies of `scope` (an account's id) may reuse, and keep for its next bodies. */
+  of(scope: string): KeptLookup {
+    return {
+      find: (name, body, start) => this.find(scope, name, body, start),
+      keep: (name, body, span, value) => this.keep(scope, name, body, span, value),
+    };
+  }
+
   /**
-   * The kept value of member `name` whose bytes stand in `body` from `start` and end a member there (blanks, then a
-   * comma or the object's closing brace follow them); undefined when none does.
+   * The value kept for `scope` of member `name` whose bytes stand in `body` from `start` and end a member there
+   * (blanks, then a comma or the object's closing brace follow them); undefined when none does.
    */
-  find(name: string, body: Buffer, start: number): KeptValue | undefined {
+  find(scope: string, name: string, body: Buffer, start: number): KeptValue | undefined {
     const values = this.#byName.get(name);
     if (values === undefined) return undefined;
     for (let at = 0; at < values.length; at += 1) {
       const kept = values[at] as KeptValue;
+      if (kept.scope !== scope) continue;
       const end = start + kept.bytes.length;
       if (end > body.length) continue;
       let after = end;
@@ -104,17 +127,18 @@ export class KeptMembers {
   }
 
   /**
-   * Keeps `value`, parsed from `body[span]` as member `name` of a body `JSON.parse` took, when the name is one of
-   * the kept ones and its size is within the limits; freezes it (the request it came from shares it from then on).
+   * Keeps `value`, parsed from `body[span]` as member `name` of a body of `scope` that `JSON.parse` took, when the
+   * name is one of the kept ones and its size is within the limits; freezes it (the request it came from shares it
+   * from then on).
    */
-  keep(name: string, body: Buffer, span: JsonSpan, value: unknown): void {
+  keep(scope: string, name: string, body: Buffer, span: JsonSpan, value: unknown): void {
     if (!this.#names.has(name)) return;
     const length = span.end - span.start;
     if (length < this.#limits.minBytes || length > this.#limits.budgetBytes / 4) return;
     const values = this.#byName.get(name) ?? [];
-    if (values.some((kept) => kept.bytes.length === length && body.compare(kept.bytes, 0, length, span.start, span.end) === 0)) return;
+    if (values.some((kept) => kept.scope === scope && kept.bytes.length === length && body.compare(kept.bytes, 0, length, span.start, span.end) === 0)) return;
     const depth = freezeParsed(value);
-    const kept: KeptValue = { name, bytes: Buffer.from(body.subarray(span.start, span.end)), depth, value };
+    const kept: KeptValue = { scope, name, bytes: Buffer.from(body.subarray(span.start, span.end)), depth, value };
     if (value !== null && typeof value === 'object') KEPT_VALUES.add(value);
     values.unshift(kept);
     this.#byName.set(name, values);

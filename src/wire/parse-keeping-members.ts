@@ -1,4 +1,4 @@
-import type { KeptMembers } from './kept-members.js';
+import type { KeptLookup } from './kept-members.js';
 import { topLevelIndex, type TopLevelIndex } from './top-level-index.js';
 
 /** What stands in the text parsed for a member whose kept value is put in its place after the parse. */
@@ -12,7 +12,7 @@ const PLACEHOLDER = '0';
  * so the text is valid with them exactly when it is valid with the placeholder. The named members of a body parsed
  * whole are kept for the next body (`KeptMembers.keep`; their values are frozen from then on).
  */
-export function parseKeepingMembers(bytes: Buffer, kept: KeptMembers): unknown {
+export function parseKeepingMembers(bytes: Buffer, kept: KeptLookup): unknown {
   const index = topLevelIndex(bytes, kept);
   const reusing = reusable(index);
   if (reusing !== null) {

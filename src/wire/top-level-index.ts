@@ -1,7 +1,7 @@
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonSpan } from './json-top-level.js';
-import type { KeptMembers, KeptValue } from './kept-members.js';
+import type { KeptLookup, KeptValue } from './kept-members.js';
 
 /**
  * A request body's top-level members as its bytes write them, and whether it nests too deep, from one pass over the
@@ -65,7 +65,7 @@ const UNSURE = { members: null, written: 0, reused: null } as const;
  * over: walking it would leave the pass as it found it (back at the top level, the member still open, no name read)
  * except for how deep it went, which the kept value tells. So the answer is the same with or without `kept`.
  */
-export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH, kept?: KeptMembers): TopLevelIndex {
+export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH, kept?: KeptLookup): TopLevelIndex {
   const length = body.length;
   let index = skipWhitespace(body, 0);
   let sure = body[index] === OPEN_BRACE;
@@ -130,7 +130,7 @@ const INDEXES = new WeakMap<Buffer, TopLevelIndex>();
  * share one pass. The bytes are never changed once read (a rewritten body is a new buffer). `kept`: values the pass
  * may step over (the request's reader gives them; the answer is the same either way).
  */
-export function topLevelIndex(body: Buffer, kept?: KeptMembers): TopLevelIndex {
+export function topLevelIndex(body: Buffer, kept?: KeptLookup): TopLevelIndex {
   let index = INDEXES.get(body);
   if (index === undefined) {
     index = indexTopLevel(body, MAX_JSON_DEPTH, kept);

@@ -59,7 +59,8 @@ describe('parseKeepingMembers', () => {
   it('property: gives what JSON.parse gives, member order included, and throws exactly when it throws, whatever was kept before', () => {
     let reusedBodies = 0;
     fc.assert(fc.property(fc.array(maybeBroken, { minLength: 1, maxLength: 4 }), (texts) => {
-      const kept = new KeptMembers(['tools', 'system'], ANY_SIZE);
+      const members = new KeptMembers(['tools', 'system'], ANY_SIZE);
+    const kept = members.of('account-a');
       for (const text of texts) {
         const bytes = Buffer.from(text, 'utf8');
         const expected = outcome(() => JSON.parse(text));
@@ -74,7 +75,8 @@ describe('parseKeepingMembers', () => {
 
   it('property: the index read with kept values is the index read without them', () => {
     fc.assert(fc.property(fc.array(maybeBroken, { minLength: 2, maxLength: 4 }), fc.integer({ min: 1, max: 5 }), (texts, maxDepth) => {
-      const kept = new KeptMembers(['tools', 'system'], ANY_SIZE);
+      const members = new KeptMembers(['tools', 'system'], ANY_SIZE);
+    const kept = members.of('account-a');
       for (const text of texts) {
         const bytes = Buffer.from(text, 'utf8');
         const { reused: _reused, ...withKept } = indexTopLevel(bytes, maxDepth, kept);
@@ -90,10 +92,11 @@ describe('parseKeepingMembers', () => {
   });
 
   it('reuses the kept value of identical bytes, frozen, and misses bytes that differ by one', () => {
-    const kept = new KeptMembers(['tools'], ANY_SIZE);
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const kept = members.of('account-a');
     const tools = TOOLS[0] as string;
     const first = parseKeepingMembers(Buffer.from(`{"model":"a","tools":${tools},"stream":true}`), kept) as Record<string, unknown>;
-    expect(kept.size.values).toBe(1);
+    expect(members.size.values).toBe(1);
     const again = Buffer.from(`{"model":"b", "tools": ${tools} }`);
     expect(indexTopLevel(again, undefined, kept).reused?.get('tools')?.bytes.toString()).toBe(tools);
     const second = parseKeepingMembers(again, kept) as Record<string, unknown>;
@@ -115,26 +118,42 @@ describe('parseKeepingMembers', () => {
     expect(() => parseKeepingMembers(longer, kept)).toThrow(SyntaxError);
   });
 
+  it('reuses a value only for the caller whose body gave it: another caller sending the same bytes parses them', () => {
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const tools = TOOLS[0] as string;
+    const text = `{"model":"a","tools":${tools}}`;
+    const mine = parseKeepingMembers(Buffer.from(text), members.of('account-a')) as Record<string, unknown>;
+    const theirs = Buffer.from(text);
+    expect(indexTopLevel(theirs, undefined, members.of('account-b')).reused).toBeNull();
+    const parsed = parseKeepingMembers(theirs, members.of('account-b')) as Record<string, unknown>;
+    expect(parsed.tools).not.toBe(mine.tools);
+    expect(parsed).toEqual(mine);
+    expect(members.size.values).toBe(2);
+    expect(indexTopLevel(Buffer.from(text), undefined, members.of('account-a')).reused?.get('tools')?.scope).toBe('account-a');
+  });
+
   it('keeps only the named members, within the size limits, and drops the least recently matched first', () => {
-    const kept = new KeptMembers(['tools'], { budgetBytes: 100, minBytes: 10, maxValues: 2 });
+    const members = new KeptMembers(['tools'], { budgetBytes: 100, minBytes: 10, maxValues: 2 });
+    const kept = members.of('account-a');
     const tools = (name: string): string => `[{"name":"${name}"}]`;
     parseKeepingMembers(Buffer.from(`{"messages":${tools('m0000000')},"tools":"short"}`), kept);
-    expect(kept.size.values).toBe(0);
+    expect(members.size.values).toBe(0);
     parseKeepingMembers(Buffer.from(`{"tools":${tools('x'.repeat(30))}}`), kept);
-    expect(kept.size.values).toBe(0); // over a quarter of the budget
+    expect(members.size.values).toBe(0); // over a quarter of the budget
     parseKeepingMembers(Buffer.from(`{"tools":${tools('a')}}`), kept);
     parseKeepingMembers(Buffer.from(`{"tools":${tools('b')}}`), kept);
-    expect(kept.size).toEqual({ values: 2, bytes: 2 * tools('a').length });
+    expect(members.size).toEqual({ values: 2, bytes: 2 * tools('a').length });
     parseKeepingMembers(Buffer.from(`{"tools":${tools('a')}}`), kept);
     parseKeepingMembers(Buffer.from(`{"tools":${tools('c')}}`), kept);
-    expect(kept.size.values).toBe(2);
+    expect(members.size.values).toBe(2);
     expect(indexTopLevel(Buffer.from(`{"tools":${tools('a')}}`), undefined, kept).reused).not.toBeNull();
     expect(indexTopLevel(Buffer.from(`{"tools":${tools('b')}}`), undefined, kept).reused).toBeNull();
     expect(indexTopLevel(Buffer.from(`{"tools":${tools('c')}}`), undefined, kept).reused).not.toBeNull();
   });
 
   it('tells a body too deep by the kept value it steps over', () => {
-    const kept = new KeptMembers(['tools'], ANY_SIZE);
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const kept = members.of('account-a');
     parseKeepingMembers(Buffer.from('{"tools":[[[1]]]}'), kept);
     const body = Buffer.from('{"tools":[[[1]]]}');
     expect(indexTopLevel(body, 4, kept)).toMatchObject({ tooDeep: false });
@@ -143,7 +162,8 @@ describe('parseKeepingMembers', () => {
   });
 
   it('parses a body naming a kept member twice whole, keeping the last as JSON.parse does', () => {
-    const kept = new KeptMembers(['tools'], ANY_SIZE);
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const kept = members.of('account-a');
     const tools = TOOLS[0] as string;
     parseKeepingMembers(Buffer.from(`{"tools":${tools}}`), kept);
     expect(parseKeepingMembers(Buffer.from(`{"tools":${tools},"tools":[1]}`), kept)).toEqual({ tools: [1] });

@@ -18,7 +18,8 @@ function bodyText(tools: string, extra = ''): string {
 
 describe('kept tools in the Anthropic decoder', () => {
   it('decodes a kept tools value as a fresh one, warnings and extensions included, each time', () => {
-    const kept = new KeptMembers(['tools'], ANY_SIZE);
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const kept = members.of('account-a');
     const fresh = decodeAnthropicRequest(JSON.parse(bodyText(TOOLS, ',"context_management":{}')) as Record<string, unknown>, {});
     parseKeepingMembers(Buffer.from(bodyText(TOOLS)), kept);
     for (let turn = 0; turn < 3; turn += 1) {
@@ -33,12 +34,13 @@ describe('kept tools in the Anthropic decoder', () => {
   });
 
   it('refuses a kept tools value that does not decode each time it comes', () => {
-    const kept = new KeptMembers(['tools'], ANY_SIZE);
+    const members = new KeptMembers(['tools'], ANY_SIZE);
+    const kept = members.of('account-a');
     const bad = JSON.stringify([{ name: 'no spaces allowed', input_schema: { type: 'object' } }]);
     for (let turn = 0; turn < 3; turn += 1) {
       const body = parseKeepingMembers(Buffer.from(bodyText(bad)), kept) as Record<string, unknown>;
       expect(() => decodeAnthropicRequest(body, {})).toThrow(/tools\.0\.name/);
     }
-    expect(kept.size.values).toBe(1);
+    expect(members.size.values).toBe(1);
   });
 });
