@@ -6,6 +6,7 @@ import { hostedToolOfferOfChat, type HostedToolOffer } from '../ir/hosted-tool-o
 import { needsOfChat, type RequestNeeds } from '../ir/request-needs.js';
 import type { TokenCount } from '../ir/token-count.js';
 import { estimateChatRequestTokens } from '../shared/estimate-tokens.js';
+import type { KeptMembers } from '../wire/kept-members.js';
 import type { ClientWire } from '../wire/wire.js';
 import type { ClientCodec } from './client-codec.js';
 
@@ -53,6 +54,12 @@ export interface ChatEndpoint {
    * body is still what they say (else null), for what is cheaper read off them (`topLevelIndex`).
    */
   readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>, bytes: Buffer | null): ChatEnvelope;
+  /**
+   * Top-level members of this family's bodies kept parsed by their bytes (those an agent sends again unchanged each
+   * turn, such as its tools): the reader reuses them instead of parsing them again. Their values are frozen, so
+   * nothing downstream may change them in place. Absent: every body is parsed whole.
+   */
+  keptMembers?: KeptMembers;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { GatewayError } from '../errors/gateway-error.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../wire/json-depth.js';
+import type { KeptLookup } from '../wire/kept-members.js';
+import { parseKeepingMembers } from '../wire/parse-keeping-members.js';
 import { topLevelIndex } from '../wire/top-level-index.js';
 import type { RequestContext } from './request-context.js';
 
@@ -76,20 +78,26 @@ function tooLarge(maxBytes: number): GatewayError {
  */
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readBody(context, maxBytes);
-  return parseJsonObject(context, body, exceedsJsonDepth);
+  return parseJsonObject(context, body, exceedsJsonDepth, parseWhole);
 }
 
 /**
  * `readJsonObject`, with the bytes it was parsed from (for a pass-through request forwarded as the caller sent it).
  * Their depth is read by the pass that indexes their top-level members (`topLevelIndex`), which whatever later asks
- * about the same bytes (the pass-through body, the token estimate) reuses.
+ * about the same bytes (the pass-through body, the token estimate) reuses. `kept`: member values kept parsed by
+ * their bytes, which the body reuses instead of parsing them again (`parseKeepingMembers`; they are frozen).
  */
-export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
+export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number, kept?: KeptLookup): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
   const bytes = await readBody(context, maxBytes);
-  return { body: parseJsonObject(context, bytes, (text) => topLevelIndex(text).tooDeep), bytes };
+  const parse = kept === undefined ? parseWhole : (text: Buffer) => parseKeepingMembers(text, kept);
+  return { body: parseJsonObject(context, bytes, (text) => topLevelIndex(text, kept).tooDeep, parse), bytes };
 }
 
-function parseJsonObject(context: RequestContext, body: Buffer, tooDeep: (body: Buffer) => boolean): Record<string, unknown> {
+function parseWhole(body: Buffer): unknown {
+  return JSON.parse(body.toString('utf8'));
+}
+
+function parseJsonObject(context: RequestContext, body: Buffer, tooDeep: (body: Buffer) => boolean, parse: (body: Buffer) => unknown): Record<string, unknown> {
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
   context.bodyBytes = body.length;
   if (tooDeep(body)) {
@@ -97,7 +105,7 @@ function parseJsonObject(context: RequestContext, body: Buffer, tooDeep: (body: 
   }
   let value: unknown;
   try {
-    value = JSON.parse(body.toString('utf8'));
+    value = parse(body);
   } catch {
     throw new GatewayError('invalid_json', 'Request body is not valid JSON.');
   }

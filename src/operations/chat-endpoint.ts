@@ -59,7 +59,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
   const moderate = moderationCheck(services);
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
-    const { body, bytes } = await readJsonObjectAndBytes(context, services.config.maxBodyBytes);
+    const { body, bytes } = await readJsonObjectAndBytes(context, services.config.maxBodyBytes, endpoint.keptMembers?.of(call.account.id));
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere. Only a
     // body that had some, or that gains the customer named in a header, is written again for a pass-through channel:
     // any other keeps the caller's own bytes (`passThroughBody`).

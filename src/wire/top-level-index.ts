@@ -1,6 +1,7 @@
 import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonSpan } from './json-top-level.js';
+import type { KeptLookup, KeptValue } from './kept-members.js';
 
 /**
  * A request body's top-level members as its bytes write them, and whether it nests too deep, from one pass over the
@@ -19,6 +20,11 @@ export interface TopLevelIndex {
   readonly members: ReadonlyMap<string, JsonSpan> | null;
   /** How many member names the object writes at its top level: more than `members` holds when one is written twice. */
   readonly written: number;
+  /**
+   * The members whose value's bytes matched a value kept parsed (`KeptMembers`), by name: the pass stepped over
+   * them. Null when none did, or `members` is null.
+   */
+  readonly reused: ReadonlyMap<string, KeptValue> | null;
 }
 
 /** Bytes the pass stops at: quotes, brackets and commas. Any other byte (inside no string) is passed over. */
@@ -48,14 +54,18 @@ function holdsBackslash(body: Buffer, from: number, to: number): boolean {
   return false;
 }
 
-const UNSURE = { members: null, written: 0 } as const;
+const UNSURE = { members: null, written: 0, reused: null } as const;
 
 /**
  * The pass behind `topLevelIndex`. Brackets inside strings are skipped (a string is found whole: `pastString`);
  * bytes of multi-byte UTF-8 characters never look like JSON's ASCII punctuation, so nothing is decoded but the
  * top-level names. Malformed text may get an answer: the index is asked only about bodies `JSON.parse` took.
+ *
+ * A member's value whose bytes are those of a value in `kept` (a whole JSON value, ending the member) is stepped
+ * over: walking it would leave the pass as it found it (back at the top level, the member still open, no name read)
+ * except for how deep it went, which the kept value tells. So the answer is the same with or without `kept`.
  */
-export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): TopLevelIndex {
+export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH, kept?: KeptLookup): TopLevelIndex {
   const length = body.length;
   let index = skipWhitespace(body, 0);
   let sure = body[index] === OPEN_BRACE;
@@ -66,6 +76,7 @@ export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): 
   let open: JsonSpan | null = null;
   /** Where the top-level object closed, -1 while it is open. */
   let closedAt = -1;
+  let reused: Map<string, KeptValue> | null = null;
   for (; index < length; index += 1) {
     const byte = body[index] as number;
     if (STOP[byte] === 0) continue;
@@ -86,6 +97,12 @@ export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): 
       members.set(name, open);
       written += 1;
       index = colon;
+      const known = kept?.find(name, body, open.start);
+      if (known !== undefined) {
+        if (depth + known.depth > maxDepth) return { tooDeep: true, ...UNSURE };
+        (reused ??= new Map()).set(name, known);
+        index = open.start + known.bytes.length - 1;
+      }
     } else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       depth += 1;
       if (depth > maxDepth) return { tooDeep: true, ...UNSURE };
@@ -103,19 +120,20 @@ export function indexTopLevel(body: Buffer, maxDepth: number = MAX_JSON_DEPTH): 
     }
   }
   if (!sure || depth !== 0 || closedAt === -1 || skipWhitespace(body, closedAt + 1) !== length) return { tooDeep: false, ...UNSURE };
-  return { tooDeep: false, members, written };
+  return { tooDeep: false, members, written, reused };
 }
 
 const INDEXES = new WeakMap<Buffer, TopLevelIndex>();
 
 /**
  * `indexTopLevel(body)`, read once per body: the request's reader and whatever later asks about the same bytes
- * share one pass. The bytes are never changed once read (a rewritten body is a new buffer).
+ * share one pass. The bytes are never changed once read (a rewritten body is a new buffer). `kept`: values the pass
+ * may step over (the request's reader gives them; the answer is the same either way).
  */
-export function topLevelIndex(body: Buffer): TopLevelIndex {
+export function topLevelIndex(body: Buffer, kept?: KeptLookup): TopLevelIndex {
   let index = INDEXES.get(body);
   if (index === undefined) {
-    index = indexTopLevel(body);
+    index = indexTopLevel(body, MAX_JSON_DEPTH, kept);
     INDEXES.set(body, index);
   }
   return index;

@@ -3,6 +3,7 @@ import type { HostedToolOffer } from '../../ir/hosted-tool-offer.js';
 import { keepUnmapped, type DecodeContext } from './decode-content.js';
 import { invalid, optionalBoolean, optionalInteger, optionalString, readCacheControl, requireObject, requireString, warnOnce } from './request-fields.js';
 import { isJsonObject } from '../../wire/json-object.js';
+import { isKeptValue } from '../../wire/kept-members.js';
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,128}$/;
 
@@ -64,7 +65,37 @@ export function decodeHostedTools(raw: unknown): { hosted: HostedTool[]; dropped
   return { hosted, dropped };
 }
 
+/** What decoding a kept tools value gave: the tools (frozen) and what the decoding added to its context, in order. */
+interface DecodedTools {
+  readonly tools: ToolDefinition[];
+  readonly warnings: readonly string[];
+  readonly extensions: ReadonlyArray<[string, unknown]>;
+}
+
+const DECODED_TOOLS = new WeakMap<object, DecodedTools>();
+
+/**
+ * `tools` → canonical tools. A kept tools value (`isKeptValue`: frozen and shared by every request that sent the same
+ * bytes, such as an agent's tools each turn) is decoded once: later requests get the same tools, frozen, and the same
+ * warnings and extensions added to their context. A value that fails to decode is decoded (and refused) each time.
+ */
 export function decodeTools(raw: unknown, context: DecodeContext): ToolDefinition[] | undefined {
+  if (!isKeptValue(raw)) return decodeToolsAnew(raw, context);
+  let decoded = DECODED_TOOLS.get(raw);
+  if (decoded === undefined) {
+    const own: DecodeContext = { warnings: [], extensions: {}, toolNames: new Map() };
+    const tools = decodeToolsAnew(raw, own);
+    if (tools === undefined) return undefined;
+    for (const tool of tools) Object.freeze(tool);
+    decoded = { tools: Object.freeze(tools) as ToolDefinition[], warnings: own.warnings, extensions: Object.entries(own.extensions) };
+    DECODED_TOOLS.set(raw, decoded);
+  }
+  for (const warning of decoded.warnings) warnOnce(context.warnings, warning);
+  for (const [param, block] of decoded.extensions) context.extensions[param] = block;
+  return decoded.tools;
+}
+
+function decodeToolsAnew(raw: unknown, context: DecodeContext): ToolDefinition[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw invalid('tools', 'Input should be a valid list.');
   const tools: ToolDefinition[] = [];

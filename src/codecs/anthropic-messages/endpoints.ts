@@ -5,6 +5,7 @@ import { hostedToolOfferOfTools } from './decode-options.js';
 import { anthropicModelObject, encodeAnthropicModelList, type AnthropicModelDescription } from './encode-model-list.js';
 import { anthropicMessagesCodec } from './index.js';
 import { anthropicWire } from '../../wire/anthropic/wire.js';
+import { KeptMembers } from '../../wire/kept-members.js';
 import { memberJsonBytes } from '../../wire/top-level-index.js';
 import { rememberToolsSource } from '../../wire/tools-source.js';
 
@@ -12,6 +13,8 @@ import { rememberToolsSource } from '../../wire/tools-source.js';
 export const anthropicMessagesEndpoint: ChatEndpoint = {
   protocol: 'anthropic-messages',
   wire: anthropicWire,
+  // Claude Code sends the same tools (14-60 KB of schemas) and system prompt again each turn of its loop.
+  keptMembers: new KeptMembers(['tools', 'system']),
   readEnvelope(_request, body, _added, bytes) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
     rememberToolsSource(chat.tools, bytes, 'anthropic-messages');
