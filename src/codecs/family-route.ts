@@ -51,9 +51,10 @@ export interface ChatEndpoint {
   /**
    * `added`: top-level body fields the gateway put in (the header-named end customer as `user`); a codec whose
    * answers echo request fields echoes the caller's body without them. `bytes`: the caller's own bytes while the
-   * body is still what they say (else null), for what is cheaper read off them (`topLevelIndex`).
+   * body is still what they say (else null), for what is cheaper read off them (`topLevelIndex`). `scope`: the
+   * caller's account, to which anything kept from its bytes for later requests is bound.
    */
-  readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>, bytes: Buffer | null): ChatEnvelope;
+  readEnvelope(request: RouteRequest, body: Record<string, unknown>, added: ReadonlySet<string>, bytes: Buffer | null, scope: string): ChatEnvelope;
   /**
    * Top-level members of this family's bodies kept parsed by their bytes (those an agent sends again unchanged each
    * turn, such as its tools): the reader reuses them instead of parsing them again. Their values are frozen, so

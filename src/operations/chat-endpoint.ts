@@ -70,7 +70,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     meter.identity = readRequestIdentity(endpoint.wire.name, context.request.headers, body);
     const forwarded = forwardHeaderCustomer(endpoint.wire.name, context.request.headers, body, meter.identity);
     const callerBytes = hadGatewayFields || forwarded.changed ? null : bytes;
-    const envelope = endpoint.readEnvelope(context, body, forwarded.added, callerBytes);
+    const envelope = endpoint.readEnvelope(context, body, forwarded.added, callerBytes, call.account.id);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
     const chain = await modelChain(services, {

@@ -13,6 +13,11 @@ export interface ToolsSource {
   readonly bytes: Buffer;
   /** The protocol whose decoder read them: the same bytes may decode to other tools under another protocol. */
   readonly protocol: string;
+  /**
+   * Whose request the bytes came from (the account): what was made of them serves that caller's requests only, so
+   * how fast a list is translated never tells one account what another sent.
+   */
+  readonly scope: string;
 }
 
 interface BoundSource extends ToolsSource {
@@ -25,10 +30,10 @@ const sources = new WeakMap<readonly ToolDefinition[], BoundSource>();
 
 /**
  * Binds `tools`, just decoded by `protocol`'s decoder from the body `bytes` (the caller's whole JSON body, as
- * parsed), to the bytes of the body's top-level `tools` member. Nothing is bound when those bytes cannot be told for
+ * parsed) of a request of `scope` (its account), to the bytes of the body's top-level `tools` member. Nothing is bound when those bytes cannot be told for
  * sure (a name written twice, escapes in a name) or the list is empty.
  */
-export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: Buffer | null, protocol: string): void {
+export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: Buffer | null, protocol: string, scope: string): void {
   if (bytes === null || tools === undefined || tools.length === 0) return;
   const index = topLevelIndex(bytes);
   if (index.members === null || index.written !== index.members.size) return;
@@ -37,6 +42,7 @@ export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: 
   sources.set(tools, {
     bytes: bytes.subarray(span.start, span.end),
     protocol,
+    scope,
     tools: [...tools],
     fields: tools.map((tool) => [tool.name, tool.description, tool.parameters, tool.strict] as const),
   });
@@ -52,5 +58,10 @@ export function toolsSourceOf(tools: readonly ToolDefinition[] | undefined): Too
     const [name, description, parameters, strict] = source.fields[index] as BoundSource['fields'][number];
     if (tool !== source.tools[index] || tool.name !== name || tool.description !== description || tool.parameters !== parameters || tool.strict !== strict) return undefined;
   }
-  return { bytes: source.bytes, protocol: source.protocol };
+  return { bytes: source.bytes, protocol: source.protocol, scope: source.scope };
+}
+
+/** The cache variant of what a translator makes of `source`: its caller's scope and the protocol that decoded it. */
+export function sourceVariant(source: ToolsSource): string {
+  return `${source.scope} ${source.protocol}`;
 }

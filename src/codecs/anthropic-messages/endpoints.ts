@@ -15,9 +15,9 @@ export const anthropicMessagesEndpoint: ChatEndpoint = {
   wire: anthropicWire,
   // Claude Code sends the same tools (14-60 KB of schemas) and system prompt again each turn of its loop.
   keptMembers: new KeptMembers(['tools', 'system']),
-  readEnvelope(_request, body, _added, bytes) {
+  readEnvelope(_request, body, _added, bytes, scope) {
     const chat = anthropicMessagesCodec.decodeRequest(body, {});
-    rememberToolsSource(chat.tools, bytes, 'anthropic-messages');
+    rememberToolsSource(chat.tools, bytes, 'anthropic-messages', scope);
     // Web fetch has no canonical form but passes through to Anthropic, which bills it per call.
     return { ...decodedChatEnvelope(anthropicMessagesCodec, chat, chat.stream, memberJsonBytes(bytes, 'tools')), hostedTools: hostedToolOfferOfTools(body.tools) };
   },

@@ -4,7 +4,7 @@ import { buildContents } from './build-contents.js';
 import { cleanSchemaForGemini, RecursiveSchemaError } from './clean-schema.js';
 import type { JsonObject } from '../../wire/gemini/gemini-wire.js';
 import { thinkingConfig, usesThinkingLevel } from './thinking-config.js';
-import { toolsSourceOf } from '../../wire/tools-source.js';
+import { sourceVariant, toolsSourceOf } from '../../wire/tools-source.js';
 import { jsonWithTail, ToolListCache } from '../tool-list-cache.js';
 
 /** Gemini rejects more than 5 stop sequences. */
@@ -87,7 +87,7 @@ export function generateContentBodyBytes(request: ChatRequest, upstreamModel: st
   if (source === undefined) return JSON.stringify(buildGenerateContentBody(request, upstreamModel, settings, warnings));
   let declared: Readonly<{ head: Buffer; warnings: readonly string[] }> | undefined;
   const { body, hosted, toolConfig } = generateContentParts(request, upstreamModel, settings, warnings, (tools) => {
-    declared = declaredTools.get(source.bytes, `${source.protocol} ${settings.schemaMode}`, () => {
+    declared = declaredTools.get(source.bytes, `${sourceVariant(source)} ${settings.schemaMode}`, () => {
       const own: string[] = [];
       const text = JSON.stringify(declareFunctions(tools, settings, own));
       return { head: Buffer.from(`,"tools":[{"functionDeclarations":${text}}`), warnings: Object.freeze(own) };

@@ -12,7 +12,7 @@ import { isOpenAIReasoningModel, listedReasoningModels } from './openai-reasonin
 import { parseOpenAIChatResponse } from './parse-openai-chat-response.js';
 import { parseOpenAIChatStream } from './parse-openai-chat-stream.js';
 import { parseOpenAIEmbeddingResponse } from './parse-openai-embedding-response.js';
-import { toolsSourceOf } from '../../wire/tools-source.js';
+import { sourceVariant, toolsSourceOf } from '../../wire/tools-source.js';
 import { jsonWithTail, ToolListCache } from '../tool-list-cache.js';
 
 /** The UTF-8 of `,"tools":[…]` as the translated body writes a caller's tool list, by the caller's bytes of it. */
@@ -67,7 +67,7 @@ export abstract class OpenAIWireAdapter implements UpstreamAdapter {
     const source = toolsSourceOf(request.tools);
     if (source === undefined || body.tools === undefined) return JSON.stringify(body);
     const { tools, ...rest } = body;
-    const { tail } = translatedTools.get(source.bytes, source.protocol, () => ({ tail: Buffer.from(`,"tools":${JSON.stringify(tools)}`) }));
+    const { tail } = translatedTools.get(source.bytes, sourceVariant(source), () => ({ tail: Buffer.from(`,"tools":${JSON.stringify(tools)}`) }));
     return jsonWithTail(rest, tail);
   }
 

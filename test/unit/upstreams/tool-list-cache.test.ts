@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ToolDefinition } from '../../../src/ir/chat-request.js';
-import { rememberToolsSource, toolsSourceOf } from '../../../src/wire/tools-source.js';
+import { rememberToolsSource, sourceVariant, toolsSourceOf, type ToolsSource } from '../../../src/wire/tools-source.js';
 import { anthropicMessagesEndpoint } from '../../../src/codecs/anthropic-messages/endpoints.js';
 import { GeminiAdapter } from '../../../src/upstreams/gemini/gemini-adapter.js';
 import { OpenAIAdapter } from '../../../src/upstreams/openai/openai-adapter.js';
@@ -13,9 +13,9 @@ const FIXTURE = new URL('../../e2e/agents/__fixtures__/claude-code-tool-loop.jso
 const recorded = (JSON.parse(readFileSync(FIXTURE, 'utf8')) as { body: Record<string, unknown> }).body;
 
 /** The request as its caller's bytes and the canonical request the Anthropic endpoint decodes from them. */
-function decoded(body: Record<string, unknown>, withBytes = true) {
+function decoded(body: Record<string, unknown>, withBytes = true, account = 'acct_1') {
   const bytes = Buffer.from(JSON.stringify(body));
-  const envelope = anthropicMessagesEndpoint.readEnvelope({} as never, JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, new Set(), withBytes ? bytes : null);
+  const envelope = anthropicMessagesEndpoint.readEnvelope({} as never, JSON.parse(bytes.toString('utf8')) as Record<string, unknown>, new Set(), withBytes ? bytes : null, account);
   return envelope.chat();
 }
 
@@ -103,8 +103,21 @@ describe('toolsSourceOf', () => {
     const request = decoded(body);
     expect(toolsSourceOf(request.tools)?.bytes.toString()).toBe(JSON.stringify(body.tools));
     expect(toolsSourceOf(request.tools)?.protocol).toBe('anthropic-messages');
+    expect(toolsSourceOf(request.tools)?.scope).toBe('acct_1');
     // A copy of the request keeps the same list.
     expect(toolsSourceOf({ ...request }.tools)).toBeDefined();
+  });
+
+  it('is bound to the caller: the same bytes from another account are another variant, never served from its entry', () => {
+    const mine = toolsSourceOf(decoded(body, true, 'acct_1').tools);
+    const theirs = toolsSourceOf(decoded(body, true, 'acct_2').tools);
+    expect(theirs?.bytes.equals(mine?.bytes ?? Buffer.alloc(0))).toBe(true);
+    expect(sourceVariant(theirs as ToolsSource)).not.toBe(sourceVariant(mine as ToolsSource));
+    const cache = new ToolListCache<{ n: number }>(4, 1024);
+    let translated = 0;
+    cache.get((mine as ToolsSource).bytes, sourceVariant(mine as ToolsSource), () => ({ n: (translated += 1) }));
+    cache.get((theirs as ToolsSource).bytes, sourceVariant(theirs as ToolsSource), () => ({ n: (translated += 1) }));
+    expect(translated).toBe(2);
   });
 
   it('is gone once the list or a tool in it changes, or when the bytes cannot be told', () => {
@@ -126,7 +139,7 @@ describe('toolsSourceOf', () => {
     // `tools` written twice: JSON.parse keeps the last, the bytes are not asked which.
     const twice = Buffer.from(`{"tools":[],${JSON.stringify(body).slice(1)}`);
     const tools: ToolDefinition[] = [{ name: 'a', parameters: { type: 'object' } }];
-    rememberToolsSource(tools, twice, 'anthropic-messages');
+    rememberToolsSource(tools, twice, 'anthropic-messages', 'acct_1');
     expect(toolsSourceOf(tools)).toBeUndefined();
   });
 });
