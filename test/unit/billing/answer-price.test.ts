@@ -43,7 +43,11 @@ function settlement(): { dependencies: SettleDependencies; charged: bigint[]; ro
   const rows: UsageLogRow[] = [];
   const ledger = {
     checkpoints: { finish: () => false },
-    settle: (_reservation: Reservation, charge: { costNano: bigint }) => charged.push(charge.costNano),
+    // As on SQLite: the ledger charges the reservation and leaves the usage row to the usage log.
+    settle: (_reservation: Reservation, charge: { costNano: bigint }) => {
+      charged.push(charge.costNano);
+      return false;
+    },
     unreserved: () => ({}) as Reservation,
   } as unknown as Ledger;
   const dependencies = {
