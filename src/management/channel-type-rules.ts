@@ -2,19 +2,17 @@ import { GatewayError } from '../errors/gateway-error.js';
 import type { ChannelType } from '../domain/records.js';
 import { bedrockCredentials } from '../upstreams/bedrock/bedrock-credentials.js';
 import { RERANK_APIS } from '../upstreams/openai/openai-adapter.js';
-import { OPENAI_COMPATIBLE_PRESETS } from '../upstreams/openai-compatible/presets.js';
+import { channelFormOf } from '../upstreams/upstreams.js';
 import { serviceAccountOf } from '../upstreams/vertex-ai/service-account.js';
 
-/** Channel types whose keys are JSON documents (never split on commas or newlines). */
+/** Channel types whose keys are JSON documents (never split on commas or newlines): their form's credential is `json`. */
 export function takesStructuredKeys(type: ChannelType): boolean {
-  return type === 'bedrock' || type === 'vertex-ai';
+  return channelFormOf(type).credential === 'json';
 }
 
-/** Local servers that need no key (a key given is still sent). */
+/** Local servers that need no key (a key given is still sent): their form's credential is `optional-key`. */
 function keyless(type: ChannelType): boolean {
-  if (type === 'simulator') return true;
-  const preset = (OPENAI_COMPATIBLE_PRESETS as Partial<Record<ChannelType, { keyOptional: boolean }>>)[type];
-  return preset?.keyOptional === true;
+  return channelFormOf(type).credential === 'optional-key';
 }
 
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
@@ -77,10 +75,13 @@ function checkVertex(apiKeys: readonly string[], settings: Record<string, unknow
   checkRerankUrl(settings, 'https://discoveryengine.googleapis.com');
 }
 
-/** Type-specific rules the schema cannot say alone: keys, base URLs and required settings. */
+/**
+ * Type-specific rules the schema cannot say alone: the key and the base URL as the type's form declares them
+ * (`upstreams/<name>/index.ts`), then the settings a few types check further.
+ */
 export function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys: string[], settings: Record<string, unknown>): void {
   if (!keyless(type) && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
-  if ((type === 'openai-compatible' || type === 'azure-openai') && baseUrl === null) {
+  if (channelFormOf(type).baseUrl === 'required' && baseUrl === null) {
     throw new GatewayError('bad_request', `A ${type} channel needs 'base_url'.`, { param: 'base_url' });
   }
   if (type === 'bedrock') checkBedrock(apiKeys, settings);

@@ -8,8 +8,8 @@ import { pageJson, pageRequestFrom } from '../../management/pagination.js';
 import { operatorCopy, type CatalogModel } from '../../catalog/catalog-model.js';
 import { parseInput } from '../../management/parse-input.js';
 import type { GatewayServices } from '../../services.js';
-import { UPSTREAMS } from '../../upstreams/upstreams.js';
-import { COMMON_CHANNEL_SETTINGS, DEFAULT_CHANNEL_FORM, type ChannelForm } from '../../upstreams/channel-form.js';
+import { channelFormOf, UPSTREAMS } from '../../upstreams/upstreams.js';
+import { COMMON_CHANNEL_SETTINGS, type ChannelForm } from '../../upstreams/channel-form.js';
 
 /** A channel type's form as the console reads it: the type's own settings, then those every type takes. */
 function channelFormJson(form: ChannelForm): Record<string, unknown> {
@@ -44,7 +44,7 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
   // The channel types this build knows, from the upstream registry: what the console's channel form offers.
   const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
     type,
-    form: channelFormJson((upstream.form as Partial<Record<string, ChannelForm>> | undefined)?.[type] ?? DEFAULT_CHANNEL_FORM),
+    form: channelFormJson(channelFormOf(type)),
     protocol: upstream.wire.name,
     streaming: upstream.capabilities.streaming,
     embeddings: upstream.capabilities.embeddings,

@@ -17,8 +17,6 @@ export interface QuirkContext {
 export interface OpenAICompatiblePreset {
   /** The base URL (with its `/v1`-style root) used when the channel gives none. */
   defaultBaseUrl: string;
-  /** Local servers run without a key: none is sent when the channel has none. */
-  keyOptional: boolean;
   /** Extra headers from the channel's settings. */
   headers?(channel: Channel): Record<string, string>;
   /** Rewrites a chat-completions body in place into what the provider accepts. */

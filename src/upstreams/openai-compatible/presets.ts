@@ -48,16 +48,16 @@ function openRouterHeaders(channel: Channel): Record<string, string> {
 
 /** The channel types that are an OpenAI-compatible provider with known defaults and quirks. */
 export const OPENAI_COMPATIBLE_PRESETS = {
-  mistral: { defaultBaseUrl: 'https://api.mistral.ai/v1', keyOptional: false, adjustChatBody: adjustMistralBody },
-  groq: { defaultBaseUrl: 'https://api.groq.com/openai/v1', keyOptional: false, adjustChatBody: adjustGroqBody, adjustsWhen: /"(logprobs|top_logprobs|logit_bias|n|name|service_tier|store|metadata)"/ },
-  deepseek: { defaultBaseUrl: 'https://api.deepseek.com/v1', keyOptional: false, adjustChatBody: adjustDeepSeekBody, adjustsWhen: /"reasoning_content"/ },
-  xai: { defaultBaseUrl: 'https://api.x.ai/v1', keyOptional: false, adjustChatBody: adjustXaiBody, adjustsWhen: /"(presence_penalty|frequency_penalty|stop|reasoning_effort)"/ },
-  openrouter: { defaultBaseUrl: 'https://openrouter.ai/api/v1', keyOptional: false, headers: openRouterHeaders },
-  together: { defaultBaseUrl: 'https://api.together.xyz/v1', keyOptional: false },
-  fireworks: { defaultBaseUrl: 'https://api.fireworks.ai/inference/v1', keyOptional: false },
-  ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1', keyOptional: true },
-  vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1', keyOptional: true },
-  lmstudio: { defaultBaseUrl: 'http://127.0.0.1:1234/v1', keyOptional: true, adjustChatBody: adjustLmStudioBody, adjustsWhen: /"json_object"/ },
+  mistral: { defaultBaseUrl: 'https://api.mistral.ai/v1', adjustChatBody: adjustMistralBody },
+  groq: { defaultBaseUrl: 'https://api.groq.com/openai/v1', adjustChatBody: adjustGroqBody, adjustsWhen: /"(logprobs|top_logprobs|logit_bias|n|name|service_tier|store|metadata)"/ },
+  deepseek: { defaultBaseUrl: 'https://api.deepseek.com/v1', adjustChatBody: adjustDeepSeekBody, adjustsWhen: /"reasoning_content"/ },
+  xai: { defaultBaseUrl: 'https://api.x.ai/v1', adjustChatBody: adjustXaiBody, adjustsWhen: /"(presence_penalty|frequency_penalty|stop|reasoning_effort)"/ },
+  openrouter: { defaultBaseUrl: 'https://openrouter.ai/api/v1', headers: openRouterHeaders },
+  together: { defaultBaseUrl: 'https://api.together.xyz/v1' },
+  fireworks: { defaultBaseUrl: 'https://api.fireworks.ai/inference/v1' },
+  ollama: { defaultBaseUrl: 'http://127.0.0.1:11434/v1' },
+  vllm: { defaultBaseUrl: 'http://127.0.0.1:8000/v1' },
+  lmstudio: { defaultBaseUrl: 'http://127.0.0.1:1234/v1', adjustChatBody: adjustLmStudioBody, adjustsWhen: /"json_object"/ },
 } as const satisfies Record<string, OpenAICompatiblePreset>;
 
 /** OpenAI-compatible providers with a preset: base URL, authentication and quirks filled in by the type. */

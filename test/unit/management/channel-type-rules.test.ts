@@ -1,0 +1,36 @@
+/**
+ * The admin API's channel checks follow each type's form in the upstream registry (the one the console shows): a key
+ * is required unless the form's credential is optional, a JSON credential is one key never split, and a base URL is
+ * required where the form requires one. A new upstream's form is enforced without an edit here.
+ */
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../src/errors/gateway-error.js';
+import { checkChannel, takesStructuredKeys } from '../../../src/management/channel-type-rules.js';
+import { CHANNEL_TYPES, channelFormOf } from '../../../src/upstreams/upstreams.js';
+
+function refusal(run: () => void): string | null {
+  try {
+    run();
+    return null;
+  } catch (error) {
+    if (!(error instanceof GatewayError)) throw error;
+    return error.param ?? error.message;
+  }
+}
+
+describe('channel checks from the registry forms', () => {
+  it.each(CHANNEL_TYPES.map((type) => [type]))('%s', (type) => {
+    const form = channelFormOf(type);
+    expect(takesStructuredKeys(type)).toBe(form.credential === 'json');
+    expect(refusal(() => checkChannel(type, 'https://upstream.example/v1', [], {})) === 'api_key').toBe(form.credential !== 'optional-key');
+    // Settings checks of a few types (a region, a project) may refuse first; only the base URL is asked about here.
+    const withoutBase = refusal(() => checkChannel(type, null, ['key'], {}));
+    expect(withoutBase === 'base_url').toBe(form.baseUrl === 'required');
+  });
+
+  it('keeps the types that were special cases', () => {
+    expect(CHANNEL_TYPES.filter((type) => channelFormOf(type).credential === 'json')).toEqual(['bedrock', 'vertex-ai']);
+    expect(CHANNEL_TYPES.filter((type) => channelFormOf(type).credential === 'optional-key')).toEqual(['simulator', 'ollama', 'vllm', 'lmstudio']);
+    expect(CHANNEL_TYPES.filter((type) => channelFormOf(type).baseUrl === 'required')).toEqual(['openai-compatible', 'azure-openai']);
+  });
+});
