@@ -10,11 +10,6 @@ export function takesStructuredKeys(type: ChannelType): boolean {
   return channelFormOf(type).credential === 'json';
 }
 
-/** Local servers that need no key (a key given is still sent): their form's credential is `optional-key`. */
-function keyless(type: ChannelType): boolean {
-  return channelFormOf(type).credential === 'optional-key';
-}
-
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d+$/;
 
 function badSetting(name: string, message: string): GatewayError {
@@ -76,15 +71,23 @@ function checkVertex(apiKeys: readonly string[], settings: Record<string, unknow
 }
 
 /**
- * Type-specific rules the schema cannot say alone: the key and the base URL as the type's form declares them
- * (`upstreams/<name>/index.ts`), then the settings a few types check further.
+ * Type-specific rules the schema cannot say alone: the key, the base URL and the required settings as the type's form
+ * declares them (`upstreams/<name>/index.ts`; a local server's key is optional, and one given is still sent), and the
+ * settings a few types check further.
  */
 export function checkChannel(type: ChannelType, baseUrl: string | null, apiKeys: string[], settings: Record<string, unknown>): void {
-  if (!keyless(type) && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
-  if (channelFormOf(type).baseUrl === 'required' && baseUrl === null) {
+  const form = channelFormOf(type);
+  if (form.credential !== 'optional-key' && apiKeys.length === 0) throw new GatewayError('bad_request', `A ${type} channel needs 'api_key'.`, { param: 'api_key' });
+  if (form.baseUrl === 'required' && baseUrl === null) {
     throw new GatewayError('bad_request', `A ${type} channel needs 'base_url'.`, { param: 'base_url' });
   }
   if (type === 'bedrock') checkBedrock(apiKeys, settings);
   if (type === 'vertex-ai') checkVertex(apiKeys, settings);
   if (type === 'openai-compatible') checkOpenAICompatible(settings);
+  // What the form marks required, after the type's own checks (which name the setting's form more precisely).
+  for (const field of form.settings) {
+    if (field.required === true && (settings[field.name] === undefined || settings[field.name] === null || settings[field.name] === '')) {
+      throw badSetting(field.name, `A ${type} channel needs 'settings.${field.name}'.`);
+    }
+  }
 }

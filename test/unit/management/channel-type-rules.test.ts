@@ -1,7 +1,7 @@
 /**
  * The admin API's channel checks follow each type's form in the upstream registry (the one the console shows): a key
- * is required unless the form's credential is optional, a JSON credential is one key never split, and a base URL is
- * required where the form requires one. A new upstream's form is enforced without an edit here.
+ * is required unless the form's credential is optional, a JSON credential is one key never split, and a base URL and
+ * settings are required where the form requires them. A new upstream's form is enforced without an edit here.
  */
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../src/errors/gateway-error.js';
@@ -26,6 +26,9 @@ describe('channel checks from the registry forms', () => {
     // Settings checks of a few types (a region, a project) may refuse first; only the base URL is asked about here.
     const withoutBase = refusal(() => checkChannel(type, null, ['key'], {}));
     expect(withoutBase === 'base_url').toBe(form.baseUrl === 'required');
+    for (const field of form.settings.filter((setting) => setting.required === true)) {
+      expect(refusal(() => checkChannel(type, 'https://upstream.example/v1', ['key'], {})), field.name).toBe(`settings.${field.name}`);
+    }
   });
 
   it('keeps the types that were special cases', () => {
