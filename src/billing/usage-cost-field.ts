@@ -8,17 +8,50 @@
  */
 export function spliceUsageCost(body: Buffer | string, costDecimalUsd: string, usageKey = 'usage'): Buffer | null {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-  const quoted = `"${usageKey}"`;
-  const key = bytes.lastIndexOf(quoted);
+  const key = lastIndexOfKey(bytes, quotedKeyBytes(usageKey));
   if (key < 0) return null;
-  let index = key + quoted.length;
+  let index = key + usageKey.length + 2;
   index = skipWhitespace(bytes, index);
   if (bytes[index] !== 0x3a) return null;
   index = skipWhitespace(bytes, index + 1);
   if (bytes[index] !== 0x7b) return null;
   const closing = skipWhitespace(bytes, index + 1);
   const separator = bytes[closing] === 0x7d ? '' : ',';
-  return Buffer.concat([bytes.subarray(0, index + 1), Buffer.from(`"cost":${costDecimalUsd}${separator}`, 'utf8'), bytes.subarray(index + 1)]);
+  // One buffer of the final size, written in place: the answer is copied once.
+  const field = `"cost":${costDecimalUsd}${separator}`;
+  const fieldLength = Buffer.byteLength(field);
+  const out = Buffer.allocUnsafe(bytes.length + fieldLength);
+  bytes.copy(out, 0, 0, index + 1);
+  out.write(field, index + 1, 'utf8');
+  bytes.copy(out, index + 1 + fieldLength, index + 1);
+  return out;
+}
+
+/** The bytes of `"<key>"`, made once per key (the few usage keys there are). */
+const quotedKeys = new Map<string, Uint8Array>();
+function quotedKeyBytes(usageKey: string): Uint8Array {
+  let quoted = quotedKeys.get(usageKey);
+  if (quoted === undefined) {
+    quoted = Buffer.from(`"${usageKey}"`, 'utf8');
+    quotedKeys.set(usageKey, quoted);
+  }
+  return quoted;
+}
+
+/**
+ * Where `needle` last occurs in `bytes`, or -1: scanned from the end, where an answer's usage is, so a whole answer
+ * is rarely read.
+ */
+function lastIndexOfKey(bytes: Uint8Array, needle: Uint8Array): number {
+  const last = needle.length - 1;
+  const closing = needle[last] as number;
+  for (let end = bytes.length - 1; end >= last; end -= 1) {
+    if (bytes[end] !== closing) continue;
+    let matched = 1;
+    while (matched <= last && bytes[end - matched] === needle[last - matched]) matched += 1;
+    if (matched > last) return end - last;
+  }
+  return -1;
 }
 
 function skipWhitespace(bytes: Buffer, from: number): number {

@@ -4,7 +4,7 @@ import type { Insertable, Selectable, Transaction } from 'kysely';
 import type { AccountsTable, ApiKeysTable, Database, PlansTable, SubscriptionsTable, UsageLogsTable } from '../database-schema.js';
 import type { LedgerEntriesTable, MoneyHoldsTable, SubscriptionUsageTable } from '../money-schema.js';
 import { columnNames, integerArray, rowInsertText, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
-import { insertUsageLogs, SQLITE_ROW_INSERT, USAGE_COLUMN_NAMES } from './usage-log-repository.js';
+import { insertUsageLogs, SQLITE_ROW_INSERT, usageRowValues } from './usage-log-repository.js';
 import { settlePlainQuery, type PlainSettlement } from './money-settle-statement.js';
 
 /** An amount per row id, in id order. */
@@ -183,7 +183,7 @@ export function sqliteMoneyStatements(database: SqliteConnection): MoneyStatemen
       for (const row of rows) setHold().run(...valuesOf(row, holdNames));
     },
     async insertUsageRows(rows) {
-      for (const row of rows) usageRow().run(...valuesOf(row, USAGE_COLUMN_NAMES));
+      for (const row of rows) usageRow().run(...usageRowValues(row));
     },
   };
 }

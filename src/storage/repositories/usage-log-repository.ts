@@ -196,6 +196,24 @@ export const USAGE_COLUMNS: ArrayColumns<Insertable<UsageLogsTable>> = {
 
 export const USAGE_COLUMN_NAMES = columnNames(USAGE_COLUMNS);
 
+/** What SQLite binds a row's values as. */
+export type UsageRowValue = string | number | bigint | null;
+
+/**
+ * A row's values in USAGE_COLUMNS order, for the prepared single-row insert: read field by field, without a list of
+ * names mapped per row (SQLite inserts rows one at a time, so this runs once per request).
+ */
+export function usageRowValues(row: Insertable<UsageLogsTable>): UsageRowValue[] {
+  return [
+    row.request_id ?? null, row.account_id ?? null, row.key_id ?? null, row.model ?? null, row.channel_id ?? null, row.protocol ?? null, row.endpoint ?? null,
+    row.stream ?? null, row.status ?? null, row.error_code ?? null, row.prompt_tokens ?? null, row.completion_tokens ?? null, row.cached_tokens ?? null, row.reasoning_tokens ?? null,
+    row.total_tokens ?? null, row.cost_nano ?? null, row.latency_ms ?? null, row.ttfb_ms ?? null, row.attempts ?? null, row.created_at ?? null, row.attempted_channels ?? null,
+    row.cache_hit ?? null, row.web_searches ?? null, row.web_fetches ?? null, row.file_searches ?? null, row.hosted_tool_cost_nano ?? null,
+    row.customer ?? null, row.tags ?? null, row.guardrails ?? null, row.mcp_server ?? null, row.mcp_tool ?? null, row.mcp_bytes_in ?? null,
+    row.mcp_bytes_out ?? null, row.mcp_payload ?? null,
+  ];
+}
+
 /** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
 export const SQLITE_ROW_INSERT = rowInsertText('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
 
@@ -231,7 +249,7 @@ export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBat
             let index = from;
             do {
               const row = toRow(rows[index] as UsageLogRow);
-              insert.run(...USAGE_COLUMN_NAMES.map((name) => row[name] ?? null));
+              insert.run(...usageRowValues(row));
               index += 1;
             } while (index < rows.length && performance.now() - startedAt < SQLITE_USAGE_SLICE_MS);
             return index;
