@@ -85,11 +85,16 @@ export function parseLoopHolds(text: string): LoopHoldsReading {
 
 /** The upper bound (ms) of the bucket holding the 99th percentile of what was observed between two readings. */
 export function p99BetweenMs(before: HistogramReading | null | undefined, after: HistogramReading | null | undefined): number | null {
+  return quantileBetweenMs(before, after, 0.99);
+}
+
+/** The upper bound (ms) of the bucket the `quantile` (0-1) of what was observed between two readings falls in. */
+export function quantileBetweenMs(before: HistogramReading | null | undefined, after: HistogramReading | null | undefined, quantile: number): number | null {
   if (after === null || after === undefined) return null;
   const countBefore = (le: number): number => before?.buckets.find((bucket) => bucket.le === le)?.count ?? 0;
   const total = after.count - (before?.count ?? 0);
   if (total <= 0) return null;
-  const rank = Math.ceil(total * 0.99);
+  const rank = Math.ceil(total * quantile);
   for (const bucket of [...after.buckets].sort((left, right) => left.le - right.le)) {
     if (bucket.count - countBefore(bucket.le) >= rank) return bucket.le * 1000;
   }

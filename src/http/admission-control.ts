@@ -34,8 +34,13 @@ const OVERLOADED_HOLD_MS = 1000;
  * connections opened at once took single turns of 100-200 ms) make one late interval, a standing queue makes a run.
  */
 const LATE_INTERVALS_TO_SHED = 2;
-/** An overloaded interval multiplies the admitted share by this. */
+/**
+ * An overloaded interval multiplies the admitted share by the target over its median delay, at most by this (a
+ * median just over the target) ...
+ */
 const DECREASE_FACTOR = 0.8;
+/** ... and at least by this (a median of twice the target or more): a flood is met within a few intervals. */
+const STEEPEST_DECREASE_FACTOR = 0.5;
 /** Each interval without overload raises the share by this much (a tenth of all arrivals), up to all. */
 const INCREASE_STEP = 0.1;
 
@@ -49,9 +54,13 @@ const INCREASE_STEP = 0.1;
  * overloaded process most of the queue is in the kernel, out of the process's sight (requests unread on their
  * connections, connections not yet accepted: libuv accepts one connection per turn of the loop), and it grows as long
  * as more arrives than the process serves; what the process sees is turns that stay long. When the median delay of
- * two intervals in a row is above `queueTargetMs`, the admitted share drops to 80 % of itself (never below
- * `minShare`), and again with each further such interval, so refusals free the time the process needs to read, accept
- * and refuse what it cannot serve; each interval below the target raises it by a tenth of all arrivals, back to all.
+ * two intervals in a row is above `queueTargetMs`, the admitted share drops (to 80 % of itself, or to the target over
+ * the median when that is lower, but never below half; never below `minShare`), and again with each further such
+ * interval, so refusals free the time the process needs to read, accept and refuse what it cannot serve. While the
+ * share is below 1 (and above the floor), an arrival in a turn that has outlasted the sampler's 10 ms period is
+ * refused whatever the share:
+ * every turn a request needs costs it the whole turn, so the admitted requests' time is bounded by refusing the tail
+ * of long turns, not only by the share of an interval; each interval below the target raises it by a tenth of all arrivals, back to all.
  * Single long pauses (a garbage collection, a large synchronous write) and a burst the loop works off within an
  * interval or two are no standing queue. The admissions are spread evenly: at a share of 0.75, three of every four
  * arrivals are admitted.
@@ -65,6 +74,8 @@ export class AdmissionControl {
   #inFlight = 0;
   #lastShedAt = Number.NEGATIVE_INFINITY;
   #timer: NodeJS.Timeout | null = null;
+  /** When the delay sampler last ran (null: not sampling): it is due again SAMPLE_MS later. */
+  #lastSampleAt: number | null = null;
   /** Intervals in a row whose median delay was above the target. */
   #lateIntervals = 0;
 
@@ -96,13 +107,22 @@ export class AdmissionControl {
     return this.enabled && performance.now() - this.#lastShedAt < OVERLOADED_HOLD_MS;
   }
 
-  /** Admits a request (the caller must `release()` it when its response closes) or refuses it. */
-  tryAdmit(): boolean {
+  /**
+   * Admits a request arriving at `now` (performance.now(); the caller must `release()` it when its response closes)
+   * or refuses it.
+   */
+  tryAdmit(now = performance.now()): boolean {
     if (!this.enabled) return true;
-    if (this.#inFlight >= this.#options.maxInFlight) return this.#refuse();
+    if (this.#inFlight >= this.#options.maxInFlight) return this.#refuse(now);
     if (this.#share < 1) {
+      // A turn that has outlasted the sampler's period is long already, and a request admitted into it waits for it
+      // and for each further turn it needs (the body, the upstream's answer, the response): while the process sheds,
+      // such a turn admits nothing more, whatever the credit, so the admitted work is bounded per turn. Not at the
+      // floor: there the turns are long whatever is admitted (refusals and other processes fill them), and the floor
+      // is what the process serves anyway.
+      if (this.#share > this.#options.minShare && this.#lateBy(now) > 0) return this.#refuse(now);
       this.#credit += this.#share;
-      if (this.#credit < CREDIT_FOR_ONE) return this.#refuse();
+      if (this.#credit < CREDIT_FOR_ONE) return this.#refuse(now);
       this.#credit -= 1;
     }
     this.#inFlight += 1;
@@ -118,12 +138,14 @@ export class AdmissionControl {
     const { queueTargetMs, intervalMs } = this.#options;
     if (!this.enabled || queueTargetMs <= 0 || this.#timer !== null) return;
     let last = performance.now();
+    this.#lastSampleAt = last;
     let intervalStart = last;
     const delays: number[] = [];
     this.#timer = setInterval(() => {
       const now = performance.now();
       delays.push(Math.max(0, now - last - SAMPLE_MS));
       last = now;
+      this.#lastSampleAt = now;
       if (now - intervalStart < intervalMs) return;
       this.observeInterval(delays);
       delays.length = 0;
@@ -135,6 +157,15 @@ export class AdmissionControl {
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
+    this.#lastSampleAt = null;
+  }
+
+  /**
+   * How late the delay sampler is at `now` (not above 0 while it is not due, or not sampling): above 0, the turn under
+   * way has lasted past the sampler's due time.
+   */
+  #lateBy(now: number): number {
+    return this.#lastSampleAt === null ? Number.NEGATIVE_INFINITY : now - this.#lastSampleAt - SAMPLE_MS;
   }
 
   /**
@@ -147,7 +178,10 @@ export class AdmissionControl {
     const median = delaysMs[Math.floor((delaysMs.length - 1) / 2)]!;
     if (median > this.#options.queueTargetMs) {
       this.#lateIntervals += 1;
-      if (this.#lateIntervals >= LATE_INTERVALS_TO_SHED) this.#share = Math.max(this.#options.minShare, this.#share * DECREASE_FACTOR);
+      if (this.#lateIntervals >= LATE_INTERVALS_TO_SHED) {
+        const factor = Math.min(DECREASE_FACTOR, Math.max(STEEPEST_DECREASE_FACTOR, this.#options.queueTargetMs / median));
+        this.#share = Math.max(this.#options.minShare, this.#share * factor);
+      }
     } else {
       this.#lateIntervals = 0;
       if (this.#share < 1) this.#share = Math.min(1, this.#share + INCREASE_STEP);
@@ -155,8 +189,8 @@ export class AdmissionControl {
     if (this.#share === 1) this.#credit = 0;
   }
 
-  #refuse(): false {
-    this.#lastShedAt = performance.now();
+  #refuse(now: number): false {
+    this.#lastShedAt = now;
     this.#onShed();
     return false;
   }

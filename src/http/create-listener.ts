@@ -41,7 +41,7 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
     const context = arrivingContext(request, response, clientIp(request), familyOfPath, startedAt);
     const { requestId, path } = context;
     const admission = options.admission !== undefined && !isNeverShed(path) ? options.admission : null;
-    if (admission !== null && !admission.tryAdmit()) {
+    if (admission !== null && !admission.tryAdmit(startedAt)) {
       refuseOverloaded(context);
       return;
     }

@@ -8,7 +8,7 @@ import { MetricsRegistry, type Counter, type CounterSeries, type Gauge, type Gau
 export const LATENCY_BUCKETS_SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120] as const;
 
 /** Seconds, 1 ms to 10 s: fine at the bottom, where a refusal and a fast admitted answer are judged. */
-export const ADMISSION_LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const ADMISSION_LATENCY_BUCKETS_SECONDS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 
 /** Seconds, 0.25 ms to 250 ms: how long one synchronous SQLite write transaction held the event loop. */
 export const SQLITE_WRITE_BUCKETS_SECONDS = [0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25] as const;

@@ -8,9 +8,9 @@ function admit(control: AdmissionControl, count: number): void {
   for (let index = 0; index < count; index++) expect(control.tryAdmit()).toBe(true);
 }
 
-/** One interval of 25 delay samples: `late` of them at 40 ms, the rest at 1 ms. */
-function interval(control: AdmissionControl, late: number): void {
-  control.observeInterval(Array.from({ length: 25 }, (_, index) => (index < late ? 40 : 1)));
+/** One interval of 25 delay samples: `late` of them at `lateMs` (just over the target of 20 ms), the rest at 1 ms. */
+function interval(control: AdmissionControl, late: number, lateMs = 22): void {
+  control.observeInterval(Array.from({ length: 25 }, (_, index) => (index < late ? lateMs : 1)));
 }
 
 /** How many of `arrivals` requests are admitted (each admitted one released at once). */
@@ -72,6 +72,57 @@ describe('AdmissionControl', () => {
     interval(control, 25);
     expect(control.share).toBeCloseTo(0.64, 12);
     expect(admittedOf(control, 100)).toBe(64);
+  });
+
+  it('lowers the share by the target over the median delay when that is steeper, down to half an interval', () => {
+    const control = new AdmissionControl(OPTIONS);
+    interval(control, 13, 30);
+    interval(control, 13, 30);
+    expect(control.share).toBeCloseTo(20 / 30, 12);
+    interval(control, 25, 400);
+    expect(control.share).toBeCloseTo(20 / 30 / 2, 12);
+  });
+
+  it('while shedding, refuses whatever the share an arrival in a turn that has run past the sampler\'s due time', () => {
+    const control = new AdmissionControl(OPTIONS);
+    control.start();
+    try {
+      const sampledAt = performance.now();
+      // Admitting all: a long turn refuses nothing (a burst of new streams is served).
+      expect(control.tryAdmit(sampledAt + 10_000)).toBe(true);
+      control.release();
+      interval(control, 25);
+      interval(control, 25);
+      expect(control.share).toBeCloseTo(0.8, 12);
+      // The sampler last ran no later than now and is due 10 ms after: an arrival past that is refused, and so is
+      // every later one in the same turn, whatever the credit the share has built.
+      let refusedLate = 0;
+      for (let index = 0; index < 10; index++) if (!control.tryAdmit(performance.now() + 10 + 1)) refusedLate += 1;
+      expect(refusedLate).toBe(10);
+      expect(control.overloaded).toBe(true);
+      // Arrivals early in a turn are admitted by the share: 8 of 10.
+      let admitted = 0;
+      for (let index = 0; index < 10; index++) {
+        if (control.tryAdmit(sampledAt)) {
+          admitted += 1;
+          control.release();
+        }
+      }
+      expect(admitted).toBe(8);
+      // At the floor the turns are long whatever is admitted: the share alone decides, a tenth is served.
+      for (let index = 0; index < 50; index++) interval(control, 25, 400);
+      expect(control.share).toBe(0.1);
+      let admittedAtFloor = 0;
+      for (let index = 0; index < 100; index++) {
+        if (control.tryAdmit(performance.now() + 10 + 1)) {
+          admittedAtFloor += 1;
+          control.release();
+        }
+      }
+      expect(admittedAtFloor).toBe(10);
+    } finally {
+      control.stop();
+    }
   });
 
   it('never lowers the share under the floor, so a process that stays overloaded still serves some', () => {
