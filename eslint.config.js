@@ -7,9 +7,9 @@ const DATABASE_DRIVERS = ['kysely', 'kysely/*', 'pg', 'pg-*', 'node:sqlite'];
 const LAYERS = readdirSync(new URL('./src/', import.meta.url), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
 
 const folder = (name) => `**/${name}/*`;
-/** The services context (services.ts) and the modules that compose the process from every layer. */
+/** The services context (services.ts) and the modules that compose the process from every layer (gateway/ its parts). */
 const SERVICES = '**/services.js';
-const ENTRY = ['**/gateway.js', '**/main.js', '**/cli.js'];
+const ENTRY = ['**/gateway.js', '**/gateway/*', '**/main.js', '**/cli.js'];
 /** The layers that serve requests: the API's HTTP layer, the console's routes and SCIM provisioning. */
 const SERVING = ['http', 'console', 'console-billing', 'scim'].map(folder);
 /** The endpoints' operations (src/operations): the serving layer runs them; every layer below is called by them. */
@@ -83,6 +83,7 @@ const BOUNDARIES = [
   { folder: 'src/http', forbidden: [...none('console', 'console-billing'), ...ENTRY], why: 'The API\'s HTTP layer is served by app.ts; it knows nothing of the console or the process around it.' },
   { folder: 'src/console', forbidden: ENTRY, why: 'The console is served by app.ts; it knows nothing of the process around it.' },
   { folder: 'src/scim', forbidden: [...none('relay', 'codecs', 'upstreams'), ...ENTRY], why: 'SCIM provisioning is served by app.ts on the API listener; it knows nothing of the process around it.' },
+  { folder: 'src/gateway', forbidden: ['**/gateway.js', '**/main.js', '**/cli.js'], why: 'The parts of the composition root (storage, services, background jobs, listeners) are assembled by gateway.ts; they never reach it or the entry points.' },
   { folder: 'src/console-billing', forbidden: ENTRY, why: 'The console\'s billing routes are served by app.ts; they know nothing of the process around it.' },
 ];
 

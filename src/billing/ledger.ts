@@ -12,7 +12,8 @@ import { moneyScope } from './money-scope.js';
 import { InstanceHeartbeat, recoverPreviousRun, sweepGoneInstances } from './instance-recovery.js';
 import { NO_PARTS, budgetPool, keyPool, projectBudgetPool, projectPool, type Reservation } from './money-pools.js';
 import { LocalLeases } from './local-leases.js';
-import { HolderSettlements, KeptSettlementFiles, type QueuedSettlement } from './queued-settlements.js';
+import type { QueuedSettlement } from './queued-settlements.js';
+import { SettlementQueue } from './settlement-queue.js';
 import { StorageSteps } from './storage-steps.js';
 import { CheckpointWriter } from './checkpoint-writer.js';
 
@@ -33,15 +34,7 @@ export class Ledger {
   readonly checkpoints = new StreamCheckpoints();
   readonly #leases: LocalLeases;
   readonly #waiting = new WaitingReservations();
-  readonly #holderSettlements = new HolderSettlements();
-  #settlements: QueuedSettlement[] = [];
-  /** The outbox's files (null: no outbox, settlements wait in memory). */
-  readonly #kept: KeptSettlementFiles | null;
-  /** The last money transaction failed: settlements are kept on disk as they come, until one commits. */
-  #databaseDown = false;
-  /** Settlements arrived while a storage step ran and the database was down: kept once the step ends. */
-  #keepWanted = false;
-  #keepSoonImmediate: NodeJS.Immediate | null = null;
+  readonly #settlements: SettlementQueue;
   /** Money transactions failed so far (close tells a failed attempt by it). */
   #failures = 0;
   readonly #steps = new StorageSteps(() => this.#commit(), () => this.#afterStep());
@@ -63,8 +56,7 @@ export class Ledger {
   ) {
     this.#leases = new LocalLeases(options.factsTtlMs);
     this.#rowsWithSettlements = storage.dialect === 'postgres';
-    const outbox = options.outbox ?? null;
-    this.#kept = outbox === null ? null : new KeptSettlementFiles(outbox, clock, logger);
+    this.#settlements = new SettlementQueue(options.outbox ?? null, clock, logger, this.#steps, () => this.#closed);
     // Idle leases go back to the pools after each beat (a transaction recomputes them without the lease).
     this.#heartbeat = new InstanceHeartbeat(storage, options, clock, logger, () => {
       if (this.#leases.hasIdleLease(this.clock.now(), this.options.lease.idleMs)) this.#steps.kick(0);
@@ -144,7 +136,6 @@ export class Ledger {
    * settlement, so the row costs no statement of its own); false: the caller's usage log writes it.
    */
   settle(reservation: Reservation, charge: SettleRequest): boolean {
-    if (reservation.holder !== undefined) this.#holderSettlements.queued(charge.requestId);
     this.#settlements.push({
       reservation,
       costNano: charge.costNano < 0n ? 0n : charge.costNano,
@@ -154,38 +145,13 @@ export class Ledger {
       usageRow: charge.usageRow ?? null,
       keptIn: null,
     });
-    if (this.#databaseDown) this.#keepSoon();
     this.#steps.kick(this.#settlements.length >= this.options.maxBatch ? 0 : this.options.flushIntervalMs);
     return this.#rowsWithSettlements && charge.usageRow != null;
   }
 
   /** Settlements kept on disk and not committed yet (the outbox's depth). */
   get keptSettlements(): number {
-    return this.#kept?.count ?? 0;
-  }
-
-  #keepSoon(): void {
-    if ((this.options.outbox ?? null) === null || this.#closed) return;
-    if (this.#steps.running !== null) {
-      this.#keepWanted = true;
-      return;
-    }
-    this.#keepSoonImmediate ??= setImmediate(() => {
-      this.#keepSoonImmediate = null;
-      if (this.#steps.running !== null) this.#keepWanted = true;
-      else this.#steps.step(() => this.#keepQueued());
-    });
-  }
-
-  /** Writes the queued settlements not kept yet to one outbox file (a storage step: no transaction runs meanwhile). */
-  async #keepQueued(): Promise<void> {
-    await this.#kept?.keep(this.#settlements);
-  }
-
-  /** Committed: holders' waits end, and the outbox files lose them. */
-  #committed(settlements: readonly QueuedSettlement[]): void {
-    this.#holderSettlements.committed(settlements);
-    this.#kept?.committed(settlements);
+    return this.#settlements.keptCount;
   }
 
   /**
@@ -206,7 +172,7 @@ export class Ledger {
    * queued), or after `timeoutMs` at the latest.
    */
   async settledAgainstHolder(requestId: string, timeoutMs: number): Promise<boolean> {
-    return this.#holderSettlements.settled(requestId, timeoutMs);
+    return this.#settlements.settledAgainstHolder(requestId, timeoutMs);
   }
 
   /**
@@ -312,7 +278,7 @@ export class Ledger {
   async close(): Promise<void> {
     this.#heartbeat.stop();
     this.#checkpointWriter.stopTimers();
-    if (this.#keepSoonImmediate !== null) clearImmediate(this.#keepSoonImmediate);
+    this.#settlements.stop();
     await this.#flushOrKeep();
     this.#closed = true;
     this.#steps.close();
@@ -341,26 +307,14 @@ export class Ledger {
       const failures = this.#failures;
       await this.#steps.run();
       if (outbox === null || this.#failures === failures) continue;
-      while (this.#steps.running !== null) await this.#steps.running;
-      if (this.#settlements.some((settlement) => settlement.keptIn === null)) await this.#steps.step(() => this.#keepQueued());
-      if (this.#settlements.every((settlement) => settlement.keptIn !== null)) {
-        if (this.#settlements.length > 0) this.logger.warn('money: the database refuses at shutdown; queued settlements stay on disk for the next start', { settlements: this.#settlements.length });
-        this.#settlements = [];
-        return;
-      }
+      if (await this.#settlements.leaveOnDisk()) return;
     }
   }
 
   /** One storage step ended: start what queued meanwhile. */
   #afterStep(): void {
     if (!this.#closed) this.#waiting.serveFromLeases(this.#leases, this.clock);
-    if (this.#keepWanted) {
-      this.#keepWanted = false;
-      if (this.#databaseDown && !this.#closed && this.#settlements.some((settlement) => settlement.keptIn === null)) {
-        void this.#steps.step(() => this.#keepQueued());
-        return;
-      }
-    }
+    if (this.#settlements.keepWhatArrived()) return;
     const more = this.#steps.takeAgain() || this.#waiting.length > 0;
     if (more || this.#settlements.length > 0) {
       // After a failure, wait before trying again (queued settlements are kept, never dropped).
@@ -371,7 +325,7 @@ export class Ledger {
 
   async #commit(): Promise<void> {
     const waiters = this.#waiting.takeAll();
-    const settlements = this.#settlements.splice(0, this.options.maxBatch);
+    const settlements = this.#settlements.take(this.options.maxBatch);
     const now = this.clock.now();
     // Pools this transaction recomputes: those of the batch, plus idle leases to give back and stale pools.
     const scope = moneyScope(waiters.map((waiter) => waiter.grow), settlements);
@@ -383,8 +337,7 @@ export class Ledger {
       }
       const usageRows = this.#rowsWithSettlements ? settlements.flatMap((settlement) => (settlement.usageRow === null ? [] : [settlement.usageRow])) : [];
       const plan = await transactBatch(this.storage, this.options, { scope, leases: this.#leases, claimed, grows: waiters.map((waiter) => waiter.grow), settlements, usageRows, now });
-      this.#databaseDown = false;
-      this.#committed(settlements);
+      this.#settlements.committed(settlements);
       this.#leases.adopt(claimed, plan, this.clock.now());
       answerWaiters(waiters, plan.outcomes);
     } catch (error) {
@@ -399,10 +352,7 @@ export class Ledger {
     this.#failedAt = this.clock.now();
     this.#failures += 1;
     this.logger.error('money transaction failed', { ...describeError(error), settlements: settlements.length, reservations: waiters.length });
-    this.#settlements.unshift(...settlements);
     for (const waiter of waiters) waiter.reject(transactionFailedRefusal(error));
-    // Kept on disk until a transaction commits them, so a crash or a stop meanwhile loses none.
-    this.#databaseDown = true;
-    await this.#keepQueued();
+    await this.#settlements.failed(settlements);
   }
 }

@@ -73,8 +73,41 @@ function checkContentType(contentType: string | undefined): void {
   }
 }
 
+/** What is refused from the headers alone: another Content-Type, or a declared length past what the limits allow. */
+function checkHeaders(request: IncomingMessage, limits: MultipartLimits): void {
+  checkContentType(request.headers['content-type']);
+  const declared = Number(request.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limits.maxFiles * limits.maxFileBytes + FORM_OVERHEAD_BYTES) throw fileTooLarge(limits.maxFileBytes);
+}
+
 /** The form parser, loaded by the first multipart request (uploads, audio, image edits). */
 const parserModule = loadOnce(async () => (await import('busboy')).default);
+
+/** The form parser for the request, bounded by `limits`; 400 when its Content-Type cannot be read. */
+async function openParser(request: IncomingMessage, limits: MultipartLimits): Promise<busboy.Busboy> {
+  const parse = parserModule.loaded() ?? await parserModule.get();
+  try {
+    return parse({
+      headers: request.headers,
+      defParamCharset: 'utf8',
+      // busboy signals 'limit' on reaching fileSize, so one byte more than allowed is what trips it.
+      limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields, headerPairs: 64 },
+    });
+  } catch {
+    throw badForm('The multipart/form-data body cannot be read: its Content-Type header is malformed.');
+  }
+}
+
+/** An uploaded file's record, before its first byte: its own private temporary file (random name) in `directory`. */
+function spooledFile(field: string, info: busboy.FileInfo, directory: string): SpooledFile {
+  return {
+    field,
+    filename: info.filename === undefined || info.filename === '' ? 'file' : path.basename(info.filename),
+    contentType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
+    path: path.join(directory, `unigate-upload-${randomUUID()}`),
+    size: 0,
+  };
+}
 
 /**
  * Streams a multipart/form-data request into a form: fields in memory (bounded), each file straight to a temporary
@@ -84,21 +117,8 @@ const parserModule = loadOnce(async () => (await import('busboy')).default);
  * spooled is removed when parsing fails; on success the caller owns the form and must `dispose` it.
  */
 export async function readMultipartForm(request: IncomingMessage, limits: MultipartLimits): Promise<MultipartForm> {
-  checkContentType(request.headers['content-type']);
-  const declared = Number(request.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limits.maxFiles * limits.maxFileBytes + FORM_OVERHEAD_BYTES) throw fileTooLarge(limits.maxFileBytes);
-  const parse = parserModule.loaded() ?? await parserModule.get();
-  let parser: busboy.Busboy;
-  try {
-    parser = parse({
-      headers: request.headers,
-      defParamCharset: 'utf8',
-      // busboy signals 'limit' on reaching fileSize, so one byte more than allowed is what trips it.
-      limits: { fileSize: limits.maxFileBytes + 1, files: limits.maxFiles, fields: limits.maxFields, fieldSize: limits.maxFieldBytes, parts: limits.maxFiles + limits.maxFields, headerPairs: 64 },
-    });
-  } catch {
-    throw badForm('The multipart/form-data body cannot be read: its Content-Type header is malformed.');
-  }
+  checkHeaders(request, limits);
+  const parser = await openParser(request, limits);
   const form = new MultipartForm();
   const active = new Set<{ source: Readable; sink: Writable }>();
   const writes: Array<Promise<void>> = [];
@@ -130,13 +150,7 @@ export async function readMultipartForm(request: IncomingMessage, limits: Multip
         fail(badForm(`Unexpected file field '${name}'.`, name));
         return;
       }
-      const file: SpooledFile = {
-        field: name,
-        filename: info.filename === undefined || info.filename === '' ? 'file' : path.basename(info.filename),
-        contentType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
-        path: path.join(limits.spoolDirectory, `unigate-upload-${randomUUID()}`),
-        size: 0,
-      };
+      const file = spooledFile(name, info, limits.spoolDirectory);
       form.files.push(file);
       const sink = createWriteStream(file.path, { flags: 'wx', mode: 0o600 });
       const transfer = { source: stream, sink };

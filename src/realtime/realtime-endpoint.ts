@@ -151,8 +151,7 @@ export class RealtimeEndpoint {
     const { key, account, grant } = presented?.startsWith(CLIENT_SECRET_PREFIX) === true
       ? await authenticateClientSecret(context, services, this.#secretKey, presented)
       : { ...(await authenticate(context, services)), grant: null };
-    const meter = new RequestMeter(services, context.requestId, account.id, key.id, openAIRealtimeDialect.protocol, context.path, context.startedAt);
-    meter.expect({ stream: true, promptTokens: 0 });
+    const meter = RequestMeter.ofSession(services, context.requestId, account.id, key.id, openAIRealtimeDialect.protocol, context.path, context.startedAt);
     const modelName = context.query.get('model') ?? grant?.model ?? null;
     if (grant !== null && modelName !== grant.model) throw new GatewayError('model_not_allowed', `This client secret is for model '${grant.model}' only.`);
     if (grant !== null) await admitSecretSession(services.limiter, grant, services.clock.now(), 'client secret');
@@ -214,8 +213,7 @@ export class RealtimeEndpoint {
       }
       // What the token fixes is laid over the caller's own setup.
       const setup = grant?.liveSetup === undefined ? ownSetup : { ...ownSetup, ...grant.liveSetup };
-      const meter = new RequestMeter(services, context.requestId, account.id, key.id, geminiLiveDialect.protocol, endpoint, context.startedAt);
-      meter.expect({ stream: true, promptTokens: 0 });
+      const meter = RequestMeter.ofSession(services, context.requestId, account.id, key.id, geminiLiveDialect.protocol, endpoint, context.startedAt);
       const { model, routes } = resolveModel(services, meter, modelName);
       const liveRoutes = routes.filter((route) => GEMINI_LIVE_CHANNEL_TYPES.has(route.channel.type));
       // A model only OpenAI Realtime channels serve is reached over that protocol, the two protocols translated.

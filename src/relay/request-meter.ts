@@ -52,6 +52,16 @@ export class RequestMeter implements RelayedRequest {
     this.observation?.meterStarted();
   }
 
+  /**
+   * The meter of a realtime session (OpenAI Realtime, Gemini Live): a stream from its start, with no prompt estimate
+   * (each of its responses reports its own usage).
+   */
+  static ofSession(dependencies: MeterDependencies, requestId: string, accountId: string, keyId: string, protocol: string, endpoint: string, startedAt: number): RequestMeter {
+    const meter = new RequestMeter(dependencies, requestId, accountId, keyId, protocol, endpoint, startedAt);
+    meter.#stream = true;
+    return meter;
+  }
+
   /** The model name the usage row keeps: as the caller (or the fallback chain) named it. */
   get modelId(): string | null {
     return this.#modelId;

@@ -107,6 +107,52 @@ function settingsOf(row: Pick<Selectable<AccountsTable>, 'alert_balance_nano' | 
   return { balanceNano: toNullableBigInt(row.alert_balance_nano), quotaPercent: toNullableNumber(row.alert_quota_percent) };
 }
 
+/**
+ * Claims a crossing to be told: a new alert state, or an armed one (or one told in an earlier period) made pending
+ * again. False when another instance claimed it first or it was told in this period already.
+ */
+async function claimCrossing(db: Kysely<AlertDatabase>, crossing: AlertCrossing, now: number): Promise<boolean> {
+  const claimed = await db.insertInto('alert_states')
+    .values({
+      kind: crossing.kind,
+      subject_id: crossing.subjectId,
+      account_id: crossing.accountId,
+      period_start: crossing.periodStart,
+      state: 'pending',
+      value_nano: crossing.valueNano,
+      threshold_nano: crossing.thresholdNano,
+      limit_nano: crossing.limitNano,
+      percent: crossing.percent,
+      crossed_at: now,
+      attempts: 0,
+      next_attempt_at: now,
+      notified_at: null,
+      last_error: null,
+      updated_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['kind', 'subject_id']).doUpdateSet((update) => ({
+      state: 'pending',
+      period_start: update.ref('excluded.period_start'),
+      value_nano: update.ref('excluded.value_nano'),
+      threshold_nano: update.ref('excluded.threshold_nano'),
+      limit_nano: update.ref('excluded.limit_nano'),
+      percent: update.ref('excluded.percent'),
+      crossed_at: update.ref('excluded.crossed_at'),
+      attempts: 0,
+      next_attempt_at: update.ref('excluded.next_attempt_at'),
+      notified_at: null,
+      last_error: null,
+      updated_at: update.ref('excluded.updated_at'),
+    })).where((where) => where.or([
+      where('alert_states.state', '=', 'armed'),
+      // A subscription's or key budget's new period: its previous crossing was already told.
+      where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('excluded.period_start')}`]),
+    ])))
+    .returning('subject_id')
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
 export function createAlertRepository(db: Kysely<AlertDatabase>): AlertRepository {
   return {
     async getSettings(accountId) {
@@ -144,47 +190,7 @@ export function createAlertRepository(db: Kysely<AlertDatabase>): AlertRepositor
     rearm: (now) => rearmAlerts(db, now),
     findCrossings: (now, limit) => findCrossings(db, now, limit),
 
-    async claim(crossing, now) {
-      const claimed = await db.insertInto('alert_states')
-        .values({
-          kind: crossing.kind,
-          subject_id: crossing.subjectId,
-          account_id: crossing.accountId,
-          period_start: crossing.periodStart,
-          state: 'pending',
-          value_nano: crossing.valueNano,
-          threshold_nano: crossing.thresholdNano,
-          limit_nano: crossing.limitNano,
-          percent: crossing.percent,
-          crossed_at: now,
-          attempts: 0,
-          next_attempt_at: now,
-          notified_at: null,
-          last_error: null,
-          updated_at: now,
-        })
-        .onConflict((conflict) => conflict.columns(['kind', 'subject_id']).doUpdateSet((update) => ({
-          state: 'pending',
-          period_start: update.ref('excluded.period_start'),
-          value_nano: update.ref('excluded.value_nano'),
-          threshold_nano: update.ref('excluded.threshold_nano'),
-          limit_nano: update.ref('excluded.limit_nano'),
-          percent: update.ref('excluded.percent'),
-          crossed_at: update.ref('excluded.crossed_at'),
-          attempts: 0,
-          next_attempt_at: update.ref('excluded.next_attempt_at'),
-          notified_at: null,
-          last_error: null,
-          updated_at: update.ref('excluded.updated_at'),
-        })).where((where) => where.or([
-          where('alert_states.state', '=', 'armed'),
-          // A subscription's or key budget's new period: its previous crossing was already told.
-          where.and([where('alert_states.state', '=', 'notified'), sql<SqlBool>`${sql.ref('alert_states.period_start')} < ${sql.ref('excluded.period_start')}`]),
-        ])))
-        .returning('subject_id')
-        .executeTakeFirst();
-      return claimed !== undefined;
-    },
+    claim: (crossing, now) => claimCrossing(db, crossing, now),
 
     async listDue(now, limit) {
       const rows = await db.selectFrom('alert_states').selectAll()

@@ -92,6 +92,53 @@ export async function applyCreditIn(trx: Transaction<Database>, dialect: Dialect
   return balanceNano;
 }
 
+/**
+ * Writes usage charges in one transaction: their ledger entries (a replayed entry id moves no money), then each
+ * account's balance and each key's spend lowered and raised by what was inserted, in id order.
+ */
+async function settleChargesIn(trx: Transaction<Database>, dialect: Dialect, charges: UsageCharge[]): Promise<void> {
+  const entries = charges.map(usageEntry);
+  if (dialect === 'postgres') {
+    await lockInIdOrder(
+      trx,
+      [...new Set(charges.map((charge) => charge.accountId))],
+      [...new Set(charges.map((charge) => charge.keyId))],
+    );
+  }
+
+  // Only rows actually inserted come back, so replayed entryIds move no money.
+  const costByAccount = new Map<string, bigint>();
+  const costByKey = new Map<string, bigint>();
+  for (const part of chunk(entries, rowsPerStatement(LEDGER_COLUMNS))) {
+    const inserted = await trx
+      .insertInto('ledger_entries')
+      .values(part)
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .returning(['account_id', 'key_id', 'amount_nano'])
+      .execute();
+    for (const row of inserted) {
+      const cost = -toBigInt(row.amount_nano);
+      addTo(costByAccount, row.account_id, cost);
+      if (row.key_id !== null) addTo(costByKey, row.key_id, cost);
+    }
+  }
+
+  for (const part of chunk([...costByAccount].sort(byId), ROWS_PER_UPDATE)) {
+    await trx
+      .updateTable('accounts')
+      .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountById(part)}` })
+      .where('id', 'in', part.map(([id]) => id))
+      .execute();
+  }
+  for (const part of chunk([...costByKey].sort(byId), ROWS_PER_UPDATE)) {
+    await trx
+      .updateTable('api_keys')
+      .set({ spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountById(part)}` })
+      .where('id', 'in', part.map(([id]) => id))
+      .execute();
+  }
+}
+
 export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): LedgerRepository {
   return {
     async applyCredit(credit) {
@@ -100,48 +147,7 @@ export function createLedgerRepository(db: Kysely<Database>, dialect: Dialect): 
 
     async settleCharges(charges) {
       if (charges.length === 0) return;
-      const entries = charges.map(usageEntry);
-      await db.transaction().execute(async (trx) => {
-        if (dialect === 'postgres') {
-          await lockInIdOrder(
-            trx,
-            [...new Set(charges.map((charge) => charge.accountId))],
-            [...new Set(charges.map((charge) => charge.keyId))],
-          );
-        }
-
-        // Only rows actually inserted come back, so replayed entryIds move no money.
-        const costByAccount = new Map<string, bigint>();
-        const costByKey = new Map<string, bigint>();
-        for (const part of chunk(entries, rowsPerStatement(LEDGER_COLUMNS))) {
-          const inserted = await trx
-            .insertInto('ledger_entries')
-            .values(part)
-            .onConflict((conflict) => conflict.column('id').doNothing())
-            .returning(['account_id', 'key_id', 'amount_nano'])
-            .execute();
-          for (const row of inserted) {
-            const cost = -toBigInt(row.amount_nano);
-            addTo(costByAccount, row.account_id, cost);
-            if (row.key_id !== null) addTo(costByKey, row.key_id, cost);
-          }
-        }
-
-        for (const part of chunk([...costByAccount].sort(byId), ROWS_PER_UPDATE)) {
-          await trx
-            .updateTable('accounts')
-            .set({ balance_nano: sql<bigint>`${sql.ref('balance_nano')} - ${amountById(part)}` })
-            .where('id', 'in', part.map(([id]) => id))
-            .execute();
-        }
-        for (const part of chunk([...costByKey].sort(byId), ROWS_PER_UPDATE)) {
-          await trx
-            .updateTable('api_keys')
-            .set({ spent_nano: sql<bigint>`${sql.ref('spent_nano')} + ${amountById(part)}` })
-            .where('id', 'in', part.map(([id]) => id))
-            .execute();
-        }
-      });
+      await db.transaction().execute((trx) => settleChargesIn(trx, dialect, charges));
     },
 
     async listByAccount(accountId, page, filter = {}) {

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { ConsoleInvitationsTable } from '../console-schema.js';
 import type { Database } from '../database-schema.js';
@@ -75,6 +75,42 @@ function toInvitation(row: Selectable<ConsoleInvitationsTable>): ConsoleInvitati
   };
 }
 
+/** `acceptInvitation` inside its transaction. */
+async function acceptInvitationIn(trx: Transaction<Database>, tokenHash: string, userId: string, now: number, newUser: ConsoleUser | null): Promise<AccountMembership | null> {
+  const row = await trx.updateTable('console_invitations').set({ accepted_at: now, accepted_by: userId })
+    .where('token_hash', '=', tokenHash).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .returning(['account_id', 'role']).executeTakeFirst();
+  if (row === undefined) return null;
+  if (newUser !== null) {
+    await trx.insertInto('console_users').values({
+      id: newUser.id, email: newUser.email, password_hash: newUser.passwordHash, email_verified_at: newUser.emailVerifiedAt,
+      totp_secret_sealed: null, totp_pending_sealed: null, totp_enabled_at: null, totp_last_step: null,
+      created_at: newUser.createdAt, updated_at: newUser.updatedAt,
+    }).execute();
+  }
+  const role = toOneOf(row.role, ACCOUNT_ROLES, 'account role');
+  const existing = await trx.selectFrom('account_members').select('role').where('account_id', '=', row.account_id).where('user_id', '=', userId).executeTakeFirst();
+  // Already a member: the invitation is used up and the existing role stays (a role changes through the members page).
+  if (existing !== undefined) return { accountId: row.account_id, userId, role: toOneOf(existing.role, ACCOUNT_ROLES, 'account role'), createdAt: now };
+  await trx.insertInto('account_members').values({ account_id: row.account_id, user_id: userId, role, created_at: now }).execute();
+  return { accountId: row.account_id, userId, role, createdAt: now };
+}
+
+/** `keepOnlyOwner` inside its transaction. */
+async function keepOnlyOwnerIn(trx: Transaction<Database>, accountId: string, ownerId: string, now: number): Promise<ClearedAccount> {
+  const kept = await trx.updateTable('account_members').set({ role: 'owner' }).where('account_id', '=', accountId).where('user_id', '=', ownerId).executeTakeFirst();
+  if (kept.numUpdatedRows === 0n) await trx.insertInto('account_members').values({ account_id: accountId, user_id: ownerId, role: 'owner', created_at: now }).execute();
+  const others = await trx.deleteFrom('account_members').where('account_id', '=', accountId).where('user_id', '!=', ownerId).returning('user_id').execute();
+  await trx.deleteFrom('console_sessions').where('account_id', '=', accountId).where('user_id', '!=', ownerId).execute();
+  const invitations = await trx.updateTable('console_invitations').set({ revoked_at: now })
+    .where('account_id', '=', accountId).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .executeTakeFirst();
+  const keys = await trx.updateTable('api_keys').set({ status: 'revoked', updated_at: now })
+    .where('account_id', '=', accountId).where('status', '!=', 'revoked')
+    .executeTakeFirst();
+  return { members: others.map((row) => row.user_id), invitations: Number(invitations.numUpdatedRows), keys: Number(keys.numUpdatedRows) };
+}
+
 export function createMemberRepository(db: Kysely<Database>): MemberRepository {
   return {
     async listMembers(accountId) {
@@ -139,41 +175,11 @@ export function createMemberRepository(db: Kysely<Database>): MemberRepository {
     },
 
     async acceptInvitation(tokenHash, userId, now, newUser) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx.updateTable('console_invitations').set({ accepted_at: now, accepted_by: userId })
-          .where('token_hash', '=', tokenHash).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)
-          .returning(['account_id', 'role']).executeTakeFirst();
-        if (row === undefined) return null;
-        if (newUser !== null) {
-          await trx.insertInto('console_users').values({
-            id: newUser.id, email: newUser.email, password_hash: newUser.passwordHash, email_verified_at: newUser.emailVerifiedAt,
-            totp_secret_sealed: null, totp_pending_sealed: null, totp_enabled_at: null, totp_last_step: null,
-            created_at: newUser.createdAt, updated_at: newUser.updatedAt,
-          }).execute();
-        }
-        const role = toOneOf(row.role, ACCOUNT_ROLES, 'account role');
-        const existing = await trx.selectFrom('account_members').select('role').where('account_id', '=', row.account_id).where('user_id', '=', userId).executeTakeFirst();
-        // Already a member: the invitation is used up and the existing role stays (a role changes through the members page).
-        if (existing !== undefined) return { accountId: row.account_id, userId, role: toOneOf(existing.role, ACCOUNT_ROLES, 'account role'), createdAt: now };
-        await trx.insertInto('account_members').values({ account_id: row.account_id, user_id: userId, role, created_at: now }).execute();
-        return { accountId: row.account_id, userId, role, createdAt: now };
-      });
+      return db.transaction().execute((trx) => acceptInvitationIn(trx, tokenHash, userId, now, newUser));
     },
 
     async keepOnlyOwner(accountId, ownerId, now) {
-      return db.transaction().execute(async (trx) => {
-        const kept = await trx.updateTable('account_members').set({ role: 'owner' }).where('account_id', '=', accountId).where('user_id', '=', ownerId).executeTakeFirst();
-        if (kept.numUpdatedRows === 0n) await trx.insertInto('account_members').values({ account_id: accountId, user_id: ownerId, role: 'owner', created_at: now }).execute();
-        const others = await trx.deleteFrom('account_members').where('account_id', '=', accountId).where('user_id', '!=', ownerId).returning('user_id').execute();
-        await trx.deleteFrom('console_sessions').where('account_id', '=', accountId).where('user_id', '!=', ownerId).execute();
-        const invitations = await trx.updateTable('console_invitations').set({ revoked_at: now })
-          .where('account_id', '=', accountId).where('accepted_at', 'is', null).where('revoked_at', 'is', null).where('expires_at', '>', now)
-          .executeTakeFirst();
-        const keys = await trx.updateTable('api_keys').set({ status: 'revoked', updated_at: now })
-          .where('account_id', '=', accountId).where('status', '!=', 'revoked')
-          .executeTakeFirst();
-        return { members: others.map((row) => row.user_id), invitations: Number(invitations.numUpdatedRows), keys: Number(keys.numUpdatedRows) };
-      });
+      return db.transaction().execute((trx) => keepOnlyOwnerIn(trx, accountId, ownerId, now));
     },
   };
 }
