@@ -99,15 +99,27 @@ const SPACE = 0x20;
 const DATA_FIELD = [0x64, 0x61, 0x74, 0x61, COLON] as const;
 
 /**
- * The value of an event that is one `data:` line and its blank line, LF-ended (every event of most upstreams'
- * streams), read off its bytes without splitting lines: what `eventData` gives for it. Null for any other event.
+ * The value of an event that is one `data:` line and its blank line, both ended by LF or both by CRLF (every event
+ * of most upstreams' streams: Gemini's end in CRLF), read off its bytes without splitting lines: what `eventData`
+ * gives for it. Null for any other event.
  */
 function soleDataLine(event: Buffer): string | null {
   const length = event.length;
-  if (length < DATA_FIELD.length + 2 || event[length - 1] !== LF || event[length - 2] !== LF) return null;
+  if (event[length - 1] !== LF) return null;
+  // Where the data line ends: the event is that line, its line end, and a blank line with the same line end.
+  let lineEnd: number;
+  if (event[length - 2] === LF) {
+    lineEnd = length - 2;
+    if (event.indexOf(LF) !== lineEnd || event.includes(CR)) return null;
+  } else if (event[length - 2] === CR && event[length - 3] === LF && event[length - 4] === CR) {
+    lineEnd = length - 4;
+    if (event.indexOf(CR) !== lineEnd || event.indexOf(LF) !== lineEnd + 1) return null;
+  } else {
+    return null;
+  }
+  if (lineEnd < DATA_FIELD.length) return null;
   for (let at = 0; at < DATA_FIELD.length; at += 1) if (event[at] !== DATA_FIELD[at]) return null;
-  if (event.indexOf(LF, DATA_FIELD.length) !== length - 2 || event.includes(CR)) return null;
-  return event.toString('utf8', event[DATA_FIELD.length] === SPACE ? DATA_FIELD.length + 1 : DATA_FIELD.length, length - 2);
+  return event.toString('utf8', event[DATA_FIELD.length] === SPACE ? DATA_FIELD.length + 1 : DATA_FIELD.length, lineEnd);
 }
 
 /** One line's field name and value: the value loses one leading space; a line without a colon is a bare name. */

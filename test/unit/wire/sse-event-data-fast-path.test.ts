@@ -31,7 +31,7 @@ function referenceMessage(event: Buffer): { event: string | null; data: string }
 const piece = fc.constantFrom('data', 'data:', 'data: ', 'datax:', ' data:', 'event: ', ':', ' ', '\n', '\n\n', '\r', '\r\n', '{"a":1}', 'é', '😀', 'x');
 const event = fc.array(piece, { maxLength: 10 }).map((pieces) => Buffer.from(pieces.join(''), 'utf8'));
 /** Events as upstreams write them: one `data:` line (or a few lines) and a blank line. */
-const usual = fc.tuple(fc.constantFrom('data: ', 'data:', 'event: x\ndata: ', 'data: a\ndata: '), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('\n\n', '\n', '\r\n\r\n', '\n\r\n', ''))
+const usual = fc.tuple(fc.constantFrom('data: ', 'data:', 'event: x\ndata: ', 'data: a\ndata: '), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.constantFrom('\n\n', '\n', '\r\n\r\n', '\n\r\n', '\r\n\n', '\r\r\n', '\r\n', '\r\r', ''))
   .map(([head, text, end]) => Buffer.from(head + text.replace(/[\r\n]/gu, '') + end, 'utf8'));
 
 describe('eventData and sseMessage read as the line-by-line reading does', () => {
