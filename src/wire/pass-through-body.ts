@@ -3,6 +3,7 @@ import { GATEWAY_STATE_MARKER } from './gateway-state.js';
 import { QUOTE } from './json-bytes.js';
 import { namesWrittenOnce, soleStringMemberSpan, topLevelStringMember, type JsonSpan } from './json-top-level.js';
 import { indexedNamesWrittenOnce, topLevelIndex, type TopLevelIndex } from './top-level-index.js';
+import { includesPastKept } from './search-past-kept.js';
 import type { ClientWire } from './wire.js';
 
 /** The caller's body with `model` set to the upstream model, as JSON text. */
@@ -80,12 +81,14 @@ export function bytesNamingModel(body: Record<string, unknown>, bytes: Buffer | 
 }
 
 /**
- * Whether the caller's bytes may hold reasoning state this gateway made: the marker in them, or spelt with `\u`
- * escapes (the only way JSON text can spell its letters otherwise), in which case the parsed body is asked.
+ * Whether the bytes about to be sent (`out`: the caller's `bytes`, perhaps naming another model) may hold reasoning
+ * state this gateway made: the marker in them, or spelt with `\u` escapes (the only way JSON text can spell its
+ * letters otherwise), in which case the parsed body is asked. Kept values (an agent's tools) are searched once each
+ * (`includesPastKept`).
  */
-function mayHoldGatewayState(bytes: Buffer, body: Record<string, unknown>, strip: (body: Record<string, unknown>) => Record<string, unknown>): boolean {
-  if (bytes.includes(GATEWAY_STATE_MARKER)) return true;
-  return bytes.includes('\\u') && strip(body) !== body;
+function mayHoldGatewayState(out: Buffer, bytes: Buffer, body: Record<string, unknown>, strip: (body: Record<string, unknown>) => Record<string, unknown>): boolean {
+  if (includesPastKept(out, bytes, GATEWAY_STATE_MARKER)) return true;
+  return includesPastKept(out, bytes, '\\u') && strip(body) !== body;
 }
 
 /**
@@ -101,7 +104,7 @@ export function bodyWithoutGatewayState(
   bytes: Buffer | null,
 ): string | Buffer {
   const callers = bytesNamingModel(body, bytes, upstreamModel);
-  if (callers !== null && !mayHoldGatewayState(callers, body, strip)) return callers;
+  if (callers !== null && bytes !== null && !mayHoldGatewayState(callers, bytes, body, strip)) return callers;
   const text = bodyNamingModel(body, upstreamModel);
   if (!text.includes(GATEWAY_STATE_MARKER)) return text;
   const stripped = strip(body);

@@ -87,9 +87,39 @@ function eventEndAnyLineEnd(buffer: Buffer, from: number): number {
   return -1;
 }
 
-/** The lines of one event, without their line ends. */
+/** The lines of one event, without their line ends (an event with no CR is split on LF alone, natively). */
 function eventLines(event: Buffer): string[] {
-  return event.toString('utf8').split(/\r\n|\r|\n/);
+  const text = event.toString('utf8');
+  return event.includes(CR) ? text.split(/\r\n|\r|\n/) : text.split('\n');
+}
+
+const COLON = 0x3a;
+const SPACE = 0x20;
+/** The bytes of `data:`. */
+const DATA_FIELD = [0x64, 0x61, 0x74, 0x61, COLON] as const;
+
+/**
+ * The value of an event that is one `data:` line and its blank line, both ended by LF or both by CRLF (every event
+ * of most upstreams' streams: Gemini's end in CRLF), read off its bytes without splitting lines: what `eventData`
+ * gives for it. Null for any other event.
+ */
+function soleDataLine(event: Buffer): string | null {
+  const length = event.length;
+  if (event[length - 1] !== LF) return null;
+  // Where the data line ends: the event is that line, its line end, and a blank line with the same line end.
+  let lineEnd: number;
+  if (event[length - 2] === LF) {
+    lineEnd = length - 2;
+    if (event.indexOf(LF) !== lineEnd || event.includes(CR)) return null;
+  } else if (event[length - 2] === CR && event[length - 3] === LF && event[length - 4] === CR) {
+    lineEnd = length - 4;
+    if (event.indexOf(CR) !== lineEnd || event.indexOf(LF) !== lineEnd + 1) return null;
+  } else {
+    return null;
+  }
+  if (lineEnd < DATA_FIELD.length) return null;
+  for (let at = 0; at < DATA_FIELD.length; at += 1) if (event[at] !== DATA_FIELD[at]) return null;
+  return event.toString('utf8', event[DATA_FIELD.length] === SPACE ? DATA_FIELD.length + 1 : DATA_FIELD.length, lineEnd);
 }
 
 /** One line's field name and value: the value loses one leading space; a line without a colon is a bare name. */
@@ -102,6 +132,8 @@ function field(line: string): [name: string, value: string] {
 
 /** The `data:` payload of one event (its data lines joined with LF), or null if it has none. */
 export function eventData(event: Buffer): string | null {
+  const sole = soleDataLine(event);
+  if (sole !== null) return sole;
   let data: string | null = null;
   for (const line of eventLines(event)) {
     if (!line.startsWith('data')) continue;

@@ -1,7 +1,7 @@
 import type { StreamEncoder, StreamEncoderOptions } from '../client-codec.js';
 import type { StreamPart } from '../../ir/stream-part.js';
 import type { Usage } from '../../ir/usage.js';
-import { sseEvent } from '../../wire/anthropic/anthropic-wire.js';
+import { contentBlockDeltaEvent, contentBlockStopEvent, MESSAGE_STOP_EVENT, sseEvent } from '../../wire/anthropic/anthropic-wire.js';
 import { anthropicErrorBody } from './encode-error.js';
 import { signatureOfNextBlock } from '../carried-signature.js';
 import { anthropicCitation, anthropicMessageId, webSearchBlocks } from './encode-response.js';
@@ -91,7 +91,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
             delta: { stop_reason: anthropicStopReason(part.reason, this.#sawToolUse), stop_sequence: null },
             usage,
           }) +
-          sseEvent('message_stop', { type: 'message_stop' })
+          MESSAGE_STOP_EVENT
         );
       }
       case 'web-search':
@@ -197,7 +197,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     const index = this.#nextIndex++;
     return sseEvent('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }) +
       sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: carried } }) +
-      sseEvent('content_block_stop', { type: 'content_block_stop', index });
+      contentBlockStopEvent(index);
   }
 
   /** Ends the thinking block that waited for the next one, with the signature that block carries to it if any. */
@@ -205,8 +205,8 @@ export class AnthropicStreamEncoder implements StreamEncoder {
     const block = this.#unsigned;
     if (block === null) return '';
     this.#unsigned = null;
-    const delta = signature === undefined ? '' : this.#delta(block, { type: 'signature_delta', signature });
-    return delta + sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index });
+    const delta = signature === undefined ? '' : contentBlockDeltaEvent(block.index, 'signature_delta', signature);
+    return delta + contentBlockStopEvent(block.index);
   }
 
   #delta(block: Block, delta: Record<string, unknown>): string {
@@ -216,13 +216,13 @@ export class AnthropicStreamEncoder implements StreamEncoder {
   #apply(block: Block, part: BlockPart): string {
     switch (part.type) {
       case 'text-delta':
-        return part.delta === '' ? '' : this.#writeTextStart(block) + this.#delta(block, { type: 'text_delta', text: part.delta });
+        return part.delta === '' ? '' : this.#writeTextStart(block) + contentBlockDeltaEvent(block.index, 'text_delta', part.delta);
       case 'tool-input-delta':
-        return part.delta === '' ? '' : this.#delta(block, { type: 'input_json_delta', partial_json: part.delta });
+        return part.delta === '' ? '' : contentBlockDeltaEvent(block.index, 'input_json_delta', part.delta);
       case 'reasoning-delta': {
         if (part.delta === '') return '';
         const start = block.index === null ? this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' }) : '';
-        return start + this.#delta(block, { type: 'thinking_delta', thinking: part.delta });
+        return start + contentBlockDeltaEvent(block.index, 'thinking_delta', part.delta);
       }
       case 'reasoning-end': {
         if (block.index === null && part.redactedData !== undefined) {
@@ -234,7 +234,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
           return this.#advance();
         }
         const start = block.index === null ? this.#writeBlockStart(block, { type: 'thinking', thinking: '', signature: '' }) : '';
-        return start + this.#delta(block, { type: 'signature_delta', signature: part.signature }) + this.#stop(block);
+        return start + contentBlockDeltaEvent(block.index, 'signature_delta', part.signature) + this.#stop(block);
       }
       case 'text-end':
         // A block that never wrote text was never started. Its signature, if any, came after its text.
@@ -250,7 +250,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
 
   /** Closes the current block and opens the queued ones. */
   #stop(block: Block): string {
-    return sseEvent('content_block_stop', { type: 'content_block_stop', index: block.index }) + this.#advance();
+    return contentBlockStopEvent(block.index) + this.#advance();
   }
 
   /** Opens the queued blocks, replaying what they buffered, once the current one is done. */
@@ -282,7 +282,7 @@ export class AnthropicStreamEncoder implements StreamEncoder {
         } else {
           out += sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block });
         }
-        out += sseEvent('content_block_stop', { type: 'content_block_stop', index });
+        out += contentBlockStopEvent(index);
       }
     }
     return out;

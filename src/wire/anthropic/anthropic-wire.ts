@@ -188,3 +188,28 @@ export interface AnthropicErrorBody {
 export function sseEvent(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
+
+/** The field each kind of content block delta carries its text in. */
+const DELTA_FIELDS = {
+  text_delta: 'text',
+  input_json_delta: 'partial_json',
+  thinking_delta: 'thinking',
+  signature_delta: 'signature',
+} as const;
+
+/**
+ * `sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: { type, [field]: value } })` with
+ * the field of that kind of delta, written as the same text without building the objects to stringify (one per
+ * streamed chunk of an answer).
+ */
+export function contentBlockDeltaEvent(index: number | null, type: keyof typeof DELTA_FIELDS, value: string): string {
+  return `event: content_block_delta\ndata: {"type":"content_block_delta","index":${JSON.stringify(index)},"delta":{"type":"${type}","${DELTA_FIELDS[type]}":${JSON.stringify(value)}}}\n\n`;
+}
+
+/** `sseEvent('content_block_stop', { type: 'content_block_stop', index })`, as the same text. */
+export function contentBlockStopEvent(index: number | null): string {
+  return `event: content_block_stop\ndata: {"type":"content_block_stop","index":${JSON.stringify(index)}}\n\n`;
+}
+
+/** `sseEvent('message_stop', { type: 'message_stop' })`. */
+export const MESSAGE_STOP_EVENT = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
