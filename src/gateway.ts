@@ -2,7 +2,6 @@ import { GuardrailBook } from './guardrail-policies/guardrail-book.js';
 import type { IncomingMessage, Server } from 'node:http';
 import { createServer } from './shared/node-http.js';
 import type { Duplex } from 'node:stream';
-import type { AddressInfo } from 'node:net';
 import { AlertChecker } from './alerts/alert-checker.js';
 import { SignUpCreditExpiry } from './sign-up-credit/sign-up-credit-expiry.js';
 import { resolveAdminToken } from './auth/admin-token.js';
@@ -23,6 +22,7 @@ import { Readiness } from './health/readiness.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from './http/admission-control.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from './http/harden-server.js';
 import { ListenerStop, trackInFlight } from './http/drain.js';
+import { listenOn } from './http/accept-sockets.js';
 import { SocketEndpoints } from './realtime/socket-endpoints.js';
 import { responsesRouteHandler } from './http/routes/batch-endpoints.js';
 
@@ -159,16 +159,11 @@ export async function prepareStorage(config: GatewayConfig, options: StartOption
   return storage;
 }
 
-function listen(server: Server, host: string, port: number, backlog: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog }, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`http://${shownHost}:${address.port}`);
-    });
-  });
+/** Listens (on `sockets` listening sockets: http/accept-sockets.ts); the URL, and how to stop the extra sockets. */
+async function listen(server: Server, host: string, port: number, backlog: number, sockets = 1): Promise<{ url: string; closeExtra: () => void }> {
+  const { address, closeExtra } = await listenOn(server, { host, port, backlog, sockets });
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `http://${shownHost}:${address.port}`, closeExtra };
 }
 
 /** A listener address this process can connect to: a wildcard host (0.0.0.0, ::) becomes the loopback. */
@@ -494,9 +489,13 @@ async function assembleGateway(config: GatewayConfig, options: StartOptions, ope
   // The listeners stop together (each may wait for its connections) and before everything they use.
   const listenerStops: Array<() => Promise<void>> = [];
   opened.add(() => Promise.all(listenerStops.map((stop) => stop())));
-  const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
-  listenerStops.push(() => apiStop.stop(apiServer, 10_000));
-  const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
+  const apiListening = await listen(apiServer, config.host, config.port, config.listener.listenBacklog, config.listener.acceptSockets);
+  const apiUrl = apiListening.url;
+  listenerStops.push(() => {
+    apiListening.closeExtra();
+    return apiStop.stop(apiServer, 10_000);
+  });
+  const { url: consoleUrl } = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
   listenerStops.push(() => consoleStop.stop(consoleServer, 1000));
   listening.api = apiUrl;
   listening.console = consoleUrl;
