@@ -3,7 +3,10 @@
  * of the loop, and how long until it has taken them all. Run on each Node to compare them (it imports nothing of
  * the gateway, so any Node runs it):
  *
- *   node dist/bench/accept-burst.js [connections=512] [busy ms per turn=20]
+ *   node dist/bench/accept-burst.js [connections=512] [busy ms per turn=20] [listening sockets=1]
+ *
+ * More than one listening socket: that many bound to the port with SO_REUSEPORT (Linux), as the gateway's API listener
+ * does (ACCEPT_SOCKETS), all handing their connections to one handler.
  *
  * A child process opens the connections all at once; the server's loop spends `busy` ms of synchronous work in each
  * turn, as a saturated gateway does. Printed: the turns that accepted any, the most in one turn, the median per
@@ -30,6 +33,7 @@ if (process.argv[2] === CHILD) {
 } else {
   const count = Number(process.argv[2] ?? 512);
   const busyMs = Number(process.argv[3] ?? 20);
+  const listeners = Math.max(1, Number(process.argv[4] ?? 1));
   const perTurn: number[] = [];
   let thisTurn = 0;
   let accepted = 0;
@@ -44,8 +48,14 @@ if (process.argv[2] === CHILD) {
     thisTurn += 1;
     last = performance.now();
   });
-  server.listen({ port: 0, host: '127.0.0.1', backlog: count * 2 }, () => {
+  const extra: Array<ReturnType<typeof createServer>> = [];
+  server.listen({ port: 0, host: '127.0.0.1', backlog: count * 2, reusePort: listeners > 1 }, async () => {
     const port = (server.address() as { port: number }).port;
+    for (let index = 1; index < listeners; index++) {
+      const acceptor = createServer((socket) => server.emit('connection', socket));
+      await new Promise<void>((done) => acceptor.listen({ port, host: '127.0.0.1', backlog: count * 2, reusePort: true }, done));
+      extra.push(acceptor);
+    }
     const child = fork(new URL(import.meta.url).pathname, [CHILD, String(port), String(count)], { stdio: 'inherit' });
     const deadline = performance.now() + 30_000;
     const turn = (): void => {
@@ -55,12 +65,14 @@ if (process.argv[2] === CHILD) {
         child.send('done');
         for (const socket of held) socket.destroy();
         server.close();
+        for (const acceptor of extra) acceptor.close();
         const sorted = [...perTurn].sort((a, b) => a - b);
         const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
         console.log(JSON.stringify({
           node: process.version,
           connections: count,
           busy_ms_per_turn: busyMs,
+          listening_sockets: listeners,
           accepted,
           accepting_turns: perTurn.length,
           max_per_turn: sorted.at(-1) ?? 0,

@@ -18,6 +18,11 @@
  * `agent-pass-through-chat`, `agent-openai-stream`, `agent-gemini-stream`, the bare proxy then in front of the mock
  * Anthropic upstream). The load is sent by the bench's generator (wrk; BENCH_GENERATOR, BENCH_WRK_THREADS); results
  * also go to dist/compare-results.json.
+ *
+ * COMPARE_LOAD=slow-streams compares time to first byte instead: each burst opens BENCH_STREAMS (1,000) streams at
+ * once, as the bench's `slow streams` does, to a mock that waits BENCH_SLOW_CHUNK_DELAY_MS (200 ms) between chunks;
+ * a side's figure is its burst's TTFB p99 (paired ÷ the bare proxy's and ÷ the first build's, cycle by cycle), with
+ * how many opened and the gateway's CPU per stream beside it.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +34,7 @@ import { configureGateway, configureGemini, configureTranslation } from './confi
 import { pinProcess, planPinning } from './cpu-pinning.js';
 import { checkSide, chooseGenerator, measure, median } from './measure.js';
 import { groupCpuMs } from './process-cpu.js';
+import { slowStreams } from './open-loop.js';
 import {
   agentAnthropicRequest,
   ANTHROPIC_UPSTREAM_KEY,
@@ -161,8 +167,11 @@ async function main(): Promise<void> {
   try {
     const load = process.env.COMPARE_LOAD ?? 'chat';
     const agent = AGENT_LOADS[load];
-    if (load !== 'chat' && agent === undefined) throw new Error(`COMPARE_LOAD=${load}: one of chat, ${Object.keys(AGENT_LOADS).join(', ')}`);
-    const mock = start('mock-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), 0), { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
+    const slow = load === 'slow-streams';
+    if (load !== 'chat' && !slow && agent === undefined) throw new Error(`COMPARE_LOAD=${load}: one of chat, slow-streams, ${Object.keys(AGENT_LOADS).join(', ')}`);
+    const streams = envNumber('BENCH_STREAMS', 1000);
+    const chunkDelayMs = slow ? envNumber('BENCH_SLOW_CHUNK_DELAY_MS', 200) : 0;
+    const mock = start('mock-upstream', mockUpstreamArgs(join(ownDist, 'test', 'mock-upstreams', 'openai-upstream-server.js'), chunkDelayMs), { ...process.env, MOCK_UPSTREAM_API_KEY: UPSTREAM_KEY }, true);
     const upstreamUrl = await waitForLine(mock, 'LISTENING ', 10_000);
     let anthropicUrl = '';
     let geminiUrl = '';
@@ -177,13 +186,15 @@ async function main(): Promise<void> {
     const bareOrigin = await waitForLine(bare, 'LISTENING ', 10_000);
     const directUrl = new URL(`${upstreamUrl}/chat/completions`);
     const bareSpec = agent === undefined
-      ? openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, false)
+      ? openAIChatRequest(`${bareOrigin}${directUrl.pathname}`, UPSTREAM_KEY, BENCH_MODEL, slow)
       : agentAnthropicRequest(`${bareOrigin}/v1/messages`, ANTHROPIC_UPSTREAM_KEY, ANTHROPIC_UPSTREAM_MODEL, agent.stream);
     sides.push({ name: 'bare', child: bare, spec: bareSpec, bursts: { name: 'bare', cpuMicrosPerRequest: [], requestsPerSec: [] } });
     const adminToken = randomBytes(24).toString('hex');
     for (const build of builds) {
       const [port, consolePort] = [await freePort(), await freePort()];
-      const env = gatewayEnvironment({ ...build.env, PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, DATABASE_URL: `sqlite:${join(workDir, `${build.name}.db`)}` });
+      // Every stream comes from 127.0.0.1: the per-address cap must leave room for all of them (as the bench does).
+      const perAddress: Record<string, string> = slow ? { MAX_CONNECTIONS_PER_IP: String(streams + 1000) } : {};
+      const env = gatewayEnvironment({ ...perAddress, ...build.env, PORT: String(port), CONSOLE_PORT: String(consolePort), ADMIN_TOKEN: adminToken, DATABASE_URL: `sqlite:${join(workDir, `${build.name}.db`)}` });
       const child = start(build.name, [join(build.dist, 'src', 'main.js'), 'serve'], env, false);
       const base = `http://127.0.0.1:${port}`;
       await waitForStatus(`${base}/api/status`, child, 20_000).catch((error: Error) => {
@@ -194,10 +205,14 @@ async function main(): Promise<void> {
         await configureTranslation(base, adminToken, anthropicUrl);
         await configureGemini(base, adminToken, geminiUrl);
       }
-      const spec = agent === undefined ? openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, false) : agentAnthropicRequest(`${base}/v1/messages`, key, agent.model, agent.stream);
+      const spec = agent === undefined ? openAIChatRequest(`${base}/v1/chat/completions`, key, BENCH_MODEL, slow) : agentAnthropicRequest(`${base}/v1/messages`, key, agent.model, agent.stream);
       sides.push({ name: build.name, child, spec, bursts: { name: build.name, cpuMicrosPerRequest: [], requestsPerSec: [] } });
     }
     if (pinning !== null) for (const side of sides) if (side.child.proc.pid !== undefined) pinProcess(side.child.proc.pid, pinning.proxies);
+    if (slow) {
+      await compareSlowStreams(sides, builds, { cycles, streams, ownDist, pinning });
+      return;
+    }
     const burst = async (side: Side, burstSeconds: number, warmup: number): Promise<{ cpuMicrosPerRequest: number; requestsPerSec: number }> => {
       const pid = side.child.proc.pid as number;
       const result = await measure(generator, side.spec, connections, burstSeconds, warmup, () => groupCpuMs(pid));
@@ -228,6 +243,76 @@ async function main(): Promise<void> {
     await Promise.all(children.map((child) => stopChild(child)));
     rmSync(workDir, { recursive: true, force: true });
   }
+}
+
+/** One side's slow-stream bursts, in cycle order. */
+export interface StreamBursts {
+  name: string;
+  ttfbP99Ms: number[];
+  ttfbP50Ms: number[];
+  opened: number[];
+  /** The side's CPU (the gateway's process group, or the bare proxy's) per stream over the burst. */
+  cpuMicrosPerStream: number[];
+}
+
+/** Each side's median burst, and its TTFB p99 paired cycle by cycle with the bare proxy's and the first build's. */
+export function summarizeStreams(sides: readonly StreamBursts[], first: string): string {
+  const bare = sides.find((side) => side.name === 'bare');
+  const firstBuild = sides.find((side) => side.name === first);
+  const paired = (side: StreamBursts, base: StreamBursts | undefined): string =>
+    base === undefined || base === side ? '–' : median(side.ttfbP99Ms.map((p99, cycle) => p99 / (base.ttfbP99Ms[cycle] as number))).toFixed(3);
+  const header = ['side', 'TTFB p99 ms (median burst)', 'min–max', 'TTFB p50 ms', 'opened (min)', 'CPU µs/stream', '÷ bare (paired)', `÷ ${first} (paired)`];
+  const rows = sides.map((side) => [
+    side.name,
+    median(side.ttfbP99Ms).toFixed(0),
+    `${Math.min(...side.ttfbP99Ms).toFixed(0)}–${Math.max(...side.ttfbP99Ms).toFixed(0)}`,
+    median(side.ttfbP50Ms).toFixed(0),
+    String(Math.min(...side.opened)),
+    median(side.cpuMicrosPerStream).toFixed(0),
+    paired(side, bare),
+    paired(side, firstBuild),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  return [header, widths.map((width) => '-'.repeat(width)), ...rows].map((row) => row.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ')).join('\n');
+}
+
+/** Bursts of streams opened at once, visiting the sides in a fresh random order each cycle. */
+async function compareSlowStreams(sides: readonly Side[], builds: readonly Build[], options: { cycles: number; streams: number; ownDist: string; pinning: unknown }): Promise<void> {
+  const { cycles, streams, ownDist } = options;
+  const bursts = new Map(sides.map((side) => [side.name, { name: side.name, ttfbP99Ms: [], ttfbP50Ms: [], opened: [], cpuMicrosPerStream: [] } as StreamBursts]));
+  const burst = async (side: Side): Promise<void> => {
+    const pid = side.child.proc.pid as number;
+    const cpuBefore = groupCpuMs(pid);
+    const result = await slowStreams(side.spec, streams);
+    const cpuAfter = groupCpuMs(pid);
+    const record = bursts.get(side.name) as StreamBursts;
+    record.ttfbP99Ms.push(result.ttfbP99Ms ?? Number.NaN);
+    record.ttfbP50Ms.push(result.ttfbP50Ms ?? Number.NaN);
+    record.opened.push(result.opened);
+    record.cpuMicrosPerStream.push(cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : ((cpuAfter - cpuBefore) * 1000) / streams);
+    // The next side's burst starts on a quiet machine: the streams' sockets closed, TIME_WAIT aside.
+    await new Promise((done) => setTimeout(done, 1000));
+  };
+  console.log(`[compare] slow-streams: ${sides.map((side) => side.name).join(', ')}: ${cycles} cycles of ${streams} streams at once`);
+  // Warm-up: JIT, caches and connection pools.
+  for (const side of sides) {
+    await burst(side);
+    const record = bursts.get(side.name) as StreamBursts;
+    for (const values of [record.ttfbP99Ms, record.ttfbP50Ms, record.opened, record.cpuMicrosPerStream]) values.length = 0;
+  }
+  for (let cycle = 0; cycle < cycles; cycle++) {
+    const order = sides.map((side) => ({ side, at: Math.random() })).sort((a, b) => a.at - b.at);
+    for (const { side } of order) await burst(side);
+    console.log(`[compare] cycle ${cycle + 1}/${cycles}: ${sides.map((side) => {
+      const record = bursts.get(side.name) as StreamBursts;
+      return `${side.name} p99 ${(record.ttfbP99Ms.at(-1) as number).toFixed(0)} ms (${record.opened.at(-1) as number} opened)`;
+    }).join(', ')}`);
+  }
+  const all = [...bursts.values()];
+  console.log(`\n${summarizeStreams(all, (builds[0] as Build).name)}`);
+  const resultsPath = join(ownDist, 'compare-results.json');
+  writeFileSync(resultsPath, JSON.stringify({ at: new Date().toISOString(), load: 'slow-streams', builds, cycles, streams, pinning: options.pinning, sides: all }, null, 2));
+  console.log(`[compare] results written to ${resultsPath}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -82,8 +82,10 @@ export interface ListenerLimits {
   maxHeaderBytes: number;
   /** Number of request headers (MAX_HEADERS_COUNT). */
   maxHeadersCount: number;
-  /** Connections the kernel queues before the process accepts them (LISTEN_BACKLOG). */
+  /** Connections the kernel queues before the process accepts them (LISTEN_BACKLOG), per listening socket. */
   listenBacklog: number;
+  /** Listening sockets that accept the API listener's connections (ACCEPT_SOCKETS; Linux, SO_REUSEPORT): each accepts one per turn of the loop. */
+  acceptSockets: number;
   /** Requests one process serves at once before it sheds (ADMISSION_MAX_IN_FLIGHT); 0: never sheds. */
   admissionMaxInFlight: number;
   /** Median event-loop delay which, held for two intervals in a row, lowers the admitted share (ADMISSION_QUEUE_TARGET_MS); 0: all admitted up to the bound. */

@@ -113,7 +113,13 @@ function readListenerLimits(env: Environment): ListenerLimits {
     maxConnectionsPerIp: readInteger(env, 'MAX_CONNECTIONS_PER_IP', 1000, 0, 1_000_000),
     maxHeaderBytes: readInteger(env, 'MAX_HEADER_BYTES', 16 * 1024, 1024, 1024 * 1024),
     maxHeadersCount: readInteger(env, 'MAX_HEADERS_COUNT', 100, 10, 2000),
-    listenBacklog: readInteger(env, 'LISTEN_BACKLOG', 511, 1, 65_535),
+    // Room for a burst of 1,000 and more connections opened at once (agents' parallel streams): past the queue the
+    // kernel drops the handshake and the client waits for its retry (1 s, then 3 s), which a busy loop makes likely.
+    // The kernel caps it at net.core.somaxconn (4096 on Linux since 5.4).
+    listenBacklog: readInteger(env, 'LISTEN_BACKLOG', 4096, 1, 65_535),
+    // libuv accepts one connection per listening socket and turn of the loop: a busy loop takes a burst of new
+    // connections that many turns (http/accept-sockets.ts).
+    acceptSockets: readInteger(env, 'ACCEPT_SOCKETS', 8, 1, 64),
     admissionMaxInFlight: readInteger(env, 'ADMISSION_MAX_IN_FLIGHT', 10_000, 0, 1_000_000),
     admissionQueueTargetMs: readInteger(env, 'ADMISSION_QUEUE_TARGET_MS', 20, 0, 60_000),
   };

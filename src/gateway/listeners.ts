@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createApiApp, createConsoleApp } from '../app.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from '../http/admission-control.js';
+import { listenOn } from '../http/accept-sockets.js';
 import { ListenerStop, trackInFlight } from '../http/drain.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from '../http/harden-server.js';
 import { apiRouteLabels } from '../http/routes/api-routes.js';
@@ -20,16 +20,11 @@ import type { OpenedResources } from '../shared/opened-resources.js';
 /** Realtime sessions of a draining instance end this long before DRAIN_SECONDS is up, so their close handshakes finish in it. */
 const REALTIME_DRAIN_MARGIN_MS = 500;
 
-function listen(server: Server, host: string, port: number, backlog: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ port, host, backlog }, () => {
-      server.off('error', reject);
-      const address = server.address() as AddressInfo;
-      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      resolve(`http://${shownHost}:${address.port}`);
-    });
-  });
+/** Listens (on `sockets` listening sockets: http/accept-sockets.ts); the URL, and how to stop the extra sockets. */
+async function listen(server: Server, host: string, port: number, backlog: number, sockets = 1): Promise<{ url: string; closeExtra: () => void }> {
+  const { address, closeExtra } = await listenOn(server, { host, port, backlog, sockets });
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `http://${shownHost}:${address.port}`, closeExtra };
 }
 
 /** A listener address this process can connect to: a wildcard host (0.0.0.0, ::) becomes the loopback. */
@@ -108,9 +103,13 @@ export async function startListeners(services: GatewayServices, opened: OpenedRe
   // The listeners stop together (each may wait for its connections) and before everything they use.
   const listenerStops: Array<() => Promise<void>> = [];
   opened.add(() => Promise.all(listenerStops.map((stop) => stop())));
-  const apiUrl = await listen(apiServer, config.host, config.port, config.listener.listenBacklog);
-  listenerStops.push(() => apiStop.stop(apiServer, 10_000));
-  const consoleUrl = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
+  const apiListening = await listen(apiServer, config.host, config.port, config.listener.listenBacklog, config.listener.acceptSockets);
+  const apiUrl = apiListening.url;
+  listenerStops.push(() => {
+    apiListening.closeExtra();
+    return apiStop.stop(apiServer, 10_000);
+  });
+  const { url: consoleUrl } = await listen(consoleServer, config.host, config.consolePort, config.listener.listenBacklog);
   listenerStops.push(() => consoleStop.stop(consoleServer, 1000));
   listening.api = apiUrl;
   listening.console = consoleUrl;

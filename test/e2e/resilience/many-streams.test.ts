@@ -25,8 +25,9 @@ describe(`${STREAMS} slow streams at once through the gateway`, () => {
     // the event loop long enough (on PostgreSQL) for the admitted share to be lowered during it.
     // Neither the header deadline nor the listen backlog is measured here either: the callers share this process's
     // loop with the gateway, so on a loaded machine some of 1,000 requests may be written more than the default 10 s
-    // after their connection, and 1,000 connections at once overflow the default backlog of 511 while the loop is
-    // slow to accept them (connections reset mid-burst at load 26).
+    // after their connection, and 1,000 connections at once overflowed a backlog of 511 (Node's default, once the
+    // gateway's) while the loop was slow to accept them (connections reset mid-burst at load 26): the backlog is set
+    // here so that the test does not depend on the default.
     gateway = await startTestGateway({ env: { MAX_CONNECTIONS_PER_IP: '0', ADMISSION_MAX_IN_FLIGHT: '0', HEADERS_TIMEOUT_MS: '60000', LISTEN_BACKLOG: '2048' } });
     await addRoutedModel(gateway, {
       model: 'slow-stream-model',
