@@ -119,7 +119,7 @@ function readListenerLimits(env: Environment): ListenerLimits {
     listenBacklog: readInteger(env, 'LISTEN_BACKLOG', 4096, 1, 65_535),
     // libuv accepts one connection per listening socket and turn of the loop: a busy loop takes a burst of new
     // connections that many turns (http/accept-sockets.ts).
-    acceptSockets: readInteger(env, 'ACCEPT_SOCKETS', 8, 1, 64),
+    acceptSockets: readInteger(env, 'ACCEPT_SOCKETS', 1, 1, 64),
     admissionMaxInFlight: readInteger(env, 'ADMISSION_MAX_IN_FLIGHT', 10_000, 0, 1_000_000),
     admissionQueueTargetMs: readInteger(env, 'ADMISSION_QUEUE_TARGET_MS', 20, 0, 60_000),
   };
