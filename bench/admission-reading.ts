@@ -19,6 +19,7 @@ const REQUESTS_LINE = /^unigate_requests_total\{([^}]*)\} (\S+)$/;
 const OUTCOME_LABEL = /outcome="([^"]+)"/;
 const LE_LABEL = /le="([^"]+)"/;
 const STATUS_2XX = /status="2\d\d"/;
+const ADMIN_PROTOCOL = /protocol="admin"/;
 
 /** Parses the admission histogram and the 2xx total out of a Prometheus text exposition. */
 export function parseAdmission(text: string): AdmissionSnapshot {
@@ -38,7 +39,9 @@ export function parseAdmission(text: string): AdmissionSnapshot {
       continue;
     }
     const requests = REQUESTS_LINE.exec(line);
-    if (requests !== null && STATUS_2XX.test(requests[1] ?? '')) ok2xx += Number(requests[2]);
+    // Admin answers are not goodput: the reading's own GET /metrics is counted after its text was rendered, so the
+    // reading taken before a run would add itself to the run's 2xx.
+    if (requests !== null && STATUS_2XX.test(requests[1] ?? '') && !ADMIN_PROTOCOL.test(requests[1] ?? '')) ok2xx += Number(requests[2]);
   }
   return { byOutcome, ok2xx, readAtMs: performance.now() };
 }

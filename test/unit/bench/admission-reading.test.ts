@@ -14,6 +14,8 @@ describe('the gateway-side reading of an overload run', () => {
       metrics.requests.labels('openai', 'chat.completions', 200).inc(90);
       metrics.requests.labels('openai', 'chat.completions', 400).inc(10);
       metrics.requests.labels('openai', 'chat.completions', 503).inc(50);
+      // the reading's own GET /metrics, answered after it was rendered: not goodput
+      metrics.requests.labels('admin', 'metrics', 200).inc(1);
       const after = parseAdmission(metrics.registry.render());
       expect(admissionBetween(before, after, 10)).toEqual({
         admitted: 100,
