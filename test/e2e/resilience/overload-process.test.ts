@@ -62,6 +62,10 @@ async function floodGateway(name: string, queueTargetMs: string): Promise<FloodR
     ACCESS_LOG: 'off',
     MAX_CONNECTIONS_PER_IP: '5000',
     ADMISSION_QUEUE_TARGET_MS: queueTargetMs,
+    // Eight accepting sockets let the flood reach the process at once: with one, most of it waits for its connection in
+    // the kernel's accept queue and the client's, where no shedding can see it, and a quiet machine served the whole
+    // flood late but unrefused. The shedding is what is under test.
+    ACCEPT_SOCKETS: '8',
   }));
   started.push(handle);
   try {
@@ -113,7 +117,10 @@ describe('a saturated gateway process', () => {
     // request timed out): none was dropped by the gateway.
     expect(Object.keys(shedding.client.failures).filter((reason) => /^\d/.test(reason)), summary).toEqual([]);
     const callerLeft = shedding.client.timedOut + Object.values(shedding.client.failures).reduce((sum, count) => sum + count, 0);
-    expect(shedding.gateway.admitted - shedding.gateway.ok2xx, summary).toBeLessThanOrEqual(callerLeft);
+    // The reading taken before the flood is itself one admitted answer, observed after its text was rendered (an
+    // admin answer, which the 2xx count leaves out).
+    const readingItself = 1;
+    expect(shedding.gateway.admitted - readingItself - shedding.gateway.ok2xx, summary).toBeLessThanOrEqual(callerLeft);
     expect(shedding.client.admitted, summary).toBeLessThanOrEqual(shedding.gateway.ok2xx);
     expect(shedding.gateway.ok2xx - shedding.client.admitted, summary).toBeLessThanOrEqual(shedding.client.timedOut);
     // A refusal waits for nothing: its p99 is within 100 ms inside the gateway (a few ms on a quiet machine), and not
