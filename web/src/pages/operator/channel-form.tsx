@@ -180,13 +180,13 @@ export function ChannelForm({ channel, types, onDone }: { channel: Channel | nul
       <fieldset className="stack plain-fieldset">
         <legend>Models</legend>
         <p className="field-hint">The id clients call, and the upstream's own name for it{spec?.upstream_model_hint == null ? '' : ` (${spec.upstream_model_hint})`}; an empty upstream id sends the client id. <span className="mono">*</span> serves the vendor's catalog.</p>
-        <table className="table mapping-table">
+        <table className="table table-cards mapping-table">
           <caption className="visually-hidden">Model mapping</caption>
           <thead><tr><th scope="col">Client model id</th><th scope="col">Upstream model id</th><th scope="col"><span className="visually-hidden">Remove</span></th></tr></thead>
           <tbody>{mapping.map((row, index) => (
             <tr key={index}>
-              <td><input aria-label={`Client model id ${index + 1}`} value={row.client} className="mono" onChange={(event) => setMapping(mapping.map((entry, at) => (at === index ? { ...entry, client: event.target.value } : entry)))} /></td>
-              <td><input aria-label={`Upstream model id ${index + 1}`} value={row.upstream} className="mono" placeholder="same" onChange={(event) => setMapping(mapping.map((entry, at) => (at === index ? { ...entry, upstream: event.target.value } : entry)))} /></td>
+              <td className="cell-full" data-label="Client model id"><input aria-label={`Client model id ${index + 1}`} value={row.client} className="mono" onChange={(event) => setMapping(mapping.map((entry, at) => (at === index ? { ...entry, client: event.target.value } : entry)))} /></td>
+              <td className="cell-full" data-label="Upstream model id"><input aria-label={`Upstream model id ${index + 1}`} value={row.upstream} className="mono" placeholder="same" onChange={(event) => setMapping(mapping.map((entry, at) => (at === index ? { ...entry, upstream: event.target.value } : entry)))} /></td>
               <td className="cell-actions"><Button variant="ghost" onClick={() => setMapping(mapping.filter((_, at) => at !== index))} aria-label={`Remove model row ${index + 1}`}>Remove</Button></td>
             </tr>
           ))}</tbody>
