@@ -56,11 +56,11 @@ const INCREASE_STEP = 0.1;
  * as more arrives than the process serves; what the process sees is turns that stay long. When the median delay of
  * two intervals in a row is above `queueTargetMs`, the admitted share drops (to 80 % of itself, or to the target over
  * the median when that is lower, but never below half; never below `minShare`), and again with each further such
- * interval, so refusals free the time the process needs to read, accept and refuse what it cannot serve. While the
- * share is below 1 (and above the floor), an arrival in a turn that has outlasted the sampler's 10 ms period is
- * refused whatever the share:
- * every turn a request needs costs it the whole turn, so the admitted requests' time is bounded by refusing the tail
- * of long turns, not only by the share of an interval; each interval below the target raises it by a tenth of all arrivals, back to all.
+ * interval, so refusals free the time the process needs to read, accept and refuse what it cannot serve; each
+ * interval below the target raises it by a tenth of all arrivals, back to all. While the share is below 1 (and above
+ * the floor), an arrival in a turn that has outlasted the sampler's 10 ms period is refused whatever the share: every
+ * turn a request needs costs it the whole turn, so the admitted requests' time is bounded by refusing the tail of long
+ * turns, not only by the share of an interval.
  * Single long pauses (a garbage collection, a large synchronous write) and a burst the loop works off within an
  * interval or two are no standing queue. The admissions are spread evenly: at a share of 0.75, three of every four
  * arrivals are admitted.
