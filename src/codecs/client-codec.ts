@@ -68,6 +68,35 @@ export interface PassThroughStreamObserver {
 }
 
 /**
+ * What a codec whose wire can be forwarded as it came adds for the pass-through path: the caller headers the upstream
+ * needs, whether a stream goes back as it came, and readers of the upstream's own answer (usage, answer facts) on the
+ * side. A codec without one is always translated: `chooseWire` never picks pass-through for it, and the relay's
+ * pass-through path takes this part (not the codec), so it cannot be reached without one.
+ */
+export interface PassThroughCodec {
+  /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
+  readonly headers: readonly string[];
+  /**
+   * Whether a same-protocol upstream's stream can go back as it came in this framing; false when the caller's
+   * framing is rebuilt from canonical parts (Gemini's JSON array: the upstream is always asked for SSE).
+   */
+  streamPassesThrough(): boolean;
+  /** Usage reader for a same-protocol upstream's whole answer. */
+  usageFromResponseBody(body: Buffer): Usage | null;
+  /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
+  answerFactsOfBody(body: Buffer): AnswerFacts;
+  createObserver(): PassThroughStreamObserver;
+  /**
+   * A same-protocol upstream's whole answer as the caller's request would have had it: request fields the upstream
+   * echoes that the gateway added to the body (the header-named end customer) shown as for a body without them.
+   * Absent: the answer goes back as it came.
+   */
+  callerAnswer?(body: Buffer): Buffer;
+  /** The same for one event of a same-protocol stream (its SSE framing kept). */
+  callerStreamEvent?(event: Buffer): Buffer;
+}
+
+/**
  * One client protocol: its wire ⇄ the canonical representation, bound to the stream framing of a request (a codec
  * whose wire has framing options exports one object per framing and picks it when it reads the request; the
  * Responses codec is built per request). Every codec folder exports it from `codecs/<protocol>/index.ts`.
@@ -85,15 +114,8 @@ export interface ClientCodec {
    * chunk), for the request's cost spliced into the event that completes it; null when the stream carries none.
    */
   streamUsageKey(): string | null;
-  /** Client request headers forwarded to a same-protocol upstream (e.g. `anthropic-version`, `anthropic-beta`). */
-  readonly passThroughHeaders: readonly string[];
   /** The Content-Type of a streamed answer in the framing the caller asked for. */
   streamContentType(): string;
-  /**
-   * Whether a same-protocol upstream's stream can go back as it came in this framing; false when the caller's
-   * framing is rebuilt from canonical parts (Gemini's JSON array: the upstream is always asked for SSE).
-   */
-  streamPassesThrough(): boolean;
   /** Validates and decodes a request body (400 GatewayError naming the field on bad input). */
   decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
   /** A non-streaming response body as JSON text. */
@@ -101,17 +123,9 @@ export interface ClientCodec {
   createStreamEncoder(options: { model: string }): StreamEncoder;
   /** An error as an in-stream event, for failures after the first byte. */
   encodeStreamError(error: GatewayError): string;
-  /** Usage reader for the pass-through path of this protocol. */
-  usageFromResponseBody(body: Buffer): Usage | null;
-  /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
-  answerFactsOfBody(body: Buffer): AnswerFacts;
-  createPassThroughObserver(): PassThroughStreamObserver;
-  /**
-   * A same-protocol upstream's whole answer as the caller's request would have had it: request fields the upstream
-   * echoes that the gateway added to the body (the header-named end customer) shown as for a body without them.
-   * Absent: the answer goes back as it came.
-   */
-  callerAnswer?(body: Buffer): Buffer;
-  /** The same for one event of a same-protocol stream (its SSE framing kept). */
-  callerStreamEvent?(event: Buffer): Buffer;
+  /** The pass-through part, only where the wire's answers can go back as a same-wire upstream wrote them. */
+  readonly passThrough?: PassThroughCodec;
 }
+
+/** A codec whose wire can be forwarded as it came (every codec a same-wire upstream serves). */
+export type ForwardingCodec = ClientCodec & { readonly passThrough: PassThroughCodec };

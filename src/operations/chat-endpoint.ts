@@ -21,9 +21,11 @@ import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request
 /** The specification's placeholder names, accepted for the real headers. */
 const HEADER_ALIASES: Record<string, string> = { 'anthropic-version': 'vendorb-version' };
 
+const NO_HEADERS: readonly string[] = [];
+
 function clientHeaders(context: RequestContext, codec: ClientCodec): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const name of codec.passThroughHeaders) {
+  for (const name of codec.passThrough?.headers ?? NO_HEADERS) {
     const alias = HEADER_ALIASES[name];
     const value = context.request.headers[name] ?? (alias === undefined ? undefined : context.request.headers[alias]);
     if (typeof value === 'string') headers[name] = value;

@@ -1,4 +1,4 @@
-import type { PassThroughStreamObserver } from '../codecs/client-codec.js';
+import type { PassThroughCodec, PassThroughStreamObserver } from '../codecs/client-codec.js';
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Usage } from '../ir/usage.js';
@@ -8,7 +8,7 @@ import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-ada
 import { answerNamingModel } from '../wire/pass-through-body.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
 import { withReport, type AnswerReport } from '../billing/answer-report.js';
-import { chooseWire, type WireChoice } from './choose-wire.js';
+import { chooseWire, type ChatWireChoice } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { exhaustedError, failureClassOf, readWholeBody } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -41,7 +41,7 @@ export async function relayChat(dependencies: RelayDependencies, request: ChatRe
 }
 
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
-function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: WireChoice): UpstreamRequest {
+function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: ChatWireChoice): UpstreamRequest {
   if (wire.kind === 'pass-through' && adapter.passThrough !== undefined) {
     const body = request.codec.wire.passThroughBody(request.body, route.upstreamModel, request.stream, request.callerBytes);
     const upstreamRequest = adapter.passThrough.build(route.channel, credential, wire.operation, route.upstreamModel, body);
@@ -77,7 +77,7 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   };
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
   const context: AnswerContext = { request, response, signal, onFirstByte, recorder, stop };
-  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through' ? relayPassThrough(context) : relayTranslated(adapter, context));
+  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through' ? relayPassThrough(context, wire.codec) : relayTranslated(adapter, context));
   switch (result.kind) {
     case 'success':
       attempt.succeeded(result.report);
@@ -105,12 +105,12 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
 }
 
 /** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(context: AnswerContext): Promise<RelayResult> {
-  return context.request.stream ? await passThroughStream(context) : await passThroughWhole(context);
+async function relayPassThrough(context: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
+  return context.request.stream ? await passThroughStream(context, forwarding) : await passThroughWhole(context, forwarding);
 }
 
 /** A whole answer: read it, price it, send it as one body. */
-async function passThroughWhole({ request, response, signal, onFirstByte, recorder }: AnswerContext): Promise<RelayResult> {
+async function passThroughWhole({ request, response, signal, onFirstByte, recorder }: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
   const { sink, codec, price } = request;
   let body: Buffer;
   try {
@@ -121,14 +121,14 @@ async function passThroughWhole({ request, response, signal, onFirstByte, record
   }
   onFirstByte();
   // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
-  const usage = codec.usageFromResponseBody(body);
+  const usage = forwarding.usageFromResponseBody(body);
   if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
-  if (codec.callerAnswer !== undefined && response.status === 200) body = codec.callerAnswer(body);
+  if (forwarding.callerAnswer !== undefined && response.status === 200) body = forwarding.callerAnswer(body);
   const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
   const priced = price.priced(body, { usage }, codec.usageKey);
   sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
   const answered = body;
-  const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => codec.answerFactsOfBody(answered)) };
+  const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => forwarding.answerFactsOfBody(answered)) };
   if (recorder !== null && response.status === 200) {
     recorder.rawBody(body);
     recorder.complete();
@@ -137,10 +137,10 @@ async function passThroughWhole({ request, response, signal, onFirstByte, record
 }
 
 /** A streamed answer: events forwarded as they come, a preamble held until the upstream has accepted. */
-async function passThroughStream({ request, response, signal, onFirstByte, recorder, stop }: AnswerContext): Promise<RelayResult> {
+async function passThroughStream({ request, response, signal, onFirstByte, recorder, stop }: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
   const { sink, attempts, codec, price } = request;
   const splitter = new SseEventSplitter();
-  const observer = codec.createPassThroughObserver();
+  const observer = forwarding.createObserver();
   // Every attempt of the request streams the same content type.
   request.responseHeaders['content-type'] = codec.streamContentType();
   const client = sink.openStream(request.responseHeaders, signal, onFirstByte);
@@ -164,7 +164,7 @@ async function passThroughStream({ request, response, signal, onFirstByte, recor
       let forward: Buffer[] = [];
       for (let event of events) {
         if (!observer.observe(event)) continue;
-        if (codec.callerStreamEvent !== undefined) event = codec.callerStreamEvent(event);
+        if (forwarding.callerStreamEvent !== undefined) event = forwarding.callerStreamEvent(event);
         if (costKey !== null && observer.usageIsFinal()) {
           event = price.withCostInUsage(event, observer.reportedUsage(), costKey);
           costKey = null;
@@ -188,7 +188,7 @@ async function passThroughStream({ request, response, signal, onFirstByte, recor
       if (forward.length > 0) await client.write(forward.length === 1 ? (forward[0] as Buffer) : Buffer.concat(forward));
     }
     const rest = splitter.flush();
-    const last = rest !== null && observer.observe(rest) ? [codec.callerStreamEvent?.(rest) ?? rest] : [];
+    const last = rest !== null && observer.observe(rest) ? [forwarding.callerStreamEvent?.(rest) ?? rest] : [];
     const tail = [...(held ?? []), ...last];
     // A stream the upstream closed with its own failure event reached the caller as is; the usage row says it failed.
     const failed = observer.failure?.() ?? null;
@@ -200,7 +200,7 @@ async function passThroughStream({ request, response, signal, onFirstByte, recor
 }
 
 /** Every channel of a request with guardrails gets the canonical request, checked and masked. */
-const GUARDED_WIRE: WireChoice = { kind: 'translate' };
+const GUARDED_WIRE: ChatWireChoice = { kind: 'translate' };
 
 function passThroughAnswer(observer: PassThroughStreamObserver, delivered: RunningTokenCount, accepted: boolean, promptTokens: () => Promise<number>): DeliveredAnswer {
   return {

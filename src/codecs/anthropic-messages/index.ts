@@ -1,4 +1,4 @@
-import type { ClientCodec } from '../client-codec.js';
+import type { ForwardingCodec } from '../client-codec.js';
 import { anthropicWire } from '../../wire/anthropic/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { anthropicAnswerFacts } from '../../wire/anthropic/answer-facts.js';
@@ -10,22 +10,24 @@ import { findUsageInMessageJson } from '../../wire/anthropic/usage.js';
 import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
 
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
-export const anthropicMessagesCodec: ClientCodec = {
+export const anthropicMessagesCodec: ForwardingCodec = {
   wire: anthropicWire,
   usageKey: 'usage',
   // message_delta carries the final counts.
   streamUsageKey: () => 'usage',
-  passThroughHeaders: ['anthropic-version', 'anthropic-beta'],
   streamContentType: () => 'text/event-stream; charset=utf-8',
-  streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
   createStreamEncoder: (options) => new AnthropicStreamEncoder({ model: options.model, includeUsage: false, sse: true }),
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
-  usageFromResponseBody: (body) => findUsageInMessageJson(body),
-  answerFactsOfBody: (answer) => answerFactsOfJson(answer, anthropicAnswerFacts),
-  createPassThroughObserver: () => new AnthropicStreamUsageObserver(),
+  passThrough: {
+    headers: ['anthropic-version', 'anthropic-beta'],
+    streamPassesThrough: () => true,
+    usageFromResponseBody: (body) => findUsageInMessageJson(body),
+    answerFactsOfBody: (answer) => answerFactsOfJson(answer, anthropicAnswerFacts),
+    createObserver: () => new AnthropicStreamUsageObserver(),
+  },
 };
 
 export { decodeAnthropicCountTokensRequest, encodeAnthropicCountTokensResponse } from './count-tokens.js';

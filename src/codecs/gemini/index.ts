@@ -1,4 +1,4 @@
-import type { ClientCodec, StreamFraming } from '../client-codec.js';
+import type { ForwardingCodec, StreamFraming } from '../client-codec.js';
 import { geminiWire } from '../../wire/gemini/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
@@ -13,23 +13,26 @@ import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
  * The Gemini client protocol (`/v1beta/models/{model}:generateContent` and friends). Routes give the model from
  * the URL as `pathModel` and streaming from the endpoint; the stream framing comes from `alt=sse` (`wantsSse`).
  */
-function geminiCodecOf(sse: boolean): ClientCodec {
+function geminiCodecOf(sse: boolean): ForwardingCodec {
   return {
   wire: geminiWire,
   usageKey: 'usageMetadata',
   // The closing chunk carries the final totals.
   streamUsageKey: () => 'usageMetadata',
-  passThroughHeaders: [],
   // `alt=sse` streams Server-Sent Events; without it the stream is one JSON array, rebuilt from canonical parts.
   streamContentType: () => (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8'),
-  streamPassesThrough: () => sse,
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,
   createStreamEncoder: (options) => new GeminiStreamEncoder({ model: options.model, includeUsage: false, sse }),
   encodeStreamError: (error) => encodeGeminiStreamError(error, { sse }),
-  usageFromResponseBody: findGeminiUsageInJson,
-  answerFactsOfBody: (answer) => answerFactsOfJson(answer, geminiAnswerFacts),
-  createPassThroughObserver: () => new GeminiStreamUsageObserver(),
+  passThrough: {
+    headers: [],
+    // A streamed JSON array is rebuilt from canonical parts (the upstream is always asked for SSE).
+    streamPassesThrough: () => sse,
+    usageFromResponseBody: findGeminiUsageInJson,
+    answerFactsOfBody: (answer) => answerFactsOfJson(answer, geminiAnswerFacts),
+    createObserver: () => new GeminiStreamUsageObserver(),
+  },
   };
 }
 
@@ -37,10 +40,10 @@ const SSE = geminiCodecOf(true);
 const JSON_ARRAY = geminiCodecOf(false);
 
 /** The codec of a request streamed as Server-Sent Events (`alt=sse`), and of every request that is not streamed. */
-export const geminiCodec: ClientCodec = SSE;
+export const geminiCodec = SSE;
 
 /** The codec of a request, by its stream framing: `alt=sse`, or the streamed JSON array. */
-export function geminiCodecFor(framing: Pick<StreamFraming, 'sse'>): ClientCodec {
+export function geminiCodecFor(framing: Pick<StreamFraming, 'sse'>): ForwardingCodec {
   return framing.sse ? SSE : JSON_ARRAY;
 }
 

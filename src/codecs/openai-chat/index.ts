@@ -1,4 +1,4 @@
-import type { ClientCodec, StreamFraming } from '../client-codec.js';
+import type { ForwardingCodec, StreamFraming } from '../client-codec.js';
 import { openAIWire } from '../../wire/openai/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
@@ -10,23 +10,25 @@ import { findUsageInJson } from '../../wire/openai/usage.js';
 import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
 
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions), for a caller that asked for the usage chunk or not. */
-function openAIChatCodecOf(includeUsage: boolean): ClientCodec {
+function openAIChatCodecOf(includeUsage: boolean): ForwardingCodec {
   return {
   wire: openAIWire,
   usageKey: 'usage',
   streamUsageKey: () => (includeUsage ? 'usage' : null),
-  // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
-  passThroughHeaders: [],
   streamContentType: () => 'text/event-stream; charset=utf-8',
-  streamPassesThrough: () => true,
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
   encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
   createStreamEncoder: (options) => new OpenAIChatStreamEncoder({ model: options.model, includeUsage, sse: true }),
   // OpenAI streams are always SSE.
   encodeStreamError: (error) => encodeOpenAIStreamError(error),
-  usageFromResponseBody: (body) => findUsageInJson(body),
-  answerFactsOfBody: (answer) => answerFactsOfJson(answer, openAIChatAnswerFacts),
-  createPassThroughObserver: () => new OpenAIPassThroughObserver(includeUsage),
+  passThrough: {
+    // OpenAI clients send nothing but the body that an upstream needs (the key is the gateway's to replace).
+    headers: [],
+    streamPassesThrough: () => true,
+    usageFromResponseBody: (body) => findUsageInJson(body),
+    answerFactsOfBody: (answer) => answerFactsOfJson(answer, openAIChatAnswerFacts),
+    createObserver: () => new OpenAIPassThroughObserver(includeUsage),
+  },
   };
 }
 
@@ -34,10 +36,10 @@ const WITH_USAGE_CHUNK = openAIChatCodecOf(true);
 const WITHOUT_USAGE_CHUNK = openAIChatCodecOf(false);
 
 /** The codec of a request that did not ask for the usage chunk (what decoding and whole answers use). */
-export const openAIChatCodec: ClientCodec = WITHOUT_USAGE_CHUNK;
+export const openAIChatCodec = WITHOUT_USAGE_CHUNK;
 
 /** The codec of a request, by whether it asked for the stream's usage chunk (`stream_options.include_usage`). */
-export function openAIChatCodecFor(framing: Pick<StreamFraming, 'includeUsage'>): ClientCodec {
+export function openAIChatCodecFor(framing: Pick<StreamFraming, 'includeUsage'>): ForwardingCodec {
   return framing.includeUsage ? WITH_USAGE_CHUNK : WITHOUT_USAGE_CHUNK;
 }
 

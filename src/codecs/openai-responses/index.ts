@@ -1,4 +1,4 @@
-import type { ClientCodec } from '../client-codec.js';
+import type { ClientCodec, ForwardingCodec } from '../client-codec.js';
 import { responsesWire } from '../../wire/responses/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
@@ -14,13 +14,27 @@ import { ToolNamespaces } from './tool-namespaces.js';
 import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
 import type { JsonObject } from './wire-values.js';
 
+/** The parts of the Responses codec's pass-through that no request changes, made once. */
+const PASS_THROUGH_READERS = {
+  headers: [] as readonly string[],
+  streamPassesThrough: () => true,
+  usageFromResponseBody: (responseBody: Buffer) => findResponsesUsageInJson(responseBody),
+  answerFactsOfBody: (answer: Buffer) => answerFactsOfJson(answer, responsesAnswerFacts),
+};
+
+const streamContentType = (): string => 'text/event-stream; charset=utf-8';
+// The response's own usage object (`response.usage` in the completed event). Only `user` and `metadata` follow it,
+// whose values are strings: were a metadata key named `usage`, the cost would go in the header alone.
+const streamUsageKey = (): string => 'usage';
+const decodeRequest: ClientCodec['decodeRequest'] = (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream });
+
 /**
  * The OpenAI Responses client protocol (POST /v1/responses), bound to one request: a response object echoes the
  * request's settings, and an error event after a break continues the stream's sequence numbers, so the codec is
  * built per request (a handful of closures). Channels that serve the Responses API natively (OpenAI) get the
  * caller's body as it came (its wire is served on OpenAI's); every other channel gets the canonical request.
  */
-export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string> = new Set()): ClientCodec {
+export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string> = new Set()): ForwardingCodec {
   // Answers echo the caller's request: a `user` the gateway added (the header-named customer) is not echoed.
   const addedUser = added.has('user');
   const echoed: JsonObject = addedUser ? Object.fromEntries(Object.entries(body).filter(([name]) => name !== 'user')) : body;
@@ -29,23 +43,19 @@ export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string
   // Only translated answers need the namespace map, so it is built on first use.
   let namespaces: ToolNamespaces | null = null;
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
+  const createObserver = (): ResponsesPassThroughObserver => (observer = new ResponsesPassThroughObserver());
   return {
     wire: responsesWire,
-    // The response's own usage object (`response.usage` in the completed event). Only `user` and `metadata` follow it,
-    // whose values are strings: were a metadata key named `usage`, the cost would go in the header alone.
     usageKey: 'usage',
-    streamUsageKey: () => 'usage',
-    passThroughHeaders: [],
-    streamContentType: () => 'text/event-stream; charset=utf-8',
-    streamPassesThrough: () => true,
-    decodeRequest: (requestBody, hints) => decodeResponsesRequest(requestBody, hints.stream === undefined ? {} : { stream: hints.stream }),
+    streamUsageKey,
+    streamContentType,
+    decodeRequest,
     encodeResponse: (response, model) => encodeResponsesResponse(response, model, echoed, toolNamespaces()),
     createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(echoed), toolNamespaces(), wantsSearchSources(body))),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
-    usageFromResponseBody: (responseBody) => findResponsesUsageInJson(responseBody),
-    answerFactsOfBody: (answer) => answerFactsOfJson(answer, responsesAnswerFacts),
-    createPassThroughObserver: () => (observer = new ResponsesPassThroughObserver()),
-    ...(addedUser ? { callerAnswer: withoutAddedUser, callerStreamEvent: withoutAddedUser } : {}),
+    passThrough: addedUser
+      ? { ...PASS_THROUGH_READERS, createObserver, callerAnswer: withoutAddedUser, callerStreamEvent: withoutAddedUser }
+      : { ...PASS_THROUGH_READERS, createObserver },
   };
 }
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { spliceUsageCost } from '../../../src/billing/usage-cost-field.js';
 import { anthropicMessagesCodec } from '../../../src/codecs/anthropic-messages/index.js';
-import type { ClientCodec } from '../../../src/codecs/client-codec.js';
+import type { ForwardingCodec } from '../../../src/codecs/client-codec.js';
 import { geminiCodec, geminiCodecFor } from '../../../src/codecs/gemini/index.js';
 import { openAIChatCodec, openAIChatCodecFor } from '../../../src/codecs/openai-chat/index.js';
 import { SseEventSplitter } from '../../../src/wire/sse-event-splitter.js';
@@ -18,12 +18,12 @@ const fixture = (folder: string, name: string): string => readFileSync(new URL(`
 const usage: Usage = { input: { total: 120, noCache: 20, cacheRead: 100, cacheWrite: 0 }, output: { total: 15, text: 15, reasoning: 0 } };
 
 /** The raw events of a stream as the pass-through relay sees them, and the index of the one it prices. */
-function pricedEvent(codec: ClientCodec, stream: string): { events: Buffer[]; index: number } {
+function pricedEvent(codec: ForwardingCodec, stream: string): { events: Buffer[]; index: number } {
   const splitter = new SseEventSplitter();
   const events = [...splitter.push(Buffer.from(stream, 'utf8'))];
   const rest = splitter.flush();
   if (rest !== null) events.push(rest);
-  const observer = codec.createPassThroughObserver();
+  const observer = codec.passThrough.createObserver();
   const index = events.findIndex((event) => observer.observe(event) && observer.usageIsFinal());
   return { events, index };
 }

@@ -4,6 +4,7 @@ import { geminiCodec, geminiCodecFor } from '../../../src/codecs/gemini/index.js
 import { openAIChatCodec } from '../../../src/codecs/openai-chat/index.js';
 import { openAIResponsesCodec } from '../../../src/codecs/openai-responses/index.js';
 import { chooseWire } from '../../../src/relay/choose-wire.js';
+import type { ClientCodec } from '../../../src/codecs/client-codec.js';
 import type { Channel } from '../../../src/domain/records.js';
 import type { UpstreamAdapter } from '../../../src/upstreams/upstream-adapter.js';
 import { anthropicWire } from '../../../src/wire/anthropic/wire.js';
@@ -31,8 +32,8 @@ const openAI = adapterOf(openAIWire, () => true);
 
 describe('chooseWire', () => {
   it('passes a chat request through to an adapter of the caller protocol, with the chat operation', () => {
-    expect(chooseWire(openAI, channel, { kind: 'chat', codec: openAIChatCodec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: true } });
-    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: false })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: false } });
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec: openAIChatCodec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: true }, codec: openAIChatCodec.passThrough });
+    expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec: anthropicMessagesCodec, stream: false })).toEqual({ kind: 'pass-through', operation: { kind: 'chat', stream: false }, codec: anthropicMessagesCodec.passThrough });
   });
 
   it('translates for an adapter of another protocol and for upstream-only wires', () => {
@@ -50,7 +51,7 @@ describe('chooseWire', () => {
 
   it('passes the Responses API through only to channels that serve it natively', () => {
     const codec = openAIResponsesCodec({});
-    expect(chooseWire(openAI, channel, { kind: 'chat', codec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'responses', stream: true } });
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec, stream: true })).toEqual({ kind: 'pass-through', operation: { kind: 'responses', stream: true }, codec: codec.passThrough });
     expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat'), channel, { kind: 'chat', codec, stream: true })).toEqual({ kind: 'translate' });
     expect(chooseWire(adapterOf(openAIWire, (operation) => operation.kind === 'chat' || operation.kind === 'embeddings'), channel, { kind: 'chat', codec, stream: false })).toEqual({ kind: 'translate' });
     expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'chat', codec, stream: false })).toEqual({ kind: 'translate' });
@@ -61,6 +62,14 @@ describe('chooseWire', () => {
     expect(chooseWire(openAI, channel, { kind: 'count-tokens', wire: openAIWire })).toEqual({ kind: 'translate' });
     expect(chooseWire(openAI, channel, { kind: 'embeddings', wire: responsesWire, batch: false })).toEqual({ kind: 'translate' });
     expect(chooseWire(adapterOf(anthropicWire), channel, { kind: 'embeddings', wire: anthropicWire, batch: false })).toEqual({ kind: 'translate' });
+  });
+
+  it('translates the chat of a codec that declares no pass-through part, even to an adapter of its own wire', () => {
+    // A whole codec with no pass-through part is a ClientCodec as it stands: the part is optional.
+    const { passThrough: _forwarding, ...withoutPassThrough } = openAIChatCodec;
+    const translatedOnly: ClientCodec = withoutPassThrough;
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec: translatedOnly, stream: false })).toEqual({ kind: 'translate' });
+    expect(chooseWire(openAI, channel, { kind: 'chat', codec: translatedOnly, stream: true })).toEqual({ kind: 'translate' });
   });
 
   it('chooses for embeddings and token counts by the same rule', () => {

@@ -7,7 +7,7 @@ import { SseEventSplitter } from '../../../../src/wire/sse-event-splitter.js';
 import { fixtureText } from '../../anthropic/helpers.js';
 
 async function observe(sse: string, cuts: number[] = []): Promise<{ forwarded: string; usage: Usage | null; delivered: string }> {
-  const observer = anthropicMessagesCodec.createPassThroughObserver();
+  const observer = anthropicMessagesCodec.passThrough.createObserver();
   const splitter = new SseEventSplitter();
   const bytes = Buffer.from(sse);
   const forwarded: Buffer[] = [];
@@ -53,13 +53,13 @@ describe('the pass-through observer', () => {
     expect((await observe(sse)).usage).toEqual({ input: { total: 77, noCache: 77, cacheRead: 0, cacheWrite: 0 }, output: { total: counted, text: counted, reasoning: 0 } });
     expect((await observe('event: ping\ndata: {"type":"ping"}\n\n')).usage).toEqual({ input: { total: 77, noCache: 77, cacheRead: 0, cacheWrite: 0 }, output: { total: 0, text: 0, reasoning: 0 } });
     // Refused before it accepted the request (no event but an error): free.
-    const refused = anthropicMessagesCodec.createPassThroughObserver();
+    const refused = anthropicMessagesCodec.passThrough.createObserver();
     refused.observe(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"invalid_request_error","message":"no"}}\n\n'));
     expect(await billedUsage(refused, 77, false)).toBeNull();
   });
 
   it('holds message_start and ping as preamble and spots an in-band error at the start', () => {
-    const observer = anthropicMessagesCodec.createPassThroughObserver();
+    const observer = anthropicMessagesCodec.passThrough.createObserver();
     expect(observer.opening(Buffer.from('event: message_start\ndata: {"type":"message_start","message":{}}\n\n'))).toEqual({ kind: 'preamble' });
     expect(observer.opening(Buffer.from('event: ping\ndata: {"type":"ping"}\n\n'))).toEqual({ kind: 'preamble' });
     expect(observer.opening(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n'))).toEqual({ kind: 'error', status: 503 });
@@ -68,15 +68,15 @@ describe('the pass-through observer', () => {
   });
 
   it('reads usage from a non-streaming body', () => {
-    expect(anthropicMessagesCodec.usageFromResponseBody(Buffer.from(fixtureText('response-text.json')))).toEqual({
+    expect(anthropicMessagesCodec.passThrough.usageFromResponseBody(Buffer.from(fixtureText('response-text.json')))).toEqual({
       input: { total: 3160, noCache: 12, cacheRead: 2048, cacheWrite: 1100 },
       output: { total: 11, text: 11, reasoning: 0 },
     });
-    expect(anthropicMessagesCodec.usageFromResponseBody(Buffer.from('not json'))).toBeNull();
+    expect(anthropicMessagesCodec.passThrough.usageFromResponseBody(Buffer.from('not json'))).toBeNull();
   });
 
   it('names the headers a same-protocol upstream must see', () => {
-    expect(anthropicMessagesCodec.passThroughHeaders).toEqual(['anthropic-version', 'anthropic-beta']);
+    expect(anthropicMessagesCodec.passThrough.headers).toEqual(['anthropic-version', 'anthropic-beta']);
     expect(anthropicMessagesCodec.wire.name).toBe('anthropic-messages');
   });
 });

@@ -148,10 +148,10 @@ describe('errors', () => {
 describe('pass-through helpers', () => {
   it('reads usage of a body or a whole JSON array, and watches streams cheaply', async () => {
     const chunk = (candidates: number): string => JSON.stringify({ candidates: [{ content: { parts: [{ text: 'x' }] } }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: candidates, totalTokenCount: 10 + candidates } });
-    expect(geminiCodec.usageFromResponseBody(Buffer.from(chunk(4)))?.output.total).toBe(4);
-    expect(geminiCodec.usageFromResponseBody(Buffer.from(`[${chunk(1)},${chunk(6)}]`))?.output.total).toBe(6);
-    expect(geminiCodec.usageFromResponseBody(Buffer.from('nope'))).toBeNull();
-    const observer = geminiCodec.createPassThroughObserver();
+    expect(geminiCodec.passThrough.usageFromResponseBody(Buffer.from(chunk(4)))?.output.total).toBe(4);
+    expect(geminiCodec.passThrough.usageFromResponseBody(Buffer.from(`[${chunk(1)},${chunk(6)}]`))?.output.total).toBe(6);
+    expect(geminiCodec.passThrough.usageFromResponseBody(Buffer.from('nope'))).toBeNull();
+    const observer = geminiCodec.passThrough.createObserver();
     // Nothing arrived yet: the upstream has not accepted the request, which is free.
     expect(await billedUsage(observer, 100, false)).toBeNull();
     expect(observer.observe(Buffer.from(`data: ${chunk(2)}\r\n\r\n`))).toBe(true);
@@ -159,10 +159,10 @@ describe('pass-through helpers', () => {
     // Cut before the closing chunk: the running total (9) is more than the delivered text ("xx") counts.
     expect(observer.usageIsFinal()).toBe(false);
     expect(await billedUsage(observer, 100)).toEqual({ input: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 }, output: { total: 9, text: 9, reasoning: 0 } });
-    const counting = geminiCodec.createPassThroughObserver();
+    const counting = geminiCodec.passThrough.createObserver();
     counting.observe(Buffer.from(`data: {"candidates":[{"content":{"parts":[{"text":"${'word '.repeat(100)}"}]}}]}\r\n\r\n`));
     expect(await billedUsage(counting, 7)).toEqual({ input: { total: 7, noCache: 7, cacheRead: 0, cacheWrite: 0 }, output: { total: await countTextTokensLocally('word '.repeat(100)), text: expect.any(Number) as number, reasoning: 0 } });
-    const closing = geminiCodec.createPassThroughObserver();
+    const closing = geminiCodec.passThrough.createObserver();
     closing.observe(Buffer.from(`data: ${JSON.stringify({ candidates: [{ content: { parts: [{ text: 'x'.repeat(400) }] }, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 3, totalTokenCount: 13 } })}\r\n\r\n`));
     expect(closing.usageIsFinal()).toBe(true);
     expect((await billedUsage(closing, 7))?.output.total).toBe(3);

@@ -103,10 +103,10 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
 
   it('reads usage off a pass-through body and stream, counting the delivered text when the stream is cut', async () => {
     expect(openAIChatCodec.wire.name).toBe('openai-chat');
-    expect(openAIChatCodec.passThroughHeaders).toEqual([]);
-    expect(openAIChatCodec.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
+    expect(openAIChatCodec.passThrough.headers).toEqual([]);
+    expect(openAIChatCodec.passThrough.usageFromResponseBody(Buffer.from('{"usage":{"prompt_tokens":3,"completion_tokens":4}}'))?.output.total).toBe(4);
     const sse = (value: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(value)}\n\n`);
-    const observer = openAIChatCodec.createPassThroughObserver();
+    const observer = openAIChatCodec.passThrough.createObserver();
     // Nothing arrived yet: the upstream has not accepted the request, which is free.
     expect(await billedUsage(observer, 10, false)).toBeNull();
     const texts = ['', 'The grey heron', ' stands still.'];
@@ -117,7 +117,7 @@ describe('openAIChatCodec errors and pass-through helpers', () => {
     expect(observer.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(false);
     expect((await billedUsage(observer, 10))?.input.total).toBe(7);
     expect((await billedUsage(observer, 10))?.output.total).toBe(2);
-    const wanting = openAIChatCodecFor({ includeUsage: true }).createPassThroughObserver();
+    const wanting = openAIChatCodecFor({ includeUsage: true }).passThrough.createObserver();
     expect(wanting.observe(sse({ choices: [], usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toBe(true);
   });
 });

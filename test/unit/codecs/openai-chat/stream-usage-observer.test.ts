@@ -96,7 +96,7 @@ describe('OpenAIStreamUsageObserver', () => {
 describe('the opening of a pass-through stream', () => {
   it('OpenAI: the role chunk is preamble; text, tool calls and finishes are content; an error event reads as its status', async () => {
     const { openAIChatCodec } = await import('../../../../src/codecs/openai-chat/index.js');
-    const observer = openAIChatCodec.createPassThroughObserver();
+    const observer = openAIChatCodec.passThrough.createObserver();
     expect(observer.opening(sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }))).toEqual({ kind: 'preamble' });
     expect(observer.opening(delta('Hi'))).toEqual({ kind: 'content' });
     expect(observer.opening(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: 'c', type: 'function', function: { name: 'f', arguments: '' } }] }, finish_reason: null }] }))).toEqual({ kind: 'content' });
@@ -108,7 +108,7 @@ describe('the opening of a pass-through stream', () => {
 
   it('OpenAI: the delivered text covers content, reasoning and tool calls, and nothing of the usage chunk', async () => {
     const { openAIChatCodec } = await import('../../../../src/codecs/openai-chat/index.js');
-    const observer = openAIChatCodec.createPassThroughObserver();
+    const observer = openAIChatCodec.passThrough.createObserver();
     observer.observe(delta('Hel'));
     observer.observe(sse({ ...base, choices: [{ index: 0, delta: { reasoning_content: 'think' }, finish_reason: null }] }));
     observer.observe(sse({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { name: 'lookup', arguments: '{"q":' } }] }, finish_reason: null }] }));
@@ -120,7 +120,7 @@ describe('the opening of a pass-through stream', () => {
 
   it('Gemini: an error object is an error with its code; candidates are content', async () => {
     const { geminiCodec } = await import('../../../../src/codecs/gemini/index.js');
-    const observer = geminiCodec.createPassThroughObserver();
+    const observer = geminiCodec.passThrough.createObserver();
     expect(observer.opening(Buffer.from('data: {"error":{"code":503,"message":"overloaded","status":"UNAVAILABLE"}}\r\n\r\n'))).toEqual({ kind: 'error', status: 503 });
     expect(observer.opening(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"the error was"}]}}]}\r\n\r\n'))).toEqual({ kind: 'content' });
     observer.observe(Buffer.from('data: {"candidates":[{"content":{"parts":[{"text":"a "},{"functionCall":{"name":"f","args":{"x":1}}}]}}]}\r\n\r\n'));
