@@ -38,7 +38,7 @@ export interface ChatRelayRequest {
   stream: boolean;
   /** Extra response headers (rate-limit headers); the relay completes this set (answering model, cost) and sends it. */
   responseHeaders: Record<string, string>;
-  /** Caller headers a same-protocol upstream should see (the codec's passThroughHeaders). */
+  /** Caller headers a same-protocol upstream should see (the headers of the codec's pass-through part). */
   clientHeaders: Record<string, string>;
   /** Tokens the request may take (prompt estimate plus the output cap), for per-channel-model TPM; default the prompt estimate. */
   estimatedTokens?: number;
