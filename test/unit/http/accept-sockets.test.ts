@@ -66,6 +66,45 @@ describe('listenOn', () => {
     expect(most).toBeGreaterThan(1);
   });
 
+  it.runIf(linux)('while the intake is held, takes new connections about one per turn, and hands the rest over once it is released', async () => {
+    let hold = true;
+    let thisTurn = 0;
+    let most = 0;
+    const server = createServer((_request, response) => response.end('ok'));
+    server.on('connection', () => {
+      thisTurn += 1;
+    });
+    const listening = await listenOn(server, { host: '127.0.0.1', port: 0, backlog: 256, sockets: 8, holdIntake: () => hold });
+    servers.push({ server, listening });
+    const sockets = await Promise.all(Array.from({ length: 64 }, () => connected(listening.address.port)));
+    let accepted = 0;
+    // Held: the HTTP server gets the main socket's one per turn and at most one held connection per turn.
+    for (let turn = 0; turn < 12; turn++) {
+      const busyUntil = performance.now() + 5;
+      while (performance.now() < busyUntil) {
+        // a busy turn
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      most = Math.max(most, thisTurn);
+      accepted += thisTurn;
+      thisTurn = 0;
+    }
+    expect(most).toBeLessThanOrEqual(2);
+    expect(accepted).toBeLessThan(64);
+    // Released: every held connection is handed over (the extra sockets' seven per turn), and each is served (nothing of it was lost while held).
+    hold = false;
+    const deadline = performance.now() + 20_000;
+    while (accepted + thisTurn < 64 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(accepted + thisTurn).toBe(64);
+    const answers = await Promise.all(sockets.map((socket) => new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    })));
+    for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
+  });
+
   it.runIf(linux)('refuses a port already listened on, as one socket would', async () => {
     const first = createServer(() => undefined);
     const listening = await listenOn(first, { host: '127.0.0.1', port: 0, backlog: 64, sockets: 4 });
