@@ -20,9 +20,12 @@ import type { OpenedResources } from '../shared/opened-resources.js';
 /** Realtime sessions of a draining instance end this long before DRAIN_SECONDS is up, so their close handshakes finish in it. */
 const REALTIME_DRAIN_MARGIN_MS = 500;
 
-/** Listens (on `sockets` listening sockets: http/accept-sockets.ts); the URL, and how to stop the extra sockets. */
-async function listen(server: Server, host: string, port: number, backlog: number, sockets = 1): Promise<{ url: string; closeExtra: () => void }> {
-  const { address, closeExtra } = await listenOn(server, { host, port, backlog, sockets });
+/**
+ * Listens (on `sockets` listening sockets, taking new connections one per turn while `holdIntake()`:
+ * http/accept-sockets.ts); the URL, and how to stop the extra sockets.
+ */
+async function listen(server: Server, host: string, port: number, backlog: number, sockets = 1, holdIntake?: () => boolean): Promise<{ url: string; closeExtra: () => void }> {
+  const { address, closeExtra } = await listenOn(server, { host, port, backlog, sockets, ...(holdIntake ? { holdIntake } : {}) });
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return { url: `http://${shownHost}:${address.port}`, closeExtra };
 }
@@ -103,7 +106,7 @@ export async function startListeners(services: GatewayServices, opened: OpenedRe
   // The listeners stop together (each may wait for its connections) and before everything they use.
   const listenerStops: Array<() => Promise<void>> = [];
   opened.add(() => Promise.all(listenerStops.map((stop) => stop())));
-  const apiListening = await listen(apiServer, config.host, config.port, config.listener.listenBacklog, config.listener.acceptSockets);
+  const apiListening = await listen(apiServer, config.host, config.port, config.listener.listenBacklog, config.listener.acceptSockets, () => admission.overloaded);
   const apiUrl = apiListening.url;
   listenerStops.push(() => {
     apiListening.closeExtra();

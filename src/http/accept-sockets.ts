@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 import type { Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 
 /**
  * Where an HTTP server listens, and how many listening sockets accept its connections.
@@ -10,6 +10,14 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
  * at once waited for 1,000 turns. With `sockets` above one, that many sockets listen on the same address and port
  * (SO_REUSEPORT: the kernel spreads new connections over them), each accepts in every turn, and each hands its
  * connections to the one HTTP server, so they are served, limited and drained as any other.
+ *
+ * The faster intake is for bursts, not for sustained overload: while `holdIntake()` says the process is shedding, the
+ * extra sockets' new connections are held unread (accepted, not yet handed to the HTTP server) and handed over one per
+ * turn of the loop, so the process takes new connections about as fast as with one socket and the excess waits, out of
+ * its sight, as it does in the kernel's accept queue with one socket; once it stops shedding, the held connections are
+ * handed over as fast as the extra sockets accept (one each per turn), not all in one turn, which would admit a
+ * burst of the very load that was just shed. At most `backlog` connections are held; beyond that they are handed over
+ * as they come.
  *
  * SO_REUSEPORT exists on Linux only here (elsewhere, and in a cluster worker, whose listening socket is the primary's,
  * one socket listens). It would let a second process of the same user listen on the port too and take part of its
@@ -21,7 +29,16 @@ export interface Listening {
   closeExtra(): void;
 }
 
-export async function listenOn(server: Server, options: { host: string; port: number; backlog: number; sockets: number }): Promise<Listening> {
+export interface ListenOptions {
+  host: string;
+  port: number;
+  backlog: number;
+  sockets: number;
+  /** True while the process sheds: the extra sockets' new connections are then handed over one per turn. */
+  holdIntake?: () => boolean;
+}
+
+export async function listenOn(server: Server, options: ListenOptions): Promise<Listening> {
   const { host, backlog } = options;
   const sockets = process.platform === 'linux' && !cluster.isWorker ? Math.max(1, options.sockets) : 1;
   if (sockets === 1) {
@@ -35,9 +52,10 @@ export async function listenOn(server: Server, options: { host: string; port: nu
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   await listenOnce(server, { port, host, backlog, reusePort: true });
   const extra: NetServer[] = [];
+  const intake = new PacedIntake(server, options.holdIntake ?? (() => false), { maxHeld: backlog, perTurn: sockets - 1 });
   try {
     for (let index = 1; index < sockets; index++) {
-      const acceptor = createNetServer({ pauseOnConnect: false }, (socket) => server.emit('connection', socket));
+      const acceptor = createNetServer({ pauseOnConnect: true }, (socket) => intake.arrived(socket));
       await listenOnce(acceptor, { port, host, backlog, reusePort: true });
       extra.push(acceptor);
     }
@@ -50,9 +68,71 @@ export async function listenOn(server: Server, options: { host: string; port: nu
     address: server.address() as AddressInfo,
     closeExtra: () => {
       for (const acceptor of extra) acceptor.close();
+      intake.close();
     },
   };
 }
+
+/**
+ * Hands the extra sockets' connections to the HTTP server: as they come, or (once any is held) `perTurn` per turn, and
+ * one per turn while the intake is held.
+ */
+class PacedIntake {
+  readonly #server: Server;
+  readonly #hold: () => boolean;
+  readonly #maxHeld: number;
+  readonly #perTurn: number;
+  readonly #held: Socket[] = [];
+  #releasing: NodeJS.Immediate | null = null;
+
+  constructor(server: Server, hold: () => boolean, bounds: { maxHeld: number; perTurn: number }) {
+    this.#server = server;
+    this.#hold = hold;
+    this.#maxHeld = bounds.maxHeld;
+    this.#perTurn = Math.max(1, bounds.perTurn);
+  }
+
+  /** A connection accepted by an extra socket (paused: nothing of it is read until it is handed over). */
+  arrived(socket: Socket): void {
+    if (this.#held.length === 0 && !this.#hold()) {
+      this.#handOver(socket);
+      return;
+    }
+    if (this.#held.length >= this.#maxHeld) {
+      this.#handOver(socket);
+      return;
+    }
+    // A reset while held must not go unhandled; the HTTP server's own handler takes over with the connection.
+    socket.on('error', ignoreHeldError);
+    this.#held.push(socket);
+    this.#releaseNextTurn();
+  }
+
+  /** Hands every held connection over (the listener is stopping: they are served or drained as any other). */
+  close(): void {
+    if (this.#releasing !== null) clearImmediate(this.#releasing);
+    this.#releasing = null;
+    for (const socket of this.#held.splice(0)) this.#handOver(socket);
+  }
+
+  #releaseNextTurn(): void {
+    if (this.#releasing !== null) return;
+    this.#releasing = setImmediate(() => {
+      this.#releasing = null;
+      for (const socket of this.#held.splice(0, this.#hold() ? 1 : this.#perTurn)) this.#handOver(socket);
+      if (this.#held.length > 0) this.#releaseNextTurn();
+    });
+  }
+
+  #handOver(socket: Socket): void {
+    socket.off('error', ignoreHeldError);
+    if (socket.destroyed) return;
+    this.#server.emit('connection', socket);
+    socket.resume();
+  }
+}
+
+function ignoreHeldError(): void {}
 
 function listenOnce(server: NetServer, options: { port: number; host: string; backlog: number; reusePort?: boolean }): Promise<void> {
   return new Promise((resolve, reject) => {

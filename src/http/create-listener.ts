@@ -102,17 +102,16 @@ function isNeverShed(path: string): boolean {
   return path === '/healthz' || path === '/readyz' || path === '/metrics' || path.startsWith('/admin/');
 }
 
-/** A request body up to this size is read and dropped after a refusal, keeping the connection; a larger one closes it. */
-const KEEP_CONNECTION_MAX_BODY_BYTES = 64 * 1024;
-
 /**
- * 503 `overloaded` with Retry-After, before the body is read or the key is looked at. A small body is drained
- * by node:http so the connection stays usable; an unknown or large one closes the connection instead of reading it.
+ * 503 `overloaded` with Retry-After, before the body is read or the key is looked at, and the connection closes after
+ * it: a refused client's next request then needs a new connection, which waits in the kernel's accept queue (a
+ * shedding process takes its new connections one per turn: http/accept-sockets.ts) instead of costing the process
+ * another read, parse and answer on a connection it already holds. A body not yet read is read and dropped while the
+ * connection closes, so the client sees the answer and not a reset.
  */
 function refuseOverloaded(context: RequestContext): void {
-  const headers = context.request.headers;
-  const length = headers['content-length'] === undefined ? 0 : Number(headers['content-length']);
-  if (headers['transfer-encoding'] !== undefined || !(length <= KEEP_CONNECTION_MAX_BODY_BYTES)) context.response.setHeader('connection', 'close');
+  context.response.setHeader('connection', 'close');
+  if (!context.request.complete) lingerAfterAnswer(context.request);
   sendError(context, new GatewayError('overloaded', 'The gateway is at capacity right now; nothing was charged. Retry after the time in Retry-After.', { retryAfterSeconds: 1 }));
 }
 

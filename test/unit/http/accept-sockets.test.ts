@@ -13,6 +13,36 @@ function connected(port: number): Promise<Socket> {
   });
 }
 
+/**
+ * Counts the connections `server` takes from now on; `inBusyTurns` then runs a loop whose turns are kept 5 ms busy
+ * on purpose until `done` (given the connections taken so far and the turns) or a deadline, and says the connections
+ * taken and the most taken in one of its turns.
+ */
+function countConnections(server: Server): { inBusyTurns: (done: (taken: number, turns: number) => boolean) => Promise<{ accepted: number; most: number }> } {
+  let thisTurn = 0;
+  server.on('connection', () => {
+    thisTurn += 1;
+  });
+  return {
+    inBusyTurns: async (done) => {
+      const deadline = performance.now() + 20_000;
+      let accepted = 0;
+      let most = 0;
+      for (let turns = 0; !done(accepted + thisTurn, turns) && performance.now() < deadline; turns++) {
+        const busyUntil = performance.now() + 5;
+        while (performance.now() < busyUntil) {
+          // a busy turn
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        most = Math.max(most, thisTurn);
+        accepted += thisTurn;
+        thisTurn = 0;
+      }
+      return { accepted: accepted + thisTurn, most };
+    },
+  };
+}
+
 describe('listenOn', () => {
   const servers: Array<{ server: Server; listening: Listening | null }> = [];
   afterEach(async () => {
@@ -39,31 +69,45 @@ describe('listenOn', () => {
   });
 
   it.runIf(linux)('accepts more than one connection per turn of a busy loop', async () => {
-    let thisTurn = 0;
-    let most = 0;
     const server = createServer(() => undefined);
-    server.on('connection', () => {
-      thisTurn += 1;
-    });
+    const counted = countConnections(server);
     const listening = await listenOn(server, { host: '127.0.0.1', port: 0, backlog: 256, sockets: 8 });
     servers.push({ server, listening });
     const sockets = await Promise.all(Array.from({ length: 64 }, () => connected(listening.address.port)));
     // The connections are established in the kernel; the loop takes them in turns kept long on purpose.
-    const deadline = performance.now() + 20_000;
-    let accepted = 0;
-    while (accepted < 64 && performance.now() < deadline) {
-      const busyUntil = performance.now() + 5;
-      while (performance.now() < busyUntil) {
-        // a busy turn
-      }
-      await new Promise((resolve) => setImmediate(resolve));
-      most = Math.max(most, thisTurn);
-      accepted += thisTurn;
-      thisTurn = 0;
-    }
+    const { accepted, most } = await counted.inBusyTurns((taken) => taken >= 64);
     for (const socket of sockets) socket.destroy();
     expect(accepted).toBe(64);
     expect(most).toBeGreaterThan(1);
+  });
+
+  it.runIf(linux)('while the intake is held, takes new connections about one per turn, and hands the rest over once it is released', async () => {
+    let hold = true;
+    const server = createServer((_request, response) => response.end('ok'));
+    let handedOver = 0;
+    server.on('connection', () => {
+      handedOver += 1;
+    });
+    const counted = countConnections(server);
+    const listening = await listenOn(server, { host: '127.0.0.1', port: 0, backlog: 256, sockets: 8, holdIntake: () => hold });
+    servers.push({ server, listening });
+    const sockets = await Promise.all(Array.from({ length: 64 }, () => connected(listening.address.port)));
+    // Held: the HTTP server gets the main socket's one per turn and at most one held connection per turn.
+    const { accepted, most } = await counted.inBusyTurns((_taken, turns) => turns >= 12);
+    expect(most).toBeLessThanOrEqual(2);
+    expect(accepted).toBeLessThan(64);
+    // Released: every held connection is handed over (the extra sockets' seven per turn), and each is served (nothing of it was lost while held).
+    hold = false;
+    const deadline = performance.now() + 20_000;
+    while (handedOver < 64 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(handedOver).toBe(64);
+    const answers = await Promise.all(sockets.map((socket) => new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      socket.on('end', () => resolve(text));
+      socket.write('GET / HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
+    })));
+    for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 200 [\s\S]*ok$/);
   });
 
   it.runIf(linux)('refuses a port already listened on, as one socket would', async () => {
