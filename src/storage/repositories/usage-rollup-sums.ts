@@ -40,10 +40,17 @@ interface RollupSums {
   costNano: bigint;
 }
 
+type Dimension = RollupSums['dimension'];
+
 /** The sums of a batch of usage rows, one entry per account, dimension, day and value (a row without account counts nowhere). */
 export class UsageRollupSums {
-  readonly groups = new Map<string, RollupSums>();
+  /** Every group, in the order first met. */
+  readonly groups: RollupSums[] = [];
   rows = 0;
+  /** Per day and dimension, each group by account and value (a day's number is no string to build per row). */
+  private readonly byDay = new Map<number, Record<Dimension, Map<string, RollupSums>>>();
+  /** Each tags text met in the batch, parsed once (a caller's tags repeat from request to request). */
+  private readonly tagsByText = new Map<string, string[]>();
 
   add(row: Insertable<UsageLogsTable>): void {
     const accountId = row.account_id;
@@ -51,24 +58,39 @@ export class UsageRollupSums {
     this.rows += 1;
     // The start of the row's UTC day, as integer division truncates it in SQL.
     const day = row.created_at - (row.created_at % DAY_MS);
+    let groups = this.byDay.get(day);
+    if (groups === undefined) {
+      groups = { key: new Map(), customer: new Map(), tag: new Map() };
+      this.byDay.set(day, groups);
+    }
     const error = (row.status ?? 0) >= 400 ? 1 : 0;
-    if (row.key_id != null) this.addTo(accountId, 'key', day, row.key_id, row, error);
-    if (row.customer != null) this.addTo(accountId, 'customer', day, row.customer, row, error);
-    if (row.tags != null) for (const tag of tagValues(row.tags)) this.addTo(accountId, 'tag', day, tag, row, error);
+    if (row.key_id != null) this.addTo(groups.key, accountId, 'key', day, row.key_id, row, error);
+    if (row.customer != null) this.addTo(groups.customer, accountId, 'customer', day, row.customer, row, error);
+    if (row.tags != null) for (const tag of this.tagValues(row.tags)) this.addTo(groups.tag, accountId, 'tag', day, tag, row, error);
   }
 
-  private addTo(accountId: string, dimension: RollupSums['dimension'], day: number, value: string, row: Insertable<UsageLogsTable>, error: number): void {
-    const id = `${accountId}\u0000${dimension}\u0000${day}\u0000${value}`;
-    let sums = this.groups.get(id);
+  private addTo(groups: Map<string, RollupSums>, accountId: string, dimension: Dimension, day: number, value: string, row: Insertable<UsageLogsTable>, error: number): void {
+    const id = `${accountId}\u0000${value}`;
+    let sums = groups.get(id);
     if (sums === undefined) {
       sums = { accountId, dimension, day, value, requests: 0, errors: 0, inputTokens: 0, outputTokens: 0, costNano: 0n };
-      this.groups.set(id, sums);
+      groups.set(id, sums);
+      this.groups.push(sums);
     }
     sums.requests += 1;
     sums.errors += error;
     sums.inputTokens += row.prompt_tokens ?? 0;
     sums.outputTokens += row.completion_tokens ?? 0;
     sums.costNano += row.cost_nano;
+  }
+
+  private tagValues(text: string): string[] {
+    let values = this.tagsByText.get(text);
+    if (values === undefined) {
+      values = tagValues(text);
+      this.tagsByText.set(text, values);
+    }
+    return values;
   }
 }
 
@@ -91,7 +113,7 @@ export function sqliteRollupWriter(database: SqliteConnection): (sums: UsageRoll
   let upsert: SqliteStatement | null = null;
   return (sums) => {
     const statement = (upsert ??= database.prepare(UPSERT_ROLLUP));
-    for (const group of sums.groups.values()) {
+    for (const group of sums.groups) {
       statement.run(group.accountId, group.dimension, group.day, group.value, group.requests, group.errors, group.inputTokens, group.outputTokens, group.costNano);
     }
   };
