@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import type { RollupDimension, UsageRollup } from '../../domain/customer-records.js';
 import type { UsageLogsTable } from '../database-schema.js';
 import type { SqliteConnection, SqliteStatement } from '../sqlite-connection.js';
 
@@ -28,19 +29,9 @@ const UPSERT_ROLLUP = 'insert into "usage_rollups" ("account_id", "dimension", "
   + '"cost_nano" = "usage_rollups"."cost_nano" + excluded."cost_nano"';
 
 /** One group's sums. */
-interface RollupSums {
-  accountId: string;
-  dimension: 'key' | 'customer' | 'tag';
-  day: number;
-  value: string;
-  requests: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  costNano: bigint;
+interface RollupSums extends UsageRollup {
+  dimension: RollupDimension;
 }
-
-type Dimension = RollupSums['dimension'];
 
 /** The sums of a batch of usage rows, one entry per account, dimension, day and value (a row without account counts nowhere). */
 export class UsageRollupSums {
@@ -48,7 +39,7 @@ export class UsageRollupSums {
   readonly groups: RollupSums[] = [];
   rows = 0;
   /** Per day and dimension, each group by account and value (a day's number is no string to build per row). */
-  private readonly byDay = new Map<number, Record<Dimension, Map<string, RollupSums>>>();
+  private readonly byDay = new Map<number, Record<RollupDimension, Map<string, RollupSums>>>();
   /** Each tags text met in the batch, parsed once (a caller's tags repeat from request to request). */
   private readonly tagsByText = new Map<string, string[]>();
 
@@ -69,7 +60,7 @@ export class UsageRollupSums {
     if (row.tags != null) for (const tag of this.tagValues(row.tags)) this.addTo(groups.tag, accountId, 'tag', day, tag, row, error);
   }
 
-  private addTo(groups: Map<string, RollupSums>, accountId: string, dimension: Dimension, day: number, value: string, row: Insertable<UsageLogsTable>, error: number): void {
+  private addTo(groups: Map<string, RollupSums>, accountId: string, dimension: RollupDimension, day: number, value: string, row: Insertable<UsageLogsTable>, error: number): void {
     const id = `${accountId}\u0000${value}`;
     let sums = groups.get(id);
     if (sums === undefined) {
