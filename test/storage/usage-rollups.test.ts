@@ -4,7 +4,8 @@
  * transactions), a money transaction's usage rows and a settlement carrying them. A mixed batch has rows with and
  * without key, customer and tags, without account, on several days around midnight, with error statuses and costs
  * whose sums pass 2^53; a request id already logged (twice in one batch, or a batch retried) counts once; a money
- * transaction that fails after writing rows leaves neither rows nor sums. Migration 0059 drops SQLite's per-row
+ * transaction that fails after writing rows leaves neither rows nor sums; a lone surrogate in a tag or a customer
+ * (a caller's JSON may carry one) neither fails the batch nor sets a rollup apart from the log. Migration 0059 drops SQLite's per-row
  * trigger (its down puts it back) and leaves PostgreSQL's per-statement trigger.
  */
 import { randomBytes } from 'node:crypto';
@@ -35,7 +36,7 @@ function mixedBatch(prefix: string, accounts: readonly string[]): UsageLogRow[] 
   return [
     makeUsageLog({ requestId: `${prefix}-1`, accountId: a, keyId: 'key_a1', customer: 'acme', tags: { team: 'search', env: 'prod' }, createdAt: MIDNIGHT - 1 }),
     makeUsageLog({ requestId: `${prefix}-2`, accountId: a, keyId: 'key_a1', status: 500, errorCode: 'upstream_error', promptTokens: 0, completionTokens: 0, costNano: 0n, createdAt: MIDNIGHT }),
-    makeUsageLog({ requestId: `${prefix}-3`, accountId: a, keyId: null, customer: 'globex', tags: { team: 'ads' }, status: 429, createdAt: MIDNIGHT + DAY + 5 }),
+    makeUsageLog({ requestId: `${prefix}-3`, accountId: a, keyId: null, customer: 'globex\udc00', tags: { team: 'ads', odd: 'x\ud800y' }, status: 429, createdAt: MIDNIGHT + DAY + 5 }),
     makeUsageLog({ requestId: `${prefix}-4`, accountId: b, keyId: 'key_b1', customer: 'acme', tags: { 'a=b': 'c', a: 'b=c', 'é': 'ü' }, costNano: 1_000_000_000_000_000_000n, createdAt: MIDNIGHT + 7 }),
     makeUsageLog({ requestId: `${prefix}-5`, accountId: b, keyId: 'key_b1', customer: 'acme', tags: {}, costNano: 1_000_000_000_000_000_001n, promptTokens: 2_147_483_647, createdAt: MIDNIGHT + 9 }),
     makeUsageLog({ requestId: `${prefix}-6`, accountId: null, keyId: 'key_none', customer: 'nobody', tags: { team: 'x' }, status: 401, createdAt: MIDNIGHT }),

@@ -114,6 +114,23 @@ function storableText(value: string | null, max = 1000): string | null {
   return bounded.includes('\u0000') ? bounded.replaceAll('\u0000', '\uFFFD') : bounded;
 }
 
+/** A lone UTF-16 surrogate (a caller's JSON may carry one as an escape). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Tags as stored JSON, each lone surrogate as U+FFFD: JSON.stringify would write it as a `\ud800` escape, which
+ * PostgreSQL's jsonb refuses (its rollup trigger reads the tags as jsonb, so the whole batch would fail) and SQLite's
+ * JSON functions would read as a different text than the tag's.
+ */
+function storableTags(tags: Readonly<Record<string, string>>): string {
+  const text = JSON.stringify(tags);
+  return text.includes('\\u') ? JSON.stringify(Object.fromEntries(Object.entries(tags).map(([name, value]) => [wellFormed(name), wellFormed(value)]))) : text;
+}
+
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
 /**
  * A row every database accepts whatever the request carried: a batch that can never be written would be retried
  * forever and hold back every later row (and the usage flush of the admin API and of shutdown with it).
@@ -147,7 +164,7 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     file_searches: storableCount(log.hostedTools?.fileSearch ?? 0),
     hosted_tool_cost_nano: log.hostedToolCostNano ?? 0n,
     customer: log.customer ?? null,
-    tags: log.tags == null ? null : JSON.stringify(log.tags),
+    tags: log.tags == null ? null : storableTags(log.tags),
     guardrails: log.guardrails === undefined || log.guardrails.length === 0 ? null : JSON.stringify(log.guardrails),
     mcp_server: storableText(log.mcp?.server ?? null),
     mcp_tool: storableText(log.mcp?.tool ?? null),
