@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
  *   earlier period counts as nothing), kept by the money transactions like a key's budget spend.
  * - `usage_rollups`: requests, errors, tokens and cost per account, UTC day and dimension (`key`, `customer` or `tag`,
  *   a tag as `name=value`), kept by a trigger on every usage row actually inserted (a request id already logged is
- *   skipped, so nothing is counted twice). Reports read these instead of scanning the usage log; they outlive its
+ *   skipped, so nothing is counted twice); on SQLite the gateway keeps them instead since 0059 (usage-rollup-sums.ts). Reports read these instead of scanning the usage log; they outlive its
  *   retention. PostgreSQL aggregates each insert statement's rows and upserts them in key order, so concurrent
  *   batches of several instances take the rows' locks in one order.
  */
@@ -63,7 +63,8 @@ const ADD_UP_TEXT = `do update set "requests" = "usage_rollups"."requests" + exc
   "cost_nano" = "usage_rollups"."cost_nano" + excluded."cost_nano"`;
 const ADD_UP = sql.raw(ADD_UP_TEXT);
 
-async function createSqliteTrigger(db: Kysely<unknown>): Promise<void> {
+/** SQLite's per-row trigger, until migration 0059 moved its sums into the gateway (its down puts it back). */
+export async function createSqliteTrigger(db: Kysely<unknown>): Promise<void> {
   const columns = sql.raw('"account_id", "dimension", "day", "value", "requests", "errors", "input_tokens", "output_tokens", "cost_nano"');
   const figures = sql.raw(`1, NEW."status" >= 400, NEW."prompt_tokens", NEW."completion_tokens", NEW."cost_nano"`);
   const day = sql.raw(`(NEW."created_at" / ${DAY_MS}) * ${DAY_MS}`);
@@ -115,6 +116,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('usage_logs').dropColumn('customer').execute();
 }
 
-function isPostgres(db: Kysely<unknown>): boolean {
+export function isPostgres(db: Kysely<unknown>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -44,6 +44,7 @@ import * as mcpClientSessions from './0051-mcp-client-sessions.js';
 import * as fileUploads from './0053-file-uploads.js';
 import * as batchLineProviderPart from './0054-batch-line-provider-part.js';
 import * as guardrailAccountOverrides from './0058-guardrail-account-overrides.js';
+import * as sqliteRollupsPerBatch from './0059-sqlite-rollups-per-batch.js';
 
 /**
  * Every migration, in code (no directory scanning, so it works from `src/` and `dist/` alike). Kysely runs them in
@@ -95,6 +96,7 @@ const migrations: Record<string, Migration> = {
   '0054-batch-line-provider-part': batchLineProviderPart,
   '0057-mcp-account-servers': mcpAccountServers,
   '0058-guardrail-account-overrides': guardrailAccountOverrides,
+  '0059-sqlite-rollups-per-batch': sqliteRollupsPerBatch,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -4,7 +4,7 @@ import type { Insertable, Selectable, Transaction } from 'kysely';
 import type { AccountsTable, ApiKeysTable, Database, PlansTable, SubscriptionsTable, UsageLogsTable } from '../database-schema.js';
 import type { LedgerEntriesTable, MoneyHoldsTable, SubscriptionUsageTable } from '../money-schema.js';
 import { columnNames, integerArray, rowInsertText, textArray, unnestInsert, type ArrayColumns } from '../postgres-arrays.js';
-import { insertUsageLogs, SQLITE_ROW_INSERT, usageRowValues } from './usage-log-repository.js';
+import { insertUsageLogs, sqliteUsageRows } from './usage-log-repository.js';
 import { settlePlainQuery, type PlainSettlement } from './money-settle-statement.js';
 
 /** An amount per row id, in id order. */
@@ -121,7 +121,7 @@ export function sqliteMoneyStatements(database: SqliteConnection): MoneyStatemen
   const keySpend = preparedOnce(prepare, 'update api_keys set spent_nano = spent_nano + ?, budget_spent_nano = budget_spent_nano + ? where id = ?');
   const subscriptionUse = preparedOnce(prepare, 'update subscriptions set used_nano = used_nano + ?, overage_used_nano = overage_used_nano + ? where id = ?');
   const checkpoint = preparedOnce(prepare, 'delete from stream_checkpoints where request_id = ?');
-  const usageRow = preparedOnce(prepare, SQLITE_ROW_INSERT);
+  const usageRows = sqliteUsageRows(database);
   const dropHold = preparedOnce(prepare, 'delete from money_holds where instance_id = ? and pool = ?');
   const setHold = preparedOnce(
     prepare,
@@ -183,7 +183,7 @@ export function sqliteMoneyStatements(database: SqliteConnection): MoneyStatemen
       for (const row of rows) setHold().run(...valuesOf(row, holdNames));
     },
     async insertUsageRows(rows) {
-      for (const row of rows) usageRow().run(...usageRowValues(row));
+      usageRows(rows);
     },
   };
 }

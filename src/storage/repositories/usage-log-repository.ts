@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { SqliteStatement } from '../sqlite-connection.js';
+import type { SqliteConnection, SqliteStatement } from '../sqlite-connection.js';
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber } from '../convert.js';
 import type { Database, UsageLogsTable } from '../database-schema.js';
@@ -9,6 +9,7 @@ import { columnNames, rowInsertText, unnestInsert, type ArrayColumns } from '../
 import type { GuardrailUsage, McpCallUsage, UsageLogRow } from '../../domain/usage-records.js';
 import type { UsageLogRepository } from '../storage.js';
 import { decodeUsageCursor, encodeUsageCursor } from '../usage-cursor.js';
+import { ROWS_PER_FLUSH, sqliteRollupWriter, UsageRollupSums } from './usage-rollup-sums.js';
 
 const DAY_MS = 86_400_000;
 /** Advisory-lock name of usage-log pruning (PostgreSQL): one instance prunes at a time. */
@@ -113,6 +114,23 @@ function storableText(value: string | null, max = 1000): string | null {
   return bounded.includes('\u0000') ? bounded.replaceAll('\u0000', '\uFFFD') : bounded;
 }
 
+/** A lone UTF-16 surrogate (a caller's JSON may carry one as an escape). */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Tags as stored JSON, each lone surrogate as U+FFFD: JSON.stringify would write it as a `\ud800` escape, which
+ * PostgreSQL's jsonb refuses (its rollup trigger reads the tags as jsonb, so the whole batch would fail) and SQLite's
+ * JSON functions would read as a different text than the tag's.
+ */
+function storableTags(tags: Readonly<Record<string, string>>): string {
+  const text = JSON.stringify(tags);
+  return text.includes('\\u') ? JSON.stringify(Object.fromEntries(Object.entries(tags).map(([name, value]) => [wellFormed(name), wellFormed(value)]))) : text;
+}
+
+function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\ufffd');
+}
+
 /**
  * A row every database accepts whatever the request carried: a batch that can never be written would be retried
  * forever and hold back every later row (and the usage flush of the admin API and of shutdown with it).
@@ -146,7 +164,7 @@ export function toRow(log: UsageLogRow): Insertable<UsageLogsTable> {
     file_searches: storableCount(log.hostedTools?.fileSearch ?? 0),
     hosted_tool_cost_nano: log.hostedToolCostNano ?? 0n,
     customer: log.customer ?? null,
-    tags: log.tags == null ? null : JSON.stringify(log.tags),
+    tags: log.tags == null ? null : storableTags(log.tags),
     guardrails: log.guardrails === undefined || log.guardrails.length === 0 ? null : JSON.stringify(log.guardrails),
     mcp_server: storableText(log.mcp?.server ?? null),
     mcp_tool: storableText(log.mcp?.tool ?? null),
@@ -215,7 +233,34 @@ export function usageRowValues(row: Insertable<UsageLogsTable>): UsageRowValue[]
 }
 
 /** One row's insert, the same text for every row, so SQLite prepares it once and reuses it. */
-export const SQLITE_ROW_INSERT = rowInsertText('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
+const SQLITE_ROW_INSERT = rowInsertText('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
+
+/** Inserts usage rows on one SQLite connection, with their rollup sums (usage-rollup-sums.ts). */
+export type SqliteUsageRows = (rows: Iterable<Insertable<UsageLogsTable>>) => void;
+
+/**
+ * Every usage row SQLite stores goes in through here: each row the iterable yields is inserted (a request id already
+ * logged is skipped), and the inserted rows' sums are added to `usage_rollups`, one upsert per group. Synchronous:
+ * call it inside the transaction the rows belong to, so rows and sums commit or roll back together. The statements
+ * are prepared on first use and kept for the connection's life.
+ */
+export function sqliteUsageRows(database: SqliteConnection): SqliteUsageRows {
+  let insert: SqliteStatement | null = null;
+  const addRollups = sqliteRollupWriter(database);
+  return (rows) => {
+    const statement = (insert ??= database.prepare(SQLITE_ROW_INSERT));
+    let sums = new UsageRollupSums();
+    for (const row of rows) {
+      if (statement.run(...usageRowValues(row)).changes !== 1n) continue;
+      sums.add(row);
+      if (sums.rows >= ROWS_PER_FLUSH) {
+        addRollups(sums);
+        sums = new UsageRollupSums();
+      }
+    }
+    addRollups(sums);
+  };
+}
 
 /** PostgreSQL: a batch of any size is one insert (one statement is one transaction), its text always the same. */
 export const insertUsageLogs = unnestInsert('usage_logs', USAGE_COLUMNS, 'on conflict ("request_id") do nothing');
@@ -228,30 +273,30 @@ export const SQLITE_USAGE_SLICE_MS = 1;
 
 /** `sqlite`: the SQLite connection (PostgreSQL: null). */
 export function createUsageLogRepository(db: Kysely<Database>, sqlite: SqliteBatches | null): UsageLogRepository {
-  let sqliteInsert: SqliteStatement | null = null;
+  const insertSqlite = sqlite === null ? null : sqliteUsageRows(sqlite.database);
   return {
     /**
      * A request id already logged is skipped, so a retried batch is harmless. SQLite runs one prepared single-row
      * insert per row, synchronously (about twice as fast per row as a multi-row insert, and half the CPU of the same
-     * inserts as one awaited Kysely query each), in slices of SQLITE_USAGE_SLICE_MS, each its own transaction, with
-     * a turn of the event loop between them; a failed slice fails the batch, whose retry skips the rows already
-     * written. PostgreSQL takes the whole batch as one statement.
+     * inserts as one awaited Kysely query each), in slices of SQLITE_USAGE_SLICE_MS, each its own transaction with
+     * its rows' rollup sums, with a turn of the event loop between them; a failed slice fails the batch, whose retry
+     * skips the rows already written. PostgreSQL takes the whole batch as one statement.
      */
     async insertBatch(rows) {
       if (rows.length === 0) return;
-      if (sqlite !== null) {
-        const insert = (sqliteInsert ??= sqlite.database.prepare(SQLITE_ROW_INSERT));
+      if (sqlite !== null && insertSqlite !== null) {
         for (let next = 0; next < rows.length;) {
           if (next > 0) await nextTurn();
           const from = next;
           const startedAt = performance.now();
           next = await sqlite.run(() => {
             let index = from;
-            do {
-              const row = toRow(rows[index] as UsageLogRow);
-              insert.run(...usageRowValues(row));
-              index += 1;
-            } while (index < rows.length && performance.now() - startedAt < SQLITE_USAGE_SLICE_MS);
+            insertSqlite(function* slice() {
+              do {
+                yield toRow(rows[index] as UsageLogRow);
+                index += 1;
+              } while (index < rows.length && performance.now() - startedAt < SQLITE_USAGE_SLICE_MS);
+            }());
             return index;
           });
           sqlite.observe('usage', (performance.now() - startedAt) / 1000, next - from);
