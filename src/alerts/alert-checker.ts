@@ -1,8 +1,7 @@
 import type { Mailer } from '../mail/mailer.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
-import { onWork } from '../shared/work-signals.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { AlertState } from '../storage/repositories/alert-repository.js';
 import type { Storage } from '../storage/storage.js';
 import { alertEvent } from './alert-event.js';
@@ -49,9 +48,7 @@ export function alertRetryDelayMs(attempts: number, intervalMs: number, maxMs: n
  *    process that dies between the server's acceptance and the mark sends it again after the lease).
  */
 export class AlertChecker {
-  #loop: PeriodicPass | null = null;
-  #unsubscribe: (() => void) | null = null;
-  #running: Promise<AlertCheckResult> | null = null;
+  readonly #job = new BackgroundJob(() => this.#check());
   readonly #batch: number;
   readonly #leaseMs: number;
   readonly #maxRetryDelayMs: number;
@@ -74,34 +71,21 @@ export class AlertChecker {
    * next check back within the interval; an instance where no money moves has nothing to cross a threshold.
    */
   start(): void {
-    if (this.#loop !== null) return;
-    const loop = new PeriodicPass({
+    this.#job.start({
       name: 'alerts', baseMs: this.options.intervalMs, maxMs: this.options.intervalMs * IDLE_ALERT_FACTOR, logger: this.logger,
-      pass: async () => {
-        const result = await this.check();
-        return result.rearmed + result.claimed + result.sent + result.failed > 0;
-      },
+      found: (result) => result.rearmed + result.claimed + result.sent + result.failed > 0,
+      wakeOn: { kind: 'money', how: 'soon' },
     });
-    this.#loop = loop;
-    this.#unsubscribe = onWork('money', () => loop.soon());
-    loop.start();
   }
 
   /** Stops the schedule and waits for a check in progress. */
-  async stop(): Promise<void> {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-    await this.#loop?.stop();
-    this.#loop = null;
-    await this.#running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.#job.stop();
   }
 
   /** One check; a call while another runs joins it instead of overlapping. Never throws (failures are logged). */
   check(): Promise<AlertCheckResult> {
-    this.#running ??= this.#check().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #check(): Promise<AlertCheckResult> {

@@ -1,7 +1,7 @@
 import type { NanoUsd } from '../domain/records.js';
 import type { UsageLogRow } from '../domain/usage-records.js';
 import type { LeasePolicy } from './money-batch.js';
-import type { ProjectFunds } from './money-pools.js';
+import type { PoolsTakingPart, ProjectFunds } from './money-pools.js';
 import type { SettlementOutbox } from './settlement-outbox.js';
 
 // What the ledger is set up with and asked: its options, a reservation, a settlement, a key's or project's holds.
@@ -34,17 +34,7 @@ export interface LedgerOptions {
   outbox?: SettlementOutbox | null;
 }
 
-export interface ReserveRequest {
-  accountId: string;
-  keyId: string;
-  /** The key has a quota cap: its pool takes part. */
-  keyCapped: boolean;
-  /** The key has a period budget: its pool takes part. */
-  keyBudgeted: boolean;
-  /** The end customer the request named (null or absent: none). */
-  customer?: string | null;
-  /** The account gives that customer a budget: its pool takes part. */
-  customerBudgeted?: boolean;
+export interface ReserveRequest extends PoolsTakingPart {
   /** Active subscriptions of the account, oldest first: their quota pays before the wallet. */
   subscriptions: readonly string[];
   /** Upper bound of the request's cost. */

@@ -48,19 +48,24 @@ export interface ReservationParts {
 
 export const NO_PARTS: ReservationParts = { wallet: 0n, subscription: 0n, overage: 0n, key: 0n, budget: 0n, customer: 0n };
 
-/** An amount of money held for one request from admission until it is settled or released. */
-export interface Reservation {
-  /** Also the id of the ledger entry (and subscription usage row) that settles it. */
-  entryId: string;
+/** Whose pools a request takes from besides the wallet's: the key's and the end customer's, when they have limits. */
+export interface PoolsTakingPart {
   accountId: string;
   keyId: string;
-  /** Whether the key has a quota cap (its pool is then part of the reservation). */
+  /** The key has a quota cap: its pool takes part. */
   keyCapped: boolean;
-  /** Whether the key has a period budget (its pool is then part of the reservation). */
+  /** The key has a period budget: its pool takes part. */
   keyBudgeted: boolean;
-  /** The end customer the request named (null: none); its budget's pool takes part when `customerBudgeted`. */
+  /** The end customer the request named (null or absent: none). */
   customer?: string | null;
+  /** The account gives that customer a budget: its pool takes part. */
   customerBudgeted?: boolean;
+}
+
+/** An amount of money held for one request from admission until it is settled or released. */
+export interface Reservation extends PoolsTakingPart {
+  /** Also the id of the ledger entry (and subscription usage row) that settles it. */
+  entryId: string;
   /** The subscription whose quota pays (first), or null: the wallet alone. */
   subscriptionId: string | null;
   /** The subscriptions the account may pay with, in order, for the settlement's overage policy. */

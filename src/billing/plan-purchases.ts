@@ -4,7 +4,7 @@ import { buyerParty, planPeriodInvoiceDraft } from '../invoices/invoice-drafts.j
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { AccountFunds, PlanPurchaseTransaction } from '../storage/repositories/plan-purchase-repository.js';
 import type { NanoUsd, Plan, Subscription } from '../domain/records.js';
 import type { Storage, SubscriptionPatch } from '../storage/storage.js';
@@ -68,8 +68,7 @@ const isLive = (subscription: Subscription, now: number): boolean =>
  * transaction under the account's lock; a balance too short for it changes nothing.
  */
 export class PlanPurchases {
-  #loop: PeriodicPass | null = null;
-  #running: Promise<RenewalResult> | null = null;
+  readonly #renewals = new BackgroundJob(() => this.#renewDue());
 
   constructor(
     private readonly storage: Storage,
@@ -124,24 +123,18 @@ export class PlanPurchases {
    * once). The interval is fixed: periods fall due with time, and one that ends unpaid lapses at the next run.
    */
   start(intervalMs: number): void {
-    if (this.#loop !== null) return;
-    this.#loop = new PeriodicPass({
+    this.#renewals.start({
       name: 'plan renewals',
       baseMs: intervalMs,
       maxMs: intervalMs,
       firstPassAfterMs: intervalMs,
-      pass: async () => {
-        const result = await this.renewDue();
-        return result.renewed + result.refused + result.lapsed > 0;
-      },
+      found: (result) => result.renewed + result.refused + result.lapsed > 0,
       logger: this.logger,
     });
-    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    await this.#loop?.stop();
-    await this.#running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.#renewals.stop();
   }
 
   /**
@@ -150,10 +143,7 @@ export class PlanPurchases {
    * Never throws (failures are logged).
    */
   renewDue(): Promise<RenewalResult> {
-    this.#running ??= this.#renewDue().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#renewals.run();
   }
 
   async #renewDue(): Promise<RenewalResult> {

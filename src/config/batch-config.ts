@@ -1,4 +1,5 @@
-import { FileStoreConfigError, readFileStoreConfig, type FileStoreConfig } from './file-store-config.js';
+import { integerSetting, SettingError } from './settings.js';
+import { readFileStoreConfig, type FileStoreConfig } from './file-store-config.js';
 
 /** Files and batches (docs/operators.md, "Files and batches"). */
 export interface BatchConfig {
@@ -28,16 +29,8 @@ export interface BatchConfig {
   fileStore: FileStoreConfig;
 }
 
-export class BatchConfigError extends Error {
+export class BatchConfigError extends SettingError {
   override name = 'BatchConfigError';
-}
-
-function readInteger(read: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new BatchConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
 }
 
 function readSwitch(read: (name: string) => string | undefined, name: string, fallback: boolean): boolean {
@@ -50,25 +43,16 @@ function readSwitch(read: (name: string) => string | undefined, name: string, fa
 
 const MIB = 1024 * 1024;
 
-function readFileStore(read: (name: string) => string | undefined): FileStoreConfig {
-  try {
-    return readFileStoreConfig(read);
-  } catch (error) {
-    if (error instanceof FileStoreConfigError) throw new BatchConfigError(error.message);
-    throw error;
-  }
-}
-
 export function readBatchConfig(read: (name: string) => string | undefined): BatchConfig {
   return {
-    maxFileBytes: readInteger(read, 'FILE_MAX_BYTES', 100 * MIB, 1024, 512 * MIB),
-    accountQuotaBytes: readInteger(read, 'FILE_ACCOUNT_QUOTA_BYTES', 1024 * MIB, 1024, Number.MAX_SAFE_INTEGER),
-    maxLines: readInteger(read, 'BATCH_MAX_LINES', 50_000, 1, 1_000_000),
-    concurrency: readInteger(read, 'BATCH_CONCURRENCY', 4, 0, 256),
-    leaseMs: readInteger(read, 'BATCH_LINE_LEASE_SECONDS', 120, 1, 86_400) * 1000,
-    pollMs: readInteger(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
+    maxFileBytes: integerSetting(read, 'FILE_MAX_BYTES', 100 * MIB, 1024, 512 * MIB),
+    accountQuotaBytes: integerSetting(read, 'FILE_ACCOUNT_QUOTA_BYTES', 1024 * MIB, 1024, Number.MAX_SAFE_INTEGER),
+    maxLines: integerSetting(read, 'BATCH_MAX_LINES', 50_000, 1, 1_000_000),
+    concurrency: integerSetting(read, 'BATCH_CONCURRENCY', 4, 0, 256),
+    leaseMs: integerSetting(read, 'BATCH_LINE_LEASE_SECONDS', 120, 1, 86_400) * 1000,
+    pollMs: integerSetting(read, 'BATCH_POLL_MS', 1000, 10, 60_000),
     providerPassThrough: readSwitch(read, 'BATCH_PROVIDER_PASS_THROUGH', true),
-    providerPollMs: readInteger(read, 'BATCH_PROVIDER_POLL_SECONDS', 60, 1, 3600) * 1000,
-    fileStore: readFileStore(read),
+    providerPollMs: integerSetting(read, 'BATCH_PROVIDER_POLL_SECONDS', 60, 1, 3600) * 1000,
+    fileStore: readFileStoreConfig(read),
   };
 }

@@ -1,3 +1,4 @@
+import { SettingError } from './settings.js';
 import { usdToNano } from '../billing/money.js';
 import type { NanoUsd } from '../domain/records.js';
 
@@ -61,7 +62,7 @@ export interface SignUpCreditConfig {
   addressWindowDays: number;
 }
 
-export class CommerceConfigError extends Error {
+export class CommerceConfigError extends SettingError {
   override name = 'ConfigError';
 }
 

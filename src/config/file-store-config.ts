@@ -1,3 +1,4 @@
+import { SettingError } from './settings.js';
 /** Where file bytes are kept (docs/operators.md, "Files and batches"): the database, or an S3-compatible bucket. */
 export type FileStoreConfig = { kind: 'database' } | S3StoreConfig;
 
@@ -19,7 +20,7 @@ export interface S3StoreConfig {
   keyPrefix: string;
 }
 
-export class FileStoreConfigError extends Error {
+export class FileStoreConfigError extends SettingError {
   override name = 'FileStoreConfigError';
 }
 

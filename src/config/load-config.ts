@@ -1,4 +1,4 @@
-import { readBatchConfig, BatchConfigError, type BatchConfig } from './batch-config.js';
+import { readBatchConfig } from './batch-config.js';
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -6,11 +6,12 @@ import type { RedisDegradedMode } from '../limits/redis-rate-limiter.js';
 import type { LogLevel } from '../shared/logger.js';
 import { hasUrlCredentials } from '../shared/url-credentials.js';
 import { HOLDER_PREFIX } from '../domain/batches.js';
-import { CommerceConfigError, readCommerceConfig, type CommerceConfig } from './commerce-config.js';
-import { readTelemetryConfig, TelemetryConfigError, type TelemetryConfig } from './telemetry-config.js';
-import { readWebhookConfig, WebhookConfigError, type WebhookConfig } from './webhook-config.js';
-import { readSsoConfig, SsoConfigError, type SsoConfig } from './sso-config.js';
-import { readRealtimeConfig, RealtimeConfigError, type RealtimeConfig } from './realtime-config.js';
+import { readCommerceConfig } from './commerce-config.js';
+import { readTelemetryConfig } from './telemetry-config.js';
+import { readWebhookConfig } from './webhook-config.js';
+import { readSsoConfig } from './sso-config.js';
+import { readRealtimeConfig } from './realtime-config.js';
+import { SettingError, type ReadSetting } from './settings.js';
 import { MEMORY_ALLOCATOR_SETTING, readMemoryAllocator } from './memory-allocator.js';
 import type { AuthFailureLimits, GatewayConfig, ListenerLimits, ProviderShortcut, RoutingConfig, TrustProxy } from './gateway-config.js';
 
@@ -180,56 +181,12 @@ function readOrigin(env: Environment, name: string): string | null {
   return parsed.origin;
 }
 
-function readCommerce(env: Environment): CommerceConfig {
+/** One part's configuration from its own reader, its malformed settings reported as a ConfigError. */
+function readPart<Config>(env: Environment, readPartConfig: (read: ReadSetting) => Config): Config {
   try {
-    return readCommerceConfig((name) => read(env, name));
+    return readPartConfig((name) => read(env, name));
   } catch (error) {
-    if (error instanceof CommerceConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function readBatches(env: Environment): BatchConfig {
-  try {
-    return readBatchConfig((name) => read(env, name));
-  } catch (error) {
-    if (error instanceof BatchConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function readRealtime(env: Environment): RealtimeConfig {
-  try {
-    return readRealtimeConfig((name) => read(env, name));
-  } catch (error) {
-    if (error instanceof RealtimeConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function readWebhooks(env: Environment): WebhookConfig {
-  try {
-    return readWebhookConfig((name) => read(env, name));
-  } catch (error) {
-    if (error instanceof WebhookConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function readSso(env: Environment): SsoConfig {
-  try {
-    return readSsoConfig((name) => read(env, name));
-  } catch (error) {
-    if (error instanceof SsoConfigError) throw new ConfigError(error.message);
-    throw error;
-  }
-}
-
-function readTelemetry(env: Environment): TelemetryConfig {
-  try {
-    return readTelemetryConfig((name) => read(env, name));
-  } catch (error) {
-    if (error instanceof TelemetryConfigError) throw new ConfigError(error.message);
+    if (error instanceof SettingError) throw new ConfigError(error.message);
     throw error;
   }
 }
@@ -290,11 +247,11 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
     fxSourceUrl: read(env, 'FX_SOURCE_URL') ?? null,
     fxRefreshSeconds: readInteger(env, 'FX_REFRESH_SECONDS', 3600, 10, 86_400 * 7),
     logLevel,
-    telemetry: readTelemetry(env),
+    telemetry: readPart(env, readTelemetryConfig),
     routing: readRouting(env),
     metricsPort: read(env, 'METRICS_PORT') === undefined ? null : readInteger(env, 'METRICS_PORT', 0, 0, 65535),
     usageRetentionDays: read(env, 'USAGE_RETENTION_DAYS') === undefined ? null : readInteger(env, 'USAGE_RETENTION_DAYS', 0, 1, 36_500),
-    commerce: readCommerce(env),
+    commerce: readPart(env, readCommerceConfig),
     mcp: {
       allowPrivateAddresses: readBoolean(env, 'MCP_ALLOW_PRIVATE_ADDRESSES', false),
       healthCheckIntervalMs: readInteger(env, 'MCP_HEALTH_CHECK_INTERVAL_SECONDS', 60, 0, 86_400) * 1000,
@@ -302,10 +259,10 @@ export function loadConfig(env: Environment = process.env, cwd: string = process
       allowStdio: readBoolean(env, 'MCP_ALLOW_STDIO', false),
       allowAccountServers: readBoolean(env, 'MCP_ALLOW_ACCOUNT_SERVERS', false),
     },
-    webhooks: readWebhooks(env),
-    batches: readBatches(env),
-    realtime: readRealtime(env),
-    sso: readSso(env),
+    webhooks: readPart(env, readWebhookConfig),
+    batches: readPart(env, readBatchConfig),
+    realtime: readPart(env, readRealtimeConfig),
+    sso: readPart(env, readSsoConfig),
     providers: {
       openai: readProvider(env, 'OPENAI'),
       anthropic: readProvider(env, 'ANTHROPIC'),

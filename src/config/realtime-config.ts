@@ -1,3 +1,4 @@
+import { integerSetting, SettingError } from './settings.js';
 /** Realtime WebSocket sessions (docs/operators.md, "Realtime sessions"). */
 export interface RealtimeConfig {
   /** A session in which neither side sent anything this long is closed (REALTIME_IDLE_SECONDS). */
@@ -17,26 +18,18 @@ export interface RealtimeConfig {
   clientSecretMs: number;
 }
 
-export class RealtimeConfigError extends Error {
+export class RealtimeConfigError extends SettingError {
   override name = 'RealtimeConfigError';
-}
-
-function readInteger(read: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new RealtimeConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
 }
 
 /** OpenAI ends a realtime session after 60 minutes; its largest client event (an audio append) is 15 MiB. */
 export function readRealtimeConfig(read: (name: string) => string | undefined): RealtimeConfig {
   return {
-    idleMs: readInteger(read, 'REALTIME_IDLE_SECONDS', 300, 1, 86_400) * 1000,
-    maxSessionMs: readInteger(read, 'REALTIME_MAX_SESSION_SECONDS', 3600, 1, 86_400) * 1000,
-    maxMessageBytes: readInteger(read, 'REALTIME_MAX_MESSAGE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    pingMs: readInteger(read, 'REALTIME_PING_SECONDS', 30, 1, 3600) * 1000,
-    bufferBytes: readInteger(read, 'REALTIME_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
-    clientSecretMs: readInteger(read, 'REALTIME_CLIENT_SECRET_SECONDS', 600, 10, 7200) * 1000,
+    idleMs: integerSetting(read, 'REALTIME_IDLE_SECONDS', 300, 1, 86_400) * 1000,
+    maxSessionMs: integerSetting(read, 'REALTIME_MAX_SESSION_SECONDS', 3600, 1, 86_400) * 1000,
+    maxMessageBytes: integerSetting(read, 'REALTIME_MAX_MESSAGE_BYTES', 16 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    pingMs: integerSetting(read, 'REALTIME_PING_SECONDS', 30, 1, 3600) * 1000,
+    bufferBytes: integerSetting(read, 'REALTIME_BUFFER_BYTES', 1024 * 1024, 16 * 1024, 256 * 1024 * 1024),
+    clientSecretMs: integerSetting(read, 'REALTIME_CLIENT_SECRET_SECONDS', 600, 10, 7200) * 1000,
   };
 }

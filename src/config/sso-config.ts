@@ -1,3 +1,4 @@
+import { booleanSetting, SettingError } from './settings.js';
 /** The operators' OpenID Connect client when set in the environment (docs/single-sign-on.md). */
 export interface OperatorOidcConfig {
   /** OIDC_ISSUER: the provider's issuer URL, exactly as its discovery document names it. */
@@ -25,18 +26,11 @@ export interface SsoConfig {
   allowPrivateAddresses: boolean;
 }
 
-export class SsoConfigError extends Error {
+export class SsoConfigError extends SettingError {
   override name = 'SsoConfigError';
 }
 
 const OPERATOR_ROLES = ['owner', 'admin', 'support', 'viewer'];
-
-function readBoolean(read: (name: string) => string | undefined, name: string): boolean {
-  const raw = read(name);
-  if (raw === undefined || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new SsoConfigError(`${name} must be true or false, got "${raw}"`);
-}
 
 function readRole(raw: string, name: string): string {
   if (!OPERATOR_ROLES.includes(raw)) throw new SsoConfigError(`${name}: "${raw}" is not an operator role (${OPERATOR_ROLES.join(', ')})`);
@@ -81,5 +75,5 @@ export function readSsoConfig(read: (name: string) => string | undefined): SsoCo
       emailDomains: (read('OIDC_EMAIL_DOMAINS') ?? '').split(',').map((domain) => domain.trim().toLowerCase()).filter(Boolean),
     };
   }
-  return { operator, allowHttpLoopback: readBoolean(read, 'OIDC_ALLOW_HTTP_LOOPBACK'), allowPrivateAddresses: readBoolean(read, 'SSO_ALLOW_PRIVATE_ADDRESSES') };
+  return { operator, allowHttpLoopback: booleanSetting(read, 'OIDC_ALLOW_HTTP_LOOPBACK'), allowPrivateAddresses: booleanSetting(read, 'SSO_ALLOW_PRIVATE_ADDRESSES') };
 }

@@ -1,3 +1,4 @@
+import { integerSetting, SettingError } from './settings.js';
 /** How traces are sampled (OTEL_TRACES_SAMPLER): a caller's sampled flag is followed by the `parentbased_` ones. */
 export type TraceSampler =
   | { kind: 'always_on' | 'always_off' | 'parentbased_always_on' | 'parentbased_always_off' }
@@ -35,19 +36,11 @@ export interface TelemetryConfig {
   accessLog: boolean;
 }
 
-export class TelemetryConfigError extends Error {
+export class TelemetryConfigError extends SettingError {
   override name = 'TelemetryConfigError';
 }
 
 type Read = (name: string) => string | undefined;
-
-function integer(read: Read, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new TelemetryConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
 
 function httpUrl(name: string, raw: string): URL {
   let url: URL;
@@ -132,14 +125,14 @@ export function readTelemetryConfig(read: Read): TelemetryConfig {
       tracesUrl: endpointOf(tracesEndpoint, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', '/v1/traces'),
       metricsUrl: endpointOf(metricsEndpoint, 'OTEL_EXPORTER_OTLP_METRICS_ENDPOINT', '/v1/metrics'),
       headers: parseKeyValueList('OTEL_EXPORTER_OTLP_HEADERS', read('OTEL_EXPORTER_OTLP_HEADERS')),
-      timeoutMs: integer(read, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
+      timeoutMs: integerSetting(read, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000, 100, 600_000),
       serviceName: read('OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? 'unigate',
       resourceAttributes,
       sampler: readSampler(read),
-      maxQueueSize: integer(read, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, 1_000_000),
-      maxExportBatchSize: integer(read, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000),
-      scheduleDelayMs: integer(read, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 3_600_000),
-      metricIntervalMs: integer(read, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000, 10, 86_400_000),
+      maxQueueSize: integerSetting(read, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048, 1, 1_000_000),
+      maxExportBatchSize: integerSetting(read, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512, 1, 100_000),
+      scheduleDelayMs: integerSetting(read, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 3_600_000),
+      metricIntervalMs: integerSetting(read, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000, 10, 86_400_000),
     },
   };
 }

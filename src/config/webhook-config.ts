@@ -1,3 +1,4 @@
+import { booleanSetting, integerSetting, SettingError } from './settings.js';
 import { DEFAULT_RETRY_SECONDS } from '../webhooks/retry-schedule.js';
 
 /** Outgoing webhooks (docs/operators.md, "Webhooks"). */
@@ -21,23 +22,8 @@ export interface WebhookConfig {
   secretOverlapMs: number;
 }
 
-export class WebhookConfigError extends Error {
+export class WebhookConfigError extends SettingError {
   override name = 'WebhookConfigError';
-}
-
-function readBoolean(read: (name: string) => string | undefined, name: string): boolean {
-  const raw = read(name);
-  if (raw === undefined || raw === 'false' || raw === '0') return false;
-  if (raw === 'true' || raw === '1') return true;
-  throw new WebhookConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function readInteger(read: (name: string) => string | undefined, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new WebhookConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return value;
 }
 
 function readSchedule(read: (name: string) => string | undefined): number[] {
@@ -52,12 +38,12 @@ function readSchedule(read: (name: string) => string | undefined): number[] {
 
 export function readWebhookConfig(read: (name: string) => string | undefined): WebhookConfig {
   return {
-    checkMs: readInteger(read, 'WEBHOOK_CHECK_MS', 1000, 50, 600_000),
-    timeoutMs: readInteger(read, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 120) * 1000,
-    allowHttpLoopback: readBoolean(read, 'WEBHOOK_ALLOW_HTTP_LOOPBACK'),
-    allowPrivateAddresses: readBoolean(read, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
+    checkMs: integerSetting(read, 'WEBHOOK_CHECK_MS', 1000, 50, 600_000),
+    timeoutMs: integerSetting(read, 'WEBHOOK_TIMEOUT_SECONDS', 15, 1, 120) * 1000,
+    allowHttpLoopback: booleanSetting(read, 'WEBHOOK_ALLOW_HTTP_LOOPBACK'),
+    allowPrivateAddresses: booleanSetting(read, 'WEBHOOK_ALLOW_PRIVATE_ADDRESSES'),
     retrySeconds: readSchedule(read),
-    secretOverlapMs: readInteger(read, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 1, 720) * 3_600_000,
-    testEventsPerMinute: readInteger(read, 'WEBHOOK_TEST_EVENTS_PER_MINUTE', 5, 1, 1000),
+    secretOverlapMs: integerSetting(read, 'WEBHOOK_SECRET_OVERLAP_HOURS', 24, 1, 720) * 3_600_000,
+    testEventsPerMinute: integerSetting(read, 'WEBHOOK_TEST_EVENTS_PER_MINUTE', 5, 1, 1000),
   };
 }

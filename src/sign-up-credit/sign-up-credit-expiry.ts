@@ -2,7 +2,7 @@ import type { Ledger } from '../billing/ledger.js';
 import type { Clock } from '../shared/clock.js';
 import { newId } from '../shared/ids.js';
 import type { Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { Storage } from '../storage/storage.js';
 
 const BATCH = 100;
@@ -13,8 +13,7 @@ const BATCH = 100;
  * Credits fall due with time, not with an event, so the loop keeps a fixed interval: no expiry waits longer.
  */
 export class SignUpCreditExpiry {
-  #loop: PeriodicPass | null = null;
-  #running: Promise<number> | null = null;
+  readonly #job = new BackgroundJob(() => this.#pass());
 
   constructor(
     private readonly storage: Pick<Storage, 'signUpCredits'>,
@@ -25,29 +24,24 @@ export class SignUpCreditExpiry {
   ) {}
 
   start(): void {
-    if (this.#loop !== null) return;
-    this.#loop = new PeriodicPass({
+    this.#job.start({
       name: 'sign-up credit expiry',
       baseMs: this.intervalMs,
       maxMs: this.intervalMs,
       firstPassAfterMs: this.intervalMs,
-      pass: async () => (await this.run()) > 0,
+      found: (settled) => settled > 0,
       logger: this.logger,
     });
-    this.#loop.start();
   }
 
   /** No pass starts after this; settles once a running pass has ended. */
-  async stop(): Promise<void> {
-    await this.#loop?.stop();
+  stop(): Promise<void> {
+    return this.#job.stop();
   }
 
   /** One pass (also what tests call): settles every grant due now; the number settled. */
   run(): Promise<number> {
-    this.#running ??= this.#pass().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #pass(): Promise<number> {

@@ -10,16 +10,8 @@ import type { Storage } from '../storage/storage.js';
 
 export const SUPPORT_CATEGORIES: readonly SupportCategory[] = ['billing', 'technical', 'account', 'other'];
 
-export interface NewTicket {
-  accountId: string;
-  userId: string;
-  /** The user's address: the confirmation and the operator's replies go there. */
-  email: string;
-  subject: string;
-  category: SupportCategory;
-  message: string;
-  requestId: string | null;
-}
+/** What the user writes (and who): the ticket's id, status and times are the desk's to set. */
+export type NewTicket = Pick<SupportTicket, 'accountId' | 'userId' | 'email' | 'subject' | 'category' | 'message' | 'requestId'>;
 
 /**
  * Support tickets: stored first, then mailed to the operator's support address (SUPPORT_EMAIL) and confirmed to

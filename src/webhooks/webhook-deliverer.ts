@@ -1,8 +1,7 @@
 import type { WebhookConfig } from '../config/webhook-config.js';
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
-import { onWork } from '../shared/work-signals.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { DueDelivery, WebhookRepository } from '../storage/repositories/webhook-repository.js';
 import { retryDelayMs } from './retry-schedule.js';
 import { slackText } from './slack-text.js';
@@ -34,9 +33,7 @@ const LEASE_MARGIN_MS = 30_000;
  * or the attempts run out.
  */
 export class WebhookDeliverer {
-  #loop: PeriodicPass | null = null;
-  #unsubscribe: (() => void) | null = null;
-  #running: Promise<DeliveryCheckResult> | null = null;
+  readonly #job = new BackgroundJob(() => this.#check());
   #prunedAt = 0;
 
   constructor(
@@ -52,27 +49,18 @@ export class WebhookDeliverer {
    * at once when an event or a resend is recorded in this process.
    */
   start(): void {
-    if (this.#loop !== null) return;
-    const loop = new PeriodicPass({ name: 'webhooks', baseMs: this.config.checkMs, logger: this.logger, pass: async () => (await this.check()).found > 0 });
-    this.#loop = loop;
-    this.#unsubscribe = onWork('webhooks', () => loop.nudge());
-    loop.start();
+    this.#job.start({
+      name: 'webhooks', baseMs: this.config.checkMs, logger: this.logger, found: (result) => result.found > 0, wakeOn: { kind: 'webhooks', how: 'nudge' },
+    });
   }
 
-  async stop(): Promise<void> {
-    this.#unsubscribe?.();
-    this.#unsubscribe = null;
-    await this.#loop?.stop();
-    this.#loop = null;
-    await this.#running?.catch(() => undefined);
+  stop(): Promise<void> {
+    return this.#job.stop();
   }
 
   /** One pass over the due deliveries; a call while one runs joins it. Never throws (failures are logged). */
   check(): Promise<DeliveryCheckResult> {
-    this.#running ??= this.#check().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #check(): Promise<DeliveryCheckResult> {

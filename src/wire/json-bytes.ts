@@ -8,6 +8,18 @@ export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const COMMA = 0x2c;
 
+/** Whether the byte is JSON's white space: space, line feed, carriage return or tab (undefined past the end: no). */
+export function isWhitespace(byte: number | undefined): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+}
+
+/** The index of the first byte from `from` on that is not white space (the length when none is). */
+export function skipWhitespace(body: Buffer, from: number): number {
+  let index = from;
+  while (isWhitespace(body[index])) index += 1;
+  return index;
+}
+
 /** Strings longer than this are searched for their closing quote natively (for short ones the call costs more). */
 const SHORT_STRING = 64;
 

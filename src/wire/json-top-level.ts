@@ -1,4 +1,4 @@
-import { CLOSE_BRACE, CLOSE_BRACKET, COLON, lastStringEscaped, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
+import { CLOSE_BRACE, CLOSE_BRACKET, COLON, lastStringEscaped, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE, skipWhitespace } from './json-bytes.js';
 
 /** Where an object value sits in the body: `body.subarray(start, end)` is its JSON text. */
 export interface JsonSpan {
@@ -11,16 +11,6 @@ export interface JsonSpan {
  * object without that member; `unsure` when this reading cannot tell without parsing the whole body.
  */
 export type TopLevelMember = JsonSpan | 'absent' | 'unsure';
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-function skipWhitespace(body: Buffer, from: number): number {
-  let index = from;
-  while (isWhitespace(body[index])) index += 1;
-  return index;
-}
 
 /** Whether the string token `body[start, end)` (quotes included) is exactly `"<key>"`. */
 function isKey(body: Buffer, start: number, end: number, key: string): boolean {

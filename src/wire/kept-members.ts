@@ -1,4 +1,4 @@
-import { CLOSE_BRACE, COMMA } from './json-bytes.js';
+import { CLOSE_BRACE, COMMA, isWhitespace } from './json-bytes.js';
 import type { JsonSpan } from './json-top-level.js';
 
 /**
@@ -27,10 +27,6 @@ export interface KeptMembersLimits {
 
 /** Claude Code's tools (14-60 KB) and system prompt (a few KB) for a few dozen sessions of different versions. */
 const DEFAULT_LIMITS: KeptMembersLimits = { budgetBytes: 512 * 1024, minBytes: 1024, maxValues: 32 };
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
 
 /**
  * The kept values one caller's bodies may reuse (`KeptMembers.of`): only those its own earlier bodies gave, so how

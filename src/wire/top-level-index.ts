@@ -1,4 +1,4 @@
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE } from './json-bytes.js';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, isWhitespace, OPEN_BRACE, OPEN_BRACKET, pastString, QUOTE, skipWhitespace } from './json-bytes.js';
 import { MAX_JSON_DEPTH } from './json-depth.js';
 import type { JsonSpan } from './json-top-level.js';
 import type { KeptLookup, KeptValue } from './kept-members.js';
@@ -30,16 +30,6 @@ export interface TopLevelIndex {
 /** Bytes the pass stops at: quotes, brackets and commas. Any other byte (inside no string) is passed over. */
 const STOP = new Uint8Array(256);
 for (const byte of [QUOTE, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, COMMA]) STOP[byte] = 1;
-
-function isWhitespace(byte: number | undefined): boolean {
-  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
-}
-
-function skipWhitespace(body: Buffer, from: number): number {
-  let index = from;
-  while (isWhitespace(body[index])) index += 1;
-  return index;
-}
 
 /** The end of a value whose text runs up to `before` (a comma or the closing brace), its trailing blanks left out. */
 function trimmedEnd(body: Buffer, before: number): number {

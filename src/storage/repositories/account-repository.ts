@@ -1,8 +1,9 @@
-import { sql, type Insertable, type Kysely, type Selectable, type Updateable } from 'kysely';
-import { toBigInt, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import { sql, type Kysely } from 'kysely';
+import { toBigInt } from '../convert.js';
 import type { AccountsTable, Database } from '../database-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { Account, AccountStatus, NanoUsd } from '../../domain/records.js';
+import { integer, money, nullableInteger, nullableMoney, nullableText, oneOf, recordMapping, text } from './record-columns.js';
 import { tableAccess, type TableMapping } from './table-access.js';
 
 const ACCOUNT_STATUSES: readonly AccountStatus[] = ['enabled', 'disabled', 'deleted'];
@@ -13,62 +14,17 @@ export function deletedEmail(accountId: string): string {
   return `deleted+${accountId}@deleted.invalid`;
 }
 
-function toRecord(row: Selectable<AccountsTable>): Account {
-  return {
-    id: row.id,
-    email: row.email,
-    passwordHash: row.password_hash,
-    tier: row.tier,
-    balanceNano: toBigInt(row.balance_nano),
-    creditLineNano: toBigInt(row.credit_line_nano),
-    alertBalanceNano: toNullableBigInt(row.alert_balance_nano),
-    status: toOneOf(row.status, ACCOUNT_STATUSES, 'account status'),
-    rpm: toNullableNumber(row.rpm),
-    tpm: toNullableNumber(row.tpm),
-    concurrency: toNullableNumber(row.concurrency),
-    deletedAt: toNullableNumber(row.deleted_at),
-    createdAt: toNumber(row.created_at),
-    updatedAt: toNumber(row.updated_at),
-  };
-}
+const ACCOUNT_COLUMNS = recordMapping<AccountsTable, Account, AccountPatch>(
+  {
+    id: text, email: text, passwordHash: nullableText, tier: text, balanceNano: money, creditLineNano: money, alertBalanceNano: nullableMoney,
+    status: oneOf(ACCOUNT_STATUSES, 'account status'), rpm: nullableInteger, tpm: nullableInteger, concurrency: nullableInteger,
+    deletedAt: nullableInteger, createdAt: integer, updatedAt: integer,
+  },
+  { email: true, passwordHash: true, tier: true, creditLineNano: true, alertBalanceNano: true, status: true, rpm: true, tpm: true, concurrency: true, deletedAt: true },
+);
+const toRecord = ACCOUNT_COLUMNS.toRecord;
 
-function toRow(account: Account): Insertable<AccountsTable> {
-  return {
-    id: account.id,
-    email: account.email,
-    password_hash: account.passwordHash,
-    tier: account.tier,
-    balance_nano: account.balanceNano,
-    credit_line_nano: account.creditLineNano,
-    alert_balance_nano: account.alertBalanceNano,
-    status: account.status,
-    rpm: account.rpm,
-    tpm: account.tpm,
-    concurrency: account.concurrency,
-    deleted_at: account.deletedAt,
-    created_at: account.createdAt,
-    updated_at: account.updatedAt,
-  };
-}
-
-function toChanges(patch: AccountPatch, now: number): Updateable<AccountsTable> {
-  const changes: Updateable<AccountsTable> = { updated_at: now };
-  if (patch.email !== undefined) changes.email = patch.email;
-  if (patch.passwordHash !== undefined) changes.password_hash = patch.passwordHash;
-  if (patch.tier !== undefined) changes.tier = patch.tier;
-  if (patch.creditLineNano !== undefined) changes.credit_line_nano = patch.creditLineNano;
-  if (patch.alertBalanceNano !== undefined) changes.alert_balance_nano = patch.alertBalanceNano;
-  if (patch.status !== undefined) changes.status = patch.status;
-  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
-  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
-  if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
-  if (patch.deletedAt !== undefined) changes.deleted_at = patch.deletedAt;
-  return changes;
-}
-
-const ACCOUNTS: TableMapping<'accounts', Account, AccountPatch> = {
-  table: 'accounts', key: 'id', keyOf: (account) => account.id, toRecord, toRow, toChanges,
-};
+const ACCOUNTS: TableMapping<'accounts', Account, AccountPatch> = { table: 'accounts', key: 'id', keyOf: (account) => account.id, ...ACCOUNT_COLUMNS };
 
 export function createAccountRepository(db: Kysely<Database>): AccountRepository {
   const accounts = tableAccess(db, ACCOUNTS);

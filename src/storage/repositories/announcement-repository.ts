@@ -1,37 +1,17 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
-import { toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { Kysely } from 'kysely';
 import type { AnnouncementsTable, Database } from '../database-schema.js';
+import { integer, nullableInteger, oneOf, recordMapping, text } from './record-columns.js';
 import { tableAccess, type TableMapping } from './table-access.js';
 import type { Announcement } from '../../domain/records.js';
 import type { AnnouncementRepository } from '../storage.js';
 
 const LEVELS: readonly Announcement['level'][] = ['info', 'warning', 'critical'];
 
-function toRecord(row: Selectable<AnnouncementsTable>): Announcement {
-  return {
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    level: toOneOf(row.level, LEVELS, 'announcement level'),
-    publishedAt: toNumber(row.published_at),
-    expiresAt: toNullableNumber(row.expires_at),
-    createdAt: toNumber(row.created_at),
-  };
-}
-
-function toRow(announcement: Announcement): Insertable<AnnouncementsTable> {
-  return {
-    id: announcement.id,
-    title: announcement.title,
-    body: announcement.body,
-    level: announcement.level,
-    published_at: announcement.publishedAt,
-    expires_at: announcement.expiresAt,
-    created_at: announcement.createdAt,
-  };
-}
-
 /** Announcements are never edited: no patch, no changes. */
+const { toRecord, toRow } = recordMapping<AnnouncementsTable, Announcement>({
+  id: text, title: text, body: text, level: oneOf(LEVELS, 'announcement level'), publishedAt: integer, expiresAt: nullableInteger, createdAt: integer,
+});
+
 const ANNOUNCEMENTS: TableMapping<'announcements', Announcement, never> = {
   table: 'announcements', key: 'id', keyOf: (announcement) => announcement.id, toRecord, toRow,
 };

@@ -5,19 +5,13 @@ import {
 import type { ApiKeysTable, Database } from '../database-schema.js';
 import type { Dialect } from './ledger-repository.js';
 import type { WebhookTables } from '../webhook-schema.js';
+import { budgetChanges, budgetColumns, budgetOf } from './budget-columns.js';
 import { tableAccess, type TableMapping } from './table-access.js';
 import { insertWebhookEvent } from './webhook-repository.js';
-import type { ApiKey, ApiKeyStatus, BudgetPeriod, KeyBudget } from '../../domain/records.js';
+import type { ApiKey, ApiKeyStatus } from '../../domain/records.js';
 import type { ApiKeyPatch, ApiKeyRepository } from '../storage.js';
 
 const STATUSES: readonly ApiKeyStatus[] = ['enabled', 'disabled', 'revoked'];
-const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
-
-function budgetColumns(budget: KeyBudget | null): Pick<Insertable<ApiKeysTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'> {
-  return budget === null
-    ? { budget_period: null, budget_limit_nano: null, budget_spent_nano: 0n, budget_period_start: 0 }
-    : { budget_period: budget.period, budget_limit_nano: budget.limitNano, budget_spent_nano: budget.spentNano, budget_period_start: budget.periodStart };
-}
 
 function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
   return {
@@ -35,12 +29,7 @@ function toRecord(row: Selectable<ApiKeysTable>): ApiKey {
     rpm: toNullableNumber(row.rpm),
     tpm: toNullableNumber(row.tpm),
     concurrency: toNullableNumber(row.concurrency),
-    budget: row.budget_period === null || row.budget_limit_nano === null ? null : {
-      period: toOneOf(row.budget_period, BUDGET_PERIODS, 'api key budget period'),
-      limitNano: toBigInt(row.budget_limit_nano),
-      spentNano: toBigInt(row.budget_spent_nano),
-      periodStart: toNumber(row.budget_period_start),
-    },
+    budget: budgetOf(row, 'api key budget period'),
     allowedOrigins: parseNullableStringArray(row.allowed_origins, 'api_keys.allowed_origins'),
     createdAt: toNumber(row.created_at),
     updatedAt: toNumber(row.updated_at),
@@ -94,10 +83,7 @@ function toChanges(patch: ApiKeyPatch, now: number): Updateable<ApiKeysTable> {
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.concurrency !== undefined) changes.concurrency = patch.concurrency;
   if (patch.environment !== undefined) changes.environment = patch.environment;
-  if (patch.budget !== undefined) {
-    if (patch.budgetLimitOnly === true && patch.budget !== null) changes.budget_limit_nano = patch.budget.limitNano;
-    else Object.assign(changes, budgetColumns(patch.budget));
-  }
+  Object.assign(changes, budgetChanges(patch));
   if (patch.allowedOrigins !== undefined) changes.allowed_origins = toNullableJson(patch.allowedOrigins);
   if (patch.projectId !== undefined) changes.project_id = patch.projectId;
   if (patch.allowedMcpServers !== undefined) changes.allowed_mcp_servers = toNullableJson(patch.allowedMcpServers);

@@ -1,6 +1,6 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { fromBoolean, toBigInt, toBoolean, toNullableBigInt, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { Kysely } from 'kysely';
 import type { Database, PlansTable } from '../database-schema.js';
+import { flag, integer, money, nullableInteger, nullableMoney, oneOf, recordMapping, text } from './record-columns.js';
 import { tableAccess, type TableMapping } from './table-access.js';
 import type { OveragePolicy, Plan, PlanPeriod } from '../../domain/records.js';
 import type { PlanPatch, PlanRepository } from '../storage.js';
@@ -8,57 +8,17 @@ import type { PlanPatch, PlanRepository } from '../storage.js';
 const PERIODS: readonly PlanPeriod[] = ['day', 'week', 'month'];
 const OVERAGE_POLICIES: readonly OveragePolicy[] = ['deny', 'limit', 'payg'];
 
-export function toPlanRecord(row: Selectable<PlansTable>): Plan {
-  return {
-    id: row.id,
-    name: row.name,
-    period: toOneOf(row.period, PERIODS, 'plan period'),
-    quotaNano: toBigInt(row.quota_nano),
-    overagePolicy: toOneOf(row.overage_policy, OVERAGE_POLICIES, 'overage policy'),
-    overageLimitNano: toNullableBigInt(row.overage_limit_nano),
-    rpm: toNullableNumber(row.rpm),
-    tpm: toNullableNumber(row.tpm),
-    selfService: toBoolean(row.self_service),
-    priceNano: toBigInt(row.price_nano),
-    createdAt: toNumber(row.created_at),
-    updatedAt: toNumber(row.updated_at),
-  };
-}
+const PLAN_COLUMNS = recordMapping<PlansTable, Plan, PlanPatch>(
+  {
+    id: text, name: text, period: oneOf(PERIODS, 'plan period'), quotaNano: money, overagePolicy: oneOf(OVERAGE_POLICIES, 'overage policy'),
+    overageLimitNano: nullableMoney, rpm: nullableInteger, tpm: nullableInteger, selfService: flag, priceNano: money, createdAt: integer, updatedAt: integer,
+  },
+  { name: true, period: true, quotaNano: true, overagePolicy: true, overageLimitNano: true, rpm: true, tpm: true, selfService: true, priceNano: true },
+);
 
-function toRow(plan: Plan): Insertable<PlansTable> {
-  return {
-    id: plan.id,
-    name: plan.name,
-    period: plan.period,
-    quota_nano: plan.quotaNano,
-    overage_policy: plan.overagePolicy,
-    overage_limit_nano: plan.overageLimitNano,
-    rpm: plan.rpm,
-    tpm: plan.tpm,
-    self_service: fromBoolean(plan.selfService),
-    price_nano: plan.priceNano,
-    created_at: plan.createdAt,
-    updated_at: plan.updatedAt,
-  };
-}
+export const toPlanRecord = PLAN_COLUMNS.toRecord;
 
-function toChanges(patch: PlanPatch, now: number): Updateable<PlansTable> {
-  const changes: Updateable<PlansTable> = { updated_at: now };
-  if (patch.name !== undefined) changes.name = patch.name;
-  if (patch.period !== undefined) changes.period = patch.period;
-  if (patch.quotaNano !== undefined) changes.quota_nano = patch.quotaNano;
-  if (patch.overagePolicy !== undefined) changes.overage_policy = patch.overagePolicy;
-  if (patch.overageLimitNano !== undefined) changes.overage_limit_nano = patch.overageLimitNano;
-  if (patch.rpm !== undefined) changes.rpm = patch.rpm;
-  if (patch.tpm !== undefined) changes.tpm = patch.tpm;
-  if (patch.selfService !== undefined) changes.self_service = fromBoolean(patch.selfService);
-  if (patch.priceNano !== undefined) changes.price_nano = patch.priceNano;
-  return changes;
-}
-
-const PLANS: TableMapping<'plans', Plan, PlanPatch> = {
-  table: 'plans', key: 'id', keyOf: (plan) => plan.id, toRecord: toPlanRecord, toRow, toChanges,
-};
+const PLANS: TableMapping<'plans', Plan, PlanPatch> = { table: 'plans', key: 'id', keyOf: (plan) => plan.id, ...PLAN_COLUMNS };
 
 export function createPlanRepository(db: Kysely<Database>): PlanRepository {
   const plans = tableAccess(db, PLANS);

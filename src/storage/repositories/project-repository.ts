@@ -1,26 +1,14 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { parseNullableStringArray, toBigInt, toNullableBigInt, toNullableJson, toNullableNumber, toNumber, toOneOf } from '../convert.js';
 import type { ProjectDatabase, ProjectMembersTable, ProjectsTable } from '../project-schema.js';
-import type { BudgetPeriod, KeyBudget } from '../../domain/records.js';
+import type { KeyBudget } from '../../domain/records.js';
 import { PROJECT_ROLES, type Project, type ProjectMember, type ProjectPatch, type ProjectRepository } from '../../domain/project.js';
+import { budgetChanges, budgetColumns, budgetOf } from './budget-columns.js';
 import { tableAccess, type TableMapping } from './table-access.js';
-
-const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
-
-function budgetColumns(budget: KeyBudget | null): Pick<Insertable<ProjectsTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'> {
-  return budget === null
-    ? { budget_period: null, budget_limit_nano: null, budget_spent_nano: 0n, budget_period_start: 0 }
-    : { budget_period: budget.period, budget_limit_nano: budget.limitNano, budget_spent_nano: budget.spentNano, budget_period_start: budget.periodStart };
-}
 
 /** The budget columns of a project row (all null or all set), as the money transaction reads them too. */
 export function projectBudgetOf(row: Pick<Selectable<ProjectsTable>, 'budget_period' | 'budget_limit_nano' | 'budget_spent_nano' | 'budget_period_start'>): KeyBudget | null {
-  return row.budget_period === null || row.budget_limit_nano === null ? null : {
-    period: toOneOf(row.budget_period, BUDGET_PERIODS, 'project budget period'),
-    limitNano: toBigInt(row.budget_limit_nano),
-    spentNano: toBigInt(row.budget_spent_nano),
-    periodStart: toNumber(row.budget_period_start),
-  };
+  return budgetOf(row, 'project budget period');
 }
 
 function toRecord(row: Selectable<ProjectsTable>): Project {
@@ -56,11 +44,7 @@ function toChanges(patch: ProjectPatch, now: number): Updateable<ProjectsTable> 
   if (patch.rpm !== undefined) changes.rpm = patch.rpm;
   if (patch.tpm !== undefined) changes.tpm = patch.tpm;
   if (patch.allowedModels !== undefined) changes.allowed_models = toNullableJson(patch.allowedModels);
-  if (patch.budget !== undefined) {
-    if (patch.budgetLimitOnly === true && patch.budget !== null) changes.budget_limit_nano = patch.budget.limitNano;
-    else Object.assign(changes, budgetColumns(patch.budget));
-  }
-  return changes;
+  return Object.assign(changes, budgetChanges(patch));
 }
 
 function toRow(project: Project): Insertable<ProjectsTable> {

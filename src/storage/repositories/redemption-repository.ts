@@ -1,11 +1,11 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { toBigInt, toNullableNumber, toNumber } from '../convert.js';
+import type { Kysely, Updateable } from 'kysely';
 import type { Database } from '../database-schema.js';
 import type { RedemptionCodesTable } from '../money-schema.js';
 import { chunk, pageLimit, rowsPerStatement, toPage } from '../pagination.js';
 import type { NanoUsd, Page, PageRequest } from '../../domain/records.js';
 import { BalanceLimitError } from '../storage.js';
 import { creditLockedAccount } from './account-credit.js';
+import { integer, money, nullableInteger, nullableText, recordMapping, text } from './record-columns.js';
 
 /** A code worth `amountNano`, redeemable once. Only the SHA-256 of the code is kept. */
 export interface RedemptionCode {
@@ -79,39 +79,10 @@ export interface RedemptionCodeRepository {
 
 const COLUMNS = 12;
 
-function toRecord(row: Selectable<RedemptionCodesTable>): RedemptionCode {
-  return {
-    id: row.id,
-    codeHash: row.code_hash,
-    hint: row.hint,
-    name: row.name,
-    amountNano: toBigInt(row.amount_nano),
-    expiresAt: toNullableNumber(row.expires_at),
-    disabledAt: toNullableNumber(row.disabled_at),
-    redeemedBy: row.redeemed_by,
-    redeemedAt: toNullableNumber(row.redeemed_at),
-    ledgerEntryId: row.ledger_entry_id,
-    createdAt: toNumber(row.created_at),
-    updatedAt: toNumber(row.updated_at),
-  };
-}
-
-function toRow(code: RedemptionCode): Insertable<RedemptionCodesTable> {
-  return {
-    id: code.id,
-    code_hash: code.codeHash,
-    hint: code.hint,
-    name: code.name,
-    amount_nano: code.amountNano,
-    expires_at: code.expiresAt,
-    disabled_at: code.disabledAt,
-    redeemed_by: code.redeemedBy,
-    redeemed_at: code.redeemedAt,
-    ledger_entry_id: code.ledgerEntryId,
-    created_at: code.createdAt,
-    updated_at: code.updatedAt,
-  };
-}
+const { toRecord, toRow } = recordMapping<RedemptionCodesTable, RedemptionCode>({
+  id: text, codeHash: text, hint: text, name: text, amountNano: money, expiresAt: nullableInteger, disabledAt: nullableInteger,
+  redeemedBy: nullableText, redeemedAt: nullableInteger, ledgerEntryId: nullableText, createdAt: integer, updatedAt: integer,
+});
 
 export function createRedemptionCodeRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): RedemptionCodeRepository {
   const byId = async (id: string): Promise<RedemptionCode | null> => {

@@ -1,61 +1,26 @@
-import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
-import { fromBoolean, toBigInt, toBoolean, toNullableNumber, toNumber, toOneOf } from '../convert.js';
+import type { Kysely, Updateable } from 'kysely';
 import type { Database, SubscriptionsTable } from '../database-schema.js';
 import type { Subscription, SubscriptionStatus } from '../../domain/records.js';
 import type { SubscriptionPatch, SubscriptionRepository } from '../storage.js';
+import { flag, integer, money, nullableInteger, oneOf, recordMapping, text } from './record-columns.js';
 import { tableAccess, type TableAccess, type TableMapping } from './table-access.js';
 
 const STATUSES: readonly SubscriptionStatus[] = ['active', 'cancelled'];
 
-export function toSubscriptionRecord(row: Selectable<SubscriptionsTable>): Subscription {
-  return {
-    id: row.id,
-    accountId: row.account_id,
-    planId: row.plan_id,
-    status: toOneOf(row.status, STATUSES, 'subscription status'),
-    startsAt: toNumber(row.starts_at),
-    currentPeriodStart: toNumber(row.current_period_start),
-    currentPeriodEnd: toNumber(row.current_period_end),
-    usedNano: toBigInt(row.used_nano),
-    overageUsedNano: toBigInt(row.overage_used_nano),
-    cancelAt: toNullableNumber(row.cancel_at),
-    paidThrough: toNullableNumber(row.paid_through),
-    renews: toBoolean(row.renews),
-    createdAt: toNumber(row.created_at),
-    updatedAt: toNumber(row.updated_at),
-  };
-}
+const SUBSCRIPTION_COLUMNS = recordMapping<SubscriptionsTable, Subscription, SubscriptionPatch>(
+  {
+    id: text, accountId: text, planId: text, status: oneOf(STATUSES, 'subscription status'), startsAt: integer, currentPeriodStart: integer,
+    currentPeriodEnd: integer, usedNano: money, overageUsedNano: money, cancelAt: nullableInteger, paidThrough: nullableInteger, renews: flag,
+    createdAt: integer, updatedAt: integer,
+  },
+  { planId: true, status: true, startsAt: true, currentPeriodStart: true, currentPeriodEnd: true, cancelAt: true, paidThrough: true, renews: true },
+);
 
-function toRow(subscription: Subscription): Insertable<SubscriptionsTable> {
-  return {
-    id: subscription.id,
-    account_id: subscription.accountId,
-    plan_id: subscription.planId,
-    status: subscription.status,
-    starts_at: subscription.startsAt,
-    current_period_start: subscription.currentPeriodStart,
-    current_period_end: subscription.currentPeriodEnd,
-    used_nano: subscription.usedNano,
-    overage_used_nano: subscription.overageUsedNano,
-    cancel_at: subscription.cancelAt,
-    paid_through: subscription.paidThrough,
-    renews: fromBoolean(subscription.renews),
-    created_at: subscription.createdAt,
-    updated_at: subscription.updatedAt,
-  };
-}
+export const toSubscriptionRecord = SUBSCRIPTION_COLUMNS.toRecord;
 
 /** `resetUsage` zeroes the period's used quota and overage (a new period starts). */
 function toChanges(patch: SubscriptionPatch, now: number): Updateable<SubscriptionsTable> {
-  const changes: Updateable<SubscriptionsTable> = { updated_at: now };
-  if (patch.planId !== undefined) changes.plan_id = patch.planId;
-  if (patch.status !== undefined) changes.status = patch.status;
-  if (patch.startsAt !== undefined) changes.starts_at = patch.startsAt;
-  if (patch.currentPeriodStart !== undefined) changes.current_period_start = patch.currentPeriodStart;
-  if (patch.currentPeriodEnd !== undefined) changes.current_period_end = patch.currentPeriodEnd;
-  if (patch.cancelAt !== undefined) changes.cancel_at = patch.cancelAt;
-  if (patch.paidThrough !== undefined) changes.paid_through = patch.paidThrough;
-  if (patch.renews !== undefined) changes.renews = fromBoolean(patch.renews);
+  const changes = SUBSCRIPTION_COLUMNS.toChanges(patch, now);
   if (patch.resetUsage === true) {
     changes.used_nano = 0n;
     changes.overage_used_nano = 0n;
@@ -64,7 +29,7 @@ function toChanges(patch: SubscriptionPatch, now: number): Updateable<Subscripti
 }
 
 const SUBSCRIPTIONS: TableMapping<'subscriptions', Subscription, SubscriptionPatch> = {
-  table: 'subscriptions', key: 'id', keyOf: (subscription) => subscription.id, toRecord: toSubscriptionRecord, toRow, toChanges,
+  table: 'subscriptions', key: 'id', keyOf: (subscription) => subscription.id, toRecord: toSubscriptionRecord, toRow: SUBSCRIPTION_COLUMNS.toRow, toChanges,
 };
 
 /** The subscriptions table inside any connection or transaction (money transactions and plan purchases use it too). */
