@@ -5,10 +5,15 @@ import type { Model } from '../domain/model-records.js';
 import type { NanoUsd } from '../domain/records.js';
 import { computeCost, hostedToolCost, type BillableUsage } from './compute-cost.js';
 import { nanoToDecimalString } from './money.js';
-import { spliceUsageCost } from './usage-cost-field.js';
+import { withUsageCost, type AnswerCost } from '../wire/usage-cost.js';
 
 /** Response header with the request's cost in decimal USD, on every non-streamed billed answer. */
 export const COST_HEADER = 'x-request-cost-usd';
+
+/** The header of an answer that costs `costDecimalUsd`. */
+export function costHeader(costDecimalUsd: string): Record<string, string> {
+  return { [COST_HEADER]: costDecimalUsd };
+}
 
 /** Basis points in one whole (a cache hit's price is a share of the answer's cost in these). */
 const BASIS_POINTS = 10_000n;
@@ -26,7 +31,7 @@ export interface Billed {
  * The cost an answer carries (header, usage object) and the cost settled are both computed here, so they agree, and
  * computed once: the settlement reuses the answer's quote when it bills the same usage.
  */
-export class AnswerPrice {
+export class AnswerPrice implements AnswerCost {
   /**
    * The last cost quoted and what it was quoted for, as JSON text (a copy of its values, so a usage object changed
    * afterwards is told apart): the cost an answer carried is the cost settled, computed once, unless what is billed
@@ -66,26 +71,27 @@ export class AnswerPrice {
     return this.#share(hostedToolCost(this.model.pricing, usage.hostedTools));
   }
 
-  /**
-   * An answer about to be sent with what it costs: the `x-request-cost-usd` header (decimal USD) and, when the body
-   * has a usage object (`usageKey`), `cost` spliced into it. The answer's report carries the same `billed`.
-   */
-  priced(body: Buffer | string, billed: Billed, usageKey: string | null): { body: Buffer | string; headers: Record<string, string> } {
-    const cost = nanoToDecimalString(this.quote(billed));
-    const spliced = usageKey === null ? null : spliceUsageCost(body, cost, usageKey);
-    return { body: spliced ?? body, headers: { [COST_HEADER]: cost } };
+  /** The cost `billed` is billed, in decimal USD: what the answer carries (header, usage object). */
+  quoteUsd(billed: Billed): string {
+    return nanoToDecimalString(this.quote(billed));
   }
 
   /**
-   * A streamed event (or encoded tail) carrying the final usage, with the cost of that usage spliced into its usage
-   * object (`usage` of OpenAI and Anthropic events, `usageMetadata` of Gemini chunks): what the stream is billed
-   * when it ends with this usage.
+   * The cost of an answer with this usage, in decimal USD: what a codec splices into the usage object that completes
+   * the answer (a whole answer's, a stream's final usage event).
    */
-  withCostInUsage<T extends Buffer | string>(payload: T, usage: Usage | null, usageKey: string): T {
-    if (usage === null) return payload;
-    const spliced = spliceUsageCost(payload, nanoToDecimalString(this.quote({ usage })), usageKey);
-    if (spliced === null) return payload;
-    return (typeof payload === 'string' ? spliced.toString('utf8') : spliced) as T;
+  costUsd(usage: Usage): string {
+    return this.quoteUsd({ usage });
+  }
+
+  /**
+   * An answer of a non-chat endpoint about to be sent with what it costs: the `x-request-cost-usd` header (decimal
+   * USD) and, when the body has a usage object (`usageKey`), `cost` spliced into it. The answer's report carries the
+   * same `billed`. (A chat answer gets its cost from its codec.)
+   */
+  priced(body: Buffer | string, billed: Billed, usageKey: string | null): { body: Buffer | string; headers: Record<string, string> } {
+    const cost = this.quoteUsd(billed);
+    return { body: withUsageCost(body, cost, usageKey), headers: costHeader(cost) };
   }
 
   /** A cost as billed: whole, or the cache hit's share of it (rounded down to the nano-dollar). */

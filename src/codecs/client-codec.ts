@@ -5,6 +5,7 @@ import type { ChatResponse } from '../ir/chat-response.js';
 import type { StreamPart } from '../ir/stream-part.js';
 import type { Usage } from '../ir/usage.js';
 import type { ClientWire } from '../wire/wire.js';
+import type { AnswerCost } from '../wire/usage-cost.js';
 
 /** Turns canonical stream parts into the client protocol's stream bytes. */
 export interface StreamEncoder {
@@ -65,6 +66,11 @@ export interface PassThroughStreamObserver {
   failure?(): { code: string; message: string } | null;
   /** The answering model and finish reasons the stream reported so far; read once, after it ended, for traces. */
   answerFacts(): AnswerFacts;
+  /**
+   * A forwarded event as the caller gets it: the first one after which the usage is final carries the cost of that
+   * usage in its usage object (when the observer was made with a cost); every other event as it came.
+   */
+  priced(event: Buffer): Buffer;
 }
 
 /**
@@ -85,7 +91,8 @@ export interface PassThroughCodec {
   usageFromResponseBody(body: Buffer): Usage | null;
   /** The answering model and finish reasons of a same-protocol upstream's answer body, for traces. */
   answerFactsOfBody(body: Buffer): AnswerFacts;
-  createObserver(): PassThroughStreamObserver;
+  /** An observer of one stream; with a cost, it prices the event that completes the stream's usage (`priced`). */
+  createObserver(cost?: AnswerCost): PassThroughStreamObserver;
   /**
    * A same-protocol upstream's whole answer as the caller's request would have had it: request fields the upstream
    * echoes that the gateway added to the body (the header-named end customer) shown as for a body without them.
@@ -120,7 +127,8 @@ export interface ClientCodec {
   decodeRequest(body: Record<string, unknown>, hints: { pathModel?: string; stream?: boolean }): ChatRequest;
   /** A non-streaming response body as JSON text. */
   encodeResponse(response: ChatResponse, model: string): string;
-  createStreamEncoder(options: { model: string }): StreamEncoder;
+  /** A stream's encoder; with a cost, the encoding of the finish part carries the cost of the final usage. */
+  createStreamEncoder(options: { model: string; cost?: AnswerCost }): StreamEncoder;
   /** An error as an in-stream event, for failures after the first byte. */
   encodeStreamError(error: GatewayError): string;
   /** The pass-through part, only where the wire's answers can go back as a same-wire upstream wrote them. */

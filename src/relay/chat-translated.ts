@@ -4,7 +4,8 @@ import type { Usage } from '../ir/usage.js';
 import type { UpstreamAdapter } from '../upstreams/upstream-adapter.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { RequestGuard } from '../guardrail-policies/request-guard.js';
-import type { AnswerReport } from '../billing/answer-report.js';
+import { costHeader, type AnswerReport } from '../billing/answer-report.js';
+import { answerWithCost } from '../codecs/answer-cost.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
 import { aborted, breakOffStream, endStream, localPromptTokens, memoized, stopStream, type OpenStream } from './chat-answer-ends.js';
 import type { AnswerContext, ChatRelayRequest, RelayResult } from './chat-relay-request.js';
@@ -54,8 +55,8 @@ async function translatedWhole(
     return { kind: 'retry', failureClass: failureClassOf(error, true) };
   }
   onFirstByte();
-  const priced = price.priced(encoded, { usage }, codec.usageKey);
-  sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), priced.headers) });
+  const cost = price.quoteUsd({ usage });
+  sink.send({ status: 200, body: answerWithCost(codec, encoded, cost), contentType: 'application/json', headers: Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), costHeader(cost)) });
   const answered = parsed;
   const report: AnswerReport = { status: 200, errorCode: successCode, usage, price, answer: () => ({ model: answered.model, finishReasons: [answered.finishReason.raw ?? answered.finishReason.unified] }) };
   if (recorder !== null) {
@@ -72,8 +73,8 @@ async function translatedStream(
   { chat, model, warningHeader, successCode }: TranslatedAnswer,
 ): Promise<RelayResult> {
   const { sink, attempts, codec, price } = request;
-  const encoder = codec.createStreamEncoder({ model });
-  const costKey = codec.streamUsageKey();
+  // The finish part's encoding ends with the final usage: the encoder gives it the cost of that usage.
+  const encoder = codec.createStreamEncoder({ model, cost: price });
   const client = sink.openStream(Object.assign({}, request.responseHeaders, warningHeader, request.guard?.headers(), { 'content-type': codec.streamContentType() }), signal, onFirstByte);
   let usage: Usage | null = null;
   let streamError: { status: number; code: string } | null = null;
@@ -119,10 +120,7 @@ async function translatedStream(
         streamError = { status: part.status, code: part.code };
       } else if (part.type === 'text-delta' || part.type === 'tool-input-delta' || part.type === 'reasoning-delta') delivered.add(part.delta);
       else if (part.type === 'tool-input-start') delivered.add(part.toolName);
-      let encoded = encoder.encode(part);
-      // The finish part's encoding ends with the final usage (OpenAI's usage chunk, Anthropic's message_delta,
-      // Gemini's closing chunk): it gets the cost of that usage.
-      if (part.type === 'finish' && costKey !== null) encoded = price.withCostInUsage(encoded, usage, costKey);
+      const encoded = encoder.encode(part);
       if (held !== null) {
         if (part.type === 'response-start' || part.type === 'usage') {
           held += encoded;

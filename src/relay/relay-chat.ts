@@ -7,7 +7,8 @@ import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
 import { answerNamingModel } from '../wire/pass-through-body.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
-import { withReport, type AnswerReport } from '../billing/answer-report.js';
+import { costHeader, withReport, type AnswerReport } from '../billing/answer-report.js';
+import { answerWithCost } from '../codecs/answer-cost.js';
 import { chooseWire, type ChatWireChoice } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { exhaustedError, failureClassOf, readWholeBody } from './upstream-call.js';
@@ -125,8 +126,8 @@ async function passThroughWhole({ request, response, signal, onFirstByte, record
   if (request.answeringModel !== undefined) body = answerNamingModel(codec.wire, body, request.answeringModel);
   if (forwarding.callerAnswer !== undefined && response.status === 200) body = forwarding.callerAnswer(body);
   const contentType = headerValue(response.headers['content-type']) ?? 'application/json';
-  const priced = price.priced(body, { usage }, codec.usageKey);
-  sink.send({ status: response.status, body: priced.body, contentType, headers: Object.assign(request.responseHeaders, priced.headers) });
+  const cost = price.quoteUsd({ usage });
+  sink.send({ status: response.status, body: answerWithCost(codec, body, cost), contentType, headers: Object.assign(request.responseHeaders, costHeader(cost)) });
   const answered = body;
   const report: AnswerReport = { status: response.status, usage, price, answer: readOnce(() => forwarding.answerFactsOfBody(answered)) };
   if (recorder !== null && response.status === 200) {
@@ -140,7 +141,9 @@ async function passThroughWhole({ request, response, signal, onFirstByte, record
 async function passThroughStream({ request, response, signal, onFirstByte, recorder, stop }: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
   const { sink, attempts, codec, price } = request;
   const splitter = new SseEventSplitter();
-  const observer = forwarding.createObserver();
+  // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
+  // gets the cost of that usage from the observer.
+  const observer = forwarding.createObserver(price);
   // Every attempt of the request streams the same content type.
   request.responseHeaders['content-type'] = codec.streamContentType();
   const client = sink.openStream(request.responseHeaders, signal, onFirstByte);
@@ -153,9 +156,6 @@ async function passThroughStream({ request, response, signal, onFirstByte, recor
   const stream: OpenStream = { request, response, client, signal, billedUsage, recorder, successCode: null, answer: () => observer.answerFacts() };
   // Events before the first answer event (preamble) are held, so an in-band error right after them is retried.
   let held: Buffer[] | null = [];
-  // The event that completes the usage (OpenAI's usage chunk, Anthropic's message_delta, Gemini's closing chunk)
-  // gets the cost of that usage.
-  let costKey = codec.streamUsageKey();
   try {
     for await (const chunk of response.body) {
       recorder?.rawChunk(chunk);
@@ -165,10 +165,7 @@ async function passThroughStream({ request, response, signal, onFirstByte, recor
       for (let event of events) {
         if (!observer.observe(event)) continue;
         if (forwarding.callerStreamEvent !== undefined) event = forwarding.callerStreamEvent(event);
-        if (costKey !== null && observer.usageIsFinal()) {
-          event = price.withCostInUsage(event, observer.reportedUsage(), costKey);
-          costKey = null;
-        }
+        event = observer.priced(event);
         if (held !== null) {
           const opening = observer.opening(event);
           if (opening.kind === 'error' && (opening.status >= 500 || opening.status === 429)) {

@@ -8,6 +8,7 @@ import { encodeAnthropicResponse } from './encode-response.js';
 import { AnthropicStreamEncoder } from './encode-stream.js';
 import { findUsageInMessageJson } from '../../wire/anthropic/usage.js';
 import { AnthropicStreamUsageObserver } from './stream-usage-observer.js';
+import { withStreamCost } from '../answer-cost.js';
 
 /** The Anthropic Messages client protocol (POST /v1/messages) ⇄ the canonical representation. */
 export const anthropicMessagesCodec: ForwardingCodec = {
@@ -18,7 +19,7 @@ export const anthropicMessagesCodec: ForwardingCodec = {
   streamContentType: () => 'text/event-stream; charset=utf-8',
   decodeRequest: (body, hints) => decodeAnthropicRequest(body, hints),
   encodeResponse: (response, model) => encodeAnthropicResponse(response, model),
-  createStreamEncoder: (options) => new AnthropicStreamEncoder({ model: options.model, includeUsage: false, sse: true }),
+  createStreamEncoder: (options) => withStreamCost(new AnthropicStreamEncoder({ model: options.model, includeUsage: false, sse: true }), options.cost, 'usage'),
   // Anthropic streams are always SSE.
   encodeStreamError: (error) => encodeAnthropicStreamError(error),
   passThrough: {
@@ -26,7 +27,7 @@ export const anthropicMessagesCodec: ForwardingCodec = {
     streamPassesThrough: () => true,
     usageFromResponseBody: (body) => findUsageInMessageJson(body),
     answerFactsOfBody: (answer) => answerFactsOfJson(answer, anthropicAnswerFacts),
-    createObserver: () => new AnthropicStreamUsageObserver(),
+    createObserver: (cost) => new AnthropicStreamUsageObserver().costing(cost, 'usage'),
   },
 };
 

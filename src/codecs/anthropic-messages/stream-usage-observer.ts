@@ -1,4 +1,5 @@
-import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent } from '../client-codec.js';
+import { CostingObserver } from '../answer-cost.js';
 import type { AnswerFacts } from '../../ir/answer-facts.js';
 import { withHostedTools, type HostedToolCalls, type Usage } from '../../ir/usage.js';
 import { mergeUsageCounters, usageFromAnthropic } from '../../wire/anthropic/usage.js';
@@ -37,7 +38,7 @@ const ERROR_STATUS: Record<string, number> = {
  * content events are kept by reference and their text read only when the stream is cut before message_delta.
  * Every event is forwarded.
  */
-export class AnthropicStreamUsageObserver implements PassThroughStreamObserver {
+export class AnthropicStreamUsageObserver extends CostingObserver {
   #raw: Record<string, unknown> | null = null;
   /** Content events not read yet (see `takeDeliveredText`). */
   #content: Buffer[] = [];

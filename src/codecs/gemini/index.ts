@@ -8,6 +8,7 @@ import { encodeGeminiResponse } from './encode-response.js';
 import { GeminiStreamEncoder } from './encode-stream.js';
 import { findGeminiUsageInJson } from '../../wire/gemini/usage.js';
 import { GeminiStreamUsageObserver } from './stream-usage-observer.js';
+import { withStreamCost } from '../answer-cost.js';
 
 /**
  * The Gemini client protocol (`/v1beta/models/{model}:generateContent` and friends). Routes give the model from
@@ -23,7 +24,7 @@ function geminiCodecOf(sse: boolean): ForwardingCodec {
   streamContentType: () => (sse ? 'text/event-stream; charset=utf-8' : 'application/json; charset=utf-8'),
   decodeRequest: decodeGeminiRequest,
   encodeResponse: encodeGeminiResponse,
-  createStreamEncoder: (options) => new GeminiStreamEncoder({ model: options.model, includeUsage: false, sse }),
+  createStreamEncoder: (options) => withStreamCost(new GeminiStreamEncoder({ model: options.model, includeUsage: false, sse }), options.cost, 'usageMetadata'),
   encodeStreamError: (error) => encodeGeminiStreamError(error, { sse }),
   passThrough: {
     headers: [],
@@ -31,7 +32,7 @@ function geminiCodecOf(sse: boolean): ForwardingCodec {
     streamPassesThrough: () => sse,
     usageFromResponseBody: findGeminiUsageInJson,
     answerFactsOfBody: (answer) => answerFactsOfJson(answer, geminiAnswerFacts),
-    createObserver: () => new GeminiStreamUsageObserver(),
+    createObserver: (cost) => new GeminiStreamUsageObserver().costing(cost, 'usageMetadata'),
   },
   };
 }

@@ -1,7 +1,8 @@
 import type { AnswerFacts } from '../../ir/answer-facts.js';
 import type { Usage } from '../../ir/usage.js';
 import { geminiAnswerFacts } from '../../wire/gemini/answer-facts.js';
-import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent } from '../client-codec.js';
+import { CostingObserver } from '../answer-cost.js';
 import { isJsonObject } from '../../wire/gemini/gemini-wire.js';
 import { addGroundingQueries, usageFromGemini, withGroundingSearches } from '../../wire/gemini/usage.js';
 import { eventPayload } from '../../wire/gemini/event-payload.js';
@@ -34,7 +35,7 @@ const text = (value: unknown): string => (typeof value === 'string' ? value : ''
  * Events are SSE events (the relay asks the upstream for `alt=sse` and splits on blank lines) or, equally,
  * bare elements of the streamed JSON array.
  */
-export class GeminiStreamUsageObserver implements PassThroughStreamObserver {
+export class GeminiStreamUsageObserver extends CostingObserver {
   #lastUsageEvent: Buffer | null = null;
   /** Events with Google Search grounding queries (the last chunks, by reference): their searches are billed. */
   readonly #groundingEvents: Buffer[] = [];

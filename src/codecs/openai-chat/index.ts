@@ -8,17 +8,20 @@ import { encodeOpenAIChatResponse } from './encode-response.js';
 import { OpenAIChatStreamEncoder } from './encode-stream.js';
 import { findUsageInJson } from '../../wire/openai/usage.js';
 import { OpenAIPassThroughObserver } from './stream-usage-observer.js';
+import { withStreamCost } from '../answer-cost.js';
 
 /** The OpenAI chat-completions client protocol (POST /v1/chat/completions), for a caller that asked for the usage chunk or not. */
 function openAIChatCodecOf(includeUsage: boolean): ForwardingCodec {
+  // The usage chunk carries the final usage; a stream without it carries none.
+  const streamUsageKey = includeUsage ? 'usage' : null;
   return {
   wire: openAIWire,
   usageKey: 'usage',
-  streamUsageKey: () => (includeUsage ? 'usage' : null),
+  streamUsageKey: () => streamUsageKey,
   streamContentType: () => 'text/event-stream; charset=utf-8',
   decodeRequest: (body, hints) => decodeOpenAIChatRequest(body, hints),
   encodeResponse: (response, model) => encodeOpenAIChatResponse(response, model),
-  createStreamEncoder: (options) => new OpenAIChatStreamEncoder({ model: options.model, includeUsage, sse: true }),
+  createStreamEncoder: (options) => withStreamCost(new OpenAIChatStreamEncoder({ model: options.model, includeUsage, sse: true }), options.cost, streamUsageKey),
   // OpenAI streams are always SSE.
   encodeStreamError: (error) => encodeOpenAIStreamError(error),
   passThrough: {
@@ -27,7 +30,7 @@ function openAIChatCodecOf(includeUsage: boolean): ForwardingCodec {
     streamPassesThrough: () => true,
     usageFromResponseBody: (body) => findUsageInJson(body),
     answerFactsOfBody: (answer) => answerFactsOfJson(answer, openAIChatAnswerFacts),
-    createObserver: () => new OpenAIPassThroughObserver(includeUsage),
+    createObserver: (cost) => new OpenAIPassThroughObserver(includeUsage).costing(cost, streamUsageKey),
   },
   };
 }

@@ -1,5 +1,6 @@
 import type { Usage } from '../../ir/usage.js';
-import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent } from '../client-codec.js';
+import { CostingObserver } from '../answer-cost.js';
 import type { AnswerFacts } from '../../ir/answer-facts.js';
 import { openAIChatAnswerFacts } from '../../wire/openai/answer-facts.js';
 import { usageOfChatCompletion } from '../../wire/openai/usage.js';
@@ -120,13 +121,14 @@ function errorStatus(error: Record<string, unknown>): number {
 }
 
 /** The codec-facing form of the observer (`PassThroughStreamObserver`). */
-export class OpenAIPassThroughObserver implements PassThroughStreamObserver {
+export class OpenAIPassThroughObserver extends CostingObserver {
   readonly #observer: OpenAIStreamUsageObserver;
   #completed = false;
   /** Events that carry a finish reason (by reference; read only for traces). */
   readonly #finishEvents: Buffer[] = [];
 
   constructor(clientWantsUsage: boolean) {
+    super();
     this.#observer = new OpenAIStreamUsageObserver(clientWantsUsage);
   }
 

@@ -1,4 +1,5 @@
 import type { ClientCodec, ForwardingCodec } from '../client-codec.js';
+import type { AnswerCost } from '../../wire/usage-cost.js';
 import { responsesWire } from '../../wire/responses/wire.js';
 import { answerFactsOfJson } from '../../wire/answer-facts.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
@@ -13,6 +14,7 @@ import { findResponsesUsageInJson } from '../../wire/responses/usage.js';
 import { ToolNamespaces } from './tool-namespaces.js';
 import { ResponsesPassThroughObserver } from './stream-usage-observer.js';
 import type { JsonObject } from './wire-values.js';
+import { withStreamCost } from '../answer-cost.js';
 
 /** The parts of the Responses codec's pass-through that no request changes, made once. */
 const PASS_THROUGH_READERS = {
@@ -43,7 +45,7 @@ export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string
   // Only translated answers need the namespace map, so it is built on first use.
   let namespaces: ToolNamespaces | null = null;
   const toolNamespaces = (): ToolNamespaces => (namespaces ??= new ToolNamespaces(body.tools));
-  const createObserver = (): ResponsesPassThroughObserver => (observer = new ResponsesPassThroughObserver());
+  const createObserver = (cost?: AnswerCost): ResponsesPassThroughObserver => (observer = new ResponsesPassThroughObserver().costing(cost, streamUsageKey()));
   return {
     wire: responsesWire,
     usageKey: 'usage',
@@ -51,7 +53,7 @@ export function openAIResponsesCodec(body: JsonObject, added: ReadonlySet<string
     streamContentType,
     decodeRequest,
     encodeResponse: (response, model) => encodeResponsesResponse(response, model, echoed, toolNamespaces()),
-    createStreamEncoder: (options) => (encoder = new ResponsesStreamEncoder(options.model, echoOf(echoed), toolNamespaces(), wantsSearchSources(body))),
+    createStreamEncoder: (options) => withStreamCost((encoder = new ResponsesStreamEncoder(options.model, echoOf(echoed), toolNamespaces(), wantsSearchSources(body))), options.cost, streamUsageKey()),
     encodeStreamError: (error) => encoder?.fail(error) ?? encodeResponsesStreamError(error, observer?.nextSequenceNumber() ?? 0),
     passThrough: addedUser
       ? { ...PASS_THROUGH_READERS, createObserver, callerAnswer: withoutAddedUser, callerStreamEvent: withoutAddedUser }

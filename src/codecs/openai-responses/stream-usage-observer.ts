@@ -1,7 +1,8 @@
 import type { AnswerFacts } from '../../ir/answer-facts.js';
 import { emptyUsage, withHostedTools, type Usage } from '../../ir/usage.js';
 import { responsesAnswerFacts } from '../../wire/responses/answer-facts.js';
-import type { OpeningEvent, PassThroughStreamObserver } from '../client-codec.js';
+import type { OpeningEvent } from '../client-codec.js';
+import { CostingObserver } from '../answer-cost.js';
 import { eventJsonObject } from '../../wire/sse-event-splitter.js';
 import { hostedToolCallsOfOutput, usageOfResponse } from '../../wire/responses/usage.js';
 
@@ -32,7 +33,7 @@ function errorStatus(error: { code?: unknown; type?: unknown }): number {
  * by reference so a stream cut before its end can be billed for the text it delivered. Only terminal and error
  * events are parsed while streaming. Every event is forwarded untouched.
  */
-export class ResponsesPassThroughObserver implements PassThroughStreamObserver {
+export class ResponsesPassThroughObserver extends CostingObserver {
   #events = 0;
   /** Answer events not read yet (see `takeDeliveredText`). */
   #answerEvents: Buffer[] = [];

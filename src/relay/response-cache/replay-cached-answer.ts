@@ -1,4 +1,5 @@
-import type { AnswerPrice, AnswerReport } from '../../billing/answer-report.js';
+import { costHeader, type AnswerPrice, type AnswerReport } from '../../billing/answer-report.js';
+import { answerWithCost } from '../../codecs/answer-cost.js';
 import type { ClientCodec } from '../../codecs/client-codec.js';
 import type { ChatResponse } from '../../ir/chat-response.js';
 import { newId } from '../../shared/ids.js';
@@ -29,17 +30,14 @@ export async function replayCachedAnswer(sink: ResponseSink, codec: ClientCodec,
   const start = { id: newId('cache', options.now), model: options.model, created: Math.floor(options.now / 1000) };
   if (!options.stream) {
     const response: ChatResponse = { ...start, content: answer.content, finishReason: answer.finishReason, usage, warnings: [] };
-    const priced = price.priced(codec.encodeResponse(response, options.model), { usage }, codec.usageKey);
-    sink.send({ status: 200, body: priced.body, contentType: 'application/json', headers: { ...options.headers, ...priced.headers } });
+    const cost = price.quoteUsd({ usage });
+    sink.send({ status: 200, body: answerWithCost(codec, codec.encodeResponse(response, options.model), cost), contentType: 'application/json', headers: { ...options.headers, ...costHeader(cost) } });
     return { status: 200, usage, price };
   }
-  const encoder = codec.createStreamEncoder({ model: options.model });
-  const costKey = codec.streamUsageKey();
+  // The finish part's encoding carries the cost of the stored usage.
+  const encoder = codec.createStreamEncoder({ model: options.model, cost: price });
   let body = '';
-  for (const part of answerStreamParts(answer, start)) {
-    const encoded = encoder.encode(part);
-    body += part.type === 'finish' && costKey !== null ? price.withCostInUsage(encoded, usage, costKey) : encoded;
-  }
+  for (const part of answerStreamParts(answer, start)) body += encoder.encode(part);
   body += encoder.end();
   const gone = new CallerGone();
   const stopListening = sink.onCallerGone(() => gone.abort(new Error('client disconnected')));

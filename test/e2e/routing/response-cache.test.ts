@@ -255,6 +255,24 @@ describe('response cache', () => {
     expect((await usageRow(second.response.headers.get('x-request-id'))).cache_hit).toBe(true);
   });
 
+  it('a hit carries its cost in its usage object, unary and streamed: the cost its header says and its usage row settles', async () => {
+    const body = { model: PRICED, messages: [{ role: 'user' as const, content: prompt('priced hit that carries its cost in its usage') }], max_tokens: 60 };
+    await openai().chat.completions.create(body);
+    await settled();
+    const unary = await openai().chat.completions.create(body).withResponse();
+    expect(unary.response.headers.get('x-gateway-cache')).toBe('hit');
+    const cost = (unary.data.usage as unknown as { cost?: number }).cost;
+    expect(cost).toBeGreaterThan(0);
+    expect(cost).toBe(Number(unary.response.headers.get('x-request-cost-usd')));
+    const { data: stream, response } = await openai().chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } }).withResponse();
+    expect(response.headers.get('x-gateway-cache')).toBe('hit');
+    const streamed = await collectStream(stream);
+    expect((streamed.usage as { cost?: number }).cost).toBe(cost);
+    await flushWrites(gateway);
+    expect((await usageRow(unary.response.headers.get('x-request-id'))).cost_usd).toBe(cost);
+    expect((await usageRow(response.headers.get('x-request-id'))).cost_usd).toBe(cost);
+  });
+
   it('the admin API validates, shows and clears a model\'s cache', async () => {
     expect((await gateway.admin<{ cache: unknown }>('GET', `/admin/models/${PRICED}`)).body.cache).toEqual({ ttl_seconds: 60, hit_price: 0.25, shared: false });
     for (const cache of [{ ttl_seconds: 0 }, { ttl_seconds: 10, hit_price: 1.5 }, { ttl_seconds: 10, hit_price: 0.00001 }, { ttl: 10 }]) {

@@ -92,7 +92,7 @@ describe('one price for the answer and its settlement', () => {
 
   it('reuses the quote for equal usage in another object (the report carries its own copy)', () => {
     const price = new AnswerPrice(model, 5000);
-    price.withCostInUsage('{"usage":{}}', usage(100, 10), 'usage');
+    price.costUsd(usage(100, 10));
     const { cost } = settledAt(price, { usage: usage(100, 10) });
     // Half of 100 × $3/M + 10 × $15/M = $0.00045, rounded down.
     expect(cost).toBe(225_000n);
@@ -102,7 +102,7 @@ describe('one price for the answer and its settlement', () => {
   it('computes again when the usage object grew after the answer was priced, at the money a fresh price gives', () => {
     const price = new AnswerPrice(model);
     const streamed = usage(1000, 50);
-    price.withCostInUsage('{"usage":{}}', streamed, 'usage');
+    price.costUsd(streamed);
     const carried = price.quote({ usage: usage(1000, 50) });
     // The upstream's closing event raised the output count on the same object.
     streamed.output.total = 80;

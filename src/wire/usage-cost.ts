@@ -1,3 +1,20 @@
+import type { Usage } from '../ir/usage.js';
+
+/**
+ * What an answer costs as its price quotes it: the cost its usage object carries is the cost settled. Handed to the
+ * codec's objects that write the answer (whole answers, stream encoders, pass-through observers), which splice it in.
+ */
+export interface AnswerCost {
+  /** The cost of an answer with this usage, in decimal USD. */
+  costUsd(usage: Usage): string;
+}
+
+/** `body` with `"cost": <costDecimalUsd>` in its usage object (`usageKey`); `body` as it was when it has none. */
+export function withUsageCost<T extends Buffer | string>(body: T, costDecimalUsd: string, usageKey: string | null): T | Buffer {
+  if (usageKey === null) return body;
+  return spliceUsageCost(body, costDecimalUsd, usageKey) ?? body;
+}
+
 /**
  * The request's cost inside a body's usage object, as `"cost": <decimal USD>` (the field OpenRouter-style gateways
  * use; the official SDKs keep or ignore unknown usage fields). Spliced into the bytes right after the opening brace of

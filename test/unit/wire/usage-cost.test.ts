@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { spliceUsageCost } from '../../../src/billing/usage-cost-field.js';
+import { spliceUsageCost } from '../../../src/wire/usage-cost.js';
 
 describe('spliceUsageCost', () => {
   it('adds cost as the first field of the top-level usage object and keeps every other byte', () => {
