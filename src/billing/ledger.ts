@@ -149,6 +149,14 @@ export class Ledger {
     return this.#rowsWithSettlements && charge.usageRow != null;
   }
 
+  /**
+   * Gives a hold back without billing it (a request refused after its money was held, the hold a realtime session's
+   * next response never used): the hold's settlement at 0, with no usage row.
+   */
+  release(reservation: Reservation, release: Pick<SettleRequest, 'requestId' | 'createdAt'>): void {
+    this.settle(reservation, { costNano: 0n, requestId: release.requestId, createdAt: release.createdAt });
+  }
+
   /** Settlements kept on disk and not committed yet (the outbox's depth). */
   get keptSettlements(): number {
     return this.#settlements.keptCount;

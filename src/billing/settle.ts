@@ -118,11 +118,6 @@ function correctTokenCharges(dependencies: SettleDependencies, admitted: TokenCh
   }
 }
 
-/** Gives a money hold back without billing (admission refused the request after reserving). */
-export function releaseHold(ledger: Ledger, reservation: Reservation, requestId: string, now: number): void {
-  ledger.settle(reservation, { costNano: 0n, requestId, createdAt: now });
-}
-
 /**
  * A stream in flight, with what it would be billed if it stopped now (`billed`, computed only when the ledger asks,
  * never per event): its first checkpoint is written as its first byte reaches the caller (the upstream bills the input

@@ -75,8 +75,10 @@ export interface MeteredCall {
 /**
  * The one settlement of a metered request, however it ended: what its admission held (null: refused or never
  * admitted), the request count taken before its body was read, and its answer's report with the attempts and timings
- * of the whole request, settled once (billing/settle.ts) and observed by its meter (access log, trace). The frame's
- * `finally` calls it, as do the frame of a priced call and a realtime session whose upstream never opened.
+ * of the whole request, settled once (billing/settle.ts) and observed by its meter (access log, trace). It is the only
+ * caller of billing's `settle`: every unit billed ends here, the frame's requests from its `finally`, as do the frame
+ * of a priced call, a realtime session whose upstream never opened, and each request an opened realtime session is
+ * billed as (each response, or the session that produced none).
  */
 export function settleMetered(dependencies: SettleDependencies, meter: RequestMeter, hold: AdmissionHold | null, early: RequestCharge | null, ending: SettledReport): void {
   // Bound, so the meter calls the settlement itself rather than back into this frame.

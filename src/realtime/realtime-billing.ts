@@ -3,16 +3,17 @@ import { DEFAULT_OUTPUT_TOKENS_RESERVED } from '../billing/reservation-amount.js
 import { computeCost } from '../billing/compute-cost.js';
 import type { Reservation } from '../billing/money-pools.js';
 import type { AnswerProgress, SettledReport, TokenCharges } from '../billing/answer-report.js';
-import { releaseHold, settle, type Settlement, type SettleDependencies, type SettledRequest } from '../billing/settle.js';
+import type { SettleDependencies } from '../billing/settle.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { Usage } from '../ir/usage.js';
 import { rateLimitRefusal, type Admission } from '../relay/admission.js';
+import { RequestMeter } from '../relay/request-meter.js';
+import { settleMetered } from '../operations/metered-frame.js';
 import { describeError } from '../shared/logger.js';
 import type { SubscriptionBook } from '../billing/subscription-book.js';
 import { projectFundsOf } from '../projects/project-admission.js';
-import { NO_IDENTITY } from '../customers/request-identity.js';
 import { newId } from '../shared/ids.js';
 
 export interface RealtimeBillingDependencies extends SettleDependencies {
@@ -21,16 +22,15 @@ export interface RealtimeBillingDependencies extends SettleDependencies {
 
 /** What a realtime session is billed as: who pays, for which model, on which channel. */
 export interface RealtimeSessionFacts {
-  /** The session's id (its upgrade's request id): each response's usage row is `<session id>.<n>`. */
-  sessionId: string;
+  /**
+   * The meter of the session's upgrade (its request id is the session's id, each response's usage row is
+   * `<session id>.<n>`; its protocol, endpoint and the model name the caller used are the usage rows').
+   */
+  session: RequestMeter;
   key: ApiKey;
   account: Account;
   model: Model;
-  /** The model name the caller used, kept by the usage rows. */
-  modelName: string;
   channelId: string;
-  protocol: string;
-  endpoint: string;
 }
 
 /** What the money held for one response covers: its input and its output, priced as audio (the dearer kind). */
@@ -52,6 +52,9 @@ export function responseHoldUsage(inputTokens: number, outputTokens: number): Us
  * Every response counts in the token-per-minute windows admission charged (the key's, account's, plan's, model's):
  * the next one's tokens, estimated as its hold is, are charged to them with the hold (refused when a window is full,
  * which ends the session as a refused hold does) and corrected to its reported usage when it is billed.
+ *
+ * Each response (and a session that produced none) is settled as a request of its own, with a meter of its own
+ * (`RequestMeter.ofSessionPart`), through the one settlement step every metered request ends in (`settleMetered`).
  */
 export class RealtimeBilling {
   #hold: Reservation | null;
@@ -79,7 +82,7 @@ export class RealtimeBilling {
   }
 
   /** Bills one finished response (its `status` as the upstream reported it) at its usage, from the hold for it. */
-  chargeResponse(usage: Usage | null, status: string, startedAt: number): Settlement {
+  chargeResponse(usage: Usage | null, status: string, startedAt: number): void {
     this.#responses += 1;
     const reservation = this.#hold;
     this.#hold = null;
@@ -87,7 +90,7 @@ export class RealtimeBilling {
     this.#tokenCharges = null;
     if (usage !== null) this.#conversationTokens = usage.input.total + usage.output.total;
     const errorCode = status === 'completed' ? null : `response_${status}`;
-    return this.#settle(`${this.facts.sessionId}.${this.#responses}`, reservation, tokenCharges, { status: 200, errorCode, usage, price: new AnswerPrice(this.facts.model), ...this.#progress(startedAt) });
+    this.#settle(`${this.facts.session.requestId}.${this.#responses}`, startedAt, reservation, tokenCharges, { status: 200, errorCode, usage, price: new AnswerPrice(this.facts.model), ...this.#progress(startedAt) });
   }
 
   /**
@@ -120,7 +123,7 @@ export class RealtimeBilling {
         project: projectFundsOf(key),
       });
       if (this.#ended) {
-        releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+        this.dependencies.ledger.release(reservation, { requestId: this.facts.session.requestId, createdAt: this.dependencies.clock.now() });
         this.#giveBackTokens(tokenCharges);
         return null;
       }
@@ -157,20 +160,22 @@ export class RealtimeBilling {
     const reservation = this.#hold;
     this.#hold = null;
     if (this.#responses === 0) {
-      this.#settle(this.facts.sessionId, reservation, this.#tokenCharges, { status: 200, errorCode, usage: null, ...this.#progress(startedAt) });
+      this.#settle(this.facts.session.requestId, startedAt, reservation, this.#tokenCharges, { status: 200, errorCode, usage: null, ...this.#progress(startedAt) });
       return;
     }
-    if (reservation !== null) releaseHold(this.dependencies.ledger, reservation, this.facts.sessionId, this.dependencies.clock.now());
+    if (reservation !== null) this.dependencies.ledger.release(reservation, { requestId: this.facts.session.requestId, createdAt: this.dependencies.clock.now() });
     this.#giveBackTokens(this.#tokenCharges);
     this.#tokenCharges = null;
   }
 
   /**
-   * The session's one settlement: a response billed from the hold for it, or a session that produced none, as its own
-   * request (`requestId`) with its usage row. The session's concurrency slot is not part of it: `end` releases it.
+   * One settlement of the session: a response billed from the hold for it, or a session that produced none, as its
+   * own request (`requestId`, from `startedAt`) with its usage row. The session's concurrency slot is not part of it:
+   * `end` releases it.
    */
-  #settle(requestId: string, reservation: Reservation | null, tokenCharges: TokenCharges | null, report: SettledReport): Settlement {
-    return settle(this.dependencies, this.#request(requestId), reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
+  #settle(requestId: string, startedAt: number, reservation: Reservation | null, tokenCharges: TokenCharges | null, report: SettledReport): void {
+    const meter = RequestMeter.ofSessionPart(this.facts.session, this.dependencies.clock, requestId, startedAt);
+    settleMetered(this.dependencies, meter, reservation === null ? null : { reservation, lease: null, tokenCharges }, null, report);
   }
 
   /** A response (or the session) from `startedAt` until now, on the session's one channel. */
@@ -178,21 +183,6 @@ export class RealtimeBilling {
     return {
       attempts: { modelName: null, channels: [this.facts.channelId], tokenCharges: null },
       timings: { ttfbMs: null, totalMs: Math.round(performance.now() - startedAt) },
-    };
-  }
-
-  #request(requestId: string): SettledRequest {
-    const { facts } = this;
-    return {
-      requestId,
-      accountId: facts.account.id,
-      keyId: facts.key.id,
-      protocol: facts.protocol,
-      endpoint: facts.endpoint,
-      stream: true,
-      modelId: facts.modelName,
-      createdAt: this.dependencies.clock.now(),
-      identity: NO_IDENTITY,
     };
   }
 }

@@ -52,11 +52,11 @@ const UPSTREAM_HANDSHAKE_MS = 10_000;
 /** A `Sec-WebSocket-Key`: 16 random bytes in base64. */
 const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
 
-/** Who a session is for, as its billing needs it. */
+/** Who a session is for, as its billing needs it: the key and account, the meter of its upgrade. */
 interface Caller {
   key: ApiKey;
   account: Account;
-  modelName: string;
+  meter: RequestMeter;
 }
 
 /**
@@ -174,7 +174,7 @@ export class RealtimeEndpoint {
       : null;
     // A client secret's session configuration is the session's first event upstream (translated: the setup's start).
     const opening = grant?.session == null || translated ? [] : [JSON.stringify({ type: 'session.update', session: grant.session })];
-    this.#accept(server, context, socket, head, admission, connected, { key, account, modelName, opening }, translation);
+    this.#accept(server, context, socket, head, admission, connected, { key, account, meter, opening }, translation);
   }
 
   /**
@@ -230,7 +230,7 @@ export class RealtimeEndpoint {
         return { url: target.url, opening: openUpstream(target, { timeoutMs: UPSTREAM_HANDSHAKE_MS, maxPayload: this.config.maxMessageBytes, exchange: setupForChannel(setup, route.upstreamModel) }) };
       });
       const dialect = translated ? translatedDialect(geminiLiveDialect, openAIRealtimeDialect) : geminiLiveDialect;
-      const billing = this.#billing(context, admission, connected, { key, account, modelName }, dialect, endpoint);
+      const billing = this.#billing(admission, connected, { key, account, meter });
       this.#start(client, connected, billing, dialect, [], translated ? new GeminiClientOnOpenAI(setup) : null, limits);
       client.resume();
     } catch (thrown) {
@@ -282,20 +282,17 @@ export class RealtimeEndpoint {
     response.detachSocket(socket as never);
     this.#extraHeaders.set(request, { 'x-request-id': context.requestId, ...admission.rateLimitHeaders });
     const dialect = translation?.dialect ?? openAIRealtimeDialect;
-    const billing = this.#billing(context, admission, connected, caller, dialect, context.path);
+    const billing = this.#billing(admission, connected, caller);
     server.handleUpgrade(request, socket, head, (client) => this.#start(client, connected, billing, dialect, caller.opening, translation?.translator ?? null));
   }
 
-  #billing(context: RequestContext, admission: Admission, connected: Connected, caller: Caller, dialect: RealtimeDialect, endpoint: string): RealtimeBilling {
+  #billing(admission: Admission, connected: Connected, caller: Caller): RealtimeBilling {
     return new RealtimeBilling(this.services, {
-      sessionId: context.requestId,
+      session: caller.meter,
       key: caller.key,
       account: caller.account,
       model: admission.model,
-      modelName: caller.modelName,
       channelId: connected.route.channel.id,
-      protocol: dialect.protocol,
-      endpoint,
     }, admission);
   }
 

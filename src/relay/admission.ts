@@ -15,7 +15,7 @@ import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
 import type { TokenCharge } from '../billing/answer-report.js';
-import { releaseHold, type AdmissionHold, type RequestCharge } from '../billing/settle.js';
+import type { AdmissionHold, RequestCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 import { customerAdmission, customerConcurrencyRefusal, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
@@ -208,7 +208,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
     const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
     return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
   } catch (error) {
-    releaseHold(ledger, reservation, meter.requestId, dependencies.clock.now());
+    ledger.release(reservation, { requestId: meter.requestId, createdAt: dependencies.clock.now() });
     throw error;
   }
 }
@@ -274,7 +274,7 @@ async function admitCall(dependencies: AdmissionDependencies, request: CallAdmis
     const headers = admittedRateLimitHeaders({ states, tokenRules: new Set() }, request.family, now);
     return { reservation, lease, tokenCharges: null, rateLimitHeaders: headers };
   } catch (error) {
-    releaseHold(ledger, reservation, meter.requestId, clock.now());
+    ledger.release(reservation, { requestId: meter.requestId, createdAt: clock.now() });
     throw error;
   }
 }

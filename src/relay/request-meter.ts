@@ -62,6 +62,19 @@ export class RequestMeter implements RelayedRequest {
     return meter;
   }
 
+  /**
+   * The meter of one request a realtime session is billed as, apart from its upgrade (a response, or the session that
+   * produced none): the session's facts (who, protocol, endpoint, model name, end customer, streamed) under its own
+   * request id, metered from now. It follows no access log or trace: the session's upgrade has them.
+   */
+  static ofSessionPart(session: RequestMeter, clock: Clock, requestId: string, startedAt: number): RequestMeter {
+    const meter = new RequestMeter({ clock }, requestId, session.accountId, session.keyId, session.protocol, session.endpoint, startedAt);
+    meter.#stream = session.#stream;
+    meter.#modelId = session.#modelId;
+    meter.identity = session.identity;
+    return meter;
+  }
+
   /** The model name the usage row keeps: as the caller (or the fallback chain) named it. */
   get modelId(): string | null {
     return this.#modelId;
