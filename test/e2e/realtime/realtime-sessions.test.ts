@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTlsTerminator, type TlsTerminator } from '../../support/tls-terminator.js';
 import { PCM16_BYTES_PER_TOKEN } from '../../support/mock-openai-realtime.js';
-import { balanceNano, MODEL, newAccount, openRaw, PRICES, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RealtimeSetup, type UsageRow } from './realtime-support.js';
+import { balanceNano, MODEL, newAccount, openRaw, PRICES, responseCostNano, startRealtimeSetup, UPSTREAM_MODEL, usageRows, type RawSession, type RealtimeSetup, type UsageRow } from './realtime-support.js';
 
 let setup: RealtimeSetup;
 let gatewayTls: TlsTerminator;
@@ -327,5 +327,57 @@ describe('GET /v1/realtime', () => {
     expect(rows).toHaveLength(2);
     const after = await balanceNano(setup, account);
     expect(before - after).toBe(twoResponses);
+  });
+
+  it('lets two sessions race one balance: each response charged once as its own request, neither overdrawing, both ended when it runs out', async () => {
+    // Both admissions hold a first response (4,096 audio output tokens); the balance pays a few responses more, each
+    // with 500 tokens of new audio, whichever session asks first.
+    const firstHold = (4096n * 64_000_000_000n + 999_999n) / 1_000_000n;
+    const account = await newAccount(setup, Number(2n * firstHold + 50_000_000n) / 1e9);
+    const before = await balanceNano(setup, account);
+    const usagesBefore = setup.upstream.usages.length;
+    const sessions = await Promise.all([openRaw(setup.url, { key: account.key }), openRaw(setup.url, { key: account.key })]);
+    const audio = Buffer.alloc(500 * PCM16_BYTES_PER_TOKEN, 7).toString('base64');
+    /** Responses until the session is ended: how many were done, and the error that ended it. */
+    const runOut = async (session: RawSession): Promise<{ responses: number; error: Record<string, unknown> | undefined }> => {
+      let from = 0;
+      for (let responses = 0; responses < 30; responses += 1) {
+        session.send({ type: 'input_audio_buffer.append', audio });
+        session.send({ type: 'input_audio_buffer.commit' });
+        session.send({ type: 'response.create' });
+        for (const deadline = Date.now() + 10_000; ;) {
+          const at = session.events.findIndex((event, index) => index >= from && (event.type === 'response.done' || event.type === 'error'));
+          const ending = session.events[at];
+          if (ending?.type === 'error') return { responses, error: ending };
+          if (ending !== undefined) {
+            from = at + 1;
+            break;
+          }
+          if (session.socket.readyState === session.socket.CLOSED || Date.now() > deadline) throw new Error(`no response.done (${session.events.map((event) => event.type).join(', ')})`);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+      throw new Error('the balance never ran out');
+    };
+    const ran = await Promise.all(sessions.map(runOut));
+    for (const [index, session] of sessions.entries()) {
+      expect(ran[index]?.responses).toBeGreaterThanOrEqual(1);
+      expect(ran[index]?.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', code: 'insufficient_balance' } });
+      expect((await session.closed).code).toBe(1008);
+    }
+    const usages = setup.upstream.usages.slice(usagesBefore);
+    expect(usages).toHaveLength((ran[0]?.responses ?? 0) + (ran[1]?.responses ?? 0));
+    const charged = usages.reduce((sum, usage) => sum + responseCostNano(usage), 0n);
+    const after = await balanceNano(setup, account);
+    expect(before - after).toBe(charged);
+    expect(after).toBeGreaterThanOrEqual(0n);
+    // One row per response, `<session id>.<n>` in each session's order, and no row of a session itself.
+    const rows = await usageRows(setup, account);
+    for (const [index, session] of sessions.entries()) {
+      const ids = rows.map((row) => row.request_id).filter((id) => id.startsWith(`${session.requestId ?? ''}.`)).sort();
+      expect(ids).toEqual(Array.from({ length: ran[index]?.responses ?? 0 }, (_, at) => `${session.requestId ?? ''}.${at + 1}`).sort());
+    }
+    expect(rows).toHaveLength(usages.length);
+    expect(rows.reduce((sum, row) => sum + BigInt(Math.round(row.cost_usd * 1e9)), 0n)).toBe(charged);
   });
 });
