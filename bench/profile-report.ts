@@ -13,8 +13,8 @@
  * wrote. A stack resumed after an `await` holds only the resumed function, so the inclusive share of a caller misses
  * what its callees did after their first `await`.
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { profileFileArguments } from './profile-file-arguments.js';
 
 interface CallFrame {
   functionName: string;
@@ -175,13 +175,8 @@ export function profileReport(profile: CpuProfile): ProfileReport {
 }
 
 function main(): void {
-  const [file, rowsArgument] = process.argv.slice(2);
-  if (file === undefined) {
-    console.error('usage: node dist/bench/profile-report.js FILE.cpuprofile [rows]');
-    process.exit(2);
-  }
-  const rows = Number(rowsArgument ?? 30);
-  const report = profileReport(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+  const { profile, rows } = profileFileArguments('node dist/bench/profile-report.js FILE.cpuprofile [rows]');
+  const report = profileReport(profile as CpuProfile);
   const share = (micros: number): string => `${((100 * micros) / report.busy).toFixed(1).padStart(5)} %`;
   console.log(`busy ${(report.busy / 1000).toFixed(0)} ms of a ${(report.window / 1000).toFixed(0)} ms window of requests`);
   console.log('\nsubsystem                                      inclusive      own');
