@@ -4,8 +4,8 @@
  *
  *   node dist/bench/allocation-report.js /tmp/alloc/allocation-1234.heapprofile [rows]
  */
-import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { profileFileArguments } from './profile-file-arguments.js';
 
 interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -53,13 +53,8 @@ export function allocationSites(head: ProfileNode): AllocationSites {
 }
 
 function main(): void {
-  const [file, rowsArgument] = process.argv.slice(2);
-  if (file === undefined) {
-    console.error('usage: node dist/bench/allocation-report.js FILE.heapprofile [rows]');
-    process.exit(2);
-  }
-  const rows = Number(rowsArgument ?? 30);
-  const sites = allocationSites((JSON.parse(readFileSync(file, 'utf8')) as { head: ProfileNode }).head);
+  const { profile, rows } = profileFileArguments('node dist/bench/allocation-report.js FILE.heapprofile [rows]');
+  const sites = allocationSites((profile as { head: ProfileNode }).head);
   const share = (bytes: number): string => `${((100 * bytes) / sites.totalBytes).toFixed(2).padStart(6)} %`;
   console.log(`sampled ${(sites.totalBytes / 1048576).toFixed(1)} MiB`);
   console.log('\nby nearest own frame');
