@@ -10,8 +10,7 @@ import { geminiFileResultLine } from '../http/routes/gemini-batch-wire.js';
 import type { GatewayServices } from '../services.js';
 import { describeError } from '../shared/logger.js';
 import { newId } from '../shared/ids.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
-import { onWork } from '../shared/work-signals.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import { batchResultFiles } from './batch-results.js';
 import { keepFile } from './keep-file.js';
 import { outcomeOf } from './line-outcome.js';
@@ -48,8 +47,7 @@ export const lineRequestId = (batchId: string, line: number): string => `req_${b
 export class BatchRunner {
   readonly #owner: string;
   readonly #running = new Set<Promise<void>>();
-  #loop: PeriodicPass | null = null;
-  #unsubscribe: (() => void) | null = null;
+  readonly #job = new BackgroundJob(() => this.#tick());
   #closed = false;
   #linesRun = 0;
   #holdsSweptAt = 0;
@@ -77,16 +75,16 @@ export class BatchRunner {
    * renews), less often while there is none, up to the idle maximum; at once when a batch is created in this process.
    */
   start(): void {
-    if (this.#loop !== null || this.#closed) return;
-    const loop = new PeriodicPass({ name: 'batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger, pass: () => this.#tick() });
-    this.#loop = loop;
-    this.#unsubscribe = onWork('batches', () => loop.nudge());
-    loop.start();
+    if (this.#closed) return;
+    this.#job.start({
+      name: 'batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger,
+      found: (found) => found, wakeOn: { kind: 'batches', how: 'nudge' },
+    });
   }
 
   /** Looks for work now (after a batch is created, or a line ends). */
   poke(): void {
-    if (!this.#closed) this.#loop?.nudge();
+    if (!this.#closed) this.#job.nudge();
   }
 
   /** One pass; true when it found work or lines are running here. */
@@ -223,8 +221,7 @@ export class BatchRunner {
   /** Stops taking lines; waits for the lines running here (bounded by their own deadlines). */
   async close(): Promise<void> {
     this.#closed = true;
-    this.#unsubscribe?.();
-    await this.#loop?.stop();
+    await this.#job.stop();
     await Promise.allSettled([...this.#running]);
   }
 }

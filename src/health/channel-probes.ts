@@ -2,7 +2,8 @@ import type { Catalog } from '../routing/catalog.js';
 import type { ChannelHealth } from '../routing/channel-health.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
+import { forEachPooled } from '../shared/pooled.js';
 import type { Channel } from '../domain/records.js';
 
 /** One probe: a channel and the chat model it is asked for. */
@@ -50,7 +51,7 @@ function priceKey(pricing: { inputPerMtokNano: bigint | null; outputPerMtokNano:
  * idle must be found within one interval.
  */
 export class ChannelProbes {
-  #loop: PeriodicPass | null = null;
+  readonly #job = new BackgroundJob(() => this.runOnce());
   readonly #abort = new AbortController();
 
   constructor(
@@ -60,33 +61,23 @@ export class ChannelProbes {
 
   /** The first pass comes one interval after start: until then every channel counts as idle. */
   start(): void {
-    if (this.#loop !== null || this.#abort.signal.aborted) return;
+    if (this.#abort.signal.aborted) return;
     const { intervalMs } = this.options;
-    this.#loop = new PeriodicPass({
-      name: 'background channel probes',
-      baseMs: intervalMs,
-      maxMs: intervalMs,
-      firstPassAfterMs: intervalMs,
-      pass: async () => (await this.runOnce()) > 0,
-      logger: this.dependencies.logger,
+    this.#job.start({
+      name: 'background channel probes', baseMs: intervalMs, maxMs: intervalMs, firstPassAfterMs: intervalMs,
+      found: (probed) => probed > 0, logger: this.dependencies.logger,
     });
-    this.#loop.start();
   }
 
   /** One pass over the idle channels; settles with how many were probed. */
   async runOnce(): Promise<number> {
     const targets = this.idleTargets();
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < targets.length && !this.#abort.signal.aborted) {
-        const target = targets[next++] as ProbeTarget;
-        const result = await this.dependencies.probe(target, this.#abort.signal);
-        const fields = { channelId: target.channel.id, model: target.model, outcome: result.outcome };
-        if (result.ok) this.dependencies.logger.debug('background probe passed', fields);
-        else this.dependencies.logger.warn('background probe failed', fields);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, targets.length) }, worker));
+    await forEachPooled(targets, this.options.concurrency, this.#abort.signal, async (target) => {
+      const result = await this.dependencies.probe(target, this.#abort.signal);
+      const fields = { channelId: target.channel.id, model: target.model, outcome: result.outcome };
+      if (result.ok) this.dependencies.logger.debug('background probe passed', fields);
+      else this.dependencies.logger.warn('background probe failed', fields);
+    });
     return targets.length;
   }
 
@@ -116,6 +107,6 @@ export class ChannelProbes {
   /** Stops scheduling and cancels the probes running; settles once they have. */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('gateway stopping'));
-    await this.#loop?.stop();
+    await this.#job.stop();
   }
 }

@@ -40,6 +40,19 @@ function requestedHeaders(context: RequestContext): string {
   return typeof requested === 'string' ? requested : '';
 }
 
+/** A preflight's 204 granting `origin` (`*`, or a listed origin, answered per origin) the methods and the headers asked for. */
+function allowPreflight(context: RequestContext, origin: string, methods: string): void {
+  const response = context.response;
+  response.statusCode = 204;
+  response.setHeader('access-control-allow-origin', origin);
+  if (origin !== '*') response.setHeader('vary', 'Origin');
+  response.setHeader('access-control-allow-methods', methods);
+  const headers = requestedHeaders(context);
+  if (headers !== '') response.setHeader('access-control-allow-headers', headers);
+  response.setHeader('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
+  response.end();
+}
+
 function browserRefusal(): GatewayError {
   return new GatewayError('browser_access_denied',
     'API keys belong on a server: this gateway refuses keyed requests sent by a web browser, because anyone who can load the page could copy the key. '
@@ -58,27 +71,13 @@ export class CorsPolicy {
 
   /** Answers an OPTIONS request. */
   async preflight(context: RequestContext): Promise<void> {
-    const response = context.response;
     const origin = context.request.headers.origin;
     if (isPublicPath(context.path)) {
-      response.statusCode = 204;
-      response.setHeader('access-control-allow-origin', '*');
-      response.setHeader('access-control-allow-methods', 'GET, OPTIONS');
-      const headers = requestedHeaders(context);
-      if (headers !== '') response.setHeader('access-control-allow-headers', headers);
-      response.setHeader('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
-      response.end();
+      allowPreflight(context, '*', 'GET, OPTIONS');
       return;
     }
     if (typeof origin === 'string' && await this.#listed(origin)) {
-      response.statusCode = 204;
-      response.setHeader('access-control-allow-origin', origin);
-      response.setHeader('vary', 'Origin');
-      response.setHeader('access-control-allow-methods', 'GET, POST, DELETE, OPTIONS');
-      const headers = requestedHeaders(context);
-      if (headers !== '') response.setHeader('access-control-allow-headers', headers);
-      response.setHeader('access-control-max-age', PREFLIGHT_MAX_AGE_SECONDS);
-      response.end();
+      allowPreflight(context, origin, 'GET, POST, DELETE, OPTIONS');
       return;
     }
     sendError(context, browserRefusal());

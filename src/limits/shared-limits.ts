@@ -6,8 +6,8 @@ import { ClusterInvalidationBus } from '../invalidation/cluster-invalidation-bus
 import { LocalInvalidationBus, type InvalidationBus } from '../invalidation/invalidation-bus.js';
 import { RedisInvalidationBus } from '../invalidation/redis-invalidation-bus.js';
 import { FleetMembership, type FleetView } from '../redis/fleet-membership.js';
-import { createRedisConnection, type Redis } from '../redis/redis-connection.js';
-import { describeError, type Logger } from '../shared/logger.js';
+import { createRedisConnection, warnOfReconnects, type Redis } from '../redis/redis-connection.js';
+import type { Logger } from '../shared/logger.js';
 import { InMemoryRateLimiter } from './in-memory-rate-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
@@ -73,15 +73,7 @@ export async function openSharedLimits(config: GatewayConfig, logger: Logger, op
   }
   const commands = createRedisConnection(config.redisUrl, 'limits');
   const subscriber = createRedisConnection(config.redisUrl, 'invalidation');
-  // ioredis reconnects by itself; say so in the log at most every ten seconds rather than on every attempt.
-  let lastReport = 0;
-  const report = (error: unknown): void => {
-    if (Date.now() - lastReport < 10_000) return;
-    lastReport = Date.now();
-    logger.warn('redis connection error: reconnecting', describeError(error));
-  };
-  commands.on('error', report);
-  subscriber.on('error', report);
+  warnOfReconnects(logger, 'redis connection error: reconnecting', commands, subscriber);
   const membership = options.memberId === undefined
     ? null
     : new FleetMembership(commands, { key: `${config.redisKeyPrefix}${FLEET_MEMBERS_KEY}`, instanceId: options.memberId, heartbeatMs: FLEET_HEARTBEAT_MS, logger });

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { FxRates } from '../domain/records.js';
 import type { Storage } from '../storage/storage.js';
 
@@ -34,7 +34,7 @@ export function parseFxSource(body: unknown, source: string, now: number): FxRat
  * not with work here); failures keep the last good rates.
  */
 export class FxRefresher {
-  #loop: PeriodicPass | null = null;
+  readonly #job = new BackgroundJob(() => this.refresh());
   /** Ends a refresh under way when the gateway stops, so stopping never waits for a slow source. */
   readonly #abort = new AbortController();
 
@@ -47,9 +47,8 @@ export class FxRefresher {
   ) {}
 
   start(): void {
-    if (this.#loop !== null) return;
-    this.#loop = new PeriodicPass({ name: 'FX refresh', baseMs: this.intervalMs, maxMs: this.intervalMs, pass: () => this.refresh(), logger: this.logger });
-    this.#loop.start();
+    if (this.#abort.signal.aborted) return;
+    this.#job.start({ name: 'FX refresh', baseMs: this.intervalMs, maxMs: this.intervalMs, found: (refreshed) => refreshed, logger: this.logger });
   }
 
   async refresh(): Promise<boolean> {
@@ -73,6 +72,6 @@ export class FxRefresher {
   /** No refresh starts after this; settles once a running one has ended. */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('gateway stopping'));
-    await this.#loop?.stop();
+    await this.#job.stop();
   }
 }

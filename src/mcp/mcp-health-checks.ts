@@ -1,7 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
+import { forEachPooled } from '../shared/pooled.js';
 import type { McpServer, McpServerHealth, McpServerRepository, McpToolSummary } from '../storage/repositories/mcp-server-repository.js';
 import { checkedServers } from './checked-servers.js';
 import { listUpstreamTools, withUpstream, type OutboundPolicy, type UpstreamTimeouts } from './upstream-session.js';
@@ -58,40 +59,31 @@ class CheckTimedOut extends Error {
  * interval is fixed (no idle backoff), so a server that goes down is marked so within an interval and a check.
  */
 export class McpHealthChecks {
-  #loop: PeriodicPass | null = null;
+  readonly #job = new BackgroundJob(() => this.runOnce());
   readonly #abort = new AbortController();
 
   constructor(private readonly dependencies: McpHealthCheckDependencies, private readonly options: McpHealthCheckOptions) {}
 
   start(): void {
-    if (this.#loop !== null || this.#abort.signal.aborted) return;
+    if (this.#abort.signal.aborted) return;
     const { intervalMs } = this.options;
-    this.#loop = new PeriodicPass({
-      name: 'MCP health checks',
-      baseMs: intervalMs,
-      maxMs: intervalMs,
+    this.#job.start({
+      name: 'MCP health checks', baseMs: intervalMs, maxMs: intervalMs,
       // The first pass soon after start, so a restarted gateway shows fresh health without waiting a whole interval.
       firstPassAfterMs: Math.min(intervalMs, 1000),
-      pass: async () => (await this.runOnce()) > 0,
-      logger: this.dependencies.logger,
+      found: (checked) => checked > 0, logger: this.dependencies.logger,
     });
-    this.#loop.start();
   }
 
   /** One pass over the enabled servers; settles with how many were checked. */
   async runOnce(): Promise<number> {
     const servers = checkedServers(await this.dependencies.servers.list(), this.options.accountServers === true);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < servers.length && !this.#abort.signal.aborted) {
-        const server = servers[next++] as McpServer;
-        const health = await this.check(server);
-        if (health === null) continue;
-        await this.dependencies.servers.recordHealth(server.id, health, server.updatedAt);
-        if (health.status === 'unhealthy') this.dependencies.logger.warn('MCP server health check failed', { mcpServer: server.name, error: health.error });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.options.concurrency, servers.length) }, worker));
+    await forEachPooled(servers, this.options.concurrency, this.#abort.signal, async (server) => {
+      const health = await this.check(server);
+      if (health === null) return;
+      await this.dependencies.servers.recordHealth(server.id, health, server.updatedAt);
+      if (health.status === 'unhealthy') this.dependencies.logger.warn('MCP server health check failed', { mcpServer: server.name, error: health.error });
+    });
     return servers.length;
   }
 
@@ -104,7 +96,7 @@ export class McpHealthChecks {
   /** Stops scheduling and ends the checks running; settles once the pass has. */
   async stop(): Promise<void> {
     this.#abort.abort(new Error('gateway stopping'));
-    await this.#loop?.stop();
+    await this.#job.stop();
   }
 }
 

@@ -1,5 +1,5 @@
 import { loadOnce } from '../shared/load-once.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import { checkedServers } from './checked-servers.js';
 import type { McpHealthCheckDependencies, McpHealthCheckOptions, McpHealthChecks } from './mcp-health-checks.js';
 
@@ -15,23 +15,18 @@ export class McpHealthSchedule {
     return new McpHealthChecks(this.dependencies, this.options);
   });
 
-  readonly #loop: PeriodicPass;
+  readonly #job = new BackgroundJob(() => this.#pass());
   #stopped = false;
 
-  constructor(private readonly dependencies: McpHealthCheckDependencies, private readonly options: McpHealthCheckOptions) {
-    const { intervalMs } = options;
-    this.#loop = new PeriodicPass({
-      name: 'MCP health checks',
-      baseMs: intervalMs,
-      maxMs: intervalMs,
-      firstPassAfterMs: Math.min(intervalMs, 1000),
-      pass: () => this.#pass(),
-      logger: dependencies.logger,
-    });
-  }
+  constructor(private readonly dependencies: McpHealthCheckDependencies, private readonly options: McpHealthCheckOptions) {}
 
   start(): void {
-    this.#loop.start();
+    if (this.#stopped) return;
+    const { intervalMs } = this.options;
+    this.#job.start({
+      name: 'MCP health checks', baseMs: intervalMs, maxMs: intervalMs, firstPassAfterMs: Math.min(intervalMs, 1000),
+      found: (found) => found, logger: this.dependencies.logger,
+    });
   }
 
   async #pass(): Promise<boolean> {
@@ -47,6 +42,6 @@ export class McpHealthSchedule {
   /** Stops scheduling and ends the checks running (see McpHealthChecks.stop); settles once the pass has. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    await Promise.all([this.#checks.loaded()?.stop(), this.#loop.stop()]);
+    await Promise.all([this.#checks.loaded()?.stop(), this.#job.stop()]);
   }
 }

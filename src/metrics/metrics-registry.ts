@@ -81,29 +81,38 @@ export class CounterSeries {
   }
 }
 
-export class Counter implements Metric {
-  readonly #series: SeriesTree<CounterSeries>;
+/** A counter or a gauge: one number a series. */
+class ValueMetric<Series extends { value: number }> implements Metric {
+  readonly #series: SeriesTree<Series>;
 
   constructor(
     readonly name: string,
     private readonly help: string,
     private readonly labelNames: readonly string[],
+    private readonly type: 'counter' | 'gauge',
+    create: () => Series,
   ) {
-    this.#series = new SeriesTree(labelNames.length, () => new CounterSeries());
+    this.#series = new SeriesTree(labelNames.length, create);
   }
 
-  labels(...values: LabelValue[]): CounterSeries {
+  labels(...values: LabelValue[]): Series {
     return this.#series.get(values);
   }
 
   /** Every series recorded so far with its label values (in the order of the label names). */
-  entries(): ReadonlyArray<{ values: readonly LabelValue[]; series: CounterSeries }> {
+  entries(): ReadonlyArray<{ values: readonly LabelValue[]; series: Series }> {
     return this.#series.entries();
   }
 
   render(lines: string[]): void {
-    header(lines, this.name, this.help, 'counter');
+    header(lines, this.name, this.help, this.type);
     for (const { values, series } of this.#series.entries()) lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatNumber(series.value)}`);
+  }
+}
+
+export class Counter extends ValueMetric<CounterSeries> {
+  constructor(name: string, help: string, labelNames: readonly string[]) {
+    super(name, help, labelNames, 'counter', () => new CounterSeries());
   }
 }
 
@@ -120,24 +129,9 @@ export class GaugeSeries {
   }
 }
 
-export class Gauge implements Metric {
-  readonly #series: SeriesTree<GaugeSeries>;
-
-  constructor(
-    readonly name: string,
-    private readonly help: string,
-    private readonly labelNames: readonly string[],
-  ) {
-    this.#series = new SeriesTree(labelNames.length, () => new GaugeSeries());
-  }
-
-  labels(...values: LabelValue[]): GaugeSeries {
-    return this.#series.get(values);
-  }
-
-  render(lines: string[]): void {
-    header(lines, this.name, this.help, 'gauge');
-    for (const { values, series } of this.#series.entries()) lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatNumber(series.value)}`);
+export class Gauge extends ValueMetric<GaugeSeries> {
+  constructor(name: string, help: string, labelNames: readonly string[]) {
+    super(name, help, labelNames, 'gauge', () => new GaugeSeries());
   }
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Redis as RedisClient, RedisOptions } from 'ioredis';
+import { describeError, type Logger } from '../shared/logger.js';
 
 export type { Redis } from 'ioredis';
 
@@ -22,4 +23,18 @@ export function createRedisConnection(url: string, name: string): RedisClient {
     lazyConnect: false,
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });
+}
+
+/**
+ * Logs the connection errors of `connections` (ioredis reconnects by itself) as `message`, at most once every ten
+ * seconds for them all rather than on every attempt.
+ */
+export function warnOfReconnects(logger: Logger, message: string, ...connections: RedisClient[]): void {
+  let lastReport = 0;
+  const report = (error: unknown): void => {
+    if (Date.now() - lastReport < 10_000) return;
+    lastReport = Date.now();
+    logger.warn(message, describeError(error));
+  };
+  for (const connection of connections) connection.on('error', report);
 }

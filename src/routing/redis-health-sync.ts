@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createRedisConnection, type Redis } from '../redis/redis-connection.js';
+import { createRedisConnection, warnOfReconnects, type Redis } from '../redis/redis-connection.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import type { BreakerChange, ChannelHealth } from './channel-health.js';
 
@@ -62,14 +62,7 @@ export class RedisHealthSync {
   static async start(url: string, prefix: string, health: ChannelHealth, logger: Logger): Promise<RedisHealthSync> {
     const commands = createRedisConnection(url, 'health');
     const subscriber = createRedisConnection(url, 'health-events');
-    let lastReport = 0;
-    const report = (error: unknown): void => {
-      if (Date.now() - lastReport < 10_000) return;
-      lastReport = Date.now();
-      logger.warn('redis connection error (channel health): reconnecting', describeError(error));
-    };
-    commands.on('error', report);
-    subscriber.on('error', report);
+    warnOfReconnects(logger, 'redis connection error (channel health): reconnecting', commands, subscriber);
     const sync = new RedisHealthSync(commands, subscriber, health, logger, prefix);
     subscriber.on('message', (channel: string, payload: string) => sync.#onMessage(channel, payload));
     // After a reconnect, messages may have been missed: the hash has the current state.

@@ -33,6 +33,11 @@ export class BackgroundJob<Result> {
     loop.start();
   }
 
+  /** Work may be waiting: a scheduled pass runs now (or right after the running one); nothing while not started. */
+  nudge(): void {
+    this.#loop?.nudge();
+  }
+
   /** Stops the schedule and waits for a pass in progress. */
   async stop(): Promise<void> {
     this.#unsubscribe?.();

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { Storage } from '../storage/storage.js';
 import { listDeadLetters, readDeadLetter } from './dead-letter-file.js';
 import { replayDeadLetters } from './replay-dead-letters.js';
@@ -20,8 +20,8 @@ const DEFAULT_INTERVAL_MS = 2000;
  * answers again.
  */
 export class DeadLetterReplayer {
-  #loop: PeriodicPass | null = null;
-  #running: Promise<boolean> | null = null;
+  /** Each pass resolves true when kept files were there. */
+  readonly #job = new BackgroundJob(() => this.#replay());
   #stopped = false;
   /** Rows waiting in kept files at the last look. */
   #pendingRows = 0;
@@ -42,29 +42,19 @@ export class DeadLetterReplayer {
 
   /** The first pass runs at once (files left by an earlier run are written as soon as the database answers). */
   start(): void {
-    if (this.#loop !== null || this.#stopped) return;
+    if (this.#stopped) return;
     const intervalMs = this.options.intervalMs ?? DEFAULT_INTERVAL_MS;
-    this.#loop = new PeriodicPass({ name: 'usage-log: kept rows', baseMs: intervalMs, maxMs: intervalMs, pass: () => this.#join(), logger: this.logger });
-    this.#loop.start();
+    this.#job.start({ name: 'usage-log: kept rows', baseMs: intervalMs, maxMs: intervalMs, found: (found) => found, logger: this.logger });
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    await this.#loop?.stop();
-    await this.#running;
+    await this.#job.stop();
   }
 
   /** One pass; a call while another runs joins it. Never throws (the next pass retries). */
   async replay(): Promise<void> {
-    await this.#join();
-  }
-
-  /** The running pass, or a new one; true when kept files were there. */
-  #join(): Promise<boolean> {
-    this.#running ??= this.#replay().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    await this.#job.run();
   }
 
   async #replay(): Promise<boolean> {

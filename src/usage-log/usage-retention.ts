@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock.js';
 import { describeError, type Logger } from '../shared/logger.js';
-import { PeriodicPass } from '../shared/periodic-pass.js';
+import { BackgroundJob } from '../shared/background-job.js';
 import type { UsageLogRepository } from '../storage/storage.js';
 
 const DAY_MS = 86_400_000;
@@ -37,8 +37,7 @@ const DEFAULT_PAUSE_MS = 250;
  * Rows age past retention with time, so the interval is fixed (an empty pass says nothing about the next hour).
  */
 export class UsageRetention {
-  #loop: PeriodicPass | null = null;
-  #running: Promise<UsageRetentionPass> | null = null;
+  readonly #job = new BackgroundJob(() => this.#prune());
   #stopped = false;
   #wakeUp: (() => void) | null = null;
   readonly #intervalMs: number;
@@ -57,32 +56,27 @@ export class UsageRetention {
   }
 
   start(): void {
-    if (this.#loop !== null || this.#stopped) return;
-    this.#loop = new PeriodicPass({
+    if (this.#stopped) return;
+    this.#job.start({
       name: 'usage-log retention',
       baseMs: this.#intervalMs,
       maxMs: this.#intervalMs,
       firstPassAfterMs: this.options.firstPassDelayMs ?? DEFAULT_FIRST_PASS_DELAY_MS,
-      pass: async () => (await this.prune()).deleted > 0,
+      found: (pass) => pass.deleted > 0,
       logger: this.logger,
     });
-    this.#loop.start();
   }
 
   /** Stops the schedule; a pass in progress ends after its current batch. */
   async stop(): Promise<void> {
     this.#stopped = true;
     this.#wakeUp?.();
-    await this.#loop?.stop();
-    await this.#running?.catch(() => undefined);
+    await this.#job.stop();
   }
 
   /** One pass; a call while another runs joins it. Never throws (failures are logged, the next pass retries). */
   prune(): Promise<UsageRetentionPass> {
-    this.#running ??= this.#prune().finally(() => {
-      this.#running = null;
-    });
-    return this.#running;
+    return this.#job.run();
   }
 
   async #prune(): Promise<UsageRetentionPass> {

@@ -4,8 +4,7 @@ import { ProviderBatchRefused, type BatchApiTarget, type BatchProvider, type Pro
 import type { Channel } from '../../domain/records.js';
 import type { GatewayServices } from '../../services.js';
 import { describeError } from '../../shared/logger.js';
-import { PeriodicPass } from '../../shared/periodic-pass.js';
-import { onWork } from '../../shared/work-signals.js';
+import { BackgroundJob } from '../../shared/background-job.js';
 import { lineRequestId, type BatchRoute } from '../batch-runner.js';
 import { outcomeOf } from '../line-outcome.js';
 import { runLineRequest } from '../line-request.js';
@@ -33,8 +32,7 @@ const isEndpoint = (value: string): value is BatchEndpoint => (BATCH_ENDPOINTS a
  */
 export class ProviderBatchRunner {
   readonly #owner: string;
-  #loop: PeriodicPass | null = null;
-  #unsubscribe: (() => void) | null = null;
+  readonly #job = new BackgroundJob(() => this.#tick());
   #closed = false;
 
   constructor(
@@ -52,21 +50,20 @@ export class ProviderBatchRunner {
    * the idle maximum), and at once when a batch is created or cancelled in this process.
    */
   start(): void {
-    if (this.#loop !== null || this.#closed) return;
-    const loop = new PeriodicPass({ name: 'provider batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger, pass: () => this.#tick() });
-    this.#loop = loop;
-    this.#unsubscribe = onWork('batches', () => loop.nudge());
-    loop.start();
+    if (this.#closed) return;
+    this.#job.start({
+      name: 'provider batches', baseMs: this.services.config.batches.pollMs, logger: this.services.logger,
+      found: (found) => found, wakeOn: { kind: 'batches', how: 'nudge' },
+    });
   }
 
   poke(): void {
-    if (!this.#closed) this.#loop?.nudge();
+    if (!this.#closed) this.#job.nudge();
   }
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#unsubscribe?.();
-    await this.#loop?.stop();
+    await this.#job.stop();
   }
 
   /** Up to PER_PASS due provider batches, one step each; true when it found any. */

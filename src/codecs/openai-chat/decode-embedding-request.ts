@@ -1,5 +1,6 @@
 import type { EmbeddingRequest } from '../../ir/embedding.js';
 import { badRequest } from './bad-request.js';
+import { reportUnmappedFields } from './unmapped-fields.js';
 import type { JsonObject } from '../../wire/json-object.js';
 
 export type EmbeddingEncodingFormat = 'float' | 'base64';
@@ -41,8 +42,6 @@ export function decodeOpenAIEmbeddingRequest(body: JsonObject): DecodedEmbedding
     if (typeof body.user !== 'string') throw badRequest('user', "'user' must be a string.");
     request.user = body.user;
   }
-  for (const [name, value] of Object.entries(body)) {
-    if (!MAPPED_FIELDS.has(name) && value !== undefined && value !== null) request.warnings.push(`'${name}' is not translated for this model and was ignored.`);
-  }
+  reportUnmappedFields(body, MAPPED_FIELDS, request.warnings);
   return { request, encodingFormat: format };
 }

@@ -2,6 +2,7 @@ import type { ChatRequest, ReasoningOptions, WebSearchTool } from '../../ir/chat
 import { badRequest } from './bad-request.js';
 import { decodeOpenAIMessages } from './decode-messages.js';
 import { decodeOpenAIResponseFormat, decodeOpenAIToolChoice, decodeOpenAITools } from './decode-tools.js';
+import { reportUnmappedFields } from './unmapped-fields.js';
 import type { JsonObject } from '../../wire/json-object.js';
 import { validateOpenAIChatRequest } from './validate-request.js';
 
@@ -118,10 +119,6 @@ export function decodeOpenAIChatRequest(body: JsonObject, hints: { pathModel?: s
   // `safety_identifier` replaces the deprecated `user` as the end-user id.
   const user = typeof body.user === 'string' ? body.user : typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined;
   if (user !== undefined) request.user = user;
-  for (const [name, value] of Object.entries(body)) {
-    if (MAPPED_FIELDS.has(name) || value === undefined || value === null) continue;
-    request.extensions[name] = value;
-    warnings.push(`'${name}' is not translated for this model and was ignored.`);
-  }
+  reportUnmappedFields(body, MAPPED_FIELDS, warnings, request.extensions);
   return request;
 }

@@ -5,6 +5,7 @@ import { decodeResponsesInput, OPENAI_ONLY_ITEMS } from './decode-input.js';
 import { decodeResponsesHostedTools, decodeResponsesTextFormat, decodeResponsesToolChoice, decodeResponsesTools, HOSTED_TOOLS } from './decode-tools.js';
 import { estimateResponsesInputTokens } from './estimate-input-tokens.js';
 import { ToolNamespaces } from './tool-namespaces.js';
+import { reportUnmappedFields } from '../openai-chat/unmapped-fields.js';
 import { badRequest, isJsonObject, optionalBoolean, optionalNumber, optionalString, type JsonObject } from './wire-values.js';
 
 
@@ -138,10 +139,6 @@ export function decodeResponsesRequest(body: JsonObject, hints: { stream?: boole
   if (reasoning !== undefined) request.reasoning = reasoning;
   const user = optionalString(body, 'user') ?? optionalString(body, 'safety_identifier');
   if (user !== undefined) request.user = user;
-  for (const [name, value] of Object.entries(body)) {
-    if (MAPPED_FIELDS.has(name) || value === undefined || value === null) continue;
-    request.extensions[name] = value;
-    warnings.push(`'${name}' is not translated for this model and was ignored.`);
-  }
+  reportUnmappedFields(body, MAPPED_FIELDS, warnings, request.extensions);
   return request;
 }
