@@ -12,12 +12,14 @@ import { createServer as createNetServer, type AddressInfo, type Server as NetSe
  * connections to the one HTTP server, so they are served, limited and drained as any other.
  *
  * The faster intake is for bursts, not for sustained overload: while `holdIntake()` says the process is shedding, the
- * extra sockets' new connections are held unread (accepted, not yet handed to the HTTP server) and handed over one per
- * turn of the loop, so the process takes new connections about as fast as with one socket and the excess waits, out of
- * its sight, as it does in the kernel's accept queue with one socket; once it stops shedding, the held connections are
- * handed over as fast as the extra sockets accept (one each per turn), not all in one turn, which would admit a
- * burst of the very load that was just shed. At most `backlog` connections are held; beyond that they are handed over
- * as they come.
+ * extra sockets' new connections are held unread (accepted, not yet handed to the HTTP server), and one is handed over
+ * only in a turn of the loop in which the main socket took none, so the process takes at most one new connection per
+ * turn in all, as with one socket, and the excess waits, out of its sight, as it does in the kernel's accept queue with
+ * one socket. Holding is the only way to keep them out: a listening socket cannot stop accepting in Node (its handle
+ * cannot stop reading) and closing one resets the connections in its queue (Linux migrates them to the other sockets
+ * only with `net.ipv4.tcp_migrate_req` on). Once the process stops shedding, the held connections are handed over as
+ * fast as the extra sockets accept (one each per turn), not all in one turn, which would admit a burst of the very
+ * load that was just shed. At most `backlog` connections are held; beyond that they are handed over as they come.
  *
  * SO_REUSEPORT exists on Linux only here (elsewhere, and in a cluster worker, whose listening socket is the primary's,
  * one socket listens). It would let a second process of the same user listen on the port too and take part of its
@@ -34,7 +36,7 @@ export interface ListenOptions {
   port: number;
   backlog: number;
   sockets: number;
-  /** True while the process sheds: the extra sockets' new connections are then handed over one per turn. */
+  /** True while the process sheds: the process then takes at most one new connection per turn, whichever socket accepted it. */
   holdIntake?: () => boolean;
 }
 
@@ -74,8 +76,9 @@ export async function listenOn(server: Server, options: ListenOptions): Promise<
 }
 
 /**
- * Hands the extra sockets' connections to the HTTP server: as they come, or (once any is held) `perTurn` per turn, and
- * one per turn while the intake is held.
+ * Hands the extra sockets' connections to the HTTP server: as they come, or (once any is held) `perTurn` per turn; while
+ * the intake is held, one per turn in all, counting the main socket's: a held connection is handed over only in a turn
+ * in which the main socket (which accepts one per turn whatever is held) took none.
  */
 class PacedIntake {
   readonly #server: Server;
@@ -84,12 +87,18 @@ class PacedIntake {
   readonly #perTurn: number;
   readonly #held: Socket[] = [];
   #releasing: NodeJS.Immediate | null = null;
+  /** The main socket handed the HTTP server a connection since the last release turn. */
+  #mainTookOne = false;
+  #handingOver = false;
 
   constructor(server: Server, hold: () => boolean, bounds: { maxHeld: number; perTurn: number }) {
     this.#server = server;
     this.#hold = hold;
     this.#maxHeld = bounds.maxHeld;
     this.#perTurn = Math.max(1, bounds.perTurn);
+    server.on('connection', () => {
+      if (!this.#handingOver) this.#mainTookOne = true;
+    });
   }
 
   /** A connection accepted by an extra socket (paused: nothing of it is read until it is handed over). */
@@ -119,7 +128,10 @@ class PacedIntake {
     if (this.#releasing !== null) return;
     this.#releasing = setImmediate(() => {
       this.#releasing = null;
-      for (const socket of this.#held.splice(0, this.#hold() ? 1 : this.#perTurn)) this.#handOver(socket);
+      const mainTookOne = this.#mainTookOne;
+      this.#mainTookOne = false;
+      const count = this.#hold() ? (mainTookOne ? 0 : 1) : this.#perTurn;
+      for (const socket of this.#held.splice(0, count)) this.#handOver(socket);
       if (this.#held.length > 0) this.#releaseNextTurn();
     });
   }
@@ -127,7 +139,12 @@ class PacedIntake {
   #handOver(socket: Socket): void {
     socket.off('error', ignoreHeldError);
     if (socket.destroyed) return;
-    this.#server.emit('connection', socket);
+    this.#handingOver = true;
+    try {
+      this.#server.emit('connection', socket);
+    } finally {
+      this.#handingOver = false;
+    }
     socket.resume();
   }
 }
