@@ -7,7 +7,7 @@
  * through one stops a session open on the other.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { TEST_REDIS_URL, testKeyPrefix, RedisFixture } from '../../unit/limits/redis-test-support.js';
@@ -69,6 +69,35 @@ describe('an OpenAI Realtime session whose key loses its standing', () => {
     const [first, second] = usages;
     if (first === undefined || second === undefined) throw new Error('no usage');
     expect(before - (await balanceNano(setup, account))).toBe(responseCostNano(first) + responseCostNano(second));
+  });
+});
+
+describe('the check before each response', () => {
+  it('reads no storage while the key is cached: responses and frames after the first look nothing up', async () => {
+    const account = await newAccount(setup);
+    const session = await openRaw(setup.url, { key: account.key });
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    const { storage } = setup.gateway.gateway.services;
+    const lookups = [vi.spyOn(storage.keys, 'getBySecretHash'), vi.spyOn(storage.keys, 'getById'), vi.spyOn(storage.accounts, 'getById'), vi.spyOn(storage.projects, 'getById')];
+    try {
+      for (let index = 0; index < 3; index += 1) {
+        session.send({ type: 'conversation.item.create', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Again.' }] } });
+        session.send({ type: 'response.create' });
+        await session.next('response.done');
+      }
+      expect(lookups.map((lookup) => lookup.mock.calls.length)).toEqual([0, 0, 0, 0]);
+      // Once the key is dropped from the cache (as an admin change drops it), the next check reads it once.
+      await setup.gateway.gateway.services.keys.invalidateKey(account.keyId);
+      session.send({ type: 'response.create' });
+      await session.next('response.done');
+      expect(lookups.map((lookup) => lookup.mock.calls.length)).toEqual([1, 0, 1, 0]);
+    } finally {
+      for (const lookup of lookups) lookup.mockRestore();
+    }
+    session.socket.close();
+    await session.closed;
+    expect(await usageRows(setup, account)).toHaveLength(5);
   });
 });
 
