@@ -186,6 +186,8 @@ export class RealtimeSession {
       if (refusal !== null) {
         this.#held = null;
         this.endWith(CLOSE.policy, refusal.code, refusalDetail(refusal));
+        // The caller's answer to the close must be read (its frames go nowhere now).
+        this.client.resume();
         return;
       }
       if (this.#checks > 0) return;
@@ -201,6 +203,7 @@ export class RealtimeSession {
       this.#held = null;
       this.logger.error('realtime check failed', describeError(error));
       this.endWith(CLOSE.internal, 'internal error', { type: 'server_error', code: 'internal_error', message: failure });
+      this.client.resume();
     });
   }
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../../src/shared/clock.js';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { TEST_REDIS_URL, testKeyPrefix, RedisFixture } from '../../unit/limits/redis-test-support.js';
-import { balanceNano, newAccount, openRaw, responseCostNano, startRealtimeSetup, usageRows, type RealtimeSetup } from './realtime-support.js';
+import { balanceNano, MODEL, newAccount, openRaw, responseCostNano, startRealtimeSetup, usageRows, type RealtimeSetup } from './realtime-support.js';
 import { LIVE_MODEL, sdkLive, startLiveSetup, turnCostNano, type LiveSetup } from './gemini-live-support.js';
 
 const clock = new ManualClock(Date.now());
@@ -69,6 +69,26 @@ describe('an OpenAI Realtime session whose key loses its standing', () => {
     const [first, second] = usages;
     if (first === undefined || second === undefined) throw new Error('no usage');
     expect(before - (await balanceNano(setup, account))).toBe(responseCostNano(first) + responseCostNano(second));
+  });
+});
+
+describe('a session opened with a client secret', () => {
+  it('ends at its next response when the key that minted the secret is revoked', async () => {
+    const account = await newAccount(setup);
+    const minted = await fetch(`${setup.gateway.baseURL}/realtime/client_secrets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ session: { type: 'realtime', model: MODEL } }),
+    });
+    const { value } = (await minted.json()) as { value: string };
+    const session = await openRaw(setup.url, { protocols: ['realtime', `openai-insecure-api-key.${value}`] });
+    session.send({ type: 'response.create' });
+    await session.next('response.done');
+    expect((await setup.gateway.admin('PATCH', `/admin/keys/${account.keyId}`, { status: 'revoked' })).status).toBe(200);
+    session.send({ type: 'response.create' });
+    expect(await session.next('error')).toMatchObject({ error: { type: 'authentication_error', code: 'revoked_api_key' } });
+    expect((await session.closed).code).toBe(1008);
+    expect(await usageRows(setup, account)).toHaveLength(1);
   });
 });
 
