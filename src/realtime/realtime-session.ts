@@ -42,8 +42,9 @@ function refusalDetail(refusal: GatewayError): RealtimeErrorDetail {
  * One proxied realtime session between a caller's socket and its channel's upstream socket: frames pass through
  * unchanged both ways; each finished response (as the dialect reads it: OpenAI's `response.done`, Gemini's
  * `usageMetadata`) is billed as it passes (RealtimeBilling) and money is held for the next response before the
- * caller's next frame goes upstream; when that hold is refused the session ends in the protocol's own way (OpenAI's
- * `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
+ * caller's next frame goes upstream, and every caller frame waits for the caller to be checked again as a request
+ * would be (its key revoked meanwhile…); when that hold or check is refused the session ends in the protocol's own
+ * way (OpenAI's `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
  * duration are closed, both sides are pinged, and a side that reads slower than the other writes pauses the other
  * (at most `bufferBytes` queued per direction, plus one frame). With a translator (the caller and the upstream speak
  * different protocols) every frame is translated instead of passed, and frames the translation sends upstream on its
