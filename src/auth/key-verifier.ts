@@ -75,7 +75,15 @@ export class KeyVerifier {
     if (plaintext === null) return { ok: false, reason: 'missing' };
     if (!isWellFormedApiKey(plaintext, this.options.brand)) return { ok: false, reason: 'malformed' };
     // Hashed on every request (about a microsecond): a cache keyed by the secret would keep plaintext keys in memory.
-    const hash = hashApiKey(plaintext);
+    return this.verifyHash(hashApiKey(plaintext), beforeLookup);
+  }
+
+  /**
+   * `verify` for a key known by its secret's hash (a live session's key, checked again before each response): from
+   * the same cache, so a key in use costs no database round trip and a change made anywhere reaches it as it reaches
+   * requests.
+   */
+  async verifyHash(hash: string, beforeLookup?: (secretHash: string) => Promise<void>): Promise<KeyVerification> {
     const now = this.clock.now();
     const ttlMs = this.bus.live ? (this.options.liveTtlMs ?? this.options.ttlMs) : this.options.ttlMs;
     let entry = this.#cache.get(hash);

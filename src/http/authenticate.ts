@@ -82,10 +82,28 @@ export async function authenticate(context: RequestContext, services: GatewaySer
   }
   const { key, account } = verification;
   enforceBrowserPolicy(context, key);
-  if (key.ipAllowlist !== null) {
-    let allowlist = compiledAllowlists.get(key);
-    if (allowlist === undefined) compiledAllowlists.set(key, (allowlist = new IpRangeSet(key.ipAllowlist)));
-    if (!allowlist.has(context.clientIp)) throw new GatewayError('ip_not_allowed', 'Requests from this IP address are not allowed for this API key.');
-  }
+  enforceIpAllowlist(context, key);
   return { key, account };
+}
+
+/** 403 `ip_not_allowed` when the key has an IP allowlist the caller's address is outside. */
+export function enforceIpAllowlist(context: Pick<RequestContext, 'clientIp'>, key: ApiKey): void {
+  if (key.ipAllowlist === null) return;
+  let allowlist = compiledAllowlists.get(key);
+  if (allowlist === undefined) compiledAllowlists.set(key, (allowlist = new IpRangeSet(key.ipAllowlist)));
+  if (!allowlist.has(context.clientIp)) throw new GatewayError('ip_not_allowed', 'Requests from this IP address are not allowed for this API key.');
+}
+
+/**
+ * The caller of a live session (opened with `key`, or with a client secret it minted) checked again, as `authenticate`
+ * checks every request: the key as the verifier knows it now (revoked, expired, disabled, its account disabled or
+ * deleted; from its cache, so no database round trip while the key is cached, and a change made on any instance
+ * reaches it) and the key's IP allowlist now. The browser's origin was checked when the session opened and cannot
+ * change. Throws the same refusal a request would get.
+ */
+export async function reauthenticate(context: Pick<RequestContext, 'clientIp' | 'family'>, services: GatewayServices, key: ApiKey): Promise<Authenticated> {
+  const verification = await services.keys.verifyHash(key.secretHash);
+  if (!verification.ok) throw REFUSALS[verification.reason === 'unknown' ? 'revoked' : verification.reason](context.family);
+  enforceIpAllowlist(context, verification.key);
+  return { key: verification.key, account: verification.account };
 }

@@ -1,6 +1,5 @@
-import { IpRangeSet } from '../auth/ip-ranges.js';
 import { GatewayError } from '../errors/gateway-error.js';
-import { recordGuess, type Authenticated } from '../http/authenticate.js';
+import { enforceIpAllowlist, recordGuess, type Authenticated } from '../http/authenticate.js';
 import type { RequestContext } from '../http/request-context.js';
 import type { GatewayServices } from '../services.js';
 import { readClientSecret, type ClientSecretGrant } from './client-secret.js';
@@ -21,9 +20,7 @@ export async function authenticateClientSecret(context: RequestContext, services
   if (stored.expiresAt !== null && stored.expiresAt <= now) throw new GatewayError('expired_api_key', 'The API key behind this client secret has expired.');
   if (stored.status === 'disabled') throw new GatewayError('key_disabled', 'The API key behind this client secret is disabled.');
   if (account.status === 'disabled') throw new GatewayError('account_disabled', 'The account this client secret belongs to is disabled. Contact the operator of this gateway.');
-  if (stored.ipAllowlist !== null && !new IpRangeSet(stored.ipAllowlist).has(context.clientIp)) {
-    throw new GatewayError('ip_not_allowed', 'Requests from this IP address are not allowed for this API key.');
-  }
+  enforceIpAllowlist(context, stored);
   const projectId = stored.projectId ?? null;
   const key = { ...stored, project: projectId === null ? null : await services.storage.projects.getById(projectId) };
   return { key, account, grant };

@@ -31,6 +31,11 @@ export interface RealtimeSessionFacts {
   account: Account;
   model: Model;
   channelId: string;
+  /**
+   * Checks the caller again as a request would be checked now (its key's standing and IP allowlist, and what
+   * admission refuses before money is held, such as the key's model allowlist); throws that refusal.
+   */
+  recheck(): Promise<void>;
 }
 
 /** What the money held for one response covers: its input and its output, priced as audio (the dearer kind). */
@@ -94,11 +99,28 @@ export class RealtimeBilling {
   }
 
   /**
-   * Holds money for the next response and charges its estimated tokens to the session's token windows; the refusal
-   * (402 `insufficient_balance`, 429 `quota_exhausted` or `rate_limit_exceeded`…) when it cannot be paid or a window is full.
+   * Whether the caller may still be served: null, or the refusal a request would get now (401 `revoked_api_key` or
+   * `expired_api_key`, 403 `key_disabled`, `account_disabled`, `ip_not_allowed`, `model_not_allowed`).
+   */
+  async standing(): Promise<GatewayError | null> {
+    try {
+      await this.facts.recheck();
+      return null;
+    } catch (error) {
+      if (error instanceof GatewayError) return error;
+      throw error;
+    }
+  }
+
+  /**
+   * Checks the caller's standing again, then holds money for the next response and charges its estimated tokens to
+   * the session's token windows; the refusal (the standing's, 402 `insufficient_balance`, 429 `quota_exhausted` or
+   * `rate_limit_exceeded`…) when the caller may not go on, it cannot be paid or a window is full.
    */
   async holdNext(): Promise<GatewayError | null> {
     if (this.#hold !== null || this.#ended) return null;
+    const refusal = await this.standing();
+    if (refusal !== null || this.#ended) return refusal;
     const { key, account } = this.facts;
     const tokenRules = this.admission.tokenCharges?.rules ?? [];
     let tokenCharges: TokenCharges | null = null;

@@ -8,11 +8,11 @@ import { geminiFamily } from '../codecs/gemini/family.js';
 import type { RealtimeConfig } from '../config/realtime-config.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
-import { authenticate } from '../http/authenticate.js';
+import { authenticate, reauthenticate } from '../http/authenticate.js';
 import type { RequestContext } from '../http/request-context.js';
 import { noChannel, resolveModel } from '../operations/resolve-model.js';
 import { settleMetered } from '../operations/metered-frame.js';
-import { admit, type Admission } from '../relay/admission.js';
+import { admit, checkBeforeMoney, type Admission } from '../relay/admission.js';
 import { relayDependencies, type RelayDependencies } from '../relay/relay-dependencies.js';
 import { AttemptLog } from '../relay/attempt-log.js';
 import { RequestMeter } from '../relay/request-meter.js';
@@ -230,7 +230,7 @@ export class RealtimeEndpoint {
         return { url: target.url, opening: openUpstream(target, { timeoutMs: UPSTREAM_HANDSHAKE_MS, maxPayload: this.config.maxMessageBytes, exchange: setupForChannel(setup, route.upstreamModel) }) };
       });
       const dialect = translated ? translatedDialect(geminiLiveDialect, openAIRealtimeDialect) : geminiLiveDialect;
-      const billing = this.#billing(admission, connected, { key, account, meter });
+      const billing = this.#billing(context, admission, connected, { key, account, meter });
       this.#start(client, connected, billing, dialect, [], translated ? new GeminiClientOnOpenAI(setup) : null, limits);
       client.resume();
     } catch (thrown) {
@@ -282,17 +282,29 @@ export class RealtimeEndpoint {
     response.detachSocket(socket as never);
     this.#extraHeaders.set(request, { 'x-request-id': context.requestId, ...admission.rateLimitHeaders });
     const dialect = translation?.dialect ?? openAIRealtimeDialect;
-    const billing = this.#billing(admission, connected, caller);
+    const billing = this.#billing(context, admission, connected, caller);
     server.handleUpgrade(request, socket, head, (client) => this.#start(client, connected, billing, dialect, caller.opening, translation?.translator ?? null));
   }
 
-  #billing(admission: Admission, connected: Connected, caller: Caller): RealtimeBilling {
-    return new RealtimeBilling(this.services, {
+  /**
+   * The session's billing. Before each response after the first (which admission checked) the caller is checked again
+   * as a request would be: its key's standing and IP allowlist as the key verifier knows them now, and the key's
+   * model allowlist; so a key revoked, expired or disabled, or an account disabled or deleted, anywhere stops its
+   * live sessions at their next response.
+   */
+  #billing(context: RequestContext, admission: Admission, connected: Connected, caller: Caller): RealtimeBilling {
+    const { services } = this;
+    const { model } = admission;
+    return new RealtimeBilling(services, {
       session: caller.meter,
       key: caller.key,
       account: caller.account,
-      model: admission.model,
+      model,
       channelId: connected.route.channel.id,
+      recheck: async () => {
+        const { key, account } = await reauthenticate(context, services, caller.key);
+        checkBeforeMoney({ key, account, model, name: caller.meter.modelId });
+      },
     }, admission);
   }
 

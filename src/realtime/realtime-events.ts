@@ -11,9 +11,12 @@ export const CLOSE = {
   tryAgainLater: 1013,
 } as const;
 
-/** What an OpenAI Realtime server event of type `error` says. */
+/**
+ * What an OpenAI Realtime server event of type `error` says: OpenAI's `invalid_request_error` or `server_error`, or
+ * for a caller refused as an HTTP request would be (a revoked key…) that answer's type (`authentication_error`…).
+ */
 export interface RealtimeErrorDetail {
-  type: 'invalid_request_error' | 'server_error';
+  type: string;
   code: string;
   message: string;
 }

@@ -2,6 +2,7 @@ import type WebSocket from 'ws';
 import type { RawData } from 'ws';
 import type { Logger } from '../shared/logger.js';
 import { describeError } from '../shared/logger.js';
+import type { GatewayError } from '../errors/gateway-error.js';
 import type { Usage } from '../ir/usage.js';
 import type { RealtimeBilling } from './realtime-billing.js';
 import type { RealtimeDialect } from './realtime-dialect.js';
@@ -29,11 +30,21 @@ function sendableCode(code: number): number {
 }
 
 /**
+ * The error event of a refusal before a response: the caller's own standing (401, 403: a revoked key, a model no
+ * longer allowed…) typed as the HTTP answer types it, a refusal of money or of a window as `invalid_request_error`.
+ */
+function refusalDetail(refusal: GatewayError): RealtimeErrorDetail {
+  const type = refusal.status === 401 || refusal.status === 403 ? refusal.type : 'invalid_request_error';
+  return { type, code: refusal.code, message: `${refusal.message} The session was ended before its next response.` };
+}
+
+/**
  * One proxied realtime session between a caller's socket and its channel's upstream socket: frames pass through
  * unchanged both ways; each finished response (as the dialect reads it: OpenAI's `response.done`, Gemini's
  * `usageMetadata`) is billed as it passes (RealtimeBilling) and money is held for the next response before the
- * caller's next frame goes upstream; when that hold is refused the session ends in the protocol's own way (OpenAI's
- * `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
+ * caller's next frame goes upstream, and every caller frame waits for the caller to be checked again as a request
+ * would be (its key revoked meanwhile…); when that hold or check is refused the session ends in the protocol's own
+ * way (OpenAI's `error` event, Gemini's close reason) with close code 1008. The transport is bounded: an idle session and one past its maximum
  * duration are closed, both sides are pinged, and a side that reads slower than the other writes pauses the other
  * (at most `bufferBytes` queued per direction, plus one frame). With a translator (the caller and the upstream speak
  * different protocols) every frame is translated instead of passed, and frames the translation sends upstream on its
@@ -42,8 +53,13 @@ function sendableCode(code: number): number {
 export class RealtimeSession {
   #lastActivity = performance.now();
   #responseStartedAt: number | null = null;
-  /** Caller frames waiting while the next response's money is being held (`translated`: already in the upstream's protocol). */
+  /**
+   * Caller frames waiting while a check runs (the caller's standing, the next response's money hold) before they may go
+   * upstream (`translated`: already in the upstream's protocol).
+   */
   #held: Array<{ data: RawData; binary: boolean; translated?: boolean }> | null = null;
+  /** The checks running that `#held` waits for. */
+  #checks = 0;
   #ending = false;
   /** The session ended mid-response: its upstream is kept (at most CUT_REPORT_MS) for the cut response's report. */
   #awaitingCutReport = false;
@@ -140,14 +156,56 @@ export class RealtimeSession {
     this.#close(this.upstream, CLOSE.normal, '');
   }
 
+  /**
+   * A caller frame goes upstream once the caller is checked again (a key revoked since the previous frame stops here,
+   * before anything it asks for reaches the upstream); frames that arrive while a check runs wait for it. Nothing the
+   * caller sends goes upstream once the session is ending.
+   */
   #fromClient(data: RawData, binary: boolean): void {
     this.#lastActivity = performance.now();
+    if (this.#ending) return;
     if (this.#held !== null) {
       this.#held.push({ data, binary });
       this.client.pause();
       return;
     }
-    this.#toUpstream(data, binary);
+    this.#held = [{ data, binary }];
+    this.#afterCheck(this.billing.standing(), 'The gateway could not check the API key.');
+  }
+
+  /**
+   * Caller frames wait (in `#held`) until `check` passes and then go upstream in order; a refusal ends the session in
+   * the protocol's way with close code 1008 and the frames are dropped.
+   */
+  #afterCheck(check: Promise<GatewayError | null>, failure: string): void {
+    this.#held ??= [];
+    this.client.pause();
+    this.#checks += 1;
+    void check.then((refusal) => {
+      this.#checks -= 1;
+      if (this.#ending) return;
+      if (refusal !== null) {
+        this.#held = null;
+        this.endWith(CLOSE.policy, refusal.code, refusalDetail(refusal));
+        // The caller's answer to the close must be read (its frames go nowhere now).
+        this.client.resume();
+        return;
+      }
+      if (this.#checks > 0) return;
+      const held = this.#held ?? [];
+      this.#held = null;
+      for (const frame of held) {
+        if (frame.translated === true) this.#forward(this.upstream, this.client, frame.data, frame.binary);
+        else this.#toUpstream(frame.data, frame.binary);
+      }
+      if (!this.#pausedForBackpressure.has(this.client)) this.client.resume();
+    }, (error: unknown) => {
+      this.#checks -= 1;
+      this.#held = null;
+      this.logger.error('realtime check failed', describeError(error));
+      this.endWith(CLOSE.internal, 'internal error', { type: 'server_error', code: 'internal_error', message: failure });
+      this.client.resume();
+    });
   }
 
   /** A caller frame goes upstream: as it is, or translated into the upstream's protocol. */
@@ -210,24 +268,7 @@ export class RealtimeSession {
       this.drain(0);
       return;
     }
-    this.#held = [];
-    void this.billing.holdNext().then((refusal) => {
-      const held = this.#held ?? [];
-      this.#held = null;
-      if (refusal !== null) {
-        this.endWith(CLOSE.policy, 'insufficient funds', { type: 'invalid_request_error', code: refusal.code, message: `${refusal.message} The session was ended before its next response.` });
-        return;
-      }
-      for (const frame of held) {
-        if (frame.translated === true) this.#forward(this.upstream, this.client, frame.data, frame.binary);
-        else this.#toUpstream(frame.data, frame.binary);
-      }
-      if (!this.#pausedForBackpressure.has(this.client)) this.client.resume();
-    }, (error: unknown) => {
-      this.#held = null;
-      this.logger.error('realtime hold failed', describeError(error));
-      this.endWith(CLOSE.internal, 'internal error', { type: 'server_error', code: 'internal_error', message: 'The gateway could not hold money for the next response.' });
-    });
+    this.#afterCheck(this.billing.holdNext(), 'The gateway could not hold money for the next response.');
   }
 
   /** Sends `data` to `to`; when `to` has more than `bufferBytes` queued, `from` stops being read until it drains. */

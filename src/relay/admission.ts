@@ -94,7 +94,7 @@ export interface Admission extends AdmissionHold {
 }
 
 /** What a check before the money hold sees of the request. */
-interface CheckedRequest {
+export interface CheckedRequest {
   key: ApiKey;
   account: Account;
   model: Model;
@@ -111,6 +111,14 @@ const CHECKS_BEFORE_MONEY: ReadonlyArray<(request: CheckedRequest) => void> = [
     if (!keyMayUse(key, model, name)) throw modelNotAllowed(model);
   },
 ];
+
+/**
+ * What admission refuses before money is held (CHECKS_BEFORE_MONEY), for a request or for a live session's next
+ * response (its key may have changed since the session was admitted).
+ */
+export function checkBeforeMoney(request: CheckedRequest): void {
+  for (const check of CHECKS_BEFORE_MONEY) check(request);
+}
 
 const MINUTE_MS = 60_000;
 /** A concurrency refusal has no window to wait for: this is how soon a slot is worth asking for again. */
@@ -194,7 +202,7 @@ async function admitRequest(dependencies: AdmissionDependencies, request: Admiss
   const { key, account, model, meter } = request;
   const { ledger } = dependencies;
   const checked: CheckedRequest = { key, account, model, name: meter.modelId };
-  for (const check of CHECKS_BEFORE_MONEY) check(checked);
+  checkBeforeMoney(checked);
   const subscriptions = await dependencies.subscriptions.active(account.id);
   const customer = meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, account.id, meter.identity.customer);
   let amountNano = heldFor(model, request);

@@ -1,4 +1,5 @@
 /** A gateway in front of the mock Gemini Live upstream, with a live model priced for text and audio tokens, and the SDK's client. */
+import type { Clock } from '../../../src/shared/clock.js';
 import { GoogleGenAI, Modality, type LiveConnectConfig, type LiveServerMessage, type Session } from '@google/genai';
 import { startTestGateway, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockGeminiLive, type GeminiLiveUsage, type MockGeminiLive, type MockGeminiLiveOptions } from '../../support/mock-gemini-live.js';
@@ -16,9 +17,9 @@ export interface LiveSetup {
   close(): Promise<void>;
 }
 
-export async function startLiveSetup(env: Record<string, string> = {}, mock: MockGeminiLiveOptions = {}, channels = 1): Promise<LiveSetup> {
+export async function startLiveSetup(env: Record<string, string> = {}, mock: MockGeminiLiveOptions = {}, channels = 1, clock?: Clock): Promise<LiveSetup> {
   const upstream = await startMockGeminiLive(mock);
-  const gateway = await startTestGateway({ env });
+  const gateway = await startTestGateway({ env, ...(clock === undefined ? {} : { clock }) });
   const model = await gateway.admin('POST', '/admin/models', {
     id: LIVE_MODEL,
     kind: 'chat',

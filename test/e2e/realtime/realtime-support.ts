@@ -1,5 +1,6 @@
 /** A gateway in front of the mock OpenAI Realtime upstream, with a realtime model priced for text and audio tokens. */
 import WebSocket from 'ws';
+import type { Clock } from '../../../src/shared/clock.js';
 import { flushWrites, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockOpenAIRealtime, type MockOpenAIRealtime, type MockRealtimeOptions, type RealtimeUsage } from '../../support/mock-openai-realtime.js';
 
@@ -16,9 +17,9 @@ export interface RealtimeSetup {
   close(): Promise<void>;
 }
 
-export async function startRealtimeSetup(env: Record<string, string> = {}, mock: MockRealtimeOptions = {}, channels = 1): Promise<RealtimeSetup> {
+export async function startRealtimeSetup(env: Record<string, string> = {}, mock: MockRealtimeOptions = {}, channels = 1, clock?: Clock): Promise<RealtimeSetup> {
   const upstream = await startMockOpenAIRealtime(mock);
-  const gateway = await startTestGateway({ env });
+  const gateway = await startTestGateway({ env, ...(clock === undefined ? {} : { clock }) });
   const model = await gateway.admin('POST', '/admin/models', {
     id: MODEL,
     kind: 'chat',
