@@ -12,4 +12,5 @@ export * from './projects.js';
 export * from './customers.js';
 export * from './batches.js';
 export * from './operator.js';
+export * from './channels.js';
 export * from './guardrail-overrides.js';

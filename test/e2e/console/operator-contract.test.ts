@@ -8,14 +8,19 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
-  redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList,
+  redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
+  operatorOverview,
 } from '../../../src/contract/index.js';
+import OpenAI from 'openai';
+import { flushWrites } from '../../support/gateway-harness.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { totpCode, type ConsoleClient } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
 let owner: ConsoleClient;
 let user: SignedUpUser;
+let upstream: MockOpenAIUpstream;
 
 /** Calls the operator console and parses the answer with `schema`: the issues are the failure message. */
 async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
@@ -27,6 +32,7 @@ async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string
 }
 
 beforeAll(async () => {
+  upstream = await startMockOpenAIUpstream();
   setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
   owner = setup.client();
   const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `owner-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
@@ -38,9 +44,34 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await setup?.close();
+  await upstream?.close();
 });
 
 describe('the operator pages contract', () => {
+  it('describes channels, channel types, health, a channel test and the overview with traffic in it', async () => {
+    const types = await answerOf(channelTypeList, 'GET', '/api/operator/admin/channel-types');
+    expect(types.data.map((type) => type.type)).toContain('openai');
+    const made = await answerOf(channel, 'POST', '/api/operator/admin/channels', { name: 'contract-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'contract-model': 'gpt-4o-mini' }, headers: { 'x-team': 'contract' } }, 201);
+    expect(made.api_key_hints).toHaveLength(1);
+    expect((await owner.request('POST', '/api/operator/admin/models', { id: 'contract-model', pricing: { input_per_mtok: 1, output_per_mtok: 2 } })).status).toBe(201);
+    const channels = await answerOf(channelPage, 'GET', '/api/operator/admin/channels?limit=200');
+    expect(channels.data.map((row) => row.id)).toContain(made.id);
+    const tested = await answerOf(channelTestResult, 'POST', `/api/operator/admin/channels/${made.id}/test`, {});
+    expect(tested, tested.message).toMatchObject({ ok: true, model: 'contract-model', upstream_model: 'gpt-4o-mini' });
+    const caller = await signUpUser(setup);
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${caller.accountId}/credits`, { amount_usd: 2, reason: 'contract traffic' })).status).toBe(200);
+    const key = await caller.client.request<{ secret: string }>('POST', '/api/keys', { name: 'contract traffic' });
+    expect(key.status, key.text).toBe(201);
+    await new OpenAI({ apiKey: key.body.secret, baseURL: `${setup.gateway.url}/v1` }).chat.completions.create({ model: 'contract-model', messages: [{ role: 'user', content: 'hello' }] });
+    await flushWrites(setup.gateway);
+    const health = await answerOf(gatewayHealth, 'GET', '/api/operator/admin/health');
+    expect(health.channels.find((row) => row.channel_id === made.id)?.breaker.recent.successes).toBeGreaterThan(0);
+    const overview = await answerOf(operatorOverview, 'GET', '/api/operator/overview?window=1h');
+    expect(overview.by_channel.find((row) => row.name === made.id)).toMatchObject({ channel_name: 'contract-openai' });
+    expect(overview.by_model.map((row) => row.name)).toContain('contract-model');
+    expect(overview.channels.map((row) => row.channel_id)).toContain(made.id);
+  });
+
   it('describes the operators list, a console user standing and the audit log', async () => {
     const operators = await answerOf(operatorList, 'GET', '/api/operator/operators');
     expect(operators.data[0]).toMatchObject({ role: 'owner', status: 'active', two_factor_enabled: true, created_by: null });

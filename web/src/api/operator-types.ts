@@ -1,7 +1,8 @@
 /** The operator pages' shapes, from the server's contract (src/contract/operator.ts and the admin API's builders typed with it). */
 import type {
   AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailNamesJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
-  RedemptionCodeJson, TierJson, UserStandingJson,
+  RedemptionCodeJson, TierJson, UserStandingJson, ChannelJson, ChannelFormFieldJson, ChannelTypeJson, ChannelTypeListJson, ChannelHealthJson, ChannelTestResultJson, GatewayHealthJson,
+  OperatorOverviewJson, ChannelHealthRowJson, TrafficSummaryJson,
 } from '../../../src/contract/index.js';
 
 export type OperatorRow = OperatorRowJson;
@@ -18,3 +19,14 @@ export type AdminListPage<T> = ListPageJson<T>;
 export type GuardrailPolicy = GuardrailPolicyJson;
 /** The policy names bound to a model, account, project or key. */
 export type GuardrailNames = GuardrailNamesJson;
+export type Channel = ChannelJson;
+export type ChannelFormField = ChannelFormFieldJson;
+/** A channel type and the form its upstream declares (GET /admin/channel-types). */
+export type ChannelType = ChannelTypeJson;
+export type ChannelTypeList = ChannelTypeListJson;
+export type ChannelHealth = ChannelHealthJson;
+export type GatewayHealth = GatewayHealthJson;
+export type ChannelTestResult = ChannelTestResultJson;
+export type OperatorOverview = OperatorOverviewJson;
+export type ChannelHealthRow = ChannelHealthRowJson;
+export type TrafficSummary = TrafficSummaryJson;
