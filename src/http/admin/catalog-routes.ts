@@ -27,6 +27,7 @@ function channelFormJson(form: ChannelForm): ChannelTypeJson['form'] {
 }
 import { sendJson } from '../respond.js';
 import type { ChannelTypeJson, ChannelTypeListJson } from '../../contract/channels.js';
+import type { AdminModelJson } from '../../contract/models.js';
 import { isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 import { adminRoutes } from './admin-route.js';
 
@@ -119,7 +120,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     }
     await changed();
     if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', model.id, guardrails);
-    sendJson(context, 201, { ...modelToJson(model), ...(guardrails === undefined ? {} : { guardrails }) });
+    const made: AdminModelJson = { ...modelToJson(model), ...(guardrails === undefined ? {} : { guardrails }) };
+    sendJson(context, 201, made);
   } },
   { method: 'GET', path: '/admin/models', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
@@ -134,7 +136,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
       sendJson(context, 200, modelToJson(bundled));
       return;
     }
-    sendJson(context, 200, { ...modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model), guardrails: await boundGuardrails(storage.guardrails, 'model', id) });
+    const read: AdminModelJson = { ...modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model), guardrails: await boundGuardrails(storage.guardrails, 'model', id) };
+    sendJson(context, 200, read);
   } },
   { method: 'PATCH', path: '/admin/models/:id', handler: ({ services, storage, clock, changed, bundledOnly }) => async (context) => {
     const id = context.params.id ?? '';
@@ -155,7 +158,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     if (updated === null) throw notFound('model', id);
     await changed();
     if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', id, guardrails);
-    sendJson(context, 200, { ...modelToJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'model', id) });
+    const changedModel: AdminModelJson = { ...modelToJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'model', id) };
+    sendJson(context, 200, changedModel);
   } },
   { method: 'DELETE', path: '/admin/models/:id', handler: ({ services, storage, changed }) => async (context) => {
     const id = context.params.id ?? '';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview,
+  operatorOverview, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -53,7 +53,7 @@ describe('the operator pages contract', () => {
     expect(types.data.map((type) => type.type)).toContain('openai');
     const made = await answerOf(channel, 'POST', '/api/operator/admin/channels', { name: 'contract-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'contract-model': 'gpt-4o-mini' }, headers: { 'x-team': 'contract' } }, 201);
     expect(made.api_key_hints).toHaveLength(1);
-    expect((await owner.request('POST', '/api/operator/admin/models', { id: 'contract-model', pricing: { input_per_mtok: 1, output_per_mtok: 2 } })).status).toBe(201);
+    await answerOf(adminModel, 'POST', '/api/operator/admin/models', { id: 'contract-model', pricing: { input_per_mtok: 1, output_per_mtok: 2 }, cache: { ttl_seconds: 60 } }, 201);
     const channels = await answerOf(channelPage, 'GET', '/api/operator/admin/channels?limit=200');
     expect(channels.data.map((row) => row.id)).toContain(made.id);
     const tested = await answerOf(channelTestResult, 'POST', `/api/operator/admin/channels/${made.id}/test`, {});
@@ -84,6 +84,23 @@ describe('the operator pages contract', () => {
     expect(lockedStanding.data[0]?.locked?.reason).toBe('contract check');
     const audit = await answerOf(auditPage, 'GET', '/api/operator/audit?limit=10');
     expect(audit.data.length).toBeGreaterThan(0);
+  });
+
+  it('describes models (stored, and served with the catalog facts), the bundled catalog and an import of its list prices', async () => {
+    expect((await owner.request('POST', '/api/operator/admin/models', { id: 'contract-stored', pricing: { input_per_mtok: 3, output_per_mtok: 4 }, fallbacks: [] })).status).toBe(201);
+    const models = await answerOf(adminModelPage, 'GET', '/api/operator/admin/models?limit=200');
+    expect(models.data.map((model) => model.id)).toContain('contract-stored');
+    const stored = await answerOf(adminModel, 'GET', '/api/operator/admin/models/contract-stored');
+    expect(stored).toMatchObject({ guardrails: [], pricing: { input_per_mtok: 3 } });
+    const catalog = await answerOf(catalogList, 'GET', '/api/operator/admin/catalog/models?provider=openai&q=gpt-4o-mini');
+    const bundled = catalog.data[0];
+    expect(bundled?.provider).toBe('openai');
+    // A stored model the catalog serves (a channel routes it) is read with the catalog's facts.
+    const served = await answerOf(adminModel, 'GET', '/api/operator/admin/models/contract-model');
+    expect(served).toMatchObject({ price_source: 'operator', cache: { ttl_seconds: 60 } });
+    const imported = await answerOf(catalogImport, 'POST', '/api/operator/admin/catalog/import', { provider: 'openai', models: [bundled?.id] });
+    expect(imported.imported).toMatchObject([{ id: bundled?.id, created: true, before: null }]);
+    await answerOf(adminModel, 'PATCH', `/api/operator/admin/models/${encodeURIComponent(bundled?.id ?? '')}`, { limits: { rpm: 10 } });
   });
 
   it('describes accounts, one account with its subscriptions and sign-up credit, its keys and its ledger', async () => {

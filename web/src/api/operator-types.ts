@@ -2,7 +2,7 @@
 import type {
   AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailNamesJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
   RedemptionCodeJson, TierJson, UserStandingJson, ChannelJson, ChannelFormFieldJson, ChannelTypeJson, ChannelTypeListJson, ChannelHealthJson, ChannelTestResultJson, GatewayHealthJson,
-  OperatorOverviewJson, ChannelHealthRowJson, TrafficSummaryJson,
+  OperatorOverviewJson, ChannelHealthRowJson, TrafficSummaryJson, AdminModelJson, CatalogEntryJson, CatalogListJson, CatalogImportJson, ModelPricingJson,
 } from '../../../src/contract/index.js';
 
 export type OperatorRow = OperatorRowJson;
@@ -30,3 +30,10 @@ export type ChannelTestResult = ChannelTestResultJson;
 export type OperatorOverview = OperatorOverviewJson;
 export type ChannelHealthRow = ChannelHealthRowJson;
 export type TrafficSummary = TrafficSummaryJson;
+/** A model as the admin API shows it; the bound guardrails only in a single model's read. */
+export type AdminModel = AdminModelJson;
+/** A price a model has one figure of (not the long-context tiers or the per-image prices by size). */
+export type FlatPrice = Exclude<keyof ModelPricingJson, 'tiers' | 'per_image_by_size'>;
+export type CatalogEntry = CatalogEntryJson;
+export type CatalogList = CatalogListJson;
+export type CatalogImport = CatalogImportJson;
