@@ -11,6 +11,7 @@ import {
   keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
+  transactionHistory,
 } from '../../../src/contract/index.js';
 import { type createKeySchema } from '../../../src/management/account-input.js';
 import { type createProjectSchema } from '../../../src/projects/project-input.js';
@@ -111,6 +112,10 @@ describe('the console contract', () => {
     await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
     const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
     expect(read.replies).toEqual([]);
+    // The credit and the day's usage (the key test's call) are lines of the money trail.
+    const history = await answerOf(transactionHistory, 'GET', '/api/console/transactions');
+    expect(history.data.map((line) => line.type)).toEqual(expect.arrayContaining(['usage', 'operator_credit']));
+    expect(history.data.find((line) => line.type === 'usage')?.requests).toBeGreaterThan(0);
   });
 
   it('describes the model list with prices, catalog facts and the keys that may call each', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorOverview, operatorUsagePage, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -70,6 +70,8 @@ describe('the operator pages contract', () => {
     expect(overview.by_channel.find((row) => row.name === made.id)).toMatchObject({ channel_name: 'contract-openai' });
     expect(overview.by_model.map((row) => row.name)).toContain('contract-model');
     expect(overview.channels.map((row) => row.channel_id)).toContain(made.id);
+    const usage = await answerOf(operatorUsagePage, 'GET', `/api/operator/usage?email=${encodeURIComponent(caller.email)}&limit=100`);
+    expect(usage.data[0]).toMatchObject({ account_email: caller.email, key_name: 'contract traffic', channel_name: 'contract-openai', model: 'contract-model' });
   });
 
   it('describes the operators list, a console user standing and the audit log', async () => {

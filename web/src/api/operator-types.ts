@@ -2,7 +2,7 @@
 import type {
   AdminAccountDetailJson, AdminAccountJson, AdminLedgerPageJson, GuardrailNamesJson, GuardrailPolicyJson, AdminPlanJson, AnnouncementJson, AuditEntryJson, ListPageJson, OperatorRowJson,
   RedemptionCodeJson, TierJson, UserStandingJson, ChannelJson, ChannelFormFieldJson, ChannelTypeJson, ChannelTypeListJson, ChannelHealthJson, ChannelTestResultJson, GatewayHealthJson,
-  OperatorOverviewJson, ChannelHealthRowJson, TrafficSummaryJson, AdminModelJson, CatalogEntryJson, CatalogListJson, CatalogImportJson, ModelPricingJson,
+  OperatorOverviewJson, ChannelHealthRowJson, TrafficSummaryJson, AdminModelJson, OperatorUsagePageJson, CatalogEntryJson, CatalogListJson, CatalogImportJson, ModelPricingJson,
 } from '../../../src/contract/index.js';
 
 export type OperatorRow = OperatorRowJson;
@@ -37,3 +37,5 @@ export type FlatPrice = Exclude<keyof ModelPricingJson, 'tiers' | 'per_image_by_
 export type CatalogEntry = CatalogEntryJson;
 export type CatalogList = CatalogListJson;
 export type CatalogImport = CatalogImportJson;
+/** A page of the operator's usage explorer: rows with the account's email and the key's and channel's names. */
+export type OperatorUsagePage = OperatorUsagePageJson;
