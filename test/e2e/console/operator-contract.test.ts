@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview, operatorUsagePage, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorOverview, operatorUsagePage, consoleAnnouncementList, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -131,6 +131,10 @@ describe('the operator pages contract', () => {
     expect((await owner.request('POST', '/api/operator/admin/announcements', { title: 'Maintenance', body: 'Sunday 02:00 UTC.', level: 'warning' })).status).toBe(201);
     const announcements = await answerOf(announcementPage, 'GET', '/api/operator/admin/announcements?limit=100');
     expect(announcements.data[0]).toMatchObject({ title: 'Maintenance', level: 'warning' });
+    const shown = await user.client.request<unknown>('GET', '/api/announcements');
+    const parsed = consoleAnnouncementList.safeParse(shown.body);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(parsed.data?.data[0]).toMatchObject({ title: 'Maintenance', dismissed: false });
     await answerOf(tier, 'POST', '/api/operator/admin/tiers', { name: 'contract-tier', rpm: 30, signup_credit_usd: 1, signup_credit_days: 7 }, 201);
     const tiers = await answerOf(tierPage, 'GET', '/api/operator/admin/tiers?limit=100');
     expect(tiers.data.map((row) => row.name)).toContain('contract-tier');
