@@ -13,4 +13,5 @@ export * from './customers.js';
 export * from './batches.js';
 export * from './operator.js';
 export * from './channels.js';
+export * from './sso.js';
 export * from './guardrail-overrides.js';

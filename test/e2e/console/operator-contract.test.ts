@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview, operatorUsagePage, consoleAnnouncementList, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -84,6 +84,8 @@ describe('the operator pages contract', () => {
     expect(locked.status, locked.text).toBe(200);
     const lockedStanding = await answerOf(userStandingList, 'GET', `/api/operator/users?email=${encodeURIComponent(other.email)}`);
     expect(lockedStanding.data[0]?.locked?.reason).toBe('contract check');
+    const sso = await answerOf(operatorSso, 'GET', '/api/operator/sso');
+    expect(sso).toMatchObject({ source: null, connection: null });
     const audit = await answerOf(auditPage, 'GET', '/api/operator/audit?limit=10');
     expect(audit.data.length).toBeGreaterThan(0);
   });
