@@ -14,4 +14,5 @@ export * from './batches.js';
 export * from './operator.js';
 export * from './channels.js';
 export * from './sso.js';
+export * from './mcp.js';
 export * from './guardrail-overrides.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, adminMcpServer, adminMcpServerList, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -33,7 +33,7 @@ async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string
 
 beforeAll(async () => {
   upstream = await startMockOpenAIUpstream();
-  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
+  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test', MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0' });
   owner = setup.client();
   const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `owner-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
   expect(made.status, made.text).toBe(201);
@@ -105,6 +105,20 @@ describe('the operator pages contract', () => {
     const imported = await answerOf(catalogImport, 'POST', '/api/operator/admin/catalog/import', { provider: 'openai', models: [bundled?.id] });
     expect(imported.imported).toMatchObject([{ id: bundled?.id, created: true, before: null }]);
     await answerOf(adminModel, 'PATCH', `/api/operator/admin/models/${encodeURIComponent(bundled?.id ?? '')}`, { limits: { rpm: 10 } });
+  });
+
+  it('describes MCP servers with headers and OAuth client credentials by name only', async () => {
+    const made = await answerOf(adminMcpServer, 'POST', '/api/operator/admin/mcp-servers', {
+      name: 'contract-tools', url: 'http://127.0.0.1:9/mcp', headers: { 'x-team': 'contract' }, public: true, price_per_call: 0.01,
+      oauth: { token_url: 'http://127.0.0.1:9/token', client_id: 'contract', client_secret: 'contract-secret', scope: 'tools' },
+      tool_rules: { default: 'read_only', tools: { search: 'allowed' } },
+    }, 201);
+    expect(made).toMatchObject({ header_names: ['x-team'], oauth: { client_secret: 'set', auth_method: 'client_secret_basic' }, command: null, owner_account_id: null });
+    const listed = await answerOf(adminMcpServerList, 'GET', '/api/operator/admin/mcp-servers');
+    expect(listed.data.map((server) => server.id)).toContain(made.id);
+    await answerOf(adminMcpServer, 'GET', `/api/operator/admin/mcp-servers/${made.id}`);
+    const changed = await answerOf(adminMcpServer, 'PATCH', `/api/operator/admin/mcp-servers/${made.id}`, { enabled: false, oauth: null });
+    expect(changed).toMatchObject({ enabled: false, oauth: null });
   });
 
   it('describes accounts, one account with its subscriptions and sign-up credit, its keys and its ledger', async () => {
