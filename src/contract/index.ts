@@ -15,4 +15,5 @@ export * from './operator.js';
 export * from './channels.js';
 export * from './sso.js';
 export * from './mcp.js';
+export * from './playground.js';
 export * from './guardrail-overrides.js';

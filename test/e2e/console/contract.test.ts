@@ -11,7 +11,7 @@ import {
   keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
-  transactionHistory, accountSso,
+  transactionHistory, accountSso, playgroundCompletion, playgroundSummary,
 } from '../../../src/contract/index.js';
 import { type createKeySchema } from '../../../src/management/account-input.js';
 import { type createProjectSchema } from '../../../src/projects/project-input.js';
@@ -220,6 +220,18 @@ describe('the console contract', () => {
       expect(report.totals[0]?.[field], name).toEqual(expect.any(String));
     }
     await answerOf(deletedCustomerRule, 'DELETE', '/api/customer-rules?customer=acme');
+  });
+
+  it('describes the playground answer, unstreamed and as the streamed summary event', async () => {
+    const plain = await answerOf(playgroundCompletion, 'POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'hello' }], stream: false });
+    expect(plain.summary).toMatchObject({ model: 'house-model', first_token_ms: null });
+    const streamed = await user.client.raw('POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'hello' }] });
+    expect(streamed.status).toBe(200);
+    const last = (await streamed.text()).split('\n\n').filter((block) => block.trim() !== '').at(-1) ?? '';
+    expect(last.startsWith('event: summary\ndata: '), last).toBe(true);
+    const summary = playgroundSummary.safeParse(JSON.parse(last.slice('event: summary\ndata: '.length)));
+    expect(summary.success, JSON.stringify(summary.error?.issues)).toBe(true);
+    expect(summary.data?.request_body).toMatchObject({ stream: true });
   });
 
   it('refuses a shape with a renamed field, as the web build would', async () => {
