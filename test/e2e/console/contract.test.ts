@@ -11,7 +11,7 @@ import {
   keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
-  transactionHistory, accountSso, playgroundCompletion, playgroundSummary,
+  transactionHistory, accountSso, playgroundCompletion, playgroundSummary, displayCurrency,
 } from '../../../src/contract/index.js';
 import { type createKeySchema } from '../../../src/management/account-input.js';
 import { type createProjectSchema } from '../../../src/projects/project-input.js';
@@ -64,6 +64,7 @@ async function invitedMember(role: string): Promise<string> {
 describe('the console contract', () => {
   it('describes the account answers: config, session, signed-in browsers', async () => {
     expect((await answerOf(accountSso, 'GET', '/api/sso')).connection).toBeNull();
+    expect(await answerOf(displayCurrency, 'GET', '/api/console/display-currency')).toMatchObject({ currency: 'USD', can_change: true });
     await answerOf(consoleConfig, 'GET', '/api/config');
     const session = await answerOf(consoleSession, 'GET', '/api/session');
     expect(session.account?.id).toBe(user.accountId);

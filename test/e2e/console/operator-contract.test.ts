@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
-  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, adminMcpServer, adminMcpServerList, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, twoFactorSetup, adminMcpServer, adminMcpServerList, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
@@ -37,8 +37,11 @@ beforeAll(async () => {
   owner = setup.client();
   const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `owner-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
   expect(made.status, made.text).toBe(201);
-  const started = await owner.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
-  expect((await owner.request('POST', '/api/me/two-factor/enable', { code: totpCode(started.body.secret, Date.now() + setup.shift.offset) })).status).toBe(200);
+  const started = await owner.request<unknown>('POST', '/api/me/two-factor/setup');
+  const setupParsed = twoFactorSetup.safeParse(started.body);
+  expect(setupParsed.success, JSON.stringify(setupParsed.error?.issues)).toBe(true);
+  if (!setupParsed.success) throw new Error('the two-factor setup answer is not the contract\'s');
+  expect((await owner.request('POST', '/api/me/two-factor/enable', { code: totpCode(setupParsed.data.secret, Date.now() + setup.shift.offset) })).status).toBe(200);
   user = await signUpUser(setup);
 });
 
