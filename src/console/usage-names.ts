@@ -1,7 +1,7 @@
 import type { UsageLogRow } from '../domain/usage-records.js';
 import type { Storage } from '../storage/storage.js';
 import { usageRowToJson } from '../management/usage-input.js';
-import type { ConsoleUsageRowJson } from '../contract/usage.js';
+import type { ConsoleUsageRowJson, OperatorUsageRowJson } from '../contract/usage.js';
 
 /** The name a playground key shows under (its stored name is `playground` too). */
 const PLAYGROUND = 'Playground';
@@ -45,7 +45,7 @@ export class UsageNames {
   }
 
   /** The row as the operator's usage explorer shows it: the account's email and the channel's name too. */
-  async operatorRowJson(row: UsageLogRow): Promise<ConsoleUsageRowJson & { account_email: string | null; channel_name: string | null }> {
+  async operatorRowJson(row: UsageLogRow): Promise<OperatorUsageRowJson> {
     return {
       ...await this.rowJson(row),
       account_email: row.accountId === null ? null : await this.account(row.accountId),

@@ -76,3 +76,11 @@ export const sessionRow = z.strictObject({
 export type SessionRowJson = z.infer<typeof sessionRow>;
 export const sessionList = z.strictObject({ data: z.array(sessionRow) });
 export type SessionListJson = z.infer<typeof sessionList>;
+
+/** POST /api/me/two-factor/setup: the new authenticator secret, shown once, as text, as a link and as a QR code. */
+export const twoFactorSetup = z.strictObject({ secret: z.string(), otpauth_url: z.string(), qr_svg: z.string() });
+export type TwoFactorSetupJson = z.infer<typeof twoFactorSetup>;
+
+/** GET and PUT /api/console/display-currency: the account's display currency, the ones offered, and whether this member may change it. */
+export const displayCurrency = z.strictObject({ currency: z.string(), choices: z.array(z.string()), can_change: z.boolean() });
+export type DisplayCurrencyJson = z.infer<typeof displayCurrency>;

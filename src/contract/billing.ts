@@ -131,3 +131,35 @@ export type SupportTicketPageJson = z.infer<typeof supportTicketPage>;
 /** GET /api/console/fx: the display currencies' rates against USD. */
 export const fxRates = z.strictObject({ base: z.string(), rates: z.record(z.string(), z.number()).nullable(), as_of: isoTime.nullable(), source: z.string().nullable() });
 export type FxRatesJson = z.infer<typeof fxRates>;
+
+/** One line of the account's money trail: a ledger entry, or a UTC day's usage summed, with the balance after it. */
+export const transactionLine = z.strictObject({
+  id: z.string(),
+  at: isoTime,
+  /** What the entry is, in the console's words (`card_top_up`, `usage`, `operator_credit`…). */
+  type: z.string(),
+  /** The ledger's kind of entry. */
+  kind: z.string(),
+  description: z.string(),
+  reason: z.string().nullable(),
+  amount_usd: z.number(),
+  balance_after_usd: z.number(),
+  /** A usage line's request count (null: not usage). */
+  requests: z.number().int().nullable(),
+  /** What a usage line's requests cost beyond what the balance covered (null: not usage). */
+  shortfall_usd: z.number().nullable(),
+});
+export type TransactionLineJson = z.infer<typeof transactionLine>;
+
+/** GET /api/console/transactions: the lines between `from` and `to`, newest first, and the balances at both ends. */
+export const transactionHistory = z.strictObject({
+  object: z.literal('list'),
+  from: isoTime,
+  to: isoTime,
+  opening_balance_usd: z.number(),
+  closing_balance_usd: z.number(),
+  /** More entries than one answer holds: `from` is moved up to the oldest line given. */
+  truncated: z.boolean(),
+  data: z.array(transactionLine),
+});
+export type TransactionHistoryJson = z.infer<typeof transactionHistory>;

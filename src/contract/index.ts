@@ -12,4 +12,8 @@ export * from './projects.js';
 export * from './customers.js';
 export * from './batches.js';
 export * from './operator.js';
+export * from './channels.js';
+export * from './sso.js';
+export * from './mcp.js';
+export * from './playground.js';
 export * from './guardrail-overrides.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoTime, listPageOf } from './common.js';
 
 const usd = z.number().nullable();
 
@@ -49,3 +50,58 @@ export type ConsoleModelJson = z.infer<typeof consoleModel>;
 /** GET /api/models. */
 export const consoleModelList = z.strictObject({ data: z.array(consoleModel) });
 export type ConsoleModelListJson = z.infer<typeof consoleModelList>;
+
+/** A model's response cache: how long answers are kept, the share of the price a hit costs, and whether accounts share it. */
+export const modelCache = z.strictObject({ ttl_seconds: z.number().int(), hit_price: z.number(), shared: z.boolean() });
+
+/**
+ * A model as the admin API shows it: the stored record (or the bundled one it would override), with the catalog's
+ * facts when the catalog serves it (a stored record read alone has none).
+ */
+export const adminModel = z.strictObject({
+  id: z.string(),
+  object: z.literal('model'),
+  kind: modelKind,
+  public: z.boolean(),
+  /** The name sent upstream when a channel maps the model to `''` (null: the model's id). */
+  upstream: z.string().nullable(),
+  owned_by: z.string(),
+  pricing: modelPricing,
+  limits: z.strictObject({ rpm: z.number().int().nullable(), tpm: z.number().int().nullable() }),
+  routing: z.strictObject({ strategy: z.enum(['weighted', 'least-latency', 'least-in-flight']) }),
+  cache: modelCache.nullable(),
+  fallbacks: z.array(z.string()),
+  ...modelFacts.partial().shape,
+  /** The guardrail policies bound to the model: a single model's read and a change that named them say them. */
+  guardrails: z.array(z.string()).optional(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+export type AdminModelJson = z.infer<typeof adminModel>;
+export const adminModelPage = listPageOf(adminModel);
+export type AdminModelPageJson = z.infer<typeof adminModelPage>;
+
+/** One bundled model at its list prices beside the gateway's own record of it (GET /admin/catalog/models). */
+export const catalogEntry = z.strictObject({
+  id: z.string(),
+  kind: modelKind,
+  provider: z.string(),
+  list_pricing: modelPricing,
+  context_window: z.number().nullable(),
+  /** `list`: no record, served at the list prices; `imported`: a record at the list prices; `custom`: its own prices. */
+  status: z.enum(['list', 'imported', 'custom']),
+  /** The record's prices (null: no record). */
+  pricing: modelPricing.nullable(),
+});
+export type CatalogEntryJson = z.infer<typeof catalogEntry>;
+export const catalogList = listPageOf(catalogEntry).extend({ bundled_version: z.string().nullable(), providers: z.array(z.string()) });
+export type CatalogListJson = z.infer<typeof catalogList>;
+
+/** POST /admin/catalog/import: each model's prices before (null: no record) and after. */
+export const catalogImport = z.strictObject({
+  object: z.literal('catalog.import'),
+  provider: z.string(),
+  bundled_version: z.string().nullable(),
+  imported: z.array(z.strictObject({ id: z.string(), created: z.boolean(), before: modelPricing.nullable(), after: modelPricing })),
+});
+export type CatalogImportJson = z.infer<typeof catalogImport>;

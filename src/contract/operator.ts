@@ -79,6 +79,10 @@ export const announcement = z.strictObject({
 });
 export type AnnouncementJson = z.infer<typeof announcement>;
 export const announcementPage = listPageOf(announcement);
+/** GET /api/announcements: the active ones, newest first, each saying whether the signed-in person dismissed it. */
+export const consoleAnnouncementList = z.strictObject({ object: z.literal('list'), data: z.array(announcement.extend({ dismissed: z.boolean() })) });
+export type ConsoleAnnouncementListJson = z.infer<typeof consoleAnnouncementList>;
+export type ConsoleAnnouncementJson = ConsoleAnnouncementListJson['data'][number];
 
 export const redemptionCodeState = z.enum(['active', 'redeemed', 'expired', 'disabled']);
 

@@ -96,3 +96,9 @@ export const overview = z.strictObject({
   requests_today: z.number(),
 });
 export type OverviewJson = z.infer<typeof overview>;
+
+/** A row of the operator's usage explorer (GET /api/operator/usage): the account's email and the channel's name as well (null: gone). */
+export const operatorUsageRow = consoleUsageRow.extend({ account_email: z.string().nullable(), channel_name: z.string().nullable() });
+export type OperatorUsageRowJson = z.infer<typeof operatorUsageRow>;
+export const operatorUsagePage = listPageOf(operatorUsageRow);
+export type OperatorUsagePageJson = z.infer<typeof operatorUsagePage>;

@@ -5,6 +5,7 @@ import type { ChannelPatch } from '../storage/storage.js';
 import { CHANNEL_TYPES } from '../upstreams/upstreams.js';
 import { checkChannel, takesStructuredKeys } from './channel-type-rules.js';
 import { isoTime } from './time-input.js';
+import type { ChannelJson } from '../contract/channels.js';
 import { hasUrlCredentials, withoutUrlCredentials } from '../shared/url-credentials.js';
 
 /** The refusal of `https://user:password@host` as a channel's base URL (admin API, console, gateway.yaml). */
@@ -115,7 +116,7 @@ function maskSecret(secret: string): string {
 }
 
 /** Admin view of a channel: upstream keys and header values are never returned whole. */
-export function channelToJson(channel: Channel): Record<string, unknown> {
+export function channelToJson(channel: Channel): ChannelJson {
   return {
     id: channel.id,
     object: 'channel',

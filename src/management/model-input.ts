@@ -8,6 +8,7 @@ import { nonNegativeUsdInput } from './money-input.js';
 import { isoTime } from './time-input.js';
 import { limitInput } from './limit-input.js';
 import { GatewayError } from '../errors/gateway-error.js';
+import type { AdminModelJson } from '../contract/models.js';
 import { MAX_FALLBACK_MODELS } from '../routing/fallback-models.js';
 
 const MODEL_KINDS = ['chat', 'embedding', 'image', 'audio', 'moderation', 'rerank'] as const satisfies readonly ModelKind[];
@@ -129,7 +130,7 @@ function cacheFromInput(input: CacheInput, base: ModelCachePolicy | null): Model
   };
 }
 
-export function cacheToJson(cache: ModelCachePolicy | null): Record<string, unknown> | null {
+export function cacheToJson(cache: ModelCachePolicy | null): AdminModelJson['cache'] {
   return cache === null ? null : { ttl_seconds: cache.ttlSeconds, hit_price: cache.hitPriceBasisPoints / BASIS_POINTS, shared: cache.shared };
 }
 
@@ -172,7 +173,7 @@ export function modelPatchFromInput(input: UpdateModelInput, existing: Model | n
   return patch;
 }
 
-export function modelToJson(model: Model | CatalogModel): Record<string, unknown> {
+export function modelToJson(model: Model | CatalogModel): AdminModelJson {
   return {
     id: model.id,
     object: 'model',
@@ -184,7 +185,7 @@ export function modelToJson(model: Model | CatalogModel): Record<string, unknown
     limits: { rpm: model.rpm, tpm: model.tpm },
     routing: { strategy: model.routingStrategy },
     cache: cacheToJson(model.cache),
-    fallbacks: model.fallbacks,
+    fallbacks: [...model.fallbacks],
     ...('priceSource' in model ? catalogFactsToJson(model) : {}),
     created_at: isoTime(model.createdAt),
     updated_at: isoTime(model.updatedAt),

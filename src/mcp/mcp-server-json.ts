@@ -1,4 +1,5 @@
 import type { AccountMcpServerJson } from '../contract/keys.js';
+import type { AdminMcpServerJson, McpServerHealthJson } from '../contract/mcp.js';
 import { nanoToDecimalString } from '../billing/money.js';
 import { isoTime } from '../management/time-input.js';
 import type { McpServer, McpServerHealth } from '../storage/repositories/mcp-server-repository.js';
@@ -22,7 +23,7 @@ export function accountMcpServerToJson(server: McpServer): AccountMcpServerJson 
 }
 
 /** A server's last health check: its status and the tools it listed. */
-export function healthToJson(health: McpServerHealth): NonNullable<AccountMcpServerJson['health']> {
+export function healthToJson(health: McpServerHealth): McpServerHealthJson {
   return {
     status: health.status,
     error: health.error,
@@ -34,7 +35,7 @@ export function healthToJson(health: McpServerHealth): NonNullable<AccountMcpSer
 }
 
 /** The admin view of a server: its headers by name only, their values never; its secrets only as set or not. */
-export function mcpServerToJson(server: McpServer): Record<string, unknown> {
+export function mcpServerToJson(server: McpServer): AdminMcpServerJson {
   return {
     object: 'mcp_server',
     id: server.id,

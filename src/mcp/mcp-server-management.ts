@@ -6,6 +6,7 @@ import type { McpServer, McpServerPatch, McpServerRepository } from '../storage/
 import { createSchema, oauthOf, patchSchema, toolRulesOf } from './mcp-server-input.js';
 import { healthToJson, mcpServerToJson } from './mcp-server-json.js';
 import { mcpServerNotFound, refuseTakenName, releaseServer } from './mcp-server-registry.js';
+import type { AdminMcpServerJson, AdminMcpServerListJson } from '../contract/mcp.js';
 import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
 
 /** The operator's registry of upstream MCP servers (/admin/mcp-servers); accounts' own servers are account-mcp-servers.ts. */
@@ -20,11 +21,11 @@ export class McpServerManagement {
     private readonly allowStdio = false,
   ) {}
 
-  async list(): Promise<{ object: 'list'; data: Record<string, unknown>[] }> {
+  async list(): Promise<AdminMcpServerListJson> {
     return { object: 'list', data: (await this.servers.list()).map(mcpServerToJson) };
   }
 
-  async get(id: string): Promise<Record<string, unknown>> {
+  async get(id: string): Promise<AdminMcpServerJson> {
     return mcpServerToJson(await this.existing(id));
   }
 
@@ -43,7 +44,7 @@ export class McpServerManagement {
     return { object: 'list', data: json.tools, server_id: server.id, checked_at: json.checked_at, latency_ms: json.latency_ms };
   }
 
-  async create(body: unknown): Promise<Record<string, unknown>> {
+  async create(body: unknown): Promise<AdminMcpServerJson> {
     const input = parseInput(createSchema, body);
     const transport = (input.transport ?? 'streamable-http') as McpServer['transport'];
     const stdio = transport === 'stdio';
@@ -77,7 +78,7 @@ export class McpServerManagement {
     return mcpServerToJson(await this.existing(id));
   }
 
-  async update(id: string, body: unknown): Promise<Record<string, unknown>> {
+  async update(id: string, body: unknown): Promise<AdminMcpServerJson> {
     const input = parseInput(patchSchema, body);
     const current = await this.existing(id);
     const transport = (input.transport ?? current.transport) as McpServer['transport'];

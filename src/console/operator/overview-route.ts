@@ -8,10 +8,11 @@ import { channelStatus } from '../../http/channel-status.js';
 import type { GatewayServices } from '../../services.js';
 import { LiveTraffic, type LiveSummary } from './live-traffic.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { ChannelHealthRowJson, LiveTrafficJson, OperatorOverviewJson, TrafficSummaryJson } from '../../contract/channels.js';
 
 const MINUTE = 60_000;
 /** The windows the overview offers, and the width of one point of their charts. */
-const WINDOWS: Readonly<Record<string, { spanMs: number; bucketMs: number }>> = {
+const WINDOWS: Readonly<Record<OperatorOverviewJson['window'], { spanMs: number; bucketMs: number }>> = {
   '1h': { spanMs: 60 * MINUTE, bucketMs: MINUTE },
   '24h': { spanMs: 24 * 60 * MINUTE, bucketMs: 30 * MINUTE },
   '7d': { spanMs: 7 * 24 * 60 * MINUTE, bucketMs: 6 * 60 * MINUTE },
@@ -43,7 +44,7 @@ function percentile(sorted: number[], fraction: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] as number;
 }
 
-function summary(value: Tally, seconds: number): Record<string, unknown> {
+function summary(value: Tally, seconds: number): TrafficSummaryJson {
   const sorted = value.latencies.sort((a, b) => a - b);
   return {
     requests: value.requests,
@@ -56,7 +57,7 @@ function summary(value: Tally, seconds: number): Record<string, unknown> {
   };
 }
 
-function grouped(calls: RecentCall[], keyOf: (call: RecentCall) => string | null, seconds: number): Record<string, unknown>[] {
+function grouped(calls: RecentCall[], keyOf: (call: RecentCall) => string | null, seconds: number): (TrafficSummaryJson & { name: string })[] {
   const groups = new Map<string, Tally>();
   for (const call of calls) {
     const key = keyOf(call) ?? '(none)';
@@ -67,7 +68,7 @@ function grouped(calls: RecentCall[], keyOf: (call: RecentCall) => string | null
   return [...groups].sort((a, b) => b[1].requests - a[1].requests).map(([name, value]) => ({ name, ...summary(value, seconds) }));
 }
 
-function liveJson(live: LiveSummary): Record<string, unknown> {
+function liveJson(live: LiveSummary): LiveTrafficJson {
   return {
     since: isoTime(live.since),
     window_seconds: Math.round(live.seconds),
@@ -82,7 +83,7 @@ function liveJson(live: LiveSummary): Record<string, unknown> {
 }
 
 /** Each channel's health as routing sees it now: status, breaker state and the breaker window's outcomes. */
-function channelHealthRows(services: GatewayServices): Record<string, unknown>[] {
+function channelHealthRows(services: GatewayServices): ChannelHealthRowJson[] {
   const windowSeconds = Math.round(services.config.routing.breakerWindowMs / 1000);
   return services.catalog.channels().map((channel) => {
     const breaker = services.health.report(channel).channel;
@@ -91,7 +92,7 @@ function channelHealthRows(services: GatewayServices): Record<string, unknown>[]
       channel_id: channel.id, name: channel.name, status: channelStatus(services, channel), breaker_state: breaker.state,
       recent: { window_seconds: windowSeconds, successes: breaker.recent.successes, failures: breaker.recent.failures },
       error_rate: attempts === 0 ? null : Number((breaker.recent.failures / attempts).toFixed(4)),
-      last_error: breaker.lastFailureClass === null ? null : { class: breaker.lastFailureClass, at: isoTime(breaker.lastFailureAt) },
+      last_error: breaker.lastFailureClass === null || breaker.lastFailureAt === null ? null : { class: breaker.lastFailureClass, at: isoTime(breaker.lastFailureAt) },
     };
   });
 }
@@ -108,8 +109,8 @@ export const OVERVIEW_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/operator/overview', who: 'operator', permission: 'read', handler: ({ deps, storage, clock, live }) => async ({ context }) => {
     const windowName = context.query.get('window') ?? '24h';
-    const window = WINDOWS[windowName];
-    if (window === undefined) throw new GatewayError('bad_request', `'window' must be one of ${Object.keys(WINDOWS).join(', ')}.`, { param: 'window' });
+    if (!Object.hasOwn(WINDOWS, windowName)) throw new GatewayError('bad_request', `'window' must be one of ${Object.keys(WINDOWS).join(', ')}.`, { param: 'window' });
+    const window = WINDOWS[windowName as OperatorOverviewJson['window']];
     const now = clock.now();
     const end = Math.ceil((now + 1) / window.bucketMs) * window.bucketMs;
     const from = end - window.spanMs;
@@ -126,8 +127,8 @@ export const OVERVIEW_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       if (bucket !== undefined) add(bucket, call);
       if (call.accountId !== null) accounts.add(call.accountId);
     }
-    sendJson(context, 200, {
-      window: windowName,
+    const overview: OperatorOverviewJson = {
+      window: windowName as OperatorOverviewJson['window'],
       from: isoTime(from),
       to: isoTime(now),
       truncated: calls.length >= MAX_CALLS,
@@ -137,9 +138,10 @@ export const OVERVIEW_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       series: buckets.map((bucket, index) => ({ at: isoTime(from + index * window.bucketMs), ...summary(bucket, window.bucketMs / 1000) })),
       by_model: grouped(calls, (call) => call.model, seconds),
       // `name` stays the channel's id (what the usage log holds); `channel_name` is what people call it.
-      by_channel: grouped(calls, (call) => call.channelId, seconds).map((row) => ({ ...row, channel_name: channelNames.get(row.name as string) ?? null })),
+      by_channel: grouped(calls, (call) => call.channelId, seconds).map((row) => ({ ...row, channel_name: channelNames.get(row.name) ?? null })),
       live: liveJson(live.read(now)),
       channels: channelHealthRows(deps.services),
-    });
+    };
+    sendJson(context, 200, overview);
   } },
 ]);

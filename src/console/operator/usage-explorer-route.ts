@@ -8,6 +8,7 @@ import { InvalidCursorError } from '../../storage/usage-cursor.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { UsageNames } from '../usage-names.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { OperatorUsagePageJson } from '../../contract/usage.js';
 
 /** Keys of one account read at most to find those with a name. */
 const MAX_KEYS = 5000;
@@ -67,6 +68,7 @@ export const USAGE_EXPLORER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     }
     const names = new UsageNames(storage);
     const rows = await Promise.all(found.data.map((row) => names.operatorRowJson(row)));
-    sendJson(context, 200, pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row));
+    const answer: OperatorUsagePageJson = pageJson({ data: rows, nextCursor: found.nextCursor }, (row) => row);
+    sendJson(context, 200, answer);
   } },
 ]);

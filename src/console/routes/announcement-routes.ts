@@ -4,6 +4,7 @@ import { announcementJson } from '../../management/announcement-json.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { sendNoContent } from '../console-route.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { ConsoleAnnouncementListJson } from '../../contract/operator.js';
 
 /** Announcements the console lists at most (the public API's number). */
 const MAX_SHOWN = 50;
@@ -19,10 +20,11 @@ export const ANNOUNCEMENT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   { method: 'GET', path: '/api/announcements', who: 'member', permission: null, handler: ({ storage, clock }) => async ({ context, active }) => {
     const announcements = await storage.announcements.listActive(clock.now(), MAX_SHOWN);
     const dismissed = await storage.announcements.dismissedBy(active.user.id, announcements.map((item) => item.id));
-    sendJson(context, 200, {
+    const answer: ConsoleAnnouncementListJson = {
       object: 'list',
       data: announcements.map((item) => ({ ...announcementJson(item), dismissed: dismissed.has(item.id) })),
-    });
+    };
+    sendJson(context, 200, answer);
   } },
 
   { method: 'POST', path: '/api/announcements/:id/dismiss', who: 'member', permission: null, handler: ({ storage, clock }) => async ({ context, active }) => {

@@ -7,6 +7,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { roleAllows } from '../roles.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { DisplayCurrencyJson } from '../../contract/account.js';
 
 const BILLING_CURRENCY = 'USD';
 const inputSchema = z.object({ currency: z.string().trim().toUpperCase().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code') }).strict();
@@ -24,7 +25,7 @@ async function choices(storage: Storage): Promise<string[]> {
 export const DISPLAY_CURRENCY_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
   const { storage, clock } = deps.services;
 
-  const answer = async (accountId: string, role: Parameters<typeof roleAllows>[0]): Promise<Record<string, unknown>> => {
+  const answer = async (accountId: string, role: Parameters<typeof roleAllows>[0]): Promise<DisplayCurrencyJson> => {
     const available = await choices(storage);
     const chosen = await storage.displayCurrency.get(accountId);
     // A currency whose rate is no longer published falls back to USD until it is again.

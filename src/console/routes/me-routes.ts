@@ -14,7 +14,7 @@ import { acceptSecondFactor } from '../second-factor.js';
 import { clearSessionCookie, SESSION_IDLE_MS, startSession } from '../session-store.js';
 import { describeEnrolment, matchTotpStep, newTotpSecret } from '../totp.js';
 import { consoleRoutes } from '../console-route-table.js';
-import type { SessionListJson } from '../../contract/account.js';
+import type { SessionListJson, TwoFactorSetupJson } from '../../contract/account.js';
 
 const password = z.string().min(1).max(PASSWORD_MAX_LENGTH * 4);
 const changePasswordSchema = z.object({ current_password: password, new_password: password }).strict();
@@ -65,7 +65,8 @@ export const ME_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const secret = newTotpSecret();
     await storage.console.setPendingTotp(active.user.id, secret, clock.now());
     const enrolment = await describeEnrolment(secret, config.keyBrand, active.user.email);
-    sendJson(context, 200, { secret: enrolment.secret, otpauth_url: enrolment.otpauthUrl, qr_svg: enrolment.qrSvg });
+    const setup: TwoFactorSetupJson = { secret: enrolment.secret, otpauth_url: enrolment.otpauthUrl, qr_svg: enrolment.qrSvg };
+    sendJson(context, 200, setup);
   } },
 
   { method: 'POST', path: '/api/me/two-factor/enable', who: 'member', permission: null, handler: ({ deps, storage, clock }) => async ({ context, active }) => {

@@ -10,6 +10,7 @@ import { newId } from '../../shared/ids.js';
 import type { ApiKey } from '../../domain/records.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
+import type { PlaygroundCompletionJson, PlaygroundSummaryJson } from '../../contract/playground.js';
 import { consoleRoutes } from '../console-route-table.js';
 
 /** A playground key lives this long at most, even if revoking it after the call failed. */
@@ -133,7 +134,7 @@ export const PLAYGROUND_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       if (answer.statusCode === 200 && !streamed) {
         const completion = await answer.body.json() as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown; cost?: unknown } };
         const usage = completion.usage ?? {};
-        const summary = {
+        const summary: PlaygroundSummaryJson = {
           request_id: requestId,
           model: input.model,
           input_tokens: typeof usage.prompt_tokens === 'number' ? usage.prompt_tokens : 0,
@@ -143,7 +144,8 @@ export const PLAYGROUND_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
           first_token_ms: null,
           request_body: sent,
         };
-        sendJson(context, 200, { object: 'playground.completion', completion, summary });
+        const unstreamed: PlaygroundCompletionJson = { object: 'playground.completion', completion, summary };
+        sendJson(context, 200, unstreamed);
         return;
       }
       if (answer.statusCode !== 200) {
@@ -173,7 +175,7 @@ export const PLAYGROUND_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
         return;
       }
       const facts = watcher.facts;
-      const summary = {
+      const summary: PlaygroundSummaryJson = {
         request_id: requestId,
         model: input.model,
         input_tokens: facts.inputTokens,

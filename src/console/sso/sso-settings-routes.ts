@@ -17,6 +17,7 @@ import { hashToken, newSecretToken } from '../secret-token.js';
 import { OPERATOR_ENV_CONNECTION_ID, operatorConnection } from './sso-connections.js';
 import { SSO_ACCOUNT_ROLES } from './sso-identity.js';
 import { ssoRedirectUri } from './sso-sign-in-routes.js';
+import type { AccountSsoJson, OperatorSsoJson, SavedSsoJson, SsoConnectionJson } from '../../contract/sso.js';
 
 /** Free mail domains: no account may claim them (they are everyone's, not an organisation's). */
 const SHARED_MAIL_DOMAINS = new Set([
@@ -54,7 +55,7 @@ const operatorSchema = z.object({
 }).strict();
 
 /** A connection as the console shows it: never its client secret. */
-export function connectionJson(connection: SsoConnection): Record<string, unknown> {
+export function connectionJson(connection: SsoConnection): SsoConnectionJson {
   return {
     id: connection.id,
     issuer: connection.issuer,
@@ -90,11 +91,12 @@ export const SSO_SETTINGS_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/sso', who: 'member', permission: 'members:read', handler: ({ deps, storage }) => async ({ context, active }) => {
     const connection = await storage.sso.getConnectionByOwner(active.session.accountId);
-    sendJson(context, 200, {
+    const answer: AccountSsoJson = {
       connection: connection === null ? null : connectionJson(connection),
       redirect_uri: ssoRedirectUri(deps),
       scim_base_url: `${deps.urls.apiPublic()}/scim/v2`,
-    });
+    };
+    sendJson(context, 200, answer);
   } },
 
   { method: 'PUT', path: '/api/sso', who: 'member', permission: 'members:write', handler: ({ clients, storage, clock, checkProvider }) => async ({ context, active }) => {
@@ -111,7 +113,7 @@ export const SSO_SETTINGS_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
         emailDomains: [...new Set(input.email_domains)], requireSso: input.require_sso, jitRole: input.jit_role, roleClaim: input.role_claim,
         roleMap: input.role_map, enabled: input.enabled,
       }, clock.now());
-      sendJson(context, 200, { connection: connectionJson(saved) });
+      sendJson(context, 200, { connection: connectionJson(saved) } satisfies SavedSsoJson);
     } catch (error) {
       if (error instanceof SsoDomainTakenError) throw new GatewayError('conflict', error.message, { param: 'email_domains' });
       throw error;
@@ -139,11 +141,12 @@ export const SSO_SETTINGS_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 
   { method: 'GET', path: '/api/operator/sso', who: 'operator', permission: 'read', handler: ({ deps }) => async ({ context }) => {
     const connection = await operatorConnection(deps.services);
-    sendJson(context, 200, {
+    const answer: OperatorSsoJson = {
       source: connection === null ? null : connection.id === OPERATOR_ENV_CONNECTION_ID ? 'environment' : 'console',
       connection: connection === null ? null : connectionJson(connection),
       redirect_uri: ssoRedirectUri(deps),
-    });
+    };
+    sendJson(context, 200, answer);
   } },
 
   { method: 'PUT', path: '/api/operator/sso', who: 'operator', permission: 'operators:manage', handler: ({ deps, clients, storage, clock, checkProvider }) => async ({ context, active }) => {
@@ -161,7 +164,7 @@ export const SSO_SETTINGS_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       operatorId: active.user.id, operatorEmail: active.user.email, action: 'set operators\' single sign-on', target: `sso:${saved.id}`, status: 200,
       before: existing === null ? null : connectionJson(existing), after: connectionJson(saved), ip: context.clientIp,
     });
-    sendJson(context, 200, { connection: connectionJson(saved) });
+    sendJson(context, 200, { connection: connectionJson(saved) } satisfies SavedSsoJson);
   } },
 
   { method: 'DELETE', path: '/api/operator/sso', who: 'operator', permission: 'operators:manage', handler: ({ deps, storage }) => async ({ context, active }) => {

@@ -1,6 +1,7 @@
 import { nanoToUsd } from '../../billing/money.js';
 import type { LedgerEntry, NanoUsd } from '../../domain/records.js';
 import type { LedgerDailyUsage } from '../../storage/storage.js';
+import type { TransactionLineJson } from '../../contract/billing.js';
 import { describeEntry } from '../../billing/ledger-meaning.js';
 
 /** One line of the transaction history: a ledger entry, or one UTC day's usage entries summed. */
@@ -40,7 +41,7 @@ export function withBalances(lines: readonly HistoryLine[], closingNano: NanoUsd
   });
 }
 
-export function lineToJson(line: HistoryLine & { balanceAfterNano: NanoUsd }): Record<string, unknown> {
+export function lineToJson(line: HistoryLine & { balanceAfterNano: NanoUsd }): TransactionLineJson {
   const meaning = describeEntry(line.kind, line.reason, line.amountNano);
   return {
     id: line.id,

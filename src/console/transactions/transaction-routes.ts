@@ -7,6 +7,7 @@ import type { ConsoleDeps } from '../console-deps.js';
 import { timeParam } from '../routes/usage-routes.js';
 import { entryLine, HISTORY_CSV_COLUMNS, lineToJson, usageLine, withBalances, type HistoryLine } from './ledger-lines.js';
 import { consoleRoutes } from '../console-route-table.js';
+import type { TransactionHistoryJson } from '../../contract/billing.js';
 
 const DAY_MS = 86_400_000;
 /** The history spans at most this many days per request. */
@@ -62,7 +63,7 @@ export const TRANSACTION_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/console/transactions', who: 'member', permission: 'billing:read', handler: ({ deps }) => async ({ context, active }) => {
     const history = await historyOf(deps, context, active.session.accountId);
-    sendJson(context, 200, {
+    const answer: TransactionHistoryJson = {
       object: 'list',
       from: new Date(history.from).toISOString(),
       to: new Date(history.to).toISOString(),
@@ -70,7 +71,8 @@ export const TRANSACTION_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       closing_balance_usd: nanoToUsd(history.closingNano),
       truncated: history.truncated,
       data: history.lines.map(lineToJson),
-    });
+    };
+    sendJson(context, 200, answer);
   } },
 
   { method: 'GET', path: '/api/console/transactions.csv', who: 'member', permission: 'billing:read', handler: ({ deps }) => async ({ context, active }) => {

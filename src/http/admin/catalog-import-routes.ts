@@ -9,6 +9,7 @@ import { sendJson } from '../respond.js';
 import { isUniqueViolation, readAdminBody } from './admin-guard.js';
 import { catalogChanged } from './catalog-routes.js';
 import { adminRoutes } from './admin-route.js';
+import type { CatalogEntryJson, CatalogImportJson, CatalogListJson } from '../../contract/models.js';
 
 const importSchema = z.object({
   provider: z.string().trim().min(1).max(100),
@@ -23,11 +24,11 @@ function samePrices(stored: Pricing, list: Pricing): boolean {
   return PRICE_FIELDS.every(([, field]) => ((batch(field) ? stored[field] ?? list[field] : stored[field]) ?? null) === (list[field] ?? null));
 }
 
-function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Record<string, unknown> {
+function catalogEntryJson(provider: string, model: CatalogModel, stored: Model | undefined): CatalogEntryJson {
   return {
     id: model.id,
     kind: model.kind,
-    provider: model.provider,
+    provider,
     list_pricing: pricingToJson(model.pricing),
     context_window: model.contextWindow,
     // `list`: no record, served at the list prices; `imported`: a record at the list prices; `custom`: its own prices.
@@ -41,9 +42,9 @@ function catalogEntryJson(model: CatalogModel, stored: Model | undefined): Recor
  * model makes it, or, for a model that has one, only its prices replaced (visibility, upstream, limits and a batch
  * price the record already has stay).
  */
-async function importListPrices(services: GatewayServices, models: readonly CatalogModel[]): Promise<Record<string, unknown>[]> {
+async function importListPrices(services: GatewayServices, models: readonly CatalogModel[]): Promise<CatalogImportJson['imported']> {
   const { storage, clock } = services;
-  const results: Record<string, unknown>[] = [];
+  const results: CatalogImportJson['imported'] = [];
   for (const model of models) {
     const now = clock.now();
     const copy = operatorCopy(model, now);
@@ -88,13 +89,14 @@ export const CATALOG_IMPORT_ROUTES = adminRoutes((services: GatewayServices) => 
     }
     const stored = new Map((await storage.models.listAll()).map((model) => [model.id, model]));
     const chosen = [...byProvider].filter(([name]) => provider === null || provider === '' || name === provider)
-      .flatMap(([, models]) => models)
-      .filter((model) => search === '' || model.id.toLowerCase().includes(search))
-      .sort((left, right) => left.id.localeCompare(right.id));
-    sendJson(context, 200, {
+      .flatMap(([name, models]) => models.map((model) => ({ provider: name, model })))
+      .filter(({ model }) => search === '' || model.id.toLowerCase().includes(search))
+      .sort((left, right) => left.model.id.localeCompare(right.model.id));
+    const list: CatalogListJson = {
       object: 'list', bundled_version: catalog.bundledVersion(), providers: [...byProvider.keys()],
-      data: chosen.map((model) => catalogEntryJson(model, stored.get(model.id))), has_more: false, next_cursor: null,
-    });
+      data: chosen.map(({ provider: name, model }) => catalogEntryJson(name, model, stored.get(model.id))), has_more: false, next_cursor: null,
+    };
+    sendJson(context, 200, list);
   } },
 
   { method: 'POST', path: '/admin/catalog/import', handler: ({ services, catalog }) => async (context) => {
@@ -110,6 +112,7 @@ export const CATALOG_IMPORT_ROUTES = adminRoutes((services: GatewayServices) => 
     }
     const imported = await importListPrices(services, chosen);
     await catalogChanged(services);
-    sendJson(context, 200, { object: 'catalog.import', provider: input.provider, bundled_version: catalog.bundledVersion(), imported });
+    const answer: CatalogImportJson = { object: 'catalog.import', provider: input.provider, bundled_version: catalog.bundledVersion(), imported };
+    sendJson(context, 200, answer);
   } },
 ]);

@@ -12,7 +12,7 @@ import { channelFormOf, UPSTREAMS } from '../../upstreams/upstreams.js';
 import { COMMON_CHANNEL_SETTINGS, type ChannelForm } from '../../upstreams/channel-form.js';
 
 /** A channel type's form as the console reads it: the type's own settings, then those every type takes. */
-function channelFormJson(form: ChannelForm): Record<string, unknown> {
+function channelFormJson(form: ChannelForm): ChannelTypeJson['form'] {
   return {
     credential: form.credential,
     credential_hint: form.credentialHint ?? null,
@@ -21,11 +21,13 @@ function channelFormJson(form: ChannelForm): Record<string, unknown> {
     upstream_model_hint: form.upstreamModelHint ?? null,
     settings: [...form.settings, ...COMMON_CHANNEL_SETTINGS].map((field) => ({
       name: field.name, label: field.label, input: field.input, required: field.required ?? false,
-      options: field.options ?? null, placeholder: field.placeholder ?? null, hint: field.hint ?? null,
+      options: field.options === undefined ? null : [...field.options], placeholder: field.placeholder ?? null, hint: field.hint ?? null,
     })),
   };
 }
 import { sendJson } from '../respond.js';
+import type { ChannelTypeJson, ChannelTypeListJson } from '../../contract/channels.js';
+import type { AdminModelJson } from '../../contract/models.js';
 import { isUniqueViolation, notFound, readAdminBody } from './admin-guard.js';
 import { adminRoutes } from './admin-route.js';
 
@@ -42,13 +44,13 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
   const { storage, clock } = services;
   const changed = (channelId?: string): Promise<void> => catalogChanged(services, channelId);
   // The channel types this build knows, from the upstream registry: what the console's channel form offers.
-  const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type) => ({
+  const channelTypes = UPSTREAMS.flatMap((upstream) => upstream.channelTypes.map((type): ChannelTypeJson => ({
     type,
     form: channelFormJson(channelFormOf(type)),
     protocol: upstream.wire.name,
     streaming: upstream.capabilities.streaming,
     embeddings: upstream.capabilities.embeddings,
-    media: upstream.capabilities.media,
+    media: [...upstream.capabilities.media],
     count_tokens: upstream.capabilities.countTokens,
   })));
   /** The bundled catalog's model of exactly this id that no stored record overrides yet. */
@@ -70,7 +72,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     sendJson(context, 201, channelToJson(channel));
   } },
   { method: 'GET', path: '/admin/channel-types', handler: ({ channelTypes }) => async (context) => {
-    sendJson(context, 200, { object: 'list', data: channelTypes });
+    const list: ChannelTypeListJson = { object: 'list', data: channelTypes };
+    sendJson(context, 200, list);
   } },
   { method: 'GET', path: '/admin/channels', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.channels.list(pageRequestFrom(context.query)), channelToJson));
@@ -117,7 +120,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     }
     await changed();
     if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', model.id, guardrails);
-    sendJson(context, 201, { ...modelToJson(model), ...(guardrails === undefined ? {} : { guardrails }) });
+    const made: AdminModelJson = { ...modelToJson(model), ...(guardrails === undefined ? {} : { guardrails }) };
+    sendJson(context, 201, made);
   } },
   { method: 'GET', path: '/admin/models', handler: ({ storage }) => async (context) => {
     sendJson(context, 200, pageJson(await storage.models.list(pageRequestFrom(context.query)), modelToJson));
@@ -132,7 +136,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
       sendJson(context, 200, modelToJson(bundled));
       return;
     }
-    sendJson(context, 200, { ...modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model), guardrails: await boundGuardrails(storage.guardrails, 'model', id) });
+    const read: AdminModelJson = { ...modelToJson(served?.id === id ? { ...served, ...model, priceSource: 'operator' } : model), guardrails: await boundGuardrails(storage.guardrails, 'model', id) };
+    sendJson(context, 200, read);
   } },
   { method: 'PATCH', path: '/admin/models/:id', handler: ({ services, storage, clock, changed, bundledOnly }) => async (context) => {
     const id = context.params.id ?? '';
@@ -153,7 +158,8 @@ export const CATALOG_ROUTES = adminRoutes((services: GatewayServices) => {
     if (updated === null) throw notFound('model', id);
     await changed();
     if (guardrails !== undefined) await bindGuardrails(guardrailAdminOf(services), 'model', id, guardrails);
-    sendJson(context, 200, { ...modelToJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'model', id) });
+    const changedModel: AdminModelJson = { ...modelToJson(updated), guardrails: guardrails ?? await boundGuardrails(storage.guardrails, 'model', id) };
+    sendJson(context, 200, changedModel);
   } },
   { method: 'DELETE', path: '/admin/models/:id', handler: ({ services, storage, changed }) => async (context) => {
     const id = context.params.id ?? '';

@@ -15,8 +15,9 @@ import { sendJson, sendRaw } from '../respond.js';
 import { readBody } from '../read-body.js';
 import { notFound } from './admin-guard.js';
 import { adminRoutes } from './admin-route.js';
+import type { BreakerJson, ChannelHealthJson, ChannelTestResultJson, GatewayHealthJson } from '../../contract/channels.js';
 
-function breakerJson(snapshot: BreakerSnapshot, windowMs: number): Record<string, unknown> {
+function breakerJson(snapshot: BreakerSnapshot, windowMs: number): BreakerJson {
   return {
     state: snapshot.state,
     open_until: snapshot.state === 'closed' ? null : isoTime(snapshot.openUntil),
@@ -24,19 +25,19 @@ function breakerJson(snapshot: BreakerSnapshot, windowMs: number): Record<string
     cooldown_level: snapshot.level,
     consecutive_failures: snapshot.consecutiveFailures,
     recent: { window_seconds: Math.round(windowMs / 1000), successes: snapshot.recent.successes, failures: snapshot.recent.failures },
-    last_error: snapshot.lastFailureClass === null ? null : { class: snapshot.lastFailureClass, at: isoTime(snapshot.lastFailureAt) },
+    last_error: snapshot.lastFailureClass === null || snapshot.lastFailureAt === null ? null : { class: snapshot.lastFailureClass, at: isoTime(snapshot.lastFailureAt) },
     last_success_at: isoTime(snapshot.lastSuccessAt),
   };
 }
 
 /** What balancing reads of a channel-model in this process: the moving average of its time to first byte. */
-function loadJson(services: GatewayServices, channel: Channel, model: string): Record<string, unknown> {
+function loadJson(services: GatewayServices, channel: Channel, model: string): { latency_ms: number | null } {
   const latency = services.health.load.latencyMs(channel.id, model);
   return { latency_ms: latency === null ? null : Math.round(latency) };
 }
 
 /** A channel's health as the admin sees it: breakers, recent counts, last error, flagged keys; no URL, no key. */
-export function channelHealthJson(services: GatewayServices, channel: Channel): Record<string, unknown> {
+export function channelHealthJson(services: GatewayServices, channel: Channel): ChannelHealthJson {
   const report = services.health.report(channel);
   const windowMs = services.config.routing.breakerWindowMs;
   return {
@@ -76,12 +77,13 @@ export const HEALTH_ROUTES = adminRoutes((services: GatewayServices) => {
     const enabled = reports.filter((report) => report.status !== 'disabled');
     const down = enabled.filter((report) => report.status === 'down').length;
     const degraded = enabled.filter((report) => report.status === 'degraded').length;
-    sendJson(context, 200, {
+    const health: GatewayHealthJson = {
       object: 'health',
       status: enabled.length > 0 && down === enabled.length ? 'down' : down + degraded > 0 ? 'degraded' : 'ok',
       shared: services.config.redisUrl !== null,
       channels: reports,
-    });
+    };
+    sendJson(context, 200, health);
   } },
 
   { method: 'GET', path: '/admin/channels/:id/health', handler: ({ services, channelById }) => async (context) => {
@@ -120,7 +122,7 @@ export const HEALTH_ROUTES = adminRoutes((services: GatewayServices) => {
     try {
       const modelKind = services.catalog.model(model)?.kind;
       const result = await testChannel(relay, channel, model, upstreamModel, abort.signal, modelKind === undefined ? {} : { modelKind });
-      sendJson(context, 200, {
+      const tested: ChannelTestResultJson = {
         object: 'channel.test',
         channel_id: channel.id,
         ok: result.ok,
@@ -132,7 +134,8 @@ export const HEALTH_ROUTES = adminRoutes((services: GatewayServices) => {
         failure_class: result.failureClass,
         message: result.message,
         health: channelHealthJson(services, channel),
-      });
+      };
+      sendJson(context, 200, tested);
     } finally {
       context.response.off('close', onClose);
     }

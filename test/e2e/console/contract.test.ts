@@ -11,6 +11,7 @@ import {
   keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
+  transactionHistory, accountSso, playgroundCompletion, playgroundSummary, displayCurrency,
 } from '../../../src/contract/index.js';
 import { type createKeySchema } from '../../../src/management/account-input.js';
 import { type createProjectSchema } from '../../../src/projects/project-input.js';
@@ -62,6 +63,8 @@ async function invitedMember(role: string): Promise<string> {
 
 describe('the console contract', () => {
   it('describes the account answers: config, session, signed-in browsers', async () => {
+    expect((await answerOf(accountSso, 'GET', '/api/sso')).connection).toBeNull();
+    expect(await answerOf(displayCurrency, 'GET', '/api/console/display-currency')).toMatchObject({ currency: 'USD', can_change: true });
     await answerOf(consoleConfig, 'GET', '/api/config');
     const session = await answerOf(consoleSession, 'GET', '/api/session');
     expect(session.account?.id).toBe(user.accountId);
@@ -111,6 +114,10 @@ describe('the console contract', () => {
     await answerOf(supportTicketPage, 'GET', '/api/console/support/tickets');
     const read = await answerOf(supportTicket, 'GET', `/api/console/support/tickets/${ticket.id}`);
     expect(read.replies).toEqual([]);
+    // The credit and the day's usage (the key test's call) are lines of the money trail.
+    const history = await answerOf(transactionHistory, 'GET', '/api/console/transactions');
+    expect(history.data.map((line) => line.type)).toEqual(expect.arrayContaining(['usage', 'operator_credit']));
+    expect(history.data.find((line) => line.type === 'usage')?.requests).toBeGreaterThan(0);
   });
 
   it('describes the model list with prices, catalog facts and the keys that may call each', async () => {
@@ -214,6 +221,18 @@ describe('the console contract', () => {
       expect(report.totals[0]?.[field], name).toEqual(expect.any(String));
     }
     await answerOf(deletedCustomerRule, 'DELETE', '/api/customer-rules?customer=acme');
+  });
+
+  it('describes the playground answer, unstreamed and as the streamed summary event', async () => {
+    const plain = await answerOf(playgroundCompletion, 'POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'hello' }], stream: false });
+    expect(plain.summary).toMatchObject({ model: 'house-model', first_token_ms: null });
+    const streamed = await user.client.raw('POST', '/api/playground/chat', { model: 'house-model', messages: [{ role: 'user', content: 'hello' }] });
+    expect(streamed.status).toBe(200);
+    const last = (await streamed.text()).split('\n\n').filter((block) => block.trim() !== '').at(-1) ?? '';
+    expect(last.startsWith('event: summary\ndata: '), last).toBe(true);
+    const summary = playgroundSummary.safeParse(JSON.parse(last.slice('event: summary\ndata: '.length)));
+    expect(summary.success, JSON.stringify(summary.error?.issues)).toBe(true);
+    expect(summary.data?.request_body).toMatchObject({ stream: true });
   });
 
   it('refuses a shape with a renamed field, as the web build would', async () => {

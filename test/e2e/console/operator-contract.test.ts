@@ -8,14 +8,19 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
-  redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList,
+  redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
+  operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, twoFactorSetup, adminMcpServer, adminMcpServerList, adminModel, adminModelPage, catalogImport, catalogList,
 } from '../../../src/contract/index.js';
+import OpenAI from 'openai';
+import { flushWrites } from '../../support/gateway-harness.js';
+import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 import { totpCode, type ConsoleClient } from '../../support/console-client.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
 let owner: ConsoleClient;
 let user: SignedUpUser;
+let upstream: MockOpenAIUpstream;
 
 /** Calls the operator console and parses the answer with `schema`: the issues are the failure message. */
 async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string, path: string, body?: unknown, status = 200): Promise<z.infer<Schema>> {
@@ -27,20 +32,51 @@ async function answerOf<Schema extends z.ZodType>(schema: Schema, method: string
 }
 
 beforeAll(async () => {
-  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test' });
+  upstream = await startMockOpenAIUpstream();
+  setup = await startConsoleGateway({ SUPPORT_EMAIL: 'support@example.test', MCP_ALLOW_PRIVATE_ADDRESSES: 'true', MCP_HEALTH_CHECK_INTERVAL_SECONDS: '0' });
   owner = setup.client();
   const made = await owner.request('POST', '/api/operator/bootstrap', { admin_token: setup.gateway.adminToken, email: `owner-${Date.now()}@example.com`, password: 'Tide-41ab9c-Lantern' });
   expect(made.status, made.text).toBe(201);
-  const started = await owner.request<{ secret: string }>('POST', '/api/me/two-factor/setup');
-  expect((await owner.request('POST', '/api/me/two-factor/enable', { code: totpCode(started.body.secret, Date.now() + setup.shift.offset) })).status).toBe(200);
+  const started = await owner.request<unknown>('POST', '/api/me/two-factor/setup');
+  const setupParsed = twoFactorSetup.safeParse(started.body);
+  expect(setupParsed.success, JSON.stringify(setupParsed.error?.issues)).toBe(true);
+  if (!setupParsed.success) throw new Error('the two-factor setup answer is not the contract\'s');
+  expect((await owner.request('POST', '/api/me/two-factor/enable', { code: totpCode(setupParsed.data.secret, Date.now() + setup.shift.offset) })).status).toBe(200);
   user = await signUpUser(setup);
 });
 
 afterAll(async () => {
   await setup?.close();
+  await upstream?.close();
 });
 
 describe('the operator pages contract', () => {
+  it('describes channels, channel types, health, a channel test and the overview with traffic in it', async () => {
+    const types = await answerOf(channelTypeList, 'GET', '/api/operator/admin/channel-types');
+    expect(types.data.map((type) => type.type)).toContain('openai');
+    const made = await answerOf(channel, 'POST', '/api/operator/admin/channels', { name: 'contract-openai', type: 'openai', base_url: upstream.url, api_key: 'sk-upstream-test', models: { 'contract-model': 'gpt-4o-mini' }, headers: { 'x-team': 'contract' } }, 201);
+    expect(made.api_key_hints).toHaveLength(1);
+    await answerOf(adminModel, 'POST', '/api/operator/admin/models', { id: 'contract-model', pricing: { input_per_mtok: 1, output_per_mtok: 2 }, cache: { ttl_seconds: 60 } }, 201);
+    const channels = await answerOf(channelPage, 'GET', '/api/operator/admin/channels?limit=200');
+    expect(channels.data.map((row) => row.id)).toContain(made.id);
+    const tested = await answerOf(channelTestResult, 'POST', `/api/operator/admin/channels/${made.id}/test`, {});
+    expect(tested, tested.message).toMatchObject({ ok: true, model: 'contract-model', upstream_model: 'gpt-4o-mini' });
+    const caller = await signUpUser(setup);
+    expect((await owner.request('POST', `/api/operator/admin/accounts/${caller.accountId}/credits`, { amount_usd: 2, reason: 'contract traffic' })).status).toBe(200);
+    const key = await caller.client.request<{ secret: string }>('POST', '/api/keys', { name: 'contract traffic' });
+    expect(key.status, key.text).toBe(201);
+    await new OpenAI({ apiKey: key.body.secret, baseURL: `${setup.gateway.url}/v1` }).chat.completions.create({ model: 'contract-model', messages: [{ role: 'user', content: 'hello' }] });
+    await flushWrites(setup.gateway);
+    const health = await answerOf(gatewayHealth, 'GET', '/api/operator/admin/health');
+    expect(health.channels.find((row) => row.channel_id === made.id)?.breaker.recent.successes).toBeGreaterThan(0);
+    const overview = await answerOf(operatorOverview, 'GET', '/api/operator/overview?window=1h');
+    expect(overview.by_channel.find((row) => row.name === made.id)).toMatchObject({ channel_name: 'contract-openai' });
+    expect(overview.by_model.map((row) => row.name)).toContain('contract-model');
+    expect(overview.channels.map((row) => row.channel_id)).toContain(made.id);
+    const usage = await answerOf(operatorUsagePage, 'GET', `/api/operator/usage?email=${encodeURIComponent(caller.email)}&limit=100`);
+    expect(usage.data[0]).toMatchObject({ account_email: caller.email, key_name: 'contract traffic', channel_name: 'contract-openai', model: 'contract-model' });
+  });
+
   it('describes the operators list, a console user standing and the audit log', async () => {
     const operators = await answerOf(operatorList, 'GET', '/api/operator/operators');
     expect(operators.data[0]).toMatchObject({ role: 'owner', status: 'active', two_factor_enabled: true, created_by: null });
@@ -51,8 +87,41 @@ describe('the operator pages contract', () => {
     expect(locked.status, locked.text).toBe(200);
     const lockedStanding = await answerOf(userStandingList, 'GET', `/api/operator/users?email=${encodeURIComponent(other.email)}`);
     expect(lockedStanding.data[0]?.locked?.reason).toBe('contract check');
+    const sso = await answerOf(operatorSso, 'GET', '/api/operator/sso');
+    expect(sso).toMatchObject({ source: null, connection: null });
     const audit = await answerOf(auditPage, 'GET', '/api/operator/audit?limit=10');
     expect(audit.data.length).toBeGreaterThan(0);
+  });
+
+  it('describes models (stored, and served with the catalog facts), the bundled catalog and an import of its list prices', async () => {
+    expect((await owner.request('POST', '/api/operator/admin/models', { id: 'contract-stored', pricing: { input_per_mtok: 3, output_per_mtok: 4 }, fallbacks: [] })).status).toBe(201);
+    const models = await answerOf(adminModelPage, 'GET', '/api/operator/admin/models?limit=200');
+    expect(models.data.map((model) => model.id)).toContain('contract-stored');
+    const stored = await answerOf(adminModel, 'GET', '/api/operator/admin/models/contract-stored');
+    expect(stored).toMatchObject({ guardrails: [], pricing: { input_per_mtok: 3 } });
+    const catalog = await answerOf(catalogList, 'GET', '/api/operator/admin/catalog/models?provider=openai&q=gpt-4o-mini');
+    const bundled = catalog.data[0];
+    expect(bundled?.provider).toBe('openai');
+    // A stored model the catalog serves (a channel routes it) is read with the catalog's facts.
+    const served = await answerOf(adminModel, 'GET', '/api/operator/admin/models/contract-model');
+    expect(served).toMatchObject({ price_source: 'operator', cache: { ttl_seconds: 60 } });
+    const imported = await answerOf(catalogImport, 'POST', '/api/operator/admin/catalog/import', { provider: 'openai', models: [bundled?.id] });
+    expect(imported.imported).toMatchObject([{ id: bundled?.id, created: true, before: null }]);
+    await answerOf(adminModel, 'PATCH', `/api/operator/admin/models/${encodeURIComponent(bundled?.id ?? '')}`, { limits: { rpm: 10 } });
+  });
+
+  it('describes MCP servers with headers and OAuth client credentials by name only', async () => {
+    const made = await answerOf(adminMcpServer, 'POST', '/api/operator/admin/mcp-servers', {
+      name: 'contract-tools', url: 'http://127.0.0.1:9/mcp', headers: { 'x-team': 'contract' }, public: true, price_per_call: 0.01,
+      oauth: { token_url: 'http://127.0.0.1:9/token', client_id: 'contract', client_secret: 'contract-secret', scope: 'tools' },
+      tool_rules: { default: 'read_only', tools: { search: 'allowed' } },
+    }, 201);
+    expect(made).toMatchObject({ header_names: ['x-team'], oauth: { client_secret: 'set', auth_method: 'client_secret_basic' }, command: null, owner_account_id: null });
+    const listed = await answerOf(adminMcpServerList, 'GET', '/api/operator/admin/mcp-servers');
+    expect(listed.data.map((server) => server.id)).toContain(made.id);
+    await answerOf(adminMcpServer, 'GET', `/api/operator/admin/mcp-servers/${made.id}`);
+    const changed = await answerOf(adminMcpServer, 'PATCH', `/api/operator/admin/mcp-servers/${made.id}`, { enabled: false, oauth: null });
+    expect(changed).toMatchObject({ enabled: false, oauth: null });
   });
 
   it('describes accounts, one account with its subscriptions and sign-up credit, its keys and its ledger', async () => {
@@ -81,6 +150,10 @@ describe('the operator pages contract', () => {
     expect((await owner.request('POST', '/api/operator/admin/announcements', { title: 'Maintenance', body: 'Sunday 02:00 UTC.', level: 'warning' })).status).toBe(201);
     const announcements = await answerOf(announcementPage, 'GET', '/api/operator/admin/announcements?limit=100');
     expect(announcements.data[0]).toMatchObject({ title: 'Maintenance', level: 'warning' });
+    const shown = await user.client.request<unknown>('GET', '/api/announcements');
+    const parsed = consoleAnnouncementList.safeParse(shown.body);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(parsed.data?.data[0]).toMatchObject({ title: 'Maintenance', dismissed: false });
     await answerOf(tier, 'POST', '/api/operator/admin/tiers', { name: 'contract-tier', rpm: 30, signup_credit_usd: 1, signup_credit_days: 7 }, 201);
     const tiers = await answerOf(tierPage, 'GET', '/api/operator/admin/tiers?limit=100');
     expect(tiers.data.map((row) => row.name)).toContain('contract-tier');

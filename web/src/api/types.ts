@@ -5,7 +5,7 @@
 import type {
   ApiKeyJson, BatchQueueFiguresJson, ConsoleAccountJson, ConsoleBatchJson, ConsoleBatchListJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson,
   ConsoleUserJson, DailyUsageJson, ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson,
-  OfferedGuardrailJson, OfferedMcpServerJson, SessionRowJson, SignUpCreditJson,
+  OfferedGuardrailJson, OfferedMcpServerJson, PlaygroundSummaryJson, SessionRowJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -69,16 +69,8 @@ export type DailyUsage = DailyUsageJson;
 
 export type Page<T> = ListPageJson<T>;
 
-export interface PlaygroundSummary {
-  request_id: string;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number;
-  latency_ms: number;
-  first_token_ms: number | null;
-  /** The JSON body the console sent to the gateway's /v1/chat/completions for this answer (no key). */
-  request_body?: Record<string, unknown>;
-}
+/** What one playground answer took, and the body the console sent to the gateway for it (no key). */
+export type PlaygroundSummary = PlaygroundSummaryJson;
 
 /** One batch job of the account, as the batches page shows it. */
 export type ConsoleBatch = ConsoleBatchJson;

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../api/api-context';
 import { errorMessage } from '../api/client';
 import { useFx } from '../pages/billing/billing-queries';
+import type { DisplayCurrencyJson } from '../../../src/contract/index.js';
 import { SelectField } from '../ui/field';
 
 /**
@@ -9,11 +10,7 @@ import { SelectField } from '../ui/field';
  * roles that manage billing). Money stays USD on the server; other currencies are USD times the gateway's published
  * rate, so they are marked as approximate.
  */
-interface DisplayCurrencySetting {
-  currency: string;
-  choices: string[];
-  can_change: boolean;
-}
+type DisplayCurrencySetting = DisplayCurrencyJson;
 
 const settingKey = ['display-currency'] as const;
 

@@ -5,18 +5,11 @@ import { errorMessage } from '../../api/client';
 import { formatDateTime } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
+import type { ConsoleAnnouncementJson, ConsoleAnnouncementListJson } from '../../../../src/contract/index.js';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 
 /** One of `GET /api/announcements` (docs/console-api.md). */
-export interface Announcement {
-  id: string;
-  title: string;
-  body: string;
-  level: 'info' | 'warning' | 'critical';
-  published_at: string;
-  expires_at: string | null;
-  dismissed: boolean;
-}
+export type Announcement = ConsoleAnnouncementJson;
 
 const announcementsKey = ['announcements'] as const;
 
@@ -24,7 +17,7 @@ export function useAnnouncements() {
   const api = useApi();
   return useQuery({
     queryKey: announcementsKey,
-    queryFn: () => api.get<{ data: Announcement[] }>('/api/announcements'),
+    queryFn: () => api.get<ConsoleAnnouncementListJson>('/api/announcements'),
     staleTime: 60_000,
     refetchInterval: 5 * 60_000,
   });

@@ -4,44 +4,7 @@ import { Button } from '../../ui/button';
 import { FieldFrame, SelectField, TextField } from '../../ui/field';
 import { Alert } from '../../ui/feedback';
 import { useOperatorAction } from './operator-queries';
-
-export interface Channel {
-  id: string;
-  name: string;
-  type: string;
-  base_url: string | null;
-  api_key_hints: string[];
-  models: Record<string, string>;
-  priority: number;
-  weight: number;
-  enabled: boolean;
-  headers: Record<string, string>;
-  settings: Record<string, unknown>;
-}
-
-export interface ChannelFormField {
-  name: string;
-  label: string;
-  input: 'text' | 'number' | 'boolean' | 'select';
-  required: boolean;
-  options: string[] | null;
-  placeholder: string | null;
-  hint: string | null;
-}
-
-/** A channel type and the form its upstream declares (GET /admin/channel-types). */
-export interface ChannelType {
-  type: string;
-  protocol: string;
-  form: {
-    credential: 'key' | 'optional-key' | 'json';
-    credential_hint: string | null;
-    base_url: 'required' | 'optional';
-    base_url_hint: string | null;
-    upstream_model_hint: string | null;
-    settings: ChannelFormField[];
-  };
-}
+import type { Channel, ChannelFormField, ChannelType } from '../../api/operator-types';
 
 interface MappingRow { client: string; upstream: string }
 interface NewHeader { name: string; value: string }

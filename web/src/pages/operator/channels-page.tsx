@@ -5,23 +5,9 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
-import { ChannelForm, type Channel, type ChannelType } from './channel-form';
+import type { AdminListPage, Channel, ChannelTestResult, ChannelTypeList, GatewayHealth } from '../../api/operator-types';
+import { ChannelForm } from './channel-form';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
-
-interface Health {
-  channel_id: string;
-  status: 'operational' | 'degraded' | 'down' | 'disabled' | string;
-  breaker: { state: string; recent: { successes: number; failures: number }; last_error: { class: string; at: string } | null };
-}
-
-interface TestResult {
-  ok: boolean;
-  outcome: string;
-  model: string;
-  latency_ms: number;
-  upstream_status: number | null;
-  message: string;
-}
 
 function healthTone(status: string): 'success' | 'warning' | 'danger' | 'neutral' {
   if (status === 'operational') return 'success';
@@ -40,14 +26,14 @@ export function OperatorChannelsPage() {
   useDocumentTitle('Channels');
   const me = useOperatorMe();
   const writable = canWrite(me.data);
-  const channels = useOperatorGet<{ data: Channel[] }>('admin/channels', { limit: '200' }, { refreshMs: 10_000 });
-  const health = useOperatorGet<{ channels: Health[] }>('admin/health', undefined, { refreshMs: 10_000 });
-  const types = useOperatorGet<{ data: ChannelType[] }>('admin/channel-types');
-  const action = useOperatorAction<TestResult>();
+  const channels = useOperatorGet<AdminListPage<Channel>>('admin/channels', { limit: '200' }, { refreshMs: 10_000 });
+  const health = useOperatorGet<GatewayHealth>('admin/health', undefined, { refreshMs: 10_000 });
+  const types = useOperatorGet<ChannelTypeList>('admin/channel-types');
+  const action = useOperatorAction<ChannelTestResult>();
   const removal = useOperatorAction();
   const [editing, setEditing] = useState<Channel | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Channel | null>(null);
-  const [results, setResults] = useState<Record<string, TestResult | string>>({});
+  const [results, setResults] = useState<Record<string, ChannelTestResult | string>>({});
   const healthOf = new Map((health.data?.channels ?? []).map((report) => [report.channel_id, report]));
 
   // Each probe answers through its own promise: a mutation's per-call callbacks fire for the latest call only, and

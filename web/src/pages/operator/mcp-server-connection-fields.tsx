@@ -1,14 +1,8 @@
+import type { McpServerOAuthJson } from '../../../../src/contract/index.js';
 import { FieldFrame, SelectField, TextField } from '../../ui/field';
 
 /** A server's OAuth client credentials as the admin API shows them: the secret only as set or unset. */
-export interface McpServerOAuth {
-  token_url: string;
-  client_id: string;
-  client_secret: 'set' | 'unset';
-  scope: string | null;
-  audience: string | null;
-  auth_method: 'client_secret_basic' | 'client_secret_post';
-}
+export type McpServerOAuth = McpServerOAuthJson;
 
 /** The OAuth part of the form, as typed. */
 export interface OAuthDraft {

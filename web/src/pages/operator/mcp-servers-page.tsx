@@ -9,34 +9,14 @@ import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { EMPTY_HEADER_DRAFT, HeaderFields, headersBody } from '../mcp-servers/header-fields';
-import { OAuthFields, oauthBody, oauthDraftOf, StdioFields, stdioBody, stdioDraftOf, type McpServerOAuth } from './mcp-server-connection-fields';
+import { OAuthFields, oauthBody, oauthDraftOf, StdioFields, stdioBody, stdioDraftOf } from './mcp-server-connection-fields';
+import type { AdminMcpServerJson, AdminMcpServerListJson, McpToolJson } from '../../../../src/contract/index.js';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
 type ToolRule = 'allowed' | 'read_only' | 'refused';
 
-interface McpTool { name: string; description: string | null; read_only: boolean }
-
-interface McpServer {
-  id: string;
-  name: string;
-  /** null for a stdio server. */
-  url: string | null;
-  transport: 'streamable-http' | 'sse' | 'stdio';
-  header_names: string[];
-  oauth: McpServerOAuth | null;
-  /** A stdio server's program (null for HTTP servers); its environment by name only. */
-  command: string | null;
-  args: string[] | null;
-  env_names: string[] | null;
-  public: boolean;
-  enabled: boolean;
-  calls_per_minute: number | null;
-  concurrency: number | null;
-  price_per_call: string | null;
-  log_payloads: boolean;
-  tool_rules: { default: ToolRule; tools: Record<string, ToolRule> };
-  health: { status: 'healthy' | 'unhealthy'; error: string | null; checked_at: string; latency_ms: number | null; tool_count: number; tools: McpTool[] } | null;
-}
+type McpTool = McpToolJson;
+type McpServer = AdminMcpServerJson;
 
 const RULES: { value: ToolRule; label: string }[] = [
   { value: 'allowed', label: 'Allowed' },
@@ -166,7 +146,7 @@ export function OperatorMcpServersPage() {
   const queryClient = useQueryClient();
   const me = useOperatorMe();
   const writable = canWrite(me.data);
-  const servers = useOperatorGet<{ data: McpServer[] }>('admin/mcp-servers', undefined, { refreshMs: 15_000 });
+  const servers = useOperatorGet<AdminMcpServerListJson>('admin/mcp-servers', undefined, { refreshMs: 15_000 });
   const removal = useOperatorAction();
   const [editing, setEditing] = useState<McpServer | 'new' | null>(null);
   const [deleting, setDeleting] = useState<McpServer | null>(null);

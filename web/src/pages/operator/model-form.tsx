@@ -3,26 +3,14 @@ import { errorMessage } from '../../api/client';
 import { Button } from '../../ui/button';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Loading } from '../../ui/feedback';
-import type { GuardrailNames, GuardrailPolicy } from '../../api/operator-types';
+import type { AdminModel, FlatPrice, GuardrailPolicy } from '../../api/operator-types';
 import { GuardrailPicker } from '../keys/guardrail-picker';
 import { useOperatorAction, useOperatorGet } from './operator-queries';
 
-export interface Model {
-  id: string;
-  kind: string;
-  public: boolean;
-  upstream: string | null;
-  pricing: Record<string, number | null>;
-  limits?: { rpm: number | null; tpm: number | null };
-  routing?: { strategy: string };
-  cache?: { ttl_seconds: number; hit_price: number; shared: boolean } | null;
-  fallbacks?: string[];
-  /** The guardrail policies bound to the model (a single model's read says them; the list does not). */
-  guardrails?: GuardrailNames;
-}
+export type Model = AdminModel;
 
 /** The prices an operator sets here (USD; per-token ones per million tokens), as the admin API names them. */
-const PRICES: readonly { name: string; label: string }[] = [
+const PRICES: readonly { name: FlatPrice; label: string }[] = [
   { name: 'input_per_mtok', label: 'Input, USD per million tokens' },
   { name: 'output_per_mtok', label: 'Output, USD per million tokens' },
   { name: 'cached_input_per_mtok', label: 'Cache reads, USD per million tokens' },

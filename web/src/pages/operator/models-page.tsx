@@ -5,10 +5,9 @@ import { Button } from '../../ui/button';
 import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
+import type { AdminListPage, CatalogEntry, CatalogImport, CatalogList, Channel } from '../../api/operator-types';
 import { ModelForm, type Model } from './model-form';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
-
-interface Channel { id: string; name: string; models: Record<string, string>; enabled: boolean }
 
 /** Strategy, fallbacks, limits and cache of a model in one line. */
 function routingSummary(model: Model): string {
@@ -25,9 +24,6 @@ function price(value: number | null | undefined): string {
   return value == null ? '—' : `$${value}`;
 }
 
-interface CatalogEntry { id: string; kind: string; provider: string; list_pricing: Record<string, number | null>; status: 'list' | 'imported' | 'custom' }
-interface CatalogList { providers: string[]; bundled_version: string | null; data: CatalogEntry[] }
-
 const RECORD_STATE: Record<CatalogEntry['status'], { tone: 'neutral' | 'success' | 'warning'; label: string }> = {
   list: { tone: 'neutral', label: 'no record' },
   imported: { tone: 'success', label: 'list price' },
@@ -41,7 +37,7 @@ function CatalogCard({ writable }: { writable: boolean }) {
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [notice, setNotice] = useState('');
   const catalog = useOperatorGet<CatalogList>('admin/catalog/models', { provider, q: search });
-  const action = useOperatorAction<{ imported: unknown[] }>();
+  const action = useOperatorAction<CatalogImport>();
   const shown = catalog.data?.data ?? [];
   const choose = (next: ReadonlySet<string>) => {
     setSelected(next);
@@ -107,8 +103,8 @@ export function OperatorModelsPage() {
   useDocumentTitle('Models and prices');
   const me = useOperatorMe();
   const writable = canWrite(me.data);
-  const models = useOperatorGet<{ data: Model[] }>('admin/models', { limit: '200' });
-  const channels = useOperatorGet<{ data: Channel[] }>('admin/channels', { limit: '200' });
+  const models = useOperatorGet<AdminListPage<Model>>('admin/models', { limit: '200' });
+  const channels = useOperatorGet<AdminListPage<Channel>>('admin/channels', { limit: '200' });
   const action = useOperatorAction();
   const removal = useOperatorAction();
   const [editing, setEditing] = useState<Model | 'new' | null>(null);

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { errorMessage } from '../../api/client';
+import type { ChannelHealthRow, OperatorOverview, TrafficSummary } from '../../api/operator-types';
 import { formatCost, formatDateTime, formatInteger, formatMilliseconds, formatPercent } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { SelectField } from '../../ui/field';
@@ -8,50 +9,9 @@ import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorGet } from './operator-queries';
 import { BatchQueueCard } from './batch-queue-card';
 
-interface Summary {
-  requests: number;
-  requests_per_second: number;
-  errors: number;
-  error_rate: number;
-  latency_p50_ms: number | null;
-  latency_p99_ms: number | null;
-  spend_usd: number;
-}
-
-interface Live {
-  window_seconds: number;
-  requests: number;
-  requests_per_second: number;
-  errors: number;
-  error_rate: number;
-  latency_p50_ms: number | null;
-  latency_p99_ms: number | null;
-  in_flight: number;
-}
-
-interface ChannelHealth {
-  channel_id: string;
-  name: string;
-  status: 'operational' | 'degraded' | 'down' | 'disabled';
-  breaker_state: 'closed' | 'half-open' | 'open';
-  recent: { window_seconds: number; successes: number; failures: number };
-  error_rate: number | null;
-  last_error: { class: string; at: string } | null;
-}
-
-interface Overview {
-  live: Live;
-  channels: ChannelHealth[];
-  window: string;
-  from: string;
-  to: string;
-  totals: Summary;
-  active_accounts: number;
-  balances_owed: { accounts: number; usd: number };
-  series: (Summary & { at: string })[];
-  by_model: (Summary & { name: string })[];
-  by_channel: (Summary & { name: string; channel_name?: string | null })[];
-}
+type Summary = TrafficSummary;
+type ChannelHealth = ChannelHealthRow;
+type Overview = OperatorOverview;
 
 const REFRESH_MS = 15_000;
 const WINDOW_LABELS: Record<string, string> = { '1h': 'Last hour', '24h': 'Last 24 hours', '7d': 'Last 7 days' };

@@ -1,14 +1,11 @@
 import { errorMessage } from '../../api/client';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
-import { SsoConnectionForm, type SsoConnectionView } from '../single-sign-on/sso-connection-form';
+import { SsoConnectionForm } from '../single-sign-on/sso-connection-form';
+import type { OperatorSsoJson } from '../../../../src/contract/index.js';
 import { useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
-interface OperatorSso {
-  source: 'environment' | 'console' | null;
-  connection: SsoConnectionView | null;
-  redirect_uri: string;
-}
+type OperatorSso = OperatorSsoJson;
 
 /** Operators' single sign-on: set by OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or here by an owner. */
 export function OperatorSsoPage() {

@@ -6,13 +6,7 @@ import { TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { HostedTools } from '../usage/usage-table';
 import { useOperatorGet } from './operator-queries';
-
-interface UsageRow {
-  request_id: string; account_id: string | null; key_id: string | null; model: string | null; channel_id: string | null; endpoint: string;
-  account_email?: string | null; key_name?: string | null; channel_name?: string | null;
-  status: number; error_code: string | null; total_tokens: number; cost_usd: number; latency_ms: number; created_at: string;
-  web_searches: number; web_fetches: number; file_searches: number; hosted_tool_cost_usd: number;
-}
+import type { OperatorUsagePage } from '../../api/operator-types';
 
 /** The whole deployment's usage log (metadata only) with the user page's filters, and its CSV export. */
 export function OperatorUsagePage() {
@@ -22,7 +16,7 @@ export function OperatorUsagePage() {
     email: filters.email.trim(), key: filters.key.trim(), channel: filters.channel.trim(), model: filters.model.trim(), status: filters.status.trim(),
     from: filters.from === '' ? '' : (localInputToIso(filters.from) ?? ''), to: filters.to === '' ? '' : (localInputToIso(filters.to) ?? ''),
   };
-  const usage = useOperatorGet<{ data: UsageRow[] }>('usage', { ...query, limit: '100' });
+  const usage = useOperatorGet<OperatorUsagePage>('usage', { ...query, limit: '100' });
   const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== '')).toString();
   const set = (field: keyof typeof filters) => (event: { target: { value: string } }) => setFilters({ ...filters, [field]: event.target.value });
   return (

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { sessionQueryKey, useApi } from '../../api/api-context';
+import type { TwoFactorSetupJson } from '../../../../src/contract/index.js';
 import type { SessionRow } from '../../api/types';
 
 export const sessionsQueryKey = ['me', 'sessions'] as const;
@@ -18,11 +19,7 @@ export function useEndSession() {
   });
 }
 
-export interface TwoFactorSetup {
-  secret: string;
-  otpauth_url: string;
-  qr_svg: string;
-}
+export type TwoFactorSetup = TwoFactorSetupJson;
 
 export function useTwoFactorSetup() {
   const api = useApi();

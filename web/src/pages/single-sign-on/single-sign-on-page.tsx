@@ -6,13 +6,10 @@ import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { CopyButton } from '../../ui/copy-button';
 import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
-import { SsoConnectionForm, type SsoConnectionView } from './sso-connection-form';
+import type { AccountSsoJson } from '../../../../src/contract/index.js';
+import { SsoConnectionForm } from './sso-connection-form';
 
-interface SsoSettings {
-  connection: SsoConnectionView | null;
-  redirect_uri: string;
-  scim_base_url: string;
-}
+type SsoSettings = AccountSsoJson;
 
 const KEY = ['sso-settings'];
 

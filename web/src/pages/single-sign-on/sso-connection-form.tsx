@@ -3,22 +3,12 @@ import { errorMessage } from '../../api/client';
 import { Button } from '../../ui/button';
 import { CopyButton } from '../../ui/copy-button';
 import { Alert } from '../../ui/feedback';
+import type { SsoConnectionJson } from '../../../../src/contract/index.js';
 import { FieldFrame, SelectField, TextField } from '../../ui/field';
 
 /** A single sign-on connection as the console API shows it (never its client secret). */
-export interface SsoConnectionView {
-  id: string;
-  issuer: string;
-  client_id: string;
-  client_secret_set: boolean;
-  email_domains: string[];
-  require_sso: boolean;
-  jit_role: string | null;
-  role_claim: string | null;
-  role_map: Record<string, string>;
-  enabled: boolean;
-  scim_enabled: boolean;
-}
+/** A single sign-on connection as the server shows it (never its client secret). */
+export type SsoConnectionView = SsoConnectionJson;
 
 const ACCOUNT_ROLES = ['admin', 'developer', 'billing', 'viewer'];
 const OPERATOR_ROLES = ['owner', 'admin', 'support', 'viewer'];

@@ -1,5 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import type { TransactionHistoryJson, TransactionLineJson } from '../../../../src/contract/index.js';
 import { useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { CurrencySelect, useDisplayCurrency } from '../../format/display-currency';
@@ -10,27 +11,7 @@ import { Alert, Card, Loading, PageHeader } from '../../ui/feedback';
 import { SelectField, TextField } from '../../ui/field';
 
 /** One line of `GET /api/console/transactions` (docs/console-api.md). */
-export interface Transaction {
-  id: string;
-  at: string;
-  type: string;
-  kind: string;
-  description: string;
-  reason: string | null;
-  amount_usd: number;
-  balance_after_usd: number;
-  requests: number | null;
-  shortfall_usd: number | null;
-}
-
-interface TransactionHistory {
-  from: string;
-  to: string;
-  opening_balance_usd: number;
-  closing_balance_usd: number;
-  truncated: boolean;
-  data: Transaction[];
-}
+export type Transaction = TransactionLineJson;
 
 /** The groups a person filters by; a type the console does not know yet falls under "Other". */
 const GROUPS: Record<string, string[]> = {
@@ -59,7 +40,7 @@ function useTransactions(range: { from: string; to: string }) {
   const api = useApi();
   return useQuery({
     queryKey: ['transactions', range],
-    queryFn: () => api.get<TransactionHistory>('/api/console/transactions', {
+    queryFn: () => api.get<TransactionHistoryJson>('/api/console/transactions', {
       from: `${range.from}T00:00:00Z`,
       to: `${range.to}T23:59:59.999Z`,
     }),
