@@ -113,14 +113,18 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
   }
 }
 
-/** Polls `GET url` until it answers 200, bounded; fails early when the process exits. */
-export async function waitForHttp(url: string, handle: RunningCommand, timeoutMs = 15_000): Promise<void> {
+/**
+ * Polls `GET url` until it answers 200, bounded; fails early when the process exits. `headers` can carry a credential
+ * only the child knows (its admin token): a port found free can be bound first by another test file's gateway, which
+ * would answer a public route in the child's place.
+ */
+export async function waitForHttp(url: string, handle: RunningCommand, timeoutMs = 15_000, headers: Record<string, string> = {}): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (handle.hasExited()) throw new Error(`process exited before ${url} answered.\nstdout:\n${handle.stdout()}\nstderr:\n${handle.stderr()}`);
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
       if (response.status === 200) return;
       last = `status ${response.status}`;
