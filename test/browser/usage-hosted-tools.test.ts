@@ -46,6 +46,9 @@ describe.skipIf(!chromiumPresent)('hosted tool calls in the console', () => {
     const note = page.getByTestId('usage-table').getByTestId('hosted-tools');
     await note.waitFor();
     expect(await note.textContent()).toBe('1 web search · $0.025');
+    // The request's cost (the search and its tokens) is shown to the same precision as its search, not cut to $0.02.
+    const costCell = page.getByTestId('usage-table').locator('td[data-label="Cost"]').first();
+    expect(await costCell.textContent()).toMatch(/^\$0\.025\d{1,4}1 web search · \$0\.025$/);
     await note.scrollIntoViewIfNeeded();
     await screenshot(fixture, page, 'usage-hosted-tools');
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -87,6 +90,7 @@ describe.skipIf(!chromiumPresent)('hosted tool calls in the console', () => {
     const explorer = operator.page.getByTestId('operator-usage');
     await explorer.getByTestId('hosted-tools').first().waitFor();
     expect(await explorer.getByTestId('hosted-tools').first().textContent()).toBe('1 web search · $0.025');
+    expect(await explorer.locator('td[data-label="Cost"]').first().textContent()).toMatch(/^\$0\.025\d{1,4}1 web search · \$0\.025$/);
     await explorer.getByTestId('hosted-tools').first().scrollIntoViewIfNeeded();
     await screenshot(fixture, operator.page, 'operator-usage-hosted-tools');
     expectCleanPage(operator);

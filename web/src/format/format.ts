@@ -1,7 +1,8 @@
 /** Every amount, count and date the console shows is formatted here, so the pages agree. */
 
-// Money is shown one way everywhere (the server's mails use the same rule, src/billing/money-text.ts): whole cents,
-// cut toward zero so no amount shows more than there is; a non-zero amount below a cent to six decimals.
+// Money is always cut toward zero, so no amount shows more than there is. Balances and caps show whole cents (the
+// server's mails use the same rule, src/billing/money-text.ts), a non-zero one below a cent six decimals; costs and
+// spend below a dollar show up to six decimals, so a request's cost reads the same as the parts it is made of.
 const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2, roundingMode: 'trunc' });
 const usdPrecise = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 6, roundingMode: 'trunc' });
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -16,10 +17,10 @@ export function formatUsd(value: number | null | undefined): string {
   return value == null ? '—' : usd.format(value);
 }
 
-/** Per-request costs are often fractions of a cent: up to six decimals. */
+/** Costs and spend: a request's cost is often a few cents and fractions of one ($0.0253), so below a dollar up to six decimals. */
 export function formatCost(value: number | null | undefined): string {
   if (value == null) return '—';
-  return value !== 0 && Math.abs(value) < 0.01 ? usdPrecise.format(value) : usd.format(value);
+  return Math.abs(value) < 1 ? usdPrecise.format(value) : usd.format(value);
 }
 
 export function formatInteger(value: number | null | undefined): string {
