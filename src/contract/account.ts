@@ -53,6 +53,17 @@ export const consoleSession = z.strictObject({
 });
 export type ConsoleSessionJson = z.infer<typeof consoleSession>;
 
+/**
+ * A new console session: POST /api/auth/sign-up, /api/auth/sign-in (without a second factor),
+ * /api/auth/sign-in/two-factor and /api/invitations/accept.
+ */
+export const signedIn = z.strictObject({ status: z.literal('signed_in'), user: consoleUser, account: consoleAccount.nullable(), role: memberRole, csrf_token: z.string() });
+export type SignedInJson = z.infer<typeof signedIn>;
+/** POST /api/auth/sign-in for a user with a second factor: the challenge the code is sent with. */
+export const twoFactorChallenge = z.strictObject({ status: z.literal('two_factor_required'), challenge: z.string() });
+export const signInResult = z.discriminatedUnion('status', [signedIn, twoFactorChallenge]);
+export type SignInResultJson = z.infer<typeof signInResult>;
+
 /** GET /api/config. */
 export const consoleConfig = z.strictObject({
   api_base_url: z.string(),

@@ -19,6 +19,10 @@ export type TopUpJson = z.infer<typeof topUp>;
 export const openedCheckout = topUp.extend({ url: z.string() });
 export type OpenedCheckoutJson = z.infer<typeof openedCheckout>;
 
+/** POST /api/console/billing/redeem: what the code added and the balance after it. */
+export const redemption = z.strictObject({ object: z.literal('redemption'), code_id: z.string(), amount_usd: z.number(), balance_usd: z.number() });
+export type RedemptionJson = z.infer<typeof redemption>;
+
 /** GET /api/console/billing. */
 export const billing = z.strictObject({
   object: z.literal('billing'),

@@ -51,3 +51,12 @@ export const adminMcpServer = z.strictObject({
 export type AdminMcpServerJson = z.infer<typeof adminMcpServer>;
 export const adminMcpServerList = z.strictObject({ object: z.literal('list'), data: z.array(adminMcpServer) });
 export type AdminMcpServerListJson = z.infer<typeof adminMcpServerList>;
+/** GET /admin/mcp-servers/:id/tools: the tools the server lists now (checked on the spot). */
+export const mcpToolList = z.strictObject({
+  object: z.literal('list'),
+  data: mcpServerHealth.shape.tools,
+  server_id: z.string(),
+  checked_at: isoTime,
+  latency_ms: mcpServerHealth.shape.latency_ms,
+});
+export type McpToolListJson = z.infer<typeof mcpToolList>;

@@ -20,6 +20,9 @@ export const operatorRow = z.strictObject({
 export type OperatorRowJson = z.infer<typeof operatorRow>;
 export const operatorList = z.strictObject({ data: z.array(operatorRow) });
 export type OperatorListJson = z.infer<typeof operatorList>;
+/** POST /api/operator/operators: the role granted, and whether the email was new (then a mail invites them). */
+export const operatorGrant = z.strictObject({ user_id: z.string(), email: z.string(), role: operatorRole, invited: z.boolean() });
+export type OperatorGrantJson = z.infer<typeof operatorGrant>;
 
 /** One change an operator made, as GET /api/operator/audit lists it: the states before and after have secrets removed. */
 export const auditEntry = z.strictObject({
@@ -217,3 +220,6 @@ export const guardrailPolicy = z.strictObject({
   updated_at: isoTime,
 });
 export type GuardrailPolicyJson = z.infer<typeof guardrailPolicy>;
+/** GET /admin/guardrails: every policy, in one page. */
+export const guardrailPolicyList = listPageOf(guardrailPolicy);
+export type GuardrailPolicyListJson = z.infer<typeof guardrailPolicyList>;

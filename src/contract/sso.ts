@@ -37,3 +37,10 @@ export const operatorSso = z.strictObject({
   redirect_uri: z.string(),
 });
 export type OperatorSsoJson = z.infer<typeof operatorSso>;
+
+/** GET /api/auth/sso: whether the sign-in page offers operators' single sign-on, and the redirect URI providers call. */
+export const ssoAvailability = z.strictObject({ operator: z.boolean(), redirect_uri: z.string() });
+export type SsoAvailabilityJson = z.infer<typeof ssoAvailability>;
+/** POST /api/auth/sso/start: where the browser goes to sign in with the identity provider. */
+export const ssoStart = z.strictObject({ authorization_url: z.string() });
+export type SsoStartJson = z.infer<typeof ssoStart>;

@@ -6,7 +6,7 @@ import type { McpServer, McpServerPatch, McpServerRepository } from '../storage/
 import { createSchema, oauthOf, patchSchema, toolRulesOf } from './mcp-server-input.js';
 import { healthToJson, mcpServerToJson } from './mcp-server-json.js';
 import { mcpServerNotFound, refuseTakenName, releaseServer } from './mcp-server-registry.js';
-import type { AdminMcpServerJson, AdminMcpServerListJson } from '../contract/mcp.js';
+import type { AdminMcpServerJson, AdminMcpServerListJson, McpToolListJson } from '../contract/mcp.js';
 import { upstreamUrlRefusal, type OutboundPolicy } from './upstream-session.js';
 
 /** The operator's registry of upstream MCP servers (/admin/mcp-servers); accounts' own servers are account-mcp-servers.ts. */
@@ -33,7 +33,7 @@ export class McpServerManagement {
    * The server's tools listed live (a health check run now, and kept as its health like a periodic one): the list,
    * or 502 `upstream_error` with the check's error when the server cannot be reached or listed.
    */
-  async tools(id: string): Promise<Record<string, unknown>> {
+  async tools(id: string): Promise<McpToolListJson> {
     const server = await this.existing(id);
     // The check (and the MCP client it connects with) is loaded by the first listing, not with the admin API.
     const { checkMcpServer } = await import('./mcp-health-checks.js');

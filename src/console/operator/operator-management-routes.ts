@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import type { OperatorListJson, OperatorRowJson } from '../../contract/operator.js';
+import type { OperatorGrantJson, OperatorListJson, OperatorRowJson } from '../../contract/operator.js';
 import { GatewayError } from '../../errors/gateway-error.js';
 import { sendJson } from '../../http/respond.js';
 import { parseInput } from '../../management/parse-input.js';
@@ -79,7 +79,7 @@ export const OPERATOR_MANAGEMENT_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     const unusablePassword = existing === null ? await hashConsolePassword(randomBytes(32).toString('base64url')) : existing.passwordHash;
     const { user, created } = await grantOperator(storage, { email: input.email, passwordHash: unusablePassword, role: input.role, createdBy: request.operator.userId, now });
     if (created) void sendConsoleMail(deps, 'operator-invitation', user.email, await issueToken(deps, user.id, 'password-reset', INVITATION_TTL_MS));
-    const after = { user_id: user.id, email: user.email, role: input.role, invited: created };
+    const after: OperatorGrantJson = { user_id: user.id, email: user.email, role: input.role, invited: created };
     await audit(request, created ? 'invite operator' : 'grant operator role', user.id, 201, before, after);
     sendJson(request.context, 201, after);
   } },

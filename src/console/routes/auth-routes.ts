@@ -25,7 +25,7 @@ import { clearSessionCookie, startSession } from '../session-store.js';
 import { assertPasswordSignInAllowed } from '../sso/password-sign-in.js';
 import { hashToken, newSecretToken } from '../secret-token.js';
 import { consoleRoutes } from '../console-route-table.js';
-import type { ConsoleSessionJson } from '../../contract/account.js';
+import type { ConsoleSessionJson, SignedInJson, SignInResultJson } from '../../contract/account.js';
 
 const MINUTE_MS = 60_000;
 const VERIFY_EMAIL_TTL_MS = 24 * 60 * MINUTE_MS;
@@ -72,7 +72,7 @@ async function signIn(deps: ConsoleDeps, context: RequestContext, user: ConsoleU
     account: await accountJson(deps, membership.accountId),
     role: membership.role,
     csrf_token: session.csrfToken,
-  });
+  } satisfies SignedInJson);
 }
 
 /** Stands for "no password yet": matches no password (it is neither an argon2 nor a scrypt hash). */
@@ -200,7 +200,7 @@ export const AUTH_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
     if (!user.passwordHash.startsWith('$argon2id$')) await storage.console.setPasswordHash(user.id, await hashConsolePassword(input.password), clock.now());
     if (user.totpSecret !== null) {
       const challenge = await issueToken(deps, user.id, 'two-factor-challenge', TWO_FACTOR_CHALLENGE_TTL_MS);
-      sendJson(context, 200, { status: 'two_factor_required', challenge });
+      sendJson(context, 200, { status: 'two_factor_required', challenge } satisfies SignInResultJson);
       return;
     }
     await signIn(deps, context, user, 200);

@@ -21,6 +21,7 @@ import { consoleRoutes } from '../console-route-table.js';
 import type {
   InvitationAnswerJson, InvitationJson, InvitationLookupJson, MemberListJson, MemberRoleAnswerJson, SessionAccountListJson,
 } from '../../contract/members.js';
+import type { SignedInJson } from '../../contract/account.js';
 
 /** An invitation link works for a week. */
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -221,5 +222,5 @@ export const MEMBER_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 
 async function signInTo(deps: ConsoleDeps, context: RequestContext, user: ConsoleUser, accountId: string, role: AccountRole, ssoConnectionId: string | null = null): Promise<void> {
   const session = await startSession(deps, context, user.id, accountId, ssoConnectionId);
-  sendJson(context, 200, { status: 'signed_in', user: userJson(user), account: await accountJson(deps, accountId), role, csrf_token: session.csrfToken });
+  sendJson(context, 200, { status: 'signed_in', user: userJson(user), account: await accountJson(deps, accountId), role, csrf_token: session.csrfToken } satisfies SignedInJson);
 }

@@ -9,7 +9,7 @@ import { rateLimitHeaders } from '../../limits/rate-limit-headers.js';
 import type { ConsoleDeps } from '../console-deps.js';
 import { readConsoleBody } from '../console-route.js';
 import { consoleRoutes } from '../console-route-table.js';
-import type { FxRatesJson } from '../../contract/billing.js';
+import type { FxRatesJson, RedemptionJson } from '../../contract/billing.js';
 
 const redeemSchema = z.object({ code: z.string().trim().min(1).max(100) }).strict();
 
@@ -53,6 +53,6 @@ export const WALLET_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       throw error;
     }
     await giveBack();
-    sendJson(context, 200, { object: 'redemption', code_id: redeemed.code.id, amount_usd: nanoToUsd(redeemed.code.amountNano), balance_usd: nanoToUsd(redeemed.balanceNano) });
+    sendJson(context, 200, { object: 'redemption', code_id: redeemed.code.id, amount_usd: nanoToUsd(redeemed.code.amountNano), balance_usd: nanoToUsd(redeemed.balanceNano) } satisfies RedemptionJson);
   } },
 ]);

@@ -1,5 +1,6 @@
 import { consoleRoutes } from '../console-route-table.js';
 import { ssoClientsOf } from './sso-connections.js';
+import type { SsoAvailabilityJson, SsoStartJson } from '../../contract/sso.js';
 import { z } from 'zod';
 import { GatewayError } from '../../errors/gateway-error.js';
 import type { RequestContext } from '../../http/request-context.js';
@@ -74,7 +75,7 @@ export const SSO_SIGN_IN_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
 }, [
   { method: 'GET', path: '/api/auth/sso', who: 'anyone', handler: ({ deps }) => async ({ context }) => {
     const operator = await operatorConnection(deps.services);
-    sendJson(context, 200, { operator: operator !== null && operator.enabled, redirect_uri: ssoRedirectUri(deps) });
+    sendJson(context, 200, { operator: operator !== null && operator.enabled, redirect_uri: ssoRedirectUri(deps) } satisfies SsoAvailabilityJson);
   } },
 
   { method: 'POST', path: '/api/auth/sso/start', who: 'anyone', handler: ({ deps, clients, storage, clock }) => async ({ context }) => {
@@ -104,7 +105,7 @@ export const SSO_SIGN_IN_ROUTES = consoleRoutes((deps: ConsoleDeps) => {
       returnTo: safeReturnPath(input.next), createdAt: now, expiresAt: now + LOGIN_TTL_MS, usedAt: null,
     });
     context.response.appendHeader('set-cookie', serializeCookie(bindingCookieName(deps), browser, { maxAgeSeconds: LOGIN_TTL_MS / 1000, secure: consoleUsesTls(deps), sameSite: 'Lax' }));
-    sendJson(context, 200, { authorization_url: authorizationUrl });
+    sendJson(context, 200, { authorization_url: authorizationUrl } satisfies SsoStartJson);
   } },
 
   { method: 'GET', path: CALLBACK_PATH, who: 'anyone', handler: ({ deps, clients, storage, clock, logger }) => async ({ context }) => {

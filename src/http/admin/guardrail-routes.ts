@@ -1,3 +1,4 @@
+import type { GuardrailPolicyListJson } from '../../contract/operator.js';
 import { createGuardrail, deleteGuardrail, guardrailJson, updateGuardrail, type GuardrailAdmin } from '../../guardrail-policies/guardrail-admin.js';
 import type { GatewayServices } from '../../services.js';
 import { sendJson } from '../respond.js';
@@ -23,7 +24,7 @@ export const GUARDRAIL_ADMIN_ROUTES = adminRoutes((services: GatewayServices) =>
   { method: 'GET', path: '/admin/guardrails', handler: ({ admin, storage }) => async (context) => {
     const [records, bindings, overrides] = await Promise.all([admin.repository.list(), admin.repository.listBindings(), admin.repository.listOverrides()]);
     const shown = await nameBindings(storage, [...bindings, ...overrides]);
-    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides, shown)), next_cursor: null });
+    sendJson(context, 200, { object: 'list', data: records.map((record) => guardrailJson(record, bindings, overrides, shown)), has_more: false, next_cursor: null } satisfies GuardrailPolicyListJson);
   } },
   { method: 'GET', path: '/admin/guardrails/:id', handler: ({ admin, storage }) => async (context) => {
     const id = context.params.id ?? '';

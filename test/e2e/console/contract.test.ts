@@ -11,7 +11,7 @@ import {
   keyInput, type KeyInputJson, planChoice, projectInput, type ProjectInputJson, projectMemberAnswer, projectMemberList, usageReport,
   webhookDeliveryList, webhookEndpoint, webhookEndpointList, webhookEndpointWithSecret, webhookTestEvent, billingProfile, consoleConfig, consoleModelList, consoleSession, createdKey, dailyUsageList, fxRates, invitationAnswer, invitationLookup, invoicePage,
   keyAnswer, keyList, memberList, memberRoleAnswer, overview, referrals, sessionAccountList, sessionList, supportTicket, supportTicketPage, usagePage,
-  transactionHistory, accountSso, playgroundCompletion, playgroundSummary, displayCurrency,
+  transactionHistory, accountSso, playgroundCompletion, playgroundSummary, displayCurrency, signedIn, signInResult, ssoAvailability, redemption,
 } from '../../../src/contract/index.js';
 import { type createKeySchema } from '../../../src/management/account-input.js';
 import { type createProjectSchema } from '../../../src/projects/project-input.js';
@@ -56,9 +56,9 @@ async function invitedMember(role: string): Promise<string> {
   expect((await user.client.request('POST', '/api/members/invitations', { email, role })).status).toBe(201);
   const invitee = setup.client();
   const token = linkToken(await waitForMail(setup.mail, email, /invited you/i));
-  const accepted = await invitee.request<{ user: { id: string } }>('POST', '/api/invitations/accept', { token, password: strongPassword() });
-  expect(accepted.status, accepted.text).toBe(200);
-  return accepted.body.user.id;
+  const accepted = await answerOf(signedIn, 'POST', '/api/invitations/accept', { token, password: strongPassword() }, 200, invitee);
+  expect(accepted.role).toBe(role);
+  return accepted.user.id;
 }
 
 describe('the console contract', () => {
@@ -70,6 +70,23 @@ describe('the console contract', () => {
     expect(session.account?.id).toBe(user.accountId);
     const browsers = await answerOf(sessionList, 'GET', '/api/me/sessions');
     expect(browsers.data.some((row) => row.current)).toBe(true);
+  });
+
+  it('describes signing up, signing in, the single sign-on offer and redeeming a code', async () => {
+    const email = uniqueEmail('contract-sign-up');
+    const password = strongPassword();
+    const newcomer = setup.client();
+    const signedUp = await answerOf(signedIn, 'POST', '/api/auth/sign-up', { email, password }, 201, newcomer);
+    expect(signedUp).toMatchObject({ status: 'signed_in', role: 'owner', user: { email } });
+    const again = await answerOf(signInResult, 'POST', '/api/auth/sign-in', { email, password }, 200, setup.client());
+    expect(again.status).toBe('signed_in');
+    expect(await answerOf(ssoAvailability, 'GET', '/api/auth/sso', undefined, 200, setup.client())).toMatchObject({ operator: false });
+
+    const made = await setup.gateway.admin<{ data: Array<{ code: string }> }>('POST', '/admin/redemption-codes', { amount_usd: 1.25, count: 1 });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    // Redeeming needs a confirmed email: the verified user redeems.
+    const redeemed = await answerOf(redemption, 'POST', '/api/console/billing/redeem', { code: made.body.data[0]?.code });
+    expect(redeemed).toMatchObject({ object: 'redemption', amount_usd: 1.25, balance_usd: expect.any(Number) });
   });
 
   it('describes the key answers, every optional part present, and the usage the key made', async () => {

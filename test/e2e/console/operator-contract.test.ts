@@ -10,11 +10,13 @@ import {
   adminAccountDetail, adminAccountPage, adminLedgerPage, adminPlan, adminPlanPage, announcementPage, apiKey, auditPage, listPageOf, operatorList, redemptionCode,
   redemptionCodePage, supportTicket, supportTicketPage, tier, tierPage, userStandingList, channel, channelPage, channelTestResult, channelTypeList, gatewayHealth,
   operatorOverview, operatorUsagePage, consoleAnnouncementList, operatorSso, twoFactorSetup, adminMcpServer, adminMcpServerList, adminModel, adminModelPage, catalogImport, catalogList,
+  operatorGrant, guardrailPolicyList, mcpToolList,
 } from '../../../src/contract/index.js';
 import OpenAI from 'openai';
 import { flushWrites } from '../../support/gateway-harness.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
-import { totpCode, type ConsoleClient } from '../../support/console-client.js';
+import { totpCode, uniqueEmail, type ConsoleClient } from '../../support/console-client.js';
+import { startMockMcpServer } from '../../support/mock-mcp-server.js';
 import { signUpUser, startConsoleGateway, type ConsoleGateway, type SignedUpUser } from './console-gateway.js';
 
 let setup: ConsoleGateway;
@@ -91,6 +93,16 @@ describe('the operator pages contract', () => {
     expect(sso).toMatchObject({ source: null, connection: null });
     const audit = await answerOf(auditPage, 'GET', '/api/operator/audit?limit=10');
     expect(audit.data.length).toBeGreaterThan(0);
+    // Granting a role to an email with no console login invites it; granting it to a console user does not.
+    const invitedEmail = uniqueEmail('contract-operator');
+    expect(await answerOf(operatorGrant, 'POST', '/api/operator/operators', { email: invitedEmail, role: 'viewer' }, 201)).toMatchObject({ email: invitedEmail, role: 'viewer', invited: true });
+    expect(await answerOf(operatorGrant, 'POST', '/api/operator/operators', { email: other.email, role: 'support' }, 201)).toMatchObject({ email: other.email, invited: false });
+  });
+
+  it('describes the guardrail policies list', async () => {
+    expect((await owner.request('POST', '/api/operator/admin/guardrails', { name: 'contract-words', kind: 'deny_list', mode: 'block', applies_to: 'input', settings: { words: ['forbidden'] } })).status).toBe(201);
+    const policies = await answerOf(guardrailPolicyList, 'GET', '/api/operator/admin/guardrails');
+    expect(policies.data.map((policy) => policy.name)).toContain('contract-words');
   });
 
   it('describes models (stored, and served with the catalog facts), the bundled catalog and an import of its list prices', async () => {
@@ -122,6 +134,18 @@ describe('the operator pages contract', () => {
     await answerOf(adminMcpServer, 'GET', `/api/operator/admin/mcp-servers/${made.id}`);
     const changed = await answerOf(adminMcpServer, 'PATCH', `/api/operator/admin/mcp-servers/${made.id}`, { enabled: false, oauth: null });
     expect(changed).toMatchObject({ enabled: false, oauth: null });
+  });
+
+  it('describes the tools an MCP server lists, checked on the spot', async () => {
+    const tools = await startMockMcpServer('contract-live', 'streamable-http');
+    try {
+      const made = await answerOf(adminMcpServer, 'POST', '/api/operator/admin/mcp-servers', { name: 'contract-live', url: tools.url }, 201);
+      const listed = await answerOf(mcpToolList, 'GET', `/api/operator/admin/mcp-servers/${made.id}/tools`);
+      expect(listed.server_id).toBe(made.id);
+      expect(listed.data.length).toBeGreaterThan(0);
+    } finally {
+      await tools.close();
+    }
   });
 
   it('describes accounts, one account with its subscriptions and sign-up credit, its keys and its ledger', async () => {

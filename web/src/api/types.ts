@@ -5,7 +5,7 @@
 import type {
   ApiKeyJson, BatchQueueFiguresJson, ConsoleAccountJson, ConsoleBatchJson, ConsoleBatchListJson, ConsoleModelJson, ConsoleConfigJson, ConsoleSessionJson, ConsoleUsageRowJson,
   ConsoleUserJson, DailyUsageJson, ConsoleProjectJson, KeyInputJson, ListPageJson, OperatorStandingJson, OverviewJson, ProjectInputJson, ProjectMemberJson,
-  OfferedGuardrailJson, OfferedMcpServerJson, PlaygroundSummaryJson, SessionRowJson, SignUpCreditJson,
+  OfferedGuardrailJson, OfferedMcpServerJson, PlaygroundSummaryJson, SessionRowJson, SignedInJson, SignInResultJson, SignUpCreditJson,
 } from '../../../src/contract/index.js';
 
 export type User = ConsoleUserJson;
@@ -25,9 +25,10 @@ export type Session = ConsoleSessionJson;
 
 export type ConsoleConfig = ConsoleConfigJson;
 
-export type SignInResult =
-  | { status: 'signed_in'; user: User; account: Account; csrf_token: string }
-  | { status: 'two_factor_required'; challenge: string };
+export type SignInResult = SignInResultJson;
+
+/** A new session: after sign-up, sign-in and accepting an invitation. */
+export type SignedIn = SignedInJson;
 
 export type SessionRow = SessionRowJson;
 

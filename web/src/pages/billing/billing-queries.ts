@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { sessionQueryKey, useApi } from '../../api/api-context';
 import type { Billing, BillingProfile, FxRates, Invoice, ListPage } from '../../api/money-types';
+import type { OpenedCheckoutJson, RedemptionJson } from '../../../../src/contract/index.js';
 
 export function useBilling(pollWhilePending: boolean) {
   const api = useApi();
@@ -38,14 +39,14 @@ export function useSaveProfile() {
 
 export function useCheckout() {
   const api = useApi();
-  return useMutation({ mutationFn: (amountUsd: number) => api.post<{ url: string }>('/api/console/billing/checkout', { amount_usd: amountUsd }) });
+  return useMutation({ mutationFn: (amountUsd: number) => api.post<OpenedCheckoutJson>('/api/console/billing/checkout', { amount_usd: amountUsd }) });
 }
 
 export function useRedeem() {
   const api = useApi();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => api.post<{ amount_usd: number; balance_usd: number }>('/api/console/billing/redeem', { code }),
+    mutationFn: (code: string) => api.post<RedemptionJson>('/api/console/billing/redeem', { code }),
     onSuccess: () => Promise.all([queryClient.invalidateQueries({ queryKey: ['billing'] }), queryClient.invalidateQueries({ queryKey: sessionQueryKey })]),
   });
 }

@@ -3,8 +3,8 @@ import { useMutation } from '@tanstack/react-query';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useResetSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import type { Account, User } from '../../api/types';
-import type { InvitationLookup, MemberRole } from '../../api/money-types';
+import type { SignedIn } from '../../api/types';
+import type { InvitationLookup } from '../../api/money-types';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert, Loading } from '../../ui/feedback';
@@ -23,7 +23,7 @@ export function InvitationPage() {
   const [password, setPassword] = useState('');
   const lookup = useMutation({ mutationFn: () => api.post<Invitation>('/api/invitations/lookup', { token }) });
   const accept = useMutation({
-    mutationFn: () => api.post<{ user: User; account: Account; role: MemberRole; csrf_token: string }>('/api/invitations/accept', password === '' ? { token } : { token, password }),
+    mutationFn: () => api.post<SignedIn>('/api/invitations/accept', password === '' ? { token } : { token, password }),
     onSuccess: async (result) => {
       await resetSession({ user: result.user, account: result.account, role: result.role, operator: null, csrf_token: result.csrf_token });
       navigate('/keys', { replace: true });

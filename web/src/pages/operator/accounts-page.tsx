@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/client';
-import type { AdminAccount, AdminAccountDetail, AdminListPage, GuardrailNames, GuardrailPolicy, UserStanding } from '../../api/operator-types';
+import type { AdminAccount, AdminAccountDetail, AdminListPage, GuardrailNames } from '../../api/operator-types';
 import type { ApiKey, SignUpCredit } from '../../api/types';
 import { formatCost, formatDateTime, formatUsd } from '../../format/format';
 import { useDocumentTitle } from '../../layout/use-document-title';
@@ -11,6 +11,7 @@ import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 import { AccountLedger } from './account-ledger';
 import { GuardrailPicker } from '../keys/guardrail-picker';
+import type { GuardrailPolicyListJson, UserStandingListJson } from '../../../../src/contract/index.js';
 
 /** The account's sign-up credit in a few words (operators see why one was not given). */
 function signUpCreditText(credit: SignUpCredit | null | undefined): string | null {
@@ -25,7 +26,7 @@ function signUpCreditText(credit: SignUpCredit | null | undefined): string | nul
 
 /** The console user behind an account's email: lock or unlock, and reset a lost second factor after an identity check. */
 function SignInStatus({ email, writable }: { email: string; writable: boolean }) {
-  const users = useOperatorGet<{ data: UserStanding[] }>('users', { email });
+  const users = useOperatorGet<UserStandingListJson>('users', { email });
   const action = useOperatorAction();
   const [reason, setReason] = useState('');
   const [identityCheck, setIdentityCheck] = useState('');
@@ -68,7 +69,7 @@ function SignInStatus({ email, writable }: { email: string; writable: boolean })
  * project's and key's. Any policy of the operator may be bound here, offered to accounts or not.
  */
 function AccountGuardrails({ path, bound, writable }: { path: string; bound: GuardrailNames; writable: boolean }) {
-  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  const policies = useOperatorGet<GuardrailPolicyListJson>('admin/guardrails');
   const action = useOperatorAction<AdminAccountDetail>();
   const [chosen, setChosen] = useState<string[]>([...bound]);
   const [saved, setSaved] = useState(false);

@@ -11,6 +11,7 @@ import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './op
 import { GuardrailBoundTo } from './guardrail-bound-to';
 import { GuardrailSettingsFields } from './guardrail-settings-fields';
 import { settingsDraftOf, settingsErrorOf, settingsOf, type SettingsDraft, type SettingsErrors } from './guardrail-settings';
+import type { GuardrailPolicyListJson } from '../../../../src/contract/index.js';
 
 type Kind = GuardrailPolicy['kind'];
 
@@ -183,7 +184,7 @@ export function OperatorGuardrailsPage() {
   useDocumentTitle('Guardrails');
   const me = useOperatorMe();
   const writable = canWrite(me.data);
-  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  const policies = useOperatorGet<GuardrailPolicyListJson>('admin/guardrails');
   const [editing, setEditing] = useState<GuardrailPolicy | 'new' | null>(null);
   const [deleting, setDeleting] = useState<GuardrailPolicy | null>(null);
   const [notice, setNotice] = useState('');

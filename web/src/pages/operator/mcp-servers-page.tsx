@@ -10,12 +10,11 @@ import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { EMPTY_HEADER_DRAFT, HeaderFields, headersBody } from '../mcp-servers/header-fields';
 import { OAuthFields, oauthBody, oauthDraftOf, StdioFields, stdioBody, stdioDraftOf } from './mcp-server-connection-fields';
-import type { AdminMcpServerJson, AdminMcpServerListJson, McpToolJson } from '../../../../src/contract/index.js';
+import type { AdminMcpServerJson, AdminMcpServerListJson, McpToolListJson } from '../../../../src/contract/index.js';
 import { canWrite, useOperatorAction, useOperatorGet, useOperatorMe } from './operator-queries';
 
 type ToolRule = 'allowed' | 'read_only' | 'refused';
 
-type McpTool = McpToolJson;
 type McpServer = AdminMcpServerJson;
 
 const RULES: { value: ToolRule; label: string }[] = [
@@ -155,7 +154,7 @@ export function OperatorMcpServersPage() {
   // A live listing is a health check run now: its result lands on the server's row.
   const listTools = (server: McpServer) => {
     setListing((all) => ({ ...all, [server.id]: 'Listing…' }));
-    api.get<{ data: McpTool[] }>(`/api/operator/admin/mcp-servers/${encodeURIComponent(server.id)}/tools`).then(
+    api.get<McpToolListJson>(`/api/operator/admin/mcp-servers/${encodeURIComponent(server.id)}/tools`).then(
       (answer) => setListing((all) => ({ ...all, [server.id]: `${answer.data.length} tools listed now` })),
       (error: unknown) => setListing((all) => ({ ...all, [server.id]: errorMessage(error) })),
     ).finally(() => void queryClient.invalidateQueries({ queryKey: ['operator'] }));

@@ -6,6 +6,7 @@ import { Alert, Loading } from '../../ui/feedback';
 import type { AdminModel, FlatPrice, GuardrailPolicy } from '../../api/operator-types';
 import { GuardrailPicker } from '../keys/guardrail-picker';
 import { useOperatorAction, useOperatorGet } from './operator-queries';
+import type { GuardrailPolicyListJson } from '../../../../src/contract/index.js';
 
 export type Model = AdminModel;
 
@@ -84,7 +85,7 @@ const idList = (value: string): string[] => value.split(',').map((id) => id.trim
 export function ModelForm({ model, onDone }: { model: Model | null; onDone: () => void }) {
   // The list leaves out the bound guardrails: the single read says them, and the form starts from it.
   const detail = useOperatorGet<Model>(`admin/models/${encodeURIComponent(model?.id ?? '')}`, undefined, { enabled: model !== null });
-  const policies = useOperatorGet<{ data: GuardrailPolicy[] }>('admin/guardrails');
+  const policies = useOperatorGet<GuardrailPolicyListJson>('admin/guardrails');
   if ((model !== null && detail.isPending) || policies.isPending) return <Loading />;
   const failed = detail.error ?? policies.error;
   if (failed !== null) return <Alert tone="error">{errorMessage(failed)}</Alert>;

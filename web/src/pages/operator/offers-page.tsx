@@ -78,8 +78,8 @@ function PlansCard({ writable }: { writable: boolean }) {
 }
 
 function CodesCard({ writable }: { writable: boolean }) {
-  const codes = useOperatorGet<{ data: RedemptionCode[] }>('admin/redemption-codes', { limit: '100' });
-  const action = useOperatorAction<{ data: RedemptionCode[] }>();
+  const codes = useOperatorGet<AdminListPage<RedemptionCode>>('admin/redemption-codes', { limit: '100' });
+  const action = useOperatorAction<AdminListPage<RedemptionCode>>();
   const [form, setForm] = useState({ amount: '', count: '10', name: '' });
   const [batch, setBatch] = useState<RedemptionCode[] | null>(null);
   const generate = (event: FormEvent) => {

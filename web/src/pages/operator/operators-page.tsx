@@ -8,6 +8,7 @@ import { Dialog } from '../../ui/dialog';
 import { SelectField, TextField } from '../../ui/field';
 import { Alert, Badge, Card, Loading, PageHeader } from '../../ui/feedback';
 import { useOperatorAction, useOperatorGet, useOperatorMe, type OperatorMe } from './operator-queries';
+import type { OperatorGrantJson, OperatorListJson } from '../../../../src/contract/index.js';
 
 type Role = OperatorMe['role'];
 
@@ -19,7 +20,7 @@ const ROLES: { value: Role; label: string }[] = [
 ];
 
 function InviteForm({ onDone }: { onDone: (message: string) => void }) {
-  const action = useOperatorAction<{ email: string; invited: boolean }>();
+  const action = useOperatorAction<OperatorGrantJson>();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('viewer');
   const submit = (event: FormEvent) => {
@@ -93,7 +94,7 @@ export function OperatorOperatorsPage() {
   useDocumentTitle('Operators');
   const me = useOperatorMe();
   const manage = me.data?.permissions.includes('operators:manage') === true;
-  const operators = useOperatorGet<{ data: Operator[] }>('operators');
+  const operators = useOperatorGet<OperatorListJson>('operators');
   const [inviting, setInviting] = useState(false);
   const [resetting, setResetting] = useState<Operator | null>(null);
   const [notice, setNotice] = useState('');

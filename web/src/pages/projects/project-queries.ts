@@ -1,23 +1,24 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
-import type { Project, ProjectInput, ProjectMember, ProjectRole } from '../../api/types';
+import type { ConsoleProjectAnswerJson, ConsoleProjectListJson, ProjectMemberListJson } from '../../../../src/contract/index.js';
+import type { ProjectInput, ProjectRole } from '../../api/types';
 import { keysQueryKey } from '../keys/key-queries';
 
 export const projectsQueryKey = ['projects'] as const;
 
 export function useProjects(enabled = true) {
   const api = useApi();
-  return useQuery({ queryKey: projectsQueryKey, queryFn: () => api.get<{ data: Project[] }>('/api/projects'), enabled });
+  return useQuery({ queryKey: projectsQueryKey, queryFn: () => api.get<ConsoleProjectListJson>('/api/projects'), enabled });
 }
 
 export function useProject(id: string) {
   const api = useApi();
-  return useQuery({ queryKey: [...projectsQueryKey, id], queryFn: () => api.get<{ project: Project }>(`/api/projects/${encodeURIComponent(id)}`) });
+  return useQuery({ queryKey: [...projectsQueryKey, id], queryFn: () => api.get<ConsoleProjectAnswerJson>(`/api/projects/${encodeURIComponent(id)}`) });
 }
 
 export function useProjectMembers(id: string, enabled: boolean) {
   const api = useApi();
-  return useQuery({ queryKey: [...projectsQueryKey, id, 'members'], queryFn: () => api.get<{ data: ProjectMember[] }>(`/api/projects/${encodeURIComponent(id)}/members`), enabled });
+  return useQuery({ queryKey: [...projectsQueryKey, id, 'members'], queryFn: () => api.get<ProjectMemberListJson>(`/api/projects/${encodeURIComponent(id)}/members`), enabled });
 }
 
 /** Every project mutation refreshes the projects and the keys (a key's project and counts change with them). */
@@ -32,13 +33,13 @@ function useRefresh() {
 export function useCreateProject() {
   const api = useApi();
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (input: Partial<ProjectInput>) => api.post<{ project: Project }>('/api/projects', input), onSuccess: refresh });
+  return useMutation({ mutationFn: (input: Partial<ProjectInput>) => api.post<ConsoleProjectAnswerJson>('/api/projects', input), onSuccess: refresh });
 }
 
 export function useUpdateProject(id: string) {
   const api = useApi();
   const refresh = useRefresh();
-  return useMutation({ mutationFn: (input: Partial<ProjectInput>) => api.patch<{ project: Project }>(`/api/projects/${encodeURIComponent(id)}`, input), onSuccess: refresh });
+  return useMutation({ mutationFn: (input: Partial<ProjectInput>) => api.patch<ConsoleProjectAnswerJson>(`/api/projects/${encodeURIComponent(id)}`, input), onSuccess: refresh });
 }
 
 export function useDeleteProject(id: string) {

@@ -4,6 +4,7 @@ import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useResetSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import type { SignInResult } from '../../api/types';
+import type { SsoAvailabilityJson, SsoStartJson } from '../../../../src/contract/index.js';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
@@ -45,14 +46,14 @@ function TwoFactorStep({ challenge, onDone }: { challenge: string; onDone: (resu
 function SingleSignOn({ email, next }: { email: string; next: string }) {
   const api = useApi();
   const [searchParams] = useSearchParams();
-  const available = useQuery({ queryKey: ['sso-available'], queryFn: () => api.get<{ operator: boolean }>('/api/auth/sso') });
+  const available = useQuery({ queryKey: ['sso-available'], queryFn: () => api.get<SsoAvailabilityJson>('/api/auth/sso') });
   const [busy, setBusy] = useState<'email' | 'operator' | null>(null);
   const [error, setError] = useState<string | null>(searchParams.get('sso_error'));
   const start = async (body: Record<string, unknown>, which: 'email' | 'operator') => {
     setBusy(which);
     setError(null);
     try {
-      const answer = await api.post<{ authorization_url: string }>('/api/auth/sso/start', { ...body, next });
+      const answer = await api.post<SsoStartJson>('/api/auth/sso/start', { ...body, next });
       window.location.assign(answer.authorization_url);
     } catch (thrown) {
       setError(errorMessage(thrown));

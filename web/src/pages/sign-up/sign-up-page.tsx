@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi, useConsoleConfig, useResetSession } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
-import type { Account, User } from '../../api/types';
+import type { SignedIn } from '../../api/types';
 import { useDocumentTitle } from '../../layout/use-document-title';
 import { Button } from '../../ui/button';
 import { Alert } from '../../ui/feedback';
@@ -33,8 +33,8 @@ export function SignUpPage() {
     setBusy(true);
     setError(null);
     try {
-      const result = await api.post<{ user: User; account: Account; csrf_token: string }>('/api/auth/sign-up', { email: email.trim(), password, ...(referralCode === '' ? {} : { ref: referralCode }) });
-      await resetSession({ user: result.user, account: result.account, role: null, operator: null, csrf_token: result.csrf_token });
+      const result = await api.post<SignedIn>('/api/auth/sign-up', { email: email.trim(), password, ...(referralCode === '' ? {} : { ref: referralCode }) });
+      await resetSession({ user: result.user, account: result.account, role: result.role, operator: null, csrf_token: result.csrf_token });
       navigate('/keys', { replace: true });
     } catch (thrown) {
       setError(errorMessage(thrown));

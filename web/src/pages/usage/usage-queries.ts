@@ -1,6 +1,7 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useApi } from '../../api/api-context';
-import type { DailyUsage, Overview, Page, UsageRow } from '../../api/types';
+import type { DailyUsageListJson } from '../../../../src/contract/index.js';
+import type { Overview, Page, UsageRow } from '../../api/types';
 
 export interface UsageFilters {
   key_id?: string;
@@ -43,6 +44,6 @@ export function useDailyUsage(filters: UsageFilters) {
   const query = filterQuery(filters);
   return useQuery({
     queryKey: ['usage-daily', query.from, query.to],
-    queryFn: () => api.get<{ data: DailyUsage[] }>('/api/usage/daily', { from: query.from, to: query.to }),
+    queryFn: () => api.get<DailyUsageListJson>('/api/usage/daily', { from: query.from, to: query.to }),
   });
 }

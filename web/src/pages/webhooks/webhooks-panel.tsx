@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { WebhookDeliveryJson, WebhookEndpointJson, WebhookEndpointListJson } from '../../../../src/contract/index.js';
+import type { WebhookDeliveryListJson, WebhookEndpointJson, WebhookEndpointListJson } from '../../../../src/contract/index.js';
 import { useApi } from '../../api/api-context';
 import { errorMessage } from '../../api/client';
 import { formatDateTime } from '../../format/format';
@@ -13,7 +13,6 @@ import { SelectField, TextField } from '../../ui/field';
 /** An endpoint as listed, or with its secret right after creation or rotation. */
 type Endpoint = WebhookEndpointJson & { secret?: string };
 type EndpointList = WebhookEndpointListJson;
-type Delivery = WebhookDeliveryJson;
 
 const STATE_TONE = { pending: 'warning', succeeded: 'success', failed: 'danger' } as const;
 
@@ -81,7 +80,7 @@ function DeliveryLog({ basePath, endpoint }: { basePath: string; endpoint: Endpo
   const api = useApi();
   const queryClient = useQueryClient();
   const key = ['webhook-deliveries', basePath, endpoint.id];
-  const deliveries = useQuery({ queryKey: key, queryFn: () => api.get<{ data: Delivery[] }>(`${basePath}/${encodeURIComponent(endpoint.id)}/deliveries`), refetchInterval: 5000 });
+  const deliveries = useQuery({ queryKey: key, queryFn: () => api.get<WebhookDeliveryListJson>(`${basePath}/${encodeURIComponent(endpoint.id)}/deliveries`), refetchInterval: 5000 });
   const resend = useMutation({
     mutationFn: (id: string) => api.post(`${basePath}/${encodeURIComponent(endpoint.id)}/deliveries/${encodeURIComponent(id)}/resend`),
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
