@@ -1,6 +1,7 @@
 /** Runs the real `unigate` command (bin/unigate.js → dist/) as a child process, the way an operator does. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { readdir, readFile, readlink } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -113,21 +114,60 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, what: stri
   }
 }
 
+/** The socket inodes of every process in the process group `pgid` (Linux's /proc). */
+async function socketInodesOfGroup(pgid: number): Promise<Set<string>> {
+  const inodes = new Set<string>();
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      // After the command name (in parentheses, which may hold spaces): state, parent pid, process group.
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) !== pgid) continue;
+      for (const fd of await readdir(`/proc/${pid}/fd`)) {
+        const socket = /^socket:\[(\d+)\]$/.exec(await readlink(`/proc/${pid}/fd/${fd}`).catch(() => ''));
+        if (socket?.[1] !== undefined) inodes.add(socket[1]);
+      }
+    } catch {
+      // The process ended while it was read.
+    }
+  }
+  return inodes;
+}
+
 /**
- * Polls `GET url` until it answers 200, bounded; fails early when the process exits. `headers` can carry a credential
- * only the child knows (its admin token): a port found free can be bound first by another test file's gateway, which
- * would answer a public route in the child's place.
+ * Whether the command's process group listens on `port`. A port found free can be bound first by another test
+ * file's server, which then answers in the command's place; true where /proc cannot tell (not Linux).
  */
-export async function waitForHttp(url: string, handle: RunningCommand, timeoutMs = 15_000, headers: Record<string, string> = {}): Promise<void> {
+export async function listensOn(handle: RunningCommand, port: number): Promise<boolean> {
+  if (!existsSync('/proc/net/tcp')) return true;
+  const inodes = await socketInodesOfGroup(handle.pid);
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const rows = (await readFile(table, 'utf8').catch(() => '')).split('\n').slice(1);
+    // Columns: slot, local address:port, remote address:port, state (0A is LISTEN), …, inode (the tenth).
+    if (rows.some((row) => {
+      const columns = row.trim().split(/\s+/);
+      return columns[3] === '0A' && columns[1]?.endsWith(hexPort) === true && inodes.has(columns[9] ?? '');
+    })) return true;
+  }
+  return false;
+}
+
+/**
+ * Polls `GET url` until the command answers it with 200, bounded; fails early when the process exits. An answer on
+ * the port from a process that is not the command's does not count.
+ */
+export async function waitForHttp(url: string, handle: RunningCommand, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const port = Number(new URL(url).port);
   let last = 'no answer';
   while (Date.now() < deadline) {
     if (handle.hasExited()) throw new Error(`process exited before ${url} answered.\nstdout:\n${handle.stdout()}\nstderr:\n${handle.stderr()}`);
     try {
-      const response = await fetch(url, { headers, signal: AbortSignal.timeout(2000) });
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();
-      if (response.status === 200) return;
-      last = `status ${response.status}`;
+      if (response.status === 200 && await listensOn(handle, port)) return;
+      last = response.status === 200 ? `another process answers on port ${port}` : `status ${response.status}`;
     } catch (error) {
       last = error instanceof Error ? error.message : String(error);
     }
