@@ -75,7 +75,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const envelope = endpoint.readEnvelope(context, body, forwarded.added, callerBytes, call.account.id);
     const { nativeOnly } = envelope;
     meter.expect({ stream: envelope.stream, promptTokens: envelope.promptTokensEstimate });
-    const chain = await modelChain(services, {
+    const chosen = modelChain(services, {
       key: call.key,
       meter,
       model: envelope.model,
@@ -90,6 +90,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
         countPromptTokens: async () => (await countTokensLocally(envelope.chat())).inputTokens,
       },
     });
+    // Known at once unless the tokenizer must count the prompt near the model's context window.
+    const chain = chosen instanceof Promise ? await chosen : chosen;
     const { model } = chain;
     // Guardrails run on the canonical request before anything is held or sent; none bound: nothing is done here.
     const policies = services.guardrails.forRequest(model.id, { accountId: call.account.id, projectId: call.key.projectId ?? null, keyId: call.key.id });

@@ -60,36 +60,61 @@ function rerankOnly(model: Model, routes: readonly ChannelRoute[]): GatewayError
 }
 
 /**
+ * A model's channels able to take this request: its routes, less those of rerank-only upstreams, narrowed to the
+ * channels that can take it, ordered by the caller's preference and fitted (fitRoutes); a promise only when the
+ * tokenizer must count the prompt.
+ */
+function modelRoutes(services: GatewayServices, request: ChainRequest, name: string, stepModel: Model): readonly ChannelRoute[] | Promise<readonly ChannelRoute[]> {
+  const listed = services.catalog.routes(name);
+  if (listed.length === 0) throw noChannel(stepModel);
+  const served = listed.filter((route) => services.adapters.get(route.channel.type)?.servesChat !== false);
+  if (served.length === 0) throw rerankOnly(stepModel, listed);
+  const routes = request.narrowRoutes?.(served, services.adapters) ?? served;
+  return fitRoutes(name, routesByPreference(services, request.preference, stepModel, routes), request.demand);
+}
+
+/** The chain once its first model's routes are fitted (or, as a function, its refusal kept for the relay loop). */
+function chainOf(model: Model, name: string, fallbacks: readonly ModelStep[], routes: ModelStep['routes']): ModelChain {
+  return { model, steps: [{ name, model, routes }, ...fallbacks], fallbackModels: fallbacks.map((step) => step.model) };
+}
+
+/** The chain when its first model cannot take the request: the refusal is the answer unless a fallback may follow it. */
+function refusedChain(model: Model, name: string, fallbacks: readonly ModelStep[], error: unknown): ModelChain {
+  if (fallbacks.length === 0 || !fallsBack(error)) throw error;
+  return chainOf(model, name, fallbacks, () => {
+    throw error;
+  });
+}
+
+/**
  * A chat request's model chain (routing/fallback-models.ts). The named model's routes are fitted now, so a request
  * no fallback could take is refused before admission as it always was; when a fallback can follow, the first
  * model's fallback-worthy refusal (context window, no channel) is kept for the relay loop to pass over. Channels
- * of rerank-only upstreams are passed over: they answer no chat.
+ * of rerank-only upstreams are passed over: they answer no chat. The chain is returned at once; it is a promise only
+ * when the tokenizer must count the prompt near the first model's context window, and then the same steps finish it.
  */
-export async function modelChain(services: GatewayServices, request: ChainRequest): Promise<ModelChain> {
+export function modelChain(services: GatewayServices, request: ChainRequest): ModelChain | Promise<ModelChain> {
   const { catalog } = services;
   const model = findModel(services, request.meter, request.model);
-  const names = fallbackModelNames(request.model, request.requested, (name) => catalog.model(name)?.fallbacks ?? [], (name) => catalog.model(name)?.id);
-  const routesFor = async (name: string, stepModel: Model): Promise<readonly ChannelRoute[]> => {
-    const listed = catalog.routes(name);
-    if (listed.length === 0) throw noChannel(stepModel);
-    const served = listed.filter((route) => services.adapters.get(route.channel.type)?.servesChat !== false);
-    if (served.length === 0) throw rerankOnly(stepModel, listed);
-    const routes = request.narrowRoutes?.(served, services.adapters) ?? served;
-    return fitRoutes(name, routesByPreference(services, request.preference, stepModel, routes), request.demand);
-  };
-  const steps: ModelStep[] = [];
-  for (const [index, name] of names.entries()) {
-    const fallback = index === 0 ? model : chainModel(services, request.key, name, request.requested !== null);
-    const stepModel = index > 0 && fallback !== null && request.meter.batch ? atBatchPrices(fallback) : fallback;
-    if (stepModel !== null) steps.push({ name, model: stepModel, routes: () => routesFor(name, stepModel) });
+  // A model named without the caller's list and without fallbacks of its own is a chain of one.
+  const names = request.requested === null && model.fallbacks.length === 0 ? [request.model] : fallbackModelNames(request.model, request.requested, (name) => catalog.model(name)?.fallbacks ?? [], (name) => catalog.model(name)?.id);
+  const fallbacks: ModelStep[] = [];
+  for (let index = 1; index < names.length; index += 1) {
+    const name = names[index] as string;
+    const fallback = chainModel(services, request.key, name, request.requested !== null);
+    if (fallback === null) continue;
+    const stepModel = request.meter.batch ? atBatchPrices(fallback) : fallback;
+    fallbacks.push({ name, model: stepModel, routes: () => modelRoutes(services, request, name, stepModel) });
   }
-  const first = steps[0] as ModelStep;
+  let routes: readonly ChannelRoute[] | Promise<readonly ChannelRoute[]>;
   try {
-    const routes = await first.routes();
-    first.routes = () => Promise.resolve(routes);
+    routes = modelRoutes(services, request, request.model, model);
   } catch (error) {
-    if (steps.length === 1 || !fallsBack(error)) throw error;
-    first.routes = () => Promise.reject(error);
+    return refusedChain(model, request.model, fallbacks, error);
   }
-  return { model, steps, fallbackModels: steps.slice(1).map((step) => step.model) };
+  if (!(routes instanceof Promise)) return chainOf(model, request.model, fallbacks, routes);
+  return routes.then(
+    (fitted) => chainOf(model, request.model, fallbacks, fitted),
+    (error: unknown) => refusedChain(model, request.model, fallbacks, error),
+  );
 }

@@ -15,8 +15,12 @@ export interface ModelStep {
   /** The name the chain gives it (the caller's, or the operator's fallback entry); the usage row keeps it. */
   name: string;
   model: Model;
-  /** The model's channels able to take this request; throws when none can (no channel, context window, capability). */
-  routes: () => Promise<readonly ChannelRoute[]>;
+  /**
+   * The model's channels able to take this request: known already (the first model's, fitted before admission), or
+   * found when the chain reaches the model, which throws or rejects when none can (no channel, context window,
+   * capability).
+   */
+  routes: readonly ChannelRoute[] | (() => readonly ChannelRoute[] | Promise<readonly ChannelRoute[]>);
 }
 
 /** Codes of the errors after which the next model of the chain is tried: its channels failed or were over their limits, or the request is over its context window. */
@@ -36,19 +40,36 @@ export function fallsBack(error: unknown): boolean {
  * Relays a chat request to the models of its chain in order until one answers. The next model is tried only
  * while nothing reached the caller; each model's answer is billed at its own price (its report's price) and names
  * it (the model field, the x-gateway-model header). A fallback model whose routes cannot take the request is
- * passed over. When no model answers, the last answer-worthy failure is the caller's error.
+ * passed over. When no model answers, the last answer-worthy failure is the caller's error. A chain of one model
+ * whose routes are known is relayed at once: the loop would do the same and rethrow whatever it failed with.
  */
-export async function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, steps: readonly ModelStep[]): Promise<AnswerReport> {
+export function relayModelChain(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, steps: readonly ModelStep[]): Promise<AnswerReport> {
+  const first = steps[0];
+  if (first === undefined || steps.length > 1 || typeof first.routes === 'function') return relayEachModel(dependencies, request, steps);
+  request.attempts.named(first.name);
+  return relayStep(dependencies, request, first, true, first.routes);
+}
+
+/** One model's try at the answer, on its routes; `asked`: the model the request names, not a fallback. */
+function relayStep(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, step: ModelStep, asked: boolean, routes: readonly ChannelRoute[]): Promise<AnswerReport> {
+  const price = new AnswerPrice(step.model);
+  // Nothing reached the caller before this step, so its header replaces the previous step's.
+  request.responseHeaders[ANSWERING_MODEL_HEADER] = step.model.id;
+  // The cache's key names the model asked for: only that model's own answer is stored under it.
+  return relayChat(dependencies, asked ? { ...request, price } : { ...request, price, answeringModel: step.model.id, capture: null }, routes);
+}
+
+/** The chain model by model, each tried once its routes are found, until one answers or none is left. */
+async function relayEachModel(dependencies: RelayDependencies, request: Omit<ChatRelayRequest, 'price'>, steps: readonly ModelStep[]): Promise<AnswerReport> {
   const { attempts } = request;
   let failure: unknown = null;
   for (let index = 0; index < steps.length; index += 1) {
     const step = steps[index] as ModelStep;
     const last = index === steps.length - 1;
     attempts.named(step.name);
-    const price = new AnswerPrice(step.model);
     let routes: readonly ChannelRoute[];
     try {
-      routes = await step.routes();
+      routes = typeof step.routes === 'function' ? await step.routes() : step.routes;
     } catch (error) {
       // The model the caller named answers for itself; a fallback that cannot take the request is passed over.
       if (index === 0 && !fallsBack(error)) throw error;
@@ -57,10 +78,7 @@ export async function relayModelChain(dependencies: RelayDependencies, request: 
       continue;
     }
     try {
-      // Nothing reached the caller before this step, so its header replaces the previous step's.
-      request.responseHeaders[ANSWERING_MODEL_HEADER] = step.model.id;
-      // The cache's key names the model asked for: only that model's own answer is stored under it.
-      return await relayChat(dependencies, index === 0 ? { ...request, price } : { ...request, price, answeringModel: step.model.id, capture: null }, routes);
+      return await relayStep(dependencies, request, step, index === 0, routes);
     } catch (error) {
       if (last || !fallsBack(error)) throw error;
       failure = error;

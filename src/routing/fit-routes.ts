@@ -41,8 +41,9 @@ function missing(facts: RouteFacts | undefined, needs: RequestNeeds): Array<keyo
  * whose context window holds its prompt plus the output asked for. Unknown facts never refuse. When none is left,
  * a 400 that says why, before any upstream call. The tokenizer runs only near the limit: not when the body's byte
  * size (an upper bound of its tokens) fits the smallest window, nor when the cheap estimate is well inside it.
+ * The routes are returned at once; only when the tokenizer must count is the answer a promise of them.
  */
-export async function fitRoutes(modelName: string, routes: readonly ChannelRoute[], demand: RouteDemand): Promise<readonly ChannelRoute[]> {
+export function fitRoutes(modelName: string, routes: readonly ChannelRoute[], demand: RouteDemand): readonly ChannelRoute[] | Promise<readonly ChannelRoute[]> {
   let capable = routes;
   const { needs } = demand;
   if (needs.tools || needs.vision || needs.jsonSchema) {
@@ -58,11 +59,16 @@ export async function fitRoutes(modelName: string, routes: readonly ChannelRoute
   const bound = demand.bodyBytes + needs.mediaParts * MEDIA_PART_TOKENS + demand.outputTokens;
   if (bound <= smallest) return capable;
   if (demand.estimatedPromptTokens + demand.outputTokens <= smallest * NEAR_LIMIT_SHARE) return capable;
-  const needed = (await demand.countPromptTokens()) + demand.outputTokens;
+  return demand.countPromptTokens().then((promptTokens) => fitCounted(modelName, capable, windows as number[], promptTokens, demand.outputTokens));
+}
+
+/** The routes whose window holds the counted prompt plus the output asked for, or the 400 when none does. */
+function fitCounted(modelName: string, capable: readonly ChannelRoute[], windows: readonly number[], promptTokens: number, outputTokens: number): readonly ChannelRoute[] {
+  const needed = promptTokens + outputTokens;
   const fitting = capable.filter((route) => needed <= (route.facts?.contextWindow as number));
   if (fitting.length === 0) {
-    const largest = Math.max(...(windows as number[]));
-    const asked = demand.outputTokens > 0 ? ` (${needed - demand.outputTokens} in the prompt plus ${demand.outputTokens} of output asked for)` : '';
+    const largest = Math.max(...windows);
+    const asked = outputTokens > 0 ? ` (${promptTokens} in the prompt plus ${outputTokens} of output asked for)` : '';
     throw new GatewayError('context_length_exceeded', `This request needs ${needed} tokens${asked}, more than model '${modelName}' can take (${largest} tokens of context). Shorten the messages or ask for less output.`, { param: 'messages' });
   }
   return fitting;

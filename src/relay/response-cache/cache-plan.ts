@@ -61,6 +61,8 @@ function cacheControl(headers: Headers): { noCache: boolean; noStore: boolean } 
  * headers are a 400 in the caller's shape. The request is decoded to its canonical form only when the cache applies.
  */
 export function planResponseCache(policy: ModelCachePolicy | null, headers: Headers, accountId: string, modelId: string, chat: () => ChatRequest): CachePlan | null {
+  // No policy and neither cache header: the cache has no part, and there is no header to refuse.
+  if (policy === null && headers[CACHE_HEADER] === undefined && headers[CACHE_TTL_HEADER] === undefined) return null;
   const asked = optIn(headers);
   const ttlSeconds = requestTtlSeconds(headers);
   const effective = policy ?? (asked === true ? REQUEST_CACHE_DEFAULTS : null);

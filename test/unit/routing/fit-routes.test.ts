@@ -20,7 +20,20 @@ describe('fitRoutes', () => {
     const unknown: ChannelRoute = { channel: { name: 'unknown' } as ChannelRoute['channel'], upstreamModel: 'x' };
     const { demand: asked } = demand(100, 25, 25, { ...NO_NEEDS, vision: true, mediaParts: 1 });
     expect((await fitRoutes('m', [route('blind', 1000), route('sees', 1000, true), unknown], asked)).map((entry) => entry.channel.name)).toEqual(['sees', 'unknown']);
-    await expect(fitRoutes('m', [route('blind', 1000)], asked)).rejects.toMatchObject({ code: 'model_capability_unsupported', status: 400 });
+    expect(() => fitRoutes('m', [route('blind', 1000)], asked)).toThrow(expect.objectContaining({ code: 'model_capability_unsupported', status: 400 }));
+  });
+
+  it('answers at once unless the tokenizer counts, and only then with a promise', async () => {
+    const small = demand(900, 225, 5000);
+    const known = fitRoutes('m', [route('a', 1000)], small.demand);
+    expect(known).not.toBeInstanceOf(Promise);
+    expect(known).toHaveLength(1);
+    const near = demand(5000, 900, 990);
+    const counted = fitRoutes('m', [route('a', 1000)], near.demand);
+    expect(counted).toBeInstanceOf(Promise);
+    expect(await counted).toHaveLength(1);
+    const unknownWindow = fitRoutes('m', [route('a', null)], demand(1_000_000, 250_000, 250_000).demand);
+    expect(unknownWindow).not.toBeInstanceOf(Promise);
   });
 
   it('does not count when the body’s bytes fit, nor when the estimate is well inside the window', async () => {
