@@ -15,20 +15,25 @@ export type PoolOutcome<T> = { kind: 'done'; value: T } | { kind: 'failed'; fail
 /**
  * Runs `attempt` on the plan's candidates in routing order until one is done: a rejected upstream key tries the
  * channel's next key first, every other failure the next candidate. The caller leaving aborts the signal. Null when
- * no channel could take the request at all (every one skipped); the spec's upstream error when all failed.
+ * no channel could take the request at all (every one skipped), or with `noneTried: 'throw'` the plan's exhausted
+ * error for that too; the spec's upstream error when all failed.
  */
+export async function tryPool<T>(dependencies: RelayDependencies, sink: ResponseSink, plan: RoutePlan, model: string, attempt: PoolAttempt<T>): Promise<T | null>;
+export async function tryPool<T>(dependencies: RelayDependencies, sink: ResponseSink, plan: RoutePlan, model: string, attempt: PoolAttempt<T>, noneTried: 'throw'): Promise<T>;
 export async function tryPool<T>(
   dependencies: RelayDependencies,
   sink: ResponseSink,
   plan: RoutePlan,
   model: string,
-  attempt: (candidate: Candidate, signal: CallerSignal) => Promise<PoolOutcome<T>>,
+  attempt: PoolAttempt<T>,
+  noneTried: 'null' | 'throw' = 'null',
 ): Promise<T | null> {
   const abort = new CallerGone();
   const stopListening = sink.onCallerGone(() => abort.abort(new Error('client disconnected')));
   const failures: FailedAttempt[] = [];
   try {
-    let candidate = await plan.next();
+    let candidate = plan.next();
+    if (candidate instanceof Promise) candidate = await candidate;
     while (candidate !== null) {
       let outcome: PoolOutcome<T>;
       try {
@@ -39,14 +44,18 @@ export async function tryPool<T>(
       if (outcome.kind === 'done') return outcome.value;
       if (outcome.kind === 'failed') failures.push(outcome.failure);
       const rejectedKey = outcome.kind === 'failed' && outcome.failure.failureClass === 'credential';
-      candidate = (rejectedKey ? anotherKey(dependencies, plan, candidate) : null) ?? (await plan.next());
+      candidate = (rejectedKey ? anotherKey(dependencies, plan, candidate) : null) ?? plan.next();
+      if (candidate instanceof Promise) candidate = await candidate;
     }
   } finally {
     stopListening();
   }
-  if (failures.length === 0 && plan.exhaustion.kind === 'pool') return null;
+  if (failures.length === 0 && plan.exhaustion.kind === 'pool' && noneTried === 'null') return null;
   throw exhaustedError(plan, failures, model);
 }
+
+/** One channel's attempt of a request, on the caller's signal. */
+export type PoolAttempt<T> = (candidate: Candidate, signal: CallerSignal) => Promise<PoolOutcome<T>>;
 
 /** Builds one channel's request; null skips the channel. */
 export type BuildRequest = (adapter: UpstreamAdapter, route: ChannelRoute, credential: string) => UpstreamRequest | null;

@@ -11,9 +11,8 @@ import { costHeader, withReport, type AnswerReport } from '../billing/answer-rep
 import { answerWithCost } from '../codecs/answer-cost.js';
 import { chooseWire, type ChatWireChoice } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
-import { exhaustedError, failureClassOf, readWholeBody } from './upstream-call.js';
+import { failureClassOf, readWholeBody } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
-import { readingAnswer } from './upstream-attempt.js';
 import { usageAtFirstByte, usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import type { CallerSignal } from './caller-signal.js';
 import { StreamStop } from './live-streams.js';
@@ -26,18 +25,23 @@ import { relayTranslated } from './chat-translated.js';
  * caller's protocol gets the caller's body (pass-through); any other gets the canonical request in its own
  * wire format (translated). Retries happen only before the first byte reached the caller. Returns the answer's report.
  */
-export async function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest, routes: readonly ChannelRoute[]): Promise<AnswerReport> {
+export function relayChat(dependencies: RelayDependencies, request: ChatRelayRequest, routes: readonly ChannelRoute[]): Promise<AnswerReport> {
   const { attempts } = request;
   const model = request.price.model?.id ?? attempts.modelId ?? '';
-  const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? attempts.request.promptTokensEstimate);
+  const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? attempts.request.promptTokensEstimate, true, request.price.model?.routingStrategy);
+  if (!request.stream || dependencies.liveStreams === undefined) {
+    return tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, null), 'throw');
+  }
   // A stream ends early when its key or account changes so that a new request would be refused (live-streams.ts).
-  const stop = request.stream && dependencies.liveStreams !== undefined ? new StreamStop(dependencies.liveStreams, attempts.request.keyId, attempts.request.accountId) : null;
+  return relayStoppable(dependencies, request, plan, model, new StreamStop(dependencies.liveStreams, attempts.request.keyId, attempts.request.accountId));
+}
+
+/** A stream's relay, with its stop closed however it ends. */
+async function relayStoppable(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, model: string, stop: StreamStop): Promise<AnswerReport> {
   try {
-    const report = await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop));
-    if (report === null) throw exhaustedError(plan, [], model);
-    return report;
+    return await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop), 'throw');
   } finally {
-    stop?.close();
+    stop.close();
   }
 }
 
@@ -78,7 +82,16 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   };
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
   const context: AnswerContext = { request, response, signal, onFirstByte, recorder, stop };
-  const result = await readingAnswer(attempt, () => wire.kind === 'pass-through' ? relayPassThrough(context, wire.codec) : relayTranslated(adapter, context));
+  let result: RelayResult;
+  try {
+    if (wire.kind !== 'pass-through') result = await relayTranslated(adapter, context);
+    // Same protocol: the upstream's bytes go back untouched, usage is read on the side.
+    else result = request.stream ? await passThroughStream(context, wire.codec) : await passThroughWhole(context, wire.codec);
+  } catch (error) {
+    // Reading the answer failed in the gateway's own handling: the attempt ends before the error goes on.
+    attempt.threw();
+    throw error;
+  }
   switch (result.kind) {
     case 'success':
       attempt.succeeded(result.report);
@@ -103,11 +116,6 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
       throw new Error(`unhandled relay result ${String(unknown)}`);
     }
   }
-}
-
-/** Same protocol: the upstream's bytes go back untouched, usage is read on the side. */
-async function relayPassThrough(context: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
-  return context.request.stream ? await passThroughStream(context, forwarding) : await passThroughWhole(context, forwarding);
 }
 
 /** A whole answer: read it, price it, send it as one body. */

@@ -3,7 +3,7 @@ import type { ChannelRoute } from '../routing/catalog.js';
 import type { RoutePlan } from '../routing/route-plan.js';
 import type { UpstreamFailureClass } from '../routing/failure-class.js';
 import { UpstreamConnectionError } from '../upstreams/upstream-exchange.js';
-import type { UpstreamAdapter, UpstreamErrorClass, UpstreamRequest, UpstreamResponse, UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
+import type { UpstreamAdapter, UpstreamBody, UpstreamErrorClass, UpstreamRequest, UpstreamResponse, UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
 import { isRetryableUpstreamStatus, isUpstreamCredentialFailure } from './upstream-error.js';
 import type { CallerSignal } from './caller-signal.js';
 
@@ -103,8 +103,12 @@ export function exhaustedError(plan: RoutePlan, failures: readonly FailedAttempt
   return new GatewayError('upstream_unavailable', `No upstream channel is available for model '${model}'.`, { retryAfterSeconds: 1 });
 }
 
-/** An upstream answer's whole body (one chunk as it came, several joined). */
-export async function readWholeBody(body: AsyncIterable<Buffer>): Promise<Buffer> {
+/** An upstream answer's whole body (one chunk as it came, several joined): one promise where the transport has it. */
+export function readWholeBody(body: UpstreamBody): Promise<Buffer> {
+  return body.whole !== undefined ? body.whole() : joinChunks(body);
+}
+
+async function joinChunks(body: AsyncIterable<Buffer>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of body) chunks.push(chunk);
   return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);

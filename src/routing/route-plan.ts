@@ -3,7 +3,7 @@ import type { Clock } from '../shared/clock.js';
 import type { UpstreamTimeouts } from '../upstreams/upstream-adapter.js';
 import type { ChannelRoute } from './catalog.js';
 import type { AttemptTicket, ChannelHealth } from './channel-health.js';
-import { channelModelLimit, consumeChannelModelLimit, type ChannelTokenCharge } from './channel-model-limits.js';
+import { channelModelLimit, consumeChannelModelLimit, type ChannelModelLimit, type ChannelTokenCharge } from './channel-model-limits.js';
 import type { BalancingStrategy } from './balancing-strategy.js';
 import { orderCandidates } from './order-candidates.js';
 
@@ -62,8 +62,10 @@ export class RoutePlan {
     private readonly model: string,
     private readonly estimatedTokens: number,
     private readonly applyModelLimits = true,
+    /** The model's balancing strategy when the caller has the model at hand (else looked up by id). */
+    modelStrategy?: BalancingStrategy,
   ) {
-    const strategy = dependencies.strategyOf?.(model);
+    const strategy = dependencies.strategyOf === undefined ? undefined : (modelStrategy ?? dependencies.strategyOf(model));
     this.#ordered = orderCandidates(routes, dependencies.random, strategy === undefined ? undefined : { strategy, model, load: dependencies.health.load });
     this.#startedAt = dependencies.clock.now();
   }
@@ -77,28 +79,14 @@ export class RoutePlan {
     return this.#exhaustion;
   }
 
-  /** The next channel to try, or null when the pool, the attempts or the time budget is spent. */
-  async next(): Promise<Candidate | null> {
+  /**
+   * The next channel to try, or null when the pool, the attempts or the time budget is spent. A promise only when a
+   * channel-model limit has to be consumed from the limiter; otherwise the answer at once.
+   */
+  next(): Candidate | null | Promise<Candidate | null> {
     if (this.#attempts >= this.dependencies.maxAttempts) return this.#stop({ kind: 'attempts' });
     if (this.#attempts > 0 && this.#remainingMs() <= 0) return this.#stop({ kind: 'budget' });
-    const { health } = this.dependencies;
-    while (this.#cursor < this.#ordered.length) {
-      const route = this.#ordered[this.#cursor++] as ChannelRoute;
-      const ticket = health.acquire(route.channel, this.model);
-      if (ticket === null) {
-        this.#skippedOpen.push(route);
-        continue;
-      }
-      const candidate = await this.#admit(route, ticket);
-      if (candidate !== null) return candidate;
-    }
-    if (this.#attempts === 0 && !this.#forced && this.#skippedOpen.length > 0) {
-      this.#forced = true;
-      const route = this.#leastRecentlyFailed();
-      const candidate = await this.#admit(route, health.force(route.channel, this.model));
-      if (candidate !== null) return candidate;
-    }
-    return this.#stop(this.#limitedRetryAfterMs !== null && this.#attempts === 0 ? { kind: 'limited', retryAfterMs: this.#limitedRetryAfterMs } : { kind: 'pool' });
+    return this.#scan();
   }
 
   /**
@@ -127,26 +115,50 @@ export class RoutePlan {
     return { ...timeouts, firstByteMs: Math.max(1, Math.min(timeouts.firstByteMs, this.#remainingMs())) };
   }
 
-  async #admit(route: ChannelRoute, ticket: AttemptTicket): Promise<Candidate | null> {
+  /**
+   * The first route from the cursor on that its breakers admit (else, once and before any attempt, the one of those
+   * with open breakers that failed least recently), taken when its channel-model limit, if it has one, admits too:
+   * one over its limit is passed over for the next. Null when none is left.
+   */
+  #scan(): Candidate | null | Promise<Candidate | null> {
+    const { health } = this.dependencies;
+    let route: ChannelRoute | null = null;
+    let ticket: AttemptTicket | null = null;
+    while (ticket === null && this.#cursor < this.#ordered.length) {
+      route = this.#ordered[this.#cursor++] as ChannelRoute;
+      ticket = health.acquire(route.channel, this.model);
+      if (ticket === null) this.#skippedOpen.push(route);
+    }
+    if (ticket === null && this.#attempts === 0 && !this.#forced && this.#skippedOpen.length > 0) {
+      this.#forced = true;
+      route = this.#leastRecentlyFailed();
+      ticket = health.force(route.channel, this.model);
+    }
+    if (ticket === null || route === null) {
+      return this.#stop(this.#limitedRetryAfterMs !== null && this.#attempts === 0 ? { kind: 'limited', retryAfterMs: this.#limitedRetryAfterMs } : { kind: 'pool' });
+    }
     const limit = this.applyModelLimits ? channelModelLimit(route.channel, this.model) : null;
-    let tokenCharge: ChannelTokenCharge | null = null;
-    if (limit !== null) {
-      let decision;
-      try {
-        decision = await consumeChannelModelLimit(this.dependencies.limiter, route.channel, this.model, limit, this.estimatedTokens, this.dependencies.clock.now());
-      } catch (error) {
-        ticket.release();
-        throw error;
-      }
-      if (!decision.allowed) {
-        ticket.release();
-        this.#limitedRetryAfterMs = Math.min(this.#limitedRetryAfterMs ?? Number.POSITIVE_INFINITY, decision.retryAfterMs);
-        return null;
-      }
-      tokenCharge = decision.tokenCharge;
+    if (limit !== null) return this.#admitLimited(route, ticket, limit).then((candidate) => candidate ?? this.#scan());
+    this.#attempts += 1;
+    return { route, ticket, attempt: this.#attempts, tokenCharge: null };
+  }
+
+  /** Consumes the channel-model's own limit; null (the ticket released) when the route is over it. */
+  async #admitLimited(route: ChannelRoute, ticket: AttemptTicket, limit: ChannelModelLimit): Promise<Candidate | null> {
+    let decision;
+    try {
+      decision = await consumeChannelModelLimit(this.dependencies.limiter, route.channel, this.model, limit, this.estimatedTokens, this.dependencies.clock.now());
+    } catch (error) {
+      ticket.release();
+      throw error;
+    }
+    if (!decision.allowed) {
+      ticket.release();
+      this.#limitedRetryAfterMs = Math.min(this.#limitedRetryAfterMs ?? Number.POSITIVE_INFINITY, decision.retryAfterMs);
+      return null;
     }
     this.#attempts += 1;
-    return { route, ticket, attempt: this.#attempts, tokenCharge };
+    return { route, ticket, attempt: this.#attempts, tokenCharge: decision.tokenCharge };
   }
 
   #leastRecentlyFailed(): ChannelRoute {

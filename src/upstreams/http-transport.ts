@@ -95,7 +95,7 @@ export class HttpTransport implements UpstreamTransport {
     return {
       status: head.status,
       headers: head.headers,
-      body: exchange.body(),
+      body: exchange,
       discard: () => exchange.destroy(),
     };
   }

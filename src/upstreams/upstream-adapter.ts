@@ -35,10 +35,16 @@ export interface UpstreamRequest {
   authorize?: (request: UpstreamRequest, options: { refresh: boolean }) => Promise<UpstreamRequest>;
 }
 
+/**
+ * An upstream answer's body: its chunks as they come, and, where the transport can give it so, the whole body as
+ * one promise (read one way or the other, not both).
+ */
+export type UpstreamBody = AsyncIterable<Buffer> & { whole?(): Promise<Buffer> };
+
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
-  body: AsyncIterable<Buffer>;
+  body: UpstreamBody;
   /** Stops reading and frees the connection. */
   discard(): void;
 }

@@ -30,6 +30,12 @@ function classify(error: unknown, signal: CallerSignal): UpstreamFailureKind {
 
 type ExchangeTimeout = 'first-byte-timeout' | 'idle-timeout';
 
+/** A promise's settling functions, kept while the relay waits. */
+interface Waiter<T> {
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+}
+
 export interface ResponseHead {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -40,11 +46,13 @@ const HIGH_WATER_BYTES = 64 * 1024;
 /** How much of an unread response body is worth reading out to keep its connection in the pool. */
 const DRAIN_LIMIT_BYTES = 256 * 1024;
 const DONE: IteratorResult<Buffer> = { done: true, value: undefined };
+const EMPTY = Buffer.alloc(0);
 
 /**
- * One upstream HTTP exchange, as undici's dispatch handler: the response head as a promise and the body as an async
- * iterator over the chunks received (undici's request API wraps them in a stream and that stream's async iterator,
- * which cost more than the relay's own work on a small answer).
+ * One upstream HTTP exchange, as undici's dispatch handler: the response head as a promise and the body either as
+ * an async iterator over the chunks received or, for a relay that needs the whole answer before anything else, as one
+ * promise of all of it (`whole`). undici's request API wraps the chunks in a stream and that stream's async iterator,
+ * which cost more than the relay's own work on a small answer.
  *
  * It keeps the first-byte and idle timers on native timers: undici's own run on a coarse clock (about a second of
  * slack), too loose for sub-second settings and for telling the two apart. The idle timer runs only while the relay
@@ -54,7 +62,7 @@ const DONE: IteratorResult<Buffer> = { done: true, value: undefined };
  * body, usually a few bytes, is read out so the keep-alive connection returns to the pool. A caller abort, a
  * timeout, or a large remainder still destroys it.
  */
-export class UpstreamExchange implements Dispatcher.DispatchHandler {
+export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterable<Buffer> {
   readonly head: Promise<ResponseHead>;
   expired: ExchangeTimeout | null = null;
   #resolveHead!: (head: ResponseHead) => void;
@@ -67,7 +75,9 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
   #queued = 0;
   #ended = false;
   #error: { cause: unknown } | null = null;
-  #reader: { resolve: (result: IteratorResult<Buffer>) => void; reject: (error: unknown) => void } | null = null;
+  #reader: Waiter<IteratorResult<Buffer>> | null = null;
+  /** The relay waits for the whole body: every chunk is kept (no pausing) until the end or a failure settles it. */
+  #whole: Waiter<Buffer> | null = null;
   #draining = 0;
   #discarding = false;
   #headTimer: NodeJS.Timeout | null;
@@ -114,14 +124,20 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     }
     this.#chunks.push(chunk);
     this.#queued += chunk.length;
+    if (this.#whole !== null) {
+      // The silence the idle timeout bounds starts again with every chunk.
+      this.#startIdle();
+      return;
+    }
     if (this.#queued >= HIGH_WATER_BYTES) controller.pause();
-    this.#wakeReader();
+    if (this.#reader !== null) this.#wakeReader();
   }
 
   onResponseEnd(): void {
     this.#ended = true;
     if (this.#discarding) this.done();
-    else this.#wakeReader();
+    else if (this.#whole !== null) this.#settleWhole();
+    else if (this.#reader !== null) this.#wakeReader();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
@@ -135,22 +151,40 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     this.#chunks = [];
     this.#queued = 0;
     if (this.#discarding) this.done();
-    else this.#wakeReader();
+    else if (this.#whole !== null) this.#settleWhole();
+    else if (this.#reader !== null) this.#wakeReader();
   }
 
   // ------------------------------------------------------------------ the relay's side
 
-  /** The response body; its reader's early `return` reads the rest out in the background (see the class). */
-  body(): AsyncIterable<Buffer> {
+  /**
+   * The response body as chunks; a reader's early `return` reads the rest out in the background (see the class).
+   * Read it this way or with `whole`, not both.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<Buffer> {
     return {
-      [Symbol.asyncIterator]: () => ({
-        next: () => this.#next(),
-        return: () => {
-          this.#discard();
-          return Promise.resolve(DONE);
-        },
-      }),
+      next: () => this.#next(),
+      return: () => {
+        this.#discard();
+        return Promise.resolve(DONE);
+      },
     };
+  }
+
+  /**
+   * The whole response body (one chunk as it came, several joined), or the exchange's failure. While it waits the
+   * idle timer runs, refreshed by every chunk: the relay is always waiting here, so no pause can pass for silence.
+   */
+  whole(): Promise<Buffer> {
+    if (this.#error !== null) return Promise.reject(this.#failed());
+    if (this.#ended) return Promise.resolve(this.#wholeBody());
+    const whole = new Promise<Buffer>((resolve, reject) => {
+      this.#whole = { resolve, reject };
+    });
+    this.#startIdle();
+    // Resuming may deliver the rest at once (and settle `whole`), so it comes after the waiter is in place.
+    if (this.#controller?.paused === true) this.#controller.resume();
+    return whole;
   }
 
   /** Stops the timers and forgets the caller's signal (the exchange has ended or been given up). */
@@ -189,9 +223,9 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
     });
   }
 
+  /** Hands the waiting reader (there is one) a chunk, the failure or the end, whichever has come. */
   #wakeReader(): void {
-    const reader = this.#reader;
-    if (reader === null) return;
+    const reader = this.#reader as Waiter<IteratorResult<Buffer>>;
     this.#reader = null;
     this.#waiting = false;
     if (this.#chunks.length > 0) reader.resolve({ done: false, value: this.#take() });
@@ -200,6 +234,18 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler {
       this.done();
       reader.resolve(DONE);
     }
+  }
+
+  #settleWhole(): void {
+    const whole = this.#whole as Waiter<Buffer>;
+    this.#whole = null;
+    if (this.#error !== null) whole.reject(this.#failed());
+    else whole.resolve(this.#wholeBody());
+  }
+
+  #wholeBody(): Buffer {
+    this.done();
+    return this.#chunks.length === 0 ? EMPTY : this.#take();
   }
 
   #take(): Buffer {

@@ -117,6 +117,29 @@ describe('RoutePlan', () => {
     expect(next?.tokenCharge).toBeNull();
   });
 
+  it('answers at once when no channel-model limit has to be consumed, and only then through the limiter', async () => {
+    const dependencies = setup();
+    const routes = [route('a', 10, { model_limits: { alpha: { rpm: 1 } } }), route('b', 5)];
+    const plain = new RoutePlan(dependencies, routes, 'beta', 10).next();
+    expect(plain).not.toBeInstanceOf(Promise);
+    expect((plain as Awaited<typeof plain>)?.route.channel.id).toBe('a');
+    const limited = new RoutePlan(dependencies, routes, 'alpha', 10).next();
+    expect(limited).toBeInstanceOf(Promise);
+    expect((await limited)?.route.channel.id).toBe('a');
+    // Over its limit, the scan goes on to the next route after the limiter's answer.
+    expect((await new RoutePlan(dependencies, routes, 'alpha', 10).next())?.route.channel.id).toBe('b');
+  });
+
+  it('orders by the model strategy it is given, and by weight alone when routing has no strategies', async () => {
+    const dependencies = setup({ strategyOf: () => 'weighted' });
+    const routes = [route('a', 0), route('b', 0)];
+    dependencies.health.load.started(routes[0]!.channel.id, T0);
+    const byLoad = new RoutePlan(dependencies, routes, 'alpha', 10, true, 'least-in-flight');
+    expect((await byLoad.next())?.route.channel.id).toBe('b');
+    const unbalanced = new RoutePlan(setup(), routes, 'alpha', 10, true, 'least-in-flight');
+    expect((await unbalanced.next())?.route.channel.id).toBe('a');
+  });
+
   it('can leave per-model limits out (token counting)', async () => {
     const dependencies = setup();
     const routes = [route('a', 10, { model_limits: { alpha: { rpm: 1 } } })];
