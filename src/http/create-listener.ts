@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
+import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
+import type { CounterSeries, HistogramSeries } from '../metrics/metrics-registry.js';
 import { discardRequestBody, lingerAfterAnswer } from '../multipart/drain-request.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
@@ -12,6 +14,19 @@ import type { RequestContext } from './request-context.js';
 import { sendError } from './respond.js';
 import type { Router } from './router.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
+
+/** The bounded labels of a request in the request metrics: its route's protocol family and endpoint. */
+export interface MetricLabels {
+  readonly protocol: string;
+  readonly endpoint: string;
+}
+
+/** The request metrics of a listener's answers (API listener). */
+export interface ListenerMetrics {
+  metrics: GatewayMetrics;
+  /** The labels of a path, from the route table (handed in by the root): one object per route, whose series are resolved once. */
+  routeLabels: (path: string) => MetricLabels;
+}
 
 export interface ListenerOptions {
   router: Router;
@@ -25,35 +40,55 @@ export interface ListenerOptions {
   admission?: AdmissionControl;
   /** The access log and tracing of API requests (API listener). */
   telemetry?: Telemetry;
+  /**
+   * `requests_total`, `request_duration_seconds`, `admission_latency_seconds` and `in_flight_requests`, recorded when
+   * the response closes (API listener).
+   */
+  metrics?: ListenerMetrics;
   /** Runs before routing; what it throws is the answer (the console's Host check). */
   beforeRoute?: (context: RequestContext) => void;
 }
 
+/** The request listener, with the answers it has begun and not yet closed: a graceful stop waits for exactly those. */
+export interface FrameListener {
+  (request: IncomingMessage, response: ServerResponse): void;
+  readonly answers: ReadonlySet<ServerResponse>;
+}
+
 /**
- * The node:http request listener: request id on every response, routing, and one place where anything thrown
- * becomes the spec's error object. Unexpected errors are logged by class only (their text may hold secrets).
+ * The node:http request listener, one frame per request: request id on every response, admission, routing, and one
+ * place where anything thrown becomes the spec's error object. Unexpected errors are logged by class only (their text
+ * may hold secrets). One `close` listener per response ends everything the request began: the answer leaves the set
+ * in flight, the admission slot goes back, the request metrics and the observation get its status, and a caller that
+ * left before the answer finished is told to the relay (`context.callerGone`).
  */
-export function createListener(options: ListenerOptions): (request: IncomingMessage, response: ServerResponse) => void {
-  const { router, logger, clientIp } = options;
-  const familyOfPath = options.familyOfPath ?? (() => openAIFamily);
-  return (request, response) => {
+export function createListener(options: ListenerOptions): FrameListener {
+  const { router, logger, clientIp, telemetry } = options;
+  const familyOfPath = options.familyOfPath === undefined ? () => openAIFamily : rememberedPerPath(options.familyOfPath);
+  const metrics = options.metrics === undefined ? null : new AnswerMetrics(options.metrics);
+  const answers = new Set<ServerResponse>();
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const startedAt = performance.now();
     const context = arrivingContext(request, response, clientIp(request), familyOfPath, startedAt);
     const { requestId, path } = context;
+    answers.add(response);
+    const route = metrics === null ? null : metrics.arrived(path);
     const admission = options.admission !== undefined && !isNeverShed(path) ? options.admission : null;
-    if (admission !== null && !admission.tryAdmit(startedAt)) {
+    const admitted = admission === null || admission.tryAdmit(startedAt);
+    response.once('close', () => {
+      answers.delete(response);
+      // The metrics count an answer that did not finish as 499, as nginx does; the access log, one whose head was not sent.
+      if (metrics !== null && route !== null) metrics.closed(route, response.writableFinished ? response.statusCode : 499, startedAt);
+      if (admitted) admission?.release();
+      context.observation?.responseClosed(response.headersSent ? response.statusCode : 499);
+      if (!response.writableFinished) context.callerGone.abort(new Error('client disconnected'));
+    });
+    if (!admitted) {
       refuseOverloaded(context);
       return;
     }
-    const observation = options.telemetry?.begin({ requestId, method: context.method, path, headers: request.headers, clientIp: context.clientIp, startedAt }) ?? null;
-    // One listener for both: the slot goes back, and a caller that left before the head was sent is counted as nginx
-    // does: 499.
-    if (admission !== null || observation !== null) {
-      response.once('close', () => {
-        admission?.release();
-        observation?.responseClosed(response.headersSent ? response.statusCode : 499);
-      });
-    }
+    const observation = telemetry?.begin({ requestId, method: context.method, path, headers: request.headers, clientIp: context.clientIp, startedAt }) ?? null;
+    context.observation = observation;
     let handling: Promise<void>;
     try {
       options.beforeRoute?.(context);
@@ -74,6 +109,80 @@ export function createListener(options: ListenerOptions): (request: IncomingMess
       answerAfterBody(context, error);
     });
   };
+  return Object.assign(listener, { answers: answers as ReadonlySet<ServerResponse> });
+}
+
+/** Paths whose family is remembered at most; when full, the memory starts over, so junk paths cannot grow it. */
+const REMEMBERED_PATHS = 1024;
+/** Longer paths (no route's) are asked each time, so the memory stays small. */
+const REMEMBERED_PATH_LENGTH = 200;
+
+/** `familyOfPath`, remembered per exact path: a request then costs one map lookup instead of asking every family. */
+function rememberedPerPath(familyOfPath: (path: string) => ClientFamily): (path: string) => ClientFamily {
+  const known = new Map<string, ClientFamily>();
+  return (path) => {
+    let family = known.get(path);
+    if (family !== undefined) return family;
+    family = familyOfPath(path);
+    if (path.length <= REMEMBERED_PATH_LENGTH) {
+      if (known.size >= REMEMBERED_PATHS) known.clear();
+      known.set(path, family);
+    }
+    return family;
+  };
+}
+
+/** One route's series of the request metrics: its duration, and its count by status (each status's found once). */
+interface RouteSeries {
+  readonly labels: MetricLabels;
+  readonly duration: HistogramSeries;
+  readonly byStatus: Map<number, CounterSeries>;
+}
+
+/**
+ * The request metrics of a listener: in flight from arrival to close, then the answer's count, duration and admission
+ * latency. Series are resolved once per route's labels object (and status), not looked up by label values per answer.
+ */
+class AnswerMetrics {
+  readonly #metrics: GatewayMetrics;
+  readonly #routeLabels: (path: string) => MetricLabels;
+  readonly #routes = new WeakMap<MetricLabels, RouteSeries>();
+  readonly #admitted: HistogramSeries;
+  readonly #refused: HistogramSeries;
+
+  constructor({ metrics, routeLabels }: ListenerMetrics) {
+    this.#metrics = metrics;
+    this.#routeLabels = routeLabels;
+    this.#admitted = metrics.admissionLatency.labels('admitted');
+    this.#refused = metrics.admissionLatency.labels('refused');
+  }
+
+  /** A request arrived on `path`: it is in flight; the series its answer is recorded in. */
+  arrived(path: string): RouteSeries {
+    this.#metrics.inFlight.inc();
+    const labels = this.#routeLabels(path);
+    let route = this.#routes.get(labels);
+    if (route === undefined) {
+      route = { labels, duration: this.#metrics.requestDuration.labels(labels.protocol, labels.endpoint), byStatus: new Map() };
+      this.#routes.set(labels, route);
+    }
+    return route;
+  }
+
+  /** The request's response closed with `status` (503: refused; every other status: admitted). */
+  closed(route: RouteSeries, status: number, startedAt: number): void {
+    const metrics = this.#metrics;
+    metrics.inFlight.dec();
+    let requests = route.byStatus.get(status);
+    if (requests === undefined) {
+      requests = metrics.requests.labels(route.labels.protocol, route.labels.endpoint, status);
+      route.byStatus.set(status, requests);
+    }
+    requests.inc();
+    const seconds = (performance.now() - startedAt) / 1000;
+    route.duration.observe(seconds);
+    (status === 503 ? this.#refused : this.#admitted).observe(seconds);
+  }
 }
 
 /**
