@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientIpResolver } from '../auth/client-ip.js';
 import { GatewayError, toGatewayError } from '../errors/gateway-error.js';
 import type { GatewayMetrics } from '../metrics/gateway-metrics.js';
-import type { CounterSeries, HistogramSeries } from '../metrics/metrics-registry.js';
+import type { Counter, CounterSeries, GaugeSeries, HistogramSeries } from '../metrics/metrics-registry.js';
 import { discardRequestBody, lingerAfterAnswer } from '../multipart/drain-request.js';
 import { describeError, type Logger } from '../shared/logger.js';
 import { isPublicPath, type CorsPolicy } from './cors.js';
@@ -65,20 +65,33 @@ export interface FrameListener {
 export function createListener(options: ListenerOptions): FrameListener {
   const { router, logger, clientIp, telemetry } = options;
   const familyOfPath = options.familyOfPath === undefined ? () => openAIFamily : rememberedPerPath(options.familyOfPath);
-  const metrics = options.metrics === undefined ? null : new AnswerMetrics(options.metrics);
+  const metrics = options.metrics === undefined ? null : new RequestMetrics(options.metrics);
   const answers = new Set<ServerResponse>();
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const startedAt = performance.now();
     const context = arrivingContext(request, response, clientIp(request), familyOfPath, startedAt);
     const { requestId, path } = context;
     answers.add(response);
-    const route = metrics === null ? null : metrics.arrived(path);
+    // The request metrics are written out here, not called: a route's series are resolved on its first request only.
+    let route: RouteSeries | null = null;
+    if (metrics !== null) {
+      metrics.inFlight.inc();
+      const labels = metrics.routeLabels(path);
+      route = metrics.routes.get(labels) ?? metrics.resolve(labels);
+    }
     const admission = options.admission !== undefined && !isNeverShed(path) ? options.admission : null;
     const admitted = admission === null || admission.tryAdmit(startedAt);
     response.once('close', () => {
       answers.delete(response);
-      // The metrics count an answer that did not finish as 499, as nginx does; the access log, one whose head was not sent.
-      if (metrics !== null && route !== null) metrics.closed(route, response.writableFinished ? response.statusCode : 499, startedAt);
+      if (metrics !== null && route !== null) {
+        // An answer that did not finish is counted as 499, as nginx does (the access log's 499: one whose head was not sent).
+        const status = response.writableFinished ? response.statusCode : 499;
+        const seconds = (performance.now() - startedAt) / 1000;
+        metrics.inFlight.dec();
+        (route.byStatus.get(status) ?? route.count(status)).inc();
+        route.duration.observe(seconds);
+        (status === 503 ? metrics.refused : metrics.admitted).observe(seconds);
+      }
       if (admitted) admission?.release();
       context.observation?.responseClosed(response.headersSent ? response.statusCode : 499);
       if (!response.writableFinished) context.callerGone.abort(new Error('client disconnected'));
@@ -133,55 +146,50 @@ function rememberedPerPath(familyOfPath: (path: string) => ClientFamily): (path:
 }
 
 /** One route's series of the request metrics: its duration, and its count by status (each status's found once). */
-interface RouteSeries {
-  readonly labels: MetricLabels;
-  readonly duration: HistogramSeries;
-  readonly byStatus: Map<number, CounterSeries>;
+class RouteSeries {
+  readonly byStatus = new Map<number, CounterSeries>();
+
+  constructor(
+    private readonly requests: Counter,
+    private readonly labels: MetricLabels,
+    readonly duration: HistogramSeries,
+  ) {}
+
+  /** The count of the route's answers with `status`, found and kept at its first answer. */
+  count(status: number): CounterSeries {
+    const series = this.requests.labels(this.labels.protocol, this.labels.endpoint, status);
+    this.byStatus.set(status, series);
+    return series;
+  }
 }
 
 /**
- * The request metrics of a listener: in flight from arrival to close, then the answer's count, duration and admission
- * latency. Series are resolved once per route's labels object (and status), not looked up by label values per answer.
+ * The request metrics of a listener: in flight from arrival to close, then each answer's count, duration and
+ * admission latency. Series are resolved once per route's labels object (and status), not looked up by label values
+ * per answer.
  */
-class AnswerMetrics {
+class RequestMetrics {
+  readonly inFlight: GaugeSeries;
+  readonly routeLabels: (path: string) => MetricLabels;
+  readonly routes = new WeakMap<MetricLabels, RouteSeries>();
+  /** `admission_latency_seconds` of the answers refused (503) and of every other. */
+  readonly refused: HistogramSeries;
+  readonly admitted: HistogramSeries;
   readonly #metrics: GatewayMetrics;
-  readonly #routeLabels: (path: string) => MetricLabels;
-  readonly #routes = new WeakMap<MetricLabels, RouteSeries>();
-  readonly #admitted: HistogramSeries;
-  readonly #refused: HistogramSeries;
 
   constructor({ metrics, routeLabels }: ListenerMetrics) {
     this.#metrics = metrics;
-    this.#routeLabels = routeLabels;
-    this.#admitted = metrics.admissionLatency.labels('admitted');
-    this.#refused = metrics.admissionLatency.labels('refused');
+    this.inFlight = metrics.inFlight;
+    this.routeLabels = routeLabels;
+    this.refused = metrics.admissionLatency.labels('refused');
+    this.admitted = metrics.admissionLatency.labels('admitted');
   }
 
-  /** A request arrived on `path`: it is in flight; the series its answer is recorded in. */
-  arrived(path: string): RouteSeries {
-    this.#metrics.inFlight.inc();
-    const labels = this.#routeLabels(path);
-    let route = this.#routes.get(labels);
-    if (route === undefined) {
-      route = { labels, duration: this.#metrics.requestDuration.labels(labels.protocol, labels.endpoint), byStatus: new Map() };
-      this.#routes.set(labels, route);
-    }
+  /** The series of a route's labels, resolved at its first request. */
+  resolve(labels: MetricLabels): RouteSeries {
+    const route = new RouteSeries(this.#metrics.requests, labels, this.#metrics.requestDuration.labels(labels.protocol, labels.endpoint));
+    this.routes.set(labels, route);
     return route;
-  }
-
-  /** The request's response closed with `status` (503: refused; every other status: admitted). */
-  closed(route: RouteSeries, status: number, startedAt: number): void {
-    const metrics = this.#metrics;
-    metrics.inFlight.dec();
-    let requests = route.byStatus.get(status);
-    if (requests === undefined) {
-      requests = metrics.requests.labels(route.labels.protocol, route.labels.endpoint, status);
-      route.byStatus.set(status, requests);
-    }
-    requests.inc();
-    const seconds = (performance.now() - startedAt) / 1000;
-    route.duration.observe(seconds);
-    (status === 503 ? this.#refused : this.#admitted).observe(seconds);
   }
 }
 
