@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createListener } from './http/create-listener.js';
+import { createListener, type FrameListener } from './http/create-listener.js';
 import type { AdmissionControl } from './http/admission-control.js';
 import { addWebAppRoutes } from './console/static/serve-web-app.js';
 import { CorsPolicy } from './http/cors.js';
 import { sendJson } from './http/respond.js';
 import { Router } from './http/router.js';
 import { lazyRouteGroup } from './http/lazy-route-group.js';
-import { API_ROUTES } from './http/routes/api-routes.js';
+import { API_ROUTES, apiRouteLabels } from './http/routes/api-routes.js';
 import { familyOfPath } from './codecs/families.js';
 import { stripeWebhookRoute } from './console-billing/stripe-webhook-route.js';
 import type { GatewayServices } from './services.js';
@@ -16,10 +16,11 @@ import { consoleHostCheck } from './console/console-hosts.js';
 export type RequestListener = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
- * The API listener's handler: /v1/*, /api/*, /admin/*. Built from services; never listens itself. With
- * `admission`, requests beyond what the process can serve are refused 503 `overloaded` before any work.
+ * The API listener's handler: /v1/*, /api/*, /admin/*, with the request metrics by route. Built from services; never
+ * listens itself. With `admission`, requests beyond what the process can serve are refused 503 `overloaded` before
+ * any work.
  */
-export function createApiApp(services: GatewayServices, admission?: AdmissionControl): RequestListener {
+export function createApiApp(services: GatewayServices, admission?: AdmissionControl): FrameListener {
   const router = new Router();
   for (const route of API_ROUTES) router.add(route.method, route.path, route.handler(services));
   // The admin API and SCIM are loaded at their first request: a gateway that only relays never holds their modules.
@@ -41,11 +42,20 @@ export function createApiApp(services: GatewayServices, admission?: AdmissionCon
   services.invalidation.subscribe((message) => {
     if (message.kind === 'key' || message.kind === 'account' || message.kind === 'all') cors.forget();
   });
-  return createListener({ router, logger: services.logger, clientIp: services.clientIp, familyOfPath, cors, telemetry: services.telemetry, ...(admission === undefined ? {} : { admission }) });
+  return createListener({
+    router,
+    logger: services.logger,
+    clientIp: services.clientIp,
+    familyOfPath,
+    cors,
+    telemetry: services.telemetry,
+    metrics: { metrics: services.metrics, routeLabels: apiRouteLabels },
+    ...(admission === undefined ? {} : { admission }),
+  });
 }
 
 /** The console listener (separate origin from the API): its health check, and the web console. */
-export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): RequestListener {
+export function createConsoleApp(services: GatewayServices, urls: ConsoleUrls): FrameListener {
   const router = new Router()
     .add('GET', '/healthz', async (context) => sendJson(context, 200, { status: 'ok' }))
     // Stripe's webhook (card top-ups, refunds, disputes): authenticated by its signature, not by a console session.

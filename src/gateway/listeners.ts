@@ -4,11 +4,9 @@ import { createApiApp, createConsoleApp } from '../app.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { AdmissionControl, DEFAULT_ADMISSION_INTERVAL_MS, DEFAULT_ADMISSION_MIN_SHARE } from '../http/admission-control.js';
 import { listenOn } from '../http/accept-sockets.js';
-import { ListenerStop, trackInFlight } from '../http/drain.js';
+import { ListenerStop } from '../http/drain.js';
 import { hardenServer, refuseExcessHeaders, serverOptions } from '../http/harden-server.js';
-import { apiRouteLabels } from '../http/routes/api-routes.js';
 import { responsesRouteHandler } from '../http/routes/batch-endpoints.js';
-import { instrumentListener } from '../metrics/instrument-listener.js';
 import { startMetricsListener } from '../metrics/metrics-listener.js';
 import { SocketEndpoints } from '../realtime/socket-endpoints.js';
 import type { GatewayServices } from '../services.js';
@@ -83,18 +81,19 @@ export interface Listeners {
 export async function startListeners(services: GatewayServices, opened: OpenedResources): Promise<Listeners> {
   const { config, logger, metrics } = services;
   const admission = openAdmission(services, opened);
-  const api = instrumentListener(createApiApp(services, admission), metrics, apiRouteLabels);
+  // Each listener keeps the answers it has in flight, which its stop waits for.
+  const api = createApiApp(services, admission);
   // Both listeners' addresses are known only once they listen; the console reads them when it needs them.
   const listening = { api: '', console: '' };
-  const consoleApp = trackInFlight(createConsoleApp(services, {
+  const consoleApp = createConsoleApp(services, {
     console: () => config.consoleUrl ?? listening.console,
     apiPublic: () => config.apiPublicUrl ?? listening.api,
     apiInternal: () => reachableUrl(listening.api),
-  }));
+  });
   const apiStop = new ListenerStop(api.answers, config.drainSeconds);
   const consoleStop = new ListenerStop(consoleApp.answers, config.drainSeconds);
-  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.withConnectionHeaders(api.listener), config.listener));
-  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.withConnectionHeaders(consoleApp.listener), config.listener));
+  const apiServer = createServer(serverOptions(config.listener), refuseExcessHeaders(apiStop.withConnectionHeaders(api), config.listener));
+  const consoleServer = createServer(serverOptions(config.listener), refuseExcessHeaders(consoleStop.withConnectionHeaders(consoleApp), config.listener));
   apiStop.follow(apiServer);
   // Realtime sessions are WebSocket upgrades of the API listener; a draining instance ends them within DRAIN_SECONDS.
   const sockets = new SocketEndpoints(services, config.realtime, responsesRouteHandler(services));

@@ -2,27 +2,6 @@ import type { Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { RequestListener } from '../app.js';
 
-/** A listener with the answers it has begun and not yet closed, so shutdown can wait for exactly those. */
-export interface InFlightListener {
-  listener: RequestListener;
-  answers: ReadonlySet<ServerResponse>;
-}
-
-/** The console listener's tracking (the API listener's is part of its metrics, in `instrumentListener`). */
-export function trackInFlight(listener: RequestListener): InFlightListener {
-  const answers = new Set<ServerResponse>();
-  return {
-    listener: (request, response) => {
-      answers.add(response);
-      response.once('close', () => {
-        answers.delete(response);
-      });
-      listener(request, response);
-    },
-    answers,
-  };
-}
-
 /**
  * A connection that has sent no request yet gets at least this long after the listener closes to send one (a client
  * writes its request as soon as it has connected), however short DRAIN_SECONDS is.

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { Readable, Writable } from 'node:stream';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { toGatewayError } from '../errors/gateway-error.js';
+import { CallerGone } from '../relay/caller-signal.js';
 import type { InProcessCaller, RequestContext, RouteHandler } from './request-context.js';
 
 /** What an in-process request answered: its status, headers and body, as a caller over HTTP would have read them. */
@@ -131,6 +132,11 @@ export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer
     if (call.signal.aborted) response.destroy();
     else call.signal.addEventListener('abort', () => response.destroy(), { once: true });
   }
+  // The caller left when the response closes unfinished (destroyed by the signal), as over HTTP.
+  const callerGone = new CallerGone();
+  response.once('close', () => {
+    if (!response.writableFinished) callerGone.abort(new Error('client disconnected'));
+  });
   const context: RequestContext = {
     request: bodyRequest(call.path, Buffer.from(call.body), call.headers ?? {}),
     response: response as unknown as ServerResponse,
@@ -142,6 +148,8 @@ export async function runInProcess(call: InProcessCall): Promise<InProcessAnswer
     startedAt: performance.now(),
     clientIp: call.clientIp ?? '127.0.0.1',
     family: call.family,
+    callerGone,
+    observation: null,
     inProcess: call.caller,
   };
   try {

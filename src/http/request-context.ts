@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { Account, ApiKey } from '../domain/records.js';
+import type { CallerGone } from '../relay/caller-signal.js';
+import type { RequestObservation } from '../telemetry/request-observation.js';
 
 export interface RequestContext {
   readonly request: IncomingMessage;
@@ -16,6 +18,13 @@ export interface RequestContext {
   readonly clientIp: string;
   /** The protocol family the caller speaks: its errors take this family's shape. */
   family: ClientFamily;
+  /**
+   * The caller leaving before its answer finished: aborted once, when the response closes unfinished, by whoever
+   * serves the request (the listener frame, the in-process runner). The relay listens here, not on the response.
+   */
+  readonly callerGone: CallerGone;
+  /** The request's access log line and trace, set by the listener frame when either follows it; null otherwise. */
+  observation: RequestObservation | null;
   /** The body, when a route in front of the operation has read it already (the operation reads this then). */
   preReadBody?: Buffer;
   /** The caller, when a route in front of the operation has authenticated it already (the operation takes it then). */

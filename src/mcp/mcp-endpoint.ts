@@ -247,7 +247,7 @@ async function callTool(call: McpCall, params: Record<string, unknown>): Promise
   const ran: GuardrailUsage[] = [];
   const outcome = await callToolMetered(services, {
     key, account, server, tool: target.tool, args: args as Record<string, unknown> | undefined, policies: call.policies, outbound: call.outbound, timeouts: call.timeouts,
-    headers: await services.storage.mcpServers.headersOf(server.id), requestId: context.requestId, endpoint: context.path, startedAt: context.startedAt, family: context.family,
+    headers: await services.storage.mcpServers.headersOf(server.id), requestId: context.requestId, observation: context.observation, endpoint: context.path, startedAt: context.startedAt, family: context.family,
     guardrails: call.guardrails, guardrailsRan: ran, ...(call.onProgress === undefined ? {} : { onProgress: call.onProgress }),
   });
   Object.assign(call.responseHeaders, guardrailsHeader(ran));

@@ -31,6 +31,8 @@ export interface ToolCall {
   headers: Record<string, string>;
   /** The call's own request id: its usage row's. */
   requestId: string;
+  /** The access log and trace of the HTTP request the call is, when it is one (a client's call on `/mcp`). */
+  observation?: RequestContext['observation'];
   endpoint: string;
   startedAt: number;
   family: RequestContext['family'];
@@ -87,6 +89,7 @@ export async function callToolMetered(services: GatewayServices, call: ToolCall)
     key: call.key,
     account: call.account,
     requestId: call.requestId,
+    observation: call.observation ?? null,
     protocol: 'mcp',
     endpoint: call.endpoint,
     name: gatewayToolName(server.name, tool),

@@ -146,7 +146,7 @@ async function readMetered<T>(
   let outcome: ReadOutcome<T>;
   try {
     outcome = await runPricedCall<ReadOutcome<T>>(services, {
-      key: call.key, account: call.account, requestId: context.requestId, protocol: 'mcp', endpoint: context.path, startedAt: context.startedAt, family: context.family,
+      key: call.key, account: call.account, requestId: context.requestId, observation: context.observation, protocol: 'mcp', endpoint: context.path, startedAt: context.startedAt, family: context.family,
       name: named, mcp: facts,
       priceNano: null, windows: [], slots: [], slotOwner: () => `this API key on the MCP server '${server.name}'`,
     }, async (meter) => {

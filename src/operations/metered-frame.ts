@@ -110,7 +110,7 @@ export function meteredRoute(
   const relay = relayDependencies(services);
   return async (context) => {
     const { key, account } = await authenticate(context, services);
-    const meter = new RequestMeter(services, context.requestId, account.id, key.id, protocol, context.path, context.startedAt, context.inProcess?.batchId !== undefined);
+    const meter = new RequestMeter(services, context, account.id, key.id, protocol, context.path, context.startedAt, context.inProcess?.batchId !== undefined);
     // Bound rather than a closure of this frame: the first byte leaving writes a tracked stream's first checkpoint.
     const attempts = new AttemptLog(meter, services.ledger.checkpointFirstByte.bind(services.ledger, context.requestId));
     // A batch's line is charged against its batch's hold.

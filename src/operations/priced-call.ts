@@ -8,6 +8,7 @@ import { admit, type CallAdmission } from '../relay/admission.js';
 import { RequestMeter } from '../relay/request-meter.js';
 import { settleMetered } from './metered-frame.js';
 import type { GatewayServices } from '../services.js';
+import type { RequestObservation } from '../telemetry/request-observation.js';
 
 /** One priced call that is not a model request (an MCP tool call): who makes it, what it costs, what limits it. */
 export interface PricedCall {
@@ -15,6 +16,8 @@ export interface PricedCall {
   account: Account;
   /** Unique per call: its usage row's and ledger entry's id. */
   requestId: string;
+  /** The access log and trace of the HTTP request the call is, when it is one (an MCP request's own call). */
+  observation?: RequestObservation | null;
   protocol: string;
   endpoint: string;
   /** The name its usage row keeps as the model (`<server>__<tool>`, a prompt's or resource's label). */
@@ -53,7 +56,7 @@ export async function runPricedCall<T>(
   call: PricedCall,
   run: (meter: RequestMeter, admission: CallAdmission) => Promise<{ value: T; ending: PricedCallEnding }>,
 ): Promise<T> {
-  const meter = new RequestMeter(services, call.requestId, call.account.id, call.key.id, call.protocol, call.endpoint, call.startedAt);
+  const meter = new RequestMeter(services, call, call.account.id, call.key.id, call.protocol, call.endpoint, call.startedAt);
   const price = call.priceNano ?? 0n;
   let admission: CallAdmission | null = null;
   let report: AnswerReport | null = null;

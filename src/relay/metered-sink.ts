@@ -24,8 +24,14 @@ export class MeteredSink implements ResponseSink {
     return this.sink.startedAt;
   }
 
+  get callerGone(): CallerSignal {
+    return this.sink.callerGone;
+  }
+
   onCallerGone(listener: () => void): () => void {
-    return this.sink.onCallerGone(listener);
+    const callerGone = this.sink.callerGone;
+    callerGone.addEventListener('abort', listener);
+    return () => callerGone.removeEventListener('abort', listener);
   }
 
   send(answer: Parameters<ResponseSink['send']>[0]): void {

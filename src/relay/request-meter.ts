@@ -5,14 +5,20 @@ import type { Settlement, SettledRequest } from '../billing/settle.js';
 import { NO_ANSWER_FACTS, type AnswerFacts } from '../ir/answer-facts.js';
 import type { Clock } from '../shared/clock.js';
 import type { RequestObservation } from '../telemetry/request-observation.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
 import { NO_IDENTITY, type RequestIdentity } from '../customers/request-identity.js';
 import type { RelayedRequest } from './attempt-log.js';
 
 export interface MeterDependencies {
   clock: Clock;
-  /** The access log and tracing: the meter reports the request's settlement to its observation. */
-  telemetry?: Telemetry;
+}
+
+/**
+ * The request a meter follows: its id, and its access log and trace when either follows it (the listener puts them on
+ * the request's context); the meter reports the request's settlement there.
+ */
+export interface MeteredArrival {
+  readonly requestId: string;
+  readonly observation?: RequestObservation | null;
 }
 
 /**
@@ -32,13 +38,14 @@ export class RequestMeter implements RelayedRequest {
   readonly guardrails: GuardrailUsage[] = [];
   /** The MCP tool call the request is (mcp/tool-call-meter.ts), kept by its usage row; null: not one. */
   mcp: McpCallUsage | null = null;
+  readonly requestId: string;
   /** The request's access log and trace (null when neither follows it). */
   readonly observation: RequestObservation | null;
   readonly createdAt: number;
 
   constructor(
     dependencies: MeterDependencies,
-    readonly requestId: string,
+    request: MeteredArrival,
     readonly accountId: string,
     readonly keyId: string,
     readonly protocol: string,
@@ -47,8 +54,9 @@ export class RequestMeter implements RelayedRequest {
     /** The request is a line of a batch: the models it names are billed at their batch prices. */
     readonly batch = false,
   ) {
+    this.requestId = request.requestId;
     this.createdAt = dependencies.clock.now();
-    this.observation = dependencies.telemetry?.observationOf(requestId) ?? null;
+    this.observation = request.observation ?? null;
     this.observation?.meterStarted();
   }
 
@@ -57,7 +65,8 @@ export class RequestMeter implements RelayedRequest {
    * (each of its responses reports its own usage).
    */
   static ofSession(dependencies: MeterDependencies, requestId: string, accountId: string, keyId: string, protocol: string, endpoint: string, startedAt: number): RequestMeter {
-    const meter = new RequestMeter(dependencies, requestId, accountId, keyId, protocol, endpoint, startedAt);
+    // An upgrade does not pass the listener frame, which is where a request's observation begins.
+    const meter = new RequestMeter(dependencies, { requestId }, accountId, keyId, protocol, endpoint, startedAt);
     meter.#stream = true;
     return meter;
   }
@@ -68,7 +77,7 @@ export class RequestMeter implements RelayedRequest {
    * request id, metered from now. It follows no access log or trace: the session's upgrade has them.
    */
   static ofSessionPart(session: RequestMeter, clock: Clock, requestId: string, startedAt: number): RequestMeter {
-    const meter = new RequestMeter({ clock }, requestId, session.accountId, session.keyId, session.protocol, session.endpoint, startedAt);
+    const meter = new RequestMeter({ clock }, { requestId }, session.accountId, session.keyId, session.protocol, session.endpoint, startedAt);
     meter.#stream = session.#stream;
     meter.#modelId = session.#modelId;
     meter.identity = session.identity;

@@ -25,6 +25,8 @@ export interface ResponseSink {
   readonly requestId: string;
   /** `performance.now()` when the request arrived. */
   readonly startedAt: number;
+  /** Aborted once if the caller leaves before the answer is complete. */
+  readonly callerGone: CallerSignal;
   /** Calls `listener` once if the caller leaves before the answer is complete; the returned function stops listening. */
   onCallerGone(listener: () => void): () => void;
   send(answer: WholeAnswer): void;

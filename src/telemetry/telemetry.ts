@@ -32,8 +32,6 @@ export interface ArrivingRequest {
  * GenAI metrics. With neither the access log nor OTLP, and no caller trace context, a request costs one check here.
  */
 export class Telemetry implements ObservationOwner {
-  readonly #open = new Map<string, RequestObservation>();
-
   constructor(
     readonly pipeline: OtelPipeline | null,
     readonly accessLog: boolean,
@@ -41,13 +39,13 @@ export class Telemetry implements ObservationOwner {
     private readonly httpRouteOf: HttpRouteOf,
   ) {}
 
-  /** The start of an API request: its observation, or null when nothing follows it. */
+  /** The start of an API request: its observation (the listener puts it on the request's context), or null when nothing follows it. */
   begin(request: ArrivingRequest): RequestObservation | null {
     const traceparent = request.headers.traceparent;
     if (this.pipeline === null && !this.accessLog && traceparent === undefined) return null;
     // Load balancers probe every few seconds: their requests would drown the log and the traces.
     if (request.path === '/healthz' || request.path === '/readyz') return null;
-    const caller = parseTraceparent(traceparent);
+    const caller = traceparent === undefined ? null : parseTraceparent(traceparent);
     const traceState = caller === null ? null : readTracestate(request.headers.tracestate);
     let serverSpan = null;
     if (this.pipeline !== null) {
@@ -62,22 +60,15 @@ export class Telemetry implements ObservationOwner {
     }
     // An invalid traceparent alone (no log, no export) leaves nothing to follow.
     if (!this.accessLog && this.pipeline === null && caller === null) return null;
-    const observation = new RequestObservation(this, this.pipeline, request.requestId, request.method, request.path, request.startedAt, caller, traceState, serverSpan);
-    this.#open.set(request.requestId, observation);
-    return observation;
-  }
-
-  /** The observation of a request still in progress (the meter finds its request's here). */
-  observationOf(requestId: string): RequestObservation | null {
-    return this.#open.size === 0 ? null : this.#open.get(requestId) ?? null;
+    return new RequestObservation(this, this.pipeline, request.requestId, request.method, request.path, request.startedAt, caller, traceState, serverSpan);
   }
 
   complete(observation: RequestObservation, metered: MeteredRequest | null, responseStatus: number): void {
-    this.#open.delete(observation.requestId);
     const status = metered?.status ?? responseStatus;
     const errorCode = metered?.errorCode ?? observation.errorCode;
     const span = observation.serverSpan;
-    const operation = metered === null ? null : operationNameOf(metered.protocol);
+    // Named only for the span and the GenAI metrics, both of which need the OTLP pipeline (a span implies it).
+    const operation = metered === null || this.pipeline === null ? null : operationNameOf(metered.protocol);
     if (span !== null) {
       span.set('http.response.status_code', responseStatus);
       if (metered !== null) {

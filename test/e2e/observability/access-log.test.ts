@@ -1,8 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addRoutedModel, seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { startMockAnthropicUpstream, type MockAnthropicUpstream } from '../../support/mock-anthropic-upstream.js';
+import { startMockMcpServer, type MockMcpServer } from '../../support/mock-mcp-server.js';
 import { startMockOpenAIUpstream, type MockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 const PROMPT = 'PROMPT-TEXT-k2p9 the lighthouse keeper';
@@ -35,13 +39,17 @@ describe('access log: one JSON line per API request, metadata only', () => {
   let gateway: TestGateway;
   let openai: MockOpenAIUpstream;
   let anthropic: MockAnthropicUpstream;
+  let mcp: MockMcpServer;
   let account: SeededAccount;
   let channelId: string;
 
   beforeAll(async () => {
     openai = await startMockOpenAIUpstream();
     anthropic = await startMockAnthropicUpstream();
-    gateway = await startTestGateway();
+    mcp = await startMockMcpServer('logged', 'streamable-http');
+    // The mock MCP server listens on 127.0.0.1.
+    gateway = await startTestGateway({ env: { MCP_ALLOW_PRIVATE_ADDRESSES: 'true' } });
+    expect((await gateway.admin('POST', '/admin/mcp-servers', { name: 'logged', url: mcp.url, public: true })).status).toBe(201);
     ({ channelId } = await addRoutedModel(gateway, { model: 'logged', channel: { name: 'openai', type: 'openai', base_url: openai.url, api_key: 'sk-upstream-test', models: ['logged'] } }));
     await addRoutedModel(gateway, { model: 'claude-logged', channel: { name: 'anthropic', type: 'anthropic', base_url: anthropic.url, api_key: 'sk-ant-upstream-test', models: ['claude-logged'] } });
     account = await seedAccount(gateway);
@@ -51,6 +59,7 @@ describe('access log: one JSON line per API request, metadata only', () => {
     await gateway?.close();
     await openai?.close();
     await anthropic?.close();
+    await mcp?.close();
   });
 
   it('logs a chat request with key, account, model, channel, tokens, cost, latency and attempts', async () => {
@@ -100,6 +109,23 @@ describe('access log: one JSON line per API request, metadata only', () => {
     expect(typeof line.ttfb_ms).toBe('number');
     // Without tracing the caller's trace context is still passed upstream.
     expect(anthropic.requests.at(-1)?.headers.traceparent).toBe(`00-${traceId}-00f067aa0ba902b7-01`);
+  });
+
+  it('logs an MCP tool call on /mcp with its key, account and tool, as the call\'s meter settled it', async () => {
+    const client = new Client({ name: 'access-log-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${gateway.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${account.key}` } } }));
+    try {
+      const result = await client.callTool({ name: 'logged__add', arguments: { a: 2, b: 3 } }) as CallToolResult;
+      expect(result.isError ?? false).toBe(false);
+    } finally {
+      await client.close();
+    }
+    const deadline = performance.now() + 5000;
+    let called: AccessLine | undefined;
+    while ((called = accessLines(gateway).find((line) => line.path === '/mcp' && line.model === 'logged__add')) === undefined && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(called).toMatchObject({ method: 'POST', status: 200, key_id: account.keyId, account_id: account.accountId, protocol: 'mcp', cost_usd: '0' });
   });
 
   it('logs a refused key with its error code and no key fields', async () => {
