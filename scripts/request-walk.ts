@@ -103,7 +103,10 @@ export interface WalkPromises {
   harness: number;
   /** … and with neither: node:, undici, packages. */
   outside: number;
-  /** The src/ lines that made them, with their promises per request (mean over the traced requests), most first. */
+  /**
+   * The src/ lines that made them, with their promises per request (median over the traced requests, so background
+   * work falling into a window now and then is left out), most first.
+   */
   bySource: { where: string; perRequest: number }[];
 }
 
@@ -376,8 +379,10 @@ function countPromises(positions: SourcePositions) {
   let window = { all: 0, src: 0, harness: 0 };
   const counted: number[] = [];
   const tracedWindows: { src: number; harness: number; outside: number }[] = [];
-  const bySource = new Map<string, number>();
-  let unnamed = 0;
+  /** Per traced window, its promises by src/ line (at most MAX_PROMISE_SOURCES distinct lines over all windows). */
+  const bySourcePerWindow: Map<string, number>[] = [];
+  const named = new Set<string>();
+  let bySource = new Map<string, number>();
   const creator = (): { where: string | null; harness: boolean } => {
     const limit = Error.stackTraceLimit;
     const prepare = Error.prepareStackTrace;
@@ -409,8 +414,9 @@ function countPromises(positions: SourcePositions) {
         return;
       }
       window.src += 1;
-      if (bySource.has(where) || bySource.size < MAX_PROMISE_SOURCES) bySource.set(where, (bySource.get(where) ?? 0) + 1);
-      else unnamed += 1;
+      if (!named.has(where) && named.size >= MAX_PROMISE_SOURCES) return;
+      named.add(where);
+      bySource.set(where, (bySource.get(where) ?? 0) + 1);
     },
   });
   return {
@@ -418,6 +424,7 @@ function countPromises(positions: SourcePositions) {
     stop: () => hook.disable(),
     open: (tracing: boolean) => {
       window = { all: 0, src: 0, harness: 0 };
+      bySource = new Map();
       traced = tracing;
       open = true;
     },
@@ -425,18 +432,19 @@ function countPromises(positions: SourcePositions) {
       if (!open) return;
       open = false;
       if (!traced) counted.push(window.all);
-      else tracedWindows.push({ src: window.src, harness: window.harness, outside: window.all - window.src - window.harness });
+      else {
+        tracedWindows.push({ src: window.src, harness: window.harness, outside: window.all - window.src - window.harness });
+        bySourcePerWindow.push(bySource);
+      }
     },
     report: (): WalkPromises => {
-      const requests = Math.max(1, tracedWindows.length);
-      const named = [...bySource].map(([where, count]) => ({ where, perRequest: Math.round((count / requests) * 10) / 10 }));
-      if (unnamed > 0) named.push({ where: `(${unnamed} more, past ${MAX_PROMISE_SOURCES} lines)`, perRequest: Math.round((unnamed / requests) * 10) / 10 });
+      const lines = [...named].map((where) => ({ where, perRequest: median(bySourcePerWindow.map((counts) => counts.get(where) ?? 0)) }));
       return {
         perRequest: median(counted),
         src: median(tracedWindows.map((entry) => entry.src)),
         harness: median(tracedWindows.map((entry) => entry.harness)),
         outside: median(tracedWindows.map((entry) => entry.outside)),
-        bySource: named.sort((x, y) => y.perRequest - x.perRequest || (x.where < y.where ? -1 : 1)),
+        bySource: lines.filter((line) => line.perRequest > 0).sort((x, y) => y.perRequest - x.perRequest || (x.where < y.where ? -1 : 1)),
       };
     },
   };
