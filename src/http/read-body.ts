@@ -78,7 +78,7 @@ function tooLarge(maxBytes: number): GatewayError {
  */
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readBody(context, maxBytes);
-  return parseJsonObject(context, body, wholeTooDeep);
+  return parseJsonObject(context, body, false);
 }
 
 /**
@@ -89,31 +89,21 @@ export async function readJsonObject(context: RequestContext, maxBytes: number):
  * parsing them again (`parseKeepingMembers`; they are frozen).
  */
 export function parseJsonObjectAndBytes(context: RequestContext, bytes: Buffer, kept?: KeptLookup): { body: Record<string, unknown>; bytes: Buffer } {
-  return { body: parseJsonObject(context, bytes, indexedTooDeep, kept), bytes };
+  return { body: parseJsonObject(context, bytes, true, kept), bytes };
 }
 
 function parseWhole(body: Buffer): unknown {
   return JSON.parse(body.toString('utf8'));
 }
 
-function wholeTooDeep(body: Buffer): boolean {
-  return exceedsJsonDepth(body);
-}
-
-function indexedTooDeep(body: Buffer, kept: KeptLookup | undefined): boolean {
-  return topLevelIndex(body, kept).tooDeep;
-}
-
-/** `tooDeep`: a function of the module, not a closure made per body. `kept`: see `parseJsonObjectAndBytes`. */
-function parseJsonObject(
-  context: RequestContext,
-  body: Buffer,
-  tooDeep: (body: Buffer, kept: KeptLookup | undefined) => boolean,
-  kept?: KeptLookup,
-): Record<string, unknown> {
+/**
+ * `indexed`: the depth is read by the top-level index (kept for whatever later asks about the same bytes) rather than
+ * by a pass of its own. `kept`: see `parseJsonObjectAndBytes`.
+ */
+function parseJsonObject(context: RequestContext, body: Buffer, indexed: boolean, kept?: KeptLookup): Record<string, unknown> {
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
   context.bodyBytes = body.length;
-  if (tooDeep(body, kept)) {
+  if (indexed ? topLevelIndex(body, kept).tooDeep : exceedsJsonDepth(body)) {
     throw new GatewayError('invalid_json', `Request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   let value: unknown;
