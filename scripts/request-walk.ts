@@ -1,3 +1,4 @@
+import { createHook } from 'node:async_hooks';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -6,6 +7,7 @@ import { SourceMap } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { ESLint } from 'eslint';
 import { addRoutedModel, seedAccount, startTestGateway } from '../test/support/gateway-harness.js';
 import { startMockOpenAIUpstream } from '../test/support/mock-openai-upstream.js';
@@ -33,6 +35,10 @@ import { ManualClock } from '../src/shared/clock.js';
  *   a climb back up is a move from a file to one it may not import (median over the traced requests).
  * - meter visits: per request (median), the meter's construction plus every call of a public method or accessor of
  *   RequestMeter made from outside the class (a member calling another member while it runs is not a visit).
+ * - promises (`--promises` only): per request (median), the PROMISE resources async_hooks sees created in the window
+ *   (with the hook enabled V8 also makes one for every `await`, so an await counts as a promise); in the traced
+ *   windows each is put on the nearest src/ line of its synchronous creation stack, else on the walk's mock upstream
+ *   (test/) or on node:/undici/packages. The client then runs in a worker thread, so its own fetch is not counted.
  */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -84,6 +90,24 @@ export interface WalkOptions {
   warmUp: number;
   covered: number;
   traced: number;
+  /** Counts the promises made in each window (an async_hooks hook: slower, so off unless asked). */
+  promises?: boolean;
+}
+
+export interface WalkPromises {
+  /** Promises created per request (median over the counted requests). */
+  perRequest: number;
+  /** Per request (median over the traced requests): with a src/ frame on the creation stack, … */
+  src: number;
+  /** … with none but one of the walk's mock upstream (test/), … */
+  harness: number;
+  /** … and with neither: node:, undici, packages. */
+  outside: number;
+  /**
+   * The src/ lines that made them, with their promises per request (median over the traced requests, so background
+   * work falling into a window now and then is left out), most first.
+   */
+  bySource: { where: string; perRequest: number }[];
 }
 
 export interface WalkStep {
@@ -121,6 +145,7 @@ export interface WalkReport {
   /** Functions of src/ that ran in some of the counted windows but not all (a step when in more than half). */
   occasional: { id: string; windows: number }[];
   climbList: WalkEdge[];
+  promises: WalkPromises | null;
 }
 
 interface Position {
@@ -339,6 +364,120 @@ function traceCallers(session: InspectorSession, positions: SourcePositions, scr
   };
 }
 
+/** Distinct src/ lines kept for the promise attribution; any further line is counted, not named. */
+const MAX_PROMISE_SOURCES = 500;
+/** Frames read from a promise's creation stack looking for src/. */
+const PROMISE_STACK_FRAMES = 64;
+
+/**
+ * Counts the PROMISE resources created while a window is open (async_hooks' `init`, enabled from `start` to `stop`);
+ * in a traced window also the nearest src/ line of each one's synchronous creation stack.
+ */
+function countPromises(positions: SourcePositions) {
+  let open = false;
+  let traced = false;
+  let window = { all: 0, src: 0, harness: 0 };
+  const counted: number[] = [];
+  const tracedWindows: { src: number; harness: number; outside: number }[] = [];
+  /** Per traced window, its promises by src/ line (at most MAX_PROMISE_SOURCES distinct lines over all windows). */
+  const bySourcePerWindow: Map<string, number>[] = [];
+  const named = new Set<string>();
+  let bySource = new Map<string, number>();
+  const creator = (): { where: string | null; harness: boolean } => {
+    const limit = Error.stackTraceLimit;
+    const prepare = Error.prepareStackTrace;
+    Error.stackTraceLimit = PROMISE_STACK_FRAMES;
+    Error.prepareStackTrace = (_error, callSites) => callSites;
+    const stack = new Error().stack as unknown as NodeJS.CallSite[];
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+    let harness = false;
+    for (const site of stack) {
+      if (site.isAsync()) break;
+      const url = site.getScriptNameOrSourceURL() as string | null | undefined;
+      if (typeof url !== 'string') continue;
+      if (url.includes('/dist/test/')) harness = true;
+      if (!url.includes('/dist/src/')) continue;
+      const position = positions.at(url, (site.getLineNumber() ?? 1) - 1, (site.getColumnNumber() ?? 1) - 1);
+      return { where: position === null ? url : `${position.file}:${position.line}`, harness: false };
+    }
+    return { where: null, harness };
+  };
+  const hook = createHook({
+    init(_asyncId, type) {
+      if (!open || type !== 'PROMISE') return;
+      window.all += 1;
+      if (!traced) return;
+      const { where, harness } = creator();
+      if (where === null) {
+        if (harness) window.harness += 1;
+        return;
+      }
+      window.src += 1;
+      if (!named.has(where) && named.size >= MAX_PROMISE_SOURCES) return;
+      named.add(where);
+      bySource.set(where, (bySource.get(where) ?? 0) + 1);
+    },
+  });
+  return {
+    start: () => hook.enable(),
+    stop: () => hook.disable(),
+    open: (tracing: boolean) => {
+      window = { all: 0, src: 0, harness: 0 };
+      bySource = new Map();
+      traced = tracing;
+      open = true;
+    },
+    close: () => {
+      if (!open) return;
+      open = false;
+      if (!traced) counted.push(window.all);
+      else {
+        tracedWindows.push({ src: window.src, harness: window.harness, outside: window.all - window.src - window.harness });
+        bySourcePerWindow.push(bySource);
+      }
+    },
+    report: (): WalkPromises => {
+      const lines = [...named].map((where) => ({ where, perRequest: median(bySourcePerWindow.map((counts) => counts.get(where) ?? 0)) }));
+      return {
+        perRequest: median(counted),
+        src: median(tracedWindows.map((entry) => entry.src)),
+        harness: median(tracedWindows.map((entry) => entry.harness)),
+        outside: median(tracedWindows.map((entry) => entry.outside)),
+        bySource: lines.filter((line) => line.perRequest > 0).sort((x, y) => y.perRequest - x.perRequest || (x.where < y.where ? -1 : 1)),
+      };
+    },
+  };
+}
+
+/**
+ * The walk's client in a worker thread (for `--promises`: its fetch then makes no promise on the gateway's thread),
+ * sending the same request as the in-process client.
+ */
+function clientInWorker(url: string, init: { method: string; headers: Record<string, string>; body: string }) {
+  const worker = new Worker(`
+    const { parentPort, workerData } = require('node:worker_threads');
+    parentPort.on('message', () => {
+      fetch(workerData.url, workerData.init)
+        .then(async (response) => parentPort.postMessage({ status: response.status, text: await response.text() }))
+        .catch((error) => parentPort.postMessage({ status: 0, text: String(error) }));
+    });
+  `, { eval: true, workerData: { url, init } });
+  worker.unref();
+  return {
+    send: (): Promise<{ status: number; text: string }> => new Promise((done, fail) => {
+      const onError = (error: Error): void => fail(error);
+      worker.once('error', onError);
+      worker.once('message', (answer: { status: number; text: string }) => {
+        worker.off('error', onError);
+        done(answer);
+      });
+      worker.postMessage(null);
+    }),
+    close: () => worker.terminate(),
+  };
+}
+
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
@@ -377,6 +516,8 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
   const gateway = await startTestGateway({ database: 'sqlite', clock: new ManualClock(Date.now()) });
   const positions = new SourcePositions();
   const session = inspector();
+  const promises = options.promises === true ? countPromises(positions) : null;
+  let worker: ReturnType<typeof clientInWorker> | null = null;
   try {
     await addRoutedModel(gateway, {
       model: MODEL,
@@ -385,14 +526,17 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
     const account = await seedAccount(gateway, { balanceUsd: 1000 });
     const port = Number(new URL(gateway.url).port);
     const body = JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'Say hello to the walk.' }] });
+    const init = { method: 'POST', headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' }, body };
+    worker = options.promises === true ? clientInWorker(`${gateway.baseURL}/chat/completions`, init) : null;
+    const client = worker;
     const chat = async (): Promise<void> => {
-      const response = await fetch(`${gateway.baseURL}/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json' },
-        body,
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`chat answered ${response.status}: ${text}`);
+      let answer: { status: number; text: string };
+      if (client !== null) answer = await client.send();
+      else {
+        const response = await fetch(`${gateway.baseURL}/chat/completions`, init);
+        answer = { status: response.status, text: await response.text() };
+      }
+      if (answer.status !== 200) throw new Error(`chat answered ${answer.status}: ${answer.text}`);
     };
     /** One request, then the gateway's batched writes, so the next window starts on a quiet process. */
     const settled = async (): Promise<void> => {
@@ -401,6 +545,7 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
       await gateway.gateway.services.usageLog.flush();
     };
     for (let index = 0; index < options.warmUp; index += 1) await settled();
+    promises?.start();
 
     // Steps: precise call counts per request window.
     session.post('Profiler.enable');
@@ -439,7 +584,9 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
       countWindow();
       meterVisits.take();
       open = true;
+      promises?.open(false);
     }, () => {
+      promises?.close();
       if (open) {
         windows.push(countWindow());
         visitsPerWindow.push(meterVisits.take());
@@ -467,12 +614,19 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
 
     // Edges: a breakpoint at the start of every step, whose condition records the step's caller and never pauses.
     const callers = traceCallers(session, positions, scripts, steps);
-    const stopTracing = watchRequests(port, () => callers.open(), () => callers.close());
+    const stopTracing = watchRequests(port, () => {
+      callers.open();
+      promises?.open(true);
+    }, () => {
+      promises?.close();
+      callers.close();
+    });
     try {
       for (let index = 0; index < options.traced; index += 1) await settled();
     } finally {
       stopTracing();
       callers.stop();
+      promises?.stop();
     }
     const edges = callers.edges();
     const fileOf = (id: string): string => steps.get(id)!.file;
@@ -518,8 +672,11 @@ export async function measureRequestWalk(options: WalkOptions): Promise<WalkRepo
       stepList,
       occasional: occasional.sort((x, y) => y.windows - x.windows || (x.id < y.id ? -1 : 1)),
       climbList: edgeList.filter((edge) => edge.climb),
+      promises: promises?.report() ?? null,
     };
   } finally {
+    promises?.stop();
+    await worker?.close();
     session.close();
     await gateway.close();
     await upstream.close();
@@ -534,7 +691,12 @@ function numberOption(name: string, fallback: number): number {
 }
 
 export function walkOptionsFromArguments(): WalkOptions {
-  return { warmUp: numberOption('warm-up', 200), covered: numberOption('covered', 40), traced: numberOption('traced', 5) };
+  return {
+    warmUp: numberOption('warm-up', 200),
+    covered: numberOption('covered', 40),
+    traced: numberOption('traced', 5),
+    promises: process.argv.includes('--promises'),
+  };
 }
 
 export function printWalk(report: WalkReport, list: boolean): void {
@@ -543,6 +705,10 @@ export function printWalk(report: WalkReport, list: boolean): void {
   console.log(`  steps ${report.steps} · files ${report.files} · call edges ${report.edges} · climbs ${report.climbs} · RequestMeter visits ${report.meterVisits}`);
   console.log(`  in the order entered: ${report.entered} entries, ${report.moves} moves between files, ${report.climbsBackUp} climbs back up`);
   console.log(`  steps entered from outside src/ (node:http, events, timers, resumed awaits): ${report.entries}`);
+  const { promises } = report;
+  if (promises !== null) {
+    console.log(`  promises per request: ${promises.perRequest} (traced: src/ ${promises.src} · node/undici ${promises.outside} · mock upstream ${promises.harness}; an await counts one)`);
+  }
   if (!list) return;
   console.log('\nsteps (calls per request):');
   for (const step of report.stepList) console.log(`  ${step.calls}× ${step.id}`);
@@ -550,6 +716,9 @@ export function printWalk(report: WalkReport, list: boolean): void {
   for (const entry of report.occasional) console.log(`  ${entry.windows}/${report.requests.covered} ${entry.id}`);
   console.log('\nclimbs:');
   for (const edge of report.climbList) console.log(`  ${edge.from} → ${edge.to}`);
+  if (promises === null) return;
+  console.log('\npromises by the src/ line that made them (per request, traced requests):');
+  for (const entry of promises.bySource) console.log(`  ${entry.perRequest}× ${entry.where}`);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {

@@ -27,6 +27,16 @@ export function keyRefusalOf(key: ApiKey, account: Account, now: number): KeyRef
   return null;
 }
 
+const MISSING: KeyVerification = { ok: false, reason: 'missing' };
+const MALFORMED: KeyVerification = { ok: false, reason: 'malformed' };
+
+/** What a cache entry (or a fresh read) says of the key now. */
+function verdictOf({ key, account }: CacheEntry, now: number): KeyVerification {
+  if (key === null || account === null) return { ok: false, reason: 'unknown' };
+  const refusal = keyRefusalOf(key, account, now);
+  return refusal === null ? { ok: true, key, account } : { ok: false, reason: refusal };
+}
+
 export interface KeyVerifierOptions {
   brand: string;
   /**
@@ -72,10 +82,20 @@ export class KeyVerifier {
    * instance has verified is re-read without it.
    */
   async verify(plaintext: string | null, beforeLookup?: (secretHash: string) => Promise<void>): Promise<KeyVerification> {
-    if (plaintext === null) return { ok: false, reason: 'missing' };
-    if (!isWellFormedApiKey(plaintext, this.options.brand)) return { ok: false, reason: 'malformed' };
+    const known = this.verifyNow(plaintext);
+    return typeof known === 'string' ? this.verifyHash(known, beforeLookup) : known;
+  }
+
+  /**
+   * `verify` answered in the same turn, from the form of the key or the cache: the verdict, or the secret's hash
+   * when only storage can give it (no entry, or an expired one): `verifyHash` then, with that hash.
+   */
+  verifyNow(plaintext: string | null): KeyVerification | string {
+    if (plaintext === null) return MISSING;
+    if (!isWellFormedApiKey(plaintext, this.options.brand)) return MALFORMED;
     // Hashed on every request (about a microsecond): a cache keyed by the secret would keep plaintext keys in memory.
-    return this.verifyHash(hashApiKey(plaintext), beforeLookup);
+    const hash = hashApiKey(plaintext);
+    return this.verifyHashNow(hash) ?? hash;
   }
 
   /**
@@ -85,20 +105,27 @@ export class KeyVerifier {
    */
   async verifyHash(hash: string, beforeLookup?: (secretHash: string) => Promise<void>): Promise<KeyVerification> {
     const now = this.clock.now();
+    const known = this.verifyHashNow(hash, now);
+    if (known !== null) return known;
+    const cached = this.#cache.get(hash);
+    if (beforeLookup !== undefined && (cached === undefined || cached.key === null)) await beforeLookup(hash);
+    return verdictOf(await this.#load(hash), now);
+  }
+
+  /**
+   * The verdict of the cache alone: null when it has no entry for the hash or an expired one (only storage can answer
+   * then). An entry past half its TTL is re-read in the background while it still answers.
+   */
+  verifyHashNow(hash: string, now = this.clock.now()): KeyVerification | null {
     const ttlMs = this.bus.live ? (this.options.liveTtlMs ?? this.options.ttlMs) : this.options.ttlMs;
-    let entry = this.#cache.get(hash);
-    if (entry === undefined || now - entry.fetchedAt >= ttlMs) {
-      if (beforeLookup !== undefined && (entry === undefined || entry.key === null)) await beforeLookup(hash);
-      entry = await this.#load(hash);
-    } else if (entry.key !== null && now - entry.fetchedAt >= ttlMs / 2 && !this.#inFlight.has(hash)) {
+    const entry = this.#cache.get(hash);
+    if (entry === undefined || now - entry.fetchedAt >= ttlMs) return null;
+    if (entry.key !== null && now - entry.fetchedAt >= ttlMs / 2 && !this.#inFlight.has(hash)) {
       // Refresh ahead, for keys (an unknown one is read again once its entry expires, through `beforeLookup`): a
       // failure here is retried by the next request (and surfaces once the entry expires).
       this.#load(hash).catch(() => undefined);
     }
-    const { key, account } = entry;
-    if (key === null || account === null) return { ok: false, reason: 'unknown' };
-    const refusal = keyRefusalOf(key, account, now);
-    return refusal === null ? { ok: true, key, account } : { ok: false, reason: refusal };
+    return verdictOf(entry, now);
   }
 
   /** After an admin change of one key: drops it here and on every other instance. */

@@ -83,6 +83,31 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
  * spec's 400 for an over-long or malformed value: a bound silently cut would merge two customers' budgets.
  */
 export function readRequestIdentity(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown> | null): RequestIdentity {
+  // Most requests name nobody: no gateway header, and none of the body's fields the protocol names one with
+  // (present, whatever its value, takes the full reading).
+  if (headers[CUSTOMER_HEADER] === undefined && headers[TAGS_HEADER] === undefined) {
+    if (body === null) return NO_IDENTITY;
+    switch (protocol) {
+      case 'openai-chat':
+      case 'openai-responses':
+      case 'openai-embeddings':
+        if (body.user === undefined && body.safety_identifier === undefined && body.metadata === undefined) return NO_IDENTITY;
+        break;
+      case 'anthropic-messages':
+        if (body.metadata === undefined) return NO_IDENTITY;
+        break;
+      case 'gemini':
+        if (body.labels === undefined) return NO_IDENTITY;
+        break;
+      default:
+        return NO_IDENTITY;
+    }
+  }
+  return readRequestIdentityInFull(protocol, headers, body);
+}
+
+/** `readRequestIdentity` without its shortcut for a request that names nobody (which must answer as this does). */
+export function readRequestIdentityInFull(protocol: string, headers: IncomingHttpHeaders, body: Record<string, unknown> | null): RequestIdentity {
   let customer = customerFrom(headerOf(headers, CUSTOMER_HEADER), CUSTOMER_HEADER);
   const tags: Record<string, string> = {};
   const tagHeader = headerOf(headers, TAGS_HEADER);

@@ -1,7 +1,7 @@
 import { hasMalformedAuthorization } from '../auth/extract-api-key.js';
 import type { CredentialSurface } from '../auth/failed-attempt-guard.js';
 import { IpRangeSet } from '../auth/ip-ranges.js';
-import type { KeyRefusal } from '../auth/key-verifier.js';
+import type { KeyRefusal, KeyVerification } from '../auth/key-verifier.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { GatewayServices } from '../services.js';
@@ -65,25 +65,46 @@ const REFUSALS: Record<KeyRefusal, (family: ClientFamily) => GatewayError> = {
  * and keys this instance has not verified that are no issued key's (IssuedKeySet). A key this instance has verified
  * is served from its cache as usual, and an issued key not verified here yet is looked up, so the good keys behind a
  * shared address (a NAT, a CI farm) keep working while one client there sends stale ones.
+ *
+ * A key the verifier's cache answers for is accepted (or refused) in the same turn, without a promise; a key it must
+ * look up, and a refusal that counts a guess, return a promise. Either may throw at once; `await` takes both.
  */
-export async function authenticate(context: RequestContext, services: GatewayServices): Promise<Authenticated> {
+export function authenticate(context: RequestContext, services: GatewayServices): Authenticated | Promise<Authenticated> {
   if (context.inProcess !== undefined) return { key: context.inProcess.key, account: context.inProcess.account };
   if (context.authenticated !== undefined) return context.authenticated;
-  const { family } = context;
   const now = services.clock.now();
-  const plaintext = family.readApiKey(context.request.headers, context.query);
-  const verification = plaintext === null && hasMalformedAuthorization(context.request.headers)
-    ? ({ ok: false, reason: 'malformed' } as const)
-    : await services.keys.verify(plaintext, (secretHash) => refuseUnissuedWhileLockedOut(services, context, now, secretHash));
+  const plaintext = context.family.readApiKey(context.request.headers, context.query);
+  // A key the cache knows (or a missing or malformed one) is answered in this turn; only a lookup waits on storage.
+  const verification = plaintext === null && hasMalformedAuthorization(context.request.headers) ? MALFORMED : services.keys.verifyNow(plaintext);
+  return typeof verification === 'string' ? lookedUp(context, services, now, verification) : accepted(context, services, now, verification);
+}
+
+const MALFORMED: KeyVerification = { ok: false, reason: 'malformed' };
+
+/** A key the cache cannot answer for, looked up by its secret's hash (after the lockout's check, for a key not verified here). */
+async function lookedUp(context: RequestContext, services: GatewayServices, now: number, secretHash: string): Promise<Authenticated> {
+  const verification = await services.keys.verifyHash(secretHash, (hash) => refuseUnissuedWhileLockedOut(services, context, now, hash));
+  return accepted(context, services, now, verification);
+}
+
+/**
+ * The caller of a verified key, or the refusal: a malformed or unknown key counts as a guess from the caller's
+ * address (a promise then, as the count may be shared); the browser policy and the key's IP allowlist apply.
+ */
+function accepted(context: RequestContext, services: GatewayServices, now: number, verification: KeyVerification): Authenticated | Promise<never> {
   if (!verification.ok) {
-    const refusal = REFUSALS[verification.reason](family);
-    if (verification.reason === 'malformed' || verification.reason === 'unknown') throw await recordGuess(services, 'api-key', context, now, refusal);
+    const refusal = REFUSALS[verification.reason](context.family);
+    if (verification.reason === 'malformed' || verification.reason === 'unknown') return refusedGuess(services, context, now, refusal);
     throw refusal;
   }
   const { key, account } = verification;
   enforceBrowserPolicy(context, key);
   enforceIpAllowlist(context, key);
   return { key, account };
+}
+
+async function refusedGuess(services: GatewayServices, context: RequestContext, now: number, refusal: GatewayError): Promise<never> {
+  throw await recordGuess(services, 'api-key', context, now, refusal);
 }
 
 /** 403 `ip_not_allowed` when the key has an IP allowlist the caller's address is outside. */

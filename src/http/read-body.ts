@@ -78,34 +78,37 @@ function tooLarge(maxBytes: number): GatewayError {
  */
 export async function readJsonObject(context: RequestContext, maxBytes: number): Promise<Record<string, unknown>> {
   const body = await readBody(context, maxBytes);
-  return parseJsonObject(context, body, exceedsJsonDepth, parseWhole);
+  return parseJsonObject(context, body, false);
 }
 
 /**
- * `readJsonObject`, with the bytes it was parsed from (for a pass-through request forwarded as the caller sent it).
- * Their depth is read by the pass that indexes their top-level members (`topLevelIndex`), which whatever later asks
- * about the same bytes (the pass-through body, the token estimate) reuses. `kept`: member values kept parsed by
- * their bytes, which the body reuses instead of parsing them again (`parseKeepingMembers`; they are frozen).
+ * The JSON object of a body already read (`readBody`), with its bytes (for a pass-through request forwarded as the
+ * caller sent it): `readJsonObject` without a promise of its own. The bytes' depth is read by the pass that indexes
+ * their top-level members (`topLevelIndex`), which whatever later asks about the same bytes (the pass-through body,
+ * the token estimate) reuses. `kept`: member values kept parsed by their bytes, which the body reuses instead of
+ * parsing them again (`parseKeepingMembers`; they are frozen).
  */
-export async function readJsonObjectAndBytes(context: RequestContext, maxBytes: number, kept?: KeptLookup): Promise<{ body: Record<string, unknown>; bytes: Buffer }> {
-  const bytes = await readBody(context, maxBytes);
-  const parse = kept === undefined ? parseWhole : (text: Buffer) => parseKeepingMembers(text, kept);
-  return { body: parseJsonObject(context, bytes, (text) => topLevelIndex(text, kept).tooDeep, parse), bytes };
+export function parseJsonObjectAndBytes(context: RequestContext, bytes: Buffer, kept?: KeptLookup): { body: Record<string, unknown>; bytes: Buffer } {
+  return { body: parseJsonObject(context, bytes, true, kept), bytes };
 }
 
 function parseWhole(body: Buffer): unknown {
   return JSON.parse(body.toString('utf8'));
 }
 
-function parseJsonObject(context: RequestContext, body: Buffer, tooDeep: (body: Buffer) => boolean, parse: (body: Buffer) => unknown): Record<string, unknown> {
+/**
+ * `indexed`: the depth is read by the top-level index (kept for whatever later asks about the same bytes) rather than
+ * by a pass of its own. `kept`: see `parseJsonObjectAndBytes`.
+ */
+function parseJsonObject(context: RequestContext, body: Buffer, indexed: boolean, kept?: KeptLookup): Record<string, unknown> {
   if (body.length === 0) throw new GatewayError('invalid_json', 'Request body is empty; a JSON object is expected.');
   context.bodyBytes = body.length;
-  if (tooDeep(body)) {
+  if (indexed ? topLevelIndex(body, kept).tooDeep : exceedsJsonDepth(body)) {
     throw new GatewayError('invalid_json', `Request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`);
   }
   let value: unknown;
   try {
-    value = parse(body);
+    value = kept === undefined ? parseWhole(body) : parseKeepingMembers(body, kept);
   } catch {
     throw new GatewayError('invalid_json', 'Request body is not valid JSON.');
   }

@@ -14,7 +14,7 @@ import { planResponseCache } from '../relay/response-cache/cache-plan.js';
 import { serveFromCache, type CacheOutcome } from '../relay/response-cache/serve-from-cache.js';
 import type { GatewayServices } from '../services.js';
 import { meteredRoute, type MeteredCall } from './metered-frame.js';
-import { readJsonObjectAndBytes } from '../http/read-body.js';
+import { parseJsonObjectAndBytes, readBody } from '../http/read-body.js';
 import type { RequestContext, RouteHandler } from '../http/request-context.js';
 import { forwardHeaderCustomer, readRequestIdentity } from '../customers/request-identity.js';
 
@@ -61,7 +61,7 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
   const moderate = moderationCheck(services);
   return meteredRoute(services, endpoint.protocol, async (call) => {
     const { context, meter } = call;
-    const { body, bytes } = await readJsonObjectAndBytes(context, services.config.maxBodyBytes, endpoint.keptMembers?.of(call.account.id));
+    const { body, bytes } = parseJsonObjectAndBytes(context, await readBody(context, services.config.maxBodyBytes), endpoint.keptMembers?.of(call.account.id));
     // The gateway's own fields (`models`, `provider`) leave the body before it is validated or sent anywhere. Only a
     // body that had some, or that gains the customer named in a header, is written again for a pass-through channel:
     // any other keeps the caller's own bytes (`passThroughBody`).

@@ -109,7 +109,9 @@ export function meteredRoute(
 ): RouteHandler {
   const relay = relayDependencies(services);
   return async (context) => {
-    const { key, account } = await authenticate(context, services);
+    // A cached key is answered in this turn: awaited only when it had to be looked up.
+    const authed = authenticate(context, services);
+    const { key, account } = authed instanceof Promise ? await authed : authed;
     const meter = new RequestMeter(services, context, account.id, key.id, protocol, context.path, context.startedAt, context.inProcess?.batchId !== undefined);
     // Bound rather than a closure of this frame: the first byte leaving writes a tracked stream's first checkpoint.
     const attempts = new AttemptLog(meter, services.ledger.checkpointFirstByte.bind(services.ledger, context.requestId));

@@ -3,7 +3,7 @@
  * cannot undo, the longer TTL only while invalidations are live) and TierBook (limits from memory, `default` for
  * unknown tiers, reloads on invalidation).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { issueApiKey } from '../../../src/auth/api-key-format.js';
 import { KeyVerifier } from '../../../src/auth/key-verifier.js';
 import { LocalInvalidationBus } from '../../../src/invalidation/invalidation-bus.js';
@@ -125,6 +125,53 @@ describe('KeyVerifier cache', () => {
     bus.publish({ kind: 'key', id: 'key_other' });
     await verifier.verify(fake.plaintext);
     expect(fake.reads()).toBe(3);
+  });
+
+  it('answers a cached key in the same turn, and hands over the hash where only storage can answer', async () => {
+    const fake = fakeStorage();
+    const clock = new ManualClock(1_000_000);
+    const verifier = new KeyVerifier(fake.storage, clock, OPTIONS);
+    const hash = fake.key.secretHash;
+    const beforeLookup = vi.fn(async () => undefined);
+    expect(verifier.verifyNow(null)).toEqual({ ok: false, reason: 'missing' });
+    expect(verifier.verifyNow('not-a-key')).toEqual({ ok: false, reason: 'malformed' });
+    // No entry: the hash, for the lookup, which runs the caller's check first (the lockout).
+    expect(verifier.verifyNow(fake.plaintext)).toBe(hash);
+    expect(await verifier.verifyHash(hash, beforeLookup)).toMatchObject({ ok: true });
+    expect(beforeLookup).toHaveBeenCalledTimes(1);
+    expect(verifier.verifyNow(fake.plaintext)).toMatchObject({ ok: true, key: { id: fake.key.id }, account: { id: fake.account.id } });
+    expect(fake.reads()).toBe(1);
+    // Past half the TTL: still answered in the turn, re-read in the background.
+    clock.advance(600);
+    expect(verifier.verifyNow(fake.plaintext)).toMatchObject({ ok: true });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(fake.reads()).toBe(2);
+    // Expired: the hash again; a key verified here is re-read without the caller's check.
+    clock.advance(1000);
+    expect(verifier.verifyNow(fake.plaintext)).toBe(hash);
+    expect(await verifier.verifyHash(hash, beforeLookup)).toMatchObject({ ok: true });
+    expect(beforeLookup).toHaveBeenCalledTimes(1);
+    // A revocation drops the entry: the next answer comes from storage, then from the cache, refused in the turn.
+    fake.key.status = 'revoked';
+    await verifier.invalidateKey(fake.key.id);
+    expect(verifier.verifyNow(fake.plaintext)).toBe(hash);
+    expect(await verifier.verifyHash(hash, beforeLookup)).toEqual({ ok: false, reason: 'revoked' });
+    expect(verifier.verifyNow(fake.plaintext)).toEqual({ ok: false, reason: 'revoked' });
+  });
+
+  it('answers a key known to be unknown in the turn, and checks the caller again once that expires', async () => {
+    const fake = fakeStorage();
+    const clock = new ManualClock(1_000_000);
+    const verifier = new KeyVerifier(fake.storage, clock, OPTIONS);
+    const other = issueApiKey('sk', 'unigate');
+    const beforeLookup = vi.fn(async () => undefined);
+    expect(await verifier.verify(other.plaintext, beforeLookup)).toEqual({ ok: false, reason: 'unknown' });
+    expect(verifier.verifyNow(other.plaintext)).toEqual({ ok: false, reason: 'unknown' });
+    expect(beforeLookup).toHaveBeenCalledTimes(1);
+    clock.advance(1000);
+    expect(verifier.verifyNow(other.plaintext)).toBe(other.secretHash);
+    expect(await verifier.verify(other.plaintext, beforeLookup)).toEqual({ ok: false, reason: 'unknown' });
+    expect(beforeLookup).toHaveBeenCalledTimes(2);
   });
 
   it('keeps entries for the longer TTL only while invalidations are live', async () => {
