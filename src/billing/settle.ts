@@ -87,14 +87,14 @@ export function settle(
   early: RequestCharge | null,
   report: SettledReport,
 ): Settlement {
-  const { ledger, usageLog, limiter, clock, logger } = dependencies;
+  const { ledger, usageLog, clock } = dependencies;
   admission?.lease?.release();
   const usage = report.usage ?? null;
   const price = report.price ?? new AnswerPrice(null);
   const cost = price.quote(report);
   correctTokenCharges(dependencies, admission?.tokenCharges ?? null, report.attempts.tokenCharges, usage);
   if (early !== null && admission === null) {
-    for (const rule of early.rules) limiter.adjust(rule, -1, early.chargedAt).catch((error: unknown) => logger.warn('request limit refund failed', describeError(error)));
+    for (const rule of early.rules) adjustWindow(dependencies, rule, -1, early.chargedAt, 'request limit refund failed');
   }
   // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
   const reservation = admission?.reservation ?? (cost > 0n ? ledger.unreserved(request.accountId, request.keyId, newId('led', request.createdAt)) : null);
@@ -114,8 +114,15 @@ function correctTokenCharges(dependencies: SettleDependencies, admitted: TokenCh
   const actual = usage === null ? 0 : totalTokens(usage);
   for (const { rule, charged } of [...(admitted?.rules ?? []), ...(attempt?.rules ?? [])]) {
     if (actual === charged) continue;
-    dependencies.limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => dependencies.logger.warn('token limit correction failed', describeError(error)));
+    adjustWindow(dependencies, rule, actual - charged, chargedAt, 'token limit correction failed');
   }
+}
+
+/** Corrects one window: in this turn where the limiter holds it in process, otherwise sent and logged if it fails. */
+function adjustWindow(dependencies: Pick<SettleDependencies, 'limiter' | 'logger'>, rule: LimitRule, delta: number, chargedAt: number, failure: string): void {
+  const { limiter, logger } = dependencies;
+  if (limiter.adjustNow !== undefined) limiter.adjustNow(rule, delta, chargedAt);
+  else limiter.adjust(rule, delta, chargedAt).catch((error: unknown) => logger.warn(failure, describeError(error)));
 }
 
 /**

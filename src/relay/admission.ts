@@ -9,7 +9,7 @@ import type { ClientFamily } from '../codecs/client-family.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
 import { effectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
@@ -17,6 +17,8 @@ import type { Model } from '../domain/model-records.js';
 import type { TokenCharge } from '../billing/answer-report.js';
 import type { AdmissionHold, RequestCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
+import type { Span } from '../telemetry/span.js';
+import type { Reservation } from '../billing/money-pools.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 import { customerAdmission, customerConcurrencyRefusal, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
 import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
@@ -181,15 +183,24 @@ export function modelNotAllowed(model: Model): GatewayError {
  * account's concurrency and every rate dimension (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
+ *
+ * A request is admitted in the same turn (a value, not a promise) when every authority holds its answer in memory:
+ * the subscription book's settled read, this instance's lease, a limiter whose windows are in this process. Each
+ * step that lacks its answer waits for it (a storage read, a group commit, a Redis script) and the same code decides
+ * after the wait. A refusal is thrown, or rejects the promise once admission waited.
  */
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission>;
-export async function admit(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission>;
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Promise<Admission | CallAdmission> {
-  const admitNow = (): Promise<Admission | CallAdmission> => ('call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request));
+export function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Admission | Promise<Admission>;
+export function admit(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission>;
+export function admit(dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Admission | Promise<Admission | CallAdmission> {
   const span = request.meter.observation?.startSpan('admission') ?? null;
-  if (span === null) return admitNow();
+  if (span !== null) return admitTraced(span, dependencies, request);
+  return 'call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request);
+}
+
+/** `admit` recorded as its trace's span, failed with the refusal's code. */
+async function admitTraced(span: Span, dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Promise<Admission | CallAdmission> {
   try {
-    return await admitNow();
+    return await ('call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request));
   } catch (error) {
     span.fail(error instanceof GatewayError ? error.code : 'internal_error');
     throw error;
@@ -198,27 +209,61 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
   }
 }
 
-async function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
+function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Admission | Promise<Admission> {
   const { key, account, model, meter } = request;
-  const { ledger } = dependencies;
-  const checked: CheckedRequest = { key, account, model, name: meter.modelId };
-  checkBeforeMoney(checked);
+  checkBeforeMoney({ key, account, model, name: meter.modelId });
+  // A request naming an end customer reads the customer's rules too: it takes the path that may wait for them.
+  const subscriptions = meter.identity.customer === null ? dependencies.subscriptions.activeNow(account.id) : null;
+  if (subscriptions === null) return admitAfterReads(dependencies, request);
+  return holdThenLimit(dependencies, request, subscriptions, null);
+}
+
+/** Admission once the account's subscriptions and the end customer's rule are read (from storage when not in memory). */
+async function admitAfterReads(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
+  const { account, meter } = request;
   const subscriptions = await dependencies.subscriptions.active(account.id);
   const customer = meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, account.id, meter.identity.customer);
-  let amountNano = heldFor(model, request);
+  return holdThenLimit(dependencies, request, subscriptions, customer);
+}
+
+/** Holds the money for the request (from the lease in this turn, or by the next group commit), then decides its limits. */
+function holdThenLimit(dependencies: AdmissionDependencies, request: AdmissionRequest, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null): Admission | Promise<Admission> {
+  const { ledger } = dependencies;
+  let amountNano = heldFor(request.model, request);
   for (const candidate of request.fallbackModels ?? []) {
     const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
   const ask = moneyAsk(request, subscriptions, customer, amountNano);
-  const reservation = request.holder === undefined ? await ledger.reserve(ask) : ledger.chargedAgainst(request.holder, ask);
+  const subscription = subscriptions[0] ?? null;
+  const reservation = request.holder === undefined ? ledger.reserveNow(ask) : ledger.chargedAgainst(request.holder, ask);
+  if (reservation === null) return limitWhenHeld(dependencies, request, subscription, customer, ledger.reserve(ask));
+  return limitOrRelease(dependencies, request, subscription, customer, reservation);
+}
+
+async function limitWhenHeld(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null, held: Promise<Reservation>): Promise<Admission> {
+  return limitOrRelease(dependencies, request, subscription, customer, await held);
+}
+
+/** The request's limits decided with its money held: the admission, or the refusal after the hold is given back. */
+function limitOrRelease(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null, reservation: Reservation): Admission | Promise<Admission> {
+  const { model } = request;
   try {
-    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
-    return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
+    const limits = admitLimits(dependencies, request, subscription, customer);
+    if (!(limits instanceof Promise)) return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
+    return limits.then(
+      (admitted) => ({ model, reservation, lease: admitted.lease, tokenCharges: admitted.tokenCharges, rateLimitHeaders: admitted.headers }),
+      (error: unknown) => releaseAndRethrow(dependencies, request, reservation, error),
+    );
   } catch (error) {
-    ledger.release(reservation, { requestId: meter.requestId, createdAt: dependencies.clock.now() });
-    throw error;
+    return releaseAndRethrow(dependencies, request, reservation, error);
   }
+}
+
+/** Gives back the hold of a request refused after its money was held, and throws the refusal on. */
+function releaseAndRethrow(dependencies: AdmissionDependencies, request: AdmissionRequest, reservation: Reservation, error: unknown): never {
+  dependencies.ledger.release(reservation, { requestId: request.meter.requestId, createdAt: dependencies.clock.now() });
+  throw error;
 }
 
 /** What the request's money is asked of: its key's and project's pools, its customer's budget, the account's subscriptions. */
@@ -343,9 +388,27 @@ interface AdmittedLimits {
   headers: Record<string, string>;
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): Promise<AdmittedLimits> {
-  const { key, account, model, early } = request;
+/** What the limiter is asked for a request, and which of its windows count tokens (their charges by estimate). */
+interface LimitsAsk extends AdmissionAsk {
+  tokenCharges: TokenCharge[];
+}
+
+/**
+ * The request's concurrency slots and window charges decided in one limiter call: in this turn by a limiter that
+ * holds its windows in process, otherwise after its one round trip.
+ */
+function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): AdmittedLimits | Promise<AdmittedLimits> {
   const { limiter, clock } = dependencies;
+  const asked = limitsAsk(dependencies, request, subscription, customer);
+  const now = clock.now();
+  if (asked.slots.length === 0 && asked.charges.length === 0) return limitsAdmitted(request, customer, asked, null, now);
+  // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
+  if (limiter.admitNow !== undefined) return limitsAdmitted(request, customer, asked, limiter.admitNow(asked, now), now);
+  return limiter.admit(asked, now).then((decision) => limitsAdmitted(request, customer, asked, decision, now));
+}
+
+function limitsAsk(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): LimitsAsk {
+  const { key, account, model, early } = request;
   const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
   const accountConcurrency = accountLimits.concurrency.value;
   const slots: ConcurrencySlot[] = [];
@@ -353,39 +416,41 @@ async function admitLimits(dependencies: AdmissionDependencies, request: Admissi
   if (accountConcurrency !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountConcurrency });
   if (customer?.concurrency != null) slots.push(customer.concurrency);
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
-  const requests: Array<{ rule: LimitRule; cost: number }> = [];
+  const charges: Array<{ rule: LimitRule; cost: number }> = [];
   const tokenCharges: TokenCharge[] = [];
   // Windows the request was already counted in before its body was read are not counted again.
   const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
   const owners: WindowOwners = { key, account, accountLimits, subscription, model, customer };
   for (const windowsOf of RATE_WINDOWS) {
     const { rpm, tpm } = windowsOf(owners);
-    if (rpm !== null && countedEarly?.has(rpm.id) !== true) requests.push({ rule: rpm, cost: 1 });
+    if (rpm !== null && countedEarly?.has(rpm.id) !== true) charges.push({ rule: rpm, cost: 1 });
     if (tpm !== null) {
       // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
       // untouched window rather than being refused forever; the real usage corrects it afterwards.
       const charged = Math.min(estimate, tpm.limit);
-      requests.push({ rule: tpm, cost: charged });
+      charges.push({ rule: tpm, cost: charged });
       tokenCharges.push({ rule: tpm, charged });
     }
   }
+  return { slots, charges, tokenCharges };
+}
 
+/** The limiter's decision (null: nothing was asked) as the request's limits, or its refusal thrown. */
+function limitsAdmitted(request: AdmissionRequest, customer: CustomerAdmission | null, asked: LimitsAsk, decision: AdmissionDecision | null, now: number): AdmittedLimits {
+  const { key, early } = request;
   let states: LimitState[] = [];
   let lease: ConcurrencyLease | null = null;
   let charges: AdmittedLimits['tokenCharges'] = null;
-  const now = clock.now();
-  if (slots.length > 0 || requests.length > 0) {
-    // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
-    const decision = await limiter.admit({ slots, charges: requests }, now);
+  if (decision !== null) {
     if (!decision.allowed) {
       if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
       throw customerConcurrencyRefusal(customer, decision.slot.id, CONCURRENCY_RETRY_SECONDS) ?? concurrencyRefusal(decision.slot, key);
     }
     lease = decision.lease;
-    if (tokenCharges.length > 0) charges = { rules: tokenCharges, chargedAt: now };
+    if (asked.tokenCharges.length > 0) charges = { rules: asked.tokenCharges, chargedAt: now };
     states = decision.states;
   }
-  const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
+  const tokenRules = new Set(asked.tokenCharges.map((charge) => charge.rule.id));
   const headers = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
   return { lease, tokenCharges: charges, headers };
 }
