@@ -87,14 +87,14 @@ export function settle(
   early: RequestCharge | null,
   report: SettledReport,
 ): Settlement {
-  const { ledger, usageLog, clock } = dependencies;
+  const { ledger, usageLog, limiter, clock, logger } = dependencies;
   admission?.lease?.release();
   const usage = report.usage ?? null;
   const price = report.price ?? new AnswerPrice(null);
   const cost = price.quote(report);
   correctTokenCharges(dependencies, admission?.tokenCharges ?? null, report.attempts.tokenCharges, usage);
   if (early !== null && admission === null) {
-    for (const rule of early.rules) adjustWindow(dependencies, rule, -1, early.chargedAt, 'request limit refund failed');
+    for (const rule of early.rules) limiter.adjust(rule, -1, early.chargedAt).catch((error: unknown) => logger.warn('request limit refund failed', describeError(error)));
   }
   // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
   const reservation = admission?.reservation ?? (cost > 0n ? ledger.unreserved(request.accountId, request.keyId, newId('led', request.createdAt)) : null);
@@ -110,19 +110,15 @@ export function settle(
 /** Token windows charged by estimate, corrected by the real usage (charges taken at admission's moment when it took any). */
 function correctTokenCharges(dependencies: SettleDependencies, admitted: TokenCharges | null, attempt: TokenCharges | null, usage: Usage | null): void {
   if (admitted === null && attempt === null) return;
+  const { limiter, logger } = dependencies;
   const chargedAt = (admitted ?? attempt as TokenCharges).chargedAt;
   const actual = usage === null ? 0 : totalTokens(usage);
   for (const { rule, charged } of [...(admitted?.rules ?? []), ...(attempt?.rules ?? [])]) {
     if (actual === charged) continue;
-    adjustWindow(dependencies, rule, actual - charged, chargedAt, 'token limit correction failed');
+    // In this turn where the limiter holds its windows in process; otherwise sent, and logged if that fails.
+    if (limiter.adjustNow !== undefined) limiter.adjustNow(rule, actual - charged, chargedAt);
+    else limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
   }
-}
-
-/** Corrects one window: in this turn where the limiter holds it in process, otherwise sent and logged if it fails. */
-function adjustWindow(dependencies: Pick<SettleDependencies, 'limiter' | 'logger'>, rule: LimitRule, delta: number, chargedAt: number, failure: string): void {
-  const { limiter, logger } = dependencies;
-  if (limiter.adjustNow !== undefined) limiter.adjustNow(rule, delta, chargedAt);
-  else limiter.adjust(rule, delta, chargedAt).catch((error: unknown) => logger.warn(failure, describeError(error)));
 }
 
 /**

@@ -245,16 +245,27 @@ async function limitWhenHeld(dependencies: AdmissionDependencies, request: Admis
   return limitOrRelease(dependencies, request, subscription, customer, await held);
 }
 
-/** The request's limits decided with its money held: the admission, or the refusal after the hold is given back. */
+/**
+ * The request's limits decided with its money held, in one limiter call (concurrency first: a request refused for it
+ * takes nothing from the rate windows): in this turn by a limiter that holds its windows in process, otherwise after
+ * its one round trip. Returns the admission, or throws the refusal after giving the hold back.
+ */
 function limitOrRelease(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null, reservation: Reservation): Admission | Promise<Admission> {
-  const { model } = request;
+  const { limiter, clock } = dependencies;
   try {
-    const limits = admitLimits(dependencies, request, subscription, customer);
-    if (!(limits instanceof Promise)) return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
-    return limits.then(
-      (admitted) => ({ model, reservation, lease: admitted.lease, tokenCharges: admitted.tokenCharges, rateLimitHeaders: admitted.headers }),
-      (error: unknown) => releaseAndRethrow(dependencies, request, reservation, error),
-    );
+    const asked = limitsAsk(dependencies, request, subscription, customer);
+    const now = clock.now();
+    if (asked.slots.length === 0 && asked.charges.length === 0) return admitted(request, customer, reservation, asked, null, now);
+    if (limiter.admitNow !== undefined) return admitted(request, customer, reservation, asked, limiter.admitNow(asked, now), now);
+    return admittedAfterWait(dependencies, request, customer, reservation, asked, limiter.admit(asked, now), now);
+  } catch (error) {
+    return releaseAndRethrow(dependencies, request, reservation, error);
+  }
+}
+
+async function admittedAfterWait(dependencies: AdmissionDependencies, request: AdmissionRequest, customer: CustomerAdmission | null, reservation: Reservation, asked: LimitsAsk, deciding: Promise<AdmissionDecision>, now: number): Promise<Admission> {
+  try {
+    return admitted(request, customer, reservation, asked, await deciding, now);
   } catch (error) {
     return releaseAndRethrow(dependencies, request, reservation, error);
   }
@@ -382,29 +393,9 @@ const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
   ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
 ];
 
-interface AdmittedLimits {
-  lease: ConcurrencyLease | null;
-  tokenCharges: { rules: TokenCharge[]; chargedAt: number } | null;
-  headers: Record<string, string>;
-}
-
 /** What the limiter is asked for a request, and which of its windows count tokens (their charges by estimate). */
 interface LimitsAsk extends AdmissionAsk {
   tokenCharges: TokenCharge[];
-}
-
-/**
- * The request's concurrency slots and window charges decided in one limiter call: in this turn by a limiter that
- * holds its windows in process, otherwise after its one round trip.
- */
-function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): AdmittedLimits | Promise<AdmittedLimits> {
-  const { limiter, clock } = dependencies;
-  const asked = limitsAsk(dependencies, request, subscription, customer);
-  const now = clock.now();
-  if (asked.slots.length === 0 && asked.charges.length === 0) return limitsAdmitted(request, customer, asked, null, now);
-  // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
-  if (limiter.admitNow !== undefined) return limitsAdmitted(request, customer, asked, limiter.admitNow(asked, now), now);
-  return limiter.admit(asked, now).then((decision) => limitsAdmitted(request, customer, asked, decision, now));
 }
 
 function limitsAsk(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): LimitsAsk {
@@ -435,24 +426,24 @@ function limitsAsk(dependencies: AdmissionDependencies, request: AdmissionReques
   return { slots, charges, tokenCharges };
 }
 
-/** The limiter's decision (null: nothing was asked) as the request's limits, or its refusal thrown. */
-function limitsAdmitted(request: AdmissionRequest, customer: CustomerAdmission | null, asked: LimitsAsk, decision: AdmissionDecision | null, now: number): AdmittedLimits {
+/** The limiter's decision (null: nothing was asked) as the request's admission, or its refusal thrown. */
+function admitted(request: AdmissionRequest, customer: CustomerAdmission | null, reservation: Reservation, asked: LimitsAsk, decision: AdmissionDecision | null, now: number): Admission {
   const { key, early } = request;
   let states: LimitState[] = [];
   let lease: ConcurrencyLease | null = null;
-  let charges: AdmittedLimits['tokenCharges'] = null;
+  let tokenCharges: Admission['tokenCharges'] = null;
   if (decision !== null) {
     if (!decision.allowed) {
       if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
       throw customerConcurrencyRefusal(customer, decision.slot.id, CONCURRENCY_RETRY_SECONDS) ?? concurrencyRefusal(decision.slot, key);
     }
     lease = decision.lease;
-    if (asked.tokenCharges.length > 0) charges = { rules: asked.tokenCharges, chargedAt: now };
+    if (asked.tokenCharges.length > 0) tokenCharges = { rules: asked.tokenCharges, chargedAt: now };
     states = decision.states;
   }
   const tokenRules = new Set(asked.tokenCharges.map((charge) => charge.rule.id));
-  const headers = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
-  return { lease, tokenCharges: charges, headers };
+  const rateLimitHeaders = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
+  return { model: request.model, reservation, lease, tokenCharges, rateLimitHeaders };
 }
 
 /** The spec's 429 for a full concurrency slot, the key's or the account's. */
