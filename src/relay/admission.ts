@@ -7,7 +7,7 @@ import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
-import { effectiveAccountLimits } from '../limits/account-limits.js';
+import { effectiveAccountLimits, type EffectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
 import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
@@ -18,7 +18,7 @@ import type { TokenCharge } from '../billing/answer-report.js';
 import type { AdmissionHold, RequestCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
 import type { Span } from '../telemetry/span.js';
-import type { Reservation } from '../billing/money-pools.js';
+import type { ProjectFunds, Reservation } from '../billing/money-pools.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 import { customerAdmission, customerConcurrencyRefusal, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
 import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
@@ -234,7 +234,7 @@ function holdThenLimit(dependencies: AdmissionDependencies, request: AdmissionRe
     const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
-  const ask = moneyAsk(request, subscriptions, customer, amountNano);
+  const ask = moneyAsk(dependencies.tiers, request, subscriptions, customer, amountNano);
   const subscription = subscriptions[0] ?? null;
   const reservation = request.holder === undefined ? ledger.reserveNow(ask) : ledger.chargedAgainst(request.holder, ask);
   if (reservation === null) return limitWhenHeld(dependencies, request, subscription, customer, ledger.reserve(ask));
@@ -278,18 +278,19 @@ function releaseAndRethrow(dependencies: AdmissionDependencies, request: Admissi
 }
 
 /** What the request's money is asked of: its key's and project's pools, its customer's budget, the account's subscriptions. */
-function moneyAsk(request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null, amountNano: NanoUsd): ReserveRequest {
+function moneyAsk(tiers: TierLimitsSource, request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null, amountNano: NanoUsd): ReserveRequest {
   const { key, account, meter } = request;
+  const plan = planOf(tiers, key, account);
   return {
     accountId: account.id,
     keyId: key.id,
-    keyCapped: key.quotaNano !== null,
-    keyBudgeted: key.budget !== null,
+    keyCapped: plan.keyCapped,
+    keyBudgeted: plan.keyBudgeted,
     ...(customer?.budgeted === true ? { customer: customer.customer, customerBudgeted: true } : {}),
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
-    project: projectFundsOf(key),
+    project: plan.project,
   };
 }
 
@@ -301,7 +302,7 @@ function moneyAsk(request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, 
 export async function chargedToHolder(dependencies: AdmissionDependencies, request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'> & { holder: string }): Promise<AdmissionHold> {
   const subscriptions = await dependencies.subscriptions.active(request.account.id);
   const customer = request.meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, request.account.id, request.meter.identity.customer);
-  return { reservation: dependencies.ledger.chargedAgainst(request.holder, moneyAsk(request, subscriptions, customer, 0n)), lease: null, tokenCharges: null };
+  return { reservation: dependencies.ledger.chargedAgainst(request.holder, moneyAsk(dependencies.tiers, request, subscriptions, customer, 0n)), lease: null, tokenCharges: null };
 }
 
 /**
@@ -354,17 +355,6 @@ function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
   });
 }
 
-/** What the rate windows of a request are drawn from. */
-interface WindowOwners {
-  key: ApiKey;
-  account: Account;
-  accountLimits: ReturnType<typeof effectiveAccountLimits>;
-  subscription: ActiveSubscription | null;
-  model: Model;
-  /** The end customer the request named, with its rules (null: none named). */
-  customer: CustomerAdmission | null;
-}
-
 /** One owner's windows: requests per minute and tokens per minute (null: no such limit). */
 interface RateWindows {
   rpm: LimitRule | null;
@@ -372,58 +362,111 @@ interface RateWindows {
 }
 
 /**
- * The rate windows every admitted request is counted in, one owner a line (all or nothing, in one limiter call). A
- * new owner of limits is one more line.
+ * The rate windows of a key's plan, one owner a line: the key's, its project's and its account's (the account's own
+ * limits where set, its tier's otherwise). A new owner of limits that depends only on the key is one more line.
  */
-const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
-  ({ key }) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
-  ({ key }) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
-  ({ account, accountLimits }) => ({
+const KEY_WINDOWS: ReadonlyArray<(key: ApiKey, account: Account, accountLimits: EffectiveAccountLimits) => RateWindows> = [
+  (key) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
+  (key) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
+  (_key, account, accountLimits) => ({
     rpm: accountRpmRule(account, accountLimits.rpm.value),
     tpm: accountLimits.tpm.value === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountLimits.tpm.value),
   }),
-  ({ subscription }) => ({
+];
+
+/**
+ * The rate windows each request adds to its key's plan, after them, one owner a line: its subscription plan's, its
+ * model's, its end customer's (all or nothing with the plan's, in one limiter call).
+ */
+const REQUEST_WINDOWS: ReadonlyArray<(subscription: ActiveSubscription | null, model: Model, customer: CustomerAdmission | null) => RateWindows> = [
+  (subscription) => ({
     rpm: planRpmRule(subscription),
     tpm: subscription === null || subscription.plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', subscription.plan.tpm),
   }),
-  ({ model }) => ({
+  (_subscription, model) => ({
     rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
     tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   }),
-  ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
+  (_subscription, _model, customer) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
 ];
+
+/** A window of a key's plan: one that counts tokens, or one that counts requests with its charge (the same object for every request). */
+type PlannedWindow = { rule: LimitRule; tokens: true } | { rule: LimitRule; tokens: false; once: { rule: LimitRule; cost: number } };
+
+/**
+ * What admission takes for every request of one key that depends only on the key, its project, its account and the
+ * account's tier: their concurrency slots and rate windows, in admission order, and what the key adds to the money
+ * asked. Kept with the key record and made again when the account record or the tier book's generation is not the
+ * one it was made from: a change of the key or its project loads a new key record (the verifier's cache drops the
+ * account's keys), a change of the account a new account record, a tier edit moves the generation.
+ */
+interface KeyAdmissionPlan {
+  account: Account;
+  tierGeneration: number;
+  slots: readonly ConcurrencySlot[];
+  windows: readonly PlannedWindow[];
+  keyCapped: boolean;
+  keyBudgeted: boolean;
+  project: ProjectFunds | null;
+}
+
+const plans = new WeakMap<ApiKey, KeyAdmissionPlan>();
+
+/** The key's admission plan (see `KeyAdmissionPlan`), made when it has none that is still valid. */
+function planOf(tiers: TierLimitsSource, key: ApiKey, account: Account): KeyAdmissionPlan {
+  const known = plans.get(key);
+  if (known !== undefined && known.account === account && known.tierGeneration === tiers.generation) return known;
+  const tierGeneration = tiers.generation;
+  const accountLimits = effectiveAccountLimits(tiers, account);
+  const slots: ConcurrencySlot[] = [];
+  if (key.concurrency !== null) slots.push({ id: `key:${key.id}:concurrency`, limit: key.concurrency });
+  if (accountLimits.concurrency.value !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountLimits.concurrency.value });
+  const windows: PlannedWindow[] = [];
+  for (const windowsOf of KEY_WINDOWS) {
+    const { rpm, tpm } = windowsOf(key, account, accountLimits);
+    if (rpm !== null) windows.push({ rule: rpm, tokens: false, once: { rule: rpm, cost: 1 } });
+    if (tpm !== null) windows.push({ rule: tpm, tokens: true });
+  }
+  const made: KeyAdmissionPlan = { account, tierGeneration, slots, windows, keyCapped: key.quotaNano !== null, keyBudgeted: key.budget !== null, project: projectFundsOf(key) };
+  plans.set(key, made);
+  return made;
+}
 
 /** What the limiter is asked for a request, and which of its windows count tokens (their charges by estimate). */
 interface LimitsAsk extends AdmissionAsk {
+  charges: Array<{ rule: LimitRule; cost: number }>;
   tokenCharges: TokenCharge[];
 }
 
+/** The request's slots and window charges: its key's plan, then the windows of its subscription, model and end customer. */
 function limitsAsk(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): LimitsAsk {
   const { key, account, model, early } = request;
-  const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
-  const accountConcurrency = accountLimits.concurrency.value;
-  const slots: ConcurrencySlot[] = [];
-  if (key.concurrency !== null) slots.push({ id: `key:${key.id}:concurrency`, limit: key.concurrency });
-  if (accountConcurrency !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountConcurrency });
-  if (customer?.concurrency != null) slots.push(customer.concurrency);
+  const plan = planOf(dependencies.tiers, key, account);
   const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
-  const charges: Array<{ rule: LimitRule; cost: number }> = [];
-  const tokenCharges: TokenCharge[] = [];
+  const asked: LimitsAsk = { slots: customer?.concurrency == null ? plan.slots : [...plan.slots, customer.concurrency], charges: [], tokenCharges: [] };
   // Windows the request was already counted in before its body was read are not counted again.
-  const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
-  const owners: WindowOwners = { key, account, accountLimits, subscription, model, customer };
-  for (const windowsOf of RATE_WINDOWS) {
-    const { rpm, tpm } = windowsOf(owners);
-    if (rpm !== null && countedEarly?.has(rpm.id) !== true) charges.push({ rule: rpm, cost: 1 });
-    if (tpm !== null) {
-      // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
-      // untouched window rather than being refused forever; the real usage corrects it afterwards.
-      const charged = Math.min(estimate, tpm.limit);
-      charges.push({ rule: tpm, cost: charged });
-      tokenCharges.push({ rule: tpm, charged });
-    }
+  const countedEarly = early === null ? null : early.rules;
+  for (const window of plan.windows) {
+    if (window.tokens) chargeTokens(asked, window.rule, estimate);
+    else if (countedEarly === null || !countedEarly.some((counted) => counted.id === window.rule.id)) asked.charges.push(window.once);
   }
-  return { slots, charges, tokenCharges };
+  for (const windowsOf of REQUEST_WINDOWS) {
+    const { rpm, tpm } = windowsOf(subscription, model, customer);
+    if (rpm !== null && (countedEarly === null || !countedEarly.some((counted) => counted.id === rpm.id))) asked.charges.push({ rule: rpm, cost: 1 });
+    if (tpm !== null) chargeTokens(asked, tpm, estimate);
+  }
+  return asked;
+}
+
+/**
+ * Charges the request's token estimate to a window. An estimate above the whole limit is charged as the whole window,
+ * so a large request still gets through an untouched window rather than being refused forever; the real usage
+ * corrects it afterwards.
+ */
+function chargeTokens(asked: LimitsAsk, rule: LimitRule, estimate: number): void {
+  const charged = Math.min(estimate, rule.limit);
+  asked.charges.push({ rule, cost: charged });
+  asked.tokenCharges.push({ rule, charged });
 }
 
 /** The limiter's decision (null: nothing was asked) as the request's admission, or its refusal thrown. */

@@ -30,7 +30,7 @@ import { makeAccount, makeApiKey, makePlan, makeSubscription } from '../../stora
 
 const T0 = 1_700_000_030_000;
 const USD = NANO_PER_USD;
-const TIERS: TierLimitsSource = { limitsFor: () => ({ rpm: 100, tpm: 1_000_000 }) };
+const TIERS: TierLimitsSource = { limitsFor: () => ({ rpm: 100, tpm: 1_000_000 }), generation: 1 };
 
 const MODEL: Model = {
   id: 'paths-model', kind: 'chat', public: true, upstream: null, ownedBy: 'operator', rpm: 50, tpm: null, routingStrategy: 'weighted', cache: null, fallbacks: [], createdAt: 0, updatedAt: 0,
