@@ -98,15 +98,20 @@ export class Ledger {
    * 429 `quota_exhausted` (a key's quota cap, a subscription's quota under policy `deny`, or its overage limit).
    */
   async reserve(request: ReserveRequest): Promise<Reservation> {
+    return this.reserveNow(request) ?? this.#askStorage(request, false);
+  }
+
+  /**
+   * `reserve` in the same turn when this instance's lease decides it: the hold taken from the lease, or the lease's
+   * refusal thrown. Null when storage must decide (the lease lacks room or facts); `reserve` then waits for it.
+   */
+  reserveNow(request: ReserveRequest): Reservation | null {
     // A holder's hold is made in storage, never from this instance's lease.
-    if (request.holder !== undefined) return this.#askStorage(request, false);
+    if (request.holder !== undefined) return null;
     const local = this.#leases.plan(request, this.clock.now());
     if (local instanceof GatewayError) throw local;
-    if (local !== null) {
-      this.#leases.take(local, this.clock.now());
-      return local;
-    }
-    return this.#askStorage(request, false);
+    if (local !== null) this.#leases.take(local, this.clock.now());
+    return local;
   }
 
   /**

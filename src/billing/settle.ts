@@ -110,11 +110,14 @@ export function settle(
 /** Token windows charged by estimate, corrected by the real usage (charges taken at admission's moment when it took any). */
 function correctTokenCharges(dependencies: SettleDependencies, admitted: TokenCharges | null, attempt: TokenCharges | null, usage: Usage | null): void {
   if (admitted === null && attempt === null) return;
+  const { limiter, logger } = dependencies;
   const chargedAt = (admitted ?? attempt as TokenCharges).chargedAt;
   const actual = usage === null ? 0 : totalTokens(usage);
   for (const { rule, charged } of [...(admitted?.rules ?? []), ...(attempt?.rules ?? [])]) {
     if (actual === charged) continue;
-    dependencies.limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => dependencies.logger.warn('token limit correction failed', describeError(error)));
+    // In this turn where the limiter holds its windows in process; otherwise sent, and logged if that fails.
+    if (limiter.adjustNow !== undefined) limiter.adjustNow(rule, actual - charged, chargedAt);
+    else limiter.adjust(rule, actual - charged, chargedAt).catch((error: unknown) => logger.warn('token limit correction failed', describeError(error)));
   }
 }
 

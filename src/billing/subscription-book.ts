@@ -9,7 +9,14 @@ export interface ActiveSubscription {
 
 interface Entry {
   value: Promise<ActiveSubscription[]>;
+  /** The read's list once it settled (null while it is in flight). */
+  resolved: ActiveSubscription[] | null;
   fetchedAt: number;
+}
+
+/** Of an account's subscriptions, those it may pay with at `now`. */
+function activeAt(all: readonly ActiveSubscription[], now: number): ActiveSubscription[] {
+  return all.filter(({ subscription }) => subscription.startsAt <= now && (subscription.cancelAt === null || subscription.cancelAt > now));
 }
 
 /**
@@ -26,17 +33,37 @@ export class SubscriptionBook {
     private readonly options: { ttlMs: number; maxEntries: number },
   ) {}
 
-  async active(accountId: string): Promise<ActiveSubscription[]> {
+  /**
+   * `active` in the same turn when the account's entry is fresh and its read has settled: the same list `active`
+   * answers then. Null when storage must be read (no entry, a stale one, or its read still in flight).
+   */
+  activeNow(accountId: string): ActiveSubscription[] | null {
     const now = this.clock.now();
-    let entry = this.#entries.get(accountId);
-    if (entry === undefined || now - entry.fetchedAt >= this.options.ttlMs) {
+    const resolved = this.#fresh(accountId, now)?.resolved ?? null;
+    return resolved === null ? null : activeAt(resolved, now);
+  }
+
+  async active(accountId: string): Promise<ActiveSubscription[]> {
+    const known = this.activeNow(accountId);
+    if (known !== null) return known;
+    const now = this.clock.now();
+    let entry = this.#fresh(accountId, now);
+    if (entry === undefined) {
       if (this.#entries.size >= this.options.maxEntries) this.#entries.clear();
-      entry = { value: this.#read(accountId), fetchedAt: now };
-      this.#entries.set(accountId, entry);
-      entry.value.catch(() => this.#entries.delete(accountId));
+      const read: Entry = { value: this.#read(accountId), resolved: null, fetchedAt: now };
+      this.#entries.set(accountId, read);
+      read.value.then((all) => {
+        read.resolved = all;
+      }, () => this.#entries.delete(accountId));
+      entry = read;
     }
-    const all = await entry.value;
-    return all.filter(({ subscription }) => subscription.startsAt <= now && (subscription.cancelAt === null || subscription.cancelAt > now));
+    return activeAt(await entry.value, now);
+  }
+
+  /** The account's entry while it is within its TTL. */
+  #fresh(accountId: string, now: number): Entry | undefined {
+    const entry = this.#entries.get(accountId);
+    return entry === undefined || now - entry.fetchedAt >= this.options.ttlMs ? undefined : entry;
   }
 
   forget(accountId: string): void {

@@ -32,6 +32,7 @@ export class InMemoryRateLimiter implements RateLimiter {
     this.adjustNow(rule, delta, chargedAt);
   }
 
+  /** `adjust` without the promise (settlement's corrections, the Redis backend's fallback). */
   adjustNow(rule: LimitRule, delta: number, chargedAt: number): void {
     const window = this.#windows.get(rule.id);
     if (window !== undefined && window.startMs === windowStart(rule, chargedAt)) window.used = Math.max(0, window.used + delta);
@@ -41,7 +42,7 @@ export class InMemoryRateLimiter implements RateLimiter {
     return this.admitNow(ask, now);
   }
 
-  /** `admit` without the promise, for callers in this process (the Redis backend's fallback). */
+  /** `admit` without the promise, for callers in this process (admission's same-turn path, the Redis backend's fallback). */
   admitNow(ask: AdmissionAsk, now: number): AdmissionDecision {
     for (const slot of ask.slots) if (this.inUse(slot.id) >= slot.limit) return { allowed: false, slot };
     const decision = this.consumeNow(ask.charges, now);

@@ -7,15 +7,6 @@ export interface AdmittedWindows {
   tokenRules: ReadonlySet<string>;
 }
 
-/** The window with the smallest remaining share of its limit (the first of equals). */
-export function tightestState(states: Iterable<LimitState>): LimitState | null {
-  let tightest: LimitState | null = null;
-  for (const state of states) {
-    if (tightest === null || state.remaining / state.rule.limit < tightest.remaining / tightest.rule.limit) tightest = state;
-  }
-  return tightest;
-}
-
 /** The generic X-RateLimit headers of one window, plus which dimension it is. */
 export function rateLimitHeaders(state: LimitState): Record<string, string> {
   return {
@@ -74,14 +65,34 @@ export function anthropicRateLimitHeaders(headers: Record<string, string>, prefi
 /**
  * The rate-limit headers of a billed answer: the generic X-RateLimit set of the tightest window of all, and the
  * family's own set where its clients read one (see each family's `addRateLimitHeaders`). Each set describes the
- * tightest window of its kind. Computed from what admission already knows: no store round trip.
+ * tightest window of its kind (the first of equals), all three found in one pass. Computed from what admission
+ * already knows: no store round trip.
  */
 export function admittedRateLimitHeaders(windows: AdmittedWindows, family: ClientFamily, now: number): Record<string, string> {
-  const overall = tightestState(windows.states);
+  let overall: LimitState | null = null;
+  let requests: LimitState | null = null;
+  let tokens: LimitState | null = null;
+  let overallShare = 0;
+  let requestsShare = 0;
+  let tokensShare = 0;
+  for (const state of windows.states) {
+    const share = state.remaining / state.rule.limit;
+    if (overall === null || share < overallShare) {
+      overall = state;
+      overallShare = share;
+    }
+    if (windows.tokenRules.has(state.rule.id)) {
+      if (tokens === null || share < tokensShare) {
+        tokens = state;
+        tokensShare = share;
+      }
+    } else if (requests === null || share < requestsShare) {
+      requests = state;
+      requestsShare = share;
+    }
+  }
   if (overall === null) return {};
   const headers = rateLimitHeaders(overall);
-  const requests = tightestState(windows.states.filter((state) => !windows.tokenRules.has(state.rule.id)));
-  const tokens = tightestState(windows.states.filter((state) => windows.tokenRules.has(state.rule.id)));
   family.addRateLimitHeaders(headers, { requests, tokens }, now);
   return headers;
 }

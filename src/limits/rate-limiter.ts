@@ -63,5 +63,12 @@ export interface RateLimiter {
    * holder stopped renewing them (a crashed process) after the lease TTL.
    */
   admit(ask: AdmissionAsk, now: number): Promise<AdmissionDecision>;
+  /**
+   * `admit` answered in the same turn, by a limiter that holds the exact state of every window and slot in this
+   * process (the in-process one). A limiter whose state is elsewhere (Redis) has none: its callers await `admit`.
+   */
+  admitNow?(ask: AdmissionAsk, now: number): AdmissionDecision;
+  /** `adjust` applied in the same turn, by the same kind of limiter as `admitNow`. */
+  adjustNow?(rule: LimitRule, delta: number, chargedAt: number): void;
   close(): Promise<void>;
 }

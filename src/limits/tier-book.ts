@@ -11,6 +11,8 @@ export interface TierLimits {
 /** What admission asks: the per-account limits of a tier, answered from memory. */
 export interface TierLimitsSource {
   limitsFor(tierName: string): TierLimits;
+  /** Moves each time the tiers' limits are replaced: what was made from earlier answers is made again. */
+  readonly generation: number;
 }
 
 export interface TierBookOptions {
@@ -29,6 +31,7 @@ const UNLIMITED: TierLimits = Object.freeze({ rpm: null, tpm: null });
  */
 export class TierBook implements TierLimitsSource {
   #tiers = new Map<string, TierLimits>();
+  #generation = 0;
   #started = 0;
   #applied = 0;
   #lastLoadAt = 0;
@@ -46,6 +49,10 @@ export class TierBook implements TierLimitsSource {
     });
   }
 
+  get generation(): number {
+    return this.#generation;
+  }
+
   limitsFor(tierName: string): TierLimits {
     return this.#tiers.get(tierName) ?? this.#tiers.get(DEFAULT_TIER) ?? UNLIMITED;
   }
@@ -59,6 +66,7 @@ export class TierBook implements TierLimitsSource {
     this.#applied = sequence;
     this.#lastLoadAt = performance.now();
     this.#tiers = new Map(tiers.map((tier: Tier) => [tier.name, { rpm: tier.rpm, tpm: tier.tpm }]));
+    this.#generation += 1;
   }
 
   /** Loads once, then keeps the snapshot fresh until `stop`. */

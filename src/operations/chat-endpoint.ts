@@ -98,7 +98,8 @@ export function chatRoute(services: GatewayServices, endpoint: ChatEndpoint): Ro
     const guard = policies === null ? null : await guardRequest(services, moderate, call, await policies, envelope, model.id);
     const cachePlan = envelope.cacheable === false || guard !== null ? null : planResponseCache(model.cache, context.request.headers, call.account.id, model.id, envelope.chat);
     const estimatedTokens = envelope.promptTokensEstimate + (envelope.maxOutputTokens ?? 0);
-    const { rateLimitHeaders } = await call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
+    const admitting = call.admit({ model, estimatedTokens, fallbackModels: chain.fallbackModels, hostedTools: envelope.hostedTools });
+    const { rateLimitHeaders } = admitting instanceof Promise ? await admitting : admitting;
     // A request the cache does not serve goes to the relay as it is (no cache status header).
     const cache: CacheOutcome = cachePlan === null ? { answered: false, headers: { ...rateLimitHeaders }, capture: null } : await serveFromCache(services.responseCache, cachePlan, {
       sink: call.sink,

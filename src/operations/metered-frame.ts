@@ -58,8 +58,11 @@ export interface MeteredCall {
   readonly attempts: AttemptLog;
   /** Where the relay writes the answer. */
   readonly sink: ResponseSink;
-  /** Admits the request (allowlist, money, concurrency, every rate window); the admission carries the answer's rate-limit headers. */
-  admit(ask: AdmissionAsk): Promise<Admission>;
+  /**
+   * Admits the request (allowlist, money, concurrency, every rate window); the admission carries the answer's rate-limit
+   * headers. A value when admission was decided in this turn (see relay/admission.ts), a promise when it waited.
+   */
+  admit(ask: AdmissionAsk): Admission | Promise<Admission>;
   /**
    * Instead of `admit`, for a batch line whose work ran elsewhere (a provider's batch answered it) and is only billed
    * here: nothing is admitted, and the one settlement is charged against the batch's hold, not the account's free
@@ -136,11 +139,12 @@ export function meteredRoute(
       sink,
       // Written out rather than `{ ...ask, key, … }`: on Node 20 each property added after a spread costs about
       // half a microsecond (a map transition off V8's fast path), two microseconds a request here.
-      admit: async (ask) => {
+      admit: (ask) => {
         if (ask.shape !== undefined) meter.expect(ask.shape);
-        return (admission = await admit(services, {
+        const admitted = admit(services, {
           model: ask.model, estimatedTokens: ask.estimatedTokens, maxUsage: ask.maxUsage, fallbackModels: ask.fallbackModels, hostedTools: ask.hostedTools, key, account, meter, early, family: context.family, holder,
-        }));
+        });
+        return admitted instanceof Promise ? admitted.then((waited) => (admission = waited)) : (admission = admitted);
       },
       chargeToBatchHold: async () => {
         if (holder === undefined || admission !== null || holderCharge !== null) return;

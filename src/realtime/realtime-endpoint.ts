@@ -243,7 +243,7 @@ export class RealtimeEndpoint {
     }
   }
 
-  #admit(context: RequestContext, meter: RequestMeter, model: Model, key: ApiKey, account: Account): Promise<Admission> {
+  #admit(context: RequestContext, meter: RequestMeter, model: Model, key: ApiKey, account: Account): Admission | Promise<Admission> {
     return admit(this.services, {
       model,
       estimatedTokens: DEFAULT_OUTPUT_TOKENS_RESERVED,

@@ -7,9 +7,9 @@ import { newId } from '../shared/ids.js';
 import { GatewayError } from '../errors/gateway-error.js';
 import type { ClientFamily } from '../codecs/client-family.js';
 import type { HostedToolOffer } from '../ir/hosted-tool-offer.js';
-import { effectiveAccountLimits } from '../limits/account-limits.js';
+import { effectiveAccountLimits, type EffectiveAccountLimits } from '../limits/account-limits.js';
 import { admittedRateLimitHeaders, rateLimitHeaders } from '../limits/rate-limit-headers.js';
-import type { ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
+import type { AdmissionAsk, AdmissionDecision, ConcurrencyLease, ConcurrencySlot, LimitDecision, LimitRule, LimitState, RateLimiter } from '../limits/rate-limiter.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Clock } from '../shared/clock.js';
 import type { Account, ApiKey, NanoUsd } from '../domain/records.js';
@@ -17,6 +17,8 @@ import type { Model } from '../domain/model-records.js';
 import type { TokenCharge } from '../billing/answer-report.js';
 import type { AdmissionHold, RequestCharge } from '../billing/settle.js';
 import type { RequestMeter } from './request-meter.js';
+import type { Span } from '../telemetry/span.js';
+import type { ProjectFunds, Reservation } from '../billing/money-pools.js';
 import { projectFundsOf, projectMayUse, projectRpmRule, projectTpmRule } from '../projects/project-admission.js';
 import { customerAdmission, customerConcurrencyRefusal, customerRateLimitRefusal, withCustomerWindow, type CustomerAdmission } from '../customers/customer-admission.js';
 import type { CustomerRuleBook } from '../customers/customer-rule-book.js';
@@ -181,15 +183,24 @@ export function modelNotAllowed(model: Model): GatewayError {
  * account's concurrency and every rate dimension (key, account, subscription plan, model; all or nothing). Returns the rate-limit headers of the caller's
  * family (limits/rate-limit-headers.ts); throws the spec's error otherwise, after giving back what it took. The money hold usually comes from this instance's lease in
  * memory; when it does not, it waits for one group-committed transaction.
+ *
+ * A request is admitted in the same turn (a value, not a promise) when every authority holds its answer in memory:
+ * the subscription book's settled read, this instance's lease, a limiter whose windows are in this process. Each
+ * step that lacks its answer waits for it (a storage read, a group commit, a Redis script) and the same code decides
+ * after the wait. A refusal is thrown, or rejects the promise once admission waited.
  */
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission>;
-export async function admit(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission>;
-export async function admit(dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Promise<Admission | CallAdmission> {
-  const admitNow = (): Promise<Admission | CallAdmission> => ('call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request));
+export function admit(dependencies: AdmissionDependencies, request: AdmissionRequest): Admission | Promise<Admission>;
+export function admit(dependencies: AdmissionDependencies, request: CallAdmissionRequest): Promise<CallAdmission>;
+export function admit(dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Admission | Promise<Admission | CallAdmission> {
   const span = request.meter.observation?.startSpan('admission') ?? null;
-  if (span === null) return admitNow();
+  if (span !== null) return admitTraced(span, dependencies, request);
+  return 'call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request);
+}
+
+/** `admit` recorded as its trace's span, failed with the refusal's code. */
+async function admitTraced(span: Span, dependencies: AdmissionDependencies, request: AdmissionRequest | CallAdmissionRequest): Promise<Admission | CallAdmission> {
   try {
-    return await admitNow();
+    return await ('call' in request ? admitCall(dependencies, request) : admitRequest(dependencies, request));
   } catch (error) {
     span.fail(error instanceof GatewayError ? error.code : 'internal_error');
     throw error;
@@ -198,42 +209,88 @@ export async function admit(dependencies: AdmissionDependencies, request: Admiss
   }
 }
 
-async function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
+function admitRequest(dependencies: AdmissionDependencies, request: AdmissionRequest): Admission | Promise<Admission> {
   const { key, account, model, meter } = request;
-  const { ledger } = dependencies;
-  const checked: CheckedRequest = { key, account, model, name: meter.modelId };
-  checkBeforeMoney(checked);
+  checkBeforeMoney({ key, account, model, name: meter.modelId });
+  // A request naming an end customer reads the customer's rules too: it takes the path that may wait for them.
+  const subscriptions = meter.identity.customer === null ? dependencies.subscriptions.activeNow(account.id) : null;
+  if (subscriptions === null) return admitAfterReads(dependencies, request);
+  return holdThenLimit(dependencies, request, subscriptions, null);
+}
+
+/** Admission once the account's subscriptions and the end customer's rule are read (from storage when not in memory). */
+async function admitAfterReads(dependencies: AdmissionDependencies, request: AdmissionRequest): Promise<Admission> {
+  const { account, meter } = request;
   const subscriptions = await dependencies.subscriptions.active(account.id);
   const customer = meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, account.id, meter.identity.customer);
-  let amountNano = heldFor(model, request);
+  return holdThenLimit(dependencies, request, subscriptions, customer);
+}
+
+/** Holds the money for the request (from the lease in this turn, or by the next group commit), then decides its limits. */
+function holdThenLimit(dependencies: AdmissionDependencies, request: AdmissionRequest, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null): Admission | Promise<Admission> {
+  const { ledger } = dependencies;
+  let amountNano = heldFor(request.model, request);
   for (const candidate of request.fallbackModels ?? []) {
     const amount = heldFor(candidate, request);
     if (amount > amountNano) amountNano = amount;
   }
-  const ask = moneyAsk(request, subscriptions, customer, amountNano);
-  const reservation = request.holder === undefined ? await ledger.reserve(ask) : ledger.chargedAgainst(request.holder, ask);
+  const ask = moneyAsk(dependencies.tiers, request, subscriptions, customer, amountNano);
+  const subscription = subscriptions[0] ?? null;
+  const reservation = request.holder === undefined ? ledger.reserveNow(ask) : ledger.chargedAgainst(request.holder, ask);
+  if (reservation === null) return limitWhenHeld(dependencies, request, subscription, customer, ledger.reserve(ask));
+  return limitOrRelease(dependencies, request, subscription, customer, reservation);
+}
+
+async function limitWhenHeld(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null, held: Promise<Reservation>): Promise<Admission> {
+  return limitOrRelease(dependencies, request, subscription, customer, await held);
+}
+
+/**
+ * The request's limits decided with its money held, in one limiter call (concurrency first: a request refused for it
+ * takes nothing from the rate windows): in this turn by a limiter that holds its windows in process, otherwise after
+ * its one round trip. Returns the admission, or throws the refusal after giving the hold back.
+ */
+function limitOrRelease(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null, reservation: Reservation): Admission | Promise<Admission> {
+  const { limiter, clock } = dependencies;
   try {
-    const limits = await admitLimits(dependencies, request, subscriptions[0] ?? null, customer);
-    return { model, reservation, lease: limits.lease, tokenCharges: limits.tokenCharges, rateLimitHeaders: limits.headers };
+    const asked = limitsAsk(dependencies, request, subscription, customer);
+    const now = clock.now();
+    if (asked.slots.length === 0 && asked.charges.length === 0) return admitted(request, customer, reservation, asked, null, now);
+    if (limiter.admitNow !== undefined) return admitted(request, customer, reservation, asked, limiter.admitNow(asked, now), now);
+    return admittedAfterWait(dependencies, request, customer, reservation, asked, limiter.admit(asked, now), now);
   } catch (error) {
-    ledger.release(reservation, { requestId: meter.requestId, createdAt: dependencies.clock.now() });
-    throw error;
+    return releaseAndRethrow(dependencies, request, reservation, error);
   }
 }
 
+async function admittedAfterWait(dependencies: AdmissionDependencies, request: AdmissionRequest, customer: CustomerAdmission | null, reservation: Reservation, asked: LimitsAsk, deciding: Promise<AdmissionDecision>, now: number): Promise<Admission> {
+  try {
+    return admitted(request, customer, reservation, asked, await deciding, now);
+  } catch (error) {
+    return releaseAndRethrow(dependencies, request, reservation, error);
+  }
+}
+
+/** Gives back the hold of a request refused after its money was held, and throws the refusal on. */
+function releaseAndRethrow(dependencies: AdmissionDependencies, request: AdmissionRequest, reservation: Reservation, error: unknown): never {
+  dependencies.ledger.release(reservation, { requestId: request.meter.requestId, createdAt: dependencies.clock.now() });
+  throw error;
+}
+
 /** What the request's money is asked of: its key's and project's pools, its customer's budget, the account's subscriptions. */
-function moneyAsk(request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null, amountNano: NanoUsd): ReserveRequest {
+function moneyAsk(tiers: TierLimitsSource, request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, subscriptions: readonly ActiveSubscription[], customer: CustomerAdmission | null, amountNano: NanoUsd): ReserveRequest {
   const { key, account, meter } = request;
+  const plan = planOf(tiers, key, account);
   return {
     accountId: account.id,
     keyId: key.id,
-    keyCapped: key.quotaNano !== null,
-    keyBudgeted: key.budget !== null,
+    keyCapped: plan.keyCapped,
+    keyBudgeted: plan.keyBudgeted,
     ...(customer?.budgeted === true ? { customer: customer.customer, customerBudgeted: true } : {}),
     subscriptions: subscriptions.map(({ subscription }) => subscription.id),
     amountNano,
     entryId: newId('led', meter.createdAt),
-    project: projectFundsOf(key),
+    project: plan.project,
   };
 }
 
@@ -245,7 +302,7 @@ function moneyAsk(request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'>, 
 export async function chargedToHolder(dependencies: AdmissionDependencies, request: Pick<AdmissionRequest, 'key' | 'account' | 'meter'> & { holder: string }): Promise<AdmissionHold> {
   const subscriptions = await dependencies.subscriptions.active(request.account.id);
   const customer = request.meter.identity.customer === null ? null : await customerAdmission(dependencies.customers, request.account.id, request.meter.identity.customer);
-  return { reservation: dependencies.ledger.chargedAgainst(request.holder, moneyAsk(request, subscriptions, customer, 0n)), lease: null, tokenCharges: null };
+  return { reservation: dependencies.ledger.chargedAgainst(request.holder, moneyAsk(dependencies.tiers, request, subscriptions, customer, 0n)), lease: null, tokenCharges: null };
 }
 
 /**
@@ -298,17 +355,6 @@ function heldFor(model: Model, request: AdmissionRequest): NanoUsd {
   });
 }
 
-/** What the rate windows of a request are drawn from. */
-interface WindowOwners {
-  key: ApiKey;
-  account: Account;
-  accountLimits: ReturnType<typeof effectiveAccountLimits>;
-  subscription: ActiveSubscription | null;
-  model: Model;
-  /** The end customer the request named, with its rules (null: none named). */
-  customer: CustomerAdmission | null;
-}
-
 /** One owner's windows: requests per minute and tokens per minute (null: no such limit). */
 interface RateWindows {
   rpm: LimitRule | null;
@@ -316,78 +362,131 @@ interface RateWindows {
 }
 
 /**
- * The rate windows every admitted request is counted in, one owner a line (all or nothing, in one limiter call). A
- * new owner of limits is one more line.
+ * The rate windows of a key's plan, one owner a line: the key's, its project's and its account's (the account's own
+ * limits where set, its tier's otherwise). A new owner of limits that depends only on the key is one more line.
  */
-const RATE_WINDOWS: ReadonlyArray<(owners: WindowOwners) => RateWindows> = [
-  ({ key }) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
-  ({ key }) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
-  ({ account, accountLimits }) => ({
+const KEY_WINDOWS: ReadonlyArray<(key: ApiKey, account: Account, accountLimits: EffectiveAccountLimits) => RateWindows> = [
+  (key) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
+  (key) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
+  (_key, account, accountLimits) => ({
     rpm: accountRpmRule(account, accountLimits.rpm.value),
     tpm: accountLimits.tpm.value === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountLimits.tpm.value),
   }),
-  ({ subscription }) => ({
+];
+
+/**
+ * The rate windows each request adds to its key's plan, after them, one owner a line: its subscription plan's, its
+ * model's, its end customer's (all or nothing with the plan's, in one limiter call).
+ */
+const REQUEST_WINDOWS: ReadonlyArray<(subscription: ActiveSubscription | null, model: Model, customer: CustomerAdmission | null) => RateWindows> = [
+  (subscription) => ({
     rpm: planRpmRule(subscription),
     tpm: subscription === null || subscription.plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', subscription.plan.tpm),
   }),
-  ({ model }) => ({
+  (_subscription, model) => ({
     rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
     tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   }),
-  ({ customer }) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
+  (_subscription, _model, customer) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
 ];
 
-interface AdmittedLimits {
-  lease: ConcurrencyLease | null;
-  tokenCharges: { rules: TokenCharge[]; chargedAt: number } | null;
-  headers: Record<string, string>;
+/** A window of a key's plan: one that counts tokens, or one that counts requests with its charge (the same object for every request). */
+type PlannedWindow = { rule: LimitRule; tokens: true } | { rule: LimitRule; tokens: false; once: { rule: LimitRule; cost: number } };
+
+/**
+ * What admission takes for every request of one key that depends only on the key, its project, its account and the
+ * account's tier: their concurrency slots and rate windows, in admission order, and what the key adds to the money
+ * asked. Kept with the key record and made again when the account record or the tier book's generation is not the
+ * one it was made from: a change of the key or its project loads a new key record (the verifier's cache drops the
+ * account's keys), a change of the account a new account record, a tier edit moves the generation.
+ */
+interface KeyAdmissionPlan {
+  account: Account;
+  tierGeneration: number;
+  slots: readonly ConcurrencySlot[];
+  windows: readonly PlannedWindow[];
+  keyCapped: boolean;
+  keyBudgeted: boolean;
+  project: ProjectFunds | null;
 }
 
-async function admitLimits(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): Promise<AdmittedLimits> {
-  const { key, account, model, early } = request;
-  const { limiter, clock } = dependencies;
-  const accountLimits = effectiveAccountLimits(dependencies.tiers, account);
-  const accountConcurrency = accountLimits.concurrency.value;
+const plans = new WeakMap<ApiKey, KeyAdmissionPlan>();
+
+/** The key's admission plan (see `KeyAdmissionPlan`), made when it has none that is still valid. */
+function planOf(tiers: TierLimitsSource, key: ApiKey, account: Account): KeyAdmissionPlan {
+  const known = plans.get(key);
+  if (known !== undefined && known.account === account && known.tierGeneration === tiers.generation) return known;
+  const tierGeneration = tiers.generation;
+  const accountLimits = effectiveAccountLimits(tiers, account);
   const slots: ConcurrencySlot[] = [];
   if (key.concurrency !== null) slots.push({ id: `key:${key.id}:concurrency`, limit: key.concurrency });
-  if (accountConcurrency !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountConcurrency });
-  if (customer?.concurrency != null) slots.push(customer.concurrency);
-  const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
-  const requests: Array<{ rule: LimitRule; cost: number }> = [];
-  const tokenCharges: TokenCharge[] = [];
-  // Windows the request was already counted in before its body was read are not counted again.
-  const countedEarly = early === null ? null : new Set(early.rules.map((counted) => counted.id));
-  const owners: WindowOwners = { key, account, accountLimits, subscription, model, customer };
-  for (const windowsOf of RATE_WINDOWS) {
-    const { rpm, tpm } = windowsOf(owners);
-    if (rpm !== null && countedEarly?.has(rpm.id) !== true) requests.push({ rule: rpm, cost: 1 });
-    if (tpm !== null) {
-      // An estimate above the whole limit is charged as the whole window, so a large request still gets through an
-      // untouched window rather than being refused forever; the real usage corrects it afterwards.
-      const charged = Math.min(estimate, tpm.limit);
-      requests.push({ rule: tpm, cost: charged });
-      tokenCharges.push({ rule: tpm, charged });
-    }
+  if (accountLimits.concurrency.value !== null) slots.push({ id: `account:${account.id}:concurrency`, limit: accountLimits.concurrency.value });
+  const windows: PlannedWindow[] = [];
+  for (const windowsOf of KEY_WINDOWS) {
+    const { rpm, tpm } = windowsOf(key, account, accountLimits);
+    if (rpm !== null) windows.push({ rule: rpm, tokens: false, once: { rule: rpm, cost: 1 } });
+    if (tpm !== null) windows.push({ rule: tpm, tokens: true });
   }
+  const made: KeyAdmissionPlan = { account, tierGeneration, slots, windows, keyCapped: key.quotaNano !== null, keyBudgeted: key.budget !== null, project: projectFundsOf(key) };
+  plans.set(key, made);
+  return made;
+}
 
+/** What the limiter is asked for a request, and which of its windows count tokens (their charges by estimate). */
+interface LimitsAsk extends AdmissionAsk {
+  charges: Array<{ rule: LimitRule; cost: number }>;
+  tokenCharges: TokenCharge[];
+}
+
+/** The request's slots and window charges: its key's plan, then the windows of its subscription, model and end customer. */
+function limitsAsk(dependencies: AdmissionDependencies, request: AdmissionRequest, subscription: ActiveSubscription | null, customer: CustomerAdmission | null): LimitsAsk {
+  const { key, account, model, early } = request;
+  const plan = planOf(dependencies.tiers, key, account);
+  const estimate = Math.max(0, Math.ceil(request.estimatedTokens));
+  const asked: LimitsAsk = { slots: customer?.concurrency == null ? plan.slots : [...plan.slots, customer.concurrency], charges: [], tokenCharges: [] };
+  // Windows the request was already counted in before its body was read are not counted again.
+  const countedEarly = early === null ? null : early.rules;
+  for (const window of plan.windows) {
+    if (window.tokens) chargeTokens(asked, window.rule, estimate);
+    else if (countedEarly === null || !countedEarly.some((counted) => counted.id === window.rule.id)) asked.charges.push(window.once);
+  }
+  for (const windowsOf of REQUEST_WINDOWS) {
+    const { rpm, tpm } = windowsOf(subscription, model, customer);
+    if (rpm !== null && (countedEarly === null || !countedEarly.some((counted) => counted.id === rpm.id))) asked.charges.push({ rule: rpm, cost: 1 });
+    if (tpm !== null) chargeTokens(asked, tpm, estimate);
+  }
+  return asked;
+}
+
+/**
+ * Charges the request's token estimate to a window. An estimate above the whole limit is charged as the whole window,
+ * so a large request still gets through an untouched window rather than being refused forever; the real usage
+ * corrects it afterwards.
+ */
+function chargeTokens(asked: LimitsAsk, rule: LimitRule, estimate: number): void {
+  const charged = Math.min(estimate, rule.limit);
+  asked.charges.push({ rule, cost: charged });
+  asked.tokenCharges.push({ rule, charged });
+}
+
+/** The limiter's decision (null: nothing was asked) as the request's admission, or its refusal thrown. */
+function admitted(request: AdmissionRequest, customer: CustomerAdmission | null, reservation: Reservation, asked: LimitsAsk, decision: AdmissionDecision | null, now: number): Admission {
+  const { key, early } = request;
   let states: LimitState[] = [];
   let lease: ConcurrencyLease | null = null;
-  let charges: AdmittedLimits['tokenCharges'] = null;
-  const now = clock.now();
-  if (slots.length > 0 || requests.length > 0) {
-    // Concurrency is checked first (a request refused for it takes nothing from the rate windows), in the same step.
-    const decision = await limiter.admit({ slots, charges: requests }, now);
+  let tokenCharges: Admission['tokenCharges'] = null;
+  if (decision !== null) {
     if (!decision.allowed) {
       if (decision.slot === null) throw customerRateLimitRefusal(customer, decision) ?? rateLimitRefusal(decision);
       throw customerConcurrencyRefusal(customer, decision.slot.id, CONCURRENCY_RETRY_SECONDS) ?? concurrencyRefusal(decision.slot, key);
     }
     lease = decision.lease;
-    if (tokenCharges.length > 0) charges = { rules: tokenCharges, chargedAt: now };
+    if (asked.tokenCharges.length > 0) tokenCharges = { rules: asked.tokenCharges, chargedAt: now };
     states = decision.states;
   }
-  const tokenRules = new Set(tokenCharges.map((charge) => charge.rule.id));
-  const headers = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
-  return { lease, tokenCharges: charges, headers };
+  const tokenRules = new Set(asked.tokenCharges.map((charge) => charge.rule.id));
+  const rateLimitHeaders = withCustomerWindow(admittedRateLimitHeaders({ states: early === null ? states : [...early.states, ...states], tokenRules }, request.family, now), customer, states);
+  return { model: request.model, reservation, lease, tokenCharges, rateLimitHeaders };
 }
 
 /** The spec's 429 for a full concurrency slot, the key's or the account's. */
