@@ -2,7 +2,8 @@ import { chargesNothing } from '../billing/compute-cost.js';
 import type { Catalog } from '../routing/catalog.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import type { ModelKind } from '../domain/model-records.js';
-import { modelFreeRequestRules, rateLimitRefusal, type AdmissionDependencies } from './admission.js';
+import { rateLimitRefusal, type AdmissionDependencies } from './admission.js';
+import { modelFreeRequestRules } from './admission-windows.js';
 import type { RequestCharge } from '../billing/settle.js';
 import { projectFundsOf } from '../projects/project-admission.js';
 
