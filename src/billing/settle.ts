@@ -98,8 +98,9 @@ export function settle(
   }
   // Exactly one settlement per request: the reservation's (0 releases it), or a charge with nothing reserved.
   const reservation = admission?.reservation ?? (cost > 0n ? ledger.unreserved(request.accountId, request.keyId, newId('led', request.createdAt)) : null);
-  // A stream checkpointed by the ledger stops being so; one whose checkpoint reached storage has it deleted.
-  const checkpointed = ledger.checkpoints.finish(request.requestId);
+  // A stream checkpointed by the ledger stops being so; one whose checkpoint reached storage has it deleted. With no
+  // stream tracked, this request was not one.
+  const checkpointed = ledger.checkpoints.size === 0 ? false : ledger.checkpoints.finish(request.requestId);
   const row = usageRow(request, report, price, usage, cost);
   // The settlement's transaction writes the row where it can (PostgreSQL); otherwise the usage log does.
   const rowSettled = reservation !== null && ledger.settle(reservation, { costNano: cost, requestId: request.requestId, createdAt: clock.now(), checkpointed, usageRow: row });

@@ -116,8 +116,7 @@ export function meteredRoute(
     const authed = authenticate(context, services);
     const { key, account } = authed instanceof Promise ? await authed : authed;
     const meter = new RequestMeter(services, context, account.id, key.id, protocol, context.path, context.startedAt, context.inProcess?.batchId !== undefined);
-    // Bound rather than a closure of this frame: the first byte leaving writes a tracked stream's first checkpoint.
-    const attempts = new AttemptLog(meter, services.ledger.checkpointFirstByte.bind(services.ledger, context.requestId));
+    const attempts = new AttemptLog(meter);
     // A batch's line is charged against its batch's hold.
     const holder = context.inProcess?.batchId === undefined ? undefined : batchHolder(context.inProcess.batchId);
     const held: Disposable[] = [];
@@ -152,6 +151,8 @@ export function meteredRoute(
       },
       checkpoint: (price, billed, opening) => {
         if (admission === null || settled) return;
+        // Its first byte leaving writes its first checkpoint (trackStream writes it at once when that byte has left).
+        attempts.whenFirstByte(services.ledger.checkpointFirstByte.bind(services.ledger, context.requestId));
         trackStream(services.ledger, () => meter.settledRequest(), () => attempts.progress(), admission.reservation, price, billed, opening);
       },
       hold: (resource) => (held.push(resource), resource),

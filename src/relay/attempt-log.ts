@@ -30,12 +30,10 @@ export class AttemptLog {
   #tokenCharges: { rules: TokenCharge[]; chargedAt: number } | null = null;
   #modelName: string | null = null;
   #ttfbMs: number | null = null;
+  /** Told once, as the answer's first byte leaves; set only for a request whose first byte must be acted on. */
+  #onFirstByte: (() => void) | null = null;
 
-  /** `onFirstByte`: told once, as the answer's first byte leaves (a tracked stream's first checkpoint is written then). */
-  constructor(
-    readonly request: RelayedRequest,
-    private readonly onFirstByte: (() => void) | null = null,
-  ) {}
+  constructor(readonly request: RelayedRequest) {}
 
   /** The model name the usage row keeps: the fallback chain's step tried last, else the request's. */
   get modelId(): string | null {
@@ -61,7 +59,16 @@ export class AttemptLog {
   firstByteLeft(): void {
     if (this.#ttfbMs !== null) return;
     this.#ttfbMs = Math.round(performance.now() - this.request.startedAt);
-    this.onFirstByte?.();
+    this.#onFirstByte?.();
+  }
+
+  /**
+   * `hook` is told when the answer's first byte leaves, unless it has left already (the caller acts on that itself,
+   * as a tracked stream writes its first checkpoint at once then). Set when a stream starts being tracked, so a
+   * request that never is calls nothing at its first byte.
+   */
+  whenFirstByte(hook: () => void): void {
+    this.#onFirstByte = hook;
   }
 
   /** The attempts and timings as they stand now, for the answer's report (the total is the time until now). */

@@ -22,7 +22,7 @@ export type WireChoice = { kind: 'pass-through'; operation: UpstreamOperation } 
 /** The choice for a chat request: passed through with the codec's pass-through part (the only way to reach that path). */
 export type ChatWireChoice = { kind: 'pass-through'; operation: UpstreamOperation; codec: PassThroughCodec } | { kind: 'translate' };
 
-const TRANSLATE: WireChoice = { kind: 'translate' };
+const TRANSLATE: { kind: 'translate' } = { kind: 'translate' };
 
 /**
  * The one decision between pass-through and translation, for every endpoint, asked of the wires: a channel whose
@@ -33,16 +33,33 @@ const TRANSLATE: WireChoice = { kind: 'translate' };
 export function chooseWire(adapter: UpstreamAdapter, channel: Channel, requested: RequestedChat): ChatWireChoice;
 export function chooseWire(adapter: UpstreamAdapter, channel: Channel, requested: RequestedOperation): WireChoice;
 export function chooseWire(adapter: UpstreamAdapter, channel: Channel, requested: RequestedOperation): WireChoice | ChatWireChoice {
+  if (requested.kind === 'chat') {
+    // A chat codec without a pass-through part is always translated.
+    if (requested.codec.passThrough === undefined) return TRANSLATE;
+    return chatWireOf(channelPassThrough(adapter, channel, requested.codec.wire, requested), requested);
+  }
+  const operation = channelPassThrough(adapter, channel, requested.wire, requested);
+  return operation === null ? TRANSLATE : { kind: 'pass-through', operation };
+}
+
+/**
+ * The channel's part of the decision: the operation the channel is sent the caller's body with, from a caller on
+ * `wire`, or null when it gets the translated request. It depends only on the adapter, the channel record, the
+ * caller's wire and the requested operation (for a chat: whether it streams), so it may be kept per channel record.
+ */
+export function channelPassThrough(adapter: UpstreamAdapter, channel: Channel, wire: ClientWire, requested: RequestedOperation): UpstreamOperation | null {
   const passThrough = adapter.passThrough;
-  // A chat codec without a pass-through part is always translated.
-  const forwarding = requested.kind === 'chat' ? requested.codec.passThrough : null;
-  if (passThrough === undefined || forwarding === undefined) return TRANSLATE;
-  const wire = requested.kind === 'chat' ? requested.codec.wire : requested.wire;
-  if (wire.servedOn.name !== adapter.wire.name) return TRANSLATE;
+  if (passThrough === undefined || wire.servedOn.name !== adapter.wire.name) return null;
   const operation = passThroughOperationOf(wire, requested);
-  if (operation === null || !wireCarries(adapter.wire, operation)) return TRANSLATE;
-  if (passThrough.serves !== undefined && !passThrough.serves(channel, operation)) return TRANSLATE;
-  if (forwarding === null) return { kind: 'pass-through', operation };
-  if (requested.kind === 'chat' && requested.stream && !forwarding.streamPassesThrough()) return TRANSLATE;
+  if (operation === null || !wireCarries(adapter.wire, operation)) return null;
+  if (passThrough.serves !== undefined && !passThrough.serves(channel, operation)) return null;
+  return operation;
+}
+
+/** The caller's part of a chat's decision, given the channel's (`operation`, null: translated). */
+export function chatWireOf(operation: UpstreamOperation | null, requested: RequestedChat): ChatWireChoice {
+  const forwarding = requested.codec.passThrough;
+  if (operation === null || forwarding === undefined) return TRANSLATE;
+  if (requested.stream && !forwarding.streamPassesThrough()) return TRANSLATE;
   return { kind: 'pass-through', operation, codec: forwarding };
 }

@@ -10,26 +10,22 @@ import type { AnswerStream, ResponseSink } from './response-sink.js';
 export class MeteredSink implements ResponseSink {
   #ends: Array<() => void> = [];
   #holding = true;
+  // The inner sink's, copied once: they never change for a request.
+  readonly requestId: string;
+  readonly startedAt: number;
+  readonly callerGone: CallerSignal;
 
   constructor(
     private readonly sink: ResponseSink,
     private readonly onFirstByte: () => void,
-  ) {}
-
-  get requestId(): string {
-    return this.sink.requestId;
-  }
-
-  get startedAt(): number {
-    return this.sink.startedAt;
-  }
-
-  get callerGone(): CallerSignal {
-    return this.sink.callerGone;
+  ) {
+    this.requestId = sink.requestId;
+    this.startedAt = sink.startedAt;
+    this.callerGone = sink.callerGone;
   }
 
   onCallerGone(listener: () => void): () => void {
-    const callerGone = this.sink.callerGone;
+    const callerGone = this.callerGone;
     callerGone.addEventListener('abort', listener);
     return () => callerGone.removeEventListener('abort', listener);
   }

@@ -2,14 +2,16 @@ import type { PassThroughCodec, PassThroughStreamObserver } from '../codecs/clie
 import { SseEventSplitter } from '../wire/sse-event-splitter.js';
 import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Usage } from '../ir/usage.js';
+import type { Channel } from '../domain/records.js';
 import type { ChannelRoute } from '../routing/catalog.js';
 import { RoutePlan, type Candidate } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
+import type { ClientWire, UpstreamOperation } from '../wire/wire.js';
 import { answerNamingModel } from '../wire/pass-through-body.js';
 import { RunningTokenCount } from '../tokenize/running-token-count.js';
 import { costHeader, withReport, type AnswerReport } from '../billing/answer-report.js';
 import { answerWithCost } from '../codecs/answer-cost.js';
-import { chooseWire, type ChatWireChoice } from './choose-wire.js';
+import { channelPassThrough, chatWireOf, type ChatWireChoice, type RequestedChat } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
 import { failureClassOf, readWholeBody } from './upstream-call.js';
 import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
@@ -45,6 +47,43 @@ async function relayStoppable(dependencies: RelayDependencies, request: ChatRela
   }
 }
 
+/** One channel record's part of the wire decision for a caller's wire and `stream`, with the last choice made from it. */
+interface ChannelWire {
+  readonly adapter: UpstreamAdapter;
+  readonly wire: ClientWire;
+  readonly stream: boolean;
+  readonly operation: UpstreamOperation | null;
+  /** The caller's pass-through part the choice was made for (a codec built per request gets a choice of its own). */
+  forwarding: RequestedChat['codec']['passThrough'];
+  choice: ChatWireChoice;
+}
+
+/**
+ * The channel's part of the wire decision, kept per channel record: a record is replaced, never changed, when an
+ * admin edits its channel, so an edited channel is decided again (and a deleted one's entry goes with it).
+ */
+const CHANNEL_WIRES = new WeakMap<Channel, ChannelWire[]>();
+
+/** `chooseWire` for a chat, asking the channel's part once per channel record, caller's wire and `stream`. */
+function wireOf(adapter: UpstreamAdapter, channel: Channel, requested: RequestedChat): ChatWireChoice {
+  const { wire, passThrough } = requested.codec;
+  let wires = CHANNEL_WIRES.get(channel);
+  if (wires === undefined) CHANNEL_WIRES.set(channel, (wires = []));
+  let known: ChannelWire | undefined;
+  for (const entry of wires) {
+    if (entry.adapter === adapter && entry.wire === wire && entry.stream === requested.stream) known = entry;
+  }
+  if (known === undefined) {
+    const operation = channelPassThrough(adapter, channel, wire, requested);
+    known = { adapter, wire, stream: requested.stream, operation, forwarding: passThrough, choice: chatWireOf(operation, requested) };
+    wires.push(known);
+  } else if (known.forwarding !== passThrough) {
+    known.forwarding = passThrough;
+    known.choice = chatWireOf(known.operation, requested);
+  }
+  return known.choice;
+}
+
 /** The caller's body for a same-protocol channel, else the canonical request in the channel's wire format. */
 function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, credential: string, request: ChatRelayRequest, wire: ChatWireChoice): UpstreamRequest {
   if (wire.kind === 'pass-through' && adapter.passThrough !== undefined) {
@@ -64,7 +103,7 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
 /** One channel: done when the request is answered (or the caller left), failed when the next may try. */
 async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<AnswerReport>> {
   const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
-  const wire = request.guard != null ? GUARDED_WIRE : chooseWire(adapter, candidate.route.channel, { kind: 'chat', codec: request.codec, stream: request.stream });
+  const wire = request.guard != null ? GUARDED_WIRE : wireOf(adapter, candidate.route.channel, { kind: 'chat', codec: request.codec, stream: request.stream });
   const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
   const opened = await openAttempt(dependencies, request.sink, request.attempts, plan, candidate, build, { stream: request.stream, signal: stop?.signalFor(signal) ?? signal });
   if (opened.kind === 'aborted') {

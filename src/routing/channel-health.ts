@@ -66,6 +66,14 @@ export class AttemptTicket {
   succeeded(): void {
     if (!this.#take()) return;
     this.#recordLatency();
+    if (this.channelPassage === 'pass' && this.modelPassage === 'pass') {
+      // A success admitted by a plain pass only counts: it moves no breaker's state or cooldown (whatever either
+      // breaker became meanwhile), so there is no open or close to look for and announce.
+      const now = this.health.now();
+      this.channel.recordSuccess(now, false);
+      this.modelBreaker.recordSuccess(now, false);
+      return;
+    }
     this.health.observe(this.channelId, this.model, () => {
       const now = this.health.now();
       this.channel.recordSuccess(now, this.channelPassage !== 'pass');

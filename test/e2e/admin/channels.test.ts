@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedAccount, startTestGateway, type SeededAccount, type TestGateway } from '../../support/gateway-harness.js';
 import { admin, call, chat, collectPages, expectError, uniqueName } from './helpers.js';
 import { CHANNEL_TYPES } from '../../../src/upstreams/upstreams.js';
+import { startMockOpenAIUpstream } from '../../support/mock-openai-upstream.js';
 
 interface ChannelJson {
   id: string;
@@ -334,5 +335,32 @@ describe('channel changes take effect for routing without a restart', () => {
     expect((await chat(gateway, client.key, model)).status).toBe(200);
     expect((await admin(gateway, 'PATCH', `/admin/channels/${created.body.id}`, { models: ['some-other-model'] })).status).toBe(200);
     expectError(await chat(gateway, client.key, model), { status: 503 });
+  });
+
+  it('an edit that changes how a channel is reached decides pass-through or translation again on the next request', async () => {
+    const upstream = await startMockOpenAIUpstream();
+    try {
+      const model = 'wire-edit-model';
+      expect((await admin(gateway, 'POST', '/admin/models', { id: model, pricing: { input_per_mtok: 1, output_per_mtok: 2 } })).status).toBe(201);
+      const created = await admin<ChannelJson>(gateway, 'POST', '/admin/channels', {
+        name: uniqueName('wire-edit'), type: 'openai-compatible', base_url: upstream.url, api_key: 'sk-upstream-test', models: { [model]: 'gpt-4o-mini' },
+      });
+      expect(created.status).toBe(201);
+      const respond = async (): Promise<string | undefined> => {
+        const answer = await call(gateway.url, 'POST', '/v1/responses', { token: client.key, body: { model, input: 'Say hi' } });
+        expect(answer.status, answer.text).toBe(200);
+        return upstream.requests.at(-1)?.path;
+      };
+      // An OpenAI-compatible provider is reached through chat completions by default: the request is translated.
+      expect(await respond()).toBe('/v1/chat/completions');
+      expect(await respond()).toBe('/v1/chat/completions');
+      // Told that it serves the Responses API itself, the same channel gets the caller's body as it came.
+      expect((await admin(gateway, 'PATCH', `/admin/channels/${created.body.id}`, { settings: { responses_api: true } })).status).toBe(200);
+      expect(await respond()).toBe('/v1/responses');
+      expect((await admin(gateway, 'PATCH', `/admin/channels/${created.body.id}`, { settings: { responses_api: false } })).status).toBe(200);
+      expect(await respond()).toBe('/v1/chat/completions');
+    } finally {
+      await upstream.close();
+    }
   });
 });

@@ -83,6 +83,28 @@ describe('ChannelHealth', () => {
     expect(health.acquire(one, 'alpha')).not.toBeNull();
   });
 
+  it('a success admitted by a plain pass only counts: it neither closes a breaker that opened meanwhile nor announces anything', () => {
+    const { health, clock, changes } = setup();
+    const one = channel('one');
+    // Admitted while both breakers were closed; both open before its answer arrives.
+    const early = health.acquire(one, 'alpha');
+    failTimes(health, one, 'alpha', 'server_error', 2);
+    health.acquire(one, 'beta')?.failed({ failureClass: 'connect', retryAfterMs: null });
+    health.acquire(one, 'beta')?.failed({ failureClass: 'connect', retryAfterMs: null });
+    const opened = changes.length;
+    const before = health.report(one);
+    early?.succeeded();
+    expect(changes).toHaveLength(opened);
+    const after = health.report(one);
+    expect(after.channel).toMatchObject({ state: 'open', openUntil: before.channel.openUntil, consecutiveFailures: 0, recent: { successes: 1 } });
+    expect(after.models.find((entry) => entry.model === 'alpha')).toMatchObject({ state: 'open', openUntil: before.models.find((entry) => entry.model === 'alpha')?.openUntil, consecutiveFailures: 0, recent: { successes: 1, failures: 2 } });
+    expect(health.acquire(one, 'alpha')).toBeNull();
+    // The cooldown runs as before: the probe after it still decides, and its success is announced.
+    clock.advance(60_000);
+    health.acquire(one, 'alpha')?.succeeded();
+    expect(changes.slice(opened).map((change) => [change.model, change.state])).toEqual([[null, 'closed'], ['alpha', 'closed']]);
+  });
+
   it('force admits through open breakers; a forced success closes them', () => {
     const { health } = setup();
     const one = channel('one');
