@@ -3,30 +3,13 @@ import type { Project } from '../domain/project.js';
 import type { ApiKey } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
 import type { LimitRule } from '../limits/rate-limiter.js';
+import { minuteRule } from '../limits/minute-rules.js';
 
 /**
  * What admission asks of a key's project: its model allowlist, the money pools it adds to the reservation (its quota
  * cap and period budget, held exactly like the key's own), and its RPM/TPM windows. The project comes with the key
  * from the key verifier's cache (`ApiKey.project`); a key of the default project has none of these limits.
  */
-
-const MINUTE_MS = 60_000;
-
-/** Each project record's rules by dimension, made again only when its limit changed (a changed project is a new record). */
-const rulesOf = new WeakMap<Project, Map<string, LimitRule>>();
-
-function rule(project: Project, suffix: 'rpm' | 'tpm', limit: number): LimitRule {
-  let rules = rulesOf.get(project);
-  if (rules === undefined) {
-    rules = new Map();
-    rulesOf.set(project, rules);
-  }
-  const known = rules.get(suffix);
-  if (known !== undefined && known.limit === limit) return known;
-  const made = { id: `project:${project.id}:${suffix}`, dimension: `project-${suffix}`, limit, windowMs: MINUTE_MS };
-  rules.set(suffix, made);
-  return made;
-}
 
 /** The key's project as loaded with it (null: the default project, or a project deleted since). */
 export function projectOfKey(key: ApiKey): Project | null {
@@ -52,11 +35,11 @@ export function projectFundsOf(key: ApiKey): ProjectFunds | null {
 /** The project's one-minute request window (null: none). */
 export function projectRpmRule(key: ApiKey): LimitRule | null {
   const project = projectOfKey(key);
-  return project === null || project.rpm === null ? null : rule(project, 'rpm', project.rpm);
+  return project === null || project.rpm === null ? null : minuteRule(project, 'project', 'rpm', 'project-rpm', project.rpm);
 }
 
 /** The project's one-minute token window (null: none). */
 export function projectTpmRule(key: ApiKey): LimitRule | null {
   const project = projectOfKey(key);
-  return project === null || project.tpm === null ? null : rule(project, 'tpm', project.tpm);
+  return project === null || project.tpm === null ? null : minuteRule(project, 'project', 'tpm', 'project-tpm', project.tpm);
 }

@@ -4,6 +4,7 @@ import type { RequestCharge } from '../billing/settle.js';
 import type { ProjectFunds } from '../billing/money-pools.js';
 import { effectiveAccountLimits, type EffectiveAccountLimits } from '../limits/account-limits.js';
 import type { AdmissionAsk, ConcurrencySlot, LimitRule } from '../limits/rate-limiter.js';
+import { minuteRule } from '../limits/minute-rules.js';
 import type { TierLimitsSource } from '../limits/tier-book.js';
 import type { Account, ApiKey } from '../domain/records.js';
 import type { Model } from '../domain/model-records.js';
@@ -25,32 +26,10 @@ export interface LimitedRequest {
   early: RequestCharge | null;
 }
 
-const MINUTE_MS = 60_000;
-
-/** Each record's rules by dimension, kept as long as the record is: a request does not build their ids and objects. */
-const rulesOf = new WeakMap<object, Map<string, LimitRule>>();
-
-/**
- * The one-minute rule `<scope>:<owner id>:<suffix>` of `owner` (a key, account, subscription or model record) for
- * `dimension`, made again only when its limit changed (an account's limit can change with its tier).
- */
-function rule(owner: { id: string }, scope: string, suffix: string, dimension: string, limit: number): LimitRule {
-  let rules = rulesOf.get(owner);
-  if (rules === undefined) {
-    rules = new Map();
-    rulesOf.set(owner, rules);
-  }
-  const known = rules.get(dimension);
-  if (known !== undefined && known.limit === limit) return known;
-  const made = { id: `${scope}:${owner.id}:${suffix}`, dimension, limit, windowMs: MINUTE_MS };
-  rules.set(dimension, made);
-  return made;
-}
-
-const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : rule(key, 'key', 'rpm', 'key-rpm', key.rpm));
-const accountRpmRule = (account: Account, rpm: number | null): LimitRule | null => (rpm === null ? null : rule(account, 'account', 'rpm', 'account-rpm', rpm));
+const keyRpmRule = (key: ApiKey): LimitRule | null => (key.rpm === null ? null : minuteRule(key, 'key', 'rpm', 'key-rpm', key.rpm));
+const accountRpmRule = (account: Account, rpm: number | null): LimitRule | null => (rpm === null ? null : minuteRule(account, 'account', 'rpm', 'account-rpm', rpm));
 const planRpmRule = (subscription: ActiveSubscription | null): LimitRule | null =>
-  subscription === null || subscription.plan.rpm === null ? null : rule(subscription.subscription, 'subscription', 'rpm', 'plan-rpm', subscription.plan.rpm);
+  subscription === null || subscription.plan.rpm === null ? null : minuteRule(subscription.subscription, 'subscription', 'rpm', 'plan-rpm', subscription.plan.rpm);
 
 /** The request-rate windows that do not depend on the model: the key's, the account tier's and the plan's RPM. */
 export function modelFreeRequestRules(dependencies: { tiers: TierLimitsSource }, key: ApiKey, account: Account, subscription: ActiveSubscription | null): LimitRule[] {
@@ -69,11 +48,11 @@ interface RateWindows {
  * limits where set, its tier's otherwise). A new owner of limits that depends only on the key is one more line.
  */
 const KEY_WINDOWS: ReadonlyArray<(key: ApiKey, account: Account, accountLimits: EffectiveAccountLimits) => RateWindows> = [
-  (key) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : rule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
+  (key) => ({ rpm: keyRpmRule(key), tpm: key.tpm === null ? null : minuteRule(key, 'key', 'tpm', 'key-tpm', key.tpm) }),
   (key) => ({ rpm: projectRpmRule(key), tpm: projectTpmRule(key) }),
   (_key, account, accountLimits) => ({
     rpm: accountRpmRule(account, accountLimits.rpm.value),
-    tpm: accountLimits.tpm.value === null ? null : rule(account, 'account', 'tpm', 'account-tpm', accountLimits.tpm.value),
+    tpm: accountLimits.tpm.value === null ? null : minuteRule(account, 'account', 'tpm', 'account-tpm', accountLimits.tpm.value),
   }),
 ];
 
@@ -84,11 +63,11 @@ const KEY_WINDOWS: ReadonlyArray<(key: ApiKey, account: Account, accountLimits: 
 const REQUEST_WINDOWS: ReadonlyArray<(subscription: ActiveSubscription | null, model: Model, customer: CustomerAdmission | null) => RateWindows> = [
   (subscription) => ({
     rpm: planRpmRule(subscription),
-    tpm: subscription === null || subscription.plan.tpm === null ? null : rule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', subscription.plan.tpm),
+    tpm: subscription === null || subscription.plan.tpm === null ? null : minuteRule(subscription.subscription, 'subscription', 'tpm', 'plan-tpm', subscription.plan.tpm),
   }),
   (_subscription, model) => ({
-    rpm: model.rpm === null ? null : rule(model, 'model', 'rpm', 'model-rpm', model.rpm),
-    tpm: model.tpm === null ? null : rule(model, 'model', 'tpm', 'model-tpm', model.tpm),
+    rpm: model.rpm === null ? null : minuteRule(model, 'model', 'rpm', 'model-rpm', model.rpm),
+    tpm: model.tpm === null ? null : minuteRule(model, 'model', 'tpm', 'model-tpm', model.tpm),
   }),
   (_subscription, _model, customer) => ({ rpm: customer?.rpmRule ?? null, tpm: customer?.tpmRule ?? null }),
 ];
