@@ -30,7 +30,8 @@ describe('/healthz and /readyz', () => {
   });
 
   it('says unready with the error object from the moment shutdown starts, while still serving for DRAIN_SECONDS', async () => {
-    const gateway = await startTestGateway({ env: { DRAIN_SECONDS: '1' } });
+    // Three seconds of drain: the three requests below must all land inside it, also on a busy test machine.
+    const gateway = await startTestGateway({ env: { DRAIN_SECONDS: '3' } });
     started.push(gateway);
     const closing = gateway.gateway.close();
     const unready = await fetch(`${gateway.url}/readyz`);
