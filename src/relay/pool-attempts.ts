@@ -173,16 +173,8 @@ export function openedOf(started: StartedAttempt, outcome: UpstreamOutcome): Ope
 }
 
 /** `startAttempt`, the wait for the head, and `openedOf`, for relays that read the answer in a function of their own. */
-export async function openAttempt(
-  dependencies: RelayDependencies,
-  sink: ResponseSink,
-  attempts: AttemptLog | null,
-  plan: RoutePlan,
-  candidate: Candidate,
-  build: BuildRequest,
-  options: { stream: boolean; signal: CallerSignal },
-): Promise<OpenedAttempt | { kind: 'aborted' } | PoolOutcome<never>> {
-  const started = startAttempt(dependencies, sink, attempts, plan, candidate, build, options);
+export async function openAttempt(...start: Parameters<typeof startAttempt>): Promise<OpenedAttempt | { kind: 'aborted' } | PoolOutcome<never>> {
+  const started = startAttempt(...start);
   if (started.kind === 'skipped') return started;
   return openedOf(started, await outcomeOfSent(started.sent, started.adapter, started.signal, started.now));
 }
