@@ -4,7 +4,7 @@ import type { AnswerFacts } from '../ir/answer-facts.js';
 import type { Usage } from '../ir/usage.js';
 import type { Channel } from '../domain/records.js';
 import type { ChannelRoute } from '../routing/catalog.js';
-import { RoutePlan, type Candidate } from '../routing/route-plan.js';
+import { RoutePlan } from '../routing/route-plan.js';
 import type { UpstreamAdapter, UpstreamRequest } from '../upstreams/upstream-adapter.js';
 import type { ClientWire, UpstreamOperation } from '../wire/wire.js';
 import { answerNamingModel } from '../wire/pass-through-body.js';
@@ -13,8 +13,9 @@ import { costHeader, withReport, type AnswerReport } from '../billing/answer-rep
 import { answerWithCost } from '../codecs/answer-cost.js';
 import { channelPassThrough, chatWireOf, type ChatWireChoice, type RequestedChat } from './choose-wire.js';
 import type { RelayDependencies } from './relay-dependencies.js';
-import { failureClassOf, readWholeBody } from './upstream-call.js';
-import { openAttempt, tryPool, type PoolOutcome } from './pool-attempts.js';
+import { answeredOutcome, failureClassOf, readWholeBody, unansweredOutcome, type UpstreamOutcome } from './upstream-call.js';
+import { openedOf, PoolRun, startAttempt, type OpenedAttempt, type PoolOutcome } from './pool-attempts.js';
+import type { UpstreamAttempt } from './upstream-attempt.js';
 import { usageAtFirstByte, usageOfDelivered, type DeliveredAnswer } from './delivered-usage.js';
 import type { CallerSignal } from './caller-signal.js';
 import { StreamStop } from './live-streams.js';
@@ -31,20 +32,74 @@ export function relayChat(dependencies: RelayDependencies, request: ChatRelayReq
   const { attempts } = request;
   const model = request.price.model?.id ?? attempts.modelId ?? '';
   const plan = new RoutePlan(dependencies.routing, routes, model, request.estimatedTokens ?? attempts.request.promptTokensEstimate, true, request.price.model?.routingStrategy);
-  if (!request.stream || dependencies.liveStreams === undefined) {
-    return tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, null), 'throw');
-  }
   // A stream ends early when its key or account changes so that a new request would be refused (live-streams.ts).
-  return relayStoppable(dependencies, request, plan, model, new StreamStop(dependencies.liveStreams, attempts.request.keyId, attempts.request.accountId));
+  const stop = request.stream && dependencies.liveStreams !== undefined ? new StreamStop(dependencies.liveStreams, attempts.request.keyId, attempts.request.accountId) : null;
+  return relayOnPlan(dependencies, request, plan, new PoolRun(dependencies, request.sink, plan, model), stop);
 }
 
-/** A stream's relay, with its stop closed however it ends. */
-async function relayStoppable(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, model: string, stop: StreamStop): Promise<AnswerReport> {
+/**
+ * The plan's candidates in routing order (as `tryPool` walks them), each attempt in this one frame: it waits for the
+ * upstream's head and then for its whole answer (or its stream) itself, so the answer's arrival resumes this frame
+ * alone. The stop, when there is one, is closed however the relay ends.
+ */
+async function relayOnPlan(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, pool: PoolRun, stop: StreamStop | null): Promise<AnswerReport> {
   try {
-    return await tryPool(dependencies, request.sink, plan, model, (candidate, signal) => attemptOne(dependencies, request, plan, candidate, signal, stop), 'throw');
+    let candidate = plan.next();
+    if (candidate instanceof Promise) candidate = await candidate;
+    while (candidate !== null) {
+      let outcome: PoolOutcome<AnswerReport>;
+      try {
+        const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
+        const wire = request.guard != null ? GUARDED_WIRE : wireOf(adapter, candidate.route.channel, { kind: 'chat', codec: request.codec, stream: request.stream });
+        const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
+        const started = startAttempt(dependencies, request.sink, request.attempts, plan, candidate, build, { stream: request.stream, signal: stop?.signalFor(pool.signal) ?? pool.signal });
+        if (started.kind === 'skipped') outcome = started;
+        else {
+          let upstream: UpstreamOutcome | Promise<UpstreamOutcome>;
+          try {
+            upstream = answeredOutcome(adapter, await started.sent, started.signal, started.now);
+          } catch (error) {
+            upstream = unansweredOutcome(error, started.signal);
+          }
+          const opened = openedOf(started, upstream instanceof Promise ? await upstream : upstream);
+          if (opened.kind === 'aborted') outcome = leftBeforeAnswer(request, pool.signal, stop);
+          else if (opened.kind !== 'response') outcome = opened;
+          else {
+            const context = answerContext(dependencies, request, opened, pool.signal, stop);
+            let result: RelayResult;
+            try {
+              if (wire.kind !== 'pass-through') result = await relayTranslated(adapter, context);
+              // Same protocol: the upstream's bytes go back untouched, usage is read on the side.
+              else if (request.stream) result = await passThroughStream(context, wire.codec);
+              else {
+                let read: Buffer | RelayResult;
+                try {
+                  read = await readWholeBody(opened.response.body);
+                } catch (error) {
+                  read = unreadAnswer(context, error);
+                }
+                result = Buffer.isBuffer(read) ? passThroughWhole(context, wire.codec, read) : read;
+              }
+            } catch (error) {
+              // Reading the answer failed in the gateway's own handling: the attempt ends before the error goes on.
+              opened.attempt.threw();
+              throw error;
+            }
+            outcome = verdictOf(opened.attempt, result);
+          }
+        }
+      } finally {
+        candidate.ticket.release();
+      }
+      if (outcome.kind === 'done') return outcome.value;
+      candidate = pool.next(candidate, outcome);
+      if (candidate instanceof Promise) candidate = await candidate;
+    }
   } finally {
-    stop.close();
+    pool.close();
+    stop?.close();
   }
+  return pool.exhausted('throw');
 }
 
 /** One channel record's part of the wire decision for a caller's wire and `stream`, with the last choice made from it. */
@@ -100,19 +155,15 @@ function buildUpstreamRequest(adapter: UpstreamAdapter, route: ChannelRoute, cre
   return upstreamRequest;
 }
 
-/** One channel: done when the request is answered (or the caller left), failed when the next may try. */
-async function attemptOne(dependencies: RelayDependencies, request: ChatRelayRequest, plan: RoutePlan, candidate: Candidate, signal: CallerSignal, stop: StreamStop | null): Promise<PoolOutcome<AnswerReport>> {
-  const adapter = dependencies.adapters.get(candidate.route.channel.type) as UpstreamAdapter;
-  const wire = request.guard != null ? GUARDED_WIRE : wireOf(adapter, candidate.route.channel, { kind: 'chat', codec: request.codec, stream: request.stream });
-  const build = (channelAdapter: UpstreamAdapter, route: ChannelRoute, credential: string): UpstreamRequest => buildUpstreamRequest(channelAdapter, route, credential, request, wire);
-  const opened = await openAttempt(dependencies, request.sink, request.attempts, plan, candidate, build, { stream: request.stream, signal: stop?.signalFor(signal) ?? signal });
-  if (opened.kind === 'aborted') {
-    // Stopped before the upstream answered: the caller gets the refusal a new request would get.
-    if (stop?.reason != null && !signal.aborted) throw stop.reason;
-    return { kind: 'done', value: callerLeft(request) };
-  }
-  if (opened.kind !== 'response') return opened;
-  const { attempt, response } = opened;
+/** Stopped before the upstream answered: the caller left, or the stream's stop gives the refusal a new request would get. */
+function leftBeforeAnswer(request: ChatRelayRequest, callerGone: CallerSignal, stop: StreamStop | null): PoolOutcome<AnswerReport> {
+  if (stop?.reason != null && !callerGone.aborted) throw stop.reason;
+  return { kind: 'done', value: callerLeft(request) };
+}
+
+/** The upstream answered 2xx: its time to first byte and token charge are taken, and the answer's reading is set up. */
+function answerContext(dependencies: RelayDependencies, request: ChatRelayRequest, opened: OpenedAttempt, signal: CallerSignal, stop: StreamStop | null): AnswerContext {
+  const { attempt, response, adapter } = opened;
   attempt.answered();
   attempt.chargeTokens();
   // The first byte's time, for the time-to-first-byte histogram (the sink marks it for the usage row).
@@ -120,17 +171,11 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
     dependencies.metrics.timeToFirstByte.labels(request.family.name, request.stream ? 'true' : 'false').observe((performance.now() - request.sink.startedAt) / 1000);
   };
   const recorder = request.capture?.attempt(adapter, request.chat) ?? null;
-  const context: AnswerContext = { request, response, signal, onFirstByte, recorder, stop };
-  let result: RelayResult;
-  try {
-    if (wire.kind !== 'pass-through') result = await relayTranslated(adapter, context);
-    // Same protocol: the upstream's bytes go back untouched, usage is read on the side.
-    else result = request.stream ? await passThroughStream(context, wire.codec) : await passThroughWhole(context, wire.codec);
-  } catch (error) {
-    // Reading the answer failed in the gateway's own handling: the attempt ends before the error goes on.
-    attempt.threw();
-    throw error;
-  }
+  return { request, response, signal, onFirstByte, recorder, stop };
+}
+
+/** The attempt's verdict on how its answer was relayed, and whether the next channel may try. */
+function verdictOf(attempt: UpstreamAttempt, result: RelayResult): PoolOutcome<AnswerReport> {
   switch (result.kind) {
     case 'success':
       attempt.succeeded(result.report);
@@ -157,16 +202,16 @@ async function attemptOne(dependencies: RelayDependencies, request: ChatRelayReq
   }
 }
 
-/** A whole answer: read it, price it, send it as one body. */
-async function passThroughWhole({ request, response, signal, onFirstByte, recorder }: AnswerContext, forwarding: PassThroughCodec): Promise<RelayResult> {
+/** The whole answer could not be read: the caller left, or the upstream failed mid-answer (the next channel may try). */
+function unreadAnswer({ request, signal }: AnswerContext, error: unknown): RelayResult {
+  if (signal.aborted) return aborted(request);
+  return { kind: 'retry', failureClass: failureClassOf(error, true) };
+}
+
+/** A whole answer, read: price it, send it as one body. */
+function passThroughWhole({ request, response, onFirstByte, recorder }: AnswerContext, forwarding: PassThroughCodec, read: Buffer): RelayResult {
   const { sink, codec, price } = request;
-  let body: Buffer;
-  try {
-    body = await readWholeBody(response.body);
-  } catch (error) {
-    if (signal.aborted) return aborted(request);
-    return { kind: 'retry', failureClass: failureClassOf(error, true) };
-  }
+  let body = read;
   onFirstByte();
   // Read as the upstream wrote it (the model it names tells an OpenAI search model's search).
   const usage = forwarding.usageFromResponseBody(body);

@@ -173,29 +173,66 @@ function failureClassOfAnswer(errorClass: UpstreamErrorClass, status: number): U
 }
 
 /**
- * Sends one request and sorts the answer into success, retry, refusal or caller abort. `traceHeaders` (W3C
- * `traceparent`, `tracestate`) are added here, the one path every upstream call takes, before any signing.
+ * Sends one request: the transport's promise of the response head. `traceHeaders` (W3C `traceparent`, `tracestate`)
+ * are added here, the one path every upstream call takes, before any signing. A transport that throws instead of
+ * rejecting gives its error as the promise's.
  */
-export async function callUpstream(
+export function sendUpstream(
+  adapter: UpstreamAdapter,
+  route: ChannelRoute,
+  request: UpstreamRequest,
+  options: { signal: CallerSignal; timeouts: UpstreamTimeouts; traceHeaders?: Record<string, string> | null },
+): Promise<UpstreamResponse> {
+  const traceHeaders = options.traceHeaders ?? null;
+  const sent = traceHeaders === null ? request : { ...request, headers: Object.assign({}, request.headers, traceHeaders) };
+  try {
+    return adapter.transport(route.channel).send(sent, { signal: options.signal, timeouts: options.timeouts });
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * What a call whose head arrived came to: success below 400; otherwise its error body is read (a promise, the only
+ * one here) and sorted into retry or refusal.
+ */
+export function answeredOutcome(adapter: UpstreamAdapter, response: UpstreamResponse, signal: CallerSignal, now: number): UpstreamOutcome | Promise<UpstreamOutcome> {
+  if (response.status < 400) return { kind: 'response', response };
+  return errorOutcome(adapter, response, signal, now);
+}
+
+/** What a call that failed before its head came to: the caller left, or a failure worth another channel. */
+export function unansweredOutcome(error: unknown, signal: CallerSignal): UpstreamOutcome {
+  if (signal.aborted) return { kind: 'aborted' };
+  return { kind: 'retry', failureClass: failureClassOf(error, false), retryAfterMs: null, status: null };
+}
+
+async function errorOutcome(adapter: UpstreamAdapter, response: UpstreamResponse, signal: CallerSignal, now: number): Promise<UpstreamOutcome> {
+  const body = await readErrorBody(response, signal);
+  if (body === null) return { kind: 'aborted' };
+  const errorClass = adapter.classifyError?.(response.status, body) ?? classifyByStatus(response.status);
+  if (errorClass === 'caller') return { kind: 'refused', status: response.status, body };
+  const failureClass = failureClassOfAnswer(errorClass, response.status);
+  return { kind: 'retry', failureClass, retryAfterMs: failureClass === 'throttled' ? retryAfterMsOf(response.headers, now) : null, status: response.status };
+}
+
+/** What a sent request came to: its head's outcome, or its failure's. */
+export async function outcomeOfSent(sent: Promise<UpstreamResponse>, adapter: UpstreamAdapter, signal: CallerSignal, now: number): Promise<UpstreamOutcome> {
+  let response: UpstreamResponse;
+  try {
+    response = await sent;
+  } catch (error) {
+    return unansweredOutcome(error, signal);
+  }
+  return answeredOutcome(adapter, response, signal, now);
+}
+
+/** Sends one request and sorts the answer into success, retry, refusal or caller abort (see `sendUpstream`). */
+export function callUpstream(
   adapter: UpstreamAdapter,
   route: ChannelRoute,
   request: UpstreamRequest,
   options: { signal: CallerSignal; timeouts: UpstreamTimeouts; now: number; traceHeaders?: Record<string, string> | null },
 ): Promise<UpstreamOutcome> {
-  const traceHeaders = options.traceHeaders ?? null;
-  const sent = traceHeaders === null ? request : { ...request, headers: Object.assign({}, request.headers, traceHeaders) };
-  let response: UpstreamResponse;
-  try {
-    response = await adapter.transport(route.channel).send(sent, { signal: options.signal, timeouts: options.timeouts });
-  } catch (error) {
-    if (options.signal.aborted) return { kind: 'aborted' };
-    return { kind: 'retry', failureClass: failureClassOf(error, false), retryAfterMs: null, status: null };
-  }
-  if (response.status < 400) return { kind: 'response', response };
-  const body = await readErrorBody(response, options.signal);
-  if (body === null) return { kind: 'aborted' };
-  const errorClass = adapter.classifyError?.(response.status, body) ?? classifyByStatus(response.status);
-  if (errorClass === 'caller') return { kind: 'refused', status: response.status, body };
-  const failureClass = failureClassOfAnswer(errorClass, response.status);
-  return { kind: 'retry', failureClass, retryAfterMs: failureClass === 'throttled' ? retryAfterMsOf(response.headers, options.now) : null, status: response.status };
+  return outcomeOfSent(sendUpstream(adapter, route, request, options), adapter, options.signal, options.now);
 }

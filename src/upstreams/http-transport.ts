@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { Agent, Pool } from './undici-dispatch.js';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTimeouts, UpstreamTransport } from './upstream-adapter.js';
-import { UpstreamConnectionError, UpstreamExchange, type ResponseHead } from './upstream-exchange.js';
+import { UpstreamConnectionError, UpstreamExchange } from './upstream-exchange.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 
 /** Origin and path of each upstream URL, parsed once (a channel has a handful). */
@@ -67,10 +67,13 @@ export class HttpTransport implements UpstreamTransport {
     });
   }
 
-  async send(upstream: UpstreamRequest, options: { signal: CallerSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
-    if (options.signal.aborted) throw new UpstreamConnectionError('aborted');
+  /**
+   * Dispatches the request; the promise is the exchange's own (see `UpstreamExchange.response`), so the relay waits
+   * for the head in its own frame, with no async level of the transport's in between.
+   */
+  send(upstream: UpstreamRequest, options: { signal: CallerSignal; timeouts: UpstreamTimeouts }): Promise<UpstreamResponse> {
+    if (options.signal.aborted) return Promise.reject(new UpstreamConnectionError('aborted'));
     const exchange = new UpstreamExchange(options.signal, options.timeouts);
-    let head: ResponseHead;
     try {
       const { origin, path } = targetOf(upstream.url);
       this.#agent.dispatch({
@@ -87,17 +90,11 @@ export class HttpTransport implements UpstreamTransport {
         headersTimeout: 0,
         bodyTimeout: 0,
       }, exchange);
-      head = await exchange.head;
     } catch (error) {
       exchange.done();
-      throw exchange.failure(error);
+      return Promise.reject(exchange.failure(error));
     }
-    return {
-      status: head.status,
-      headers: head.headers,
-      body: exchange,
-      discard: () => exchange.destroy(),
-    };
+    return exchange.response;
   }
 
   close(): Promise<void> {

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { errors } from './undici-dispatch.js';
-import type { UpstreamTimeouts } from './upstream-adapter.js';
+import type { UpstreamBody, UpstreamResponse, UpstreamTimeouts } from './upstream-adapter.js';
 import type { CallerSignal } from '../relay/caller-signal.js';
 
 /**
@@ -36,11 +36,6 @@ interface Waiter<T> {
   reject: (error: unknown) => void;
 }
 
-export interface ResponseHead {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-}
-
 /** Unread body bytes held before undici is asked to stop reading the socket. */
 const HIGH_WATER_BYTES = 64 * 1024;
 /** How much of an unread response body is worth reading out to keep its connection in the pool. */
@@ -49,9 +44,10 @@ const DONE: IteratorResult<Buffer> = { done: true, value: undefined };
 const EMPTY = Buffer.alloc(0);
 
 /**
- * One upstream HTTP exchange, as undici's dispatch handler: the response head as a promise and the body either as
- * an async iterator over the chunks received or, for a relay that needs the whole answer before anything else, as one
- * promise of all of it (`whole`). undici's request API wraps the chunks in a stream and that stream's async iterator,
+ * One upstream HTTP exchange, as undici's dispatch handler, and the response it gives: `response` settles when the
+ * head arrives (with the exchange itself, its status and headers set) or the exchange fails before it (with the
+ * classified failure, timers stopped). The body is either an async iterator over the chunks received or, for a relay
+ * that needs the whole answer before anything else, one promise of all of it (`whole`). undici's request API wraps the chunks in a stream and that stream's async iterator,
  * which cost more than the relay's own work on a small answer.
  *
  * It keeps the first-byte and idle timers on native timers: undici's own run on a coarse clock (about a second of
@@ -62,10 +58,14 @@ const EMPTY = Buffer.alloc(0);
  * body, usually a few bytes, is read out so the keep-alive connection returns to the pool. A caller abort, a
  * timeout, or a large remainder still destroys it.
  */
-export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterable<Buffer> {
-  readonly head: Promise<ResponseHead>;
+export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterable<Buffer>, UpstreamResponse {
+  readonly response: Promise<UpstreamResponse>;
+  /** The head's, set before `response` settles. */
+  status = 0;
+  headers!: Record<string, string | string[] | undefined>;
+  readonly body: UpstreamBody = this;
   expired: ExchangeTimeout | null = null;
-  #resolveHead!: (head: ResponseHead) => void;
+  #resolveHead!: (response: UpstreamResponse) => void;
   #rejectHead!: (error: unknown) => void;
   #headSettled = false;
   #controller: Dispatcher.DispatchController | null = null;
@@ -91,7 +91,7 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterab
     private readonly caller: CallerSignal,
     private readonly timeouts: UpstreamTimeouts,
   ) {
-    this.head = new Promise<ResponseHead>((resolve, reject) => {
+    this.response = new Promise<UpstreamResponse>((resolve, reject) => {
       this.#resolveHead = resolve;
       this.#rejectHead = reject;
     });
@@ -112,7 +112,9 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterab
     this.#headSettled = true;
     if (this.#headTimer !== null) clearTimeout(this.#headTimer);
     this.#headTimer = null;
-    this.#resolveHead({ status: statusCode, headers });
+    this.status = statusCode;
+    this.headers = headers;
+    this.#resolveHead(this);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -143,7 +145,8 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterab
   onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
     if (!this.#headSettled) {
       this.#headSettled = true;
-      this.#rejectHead(error);
+      this.done();
+      this.#rejectHead(this.failure(error));
       return;
     }
     this.#error = { cause: error };
@@ -197,6 +200,11 @@ export class UpstreamExchange implements Dispatcher.DispatchHandler, AsyncIterab
     this.#headTimer = null;
     this.#idle = null;
     this.caller.removeEventListener('abort', this.#onCallerAbort);
+  }
+
+  /** The response's way to stop reading: `destroy`. */
+  discard(): void {
+    this.destroy();
   }
 
   /** Stops reading and frees the connection: a body not read to its end destroys it. */
