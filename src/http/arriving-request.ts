@@ -31,18 +31,15 @@ function writeHeadWithRequestId(this: ServerResponse, statusCode: number, reason
     this.setHeader('x-request-id', requestId);
     return nodeWriteHead.call(this, statusCode, reason, headers);
   }
-  if (this.getHeaderNames().length === 0 && !namesRequestId(list)) {
+  let named = false;
+  for (let at = 0; at < list.length && !named; at += 2) named = list[at] === 'x-request-id';
+  if (!named && this.getHeaderNames().length === 0) {
     list.push('x-request-id', requestId);
     return nodeWriteHead.call(this, statusCode, reason, headers);
   }
   this.setHeader('x-request-id', requestId);
   for (let at = 0; at + 1 < list.length; at += 2) this.setHeader(String(list[at]), list[at + 1] as OutgoingHttpHeader);
   return nodeWriteHead.call(this, statusCode, typeof reason === 'string' ? reason : undefined);
-}
-
-function namesRequestId(list: readonly OutgoingHttpHeader[]): boolean {
-  for (let at = 0; at < list.length; at += 2) if (list[at] === 'x-request-id') return true;
-  return false;
 }
 
 /**

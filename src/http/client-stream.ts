@@ -127,17 +127,15 @@ export function sendJsonBody(out: ServerResponse, status: number, body: string |
 export function writeAnswerHead(out: ServerResponse, status: number, own: string[], headers: Record<string, string> | undefined, ownWins: boolean): void {
   const ownLength = own.length;
   if (headers !== undefined) {
-    for (const name in headers) {
-      const at = pairIndex(own, ownLength, name);
-      if (at < 0) own.push(name, headers[name] as string);
-      else if (!ownWins) own[at + 1] = headers[name] as string;
+    // The own names are a few: looked for in place, as the answer's names are added.
+    names: for (const name in headers) {
+      for (let at = 0; at < ownLength; at += 2) {
+        if (own[at] !== name) continue;
+        if (!ownWins) own[at + 1] = headers[name] as string;
+        continue names;
+      }
+      own.push(name, headers[name] as string);
     }
   }
   out.writeHead(status, own);
-}
-
-/** Where `name` is among the first `length` entries of a flat header list (-1: not there). */
-function pairIndex(list: readonly string[], length: number, name: string): number {
-  for (let at = 0; at < length; at += 2) if (list[at] === name) return at;
-  return -1;
 }
