@@ -124,7 +124,7 @@ export function sendJsonBody(out: ServerResponse, status: number, body: string |
  * writer's headers (pairs, lower-case names, taken as the list to send), `headers` the answer's (lower-case names as
  * the gateway writes them); each name is sent once: where both name one, `ownWins` says whose value is sent.
  */
-export function writeAnswerHead(out: ServerResponse, status: number, own: string[], headers: Record<string, string> | undefined, ownWins: boolean): void {
+function writeAnswerHead(out: ServerResponse, status: number, own: string[], headers: Record<string, string> | undefined, ownWins: boolean): void {
   const ownLength = own.length;
   if (headers !== undefined) {
     // The own names are a few: looked for in place, as the answer's names are added.
