@@ -81,10 +81,7 @@ export class ClientStream implements AnswerStream {
   #start(): void {
     if (this.#started) return;
     this.#started = true;
-    this.out.statusCode = 200;
-    for (const name in this.headers) this.out.setHeader(name, this.headers[name] as string);
-    this.out.setHeader('cache-control', 'no-cache');
-    this.out.setHeader('x-accel-buffering', 'no');
+    writeAnswerHead(this.out, 200, ['cache-control', 'no-cache', 'x-accel-buffering', 'no'], this.headers, true);
     this.onFirstByte();
   }
 
@@ -115,10 +112,30 @@ export class ClientStream implements AnswerStream {
 }
 
 /** A whole JSON answer at once. */
-export function sendJsonBody(out: ServerResponse, status: number, body: string | Buffer, contentType: string, headers: Record<string, string>): void {
-  out.statusCode = status;
-  out.setHeader('content-type', contentType);
-  out.setHeader('content-length', Buffer.byteLength(body));
-  for (const name in headers) out.setHeader(name, headers[name] as string);
+export function sendJsonBody(out: ServerResponse, status: number, body: string | Buffer, contentType: string, headers: Record<string, string> | undefined): void {
+  writeAnswerHead(out, status, ['content-type', contentType, 'content-length', String(Buffer.byteLength(body))], headers, false);
   out.end(body);
+}
+
+/**
+ * An answer's status line and headers in one `writeHead`, as one flat `[name, value, …]` list: node:http validates
+ * each name and value as it writes the head, and keeps no table of them (setting each header first costs a
+ * validation, a lower-cased copy and a table entry per header, then a second pass over the table). `own` are the
+ * writer's headers (pairs, lower-case names, taken as the list to send), `headers` the answer's (lower-case names as
+ * the gateway writes them); each name is sent once: where both name one, `ownWins` says whose value is sent.
+ */
+function writeAnswerHead(out: ServerResponse, status: number, own: string[], headers: Record<string, string> | undefined, ownWins: boolean): void {
+  const ownLength = own.length;
+  if (headers !== undefined) {
+    // The own names are a few: looked for in place, as the answer's names are added.
+    names: for (const name in headers) {
+      for (let at = 0; at < ownLength; at += 2) {
+        if (own[at] !== name) continue;
+        if (!ownWins) own[at + 1] = headers[name] as string;
+        continue names;
+      }
+      own.push(name, headers[name] as string);
+    }
+  }
+  out.writeHead(status, own);
 }

@@ -54,9 +54,14 @@ class CollectedResponse extends Writable {
     this.#headers.delete(name.toLowerCase());
   }
 
-  writeHead(status: number, headers?: OutgoingHttpHeaders): this {
+  /** The head as node:http takes it: headers as an object, or as a flat `[name, value, …]` list. */
+  writeHead(status: number, headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
     this.statusCode = status;
-    for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) this.setHeader(name, value);
+    if (Array.isArray(headers)) {
+      for (let at = 0; at + 1 < headers.length; at += 2) this.setHeader(String(headers[at]), headers[at + 1] as OutgoingHttpHeader);
+    } else {
+      for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) this.setHeader(name, value);
+    }
     this.#sent = true;
     return this;
   }

@@ -1,4 +1,5 @@
 import type { GatewayError } from '../errors/gateway-error.js';
+import { sendJsonBody } from './client-stream.js';
 import type { RequestContext } from './request-context.js';
 
 export function sendJson(context: RequestContext, status: number, value: unknown, headers?: Record<string, string>): void {
@@ -11,6 +12,7 @@ export function sendRaw(context: RequestContext, status: number, body: string | 
     response.end();
     return;
   }
+  // Set, not written: a route may still change its answer after this (the admin bridge holds the end of what it runs).
   response.statusCode = status;
   response.setHeader('content-type', contentType);
   response.setHeader('content-length', Buffer.byteLength(body));
@@ -18,8 +20,14 @@ export function sendRaw(context: RequestContext, status: number, body: string | 
   response.end(body);
 }
 
+/** The error answer in the family's shape, its head written at once (see `writeAnswerHead`). */
 export function sendError(context: RequestContext, error: GatewayError): void {
+  const response = context.response;
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
   const headers: Record<string, string> = { ...error.headers };
   if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfterSeconds)));
-  sendRaw(context, error.status, context.family.encodeError(error), 'application/json', headers);
+  sendJsonBody(response, error.status, context.family.encodeError(error), 'application/json', headers);
 }

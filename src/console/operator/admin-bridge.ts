@@ -71,6 +71,10 @@ function captureResponse(): { response: ServerResponse; result(): { status: numb
     },
     setHeader: () => response,
     appendHeader: () => response,
+    writeHead: (status: number) => {
+      state.statusCode = status;
+      return response;
+    },
     getHeader: () => undefined,
     end: (chunk?: unknown) => {
       if (typeof chunk === 'string') body = chunk;
