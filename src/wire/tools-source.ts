@@ -64,8 +64,9 @@ function stillHolds(source: BoundSource, tools: readonly ToolDefinition[]): bool
   if (source.tools.length !== tools.length) return false;
   for (let index = 0; index < tools.length; index += 1) {
     const tool = tools[index] as ToolDefinition;
-    const [name, description, parameters, strict] = source.fields[index] as BoundSource['fields'][number];
-    if (tool !== source.tools[index] || tool.name !== name || tool.description !== description || tool.parameters !== parameters || tool.strict !== strict) return false;
+    // Read by index: destructuring the tuple would allocate an iterator per tool on every request.
+    const held = source.fields[index] as BoundSource['fields'][number];
+    if (tool !== source.tools[index] || tool.name !== held[0] || tool.description !== held[1] || tool.parameters !== held[2] || tool.strict !== held[3]) return false;
   }
   return true;
 }
