@@ -2,7 +2,7 @@ import type { KeptLookup } from './kept-members.js';
 import { topLevelIndex, type TopLevelIndex } from './top-level-index.js';
 
 /** What stands in the text parsed for a member whose kept value is put in its place after the parse. */
-const PLACEHOLDER = '0';
+const PLACEHOLDER_BYTE = 0x30; // '0'
 
 /**
  * `JSON.parse` of the body's bytes, where the values of members whose bytes match a value kept parsed (`kept`,
@@ -42,16 +42,40 @@ function reusable(index: TopLevelIndex): { name: string; start: number; end: num
   return spans.sort((left, right) => left.start - right.start);
 }
 
-/** The body parsed with each reused member's value put in after the parse; null when the parse does not show them. */
-function parseAround(bytes: Buffer, spans: readonly { name: string; start: number; end: number }[], reused: ReadonlyMap<string, { value: unknown }>): Record<string, unknown> | null {
-  let text = '';
+/** The text `parseAround` parses, assembled here as bytes so that it is decoded once, as one flat string. */
+let scratch = Buffer.allocUnsafe(0);
+/** Texts longer than this are assembled in a buffer of their own, so one large body leaves no large scratch behind. */
+const SCRATCH_MAX_BYTES = 256 * 1024;
+
+/**
+ * The body's bytes with each span's bytes replaced by the placeholder, decoded. A span is a whole JSON value, so its
+ * edges are never inside a UTF-8 sequence: decoding the assembled bytes gives the text the parts decoded one by one
+ * would join to.
+ */
+function textAround(bytes: Buffer, spans: readonly { start: number; end: number }[]): string {
+  let length = bytes.length;
+  for (const span of spans) length -= span.end - span.start - 1;
+  if (length > SCRATCH_MAX_BYTES) return assembled(Buffer.allocUnsafe(length), bytes, spans);
+  if (scratch.length < length) scratch = Buffer.allocUnsafe(Math.min(Math.max(length, scratch.length * 2), SCRATCH_MAX_BYTES));
+  return assembled(scratch, bytes, spans);
+}
+
+function assembled(into: Buffer, bytes: Buffer, spans: readonly { start: number; end: number }[]): string {
+  let to = 0;
   let from = 0;
   for (const span of spans) {
-    text += bytes.toString('utf8', from, span.start) + PLACEHOLDER;
+    to += bytes.copy(into, to, from, span.start);
+    into[to] = PLACEHOLDER_BYTE;
+    to += 1;
     from = span.end;
   }
-  text += bytes.toString('utf8', from);
-  const value: unknown = JSON.parse(text);
+  to += bytes.copy(into, to, from);
+  return into.toString('utf8', 0, to);
+}
+
+/** The body parsed with each reused member's value put in after the parse; null when the parse does not show them. */
+function parseAround(bytes: Buffer, spans: readonly { name: string; start: number; end: number }[], reused: ReadonlyMap<string, { value: unknown }>): Record<string, unknown> | null {
+  const value: unknown = JSON.parse(textAround(bytes, spans));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const object = value as Record<string, unknown>;
   for (const span of spans) if (object[span.name] !== 0) return null;

@@ -32,20 +32,8 @@ function keptHolds(kept: KeptValue, needle: string): boolean {
  */
 export function includesPastKept(out: Buffer, bytes: Buffer, needle: string): boolean {
   if (BOUNDARY.test(needle)) throw new Error('a needle searched past kept values must hold no blank, colon, comma, closing brace or quote');
-  const index = topLevelIndex(bytes);
-  if (index.reused === null || index.members === null) return out.includes(needle);
-  const shift = out.length - bytes.length;
-  const model = index.members.get('model');
-  if (shift !== 0 && model === undefined) return out.includes(needle);
-  const skipped: { start: number; end: number; kept: KeptValue }[] = [];
-  for (const [name, kept] of index.reused) {
-    const span = index.members.get(name);
-    if (span === undefined || span.end - span.start !== kept.bytes.length) return out.includes(needle);
-    // Values after the model's are `shift` bytes further on in `out`.
-    const moved = model !== undefined && span.start >= model.end ? shift : 0;
-    skipped.push({ start: span.start + moved, end: span.end + moved, kept });
-  }
-  skipped.sort((left, right) => left.start - right.start);
+  const skipped = skippedIn(out, bytes);
+  if (skipped === null) return out.includes(needle);
   let from = 0;
   for (const { start, end, kept } of skipped) {
     if (keptHolds(kept, needle)) return true;
@@ -53,4 +41,47 @@ export function includesPastKept(out: Buffer, bytes: Buffer, needle: string): bo
     from = end;
   }
   return out.length - from >= needle.length && out.subarray(from).includes(needle);
+}
+
+interface Skipped {
+  readonly start: number;
+  readonly end: number;
+  readonly kept: KeptValue;
+}
+
+/** The spans of `out` holding kept values, in order, as last worked out for `out` (every search of it asks again). */
+const SKIPPED = new WeakMap<Buffer, { bytes: Buffer; skipped: readonly Skipped[] | null }>();
+
+function skippedIn(out: Buffer, bytes: Buffer): readonly Skipped[] | null {
+  const known = SKIPPED.get(out);
+  if (known !== undefined && known.bytes === bytes) return known.skipped;
+  const skipped = keptSpans(out, bytes);
+  SKIPPED.set(out, { bytes, skipped });
+  return skipped;
+}
+
+/** Where the kept values of `bytes` stand in `out`, in order; null when `out` is to be searched whole. */
+function keptSpans(out: Buffer, bytes: Buffer): Skipped[] | null {
+  const index = topLevelIndex(bytes);
+  const reused = index.reused;
+  const members = index.members;
+  if (reused === null || members === null) return null;
+  const shift = out.length - bytes.length;
+  const model = members.get('model');
+  if (shift !== 0 && model === undefined) return null;
+  const skipped: Skipped[] = [];
+  let whole = false;
+  reused.forEach((kept, name) => {
+    const span = members.get(name);
+    if (span === undefined || span.end - span.start !== kept.bytes.length) {
+      whole = true;
+      return;
+    }
+    // Values after the model's are `shift` bytes further on in `out`.
+    const moved = model !== undefined && span.start >= model.end ? shift : 0;
+    skipped.push({ start: span.start + moved, end: span.end + moved, kept });
+  });
+  if (whole) return null;
+  if (skipped.length > 1) skipped.sort((left, right) => left.start - right.start);
+  return skipped;
 }

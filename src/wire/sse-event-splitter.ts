@@ -32,8 +32,7 @@ export class SseEventSplitter {
       this.#waiting.push(chunk);
       return [];
     }
-    const buffer = this.#rest === null ? chunk : Buffer.concat([this.#rest, ...this.#waiting, chunk]);
-    this.#waiting = [];
+    const buffer = this.#rest === null ? chunk : this.#joined(chunk);
     const events: Buffer[] = [];
     const hasCarriageReturn = buffer.includes(CR);
     let start = 0;
@@ -47,11 +46,22 @@ export class SseEventSplitter {
     return events;
   }
 
+  /** `#rest`, the chunks waiting after it and `chunk`, as one buffer; nothing waits after. */
+  #joined(chunk: Buffer): Buffer {
+    const rest = this.#rest as Buffer;
+    if (this.#waiting.length === 0) return Buffer.concat([rest, chunk], rest.length + chunk.length);
+    this.#waiting.unshift(rest);
+    this.#waiting.push(chunk);
+    const buffer = Buffer.concat(this.#waiting);
+    this.#waiting.length = 0;
+    return buffer;
+  }
+
   /** What is left when the stream ends (an unterminated last event). */
   flush(): Buffer | null {
     const rest = this.#rest === null || this.#waiting.length === 0 ? this.#rest : Buffer.concat([this.#rest, ...this.#waiting]);
     this.#rest = null;
-    this.#waiting = [];
+    this.#waiting.length = 0;
     return rest;
   }
 }
@@ -130,10 +140,38 @@ function field(line: string): [name: string, value: string] {
   return [line.slice(0, colon), value.startsWith(' ') ? value.slice(1) : value];
 }
 
+/**
+ * The `data:` payload of an event whose lines all end in LF, read off its bytes line by line (an LF byte is never
+ * part of a longer UTF-8 sequence, so each line's bytes decode to that line of the decoded event): only the values
+ * of its data lines are decoded.
+ */
+function lineFeedEventData(event: Buffer): string | null {
+  let data: string | null = null;
+  let start = 0;
+  while (start < event.length) {
+    let end = event.indexOf(LF, start);
+    if (end < 0) end = event.length;
+    // A data line: `data` alone, or `data` and a colon, the value after it losing one leading space.
+    if (end - start >= 4 && isDataName(event, start) && (end - start === 4 || event[start + 4] === COLON)) {
+      let from = Math.min(start + 5, end);
+      if (from < end && event[from] === SPACE) from += 1;
+      const value = event.toString('utf8', from, end);
+      data = data === null ? value : `${data}\n${value}`;
+    }
+    start = end + 1;
+  }
+  return data;
+}
+
+function isDataName(event: Buffer, at: number): boolean {
+  return event[at] === DATA_FIELD[0] && event[at + 1] === DATA_FIELD[1] && event[at + 2] === DATA_FIELD[2] && event[at + 3] === DATA_FIELD[3];
+}
+
 /** The `data:` payload of one event (its data lines joined with LF), or null if it has none. */
 export function eventData(event: Buffer): string | null {
   const sole = soleDataLine(event);
   if (sole !== null) return sole;
+  if (!event.includes(CR)) return lineFeedEventData(event);
   let data: string | null = null;
   for (const line of eventLines(event)) {
     if (!line.startsWith('data')) continue;

@@ -39,6 +39,9 @@ export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: 
   if (index.members === null || index.written !== index.members.size) return;
   const span = index.members.get('tools');
   if (span === undefined) return;
+  // A list decoded once and shared (a kept tools value's) is bound already to the same bytes when it still holds them.
+  const bound = sources.get(tools);
+  if (bound !== undefined && bound.protocol === protocol && bound.scope === scope && stillHolds(bound, tools) && bytes.compare(bound.bytes, 0, bound.bytes.length, span.start, span.end) === 0) return;
   sources.set(tools, {
     bytes: bytes.subarray(span.start, span.end),
     protocol,
@@ -52,13 +55,20 @@ export function rememberToolsSource(tools: ToolDefinition[] | undefined, bytes: 
 export function toolsSourceOf(tools: readonly ToolDefinition[] | undefined): ToolsSource | undefined {
   if (tools === undefined) return undefined;
   const source = sources.get(tools);
-  if (source === undefined || source.tools.length !== tools.length) return undefined;
+  if (source === undefined || !stillHolds(source, tools)) return undefined;
+  return { bytes: source.bytes, protocol: source.protocol, scope: source.scope };
+}
+
+/** Whether `tools` holds what it held when `source` was bound to it. */
+function stillHolds(source: BoundSource, tools: readonly ToolDefinition[]): boolean {
+  if (source.tools.length !== tools.length) return false;
   for (let index = 0; index < tools.length; index += 1) {
     const tool = tools[index] as ToolDefinition;
-    const [name, description, parameters, strict] = source.fields[index] as BoundSource['fields'][number];
-    if (tool !== source.tools[index] || tool.name !== name || tool.description !== description || tool.parameters !== parameters || tool.strict !== strict) return undefined;
+    // Read by index: destructuring the tuple would allocate an iterator per tool on every request.
+    const held = source.fields[index] as BoundSource['fields'][number];
+    if (tool !== source.tools[index] || tool.name !== held[0] || tool.description !== held[1] || tool.parameters !== held[2] || tool.strict !== held[3]) return false;
   }
-  return { bytes: source.bytes, protocol: source.protocol, scope: source.scope };
+  return true;
 }
 
 /** The cache variant of what a translator makes of `source`: its caller's scope and the protocol that decoded it. */

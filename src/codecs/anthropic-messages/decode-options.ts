@@ -23,7 +23,9 @@ function stringList(value: unknown): string[] | undefined {
 export function hostedToolOfferOfTools(raw: unknown): HostedToolOffer {
   const offer: HostedToolOffer = {};
   if (!Array.isArray(raw)) return offer;
-  for (const tool of raw) {
+  // Indexed: iterating a kept (frozen) list with for-of allocates an iterator result per tool.
+  for (let at = 0; at < raw.length; at += 1) {
+    const tool: unknown = raw[at];
     if (!isJsonObject(tool) || typeof tool.type !== 'string') continue;
     const cap = typeof tool.max_uses === 'number' ? tool.max_uses : null;
     if (tool.type.startsWith('web_search_')) offer.webSearch = cap;
@@ -40,7 +42,8 @@ export function decodeHostedTools(raw: unknown): { hosted: HostedTool[]; dropped
   const hosted: HostedTool[] = [];
   const dropped: string[] = [];
   if (!Array.isArray(raw)) return { hosted, dropped };
-  for (const tool of raw) {
+  for (let at = 0; at < raw.length; at += 1) {
+    const tool: unknown = raw[at];
     if (!isJsonObject(tool) || typeof tool.type !== 'string' || tool.type === 'custom') continue;
     if (!isWebSearchTool(tool)) {
       dropped.push(tool.type);

@@ -16,6 +16,18 @@ const SERVER_TOOL_USE = Buffer.from('"server_tool_use"');
 const ERROR = Buffer.from('error');
 /** The event name (or the data's leading `type`) sits in an event's first bytes. */
 const HEAD_BYTES = 64;
+/** Events up to this long are searched whole for a name in their head; longer ones only in a view of the head. */
+const SEARCHED_WHOLE_BYTES = 1024;
+
+/**
+ * Whether `needle` stands within the event's first `HEAD_BYTES` bytes: where its first occurrence ends, so an event
+ * short enough to search whole needs no view of its head.
+ */
+function inHead(event: Buffer, needle: Buffer): boolean {
+  if (event.length > SEARCHED_WHOLE_BYTES) return event.subarray(0, HEAD_BYTES).includes(needle);
+  const at = event.indexOf(needle);
+  return at >= 0 && at + needle.length <= HEAD_BYTES;
+}
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 
@@ -54,33 +66,32 @@ export class AnthropicStreamUsageObserver extends CostingObserver {
   }
 
   observe(event: Buffer): boolean {
-    const head = event.subarray(0, HEAD_BYTES);
-    if (head.includes(MESSAGE_STOP)) this.#completed = true;
-    if (head.includes(CONTENT_DELTA) || head.includes(CONTENT_START)) {
+    if (inHead(event, MESSAGE_STOP)) this.#completed = true;
+    const contentStart = inHead(event, CONTENT_START);
+    if (contentStart || inHead(event, CONTENT_DELTA)) {
       this.#content.push(event);
-      if (head.includes(CONTENT_START) && event.includes(SERVER_TOOL_USE)) this.#serverToolStarts.push(event);
-    } else if (head.includes(MESSAGE_START)) {
+      if (contentStart && event.includes(SERVER_TOOL_USE)) this.#serverToolStarts.push(event);
+    } else if (inHead(event, MESSAGE_START)) {
       const message = eventJsonObject(event)?.message;
       if (isJsonObject(message) && typeof message.model === 'string') this.#model = message.model;
-      if (isJsonObject(message) && isJsonObject(message.usage)) this.#raw = { ...message.usage };
-    } else if (head.includes(MESSAGE_DELTA)) {
+      // The parsed event is this observer's own: its usage object is kept as parsed, and merged into in place.
+      if (isJsonObject(message) && isJsonObject(message.usage)) this.#raw = message.usage;
+    } else if (inHead(event, MESSAGE_DELTA)) {
       const body = eventJsonObject(event);
       if (isJsonObject(body?.delta) && typeof body.delta.stop_reason === 'string') this.#stopReason = body.delta.stop_reason;
       const usage = body?.usage;
       if (isJsonObject(usage)) {
         this.#sawMessageDelta = true;
-        const merged: Record<string, unknown> = { ...(this.#raw ?? {}) };
-        mergeUsageCounters(merged, usage);
-        this.#raw = merged;
+        if (this.#raw === null) this.#raw = {};
+        mergeUsageCounters(this.#raw, usage);
       }
     }
     return true;
   }
 
   opening(event: Buffer): OpeningEvent {
-    const head = event.subarray(0, HEAD_BYTES);
-    if (head.includes(MESSAGE_START) || head.includes(PING)) return { kind: 'preamble' };
-    if (head.includes(ERROR)) {
+    if (inHead(event, MESSAGE_START) || inHead(event, PING)) return { kind: 'preamble' };
+    if (inHead(event, ERROR)) {
       const body = eventJsonObject(event);
       if (body?.type === 'error') {
         const type = isJsonObject(body.error) ? text(body.error.type) : '';

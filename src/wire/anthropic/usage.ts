@@ -49,7 +49,9 @@ export type AnthropicUsageCounters = JsonObject;
 /** Folds a later usage object into the counters: present values replace earlier ones, absent ones stay. */
 export function mergeUsageCounters(into: AnthropicUsageCounters, update: unknown): void {
   if (update === null || typeof update !== 'object') return;
-  for (const [key, value] of Object.entries(update as JsonObject)) {
+  const object = update as JsonObject;
+  for (const key of Object.keys(object)) {
+    const value = object[key];
     if (value !== null && value !== undefined) into[key] = value;
   }
 }
