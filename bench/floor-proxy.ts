@@ -38,16 +38,27 @@ export interface FloorOptions {
   port?: number;
   /** where the access-log lines go (default standard output) */
   writeLog?: (text: string) => void;
-  /** prices in integer nano-dollars per token (default 3,000 and 15,000: $3 and $15 a million) */
+  /** prices in integer nano-dollars per token (default 3,000, 300, 3,750 and 15,000: $3, $0.30, $3.75 and $15 a million) */
   inputNanoPerToken?: number;
+  cacheReadNanoPerToken?: number;
+  cacheWriteNanoPerToken?: number;
   outputNanoPerToken?: number;
   limitPerMinute?: number;
   balanceNano?: number;
 }
 
 interface KeyState { id: string; availableNano: number; heldNano: number; limitPerMinute: number; minute: number; used: number }
-interface Usage { input: number; output: number }
-interface RawUsage { input_tokens?: number; output_tokens?: number; prompt_tokens?: number; completion_tokens?: number }
+/** Input tokens read from and written to the provider's prompt cache are priced apart from the rest. */
+interface Usage { input: number; cacheRead: number; cacheWrite: number; output: number }
+interface RawUsage {
+  input_tokens?: number;
+  cache_read_input_tokens?: number;
+  cache_creation_input_tokens?: number;
+  output_tokens?: number;
+  prompt_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens?: number;
+}
 interface Row { keyId: string; model: string; status: number; usage: Usage; costNano: number; atMs: number; ms: number }
 
 /** Headers of one hop, `host` (the pool sets it) and the caller's credentials (the upstream's replace them). */
@@ -62,9 +73,15 @@ const DEFAULT_MAX_TOKENS = 4096;
 function takeUsage(payload: { usage?: RawUsage | null; message?: { usage?: RawUsage } } | null, usage: Usage): void {
   const raw = payload?.usage ?? payload?.message?.usage;
   if (raw === undefined || raw === null) return;
-  const input = raw.input_tokens ?? raw.prompt_tokens;
+  if (typeof raw.input_tokens === 'number') usage.input = raw.input_tokens;
+  if (typeof raw.cache_read_input_tokens === 'number') usage.cacheRead = raw.cache_read_input_tokens;
+  if (typeof raw.cache_creation_input_tokens === 'number') usage.cacheWrite = raw.cache_creation_input_tokens;
+  if (typeof raw.prompt_tokens === 'number') {
+    // OpenAI counts its cached tokens inside prompt_tokens.
+    usage.cacheRead = raw.prompt_tokens_details?.cached_tokens ?? 0;
+    usage.input = raw.prompt_tokens - usage.cacheRead;
+  }
   const output = raw.output_tokens ?? raw.completion_tokens;
-  if (typeof input === 'number') usage.input = input;
   if (typeof output === 'number') usage.output = output;
 }
 
@@ -104,6 +121,8 @@ function callerKey(headers: IncomingHttpHeaders): { key: string | undefined; hea
 
 export async function startFloorProxy(options: FloorOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const inPrice = options.inputNanoPerToken ?? 3_000;
+  const cacheReadPrice = options.cacheReadNanoPerToken ?? 300;
+  const cacheWritePrice = options.cacheWriteNanoPerToken ?? 3_750;
   const outPrice = options.outputNanoPerToken ?? 15_000;
   const writeLog = options.writeLog ?? ((text: string) => void process.stdout.write(text));
   const pool = new Pool(new URL(options.upstream).origin, { connections: null, pipelining: 1, keepAliveTimeout: 30_000 });
@@ -113,10 +132,10 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
   const db = new DatabaseSync(options.dbPath);
   db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL');
   db.exec(`create table if not exists usage_rows (id integer primary key, key_id text, model text, status integer, input_tokens integer,
-             output_tokens integer, cost_nano integer, at_ms integer, duration_ms real);
+             cache_read_tokens integer, cache_write_tokens integer, output_tokens integer, cost_nano integer, at_ms integer, duration_ms real);
            create table if not exists ledger (id integer primary key, key_id text, usage_id integer, amount_nano integer, at_ms integer);
            create table if not exists balances (key_id text primary key, balance_nano integer);`);
-  const insertUsage = db.prepare('insert into usage_rows (key_id, model, status, input_tokens, output_tokens, cost_nano, at_ms, duration_ms) values (?, ?, ?, ?, ?, ?, ?, ?)');
+  const insertUsage = db.prepare('insert into usage_rows (key_id, model, status, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, cost_nano, at_ms, duration_ms) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const insertLedger = db.prepare('insert into ledger (key_id, usage_id, amount_nano, at_ms) values (?, ?, ?, ?)');
   const saveBalance = db.prepare('insert into balances (key_id, balance_nano) values (?, ?) on conflict (key_id) do update set balance_nano = excluded.balance_nano');
 
@@ -126,7 +145,7 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
     rows = [];
     db.exec('begin');
     for (const row of batch) {
-      const usageId = insertUsage.run(row.keyId, row.model, row.status, row.usage.input, row.usage.output, row.costNano, row.atMs, row.ms).lastInsertRowid;
+      const usageId = insertUsage.run(row.keyId, row.model, row.status, row.usage.input, row.usage.cacheRead, row.usage.cacheWrite, row.usage.output, row.costNano, row.atMs, row.ms).lastInsertRowid;
       insertLedger.run(row.keyId, usageId, -row.costNano, row.atMs);
     }
     saveBalance.run(keyState.id, keyState.availableNano + keyState.heldNano);
@@ -147,12 +166,13 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
     const ms = performance.now() - startedMs;
     let costNano = 0;
     if (admitted !== undefined) {
-      costNano = admitted.usage.input * inPrice + admitted.usage.output * outPrice;
+      const { input, cacheRead, cacheWrite, output } = admitted.usage;
+      costNano = input * inPrice + cacheRead * cacheReadPrice + cacheWrite * cacheWritePrice + output * outPrice;
       keyState.heldNano -= admitted.holdNano;
       keyState.availableNano += admitted.holdNano - costNano;
       if (rows.push({ keyId: keyState.id, model: admitted.model, status, usage: admitted.usage, costNano, atMs, ms }) === 1) setImmediate(writeRows);
     }
-    const line = { time: new Date(atMs).toISOString(), method: request.method, path: request.url, status, model: admitted?.model, input_tokens: admitted?.usage.input, output_tokens: admitted?.usage.output, cost_nano: costNano, ms: Math.round(ms * 1000) / 1000 };
+    const line = { time: new Date(atMs).toISOString(), method: request.method, path: request.url, status, model: admitted?.model, input_tokens: admitted?.usage.input, cache_read_tokens: admitted?.usage.cacheRead, cache_write_tokens: admitted?.usage.cacheWrite, output_tokens: admitted?.usage.output, cost_nano: costNano, ms: Math.round(ms * 1000) / 1000 };
     if (logLines.push(`${JSON.stringify(line)}\n`) === 1) logTimer = setTimeout(writeLines, 10);
   };
   const refuse = (request: IncomingMessage, response: ServerResponse, status: number, message: string, startedMs: number): void => {
@@ -180,7 +200,7 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
     keyState.used += 1;
     keyState.availableNano -= holdNano;
     keyState.heldNano += holdNano;
-    const admitted = { model, holdNano, usage: { input: 0, output: 0 } };
+    const admitted = { model, holdNano, usage: { input: 0, cacheRead: 0, cacheWrite: 0, output: 0 } };
 
     const headers: Record<string, string | string[]> = {};
     for (const name in request.headers) {
@@ -272,8 +292,10 @@ if (invokedDirectly) {
   }
   const proxy = await startFloorProxy({ upstream, upstreamKey, key, dbPath, port: Number(argument('--port') ?? '0') });
   console.log(`LISTENING ${proxy.url}`);
+  let stopping = false;
   const stop = (): void => {
-    void proxy.close().finally(() => process.exit(0));
+    if (!stopping) void proxy.close().finally(() => process.exit(0));
+    stopping = true;
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

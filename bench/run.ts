@@ -11,7 +11,7 @@
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
- * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway),
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway and of each floor proxy),
  * BENCH_ALLOCATION_PROFILE_DIR (what the gateway allocated, collected objects included: bench/allocation-sampler.ts),
  * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`),
  * BENCH_PIN=1 (the gateway and the bare proxies on every CPU but the last; the bench, load generator and mocks on
@@ -262,7 +262,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const startFloor = async (name: string, upstream: string, upstreamKey: string): Promise<string | undefined> => {
     if (!existsSync(floorProxyEntry)) return undefined;
     const args = [floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`), '--exit-on-stdin-close'];
-    const child = startChild(name, [...probeArgs, ...args], {
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
+    const child = startChild(name, [...profile, ...probeArgs, ...args], {
       env: { ...process.env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),

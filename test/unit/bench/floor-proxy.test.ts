@@ -12,7 +12,7 @@ const UPSTREAM_KEY = 'sk-floor-upstream';
 
 /** Anthropic's stream for one answer: input tokens in message_start, the final output count in message_delta. */
 const ANTHROPIC_EVENTS = [
-  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":1234,"output_tokens":1}}}\n\n',
+  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-x","usage":{"input_tokens":1234,"cache_creation_input_tokens":500,"cache_read_input_tokens":9000,"output_tokens":1}}}\n\n',
   'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
   'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hello \\"usage\\": not this"}}\n\n',
   'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n',
@@ -22,7 +22,7 @@ const ANTHROPIC_EVENTS = [
 /** OpenAI's stream with include_usage: `"usage":null` in every chunk but the last. */
 const OPENAI_EVENTS = [
   'data: {"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"Hi"}}],"usage":null}\n\n',
-  'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":77,"completion_tokens":9,"total_tokens":86}}\n\n',
+  'data: {"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":77,"completion_tokens":9,"total_tokens":86,"prompt_tokens_details":{"cached_tokens":70}}}\n\n',
   'data: [DONE]\n\n',
 ].join('');
 const ANTHROPIC_JSON = '{"id":"msg_2","type":"message","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":40,"output_tokens":3}}';
@@ -68,7 +68,7 @@ async function floor(origin: string) {
   const dir = mkdtempSync(join(tmpdir(), 'floor-proxy-'));
   const dbPath = join(dir, 'floor.db');
   const logged: string[] = [];
-  const proxy = await startFloorProxy({ upstream: origin, upstreamKey: UPSTREAM_KEY, key: CALLER_KEY, dbPath, writeLog: (text) => logged.push(text), inputNanoPerToken: 3_000, outputNanoPerToken: 15_000 });
+  const proxy = await startFloorProxy({ upstream: origin, upstreamKey: UPSTREAM_KEY, key: CALLER_KEY, dbPath, writeLog: (text) => logged.push(text), inputNanoPerToken: 3_000, cacheReadNanoPerToken: 300, cacheWriteNanoPerToken: 3_750, outputNanoPerToken: 15_000 });
   let closed = false;
   const close = async (): Promise<void> => {
     if (!closed) await proxy.close();
@@ -82,7 +82,7 @@ async function floor(origin: string) {
     const db = new DatabaseSync(dbPath);
     try {
       return {
-        usage: db.prepare('select model, status, input_tokens, output_tokens, cost_nano, id from usage_rows order by id').all(),
+        usage: db.prepare('select model, status, input_tokens, cache_read_tokens, cache_write_tokens, output_tokens, cost_nano, id from usage_rows order by id').all(),
         ledger: db.prepare('select usage_id, amount_nano from ledger order by id').all(),
         balance: db.prepare('select balance_nano from balances').get(),
         lines: logged.join('').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { status: number }),
@@ -109,8 +109,8 @@ describe('floor proxy (bench yardstick)', () => {
     expect(upstream.seen).toEqual([{ key: UPSTREAM_KEY, body }]);
 
     const { usage, ledger, balance, lines } = await proxy.stored();
-    const cost = 1234 * 3_000 + 56 * 15_000;
-    expect(usage).toEqual([{ model: 'claude-x', status: 200, input_tokens: 1234, output_tokens: 56, cost_nano: cost, id: 1 }]);
+    const cost = 1234 * 3_000 + 9000 * 300 + 500 * 3_750 + 56 * 15_000;
+    expect(usage).toEqual([{ model: 'claude-x', status: 200, input_tokens: 1234, cache_read_tokens: 9000, cache_write_tokens: 500, output_tokens: 56, cost_nano: cost, id: 1 }]);
     expect(ledger).toEqual([{ usage_id: 1, amount_nano: -cost }]);
     expect(balance).toEqual({ balance_nano: 1e15 - cost });
     expect(lines).toEqual([expect.objectContaining({ status: 200, model: 'claude-x', input_tokens: 1234, output_tokens: 56, cost_nano: cost })]);
@@ -126,8 +126,8 @@ describe('floor proxy (bench yardstick)', () => {
     expect(upstream.seen.map((request) => request.key)).toEqual([`Bearer ${UPSTREAM_KEY}`, UPSTREAM_KEY]);
 
     const { usage, ledger } = await proxy.stored();
-    expect(usage.map((row) => [row.model, row.input_tokens, row.output_tokens])).toEqual([['gpt-x', 77, 9], ['claude-x', 40, 3]]);
-    expect(ledger.map((row) => row.amount_nano)).toEqual([-(77 * 3_000 + 9 * 15_000), -(40 * 3_000 + 3 * 15_000)]);
+    expect(usage.map((row) => [row.model, row.input_tokens, row.cache_read_tokens, row.output_tokens])).toEqual([['gpt-x', 7, 70, 9], ['claude-x', 40, 0, 3]]);
+    expect(ledger.map((row) => row.amount_nano)).toEqual([-(7 * 3_000 + 70 * 300 + 9 * 15_000), -(40 * 3_000 + 3 * 15_000)]);
   });
 
   it('refuses a wrong or missing key with 401 without calling the upstream or billing', async () => {
