@@ -23,11 +23,11 @@
  */
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { hash } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
 import { Pool } from 'undici';
+import { argument, listenOnLoopback, serveUntilStopped } from './bare-proxy.js';
 
 export interface FloorOptions {
   upstream: string;
@@ -261,26 +261,12 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => handle(request, response, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), startedMs));
   });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((done) => server.listen({ port: options.port ?? 0, host: '127.0.0.1', backlog: 4096 }, done));
-  const address = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${address.port}`,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((done) => server.close(() => done()));
-      await pool.close();
-      if (rows.length > 0) writeRows();
-      if (logTimer !== null) clearTimeout(logTimer);
-      if (logLines.length > 0) writeLines();
-      db.close();
-    },
-  };
-}
-
-function argument(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at < 0 ? undefined : process.argv[at + 1];
+  return listenOnLoopback(server, pool, options.port ?? 0, () => {
+    if (rows.length > 0) writeRows();
+    if (logTimer !== null) clearTimeout(logTimer);
+    if (logLines.length > 0) writeLines();
+    db.close();
+  });
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
@@ -290,17 +276,5 @@ if (invokedDirectly) {
     console.error('usage: floor-proxy --upstream <origin> --upstream-key <key> --key <caller key> --db <sqlite file> [--port N] [--exit-on-stdin-close]');
     process.exit(2);
   }
-  const proxy = await startFloorProxy({ upstream, upstreamKey, key, dbPath, port: Number(argument('--port') ?? '0') });
-  console.log(`LISTENING ${proxy.url}`);
-  let stopping = false;
-  const stop = (): void => {
-    if (!stopping) void proxy.close().finally(() => process.exit(0));
-    stopping = true;
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  if (process.argv.includes('--exit-on-stdin-close')) {
-    process.stdin.resume();
-    process.stdin.once('end', stop);
-  }
+  serveUntilStopped(await startFloorProxy({ upstream, upstreamKey, key, dbPath, port: Number(argument('--port') ?? '0') }));
 }

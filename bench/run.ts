@@ -234,10 +234,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const bareCpuMs = new Map<string, () => number | undefined>();
   /** The bare proxies' processes, by origin (for their memory). */
   const bareChildren = new Map<string, Child>();
-  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
-  const startBare = async (name: string, upstream: string): Promise<string> => {
-    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
-    const child = startChild(name, [...probeArgs, ...bareProxyArgs(bareProxyEntry, upstream)], {
+  /** Starts a yardstick proxy (`args` after the memory probe's) and resolves with its origin and its CPU time reader. */
+  const startYardstick = async (name: string, args: string[]): Promise<{ origin: string; child: Child; cpuMs: (() => number | undefined) | undefined }> => {
+    const child = startChild(name, [...probeArgs, ...args], {
       env: { ...process.env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -249,7 +248,13 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
     const pid = child.proc.pid;
     if (pid !== undefined && pinning !== null) pinProcess(pid, pinning.proxies);
-    if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
+    return { origin, child, cpuMs: pid === undefined ? undefined : () => groupCpuMs(pid) };
+  };
+  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
+  const startBare = async (name: string, upstream: string): Promise<string> => {
+    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
+    const { origin, child, cpuMs } = await startYardstick(name, bareProxyArgs(bareProxyEntry, upstream));
+    if (cpuMs !== undefined) bareCpuMs.set(origin, cpuMs);
     bareChildren.set(origin, child);
     return origin;
   };
@@ -261,21 +266,11 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
    */
   const startFloor = async (name: string, upstream: string, upstreamKey: string): Promise<string | undefined> => {
     if (!existsSync(floorProxyEntry)) return undefined;
-    const args = [floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`), '--exit-on-stdin-close'];
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
-    const child = startChild(name, [...profile, ...probeArgs, ...args], {
-      env: { ...process.env },
-      cwd: workDir,
-      logPath: join(workDir, `${name}.log`),
-      stdinPipe: true,
-    });
-    children.push(child);
-    const origin = await waitForLine(child, 'LISTENING ', 10_000).catch((err: Error) => {
-      throw new Error(`${err.message}\n${logTail(child.logPath)}`);
-    });
-    const pid = child.proc.pid;
-    if (pid !== undefined && pinning !== null) pinProcess(pid, pinning.proxies);
-    if (pid !== undefined) floorCpuMs.set(origin, () => groupCpuMs(pid));
+    const { origin, cpuMs } = await startYardstick(name, [
+      ...profile, floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`), '--exit-on-stdin-close',
+    ]);
+    if (cpuMs !== undefined) floorCpuMs.set(origin, cpuMs);
     return origin;
   };
   /** The direct request sent to the floor proxy in front of the same upstream instead, with the floor's key. */
