@@ -7,7 +7,8 @@
  * 1. node:http in; the whole body read; the caller's key (`Authorization: Bearer` or `x-api-key`) hashed with sha256
  *    and looked up in a Map, as a key-cache hit does.
  * 2. `model`, `stream` and `max_tokens` read with JSON.parse of the body: what a gateway that validates the request
- *    does at least once.
+ *    does at least once (or, with --find-fields scan, found by a byte scan: what one that forwards the caller's bytes
+ *    unchecked needs).
  * 3. One rate-limit window (a counter per key per minute) and a balance hold (integer nano-dollars, subtracted).
  * 4. The caller's own bytes forwarded with an undici Pool (the bare proxy's options), the caller's key swapped for the
  *    upstream's, the answer streamed back. Usage: an SSE answer is cut at its blank lines and only an event whose bytes
@@ -17,7 +18,8 @@
  *    file (node:sqlite, WAL, prepared statements) and written in one transaction per event-loop turn, with the key's
  *    balance; one access-log line (JSON), the lines of 10 ms written together as the gateway's logger does.
  *
- *   node dist/bench/floor-proxy.js --upstream ORIGIN --upstream-key KEY --key CALLER_KEY --db FILE [--port 0] [--exit-on-stdin-close]
+ *   node dist/bench/floor-proxy.js --upstream ORIGIN --upstream-key KEY --key CALLER_KEY --db FILE [--find-fields parse|scan]
+ *     [--port 0] [--exit-on-stdin-close]
  *
  * Prints `LISTENING <origin>` once ready.
  */
@@ -45,6 +47,8 @@ export interface FloorOptions {
   outputNanoPerToken?: number;
   limitPerMinute?: number;
   balanceNano?: number;
+  /** how `model`, `stream` and `max_tokens` are found: JSON.parse of the body (default) or a byte scan (scanFields) */
+  findFields?: 'parse' | 'scan';
 }
 
 interface KeyState { id: string; availableNano: number; heldNano: number; limitPerMinute: number; minute: number; used: number }
@@ -110,6 +114,62 @@ class SseUsage {
       at = data.indexOf(EVENT_END, at);
     }
   }
+}
+
+interface Fields { model?: unknown; stream?: unknown; max_tokens?: unknown }
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The top-level `model`, `stream` and `max_tokens` of a JSON object, found in one pass over its bytes: strings are
+ * skipped with a native search for their closing quote, nesting is counted, nothing else is checked (the upstream
+ * validates the body it is sent). Undefined where the bytes do not hold an object.
+ */
+export function scanFields(body: Buffer): Fields | undefined {
+  const fields: Fields = {};
+  let depth = 0;
+  let member: keyof Fields | '' | undefined; // the top-level member whose value comes next
+  for (let at = 0; at < body.length; at++) {
+    const byte = body[at]!;
+    if (byte === QUOTE) {
+      let end = body.indexOf(QUOTE, at + 1);
+      for (;;) {
+        if (end < 0) return undefined;
+        let escapes = 0;
+        while (body[end - 1 - escapes] === BACKSLASH) escapes += 1;
+        if (escapes % 2 === 0) break;
+        end = body.indexOf(QUOTE, end + 1);
+      }
+      if (depth === 1 && member === undefined) {
+        const name = body.toString('latin1', at + 1, end);
+        member = name === 'model' || name === 'stream' || name === 'max_tokens' ? name : '';
+      } else if (depth === 1) {
+        if (member === 'model') {
+          const text = body.toString('utf8', at + 1, end);
+          fields.model = text.includes('\\') ? (JSON.parse(`"${text}"`) as string) : text;
+        }
+        member = undefined;
+      }
+      at = end;
+    } else if (byte === 0x7b || byte === 0x5b) {
+      depth += 1;
+      if (depth === 2 && member !== undefined) member = undefined; // an object or array value: skipped
+    } else if (byte === 0x7d || byte === 0x5d) {
+      depth -= 1;
+    } else if (depth === 1 && member !== undefined && byte !== 0x3a && byte !== 0x2c && byte > 0x20) {
+      // a literal value: true, false, null or a number
+      let end = at;
+      while (end < body.length && body[end] !== 0x2c && body[end] !== 0x7d && body[end]! > 0x20) end += 1;
+      const literal = body.toString('latin1', at, end);
+      if (member === 'stream') fields.stream = literal === 'true';
+      if (member === 'max_tokens') fields.max_tokens = Number(literal);
+      member = undefined;
+      at = end - 1;
+    }
+  }
+  let first = 0;
+  while (body[first] !== undefined && body[first]! <= 0x20) first += 1;
+  return depth === 0 && body[first] === OPEN_BRACE ? fields : undefined;
 }
 
 function callerKey(headers: IncomingHttpHeaders): { key: string | undefined; header: 'authorization' | 'x-api-key' } {
@@ -183,12 +243,13 @@ export async function startFloorProxy(options: FloorOptions): Promise<{ url: str
   const handle = (request: IncomingMessage, response: ServerResponse, body: Buffer, startedMs: number): void => {
     const presented = callerKey(request.headers);
     if (presented.key === undefined || keys.get(hash('sha256', presented.key)) !== keyState) return refuse(request, response, 401, 'invalid key', startedMs);
-    let fields: { model?: unknown; stream?: unknown; max_tokens?: unknown };
+    let fields: Fields | undefined;
     try {
-      fields = JSON.parse(body.toString('utf8')) as typeof fields;
+      fields = options.findFields === 'scan' ? scanFields(body) : (JSON.parse(body.toString('utf8')) as Fields);
     } catch {
-      return refuse(request, response, 400, 'body is not JSON', startedMs);
+      fields = undefined;
     }
+    if (typeof fields !== 'object' || fields === null) return refuse(request, response, 400, 'body is not a JSON object', startedMs);
     const model = fields.model;
     if (typeof model !== 'string') return refuse(request, response, 400, 'model is required', startedMs);
     const minute = Math.floor(Date.now() / 60_000);
@@ -276,5 +337,6 @@ if (invokedDirectly) {
     console.error('usage: floor-proxy --upstream <origin> --upstream-key <key> --key <caller key> --db <sqlite file> [--port N] [--exit-on-stdin-close]');
     process.exit(2);
   }
-  serveUntilStopped(await startFloorProxy({ upstream, upstreamKey, key, dbPath, port: Number(argument('--port') ?? '0') }));
+  const findFields = argument('--find-fields') === 'scan' ? 'scan' : 'parse';
+  serveUntilStopped(await startFloorProxy({ upstream, upstreamKey, key, dbPath, findFields, port: Number(argument('--port') ?? '0') }));
 }

@@ -11,6 +11,7 @@
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
+ * BENCH_FLOOR_FIELDS=scan (the floor proxy finds model and stream with a byte scan instead of JSON.parse of the body),
  * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway and of each floor proxy),
  * BENCH_ALLOCATION_PROFILE_DIR (what the gateway allocated, collected objects included: bench/allocation-sampler.ts),
  * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`),
@@ -268,7 +269,8 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     if (!existsSync(floorProxyEntry)) return undefined;
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
     const { origin, cpuMs } = await startYardstick(name, [
-      ...profile, floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`), '--exit-on-stdin-close',
+      ...profile, floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`),
+      '--find-fields', process.env.BENCH_FLOOR_FIELDS === 'scan' ? 'scan' : 'parse', '--exit-on-stdin-close',
     ]);
     if (cpuMs !== undefined) floorCpuMs.set(origin, cpuMs);
     return origin;

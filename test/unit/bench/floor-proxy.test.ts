@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { startFloorProxy } from '../../../bench/floor-proxy.js';
+import { scanFields, startFloorProxy } from '../../../bench/floor-proxy.js';
 
 const CALLER_KEY = 'sk-floor-caller';
 const UPSTREAM_KEY = 'sk-floor-upstream';
@@ -64,11 +64,11 @@ async function mockUpstream(): Promise<{ origin: string; seen: Array<{ key: stri
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-async function floor(origin: string) {
+async function floor(origin: string, findFields: 'parse' | 'scan') {
   const dir = mkdtempSync(join(tmpdir(), 'floor-proxy-'));
   const dbPath = join(dir, 'floor.db');
   const logged: string[] = [];
-  const proxy = await startFloorProxy({ upstream: origin, upstreamKey: UPSTREAM_KEY, key: CALLER_KEY, dbPath, writeLog: (text) => logged.push(text), inputNanoPerToken: 3_000, cacheReadNanoPerToken: 300, cacheWriteNanoPerToken: 3_750, outputNanoPerToken: 15_000 });
+  const proxy = await startFloorProxy({ upstream: origin, upstreamKey: UPSTREAM_KEY, key: CALLER_KEY, dbPath, findFields, writeLog: (text) => logged.push(text), inputNanoPerToken: 3_000, cacheReadNanoPerToken: 300, cacheWriteNanoPerToken: 3_750, outputNanoPerToken: 15_000 });
   let closed = false;
   const close = async (): Promise<void> => {
     if (!closed) await proxy.close();
@@ -96,11 +96,12 @@ async function floor(origin: string) {
 
 const send = (url: string, headers: Record<string, string>, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 
-describe('floor proxy (bench yardstick)', () => {
+describe.each(['parse', 'scan'] as const)('floor proxy (bench yardstick), fields found by %s', (findFields) => {
   it('forwards a streamed Anthropic answer byte for byte and bills the usage its events carry', async () => {
     const upstream = await mockUpstream();
-    const proxy = await floor(upstream.origin);
-    const body = JSON.stringify({ model: 'claude-x', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const proxy = await floor(upstream.origin, findFields);
+    // A nested `model` is not the request's.
+    const body = JSON.stringify({ messages: [{ role: 'user', content: [{ type: 'text', text: 'hi "there"', model: 'nested' }] }], model: 'claude-x', max_tokens: 100, stream: true });
     const answer = await send(`${proxy.url}/v1/messages?beta=true`, { 'x-api-key': CALLER_KEY, 'anthropic-version': '2023-06-01' }, body);
     expect(answer.status).toBe(200);
     expect(answer.headers.get('content-type')).toBe('text/event-stream');
@@ -118,7 +119,7 @@ describe('floor proxy (bench yardstick)', () => {
 
   it('finds OpenAI usage in the last chunk and in a whole answer', async () => {
     const upstream = await mockUpstream();
-    const proxy = await floor(upstream.origin);
+    const proxy = await floor(upstream.origin, findFields);
     const streamed = await send(`${proxy.url}/chat/completions`, { authorization: `Bearer ${CALLER_KEY}` }, JSON.stringify({ model: 'gpt-x', stream: true, messages: [] }));
     expect(await streamed.text()).toBe(OPENAI_EVENTS);
     const whole = await send(`${proxy.url}/v1/messages`, { 'x-api-key': CALLER_KEY }, JSON.stringify({ model: 'claude-x', messages: [] }));
@@ -132,7 +133,7 @@ describe('floor proxy (bench yardstick)', () => {
 
   it('refuses a wrong or missing key with 401 without calling the upstream or billing', async () => {
     const upstream = await mockUpstream();
-    const proxy = await floor(upstream.origin);
+    const proxy = await floor(upstream.origin, findFields);
     const body = JSON.stringify({ model: 'claude-x', stream: true, messages: [] });
     expect((await send(`${proxy.url}/v1/messages`, { 'x-api-key': 'sk-wrong' }, body)).status).toBe(401);
     expect((await send(`${proxy.url}/chat/completions`, { authorization: 'Bearer sk-wrong' }, body)).status).toBe(401);
@@ -144,5 +145,23 @@ describe('floor proxy (bench yardstick)', () => {
     expect(ledger).toEqual([]);
     // Refusals are logged too: one access-log line per request.
     expect(lines.map((line) => line.status)).toEqual([401, 401, 401]);
+  });
+});
+
+describe('scanFields', () => {
+  it('finds the top-level members as JSON.parse does, past nested ones, escapes and spaces', () => {
+    const bodies = [
+      '{"messages":[{"model":"evil","stream":true,"max_tokens":1}],"model":"m\\\\","x":{"max_tokens":1},"stream" : false ,"max_tokens":12}',
+      ' {"model":"a\\"b\\u00e9","stream":true}',
+      '{"system":"say \\"model\\": \\"x\\"","model":"claude-x","metadata":{"model":"y"}}',
+    ];
+    for (const body of bodies) {
+      const parsed = JSON.parse(body) as Record<string, unknown>;
+      expect(scanFields(Buffer.from(body))).toEqual({ model: parsed.model, ...('stream' in parsed ? { stream: parsed.stream } : {}), ...('max_tokens' in parsed ? { max_tokens: parsed.max_tokens } : {}) });
+    }
+  });
+
+  it('answers undefined where the bytes hold no object', () => {
+    for (const body of ['[1]', '{"model":"x"', 'nope', '']) expect(scanFields(Buffer.from(body))).toBeUndefined();
   });
 });
