@@ -8,7 +8,7 @@
  *
  * Prints `LISTENING <origin>` once ready.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
@@ -55,6 +55,14 @@ export async function startBareProxy(upstream: string, port = 0): Promise<{ url:
       if (!response.writableFinished) request.destroy();
     });
   });
+  return listenOnLoopback(server, pool, port);
+}
+
+/**
+ * The yardsticks' listener on 127.0.0.1 (the bench's keep-alive and backlog); `close` ends its connections, then the
+ * pool's, then runs `afterClose`.
+ */
+export async function listenOnLoopback(server: Server, pool: Pool, port: number, afterClose?: () => void): Promise<{ url: string; close: () => Promise<void> }> {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((done) => server.listen({ port, host: '127.0.0.1', backlog: 4096 }, done));
   const address = server.address() as AddressInfo;
@@ -64,13 +72,30 @@ export async function startBareProxy(upstream: string, port = 0): Promise<{ url:
       server.closeAllConnections();
       await new Promise<void>((done) => server.close(() => done()));
       await pool.close();
+      afterClose?.();
     },
   };
 }
 
-function argument(name: string): string | undefined {
+export function argument(name: string): string | undefined {
   const at = process.argv.indexOf(name);
   return at < 0 ? undefined : process.argv[at + 1];
+}
+
+/** Prints `LISTENING <origin>`, then runs until SIGTERM or SIGINT (or standard input closes, with --exit-on-stdin-close). */
+export function serveUntilStopped(proxy: { url: string; close: () => Promise<void> }): void {
+  console.log(`LISTENING ${proxy.url}`);
+  let stopping = false;
+  const stop = (): void => {
+    if (!stopping) void proxy.close().finally(() => process.exit(0));
+    stopping = true;
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  if (process.argv.includes('--exit-on-stdin-close')) {
+    process.stdin.resume();
+    process.stdin.once('end', stop);
+  }
 }
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(resolve(process.argv[1])).href;
@@ -80,15 +105,5 @@ if (invokedDirectly) {
     console.error('usage: bare-proxy --upstream <origin> [--port N] [--exit-on-stdin-close]');
     process.exit(2);
   }
-  const proxy = await startBareProxy(upstream, Number(argument('--port') ?? '0'));
-  console.log(`LISTENING ${proxy.url}`);
-  const stop = (): void => {
-    void proxy.close().finally(() => process.exit(0));
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  if (process.argv.includes('--exit-on-stdin-close')) {
-    process.stdin.resume();
-    process.stdin.once('end', stop);
-  }
+  serveUntilStopped(await startBareProxy(upstream, Number(argument('--port') ?? '0')));
 }

@@ -75,6 +75,12 @@ export interface ScenarioReport {
   direct?: SideResult;
   /** the same requests as `direct`, through the bare Node proxy (bench/bare-proxy.ts) in front of that upstream */
   bare?: SideResult;
+  /**
+   * the same requests through the floor proxy (bench/floor-proxy.ts: the least a metered gateway does) in front of
+   * that upstream, with the floor's key; only where the gateway passes the request on in its own format (the
+   * translated scenarios have none)
+   */
+  floor?: SideResult;
   gateway?: SideResult;
   /** gateway req/s ÷ direct req/s */
   ratio?: number;
@@ -87,6 +93,13 @@ export interface ScenarioReport {
   overBareP99Ms?: number;
   /** gateway CPU per request ÷ the bare proxy's */
   cpuRatioToBare?: number;
+  /** floor req/s ÷ bare proxy req/s, and gateway req/s ÷ floor req/s */
+  floorBareRatio?: number;
+  gatewayFloorRatio?: number;
+  /** floor CPU per request ÷ the bare proxy's: what metering must cost at least */
+  floorCpuRatioToBare?: number;
+  /** gateway CPU per request ÷ the floor's: what the gateway spends beyond that */
+  cpuRatioToFloor?: number;
   /** how long the gateway's event loop was held during its measured run (its own /metrics) */
   gatewayLoop?: LoopHolds;
   failures: string[];

@@ -6,11 +6,15 @@ export function fmt(n: number | undefined, digits = 1): string {
   return n === undefined || !Number.isFinite(n) ? '-' : n.toFixed(digits);
 }
 
+/**
+ * One row per scenario: direct, bare proxy, floor proxy (the least a metered gateway does; `-` where the gateway
+ * translates) and gateway, with the gateway's ratios to each and the floor's CPU against the bare proxy's.
+ */
 export function formatTable(scenarios: ScenarioReport[]): string {
   const header = [
-    'scenario', 'direct req/s', 'bare req/s', 'gateway req/s', 'gw/direct', 'gw/bare',
-    'direct p50/p99 ms', 'bare p50/p99 ms', 'gateway p50/p99 ms', 'gw−bare p50/p99 ms',
-    'CPU µs/req bare/gw', 'gw/bare CPU', 'errors d/b/g', 'load generator',
+    'scenario', 'direct req/s', 'bare req/s', 'floor req/s', 'gateway req/s', 'gw/direct', 'gw/bare', 'floor/bare', 'gw/floor',
+    'direct p50/p99 ms', 'bare p50/p99 ms', 'floor p50/p99 ms', 'gateway p50/p99 ms', 'gw−bare p50/p99 ms',
+    'CPU µs/req bare/floor/gw', 'gw/bare CPU', 'floor/bare CPU', 'gw/floor CPU', 'errors d/b/f/g', 'load generator',
   ];
   const errors = (side: ScenarioReport['direct']): string => (side ? String(side.non2xx + side.errors + side.mismatches) : '-');
   const latencies = (side: ScenarioReport['direct']): string => (side ? `${fmt(side.latencyP50Ms, 3)} / ${fmt(side.latencyP99Ms, 3)}` : '-');
@@ -18,17 +22,23 @@ export function formatTable(scenarios: ScenarioReport[]): string {
     s.name,
     fmt(s.direct?.requestsPerSec, 0),
     fmt(s.bare?.requestsPerSec, 0),
+    fmt(s.floor?.requestsPerSec, 0),
     fmt(s.gateway?.requestsPerSec, 0),
     fmt(s.ratio, 2),
     fmt(s.bareRatio, 2),
+    fmt(s.floorBareRatio, 2),
+    fmt(s.gatewayFloorRatio, 2),
     latencies(s.direct),
     latencies(s.bare),
+    latencies(s.floor),
     latencies(s.gateway),
     s.overBareP50Ms === undefined ? '-' : `${fmt(s.overBareP50Ms, 3)} / ${fmt(s.overBareP99Ms, 3)}`,
-    `${fmt(s.bare?.cpuMicrosPerRequest, 0)} / ${fmt(s.gateway?.cpuMicrosPerRequest, 0)}`,
+    `${fmt(s.bare?.cpuMicrosPerRequest, 0)} / ${fmt(s.floor?.cpuMicrosPerRequest, 0)} / ${fmt(s.gateway?.cpuMicrosPerRequest, 0)}`,
     fmt(s.cpuRatioToBare, 2),
-    `${errors(s.direct)} / ${errors(s.bare)} / ${errors(s.gateway)}`,
-    generators([s.direct, s.bare, s.gateway]),
+    fmt(s.floorCpuRatioToBare, 2),
+    fmt(s.cpuRatioToFloor, 2),
+    `${errors(s.direct)} / ${errors(s.bare)} / ${errors(s.floor)} / ${errors(s.gateway)}`,
+    generators([s.direct, s.bare, s.floor, s.gateway]),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');

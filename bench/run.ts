@@ -11,7 +11,8 @@
  * expression: only the scenarios whose name matches run, e.g. for a CPU profile of one of them), BENCH_GENERATOR
  * (wrk, the default, installed from Debian when missing; or autocannon, the fallback), BENCH_WRK_THREADS (1),
  * BENCH_IDLE_MS (idle before each memory reading, default 2000; BENCH_FINAL_IDLE_MS before the last, 20000),
- * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway),
+ * BENCH_FLOOR_FIELDS=scan (the floor proxy finds model and stream with a byte scan instead of JSON.parse of the body),
+ * BENCH_HEAP_SNAPSHOT_DIR (a heap snapshot per reading), BENCH_PROFILE_DIR (a CPU profile of the gateway and of each floor proxy),
  * BENCH_ALLOCATION_PROFILE_DIR (what the gateway allocated, collected objects included: bench/allocation-sampler.ts),
  * BENCH_GATEWAY_NODE_ARGS (Node options for the gateway's process, space-separated, e.g. `--trace-gc`),
  * BENCH_PIN=1 (the gateway and the bare proxies on every CPU but the last; the bench, load generator and mocks on
@@ -53,6 +54,11 @@
  *
  * Every scenario is also sent through a bare Node proxy (bench/bare-proxy.ts: node:http in, undici Pool out,
  * nothing else) in front of the same upstream, so each gateway figure is reported as a ratio to it as well.
+ * Where the gateway passes the request on in its own format (`chat c=1`, `chat c=N`, `stream c=N`, `agent pass-through
+ * stream c=N`, `agent pass-through chat c=N`), it is also sent through the floor proxy (bench/floor-proxy.ts: the least a
+ * metered gateway does per request: key check, JSON.parse of the body, limit window, balance hold, usage found in the
+ * answer, a usage row and a ledger entry in SQLite, an access-log line), so the table shows floor ÷ bare (what metering
+ * must cost at least) and gateway ÷ floor (what the gateway spends beyond it). The translated scenarios have no floor.
  *
  * It starts child processes (the mock OpenAI and Anthropic upstreams from dist/test/mock-upstreams, a bare proxy
  * in front of each, and the gateway `node bin/unigate.js serve` (the operators' start path) on free 127.0.0.1 ports with a throw-away
@@ -72,7 +78,7 @@ import { MOCK_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/openai-upstre
 import { MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/anthropic-upstream-server.js';
 import { MOCK_GEMINI_UPSTREAM_SERVER_ENTRY } from '../test/mock-upstreams/gemini-upstream-server.js';
 import { admissionBetween, readAdmission } from './admission-reading.js';
-import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SlowStreamsReport, StorageComparison } from './bench-types.js';
+import type { BenchOptions, BenchReport, MemoryReport, OverloadReport, ScenarioReport, SideResult, SlowStreamsReport, StorageComparison } from './bench-types.js';
 import { bareProxyArgs, envNumber, freePort, gatewayEnvironment, logTail, mockUpstreamArgs, signalGroup, sleep, startChild, stopChild, waitForLine, waitForStatus, type Child } from './child-processes.js';
 import { configureGateway, configureGemini, configureSlowStreams, configureTranslation } from './configure-gateway.js';
 import { openLoop, slowStreams } from './open-loop.js';
@@ -101,6 +107,9 @@ import {
   openAIChatRequest,
   type RequestSpec,
 } from './requests.js';
+
+/** The one caller key the floor proxies accept (bench/floor-proxy.ts). */
+const FLOOR_KEY = 'sk-floor-bench';
 
 export type { BenchOptions, BenchReport, ScenarioReport, SideResult } from './bench-types.js';
 export { formatTable } from './report.js';
@@ -133,6 +142,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     : MOCK_ANTHROPIC_UPSTREAM_SERVER_ENTRY;
   const geminiMockEntry = options.distDir ? join(distDir, 'test', 'mock-upstreams', 'gemini-upstream-server.js') : MOCK_GEMINI_UPSTREAM_SERVER_ENTRY;
   const bareProxyEntry = join(distDir, 'bench', 'bare-proxy.js');
+  const floorProxyEntry = join(distDir, 'bench', 'floor-proxy.js');
   const tlsServerEntry = join(distDir, 'bench', 'tls-answer-server.js');
   const probeArgs = memoryProbeArgs(join(distDir, 'bench', 'memory-probe.js'));
   const idleMs = envNumber('BENCH_IDLE_MS', 2000);
@@ -225,10 +235,9 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
   const bareCpuMs = new Map<string, () => number | undefined>();
   /** The bare proxies' processes, by origin (for their memory). */
   const bareChildren = new Map<string, Child>();
-  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
-  const startBare = async (name: string, upstream: string): Promise<string> => {
-    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
-    const child = startChild(name, [...probeArgs, ...bareProxyArgs(bareProxyEntry, upstream)], {
+  /** Starts a yardstick proxy (`args` after the memory probe's) and resolves with its origin and its CPU time reader. */
+  const startYardstick = async (name: string, args: string[]): Promise<{ origin: string; child: Child; cpuMs: (() => number | undefined) | undefined }> => {
+    const child = startChild(name, [...probeArgs, ...args], {
       env: { ...process.env },
       cwd: workDir,
       logPath: join(workDir, `${name}.log`),
@@ -240,9 +249,38 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     });
     const pid = child.proc.pid;
     if (pid !== undefined && pinning !== null) pinProcess(pid, pinning.proxies);
-    if (pid !== undefined) bareCpuMs.set(origin, () => groupCpuMs(pid));
+    return { origin, child, cpuMs: pid === undefined ? undefined : () => groupCpuMs(pid) };
+  };
+  /** Starts a bare proxy in front of `upstream` and resolves with its origin. */
+  const startBare = async (name: string, upstream: string): Promise<string> => {
+    if (!existsSync(bareProxyEntry)) throw new Error(`bare proxy entry not found at ${bareProxyEntry} (run npm run build)`);
+    const { origin, child, cpuMs } = await startYardstick(name, bareProxyArgs(bareProxyEntry, upstream));
+    if (cpuMs !== undefined) bareCpuMs.set(origin, cpuMs);
     bareChildren.set(origin, child);
     return origin;
+  };
+  /** CPU time readers of the floor proxies, by origin. */
+  const floorCpuMs = new Map<string, () => number | undefined>();
+  /**
+   * Starts a floor proxy in front of `upstream` (which expects `upstreamKey`) and resolves with its origin; undefined
+   * where this build has none (another build's tree compared by bench:compare).
+   */
+  const startFloor = async (name: string, upstream: string, upstreamKey: string): Promise<string | undefined> => {
+    if (!existsSync(floorProxyEntry)) return undefined;
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`, `--cpu-prof-name=${name}.${Date.now()}.cpuprofile`] : [];
+    const { origin, cpuMs } = await startYardstick(name, [
+      ...profile, floorProxyEntry, '--upstream', new URL(upstream).origin, '--upstream-key', upstreamKey, '--key', FLOOR_KEY, '--db', join(workDir, `${name}.db`),
+      '--find-fields', process.env.BENCH_FLOOR_FIELDS === 'scan' ? 'scan' : 'parse', '--exit-on-stdin-close',
+    ]);
+    if (cpuMs !== undefined) floorCpuMs.set(origin, cpuMs);
+    return origin;
+  };
+  /** The direct request sent to the floor proxy in front of the same upstream instead, with the floor's key. */
+  const throughFloor = (spec: RequestSpec, floorOrigin: string): RequestSpec => {
+    const headers = { ...spec.headers };
+    if (headers.authorization !== undefined) headers.authorization = `Bearer ${FLOOR_KEY}`;
+    if (headers['x-api-key'] !== undefined) headers['x-api-key'] = FLOOR_KEY;
+    return { ...throughBare(spec, floorOrigin), headers };
   };
   /** The direct request sent to the bare proxy in front of the same upstream instead. */
   const throughBare = (spec: RequestSpec, bareOrigin: string): RequestSpec => {
@@ -314,6 +352,12 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       return undefined;
     });
     let bareAnthropic: string | undefined;
+    const floorFailed = (err: Error): undefined => {
+      failures.push(`floor proxy: ${err.message}`);
+      return undefined;
+    };
+    const floorOpenAI = directOnly ? undefined : await startFloor('floor-proxy', upstreamUrl, UPSTREAM_KEY).catch(floorFailed);
+    let floorAnthropic: string | undefined;
 
     // The Anthropic mock only serves the translated scenarios: when it is unavailable, those fail, the rest runs.
     let anthropicUrl: string | undefined;
@@ -326,6 +370,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
       }
       anthropicUrl = url;
       bareAnthropic = await startBare('bare-proxy-anthropic', url);
+      if (!directOnly) floorAnthropic = await startFloor('floor-proxy-anthropic', url, ANTHROPIC_UPSTREAM_KEY).catch(floorFailed);
     } catch (err) {
       const msg = err instanceof Error ? err.message : String(err);
       failures.push(`mock Anthropic upstream: ${msg}`);
@@ -398,7 +443,15 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     };
 
     /** What one side of a scenario sends, or why it cannot run (undefined: skipped on purpose, direct-only). */
-    const specFor = (sc: ScenarioReport, side: 'direct' | 'bare' | 'gateway'): RequestSpec | string | undefined => {
+    const specFor = (sc: ScenarioReport, side: 'direct' | 'bare' | 'floor' | 'gateway'): RequestSpec | string | undefined => {
+      if (side === 'floor') {
+        // Only where the gateway passes the request on in its own format: a translation has no floor to compare with.
+        if (sc.upstream !== 'openai' && sc.agent !== 'pass-through') return undefined;
+        const direct = specFor(sc, 'direct');
+        const floorOrigin = sc.upstream === 'openai' ? floorOpenAI : floorAnthropic;
+        if (typeof direct !== 'object' || floorOrigin === undefined) return undefined;
+        return throughFloor(direct, floorOrigin);
+      }
       if (side === 'bare') {
         const direct = specFor(sc, 'direct');
         const bareOrigin = sc.upstream === 'openai' ? bareOpenAI : bareAnthropic;
@@ -432,7 +485,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
     const only = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY) : null;
     for (const sc of scenarios) {
       if (only !== null && !only.test(sc.name)) continue;
-      for (const side of ['direct', 'bare', 'gateway'] as const) {
+      for (const side of ['direct', 'bare', 'floor', 'gateway'] as const) {
         const spec = specFor(sc, side);
         if (spec === undefined) continue;
         if (typeof spec === 'string') {
@@ -441,7 +494,7 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
         }
         log(`[bench] ${sc.name} → ${side} …`);
         try {
-          const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : undefined;
+          const cpuMs = side === 'gateway' ? gatewayCpuMs : side === 'bare' ? bareCpuMs.get(new URL(spec.url).origin) : side === 'floor' ? floorCpuMs.get(new URL(spec.url).origin) : undefined;
           const holdsBefore = side === 'gateway' && gateway !== undefined ? await readLoopHolds(gateway.base, gateway.adminToken) : null;
           const r = await measure(generator, spec, sc.connections, seconds, warmupSeconds, cpuMs);
           sc[side] = r;
@@ -466,6 +519,14 @@ export async function runBench(options: BenchOptions = {}): Promise<BenchReport>
           ? sc.gateway.cpuMicrosPerRequest / sc.bare.cpuMicrosPerRequest
           : undefined;
       }
+      const cpuRatio = (over: SideResult | undefined, under: SideResult | undefined): number | undefined =>
+        over?.cpuMicrosPerRequest !== undefined && under?.cpuMicrosPerRequest !== undefined && under.cpuMicrosPerRequest > 0 ? over.cpuMicrosPerRequest / under.cpuMicrosPerRequest : undefined;
+      const rateRatio = (over: SideResult | undefined, under: SideResult | undefined): number | undefined =>
+        over !== undefined && under !== undefined && under.requestsPerSec > 0 ? over.requestsPerSec / under.requestsPerSec : undefined;
+      sc.floorBareRatio = rateRatio(sc.floor, sc.bare);
+      sc.gatewayFloorRatio = rateRatio(sc.gateway, sc.floor);
+      sc.floorCpuRatioToBare = cpuRatio(sc.floor, sc.bare);
+      sc.cpuRatioToFloor = cpuRatio(sc.gateway, sc.floor);
       failures.push(...sc.failures.map((f) => `${sc.name}: ${f}`));
       if (sc.gateway !== undefined) await recordMemory(sc.name, [{ label: 'sqlite', started: gateway }], bareOpenAI);
     }
