@@ -127,7 +127,7 @@ export async function openStorage(options: OpenStorageOptions): Promise<Storage>
   const batches = sqlite === null ? null : sqliteBatches(db, sqlite.database, options.observeWrite ?? (() => {}));
   return {
     dialect: location.dialect,
-    accounts: createAccountRepository(db),
+    accounts: createAccountRepository(db, location.dialect),
     keys: createApiKeyRepository(db, location.dialect),
     channels: createChannelRepository(db, options.secretBox),
     models: createModelRepository(db),

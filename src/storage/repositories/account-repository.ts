@@ -26,7 +26,7 @@ const toRecord = ACCOUNT_COLUMNS.toRecord;
 
 const ACCOUNTS: TableMapping<'accounts', Account, AccountPatch> = { table: 'accounts', key: 'id', keyOf: (account) => account.id, ...ACCOUNT_COLUMNS };
 
-export function createAccountRepository(db: Kysely<Database>): AccountRepository {
+export function createAccountRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'): AccountRepository {
   const accounts = tableAccess(db, ACCOUNTS);
   return {
     create: accounts.insert,
@@ -52,7 +52,11 @@ export function createAccountRepository(db: Kysely<Database>): AccountRepository
 
     async erase(id, now) {
       return db.transaction().execute(async (trx) => {
-        const existing = await trx.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+        // PostgreSQL: the account's row is locked before its keys, the order every money transaction takes them in
+        // (accounts, then keys), so an erase beside a settlement of the same account waits instead of deadlocking.
+        let lookup = trx.selectFrom('accounts').selectAll().where('id', '=', id);
+        if (dialect === 'postgres') lookup = lookup.forUpdate();
+        const existing = await lookup.executeTakeFirst();
         if (existing === undefined) return null;
         if (existing.status === 'deleted') return toRecord(existing);
         await trx.updateTable('api_keys').set({ status: 'revoked', updated_at: now }).where('account_id', '=', id).where('status', '!=', 'revoked').execute();
